@@ -1,0 +1,8 @@
+import type { CommandModule } from "yargs";
+
+/**
+ * Every command of the CLI. A command module parses its options (declared as data) and
+ * calls the library; it never exits: it returns, or throws an error of src/errors.ts.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const commands: CommandModule<any, any>[] = [];

@@ -1,0 +1,89 @@
+/**
+ * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
+ * message names the file or value at fault and what to do. The CLI maps them to exit
+ * codes (SPEC 5): UsageError → 2, BadFileError and ConflictError → 3, FetchError → 4.
+ */
+
+/** Base class: every error thrown on purpose by cloudunits. */
+export class CloudunitsError extends Error {
+  /** A stable, machine-readable code, e.g. `CAPNP_OUT_OF_BOUNDS`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A bad command-line argument or library option (exit 2). */
+export class UsageError extends CloudunitsError {
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? "USAGE", message, options);
+  }
+}
+
+/**
+ * An input file that cannot be read: malformed, truncated, unsafe, or at an impossible
+ * path (exit 3). `file` is the display name: a path, or `archive.zip!entry/name`.
+ */
+export class BadFileError extends CloudunitsError {
+  /** The file at fault: a path, or `archive!entry` for a zip entry. */
+  readonly file: string;
+  /** The reason without the file name, e.g. `segment 0 declares 212 words, has 98`. */
+  readonly reason: string;
+
+  constructor(code: string, file: string, reason: string, options?: { cause?: unknown }) {
+    super(code, `${file}: ${reason}`, options);
+    this.file = file;
+    this.reason = reason;
+  }
+}
+
+/** Two different files for the same account-hour (exit 3). */
+export class ConflictError extends CloudunitsError {
+  /** The display names of every file involved. */
+  readonly files: string[];
+  readonly accountId: number;
+  readonly hourEpoch: number;
+
+  constructor(accountId: number, hourEpoch: number, files: string[], hint = "") {
+    super(
+      "CONFLICT",
+      `account ${accountId}, hour ${new Date(hourEpoch * 1000).toISOString()}: different files for the same account-hour: ${files.join(", ")}${hint ? `; ${hint}` : ""}`,
+    );
+    this.files = files;
+    this.accountId = accountId;
+    this.hourEpoch = hourEpoch;
+  }
+}
+
+/** Many bad files at once: thrown after every input was read, naming them all (exit 3). */
+export class BadInputError extends CloudunitsError {
+  readonly errors: (BadFileError | ConflictError)[];
+
+  constructor(errors: (BadFileError | ConflictError)[]) {
+    super(
+      "BAD_INPUT",
+      `${errors.length} bad input file${errors.length === 1 ? "" : "s"} (use --skip-bad to go on without them):\n` +
+        errors.map((e) => `  ${e.message}`).join("\n"),
+    );
+    this.errors = errors;
+  }
+}
+
+/** `fetch` could not authenticate or download (exit 4). Messages never hold a secret. */
+export class FetchError extends CloudunitsError {
+  /** HTTP status, when the server answered. */
+  readonly status: number | undefined;
+
+  constructor(code: string, message: string, options?: { cause?: unknown; status?: number }) {
+    super(code, message, options);
+    this.status = options?.status;
+  }
+}
+
+/** For switches that must be exhaustive. */
+export function assertNever(value: never, what = "value"): never {
+  throw new Error(`unexpected ${what}: ${String(value)}`);
+}

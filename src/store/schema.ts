@@ -1,0 +1,114 @@
+/**
+ * The warehouse tables. Every hour is `hour_epoch`: epoch seconds UTC of the start of the
+ * hour directory (SPEC 2.1), BIGINT, everywhere. Units are in column names. Float32 values
+ * of the files are stored as DOUBLE (exactly), so SQL arithmetic is float64 throughout.
+ *
+ * Data tables are keyed by (account_id, hour_epoch, ...): replacing an account-hour deletes
+ * its rows in every data table and appends the new ones, in one transaction with the
+ * manifest.
+ */
+export const DATA_TABLES = ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"] as const;
+
+/** Every DDL statement, idempotent (`IF NOT EXISTS`). */
+export const SCHEMA_SQL = `
+CREATE SEQUENCE IF NOT EXISTS files_seq;
+
+-- The manifest: one row per file seen by ingest, loaded or not.
+CREATE TABLE IF NOT EXISTS files (
+  file_id        BIGINT PRIMARY KEY DEFAULT nextval('files_seq'),
+  content_sha256 VARCHAR NOT NULL,     -- hex SHA-256 of the file's bytes
+  source         VARCHAR NOT NULL,     -- path, or archive!entry
+  account_id     BIGINT,               -- from the path; NULL when the path had none
+  hour_epoch     BIGINT,               -- from the path
+  size_bytes     BIGINT NOT NULL,
+  loaded_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+  status         VARCHAR NOT NULL,     -- 'loaded' | 'superseded' | 'rejected'
+  reason         VARCHAR               -- why rejected or superseded
+);
+
+-- One row per loaded account-hour: the hours an account has data for.
+CREATE TABLE IF NOT EXISTS account_hours (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  root_account_id BIGINT,              -- Account.accountId of the file (NULL for CloudSpace files)
+  cloudspace_count INTEGER NOT NULL,
+  PRIMARY KEY (account_id, hour_epoch)
+);
+
+CREATE TABLE IF NOT EXISTS cloudspaces (
+  account_id     BIGINT NOT NULL,      -- from the path
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  cs_account_id  INTEGER NOT NULL,     -- CloudSpace.accountId as written in the file
+  state          VARCHAR NOT NULL
+);
+
+-- Machines that are not the gateway: type 'vm', and any other type (kept, reported by check).
+CREATE TABLE IF NOT EXISTS machines (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  machine_id     INTEGER NOT NULL,
+  type           VARCHAR NOT NULL,
+  vcpus          INTEGER NOT NULL,
+  cpu_minutes    DOUBLE NOT NULL,      -- CPU-minutes used in the hour
+  mem_mb         DOUBLE NOT NULL,
+  image_name     VARCHAR NOT NULL,
+  status         VARCHAR NOT NULL
+);
+
+-- The cloud space's virtual gateway (type 'routeros'); never billed as a machine.
+CREATE TABLE IF NOT EXISTS gateways (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  gateway_id     INTEGER NOT NULL,
+  vcpus          INTEGER NOT NULL,
+  cpu_minutes    DOUBLE NOT NULL,
+  mem_mb         DOUBLE NOT NULL,
+  image_name     VARCHAR NOT NULL,
+  status         VARCHAR NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS disks (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  machine_id     INTEGER NOT NULL,
+  disk_index     INTEGER NOT NULL,     -- position in the machine's list
+  disk_id        INTEGER NOT NULL,
+  size_gb        DOUBLE NOT NULL,
+  iops_read      DOUBLE NOT NULL,      -- average IOPS in the hour
+  iops_write     DOUBLE NOT NULL,
+  iops_read_max  DOUBLE NOT NULL,
+  iops_write_max DOUBLE NOT NULL,
+  has_configured_iops BOOLEAN NOT NULL, -- false for files of the older schema
+  cfg_total_bytes_sec DOUBLE NOT NULL,
+  cfg_read_bytes_sec  DOUBLE NOT NULL,
+  cfg_write_bytes_sec DOUBLE NOT NULL,
+  cfg_total_iops_sec  DOUBLE NOT NULL,
+  cfg_read_iops_sec   DOUBLE NOT NULL,
+  cfg_write_iops_sec  DOUBLE NOT NULL,
+  cfg_total_bytes_sec_max DOUBLE NOT NULL,
+  cfg_read_bytes_sec_max  DOUBLE NOT NULL,
+  cfg_write_bytes_sec_max DOUBLE NOT NULL,
+  cfg_total_iops_sec_max  DOUBLE NOT NULL,
+  cfg_read_iops_sec_max   DOUBLE NOT NULL,
+  cfg_write_iops_sec_max  DOUBLE NOT NULL,
+  cfg_size_iops_sec   DOUBLE NOT NULL
+);
+
+-- NICs of machines and of gateways (is_gateway), with their position in the owner's list.
+CREATE TABLE IF NOT EXISTS nics (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  machine_id     INTEGER NOT NULL,     -- the VM's id, or the gateway's
+  is_gateway     BOOLEAN NOT NULL,
+  nic_index      INTEGER NOT NULL,     -- position in the owner's list (the stats "port")
+  nic_id         INTEGER NOT NULL,     -- often 0 on the platform
+  type           VARCHAR NOT NULL,     -- 'external', 'space', ...
+  tx_bytes       DOUBLE NOT NULL,
+  rx_bytes       DOUBLE NOT NULL
+);
+`;

@@ -1,0 +1,44 @@
+import { UsageError } from "./errors.js";
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Parses a time given as epoch seconds (`1790812800`) or ISO 8601 (`2026-10-01`,
+ * `2026-10-01T00:00Z`, `2026-10-01T02:00+02:00`); no zone means UTC.
+ * Returns epoch seconds. Throws a UsageError naming `what` and the value.
+ */
+export function parseTime(value: string | number, what = "time"): number {
+  if (typeof value === "number") {
+    if (Number.isInteger(value)) return value;
+    throw new UsageError(`bad ${what}: ${value} (epoch seconds must be a whole number)`);
+  }
+  const text = value.trim();
+  if (/^-?\d+$/.test(text)) return Number(text);
+  const m = ISO.exec(text);
+  if (m) {
+    const [, y, mo, d, h = "0", mi = "0", s = "0", frac, zone] = m;
+    const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
+    const ms = Date.UTC(...fields);
+    const back = new Date(ms);
+    const valid =
+      back.getUTCFullYear() === fields[0] && back.getUTCMonth() === fields[1] && back.getUTCDate() === fields[2] &&
+      fields[3] < 24 && fields[4] < 60 && fields[5] < 60;
+    if (valid && (frac === undefined || /^0+$/.test(frac))) {
+      let offsetSeconds = 0;
+      if (zone && zone.toUpperCase() !== "Z") {
+        const sign = zone.startsWith("-") ? -1 : 1;
+        const digits = zone.slice(1).replace(":", "");
+        offsetSeconds = sign * (Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2)) * 60);
+      }
+      return ms / 1000 - offsetSeconds;
+    }
+  }
+  throw new UsageError(
+    `bad ${what}: "${value}" (use epoch seconds or ISO 8601 such as 2026-10-01 or 2026-10-01T00:00Z, whole seconds)`,
+  );
+}
+
+/** `2026-10-01T00:00:00Z` for epoch seconds. */
+export function isoUtc(epochSeconds: number): string {
+  return new Date(epochSeconds * 1000).toISOString().replace(".000Z", "Z");
+}
