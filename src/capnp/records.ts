@@ -74,3 +74,13 @@ export interface Account {
   accountId: number;
   cloudspaces: CloudSpace[];
 }
+
+/** A decoded account-hour, ready to load. */
+export interface DecodedAccountHour {
+  /** From the path (SPEC 2.1: ids and hours are always taken from the path). */
+  accountId: number;
+  hourEpoch: number;
+  /** `Account.accountId` of the file; `null` when the hour was made from CloudSpace files. */
+  rootAccountId: number | null;
+  account: Account;
+}

@@ -1,18 +1,8 @@
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api";
-import type { Account } from "../capnp/records.js";
+import type { DecodedAccountHour } from "../capnp/records.js";
 
 /** The machine type of the cloud space's virtual gateway (SPEC 2.3). */
 export const GATEWAY_TYPE = "routeros";
-
-/** A decoded account-hour, ready to load. */
-export interface DecodedAccountHour {
-  /** From the path (SPEC 2.1: ids and hours are always taken from the path). */
-  accountId: number;
-  hourEpoch: number;
-  /** `Account.accountId` of the file; `null` when the hour was made from CloudSpace files. */
-  rootAccountId: number | null;
-  account: Account;
-}
 
 const NO_IOPS = {
   totalBytesSec: 0, readBytesSec: 0, writeBytesSec: 0, totalIopsSec: 0, readIopsSec: 0,
