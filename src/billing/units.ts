@@ -1,0 +1,108 @@
+import { UsageError } from "../errors.js";
+import { readStructured } from "./readStructured.js";
+
+/**
+ * Every constant of the billing formulas (SPEC 3). The defaults are the published ones
+ * (`DEFAULT_UNITS`); a units file (JSON or YAML) overrides any of them.
+ */
+export interface Units {
+  /** MB per GiB of memory: MU = mem / mbPerGb. Default 1024. */
+  mbPerGb: number;
+  /** GiB of memory per compute unit: CU memory part = mem / mbPerGb / gbPerCu. Default 4. */
+  gbPerCu: number;
+  /** Virtual CPUs per compute unit: CU vCPU part = vcpus / vcpusPerCu. Default 2. */
+  vcpusPerCu: number;
+  /** GB of disk per storage unit: SU = Σ size / gbPerSu. Default 1024. */
+  gbPerSu: number;
+  /** IOPS of configured limit per transaction unit: TU = Σ iopsLimit / iopsPerTu. Default 400. */
+  iopsPerTu: number;
+  /** Bytes per network unit: NU = Σ (tx + rx) × nicBytesPerValue / bytesPerNu. Default 1024⁴ (one TB). */
+  bytesPerNu: number;
+  /** Bytes per unit of a NIC's `tx`/`rx` value as written in the files. Default 1 (the files hold bytes). */
+  nicBytesPerValue: number;
+  /** Hours of a billing month: `per: "month"` divides unit-hours by it. Default 720 (30 days). */
+  hoursPerMonth: number;
+  /** Case-insensitive regular expression (RE2 syntax) on `imageName` that makes a VM a Windows VM (WU). Default `windows`. */
+  windowsPattern: string;
+  /** The machine type that is billed. Default `vm`. Other types are reported, never billed. */
+  vmType: string;
+  /** The NIC type that carries public traffic and public IPs (NU, PIU). Default `external`. */
+  externalNicType: string;
+  /** Cloud space states in which a gateway's external NIC counts one PIU. Default `["DEPLOYED"]`. */
+  publicIpStates: string[];
+  /**
+   * Machine statuses whose compute is billed (CU, VCU, MU, WU); `null` bills every status.
+   * Storage (SU, TU), public IPs (PIU) and traffic (NU) are billed whatever the status.
+   * Default `null` (SPEC 3 bills every VM).
+   */
+  billableStatuses: string[] | null;
+}
+
+/** The published constants of SPEC 3. */
+export const DEFAULT_UNITS: Readonly<Units> = Object.freeze({
+  mbPerGb: 1024,
+  gbPerCu: 4,
+  vcpusPerCu: 2,
+  gbPerSu: 1024,
+  iopsPerTu: 400,
+  bytesPerNu: 1024 ** 4,
+  nicBytesPerValue: 1,
+  hoursPerMonth: 720,
+  windowsPattern: "windows",
+  vmType: "vm",
+  externalNicType: "external",
+  publicIpStates: ["DEPLOYED"],
+  billableStatuses: null,
+});
+
+const NUMBER_KEYS = ["mbPerGb", "gbPerCu", "vcpusPerCu", "gbPerSu", "iopsPerTu", "bytesPerNu", "nicBytesPerValue", "hoursPerMonth"] as const;
+const STRING_KEYS = ["windowsPattern", "vmType", "externalNicType"] as const;
+
+/**
+ * Checks a parsed units object (from a file or a caller) and fills in the defaults.
+ * `source` names the file in error messages. Unknown keys and bad values throw a UsageError.
+ */
+export function parseUnits(value: unknown, source = "units"): Units {
+  if (value === null || value === undefined) return { ...DEFAULT_UNITS };
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new UsageError(`${source}: the units must be an object of constants such as { "gbPerCu": 4 }`);
+  }
+  const input = value as Record<string, unknown>;
+  const known = new Set<string>(Object.keys(DEFAULT_UNITS));
+  const unknown = Object.keys(input).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    throw new UsageError(`${source}: unknown unit constant${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
+  }
+  const units: Units = { ...DEFAULT_UNITS, publicIpStates: [...DEFAULT_UNITS.publicIpStates] };
+  for (const key of NUMBER_KEYS) {
+    const v = input[key];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+      throw new UsageError(`${source}: ${key} must be a positive number, got ${JSON.stringify(v)}`);
+    }
+    units[key] = v;
+  }
+  for (const key of STRING_KEYS) {
+    const v = input[key];
+    if (v === undefined) continue;
+    if (typeof v !== "string" || v === "") throw new UsageError(`${source}: ${key} must be a non-empty string, got ${JSON.stringify(v)}`);
+    units[key] = v;
+  }
+  if (input.publicIpStates !== undefined) units.publicIpStates = stringList(input.publicIpStates, "publicIpStates", source);
+  if (input.billableStatuses !== undefined) {
+    units.billableStatuses = input.billableStatuses === null ? null : stringList(input.billableStatuses, "billableStatuses", source);
+  }
+  return units;
+}
+
+function stringList(v: unknown, key: string, source: string): string[] {
+  if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) {
+    throw new UsageError(`${source}: ${key} must be a list of strings, got ${JSON.stringify(v)}`);
+  }
+  return [...(v as string[])];
+}
+
+/** Reads a units file (JSON, or YAML for any other extension) and checks it. */
+export async function loadUnits(file: string): Promise<Units> {
+  return parseUnits(await readStructured(file), file);
+}
