@@ -2,6 +2,11 @@
 export * from "./errors.js";
 export type * from "./capnp/records.js";
 export type * from "./input/types.js";
+export { readAccountHours, AccountHourReader } from "./input/readAccountHours.js";
+export { listAccountHours } from "./input/listAccountHours.js";
+export { parseConsumptionPath } from "./input/parseConsumptionPath.js";
+export type { ConsumptionPath } from "./input/parseConsumptionPath.js";
+export { DEFAULT_INPUT_LIMITS } from "./input/limits.js";
 export { parseTime, isoUtc } from "./time.js";
 export { SCHEMA_SQL, DATA_TABLES } from "./store/schema.js";
 export { calculate } from "./billing/calculate.js";

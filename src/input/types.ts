@@ -1,4 +1,5 @@
 /** What the reader finds in zips and trees: account-hours and the files that make them. */
+import type { BadFileError } from "../errors.js";
 
 /** The root message of a source file: a whole `Account`, or one `CloudSpace` of the controller. */
 export type SourceRoot = "Account" | "CloudSpace";
@@ -25,4 +26,101 @@ export interface AccountHour {
   hourEpoch: number;
   /** One `Account` file, or one or more `CloudSpace` files (sorted by name). */
   sources: Source[];
+}
+
+/** Where one file of an account-hour is, found by indexing names only (no bytes read). */
+export interface SourceLocation {
+  /** Display name: a file path, or `archive.zip!entry/path` for a zip entry. */
+  name: string;
+  /** The zip archive's path, when the file is a zip entry. */
+  archive?: string;
+  /** The entry's name inside the archive. */
+  entry?: string;
+  root: SourceRoot;
+  /** Packed encoding (`.packed` suffix, or the `packed` option). */
+  packed: boolean;
+  /** The file's size in bytes (a zip entry's declared uncompressed size). */
+  sizeBytes: number;
+}
+
+/** One account-hour found by `listAccountHours`: its files, not their bytes. */
+export interface AccountHourLocation {
+  accountId: number;
+  /** Start of the hour directory, epoch seconds UTC. */
+  hourEpoch: number;
+  /** Every file of the account-hour, in the order `readAccountHours` yields them. */
+  sources: SourceLocation[];
+}
+
+/** Safety limits on zip archives and files (SPEC 2.2). */
+export interface InputLimits {
+  /** Largest file or zip entry read, in bytes (uncompressed). Default 256 MiB. */
+  maxEntryBytes?: number;
+  /** Largest compression ratio (uncompressed / compressed size) of a zip entry. Default 1000. */
+  maxCompressionRatio?: number;
+  /** Most entries in one zip archive (its central directory). Default 1,000,000. */
+  maxEntries?: number;
+  /** Largest sum of the uncompressed sizes of the consumption entries of one zip archive, in bytes. Default 64 GiB. */
+  maxTotalBytes?: number;
+}
+
+/** Options of `listAccountHours` and `readAccountHours`. */
+export interface ListOptions extends InputLimits {
+  /** Read every file as packed Cap'n Proto, whatever its name (`--packed`). Default false: only `*.packed` files are. */
+  packed?: boolean;
+  /**
+   * Called with each bad file (impossible path, unsafe or corrupt zip entry, unreadable file); reading
+   * goes on without it (`--skip-bad`). Without it, the first bad file throws its BadFileError.
+   */
+  onBadFile?: (error: BadFileError) => void;
+}
+
+/** Progress of `readAccountHours`, for a progress bar. Totals are known once inputs are indexed. */
+export interface ReadProgress {
+  /** Files (tree files and zip entries) read so far. */
+  filesRead: number;
+  /** Bytes read so far (uncompressed). */
+  bytesRead: number;
+  /** Files found by indexing. */
+  filesTotal: number;
+  /** Sum of their sizes in bytes (zip entries: declared uncompressed size). */
+  bytesTotal: number;
+}
+
+/** Options of `readAccountHours`. */
+export interface ReadOptions extends ListOptions {
+  /** Called after indexing (with 0 read) and after each account-hour is read. */
+  onProgress?: (progress: ReadProgress) => void;
+}
+
+/** What `listAccountHours` finds: account-hours by name only, and the paths it ignored. */
+export interface AccountHourListing {
+  /** Sorted by accountId, then hourEpoch. */
+  accountHours: AccountHourLocation[];
+  /** Files found (tree files and zip entries at consumption paths). */
+  filesTotal: number;
+  /** Sum of their sizes in bytes. */
+  bytesTotal: number;
+  /** Files whose path is not a consumption path, ignored. */
+  ignoredPaths: number;
+  /** The first few ignored paths (display names), to show the user. */
+  ignoredExamples: string[];
+  /** Bad files reported to `onBadFile`. */
+  badFiles: number;
+}
+
+/** What `readAccountHours` did, complete once iteration ends. */
+export interface ReadSummary {
+  /** Files read (tree files and zip entries). */
+  filesRead: number;
+  /** Bytes read (uncompressed). */
+  bytesRead: number;
+  /** Account-hours yielded. */
+  accountHours: number;
+  /** Files whose path is not a consumption path, ignored. */
+  ignoredPaths: number;
+  /** The first few ignored paths (display names). */
+  ignoredExamples: string[];
+  /** Bad files reported to `onBadFile`. */
+  badFiles: number;
 }

@@ -1,0 +1,229 @@
+import { realpath, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { BadFileError, UsageError } from "../errors.js";
+import { resolveLimits } from "./limits.js";
+import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
+import type { InputLimits, ListOptions, SourceLocation } from "./types.js";
+import { walkTree } from "./walkTree.js";
+import { ZipArchive, type ZipEntry } from "./zipArchive.js";
+
+/** How many ignored paths the summary shows by name. */
+const IGNORED_EXAMPLES = 5;
+
+/** One file of the index: where it is, and which account-hour it belongs to. */
+export interface IndexedSource {
+  location: SourceLocation;
+  accountId: number;
+  hourEpoch: number;
+  cloudSpaceId: number | null;
+  /** A tree file's path. */
+  path?: string;
+  /** A zip entry, with its open archive. */
+  zip?: { archive: ZipArchive; entry: ZipEntry };
+}
+
+/** Every input indexed by name: files sorted by account, hour, cloud space and name. */
+export interface InputIndex {
+  sources: IndexedSource[];
+  filesTotal: number;
+  bytesTotal: number;
+  ignoredPaths: number;
+  ignoredExamples: string[];
+  badFiles: number;
+  limits: Required<InputLimits>;
+  /** Closes every archive the index holds open. */
+  close(): Promise<void>;
+}
+
+/**
+ * Indexes zips and directory trees by names only: walks trees, reads zip central directories,
+ * parses paths, checks zip entries' names and declared sizes, and sorts. No file content is
+ * read. Archives holding account-hours stay open until `close()`. Bad files go to
+ * `options.onBadFile`, or the first one throws (after closing what was opened).
+ */
+export async function indexInputs(inputs: string[], options: ListOptions = {}): Promise<InputIndex> {
+  const limits = resolveLimits(options);
+  const kinds = await Promise.all(inputs.map((input) => inputKind(input)));
+  const archives: ZipArchive[] = [];
+  const sources: IndexedSource[] = [];
+  const seenPaths = new Set<string>();
+  const index: InputIndex = {
+    sources,
+    filesTotal: 0,
+    bytesTotal: 0,
+    ignoredPaths: 0,
+    ignoredExamples: [],
+    badFiles: 0,
+    limits,
+    close: async () => {
+      await Promise.all(archives.splice(0).map((archive) => archive.close()));
+    },
+  };
+
+  const report = (error: BadFileError) => {
+    if (!options.onBadFile) throw error;
+    index.badFiles++;
+    options.onBadFile(error);
+  };
+  const ignore = (displayName: string) => {
+    index.ignoredPaths++;
+    if (index.ignoredExamples.length < IGNORED_EXAMPLES) index.ignoredExamples.push(displayName);
+  };
+  /** The path's account-hour, `ignored` when it is not a consumption path, `bad` when reported as impossible. */
+  const parse = (path: string, displayName: string): ConsumptionPath | "ignored" | "bad" => {
+    try {
+      return parseConsumptionPath(path, displayName) ?? "ignored";
+    } catch (error) {
+      if (!(error instanceof BadFileError)) throw error;
+      report(error);
+      return "bad";
+    }
+  };
+  const location = (parsed: ConsumptionPath, displayName: string, sizeBytes: number): SourceLocation => ({
+    name: displayName,
+    root: parsed.root,
+    packed: options.packed === true || parsed.packed,
+    sizeBytes,
+  });
+
+  const addTreeFile = async (path: string, displayName: string, parsed: ConsumptionPath) => {
+    if (seenPaths.has(path)) return;
+    seenPaths.add(path);
+    let sizeBytes: number;
+    try {
+      sizeBytes = (await stat(path)).size;
+    } catch (error) {
+      report(new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${(error as Error).message})`, { cause: error }));
+      return;
+    }
+    if (sizeBytes > limits.maxEntryBytes) {
+      report(
+        new BadFileError(
+          "INPUT_TOO_LARGE",
+          displayName,
+          `${sizeBytes} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
+        ),
+      );
+      return;
+    }
+    sources.push({ location: location(parsed, displayName, sizeBytes), ...key(parsed), path });
+  };
+
+  const addZip = async (path: string, displayName: string) => {
+    const real = await realpath(path);
+    if (seenPaths.has(real)) return;
+    seenPaths.add(real);
+    let archive: ZipArchive;
+    try {
+      archive = await ZipArchive.open(path, displayName, limits);
+    } catch (error) {
+      if (!(error instanceof BadFileError)) throw error;
+      report(error);
+      return;
+    }
+    archives.push(archive);
+    const found: IndexedSource[] = [];
+    let totalBytes = 0;
+    try {
+      const listing = await archive.list();
+      listing.bad.forEach(report);
+      for (const entry of listing.entries) {
+        const parsed = parse(entry.name, entry.displayName);
+        if (parsed === "ignored") ignore(entry.displayName);
+        if (typeof parsed === "string") continue;
+        const problem = archive.check(entry, limits);
+        if (problem) {
+          report(problem);
+          continue;
+        }
+        totalBytes += entry.sizeBytes;
+        const loc = { ...location(parsed, entry.displayName, entry.sizeBytes), archive: displayName, entry: entry.name };
+        found.push({ location: loc, ...key(parsed), zip: { archive, entry } });
+      }
+    } catch (error) {
+      archives.pop();
+      await archive.close();
+      if (!(error instanceof BadFileError)) throw error;
+      report(error);
+      return;
+    }
+    if (totalBytes > limits.maxTotalBytes) {
+      archives.pop();
+      await archive.close();
+      report(
+        new BadFileError(
+          "ZIP_TOO_LARGE",
+          displayName,
+          `its consumption files declare ${totalBytes} bytes in all, more than the limit of ${limits.maxTotalBytes} (raise maxTotalBytes if the archive is trusted)`,
+        ),
+      );
+      return;
+    }
+    if (found.length === 0) {
+      archives.pop();
+      await archive.close();
+    }
+    sources.push(...found);
+  };
+
+  try {
+    for (const [i, input] of inputs.entries()) {
+      const absolute = resolve(input);
+      if (kinds[i] === "dir") {
+        for await (const item of walkTree(absolute, input)) {
+          if (item.kind === "error") report(item.error);
+          else if (item.kind === "other") ignore(item.displayName);
+          else {
+            const parsed = parse(item.path, item.displayName);
+            if (parsed === "ignored") ignore(item.displayName);
+            else if (parsed !== "bad") await addTreeFile(item.path, item.displayName, parsed);
+          }
+        }
+      } else {
+        const parsed = parse(absolute, input);
+        if (parsed === "ignored") await addZip(absolute, input);
+        else if (parsed !== "bad") await addTreeFile(absolute, input, parsed);
+      }
+    }
+  } catch (error) {
+    await index.close();
+    throw error;
+  }
+
+  sources.sort(compareSources);
+  index.filesTotal = sources.length;
+  index.bytesTotal = sources.reduce((sum, source) => sum + source.location.sizeBytes, 0);
+  return index;
+}
+
+/** Files of one account-hour are adjacent: by account, hour, then Account before CloudSpace files by id, then name. */
+function compareSources(a: IndexedSource, b: IndexedSource): number {
+  return (
+    a.accountId - b.accountId ||
+    a.hourEpoch - b.hourEpoch ||
+    (a.cloudSpaceId ?? -1) - (b.cloudSpaceId ?? -1) ||
+    (a.location.name < b.location.name ? -1 : a.location.name > b.location.name ? 1 : 0)
+  );
+}
+
+function key(parsed: ConsumptionPath) {
+  return { accountId: parsed.accountId, hourEpoch: parsed.hourEpoch, cloudSpaceId: parsed.cloudSpaceId };
+}
+
+async function inputKind(input: string): Promise<"dir" | "file"> {
+  try {
+    const info = await stat(input);
+    if (info.isDirectory()) return "dir";
+    if (info.isFile()) return "file";
+    throw new UsageError(`input is neither a file nor a folder: ${input}`, { code: "INPUT_NOT_FOUND" });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new UsageError(`input not found: ${input} (give a zip file or a folder of consumption files)`, {
+        code: "INPUT_NOT_FOUND",
+      });
+    }
+    throw new UsageError(`cannot read input ${input} (${(error as Error).message})`, { code: "INPUT_NOT_FOUND", cause: error });
+  }
+}

@@ -1,0 +1,182 @@
+import { open as openFile, type FileHandle } from "node:fs/promises";
+import yauzl from "yauzl";
+import { BadFileError } from "../errors.js";
+import { crc32 } from "./crc32.js";
+import type { InputLimits } from "./types.js";
+
+/** A file entry of a zip archive's central directory, with its checked, decoded name. */
+export interface ZipEntry {
+  /** The entry's name, as stored (forward slashes, never absolute, never `..`). */
+  name: string;
+  /** `archive!name`, for messages. */
+  displayName: string;
+  /** Declared uncompressed size, bytes. */
+  sizeBytes: number;
+  raw: yauzl.Entry;
+}
+
+/** What the central directory holds: safe file entries, and the unsafe ones as errors. */
+export interface ZipListing {
+  entries: ZipEntry[];
+  bad: BadFileError[];
+}
+
+/**
+ * An open zip archive. Names and sizes come from the central directory only; entries are read
+ * into memory on demand, never extracted by path. Checks every name (no absolute path, no `..`,
+ * no backslash, no duplicate) and, when read, the declared size and the CRC. The archive owns a
+ * file descriptor until `close()`.
+ */
+export class ZipArchive {
+  private constructor(
+    /** The archive's path as given, for messages. */
+    readonly displayName: string,
+    private readonly handle: FileHandle,
+    private readonly zip: yauzl.ZipFile,
+  ) {}
+
+  /** Opens `path`; a file that is not a readable zip, or one with too many entries, is a BadFileError. */
+  static async open(path: string, displayName: string, limits: Required<InputLimits>): Promise<ZipArchive> {
+    const handle = await openFile(path, "r");
+    let zip: yauzl.ZipFile;
+    try {
+      // Sizes and names are checked here, per entry, so one bad entry does not make the rest of
+      // an archive unreadable (yauzl's own checks stop the whole central directory).
+      zip = await yauzl.fromFdPromise(handle.fd, {
+        lazyEntries: true,
+        autoClose: false,
+        decodeStrings: false,
+        validateEntrySizes: false,
+        strictFileNames: true,
+      });
+    } catch (error) {
+      await handle.close();
+      throw new BadFileError("ZIP_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, {
+        cause: error,
+      });
+    }
+    const archive = new ZipArchive(displayName, handle, zip);
+    if (zip.entryCount > limits.maxEntries) {
+      await archive.close();
+      throw new BadFileError(
+        "ZIP_TOO_MANY_ENTRIES",
+        displayName,
+        `${zip.entryCount} entries, more than the limit of ${limits.maxEntries} (raise maxEntries if the archive is trusted)`,
+      );
+    }
+    return archive;
+  }
+
+  /** Reads the central directory. A corrupt directory is a BadFileError for the whole archive. */
+  async list(): Promise<ZipListing> {
+    const entries: ZipEntry[] = [];
+    const bad: BadFileError[] = [];
+    const seen = new Map<string, ZipEntry | null>();
+    try {
+      for await (const raw of this.zip.eachEntry()) {
+        const name = yauzl.getFileNameLowLevel(raw.generalPurposeBitFlag, raw.fileNameRaw, raw.extraFields, true);
+        const displayName = `${this.displayName}!${name}`;
+        const unsafe = name.includes("\0") ? "NUL character in the name" : yauzl.validateFileName(name);
+        if (unsafe !== null) {
+          bad.push(new BadFileError("ZIP_UNSAFE_NAME", displayName, `unsafe entry name (${unsafe}); the entry is not read`));
+          continue;
+        }
+        if (name.endsWith("/")) continue; // a directory entry
+        if (seen.has(name)) {
+          const first = seen.get(name);
+          if (first) {
+            entries.splice(entries.indexOf(first), 1);
+            bad.push(new BadFileError("ZIP_DUPLICATE", displayName, "the archive holds this entry name more than once; none of them is read"));
+            seen.set(name, null);
+          }
+          continue;
+        }
+        const entry: ZipEntry = { name, displayName, sizeBytes: raw.uncompressedSize, raw };
+        seen.set(name, entry);
+        entries.push(entry);
+      }
+    } catch (error) {
+      throw new BadFileError("ZIP_CORRUPT", this.displayName, `corrupt central directory (${(error as Error).message})`, {
+        cause: error,
+      });
+    }
+    return { entries, bad };
+  }
+
+  /** Why `entry` must not be read (too large, bomb ratio, lying stored size, unsupported), or null. */
+  check(entry: ZipEntry, limits: Required<InputLimits>): BadFileError | null {
+    const { raw, displayName } = entry;
+    if (raw.isEncrypted()) return new BadFileError("ZIP_CORRUPT", displayName, "encrypted entry, not supported");
+    if (raw.compressionMethod !== 0 && raw.compressionMethod !== 8) {
+      return new BadFileError("ZIP_CORRUPT", displayName, `unsupported compression method ${raw.compressionMethod} (use deflate or store)`);
+    }
+    if (raw.uncompressedSize > limits.maxEntryBytes) {
+      return new BadFileError(
+        "ZIP_TOO_LARGE",
+        displayName,
+        `declares ${raw.uncompressedSize} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
+      );
+    }
+    if (raw.compressionMethod === 0 && raw.compressedSize !== raw.uncompressedSize) {
+      return new BadFileError(
+        "ZIP_SIZE_MISMATCH",
+        displayName,
+        `stored entry declares ${raw.uncompressedSize} bytes but holds ${raw.compressedSize}`,
+      );
+    }
+    if (raw.uncompressedSize > raw.compressedSize * limits.maxCompressionRatio) {
+      const ratio = raw.compressedSize === 0 ? "∞" : (raw.uncompressedSize / raw.compressedSize).toFixed(0);
+      return new BadFileError(
+        "ZIP_RATIO",
+        displayName,
+        `compression ratio ${ratio} (${raw.uncompressedSize} from ${raw.compressedSize} bytes) is over the limit of ${limits.maxCompressionRatio}: a zip bomb?`,
+      );
+    }
+    return null;
+  }
+
+  /** Reads one entry into memory, checking its size against the declared size and its CRC-32. */
+  async read(entry: ZipEntry): Promise<Uint8Array> {
+    const { raw, displayName } = entry;
+    const declared = raw.uncompressedSize;
+    const bytes = new Uint8Array(declared);
+    let length = 0;
+    let crc = 0;
+    try {
+      const stream = await this.zip.openReadStreamPromise(raw);
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (length + chunk.length > declared) {
+          throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
+        }
+        bytes.set(chunk, length);
+        length += chunk.length;
+        crc = crc32(chunk, crc);
+      }
+    } catch (error) {
+      if (error instanceof BadFileError) throw error;
+      throw new BadFileError("ZIP_CORRUPT", displayName, `unreadable entry (${(error as Error).message})`, { cause: error });
+    }
+    if (length !== declared) {
+      throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds ${length} bytes but declares ${declared}`);
+    }
+    if (crc !== raw.crc32) {
+      throw new BadFileError(
+        "ZIP_CRC",
+        displayName,
+        `CRC-32 is ${hex(crc)} but the archive declares ${hex(raw.crc32)}: the archive is damaged`,
+      );
+    }
+    return bytes;
+  }
+
+  /** Closes the archive and its file descriptor. Safe to call twice. */
+  async close(): Promise<void> {
+    if (!this.zip.isOpen) return;
+    this.zip.close();
+    await this.handle.close();
+  }
+}
+
+function hex(value: number): string {
+  return `0x${value.toString(16).padStart(8, "0")}`;
+}
