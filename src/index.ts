@@ -2,6 +2,13 @@
 export * from "./errors.js";
 export type * from "./capnp/records.js";
 export type * from "./input/types.js";
+export { decodeAccount } from "./capnp/decodeAccount.js";
+export { decodeCloudSpace } from "./capnp/decodeCloudSpace.js";
+export { decodeAccountHour } from "./capnp/decodeAccountHour.js";
+export { unpack } from "./capnp/unpack.js";
+export { CapnpError } from "./capnp/CapnpError.js";
+export type { CapnpErrorCode } from "./capnp/CapnpError.js";
+export type { DecodeOptions } from "./capnp/DecodeOptions.js";
 export { readAccountHours, AccountHourReader } from "./input/readAccountHours.js";
 export { listAccountHours } from "./input/listAccountHours.js";
 export { parseConsumptionPath } from "./input/parseConsumptionPath.js";

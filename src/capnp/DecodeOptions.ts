@@ -1,0 +1,29 @@
+/** Options of the Cap'n Proto decoders (`decodeAccount`, `decodeCloudSpace`, `unpack`, ...). */
+export interface DecodeOptions {
+  /** Display name of the file, used in error messages. Default: `"message"`. */
+  name?: string;
+  /** The bytes use the packed encoding. Default: `false`. */
+  packed?: boolean;
+  /**
+   * Most words the decoder may read, counting every struct, list and text each time a
+   * pointer reaches it (and at least one word per list element), so aliasing pointers and
+   * lists of empty elements cannot amplify a small file. Default: 8 × the message's own size
+   * in words, at least 65536 words.
+   */
+  traversalLimitWords?: number;
+  /** Deepest nesting of structs and lists, the root struct being depth 1. Default: 64. */
+  nestingLimit?: number;
+  /** Largest unpacked size of a packed file, bytes. Default: 256 MiB. */
+  maxUnpackedBytes?: number;
+}
+
+/** The display name used when {@link DecodeOptions.name} is not given. */
+export const DEFAULT_NAME = "message";
+/** Default {@link DecodeOptions.nestingLimit}. */
+export const DEFAULT_NESTING_LIMIT = 64;
+/** The smallest default traversal limit, words. */
+export const MIN_TRAVERSAL_LIMIT_WORDS = 65536;
+/** Default {@link DecodeOptions.traversalLimitWords}: this many times the message's words. */
+export const TRAVERSAL_LIMIT_FACTOR = 8;
+/** Default {@link DecodeOptions.maxUnpackedBytes}: 256 MiB, the zip entry limit of SPEC 2.2. */
+export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;

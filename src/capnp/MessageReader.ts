@@ -1,0 +1,264 @@
+import { CapnpError, type CapnpErrorCode } from "./CapnpError.js";
+import type { Segments } from "./readSegments.js";
+import type { TextCache } from "./TextCache.js";
+
+const KIND_NAMES = ["struct", "list", "far", "capability"] as const;
+/** Bits per element of each list element size code (7, composite, is handled apart). */
+const ELEMENT_BITS = [0, 1, 8, 16, 32, 64, 64];
+
+/**
+ * Follows the pointers of one framed message with every check of the encoding: far and
+ * double-far landing pads, bounds within the target segment, the kind each field expects,
+ * composite list tags, NUL-terminated text, and the traversal and nesting limits.
+ *
+ * For speed, `struct` and `structList` leave their result in the fields below (no object per
+ * pointer); callers copy them into locals before following the next pointer. All positions
+ * are byte offsets into the message's bytes.
+ */
+export class MessageReader {
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+  /** The file's display name for errors. */
+  readonly name: string;
+  private readonly starts: number[];
+  private readonly ends: number[];
+  /** Words the message may still read before the traversal limit stops it. */
+  private budgetWords: number;
+  private readonly nestingLimit: number;
+
+  /** Result: the segment of the object found. */
+  segment = 0;
+  /** Result: the struct's data section, or the list's first element. */
+  position = 0;
+  /** Result: the struct's (or each element's) data section size, bytes. */
+  dataBytes = 0;
+  /** Result: the struct's (or each element's) pointer count. */
+  pointerCount = 0;
+  /** Result: the list's element count. */
+  count = 0;
+  /** Result: bytes from one list element to the next. */
+  stepBytes = 0;
+
+  // The pointer word that describes the object, after following far pointers.
+  private targetLo = 0;
+  private targetHi = 0;
+  private target = 0;
+
+  constructor(bytes: Uint8Array, segments: Segments, name: string, traversalLimitWords: number, nestingLimit: number) {
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.name = name;
+    this.starts = segments.starts;
+    this.ends = segments.ends;
+    this.budgetWords = traversalLimitWords;
+    this.nestingLimit = nestingLimit;
+  }
+
+  /** Byte offset of the root pointer; fails when segment 0 is empty. */
+  rootPointer(): number {
+    if (this.ends[0]! - this.starts[0]! < 8) this.fail("CAPNP_BAD_POINTER", "segment 0 is empty: the message has no root pointer");
+    return this.starts[0]!;
+  }
+
+  /**
+   * Follows the struct pointer at `pointer` (in `segment`) to an object at nesting `depth`.
+   * Returns false for a null pointer (the field's default); sets `segment`, `position`,
+   * `dataBytes`, `pointerCount` otherwise.
+   */
+  struct(segment: number, pointer: number, depth: number): boolean {
+    if (!this.resolve(segment, pointer)) return false;
+    const lo = this.targetLo;
+    if ((lo & 3) !== 0) this.failKind(segment, pointer, "struct", lo);
+    if (depth > this.nestingLimit) this.failDepth(depth);
+    const hi = this.targetHi;
+    const dataWords = hi & 0xffff;
+    const words = dataWords + (hi >>> 16);
+    const start = this.target;
+    this.checkBounds(start, words, "struct", segment, pointer);
+    this.charge(words);
+    this.position = start;
+    this.dataBytes = dataWords * 8;
+    this.pointerCount = hi >>> 16;
+    return true;
+  }
+
+  /**
+   * Follows the list pointer at `pointer` to a list of structs at nesting `depth` (its
+   * elements at `depth + 1`). Composite lists and, as the reference library does, lists of
+   * bytes, words or pointers read as structs; bit lists are refused. Returns false for a null
+   * pointer; sets `segment`, `position`, `count`, `stepBytes`, `dataBytes`, `pointerCount`.
+   */
+  structList(segment: number, pointer: number, depth: number): boolean {
+    if (!this.resolve(segment, pointer)) return false;
+    const lo = this.targetLo;
+    if ((lo & 3) !== 1) this.failKind(segment, pointer, "list", lo);
+    if (depth > this.nestingLimit) this.failDepth(depth);
+    const hi = this.targetHi;
+    const elementSize = hi & 7;
+    const start = this.target;
+    if (elementSize === 7) {
+      const words = hi >>> 3;
+      this.checkBounds(start, words + 1, "list", segment, pointer);
+      const view = this.view;
+      const tagLo = view.getInt32(start, true);
+      const tagHi = view.getUint32(start + 4, true);
+      if ((tagLo & 3) !== 0) {
+        this.fail("CAPNP_BAD_LIST", `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`);
+      }
+      const count = tagLo >>> 2;
+      const dataWords = tagHi & 0xffff;
+      const wordsPerElement = dataWords + (tagHi >>> 16);
+      if (count * wordsPerElement > words) {
+        this.fail(
+          "CAPNP_BAD_LIST",
+          `composite list at ${this.where(this.segment, start)}: ${count} elements of ${wordsPerElement} words overrun its ${words} words`,
+        );
+      }
+      this.charge(words + 1 + (wordsPerElement === 0 ? count : 0));
+      this.position = start + 8;
+      this.count = count;
+      this.stepBytes = wordsPerElement * 8;
+      this.dataBytes = dataWords * 8;
+      this.pointerCount = tagHi >>> 16;
+    } else {
+      if (elementSize === 1) {
+        this.fail("CAPNP_BAD_LIST", `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`);
+      }
+      const count = hi >>> 3;
+      const bits = ELEMENT_BITS[elementSize]!;
+      const words = Math.ceil((count * bits) / 64);
+      this.checkBounds(start, words, "list", segment, pointer);
+      // At least one word per element, so lists of empty elements cannot amplify a file.
+      this.charge(Math.max(words, count));
+      this.position = start;
+      this.count = count;
+      this.stepBytes = bits / 8;
+      this.dataBytes = elementSize === 6 ? 0 : bits / 8;
+      this.pointerCount = elementSize === 6 ? 1 : 0;
+    }
+    if (this.count > 0 && depth + 1 > this.nestingLimit) this.failDepth(depth + 1);
+    return true;
+  }
+
+  /** Reads the Text pointer at `pointer`: `""` when null. */
+  text(segment: number, pointer: number, cache: TextCache): string {
+    if (!this.resolve(segment, pointer)) return "";
+    const lo = this.targetLo;
+    const hi = this.targetHi;
+    if ((lo & 3) !== 1 || (hi & 7) !== 2) {
+      this.fail("CAPNP_BAD_TEXT", `${this.where(segment, pointer)}: expected Text (a list of bytes), found ${describe(lo, hi)}`);
+    }
+    const length = hi >>> 3;
+    const start = this.target;
+    const words = Math.ceil(length / 8);
+    this.checkBounds(start, words, "text", segment, pointer);
+    this.charge(words);
+    if (length === 0 || this.bytes[start + length - 1] !== 0) {
+      this.fail("CAPNP_BAD_TEXT", `text at ${this.where(this.segment, start)} does not end with NUL`);
+    }
+    return cache.get(this.bytes, start, length - 1);
+  }
+
+  /**
+   * Reads the pointer word at `pointer`, following a far or double-far pointer to its landing
+   * pad; leaves the describing word in `targetLo/targetHi`, the object's first byte in
+   * `target` and its segment in `segment`. False when the pointer is null.
+   */
+  private resolve(segment: number, pointer: number): boolean {
+    const view = this.view;
+    const lo = view.getInt32(pointer, true);
+    const hi = view.getUint32(pointer + 4, true);
+    if ((lo & 3) !== 2) {
+      if (lo === 0 && hi === 0) return false;
+      this.segment = segment;
+      this.target = pointer + 8 + (lo >> 2) * 8;
+      this.targetLo = lo;
+      this.targetHi = hi;
+      return true;
+    }
+    const padSegment = this.segmentOf(hi, segment, pointer);
+    const isDouble = (lo & 4) !== 0;
+    const pad = this.starts[padSegment]! + (lo >>> 3) * 8;
+    if (pad + (isDouble ? 16 : 8) > this.ends[padSegment]!) {
+      this.fail("CAPNP_OUT_OF_BOUNDS", `far pointer at ${this.where(segment, pointer)} lands outside segment ${padSegment}`);
+    }
+    const padLo = view.getInt32(pad, true);
+    const padHi = view.getUint32(pad + 4, true);
+    if (!isDouble) {
+      if ((padLo & 3) === 2) {
+        this.fail("CAPNP_BAD_POINTER", `far pointer at ${this.where(segment, pointer)} lands on another far pointer`);
+      }
+      this.segment = padSegment;
+      this.target = pad + 8 + (padLo >> 2) * 8;
+      this.targetLo = padLo;
+      this.targetHi = padHi;
+      return true;
+    }
+    if ((padLo & 7) !== 2) {
+      this.fail(
+        "CAPNP_BAD_POINTER",
+        `double-far pointer at ${this.where(segment, pointer)}: its landing pad starts with ${describe(padLo, padHi)}, not a single far pointer`,
+      );
+    }
+    const contentSegment = this.segmentOf(padHi, padSegment, pad);
+    const tagLo = view.getInt32(pad + 8, true);
+    if ((tagLo & 3) === 2) {
+      this.fail("CAPNP_BAD_POINTER", `double-far pointer at ${this.where(segment, pointer)}: its landing pad's tag is a far pointer`);
+    }
+    this.segment = contentSegment;
+    this.target = this.starts[contentSegment]! + (padLo >>> 3) * 8;
+    this.targetLo = tagLo;
+    this.targetHi = view.getUint32(pad + 12, true);
+    return true;
+  }
+
+  private segmentOf(id: number, segment: number, pointer: number): number {
+    if (id >= this.starts.length) {
+      this.fail(
+        "CAPNP_BAD_POINTER",
+        `far pointer at ${this.where(segment, pointer)} names segment ${id}, the message has ${this.starts.length}`,
+      );
+    }
+    return id;
+  }
+
+  private checkBounds(start: number, words: number, what: string, segment: number, pointer: number): void {
+    if (start < this.starts[this.segment]! || start + words * 8 > this.ends[this.segment]!) {
+      this.fail(
+        "CAPNP_OUT_OF_BOUNDS",
+        `${what} pointer at ${this.where(segment, pointer)} points outside segment ${this.segment} (${words} words at word ${(start - this.starts[this.segment]!) / 8})`,
+      );
+    }
+  }
+
+  private charge(words: number): void {
+    this.budgetWords -= words;
+    if (this.budgetWords < 0) {
+      this.fail(
+        "CAPNP_TRAVERSAL_LIMIT",
+        "the message reads more words than its traversal limit (aliasing pointers or lists of empty elements?); raise traversalLimitWords only for a file you trust",
+      );
+    }
+  }
+
+  private failKind(segment: number, pointer: number, expected: string, lo: number): never {
+    this.fail("CAPNP_BAD_POINTER", `${this.where(segment, pointer)}: expected a ${expected} pointer, found a ${KIND_NAMES[lo & 3]} pointer`);
+  }
+
+  private failDepth(depth: number): never {
+    this.fail("CAPNP_NESTING_LIMIT", `objects nested ${depth} deep, more than the nesting limit of ${this.nestingLimit} (a pointer cycle?)`);
+  }
+
+  private where(segment: number, position: number): string {
+    return `segment ${segment} word ${(position - this.starts[segment]!) / 8}`;
+  }
+
+  private fail(code: CapnpErrorCode, reason: string): never {
+    throw new CapnpError(code, this.name, reason);
+  }
+}
+
+function describe(lo: number, hi: number): string {
+  if ((lo & 3) === 1) return `a list pointer of element size ${hi & 7}`;
+  return `a ${KIND_NAMES[lo & 3]} pointer`;
+}

@@ -1,0 +1,16 @@
+import type { DecodeOptions } from "./DecodeOptions.js";
+import { openMessage } from "./openMessage.js";
+import { readCloudSpaceRoot } from "./readRecords.js";
+import type { CloudSpace } from "./records.js";
+
+/**
+ * Decodes one of the controller's per-cloud-space files, whose root is a `CloudSpace`.
+ * Same framing, defaults and safety as {@link decodeAccount}.
+ *
+ * @param bytes the whole file.
+ * @param options display `name` for errors, `packed`, and the safety limits.
+ * @throws CapnpError with a stable code for a malformed or unsafe message.
+ */
+export function decodeCloudSpace(bytes: Uint8Array, options: DecodeOptions = {}): CloudSpace {
+  return readCloudSpaceRoot(openMessage(bytes, options));
+}

@@ -1,0 +1,26 @@
+import { UsageError } from "../errors.js";
+import {
+  DEFAULT_NAME, DEFAULT_NESTING_LIMIT, MIN_TRAVERSAL_LIMIT_WORDS, TRAVERSAL_LIMIT_FACTOR, type DecodeOptions,
+} from "./DecodeOptions.js";
+import { MessageReader } from "./MessageReader.js";
+import { readSegments } from "./readSegments.js";
+import { unpack } from "./unpack.js";
+
+/** Unpacks (when asked), validates the framing and sets the limits of one message. */
+export function openMessage(bytes: Uint8Array, options: DecodeOptions): MessageReader {
+  const name = options.name ?? DEFAULT_NAME;
+  const message = options.packed ? unpack(bytes, options) : bytes;
+  const segments = readSegments(message, name);
+  const traversalLimitWords =
+    options.traversalLimitWords ?? Math.max(TRAVERSAL_LIMIT_FACTOR * segments.words, MIN_TRAVERSAL_LIMIT_WORDS);
+  const nestingLimit = options.nestingLimit ?? DEFAULT_NESTING_LIMIT;
+  checkLimit("traversalLimitWords", traversalLimitWords);
+  checkLimit("nestingLimit", nestingLimit);
+  return new MessageReader(message, segments, name, traversalLimitWords, nestingLimit);
+}
+
+function checkLimit(option: string, value: number): void {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new UsageError(`decode option ${option} must be a positive whole number, got ${value}`);
+  }
+}
