@@ -1,8 +1,11 @@
 import type { CommandModule } from "yargs";
+import { generateCommand } from "./generate.js";
 
 /**
  * Every command of the CLI. A command module parses its options (declared as data) and
  * calls the library; it never exits: it returns, or throws an error of src/errors.ts.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [];
+export const commands: CommandModule<any, any>[] = [
+  generateCommand,
+];

@@ -1,0 +1,69 @@
+import { stat } from "node:fs/promises";
+import type { Argv, CommandModule } from "yargs";
+import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
+import { writeDataset } from "../../generate/writeDataset.js";
+import { parseTime } from "../../time.js";
+
+const options = {
+  out: { type: "string", demandOption: true, describe: "a directory (tree) or a FILE.zip to write" },
+  accounts: { type: "number", default: GENERATE_DEFAULTS.accounts, describe: "number of accounts" },
+  spaces: { type: "number", default: GENERATE_DEFAULTS.spaces, describe: "cloud spaces per account" },
+  machines: { type: "number", default: GENERATE_DEFAULTS.machines, describe: "virtual machines per cloud space" },
+  hours: { type: "number", default: GENERATE_DEFAULTS.hours, describe: "number of consecutive hours" },
+  start: { type: "string", default: "2026-10-01T00:00Z", describe: "first hour: epoch seconds or ISO 8601, on the hour" },
+  seed: { type: "number", default: GENERATE_DEFAULTS.seed, describe: "seed of the model: same seed, same files" },
+  "first-account-id": { type: "number", default: GENERATE_DEFAULTS.firstAccountId, describe: "id of the first account" },
+  "missing-hours": { type: "number", default: 0, describe: "fraction (0–1) of each account's hours left without a file" },
+  "cloudspace-files": { type: "boolean", default: false, describe: "write per-cloud-space <cloudSpaceId>.bin files (root CloudSpace)" },
+  packed: { type: "boolean", default: false, describe: "packed encoding, files named *.packed" },
+  "old-schema": { type: "boolean", default: false, describe: "write Disk as the older schema did (no configuredIops)" },
+  "segment-words": { type: "number", describe: "split messages into segments of this many words (far pointers)" },
+} as const;
+
+interface GenerateArgs {
+  out: string;
+  accounts: number;
+  spaces: number;
+  machines: number;
+  hours: number;
+  start: string;
+  seed: number;
+  firstAccountId: number;
+  missingHours: number;
+  cloudspaceFiles: boolean;
+  packed: boolean;
+  oldSchema: boolean;
+  segmentWords?: number;
+}
+
+/** `cloudunits generate`: writes a synthetic data set and prints a one-line summary on stderr. */
+export const generateCommand: CommandModule<object, GenerateArgs> = {
+  command: "generate",
+  describe: "write synthetic hourly consumption files (a tree, or a zip when --out ends with .zip)",
+  builder: (yargs) => yargs.options(options) as unknown as Argv<GenerateArgs>,
+  handler: async (argv) => {
+    const result = await writeDataset({
+      out: argv.out,
+      accounts: argv.accounts,
+      spaces: argv.spaces,
+      machines: argv.machines,
+      hours: argv.hours,
+      start: parseTime(argv.start, "--start"),
+      seed: argv.seed,
+      firstAccountId: argv.firstAccountId,
+      missingHours: argv.missingHours,
+      cloudSpaceFiles: argv.cloudspaceFiles,
+      packed: argv.packed,
+      oldSchema: argv.oldSchema,
+      segmentWords: argv.segmentWords,
+    });
+    const archive = argv.out.toLowerCase().endsWith(".zip") ? `, zip ${mb((await stat(argv.out)).size)} MB` : "";
+    process.stderr.write(
+      `cloudunits: wrote ${result.files} files, ${mb(result.bytes)} MB${archive}, ${result.accountHours} account-hours to ${argv.out}\n`,
+    );
+  },
+};
+
+function mb(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
+}
