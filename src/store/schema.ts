@@ -9,6 +9,24 @@
  */
 export const DATA_TABLES = ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"] as const;
 
+/** A table holding hourly data (not the manifest). */
+export type DataTable = (typeof DATA_TABLES)[number];
+
+/**
+ * The statuses of a manifest row (`files.status`):
+ * - `loaded`: the file's data is in the data tables;
+ * - `duplicate`: byte-identical (same SHA-256) to a file of the same account-hour that is
+ *   loaded; nothing was loaded from it;
+ * - `rejected`: unreadable, unsafe, or in conflict with another file (`code`, `reason` say
+ *   why); nothing was loaded from it;
+ * - `superseded`: it was loaded, then `ingest --replace` swapped its account-hour for another
+ *   file; its rows are gone from the data tables, the manifest row stays for audit.
+ */
+export const FILE_STATUSES = ["loaded", "duplicate", "rejected", "superseded"] as const;
+
+/** A manifest row's status, see {@link FILE_STATUSES}. */
+export type FileStatus = (typeof FILE_STATUSES)[number];
+
 /** Every DDL statement, idempotent (`IF NOT EXISTS`). */
 export const SCHEMA_SQL = `
 CREATE SEQUENCE IF NOT EXISTS files_seq;
@@ -22,8 +40,19 @@ CREATE TABLE IF NOT EXISTS files (
   hour_epoch     BIGINT,               -- from the path
   size_bytes     BIGINT NOT NULL,
   loaded_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
-  status         VARCHAR NOT NULL,     -- 'loaded' | 'superseded' | 'rejected'
-  reason         VARCHAR               -- why rejected or superseded
+  status         VARCHAR NOT NULL,     -- see FILE_STATUSES
+  reason         VARCHAR,              -- why rejected, superseded or a duplicate
+  code           VARCHAR,              -- stable error code of a rejected file (CAPNP_..., ZIP_..., CONFLICT)
+  run_id         BIGINT                -- the load that recorded this row (runs.run_id)
+);
+
+-- One row per load (an ingest, or the in-memory load of a command): what it was given.
+CREATE TABLE IF NOT EXISTS runs (
+  run_id         BIGINT PRIMARY KEY,
+  started_at     TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+  inputs         VARCHAR[] NOT NULL,   -- the input arguments as given
+  ignored_paths  BIGINT NOT NULL DEFAULT 0, -- files whose path is not a consumption path
+  finished       BOOLEAN NOT NULL DEFAULT false
 );
 
 -- One row per loaded account-hour: the hours an account has data for.

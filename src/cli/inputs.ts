@@ -1,0 +1,100 @@
+import type { Argv } from "yargs";
+import { UsageError } from "../errors.js";
+import { openWarehouse } from "../store/openWarehouse.js";
+import type { DataTable } from "../store/schema.js";
+import type { LoadReport, StoreSource, Warehouse } from "../store/types.js";
+import { startFilesProgress } from "./progress.js";
+
+/** The arguments every command that reads data accepts. */
+export interface InputArgs {
+  /** Zip files and directories (the `inputs` positional). */
+  inputs?: string[];
+  /** A database file made by `ingest`, instead of inputs. */
+  db?: string;
+  /** Skip bad files and conflicting account-hours, listing them on stderr. */
+  skipBad?: boolean;
+  /** Read every file as packed Cap'n Proto. */
+  packed?: boolean;
+}
+
+/** The positional of commands that read data: put it in the command string, e.g. `billing [inputs..]`. */
+export const INPUTS_POSITIONAL = "[inputs..]";
+
+/**
+ * Declares the `inputs` positional and `--db`, `--skip-bad`, `--packed` on a command's
+ * yargs (the command string must end with {@link INPUTS_POSITIONAL}).
+ */
+export function inputOptions<T>(yargs: Argv<T>): Argv<T & InputArgs> {
+  return yargs
+    .positional("inputs", { describe: "zip files and directories of consumption files (or use --db)", type: "string", array: true })
+    .option("db", { describe: "a database file made by `cloudunits ingest`, instead of inputs", type: "string", requiresArg: true })
+    .option("skip-bad", { describe: "go on without unreadable files and conflicting account-hours, listing them on stderr", type: "boolean", default: false })
+    .option("packed", { describe: "read every file as packed Cap'n Proto (files named *.packed always are)", type: "boolean", default: false }) as unknown as Argv<T & InputArgs>;
+}
+
+/** The warehouse source the arguments name: inputs or `--db`, exactly one of them (else UsageError). */
+export function storeSourceOf(argv: InputArgs): StoreSource {
+  const inputs = (argv.inputs ?? []).map(String);
+  if (argv.db !== undefined && inputs.length > 0) {
+    throw new UsageError(`give inputs or --db, not both (got --db ${argv.db} and ${inputs.join(" ")})`);
+  }
+  if (argv.db !== undefined) {
+    if (argv.db === "") throw new UsageError("--db needs a file name");
+    return { db: argv.db };
+  }
+  if (inputs.length === 0) throw new UsageError("name the inputs (zip files or directories) or pass --db FILE");
+  return inputs;
+}
+
+/** The lines the CLI prints on stderr about a load: skipped files, duplicates, ignored paths. */
+export function loadNotes(load: LoadReport): string[] {
+  const notes: string[] = [];
+  if (load.skipped.length > 0) {
+    notes.push(`skipped ${load.skipped.length} bad file${load.skipped.length === 1 ? "" : "s"}:`);
+    for (const s of load.skipped) notes.push(`  ${s.file}: ${s.reason} [${s.code}]`);
+  }
+  if (load.duplicates.length > 0) {
+    notes.push(`dropped ${load.duplicates.length} byte-identical duplicate file${load.duplicates.length === 1 ? "" : "s"}`);
+  }
+  if (load.ignoredPaths > 0) {
+    notes.push(`ignored ${load.ignoredPaths} file${load.ignoredPaths === 1 ? "" : "s"} whose path is not a consumption path`);
+  }
+  return notes;
+}
+
+/** Options of {@link withWarehouse}. */
+export interface WithWarehouseOptions {
+  /** The data tables the command queries (an in-memory load fills only these). Default: all. */
+  tables?: readonly DataTable[];
+}
+
+/**
+ * Opens the warehouse the arguments name (in memory from inputs, with a progress bar on a
+ * terminal, or `--db`), prints the skipped files, duplicates and ignored paths to stderr,
+ * runs `fn`, and closes the warehouse in `finally`.
+ */
+export async function withWarehouse<R>(
+  argv: InputArgs,
+  fn: (warehouse: Warehouse) => Promise<R>,
+  options: WithWarehouseOptions = {},
+): Promise<R> {
+  const source = storeSourceOf(argv);
+  const bar = startFilesProgress("reading");
+  let warehouse: Warehouse;
+  try {
+    warehouse = await openWarehouse(source, {
+      skipBad: argv.skipBad ?? false,
+      packed: argv.packed ?? false,
+      tables: options.tables,
+      onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
+    });
+  } finally {
+    bar.stop();
+  }
+  try {
+    for (const line of loadNotes(warehouse.load)) process.stderr.write(`cloudunits: ${line}\n`);
+    return await fn(warehouse);
+  } finally {
+    warehouse.close();
+  }
+}

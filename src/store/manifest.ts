@@ -1,0 +1,138 @@
+import { DuckDBTimestampTZValue, type DuckDBConnection } from "@duckdb/node-api";
+import type { FileStatus } from "./schema.js";
+
+/** A row of the `files` manifest (schema.ts). */
+export interface ManifestRow {
+  sha256: string;
+  /** Display name: a path, or archive!entry. */
+  source: string;
+  accountId: number | null;
+  hourEpoch: number | null;
+  sizeBytes: number;
+  status: FileStatus;
+  reason: string | null;
+  code: string | null;
+}
+
+/** A loaded file of an account-hour, as the manifest knows it. */
+export interface LoadedFile {
+  source: string;
+  sha256: string;
+}
+
+const hourKey = (accountId: number, hourEpoch: number): string => `${accountId}/${hourEpoch}`;
+const rowKey = (source: string, sha256: string, status: string): string => `${status}\0${sha256}\0${source}`;
+
+/**
+ * The manifest of one load: the rows already in the database (read once at the start)
+ * and the rows and supersessions of the current batch, written with the batch's data in
+ * one transaction by {@link Manifest.flush}.
+ */
+export class Manifest {
+  private readonly loaded = new Map<string, LoadedFile[]>();
+  private readonly seen = new Set<string>();
+  private pending: ManifestRow[] = [];
+  private superseding: { accountId: number; hourEpoch: number; by: string }[] = [];
+  private nextFileId: number;
+
+  private constructor(readonly runId: number, nextFileId: number) {
+    this.nextFileId = nextFileId;
+  }
+
+  /** Reads the manifest of `connection` (empty for a new database) and starts run `runId`. */
+  static async read(connection: DuckDBConnection): Promise<Manifest> {
+    const ids = (await connection.runAndReadAll(
+      "SELECT coalesce(max(file_id), 0) + 1 AS f, (SELECT coalesce(max(run_id), 0) + 1 FROM runs) AS r FROM files",
+    )).getRowObjectsJS()[0]!;
+    const manifest = new Manifest(Number(ids.r), Number(ids.f));
+    const rows = (await connection.runAndReadAll(
+      "SELECT source, content_sha256, account_id, hour_epoch, status FROM files WHERE status <> 'superseded'",
+    )).getRows();
+    for (const [source, sha256, accountId, hourEpoch, status] of rows) {
+      manifest.seen.add(rowKey(String(source), String(sha256), String(status)));
+      if (status === "loaded") manifest.addLoaded(Number(accountId), Number(hourEpoch), { source: String(source), sha256: String(sha256) });
+    }
+    return manifest;
+  }
+
+  private addLoaded(accountId: number, hourEpoch: number, file: LoadedFile): void {
+    const key = hourKey(accountId, hourEpoch);
+    const list = this.loaded.get(key);
+    if (list) list.push(file);
+    else this.loaded.set(key, [file]);
+  }
+
+  /** The files loaded for an account-hour (earlier runs and this one); empty when none. */
+  loadedFiles(accountId: number, hourEpoch: number): LoadedFile[] {
+    return this.loaded.get(hourKey(accountId, hourEpoch)) ?? [];
+  }
+
+  /** True when the manifest already holds this file (same name, same bytes) with this status. */
+  has(source: string, sha256: string, status: FileStatus): boolean {
+    return this.seen.has(rowKey(source, sha256, status));
+  }
+
+  /** Records a row, written by the next flush; a row already present is not written twice. */
+  add(row: ManifestRow): void {
+    const key = rowKey(row.source, row.sha256, row.status);
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.pending.push(row);
+    if (row.status === "loaded" && row.accountId !== null && row.hourEpoch !== null) {
+      this.addLoaded(row.accountId, row.hourEpoch, { source: row.source, sha256: row.sha256 });
+    }
+  }
+
+  /**
+   * Marks the loaded files of an account-hour superseded (by `by`, a display name) and
+   * forgets them; the next flush updates their rows and the caller deletes their data.
+   */
+  supersede(accountId: number, hourEpoch: number, by: string): void {
+    for (const f of this.loadedFiles(accountId, hourEpoch)) this.seen.delete(rowKey(f.source, f.sha256, "loaded"));
+    this.loaded.delete(hourKey(accountId, hourEpoch));
+    this.superseding.push({ accountId, hourEpoch, by });
+  }
+
+  /** The account-hours superseded since the last flush (their data must be deleted). */
+  get supersededHours(): readonly { accountId: number; hourEpoch: number }[] {
+    return this.superseding;
+  }
+
+  /** Writes the pending rows and supersessions in the connection's current transaction. */
+  async flush(connection: DuckDBConnection): Promise<void> {
+    for (const s of this.superseding) {
+      await connection.run(
+        "UPDATE files SET status = 'superseded', reason = $reason WHERE account_id = $a AND hour_epoch = $h AND status = 'loaded'",
+        { reason: `replaced by ${s.by}`, a: s.accountId, h: s.hourEpoch },
+      );
+    }
+    this.superseding = [];
+    if (this.pending.length === 0) return;
+    const appender = await connection.createAppender("files");
+    try {
+      const now = new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n);
+      for (const row of this.pending) {
+        appender.appendBigInt(BigInt(this.nextFileId++));
+        appender.appendVarchar(row.sha256);
+        appender.appendVarchar(row.source);
+        if (row.accountId === null) appender.appendNull();
+        else appender.appendBigInt(BigInt(row.accountId));
+        if (row.hourEpoch === null) appender.appendNull();
+        else appender.appendBigInt(BigInt(row.hourEpoch));
+        appender.appendBigInt(BigInt(row.sizeBytes));
+        appender.appendTimestampTZ(now);
+        appender.appendVarchar(row.status);
+        if (row.reason === null) appender.appendNull();
+        else appender.appendVarchar(row.reason);
+        if (row.code === null) appender.appendNull();
+        else appender.appendVarchar(row.code);
+        appender.appendBigInt(BigInt(this.runId));
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+    this.pending = [];
+  }
+}

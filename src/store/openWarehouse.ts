@@ -1,0 +1,99 @@
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
+import { BadFileError, BadInputError, UsageError } from "../errors.js";
+import { readAccountHours } from "../input/readAccountHours.js";
+import type { ReadProgress } from "../input/types.js";
+import { loadAccountHours } from "./loadAccountHours.js";
+import { Manifest } from "./manifest.js";
+import { openDatabaseFile } from "./openDatabaseFile.js";
+import { readLoadReport } from "./readLoadReport.js";
+import { SCHEMA_SQL, type DataTable } from "./schema.js";
+import type { StoreSource, Warehouse } from "./types.js";
+
+/** Options of {@link openWarehouse}. */
+export interface OpenWarehouseOptions {
+  /** Skip unreadable files and conflicting account-hours, listing them in `load.skipped`. Default false: throw BadInputError naming them all. */
+  skipBad?: boolean;
+  /** Read every input file as packed Cap'n Proto (`--packed`). Default false: only `*.packed` files. */
+  packed?: boolean;
+  /** Progress of reading the inputs (files and bytes read of the totals), for a progress bar. */
+  onProgress?: (progress: ReadProgress) => void;
+  /**
+   * The data tables an in-memory warehouse loads (the others stay empty), so a command
+   * loads only what it queries. Ignored for `{ db }`. Default: every table.
+   */
+  tables?: readonly DataTable[];
+}
+
+/**
+ * Opens a warehouse: for input paths (zips and directories), an in-memory DuckDB loaded
+ * from them; for `{ db }`, a database file made by `ingest`, opened read-only, with the
+ * load report rebuilt from its manifest.
+ *
+ * Loading reads every account-hour, drops byte-identical duplicates (counted in
+ * `load.duplicates`), and treats bad files and conflicts (two different files for one
+ * account-hour: neither is loaded) by `skipBad`: without it, every one is collected and a
+ * BadInputError names them all after reading; with it, they are listed in `load.skipped`.
+ */
+export async function openWarehouse(source: StoreSource, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
+  if (!Array.isArray(source)) {
+    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: true });
+    try {
+      const load = await readLoadReport(connection, [source.db]);
+      return warehouse(instance, connection, load);
+    } catch (error) {
+      connection.closeSync();
+      instance.closeSync();
+      throw error;
+    }
+  }
+  if (source.length === 0) throw new UsageError("no inputs: name zip files or directories, or pass --db FILE");
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  try {
+    await connection.run(SCHEMA_SQL);
+    const manifest = await Manifest.read(connection);
+    const badFiles: BadFileError[] = [];
+    const reader = readAccountHours(source, {
+      packed: options.packed,
+      onBadFile: (error) => badFiles.push(error),
+      onProgress: options.onProgress,
+    });
+    await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(source) });
+    const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
+      skipBad: options.skipBad,
+      stopOnError: true,
+      tables: options.tables,
+      decode: (hour) => decodeAccountHour(hour),
+    });
+    if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
+    const ignoredPaths = reader.summary.ignoredPaths;
+    await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
+    return warehouse(instance, connection, {
+      inputs: [...source],
+      filesLoaded: outcome.filesLoaded,
+      accountHours: outcome.accountHours,
+      duplicates: outcome.duplicates,
+      skipped: outcome.skipped,
+      ignoredPaths,
+    });
+  } catch (error) {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+}
+
+function warehouse(instance: DuckDBInstance, connection: DuckDBConnection, load: Warehouse["load"]): Warehouse {
+  let closed = false;
+  return {
+    connection,
+    load,
+    close: () => {
+      if (closed) return;
+      closed = true;
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}

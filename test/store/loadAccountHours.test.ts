@@ -1,0 +1,142 @@
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Account, DecodedAccountHour } from "../../src/capnp/records.js";
+import { BadFileError, ConflictError } from "../../src/errors.js";
+import type { AccountHour, Source } from "../../src/input/types.js";
+import { loadAccountHours, type LoadRules } from "../../src/store/loadAccountHours.js";
+import { Manifest } from "../../src/store/manifest.js";
+import { SCHEMA_SQL } from "../../src/store/schema.js";
+
+// A stand-in for the Cap'n Proto decoder: a file's bytes are the JSON of its Account,
+// and the bytes "bad" are unreadable. The store's rules do not depend on the encoding.
+const account = (accountId: number, memMb: number): Account => ({
+  accountId,
+  cloudspaces: [{ cloudSpaceId: 1, accountId, state: "DEPLOYED", machines: [
+    { id: 5, type: "vm", vcpus: 2, cpuMinutes: 30, mem: memMb, imageName: "Ubuntu", status: "RUNNING", disks: [], networks: [] },
+  ] }],
+});
+const file = (name: string, content: Account | "bad"): Source => ({
+  name, root: "Account", packed: false,
+  bytes: new TextEncoder().encode(content === "bad" ? "bad" : JSON.stringify(content)),
+});
+const hour = (accountId: number, hourEpoch: number, ...sources: Source[]): AccountHour => ({ accountId, hourEpoch, sources });
+const decode = (h: AccountHour): DecodedAccountHour => {
+  const s = h.sources[0]!;
+  const text = new TextDecoder().decode(s.bytes);
+  if (text === "bad") throw new BadFileError("CAPNP_TRUNCATED", s.name, "segment 0 declares 9 words, has 0");
+  const acc = JSON.parse(text) as Account;
+  return { accountId: h.accountId, hourEpoch: h.hourEpoch, rootAccountId: acc.accountId, account: acc };
+};
+async function* iterate(hours: AccountHour[]): AsyncGenerator<AccountHour> {
+  yield* hours;
+}
+
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+beforeEach(async () => {
+  instance = await DuckDBInstance.create(":memory:");
+  connection = await instance.connect();
+  await connection.run(SCHEMA_SQL);
+});
+afterEach(() => {
+  connection.closeSync();
+  instance.closeSync();
+});
+
+const load = async (hours: AccountHour[], rules: Partial<LoadRules> = {}, readerBad: BadFileError[] = []) =>
+  loadAccountHours(connection, iterate(hours), await Manifest.read(connection), readerBad, { decode, ...rules });
+const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+
+describe("loading account-hours", () => {
+  it("loads each account-hour once and drops a byte-identical copy found elsewhere, counting it", async () => {
+    const outcome = await load([
+      hour(7, 3600, file("a.zip!7/1970/1/1/1/account_capnp.bin", account(7, 1024)), file("tree/7/1970/1/1/1/account_capnp.bin", account(7, 1024))),
+      hour(7, 7200, file("tree/7/1970/1/1/2/account_capnp.bin", account(7, 2048))),
+    ]);
+    expect(outcome).toMatchObject({ filesLoaded: 2, accountHours: 2, duplicates: ["tree/7/1970/1/1/1/account_capnp.bin"], skipped: [], errors: [] });
+    expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
+      { hour_epoch: "3600", mem_mb: 1024 }, { hour_epoch: "7200", mem_mb: 2048 },
+    ]);
+    expect(await rows("SELECT source, status, reason FROM files ORDER BY file_id")).toEqual([
+      { source: "a.zip!7/1970/1/1/1/account_capnp.bin", status: "loaded", reason: null },
+      { source: "tree/7/1970/1/1/1/account_capnp.bin", status: "duplicate", reason: "same bytes as a.zip!7/1970/1/1/1/account_capnp.bin" },
+      { source: "tree/7/1970/1/1/2/account_capnp.bin", status: "loaded", reason: null },
+    ]);
+  });
+
+  it("names both files of a conflicting account-hour and loads neither under skip-bad", async () => {
+    const hours = [hour(7, 3600, file("a/7/1970/1/1/1/account_capnp.bin", account(7, 1024)), file("b/7/1970/1/1/1/account_capnp.bin", account(7, 4096)))];
+    const strict = await load(hours);
+    expect(strict.errors).toHaveLength(1);
+    expect(strict.errors[0]).toBeInstanceOf(ConflictError);
+    expect((strict.errors[0] as ConflictError).files).toEqual(["a/7/1970/1/1/1/account_capnp.bin", "b/7/1970/1/1/1/account_capnp.bin"]);
+    const skipping = await load(hours, { skipBad: true });
+    expect(skipping.errors).toEqual([]);
+    expect(skipping.skipped.map((s) => [s.file, s.code])).toEqual([
+      ["a/7/1970/1/1/1/account_capnp.bin", "CONFLICT"], ["b/7/1970/1/1/1/account_capnp.bin", "CONFLICT"],
+    ]);
+    expect(await rows("SELECT count(*)::INT AS n FROM machines")).toEqual([{ n: 0 }]);
+  });
+
+  it("collects every unreadable file, from the reader and the decoder, instead of stopping at the first", async () => {
+    const zipError = new BadFileError("ZIP_CRC", "x.zip!7/1970/1/1/3/account_capnp.bin", "CRC mismatch");
+    const outcome = await load([
+      hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
+      hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
+    ], { stopOnError: true }, [zipError]);
+    expect(outcome.errors.map((e) => e.message)).toEqual([
+      "x.zip!7/1970/1/1/3/account_capnp.bin: CRC mismatch",
+      "t/7/1970/1/1/1/account_capnp.bin: segment 0 declares 9 words, has 0",
+    ]);
+  });
+
+  it("records skipped bad files in the manifest as rejected with their reason and goes on", async () => {
+    const outcome = await load([
+      hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
+      hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
+    ], { skipBad: true });
+    expect(outcome.skipped).toEqual([{ file: "t/7/1970/1/1/1/account_capnp.bin", code: "CAPNP_TRUNCATED", reason: "segment 0 declares 9 words, has 0" }]);
+    expect(outcome.accountHours).toBe(1);
+    expect(await rows("SELECT source, status, code FROM files WHERE status = 'rejected'")).toEqual([
+      { source: "t/7/1970/1/1/1/account_capnp.bin", status: "rejected", code: "CAPNP_TRUNCATED" },
+    ]);
+  });
+});
+
+describe("loading into a warehouse that already holds data (ingest)", () => {
+  const first = hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", account(7, 1024)));
+  const renamedCopy = hour(7, 3600, file("u/7/1970/1/1/1/account_capnp.bin", account(7, 1024)));
+  const changed = hour(7, 3600, file("v/7/1970/1/1/1/account_capnp.bin", account(7, 8192)));
+
+  it("treats the same file again, or the same bytes under another name, as a counted no-op", async () => {
+    await load([first]);
+    const again = await load([first]);
+    const renamed = await load([renamedCopy]);
+    expect([again.accountHours, again.duplicates.length, renamed.accountHours, renamed.duplicates.length]).toEqual([0, 1, 0, 1]);
+    expect(await rows("SELECT count(*)::INT AS n FROM machines")).toEqual([{ n: 1 }]);
+    expect(await rows("SELECT source, status FROM files ORDER BY file_id")).toEqual([
+      { source: "t/7/1970/1/1/1/account_capnp.bin", status: "loaded" },
+      { source: "u/7/1970/1/1/1/account_capnp.bin", status: "duplicate" },
+    ]);
+  });
+
+  it("refuses a different file for a loaded account-hour, naming both and suggesting --replace", async () => {
+    await load([first]);
+    const outcome = await load([changed]);
+    expect(outcome.errors[0]!.message).toContain("t/7/1970/1/1/1/account_capnp.bin (loaded), v/7/1970/1/1/1/account_capnp.bin");
+    expect(outcome.errors[0]!.message).toContain("--replace");
+    expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 1024 }]);
+  });
+
+  it("swaps the account-hour with replace, keeping the old manifest row as superseded", async () => {
+    await load([first]);
+    const outcome = await load([changed], { replace: true });
+    expect(outcome.replacedHours).toBe(1);
+    expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 8192 }]);
+    expect(await rows("SELECT count(*)::INT AS n FROM account_hours")).toEqual([{ n: 1 }]);
+    expect(await rows("SELECT source, status, reason FROM files ORDER BY file_id")).toEqual([
+      { source: "t/7/1970/1/1/1/account_capnp.bin", status: "superseded", reason: "replaced by v/7/1970/1/1/1/account_capnp.bin" },
+      { source: "v/7/1970/1/1/1/account_capnp.bin", status: "loaded", reason: null },
+    ]);
+  });
+});
