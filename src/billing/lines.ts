@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import { BIGINT, type DuckDBConnection, type DuckDBType } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
@@ -116,6 +116,9 @@ SELECT * FROM (${selects.join("\nUNION ALL\n")})
 ORDER BY ${hourly ? "hour_epoch, " : ""}account_id NULLS FIRST, cloudspace_id NULLS FIRST, machine_id NULLS FIRST, level_rank`;
 }
 
+/** The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT). */
+export const PARAM_TYPES: Record<string, DuckDBType> = { start: BIGINT, end: BIGINT, account: BIGINT };
+
 /** The query parameters of a period. */
 export function paramValues(params: BillingParams): Record<string, bigint | null> {
   return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
@@ -156,7 +159,7 @@ export async function periodLines(
 ): Promise<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const reader = await connection.runAndReadAll(linesSql(levels, resolved.units, resolved.cuRollup, false), paramValues(params));
+  const reader = await connection.runAndReadAll(linesSql(levels, resolved.units, resolved.cuRollup, false), paramValues(params), PARAM_TYPES);
   return reader.getRowObjectsJS().map((row) => toLine(row, resolved));
 }
 
@@ -169,6 +172,6 @@ export async function* hourlyLines(
 ): AsyncGenerator<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const result = await connection.stream(linesSql(levels, resolved.units, resolved.cuRollup, true), paramValues(params));
+  const result = await connection.stream(linesSql(levels, resolved.units, resolved.cuRollup, true), paramValues(params), PARAM_TYPES);
   for await (const rows of result.yieldRowObjectJs()) yield rows.map((row) => toLine(row, resolved));
 }

@@ -1,0 +1,99 @@
+/**
+ * Exact rational numbers (BigInt numerator / denominator) for money: a price times a
+ * quantity is kept exact, and rounding happens only at presentation (half-even).
+ */
+export class Exact {
+  /** Numerator; the sign lives here. */
+  readonly num: bigint;
+  /** Denominator, always > 0. */
+  readonly den: bigint;
+
+  private constructor(num: bigint, den: bigint) {
+    if (den < 0n) { num = -num; den = -den; }
+    const g = gcd(num < 0n ? -num : num, den);
+    this.num = g > 1n ? num / g : num;
+    this.den = g > 1n ? den / g : den;
+  }
+
+  static readonly ZERO = new Exact(0n, 1n);
+
+  /** A whole number or a fraction `num / den`. */
+  static of(num: bigint | number, den: bigint | number = 1n): Exact {
+    if (BigInt(den) === 0n) throw new RangeError("division by zero");
+    return new Exact(BigInt(num), BigInt(den));
+  }
+
+  /**
+   * A decimal string (`"0.0125"`, `"-3"`, `"1.5e-7"`) exactly; `undefined` when it is not one.
+   */
+  static parse(text: string): Exact | undefined {
+    const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+    if (!m || (m[2] === "" && (m[3] ?? "") === "")) return undefined;
+    const [, sign, int = "", frac = "", exp = "0"] = m;
+    let num = BigInt((int || "0") + frac) * (sign === "-" ? -1n : 1n);
+    let den = 10n ** BigInt(frac.length);
+    const e = Number(exp);
+    if (e >= 0) num *= 10n ** BigInt(e);
+    else den *= 10n ** BigInt(-e);
+    return new Exact(num, den);
+  }
+
+  /**
+   * A float64 as the decimal it prints as (its shortest round-trip form, what every report
+   * shows), so that quantity × unit price = amount holds on the figures a reader sees.
+   */
+  static fromNumber(value: number): Exact {
+    if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+    return Exact.parse(String(value))!;
+  }
+
+  add(other: Exact): Exact { return new Exact(this.num * other.den + other.num * this.den, this.den * other.den); }
+  mul(other: Exact): Exact { return new Exact(this.num * other.num, this.den * other.den); }
+  div(other: Exact): Exact {
+    if (other.num === 0n) throw new RangeError("division by zero");
+    return new Exact(this.num * other.den, this.den * other.num);
+  }
+  equals(other: Exact): boolean { return this.num === other.num && this.den === other.den; }
+  isZero(): boolean { return this.num === 0n; }
+
+  /** Rounded half-even to `decimals` places, as a plain decimal string with exactly that many decimals (`"12.30"`). */
+  toFixed(decimals: number): string {
+    const scale = 10n ** BigInt(decimals);
+    const scaled = this.num * scale;
+    const negative = scaled < 0n;
+    const abs = negative ? -scaled : scaled;
+    let q = abs / this.den;
+    const r = abs % this.den;
+    if (r * 2n > this.den || (r * 2n === this.den && q % 2n === 1n)) q += 1n;
+    const digits = q.toString().padStart(decimals + 1, "0");
+    const text = decimals === 0 ? digits : `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}`;
+    return negative && q !== 0n ? `-${text}` : text;
+  }
+
+  /** Rounded half-even to `decimals` places, as an Exact. */
+  round(decimals: number): Exact { return Exact.parse(this.toFixed(decimals))!; }
+
+  /** The exact value as a terminating decimal string when it is one, else `undefined`. */
+  toDecimalString(): string | undefined {
+    let d = this.den;
+    let twos = 0;
+    let fives = 0;
+    while (d % 2n === 0n) { d /= 2n; twos++; }
+    while (d % 5n === 0n) { d /= 5n; fives++; }
+    if (d !== 1n) return undefined;
+    const places = Math.max(twos, fives);
+    const text = this.toFixed(places);
+    return places === 0 ? text : text.replace(/\.?0+$/, "");
+  }
+
+  /** The nearest float64 (for spreadsheets and Parquet, after rounding). */
+  toNumber(): number {
+    const text = this.toDecimalString();
+    return text !== undefined ? Number(text) : Number(this.toFixed(20));
+  }
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a === 0n ? 1n : a;
+}

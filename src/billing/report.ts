@@ -1,0 +1,55 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { LoadReport } from "../store/types.js";
+import { dataQuality, qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
+import { LEVELS, periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type ResolvedBillingOptions } from "./lines.js";
+import { lineMoney, type LineMoney } from "./money.js";
+import type { PriceList } from "./prices.js";
+
+/** Everything a billing report shows for a period, computed once and rendered by every export. */
+export interface BillingReport {
+  params: BillingParams;
+  options: ResolvedBillingOptions;
+  /** Period lines, in hierarchy order (environment first when there is no account id). */
+  lines: BillingLine[];
+  /** The money of each line, same order as `lines` (absent without a price list; the environment is never priced). */
+  money?: (LineMoney | undefined)[];
+  prices?: PriceList;
+  quality: DataQuality;
+  warnings: Warning[];
+  /** When the report was computed, epoch milliseconds. */
+  generatedAtMs: number;
+  /** The load report of the inputs, when known. */
+  load?: LoadReport;
+  /** The units file, when one was given. */
+  unitsFile?: string;
+}
+
+/** Inputs of a report beyond the period and the options. */
+export interface ReportExtras {
+  /** A price list: adds money to every line but the environment's. */
+  prices?: PriceList;
+  /** The load report of the inputs (skipped files, duplicates, inputs). */
+  load?: LoadReport;
+  /** The units file given, for the About part of reports. */
+  unitsFile?: string;
+}
+
+/**
+ * A billing report of `[start, end)`: the period lines (with an account id: the account,
+ * its cloud spaces and machines; without: the environment, then every account and below),
+ * money when a price list is given, data quality and its warnings.
+ */
+export async function billingReport(
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {},
+): Promise<BillingReport> {
+  const resolved = resolveOptions(options);
+  const levels: readonly Level[] = params.accountId === undefined ? LEVELS : LEVELS.filter((l) => l !== "environment");
+  const lines = await periodLines(connection, params, options, levels);
+  const quality = await dataQuality(connection, params, extras.load, resolved.units);
+  const prices = extras.prices;
+  return {
+    params, options: resolved, lines,
+    money: prices ? lines.map((l) => (l.level === "environment" ? undefined : lineMoney(l, prices, resolved.units))) : undefined,
+    prices, quality, warnings: qualityWarnings(quality, params), generatedAtMs: Date.now(), load: extras.load, unitsFile: extras.unitsFile,
+  };
+}

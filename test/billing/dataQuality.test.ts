@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { dataQuality, qualityWarnings } from "../../src/billing/dataQuality.js";
+import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "./warehouse.js";
+
+describe("data quality of a period", () => {
+  it("lists the missing hours of each account as runs", async () => {
+    // Account 7 has hours 0, 1, 4 of [0, 6): missing 2..3 and 5.
+    const connection = await memoryWarehouse([0, 1, 4].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1)] })));
+    const params = { start: OCT_1, end: OCT_1 + 6 * HOUR };
+    const quality = await dataQuality(connection, params);
+    expect(quality.missingHours).toEqual([{
+      accountId: 7, hours: 3,
+      runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 3 * HOUR, hours: 2 }, { startHour: OCT_1 + 5 * HOUR, endHour: OCT_1 + 5 * HOUR, hours: 1 }],
+    }]);
+    expect(quality.emptyPeriod).toBe(false);
+    expect(qualityWarnings(quality, params).map((w) => w.message)).toEqual([
+      "account 7: 3 hours missing in [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z): 2026-10-01T02:00:00Z..2026-10-01T03:00:00Z, 2026-10-01T05:00:00Z",
+    ]);
+  });
+
+  it("an empty period is a warning", async () => {
+    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
+    const params = { start: OCT_1 + HOUR, end: OCT_1 + 2 * HOUR, accountId: 7 };
+    const quality = await dataQuality(connection, params);
+    expect(quality.emptyPeriod).toBe(true);
+    expect(qualityWarnings(quality, params).map((w) => w.code)).toEqual(["EMPTY_PERIOD"]);
+  });
+
+  it("machines that are not VMs are reported as not billed", async () => {
+    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1), vm(2, { type: "container" })] })]);
+    const quality = await dataQuality(connection, { start: OCT_1, end: OCT_1 + HOUR });
+    expect(quality.unbilledMachineTypes).toEqual([{ type: "container", machineHours: 1 }]);
+  });
+
+  it("skipped files and duplicates of the load report travel with the period", async () => {
+    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
+    const load = { inputs: ["a.zip"], filesLoaded: 1, accountHours: 1, duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"], skipped: [{ file: "c.bin", code: "CAPNP_TRUNCATED", reason: "too short" }], ignoredPaths: 0 };
+    const params = { start: OCT_1, end: OCT_1 + HOUR };
+    const warnings = qualityWarnings(await dataQuality(connection, params, load), params);
+    expect(warnings.map((w) => w.message)).toEqual(["skipped bad file c.bin: CAPNP_TRUNCATED: too short", "1 byte-identical duplicate file dropped"]);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { calculate, DEFAULT_UNITS, loadNames, loadUnits, parseUnits, UsageError } from "../../src/index.js";
+import { loadPrices } from "../../src/billing/prices.js";
+import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "./warehouse.js";
+
+const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;
+
+describe("units file", () => {
+  it("publishes the SPEC 3 constants as defaults", () => {
+    expect(DEFAULT_UNITS).toMatchObject({ mbPerGb: 1024, gbPerCu: 4, vcpusPerCu: 2, gbPerSu: 1024, iopsPerTu: 400, bytesPerNu: 1024 ** 4, hoursPerMonth: 720, windowsPattern: "windows" });
+  });
+
+  it("a YAML units file overrides the constants it names and keeps the others", async () => {
+    const units = await loadUnits(`${fixtures}units.yaml`);
+    expect(units).toMatchObject({ gbPerCu: 8, iopsPerTu: 500, vcpusPerCu: 2, billableStatuses: ["RUNNING", "PAUSED"] });
+    // 16 GB / 1 vCPU: 16 / 8 = 2 CU with this file (4 CU with the defaults).
+    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1, { mem: 16384, vcpus: 1 })] })]);
+    expect(await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR }, { units })).toEqual({ consumption: { CU: 2, SU: 0, TU: 0, NU: 0 } });
+  });
+
+  it("an unknown key is a usage error naming it", async () => {
+    await expect(loadUnits(`${fixtures}units-unknown.json`)).rejects.toThrow(/unknown unit constant cpuPerCu/);
+    expect(() => parseUnits({ gbPerCu: 0 })).toThrow(UsageError);
+  });
+});
+
+describe("names file", () => {
+  it.each(["names.csv", "names.json"])("names entities from %s, and unknown ones are \"\"", async (file) => {
+    const names = await loadNames(`${fixtures}${file}`);
+    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)], 12: [vm(2)] })]);
+    const r = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 }, { names });
+    if (!("account" in r)) throw new Error("expected an account");
+    expect(r.account.name).toBe("Acme Corp");
+    expect(r.account.cloudspaces["11"]!.name).toBe("Production, EU");
+    expect(r.account.cloudspaces["12"]!.name).toBe("");
+    expect(r.account.cloudspaces["12"]!.machines["2"]!.name).toBe("");
+  });
+});
+
+describe("price list files", () => {
+  it("reads YAML with monthly prices and account overrides", async () => {
+    const list = await loadPrices(`${fixtures}prices.yaml`);
+    expect(list.currency).toBe("EUR");
+    expect(list.decimals).toBe(2);
+    expect(list.prices.SU).toMatchObject({ per: "month", text: "40" });
+    expect(list.prices.CU).toMatchObject({ per: "hour", text: "0.0125" });
+    expect(list.accounts.get(8)?.CU?.text).toBe("0.01");
+  });
+
+  it("reads JSON, with the currency's decimals", async () => {
+    const list = await loadPrices(`${fixtures}prices.json`);
+    expect(list.decimals).toBe(0);
+  });
+});
