@@ -1,0 +1,19 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { ACCOUNT_SERIES, ACCOUNT_TIME_SQL } from "./accountSeries.js";
+import { runStats } from "./runStats.js";
+import type { AccountStatsRequest, StatsResponse } from "./types.js";
+
+/**
+ * The statistics series of one account (seed 4.3, SPEC 4): `{ time, series }` with only the
+ * series named in `include` (capacity TB — also as `storage-capacity`, returned under that
+ * key —, vdisk-iops, cpu { allocated vCPUs, inuse % }, memory GB, network { in, out } MB/s).
+ * `time` is the hours in `[from, till)` with a loaded account-hour; an unknown account gives
+ * an empty `time`.
+ */
+export function accountStats(connection: DuckDBConnection, request: AccountStatsRequest): Promise<StatsResponse> {
+  return runStats(
+    connection,
+    { entity: "account", catalog: ACCOUNT_SERIES, timeSql: ACCOUNT_TIME_SQL, accountId: request.accountId },
+    request,
+  );
+}

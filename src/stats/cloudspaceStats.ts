@@ -1,0 +1,26 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { CLOUDSPACE_ACCOUNTS_SQL, CLOUDSPACE_SERIES, CLOUDSPACE_TIME_SQL } from "./cloudspaceSeries.js";
+import { runStats } from "./runStats.js";
+import type { CloudspaceStatsRequest, StatsResponse } from "./types.js";
+
+/**
+ * The statistics series of one cloud space (seed 4.2, SPEC 4): `{ time, series }` with only
+ * the series named in `include` (vdisk-iops, capacity TB, cpu { allocated vCPUs, inuse % },
+ * memory MB, network { vms, gateways } × { in, out } MB in the hour). `time` is the hours in
+ * `[from, till)` at which the cloud space has a sample; an unknown one gives an empty `time`.
+ * A cloud space id found in several accounts in the period needs `accountId` (UsageError).
+ */
+export function cloudspaceStats(connection: DuckDBConnection, request: CloudspaceStatsRequest): Promise<StatsResponse> {
+  return runStats(
+    connection,
+    {
+      entity: "cloudspace",
+      catalog: CLOUDSPACE_SERIES,
+      timeSql: CLOUDSPACE_TIME_SQL,
+      accountsSql: CLOUDSPACE_ACCOUNTS_SQL,
+      id: request.cloudspaceId,
+      accountId: request.accountId,
+    },
+    request,
+  );
+}

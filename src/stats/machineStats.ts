@@ -1,0 +1,26 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { MACHINE_ACCOUNTS_SQL, MACHINE_SERIES, MACHINE_TIME_SQL } from "./machineSeries.js";
+import { runStats } from "./runStats.js";
+import type { MachineStatsRequest, StatsResponse } from "./types.js";
+
+/**
+ * The statistics series of one machine (seed 4.1, SPEC 4): `{ time, series }` with only the
+ * series named in `include` (cpu %, memory MB, vdisk-iops, vm-iops, vdisk-capacity GB,
+ * vm-capacity GB, network KB/s per NIC position). `time` is the hours in `[from, till)` at
+ * which the machine has a sample; an unknown machine gives an empty `time`.
+ * A machine id found in several accounts in the period needs `accountId` (UsageError).
+ */
+export function machineStats(connection: DuckDBConnection, request: MachineStatsRequest): Promise<StatsResponse> {
+  return runStats(
+    connection,
+    {
+      entity: "machine",
+      catalog: MACHINE_SERIES,
+      timeSql: MACHINE_TIME_SQL,
+      accountsSql: MACHINE_ACCOUNTS_SQL,
+      id: request.machineId,
+      accountId: request.accountId,
+    },
+    request,
+  );
+}

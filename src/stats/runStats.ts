@@ -1,0 +1,81 @@
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+import { UsageError } from "../errors.js";
+import { isoUtc, parseTime } from "../time.js";
+import { assembleSeries, type SeriesRow } from "./assembleSeries.js";
+import type { SeriesDefinition } from "./seriesDefinition.js";
+import { selectSeries } from "./selectSeries.js";
+import type { StatsEntity, StatsPeriod, StatsResponse } from "./types.js";
+
+/** What `runStats` needs to know about one kind of entity. */
+export interface StatsPlan {
+  entity: StatsEntity;
+  catalog: readonly SeriesDefinition[];
+  /** The entity's sample hours, ascending. */
+  timeSql: string;
+  /** For machines and cloud spaces: the accounts holding the id in the period. */
+  accountsSql?: string;
+  /** The machine or cloud space id; absent for accounts. */
+  id?: number;
+  /** The account: given, or (when `accountsSql` is set) found. */
+  accountId?: number;
+}
+
+/**
+ * Computes the requested series of one entity: each series once, by its SQL query, laid out
+ * on the entity's sample hours in `[from, till)`. Throws a UsageError for a bad period, a bad
+ * include name, or an id found in several accounts when no account was given.
+ */
+export async function runStats(connection: DuckDBConnection, plan: StatsPlan, period: StatsPeriod): Promise<StatsResponse> {
+  const fromEpoch = parseTime(period.from, "from");
+  const tillEpoch = parseTime(period.till, "till");
+  if (tillEpoch <= fromEpoch) {
+    throw new UsageError(`till (${isoUtc(tillEpoch)}) must be after from (${isoUtc(fromEpoch)}): the period is [from, till)`);
+  }
+  const definitions = selectSeries(plan.entity, plan.catalog, period.include);
+  for (const [what, value] of [["id", plan.id], ["accountId", plan.accountId]] as const) {
+    if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
+  }
+  const params: Record<string, bigint> = { from: BigInt(fromEpoch), till: BigInt(tillEpoch) };
+  if (plan.id !== undefined) params.id = BigInt(plan.id);
+  const accountId = plan.accountId ?? (plan.accountsSql ? await findAccount(connection, plan, params) : undefined);
+
+  let time: number[] = [];
+  if (accountId !== undefined) {
+    params.account = BigInt(accountId);
+    const rows = await query(connection, plan.timeSql, params);
+    time = rows.map((r) => Number(r.hour_epoch));
+  }
+  const indexOfHour = new Map(time.map((t, i) => [t, i]));
+  const series: StatsResponse["series"] = {};
+  for (const definition of definitions) {
+    const rows = time.length === 0 ? [] : await query(connection, definition.sql, params);
+    const seriesRows: SeriesRow[] = rows.map((r) => ({
+      hourEpoch: Number(r.hour_epoch),
+      k1: r.k1 === null ? null : String(r.k1),
+      k2: r.k2 === null ? null : String(r.k2),
+      value: Number(r.value),
+    }));
+    series[definition.name] = assembleSeries(definition.layout, time.length, indexOfHour, seriesRows);
+  }
+  return { time, series };
+}
+
+async function findAccount(connection: DuckDBConnection, plan: StatsPlan, params: Record<string, bigint>): Promise<number | undefined> {
+  const rows = await query(connection, plan.accountsSql!, params);
+  const accounts = rows.map((r) => Number(r.account_id));
+  if (accounts.length > 1) {
+    throw new UsageError(
+      `${plan.entity} ${plan.id} has samples in ${accounts.length} accounts in the period (${accounts.join(", ")}): ` +
+        "name one with accountId (in the CLI: --account-id)",
+      { code: "AMBIGUOUS_ID" },
+    );
+  }
+  return accounts[0];
+}
+
+async function query(connection: DuckDBConnection, sql: string, params: Record<string, bigint>): Promise<Record<string, DuckDBValue>[]> {
+  const used: Record<string, bigint> = {};
+  for (const [name, value] of Object.entries(params)) if (sql.includes(`$${name}`)) used[name] = value;
+  const reader = await connection.runAndReadAll(sql, used);
+  return reader.getRowObjects();
+}
