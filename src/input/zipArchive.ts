@@ -1,4 +1,3 @@
-import { open as openFile, type FileHandle } from "node:fs/promises";
 import yauzl from "yauzl";
 import { BadFileError } from "../errors.js";
 import { crc32 } from "./crc32.js";
@@ -31,18 +30,23 @@ export class ZipArchive {
   private constructor(
     /** The archive's path as given, for messages. */
     readonly displayName: string,
-    private readonly handle: FileHandle,
     private readonly zip: yauzl.ZipFile,
-  ) {}
+  ) {
+    // The fd is closed once `close()` was called and every read stream has ended.
+    this.closed = new Promise((resolve) => zip.once("close", resolve));
+    // Errors reach us through promises; this keeps a late one (closing the fd) from crashing the process.
+    zip.on("error", () => {});
+  }
+
+  private readonly closed: Promise<unknown>;
 
   /** Opens `path`; a file that is not a readable zip, or one with too many entries, is a BadFileError. */
   static async open(path: string, displayName: string, limits: Required<InputLimits>): Promise<ZipArchive> {
-    const handle = await openFile(path, "r");
     let zip: yauzl.ZipFile;
     try {
       // Sizes and names are checked here, per entry, so one bad entry does not make the rest of
       // an archive unreadable (yauzl's own checks stop the whole central directory).
-      zip = await yauzl.fromFdPromise(handle.fd, {
+      zip = await yauzl.openPromise(path, {
         lazyEntries: true,
         autoClose: false,
         decodeStrings: false,
@@ -50,12 +54,11 @@ export class ZipArchive {
         strictFileNames: true,
       });
     } catch (error) {
-      await handle.close();
       throw new BadFileError("ZIP_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, {
         cause: error,
       });
     }
-    const archive = new ZipArchive(displayName, handle, zip);
+    const archive = new ZipArchive(displayName, zip);
     if (zip.entryCount > limits.maxEntries) {
       await archive.close();
       throw new BadFileError(
@@ -169,11 +172,10 @@ export class ZipArchive {
     return bytes;
   }
 
-  /** Closes the archive and its file descriptor. Safe to call twice. */
+  /** Closes the archive; resolves once its file descriptor is closed. Safe to call twice. */
   async close(): Promise<void> {
-    if (!this.zip.isOpen) return;
     this.zip.close();
-    await this.handle.close();
+    await this.closed;
   }
 }
 

@@ -1,0 +1,289 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  BadFileError,
+  UsageError,
+  readAccountHours,
+  type AccountHour,
+  type ReadOptions,
+  type ReadProgress,
+} from "../../src/index.js";
+import { contentOf, openFds, rawZip, tempDir, writeTree, writeYazl } from "./zipFixtures.js";
+
+const hour = (y: number, m: number, d: number, h: number) => Date.UTC(y, m - 1, d, h) / 1000;
+
+/** Every account-hour, as [accountId, ISO hour, source names relative to `base`]. */
+async function collect(inputs: string[], base = "", options: ReadOptions = {}) {
+  const reader = readAccountHours(inputs, options);
+  const hours: [number, string, string[]][] = [];
+  for await (const h of reader) {
+    hours.push([h.accountId, new Date(h.hourEpoch * 1000).toISOString(), h.sources.map((s) => s.name.replace(base, ""))]);
+  }
+  return { hours, summary: reader.summary };
+}
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+describe("readAccountHours on directory trees", () => {
+  it("reads unpadded and zero-padded folders as the same kind of hours", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin", "7/2026/11/05/08/account_capnp.bin", "7/2026/1/31/23/account_capnp.bin"]);
+    const reader = readAccountHours([dir]);
+    const hours: AccountHour[] = [];
+    for await (const h of reader) hours.push(h);
+    expect(hours.map((h) => [h.accountId, h.hourEpoch])).toEqual([
+      [7, hour(2026, 1, 31, 23)],
+      [7, hour(2026, 11, 5, 7)],
+      [7, hour(2026, 11, 5, 8)],
+    ]);
+    const first = hours[0]!.sources[0]!;
+    expect(first.root).toBe("Account");
+    expect(first.packed).toBe(false);
+    expect(first.archive).toBeUndefined();
+    expect(Buffer.from(first.bytes).toString()).toBe(contentOf("7/2026/1/31/23/account_capnp.bin").toString());
+    expect(reader.summary).toMatchObject({ filesRead: 3, accountHours: 3, ignoredPaths: 0, badFiles: 0 });
+  });
+
+  it("gives the same account-hours from the root, the account folder or a day folder", async () => {
+    await writeTree(dir, [
+      "7/2026/11/5/7/account_capnp.bin",
+      "7/2026/11/5/8/account_capnp.bin",
+      "7/2026/11/6/0/account_capnp.bin",
+      "9/2026/11/5/7/account_capnp.bin",
+    ]);
+    const fromRoot = (await collect([dir], dir)).hours;
+    const fromAccount = (await collect([join(dir, "7")], dir)).hours;
+    const fromDay = (await collect([join(dir, "7/2026/11/5")], dir)).hours;
+    const fromHour = (await collect([join(dir, "7/2026/11/5/8")], dir)).hours;
+    expect(fromRoot.map((h) => h[0])).toEqual([7, 7, 7, 9]);
+    expect(fromAccount).toEqual(fromRoot.slice(0, 3));
+    expect(fromDay).toEqual(fromRoot.slice(0, 2));
+    expect(fromHour).toEqual([[7, "2026-11-05T08:00:00.000Z", ["/7/2026/11/5/8/account_capnp.bin"]]]);
+  });
+
+  it("reads a single consumption file given by path", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin.packed"]);
+    const reader = readAccountHours([join(dir, "7/2026/11/5/7/account_capnp.bin.packed")]);
+    const hours: AccountHour[] = [];
+    for await (const h of reader) hours.push(h);
+    expect(hours).toHaveLength(1);
+    expect(hours[0]!.hourEpoch).toBe(hour(2026, 11, 5, 7));
+    expect(hours[0]!.sources[0]!.packed).toBe(true);
+  });
+
+  it("groups the controller's cloud-space files into one account-hour, by cloud space id", async () => {
+    await writeTree(dir, ["3/2026/1/1/0/12.bin", "3/2026/1/1/0/2.bin", "3/2026/1/1/1/2.bin"]);
+    const reader = readAccountHours([dir]);
+    const hours: AccountHour[] = [];
+    for await (const h of reader) hours.push(h);
+    expect(hours.map((h) => h.sources.map((s) => [s.name.replace(dir, ""), s.root]))).toEqual([
+      [
+        ["/3/2026/1/1/0/2.bin", "CloudSpace"],
+        ["/3/2026/1/1/0/12.bin", "CloudSpace"],
+      ],
+      [["/3/2026/1/1/1/2.bin", "CloudSpace"]],
+    ]);
+  });
+
+  it("ignores and counts files that are not at a consumption path", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin", "README.txt", "7/notes.md", "7/2026/11/5/7/account_capnp.bin.bak"]);
+    const { hours, summary } = await collect([dir], dir);
+    expect(hours).toHaveLength(1);
+    expect(summary.ignoredPaths).toBe(3);
+    expect(summary.ignoredExamples.map((p) => p.replace(dir, ""))).toEqual([
+      "/7/2026/11/5/7/account_capnp.bin.bak",
+      "/7/notes.md",
+      "/README.txt",
+    ]);
+  });
+
+  it("forces packed decoding of every file with the packed option", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin"]);
+    const reader = readAccountHours([dir], { packed: true });
+    for await (const h of reader) expect(h.sources[0]!.packed).toBe(true);
+    expect(reader.summary.accountHours).toBe(1);
+  });
+
+  it.each([
+    ["7/2026/13/5/7/account_capnp.bin", "month 13"],
+    ["7/2026/11/5/24/account_capnp.bin", "hour 24"],
+  ])("throws a BadFileError naming %s (%s)", async (path, what) => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin", path]);
+    const error = await collect([dir]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadFileError);
+    expect((error as BadFileError).code).toBe("INPUT_BAD_PATH");
+    expect((error as BadFileError).file).toBe(join(dir, path));
+    expect((error as BadFileError).message).toContain(what);
+  });
+
+  it("reports an impossible path to onBadFile and still yields the good hours", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin", "7/2026/13/5/7/account_capnp.bin"]);
+    const bad: BadFileError[] = [];
+    const { hours, summary } = await collect([dir], dir, { onBadFile: (e) => bad.push(e) });
+    expect(hours.map((h) => h[1])).toEqual(["2026-11-05T07:00:00.000Z"]);
+    expect(bad.map((e) => [e.code, e.file.replace(dir, "")])).toEqual([["INPUT_BAD_PATH", "/7/2026/13/5/7/account_capnp.bin"]]);
+    expect(summary.badFiles).toBe(1);
+    expect(summary.ignoredPaths).toBe(0);
+  });
+
+  it("throws a UsageError, before reading anything, when an input does not exist", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin"]);
+    const missing = join(dir, "nope.zip");
+    const error = await collect([dir, missing]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(missing);
+  });
+
+  it("reads a file once when a folder and its parent are both given", async () => {
+    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin"]);
+    const { hours, summary } = await collect([dir, join(dir, "7")], dir);
+    expect(hours).toEqual([[7, "2026-11-05T07:00:00.000Z", ["/7/2026/11/5/7/account_capnp.bin"]]]);
+    expect(summary.filesRead).toBe(1);
+  });
+});
+
+describe("readAccountHours on zip archives", () => {
+  it("reads entries with and without leading folders, as getConsumption serves them", async () => {
+    const plain = join(dir, "plain.zip");
+    const nested = join(dir, "nested.zip");
+    await writeYazl(plain, [{ name: "7/2026/11/5/7/account_capnp.bin" }]);
+    await writeYazl(nested, [{ name: "var/billing/8/2026/11/05/07/account_capnp.bin" }, { name: "var/billing/" + "index.html" }]);
+    const reader = readAccountHours([plain, nested]);
+    const hours: AccountHour[] = [];
+    for await (const h of reader) hours.push(h);
+    expect(hours.map((h) => [h.accountId, h.hourEpoch])).toEqual([
+      [7, hour(2026, 11, 5, 7)],
+      [8, hour(2026, 11, 5, 7)],
+    ]);
+    const source = hours[1]!.sources[0]!;
+    expect(source.name).toBe(`${nested}!var/billing/8/2026/11/05/07/account_capnp.bin`);
+    expect(source.archive).toBe(nested);
+    expect(source.entry).toBe("var/billing/8/2026/11/05/07/account_capnp.bin");
+    expect(Buffer.from(source.bytes).toString()).toBe(contentOf(source.entry!).toString());
+    expect(reader.summary).toMatchObject({ accountHours: 2, filesRead: 2, ignoredPaths: 1, ignoredExamples: [`${nested}!var/billing/index.html`] });
+  });
+
+  it("yields one account-hour holding every copy when a zip and a tree both have it", async () => {
+    const zip = join(dir, "a.zip");
+    await writeYazl(zip, [{ name: "7/2026/11/5/7/account_capnp.bin" }, { name: "7/2026/11/5/8/account_capnp.bin" }]);
+    await writeTree(join(dir, "tree"), ["7/2026/11/05/07/account_capnp.bin"]);
+    const { hours } = await collect([join(dir, "tree"), zip], dir);
+    expect(hours).toEqual([
+      [7, "2026-11-05T07:00:00.000Z", ["/a.zip!7/2026/11/5/7/account_capnp.bin", "/tree/7/2026/11/05/07/account_capnp.bin"]],
+      [7, "2026-11-05T08:00:00.000Z", ["/a.zip!7/2026/11/5/8/account_capnp.bin"]],
+    ]);
+  });
+
+  it("yields the same order whatever the order of entries, files and inputs", async () => {
+    const names = [
+      "9/2026/1/1/0/account_capnp.bin",
+      "7/2026/1/2/0/account_capnp.bin",
+      "7/2026/1/1/5/account_capnp.bin",
+      "7/2026/1/1/5/3.bin",
+      "10/2025/12/31/23/account_capnp.bin",
+      "7/2026/1/1/10/account_capnp.bin",
+    ];
+    const shuffled = [names[3]!, names[5]!, names[0]!, names[2]!, names[4]!, names[1]!];
+    await writeYazl(join(dir, "a.zip"), names.map((name) => ({ name })));
+    await writeYazl(join(dir, "b.zip"), shuffled.map((name) => ({ name })));
+    await writeTree(join(dir, "t1"), names);
+    await writeTree(join(dir, "t2"), shuffled);
+    const a = (await collect([join(dir, "a.zip")], dir)).hours;
+    const b = (await collect([join(dir, "b.zip")], dir)).hours;
+    const t1 = (await collect([join(dir, "t1")], join(dir, "t1"))).hours;
+    const t2 = (await collect([join(dir, "t2")], join(dir, "t2"))).hours;
+    expect(a.map((h) => [h[0], h[1], h[2].map((n) => n.replace("/a.zip!", "/"))])).toEqual(t1);
+    expect(b.map((h) => [h[0], h[1], h[2].map((n) => n.replace("/b.zip!", "/"))])).toEqual(t1);
+    expect(t2).toEqual(t1);
+    expect(t1.map((h) => [h[0], h[1]])).toEqual([
+      [7, "2026-01-01T05:00:00.000Z"],
+      [7, "2026-01-01T10:00:00.000Z"],
+      [7, "2026-01-02T00:00:00.000Z"],
+      [9, "2026-01-01T00:00:00.000Z"],
+      [10, "2025-12-31T23:00:00.000Z"],
+    ]);
+    expect(t1[0]![2]).toEqual(["/7/2026/1/1/5/account_capnp.bin", "/7/2026/1/1/5/3.bin"]);
+    const mixed = (await collect([join(dir, "b.zip"), join(dir, "t2"), join(dir, "a.zip")], dir)).hours;
+    const reversed = (await collect([join(dir, "a.zip"), join(dir, "t2"), join(dir, "b.zip")], dir)).hours;
+    expect(mixed).toEqual(reversed);
+  });
+
+  it("reports progress with totals known after indexing", async () => {
+    await writeYazl(join(dir, "a.zip"), [
+      { name: "7/2026/1/1/0/account_capnp.bin", data: Buffer.alloc(100, 1) },
+      { name: "7/2026/1/1/1/account_capnp.bin", data: Buffer.alloc(50, 2) },
+    ]);
+    const seen: ReadProgress[] = [];
+    const reader = readAccountHours([join(dir, "a.zip")], { onProgress: (p) => seen.push({ ...p }) });
+    for await (const h of reader) expect(h.sources).toHaveLength(1);
+    expect(seen[0]).toEqual({ filesRead: 0, bytesRead: 0, filesTotal: 2, bytesTotal: 150 });
+    expect(seen.at(-1)).toEqual({ filesRead: 2, bytesRead: 150, filesTotal: 2, bytesTotal: 150 });
+    expect(reader.summary).toMatchObject({ filesRead: 2, bytesRead: 150 });
+  });
+
+  it("treats an input file that is not a zip as one bad file", async () => {
+    const notZip = join(dir, "consumption.zip");
+    await writeFile(notZip, "<html>login required</html>");
+    const error = await collect([notZip]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadFileError);
+    expect((error as BadFileError).code).toBe("ZIP_CORRUPT");
+    expect((error as BadFileError).file).toBe(notZip);
+  });
+
+  it("treats a truncated zip as one bad file and goes on with the other inputs under onBadFile", async () => {
+    const good = join(dir, "good.zip");
+    await writeYazl(good, [{ name: "7/2026/1/1/0/account_capnp.bin" }, { name: "7/2026/1/1/1/account_capnp.bin" }]);
+    const bytes = rawZip([
+      { name: "8/2026/1/1/0/account_capnp.bin", data: Buffer.alloc(64, 7) },
+      { name: "8/2026/1/1/1/account_capnp.bin", data: Buffer.alloc(64, 8) },
+    ]);
+    const truncated = join(dir, "truncated.zip");
+    await writeFile(truncated, bytes.subarray(0, bytes.length - 30));
+    const bad: BadFileError[] = [];
+    const { hours } = await collect([truncated, good], dir, { onBadFile: (e) => bad.push(e) });
+    expect(hours.map((h) => h[0])).toEqual([7, 7]);
+    expect(bad.map((e) => [e.code, e.file])).toEqual([["ZIP_CORRUPT", truncated]]);
+  });
+});
+
+describe("readAccountHours releases files", () => {
+  it("closes every archive when the consumer breaks out of the loop early", async () => {
+    const names = Array.from({ length: 6 }, (_, h) => ({ name: `7/2026/1/1/${h}/account_capnp.bin` }));
+    await writeYazl(join(dir, "a.zip"), names);
+    await writeYazl(join(dir, "b.zip"), names.map(({ name }) => ({ name: `x/${name.replace(/^7/, "8")}` })));
+    await writeTree(join(dir, "t"), names.map(({ name }) => name.replace(/^7/, "9")));
+    const before = openFds();
+    const reader = readAccountHours([join(dir, "a.zip"), join(dir, "b.zip"), join(dir, "t")]);
+    let seen = 0;
+    for await (const h of reader) {
+      expect(h.accountId).toBe(7);
+      if (++seen === 2) break;
+    }
+    expect(seen).toBe(2);
+    expect(openFds()).toBe(before);
+  });
+
+  it("closes every archive when a bad file ends the reading", async () => {
+    const zip = join(dir, "bad-crc.zip");
+    await writeFile(
+      zip,
+      rawZip([
+        { name: "7/2026/1/1/0/account_capnp.bin", data: Buffer.alloc(10, 1) },
+        { name: "7/2026/1/1/1/account_capnp.bin", data: Buffer.alloc(10, 2), crc: 1234 },
+        { name: "7/2026/1/1/2/account_capnp.bin", data: Buffer.alloc(10, 3) },
+      ]),
+    );
+    await writeYazl(join(dir, "other.zip"), [{ name: "8/2026/1/1/0/account_capnp.bin" }]);
+    const before = openFds();
+    const seen: number[] = [];
+    const error = await (async () => {
+      for await (const h of readAccountHours([zip, join(dir, "other.zip")])) seen.push(h.hourEpoch);
+    })().catch((e: unknown) => e);
+    expect((error as BadFileError).code).toBe("ZIP_CRC");
+    expect(seen).toEqual([hour(2026, 1, 1, 0)]);
+    expect(openFds()).toBe(before);
+  });
+});

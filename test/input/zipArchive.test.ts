@@ -1,0 +1,127 @@
+import { readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BadFileError, readAccountHours, type ReadOptions } from "../../src/index.js";
+import { openFds, rawZip, tempDir, type RawEntry } from "./zipFixtures.js";
+
+const GOOD = "7/2026/1/1/0/account_capnp.bin";
+const good: RawEntry = { name: GOOD, data: Buffer.from("good bytes") };
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => ({ dir, cleanup } = await tempDir()));
+afterEach(() => cleanup());
+
+/** Writes `entries` as a zip and reads it: the first error thrown, and what onBadFile saw. */
+async function readZip(entries: RawEntry[], options: ReadOptions = {}) {
+  const zip = join(dir, "consumption.zip");
+  await writeFile(zip, rawZip(entries));
+  let thrown: BadFileError | undefined;
+  try {
+    for await (const hour of readAccountHours([zip], options)) expect(hour).toBeDefined();
+  } catch (error) {
+    thrown = error as BadFileError;
+  }
+  const reported: BadFileError[] = [];
+  const names: string[] = [];
+  for await (const hour of readAccountHours([zip], { ...options, onBadFile: (e) => reported.push(e) })) {
+    names.push(...hour.sources.map((s) => s.entry!));
+  }
+  return { zip, thrown, reported, names };
+}
+
+describe("zip archives are read safely", () => {
+  it.each([
+    ["a parent-folder entry", `../${GOOD}`, "invalid relative path"],
+    ["an absolute entry", `/${GOOD}`, "absolute path"],
+    ["a backslash entry", GOOD.replaceAll("/", "\\"), "invalid characters"],
+  ])("refuses %s, naming archive and entry, and still reads the good entries", async (_, name, why) => {
+    const { zip, thrown, reported, names } = await readZip([{ name, data: Buffer.from("evil") }, good]);
+    expect(thrown).toBeInstanceOf(BadFileError);
+    expect(thrown!.code).toBe("ZIP_UNSAFE_NAME");
+    expect(thrown!.file).toBe(`${zip}!${name}`);
+    expect(thrown!.message).toContain(why);
+    expect(reported.map((e) => e.code)).toEqual(["ZIP_UNSAFE_NAME"]);
+    expect(names).toEqual([GOOD]);
+    expect((await readdir(dir)).sort()).toEqual(["consumption.zip"]); // nothing extracted, anywhere
+  });
+
+  it("refuses every copy of a duplicated entry name", async () => {
+    const twice = "7/2026/1/1/5/account_capnp.bin";
+    const { zip, thrown, reported, names } = await readZip([
+      { name: twice, data: Buffer.from("first") },
+      good,
+      { name: twice, data: Buffer.from("second") },
+    ]);
+    expect(thrown!.code).toBe("ZIP_DUPLICATE");
+    expect(thrown!.file).toBe(`${zip}!${twice}`);
+    expect(reported.map((e) => e.code)).toEqual(["ZIP_DUPLICATE"]);
+    expect(names).toEqual([GOOD]);
+  });
+
+  it.each([
+    ["a deflated entry holding more than it declares", { deflate: true, uncompressedSize: 100 }, "holds more than the 100 bytes"],
+    ["a deflated entry holding less than it declares", { deflate: true, uncompressedSize: 300 }, "holds 200 bytes but declares 300"],
+    ["a stored entry whose sizes disagree", { uncompressedSize: 150 }, "stored entry declares 150 bytes but holds 200"],
+  ])("refuses %s", async (_, lie, why) => {
+    const liar = { name: "7/2026/1/1/3/account_capnp.bin", data: Buffer.alloc(200, 0x41), ...lie };
+    const before = openFds();
+    const { zip, thrown, reported, names } = await readZip([good, liar]);
+    expect(thrown!.code).toBe("ZIP_SIZE_MISMATCH");
+    expect(thrown!.file).toBe(`${zip}!${liar.name}`);
+    expect(thrown!.message).toContain(why);
+    expect(reported.map((e) => e.code)).toEqual(["ZIP_SIZE_MISMATCH"]);
+    expect(names).toEqual([GOOD]);
+    expect(openFds()).toBe(before);
+  });
+
+  it("refuses a zip bomb: a compression ratio over 1000", async () => {
+    const bomb = { name: "7/2026/1/1/9/account_capnp.bin", data: Buffer.alloc(4 * 1024 * 1024), deflate: true };
+    const { zip, thrown, names } = await readZip([bomb, good]);
+    expect(thrown!.code).toBe("ZIP_RATIO");
+    expect(thrown!.file).toBe(`${zip}!${bomb.name}`);
+    expect(thrown!.message).toMatch(/compression ratio 10\d\d /);
+    expect(names).toEqual([GOOD]);
+  });
+
+  it("accepts an ordinary compression ratio, and a lower ratio limit refuses it", async () => {
+    const zeros = { name: "7/2026/1/1/9/account_capnp.bin", data: Buffer.alloc(10_000), deflate: true };
+    expect((await readZip([zeros])).names).toEqual([zeros.name]);
+    expect((await readZip([zeros], { maxCompressionRatio: 50 })).thrown!.code).toBe("ZIP_RATIO");
+  });
+
+  it("refuses an entry whose CRC-32 does not match its bytes", async () => {
+    const damaged = { name: "7/2026/1/1/4/account_capnp.bin", data: Buffer.from("flipped bits"), deflate: true, crc: 0xdeadbeef };
+    const { zip, thrown, reported, names } = await readZip([good, damaged]);
+    expect(thrown!.code).toBe("ZIP_CRC");
+    expect(thrown!.file).toBe(`${zip}!${damaged.name}`);
+    expect(thrown!.message).toContain("0xdeadbeef");
+    expect(reported.map((e) => e.code)).toEqual(["ZIP_CRC"]);
+    expect(names).toEqual([GOOD]);
+  });
+
+  it("refuses an entry larger than maxEntryBytes", async () => {
+    const big = { name: "7/2026/1/1/2/account_capnp.bin", data: Buffer.alloc(64, 1) };
+    const { zip, thrown, names } = await readZip([good, big], { maxEntryBytes: 32 });
+    expect(thrown!.code).toBe("ZIP_TOO_LARGE");
+    expect(thrown!.file).toBe(`${zip}!${big.name}`);
+    expect(names).toEqual([GOOD]);
+  });
+
+  it("refuses a whole archive with more entries than maxEntries", async () => {
+    const entries = [0, 1, 2].map((h) => ({ name: `7/2026/1/1/${h}/account_capnp.bin`, data: Buffer.from("x") }));
+    const { zip, thrown, reported, names } = await readZip(entries, { maxEntries: 2 });
+    expect(thrown!.code).toBe("ZIP_TOO_MANY_ENTRIES");
+    expect(thrown!.file).toBe(zip);
+    expect(reported).toHaveLength(1);
+    expect(names).toEqual([]);
+  });
+
+  it("refuses a whole archive whose consumption files add up to more than maxTotalBytes", async () => {
+    const entries = [0, 1, 2].map((h) => ({ name: `7/2026/1/1/${h}/account_capnp.bin`, data: Buffer.alloc(40) }));
+    const { zip, thrown, names } = await readZip(entries, { maxTotalBytes: 100 });
+    expect(thrown!.code).toBe("ZIP_TOO_LARGE");
+    expect(thrown!.file).toBe(zip);
+    expect(names).toEqual([]);
+  });
+});

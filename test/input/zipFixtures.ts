@@ -1,0 +1,102 @@
+/** Test helpers: real zips written with yazl, hand-made (malicious) zips, temp trees. */
+import { once } from "node:events";
+import { createWriteStream, readdirSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { deflateRawSync } from "node:zlib";
+import yazl from "yazl";
+import { crc32 } from "../../src/input/crc32.js";
+
+/** A fresh temp folder, and a function that removes it. */
+export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "cloudunits-input-"));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Content that names its own path, so a test can tell which file a Source came from. */
+export function contentOf(path: string): Buffer {
+  return Buffer.from(`bytes of ${path}`);
+}
+
+/** Writes files (path → content, default `contentOf(path)`) below `root`, creating folders. */
+export async function writeTree(root: string, paths: string[], content = contentOf): Promise<void> {
+  for (const path of paths) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), content(path));
+  }
+}
+
+/** Writes a zip with yazl (deflated), entries in the given order. */
+export async function writeYazl(file: string, entries: { name: string; data?: Buffer }[]): Promise<void> {
+  const zip = new yazl.ZipFile();
+  for (const { name, data } of entries) zip.addBuffer(data ?? contentOf(name), name, { mtime: new Date(0) });
+  zip.end();
+  const out = createWriteStream(file);
+  zip.outputStream.pipe(out);
+  await once(out, "close");
+}
+
+/** An entry of a hand-made zip; every header field can lie. */
+export interface RawEntry {
+  name: string;
+  data: Buffer;
+  deflate?: boolean;
+  /** Override the declared CRC-32 (default: the true one). */
+  crc?: number;
+  /** Override the declared uncompressed size (default: the true one). */
+  uncompressedSize?: number;
+}
+
+/**
+ * Writes the bytes of a zip by hand (local headers, central directory, end record), for what yazl
+ * refuses to write: `../x`, `/x`, duplicate names, lying sizes and CRCs.
+ */
+export function rawZip(entries: RawEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name, "utf8");
+    const body = entry.deflate ? deflateRawSync(entry.data) : entry.data;
+    const crc = entry.crc ?? crc32(entry.data);
+    const usize = entry.uncompressedSize ?? entry.data.length;
+    const method = entry.deflate ? 8 : 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x800, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(usize, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x800, 8);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(usize, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, body);
+    centrals.push(central, name);
+    offset += local.length + name.length + body.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** Open file descriptors of this process. */
+export function openFds(): number {
+  return readdirSync("/proc/self/fd").length;
+}
