@@ -50,3 +50,6 @@ export { loadNames, makeNames } from "./billing/names.js";
 export type { Names, NameKind } from "./billing/names.js";
 export { UNIT_NAMES, BASE_UNITS } from "./billing/unitsSql.js";
 export type { UnitName, CuRollup } from "./billing/unitsSql.js";
+export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";
+export { consumptionFileName } from "./fetch/consumptionFile.js";
+export type { FetchAuth, JwtAuth, SessionAuth, FetchProgress, RequestPolicy, FetchConsumptionOptions, FetchConsumptionResult } from "./fetch/types.js";

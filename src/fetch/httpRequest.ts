@@ -1,0 +1,210 @@
+import http from "node:http";
+import https from "node:https";
+import { FetchError, UsageError } from "../errors.js";
+import { displayUrl } from "./redact.js";
+import type { Credentials } from "./types.js";
+
+/** One HTTP exchange, redirects included. */
+export interface HttpRequest {
+  method: "GET" | "POST";
+  url: URL;
+  headers?: Record<string, string>;
+  /** A form-encoded body (POST). */
+  form?: URLSearchParams;
+  /** Sent only to the origin of `url`: never to another host, port or scheme after a redirect. */
+  credentials?: Credentials;
+  /** Longest silence from the server, ms (before the answer and between body bytes). */
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+/** The answer, after every redirect: its body is still to be read from `response`. */
+export interface HttpResponse {
+  response: http.IncomingMessage;
+  /** The URL that answered (after redirects). */
+  url: URL;
+  /** Stops the exchange (destroys the socket). */
+  abort(): void;
+  /** True once the server stayed silent longer than the timeout (the socket was then destroyed). */
+  timedOut(): boolean;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Network error codes worth a retry: the connection failed or broke, not the address. */
+const TRANSIENT_NETWORK = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "ECONNABORTED"]);
+
+/** Marks a timeout raised by this module, so it is told apart from other socket errors. */
+class SilenceTimeout extends Error {}
+
+/** A plain copy of a low-level error (message and code only): nothing else travels in a cause chain. */
+function plainCause(error: unknown): Error {
+  const copy = new Error(error instanceof Error ? error.message : String(error));
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") (copy as Error & { code?: string }).code = code;
+  return copy;
+}
+
+/** The FetchError for a failed socket, request or body read of `url`. */
+export function networkError(error: unknown, url: URL, timeoutMs: number, what = "request to"): FetchError {
+  if (error instanceof FetchError) return error;
+  if (error instanceof SilenceTimeout) {
+    return new FetchError(
+      "FETCH_TIMEOUT",
+      `${what} ${displayUrl(url)} timed out: no data for ${timeoutMs / 1000} s; try again later or raise --timeout`,
+    );
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  const detail = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  const hint = code === "ENOTFOUND" ? "check the host name in the URL" : "check the address and the network, then try again";
+  return new FetchError("FETCH_NETWORK", `${what} ${displayUrl(url)} failed: ${detail}; ${hint}`, { cause: plainCause(error) });
+}
+
+/** True for failures a retry may cure: 5xx and 429 answers, broken connections, cut-off bodies, timeouts. */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof FetchError)) return false;
+  switch (error.code) {
+    case "FETCH_TIMEOUT":
+    case "FETCH_TRUNCATED":
+      return true;
+    case "FETCH_HTTP":
+      return error.status !== undefined && (error.status >= 500 || error.status === 429);
+    case "FETCH_NETWORK": {
+      const code = (error.cause as { code?: unknown } | undefined)?.code;
+      return typeof code === "string" && TRANSIENT_NETWORK.has(code);
+    }
+    default:
+      return false;
+  }
+}
+
+/** The URL of one hop with the credentials that hop may carry: the authkey only on the first origin. */
+function hopUrl(url: URL, trusted: boolean, credentials: Credentials | undefined): URL {
+  const hop = new URL(url);
+  hop.searchParams.delete("authkey");
+  if (trusted && credentials?.kind === "authkey") hop.searchParams.set("authkey", credentials.key);
+  return hop;
+}
+
+function sendOnce(
+  request: HttpRequest,
+  url: URL,
+  trusted: boolean,
+  method: "GET" | "POST",
+  body: string | undefined,
+): Promise<HttpResponse> {
+  const headers: Record<string, string> = { "user-agent": "cloudunits", ...request.headers };
+  if (trusted && request.credentials?.kind === "bearer") headers.authorization = `bearer ${request.credentials.token}`;
+  if (body !== undefined) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    headers["content-length"] = String(Buffer.byteLength(body));
+  }
+  const target = hopUrl(url, trusted, request.credentials);
+  const transport = target.protocol === "https:" ? https : http;
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const req = transport.request(target, { method, headers, agent: false });
+    let timedOut = false;
+    req.setTimeout(request.timeoutMs, () => {
+      timedOut = true;
+      req.destroy(new SilenceTimeout());
+    });
+    req.on("error", (error) => reject(networkError(error, url, request.timeoutMs)));
+    req.on("response", (response) =>
+      resolve({ response, url, abort: () => req.destroy(), timedOut: () => timedOut }),
+    );
+    req.end(body);
+  });
+}
+
+/**
+ * Sends `request`, following up to `maxRedirects` redirects itself. Credentials (the bearer
+ * header and the `authkey` parameter) go only to the origin of `request.url`; a redirect to
+ * another origin gets neither, and a form body (which may hold a password) is never re-sent
+ * to another origin: that is refused with a FetchError.
+ */
+export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
+  if (request.url.protocol !== "http:" && request.url.protocol !== "https:") {
+    throw new UsageError(`bad URL ${displayUrl(request.url)}: use http:// or https://`);
+  }
+  const origin = request.url.origin;
+  let url = request.url;
+  let method = request.method;
+  let body = request.form?.toString();
+  for (let hop = 0; ; hop++) {
+    const trusted = url.origin === origin;
+    const answer = await sendOnce(request, url, trusted, method, body);
+    const status = answer.response.statusCode ?? 0;
+    const location = answer.response.headers.location;
+    if (!REDIRECTS.has(status) || location === undefined) return answer;
+    answer.response.resume();
+    answer.abort();
+    if (hop >= request.maxRedirects) {
+      throw new FetchError("FETCH_REDIRECTS", `${displayUrl(request.url)}: more than ${request.maxRedirects} redirects; check the URL`, {
+        status,
+      });
+    }
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new FetchError("FETCH_HTTP", `${displayUrl(url)} redirected to an invalid address`, { status });
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      throw new FetchError("FETCH_HTTP", `${displayUrl(url)} redirected to an unsupported scheme ${next.protocol}`, { status });
+    }
+    const keepsBody = status === 307 || status === 308;
+    if (!keepsBody) {
+      method = "GET";
+      body = undefined;
+    } else if (body !== undefined && next.origin !== origin) {
+      throw new FetchError(
+        "FETCH_REDIRECT_REFUSED",
+        `${displayUrl(url)} redirected a login form to another host (${next.origin}); refusing to send credentials there: use that address directly if you trust it`,
+        { status },
+      );
+    }
+    url = next;
+  }
+}
+
+/** The FetchError for a failure while reading the body of `answer`. */
+export function bodyError(error: unknown, answer: HttpResponse, timeoutMs: number, what: string): FetchError {
+  return networkError(answer.timedOut() ? new SilenceTimeout() : error, answer.url, timeoutMs, what);
+}
+
+/** Reads a small body as text (at most `maxBytes`), for error messages; gives "" on failure. */
+export async function readSmallText(answer: HttpResponse, maxBytes = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of answer.response as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= maxBytes) break;
+    }
+  } catch {
+    // the text is only for a message
+  } finally {
+    answer.abort();
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8");
+}
+
+/** Reads a whole small body (a token, a key) as text, with the request's timeout, or throws. */
+export async function readBodyText(answer: HttpResponse, timeoutMs: number, maxBytes = 1024 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of answer.response as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) {
+        throw new FetchError("FETCH_HTTP", `${displayUrl(answer.url)} answered with more than ${maxBytes} bytes where a short text was expected`);
+      }
+    }
+  } catch (error) {
+    answer.abort();
+    throw bodyError(error, answer, timeoutMs, "reading the answer of");
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
