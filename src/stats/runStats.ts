@@ -26,11 +26,7 @@ export interface StatsPlan {
  * include name, or an id found in several accounts when no account was given.
  */
 export async function runStats(connection: DuckDBConnection, plan: StatsPlan, period: StatsPeriod): Promise<StatsResponse> {
-  const fromEpoch = parseTime(period.from, "from");
-  const tillEpoch = parseTime(period.till, "till");
-  if (tillEpoch <= fromEpoch) {
-    throw new UsageError(`till (${isoUtc(tillEpoch)}) must be after from (${isoUtc(fromEpoch)}): the period is [from, till)`);
-  }
+  const { fromEpoch, tillEpoch } = parsePeriod(period.from, period.till);
   const definitions = selectSeries(plan.entity, plan.catalog, period.include);
   for (const [what, value] of [["id", plan.id], ["accountId", plan.accountId]] as const) {
     if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
@@ -58,6 +54,19 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
     series[definition.name] = assembleSeries(definition.layout, time.length, indexOfHour, seriesRows);
   }
   return { time, series };
+}
+
+/**
+ * The period `[from, till)` in epoch seconds, from epoch seconds or ISO 8601 (`what` names the
+ * options in messages). Throws a UsageError for a bad time or when `till` is not after `from`.
+ */
+export function parsePeriod(from: number | string, till: number | string, what = { from: "from", till: "till" }): { fromEpoch: number; tillEpoch: number } {
+  const fromEpoch = parseTime(from, what.from);
+  const tillEpoch = parseTime(till, what.till);
+  if (tillEpoch <= fromEpoch) {
+    throw new UsageError(`${what.till} (${isoUtc(tillEpoch)}) must be after ${what.from} (${isoUtc(fromEpoch)}): the period is [from, till)`);
+  }
+  return { fromEpoch, tillEpoch };
 }
 
 async function findAccount(connection: DuckDBConnection, plan: StatsPlan, params: Record<string, bigint>): Promise<number | undefined> {

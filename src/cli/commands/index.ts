@@ -1,5 +1,6 @@
 import type { CommandModule } from "yargs";
 import { generateCommand } from "./generate.js";
+import { statsCommand } from "./stats.js";
 
 /**
  * Every command of the CLI. A command module parses its options (declared as data) and
@@ -8,4 +9,5 @@ import { generateCommand } from "./generate.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const commands: CommandModule<any, any>[] = [
   generateCommand,
+  statsCommand,
 ];

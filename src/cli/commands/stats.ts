@@ -1,0 +1,81 @@
+import { rename, writeFile } from "node:fs/promises";
+import type { Argv, CommandModule } from "yargs";
+import { statsToCsv } from "../../export/statsCsv.js";
+import { statsToHtml } from "../../export/statsHtml.js";
+import { accountStats } from "../../stats/accountStats.js";
+import { cloudspaceStats } from "../../stats/cloudspaceStats.js";
+import { machineStats } from "../../stats/machineStats.js";
+import { parsePeriod } from "../../stats/runStats.js";
+import { SERIES_CATALOG, statsTables } from "../../stats/seriesCatalog.js";
+import { selectSeries } from "../../stats/selectSeries.js";
+import type { StatsEntity, StatsResponse } from "../../stats/types.js";
+import { isoUtc } from "../../time.js";
+import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+
+const ENTITIES = ["machine", "cloudspace", "account"] as const;
+const FORMATS = ["json", "csv", "html"] as const;
+
+const options = {
+  id: { type: "number", demandOption: true, describe: "id of the machine, cloud space or account" },
+  "account-id": { type: "number", describe: "the account of the machine or cloud space (needed when its id is in several accounts)" },
+  from: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601" },
+  till: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
+  include: { type: "string", array: true, demandOption: true, describe: "a series to return (repeat, or separate with commas)" },
+  format: { choices: FORMATS, default: "json", describe: "json: the API shape; csv: long format; html: a page of charts" },
+  out: { type: "string", describe: "write to FILE instead of stdout" },
+} as const;
+
+interface StatsArgs extends InputArgs {
+  entity: StatsEntity;
+  id: number;
+  accountId?: number;
+  from: string;
+  till: string;
+  include: string[];
+  format: (typeof FORMATS)[number];
+  out?: string;
+}
+
+/** `cloudunits stats machine|cloudspace|account`: the series of SPEC 4 as JSON, CSV or an HTML page. */
+export const statsCommand: CommandModule<object, StatsArgs> = {
+  command: `stats <entity> ${INPUTS_POSITIONAL}`,
+  describe: "hourly statistics series of a machine, cloud space or account (SPEC 4)",
+  builder: (yargs) =>
+    inputOptions(
+      yargs.positional("entity", { choices: ENTITIES, describe: "what the series are about" }).options(options),
+    ) as unknown as Argv<StatsArgs>,
+  handler: async (argv) => {
+    const { fromEpoch, tillEpoch } = parsePeriod(argv.from, argv.till, { from: "--from", till: "--till" });
+    const include = argv.include.flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter((s) => s !== "");
+    selectSeries(argv.entity, SERIES_CATALOG[argv.entity], include);
+    const request = { from: fromEpoch, till: tillEpoch, include };
+    const response = await withWarehouse(
+      argv,
+      async ({ connection }): Promise<StatsResponse> => {
+        switch (argv.entity) {
+          case "machine":
+            return machineStats(connection, { ...request, machineId: argv.id, accountId: argv.accountId });
+          case "cloudspace":
+            return cloudspaceStats(connection, { ...request, cloudspaceId: argv.id, accountId: argv.accountId });
+          case "account":
+            return accountStats(connection, { ...request, accountId: argv.id });
+        }
+      },
+      { tables: statsTables(argv.entity, include) },
+    );
+    if (response.time.length === 0) {
+      process.stderr.write(`cloudunits: ${argv.entity} ${argv.id} has no samples in [${isoUtc(fromEpoch)}, ${isoUtc(tillEpoch)})\n`);
+    }
+    const subject = { entity: argv.entity, id: argv.id, fromEpoch, tillEpoch };
+    const text =
+      argv.format === "csv" ? statsToCsv(response, subject)
+      : argv.format === "html" ? await statsToHtml(response, subject)
+      : `${JSON.stringify(response)}\n`;
+    if (argv.out === undefined) process.stdout.write(text);
+    else {
+      const temporary = `${argv.out}.${process.pid}.tmp`;
+      await writeFile(temporary, text);
+      await rename(temporary, argv.out);
+    }
+  },
+};
