@@ -31,7 +31,7 @@ export async function openDatabaseFile(
     if (/lock/i.test(message)) {
       const holder = /held in (.*?)\. See/.exec(message)?.[1];
       throw new UsageError(
-        `another process is ${readOnly ? "writing" : "using"} ${file}${holder ? ` (${holder})` : ""}: wait for it to finish, then run again`,
+        `another process is ${readOnly ? "writing" : "writing (or reading)"} ${file}${holder ? ` (${holder})` : ""}: wait for it to finish, then run again`,
         { code: "DB_LOCKED", cause: error },
       );
     }

@@ -1,5 +1,6 @@
 import type { CommandModule } from "yargs";
 import { generateCommand } from "./generate.js";
+import { ingestCommand } from "./ingest.js";
 import { statsCommand } from "./stats.js";
 
 /**
@@ -9,5 +10,6 @@ import { statsCommand } from "./stats.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const commands: CommandModule<any, any>[] = [
   generateCommand,
+  ingestCommand,
   statsCommand,
 ];

@@ -1,0 +1,54 @@
+import type { Argv, CommandModule } from "yargs";
+import { UsageError } from "../../errors.js";
+import { ingest } from "../../store/ingest.js";
+import { loadNotes } from "../inputs.js";
+import { startFilesProgress } from "../progress.js";
+
+interface IngestArgs {
+  inputs: string[];
+  db: string;
+  replace: boolean;
+  skipBad: boolean;
+  packed: boolean;
+  batchMb: number;
+}
+
+const options = {
+  db: { type: "string", demandOption: true, requiresArg: true, describe: "the database file to create or update" },
+  replace: { type: "boolean", default: false, describe: "a different file for a loaded account-hour replaces it (the old one stays in the manifest as superseded)" },
+  "skip-bad": { type: "boolean", default: false, describe: "record unreadable files and conflicts as rejected and go on" },
+  packed: { type: "boolean", default: false, describe: "read every file as packed Cap'n Proto (files named *.packed always are)" },
+  "batch-mb": { type: "number", default: 64, describe: "megabytes of input per transaction" },
+} as const;
+
+/** `cloudunits ingest <inputs...> --db FILE`: incremental, idempotent load into a database file. */
+export const ingestCommand: CommandModule<object, IngestArgs> = {
+  command: "ingest <inputs..>",
+  describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
+  builder: (yargs) =>
+    yargs
+      .positional("inputs", { describe: "zip files and directories of consumption files", type: "string", array: true })
+      .options(options) as unknown as Argv<IngestArgs>,
+  handler: async (argv) => {
+    if (!(argv.batchMb > 0)) throw new UsageError(`bad --batch-mb: ${argv.batchMb} (a positive number of megabytes)`);
+    const bar = startFilesProgress("ingesting");
+    let report;
+    try {
+      report = await ingest(argv.inputs.map(String), {
+        db: argv.db,
+        replace: argv.replace,
+        skipBad: argv.skipBad,
+        packed: argv.packed,
+        batchBytes: argv.batchMb * 1024 * 1024,
+        onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
+      });
+    } finally {
+      bar.stop();
+    }
+    for (const line of loadNotes(report)) process.stderr.write(`cloudunits: ${line}\n`);
+    process.stderr.write(
+      `cloudunits: ingested ${report.filesLoaded} file${report.filesLoaded === 1 ? "" : "s"} (${report.accountHours} account-hours` +
+        `${report.replacedHours > 0 ? `, ${report.replacedHours} replaced` : ""}) into ${argv.db}, which now holds ${report.totalAccountHours} account-hours\n`,
+    );
+  },
+};

@@ -1,0 +1,86 @@
+import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
+import { BadFileError, BadInputError, UsageError } from "../errors.js";
+import { readAccountHours } from "../input/readAccountHours.js";
+import type { ReadProgress } from "../input/types.js";
+import { loadAccountHours } from "./loadAccountHours.js";
+import { Manifest } from "./manifest.js";
+import { openDatabaseFile } from "./openDatabaseFile.js";
+import type { LoadReport } from "./types.js";
+
+/** Options of {@link ingest}. */
+export interface IngestOptions {
+  /** The database file, created when missing. */
+  db: string;
+  /**
+   * A different file for an account-hour already loaded replaces it: the hour's rows are
+   * swapped in one transaction and the old manifest rows are marked `superseded`. Default
+   * false: such a file is a conflict (BadInputError naming both, or skipped with skipBad).
+   */
+  replace?: boolean;
+  /** Record bad files and conflicts in the manifest as `rejected` and go on. Default false. */
+  skipBad?: boolean;
+  /** Read every input file as packed Cap'n Proto. Default false: only `*.packed` files. */
+  packed?: boolean;
+  /** Input bytes per transaction. Default 64 MiB. */
+  batchBytes?: number;
+  /** Progress of reading the inputs, for a progress bar. */
+  onProgress?: (progress: ReadProgress) => void;
+}
+
+/** What an ingest did, beside the load report of this run. */
+export interface IngestReport extends LoadReport {
+  /** Account-hours swapped by `replace`. */
+  replacedHours: number;
+  /** Account-hours in the database after the ingest. */
+  totalAccountHours: number;
+}
+
+/**
+ * Loads inputs into a DuckDB database file, incrementally: files already loaded (same
+ * bytes) are counted as duplicates and change nothing, new account-hours are appended,
+ * in batches that each commit in one transaction with their manifest rows (a killed
+ * ingest loses at most the batch in flight, and running it again completes it). Only
+ * one process may write the file: another one gets a UsageError (DB_LOCKED).
+ *
+ * Bad files and conflicts: without skipBad, the good files are loaded and a BadInputError
+ * names every bad one at the end (nothing is recorded for them, so a later run with the
+ * files fixed, or with skipBad, takes them); with skipBad they are recorded as `rejected`.
+ */
+export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
+  if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
+  const { instance, connection } = await openDatabaseFile(options.db);
+  try {
+    const manifest = await Manifest.read(connection);
+    await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });
+    const badFiles: BadFileError[] = [];
+    const reader = readAccountHours(inputs, {
+      packed: options.packed,
+      onBadFile: (error) => badFiles.push(error),
+      onProgress: options.onProgress,
+    });
+    const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
+      skipBad: options.skipBad,
+      replace: options.replace,
+      batchBytes: options.batchBytes,
+      decode: (hour) => decodeAccountHour(hour),
+    });
+    const ignoredPaths = reader.summary.ignoredPaths;
+    await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
+    await connection.run("CHECKPOINT");
+    if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
+    const total = (await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!;
+    return {
+      inputs: [...inputs],
+      filesLoaded: outcome.filesLoaded,
+      accountHours: outcome.accountHours,
+      duplicates: outcome.duplicates,
+      skipped: outcome.skipped,
+      ignoredPaths,
+      replacedHours: outcome.replacedHours,
+      totalAccountHours: Number(total.n),
+    };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}

@@ -1,0 +1,127 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BadInputError, UsageError } from "../../src/errors.js";
+import { writeDataset } from "../../src/generate/writeDataset.js";
+import { ingest } from "../../src/store/ingest.js";
+import { openWarehouse } from "../../src/store/openWarehouse.js";
+
+const START = 1790812800;
+const cli = (args: string[]) => ["--import", "tsx", join(process.cwd(), "src/cli/main.ts"), ...args];
+let dir: string;
+let small: string;
+let changed: string;
+let big: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "cloudunits-ingest-"));
+  small = join(dir, "small");
+  changed = join(dir, "changed");
+  big = join(dir, "big");
+  await writeDataset({ out: small, accounts: 2, spaces: 1, machines: 2, hours: 4, start: START, seed: 1 });
+  await writeDataset({ out: changed, accounts: 1, spaces: 1, machines: 2, hours: 1, start: START, seed: 2 });
+  await writeDataset({ out: big, accounts: 2, spaces: 2, machines: 40, hours: 48, start: START, seed: 3 });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Totals a user would compare: hours, machine-hours and the sums billing uses. */
+async function totals(db: string): Promise<unknown> {
+  const w = await openWarehouse({ db });
+  try {
+    return (await w.connection.runAndReadAll(`SELECT
+      (SELECT count(*) FROM account_hours) AS hours, (SELECT count(*) FROM machines) AS machine_hours,
+      (SELECT sum(mem_mb) FROM machines) AS mem, (SELECT sum(size_gb) FROM disks) AS disk,
+      (SELECT sum(tx_bytes + rx_bytes) FROM nics) AS traffic, (SELECT count(*) FROM files WHERE status = 'loaded') AS files`)).getRowObjectsJson()[0];
+  } finally {
+    w.close();
+  }
+}
+
+describe("ingest into a database file", () => {
+  it("is idempotent: ingesting the same inputs again changes nothing and counts them as duplicates", async () => {
+    const db = join(dir, "idem.duckdb");
+    const first = await ingest([small], { db });
+    const before = await totals(db);
+    const second = await ingest([small], { db });
+    expect([first.accountHours, first.duplicates.length]).toEqual([8, 0]);
+    expect([second.accountHours, second.duplicates.length, second.totalAccountHours]).toEqual([0, 8, 8]);
+    expect(await totals(db)).toEqual(before);
+  });
+
+  it("gives the same tables and load report through --db as loading the inputs in memory", async () => {
+    const db = join(dir, "same.duckdb");
+    await ingest([small], { db });
+    const memory = await openWarehouse([small]);
+    const file = await openWarehouse({ db });
+    try {
+      const sql = "SELECT account_id, hour_epoch, machine_id, mem_mb, vcpus FROM machines ORDER BY ALL";
+      expect((await file.connection.runAndReadAll(sql)).getRows()).toEqual((await memory.connection.runAndReadAll(sql)).getRows());
+      expect({ ...file.load, inputs: [] }).toEqual({ ...memory.load, inputs: [] });
+    } finally {
+      memory.close();
+      file.close();
+    }
+  });
+
+  it("refuses a different file for a loaded hour naming both, and swaps it with replace", async () => {
+    const db = join(dir, "replace.duckdb");
+    await ingest([small], { db });
+    const refused = await ingest([changed], { db }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BadInputError);
+    expect((refused as Error).message).toMatch(/small\/1\/2026\/10\/1\/0\/account_capnp\.bin \(loaded\), .*changed\/1\/2026\/10\/1\/0\/account_capnp\.bin.*--replace/);
+    const replaced = await ingest([changed], { db, replace: true });
+    expect(replaced.replacedHours).toBe(1);
+    const w = await openWarehouse({ db });
+    try {
+      const rows = (await w.connection.runAndReadAll("SELECT source, status FROM files WHERE hour_epoch = $h AND account_id = 1 ORDER BY file_id", { h: START })).getRowObjectsJson();
+      expect(rows).toEqual([
+        { source: join(small, "1/2026/10/1/0/account_capnp.bin"), status: "superseded" },
+        { source: join(changed, "1/2026/10/1/0/account_capnp.bin"), status: "loaded" },
+      ]);
+      const expected = await openWarehouse([changed]);
+      const sql = `SELECT machine_id, mem_mb FROM machines WHERE account_id = 1 AND hour_epoch = ${START} ORDER BY ALL`;
+      expect((await w.connection.runAndReadAll(sql)).getRows()).toEqual((await expected.connection.runAndReadAll(sql)).getRows());
+      expected.close();
+    } finally {
+      w.close();
+    }
+  });
+
+  it("tells a second writer that another process is writing the file", async () => {
+    const db = join(dir, "locked.duckdb");
+    await ingest([small], { db });
+    const holder = await DuckDBInstance.create(db);
+    try {
+      const r = spawnSync(process.execPath, cli(["ingest", small, "--db", db]), { encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`another process is writing (or reading) ${db}`);
+    } finally {
+      holder.closeSync();
+    }
+  });
+
+  it("after a SIGKILL mid-ingest, running it again gives exactly the totals of a clean run", async () => {
+    const clean = join(dir, "clean.duckdb");
+    await ingest([big], { db: clean });
+    const db = join(dir, "killed.duckdb");
+    const child = spawn(process.execPath, cli(["ingest", big, "--db", db, "--batch-mb", "0.2"]), { stdio: "ignore" });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    // Kill once a few batches are committed (the write-ahead log has grown), mid-way.
+    const wal = `${db}.wal`;
+    for (let i = 0; i < 3000 && !(existsSync(wal) && statSync(wal).size > 2_000_000); i++) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const partial = (await totals(db)) as { hours: string; files: string };
+    expect(Number(partial.hours)).toBeGreaterThan(0);
+    expect(Number(partial.hours)).toBeLessThan(192);
+    expect(partial.files).toBe(partial.hours);
+    await ingest([big], { db });
+    expect(await totals(db)).toEqual(await totals(clean));
+  });
+
+  it("refuses to ingest nothing", async () => {
+    await expect(ingest([], { db: join(dir, "x.duckdb") })).rejects.toBeInstanceOf(UsageError);
+  });
+});
