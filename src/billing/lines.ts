@@ -119,6 +119,11 @@ ORDER BY ${hourly ? "hour_epoch, " : ""}account_id NULLS FIRST, cloudspace_id NU
 /** The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT). */
 export const PARAM_TYPES: Record<string, DuckDBType> = { start: BIGINT, end: BIGINT, account: BIGINT };
 
+/** The levels a report of `params` shows: with an account id, the account and below; without, every level. */
+export function levelsFor(params: BillingParams): readonly Level[] {
+  return params.accountId === undefined ? LEVELS : LEVELS.filter((l) => l !== "environment");
+}
+
 /** The query parameters of a period. */
 export function paramValues(params: BillingParams): Record<string, bigint | null> {
   return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
@@ -150,12 +155,12 @@ function toLine(row: Record<string, unknown>, options: ResolvedBillingOptions): 
 }
 
 /**
- * The period lines of the given levels (default: every level), one per entity with at
+ * The period lines of the given levels (default `levelsFor(params)`), one per entity with at
  * least one sample in `[start, end)`, ordered environment, then per account: the account,
  * each cloud space followed by its machines. Every figure comes from `billingCtes`.
  */
 export async function periodLines(
-  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = LEVELS,
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
 ): Promise<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);
@@ -168,7 +173,7 @@ export async function periodLines(
  * hierarchy): what `--detail hourly` and FOCUS render. Same figures as `periodLines`.
  */
 export async function* hourlyLines(
-  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = LEVELS,
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);

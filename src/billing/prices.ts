@@ -24,7 +24,7 @@ export interface PriceList {
   decimals: number;
   /** The prices of every account. */
   prices: UnitPrices;
-  /** Per-account overrides, merged unit by unit over `prices`. */
+  /** Per-account overrides, merged unit by unit over `prices`; a unit keeps one basis (hour or month) in a list. */
   accounts: ReadonlyMap<number, UnitPrices>;
   /** The file it came from, for reports. */
   source?: string;
@@ -95,13 +95,26 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
   if (v.prices === undefined) throw new UsageError(`${source}: no prices (add e.g. prices: { CU: 0.0125 })`);
   const prices = parseUnitPrices(v.prices, per, `${source}: prices`);
   const accounts = new Map<number, UnitPrices>();
+  const basis = new Map<UnitName, { per: "hour" | "month"; where: string }>(
+    (Object.entries(prices) as [UnitName, UnitPrice][]).map(([unit, p]) => [unit, { per: p.per, where: `prices.${unit}` }]),
+  );
   if (v.accounts !== undefined) {
     if (v.accounts === null || typeof v.accounts !== "object" || Array.isArray(v.accounts)) {
       throw new UsageError(`${source}: accounts must map account ids to prices, e.g. { "7": { CU: 0.01 } }`);
     }
     for (const [id, overrides] of Object.entries(v.accounts)) {
       if (!/^\d+$/.test(id)) throw new UsageError(`${source}: accounts: "${id}" is not an account id`);
-      accounts.set(Number(id), parseUnitPrices(overrides, per, `${source}: accounts.${id}`));
+      const own = parseUnitPrices(overrides, per, `${source}: accounts.${id}`);
+      for (const [unit, price] of Object.entries(own) as [UnitName, UnitPrice][]) {
+        const first = basis.get(unit);
+        if (first && first.per !== price.per) {
+          throw new UsageError(
+            `${source}: accounts.${id}.${unit} is per unit-${price.per} but ${first.where} is per unit-${first.per}: give one unit one basis (hour or month) in a price list`,
+          );
+        }
+        if (!first) basis.set(unit, { per: price.per, where: `accounts.${id}.${unit}` });
+      }
+      accounts.set(Number(id), own);
     }
   }
   return { currency, decimals, prices, accounts, source };
@@ -110,6 +123,18 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
 /** Reads a price list file (JSON when it ends in `.json`, else YAML) and checks it. */
 export async function loadPrices(file: string): Promise<PriceList> {
   return parsePrices(await readStructured(file), file);
+}
+
+/** The basis of each priced unit of a list (its own price's, else the first override's). */
+export function pricedUnits(list: PriceList): { unit: UnitName; per: "hour" | "month" }[] {
+  const per = new Map<UnitName, "hour" | "month">();
+  for (const prices of [list.prices, ...list.accounts.values()]) {
+    for (const unit of UNIT_NAMES) {
+      const price = prices[unit];
+      if (price && !per.has(unit)) per.set(unit, price.per);
+    }
+  }
+  return UNIT_NAMES.filter((u) => per.has(u)).map((unit) => ({ unit, per: per.get(unit)! }));
 }
 
 /** The prices that apply to an account: the list's prices with the account's overrides. */

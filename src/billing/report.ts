@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
 import { dataQuality, qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
-import { LEVELS, periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type ResolvedBillingOptions } from "./lines.js";
+import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
 import { lineMoney, type LineMoney } from "./money.js";
 import type { PriceList } from "./prices.js";
 
@@ -43,8 +43,7 @@ export async function billingReport(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {},
 ): Promise<BillingReport> {
   const resolved = resolveOptions(options);
-  const levels: readonly Level[] = params.accountId === undefined ? LEVELS : LEVELS.filter((l) => l !== "environment");
-  const lines = await periodLines(connection, params, options, levels);
+  const lines = await periodLines(connection, params, options);
   const quality = await dataQuality(connection, params, extras.load, resolved.units);
   const prices = extras.prices;
   return {

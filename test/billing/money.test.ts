@@ -72,3 +72,10 @@ describe("prices and money", () => {
     expect(() => parsePrices(value, "p.yaml")).toThrow(message);
   });
 });
+
+describe("price list bases", () => {
+  it("refuses an account override whose basis differs from the list's for that unit", () => {
+    expect(() => parsePrices({ currency: "EUR", prices: { CU: 1 }, accounts: { "8": { CU: { perMonth: 500 } } } }, "p.yaml"))
+      .toThrow(/accounts.8.CU is per unit-month but prices.CU is per unit-hour/);
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { readFile, readdir, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { billingReport } from "../../src/billing/report.js";
+import { hourlyLines } from "../../src/billing/lines.js";
+import { makeNames } from "../../src/billing/names.js";
+import { parsePrices } from "../../src/billing/prices.js";
+import { toBillingCsv, guardFormula } from "../../src/export/toBillingCsv.js";
+import { plainNumber } from "../../src/export/plainNumber.js";
+import { writeAtomic } from "../../src/export/writeAtomic.js";
+import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../billing/warehouse.js";
+
+async function text(chunks: AsyncIterable<string>): Promise<string> {
+  let out = "";
+  for await (const c of chunks) out += c;
+  return out;
+}
+
+const hours = [0, 1].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512)] })] }));
+const names = makeNames([{ kind: "machine", id: 1, name: "=HYPERLINK(\"x\")" }, { kind: "account", id: 7, name: "Acme, Inc." }]);
+const params = { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 7 };
+
+describe("billing CSV", () => {
+  it("has a header with units and one row per entity and level, numbers unformatted", async () => {
+    const connection = await memoryWarehouse(hours);
+    const report = await billingReport(connection, params, { names });
+    const csv = await text(toBillingCsv(report));
+    expect(csv.split("\r\n")).toEqual([
+      "level,account_id,cloudspace_id,machine_id,name,period_start (UTC),period_end (UTC exclusive),sample_hours,cu_rollup,CU (CU-hours),SU (SU-hours),TU (TU-hours),NU (NU-hours),CU sum of machines (CU-hours)",
+      'account,7,,,"Acme, Inc.",2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,1,0,0,2.5',
+      "cloudspace,7,11,,,2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,1,0,0,2.5",
+      `machine,7,11,1,"'=HYPERLINK(""x"")",2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,1,0,,`,
+      "",
+    ]);
+  });
+
+  it("with a price list, shows unit prices, amounts rounded half-even, and both totals", async () => {
+    const connection = await memoryWarehouse(hours);
+    // CU: 2.5 CU-hours × 0.005 = 0.0125 → 0.01; SU: 1 SU-hour × 0.005 = 0.005 → 0.00 (half-even); total 0.0175 → 0.02.
+    const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005", SU: "0.005" } });
+    const report = await billingReport(connection, params, {}, { prices });
+    const [header, account] = (await text(toBillingCsv(report))).split("\r\n");
+    expect(header).toContain("CU unit price (EUR per CU-hour),CU amount (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),total (EUR),sum of rounded amounts (EUR)");
+    expect(account!.endsWith(",0.005,0.01,0.005,0.00,0.02,0.01")).toBe(true);
+  });
+
+  it("hourly detail has one row per entity, level and hour", async () => {
+    const connection = await memoryWarehouse(hours);
+    const report = await billingReport(connection, params);
+    const lines = (await text(toBillingCsv(report, { hourly: hourlyLines(connection, params) }))).trim().split("\r\n");
+    expect(lines[0]).toContain("hour (UTC)");
+    expect(lines.slice(1).map((l) => l.split(",").slice(0, 6).join(","))).toEqual([
+      "account,7,,,,2026-10-01T00:00:00Z", "cloudspace,7,11,,,2026-10-01T00:00:00Z", "machine,7,11,1,,2026-10-01T00:00:00Z",
+      "account,7,,,,2026-10-01T01:00:00Z", "cloudspace,7,11,,,2026-10-01T01:00:00Z", "machine,7,11,1,,2026-10-01T01:00:00Z",
+    ]);
+  });
+
+  it("--excel starts with a UTF-8 byte order mark", async () => {
+    const connection = await memoryWarehouse(hours);
+    const csv = await text(toBillingCsv(await billingReport(connection, params), { excel: true }));
+    expect(csv.startsWith("\uFEFFlevel,")).toBe(true);
+  });
+
+  it.each([
+    { value: "=1+1", expected: "'=1+1" }, { value: "+1", expected: "'+1" }, { value: "-1", expected: "'-1" },
+    { value: "@SUM(A1)", expected: "'@SUM(A1)" }, { value: "web-01", expected: "web-01" },
+  ])("guards $value against formula injection", ({ value, expected }) => {
+    expect(guardFormula(value)).toBe(expected);
+  });
+
+  it.each([
+    { value: 1e-7, expected: "0.0000001" }, { value: 1.5e21, expected: "1500000000000000000000" },
+    { value: 0.1 + 0.2, expected: "0.30000000000000004" }, { value: -2.5e-8, expected: "-0.000000025" }, { value: 42, expected: "42" },
+  ])("writes $value as $expected", ({ value, expected }) => {
+    expect(plainNumber(value)).toBe(expected);
+  });
+
+  it("writes files atomically: only the final file remains", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cu-csv-"));
+    await writeAtomic(join(dir, "out.csv"), (async function* () { yield "a,"; yield "b\r\n"; })());
+    expect(await readFile(join(dir, "out.csv"), "utf8")).toBe("a,b\r\n");
+    expect(await readdir(dir)).toEqual(["out.csv"]);
+  });
+});
