@@ -1,4 +1,5 @@
 import type { CommandModule } from "yargs";
+import { fetchCommand } from "./fetch.js";
 import { generateCommand } from "./generate.js";
 import { ingestCommand } from "./ingest.js";
 import { statsCommand } from "./stats.js";
@@ -10,6 +11,7 @@ import { statsCommand } from "./stats.js";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const commands: CommandModule<any, any>[] = [
   generateCommand,
+  fetchCommand,
   ingestCommand,
   statsCommand,
 ];
