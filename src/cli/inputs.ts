@@ -66,6 +66,10 @@ export function loadNotes(load: LoadReport): string[] {
 export interface WithWarehouseOptions {
   /** The data tables the command queries (an in-memory load fills only these). Default: all. */
   tables?: readonly DataTable[];
+  /** Always skip bad files (a command that reports them itself, like `check`). Default: `--skip-bad`. */
+  skipBad?: boolean;
+  /** Print the skipped files, duplicates and ignored paths on stderr. Default true. */
+  notes?: boolean;
 }
 
 /**
@@ -83,7 +87,7 @@ export async function withWarehouse<R>(
   let warehouse: Warehouse;
   try {
     warehouse = await openWarehouse(source, {
-      skipBad: argv.skipBad ?? false,
+      skipBad: options.skipBad ?? argv.skipBad ?? false,
       packed: argv.packed ?? false,
       tables: options.tables,
       onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
@@ -92,7 +96,7 @@ export async function withWarehouse<R>(
     bar.stop();
   }
   try {
-    for (const line of loadNotes(warehouse.load)) process.stderr.write(`cloudunits: ${line}\n`);
+    if (options.notes ?? true) for (const line of loadNotes(warehouse.load)) process.stderr.write(`cloudunits: ${line}\n`);
     return await fn(warehouse);
   } finally {
     warehouse.close();

@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 import { fetchCommand } from "./fetch.js";
 import { generateCommand } from "./generate.js";
+import { checkCommand } from "./check.js";
 import { ingestCommand } from "./ingest.js";
 import { statsCommand } from "./stats.js";
 
@@ -13,5 +14,6 @@ export const commands: CommandModule<any, any>[] = [
   generateCommand,
   fetchCommand,
   ingestCommand,
+  checkCommand,
   statsCommand,
 ];

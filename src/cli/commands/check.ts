@@ -1,0 +1,32 @@
+import type { Argv, CommandModule } from "yargs";
+import { BadFileError, BadInputError } from "../../errors.js";
+import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
+import { formatCheckText } from "../../store/formatCheckText.js";
+import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+
+interface CheckArgs extends InputArgs {
+  format: "text" | "json";
+}
+
+/**
+ * `cloudunits check <inputs...|--db FILE> [--format text|json]`: the data-quality report on
+ * stdout; exit 0 when every file was readable, 3 otherwise (bad files are always reported,
+ * never fatal to the report itself).
+ */
+export const checkCommand: CommandModule<object, CheckArgs> = {
+  command: `check ${INPUTS_POSITIONAL}`,
+  describe: "data-quality report: accounts, missing hours, duplicates, conflicts, unreadable files, odd machines and NICs",
+  builder: (yargs) =>
+    inputOptions(yargs).option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" }) as unknown as Argv<CheckArgs>,
+  handler: async (argv) => {
+    const report = await withWarehouse(argv, (warehouse) => checkWarehouse(warehouse.connection, warehouse.load), {
+      tables: CHECK_TABLES,
+      skipBad: true,
+      notes: false,
+    });
+    process.stdout.write(argv.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatCheckText(report));
+    if (!report.readable) {
+      throw new BadInputError([...report.unreadable, ...report.conflicts].map((s) => new BadFileError(s.code, s.file, s.reason)));
+    }
+  },
+};

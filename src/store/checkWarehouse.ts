@@ -1,0 +1,175 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { isoUtc } from "../time.js";
+import type { DataTable } from "./schema.js";
+import type { LoadReport, SkippedFile } from "./types.js";
+
+/** The data tables `check` reads (an in-memory load fills only these). */
+export const CHECK_TABLES: readonly DataTable[] = ["account_hours", "machines", "nics"];
+
+/** Hours without a file inside an account's span: `[fromEpoch, tillEpoch)`. */
+export interface MissingRange {
+  /** First missing hour, epoch seconds UTC. */
+  fromEpoch: number;
+  /** The hour after the last missing one (exclusive), epoch seconds UTC. */
+  tillEpoch: number;
+  /** `fromEpoch` as ISO 8601 UTC. */
+  from: string;
+  /** `tillEpoch` as ISO 8601 UTC. */
+  till: string;
+  hours: number;
+}
+
+/** One account: its span and the hours missing inside it. */
+export interface AccountCheck {
+  accountId: number;
+  /** First and last hour with a file, ISO 8601 UTC. */
+  firstHour: string;
+  lastHour: string;
+  /** Hours with a file. */
+  hours: number;
+  /** Hours missing between the first and the last. */
+  missingHours: number;
+  missing: MissingRange[];
+}
+
+/** Machines of one non-`vm`, non-gateway type. */
+export interface UnknownTypeCheck {
+  type: string;
+  machines: number;
+  machineHours: number;
+}
+
+/** A machine with 0 vCPUs or 0 memory in some hours. */
+export interface ZeroResourceCheck {
+  accountId: number;
+  cloudspaceId: number;
+  machineId: number;
+  zeroVcpusHours: number;
+  zeroMemoryHours: number;
+  /** First hour it was seen so, ISO 8601 UTC. */
+  firstHour: string;
+}
+
+/** NICs of one machine-hour sharing an id. */
+export interface NicCollisionCheck {
+  accountId: number;
+  hour: string;
+  cloudspaceId: number;
+  machineId: number;
+  isGateway: boolean;
+  nicId: number;
+  nics: number;
+}
+
+/** What `check` found; `readable` is false when any file could not be used. */
+export interface CheckReport {
+  /** True when every file was read and no account-hour was in conflict (exit 0). */
+  readable: boolean;
+  accounts: AccountCheck[];
+  /** Byte-identical duplicates dropped (display names). */
+  duplicates: string[];
+  /** Files of conflicting account-hours (two different files for one hour). */
+  conflicts: SkippedFile[];
+  /** Unreadable, unsafe or misplaced files, with reasons. */
+  unreadable: SkippedFile[];
+  /** Files whose path is not a consumption path, ignored. */
+  ignoredPaths: number;
+  /** Machines whose type is neither `vm` nor the gateway's `routeros`. */
+  unknownMachineTypes: UnknownTypeCheck[];
+  /** Machines with 0 vCPUs or 0 memory (at most `limit`, the worst first). */
+  zeroResources: ZeroResourceCheck[];
+  /** Machine-hours with several NICs whose ids are all 0: the platform quirk of SPEC 2.3, counted, not listed. */
+  nicIdsAllZero: { machineHours: number; ofMachineHoursWithSeveralNics: number };
+  /** NICs sharing a non-zero id in one machine-hour (at most `limit`). */
+  nicIdCollisions: NicCollisionCheck[];
+  /** Account-hours whose file names another account than its path (`Account.accountId`). */
+  accountIdMismatches: { accountId: number; hour: string; fileAccountId: number }[];
+}
+
+/** Options of {@link checkWarehouse}. */
+export interface CheckOptions {
+  /** Most rows listed per finding (zero resources, NIC collisions, mismatches). Default 100. */
+  limit?: number;
+}
+
+const num = (v: unknown): number => Number(v);
+
+/**
+ * The data-quality report of a warehouse (SPEC issue 3 `check`): accounts with their first
+ * and last hour and the hours missing inside that span (as half-open UTC ranges),
+ * duplicates, conflicts and unreadable files (from the load report), unknown machine
+ * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
+ * quirk, only counted), and files naming another account than their path.
+ */
+export async function checkWarehouse(connection: DuckDBConnection, load: LoadReport, options: CheckOptions = {}): Promise<CheckReport> {
+  const limit = options.limit ?? 100;
+  const all = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS();
+
+  const spans = await all(`
+    SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours
+    FROM account_hours GROUP BY account_id ORDER BY account_id`);
+  const gaps = await all(`
+    SELECT account_id, hour_epoch + 3600 AS from_epoch, next AS till_epoch FROM (
+      SELECT account_id, hour_epoch, lead(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS next
+      FROM account_hours)
+    WHERE next > hour_epoch + 3600 ORDER BY account_id, from_epoch`);
+  const accounts: AccountCheck[] = spans.map((s) => {
+    const missing = gaps.filter((g) => num(g.account_id) === num(s.account_id)).map((g) => ({
+      fromEpoch: num(g.from_epoch), tillEpoch: num(g.till_epoch),
+      from: isoUtc(num(g.from_epoch)), till: isoUtc(num(g.till_epoch)),
+      hours: (num(g.till_epoch) - num(g.from_epoch)) / 3600,
+    }));
+    return {
+      accountId: num(s.account_id), firstHour: isoUtc(num(s.first)), lastHour: isoUtc(num(s.last)), hours: num(s.hours),
+      missingHours: missing.reduce((sum, m) => sum + m.hours, 0), missing,
+    };
+  });
+
+  const unknownMachineTypes = (await all(`
+    SELECT type, count(DISTINCT (account_id, machine_id)) AS machines, count(*) AS machine_hours
+    FROM machines WHERE type <> 'vm' GROUP BY type ORDER BY machine_hours DESC, type`)).map((r) => ({
+    type: String(r.type), machines: num(r.machines), machineHours: num(r.machine_hours),
+  }));
+
+  const zeroResources = (await all(`
+    SELECT account_id, cloudspace_id, machine_id, count(*) FILTER (WHERE vcpus = 0) AS zero_vcpus,
+           count(*) FILTER (WHERE mem_mb = 0) AS zero_mem, min(hour_epoch) AS first
+    FROM machines WHERE vcpus = 0 OR mem_mb = 0
+    GROUP BY ALL ORDER BY zero_vcpus + zero_mem DESC, account_id, machine_id LIMIT ${limit}`)).map((r) => ({
+    accountId: num(r.account_id), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
+    zeroVcpusHours: num(r.zero_vcpus), zeroMemoryHours: num(r.zero_mem), firstHour: isoUtc(num(r.first)),
+  }));
+
+  const nicOwners = `SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, count(*) AS nics, max(abs(nic_id)) AS max_id
+    FROM nics GROUP BY ALL HAVING count(*) > 1`;
+  const zero = (await all(`SELECT count(*) FILTER (WHERE max_id = 0) AS all_zero, count(*) AS several FROM (${nicOwners})`))[0]!;
+  const nicIdCollisions = (await all(`
+    SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, nic_id, count(*) AS nics
+    FROM nics WHERE nic_id <> 0 GROUP BY ALL HAVING count(*) > 1
+    ORDER BY account_id, hour_epoch, machine_id LIMIT ${limit}`)).map((r) => ({
+    accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
+    isGateway: Boolean(r.is_gateway), nicId: num(r.nic_id), nics: num(r.nics),
+  }));
+
+  const accountIdMismatches = (await all(`
+    SELECT account_id, hour_epoch, root_account_id FROM account_hours
+    WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT ${limit}`)).map((r) => ({
+    accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), fileAccountId: num(r.root_account_id),
+  }));
+
+  const conflicts = load.skipped.filter((s) => s.code === "CONFLICT");
+  const unreadable = load.skipped.filter((s) => s.code !== "CONFLICT");
+  return {
+    readable: load.skipped.length === 0,
+    accounts,
+    duplicates: load.duplicates,
+    conflicts,
+    unreadable,
+    ignoredPaths: load.ignoredPaths,
+    unknownMachineTypes,
+    zeroResources,
+    nicIdsAllZero: { machineHours: num(zero.all_zero), ofMachineHoursWithSeveralNics: num(zero.several) },
+    nicIdCollisions,
+    accountIdMismatches,
+  };
+}

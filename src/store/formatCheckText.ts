@@ -1,0 +1,43 @@
+import type { CheckReport } from "./checkWarehouse.js";
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The `check` report as text for a terminal: one section per finding, "none" when clean. */
+export function formatCheckText(report: CheckReport): string {
+  const out: string[] = [];
+  out.push(`accounts: ${report.accounts.length}`);
+  for (const a of report.accounts) {
+    out.push(`  account ${a.accountId}: ${a.firstHour} to ${a.lastHour}, ${plural(a.hours, "hour")}, ${plural(a.missingHours, "missing hour")}`);
+    for (const m of a.missing) out.push(`    missing [${m.from}, ${m.till}) ${plural(m.hours, "hour")}`);
+  }
+  out.push(`byte-identical duplicates dropped: ${report.duplicates.length}`);
+  for (const d of report.duplicates.slice(0, 20)) out.push(`  ${d}`);
+  if (report.duplicates.length > 20) out.push(`  ... and ${report.duplicates.length - 20} more`);
+  out.push(`conflicts (different files for one account-hour, none of them loaded): ${report.conflicts.length}`);
+  for (const c of report.conflicts) out.push(`  ${c.file}: ${c.reason}`);
+  out.push(`unreadable files: ${report.unreadable.length}`);
+  for (const u of report.unreadable) out.push(`  ${u.file}: ${u.reason} [${u.code}]`);
+  out.push(`ignored paths (not consumption files): ${report.ignoredPaths}`);
+  out.push(`unknown machine types (kept, not billed as VMs): ${report.unknownMachineTypes.length === 0 ? "none" : ""}`);
+  for (const t of report.unknownMachineTypes) out.push(`  "${t.type}": ${plural(t.machines, "machine")}, ${plural(t.machineHours, "machine-hour")}`);
+  out.push(`machines with 0 vCPUs or 0 memory: ${report.zeroResources.length === 0 ? "none" : ""}`);
+  for (const z of report.zeroResources) {
+    out.push(`  account ${z.accountId} cloud space ${z.cloudspaceId} machine ${z.machineId}: 0 vCPUs in ${plural(z.zeroVcpusHours, "hour")}, 0 memory in ${plural(z.zeroMemoryHours, "hour")}, from ${z.firstHour}`);
+  }
+  const q = report.nicIdsAllZero;
+  out.push(
+    q.machineHours > 0
+      ? `NIC ids: all 0 in ${q.machineHours} of ${q.ofMachineHoursWithSeveralNics} machine-hours with several NICs (a known platform quirk; NICs are told apart by their position)`
+      : "NIC ids: no machine-hour with several NICs has them all 0",
+  );
+  out.push(`NIC id collisions (non-zero ids shared in one machine-hour): ${report.nicIdCollisions.length === 0 ? "none" : ""}`);
+  for (const c of report.nicIdCollisions) {
+    out.push(`  account ${c.accountId} ${c.hour} cloud space ${c.cloudspaceId} ${c.isGateway ? "gateway" : "machine"} ${c.machineId}: ${c.nics} NICs with id ${c.nicId}`);
+  }
+  if (report.accountIdMismatches.length > 0) {
+    out.push(`files naming another account than their path: ${report.accountIdMismatches.length}`);
+    for (const m of report.accountIdMismatches) out.push(`  account ${m.accountId} ${m.hour}: the file says account ${m.fileAccountId}`);
+  }
+  out.push(report.readable ? "result: every file was readable" : "result: some files could not be used (exit 3)");
+  return `${out.join("\n")}\n`;
+}

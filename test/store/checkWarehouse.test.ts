@@ -1,0 +1,101 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DecodedAccountHour, Nic, VMachine } from "../../src/capnp/records.js";
+import { writeDataset } from "../../src/generate/writeDataset.js";
+import { hourPath } from "../../src/generate/hourPath.js";
+import { appendAccountHours } from "../../src/store/append.js";
+import { checkWarehouse } from "../../src/store/checkWarehouse.js";
+import { SCHEMA_SQL } from "../../src/store/schema.js";
+import type { LoadReport } from "../../src/store/types.js";
+
+const T0 = 1790812800; // 2026-10-01T00:00Z
+const nic = (id: number): Nic => ({ id, type: "space", tx: 1, rx: 1 });
+const machine = (id: number, over: Partial<VMachine> = {}): VMachine => ({
+  id, type: "vm", vcpus: 2, cpuMinutes: 10, mem: 2048, imageName: "Ubuntu", status: "RUNNING", disks: [], networks: [nic(0), nic(0)], ...over,
+});
+const hour = (accountId: number, h: number, machines: VMachine[], rootAccountId = accountId): DecodedAccountHour => ({
+  accountId, hourEpoch: T0 + h * 3600, rootAccountId,
+  account: { accountId: rootAccountId, cloudspaces: [{ cloudSpaceId: 1, accountId, state: "DEPLOYED", machines }] },
+});
+const cleanLoad: LoadReport = { inputs: ["x"], filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], ignoredPaths: 0 };
+
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+let dir: string;
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(":memory:");
+  connection = await instance.connect();
+  await connection.run(SCHEMA_SQL);
+  await appendAccountHours(connection, [
+    // account 7: hours 0, 1, 4, 5, 9 → missing [2, 4) and [6, 9)
+    ...[0, 1, 4, 5, 9].map((h) => hour(7, h, [machine(1), machine(2, { type: "lxc", networks: [nic(3), nic(3)] })])),
+    // account 8: a machine with 0 vCPUs in 2 hours and 0 memory in 1; its file says account 80 once
+    hour(8, 0, [machine(5, { vcpus: 0 })]), hour(8, 1, [machine(5, { vcpus: 0, mem: 0 })], 80),
+  ]);
+  dir = mkdtempSync(join(tmpdir(), "cloudunits-check-"));
+});
+afterAll(() => {
+  connection.closeSync();
+  instance.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("check", () => {
+  it("lists each account's span and the missing hours inside it as half-open UTC ranges", async () => {
+    const report = await checkWarehouse(connection, cleanLoad);
+    expect(report.accounts[0]).toEqual({
+      accountId: 7, firstHour: "2026-10-01T00:00:00Z", lastHour: "2026-10-01T09:00:00Z", hours: 5, missingHours: 5,
+      missing: [
+        { fromEpoch: T0 + 2 * 3600, tillEpoch: T0 + 4 * 3600, from: "2026-10-01T02:00:00Z", till: "2026-10-01T04:00:00Z", hours: 2 },
+        { fromEpoch: T0 + 6 * 3600, tillEpoch: T0 + 9 * 3600, from: "2026-10-01T06:00:00Z", till: "2026-10-01T09:00:00Z", hours: 3 },
+      ],
+    });
+    expect(report.accounts[1]).toMatchObject({ accountId: 8, hours: 2, missingHours: 0, missing: [] });
+  });
+
+  it("reports unknown machine types, machines without vCPUs or memory, and files naming another account", async () => {
+    const report = await checkWarehouse(connection, cleanLoad);
+    expect(report.unknownMachineTypes).toEqual([{ type: "lxc", machines: 1, machineHours: 5 }]);
+    expect(report.zeroResources).toEqual([
+      { accountId: 8, cloudspaceId: 1, machineId: 5, zeroVcpusHours: 2, zeroMemoryHours: 1, firstHour: "2026-10-01T00:00:00Z" },
+    ]);
+    expect(report.accountIdMismatches).toEqual([{ accountId: 8, hour: "2026-10-01T01:00:00Z", fileAccountId: 80 }]);
+  });
+
+  it("counts all-zero NIC ids as the platform quirk and lists only real collisions", async () => {
+    const report = await checkWarehouse(connection, cleanLoad);
+    expect(report.nicIdsAllZero).toEqual({ machineHours: 7, ofMachineHoursWithSeveralNics: 12 });
+    expect(report.nicIdCollisions).toHaveLength(5);
+    expect(report.nicIdCollisions[0]).toEqual({ accountId: 7, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 2, isGateway: false, nicId: 3, nics: 2 });
+  });
+
+  it("is readable only when no file was skipped, and splits conflicts from unreadable files", async () => {
+    const report = await checkWarehouse(connection, {
+      ...cleanLoad, duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"],
+      skipped: [{ file: "a", code: "CONFLICT", reason: "different files" }, { file: "b", code: "CAPNP_TRUNCATED", reason: "short" }],
+    });
+    expect(report.readable).toBe(false);
+    expect(report.conflicts.map((c) => c.file)).toEqual(["a"]);
+    expect(report.unreadable.map((c) => c.file)).toEqual(["b"]);
+    expect(report.duplicates).toEqual(["b.zip!7/2026/10/1/0/account_capnp.bin"]);
+  });
+
+  it("exits 0 on readable inputs and 3 with a report naming an unreadable file", async () => {
+    const tree = join(dir, "tree");
+    await writeDataset({ out: tree, accounts: 1, spaces: 1, machines: 2, hours: 3, start: T0, seed: 4 });
+    const main = join(process.cwd(), "src/cli/main.ts");
+    const ok = spawnSync(process.execPath, ["--import", "tsx", main, "check", tree, "--format", "json"], { encoding: "utf8" });
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ readable: true, accounts: [{ accountId: 1, hours: 3 }] });
+    const bad = join(tree, hourPath(1, T0 + 3600), "account_capnp.bin");
+    writeFileSync(bad, "not capnp");
+    const r = spawnSync(process.execPath, ["--import", "tsx", main, "check", tree], { encoding: "utf8" });
+    expect(r.status).toBe(3);
+    expect(r.stdout).toContain(`unreadable files: 1\n  ${bad}:`);
+    expect(r.stdout).toContain("missing [2026-10-01T01:00:00Z, 2026-10-01T02:00:00Z) 1 hour");
+  });
+});
