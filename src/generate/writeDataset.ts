@@ -100,22 +100,32 @@ async function writeZip(options: WriteDatasetOptions, hours: Iterable<DecodedAcc
   const written = pipeline(zip.outputStream, output);
   written.catch(() => undefined); // awaited below; this only marks it handled meanwhile
   // Settles once yazl starts to write the last entry added: every earlier entry is then out.
+  // Waiting for the previous hour's lets one hour compress while the next is generated.
   let lastPumped: Promise<void> = Promise.resolve();
+  let previousHourPumped: Promise<void> = Promise.resolve();
   try {
     for (const hour of hours) {
       const mtime = new Date(hour.hourEpoch * 1000);
       const files = filesOf(hour, options);
       for (const f of files) {
+        // yazl keeps every entry's callback to the end: hold the bytes only until they are read.
+        // (The closures below must not capture `f`, which holds the bytes too.)
+        let bytes: Uint8Array | undefined = f.bytes;
+        const entry = { mtime, size: f.bytes.length };
+        const path = f.path;
         lastPumped = new Promise((resolve) => {
-          zip.addReadStreamLazy(f.path, { mtime, size: f.bytes.length }, (callback) => {
+          zip.addReadStreamLazy(path, entry, (callback) => {
+            const chunk = Buffer.from(bytes!.buffer, bytes!.byteOffset, bytes!.length);
+            bytes = undefined;
             resolve();
-            callback(null, Readable.from([Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.length)], { objectMode: false }));
+            callback(null, Readable.from([chunk], { objectMode: false }));
           });
         });
       }
       count(result, files);
       options.onProgress?.({ ...result });
-      await Promise.race([lastPumped, written]);
+      await Promise.race([previousHourPumped, written]);
+      previousHourPumped = lastPumped;
       if (output.writableNeedDrain) await new Promise<void>((resolve) => output.once("drain", () => resolve()));
     }
     zip.end();
