@@ -228,6 +228,32 @@ describe("fetchConsumption", () => {
     expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(0);
   });
 
+  it("a server that echoes the credentials in its error page has them redacted", async () => {
+    const server = await serve((request, response) => {
+      const form = new URLSearchParams(request.body);
+      response.writeHead(403, { "content-type": "text/plain" }).end(`user ${form.get("username")} with password ${form.get("password")} is locked`);
+    });
+    const error = await failure(fetchConsumption(options(server)));
+    expect(error).toMatchObject({ code: "FETCH_AUTH", status: 403 });
+    expect(error.message).toContain("the server said: user *** with password *** is locked");
+  });
+
+  it("a token answered as a JSON object is accepted", async () => {
+    const server = await serve(
+      platform((_request, response) => sendBytes(response, zip7)),
+    );
+    const wrapped = await serve((request, response) => {
+      if (request.path === TOKEN_PATH) {
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id_token: SECRETS.token }));
+        return;
+      }
+      response.writeHead(404).end();
+    });
+    const result = await fetchConsumption(options(server, { auth: { ...(JWT(wrapped) as Extract<FetchAuth, { kind: "jwt" }>) } }));
+    expect(result.accountHours).toBe(HOURS);
+    expect(server.seenAt(CONSUMPTION_PATH)[0]?.headers.authorization).toBe(`bearer ${SECRETS.token}`);
+  });
+
   it("a 404 says to check the URL", async () => {
     const server = await serve(platform(serveZip7));
     const error = await failure(fetchConsumption(options(server, { url: `${server.url}/nowhere` })));
