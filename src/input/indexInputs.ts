@@ -9,6 +9,8 @@ import { ZipArchive, type ZipEntry } from "./zipArchive.js";
 
 /** How many ignored paths the summary shows by name. */
 const IGNORED_EXAMPLES = 5;
+/** How many `stat` calls are in flight at once while indexing a tree. */
+const STAT_CONCURRENCY = 32;
 
 /** One file of the index: where it is, and which account-hour it belongs to. */
 export interface IndexedSource {
@@ -86,27 +88,31 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     sizeBytes,
   });
 
-  const addTreeFile = async (path: string, displayName: string, parsed: ConsumptionPath) => {
-    if (seenPaths.has(path)) return;
-    seenPaths.add(path);
-    let sizeBytes: number;
-    try {
-      sizeBytes = (await stat(path)).size;
-    } catch (error) {
-      report(new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${(error as Error).message})`, { cause: error }));
-      return;
+  /** Adds tree files, in order; their sizes are read with a few `stat` calls in flight at once. */
+  const addTreeFiles = async (files: { path: string; displayName: string; parsed: ConsumptionPath }[]) => {
+    const fresh = files.filter(({ path }) => !seenPaths.has(path) && seenPaths.add(path));
+    const sizes = await mapConcurrently(fresh, STAT_CONCURRENCY, ({ path }) =>
+      stat(path).then(
+        (info) => info.size,
+        (error: unknown) => error as Error,
+      ),
+    );
+    for (const [i, { path, displayName, parsed }] of fresh.entries()) {
+      const sizeBytes = sizes[i]!;
+      if (sizeBytes instanceof Error) {
+        report(new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${sizeBytes.message})`, { cause: sizeBytes }));
+      } else if (sizeBytes > limits.maxEntryBytes) {
+        report(
+          new BadFileError(
+            "INPUT_TOO_LARGE",
+            displayName,
+            `${sizeBytes} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
+          ),
+        );
+      } else {
+        sources.push({ location: location(parsed, displayName, sizeBytes), ...key(parsed), path });
+      }
     }
-    if (sizeBytes > limits.maxEntryBytes) {
-      report(
-        new BadFileError(
-          "INPUT_TOO_LARGE",
-          displayName,
-          `${sizeBytes} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
-        ),
-      );
-      return;
-    }
-    sources.push({ location: location(parsed, displayName, sizeBytes), ...key(parsed), path });
   };
 
   const addZip = async (path: string, displayName: string) => {
@@ -170,19 +176,21 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     for (const [i, input] of inputs.entries()) {
       const absolute = resolve(input);
       if (kinds[i] === "dir") {
-        for await (const item of walkTree(absolute, input)) {
+        const files: { path: string; displayName: string; parsed: ConsumptionPath }[] = [];
+        await walkTree(absolute, input, (item) => {
           if (item.kind === "error") report(item.error);
           else if (item.kind === "other") ignore(item.displayName);
           else {
             const parsed = parse(item.path, item.displayName);
             if (parsed === "ignored") ignore(item.displayName);
-            else if (parsed !== "bad") await addTreeFile(item.path, item.displayName, parsed);
+            else if (parsed !== "bad") files.push({ ...item, parsed });
           }
-        }
+        });
+        await addTreeFiles(files);
       } else {
         const parsed = parse(absolute, input);
         if (parsed === "ignored") await addZip(absolute, input);
-        else if (parsed !== "bad") await addTreeFile(absolute, input, parsed);
+        else if (parsed !== "bad") await addTreeFiles([{ path: absolute, displayName: input, parsed }]);
       }
     }
   } catch (error) {
@@ -226,4 +234,18 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
     }
     throw new UsageError(`cannot read input ${input} (${(error as Error).message})`, { code: "INPUT_NOT_FOUND", cause: error });
   }
+}
+
+/** `fn` over `items` with at most `limit` calls in flight; results in the items' order. */
+export async function mapConcurrently<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

@@ -3,6 +3,11 @@ import { indexInputs, type IndexedSource, type InputIndex } from "./indexInputs.
 import { readSource } from "./readSource.js";
 import type { AccountHour, ReadOptions, ReadSummary, Source } from "./types.js";
 
+/** Account-hours read ahead of the consumer, at most (see ReadOptions.readAheadHours). */
+export const DEFAULT_READ_AHEAD_HOURS = 16;
+/** Bytes read ahead of the consumer, at most (see ReadOptions.readAheadBytes): 64 MiB. */
+export const DEFAULT_READ_AHEAD_BYTES = 64 * 1024 * 1024;
+
 /**
  * Reads account-hours from zip files and directory trees (SPEC 2.1): see `readAccountHours`.
  * Iterating indexes the inputs, then yields one account-hour at a time; the archives it opens
@@ -34,51 +39,75 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
       });
     progress();
 
-    // Read one account-hour ahead while the consumer works on the current one (so disk and
-    // inflate overlap with decoding): memory holds at most two account-hours.
+    // Read a few account-hours ahead while the consumer works on the current one, so disk reads
+    // and inflating overlap with decoding. Results are taken in order, so bad files are reported
+    // and counted in the same order whatever finishes first.
+    const maxHours = this.options.readAheadHours ?? DEFAULT_READ_AHEAD_HOURS;
+    const maxBytes = this.options.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES;
     const groups = groupByAccountHour(index.sources);
-    let pending: Promise<AccountHour | null> | undefined;
-    const readNext = () => {
-      const group = groups.next();
-      if (group.done) return undefined;
-      const promise = this.readGroup(group.value, index, summary);
-      promise.catch(() => {}); // awaited below; never an unhandled rejection when the loop is left early
-      return promise;
+    const queue: { read: Promise<GroupRead>; bytes: number }[] = [];
+    let queuedBytes = 0;
+    const fill = () => {
+      while (queue.length === 0 || (queue.length < maxHours && queuedBytes < maxBytes)) {
+        const group = groups.next();
+        if (group.done) return;
+        const bytes = group.value.reduce((sum, source) => sum + source.location.sizeBytes, 0);
+        const read = readGroup(group.value, index);
+        read.catch(() => {}); // taken in order below; never an unhandled rejection meanwhile
+        queue.push({ read, bytes });
+        queuedBytes += bytes;
+      }
     };
     try {
-      pending = readNext();
-      while (pending) {
-        const hour = await pending;
+      fill();
+      while (queue.length > 0) {
+        const { read, bytes } = queue.shift()!;
+        queuedBytes -= bytes;
+        const { hour, errors } = await read;
+        for (const error of errors) {
+          if (!this.options.onBadFile) throw error;
+          summary.badFiles++;
+          this.options.onBadFile(error);
+        }
+        for (const source of hour?.sources ?? []) {
+          summary.filesRead++;
+          summary.bytesRead += source.bytes.length;
+        }
         progress();
-        pending = readNext();
+        fill();
         if (hour) {
           summary.accountHours++;
           yield hour;
         }
       }
     } finally {
-      await pending?.catch(() => {});
+      await Promise.allSettled(queue.map(({ read }) => read));
       await index.close();
     }
   }
+}
 
-  private async readGroup(group: IndexedSource[], index: InputIndex, summary: ReadSummary): Promise<AccountHour | null> {
-    const sources: Source[] = [];
-    for (const indexed of group) {
-      try {
-        const source = await readSource(indexed, index.limits);
-        sources.push(source);
-        summary.filesRead++;
-        summary.bytesRead += source.bytes.length;
-      } catch (error) {
-        if (!(error instanceof BadFileError) || !this.options.onBadFile) throw error;
-        summary.badFiles++;
-        this.options.onBadFile(error);
-      }
+/** An account-hour read, with the files of it that could not be read. */
+interface GroupRead {
+  /** Null when no file of the account-hour could be read. */
+  hour: AccountHour | null;
+  errors: BadFileError[];
+}
+
+/** Reads the files of one account-hour; bad files are returned, not thrown. */
+async function readGroup(group: IndexedSource[], index: InputIndex): Promise<GroupRead> {
+  const sources: Source[] = [];
+  const errors: BadFileError[] = [];
+  for (const indexed of group) {
+    try {
+      sources.push(await readSource(indexed, index.limits));
+    } catch (error) {
+      if (!(error instanceof BadFileError)) throw error;
+      errors.push(error);
     }
-    if (sources.length === 0) return null;
-    return { accountId: group[0]!.accountId, hourEpoch: group[0]!.hourEpoch, sources };
   }
+  const hour = sources.length === 0 ? null : { accountId: group[0]!.accountId, hourEpoch: group[0]!.hourEpoch, sources };
+  return { hour, errors };
 }
 
 /**
@@ -99,9 +128,10 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
  * decides by content whether they are duplicates or a conflict. The same file given twice (a
  * folder and its parent, one zip twice) is read once.
  *
- * Memory is bounded by two account-hours (the one yielded and the one read ahead) plus an index
- * of names (a few hundred bytes per file), never by the inputs' size. Files are read into
- * memory, never extracted to disk.
+ * Memory is bounded by the account-hour yielded plus a read-ahead window (default 16
+ * account-hours or 64 MiB, whichever is reached first; always at least one account-hour) plus an
+ * index of names (a few hundred bytes per file), never by the inputs' size. Files are read
+ * into memory, never extracted to disk.
  *
  * Files that are not at a consumption path are ignored and counted in `summary`. Bad files (an
  * impossible path: `INPUT_BAD_PATH`; an unsafe or damaged zip entry: `ZIP_*`; an unreadable

@@ -91,6 +91,10 @@ export interface ReadProgress {
 export interface ReadOptions extends ListOptions {
   /** Called after indexing (with 0 read) and after each account-hour is read. */
   onProgress?: (progress: ReadProgress) => void;
+  /** Most account-hours read ahead of the consumer (reads overlap with decoding). Default 16. */
+  readAheadHours?: number;
+  /** Most bytes read ahead of the consumer; at least one account-hour is always read. Default 64 MiB. */
+  readAheadBytes?: number;
 }
 
 /** What `listAccountHours` finds: account-hours by name only, and the paths it ignored. */

@@ -1,4 +1,4 @@
-import { opendir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { BadFileError } from "../errors.js";
 
@@ -10,41 +10,38 @@ export type TreeItem =
 
 /**
  * Walks a directory tree depth-first, in name order at every level (so the order never depends
- * on the file system). Follows symbolic links to files; symbolic links to folders are not
- * followed (no loops) and come out as `other`.
+ * on the file system), calling `onItem` for each file, other entry, or unreadable folder. Follows
+ * symbolic links to files; symbolic links to folders are not followed (no loops) and come out
+ * as `other`.
  *
  * @param path the directory (absolute or relative to the working directory)
  * @param displayName how `path` is shown in messages (the input as the user gave it)
  */
-export async function* walkTree(path: string, displayName: string): AsyncGenerator<TreeItem> {
-  let names: { name: string; kind: "file" | "dir" | "link" | "other" }[];
-  try {
-    names = [];
-    for await (const dirent of await opendir(path)) {
-      const kind = dirent.isFile() ? "file" : dirent.isDirectory() ? "dir" : dirent.isSymbolicLink() ? "link" : "other";
-      names.push({ name: dirent.name, kind });
+export async function walkTree(path: string, displayName: string, onItem: (item: TreeItem) => void): Promise<void> {
+  const stack: { path: string; displayName: string }[] = [{ path, displayName }];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let dirents;
+    try {
+      dirents = await readdir(dir.path, { withFileTypes: true });
+    } catch (error) {
+      onItem({
+        kind: "error",
+        error: new BadFileError("INPUT_UNREADABLE", dir.displayName, `cannot read the folder (${(error as Error).message})`, {
+          cause: error,
+        }),
+      });
+      continue;
     }
-  } catch (error) {
-    yield {
-      kind: "error",
-      error: new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the folder (${(error as Error).message})`, {
-        cause: error,
-      }),
-    };
-    return;
-  }
-  names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const { name, kind } of names) {
-    const childPath = join(path, name);
-    const childDisplay = join(displayName, name);
-    if (kind === "dir") {
-      yield* walkTree(childPath, childDisplay);
-    } else if (kind === "file") {
-      yield { kind: "file", path: childPath, displayName: childDisplay };
-    } else if (kind === "link" && (await stat(childPath).catch(() => null))?.isFile()) {
-      yield { kind: "file", path: childPath, displayName: childDisplay };
-    } else {
-      yield { kind: "other", displayName: childDisplay };
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: { path: string; displayName: string }[] = [];
+    for (const dirent of dirents) {
+      const child = { path: join(dir.path, dirent.name), displayName: join(dir.displayName, dirent.name) };
+      if (dirent.isDirectory()) subdirs.push(child);
+      else if (dirent.isFile()) onItem({ kind: "file", ...child });
+      else if (dirent.isSymbolicLink() && (await stat(child.path).catch(() => null))?.isFile()) onItem({ kind: "file", ...child });
+      else onItem({ kind: "other", displayName: child.displayName });
     }
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
 }

@@ -1,7 +1,12 @@
+import { open as openFile, type FileHandle } from "node:fs/promises";
+import { promisify } from "node:util";
+import { inflateRaw } from "node:zlib";
 import yauzl from "yauzl";
 import { BadFileError } from "../errors.js";
 import { crc32 } from "./crc32.js";
 import type { InputLimits } from "./types.js";
+
+const inflateRawAsync = promisify(inflateRaw);
 
 /** A file entry of a zip archive's central directory, with its checked, decoded name. */
 export interface ZipEntry {
@@ -31,6 +36,8 @@ export class ZipArchive {
     /** The archive's path as given, for messages. */
     readonly displayName: string,
     private readonly zip: yauzl.ZipFile,
+    /** Entries' data is read through this handle, in one positioned read each. */
+    private readonly handle: FileHandle,
   ) {
     // The fd is closed once `close()` was called and every read stream has ended.
     this.closed = new Promise((resolve) => zip.once("close", resolve));
@@ -58,7 +65,7 @@ export class ZipArchive {
         cause: error,
       });
     }
-    const archive = new ZipArchive(displayName, zip);
+    const archive = new ZipArchive(displayName, zip, await openFile(path, "r"));
     if (zip.entryCount > limits.maxEntries) {
       await archive.close();
       throw new BadFileError(
@@ -113,11 +120,11 @@ export class ZipArchive {
     if (raw.compressionMethod !== 0 && raw.compressionMethod !== 8) {
       return new BadFileError("ZIP_CORRUPT", displayName, `unsupported compression method ${raw.compressionMethod} (use deflate or store)`);
     }
-    if (raw.uncompressedSize > limits.maxEntryBytes) {
+    if (raw.uncompressedSize > limits.maxEntryBytes || raw.compressedSize > limits.maxEntryBytes) {
       return new BadFileError(
         "ZIP_TOO_LARGE",
         displayName,
-        `declares ${raw.uncompressedSize} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
+        `declares ${Math.max(raw.uncompressedSize, raw.compressedSize)} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
       );
     }
     if (raw.compressionMethod === 0 && raw.compressedSize !== raw.uncompressedSize) {
@@ -138,30 +145,34 @@ export class ZipArchive {
     return null;
   }
 
-  /** Reads one entry into memory, checking its size against the declared size and its CRC-32. */
+  /**
+   * Reads one entry into memory: its compressed bytes in one read, inflated in one go (off the
+   * main thread) with the output capped at the declared size, then the size and CRC-32 checked.
+   */
   async read(entry: ZipEntry): Promise<Uint8Array> {
     const { raw, displayName } = entry;
     const declared = raw.uncompressedSize;
-    const bytes = new Uint8Array(declared);
-    let length = 0;
-    let crc = 0;
+    let bytes: Uint8Array;
     try {
-      const stream = await this.zip.openReadStreamPromise(raw);
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        if (length + chunk.length > declared) {
-          throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
-        }
-        bytes.set(chunk, length);
-        length += chunk.length;
-        crc = crc32(chunk, crc);
-      }
+      const { fileDataStart } = await this.zip.readLocalFileHeaderPromise(raw, { minimal: true });
+      const compressed = Buffer.allocUnsafe(raw.compressedSize);
+      const { bytesRead } = await this.handle.read(compressed, 0, compressed.length, fileDataStart);
+      if (bytesRead !== compressed.length) throw new Error(`the archive ends ${compressed.length - bytesRead} bytes into the entry`);
+      bytes = raw.compressionMethod === 0 ? compressed : await inflateRawAsync(compressed, { maxOutputLength: declared + 1 });
     } catch (error) {
-      if (error instanceof BadFileError) throw error;
+      if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+        throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
+      }
       throw new BadFileError("ZIP_CORRUPT", displayName, `unreadable entry (${(error as Error).message})`, { cause: error });
     }
-    if (length !== declared) {
-      throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds ${length} bytes but declares ${declared}`);
+    if (bytes.length !== declared) {
+      throw new BadFileError(
+        "ZIP_SIZE_MISMATCH",
+        displayName,
+        bytes.length > declared ? `holds more than the ${declared} bytes it declares` : `holds ${bytes.length} bytes but declares ${declared}`,
+      );
     }
+    const crc = crc32(bytes);
     if (crc !== raw.crc32) {
       throw new BadFileError(
         "ZIP_CRC",
@@ -175,7 +186,7 @@ export class ZipArchive {
   /** Closes the archive; resolves once its file descriptor is closed. Safe to call twice. */
   async close(): Promise<void> {
     this.zip.close();
-    await this.closed;
+    await Promise.all([this.closed, this.handle.close()]);
   }
 }
 

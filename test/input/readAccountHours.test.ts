@@ -94,9 +94,9 @@ describe("readAccountHours on directory trees", () => {
     expect(hours).toHaveLength(1);
     expect(summary.ignoredPaths).toBe(3);
     expect(summary.ignoredExamples.map((p) => p.replace(dir, ""))).toEqual([
-      "/7/2026/11/5/7/account_capnp.bin.bak",
-      "/7/notes.md",
       "/README.txt",
+      "/7/notes.md",
+      "/7/2026/11/5/7/account_capnp.bin.bak",
     ]);
   });
 
