@@ -2,6 +2,7 @@ import type { CommandModule } from "yargs";
 import { fetchCommand } from "./fetch.js";
 import { generateCommand } from "./generate.js";
 import { checkCommand } from "./check.js";
+import { exportCommand } from "./export.js";
 import { ingestCommand } from "./ingest.js";
 import { statsCommand } from "./stats.js";
 
@@ -15,5 +16,6 @@ export const commands: CommandModule<any, any>[] = [
   fetchCommand,
   ingestCommand,
   checkCommand,
+  exportCommand,
   statsCommand,
 ];
