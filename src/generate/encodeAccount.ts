@@ -57,12 +57,17 @@ export function encodeCloudSpace(cloudSpace: CloudSpace, options: EncodeOptions 
   return encode(options, (w) => writeCloudSpace(w, structRoot(w, CLOUD_SPACE), cloudSpace, options));
 }
 
-function encode(options: EncodeOptions, write: (w: MessageWriter) => void): Uint8Array {
+/** Throws a UsageError for a bad option. */
+export function checkEncodeOptions(options: EncodeOptions): void {
   const { segmentWords } = options;
   if (segmentWords !== undefined && !(Number.isInteger(segmentWords) && segmentWords >= 1 && segmentWords < 2 ** 29)) {
     throw new UsageError(`bad segmentWords: ${segmentWords} (a whole number of words, at least 1)`);
   }
-  const w = new MessageWriter(segmentWords);
+}
+
+function encode(options: EncodeOptions, write: (w: MessageWriter) => void): Uint8Array {
+  checkEncodeOptions(options);
+  const w = new MessageWriter(options.segmentWords);
   write(w);
   const bytes = w.toBytes();
   return options.packed ? packMessage(bytes) : bytes;

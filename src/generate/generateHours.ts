@@ -51,10 +51,13 @@ export const GENERATE_DEFAULTS = {
  * Yields account-hours hour by hour (all accounts of an hour, then the next hour), each a
  * fresh object, so memory stays bounded by one hour. Every Float32 field already holds a
  * float32 value, so decoding an encoded hour gives back exactly these records.
- * Throws a UsageError for a bad option.
+ * Throws a UsageError for a bad option, at the call.
  */
-export function* generateHours(options: GenerateOptions = {}): Generator<DecodedAccountHour> {
-  const o = resolveOptions(options);
+export function generateHours(options: GenerateOptions = {}): Generator<DecodedAccountHour> {
+  return hoursOf(resolveOptions(options));
+}
+
+function* hoursOf(o: typeof GENERATE_DEFAULTS): Generator<DecodedAccountHour> {
   const missingIndices = Array.isArray(o.missingHours)
     ? o.missingHours.map((t) => (t - o.start) / SECONDS_PER_HOUR)
     : o.missingHours;

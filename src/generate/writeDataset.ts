@@ -10,7 +10,7 @@ import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { UsageError } from "../errors.js";
-import { encodeAccount, encodeCloudSpace, type EncodeOptions } from "./encodeAccount.js";
+import { checkEncodeOptions, encodeAccount, encodeCloudSpace, type EncodeOptions } from "./encodeAccount.js";
 import { generateHours, type GenerateOptions } from "./generateHours.js";
 import { hourPath } from "./hourPath.js";
 
@@ -52,6 +52,7 @@ interface DatasetFile {
 export async function writeDataset(options: WriteDatasetOptions): Promise<WriteDatasetResult> {
   const layout = options.layout ?? (options.out.toLowerCase().endsWith(".zip") ? "zip" : "tree");
   if (layout !== "tree" && layout !== "zip") throw new UsageError(`bad layout: ${String(layout)} (use tree or zip)`);
+  checkEncodeOptions(options);
   const hours = generateHours(options);
   try {
     await mkdir(layout === "zip" ? dirname(options.out) : options.out, { recursive: true });

@@ -172,7 +172,7 @@ describe("generateHours", () => {
     ["a missing-hours fraction above 1", { missingHours: 1.5 }],
     ["a non-integer seed", { seed: 0.5 }],
   ])("refuses %s with a usage error naming the option", (_name, bad) => {
-    expect(() => [...generateHours(bad)]).toThrow(UsageError);
-    expect(() => [...generateHours(bad)]).toThrow(new RegExp(Object.keys(bad)[0]!));
+    expect(() => generateHours(bad)).toThrow(UsageError);
+    expect(() => generateHours(bad)).toThrow(new RegExp(Object.keys(bad)[0]!));
   });
 });
