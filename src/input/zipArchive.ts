@@ -65,7 +65,11 @@ export class ZipArchive {
         cause: error,
       });
     }
-    const archive = new ZipArchive(displayName, zip, await openFile(path, "r"));
+    const handle = await openFile(path, "r").catch((error: unknown) => {
+      zip.close();
+      throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
+    });
+    const archive = new ZipArchive(displayName, zip, handle);
     if (zip.entryCount > limits.maxEntries) {
       await archive.close();
       throw new BadFileError(

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -246,6 +246,32 @@ describe("readAccountHours on zip archives", () => {
     const { hours } = await collect([truncated, good], dir, { onBadFile: (e) => bad.push(e) });
     expect(hours.map((h) => h[0])).toEqual([7, 7]);
     expect(bad.map((e) => [e.code, e.file])).toEqual([["ZIP_CORRUPT", truncated]]);
+  });
+});
+
+describe("readAccountHours reads lazily", () => {
+  it("reads an account-hour only when the consumer gets near it, not all inputs up front", async () => {
+    const names = Array.from({ length: 8 }, (_, h) => `7/2026/1/1/${h}/account_capnp.bin`);
+    await writeTree(dir, names);
+    const seen: number[] = [];
+    const bad: BadFileError[] = [];
+    const reader = readAccountHours([dir], { readAheadHours: 2, onBadFile: (e) => bad.push(e) });
+    for await (const h of reader) {
+      seen.push(new Date(h.hourEpoch * 1000).getUTCHours());
+      // Deleted after the first hour is yielded: hours 0–2 are read by then, hour 6 is not yet.
+      if (seen.length === 1) await rm(join(dir, names[6]!));
+    }
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 7]);
+    expect(bad.map((e) => [e.code, e.file])).toEqual([["INPUT_UNREADABLE", join(dir, names[6]!)]]);
+  });
+
+  it("does not follow a symbolic link to a folder, so a link loop cannot hang it", async () => {
+    await writeTree(dir, ["data/7/2026/1/1/0/account_capnp.bin"]);
+    await mkdir(join(dir, "data/7/2026/1/1/0/loop"), { recursive: true });
+    await symlink(join(dir, "data"), join(dir, "data/7/2026/1/1/0/loop/back"));
+    const { hours, summary } = await collect([join(dir, "data")], dir);
+    expect(hours).toEqual([[7, "2026-01-01T00:00:00.000Z", ["/data/7/2026/1/1/0/account_capnp.bin"]]]);
+    expect(summary.ignoredExamples).toEqual([join(dir, "data/7/2026/1/1/0/loop/back")]);
   });
 });
 
