@@ -186,6 +186,8 @@ const PAGE_SCRIPT = `
     };
     plots.push({ plot: new uPlot(opts, data, box), box: box });
   });
+  // the uPlot instances, for scripts and tests that inspect the page
+  window.cloudunitsCharts = plots.map(function (p) { return p.plot; });
   window.addEventListener("resize", function () {
     plots.forEach(function (p) { p.plot.setSize({ width: Math.max(320, p.box.clientWidth), height: 260 }); });
   });
