@@ -122,37 +122,47 @@ function startBar(line: (elapsedSeconds: number) => string, options: ProgressOpt
 }
 
 /**
- * Starts a files/MB/ETA bar labelled `label`. When progress is not enabled
+ * A files/MB/ETA bar labelled `label`, drawn from the first `update` on (nothing before,
+ * so a command that fails early leaves no empty bar). When progress is not enabled
  * (see {@link progressEnabled}) it returns a bar that draws nothing.
  */
 export function startFilesProgress(label: string, options: ProgressOptions = {}): FilesProgress {
   if (!progressEnabled(options)) return { update: () => {}, stop: () => {} };
   let state: FilesProgressState = { filesDone: 0, filesTotal: 0, bytesDone: 0, bytesTotal: 0 };
-  const drawn = startBar((elapsed) => formatFilesLine(label, state, elapsed), options);
+  let drawn: ReturnType<typeof startBar> | undefined;
   return {
     update: (next) => {
       state = { ...next };
+      drawn ??= startBar((elapsed) => formatFilesLine(label, state, elapsed), options);
       drawn.touch();
     },
-    stop: drawn.stop,
+    stop: () => drawn?.stop(),
   };
 }
 
 /**
- * Starts a bytes/rate bar labelled `label` (one download). When progress is not enabled
+ * A bytes/rate bar labelled `label` (one download), drawn from the first `update` on. When progress is not enabled
  * it returns a bar that draws nothing.
  */
 export function startBytesProgress(label: string, options: ProgressOptions = {}): BytesProgress {
   if (!progressEnabled(options)) return { update: () => {}, stop: () => {} };
   let done = 0;
   let total: number | undefined;
-  const drawn = startBar((elapsed) => formatBytesLine(label, done, total, elapsed), options);
+  /** Seconds the download took, once complete: the rate then stays that of the download. */
+  let finishedSeconds: number | undefined;
+  let startMs = 0;
+  let drawn: ReturnType<typeof startBar> | undefined;
   return {
     update: (bytesDone, bytesTotal) => {
       done = bytesDone;
       total = bytesTotal;
+      if (!drawn) {
+        startMs = Date.now();
+        drawn = startBar((elapsed) => formatBytesLine(label, done, total, finishedSeconds ?? elapsed), options);
+      }
+      finishedSeconds = total !== undefined && done >= total ? (Date.now() - startMs) / 1000 : undefined;
       drawn.touch();
     },
-    stop: drawn.stop,
+    stop: () => drawn?.stop(),
   };
 }

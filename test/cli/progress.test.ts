@@ -38,6 +38,13 @@ describe("progress", () => {
     expect(text()).toBe("");
   });
 
+  it("draws nothing before the first update", () => {
+    const { stream, text } = captureStream(true);
+    startBytesProgress("fetch", { stream, env: {} }).stop();
+    startFilesProgress("ingest", { stream, env: {} }).stop();
+    expect(text()).toBe("");
+  });
+
   it("draws the files bar on a terminal", () => {
     const { stream, text } = captureStream(true);
     const files = startFilesProgress("ingest", { stream, env: {} });
