@@ -23,6 +23,12 @@ export interface EncodeOptions {
    * Default: one segment, however large.
    */
   segmentWords?: number;
+  /**
+   * With `segmentWords`: reach objects in other segments through double-far pointers
+   * (two-word landing pads, which the C++ library writes when it adopts orphans) instead
+   * of single-far ones. Default false.
+   */
+  doubleFar?: boolean;
 }
 
 /** Data words and pointer words of each struct (the schema's sizes). */
@@ -67,7 +73,7 @@ export function checkEncodeOptions(options: EncodeOptions): void {
 
 function encode(options: EncodeOptions, write: (w: MessageWriter) => void): Uint8Array {
   checkEncodeOptions(options);
-  const w = new MessageWriter(options.segmentWords);
+  const w = new MessageWriter(options.segmentWords, options.doubleFar);
   write(w);
   const bytes = w.toBytes();
   return options.packed ? packMessage(bytes) : bytes;

@@ -35,9 +35,12 @@ const INITIAL_WORDS = 1024;
 export class MessageWriter {
   private readonly segments: Segment[] = [];
   private readonly segmentWords: number | undefined;
+  private readonly doubleFar: boolean;
 
-  constructor(segmentWords?: number) {
+  /** `doubleFar`: reach objects in other segments through two-word landing pads (double-far pointers). */
+  constructor(segmentWords?: number, doubleFar = false) {
     this.segmentWords = segmentWords;
+    this.doubleFar = doubleFar;
     this.addSegment(segmentWords ?? INITIAL_WORDS);
     this.segments[0]!.usedWords = 1; // the root pointer
   }
@@ -58,6 +61,7 @@ export class MessageWriter {
       this.writePointer(from.segment, from.word, near - from.word - 1, kind, upper);
       return { segment: from.segment, word: near };
     }
+    if (this.doubleFar) return this.allocateDoubleFar(from, words, kind, upper);
     // A landing pad right before the object, in the object's segment; the pointer becomes far.
     let segment = this.segments.length - 1;
     let pad = segment === from.segment ? undefined : this.tryAllocate(segment, words + 1);
@@ -70,6 +74,31 @@ export class MessageWriter {
     s.view.setUint32(from.word * 8, ((pad << 3) | 2) >>> 0, true);
     s.view.setUint32(from.word * 8 + 4, segment, true);
     return { segment, word: pad + 1 };
+  }
+
+  /**
+   * The object in the last segment (or a new one), and a two-word landing pad in whichever
+   * segment has room after it: a far pointer to the object's start, then a tag word with
+   * the pointer's kind and sizes.
+   */
+  private allocateDoubleFar(from: WordRef, words: number, kind: number, upper: number): WordRef {
+    const place = (size: number, notIn: number): WordRef => {
+      const last = this.segments.length - 1;
+      const start = last === notIn ? undefined : this.tryAllocate(last, size);
+      if (start !== undefined) return { segment: last, word: start };
+      const segment = this.addSegment(Math.max(this.segmentWords ?? 0, size));
+      return { segment, word: this.tryAllocate(segment, size)! };
+    };
+    const object = place(words, from.segment);
+    const pad = place(2, -1);
+    const padView = this.segments[pad.segment]!.view;
+    padView.setUint32(pad.word * 8, ((object.word << 3) | 2) >>> 0, true);
+    padView.setUint32(pad.word * 8 + 4, object.segment, true);
+    this.writePointer(pad.segment, pad.word + 1, 0, kind, upper);
+    const s = this.segments[from.segment]!;
+    s.view.setUint32(from.word * 8, ((pad.word << 3) | 4 | 2) >>> 0, true);
+    s.view.setUint32(from.word * 8 + 4, pad.segment, true);
+    return object;
   }
 
   /** The DataView of a segment, valid until the next allocation. */

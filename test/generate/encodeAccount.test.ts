@@ -18,6 +18,8 @@ describe("encodeAccount", () => {
     ["segments of 1 word (every object behind a far pointer)", { segmentWords: 1 }],
     ["packed", { packed: true }],
     ["packed, segments of 32 words", { packed: true, segmentWords: 32 }],
+    ["segments of 16 words, double-far pointers", { segmentWords: 16, doubleFar: true }],
+    ["segments of 1 word, double-far pointers", { segmentWords: 1, doubleFar: true }],
   ])("writes Account files the reference tool decodes to the same records: %s", (_name, options) => {
     const stream = concat(accounts.map((a) => encodeAccount(a, options)));
     const decoded = referenceDecode(stream, "Account", { packed: options.packed });
@@ -34,6 +36,18 @@ describe("encodeAccount", () => {
     const view = new DataView(split.buffer, split.byteOffset);
     const sizes = Array.from({ length: segmentCount(split) }, (_, i) => view.getUint32(4 * (i + 1), true));
     expect(sizes.slice(0, -1).every((words) => words <= 64)).toBe(true);
+  });
+
+  it.each<[string, EncodeOptions, number]>([
+    ["a far pointer to a landing pad in segment 1", { segmentWords: 1 }, 0b010],
+    ["a double-far pointer to a two-word pad", { segmentWords: 1, doubleFar: true }, 0b110],
+  ])("reaches the root through %s when segment 0 has no room", (_name, options, lowBits) => {
+    const message = encodeAccount(accounts[0]!, options);
+    const view = new DataView(message.buffer, message.byteOffset);
+    const tableBytes = (4 * (segmentCount(message) + 1) + 7) & ~7;
+    expect(view.getUint32(4, true)).toBe(1); // segment 0 holds only the root pointer
+    expect(view.getUint32(tableBytes, true) & 0b111).toBe(lowBits);
+    expect(view.getUint32(tableBytes + 4, true)).toBeGreaterThan(0); // the pad's segment
   });
 
   it("writes old-schema files whose disks have 24 bytes of data and no configuredIops", () => {
