@@ -4,6 +4,7 @@ import { generateCommand } from "./generate.js";
 import { checkCommand } from "./check.js";
 import { exportCommand } from "./export.js";
 import { ingestCommand } from "./ingest.js";
+import { reportCommand } from "./report.js";
 import { statsCommand } from "./stats.js";
 
 /**
@@ -17,5 +18,6 @@ export const commands: CommandModule<any, any>[] = [
   ingestCommand,
   checkCommand,
   exportCommand,
+  reportCommand,
   statsCommand,
 ];
