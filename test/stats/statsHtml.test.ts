@@ -62,7 +62,7 @@ describe.skipIf(!hasChromium)(`statsToHtml in headless Chromium${hasChromium ? "
   /** The axis labels of every chart (uPlot draws them on the canvas, not in the DOM). */
   function axisLabels(tab: Page): Promise<string[][]> {
     return tab.evaluate(() =>
-      (window as unknown as { cloudunitsCharts: { axes: { label?: string }[] }[] }).cloudunitsCharts.map((u) => u.axes.map((a) => a.label ?? "")),
+      (globalThis as unknown as { cloudunitsCharts: { axes: { label?: string }[] }[] }).cloudunitsCharts.map((u) => u.axes.map((a) => a.label ?? "")),
     );
   }
 
