@@ -1,0 +1,166 @@
+// Mutation fuzz: bit flips over the framing and pointer words of real files, truncations and
+// random bytes. Every result must be either the reference tool's decode of the same bytes or
+// our typed CapnpError: never another exception, never a hang. CLOUDUNITS_FUZZ_LONG=1 runs
+// many more cases and also asks the reference about the messages we refuse.
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { CapnpError, decodeAccount, decodeCloudSpace, type Account, type CloudSpace } from "../../src/index.js";
+import { prng, randomAccount, randomCloudSpace, toCapnpText } from "./randomRecords.js";
+import { OLD_SCHEMA, SCHEMA, concat, encodeTexts, fromJson, hasCapnp, referenceJson, type Root } from "./reference.js";
+
+const LONG = process.env.CLOUDUNITS_FUZZ_LONG === "1";
+const MUTATIONS_PER_FILE = LONG ? 4000 : 250;
+/** In the short run, this many refused messages are also shown to the reference. */
+const REFUSALS_ASKED = LONG ? Infinity : 12;
+
+/** The struct sizes of the schema, as struct pointers and composite tags carry them (hi word). */
+const SCHEMA_STRUCT_SIZES = new Set([0x10001, 0x20001, 0x50002, 0x10002, 0x10003, 0x00003, 0x00007]);
+
+/** Word offsets (bytes) that hold the segment table or look like pointers of this schema. */
+function framingAndPointerWords(bytes: Uint8Array): number[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const segments = view.getUint32(0, true) + 1;
+  const tableBytes = 8 * (Math.floor(segments / 2) + 1);
+  const out: number[] = [];
+  for (let at = 0; at < tableBytes; at += 8) out.push(at);
+  for (let at = tableBytes; at < bytes.length; at += 8) {
+    const lo = view.getUint32(at, true);
+    const hi = view.getUint32(at + 4, true);
+    const kind = lo & 3;
+    const looksLikePointer =
+      (kind === 0 && SCHEMA_STRUCT_SIZES.has(hi)) ||
+      (kind === 1 && ((hi & 7) === 7 || (hi & 7) === 2) && hi >>> 3 < bytes.length / 8 * 8) ||
+      (kind === 2 && hi < segments);
+    if (looksLikePointer) out.push(at);
+  }
+  return out;
+}
+
+type Outcome = { value: Account | CloudSpace } | { error: CapnpError };
+
+function ours(bytes: Uint8Array, root: Root): Outcome {
+  // CPU time, not wall time: the test must not fail because the machine is busy.
+  const started = process.cpuUsage();
+  try {
+    const value = root === "Account" ? decodeAccount(bytes, { name: "fuzz" }) : decodeCloudSpace(bytes, { name: "fuzz" });
+    return { value };
+  } catch (error) {
+    // Anything but our typed error fails the test here, with the offending bytes.
+    if (!(error instanceof CapnpError)) {
+      throw new Error(`non-CapnpError on ${Buffer.from(bytes).toString("hex")}: ${String(error)}`, { cause: error });
+    }
+    return { error };
+  } finally {
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000, "CPU milliseconds of one decode").toBeLessThan(500);
+  }
+}
+
+function mutations(file: Uint8Array, rand: () => number, count: number): Uint8Array[] {
+  const targets = framingAndPointerWords(file);
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = rand();
+    if (r < 0.7) {
+      const bytes = file.slice();
+      const flips = rand() < 0.5 ? 1 : 2;
+      for (let f = 0; f < flips; f++) {
+        const word = targets[Math.floor(rand() * targets.length)]!;
+        const bit = Math.floor(rand() * 64);
+        bytes[word + (bit >> 3)]! ^= 1 << (bit & 7);
+      }
+      out.push(bytes);
+    } else if (r < 0.85) {
+      out.push(file.slice(0, Math.floor(rand() * file.length)));
+    } else {
+      // Random bytes, half of them behind a plausible one-segment table.
+      const words = Math.floor(rand() * 40);
+      const bytes = new Uint8Array(8 * words + (rand() < 0.2 ? Math.floor(rand() * 8) : 0)).map(() => Math.floor(rand() * 256));
+      if (words > 0 && rand() < 0.5) {
+        new DataView(bytes.buffer).setUint32(0, 0, true);
+        new DataView(bytes.buffer).setUint32(4, words - 1, true);
+      }
+      out.push(bytes);
+    }
+  }
+  return out;
+}
+
+/**
+ * Shows the messages we accept to the reference, as one stream; returns the indexes the
+ * reference refuses (the stream restarts after each).
+ */
+function acceptedButReferenceRefuses(messages: Uint8Array[], decoded: (Account | CloudSpace)[], root: Root): number[] {
+  const refused: number[] = [];
+  let start = 0;
+  while (start < messages.length) {
+    const r = referenceJson(concat(messages.slice(start)), root);
+    r.messages.forEach((json, i) => {
+      expect(decoded[start + i], `message ${start + i}: ${Buffer.from(messages[start + i]!).toString("hex")}`).toEqual(fromJson(json, root));
+    });
+    if (r.error === null) break;
+    refused.push(start + r.messages.length);
+    start += r.messages.length + 1;
+  }
+  return refused;
+}
+
+/** The reference's verdict on one message: true when it decodes it. */
+function referenceAccepts(bytes: Uint8Array, root: Root): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("capnp", ["convert", "binary:json", "--short", SCHEMA, root], { stdio: ["pipe", "ignore", "ignore"] });
+    child.on("error", reject);
+    child.on("close", (status) => resolve(status === 0 && bytes.length > 0));
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(bytes);
+  });
+}
+
+describe.skipIf(!hasCapnp)("mutated files decode as the reference does, or fail with a CapnpError", () => {
+  const rand = prng(20261122);
+  const corpus: { name: string; root: Root; file: Uint8Array }[] = [
+    { name: "one segment", root: "Account", file: encodeTexts([toCapnpText(randomAccount(rand, { spaces: 2, machines: 3, parts: 2 }))], "Account")[0]! },
+    { name: "many segments", root: "Account", file: encodeTexts([toCapnpText(randomAccount(rand, { spaces: 2, machines: 3, parts: 2 }))], "Account", { segmentWords: 24 })[0]! },
+    { name: "older schema", root: "Account", file: encodeTexts([toCapnpText(randomAccount(rand, { spaces: 2, machines: 3, parts: 2, oldSchema: true }))], "Account", { schema: OLD_SCHEMA })[0]! },
+    { name: "cloud space", root: "CloudSpace", file: encodeTexts([toCapnpText(randomCloudSpace(rand, { spaces: 1, machines: 4, parts: 2 }))], "CloudSpace", { segmentWords: 32 })[0]! },
+  ];
+
+  for (const { name, root, file } of corpus) {
+    it(`${name}: flips, truncations and random bytes`, async () => {
+      const messages = mutations(file, rand, MUTATIONS_PER_FILE);
+      const outcomes = messages.map((m) => ours(m, root));
+      const acceptedIndexes = outcomes.flatMap((o, i) => ("value" in o ? [i] : []));
+      const accepted = acceptedIndexes.map((i) => messages[i]!);
+      const refusedByReference = acceptedButReferenceRefuses(accepted, acceptedIndexes.map((i) => (outcomes[i] as { value: Account | CloudSpace }).value), root);
+      expect(refusedByReference.map((i) => Buffer.from(accepted[i]!).toString("hex"))).toEqual([]);
+
+      // Messages we refuse that the reference reads: only for the documented reasons.
+      const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, bytes: messages[i]! }] : []));
+      const asked = refusals.slice(0, REFUSALS_ASKED);
+      const verdicts = await Promise.all(asked.map((r) => referenceAccepts(r.bytes, root)));
+      const stricter = asked.filter((_, i) => verdicts[i]);
+      for (const { error, bytes } of stricter) {
+        expect(STRICTER_THAN_REFERENCE, `${error.code} ${error.reason} on ${Buffer.from(bytes).toString("hex")}`).toContain(error.code);
+      }
+      if (LONG) {
+        console.log(`${name}: ${messages.length} messages, ${accepted.length} read as the reference does, ${refusals.length} refused, of which ${stricter.length} the reference reads:`,
+          countBy(stricter.map((s) => s.error.code)));
+      }
+      expect(accepted.length).toBeGreaterThan(0);
+      expect(refusals.length).toBeGreaterThan(0);
+    });
+  }
+});
+
+/**
+ * Where we are stricter than the reference library, on purpose: it reads an empty stream as no
+ * message and trailing bytes as the start of the next message of a stream; and its traversal
+ * limit is 8 Mi words, ours 8 × the message (at least 64 Ki words).
+ */
+const STRICTER_THAN_REFERENCE = ["CAPNP_TRAILING_BYTES", "CAPNP_TRUNCATED", "CAPNP_TRAVERSAL_LIMIT"];
+
+function countBy(values: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
+}
