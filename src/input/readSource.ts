@@ -27,7 +27,7 @@ async function readTreeFile(path: string, displayName: string, maxEntryBytes: nu
         `${size} bytes, more than the limit of ${maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
       );
     }
-    const bytes = new Uint8Array(size);
+    const bytes = Buffer.allocUnsafe(size);
     let length = 0;
     while (length < size) {
       const { bytesRead } = await handle.read(bytes, length, size - length, length);

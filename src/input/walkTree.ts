@@ -1,5 +1,5 @@
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join, sep } from "node:path";
 import { BadFileError } from "../errors.js";
 
 /** One thing found below a directory: a file, something else (ignored), or an unreadable folder. */
@@ -11,14 +11,16 @@ export type TreeItem =
 /**
  * Walks a directory tree depth-first, in name order at every level (so the order never depends
  * on the file system), calling `onItem` for each file, other entry, or unreadable folder. Follows
- * symbolic links to files; symbolic links to folders are not followed (no loops) and come out
- * as `other`.
+ * symbolic links to files and to folders (an account folder may live on another disk), each
+ * target folder once, never one that contains the link (no loops); a link not followed comes
+ * out as `other`.
  *
  * @param path the directory (absolute or relative to the working directory)
  * @param displayName how `path` is shown in messages (the input as the user gave it)
  */
 export async function walkTree(path: string, displayName: string, onItem: (item: TreeItem) => void): Promise<void> {
   const stack: { path: string; displayName: string }[] = [{ path, displayName }];
+  const followed = new Set<string>();
   while (stack.length > 0) {
     const dir = stack.pop()!;
     let dirents;
@@ -39,9 +41,22 @@ export async function walkTree(path: string, displayName: string, onItem: (item:
       const child = { path: join(dir.path, dirent.name), displayName: join(dir.displayName, dirent.name) };
       if (dirent.isDirectory()) subdirs.push(child);
       else if (dirent.isFile()) onItem({ kind: "file", ...child });
-      else if (dirent.isSymbolicLink() && (await stat(child.path).catch(() => null))?.isFile()) onItem({ kind: "file", ...child });
-      else onItem({ kind: "other", displayName: child.displayName });
+      else if (!dirent.isSymbolicLink()) onItem({ kind: "other", displayName: child.displayName });
+      else {
+        const target = await stat(child.path).catch(() => null);
+        if (target?.isFile()) onItem({ kind: "file", ...child });
+        else if (target?.isDirectory() && (await followOnce(dir.path, child.path, followed))) subdirs.push(child);
+        else onItem({ kind: "other", displayName: child.displayName });
+      }
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
+}
+
+/** True the first time a link to folder `link` is met, unless it points at `dir` or a folder above it. */
+async function followOnce(dir: string, link: string, followed: Set<string>): Promise<boolean> {
+  const [target, here] = await Promise.all([realpath(link), realpath(dir)]).catch(() => ["", ""]);
+  if (!target || followed.has(target) || `${here}${sep}`.startsWith(`${target}${sep}`)) return false;
+  followed.add(target);
+  return true;
 }

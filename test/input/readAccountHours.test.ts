@@ -265,12 +265,16 @@ describe("readAccountHours reads lazily", () => {
     expect(bad.map((e) => [e.code, e.file])).toEqual([["INPUT_UNREADABLE", join(dir, names[6]!)]]);
   });
 
-  it("does not follow a symbolic link to a folder, so a link loop cannot hang it", async () => {
-    await writeTree(dir, ["data/7/2026/1/1/0/account_capnp.bin"]);
+  it("follows a symbolic link to an account folder, but never one back up the tree", async () => {
+    await writeTree(dir, ["data/7/2026/1/1/0/account_capnp.bin", "elsewhere/8/2026/1/1/0/account_capnp.bin"]);
+    await symlink(join(dir, "elsewhere/8"), join(dir, "data/8"));
     await mkdir(join(dir, "data/7/2026/1/1/0/loop"), { recursive: true });
     await symlink(join(dir, "data"), join(dir, "data/7/2026/1/1/0/loop/back"));
     const { hours, summary } = await collect([join(dir, "data")], dir);
-    expect(hours).toEqual([[7, "2026-01-01T00:00:00.000Z", ["/data/7/2026/1/1/0/account_capnp.bin"]]]);
+    expect(hours).toEqual([
+      [7, "2026-01-01T00:00:00.000Z", ["/data/7/2026/1/1/0/account_capnp.bin"]],
+      [8, "2026-01-01T00:00:00.000Z", ["/data/8/2026/1/1/0/account_capnp.bin"]],
+    ]);
     expect(summary.ignoredExamples).toEqual([join(dir, "data/7/2026/1/1/0/loop/back")]);
   });
 });
