@@ -29,6 +29,11 @@ export interface GenerateOptions {
   missingHours?: number | number[];
   /** Id of the first account; the others follow it. Default 1. */
   firstAccountId?: number;
+  /**
+   * Write each gateway's external NIC as some platform versions do: its received bytes in
+   * `tx` and 0 in `rx` (SPEC 2.3). Default false.
+   */
+  gatewayRxInTx?: boolean;
 }
 
 /** The gateway's machine type, id and NIC types (SPEC 2.3). */
@@ -45,6 +50,7 @@ export const GENERATE_DEFAULTS = {
   seed: 1,
   missingHours: 0 as number | number[],
   firstAccountId: 1,
+  gatewayRxInTx: false,
 };
 
 /**
@@ -66,7 +72,7 @@ function* hoursOf(o: typeof GENERATE_DEFAULTS): Generator<DecodedAccountHour> {
     const hourEpoch = o.start + hour * SECONDS_PER_HOUR;
     for (const plan of plans) {
       if (plan.missingHours.has(hour)) continue;
-      const cloudspaces = plan.cloudSpaces.map((cs) => cloudSpaceAt(o.seed, plan.accountId, cs, hour, hourEpoch));
+      const cloudspaces = plan.cloudSpaces.map((cs) => cloudSpaceAt(o, plan.accountId, cs, hour, hourEpoch));
       yield { accountId: plan.accountId, hourEpoch, rootAccountId: plan.accountId, account: { accountId: plan.accountId, cloudspaces } };
     }
   }
@@ -75,7 +81,9 @@ function* hoursOf(o: typeof GENERATE_DEFAULTS): Generator<DecodedAccountHour> {
 /** The options with defaults applied and checked. */
 export function resolveOptions(options: GenerateOptions): typeof GENERATE_DEFAULTS {
   const o = { ...GENERATE_DEFAULTS };
-  for (const [key, value] of Object.entries(options)) if (value !== undefined) (o as Record<string, unknown>)[key] = value;
+  for (const key of Object.keys(o) as (keyof GenerateOptions)[]) {
+    if (options[key] !== undefined) (o as Record<string, unknown>)[key] = options[key];
+  }
   for (const key of ["accounts", "spaces", "machines", "hours", "firstAccountId"] as const) {
     if (!Number.isInteger(o[key]) || o[key] < 0) throw new UsageError(`bad ${key}: ${o[key]} (a whole number, 0 or more)`);
   }
@@ -96,10 +104,10 @@ function rhythm(hourEpoch: number): number {
   return 0.65 + 0.35 * Math.sin(((hourOfDay - 8) / 24) * 2 * Math.PI);
 }
 
-function cloudSpaceAt(seed: number, accountId: number, cs: CloudSpacePlan, hour: number, hourEpoch: number): CloudSpace {
+function cloudSpaceAt(o: typeof GENERATE_DEFAULTS, accountId: number, cs: CloudSpacePlan, hour: number, hourEpoch: number): CloudSpace {
   const deployed = cs.state === "DEPLOYED";
   const busy = rhythm(hourEpoch);
-  const noise = (id: number, k: number) => unitFor(seed, id, hour, k);
+  const noise = (id: number, k: number) => unitFor(o.seed, id, hour, k);
   const gatewayBytes = (k: number) => (deployed ? bytes(cs.gatewayBytes * busy * (0.3 + 1.4 * noise(cs.id, k))) : 0);
   const gateway: VMachine = {
     id: GATEWAY.id,
@@ -108,7 +116,9 @@ function cloudSpaceAt(seed: number, accountId: number, cs: CloudSpacePlan, hour:
     cpuMinutes: deployed ? Math.fround(0.5 + 2 * noise(cs.id, 1)) : 0,
     mem: GATEWAY.memMb,
     networks: [
-      { id: 0, type: "external", tx: gatewayBytes(2), rx: gatewayBytes(3) },
+      o.gatewayRxInTx
+        ? { id: 0, type: "external", tx: gatewayBytes(3), rx: 0 }
+        : { id: 0, type: "external", tx: gatewayBytes(2), rx: gatewayBytes(3) },
       { id: 0, type: "space", tx: gatewayBytes(4), rx: gatewayBytes(5) },
     ],
     disks: [],

@@ -1,8 +1,10 @@
 /**
- * The relative path of an account-hour's directory as the platform writes it:
- * `<accountId>/<year>/<month>/<day>/<hour>`, UTC, month, day and hour unpadded (SPEC 2.1).
+ * The relative path of an account-hour's directory: `<accountId>/<year>/<month>/<day>/<hour>`
+ * in UTC, month, day and hour unpadded as the platform writes them (`padded`: zero-padded to
+ * two digits, which readers accept too; default false) (SPEC 2.1).
  */
-export function hourPath(accountId: number, hourEpoch: number): string {
+export function hourPath(accountId: number, hourEpoch: number, padded = false): string {
   const t = new Date(hourEpoch * 1000);
-  return `${accountId}/${t.getUTCFullYear()}/${t.getUTCMonth() + 1}/${t.getUTCDate()}/${t.getUTCHours()}`;
+  const two = (n: number) => (padded ? String(n).padStart(2, "0") : String(n));
+  return `${accountId}/${t.getUTCFullYear()}/${two(t.getUTCMonth() + 1)}/${two(t.getUTCDate())}/${two(t.getUTCHours())}`;
 }

@@ -25,6 +25,13 @@ export interface WriteDatasetOptions extends GenerateOptions, EncodeOptions {
    * instead of one `account_capnp.bin` (root `Account`) per account-hour. Default false.
    */
   cloudSpaceFiles?: boolean;
+  /** Zero-padded month, day and hour directories (`2026/11/05/07`). Default false: unpadded, as the platform writes. */
+  padded?: boolean;
+  /**
+   * Folders before `<accountId>`, e.g. `var/billing` (the service writes zip entries relative
+   * to `{billing_dir}`, but other zips may hold leading folders). Default none.
+   */
+  leadingFolders?: string;
   /** Called after each account-hour is written, with the totals so far. */
   onProgress?: (progress: WriteDatasetResult) => void;
 }
@@ -66,7 +73,8 @@ export async function writeDataset(options: WriteDatasetOptions): Promise<WriteD
 
 /** The files of one account-hour. */
 function filesOf(hour: DecodedAccountHour, options: WriteDatasetOptions): DatasetFile[] {
-  const dir = hourPath(hour.accountId, hour.hourEpoch);
+  const prefix = options.leadingFolders ? `${options.leadingFolders.replace(/^\/+|\/+$/g, "")}/` : "";
+  const dir = prefix + hourPath(hour.accountId, hour.hourEpoch, options.padded);
   const suffix = options.packed ? ".packed" : "";
   if (!options.cloudSpaceFiles) {
     return [{ path: `${dir}/account_capnp.bin${suffix}`, bytes: encodeAccount(hour.account, options) }];
@@ -81,12 +89,12 @@ async function writeTree(options: WriteDatasetOptions, hours: Iterable<DecodedAc
   const result: WriteDatasetResult = { files: 0, bytes: 0, accountHours: 0 };
   const madeDirs = new Set<string>();
   for (const hour of hours) {
-    const dir = join(options.out, hourPath(hour.accountId, hour.hourEpoch));
-    if (!madeDirs.has(dir)) {
+    const files = filesOf(hour, options);
+    const dir = dirname(join(options.out, files[0]?.path ?? "."));
+    if (files.length > 0 && !madeDirs.has(dir)) {
       await mkdir(dir, { recursive: true });
       madeDirs.add(dir);
     }
-    const files = filesOf(hour, options);
     await Promise.all(files.map((f) => writeFile(join(options.out, f.path), f.bytes)));
     count(result, files);
     options.onProgress?.({ ...result });

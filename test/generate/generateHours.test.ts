@@ -159,6 +159,15 @@ describe("generateHours", () => {
     expect(some.some((h) => dropped.includes(h.hourEpoch))).toBe(false);
   });
 
+  it("writes the gateway's received bytes in tx and 0 in rx with gatewayRxInTx, as some platform versions do", () => {
+    const quirky = [...generateHours({ ...options, gatewayRxInTx: true })];
+    const external = (h: DecodedAccountHour) => gateways(h).map((g) => g.networks.find((n) => n.type === "external")!);
+    quirky.forEach((h, i) => {
+      expect(external(h).map((n) => [n.tx, n.rx])).toEqual(external(hours[i]!).map((n) => [n.rx, 0]));
+      expect(vms(h)).toEqual(vms(hours[i]!));
+    });
+  });
+
   it("starts at the given hour and numbers accounts from firstAccountId", () => {
     const [first] = generateHours({ start: 1791417600, firstAccountId: 42, hours: 1, accounts: 1 }); // 2026-10-08T00:00Z
     expect(first!.hourEpoch).toBe(1791417600);

@@ -10,4 +10,9 @@ describe("hourPath", () => {
   ])("writes account %i at %i unpadded, in UTC, as %s", (accountId, hourEpoch, path) => {
     expect(hourPath(accountId, hourEpoch)).toBe(path);
   });
+
+  it("zero-pads month, day and hour when asked", () => {
+    expect(hourPath(12, 1793491200 + 4 * 86400 + 7 * 3600, true)).toBe("12/2026/11/05/07");
+    expect(hourPath(3, 1798761600 - 3600, true)).toBe("3/2026/12/31/23");
+  });
 });

@@ -70,6 +70,15 @@ describe("writeDataset", () => {
     expect(result.files).toBe(entries.size);
   });
 
+  it("writes zero-padded directories below leading folders when asked", async () => {
+    const zipFile = join(root, "padded.zip");
+    await writeDataset({ ...small, hours: 1, out: zipFile, padded: true, leadingFolders: "/var/billing/" });
+    expect([...(await readZip(zipFile)).keys()].sort()).toEqual([
+      "var/billing/1/2026/10/01/10/account_capnp.bin",
+      "var/billing/2/2026/10/01/10/account_capnp.bin",
+    ]);
+  });
+
   it("writes per-cloud-space packed files, root CloudSpace, named <cloudSpaceId>.bin.packed", async () => {
     const out = join(root, "cloudspaces");
     const result = await writeDataset({ ...small, out, cloudSpaceFiles: true, packed: true, segmentWords: 32 });

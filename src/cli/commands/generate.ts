@@ -18,6 +18,10 @@ const options = {
   packed: { type: "boolean", default: false, describe: "packed encoding, files named *.packed" },
   "old-schema": { type: "boolean", default: false, describe: "write Disk as the older schema did (no configuredIops)" },
   "segment-words": { type: "number", describe: "split messages into segments of this many words (far pointers)" },
+  "double-far": { type: "boolean", default: false, describe: "with --segment-words: double-far pointers (two-word landing pads)" },
+  padded: { type: "boolean", default: false, describe: "zero-padded month/day/hour directories (the platform writes them unpadded)" },
+  "leading-folders": { type: "string", describe: "folders before <accountId>, e.g. var/billing" },
+  "gateway-rx-in-tx": { type: "boolean", default: false, describe: "gateway external NIC with received bytes in tx and 0 in rx (a platform quirk)" },
 } as const;
 
 interface GenerateArgs {
@@ -34,6 +38,10 @@ interface GenerateArgs {
   packed: boolean;
   oldSchema: boolean;
   segmentWords?: number;
+  doubleFar: boolean;
+  padded: boolean;
+  leadingFolders?: string;
+  gatewayRxInTx: boolean;
 }
 
 /** `cloudunits generate`: writes a synthetic data set and prints a one-line summary on stderr. */
@@ -56,6 +64,10 @@ export const generateCommand: CommandModule<object, GenerateArgs> = {
       packed: argv.packed,
       oldSchema: argv.oldSchema,
       segmentWords: argv.segmentWords,
+      doubleFar: argv.doubleFar,
+      padded: argv.padded,
+      leadingFolders: argv.leadingFolders,
+      gatewayRxInTx: argv.gatewayRxInTx,
     });
     const archive = argv.out.toLowerCase().endsWith(".zip") ? `, zip ${mb((await stat(argv.out)).size)} MB` : "";
     process.stderr.write(
