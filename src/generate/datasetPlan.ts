@@ -195,11 +195,11 @@ function limits(random: Random): ConfiguredIops {
   return c;
 }
 
+/** The shuffle is drawn either way, so dropping hours never changes the data of the others. */
 function missing(random: Random, p: PlanParameters): Set<number> {
-  if (Array.isArray(p.missingHours)) return new Set(p.missingHours);
-  const count = Math.round(p.missingHours * p.hours);
   const order = random.shuffle(Array.from({ length: p.hours }, (_, h) => h));
-  return new Set(order.slice(0, count));
+  if (Array.isArray(p.missingHours)) return new Set(p.missingHours);
+  return new Set(order.slice(0, Math.round(p.missingHours * p.hours)));
 }
 
 /** Makes the properties tests rely on present in every account that has room for them. */

@@ -157,6 +157,7 @@ describe("generateHours", () => {
     const some = [...generateHours({ ...options, missingHours: dropped })];
     expect(some).toHaveLength(3 * 22);
     expect(some.some((h) => dropped.includes(h.hourEpoch))).toBe(false);
+    expect(some).toEqual(hours.filter((h) => !dropped.includes(h.hourEpoch)));
   });
 
   it("writes the gateway's received bytes in tx and 0 in rx with gatewayRxInTx, as some platform versions do", () => {
