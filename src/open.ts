@@ -1,0 +1,101 @@
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+import * as aq from "arquero";
+import { calculate as calculateBilling, type CalculateResult } from "./billing/calculate.js";
+import type { BillingOptions, BillingParams } from "./billing/lines.js";
+import { UsageError } from "./errors.js";
+import { toParquet, type ParquetExport } from "./export/toParquet.js";
+import { accountStats as accountStatsOf } from "./stats/accountStats.js";
+import { cloudspaceStats as cloudspaceStatsOf } from "./stats/cloudspaceStats.js";
+import { machineStats as machineStatsOf } from "./stats/machineStats.js";
+import type { AccountStatsRequest, CloudspaceStatsRequest, MachineStatsRequest, StatsResponse } from "./stats/types.js";
+import { checkWarehouse, type CheckReport } from "./store/checkWarehouse.js";
+import { openWarehouse, type OpenWarehouseOptions } from "./store/openWarehouse.js";
+import { loadReportDefinition } from "./store/reportDefinition.js";
+import { runReport, type ReportParams, type ReportResult } from "./store/runReport.js";
+import { DATA_TABLES, type DataTable } from "./store/schema.js";
+import type { LoadReport, StoreSource } from "./store/types.js";
+
+/** An arquero table (`aq.table(...)`): filter, derive, group, `objects()`, `toCSV()`, ... */
+export type ArqueroTable = ReturnType<typeof aq.table>;
+
+/** Options of {@link open}: those of `openWarehouse` (skipBad, packed, onProgress, tables). */
+export type OpenOptions = OpenWarehouseOptions;
+
+/** An open store: billing, statistics, reports and SQL over the warehouse of `open()`. */
+export interface Store {
+  /** What loading found: files, account-hours, duplicates dropped, files skipped. */
+  readonly load: LoadReport;
+  /** The DuckDB connection, for queries beyond these methods (tables of `SCHEMA_SQL`). */
+  readonly connection: DuckDBConnection;
+  /** `billing/calculate` (SPEC 3.1 shape) over `[start, end)`, epoch seconds. */
+  calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
+  /** `machines/stats` (SPEC 4 shape). */
+  machineStats(request: MachineStatsRequest): Promise<StatsResponse>;
+  /** `cloudspaces/stats` (SPEC 4 shape). */
+  cloudspaceStats(request: CloudspaceStatsRequest): Promise<StatsResponse>;
+  /** `accounts/stats` (SPEC 4 shape). */
+  accountStats(request: AccountStatsRequest): Promise<StatsResponse>;
+  /** Runs SQL (with optional `$name` parameters) and returns the result as an arquero table; BIGINTs become numbers when exact. */
+  query(sql: string, params?: Record<string, DuckDBValue>): Promise<ArqueroTable>;
+  /** A whole warehouse table (a data table, or the `files` manifest) as an arquero table. */
+  table(name: DataTable | "files"): Promise<ArqueroTable>;
+  /** The data-quality report of `cloudunits check`. */
+  check(): Promise<CheckReport>;
+  /** Runs a report of `reports/` by name, or a `.sql` file, with `$start`, `$end`, `$account_id`. */
+  report(nameOrPath: string, params?: ReportParams): Promise<ReportResult>;
+  /** Writes the tables as partitioned Parquet into a new or empty directory. */
+  exportParquet(outDir: string): Promise<ParquetExport>;
+  /** Releases the database (idempotent). */
+  close(): void;
+}
+
+/** BIGINT values as numbers when every value of the column is a safe integer, else kept as bigint. */
+function plainColumn(values: unknown[]): unknown[] {
+  if (!values.some((v) => typeof v === "bigint")) return values;
+  const safe = values.every((v) => typeof v !== "bigint" || (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)));
+  return safe ? values.map((v) => (typeof v === "bigint" ? Number(v) : v)) : values;
+}
+
+/**
+ * Opens a store over input paths (zips and directories, loaded into an in-memory DuckDB)
+ * or `{ db }` (a database file made by `ingest`). The same questions give the same answers
+ * either way. Bad files and conflicts throw a BadInputError naming them all, unless
+ * `skipBad` (then they are in `load.skipped`). Call `close()` when done.
+ *
+ * ```ts
+ * const store = await open(["consumption.zip"]);
+ * try {
+ *   const bill = await store.calculate({ start: parseTime("2026-10-01"), end: parseTime("2026-11-01"), accountId: 7 });
+ * } finally {
+ *   store.close();
+ * }
+ * ```
+ */
+export async function open(source: StoreSource, options: OpenOptions = {}): Promise<Store> {
+  const warehouse = await openWarehouse(source, options);
+  const { connection } = warehouse;
+  const query = async (sql: string, params?: Record<string, DuckDBValue>): Promise<ArqueroTable> => {
+    const reader = await connection.runAndReadAll(sql, params);
+    const columns = reader.getColumnsObjectJS();
+    return aq.table(Object.fromEntries(reader.columnNames().map((name) => [name, plainColumn(columns[name] ?? [])])));
+  };
+  return {
+    load: warehouse.load,
+    connection,
+    calculate: (params, billingOptions) => calculateBilling(connection, params, billingOptions),
+    machineStats: (request) => machineStatsOf(connection, request),
+    cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
+    accountStats: (request) => accountStatsOf(connection, request),
+    query,
+    table: (name) => {
+      if (name !== "files" && !(DATA_TABLES as readonly string[]).includes(name)) {
+        throw new UsageError(`unknown table "${String(name)}" (tables: files, ${DATA_TABLES.join(", ")})`);
+      }
+      return query(`SELECT * FROM ${name}`);
+    },
+    check: () => checkWarehouse(connection, warehouse.load),
+    report: (nameOrPath, params) => runReport(connection, loadReportDefinition(nameOrPath), params),
+    exportParquet: (outDir) => toParquet(connection, { outDir }),
+    close: () => warehouse.close(),
+  };
+}
