@@ -2,6 +2,7 @@
  * Writes a synthetic data set to disk: a directory tree as the platform's `{billing_dir}`,
  * or a zip archive as `accounts/getConsumption` serves, streaming hour by hour.
  */
+import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -53,8 +54,11 @@ interface DatasetFile {
 }
 
 /**
- * Generates the data set of `options` and writes it, month, day and hour directories
- * unpadded; `packed` files get the `.packed` suffix. Memory stays bounded by about one hour.
+ * Generates the data set of `options` and writes it: `<accountId>/<year>/<month>/<day>/<hour>/`
+ * directories (unpadded unless `padded`), one `account_capnp.bin` or one `<cloudSpaceId>.bin`
+ * per cloud space in each, with the `.packed` suffix when `packed`. Existing files of the
+ * same names are replaced. Memory stays bounded by about two account-hours, whatever the size.
+ * Throws a UsageError for a bad option or an `out` it cannot write.
  */
 export async function writeDataset(options: WriteDatasetOptions): Promise<WriteDatasetResult> {
   const layout = options.layout ?? (options.out.toLowerCase().endsWith(".zip") ? "zip" : "tree");
@@ -135,7 +139,7 @@ async function writeZip(options: WriteDatasetOptions, hours: Iterable<DecodedAcc
       options.onProgress?.({ ...result });
       await Promise.race([previousHourPumped, written]);
       previousHourPumped = lastPumped;
-      if (output.writableNeedDrain) await new Promise<void>((resolve) => output.once("drain", () => resolve()));
+      if (output.writableNeedDrain) await Promise.race([once(output, "drain"), written]);
     }
     zip.end();
     await written;
