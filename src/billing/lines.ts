@@ -180,3 +180,15 @@ export async function* hourlyLines(
   const result = await connection.stream(linesSql(levels, resolved.units, resolved.cuRollup, true), paramValues(params), PARAM_TYPES);
   for await (const rows of result.yieldRowObjectJs()) yield rows.map((row) => toLine(row, resolved));
 }
+
+/** The number of hourly lines `hourlyLines` would yield for these levels. */
+export async function hourlyLineCount(
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
+): Promise<number> {
+  checkParams(params);
+  const resolved = resolveOptions(options);
+  const reader = await connection.runAndReadAll(
+    `SELECT count(*) AS n FROM (${linesSql(levels, resolved.units, resolved.cuRollup, true)})`, paramValues(params), PARAM_TYPES,
+  );
+  return Number(reader.getRowObjectsJS()[0]!.n);
+}

@@ -4,6 +4,7 @@ import { dataQuality, qualityWarnings, type DataQuality, type Warning } from "./
 import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
 import { lineMoney, type LineMoney } from "./money.js";
 import type { PriceList } from "./prices.js";
+import { dataFingerprint, inputFingerprints, type InputFingerprint } from "./inputFingerprints.js";
 
 /** Everything a billing report shows for a period, computed once and rendered by every export. */
 export interface BillingReport {
@@ -22,6 +23,10 @@ export interface BillingReport {
   load?: LoadReport;
   /** The units file, when one was given. */
   unitsFile?: string;
+  /** The inputs of the load report with their SHA-256 (directories are named as such). */
+  inputs: InputFingerprint[];
+  /** A fingerprint of every loaded file's content (see `dataFingerprint`). */
+  data: { files: number; hash: string };
 }
 
 /** Inputs of a report beyond the period and the options. */
@@ -50,5 +55,7 @@ export async function billingReport(
     params, options: resolved, lines,
     money: prices ? lines.map((l) => (l.level === "environment" ? undefined : lineMoney(l, prices, resolved.units))) : undefined,
     prices, quality, warnings: qualityWarnings(quality, params), generatedAtMs: Date.now(), load: extras.load, unitsFile: extras.unitsFile,
+    inputs: await inputFingerprints(extras.load?.inputs ?? []),
+    data: await dataFingerprint(connection),
   };
 }
