@@ -36,7 +36,7 @@ export interface GenerateOptions {
   gatewayRxInTx?: boolean;
 }
 
-/** The gateway's machine type, id and NIC types (SPEC 2.3). */
+/** The gateway's machine type and id (SPEC 2.3), and the figures the model gives it. */
 const GATEWAY = { type: "routeros", id: 0, vcpus: 1, memMb: 256 };
 const SECONDS_PER_HOUR = 3600;
 
@@ -57,6 +57,18 @@ export const GENERATE_DEFAULTS = {
  * Yields account-hours hour by hour (all accounts of an hour, then the next hour), each a
  * fresh object, so memory stays bounded by one hour. Every Float32 field already holds a
  * float32 value, so decoding an encoded hour gives back exactly these records.
+ *
+ * The model: account ids `firstAccountId`, `firstAccountId + 1`, ...; cloud space, machine
+ * and disk ids drawn from the seed, unique in the data set. Each cloud space lists its
+ * gateway first (`routeros`, id 0, 1 vcpu, 256 MB, no disks, an `external` and a `space`
+ * NIC), then its VMs by id. Most cloud spaces are `DEPLOYED`; a few are `DISABLED`, with
+ * every machine `HALTED` and no traffic. VMs: 1–32 vcpus, 1–64 GiB, 1–4 disks (10–2000 GB,
+ * limits by total IOPS, by read and write IOPS, or none), a `space` NIC and sometimes an
+ * `external` one, NIC ids mostly 0; `HALTED` machines keep memory and disks but have no CPU,
+ * IOPS or traffic. Each account with at least 4 VM slots and 2 hours has a machine created
+ * late, one destroyed early, one halted for a while whose first disk grows, a Windows and a
+ * Linux image and a public IP. The machines are drawn for the given accounts, spaces,
+ * machines and hours: changing any of those changes them all.
  * Throws a UsageError for a bad option, at the call.
  */
 export function generateHours(options: GenerateOptions = {}): Generator<DecodedAccountHour> {
@@ -79,7 +91,7 @@ function* hoursOf(o: typeof GENERATE_DEFAULTS): Generator<DecodedAccountHour> {
 }
 
 /** The options with defaults applied and checked. */
-export function resolveOptions(options: GenerateOptions): typeof GENERATE_DEFAULTS {
+function resolveOptions(options: GenerateOptions): typeof GENERATE_DEFAULTS {
   const o = { ...GENERATE_DEFAULTS };
   for (const key of Object.keys(o) as (keyof GenerateOptions)[]) {
     if (options[key] !== undefined) (o as Record<string, unknown>)[key] = options[key];
