@@ -4,7 +4,7 @@
  * turns it into hourly figures. Hours are indices from the start of the data set.
  */
 import type { ConfiguredIops } from "../capnp/records.js";
-import { Random } from "./random.js";
+import { Random, unitFor } from "./random.js";
 
 /** A disk's fixed properties. */
 export interface DiskPlan {
@@ -81,6 +81,8 @@ const VCPUS = [1, 2, 2, 4, 4, 4, 8, 8, 16, 32];
 const MEM_PER_VCPU_MB = [1024, 2048, 4096];
 const DATA_DISK_GB = [50, 100, 250, 500, 1000, 2000];
 const IOPS_LIMITS = [2000, 2000, 5000, 10000];
+/** Hash key of a cloud space's state: about 1 in 10 is DISABLED. */
+const STATE_KEY = 0x5747;
 
 /**
  * Draws the plan. Each account gets, when it has enough machines and hours, at least one
@@ -140,9 +142,10 @@ export function datasetPlan(p: PlanParameters): AccountPlan[] {
         }
         machines.push(machine);
       }
+      random.next(); // (a draw kept so that the ids and machines drawn after it stay as they were)
       cloudSpaces.push({
         id: nextCloudSpaceId,
-        state: random.chance(0.12) ? "DISABLED" : "DEPLOYED",
+        state: unitFor(p.seed, nextCloudSpaceId, STATE_KEY) < 0.1 ? "DISABLED" : "DEPLOYED",
         gatewayBytes: Math.round(10 ** (7 + 3.5 * random.next())),
         machines,
       });

@@ -58,6 +58,18 @@ describe("generateHours", () => {
     expect(deployedTraffic.every((bytes) => bytes > 0)).toBe(true);
   });
 
+  it("disables about one cloud space in ten, with every machine halted and no gateway traffic", () => {
+    const spaces = [...generateHours({ accounts: 10, spaces: 4, hours: 2, seed: 1 })].flatMap((h) => h.account.cloudspaces);
+    const disabled = spaces.filter((cs) => cs.state !== "DEPLOYED");
+    expect(disabled.length).toBeGreaterThan(0);
+    expect(disabled.length).toBeLessThan(spaces.length / 4);
+    expect(new Set(spaces.map((cs) => cs.state))).toEqual(new Set(["DEPLOYED", "DISABLED"]));
+    for (const cs of disabled) {
+      expect(cs.machines.every((m) => m.status === "HALTED" && m.cpuMinutes === 0)).toBe(true);
+      expect(cs.machines[0]!.networks.every((n) => n.tx === 0 && n.rx === 0)).toBe(true);
+    }
+  });
+
   it("keeps machine, cloud space and disk ids unique within an account-hour", () => {
     for (const h of hours) {
       const ids = vms(h).map((m) => m.id);
