@@ -1,6 +1,10 @@
+import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { BadFileError } from "../errors.js";
+
+/** How many folders are listed at once while walking. */
+const READDIR_CONCURRENCY = 16;
 
 /** One thing found below a directory: a file, something else (ignored), or an unreadable folder. */
 export type TreeItem =
@@ -19,38 +23,55 @@ export type TreeItem =
  * @param displayName how `path` is shown in messages (the input as the user gave it)
  */
 export async function walkTree(path: string, displayName: string, onItem: (item: TreeItem) => void): Promise<void> {
-  const stack: { path: string; displayName: string }[] = [{ path, displayName }];
+  // Depth-first in name order, with the folders met so far listed ahead, a few at a time.
+  const list = limitConcurrency(READDIR_CONCURRENCY, (dir: string) =>
+    readdir(dir, { withFileTypes: true }).catch((error: unknown) => error as Error),
+  );
+  type Folder = { path: string; displayName: string; dirents: Promise<Dirent[] | Error> };
+  const stack: Folder[] = [{ path, displayName, dirents: list(path) }];
   const followed = new Set<string>();
   while (stack.length > 0) {
     const dir = stack.pop()!;
-    let dirents;
-    try {
-      dirents = await readdir(dir.path, { withFileTypes: true });
-    } catch (error) {
+    const dirents = await dir.dirents;
+    if (dirents instanceof Error) {
       onItem({
         kind: "error",
-        error: new BadFileError("INPUT_UNREADABLE", dir.displayName, `cannot read the folder (${(error as Error).message})`, {
-          cause: error,
-        }),
+        error: new BadFileError("INPUT_UNREADABLE", dir.displayName, `cannot read the folder (${dirents.message})`, { cause: dirents }),
       });
       continue;
     }
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: { path: string; displayName: string }[] = [];
+    const subdirs: Folder[] = [];
     for (const dirent of dirents) {
       const child = { path: join(dir.path, dirent.name), displayName: join(dir.displayName, dirent.name) };
-      if (dirent.isDirectory()) subdirs.push(child);
-      else if (dirent.isFile()) onItem({ kind: "file", ...child });
-      else if (!dirent.isSymbolicLink()) onItem({ kind: "other", displayName: child.displayName });
-      else {
+      let isDir = dirent.isDirectory();
+      if (dirent.isFile()) onItem({ kind: "file", ...child });
+      else if (dirent.isSymbolicLink()) {
         const target = await stat(child.path).catch(() => null);
         if (target?.isFile()) onItem({ kind: "file", ...child });
-        else if (target?.isDirectory() && (await followOnce(dir.path, child.path, followed))) subdirs.push(child);
+        else if (target?.isDirectory() && (await followOnce(dir.path, child.path, followed))) isDir = true;
         else onItem({ kind: "other", displayName: child.displayName });
-      }
+      } else if (!isDir) onItem({ kind: "other", displayName: child.displayName });
+      if (isDir) subdirs.push({ ...child, dirents: list(child.path) });
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
+}
+
+/** `fn` wrapped so that at most `limit` calls run at once; the others wait in call order. */
+function limitConcurrency<A, R>(limit: number, fn: (arg: A) => Promise<R>): (arg: A) => Promise<R> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (arg) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await fn(arg);
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
 }
 
 /** True the first time a link to folder `link` is met, unless it points at `dir` or a folder above it. */

@@ -1,12 +1,17 @@
 import { open as openFile, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
-import { inflateRaw } from "node:zlib";
+import { inflateRaw, inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
 import { BadFileError } from "../errors.js";
+import { BlockReader } from "./blockReader.js";
 import { crc32 } from "./crc32.js";
 import type { InputLimits } from "./types.js";
 
 const inflateRawAsync = promisify(inflateRaw);
+/** Entries up to this compressed size are inflated on the main thread (cheaper than a thread hop). */
+const SYNC_INFLATE_BYTES = 16 * 1024;
+const LOCAL_HEADER_SIGNATURE = 0x04034b50;
+const LOCAL_HEADER_BYTES = 30;
 
 /** A file entry of a zip archive's central directory, with its checked, decoded name. */
 export interface ZipEntry {
@@ -28,7 +33,7 @@ export interface ZipListing {
 /**
  * An open zip archive. Names and sizes come from the central directory only; entries are read
  * into memory on demand, never extracted by path. Checks every name (no absolute path, no `..`,
- * no backslash, no duplicate) and, when read, the declared size and the CRC. The archive owns a
+ * no backslash, no duplicate) and, when read, the declared size and the CRC. The archive owns one
  * file descriptor until `close()`.
  */
 export class ZipArchive {
@@ -36,24 +41,24 @@ export class ZipArchive {
     /** The archive's path as given, for messages. */
     readonly displayName: string,
     private readonly zip: yauzl.ZipFile,
-    /** Entries' data is read through this handle, in one positioned read each. */
+    /** The archive's only file descriptor: yauzl reads the central directory through it, we read entries. */
     private readonly handle: FileHandle,
   ) {
-    // The fd is closed once `close()` was called and every read stream has ended.
-    this.closed = new Promise((resolve) => zip.once("close", resolve));
-    // Errors reach us through promises; this keeps a late one (closing the fd) from crashing the process.
+    // Errors reach us through promises; this keeps a late one from crashing the process.
     zip.on("error", () => {});
   }
 
-  private readonly closed: Promise<unknown>;
-
   /** Opens `path`; a file that is not a readable zip, or one with too many entries, is a BadFileError. */
   static async open(path: string, displayName: string, limits: Required<InputLimits>): Promise<ZipArchive> {
+    const handle = await openFile(path, "r").catch((error: unknown) => {
+      throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
+    });
     let zip: yauzl.ZipFile;
     try {
-      // Sizes and names are checked here, per entry, so one bad entry does not make the rest of
-      // an archive unreadable (yauzl's own checks stop the whole central directory).
-      zip = await yauzl.openPromise(path, {
+      const { size } = await handle.stat();
+      // Names and sizes are checked per entry in list() and check(), so one bad entry does not
+      // make the rest of an archive unreadable (yauzl's own checks stop the whole directory).
+      zip = await yauzl.fromRandomAccessReaderPromise(new BlockReader(handle, size), size, {
         lazyEntries: true,
         autoClose: false,
         decodeStrings: false,
@@ -61,14 +66,11 @@ export class ZipArchive {
         strictFileNames: true,
       });
     } catch (error) {
+      await handle.close();
       throw new BadFileError("ZIP_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, {
         cause: error,
       });
     }
-    const handle = await openFile(path, "r").catch((error: unknown) => {
-      zip.close();
-      throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
-    });
     const archive = new ZipArchive(displayName, zip, handle);
     if (zip.entryCount > limits.maxEntries) {
       await archive.close();
@@ -158,11 +160,10 @@ export class ZipArchive {
     const declared = raw.uncompressedSize;
     let bytes: Uint8Array;
     try {
-      const { fileDataStart } = await this.zip.readLocalFileHeaderPromise(raw, { minimal: true });
-      const compressed = Buffer.allocUnsafe(raw.compressedSize);
-      const { bytesRead } = await this.handle.read(compressed, 0, compressed.length, fileDataStart);
-      if (bytesRead !== compressed.length) throw new Error(`the archive ends ${compressed.length - bytesRead} bytes into the entry`);
-      bytes = raw.compressionMethod === 0 ? compressed : await inflateRawAsync(compressed, { maxOutputLength: declared + 1 });
+      const compressed = await this.readData(raw);
+      if (raw.compressionMethod === 0) bytes = compressed;
+      else if (compressed.length <= SYNC_INFLATE_BYTES) bytes = inflateRawSync(compressed, { maxOutputLength: declared + 1 });
+      else bytes = await inflateRawAsync(compressed, { maxOutputLength: declared + 1 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
         throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
@@ -187,10 +188,33 @@ export class ZipArchive {
     return bytes;
   }
 
+  /**
+   * An entry's stored bytes: the local header and the data in one positioned read (the local
+   * header's name and extra field lengths are checked; they may differ from the central ones).
+   */
+  private async readData(raw: yauzl.Entry): Promise<Buffer> {
+    const start = raw.relativeOffsetOfLocalHeader;
+    const guess = LOCAL_HEADER_BYTES + raw.fileNameLength + raw.extraFieldLength + raw.compressedSize;
+    let buffer = Buffer.allocUnsafe(guess);
+    let { bytesRead } = await this.handle.read(buffer, 0, guess, start);
+    if (bytesRead < LOCAL_HEADER_BYTES || buffer.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) {
+      throw new Error(`no local file header at offset ${start}`);
+    }
+    const dataStart = LOCAL_HEADER_BYTES + buffer.readUInt16LE(26) + buffer.readUInt16LE(28);
+    const dataEnd = dataStart + raw.compressedSize;
+    if (dataEnd > guess) {
+      buffer = Buffer.allocUnsafe(dataEnd);
+      ({ bytesRead } = await this.handle.read(buffer, 0, dataEnd, start));
+    }
+    if (bytesRead < dataEnd) throw new Error(`the archive ends ${dataEnd - bytesRead} bytes into the entry`);
+    return buffer.subarray(dataStart, dataEnd);
+  }
+
   /** Closes the archive; resolves once its file descriptor is closed. Safe to call twice. */
   async close(): Promise<void> {
+    if (!this.zip.isOpen) return;
     this.zip.close();
-    await Promise.all([this.closed, this.handle.close()]);
+    await this.handle.close();
   }
 }
 
