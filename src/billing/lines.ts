@@ -55,6 +55,8 @@ export interface BillingLine {
   quantities: Quantities;
   /** Σ of the machines' CU at this level (equal to CU under `sum`; the check figure under `aggregate`). */
   cuSumOfMachines: number;
+  /** The part of PIU that is the gateways' public IPs (0 for machines), in PIU-hours whatever `options.per`. */
+  gatewayPiuHours: number;
   /** Unit-hours, before any per-month division (what money is computed from). */
   unitHours: Quantities;
 }
@@ -105,11 +107,11 @@ export function linesSql(levels: readonly Level[], units: Units, cuRollup: CuRol
     const { cte, keys } = LEVEL_SQL[level];
     const rank = LEVELS.indexOf(level);
     if (hourly) {
-      return `SELECT ${rank} AS level_rank, ${keys}, hour_epoch, 1::BIGINT AS sample_hours, ${unitColumns(level, (c) => c)}, cu_sum::DOUBLE AS cu_sum FROM ${cte}`;
+      return `SELECT ${rank} AS level_rank, ${keys}, hour_epoch, 1::BIGINT AS sample_hours, ${unitColumns(level, (c) => c)}, cu_sum::DOUBLE AS cu_sum, gateway_piu::DOUBLE AS gateway_piu FROM ${cte}`;
     }
     const by = { environment: "", account: "GROUP BY account_id", cloudspace: "GROUP BY account_id, cloudspace_id", machine: "GROUP BY account_id, cloudspace_id, machine_id" }[level];
     return `SELECT ${rank} AS level_rank, ${keys}, NULL::BIGINT AS hour_epoch, count(*)::BIGINT AS sample_hours,
-      ${unitColumns(level, (c) => `fsum(${c})`)}, fsum(cu_sum)::DOUBLE AS cu_sum FROM ${cte} ${by}${level === "environment" ? " HAVING count(*) > 0" : ""}`;
+      ${unitColumns(level, (c) => `fsum(${c})`)}, fsum(cu_sum)::DOUBLE AS cu_sum, fsum(gateway_piu)::DOUBLE AS gateway_piu FROM ${cte} ${by}${level === "environment" ? " HAVING count(*) > 0" : ""}`;
   });
   return `${billingCtes(units, cuRollup)}
 SELECT * FROM (${selects.join("\nUNION ALL\n")})
@@ -150,7 +152,8 @@ function toLine(row: Record<string, unknown>, options: ResolvedBillingOptions): 
     : "";
   return {
     level, accountId, cloudspaceId, machineId, hourEpoch: id(row.hour_epoch), name,
-    sampleHours: Number(row.sample_hours), quantities, cuSumOfMachines: (row.cu_sum as number) / divisor, unitHours,
+    sampleHours: Number(row.sample_hours), quantities, cuSumOfMachines: (row.cu_sum as number) / divisor,
+    gatewayPiuHours: row.gateway_piu as number, unitHours,
   };
 }
 

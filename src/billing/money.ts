@@ -35,24 +35,31 @@ export interface LineMoney {
  * apply. Nothing is rounded here except the two presented totals.
  */
 export function lineMoney(line: BillingLine, list: PriceList, units: Units): LineMoney {
-  const prices = pricesFor(list, line.accountId);
-  const hoursPerMonth = Exact.fromNumber(units.hoursPerMonth);
   const charges: Charge[] = [];
   for (const unit of UNIT_NAMES) {
-    const price = prices[unit];
     const unitHours = line.unitHours[unit];
-    if (!price || unitHours === null) continue;
-    const hours = Exact.fromNumber(unitHours);
-    const monthly = price.per === "month";
-    charges.push({
-      unit,
-      pricingQuantity: monthly ? unitHours / units.hoursPerMonth : unitHours,
-      pricingUnit: `${unit}-${price.per}`,
-      unitPrice: price.text,
-      amount: monthly ? hours.mul(price.price).div(hoursPerMonth) : hours.mul(price.price),
-    });
+    const charge = unitHours === null ? undefined : chargeOf(unit, unitHours, line.accountId, list, units);
+    if (charge) charges.push(charge);
   }
   return totals(charges.map((c) => c.amount), list.decimals, charges);
+}
+
+/**
+ * The charge of `unitHours` of one unit for an account (its overrides apply), or
+ * `undefined` when the unit has no price. The amount is exact (see `lineMoney`).
+ */
+export function chargeOf(unit: UnitName, unitHours: number, accountId: number | null, list: PriceList, units: Units): Charge | undefined {
+  const price = pricesFor(list, accountId)[unit];
+  if (!price) return undefined;
+  const hours = Exact.fromNumber(unitHours);
+  const monthly = price.per === "month";
+  return {
+    unit,
+    pricingQuantity: monthly ? unitHours / units.hoursPerMonth : unitHours,
+    pricingUnit: `${unit}-${price.per}`,
+    unitPrice: price.text,
+    amount: monthly ? hours.mul(price.price).div(Exact.fromNumber(units.hoursPerMonth)) : hours.mul(price.price),
+  };
 }
 
 function totals(amounts: Exact[], decimals: number, charges: Charge[]): LineMoney {

@@ -26,6 +26,10 @@ export interface PriceList {
   prices: UnitPrices;
   /** Per-account overrides, merged unit by unit over `prices`; a unit keeps one basis (hour or month) in a list. */
   accounts: ReadonlyMap<number, UnitPrices>;
+  /** Who provides the services (FOCUS ProviderName and PublisherName); default `Cloud provider`. */
+  provider: string;
+  /** Who issues the invoice (FOCUS InvoiceIssuerName); default the provider. */
+  invoiceIssuer: string;
   /** The file it came from, for reports. */
   source?: string;
 }
@@ -74,7 +78,7 @@ function parseUnitPrices(value: unknown, per: "hour" | "month", where: string): 
 
 /**
  * Checks a parsed price list: `{ currency, decimals?, per?, prices: { CU: 0.0125, SU: { perMonth: 40 } },
- * accounts?: { "7": { CU: 0.01 } } }`. Bare prices are per unit-hour, or per unit-month
+ * accounts?: { "7": { CU: 0.01 } }, provider?, invoiceIssuer? }`. Bare prices are per unit-hour, or per unit-month
  * with `per: month`. Unknown keys and bad values throw a UsageError naming them.
  */
 export function parsePrices(value: unknown, source = "prices"): PriceList {
@@ -82,8 +86,14 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
     throw new UsageError(`${source}: a price list is an object { currency, prices, ... }`);
   }
   const v = value as Record<string, unknown>;
-  const unknown = Object.keys(v).filter((k) => !["currency", "decimals", "per", "prices", "accounts"].includes(k));
-  if (unknown.length > 0) throw new UsageError(`${source}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: currency, decimals, per, prices, accounts)`);
+  const KEYS = ["currency", "decimals", "per", "prices", "accounts", "provider", "invoiceIssuer"];
+  const unknown = Object.keys(v).filter((k) => !KEYS.includes(k));
+  if (unknown.length > 0) throw new UsageError(`${source}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${KEYS.join(", ")})`);
+  for (const key of ["provider", "invoiceIssuer"]) {
+    if (v[key] !== undefined && (typeof v[key] !== "string" || v[key] === "")) throw new UsageError(`${source}: ${key} must be a non-empty string`);
+  }
+  const provider = (v.provider as string | undefined) ?? "Cloud provider";
+  const invoiceIssuer = (v.invoiceIssuer as string | undefined) ?? provider;
   const currency = typeof v.currency === "string" ? v.currency.trim().toUpperCase() : "";
   if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError(`${source}: currency must be an ISO 4217 code such as EUR, got ${JSON.stringify(v.currency)}`);
   const decimals = v.decimals === undefined ? currencyDecimals(currency) : v.decimals;
@@ -117,7 +127,7 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
       accounts.set(Number(id), own);
     }
   }
-  return { currency, decimals, prices, accounts, source };
+  return { currency, decimals, prices, accounts, provider, invoiceIssuer, source };
 }
 
 /** Reads a price list file (JSON when it ends in `.json`, else YAML) and checks it. */

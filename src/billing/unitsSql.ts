@@ -24,7 +24,8 @@ const list = (items: readonly string[]) => (items.length === 0 ? "NULL" : items.
  * - `bill_environment_hours` (hour_epoch): every account's machines in that hour.
  *
  * Every level has the columns mem_mb, vcpus (billed compute), cu_sum (Σ of its machines'
- * CU), CU, SU, TU, NU, VCU, MU, WU, PIU, external_bytes. CU is computed from the level's
+ * CU), CU, SU, TU, NU, VCU, MU, WU, PIU, external_bytes, gateway_piu (the part of PIU that
+ * is the gateways' public IPs). CU is computed from the level's
  * own totals under `aggregate`, or is `cu_sum` under `sum`. Parameters: `$start`, `$end`
  * (half-open `[start, end)`, epoch seconds) and `$account` (NULL for every account).
  */
@@ -38,7 +39,8 @@ export function billingCtes(units: Units, cuRollup: CuRollup): string {
   const nu = `external_bytes * ${num(units.nicBytesPerValue)} / ${num(units.bytesPerNu)}`;
   const ext = str(units.externalNicType);
   const sums = `fsum(mem_mb) AS mem_mb, sum(vcpus) AS vcpus, fsum(cu_sum) AS cu_sum, fsum(SU) AS SU, fsum(TU) AS TU,
-    fsum(external_bytes) AS external_bytes, fsum(VCU) AS VCU, fsum(MU) AS MU, fsum(WU) AS WU, fsum(PIU) AS PIU`;
+    fsum(external_bytes) AS external_bytes, fsum(VCU) AS VCU, fsum(MU) AS MU, fsum(WU) AS WU, fsum(PIU) AS PIU,
+    fsum(gateway_piu) AS gateway_piu`;
   return `WITH
 bill_vm AS (
   SELECT v.account_id, v.hour_epoch, v.cloudspace_id, v.machine_id, v.image_name,
@@ -72,7 +74,8 @@ bill_machine_hours AS (
     v.vcpus::DOUBLE AS VCU,
     v.mem_mb / ${num(units.mbPerGb)} AS MU,
     CASE WHEN regexp_matches(v.image_name, ${str(units.windowsPattern)}, 'i') THEN ${cuOf("v.mem_mb", "v.vcpus")} ELSE 0 END AS WU,
-    coalesce(n.external_nics, 0)::DOUBLE AS PIU
+    coalesce(n.external_nics, 0)::DOUBLE AS PIU,
+    0::DOUBLE AS gateway_piu
   FROM bill_vm v
   LEFT JOIN bill_disk d ON d.account_id = v.account_id AND d.hour_epoch = v.hour_epoch
     AND d.cloudspace_id = v.cloudspace_id AND d.machine_id = v.machine_id
@@ -93,7 +96,8 @@ bill_cloudspace_sums AS (
     coalesce(m.SU, 0) AS SU, coalesce(m.TU, 0) AS TU,
     coalesce(m.external_bytes, 0) + coalesce(g.external_bytes, 0) AS external_bytes,
     coalesce(m.VCU, 0) AS VCU, coalesce(m.MU, 0) AS MU, coalesce(m.WU, 0) AS WU,
-    coalesce(m.PIU, 0) + CASE WHEN c.state IN (${list(units.publicIpStates)}) AND coalesce(g.external_nics, 0) > 0 THEN 1 ELSE 0 END AS PIU
+    coalesce(m.PIU, 0) + CASE WHEN c.state IN (${list(units.publicIpStates)}) AND coalesce(g.external_nics, 0) > 0 THEN 1 ELSE 0 END AS PIU,
+    CASE WHEN c.state IN (${list(units.publicIpStates)}) AND coalesce(g.external_nics, 0) > 0 THEN 1 ELSE 0 END::DOUBLE AS gateway_piu
   FROM (SELECT account_id, hour_epoch, cloudspace_id, max(state) AS state FROM cloudspaces c WHERE ${filter("c")}
         GROUP BY account_id, hour_epoch, cloudspace_id) c
   LEFT JOIN bill_cs_machines m ON m.account_id = c.account_id AND m.hour_epoch = c.hour_epoch AND m.cloudspace_id = c.cloudspace_id
@@ -106,7 +110,8 @@ bill_account_sums AS (
   SELECT a.account_id, a.hour_epoch,
     coalesce(s.mem_mb, 0) AS mem_mb, coalesce(s.vcpus, 0)::BIGINT AS vcpus, coalesce(s.cu_sum, 0) AS cu_sum,
     coalesce(s.SU, 0) AS SU, coalesce(s.TU, 0) AS TU, coalesce(s.external_bytes, 0) AS external_bytes,
-    coalesce(s.VCU, 0) AS VCU, coalesce(s.MU, 0) AS MU, coalesce(s.WU, 0) AS WU, coalesce(s.PIU, 0) AS PIU
+    coalesce(s.VCU, 0) AS VCU, coalesce(s.MU, 0) AS MU, coalesce(s.WU, 0) AS WU, coalesce(s.PIU, 0) AS PIU,
+    coalesce(s.gateway_piu, 0) AS gateway_piu
   FROM account_hours a
   LEFT JOIN (SELECT account_id, hour_epoch, ${sums} FROM bill_cloudspace_sums GROUP BY account_id, hour_epoch) s
     ON s.account_id = a.account_id AND s.hour_epoch = a.hour_epoch

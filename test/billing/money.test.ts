@@ -7,7 +7,7 @@ import { UsageError } from "../../src/errors.js";
 
 function line(unitHours: Partial<Quantities>, accountId = 7): BillingLine {
   const q = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0, ...unitHours } as Quantities;
-  return { level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name: "", sampleHours: 1, quantities: q, cuSumOfMachines: q.CU ?? 0, unitHours: q };
+  return { level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name: "", sampleHours: 1, quantities: q, cuSumOfMachines: q.CU ?? 0, gatewayPiuHours: 0, unitHours: q };
 }
 
 describe("prices and money", () => {

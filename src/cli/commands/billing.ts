@@ -1,0 +1,125 @@
+import type { Writable } from "node:stream";
+import type { Argv, CommandModule } from "yargs";
+import { calculate } from "../../billing/calculate.js";
+import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQuality.js";
+import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
+import { loadNames } from "../../billing/names.js";
+import { loadPrices } from "../../billing/prices.js";
+import { billingReport } from "../../billing/report.js";
+import { loadUnits } from "../../billing/units.js";
+import { UsageError } from "../../errors.js";
+import { toBillingCsv } from "../../export/toBillingCsv.js";
+import { writeBillingXlsx } from "../../export/toBillingXlsx.js";
+import { toFocusCsv, writeFocusParquet } from "../../export/toFocus.js";
+import { writeAtomic } from "../../export/writeAtomic.js";
+import { isoUtc, parseTime } from "../../time.js";
+import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+
+const FORMATS = ["json", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
+
+const options = {
+  start: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601 (UTC without a zone)" },
+  end: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
+  "account-id": { type: "number", describe: "one account, detailed per cloud space and machine (default: the whole environment)" },
+  "all-units": { type: "boolean", default: false, describe: "add VCU, MU, WU and PIU to CU, SU, TU, NU" },
+  per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720)" },
+  prices: { type: "string", describe: "a price list (JSON or YAML): currency, price per unit-hour or unit-month" },
+  units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
+  names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
+  "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
+  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; csv; xlsx (needs --out); FOCUS 1.2 as CSV or Parquet (need --prices)" },
+  detail: { choices: ["hourly"] as const, describe: "csv: one row per entity, level and hour" },
+  "per-period": { type: "boolean", default: false, describe: "FOCUS: one row per entity and unit over the period instead of per hour" },
+  excel: { type: "boolean", default: false, describe: "csv: start with a UTF-8 byte order mark for Excel" },
+  out: { type: "string", describe: "write to FILE (atomically) instead of stdout" },
+  "warnings-json": { type: "string", describe: "also write the data-quality warnings to FILE as JSON" },
+} as const;
+
+interface BillingArgs extends InputArgs {
+  start: string;
+  end: string;
+  accountId?: number;
+  allUnits: boolean;
+  per: "hour" | "month";
+  prices?: string;
+  units?: string;
+  names?: string;
+  cuRollup: "aggregate" | "sum";
+  format: (typeof FORMATS)[number];
+  detail?: "hourly";
+  perPeriod: boolean;
+  excel: boolean;
+  out?: string;
+  warningsJson?: string;
+}
+
+async function writeOut(out: string | undefined, content: AsyncIterable<string> | string): Promise<void> {
+  if (out !== undefined) return writeAtomic(out, content);
+  const stdout: Writable = process.stdout;
+  const write = (text: string) => new Promise<void>((resolve, reject) => stdout.write(text, (e) => (e ? reject(e) : resolve())));
+  if (typeof content === "string") await write(content);
+  else for await (const chunk of content) await write(chunk);
+}
+
+/** `cloudunits billing`: billing units and money of a period as JSON, CSV, XLSX or FOCUS. */
+export const billingCommand: CommandModule<object, BillingArgs> = {
+  command: `billing ${INPUTS_POSITIONAL}`,
+  describe: "billing units (CU, SU, TU, NU, ...) and money of a period (SPEC 3)",
+  builder: (yargs) => inputOptions(yargs.options(options)) as unknown as Argv<BillingArgs>,
+  handler: async (argv) => {
+    const start = parseTime(argv.start, "--start");
+    const end = parseTime(argv.end, "--end");
+    if (end <= start) throw new UsageError(`--end ${argv.end} is not after --start ${argv.start} (the period is [start, end))`);
+    if (argv.accountId !== undefined && !Number.isSafeInteger(argv.accountId)) throw new UsageError(`bad --account-id: ${argv.accountId}`);
+    const focus = argv.format === "focus-csv" || argv.format === "focus-parquet";
+    if (focus && argv.prices === undefined) throw new UsageError(`--format ${argv.format} needs --prices FILE (FOCUS rows are costs)`);
+    if ((argv.format === "xlsx" || argv.format === "focus-parquet") && argv.out === undefined) {
+      throw new UsageError(`--format ${argv.format} writes a binary file: give --out FILE`);
+    }
+    if (argv.detail === "hourly" && argv.format !== "csv") throw new UsageError("--detail hourly applies to --format csv (the XLSX has an Hourly sheet, FOCUS is hourly)");
+    const units = argv.units === undefined ? undefined : await loadUnits(argv.units);
+    const names = argv.names === undefined ? undefined : await loadNames(argv.names);
+    const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
+    const params: BillingParams = { start, end, accountId: argv.accountId };
+    const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per };
+
+    const warnings = await withWarehouse(
+      argv,
+      async ({ connection, load }): Promise<Warning[]> => {
+        if (argv.format === "json") {
+          const result = await calculate(connection, params, billing);
+          await writeOut(argv.out, `${JSON.stringify(result)}\n`);
+          return qualityWarnings(await dataQuality(connection, params, load, units), params);
+        }
+        const report = await billingReport(connection, params, billing, { prices, load, unitsFile: argv.units });
+        switch (argv.format) {
+          case "csv":
+            await writeOut(argv.out, toBillingCsv(report, {
+              excel: argv.excel,
+              hourly: argv.detail === "hourly" ? hourlyLines(connection, params, billing) : undefined,
+            }));
+            break;
+          case "xlsx":
+            await writeBillingXlsx(report, connection, argv.out!);
+            break;
+          case "focus-csv":
+            await writeOut(argv.out, toFocusCsv(report, connection, { perPeriod: argv.perPeriod }));
+            break;
+          case "focus-parquet":
+            await writeFocusParquet(report, connection, argv.out!, { perPeriod: argv.perPeriod });
+            break;
+        }
+        return report.warnings;
+      },
+      { tables: ["account_hours", "cloudspaces", "machines", "disks", "nics"] },
+    );
+    // Skipped files and duplicates were already listed by withWarehouse.
+    for (const w of warnings) {
+      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+    }
+    if (argv.warningsJson !== undefined) {
+      const body = { period: { start: isoUtc(start), end: isoUtc(end), accountId: argv.accountId ?? null }, warnings };
+      await writeAtomic(argv.warningsJson, `${JSON.stringify(body, null, 2)}\n`);
+    }
+  },
+};

@@ -1,0 +1,114 @@
+import { DuckDBInstance } from "@duckdb/node-api";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Exact } from "../../src/billing/exact.js";
+import { billingReport } from "../../src/billing/report.js";
+import { parsePrices } from "../../src/billing/prices.js";
+import type { CuRollup } from "../../src/billing/unitsSql.js";
+import { focusRows, toFocusCsv, writeFocusParquet, FOCUS_COLUMNS } from "../../src/export/toFocus.js";
+import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../billing/warehouse.js";
+
+const TB = 1024 ** 4;
+const hours = [0, 1].flatMap((h) => [
+  accountHour(7, OCT_1 + h * HOUR, {
+    11: [gateway([nic("external", 0.25 * TB, 0.25 * TB)]), vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512, { total: 800 })], networks: [nic("external", 0, 0)] }), vm(2, { mem: 1024, vcpus: 6 })],
+  }),
+  accountHour(8, OCT_1 + h * HOUR, { 21: [vm(9, { mem: 2048, vcpus: 1 })] }),
+]);
+const prices = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: "0.01", SU: { perMonth: 36 }, TU: "0.002", NU: 4, PIU: "0.005" }, accounts: { "8": { CU: "0.02" } } });
+const params = { start: OCT_1, end: OCT_1 + 2 * HOUR };
+
+async function rowsFor(cuRollup: CuRollup, perPeriod = false) {
+  const connection = await memoryWarehouse(hours);
+  const report = await billingReport(connection, params, { cuRollup }, { prices });
+  const rows = [];
+  for await (const batch of focusRows(report, connection, { perPeriod })) rows.push(...batch);
+  return { report, rows, connection };
+}
+
+const sumCosts = (costs: Exact[]) => costs.reduce((a, b) => a.add(b), Exact.ZERO);
+
+describe("FOCUS 1.2", () => {
+  it.each(["aggregate", "sum"] as const)("rows add up exactly to the accounts' invoices under %s", async (cuRollup) => {
+    const { report, rows } = await rowsFor(cuRollup);
+    const invoices = report.lines.map((l, i) => (l.level === "account" ? report.money![i]!.total : Exact.ZERO));
+    expect(sumCosts(rows.map((r) => r.BilledCost as Exact)).toFixed(9)).toBe(sumCosts(invoices).toFixed(9));
+  });
+
+  it("charges CU per account under aggregate and per VM under sum", async () => {
+    const aggregate = (await rowsFor("aggregate")).rows.filter((r) => r.x_Unit === "CU");
+    // Account 7 per hour: 6 GB / 8 vCPU → 4 CU (the VMs alone: 1.25 + 3 = 4.25); account 8: 0.5 CU.
+    expect(aggregate.map((r) => [r.ResourceId, r.ConsumedQuantity, r.ChargePeriodStart])).toEqual([
+      ["account/7", 4, "2026-10-01T00:00:00Z"], ["account/8", 0.5, "2026-10-01T00:00:00Z"],
+      ["account/7", 4, "2026-10-01T01:00:00Z"], ["account/8", 0.5, "2026-10-01T01:00:00Z"],
+    ]);
+    const sum = (await rowsFor("sum")).rows.filter((r) => r.x_Unit === "CU" && r.ChargePeriodStart === "2026-10-01T00:00:00Z");
+    expect(sum.map((r) => [r.ResourceId, r.ConsumedQuantity])).toEqual([
+      ["account/7/cloudspace/11/machine/1", 1.25], ["account/7/cloudspace/11/machine/2", 3], ["account/8/cloudspace/21/machine/9", 0.5],
+    ]);
+  });
+
+  it("fills the mandatory columns of a row the way FOCUS defines them", async () => {
+    const { rows } = await rowsFor("aggregate");
+    const su = rows.find((r) => r.x_Unit === "SU" && r.ChargePeriodStart === "2026-10-01T01:00:00Z")!;
+    // 512 GB = 0.5 SU for one hour at 36 per SU-month: 0.5 / 720 × 36 = 0.025.
+    expect({ ...su, BilledCost: costOf(su.BilledCost), ListCost: costOf(su.ListCost), EffectiveCost: costOf(su.EffectiveCost), ContractedCost: costOf(su.ContractedCost) }).toMatchObject({
+      BilledCost: "0.025", ListCost: "0.025", EffectiveCost: "0.025", ContractedCost: "0.025",
+      BillingAccountId: "7", BillingCurrency: "EUR", BillingPeriodStart: "2026-10-01T00:00:00Z", BillingPeriodEnd: "2026-10-01T02:00:00Z",
+      ChargeCategory: "Usage", ChargeClass: null, ChargePeriodStart: "2026-10-01T01:00:00Z", ChargePeriodEnd: "2026-10-01T02:00:00Z",
+      ConsumedQuantity: 0.5, ConsumedUnit: "SU-Hours", PricingQuantity: 0.5 / 720, PricingUnit: "SU-Months", ListUnitPrice: "36",
+      ServiceCategory: "Storage", ProviderName: "Example Cloud", PublisherName: "Example Cloud", InvoiceIssuerName: "Example Cloud",
+      ResourceId: "account/7/cloudspace/11/machine/1", ResourceType: "Virtual Machine", SubAccountId: "11",
+    });
+  });
+
+  it("charges NU and the gateway's public IP per cloud space", async () => {
+    const { rows } = await rowsFor("aggregate");
+    const hour0 = rows.filter((r) => r.ChargePeriodStart === "2026-10-01T00:00:00Z" && (r.x_Unit === "NU" || r.x_Unit === "PIU"));
+    expect(hour0.map((r) => [r.ResourceId, r.x_Unit, r.ConsumedQuantity])).toEqual([
+      ["account/7/cloudspace/11", "NU", 0.5], ["account/7/cloudspace/11/gateway", "PIU", 1], ["account/7/cloudspace/11/machine/1", "PIU", 1],
+    ]);
+  });
+
+  it("per period has one row per entity and unit over the whole period", async () => {
+    const { rows } = await rowsFor("aggregate", true);
+    const cu = rows.filter((r) => r.x_Unit === "CU");
+    expect(cu.map((r) => [r.ResourceId, r.ConsumedQuantity, r.ChargePeriodStart, r.ChargePeriodEnd])).toEqual([
+      ["account/7", 8, "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"], ["account/8", 1, "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"],
+    ]);
+    expect(costOf(cu[1]!.BilledCost)).toBe("0.02");
+  });
+
+  it("CSV has the FOCUS header and timestamps as YYYY-MM-DDTHH:mm:ssZ", async () => {
+    const { report, connection } = await rowsFor("aggregate");
+    let csv = "";
+    for await (const chunk of toFocusCsv(report, connection)) csv += chunk;
+    const [header, first] = csv.split("\r\n");
+    expect(header!.split(",")).toEqual(FOCUS_COLUMNS.map(([name]) => name));
+    for (const name of ["BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd", "ChargeCategory", "ChargeClass", "ChargeDescription", "ChargePeriodStart", "ChargePeriodEnd", "ContractedCost", "EffectiveCost", "ListCost", "PricingQuantity", "PricingUnit", "ServiceCategory", "ServiceName", "ProviderName", "PublisherName", "InvoiceIssuerName", "ConsumedQuantity", "ConsumedUnit", "ResourceId", "ResourceName", "ResourceType", "SubAccountId", "SubAccountName", "ListUnitPrice"]) {
+      expect(header!.split(",")).toContain(name);
+    }
+    expect(first).toMatch(/,2026-10-01T00:00:00Z,/);
+  });
+
+  it("Parquet keeps costs as decimals and timestamps as UTC instants", async () => {
+    const { report, connection } = await rowsFor("aggregate");
+    const file = join(await mkdtemp(join(tmpdir(), "cu-focus-")), "focus.parquet");
+    await writeFocusParquet(report, connection, file);
+    const db = await (await DuckDBInstance.create(":memory:")).connect();
+    const reader = await db.runAndReadAll(
+      `SELECT typeof(any_value(BilledCost)) AS t, sum(BilledCost)::VARCHAR AS total, min(epoch(ChargePeriodStart))::BIGINT AS first, count(*) AS n FROM read_parquet('${file}')`,
+    );
+    const [row] = reader.getRowObjectsJS();
+    expect(row!.t).toBe("DECIMAL(38,12)");
+    expect(Number(row!.first)).toBe(OCT_1);
+    const invoices = report.lines.map((l, i) => (l.level === "account" ? report.money![i]!.total : Exact.ZERO));
+    expect(Number(row!.total)).toBeCloseTo(sumCosts(invoices).toNumber(), 10);
+  });
+});
+
+function costOf(v: unknown): string {
+  return (v as Exact).toDecimalString()!;
+}
