@@ -1,4 +1,5 @@
 import type { CommandModule } from "yargs";
+import { billingCommand } from "./billing.js";
 import { fetchCommand } from "./fetch.js";
 import { generateCommand } from "./generate.js";
 import { checkCommand } from "./check.js";
@@ -16,6 +17,7 @@ export const commands: CommandModule<any, any>[] = [
   generateCommand,
   fetchCommand,
   ingestCommand,
+  billingCommand,
   checkCommand,
   exportCommand,
   reportCommand,
