@@ -40,6 +40,15 @@ describe("cloudunits generate", () => {
     expect(present).toHaveLength(2);
   });
 
+  it("drops the listed hours, given as times, from every account", async () => {
+    const out = join(root, "listed");
+    const stderr = await cli("generate", "--out", out, "--hours", "4", "--missing-hours", "2026-10-01T01:00Z,1790820000");
+    expect(stderr).toMatch(/wrote 4 files, .* 4 account-hours/);
+    expect(existsSync(join(out, "1/2026/10/1/0"))).toBe(true);
+    expect(existsSync(join(out, "1/2026/10/1/1"))).toBe(false);
+    expect(existsSync(join(out, "2/2026/10/1/2"))).toBe(false);
+  });
+
   it("reports the zip's size when out is a zip", async () => {
     const stderr = await cli("generate", "--out", join(root, "c.zip"), "--hours", "2", "--cloudspace-files");
     expect(stderr).toMatch(/^cloudunits: wrote 8 files, [\d.]+ MB, zip [\d.]+ MB, 4 account-hours to .*c\.zip\n$/);
@@ -51,6 +60,7 @@ describe("cloudunits generate", () => {
     ["a misspelt flag", ["--acounts", "3"], /acounts/],
     ["a count that is no number", ["--accounts", "many"], /accounts/],
     ["a segment size of 0 words", ["--segment-words", "0"], /segmentWords/],
+    ["a missing-hours fraction above 1", ["--missing-hours", "1.5"], /missing-hours/],
   ])("refuses %s with a usage error (exit 2)", async (_name, args, message) => {
     const out = join(root, `never-${args[0]}-${args[1]}`);
     const error = await cli("generate", "--out", out, ...args).then(() => undefined, (e: unknown) => e);
