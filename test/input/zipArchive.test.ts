@@ -124,4 +124,22 @@ describe("zip archives are read safely", () => {
     expect(thrown!.file).toBe(zip);
     expect(names).toEqual([]);
   });
+
+  it("reads an entry whose local header has a longer extra field than the central directory says", async () => {
+    const entry = { ...good, localExtra: Buffer.alloc(300, 0x55), deflate: true };
+    const zip = join(dir, "extra.zip");
+    await writeFile(zip, rawZip([entry]));
+    const contents: string[] = [];
+    for await (const hour of readAccountHours([zip])) contents.push(...hour.sources.map((s) => Buffer.from(s.bytes).toString()));
+    expect(contents).toEqual(["good bytes"]);
+  });
+
+  it("refuses an entry whose local header is missing, and still reads the good entries", async () => {
+    const broken = { name: "7/2026/1/1/6/account_capnp.bin", data: Buffer.from("x"), badLocalHeader: true };
+    const { zip, thrown, names } = await readZip([good, broken]);
+    expect(thrown!.code).toBe("ZIP_CORRUPT");
+    expect(thrown!.file).toBe(`${zip}!${broken.name}`);
+    expect(thrown!.message).toContain("no local file header");
+    expect(names).toEqual([GOOD]);
+  });
 });

@@ -46,6 +46,10 @@ export interface RawEntry {
   crc?: number;
   /** Override the declared uncompressed size (default: the true one). */
   uncompressedSize?: number;
+  /** An extra field in the local header only (the central directory has none). */
+  localExtra?: Buffer;
+  /** Write a bad local header signature. */
+  badLocalHeader?: boolean;
 }
 
 /**
@@ -63,7 +67,8 @@ export function rawZip(entries: RawEntry[]): Buffer {
     const usize = entry.uncompressedSize ?? entry.data.length;
     const method = entry.deflate ? 8 : 0;
     const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
+    const localExtra = entry.localExtra ?? Buffer.alloc(0);
+    local.writeUInt32LE(entry.badLocalHeader ? 0x04034b51 : 0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(0x800, 6);
     local.writeUInt16LE(method, 8);
@@ -71,6 +76,7 @@ export function rawZip(entries: RawEntry[]): Buffer {
     local.writeUInt32LE(body.length, 18);
     local.writeUInt32LE(usize, 22);
     local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(localExtra.length, 28);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
@@ -82,9 +88,9 @@ export function rawZip(entries: RawEntry[]): Buffer {
     central.writeUInt32LE(usize, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
+    locals.push(local, name, localExtra, body);
     centrals.push(central, name);
-    offset += local.length + name.length + body.length;
+    offset += local.length + name.length + localExtra.length + body.length;
   }
   const directory = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
