@@ -1,0 +1,157 @@
+// Decode throughput of cloudunits' decoder and of capnp-es on the same realistic Account
+// files (100 KB – 1 MB: cloud spaces with a gateway and many VMs, each with NICs and disks
+// with configuredIops), in the same run. The files are encoded with the reference tool
+// (`capnp convert`); capnp-es code for the schema is generated into a temp folder. Both
+// decoders materialize the same plain objects, every field read. Target: ≥ 20× capnp-es and
+// ≥ 200 MB/s on one core.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { decodeAccount } from "../../dist/index.js";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const schema = join(root, "schema/resourcemonitoring.capnp");
+/** Each decoder runs until it has used this much CPU time. */
+const MIN_CPU_SECONDS = 1.5;
+
+// --- realistic files -------------------------------------------------------------------
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const IMAGES = ["Ubuntu 22.04", "Ubuntu 20.04", "Windows 2019 Standard", "Debian 12", "CentOS 7", "Windows 2022 Datacenter"];
+const f = (x) => Math.fround(x).toExponential();
+
+function accountText(rand, accountId, vms) {
+  const spaces = [];
+  let left = vms;
+  for (let s = 0; left > 0; s++) {
+    const count = Math.min(left, 10 + Math.floor(rand() * 40));
+    left -= count;
+    const machines = [`(id = 0, type = "routeros", vcpus = 1, cpuMinutes = ${f(rand() * 5)}, mem = 128, networks = [` +
+      `(id = 0, type = "external", tx = ${f(rand() * 1e9)}, rx = ${f(rand() * 1e9)}), (id = 0, type = "space", tx = ${f(rand() * 1e9)}, rx = ${f(rand() * 1e9)})], ` +
+      `imageName = "routeros", status = "RUNNING")`];
+    for (let m = 0; m < count; m++) {
+      const vcpus = 1 << Math.floor(rand() * 4);
+      const disks = Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, d) => {
+        const iops = 200 * (1 + Math.floor(rand() * 10));
+        return `(id = ${1000 * m + d}, size = ${10 * (1 + Math.floor(rand() * 100))}, iopsRead = ${f(rand() * iops)}, iopsWrite = ${f(rand() * iops)}, ` +
+          `iopsReadMax = ${f(rand() * iops)}, iopsWriteMax = ${f(rand() * iops)}, configuredIops = (totalBytesSec = 0, readBytesSec = ${f(rand() * 1e8)}, ` +
+          `writeBytesSec = ${f(rand() * 1e8)}, totalIopsSec = ${iops}, readIopsSec = 0, writeIopsSec = 0, totalBytesSecMax = 0, readBytesSecMax = 0, ` +
+          `writeBytesSecMax = 0, totalIopsSecMax = ${iops * 2}, readIopsSecMax = 0, writeIopsSecMax = 0, sizeIopsSec = 4096))`;
+      });
+      const nics = Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, n) =>
+        `(id = 0, type = "${n === 0 ? "space" : "external"}", tx = ${f(rand() * 1e10)}, rx = ${f(rand() * 1e10)})`);
+      machines.push(`(id = ${100000 * s + m + 1}, type = "vm", vcpus = ${vcpus}, cpuMinutes = ${f(rand() * 60 * vcpus)}, mem = ${1024 * vcpus * 2}, ` +
+        `networks = [${nics.join(", ")}], disks = [${disks.join(", ")}], imageName = "${IMAGES[Math.floor(rand() * IMAGES.length)]}", ` +
+        `status = "${rand() < 0.9 ? "RUNNING" : "HALTED"}")`);
+    }
+    spaces.push(`(cloudSpaceId = ${s + 1}, accountId = ${accountId}, machines = [${machines.join(", ")}], state = "DEPLOYED")`);
+  }
+  return `(accountId = ${accountId}, cloudspaces = [${spaces.join(", ")}])`;
+}
+
+function encode(text, segmentWords) {
+  const args = ["convert", "text:binary", ...(segmentWords ? [`--segment-size=${segmentWords}`] : []), schema, "Account"];
+  const r = spawnSync("capnp", args, { input: text, maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`capnp convert failed (is capnproto installed?): ${r.stderr}`);
+  return new Uint8Array(r.stdout);
+}
+
+// --- capnp-es, generated for the schema at bench time ------------------------------------
+async function loadCapnpEs(dir) {
+  copyFileSync(schema, join(dir, "resourcemonitoring.capnp"));
+  const bin = join(root, "node_modules/capnp-es/dist/compiler/capnpc-js.mjs");
+  const r = spawnSync(process.execPath, [bin, join(dir, "resourcemonitoring.capnp"), "-ojs"], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`capnp-es compiler failed: ${r.stderr}`);
+  const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
+  const generated = join(dir, "resourcemonitoring.js");
+  writeFileSync(generated, readFileSync(generated, "utf8").replace('from "capnp-es"', `from ${JSON.stringify(runtime)}`));
+  return { capnp: await import(runtime), schemaModule: await import(pathToFileURL(generated).href) };
+}
+
+function capnpEsDecoder({ capnp, schemaModule }) {
+  const list = (l, read) => {
+    const out = [];
+    for (let i = 0; i < l.length; i++) out.push(read(l.get(i)));
+    return out;
+  };
+  const iops = (c) => ({
+    totalBytesSec: c.totalBytesSec, readBytesSec: c.readBytesSec, writeBytesSec: c.writeBytesSec, totalIopsSec: c.totalIopsSec,
+    readIopsSec: c.readIopsSec, writeIopsSec: c.writeIopsSec, totalBytesSecMax: c.totalBytesSecMax, readBytesSecMax: c.readBytesSecMax,
+    writeBytesSecMax: c.writeBytesSecMax, totalIopsSecMax: c.totalIopsSecMax, readIopsSecMax: c.readIopsSecMax,
+    writeIopsSecMax: c.writeIopsSecMax, sizeIopsSec: c.sizeIopsSec,
+  });
+  const disk = (d) => ({
+    id: d.id, size: d.size, iopsRead: d.iopsRead, iopsWrite: d.iopsWrite, iopsReadMax: d.iopsReadMax, iopsWriteMax: d.iopsWriteMax,
+    configuredIops: d._hasConfiguredIops() ? iops(d.configuredIops) : null,
+  });
+  const nic = (n) => ({ id: n.id, type: n.type, tx: n.tx, rx: n.rx });
+  const machine = (m) => ({
+    id: m.id, type: m.type, vcpus: m.vcpus, cpuMinutes: m.cpuMinutes, mem: m.mem, networks: list(m.networks, nic),
+    disks: list(m.disks, disk), imageName: m.imageName, status: m.status,
+  });
+  const space = (c) => ({ cloudSpaceId: c.cloudSpaceId, accountId: c.accountId, machines: list(c.machines, machine), state: c.state });
+  return (bytes) => {
+    const account = new capnp.Message(bytes, false).getRoot(schemaModule.Account);
+    return { accountId: account.accountId, cloudspaces: list(account.cloudspaces, space) };
+  };
+}
+
+// --- measuring ----------------------------------------------------------------------------
+// Throughput per CPU second of this process (what one core does, even on a busy machine),
+// and per wall-clock second.
+function throughput(decode, files) {
+  const totalBytes = files.reduce((n, f) => n + f.length, 0);
+  for (const file of files) decode(file); // warm-up
+  globalThis.gc?.();
+  let rounds = 0;
+  const cpuStart = process.cpuUsage();
+  const wallStart = performance.now();
+  let cpuSeconds = 0;
+  do {
+    for (const file of files) decode(file);
+    rounds++;
+    const used = process.cpuUsage(cpuStart);
+    cpuSeconds = (used.user + used.system) / 1e6;
+  } while (cpuSeconds < MIN_CPU_SECONDS);
+  const wallSeconds = (performance.now() - wallStart) / 1000;
+  const megabytes = (rounds * totalBytes) / 1e6;
+  return { mbPerCpuSecond: megabytes / cpuSeconds, filesPerCpuSecond: (rounds * files.length) / cpuSeconds, mbPerWallSecond: megabytes / wallSeconds };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-decode-"));
+try {
+  const rand = prng(42);
+  const files = [
+    encode(accountText(rand, 7, 300)),
+    encode(accountText(rand, 8, 600)),
+    encode(accountText(rand, 9, 1200), 8192), // split into 64 KiB segments: far pointers
+    encode(accountText(rand, 10, 2400)),
+  ];
+  const es = capnpEsDecoder(await loadCapnpEs(dir));
+  const ours = (bytes) => decodeAccount(bytes);
+  // Same records from both, or the comparison means nothing.
+  for (const file of files) {
+    if (JSON.stringify(ours(file)) !== JSON.stringify(es(file))) throw new Error("capnp-es and cloudunits decode a file differently");
+  }
+  console.log(`files: ${files.map((f) => `${(f.length / 1024).toFixed(0)} KiB`).join(", ")}`);
+  const a = throughput(ours, files);
+  const b = throughput(es, files);
+  const line = (name, r) =>
+    `${name.padEnd(12)} ${r.mbPerCpuSecond.toFixed(1).padStart(8)} MB/s ${r.filesPerCpuSecond.toFixed(1).padStart(8)} files/s per CPU second` +
+    ` (${r.mbPerWallSecond.toFixed(1)} MB/s wall clock)`;
+  console.log(line("cloudunits", a));
+  console.log(line("capnp-es", b));
+  console.log(`ratio        ${(a.mbPerCpuSecond / b.mbPerCpuSecond).toFixed(1)}× capnp-es (target: ≥ 20× and ≥ 200 MB/s on one core)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
