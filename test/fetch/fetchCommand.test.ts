@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UsageError, writeDataset } from "../../src/index.js";
+import { UsageError, calculate, openWarehouse, writeDataset } from "../../src/index.js";
 import { authFromArgs } from "../../src/cli/commands/fetch.js";
 import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, platform, sendBytes, startServer, type FakeServer } from "./fakeService.js";
 
@@ -162,5 +162,29 @@ describe("cloudunits fetch", () => {
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/not the requested account 7/);
+  });
+
+  it("the downloaded archive goes straight into billing and bills exactly what the platform's files hold", async () => {
+    server = await startServer(platform((_request, response) => sendBytes(response, zips.get("7")!)));
+    const out = join(dir, "for-billing.zip");
+    const env = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+    const fetched = await cli(["fetch", "--url", server.url, "--account-id", "7", ...period, "--out", out], env);
+    expect(fetched.code).toBe(0);
+    const billed = await cli(["billing", out, ...period, "--account-id", "7", "--format", "json"]);
+    expect(billed.stderr).toBe("");
+    expect(billed.code).toBe(0);
+
+    // the same data set as the platform's {billing_dir} tree, billed through the library
+    const tree = join(dir, "billing-dir");
+    await writeDataset({ out: tree, layout: "tree", accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: HOURS, start: START });
+    const warehouse = await openWarehouse([tree]);
+    try {
+      const expected = await calculate(warehouse.connection, { start: START, end: START + HOURS * 3600, accountId: 7 });
+      expect(JSON.parse(billed.stdout)).toEqual(expected);
+      expect(expected).toMatchObject({ account: { id: 7 } });
+      expect((expected as { account: { consumption: { CU: number } } }).account.consumption.CU).toBeGreaterThan(0);
+    } finally {
+      warehouse.close();
+    }
   });
 });
