@@ -207,7 +207,9 @@ function missing(random: Random, p: PlanParameters): Set<number> {
 
 /** Makes the properties tests rely on present in every account that has room for them. */
 function guarantee(random: Random, plan: AccountPlan, hours: number, nicIds: { next: number }): void {
-  const all = random.shuffle(plan.cloudSpaces.flatMap((cs) => cs.machines));
+  // Machines of DEPLOYED cloud spaces first: in a DISABLED one every machine is halted.
+  const shuffled = random.shuffle(plan.cloudSpaces.flatMap((cs) => cs.machines.map((m) => ({ m, deployed: cs.state === "DEPLOYED" }))));
+  const all = [...shuffled.filter((x) => x.deployed), ...shuffled.filter((x) => !x.deployed)].map((x) => x.m);
   const [first, second, third, fourth] = all;
   if (first && second) {
     first.imageName = random.pick(WINDOWS_IMAGES);

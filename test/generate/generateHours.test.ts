@@ -109,6 +109,12 @@ describe("generateHours", () => {
         expect(m.disks.length).toBeGreaterThan(0);
       }
     }
+    // And in every account a machine halts for a while and runs again.
+    for (const accountId of accountIds) {
+      const byMachine = new Map<number, string[]>();
+      for (const m of hours.filter((h) => h.accountId === accountId).flatMap(vms)) byMachine.set(m.id, [...(byMachine.get(m.id) ?? []), m.status]);
+      expect([...byMachine.values()].some((s) => s.join().includes("HALTED,RUNNING"))).toBe(true);
+    }
     const statuses = new Set(hours.flatMap(vms).map((m) => m.status));
     expect(statuses).toEqual(new Set(["RUNNING", "HALTED"]));
   });
