@@ -1,0 +1,160 @@
+import ExcelJS from "exceljs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import yargs from "yargs";
+import { decodeAccountHour } from "../../src/capnp/decodeAccountHour.js";
+import type { DecodedAccountHour } from "../../src/capnp/records.js";
+import { billingCommand } from "../../src/cli/commands/billing.js";
+import { generateCommand } from "../../src/cli/commands/generate.js";
+import { exitCodeFor } from "../../src/cli/exitCode.js";
+import { readAccountHours } from "../../src/input/readAccountHours.js";
+import { UsageError } from "../../src/index.js";
+
+let root: string;
+let zip: string;
+const decoded: DecodedAccountHour[] = [];
+const START = Date.UTC(2026, 9, 1) / 1000;
+
+/** Runs `cloudunits <args>` in process as src/cli/main.ts does; returns stdout, stderr and the exit code. */
+async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const capture = (into: string[]) => (chunk: unknown, ...rest: unknown[]) => {
+    into.push(String(chunk));
+    const callback = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+    callback?.();
+    return true;
+  };
+  const stdout = vi.spyOn(process.stdout, "write").mockImplementation(capture(out) as typeof process.stdout.write);
+  const stderr = vi.spyOn(process.stderr, "write").mockImplementation(capture(err) as typeof process.stderr.write);
+  let code = 0;
+  try {
+    await yargs(args).command(generateCommand).command(billingCommand).strict().fail((msg, e) => {
+      throw e ?? new UsageError(msg);
+    }).parseAsync();
+  } catch (error) {
+    code = exitCodeFor(error);
+    err.push(String((error as Error).message));
+  } finally {
+    stdout.mockRestore();
+    stderr.mockRestore();
+  }
+  return { stdout: out.join(""), stderr: err.join(""), code };
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "cloudunits-billing-cli-"));
+  zip = join(root, "data.zip");
+  const generated = await cli("generate", "--out", zip, "--accounts", "2", "--spaces", "2", "--machines", "3", "--hours", "6",
+    "--start", "2026-10-01T00:00Z", "--seed", "11", "--missing-hours", "2026-10-01T02:00Z");
+  expect(generated.code).toBe(0);
+  for await (const hour of readAccountHours([zip])) decoded.push(decodeAccountHour(hour));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** SPEC 3 computed directly from the decoded records, in plain JavaScript: the oracle. */
+function oracle(accountId: number | undefined, start: number, end: number) {
+  const env = { CU: 0, SU: 0, TU: 0, NU: 0 };
+  const byHour = new Map<number, { mem: number; vcpus: number }>();
+  const account = { CU: 0, SU: 0, TU: 0, NU: 0 };
+  const machines = new Map<string, { CU: number; SU: number; TU: number }>();
+  for (const h of decoded) {
+    if (h.hourEpoch < start || h.hourEpoch >= end) continue;
+    if (accountId !== undefined && h.accountId !== accountId) continue;
+    let accMem = 0;
+    let accVcpus = 0;
+    for (const cs of h.account.cloudspaces) {
+      for (const m of cs.machines) {
+        for (const n of m.networks) if (n.type === "external") { env.NU += (n.tx + n.rx) / 1024 ** 4; account.NU += (n.tx + n.rx) / 1024 ** 4; }
+        if (m.type !== "vm") continue;
+        const cu = Math.max(m.mem / 1024 / 4, m.vcpus / 2);
+        const su = m.disks.reduce((a, d) => a + d.size, 0) / 1024;
+        const tu = m.disks.reduce((a, d) => {
+          const c = d.configuredIops;
+          return a + (c === null ? 0 : c.totalIopsSec > 0 ? c.totalIopsSec : c.readIopsSec + c.writeIopsSec > 0 ? c.readIopsSec + c.writeIopsSec : 0);
+        }, 0) / 400;
+        accMem += m.mem;
+        accVcpus += m.vcpus;
+        env.SU += su; env.TU += tu; account.SU += su; account.TU += tu;
+        const key = `${cs.cloudSpaceId}/${m.id}`;
+        const prev = machines.get(key) ?? { CU: 0, SU: 0, TU: 0 };
+        machines.set(key, { CU: prev.CU + cu, SU: prev.SU + su, TU: prev.TU + tu });
+      }
+    }
+    account.CU += Math.max(accMem / 1024 / 4, accVcpus / 2);
+    const e = byHour.get(h.hourEpoch) ?? { mem: 0, vcpus: 0 };
+    byHour.set(h.hourEpoch, { mem: e.mem + accMem, vcpus: e.vcpus + accVcpus });
+  }
+  for (const { mem, vcpus } of byHour.values()) env.CU += Math.max(mem / 1024 / 4, vcpus / 2);
+  return { env, account, machines };
+}
+
+describe("cloudunits billing, end to end on generated data", () => {
+  it("--format json prints the environment's consumption, equal to SPEC 3 computed independently", async () => {
+    const { stdout, stderr, code } = await cli("billing", zip, "--start", "2026-10-01", "--end", "2026-10-01T06:00Z");
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    const expected = oracle(undefined, START, START + 6 * 3600).env;
+    expect(Object.keys(result)).toEqual(["consumption"]);
+    for (const u of ["CU", "SU", "TU", "NU"] as const) expect(result.consumption[u]).toBeCloseTo(expected[u], 9);
+    expect(expected.CU).toBeGreaterThan(0);
+    expect(stderr).toMatch(/warning: account \d+: 1 hour missing in .*2026-10-01T02:00:00Z/);
+  });
+
+  it("--account-id details cloud spaces and machines, equal to the oracle", async () => {
+    const accountId = decoded[0]!.accountId;
+    const { stdout, code } = await cli("billing", zip, "--start", String(START), "--end", String(START + 6 * 3600), "--account-id", String(accountId));
+    expect(code).toBe(0);
+    const { account } = JSON.parse(stdout);
+    const expected = oracle(accountId, START, START + 6 * 3600);
+    expect(account.id).toBe(accountId);
+    for (const u of ["CU", "SU", "TU", "NU"] as const) expect(account.consumption[u]).toBeCloseTo(expected.account[u], 9);
+    for (const [key, m] of expected.machines) {
+      const [cs, id] = key.split("/");
+      const got = account.cloudspaces[cs!].machines[id!];
+      expect(Object.keys(got.consumption)).toEqual(["CU", "SU", "TU"]);
+      for (const u of ["CU", "SU", "TU"] as const) expect(got.consumption[u]).toBeCloseTo(m[u], 9);
+    }
+  });
+
+  it("writes CSV, XLSX and FOCUS files and the warnings as JSON", async () => {
+    const prices = join(root, "prices.json");
+    await import("node:fs/promises").then((fs) => fs.writeFile(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 } } })));
+    const period = ["--start", "2026-10-01", "--end", "2026-10-01T06:00Z"];
+    const warnings = join(root, "warnings.json");
+    expect((await cli("billing", zip, ...period, "--format", "csv", "--prices", prices, "--out", join(root, "b.csv"), "--warnings-json", warnings)).code).toBe(0);
+    expect((await readFile(join(root, "b.csv"), "utf8")).split("\r\n")[0]).toMatch(/^level,account_id,/);
+    const w = JSON.parse(await readFile(warnings, "utf8"));
+    expect(w.period).toEqual({ start: "2026-10-01T00:00:00Z", end: "2026-10-01T06:00:00Z", accountId: null });
+    expect(w.warnings.map((x: { code: string }) => x.code)).toEqual(["MISSING_HOURS", "MISSING_HOURS"]);
+    expect((await cli("billing", zip, ...period, "--format", "xlsx", "--prices", prices, "--out", join(root, "b.xlsx"))).code).toBe(0);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(root, "b.xlsx"));
+    expect(workbook.getWorksheet("Summary")).toBeDefined();
+    expect((await cli("billing", zip, ...period, "--format", "focus-csv", "--prices", prices, "--out", join(root, "f.csv"))).code).toBe(0);
+    expect((await readFile(join(root, "f.csv"), "utf8")).startsWith("BilledCost,BillingAccountId,")).toBe(true);
+  });
+
+  it.each([
+    { what: "a bad time", args: ["--start", "yesterday", "--end", "2026-10-02"], message: /bad --start/ },
+    { what: "an empty period", args: ["--start", "2026-10-02", "--end", "2026-10-01"], message: /not after/ },
+    { what: "FOCUS without prices", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--format", "focus-csv"], message: /needs --prices/ },
+    { what: "XLSX without --out", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--format", "xlsx"], message: /give --out FILE/ },
+    { what: "an unknown CU rollup", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--cu-rollup", "max"], message: /cu-rollup/ },
+  ])("exits 2 on $what", async ({ args, message }) => {
+    const { code, stderr } = await cli("billing", zip, ...args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+
+  it("an empty period is an empty result and a warning", async () => {
+    const { stdout, stderr, code } = await cli("billing", zip, "--start", "2027-01-01", "--end", "2027-01-02");
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ consumption: { CU: 0, SU: 0, TU: 0, NU: 0 } });
+    expect(stderr).toMatch(/no samples in the period/);
+  });
+});
