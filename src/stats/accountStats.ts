@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { ACCOUNT_SERIES, ACCOUNT_TIME_SQL } from "./accountSeries.js";
+import { ACCOUNT_QUERIES } from "./accountSeries.js";
 import { runStats } from "./runStats.js";
 import type { AccountStatsRequest, StatsResponse } from "./types.js";
 
@@ -13,7 +13,7 @@ import type { AccountStatsRequest, StatsResponse } from "./types.js";
 export function accountStats(connection: DuckDBConnection, request: AccountStatsRequest): Promise<StatsResponse> {
   return runStats(
     connection,
-    { entity: "account", catalog: ACCOUNT_SERIES, timeSql: ACCOUNT_TIME_SQL, accountId: request.accountId },
+    { entity: "account", queries: ACCOUNT_QUERIES, accountId: request.accountId },
     request,
   );
 }

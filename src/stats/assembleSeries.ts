@@ -31,6 +31,9 @@ export function assembleSeries(layout: SeriesLayout, hours: number, indexOfHour:
     const i = indexOfHour.get(row.hourEpoch);
     if (i === undefined) continue;
     const path = [row.k1 ?? "", row.k2 ?? ""].slice(0, depth);
+    if (layout.kind === "keyed" && layout.depth === 2 && tree[path[0]!] === undefined) {
+      for (const leaf of layout.leaves) arrayAt(tree, [path[0]!, leaf], hours, fill);
+    }
     arrayAt(tree, path, hours, fill)[i] = row.value;
   }
   return tree;

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { CLOUDSPACE_ACCOUNTS_SQL, CLOUDSPACE_SERIES, CLOUDSPACE_TIME_SQL } from "./cloudspaceSeries.js";
+import { CLOUDSPACE_QUERIES } from "./cloudspaceSeries.js";
 import { runStats } from "./runStats.js";
 import type { CloudspaceStatsRequest, StatsResponse } from "./types.js";
 
@@ -15,9 +15,7 @@ export function cloudspaceStats(connection: DuckDBConnection, request: Cloudspac
     connection,
     {
       entity: "cloudspace",
-      catalog: CLOUDSPACE_SERIES,
-      timeSql: CLOUDSPACE_TIME_SQL,
-      accountsSql: CLOUDSPACE_ACCOUNTS_SQL,
+      queries: CLOUDSPACE_QUERIES,
       id: request.cloudspaceId,
       accountId: request.accountId,
     },

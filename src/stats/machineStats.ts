@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { MACHINE_ACCOUNTS_SQL, MACHINE_SERIES, MACHINE_TIME_SQL } from "./machineSeries.js";
+import { MACHINE_QUERIES } from "./machineSeries.js";
 import { runStats } from "./runStats.js";
 import type { MachineStatsRequest, StatsResponse } from "./types.js";
 
@@ -15,9 +15,7 @@ export function machineStats(connection: DuckDBConnection, request: MachineStats
     connection,
     {
       entity: "machine",
-      catalog: MACHINE_SERIES,
-      timeSql: MACHINE_TIME_SQL,
-      accountsSql: MACHINE_ACCOUNTS_SQL,
+      queries: MACHINE_QUERIES,
       id: request.machineId,
       accountId: request.accountId,
     },

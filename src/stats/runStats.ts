@@ -2,57 +2,53 @@ import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import { isoUtc, parseTime } from "../time.js";
 import { assembleSeries, type SeriesRow } from "./assembleSeries.js";
-import type { SeriesDefinition } from "./seriesDefinition.js";
+import { buildStatsSql } from "./buildStatsSql.js";
+import type { EntityQueries } from "./seriesDefinition.js";
 import { selectSeries } from "./selectSeries.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "./types.js";
 
-/** What `runStats` needs to know about one kind of entity. */
+/** What `runStats` needs to know about the entity asked for. */
 export interface StatsPlan {
   entity: StatsEntity;
-  catalog: readonly SeriesDefinition[];
-  /** The entity's sample hours, ascending. */
-  timeSql: string;
-  /** For machines and cloud spaces: the accounts holding the id in the period. */
-  accountsSql?: string;
+  queries: EntityQueries;
   /** The machine or cloud space id; absent for accounts. */
   id?: number;
-  /** The account: given, or (when `accountsSql` is set) found. */
+  /** The account: given, or (when `queries.accountsSql` is set) found. */
   accountId?: number;
 }
 
 /**
- * Computes the requested series of one entity: each series once, by its SQL query, laid out
- * on the entity's sample hours in `[from, till)`. Throws a UsageError for a bad period, a bad
- * include name, or an id found in several accounts when no account was given.
+ * Computes the requested series of one entity, each once, in one query (each warehouse
+ * table scanned once), laid out on the entity's sample hours in `[from, till)`. Throws a
+ * UsageError for a bad period, a bad include name, or an id found in several accounts when
+ * no account was given.
  */
 export async function runStats(connection: DuckDBConnection, plan: StatsPlan, period: StatsPeriod): Promise<StatsResponse> {
   const { fromEpoch, tillEpoch } = parsePeriod(period.from, period.till);
-  const definitions = selectSeries(plan.entity, plan.catalog, period.include);
+  const definitions = selectSeries(plan.entity, plan.queries.series, period.include);
   for (const [what, value] of [["id", plan.id], ["accountId", plan.accountId]] as const) {
     if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
   }
   const params: Record<string, bigint> = { from: BigInt(fromEpoch), till: BigInt(tillEpoch) };
   if (plan.id !== undefined) params.id = BigInt(plan.id);
-  const accountId = plan.accountId ?? (plan.accountsSql ? await findAccount(connection, plan, params) : undefined);
-
-  let time: number[] = [];
+  const accountId = plan.accountId ?? (plan.queries.accountsSql ? await findAccount(connection, plan, params) : undefined);
+  const rows: SeriesRow[][] = definitions.map(() => []);
+  const time: number[] = [];
   if (accountId !== undefined) {
     params.account = BigInt(accountId);
-    const rows = await query(connection, plan.timeSql, params);
-    time = rows.map((r) => Number(r.hour_epoch));
+    for (const r of await query(connection, buildStatsSql(plan.queries, definitions), params)) {
+      const hourEpoch = Number(r.hour_epoch);
+      const series = Number(r.series);
+      if (series < 0) time.push(hourEpoch);
+      else rows[series]!.push({ hourEpoch, k1: r.k1 as string | null, k2: r.k2 as string | null, value: Number(r.value) });
+    }
   }
+  time.sort((a, b) => a - b);
   const indexOfHour = new Map(time.map((t, i) => [t, i]));
   const series: StatsResponse["series"] = {};
-  for (const definition of definitions) {
-    const rows = time.length === 0 ? [] : await query(connection, definition.sql, params);
-    const seriesRows: SeriesRow[] = rows.map((r) => ({
-      hourEpoch: Number(r.hour_epoch),
-      k1: r.k1 === null ? null : String(r.k1),
-      k2: r.k2 === null ? null : String(r.k2),
-      value: Number(r.value),
-    }));
-    series[definition.name] = assembleSeries(definition.layout, time.length, indexOfHour, seriesRows);
-  }
+  definitions.forEach((definition, i) => {
+    series[definition.name] = assembleSeries(definition.layout, time.length, indexOfHour, rows[i]!);
+  });
   return { time, series };
 }
 
@@ -70,7 +66,7 @@ export function parsePeriod(from: number | string, till: number | string, what =
 }
 
 async function findAccount(connection: DuckDBConnection, plan: StatsPlan, params: Record<string, bigint>): Promise<number | undefined> {
-  const rows = await query(connection, plan.accountsSql!, params);
+  const rows = await query(connection, plan.queries.accountsSql!, params);
   const accounts = rows.map((r) => Number(r.account_id));
   if (accounts.length > 1) {
     throw new UsageError(

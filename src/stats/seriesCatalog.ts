@@ -1,15 +1,23 @@
 import { DATA_TABLES, type DataTable } from "../store/schema.js";
-import { ACCOUNT_SERIES } from "./accountSeries.js";
-import { CLOUDSPACE_SERIES } from "./cloudspaceSeries.js";
-import { MACHINE_SERIES } from "./machineSeries.js";
-import type { SeriesDefinition } from "./seriesDefinition.js";
+import { ACCOUNT_QUERIES } from "./accountSeries.js";
+import { buildStatsSql } from "./buildStatsSql.js";
+import { CLOUDSPACE_QUERIES } from "./cloudspaceSeries.js";
+import { MACHINE_QUERIES } from "./machineSeries.js";
+import type { EntityQueries, SeriesDefinition } from "./seriesDefinition.js";
 import type { StatsEntity } from "./types.js";
+
+/** The SQL of each kind of entity. */
+export const ENTITY_QUERIES: Readonly<Record<StatsEntity, EntityQueries>> = {
+  machine: MACHINE_QUERIES,
+  cloudspace: CLOUDSPACE_QUERIES,
+  account: ACCOUNT_QUERIES,
+};
 
 /** Every series each kind of entity offers. */
 export const SERIES_CATALOG: Readonly<Record<StatsEntity, readonly SeriesDefinition[]>> = {
-  machine: MACHINE_SERIES,
-  cloudspace: CLOUDSPACE_SERIES,
-  account: ACCOUNT_SERIES,
+  machine: MACHINE_QUERIES.series,
+  cloudspace: CLOUDSPACE_QUERIES.series,
+  account: ACCOUNT_QUERIES.series,
 };
 
 /** The definition of one series of an entity (unit, title); undefined for an unknown name. */
@@ -18,16 +26,11 @@ export function seriesDefinition(entity: StatsEntity, name: string): SeriesDefin
 }
 
 /**
- * The warehouse tables the requested series of an entity read, with the table of its sample
- * hours: what an in-memory load must fill. Unknown names are left to `selectSeries` to report.
+ * The warehouse tables a request for these series of an entity reads: what an in-memory
+ * load must fill. Unknown names are left to `selectSeries` to report.
  */
 export function statsTables(entity: StatsEntity, include: readonly string[]): DataTable[] {
-  const sql = [TIME_TABLE[entity], ...SERIES_CATALOG[entity].filter((d) => include.includes(d.name)).map((d) => d.sql)].join("\n");
+  const queries = ENTITY_QUERIES[entity];
+  const sql = [buildStatsSql(queries, queries.series.filter((d) => include.includes(d.name))), queries.accountsSql ?? ""].join("\n");
   return DATA_TABLES.filter((table) => new RegExp(`\\b(FROM|JOIN)\\s+${table}\\b`, "i").test(sql));
 }
-
-const TIME_TABLE: Readonly<Record<StatsEntity, string>> = {
-  machine: "FROM machines",
-  cloudspace: "FROM cloudspaces",
-  account: "FROM account_hours",
-};

@@ -2,8 +2,9 @@
  * How one statistics series is computed and laid out. Every series is one SQL query
  * returning rows `(hour_epoch, k1, k2, value)`: `k1`/`k2` are the keys below the series
  * name (a disk id, a NIC position, `in`/`out`, `allocated`/`inuse`, ...), NULL when unused.
- * The query's parameters are `$from` and `$till` (epoch seconds, half-open), `$account`
- * and, for machines and cloud spaces, `$id`.
+ * It reads the entity's rows from the common table expressions of its entity
+ * ({@link EntityQueries}), so that one request scans each warehouse table once, however
+ * many series it asks for.
  */
 export interface SeriesDefinition {
   /** The response key (and `include` value), e.g. `vdisk-iops`. */
@@ -22,12 +23,32 @@ export interface SeriesDefinition {
  * - `array`: one array; an hour without rows is 0 (a sum over nothing).
  * - `fixed`: an object with these key paths, always present; an hour without rows is 0.
  * - `keyed`: an object whose keys come from the data (disk ids, NIC positions), `depth`
- *   levels deep; an hour at which a key is absent is `null`.
+ *   levels deep; an hour at which a key is absent is `null`. `leaves` are the keys of the
+ *   second level, created together in this order (`in`, `out`) when a first-level key appears.
  */
 export type SeriesLayout =
   | { kind: "array" }
   | { kind: "fixed"; paths: readonly (readonly string[])[] }
-  | { kind: "keyed"; depth: 1 | 2 };
+  | { kind: "keyed"; depth: 1 }
+  | { kind: "keyed"; depth: 2; leaves: readonly string[] };
+
+/**
+ * The SQL of one kind of entity. Parameters: `$from` and `$till` (epoch seconds, half-open),
+ * `$account`, and for machines and cloud spaces `$id`.
+ */
+export interface EntityQueries {
+  /**
+   * Common table expressions holding the entity's rows in the period, by name
+   * (`entity_machines`, `entity_disks`, `entity_nics`), in dependency order; a request
+   * includes the ones its series and time query name, each materialized once.
+   */
+  ctes: Readonly<Record<string, string>>;
+  /** The entity's sample hours (`hour_epoch`). */
+  timeSql: string;
+  /** For machines and cloud spaces: the accounts holding the id in the period (`account_id`). */
+  accountsSql?: string;
+  series: readonly SeriesDefinition[];
+}
 
 /** The unit of the values at `path` (keys below the series name) of a series. */
 export function unitOf(definition: SeriesDefinition, path: readonly string[]): string {
@@ -37,30 +58,24 @@ export function unitOf(definition: SeriesDefinition, path: readonly string[]): s
 
 /** `sum(value)` per hour and key, unpivoted into `in` (received) and `out` (sent) rows. */
 export function inOutSql(grouped: string, divisor: string): string {
-  return `WITH n AS (${grouped})
-    SELECT hour_epoch, k1, 'in' AS k2, rx_bytes / ${divisor} AS value FROM n
-    UNION ALL
-    SELECT hour_epoch, k1, 'out' AS k2, tx_bytes / ${divisor} AS value FROM n`;
+  return `SELECT hour_epoch, k1, unnest(['in', 'out']) AS k2, unnest([rx_bytes / ${divisor}, tx_bytes / ${divisor}]) AS value
+    FROM (${grouped})`;
 }
 
-/** Allocated vCPUs and CPU % in use (0 when no vCPUs) per hour, from a `machines` filter. */
-export function cpuSplitSql(machinesWhere: string): string {
-  return `WITH c AS (
-      SELECT hour_epoch, CAST(sum(vcpus) AS DOUBLE) AS vcpus, sum(cpu_minutes) AS cpu_minutes
-      FROM machines WHERE ${machinesWhere} GROUP BY hour_epoch)
-    SELECT hour_epoch, 'allocated' AS k1, NULL AS k2, vcpus AS value FROM c
-    UNION ALL
-    SELECT hour_epoch, 'inuse' AS k1, NULL AS k2,
-      CASE WHEN vcpus = 0 THEN 0 ELSE cpu_minutes / (60 * vcpus) * 100 END AS value FROM c`;
-}
+/** Allocated vCPUs and CPU % in use (0 when no vCPUs) per hour, over `entity_machines`. */
+export const CPU_SPLIT_SQL = `SELECT hour_epoch, unnest(['allocated', 'inuse']) AS k1, NULL AS k2,
+    unnest([vcpus, CASE WHEN vcpus = 0 THEN 0 ELSE cpu_minutes / (60 * vcpus) * 100 END]) AS value
+  FROM (SELECT hour_epoch, CAST(sum(vcpus) AS DOUBLE) AS vcpus, sum(cpu_minutes) AS cpu_minutes
+    FROM entity_machines GROUP BY hour_epoch)`;
 
 /**
- * The disks of machines (not of gateways) matching a filter on both tables, as a FROM clause
- * aliased `d`. Gateways have no disks on the platform; should one have any, they are not a
- * machine's and are left out, as billing leaves them out.
+ * The disks of the entity's machines (not of gateways): `disks` rows matching `where` whose
+ * machine is in `entity_machines`. Gateways have no disks on the platform; should one have
+ * any, they are not a machine's and are left out, as billing leaves them out.
  */
-export function machineDisksFrom(where: (alias: string) => string): string {
-  return `disks d SEMI JOIN (SELECT hour_epoch, cloudspace_id, machine_id FROM machines m WHERE ${where("m")}) m
+export function machineDisksSql(where: string): string {
+  return `SELECT d.hour_epoch, d.disk_id, d.size_gb, d.iops_read, d.iops_write
+    FROM disks d SEMI JOIN entity_machines m
       ON d.hour_epoch = m.hour_epoch AND d.cloudspace_id = m.cloudspace_id AND d.machine_id = m.machine_id
-    WHERE ${where("d")}`;
+    WHERE ${where}`;
 }
