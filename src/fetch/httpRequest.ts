@@ -109,9 +109,11 @@ function sendOnce(
       req.destroy(new SilenceTimeout());
     });
     req.on("error", (error) => reject(networkError(error, url, request.timeoutMs)));
-    req.on("response", (response) =>
-      resolve({ response, url, abort: () => req.destroy(), timedOut: () => timedOut }),
-    );
+    req.on("response", (response) => {
+      // readers see body errors through their iterator; an aborted body nobody reads must not crash the process
+      response.on("error", () => {});
+      resolve({ response, url, abort: () => req.destroy(), timedOut: () => timedOut });
+    });
     req.end(body);
   });
 }

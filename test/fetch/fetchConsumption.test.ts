@@ -186,6 +186,18 @@ describe("fetchConsumption", () => {
     expect(server.seenAt(CONSUMPTION_PATH).map((r) => r.query.get("authkey"))).toEqual([SECRETS.sessionKey, SECRETS.sessionKey]);
   });
 
+  it("a redirect that comes with a large body is followed without reading the body", async () => {
+    const storage = await serve((_request, response) => sendBytes(response, zip7));
+    const server = await serve(
+      platform((_request, response) => {
+        response.writeHead(302, { location: `${storage.url}/blob`, "content-length": String(8 * 1024 * 1024) });
+        response.write(Buffer.alloc(256 * 1024)); // and never the rest
+      }),
+    );
+    const result = await fetchConsumption(options(server));
+    expect(result.bytes).toBe(zip7.length);
+  });
+
   it("refuses to send a login form to another host on a 307 redirect", async () => {
     const elsewhere = await serve((_request, response) => response.writeHead(200).end("key"));
     const server = await serve((_request, response) => response.writeHead(307, { location: `${elsewhere.url}/login` }).end());
