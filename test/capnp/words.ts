@@ -72,3 +72,18 @@ export function message(...segments: Word[][]): Uint8Array {
   }
   return bytes;
 }
+
+/** Packs a message word by word (no runs beyond the required counts of 0). */
+export function pack(bytes: Uint8Array): Uint8Array {
+  const out: number[] = [];
+  for (let at = 0; at < bytes.length; at += 8) {
+    const word = bytes.subarray(at, at + 8);
+    let tag = 0;
+    word.forEach((b, i) => {
+      if (b !== 0) tag |= 1 << i;
+    });
+    out.push(tag, ...word.filter((b) => b !== 0));
+    if (tag === 0x00 || tag === 0xff) out.push(0);
+  }
+  return new Uint8Array(out);
+}
