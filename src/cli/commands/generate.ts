@@ -97,5 +97,5 @@ function parseMissingHours(text: string): number | number[] {
 }
 
 function mb(bytes: number): string {
-  return (bytes / 1e6).toFixed(1);
+  return (bytes / 1e6).toFixed(bytes < 1e6 ? 3 : 1);
 }
