@@ -136,6 +136,7 @@ const PAGE_SCRIPT = `
       var text = new Date(ts * 1000).toISOString();
       var day = text.slice(5, 10), clock = text.slice(11, 16);
       var previous = i > 0 ? new Date(splits[i - 1] * 1000).toISOString().slice(5, 10) : "";
+      if (clock === "00:00") return day;
       return day !== previous ? day + "\\n" + clock : clock;
     });
   }
