@@ -5,7 +5,9 @@ import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
 import type { InputLimits, ListOptions, SourceLocation } from "./types.js";
 import { walkTree } from "./walkTree.js";
-import { ZipArchive, type ZipEntry } from "./zipArchive.js";
+import { mapConcurrently } from "./concurrency.js";
+import { indexZip } from "./indexZip.js";
+import type { ZipArchive, ZipEntry } from "./zipArchive.js";
 
 /** How many ignored paths the summary shows by name. */
 const IGNORED_EXAMPLES = 5;
@@ -22,6 +24,18 @@ export interface IndexedSource {
   path?: string;
   /** A zip entry, with its open archive. */
   zip?: { archive: ZipArchive; entry: ZipEntry };
+}
+
+/** What indexing one input needs from the whole: limits, path parsing, and where bad and ignored files go. */
+export interface IndexContext {
+  limits: Required<InputLimits>;
+  /** The path's account-hour, `ignored` when it is not a consumption path, `bad` when reported as impossible. */
+  parse(path: string, displayName: string): ConsumptionPath | "ignored" | "bad";
+  location(parsed: ConsumptionPath, displayName: string, sizeBytes: number): SourceLocation;
+  /** Reports a bad file to `onBadFile`, or throws it. */
+  report(error: BadFileError): void;
+  /** Counts a file that is not at a consumption path. */
+  ignore(displayName: string): void;
 }
 
 /** Every input indexed by name: files sorted by account, hour, cloud space and name. */
@@ -71,7 +85,6 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     index.ignoredPaths++;
     if (index.ignoredExamples.length < IGNORED_EXAMPLES) index.ignoredExamples.push(displayName);
   };
-  /** The path's account-hour, `ignored` when it is not a consumption path, `bad` when reported as impossible. */
   const parse = (path: string, displayName: string): ConsumptionPath | "ignored" | "bad" => {
     try {
       return parseConsumptionPath(path, displayName) ?? "ignored";
@@ -119,57 +132,10 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     const real = await realpath(path);
     if (seenPaths.has(real)) return;
     seenPaths.add(real);
-    let archive: ZipArchive;
-    try {
-      archive = await ZipArchive.open(path, displayName, limits);
-    } catch (error) {
-      if (!(error instanceof BadFileError)) throw error;
-      report(error);
-      return;
-    }
-    archives.push(archive);
-    const found: IndexedSource[] = [];
-    let totalBytes = 0;
-    try {
-      const listing = await archive.list();
-      listing.bad.forEach(report);
-      for (const entry of listing.entries) {
-        const parsed = parse(entry.name, entry.displayName);
-        if (parsed === "ignored") ignore(entry.displayName);
-        if (typeof parsed === "string") continue;
-        const problem = archive.check(entry, limits);
-        if (problem) {
-          report(problem);
-          continue;
-        }
-        totalBytes += entry.sizeBytes;
-        const loc = { ...location(parsed, entry.displayName, entry.sizeBytes), archive: displayName, entry: entry.name };
-        found.push({ location: loc, ...key(parsed), zip: { archive, entry } });
-      }
-    } catch (error) {
-      archives.pop();
-      await archive.close();
-      if (!(error instanceof BadFileError)) throw error;
-      report(error);
-      return;
-    }
-    if (totalBytes > limits.maxTotalBytes) {
-      archives.pop();
-      await archive.close();
-      report(
-        new BadFileError(
-          "ZIP_TOO_LARGE",
-          displayName,
-          `its consumption files declare ${totalBytes} bytes in all, more than the limit of ${limits.maxTotalBytes} (raise maxTotalBytes if the archive is trusted)`,
-        ),
-      );
-      return;
-    }
-    if (found.length === 0) {
-      archives.pop();
-      await archive.close();
-    }
-    sources.push(...found);
+    const found = await indexZip(path, displayName, { limits, parse, location, report, ignore });
+    if (!found) return;
+    archives.push(found.archive);
+    sources.push(...found.sources);
   };
 
   try {
@@ -234,18 +200,4 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
     }
     throw new UsageError(`cannot read input ${input} (${(error as Error).message})`, { code: "INPUT_NOT_FOUND", cause: error });
   }
-}
-
-/** `fn` over `items` with at most `limit` calls in flight; results in the items' order. */
-export async function mapConcurrently<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -2,6 +2,7 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { BadFileError } from "../errors.js";
+import { limitConcurrency } from "./concurrency.js";
 
 /** How many folders are listed at once while walking. */
 const READDIR_CONCURRENCY = 16;
@@ -56,22 +57,6 @@ export async function walkTree(path: string, displayName: string, onItem: (item:
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
-}
-
-/** `fn` wrapped so that at most `limit` calls run at once; the others wait in call order. */
-function limitConcurrency<A, R>(limit: number, fn: (arg: A) => Promise<R>): (arg: A) => Promise<R> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (arg) => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await fn(arg);
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
 }
 
 /** True the first time a link to folder `link` is met, unless it points at `dir` or a folder above it. */

@@ -1,0 +1,73 @@
+import { BadFileError } from "../errors.js";
+import type { IndexContext, IndexedSource } from "./indexInputs.js";
+import { ZipArchive } from "./zipArchive.js";
+
+/**
+ * Indexes one zip archive by its central directory: the consumption entries that pass the
+ * checks (safe unique name, possible path, size, ratio), with the archive left open to read
+ * them. Returns null, with the archive closed, when it holds none or is bad as a whole (not a
+ * zip, corrupt directory, too many entries, too large in all): that is reported as one bad file.
+ */
+export async function indexZip(
+  path: string,
+  displayName: string,
+  context: IndexContext,
+): Promise<{ archive: ZipArchive; sources: IndexedSource[] } | null> {
+  const { limits, report } = context;
+  let archive: ZipArchive;
+  try {
+    archive = await ZipArchive.open(path, displayName, limits);
+  } catch (error) {
+    if (!(error instanceof BadFileError)) throw error;
+    report(error);
+    return null;
+  }
+  const closeAndReport = async (error: unknown) => {
+    await archive.close();
+    if (!(error instanceof BadFileError)) throw error;
+    report(error);
+    return null;
+  };
+  let listing;
+  try {
+    listing = await archive.list();
+  } catch (error) {
+    return closeAndReport(error);
+  }
+  const sources: IndexedSource[] = [];
+  let totalBytes = 0;
+  try {
+    listing.bad.forEach(report);
+    for (const entry of listing.entries) {
+      const parsed = context.parse(entry.name, entry.displayName);
+      if (parsed === "ignored") context.ignore(entry.displayName);
+      if (typeof parsed === "string") continue;
+      const problem = archive.check(entry, limits);
+      if (problem) {
+        report(problem);
+        continue;
+      }
+      totalBytes += entry.sizeBytes;
+      const location = { ...context.location(parsed, entry.displayName, entry.sizeBytes), archive: displayName, entry: entry.name };
+      const { accountId, hourEpoch, cloudSpaceId } = parsed;
+      sources.push({ location, accountId, hourEpoch, cloudSpaceId, zip: { archive, entry } });
+    }
+  } catch (error) {
+    await archive.close(); // report() threw: no onBadFile
+    throw error;
+  }
+  if (totalBytes > limits.maxTotalBytes) {
+    return closeAndReport(
+      new BadFileError(
+        "ZIP_TOO_LARGE",
+        displayName,
+        `its consumption files declare ${totalBytes} bytes in all, more than the limit of ${limits.maxTotalBytes} (raise maxTotalBytes if the archive is trusted)`,
+      ),
+    );
+  }
+  if (sources.length === 0) {
+    await archive.close();
+    return null;
+  }
+  return { archive, sources };
+}
