@@ -99,11 +99,9 @@ export class ZipArchive {
         }
         if (name.endsWith("/")) continue; // a directory entry
         if (seen.has(name)) {
-          const first = seen.get(name);
-          if (first) {
-            entries.splice(entries.indexOf(first), 1);
+          if (seen.get(name)) {
             bad.push(new BadFileError("ZIP_DUPLICATE", displayName, "the archive holds this entry name more than once; none of them is read"));
-            seen.set(name, null);
+            seen.set(name, null); // reported once; every copy is left out below
           }
           continue;
         }
@@ -116,7 +114,7 @@ export class ZipArchive {
         cause: error,
       });
     }
-    return { entries, bad };
+    return { entries: entries.filter((entry) => seen.get(entry.name) !== null), bad };
   }
 
   /** Why `entry` must not be read (too large, bomb ratio, lying stored size, unsupported), or null. */
