@@ -1,5 +1,6 @@
 import { rename, writeFile } from "node:fs/promises";
 import type { Argv, CommandModule } from "yargs";
+import { UsageError } from "../../errors.js";
 import { statsToCsv } from "../../export/statsCsv.js";
 import { statsToHtml } from "../../export/statsHtml.js";
 import { accountStats } from "../../stats/accountStats.js";
@@ -16,8 +17,8 @@ const ENTITIES = ["machine", "cloudspace", "account"] as const;
 const FORMATS = ["json", "csv", "html"] as const;
 
 const options = {
-  id: { type: "number", demandOption: true, describe: "id of the machine, cloud space or account" },
-  "account-id": { type: "number", describe: "the account of the machine or cloud space (needed when its id is in several accounts)" },
+  id: { type: "string", demandOption: true, describe: "id of the machine, cloud space or account" },
+  "account-id": { type: "string", describe: "the account of the machine or cloud space (needed when its id is in several accounts)" },
   from: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601" },
   till: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
   include: { type: "string", array: true, demandOption: true, describe: "a series to return (repeat, or separate with commas)" },
@@ -27,8 +28,8 @@ const options = {
 
 interface StatsArgs extends InputArgs {
   entity: StatsEntity;
-  id: number;
-  accountId?: number;
+  id: string;
+  accountId?: string;
   from: string;
   till: string;
   include: string[];
@@ -48,25 +49,27 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
     const { fromEpoch, tillEpoch } = parsePeriod(argv.from, argv.till, { from: "--from", till: "--till" });
     const include = argv.include.flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter((s) => s !== "");
     selectSeries(argv.entity, SERIES_CATALOG[argv.entity], include);
+    const id = wholeNumber(argv.id, "--id");
+    const accountId = argv.accountId === undefined ? undefined : wholeNumber(argv.accountId, "--account-id");
     const request = { from: fromEpoch, till: tillEpoch, include };
     const response = await withWarehouse(
       argv,
       async ({ connection }): Promise<StatsResponse> => {
         switch (argv.entity) {
           case "machine":
-            return machineStats(connection, { ...request, machineId: argv.id, accountId: argv.accountId });
+            return machineStats(connection, { ...request, machineId: id, accountId });
           case "cloudspace":
-            return cloudspaceStats(connection, { ...request, cloudspaceId: argv.id, accountId: argv.accountId });
+            return cloudspaceStats(connection, { ...request, cloudspaceId: id, accountId });
           case "account":
-            return accountStats(connection, { ...request, accountId: argv.id });
+            return accountStats(connection, { ...request, accountId: id });
         }
       },
       { tables: statsTables(argv.entity, include) },
     );
     if (response.time.length === 0) {
-      process.stderr.write(`cloudunits: ${argv.entity} ${argv.id} has no samples in [${isoUtc(fromEpoch)}, ${isoUtc(tillEpoch)})\n`);
+      process.stderr.write(`cloudunits: ${argv.entity} ${id} has no samples in [${isoUtc(fromEpoch)}, ${isoUtc(tillEpoch)})\n`);
     }
-    const subject = { entity: argv.entity, id: argv.id, fromEpoch, tillEpoch };
+    const subject = { entity: argv.entity, id, fromEpoch, tillEpoch };
     const text =
       argv.format === "csv" ? statsToCsv(response, subject)
       : argv.format === "html" ? await statsToHtml(response, subject)
@@ -79,3 +82,9 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
     }
   },
 };
+
+function wholeNumber(text: string, flag: string): number {
+  const value = Number(text);
+  if (!/^\s*-?\d+\s*$/.test(String(text)) || !Number.isSafeInteger(value)) throw new UsageError(`bad ${flag}: "${text}" (a whole number)`);
+  return value;
+}
