@@ -1,7 +1,7 @@
-import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
 import { BadFileError, BadInputError, UsageError } from "../errors.js";
 import { readAccountHours } from "../input/readAccountHours.js";
 import type { ReadProgress } from "../input/types.js";
+import { chooseStager } from "./chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
@@ -23,6 +23,8 @@ export interface IngestOptions {
   packed?: boolean;
   /** Input bytes per transaction. Default 64 MiB. */
   batchBytes?: number;
+  /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
+  workers?: number;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
 }
@@ -53,16 +55,20 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
     const manifest = await Manifest.read(connection);
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });
     const badFiles: BadFileError[] = [];
+    let bytesTotal = 0;
     const reader = readAccountHours(inputs, {
       packed: options.packed,
       onBadFile: (error) => badFiles.push(error),
-      onProgress: options.onProgress,
+      onProgress: (progress) => {
+        bytesTotal = progress.bytesTotal;
+        options.onProgress?.(progress);
+      },
     });
     const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
       skipBad: options.skipBad,
       replace: options.replace,
       batchBytes: options.batchBytes,
-      decode: (hour) => decodeAccountHour(hour),
+      stager: () => chooseStager(bytesTotal, options.workers),
     });
     const ignoredPaths = reader.summary.ignoredPaths;
     await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { DecodedAccountHour } from "../capnp/records.js";
 import { BadFileError, ConflictError } from "../errors.js";
 import type { AccountHour } from "../input/types.js";
-import { appendAccountHours } from "./append.js";
+import { ColumnAppender } from "./appendColumns.js";
 import { classifySources, type HashedSource } from "./classifySources.js";
 import type { Manifest, ManifestRow } from "./manifest.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
+import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
 import type { SkippedFile } from "./types.js";
 
 /** How {@link loadAccountHours} treats what it finds. */
@@ -21,12 +21,12 @@ export interface LoadRules {
   tables?: readonly DataTable[];
   /** Commit after this many input bytes. Default 64 MiB. */
   batchBytes?: number;
+  /** Input bytes per group handed to the stager (decoded and staged together). Default 1 MiB. */
+  groupBytes?: number;
   /** Wrap each batch (data + manifest rows) in one transaction. Default true. */
   transactions?: boolean;
-  /** Decodes one account-hour whose sources are the kept files; throws BadFileError. */
-  decode: (hour: AccountHour) => DecodedAccountHour;
-  /** Called after each committed batch. */
-  onBatch?: () => void;
+  /** Makes the stager that decodes groups (called once, when the first group is ready). Default: decode in this thread. */
+  stager?: () => Stager;
 }
 
 /** What a load did (the parts of a LoadReport it knows). */
@@ -43,136 +43,192 @@ export interface LoadOutcome {
   replacedHours: number;
 }
 
+/** An account-hour on its way to the tables: its kept files, duplicates, and whether it replaces a loaded hour. */
+interface Job {
+  hour: AccountHour;
+  kept: HashedSource[];
+  duplicates: (HashedSource & { of: string })[];
+  replacing: boolean;
+}
+
+/** Groups staged at once, at most: bounds memory while workers decode ahead. */
+const MAX_GROUPS_IN_FLIGHT = 4;
+
 const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /**
  * Loads account-hours into the data tables and the manifest: hashes every file, drops
  * byte-identical duplicates, finds conflicts (within the inputs, and with the hours the
- * manifest already holds), decodes, appends in large batches, each committed in one
- * transaction with its manifest rows. Bad files reported by the reader are passed in
- * `readerBadFiles` (filled while iterating) and handled like decode errors.
+ * manifest already holds), decodes and stages groups of hours as columns (on workers when
+ * the stager has them, results applied in input order), appends them in large batches,
+ * each committed in one transaction with its manifest rows. Bad files reported by the
+ * reader are passed in `readerBadFiles` (filled while iterating) and handled like decode
+ * errors.
  */
 export async function loadAccountHours(
   connection: DuckDBConnection,
   hours: AsyncIterable<AccountHour>,
   manifest: Manifest,
   readerBadFiles: BadFileError[],
-  rules: LoadRules,
+  rules: LoadRules = {},
 ): Promise<LoadOutcome> {
   const skipBad = rules.skipBad ?? false;
   const tables = rules.tables ?? DATA_TABLES;
   const batchBytes = rules.batchBytes ?? 64 * 1024 * 1024;
+  const groupBytes = rules.groupBytes ?? 1024 * 1024;
   const transactions = rules.transactions ?? true;
   const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0 };
-  let batch: DecodedAccountHour[] = [];
-  let bytesInBatch = 0;
   let readerErrorsSeen = 0;
+  let stager: Stager | undefined;
+  let appender: ColumnAppender | undefined;
+  let bytesInBatch = 0;
+  let group: Job[] = [];
+  let bytesInGroup = 0;
+  const inFlight: { jobs: Job[]; staged: Promise<StagedGroup> }[] = [];
 
   const row = (s: HashedSource, hour: AccountHour, status: ManifestRow["status"], reason: string | null, code: string | null): ManifestRow => ({
     sha256: s.sha256, source: s.source.name, accountId: hour.accountId, hourEpoch: hour.hourEpoch,
     sizeBytes: s.source.bytes.byteLength, status, reason, code,
   });
-  const reject = (files: { row: ManifestRow }[], error: BadFileError | ConflictError): void => {
+  const reject = (rows: ManifestRow[], error: BadFileError | ConflictError): void => {
     if (!skipBad) {
       outcome.errors.push(error);
       return;
     }
-    for (const f of files) {
-      manifest.add(f.row);
-      outcome.skipped.push({ file: f.row.source, code: f.row.code ?? error.code, reason: f.row.reason ?? error.message });
+    for (const r of rows) {
+      manifest.add(r);
+      outcome.skipped.push({ file: r.source, code: r.code ?? error.code, reason: r.reason ?? error.message });
     }
   };
   const takeReaderErrors = (): void => {
     for (; readerErrorsSeen < readerBadFiles.length; readerErrorsSeen++) {
       const e = readerBadFiles[readerErrorsSeen]!;
-      reject([{ row: { sha256: "", source: e.file, accountId: null, hourEpoch: null, sizeBytes: 0, status: "rejected", reason: e.reason, code: e.code } }], e);
+      reject([{ sha256: "", source: e.file, accountId: null, hourEpoch: null, sizeBytes: 0, status: "rejected", reason: e.reason, code: e.code }], e);
     }
+  };
+  const recordDuplicates = (hour: AccountHour, list: (HashedSource & { of: string })[]): void => {
+    for (const d of list) {
+      outcome.duplicates.push(d.source.name);
+      manifest.add(row(d, hour, "duplicate", `same bytes as ${d.of}`, null));
+    }
+  };
+
+  const begin = async (): Promise<void> => {
+    if (transactions) await connection.run("BEGIN TRANSACTION");
+    appender = await ColumnAppender.open(connection, tables);
   };
   const commit = async (): Promise<void> => {
     takeReaderErrors();
-    if (transactions) await connection.run("BEGIN TRANSACTION");
-    try {
-      for (const { accountId, hourEpoch } of manifest.supersededHours) {
-        for (const table of DATA_TABLES) {
-          await connection.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: accountId, h: hourEpoch });
-        }
-      }
-      await appendAccountHours(connection, batch, { tables });
-      await manifest.flush(connection);
-      if (transactions) await connection.run("COMMIT");
-    } catch (error) {
-      if (transactions) await connection.run("ROLLBACK");
-      throw error;
-    }
-    batch = [];
+    if (appender === undefined) await begin();
+    appender!.finish();
+    appender = undefined;
+    await manifest.flush(connection);
+    if (transactions) await connection.run("COMMIT");
     bytesInBatch = 0;
-    rules.onBatch?.();
   };
 
-  for await (const hour of hours) {
-    takeReaderErrors();
-    const hashed = hour.sources.map((source) => ({ source, sha256: sha256Hex(source.bytes) }));
-    const { kept, duplicates, conflicting } = classifySources(hashed);
-    if (conflicting.length > 0) {
-      const error = new ConflictError(hour.accountId, hour.hourEpoch, conflicting.map((s) => s.source.name));
-      reject(conflicting.map((s) => ({ row: row(s, hour, "rejected", "different files for the same account-hour", "CONFLICT") })), error);
-      continue;
-    }
-    const recordDuplicates = (list: (HashedSource & { of: string })[]): void => {
-      for (const d of list) {
-        outcome.duplicates.push(d.source.name);
-        manifest.add(row(d, hour, "duplicate", `same bytes as ${d.of}`, null));
-      }
-    };
-    const loaded = manifest.loadedFiles(hour.accountId, hour.hourEpoch);
-    let replacing = false;
-    if (loaded.length > 0) {
-      const loadedBy = new Map(loaded.map((f) => [f.sha256, f.source]));
-      if (kept.every((s) => loadedBy.has(s.sha256))) {
-        recordDuplicates(duplicates);
-        for (const s of kept) {
-          // The same file again is a no-op; the same bytes under another name is recorded as a duplicate.
-          outcome.duplicates.push(s.source.name);
-          if (loadedBy.get(s.sha256) !== s.source.name) manifest.add(row(s, hour, "duplicate", `same bytes as ${loadedBy.get(s.sha256)}`, null));
+  /** Applies a staged group in input order: manifest rows, replaced hours deleted, columns appended. */
+  const apply = async (jobs: Job[], staged: StagedGroup): Promise<void> => {
+    const failed = new Map(staged.errors.map((e) => [e.index, e]));
+    const ok = jobs.filter((_, i) => !failed.has(i));
+    jobs.forEach((job, i) => {
+      const e = failed.get(i);
+      if (e === undefined) return;
+      const error = new BadFileError(e.code, e.file, e.reason);
+      reject(job.kept.map((s) => row(s, job.hour, "rejected",
+        s.source.name === e.file ? e.reason : `not loaded: ${e.file} of the same account-hour is unreadable`, e.code)), error);
+    });
+    if (rules.stopOnError && outcome.errors.length > 0) return;
+    if (appender === undefined) await begin();
+    const replacing = ok.filter((j) => j.replacing);
+    if (replacing.length > 0) {
+      appender!.finish();
+      for (const { hour, kept } of replacing) {
+        manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
+        for (const table of DATA_TABLES) {
+          await connection.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
         }
-        continue;
       }
-      if (!rules.replace) {
-        const error = new ConflictError(
-          hour.accountId, hour.hourEpoch,
-          [...loaded.map((f) => `${f.source} (loaded)`), ...kept.map((s) => s.source.name)],
-          "use --replace to load the new file instead",
-        );
-        reject(kept.map((s) => ({ row: row(s, hour, "rejected", `differs from the loaded ${loaded.map((f) => f.source).join(", ")}`, "CONFLICT") })), error);
-        continue;
+      outcome.replacedHours += replacing.length;
+      appender = await ColumnAppender.open(connection, tables);
+    }
+    for (const job of ok) {
+      for (const s of job.kept) {
+        manifest.add(row(s, job.hour, "loaded", null, null));
+        bytesInBatch += s.source.bytes.byteLength;
       }
-      replacing = true;
+      recordDuplicates(job.hour, job.duplicates);
+      outcome.filesLoaded += job.kept.length;
+      outcome.accountHours++;
     }
-    let decoded: DecodedAccountHour;
-    try {
-      decoded = rules.decode({ ...hour, sources: kept.map((s) => s.source) });
-    } catch (error) {
-      if (!(error instanceof BadFileError)) throw error;
-      reject(kept.map((s) => ({
-        row: row(s, hour, "rejected", s.source.name === error.file ? error.reason : `not loaded: ${error.file} of the same account-hour is unreadable`, error.code),
-      })), error);
-      continue;
-    }
-    if (rules.stopOnError && outcome.errors.length > 0) continue;
-    if (replacing) {
-      manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
-      outcome.replacedHours++;
-    }
-    for (const s of kept) {
-      manifest.add(row(s, hour, "loaded", null, null));
-      bytesInBatch += s.source.bytes.byteLength;
-    }
-    recordDuplicates(duplicates);
-    outcome.filesLoaded += kept.length;
-    outcome.accountHours++;
-    batch.push(decoded);
+    appender!.append(staged.batch);
     if (bytesInBatch >= batchBytes) await commit();
+  };
+  const drain = async (keep: number): Promise<void> => {
+    while (inFlight.length > keep) {
+      const next = inFlight.shift()!;
+      await apply(next.jobs, await next.staged);
+    }
+  };
+  const submit = async (): Promise<void> => {
+    if (group.length === 0) return;
+    stager ??= (rules.stager ?? inlineStager)();
+    const jobs = group;
+    const staged = stager.stage(jobs.map((j) => j.hour), tables);
+    staged.catch(() => {}); // awaited in order by drain; do not report it as unhandled meanwhile
+    inFlight.push({ jobs, staged });
+    group = [];
+    bytesInGroup = 0;
+    await drain(MAX_GROUPS_IN_FLIGHT - 1);
+  };
+
+  try {
+    for await (const hour of hours) {
+      takeReaderErrors();
+      const hashed = hour.sources.map((source) => ({ source, sha256: sha256Hex(source.bytes) }));
+      const { kept, duplicates, conflicting } = classifySources(hashed);
+      if (conflicting.length > 0) {
+        const error = new ConflictError(hour.accountId, hour.hourEpoch, conflicting.map((s) => s.source.name));
+        reject(conflicting.map((s) => row(s, hour, "rejected", "different files for the same account-hour", "CONFLICT")), error);
+        continue;
+      }
+      const loaded = manifest.loadedFiles(hour.accountId, hour.hourEpoch);
+      let replacing = false;
+      if (loaded.length > 0) {
+        const loadedBy = new Map(loaded.map((f) => [f.sha256, f.source]));
+        if (kept.every((s) => loadedBy.has(s.sha256))) {
+          recordDuplicates(hour, duplicates);
+          for (const s of kept) {
+            // The same file again is a no-op; the same bytes under another name is recorded as a duplicate.
+            outcome.duplicates.push(s.source.name);
+            if (loadedBy.get(s.sha256) !== s.source.name) manifest.add(row(s, hour, "duplicate", `same bytes as ${loadedBy.get(s.sha256)}`, null));
+          }
+          continue;
+        }
+        if (!rules.replace) {
+          const error = new ConflictError(
+            hour.accountId, hour.hourEpoch,
+            [...loaded.map((f) => `${f.source} (loaded)`), ...kept.map((s) => s.source.name)],
+            "use --replace to load the new file instead",
+          );
+          reject(kept.map((s) => row(s, hour, "rejected", `differs from the loaded ${loaded.map((f) => f.source).join(", ")}`, "CONFLICT")), error);
+          continue;
+        }
+        replacing = true;
+      }
+      group.push({ hour: { ...hour, sources: kept.map((s) => s.source) }, kept, duplicates, replacing });
+      bytesInGroup += kept.reduce((sum, s) => sum + s.source.bytes.byteLength, 0);
+      if (bytesInGroup >= groupBytes) await submit();
+    }
+    await submit();
+    await drain(0);
+    await commit();
+  } catch (error) {
+    appender?.close();
+    if (transactions) await connection.run("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    await stager?.close();
   }
-  await commit();
   return outcome;
 }

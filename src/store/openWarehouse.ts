@@ -1,8 +1,8 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
 import { BadFileError, BadInputError, UsageError } from "../errors.js";
 import { readAccountHours } from "../input/readAccountHours.js";
 import type { ReadProgress } from "../input/types.js";
+import { chooseStager } from "./chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
@@ -23,6 +23,8 @@ export interface OpenWarehouseOptions {
    * loads only what it queries. Ignored for `{ db }`. Default: every table.
    */
   tables?: readonly DataTable[];
+  /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
+  workers?: number;
 }
 
 /**
@@ -54,17 +56,21 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     await connection.run(SCHEMA_SQL);
     const manifest = await Manifest.read(connection);
     const badFiles: BadFileError[] = [];
+    let bytesTotal = 0;
     const reader = readAccountHours(source, {
       packed: options.packed,
       onBadFile: (error) => badFiles.push(error),
-      onProgress: options.onProgress,
+      onProgress: (progress) => {
+        bytesTotal = progress.bytesTotal;
+        options.onProgress?.(progress);
+      },
     });
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(source) });
     const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
       skipBad: options.skipBad,
       stopOnError: true,
       tables: options.tables,
-      decode: (hour) => decodeAccountHour(hour),
+      stager: () => chooseStager(bytesTotal, options.workers),
     });
     if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
     const ignoredPaths = reader.summary.ignoredPaths;

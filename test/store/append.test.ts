@@ -73,4 +73,22 @@ describe("appending decoded account-hours", () => {
       { m: 1, a: 1, d: 0, n: 0 },
     ]);
   });
+
+  it("keeps every string exact across chunks: short, exactly 12 bytes, long and multi-byte", async () => {
+    const images = ["Debian 12", "Ubuntu 22.04", "Windows 2019 Standard", "Rocky Linux 9", "", "Système Ω 2024 édition longue"];
+    const hours = Array.from({ length: 5 }, (_, h) => hour(3600 * (h + 1), Array.from({ length: 500 }, (_, i) => ({ ...vm(i + 1, 1024), imageName: images[(i + h) % images.length]! }))));
+    await appendAccountHours(connection, hours);
+    const counts = await rows("SELECT image_name, count(*)::INT AS n FROM machines GROUP BY ALL ORDER BY image_name");
+    const expected = new Map<string, number>();
+    hours.forEach((h) => h.account.cloudspaces[0]!.machines.forEach((m) => expected.set(m.imageName, (expected.get(m.imageName) ?? 0) + 1)));
+    expect(counts).toEqual([...expected].sort(([a], [b]) => (a < b ? -1 : 1)).map(([image_name, n]) => ({ image_name, n })));
+    expect(await rows("SELECT count(*)::INT AS n FROM machines WHERE image_name = images[1 + (machine_id - 1 + hour_epoch // 3600 - 1) % 6]".replace("images", `[${images.map((i) => `'${i}'`).join(",")}]`))).toEqual([{ n: 2500 }]);
+  });
+
+  it("stores a NULL file account for hours made of cloud-space files", async () => {
+    await appendAccountHours(connection, [{ ...hour(3600, [vm(5, 1024)]), rootAccountId: null }, hour(7200, [vm(5, 1024)])]);
+    expect(await rows("SELECT hour_epoch, root_account_id FROM account_hours ORDER BY hour_epoch")).toEqual([
+      { hour_epoch: "3600", root_account_id: null }, { hour_epoch: "7200", root_account_id: "7" },
+    ]);
+  });
 });

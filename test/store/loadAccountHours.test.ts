@@ -6,6 +6,7 @@ import type { AccountHour, Source } from "../../src/input/types.js";
 import { loadAccountHours, type LoadRules } from "../../src/store/loadAccountHours.js";
 import { Manifest } from "../../src/store/manifest.js";
 import { SCHEMA_SQL } from "../../src/store/schema.js";
+import { stageHours } from "../../src/store/stageHours.js";
 
 // A stand-in for the Cap'n Proto decoder: a file's bytes are the JSON of its Account,
 // and the bytes "bad" are unreadable. The store's rules do not depend on the encoding.
@@ -44,7 +45,10 @@ afterEach(() => {
 });
 
 const load = async (hours: AccountHour[], rules: Partial<LoadRules> = {}, readerBad: BadFileError[] = []) =>
-  loadAccountHours(connection, iterate(hours), await Manifest.read(connection), readerBad, { decode, ...rules });
+  loadAccountHours(connection, iterate(hours), await Manifest.read(connection), readerBad, {
+    stager: () => ({ stage: async (h, tables) => stageHours(h, tables, decode), close: async () => {} }),
+    ...rules,
+  });
 const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
 
 describe("loading account-hours", () => {

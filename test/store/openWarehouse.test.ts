@@ -91,3 +91,24 @@ describe("openWarehouse from input paths", () => {
     }
   });
 });
+
+describe("openWarehouse with decoding worker threads", () => {
+  it("loads the same tables and names the same bad files as decoding in the main thread", async () => {
+    const bad = join(dir, "bad-workers");
+    cpSync(tree, bad, { recursive: true });
+    writeFileSync(join(bad, hourPath(2, START + 7200), "account_capnp.bin"), Buffer.from([1, 0, 0, 0]));
+    const inline = await openWarehouse([bad], { workers: 0, skipBad: true });
+    const threaded = await openWarehouse([bad], { workers: 1, skipBad: true });
+    try {
+      expect(threaded.load).toEqual(inline.load);
+      expect(threaded.load.skipped).toHaveLength(1);
+      for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) {
+        const sql = `SELECT * FROM ${table} ORDER BY ALL`;
+        expect((await threaded.connection.runAndReadAll(sql)).getRows()).toEqual((await inline.connection.runAndReadAll(sql)).getRows());
+      }
+    } finally {
+      inline.close();
+      threaded.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
+import type { DecodedAccountHour } from "../capnp/records.js";
+import { BadFileError } from "../errors.js";
+import type { AccountHour } from "../input/types.js";
+import { buildColumns, type ColumnBatch } from "./columnBatch.js";
+import type { DataTable } from "./schema.js";
+
+/** A file that could not be decoded, as plain data (it crosses from a worker). */
+export interface StageError {
+  /** Index of the account-hour in the staged group. */
+  index: number;
+  code: string;
+  file: string;
+  reason: string;
+}
+
+/** A group of account-hours decoded and staged column by column; failed hours are left out of `batch`. */
+export interface StagedGroup {
+  batch: ColumnBatch;
+  errors: StageError[];
+}
+
+/** Decodes and stages groups of account-hours, in this thread or on workers. */
+export interface Stager {
+  stage(hours: AccountHour[], tables: readonly DataTable[]): Promise<StagedGroup>;
+  close(): Promise<void>;
+}
+
+/**
+ * Decodes each account-hour of a group with `decode` (default: the Cap'n Proto decoder;
+ * errors other than BadFileError propagate) and stages the readable ones as columns of
+ * `tables`.
+ */
+export function stageHours(
+  hours: AccountHour[],
+  tables: readonly DataTable[],
+  decode: (hour: AccountHour) => DecodedAccountHour = (hour) => decodeAccountHour(hour),
+): StagedGroup {
+  const decoded: DecodedAccountHour[] = [];
+  const errors: StageError[] = [];
+  hours.forEach((hour, index) => {
+    try {
+      decoded.push(decode(hour));
+    } catch (error) {
+      if (!(error instanceof BadFileError)) throw error;
+      errors.push({ index, code: error.code, file: error.file, reason: error.reason });
+    }
+  });
+  return { batch: buildColumns(decoded, new Set(tables)), errors };
+}
+
+/** A stager decoding in the calling thread. */
+export function inlineStager(): Stager {
+  return {
+    stage: async (hours, tables) => stageHours(hours, tables),
+    close: async () => {},
+  };
+}
+
+/** Worker threads worth starting for `bytesTotal` of input: none below 16 MiB or on one core, else one per spare core (at most 4). */
+export function defaultWorkers(bytesTotal: number, cores: number): number {
+  if (bytesTotal < 16 * 1024 * 1024 || cores < 2) return 0;
+  return Math.min(4, cores - 1);
+}

@@ -1,0 +1,76 @@
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { AccountHour } from "../input/types.js";
+import type { DataTable } from "./schema.js";
+import type { StagedGroup, Stager } from "./stageHours.js";
+
+interface Pending {
+  resolve: (group: StagedGroup) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Starts a decoding worker: the compiled `decodeWorker.js` beside this module, or, when
+ * running from the TypeScript sources (tests, `tsx`), `decodeWorker.ts` loaded through
+ * tsx's loader registered inside the worker.
+ */
+function startWorker(): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./decodeWorker.js", import.meta.url));
+  const script = new URL("./decodeWorker.ts", import.meta.url).href;
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api")).href.replace(/\.cjs$/, ".mjs");
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(script)}); })`,
+    { eval: true },
+  );
+}
+
+/**
+ * A stager decoding on `count` worker threads, groups handed out round-robin. Each group's
+ * bytes are copied to its worker; the staged columns come back transferred (no copy).
+ * A worker that dies rejects its pending groups.
+ */
+export function workerStager(count: number): Stager {
+  const pending = new Map<number, Pending>();
+  const owner = new Map<number, Worker>();
+  let nextId = 0;
+  const workers = Array.from({ length: Math.max(1, count) }, () => {
+    const worker = startWorker();
+    worker.on("message", (message: { id: number; group?: StagedGroup; failure?: { message: string; stack?: string } }) => {
+      const p = pending.get(message.id);
+      if (p === undefined) return;
+      pending.delete(message.id);
+      owner.delete(message.id);
+      if (message.group) p.resolve(message.group);
+      else {
+        const error = new Error(`decoding worker failed: ${message.failure?.message}`);
+        if (message.failure?.stack) error.stack = message.failure.stack;
+        p.reject(error);
+      }
+    });
+    const failAll = (error: Error) => {
+      for (const [id, w] of owner) {
+        if (w !== worker) continue;
+        pending.get(id)?.reject(error);
+        pending.delete(id);
+        owner.delete(id);
+      }
+    };
+    worker.on("error", failAll);
+    worker.on("exit", (code) => failAll(new Error(`decoding worker exited with code ${code}`)));
+    return worker;
+  });
+  return {
+    stage: (hours: AccountHour[], tables: readonly DataTable[]) =>
+      new Promise<StagedGroup>((resolve, reject) => {
+        const id = nextId++;
+        const worker = workers[id % workers.length]!;
+        pending.set(id, { resolve, reject });
+        owner.set(id, worker);
+        worker.postMessage({ id, hours, tables });
+      }),
+    close: async () => {
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}
