@@ -1,6 +1,6 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { machineStats, UsageError, type SeriesTree } from "../../src/index.js";
+import { appendAccountHours, machineStats, SCHEMA_SQL, UsageError, type SeriesTree } from "../../src/index.js";
 import { fixtureConnection, T0, T1, T3, T4, T5 } from "./statsFixture.js";
 
 let connection: DuckDBConnection;
@@ -77,5 +77,22 @@ describe("machineStats", () => {
   it("never lists the gateway as a machine", async () => {
     const r = await machineStats(connection, { machineId: 0, ...period, include: "memory" });
     expect(r.time).toEqual([]);
+  });
+});
+
+describe("machineStats on data-quality cases", () => {
+  it("sums a machine listed twice in one hour (two cloud spaces) and a disk id listed twice", async () => {
+    const instance = await DuckDBInstance.create(":memory:");
+    const c = await instance.connect();
+    await c.run(SCHEMA_SQL);
+    const disk = { id: 1, size: 10, iopsRead: 1, iopsWrite: 2, iopsReadMax: 0, iopsWriteMax: 0, configuredIops: null };
+    const machine = { id: 500, type: "vm", vcpus: 2, cpuMinutes: 60, mem: 1024, imageName: "", status: "RUNNING", networks: [], disks: [disk, disk] };
+    await appendAccountHours(c, [{
+      accountId: 9, hourEpoch: T0, rootAccountId: 9,
+      account: { accountId: 9, cloudspaces: [1, 2].map((id) => ({ cloudSpaceId: id, accountId: 9, state: "DEPLOYED", machines: [machine] })) },
+    }]);
+    const r = await machineStats(c, { machineId: 500, from: T0, till: T1, include: ["cpu", "memory", "vdisk-iops", "vm-capacity"] });
+    // cpu: (60 + 60) / (60 × (2 + 2)) × 100; disk 1 four times (two per listing)
+    expect(r).toEqual({ time: [T0], series: { cpu: [50], memory: [2048], "vdisk-iops": { "1": [12] }, "vm-capacity": [40] } });
   });
 });
