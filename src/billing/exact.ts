@@ -3,16 +3,21 @@
  * quantity is kept exact, and rounding happens only at presentation (half-even).
  */
 export class Exact {
-  /** Numerator; the sign lives here. */
+  /** Numerator; the sign lives here (not necessarily reduced). */
   readonly num: bigint;
   /** Denominator, always > 0. */
   readonly den: bigint;
 
+  /** Not reduced (reducing costs a gcd per operation); `reduced()` and the text forms reduce. */
   private constructor(num: bigint, den: bigint) {
-    if (den < 0n) { num = -num; den = -den; }
-    const g = gcd(num < 0n ? -num : num, den);
-    this.num = g > 1n ? num / g : num;
-    this.den = g > 1n ? den / g : den;
+    this.num = den < 0n ? -num : num;
+    this.den = den < 0n ? -den : den;
+  }
+
+  /** The same value with numerator and denominator coprime. */
+  reduced(): Exact {
+    const g = gcd(this.num < 0n ? -this.num : this.num, this.den);
+    return g > 1n ? new Exact(this.num / g, this.den / g) : this;
   }
 
   static readonly ZERO = new Exact(0n, 1n);
@@ -47,13 +52,16 @@ export class Exact {
     return Exact.parse(String(value))!;
   }
 
-  add(other: Exact): Exact { return new Exact(this.num * other.den + other.num * this.den, this.den * other.den); }
+  add(other: Exact): Exact {
+    if (this.den === other.den) return new Exact(this.num + other.num, this.den);
+    return new Exact(this.num * other.den + other.num * this.den, this.den * other.den).reduced();
+  }
   mul(other: Exact): Exact { return new Exact(this.num * other.num, this.den * other.den); }
   div(other: Exact): Exact {
     if (other.num === 0n) throw new RangeError("division by zero");
     return new Exact(this.num * other.den, this.den * other.num);
   }
-  equals(other: Exact): boolean { return this.num === other.num && this.den === other.den; }
+  equals(other: Exact): boolean { return this.num * other.den === other.num * this.den; }
   isZero(): boolean { return this.num === 0n; }
 
   /** Rounded half-even to `decimals` places, as a plain decimal string with exactly that many decimals (`"12.30"`). */
@@ -75,6 +83,8 @@ export class Exact {
 
   /** The exact value as a terminating decimal string when it is one, else `undefined`. */
   toDecimalString(): string | undefined {
+    const r = this.reduced();
+    if (r !== this) return r.toDecimalString();
     let d = this.den;
     let twos = 0;
     let fives = 0;

@@ -150,5 +150,12 @@ export function pricedUnits(list: PriceList): { unit: UnitName; per: "hour" | "m
 /** The prices that apply to an account: the list's prices with the account's overrides. */
 export function pricesFor(list: PriceList, accountId: number | null): UnitPrices {
   const overrides = accountId === null ? undefined : list.accounts.get(accountId);
-  return overrides ? { ...list.prices, ...overrides } : list.prices;
+  if (!overrides) return list.prices;
+  let cache = merged.get(list);
+  if (!cache) merged.set(list, (cache = new Map()));
+  let prices = cache.get(accountId!);
+  if (!prices) cache.set(accountId!, (prices = { ...list.prices, ...overrides }));
+  return prices;
 }
+
+const merged = new WeakMap<PriceList, Map<number, UnitPrices>>();

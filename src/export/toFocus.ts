@@ -89,7 +89,7 @@ function describe(line: BillingLine, unit: UnitName, report: BillingReport): str
 }
 
 /** The FOCUS rows of one line: one per charged unit with a price and a non-zero quantity. */
-function rowsOf(line: BillingLine, report: BillingReport, period: { start: number; end: number }): FocusRow[] {
+function rowsOf(line: BillingLine, report: BillingReport, period: { start: string; end: string }, billingPeriod: { start: string; end: string }): FocusRow[] {
   const list = report.prices!;
   const names = report.options.names;
   const rows: FocusRow[] = [];
@@ -103,9 +103,9 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: numbe
     rows.push({
       BilledCost: charge.amount, BillingAccountId: String(line.accountId), BillingAccountName: nameOf(names, "account", line.accountId!),
       BillingAccountType: "Account", BillingCurrency: list.currency,
-      BillingPeriodEnd: isoUtc(report.params.end), BillingPeriodStart: isoUtc(report.params.start),
+      BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
       ChargeCategory: "Usage", ChargeClass: null, ChargeDescription: describe(line, unit, report), ChargeFrequency: "Usage-Based",
-      ChargePeriodEnd: isoUtc(period.end), ChargePeriodStart: isoUtc(period.start),
+      ChargePeriodEnd: period.end, ChargePeriodStart: period.start,
       ConsumedQuantity: unitHours, ConsumedUnit: `${unit}-Hours`,
       ContractedCost: charge.amount, ContractedUnitPrice: charge.unitPrice, EffectiveCost: charge.amount,
       InvoiceIssuerName: list.invoiceIssuer, ListCost: charge.amount, ListUnitPrice: charge.unitPrice, PricingCategory: "Standard",
@@ -134,15 +134,19 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: numbe
  */
 export async function* focusRows(report: BillingReport, connection: DuckDBConnection, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
   if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (--prices FILE)");
-  const { start, end } = report.params;
+  const billingPeriod = { start: isoUtc(report.params.start), end: isoUtc(report.params.end) };
   const levels = ["account", "cloudspace", "machine"] as const;
   if (options.perPeriod) {
-    yield report.lines.filter((l) => l.level !== "environment").flatMap((l) => rowsOf(l, report, { start, end }));
+    yield report.lines.filter((l) => l.level !== "environment").flatMap((l) => rowsOf(l, report, billingPeriod, billingPeriod));
     return;
   }
   const billingOptions = { ...report.options };
+  let hour = { epoch: Number.NaN, start: "", end: "" };
   for await (const batch of hourlyLines(connection, report.params, billingOptions, levels)) {
-    yield batch.flatMap((l) => rowsOf(l, report, { start: l.hourEpoch!, end: l.hourEpoch! + 3600 }));
+    yield batch.flatMap((l) => {
+      if (l.hourEpoch !== hour.epoch) hour = { epoch: l.hourEpoch!, start: isoUtc(l.hourEpoch!), end: isoUtc(l.hourEpoch! + 3600) };
+      return rowsOf(l, report, hour, billingPeriod);
+    });
   }
 }
 
