@@ -142,4 +142,16 @@ describe("zip archives are read safely", () => {
     expect(thrown!.message).toContain("no local file header");
     expect(names).toEqual([GOOD]);
   });
+
+  it.each([
+    ["an encrypted entry", { flags: 0x801 }, "encrypted entry"],
+    ["an entry compressed with another method than deflate", { method: 12 }, "unsupported compression method 12"],
+  ])("refuses %s by name, and still reads the good entries", async (_, how, why) => {
+    const odd = { name: "7/2026/1/1/8/account_capnp.bin", data: Buffer.from("odd"), ...how };
+    const { zip, thrown, names } = await readZip([good, odd]);
+    expect(thrown!.code).toBe("ZIP_CORRUPT");
+    expect(thrown!.file).toBe(`${zip}!${odd.name}`);
+    expect(thrown!.message).toContain(why);
+    expect(names).toEqual([GOOD]);
+  });
 });

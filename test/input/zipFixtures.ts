@@ -50,6 +50,10 @@ export interface RawEntry {
   localExtra?: Buffer;
   /** Write a bad local header signature. */
   badLocalHeader?: boolean;
+  /** Override the compression method (default 8 when `deflate`, else 0). */
+  method?: number;
+  /** General purpose flags (default 0x800: UTF-8 names; bit 0 = encrypted). */
+  flags?: number;
 }
 
 /**
@@ -65,12 +69,13 @@ export function rawZip(entries: RawEntry[]): Buffer {
     const body = entry.deflate ? deflateRawSync(entry.data) : entry.data;
     const crc = entry.crc ?? crc32(entry.data);
     const usize = entry.uncompressedSize ?? entry.data.length;
-    const method = entry.deflate ? 8 : 0;
+    const method = entry.method ?? (entry.deflate ? 8 : 0);
+    const flags = entry.flags ?? 0x800;
     const local = Buffer.alloc(30);
     const localExtra = entry.localExtra ?? Buffer.alloc(0);
     local.writeUInt32LE(entry.badLocalHeader ? 0x04034b51 : 0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x800, 6);
+    local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(method, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
@@ -81,7 +86,7 @@ export function rawZip(entries: RawEntry[]): Buffer {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x800, 8);
+    central.writeUInt16LE(flags, 8);
     central.writeUInt16LE(method, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);
