@@ -58,7 +58,6 @@ export type { StatsPageSubject } from "./export/statsHtml.js";
 export { calculate } from "./billing/calculate.js";
 export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
 export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
-export type { BillingOptions, BillingParams, BillingLine, Level, Quantities } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
 export { loadNames, makeNames } from "./billing/names.js";
