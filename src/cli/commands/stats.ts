@@ -1,4 +1,4 @@
-import { rename, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import type { Argv, CommandModule } from "yargs";
 import { UsageError } from "../../errors.js";
 import { statsToCsv } from "../../export/statsCsv.js";
@@ -76,9 +76,16 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
       : `${JSON.stringify(response)}\n`;
     if (argv.out === undefined) process.stdout.write(text);
     else {
+      // written beside the target and renamed, so a reader never sees half a file
       const temporary = `${argv.out}.${process.pid}.tmp`;
-      await writeFile(temporary, text);
-      await rename(temporary, argv.out);
+      try {
+        await writeFile(temporary, text);
+        await rename(temporary, argv.out);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+        throw new UsageError(`cannot write --out ${argv.out} (${reason}): check that its folder exists and is writable`, { cause: error });
+      }
     }
   },
 };
