@@ -3,6 +3,8 @@ import type { Segments } from "./readSegments.js";
 import type { TextCache } from "./TextCache.js";
 
 const KIND_NAMES = ["struct", "list", "far", "capability"] as const;
+/** The most elements a list can hold: its count field has 29 bits. */
+const MAX_LIST_ELEMENTS = 2 ** 29 - 1;
 /** Bits per element of each list element size code (7, composite, is handled apart). */
 const ELEMENT_BITS = [0, 1, 8, 16, 32, 64, 64];
 
@@ -106,6 +108,10 @@ export class MessageReader {
         this.fail("CAPNP_BAD_LIST", `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`);
       }
       const count = tagLo >>> 2;
+      if (count > MAX_LIST_ELEMENTS) {
+        // The reference library reads such a count modulo 2^29; a corrupt file is refused here.
+        this.fail("CAPNP_BAD_LIST", `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`);
+      }
       const dataWords = tagHi & 0xffff;
       const wordsPerElement = dataWords + (tagHi >>> 16);
       if (count * wordsPerElement > words) {

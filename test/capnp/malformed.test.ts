@@ -181,6 +181,14 @@ describe("lists and text", () => {
     referenceRefuses(bytes);
   });
 
+  it("refuses a composite tag counting more elements than a list holds (the reference reads it modulo 2^29)", () => {
+    const bytes = message(withWord(TINY_WORDS, 3, tag(2 ** 29 + 1, 1, 2)));
+    const error = accountRefusal(bytes);
+    expect(error.code).toBe("CAPNP_BAD_LIST");
+    expect(error.reason).toBe("composite list at segment 0 word 3 declares 536870913 elements, more than a list holds (536870911)");
+    if (hasCapnp) expect(reference(bytes)).toEqual(TINY_ACCOUNT);
+  });
+
   it("refuses a composite list whose tag is not a struct tag", () => {
     const bytes = message(withWord(TINY_WORDS, 3, listPtr(1, BYTE, 1)));
     expect(accountRefusal(bytes).code).toBe("CAPNP_BAD_LIST");
@@ -195,8 +203,8 @@ describe("lists and text", () => {
     referenceRefuses(bytes);
   });
 
-  it("stops a composite list of 2^30 - 1 empty structs at the traversal limit", () => {
-    const bytes = message([structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 0), tag(2 ** 30 - 1, 0, 0)]);
+  it("stops a composite list of 2^29 - 1 empty structs at the traversal limit", () => {
+    const bytes = message([structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 0), tag(2 ** 29 - 1, 0, 0)]);
     expect(accountRefusal(bytes).code).toBe("CAPNP_TRAVERSAL_LIMIT");
     referenceRefuses(bytes);
   });
