@@ -61,7 +61,7 @@ function formatOf(column: BillingColumn, decimals: number): string | undefined {
 }
 
 function widthOf(column: BillingColumn): number {
-  const byKind = { text: 14, id: 14, time: 22, count: 12, quantity: 16, price: 14, money: 14 }[column.kind];
+  const byKind = { text: 14, id: 14, time: 22, count: 14, quantity: 16, price: 14, money: 14 }[column.kind];
   return Math.min(30, Math.max(byKind, Math.ceil(column.header.length * 0.6)));
 }
 
