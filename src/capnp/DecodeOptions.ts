@@ -6,8 +6,8 @@ export interface DecodeOptions {
   packed?: boolean;
   /**
    * Most words the decoder may read, counting every struct, list and text each time a
-   * pointer reaches it (and at least one word per list element), so aliasing pointers and
-   * lists of empty elements cannot amplify a small file. Default: 8 × the message's own size
+   * pointer reaches it (each list element at least the schema's size of its struct), so
+   * aliasing pointers and lists of empty elements cannot amplify a small file. Default: 8 × the message's own size
    * in words, at least 65536 words.
    */
   traversalLimitWords?: number;

@@ -89,8 +89,12 @@ export class MessageReader {
    * elements at `depth + 1`). Composite lists and, as the reference library does, lists of
    * bytes, words or pointers read as structs; bit lists are refused. Returns false for a null
    * pointer; sets `segment`, `position`, `count`, `stepBytes`, `dataBytes`, `pointerCount`.
+   *
+   * Each element is charged at least `elementWords` (the schema's size of the struct), so a
+   * list of empty or small elements costs the traversal limit what a list of real ones costs,
+   * and the records made from any file stay within a few times what real data makes.
    */
-  structList(segment: number, pointer: number, depth: number): boolean {
+  structList(segment: number, pointer: number, depth: number, elementWords: number): boolean {
     if (!this.resolve(segment, pointer)) return false;
     const lo = this.targetLo;
     if ((lo & 3) !== 1) this.failKind(segment, pointer, "list", lo);
@@ -120,7 +124,7 @@ export class MessageReader {
           `composite list at ${this.where(this.segment, start)}: ${count} elements of ${wordsPerElement} words overrun its ${words} words`,
         );
       }
-      this.charge(words + 1 + (wordsPerElement === 0 ? count : 0));
+      this.charge(Math.max(words + 1, count * elementWords));
       this.position = start + 8;
       this.count = count;
       this.stepBytes = wordsPerElement * 8;
@@ -134,8 +138,7 @@ export class MessageReader {
       const bits = ELEMENT_BITS[elementSize]!;
       const words = Math.ceil((count * bits) / 64);
       this.checkBounds(start, words, "list", segment, pointer);
-      // At least one word per element, so lists of empty elements cannot amplify a file.
-      this.charge(Math.max(words, count));
+      this.charge(Math.max(words, count * elementWords));
       this.position = start;
       this.count = count;
       this.stepBytes = bits / 8;

@@ -21,6 +21,8 @@ export const CLOUDSPACE_ACCOUNT_ID = 4;
 export const CLOUDSPACE_MACHINES = 0;
 /** state @3 :Text  # ptr[1] */
 export const CLOUDSPACE_STATE = 1;
+/** The struct's size in the schema, words (1 data + 2 pointers). */
+export const CLOUDSPACE_WORDS = 3;
 
 // struct VMachine  # 16 bytes, 5 ptrs
 /** id @0 :Int32  # bits[0, 32) */
@@ -43,6 +45,8 @@ export const VMACHINE_DISKS = 2;
 export const VMACHINE_IMAGE_NAME = 3;
 /** status @8 :Text  # ptr[4] */
 export const VMACHINE_STATUS = 4;
+/** The struct's size in the schema, words (2 data + 5 pointers). */
+export const VMACHINE_WORDS = 7;
 
 // struct Nic  # 16 bytes, 1 ptrs
 /** id @0 :Int32  # bits[0, 32) */
@@ -55,6 +59,8 @@ export const NIC_RX = 8;
 export const NIC_DATA_BYTES = 12;
 /** type @1 :Text  # ptr[0] */
 export const NIC_TYPE = 0;
+/** The struct's size in the schema, words (2 data + 1 pointer). */
+export const NIC_WORDS = 3;
 
 // struct Disk  # 24 bytes, 1 ptrs (the older schema: no pointer)
 /** id @0 :Int32  # bits[0, 32) */
@@ -73,6 +79,8 @@ export const DISK_IOPS_WRITE_MAX = 20;
 export const DISK_DATA_BYTES = 24;
 /** configuredIops @6 :ConfiguredIopsStruct  # ptr[0] */
 export const DISK_CONFIGURED_IOPS = 0;
+/** The struct's size in the schema, words (3 data + 1 pointer). */
+export const DISK_WORDS = 4;
 
 // struct ConfiguredIopsStruct  # 56 bytes, 0 ptrs: thirteen Float32 at bits[32·i, 32·i + 32)
 /** The fields in field-number order; field `i` is at byte offset 4·i. */

@@ -37,7 +37,7 @@ export function readCloudSpaceRoot(m: MessageReader): CloudSpace {
 
 function readCloudSpaces(m: MessageReader, segment: number, pointer: number, depth: number): CloudSpace[] {
   const out: CloudSpace[] = [];
-  if (!m.structList(segment, pointer, depth)) return out;
+  if (!m.structList(segment, pointer, depth, L.CLOUDSPACE_WORDS)) return out;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
   for (let i = 0; i < count; i++) {
     out.push(readCloudSpace(m, s, position + i * stepBytes, dataBytes, pointerCount, depth + 1));
@@ -60,7 +60,7 @@ function readCloudSpace(
 
 function readMachines(m: MessageReader, segment: number, pointer: number, depth: number): VMachine[] {
   const out: VMachine[] = [];
-  if (!m.structList(segment, pointer, depth)) return out;
+  if (!m.structList(segment, pointer, depth, L.VMACHINE_WORDS)) return out;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
   for (let i = 0; i < count; i++) {
     out.push(readMachine(m, s, position + i * stepBytes, dataBytes, pointerCount, depth + 1));
@@ -102,7 +102,7 @@ function readMachine(
 
 function readNics(m: MessageReader, segment: number, pointer: number, depth: number): Nic[] {
   const out: Nic[] = [];
-  if (!m.structList(segment, pointer, depth)) return out;
+  if (!m.structList(segment, pointer, depth, L.NIC_WORDS)) return out;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
   const view = m.view;
   for (let i = 0; i < count; i++) {
@@ -130,7 +130,7 @@ function readNics(m: MessageReader, segment: number, pointer: number, depth: num
 
 function readDisks(m: MessageReader, segment: number, pointer: number, depth: number): Disk[] {
   const out: Disk[] = [];
-  if (!m.structList(segment, pointer, depth)) return out;
+  if (!m.structList(segment, pointer, depth, L.DISK_WORDS)) return out;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
   const view = m.view;
   for (let i = 0; i < count; i++) {
