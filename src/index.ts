@@ -48,6 +48,7 @@ export type { Store, OpenOptions, ArqueroTable } from "./open.js";
 export { machineStats } from "./stats/machineStats.js";
 export { cloudspaceStats } from "./stats/cloudspaceStats.js";
 export { accountStats } from "./stats/accountStats.js";
+export { statsAccount } from "./stats/statsAccount.js";
 export { SERIES_CATALOG } from "./stats/seriesCatalog.js";
 export { SERIES_NOT_IN_FILES } from "./stats/selectSeries.js";
 export type { SeriesDefinition, SeriesLayout } from "./stats/seriesDefinition.js";

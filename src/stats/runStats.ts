@@ -29,9 +29,9 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
   for (const [what, value] of [["id", plan.id], ["accountId", plan.accountId]] as const) {
     if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
   }
+  const accountId = await resolveAccount(connection, plan, fromEpoch, tillEpoch);
   const params: Record<string, bigint> = { from: BigInt(fromEpoch), till: BigInt(tillEpoch) };
   if (plan.id !== undefined) params.id = BigInt(plan.id);
-  const accountId = plan.accountId ?? (plan.queries.accountsSql ? await findAccount(connection, plan, params) : undefined);
   const rows: SeriesRow[][] = definitions.map(() => []);
   const time: number[] = [];
   if (accountId !== undefined) {
@@ -65,8 +65,17 @@ export function parsePeriod(from: number | string, till: number | string, what =
   return { fromEpoch, tillEpoch };
 }
 
-async function findAccount(connection: DuckDBConnection, plan: StatsPlan, params: Record<string, bigint>): Promise<number | undefined> {
-  const rows = await query(connection, plan.queries.accountsSql!, params);
+/**
+ * The account whose rows a request reads: the plan's `accountId` when given, else (machines
+ * and cloud spaces) the one account holding the id in `[fromEpoch, tillEpoch)`; undefined
+ * when none does. Throws a UsageError when several do.
+ */
+export async function resolveAccount(
+  connection: DuckDBConnection, plan: StatsPlan, fromEpoch: number, tillEpoch: number,
+): Promise<number | undefined> {
+  if (plan.accountId !== undefined || plan.queries.accountsSql === undefined || plan.id === undefined) return plan.accountId;
+  const params = { from: BigInt(fromEpoch), till: BigInt(tillEpoch), id: BigInt(plan.id) };
+  const rows = await query(connection, plan.queries.accountsSql, params);
   const accounts = rows.map((r) => Number(r.account_id));
   if (accounts.length > 1) {
     throw new UsageError(

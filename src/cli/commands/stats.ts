@@ -1,5 +1,7 @@
 import { rename, rm, writeFile } from "node:fs/promises";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Argv, CommandModule } from "yargs";
+import { dataQuality, qualityWarnings } from "../../billing/dataQuality.js";
 import { UsageError } from "../../errors.js";
 import { statsToCsv } from "../../export/statsCsv.js";
 import { statsToHtml } from "../../export/statsHtml.js";
@@ -9,7 +11,9 @@ import { machineStats } from "../../stats/machineStats.js";
 import { parsePeriod } from "../../stats/runStats.js";
 import { SERIES_CATALOG, statsTables } from "../../stats/seriesCatalog.js";
 import { selectSeries } from "../../stats/selectSeries.js";
-import type { StatsEntity, StatsResponse } from "../../stats/types.js";
+import { statsAccount } from "../../stats/statsAccount.js";
+import type { StatsEntity, StatsPeriod, StatsResponse } from "../../stats/types.js";
+import type { DataTable } from "../../store/schema.js";
 import { isoUtc } from "../../time.js";
 import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 
@@ -55,16 +59,18 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
     const response = await withWarehouse(
       argv,
       async ({ connection }): Promise<StatsResponse> => {
-        switch (argv.entity) {
-          case "machine":
-            return machineStats(connection, { ...request, machineId: id, accountId });
-          case "cloudspace":
-            return cloudspaceStats(connection, { ...request, cloudspaceId: id, accountId });
-          case "account":
-            return accountStats(connection, { ...request, accountId: id });
+        const result = await statsOf(connection, argv.entity, id, accountId, request);
+        // missing files of the entity's account inside the period are warnings, never silent (SPEC 5)
+        const account = await statsAccount(connection, argv.entity, { id, accountId, ...request });
+        if (account !== undefined && result.time.length > 0) {
+          const params = { start: fromEpoch, end: tillEpoch, accountId: account };
+          for (const w of qualityWarnings(await dataQuality(connection, params), params)) {
+            if (w.code === "MISSING_HOURS") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+          }
         }
+        return result;
       },
-      { tables: statsTables(argv.entity, include) },
+      { tables: [...new Set<DataTable>([...statsTables(argv.entity, include), "account_hours"])] },
     );
     if (response.time.length === 0) {
       process.stderr.write(`cloudunits: ${argv.entity} ${id} has no samples in [${isoUtc(fromEpoch)}, ${isoUtc(tillEpoch)})\n`);
@@ -89,6 +95,19 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
     }
   },
 };
+
+function statsOf(
+  connection: DuckDBConnection, entity: StatsEntity, id: number, accountId: number | undefined, request: StatsPeriod,
+): Promise<StatsResponse> {
+  switch (entity) {
+    case "machine":
+      return machineStats(connection, { ...request, machineId: id, accountId });
+    case "cloudspace":
+      return cloudspaceStats(connection, { ...request, cloudspaceId: id, accountId });
+    case "account":
+      return accountStats(connection, { ...request, accountId: id });
+  }
+}
 
 function wholeNumber(text: string, flag: string): number {
   const value = Number(text);
