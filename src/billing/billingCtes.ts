@@ -1,14 +1,5 @@
+import type { CuRollup } from "./unitNames.js";
 import type { Units } from "./units.js";
-
-/** How CU rolls up from machines to cloud spaces, accounts and the environment (SPEC 3). */
-export type CuRollup = "aggregate" | "sum";
-
-/** The billing units, in the order every output shows them. */
-export const UNIT_NAMES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU"] as const;
-/** A billing unit. */
-export type UnitName = (typeof UNIT_NAMES)[number];
-/** The four units of the service's `billing/calculate`. */
-export const BASE_UNITS = ["CU", "SU", "TU", "NU"] as const;
 
 const num = (n: number) => `CAST('${String(n)}' AS DOUBLE)`;
 const str = (s: string) => `'${s.replaceAll("'", "''")}'`;

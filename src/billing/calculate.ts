@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { nameOf } from "./names.js";
 import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
-import { BASE_UNITS, UNIT_NAMES, type UnitName } from "./unitsSql.js";
+import { BASE_UNITS, UNIT_NAMES, type UnitName } from "./unitNames.js";
 
 /** A consumption object: CU, SU, TU (machines) plus NU (cloud space and above); VCU, MU, WU, PIU with `allUnits`. */
 export type Consumption = Partial<Record<UnitName, number>>;

@@ -2,7 +2,8 @@ import { BIGINT, type DuckDBConnection, type DuckDBType } from "@duckdb/node-api
 import { UsageError } from "../errors.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
-import { billingCtes, UNIT_NAMES, type CuRollup, type UnitName } from "./unitsSql.js";
+import { billingCtes } from "./billingCtes.js";
+import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;

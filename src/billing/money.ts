@@ -2,7 +2,7 @@ import { Exact } from "./exact.js";
 import type { BillingLine } from "./lines.js";
 import { pricesFor, type PriceList } from "./prices.js";
 import type { Units } from "./units.js";
-import { UNIT_NAMES, type UnitName } from "./unitsSql.js";
+import { UNIT_NAMES, type UnitName } from "./unitNames.js";
 
 /** One charged unit of a line: quantity in the pricing unit, unit price and exact amount. */
 export interface Charge {

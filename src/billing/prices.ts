@@ -1,7 +1,7 @@
 import { UsageError } from "../errors.js";
 import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
-import { UNIT_NAMES, type UnitName } from "./unitsSql.js";
+import { UNIT_NAMES, type UnitName } from "./unitNames.js";
 
 /** The price of one unit: per unit-hour or per unit-month, exact. */
 export interface UnitPrice {

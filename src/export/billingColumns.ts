@@ -2,8 +2,8 @@ import type { Exact } from "../billing/exact.js";
 import type { BillingLine } from "../billing/lines.js";
 import type { LineMoney } from "../billing/money.js";
 import { pricedUnits, pricesFor } from "../billing/prices.js";
-import type { BillingReport } from "../billing/report.js";
-import { BASE_UNITS, UNIT_NAMES, type UnitName } from "../billing/unitsSql.js";
+import type { BillingReport } from "../billing/billingReport.js";
+import { BASE_UNITS, UNIT_NAMES, type UnitName } from "../billing/unitNames.js";
 import { isoUtc } from "../time.js";
 
 /** What a column holds, which decides how each format writes it. */

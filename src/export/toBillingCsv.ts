@@ -1,6 +1,6 @@
 import type { BillingLine } from "../billing/lines.js";
 import { lineMoney } from "../billing/money.js";
-import type { BillingReport } from "../billing/report.js";
+import type { BillingReport } from "../billing/billingReport.js";
 import { Exact } from "../billing/exact.js";
 import { billingColumns, type BillingColumn, type Cell } from "./billingColumns.js";
 import { plainNumber } from "./plainNumber.js";

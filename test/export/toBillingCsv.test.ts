@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { readFile, readdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { billingReport } from "../../src/billing/report.js";
+import { billingReport } from "../../src/billing/billingReport.js";
 import { hourlyLines } from "../../src/billing/lines.js";
 import { makeNames } from "../../src/billing/names.js";
 import { parsePrices } from "../../src/billing/prices.js";

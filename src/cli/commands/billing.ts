@@ -5,12 +5,13 @@ import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQu
 import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
 import { loadNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
-import { billingReport } from "../../billing/report.js";
+import { billingReport } from "../../billing/billingReport.js";
 import { loadUnits } from "../../billing/units.js";
 import { UsageError } from "../../errors.js";
 import { toBillingCsv } from "../../export/toBillingCsv.js";
-import { writeBillingXlsx } from "../../export/toBillingXlsx.js";
-import { toFocusCsv, writeFocusParquet } from "../../export/toFocus.js";
+import { writeBillingXlsx } from "../../export/writeBillingXlsx.js";
+import { toFocusCsv } from "../../export/toFocusCsv.js";
+import { writeFocusParquet } from "../../export/writeFocusParquet.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc, parseTime } from "../../time.js";
 import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";

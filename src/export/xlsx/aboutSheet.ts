@@ -1,0 +1,52 @@
+import type ExcelJS from "exceljs";
+import type { BillingReport } from "../../billing/billingReport.js";
+import { isoUtc } from "../../time.js";
+import { addSheet } from "./style.js";
+
+/** The About sheet: period in UTC, when, inputs and their hashes, units, prices, rules and data quality. */
+export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
+  const sheet = addSheet(workbook, "About", 0);
+  sheet.columns = [{ width: 34 }, { width: 110 }];
+  const rows: [string, string | number][] = [];
+  const add = (item: string, value: string | number) => rows.push([item, value]);
+  const { params, options, quality } = report;
+  add("Period start (UTC, inclusive)", isoUtc(params.start));
+  add("Period end (UTC, exclusive)", isoUtc(params.end));
+  add("Account", params.accountId === undefined ? "every account (and the environment)" : String(params.accountId));
+  add("Generated at (UTC)", isoUtc(Math.floor(report.generatedAtMs / 1000)));
+  for (const input of report.inputs) add("Input", `${input.input}  ${input.hash}`);
+  add("Data loaded", `${report.data.files} files, content fingerprint ${report.data.hash}`);
+  add("Units file", report.unitsFile ?? "none: the published constants");
+  for (const [key, value] of Object.entries(options.units)) add(`Unit constant ${key}`, JSON.stringify(value));
+  add("Quantities", options.per === "month" ? `unit-months: unit-hours / ${options.units.hoursPerMonth}` : "unit-hours: each hourly sample counts one hour");
+  add("CU rollup", options.cuRollup === "aggregate"
+    ? "aggregate: a cloud space's, account's and the environment's CU is max(Σmem/1024/4, Σvcpus/2) of its own totals per hour, summed over hours"
+    : "sum: a level's CU is the sum of its machines' CU");
+  if (report.prices) {
+    const p = report.prices;
+    add("Price list", `${p.source ?? "given"}: ${p.currency}, ${p.accounts.size} account override${p.accounts.size === 1 ? "" : "s"}`);
+    add("Rounding", `amounts are computed exactly (quantity × unit price, ÷ ${options.units.hoursPerMonth} for monthly prices) and rounded half-even to ${p.decimals} decimals only for display; the Summary shows both the sum of rounded lines and the rounded total`);
+  } else add("Price list", "none: quantities only");
+  if (quality.emptyPeriod) add("Empty period", "no account has a sample in the period");
+  if (quality.missingHours.length === 0) add("Missing hours", "none");
+  for (const m of quality.missingHours) {
+    add(`Missing hours, account ${m.accountId}`, `${m.hours}: ${m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`)).join(", ")}`);
+  }
+  add("Skipped files", quality.skipped.length === 0 ? "none" : String(quality.skipped.length));
+  for (const s of quality.skipped) add("Skipped file", `${s.file}: ${s.code}: ${s.reason}`);
+  add("Byte-identical duplicates dropped", String(quality.duplicates.length));
+  for (const t of quality.unbilledMachineTypes) add("Not billed", `${t.machineHours} machine-hours of type "${t.type}"`);
+  add("Warnings", report.warnings.length === 0 ? "none" : String(report.warnings.length));
+  for (const w of report.warnings) add(`Warning ${w.code}`, w.message);
+  rows.forEach(([item, value], i) => {
+    const row = sheet.getRow(i + 1);
+    row.getCell(1).value = item;
+    row.getCell(1).font = { bold: true };
+    row.getCell(1).alignment = { vertical: "top" };
+    row.getCell(2).value = value;
+    row.getCell(2).alignment = { wrapText: true, vertical: "top" };
+    row.height = 15 * Math.max(1, Math.ceil(String(value).length / 110));
+    row.commit();
+  });
+  sheet.commit();
+}

@@ -1,0 +1,45 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type ExcelJS from "exceljs";
+import type { BillingReport } from "../../billing/billingReport.js";
+import { hourlyLineCount, hourlyLines, type BillingLine } from "../../billing/lines.js";
+import { billingColumns } from "../billingColumns.js";
+import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
+
+/** Excel's last row: a sheet holds the header and at most this many rows minus one. */
+export const EXCEL_MAX_ROWS = 1_048_576;
+
+/**
+ * The Hourly sheet: one row per entity, level and hour (quantities only), or a note pointing
+ * to CSV/Parquet when the lines do not fit in `maxRows`.
+ */
+export async function writeHourlySheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, connection: DuckDBConnection, maxRows: number,
+): Promise<void> {
+  const sheet = addSheet(workbook, "Hourly", 1);
+  const billingOptions = { ...report.options };
+  const count = await hourlyLineCount(connection, report.params, billingOptions);
+  if (count > maxRows) {
+    sheet.columns = [{ width: 120 }];
+    const row = sheet.getRow(1);
+    row.getCell(1).value = `${count.toLocaleString("en")} hourly lines do not fit Excel's ${EXCEL_MAX_ROWS.toLocaleString("en")} rows: use --format csv --detail hourly, or --format focus-parquet`;
+    row.commit();
+    sheet.commit();
+    return;
+  }
+  const decimals = report.prices?.decimals ?? 2;
+  // Quantities only: hourly amounts rounded to cents say little; the period sheets and FOCUS carry the money.
+  const columns = billingColumns({ ...report, prices: undefined }, true)
+    .filter((c) => c.key !== "cu_rollup")
+    .map((c) => (c.key === "CU" ? { ...c, header: c.header.replace(")", `, ${report.options.cuRollup} rollup)`) } : c));
+  sheet.columns = columns.map((c) => ({ key: c.key, width: widthOf(c), style: formatOf(c, decimals) ? { numFmt: formatOf(c, decimals)! } : {} }));
+  setHeader(sheet, columns.map((c) => c.header), 1);
+  let r = 2;
+  for await (const batch of hourlyLines(connection, report.params, billingOptions)) {
+    for (const line of batch as BillingLine[]) {
+      const row = sheet.getRow(r++);
+      columns.forEach((c, k) => { row.getCell(k + 1).value = cellValue(c.value(line, undefined), c, decimals); });
+      row.commit();
+    }
+  }
+  sheet.commit();
+}
