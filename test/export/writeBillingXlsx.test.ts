@@ -138,3 +138,17 @@ describe("billing workbook", () => {
     expect(about.get("Price list")).toMatch(/^prices.yaml: EUR/);
   });
 });
+
+describe("billing workbook, large hourly detail", () => {
+  it("replaces the Hourly sheet by a note pointing to CSV and Parquet when the lines do not fit", async () => {
+    const connection = await memoryWarehouse(hours);
+    const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, {});
+    const file = join(dir, "small.xlsx");
+    await writeBillingXlsx(report, connection, file, { maxHourlyRows: 10 });
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(file);
+    const hourly = book.getWorksheet("Hourly")!;
+    expect(hourly.actualRowCount).toBe(1);
+    expect(String(hourly.getCell("A1").value)).toBe("33 hourly lines do not fit Excel's 1,048,576 rows: use --format csv --detail hourly, or --format focus-parquet");
+  });
+});
