@@ -108,7 +108,7 @@ describe("billing workbook", () => {
     expect(result(rowStarting(machines, "Total (5 machines)").getCell(cu))).toBe(27);
     expect(result(diff.getCell(cu))).toBe(1.5);
     expect(result(diff.getCell(cuSum))).toBe(0);
-    expect(String(rowStarting(machines, "Why:").getCell(1).value)).toContain("CU aggregate");
+    expect(String(rowStarting(machines, "Why:").getCell(1).value)).toContain("CU: under aggregate");
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
     const csDiff = rowStarting(cloudspaces, "Difference (check)");
     // Cloud spaces: 25.5 CU; accounts: 23.25 + 1.5 = 24.75 CU.

@@ -20,8 +20,8 @@ const SHEET_OF: Record<Exclude<Level, "environment">, string> = { account: "Acco
 function whyDiffers(report: BillingReport, level: Level, key: string): string | undefined {
   if (key === "CU" && report.options.cuRollup === "aggregate") {
     return level === "machine"
-      ? "CU aggregate: a cloud space's CU is max(Σmem/1024/4, Σvcpus/2) of its machines per hour, never more than the sum of their CU; the machines' CU add up to the cloud spaces' 'CU sum of machines'"
-      : "CU aggregate: an account's CU is computed per hour from its own Σmem and Σvcpus, never more than the sum of its cloud spaces' CU; the column 'CU sum of machines' adds up exactly";
+      ? "under aggregate, a cloud space's CU is max(Σmem/1024/4, Σvcpus/2) of its machines per hour, never more than the sum of their CU; the machines' CU add up to the cloud spaces' 'CU sum of machines'"
+      : "under aggregate, an account's CU is computed per hour from its own Σmem and Σvcpus, never more than the sum of its cloud spaces' CU; the column 'CU sum of machines' adds up exactly";
   }
   if (key === "PIU" && level === "machine") return "a deployed cloud space also counts 1 PIU for its gateway's public IP";
   if (key === "NU" && level === "machine") return "NU is billed at cloud space level and above (gateways' and machines' external traffic)";
