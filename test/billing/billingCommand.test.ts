@@ -144,6 +144,7 @@ describe("cloudunits billing, end to end on generated data", () => {
     { what: "an empty period", args: ["--start", "2026-10-02", "--end", "2026-10-01"], message: /not after/ },
     { what: "FOCUS without prices", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--format", "focus-csv"], message: /needs --prices/ },
     { what: "XLSX without --out", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--format", "xlsx"], message: /give --out FILE/ },
+    { what: "--per-period without FOCUS", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--per-period"], message: /applies to --format focus/ },
     { what: "an unknown CU rollup", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--cu-rollup", "max"], message: /cu-rollup/ },
   ])("exits 2 on $what", async ({ args, message }) => {
     const { code, stderr } = await cli("billing", zip, ...args);

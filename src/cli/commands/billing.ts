@@ -78,6 +78,8 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       throw new UsageError(`--format ${argv.format} writes a binary file: give --out FILE`);
     }
     if (argv.detail === "hourly" && argv.format !== "csv") throw new UsageError("--detail hourly applies to --format csv (the XLSX has an Hourly sheet, FOCUS is hourly)");
+    if (argv.perPeriod && !focus) throw new UsageError("--per-period applies to --format focus-csv and focus-parquet");
+    if (argv.excel && argv.format !== "csv") throw new UsageError("--excel applies to --format csv");
     const units = argv.units === undefined ? undefined : await loadUnits(argv.units);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
