@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { generateHours } from "../../src/generate/generateHours.js";
+import { hourlyLineCount, hourlyLines, periodLines, type BillingLine } from "../../src/billing/lines.js";
+import { UNIT_NAMES } from "../../src/billing/unitNames.js";
+import { memoryWarehouse, OCT_1, HOUR } from "./warehouse.js";
+
+const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
+
+describe("line items", () => {
+  it.each(["aggregate", "sum"] as const)("hourly lines add up to the period lines, entity by entity, under %s", async (cuRollup) => {
+    const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 12, start: OCT_1, seed: 3 })]);
+    const params = { start: OCT_1, end: OCT_1 + 12 * HOUR };
+    const period = await periodLines(connection, params, { cuRollup });
+    const sums = new Map<string, { hours: number; units: Record<string, number> }>();
+    for await (const batch of hourlyLines(connection, params, { cuRollup })) {
+      for (const l of batch) {
+        const s = sums.get(key(l)) ?? { hours: 0, units: {} };
+        s.hours += 1;
+        for (const u of UNIT_NAMES) s.units[u] = (s.units[u] ?? 0) + (l.quantities[u] ?? 0);
+        sums.set(key(l), s);
+      }
+    }
+    expect(period.map(key).sort()).toEqual([...sums.keys()].sort());
+    expect(await hourlyLineCount(connection, params, { cuRollup })).toBe([...sums.values()].reduce((a, s) => a + s.hours, 0));
+    for (const line of period) {
+      const s = sums.get(key(line))!;
+      expect(line.sampleHours).toBe(s.hours);
+      for (const u of UNIT_NAMES) expect(line.quantities[u] ?? 0).toBeCloseTo(s.units[u]!, 9);
+    }
+    expect(period[0]!.level).toBe("environment");
+  });
+
+  it("under sum, every level's CU is the sum of its machines' CU; under aggregate, never more", async () => {
+    const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 3, machines: 5, hours: 6, start: OCT_1, seed: 9 })]);
+    const params = { start: OCT_1, end: OCT_1 + 6 * HOUR };
+    for (const line of await periodLines(connection, params, { cuRollup: "sum" })) {
+      if (line.level !== "machine") expect(line.quantities.CU).toBeCloseTo(line.cuSumOfMachines, 9);
+    }
+    for (const line of await periodLines(connection, params)) {
+      if (line.level !== "machine") expect(line.quantities.CU!).toBeLessThanOrEqual(line.cuSumOfMachines + 1e-9);
+    }
+  });
+});
