@@ -21,7 +21,7 @@ export interface IngestOptions {
   skipBad?: boolean;
   /** Read every input file as packed Cap'n Proto. Default false: only `*.packed` files. */
   packed?: boolean;
-  /** Input bytes per transaction. Default 64 MiB. */
+  /** Input bytes per transaction (memory holds about one transaction's rows). Default 32 MiB. */
   batchBytes?: number;
   /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
   workers?: number;

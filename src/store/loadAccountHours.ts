@@ -19,7 +19,7 @@ export interface LoadRules {
   stopOnError?: boolean;
   /** The data tables to fill. Default: all. */
   tables?: readonly DataTable[];
-  /** Commit after this many input bytes. Default 64 MiB. */
+  /** Commit after this many input bytes. Default 32 MiB. */
   batchBytes?: number;
   /** Input bytes per group handed to the stager (decoded and staged together). Default 1 MiB. */
   groupBytes?: number;
@@ -74,7 +74,7 @@ export async function loadAccountHours(
 ): Promise<LoadOutcome> {
   const skipBad = rules.skipBad ?? false;
   const tables = rules.tables ?? DATA_TABLES;
-  const batchBytes = rules.batchBytes ?? 64 * 1024 * 1024;
+  const batchBytes = rules.batchBytes ?? 32 * 1024 * 1024;
   const groupBytes = rules.groupBytes ?? 1024 * 1024;
   const transactions = rules.transactions ?? true;
   const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0 };

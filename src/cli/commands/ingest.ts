@@ -18,7 +18,7 @@ const options = {
   replace: { type: "boolean", default: false, describe: "a different file for a loaded account-hour replaces it (the old one stays in the manifest as superseded)" },
   "skip-bad": { type: "boolean", default: false, describe: "record unreadable files and conflicts as rejected and go on" },
   packed: { type: "boolean", default: false, describe: "read every file as packed Cap'n Proto (files named *.packed always are)" },
-  "batch-mb": { type: "number", default: 64, describe: "megabytes of input per transaction" },
+  "batch-mb": { type: "number", default: 32, describe: "megabytes of input per transaction (memory holds about one transaction's rows)" },
 } as const;
 
 /** `cloudunits ingest <inputs...> --db FILE`: incremental, idempotent load into a database file. */

@@ -1,0 +1,183 @@
+// Warehouse loading, measured in one run on generated data (a week of 10 accounts × 200
+// machines, about 100 MB of Cap'n Proto):
+// 1. `ingest` into a .duckdb file: MB/s of input, end to end (read, hash, decode on workers,
+//    append, commit);
+// 2. `billing` straight from the files (load the tables billing reads in memory, then the
+//    environment's and every account's billing/calculate) vs decoding the same files with
+//    capnp-es alone (read + decode, every field materialized): target ≥ 10×;
+// 3. peak RSS of ingest and of an in-memory load for two input sizes (3 days and 7 days),
+//    each in its own process.
+// Figures are per wall-clock second and per CPU second of the process (all its threads),
+// so a busy machine shows in the wall-clock figures only.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const dist = pathToFileURL(join(root, "dist/index.js")).href;
+const START = 1790812800; // 2026-10-01T00:00Z
+const BILLING_TABLES = ["account_hours", "cloudspaces", "machines", "disks", "nics"];
+
+/** Runs `fn`, returning its result with wall-clock and CPU seconds (every thread of this process). */
+async function timed(fn) {
+  globalThis.gc?.();
+  const cpu = process.cpuUsage();
+  const wall = performance.now();
+  const result = await fn();
+  const used = process.cpuUsage(cpu);
+  return { result, wallSeconds: (performance.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+function treeBytes(dir) {
+  let bytes = 0;
+  let files = 0;
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else {
+        bytes += statSync(p).size;
+        files++;
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, files };
+}
+
+function listFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+// --- capnp-es, generated for the schema at bench time (as in decode.bench.mjs) --------------
+async function capnpEsDecoder(dir) {
+  const schema = join(root, "schema/resourcemonitoring.capnp");
+  copyFileSync(schema, join(dir, "resourcemonitoring.capnp"));
+  const bin = join(root, "node_modules/capnp-es/dist/compiler/capnpc-js.mjs");
+  const r = spawnSync(process.execPath, [bin, join(dir, "resourcemonitoring.capnp"), "-ojs"], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`capnp-es compiler failed: ${r.stderr}`);
+  const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
+  const generated = join(dir, "resourcemonitoring.js");
+  writeFileSync(generated, readFileSync(generated, "utf8").replace('from "capnp-es"', `from ${JSON.stringify(runtime)}`));
+  const capnp = await import(runtime);
+  const schemaModule = await import(pathToFileURL(generated).href);
+  const list = (l, read) => {
+    const out = [];
+    for (let i = 0; i < l.length; i++) out.push(read(l.get(i)));
+    return out;
+  };
+  const iops = (c) => ({
+    totalBytesSec: c.totalBytesSec, readBytesSec: c.readBytesSec, writeBytesSec: c.writeBytesSec, totalIopsSec: c.totalIopsSec,
+    readIopsSec: c.readIopsSec, writeIopsSec: c.writeIopsSec, totalBytesSecMax: c.totalBytesSecMax, readBytesSecMax: c.readBytesSecMax,
+    writeBytesSecMax: c.writeBytesSecMax, totalIopsSecMax: c.totalIopsSecMax, readIopsSecMax: c.readIopsSecMax,
+    writeIopsSecMax: c.writeIopsSecMax, sizeIopsSec: c.sizeIopsSec,
+  });
+  const disk = (d) => ({
+    id: d.id, size: d.size, iopsRead: d.iopsRead, iopsWrite: d.iopsWrite, iopsReadMax: d.iopsReadMax, iopsWriteMax: d.iopsWriteMax,
+    configuredIops: d._hasConfiguredIops() ? iops(d.configuredIops) : null,
+  });
+  const nic = (n) => ({ id: n.id, type: n.type, tx: n.tx, rx: n.rx });
+  const machine = (m) => ({
+    id: m.id, type: m.type, vcpus: m.vcpus, cpuMinutes: m.cpuMinutes, mem: m.mem, networks: list(m.networks, nic),
+    disks: list(m.disks, disk), imageName: m.imageName, status: m.status,
+  });
+  const space = (c) => ({ cloudSpaceId: c.cloudSpaceId, accountId: c.accountId, machines: list(c.machines, machine), state: c.state });
+  return (bytes) => {
+    const account = new capnp.Message(bytes, false).getRoot(schemaModule.Account);
+    return { accountId: account.accountId, cloudspaces: list(account.cloudspaces, space) };
+  };
+}
+
+// --- peak RSS in a child process ---------------------------------------------------------------
+function peakRss(kind, input, db) {
+  const script = `
+    const { ingest, openWarehouse } = await import(${JSON.stringify(dist)});
+    if (${JSON.stringify(kind)} === "ingest") await ingest([${JSON.stringify(input)}], { db: ${JSON.stringify(db)} });
+    else (await openWarehouse([${JSON.stringify(input)}], { tables: ${JSON.stringify(BILLING_TABLES)} })).close();
+    process.stdout.write(String(process.resourceUsage().maxRSS * 1024));`;
+  const file = join(dirname(db), `rss-${kind}.mjs`);
+  writeFileSync(file, script);
+  const r = spawnSync(process.execPath, [file], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`peak RSS child failed: ${r.stderr}`);
+  return Number(r.stdout) / 1e6;
+}
+
+const mb = (bytes) => bytes / 1e6;
+const { writeDataset, ingest, open } = await import(dist);
+const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-ingest-"));
+try {
+  const week = join(dir, "week");
+  const days3 = join(dir, "days3");
+  const shape = { accounts: 10, spaces: 4, machines: 50, start: START, seed: 7 };
+  await writeDataset({ out: week, hours: 168, ...shape });
+  await writeDataset({ out: days3, hours: 72, ...shape });
+  const weekSize = treeBytes(week);
+  const days3Size = treeBytes(days3);
+  console.log(`data set: a week of 10 accounts × 200 machines, ${weekSize.files} files, ${mb(weekSize.bytes).toFixed(1)} MB`);
+
+  // 1. ingest
+  const ing = await timed(() => ingest([week], { db: join(dir, "week.duckdb") }));
+  console.log(
+    `ingest       ${(mb(weekSize.bytes) / ing.wallSeconds).toFixed(1).padStart(6)} MB/s wall clock, ` +
+      `${(mb(weekSize.bytes) / ing.cpuSeconds).toFixed(1)} MB per CPU second (${ing.wallSeconds.toFixed(2)} s, ${ing.cpuSeconds.toFixed(2)} CPU s; target ≥ 50 MB/s)`,
+  );
+
+  // 2. billing straight from the files vs capnp-es decoding alone
+  const period = { start: START, end: START + 168 * 3600 };
+  const load = await timed(() => open([week], { tables: BILLING_TABLES }));
+  const store = load.result;
+  const calc = await timed(async () => {
+    try {
+      const environment = await store.calculate(period);
+      for (let accountId = 1; accountId <= 10; accountId++) await store.calculate({ ...period, accountId });
+      return environment;
+    } finally {
+      store.close();
+    }
+  });
+  const billing = { wallSeconds: load.wallSeconds + calc.wallSeconds, cpuSeconds: load.cpuSeconds + calc.cpuSeconds };
+  const decodeEs = await capnpEsDecoder(dir);
+  const files = listFiles(week);
+  const es = await timed(() => {
+    let machines = 0;
+    for (const file of files) {
+      const account = decodeEs(new Uint8Array(readFileSync(file)));
+      for (const cs of account.cloudspaces) machines += cs.machines.length;
+    }
+    return machines;
+  });
+  console.log(
+    `billing from files  ${billing.wallSeconds.toFixed(2)} s wall clock, ${billing.cpuSeconds.toFixed(2)} CPU s ` +
+      `(load ${load.wallSeconds.toFixed(2)} s / ${load.cpuSeconds.toFixed(2)} CPU s, then calculate for the environment and 10 accounts ${calc.wallSeconds.toFixed(2)} s / ${calc.cpuSeconds.toFixed(2)} CPU s)`,
+  );
+  console.log(`capnp-es decode     ${es.wallSeconds.toFixed(2)} s wall clock, ${es.cpuSeconds.toFixed(2)} CPU s (read + decode only)`);
+  console.log(
+    `ratio        ${(es.wallSeconds / billing.wallSeconds).toFixed(1)}× wall clock, ${(es.cpuSeconds / billing.cpuSeconds).toFixed(1)}× per CPU second ` +
+      `(billing vs capnp-es decoding alone; target ≥ 10×)`,
+  );
+
+  // 3. peak RSS vs input size
+  const rss = [
+    ["ingest", days3, days3Size], ["ingest", week, weekSize], ["in-memory load", days3, days3Size], ["in-memory load", week, weekSize],
+  ].map(([kind, input, size], i) => ({ kind, size, peak: peakRss(kind === "ingest" ? "ingest" : "memory", input, join(dir, `rss${i}.duckdb`)) }));
+  for (const r of rss) console.log(`peak RSS     ${r.kind.padEnd(15)} ${mb(r.size.bytes).toFixed(0).padStart(4)} MB input: ${r.peak.toFixed(0)} MB`);
+  const growth = (kind) => {
+    const [small, big] = rss.filter((r) => r.kind === kind);
+    return `${kind}: input ×${(big.size.bytes / small.size.bytes).toFixed(1)} → peak RSS ×${(big.peak / small.peak).toFixed(2)}`;
+  };
+  console.log(`             ${growth("ingest")}; ${growth("in-memory load")} (the in-memory tables themselves grow with the data)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
