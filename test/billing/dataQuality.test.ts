@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dataQuality, qualityWarnings } from "../../src/billing/dataQuality.js";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "./warehouse.js";
+import { dataQuality, qualityWarnings } from "../../src/index.js";
 
 describe("data quality of a period", () => {
   it("lists the missing hours of each account as runs", async () => {

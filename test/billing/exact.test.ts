@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Exact } from "../../src/billing/exact.js";
+import { Exact } from "../../src/index.js";
 
 describe("exact money arithmetic", () => {
   it.each([

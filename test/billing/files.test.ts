@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { calculate, DEFAULT_UNITS, loadNames, loadUnits, parseUnits, UsageError } from "../../src/index.js";
-import { loadPrices } from "../../src/billing/prices.js";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "./warehouse.js";
+import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parseUnits, UsageError } from "../../src/index.js";
 
 const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;
 

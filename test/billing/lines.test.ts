@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateHours } from "../../src/generate/generateHours.js";
-import { hourlyLineCount, hourlyLines, periodLines, type BillingLine } from "../../src/billing/lines.js";
-import { UNIT_NAMES } from "../../src/billing/unitNames.js";
 import { memoryWarehouse, OCT_1, HOUR } from "./warehouse.js";
+import { hourlyLineCount, hourlyLines, periodLines, UNIT_NAMES, type BillingLine } from "../../src/index.js";
 
 const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
 

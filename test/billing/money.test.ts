@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineMoney, sumMoney } from "../../src/billing/money.js";
-import { parsePrices } from "../../src/billing/prices.js";
-import type { BillingLine, Quantities } from "../../src/billing/lines.js";
-import { DEFAULT_UNITS } from "../../src/billing/units.js";
-import { UsageError } from "../../src/errors.js";
+import { DEFAULT_UNITS, lineMoney, parsePrices, sumMoney, UsageError, type BillingLine, type Quantities } from "../../src/index.js";
 
 function line(unitHours: Partial<Quantities>, accountId = 7): BillingLine {
   const q = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0, ...unitHours } as Quantities;

@@ -3,14 +3,8 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Exact } from "../../src/billing/exact.js";
-import { billingReport } from "../../src/billing/billingReport.js";
-import { parsePrices } from "../../src/billing/prices.js";
-import type { CuRollup } from "../../src/billing/unitNames.js";
-import { focusRows, FOCUS_COLUMNS } from "../../src/export/focusRows.js";
-import { toFocusCsv } from "../../src/export/toFocusCsv.js";
-import { writeFocusParquet } from "../../src/export/writeFocusParquet.js";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../billing/warehouse.js";
+import { billingReport, Exact, FOCUS_COLUMNS, focusRows, parsePrices, toFocusCsv, writeFocusParquet, type CuRollup } from "../../src/index.js";
 
 const TB = 1024 ** 4;
 const hours = [0, 1].flatMap((h) => [

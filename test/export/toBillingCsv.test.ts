@@ -2,14 +2,9 @@ import { describe, expect, it } from "vitest";
 import { readFile, readdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { billingReport } from "../../src/billing/billingReport.js";
-import { hourlyLines } from "../../src/billing/lines.js";
-import { makeNames } from "../../src/billing/names.js";
-import { parsePrices } from "../../src/billing/prices.js";
-import { toBillingCsv, guardFormula } from "../../src/export/toBillingCsv.js";
 import { plainNumber } from "../../src/export/plainNumber.js";
-import { writeAtomic } from "../../src/export/writeAtomic.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../billing/warehouse.js";
+import { billingReport, guardFormula, hourlyLines, makeNames, parsePrices, toBillingCsv, writeAtomic } from "../../src/index.js";
 
 async function text(chunks: AsyncIterable<string>): Promise<string> {
   let out = "";

@@ -3,11 +3,8 @@ import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { billingReport } from "../../src/billing/billingReport.js";
-import { makeNames } from "../../src/billing/names.js";
-import { parsePrices } from "../../src/billing/prices.js";
-import { writeBillingXlsx } from "../../src/export/writeBillingXlsx.js";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../billing/warehouse.js";
+import { billingReport, makeNames, parsePrices, writeBillingXlsx } from "../../src/index.js";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (aggregate 4 CU, sum 4.5 CU per hour) and a
 // deployed gateway with a public IP; cloud space 12: 16 GB / 1 vCPU (4 CU). Account 8: 2 GB / 1 vCPU
