@@ -9,6 +9,7 @@ import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
 import { writeLevelSheet } from "./xlsx/levelSheet.js";
 import { writeSummarySheet } from "./xlsx/summarySheet.js";
 
+/** Excel's last row (re-exported from the Hourly sheet). */
 export { EXCEL_MAX_ROWS };
 
 /** Options of the billing workbook. */

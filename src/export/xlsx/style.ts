@@ -4,12 +4,15 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import type { Level } from "../../billing/lines.js";
 import { billingColumns, type BillingColumn, type Cell } from "../billingColumns.js";
 
-/** Number formats of quantities, counts and unit prices. */
+/** Number format of unit quantities (unit-hours or unit-months). */
 export const QUANTITY = "#,##0.000000";
+/** Number format of counts (sample hours). */
 export const COUNT = "#,##0";
+/** Number format of unit prices: at least 2 decimals, up to 10. */
 export const PRICE = "#,##0.00########";
-/** Fills of header and totals rows. */
+/** Fill of header rows. */
 export const HEADER_FILL: ExcelJS.Fill = { type: "pattern", pattern: "solid", fgColor: { argb: "FFD9E1F2" } };
+/** Fill of totals rows. */
 export const TOTAL_FILL: ExcelJS.Fill = { type: "pattern", pattern: "solid", fgColor: { argb: "FFF2F2F2" } };
 
 /** A sheet printed on landscape pages, every column on one page width, rows up to `frozenRows` frozen. */
