@@ -1,5 +1,5 @@
 import type { BillingLine } from "../billing/lines.js";
-import { lineMoney } from "../billing/money.js";
+import type { LineMoney } from "../billing/money.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { Exact } from "../billing/exact.js";
 import { billingColumns, type BillingColumn, type Cell } from "./billingColumns.js";
@@ -29,24 +29,21 @@ function csvCell(cell: Cell, column: BillingColumn, decimals: number): string {
 
 /**
  * The billing report as CSV (RFC 4180, CRLF): a header row with units, then one row per
- * entity and level (or per entity, level and hour with `hourly`). Numbers are unformatted
+ * entity and level (or per entity, level and hour with `hourly`, quantities only). Numbers are unformatted
  * with `.` decimals and all their digits; money is rounded half-even at the currency's
  * decimals; ids are plain integers (at most 10 digits: spreadsheets keep them exact).
  * Yields text chunks, so hourly detail streams.
  */
 export async function* toBillingCsv(report: BillingReport, options: BillingCsvOptions = {}): AsyncGenerator<string> {
-  const columns = billingColumns(report, options.hourly !== undefined);
+  // Hourly lines carry quantities only: amounts rounded per hour mislead; FOCUS has exact hourly costs.
+  const columns = options.hourly ? billingColumns({ ...report, prices: undefined }, true) : billingColumns(report, false);
   const decimals = report.prices?.decimals ?? 2;
   const row = (cells: string[]) => `${cells.join(",")}\r\n`;
   yield (options.excel ? "\uFEFF" : "") + row(columns.map((c) => csvCell(c.header, { ...c, kind: "text" }, decimals)));
-  const render = (lines: BillingLine[], money: (ReturnType<typeof lineMoney> | undefined)[]) =>
+  const render = (lines: BillingLine[], money: readonly (LineMoney | undefined)[]) =>
     lines.map((line, i) => row(columns.map((c) => csvCell(c.value(line, money[i]), c, decimals)))).join("");
   if (options.hourly) {
-    for await (const batch of options.hourly) {
-      const prices = report.prices;
-      const money = batch.map((l) => (prices && l.level !== "environment" ? lineMoney(l, prices, report.options.units) : undefined));
-      yield render(batch, money);
-    }
+    for await (const batch of options.hourly) yield render(batch, []);
   } else {
     yield render(report.lines, report.money ?? []);
   }

@@ -78,3 +78,14 @@ describe("billing CSV", () => {
     expect(await readdir(dir)).toEqual(["out.csv"]);
   });
 });
+
+describe("hourly billing CSV with a price list", () => {
+  it("carries quantities only (amounts per hour would be rounded per hour)", async () => {
+    const connection = await memoryWarehouse(hours);
+    const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005" } });
+    const report = await billingReport(connection, params, {}, { prices });
+    const header = (await text(toBillingCsv(report, { hourly: hourlyLines(connection, params) }))).split("\r\n")[0]!;
+    expect(header).not.toContain("EUR");
+    expect(header).toContain("CU (CU-hours)");
+  });
+});
