@@ -46,7 +46,8 @@ export async function reportToXlsx(result: ReportResult): Promise<Uint8Array> {
   result.columns.forEach((c, i) => {
     const column = sheet.getColumn(i + 1);
     if (c.format) column.numFmt = c.format;
-    column.width = Math.min(40, Math.max(10, heading(c).length + 2));
+    const longest = result.rows.reduce((n, row) => Math.max(n, typeof row[c.name] === "string" ? (row[c.name] as string).length : 12), 0);
+    column.width = Math.min(40, Math.max(10, heading(c).length + 2, longest + 2));
   });
   if (result.rows.length > 0) {
     sheet.autoFilter = { from: { row: headerRow, column: 1 }, to: { row: headerRow + result.rows.length, column: result.columns.length } };
