@@ -88,6 +88,11 @@ export function parseUnits(value: unknown, source = "units"): Units {
     if (typeof v !== "string" || v === "") throw new UsageError(`${source}: ${key} must be a non-empty string, got ${JSON.stringify(v)}`);
     units[key] = v;
   }
+  try {
+    new RegExp(units.windowsPattern, "i");
+  } catch (error) {
+    throw new UsageError(`${source}: windowsPattern is not a regular expression: ${JSON.stringify(units.windowsPattern)}`, { cause: error });
+  }
   if (input.publicIpStates !== undefined) units.publicIpStates = stringList(input.publicIpStates, "publicIpStates", source);
   if (input.billableStatuses !== undefined) {
     units.billableStatuses = input.billableStatuses === null ? null : stringList(input.billableStatuses, "billableStatuses", source);

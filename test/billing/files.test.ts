@@ -20,6 +20,7 @@ describe("units file", () => {
   it("an unknown key is a usage error naming it", async () => {
     await expect(loadUnits(`${fixtures}units-unknown.json`)).rejects.toThrow(/unknown unit constant cpuPerCu/);
     expect(() => parseUnits({ gbPerCu: 0 })).toThrow(UsageError);
+    expect(() => parseUnits({ windowsPattern: "win(" })).toThrow(/windowsPattern is not a regular expression/);
   });
 });
 
