@@ -130,6 +130,7 @@ describe("cloudunits billing, end to end on generated data", () => {
     expect((await readFile(join(root, "b.csv"), "utf8")).split("\r\n")[0]).toMatch(/^level,account_id,/);
     const w = JSON.parse(await readFile(warnings, "utf8"));
     expect(w.period).toEqual({ start: "2026-10-01T00:00:00Z", end: "2026-10-01T06:00:00Z", accountId: null });
+    expect(w.cuRollup).toBe("aggregate");
     expect(w.warnings.map((x: { code: string }) => x.code)).toEqual(["MISSING_HOURS", "MISSING_HOURS"]);
     expect((await cli("billing", zip, ...period, "--format", "xlsx", "--prices", prices, "--out", join(root, "b.xlsx"))).code).toBe(0);
     const workbook = new ExcelJS.Workbook();

@@ -121,7 +121,12 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
     }
     if (argv.warningsJson !== undefined) {
-      const body = { period: { start: isoUtc(start), end: isoUtc(end), accountId: argv.accountId ?? null }, warnings };
+      const body = {
+        period: { start: isoUtc(start), end: isoUtc(end), accountId: argv.accountId ?? null },
+        cuRollup: argv.cuRollup,
+        per: argv.per,
+        warnings,
+      };
       await writeAtomic(argv.warningsJson, `${JSON.stringify(body, null, 2)}\n`);
     }
   },
