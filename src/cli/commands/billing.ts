@@ -90,6 +90,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       argv,
       async ({ connection, load }): Promise<Warning[]> => {
         if (argv.format === "json") {
+          if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
           const result = await calculate(connection, params, billing);
           await writeOut(argv.out, `${JSON.stringify(result)}\n`);
           return qualityWarnings(await dataQuality(connection, params, load, units), params);
