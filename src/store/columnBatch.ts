@@ -85,17 +85,19 @@ const u8 = (c: ColumnData): Uint8Array => (c as { values: Uint8Array }).values;
 /** The most UTF-8 bytes DuckDB inlines in a string record. */
 const INLINE_BYTES = 12;
 const encoder = new TextEncoder();
-/** Inline string records by value (null: too long to inline); the values repeat a lot (types, states, images). */
-const recordCache = new Map<string, Uint8Array | null>();
+/** Inline string records by value, as 4 int32 words (null: too long to inline); the values repeat a lot (types, states, images). */
+const recordCache = new Map<string, Int32Array | null>();
 
-function inlineRecord(value: string): Uint8Array | null {
+function inlineRecord(value: string): Int32Array | null {
   let record = recordCache.get(value);
   if (record === undefined) {
     const bytes = encoder.encode(value);
-    record = bytes.length <= INLINE_BYTES ? new Uint8Array(16) : null;
-    if (record !== null) {
-      new DataView(record.buffer).setUint32(0, bytes.length, true);
-      record.set(bytes, 4);
+    record = null;
+    if (bytes.length <= INLINE_BYTES) {
+      const buffer = new Uint8Array(16);
+      new DataView(buffer.buffer).setUint32(0, bytes.length, true);
+      buffer.set(bytes, 4);
+      record = new Int32Array(buffer.buffer);
     }
     if (recordCache.size < 10_000) recordCache.set(value, record);
   }
@@ -104,11 +106,20 @@ function inlineRecord(value: string): Uint8Array | null {
 
 /** A writer of one string column. */
 class StringWriter {
-  constructor(private readonly column: StringColumn) {}
+  private readonly words: Int32Array;
+  constructor(private readonly column: StringColumn) {
+    this.words = new Int32Array(column.records.buffer, column.records.byteOffset, column.records.byteLength / 4);
+  }
   set(row: number, value: string): void {
     const record = inlineRecord(value);
-    if (record !== null) this.column.records.set(record, row * 16);
-    else {
+    if (record !== null) {
+      const w = this.words;
+      const at = row * 4;
+      w[at] = record[0]!;
+      w[at + 1] = record[1]!;
+      w[at + 2] = record[2]!;
+      w[at + 3] = record[3]!;
+    } else {
       this.column.longRows.push(row);
       this.column.longValues.push(value);
     }
