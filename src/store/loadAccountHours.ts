@@ -53,6 +53,8 @@ interface Job {
 
 /** Groups staged at once, at most: bounds memory while workers decode ahead. */
 const MAX_GROUPS_IN_FLIGHT = 4;
+/** Groups staged at once while a batch commits (about `groupBytes` of input each). */
+const MAX_GROUPS_WHILE_COMMITTING = 24;
 
 const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -113,7 +115,16 @@ export async function loadAccountHours(
     }
   };
 
+  // A COMMIT runs in DuckDB's threads while this loop reads and decodes ahead; the next
+  // use of the connection waits for it (and rethrows its failure).
+  let committing: Promise<void> | undefined;
+  const committed = async (): Promise<void> => {
+    const pending = committing;
+    committing = undefined;
+    await pending;
+  };
   const begin = async (): Promise<void> => {
+    await committed();
     if (transactions) await connection.run("BEGIN TRANSACTION");
     appender = await ColumnAppender.open(connection, tables);
   };
@@ -123,7 +134,10 @@ export async function loadAccountHours(
     appender!.finish();
     appender = undefined;
     await manifest.flush(connection);
-    if (transactions) await connection.run("COMMIT");
+    if (transactions) {
+      committing = connection.run("COMMIT").then(() => undefined);
+      committing.catch(() => {}); // awaited by the next begin or at the end
+    }
     bytesInBatch = 0;
   };
 
@@ -179,7 +193,7 @@ export async function loadAccountHours(
     inFlight.push({ jobs, staged });
     group = [];
     bytesInGroup = 0;
-    await drain(MAX_GROUPS_IN_FLIGHT - 1);
+    await drain((committing ? MAX_GROUPS_WHILE_COMMITTING : MAX_GROUPS_IN_FLIGHT) - 1);
   };
 
   try {
@@ -223,7 +237,9 @@ export async function loadAccountHours(
     await submit();
     await drain(0);
     await commit();
+    await committed();
   } catch (error) {
+    await committing?.catch(() => {});
     appender?.close();
     if (transactions) await connection.run("ROLLBACK").catch(() => {});
     throw error;
