@@ -231,8 +231,9 @@ export class MessageReader {
     return id;
   }
 
+  /** An empty object (zero words) is never read, so, as in the reference, it may point anywhere. */
   private checkBounds(start: number, words: number, what: string, segment: number, pointer: number): void {
-    if (start < this.starts[this.segment]! || start + words * 8 > this.ends[this.segment]!) {
+    if (words > 0 && (start < this.starts[this.segment]! || start + words * 8 > this.ends[this.segment]!)) {
       this.fail(
         "CAPNP_OUT_OF_BOUNDS",
         `${what} pointer at ${this.where(segment, pointer)} points outside segment ${this.segment} (${words} words at word ${(start - this.starts[this.segment]!) / 8})`,

@@ -6,7 +6,7 @@ import { BadFileError, CapnpError, decodeAccount, decodeCloudSpace, unpack, type
 import { openMessage } from "../../src/capnp/openMessage.js";
 import { accountFromJson, cloudSpaceFromJson, concat, hasCapnp, referenceJson, type Root } from "./reference.js";
 import {
-  BIT, BYTE, COMPOSITE, FOUR_BYTES, NULL, POINTER, VOID, data, farPtr, floats, listPtr, message, structPtr, tag,
+  BIT, BYTE, COMPOSITE, EIGHT_BYTES, FOUR_BYTES, NULL, POINTER, VOID, data, farPtr, floats, listPtr, message, structPtr, tag,
   textBytes, textWords, type Word,
 } from "./words.js";
 
@@ -117,6 +117,17 @@ describe("pointers", () => {
     const longList = message(withWord(TINY_WORDS, 2, listPtr(0, COMPOSITE, 300)));
     expect(accountRefusal(longList).code).toBe("CAPNP_OUT_OF_BOUNDS");
     referenceRefuses(longList);
+  });
+
+  it("reads an empty list or struct wherever its pointer points, as the reference does", () => {
+    for (const offset of [64, -100]) {
+      const emptyList = message([structPtr(0, 1, 1), data(7), listPtr(offset, EIGHT_BYTES, 0)]);
+      expect(decodeAccount(emptyList)).toEqual({ accountId: 7, cloudspaces: [] });
+      referenceReads(emptyList, { accountId: 7, cloudspaces: [] });
+    }
+    const emptyRoot = message([structPtr(100, 0, 0)]);
+    expect(decodeAccount(emptyRoot)).toEqual({ accountId: 0, cloudspaces: [] });
+    referenceReads(emptyRoot, { accountId: 0, cloudspaces: [] });
   });
 
   it("refuses a pointer of the wrong kind", () => {
