@@ -112,7 +112,7 @@ function acceptedButReferenceRefuses(messages: Uint8Array[], decoded: (Account |
 /** The reference's verdict on one message: true when it decodes it. */
 function referenceAccepts(bytes: Uint8Array, root: Root): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn("capnp", ["convert", "binary:json", "--short", SCHEMA, root], { stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn("capnp", ["convert", "binary:json", "--short", "--quiet", SCHEMA, root], { stdio: ["pipe", "ignore", "ignore"] });
     child.on("error", reject);
     child.on("close", (status) => resolve(status === 0 && bytes.length > 0));
     child.stdin.on("error", () => undefined);

@@ -125,7 +125,7 @@ describe("pointers", () => {
       expect(decodeAccount(emptyList)).toEqual({ accountId: 7, cloudspaces: [] });
       referenceReads(emptyList, { accountId: 7, cloudspaces: [] });
     }
-    const emptyRoot = message([structPtr(100, 0, 0)]);
+    const emptyRoot = message([structPtr(-100, 0, 0)]);
     expect(decodeAccount(emptyRoot)).toEqual({ accountId: 0, cloudspaces: [] });
     referenceReads(emptyRoot, { accountId: 0, cloudspaces: [] });
   });

@@ -30,12 +30,13 @@ export function encodeText(
 }
 
 /**
- * Decodes a stream of standard-framed messages with the reference tool. Returns the JSON of
+ * Decodes a stream of standard-framed messages with the reference tool (`--quiet`: without
+ * its guess that odd-looking input is in another format). Returns the JSON of
  * each message it accepted, in order, and its error text when it stopped on a bad one (the
  * message after the last one returned).
  */
 export function referenceJson(stream: Uint8Array, root: Root): { messages: unknown[]; error: string | null } {
-  const r = run(["convert", "binary:json", "--short", SCHEMA, root], stream);
+  const r = run(["convert", "binary:json", "--short", "--quiet", SCHEMA, root], stream);
   const lines = r.stdout.toString("utf8").split("\n").filter((l) => l.length > 0);
   return { messages: lines.map((l) => JSON.parse(l) as unknown), error: r.status === 0 ? null : r.stderr };
 }
