@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -123,5 +123,43 @@ describe("ingest into a database file", () => {
 
   it("refuses to ingest nothing", async () => {
     await expect(ingest([], { db: join(dir, "x.duckdb") })).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it("records skipped bad files in the manifest, so --db reports them like the inputs did", async () => {
+    const bad = join(dir, "bad");
+    cpSync(small, bad, { recursive: true });
+    const broken = join(bad, "2/2026/10/1/3/account_capnp.bin");
+    writeFileSync(broken, "not capnp");
+    const db = join(dir, "skipped.duckdb");
+    const report = await ingest([bad], { db, skipBad: true });
+    expect(report.skipped.map((s) => s.file)).toEqual([broken]);
+    const w = await openWarehouse({ db });
+    try {
+      expect(w.load.skipped).toEqual(report.skipped);
+      expect(w.load.accountHours).toBe(7);
+    } finally {
+      w.close();
+    }
+  });
+
+  it("loads the controller's per-cloud-space files as the same account-hours as Account files", async () => {
+    const spaces = join(dir, "spaces");
+    await writeDataset({ out: spaces, accounts: 2, spaces: 2, machines: 2, hours: 2, start: START, seed: 9, cloudSpaceFiles: true });
+    const whole = join(dir, "whole");
+    await writeDataset({ out: whole, accounts: 2, spaces: 2, machines: 2, hours: 2, start: START, seed: 9 });
+    const a = await openWarehouse([spaces]);
+    const b = await openWarehouse([whole]);
+    try {
+      expect(a.load.filesLoaded).toBe(8);
+      expect(a.load.accountHours).toBe(4);
+      for (const table of ["cloudspaces", "machines", "gateways", "disks", "nics"]) {
+        const sql = `SELECT * FROM ${table} ORDER BY ALL`;
+        expect((await a.connection.runAndReadAll(sql)).getRows()).toEqual((await b.connection.runAndReadAll(sql)).getRows());
+      }
+      expect((await a.connection.runAndReadAll("SELECT count(*)::INT FROM account_hours WHERE root_account_id IS NULL")).getRows()).toEqual([[4]]);
+    } finally {
+      a.close();
+      b.close();
+    }
   });
 });
