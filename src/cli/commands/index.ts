@@ -3,6 +3,7 @@ import { billingCommand } from "./billing.js";
 import { fetchCommand } from "./fetch.js";
 import { generateCommand } from "./generate.js";
 import { checkCommand } from "./check.js";
+import { demoCommand } from "./demo.js";
 import { exportCommand } from "./export.js";
 import { ingestCommand } from "./ingest.js";
 import { reportCommand } from "./report.js";
@@ -22,4 +23,5 @@ export const commands: CommandModule<any, any>[] = [
   exportCommand,
   reportCommand,
   statsCommand,
+  demoCommand,
 ];

@@ -1,0 +1,59 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { CommandModule } from "yargs";
+import { billingReport } from "../../billing/billingReport.js";
+import { toBillingText } from "../../export/toBillingText.js";
+import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
+import { writeDataset } from "../../generate/writeDataset.js";
+import { openWarehouse } from "../../store/openWarehouse.js";
+import { isoUtc } from "../../time.js";
+
+interface DemoArgs {
+  keep: boolean;
+}
+
+const HOURS = 48;
+
+/**
+ * `cloudunits demo` (what `npm start` runs): generates a small data set in a temporary
+ * folder, loads it and prints its billing summary, then the commands to explore it further.
+ */
+export const demoCommand: CommandModule<object, DemoArgs> = {
+  command: "demo",
+  describe: "generate a small sample data set in a temporary folder and print its billing summary",
+  builder: (yargs) =>
+    yargs.options({ keep: { type: "boolean", default: false, describe: "keep the temporary folder (its path is printed)" } }),
+  handler: async (argv) => {
+    const dir = await mkdtemp(join(tmpdir(), "cloudunits-demo-"));
+    const data = join(dir, "consumption");
+    try {
+      const start = GENERATE_DEFAULTS.start;
+      const end = start + HOURS * 3600;
+      const written = await writeDataset({ out: data, accounts: 3, spaces: 2, machines: 6, hours: HOURS, seed: 1, missingHours: [start + 30 * 3600] });
+      process.stdout.write(`generated ${written.files} hourly files (${(written.bytes / 1e6).toFixed(1)} MB) in ${data}\n\n`);
+      const accountId = GENERATE_DEFAULTS.firstAccountId;
+      const warehouse = await openWarehouse([data]);
+      let machineId: number;
+      try {
+        const report = await billingReport(warehouse.connection, { start, end }, {}, { load: warehouse.load });
+        process.stdout.write(toBillingText(report));
+        const first = await warehouse.connection.runAndReadAll(
+          "SELECT min(machine_id) AS id FROM machines WHERE account_id = $1 AND type = 'vm'", [accountId]);
+        machineId = Number(first.getRowObjectsJS()[0]!.id);
+      } finally {
+        warehouse.close();
+      }
+      const next = [
+        `npx cloudunits billing ${data} --start ${isoUtc(start)} --end ${isoUtc(end)} --account-id ${accountId} --format json`,
+        `npx cloudunits stats machine ${data} --id ${machineId} --account-id ${accountId} --from ${isoUtc(start)} --till ${isoUtc(end)} --include cpu --include memory`,
+        `npx cloudunits check ${data}`,
+      ];
+      const intro = argv.keep ? "the data is kept; try" : "to explore further, keep the data with `npm start -- --keep` and try";
+      process.stdout.write(`\n${intro}:\n${next.map((c) => `  ${c}`).join("\n")}\n`);
+    } finally {
+      if (!argv.keep) await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+

@@ -1,0 +1,41 @@
+import type { BillingReport } from "../billing/billingReport.js";
+import type { BillingLine } from "../billing/lines.js";
+import { BASE_UNITS, UNIT_NAMES } from "../billing/unitNames.js";
+import { isoUtc } from "../time.js";
+
+/** Levels shown by the text summary, from the top down. */
+const SUMMARY_LEVELS = new Set(["environment", "account", "cloudspace"]);
+
+/**
+ * A billing report as an aligned plain-text table for a terminal: the environment (or the
+ * account) and the level below it, with the CU rollup rule and the data-quality warnings.
+ * Quantities are shown with 4 decimals; JSON, CSV and XLSX carry the full values.
+ */
+export function toBillingText(report: BillingReport): string {
+  const { params, options } = report;
+  const units = options.allUnits ? UNIT_NAMES : BASE_UNITS;
+  const unitSuffix = options.per === "month" ? "-months" : "-hours";
+  const shown = report.lines.filter((l) => SUMMARY_LEVELS.has(l.level) && (params.accountId !== undefined || l.level !== "cloudspace"));
+  const header = ["level", "id", "name", "hours", ...units.map((u) => `${u}${unitSuffix}`)];
+  const rows = shown.map((l) => [
+    l.level, idOf(l), l.name, String(l.sampleHours),
+    ...units.map((u) => (l.quantities[u] ?? 0).toFixed(4)),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const out = [
+    `period [${isoUtc(params.start)}, ${isoUtc(params.end)})${params.accountId === undefined ? "" : `, account ${params.accountId}`}; CU rollup: ${options.cuRollup}`,
+    "",
+    line(header),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+  ];
+  if (report.warnings.length > 0) out.push("", ...report.warnings.map((w) => `warning: ${w.message}`));
+  return `${out.join("\n")}\n`;
+}
+
+function idOf(line: BillingLine): string {
+  if (line.level === "environment") return "";
+  return String(line.machineId ?? line.cloudspaceId ?? line.accountId ?? "");
+}
