@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import * as aq from "arquero";
-import { calculate as calculateBilling, type CalculateResult } from "./billing/calculate.js";
+import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
 import type { BillingOptions, BillingParams } from "./billing/lines.js";
 import { UsageError } from "./errors.js";
 import { toParquet, type ParquetExport } from "./export/toParquet.js";
@@ -28,6 +28,8 @@ export interface Store {
   /** The DuckDB connection, for queries beyond these methods (tables of `SCHEMA_SQL`). */
   readonly connection: DuckDBConnection;
   /** `billing/calculate` (SPEC 3.1 shape) over `[start, end)`, epoch seconds. */
+  calculate(params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
+  calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
   calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
   /** `machines/stats` (SPEC 4 shape). */
   machineStats(request: MachineStatsRequest): Promise<StatsResponse>;
@@ -82,7 +84,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
   return {
     load: warehouse.load,
     connection,
-    calculate: (params, billingOptions) => calculateBilling(connection, params, billingOptions),
+    calculate: ((params: BillingParams, billingOptions?: BillingOptions) => calculateBilling(connection, params, billingOptions)) as Store["calculate"],
     machineStats: (request) => machineStatsOf(connection, request),
     cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
     accountStats: (request) => accountStatsOf(connection, request),

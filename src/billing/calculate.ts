@@ -34,6 +34,9 @@ function consumptionOf(line: BillingLine | undefined, allUnits: boolean, withNu:
  * consumption and no cloud spaces). Without: the environment's total only (zeros when the
  * period has no samples). CU rolls up by `options.cuRollup` (default `aggregate`).
  */
+export async function calculate(connection: DuckDBConnection, params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
+export async function calculate(connection: DuckDBConnection, params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
+export async function calculate(connection: DuckDBConnection, params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
 export async function calculate(connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}): Promise<CalculateResult> {
   const resolved = resolveOptions(options);
   if (params.accountId === undefined) {
