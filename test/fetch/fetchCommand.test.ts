@@ -1,7 +1,7 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCli as cli, type CliRun as Run } from "../helpers/runCli.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { UsageError, calculate, openWarehouse, writeDataset } from "../../src/index.js";
 import { authFromArgs } from "../../src/cli/commands/fetch.js";
@@ -9,24 +9,8 @@ import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, platform, sendBytes, startSer
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const HOURS = 2;
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
-/** Runs the CLI through tsx with `env` added to a clean environment (no CLOUDUNITS_* leaking in). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDUNITS_")));
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...base, CI: "1", ...env } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 function expectNoSecret(run: Run): void {
   for (const secret of SECRET_VALUES) {

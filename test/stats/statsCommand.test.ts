@@ -1,29 +1,16 @@
 import { DuckDBInstance } from "@duckdb/node-api";
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runCli as cli } from "../helpers/runCli.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAccountHours } from "../../src/store/append.js";
 import { accountStats, cloudspaceStats, generateHours, SCHEMA_SQL, statsToCsv, writeDataset } from "../../src/index.js";
 import { fixtureConnection, fixtureHours, T0, T5 } from "./statsFixture.js";
 
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 const PERIOD = ["--from", "2026-10-01T00:00Z", "--till", String(T5)];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
-function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, CI: "1" } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
 
 let dir: string;
 let db: string;
