@@ -1,22 +1,11 @@
 // The reference C++ tool (`capnp`, Debian's capnproto), used to encode test messages and to
 // decode them for comparison. Each helper is one process over many messages (a stream).
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { OLD_SCHEMA, SCHEMA, hasCapnp, runCapnp } from "../helpers/capnpTool.js";
 import type { Account, CloudSpace, ConfiguredIops, Disk, Nic, VMachine } from "../../src/index.js";
 
 export type Root = "Account" | "CloudSpace";
 
-export const SCHEMA = fileURLToPath(new URL("../../schema/resourcemonitoring.capnp", import.meta.url));
-export const OLD_SCHEMA = fileURLToPath(new URL("../fixtures/capnp/resourcemonitoring-old.capnp", import.meta.url));
-
-/** Whether the reference tool is installed. */
-export const hasCapnp = spawnSync("capnp", ["--version"]).status === 0;
-
-function run(args: string[], input: Uint8Array | string): { stdout: Buffer; stderr: string; status: number | null } {
-  const r = spawnSync("capnp", args, { input, maxBuffer: 1 << 30 });
-  if (r.error) throw r.error;
-  return { stdout: r.stdout, stderr: r.stderr.toString(), status: r.status };
-}
+export { SCHEMA, OLD_SCHEMA, hasCapnp };
 
 /** Encodes one value given in capnp text form; `segmentWords` splits it into segments of that size. */
 export function encodeText(
@@ -24,7 +13,7 @@ export function encodeText(
 ): Uint8Array {
   const args = ["convert", `text:${options.packed ? "packed" : "binary"}`];
   if (options.segmentWords !== undefined) args.push(`--segment-size=${options.segmentWords}`);
-  const r = run([...args, options.schema ?? SCHEMA, root], text);
+  const r = runCapnp([...args, options.schema ?? SCHEMA, root], text);
   if (r.status !== 0) throw new Error(`capnp convert failed: ${r.stderr}\n${text.slice(0, 500)}`);
   return new Uint8Array(r.stdout);
 }
@@ -36,7 +25,7 @@ export function encodeText(
  * message after the last one returned).
  */
 export function referenceJson(stream: Uint8Array, root: Root): { messages: unknown[]; error: string | null } {
-  const r = run(["convert", "binary:json", "--short", "--quiet", SCHEMA, root], stream);
+  const r = runCapnp(["convert", "binary:json", "--short", "--quiet", SCHEMA, root], stream);
   const lines = r.stdout.toString("utf8").split("\n").filter((l) => l.length > 0);
   return { messages: lines.map((l) => JSON.parse(l) as unknown), error: r.status === 0 ? null : r.stderr };
 }

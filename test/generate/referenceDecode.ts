@@ -1,20 +1,17 @@
 // The reference C++ tool (`capnp`, Debian's capnproto) as the judge of what the generator
 // writes: one process decodes a whole stream of concatenated messages to JSON.
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { OLD_SCHEMA, SCHEMA, runCapnp } from "../helpers/capnpTool.js";
 import type { Account, CloudSpace } from "../../src/index.js";
 
-export const SCHEMA = fileURLToPath(new URL("../../schema/resourcemonitoring.capnp", import.meta.url));
-export const OLD_SCHEMA = fileURLToPath(new URL("../fixtures/generate/resourcemonitoring-old.capnp", import.meta.url));
+export { OLD_SCHEMA, SCHEMA };
 
 /** Decodes concatenated messages with `capnp convert`; throws with capnp's stderr if it refuses one. */
 export function referenceDecode(
   stream: Uint8Array, root: "Account" | "CloudSpace", options: { packed?: boolean; schema?: string } = {},
 ): unknown[] {
   const args = ["convert", `${options.packed ? "packed" : "binary"}:json`, "--short", options.schema ?? SCHEMA, root];
-  const r = spawnSync("capnp", args, { input: stream, maxBuffer: 1 << 30 });
-  if (r.error) throw new Error(`cannot run capnp (install Debian's capnproto): ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`capnp ${args.join(" ")} failed: ${r.stderr.toString()}`);
+  const r = runCapnp(args, stream);
+  if (r.status !== 0) throw new Error(`capnp ${args.join(" ")} failed: ${r.stderr}`);
   return r.stdout.toString("utf8").split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as unknown);
 }
 
