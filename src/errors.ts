@@ -50,7 +50,7 @@ export class ConflictError extends CloudunitsError {
   constructor(accountId: number, hourEpoch: number, files: string[], hint = "") {
     super(
       "CONFLICT",
-      `account ${accountId}, hour ${new Date(hourEpoch * 1000).toISOString()}: different files for the same account-hour: ${files.join(", ")}${hint ? `; ${hint}` : ""}`,
+      `account ${accountId}, hour ${new Date(hourEpoch * 1000).toISOString().replace(".000Z", "Z")}: different files for the same account-hour: ${files.join(", ")}${hint ? `; ${hint}` : ""}`,
     );
     this.files = files;
     this.accountId = accountId;

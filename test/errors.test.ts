@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { BadFileError, BadInputError, ConflictError } from "../src/index.js";
+import { exitCodeFor } from "../src/cli/exitCode.js";
+
+describe("errors users act on", () => {
+  it("a conflict names the account, the hour in UTC and every file", () => {
+    const e = new ConflictError(7, 1790812800, ["a.zip!7/2026/10/1/0/account_capnp.bin", "tree/7/2026/10/1/0/account_capnp.bin"]);
+    expect(e.message).toBe(
+      "account 7, hour 2026-10-01T00:00:00Z: different files for the same account-hour: " +
+        "a.zip!7/2026/10/1/0/account_capnp.bin, tree/7/2026/10/1/0/account_capnp.bin",
+    );
+    expect(exitCodeFor(e)).toBe(3);
+  });
+
+  it("a load with several bad files names each of them, and says how to go on", () => {
+    const e = new BadInputError([
+      new BadFileError("CAPNP_TRUNCATED", "x/7/2026/10/1/3/account_capnp.bin", "segment 0 declares 212 words, has 98"),
+      new ConflictError(7, 1790816400, ["a", "b"]),
+    ]);
+    expect(e.message).toContain("2 bad input files (use --skip-bad");
+    expect(e.message).toContain("x/7/2026/10/1/3/account_capnp.bin: segment 0 declares 212 words, has 98");
+    expect(e.message).toContain("hour 2026-10-01T01:00:00Z");
+    expect(exitCodeFor(e)).toBe(3);
+  });
+});
