@@ -1,7 +1,19 @@
 /** cloudunits: the public API. Everything public is exported here, by name. */
+
+// Errors, times
 export * from "./errors.js";
-export type * from "./capnp/records.js";
+export { parseTime, isoUtc } from "./time.js";
+
+// Reading: find account-hours in zips and trees
 export type * from "./input/types.js";
+export { readAccountHours, AccountHourReader } from "./input/readAccountHours.js";
+export { listAccountHours } from "./input/listAccountHours.js";
+export { parseConsumptionPath } from "./input/parseConsumptionPath.js";
+export type { ConsumptionPath } from "./input/parseConsumptionPath.js";
+export { DEFAULT_INPUT_LIMITS } from "./input/limits.js";
+
+// Decoding: bytes to records
+export type * from "./capnp/records.js";
 export { decodeAccount } from "./capnp/decodeAccount.js";
 export { decodeCloudSpace } from "./capnp/decodeCloudSpace.js";
 export { decodeAccountHour } from "./capnp/decodeAccountHour.js";
@@ -9,19 +21,8 @@ export { unpack } from "./capnp/unpack.js";
 export { CapnpError } from "./capnp/CapnpError.js";
 export type { CapnpErrorCode } from "./capnp/CapnpError.js";
 export type { DecodeOptions } from "./capnp/DecodeOptions.js";
-export { readAccountHours, AccountHourReader } from "./input/readAccountHours.js";
-export { listAccountHours } from "./input/listAccountHours.js";
-export { parseConsumptionPath } from "./input/parseConsumptionPath.js";
-export type { ConsumptionPath } from "./input/parseConsumptionPath.js";
-export { DEFAULT_INPUT_LIMITS } from "./input/limits.js";
-export { parseTime, isoUtc } from "./time.js";
-export { encodeAccount, encodeCloudSpace } from "./generate/encodeAccount.js";
-export type { EncodeOptions } from "./generate/encodeAccount.js";
-export { generateHours, GENERATE_DEFAULTS } from "./generate/generateHours.js";
-export type { GenerateOptions } from "./generate/generateHours.js";
-export { writeDataset } from "./generate/writeDataset.js";
-export type { WriteDatasetOptions, WriteDatasetResult } from "./generate/writeDataset.js";
-export { hourPath } from "./generate/hourPath.js";
+
+// The store: open(), DuckDB warehouse, ingest, check, reports
 export { SCHEMA_SQL, DATA_TABLES } from "./store/schema.js";
 export { openWarehouse } from "./store/openWarehouse.js";
 export type { OpenWarehouseOptions } from "./store/openWarehouse.js";
@@ -41,21 +42,10 @@ export { runReport } from "./store/runReport.js";
 export type { ReportParams, ReportResult } from "./store/runReport.js";
 export { reportToCsv, reportToJson, reportToXlsx } from "./store/formatReport.js";
 export type { ReportFormat } from "./store/formatReport.js";
-export { toParquet } from "./export/toParquet.js";
-export type { ToParquetOptions, ParquetExport } from "./export/toParquet.js";
 export { open } from "./open.js";
 export type { Store, OpenOptions, ArqueroTable } from "./open.js";
-export { machineStats } from "./stats/machineStats.js";
-export { cloudspaceStats } from "./stats/cloudspaceStats.js";
-export { accountStats } from "./stats/accountStats.js";
-export { statsAccount } from "./stats/statsAccount.js";
-export { SERIES_CATALOG } from "./stats/seriesCatalog.js";
-export { SERIES_NOT_IN_FILES } from "./stats/selectSeries.js";
-export type { SeriesDefinition, SeriesLayout } from "./stats/seriesDefinition.js";
-export type * from "./stats/types.js";
-export { statsToCsv, STATS_CSV_COLUMNS } from "./export/statsCsv.js";
-export { statsToHtml } from "./export/statsHtml.js";
-export type { StatsPageSubject } from "./export/statsHtml.js";
+
+// Billing: units, rollups, periods, money, data quality
 export { calculate } from "./billing/calculate.js";
 export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
 export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
@@ -66,9 +56,6 @@ export { loadNames, makeNames } from "./billing/names.js";
 export type { Names, NameKind } from "./billing/names.js";
 export { UNIT_NAMES, BASE_UNITS } from "./billing/unitNames.js";
 export type { UnitName, CuRollup } from "./billing/unitNames.js";
-export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";
-export { consumptionFileName } from "./fetch/consumptionFile.js";
-export type { FetchAuth, JwtAuth, SessionAuth, FetchProgress, RequestPolicy, FetchConsumptionOptions, FetchConsumptionResult } from "./fetch/types.js";
 export { billingReport } from "./billing/billingReport.js";
 export type { BillingReport, ReportExtras } from "./billing/billingReport.js";
 export { hourlyLineCount, levelsFor } from "./billing/lines.js";
@@ -79,6 +66,23 @@ export type { PriceList, UnitPrice, UnitPrices } from "./billing/prices.js";
 export { lineMoney, chargeOf, sumMoney } from "./billing/money.js";
 export type { Charge, LineMoney } from "./billing/money.js";
 export { Exact } from "./billing/exact.js";
+
+// Statistics series
+export { machineStats } from "./stats/machineStats.js";
+export { cloudspaceStats } from "./stats/cloudspaceStats.js";
+export { accountStats } from "./stats/accountStats.js";
+export { statsAccount } from "./stats/statsAccount.js";
+export { SERIES_CATALOG } from "./stats/seriesCatalog.js";
+export { SERIES_NOT_IN_FILES } from "./stats/selectSeries.js";
+export type { SeriesDefinition, SeriesLayout } from "./stats/seriesDefinition.js";
+export type * from "./stats/types.js";
+
+// Exports: CSV, XLSX, text, Parquet, FOCUS, stats pages
+export { toParquet } from "./export/toParquet.js";
+export type { ToParquetOptions, ParquetExport } from "./export/toParquet.js";
+export { statsToCsv, STATS_CSV_COLUMNS } from "./export/statsCsv.js";
+export { statsToHtml } from "./export/statsHtml.js";
+export type { StatsPageSubject } from "./export/statsHtml.js";
 export { toBillingCsv, guardFormula } from "./export/toBillingCsv.js";
 export type { BillingCsvOptions } from "./export/toBillingCsv.js";
 export { writeBillingXlsx, EXCEL_MAX_ROWS } from "./export/writeBillingXlsx.js";
@@ -86,5 +90,20 @@ export type { BillingXlsxOptions } from "./export/writeBillingXlsx.js";
 export { focusRows, FOCUS_COLUMNS } from "./export/focusRows.js";
 export type { FocusOptions, FocusRow } from "./export/focusRows.js";
 export { toFocusCsv, costText } from "./export/toFocusCsv.js";
+export { toBillingText } from "./export/toBillingText.js";
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeAtomic } from "./export/writeAtomic.js";
+
+// Fetching archives from the live service
+export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";
+export { consumptionFileName } from "./fetch/consumptionFile.js";
+export type { FetchAuth, JwtAuth, SessionAuth, FetchProgress, RequestPolicy, FetchConsumptionOptions, FetchConsumptionResult } from "./fetch/types.js";
+
+// Synthetic data
+export { encodeAccount, encodeCloudSpace } from "./generate/encodeAccount.js";
+export type { EncodeOptions } from "./generate/encodeAccount.js";
+export { generateHours, GENERATE_DEFAULTS } from "./generate/generateHours.js";
+export type { GenerateOptions } from "./generate/generateHours.js";
+export { writeDataset } from "./generate/writeDataset.js";
+export type { WriteDatasetOptions, WriteDatasetResult } from "./generate/writeDataset.js";
+export { hourPath } from "./generate/hourPath.js";
