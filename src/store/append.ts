@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { ColumnAppender } from "./appendColumns.js";
-import { buildColumns } from "./columnBatch.js";
+import { buildColumns } from "./ColumnBuilder.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 
 export { GATEWAY_TYPE } from "./columnBatch.js";

@@ -1,8 +1,9 @@
-import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
+import { visitAccountHour } from "../capnp/visitAccountHour.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { BadFileError } from "../errors.js";
 import type { AccountHour } from "../input/types.js";
-import { buildColumns, type ColumnBatch } from "./columnBatch.js";
+import type { ColumnBatch } from "./columnBatch.js";
+import { buildColumns, ColumnBuilder } from "./ColumnBuilder.js";
 import type { DataTable } from "./schema.js";
 
 /** A file that could not be decoded, as plain data (it crosses from a worker). */
@@ -27,26 +28,44 @@ export interface Stager {
 }
 
 /**
- * Decodes each account-hour of a group with `decode` (default: the Cap'n Proto decoder;
- * errors other than BadFileError propagate) and stages the readable ones as columns of
- * `tables`.
+ * Decodes each account-hour of a group and stages the readable ones as columns of `tables`:
+ * straight from the bytes into columns by default (errors other than BadFileError
+ * propagate), or through `decode` and its records when given.
  */
 export function stageHours(
   hours: AccountHour[],
   tables: readonly DataTable[],
-  decode: (hour: AccountHour) => DecodedAccountHour = (hour) => decodeAccountHour(hour),
+  decode?: (hour: AccountHour) => DecodedAccountHour,
 ): StagedGroup {
-  const decoded: DecodedAccountHour[] = [];
   const errors: StageError[] = [];
+  const failed = (index: number, error: unknown): void => {
+    if (!(error instanceof BadFileError)) throw error;
+    errors.push({ index, code: error.code, file: error.file, reason: error.reason });
+  };
+  if (decode !== undefined) {
+    const decoded: DecodedAccountHour[] = [];
+    hours.forEach((hour, index) => {
+      try {
+        decoded.push(decode(hour));
+      } catch (error) {
+        failed(index, error);
+      }
+    });
+    return { batch: buildColumns(decoded, new Set(tables)), errors };
+  }
+  const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
+  const builder = new ColumnBuilder(new Set(tables), inputBytes);
   hours.forEach((hour, index) => {
+    builder.beginHour(hour.accountId, hour.hourEpoch);
     try {
-      decoded.push(decode(hour));
+      const { rootAccountId, cloudspaces } = visitAccountHour(hour, builder);
+      builder.endHour(rootAccountId, cloudspaces);
     } catch (error) {
-      if (!(error instanceof BadFileError)) throw error;
-      errors.push({ index, code: error.code, file: error.file, reason: error.reason });
+      builder.abandonHour();
+      failed(index, error);
     }
   });
-  return { batch: buildColumns(decoded, new Set(tables)), errors };
+  return { batch: builder.finish(), errors };
 }
 
 /** A stager decoding in the calling thread. */

@@ -1,0 +1,167 @@
+import * as L from "./layout.js";
+import type { MessageReader } from "./MessageReader.js";
+import { TextCache } from "./TextCache.js";
+
+/**
+ * Receives the records of one message as they are read, without building them: what the
+ * store stages straight into columns. A machine's NICs and disks come before the machine
+ * itself, a cloud space's machines before the cloud space (the order their fields are read
+ * in). Values and defaults are those of `readRecords.ts`.
+ */
+export interface RecordVisitor {
+  nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void;
+  /** `configuredIops`: the 13 limits in field order (a scratch array, valid during the call), null when the pointer is null. */
+  disk(
+    cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
+    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
+  ): void;
+  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void;
+  cloudSpace(cloudSpaceId: number, accountId: number, state: string): void;
+}
+
+// The same caches, checks and reading order as readRecords.ts, so a bad file fails with the
+// same error at the same place; only the results go to the visitor instead of objects.
+const cloudSpaceState = new TextCache();
+const machineType = new TextCache();
+const machineImageName = new TextCache();
+const machineStatus = new TextCache();
+const nicType = new TextCache();
+const limits = new Float64Array(L.CONFIGURED_IOPS_FIELDS.length);
+
+/** Visits the root `Account`; returns its `accountId` and number of cloud spaces (0 and 0 for a null root). */
+export function visitAccountRoot(m: MessageReader, visitor: RecordVisitor): { accountId: number; cloudspaces: number } {
+  if (!m.struct(0, m.rootPointer(), 1)) return { accountId: 0, cloudspaces: 0 };
+  const view = m.view;
+  const segment = m.segment;
+  const position = m.position;
+  const dataBytes = m.dataBytes;
+  const pointers = position + dataBytes;
+  const accountId = dataBytes >= L.ACCOUNT_ACCOUNT_ID + 4 ? view.getUint32(position + L.ACCOUNT_ACCOUNT_ID, true) : 0;
+  const cloudspaces = m.pointerCount > L.ACCOUNT_CLOUDSPACES ? visitCloudSpaces(m, visitor, segment, pointers + 8 * L.ACCOUNT_CLOUDSPACES, 2) : 0;
+  return { accountId, cloudspaces };
+}
+
+/** Visits a root `CloudSpace` (a controller's per-cloud-space file). */
+export function visitCloudSpaceRoot(m: MessageReader, visitor: RecordVisitor): void {
+  if (!m.struct(0, m.rootPointer(), 1)) visitCloudSpace(m, visitor, 0, 0, 0, 0, 1);
+  else visitCloudSpace(m, visitor, m.segment, m.position, m.dataBytes, m.pointerCount, 1);
+}
+
+function visitCloudSpaces(m: MessageReader, visitor: RecordVisitor, segment: number, pointer: number, depth: number): number {
+  if (!m.structList(segment, pointer, depth, L.CLOUDSPACE_WORDS)) return 0;
+  const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
+  for (let i = 0; i < count; i++) visitCloudSpace(m, visitor, s, position + i * stepBytes, dataBytes, pointerCount, depth + 1);
+  return count;
+}
+
+function visitCloudSpace(
+  m: MessageReader, visitor: RecordVisitor, segment: number, position: number, dataBytes: number, pointerCount: number, depth: number,
+): void {
+  const view = m.view;
+  const pointers = position + dataBytes;
+  const cloudSpaceId = dataBytes >= L.CLOUDSPACE_CLOUD_SPACE_ID + 4 ? view.getInt32(position + L.CLOUDSPACE_CLOUD_SPACE_ID, true) : 0;
+  const accountId = dataBytes >= L.CLOUDSPACE_ACCOUNT_ID + 4 ? view.getInt32(position + L.CLOUDSPACE_ACCOUNT_ID, true) : 0;
+  if (pointerCount > L.CLOUDSPACE_MACHINES) visitMachines(m, visitor, cloudSpaceId, segment, pointers + 8 * L.CLOUDSPACE_MACHINES, depth + 1);
+  const state = pointerCount > L.CLOUDSPACE_STATE ? m.text(segment, pointers + 8 * L.CLOUDSPACE_STATE, cloudSpaceState) : "";
+  visitor.cloudSpace(cloudSpaceId, accountId, state);
+}
+
+function visitMachines(m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number, segment: number, pointer: number, depth: number): void {
+  if (!m.structList(segment, pointer, depth, L.VMACHINE_WORDS)) return;
+  const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
+  for (let i = 0; i < count; i++) {
+    visitMachine(m, visitor, cloudSpaceId, s, position + i * stepBytes, dataBytes, pointerCount, depth + 1);
+  }
+}
+
+function visitMachine(
+  m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number,
+  segment: number, position: number, dataBytes: number, pointerCount: number, depth: number,
+): void {
+  const view = m.view;
+  const pointers = position + dataBytes;
+  let id = 0;
+  let vcpus = 0;
+  let cpuMinutes = 0;
+  let mem = 0;
+  if (dataBytes >= L.VMACHINE_DATA_BYTES) {
+    id = view.getInt32(position + L.VMACHINE_ID, true);
+    vcpus = view.getInt8(position + L.VMACHINE_VCPUS);
+    cpuMinutes = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
+    mem = view.getFloat32(position + L.VMACHINE_MEM, true);
+  } else {
+    if (dataBytes >= L.VMACHINE_ID + 4) id = view.getInt32(position + L.VMACHINE_ID, true);
+    if (dataBytes >= L.VMACHINE_VCPUS + 1) vcpus = view.getInt8(position + L.VMACHINE_VCPUS);
+    if (dataBytes >= L.VMACHINE_CPU_MINUTES + 4) cpuMinutes = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
+  }
+  const type = pointerCount > L.VMACHINE_TYPE ? m.text(segment, pointers + 8 * L.VMACHINE_TYPE, machineType) : "";
+  if (pointerCount > L.VMACHINE_NETWORKS) visitNics(m, visitor, cloudSpaceId, id, type, segment, pointers + 8 * L.VMACHINE_NETWORKS, depth + 1);
+  if (pointerCount > L.VMACHINE_DISKS) visitDisks(m, visitor, cloudSpaceId, id, segment, pointers + 8 * L.VMACHINE_DISKS, depth + 1);
+  const imageName = pointerCount > L.VMACHINE_IMAGE_NAME ? m.text(segment, pointers + 8 * L.VMACHINE_IMAGE_NAME, machineImageName) : "";
+  const status = pointerCount > L.VMACHINE_STATUS ? m.text(segment, pointers + 8 * L.VMACHINE_STATUS, machineStatus) : "";
+  visitor.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
+}
+
+function visitNics(
+  m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number, machineId: number, machineType: string,
+  segment: number, pointer: number, depth: number,
+): void {
+  if (!m.structList(segment, pointer, depth, L.NIC_WORDS)) return;
+  const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
+  const view = m.view;
+  for (let i = 0; i < count; i++) {
+    const at = position + i * stepBytes;
+    let id = 0;
+    let tx = 0;
+    let rx = 0;
+    if (dataBytes >= L.NIC_DATA_BYTES) {
+      id = view.getInt32(at + L.NIC_ID, true);
+      tx = view.getFloat32(at + L.NIC_TX, true);
+      rx = view.getFloat32(at + L.NIC_RX, true);
+    } else {
+      if (dataBytes >= L.NIC_ID + 4) id = view.getInt32(at + L.NIC_ID, true);
+      if (dataBytes >= L.NIC_TX + 4) tx = view.getFloat32(at + L.NIC_TX, true);
+    }
+    const type = pointerCount > L.NIC_TYPE ? m.text(s, at + dataBytes + 8 * L.NIC_TYPE, nicType) : "";
+    visitor.nic(cloudSpaceId, machineId, machineType, i, id, type, tx, rx);
+  }
+}
+
+function visitDisks(
+  m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number, machineId: number, segment: number, pointer: number, depth: number,
+): void {
+  if (!m.structList(segment, pointer, depth, L.DISK_WORDS)) return;
+  const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
+  const view = m.view;
+  for (let i = 0; i < count; i++) {
+    const at = position + i * stepBytes;
+    let id = 0;
+    let size = 0;
+    let iopsRead = 0;
+    let iopsWrite = 0;
+    let iopsReadMax = 0;
+    let iopsWriteMax = 0;
+    if (dataBytes >= L.DISK_DATA_BYTES) {
+      id = view.getInt32(at + L.DISK_ID, true);
+      size = view.getFloat32(at + L.DISK_SIZE, true);
+      iopsRead = view.getFloat32(at + L.DISK_IOPS_READ, true);
+      iopsWrite = view.getFloat32(at + L.DISK_IOPS_WRITE, true);
+      iopsReadMax = view.getFloat32(at + L.DISK_IOPS_READ_MAX, true);
+      iopsWriteMax = view.getFloat32(at + L.DISK_IOPS_WRITE_MAX, true);
+    } else {
+      if (dataBytes >= L.DISK_ID + 4) id = view.getInt32(at + L.DISK_ID, true);
+      if (dataBytes >= L.DISK_SIZE + 4) size = view.getFloat32(at + L.DISK_SIZE, true);
+      if (dataBytes >= L.DISK_IOPS_READ + 4) iopsRead = view.getFloat32(at + L.DISK_IOPS_READ, true);
+      if (dataBytes >= L.DISK_IOPS_WRITE + 4) iopsWrite = view.getFloat32(at + L.DISK_IOPS_WRITE, true);
+      if (dataBytes >= L.DISK_IOPS_READ_MAX + 4) iopsReadMax = view.getFloat32(at + L.DISK_IOPS_READ_MAX, true);
+    }
+    let configured: Float64Array | null = null;
+    if (pointerCount > L.DISK_CONFIGURED_IOPS && m.struct(s, at + dataBytes + 8 * L.DISK_CONFIGURED_IOPS, depth + 2)) {
+      const cfgAt = m.position;
+      const cfgBytes = m.dataBytes;
+      for (let f = 0; f < limits.length; f++) limits[f] = cfgBytes >= 4 * f + 4 ? view.getFloat32(cfgAt + 4 * f, true) : 0;
+      configured = limits;
+    }
+    visitor.disk(cloudSpaceId, machineId, i, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configured);
+  }
+}
