@@ -1,9 +1,10 @@
 import type { Source } from "../input/types.js";
 
-/** A source file with the hex SHA-256 of its bytes. */
+/** A source file with the hex SHA-256 of its bytes, and its size (kept apart: its bytes may move to a worker). */
 export interface HashedSource {
   source: Source;
   sha256: string;
+  sizeBytes: number;
 }
 
 /** What the files found for one account-hour amount to. */

@@ -51,6 +51,7 @@ export interface IngestReport extends LoadReport {
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
   const { instance, connection } = await openDatabaseFile(options.db);
+  const spare = await instance.connect(); // the next batch appends on one while the last commits on the other
   try {
     const manifest = await Manifest.read(connection);
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });
@@ -69,6 +70,7 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
       replace: options.replace,
       batchBytes: options.batchBytes,
       stager: () => chooseStager(bytesTotal, options.workers),
+      moreConnections: [spare],
     });
     const ignoredPaths = reader.summary.ignoredPaths;
     await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
@@ -86,6 +88,7 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
       totalAccountHours: Number(total.n),
     };
   } finally {
+    spare.closeSync();
     connection.closeSync();
     instance.closeSync();
   }

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { BadFileError, ConflictError } from "../errors.js";
-import type { AccountHour } from "../input/types.js";
+import type { AccountHour, Source } from "../input/types.js";
 import { ColumnAppender } from "./appendColumns.js";
-import { classifySources, type HashedSource } from "./classifySources.js";
+import { classifySources, sourceSlot, type HashedSource } from "./classifySources.js";
 import type { Manifest, ManifestRow } from "./manifest.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
@@ -27,6 +27,11 @@ export interface LoadRules {
   transactions?: boolean;
   /** Makes the stager that decodes groups (called once, when the first group is ready). Default: decode in this thread. */
   stager?: () => Stager;
+  /**
+   * More connections to the same database: batches take turns on them, so the next batch
+   * appends while the previous one commits (commits stay in order). Default: none.
+   */
+  moreConnections?: readonly DuckDBConnection[];
 }
 
 /** What a load did (the parts of a LoadReport it knows). */
@@ -53,10 +58,26 @@ interface Job {
 
 /** Groups staged at once, at most: bounds memory while workers decode ahead. */
 const MAX_GROUPS_IN_FLIGHT = 4;
-/** Groups staged at once while a batch commits (about `groupBytes` of input each). */
-const MAX_GROUPS_WHILE_COMMITTING = 24;
+/** Groups staged at once while a batch commits (about `groupBytes` of input each): more costs memory and CPU, not time. */
+const MAX_GROUPS_WHILE_COMMITTING = 8;
 
 const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/**
+ * True when the files of an account-hour cannot be duplicates or a conflict whatever their
+ * bytes: one kind of root and one file per slot. Their hashes are then left to the stager
+ * (on a worker when it has them), and only needed for the manifest rows.
+ */
+function needsNoComparison(sources: readonly Source[]): boolean {
+  if (sources.length === 1) return true;
+  const root = sources[0]!.root;
+  const slots = new Set<string>();
+  for (const s of sources) {
+    if (s.root !== root) return false;
+    slots.add(sourceSlot(s));
+  }
+  return slots.size === sources.length;
+}
 
 /**
  * Loads account-hours into the data tables and the manifest: hashes every file, drops
@@ -90,7 +111,7 @@ export async function loadAccountHours(
 
   const row = (s: HashedSource, hour: AccountHour, status: ManifestRow["status"], reason: string | null, code: string | null): ManifestRow => ({
     sha256: s.sha256, source: s.source.name, accountId: hour.accountId, hourEpoch: hour.hourEpoch,
-    sizeBytes: s.source.bytes.byteLength, status, reason, code,
+    sizeBytes: s.sizeBytes, status, reason, code,
   });
   const reject = (rows: ManifestRow[], error: BadFileError | ConflictError): void => {
     if (!skipBad) {
@@ -115,34 +136,62 @@ export async function loadAccountHours(
     }
   };
 
-  // A COMMIT runs in DuckDB's threads while this loop reads and decodes ahead; the next
-  // use of the connection waits for it (and rethrows its failure).
-  let committing: Promise<void> | undefined;
+  // A COMMIT runs in DuckDB's threads while this loop reads and decodes ahead, and, with
+  // more connections, while the next batch appends on another connection. A connection's
+  // next BEGIN waits for its own last COMMIT; each COMMIT waits for the one before it, so
+  // batches commit in order; a failure is rethrown by the next wait.
+  const connections = transactions ? [connection, ...(rules.moreConnections ?? [])] : [connection];
+  const commits: (Promise<void> | undefined)[] = connections.map(() => undefined);
+  let turn = 0;
+  let current = connection;
+  let lastCommit: Promise<void> | undefined;
+  let commitsRunning = 0;
   const committed = async (): Promise<void> => {
-    const pending = committing;
-    committing = undefined;
+    const pending = lastCommit;
+    lastCommit = undefined;
+    commits.fill(undefined);
     await pending;
   };
   const begin = async (): Promise<void> => {
-    await committed();
-    if (transactions) await connection.run("BEGIN TRANSACTION");
-    appender = await ColumnAppender.open(connection, tables);
+    current = connections[turn]!;
+    const own = commits[turn];
+    commits[turn] = undefined;
+    await own;
+    if (transactions) await current.run("BEGIN TRANSACTION");
+    appender = await ColumnAppender.open(current, tables);
   };
   const commit = async (): Promise<void> => {
     takeReaderErrors();
     if (appender === undefined) await begin();
     appender!.finish();
     appender = undefined;
-    await manifest.flush(connection);
+    await manifest.flush(current);
     if (transactions) {
-      committing = connection.run("COMMIT").then(() => undefined);
-      committing.catch(() => {}); // awaited by the next begin or at the end
+      const previous = lastCommit;
+      const batch = current;
+      commitsRunning++;
+      lastCommit = (async () => {
+        try {
+          await previous;
+          await batch.run("COMMIT");
+        } finally {
+          commitsRunning--;
+        }
+      })();
+      lastCommit.catch(() => {}); // awaited by a later begin, commit or the end
+      commits[turn] = lastCommit;
+      turn = (turn + 1) % connections.length;
     }
     bytesInBatch = 0;
   };
 
   /** Applies a staged group in input order: manifest rows, replaced hours deleted, columns appended. */
   const apply = async (jobs: Job[], staged: StagedGroup): Promise<void> => {
+    jobs.forEach((job, i) => {
+      job.kept.forEach((s, k) => {
+        if (s.sha256 === "") s.sha256 = staged.sha256[i]![k]!;
+      });
+    });
     const failed = new Map(staged.errors.map((e) => [e.index, e]));
     const ok = jobs.filter((_, i) => !failed.has(i));
     jobs.forEach((job, i) => {
@@ -156,20 +205,21 @@ export async function loadAccountHours(
     if (appender === undefined) await begin();
     const replacing = ok.filter((j) => j.replacing);
     if (replacing.length > 0) {
+      await committed(); // no commit of this run overlaps the deletes (their rows were committed by an earlier run)
       appender!.finish();
       for (const { hour, kept } of replacing) {
         manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
         for (const table of DATA_TABLES) {
-          await connection.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
+          await current.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
         }
       }
       outcome.replacedHours += replacing.length;
-      appender = await ColumnAppender.open(connection, tables);
+      appender = await ColumnAppender.open(current, tables);
     }
     for (const job of ok) {
       for (const s of job.kept) {
         manifest.add(row(s, job.hour, "loaded", null, null));
-        bytesInBatch += s.source.bytes.byteLength;
+        bytesInBatch += s.sizeBytes;
       }
       recordDuplicates(job.hour, job.duplicates);
       outcome.filesLoaded += job.kept.length;
@@ -193,13 +243,21 @@ export async function loadAccountHours(
     inFlight.push({ jobs, staged });
     group = [];
     bytesInGroup = 0;
-    await drain((committing ? MAX_GROUPS_WHILE_COMMITTING : MAX_GROUPS_IN_FLIGHT) - 1);
+    await drain((commitsRunning > 0 ? MAX_GROUPS_WHILE_COMMITTING : MAX_GROUPS_IN_FLIGHT) - 1);
   };
 
   try {
     for await (const hour of hours) {
       takeReaderErrors();
-      const hashed = hour.sources.map((source) => ({ source, sha256: sha256Hex(source.bytes) }));
+      const sizeOf = (source: Source) => source.bytes.byteLength;
+      if (needsNoComparison(hour.sources) && manifest.loadedFiles(hour.accountId, hour.hourEpoch).length === 0) {
+        const kept = hour.sources.map((source) => ({ source, sha256: "", sizeBytes: sizeOf(source) }));
+        group.push({ hour, kept, duplicates: [], replacing: false });
+        bytesInGroup += kept.reduce((sum, s) => sum + s.sizeBytes, 0);
+        if (bytesInGroup >= groupBytes) await submit();
+        continue;
+      }
+      const hashed = hour.sources.map((source) => ({ source, sha256: sha256Hex(source.bytes), sizeBytes: sizeOf(source) }));
       const { kept, duplicates, conflicting } = classifySources(hashed);
       if (conflicting.length > 0) {
         const error = new ConflictError(hour.accountId, hour.hourEpoch, conflicting.map((s) => s.source.name));
@@ -231,7 +289,7 @@ export async function loadAccountHours(
         replacing = true;
       }
       group.push({ hour: { ...hour, sources: kept.map((s) => s.source) }, kept, duplicates, replacing });
-      bytesInGroup += kept.reduce((sum, s) => sum + s.source.bytes.byteLength, 0);
+      bytesInGroup += kept.reduce((sum, s) => sum + s.sizeBytes, 0);
       if (bytesInGroup >= groupBytes) await submit();
     }
     await submit();
@@ -239,9 +297,9 @@ export async function loadAccountHours(
     await commit();
     await committed();
   } catch (error) {
-    await committing?.catch(() => {});
+    await lastCommit?.catch(() => {});
     appender?.close();
-    if (transactions) await connection.run("ROLLBACK").catch(() => {});
+    if (transactions) await current.run("ROLLBACK").catch(() => {});
     throw error;
   } finally {
     await stager?.close();

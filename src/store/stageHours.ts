@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { visitAccountHour } from "../capnp/visitAccountHour.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { BadFileError } from "../errors.js";
@@ -19,6 +20,8 @@ export interface StageError {
 export interface StagedGroup {
   batch: ColumnBatch;
   errors: StageError[];
+  /** The hex SHA-256 of every file, by account-hour and source (failed hours included). */
+  sha256: string[][];
 }
 
 /** Decodes and stages groups of account-hours, in this thread or on workers. */
@@ -38,6 +41,7 @@ export function stageHours(
   decode?: (hour: AccountHour) => DecodedAccountHour,
 ): StagedGroup {
   const errors: StageError[] = [];
+  const sha256 = hours.map((hour) => hour.sources.map((s) => createHash("sha256").update(s.bytes).digest("hex")));
   const failed = (index: number, error: unknown): void => {
     if (!(error instanceof BadFileError)) throw error;
     errors.push({ index, code: error.code, file: error.file, reason: error.reason });
@@ -51,7 +55,7 @@ export function stageHours(
         failed(index, error);
       }
     });
-    return { batch: buildColumns(decoded, new Set(tables)), errors };
+    return { batch: buildColumns(decoded, new Set(tables)), errors, sha256 };
   }
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
   const builder = new ColumnBuilder(new Set(tables), inputBytes);
@@ -65,7 +69,7 @@ export function stageHours(
       failed(index, error);
     }
   });
-  return { batch: builder.finish(), errors };
+  return { batch: builder.finish(), errors, sha256 };
 }
 
 /** A stager decoding in the calling thread. */

@@ -26,8 +26,22 @@ function startWorker(): Worker {
 }
 
 /**
+ * The buffers holding nothing but one file's bytes, to move them to a worker instead of
+ * copying them (the caller no longer reads them; a shared pool's buffer is copied).
+ */
+function ownBuffers(hours: AccountHour[]): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const hour of hours) {
+    for (const { bytes } of hour.sources) {
+      if (bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) buffers.add(bytes.buffer);
+    }
+  }
+  return [...buffers];
+}
+
+/**
  * A stager decoding on `count` worker threads, groups handed out round-robin. Each group's
- * bytes are copied to its worker; the staged columns come back transferred (no copy).
+ * bytes move to its worker (they are detached here); the staged columns come back the same way.
  * A worker that dies rejects its pending groups.
  */
 export function workerStager(count: number): Stager {
@@ -67,7 +81,7 @@ export function workerStager(count: number): Stager {
         const worker = workers[id % workers.length]!;
         pending.set(id, { resolve, reject });
         owner.set(id, worker);
-        worker.postMessage({ id, hours, tables });
+        worker.postMessage({ id, hours, tables }, ownBuffers(hours));
       }),
     close: async () => {
       await Promise.all(workers.map((w) => w.terminate()));
