@@ -137,9 +137,10 @@ export async function loadAccountHours(
   };
 
   // A COMMIT runs in DuckDB's threads while this loop reads and decodes ahead, and, with
-  // more connections, while the next batch appends on another connection. A connection's
-  // next BEGIN waits for its own last COMMIT; each COMMIT waits for the one before it, so
-  // batches commit in order; a failure is rethrown by the next wait.
+  // more connections, while the next batch appends on another connection: that batch is
+  // begun, its appenders made, before the COMMIT starts (making them during a COMMIT would
+  // wait for it). A connection's next BEGIN waits for its own last COMMIT; each COMMIT waits
+  // for the one before it, so batches commit in order; a failure is rethrown by the next wait.
   const connections = transactions ? [connection, ...(rules.moreConnections ?? [])] : [connection];
   const commits: (Promise<void> | undefined)[] = connections.map(() => undefined);
   let turn = 0;
@@ -160,7 +161,8 @@ export async function loadAccountHours(
     if (transactions) await current.run("BEGIN TRANSACTION");
     appender = await ColumnAppender.open(current, tables);
   };
-  const commit = async (): Promise<void> => {
+  /** Commits the batch; with `more`, and another connection, begins the next batch on it first. */
+  const commit = async (more: boolean): Promise<void> => {
     takeReaderErrors();
     if (appender === undefined) await begin();
     appender!.finish();
@@ -169,6 +171,9 @@ export async function loadAccountHours(
     if (transactions) {
       const previous = lastCommit;
       const batch = current;
+      const batchTurn = turn;
+      turn = (turn + 1) % connections.length;
+      if (more && connections.length > 1) await begin();
       commitsRunning++;
       lastCommit = (async () => {
         try {
@@ -179,8 +184,7 @@ export async function loadAccountHours(
         }
       })();
       lastCommit.catch(() => {}); // awaited by a later begin, commit or the end
-      commits[turn] = lastCommit;
-      turn = (turn + 1) % connections.length;
+      commits[batchTurn] = lastCommit;
     }
     bytesInBatch = 0;
   };
@@ -226,7 +230,7 @@ export async function loadAccountHours(
       outcome.accountHours++;
     }
     appender!.append(staged.batch);
-    if (bytesInBatch >= batchBytes) await commit();
+    if (bytesInBatch >= batchBytes) await commit(true);
   };
   const drain = async (keep: number): Promise<void> => {
     while (inFlight.length > keep) {
@@ -294,7 +298,7 @@ export async function loadAccountHours(
     }
     await submit();
     await drain(0);
-    await commit();
+    await commit(false);
     await committed();
   } catch (error) {
     await lastCommit?.catch(() => {});
