@@ -7,6 +7,13 @@ import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { LoadReport } from "./types.js";
 
+/**
+ * DuckDB's memory while ingesting: written blocks are not kept cached, so peak memory stays
+ * flat whatever the input size (a larger batch spills to the file and its temporary
+ * directory); the speed is the same.
+ */
+const INGEST_MEMORY_LIMIT_BYTES = 96 * 1024 * 1024;
+
 /** Options of {@link ingest}. */
 export interface IngestOptions {
   /** The database file, created when missing. */
@@ -50,7 +57,7 @@ export interface IngestReport extends LoadReport {
  */
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
-  const { instance, connection } = await openDatabaseFile(options.db);
+  const { instance, connection } = await openDatabaseFile(options.db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES });
   const spare = await instance.connect(); // the next batch appends on one while the last commits on the other
   try {
     const manifest = await Manifest.read(connection);

@@ -7,6 +7,11 @@ import { SCHEMA_SQL } from "./schema.js";
 export interface OpenDatabaseFileOptions {
   /** Open for queries only (several readers may share the file). Default false: open to write, creating the file and its tables. */
   readOnly?: boolean;
+  /**
+   * DuckDB's memory limit, bytes (beyond it, DuckDB evicts cached blocks and spills to a
+   * temporary directory beside the file). Default: DuckDB's, 80% of the machine's memory.
+   */
+  memoryLimitBytes?: number;
 }
 
 /**
@@ -25,7 +30,9 @@ export async function openDatabaseFile(
   }
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(file, readOnly ? { access_mode: "READ_ONLY" } : {});
+    const settings: Record<string, string> = readOnly ? { access_mode: "READ_ONLY" } : {};
+    if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
+    instance = await DuckDBInstance.create(file, settings);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/lock/i.test(message)) {

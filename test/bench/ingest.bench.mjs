@@ -5,8 +5,8 @@
 // 2. `billing` straight from the files (load the tables billing reads in memory, then the
 //    environment's and every account's billing/calculate) vs decoding the same files with
 //    capnp-es alone (read + decode, every field materialized): target ≥ 10×;
-// 3. peak RSS of ingest and of an in-memory load for two input sizes (3 days and 7 days),
-//    each in its own process.
+// 3. peak RSS of ingest for three input sizes (3, 7 and 14 days) and of an in-memory load for
+//    two (3 and 7 days), each in its own process.
 // Figures are per wall-clock second and per CPU second of the process (all its threads),
 // so a busy machine shows in the wall-clock figures only.
 import { spawnSync } from "node:child_process";
@@ -120,6 +120,7 @@ const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-ingest-"));
 try {
   const week = join(dir, "week");
   const days3 = join(dir, "days3");
+  const days14 = join(dir, "days14");
   const shape = { accounts: 10, spaces: 4, machines: 50, start: START, seed: 7 };
   await writeDataset({ out: week, hours: 168, ...shape });
   await writeDataset({ out: days3, hours: 72, ...shape });
@@ -168,14 +169,20 @@ try {
       `(billing vs capnp-es decoding alone; target ≥ 10×)`,
   );
 
-  // 3. peak RSS vs input size
+  // 3. peak RSS vs input size (the 14-day set is written only now, so it weighs on nothing above)
+  await writeDataset({ out: days14, hours: 336, ...shape });
+  const days14Size = treeBytes(days14);
   const rss = [
-    ["ingest", days3, days3Size], ["ingest", week, weekSize], ["in-memory load", days3, days3Size], ["in-memory load", week, weekSize],
+    ["ingest", days3, days3Size], ["ingest", week, weekSize], ["ingest", days14, days14Size],
+    ["in-memory load", days3, days3Size], ["in-memory load", week, weekSize],
   ].map(([kind, input, size], i) => ({ kind, size, peak: peakRss(kind === "ingest" ? "ingest" : "memory", input, join(dir, `rss${i}.duckdb`)) }));
   for (const r of rss) console.log(`peak RSS     ${r.kind.padEnd(15)} ${mb(r.size.bytes).toFixed(0).padStart(4)} MB input: ${r.peak.toFixed(0)} MB`);
   const growth = (kind) => {
-    const [small, big] = rss.filter((r) => r.kind === kind);
-    return `${kind}: input ×${(big.size.bytes / small.size.bytes).toFixed(1)} → peak RSS ×${(big.peak / small.peak).toFixed(2)}`;
+    const runs = rss.filter((r) => r.kind === kind);
+    return `${kind}: ` + runs.slice(1).map((big, i) => {
+      const small = runs[i];
+      return `input ×${(big.size.bytes / small.size.bytes).toFixed(1)} → peak RSS ×${(big.peak / small.peak).toFixed(2)}`;
+    }).join(", then ");
   };
   console.log(`             ${growth("ingest")}; ${growth("in-memory load")} (the in-memory tables themselves grow with the data)`);
 } finally {
