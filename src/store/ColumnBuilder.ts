@@ -286,8 +286,8 @@ export class ColumnBuilder implements RecordVisitor {
   }
 }
 
-const NO_LIMITS = null;
-const limits = new Float64Array(13);
+/** Scratch for one disk's configured limits, in field order. */
+const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
 
 /**
  * Stages decoded account-hours column by column for the given tables (the records'
@@ -304,7 +304,7 @@ export function buildColumns(hours: readonly DecodedAccountHour[], tables: Reado
         m.disks.forEach((d, i) => {
           const q = d.configuredIops;
           if (q !== null) CONFIGURED_IOPS_FIELDS.forEach((name, f) => (limits[f] = q[name]));
-          builder.disk(csId, m.id, i, d.id, d.size, d.iopsRead, d.iopsWrite, d.iopsReadMax, d.iopsWriteMax, q === null ? NO_LIMITS : limits);
+          builder.disk(csId, m.id, i, d.id, d.size, d.iopsRead, d.iopsWrite, d.iopsReadMax, d.iopsWriteMax, q === null ? null : limits);
         });
         builder.machine(csId, m.id, m.type, m.vcpus, m.cpuMinutes, m.mem, m.imageName, m.status);
       }
