@@ -1,7 +1,8 @@
 import type { DecodeOptions } from "./DecodeOptions.js";
 import { openMessage } from "./openMessage.js";
-import { readAccountRoot } from "./readRecords.js";
+import { RecordBuilder } from "./RecordBuilder.js";
 import type { Account } from "./records.js";
+import { visitAccountRoot } from "./visitRecords.js";
 
 /**
  * Decodes an hourly consumption file whose root is an `Account` (schema/resourcemonitoring.capnp).
@@ -15,5 +16,7 @@ import type { Account } from "./records.js";
  *   message of the schema or break a limit; never another error for any byte string.
  */
 export function decodeAccount(bytes: Uint8Array, options: DecodeOptions = {}): Account {
-  return readAccountRoot(openMessage(bytes, options));
+  const records = new RecordBuilder();
+  const root = visitAccountRoot(openMessage(bytes, options), records);
+  return { accountId: root.accountId, cloudspaces: records.cloudspaces };
 }

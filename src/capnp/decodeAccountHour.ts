@@ -1,9 +1,8 @@
-import { UsageError } from "../errors.js";
 import type { AccountHour } from "../input/types.js";
 import type { DecodeOptions } from "./DecodeOptions.js";
-import { decodeAccount } from "./decodeAccount.js";
-import { decodeCloudSpace } from "./decodeCloudSpace.js";
-import type { CloudSpace, DecodedAccountHour } from "./records.js";
+import { RecordBuilder } from "./RecordBuilder.js";
+import type { DecodedAccountHour } from "./records.js";
+import { visitAccountHour } from "./visitAccountHour.js";
 
 /**
  * Decodes the files of one account-hour into the record the store loads: either one `Account`
@@ -18,28 +17,9 @@ import type { CloudSpace, DecodedAccountHour } from "./records.js";
  * @throws CapnpError naming the source at fault; UsageError when the sources mix roots.
  */
 export function decodeAccountHour(hour: AccountHour, options: DecodeOptions = {}): DecodedAccountHour {
-  const { accountId, hourEpoch, sources } = hour;
-  const first = sources[0];
-  if (first === undefined) {
-    throw new UsageError(`account ${accountId}, hour ${hourEpoch}: an account-hour without files`);
-  }
-  if (first.root === "Account") {
-    if (sources.length !== 1) {
-      throw new UsageError(
-        `account ${accountId}, hour ${hourEpoch}: an Account file must be alone in its account-hour, got ${sources.map((s) => s.name).join(", ")}`,
-      );
-    }
-    const account = decodeAccount(first.bytes, { ...options, name: first.name, packed: first.packed });
-    return { accountId, hourEpoch, rootAccountId: account.accountId, account };
-  }
-  const cloudspaces: CloudSpace[] = [];
-  for (const source of sources) {
-    if (source.root !== "CloudSpace") {
-      throw new UsageError(
-        `account ${accountId}, hour ${hourEpoch}: ${source.name} is an ${source.root} file among CloudSpace files`,
-      );
-    }
-    cloudspaces.push(decodeCloudSpace(source.bytes, { ...options, name: source.name, packed: source.packed }));
-  }
-  return { accountId, hourEpoch, rootAccountId: null, account: { accountId, cloudspaces } };
+  const { accountId, hourEpoch } = hour;
+  const records = new RecordBuilder();
+  const { rootAccountId } = visitAccountHour(hour, records, options);
+  const account = { accountId: rootAccountId ?? accountId, cloudspaces: records.cloudspaces };
+  return { accountId, hourEpoch, rootAccountId, account };
 }

@@ -1,7 +1,8 @@
 import type { DecodeOptions } from "./DecodeOptions.js";
 import { openMessage } from "./openMessage.js";
-import { readCloudSpaceRoot } from "./readRecords.js";
+import { RecordBuilder } from "./RecordBuilder.js";
 import type { CloudSpace } from "./records.js";
+import { visitCloudSpaceRoot } from "./visitRecords.js";
 
 /**
  * Decodes one of the controller's per-cloud-space files, whose root is a `CloudSpace`.
@@ -12,5 +13,7 @@ import type { CloudSpace } from "./records.js";
  * @throws CapnpError with a stable code for a malformed or unsafe message.
  */
 export function decodeCloudSpace(bytes: Uint8Array, options: DecodeOptions = {}): CloudSpace {
-  return readCloudSpaceRoot(openMessage(bytes, options));
+  const records = new RecordBuilder();
+  visitCloudSpaceRoot(openMessage(bytes, options), records);
+  return records.cloudspaces[0]!;
 }

@@ -5,10 +5,10 @@ import { openMessage } from "./openMessage.js";
 import { visitAccountRoot, visitCloudSpaceRoot, type RecordVisitor } from "./visitRecords.js";
 
 /**
- * `decodeAccountHour` without building records: visits the cloud spaces, machines,
- * disks and NICs of one account-hour's files (the same rules, limits and errors), and
- * returns what the `account_hours` row needs. A file that fails may leave part of its
- * rows visited: the caller drops them.
+ * Visits the cloud spaces, machines, disks and NICs of one account-hour's files, and
+ * returns what the `account_hours` row needs: the store stages the rows straight into
+ * columns, `decodeAccountHour` builds records from them. A file that fails may leave part
+ * of its rows visited: the caller drops them.
  *
  * @throws CapnpError naming the source at fault; UsageError when the sources mix roots.
  */

@@ -3,10 +3,11 @@ import type { MessageReader } from "./MessageReader.js";
 import { TextCache } from "./TextCache.js";
 
 /**
- * Receives the records of one message as they are read, without building them: what the
- * store stages straight into columns. A machine's NICs and disks come before the machine
- * itself, a cloud space's machines before the cloud space (the order their fields are read
- * in). Values and defaults are those of `readRecords.ts`.
+ * Receives the records of one message as they are read, without building them: the store
+ * stages them straight into columns, `RecordBuilder` makes the plain records of `records.ts`.
+ * A machine's NICs and disks come before the machine itself, a cloud space's machines before
+ * the cloud space (the order their fields are read in). A field outside its struct's data
+ * section reads as 0, a pointer past its pointer section as the default ("", no rows, null).
  */
 export interface RecordVisitor {
   nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void;
@@ -19,14 +20,17 @@ export interface RecordVisitor {
   cloudSpace(cloudSpaceId: number, accountId: number, state: string): void;
 }
 
-// The same caches, checks and reading order as readRecords.ts, so a bad file fails with the
-// same error at the same place; only the results go to the visitor instead of objects.
+// One cache per Text field: their values repeat from machine to machine and file to file.
 const cloudSpaceState = new TextCache();
 const machineType = new TextCache();
 const machineImageName = new TextCache();
 const machineStatus = new TextCache();
 const nicType = new TextCache();
 const limits = new Float64Array(L.CONFIGURED_IOPS_FIELDS.length);
+
+// The walkers below read one struct each. A struct is given by its segment, its data
+// section's byte offset, its data size in bytes and its pointer count, all taken from the
+// pointer that reached it. `depth` is the struct's nesting.
 
 /** Visits the root `Account`; returns its `accountId` and number of cloud spaces (0 and 0 for a null root). */
 export function visitAccountRoot(m: MessageReader, visitor: RecordVisitor): { accountId: number; cloudspaces: number } {
@@ -157,11 +161,19 @@ function visitDisks(
     }
     let configured: Float64Array | null = null;
     if (pointerCount > L.DISK_CONFIGURED_IOPS && m.struct(s, at + dataBytes + 8 * L.DISK_CONFIGURED_IOPS, depth + 2)) {
-      const cfgAt = m.position;
-      const cfgBytes = m.dataBytes;
-      for (let f = 0; f < limits.length; f++) limits[f] = cfgBytes >= 4 * f + 4 ? view.getFloat32(cfgAt + 4 * f, true) : 0;
-      configured = limits;
+      configured = readLimits(view, m.position, m.dataBytes);
     }
     visitor.disk(cloudSpaceId, machineId, i, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configured);
   }
+}
+
+/** Reads a `ConfiguredIopsStruct` into the scratch array `limits` (its own function: the walk is faster so). */
+function readLimits(view: DataView, at: number, dataBytes: number): Float64Array {
+  const out = limits;
+  if (dataBytes >= L.CONFIGURED_IOPS_DATA_BYTES) {
+    for (let f = 0; f < 13; f++) out[f] = view.getFloat32(at + 4 * f, true);
+  } else {
+    for (let f = 0; f < 13; f++) out[f] = dataBytes >= 4 * f + 4 ? view.getFloat32(at + 4 * f, true) : 0;
+  }
+  return out;
 }
