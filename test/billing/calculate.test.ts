@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { calculate, parseUnits } from "../../src/index.js";
 import type { VMachine } from "../../src/capnp/records.js";
-import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "./warehouse.js";
+import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 
 const TB = 1024 ** 4;
 

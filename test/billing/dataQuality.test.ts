@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "./warehouse.js";
+import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
 import { dataQuality, qualityWarnings } from "../../src/index.js";
 
 describe("data quality of a period", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "./warehouse.js";
+import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
 import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parseUnits, UsageError } from "../../src/index.js";
 
 const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;

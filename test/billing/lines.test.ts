@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateHours } from "../../src/generate/generateHours.js";
-import { memoryWarehouse, OCT_1, HOUR } from "./warehouse.js";
+import { memoryWarehouse, OCT_1, HOUR } from "../helpers/warehouse.js";
 import { hourlyLineCount, hourlyLines, periodLines, UNIT_NAMES, type BillingLine } from "../../src/index.js";
 
 const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;

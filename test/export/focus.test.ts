@@ -3,7 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../billing/warehouse.js";
+import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import { billingReport, Exact, FOCUS_COLUMNS, focusRows, parsePrices, toFocusCsv, writeFocusParquet, type CuRollup } from "../../src/index.js";
 
 const TB = 1024 ** 4;

@@ -3,7 +3,7 @@ import { readFile, readdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { plainNumber } from "../../src/export/plainNumber.js";
-import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../billing/warehouse.js";
+import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
 import { billingReport, guardFormula, hourlyLines, makeNames, parsePrices, toBillingCsv, writeAtomic } from "../../src/index.js";
 
 async function text(chunks: AsyncIterable<string>): Promise<string> {

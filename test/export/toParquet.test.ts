@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { memoryWarehouse } from "../helpers/warehouse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
 import { UsageError } from "../../src/errors.js";
 import { toParquet } from "../../src/export/toParquet.js";
-import { appendAccountHours } from "../../src/store/append.js";
-import { SCHEMA_SQL } from "../../src/store/schema.js";
 
 const OCT_31_23H = 1793487600; // 2026-10-31T23:00Z
 const hour = (accountId: number, hourEpoch: number, memMb: number): DecodedAccountHour => ({
@@ -17,20 +16,15 @@ const hour = (accountId: number, hourEpoch: number, memMb: number): DecodedAccou
   ] }] },
 });
 
-let instance: DuckDBInstance;
 let connection: DuckDBConnection;
 let dir: string;
 beforeAll(async () => {
-  instance = await DuckDBInstance.create(":memory:");
-  connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
   // The last hour of October and the first of November (UTC), for two accounts.
-  await appendAccountHours(connection, [hour(7, OCT_31_23H, 1024), hour(7, OCT_31_23H + 3600, 2048), hour(8, OCT_31_23H, 4096)]);
+  connection = await memoryWarehouse([hour(7, OCT_31_23H, 1024), hour(7, OCT_31_23H + 3600, 2048), hour(8, OCT_31_23H, 4096)]);
   dir = mkdtempSync(join(tmpdir(), "cloudunits-parquet-"));
 });
 afterAll(() => {
   connection.closeSync();
-  instance.closeSync();
   rmSync(dir, { recursive: true, force: true });
 });
 

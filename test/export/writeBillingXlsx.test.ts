@@ -3,7 +3,7 @@ import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../billing/warehouse.js";
+import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import { billingReport, makeNames, parsePrices, writeBillingXlsx } from "../../src/index.js";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (aggregate 4 CU, sum 4.5 CU per hour) and a

@@ -11,10 +11,9 @@
  *   disk 31 (1024 GB), one NIC.
  * Account 8, hour T0 only: a cloud space also numbered 70 holding a machine also numbered 101.
  */
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { DecodedAccountHour, Disk, Nic, VMachine } from "../../src/capnp/records.js";
-import { appendAccountHours } from "../../src/store/append.js";
-import { SCHEMA_SQL } from "../../src/store/schema.js";
 
 /** 2026-10-01T00:00Z. */
 export const T0 = 1790812800;
@@ -101,10 +100,6 @@ export function fixtureHours(): DecodedAccountHour[] {
 }
 
 /** An in-memory warehouse holding the fixture. */
-export async function fixtureConnection(): Promise<DuckDBConnection> {
-  const instance = await DuckDBInstance.create(":memory:");
-  const connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
-  await appendAccountHours(connection, fixtureHours());
-  return connection;
+export function fixtureConnection(): Promise<DuckDBConnection> {
+  return memoryWarehouse(fixtureHours());
 }

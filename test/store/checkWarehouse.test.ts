@@ -2,14 +2,13 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { memoryWarehouse } from "../helpers/warehouse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DecodedAccountHour, Nic, VMachine } from "../../src/capnp/records.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { appendAccountHours } from "../../src/store/append.js";
 import { checkWarehouse } from "../../src/store/checkWarehouse.js";
-import { SCHEMA_SQL } from "../../src/store/schema.js";
 import type { LoadReport } from "../../src/store/types.js";
 
 const T0 = 1790812800; // 2026-10-01T00:00Z
@@ -23,14 +22,10 @@ const hour = (accountId: number, h: number, machines: VMachine[], rootAccountId 
 });
 const cleanLoad: LoadReport = { inputs: ["x"], filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], ignoredPaths: 0 };
 
-let instance: DuckDBInstance;
 let connection: DuckDBConnection;
 let dir: string;
 beforeAll(async () => {
-  instance = await DuckDBInstance.create(":memory:");
-  connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
-  await appendAccountHours(connection, [
+  connection = await memoryWarehouse([
     // account 7: hours 0, 1, 4, 5, 9 → missing [2, 4) and [6, 9)
     ...[0, 1, 4, 5, 9].map((h) => hour(7, h, [machine(1), machine(2, { type: "lxc", networks: [nic(3), nic(3)] })])),
     // account 8: a machine with 0 vCPUs in 2 hours and 0 memory in 1; its file says account 80 once
@@ -40,7 +35,6 @@ beforeAll(async () => {
 });
 afterAll(() => {
   connection.closeSync();
-  instance.closeSync();
   rmSync(dir, { recursive: true, force: true });
 });
 

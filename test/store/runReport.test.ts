@@ -1,16 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { memoryWarehouse } from "../helpers/warehouse.js";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DecodedAccountHour, VMachine } from "../../src/capnp/records.js";
 import { UsageError } from "../../src/errors.js";
-import { appendAccountHours } from "../../src/store/append.js";
 import { reportToCsv, reportToXlsx } from "../../src/store/formatReport.js";
 import { listReports, loadReportDefinition } from "../../src/store/reportDefinition.js";
 import { runReport } from "../../src/store/runReport.js";
-import { SCHEMA_SQL } from "../../src/store/schema.js";
 
 const DAY = 1790812800; // 2026-10-01T00:00Z
 const vm = (id: number, imageName: string, vcpus: number, memMb: number, cpuMinutes: number, externalBytes = 0): VMachine => ({
@@ -23,15 +22,11 @@ const hour = (accountId: number, hourEpoch: number, machines: VMachine[]): Decod
   account: { accountId, cloudspaces: [{ cloudSpaceId: 1, accountId, state: "DEPLOYED", machines }] },
 });
 
-let instance: DuckDBInstance;
 let connection: DuckDBConnection;
 let dir: string;
 beforeAll(async () => {
-  instance = await DuckDBInstance.create(":memory:");
-  connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
   const gib = 1024 ** 3;
-  await appendAccountHours(connection, [
+  connection = await memoryWarehouse([
     // Day 1, hours 0 and 1: a Windows VM (4 vCPU, 8 GiB, 60 CPU-minutes/h) and an Ubuntu VM (2 vCPU, 2 GiB, 30/h, 1 GiB out per hour).
     hour(7, DAY, [vm(1, "Windows 2019", 4, 8192, 60), vm(2, "Ubuntu 22.04", 2, 2048, 30, gib)]),
     hour(7, DAY + 3600, [vm(1, "Windows 2019", 4, 8192, 60), vm(2, "Ubuntu 22.04", 2, 2048, 30, gib)]),
@@ -43,7 +38,6 @@ beforeAll(async () => {
 });
 afterAll(() => {
   connection.closeSync();
-  instance.closeSync();
   rmSync(dir, { recursive: true, force: true });
 });
 
