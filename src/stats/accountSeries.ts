@@ -1,14 +1,6 @@
-import { CPU_SPLIT_SQL, machineDisksSql, type EntityQueries, type SeriesDefinition } from "./seriesDefinition.js";
+import { CPU_SPLIT_SQL, capacityTbSeries, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) => `${alias}.account_id = $account AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
-
-const capacity = (name: string): SeriesDefinition => ({
-  name,
-  title: "Capacity of all disks of the account's machines",
-  unit: "TB",
-  layout: { kind: "array" },
-  sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(size_gb) / 1024 AS value FROM entity_disks GROUP BY hour_epoch",
-});
 
 /**
  * The series of one account (seed 2.4 / 4.3; SPEC 4), over all its cloud spaces.
@@ -23,15 +15,9 @@ export const ACCOUNT_QUERIES: EntityQueries = {
   },
   timeSql: `SELECT hour_epoch FROM account_hours x WHERE ${where("x")}`,
   series: [
-    capacity("capacity"),
-    capacity("storage-capacity"),
-    {
-      name: "vdisk-iops",
-      title: "IOPS of all disks of the account's machines (read + write)",
-      unit: "IOPS",
-      layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(iops_read + iops_write) AS value FROM entity_disks GROUP BY hour_epoch",
-    },
+    capacityTbSeries("capacity", "account"),
+    capacityTbSeries("storage-capacity", "account"),
+    totalIopsSeries("account"),
     {
       name: "cpu",
       title: "CPU: allocated vCPUs, and % in use (Σ cpuMinutes / (60 × Σ vcpus) × 100)",

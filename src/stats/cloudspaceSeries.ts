@@ -1,4 +1,4 @@
-import { CPU_SPLIT_SQL, inOutSql, machineDisksSql, type EntityQueries } from "./seriesDefinition.js";
+import { CPU_SPLIT_SQL, capacityTbSeries, inOutSql, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.cloudspace_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
@@ -17,20 +17,8 @@ export const CLOUDSPACE_QUERIES: EntityQueries = {
   accountsSql: `SELECT DISTINCT account_id FROM cloudspaces
     WHERE cloudspace_id = $id AND hour_epoch >= $from AND hour_epoch < $till ORDER BY account_id`,
   series: [
-    {
-      name: "vdisk-iops",
-      title: "IOPS of all disks of the cloud space's machines (read + write)",
-      unit: "IOPS",
-      layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(iops_read + iops_write) AS value FROM entity_disks GROUP BY hour_epoch",
-    },
-    {
-      name: "capacity",
-      title: "Capacity of all disks of the cloud space's machines",
-      unit: "TB",
-      layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(size_gb) / 1024 AS value FROM entity_disks GROUP BY hour_epoch",
-    },
+    totalIopsSeries("cloud space"),
+    capacityTbSeries("capacity", "cloud space"),
     {
       name: "cpu",
       title: "CPU: allocated vCPUs, and % in use (Σ cpuMinutes / (60 × Σ vcpus) × 100)",

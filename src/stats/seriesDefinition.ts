@@ -79,3 +79,25 @@ export function machineDisksSql(where: string): string {
       ON d.hour_epoch = m.hour_epoch AND d.cloudspace_id = m.cloudspace_id AND d.machine_id = m.machine_id
     WHERE ${where}`;
 }
+
+/** Σ IOPS (read + write) of the disks in `entity_disks`, per hour: `vdisk-iops` of a cloud space or an account. */
+export function totalIopsSeries(owner: string): SeriesDefinition {
+  return {
+    name: "vdisk-iops",
+    title: `IOPS of all disks of the ${owner}'s machines (read + write)`,
+    unit: "IOPS",
+    layout: { kind: "array" },
+    sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(iops_read + iops_write) AS value FROM entity_disks GROUP BY hour_epoch",
+  };
+}
+
+/** Σ disk size in TB (GB / 1024) of the disks in `entity_disks`, per hour, under `name`. */
+export function capacityTbSeries(name: string, owner: string): SeriesDefinition {
+  return {
+    name,
+    title: `Capacity of all disks of the ${owner}'s machines`,
+    unit: "TB",
+    layout: { kind: "array" },
+    sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(size_gb) / 1024 AS value FROM entity_disks GROUP BY hour_epoch",
+  };
+}
