@@ -5,12 +5,12 @@
 // decoders materialize the same plain objects, every field read. Target: ≥ 20× capnp-es and
 // ≥ 200 MB/s on one core.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { decodeAccount } from "../../dist/index.js";
+import { capnpEsDecoder } from "./capnpEs.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const schema = join(root, "schema/resourcemonitoring.capnp");
@@ -66,46 +66,6 @@ function encode(text, segmentWords) {
   return new Uint8Array(r.stdout);
 }
 
-// --- capnp-es, generated for the schema at bench time ------------------------------------
-async function loadCapnpEs(dir) {
-  copyFileSync(schema, join(dir, "resourcemonitoring.capnp"));
-  const bin = join(root, "node_modules/capnp-es/dist/compiler/capnpc-js.mjs");
-  const r = spawnSync(process.execPath, [bin, join(dir, "resourcemonitoring.capnp"), "-ojs"], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`capnp-es compiler failed: ${r.stderr}`);
-  const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
-  const generated = join(dir, "resourcemonitoring.js");
-  writeFileSync(generated, readFileSync(generated, "utf8").replace('from "capnp-es"', `from ${JSON.stringify(runtime)}`));
-  return { capnp: await import(runtime), schemaModule: await import(pathToFileURL(generated).href) };
-}
-
-function capnpEsDecoder({ capnp, schemaModule }) {
-  const list = (l, read) => {
-    const out = [];
-    for (let i = 0; i < l.length; i++) out.push(read(l.get(i)));
-    return out;
-  };
-  const iops = (c) => ({
-    totalBytesSec: c.totalBytesSec, readBytesSec: c.readBytesSec, writeBytesSec: c.writeBytesSec, totalIopsSec: c.totalIopsSec,
-    readIopsSec: c.readIopsSec, writeIopsSec: c.writeIopsSec, totalBytesSecMax: c.totalBytesSecMax, readBytesSecMax: c.readBytesSecMax,
-    writeBytesSecMax: c.writeBytesSecMax, totalIopsSecMax: c.totalIopsSecMax, readIopsSecMax: c.readIopsSecMax,
-    writeIopsSecMax: c.writeIopsSecMax, sizeIopsSec: c.sizeIopsSec,
-  });
-  const disk = (d) => ({
-    id: d.id, size: d.size, iopsRead: d.iopsRead, iopsWrite: d.iopsWrite, iopsReadMax: d.iopsReadMax, iopsWriteMax: d.iopsWriteMax,
-    configuredIops: d._hasConfiguredIops() ? iops(d.configuredIops) : null,
-  });
-  const nic = (n) => ({ id: n.id, type: n.type, tx: n.tx, rx: n.rx });
-  const machine = (m) => ({
-    id: m.id, type: m.type, vcpus: m.vcpus, cpuMinutes: m.cpuMinutes, mem: m.mem, networks: list(m.networks, nic),
-    disks: list(m.disks, disk), imageName: m.imageName, status: m.status,
-  });
-  const space = (c) => ({ cloudSpaceId: c.cloudSpaceId, accountId: c.accountId, machines: list(c.machines, machine), state: c.state });
-  return (bytes) => {
-    const account = new capnp.Message(bytes, false).getRoot(schemaModule.Account);
-    return { accountId: account.accountId, cloudspaces: list(account.cloudspaces, space) };
-  };
-}
-
 // --- measuring ----------------------------------------------------------------------------
 // Throughput per CPU second of this process (what one core does, even on a busy machine),
 // and per wall-clock second.
@@ -137,7 +97,7 @@ try {
     encode(accountText(rand, 9, 1200), 8192), // split into 64 KiB segments: far pointers
     encode(accountText(rand, 10, 2400)),
   ];
-  const es = capnpEsDecoder(await loadCapnpEs(dir));
+  const es = await capnpEsDecoder(dir);
   const ours = (bytes) => decodeAccount(bytes);
   // Same records from both, or the comparison means nothing.
   for (const file of files) {
