@@ -1,4 +1,4 @@
-import { CPU_SPLIT_SQL, capacityTbSeries, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
+import { CPU_SPLIT_SERIES, capacityTbSeries, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) => `${alias}.account_id = $account AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
 
@@ -18,14 +18,7 @@ export const ACCOUNT_QUERIES: EntityQueries = {
     capacityTbSeries("capacity", "account"),
     capacityTbSeries("storage-capacity", "account"),
     totalIopsSeries("account"),
-    {
-      name: "cpu",
-      title: "CPU: allocated vCPUs, and % in use (Σ cpuMinutes / (60 × Σ vcpus) × 100)",
-      unit: "%",
-      unitByKey: { allocated: "vCPUs" },
-      layout: { kind: "fixed", paths: [["allocated"], ["inuse"]] },
-      sql: CPU_SPLIT_SQL,
-    },
+    CPU_SPLIT_SERIES,
     {
       name: "memory",
       title: "Allocated memory of the account's machines",

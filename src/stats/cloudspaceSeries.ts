@@ -1,4 +1,4 @@
-import { CPU_SPLIT_SQL, capacityTbSeries, inOutSql, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
+import { CPU_SPLIT_SERIES, capacityTbSeries, inOutSql, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.cloudspace_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
@@ -19,14 +19,7 @@ export const CLOUDSPACE_QUERIES: EntityQueries = {
   series: [
     totalIopsSeries("cloud space"),
     capacityTbSeries("capacity", "cloud space"),
-    {
-      name: "cpu",
-      title: "CPU: allocated vCPUs, and % in use (Σ cpuMinutes / (60 × Σ vcpus) × 100)",
-      unit: "%",
-      unitByKey: { allocated: "vCPUs" },
-      layout: { kind: "fixed", paths: [["allocated"], ["inuse"]] },
-      sql: CPU_SPLIT_SQL,
-    },
+    CPU_SPLIT_SERIES,
     {
       name: "memory",
       title: "Allocated memory of the cloud space's machines",

@@ -62,11 +62,18 @@ export function inOutSql(grouped: string, divisor: string): string {
     FROM (${grouped})`;
 }
 
-/** Allocated vCPUs and CPU % in use (0 when no vCPUs) per hour, over `entity_machines`. */
-export const CPU_SPLIT_SQL = `SELECT hour_epoch, unnest(['allocated', 'inuse']) AS k1, NULL AS k2,
+/** `cpu` of a cloud space or an account: allocated vCPUs and CPU % in use (0 when no vCPUs) per hour, over `entity_machines`. */
+export const CPU_SPLIT_SERIES: SeriesDefinition = {
+  name: "cpu",
+  title: "CPU: allocated vCPUs, and % in use (Σ cpuMinutes / (60 × Σ vcpus) × 100)",
+  unit: "%",
+  unitByKey: { allocated: "vCPUs" },
+  layout: { kind: "fixed", paths: [["allocated"], ["inuse"]] },
+  sql: `SELECT hour_epoch, unnest(['allocated', 'inuse']) AS k1, NULL AS k2,
     unnest([vcpus, CASE WHEN vcpus = 0 THEN 0 ELSE cpu_minutes / (60 * vcpus) * 100 END]) AS value
   FROM (SELECT hour_epoch, CAST(sum(vcpus) AS DOUBLE) AS vcpus, sum(cpu_minutes) AS cpu_minutes
-    FROM entity_machines GROUP BY hour_epoch)`;
+    FROM entity_machines GROUP BY hour_epoch)`,
+};
 
 /**
  * The disks of the entity's machines (not of gateways): `disks` rows matching `where` whose

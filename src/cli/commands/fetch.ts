@@ -31,18 +31,12 @@ export interface AuthFlags {
   password?: string;
 }
 
-type FetchArgs = ArgumentsCamelCase<{
+type FetchArgs = ArgumentsCamelCase<AuthFlags & {
   url: string;
   accountId: number[];
   start: string;
   end: string;
   out: string;
-  authUrl?: string;
-  clientId?: string;
-  clientSecret?: string;
-  validity?: number;
-  username?: string;
-  password?: string;
   timeout: number;
   retries: number;
 }>;
