@@ -1,8 +1,8 @@
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { DecodedAccountHour, VMachine } from "../../src/capnp/records.js";
 import { appendAccountHours } from "../../src/store/append.js";
-import { SCHEMA_SQL } from "../../src/store/schema.js";
 
 const gateway: VMachine = {
   id: 0, type: "routeros", vcpus: 1, cpuMinutes: 1.5, mem: 128, imageName: "routeros", status: "RUNNING", disks: [],
@@ -23,16 +23,12 @@ const hour = (hourEpoch: number, machines: VMachine[]): DecodedAccountHour => ({
   account: { accountId: 7, cloudspaces: [{ cloudSpaceId: 3, accountId: 7, state: "DEPLOYED", machines }] },
 });
 
-let instance: DuckDBInstance;
 let connection: DuckDBConnection;
 beforeEach(async () => {
-  instance = await DuckDBInstance.create(":memory:");
-  connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
+  connection = await memoryWarehouse([]);
 });
 afterEach(() => {
   connection.closeSync();
-  instance.closeSync();
 });
 const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
 

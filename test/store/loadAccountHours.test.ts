@@ -1,11 +1,11 @@
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { Account, DecodedAccountHour } from "../../src/capnp/records.js";
 import { BadFileError, ConflictError } from "../../src/errors.js";
 import type { AccountHour, Source } from "../../src/input/types.js";
 import { loadAccountHours, type LoadRules } from "../../src/store/loadAccountHours.js";
 import { Manifest } from "../../src/store/manifest.js";
-import { SCHEMA_SQL } from "../../src/store/schema.js";
 import { stageHours } from "../../src/store/stageHours.js";
 
 // A stand-in for the Cap'n Proto decoder: a file's bytes are the JSON of its Account,
@@ -32,16 +32,12 @@ async function* iterate(hours: AccountHour[]): AsyncGenerator<AccountHour> {
   yield* hours;
 }
 
-let instance: DuckDBInstance;
 let connection: DuckDBConnection;
 beforeEach(async () => {
-  instance = await DuckDBInstance.create(":memory:");
-  connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
+  connection = await memoryWarehouse([]);
 });
 afterEach(() => {
   connection.closeSync();
-  instance.closeSync();
 });
 
 const load = async (hours: AccountHour[], rules: Partial<LoadRules> = {}, readerBad: BadFileError[] = []) =>
