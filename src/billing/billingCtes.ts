@@ -1,5 +1,21 @@
+import type { ColumnSelection } from "../store/columnBatch.js";
 import type { CuRollup } from "./unitNames.js";
 import type { Units } from "./units.js";
+
+/**
+ * The data-table columns billing reads (these CTEs, and the data-quality queries): what an
+ * in-memory load for billing keeps.
+ */
+export const BILLING_COLUMNS = {
+  account_hours: ["account_id", "hour_epoch"],
+  cloudspaces: ["account_id", "hour_epoch", "cloudspace_id", "state"],
+  machines: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "type", "vcpus", "mem_mb", "image_name", "status"],
+  disks: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"],
+  nics: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "is_gateway", "type", "tx_bytes", "rx_bytes"],
+} as const satisfies ColumnSelection;
+
+/** The data tables billing reads. */
+export const BILLING_TABLES = Object.keys(BILLING_COLUMNS) as (keyof typeof BILLING_COLUMNS)[];
 
 const num = (n: number) => `CAST('${String(n)}' AS DOUBLE)`;
 const str = (s: string) => `'${s.replaceAll("'", "''")}'`;

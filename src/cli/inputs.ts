@@ -1,6 +1,7 @@
 import type { Argv } from "yargs";
 import { UsageError } from "../errors.js";
 import { openWarehouse } from "../store/openWarehouse.js";
+import type { ColumnSelection } from "../store/columnBatch.js";
 import type { DataTable } from "../store/schema.js";
 import type { LoadReport, StoreSource, Warehouse } from "../store/types.js";
 import { startFilesProgress } from "./progress.js";
@@ -66,6 +67,8 @@ export function loadNotes(load: LoadReport): string[] {
 export interface WithWarehouseOptions {
   /** The data tables the command queries (an in-memory load fills only these). Default: all. */
   tables?: readonly DataTable[];
+  /** The columns the command queries, by table (an in-memory load keeps only these). Default: all. */
+  columns?: ColumnSelection;
   /** Always skip bad files (a command that reports them itself, like `check`). Default: `--skip-bad`. */
   skipBad?: boolean;
   /** Print the skipped files, duplicates and ignored paths on stderr. Default true. */
@@ -90,6 +93,7 @@ export async function withWarehouse<R>(
       skipBad: options.skipBad ?? argv.skipBad ?? false,
       packed: argv.packed ?? false,
       tables: options.tables,
+      columns: options.columns,
       onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
     });
   } finally {

@@ -1,7 +1,10 @@
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
-import { GATEWAY_TYPE, inlineRecord, TABLE_COLUMNS, type ColumnBatch, type ColumnData, type ColumnKind, type TableColumns } from "./columnBatch.js";
+import {
+  GATEWAY_TYPE, inlineRecord, keptColumns, TABLE_COLUMNS,
+  type ColumnBatch, type ColumnData, type ColumnSelection, type ColumnSpec, type TableColumns,
+} from "./columnBatch.js";
 import type { DataTable } from "./schema.js";
 
 const TWO_32 = 4294967296;
@@ -15,17 +18,23 @@ const BYTES_PER_ROW: Record<DataTable, number> = {
   account_hours: 16384, cloudspaces: 8192, machines: 320, gateways: 8192, disks: 160, nics: 240,
 };
 
-/** The growing columns of one table; `rows` are written, the arrays may hold more. */
+/**
+ * The growing columns of one table; `rows` are written, the arrays may hold more. Columns
+ * are indexed as in TABLE_COLUMNS; a column not kept is `undefined`, and writing it is a
+ * no-op.
+ */
 class TableBuilder {
   rows = 0;
   capacity = 0;
-  columns: ColumnData[] = [];
-  /** For each string column, its records as int32 words (four per row). */
+  columns: (ColumnData | undefined)[] = [];
+  /** For each kept string column, its records as int32 words (four per row). */
   words: (Int32Array | undefined)[] = [];
-  private readonly kinds: readonly ColumnKind[];
+  private readonly specs: readonly ColumnSpec[];
+  private readonly kept: readonly number[];
 
-  constructor(table: DataTable, inputBytes: number) {
-    this.kinds = TABLE_COLUMNS[table];
+  constructor(table: DataTable, inputBytes: number, selection: ColumnSelection | undefined) {
+    this.specs = TABLE_COLUMNS[table];
+    this.kept = keptColumns(table, selection);
     this.grow(Math.max(MIN_ROWS, Math.ceil(inputBytes / BYTES_PER_ROW[table])));
   }
 
@@ -37,7 +46,8 @@ class TableBuilder {
 
   private grow(capacity: number): void {
     const old = this.columns;
-    this.columns = this.kinds.map((kind, i): ColumnData => {
+    this.columns = this.specs.map(({ kind }, i): ColumnData | undefined => {
+      if (!this.kept.includes(i)) return undefined;
       const was = old[i];
       switch (kind) {
         case "i64": return { kind, values: copied(new Int32Array(capacity * 2), was) };
@@ -55,7 +65,7 @@ class TableBuilder {
         }
       }
     });
-    this.words = this.columns.map((c) => (c.kind === "str" ? new Int32Array(c.records.buffer, c.records.byteOffset, c.records.length >> 2) : undefined));
+    this.words = this.columns.map((c) => (c?.kind === "str" ? new Int32Array(c.records.buffer, c.records.byteOffset, c.records.length >> 2) : undefined));
     this.capacity = capacity;
   }
 
@@ -63,7 +73,7 @@ class TableBuilder {
   truncate(rows: number): void {
     this.rows = rows;
     for (const c of this.columns) {
-      if (c.kind !== "str") continue;
+      if (c?.kind !== "str") continue;
       let keep = c.longRows.length;
       while (keep > 0 && c.longRows[keep - 1]! >= rows) keep--;
       c.longRows.length = keep;
@@ -71,12 +81,13 @@ class TableBuilder {
     }
   }
 
-  /** The written rows, as views of the arrays. */
+  /** The written rows of the kept columns, as views of the arrays. */
   finish(): TableColumns {
     const rows = this.rows;
     return {
       rows,
-      columns: this.columns.map((c): ColumnData => {
+      columns: this.kept.map((i): ColumnData => {
+        const c = this.columns[i]!;
         switch (c.kind) {
           case "i64": return { kind: c.kind, values: c.values.subarray(0, rows * 2) };
           case "i64null": return { kind: c.kind, values: c.values.subarray(0, rows * 2), valid: c.valid.subarray(0, rows) };
@@ -100,27 +111,29 @@ function copiedValid(into: Uint8Array, was: ColumnData | undefined): Uint8Array 
   return into;
 }
 
-/** Writes an integer (|value| < 2^53) as a little-endian int64 at pair `row`. */
-function setI64(column: ColumnData, row: number, value: number): void {
+/** Writes an integer (|value| < 2^53) as a little-endian int64 at pair `row` (the setters skip a column not kept). */
+function setI64(column: ColumnData | undefined, row: number, value: number): void {
+  if (column === undefined) return;
   const values = (column as { values: Int32Array }).values;
   const high = Math.floor(value / TWO_32);
   values[2 * row] = value - high * TWO_32;
   values[2 * row + 1] = high;
 }
 
-const setI32 = (column: ColumnData, row: number, value: number): void => {
-  (column as { values: Int32Array }).values[row] = value;
+const setI32 = (column: ColumnData | undefined, row: number, value: number): void => {
+  if (column !== undefined) (column as { values: Int32Array }).values[row] = value;
 };
-const setF64 = (column: ColumnData, row: number, value: number): void => {
-  (column as { values: Float64Array }).values[row] = value;
+const setF64 = (column: ColumnData | undefined, row: number, value: number): void => {
+  if (column !== undefined) (column as { values: Float64Array }).values[row] = value;
 };
-const setBool = (column: ColumnData, row: number, value: boolean): void => {
-  (column as { values: Uint8Array }).values[row] = value ? 1 : 0;
+const setBool = (column: ColumnData | undefined, row: number, value: boolean): void => {
+  if (column !== undefined) (column as { values: Uint8Array }).values[row] = value ? 1 : 0;
 };
 
 /** Writes string column `i` of row `r` as DuckDB's 16-byte record when short enough, else lists it to assign apart. */
 function setStr(t: TableBuilder, i: number, row: number, value: string): void {
-  const words = t.words[i]!;
+  const words = t.words[i];
+  if (words === undefined) return;
   const at = row * 4;
   const record = inlineRecord(value);
   if (record !== null) {
@@ -140,7 +153,8 @@ function setStr(t: TableBuilder, i: number, row: number, value: string): void {
  * Stages account-hours column by column for the given tables, row by row as a decoder
  * visits them (see `visitRecords.ts`) or from decoded records: gateways (`type =
  * "routeros"`) go to `gateways`, every other machine to `machines`; disks and NICs keep
- * their position in the owner's list. The column layout is `TABLE_COLUMNS`.
+ * their position in the owner's list. The column layout is `TABLE_COLUMNS`, less the
+ * columns `selection` leaves out.
  */
 export class ColumnBuilder implements RecordVisitor {
   private readonly accountHours: TableBuilder | undefined;
@@ -154,8 +168,8 @@ export class ColumnBuilder implements RecordVisitor {
   private marks: number[] = [];
 
   /** `inputBytes`: the size of the files to stage, to size the arrays (they grow as needed). */
-  constructor(tables: ReadonlySet<DataTable>, inputBytes = 0) {
-    const want = (t: DataTable) => (tables.has(t) ? new TableBuilder(t, inputBytes) : undefined);
+  constructor(tables: ReadonlySet<DataTable>, inputBytes = 0, selection?: ColumnSelection) {
+    const want = (t: DataTable) => (tables.has(t) ? new TableBuilder(t, inputBytes, selection) : undefined);
     this.accountHours = want("account_hours");
     this.cloudspaces = want("cloudspaces");
     this.machines = want("machines");
@@ -186,18 +200,18 @@ export class ColumnBuilder implements RecordVisitor {
     if (t === undefined) return;
     const r = t.next();
     const c = t.columns;
-    setI64(c[0]!, r, this.accountId);
-    setI64(c[1]!, r, this.hourEpoch);
-    const root = c[2] as Extract<ColumnData, { kind: "i64null" }>;
-    root.valid[r] = rootAccountId === null ? 0 : 1;
+    setI64(c[0], r, this.accountId);
+    setI64(c[1], r, this.hourEpoch);
+    const root = c[2] as Extract<ColumnData, { kind: "i64null" }> | undefined;
+    if (root !== undefined) root.valid[r] = rootAccountId === null ? 0 : 1;
     setI64(root, r, rootAccountId ?? 0);
-    setI32(c[3]!, r, cloudspaceCount);
+    setI32(c[3], r, cloudspaceCount);
   }
 
-  private key(c: ColumnData[], r: number, cloudSpaceId: number): void {
-    setI64(c[0]!, r, this.accountId);
-    setI64(c[1]!, r, this.hourEpoch);
-    setI32(c[2]!, r, cloudSpaceId);
+  private key(c: (ColumnData | undefined)[], r: number, cloudSpaceId: number): void {
+    setI64(c[0], r, this.accountId);
+    setI64(c[1], r, this.hourEpoch);
+    setI32(c[2], r, cloudSpaceId);
   }
 
   cloudSpace(cloudSpaceId: number, accountId: number, state: string): void {
@@ -206,7 +220,7 @@ export class ColumnBuilder implements RecordVisitor {
     const r = t.next();
     const c = t.columns;
     this.key(c, r, cloudSpaceId);
-    setI32(c[3]!, r, accountId);
+    setI32(c[3], r, accountId);
     setStr(t, 4, r, state);
   }
 
@@ -217,10 +231,10 @@ export class ColumnBuilder implements RecordVisitor {
       const r = t.next();
       const c = t.columns;
       this.key(c, r, cloudSpaceId);
-      setI32(c[3]!, r, id);
-      setI32(c[4]!, r, vcpus);
-      setF64(c[5]!, r, cpuMinutes);
-      setF64(c[6]!, r, mem);
+      setI32(c[3], r, id);
+      setI32(c[4], r, vcpus);
+      setF64(c[5], r, cpuMinutes);
+      setF64(c[6], r, mem);
       setStr(t, 7, r, imageName);
       setStr(t, 8, r, status);
       return;
@@ -230,11 +244,11 @@ export class ColumnBuilder implements RecordVisitor {
     const r = t.next();
     const c = t.columns;
     this.key(c, r, cloudSpaceId);
-    setI32(c[3]!, r, id);
+    setI32(c[3], r, id);
     setStr(t, 4, r, type);
-    setI32(c[5]!, r, vcpus);
-    setF64(c[6]!, r, cpuMinutes);
-    setF64(c[7]!, r, mem);
+    setI32(c[5], r, vcpus);
+    setF64(c[6], r, cpuMinutes);
+    setF64(c[7], r, mem);
     setStr(t, 8, r, imageName);
     setStr(t, 9, r, status);
   }
@@ -248,16 +262,16 @@ export class ColumnBuilder implements RecordVisitor {
     const r = t.next();
     const c = t.columns;
     this.key(c, r, cloudSpaceId);
-    setI32(c[3]!, r, machineId);
-    setI32(c[4]!, r, index);
-    setI32(c[5]!, r, id);
-    setF64(c[6]!, r, size);
-    setF64(c[7]!, r, iopsRead);
-    setF64(c[8]!, r, iopsWrite);
-    setF64(c[9]!, r, iopsReadMax);
-    setF64(c[10]!, r, iopsWriteMax);
-    setBool(c[11]!, r, configuredIops !== null);
-    for (let f = 0; f < 13; f++) setF64(c[12 + f]!, r, configuredIops === null ? 0 : configuredIops[f]!);
+    setI32(c[3], r, machineId);
+    setI32(c[4], r, index);
+    setI32(c[5], r, id);
+    setF64(c[6], r, size);
+    setF64(c[7], r, iopsRead);
+    setF64(c[8], r, iopsWrite);
+    setF64(c[9], r, iopsReadMax);
+    setF64(c[10], r, iopsWriteMax);
+    setBool(c[11], r, configuredIops !== null);
+    for (let f = 0; f < 13; f++) setF64(c[12 + f], r, configuredIops === null ? 0 : configuredIops[f]!);
   }
 
   nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
@@ -266,13 +280,13 @@ export class ColumnBuilder implements RecordVisitor {
     const r = t.next();
     const c = t.columns;
     this.key(c, r, cloudSpaceId);
-    setI32(c[3]!, r, machineId);
-    setBool(c[4]!, r, machineType === GATEWAY_TYPE);
-    setI32(c[5]!, r, index);
-    setI32(c[6]!, r, id);
+    setI32(c[3], r, machineId);
+    setBool(c[4], r, machineType === GATEWAY_TYPE);
+    setI32(c[5], r, index);
+    setI32(c[6], r, id);
     setStr(t, 7, r, type);
-    setF64(c[8]!, r, tx);
-    setF64(c[9]!, r, rx);
+    setF64(c[8], r, tx);
+    setF64(c[9], r, rx);
   }
 
   /** The staged rows of every table asked for. */
@@ -293,8 +307,8 @@ const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
  * Stages decoded account-hours column by column for the given tables (the records'
  * counterpart of decoding straight into a {@link ColumnBuilder}).
  */
-export function buildColumns(hours: readonly DecodedAccountHour[], tables: ReadonlySet<DataTable>): ColumnBatch {
-  const builder = new ColumnBuilder(tables);
+export function buildColumns(hours: readonly DecodedAccountHour[], tables: ReadonlySet<DataTable>, selection?: ColumnSelection): ColumnBatch {
+  const builder = new ColumnBuilder(tables, 0, selection);
   for (const h of hours) {
     builder.beginHour(h.accountId, h.hourEpoch);
     for (const space of h.account.cloudspaces) {

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { ColumnAppender } from "./appendColumns.js";
 import { buildColumns } from "./ColumnBuilder.js";
+import { insertBatches } from "./insertColumns.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 
 export { GATEWAY_TYPE } from "./columnBatch.js";
@@ -24,12 +24,5 @@ export async function appendAccountHours(
   options: AppendOptions = {},
 ): Promise<void> {
   const tables = new Set<DataTable>(options.tables ?? DATA_TABLES);
-  const appender = await ColumnAppender.open(connection, tables);
-  try {
-    appender.append(buildColumns([...hours], tables));
-  } catch (error) {
-    appender.close();
-    throw error;
-  }
-  appender.finish();
+  await insertBatches(connection, [buildColumns([...hours], tables)], tables);
 }

@@ -10,15 +10,58 @@ export const GATEWAY_TYPE = "routeros";
  */
 export type ColumnKind = "i64" | "i64null" | "i32" | "f64" | "bool" | "str";
 
-/** The staged columns of each data table, in the column order of schema.ts. */
-export const TABLE_COLUMNS: Readonly<Record<DataTable, readonly ColumnKind[]>> = {
-  account_hours: ["i64", "i64", "i64null", "i32"],
-  cloudspaces: ["i64", "i64", "i32", "i32", "str"],
-  machines: ["i64", "i64", "i32", "i32", "str", "i32", "f64", "f64", "str", "str"],
-  gateways: ["i64", "i64", "i32", "i32", "i32", "f64", "f64", "str", "str"],
-  disks: ["i64", "i64", "i32", "i32", "i32", "i32", "f64", "f64", "f64", "f64", "f64", "bool", ...Array<ColumnKind>(13).fill("f64")],
-  nics: ["i64", "i64", "i32", "i32", "bool", "i32", "i32", "str", "f64", "f64"],
+/** A column of a data table: its name in schema.ts and how it is staged. */
+export interface ColumnSpec {
+  name: string;
+  kind: ColumnKind;
+}
+
+const columns = (...specs: [string, ColumnKind][]): ColumnSpec[] => specs.map(([name, kind]) => ({ name, kind }));
+const DISK_LIMITS = [
+  "cfg_total_bytes_sec", "cfg_read_bytes_sec", "cfg_write_bytes_sec", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec",
+  "cfg_total_bytes_sec_max", "cfg_read_bytes_sec_max", "cfg_write_bytes_sec_max", "cfg_total_iops_sec_max", "cfg_read_iops_sec_max",
+  "cfg_write_iops_sec_max", "cfg_size_iops_sec",
+];
+
+/** The columns of each data table, in the column order of schema.ts (a test holds them to the DDL). */
+export const TABLE_COLUMNS: Readonly<Record<DataTable, readonly ColumnSpec[]>> = {
+  account_hours: columns(["account_id", "i64"], ["hour_epoch", "i64"], ["root_account_id", "i64null"], ["cloudspace_count", "i32"]),
+  cloudspaces: columns(["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["cs_account_id", "i32"], ["state", "str"]),
+  machines: columns(
+    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["type", "str"], ["vcpus", "i32"],
+    ["cpu_minutes", "f64"], ["mem_mb", "f64"], ["image_name", "str"], ["status", "str"],
+  ),
+  gateways: columns(
+    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["gateway_id", "i32"], ["vcpus", "i32"],
+    ["cpu_minutes", "f64"], ["mem_mb", "f64"], ["image_name", "str"], ["status", "str"],
+  ),
+  disks: columns(
+    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["disk_index", "i32"], ["disk_id", "i32"],
+    ["size_gb", "f64"], ["iops_read", "f64"], ["iops_write", "f64"], ["iops_read_max", "f64"], ["iops_write_max", "f64"],
+    ["has_configured_iops", "bool"], ...DISK_LIMITS.map((name): [string, ColumnKind] => [name, "f64"]),
+  ),
+  nics: columns(
+    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["is_gateway", "bool"],
+    ["nic_index", "i32"], ["nic_id", "i32"], ["type", "str"], ["tx_bytes", "f64"], ["rx_bytes", "f64"],
+  ),
 };
+
+/**
+ * The columns a load keeps, by table (a table not named keeps all of them): an in-memory
+ * warehouse holds only what its command reads.
+ */
+export type ColumnSelection = Partial<Record<DataTable, readonly string[]>>;
+
+/** The indexes (in TABLE_COLUMNS) of the columns of `table` that `selection` keeps, in table order; throws on an unknown name. */
+export function keptColumns(table: DataTable, selection: ColumnSelection | undefined): number[] {
+  const all = TABLE_COLUMNS[table];
+  const names = selection?.[table];
+  if (names === undefined) return all.map((_, i) => i);
+  for (const name of names) {
+    if (!all.some((c) => c.name === name)) throw new Error(`table ${table} has no column ${name}`);
+  }
+  return all.flatMap((c, i) => (names.includes(c.name) ? [i] : []));
+}
 
 /** One staged column: typed arrays for numbers, an array for strings, validity for `i64null`. */
 export type ColumnData =

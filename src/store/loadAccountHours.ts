@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { BadFileError, ConflictError } from "../errors.js";
 import type { AccountHour, Source } from "../input/types.js";
-import { ColumnAppender } from "./appendColumns.js";
+import { BatchWriter } from "./batchWriter.js";
+import type { ColumnSelection } from "./columnBatch.js";
 import { classifySources, sourceSlot, type HashedSource } from "./classifySources.js";
 import type { Manifest, ManifestRow } from "./manifest.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
@@ -19,17 +20,17 @@ export interface LoadRules {
   stopOnError?: boolean;
   /** The data tables to fill. Default: all. */
   tables?: readonly DataTable[];
+  /** The columns to fill, by table (the tables must have only these). Default: all. */
+  columns?: ColumnSelection;
   /** Commit after this many input bytes. Default 32 MiB. */
   batchBytes?: number;
   /** Input bytes per group handed to the stager (decoded and staged together). Default 1 MiB. */
   groupBytes?: number;
-  /** Wrap each batch (data + manifest rows) in one transaction. Default true. */
-  transactions?: boolean;
   /** Makes the stager that decodes groups (called once, when the first group is ready). Default: decode in this thread. */
   stager?: () => Stager;
   /**
    * More connections to the same database: batches take turns on them, so the next batch
-   * appends while the previous one commits (commits stay in order). Default: none.
+   * inserts while the previous one commits (commits stay in order). Default: none.
    */
   moreConnections?: readonly DuckDBConnection[];
 }
@@ -58,8 +59,6 @@ interface Job {
 
 /** Groups staged at once, at most: bounds memory while workers decode ahead. */
 const MAX_GROUPS_IN_FLIGHT = 4;
-/** Groups staged at once while a batch commits (about `groupBytes` of input each): more costs memory and CPU, not time. */
-const MAX_GROUPS_WHILE_COMMITTING = 8;
 
 const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -99,11 +98,10 @@ export async function loadAccountHours(
   const tables = rules.tables ?? DATA_TABLES;
   const batchBytes = rules.batchBytes ?? 32 * 1024 * 1024;
   const groupBytes = rules.groupBytes ?? 1024 * 1024;
-  const transactions = rules.transactions ?? true;
   const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0 };
   let readerErrorsSeen = 0;
   let stager: Stager | undefined;
-  let appender: ColumnAppender | undefined;
+  const writer = new BatchWriter([connection, ...(rules.moreConnections ?? [])], tables, rules.columns);
   let bytesInBatch = 0;
   let group: Job[] = [];
   let bytesInGroup = 0;
@@ -136,60 +134,14 @@ export async function loadAccountHours(
     }
   };
 
-  // A COMMIT runs in DuckDB's threads while this loop reads and decodes ahead, and, with
-  // more connections, while the next batch appends on another connection: that batch is
-  // begun, its appenders made, before the COMMIT starts (making them during a COMMIT would
-  // wait for it). A connection's next BEGIN waits for its own last COMMIT; each COMMIT waits
-  // for the one before it, so batches commit in order; a failure is rethrown by the next wait.
-  const connections = transactions ? [connection, ...(rules.moreConnections ?? [])] : [connection];
-  const commits: (Promise<void> | undefined)[] = connections.map(() => undefined);
-  let turn = 0;
-  let current = connection;
-  let lastCommit: Promise<void> | undefined;
-  let commitsRunning = 0;
-  const committed = async (): Promise<void> => {
-    const pending = lastCommit;
-    lastCommit = undefined;
-    commits.fill(undefined);
-    await pending;
-  };
-  const begin = async (): Promise<void> => {
-    current = connections[turn]!;
-    const own = commits[turn];
-    commits[turn] = undefined;
-    await own;
-    if (transactions) await current.run("BEGIN TRANSACTION");
-    appender = await ColumnAppender.open(current, tables);
-  };
-  /** Commits the batch; with `more`, and another connection, begins the next batch on it first. */
-  const commit = async (more: boolean): Promise<void> => {
+  /** Ends the batch: its rows and manifest rows commit together (in DuckDB's threads, while reading goes on). */
+  const commit = async (): Promise<void> => {
     takeReaderErrors();
-    if (appender === undefined) await begin();
-    appender!.finish();
-    appender = undefined;
-    await manifest.flush(current);
-    if (transactions) {
-      const previous = lastCommit;
-      const batch = current;
-      const batchTurn = turn;
-      turn = (turn + 1) % connections.length;
-      if (more && connections.length > 1) await begin();
-      commitsRunning++;
-      lastCommit = (async () => {
-        try {
-          await previous;
-          await batch.run("COMMIT");
-        } finally {
-          commitsRunning--;
-        }
-      })();
-      lastCommit.catch(() => {}); // awaited by a later begin, commit or the end
-      commits[batchTurn] = lastCommit;
-    }
+    await writer.commit(manifest.take());
     bytesInBatch = 0;
   };
 
-  /** Applies a staged group in input order: manifest rows, replaced hours deleted, columns appended. */
+  /** Applies a staged group in input order: manifest rows, replaced hours deleted, columns handed to the writer. */
   const apply = async (jobs: Job[], staged: StagedGroup): Promise<void> => {
     jobs.forEach((job, i) => {
       job.kept.forEach((s, k) => {
@@ -206,31 +158,32 @@ export async function loadAccountHours(
         s.source.name === e.file ? e.reason : `not loaded: ${e.file} of the same account-hour is unreadable`, e.code)), error);
     });
     if (rules.stopOnError && outcome.errors.length > 0) return;
-    if (appender === undefined) await begin();
     const replacing = ok.filter((j) => j.replacing);
     if (replacing.length > 0) {
-      await committed(); // no commit of this run overlaps the deletes (their rows were committed by an earlier run)
-      appender!.finish();
-      for (const { hour, kept } of replacing) {
-        manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
-        for (const table of DATA_TABLES) {
-          await current.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
+      // No other statement of this run overlaps the deletes (their rows were committed by an earlier run).
+      await writer.exclusive(async (current) => {
+        for (const { hour } of replacing) {
+          for (const table of DATA_TABLES) {
+            await current.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
+          }
         }
-      }
+      });
+      for (const { hour, kept } of replacing) manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
       outcome.replacedHours += replacing.length;
-      appender = await ColumnAppender.open(current, tables);
     }
+    let loadedBytes = 0;
     for (const job of ok) {
       for (const s of job.kept) {
         manifest.add(row(s, job.hour, "loaded", null, null));
-        bytesInBatch += s.sizeBytes;
+        loadedBytes += s.sizeBytes;
       }
       recordDuplicates(job.hour, job.duplicates);
       outcome.filesLoaded += job.kept.length;
       outcome.accountHours++;
     }
-    appender!.append(staged.batch);
-    if (bytesInBatch >= batchBytes) await commit(true);
+    await writer.add(staged.batch, loadedBytes);
+    bytesInBatch += loadedBytes;
+    if (bytesInBatch >= batchBytes) await commit();
   };
   const drain = async (keep: number): Promise<void> => {
     while (inFlight.length > keep) {
@@ -242,12 +195,12 @@ export async function loadAccountHours(
     if (group.length === 0) return;
     stager ??= (rules.stager ?? inlineStager)();
     const jobs = group;
-    const staged = stager.stage(jobs.map((j) => j.hour), tables);
+    const staged = stager.stage(jobs.map((j) => j.hour), tables, rules.columns);
     staged.catch(() => {}); // awaited in order by drain; do not report it as unhandled meanwhile
     inFlight.push({ jobs, staged });
     group = [];
     bytesInGroup = 0;
-    await drain((commitsRunning > 0 ? MAX_GROUPS_WHILE_COMMITTING : MAX_GROUPS_IN_FLIGHT) - 1);
+    await drain(MAX_GROUPS_IN_FLIGHT - 1);
   };
 
   try {
@@ -298,12 +251,10 @@ export async function loadAccountHours(
     }
     await submit();
     await drain(0);
-    await commit(false);
-    await committed();
+    await commit();
+    await writer.settle();
   } catch (error) {
-    await lastCommit?.catch(() => {});
-    appender?.close();
-    if (transactions) await current.run("ROLLBACK").catch(() => {});
+    await writer.abort();
     throw error;
   } finally {
     await stager?.close();

@@ -26,7 +26,7 @@ const rowKey = (source: string, sha256: string, status: string): string => `${st
 /**
  * The manifest of one load: the rows already in the database (read once at the start)
  * and the rows and supersessions of the current batch, written with the batch's data in
- * one transaction by {@link Manifest.flush}.
+ * one transaction by what {@link Manifest.take} returns.
  */
 export class Manifest {
   private readonly loaded = new Map<string, LoadedFile[]>();
@@ -93,46 +93,49 @@ export class Manifest {
     this.superseding.push({ accountId, hourEpoch, by });
   }
 
-  /** The account-hours superseded since the last flush (their data must be deleted). */
-  get supersededHours(): readonly { accountId: number; hourEpoch: number }[] {
-    return this.superseding;
-  }
-
-  /** Writes the pending rows and supersessions in the connection's current transaction. */
-  async flush(connection: DuckDBConnection): Promise<void> {
-    for (const s of this.superseding) {
-      await connection.run(
-        "UPDATE files SET status = 'superseded', reason = $reason WHERE account_id = $a AND hour_epoch = $h AND status = 'loaded'",
-        { reason: `replaced by ${s.by}`, a: s.accountId, h: s.hourEpoch },
-      );
-    }
+  /**
+   * Takes the pending rows and supersessions (file ids are given now, in order): the
+   * function returned writes them in a connection's current transaction, whenever it runs.
+   */
+  take(): (connection: DuckDBConnection) => Promise<void> {
+    const superseding = this.superseding;
+    const rows = this.pending.map((row) => ({ fileId: this.nextFileId++, ...row }));
     this.superseding = [];
-    if (this.pending.length === 0) return;
-    const appender = await connection.createAppender("files");
-    try {
-      const now = new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n);
-      for (const row of this.pending) {
-        appender.appendBigInt(BigInt(this.nextFileId++));
-        appender.appendVarchar(row.sha256);
-        appender.appendVarchar(row.source);
-        if (row.accountId === null) appender.appendNull();
-        else appender.appendBigInt(BigInt(row.accountId));
-        if (row.hourEpoch === null) appender.appendNull();
-        else appender.appendBigInt(BigInt(row.hourEpoch));
-        appender.appendBigInt(BigInt(row.sizeBytes));
-        appender.appendTimestampTZ(now);
-        appender.appendVarchar(row.status);
-        if (row.reason === null) appender.appendNull();
-        else appender.appendVarchar(row.reason);
-        if (row.code === null) appender.appendNull();
-        else appender.appendVarchar(row.code);
-        appender.appendBigInt(BigInt(this.runId));
-        appender.endRow();
-      }
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
-    }
     this.pending = [];
+    const runId = this.runId;
+    return async (connection) => {
+      for (const s of superseding) {
+        await connection.run(
+          "UPDATE files SET status = 'superseded', reason = $reason WHERE account_id = $a AND hour_epoch = $h AND status = 'loaded'",
+          { reason: `replaced by ${s.by}`, a: s.accountId, h: s.hourEpoch },
+        );
+      }
+      if (rows.length === 0) return;
+      const appender = await connection.createAppender("files");
+      try {
+        const now = new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n);
+        for (const row of rows) {
+          appender.appendBigInt(BigInt(row.fileId));
+          appender.appendVarchar(row.sha256);
+          appender.appendVarchar(row.source);
+          if (row.accountId === null) appender.appendNull();
+          else appender.appendBigInt(BigInt(row.accountId));
+          if (row.hourEpoch === null) appender.appendNull();
+          else appender.appendBigInt(BigInt(row.hourEpoch));
+          appender.appendBigInt(BigInt(row.sizeBytes));
+          appender.appendTimestampTZ(now);
+          appender.appendVarchar(row.status);
+          if (row.reason === null) appender.appendNull();
+          else appender.appendVarchar(row.reason);
+          if (row.code === null) appender.appendNull();
+          else appender.appendVarchar(row.code);
+          appender.appendBigInt(BigInt(runId));
+          appender.endRow();
+        }
+        appender.flushSync();
+      } finally {
+        appender.closeSync();
+      }
+    };
   }
 }

@@ -3,7 +3,7 @@ import { visitAccountHour } from "../capnp/visitAccountHour.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { BadFileError } from "../errors.js";
 import type { AccountHour } from "../input/types.js";
-import type { ColumnBatch } from "./columnBatch.js";
+import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { buildColumns, ColumnBuilder } from "./ColumnBuilder.js";
 import type { DataTable } from "./schema.js";
 
@@ -26,19 +26,20 @@ export interface StagedGroup {
 
 /** Decodes and stages groups of account-hours, in this thread or on workers. */
 export interface Stager {
-  stage(hours: AccountHour[], tables: readonly DataTable[]): Promise<StagedGroup>;
+  stage(hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection): Promise<StagedGroup>;
   close(): Promise<void>;
 }
 
 /**
- * Decodes each account-hour of a group and stages the readable ones as columns of `tables`:
- * straight from the bytes into columns by default (errors other than BadFileError
- * propagate), or through `decode` and its records when given.
+ * Decodes each account-hour of a group and stages the readable ones as columns of `tables`
+ * (those `columns` keeps): straight from the bytes into columns by default (errors other
+ * than BadFileError propagate), or through `decode` and its records when given.
  */
 export function stageHours(
   hours: AccountHour[],
   tables: readonly DataTable[],
   decode?: (hour: AccountHour) => DecodedAccountHour,
+  columns?: ColumnSelection,
 ): StagedGroup {
   const errors: StageError[] = [];
   const sha256 = hours.map((hour) => hour.sources.map((s) => createHash("sha256").update(s.bytes).digest("hex")));
@@ -55,10 +56,10 @@ export function stageHours(
         failed(index, error);
       }
     });
-    return { batch: buildColumns(decoded, new Set(tables)), errors, sha256 };
+    return { batch: buildColumns(decoded, new Set(tables), columns), errors, sha256 };
   }
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
-  const builder = new ColumnBuilder(new Set(tables), inputBytes);
+  const builder = new ColumnBuilder(new Set(tables), inputBytes, columns);
   hours.forEach((hour, index) => {
     builder.beginHour(hour.accountId, hour.hourEpoch);
     try {
@@ -75,7 +76,7 @@ export function stageHours(
 /** A stager decoding in the calling thread. */
 export function inlineStager(): Stager {
   return {
-    stage: async (hours, tables) => stageHours(hours, tables),
+    stage: async (hours, tables, columns) => stageHours(hours, tables, undefined, columns),
     close: async () => {},
   };
 }

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AccountHour } from "../input/types.js";
+import type { ColumnSelection } from "./columnBatch.js";
 import type { DataTable } from "./schema.js";
 import type { StagedGroup, Stager } from "./stageHours.js";
 
@@ -75,13 +76,13 @@ export function workerStager(count: number): Stager {
     return worker;
   });
   return {
-    stage: (hours: AccountHour[], tables: readonly DataTable[]) =>
+    stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
       new Promise<StagedGroup>((resolve, reject) => {
         const id = nextId++;
         const worker = workers[id % workers.length]!;
         pending.set(id, { resolve, reject });
         owner.set(id, worker);
-        worker.postMessage({ id, hours, tables }, ownBuffers(hours));
+        worker.postMessage({ id, hours, tables, columns }, ownBuffers(hours));
       }),
     close: async () => {
       await Promise.all(workers.map((w) => w.terminate()));

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { DecodedAccountHour, VMachine } from "../../src/capnp/records.js";
 import { appendAccountHours } from "../../src/store/append.js";
+import { TABLE_COLUMNS } from "../../src/store/columnBatch.js";
+import { DATA_TABLES } from "../../src/store/schema.js";
 
 const gateway: VMachine = {
   id: 0, type: "routeros", vcpus: 1, cpuMinutes: 1.5, mem: 128, imageName: "routeros", status: "RUNNING", disks: [],
@@ -86,5 +88,24 @@ describe("appending decoded account-hours", () => {
     expect(await rows("SELECT hour_epoch, root_account_id FROM account_hours ORDER BY hour_epoch")).toEqual([
       { hour_epoch: "3600", root_account_id: null }, { hour_epoch: "7200", root_account_id: "7" },
     ]);
+  });
+
+  it("keeps each NULL file account on its own row across many chunks", async () => {
+    const hours = Array.from({ length: 5000 }, (_, h) => ({ ...hour(3600 * (h + 1), []), rootAccountId: h % 3 === 1 ? null : 7 }));
+    await appendAccountHours(connection, hours, { tables: ["account_hours"] });
+    expect(await rows(`SELECT count(*)::INT AS n, count(*) FILTER (WHERE root_account_id IS NULL)::INT AS nulls,
+      count(*) FILTER (WHERE (root_account_id IS NULL) <> ((hour_epoch // 3600 - 1) % 3 = 1))::INT AS misplaced FROM account_hours`)).toEqual([
+      { n: 5000, nulls: 1667, misplaced: 0 },
+    ]);
+  });
+});
+
+describe("the staged column layout", () => {
+  it("names every column of every data table in the DDL's order, with its type and nullability", async () => {
+    const type = { i64: "BIGINT", i64null: "BIGINT", i32: "INTEGER", f64: "DOUBLE", bool: "BOOLEAN", str: "VARCHAR" };
+    for (const table of DATA_TABLES) {
+      const described = await rows(`SELECT column_name AS name, column_type AS type, "null" AS nullable FROM (DESCRIBE ${table})`);
+      expect(described, table).toEqual(TABLE_COLUMNS[table].map((c) => ({ name: c.name, type: type[c.kind], nullable: c.kind === "i64null" ? "YES" : "NO" })));
+    }
   });
 });

@@ -6,6 +6,8 @@ import { BadInputError, UsageError } from "../../src/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
+import { BILLING_COLUMNS, BILLING_TABLES } from "../../src/billing/billingCtes.js";
+import { periodLines } from "../../src/billing/lines.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 let dir: string;
@@ -89,6 +91,31 @@ describe("openWarehouse from input paths", () => {
     } finally {
       w.close();
     }
+  });
+});
+
+describe("openWarehouse keeping only some columns", () => {
+  it("keeps only the columns billing reads, and bills exactly as a load of every column does", async () => {
+    const full = await openWarehouse([tree], { workers: 0 });
+    const narrow = await openWarehouse([tree], { tables: BILLING_TABLES, columns: BILLING_COLUMNS, workers: 1 });
+    try {
+      const disks = (await narrow.connection.runAndReadAll("SELECT column_name FROM (DESCRIBE disks)")).getRows().map((r) => r[0]);
+      expect(disks).toEqual([...BILLING_COLUMNS.disks]);
+      expect(await count(narrow, "SELECT count(*) FROM disks")).toBe(await count(full, "SELECT count(*) FROM disks"));
+      const period = { start: START, end: START + 3 * 3600 };
+      for (const params of [period, { ...period, accountId: 1 }, { ...period, accountId: 2 }]) {
+        const lines = await periodLines(narrow.connection, params, { allUnits: true });
+        expect(lines.length).toBeGreaterThan(1);
+        expect(lines).toEqual(await periodLines(full.connection, params, { allUnits: true }));
+      }
+    } finally {
+      full.close();
+      narrow.close();
+    }
+  });
+
+  it("refuses a column the table does not have, naming it", async () => {
+    await expect(openWarehouse([tree], { columns: { disks: ["account_id", "size_tb"] } })).rejects.toThrow("table disks has no column size_tb");
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
+import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/billingCtes.js";
 import { calculate } from "../../billing/calculate.js";
 import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQuality.js";
 import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
@@ -115,7 +116,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         }
         return report.warnings;
       },
-      { tables: ["account_hours", "cloudspaces", "machines", "disks", "nics"] },
+      { tables: BILLING_TABLES, columns: BILLING_COLUMNS },
     );
     // Skipped files and duplicates were already listed by withWarehouse.
     for (const w of warnings) {

@@ -1,0 +1,121 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
+import { insertBatches, registerStagedColumns } from "./insertColumns.js";
+import type { DataTable } from "./schema.js";
+
+/** Input bytes of staged groups inserted by one statement per table. */
+const UNIT_BYTES = 8 * 1024 * 1024;
+/** Inserts queued and not yet done, at most: bounds the staged rows held while DuckDB catches up. */
+const MAX_UNITS_QUEUED = 2;
+
+/**
+ * Writes staged columns to the data tables in batches, each committed in one transaction
+ * with its manifest rows. Every statement is queued on a connection and runs in DuckDB's
+ * threads while the caller reads and decodes ahead: staged groups go in by units of
+ * `UNIT_BYTES` of input (`INSERT ... SELECT` from the staged arrays), then the manifest rows,
+ * then COMMIT. Batches take turns on the connections, so the next batch inserts while the
+ * previous one commits; each COMMIT waits for the one before it, so batches commit in order.
+ * A failure stops the queue it happened in and every later COMMIT; it is thrown by the next
+ * wait (`add` when it waits for room, `settle`, `exclusive`).
+ */
+export class BatchWriter {
+  private readonly queues: Promise<void>[];
+  private turn = 0;
+  private begun = false;
+  private unit: ColumnBatch[] = [];
+  private unitBytes = 0;
+  private inserting: Promise<void>[] = [];
+  private lastCommit: Promise<void> = Promise.resolve();
+
+  /** `connections`: of one database, none in a transaction; `tables` and `columns`: what the staged batches hold. */
+  constructor(
+    private readonly connections: readonly DuckDBConnection[],
+    private readonly tables: readonly DataTable[],
+    private readonly columns?: ColumnSelection,
+  ) {
+    if (connections.length === 0) throw new Error("BatchWriter needs a connection");
+    registerStagedColumns(connections);
+    this.queues = connections.map(() => Promise.resolve());
+  }
+
+  /** The connection of the current batch. */
+  get connection(): DuckDBConnection {
+    return this.connections[this.turn]!;
+  }
+
+  /** Queues `op` on the current batch's connection, after everything queued there. */
+  private enqueue(op: (connection: DuckDBConnection) => Promise<unknown>): Promise<void> {
+    const connection = this.connection;
+    const done = this.queues[this.turn]!.then(async () => {
+      await op(connection);
+    });
+    done.catch(() => {}); // thrown by the next wait, not reported as unhandled meanwhile
+    this.queues[this.turn] = done;
+    return done;
+  }
+
+  private begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    this.enqueue((c) => c.run("BEGIN TRANSACTION"));
+  }
+
+  /** Adds a staged group (`inputBytes` of files) to the current batch; waits when too many inserts are queued. */
+  async add(batch: ColumnBatch, inputBytes: number): Promise<void> {
+    this.unit.push(batch);
+    this.unitBytes += inputBytes;
+    if (this.unitBytes >= UNIT_BYTES) await this.insertUnit();
+  }
+
+  private async insertUnit(): Promise<void> {
+    if (this.unit.length === 0) return;
+    this.begin();
+    const batches = this.unit;
+    this.unit = [];
+    this.unitBytes = 0;
+    this.inserting.push(this.enqueue((c) => insertBatches(c, batches, this.tables, this.columns)));
+    while (this.inserting.length > MAX_UNITS_QUEUED) await this.inserting.shift();
+  }
+
+  /**
+   * Queues the end of the current batch: its last rows, `writeManifest`, COMMIT (after
+   * the previous batch's); the next batch starts on the next connection. `writeManifest`
+   * must not depend on anything that changes after this call.
+   */
+  async commit(writeManifest: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
+    await this.insertUnit();
+    this.begin();
+    this.enqueue(writeManifest);
+    const previous = this.lastCommit;
+    this.lastCommit = this.enqueue(async (c) => {
+      await previous;
+      await c.run("COMMIT");
+    });
+    this.begun = false;
+    this.turn = (this.turn + 1) % this.connections.length;
+  }
+
+  /** Waits for everything queued; throws the first failure. */
+  async settle(): Promise<void> {
+    this.inserting = [];
+    await Promise.all(this.queues);
+  }
+
+  /**
+   * Runs `op` in the current batch's transaction once every earlier statement is done and
+   * every earlier batch committed (no other statement of this writer runs meanwhile).
+   */
+  async exclusive(op: (connection: DuckDBConnection) => Promise<void>): Promise<void> {
+    await this.insertUnit();
+    this.begin();
+    await this.settle();
+    await this.enqueue(op);
+  }
+
+  /** After a failure: waits for what is running, then rolls back every open transaction. */
+  async abort(): Promise<void> {
+    this.unit = [];
+    await Promise.allSettled(this.queues);
+    for (const c of this.connections) await c.run("ROLLBACK").catch(() => {});
+  }
+}

@@ -1,0 +1,55 @@
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { accountHour, vm } from "../helpers/warehouse.js";
+import { BatchWriter } from "../../src/store/batchWriter.js";
+import { buildColumns } from "../../src/store/ColumnBuilder.js";
+import { DATA_TABLES, SCHEMA_SQL } from "../../src/store/schema.js";
+
+let instance: DuckDBInstance;
+let connections: DuckDBConnection[];
+beforeEach(async () => {
+  instance = await DuckDBInstance.create(":memory:");
+  connections = [await instance.connect(), await instance.connect()];
+  await connections[0]!.run(SCHEMA_SQL);
+});
+afterEach(() => {
+  for (const c of connections) c.closeSync();
+  instance.closeSync();
+});
+
+const staged = (...hours: number[]) => buildColumns(hours.map((h) => accountHour(7, h, { 1: [vm(5, { mem: h / 3600 })] })), new Set(DATA_TABLES));
+/** A stand-in for the manifest write of a batch: a row of `runs`. */
+const noteRun = (id: number, label: string) => async (c: DuckDBConnection) => {
+  await c.run("INSERT INTO runs (run_id, inputs) VALUES ($id, [$label])", { id, label });
+};
+const rows = async (sql: string) => (await connections[0]!.runAndReadAll(sql)).getRowObjectsJson();
+
+describe("writing staged batches", () => {
+  it("commits each batch with its manifest write, taking turns on the connections", async () => {
+    const writer = new BatchWriter(connections, DATA_TABLES);
+    await writer.add(staged(3600, 7200), 100);
+    await writer.commit(noteRun(1, "first"));
+    await writer.add(staged(10800), 100);
+    await writer.commit(noteRun(2, "second"));
+    await writer.settle();
+    expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
+      { hour_epoch: "3600", mem_mb: 1 }, { hour_epoch: "7200", mem_mb: 2 }, { hour_epoch: "10800", mem_mb: 3 },
+    ]);
+    expect(await rows("SELECT run_id, inputs FROM runs ORDER BY run_id")).toEqual([
+      { run_id: "1", inputs: ["first"] }, { run_id: "2", inputs: ["second"] },
+    ]);
+  });
+
+  it("throws a failed insert at the next wait and leaves nothing of its batch, the earlier batch kept", async () => {
+    const writer = new BatchWriter(connections, DATA_TABLES);
+    await writer.add(staged(3600), 100);
+    await writer.commit(noteRun(1, "first"));
+    await writer.add(staged(7200, 3600), 100); // 3600 again: account_hours' primary key refuses it
+    await writer.commit(noteRun(2, "second"));
+    await expect(writer.settle()).rejects.toThrow(/primary key|duplicate key/i);
+    await writer.abort();
+    expect(await rows("SELECT hour_epoch FROM account_hours")).toEqual([{ hour_epoch: "3600" }]);
+    expect(await rows("SELECT count(*)::INT AS n FROM machines")).toEqual([{ n: 1 }]);
+    expect(await rows("SELECT inputs FROM runs")).toEqual([{ inputs: ["first"] }]);
+  });
+});
