@@ -5,13 +5,15 @@ import type { DataTable } from "./schema.js";
 
 /** Input bytes of staged groups inserted by one statement per table. */
 const UNIT_BYTES = 8 * 1024 * 1024;
+/** The first unit's size: inserting starts as soon as a group is staged, and units double up to UNIT_BYTES. */
+const FIRST_UNIT_BYTES = 512 * 1024;
 /** Inserts queued and not yet done, at most: bounds the staged rows held while DuckDB catches up. */
 const MAX_UNITS_QUEUED = 2;
 
 /**
  * Writes staged columns to the data tables in batches, each committed in one transaction
  * with its manifest rows. Every statement is queued on a connection and runs in DuckDB's
- * threads while the caller reads and decodes ahead: staged groups go in by units of
+ * threads while the caller reads and decodes ahead: staged groups go in by units of up to
  * `UNIT_BYTES` of input (`INSERT ... SELECT` from the staged arrays), then the manifest rows,
  * then COMMIT. Batches take turns on the connections, so the next batch inserts while the
  * previous one commits; each COMMIT waits for the one before it, so batches commit in order.
@@ -24,6 +26,7 @@ export class BatchWriter {
   private begun = false;
   private unit: ColumnBatch[] = [];
   private unitBytes = 0;
+  private unitTarget = FIRST_UNIT_BYTES;
   private inserting: Promise<void>[] = [];
   private lastCommit: Promise<void> = Promise.resolve();
 
@@ -64,7 +67,7 @@ export class BatchWriter {
   async add(batch: ColumnBatch, inputBytes: number): Promise<void> {
     this.unit.push(batch);
     this.unitBytes += inputBytes;
-    if (this.unitBytes >= UNIT_BYTES) await this.insertUnit();
+    if (this.unitBytes >= this.unitTarget) await this.insertUnit();
   }
 
   private async insertUnit(): Promise<void> {
@@ -73,6 +76,7 @@ export class BatchWriter {
     const batches = this.unit;
     this.unit = [];
     this.unitBytes = 0;
+    this.unitTarget = Math.min(UNIT_BYTES, this.unitTarget * 2);
     this.inserting.push(this.enqueue((c) => insertBatches(c, batches, this.tables, this.columns)));
     while (this.inserting.length > MAX_UNITS_QUEUED) await this.inserting.shift();
   }

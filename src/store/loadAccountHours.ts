@@ -60,6 +60,14 @@ interface Job {
 /** Groups staged at once, at most: bounds memory while workers decode ahead. */
 const MAX_GROUPS_IN_FLIGHT = 4;
 
+/**
+ * DuckDB's threads while loading. The inserts take their rows from the JavaScript thread a
+ * chunk at a time, so one thread inserts as fast as two, and two burn 40-80% more CPU for the
+ * same time (measured), CPU the decoding worker needs on a small machine. The database's own
+ * setting is restored for what runs after the load.
+ */
+const LOAD_THREADS = 1;
+
 const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
 /**
@@ -203,6 +211,8 @@ export async function loadAccountHours(
     await drain(MAX_GROUPS_IN_FLIGHT - 1);
   };
 
+  const threads = Number((await connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]!.n);
+  await connection.run(`SET threads = ${LOAD_THREADS}`);
   try {
     for await (const hour of hours) {
       takeReaderErrors();
@@ -258,6 +268,7 @@ export async function loadAccountHours(
     throw error;
   } finally {
     await stager?.close();
+    await connection.run(`SET threads = ${threads}`);
   }
   return outcome;
 }
