@@ -7,6 +7,7 @@ export { parseTime, isoUtc } from "./time.js";
 // Reading: find account-hours in zips and trees
 export type * from "./input/types.js";
 export { readAccountHours, AccountHourReader } from "./input/readAccountHours.js";
+export { readDeferred } from "./input/readSource.js";
 export { listAccountHours } from "./input/listAccountHours.js";
 export { parseConsumptionPath } from "./input/parseConsumptionPath.js";
 export type { ConsumptionPath } from "./input/parseConsumptionPath.js";

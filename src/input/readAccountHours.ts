@@ -52,7 +52,7 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
         const group = groups.next();
         if (group.done) return;
         const bytes = group.value.reduce((sum, source) => sum + source.location.sizeBytes, 0);
-        const read = readGroup(group.value, index);
+        const read = readGroup(group.value, index, this.options.deferTreeReads ?? false);
         read.catch(() => {}); // taken in order below; never an unhandled rejection meanwhile
         queue.push({ read, bytes });
         queuedBytes += bytes;
@@ -71,7 +71,7 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
         }
         for (const source of hour?.sources ?? []) {
           summary.filesRead++;
-          summary.bytesRead += source.bytes.length;
+          summary.bytesRead += source.deferred?.sizeBytes ?? source.bytes.length;
         }
         progress();
         fill();
@@ -95,12 +95,12 @@ interface GroupRead {
 }
 
 /** Reads the files of one account-hour; bad files are returned, not thrown. */
-async function readGroup(group: IndexedSource[], index: InputIndex): Promise<GroupRead> {
+async function readGroup(group: IndexedSource[], index: InputIndex, defer: boolean): Promise<GroupRead> {
   const sources: Source[] = [];
   const errors: BadFileError[] = [];
   for (const indexed of group) {
     try {
-      sources.push(await readSource(indexed, index.limits));
+      sources.push(await readSource(indexed, index.limits, defer));
     } catch (error) {
       if (!(error instanceof BadFileError)) throw error;
       errors.push(error);

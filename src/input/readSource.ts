@@ -1,11 +1,18 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { BadFileError } from "../errors.js";
 import type { IndexedSource } from "./indexInputs.js";
 import type { InputLimits, Source } from "./types.js";
 
-/** Reads one indexed file into memory: a zip entry (size and CRC checked) or a tree file (size capped). */
-export async function readSource(source: IndexedSource, limits: Required<InputLimits>): Promise<Source> {
+/**
+ * Reads one indexed file into memory: a zip entry (size and CRC checked) or a tree file
+ * (size capped); with `defer`, a tree file is left unread (see `readDeferred`).
+ */
+export async function readSource(source: IndexedSource, limits: Required<InputLimits>, defer = false): Promise<Source> {
   const { name, archive, entry, root, packed } = source.location;
+  if (defer && !source.zip) {
+    return { name, root, packed, bytes: new Uint8Array(0), deferred: { path: source.path!, sizeBytes: source.location.sizeBytes, maxBytes: limits.maxEntryBytes } };
+  }
   const bytes = source.zip
     ? await source.zip.archive.read(source.zip.entry)
     : await readTreeFile(source.path!, name, limits.maxEntryBytes);
@@ -39,5 +46,43 @@ async function readTreeFile(path: string, displayName: string, maxEntryBytes: nu
     throw error instanceof BadFileError ? error : unreadable(error);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Reads a source the reader left unread (`deferred`) into its `bytes`, synchronously (on a
+ * decoding worker, the cheapest way: a third of the CPU of asynchronous reads), and clears
+ * `deferred`; a source already read is left as it is. Throws a BadFileError naming the file
+ * when it cannot be read or has grown past the size limit.
+ */
+export function readDeferred(source: Source): void {
+  const deferred = source.deferred;
+  if (deferred === undefined) return;
+  const unreadable = (error: unknown) =>
+    new BadFileError("INPUT_UNREADABLE", source.name, `cannot read the file (${(error as Error).message})`, { cause: error });
+  let fd: number;
+  try {
+    fd = openSync(deferred.path, "r");
+  } catch (error) {
+    throw unreadable(error);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > deferred.maxBytes) {
+      throw new BadFileError("INPUT_TOO_LARGE", source.name, `${size} bytes, more than the limit of ${deferred.maxBytes} (raise maxEntryBytes if the file is trusted)`);
+    }
+    const bytes = Buffer.allocUnsafe(size);
+    let length = 0;
+    while (length < size) {
+      const bytesRead = readSync(fd, bytes, length, size - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    source.bytes = length === size ? bytes : bytes.subarray(0, length);
+    delete source.deferred;
+  } catch (error) {
+    throw error instanceof BadFileError ? error : unreadable(error);
+  } finally {
+    closeSync(fd);
   }
 }

@@ -15,8 +15,20 @@ export interface Source {
   root: SourceRoot;
   /** Packed encoding (`.packed` suffix, or the `packed` option). */
   packed: boolean;
-  /** The file's bytes. */
+  /** The file's bytes (empty while `deferred`). */
   bytes: Uint8Array;
+  /**
+   * A tree file left unread (`ReadOptions.deferTreeReads`): where it is, its size when
+   * indexed, and the most bytes it may have. `readDeferred` reads it into `bytes`.
+   */
+  deferred?: DeferredRead;
+}
+
+/** Where to read a tree file the reader left unread. */
+export interface DeferredRead {
+  path: string;
+  sizeBytes: number;
+  maxBytes: number;
 }
 
 /** All files of one account for one hour. */
@@ -95,6 +107,12 @@ export interface ReadOptions extends ListOptions {
   readAheadHours?: number;
   /** Most bytes read ahead of the consumer; at least one account-hour is always read. Default 64 MiB. */
   readAheadBytes?: number;
+  /**
+   * Leave tree files unread: their sources come with `deferred` set and empty `bytes`, for
+   * the consumer to read where it decodes (a worker thread), with `readDeferred`. Zip
+   * entries are read as always. Default false.
+   */
+  deferTreeReads?: boolean;
 }
 
 /** What `listAccountHours` finds: account-hours by name only, and the paths it ignored. */

@@ -67,6 +67,7 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
     const reader = readAccountHours(inputs, {
       packed: options.packed,
       onBadFile: (error) => badFiles.push(error),
+      deferTreeReads: true, // read where they are decoded (a worker), not here
       onProgress: (progress) => {
         bytesTotal = progress.bytesTotal;
         options.onProgress?.(progress);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { BadFileError, ConflictError } from "../errors.js";
+import { readDeferred } from "../input/readSource.js";
 import type { AccountHour, Source } from "../input/types.js";
 import { BatchWriter } from "./batchWriter.js";
 import type { ColumnSelection } from "./columnBatch.js";
@@ -216,7 +217,7 @@ export async function loadAccountHours(
   try {
     for await (const hour of hours) {
       takeReaderErrors();
-      const sizeOf = (source: Source) => source.bytes.byteLength;
+      const sizeOf = (source: Source) => source.deferred?.sizeBytes ?? source.bytes.byteLength;
       if (needsNoComparison(hour.sources) && manifest.loadedFiles(hour.accountId, hour.hourEpoch).length === 0) {
         const kept = hour.sources.map((source) => ({ source, sha256: "", sizeBytes: sizeOf(source) }));
         group.push({ hour, kept, duplicates: [], replacing: false });
@@ -224,7 +225,17 @@ export async function loadAccountHours(
         if (bytesInGroup >= groupBytes) await submit();
         continue;
       }
-      const hashed = hour.sources.map((source) => ({ source, sha256: sha256Hex(source.bytes), sizeBytes: sizeOf(source) }));
+      const hashed = hour.sources.flatMap((source) => {
+        try {
+          readDeferred(source);
+        } catch (error) {
+          if (!(error instanceof BadFileError)) throw error;
+          reject([row({ source, sha256: "", sizeBytes: sizeOf(source) }, hour, "rejected", error.reason, error.code)], error);
+          return [];
+        }
+        return [{ source, sha256: sha256Hex(source.bytes), sizeBytes: sizeOf(source) }];
+      });
+      if (hashed.length === 0) continue;
       const { kept, duplicates, conflicting } = classifySources(hashed);
       if (conflicting.length > 0) {
         const error = new ConflictError(hour.accountId, hour.hourEpoch, conflicting.map((s) => s.source.name));

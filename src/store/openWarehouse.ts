@@ -69,6 +69,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     const reader = readAccountHours(source, {
       packed: options.packed,
       onBadFile: (error) => badFiles.push(error),
+      deferTreeReads: true, // read where they are decoded (a worker), not here
       onProgress: (progress) => {
         bytesTotal = progress.bytesTotal;
         options.onProgress?.(progress);

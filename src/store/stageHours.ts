@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { visitAccountHour } from "../capnp/visitAccountHour.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { BadFileError } from "../errors.js";
+import { readDeferred } from "../input/readSource.js";
 import type { AccountHour } from "../input/types.js";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { buildColumns, ColumnBuilder } from "./ColumnBuilder.js";
@@ -31,9 +32,11 @@ export interface Stager {
 }
 
 /**
- * Decodes each account-hour of a group and stages the readable ones as columns of `tables`
- * (those `columns` keeps): straight from the bytes into columns by default (errors other
- * than BadFileError propagate), or through `decode` and its records when given.
+ * Reads the files the reader left unread, decodes each account-hour of a group and stages
+ * the readable ones as columns of `tables` (those `columns` keeps): straight from the bytes
+ * into columns by default (errors other than BadFileError propagate), or through `decode`
+ * and its records when given. An hour with a file that cannot be read fails like one that
+ * cannot be decoded (its hashes are "").
  */
 export function stageHours(
   hours: AccountHour[],
@@ -42,14 +45,26 @@ export function stageHours(
   columns?: ColumnSelection,
 ): StagedGroup {
   const errors: StageError[] = [];
-  const sha256 = hours.map((hour) => hour.sources.map((s) => createHash("sha256").update(s.bytes).digest("hex")));
   const failed = (index: number, error: unknown): void => {
     if (!(error instanceof BadFileError)) throw error;
     errors.push({ index, code: error.code, file: error.file, reason: error.reason });
   };
+  const unread = new Set<number>();
+  hours.forEach((hour, index) => {
+    try {
+      for (const source of hour.sources) readDeferred(source);
+    } catch (error) {
+      failed(index, error);
+      unread.add(index);
+    }
+  });
+  const sha256 = hours.map((hour, index) =>
+    hour.sources.map((s) => (unread.has(index) ? "" : createHash("sha256").update(s.bytes).digest("hex"))),
+  );
   if (decode !== undefined) {
     const decoded: DecodedAccountHour[] = [];
     hours.forEach((hour, index) => {
+      if (unread.has(index)) return;
       try {
         decoded.push(decode(hour));
       } catch (error) {
@@ -61,6 +76,7 @@ export function stageHours(
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
   const builder = new ColumnBuilder(new Set(tables), inputBytes, columns);
   hours.forEach((hour, index) => {
+    if (unread.has(index)) return;
     builder.beginHour(hour.accountId, hour.hourEpoch);
     try {
       const { rootAccountId, cloudspaces } = visitAccountHour(hour, builder);

@@ -5,6 +5,7 @@ import {
   BadFileError,
   UsageError,
   readAccountHours,
+  readDeferred,
   type AccountHour,
   type ReadOptions,
   type ReadProgress,
@@ -276,6 +277,24 @@ describe("readAccountHours reads lazily", () => {
       [8, "2026-01-01T00:00:00.000Z", ["/data/8/2026/1/1/0/account_capnp.bin"]],
     ]);
     expect(summary.ignoredExamples).toEqual([join(dir, "data/7/2026/1/1/0/loop/back")]);
+  });
+});
+
+describe("readAccountHours with deferTreeReads", () => {
+  it("leaves tree files unread, and readDeferred reads each or names the problem", async () => {
+    const names = ["7/2026/1/1/0/account_capnp.bin", "7/2026/1/1/1/account_capnp.bin", "7/2026/1/1/2/account_capnp.bin"];
+    await writeTree(dir, names);
+    const sources = [];
+    for await (const h of readAccountHours([dir], { deferTreeReads: true, maxEntryBytes: 100 })) sources.push(...h.sources);
+    expect(sources.map((s) => [s.bytes.length, s.deferred?.path])).toEqual(names.map((n) => [0, join(dir, n)]));
+    await rm(join(dir, names[1]!));
+    await writeFile(join(dir, names[2]!), Buffer.alloc(101));
+    readDeferred(sources[0]!);
+    expect([Buffer.from(sources[0]!.bytes).equals(contentOf(names[0]!)), sources[0]!.deferred]).toEqual([true, undefined]);
+    expect(() => readDeferred(sources[1]!)).toThrow(expect.objectContaining({ code: "INPUT_UNREADABLE", file: join(dir, names[1]!) }));
+    expect(() => readDeferred(sources[2]!)).toThrow(expect.objectContaining({
+      code: "INPUT_TOO_LARGE", reason: "101 bytes, more than the limit of 100 (raise maxEntryBytes if the file is trusted)",
+    }));
   });
 });
 

@@ -1,4 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { Account, DecodedAccountHour } from "../../src/capnp/records.js";
@@ -100,6 +103,47 @@ describe("loading account-hours", () => {
     expect(await rows("SELECT source, status, code FROM files WHERE status = 'rejected'")).toEqual([
       { source: "t/7/1970/1/1/1/account_capnp.bin", status: "rejected", code: "CAPNP_TRUNCATED" },
     ]);
+  });
+});
+
+describe("loading files the reader left unread (deferTreeReads)", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "cloudunits-deferred-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  /** A tree file left unread: written to disk unless `content` is "missing". */
+  const deferred = (name: string, content: Account | "missing"): Source => {
+    const path = join(dir, name.replaceAll("/", "_"));
+    if (content !== "missing") writeFileSync(path, JSON.stringify(content));
+    return { name, root: "Account", packed: false, bytes: new Uint8Array(0), deferred: { path, sizeBytes: 100, maxBytes: 1 << 20 } };
+  };
+
+  it("reads them where they are decoded, and rejects one that has gone, naming it, while the others load", async () => {
+    const outcome = await load([
+      hour(7, 3600, deferred("t/7/1970/1/1/1/account_capnp.bin", account(7, 1024))),
+      hour(7, 7200, deferred("t/7/1970/1/1/2/account_capnp.bin", "missing")),
+      hour(7, 10800, deferred("t/7/1970/1/1/3/account_capnp.bin", account(7, 3072))),
+    ], { skipBad: true });
+    expect(outcome.skipped).toEqual([{ file: "t/7/1970/1/1/2/account_capnp.bin", code: "INPUT_UNREADABLE", reason: expect.stringMatching(/^cannot read the file \(ENOENT/) }]);
+    expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
+      { hour_epoch: "3600", mem_mb: 1024 }, { hour_epoch: "10800", mem_mb: 3072 },
+    ]);
+    expect(await rows("SELECT source, hour_epoch, status, code, length(content_sha256)::INT AS hash FROM files ORDER BY hour_epoch")).toEqual([
+      { source: "t/7/1970/1/1/1/account_capnp.bin", hour_epoch: "3600", status: "loaded", code: null, hash: 64 },
+      { source: "t/7/1970/1/1/2/account_capnp.bin", hour_epoch: "7200", status: "rejected", code: "INPUT_UNREADABLE", hash: 0 },
+      { source: "t/7/1970/1/1/3/account_capnp.bin", hour_epoch: "10800", status: "loaded", code: null, hash: 64 },
+    ]);
+  });
+
+  it("compares the copies of one account-hour by their bytes once read, and names a copy that cannot be read", async () => {
+    const outcome = await load([
+      hour(7, 3600, deferred("a/7/1970/1/1/1/account_capnp.bin", account(7, 1024)), deferred("b/7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
+        deferred("c/7/1970/1/1/1/account_capnp.bin", "missing")),
+    ]);
+    expect(outcome.errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["INPUT_UNREADABLE", "c/7/1970/1/1/1/account_capnp.bin"]]);
+    expect(outcome).toMatchObject({ accountHours: 1, duplicates: ["b/7/1970/1/1/1/account_capnp.bin"] });
+    expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 1024 }]);
   });
 });
 
