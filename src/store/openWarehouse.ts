@@ -79,6 +79,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
       skipBad: options.skipBad,
       stopOnError: true,
+      batchBytes: Number.POSITIVE_INFINITY, // one transaction: nothing to keep safe from a crash, and a commit midway stalls the inserts
       tables: options.tables,
       columns: options.columns,
       stager: () => chooseStager(bytesTotal, options.workers),

@@ -9,6 +9,7 @@ import {
   type AccountHour,
   type ReadOptions,
   type ReadProgress,
+  type Source,
 } from "../../src/index.js";
 import { contentOf, openFds, rawZip, tempDir, writeTree, writeYazl } from "./zipFixtures.js";
 
@@ -284,7 +285,7 @@ describe("readAccountHours with deferTreeReads", () => {
   it("leaves tree files unread, and readDeferred reads each or names the problem", async () => {
     const names = ["7/2026/1/1/0/account_capnp.bin", "7/2026/1/1/1/account_capnp.bin", "7/2026/1/1/2/account_capnp.bin"];
     await writeTree(dir, names);
-    const sources = [];
+    const sources: Source[] = [];
     for await (const h of readAccountHours([dir], { deferTreeReads: true, maxEntryBytes: 100 })) sources.push(...h.sources);
     expect(sources.map((s) => [s.bytes.length, s.deferred?.path])).toEqual(names.map((n) => [0, join(dir, n)]));
     await rm(join(dir, names[1]!));
