@@ -107,6 +107,9 @@ export async function loadAccountHours(
   const tables = rules.tables ?? DATA_TABLES;
   const batchBytes = rules.batchBytes ?? 32 * 1024 * 1024;
   const groupBytes = rules.groupBytes ?? 1024 * 1024;
+  // The first groups are smaller (1/8, 1/4, 1/2 of groupBytes), so the first staged rows reach
+  // DuckDB while the worker is still starting up and compiling.
+  let groupTarget = Math.max(1, Math.floor(groupBytes / 8));
   const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0 };
   let readerErrorsSeen = 0;
   let stager: Stager | undefined;
@@ -209,6 +212,7 @@ export async function loadAccountHours(
     inFlight.push({ jobs, staged });
     group = [];
     bytesInGroup = 0;
+    groupTarget = Math.min(groupBytes, groupTarget * 2);
     await drain(MAX_GROUPS_IN_FLIGHT - 1);
   };
 
@@ -222,7 +226,7 @@ export async function loadAccountHours(
         const kept = hour.sources.map((source) => ({ source, sha256: "", sizeBytes: sizeOf(source) }));
         group.push({ hour, kept, duplicates: [], replacing: false });
         bytesInGroup += kept.reduce((sum, s) => sum + s.sizeBytes, 0);
-        if (bytesInGroup >= groupBytes) await submit();
+        if (bytesInGroup >= groupTarget) await submit();
         continue;
       }
       const hashed = hour.sources.flatMap((source) => {
@@ -268,7 +272,7 @@ export async function loadAccountHours(
       }
       group.push({ hour: { ...hour, sources: kept.map((s) => s.source) }, kept, duplicates, replacing });
       bytesInGroup += kept.reduce((sum, s) => sum + s.sizeBytes, 0);
-      if (bytesInGroup >= groupBytes) await submit();
+      if (bytesInGroup >= groupTarget) await submit();
     }
     await submit();
     await drain(0);

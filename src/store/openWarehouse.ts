@@ -1,5 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { BadFileError, BadInputError, UsageError } from "../errors.js";
+import { iterateNow } from "../input/concurrency.js";
 import { readAccountHours } from "../input/readAccountHours.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "./chooseStager.js";
@@ -58,25 +59,33 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     }
   }
   if (source.length === 0) throw new UsageError("no inputs: name zip files or directories, or pass --db FILE");
-  const instance = await DuckDBInstance.create(":memory:");
-  const connection = await instance.connect();
+  const badFiles: BadFileError[] = [];
+  let bytesTotal = 0;
+  const reader = readAccountHours(source, {
+    packed: options.packed,
+    onBadFile: (error) => badFiles.push(error),
+    deferTreeReads: true, // read where they are decoded (a worker), not here
+    onProgress: (progress) => {
+      bytesTotal = progress.bytesTotal;
+      options.onProgress?.(progress);
+    },
+  });
+  const hours = iterateNow(reader); // the inputs are indexed while the database is made
+  let instance: DuckDBInstance;
+  let connection: DuckDBConnection;
+  try {
+    instance = await DuckDBInstance.create(":memory:");
+    connection = await instance.connect();
+  } catch (error) {
+    await hours.close();
+    throw error;
+  }
   try {
     await connection.run(SCHEMA_SQL);
     await dropColumns(connection, options.columns);
     const manifest = await Manifest.read(connection);
-    const badFiles: BadFileError[] = [];
-    let bytesTotal = 0;
-    const reader = readAccountHours(source, {
-      packed: options.packed,
-      onBadFile: (error) => badFiles.push(error),
-      deferTreeReads: true, // read where they are decoded (a worker), not here
-      onProgress: (progress) => {
-        bytesTotal = progress.bytesTotal;
-        options.onProgress?.(progress);
-      },
-    });
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(source) });
-    const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
+    const outcome = await loadAccountHours(connection, hours.items, manifest, badFiles, {
       skipBad: options.skipBad,
       stopOnError: true,
       batchBytes: Number.POSITIVE_INFINITY, // one transaction: nothing to keep safe from a crash, and a commit midway stalls the inserts
@@ -96,6 +105,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
       ignoredPaths,
     });
   } catch (error) {
+    await hours.close();
     connection.closeSync();
     instance.closeSync();
     throw error;
