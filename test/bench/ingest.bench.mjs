@@ -10,27 +10,18 @@
 // 3. peak RSS of ingest for three input sizes (3, 7 and 14 days) and of an in-memory load for
 //    two (3 and 7 days), each in its own process.
 // Figures are per wall-clock second and per CPU second of the process (all its threads),
-// so a busy machine shows in the wall-clock figures only.
+// so a busy machine shows in the wall-clock figures only. Each timed part runs in a fresh
+// process, as a command would (not in this one, whose heap holds the generated data), three
+// times in turn, and the median is shown.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { capnpEsDecoder } from "./capnpEs.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dist = pathToFileURL(join(root, "dist/index.js")).href;
 const START = 1790812800; // 2026-10-01T00:00Z
-
-/** Runs `fn`, returning its result with wall-clock and CPU seconds (every thread of this process). */
-async function timed(fn) {
-  globalThis.gc?.();
-  const cpu = process.cpuUsage();
-  const wall = performance.now();
-  const result = await fn();
-  const used = process.cpuUsage(cpu);
-  return { result, wallSeconds: (performance.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
-}
 
 function treeBytes(dir) {
   let bytes = 0;
@@ -49,37 +40,34 @@ function treeBytes(dir) {
   return { bytes, files };
 }
 
-function listFiles(dir) {
-  const out = [];
-  const walk = (d) => {
-    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const p = join(d, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
+// --- measurements in child processes ------------------------------------------------------------
+/** Runs `body` (an async function body that returns a JSON-able result) in a fresh process; returns its result, wall and CPU seconds, peak RSS. */
+function inChild(dir, name, body) {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(file, `
+    const api = await import(${JSON.stringify(dist)});
+    const { BILLING_COLUMNS, BILLING_TABLES } = await import(${JSON.stringify(pathToFileURL(join(root, "dist/billing/billingCtes.js")).href)});
+    const { capnpEsDecoder } = await import(${JSON.stringify(pathToFileURL(join(root, "test/bench/capnpEs.mjs")).href)});
+    const cpu = process.cpuUsage();
+    const wall = performance.now();
+    const result = await (async () => { ${body} })();
+    const used = process.cpuUsage(cpu);
+    process.stdout.write(JSON.stringify({ result, wallSeconds: (performance.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6,
+      peakRssMb: process.resourceUsage().maxRSS * 1024 / 1e6 }));`);
+  const r = spawnSync(process.execPath, [file], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`bench child ${name} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }
 
-
-// --- peak RSS in a child process ---------------------------------------------------------------
-function peakRss(kind, input, db) {
-  const script = `
-    const { ingest, openWarehouse } = await import(${JSON.stringify(dist)});
-    if (${JSON.stringify(kind)} === "ingest") await ingest([${JSON.stringify(input)}], { db: ${JSON.stringify(db)} });
-    else (await openWarehouse([${JSON.stringify(input)}], { tables: ${JSON.stringify(BILLING_TABLES)}, columns: ${JSON.stringify(BILLING_COLUMNS)} })).close();
-    process.stdout.write(String(process.resourceUsage().maxRSS * 1024));`;
-  const file = join(dirname(db), `rss-${kind}.mjs`);
-  writeFileSync(file, script);
-  const r = spawnSync(process.execPath, [file], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`peak RSS child failed: ${r.stderr}`);
-  return Number(r.stdout) / 1e6;
+/** Runs each of `runs` (name → body) `times` times, in turn; returns name → the run with the median wall-clock time. */
+function medians(dir, runs, times = 3) {
+  const all = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
+  for (let i = 0; i < times; i++) for (const [name, body] of Object.entries(runs)) all[name].push(inChild(dir, name, body));
+  return Object.fromEntries(Object.entries(all).map(([name, list]) => [name, list.sort((x, y) => x.wallSeconds - y.wallSeconds)[Math.floor(list.length / 2)]]));
 }
 
 const mb = (bytes) => bytes / 1e6;
-const { writeDataset, ingest, open, billingReport, toBillingCsv } = await import(dist);
-const { BILLING_COLUMNS, BILLING_TABLES } = await import(pathToFileURL(join(root, "dist/billing/billingCtes.js")).href);
+const { writeDataset } = await import(dist);
 const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-ingest-"));
 try {
   const week = join(dir, "week");
@@ -92,53 +80,57 @@ try {
   const days3Size = treeBytes(days3);
   console.log(`data set: a week of 10 accounts × 200 machines, ${weekSize.files} files, ${mb(weekSize.bytes).toFixed(1)} MB`);
 
-  // 1. ingest
-  const ing = await timed(() => ingest([week], { db: join(dir, "week.duckdb") }));
+  // 1. ingest, 2. billing from the files (the report, then calculate for reference), capnp-es decoding alone
+  const week_ = JSON.stringify(week);
+  const period = JSON.stringify({ start: START, end: START + 168 * 3600 });
+  const runs = medians(dir, {
+    ingest: `const { rmSync } = await import("node:fs"); const db = ${JSON.stringify(join(dir, "week.duckdb"))};
+      rmSync(db, { force: true }); await api.ingest([${week_}], { db });`,
+    billing: `const store = await api.open([${week_}], { tables: BILLING_TABLES, columns: BILLING_COLUMNS });
+      const loaded = performance.now();
+      const r = await api.billingReport(store.connection, ${period}, {}, { load: store.load });
+      let chars = 0;
+      for await (const chunk of api.toBillingCsv(r)) chars += chunk.length;
+      const reported = performance.now();
+      const reportedCpu = process.cpuUsage(cpu);
+      await store.calculate(${period});
+      for (let accountId = 1; accountId <= 10; accountId++) await store.calculate({ ...${period}, accountId });
+      const calculated = performance.now();
+      store.close();
+      return { lines: r.lines.length, chars, loadSeconds: (loaded - wall) / 1000, reportSeconds: (reported - loaded) / 1000,
+        billingCpuSeconds: (reportedCpu.user + reportedCpu.system) / 1e6, calculateSeconds: (calculated - reported) / 1000 };`,
+    capnpEs: `const { readFileSync, readdirSync } = await import("node:fs");
+      const { join } = await import("node:path");
+      const decode = await capnpEsDecoder(${JSON.stringify(dir)});
+      const files = [];
+      const walk = (d) => { for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) e.isDirectory() ? walk(join(d, e.name)) : files.push(join(d, e.name)); };
+      walk(${week_});
+      const cpu0 = process.cpuUsage(); const wall0 = performance.now();
+      let machines = 0;
+      for (const file of files) for (const cs of decode(new Uint8Array(readFileSync(file))).cloudspaces) machines += cs.machines.length;
+      const used = process.cpuUsage(cpu0);
+      return { machines, decodeSeconds: (performance.now() - wall0) / 1000, decodeCpuSeconds: (used.user + used.system) / 1e6 };`,
+  });
+  const ing = runs.ingest;
   console.log(
     `ingest       ${(mb(weekSize.bytes) / ing.wallSeconds).toFixed(1).padStart(6)} MB/s wall clock, ` +
       `${(mb(weekSize.bytes) / ing.cpuSeconds).toFixed(1)} MB per CPU second (${ing.wallSeconds.toFixed(2)} s, ${ing.cpuSeconds.toFixed(2)} CPU s; target ≥ 50 MB/s)`,
   );
-
-  // 2. billing straight from the files vs capnp-es decoding alone
-  const period = { start: START, end: START + 168 * 3600 };
-  const load = await timed(() => open([week], { tables: BILLING_TABLES, columns: BILLING_COLUMNS }));
-  const store = load.result;
-  const report = await timed(async () => {
-    const r = await billingReport(store.connection, period, {}, { load: store.load });
-    let chars = 0;
-    for await (const chunk of toBillingCsv(r)) chars += chunk.length;
-    return { lines: r.lines.length, chars };
-  });
-  const calc = await timed(async () => {
-    try {
-      await store.calculate(period);
-      for (let accountId = 1; accountId <= 10; accountId++) await store.calculate({ ...period, accountId });
-    } finally {
-      store.close();
-    }
-  });
-  const billing = { wallSeconds: load.wallSeconds + report.wallSeconds, cpuSeconds: load.cpuSeconds + report.cpuSeconds };
-  const decodeEs = await capnpEsDecoder(dir);
-  const files = listFiles(week);
-  const es = await timed(() => {
-    let machines = 0;
-    for (const file of files) {
-      const account = decodeEs(new Uint8Array(readFileSync(file)));
-      for (const cs of account.cloudspaces) machines += cs.machines.length;
-    }
-    return machines;
-  });
+  const b = runs.billing.result;
+  // The billing figure is the load and the report: what `cloudunits billing` computes.
+  const billingWall = b.loadSeconds + b.reportSeconds;
+  const billingCpu = b.billingCpuSeconds;
+  const es = { wallSeconds: runs.capnpEs.result.decodeSeconds, cpuSeconds: runs.capnpEs.result.decodeCpuSeconds };
   console.log(
-    `billing from files  ${billing.wallSeconds.toFixed(2)} s wall clock, ${billing.cpuSeconds.toFixed(2)} CPU s ` +
-      `(load ${load.wallSeconds.toFixed(2)} s / ${load.cpuSeconds.toFixed(2)} CPU s, then the report, ${report.result.lines} lines, ` +
-      `${(report.result.chars / 1e3).toFixed(0)} kB of CSV: ${report.wallSeconds.toFixed(2)} s / ${report.cpuSeconds.toFixed(2)} CPU s)`,
+    `billing from files  ${billingWall.toFixed(2)} s wall clock, ${billingCpu.toFixed(2)} CPU s ` +
+      `(load ${b.loadSeconds.toFixed(2)} s, then the report, ${b.lines} lines, ${(b.chars / 1e3).toFixed(0)} kB of CSV: ${b.reportSeconds.toFixed(2)} s)`,
   );
   console.log(`capnp-es decode     ${es.wallSeconds.toFixed(2)} s wall clock, ${es.cpuSeconds.toFixed(2)} CPU s (read + decode only)`);
   console.log(
-    `ratio        ${(es.wallSeconds / billing.wallSeconds).toFixed(1)}× wall clock, ${(es.cpuSeconds / billing.cpuSeconds).toFixed(1)}× per CPU second ` +
+    `ratio        ${(es.wallSeconds / billingWall).toFixed(1)}× wall clock, ${(es.cpuSeconds / billingCpu).toFixed(1)}× per CPU second ` +
       `(billing vs capnp-es decoding alone; target ≥ 10×)`,
   );
-  console.log(`calculate    for the environment and each of 10 accounts on the loaded tables: ${calc.wallSeconds.toFixed(2)} s, ${calc.cpuSeconds.toFixed(2)} CPU s`);
+  console.log(`calculate    for the environment and each of 10 accounts on the loaded tables: ${b.calculateSeconds.toFixed(2)} s`);
 
   // 3. peak RSS vs input size (the 14-day set is written only now, so it weighs on nothing above)
   await writeDataset({ out: days14, hours: 336, ...shape });
@@ -146,7 +138,12 @@ try {
   const rss = [
     ["ingest", days3, days3Size], ["ingest", week, weekSize], ["ingest", days14, days14Size],
     ["in-memory load", days3, days3Size], ["in-memory load", week, weekSize],
-  ].map(([kind, input, size], i) => ({ kind, size, peak: peakRss(kind === "ingest" ? "ingest" : "memory", input, join(dir, `rss${i}.duckdb`)) }));
+  ].map(([kind, input, size], i) => {
+    const body = kind === "ingest"
+      ? `await api.ingest([${JSON.stringify(input)}], { db: ${JSON.stringify(join(dir, `rss${i}.duckdb`))} });`
+      : `(await api.openWarehouse([${JSON.stringify(input)}], { tables: BILLING_TABLES, columns: BILLING_COLUMNS })).close();`;
+    return { kind, size, peak: inChild(dir, `rss${i}`, body).peakRssMb };
+  });
   for (const r of rss) console.log(`peak RSS     ${r.kind.padEnd(15)} ${mb(r.size.bytes).toFixed(0).padStart(4)} MB input: ${r.peak.toFixed(0)} MB`);
   const growth = (kind) => {
     const runs = rss.filter((r) => r.kind === kind);
