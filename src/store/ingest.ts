@@ -58,7 +58,7 @@ export interface IngestReport extends LoadReport {
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
   const { instance, connection } = await openDatabaseFile(options.db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES });
-  const spare = await instance.connect(); // the next batch appends on one while the last commits on the other
+  const spare = await instance.connect(); // the next batch inserts on one while the last commits on the other
   try {
     const manifest = await Manifest.read(connection);
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });

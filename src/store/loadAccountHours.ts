@@ -25,7 +25,7 @@ export interface LoadRules {
   columns?: ColumnSelection;
   /** Commit after this many input bytes. Default 32 MiB. */
   batchBytes?: number;
-  /** Input bytes per group handed to the stager (decoded and staged together). Default 1 MiB. */
+  /** Input bytes per group handed to the stager (decoded and staged together; the first groups are smaller). Default 1 MiB. */
   groupBytes?: number;
   /** Makes the stager that decodes groups (called once, when the first group is ready). Default: decode in this thread. */
   stager?: () => Stager;
@@ -91,10 +91,11 @@ function needsNoComparison(sources: readonly Source[]): boolean {
  * Loads account-hours into the data tables and the manifest: hashes every file, drops
  * byte-identical duplicates, finds conflicts (within the inputs, and with the hours the
  * manifest already holds), decodes and stages groups of hours as columns (on workers when
- * the stager has them, results applied in input order), appends them in large batches,
- * each committed in one transaction with its manifest rows. Bad files reported by the
- * reader are passed in `readerBadFiles` (filled while iterating) and handled like decode
- * errors.
+ * the stager has them, results applied in input order), and hands them to a BatchWriter
+ * that inserts them in batches, each committed in one transaction with its manifest rows.
+ * Files the reader left unread (`deferred`) are read where they are decoded. Bad files
+ * reported by the reader are passed in `readerBadFiles` (filled while iterating) and
+ * handled like decode errors.
  */
 export async function loadAccountHours(
   connection: DuckDBConnection,
