@@ -7,8 +7,8 @@
 //    vs decoding the same files with capnp-es alone (read + decode, every field
 //    materialized): target ≥ 10×; then, for reference, billing/calculate for the environment
 //    and each of the 10 accounts on the loaded tables;
-// 3. peak RSS of ingest for three input sizes (3, 7 and 14 days) and of an in-memory load for
-//    two (3 and 7 days), each in its own process.
+// 3. peak RSS of ingest for four input sizes (3, 7, 14 and 28 days) and of an in-memory load
+//    for two (3 and 7 days), each in its own process.
 // Figures are per wall-clock second and per CPU second of the process (all its threads),
 // so a busy machine shows in the wall-clock figures only. Each timed part runs in a fresh
 // process, as a command would (not in this one, whose heap holds the generated data), three
@@ -73,6 +73,7 @@ try {
   const week = join(dir, "week");
   const days3 = join(dir, "days3");
   const days14 = join(dir, "days14");
+  const days28 = join(dir, "days28");
   const shape = { accounts: 10, spaces: 4, machines: 50, start: START, seed: 7 };
   await writeDataset({ out: week, hours: 168, ...shape });
   await writeDataset({ out: days3, hours: 72, ...shape });
@@ -132,11 +133,13 @@ try {
   );
   console.log(`calculate    for the environment and each of 10 accounts on the loaded tables: ${b.calculateSeconds.toFixed(2)} s`);
 
-  // 3. peak RSS vs input size (the 14-day set is written only now, so it weighs on nothing above)
+  // 3. peak RSS vs input size (the 14- and 28-day sets are written only now, so they weigh on nothing above)
   await writeDataset({ out: days14, hours: 336, ...shape });
+  await writeDataset({ out: days28, hours: 672, ...shape });
   const days14Size = treeBytes(days14);
+  const days28Size = treeBytes(days28);
   const rss = [
-    ["ingest", days3, days3Size], ["ingest", week, weekSize], ["ingest", days14, days14Size],
+    ["ingest", days3, days3Size], ["ingest", week, weekSize], ["ingest", days14, days14Size], ["ingest", days28, days28Size],
     ["in-memory load", days3, days3Size], ["in-memory load", week, weekSize],
   ].map(([kind, input, size], i) => {
     const body = kind === "ingest"
