@@ -1,8 +1,8 @@
-import { BadFileError, BadInputError, UsageError } from "../errors.js";
-import { readAccountHours } from "../input/readAccountHours.js";
+import { BadInputError, UsageError } from "../errors.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "./chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
+import { loadReader } from "./loadReader.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import type { LoadReport } from "./types.js";
@@ -62,22 +62,12 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
   try {
     const manifest = await Manifest.read(connection);
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });
-    const badFiles: BadFileError[] = [];
-    let bytesTotal = 0;
-    const reader = readAccountHours(inputs, {
-      packed: options.packed,
-      onBadFile: (error) => badFiles.push(error),
-      deferTreeReads: true, // read where they are decoded (a worker), not here
-      onProgress: (progress) => {
-        bytesTotal = progress.bytesTotal;
-        options.onProgress?.(progress);
-      },
-    });
+    const { reader, badFiles, bytesTotal } = loadReader(inputs, options);
     const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
       skipBad: options.skipBad,
       replace: options.replace,
       batchBytes: options.batchBytes,
-      stager: () => chooseStager(bytesTotal, options.workers),
+      stager: () => chooseStager(bytesTotal(), options.workers),
       moreConnections: [spare],
     });
     const ignoredPaths = reader.summary.ignoredPaths;

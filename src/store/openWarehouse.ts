@@ -1,10 +1,10 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
-import { BadFileError, BadInputError, UsageError } from "../errors.js";
+import { BadInputError, UsageError } from "../errors.js";
 import { iterateNow } from "../input/concurrency.js";
-import { readAccountHours } from "../input/readAccountHours.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "./chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
+import { loadReader } from "./loadReader.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import { readLoadReport } from "./readLoadReport.js";
@@ -59,17 +59,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     }
   }
   if (source.length === 0) throw new UsageError("no inputs: name zip files or directories, or pass --db FILE");
-  const badFiles: BadFileError[] = [];
-  let bytesTotal = 0;
-  const reader = readAccountHours(source, {
-    packed: options.packed,
-    onBadFile: (error) => badFiles.push(error),
-    deferTreeReads: true, // read where they are decoded (a worker), not here
-    onProgress: (progress) => {
-      bytesTotal = progress.bytesTotal;
-      options.onProgress?.(progress);
-    },
-  });
+  const { reader, badFiles, bytesTotal } = loadReader(source, options);
   const hours = iterateNow(reader); // the inputs are indexed while the database is made
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
@@ -91,7 +81,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
       batchBytes: Number.POSITIVE_INFINITY, // one transaction: nothing to keep safe from a crash, and a commit midway stalls the inserts
       tables: options.tables,
       columns: options.columns,
-      stager: () => chooseStager(bytesTotal, options.workers),
+      stager: () => chooseStager(bytesTotal(), options.workers),
     });
     if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
     const ignoredPaths = reader.summary.ignoredPaths;

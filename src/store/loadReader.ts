@@ -1,0 +1,31 @@
+import type { BadFileError } from "../errors.js";
+import { readAccountHours, type AccountHourReader } from "../input/readAccountHours.js";
+import type { ReadProgress } from "../input/types.js";
+
+/** A load's reader, with what the loader needs of it. */
+export interface LoadReader {
+  reader: AccountHourReader;
+  /** Bad files the reader found, filled while iterating. */
+  badFiles: BadFileError[];
+  /** The inputs' total size, known once they are indexed (0 before). */
+  bytesTotal: () => number;
+}
+
+/**
+ * The reader of a load's inputs (`ingest`, an in-memory warehouse): bad files are collected
+ * rather than thrown, and tree files are left unread, to be read where they are decoded.
+ */
+export function loadReader(inputs: string[], options: { packed?: boolean; onProgress?: (progress: ReadProgress) => void }): LoadReader {
+  const badFiles: BadFileError[] = [];
+  let bytesTotal = 0;
+  const reader = readAccountHours(inputs, {
+    packed: options.packed,
+    onBadFile: (error) => badFiles.push(error),
+    deferTreeReads: true,
+    onProgress: (progress) => {
+      bytesTotal = progress.bytesTotal;
+      options.onProgress?.(progress);
+    },
+  });
+  return { reader, badFiles, bytesTotal: () => bytesTotal };
+}
