@@ -90,6 +90,14 @@ describe("appending decoded account-hours", () => {
     ]);
   });
 
+  it("appends again after a transaction that appended was rolled back", async () => {
+    await connection.run("BEGIN");
+    await appendAccountHours(connection, [hour(3600, [vm(5, 1024)])]);
+    await connection.run("ROLLBACK");
+    await appendAccountHours(connection, [hour(7200, [vm(5, 2048)])]);
+    expect(await rows("SELECT hour_epoch, mem_mb FROM machines")).toEqual([{ hour_epoch: "7200", mem_mb: 2048 }]);
+  });
+
   it("keeps each NULL file account on its own row across many chunks", async () => {
     const hours = Array.from({ length: 5000 }, (_, h) => ({ ...hour(3600 * (h + 1), []), rootAccountId: h % 3 === 1 ? null : 7 }));
     await appendAccountHours(connection, hours, { tables: ["account_hours"] });
