@@ -97,10 +97,11 @@ function stagedColumnsFunction(): DuckDBTableFunction {
     },
     initFunction: (info) => info.setInitData({ part: 0, offset: 0 } satisfies Cursor),
     mainFunction: (info, output) => {
-      const scan = scans.get((info.bindData as { key: string }).key);
+      const { key } = info.bindData as { key: string };
+      const scan = scans.get(key);
       const cursor = info.initData as Cursor;
       if (scan === undefined) {
-        output.rowCount = 0;
+        info.setError(`the staged columns under key ${key} are gone`); // never a silent short insert
         return;
       }
       let data = scan.parts[cursor.part];
