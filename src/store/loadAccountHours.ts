@@ -284,7 +284,7 @@ export async function loadAccountHours(
     throw error;
   } finally {
     await stager?.close();
-    await connection.run(`SET threads = ${threads}`);
+    await connection.run(`SET threads = ${threads}`).catch(() => {}); // only speed depends on it; never hide the load's own error
   }
   return outcome;
 }

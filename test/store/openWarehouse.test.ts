@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadInputError, UsageError } from "../../src/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
@@ -81,6 +82,20 @@ describe("openWarehouse from input paths", () => {
   it("refuses no inputs, and a database file that does not exist, as usage errors", async () => {
     await expect(openWarehouse([])).rejects.toBeInstanceOf(UsageError);
     await expect(openWarehouse({ db: join(dir, "missing.duckdb") })).rejects.toThrow(/ingest/);
+  });
+
+  it("gives the queries after the load DuckDB's own number of threads back (loading runs one)", async () => {
+    const fresh = await DuckDBInstance.create(":memory:");
+    const c = await fresh.connect();
+    const threads = Number((await c.runAndReadAll("SELECT current_setting('threads')")).getRows()[0]![0]);
+    c.closeSync();
+    fresh.closeSync();
+    const w = await openWarehouse([tree], { workers: 0 });
+    try {
+      expect(await count(w, "SELECT current_setting('threads')")).toBe(threads);
+    } finally {
+      w.close();
+    }
   });
 
   it("loads only the tables a command asks for", async () => {
