@@ -8,6 +8,7 @@ import type { InputLimits, ListOptions, SourceLocation } from "./types.js";
 import { walkTree } from "./walkTree.js";
 import { mapConcurrently } from "./concurrency.js";
 import { indexZip } from "./indexZip.js";
+import { tooLargeFile, unreadableFile } from "./readSource.js";
 import type { ZipArchive, ZipEntry } from "./zipArchive.js";
 
 /** How many ignored paths the summary shows by name. */
@@ -110,17 +111,9 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     );
     for (const [i, { path, displayName, parsed }] of fresh.entries()) {
       const sizeBytes = sizes[i]!;
-      if (sizeBytes instanceof Error) {
-        report(new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${sizeBytes.message})`, { cause: sizeBytes }));
-      } else if (sizeBytes > limits.maxEntryBytes) {
-        report(
-          new BadFileError(
-            "INPUT_TOO_LARGE",
-            displayName,
-            `${sizeBytes} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
-          ),
-        );
-      } else {
+      if (sizeBytes instanceof Error) report(unreadableFile(displayName, sizeBytes));
+      else if (sizeBytes > limits.maxEntryBytes) report(tooLargeFile(displayName, sizeBytes, limits.maxEntryBytes));
+      else {
         sources.push({ location: location(parsed, displayName, sizeBytes), ...key(parsed), path });
       }
     }

@@ -4,6 +4,16 @@ import { BadFileError } from "../errors.js";
 import type { IndexedSource } from "./indexInputs.js";
 import type { InputLimits, Source } from "./types.js";
 
+/** The error of a tree file that cannot be opened, sized or read. */
+export function unreadableFile(displayName: string, error: unknown): BadFileError {
+  return new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${(error as Error).message})`, { cause: error });
+}
+
+/** The error of a tree file larger than the limit. */
+export function tooLargeFile(displayName: string, sizeBytes: number, maxBytes: number): BadFileError {
+  return new BadFileError("INPUT_TOO_LARGE", displayName, `${sizeBytes} bytes, more than the limit of ${maxBytes} (raise maxEntryBytes if the file is trusted)`);
+}
+
 /**
  * Reads one indexed file into memory: a zip entry (size and CRC checked) or a tree file
  * (size capped); with `defer`, a tree file is left unread (see `readDeferred`).
@@ -20,20 +30,12 @@ export async function readSource(source: IndexedSource, limits: Required<InputLi
 }
 
 async function readTreeFile(path: string, displayName: string, maxEntryBytes: number): Promise<Uint8Array> {
-  const unreadable = (error: unknown) =>
-    new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${(error as Error).message})`, { cause: error });
   const handle = await open(path, "r").catch((error: unknown) => {
-    throw unreadable(error);
+    throw unreadableFile(displayName, error);
   });
   try {
     const { size } = await handle.stat();
-    if (size > maxEntryBytes) {
-      throw new BadFileError(
-        "INPUT_TOO_LARGE",
-        displayName,
-        `${size} bytes, more than the limit of ${maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
-      );
-    }
+    if (size > maxEntryBytes) throw tooLargeFile(displayName, size, maxEntryBytes);
     const bytes = Buffer.allocUnsafe(size);
     let length = 0;
     while (length < size) {
@@ -43,7 +45,7 @@ async function readTreeFile(path: string, displayName: string, maxEntryBytes: nu
     }
     return length === size ? bytes : bytes.subarray(0, length);
   } catch (error) {
-    throw error instanceof BadFileError ? error : unreadable(error);
+    throw error instanceof BadFileError ? error : unreadableFile(displayName, error);
   } finally {
     await handle.close();
   }
@@ -58,19 +60,15 @@ async function readTreeFile(path: string, displayName: string, maxEntryBytes: nu
 export function readDeferred(source: Source): void {
   const deferred = source.deferred;
   if (deferred === undefined) return;
-  const unreadable = (error: unknown) =>
-    new BadFileError("INPUT_UNREADABLE", source.name, `cannot read the file (${(error as Error).message})`, { cause: error });
   let fd: number;
   try {
     fd = openSync(deferred.path, "r");
   } catch (error) {
-    throw unreadable(error);
+    throw unreadableFile(source.name, error);
   }
   try {
     const size = fstatSync(fd).size;
-    if (size > deferred.maxBytes) {
-      throw new BadFileError("INPUT_TOO_LARGE", source.name, `${size} bytes, more than the limit of ${deferred.maxBytes} (raise maxEntryBytes if the file is trusted)`);
-    }
+    if (size > deferred.maxBytes) throw tooLargeFile(source.name, size, deferred.maxBytes);
     const bytes = Buffer.allocUnsafe(size);
     let length = 0;
     while (length < size) {
@@ -81,7 +79,7 @@ export function readDeferred(source: Source): void {
     source.bytes = length === size ? bytes : bytes.subarray(0, length);
     delete source.deferred;
   } catch (error) {
-    throw error instanceof BadFileError ? error : unreadable(error);
+    throw error instanceof BadFileError ? error : unreadableFile(source.name, error);
   } finally {
     closeSync(fd);
   }

@@ -42,7 +42,7 @@ export class BatchWriter {
   }
 
   /** The connection of the current batch. */
-  get connection(): DuckDBConnection {
+  private get connection(): DuckDBConnection {
     return this.connections[this.turn]!;
   }
 
