@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { parse as parseYaml } from "yaml";
 import { UsageError } from "../errors.js";
 
 /** Reads a JSON (`.json`) or YAML file into a plain value; a UsageError names the file when it cannot. */
@@ -11,7 +10,8 @@ export async function readStructured(file: string): Promise<unknown> {
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {
-    return file.toLowerCase().endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+    // The YAML parser loads only for YAML files.
+    return file.toLowerCase().endsWith(".json") ? JSON.parse(text) : (await import("yaml")).parse(text);
   } catch (error) {
     throw new UsageError(`${file}: not valid ${file.toLowerCase().endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}`, { cause: error });
   }

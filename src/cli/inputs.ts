@@ -1,6 +1,5 @@
 import type { Argv } from "yargs";
 import { UsageError } from "../errors.js";
-import { openWarehouse } from "../store/openWarehouse.js";
 import type { ColumnSelection } from "../store/columnBatch.js";
 import type { DataTable } from "../store/schema.js";
 import type { LoadReport, StoreSource, Warehouse } from "../store/types.js";
@@ -89,6 +88,7 @@ export async function withWarehouse<R>(
   const bar = startFilesProgress("reading");
   let warehouse: Warehouse;
   try {
+    const { openWarehouse } = await import("../store/openWarehouse.js"); // DuckDB loads only for commands that read data
     warehouse = await openWarehouse(source, {
       skipBad: options.skipBad ?? argv.skipBad ?? false,
       packed: argv.packed ?? false,

@@ -1,28 +1,45 @@
 #!/usr/bin/env node
-import yargs from "yargs";
-import { hideBin } from "yargs/helpers";
+import { readFileSync } from "node:fs";
 import { UsageError } from "../errors.js";
-import { commands } from "./commands/index.js";
+import { commandName, commands } from "./commands/index.js";
 import { exitCodeFor } from "./exitCode.js";
+import { topHelp } from "./topHelp.js";
 
-/** The only place that sets the process's exit code. */
+/**
+ * The only place that sets the process's exit code. `--version` and `--help` alone answer
+ * without loading the argument parser or any command; otherwise only the named command's
+ * module loads (the others are listed by their lines, for `--help` and suggestions).
+ */
 async function main(argv: string[]): Promise<number> {
+  const width = Math.min(110, process.stdout.columns ?? 110);
+  if (argv.length === 1 && argv[0] === "--version") {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  if (argv.length === 1 && argv[0] === "--help") {
+    process.stdout.write(topHelp(commands, width));
+    return 0;
+  }
   let usageMessage: string | undefined;
-  const parser = yargs(argv)
-    .scriptName("cloudunits")
-    .command(commands)
-    .demandCommand(1, "name a command")
-    .strict()
-    .recommendCommands()
-    .help()
-    .version()
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
-    .fail((msg, err) => {
-      if (err) throw err;
-      usageMessage = msg;
-      throw new UsageError(msg);
-    });
   try {
+    const { default: yargs } = await import("yargs");
+    const named = new Set(argv);
+    const modules = await Promise.all(commands.map((c) => (named.has(commandName(c)) ? c.load() : { command: c.command, describe: c.describe, handler: () => {} })));
+    const parser = yargs(argv)
+      .scriptName("cloudunits")
+      .command(modules)
+      .demandCommand(1, "name a command")
+      .strict()
+      .recommendCommands()
+      .help()
+      .version()
+      .wrap(width)
+      .fail((msg, err) => {
+        if (err) throw err;
+        usageMessage = msg;
+        throw new UsageError(msg);
+      });
     await parser.parseAsync();
     return 0;
   } catch (error) {
@@ -34,4 +51,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(hideBin(process.argv));
+process.exitCode = await main(process.argv.slice(2));

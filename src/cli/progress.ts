@@ -1,4 +1,5 @@
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type cliProgressModule from "cli-progress";
 
 /**
  * Progress bars for the CLI, drawn on stderr only when stderr is a terminal and the `CI`
@@ -99,6 +100,8 @@ export function formatBytesLine(
 /** A single-line bar that draws `line()` whenever cli-progress repaints. */
 function startBar(line: (elapsedSeconds: number) => string, options: ProgressOptions): { stop(): void; touch(): void } {
   const startMs = Date.now();
+  // Loaded only when a bar is drawn (a terminal): other runs never pay for it.
+  const cliProgress = createRequire(import.meta.url)("cli-progress") as typeof cliProgressModule;
   const progress = new cliProgress.SingleBar({
     stream: options.stream ?? process.stderr,
     format: () => line((Date.now() - startMs) / 1000),

@@ -1,6 +1,6 @@
 import { BadFileError } from "../errors.js";
 import type { IndexContext, IndexedSource } from "./indexInputs.js";
-import { ZipArchive } from "./zipArchive.js";
+import type { ZipArchive } from "./zipArchive.js";
 
 /**
  * Indexes one zip archive by its central directory: the consumption entries that pass the
@@ -16,6 +16,8 @@ export async function indexZip(
   const { limits, report } = context;
   let archive: ZipArchive;
   try {
+    // The zip reader (yauzl) loads with the first zip: runs on trees never pay for it.
+    const { ZipArchive } = await import("./zipArchive.js");
     archive = await ZipArchive.open(path, displayName, limits);
   } catch (error) {
     if (!(error instanceof BadFileError)) throw error;

@@ -1,4 +1,4 @@
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
 import { plainNumber } from "../export/plainNumber.js";
 import { guardFormula } from "../export/toBillingCsv.js";
 import type { ReportResult } from "./runReport.js";
@@ -34,7 +34,8 @@ export function reportToJson(result: ReportResult): string {
  * units (frozen, filterable), and the rows with each column's number format.
  */
 export async function reportToXlsx(result: ReportResult): Promise<Uint8Array> {
-  const workbook = new ExcelJS.Workbook();
+  const { Workbook } = (await import("exceljs")).default; // loaded for XLSX only
+  const workbook: ExcelJS.Workbook = new Workbook();
   const sheet = workbook.addWorksheet(result.name.slice(0, 31));
   sheet.addRow([result.title]).font = { bold: true, size: 13 };
   if (result.description) sheet.addRow([result.description]).font = { italic: true };

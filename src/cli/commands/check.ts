@@ -2,7 +2,8 @@ import type { Argv, CommandModule } from "yargs";
 import { BadFileError, BadInputError } from "../../errors.js";
 import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
 import { formatCheckText } from "../../store/formatCheckText.js";
-import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { commandLine } from "./index.js";
 
 interface CheckArgs extends InputArgs {
   format: "text" | "json";
@@ -14,8 +15,7 @@ interface CheckArgs extends InputArgs {
  * never fatal to the report itself).
  */
 export const checkCommand: CommandModule<object, CheckArgs> = {
-  command: `check ${INPUTS_POSITIONAL}`,
-  describe: "data-quality report: accounts, missing hours, duplicates, conflicts, unreadable files, odd machines and NICs",
+  ...commandLine("check"),
   builder: (yargs) =>
     inputOptions(yargs).option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" }) as unknown as Argv<CheckArgs>,
   handler: async (argv) => {

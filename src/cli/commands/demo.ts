@@ -8,6 +8,7 @@ import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
 import { writeDataset } from "../../generate/writeDataset.js";
 import { openWarehouse } from "../../store/openWarehouse.js";
 import { isoUtc } from "../../time.js";
+import { commandLine } from "./index.js";
 
 interface DemoArgs {
   keep: boolean;
@@ -20,8 +21,7 @@ const HOURS = 48;
  * folder, loads it and prints its billing summary, then the commands to explore it further.
  */
 export const demoCommand: CommandModule<object, DemoArgs> = {
-  command: "demo",
-  describe: "generate a small sample data set in a temporary folder and print its billing summary",
+  ...commandLine("demo"),
   builder: (yargs) =>
     yargs.options({ keep: { type: "boolean", default: false, describe: "keep the temporary folder (its path is printed)" } }),
   handler: async (argv) => {

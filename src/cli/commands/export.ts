@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { toParquet } from "../../export/toParquet.js";
-import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { commandLine } from "./index.js";
 
 interface ExportArgs extends InputArgs {
   format: "parquet";
@@ -9,8 +10,7 @@ interface ExportArgs extends InputArgs {
 
 /** `cloudunits export <inputs...|--db FILE> --format parquet --out DIR`: the tables as partitioned Parquet. */
 export const exportCommand: CommandModule<object, ExportArgs> = {
-  command: `export ${INPUTS_POSITIONAL}`,
-  describe: "write the tables as Parquet, partitioned by account/year/month (for Spark, Trino, DuckDB)",
+  ...commandLine("export"),
   builder: (yargs) =>
     inputOptions(yargs)
       .option("format", { choices: ["parquet"] as const, default: "parquet" as const, describe: "output format" })

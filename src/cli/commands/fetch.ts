@@ -4,6 +4,7 @@ import { isDirectoryOut } from "../../fetch/consumptionFile.js";
 import { FETCH_DEFAULTS, fetchConsumption } from "../../fetch/fetchConsumption.js";
 import type { FetchAuth } from "../../fetch/types.js";
 import { startBytesProgress } from "../progress.js";
+import { commandLine } from "./index.js";
 
 const options = {
   url: { type: "string", demandOption: true, describe: "service base address {base_url}, e.g. https://cloud.example.com" },
@@ -82,8 +83,7 @@ export function authFromArgs(argv: AuthFlags, env: NodeJS.ProcessEnv): FetchAuth
 
 /** `cloudunits fetch`: download consumption archives from the live service (SPEC 5). */
 export const fetchCommand: CommandModule<object, FetchArgs> = {
-  command: "fetch",
-  describe: "download consumption archives (accounts/getConsumption) from the live service",
+  ...commandLine("fetch"),
   builder: (yargs: Argv<object>) => yargs.options(options) as unknown as Argv<FetchArgs>,
   handler: async (argv) => {
     const accountIds = argv.accountId;

@@ -4,6 +4,7 @@ import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
 import { writeDataset } from "../../generate/writeDataset.js";
 import { parseTime } from "../../time.js";
 import { startFilesProgress } from "../progress.js";
+import { commandLine } from "./index.js";
 
 const options = {
   out: { type: "string", demandOption: true, describe: "a directory (tree) or a FILE.zip to write" },
@@ -51,8 +52,7 @@ interface GenerateArgs {
 
 /** `cloudunits generate`: writes a synthetic data set and prints a one-line summary on stderr. */
 export const generateCommand: CommandModule<object, GenerateArgs> = {
-  command: "generate",
-  describe: "write synthetic hourly consumption files (a tree, or a zip when --out ends with .zip)",
+  ...commandLine("generate"),
   builder: (yargs) => yargs.options(options) as unknown as Argv<GenerateArgs>,
   handler: async (argv) => {
     const start = parseTime(argv.start, "--start");

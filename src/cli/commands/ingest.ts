@@ -3,6 +3,7 @@ import { UsageError } from "../../errors.js";
 import { ingest } from "../../store/ingest.js";
 import { loadNotes } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";
+import { commandLine } from "./index.js";
 
 interface IngestArgs {
   inputs: string[];
@@ -23,8 +24,7 @@ const options = {
 
 /** `cloudunits ingest <inputs...> --db FILE`: incremental, idempotent load into a database file. */
 export const ingestCommand: CommandModule<object, IngestArgs> = {
-  command: "ingest <inputs..>",
-  describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
+  ...commandLine("ingest"),
   builder: (yargs) =>
     yargs
       .positional("inputs", { describe: "zip files and directories of consumption files", type: "string", array: true })

@@ -5,7 +5,8 @@ import { loadReportDefinition } from "../../store/reportDefinition.js";
 import { runReport } from "../../store/runReport.js";
 import { UsageError } from "../../errors.js";
 import { parseTime } from "../../time.js";
-import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { commandLine } from "./index.js";
 
 interface ReportArgs extends InputArgs {
   report: string;
@@ -18,8 +19,7 @@ interface ReportArgs extends InputArgs {
 
 /** `cloudunits report <name|path.sql> <inputs...|--db FILE> [--format csv|json|xlsx] [--out FILE]`. */
 export const reportCommand: CommandModule<object, ReportArgs> = {
-  command: `report <report> ${INPUTS_POSITIONAL}`,
-  describe: "run a report of reports/ (machine-hours-per-image, top-consumers, daily-totals) or your own .sql",
+  ...commandLine("report"),
   builder: (yargs) =>
     inputOptions(
       yargs.positional("report", { type: "string", describe: "a shipped report's name, or a path to a .sql file (with an optional .json of column metadata beside it)" }),

@@ -15,7 +15,8 @@ import { statsAccount } from "../../stats/statsAccount.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "../../stats/types.js";
 import type { DataTable } from "../../store/schema.js";
 import { isoUtc } from "../../time.js";
-import { INPUTS_POSITIONAL, inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { commandLine } from "./index.js";
 
 const ENTITIES = ["machine", "cloudspace", "account"] as const;
 const FORMATS = ["json", "csv", "html"] as const;
@@ -43,8 +44,7 @@ interface StatsArgs extends InputArgs {
 
 /** `cloudunits stats machine|cloudspace|account`: the series of SPEC 4 as JSON, CSV or an HTML page. */
 export const statsCommand: CommandModule<object, StatsArgs> = {
-  command: `stats <entity> ${INPUTS_POSITIONAL}`,
-  describe: "hourly statistics series of a machine, cloud space or account (SPEC 4)",
+  ...commandLine("stats"),
   builder: (yargs) =>
     inputOptions(
       yargs.positional("entity", { choices: ENTITIES, describe: "what the series are about" }).options(options),

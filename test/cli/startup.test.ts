@@ -1,0 +1,64 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import yargs from "yargs";
+import { commandName, commands } from "../../src/cli/commands/index.js";
+import { topHelp } from "../../src/cli/topHelp.js";
+
+const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
+const HOOKS = join(import.meta.dirname, "../helpers/logPackages.mjs");
+let root: string;
+let runs = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "cloudunits-startup-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Runs `cloudunits ARGS` from the sources; returns its stdout and the packages it loaded. */
+function run(args: string[]): Promise<{ code: number; stdout: string; packages: Set<string> }> {
+  const log = join(root, `packages-${runs++}.txt`);
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--import", "tsx", "--import", HOOKS, MAIN, ...args], {
+      env: { ...process.env, CI: "1", CLOUDUNITS_TEST_PACKAGE_LOG: log },
+    }, async (error, stdout) => {
+      const text = await readFile(log, "utf8").catch(() => "");
+      resolve({ code: error ? Number(error.code) : 0, stdout, packages: new Set(text.split("\n").filter(Boolean)) });
+    });
+  });
+}
+
+describe("start-up: a command loads only what it uses", () => {
+  it("--version prints the package's version without loading any package", async () => {
+    const { version } = JSON.parse(await readFile(join(import.meta.dirname, "../../package.json"), "utf8")) as { version: string };
+    const { code, stdout, packages } = await run(["--version"]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${version}\n`);
+    expect([...packages]).toEqual([]);
+  });
+
+  it("--help lists every command without loading any package, exactly as the argument parser would", async () => {
+    const { code, stdout, packages } = await run(["--help"]);
+    expect(code).toBe(0);
+    expect([...packages]).toEqual([]);
+    for (const c of commands) expect(stdout).toContain(`cloudunits ${c.command}`);
+    const stubs = commands.map((c) => ({ command: c.command, describe: c.describe, handler: () => {} }));
+    const parser = yargs([]).scriptName("cloudunits").command(stubs).demandCommand(1).help().version("0").wrap(110);
+    expect(topHelp(commands, 110)).toBe(`${await parser.getHelp()}\n`);
+  });
+
+  it("generate, fetch and check --help load neither DuckDB nor exceljs; billing --help loads no exceljs", async () => {
+    for (const name of ["generate", "fetch", "check", "billing"]) {
+      const { code, stdout, packages } = await run([name, "--help"]);
+      expect(code).toBe(0);
+      expect(stdout).toContain(`cloudunits ${commands.find((c) => commandName(c) === name)!.command}`);
+      expect(packages.has("exceljs")).toBe(false);
+      expect(packages.has("yaml")).toBe(false);
+      if (name !== "billing") expect(packages.has("@duckdb/node-bindings")).toBe(false);
+    }
+  });
+});
