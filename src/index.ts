@@ -44,7 +44,8 @@ export type { ReportParams, ReportResult } from "./store/runReport.js";
 export { reportToCsv, reportToJson, reportToXlsx } from "./store/formatReport.js";
 export type { ReportFormat } from "./store/formatReport.js";
 export { open } from "./open.js";
-export type { Store, OpenOptions, ArqueroTable } from "./open.js";
+export type { Store, OpenOptions } from "./open.js";
+export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arqueroTable.js";
 
 // Billing: units, rollups, periods, money, data quality
 export { calculate } from "./billing/calculate.js";

@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import * as aq from "arquero";
+import type { ArqueroTable } from "./arqueroTable.js";
 import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
 import type { BillingOptions, BillingParams } from "./billing/lines.js";
 import { UsageError } from "./errors.js";
@@ -15,8 +16,6 @@ import { runReport, type ReportParams, type ReportResult } from "./store/runRepo
 import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
 
-/** An arquero table (`aq.table(...)`): filter, derive, group, `objects()`, `toCSV()`, ... */
-export type ArqueroTable = ReturnType<typeof aq.table>;
 
 /** Options of {@link open}: those of `openWarehouse` (skipBad, packed, onProgress, tables). */
 export type OpenOptions = OpenWarehouseOptions;
