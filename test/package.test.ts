@@ -1,0 +1,140 @@
+/**
+ * The package as a user gets it: built and packed as `npm pack` does, installed from the
+ * tarball into an empty TypeScript app (no overrides: only what package.json says), a script
+ * type-checked against the published `.d.ts` with `strict` and `skipLibCheck: false`, then run.
+ */
+import { execFile } from "node:child_process";
+import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime } from "../src/index.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
+
+/** The user's script: generated data, `open`, `calculate`, a query, `machineStats` and money. */
+const USER_SCRIPT = `
+import { join } from "node:path";
+import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime, writeDataset, type StatsResponse } from "cloudunits";
+
+const dir = process.argv[2];
+if (!dir) throw new Error("usage: node main.js DIR");
+const data = join(dir, "data.zip");
+const start = parseTime("2026-10-01");
+const end = parseTime("2026-10-02");
+await writeDataset({ out: data, accounts: 2, spaces: 2, machines: 3, hours: 24, start, seed: 7 });
+const store = await open([data]);
+try {
+  const { account } = await store.calculate({ start, end, accountId: 1 });
+  const busiest = await store.query(
+    "SELECT machine_id, count(*) AS hours FROM machines WHERE account_id = 1 AND type = 'vm' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1");
+  const machineId = Number(busiest.get("machine_id"));
+  const stats: StatsResponse = await store.machineStats({ machineId, from: start, till: end, include: ["cpu", "memory"] });
+  const prices = parsePrices({ currency: "EUR", prices: { CU: 0.05 } });
+  const cuHours = account.consumption.CU ?? 0;
+  const charge = chargeOf("CU", cuHours, account.id, prices, DEFAULT_UNITS);
+  console.log(JSON.stringify({ cuHours, machineId, stats, currency: prices.currency, amount: charge?.amount.toFixed(prices.decimals) }));
+} finally {
+  store.close();
+}
+`;
+
+const USER_TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023"], types: ["node"],
+    strict: true, skipLibCheck: false, outDir: "out", rootDir: "src",
+  },
+  include: ["src"],
+};
+
+interface Run { stdout: string; stderr: string }
+
+/** Runs a command; npm's own `npm_*` variables of `npm test` are left out so the child npm sees only the app. */
+function run(command: string, args: string[], cwd: string): Promise<Run> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_")));
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`, { cause: error }));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+let dir: string;
+let app: string;
+const seconds: Record<string, number> = {};
+async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await work();
+  } finally {
+    seconds[step] = Math.round(performance.now() - t0) / 1000;
+  }
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cloudunits-package-"));
+  // Staged as `npm pack` sees the repo (package.json and its `files`), built into the stage, so
+  // the repo's own dist/ is never rewritten under tests running beside this one.
+  const stage = join(dir, "stage");
+  const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { files: string[] };
+  for (const entry of ["package.json", "README.md", ...pkg.files.filter((f) => f !== "dist")]) {
+    await cp(join(ROOT, entry), join(stage, entry), { recursive: true });
+  }
+  await timed("build", () => run(process.execPath, [TSC, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(stage, "dist")], ROOT));
+  await chmod(join(stage, "dist/cli/main.js"), 0o755);
+  await timed("pack", () => run("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], stage));
+  const [tarball] = (await readdir(dir)).filter((f) => f.endsWith(".tgz"));
+  if (!tarball) throw new Error("npm pack wrote no tarball");
+
+  app = join(dir, "app");
+  await mkdir(join(app, "src"), { recursive: true });
+  await writeFile(join(app, "package.json"), JSON.stringify({ name: "user-app", version: "1.0.0", private: true, type: "module" }));
+  await writeFile(join(app, "tsconfig.json"), JSON.stringify(USER_TSCONFIG));
+  await writeFile(join(app, "src/main.ts"), USER_SCRIPT);
+  // A TypeScript app on Node has @types/node; the repo's version is already in npm's cache.
+  const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string };
+  await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
+}, 600_000);
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the packed package, installed into an empty app", () => {
+  it("installs what it needs with no overrides: arquero's @uwdata/flechette is the pinned one", async () => {
+    const flechette = JSON.parse(await readFile(join(app, "node_modules/@uwdata/flechette/package.json"), "utf8")) as { version: string };
+    const pinned = (JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies;
+    expect(flechette.version).toBe(pinned["@uwdata/flechette"]);
+    await expect(readFile(join(app, "node_modules/@duckdb/node-bindings-linux-x64/package.json"), "utf8")).resolves.toContain("1.5.6");
+  });
+
+  it("type-checks a script against the published .d.ts with strict and skipLibCheck false, and runs it", async () => {
+    await timed("typecheck", () => run(process.execPath, [TSC, "-p", app], app));
+    const { stdout } = await timed("run", () => run(process.execPath, [join(app, "out/main.js"), dir], app));
+    const printed = JSON.parse(stdout) as { cuHours: number; machineId: number; stats: { time: number[]; series: Record<string, unknown> }; currency: string; amount: string };
+
+    // The same questions asked of the sources, over the data the installed package generated.
+    const start = parseTime("2026-10-01");
+    const end = parseTime("2026-10-02");
+    const store = await open([join(dir, "data.zip")]);
+    try {
+      const { account } = await store.calculate({ start, end, accountId: 1 });
+      expect(printed.cuHours).toBeGreaterThan(0);
+      expect(printed.cuHours).toBe(account.consumption.CU);
+      const stats = await store.machineStats({ machineId: printed.machineId, from: start, till: end, include: ["cpu", "memory"] });
+      expect(printed.stats.time).toHaveLength(24);
+      expect(Object.keys(printed.stats.series).sort()).toEqual(["cpu", "memory"]);
+      expect(printed.stats).toEqual(stats);
+    } finally {
+      store.close();
+    }
+    const prices = parsePrices({ currency: "EUR", prices: { CU: 0.05 } });
+    expect(printed.currency).toBe("EUR");
+    expect(printed.amount).toBe(chargeOf("CU", printed.cuHours, 1, prices, DEFAULT_UNITS)?.amount.toFixed(2));
+    expect(printed.amount).toMatch(/^\d+\.\d\d$/);
+    expect(Math.abs(Number(printed.amount) - printed.cuHours * 0.05)).toBeLessThanOrEqual(0.005 + 1e-9);
+    console.log(`package check, seconds: ${JSON.stringify(seconds)}`);
+  }, 300_000);
+});
