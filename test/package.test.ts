@@ -13,22 +13,22 @@ import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime } from "../src/in
 const ROOT = join(import.meta.dirname, "..");
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
 
-/** The user's script: generated data, `open`, `calculate`, a query, `machineStats` and money. */
+/**
+ * The user's script: generated data (accounts 6 and 7, October's first day, as october.zip in
+ * the app's folder, where the README's example finds it), `open`, `calculate`, a query,
+ * `machineStats` and money.
+ */
 const USER_SCRIPT = `
-import { join } from "node:path";
 import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime, writeDataset, type StatsResponse } from "cloudunits";
 
-const dir = process.argv[2];
-if (!dir) throw new Error("usage: node main.js DIR");
-const data = join(dir, "data.zip");
 const start = parseTime("2026-10-01");
 const end = parseTime("2026-10-02");
-await writeDataset({ out: data, accounts: 2, spaces: 2, machines: 3, hours: 24, start, seed: 7 });
-const store = await open([data]);
+await writeDataset({ out: "october.zip", accounts: 2, firstAccountId: 6, spaces: 2, machines: 3, hours: 24, start, seed: 7 });
+const store = await open(["october.zip"]);
 try {
-  const { account } = await store.calculate({ start, end, accountId: 1 });
+  const { account } = await store.calculate({ start, end, accountId: 7 });
   const busiest = await store.query(
-    "SELECT machine_id, count(*) AS hours FROM machines WHERE account_id = 1 AND type = 'vm' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1");
+    "SELECT machine_id, count(*) AS hours FROM machines WHERE account_id = 7 AND type = 'vm' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1");
   const machineId = Number(busiest.get("machine_id"));
   const stats: StatsResponse = await store.machineStats({ machineId, from: start, till: end, include: ["cpu", "memory"] });
   const prices = parsePrices({ currency: "EUR", prices: { CU: 0.05 } });
@@ -59,6 +59,14 @@ function run(command: string, args: string[], cwd: string): Promise<Run> {
       else resolve({ stdout, stderr });
     });
   });
+}
+
+/** The first ```ts block of the README's "Library" section, as written. */
+function readmeLibraryExample(readme: string): string {
+  const section = readme.slice(readme.indexOf("\n## Library"));
+  const block = /```ts\n([\s\S]*?)```/.exec(section);
+  if (!block?.[1]) throw new Error("README.md: no ```ts block under ## Library");
+  return block[1];
 }
 
 let dir: string;
@@ -93,6 +101,7 @@ beforeAll(async () => {
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "user-app", version: "1.0.0", private: true, type: "module" }));
   await writeFile(join(app, "tsconfig.json"), JSON.stringify(USER_TSCONFIG));
   await writeFile(join(app, "src/main.ts"), USER_SCRIPT);
+  await writeFile(join(app, "src/readme.ts"), readmeLibraryExample(await readFile(join(ROOT, "README.md"), "utf8")));
   // A TypeScript app on Node has @types/node; the repo's version is already in npm's cache.
   const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string };
   await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
@@ -110,17 +119,19 @@ describe("the packed package, installed into an empty app", () => {
     await expect(readFile(join(app, "node_modules/@duckdb/node-bindings-linux-x64/package.json"), "utf8")).resolves.toContain("1.5.6");
   });
 
-  it("type-checks a script against the published .d.ts with strict and skipLibCheck false, and runs it", async () => {
+  it("type-checks a script and the README's Library example against the published .d.ts, strict, skipLibCheck false", async () => {
     await timed("typecheck", () => run(process.execPath, [TSC, "-p", app], app));
-    const { stdout } = await timed("run", () => run(process.execPath, [join(app, "out/main.js"), dir], app));
+  }, 300_000);
+
+  it("runs the script: its bill, statistics and money are the sources' answers over the same data", async () => {
+    const { stdout } = await timed("run", () => run(process.execPath, [join(app, "out/main.js")], app));
     const printed = JSON.parse(stdout) as { cuHours: number; machineId: number; stats: { time: number[]; series: Record<string, unknown> }; currency: string; amount: string };
 
-    // The same questions asked of the sources, over the data the installed package generated.
     const start = parseTime("2026-10-01");
     const end = parseTime("2026-10-02");
-    const store = await open([join(dir, "data.zip")]);
+    const store = await open([join(app, "october.zip")]);
     try {
-      const { account } = await store.calculate({ start, end, accountId: 1 });
+      const { account } = await store.calculate({ start, end, accountId: 7 });
       expect(printed.cuHours).toBeGreaterThan(0);
       expect(printed.cuHours).toBe(account.consumption.CU);
       const stats = await store.machineStats({ machineId: printed.machineId, from: start, till: end, include: ["cpu", "memory"] });
@@ -132,9 +143,13 @@ describe("the packed package, installed into an empty app", () => {
     }
     const prices = parsePrices({ currency: "EUR", prices: { CU: 0.05 } });
     expect(printed.currency).toBe("EUR");
-    expect(printed.amount).toBe(chargeOf("CU", printed.cuHours, 1, prices, DEFAULT_UNITS)?.amount.toFixed(2));
+    expect(printed.amount).toBe(chargeOf("CU", printed.cuHours, 7, prices, DEFAULT_UNITS)?.amount.toFixed(2));
     expect(printed.amount).toMatch(/^\d+\.\d\d$/);
     expect(Math.abs(Number(printed.amount) - printed.cuHours * 0.05)).toBeLessThanOrEqual(0.005 + 1e-9);
+  }, 300_000);
+
+  it("runs the README's Library example as written, over october.zip", async () => {
+    await timed("readme", () => run(process.execPath, [join(app, "out/readme.js")], app));
     console.log(`package check, seconds: ${JSON.stringify(seconds)}`);
   }, 300_000);
 });
