@@ -8,6 +8,9 @@ import { BadFileError } from "../errors.js";
  * - `CAPNP_OUT_OF_BOUNDS`: a pointer's target lies outside its segment.
  * - `CAPNP_TRAVERSAL_LIMIT`: the message reads more words than the traversal limit allows
  *   (amplification: aliasing pointers, huge lists of empty elements).
+ * - `CAPNP_EXPANSION_LIMIT`: the records of the file would take more words than its expansion
+ *   limit (8 × the file's own size, at least 64 words): a small file fanning out into many
+ *   (empty) records.
  * - `CAPNP_NESTING_LIMIT`: objects nested deeper than the nesting limit.
  * - `CAPNP_BAD_POINTER`: a pointer of the wrong kind, a far pointer to a missing segment or
  *   with a bad landing pad, a missing root pointer.
@@ -22,6 +25,7 @@ export type CapnpErrorCode =
   | "CAPNP_TRAILING_BYTES"
   | "CAPNP_OUT_OF_BOUNDS"
   | "CAPNP_TRAVERSAL_LIMIT"
+  | "CAPNP_EXPANSION_LIMIT"
   | "CAPNP_NESTING_LIMIT"
   | "CAPNP_BAD_POINTER"
   | "CAPNP_BAD_LIST"

@@ -11,6 +11,15 @@ export interface DecodeOptions {
    * in words, at least 65536 words.
    */
   traversalLimitWords?: number;
+  /**
+   * Most words the records decoded from the file may take, charged as for the traversal limit
+   * (each struct and list element at least its schema size, each text its words), but measured
+   * against the file's own bytes (packed or not) with a small floor: no file, however small,
+   * decodes to more than a small multiple of its size, so neither does a run of many files
+   * (the traversal limit's 64 Ki-word floor holds per message only). Default: 8 × the file's
+   * size in words, at least 64 words.
+   */
+  expansionLimitWords?: number;
   /** Deepest nesting of structs and lists, the root struct being depth 1. Default: 64. */
   nestingLimit?: number;
   /** Largest unpacked size of a packed file, bytes. Default: 256 MiB. */
@@ -25,5 +34,9 @@ export const DEFAULT_NESTING_LIMIT = 64;
 export const MIN_TRAVERSAL_LIMIT_WORDS = 65536;
 /** Default {@link DecodeOptions.traversalLimitWords}: this many times the message's words. */
 export const TRAVERSAL_LIMIT_FACTOR = 8;
+/** Default {@link DecodeOptions.expansionLimitWords}: this many times the file's words (its bytes / 8, rounded up). */
+export const EXPANSION_LIMIT_FACTOR = 8;
+/** The smallest default expansion limit, words: what a file of 8 words may decode to. */
+export const MIN_EXPANSION_LIMIT_WORDS = 64;
 /** Default {@link DecodeOptions.maxUnpackedBytes}: 256 MiB, the zip entry limit of SPEC 2.2. */
 export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;

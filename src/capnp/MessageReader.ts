@@ -11,7 +11,10 @@ const ELEMENT_BITS = [0, 1, 8, 16, 32, 64, 64];
 /**
  * Follows the pointers of one framed message with every check of the encoding: far and
  * double-far landing pads, bounds within the target segment, the kind each field expects,
- * composite list tags, NUL-terminated text, and the traversal and nesting limits.
+ * composite list tags, NUL-terminated text, and the traversal, expansion and nesting limits.
+ * The traversal and expansion limits count the same words (every struct, list element and
+ * text each time a pointer reaches it, elements at least their schema size), so one budget,
+ * the smaller limit, serves both; the code of a failure says which limit it broke.
  *
  * For speed, `struct` and `structList` leave their result in the fields below (no object per
  * pointer); callers copy them into locals before following the next pointer. All positions
@@ -24,8 +27,11 @@ export class MessageReader {
   readonly name: string;
   private readonly starts: number[];
   private readonly ends: number[];
-  /** Words the message may still read before the traversal limit stops it. */
+  /** Words the message may still read before the traversal or expansion limit stops it. */
   private budgetWords: number;
+  private readonly startBudgetWords: number;
+  private readonly traversalLimitWords: number;
+  private readonly expansionLimitWords: number;
   private readonly nestingLimit: number;
 
   /** Result: the segment of the object found. */
@@ -46,14 +52,23 @@ export class MessageReader {
   private targetHi = 0;
   private target = 0;
 
-  constructor(bytes: Uint8Array, segments: Segments, name: string, traversalLimitWords: number, nestingLimit: number) {
+  constructor(
+    bytes: Uint8Array, segments: Segments, name: string, traversalLimitWords: number, expansionLimitWords: number, nestingLimit: number,
+  ) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.name = name;
     this.starts = segments.starts;
     this.ends = segments.ends;
-    this.budgetWords = traversalLimitWords;
+    this.traversalLimitWords = traversalLimitWords;
+    this.expansionLimitWords = expansionLimitWords;
+    this.budgetWords = this.startBudgetWords = Math.min(traversalLimitWords, expansionLimitWords);
     this.nestingLimit = nestingLimit;
+  }
+
+  /** Words charged so far against the traversal and expansion limits. */
+  get chargedWords(): number {
+    return this.startBudgetWords - this.budgetWords;
   }
 
   /** Byte offset of the root pointer; fails when segment 0 is empty. */
@@ -243,12 +258,22 @@ export class MessageReader {
 
   private charge(words: number): void {
     this.budgetWords -= words;
-    if (this.budgetWords < 0) {
+    if (this.budgetWords < 0) this.failBudget();
+  }
+
+  /** The traversal limit when the words charged break it too, else the expansion limit. */
+  private failBudget(): never {
+    if (this.chargedWords > this.traversalLimitWords) {
       this.fail(
         "CAPNP_TRAVERSAL_LIMIT",
         "the message reads more words than its traversal limit (aliasing pointers or lists of empty elements?); raise traversalLimitWords only for a file you trust",
       );
     }
+    this.fail(
+      "CAPNP_EXPANSION_LIMIT",
+      `the message decodes to more than its expansion limit of ${this.expansionLimitWords} words, ` +
+        "a bound on the records a file this small may make (lists of empty elements?); raise expansionLimitWords only for a file you trust",
+    );
   }
 
   private failKind(segment: number, pointer: number, expected: string, lo: number): never {

@@ -1,22 +1,27 @@
 import { UsageError } from "../errors.js";
 import {
-  DEFAULT_NAME, DEFAULT_NESTING_LIMIT, MIN_TRAVERSAL_LIMIT_WORDS, TRAVERSAL_LIMIT_FACTOR, type DecodeOptions,
+  DEFAULT_NAME, DEFAULT_NESTING_LIMIT, EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS, MIN_TRAVERSAL_LIMIT_WORDS,
+  TRAVERSAL_LIMIT_FACTOR, type DecodeOptions,
 } from "./DecodeOptions.js";
 import { MessageReader } from "./MessageReader.js";
 import { readSegments } from "./readSegments.js";
 import { unpack } from "./unpack.js";
 
-/** Unpacks (when asked), validates the framing and sets the limits of one message. */
+/** Unpacks (when asked), validates the framing and sets the limits of one message (see DecodeOptions). */
 export function openMessage(bytes: Uint8Array, options: DecodeOptions): MessageReader {
   const name = options.name ?? DEFAULT_NAME;
   const message = options.packed ? unpack(bytes, options) : bytes;
   const segments = readSegments(message, name);
   const traversalLimitWords =
     options.traversalLimitWords ?? Math.max(TRAVERSAL_LIMIT_FACTOR * segments.words, MIN_TRAVERSAL_LIMIT_WORDS);
+  // Against the bytes as given: a packed file's zero runs may not multiply what it makes.
+  const expansionLimitWords =
+    options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * Math.ceil(bytes.length / 8), MIN_EXPANSION_LIMIT_WORDS);
   const nestingLimit = options.nestingLimit ?? DEFAULT_NESTING_LIMIT;
   checkLimit("traversalLimitWords", traversalLimitWords);
+  checkLimit("expansionLimitWords", expansionLimitWords);
   checkLimit("nestingLimit", nestingLimit);
-  return new MessageReader(message, segments, name, traversalLimitWords, nestingLimit);
+  return new MessageReader(message, segments, name, traversalLimitWords, expansionLimitWords, nestingLimit);
 }
 
 function checkLimit(option: string, value: number): void {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { BadFileError, CapnpError, decodeAccount, decodeCloudSpace, unpack, type Account } from "../../src/index.js";
 import { openMessage } from "../../src/capnp/openMessage.js";
+import { packMessage } from "../../src/generate/packMessage.js";
 import { accountFromJson, cloudSpaceFromJson, concat, hasCapnp, referenceJson, type Root } from "./reference.js";
 import {
   BIT, BYTE, COMPOSITE, EIGHT_BYTES, FOUR_BYTES, NULL, POINTER, VOID, data, farPtr, floats, listPtr, message, structPtr, tag,
@@ -37,7 +38,9 @@ function refusal(decode: () => unknown): CapnpError {
   throw new Error("expected the message to be refused");
 }
 
-function accountRefusal(bytes: Uint8Array, options: { packed?: boolean; traversalLimitWords?: number } = {}): CapnpError {
+function accountRefusal(
+  bytes: Uint8Array, options: { packed?: boolean; traversalLimitWords?: number; expansionLimitWords?: number } = {},
+): CapnpError {
   return refusal(() => decodeAccount(bytes, { name: FILE, ...options }));
 }
 
@@ -220,7 +223,7 @@ describe("lists and text", () => {
     referenceRefuses(bytes);
   });
 
-  it("stops many pointers aliasing one list at the traversal limit, which the caller may raise", () => {
+  it("stops many pointers aliasing one list at the traversal and expansion limits, which the caller may raise", () => {
     const spaces = 2000;
     const machines = 50;
     // Root, then a composite list of cloud spaces (1 data word, 2 pointers), then one list of
@@ -234,10 +237,63 @@ describe("lists and text", () => {
     words.push(tag(machines, 2, 5));
     for (let i = 0; i < machines; i++) words.push(data(i, 2), floats(1, 1024), NULL, NULL, NULL, NULL, NULL);
     const bytes = message(words);
-    expect(accountRefusal(bytes).code).toBe("CAPNP_TRAVERSAL_LIMIT");
-    const account = decodeAccount(bytes, { traversalLimitWords: 2_000_000 });
+    // 100,000 machines from 51 KB: the expansion limit (8 × its 6,356 words) is the lower of the
+    // two and stops it first; each limit is raised apart.
+    expect(accountRefusal(bytes).code).toBe("CAPNP_EXPANSION_LIMIT");
+    expect(accountRefusal(bytes, { expansionLimitWords: 2_000_000 }).code).toBe("CAPNP_TRAVERSAL_LIMIT");
+    expect(accountRefusal(bytes, { traversalLimitWords: 2_000_000 }).code).toBe("CAPNP_EXPANSION_LIMIT");
+    const account = decodeAccount(bytes, { traversalLimitWords: 2_000_000, expansionLimitWords: 2_000_000 });
     expect(account.cloudspaces).toHaveLength(spaces);
     expect(account.cloudspaces[spaces - 1]!.machines[machines - 1]).toMatchObject({ id: machines - 1, vcpus: 2, mem: 1024 });
+  });
+
+  // The shapes of issue 14: each within the traversal limit (64 Ki words), so 2,000 copies
+  // made 18.7 million empty machine-hours. Each element costs its schema size (machine 7
+  // words, cloud space 3) against the expansion limit: 8 × the file's words, at least 64.
+  const emptyMachines = (count: number) =>
+    message([structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), listPtr(0, VOID, count), NULL]);
+  const emptySpaces = (count: number) => message([structPtr(0, 1, 1), data(7), listPtr(0, VOID, count)]);
+  const emptyMachine = { id: 0, type: "", vcpus: 0, cpuMinutes: 0, mem: 0, networks: [], disks: [], imageName: "", status: "" };
+  const emptySpace = { cloudSpaceId: 0, accountId: 0, machines: [], state: "" };
+
+  it("stops a 64-byte file whose machines are a List(Void) of 9,361 at the expansion limit, not the traversal limit", () => {
+    const bytes = emptyMachines(9361);
+    expect(bytes.length).toBe(64);
+    const error = accountRefusal(bytes);
+    expect(error.code).toBe("CAPNP_EXPANSION_LIMIT");
+    expect(error.message).toMatch(/^7\/2026\/10\/31\/18\/account_capnp\.bin: the message decodes to more than its expansion limit of 64 words/);
+    // Read as the reference reads it once the caller raises the limit for a file it trusts.
+    const expected = { accountId: 7, cloudspaces: [{ cloudSpaceId: 5, accountId: 7, state: "", machines: Array(9361).fill(emptyMachine) }] };
+    expect(decodeAccount(bytes, { expansionLimitWords: 70_000 })).toEqual(expected);
+    referenceReads(bytes, expected);
+  });
+
+  it("stops a 32-byte file of 21,844 empty cloud spaces (a List(Void)) at the expansion limit", () => {
+    const bytes = emptySpaces(21844);
+    expect(bytes.length).toBe(32);
+    expect(accountRefusal(bytes).code).toBe("CAPNP_EXPANSION_LIMIT");
+    const expected = { accountId: 7, cloudspaces: Array(21844).fill(emptySpace) };
+    expect(decodeAccount(bytes, { expansionLimitWords: 70_000 })).toEqual(expected);
+    referenceReads(bytes, expected);
+  });
+
+  it("lets a small file make at most its floor of 64 words: 8 empty machines, not 9; 20 empty cloud spaces, not 21", () => {
+    // Charged: the root (2 words), the cloud-space list (tag + 3), then 7 per machine.
+    expect(decodeAccount(emptyMachines(8)).cloudspaces[0]!.machines).toHaveLength(8);
+    expect(accountRefusal(emptyMachines(9)).code).toBe("CAPNP_EXPANSION_LIMIT");
+    expect(decodeAccount(emptySpaces(20)).cloudspaces).toHaveLength(20);
+    expect(accountRefusal(emptySpaces(21)).code).toBe("CAPNP_EXPANSION_LIMIT");
+  });
+
+  it("measures a packed file's expansion against its packed bytes: zero runs do not multiply what it makes", () => {
+    // 4,000 empty machines as a composite list of zero words: 28,000 words unpacked (within
+    // the traversal limit of 8 × the message), about 250 bytes packed.
+    const words: Word[] = [structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), listPtr(1, COMPOSITE, 4000 * 7), NULL, tag(4000, 2, 5)];
+    for (let i = 0; i < 4000 * 7; i++) words.push(NULL);
+    const packed = packMessage(message(words));
+    expect(packed.length).toBeLessThan(300);
+    expect(accountRefusal(packed, { packed: true }).code).toBe("CAPNP_EXPANSION_LIMIT");
+    expect(decodeAccount(message(words)).cloudspaces[0]!.machines).toHaveLength(4000);
   });
 
   it("refuses text without its NUL, empty text lists and non-byte lists as text", () => {
