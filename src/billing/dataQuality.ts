@@ -17,6 +17,12 @@ export interface DataQuality {
   missingHours: { accountId: number; hours: number; runs: MissingRun[] }[];
   /** Machines of types other than the billed one (e.g. not `vm`), in machine-hours: kept in the tables, never billed. */
   unbilledMachineTypes: { type: string; machineHours: number }[];
+  /**
+   * Records with no id and no type or state: machine-hours of machines with id 0 and type "",
+   * cloud-space-hours of cloud spaces with id 0 and state "". Files of the platform never hold
+   * them; a damaged file does (e.g. a list of Void read as empty structs, SPEC 2.2).
+   */
+  emptyRecords: { machineHours: number; cloudSpaceHours: number };
   /** True when no account has a sample in the period (the result is empty). */
   emptyPeriod: boolean;
   /** Bad files skipped under `--skip-bad` (from the load report). */
@@ -24,6 +30,9 @@ export interface DataQuality {
   /** Byte-identical duplicates dropped (from the load report). */
   duplicates: string[];
 }
+
+/** The rows of the period (and account) in a data table. */
+const PERIOD = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)";
 
 /**
  * The data quality of a period: missing hours per account (from `account_hours`), machine
@@ -71,6 +80,13 @@ export async function dataQuality(
     { ...values, vmType: units.vmType },
     PARAM_TYPES,
   );
+  const empty = await connection.runAndReadAll(
+    `SELECT (SELECT count(*) FROM machines WHERE ${PERIOD} AND machine_id = 0 AND type = '') AS machine_hours,
+            (SELECT count(*) FROM cloudspaces WHERE ${PERIOD} AND cloudspace_id = 0 AND state = '') AS cloudspace_hours`,
+    values,
+    PARAM_TYPES,
+  );
+  const emptyRow = empty.getRowObjectsJS()[0]!;
   const samples = await connection.runAndReadAll(
     `SELECT count(*) AS n FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)`,
     values,
@@ -79,6 +95,7 @@ export async function dataQuality(
   return {
     missingHours: [...byAccount.values()],
     unbilledMachineTypes: types.getRowObjectsJS().map((r) => ({ type: String(r.type), machineHours: Number(r.machine_hours) })),
+    emptyRecords: { machineHours: Number(emptyRow.machine_hours), cloudSpaceHours: Number(emptyRow.cloudspace_hours) },
     emptyPeriod: Number(samples.getRowObjectsJS()[0]!.n) === 0,
     skipped: load?.skipped ?? [],
     duplicates: load?.duplicates ?? [],
@@ -87,7 +104,7 @@ export async function dataQuality(
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
-  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "SKIPPED_FILE" | "DUPLICATES";
+  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES";
   message: string;
   details?: unknown;
 }
@@ -116,6 +133,15 @@ export function qualityWarnings(quality: DataQuality, params: BillingParams): Wa
       code: "UNBILLED_MACHINE_TYPE",
       message: `${t.machineHours} machine-hours of type "${t.type}" are not billed (only VMs are)`,
       details: t,
+    });
+  }
+  const { machineHours, cloudSpaceHours } = quality.emptyRecords;
+  if (machineHours + cloudSpaceHours > 0) {
+    warnings.push({
+      code: "EMPTY_RECORDS",
+      message: `${machineHours} machine-hour${machineHours === 1 ? "" : "s"} and ${cloudSpaceHours} cloud-space-hour${cloudSpaceHours === 1 ? "" : "s"} ` +
+        "are empty records (no id, no type or state): a damaged file?",
+      details: quality.emptyRecords,
     });
   }
   for (const s of quality.skipped) {

@@ -4,7 +4,7 @@ import type { DataTable } from "./schema.js";
 import type { LoadReport, SkippedFile } from "./types.js";
 
 /** The data tables `check` reads (an in-memory load fills only these). */
-export const CHECK_TABLES: readonly DataTable[] = ["account_hours", "machines", "nics"];
+export const CHECK_TABLES: readonly DataTable[] = ["account_hours", "cloudspaces", "machines", "nics"];
 
 /** Hours without a file inside an account's span: `[fromEpoch, tillEpoch)`. */
 export interface MissingRange {
@@ -82,6 +82,11 @@ export interface CheckReport {
   nicIdsAllZero: { machineHours: number; ofMachineHoursWithSeveralNics: number };
   /** NICs sharing a non-zero id in one machine-hour (at most `limit`). */
   nicIdCollisions: NicCollisionCheck[];
+  /**
+   * Empty records: machine-hours of machines with id 0 and type "", cloud-space-hours of cloud
+   * spaces with id 0 and state "" (what a damaged file's lists of Void read as).
+   */
+  emptyRecords: { machineHours: number; cloudSpaceHours: number };
   /** Account-hours whose file names another account than its path (`Account.accountId`). */
   accountIdMismatches: { accountId: number; hour: string; fileAccountId: number }[];
 }
@@ -99,7 +104,8 @@ const num = (v: unknown): number => Number(v);
  * and last hour and the hours missing inside that span (as half-open UTC ranges),
  * duplicates, conflicts and unreadable files (from the load report), unknown machine
  * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
- * quirk, only counted), and files naming another account than their path.
+ * quirk, only counted), empty records (no id and no type or state), and files naming
+ * another account than their path.
  */
 export async function checkWarehouse(connection: DuckDBConnection, load: LoadReport, options: CheckOptions = {}): Promise<CheckReport> {
   const limit = options.limit ?? 100;
@@ -151,6 +157,10 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     isGateway: Boolean(r.is_gateway), nicId: num(r.nic_id), nics: num(r.nics),
   }));
 
+  const empty = (await all(`
+    SELECT (SELECT count(*) FROM machines WHERE machine_id = 0 AND type = '') AS machine_hours,
+           (SELECT count(*) FROM cloudspaces WHERE cloudspace_id = 0 AND state = '') AS cloudspace_hours`))[0]!;
+
   const accountIdMismatches = (await all(`
     SELECT account_id, hour_epoch, root_account_id FROM account_hours
     WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT ${limit}`)).map((r) => ({
@@ -170,6 +180,7 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     zeroResources,
     nicIdsAllZero: { machineHours: num(zero.all_zero), ofMachineHoursWithSeveralNics: num(zero.several) },
     nicIdCollisions,
+    emptyRecords: { machineHours: num(empty.machine_hours), cloudSpaceHours: num(empty.cloudspace_hours) },
     accountIdMismatches,
   };
 }

@@ -34,6 +34,10 @@ export function formatCheckText(report: CheckReport): string {
   for (const c of report.nicIdCollisions) {
     out.push(`  account ${c.accountId} ${c.hour} cloud space ${c.cloudspaceId} ${c.isGateway ? "gateway" : "machine"} ${c.machineId}: ${c.nics} NICs with id ${c.nicId}`);
   }
+  const e = report.emptyRecords;
+  out.push(
+    `empty records (no id, no type or state: a damaged file?): ${e.machineHours + e.cloudSpaceHours === 0 ? "none" : `${plural(e.machineHours, "machine-hour")}, ${plural(e.cloudSpaceHours, "cloud-space-hour")}`}`,
+  );
   if (report.accountIdMismatches.length > 0) {
     out.push(`files naming another account than their path: ${report.accountIdMismatches.length}`);
     for (const m of report.accountIdMismatches) out.push(`  account ${m.accountId} ${m.hour}: the file says account ${m.fileAccountId}`);

@@ -32,6 +32,23 @@ describe("data quality of a period", () => {
     expect(quality.unbilledMachineTypes).toEqual([{ type: "container", machineHours: 1 }]);
   });
 
+  it("machines and cloud spaces with no id and no type or state are empty records, a warning", async () => {
+    // What a list of Void reads as: machines and cloud spaces with every field at its default.
+    const empty = vm(0, { type: "", vcpus: 0, mem: 0, imageName: "", status: "" });
+    const connection = await memoryWarehouse([
+      accountHour(7, OCT_1, { 11: [vm(1), empty, empty], 0: [empty] }, { 0: "" }),
+      accountHour(7, OCT_1 + HOUR, { 11: [vm(1), vm(0, { type: "routeros" })], 0: [] }, { 0: "" }),
+      accountHour(8, OCT_1, { 12: [vm(0)] }),
+    ]);
+    const params = { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 7 };
+    const quality = await dataQuality(connection, params);
+    expect(quality.emptyRecords).toEqual({ machineHours: 3, cloudSpaceHours: 2 });
+    const warnings = qualityWarnings(quality, params).filter((w) => w.code === "EMPTY_RECORDS");
+    expect(warnings.map((w) => w.message)).toEqual(["3 machine-hours and 2 cloud-space-hours are empty records (no id, no type or state): a damaged file?"]);
+    // A VM numbered 0 with a type is not empty, nor is the gateway (id 0, routeros).
+    expect((await dataQuality(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 8 })).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
+  });
+
   it("skipped files and duplicates of the load report travel with the period", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
     const load = { inputs: ["a.zip"], filesLoaded: 1, accountHours: 1, duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"], skipped: [{ file: "c.bin", code: "CAPNP_TRUNCATED", reason: "too short" }], ignoredPaths: 0 };

@@ -69,4 +69,21 @@ describe("cloudunits billing over 2,000 tiny files that expand", () => {
     expect(run.stderr).not.toMatch(/machine-hours of type "" are not billed/);
     expect(run.maxRssMb).toBeLessThan(MAX_RSS_MB);
   }, 180_000);
+
+  it("reads a small file's few empty records within its bound, and warns about them", async () => {
+    // 3 empty machines (27 words charged of 64) and 5 empty cloud spaces (17 of 64).
+    const few = (shape: Uint8Array, count: number, at: number) => {
+      const bytes = Buffer.from(shape);
+      bytes.writeUInt32LE(count * 8 + VOID, at); // the list pointer's count and element size
+      return bytes;
+    };
+    const zip = join(dir, "few.zip");
+    await writeYazl(zip, [
+      { name: "7/2026/10/1/0/account_capnp.bin", data: few(EMPTY_MACHINES, 3, 52) },
+      { name: "8/2026/10/1/0/account_capnp.bin", data: few(EMPTY_SPACES, 5, 28) },
+    ]);
+    const run = await runCli(["billing", zip, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T01:00Z", "--format", "json"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("warning: 3 machine-hours and 5 cloud-space-hours are empty records (no id, no type or state): a damaged file?\n");
+  }, 180_000);
 });

@@ -9,6 +9,7 @@ import type { DecodedAccountHour, Nic, VMachine } from "../../src/capnp/records.
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { checkWarehouse } from "../../src/store/checkWarehouse.js";
+import { formatCheckText } from "../../src/store/formatCheckText.js";
 import type { LoadReport } from "../../src/store/types.js";
 
 const T0 = 1790812800; // 2026-10-01T00:00Z
@@ -65,6 +66,24 @@ describe("check", () => {
     expect(report.nicIdsAllZero).toEqual({ machineHours: 7, ofMachineHoursWithSeveralNics: 12 });
     expect(report.nicIdCollisions).toHaveLength(5);
     expect(report.nicIdCollisions[0]).toEqual({ accountId: 7, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 2, isGateway: false, nicId: 3, nics: 2 });
+  });
+
+  it("counts empty records: machines with no id and no type, cloud spaces with no id and no state", async () => {
+    expect((await checkWarehouse(connection, cleanLoad)).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
+    // What a list of Void reads as: two empty machines, then an empty cloud space.
+    const empty = machine(0, { type: "", vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "", networks: [] });
+    const damaged = await memoryWarehouse([{
+      accountId: 9, hourEpoch: T0, rootAccountId: 9,
+      account: { accountId: 9, cloudspaces: [{ cloudSpaceId: 1, accountId: 9, state: "DEPLOYED", machines: [empty, empty, machine(0)] }, { cloudSpaceId: 0, accountId: 0, state: "", machines: [] }] },
+    }]);
+    try {
+      const report = await checkWarehouse(damaged, cleanLoad);
+      expect(report.emptyRecords).toEqual({ machineHours: 2, cloudSpaceHours: 1 });
+      expect(formatCheckText(report)).toContain("\nempty records (no id, no type or state: a damaged file?): 2 machine-hours, 1 cloud-space-hour\n");
+      expect(formatCheckText(await checkWarehouse(connection, cleanLoad))).toContain("\nempty records (no id, no type or state: a damaged file?): none\n");
+    } finally {
+      damaged.closeSync();
+    }
   });
 
   it("is readable only when no file was skipped, and splits conflicts from unreadable files", async () => {
