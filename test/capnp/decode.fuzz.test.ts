@@ -1,15 +1,18 @@
 // Mutation fuzz: bit flips over the framing and pointer words of real files, truncations and
-// random bytes. Every result must be either the reference tool's decode of the same bytes or
+// random bytes, and list-kind swaps of the cloud-space and machine pointers (issue 14). Every result must be either the reference tool's decode of the same bytes or
 // our typed CapnpError: never another exception, never a hang. CLOUDUNITS_FUZZ_LONG=1 runs
 // many more cases and also asks the reference about the messages we refuse.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS } from "../../src/capnp/DecodeOptions.js";
 import { CapnpError, decodeAccount, decodeCloudSpace, type Account, type CloudSpace } from "../../src/index.js";
+import { listKindSwaps } from "../helpers/listKindSwaps.mjs";
 import { prng, randomAccount, randomCloudSpace, toCapnpText } from "./randomRecords.js";
 import { OLD_SCHEMA, SCHEMA, concat, encodeTexts, fromJson, hasCapnp, referenceJson, type Root } from "./reference.js";
 
 const LONG = process.env.CLOUDUNITS_FUZZ_LONG === "1";
 const MUTATIONS_PER_FILE = LONG ? 4000 : 250;
+const SWAPS_PER_FILE = LONG ? 4000 : 200;
 /** In the short run, this many refused messages are also shown to the reference. */
 const REFUSALS_ASKED = LONG ? 300 : 12;
 /** Reference processes run at once (the machine is shared). */
@@ -39,6 +42,16 @@ function framingAndPointerWords(bytes: Uint8Array): number[] {
 }
 
 type Outcome = { value: Account | CloudSpace } | { error: CapnpError };
+
+/** Words the records of a decoded value take at the schema's struct sizes (texts aside). */
+function recordWords(value: Account | CloudSpace): number {
+  const space = (cs: CloudSpace) =>
+    3 + cs.machines.reduce((n, m) => n + 7 + 3 * m.networks.length + m.disks.reduce((d, k) => d + 4 + (k.configuredIops ? 7 : 0), 0), 0);
+  return "cloudspaces" in value ? 2 + value.cloudspaces.reduce((n, cs) => n + space(cs), 0) : space(value);
+}
+
+/** The default expansion limit of a file of `bytes` bytes, words. */
+const expansionLimit = (bytes: number) => Math.max(EXPANSION_LIMIT_FACTOR * Math.ceil(bytes / 8), MIN_EXPANSION_LIMIT_WORDS);
 
 function ours(bytes: Uint8Array, root: Root): Outcome {
   // CPU time, not wall time: the test must not fail because the machine is busy.
@@ -156,6 +169,50 @@ describe.skipIf(!hasCapnp)("mutated files decode as the reference does, or fail 
       }
       expect(accepted.length).toBeGreaterThan(0);
       expect(refusals.length).toBeGreaterThan(0);
+    }, LONG ? 1_800_000 : 60_000);
+  }
+});
+
+describe.skipIf(!hasCapnp)("list-kind swaps of the cloud-space and machine pointers decode as the reference does, within the expansion limit", () => {
+  const rand = prng(Number(process.env.CLOUDUNITS_FUZZ_SEED ?? 20261123));
+  const corpus: { name: string; root: Root; file: Uint8Array }[] = [
+    { name: "one segment", root: "Account", file: encodeTexts([toCapnpText(randomAccount(rand, { spaces: 3, machines: 3, parts: 2 }))], "Account")[0]! },
+    { name: "many segments", root: "Account", file: encodeTexts([toCapnpText(randomAccount(rand, { spaces: 3, machines: 3, parts: 2 }))], "Account", { segmentWords: 24 })[0]! },
+    { name: "older schema", root: "Account", file: encodeTexts([toCapnpText(randomAccount(rand, { spaces: 3, machines: 3, parts: 2, oldSchema: true }))], "Account", { schema: OLD_SCHEMA })[0]! },
+    { name: "cloud space", root: "CloudSpace", file: encodeTexts([toCapnpText(randomCloudSpace(rand, { spaces: 1, machines: 4, parts: 2 }))], "CloudSpace", { segmentWords: 32 })[0]! },
+  ];
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
+
+  for (const { name, root, file } of corpus) {
+    it(`${name}: element sizes and counts swapped`, async () => {
+      const messages = listKindSwaps(file, root, rand, SWAPS_PER_FILE);
+      const outcomes = messages.map((m) => ours(m, root));
+      const acceptedIndexes = outcomes.flatMap((o, i) => ("value" in o ? [i] : []));
+      const values = acceptedIndexes.map((i) => (outcomes[i] as { value: Account | CloudSpace }).value);
+      const accepted = acceptedIndexes.map((i) => messages[i]!);
+      expect(acceptedButReferenceRefuses(accepted, values, root).map((i) => hex(accepted[i]!))).toEqual([]);
+
+      // No message we accept makes more records than its expansion limit allows.
+      const over = accepted.filter((bytes, i) => recordWords(values[i]!) > expansionLimit(bytes.length));
+      expect(over.slice(0, 3).map(hex), `${over.length} of ${accepted.length} accepted messages over the limit`).toEqual([]);
+
+      // The expansion limit stops swaps the reference reads (lists of empty elements): a
+      // documented strictness, as is every other refusal the reference reads.
+      const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, bytes: messages[i]! }] : []));
+      const expanding = refusals.filter((r) => r.error.code === "CAPNP_EXPANSION_LIMIT");
+      expect(expanding.length).toBeGreaterThan(0);
+      const asked = [...expanding.slice(0, REFUSALS_ASKED / 2), ...refusals.filter((r) => r.error.code !== "CAPNP_EXPANSION_LIMIT")].slice(0, REFUSALS_ASKED);
+      const verdicts = await inPool(asked.map((r) => () => referenceAccepts(r.bytes, root)));
+      const stricter = asked.filter((_, i) => verdicts[i]);
+      for (const { error, bytes } of stricter) {
+        expect(STRICTER_THAN_REFERENCE.some((allowed) => allowed(error)), `${error.code} ${error.reason} on ${hex(bytes)}`).toBe(true);
+      }
+      expect(stricter.some((r) => r.error.code === "CAPNP_EXPANSION_LIMIT")).toBe(true);
+      if (LONG) {
+        console.log(`${name}: ${messages.length} swaps, ${accepted.length} read as the reference does, ${refusals.length} refused:`,
+          countBy(refusals.map((r) => r.error.code)));
+      }
+      expect(accepted.length).toBeGreaterThan(0);
     }, LONG ? 1_800_000 : 60_000);
   }
 });
