@@ -2,7 +2,7 @@
 
 // Errors, times
 export * from "./errors.js";
-export { parseTime, isoUtc } from "./time.js";
+export { parseTime, isoUtc, monthPeriod } from "./time.js";
 
 // Reading: find account-hours in zips and trees
 export type * from "./input/types.js";
@@ -51,7 +51,7 @@ export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arq
 export { calculate } from "./billing/calculate.js";
 export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
 export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
-export type { BillingOptions, BillingParams, BillingLine, Level, Quantities, ResolvedBillingOptions } from "./billing/lines.js";
+export type { BillingOptions, BillingParams, BillingLine, Level, LineLevel, Quantities, ResolvedBillingOptions } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
 export { loadNames, makeNames } from "./billing/names.js";
@@ -65,8 +65,15 @@ export { dataQuality, qualityWarnings } from "./billing/dataQuality.js";
 export type { DataQuality, MissingRun, Warning as BillingWarning } from "./billing/dataQuality.js";
 export { loadPrices, parsePrices, currencyDecimals, pricesFor } from "./billing/prices.js";
 export type { PriceList, UnitPrice, UnitPrices } from "./billing/prices.js";
-export { lineMoney, chargeOf, sumMoney } from "./billing/money.js";
+export { chargeOf, nuUnit, pricingUnitOf } from "./billing/money.js";
 export type { Charge, LineMoney } from "./billing/money.js";
+export { invoiceOf, accountInvoice } from "./billing/invoice.js";
+export type { Invoice, InvoiceLine } from "./billing/invoice.js";
+export { showback, showbackWeight } from "./billing/showback.js";
+export type { Showback } from "./billing/showback.js";
+export { splitAmount } from "./billing/splitAmount.js";
+export type { SplitShare } from "./billing/splitAmount.js";
+export type { PriceBasis } from "./billing/prices.js";
 export { Exact } from "./billing/exact.js";
 
 // Statistics series
@@ -87,7 +94,7 @@ export { statsToHtml } from "./export/statsHtml.js";
 export type { StatsPageSubject } from "./export/statsHtml.js";
 export { toBillingCsv, guardFormula } from "./export/toBillingCsv.js";
 export type { BillingCsvOptions } from "./export/toBillingCsv.js";
-export { writeBillingXlsx, EXCEL_MAX_ROWS } from "./export/writeBillingXlsx.js";
+export { writeBillingXlsx, writeAccountXlsx, writeInvoicePack, accountReport, accountFileName, EXCEL_MAX_ROWS } from "./export/writeBillingXlsx.js";
 export type { BillingXlsxOptions } from "./export/writeBillingXlsx.js";
 export { focusRows, FOCUS_COLUMNS } from "./export/focusRows.js";
 export type { FocusOptions, FocusRow } from "./export/focusRows.js";

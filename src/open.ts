@@ -3,6 +3,8 @@ import * as aq from "arquero";
 import type { ArqueroTable } from "./arqueroTable.js";
 import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
 import type { BillingOptions, BillingParams } from "./billing/lines.js";
+import { accountInvoice, type Invoice } from "./billing/invoice.js";
+import type { PriceList } from "./billing/prices.js";
 import { UsageError } from "./errors.js";
 import { toParquet, type ParquetExport } from "./export/toParquet.js";
 import { accountStats as accountStatsOf } from "./stats/accountStats.js";
@@ -30,6 +32,12 @@ export interface Store {
   calculate(params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
   calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
   calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
+  /**
+   * The invoice of an account over `[start, end)` under a price list (SPEC 3.2): one line per
+   * priced unit (quantity, unit price, amount rounded half-even) and the amount due, the sum
+   * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings.
+   */
+  invoice(params: BillingParams & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
   /** `machines/stats` (SPEC 4 shape). */
   machineStats(request: MachineStatsRequest): Promise<StatsResponse>;
   /** `cloudspaces/stats` (SPEC 4 shape). */
@@ -84,6 +92,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     load: warehouse.load,
     connection,
     calculate: ((params: BillingParams, billingOptions?: BillingOptions) => calculateBilling(connection, params, billingOptions)) as Store["calculate"],
+    invoice: (params, prices, billingOptions) => accountInvoice(connection, params, prices, billingOptions),
     machineStats: (request) => machineStatsOf(connection, request),
     cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
     accountStats: (request) => accountStatsOf(connection, request),

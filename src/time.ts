@@ -42,3 +42,16 @@ export function parseTime(value: string | number, what = "time"): number {
 export function isoUtc(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().replace(".000Z", "Z");
 }
+
+/**
+ * The half-open period of a calendar month in UTC: `monthPeriod("2026-10")` is
+ * `{ start: 2026-10-01T00:00Z, end: 2026-11-01T00:00Z }` in epoch seconds, so consecutive
+ * months never share an hour. Throws a UsageError naming `what` for anything but `YYYY-MM`.
+ */
+export function monthPeriod(month: string, what = "month"): { start: number; end: number } {
+  const m = /^(\d{4})-(\d{2})$/.exec(month.trim());
+  const year = Number(m?.[1]);
+  const index = Number(m?.[2]) - 1;
+  if (!m || index < 0 || index > 11) throw new UsageError(`bad ${what}: "${month}" (use YYYY-MM, e.g. 2026-10)`);
+  return { start: Date.UTC(year, index, 1) / 1000, end: Date.UTC(year, index + 1, 1) / 1000 };
+}

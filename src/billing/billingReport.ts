@@ -2,18 +2,32 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
 import { dataQuality, qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
 import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
-import { lineMoney, type LineMoney } from "./money.js";
+import type { LineMoney } from "./money.js";
+import { invoiceOf, type Invoice } from "./invoice.js";
+import { showback } from "./showback.js";
 import type { PriceList } from "./prices.js";
+import { Exact } from "./exact.js";
 import { dataFingerprint, inputFingerprints, type InputFingerprint } from "./inputFingerprints.js";
 
 /** Everything a billing report shows for a period, computed once and rendered by every export. */
 export interface BillingReport {
   params: BillingParams;
   options: ResolvedBillingOptions;
-  /** Period lines, in hierarchy order (environment first when there is no account id). */
+  /**
+   * Period lines, in hierarchy order (environment first when there is no account id), with a
+   * `gateway` line after the machines of each cloud space whose gateway has NU or PIU.
+   */
   lines: BillingLine[];
-  /** The money of each line, same order as `lines` (absent without a price list; the environment is never priced). */
+  /**
+   * The money of each line, same order as `lines` (absent without a price list): an account's
+   * invoice amounts, the showback shares of its cloud spaces, machines and gateways (adding up
+   * to the account's lines to the cent), and for the environment the sums over the accounts.
+   */
   money?: (LineMoney | undefined)[];
+  /** The invoice of each account, in account order (absent without a price list). */
+  invoices?: Invoice[];
+  /** The grand total: Σ of the accounts' amounts due (absent without a price list). */
+  amountDue?: Exact;
   prices?: PriceList;
   quality: DataQuality;
   warnings: Warning[];
@@ -48,12 +62,15 @@ export async function billingReport(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {},
 ): Promise<BillingReport> {
   const resolved = resolveOptions(options);
-  const lines = await periodLines(connection, params, options);
+  const period = await periodLines(connection, params, options);
   const quality = await dataQuality(connection, params, extras.load, resolved.units);
   const prices = extras.prices;
+  const invoices = prices ? period.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units)) : undefined;
+  const { lines, money } = showback(period, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1);
   return {
     params, options: resolved, lines,
-    money: prices ? lines.map((l) => (l.level === "environment" ? undefined : lineMoney(l, prices, resolved.units))) : undefined,
+    money: prices ? money : undefined, invoices,
+    amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
     prices, quality, warnings: qualityWarnings(quality, params), generatedAtMs: Date.now(), load: extras.load, unitsFile: extras.unitsFile,
     inputs: await inputFingerprints(extras.load?.inputs ?? []),
     data: await dataFingerprint(connection),

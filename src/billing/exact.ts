@@ -96,6 +96,14 @@ export class Exact {
     return places === 0 ? text : text.replace(/\.?0+$/, "");
   }
 
+  /**
+   * `JSON.stringify` form: the exact decimal string (`"12.3"`), or rounded half-even to 12
+   * decimals when the fraction has no terminating decimal. A string, so no digit is lost.
+   */
+  toJSON(): string {
+    return this.toDecimalString() ?? this.toFixed(12);
+  }
+
   /** The nearest float64 (for spreadsheets and Parquet, after rounding). */
   toNumber(): number {
     const text = this.toDecimalString();

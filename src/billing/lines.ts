@@ -3,12 +3,18 @@ import { UsageError } from "../errors.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 import { billingCtes } from "./billingCtes.js";
+import { showbackCtes } from "./showbackCtes.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;
 /** A level of the billing hierarchy. */
 export type Level = (typeof LEVELS)[number];
+/**
+ * The level of a report line: a level of the hierarchy, or `gateway`: a cloud space's
+ * gateway in showback (its NU and public IP, beside the machines; see `showback`).
+ */
+export type LineLevel = Level | "gateway";
 
 /** Options of every billing computation. */
 export interface BillingOptions {
@@ -20,7 +26,7 @@ export interface BillingOptions {
   names?: Names;
   /** Add VCU, MU, WU and PIU to the `calculate` shape; default false. */
   allUnits?: boolean;
-  /** Quantities per `"hour"` (unit-hours, default) or per `"month"` (unit-hours / `units.hoursPerMonth`). */
+  /** Quantities per `"hour"` (unit-hours, default) or per `"month"` (unit-hours / `units.hoursPerMonth`); NU is a volume (TB) either way. */
   per?: "hour" | "month";
 }
 
@@ -34,12 +40,12 @@ export interface BillingParams {
   accountId?: number;
 }
 
-/** The quantities of one line: unit-hours (or unit-months with `per: "month"`); NU is null for machines. */
+/** The quantities of one line: unit-hours (or unit-months with `per: "month"`), NU in TB transferred; NU is null for machines. */
 export type Quantities = Record<UnitName, number | null>;
 
 /** One line: one entity at one level, over the period or in one hour. */
 export interface BillingLine {
-  level: Level;
+  level: LineLevel;
   /** null for the environment. */
   accountId: number | null;
   /** null above cloud-space level. */
@@ -58,8 +64,18 @@ export interface BillingLine {
   cuSumOfMachines: number;
   /** The part of PIU that is the gateways' public IPs (0 for machines), in PIU-hours whatever `options.per`. */
   gatewayPiuHours: number;
-  /** Unit-hours, before any per-month division (what money is computed from). */
+  /** Unit-hours (NU: TB), before any per-month division (what money is computed from). */
   unitHours: Quantities;
+  /**
+   * Showback CU (SPEC 3.2), per `options.per`: the account's CU allocated hour by hour to its
+   * cloud spaces in proportion to their own CU, and on to their machines; equal to CU for
+   * accounts and the environment. Adds up at every level, unlike own CU under `aggregate`.
+   */
+  cuAllocated: number;
+  /** `cuAllocated` in CU-hours, whatever `options.per`. */
+  cuAllocatedHours: number;
+  /** NU (TB) of the entity's own external NICs: a machine's, or a cloud space's gateway's; 0 above. */
+  ownNicNu: number;
 }
 
 /** The resolved options, with defaults applied. */
@@ -92,10 +108,10 @@ export function checkParams(params: BillingParams): void {
 }
 
 const LEVEL_SQL: Record<Level, { cte: string; keys: string }> = {
-  environment: { cte: "bill_environment_hours", keys: "NULL::BIGINT AS account_id, NULL::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
-  account: { cte: "bill_account_hours", keys: "account_id, NULL::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
-  cloudspace: { cte: "bill_cloudspace_hours", keys: "account_id, cloudspace_id::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
-  machine: { cte: "bill_machine_hours", keys: "account_id, cloudspace_id::BIGINT AS cloudspace_id, machine_id::BIGINT AS machine_id" },
+  environment: { cte: "(SELECT *, CU AS cu_allocated, 0::DOUBLE AS own_nic_nu FROM bill_environment_hours)", keys: "NULL::BIGINT AS account_id, NULL::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
+  account: { cte: "(SELECT *, CU AS cu_allocated, 0::DOUBLE AS own_nic_nu FROM bill_account_hours)", keys: "account_id, NULL::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
+  cloudspace: { cte: "bill_cloudspace_showback", keys: "account_id, cloudspace_id::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
+  machine: { cte: "bill_machine_showback", keys: "account_id, cloudspace_id::BIGINT AS cloudspace_id, machine_id::BIGINT AS machine_id" },
 };
 
 function unitColumns(level: Level, aggregate: (column: string) => string): string {
@@ -108,13 +124,15 @@ export function linesSql(levels: readonly Level[], units: Units, cuRollup: CuRol
     const { cte, keys } = LEVEL_SQL[level];
     const rank = LEVELS.indexOf(level);
     if (hourly) {
-      return `SELECT ${rank} AS level_rank, ${keys}, hour_epoch, 1::BIGINT AS sample_hours, ${unitColumns(level, (c) => c)}, cu_sum::DOUBLE AS cu_sum, gateway_piu::DOUBLE AS gateway_piu FROM ${cte}`;
+      return `SELECT ${rank} AS level_rank, ${keys}, hour_epoch, 1::BIGINT AS sample_hours, ${unitColumns(level, (c) => c)}, cu_sum::DOUBLE AS cu_sum, gateway_piu::DOUBLE AS gateway_piu,
+        cu_allocated::DOUBLE AS cu_allocated, own_nic_nu::DOUBLE AS own_nic_nu FROM ${cte}`;
     }
     const by = { environment: "", account: "GROUP BY account_id", cloudspace: "GROUP BY account_id, cloudspace_id", machine: "GROUP BY account_id, cloudspace_id, machine_id" }[level];
     return `SELECT ${rank} AS level_rank, ${keys}, NULL::BIGINT AS hour_epoch, count(*)::BIGINT AS sample_hours,
-      ${unitColumns(level, (c) => `fsum(${c})`)}, fsum(cu_sum)::DOUBLE AS cu_sum, fsum(gateway_piu)::DOUBLE AS gateway_piu FROM ${cte} ${by}${level === "environment" ? " HAVING count(*) > 0" : ""}`;
+      ${unitColumns(level, (c) => `fsum(${c})`)}, fsum(cu_sum)::DOUBLE AS cu_sum, fsum(gateway_piu)::DOUBLE AS gateway_piu,
+      fsum(cu_allocated)::DOUBLE AS cu_allocated, fsum(own_nic_nu)::DOUBLE AS own_nic_nu FROM ${cte} ${by}${level === "environment" ? " HAVING count(*) > 0" : ""}`;
   });
-  return `${billingCtes(units, cuRollup)}
+  return `${billingCtes(units, cuRollup).trimEnd()}${showbackCtes(units)}
 SELECT * FROM (${selects.join("\nUNION ALL\n")})
 ORDER BY ${hourly ? "hour_epoch, " : ""}account_id NULLS FIRST, cloudspace_id NULLS FIRST, machine_id NULLS FIRST, level_rank`;
 }
@@ -144,7 +162,7 @@ function toLine(row: Record<string, unknown>, options: ResolvedBillingOptions): 
   for (const u of UNIT_NAMES) {
     const v = row[u] as number | null;
     unitHours[u] = v;
-    quantities[u] = v === null ? null : v / divisor;
+    quantities[u] = v === null ? null : u === "NU" ? v : v / divisor;
   }
   const name =
     level === "machine" ? nameOf(options.names, "machine", machineId!)
@@ -155,6 +173,7 @@ function toLine(row: Record<string, unknown>, options: ResolvedBillingOptions): 
     level, accountId, cloudspaceId, machineId, hourEpoch: id(row.hour_epoch), name,
     sampleHours: Number(row.sample_hours), quantities, cuSumOfMachines: (row.cu_sum as number) / divisor,
     gatewayPiuHours: row.gateway_piu as number, unitHours,
+    cuAllocated: (row.cu_allocated as number) / divisor, cuAllocatedHours: row.cu_allocated as number, ownNicNu: row.own_nic_nu as number,
   };
 }
 

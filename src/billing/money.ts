@@ -1,52 +1,52 @@
 import { Exact } from "./exact.js";
-import type { BillingLine } from "./lines.js";
-import { pricesFor, type PriceList } from "./prices.js";
+import { pricesFor, type PriceBasis, type PriceList } from "./prices.js";
 import type { Units } from "./units.js";
-import { UNIT_NAMES, type UnitName } from "./unitNames.js";
+import type { UnitName } from "./unitNames.js";
 
-/** One charged unit of a line: quantity in the pricing unit, unit price and exact amount. */
+/** One charged unit: quantity in the unit the price is per, the unit price and the exact amount. */
 export interface Charge {
   unit: UnitName;
-  /** Quantity in `pricingUnit`: unit-hours, or unit-months (unit-hours / hoursPerMonth). */
+  /** What the unit price is per: `hour`, `month` or `TB` (NU). */
+  basis: PriceBasis;
+  /** Quantity in the unit of the price: unit-hours, unit-months (unit-hours / hoursPerMonth), or TB (NU). */
   pricingQuantity: number;
-  /** `CU-hour` or `CU-month`: what the unit price is per. */
+  /** `CU-hour`, `SU-month` or `TB`: what the unit price is per (see `pricingUnitOf`). */
   pricingUnit: string;
   /** The unit price as written in the price list. */
   unitPrice: string;
-  /** unit-hours × price (÷ hoursPerMonth for monthly prices), exact; round only to present. */
+  /** Unit-hours × price (÷ hoursPerMonth for monthly prices), exact: FOCUS's hourly cost; invoices round per line. */
   amount: Exact;
 }
 
-/** The money of one line: its charges, and totals both ways. */
+/** The money of one report line: its amount per priced unit (rounded), and their sum. */
 export interface LineMoney {
-  charges: Charge[];
-  /** Σ exact amounts. */
-  total: Exact;
-  /** Σ exact amounts rounded half-even at the currency's decimals: the figure to invoice. */
-  roundedTotal: Exact;
-  /** Σ of the charges' amounts each rounded half-even; differs from roundedTotal now and then. */
-  sumOfRoundedCharges: Exact;
+  /** One per priced unit, in unit order: the invoice line's amount (account), or the line's share of it (showback). */
+  charges: { unit: UnitName; amount: Exact }[];
+  /** Σ of `charges`: the amount due of an account; a cloud space's or machine's share of it; the grand total for the environment. */
+  amount: Exact;
+}
+
+/** The unit a price is per, as reports write it: `CU-hour`, `SU-month`, or the NU volume unit (`TiB`, see `nuUnit`). */
+export function pricingUnitOf(unit: UnitName, basis: PriceBasis, units: Units): string {
+  return basis === "TB" ? nuUnit(units) : `${unit}-${basis}`;
+}
+
+/** The unit of NU volumes: `TiB` (1024⁴ bytes, the default), `TB` (10¹² bytes), else `NU of N bytes`. */
+export function nuUnit(units: Units): string {
+  if (units.bytesPerNu === 1024 ** 4) return "TiB";
+  if (units.bytesPerNu === 1e12) return "TB";
+  return `NU of ${units.bytesPerNu} bytes`;
+}
+
+/** Unit-hours (or TB of NU) in the unit of a price basis: ÷ hoursPerMonth for monthly prices. */
+export function pricingQuantityOf(unitHours: number, basis: PriceBasis, units: Units): number {
+  return basis === "month" ? unitHours / units.hoursPerMonth : unitHours;
 }
 
 /**
- * The money of a billing line under a price list: for each priced unit the line has, the
- * amount = unit-hours × unit-hour price, or unit-hours / hoursPerMonth × unit-month price,
- * exactly (the unit-hours taken as the decimal they print as). The account's overrides
- * apply. Nothing is rounded here except the two presented totals.
- */
-export function lineMoney(line: BillingLine, list: PriceList, units: Units): LineMoney {
-  const charges: Charge[] = [];
-  for (const unit of UNIT_NAMES) {
-    const unitHours = line.unitHours[unit];
-    const charge = unitHours === null ? undefined : chargeOf(unit, unitHours, line.accountId, list, units);
-    if (charge) charges.push(charge);
-  }
-  return totals(charges.map((c) => c.amount), list.decimals, charges);
-}
-
-/**
- * The charge of `unitHours` of one unit for an account (its overrides apply), or
- * `undefined` when the unit has no price. The amount is exact (see `lineMoney`).
+ * The charge of `unitHours` of one unit (NU: TB) for an account (its overrides apply), or
+ * `undefined` when the unit has no price. The amount is exact: unit-hours × unit-hour price,
+ * unit-hours / hoursPerMonth × unit-month price, TB × price per TB.
  */
 export function chargeOf(unit: UnitName, unitHours: number, accountId: number | null, list: PriceList, units: Units): Charge | undefined {
   const price = pricesFor(list, accountId)[unit];
@@ -55,21 +55,15 @@ export function chargeOf(unit: UnitName, unitHours: number, accountId: number | 
   const monthly = price.per === "month";
   return {
     unit,
-    pricingQuantity: monthly ? unitHours / units.hoursPerMonth : unitHours,
-    pricingUnit: `${unit}-${price.per}`,
+    basis: price.per,
+    pricingQuantity: pricingQuantityOf(unitHours, price.per, units),
+    pricingUnit: pricingUnitOf(unit, price.per, units),
     unitPrice: price.text,
     amount: monthly ? hours.mul(price.price).div(Exact.fromNumber(units.hoursPerMonth)) : hours.mul(price.price),
   };
 }
 
-function totals(amounts: Exact[], decimals: number, charges: Charge[]): LineMoney {
-  const total = amounts.reduce((a, b) => a.add(b), Exact.ZERO);
-  const sumOfRoundedCharges = amounts.reduce((a, b) => a.add(b.round(decimals)), Exact.ZERO);
-  return { charges, total, roundedTotal: total.round(decimals), sumOfRoundedCharges };
-}
-
-/** The totals of several lines (e.g. every account of an invoice run): Σ exact, rounded, and Σ of the rounded line totals. */
-export function sumMoney(lines: readonly LineMoney[], decimals: number): { total: Exact; roundedTotal: Exact; sumOfRoundedLines: Exact } {
-  const total = lines.reduce((a, l) => a.add(l.total), Exact.ZERO);
-  return { total, roundedTotal: total.round(decimals), sumOfRoundedLines: lines.reduce((a, l) => a.add(l.roundedTotal), Exact.ZERO) };
+/** Σ of the charges: a LineMoney. */
+export function lineMoneyOf(charges: { unit: UnitName; amount: Exact }[]): LineMoney {
+  return { charges, amount: charges.reduce((a, c) => a.add(c.amount), Exact.ZERO) };
 }

@@ -3,10 +3,13 @@ import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
 import { UNIT_NAMES, type UnitName } from "./unitNames.js";
 
-/** The price of one unit: per unit-hour or per unit-month, exact. */
+/** What a price is per: a unit-hour, a unit-month (`units.hoursPerMonth` hours), or a TB (NU, a volume). */
+export type PriceBasis = "hour" | "month" | "TB";
+
+/** The price of one unit: per unit-hour or per unit-month, or per TB for NU; exact. */
 export interface UnitPrice {
-  /** What the price is per: one unit-hour or one unit-month (`units.hoursPerMonth` hours). */
-  per: "hour" | "month";
+  /** What the price is per: one unit-hour, one unit-month (`units.hoursPerMonth` hours), or one TB transferred (NU). */
+  per: PriceBasis;
   /** The price, exactly as written in the price list. */
   price: Exact;
   /** The price as written (a decimal string), for display. */
@@ -45,15 +48,20 @@ export function currencyDecimals(currency: string): number {
   return CURRENCY_DECIMALS[currency] ?? 2;
 }
 
-function parsePrice(value: unknown, per: "hour" | "month", where: string): UnitPrice {
+const BASIS_KEYS: Record<string, PriceBasis> = { perHour: "hour", perMonth: "month", perTB: "TB" };
+
+function parsePrice(value: unknown, per: PriceBasis, where: string, unit: UnitName): UnitPrice {
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const v = value as Record<string, unknown>;
-    if (keys.length !== 1 || (keys[0] !== "perHour" && keys[0] !== "perMonth")) {
-      throw new UsageError(`${where}: give one of perHour or perMonth, e.g. { perHour: 0.0125 } (found ${keys.join(", ") || "nothing"})`);
+    const allowed = unit === "NU" ? ["perTB"] : ["perHour", "perMonth"];
+    if (keys.length !== 1 || !allowed.includes(keys[0]!)) {
+      const why = unit === "NU" ? "NU is a volume, priced per TB transferred: give a bare number or { perTB: 0.02 }" : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
+      throw new UsageError(`${where}: ${why} (found ${keys.join(", ") || "nothing"})`);
     }
-    return parsePrice(v[keys[0]!], keys[0] === "perHour" ? "hour" : "month", where);
+    return parsePrice(v[keys[0]!], BASIS_KEYS[keys[0]!]!, where, unit);
   }
+  if (unit === "NU") per = "TB";
   const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : undefined;
   const price = text === undefined ? undefined : Exact.parse(text);
   if (text === undefined || price === undefined || price.num < 0n) {
@@ -62,7 +70,7 @@ function parsePrice(value: unknown, per: "hour" | "month", where: string): UnitP
   return { per, price, text: price.toDecimalString() ?? text };
 }
 
-function parseUnitPrices(value: unknown, per: "hour" | "month", where: string): UnitPrices {
+function parseUnitPrices(value: unknown, per: PriceBasis, where: string): UnitPrices {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new UsageError(`${where}: expected prices per unit, e.g. { CU: 0.0125, SU: { perMonth: 40 } }`);
   }
@@ -71,15 +79,15 @@ function parseUnitPrices(value: unknown, per: "hour" | "month", where: string): 
     if (!(UNIT_NAMES as readonly string[]).includes(unit)) {
       throw new UsageError(`${where}: unknown unit ${unit} (units: ${UNIT_NAMES.join(", ")})`);
     }
-    out[unit as UnitName] = parsePrice(price, per, `${where}.${unit}`);
+    out[unit as UnitName] = parsePrice(price, per, `${where}.${unit}`, unit as UnitName);
   }
   return out;
 }
 
 /**
- * Checks a parsed price list: `{ currency, decimals?, per?, prices: { CU: 0.0125, SU: { perMonth: 40 } },
+ * Checks a parsed price list: `{ currency, decimals?, per?, prices: { CU: 0.0125, SU: { perMonth: 40 }, NU: 20 },
  * accounts?: { "7": { CU: 0.01 } }, provider?, invoiceIssuer? }`. Bare prices are per unit-hour, or per unit-month
- * with `per: month`. Unknown keys and bad values throw a UsageError naming them.
+ * with `per: month`; NU, a volume, is always priced per TB transferred. Unknown keys and bad values throw a UsageError naming them.
  */
 export function parsePrices(value: unknown, source = "prices"): PriceList {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -105,7 +113,7 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
   if (v.prices === undefined) throw new UsageError(`${source}: no prices (add e.g. prices: { CU: 0.0125 })`);
   const prices = parseUnitPrices(v.prices, per, `${source}: prices`);
   const accounts = new Map<number, UnitPrices>();
-  const basis = new Map<UnitName, { per: "hour" | "month"; where: string }>(
+  const basis = new Map<UnitName, { per: PriceBasis; where: string }>(
     (Object.entries(prices) as [UnitName, UnitPrice][]).map(([unit, p]) => [unit, { per: p.per, where: `prices.${unit}` }]),
   );
   if (v.accounts !== undefined) {
@@ -136,8 +144,8 @@ export async function loadPrices(file: string): Promise<PriceList> {
 }
 
 /** The basis of each priced unit of a list (its own price's, else the first override's). */
-export function pricedUnits(list: PriceList): { unit: UnitName; per: "hour" | "month" }[] {
-  const per = new Map<UnitName, "hour" | "month">();
+export function pricedUnits(list: PriceList): { unit: UnitName; per: PriceBasis }[] {
+  const per = new Map<UnitName, PriceBasis>();
   for (const prices of [list.prices, ...list.accounts.values()]) {
     for (const unit of UNIT_NAMES) {
       const price = prices[unit];

@@ -1,6 +1,7 @@
 import type { Exact } from "../billing/exact.js";
 import type { BillingLine } from "../billing/lines.js";
-import type { LineMoney } from "../billing/money.js";
+import { nuUnit, pricingQuantityOf, pricingUnitOf, type LineMoney } from "../billing/money.js";
+import { showbackWeight } from "../billing/showback.js";
 import { pricedUnits, pricesFor } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, UNIT_NAMES, type UnitName } from "../billing/unitNames.js";
@@ -15,7 +16,7 @@ export type Cell = string | number | Exact | null;
 /** One column of the billing tables (CSV and the XLSX level sheets). */
 export interface BillingColumn {
   key: string;
-  /** The header, with its unit, e.g. `CU (CU-hours)` or `total (EUR)`. */
+  /** The header, with its unit, e.g. `SU (SU-hours)` or `amount due (EUR)`. */
   header: string;
   kind: ColumnKind;
   value(line: BillingLine, money: LineMoney | undefined): Cell;
@@ -28,11 +29,35 @@ export function shownUnits(report: BillingReport): UnitName[] {
   return UNIT_NAMES.filter((u) => base.includes(u) || priced.has(u));
 }
 
+/** The header of a unit's quantity column: `SU (SU-hours)`, `CU own (CU-months, aggregate rule)`, `NU (TiB transferred)`. */
+export function quantityHeader(report: BillingReport, unit: UnitName): string {
+  const per = report.options.per === "month" ? "months" : "hours";
+  if (unit === "NU") return `NU (${nuUnit(report.options.units)} transferred)`;
+  if (unit === "CU") return `CU own (CU-${per}; ${report.options.cuRollup} rule)`;
+  return `${unit} (${unit}-${per})`;
+}
+
+/**
+ * Whether a report shows a line: every line but a gateway whose shown units and amounts are
+ * all 0 (a gateway line carries only NU and PIU, which are not always shown).
+ */
+export function isShown(report: BillingReport, line: BillingLine, money: LineMoney | undefined): boolean {
+  if (line.level !== "gateway") return true;
+  const units = shownUnits(report);
+  return (units.includes("NU") && line.ownNicNu > 0) || (units.includes("PIU") && line.gatewayPiuHours > 0) || (money !== undefined && !money.amount.isZero());
+}
+
+/** A line's quantity of a unit as reports show it: machines and gateways show the NU of their own NICs. */
+export function shownQuantity(line: BillingLine, unit: UnitName): number | null {
+  if (unit === "NU" && (line.level === "machine" || line.level === "gateway")) return line.ownNicNu;
+  return line.quantities[unit];
+}
+
 /**
  * The columns of a billing table, in order: level, ids, name, period (or hour), sample
- * hours, CU rollup rule, the units (unit-hours or unit-months), the CU check figure under
- * `aggregate`, and with a price list the unit price and amount of each priced unit and the
- * line's totals (rounded total and the sum of rounded amounts).
+ * hours, CU rollup rule, the units (unit-hours or unit-months; NU in TB), CU own and CU
+ * allocated side by side, and with a price list per priced unit the quantity in the unit of
+ * the price (when it is not the unit shown), the unit price and the amount, then the amount due.
  */
 export function billingColumns(report: BillingReport, hourly: boolean): BillingColumn[] {
   const per = report.options.per === "month" ? "months" : "hours";
@@ -55,22 +80,27 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
   }
   columns.push({ key: "cu_rollup", header: "cu_rollup", kind: "text", value: () => report.options.cuRollup });
   for (const unit of shownUnits(report)) {
-    columns.push({ key: unit, header: `${unit} (${unit}-${per})`, kind: "quantity", value: (l) => l.quantities[unit] });
-  }
-  if (report.options.cuRollup === "aggregate") {
-    columns.push({
-      key: "cu_sum_of_machines", header: `CU sum of machines (CU-${per})`, kind: "quantity",
-      value: (l) => (l.level === "machine" ? null : l.cuSumOfMachines),
-    });
+    columns.push({ key: unit, header: quantityHeader(report, unit), kind: "quantity", value: (l) => shownQuantity(l, unit) });
+    if (unit === "CU") {
+      columns.push({ key: "cu_allocated", header: `CU allocated (CU-${per}; showback)`, kind: "quantity", value: (l) => (l.level === "gateway" ? 0 : l.cuAllocated) });
+    }
   }
   const list = report.prices;
   if (list) {
     const currency = list.currency;
+    const units = report.options.units;
     for (const { unit, per: basis } of pricedUnits(list)) {
+      const priceUnit = pricingUnitOf(unit, basis, units);
+      if (basis !== "TB" && basis !== report.options.per) {
+        columns.push({
+          key: `${unit}_billed_quantity`, header: `${unit} billed (${priceUnit}s${unit === "CU" ? "; allocated" : ""})`, kind: "quantity",
+          value: (l, m) => (m && l.level !== "environment" ? pricingQuantityOf(showbackWeight(l, unit), basis, units) : null),
+        });
+      }
       columns.push(
         {
-          key: `${unit}_unit_price`, header: `${unit} unit price (${currency} per ${unit}-${basis})`, kind: "price",
-          value: (l, m) => (m ? pricesFor(list, l.accountId)[unit]?.text ?? null : null),
+          key: `${unit}_unit_price`, header: `${unit} unit price (${currency} per ${priceUnit})`, kind: "price",
+          value: (l, m) => (m && l.level !== "environment" ? pricesFor(list, l.accountId)[unit]?.text ?? null : null),
         },
         {
           key: `${unit}_amount`, header: `${unit} amount (${currency})`, kind: "money",
@@ -78,10 +108,7 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
         },
       );
     }
-    columns.push(
-      { key: "total", header: `total (${currency})`, kind: "money", value: (_l, m) => m?.total ?? null },
-      { key: "sum_of_rounded_amounts", header: `sum of rounded amounts (${currency})`, kind: "money", value: (_l, m) => m?.sumOfRoundedCharges ?? null },
-    );
+    columns.push({ key: "amount_due", header: `amount due (${currency})`, kind: "money", value: (_l, m) => m?.amount ?? null });
   }
   return columns;
 }

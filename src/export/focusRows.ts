@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
-import type { Exact } from "../billing/exact.js";
 import { hourlyLines, type BillingLine } from "../billing/lines.js";
-import { chargeOf } from "../billing/money.js";
+import { Exact } from "../billing/exact.js";
+import { chargeOf, nuUnit } from "../billing/money.js";
 import { nameOf } from "../billing/names.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { UnitName } from "../billing/unitNames.js";
@@ -42,7 +42,7 @@ const SERVICE: Record<UnitName, { category: string; name: string; what: string }
   WU: { category: "Compute", name: "Windows licensing", what: "Windows units (CU of Windows VMs)" },
   SU: { category: "Storage", name: "Block storage", what: "storage units (TB allocated)" },
   TU: { category: "Storage", name: "Block storage IOPS", what: "transaction units (400 IOPS of configured limit)" },
-  NU: { category: "Networking", name: "Public network traffic", what: "network units (TB of external traffic)" },
+  NU: { category: "Networking", name: "Public network traffic", what: "network units (TB of external traffic, a volume)" },
   PIU: { category: "Networking", name: "Public IP addresses", what: "public IP units" },
 };
 
@@ -58,6 +58,7 @@ function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, numb
     case "account":
       return aggregate ? [["CU", q.CU ?? 0]] : [];
     case "environment":
+    case "gateway":
       return [];
   }
 }
@@ -90,7 +91,9 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: strin
     if (unitHours === 0) continue;
     const charge = chargeOf(unit, unitHours, line.accountId, list, report.options.units);
     if (!charge) continue;
-    const basis = charge.pricingUnit.endsWith("-month") ? "Months" : "Hours";
+    const nu = nuUnit(report.options.units);
+    const basis = charge.basis === "month" ? "Months" : "Hours";
+    const pricingUnit = charge.basis === "TB" ? nu : `${unit}-${basis}`;
     const { id, type } = resource(line, unit);
     const overridden = line.accountId !== null && list.accounts.get(line.accountId)?.[unit] !== undefined;
     rows.push({
@@ -99,14 +102,14 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: strin
       BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
       ChargeCategory: "Usage", ChargeClass: null, ChargeDescription: describe(line, unit, report), ChargeFrequency: "Usage-Based",
       ChargePeriodEnd: period.end, ChargePeriodStart: period.start,
-      ConsumedQuantity: unitHours, ConsumedUnit: `${unit}-Hours`,
+      ConsumedQuantity: unitHours, ConsumedUnit: unit === "NU" ? nu : `${unit}-Hours`,
       ContractedCost: charge.amount, ContractedUnitPrice: charge.unitPrice, EffectiveCost: charge.amount,
       InvoiceIssuerName: list.invoiceIssuer, ListCost: charge.amount, ListUnitPrice: charge.unitPrice, PricingCategory: "Standard",
-      PricingQuantity: charge.pricingQuantity, PricingUnit: `${unit}-${basis}`,
+      PricingQuantity: charge.pricingQuantity, PricingUnit: pricingUnit,
       ProviderName: list.provider, PublisherName: list.provider,
       ResourceId: id, ResourceName: unit === "PIU" && line.level === "cloudspace" ? "" : line.name, ResourceType: type,
       ServiceCategory: SERVICE[unit].category, ServiceName: SERVICE[unit].name,
-      SkuId: unit, SkuPriceId: `${unit}-${basis}${overridden ? `/account-${line.accountId}` : ""}`,
+      SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       SubAccountName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId),
       x_Level: line.level, x_Unit: unit, x_CuRollup: report.options.cuRollup, x_AccountId: String(line.accountId),
@@ -118,28 +121,75 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: strin
 }
 
 /**
+ * The rounding adjustments: per account and invoice line, the line's rounded amount less
+ * the Σ of the exact costs of its usage rows, as one `Adjustment` row when not zero, so that
+ * the BilledCost of an account's rows adds up to its amount due.
+ */
+function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact>, billingPeriod: { start: string; end: string }): FocusRow[] {
+  const list = report.prices!;
+  const names = report.options.names;
+  const rows: FocusRow[] = [];
+  for (const invoice of report.invoices ?? []) {
+    for (const line of invoice.lines) {
+      const adjustment = line.amount.add(Exact.of(-1n).mul(billed.get(`${invoice.accountId}/${line.unit}`) ?? Exact.ZERO));
+      if (adjustment.isZero()) continue;
+      const account = String(invoice.accountId);
+      rows.push({
+        BilledCost: adjustment, BillingAccountId: account, BillingAccountName: nameOf(names, "account", invoice.accountId),
+        BillingAccountType: "Account", BillingCurrency: list.currency, BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
+        ChargeCategory: "Adjustment", ChargeClass: null,
+        ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${list.currency}, half-even)`,
+        ChargeFrequency: "One-Time", ChargePeriodEnd: billingPeriod.end, ChargePeriodStart: billingPeriod.start,
+        ConsumedQuantity: null, ConsumedUnit: null, ContractedCost: adjustment, ContractedUnitPrice: null, EffectiveCost: adjustment,
+        InvoiceIssuerName: list.invoiceIssuer, ListCost: adjustment, ListUnitPrice: null, PricingCategory: null,
+        PricingQuantity: null, PricingUnit: null, ProviderName: list.provider, PublisherName: list.provider,
+        ResourceId: `account/${account}`, ResourceName: invoice.name, ResourceType: "Account",
+        ServiceCategory: SERVICE[line.unit].category, ServiceName: SERVICE[line.unit].name, SkuId: line.unit, SkuPriceId: null,
+        SubAccountId: null, SubAccountName: null, x_Level: "account", x_Unit: line.unit, x_CuRollup: report.options.cuRollup,
+        x_AccountId: account, x_CloudspaceId: null, x_MachineId: null, x_SampleHours: null,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Adds the exact BilledCost of usage rows per account and unit. */
+function tally(billed: Map<string, Exact>, rows: FocusRow[]): FocusRow[] {
+  for (const row of rows) {
+    const key = `${String(row.x_AccountId)}/${String(row.x_Unit)}`;
+    billed.set(key, (billed.get(key) ?? Exact.ZERO).add(row.BilledCost as Exact));
+  }
+  return rows;
+}
+
+/**
  * The FOCUS 1.2 rows of a report, in batches: one row per entity, charged unit and hour
  * (or per entity and unit over the period with `perPeriod`). Each unit is charged at one
  * level so that the rows' BilledCost adds up to the accounts' invoices: SU, TU, VCU, MU,
  * WU and the VMs' PIU per VM; NU and the gateways' PIU per cloud space; CU per VM under
  * `sum`, per account under `aggregate` (the account's own CU is what is billed). Only units
- * with a price and a non-zero quantity have rows. Costs are exact (not rounded).
+ * with a price and a non-zero quantity have rows. Costs are exact (not rounded); last, one
+ * `Adjustment` row per account and invoice line whose rounding differs from the Σ of its
+ * rows, so every account's BilledCost adds up to its amount due, to the cent.
  */
 export async function* focusRows(report: BillingReport, connection: DuckDBConnection, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
   if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (--prices FILE)");
   const billingPeriod = { start: isoUtc(report.params.start), end: isoUtc(report.params.end) };
   const levels = ["account", "cloudspace", "machine"] as const;
+  const billed = new Map<string, Exact>();
   if (options.perPeriod) {
-    yield report.lines.filter((l) => l.level !== "environment").flatMap((l) => rowsOf(l, report, billingPeriod, billingPeriod));
+    yield tally(billed, report.lines.flatMap((l) => rowsOf(l, report, billingPeriod, billingPeriod)));
+    yield adjustmentRows(report, billed, billingPeriod);
     return;
   }
   const billingOptions = { ...report.options };
   let hour = { epoch: Number.NaN, start: "", end: "" };
   for await (const batch of hourlyLines(connection, report.params, billingOptions, levels)) {
-    yield batch.flatMap((l) => {
+    yield tally(billed, batch.flatMap((l) => {
       if (l.hourEpoch !== hour.epoch) hour = { epoch: l.hourEpoch!, start: isoUtc(l.hourEpoch!), end: isoUtc(l.hourEpoch! + 3600) };
       return rowsOf(l, report, hour, billingPeriod);
-    });
+    }));
   }
+  yield adjustmentRows(report, billed, billingPeriod);
 }
 

@@ -2,7 +2,7 @@ import type { BillingLine } from "../billing/lines.js";
 import type { LineMoney } from "../billing/money.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { Exact } from "../billing/exact.js";
-import { billingColumns, type BillingColumn, type Cell } from "./billingColumns.js";
+import { billingColumns, isShown, type BillingColumn, type Cell } from "./billingColumns.js";
 import { plainNumber } from "./plainNumber.js";
 
 /** Options of the billing CSV. */
@@ -41,7 +41,7 @@ export async function* toBillingCsv(report: BillingReport, options: BillingCsvOp
   const row = (cells: string[]) => `${cells.join(",")}\r\n`;
   yield (options.excel ? "\uFEFF" : "") + row(columns.map((c) => csvCell(c.header, { ...c, kind: "text" }, decimals)));
   const render = (lines: BillingLine[], money: readonly (LineMoney | undefined)[]) =>
-    lines.map((line, i) => row(columns.map((c) => csvCell(c.value(line, money[i]), c, decimals)))).join("");
+    lines.map((line, i) => (isShown(report, line, money[i]) ? row(columns.map((c) => csvCell(c.value(line, money[i]), c, decimals))) : "")).join("");
   if (options.hourly) {
     for await (const batch of options.hourly) yield render(batch, []);
   } else {

@@ -1,11 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import ExcelJS from "exceljs";
 import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
+import { Exact } from "../billing/exact.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
 import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
+import { writeInvoiceSheet } from "./xlsx/invoiceSheet.js";
 import { writeLevelSheet } from "./xlsx/levelSheet.js";
 import { writeSummarySheet } from "./xlsx/summarySheet.js";
 
@@ -14,33 +16,21 @@ export { EXCEL_MAX_ROWS };
 
 /** Options of the billing workbook. */
 export interface BillingXlsxOptions {
+  /** Add the Hourly sheet (one row per entity, level and hour, streamed); default false. */
+  hourly?: boolean;
   /** Most hourly lines the Hourly sheet holds before it becomes a note (default: Excel's limit minus the header). */
   maxHourlyRows?: number;
 }
 
-/**
- * Writes the billing workbook a finance team hands to an auditor, atomically (temporary
- * file, then rename): Summary (per account: units and amounts, totals), Accounts, Cloud
- * spaces, Machines (one row per entity, a totals row, and check rows against the level
- * above with the reason of any expected difference), Hourly (when it fits Excel's rows)
- * and About (period, inputs and hashes, rules, data quality). Numbers are real numbers
- * with number formats; ids are text; header rows are frozen and filtered.
- */
-export async function writeBillingXlsx(
-  report: BillingReport, connection: DuckDBConnection, file: string, options: BillingXlsxOptions = {},
-): Promise<void> {
+/** Writes a workbook atomically (temporary file, then rename) with exceljs's streaming writer. */
+async function writeWorkbook(file: string, report: BillingReport, fill: (workbook: ExcelJS.stream.xlsx.WorkbookWriter) => Promise<void>): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const stream = createWriteStream(temp);
   try {
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
     workbook.creator = "cloudunits";
     workbook.created = new Date(report.generatedAtMs);
-    writeSummarySheet(workbook, report);
-    const accounts = writeLevelSheet(workbook, report, "account", undefined);
-    const cloudspaces = writeLevelSheet(workbook, report, "cloudspace", accounts);
-    writeLevelSheet(workbook, report, "machine", cloudspaces);
-    await writeHourlySheet(workbook, report, connection, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
-    writeAboutSheet(workbook, report);
+    await fill(workbook);
     await workbook.commit();
     await rename(temp, file);
   } catch (error) {
@@ -48,4 +38,86 @@ export async function writeBillingXlsx(
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/**
+ * Writes the billing workbook a finance team hands to an auditor, atomically: Summary (per
+ * account: amounts and amount due, or units without prices; the total amount due),
+ * Accounts, Cloud spaces, Machines (one row per entity, gateways among the machines, a
+ * totals row, and check rows against the level above for every quantity and amount),
+ * Hourly with `hourly` (when it fits Excel's rows) and About (period, inputs and hashes,
+ * rules, data quality). Numbers are real numbers with number formats; ids are text;
+ * header rows are frozen and filtered; every sheet prints on A4 landscape, fit to width.
+ */
+export async function writeBillingXlsx(
+  report: BillingReport, connection: DuckDBConnection, file: string, options: BillingXlsxOptions = {},
+): Promise<void> {
+  await writeWorkbook(file, report, async (workbook) => {
+    writeSummarySheet(workbook, report);
+    const accounts = writeLevelSheet(workbook, report, "account", undefined);
+    const cloudspaces = writeLevelSheet(workbook, report, "cloudspace", accounts);
+    writeLevelSheet(workbook, report, "machine", cloudspaces);
+    if (options.hourly) await writeHourlySheet(workbook, report, connection, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
+    writeAboutSheet(workbook, report);
+  });
+}
+
+/** The part of a report about one account: its lines, money and invoice. */
+export function accountReport(report: BillingReport, accountId: number): BillingReport {
+  const keep = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.accountId === accountId);
+  const invoices = report.invoices?.filter((inv) => inv.accountId === accountId);
+  return {
+    ...report,
+    params: { ...report.params, accountId },
+    lines: keep.map(([l]) => l),
+    money: report.money ? keep.map(([, i]) => report.money![i]) : undefined,
+    invoices,
+    amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
+  };
+}
+
+/**
+ * Writes one account's workbook, atomically: Invoice (its lines and amount due, with a
+ * price list), Account, Cloud spaces and Machines (with their showback amounts and check
+ * rows), About.
+ */
+export async function writeAccountXlsx(report: BillingReport, accountId: number, file: string): Promise<void> {
+  const own = accountReport(report, accountId);
+  await writeWorkbook(file, own, async (workbook) => {
+    const invoice = own.invoices?.[0];
+    if (invoice) writeInvoiceSheet(workbook, own, invoice);
+    const account = writeLevelSheet(workbook, own, "account", undefined);
+    const cloudspaces = writeLevelSheet(workbook, own, "cloudspace", account);
+    writeLevelSheet(workbook, own, "machine", cloudspaces);
+    writeAboutSheet(workbook, own);
+  });
+}
+
+/** A file-name-safe form of a name: letters, digits and `-`, at most 40 characters. */
+function slug(name: string): string {
+  return name.normalize("NFKD").replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+}
+
+/** The file name of an account's workbook in an invoice pack: `account-7-acme-corp.xlsx` (`account-7.xlsx` without a name). */
+export function accountFileName(accountId: number, name: string): string {
+  const s = slug(name).toLowerCase();
+  return `account-${accountId}${s ? `-${s}` : ""}.xlsx`;
+}
+
+/**
+ * The invoice pack: into `dir` (created if needed), `summary.xlsx` (the workbook of
+ * `writeBillingXlsx`) and one workbook per account (`writeAccountXlsx`), named by
+ * `accountFileName`. Returns the files written, summary first.
+ */
+export async function writeInvoicePack(report: BillingReport, connection: DuckDBConnection, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const files = [join(dir, "summary.xlsx")];
+  await writeBillingXlsx(report, connection, files[0]!, options);
+  for (const line of report.lines) {
+    if (line.level !== "account") continue;
+    const file = join(dir, accountFileName(line.accountId!, line.name));
+    await writeAccountXlsx(report, line.accountId!, file);
+    files.push(file);
+  }
+  return files;
 }

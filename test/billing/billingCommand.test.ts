@@ -147,10 +147,53 @@ describe("cloudunits billing, end to end on generated data", () => {
     { what: "XLSX without --out", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--format", "xlsx"], message: /give --out FILE/ },
     { what: "--per-period without FOCUS", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--per-period"], message: /applies to --format focus/ },
     { what: "an unknown CU rollup", args: ["--start", "2026-10-01", "--end", "2026-10-02", "--cu-rollup", "max"], message: /cu-rollup/ },
+    { what: "--month beside --start", args: ["--month", "2026-10", "--start", "2026-10-01"], message: /--month or --start\/--end, not both/ },
+    { what: "a bad --month", args: ["--month", "2026-13"], message: /bad --month: "2026-13" \(use YYYY-MM/ },
+    { what: "no period", args: [], message: /give the period: --start T --end T, or --month YYYY-MM/ },
+    { what: "--hourly without XLSX", args: ["--month", "2026-10", "--hourly"], message: /--hourly applies to --format xlsx/ },
+    { what: "--per-account without XLSX", args: ["--month", "2026-10", "--per-account"], message: /--per-account applies to --format xlsx/ },
   ])("exits 2 on $what", async ({ args, message }) => {
     const { code, stderr } = await cli("billing", zip, ...args);
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
+  });
+
+  it("--month 2026-10 is the half-open month, the same as --start 2026-10-01 --end 2026-11-01", async () => {
+    const byMonth = await cli("billing", zip, "--month", "2026-10");
+    const byDates = await cli("billing", zip, "--start", "2026-10-01", "--end", "2026-11-01");
+    expect(byMonth.code).toBe(0);
+    expect(JSON.parse(byMonth.stdout)).toEqual(JSON.parse(byDates.stdout));
+    const september = await cli("billing", zip, "--month", "2026-09");
+    expect(JSON.parse(september.stdout)).toEqual({ consumption: { CU: 0, SU: 0, TU: 0, NU: 0 } });
+  });
+
+  it("--format text prints the readable table, with amounts and the total amount due given prices", async () => {
+    const prices = join(root, "text-prices.json");
+    await import("node:fs/promises").then((fs) => fs.writeFile(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.01 } })));
+    const { stdout, code } = await cli("billing", zip, "--month", "2026-10", "--format", "text", "--prices", prices);
+    expect(code).toBe(0);
+    const lines = stdout.split("\n");
+    expect(lines[0]).toBe("period [2026-10-01T00:00:00Z, 2026-11-01T00:00:00Z); CU rollup: aggregate");
+    expect(lines[2]).toMatch(/^level\s+id\s+name\s+hours\s+CU-hours\s+SU-hours\s+TU-hours\s+NU-TiB\s+amount due \(EUR\)$/);
+    const accounts = lines.filter((l) => l.startsWith("account "));
+    expect(accounts).toHaveLength(2);
+    const due = accounts.map((l) => Number(l.trim().split(/\s+/).at(-1)));
+    const total = /^total amount due: (\d+\.\d\d) EUR/m.exec(stdout)![1]!;
+    expect((due[0]! * 100 + due[1]! * 100) / 100).toBeCloseTo(Number(total), 9);
+  });
+
+  it("--per-account writes the invoice pack into the --out directory", async () => {
+    const prices = join(root, "pack-prices.json");
+    await import("node:fs/promises").then((fs) => fs.writeFile(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.01, NU: 3 } })));
+    const out = join(root, "invoices");
+    const { code } = await cli("billing", zip, "--month", "2026-10", "--prices", prices, "--format", "xlsx", "--per-account", "--out", out);
+    expect(code).toBe(0);
+    const files = (await import("node:fs/promises").then((fs) => fs.readdir(out))).sort();
+    const accounts = [...new Set(decoded.map((d) => d.accountId))].sort((a, b) => a - b);
+    expect(files).toEqual([...accounts.map((a) => `account-${a}.xlsx`), "summary.xlsx"].sort());
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(join(out, `account-${accounts[0]}.xlsx`));
+    expect(workbook.worksheets.map((w) => w.name)).toEqual(["Invoice", "Accounts", "Cloud spaces", "Machines", "About"]);
   });
 
   it("an empty period is an empty result and a warning", async () => {

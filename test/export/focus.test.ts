@@ -27,20 +27,37 @@ async function rowsFor(cuRollup: CuRollup, perPeriod = false) {
 const sumCosts = (costs: Exact[]) => costs.reduce((a, b) => a.add(b), Exact.ZERO);
 
 describe("FOCUS 1.2", () => {
-  it.each(["aggregate", "sum"] as const)("rows add up exactly to the accounts' invoices under %s", async (cuRollup) => {
-    const { report, rows } = await rowsFor(cuRollup);
-    const invoices = report.lines.map((l, i) => (l.level === "account" ? report.money![i]!.total : Exact.ZERO));
-    expect(sumCosts(rows.map((r) => r.BilledCost as Exact)).toFixed(9)).toBe(sumCosts(invoices).toFixed(9));
+  it.each([
+    { cuRollup: "aggregate", perPeriod: false }, { cuRollup: "sum", perPeriod: false },
+    { cuRollup: "aggregate", perPeriod: true }, { cuRollup: "sum", perPeriod: true },
+  ] as const)("each account's rows add up to its amount due, to the cent ($cuRollup, per period $perPeriod)", async ({ cuRollup, perPeriod }) => {
+    const { report, rows } = await rowsFor(cuRollup, perPeriod);
+    // Account 7, 2 hours: CU 8 × 0.01 = 0.08 (aggregate), or 8.5 × 0.01 = 0.085 → 0.08 (sum: a half-cent tie, to even);
+    // SU 1 SU-hour / 720 × 36 = 0.05; TU 4 × 0.002 = 0.008 → 0.01; NU 1 TiB × 4 = 4; PIU 4 × 0.005 = 0.02. Account 8: CU 1 × 0.02.
+    const due = { "7": "4.16", "8": "0.02" };
+    for (const [account, amount] of Object.entries(due)) {
+      const billed = sumCosts(rows.filter((r) => r.BillingAccountId === account).map((r) => r.BilledCost as Exact));
+      expect(billed.toDecimalString()).toBe(report.invoices!.find((i) => String(i.accountId) === account)!.amountDue.toDecimalString());
+      expect(billed.toFixed(2)).toBe(amount);
+    }
+  });
+
+  it("the rounding of an invoice line is an Adjustment row of the account", async () => {
+    const { rows } = await rowsFor("aggregate");
+    // TU: 4 TU-hours × 0.002 = 0.008 exactly in the usage rows; the invoice line is 0.01: an adjustment of 0.002.
+    const adjustment = rows.find((r) => r.ChargeCategory === "Adjustment" && r.x_Unit === "TU" && r.BillingAccountId === "7")!;
+    expect(costOf(adjustment.BilledCost)).toBe("0.002");
+    expect(adjustment).toMatchObject({ ConsumedQuantity: null, PricingQuantity: null, ResourceId: "account/7", ChargeFrequency: "One-Time" });
   });
 
   it("charges CU per account under aggregate and per VM under sum", async () => {
-    const aggregate = (await rowsFor("aggregate")).rows.filter((r) => r.x_Unit === "CU");
+    const aggregate = (await rowsFor("aggregate")).rows.filter((r) => r.x_Unit === "CU" && r.ChargeCategory === "Usage");
     // Account 7 per hour: 6 GB / 8 vCPU → 4 CU (the VMs alone: 1.25 + 3 = 4.25); account 8: 0.5 CU.
     expect(aggregate.map((r) => [r.ResourceId, r.ConsumedQuantity, r.ChargePeriodStart])).toEqual([
       ["account/7", 4, "2026-10-01T00:00:00Z"], ["account/8", 0.5, "2026-10-01T00:00:00Z"],
       ["account/7", 4, "2026-10-01T01:00:00Z"], ["account/8", 0.5, "2026-10-01T01:00:00Z"],
     ]);
-    const sum = (await rowsFor("sum")).rows.filter((r) => r.x_Unit === "CU" && r.ChargePeriodStart === "2026-10-01T00:00:00Z");
+    const sum = (await rowsFor("sum")).rows.filter((r) => r.x_Unit === "CU" && r.ChargeCategory === "Usage" && r.ChargePeriodStart === "2026-10-01T00:00:00Z");
     expect(sum.map((r) => [r.ResourceId, r.ConsumedQuantity])).toEqual([
       ["account/7/cloudspace/11/machine/1", 1.25], ["account/7/cloudspace/11/machine/2", 3], ["account/8/cloudspace/21/machine/9", 0.5],
     ]);
@@ -66,6 +83,9 @@ describe("FOCUS 1.2", () => {
     expect(hour0.map((r) => [r.ResourceId, r.x_Unit, r.ConsumedQuantity])).toEqual([
       ["account/7/cloudspace/11", "NU", 0.5], ["account/7/cloudspace/11/gateway", "PIU", 1], ["account/7/cloudspace/11/machine/1", "PIU", 1],
     ]);
+    // NU is a volume: TiB transferred, priced per TiB (4 EUR per TiB: 0.5 TiB is 2 EUR).
+    const nu = hour0.find((r) => r.x_Unit === "NU")!;
+    expect([nu.ConsumedUnit, nu.PricingUnit, nu.PricingQuantity, costOf(nu.BilledCost)]).toEqual(["TiB", "TiB", 0.5, "2"]);
   });
 
   it("per period has one row per entity and unit over the whole period", async () => {
@@ -100,8 +120,7 @@ describe("FOCUS 1.2", () => {
     const [row] = reader.getRowObjectsJS();
     expect(row!.t).toBe("DECIMAL(38,12)");
     expect(Number(row!.first)).toBe(OCT_1);
-    const invoices = report.lines.map((l, i) => (l.level === "account" ? report.money![i]!.total : Exact.ZERO));
-    expect(Number(row!.total)).toBeCloseTo(sumCosts(invoices).toNumber(), 10);
+    expect(row!.total).toBe(`${report.amountDue!.toFixed(2)}0000000000`);
   });
 });
 

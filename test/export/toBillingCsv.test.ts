@@ -22,22 +22,35 @@ describe("billing CSV", () => {
     const report = await billingReport(connection, params, { names });
     const csv = await text(toBillingCsv(report));
     expect(csv.split("\r\n")).toEqual([
-      "level,account_id,cloudspace_id,machine_id,name,period_start (UTC),period_end (UTC exclusive),sample_hours,cu_rollup,CU (CU-hours),SU (SU-hours),TU (TU-hours),NU (NU-hours),CU sum of machines (CU-hours)",
-      'account,7,,,"Acme, Inc.",2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,1,0,0,2.5',
-      "cloudspace,7,11,,,2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,1,0,0,2.5",
-      `machine,7,11,1,"'=HYPERLINK(""x"")",2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,1,0,,`,
+      "level,account_id,cloudspace_id,machine_id,name,period_start (UTC),period_end (UTC exclusive),sample_hours,cu_rollup,CU own (CU-hours; aggregate rule),CU allocated (CU-hours; showback),SU (SU-hours),TU (TU-hours),NU (TiB transferred)",
+      'account,7,,,"Acme, Inc.",2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,2.5,1,0,0',
+      "cloudspace,7,11,,,2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,2.5,1,0,0",
+      `machine,7,11,1,"'=HYPERLINK(""x"")",2026-10-01T00:00:00Z,2026-10-01T02:00:00Z,2,aggregate,2.5,2.5,1,0,0`,
       "",
     ]);
   });
 
-  it("with a price list, shows unit prices, amounts rounded half-even, and both totals", async () => {
+  it("with a price list, shows unit prices, amounts rounded half-even, and one total: the amount due, the sum of the rounded lines", async () => {
     const connection = await memoryWarehouse(hours);
-    // CU: 2.5 CU-hours × 0.005 = 0.0125 → 0.01; SU: 1 SU-hour × 0.005 = 0.005 → 0.00 (half-even); total 0.0175 → 0.02.
+    // CU: 2.5 CU-hours × 0.005 = 0.0125 → 0.01; SU: 1 SU-hour × 0.005 = 0.005 → 0.00 (half-even); amount due 0.01 + 0.00.
     const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005", SU: "0.005" } });
     const report = await billingReport(connection, params, {}, { prices });
+    const [header, account, cloudspace, machine] = (await text(toBillingCsv(report))).split("\r\n");
+    expect(header!.endsWith(",CU unit price (EUR per CU-hour),CU amount (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),amount due (EUR)")).toBe(true);
+    expect(header).not.toMatch(/total|rounded/);
+    expect(account!.endsWith(",0.005,0.01,0.005,0.00,0.01")).toBe(true);
+    expect(cloudspace!.endsWith(",0.005,0.01,0.005,0.00,0.01")).toBe(true);
+    expect(machine!.endsWith(",0.005,0.01,0.005,0.00,0.01")).toBe(true);
+  });
+
+  it("a price per month shows the quantity in months beside it, so quantity × unit price = amount", async () => {
+    const connection = await memoryWarehouse(hours);
+    // 1 SU-hour = 1/720 SU-month; × 720 per SU-month = 1.00.
+    const prices = parsePrices({ currency: "EUR", prices: { SU: { perMonth: 720 } } });
+    const report = await billingReport(connection, params, {}, { prices });
     const [header, account] = (await text(toBillingCsv(report))).split("\r\n");
-    expect(header).toContain("CU unit price (EUR per CU-hour),CU amount (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),total (EUR),sum of rounded amounts (EUR)");
-    expect(account!.endsWith(",0.005,0.01,0.005,0.00,0.02,0.01")).toBe(true);
+    expect(header!.endsWith(",SU billed (SU-months),SU unit price (EUR per SU-month),SU amount (EUR),amount due (EUR)")).toBe(true);
+    expect(account!.endsWith(`,${1 / 720},720,1.00,1.00`)).toBe(true);
   });
 
   it("hourly detail has one row per entity, level and hour", async () => {
@@ -86,6 +99,6 @@ describe("hourly billing CSV with a price list", () => {
     const report = await billingReport(connection, params, {}, { prices });
     const header = (await text(toBillingCsv(report, { hourly: hourlyLines(connection, params) }))).split("\r\n")[0]!;
     expect(header).not.toContain("EUR");
-    expect(header).toContain("CU (CU-hours)");
+    expect(header).toContain("CU own (CU-hours; aggregate rule)");
   });
 });

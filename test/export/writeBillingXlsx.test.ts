@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, makeNames, parsePrices, writeBillingXlsx } from "../../src/index.js";
+import { billingReport, makeNames, parsePrices, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/index.js";
+import type { DuckDBConnection } from "@duckdb/node-api";
 
-// Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (aggregate 4 CU, sum 4.5 CU per hour) and a
-// deployed gateway with a public IP; cloud space 12: 16 GB / 1 vCPU (4 CU). Account 8: 2 GB / 1 vCPU
-// (0.5 CU). Hours 0, 1, 2 of October. Account 7 per hour: Σ 31 GB, 9 vCPUs → 7.75 CU (sum: 8.5).
+// Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (own CU 4, machines 1.25 + 1.25 + 2) and a deployed
+// gateway with a public IP; cloud space 12: 16 GB / 1 vCPU (4 CU). Account 8: 2 GB / 1 vCPU (0.5 CU).
+// Hours 0, 1, 2 of October. Account 7 per hour: Σ 31 GB, 9 vCPUs → 7.75 CU, allocated 3.875 to each cloud space.
 const hours = [0, 1, 2].flatMap((h) => [
   accountHour(7, OCT_1 + h * HOUR, {
     11: [gateway([nic("external", 0, 0)]), vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512, { total: 800 })] }), vm(2, { mem: 5120, vcpus: 2 }), vm(3, { mem: 5120, vcpus: 4 })],
@@ -19,17 +20,25 @@ const hours = [0, 1, 2].flatMap((h) => [
 
 let workbook: ExcelJS.Workbook;
 let dir: string;
+let connection: DuckDBConnection;
+let report: BillingReport;
+
+async function read(file: string): Promise<ExcelJS.Workbook> {
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(file);
+  return book;
+}
 
 beforeAll(async () => {
-  const connection = await memoryWarehouse(hours);
-  // CU 0.01 per CU-hour: account 7 = 3 × 7.75 × 0.01 = 0.2325 → 0.23 (half-even); SU 40 per SU-month: 1.5 SU-hours / 720 × 40 = 0.08333… → 0.08.
+  connection = await memoryWarehouse(hours);
+  // CU 0.01 per CU-hour: account 7 = 3 × 7.75 × 0.01 = 0.2325 → 0.23; SU 40 per SU-month: 1.5 SU-hours / 720 × 40 = 0.0833… → 0.08.
+  // Account 8: 1.5 CU-hours × 0.01 = 0.015 → 0.02 (half-even). Amounts due 0.31 and 0.02; total 0.33.
   const prices = parsePrices({ currency: "EUR", prices: { CU: "0.01", SU: { perMonth: 40 } } }, "prices.yaml");
   const names = makeNames([{ kind: "account", id: 7, name: "Acme Corp" }]);
-  const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, { names }, { prices });
+  report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, { names }, { prices });
   dir = await mkdtemp(join(tmpdir(), "cu-xlsx-"));
   await writeBillingXlsx(report, connection, join(dir, "bill.xlsx"));
-  workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.readFile(join(dir, "bill.xlsx"));
+  workbook = await read(join(dir, "bill.xlsx"));
 });
 
 /** The row whose first cell starts with `label`. */
@@ -49,81 +58,85 @@ function column(sheet: ExcelJS.Worksheet, headerRow: number, header: string): nu
 /** A formula cell's cached result (exceljs leaves a 0 result out of `value`, but keeps it in `result`). */
 const result = (cell: ExcelJS.Cell) => (cell.formula ? cell.result : cell.value);
 
+/** Every text of a workbook, to look for words that must not be there. */
+function allText(book: ExcelJS.Workbook): string {
+  const texts: string[] = [];
+  book.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "string") texts.push(cell.value); })));
+  return texts.join("\n");
+}
+
 describe("billing workbook", () => {
-  it("has the sheets a finance team expects, in order, and nothing left over", async () => {
-    expect(workbook.worksheets.map((s) => s.name)).toEqual(["Summary", "Accounts", "Cloud spaces", "Machines", "Hourly", "About"]);
+  it("has the sheets a finance team expects, in order, no Hourly sheet unless asked, and nothing left over", async () => {
+    expect(workbook.worksheets.map((s) => s.name)).toEqual(["Summary", "Accounts", "Cloud spaces", "Machines", "About"]);
     expect(await readdir(dir)).toEqual(["bill.xlsx"]);
   });
 
-  it("freezes and filters the header row of every table", () => {
-    for (const name of ["Accounts", "Cloud spaces", "Machines", "Hourly"]) {
+  it("freezes and filters the header row of every table, and prints on A4 landscape, fit to width", () => {
+    for (const name of ["Accounts", "Cloud spaces", "Machines"]) {
       const sheet = workbook.getWorksheet(name)!;
       expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
       expect(sheet.autoFilter).toBeTruthy();
     }
-    expect(workbook.getWorksheet("Summary")!.views[0]).toMatchObject({ state: "frozen", ySplit: 6 });
+    const summary = workbook.getWorksheet("Summary")!;
+    expect(summary.views[0]).toMatchObject({ state: "frozen", ySplit: 7 });
+    expect(summary.pageSetup).toMatchObject({ orientation: "landscape", paperSize: 9, fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
   });
 
-  it("the Summary shows each account's units and amounts as numbers with formats, ids as text", () => {
+  it("the Summary shows each account's amounts and amount due; the one total is the total amount due, stored as the exact cents", () => {
     const sheet = workbook.getWorksheet("Summary")!;
     const acme = rowStarting(sheet, "7");
-    expect(acme.getCell(1).value).toBe("7");
     expect(acme.getCell(2).value).toBe("Acme Corp");
-    const cu = column(sheet, 6, "CU (CU-hours, aggregate rollup)");
-    expect(acme.getCell(cu).value).toBe(23.25);
-    expect(acme.getCell(cu).numFmt).toBe("#,##0.000000");
-    const cuAmount = column(sheet, 6, "CU amount (EUR)");
-    expect(acme.getCell(cuAmount).value).toBe(0.23);
-    expect(acme.getCell(cuAmount).numFmt).toBe("#,##0.00");
-    const suAmount = column(sheet, 6, "SU amount (EUR)");
-    expect(acme.getCell(suAmount).value).toBe(0.08);
-    // 0.2325 + 0.083333… = 0.315833… → 0.32; the rounded lines add up to 0.23 + 0.08 = 0.31.
-    expect(acme.getCell(column(sheet, 6, "total (EUR)")).value).toBe(0.32);
-    expect(acme.getCell(column(sheet, 6, "sum of rounded amounts (EUR)")).value).toBe(0.31);
+    expect(acme.getCell(column(sheet, 7, "CU amount (EUR)")).value).toBe(0.23);
+    expect(acme.getCell(column(sheet, 7, "CU amount (EUR)")).numFmt).toBe("#,##0.00");
+    expect(acme.getCell(column(sheet, 7, "SU amount (EUR)")).value).toBe(0.08);
+    const due = column(sheet, 7, "amount due (EUR)");
+    expect(acme.getCell(due).value).toBe(0.31);
+    expect(rowStarting(sheet, "8").getCell(due).value).toBe(0.02);
+    const total = rowStarting(sheet, "Total amount due (2 accounts)");
+    // 0.31 + 0.02 as a float sum is 0.32999999999999996; the stored result is the exact 0.33.
+    expect(total.getCell(due).value).toEqual({ formula: "ROUND(SUM(C8:C9),2)".replace("C", String.fromCharCode(64 + due)).replace("C9", `${String.fromCharCode(64 + due)}9`), result: 0.33 });
+    expect(allText(workbook)).not.toMatch(/sum of rounded|rounded once|exact amounts/i);
   });
 
-  it("the Summary's totals row sums the accounts, and the exact total is shown beside it", () => {
-    const sheet = workbook.getWorksheet("Summary")!;
-    const total = rowStarting(sheet, "Total (2 accounts)");
-    const cu = column(sheet, 6, "CU (CU-hours");
-    expect(total.getCell(cu).value).toMatchObject({ formula: expect.stringMatching(/^SUM\(/), result: 23.25 + 1.5 });
-    const exact = rowStarting(sheet, "Total of the exact amounts");
-    // Account 8: 1.5 CU-hours × 0.01 = 0.015 → 0.02 (half-even); exact total 0.2325 + 0.0833… + 0.015 = 0.330833… → 0.33,
-    // while the rounded account totals add up to 0.32 + 0.02 = 0.34.
-    expect(exact.getCell(column(sheet, 6, "total (EUR)")).value).toBe(0.33);
-    expect(String(exact.getCell(column(sheet, 6, "total (EUR)") + 1).value)).toContain("differs from the sum of the rounded account totals (0.34)");
-  });
-
-  it("check rows prove that machines add up to cloud spaces and cloud spaces to accounts, and say why CU differs under aggregate", () => {
+  it("every level sheet shows own CU beside allocated CU, and its check rows prove quantities and money add up", () => {
     const machines = workbook.getWorksheet("Machines")!;
-    const su = column(machines, 1, "SU (SU-hours)");
-    const cu = column(machines, 1, "CU (CU-hours");
-    const cuSum = column(machines, 1, "CU sum of machines");
     const diff = rowStarting(machines, "Difference (check)");
-    expect(result(diff.getCell(su))).toBe(0);
-    // Machines' CU: 3 × (1.25 + 1.25 + 2 + 4 + 0.5) = 27; cloud spaces (aggregate): 3 × (4 + 4 + 0.5) = 25.5.
-    expect(result(rowStarting(machines, "Total (5 machines)").getCell(cu))).toBe(27);
-    expect(result(diff.getCell(cu))).toBe(1.5);
-    expect(result(diff.getCell(cuSum))).toBe(0);
-    expect(String(rowStarting(machines, "Why:").getCell(1).value)).toContain("CU: under aggregate");
+    const cuOwn = column(machines, 1, "CU own (CU-hours; aggregate rule)");
+    const cuAllocated = column(machines, 1, "CU allocated (CU-hours; showback)");
+    // Machines' own CU: 3 × (1.25 + 1.25 + 2 + 4 + 0.5) = 27; cloud spaces' own CU (aggregate): 3 × (4 + 4 + 0.5) = 25.5.
+    expect(result(rowStarting(machines, "Total (5 machines)").getCell(cuOwn))).toBe(27);
+    expect(result(diff.getCell(cuOwn))).toBe(1.5);
+    expect(result(diff.getCell(cuAllocated))).toBe(0);
+    for (const header of ["SU (SU-hours)", "CU amount (EUR)", "SU amount (EUR)", "amount due (EUR)"]) {
+      expect(result(diff.getCell(column(machines, 1, header)))).toBe(0);
+    }
+    expect(String(rowStarting(machines, "Why:").getCell(1).value)).toContain("CU own: under aggregate");
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
     const csDiff = rowStarting(cloudspaces, "Difference (check)");
-    // Cloud spaces: 25.5 CU; accounts: 23.25 + 1.5 = 24.75 CU.
-    expect(result(csDiff.getCell(column(cloudspaces, 1, "CU (CU-hours")))).toBe(0.75);
-    expect(result(csDiff.getCell(column(cloudspaces, 1, "SU (SU-hours)")))).toBe(0);
-    expect(result(csDiff.getCell(column(cloudspaces, 1, "CU sum of machines")))).toBe(0);
-    expect(rowStarting(cloudspaces, "Total of 'Accounts'").getCell(column(cloudspaces, 1, "SU (SU-hours)")).value)
-      .toMatchObject({ formula: expect.stringContaining("'Accounts'!") });
+    // Cloud spaces: 25.5 own CU; accounts: 23.25 + 1.5 = 24.75.
+    expect(result(csDiff.getCell(column(cloudspaces, 1, "CU own")))).toBe(0.75);
+    for (const header of ["CU allocated", "SU (SU-hours)", "CU amount (EUR)", "amount due (EUR)"]) {
+      expect(result(csDiff.getCell(column(cloudspaces, 1, header)))).toBe(0);
+    }
+    // Account 7's 0.23 of CU: cloud spaces 11 and 12 weigh the same (3 × 3.875 allocated CU-hours): 11.5 cents each, the tie to the lower id.
+    const cuAmount = column(cloudspaces, 1, "CU amount (EUR)");
+    expect([rowStarting(cloudspaces, "7").getCell(cuAmount).value, cloudspaces.getRow(3).getCell(cuAmount).value]).toEqual([0.12, 0.11]);
   });
 
-  it("the Hourly sheet has one row per entity, level and hour", () => {
-    const sheet = workbook.getWorksheet("Hourly")!;
-    // Per hour: environment, 2 accounts, 3 cloud spaces, 5 machines = 11 rows; 3 hours; plus the header.
-    expect(sheet.actualRowCount).toBe(1 + 3 * 11);
-    expect(sheet.getRow(2).getCell(column(sheet, 1, "hour (UTC)")).value).toBe("2026-10-01T00:00:00Z");
+  it("whole quantities have no decimals, fractional ones up to 6, and every styled cell uses the one font", () => {
+    const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
+    const cu = column(cloudspaces, 1, "CU own");
+    expect(cloudspaces.getRow(3).getCell(cu).value).toBe(12);
+    expect(cloudspaces.getRow(3).getCell(cu).numFmt).toBe("#,##0");
+    const allocated = cloudspaces.getRow(2).getCell(column(cloudspaces, 1, "CU allocated"));
+    expect(allocated.value).toBe(11.625);
+    expect(allocated.numFmt).toBe("#,##0.0#####");
+    const fonts = new Set<string>();
+    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (cell.font?.name) fonts.add(cell.font.name); })));
+    expect([...fonts]).toEqual(["Calibri"]);
   });
 
-  it("the About sheet states the period in UTC, the rules and the data quality", () => {
+  it("the About sheet states the period in UTC, the rules, and the unrounded sum only as information", () => {
     const sheet = workbook.getWorksheet("About")!;
     const about = new Map<string, string>();
     sheet.eachRow((row) => about.set(String(row.getCell(1).value), String(row.getCell(2).value)));
@@ -131,21 +144,56 @@ describe("billing workbook", () => {
     expect(about.get("Period end (UTC, exclusive)")).toBe("2026-10-01T03:00:00Z");
     expect(about.get("CU rollup")).toMatch(/^aggregate/);
     expect(about.get("Rounding")).toMatch(/half-even to 2 decimals/);
+    // 0.2325 + 0.083333… + 0.015: shown to 12 places.
+    expect(about.get("Unrounded sum of the lines (information only, not an amount due)")).toBe("0.330833333333… EUR");
     expect(about.get("Missing hours")).toBe("none");
     expect(about.get("Price list")).toMatch(/^prices.yaml: EUR/);
   });
 });
 
-describe("billing workbook, large hourly detail", () => {
+describe("billing workbook with --hourly", () => {
+  it("adds the Hourly sheet: one row per entity, level and hour, hours as Excel date-times in UTC", async () => {
+    const file = join(dir, "hourly.xlsx");
+    await writeBillingXlsx(report, connection, file, { hourly: true });
+    const book = await read(file);
+    expect(book.worksheets.map((s) => s.name)).toEqual(["Summary", "Accounts", "Cloud spaces", "Machines", "Hourly", "About"]);
+    const sheet = book.getWorksheet("Hourly")!;
+    // Per hour: environment, 2 accounts, 3 cloud spaces, 5 machines = 11 rows; 3 hours; plus the header.
+    expect(sheet.actualRowCount).toBe(1 + 3 * 11);
+    const hour = sheet.getRow(2).getCell(column(sheet, 1, "hour (UTC)"));
+    expect(hour.value).toEqual(new Date("2026-10-01T00:00:00Z"));
+    expect(hour.numFmt).toBe("yyyy-mm-dd hh:mm");
+  });
+
   it("replaces the Hourly sheet by a note pointing to CSV and Parquet when the lines do not fit", async () => {
-    const connection = await memoryWarehouse(hours);
-    const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, {});
     const file = join(dir, "small.xlsx");
-    await writeBillingXlsx(report, connection, file, { maxHourlyRows: 10 });
-    const book = new ExcelJS.Workbook();
-    await book.xlsx.readFile(file);
-    const hourly = book.getWorksheet("Hourly")!;
+    await writeBillingXlsx(report, connection, file, { hourly: true, maxHourlyRows: 10 });
+    const hourly = (await read(file)).getWorksheet("Hourly")!;
     expect(hourly.actualRowCount).toBe(1);
     expect(String(hourly.getCell("A1").value)).toBe("33 hourly lines do not fit Excel's 1,048,576 rows: use --format csv --detail hourly, or --format focus-parquet");
+  });
+});
+
+describe("invoice pack", () => {
+  it("writes the summary and one workbook per account, named from the names file", async () => {
+    const pack = join(dir, "pack");
+    const files = await writeInvoicePack(report, connection, pack);
+    expect(files.map((f) => f.slice(pack.length + 1))).toEqual(["summary.xlsx", "account-7-acme-corp.xlsx", "account-8.xlsx"]);
+    expect((await readdir(pack)).sort()).toEqual(["account-7-acme-corp.xlsx", "account-8.xlsx", "summary.xlsx"]);
+  });
+
+  it("an account's workbook is its statement: invoice lines with quantity in the price's unit, amount due, and showback that adds up", async () => {
+    const book = await read(join(dir, "pack", "account-7-acme-corp.xlsx"));
+    expect(book.worksheets.map((s) => s.name)).toEqual(["Invoice", "Accounts", "Cloud spaces", "Machines", "About"]);
+    const invoice = book.getWorksheet("Invoice")!;
+    const cu = rowStarting(invoice, "CU");
+    const su = rowStarting(invoice, "SU");
+    expect([cu.getCell(3).value, cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value]).toEqual([23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
+    // 1.5 SU-hours = 0.0020833… SU-months, × 40 per SU-month = 0.0833… → 0.08.
+    expect([su.getCell(3).value, su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value]).toEqual([1.5 / 720, "SU-months", 40, "SU-month", 0.08]);
+    expect(result(rowStarting(invoice, "Amount due (EUR)").getCell(7))).toBe(0.31);
+    const machines = book.getWorksheet("Machines")!;
+    expect(result(rowStarting(machines, "Total (4 machines)").getCell(column(machines, 1, "amount due (EUR)")))).toBe(0.31);
+    expect(result(rowStarting(machines, "Difference (check)").getCell(column(machines, 1, "amount due (EUR)")))).toBe(0);
   });
 });

@@ -10,24 +10,28 @@ import { billingReport } from "../../billing/billingReport.js";
 import { loadUnits } from "../../billing/units.js";
 import { UsageError } from "../../errors.js";
 import { toBillingCsv } from "../../export/toBillingCsv.js";
+import { toBillingText } from "../../export/toBillingText.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
-import { isoUtc, parseTime } from "../../time.js";
+import { isoUtc, monthPeriod, parseTime } from "../../time.js";
 import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 
-const FORMATS = ["json", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
+const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
 
 const options = {
-  start: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601 (UTC without a zone)" },
-  end: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
+  start: { type: "string", describe: "start of the period, inclusive: epoch seconds or ISO 8601 (UTC without a zone)" },
+  end: { type: "string", describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
+  month: { type: "string", describe: "a calendar month in UTC, YYYY-MM: the period [first day, first day of the next month), instead of --start/--end" },
   "account-id": { type: "number", describe: "one account, detailed per cloud space and machine (default: the whole environment)" },
   "all-units": { type: "boolean", default: false, describe: "add VCU, MU, WU and PIU to CU, SU, TU, NU" },
-  per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720)" },
+  per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720); NU stays TB transferred" },
   prices: { type: "string", describe: "a price list (JSON or YAML): currency, price per unit-hour or unit-month" },
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
-  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; csv; xlsx (needs --out); FOCUS 1.2 as CSV or Parquet (need --prices)" },
+  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.2 as CSV or Parquet (need --prices)" },
+  hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
+  "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack)" },
   detail: { choices: ["hourly"] as const, describe: "csv: one row per entity, level and hour" },
   "per-period": { type: "boolean", default: false, describe: "FOCUS: one row per entity and unit over the period instead of per hour" },
   excel: { type: "boolean", default: false, describe: "csv: start with a UTF-8 byte order mark for Excel" },
@@ -36,8 +40,11 @@ const options = {
 } as const;
 
 interface BillingArgs extends InputArgs {
-  start: string;
-  end: string;
+  start?: string;
+  end?: string;
+  month?: string;
+  hourly: boolean;
+  perAccount: boolean;
   accountId?: number;
   allUnits: boolean;
   per: "hour" | "month";
@@ -61,21 +68,34 @@ async function writeOut(out: string | undefined, content: AsyncIterable<string> 
   else for await (const chunk of content) await write(chunk);
 }
 
+/** The period of `--month`, or of `--start` and `--end` (one or the other). */
+function periodOf(argv: BillingArgs): { start: number; end: number } {
+  if (argv.month !== undefined) {
+    if (argv.start !== undefined || argv.end !== undefined) throw new UsageError("give --month or --start/--end, not both");
+    return monthPeriod(argv.month, "--month");
+  }
+  if (argv.start === undefined || argv.end === undefined) throw new UsageError("give the period: --start T --end T, or --month YYYY-MM");
+  const start = parseTime(argv.start, "--start");
+  const end = parseTime(argv.end, "--end");
+  if (end <= start) throw new UsageError(`--end ${argv.end} is not after --start ${argv.start} (the period is [start, end))`);
+  return { start, end };
+}
+
 /** `cloudunits billing`: billing units and money of a period as JSON, CSV, XLSX or FOCUS. */
 export const billingCommand: CommandModule<object, BillingArgs> = {
   ...commandLine("billing"),
   builder: (yargs) => inputOptions(yargs.options(options)) as unknown as Argv<BillingArgs>,
   handler: async (argv) => {
-    const start = parseTime(argv.start, "--start");
-    const end = parseTime(argv.end, "--end");
-    if (end <= start) throw new UsageError(`--end ${argv.end} is not after --start ${argv.start} (the period is [start, end))`);
+    const { start, end } = periodOf(argv);
     if (argv.accountId !== undefined && !Number.isSafeInteger(argv.accountId)) throw new UsageError(`bad --account-id: ${argv.accountId}`);
     const focus = argv.format === "focus-csv" || argv.format === "focus-parquet";
     if (focus && argv.prices === undefined) throw new UsageError(`--format ${argv.format} needs --prices FILE (FOCUS rows are costs)`);
     if ((argv.format === "xlsx" || argv.format === "focus-parquet") && argv.out === undefined) {
       throw new UsageError(`--format ${argv.format} writes a binary file: give --out FILE`);
     }
-    if (argv.detail === "hourly" && argv.format !== "csv") throw new UsageError("--detail hourly applies to --format csv (the XLSX has an Hourly sheet, FOCUS is hourly)");
+    if (argv.detail === "hourly" && argv.format !== "csv") throw new UsageError("--detail hourly applies to --format csv (xlsx: --hourly; FOCUS is hourly)");
+    if (argv.hourly && argv.format !== "xlsx") throw new UsageError("--hourly applies to --format xlsx (csv: --detail hourly)");
+    if (argv.perAccount && argv.format !== "xlsx") throw new UsageError("--per-account applies to --format xlsx (one workbook per account in the --out directory)");
     if (argv.perPeriod && !focus) throw new UsageError("--per-period applies to --format focus-csv and focus-parquet");
     if (argv.excel && argv.format !== "csv") throw new UsageError("--excel applies to --format csv");
     const units = argv.units === undefined ? undefined : await loadUnits(argv.units);
@@ -101,10 +121,16 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
               hourly: argv.detail === "hourly" ? hourlyLines(connection, params, billing) : undefined,
             }));
             break;
-          // The writers of the other formats load only for their format (exceljs alone takes 0.4 s).
-          case "xlsx":
-            await (await import("../../export/writeBillingXlsx.js")).writeBillingXlsx(report, connection, argv.out!);
+          case "text":
+            await writeOut(argv.out, toBillingText(report));
             break;
+          // The writers of the other formats load only for their format (exceljs alone takes 0.4 s).
+          case "xlsx": {
+            const xlsx = await import("../../export/writeBillingXlsx.js");
+            if (argv.perAccount) await xlsx.writeInvoicePack(report, connection, argv.out!, { hourly: argv.hourly });
+            else await xlsx.writeBillingXlsx(report, connection, argv.out!, { hourly: argv.hourly });
+            break;
+          }
           case "focus-csv":
             await writeOut(argv.out, (await import("../../export/toFocusCsv.js")).toFocusCsv(report, connection, { perPeriod: argv.perPeriod }));
             break;

@@ -1,7 +1,9 @@
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import { isoUtc } from "../../time.js";
-import { addSheet } from "./style.js";
+import { Exact } from "../../billing/exact.js";
+import { nuUnit } from "../../billing/money.js";
+import { addSheet, font } from "./style.js";
 
 /** The About sheet: period in UTC, when, inputs and their hashes, units, prices, rules and data quality. */
 export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
@@ -18,14 +20,20 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
   add("Data loaded", `${report.data.files} files, content fingerprint ${report.data.hash}`);
   add("Units file", report.unitsFile ?? "none: the published constants");
   for (const [key, value] of Object.entries(options.units)) add(`Unit constant ${key}`, JSON.stringify(value));
-  add("Quantities", options.per === "month" ? `unit-months: unit-hours / ${options.units.hoursPerMonth}` : "unit-hours: each hourly sample counts one hour");
+  add("Quantities", `${options.per === "month" ? `unit-months: unit-hours / ${options.units.hoursPerMonth}` : "unit-hours: each hourly sample counts one hour"}; NU is a volume: ${nuUnit(options.units)} transferred (${options.units.bytesPerNu} bytes each), whatever the period, and is priced per ${nuUnit(options.units)}`);
   add("CU rollup", options.cuRollup === "aggregate"
     ? "aggregate: a cloud space's, account's and the environment's CU is max(Σmem/1024/4, Σvcpus/2) of its own totals per hour, summed over hours"
     : "sum: a level's CU is the sum of its machines' CU");
   if (report.prices) {
     const p = report.prices;
     add("Price list", `${p.source ?? "given"}: ${p.currency}, ${p.accounts.size} account override${p.accounts.size === 1 ? "" : "s"}`);
-    add("Rounding", `amounts are computed exactly (quantity × unit price, ÷ ${options.units.hoursPerMonth} for monthly prices) and rounded half-even to ${p.decimals} decimals only for display; the Summary shows both the sum of rounded lines and the rounded total`);
+    add("Rounding", `each invoice line is quantity × unit price (the quantity in the unit of the price: unit-months are unit-hours / ${options.units.hoursPerMonth}), rounded half-even to ${p.decimals} decimals; an account's amount due is the sum of its rounded lines, the total amount due the sum of the accounts'`);
+    add("Showback", "CU is allocated hour by hour from the account to its cloud spaces in proportion to their own CU, and on to their machines (equal shares when all are 0); each line amount is split over cloud spaces, then machines and gateways, by the largest-remainder method (ties to the lower id), so every level adds up to the account's lines to the cent");
+    if (report.invoices) {
+      const exact = report.invoices.reduce((a, inv) => a.add(inv.exactAmount), Exact.ZERO);
+      const text = exact.toDecimalString();
+      add("Unrounded sum of the lines (information only, not an amount due)", `${text !== undefined && !/\.\d{13}/.test(text) ? text : `${exact.toFixed(12)}…`} ${p.currency}`);
+    }
   } else add("Price list", "none: quantities only");
   if (quality.emptyPeriod) add("Empty period", "no account has a sample in the period");
   if (quality.missingHours.length === 0) add("Missing hours", "none");
@@ -41,7 +49,7 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
   rows.forEach(([item, value], i) => {
     const row = sheet.getRow(i + 1);
     row.getCell(1).value = item;
-    row.getCell(1).font = { bold: true };
+    row.getCell(1).font = font({ bold: true });
     row.getCell(1).alignment = { vertical: "top" };
     row.getCell(2).value = value;
     row.getCell(2).alignment = { wrapText: true, vertical: "top" };

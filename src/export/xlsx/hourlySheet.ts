@@ -3,14 +3,15 @@ import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import { hourlyLineCount, hourlyLines, type BillingLine } from "../../billing/lines.js";
 import { billingColumns } from "../billingColumns.js";
-import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
+import { addSheet, cellValue, setHeader, widthOf, writeCell } from "./style.js";
 
 /** Excel's last row: a sheet holds the header and at most this many rows minus one. */
 export const EXCEL_MAX_ROWS = 1_048_576;
 
 /**
- * The Hourly sheet: one row per entity, level and hour (quantities only), or a note pointing
- * to CSV/Parquet when the lines do not fit in `maxRows`.
+ * The Hourly sheet: one row per entity, level and hour (quantities only; hours as Excel
+ * date-times in UTC), streamed row by row, or a note pointing to CSV/Parquet when the lines
+ * do not fit in `maxRows`.
  */
 export async function writeHourlySheet(
   workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, connection: DuckDBConnection, maxRows: number,
@@ -28,16 +29,14 @@ export async function writeHourlySheet(
   }
   const decimals = report.prices?.decimals ?? 2;
   // Quantities only: hourly amounts rounded to cents say little; the period sheets and FOCUS carry the money.
-  const columns = billingColumns({ ...report, prices: undefined }, true)
-    .filter((c) => c.key !== "cu_rollup")
-    .map((c) => (c.key === "CU" ? { ...c, header: c.header.replace(")", `, ${report.options.cuRollup} rollup)`) } : c));
-  sheet.columns = columns.map((c) => ({ key: c.key, width: widthOf(c), style: formatOf(c, decimals) ? { numFmt: formatOf(c, decimals)! } : {} }));
+  const columns = billingColumns({ ...report, prices: undefined }, true).filter((c) => c.key !== "cu_rollup");
+  sheet.columns = columns.map((c) => ({ key: c.key, width: widthOf(c) }));
   setHeader(sheet, columns.map((c) => c.header), 1);
   let r = 2;
   for await (const batch of hourlyLines(connection, report.params, billingOptions)) {
     for (const line of batch as BillingLine[]) {
       const row = sheet.getRow(r++);
-      columns.forEach((c, k) => { row.getCell(k + 1).value = cellValue(c.value(line, undefined), c, decimals); });
+      columns.forEach((c, k) => writeCell(row.getCell(k + 1), cellValue(c.value(line, undefined), c, decimals), c, decimals));
       row.commit();
     }
   }

@@ -4,21 +4,33 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import type { Level } from "../../billing/lines.js";
 import { billingColumns, type BillingColumn, type Cell } from "../billingColumns.js";
 
-/** Number format of unit quantities (unit-hours or unit-months). */
-export const QUANTITY = "#,##0.000000";
-/** Number format of counts (sample hours). */
+/** Number format of fractional unit quantities: up to 6 decimals, at least 1. */
+export const QUANTITY = "#,##0.0#####";
+/** Number format of whole quantities and counts: no decimals. */
 export const COUNT = "#,##0";
 /** Number format of unit prices: at least 2 decimals, up to 10. */
 export const PRICE = "#,##0.00########";
+/** Number format of hours: an Excel date-time (the values are UTC). */
+export const DATE_TIME = "yyyy-mm-dd hh:mm";
 /** Fill of header rows. */
 export const HEADER_FILL: ExcelJS.Fill = { type: "pattern", pattern: "solid", fgColor: { argb: "FFD9E1F2" } };
 /** Fill of totals rows. */
 export const TOTAL_FILL: ExcelJS.Fill = { type: "pattern", pattern: "solid", fgColor: { argb: "FFF2F2F2" } };
 
-/** A sheet printed on landscape pages, every column on one page width, rows up to `frozenRows` frozen. */
+/** The one font of the workbooks (every styled cell names it, so no reader substitutes another), with bold, italic or size. */
+export function font(style: { bold?: boolean; italic?: boolean; size?: number } = {}): Partial<ExcelJS.Font> {
+  return { name: "Calibri", family: 2, size: style.size ?? 11, ...(style.bold ? { bold: true } : {}), ...(style.italic ? { italic: true } : {}) };
+}
+
+/** A sheet printed on A4 landscape pages, every column on one page width, rows up to `frozenRows` frozen and repeated. */
 export function addSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, frozenRows: number): ExcelJS.Worksheet {
   return workbook.addWorksheet(name, {
-    pageSetup: { orientation: "landscape", fitToPage: true, fitToWidth: 1, fitToHeight: 0, paperSize: 9 },
+    pageSetup: {
+      orientation: "landscape", fitToPage: true, fitToWidth: 1, fitToHeight: 0, paperSize: 9, horizontalCentered: true,
+      margins: { left: 0.4, right: 0.4, top: 0.6, bottom: 0.6, header: 0.3, footer: 0.3 },
+      ...(frozenRows > 0 ? { printTitlesRow: `${frozenRows}:${frozenRows}` } : {}),
+    },
+    headerFooter: { oddFooter: `&L${name}&RPage &P of &N` },
     views: frozenRows > 0 ? [{ state: "frozen", ySplit: frozenRows, xSplit: 0 }] : [],
   });
 }
@@ -33,31 +45,40 @@ export function columnLetter(index: number): string {
   return s;
 }
 
-/** A billing cell as an Excel value: money rounded half-even, ids as text, prices as numbers. */
+/** A billing cell as an Excel value: money rounded half-even, ids as text, prices as numbers, times as dates. */
 export function cellValue(cell: Cell, column: BillingColumn, decimals: number): ExcelJS.CellValue {
   if (cell === null) return null;
   if (cell instanceof Exact) return cell.round(decimals).toNumber();
   if (column.kind === "id") return String(cell);
   if (column.kind === "price") return Number(cell);
+  if (column.kind === "time" && typeof cell === "string") return new Date(cell);
   return cell;
 }
 
-/** The number format of a column. */
-export function formatOf(column: BillingColumn, decimals: number): string | undefined {
+/** The number format of a value of a column: whole quantities without decimals. */
+export function formatOf(column: BillingColumn, decimals: number, value?: ExcelJS.CellValue): string | undefined {
   switch (column.kind) {
     case "id": return "@";
-    case "quantity": return QUANTITY;
+    case "quantity": return typeof value === "number" && Number.isInteger(value) ? COUNT : QUANTITY;
     case "count": return COUNT;
     case "price": return PRICE;
     case "money": return moneyFormat(decimals);
+    case "time": return DATE_TIME;
     default: return undefined;
   }
 }
 
+/** Writes a billing cell: its value and number format. */
+export function writeCell(cell: ExcelJS.Cell, value: ExcelJS.CellValue, column: BillingColumn, decimals: number): void {
+  cell.value = value;
+  const format = formatOf(column, decimals, value);
+  if (format) cell.numFmt = format;
+}
+
 /** A sensible width for a column, from its kind and header. */
 export function widthOf(column: BillingColumn): number {
-  const byKind = { text: 14, id: 14, time: 22, count: 14, quantity: 16, price: 14, money: 14 }[column.kind];
-  return Math.min(30, Math.max(byKind, Math.ceil(column.header.length * 0.6)));
+  const byKind = { text: 14, id: 12, time: 17, count: 10, quantity: 14, price: 13, money: 13 }[column.kind];
+  return Math.min(24, Math.max(byKind, Math.ceil(column.header.length * 0.45)));
 }
 
 /**
@@ -69,9 +90,7 @@ export function sheetColumns(report: BillingReport, level: Exclude<Level, "envir
   const drop = new Set(["level", "period_start", "period_end", "cu_rollup"]);
   if (level === "account") drop.add("cloudspace_id").add("machine_id");
   if (level === "cloudspace") drop.add("machine_id");
-  return billingColumns(report, hourly)
-    .filter((c) => !drop.has(c.key))
-    .map((c) => (c.key === "CU" ? { ...c, header: c.header.replace(")", `, ${report.options.cuRollup} rollup)`) } : c));
+  return billingColumns(report, hourly).filter((c) => !drop.has(c.key));
 }
 
 /** Writes a bold, filled header row with an autofilter. */
@@ -80,10 +99,20 @@ export function setHeader(sheet: ExcelJS.Worksheet, headers: string[], headerRow
   headers.forEach((h, i) => {
     const cell = row.getCell(i + 1);
     cell.value = h;
-    cell.font = { bold: true };
+    cell.font = font({ bold: true });
     cell.fill = HEADER_FILL;
     cell.alignment = { wrapText: true, vertical: "top" };
   });
   row.height = 45;
   sheet.autoFilter = { from: { row: headerRow, column: 1 }, to: { row: headerRow, column: headers.length } };
+}
+
+/** Marks a row as a totals row: bold, filled. */
+export function styleTotal(row: ExcelJS.Row): void {
+  row.eachCell((cell) => { cell.font = font({ bold: true }); cell.fill = TOTAL_FILL; });
+}
+
+/** A money total: `ROUND(SUM(range), decimals)` with the exact Σ as its stored result. */
+export function moneyTotal(range: string, sum: Exact, decimals: number): ExcelJS.CellFormulaValue {
+  return { formula: `ROUND(SUM(${range}),${decimals})`, result: sum.toNumber() };
 }

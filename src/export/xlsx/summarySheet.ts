@@ -1,94 +1,105 @@
 import type ExcelJS from "exceljs";
+import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
-import { sumMoney, type LineMoney } from "../../billing/money.js";
 import { isoUtc } from "../../time.js";
-import { shownUnits } from "../billingColumns.js";
-import { addSheet, cellValue, columnLetter, formatOf, setHeader, sheetColumns, TOTAL_FILL, widthOf } from "./style.js";
+import { BASE_UNITS } from "../../billing/unitNames.js";
+import { shownQuantity } from "../billingColumns.js";
+import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, QUANTITY, setHeader, sheetColumns, styleTotal, writeCell } from "./style.js";
 
-/**
- * The Summary sheet: title lines (period, units, rules, data quality), one row per account
- * with units and amounts, the totals row, the exact total rounded once, and the environment.
- */
-export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
-  const sheet = addSheet(workbook, "Summary", 6);
+/** The title lines of a sheet that introduces a report: period, quantities, rules, data quality. */
+export function titleLines(report: BillingReport): string[] {
   const decimals = report.prices?.decimals ?? 2;
-  const currency = report.prices?.currency;
-  const all = sheetColumns(report, "account");
-  const keep = new Set(["account_id", "name", "sample_hours", ...shownUnits(report), "total", "sum_of_rounded_amounts"]);
-  for (const c of all) if (c.key.endsWith("_amount")) keep.add(c.key);
-  const columns = all.filter((c) => keep.has(c.key));
-  sheet.columns = columns.map((c) => ({ key: c.key, width: Math.max(widthOf(c), c.key === "name" ? 28 : 0), style: formatOf(c, decimals) ? { numFmt: formatOf(c, decimals)! } : {} }));
-  const per = report.options.per === "month" ? "unit-months (unit-hours / 720)" : "unit-hours";
-  const title = sheet.getRow(1);
-  title.getCell(1).value = "Billing summary";
-  title.getCell(1).font = { bold: true, size: 14 };
-  title.commit();
-  const lines = [
-    `Period (UTC): ${isoUtc(report.params.start)} to ${isoUtc(report.params.end)}, end exclusive${report.params.accountId === undefined ? "" : `; account ${report.params.accountId}`}`,
-    `Quantities in ${per}; CU rollup: ${report.options.cuRollup}${report.prices ? `; amounts in ${currency}, rounded half-even to ${decimals} decimals for display, computed exactly` : "; no price list"}`,
+  const per = report.options.per === "month" ? `unit-months (unit-hours / ${report.options.units.hoursPerMonth})` : "unit-hours";
+  return [
+    `Period (UTC): ${isoUtc(report.params.start).replace("T", " ").replace(":00Z", "")} to ${isoUtc(report.params.end).replace("T", " ").replace(":00Z", "")}, end exclusive`,
+    `Quantities in ${per}, NU in TB transferred; CU rollup: ${report.options.cuRollup}`,
+    report.prices
+      ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; the amount due is the sum of the rounded lines`
+      : "No price list: quantities only",
     report.warnings.length > 0 ? `Data quality: ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}, see About` : "Data quality: no warnings",
   ];
+}
+
+/** Writes a bold title in row 1 and the lines below it; returns the next free row. */
+export function writeTitle(sheet: ExcelJS.Worksheet, title: string, lines: readonly string[]): number {
+  const row = sheet.getRow(1);
+  row.getCell(1).value = title;
+  row.getCell(1).font = font({ bold: true, size: 14 });
+  row.height = 20;
+  row.commit();
   lines.forEach((text, i) => {
-    const row = sheet.getRow(2 + i);
-    row.getCell(1).value = text;
-    row.commit();
+    const line = sheet.getRow(2 + i);
+    line.getCell(1).value = text;
+    line.commit();
   });
-  const headerRow = 6; // frozen in addSheet
+  return 2 + lines.length + 1;
+}
+
+/**
+ * The Summary sheet, short enough to print on A4: title lines, then one row per account:
+ * with a price list its amount per priced unit and its amount due, and the total amount due
+ * (Σ of the accounts' amounts due); without, its CU, SU, TU and NU and the environment's.
+ */
+export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
+  const headerRow = 7;
+  const sheet = addSheet(workbook, "Summary", headerRow);
+  const decimals = report.prices?.decimals ?? 2;
+  const all = sheetColumns(report, "account");
+  const keep = (key: string) =>
+    key === "account_id" || key === "name" || (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
+  const columns = all.filter((c) => keep(c.key));
+  sheet.columns = columns.map((c) => ({ key: c.key, width: c.key === "name" ? 34 : c.key === "account_id" ? 12 : c.kind === "money" ? 16 : 18 }));
+  writeTitle(sheet, "Billing summary", titleLines(report));
   setHeader(sheet, columns.map((c) => c.header), headerRow);
   let r = headerRow + 1;
   const accounts = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account");
   const sums = new Map<string, number>();
+  const money = new Map<string, Exact>();
   for (const [line, i] of accounts) {
     const row = sheet.getRow(r++);
     columns.forEach((c, k) => {
-      const v = cellValue(c.value(line, report.money?.[i]), c, decimals);
-      row.getCell(k + 1).value = v;
+      const cell = c.value(line, report.money?.[i]);
+      const v = cellValue(cell, c, decimals);
+      writeCell(row.getCell(k + 1), v, c, decimals);
       if (typeof v === "number") sums.set(c.key, (sums.get(c.key) ?? 0) + v);
+      if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(decimals)));
     });
     row.commit();
   }
   const first = headerRow + 1;
   const last = r - 1;
   const total = sheet.getRow(r++);
-  total.getCell(1).value = `Total (${accounts.length} account${accounts.length === 1 ? "" : "s"})`;
+  const n = `${accounts.length} account${accounts.length === 1 ? "" : "s"}`;
+  total.getCell(1).value = report.prices ? `Total amount due (${n})` : `Total (${n})`;
   columns.forEach((c, k) => {
-    if (!(c.kind === "quantity" || c.kind === "money")) return;
     const L = columnLetter(k + 1);
-    total.getCell(k + 1).value = last >= first ? { formula: `SUM(${L}${first}:${L}${last})`, result: sums.get(c.key) ?? 0 } : 0;
+    const cell = total.getCell(k + 1);
+    if (c.kind === "money") {
+      cell.value = last >= first ? moneyTotal(`${L}${first}:${L}${last}`, money.get(c.key) ?? Exact.ZERO, decimals) : 0;
+      cell.numFmt = moneyFormat(decimals);
+    } else if (c.kind === "quantity") {
+      cell.value = last >= first ? { formula: `SUM(${L}${first}:${L}${last})`, result: sums.get(c.key) ?? 0 } : 0;
+      cell.numFmt = QUANTITY;
+    }
   });
-  total.eachCell((cell) => { cell.font = { bold: true }; cell.fill = TOTAL_FILL; });
+  styleTotal(total);
   total.commit();
-  if (report.money) {
-    const accountMoney = accounts.map(([, i]) => report.money![i]).filter((m): m is LineMoney => m !== undefined);
-    const both = sumMoney(accountMoney, decimals);
-    const row = sheet.getRow(r++);
-    const k = columns.findIndex((c) => c.key === "total");
-    row.getCell(1).value = "Total of the exact amounts, rounded once";
-    row.getCell(k + 1).value = both.roundedTotal.toNumber();
-    row.getCell(k + 2).value = both.roundedTotal.equals(both.sumOfRoundedLines)
-      ? "equal to the sum of the rounded account totals"
-      : `differs from the sum of the rounded account totals (${both.sumOfRoundedLines.toFixed(decimals)}) by rounding`;
-    row.getCell(1).font = { italic: true };
-    row.commit();
-  }
-  if (report.options.cuRollup === "aggregate" && accounts.length > 0) {
-    const row = sheet.getRow(r++);
-    const k = columns.findIndex((c) => c.key === "CU");
-    const cuSum = accounts.reduce((a, [l]) => a + l.cuSumOfMachines, 0);
-    row.getCell(1).value = "CU, sum of machines' CU";
-    if (k >= 0) row.getCell(k + 1).value = cuSum;
-    row.getCell(1).font = { italic: true };
-    row.commit();
-  }
   const environment = report.lines.find((l) => l.level === "environment");
-  if (environment) {
+  if (environment && !report.prices) {
     const row = sheet.getRow(r++);
-    row.getCell(1).value = "Environment (all accounts)";
+    row.getCell(1).value = "Environment (all accounts, its own CU)";
+    row.getCell(1).font = font({ italic: true });
     columns.forEach((c, k) => {
-      if (c.kind === "quantity") row.getCell(k + 1).value = cellValue(c.value(environment, undefined), c, decimals);
+      if (c.kind === "quantity") writeCell(row.getCell(k + 1), shownQuantity(environment, c.key as (typeof BASE_UNITS)[number]), c, decimals);
     });
-    row.getCell(1).font = { italic: true };
     row.commit();
+  }
+  if (report.prices && report.amountDue) {
+    r++;
+    const note = sheet.getRow(r++);
+    note.getCell(1).value = `Amounts per unit are on 'Accounts' with quantities and unit prices; 'Cloud spaces' and 'Machines' split each account's lines (showback, adding up to the cent).`;
+    note.getCell(1).font = font({ italic: true });
+    note.commit();
   }
   sheet.commit();
 }

@@ -1,0 +1,110 @@
+import { Exact } from "./exact.js";
+import type { Invoice } from "./invoice.js";
+import type { BillingLine, Quantities } from "./lines.js";
+import { lineMoneyOf, type LineMoney } from "./money.js";
+import { splitAmount } from "./splitAmount.js";
+import { UNIT_NAMES, type UnitName } from "./unitNames.js";
+
+/** Report lines with the gateway lines of showback, and the money of each (aligned). */
+export interface Showback {
+  /** The period lines in hierarchy order, with a `gateway` line after the machines of each cloud space whose gateway has NU or PIU. */
+  lines: BillingLine[];
+  /** The money of each line: invoices' amounts for accounts, shares below, Σ of the accounts for the environment. */
+  money: (LineMoney | undefined)[];
+}
+
+/** A cloud space's gateway as a showback line: its own external traffic (NU, TB) and public IP (PIU). */
+function gatewayLine(cloudspace: BillingLine, divisor: number): BillingLine {
+  const zero = Object.fromEntries(UNIT_NAMES.map((u) => [u, 0])) as Quantities;
+  return {
+    level: "gateway", accountId: cloudspace.accountId, cloudspaceId: cloudspace.cloudspaceId, machineId: null, hourEpoch: null,
+    name: "gateway", sampleHours: cloudspace.sampleHours,
+    quantities: { ...zero, NU: cloudspace.ownNicNu, PIU: cloudspace.gatewayPiuHours / divisor },
+    unitHours: { ...zero, NU: cloudspace.ownNicNu, PIU: cloudspace.gatewayPiuHours },
+    cuSumOfMachines: 0, gatewayPiuHours: cloudspace.gatewayPiuHours, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: cloudspace.ownNicNu,
+  };
+}
+
+/** What a line weighs in the split of a unit's amount: allocated CU for CU, own NICs' NU below cloud spaces, else its quantity. */
+export function showbackWeight(line: BillingLine, unit: UnitName): number {
+  if (unit === "CU") return line.cuAllocatedHours;
+  if (unit === "NU" && (line.level === "machine" || line.level === "gateway")) return line.ownNicNu;
+  return line.unitHours[unit] ?? 0;
+}
+
+/**
+ * Showback money (SPEC 3.2): each account's invoice line amounts split over its cloud
+ * spaces, and each cloud space's share over its machines and gateway, by the
+ * largest-remainder method (`splitAmount`) with `showbackWeight` as weights, so at every
+ * level the rounded amounts add up to the account's lines to the cent. Gateway lines are
+ * added (also without prices) so that NU and PIU add up below cloud spaces too.
+ * `lines` are period lines in hierarchy order; `divisor` is hoursPerMonth under `per: month`, else 1.
+ */
+export function showback(lines: readonly BillingLine[], invoices: readonly Invoice[] | undefined, divisor: number): Showback {
+  const out: BillingLine[] = [];
+  const cloudspacesOf = new Map<number, BillingLine[]>();
+  const childrenOf = new Map<BillingLine, BillingLine[]>();
+  let cloudspace: BillingLine | undefined;
+  const closeCloudspace = () => {
+    if (cloudspace && (cloudspace.ownNicNu > 0 || cloudspace.gatewayPiuHours > 0)) {
+      const gateway = gatewayLine(cloudspace, divisor);
+      out.push(gateway);
+      childrenOf.get(cloudspace)!.push(gateway);
+    }
+    cloudspace = undefined;
+  };
+  for (const line of lines) {
+    if (line.level !== "machine" || line.cloudspaceId !== cloudspace?.cloudspaceId || line.accountId !== cloudspace.accountId) closeCloudspace();
+    out.push(line);
+    if (line.level === "cloudspace") {
+      cloudspace = line;
+      childrenOf.set(line, []);
+      const list = cloudspacesOf.get(line.accountId!) ?? [];
+      list.push(line);
+      cloudspacesOf.set(line.accountId!, list);
+    } else if (line.level === "machine") {
+      childrenOf.get(cloudspace!)?.push(line);
+    }
+  }
+  closeCloudspace();
+  if (!invoices) return { lines: out, money: out.map(() => undefined) };
+  const shares = new Map<BillingLine, Map<UnitName, Exact>>();
+  const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
+  const split = (amount: Exact, decimals: number, unit: UnitName, children: BillingLine[]) => {
+    const scale = 10n ** BigInt(decimals);
+    const minor = amount.mul(Exact.of(scale));
+    const parts = splitAmount(minor.num / minor.den, children.map((c, k) => ({ id: idOf(c, k), weight: showbackWeight(c, unit) })));
+    children.forEach((c, k) => {
+      let own = shares.get(c);
+      if (!own) shares.set(c, (own = new Map()));
+      own.set(unit, Exact.of(parts[k]!, scale));
+    });
+  };
+  for (const invoice of invoices) {
+    const cloudspaces = cloudspacesOf.get(invoice.accountId) ?? [];
+    for (const line of invoice.lines) {
+      split(line.amount, invoice.decimals, line.unit, cloudspaces);
+      for (const cs of cloudspaces) split(shares.get(cs)!.get(line.unit)!, invoice.decimals, line.unit, childrenOf.get(cs)!);
+    }
+  }
+  const money = out.map((line): LineMoney | undefined => {
+    if (line.level === "environment") {
+      const units = new Map<UnitName, Exact>();
+      for (const inv of invoices) for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
+      return lineMoneyOf(UNIT_NAMES.filter((u) => units.has(u)).map((unit) => ({ unit, amount: units.get(unit)! })));
+    }
+    const invoice = line.accountId === null ? undefined : byAccount.get(line.accountId);
+    if (!invoice) return undefined;
+    if (line.level === "account") return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, amount: l.amount })));
+    const own = shares.get(line);
+    return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, amount: own?.get(l.unit) ?? Exact.ZERO })));
+  });
+  return { lines: out, money };
+}
+
+/** The id that breaks ties: the cloud space's or machine's id; a gateway ranks after its machines. */
+function idOf(line: BillingLine, index: number): number {
+  if (line.level === "cloudspace") return line.cloudspaceId!;
+  if (line.level === "machine") return line.machineId!;
+  return Number.MAX_SAFE_INTEGER - index;
+}

@@ -1,0 +1,58 @@
+import type ExcelJS from "exceljs";
+import type { BillingReport } from "../../billing/billingReport.js";
+import type { Invoice } from "../../billing/invoice.js";
+import { addSheet, columnLetter, COUNT, font, moneyFormat, moneyTotal, PRICE, QUANTITY, setHeader, styleTotal } from "./style.js";
+import { titleLines, writeTitle } from "./summarySheet.js";
+
+const WHAT: Record<string, string> = {
+  CU: "Compute units", SU: "Storage units (TB allocated)", TU: "Transaction units (400 IOPS of configured limit)",
+  NU: "Network units (external traffic)", VCU: "Virtual CPUs", MU: "Memory (GiB)", WU: "Windows units", PIU: "Public IP addresses",
+};
+
+/**
+ * The Invoice sheet of an account's workbook: who and when, then one row per invoice line
+ * (unit, description, quantity in the unit of the price, unit price, amount) and the amount
+ * due: `ROUND(SUM(amounts))` whose stored value is the exact Σ of the rounded lines.
+ */
+export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, invoice: Invoice): void {
+  const headerRow = 9;
+  const sheet = addSheet(workbook, "Invoice", headerRow);
+  sheet.columns = [{ width: 8 }, { width: 44 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
+  const who = `Account ${invoice.accountId}${invoice.name ? `: ${invoice.name}` : ""}`;
+  writeTitle(sheet, `Statement of account ${invoice.accountId}`, [who, ...titleLines(report).slice(0, 1), ...titleLines(report).slice(2)]);
+  const currency = invoice.currency;
+  setHeader(sheet, ["unit", "description", "quantity", "quantity unit", `unit price (${currency})`, "price per", `amount (${currency})`], headerRow);
+  let r = headerRow + 1;
+  for (const line of invoice.lines) {
+    const row = sheet.getRow(r++);
+    row.getCell(1).value = line.unit;
+    row.getCell(2).value = WHAT[line.unit] ?? line.unit;
+    row.getCell(3).value = line.quantity;
+    row.getCell(3).numFmt = Number.isInteger(line.quantity) ? COUNT : QUANTITY;
+    row.getCell(4).value = line.quantityUnit;
+    row.getCell(5).value = Number(line.unitPrice);
+    row.getCell(5).numFmt = PRICE;
+    row.getCell(6).value = line.priceUnit;
+    row.getCell(7).value = line.amount.toNumber();
+    row.getCell(7).numFmt = moneyFormat(invoice.decimals);
+    row.commit();
+  }
+  const total = sheet.getRow(r++);
+  total.getCell(1).value = `Amount due (${currency})`;
+  const G = columnLetter(7);
+  total.getCell(7).value = invoice.lines.length > 0 ? moneyTotal(`${G}${headerRow + 1}:${G}${r - 2}`, invoice.amountDue, invoice.decimals) : 0;
+  total.getCell(7).numFmt = moneyFormat(invoice.decimals);
+  styleTotal(total);
+  total.commit();
+  r++;
+  for (const text of [
+    "Each amount is quantity × unit price, rounded half-even; the amount due is the sum of the rounded amounts.",
+    "'Cloud spaces' and 'Machines' split each line over the account's cloud spaces and machines (showback); they add up to these lines to the cent.",
+  ]) {
+    const row = sheet.getRow(r++);
+    row.getCell(1).value = text;
+    row.getCell(1).font = font({ italic: true });
+    row.commit();
+  }
+  sheet.commit();
+}
