@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime } from "../src/index.js";
+import { runCli } from "./helpers/runCli.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
@@ -146,6 +147,21 @@ describe("the packed package, installed into an empty app", () => {
     expect(printed.amount).toBe(chargeOf("CU", printed.cuHours, 7, prices, DEFAULT_UNITS)?.amount.toFixed(2));
     expect(printed.amount).toMatch(/^\d+\.\d\d$/);
     expect(Math.abs(Number(printed.amount) - printed.cuHours * 0.05)).toBeLessThanOrEqual(0.005 + 1e-9);
+  }, 300_000);
+
+  it("installs the command line: `billing` and a report of the shipped reports/ print what the sources print", async () => {
+    const bin = join(app, "node_modules/.bin/cloudunits");
+    const data = join(app, "october.zip");
+    for (const args of [
+      ["billing", data, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "7", "--format", "json"],
+      ["report", "top-consumers", data, "--format", "csv"],
+    ]) {
+      const installed = await timed(`cli ${args[0]}`, () => run(bin, args, app));
+      const source = await runCli(args);
+      expect(source.code).toBe(0);
+      expect(installed.stdout.length).toBeGreaterThan(100);
+      expect(installed.stdout).toBe(source.stdout);
+    }
   }, 300_000);
 
   it("runs the README's Library example as written, over october.zip", async () => {
