@@ -62,14 +62,17 @@ function run(command: string, args: string[], cwd: string): Promise<Run> {
   });
 }
 
-/** The first ```ts block of the README's "Library" section, as written. */
-function readmeLibraryExample(readme: string): string {
-  const section = readme.slice(readme.indexOf("\n## Library"));
-  const block = /```ts\n([\s\S]*?)```/.exec(section);
-  if (!block?.[1]) throw new Error("README.md: no ```ts block under ## Library");
-  return block[1];
+/** Every ```ts block of the README's "Library" section, as written, in order. */
+function readmeLibraryExamples(readme: string): string[] {
+  const start = readme.indexOf("\n## Library\n");
+  const end = readme.indexOf("\n## ", start + 1);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+  if (start === -1 || blocks.length === 0) throw new Error("README.md: no ```ts block under ## Library");
+  return blocks;
 }
 
+let readmeExamples: string[] = [];
 let dir: string;
 let app: string;
 const seconds: Record<string, number> = {};
@@ -102,7 +105,8 @@ beforeAll(async () => {
   await writeFile(join(app, "package.json"), JSON.stringify({ name: "user-app", version: "1.0.0", private: true, type: "module" }));
   await writeFile(join(app, "tsconfig.json"), JSON.stringify(USER_TSCONFIG));
   await writeFile(join(app, "src/main.ts"), USER_SCRIPT);
-  await writeFile(join(app, "src/readme.ts"), readmeLibraryExample(await readFile(join(ROOT, "README.md"), "utf8")));
+  readmeExamples = readmeLibraryExamples(await readFile(join(ROOT, "README.md"), "utf8"));
+  for (const [i, example] of readmeExamples.entries()) await writeFile(join(app, `src/readme${i + 1}.ts`), example);
   // A TypeScript app on Node has @types/node; the repo's version is already in npm's cache.
   const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string };
   await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
@@ -120,7 +124,7 @@ describe("the packed package, installed into an empty app", () => {
     await expect(readFile(join(app, "node_modules/@duckdb/node-bindings-linux-x64/package.json"), "utf8")).resolves.toContain("1.5.6");
   });
 
-  it("type-checks a script and the README's Library example against the published .d.ts, strict, skipLibCheck false", async () => {
+  it("type-checks a script and the README's Library examples against the published .d.ts, strict, skipLibCheck false", async () => {
     await timed("typecheck", () => run(process.execPath, [TSC, "-p", app], app));
   }, 300_000);
 
@@ -164,8 +168,10 @@ describe("the packed package, installed into an empty app", () => {
     }
   }, 300_000);
 
-  it("runs the README's Library example as written, over october.zip", async () => {
-    await timed("readme", () => run(process.execPath, [join(app, "out/readme.js")], app));
+  it("runs the README's Library examples as written, over october.zip", async () => {
+    for (const i of readmeExamples.keys()) {
+      await timed(`readme ${i + 1}`, () => run(process.execPath, [join(app, `out/readme${i + 1}.js`)], app));
+    }
     console.log(`package check, seconds: ${JSON.stringify(seconds)}`);
   }, 300_000);
 });
