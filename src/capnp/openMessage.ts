@@ -16,7 +16,7 @@ export function openMessage(bytes: Uint8Array, options: DecodeOptions): MessageR
     options.traversalLimitWords ?? Math.max(TRAVERSAL_LIMIT_FACTOR * segments.words, MIN_TRAVERSAL_LIMIT_WORDS);
   // Against the bytes as given: a packed file's zero runs may not multiply what it makes.
   const expansionLimitWords =
-    options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * Math.ceil(bytes.length / 8), MIN_EXPANSION_LIMIT_WORDS);
+    options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * ((bytes.length + 7) >>> 3), MIN_EXPANSION_LIMIT_WORDS);
   const nestingLimit = options.nestingLimit ?? DEFAULT_NESTING_LIMIT;
   checkLimit("traversalLimitWords", traversalLimitWords);
   checkLimit("expansionLimitWords", expansionLimitWords);

@@ -4,12 +4,21 @@
 // (`capnp convert`); capnp-es code for the schema is generated into a temp folder. Both
 // decoders materialize the same plain objects, every field read. Target: ≥ 20× capnp-es and
 // ≥ 200 MB/s on one core.
+//
+// Then the expansion (issue 14): words charged against the expansion limit (records at their
+// schema size, texts) per word of input, for the generator's files of every kind and for the
+// worst message the list-kind swap fuzz finds that the decoder still accepts.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { decodeAccount } from "../../dist/index.js";
+import { openMessage } from "../../dist/capnp/openMessage.js";
+import { RecordBuilder } from "../../dist/capnp/RecordBuilder.js";
+import { visitAccountRoot, visitCloudSpaceRoot } from "../../dist/capnp/visitRecords.js";
+import { EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS } from "../../dist/capnp/DecodeOptions.js";
+import { CapnpError, decodeAccount, encodeAccount, encodeCloudSpace, generateHours } from "../../dist/index.js";
+import { listKindSwaps } from "../helpers/listKindSwaps.mjs";
 import { capnpEsDecoder } from "./capnpEs.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -88,6 +97,60 @@ function throughput(decode, files) {
   return { mbPerCpuSecond: megabytes / cpuSeconds, filesPerCpuSecond: (rounds * files.length) / cpuSeconds, mbPerWallSecond: megabytes / wallSeconds };
 }
 
+// --- expansion ----------------------------------------------------------------------------
+/** Words charged per input word and records (rows) per input KiB of one file; null when refused. */
+function expansionOf(bytes, root, packed = false) {
+  const reader = openMessage(bytes, { packed });
+  const records = new RecordBuilder();
+  try {
+    if (root === "Account") visitAccountRoot(reader, records);
+    else visitCloudSpaceRoot(reader, records);
+  } catch (error) {
+    if (error instanceof CapnpError) return null;
+    throw error;
+  }
+  const rows = records.cloudspaces.reduce((n, cs) => n + 1 + cs.machines.reduce((m, vm) => m + 1 + vm.networks.length + vm.disks.length, 0), 0);
+  return { wordsPerWord: reader.chargedWords / Math.ceil(bytes.length / 8), rowsPerKiB: rows / (bytes.length / 1024) };
+}
+
+function worst(results) {
+  const kept = results.filter((r) => r !== null);
+  return {
+    wordsPerWord: Math.max(...kept.map((r) => r.wordsPerWord)),
+    rowsPerKiB: Math.max(...kept.map((r) => r.rowsPerKiB)),
+    accepted: kept.length,
+    of: results.length,
+  };
+}
+
+function expansionLines() {
+  const hours = [
+    ...generateHours({ accounts: 2, spaces: 1, machines: 1, hours: 3, seed: 5 }),
+    ...generateHours({ accounts: 2, spaces: 4, machines: 30, hours: 3, seed: 6 }),
+  ];
+  const kinds = {
+    "one segment": {}, packed: { packed: true }, "older schema": { oldSchema: true }, "older, packed": { oldSchema: true, packed: true },
+    "many segments": { segmentWords: 64 }, "double-far": { segmentWords: 64, doubleFar: true },
+  };
+  const line = (name, w) =>
+    `${name.padEnd(30)} ${w.wordsPerWord.toFixed(2).padStart(6)} words charged per input word ${w.rowsPerKiB.toFixed(1).padStart(7)} rows per input KiB`;
+  console.log(`expansion (limit: ${EXPANSION_LIMIT_FACTOR} words charged per input word, at least ${MIN_EXPANSION_LIMIT_WORDS} words a file)`);
+  for (const [kind, options] of Object.entries(kinds)) {
+    const packed = options.packed === true;
+    const accounts = hours.map((h) => expansionOf(encodeAccount(h.account, options), "Account", packed));
+    const spaces = hours.flatMap((h) => h.account.cloudspaces.map((cs) => expansionOf(encodeCloudSpace(cs, options), "CloudSpace", packed)));
+    console.log(line(`generated, ${kind}`, worst([...accounts, ...spaces])));
+  }
+  // The fuzz: list-kind swaps of the cloud-space and machine pointers of real files.
+  const rand = prng(14);
+  const swapped = hours.slice(0, 4).flatMap((h) => [
+    ...listKindSwaps(encodeAccount(h.account), "Account", rand, 500).map((b) => expansionOf(b, "Account")),
+    ...listKindSwaps(encodeCloudSpace(h.account.cloudspaces[0]), "CloudSpace", rand, 500).map((b) => expansionOf(b, "CloudSpace")),
+  ]);
+  const w = worst(swapped);
+  console.log(`${line("worst of the list-kind fuzz", w)} (${w.accepted} of ${w.of} swaps accepted)`);
+}
+
 const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-decode-"));
 try {
   const rand = prng(42);
@@ -112,6 +175,7 @@ try {
   console.log(line("cloudunits", a));
   console.log(line("capnp-es", b));
   console.log(`ratio        ${(a.mbPerCpuSecond / b.mbPerCpuSecond).toFixed(1)}× capnp-es (target: ≥ 20× and ≥ 200 MB/s on one core)`);
+  expansionLines();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
