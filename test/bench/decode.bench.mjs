@@ -99,8 +99,8 @@ function throughput(decode, files) {
 
 // --- expansion ----------------------------------------------------------------------------
 /** Words charged per input word and records (rows) per input KiB of one file; null when refused. */
-function expansionOf(bytes, root, packed = false) {
-  const reader = openMessage(bytes, { packed });
+function expansionOf(bytes, root, packed = false, limits = {}) {
+  const reader = openMessage(bytes, { packed, ...limits });
   const records = new RecordBuilder();
   try {
     if (root === "Account") visitAccountRoot(reader, records);
@@ -149,6 +149,16 @@ function expansionLines() {
   ]);
   const w = worst(swapped);
   console.log(`${line("worst of the list-kind fuzz", w)} (${w.accepted} of ${w.of} swaps accepted)`);
+  // The shapes of issue 14, as 32-bit halves of words: a segment table, then the message.
+  const words = (...halves) => new Uint8Array(new Uint32Array(halves).buffer);
+  const shapes = {
+    "64 B, 9,361 empty machines": words(0, 7, 0, 0x10001, 7, 0, 1, 3 * 8 + 7, 1 << 2, 0x20001, 5, 7, 1, 9361 * 8, 0, 0),
+    "32 B, 21,844 empty spaces": words(0, 3, 0, 0x10001, 7, 0, 1, 21844 * 8),
+  };
+  for (const [name, bytes] of Object.entries(shapes)) {
+    const unbounded = expansionOf(bytes, "Account", false, { expansionLimitWords: 2 ** 30 });
+    console.log(`${line(name, unbounded)} without the expansion limit; with it: ${expansionOf(bytes, "Account") === null ? "refused" : "ACCEPTED"}`);
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-decode-"));
