@@ -36,8 +36,9 @@ async function main(argv: string[]): Promise<number> {
       .version()
       .wrap(width)
       .fail((msg, err) => {
-        if (err) throw err;
-        usageMessage = msg;
+        // yargs' own parse errors (e.g. "Not enough arguments following: include") are usage errors too
+        if (err && err.name !== "YError") throw err;
+        usageMessage = msg ?? err?.message;
         throw new UsageError(msg);
       });
     await parser.parseAsync();

@@ -8,7 +8,7 @@ import { commandLine } from "./index.js";
 
 const options = {
   url: { type: "string", demandOption: true, describe: "service base address {base_url}, e.g. https://cloud.example.com" },
-  "account-id": { type: "number", array: true, demandOption: true, describe: "account to download (repeat for several: one file each)" },
+  "account-id": { type: "number", array: true, nargs: 1, demandOption: true, describe: "account to download (repeat for several: one file each)" },
   start: { type: "string", demandOption: true, describe: "start of the period: epoch seconds or ISO 8601 (UTC when no zone)" },
   end: { type: "string", demandOption: true, describe: "end of the period (exclusive)" },
   out: { type: "string", demandOption: true, describe: "file to write, or a directory (existing, or ending with /) for consumption-<id>-<start>-<end>.zip" },

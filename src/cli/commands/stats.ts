@@ -26,7 +26,8 @@ const options = {
   "account-id": { type: "string", describe: "the account of the machine or cloud space (needed when its id is in several accounts)" },
   from: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601" },
   till: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
-  include: { type: "string", array: true, demandOption: true, describe: "a series to return (repeat, or separate with commas)" },
+  // one value per --include (repeat it), so it never takes the inputs after it (SPEC 5)
+  include: { type: "string", array: true, nargs: 1, demandOption: true, describe: "a series to return (repeat, or separate with commas)" },
   format: { choices: FORMATS, default: "json", describe: "json: the API shape; csv: long format; html: a page of charts" },
   out: { type: "string", describe: "write to FILE instead of stdout" },
 } as const;
