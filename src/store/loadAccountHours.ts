@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
 import { BadFileError, ConflictError } from "../errors.js";
 import { readDeferred } from "../input/readSource.js";
 import type { AccountHour, Source } from "../input/types.js";
@@ -27,6 +28,12 @@ export interface LoadRules {
   batchBytes?: number;
   /** Input bytes per group handed to the stager (decoded and staged together; the first groups are smaller). Default 1 MiB. */
   groupBytes?: number;
+  /**
+   * Decodes one file on its own (as an account-hour of that file), throwing its BadFileError:
+   * asked only of files that would otherwise conflict, to tell a damaged copy (bad on its
+   * own) from a conflicting one. Default: the Cap'n Proto decoder.
+   */
+  decode?: (hour: AccountHour) => unknown;
   /** Makes the stager that decodes groups (called once, when the first group is ready). Default: decode in this thread. */
   stager?: () => Stager;
   /**
@@ -105,6 +112,7 @@ export async function loadAccountHours(
   rules: LoadRules = {},
 ): Promise<LoadOutcome> {
   const skipBad = rules.skipBad ?? false;
+  const decode = rules.decode ?? decodeAccountHour;
   const tables = rules.tables ?? DATA_TABLES;
   const batchBytes = rules.batchBytes ?? 32 * 1024 * 1024;
   const groupBytes = rules.groupBytes ?? 1024 * 1024;
@@ -230,24 +238,41 @@ export async function loadAccountHours(
         if (bytesInGroup >= groupTarget) await submit();
         continue;
       }
-      const hashed = hour.sources.flatMap((source) => {
+      const loaded = manifest.loadedFiles(hour.accountId, hour.hourEpoch);
+      const hashed = hour.sources.map((source) => {
         try {
           readDeferred(source);
         } catch (error) {
           if (!(error instanceof BadFileError)) throw error;
-          reject([row({ source, sha256: "", sizeBytes: sizeOf(source) }, hour, "rejected", error.reason, error.code)], error);
-          return [];
+          return { source, sha256: "", sizeBytes: sizeOf(source), error };
         }
-        return [{ source, sha256: sha256Hex(source.bytes), sizeBytes: sizeOf(source) }];
+        return { source, sha256: sha256Hex(source.bytes), sizeBytes: sizeOf(source) };
       });
-      if (hashed.length === 0) continue;
-      const { kept, duplicates, conflicting } = classifySources(hashed);
+      const decodesAlone = (s: HashedSource): BadFileError | undefined => {
+        try {
+          decode({ accountId: hour.accountId, hourEpoch: hour.hourEpoch, sources: [s.source] });
+          return undefined;
+        } catch (error) {
+          if (error instanceof BadFileError) return error;
+          throw error;
+        }
+      };
+      const { kept, duplicates, conflicting, bad, incomplete } = classifySources(hashed, decodesAlone, new Set(loaded.map((f) => f.sha256)));
+      // a file that cannot be read or decoded is bad on its own, with its own reason (SPEC 5)
+      for (const b of bad) reject([row(b, hour, "rejected", b.error.reason, b.error.code)], b.error);
+      if (incomplete.length > 0) {
+        // one bad cloud space rejects its split hour, naming it (without skipBad, `cause` is already an error)
+        const cause = bad[0]!.error;
+        const reason = `not loaded: ${cause.file} of the same account-hour is unreadable`;
+        if (skipBad) reject(incomplete.map((s) => row(s, hour, "rejected", reason, cause.code)), cause);
+        continue;
+      }
       if (conflicting.length > 0) {
         const error = new ConflictError(hour.accountId, hour.hourEpoch, conflicting.map((s) => s.source.name));
         reject(conflicting.map((s) => row(s, hour, "rejected", "different files for the same account-hour", "CONFLICT")), error);
         continue;
       }
-      const loaded = manifest.loadedFiles(hour.accountId, hour.hourEpoch);
+      if (kept.length === 0) continue;
       let replacing = false;
       if (loaded.length > 0) {
         const loadedBy = new Map(loaded.map((f) => [f.sha256, f.source]));

@@ -46,6 +46,7 @@ afterEach(() => {
 const load = async (hours: AccountHour[], rules: Partial<LoadRules> = {}, readerBad: BadFileError[] = []) =>
   loadAccountHours(connection, iterate(hours), await Manifest.read(connection), readerBad, {
     stager: () => ({ stage: async (h, tables) => stageHours(h, tables, decode), close: async () => {} }),
+    decode,
     ...rules,
   });
 const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
