@@ -85,8 +85,20 @@ function parseUnitPrices(value: unknown, per: PriceBasis, where: string): UnitPr
 }
 
 /**
+ * The prices of an `accounts` entry, written as the README does, `{ prices: { CU: 0.04 } }`,
+ * or bare, `{ CU: 0.04 }` (accepted too).
+ */
+function accountPrices(entry: unknown, where: string): unknown {
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry) || !("prices" in entry)) return entry;
+  const keys = Object.keys(entry);
+  if (keys.length > 1) throw new UsageError(`${where}: give { prices: { ... } } alone (found ${keys.join(", ")})`);
+  return (entry as { prices: unknown }).prices;
+}
+
+/**
  * Checks a parsed price list: `{ currency, decimals?, per?, prices: { CU: 0.0125, SU: { perMonth: 40 }, NU: 20 },
- * accounts?: { "7": { CU: 0.01 } }, provider?, invoiceIssuer? }`. Bare prices are per unit-hour, or per unit-month
+ * accounts?: { "7": { prices: { CU: 0.01 } } }, provider?, invoiceIssuer? }` (an account's prices may also be
+ * written bare, `{ "7": { CU: 0.01 } }`). Bare prices are per unit-hour, or per unit-month
  * with `per: month`; NU, a volume, is always priced per TB transferred. Unknown keys and bad values throw a UsageError naming them.
  */
 export function parsePrices(value: unknown, source = "prices"): PriceList {
@@ -118,11 +130,11 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
   );
   if (v.accounts !== undefined) {
     if (v.accounts === null || typeof v.accounts !== "object" || Array.isArray(v.accounts)) {
-      throw new UsageError(`${source}: accounts must map account ids to prices, e.g. { "7": { CU: 0.01 } }`);
+      throw new UsageError(`${source}: accounts must map account ids to prices, e.g. { "7": { prices: { CU: 0.01 } } }`);
     }
     for (const [id, overrides] of Object.entries(v.accounts)) {
       if (!/^\d+$/.test(id)) throw new UsageError(`${source}: accounts: "${id}" is not an account id`);
-      const own = parseUnitPrices(overrides, per, `${source}: accounts.${id}`);
+      const own = parseUnitPrices(accountPrices(overrides, `${source}: accounts.${id}`), per, `${source}: accounts.${id}`);
       for (const [unit, price] of Object.entries(own) as [UnitName, UnitPrice][]) {
         const first = basis.get(unit);
         if (first && first.per !== price.per) {

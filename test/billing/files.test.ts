@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parseUnits, UsageError } from "../../src/index.js";
+import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parsePrices, parseUnits, pricesFor, UsageError } from "../../src/index.js";
 
 const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;
 
@@ -45,6 +45,17 @@ describe("price list files", () => {
     expect(list.prices.SU).toMatchObject({ per: "month", text: "40" });
     expect(list.prices.CU).toMatchObject({ per: "hour", text: "0.0125" });
     expect(list.accounts.get(8)?.CU?.text).toBe("0.01");
+  });
+
+  it("takes an account's override as the README writes it, accounts: {\"2\": {prices: {CU: 0.04}}}, or bare", () => {
+    const readme = parsePrices({ currency: "EUR", prices: { CU: 0.05, SU: 0.01 }, accounts: { "2": { prices: { CU: 0.04 } } } });
+    const bare = parsePrices({ currency: "EUR", prices: { CU: 0.05, SU: 0.01 }, accounts: { "2": { CU: 0.04 } } });
+    expect(pricesFor(readme, 2).CU?.text).toBe("0.04");
+    expect(pricesFor(readme, 2).SU?.text).toBe("0.01");
+    expect(pricesFor(readme, 1).CU?.text).toBe("0.05");
+    expect(bare.accounts).toEqual(readme.accounts);
+    expect(() => parsePrices({ currency: "EUR", prices: { CU: 1 }, accounts: { "2": { prices: { CU: 0.04 }, SU: 1 } } }))
+      .toThrow(/accounts\.2: give \{ prices: \{ \.\.\. \} \} alone \(found prices, SU\)/);
   });
 
   it("reads JSON, with the currency's decimals", async () => {
