@@ -1,0 +1,159 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadPrices, writeDataset } from "../src/index.js";
+import { platform, SECRETS, sendBytes, startServer, type FakeServer } from "./fetch/fakeService.js";
+import type { CliRun } from "./helpers/runCli.js";
+import { codeBlocks, readDoc, REPO, runShell, section } from "./helpers/shellExamples.js";
+
+// Every command example of README.md runs here as written, in the order written, against the
+// data its own `generate` line makes: the README cannot drift from the code. Read when the
+// tests run; an example this table does not know fails the test.
+
+const README = readDoc("README.md");
+
+/** The commands of the ```sh blocks, `\` continuations joined, in order. */
+const EXAMPLES = codeBlocks(README, "sh")
+  .flatMap((block) => block.replace(/\\\n/g, " ").split("\n"))
+  .map((line) => line.trim())
+  .filter((line) => line !== "" && !line.startsWith("#"));
+
+/** What cannot run offline, replaced (and nothing else): the service's addresses go to the loopback fake service. */
+const substitute = (line: string, server: FakeServer): string =>
+  line.replaceAll("https://cloud.example", server.url).replaceAll("https://iam.example", `${server.url}/idp`);
+
+/** Secrets through the variables the README names (`$ID` is the shell variable of its fetch line). */
+const ENV = { ID: SECRETS.clientId, CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret };
+
+const isZip = (file: string): boolean => readFileSync(file).subarray(0, 4).equals(Buffer.from("PK\x03\x04", "latin1"));
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => statSync(join(dir, f)).isFile());
+
+interface Known {
+  /** Matches the example's line as the README writes it. */
+  line: RegExp;
+  /** Instead of running it, why not (asserted to be true where it can be). */
+  notRun?: string;
+  /** The line to run instead, when the README's cannot run in a test (and why). */
+  instead?: string;
+  /** What the README says it produces. */
+  check?: (run: CliRun, cwd: string) => void;
+}
+
+const KNOWN: Known[] = [
+  {
+    // `npm ci` would reinstall this checkout's node_modules; `npm start` is `demo` (asserted below)
+    line: /^npm ci && npm start\b/,
+    instead: "npx cloudunits demo",
+    check: (run) => {
+      expect((JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start)
+        .toBe("node dist/cli/main.js demo");
+      expect(run.stdout).toMatch(/CU/);
+    },
+  },
+  { line: /^npm test\b/, notRun: "the test suite this test is part of" },
+  {
+    line: /^npx cloudunits generate --out data\.zip /,
+    check: (_, cwd) => expect(isZip(join(cwd, "data.zip"))).toBe(true),
+  },
+  {
+    line: /^npx cloudunits billing data\.zip .*--account-id 1 --format json$/,
+    check: (run) => {
+      const bill = JSON.parse(run.stdout) as { account: { id: number; consumption: Record<string, number>; cloudspaces: Record<string, unknown> } };
+      expect(bill.account.id).toBe(1);
+      expect(Object.keys(bill.account.consumption)).toEqual(["CU", "SU", "TU", "NU"]);
+      expect(bill.account.consumption.CU).toBeGreaterThan(0);
+      expect(Object.keys(bill.account.cloudspaces).length).toBeGreaterThan(0);
+    },
+  },
+  {
+    line: /^npx cloudunits billing data\.zip .*--prices prices\.yaml --format xlsx --out october\.xlsx$/,
+    check: (_, cwd) => expect(isZip(join(cwd, "october.xlsx"))).toBe(true),
+  },
+  {
+    line: /^npx cloudunits stats machine data\.zip --id 4392 .*--include cpu --include network$/,
+    check: (run) => {
+      const stats = JSON.parse(run.stdout) as { time: number[]; series: Record<string, unknown> };
+      expect(stats.time.length).toBe(24);
+      expect(Object.keys(stats.series)).toEqual(["cpu", "network"]);
+    },
+  },
+  {
+    line: /^npx cloudunits ingest data\.zip --db warehouse\.duckdb\b/,
+    check: (_, cwd) => expect(statSync(join(cwd, "warehouse.duckdb")).size).toBeGreaterThan(0),
+  },
+  {
+    line: /^npx cloudunits check --db warehouse\.duckdb\b/,
+    check: (run) => expect(run.stdout).toMatch(/^accounts: 3\n/),
+  },
+  {
+    line: /^npx cloudunits export --db warehouse\.duckdb --format parquet --out parquet\/$/,
+    check: (_, cwd) => {
+      const files = filesUnder(join(cwd, "parquet"));
+      expect(files).toContain("files.parquet");
+      expect(files.filter((f) => /^machines\/account_id=1\/year=2026\/month=10\/.*\.parquet$/.test(f)).length).toBeGreaterThan(0);
+    },
+  },
+  {
+    line: /^npx cloudunits report top-consumers --db warehouse\.duckdb --format csv$/,
+    check: (run) => expect(run.stdout.split(/\r?\n/).filter((l) => l !== "").length).toBeGreaterThan(1),
+  },
+  {
+    line: /^npx cloudunits fetch --url https:\/\/cloud\.example --account-id 7 --start 2026-10-01 --end 2026-11-01 --out dl\/ .*--auth-url https:\/\/iam\.example --client-id "\$ID"/,
+    check: (run, cwd) => {
+      expect(isZip(join(cwd, "dl", "consumption-7-20261001T000000Z-20261101T000000Z.zip"))).toBe(true);
+      for (const secret of [SECRETS.clientSecret, SECRETS.token]) expect(run.stdout + run.stderr).not.toContain(secret);
+    },
+  },
+];
+
+let cwd: string;
+let server: FakeServer;
+beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), "cloudunits-readme-"));
+  const served = join(cwd, "..", `${cwd.split("/").pop()}-served.zip`);
+  await writeDataset({ out: served, accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: 3, start: 1790812800 });
+  const zip = readFileSync(served);
+  rmSync(served);
+  server = await startServer(platform((request, response) => sendBytes(response, request.query.get("accountId") === "7" ? zip : Buffer.alloc(0))));
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe("README.md", () => {
+  it("has its command examples, each known to this test", () => {
+    expect(EXAMPLES.length).toBeGreaterThanOrEqual(KNOWN.length);
+    for (const example of EXAMPLES) {
+      expect(KNOWN.filter((k) => k.line.test(example)).length, `an example this test does not know how to run: ${example}`).toBe(1);
+    }
+  });
+
+  it("the price list of the Money section, as written there, is a price list the CLI reads (per-account override included)", async () => {
+    const money = section(README, /^### Money/);
+    const fragment = (key: string) => new RegExp(`\`(${key}: \\{[^\`]*\\})\``).exec(money)?.[1];
+    const prices = fragment("prices");
+    const accounts = fragment("accounts");
+    expect([prices, accounts]).toEqual([expect.any(String), expect.any(String)]);
+    // placeholders only: the currency the list needs, and the README's `{...}` for an account's prices
+    const yaml = ["currency: EUR", prices!, accounts!.replace("{...}", "{ CU: 0.04 }")].join("\n");
+    writeFileSync(join(cwd, "prices.yaml"), `${yaml}\n`);
+    const list = await loadPrices(join(cwd, "prices.yaml"));
+    const [id] = [...list.accounts.keys()];
+    expect(list.accounts.get(id!)?.CU?.text).toBe("0.04");
+    expect(list.prices.CU?.text).toBeDefined();
+  });
+
+  for (const [i, example] of EXAMPLES.entries()) {
+    it(`example ${i + 1}: ${example}`, { timeout: 180_000 }, async () => {
+      const known = KNOWN.find((k) => k.line.test(example));
+      expect(known, `an example this test does not know how to run: ${example}`).toBeDefined();
+      if (known!.notRun !== undefined) return;
+      const run = await runShell(substitute(known!.instead ?? example, server), cwd, ENV);
+      expect(run.code, `${example}\n${run.stderr}`).toBe(0);
+      known!.check?.(run, cwd);
+    });
+  }
+});
