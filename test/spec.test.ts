@@ -1,0 +1,206 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openWarehouse, writeDataset } from "../src/index.js";
+import { platform, SECRETS, sendBytes, startServer, type FakeServer } from "./fetch/fakeService.js";
+import { codeBlocks, readDoc, runShell, section } from "./helpers/shellExamples.js";
+
+// Every command line of SPEC.md section 5 runs here literally, in SPEC's argument order:
+// once with its optional parts left out, and once per alternative with all of them in
+// (`a|b` and `( x | y )` taking their first, second... choice). Only placeholders are
+// substituted, from the table below; a placeholder or form it does not know fails the test.
+
+const SPEC = section(readDoc("../shared/SPEC.md"), /^## 5\. /);
+
+/** The synopses of the section's code block: a line starting `cloudunits`, with its indented continuations. */
+const SYNOPSES = codeBlocks(SPEC, "")
+  .join("\n")
+  .split(/\n(?=cloudunits )/)
+  .map((s) => s.replace(/\s+/g, " ").trim())
+  .filter((s) => s.startsWith("cloudunits "));
+
+type Node = { word: string } | { optional: Node[] } | { choice: Node[][] };
+
+/** Parses a synopsis: words, `[optional parts]`, `( a | b )` choices; a `( comment )` with no flag is dropped. */
+function parse(text: string): Node[] {
+  const tokens = text.replace(/([[\]()])/g, " $1 ").split(" ").filter((t) => t !== "");
+  let i = 0;
+  const seq = (close?: string): Node[][] => {
+    const options: Node[][] = [[]];
+    while (i < tokens.length) {
+      const t = tokens[i++]!;
+      if (t === close) return options;
+      if (t === "|" && close === ")") options.push([]);
+      else if (t === "[") options.at(-1)!.push({ optional: seq("]")[0]! });
+      else if (t === "(") {
+        const inner = seq(")");
+        if (inner.flat().some((n) => "word" in n && n.word.startsWith("--"))) options.at(-1)!.push({ choice: inner });
+      } else if (t !== "...") options.at(-1)!.push({ word: t }); // `...`: "more of the same"
+    }
+    if (close !== undefined) throw new Error(`unclosed ${close} in ${text}`);
+    return options;
+  };
+  return seq()[0]!;
+}
+
+/** The words of one run: optional parts in when `full`, the `k`-th choice of each alternative. */
+function expand(nodes: Node[], full: boolean, k: number): string[] {
+  return nodes.flatMap((n): string[] => {
+    if ("optional" in n) return full ? expand(n.optional, full, k) : [];
+    if ("choice" in n) return expand(n.choice[k % n.choice.length]!, full, k);
+    if (n.word.startsWith("--") && n.word.includes("/")) return n.word.split("/"); // --a/--b: these flags together
+    if (n.word.includes("|") && !n.word.startsWith("<")) {
+      const alternatives = n.word.split("|");
+      return [alternatives[k % alternatives.length]!];
+    }
+    return [n.word];
+  });
+}
+
+/** How many runs with everything in a synopsis needs: one per choice of its widest alternative. */
+function widest(nodes: Node[]): number {
+  return Math.max(1, ...nodes.map((n) =>
+    "optional" in n ? widest(n.optional)
+      : "choice" in n ? Math.max(n.choice.length, ...n.choice.map(widest))
+        : n.word.includes("|") && !n.word.startsWith("<") ? n.word.split("|").length : 1));
+}
+
+/** What the placeholders stand for here, for this run. */
+interface Context {
+  command: string;
+  run: string;
+  words: string[];
+  server: FakeServer;
+  ids: { machine: number; cloudspace: number; account: number };
+}
+const valueOf = (flag: string, ctx: Context) => ctx.words[ctx.words.indexOf(flag) + 1];
+
+/** Placeholder substitutions, by `command flag placeholder`, then `flag placeholder`; a function gets the run's context. */
+const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => string)> = {
+  "<inputs...>": "data.zip",
+  "--start T": "2026-10-01",
+  "--end T": "2026-10-03",
+  "--from T": "2026-10-01",
+  "--till T": "2026-10-03",
+  "--account-id N": "1",
+  "fetch --account-id N": "7",
+  "--id N": (ctx) => String(ctx.ids[ctx.words[2] as keyof Context["ids"]]),
+  "--include S": (_, n) => ["cpu", "network"][n]!,
+  "--prices FILE": "prices.yaml",
+  "--units FILE": "units.yaml",
+  "--names FILE": "names.csv",
+  "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
+  "--db FILE": (ctx) => `warehouse-${ctx.run}.duckdb`,
+  "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
+  "--out FILE.zip": (ctx) => `${ctx.command}-${ctx.run}.zip`,
+  "--accounts N": "2",
+  "--hours N": "3",
+  "--url BASE": (ctx) => ctx.server.url,
+  "--client-id": SECRETS.clientId,
+  "--client-secret": SECRETS.clientSecret,
+  "--auth-url": (ctx) => `${ctx.server.url}/idp`,
+  "--username": SECRETS.username,
+  "--password": SECRETS.password,
+};
+const PLACEHOLDER = /^(<.*>|[A-Z]+(\.\w+)?)$/;
+const FLAGS_WITHOUT_PLACEHOLDER = new Set(["--client-id", "--client-secret", "--auth-url", "--username", "--password"]);
+
+/** The command line of one run, placeholders substituted (throws on one it does not know). */
+function substitute(words: string[], ctx: Omit<Context, "words">): string[] {
+  const out: string[] = [];
+  const seen = new Map<string, number>();
+  const lookup = (key: string, context: Context): string => {
+    const value = VALUES[`${context.command} ${key}`] ?? VALUES[key];
+    if (value === undefined) throw new Error(`no substitution for "${key}" in: ${words.join(" ")}`);
+    const n = seen.get(key) ?? 0;
+    seen.set(key, n + 1);
+    return typeof value === "string" ? value : value(context, n);
+  };
+  for (const [i, word] of words.entries()) {
+    const context = { ...ctx, words };
+    if (PLACEHOLDER.test(word)) {
+      const flag = words[i - 1]?.startsWith("--") ? `${words[i - 1]} ` : "";
+      out.push(lookup(`${flag}${word}`, context));
+    } else {
+      out.push(word);
+      if (FLAGS_WITHOUT_PLACEHOLDER.has(word)) out.push(lookup(word, context));
+    }
+  }
+  return out;
+}
+
+const quote = (word: string) => (/^[\w./:=-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+
+/** Every run of every synopsis: the minimal one, then one per choice with everything in; identical runs once. */
+const RUNS = SYNOPSES.flatMap((synopsis) => {
+  const nodes = parse(synopsis);
+  const runs = [expand(nodes, false, 0), ...Array.from({ length: widest(nodes) }, (_, k) => expand(nodes, true, k))];
+  const unique = [...new Map(runs.map((r) => [r.join(" "), r])).values()];
+  return unique.map((words, n) => ({ synopsis, words, run: `${words[1]}-${n}` }));
+});
+
+/** What SPEC 5 promises of a successful run: exit 0, `--out` written, `--format json` (the default) on stdout parses to the shape. */
+function checkOutput(words: string[], stdout: string, cwd: string): void {
+  const command = words[1]!;
+  const format = words.includes("--format") ? words[words.indexOf("--format") + 1] : "json";
+  const out = words.includes("--out") ? words[words.indexOf("--out") + 1]! : undefined;
+  if (out !== undefined) {
+    expect(existsSync(join(cwd, out)), `${out} written`).toBe(true);
+    if (!out.endsWith("/")) expect(statSync(join(cwd, out)).size).toBeGreaterThan(0);
+  }
+  if (command === "billing" || command === "stats") {
+    const text = out === undefined ? stdout : readFileSync(join(cwd, out), "utf8");
+    if (format === "json") {
+      const shape = JSON.parse(text) as Record<string, unknown>;
+      if (command === "stats") expect(Object.keys(shape)).toEqual(["time", "series"]);
+      else expect(Object.keys(shape)).toEqual([words.includes("--account-id") ? "account" : "consumption"]);
+    }
+    if (format === "csv") expect(text.split(/\r?\n/).filter((l) => l !== "").length).toBeGreaterThan(1);
+    if (format === "xlsx") expect(readFileSync(join(cwd, out!)).subarray(0, 2).toString("latin1")).toBe("PK");
+  }
+}
+
+let cwd: string;
+let server: FakeServer;
+let ids: Context["ids"];
+beforeAll(async () => {
+  cwd = mkdtempSync(join(tmpdir(), "cloudunits-spec-"));
+  await writeDataset({ out: join(cwd, "data.zip"), accounts: 2, spaces: 2, machines: 3, hours: 48, start: 1790812800, seed: 5 });
+  await writeDataset({ out: join(cwd, "served.zip"), accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: 3, start: 1790812800 });
+  const zip = readFileSync(join(cwd, "served.zip"));
+  server = await startServer(platform((request, response) => sendBytes(response, request.query.get("accountId") === "7" ? zip : Buffer.alloc(0))));
+  // the files FILE names: a price list, a units file and a names file as the README describes them
+  writeFileSync(join(cwd, "prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 } }\naccounts: { \"2\": { prices: { CU: 0.04 } } }\n");
+  writeFileSync(join(cwd, "units.yaml"), "gbPerCu: 4\n");
+  writeFileSync(join(cwd, "names.csv"), "kind,id,name\naccount,1,Acme\n");
+  const w = await openWarehouse([join(cwd, "data.zip")]);
+  try {
+    const row = (await w.connection.runAndReadAll(
+      "SELECT machine_id, cloudspace_id FROM machines WHERE account_id = 1 GROUP BY ALL ORDER BY count(*) DESC, machine_id LIMIT 1",
+    )).getRowObjectsJS()[0]!;
+    ids = { machine: Number(row.machine_id), cloudspace: Number(row.cloudspace_id), account: 1 };
+  } finally {
+    w.close();
+  }
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+describe("SPEC.md section 5, every command line as written", () => {
+  it("has the commands of the contract, each run here", () => {
+    expect(SYNOPSES.map((s) => s.split(" ")[1])).toEqual(["billing", "stats", "ingest", "check", "export", "fetch", "generate"]);
+    expect(RUNS.length).toBeGreaterThanOrEqual(SYNOPSES.length);
+  });
+
+  for (const { synopsis, words, run } of RUNS) {
+    it(`${words.join(" ")}`, { timeout: 180_000 }, async () => {
+      const line = substitute(words, { command: words[1]!, run, server, ids });
+      const result = await runShell(line.map(quote).join(" "), cwd);
+      expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(0);
+      checkOutput(line, result.stdout, cwd);
+    });
+  }
+});
