@@ -72,6 +72,22 @@ const KNOWN: Known[] = [
     check: (_, cwd) => expect(isZip(join(cwd, "october.xlsx"))).toBe(true),
   },
   {
+    line: /^npx cloudunits billing data\.zip --month 2026-10 --format text\b/,
+    check: (run) => {
+      expect(run.stdout).toMatch(/2026-10-01.*2026-11-01/);
+      expect(run.stdout).toMatch(/\bCU\b/);
+    },
+  },
+  {
+    // one workbook per account (the data has 3) plus the summary workbook
+    line: /^npx cloudunits billing data\.zip --month 2026-10 --prices prices\.yaml --format xlsx --per-account --out invoices\/$/,
+    check: (_, cwd) => {
+      const books = filesUnder(join(cwd, "invoices")).filter((f) => f.endsWith(".xlsx"));
+      expect(books.length).toBe(4);
+      for (const book of books) expect(isZip(join(cwd, "invoices", book))).toBe(true);
+    },
+  },
+  {
     line: /^npx cloudunits stats machine data\.zip --id 4392 .*--include cpu --include network$/,
     check: (run) => {
       const stats = JSON.parse(run.stdout) as { time: number[]; series: Record<string, unknown> };
@@ -133,7 +149,8 @@ describe("README.md", () => {
 
   it("the price list of the Money section, as written there, is a price list the CLI reads (per-account override included)", async () => {
     const money = section(README, /^### Money/);
-    const fragment = (key: string) => new RegExp(`\`(${key}: \\{[^\`]*\\})\``).exec(money)?.[1];
+    // a fragment wrapped over two lines of the README is one line of YAML
+    const fragment = (key: string) => new RegExp(`\`(${key}: \\{[^\`]*\\})\``).exec(money)?.[1]?.replace(/\s+/g, " ");
     const prices = fragment("prices");
     const accounts = fragment("accounts");
     expect([prices, accounts]).toEqual([expect.any(String), expect.any(String)]);
