@@ -83,6 +83,35 @@ export class FetchError extends CloudunitsError {
   }
 }
 
+/**
+ * `sync` went through every account but could not bring some up to date (exit 4). Each
+ * failed account is named with its error; the others were synced.
+ */
+export class SyncIncompleteError extends FetchError {
+  /** The accounts that failed, with what stopped them. */
+  readonly failures: { accountId: number; error: Error }[];
+
+  constructor(failures: { accountId: number; error: Error }[], accountCount: number) {
+    super(
+      "SYNC_INCOMPLETE",
+      `${failures.length} of ${accountCount} account${accountCount === 1 ? "" : "s"} could not be synced (the others were; run sync again to retry):\n` +
+        failures.map((f) => `  account ${f.accountId}: ${f.error.message}${"code" in f.error ? ` [${String(f.error.code)}]` : ""}`).join("\n"),
+    );
+    this.failures = failures;
+  }
+}
+
+/** `reconcile` found our bill and the platform's different beyond the tolerance (exit 5). */
+export class ReconcileDifferenceError extends CloudunitsError {
+  /** Figures that differ and entities present on one side only. */
+  readonly differences: number;
+
+  constructor(differences: number, message: string) {
+    super("RECONCILE_DIFFERS", message);
+    this.differences = differences;
+  }
+}
+
 /** For switches that must be exhaustive. */
 export function assertNever(value: never, what = "value"): never {
   throw new Error(`unexpected ${what}: ${String(value)}`);

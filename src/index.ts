@@ -54,7 +54,7 @@ export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
 export type { BillingOptions, BillingParams, BillingLine, Level, LineLevel, Quantities, ResolvedBillingOptions } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
-export { loadNames, makeNames } from "./billing/names.js";
+export { loadNames, makeNames, overlayNames } from "./billing/names.js";
 export type { Names, NameKind } from "./billing/names.js";
 export { UNIT_NAMES, BASE_UNITS } from "./billing/unitNames.js";
 export type { UnitName, CuRollup } from "./billing/unitNames.js";
@@ -107,6 +107,18 @@ export { writeAtomic } from "./export/writeAtomic.js";
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";
 export { consumptionFileName } from "./fetch/consumptionFile.js";
 export type { FetchAuth, JwtAuth, SessionAuth, FetchProgress, RequestPolicy, FetchConsumptionOptions, FetchConsumptionResult } from "./fetch/types.js";
+export { openSession } from "./fetch/serviceSession.js";
+export type { ServiceSession } from "./fetch/serviceSession.js";
+export { callService } from "./fetch/callService.js";
+export { listAccounts, listCloudspaces } from "./fetch/listEntities.js";
+export type { ListedAccount, ListedCloudspace } from "./fetch/listEntities.js";
+
+// Keeping a warehouse current from the service
+export { sync } from "./sync/sync.js";
+export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./sync/sync.js";
+export type { SyncChunk } from "./sync/syncChunks.js";
+export { readEntityNames, writeEntityNames } from "./store/entityNames.js";
+export type { ListedName } from "./store/entityNames.js";
 
 // Synthetic data
 export { encodeAccount, encodeCloudSpace } from "./generate/encodeAccount.js";

@@ -5,12 +5,14 @@ import { calculate as calculateBilling, type CalculateAccount, type CalculateRes
 import type { BillingOptions, BillingParams } from "./billing/lines.js";
 import { accountInvoice, type Invoice } from "./billing/invoice.js";
 import type { PriceList } from "./billing/prices.js";
+import { overlayNames } from "./billing/names.js";
 import { UsageError } from "./errors.js";
 import { toParquet, type ParquetExport } from "./export/toParquet.js";
 import { accountStats as accountStatsOf } from "./stats/accountStats.js";
 import { cloudspaceStats as cloudspaceStatsOf } from "./stats/cloudspaceStats.js";
 import { machineStats as machineStatsOf } from "./stats/machineStats.js";
 import type { AccountStatsRequest, CloudspaceStatsRequest, MachineStatsRequest, StatsResponse } from "./stats/types.js";
+import { readEntityNames } from "./store/entityNames.js";
 import { checkWarehouse, type CheckReport } from "./store/checkWarehouse.js";
 import { openWarehouse, type OpenWarehouseOptions } from "./store/openWarehouse.js";
 import { loadReportDefinition } from "./store/reportDefinition.js";
@@ -28,7 +30,7 @@ export interface Store {
   readonly load: LoadReport;
   /** The DuckDB connection, for queries beyond these methods (tables of `SCHEMA_SQL`). */
   readonly connection: DuckDBConnection;
-  /** `billing/calculate` (SPEC 3.1 shape) over `[start, end)`, epoch seconds. */
+  /** `billing/calculate` (SPEC 3.1 shape) over `[start, end)`, epoch seconds; names: those `sync` stored, under `options.names`. */
   calculate(params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
   calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
   calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
@@ -88,11 +90,16 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     const columns = reader.getColumnsObjectJS();
     return aq.table(Object.fromEntries(reader.columnNames().map((name) => [name, plainColumn(columns[name] ?? [])])));
   };
+  /** The names `sync` stored in the warehouse, under those of the options (a names file). */
+  const withStoredNames = async (options: BillingOptions): Promise<BillingOptions> => ({
+    ...options, names: overlayNames(await readEntityNames(connection), options.names),
+  });
   return {
     load: warehouse.load,
     connection,
-    calculate: ((params: BillingParams, billingOptions?: BillingOptions) => calculateBilling(connection, params, billingOptions)) as Store["calculate"],
-    invoice: (params, prices, billingOptions) => accountInvoice(connection, params, prices, billingOptions),
+    calculate: (async (params: BillingParams, billingOptions: BillingOptions = {}) =>
+      calculateBilling(connection, params, await withStoredNames(billingOptions))) as Store["calculate"],
+    invoice: async (params, prices, billingOptions = {}) => accountInvoice(connection, params, prices, await withStoredNames(billingOptions)),
     machineStats: (request) => machineStatsOf(connection, request),
     cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
     accountStats: (request) => accountStatsOf(connection, request),

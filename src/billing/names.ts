@@ -24,6 +24,13 @@ export function nameOf(names: Names | undefined, kind: NameKind, id: number): st
   return names?.get(`${kind}:${id}`) ?? "";
 }
 
+/** `base` with every name of `over` put over it (a names file over the stored names); undefined when both are. */
+export function overlayNames(base: Names | undefined, over: Names | undefined): Names | undefined {
+  if (base === undefined || base.size === 0) return over;
+  if (over === undefined) return base;
+  return new Map([...base, ...over]);
+}
+
 /**
  * Builds Names from rows `{ kind, id, name }`; `source` names the file in errors.
  * Kinds: account, cloudspace (or "cloud space", cloud_space), machine (or vm).

@@ -169,3 +169,31 @@ export function startBytesProgress(label: string, options: ProgressOptions = {})
     stop: () => drawn?.stop(),
   };
 }
+
+/** A bar over countable steps: `[████░░░░] 40% | 48/120 hours | account 7 | ETA 3s`. */
+export interface StepsProgress {
+  /** `detail` says what is in hand (e.g. the account and chunk). */
+  update(done: number, total: number, detail: string): void;
+  stop(): void;
+}
+
+/** The text of a steps bar. Exported for tests. */
+export function formatStepsLine(label: string, unit: string, done: number, total: number, detail: string, elapsedSeconds: number): string {
+  const fraction = total > 0 ? done / total : 0;
+  return `${label} ${bar(fraction)} | ${done}/${total} ${unit} | ${detail} | ETA ${seconds(etaSeconds(done, total, elapsedSeconds))}`;
+}
+
+/** A steps bar labelled `label`, counting `unit`, drawn from the first `update` on; nothing when progress is not enabled. */
+export function startStepsProgress(label: string, unit: string, options: ProgressOptions = {}): StepsProgress {
+  if (!progressEnabled(options)) return { update: () => {}, stop: () => {} };
+  let state = { done: 0, total: 0, detail: "" };
+  let drawn: ReturnType<typeof startBar> | undefined;
+  return {
+    update: (done, total, detail) => {
+      state = { done, total, detail };
+      drawn ??= startBar((elapsed) => formatStepsLine(label, unit, state.done, state.total, state.detail, elapsed), options);
+      drawn.touch();
+    },
+    stop: () => drawn?.stop(),
+  };
+}

@@ -140,4 +140,21 @@ CREATE TABLE IF NOT EXISTS nics (
   tx_bytes       DOUBLE NOT NULL,
   rx_bytes       DOUBLE NOT NULL
 );
+
+-- Names the service lists (accounts/list, cloudspaces/list), stored by \`sync\`. A names file wins over them.
+CREATE TABLE IF NOT EXISTS entity_names (
+  kind           VARCHAR NOT NULL,     -- 'account' or 'cloudspace'
+  id             BIGINT NOT NULL,
+  name           VARCHAR NOT NULL,
+  account_id     BIGINT,               -- a cloud space's account
+  listed_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+  PRIMARY KEY (kind, id)
+);
+
+-- What \`sync\` has asked the service for, per account: every hour before synced_until_epoch.
+CREATE TABLE IF NOT EXISTS sync_state (
+  account_id     BIGINT PRIMARY KEY,
+  synced_until_epoch BIGINT NOT NULL,  -- exclusive: the hours t < this were downloaded and ingested
+  synced_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
 `;

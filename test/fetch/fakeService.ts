@@ -84,9 +84,10 @@ export function sendBytes(res: http.ServerResponse, bytes: Uint8Array, contentTy
 /**
  * The default routes: the identity provider (answers SECRETS.token to the right client),
  * users/authenticate (answers SECRETS.sessionKey to the right user), and getConsumption
- * answered by `consumption` once the credentials are right (401 otherwise).
+ * answered by `consumption` once the credentials are right (401 otherwise); `routes` adds
+ * more authenticated operations by path.
  */
-export function platform(consumption: Handler): Handler {
+export function platform(consumption: Handler, routes: Record<string, Handler> = {}): Handler {
   return (request, response) => {
     if (request.path === TOKEN_PATH) {
       const form = new URLSearchParams(request.body);
@@ -106,14 +107,15 @@ export function platform(consumption: Handler): Handler {
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(SECRETS.sessionKey));
       return;
     }
-    if (request.path === CONSUMPTION_PATH) {
+    const route = request.path === CONSUMPTION_PATH ? consumption : routes[request.path];
+    if (route) {
       const authorized =
         request.headers.authorization === `bearer ${SECRETS.token}` || request.query.get("authkey") === SECRETS.sessionKey;
       if (!authorized) {
         response.writeHead(401, { "content-type": "text/plain" }).end("not authenticated");
         return;
       }
-      return consumption(request, response);
+      return route(request, response);
     }
     response.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not Found</h1></body></html>");
   };

@@ -4,11 +4,12 @@ import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/billingCtes.js";
 import { calculate } from "../../billing/calculate.js";
 import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQuality.js";
 import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
-import { loadNames } from "../../billing/names.js";
+import { loadNames, overlayNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
 import { billingReport } from "../../billing/billingReport.js";
 import { loadUnits } from "../../billing/units.js";
 import { UsageError } from "../../errors.js";
+import { readEntityNames } from "../../store/entityNames.js";
 import { toBillingCsv } from "../../export/toBillingCsv.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
@@ -102,11 +103,14 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const params: BillingParams = { start, end, accountId: argv.accountId };
-    const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per };
 
     const warnings = await withWarehouse(
       argv,
       async ({ connection, load }): Promise<Warning[]> => {
+        // --db: the names `sync` stored, with a names file's over them
+        const billing: BillingOptions = {
+          units, names: overlayNames(await readEntityNames(connection), names), cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per,
+        };
         if (argv.format === "json") {
           if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
           const result = await calculate(connection, params, billing);

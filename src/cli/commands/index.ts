@@ -37,6 +37,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./fetch.js")).fetchCommand,
   },
   {
+    command: "sync",
+    describe: "keep a warehouse file current from the live service (accounts/list, cloudspaces/list, getConsumption, ingest)",
+    load: async () => (await import("./sync.js")).syncCommand,
+  },
+  {
     command: "ingest <inputs..>",
     describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
     load: async () => (await import("./ingest.js")).ingestCommand,

@@ -1,0 +1,192 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { generateHours, open, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
+import { runCli } from "../helpers/runCli.js";
+import { ACCOUNTS_LIST, CLOUDSPACES_LIST, accountName, cloudspaceName, fakePlatform, listsOf, type FakePlatformOptions } from "../fetch/fakePlatform.js";
+import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, startServer, type FakeServer } from "../fetch/fakeService.js";
+
+const START = 1790812800; // 2026-10-01T00:00Z
+const DAYS = 3;
+const UNTIL = START + DAYS * 24 * 3600;
+const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
+const SESSION = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+
+let dir: string;
+let records: DecodedAccountHour[];
+let server: FakeServer | undefined;
+let dbCount = 0;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cloudunits-sync-"));
+  // two accounts, the second missing a few hours (the platform has no file for them)
+  records = [...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: DAYS * 24, start: START, seed: 5, missingHours: 0.05 })];
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function serve(options: Partial<FakePlatformOptions> = {}): Promise<FakeServer> {
+  server = await startServer(fakePlatform({ hours: records, ...options }));
+  return server;
+}
+
+const newDb = () => join(dir, `w${++dbCount}.duckdb`);
+const syncArgs = (url: string, db: string, ...more: string[]) => ["sync", "--url", url, "--db", db, "--since", "2026-10-01", "--until", String(UNTIL), ...more];
+
+/** Everything a report could read from a warehouse: data, names, sync marks, loaded files. */
+async function contents(db: string): Promise<Record<string, unknown[]>> {
+  const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
+  const connection = await instance.connect();
+  try {
+    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS().map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
+    const out: Record<string, unknown[]> = {};
+    for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) out[table] = await rows(`SELECT * FROM ${table} ORDER BY ALL`);
+    out.names = await rows("SELECT kind, id, name, account_id FROM entity_names ORDER BY ALL");
+    out.sync = await rows("SELECT account_id, synced_until_epoch FROM sync_state ORDER BY ALL");
+    out.loaded = await rows("SELECT content_sha256, account_id, hour_epoch FROM files WHERE status = 'loaded' ORDER BY ALL");
+    return out;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** Starts `cloudunits sync` as a child process; resolves with its exit code or signal. */
+function startSync(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; signal: string | null; stderr: string }> } {
+  const env = { ...process.env, CI: "1", ...SESSION };
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
+  return { child, done };
+}
+
+describe("cloudunits sync", () => {
+  it("lists accounts and cloud spaces, stores their names, and downloads each account day by day (exit 0)", async () => {
+    const { url } = await serve();
+    const db = newDb();
+    const run = await runCli(syncArgs(url, db), SESSION);
+    expect(run.stderr).toMatch(/account 1: synced \[2026-10-01T00:00:00Z, 2026-10-04T00:00:00Z\): \d+ new account-hours/);
+    expect(run.code).toBe(0);
+    for (const secret of SECRET_VALUES) expect(run.stderr + run.stdout).not.toContain(secret);
+    // one request per account and day, each asking its last hour as `end` (the platform includes it)
+    const asked = server!.seenAt(CONSUMPTION_PATH).map((r) => [r.query.get("accountId"), Number(r.query.get("start")), Number(r.query.get("end"))]);
+    expect(asked).toEqual([1, 2].flatMap((id) => [0, 1, 2].map((d) => [String(id), START + d * 86400, START + (d + 1) * 86400 - 3600])));
+    expect(server!.seenAt(ACCOUNTS_LIST)).toHaveLength(1);
+    expect(server!.seenAt(CLOUDSPACES_LIST)).toHaveLength(1);
+    const got = await contents(db);
+    expect(got.account_hours).toHaveLength(records.length);
+    const lists = listsOf(records);
+    expect(got.names).toHaveLength(lists.accounts.length + lists.cloudspaces.length);
+    expect(got.sync).toEqual([JSON.stringify({ account_id: 1, synced_until_epoch: UNTIL }), JSON.stringify({ account_id: 2, synced_until_epoch: UNTIL })]);
+
+    // billing from --db names entities from the warehouse; a names file still wins for what it names
+    const bill = await runCli(["billing", "--db", db, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "1"]);
+    expect(bill.code).toBe(0);
+    const { account } = JSON.parse(bill.stdout);
+    expect(account.name).toBe(accountName(1));
+    const spaceId = Object.keys(account.cloudspaces)[0]!;
+    expect(account.cloudspaces[spaceId].name).toBe(cloudspaceName(Number(spaceId)));
+    const namesFile = join(dir, "names.csv");
+    await writeFile(namesFile, "kind,id,name\naccount,1,Finance\n");
+    const named = JSON.parse((await runCli(["billing", "--db", db, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "1", "--names", namesFile])).stdout);
+    expect(named.account.name).toBe("Finance");
+    expect(named.account.cloudspaces[spaceId].name).toBe(cloudspaceName(Number(spaceId)));
+    const store = await open({ db });
+    try {
+      expect((await store.calculate({ start: START, end: UNTIL, accountId: 2 })).account.name).toBe(accountName(2));
+    } finally {
+      store.close();
+    }
+
+    // a second run has nothing to ask: every account is up to date, the warehouse unchanged
+    const again = await runCli(["sync", "--url", url, "--db", db, "--until", String(UNTIL)], SESSION);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/account 1: up to date/);
+    expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(6);
+    expect(await contents(db)).toEqual(got);
+  }, 120_000);
+
+  it("killed with SIGKILL mid-download and mid-ingest, then run again, gives the warehouse of one clean run", async () => {
+    const { url } = await serve();
+    const clean = newDb();
+    expect((await runCli(syncArgs(url, clean, "--account-id", "1", "--account-id", "2"), SESSION)).code).toBe(0);
+    const expected = await contents(clean);
+
+    const db = newDb();
+    // 1: killed while the 3rd download waits for its answer (two chunks are in)
+    let first: ReturnType<typeof startSync> | undefined;
+    let count = 0;
+    await server!.close();
+    await serve({ beforeConsumption: () => (++count === 3 ? new Promise(() => first!.child.kill("SIGKILL")) : undefined) });
+    first = startSync(syncArgs(server!.url, db, "--account-id", "1", "--account-id", "2"));
+    expect((await first.done).signal).toBe("SIGKILL");
+    const afterFirst = await contents(db);
+    expect(afterFirst.account_hours.length).toBeGreaterThan(0);
+    expect(afterFirst.account_hours.length).toBeLessThan(expected.account_hours.length);
+
+    // 2: killed shortly after the 2nd answer went out: while it checks or ingests that chunk
+    let second: ReturnType<typeof startSync> | undefined;
+    count = 0;
+    await server!.close();
+    await serve({ beforeConsumption: () => (++count === 2 ? void setTimeout(() => second!.child.kill("SIGKILL"), 150) : undefined) });
+    second = startSync(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL), "--account-id", "1", "--account-id", "2"]);
+    expect((await second.done).signal).toBe("SIGKILL");
+
+    // 3: run to the end
+    const last = await runCli(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL), "--account-id", "1", "--account-id", "2"], SESSION);
+    expect(last.stderr).toContain("now holds");
+    expect(last.code).toBe(0);
+    expect(await contents(db)).toEqual(expected);
+  }, 180_000);
+
+  it("an account whose download fails is named, the others are synced, exit 4; a rerun completes it", async () => {
+    const { url } = await serve({ failingAccounts: [1] });
+    const db = newDb();
+    const run = await runCli([...syncArgs(url, db), "--retries", "0"], SESSION);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/account 1: FAILED after 0 of 3 chunks/);
+    expect(run.stderr).toMatch(/1 of 2 accounts could not be synced[^\n]*\n {2}account 1: the consumption download of account 1 failed \(HTTP 500/);
+    expect(run.stderr).toMatch(/account 2: synced/);
+    const partial = await contents(db);
+    expect(partial.sync).toEqual([JSON.stringify({ account_id: 2, synced_until_epoch: UNTIL })]);
+    expect(partial.account_hours.length).toBe(records.filter((h) => h.accountId === 2).length);
+
+    await server!.close();
+    await serve();
+    const rerun = await runCli(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL)], SESSION);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toMatch(/account 2: up to date/);
+    expect((await contents(db)).account_hours).toHaveLength(records.length);
+  }, 120_000);
+
+  it("the library reports each account and throws SyncIncompleteError naming the failed one", async () => {
+    const { url } = await serve({ failingAccounts: [2] });
+    const seen: string[] = [];
+    const error = await sync({
+      url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password }, db: newDb(),
+      since: START, until: START + 86400, retries: 0, onAccount: (a) => seen.push(`${a.accountId}:${a.status}`),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SyncIncompleteError);
+    expect((error as SyncIncompleteError).failures.map((f) => f.accountId)).toEqual([2]);
+    expect(seen).toEqual(["1:synced", "2:failed"]);
+  }, 60_000);
+
+  it("a list in an unknown shape fails naming the endpoint (exit 4); an empty warehouse without --since is a usage error (exit 2)", async () => {
+    const { url } = await serve({ accountsListBody: { accounts: [{ id: 1, name: "a" }] } });
+    const bad = await runCli(syncArgs(url, newDb()), SESSION);
+    expect(bad.code).toBe(4);
+    expect(bad.stderr).toMatch(/POST \/restmachine\/cloudapi\/accounts\/list answered in a shape cloudunits does not know: got an object; expected a JSON array of objects with "id" and "name"/);
+    const noSince = await runCli(["sync", "--url", url, "--db", newDb(), "--account-id", "1"], SESSION);
+    expect(noSince.code).toBe(2);
+    expect(noSince.stderr).toMatch(/holds no hours yet: give --since/);
+  }, 60_000);
+});
