@@ -120,6 +120,15 @@ export type { SyncChunk } from "./sync/syncChunks.js";
 export { readEntityNames, writeEntityNames } from "./store/entityNames.js";
 export type { ListedName } from "./store/entityNames.js";
 
+// Reconciling our bill with the platform's billing/calculate
+export { reconcile, DEFAULT_TOLERANCE } from "./reconcile/reconcile.js";
+export type { ReconcileOptions, ReconcileReport, PlatformEnd } from "./reconcile/reconcile.js";
+export { compareBills } from "./reconcile/compareBills.js";
+export type { BillComparison, ReconcileRow, ReconcileLevel, ReconcileIssue, ComparedCounts } from "./reconcile/compareBills.js";
+export { RECONCILED_UNITS } from "./reconcile/billTree.js";
+export type { ReconciledUnit, Figures as ReconciledFigures } from "./reconcile/billTree.js";
+export { reconcileToText, reconcileToCsv, reconcileToJson, reconcileVerdict } from "./export/reconcileReport.js";
+
 // Synthetic data
 export { encodeAccount, encodeCloudSpace } from "./generate/encodeAccount.js";
 export type { EncodeOptions } from "./generate/encodeAccount.js";

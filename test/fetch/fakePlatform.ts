@@ -47,7 +47,8 @@ function json(response: http.ServerResponse, body: unknown): void {
   response.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }).end(text);
 }
 
-function zipOf(hours: DecodedAccountHour[]): Promise<Buffer> {
+/** The records as a zip archive, at the platform's paths. */
+export function zipOf(hours: DecodedAccountHour[]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   for (const h of hours) zip.addBuffer(Buffer.from(encodeAccount(h.account)), `${hourPath(h.accountId, h.hourEpoch)}/account_capnp.bin`, { mtime: new Date(h.hourEpoch * 1000) });
   zip.end();

@@ -52,6 +52,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./billing.js")).billingCommand,
   },
   {
+    command: `reconcile ${INPUTS_POSITIONAL}`,
+    describe: "compare our CU, SU, TU, NU with the platform's billing/calculate (exit 5 when they differ)",
+    load: async () => (await import("./reconcile.js")).reconcileCommand,
+  },
+  {
     command: `check ${INPUTS_POSITIONAL}`,
     describe: "data-quality report: accounts, missing hours, duplicates, conflicts, unreadable files, odd machines and NICs",
     load: async () => (await import("./check.js")).checkCommand,
