@@ -29,7 +29,7 @@ export interface SyncOptions extends RequestPolicy {
    * held, else the warehouse's first hour); an empty warehouse needs it.
    */
   since?: number | string;
-  /** End of the hours asked for, exclusive (rounded up to the hour). Default: the current hour's start, so only whole hours. */
+  /** End of the hours asked for, exclusive (rounded up to the hour). Default, and at most: the current hour's start, so only whole hours. */
   until?: number | string;
   /** Hours per `getConsumption` call and ingest: `day` (default) or `week`. */
   chunk?: SyncChunk;
@@ -143,7 +143,9 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   if (chunkSeconds === undefined) throw new UsageError(`bad chunk ${String(options.chunk)}: use day or week`);
   if (options.accountIds) checkAccountIds(options.accountIds);
   const sinceEpoch = options.since === undefined ? undefined : hourCeil(parseTime(options.since, "since"));
-  const untilEpoch = options.until === undefined ? Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS : hourCeil(parseTime(options.until, "until"));
+  // never past the current hour: hours recorded as synced are never asked again
+  const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
+  const untilEpoch = Math.min(currentHourEpoch, options.until === undefined ? currentHourEpoch : hourCeil(parseTime(options.until, "until")));
   if (sinceEpoch !== undefined && untilEpoch <= sinceEpoch) throw new UsageError(`the end (${String(options.until ?? "now")}) must be after the start (${String(options.since)})`);
 
   const session = await openSession(options.url, options.auth, options);

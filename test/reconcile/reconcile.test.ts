@@ -54,7 +54,7 @@ describe("cloudunits reconcile", () => {
     expect(asked).toEqual([[null, String(START), String(END)], ["1", String(START), String(END)], ["2", String(START), String(END)]]);
     for (const request of server!.seenAt(CALCULATE)) expect(request.headers.authorization).toBe(`bearer ${SECRETS.token}`);
     for (const secret of SECRET_VALUES) expect(run.stdout + run.stderr).not.toContain(secret);
-  }, 60_000);
+  }, 120_000);
 
   it("agrees over a warehouse file too, logging in with a session key (exit 0)", async () => {
     const db = join(dir, "w.duckdb");
@@ -65,7 +65,7 @@ describe("cloudunits reconcile", () => {
     const report = JSON.parse(run.stdout);
     expect(report).toMatchObject({ period: { start: "2026-10-01T00:00:00Z", end: "2026-10-01T12:00:00Z" }, platformEnd: "exclusive", cuRollup: "aggregate", agree: true, rows: [], accountIds: [2] });
     expect(server!.seenAt(CALCULATE).map((r) => r.query.get("authkey"))).toEqual([SECRETS.sessionKey, SECRETS.sessionKey]);
-  }, 60_000);
+  }, 120_000);
 
   it("an end-inclusive platform differs in every figure of the extra hour (exit 5) and agrees with --platform-end inclusive", async () => {
     const url = await serve({ endInclusive: true });
@@ -85,7 +85,7 @@ describe("cloudunits reconcile", () => {
     const fixed = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--platform-end", "inclusive"], JWT);
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toContain("platform period rule: end-inclusive [start, end]: asked for the period's last hour as end (billing/calculate asked start=1790812800, end=1790852400)");
-  }, 60_000);
+  }, 120_000);
 
   it("a platform that sums the VMs' CU differs in CU above the machines only (exit 5) and agrees with --cu-rollup sum", async () => {
     const url = await serve({ cuSum: true });
@@ -106,7 +106,7 @@ describe("cloudunits reconcile", () => {
     const fixed = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--cu-rollup", "sum"], JWT);
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toContain("our CU rollup: sum");
-  }, 60_000);
+  }, 120_000);
 
   it("a machine the platform leaves out is listed as ours only, its figures and no others (exit 5)", async () => {
     const space = records[0]!.account.cloudspaces[0]!;
@@ -121,7 +121,7 @@ describe("cloudunits reconcile", () => {
       ["CU", "SU", "TU"].map((u) => ["machine", 1, space.cloudSpaceId, machine.id, u, "only-ours", null]),
     );
     for (const r of rows) expect(r.difference).toBe(r.ours);
-  }, 60_000);
+  }, 120_000);
 
   it("an account missing from our data shows its cloud spaces and machines as platform only, as a text table", async () => {
     const ours = join(dir, "account1.zip");
@@ -137,7 +137,7 @@ describe("cloudunits reconcile", () => {
     for (const line of account2) expect(line).toMatch(/\s-\s+[\d.]+\s+-?[\d.]+\s+-\s+only-platform$/);
     expect(table.some((l) => /^account\s+2\s.*\sdiffers$/.test(l))).toBe(true); // our figures for account 2 are all 0
     expect(table.some((l) => /^environment\s.*\sdiffers$/.test(l))).toBe(true);
-  }, 60_000);
+  }, 120_000);
 
   it("bad usage exits 2 before any call", async () => {
     const url = await serve();
@@ -145,7 +145,7 @@ describe("cloudunits reconcile", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/bad tolerance -1/);
     expect(server!.seenAt(CALCULATE)).toHaveLength(0);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("compareBills", () => {

@@ -89,17 +89,15 @@ describe("cloudunits sync", () => {
     expect(got.sync).toEqual([JSON.stringify({ account_id: 1, synced_until_epoch: UNTIL }), JSON.stringify({ account_id: 2, synced_until_epoch: UNTIL })]);
 
     // billing from --db names entities from the warehouse; a names file still wins for what it names
-    const bill = await runCli(["billing", "--db", db, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "1"]);
-    expect(bill.code).toBe(0);
-    const { account } = JSON.parse(bill.stdout);
-    expect(account.name).toBe(accountName(1));
-    const spaceId = Object.keys(account.cloudspaces)[0]!;
-    expect(account.cloudspaces[spaceId].name).toBe(cloudspaceName(Number(spaceId)));
     const namesFile = join(dir, "names.csv");
     await writeFile(namesFile, "kind,id,name\naccount,1,Finance\n");
-    const named = JSON.parse((await runCli(["billing", "--db", db, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "1", "--names", namesFile])).stdout);
-    expect(named.account.name).toBe("Finance");
-    expect(named.account.cloudspaces[spaceId].name).toBe(cloudspaceName(Number(spaceId)));
+    const bill = await runCli(["billing", "--db", db, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "1", "--names", namesFile]);
+    expect(bill.code).toBe(0);
+    const { account } = JSON.parse(bill.stdout);
+    expect(account.name).toBe("Finance");
+    const spaceIds = Object.keys(account.cloudspaces);
+    expect(spaceIds.length).toBeGreaterThan(0);
+    for (const id of spaceIds) expect(account.cloudspaces[id].name).toBe(cloudspaceName(Number(id)));
     const store = await open({ db });
     try {
       expect((await store.calculate({ start: START, end: UNTIL, accountId: 2 })).account.name).toBe(accountName(2));
@@ -113,7 +111,7 @@ describe("cloudunits sync", () => {
     expect(again.stderr).toMatch(/account 1: up to date/);
     expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(6);
     expect(await contents(db)).toEqual(got);
-  }, 120_000);
+  }, 300_000);
 
   it("killed with SIGKILL mid-download and mid-ingest, then run again, gives the warehouse of one clean run", async () => {
     const { url } = await serve();
@@ -146,7 +144,7 @@ describe("cloudunits sync", () => {
     expect(last.stderr).toContain("now holds");
     expect(last.code).toBe(0);
     expect(await contents(db)).toEqual(expected);
-  }, 180_000);
+  }, 300_000);
 
   it("an account whose download fails is named, the others are synced, exit 4; a rerun completes it", async () => {
     const { url } = await serve({ failingAccounts: [1] });
@@ -166,7 +164,7 @@ describe("cloudunits sync", () => {
     expect(rerun.code).toBe(0);
     expect(rerun.stderr).toMatch(/account 2: up to date/);
     expect((await contents(db)).account_hours).toHaveLength(records.length);
-  }, 120_000);
+  }, 300_000);
 
   it("the library reports each account and throws SyncIncompleteError naming the failed one", async () => {
     const { url } = await serve({ failingAccounts: [2] });
@@ -178,7 +176,7 @@ describe("cloudunits sync", () => {
     expect(error).toBeInstanceOf(SyncIncompleteError);
     expect((error as SyncIncompleteError).failures.map((f) => f.accountId)).toEqual([2]);
     expect(seen).toEqual(["1:synced", "2:failed"]);
-  }, 60_000);
+  }, 120_000);
 
   it("a list in an unknown shape fails naming the endpoint (exit 4); an empty warehouse without --since is a usage error (exit 2)", async () => {
     const { url } = await serve({ accountsListBody: { accounts: [{ id: 1, name: "a" }] } });
@@ -188,5 +186,5 @@ describe("cloudunits sync", () => {
     const noSince = await runCli(["sync", "--url", url, "--db", newDb(), "--account-id", "1"], SESSION);
     expect(noSince.code).toBe(2);
     expect(noSince.stderr).toMatch(/holds no hours yet: give --since/);
-  }, 60_000);
+  }, 120_000);
 });
