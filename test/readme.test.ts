@@ -2,8 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadPrices, writeDataset } from "../src/index.js";
-import { platform, SECRETS, sendBytes, startServer, type FakeServer } from "./fetch/fakeService.js";
+import { generateHours, loadPrices } from "../src/index.js";
+import { fakePlatform } from "./fetch/fakePlatform.js";
+import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import type { CliRun } from "./helpers/runCli.js";
 import { codeBlocks, readDoc, REPO, runShell, section } from "./helpers/shellExamples.js";
 
@@ -122,17 +123,36 @@ const KNOWN: Known[] = [
       for (const secret of [SECRETS.clientSecret, SECRETS.token]) expect(run.stdout + run.stderr).not.toContain(secret);
     },
   },
+  {
+    line: /^npx cloudunits sync --url https:\/\/cloud\.example --db warehouse\.duckdb --since 2026-10-01 --until 2026-11-01 .*--auth-url https:\/\/iam\.example --client-id "\$ID"/,
+    check: (run) => {
+      // the README's own data is already in (ingest above): only account 7 is new
+      expect(run.stderr).toMatch(/account 1: synced \[2026-10-01T00:00:00Z, 2026-11-01T00:00:00Z\): 0 new account-hours \(48 downloaded/);
+      expect(run.stderr).toMatch(/account 7: synced .*: 3 new account-hours/);
+      expect(run.stderr).toMatch(/now holds 147 account-hours; names stored: 4 accounts, \d+ cloud spaces/);
+      for (const secret of [SECRETS.clientSecret, SECRETS.token]) expect(run.stdout + run.stderr).not.toContain(secret);
+    },
+  },
+  {
+    line: /^npx cloudunits reconcile --db warehouse\.duckdb --url https:\/\/cloud\.example --start 2026-10-01 --end 2026-11-01 .*--auth-url https:\/\/iam\.example --client-id "\$ID"/,
+    check: (run) => {
+      expect(run.stdout).toContain("platform period rule: half-open [start, end), like ours");
+      expect(run.stdout).toMatch(/compared: \d+ entities \(the environment and 4 accounts: 1, 2, 3, 7\)/);
+      expect(run.stdout).toMatch(/our bill and the platform's agree/);
+    },
+  },
 ];
 
 let cwd: string;
 let server: FakeServer;
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-readme-"));
-  const served = join(cwd, "..", `${cwd.split("/").pop()}-served.zip`);
-  await writeDataset({ out: served, accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: 3, start: 1790812800 });
-  const zip = readFileSync(served);
-  rmSync(served);
-  server = await startServer(platform((request, response) => sendBytes(response, request.query.get("accountId") === "7" ? zip : Buffer.alloc(0))));
+  // the platform holds the README's own data (its generate line) and an account 7 for its fetch line
+  const hours = [
+    ...generateHours({ accounts: 3, hours: 48 }),
+    ...generateHours({ accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: 3, start: 1790812800 }),
+  ];
+  server = await startServer(fakePlatform({ hours }));
 });
 afterAll(async () => {
   await server?.close();

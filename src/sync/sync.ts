@@ -189,6 +189,14 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
         accountHoursLoaded: 0,
         bytes: 0,
       };
+      let syncedUntil: number | undefined;
+      let recorded: number | undefined;
+      const recordSynced = async () => {
+        if (syncedUntil === undefined || syncedUntil === recorded) return;
+        const until = syncedUntil;
+        await withDatabase(options.db, (connection) => advanceSyncState(connection, plan.accountId, until));
+        recorded = until;
+      };
       for (const chunk of plan.chunks) {
         const progress = (phase: SyncProgress["phase"], receivedBytes: number) =>
           options.onProgress?.({ phase, accountId: plan.accountId, chunkStartEpoch: chunk.startEpoch, chunkEndEpoch: chunk.endEpoch, hoursDone, hoursTotal, receivedBytes });
@@ -205,7 +213,10 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
             result.accountHoursLoaded += report.accountHours;
           }
           await rm(file, { force: true });
-          await withDatabase(options.db, (connection) => advanceSyncState(connection, plan.accountId, chunk.endEpoch));
+          syncedUntil = chunk.endEpoch;
+          // the mark is written after each ingest and at the account's end: a run killed after
+          // empty chunks only asks them again
+          if (accountHours > 0) await recordSynced();
           result.chunksDone++;
           hoursDone += (chunk.endEpoch - chunk.startEpoch) / HOUR_SECONDS;
         } catch (error) {
@@ -217,6 +228,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
           break;
         }
       }
+      await recordSynced();
       results.push(result);
       options.onAccount?.(result);
     }
