@@ -1,7 +1,7 @@
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { Invoice } from "../../billing/invoice.js";
-import { addSheet, columnLetter, COUNT, font, moneyFormat, moneyTotal, PRICE, QUANTITY, setHeader, styleTotal } from "./style.js";
+import { addSheet, columnLetter, font, moneyFormat, moneyTotal, PRICE, quantityFormat, setHeader, styleTotal } from "./style.js";
 import { titleLines, writeTitle } from "./summarySheet.js";
 
 const WHAT: Record<string, string> = {
@@ -28,7 +28,7 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
     row.getCell(1).value = line.unit;
     row.getCell(2).value = WHAT[line.unit] ?? line.unit;
     row.getCell(3).value = line.quantity;
-    row.getCell(3).numFmt = Number.isInteger(line.quantity) ? COUNT : QUANTITY;
+    row.getCell(3).numFmt = quantityFormat(line.quantity);
     row.getCell(4).value = line.quantityUnit;
     row.getCell(5).value = Number(line.unitPrice);
     row.getCell(5).numFmt = PRICE;
@@ -42,7 +42,7 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   const G = columnLetter(7);
   total.getCell(7).value = invoice.lines.length > 0 ? moneyTotal(`${G}${headerRow + 1}:${G}${r - 2}`, invoice.amountDue, invoice.decimals) : 0;
   total.getCell(7).numFmt = moneyFormat(invoice.decimals);
-  styleTotal(total);
+  styleTotal(total, 7);
   total.commit();
   r++;
   for (const text of [

@@ -3,7 +3,7 @@ import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { Level } from "../../billing/lines.js";
 import { isShown, type BillingColumn } from "../billingColumns.js";
-import { addSheet, cellValue, columnLetter, font, moneyTotal, QUANTITY, setHeader, sheetColumns, styleTotal, widthOf, writeCell, moneyFormat } from "./style.js";
+import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, quantityFormat, setHeader, sheetColumns, styleTotal, widthOf, writeCell } from "./style.js";
 
 /** Where a level sheet's totals are, so other sheets' check rows can refer to them. */
 export interface SheetTotals {
@@ -74,13 +74,13 @@ export function writeLevelSheet(
     const cell = total.getCell(k + 1);
     if (c.kind === "quantity") {
       cell.value = last >= first ? { formula: `SUM(${L}${first}:${L}${last})`, result: sums.get(c.key) ?? 0 } : 0;
-      cell.numFmt = QUANTITY;
+      cell.numFmt = quantityFormat(sums.get(c.key) ?? 0);
     } else if (c.kind === "money") {
       cell.value = last >= first ? moneyTotal(`${L}${first}:${L}${last}`, money.get(c.key) ?? Exact.ZERO, decimals) : 0;
       cell.numFmt = moneyFormat(decimals);
     }
   });
-  styleTotal(total);
+  styleTotal(total, columns.length);
   total.commit();
   if (parent) writeChecks(sheet, report, columns, { sheet: name, totalRow, letters, sums, money }, parent, r);
   sheet.commit();
@@ -101,17 +101,17 @@ function writeChecks(sheet: ExcelJS.Worksheet, report: BillingReport, columns: B
     const P = parent.letters.get(c.key);
     if (!P) return;
     const L = own.letters.get(c.key)!;
-    const format = c.kind === "money" ? moneyFormat(decimals) : QUANTITY;
     const parentValue = c.kind === "money" ? (parent.money.get(c.key) ?? Exact.ZERO).toNumber() : parent.sums.get(c.key) ?? 0;
     const difference = c.kind === "money"
       ? (own.money.get(c.key) ?? Exact.ZERO).add(Exact.of(-1n).mul(parent.money.get(c.key) ?? Exact.ZERO)).toNumber()
       : roundTo((own.sums.get(c.key) ?? 0) - parentValue, 9);
+    const format = c.kind === "money" ? moneyFormat(decimals) : quantityFormat(parentValue);
     against.getCell(k + 1).value = { formula: `'${parent.sheet}'!${P}${parent.totalRow}`, result: parentValue };
     // Quantities are float sums: the check is to 9 decimals (they show 6); money is exact.
     const round = `ROUND(${L}${own.totalRow}-${L}${against.number},${c.kind === "money" ? decimals : 9})`;
     diff.getCell(k + 1).value = { formula: round, result: difference };
     against.getCell(k + 1).numFmt = format;
-    diff.getCell(k + 1).numFmt = format;
+    diff.getCell(k + 1).numFmt = c.kind === "money" ? format : quantityFormat(difference);
     const reason = whyDiffers(report, c.key);
     if (reason) notes.push(reason);
   });

@@ -59,7 +59,7 @@ export function cellValue(cell: Cell, column: BillingColumn, decimals: number): 
 export function formatOf(column: BillingColumn, decimals: number, value?: ExcelJS.CellValue): string | undefined {
   switch (column.kind) {
     case "id": return "@";
-    case "quantity": return typeof value === "number" && Number.isInteger(value) ? COUNT : QUANTITY;
+    case "quantity": return typeof value === "number" ? quantityFormat(value) : QUANTITY;
     case "count": return COUNT;
     case "price": return PRICE;
     case "money": return moneyFormat(decimals);
@@ -90,7 +90,8 @@ export function sheetColumns(report: BillingReport, level: Exclude<Level, "envir
   const drop = new Set(["level", "period_start", "period_end", "cu_rollup"]);
   if (level === "account") drop.add("cloudspace_id").add("machine_id");
   if (level === "cloudspace") drop.add("machine_id");
-  return billingColumns(report, hourly).filter((c) => !drop.has(c.key));
+  // Spaces, not underscores, in a sheet's headers, so they wrap between words.
+  return billingColumns(report, hourly).filter((c) => !drop.has(c.key)).map((c) => ({ ...c, header: c.header.replaceAll("_", " ") }));
 }
 
 /** Writes a bold, filled header row with an autofilter. */
@@ -107,9 +108,18 @@ export function setHeader(sheet: ExcelJS.Worksheet, headers: string[], headerRow
   sheet.autoFilter = { from: { row: headerRow, column: 1 }, to: { row: headerRow, column: headers.length } };
 }
 
-/** Marks a row as a totals row: bold, filled. */
-export function styleTotal(row: ExcelJS.Row): void {
-  row.eachCell((cell) => { cell.font = font({ bold: true }); cell.fill = TOTAL_FILL; });
+/** Marks a row as a totals row: bold, filled across `columns` columns. */
+export function styleTotal(row: ExcelJS.Row, columns: number): void {
+  for (let c = 1; c <= columns; c++) {
+    const cell = row.getCell(c);
+    cell.font = font({ bold: true });
+    cell.fill = TOTAL_FILL;
+  }
+}
+
+/** The number format of a quantity: no decimals when it is whole, else up to 6. */
+export function quantityFormat(value: number): string {
+  return Number.isInteger(value) ? COUNT : QUANTITY;
 }
 
 /** A money total: `ROUND(SUM(range), decimals)` with the exact Σ as its stored result. */

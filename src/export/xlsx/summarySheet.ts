@@ -4,7 +4,7 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import { isoUtc } from "../../time.js";
 import { BASE_UNITS } from "../../billing/unitNames.js";
 import { shownQuantity } from "../billingColumns.js";
-import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, QUANTITY, setHeader, sheetColumns, styleTotal, writeCell } from "./style.js";
+import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, quantityFormat, setHeader, sheetColumns, styleTotal, writeCell } from "./style.js";
 
 /** The title lines of a sheet that introduces a report: period, quantities, rules, data quality. */
 export function titleLines(report: BillingReport): string[] {
@@ -79,10 +79,10 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
       cell.numFmt = moneyFormat(decimals);
     } else if (c.kind === "quantity") {
       cell.value = last >= first ? { formula: `SUM(${L}${first}:${L}${last})`, result: sums.get(c.key) ?? 0 } : 0;
-      cell.numFmt = QUANTITY;
+      cell.numFmt = quantityFormat(sums.get(c.key) ?? 0);
     }
   });
-  styleTotal(total);
+  styleTotal(total, columns.length);
   total.commit();
   const environment = report.lines.find((l) => l.level === "environment");
   if (environment && !report.prices) {
