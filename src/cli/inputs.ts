@@ -1,5 +1,6 @@
 import type { Argv } from "yargs";
 import { UsageError } from "../errors.js";
+import type { AccountHourSelection } from "../input/types.js";
 import type { ColumnSelection } from "../store/columnBatch.js";
 import type { DataTable } from "../store/schema.js";
 import type { LoadReport, StoreSource, Warehouse } from "../store/types.js";
@@ -70,6 +71,8 @@ export interface WithWarehouseOptions {
   columns?: ColumnSelection;
   /** Always skip bad files (a command that reports them itself, like `check`). Default: `--skip-bad`. */
   skipBad?: boolean;
+  /** Load only these account-hours from inputs (see OpenWarehouseOptions.select). Default: all. */
+  select?: AccountHourSelection;
   /** Print the skipped files, duplicates and ignored paths on stderr. Default true. */
   notes?: boolean;
 }
@@ -94,6 +97,7 @@ export async function withWarehouse<R>(
       packed: argv.packed ?? false,
       tables: options.tables,
       columns: options.columns,
+      select: options.select,
       onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
     });
   } finally {

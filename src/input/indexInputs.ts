@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { BadFileError, UsageError } from "../errors.js";
 import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
-import type { InputLimits, ListOptions, SourceLocation } from "./types.js";
+import type { AccountHourSelection, InputLimits, ListOptions, SourceLocation } from "./types.js";
 import { walkTree } from "./walkTree.js";
 import { mapConcurrently } from "./concurrency.js";
 import { indexZip } from "./indexZip.js";
@@ -31,8 +31,11 @@ export interface IndexedSource {
 /** What indexing one input needs from the whole: limits, path parsing, and where bad and ignored files go. */
 export interface IndexContext {
   limits: Required<InputLimits>;
-  /** The path's account-hour, `ignored` when it is not a consumption path, `bad` when reported as impossible. */
-  parse(path: string, displayName: string): ConsumptionPath | "ignored" | "bad";
+  /**
+   * The path's account-hour, `ignored` when it is not a consumption path, `bad` when reported
+   * as impossible, `unselected` when outside the selection (`ListOptions.select`).
+   */
+  parse(path: string, displayName: string): ConsumptionPath | "ignored" | "bad" | "unselected";
   location(parsed: ConsumptionPath, displayName: string, sizeBytes: number): SourceLocation;
   /** Reports a bad file to `onBadFile`, or throws it. */
   report(error: BadFileError): void;
@@ -87,9 +90,12 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     index.ignoredPaths++;
     if (index.ignoredExamples.length < IGNORED_EXAMPLES) index.ignoredExamples.push(displayName);
   };
-  const parse = (path: string, displayName: string): ConsumptionPath | "ignored" | "bad" => {
+  const selected = selection(options.select);
+  const parse = (path: string, displayName: string): ConsumptionPath | "ignored" | "bad" | "unselected" => {
     try {
-      return parseConsumptionPath(path, displayName) ?? "ignored";
+      const parsed = parseConsumptionPath(path, displayName);
+      if (parsed === null) return "ignored";
+      return selected(parsed) ? parsed : "unselected";
     } catch (error) {
       if (!(error instanceof BadFileError)) throw error;
       report(error);
@@ -140,14 +146,14 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
           else {
             const parsed = parse(item.path, item.displayName);
             if (parsed === "ignored") ignore(item.displayName);
-            else if (parsed !== "bad") files.push({ ...item, parsed });
+            else if (typeof parsed !== "string") files.push({ ...item, parsed });
           }
         });
         await addTreeFiles(files);
       } else {
         const parsed = parse(absolute, input);
         if (parsed === "ignored") await addZip(absolute, input);
-        else if (parsed !== "bad") await addTreeFiles([{ path: absolute, displayName: input, parsed }]);
+        else if (typeof parsed !== "string") await addTreeFiles([{ path: absolute, displayName: input, parsed }]);
       }
     }
   } catch (error) {
@@ -169,6 +175,13 @@ function compareSources(a: IndexedSource, b: IndexedSource): number {
     (a.cloudSpaceId ?? -1) - (b.cloudSpaceId ?? -1) ||
     (a.location.name < b.location.name ? -1 : a.location.name > b.location.name ? 1 : 0)
   );
+}
+
+/** Whether a path's account-hour is in `select` (every one without it). */
+function selection(select: AccountHourSelection | undefined): (parsed: ConsumptionPath) => boolean {
+  if (select === undefined) return () => true;
+  const { accountId, start = -Infinity, end = Infinity } = select;
+  return (p) => (accountId === undefined || p.accountId === accountId) && p.hourEpoch >= start && p.hourEpoch < end;
 }
 
 function key(parsed: ConsumptionPath) {

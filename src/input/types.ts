@@ -85,6 +85,18 @@ export interface ListOptions extends InputLimits {
    * goes on without it (`--skip-bad`). Without it, the first bad file throws its BadFileError.
    */
   onBadFile?: (error: BadFileError) => void;
+  /**
+   * Only the account-hours it selects, by path: the files of the others are passed over
+   * unread, neither counted as ignored nor checked. Default: every account-hour.
+   */
+  select?: AccountHourSelection;
+}
+
+/** Account-hours chosen by their paths: one account, and hours in `[start, end)` (epoch seconds). Each part is optional. */
+export interface AccountHourSelection {
+  accountId?: number;
+  start?: number;
+  end?: number;
 }
 
 /** Progress of `readAccountHours`, for a progress bar. Totals are known once inputs are indexed. */

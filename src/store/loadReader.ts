@@ -1,6 +1,6 @@
 import type { BadFileError } from "../errors.js";
 import { readAccountHours, type AccountHourReader } from "../input/readAccountHours.js";
-import type { ReadProgress } from "../input/types.js";
+import type { AccountHourSelection, ReadProgress } from "../input/types.js";
 
 /** A load's reader, with what the loader needs of it. */
 export interface LoadReader {
@@ -15,11 +15,15 @@ export interface LoadReader {
  * The reader of a load's inputs (`ingest`, an in-memory warehouse): bad files are collected
  * rather than thrown, and tree files are left unread, to be read where they are decoded.
  */
-export function loadReader(inputs: string[], options: { packed?: boolean; onProgress?: (progress: ReadProgress) => void }): LoadReader {
+export function loadReader(
+  inputs: string[],
+  options: { packed?: boolean; select?: AccountHourSelection; onProgress?: (progress: ReadProgress) => void },
+): LoadReader {
   const badFiles: BadFileError[] = [];
   let bytesTotal = 0;
   const reader = readAccountHours(inputs, {
     packed: options.packed,
+    select: options.select,
     onBadFile: (error) => badFiles.push(error),
     deferTreeReads: true,
     onProgress: (progress) => {

@@ -1,7 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { BadInputError, UsageError } from "../errors.js";
 import { iterateNow } from "../input/concurrency.js";
-import type { ReadProgress } from "../input/types.js";
+import type { AccountHourSelection, ReadProgress } from "../input/types.js";
 import { chooseStager } from "./chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
 import { loadReader } from "./loadReader.js";
@@ -32,6 +32,12 @@ export interface OpenWarehouseOptions {
    * Default: every column.
    */
   columns?: ColumnSelection;
+  /**
+   * Load only these account-hours, chosen by path (a command that bills one account or one
+   * period reads only its files); the others are passed over unread, unchecked. Ignored for
+   * `{ db }`. Default: every account-hour.
+   */
+  select?: AccountHourSelection;
   /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
   workers?: number;
 }

@@ -144,7 +144,8 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         }
         return report.warnings;
       },
-      { tables: BILLING_TABLES, columns: BILLING_COLUMNS },
+      // Only the files of the account and period billed are read (by path).
+      { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end } },
     );
     // Skipped files and duplicates were already listed by withWarehouse.
     for (const w of warnings) {
