@@ -12,10 +12,12 @@ const schema = join(root, "schema/resourcemonitoring.capnp");
 
 /** Compiles the schema with capnp-es into `dir`; returns a function from bytes to an `Account` record. */
 export async function capnpEsDecoder(dir) {
-  return recordsOf(await loadCapnpEs(dir));
+  compileCapnpEs(dir);
+  return recordsOf(await capnpEsModules(dir));
 }
 
-async function loadCapnpEs(dir) {
+/** Generates capnp-es code for the schema into `dir` (`resourcemonitoring.js`, importing capnp-es by its path). */
+export function compileCapnpEs(dir) {
   copyFileSync(schema, join(dir, "resourcemonitoring.capnp"));
   const bin = join(root, "node_modules/capnp-es/dist/compiler/capnpc-js.mjs");
   const r = spawnSync(process.execPath, [bin, join(dir, "resourcemonitoring.capnp"), "-ojs"], { encoding: "utf8" });
@@ -23,7 +25,12 @@ async function loadCapnpEs(dir) {
   const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
   const generated = join(dir, "resourcemonitoring.js");
   writeFileSync(generated, readFileSync(generated, "utf8").replace('from "capnp-es"', `from ${JSON.stringify(runtime)}`));
-  return { capnp: await import(runtime), schemaModule: await import(pathToFileURL(generated).href) };
+}
+
+/** The capnp-es runtime and the code {@link compileCapnpEs} generated into `dir`. */
+export async function capnpEsModules(dir) {
+  const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
+  return { capnp: await import(runtime), schemaModule: await import(pathToFileURL(join(dir, "resourcemonitoring.js")).href) };
 }
 
 function recordsOf({ capnp, schemaModule }) {

@@ -1,0 +1,250 @@
+// `cloudunits billing` as a user runs it: the built CLI, each run a whole process (start-up
+// included), against its peer, a whole process that decodes the same files with capnp-es and
+// sums the same units (capnpEsBilling.mjs), on a week of 10 accounts × 200 machines. Runs
+// alternate (CLI, peer, CLI, peer, ...) so that a busy machine weighs on both alike; the
+// figures are medians and the ratios are of medians measured in this run. Both print the
+// same JSON, and the bench checks the figures agree.
+//
+// Also: start-up (`--version`, `--help`) against `node -e 0`; decoding on 1, 2, ... worker
+// threads (how a machine with more cores gains); `ingest` MB/s and peak RSS; and peak RSS of
+// billing a long period from files and from `--db` against a week (CLOUDUNITS_BENCH_WEEKS,
+// default "1,26"). Data sets are generated into the temp folder once and kept there (never in
+// git); a longer period is the week's files hard-linked under later hours.
+import { spawnSync } from "node:child_process";
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, copyFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { compileCapnpEs } from "./capnpEs.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "../..");
+const CLI = join(root, "dist/cli/main.js");
+const PEER = join(here, "capnpEsBilling.mjs");
+const PEAK = join(here, "reportPeak.mjs");
+const START = 1790812800; // 2026-10-01T00:00Z
+const WEEK_HOURS = 168;
+const ROUNDS = Number(process.env.CLOUDUNITS_BENCH_ROUNDS ?? 3);
+const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26").split(",").map(Number);
+const SHAPE = { accounts: 10, spaces: 4, machines: 50, seed: 7 };
+const cache = join(tmpdir(), `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`);
+const work = join(cache, `run-${process.pid}`);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const mb = (bytes) => bytes / 1e6;
+const mib = (bytes) => bytes / 2 ** 20;
+const fmt = (x, d = 2) => x.toFixed(d);
+
+function treeSize(dir) {
+  let bytes = 0;
+  let files = 0;
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else {
+        bytes += statSync(join(d, e.name)).size;
+        files++;
+      }
+    }
+  };
+  walk(dir);
+  return { bytes, files };
+}
+
+/** The week of generated data, written once into the cache. */
+async function week() {
+  const dir = join(cache, "weeks-1");
+  if (existsSync(dir)) return dir;
+  const { writeDataset } = await import(join(root, "dist/index.js"));
+  const partial = `${dir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  await writeDataset({ out: partial, hours: WEEK_HOURS, start: START, ...SHAPE });
+  renameSync(partial, dir);
+  return dir;
+}
+
+/** `weeks` weeks: the week's files hard-linked (or copied) under each later week's hours. */
+async function weeks(n) {
+  const one = await week();
+  if (n === 1) return one;
+  const dir = join(cache, `weeks-${n}`);
+  if (existsSync(dir)) return dir;
+  const partial = `${dir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  const files = [];
+  const walk = (d, parts) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name), [...parts, e.name]);
+      else files.push({ path: join(d, e.name), parts, name: e.name });
+    }
+  };
+  walk(one, []);
+  for (let w = 0; w < n; w++) {
+    for (const f of files) {
+      const [account, y, m, d, h] = f.parts.map(Number);
+      const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * WEEK_HOURS * 3600) * 1000);
+      const to = join(partial, String(account), String(t.getUTCFullYear()), String(t.getUTCMonth() + 1), String(t.getUTCDate()), String(t.getUTCHours()));
+      mkdirSync(to, { recursive: true });
+      try {
+        linkSync(f.path, join(to, f.name));
+      } catch {
+        copyFileSync(f.path, join(to, f.name));
+      }
+    }
+  }
+  renameSync(partial, dir);
+  return dir;
+}
+
+let runs = 0;
+/** Runs `node ARGS` as a whole process; returns wall seconds, CPU seconds, peak RSS and stdout. */
+function run(args, { peak = true } = {}) {
+  const file = join(work, `peak-${runs++}.json`);
+  const started = performance.now();
+  const r = spawnSync(process.execPath, peak ? ["--import", PEAK, ...args] : args, {
+    encoding: "utf8", maxBuffer: 1 << 30, env: { ...process.env, CI: "1", CLOUDUNITS_BENCH_PEAK: file },
+  });
+  const wallSeconds = (performance.now() - started) / 1000;
+  if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+  const usage = peak ? JSON.parse(readFileSync(file, "utf8")) : { peakRssBytes: NaN, cpuSeconds: NaN };
+  return { wallSeconds, ...usage, stdout: r.stdout };
+}
+
+/** Runs each of `commands` (name → node args) `rounds` times, alternating; name → runs. */
+function alternate(commands, rounds, options) {
+  const all = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let i = 0; i < rounds; i++) for (const [name, args] of Object.entries(commands)) all[name].push(run(args, options));
+  return all;
+}
+const med = (list, key = "wallSeconds") => median(list.map((r) => r[key]));
+
+/** Every number of `expected` (recursively) equals `actual`'s to 1e-9 relative: the two computed the same figures. */
+function sameFigures(actual, expected, path = "") {
+  let compared = 0;
+  for (const [k, v] of Object.entries(expected)) {
+    if (typeof v === "number") {
+      const a = actual?.[k];
+      if (typeof a !== "number" || Math.abs(a - v) > 1e-9 * Math.max(1, Math.abs(v))) throw new Error(`figures differ at ${path}${k}: ${a} vs ${v}`);
+      compared++;
+    } else if (v && typeof v === "object") compared += sameFigures(actual?.[k], v, `${path}${k}.`);
+  }
+  return compared;
+}
+
+/**
+ * Decodes `files` with the library's decoder on `threads` worker threads (files dealt in
+ * turn); wall seconds, and CPU seconds of the process (every thread).
+ */
+async function decodeOn(threads, files) {
+  const dist = JSON.stringify(join(root, "dist/index.js"));
+  const code = `
+    const { parentPort, workerData } = require("node:worker_threads");
+    const { readFileSync } = require("node:fs");
+    import(${dist}).then(({ decodeAccount }) => {
+      parentPort.postMessage("ready");
+      parentPort.once("message", () => {
+        let machines = 0;
+        for (const f of workerData) for (const cs of decodeAccount(readFileSync(f)).cloudspaces) machines += cs.machines.length;
+        parentPort.postMessage(machines);
+      });
+    });`;
+  const workers = Array.from({ length: threads }, (_, t) => new Worker(code, { eval: true, workerData: files.filter((_, i) => i % threads === t) }));
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once("message", resolve))));
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const done = workers.map((w) => new Promise((resolve, reject) => {
+    w.once("message", resolve);
+    w.once("error", reject);
+  }));
+  for (const w of workers) w.postMessage("go");
+  await Promise.all(done);
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await Promise.all(workers.map((w) => w.terminate()));
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+mkdirSync(work, { recursive: true });
+try {
+  const weekDir = await week();
+  const size = treeSize(weekDir);
+  console.log(`data set: a week of 10 accounts × 200 machines, ${size.files} files, ${fmt(mb(size.bytes), 1)} MB (${weekDir})`);
+  const codeDir = join(work, "capnp-es");
+  mkdirSync(codeDir);
+  compileCapnpEs(codeDir);
+  const period = ["--start", String(START), "--end", String(START + WEEK_HOURS * 3600)];
+
+  // 1. start-up
+  const startup = alternate({ node: ["-e", "0"], version: [CLI, "--version"], help: [CLI, "--help"] }, 9, { peak: false });
+  const nodeWall = med(startup.node);
+  console.log(`start-up     node -e 0 ${fmt(nodeWall * 1000, 0)} ms; cloudunits --version ${fmt(med(startup.version) * 1000, 0)} ms ` +
+    `(${fmt(med(startup.version) / nodeWall)}×), --help ${fmt(med(startup.help) * 1000, 0)} ms (${fmt(med(startup.help) / nodeWall)}×)  ` +
+    `[target ≤ 2×, medians of 9]`);
+
+  // 2. billing vs the capnp-es peer, whole processes, alternating
+  const account = "1";
+  const billing = alternate({
+    cli: [CLI, "billing", weekDir, ...period],
+    peer: [PEER, codeDir, weekDir, period[1], period[3]],
+    cliAccount: [CLI, "billing", weekDir, ...period, "--account-id", account, "--all-units"],
+    peerAccount: [PEER, codeDir, weekDir, period[1], period[3], account],
+  }, ROUNDS);
+  const envFigures = sameFigures(JSON.parse(billing.cli[0].stdout), JSON.parse(billing.peer[0].stdout));
+  const accountFigures = sameFigures(JSON.parse(billing.cliAccount[0].stdout), JSON.parse(billing.peerAccount[0].stdout));
+  const line = (label, cli, peer, figures) => console.log(
+    `${label.padEnd(34)} cloudunits ${fmt(med(cli))} s (${fmt(med(cli, "cpuSeconds"))} CPU s, peak ${fmt(mib(med(cli, "peakRssBytes")), 0)} MiB); ` +
+      `capnp-es peer ${fmt(med(peer))} s (${fmt(med(peer, "cpuSeconds"))} CPU s): ` +
+      `**${fmt(med(peer) / med(cli), 1)}×** wall clock, ${fmt(med(peer, "cpuSeconds") / med(cli, "cpuSeconds"), 1)}× per CPU second; ` +
+      `${figures} figures equal  [target ≥ 20×]`,
+  );
+  line("billing, environment total", billing.cli, billing.peer, envFigures);
+  line(`billing --account-id ${account} --all-units`, billing.cliAccount, billing.peerAccount, accountFigures);
+
+  // 3. decoding on 1, 2, ... threads
+  const files = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else files.push(join(d, e.name));
+    }
+  };
+  walk(weekDir);
+  const cores = availableParallelism();
+  const threadCounts = [1, 2, 4, 8].filter((t) => t <= Math.max(2, cores * 2));
+  const decode = {};
+  for (let i = 0; i < ROUNDS; i++) for (const t of threadCounts) (decode[t] ??= []).push(await decodeOn(t, files));
+  const wall = (t) => median(decode[t].map((d) => d.seconds));
+  const perCpu = (t) => mb(size.bytes) / median(decode[t].map((d) => d.cpuSeconds));
+  console.log(`decode       ${cores} cores here; read + decode of the week on n worker threads: ` + threadCounts.map((t) =>
+    `${t}: ${fmt(mb(size.bytes) / wall(t), 0)} MB/s (×${fmt(wall(1) / wall(t))}), ${fmt(perCpu(t), 0)} MB per CPU s`).join("; "));
+  console.log(`             MB per CPU second stays ${fmt(perCpu(threadCounts.at(-1)) / perCpu(1))}× from 1 to ${threadCounts.at(-1)} threads: ` +
+    `files decode independently, so n idle cores decode about n × ${fmt(perCpu(1), 0)} MB/s (wall-clock gains here are capped by ${cores} busy cores)`);
+
+  // 4. ingest, and peak RSS over the period (from files and from --db)
+  const rows = [];
+  for (const n of WEEKS) {
+    const dir = await weeks(n);
+    const bytes = n * size.bytes;
+    const db = join(work, `weeks-${n}.duckdb`);
+    const ingest = run([CLI, "ingest", dir, "--db", db]);
+    const end = String(START + n * WEEK_HOURS * 3600);
+    const fromFiles = run([CLI, "billing", dir, "--start", String(START), "--end", end]);
+    const fromDb = run([CLI, "billing", "--db", db, "--start", String(START), "--end", end]);
+    if (sameFigures(JSON.parse(fromDb.stdout), JSON.parse(fromFiles.stdout)) !== 4) throw new Error("billing --db and from files differ");
+    rows.push({ n, bytes, ingest, fromFiles, fromDb });
+    console.log(`${String(n).padStart(2)} week${n > 1 ? "s" : " "} ${fmt(mb(bytes), 0).padStart(5)} MB  ` +
+      `ingest ${fmt(mb(bytes) / ingest.wallSeconds, 1)} MB/s (${fmt(ingest.wallSeconds, 1)} s, peak ${fmt(mib(ingest.peakRssBytes), 0)} MiB); ` +
+      `billing from files ${fmt(fromFiles.wallSeconds, 1)} s, peak ${fmt(mib(fromFiles.peakRssBytes), 0)} MiB; ` +
+      `from --db ${fmt(fromDb.wallSeconds, 1)} s, peak ${fmt(mib(fromDb.peakRssBytes), 0)} MiB  [ingest target ≥ 50 MB/s]`);
+    rmSync(db, { force: true });
+  }
+  if (rows.length > 1) {
+    const [first, last] = [rows[0], rows.at(-1)];
+    const ratio = (k) => fmt(last[k].peakRssBytes / first[k].peakRssBytes);
+    console.log(`peak RSS, ${last.n} weeks vs ${first.n}: billing from files ×${ratio("fromFiles")}, from --db ×${ratio("fromDb")}, ` +
+      `ingest ×${ratio("ingest")}  [target ≤ 1.3×: flat in the number of hours]`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
