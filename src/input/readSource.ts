@@ -55,9 +55,10 @@ async function readTreeFile(path: string, displayName: string, maxEntryBytes: nu
  * Reads a source the reader left unread (`deferred`) into its `bytes`, synchronously (on a
  * decoding worker, the cheapest way: a third of the CPU of asynchronous reads), and clears
  * `deferred`; a source already read is left as it is. Throws a BadFileError naming the file
- * when it cannot be read or has grown past the size limit.
+ * when it cannot be read or has grown past the size limit. `allocate` gives the buffer the
+ * file is read into (default: a new one).
  */
-export function readDeferred(source: Source): void {
+export function readDeferred(source: Source, allocate: (sizeBytes: number) => Uint8Array = Buffer.allocUnsafe): void {
   const deferred = source.deferred;
   if (deferred === undefined) return;
   let fd: number;
@@ -69,7 +70,7 @@ export function readDeferred(source: Source): void {
   try {
     const size = fstatSync(fd).size;
     if (size > deferred.maxBytes) throw tooLargeFile(source.name, size, deferred.maxBytes);
-    const bytes = Buffer.allocUnsafe(size);
+    const bytes = allocate(size);
     let length = 0;
     while (length < size) {
       const bytesRead = readSync(fd, bytes, length, size - length, length);
