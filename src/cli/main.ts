@@ -5,6 +5,11 @@ import { commandName, commands } from "./commands/index.js";
 import { exitCodeFor } from "./exitCode.js";
 import { topHelp } from "./topHelp.js";
 
+/** The part of yargs' internals `main` turns off (not in its types). */
+interface YargsInternals {
+  getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?(): void } | undefined };
+}
+
 /**
  * The only place that sets the process's exit code. `--version` and `--help` alone answer
  * without loading the argument parser or any command; otherwise only the named command's
@@ -41,6 +46,10 @@ async function main(argv: string[]): Promise<number> {
         usageMessage = msg ?? err?.message;
         throw new UsageError(msg);
       });
+    // yargs renders the command's whole help before running it, in case the handler shows it
+    // (0.1-0.3 s of string-width for billing's options); ours never does, and --help still renders it.
+    const usage = (parser as unknown as YargsInternals).getInternalMethods?.().getUsageInstance?.();
+    if (usage?.cacheHelpMessage) usage.cacheHelpMessage = () => {};
     await parser.parseAsync();
     return 0;
   } catch (error) {

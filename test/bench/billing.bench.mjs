@@ -218,8 +218,8 @@ try {
   const perCpu = (t) => mb(size.bytes) / median(decode[t].map((d) => d.cpuSeconds));
   console.log(`decode       ${cores} cores here; read + decode of the week on n worker threads: ` + threadCounts.map((t) =>
     `${t}: ${fmt(mb(size.bytes) / wall(t), 0)} MB/s (×${fmt(wall(1) / wall(t))}), ${fmt(perCpu(t), 0)} MB per CPU s`).join("; "));
-  console.log(`             MB per CPU second stays ${fmt(perCpu(threadCounts.at(-1)) / perCpu(1))}× from 1 to ${threadCounts.at(-1)} threads: ` +
-    `files decode independently, so n idle cores decode about n × ${fmt(perCpu(1), 0)} MB/s (wall-clock gains here are capped by ${cores} busy cores)`);
+  console.log(`             files decode independently: with n idle cores, about n × ${fmt(perCpu(1), 0)} MB/s ` +
+    `(MB per CPU second at ${threadCounts.at(-1)} threads: ×${fmt(perCpu(threadCounts.at(-1)) / perCpu(1))} of one thread's; wall-clock gains here are capped by ${cores} shared cores)`);
 
   // 4. ingest, and peak RSS over the period (from files and from --db)
   const rows = [];
