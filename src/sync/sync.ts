@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CloudunitsError, SyncIncompleteError, UsageError } from "../errors.js";
+import { CloudunitsError, FetchError, SyncIncompleteError, UsageError } from "../errors.js";
 import { consumptionFileName } from "../fetch/consumptionFile.js";
 import { downloadConsumption } from "../fetch/downloadConsumption.js";
 import { listAccounts, listCloudspaces } from "../fetch/listEntities.js";
@@ -133,6 +133,9 @@ async function withDatabase<T>(db: string, fn: (connection: Awaited<ReturnType<t
  * warehouse of one clean run. The platform's `end` includes its hour, so each chunk
  * `[s, e)` is asked as `start=s, end=e-3600`.
  *
+ * A download refused with 401 (a token or session key that expired during a long sync) logs in
+ * again and is retried once.
+ *
  * An account that fails (download, bad data, conflict) stops at that chunk and the others go
  * on; at the end a SyncIncompleteError (a FetchError, exit 4) names each failed account.
  * Throws UsageError for bad options (an empty warehouse without `since`), FetchError when it
@@ -148,7 +151,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   const untilEpoch = Math.min(currentHourEpoch, options.until === undefined ? currentHourEpoch : hourCeil(parseTime(options.until, "until")));
   if (sinceEpoch !== undefined && untilEpoch <= sinceEpoch) throw new UsageError(`the end (${String(options.until ?? "now")}) must be after the start (${String(options.since)})`);
 
-  const session = await openSession(options.url, options.auth, options);
+  let session = await openSession(options.url, options.auth, options);
   const state = await withDatabase(options.db, readSyncState);
 
   const listed = options.accountIds === undefined ? await listAccounts(session) : undefined;
@@ -204,7 +207,13 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
           const file = join(tempDir, consumptionFileName(plan.accountId, chunk.startEpoch, chunk.endEpoch));
           progress("download", 0);
           const request = { accountId: plan.accountId, startEpoch: chunk.startEpoch, endEpoch: chunk.endEpoch - HOUR_SECONDS };
-          const { bytes, accountHours } = await downloadConsumption(session, request, file, (received) => progress("download", received));
+          const download = () => downloadConsumption(session, request, file, (received) => progress("download", received));
+          const { bytes, accountHours } = await download().catch(async (error: unknown) => {
+            // a token or key that expired during a long sync: log in again, once per chunk
+            if (!(error instanceof FetchError && error.code === "FETCH_AUTH" && error.status === 401)) throw error;
+            session = await openSession(options.url, options.auth, options);
+            return download();
+          });
           result.bytes += bytes;
           result.accountHoursDownloaded += accountHours;
           if (accountHours > 0) {

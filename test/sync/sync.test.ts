@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, open, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
 import { ACCOUNTS_LIST, CLOUDSPACES_LIST, accountName, cloudspaceName, fakePlatform, listsOf, type FakePlatformOptions } from "../fetch/fakePlatform.js";
-import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, startServer, type FakeServer } from "../fetch/fakeService.js";
+import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, SECRET_VALUES, startServer, type FakeServer } from "../fetch/fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const DAYS = 3;
@@ -176,6 +176,24 @@ describe("cloudunits sync", () => {
     expect(error).toBeInstanceOf(SyncIncompleteError);
     expect((error as SyncIncompleteError).failures.map((f) => f.accountId)).toEqual([2]);
     expect(seen).toEqual(["1:synced", "2:failed"]);
+  }, 120_000);
+
+  it("a session key that expires mid-sync is renewed by logging in again, and the sync completes", async () => {
+    const inner = fakePlatform({ hours: records });
+    let sinceLogin = 0;
+    server = await startServer((request, response) => {
+      if (request.path === LOGIN_PATH) sinceLogin = 0;
+      if (request.path === CONSUMPTION_PATH && ++sinceLogin > 2) return response.writeHead(401, { "content-type": "text/plain" }).end("session expired");
+      return inner(request, response);
+    });
+    const db = newDb();
+    const report = await sync({
+      url: server.url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password }, db,
+      accountIds: [1], since: START, until: UNTIL, retries: 0,
+    });
+    expect(report.accounts.map((a) => [a.status, a.chunksDone])).toEqual([["synced", 3]]);
+    expect(report.totalAccountHours).toBe(records.filter((h) => h.accountId === 1).length);
+    expect(server.seenAt(LOGIN_PATH)).toHaveLength(2);
   }, 120_000);
 
   it("a list in an unknown shape fails naming the endpoint (exit 4); an empty warehouse without --since is a usage error (exit 2)", async () => {
