@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -131,13 +132,24 @@ describe("cloudunits sync", () => {
     expect(afterFirst.account_hours.length).toBeGreaterThan(0);
     expect(afterFirst.account_hours.length).toBeLessThan(expected.account_hours.length);
 
-    // 2: killed shortly after the 2nd answer went out: while it checks or ingests that chunk
+    // 2: killed while it writes the 2nd chunk into the warehouse: from the answer on, the
+    // database's write-ahead log is watched, and the process killed the moment it appears
     let second: ReturnType<typeof startSync> | undefined;
+    let killedWriting = false;
+    const killWhenWriting = () => {
+      const timer = setInterval(() => {
+        if (!existsSync(`${db}.wal`)) return;
+        clearInterval(timer);
+        killedWriting = second!.child.kill("SIGKILL");
+      }, 1);
+      void second!.done.then(() => clearInterval(timer));
+    };
     count = 0;
     await server!.close();
-    await serve({ beforeConsumption: () => (++count === 2 ? void setTimeout(() => second!.child.kill("SIGKILL"), 150) : undefined) });
+    await serve({ beforeConsumption: () => (++count === 2 ? killWhenWriting() : undefined) });
     second = startSync(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL), "--account-id", "1", "--account-id", "2"]);
     expect((await second.done).signal).toBe("SIGKILL");
+    expect(killedWriting).toBe(true);
 
     // 3: run to the end
     const last = await runCli(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL), "--account-id", "1", "--account-id", "2"], SESSION);
