@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   formatBytesLine,
   formatFilesLine,
+  formatStepsLine,
   progressEnabled,
   startBytesProgress,
   startFilesProgress,
@@ -79,5 +80,14 @@ describe("progress", () => {
     },
   ])("the files bar shows files, megabytes and ETA ($line)", ({ state, elapsed, line }) => {
     expect(formatFilesLine("ingest", state, elapsed)).toBe(line);
+  });
+
+  it.each([
+    // 48 of 120 hours in 10 s: 40% (10 of 24 cells), 72 hours left at 4.8 hours/s
+    { done: 48, total: 120, elapsed: 10, line: "syncing [██████████░░░░░░░░░░░░░░] 40% | 48/120 hours | account 7 2026-10-03 download | ETA 15s" },
+    // nothing done yet: no rate, so no ETA
+    { done: 0, total: 24, elapsed: 3, line: "syncing [░░░░░░░░░░░░░░░░░░░░░░░░] 0% | 0/24 hours | account 7 2026-10-03 download | ETA ?" },
+  ])("the sync bar shows hours done of all accounts' hours, the chunk in hand and ETA ($line)", ({ done, total, elapsed, line }) => {
+    expect(formatStepsLine("syncing", "hours", done, total, "account 7 2026-10-03 download", elapsed)).toBe(line);
   });
 });
