@@ -6,7 +6,8 @@ import yargs, { type Argv } from "yargs";
 import { commands } from "../../src/cli/commands/index.js";
 import { generateHours, writeDataset } from "../../src/index.js";
 import { runCli as cli } from "../helpers/runCli.js";
-import { platform, SECRETS, sendBytes, startServer } from "../fetch/fakeService.js";
+import { fakePlatform } from "../fetch/fakePlatform.js";
+import { CONSUMPTION_PATH, platform, SECRETS, sendBytes, startServer } from "../fetch/fakeService.js";
 
 // SPEC 5: "Repeatable flags (`--include`, `--account-id`) may stand before or after the inputs."
 // Each repeatable flag takes one value per occurrence, so it never swallows the inputs after it.
@@ -16,7 +17,7 @@ const DATA = { accounts: 1, spaces: 1, machines: 2, hours: 3, start: START, seed
 const PERIOD = ["--from", "2026-10-01T00:00Z", "--till", "2026-10-01T03:00Z"];
 
 /** The repeatable flags these tests cover, by command: `--help` must list no other array option. */
-const COVERED: Record<string, string[]> = { stats: ["--include"], fetch: ["--account-id"] };
+const COVERED: Record<string, string[]> = { stats: ["--include"], fetch: ["--account-id"], sync: ["--account-id"], reconcile: ["--account-id"] };
 
 let dir: string;
 let tree: string;
@@ -97,4 +98,26 @@ describe("repeatable flags before or after the inputs", () => {
       await server.close();
     }
   });
+
+  it("reconcile and sync --account-id N --account-id M take both accounts, before or after the inputs", async () => {
+    const hours = [...generateHours({ ...DATA, accounts: 2 })];
+    const server = await startServer(fakePlatform({ hours }));
+    try {
+      const env = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+      const data = join(dir, "two.zip");
+      await writeDataset({ ...DATA, accounts: 2, out: data });
+      const rest = ["--url", server.url, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T03:00Z", "--format", "json"];
+      const first = await cli(["reconcile", "--account-id", "1", "--account-id", "2", data, ...rest], env);
+      const last = await cli(["reconcile", data, ...rest, "--account-id", "1", "--account-id", "2"], env);
+      for (const run of [first, last]) {
+        expect([run.code, run.stderr]).toEqual([0, ""]);
+        expect((JSON.parse(run.stdout) as { accountIds: number[] }).accountIds).toEqual([1, 2]);
+      }
+      const synced = await cli(["sync", "--url", server.url, "--db", join(dir, "two.duckdb"), "--since", "2026-10-01", "--until", "2026-10-01T03:00Z", "--account-id", "1", "--account-id", "2"], env);
+      expect(synced.code).toBe(0);
+      expect(server.seenAt(CONSUMPTION_PATH).map((r) => r.query.get("accountId"))).toEqual(["1", "2"]);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });

@@ -15,7 +15,7 @@ const options = {
   url: { type: "string", demandOption: true, requiresArg: true, describe: "service base address {base_url}, e.g. https://cloud.example.com" },
   start: { type: "string", demandOption: true, requiresArg: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601 (UTC without a zone)" },
   end: { type: "string", demandOption: true, requiresArg: true, describe: "end of the period, exclusive" },
-  "account-id": { type: "number", array: true, describe: "account to compare in detail (repeat; default: accounts/list and every account of our data in the period)" },
+  "account-id": { type: "number", array: true, nargs: 1, describe: "account to compare in detail (repeat; default: accounts/list and every account of our data in the period)" },
   tolerance: { type: "number", default: DEFAULT_TOLERANCE, describe: "largest relative difference that still agrees" },
   "platform-end": { choices: ["exclusive", "inclusive"] as const, default: "exclusive", describe: "how the platform reads end: half-open like ours, or counting the hour end (then asked the last hour)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "our CU of a level: from its own totals (aggregate) or the sum of its machines' CU" },

@@ -9,7 +9,7 @@ import { authFromArgs, policyFromArgs, SERVICE_OPTIONS, type ServiceFlags } from
 const options = {
   url: { type: "string", demandOption: true, requiresArg: true, describe: "service base address {base_url}, e.g. https://cloud.example.com" },
   db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file to create or bring up to date" },
-  "account-id": { type: "number", array: true, describe: "account to sync (repeat for several; default: every account of accounts/list)" },
+  "account-id": { type: "number", array: true, nargs: 1, describe: "account to sync (repeat for several; default: every account of accounts/list)" },
   since: { type: "string", requiresArg: true, describe: "first hour to download, for every account (default: where the last sync ended; needed for an empty warehouse)" },
   until: { type: "string", requiresArg: true, describe: "end of the hours to download, exclusive (default: the start of the current hour)" },
   chunk: { choices: ["day", "week"] as const, default: "day", describe: "hours per download and ingest" },
