@@ -202,7 +202,10 @@ describe.skipIf(!hasCapnp)("list-kind swaps of the cloud-space and machine point
       const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, bytes: messages[i]! }] : []));
       const expanding = refusals.filter((r) => r.error.code === "CAPNP_EXPANSION_LIMIT");
       expect(expanding.length).toBeGreaterThan(0);
-      const asked = [...expanding.slice(0, REFUSALS_ASKED / 2), ...refusals.filter((r) => r.error.code !== "CAPNP_EXPANSION_LIMIT")].slice(0, REFUSALS_ASKED);
+      // Not the swaps past the traversal limit: the reference reads a list of up to 8 Mi empty
+      // elements, and prints each (gigabytes of JSON); they are a documented strictness anyway.
+      const others = refusals.filter((r) => r.error.code !== "CAPNP_EXPANSION_LIMIT" && r.error.code !== "CAPNP_TRAVERSAL_LIMIT");
+      const asked = [...expanding.slice(0, REFUSALS_ASKED / 2), ...others].slice(0, REFUSALS_ASKED);
       const verdicts = await inPool(asked.map((r) => () => referenceAccepts(r.bytes, root)));
       const stricter = asked.filter((_, i) => verdicts[i]);
       for (const { error, bytes } of stricter) {
