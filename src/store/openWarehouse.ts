@@ -12,15 +12,6 @@ import { SCHEMA_SQL, type DataTable } from "./schema.js";
 import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "./columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
 
-/**
- * DuckDB's memory limit for queries of a database file. Without it, billing a period from
- * `--db` held every machine-hour of the period (2.7 GiB for 26 weeks of 10 × 200 machines,
- * ×11.7 the peak of one week); with it DuckDB evicts the file's blocks it has read and spills
- * what it must keep, so the peak stays flat in the number of hours (measured: 2 and 8 weeks
- * 278 and 271 MiB, the same figures).
- */
-const QUERY_MEMORY_LIMIT_BYTES = 128 * 1024 * 1024;
-
 /** Options of {@link openWarehouse}. */
 export interface OpenWarehouseOptions {
   /** Skip unreadable files and conflicting account-hours, listing them in `load.skipped`. Default false: throw BadInputError naming them all. */
@@ -47,7 +38,11 @@ export interface OpenWarehouseOptions {
    * `{ db }`. Default: every account-hour.
    */
   select?: AccountHourSelection;
-  /** DuckDB's memory limit for a `{ db }` warehouse, bytes (beyond it DuckDB evicts and spills). Default 128 MiB. Ignored for inputs. */
+  /**
+   * DuckDB's memory limit for a `{ db }` warehouse, bytes (beyond it DuckDB evicts and
+   * spills, or fails with DuckDB's out-of-memory error where an operator cannot spill).
+   * Default: DuckDB's. Ignored for inputs.
+   */
   memoryLimitBytes?: number;
   /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
   workers?: number;
@@ -65,10 +60,7 @@ export interface OpenWarehouseOptions {
  */
 export async function openWarehouse(source: StoreSource, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   if (!Array.isArray(source)) {
-    const { instance, connection } = await openDatabaseFile(source.db, {
-      readOnly: true,
-      memoryLimitBytes: options.memoryLimitBytes ?? QUERY_MEMORY_LIMIT_BYTES,
-    });
+    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: true, memoryLimitBytes: options.memoryLimitBytes });
     try {
       const load = await readLoadReport(connection, [source.db]);
       return warehouse(instance, connection, load);
