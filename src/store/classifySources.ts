@@ -35,7 +35,7 @@ export type DecodeCheck = (file: HashedSource) => BadFileError | undefined;
  * The slot a file fills in its account-hour: the whole `Account`, or one cloud space's
  * `<cloudSpaceId>.bin` (its base name without `.packed`).
  */
-export function sourceSlot(source: Source): string {
+export function sourceSlot(source: Pick<Source, "root" | "name" | "entry">): string {
   if (source.root === "Account") return "Account";
   const name = source.entry ?? source.name;
   const base = name.slice(name.lastIndexOf("/") + 1);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
 import { BadFileError, ConflictError } from "../errors.js";
+import { parseConsumptionPath, type ConsumptionPath } from "../input/parseConsumptionPath.js";
 import { readDeferred } from "../input/readSource.js";
 import type { AccountHour, Source } from "../input/types.js";
 import { BatchWriter } from "./batchWriter.js";
@@ -75,6 +76,28 @@ const MAX_GROUPS_IN_FLIGHT = 4;
  * setting is restored for what runs after the load.
  */
 const LOAD_THREADS = 1;
+
+const sizeOf = (source: Source): number => source.deferred?.sizeBytes ?? source.bytes.byteLength;
+
+/**
+ * A cloud-space file of this split hour that the reader could not read (a bad zip entry), when
+ * no other file of that cloud space was read: the hour would be loaded without that cloud space.
+ */
+function unreadPart(hour: AccountHour, readerErrors: readonly BadFileError[]): BadFileError | undefined {
+  if (hour.sources.some((s) => s.root !== "CloudSpace")) return undefined;
+  const slots = new Set(hour.sources.map(sourceSlot));
+  return readerErrors.find((e) => {
+    const name = e.file.slice(e.file.lastIndexOf("!") + 1);
+    let path: ConsumptionPath | null;
+    try {
+      path = parseConsumptionPath(name);
+    } catch {
+      return false; // an impossible path belongs to no hour
+    }
+    return path?.root === "CloudSpace" && path.accountId === hour.accountId && path.hourEpoch === hour.hourEpoch
+      && !slots.has(sourceSlot({ root: "CloudSpace", name }));
+  });
+}
 
 const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 
@@ -229,8 +252,14 @@ export async function loadAccountHours(
   await connection.run(`SET threads = ${LOAD_THREADS}`);
   try {
     for await (const hour of hours) {
+      const lost = unreadPart(hour, readerBadFiles.slice(readerErrorsSeen)); // the reader reports an hour's bad files just before it
       takeReaderErrors();
-      const sizeOf = (source: Source) => source.deferred?.sizeBytes ?? source.bytes.byteLength;
+      if (lost !== undefined) {
+        // one bad cloud space rejects its split hour, named (without skipBad, `lost` is already an error)
+        const reason = `not loaded: ${lost.file} of the same account-hour is unreadable`;
+        if (skipBad) reject(hour.sources.map((source) => row({ source, sha256: "", sizeBytes: sizeOf(source) }, hour, "rejected", reason, lost.code)), lost);
+        continue;
+      }
       if (needsNoComparison(hour.sources) && manifest.loadedFiles(hour.accountId, hour.hourEpoch).length === 0) {
         const kept = hour.sources.map((source) => ({ source, sha256: "", sizeBytes: sizeOf(source) }));
         group.push({ hour, kept, duplicates: [], replacing: false });

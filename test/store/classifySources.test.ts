@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadInputError, ConflictError, ingest, openWarehouse, writeDataset, type BadFileError, type Warehouse } from "../../src/index.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { runCli as cli } from "../helpers/runCli.js";
+import { rawZip } from "../input/zipFixtures.js";
 
 // SPEC 5: a file that cannot be read or decoded is bad on its own and never makes a conflict;
 // only decodable files that differ conflict. With --skip-bad, a bad file beside a good copy of
@@ -132,6 +133,42 @@ describe("a damaged copy beside a good one", () => {
       expect(both.load.accountHours).toBe(DATA.hours - 1);
     } finally {
       both.close();
+    }
+  });
+});
+
+describe("a bad zip entry of a split hour", () => {
+  /** The split tree as a zip, the entry of the first cloud space of hour HOUR with a wrong CRC. */
+  const zipWithBadEntry = (): { zip: string; bad: string; other: string } => {
+    const files = readdirSync(split, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".bin")).sort();
+    const [first, second] = readdirSync(join(split, hourPath(1, HOUR))).sort();
+    const badName = join(hourPath(1, HOUR), first!);
+    const zip = join(dir, "split-crc.zip");
+    writeFileSync(zip, rawZip(files.map((name) => ({ name, data: readFileSync(join(split, name)), crc: name === badName ? 1 : undefined }))));
+    return { zip, bad: `${zip}!${badName}`, other: `${zip}!${join(hourPath(1, HOUR), second!)}` };
+  };
+
+  it("rejects the hour, naming the entry, instead of loading it without that cloud space; a good copy elsewhere fills it", async () => {
+    const { zip, bad, other } = zipWithBadEntry();
+    const errors = await errorsOf(openWarehouse([zip]));
+    expect(errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["ZIP_CRC", bad]]);
+    const w = await openWarehouse([zip], { skipBad: true });
+    try {
+      expect(w.load.skipped.map((s) => [s.file, s.code, s.reason.startsWith("not loaded") ? "not loaded" : "own"])).toEqual([
+        [bad, "ZIP_CRC", "own"], [other, "ZIP_CRC", "not loaded"],
+      ]);
+      expect(w.load.accountHours).toBe(DATA.hours - 1);
+      expect((await w.connection.runAndReadAll(`SELECT count(*)::INT AS n FROM machines WHERE hour_epoch = ${HOUR}`)).getRowObjectsJson()).toEqual([{ n: 0 }]);
+    } finally {
+      w.close();
+    }
+    const copy = damagedCopy(split, "split-good-copy", (b) => b, bad.slice(bad.lastIndexOf("/") + 1));
+    const filled = await openWarehouse([zip, copy], { skipBad: true });
+    try {
+      expect(filled.load.skipped.map((s) => [s.file, s.code])).toEqual([[bad, "ZIP_CRC"]]);
+      expect(await loaded(filled)).toEqual(await reference([split]));
+    } finally {
+      filled.close();
     }
   });
 });
