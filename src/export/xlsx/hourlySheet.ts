@@ -3,7 +3,7 @@ import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import { hourlyLineCount, hourlyLines, type BillingLine } from "../../billing/lines.js";
 import { billingColumns } from "../billingColumns.js";
-import { addSheet, cellValue, setHeader, widthOf, writeCell } from "./style.js";
+import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
 
 /** Excel's last row: a sheet holds the header and at most this many rows minus one. */
 export const EXCEL_MAX_ROWS = 1_048_576;
@@ -30,15 +30,21 @@ export async function writeHourlySheet(
   const decimals = report.prices?.decimals ?? 2;
   // Quantities only: hourly amounts rounded to cents say little; the period sheets and FOCUS carry the money.
   const columns = billingColumns({ ...report, prices: undefined }, true).filter((c) => c.key !== "cu_rollup");
-  sheet.columns = columns.map((c) => ({ key: c.key, width: widthOf(c) }));
+  // Formats per column, not per cell (a style per cell is most of exceljs's time): quantities in
+  // General, which shows whole numbers without decimals and fractions as they are.
+  sheet.columns = columns.map((c) => {
+    const format = c.kind === "quantity" ? undefined : formatOf(c, decimals);
+    return { key: c.key, width: widthOf(c), ...(format ? { style: { numFmt: format } } : {}) };
+  });
   setHeader(sheet, columns.map((c) => c.header), 1);
   let r = 2;
   for await (const batch of hourlyLines(connection, report.params, billingOptions)) {
     for (const line of batch as BillingLine[]) {
       const row = sheet.getRow(r++);
-      columns.forEach((c, k) => writeCell(row.getCell(k + 1), cellValue(c.value(line, undefined), c, decimals), c, decimals));
+      columns.forEach((c, k) => { row.getCell(k + 1).value = cellValue(c.value(line, undefined), c, decimals); });
       row.commit();
     }
   }
   sheet.commit();
 }
+
