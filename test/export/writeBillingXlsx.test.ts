@@ -145,7 +145,7 @@ describe("billing workbook", () => {
     expect(about.get("CU rollup")).toMatch(/^aggregate/);
     expect(about.get("Rounding")).toMatch(/half-even to 2 decimals/);
     // 0.2325 + 0.083333… + 0.015: shown to 12 places.
-    expect(about.get("Unrounded sum of the lines (information only, not an amount due)")).toBe("0.330833333333… EUR");
+    expect(about.get("Unrounded sum (information)")).toBe("0.330833333333… EUR: the lines before rounding; information only, not an amount due");
     expect(about.get("Missing hours")).toBe("none");
     expect(about.get("Price list")).toMatch(/^prices.yaml: EUR/);
   });

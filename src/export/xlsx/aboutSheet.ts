@@ -32,7 +32,7 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
     if (report.invoices) {
       const exact = report.invoices.reduce((a, inv) => a.add(inv.exactAmount), Exact.ZERO);
       const text = exact.toDecimalString();
-      add("Unrounded sum of the lines (information only, not an amount due)", `${text !== undefined && !/\.\d{13}/.test(text) ? text : `${exact.toFixed(12)}…`} ${p.currency}`);
+      add("Unrounded sum (information)", `${text !== undefined && !/\.\d{13}/.test(text) ? text : `${exact.toFixed(12)}…`} ${p.currency}: the lines before rounding; information only, not an amount due`);
     }
   } else add("Price list", "none: quantities only");
   if (quality.emptyPeriod) add("Empty period", "no account has a sample in the period");
