@@ -1,8 +1,10 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
- * codes (SPEC 5): UsageError → 2, BadFileError and ConflictError → 3, FetchError → 4.
+ * codes (SPEC 5): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4.
  */
+
+import type { ImpossibleValue } from "./store/impossibleValues.js";
 
 /** Base class: every error thrown on purpose by cloudunits. */
 export class CloudunitsError extends Error {
@@ -69,6 +71,24 @@ export class BadInputError extends CloudunitsError {
         errors.map((e) => `  ${e.message}`).join("\n"),
     );
     this.errors = errors;
+  }
+}
+
+/**
+ * Impossible values (SPEC 3.1: NaN, ±Infinity, negative) in fields a computation uses
+ * (exit 3): the message names each one's file, entity and field.
+ */
+export class ImpossibleValuesError extends CloudunitsError {
+  readonly values: ImpossibleValue[];
+
+  /** `lines`: one per value, naming its file, entity and field (see `describeImpossible`); `what`: where they are and what to do. */
+  constructor(values: ImpossibleValue[], lines: readonly string[], what = "in billed fields (use --skip-bad to count them as 0)") {
+    super(
+      "IMPOSSIBLE_VALUE",
+      `${values.length} impossible value${values.length === 1 ? "" : "s"} (NaN, infinite or negative) ${what}:\n` +
+        lines.map((line) => `  ${line}`).join("\n"),
+    );
+    this.values = values;
   }
 }
 

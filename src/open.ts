@@ -1,6 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import * as aq from "arquero";
 import type { ArqueroTable } from "./arqueroTable.js";
+import { assertBillable } from "./billing/billedImpossibleValues.js";
 import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
 import type { BillingOptions, BillingParams } from "./billing/lines.js";
 import { accountInvoice, type Invoice } from "./billing/invoice.js";
@@ -97,9 +98,14 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
   return {
     load: warehouse.load,
     connection,
-    calculate: (async (params: BillingParams, billingOptions: BillingOptions = {}) =>
-      calculateBilling(connection, params, await withStoredNames(billingOptions))) as Store["calculate"],
-    invoice: async (params, prices, billingOptions = {}) => accountInvoice(connection, params, prices, await withStoredNames(billingOptions)),
+    calculate: (async (params: BillingParams, billingOptions: BillingOptions = {}) => {
+      await assertBillable(connection, params, billingOptions.units, options.skipBad);
+      return calculateBilling(connection, params, await withStoredNames(billingOptions));
+    }) as Store["calculate"],
+    invoice: async (params, prices, billingOptions = {}) => {
+      await assertBillable(connection, params, billingOptions.units, options.skipBad);
+      return accountInvoice(connection, params, prices, await withStoredNames(billingOptions));
+    },
     machineStats: (request) => machineStatsOf(connection, request),
     cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
     accountStats: (request) => accountStatsOf(connection, request),

@@ -1,4 +1,5 @@
-import type { ColumnSelection } from "../store/columnBatch.js";
+import { GATEWAY_TYPE, type ColumnSelection } from "../store/columnBatch.js";
+import { MEASURED_FIELDS } from "../store/impossibleValues.js";
 import type { CuRollup } from "./unitNames.js";
 import type { Units } from "./units.js";
 
@@ -17,9 +18,30 @@ export const BILLING_COLUMNS = {
 /** The data tables billing reads. */
 export const BILLING_TABLES = Object.keys(BILLING_COLUMNS) as (keyof typeof BILLING_COLUMNS)[];
 
+/** The measures billing reads, by part (SPEC 3.1: an impossible value in one of these stops billing, or counts 0 under --skip-bad). */
+const BILLED_MEASURES = {
+  machine: MEASURED_FIELDS.machine.map((f) => f.column).filter((c) => (BILLING_COLUMNS.machines as readonly string[]).includes(c)),
+  disk: MEASURED_FIELDS.disk.map((f) => f.column).filter((c) => (BILLING_COLUMNS.disks as readonly string[]).includes(c)),
+  nic: MEASURED_FIELDS.nic.map((f) => f.column).filter((c) => (BILLING_COLUMNS.nics as readonly string[]).includes(c)),
+};
+
 const num = (n: number) => `CAST('${String(n)}' AS DOUBLE)`;
 const str = (s: string) => `'${s.replaceAll("'", "''")}'`;
 const list = (items: readonly string[]) => (items.length === 0 ? "NULL" : items.map(str).join(", "));
+
+/**
+ * The condition on `impossible_values` (alias `b`) selecting the impossible values billing
+ * uses in `[$start, $end)` for `$account` (NULL: every account): vcpus and mem of the billed
+ * machine type, size and the limits of their disks, tx and rx of the external NICs of those
+ * machines and of gateways. The CTEs below count them as 0.
+ */
+export function billedImpossibleWhere(units: Units): string {
+  return `b.hour_epoch >= $start AND b.hour_epoch < $end AND ($account IS NULL OR b.account_id = $account) AND (
+    (b.part = 'machine' AND b.machine_type = ${str(units.vmType)} AND b.column_name IN (${list(BILLED_MEASURES.machine)}))
+    OR (b.part = 'disk' AND b.machine_type = ${str(units.vmType)} AND b.column_name IN (${list(BILLED_MEASURES.disk)}))
+    OR (b.part = 'nic' AND b.machine_type IN (${list([units.vmType, GATEWAY_TYPE])}) AND b.nic_type = ${str(units.externalNicType)}
+        AND b.column_name IN (${list(BILLED_MEASURES.nic)})))`;
+}
 
 /**
  * The one SQL definition of the billing units: a `WITH` clause whose CTEs hold one row per
@@ -35,6 +57,8 @@ const list = (items: readonly string[]) => (items.length === 0 ? "NULL" : items.
  * is the gateways' public IPs). CU is computed from the level's
  * own totals under `aggregate`, or is `cu_sum` under `sum`. Parameters: `$start`, `$end`
  * (half-open `[start, end)`, epoch seconds) and `$account` (NULL for every account).
+ * An impossible value (NULL in its column, SPEC 3.1) counts as 0: callers refuse to bill
+ * one unless told to skip bad data (see {@link billedImpossibleWhere}).
  */
 export function billingCtes(units: Units, cuRollup: CuRollup): string {
   const filter = (alias: string) =>
@@ -51,15 +75,16 @@ export function billingCtes(units: Units, cuRollup: CuRollup): string {
   return `WITH
 bill_vm AS (
   SELECT v.account_id, v.hour_epoch, v.cloudspace_id, v.machine_id, v.image_name,
-    CASE WHEN ${billed} THEN v.mem_mb ELSE 0 END AS mem_mb,
-    CASE WHEN ${billed} THEN v.vcpus ELSE 0 END::BIGINT AS vcpus
+    CASE WHEN ${billed} THEN coalesce(v.mem_mb, 0) ELSE 0 END AS mem_mb,
+    CASE WHEN ${billed} THEN coalesce(v.vcpus, 0) ELSE 0 END::BIGINT AS vcpus
   FROM machines v
   WHERE v.type = ${str(units.vmType)} AND ${filter("v")}
 ),
 bill_disk AS (
-  SELECT d.account_id, d.hour_epoch, d.cloudspace_id, d.machine_id, fsum(d.size_gb) AS size_gb,
-    fsum(CASE WHEN d.cfg_total_iops_sec > 0 THEN d.cfg_total_iops_sec
-              WHEN d.cfg_read_iops_sec + d.cfg_write_iops_sec > 0 THEN d.cfg_read_iops_sec + d.cfg_write_iops_sec
+  SELECT d.account_id, d.hour_epoch, d.cloudspace_id, d.machine_id, fsum(coalesce(d.size_gb, 0)) AS size_gb,
+    fsum(CASE WHEN coalesce(d.cfg_total_iops_sec, 0) > 0 THEN d.cfg_total_iops_sec
+              WHEN coalesce(d.cfg_read_iops_sec, 0) + coalesce(d.cfg_write_iops_sec, 0) > 0
+                THEN coalesce(d.cfg_read_iops_sec, 0) + coalesce(d.cfg_write_iops_sec, 0)
               ELSE 0 END) AS iops_limit
   FROM disks d WHERE ${filter("d")}
   GROUP BY d.account_id, d.hour_epoch, d.cloudspace_id, d.machine_id
@@ -67,7 +92,7 @@ bill_disk AS (
 bill_nic AS (
   SELECT n.account_id, n.hour_epoch, n.cloudspace_id, n.machine_id, n.is_gateway,
     count(*) FILTER (WHERE n.type = ${ext}) AS external_nics,
-    coalesce(fsum(n.tx_bytes + n.rx_bytes) FILTER (WHERE n.type = ${ext}), 0) AS external_bytes
+    coalesce(fsum(coalesce(n.tx_bytes, 0) + coalesce(n.rx_bytes, 0)) FILTER (WHERE n.type = ${ext}), 0) AS external_bytes
   FROM nics n WHERE ${filter("n")}
   GROUP BY n.account_id, n.hour_epoch, n.cloudspace_id, n.machine_id, n.is_gateway
 ),

@@ -1,5 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { describeImpossible, type ImpossibleValue } from "../store/impossibleValues.js";
 import type { LoadReport, SkippedFile } from "../store/types.js";
+import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../time.js";
 import { checkParams, PARAM_TYPES, paramValues, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
@@ -29,6 +31,8 @@ export interface DataQuality {
   skipped: SkippedFile[];
   /** Byte-identical duplicates dropped (from the load report). */
   duplicates: string[];
+  /** Impossible values (SPEC 3.1: NaN, ±Infinity, negative) in billed fields of the period: counted as 0. */
+  impossibleValues: ImpossibleValue[];
 }
 
 /** The rows of the period (and account) in a data table. */
@@ -36,8 +40,8 @@ const PERIOD = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL
 
 /**
  * The data quality of a period: missing hours per account (from `account_hours`), machine
- * types that are not billed, whether the period is empty, and the skipped files and
- * duplicates of `load` when given.
+ * types that are not billed, whether the period is empty, the impossible values in billed
+ * fields, and the skipped files and duplicates of `load` when given.
  */
 export async function dataQuality(
   connection: DuckDBConnection, params: BillingParams, load?: LoadReport, units: Units = DEFAULT_UNITS,
@@ -99,12 +103,13 @@ export async function dataQuality(
     emptyPeriod: Number(samples.getRowObjectsJS()[0]!.n) === 0,
     skipped: load?.skipped ?? [],
     duplicates: load?.duplicates ?? [],
+    impossibleValues: await billedImpossibleValues(connection, params, units),
   };
 }
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
-  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES";
+  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE";
   message: string;
   details?: unknown;
 }
@@ -146,6 +151,9 @@ export function qualityWarnings(quality: DataQuality, params: BillingParams): Wa
   }
   for (const s of quality.skipped) {
     warnings.push({ code: "SKIPPED_FILE", message: `skipped bad file ${s.file}: ${s.code}: ${s.reason}`, details: s });
+  }
+  for (const v of quality.impossibleValues) {
+    warnings.push({ code: "IMPOSSIBLE_VALUE", message: `impossible value counted as 0: ${describeImpossible(v)}`, details: v });
   }
   if (quality.duplicates.length > 0) {
     warnings.push({

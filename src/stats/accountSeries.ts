@@ -1,4 +1,4 @@
-import { CPU_SPLIT_SERIES, capacityTbSeries, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
+import { CPU_SPLIT_SERIES, capacityTbSeries, machineDisksSql, totalIopsSeries, sumOrNull, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) => `${alias}.account_id = $account AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
 
@@ -24,7 +24,7 @@ export const ACCOUNT_QUERIES: EntityQueries = {
       title: "Allocated memory of the account's machines",
       unit: "GB",
       layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(mem_mb) / 1024 AS value FROM entity_machines GROUP BY hour_epoch",
+      sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("mem_mb")} / 1024 AS value FROM entity_machines GROUP BY hour_epoch`,
     },
     {
       name: "network",
@@ -32,7 +32,7 @@ export const ACCOUNT_QUERIES: EntityQueries = {
       unit: "MB/s",
       layout: { kind: "fixed", paths: [["in"], ["out"]] },
       sql: `SELECT hour_epoch, unnest(['in', 'out']) AS k1, NULL AS k2,
-          unnest([sum(rx_bytes) / 1024 / 1024 / 3600, sum(tx_bytes) / 1024 / 1024 / 3600]) AS value
+          unnest([${sumOrNull("rx_bytes")} / 1024 / 1024 / 3600, ${sumOrNull("tx_bytes")} / 1024 / 1024 / 3600]) AS value
         FROM entity_nics GROUP BY hour_epoch`,
     },
   ],

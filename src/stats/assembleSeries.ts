@@ -1,22 +1,22 @@
 import type { SeriesLayout } from "./seriesDefinition.js";
 import type { SeriesArray, SeriesTree } from "./types.js";
 
-/** One row of a series query: the hour, up to two keys below the series name, the value. */
+/** One row of a series query: the hour, up to two keys below the series name, the value (null: an impossible value entered it). */
 export interface SeriesRow {
   hourEpoch: number;
   k1: string | null;
   k2: string | null;
-  value: number;
+  value: number | null;
 }
 
 /**
  * Lays out the rows of one series query as arrays aligned with `time` (`indexOfHour` maps an
  * hour to its position). Sums over nothing are 0 (`array`, `fixed`); an absent disk or NIC
- * is `null` (`keyed`). Rows at hours outside `time` are not the entity's and are dropped.
+ * is `null` (`keyed`), and so is a value an impossible value entered (SPEC 3.1). Rows at hours outside `time` are not the entity's and are dropped.
  */
 export function assembleSeries(layout: SeriesLayout, hours: number, indexOfHour: Map<number, number>, rows: Iterable<SeriesRow>): SeriesTree {
   if (layout.kind === "array") {
-    const values: SeriesArray = new Array<number>(hours).fill(0);
+    const values: SeriesArray = new Array<number | null>(hours).fill(0);
     for (const row of rows) {
       const i = indexOfHour.get(row.hourEpoch);
       if (i !== undefined) values[i] = row.value;

@@ -1,4 +1,4 @@
-import { CPU_SPLIT_SERIES, capacityTbSeries, inOutSql, machineDisksSql, totalIopsSeries, type EntityQueries } from "./seriesDefinition.js";
+import { CPU_SPLIT_SERIES, capacityTbSeries, inOutSql, machineDisksSql, totalIopsSeries, sumOrNull, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.cloudspace_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
@@ -25,7 +25,7 @@ export const CLOUDSPACE_QUERIES: EntityQueries = {
       title: "Allocated memory of the cloud space's machines",
       unit: "MB",
       layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(mem_mb) AS value FROM entity_machines GROUP BY hour_epoch",
+      sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("mem_mb")} AS value FROM entity_machines GROUP BY hour_epoch`,
     },
     {
       name: "network",
@@ -34,7 +34,7 @@ export const CLOUDSPACE_QUERIES: EntityQueries = {
       layout: { kind: "fixed", paths: [["vms", "in"], ["vms", "out"], ["gateways", "in"], ["gateways", "out"]] },
       sql: inOutSql(
         `SELECT hour_epoch, CASE WHEN is_gateway THEN 'gateways' ELSE 'vms' END AS k1,
-            sum(rx_bytes) AS rx_bytes, sum(tx_bytes) AS tx_bytes
+            ${sumOrNull("rx_bytes")} AS rx_bytes, ${sumOrNull("tx_bytes")} AS tx_bytes
           FROM entity_nics GROUP BY hour_epoch, is_gateway`,
         "1024 / 1024",
       ),

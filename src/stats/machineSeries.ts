@@ -1,4 +1,4 @@
-import { inOutSql, type EntityQueries } from "./seriesDefinition.js";
+import { inOutSql, sumOrNull, type EntityQueries } from "./seriesDefinition.js";
 
 const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.machine_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
@@ -23,22 +23,23 @@ export const MACHINE_QUERIES: EntityQueries = {
       unit: "%",
       layout: { kind: "array" },
       sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2,
-          CASE WHEN sum(vcpus) = 0 THEN 0 ELSE sum(cpu_minutes) / (60 * CAST(sum(vcpus) AS DOUBLE)) * 100 END AS value
-        FROM entity_machines GROUP BY hour_epoch`,
+          CASE WHEN vcpus = 0 AND cpu_minutes IS NOT NULL THEN 0 ELSE cpu_minutes / (60 * vcpus) * 100 END AS value
+        FROM (SELECT hour_epoch, CAST(${sumOrNull("vcpus")} AS DOUBLE) AS vcpus, ${sumOrNull("cpu_minutes")} AS cpu_minutes
+          FROM entity_machines GROUP BY hour_epoch)`,
     },
     {
       name: "memory",
       title: "Allocated memory",
       unit: "MB",
       layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(mem_mb) AS value FROM entity_machines GROUP BY hour_epoch",
+      sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("mem_mb")} AS value FROM entity_machines GROUP BY hour_epoch`,
     },
     {
       name: "vdisk-iops",
       title: "IOPS per disk (read + write), by disk id",
       unit: "IOPS",
       layout: { kind: "keyed", depth: 1 },
-      sql: `SELECT hour_epoch, CAST(disk_id AS VARCHAR) AS k1, NULL AS k2, sum(iops_read + iops_write) AS value
+      sql: `SELECT hour_epoch, CAST(disk_id AS VARCHAR) AS k1, NULL AS k2, ${sumOrNull("iops_read + iops_write")} AS value
         FROM entity_disks GROUP BY hour_epoch, disk_id`,
     },
     {
@@ -46,14 +47,14 @@ export const MACHINE_QUERIES: EntityQueries = {
       title: "IOPS of all disks (read + write)",
       unit: "IOPS",
       layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(iops_read + iops_write) AS value FROM entity_disks GROUP BY hour_epoch",
+      sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("iops_read + iops_write")} AS value FROM entity_disks GROUP BY hour_epoch`,
     },
     {
       name: "vdisk-capacity",
       title: "Capacity per disk, by disk id",
       unit: "GB",
       layout: { kind: "keyed", depth: 1 },
-      sql: `SELECT hour_epoch, CAST(disk_id AS VARCHAR) AS k1, NULL AS k2, sum(size_gb) AS value
+      sql: `SELECT hour_epoch, CAST(disk_id AS VARCHAR) AS k1, NULL AS k2, ${sumOrNull("size_gb")} AS value
         FROM entity_disks GROUP BY hour_epoch, disk_id`,
     },
     {
@@ -61,7 +62,7 @@ export const MACHINE_QUERIES: EntityQueries = {
       title: "Capacity of all disks",
       unit: "GB",
       layout: { kind: "array" },
-      sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(size_gb) AS value FROM entity_disks GROUP BY hour_epoch",
+      sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("size_gb")} AS value FROM entity_disks GROUP BY hour_epoch`,
     },
     {
       name: "network",
@@ -69,7 +70,7 @@ export const MACHINE_QUERIES: EntityQueries = {
       unit: "KB/s",
       layout: { kind: "keyed", depth: 2, leaves: ["in", "out"] },
       sql: inOutSql(
-        `SELECT hour_epoch, CAST(nic_index AS VARCHAR) AS k1, sum(rx_bytes) AS rx_bytes, sum(tx_bytes) AS tx_bytes
+        `SELECT hour_epoch, CAST(nic_index AS VARCHAR) AS k1, ${sumOrNull("rx_bytes")} AS rx_bytes, ${sumOrNull("tx_bytes")} AS tx_bytes
           FROM entity_nics GROUP BY hour_epoch, nic_index`,
         "1024 / 3600",
       ),

@@ -40,7 +40,7 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
       const hourEpoch = Number(r.hour_epoch);
       const series = Number(r.series);
       if (series < 0) time.push(hourEpoch);
-      else rows[series]!.push({ hourEpoch, k1: r.k1 as string | null, k2: r.k2 as string | null, value: Number(r.value) });
+      else rows[series]!.push({ hourEpoch, k1: r.k1 as string | null, k2: r.k2 as string | null, value: r.value === null ? null : Number(r.value) });
     }
   }
   time.sort((a, b) => a - b);

@@ -56,6 +56,14 @@ export function unitOf(definition: SeriesDefinition, path: readonly string[]): s
   return (first !== undefined ? definition.unitByKey?.[first] : undefined) ?? definition.unit;
 }
 
+/**
+ * `sum(expr)` of a group, or NULL when `expr` is NULL in any of its rows: a measure holding an
+ * impossible value (SPEC 3.1, NULL in the warehouse) makes every figure it enters `null`.
+ */
+export function sumOrNull(expr: string): string {
+  return `CASE WHEN count(*) = count(${expr}) THEN sum(${expr}) END`;
+}
+
 /** `sum(value)` per hour and key, unpivoted into `in` (received) and `out` (sent) rows. */
 export function inOutSql(grouped: string, divisor: string): string {
   return `SELECT hour_epoch, k1, unnest(['in', 'out']) AS k2, unnest([rx_bytes / ${divisor}, tx_bytes / ${divisor}]) AS value
@@ -70,8 +78,8 @@ export const CPU_SPLIT_SERIES: SeriesDefinition = {
   unitByKey: { allocated: "vCPUs" },
   layout: { kind: "fixed", paths: [["allocated"], ["inuse"]] },
   sql: `SELECT hour_epoch, unnest(['allocated', 'inuse']) AS k1, NULL AS k2,
-    unnest([vcpus, CASE WHEN vcpus = 0 THEN 0 ELSE cpu_minutes / (60 * vcpus) * 100 END]) AS value
-  FROM (SELECT hour_epoch, CAST(sum(vcpus) AS DOUBLE) AS vcpus, sum(cpu_minutes) AS cpu_minutes
+    unnest([vcpus, CASE WHEN vcpus = 0 AND cpu_minutes IS NOT NULL THEN 0 ELSE cpu_minutes / (60 * vcpus) * 100 END]) AS value
+  FROM (SELECT hour_epoch, CAST(${sumOrNull("vcpus")} AS DOUBLE) AS vcpus, ${sumOrNull("cpu_minutes")} AS cpu_minutes
     FROM entity_machines GROUP BY hour_epoch)`,
 };
 
@@ -94,7 +102,7 @@ export function totalIopsSeries(owner: string): SeriesDefinition {
     title: `IOPS of all disks of the ${owner}'s machines (read + write)`,
     unit: "IOPS",
     layout: { kind: "array" },
-    sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(iops_read + iops_write) AS value FROM entity_disks GROUP BY hour_epoch",
+    sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("iops_read + iops_write")} AS value FROM entity_disks GROUP BY hour_epoch`,
   };
 }
 
@@ -105,6 +113,6 @@ export function capacityTbSeries(name: string, owner: string): SeriesDefinition 
     title: `Capacity of all disks of the ${owner}'s machines`,
     unit: "TB",
     layout: { kind: "array" },
-    sql: "SELECT hour_epoch, NULL AS k1, NULL AS k2, sum(size_gb) / 1024 AS value FROM entity_disks GROUP BY hour_epoch",
+    sql: `SELECT hour_epoch, NULL AS k1, NULL AS k2, ${sumOrNull("size_gb")} / 1024 AS value FROM entity_disks GROUP BY hour_epoch`,
   };
 }

@@ -5,6 +5,7 @@ import {
   GATEWAY_TYPE, inlineRecord, keptColumns, TABLE_COLUMNS,
   type ColumnBatch, type ColumnData, type ColumnSelection, type ColumnSpec, type TableColumns,
 } from "./columnBatch.js";
+import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./schema.js";
 
 const TWO_32 = 4294967296;
@@ -52,8 +53,8 @@ class TableBuilder {
       switch (kind) {
         case "i64": return { kind, values: copied(new Int32Array(capacity * 2), was) };
         case "i64null": return { kind, values: copied(new Int32Array(capacity * 2), was), valid: copiedValid(new Uint8Array(capacity), was) };
-        case "i32": return { kind, values: copied(new Int32Array(capacity), was) };
-        case "f64": return { kind, values: copied(new Float64Array(capacity), was) };
+        case "i32": return { kind, values: copied(new Int32Array(capacity), was), nulls: nullsOf(was) };
+        case "f64": return { kind, values: copied(new Float64Array(capacity), was), nulls: nullsOf(was) };
         case "bool": return { kind, values: copied(new Uint8Array(capacity), was) };
         case "str": {
           const records = new Uint8Array(capacity * 16);
@@ -73,6 +74,9 @@ class TableBuilder {
   truncate(rows: number): void {
     this.rows = rows;
     for (const c of this.columns) {
+      if ((c?.kind === "i32" || c?.kind === "f64") && c.nulls !== undefined) {
+        while (c.nulls.length > 0 && c.nulls[c.nulls.length - 1]! >= rows) c.nulls.pop();
+      }
       if (c?.kind !== "str") continue;
       let keep = c.longRows.length;
       while (keep > 0 && c.longRows[keep - 1]! >= rows) keep--;
@@ -91,8 +95,8 @@ class TableBuilder {
         switch (c.kind) {
           case "i64": return { kind: c.kind, values: c.values.subarray(0, rows * 2) };
           case "i64null": return { kind: c.kind, values: c.values.subarray(0, rows * 2), valid: c.valid.subarray(0, rows) };
-          case "i32": return { kind: c.kind, values: c.values.subarray(0, rows) };
-          case "f64": return { kind: c.kind, values: c.values.subarray(0, rows) };
+          case "i32": return { kind: c.kind, values: c.values.subarray(0, rows), nulls: c.nulls };
+          case "f64": return { kind: c.kind, values: c.values.subarray(0, rows), nulls: c.nulls };
           case "bool": return { kind: c.kind, values: c.values.subarray(0, rows) };
           case "str": return { kind: c.kind, records: c.records.subarray(0, rows * 16), longRows: c.longRows, longValues: c.longValues };
         }
@@ -106,9 +110,20 @@ function copied<T extends Int32Array | Float64Array | Uint8Array>(into: T, was: 
   return into;
 }
 
+function nullsOf(was: ColumnData | undefined): number[] | undefined {
+  return was?.kind === "i32" || was?.kind === "f64" ? was.nulls : undefined;
+}
+
 function copiedValid(into: Uint8Array, was: ColumnData | undefined): Uint8Array {
   if (was?.kind === "i64null") into.set(was.valid);
   return into;
+}
+
+/** Marks row `row` of measure column `column` NULL (an impossible value); a column not kept is skipped. */
+function setNull(column: ColumnData | undefined, row: number): void {
+  if (column === undefined) return;
+  const c = column as { nulls?: number[] };
+  (c.nulls ??= []).push(row);
 }
 
 /** Writes an integer (|value| < 2^53) as a little-endian int64 at pair `row` (the setters skip a column not kept). */
@@ -149,12 +164,23 @@ function setStr(t: TableBuilder, i: number, row: number, value: string): void {
   }
 }
 
+/** The index in TABLE_COLUMNS[table] of each measured field of `part`, in MEASURED_FIELDS order. */
+const measureColumns = (table: DataTable, part: ImpossiblePart): number[] =>
+  MEASURED_FIELDS[part].map((f) => TABLE_COLUMNS[table].findIndex((c) => c.name === f.column));
+const MACHINE_MEASURES = measureColumns("machines", "machine");
+const GATEWAY_MEASURES = measureColumns("gateways", "machine");
+const DISK_MEASURES = measureColumns("disks", "disk");
+const NIC_MEASURES = measureColumns("nics", "nic");
+const NO_LIMITS = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
+
 /**
  * Stages account-hours column by column for the given tables, row by row as a decoder
  * visits them (see `visitRecords.ts`) or from decoded records: gateways (`type =
  * "routeros"`) go to `gateways`, every other machine to `machines`; disks and NICs keep
  * their position in the owner's list. The column layout is `TABLE_COLUMNS`, less the
- * columns `selection` leaves out.
+ * columns `selection` leaves out. A measure holding an impossible value (SPEC 3.1: NaN,
+ * ±Infinity, negative) is staged as NULL and listed in `impossibleValues`, with its file,
+ * whatever tables and columns are staged.
  */
 export class ColumnBuilder implements RecordVisitor {
   private readonly accountHours: TableBuilder | undefined;
@@ -166,6 +192,13 @@ export class ColumnBuilder implements RecordVisitor {
   private accountId = 0;
   private hourEpoch = 0;
   private marks: number[] = [];
+  /** The files of the account-hour begun last; with several (CloudSpace files), the one visited is the `ordinal`-th. */
+  private files: readonly string[] = [];
+  private ordinal = 0;
+  private readonly impossible: ImpossibleValue[] = [];
+  private impossibleMark = 0;
+  /** The first impossible value of the machine being visited (its NICs and disks come before it). */
+  private ownerFrom = 0;
 
   /** `inputBytes`: the size of the files to stage, to size the arrays (they grow as needed). */
   constructor(tables: ReadonlySet<DataTable>, inputBytes = 0, selection?: ColumnSelection) {
@@ -182,16 +215,41 @@ export class ColumnBuilder implements RecordVisitor {
     return [this.accountHours, this.cloudspaces, this.machines, this.gateways, this.disks, this.nics];
   }
 
-  /** Starts an account-hour (ids from the path): the rows visited next belong to it. */
-  beginHour(accountId: number, hourEpoch: number): void {
+  /**
+   * Starts an account-hour (ids from the path): the rows visited next belong to it. `files`:
+   * the display names of its files, in the order they are visited, to name the file of an
+   * impossible value.
+   */
+  beginHour(accountId: number, hourEpoch: number, files: readonly string[] = []): void {
     this.accountId = accountId;
     this.hourEpoch = hourEpoch;
     this.marks = this.tables().map((t) => t?.rows ?? 0);
+    this.files = files;
+    this.ordinal = 0;
+    this.impossibleMark = this.ownerFrom = this.impossible.length;
   }
 
   /** Drops the rows of the account-hour begun last (it could not be decoded). */
   abandonHour(): void {
     this.tables().forEach((t, i) => t?.truncate(this.marks[i]!));
+    this.impossible.length = this.ownerFrom = this.impossibleMark;
+  }
+
+  /** The impossible values met so far (of the hours not abandoned), in visiting order. */
+  get impossibleValues(): readonly ImpossibleValue[] {
+    return this.impossible;
+  }
+
+  private record(
+    part: ImpossiblePart, field: number, value: number, cloudspaceId: number, machineId: number, machineType: string,
+    index: number | null, partId: number | null, nicType: string | null,
+  ): void {
+    const { field: name, column } = MEASURED_FIELDS[part][field]!;
+    const file = this.files.length <= 1 ? (this.files[0] ?? "") : (this.files[this.ordinal] ?? this.files[0]!);
+    this.impossible.push({
+      file, accountId: this.accountId, hourEpoch: this.hourEpoch, cloudspaceId, machineId, machineType,
+      part, index, partId, nicType, field: name, column, value: String(value),
+    });
   }
 
   /** Ends the account-hour with its `account_hours` row. */
@@ -215,6 +273,7 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   cloudSpace(cloudSpaceId: number, accountId: number, state: string): void {
+    this.ordinal++; // the next cloud space is the next file's, when the hour has several
     const t = this.cloudspaces;
     if (t === undefined) return;
     const r = t.next();
@@ -225,6 +284,14 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+    for (let k = this.ownerFrom; k < this.impossible.length; k++) this.impossible[k]!.machineType = type;
+    const bad = vcpus < 0 || isImpossible(cpuMinutes) || isImpossible(mem);
+    if (bad) {
+      [vcpus, cpuMinutes, mem].forEach((v, f) => {
+        if (isImpossible(v)) this.record("machine", f, v, cloudSpaceId, id, type, null, null, null);
+      });
+    }
+    this.ownerFrom = this.impossible.length;
     if (type === GATEWAY_TYPE) {
       const t = this.gateways;
       if (t === undefined) return;
@@ -237,6 +304,7 @@ export class ColumnBuilder implements RecordVisitor {
       setF64(c[6], r, mem);
       setStr(t, 7, r, imageName);
       setStr(t, 8, r, status);
+      if (bad) nullImpossible(c, r, GATEWAY_MEASURES, [vcpus, cpuMinutes, mem]);
       return;
     }
     const t = this.machines;
@@ -251,12 +319,27 @@ export class ColumnBuilder implements RecordVisitor {
     setF64(c[7], r, mem);
     setStr(t, 8, r, imageName);
     setStr(t, 9, r, status);
+    if (bad) nullImpossible(c, r, MACHINE_MEASURES, [vcpus, cpuMinutes, mem]);
   }
 
   disk(
     cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
     iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: ArrayLike<number> | null,
   ): void {
+    let bad = isImpossible(size) || isImpossible(iopsRead) || isImpossible(iopsWrite) || isImpossible(iopsReadMax) || isImpossible(iopsWriteMax);
+    if (!bad && configuredIops !== null) {
+      for (let f = 0; f < 13; f++) {
+        if (isImpossible(configuredIops[f]!)) {
+          bad = true;
+          break;
+        }
+      }
+    }
+    // the machine's type is filled in when the machine is visited, right after its disks
+    const values = bad ? [size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, ...Array.from(configuredIops ?? NO_LIMITS)] : undefined;
+    values?.forEach((v, f) => {
+      if (isImpossible(v)) this.record("disk", f, v, cloudSpaceId, machineId, "", index, id, null);
+    });
     const t = this.disks;
     if (t === undefined) return;
     const r = t.next();
@@ -272,9 +355,16 @@ export class ColumnBuilder implements RecordVisitor {
     setF64(c[10], r, iopsWriteMax);
     setBool(c[11], r, configuredIops !== null);
     for (let f = 0; f < 13; f++) setF64(c[12 + f], r, configuredIops === null ? 0 : configuredIops[f]!);
+    if (values !== undefined) nullImpossible(c, r, DISK_MEASURES, values);
   }
 
   nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
+    const bad = isImpossible(tx) || isImpossible(rx);
+    if (bad) {
+      [tx, rx].forEach((v, f) => {
+        if (isImpossible(v)) this.record("nic", f, v, cloudSpaceId, machineId, machineType, index, id, type);
+      });
+    }
     const t = this.nics;
     if (t === undefined) return;
     const r = t.next();
@@ -287,6 +377,7 @@ export class ColumnBuilder implements RecordVisitor {
     setStr(t, 7, r, type);
     setF64(c[8], r, tx);
     setF64(c[9], r, rx);
+    if (bad) nullImpossible(c, r, NIC_MEASURES, [tx, rx]);
   }
 
   /** The staged rows of every table asked for. */
@@ -300,6 +391,13 @@ export class ColumnBuilder implements RecordVisitor {
   }
 }
 
+/** Marks NULL, in row `r`, the measure columns (indexes `measures`) whose value is impossible. */
+function nullImpossible(c: (ColumnData | undefined)[], r: number, measures: readonly number[], values: readonly number[]): void {
+  values.forEach((v, f) => {
+    if (isImpossible(v)) setNull(c[measures[f]!], r);
+  });
+}
+
 /** Scratch for one disk's configured limits, in field order. */
 const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
 
@@ -308,9 +406,19 @@ const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
  * counterpart of decoding straight into a {@link ColumnBuilder}).
  */
 export function buildColumns(hours: readonly DecodedAccountHour[], tables: ReadonlySet<DataTable>, selection?: ColumnSelection): ColumnBatch {
+  return stageRecords(hours, tables, selection).batch;
+}
+
+/**
+ * {@link buildColumns}, with the impossible values found; `files[i]`: the display names of
+ * the files of `hours[i]` (default: none, the file is then "").
+ */
+export function stageRecords(
+  hours: readonly DecodedAccountHour[], tables: ReadonlySet<DataTable>, selection?: ColumnSelection, files: readonly (readonly string[])[] = [],
+): { batch: ColumnBatch; impossible: ImpossibleValue[] } {
   const builder = new ColumnBuilder(tables, 0, selection);
-  for (const h of hours) {
-    builder.beginHour(h.accountId, h.hourEpoch);
+  hours.forEach((h, hourIndex) => {
+    builder.beginHour(h.accountId, h.hourEpoch, files[hourIndex]);
     for (const space of h.account.cloudspaces) {
       const csId = space.cloudSpaceId;
       for (const m of space.machines) {
@@ -325,6 +433,6 @@ export function buildColumns(hours: readonly DecodedAccountHour[], tables: Reado
       builder.cloudSpace(csId, space.accountId, space.state);
     }
     builder.endHour(h.rootAccountId, h.account.cloudspaces.length);
-  }
-  return builder.finish();
+  });
+  return { batch: builder.finish(), impossible: [...builder.impossibleValues] };
 }

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { buildColumns } from "./ColumnBuilder.js";
+import { stageRecords } from "./ColumnBuilder.js";
+import { appendImpossibleValues } from "./impossibleValues.js";
 import { insertBatches } from "./insertColumns.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 
@@ -17,6 +18,8 @@ export interface AppendOptions {
  * current transaction (or auto-committed when there is none). The caller owns
  * transactions and the manifest. Gateways (`type = "routeros"`) go to `gateways`, every
  * other machine to `machines`; disks and NICs keep their position in the owner's list.
+ * Impossible values (SPEC 3.1) are NULL in the data tables and listed in `impossible_values`
+ * (their file named "").
  */
 export async function appendAccountHours(
   connection: DuckDBConnection,
@@ -24,5 +27,7 @@ export async function appendAccountHours(
   options: AppendOptions = {},
 ): Promise<void> {
   const tables = new Set<DataTable>(options.tables ?? DATA_TABLES);
-  await insertBatches(connection, [buildColumns([...hours], tables)], tables);
+  const { batch, impossible } = stageRecords([...hours], tables);
+  await insertBatches(connection, [batch], tables);
+  await appendImpossibleValues(connection, impossible);
 }

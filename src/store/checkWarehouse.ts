@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { isoUtc } from "../time.js";
+import { readImpossibleValues, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./schema.js";
 import type { LoadReport, SkippedFile } from "./types.js";
 
@@ -89,6 +90,8 @@ export interface CheckReport {
   emptyRecords: { machineHours: number; cloudSpaceHours: number };
   /** Account-hours whose file names another account than its path (`Account.accountId`). */
   accountIdMismatches: { accountId: number; hour: string; fileAccountId: number }[];
+  /** Every impossible value (SPEC 3.1: NaN, ±Infinity, negative) of every measure, billed or not (exit 3 when any). */
+  impossibleValues: ImpossibleValue[];
 }
 
 /** Options of {@link checkWarehouse}. */
@@ -104,8 +107,8 @@ const num = (v: unknown): number => Number(v);
  * and last hour and the hours missing inside that span (as half-open UTC ranges),
  * duplicates, conflicts and unreadable files (from the load report), unknown machine
  * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
- * quirk, only counted), empty records (no id and no type or state), and files naming
- * another account than their path.
+ * quirk, only counted), empty records (no id and no type or state), files naming another
+ * account than their path, and every impossible value (SPEC 3.1).
  */
 export async function checkWarehouse(connection: DuckDBConnection, load: LoadReport, options: CheckOptions = {}): Promise<CheckReport> {
   const limit = options.limit ?? 100;
@@ -182,5 +185,6 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     nicIdCollisions,
     emptyRecords: { machineHours: num(empty.machine_hours), cloudSpaceHours: num(empty.cloudspace_hours) },
     accountIdMismatches,
+    impossibleValues: await readImpossibleValues(connection),
   };
 }

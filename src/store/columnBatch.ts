@@ -17,7 +17,8 @@ export interface ColumnSpec {
 }
 
 const columns = (...specs: [string, ColumnKind][]): ColumnSpec[] => specs.map(([name, kind]) => ({ name, kind }));
-const DISK_LIMITS = [
+/** The columns of a disk's configured limits, in the order of `CONFIGURED_IOPS_FIELDS`. */
+export const DISK_LIMIT_COLUMNS = [
   "cfg_total_bytes_sec", "cfg_read_bytes_sec", "cfg_write_bytes_sec", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec",
   "cfg_total_bytes_sec_max", "cfg_read_bytes_sec_max", "cfg_write_bytes_sec_max", "cfg_total_iops_sec_max", "cfg_read_iops_sec_max",
   "cfg_write_iops_sec_max", "cfg_size_iops_sec",
@@ -38,7 +39,7 @@ export const TABLE_COLUMNS: Readonly<Record<DataTable, readonly ColumnSpec[]>> =
   disks: columns(
     ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["disk_index", "i32"], ["disk_id", "i32"],
     ["size_gb", "f64"], ["iops_read", "f64"], ["iops_write", "f64"], ["iops_read_max", "f64"], ["iops_write_max", "f64"],
-    ["has_configured_iops", "bool"], ...DISK_LIMITS.map((name): [string, ColumnKind] => [name, "f64"]),
+    ["has_configured_iops", "bool"], ...DISK_LIMIT_COLUMNS.map((name): [string, ColumnKind] => [name, "f64"]),
   ),
   nics: columns(
     ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["is_gateway", "bool"],
@@ -63,12 +64,16 @@ export function keptColumns(table: DataTable, selection: ColumnSelection | undef
   return all.flatMap((c, i) => (names.includes(c.name) ? [i] : []));
 }
 
-/** One staged column: typed arrays for numbers, an array for strings, validity for `i64null`. */
+/**
+ * One staged column: typed arrays for numbers, an array for strings, validity for `i64null`.
+ * `nulls` of a measure (`i32`, `f64`) lists, ascending, the rows holding an impossible value
+ * (SPEC 3.1), inserted as NULL; absent or empty when none does (the usual case).
+ */
 export type ColumnData =
   | { kind: "i64"; values: Int32Array }
   | { kind: "i64null"; values: Int32Array; valid: Uint8Array }
-  | { kind: "i32"; values: Int32Array }
-  | { kind: "f64"; values: Float64Array }
+  | { kind: "i32"; values: Int32Array; nulls?: number[] }
+  | { kind: "f64"; values: Float64Array; nulls?: number[] }
   | { kind: "bool"; values: Uint8Array }
   | StringColumn;
 

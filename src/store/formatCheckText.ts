@@ -1,4 +1,5 @@
 import type { CheckReport } from "./checkWarehouse.js";
+import { describeImpossible } from "./impossibleValues.js";
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -42,6 +43,12 @@ export function formatCheckText(report: CheckReport): string {
     out.push(`files naming another account than their path: ${report.accountIdMismatches.length}`);
     for (const m of report.accountIdMismatches) out.push(`  account ${m.accountId} ${m.hour}: the file says account ${m.fileAccountId}`);
   }
-  out.push(report.readable ? "result: every file was readable" : "result: some files could not be used (exit 3)");
+  out.push(`impossible values (NaN, infinite or negative; null in the tables, billing refuses them without --skip-bad): ${report.impossibleValues.length === 0 ? "none" : report.impossibleValues.length}`);
+  for (const v of report.impossibleValues) out.push(`  ${describeImpossible(v)}`);
+  out.push(
+    !report.readable ? "result: some files could not be used (exit 3)"
+    : report.impossibleValues.length > 0 ? "result: every file was readable; some hold impossible values (exit 3)"
+    : "result: every file was readable",
+  );
   return `${out.join("\n")}\n`;
 }

@@ -46,7 +46,7 @@ function lowerBound(rows: readonly number[], row: number): number {
 /**
  * Copies rows `[offset, offset + count)` of `data` into the chunk: each number column and
  * the inline string records in one native copy per column, strings too long to inline one
- * by one, the validity of nullable columns as a bit mask.
+ * by one, the validity of nullable columns (and of measures with impossible values) as a bit mask.
  */
 function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, count: number): void {
   output.rowCount = count;
@@ -71,6 +71,19 @@ function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, 
       }
       duckdb.vector_ensure_validity_writable(vector);
       duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength);
+    } else if ((column.kind === "f64" || column.kind === "i32") && column.nulls !== undefined && column.nulls.length > 0) {
+      // impossible values (SPEC 3.1): a few listed rows, NULL
+      const nulls = column.nulls;
+      const first = lowerBound(nulls, offset);
+      if (first < nulls.length && nulls[first]! < offset + count) {
+        const mask = new Uint8Array(CHUNK_ROWS / 8).fill(0xff);
+        for (let k = first; k < nulls.length && nulls[k]! < offset + count; k++) {
+          const r = nulls[k]! - offset;
+          mask[r >> 3]! &= ~(1 << (r & 7));
+        }
+        duckdb.vector_ensure_validity_writable(vector);
+        duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength);
+      }
     }
   });
 }

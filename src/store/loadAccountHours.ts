@@ -8,6 +8,7 @@ import type { AccountHour, Source } from "../input/types.js";
 import { BatchWriter } from "./batchWriter.js";
 import type { ColumnSelection } from "./columnBatch.js";
 import { classifySources, sourceSlot, type HashedSource } from "./classifySources.js";
+import { appendImpossibleValues, type ImpossibleValue } from "./impossibleValues.js";
 import type { Manifest, ManifestRow } from "./manifest.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
@@ -150,6 +151,8 @@ export async function loadAccountHours(
   let group: Job[] = [];
   let bytesInGroup = 0;
   const inFlight: { jobs: Job[]; staged: Promise<StagedGroup> }[] = [];
+  /** Impossible values of the batch's hours: recorded with its rows and manifest (never an error of the load; billing decides). */
+  let impossible: ImpossibleValue[] = [];
 
   const row = (s: HashedSource, hour: AccountHour, status: ManifestRow["status"], reason: string | null, code: string | null): ManifestRow => ({
     sha256: s.sha256, source: s.source.name, accountId: hour.accountId, hourEpoch: hour.hourEpoch,
@@ -181,7 +184,13 @@ export async function loadAccountHours(
   /** Ends the batch: its rows and manifest rows commit together (in DuckDB's threads, while reading goes on). */
   const commit = async (): Promise<void> => {
     takeReaderErrors();
-    await writer.commit(manifest.take());
+    const writeManifest = manifest.take();
+    const values = impossible;
+    impossible = [];
+    await writer.commit(async (c) => {
+      await writeManifest(c);
+      await appendImpossibleValues(c, values);
+    });
     bytesInBatch = 0;
   };
 
@@ -207,7 +216,7 @@ export async function loadAccountHours(
       // No other statement of this run overlaps the deletes (their rows were committed by an earlier run).
       await writer.exclusive(async (current) => {
         for (const { hour } of replacing) {
-          for (const table of DATA_TABLES) {
+          for (const table of [...DATA_TABLES, "impossible_values"]) {
             await current.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
           }
         }
@@ -225,6 +234,7 @@ export async function loadAccountHours(
       outcome.filesLoaded += job.kept.length;
       outcome.accountHours++;
     }
+    impossible.push(...staged.impossible);
     await writer.add(staged.batch, loadedBytes);
     bytesInBatch += loadedBytes;
     if (bytesInBatch >= batchBytes) await commit();

@@ -1,3 +1,5 @@
+import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "./impossibleValues.js";
+
 /**
  * The warehouse tables. Every hour is `hour_epoch`: epoch seconds UTC of the start of the
  * hour directory (SPEC 2.1), BIGINT, everywhere. Units are in column names. Float32 values
@@ -27,7 +29,11 @@ export const FILE_STATUSES = ["loaded", "duplicate", "rejected", "superseded"] a
 /** A manifest row's status, see {@link FILE_STATUSES}. */
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
-/** Every DDL statement, idempotent (`IF NOT EXISTS`). */
+/**
+ * Every DDL statement, idempotent (`IF NOT EXISTS`). The measures (vcpus, mem, sizes, IOPS,
+ * limits, tx/rx) are nullable: NULL is an impossible value of the file (SPEC 3.1), listed in
+ * `impossible_values`; a database made before that has its columns made nullable here.
+ */
 export const SCHEMA_SQL = `
 CREATE SEQUENCE IF NOT EXISTS files_seq;
 
@@ -79,9 +85,9 @@ CREATE TABLE IF NOT EXISTS machines (
   cloudspace_id  INTEGER NOT NULL,
   machine_id     INTEGER NOT NULL,
   type           VARCHAR NOT NULL,
-  vcpus          INTEGER NOT NULL,
-  cpu_minutes    DOUBLE NOT NULL,      -- CPU-minutes used in the hour
-  mem_mb         DOUBLE NOT NULL,
+  vcpus          INTEGER,
+  cpu_minutes    DOUBLE,               -- CPU-minutes used in the hour
+  mem_mb         DOUBLE,
   image_name     VARCHAR NOT NULL,
   status         VARCHAR NOT NULL
 );
@@ -92,9 +98,9 @@ CREATE TABLE IF NOT EXISTS gateways (
   hour_epoch     BIGINT NOT NULL,
   cloudspace_id  INTEGER NOT NULL,
   gateway_id     INTEGER NOT NULL,
-  vcpus          INTEGER NOT NULL,
-  cpu_minutes    DOUBLE NOT NULL,
-  mem_mb         DOUBLE NOT NULL,
+  vcpus          INTEGER,
+  cpu_minutes    DOUBLE,
+  mem_mb         DOUBLE,
   image_name     VARCHAR NOT NULL,
   status         VARCHAR NOT NULL
 );
@@ -106,25 +112,25 @@ CREATE TABLE IF NOT EXISTS disks (
   machine_id     INTEGER NOT NULL,
   disk_index     INTEGER NOT NULL,     -- position in the machine's list
   disk_id        INTEGER NOT NULL,
-  size_gb        DOUBLE NOT NULL,
-  iops_read      DOUBLE NOT NULL,      -- average IOPS in the hour
-  iops_write     DOUBLE NOT NULL,
-  iops_read_max  DOUBLE NOT NULL,
-  iops_write_max DOUBLE NOT NULL,
+  size_gb        DOUBLE,
+  iops_read      DOUBLE,               -- average IOPS in the hour
+  iops_write     DOUBLE,
+  iops_read_max  DOUBLE,
+  iops_write_max DOUBLE,
   has_configured_iops BOOLEAN NOT NULL, -- false for files of the older schema
-  cfg_total_bytes_sec DOUBLE NOT NULL,
-  cfg_read_bytes_sec  DOUBLE NOT NULL,
-  cfg_write_bytes_sec DOUBLE NOT NULL,
-  cfg_total_iops_sec  DOUBLE NOT NULL,
-  cfg_read_iops_sec   DOUBLE NOT NULL,
-  cfg_write_iops_sec  DOUBLE NOT NULL,
-  cfg_total_bytes_sec_max DOUBLE NOT NULL,
-  cfg_read_bytes_sec_max  DOUBLE NOT NULL,
-  cfg_write_bytes_sec_max DOUBLE NOT NULL,
-  cfg_total_iops_sec_max  DOUBLE NOT NULL,
-  cfg_read_iops_sec_max   DOUBLE NOT NULL,
-  cfg_write_iops_sec_max  DOUBLE NOT NULL,
-  cfg_size_iops_sec   DOUBLE NOT NULL
+  cfg_total_bytes_sec DOUBLE,
+  cfg_read_bytes_sec  DOUBLE,
+  cfg_write_bytes_sec DOUBLE,
+  cfg_total_iops_sec  DOUBLE,
+  cfg_read_iops_sec   DOUBLE,
+  cfg_write_iops_sec  DOUBLE,
+  cfg_total_bytes_sec_max DOUBLE,
+  cfg_read_bytes_sec_max  DOUBLE,
+  cfg_write_bytes_sec_max DOUBLE,
+  cfg_total_iops_sec_max  DOUBLE,
+  cfg_read_iops_sec_max   DOUBLE,
+  cfg_write_iops_sec_max  DOUBLE,
+  cfg_size_iops_sec   DOUBLE
 );
 
 -- NICs of machines and of gateways (is_gateway), with their position in the owner's list.
@@ -137,8 +143,8 @@ CREATE TABLE IF NOT EXISTS nics (
   nic_index      INTEGER NOT NULL,     -- position in the owner's list (the stats "port")
   nic_id         INTEGER NOT NULL,     -- often 0 on the platform
   type           VARCHAR NOT NULL,     -- 'external', 'space', ...
-  tx_bytes       DOUBLE NOT NULL,
-  rx_bytes       DOUBLE NOT NULL
+  tx_bytes       DOUBLE,
+  rx_bytes       DOUBLE
 );
 
 -- Names the service lists (accounts/list, cloudspaces/list), stored by \`sync\`. A names file wins over them.
@@ -157,4 +163,6 @@ CREATE TABLE IF NOT EXISTS sync_state (
   synced_until_epoch BIGINT NOT NULL,  -- exclusive: the hours t < this were downloaded and ingested
   synced_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
+${IMPOSSIBLE_VALUES_SQL}
+${NULLABLE_MEASURES_SQL}
 `;

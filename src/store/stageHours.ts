@@ -5,7 +5,8 @@ import { BadFileError } from "../errors.js";
 import { readDeferred } from "../input/readSource.js";
 import type { AccountHour } from "../input/types.js";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
-import { buildColumns, ColumnBuilder } from "./ColumnBuilder.js";
+import { ColumnBuilder, stageRecords } from "./ColumnBuilder.js";
+import type { ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./schema.js";
 
 /** A file that could not be decoded, as plain data (it crosses from a worker). */
@@ -23,6 +24,8 @@ export interface StagedGroup {
   errors: StageError[];
   /** The hex SHA-256 of every file, by account-hour and source (failed hours included). */
   sha256: string[][];
+  /** The impossible values (SPEC 3.1) of the staged hours, staged as NULL. */
+  impossible: ImpossibleValue[];
 }
 
 /**
@@ -89,23 +92,26 @@ export function stageHours(
   const sha256 = hours.map((hour, index) =>
     hour.sources.map((s) => (unread.has(index) ? "" : createHash("sha256").update(s.bytes).digest("hex"))),
   );
+  const names = (hour: AccountHour) => hour.sources.map((s) => s.name);
   if (decode !== undefined) {
     const decoded: DecodedAccountHour[] = [];
+    const files: string[][] = [];
     hours.forEach((hour, index) => {
       if (unread.has(index)) return;
       try {
         decoded.push(decode(hour));
+        files.push(names(hour));
       } catch (error) {
         failed(index, error);
       }
     });
-    return { batch: buildColumns(decoded, new Set(tables), columns), errors, sha256 };
+    return { ...stageRecords(decoded, new Set(tables), columns, files), errors, sha256 };
   }
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
   const builder = new ColumnBuilder(new Set(tables), inputBytes, columns);
   hours.forEach((hour, index) => {
     if (unread.has(index)) return;
-    builder.beginHour(hour.accountId, hour.hourEpoch);
+    builder.beginHour(hour.accountId, hour.hourEpoch, names(hour));
     try {
       const { rootAccountId, cloudspaces } = visitAccountHour(hour, builder);
       builder.endHour(rootAccountId, cloudspaces);
@@ -114,7 +120,7 @@ export function stageHours(
       failed(index, error);
     }
   });
-  return { batch: builder.finish(), errors, sha256 };
+  return { batch: builder.finish(), errors, sha256, impossible: [...builder.impossibleValues] };
 }
 
 /** A stager decoding in the calling thread. */

@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
 import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/billingCtes.js";
+import { assertBillable } from "../../billing/billedImpossibleValues.js";
 import { calculate } from "../../billing/calculate.js";
 import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQuality.js";
 import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
@@ -111,6 +112,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         const billing: BillingOptions = {
           units, names: overlayNames(await readEntityNames(connection), names), cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per,
         };
+        await assertBillable(connection, params, units, argv.skipBad); // SPEC 3.1: exit 3, or count them as 0
         if (argv.format === "json") {
           if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
           const result = await calculate(connection, params, billing);

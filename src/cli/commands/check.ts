@@ -1,7 +1,8 @@
 import type { Argv, CommandModule } from "yargs";
-import { BadFileError, BadInputError } from "../../errors.js";
+import { BadFileError, BadInputError, ImpossibleValuesError } from "../../errors.js";
 import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
 import { formatCheckText } from "../../store/formatCheckText.js";
+import { describeImpossible } from "../../store/impossibleValues.js";
 import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 
@@ -11,8 +12,8 @@ interface CheckArgs extends InputArgs {
 
 /**
  * `cloudunits check <inputs...|--db FILE> [--format text|json]`: the data-quality report on
- * stdout; exit 0 when every file was readable, 3 otherwise (bad files are always reported,
- * never fatal to the report itself).
+ * stdout; exit 0 when every file was readable and holds no impossible value, 3 otherwise
+ * (bad files and values are always reported, never fatal to the report itself).
  */
 export const checkCommand: CommandModule<object, CheckArgs> = {
   ...commandLine("check"),
@@ -27,6 +28,9 @@ export const checkCommand: CommandModule<object, CheckArgs> = {
     process.stdout.write(argv.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatCheckText(report));
     if (!report.readable) {
       throw new BadInputError([...report.unreadable, ...report.conflicts].map((s) => new BadFileError(s.code, s.file, s.reason)));
+    }
+    if (report.impossibleValues.length > 0) {
+      throw new ImpossibleValuesError(report.impossibleValues, report.impossibleValues.map(describeImpossible), "in the data");
     }
   },
 };

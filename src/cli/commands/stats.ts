@@ -12,6 +12,8 @@ import { parsePeriod } from "../../stats/runStats.js";
 import { SERIES_CATALOG, statsTables } from "../../stats/seriesCatalog.js";
 import { selectSeries } from "../../stats/selectSeries.js";
 import { statsAccount } from "../../stats/statsAccount.js";
+import { statsImpossibleValues } from "../../stats/statsImpossibleValues.js";
+import { describeImpossible } from "../../store/impossibleValues.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "../../stats/types.js";
 import type { DataTable } from "../../store/schema.js";
 import { isoUtc } from "../../time.js";
@@ -67,6 +69,10 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
           const params = { start: fromEpoch, end: tillEpoch, accountId: account };
           for (const w of qualityWarnings(await dataQuality(connection, params), params)) {
             if (w.code === "MISSING_HOURS") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+          }
+          // impossible values are null in the series, never silent (SPEC 3.1)
+          for (const v of await statsImpossibleValues(connection, argv.entity, account, { id, ...request })) {
+            process.stderr.write(`cloudunits: warning: impossible value, null in the series: ${describeImpossible(v)}\n`);
           }
         }
         return result;
