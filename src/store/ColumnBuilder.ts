@@ -284,100 +284,101 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
-    for (let k = this.ownerFrom; k < this.impossible.length; k++) this.impossible[k]!.machineType = type;
-    const bad = vcpus < 0 || isImpossible(cpuMinutes) || isImpossible(mem);
-    if (bad) {
-      [vcpus, cpuMinutes, mem].forEach((v, f) => {
-        if (isImpossible(v)) this.record("machine", f, v, cloudSpaceId, id, type, null, null, null);
-      });
-    }
-    this.ownerFrom = this.impossible.length;
-    if (type === GATEWAY_TYPE) {
-      const t = this.gateways;
-      if (t === undefined) return;
-      const r = t.next();
-      const c = t.columns;
+    let r = -1;
+    let c: (ColumnData | undefined)[] | undefined;
+    const gateway = type === GATEWAY_TYPE;
+    const t = gateway ? this.gateways : this.machines;
+    if (t !== undefined) {
+      r = t.next();
+      c = t.columns;
       this.key(c, r, cloudSpaceId);
       setI32(c[3], r, id);
-      setI32(c[4], r, vcpus);
-      setF64(c[5], r, cpuMinutes);
-      setF64(c[6], r, mem);
-      setStr(t, 7, r, imageName);
-      setStr(t, 8, r, status);
-      if (bad) nullImpossible(c, r, GATEWAY_MEASURES, [vcpus, cpuMinutes, mem]);
-      return;
+      if (gateway) {
+        setI32(c[4], r, vcpus);
+        setF64(c[5], r, cpuMinutes);
+        setF64(c[6], r, mem);
+        setStr(t, 7, r, imageName);
+        setStr(t, 8, r, status);
+      } else {
+        setStr(t, 4, r, type);
+        setI32(c[5], r, vcpus);
+        setF64(c[6], r, cpuMinutes);
+        setF64(c[7], r, mem);
+        setStr(t, 8, r, imageName);
+        setStr(t, 9, r, status);
+      }
     }
-    const t = this.machines;
-    if (t === undefined) return;
-    const r = t.next();
-    const c = t.columns;
-    this.key(c, r, cloudSpaceId);
-    setI32(c[3], r, id);
-    setStr(t, 4, r, type);
-    setI32(c[5], r, vcpus);
-    setF64(c[6], r, cpuMinutes);
-    setF64(c[7], r, mem);
-    setStr(t, 8, r, imageName);
-    setStr(t, 9, r, status);
-    if (bad) nullImpossible(c, r, MACHINE_MEASURES, [vcpus, cpuMinutes, mem]);
+    // the checks stay here, the rare rest out of line: this is the decoder's hot path
+    if (this.ownerFrom < this.impossible.length || vcpus < 0 || isImpossible(cpuMinutes) || isImpossible(mem)) {
+      this.impossibleMachine(cloudSpaceId, id, type, [vcpus, cpuMinutes, mem], c, r, gateway ? GATEWAY_MEASURES : MACHINE_MEASURES);
+    }
+  }
+
+  /** Names the machine's type in its NICs' and disks' impossible values, and records and nulls its own. */
+  private impossibleMachine(
+    cloudSpaceId: number, id: number, type: string, values: number[], c: (ColumnData | undefined)[] | undefined, r: number, measures: readonly number[],
+  ): void {
+    for (let k = this.ownerFrom; k < this.impossible.length; k++) this.impossible[k]!.machineType = type;
+    values.forEach((v, f) => {
+      if (isImpossible(v)) this.record("machine", f, v, cloudSpaceId, id, type, null, null, null);
+    });
+    this.ownerFrom = this.impossible.length;
+    if (c !== undefined) nullImpossible(c, r, measures, values);
   }
 
   disk(
     cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
     iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: ArrayLike<number> | null,
   ): void {
-    let bad = isImpossible(size) || isImpossible(iopsRead) || isImpossible(iopsWrite) || isImpossible(iopsReadMax) || isImpossible(iopsWriteMax);
-    if (!bad && configuredIops !== null) {
-      for (let f = 0; f < 13; f++) {
-        if (isImpossible(configuredIops[f]!)) {
-          bad = true;
-          break;
-        }
-      }
-    }
-    // the machine's type is filled in when the machine is visited, right after its disks
-    const values = bad ? [size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, ...Array.from(configuredIops ?? NO_LIMITS)] : undefined;
-    values?.forEach((v, f) => {
-      if (isImpossible(v)) this.record("disk", f, v, cloudSpaceId, machineId, "", index, id, null);
-    });
+    let r = -1;
     const t = this.disks;
-    if (t === undefined) return;
-    const r = t.next();
-    const c = t.columns;
-    this.key(c, r, cloudSpaceId);
-    setI32(c[3], r, machineId);
-    setI32(c[4], r, index);
-    setI32(c[5], r, id);
-    setF64(c[6], r, size);
-    setF64(c[7], r, iopsRead);
-    setF64(c[8], r, iopsWrite);
-    setF64(c[9], r, iopsReadMax);
-    setF64(c[10], r, iopsWriteMax);
-    setBool(c[11], r, configuredIops !== null);
-    for (let f = 0; f < 13; f++) setF64(c[12 + f], r, configuredIops === null ? 0 : configuredIops[f]!);
-    if (values !== undefined) nullImpossible(c, r, DISK_MEASURES, values);
+    if (t !== undefined) {
+      r = t.next();
+      const c = t.columns;
+      this.key(c, r, cloudSpaceId);
+      setI32(c[3], r, machineId);
+      setI32(c[4], r, index);
+      setI32(c[5], r, id);
+      setF64(c[6], r, size);
+      setF64(c[7], r, iopsRead);
+      setF64(c[8], r, iopsWrite);
+      setF64(c[9], r, iopsReadMax);
+      setF64(c[10], r, iopsWriteMax);
+      setBool(c[11], r, configuredIops !== null);
+      for (let f = 0; f < 13; f++) setF64(c[12 + f], r, configuredIops === null ? 0 : configuredIops[f]!);
+    }
+    if (isImpossible(size) || isImpossible(iopsRead) || isImpossible(iopsWrite) || isImpossible(iopsReadMax) || isImpossible(iopsWriteMax) ||
+      (configuredIops !== null && anyImpossible(configuredIops))) {
+      const values = [size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, ...Array.from(configuredIops ?? NO_LIMITS)];
+      // the machine's type is filled in when the machine is visited, right after its disks
+      values.forEach((v, f) => {
+        if (isImpossible(v)) this.record("disk", f, v, cloudSpaceId, machineId, "", index, id, null);
+      });
+      if (t !== undefined) nullImpossible(t.columns, r, DISK_MEASURES, values);
+    }
   }
 
   nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
-    const bad = isImpossible(tx) || isImpossible(rx);
-    if (bad) {
+    let r = -1;
+    const t = this.nics;
+    if (t !== undefined) {
+      r = t.next();
+      const c = t.columns;
+      this.key(c, r, cloudSpaceId);
+      setI32(c[3], r, machineId);
+      setBool(c[4], r, machineType === GATEWAY_TYPE);
+      setI32(c[5], r, index);
+      setI32(c[6], r, id);
+      setStr(t, 7, r, type);
+      setF64(c[8], r, tx);
+      setF64(c[9], r, rx);
+    }
+    if (isImpossible(tx) || isImpossible(rx)) {
       [tx, rx].forEach((v, f) => {
         if (isImpossible(v)) this.record("nic", f, v, cloudSpaceId, machineId, machineType, index, id, type);
       });
+      if (t !== undefined) nullImpossible(t.columns, r, NIC_MEASURES, [tx, rx]);
     }
-    const t = this.nics;
-    if (t === undefined) return;
-    const r = t.next();
-    const c = t.columns;
-    this.key(c, r, cloudSpaceId);
-    setI32(c[3], r, machineId);
-    setBool(c[4], r, machineType === GATEWAY_TYPE);
-    setI32(c[5], r, index);
-    setI32(c[6], r, id);
-    setStr(t, 7, r, type);
-    setF64(c[8], r, tx);
-    setF64(c[9], r, rx);
-    if (bad) nullImpossible(c, r, NIC_MEASURES, [tx, rx]);
   }
 
   /** The staged rows of every table asked for. */
@@ -389,6 +390,12 @@ export class ColumnBuilder implements RecordVisitor {
     });
     return batch;
   }
+}
+
+/** True when one of `values` is impossible. */
+function anyImpossible(values: ArrayLike<number>): boolean {
+  for (let f = 0; f < values.length; f++) if (isImpossible(values[f]!)) return true;
+  return false;
 }
 
 /** Marks NULL, in row `r`, the measure columns (indexes `measures`) whose value is impossible. */
