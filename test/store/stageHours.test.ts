@@ -5,6 +5,7 @@ import { generateHours } from "../../src/generate/generateHours.js";
 import type { AccountHour, Source } from "../../src/input/types.js";
 import { DATA_TABLES } from "../../src/store/schema.js";
 import { stageHours } from "../../src/store/stageHours.js";
+import { workerStager } from "../../src/store/workerStager.js";
 
 // The loader stages straight from the bytes into columns; decoding into records first
 // (decodeAccountHour, the public decoder) must give exactly the same rows and errors.
@@ -58,5 +59,35 @@ describe("staging account-hours as columns", () => {
   it("stages only the tables asked for", () => {
     const staged = stageHours(sampleHours().slice(1, 3), ["machines", "nics"]);
     expect(Object.keys(staged.batch).sort()).toEqual(["machines", "nics"]);
+  });
+
+  it("stages an impossible value as NULL and names its own file among an hour's per-cloud-space files, on a worker too", async () => {
+    const [h] = [...generateHours({ accounts: 1, spaces: 2, machines: 2, hours: 1, seed: 5 })];
+    const spaces = h!.account.cloudspaces;
+    const vm = spaces[1]!.machines.find((m) => m.type === "vm")!;
+    vm.mem = NaN;
+    vm.disks[0]!.size = -2;
+    const names = spaces.map((cs) => `${h!.accountId}/2026/10/1/0/${cs.cloudSpaceId}.bin`);
+    const hour: AccountHour = {
+      accountId: h!.accountId, hourEpoch: h!.hourEpoch,
+      sources: spaces.map((cs, k) => ({ name: names[k]!, root: "CloudSpace", packed: false, bytes: encodeCloudSpace(cs) })),
+    };
+    const direct = stageHours([hour], DATA_TABLES);
+    expect(direct.impossible.map((v) => [v.file, v.machineId, v.machineType, v.part, v.field, v.value])).toEqual([
+      [names[1], vm.id, "vm", "disk", "size", "-2"],
+      [names[1], vm.id, "vm", "machine", "mem", "NaN"],
+    ]);
+    const machines = direct.batch.machines!;
+    const mem = machines.columns[7]!;
+    const row = (machines.columns[3]! as { values: Int32Array }).values.indexOf(vm.id);
+    expect(mem.kind === "f64" && mem.nulls).toEqual([row]);
+    expect(plain(stageHours([hour], DATA_TABLES, (x) => decodeAccountHour(x)))).toEqual(plain(direct));
+    const stager = workerStager(1);
+    try {
+      const onWorker = await stager.stage([{ ...hour, sources: hour.sources.map((s) => ({ ...s, bytes: s.bytes.slice() })) }], DATA_TABLES);
+      expect(plain(onWorker)).toEqual(plain(direct));
+    } finally {
+      await stager.close();
+    }
   });
 });
