@@ -31,7 +31,12 @@ export interface Store {
   readonly load: LoadReport;
   /** The DuckDB connection, for queries beyond these methods (tables of `SCHEMA_SQL`). */
   readonly connection: DuckDBConnection;
-  /** `billing/calculate` (SPEC 3.1 shape) over `[start, end)`, epoch seconds; names: those `sync` stored, under `options.names`. */
+  /**
+   * `billing/calculate` (SPEC 3.3 shape) over `[start, end)`, epoch seconds; names: those `sync`
+   * stored, under `options.names`. Throws an ImpossibleValuesError (SPEC 3.1) when a billed
+   * field of the period holds NaN, ±Infinity or a negative value, unless the store was opened
+   * with `skipBad` (then it counts as 0).
+   */
   calculate(params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
   calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
   calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
