@@ -12,7 +12,7 @@ import { statsCommand } from "../../src/cli/commands/stats.js";
 import { exitCodeFor } from "../../src/cli/exitCode.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { UsageError } from "../../src/index.js";
+import { ImpossibleValuesError, open, UsageError } from "../../src/index.js";
 
 /**
  * SPEC 3.1, impossible values: files made by the project's encoder, one account (2) with
@@ -330,5 +330,27 @@ describe("impossible values in every output", () => {
     const clean = await cli("billing", "--db", db, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T01:00Z", "--account-id", "2");
     expect(clean.code).toBe(0);
     expectClose(consumption(clean.stdout), { CU: 4, SU: 0.75, TU: 3, NU: 1.75 });
+  });
+
+  it("the library's calculate throws ImpossibleValuesError naming them, and counts them as 0 when opened with skipBad", async () => {
+    const period = { start: T0, end: T1 + 3600, accountId: 2 };
+    const store = await open([dir]);
+    try {
+      const error = await store.calculate(period).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ImpossibleValuesError);
+      expect((error as ImpossibleValuesError).code).toBe("IMPOSSIBLE_VALUE");
+      expect((error as ImpossibleValuesError).values.map((v) => `${v.field}=${v.value}`).sort()).toEqual(
+        ["configuredIops.totalIopsSec=NaN", "mem=NaN", "tx=-Infinity", "vcpus=-128"],
+      );
+    } finally {
+      store.close();
+    }
+    const skipping = await open([dir], { skipBad: true });
+    try {
+      const { account } = await skipping.calculate(period, { allUnits: true });
+      expectClose(account.consumption as Record<string, number>, skipped);
+    } finally {
+      skipping.close();
+    }
   });
 });
