@@ -191,17 +191,27 @@ export async function periodLines(
   return reader.getRowObjectsJS().map((row) => toLine(row, resolved));
 }
 
+/** Seconds of the windows `hourlyLines` queries one at a time (one day). */
+const HOURLY_WINDOW_SECONDS = 86_400;
+
 /**
  * The hourly lines of the given levels, streamed in batches (ordered by hour, then the
- * hierarchy): what `--detail hourly` and FOCUS render. Same figures as `periodLines`.
+ * hierarchy): what `--detail hourly`, the Hourly sheet and FOCUS render. Same figures as
+ * `periodLines`. The period is queried one day at a time: lines are ordered by hour first and
+ * every figure is per hour, so the days in turn give exactly the period's lines, while DuckDB
+ * sorts one day's lines instead of the whole period's (memory no longer grows with the period).
  */
 export async function* hourlyLines(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const result = await connection.stream(linesSql(levels, resolved.units, resolved.cuRollup, true), paramValues(params), PARAM_TYPES);
-  for await (const rows of result.yieldRowObjectJs()) yield rows.map((row) => toLine(row, resolved));
+  const sql = linesSql(levels, resolved.units, resolved.cuRollup, true);
+  for (let start = params.start; start < params.end; start += HOURLY_WINDOW_SECONDS) {
+    const window = { ...params, start, end: Math.min(start + HOURLY_WINDOW_SECONDS, params.end) };
+    const result = await connection.stream(sql, paramValues(window), PARAM_TYPES);
+    for await (const rows of result.yieldRowObjectJs()) yield rows.map((row) => toLine(row, resolved));
+  }
 }
 
 /** The number of hourly lines `hourlyLines` would yield for these levels. */

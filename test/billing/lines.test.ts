@@ -6,19 +6,24 @@ import { hourlyLineCount, hourlyLines, periodLines, UNIT_NAMES, type BillingLine
 const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
 
 describe("line items", () => {
+  // 60 hours from 05:00 span three UTC days, so the day-by-day queries of hourlyLines meet at two boundaries.
   it.each(["aggregate", "sum"] as const)("hourly lines add up to the period lines, entity by entity, under %s", async (cuRollup) => {
-    const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 12, start: OCT_1, seed: 3 })]);
-    const params = { start: OCT_1, end: OCT_1 + 12 * HOUR };
+    const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 72, start: OCT_1, seed: 3 })]);
+    const params = { start: OCT_1 + 5 * HOUR, end: OCT_1 + 65 * HOUR };
     const period = await periodLines(connection, params, { cuRollup });
     const sums = new Map<string, { hours: number; units: Record<string, number> }>();
+    let lastHour = -Infinity;
     for await (const batch of hourlyLines(connection, params, { cuRollup })) {
       for (const l of batch) {
+        expect(l.hourEpoch!).toBeGreaterThanOrEqual(lastHour);
+        lastHour = l.hourEpoch!;
         const s = sums.get(key(l)) ?? { hours: 0, units: {} };
         s.hours += 1;
         for (const u of UNIT_NAMES) s.units[u] = (s.units[u] ?? 0) + (l.quantities[u] ?? 0);
         sums.set(key(l), s);
       }
     }
+    expect(lastHour).toBe(params.end - HOUR);
     expect(period.map(key).sort()).toEqual([...sums.keys()].sort());
     expect(await hourlyLineCount(connection, params, { cuRollup })).toBe([...sums.values()].reduce((a, s) => a + s.hours, 0));
     for (const line of period) {
