@@ -14,6 +14,9 @@ import { DATA_TABLES, type DataTable } from "./schema.js";
 import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
 import type { SkippedFile } from "./types.js";
 
+/** The manifest reason of a file left out because another file of its account-hour is unreadable. */
+const partUnreadable = (badFile: string) => `not loaded: ${badFile} of the same account-hour is unreadable`;
+
 /** How {@link loadAccountHours} treats what it finds. */
 export interface LoadRules {
   /** Record bad files and conflicts as skipped (manifest `rejected`) and go on. Default false: collect them as errors. */
@@ -208,7 +211,7 @@ export async function loadAccountHours(
       if (e === undefined) return;
       const error = new BadFileError(e.code, e.file, e.reason);
       reject(job.kept.map((s) => row(s, job.hour, "rejected",
-        s.source.name === e.file ? e.reason : `not loaded: ${e.file} of the same account-hour is unreadable`, e.code)), error);
+        s.source.name === e.file ? e.reason : partUnreadable(e.file), e.code)), error);
     });
     if (rules.stopOnError && outcome.errors.length > 0) return;
     const replacing = ok.filter((j) => j.replacing);
@@ -266,7 +269,7 @@ export async function loadAccountHours(
       takeReaderErrors();
       if (lost !== undefined) {
         // one bad cloud space rejects its split hour, named (without skipBad, `lost` is already an error)
-        const reason = `not loaded: ${lost.file} of the same account-hour is unreadable`;
+        const reason = partUnreadable(lost.file);
         if (skipBad) reject(hour.sources.map((source) => row({ source, sha256: "", sizeBytes: sizeOf(source) }, hour, "rejected", reason, lost.code)), lost);
         continue;
       }
@@ -302,7 +305,7 @@ export async function loadAccountHours(
       if (incomplete.length > 0) {
         // one bad cloud space rejects its split hour, naming it (without skipBad, `cause` is already an error)
         const cause = bad[0]!.error;
-        const reason = `not loaded: ${cause.file} of the same account-hour is unreadable`;
+        const reason = partUnreadable(cause.file);
         if (skipBad) reject(incomplete.map((s) => row(s, hour, "rejected", reason, cause.code)), cause);
         continue;
       }
