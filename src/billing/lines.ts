@@ -2,9 +2,9 @@ import { BIGINT, type DuckDBConnection, type DuckDBType } from "@duckdb/node-api
 import { UsageError } from "../errors.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
-import { billingCtes } from "./billingCtes.js";
-import { showbackCtes } from "./showbackCtes.js";
+import { BillingEngine, type EngineLine } from "./billingEngine.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
+import { warehouseFacts } from "./warehouseFacts.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;
@@ -107,36 +107,6 @@ export function checkParams(params: BillingParams): void {
   }
 }
 
-const LEVEL_SQL: Record<Level, { cte: string; keys: string }> = {
-  environment: { cte: "(SELECT *, CU AS cu_allocated, 0::DOUBLE AS own_nic_nu FROM bill_environment_hours)", keys: "NULL::BIGINT AS account_id, NULL::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
-  account: { cte: "(SELECT *, CU AS cu_allocated, 0::DOUBLE AS own_nic_nu FROM bill_account_hours)", keys: "account_id, NULL::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
-  cloudspace: { cte: "bill_cloudspace_showback", keys: "account_id, cloudspace_id::BIGINT AS cloudspace_id, NULL::BIGINT AS machine_id" },
-  machine: { cte: "bill_machine_showback", keys: "account_id, cloudspace_id::BIGINT AS cloudspace_id, machine_id::BIGINT AS machine_id" },
-};
-
-function unitColumns(level: Level, aggregate: (column: string) => string): string {
-  return UNIT_NAMES.map((u) => (u === "NU" && level === "machine" ? `NULL::DOUBLE AS NU` : `${aggregate(u)}::DOUBLE AS ${u}`)).join(", ");
-}
-
-/** The SQL of the lines of some levels: per period (`hourly` false) or per hour, ordered by the hierarchy. */
-export function linesSql(levels: readonly Level[], units: Units, cuRollup: CuRollup, hourly: boolean): string {
-  const selects = levels.map((level) => {
-    const { cte, keys } = LEVEL_SQL[level];
-    const rank = LEVELS.indexOf(level);
-    if (hourly) {
-      return `SELECT ${rank} AS level_rank, ${keys}, hour_epoch, 1::BIGINT AS sample_hours, ${unitColumns(level, (c) => c)}, cu_sum::DOUBLE AS cu_sum, gateway_piu::DOUBLE AS gateway_piu,
-        cu_allocated::DOUBLE AS cu_allocated, own_nic_nu::DOUBLE AS own_nic_nu FROM ${cte}`;
-    }
-    const by = { environment: "", account: "GROUP BY account_id", cloudspace: "GROUP BY account_id, cloudspace_id", machine: "GROUP BY account_id, cloudspace_id, machine_id" }[level];
-    return `SELECT ${rank} AS level_rank, ${keys}, NULL::BIGINT AS hour_epoch, count(*)::BIGINT AS sample_hours,
-      ${unitColumns(level, (c) => `fsum(${c})`)}, fsum(cu_sum)::DOUBLE AS cu_sum, fsum(gateway_piu)::DOUBLE AS gateway_piu,
-      fsum(cu_allocated)::DOUBLE AS cu_allocated, fsum(own_nic_nu)::DOUBLE AS own_nic_nu FROM ${cte} ${by}${level === "environment" ? " HAVING count(*) > 0" : ""}`;
-  });
-  return `${billingCtes(units, cuRollup).trimEnd()}${showbackCtes(units)}
-SELECT * FROM (${selects.join("\nUNION ALL\n")})
-ORDER BY ${hourly ? "hour_epoch, " : ""}account_id NULLS FIRST, cloudspace_id NULLS FIRST, machine_id NULLS FIRST, level_rank`;
-}
-
 /** The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT). */
 export const PARAM_TYPES: Record<string, DuckDBType> = { start: BIGINT, end: BIGINT, account: BIGINT };
 
@@ -150,17 +120,13 @@ export function paramValues(params: BillingParams): Record<string, bigint | null
   return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
 }
 
-function toLine(row: Record<string, unknown>, options: ResolvedBillingOptions): BillingLine {
-  const level = LEVELS[Number(row.level_rank)]!;
-  const id = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  const accountId = id(row.account_id);
-  const cloudspaceId = id(row.cloudspace_id);
-  const machineId = id(row.machine_id);
+function toLine(line: EngineLine, options: ResolvedBillingOptions): BillingLine {
+  const { level, accountId, cloudspaceId, machineId, figures } = line;
   const divisor = options.per === "month" ? options.units.hoursPerMonth : 1;
   const unitHours = {} as Quantities;
   const quantities = {} as Quantities;
   for (const u of UNIT_NAMES) {
-    const v = row[u] as number | null;
+    const v = figures[u];
     unitHours[u] = v;
     quantities[u] = v === null ? null : u === "NU" ? v : v / divisor;
   }
@@ -170,10 +136,10 @@ function toLine(row: Record<string, unknown>, options: ResolvedBillingOptions): 
     : level === "account" ? nameOf(options.names, "account", accountId!)
     : "";
   return {
-    level, accountId, cloudspaceId, machineId, hourEpoch: id(row.hour_epoch), name,
-    sampleHours: Number(row.sample_hours), quantities, cuSumOfMachines: (row.cu_sum as number) / divisor,
-    gatewayPiuHours: row.gateway_piu as number, unitHours,
-    cuAllocated: (row.cu_allocated as number) / divisor, cuAllocatedHours: row.cu_allocated as number, ownNicNu: row.own_nic_nu as number,
+    level, accountId, cloudspaceId, machineId, hourEpoch: line.hourEpoch, name,
+    sampleHours: line.sampleHours, quantities, cuSumOfMachines: figures.cuSum / divisor,
+    gatewayPiuHours: figures.gatewayPiu, unitHours,
+    cuAllocated: figures.cuAllocated / divisor, cuAllocatedHours: figures.cuAllocated, ownNicNu: figures.ownNicNu,
   };
 }
 
@@ -187,41 +153,52 @@ export async function periodLines(
 ): Promise<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const reader = await connection.runAndReadAll(linesSql(levels, resolved.units, resolved.cuRollup, false), paramValues(params), PARAM_TYPES);
-  return reader.getRowObjectsJS().map((row) => toLine(row, resolved));
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup);
+  for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
+  return engine.finish().filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved));
 }
 
-/** Seconds of the windows `hourlyLines` queries one at a time (one day). */
-const HOURLY_WINDOW_SECONDS = 86_400;
-
 /**
- * The hourly lines of the given levels, streamed in batches (ordered by hour, then the
+ * The hourly lines of the given levels, in batches of one hour (ordered by hour, then the
  * hierarchy): what `--detail hourly`, the Hourly sheet and FOCUS render. Same figures as
- * `periodLines`. The period is queried one day at a time: lines are ordered by hour first and
- * every figure is per hour, so the days in turn give exactly the period's lines, while DuckDB
- * sorts one day's lines instead of the whole period's (memory no longer grows with the period).
+ * `periodLines`, from the same engine; the warehouse is read a day at a time and each hour's
+ * lines are yielded as soon as the hour is complete (memory does not grow with the period).
  */
 export async function* hourlyLines(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<BillingLine[]> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const sql = linesSql(levels, resolved.units, resolved.cuRollup, true);
-  for (let start = params.start; start < params.end; start += HOURLY_WINDOW_SECONDS) {
-    const window = { ...params, start, end: Math.min(start + HOURLY_WINDOW_SECONDS, params.end) };
-    const result = await connection.stream(sql, paramValues(window), PARAM_TYPES);
-    for await (const rows of result.yieldRowObjectJs()) yield rows.map((row) => toLine(row, resolved));
+  const ready: BillingLine[][] = [];
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, (lines) => {
+    ready.push(lines.filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved)));
+  });
+  for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) {
+    engine.add(facts);
+    while (ready.length > 0) yield ready.shift()!;
   }
+  engine.finish();
+  while (ready.length > 0) yield ready.shift()!;
 }
 
-/** The number of hourly lines `hourlyLines` would yield for these levels. */
+/**
+ * The number of hourly lines `hourlyLines` would yield for these levels: an hour of the
+ * environment, an account-hour, a cloud-space-hour, a billed machine record each make one.
+ */
 export async function hourlyLineCount(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
 ): Promise<number> {
   checkParams(params);
   const resolved = resolveOptions(options);
+  const where = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)";
+  const counts: Record<Level, string> = {
+    environment: `SELECT count(DISTINCT hour_epoch) FROM account_hours WHERE ${where}`,
+    account: `SELECT count(*) FROM account_hours WHERE ${where}`,
+    cloudspace: `SELECT count(DISTINCT (account_id, hour_epoch, cloudspace_id)) FROM cloudspaces WHERE ${where}`,
+    machine: `SELECT count(*) FROM machines WHERE ${where} AND type = $vmType`,
+  };
   const reader = await connection.runAndReadAll(
-    `SELECT count(*) AS n FROM (${linesSql(levels, resolved.units, resolved.cuRollup, true)})`, paramValues(params), PARAM_TYPES,
+    `SELECT ${levels.map((l) => `(${counts[l]})`).join(" + ")} AS n`, { ...paramValues(params), vmType: resolved.units.vmType }, PARAM_TYPES,
   );
   return Number(reader.getRowObjectsJS()[0]!.n);
 }

@@ -42,7 +42,7 @@ function inChild(dir, name, body) {
   const file = join(dir, `${name}.mjs`);
   writeFileSync(file, `
     const api = await import(${JSON.stringify(dist)});
-    const { BILLING_COLUMNS, BILLING_TABLES } = await import(${JSON.stringify(pathToFileURL(join(root, "dist/billing/billingCtes.js")).href)});
+    const { BILLING_COLUMNS, BILLING_TABLES } = await import(${JSON.stringify(pathToFileURL(join(root, "dist/billing/warehouseFacts.js")).href)});
     const cpu = process.cpuUsage();
     const wall = performance.now();
     const result = await (async () => { ${body} })();

@@ -7,7 +7,7 @@ import { BadInputError, UsageError } from "../../src/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
-import { BILLING_COLUMNS, BILLING_TABLES } from "../../src/billing/billingCtes.js";
+import { BILLING_COLUMNS, BILLING_TABLES } from "../../src/billing/warehouseFacts.js";
 import { periodLines } from "../../src/billing/lines.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z

@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
-import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/billingCtes.js";
+import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
 import { assertBillable } from "../../billing/billedImpossibleValues.js";
 import { calculate } from "../../billing/calculate.js";
 import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQuality.js";

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/billingCtes.js";
+import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
 import { loadUnits } from "../../billing/units.js";
 import { ReconcileDifferenceError } from "../../errors.js";
 import { reconcileToCsv, reconcileToJson, reconcileToText, reconcileVerdict } from "../../export/reconcileReport.js";
