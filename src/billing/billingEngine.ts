@@ -1,4 +1,4 @@
-import { ExactSum } from "./exactSum.js";
+import { SumBank } from "./exactSum.js";
 import type { AccountHourFacts } from "./machineFacts.js";
 import type { CuRollup } from "./unitNames.js";
 import type { Units } from "./units.js";
@@ -7,6 +7,7 @@ import type { Units } from "./units.js";
 export const LEVEL_RANK = { environment: 0, account: 1, cloudspace: 2, machine: 3 } as const;
 /** A level of the billing hierarchy. */
 export type EngineLevel = keyof typeof LEVEL_RANK;
+const LEVEL_OF_RANK: EngineLevel[] = ["environment", "account", "cloudspace", "machine"];
 
 /**
  * The figures of one entity, in one hour or summed over the period (SPEC 3). Units in
@@ -43,102 +44,67 @@ export interface EngineLine {
   figures: Figures;
 }
 
-/** The totals of a cloud space, an account or the environment in one hour, before its CU and NU. */
-interface LevelSums {
-  memMb: number;
+/** What the engine saw besides the figures: what data quality reports. */
+export interface SeenData {
+  /** Account id → the hours it has a sample in (ascending). */
+  accountHours: Map<number, number[]>;
+  /** Machine records of types other than the billed one: type → machine-hours. */
+  unbilledTypes: Map<string, number>;
+  /** Machine records with id 0 and type "", cloud-space rows with id 0 and state "". */
+  emptyMachineHours: number;
+  emptyCloudspaceHours: number;
+}
+
+// The figures, by index (a line's sums are F consecutive sums of a bank).
+const CU = 0, SU = 1, TU = 2, NU = 3, VCU = 4, MU = 5, WU = 6, PIU = 7, CU_SUM = 8, GATEWAY_PIU = 9, CU_ALLOCATED = 10, OWN_NIC_NU = 11;
+const F = 12;
+const FIGURE_NAMES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU", "cuSum", "gatewayPiu", "cuAllocated", "ownNicNu"] as const;
+
+// The totals of a level in one hour, before its CU and NU (sums of a bank: L consecutive), and its whole numbers.
+const T_MEM = 0, T_CU_SUM = 1, T_SU = 2, T_TU = 3, T_BYTES = 4, T_VCU = 5, T_MU = 6, T_WU = 7, T_MACHINES_CU = 8;
+const L = 9;
+interface Counts {
   vcpus: number;
-  cuSum: number;
-  SU: number;
-  TU: number;
-  externalBytes: number;
-  VCU: number;
-  MU: number;
-  WU: number;
-  PIU: number;
+  piu: number;
   gatewayPiu: number;
-}
-
-const SUMMED = ["memMb", "cuSum", "SU", "TU", "externalBytes", "VCU", "MU", "WU"] as const;
-
-/** Exact sums of LevelSums, field by field (vcpus and PIU are whole numbers, summed as such). */
-class LevelTotals {
-  readonly sums = SUMMED.map(() => new ExactSum());
-  vcpus = 0;
-  PIU = 0;
-  gatewayPiu = 0;
-
-  add(s: LevelSums): void {
-    for (let i = 0; i < SUMMED.length; i++) this.sums[i]!.add(s[SUMMED[i]!]);
-    this.vcpus += s.vcpus;
-    this.PIU += s.PIU;
-    this.gatewayPiu += s.gatewayPiu;
-  }
-
-  merge(other: LevelTotals): void {
-    for (let i = 0; i < SUMMED.length; i++) this.sums[i]!.addSum(other.sums[i]!);
-    this.vcpus += other.vcpus;
-    this.PIU += other.PIU;
-    this.gatewayPiu += other.gatewayPiu;
-  }
-
-  value(): LevelSums {
-    const v = this.sums.map((s) => s.value());
-    return {
-      memMb: v[0]!, cuSum: v[1]!, SU: v[2]!, TU: v[3]!, externalBytes: v[4]!, VCU: v[5]!, MU: v[6]!, WU: v[7]!,
-      vcpus: this.vcpus, PIU: this.PIU, gatewayPiu: this.gatewayPiu,
-    };
-  }
-}
-
-const FIGURES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU", "cuSum", "gatewayPiu", "cuAllocated", "ownNicNu"] as const;
-
-/** The period totals of one entity: exact sums of its hourly figures. */
-class PeriodTotals {
-  readonly sums = FIGURES.map(() => new ExactSum());
-  sampleHours = 0;
-  hasNu = true;
-
-  constructor(readonly level: EngineLevel, readonly accountId: number | null, readonly cloudspaceId: number | null, readonly machineId: number | null) {}
-
-  add(f: Figures): void {
-    this.sampleHours++;
-    for (let i = 0; i < FIGURES.length; i++) {
-      const v = f[FIGURES[i]!];
-      if (v === null) this.hasNu = false;
-      else this.sums[i]!.add(v);
-    }
-  }
-
-  merge(other: PeriodTotals): void {
-    this.sampleHours += other.sampleHours;
-    this.hasNu &&= other.hasNu;
-    for (let i = 0; i < FIGURES.length; i++) this.sums[i]!.addSum(other.sums[i]!);
-  }
-
-  line(): EngineLine {
-    const v = this.sums.map((s) => s.value());
-    const figures = Object.fromEntries(FIGURES.map((k, i) => [k, v[i]!])) as unknown as Figures;
-    if (!this.hasNu) figures.NU = null;
-    return { level: this.level, accountId: this.accountId, cloudspaceId: this.cloudspaceId, machineId: this.machineId, hourEpoch: null, sampleHours: this.sampleHours, figures };
-  }
 }
 
 /** Report order: by hour, then account, cloud space and machine (none first), then level. */
 export function compareLines(a: EngineLine, b: EngineLine): number {
-  return (a.hourEpoch ?? -Infinity) - (b.hourEpoch ?? -Infinity)
-    || (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity)
-    || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity)
-    || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity)
+  return (a.hourEpoch ?? -Infinity) - (b.hourEpoch ?? -Infinity) || 0
+    || (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) || 0
+    || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) || 0
+    || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) || 0
     || LEVEL_RANK[a.level] - LEVEL_RANK[b.level];
+}
+
+/** An entity of the period: its ids and where its sums are. */
+interface Entity {
+  rank: number;
+  accountId: number | null;
+  cloudspaceId: number | null;
+  machineId: number | null;
+  base: number;
+  samples: number;
+}
+interface AccountEntry {
+  entity: Entity;
+  cloudspaces: Map<number, { entity: Entity | undefined; machines: Map<number, Entity> }>;
+}
+
+/** An hour of the environment: its accounts' totals. */
+interface EnvironmentHour {
+  accounts: number;
+  base: number;
+  counts: Counts;
 }
 
 /**
  * The one definition of the billing units (SPEC 3) and of showback (SPEC 3.2). It takes the
  * facts of account-hours (from the files as they decode, or from a database's rows) and
- * keeps, per entity, exact sums of its hourly figures: its memory grows with the entities and
- * the hours of the period (a few numbers per hour), not with the machine-hours. Account-hours
- * may come in any order, and engines fed with parts of the data merge into the same figures
- * to the bit (see `ExactSum`).
+ * keeps, per entity, exact sums of its hourly figures: memory grows with the entities, and
+ * by a few numbers per hour, not with the machine-hours. Account-hours may come in any order,
+ * and engines fed parts of the data merge into the same figures to the bit (see `SumBank`).
  *
  * Per hour: a machine's CU is max(mem / mbPerGb / gbPerCu, vcpus / vcpusPerCu); a cloud
  * space's, an account's and the environment's come from their own totals that hour
@@ -147,17 +113,31 @@ export function compareLines(a: EngineLine, b: EngineLine): number {
  * VCU = vCPUs, MU = mem / mbPerGb, WU = CU of Windows machines, PIU = external NICs of machines
  * plus one per cloud space whose gateway has one while the cloud space is in a public-IP
  * state. Only machines of type `vmType` are billed; compute (CU, VCU, MU, WU) only in a
- * billable status.
+ * billable status. Showback: each hour the account's CU is allocated to its cloud spaces in
+ * proportion to their CU, and each cloud space's to its machines in proportion to theirs
+ * (equal shares when all are 0).
  */
 export class BillingEngine {
-  private readonly machines = new Map<string, PeriodTotals>();
-  private readonly cloudspaces = new Map<string, PeriodTotals>();
-  private readonly accounts = new Map<number, PeriodTotals>();
-  /** Per hour: the accounts' totals (the environment's hour is computed when it is complete). */
-  private readonly environmentHours = new Map<number, { accounts: number; totals: LevelTotals }>();
+  private readonly period = new SumBank(4096);
+  private readonly entities: Entity[] = [];
+  private readonly accounts = new Map<number, AccountEntry>();
+  private readonly environment = new SumBank(1024);
+  private readonly environmentHours = new Map<number, EnvironmentHour>();
+  private readonly seen: SeenData = { accountHours: new Map(), unbilledTypes: new Map(), emptyMachineHours: 0, emptyCloudspaceHours: 0 };
   private readonly windows = new Map<string, boolean>();
   private readonly windowsPattern: RegExp;
-  /** Hourly lines of the account-hours of the current hour, when hourly lines are asked for. */
+  private readonly billable: Set<string> | null;
+  private readonly publicIpStates: Set<string>;
+  // scratch of one account-hour
+  private readonly levels = new SumBank(256);
+  private readonly csIndex = new Map<number, number>();
+  private csCounts: Counts[] = [];
+  private csMachines: number[] = [];
+  private machineFigures = new Float64Array(F * 256);
+  private machineCs: Int32Array = new Int32Array(256);
+  private machineEntity: Entity[] = [];
+  private readonly csFigures: Float64Array[] = [];
+  /** Hourly lines of the current hour, when asked for. */
   private hourLines: EngineLine[] = [];
   private currentHour: number | null = null;
 
@@ -172,6 +152,8 @@ export class BillingEngine {
     private readonly onHour?: (lines: EngineLine[]) => void,
   ) {
     this.windowsPattern = new RegExp(units.windowsPattern, "i");
+    this.billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
+    this.publicIpStates = new Set(units.publicIpStates);
   }
 
   private cuOf(memMb: number, vcpus: number): number {
@@ -189,12 +171,40 @@ export class BillingEngine {
     return w;
   }
 
-  private levelFigures(s: LevelSums): Figures {
-    return {
-      CU: this.cuRollup === "aggregate" ? this.cuOf(s.memMb, s.vcpus) : s.cuSum,
-      SU: s.SU, TU: s.TU, NU: this.nuOf(s.externalBytes), VCU: s.VCU, MU: s.MU, WU: s.WU, PIU: s.PIU,
-      cuSum: s.cuSum, gatewayPiu: s.gatewayPiu, cuAllocated: 0, ownNicNu: 0,
-    };
+  private entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null): Entity {
+    const e = { rank, accountId, cloudspaceId, machineId, base: this.period.alloc(F), samples: 0 };
+    this.entities.push(e);
+    return e;
+  }
+
+  /** Adds the figures `f[at .. at + F)` (NU of machines: not added) as one sample of `e`. */
+  private addSample(e: Entity, f: Float64Array, at: number): void {
+    e.samples++;
+    const base = e.base;
+    for (let k = 0; k < F; k++) if (k !== NU || e.rank !== 3) this.period.add(base + k, f[at + k]!);
+  }
+
+  /** The figures of a level from its totals `bank[at .. at + L)` and counts, into `out`. */
+  private levelFigures(bank: SumBank, at: number, counts: Counts, out: Float64Array): void {
+    const mem = bank.value(at + T_MEM);
+    const cuSum = bank.value(at + T_CU_SUM);
+    out[CU] = this.cuRollup === "aggregate" ? this.cuOf(mem, counts.vcpus) : cuSum;
+    out[SU] = bank.value(at + T_SU);
+    out[TU] = bank.value(at + T_TU);
+    out[NU] = this.nuOf(bank.value(at + T_BYTES));
+    out[VCU] = bank.value(at + T_VCU);
+    out[MU] = bank.value(at + T_MU);
+    out[WU] = bank.value(at + T_WU);
+    out[PIU] = counts.piu;
+    out[CU_SUM] = cuSum;
+    out[GATEWAY_PIU] = counts.gatewayPiu;
+    out[CU_ALLOCATED] = 0;
+    out[OWN_NIC_NU] = 0;
+  }
+
+  /** Adds the level totals `from[j .. j + 8)`, each rounded, into `to[i .. i + 8)`: a level's total is the Σ of its parts' (the machines' CU is not a level total). */
+  private static addTotals(to: SumBank, i: number, from: SumBank, j: number): void {
+    for (let k = 0; k < T_MACHINES_CU; k++) to.add(i + k, from.value(j + k));
   }
 
   /** Adds one account-hour (every account-hour of the period once). */
@@ -206,136 +216,182 @@ export class BillingEngine {
       this.flushHour();
       this.currentHour = hourEpoch;
     }
+    this.see(facts);
+    let account = this.accounts.get(accountId);
+    if (account === undefined) this.accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null), cloudspaces: new Map() }));
 
-    // machines (VMs only); their sums per cloud space
-    const machines: { cloudspaceId: number; machineId: number; figures: Figures; externalBytes: number }[] = [];
-    const byCloudspace = new Map<number, { totals: LevelTotals; cu: ExactSum; n: number }>();
-    for (const m of facts.machines) {
-      if (m.type !== u.vmType) continue;
-      const billed = u.billableStatuses === null || u.billableStatuses.includes(m.status);
-      const memMb = billed ? m.memMb : 0;
-      const vcpus = billed ? m.vcpus : 0;
+    // machines (VMs only); their totals per cloud space (local index), the cloud spaces of the hour first
+    const levels = this.levels;
+    levels.truncate(0);
+    const csIndex = this.csIndex;
+    csIndex.clear();
+    const counts = this.csCounts;
+    const csMachines = this.csMachines;
+    let locals = 0;
+    const local = (cloudspaceId: number): number => {
+      let c = csIndex.get(cloudspaceId);
+      if (c === undefined) {
+        csIndex.set(cloudspaceId, (c = locals++));
+        levels.alloc(L);
+        counts[c] = { vcpus: 0, piu: 0, gatewayPiu: 0 };
+        csMachines[c] = 0;
+      }
+      return c;
+    };
+    for (const id of facts.cloudspaceIds) local(id);
+    if (this.machineFigures.length < F * facts.machines) {
+      this.machineFigures = new Float64Array(F * facts.machines * 2);
+      this.machineCs = new Int32Array(facts.machines * 2);
+    }
+    const mf = this.machineFigures;
+    let vms = 0;
+    for (let i = 0; i < facts.machines; i++) {
+      if (facts.type[i] !== u.vmType) continue;
+      const billed = this.billable === null || this.billable.has(facts.status[i]!);
+      const memMb = billed ? facts.memMb[i]! : 0;
+      const vcpus = billed ? facts.vcpus[i]! : 0;
       const cu = this.cuOf(memMb, vcpus);
-      const sums: LevelSums = {
-        memMb, vcpus, cuSum: cu, SU: m.sizeGb / u.gbPerSu, TU: m.iopsLimit / u.iopsPerTu, externalBytes: m.externalBytes,
-        VCU: vcpus, MU: memMb / u.mbPerGb, WU: this.isWindows(m.imageName) ? cu : 0, PIU: m.externalNics, gatewayPiu: 0,
-      };
-      const figures: Figures = {
-        CU: cu, SU: sums.SU, TU: sums.TU, NU: null, VCU: sums.VCU, MU: sums.MU, WU: sums.WU, PIU: sums.PIU,
-        cuSum: cu, gatewayPiu: 0, cuAllocated: 0, ownNicNu: this.nuOf(m.externalBytes),
-      };
-      machines.push({ cloudspaceId: m.cloudspaceId, machineId: m.machineId, figures, externalBytes: m.externalBytes });
-      let c = byCloudspace.get(m.cloudspaceId);
-      if (c === undefined) byCloudspace.set(m.cloudspaceId, (c = { totals: new LevelTotals(), cu: new ExactSum(), n: 0 }));
-      c.totals.add(sums);
-      c.cu.add(cu);
-      c.n++;
+      const at = F * vms;
+      mf[at + CU] = cu;
+      mf[at + SU] = facts.sizeGb[i]! / u.gbPerSu;
+      mf[at + TU] = facts.iopsLimit[i]! / u.iopsPerTu;
+      mf[at + NU] = 0;
+      mf[at + VCU] = vcpus;
+      mf[at + MU] = memMb / u.mbPerGb;
+      mf[at + WU] = this.isWindows(facts.imageName[i]!) ? cu : 0;
+      mf[at + PIU] = facts.externalNics[i]!;
+      mf[at + CU_SUM] = cu;
+      mf[at + GATEWAY_PIU] = 0;
+      mf[at + CU_ALLOCATED] = 0;
+      mf[at + OWN_NIC_NU] = this.nuOf(facts.externalBytes[i]!);
+      const c = local(facts.cloudspaceId[i]!);
+      this.machineCs[vms] = c;
+      let cloudspace = account.cloudspaces.get(facts.cloudspaceId[i]!);
+      if (cloudspace === undefined) account.cloudspaces.set(facts.cloudspaceId[i]!, (cloudspace = { entity: undefined, machines: new Map() }));
+      let machine = cloudspace.machines.get(facts.machineId[i]!);
+      if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, facts.cloudspaceId[i]!, facts.machineId[i]!)));
+      this.machineEntity[vms] = machine;
+      const t = L * c;
+      levels.add(t + T_MEM, memMb);
+      levels.add(t + T_CU_SUM, cu);
+      levels.add(t + T_SU, mf[at + SU]!);
+      levels.add(t + T_TU, mf[at + TU]!);
+      levels.add(t + T_BYTES, facts.externalBytes[i]!);
+      levels.add(t + T_VCU, vcpus);
+      levels.add(t + T_MU, mf[at + MU]!);
+      levels.add(t + T_WU, mf[at + WU]!);
+      levels.add(t + T_MACHINES_CU, cu);
+      counts[c]!.vcpus += vcpus;
+      counts[c]!.piu += facts.externalNics[i]!;
+      csMachines[c]!++;
+      vms++;
     }
 
-    // cloud spaces: their machines' totals, their gateways' NICs and public IP
-    const account = new LevelTotals();
-    const cloudspaces: { cloudspaceId: number; sums: LevelSums; figures: Figures; machinesExternalBytes: number }[] = [];
-    const cloudspaceCu = new ExactSum();
-    for (const [cloudspaceId, state] of facts.cloudspaces) {
-      const m = byCloudspace.get(cloudspaceId)?.totals.value();
+    // cloud spaces: their machines' totals, their gateways' NICs and public IP; the account: Σ of its cloud spaces
+    const cloudspaces = facts.cloudspaceIds.length;
+    const accountAt = levels.alloc(L);
+    const accountCounts: Counts = { vcpus: 0, piu: 0, gatewayPiu: 0 };
+    const cloudspaceCu = levels.alloc(1);
+    const machinesBytes: number[] = [];
+    for (let c = 0; c < cloudspaces; c++) {
+      const cloudspaceId = facts.cloudspaceIds[c]!;
       const g = facts.gateways.get(cloudspaceId);
-      const gatewayPiu = u.publicIpStates.includes(state) && (g?.externalNics ?? 0) > 0 ? 1 : 0;
-      const machinesExternalBytes = m?.externalBytes ?? 0;
-      const sums: LevelSums = {
-        memMb: m?.memMb ?? 0, vcpus: m?.vcpus ?? 0, cuSum: m?.cuSum ?? 0, SU: m?.SU ?? 0, TU: m?.TU ?? 0,
-        externalBytes: machinesExternalBytes + (g?.externalBytes ?? 0),
-        VCU: m?.VCU ?? 0, MU: m?.MU ?? 0, WU: m?.WU ?? 0, PIU: (m?.PIU ?? 0) + gatewayPiu, gatewayPiu,
-      };
-      const figures = this.levelFigures(sums);
-      cloudspaces.push({ cloudspaceId, sums, figures, machinesExternalBytes });
-      cloudspaceCu.add(figures.CU);
-      account.add(sums);
+      const t = L * c;
+      machinesBytes[c] = levels.value(t + T_BYTES);
+      const gatewayPiu = this.publicIpStates.has(facts.cloudspaceStates[c]!) && (g?.externalNics ?? 0) > 0 ? 1 : 0;
+      counts[c]!.piu += gatewayPiu;
+      counts[c]!.gatewayPiu = gatewayPiu;
+      const out = (this.csFigures[c] ??= new Float64Array(F));
+      // the cloud space's bytes: its machines' total plus its gateways' total
+      levels.set(t + T_BYTES, machinesBytes[c]! + (g?.externalBytes ?? 0));
+      this.levelFigures(levels, t, counts[c]!, out);
+      levels.add(cloudspaceCu, out[CU]!);
+      BillingEngine.addTotals(levels, accountAt, levels, t);
+      accountCounts.vcpus += counts[c]!.vcpus;
+      accountCounts.piu += counts[c]!.piu;
+      accountCounts.gatewayPiu += gatewayPiu;
     }
+    const accountFigures = new Float64Array(F);
+    this.levelFigures(levels, accountAt, accountCounts, accountFigures);
+    accountFigures[CU_ALLOCATED] = accountFigures[CU]!;
 
-    // the account; showback: its CU to its cloud spaces, theirs to their machines (equal shares when all are 0)
-    const accountSums = account.value();
-    const accountFigures = this.levelFigures(accountSums);
-    accountFigures.cuAllocated = accountFigures.CU;
-    const cuOfCloudspaces = cloudspaceCu.value();
-    const allocated = new Map<number, number>();
-    for (const c of cloudspaces) {
-      c.figures.cuAllocated = accountFigures.CU * (cuOfCloudspaces > 0 ? c.figures.CU / cuOfCloudspaces : 1.0 / cloudspaces.length);
-      c.figures.ownNicNu = this.nuOf(c.sums.externalBytes - c.machinesExternalBytes);
-      allocated.set(c.cloudspaceId, c.figures.cuAllocated);
+    // showback: the account's CU to its cloud spaces, theirs to their machines
+    const cuOfCloudspaces = levels.value(cloudspaceCu);
+    for (let c = 0; c < cloudspaces; c++) {
+      const out = this.csFigures[c]!;
+      const bytes = machinesBytes[c]! + (facts.gateways.get(facts.cloudspaceIds[c]!)?.externalBytes ?? 0);
+      out[CU_ALLOCATED] = accountFigures[CU]! * (cuOfCloudspaces > 0 ? out[CU]! / cuOfCloudspaces : 1.0 / cloudspaces);
+      out[OWN_NIC_NU] = this.nuOf(bytes - machinesBytes[c]!);
     }
-    const machineCu = new Map<number, number>();
-    for (const [id, c] of byCloudspace) machineCu.set(id, c.cu.value());
-    for (const m of machines) {
-      const c = byCloudspace.get(m.cloudspaceId)!;
-      const cu = machineCu.get(m.cloudspaceId)!;
-      m.figures.cuAllocated = (allocated.get(m.cloudspaceId) ?? 0) * (cu > 0 ? m.figures.CU / cu : 1.0 / c.n);
+    const machinesCu: number[] = [];
+    for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
+    for (let v = 0; v < vms; v++) {
+      const c = this.machineCs[v]!;
+      const allocated = c < cloudspaces ? this.csFigures[c]![CU_ALLOCATED]! : 0;
+      const cu = machinesCu[c]!;
+      mf[F * v + CU_ALLOCATED] = allocated * (cu > 0 ? mf[F * v + CU]! / cu : 1.0 / csMachines[c]!);
     }
 
     // period totals, the environment's hour, hourly lines
-    this.totals(this.accounts, accountId, "account", accountId, null, null).add(accountFigures);
-    for (const c of cloudspaces) this.totals(this.cloudspaces, `${accountId}:${c.cloudspaceId}`, "cloudspace", accountId, c.cloudspaceId, null).add(c.figures);
-    for (const m of machines) {
-      this.totals(this.machines, `${accountId}:${m.cloudspaceId}:${m.machineId}`, "machine", accountId, m.cloudspaceId, m.machineId).add(m.figures);
+    this.addSample(account.entity, accountFigures, 0);
+    for (let c = 0; c < cloudspaces; c++) {
+      const cloudspaceId = facts.cloudspaceIds[c]!;
+      let cloudspace = account.cloudspaces.get(cloudspaceId);
+      if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+      cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null);
+      this.addSample(cloudspace.entity, this.csFigures[c]!, 0);
     }
-    let environment = this.environmentHours.get(hourEpoch);
-    if (environment === undefined) this.environmentHours.set(hourEpoch, (environment = { accounts: 0, totals: new LevelTotals() }));
-    environment.accounts++;
-    environment.totals.add(accountSums);
+    for (let v = 0; v < vms; v++) this.addSample(this.machineEntity[v]!, mf, F * v);
+    let hour = this.environmentHours.get(hourEpoch);
+    if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
+    hour.accounts++;
+    BillingEngine.addTotals(this.environment, hour.base, levels, accountAt);
+    hour.counts.vcpus += accountCounts.vcpus;
+    hour.counts.piu += accountCounts.piu;
+    hour.counts.gatewayPiu += accountCounts.gatewayPiu;
     if (this.onHour !== undefined) {
-      const line = (level: EngineLevel, cloudspaceId: number | null, machineId: number | null, figures: Figures): EngineLine =>
-        ({ level, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures });
-      this.hourLines.push(line("account", null, null, accountFigures));
-      for (const c of cloudspaces) this.hourLines.push(line("cloudspace", c.cloudspaceId, null, c.figures));
-      for (const m of machines) this.hourLines.push(line("machine", m.cloudspaceId, m.machineId, m.figures));
+      const line = (rank: number, cloudspaceId: number | null, machineId: number | null, f: Float64Array, at: number): EngineLine =>
+        ({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: figuresOf(f, at, rank === 3) });
+      this.hourLines.push(line(1, null, null, accountFigures, 0));
+      for (let c = 0; c < cloudspaces; c++) this.hourLines.push(line(2, facts.cloudspaceIds[c]!, null, this.csFigures[c]!, 0));
+      for (let v = 0; v < vms; v++) {
+        const e = this.machineEntity[v]!;
+        this.hourLines.push(line(3, e.cloudspaceId, e.machineId, mf, F * v));
+      }
     }
   }
 
-  private totals<K>(map: Map<K, PeriodTotals>, key: K, level: EngineLevel, accountId: number, cloudspaceId: number | null, machineId: number | null): PeriodTotals {
-    let t = map.get(key);
-    if (t === undefined) map.set(key, (t = new PeriodTotals(level, accountId, cloudspaceId, machineId)));
-    return t;
+  /** Notes what data quality reports of an account-hour. */
+  private see(facts: AccountHourFacts): void {
+    const seen = this.seen;
+    const hours = seen.accountHours.get(facts.accountId);
+    if (hours === undefined) seen.accountHours.set(facts.accountId, [facts.hourEpoch]);
+    else hours.push(facts.hourEpoch);
+    seen.emptyCloudspaceHours += facts.emptyCloudspaceRows;
+    for (let i = 0; i < facts.machines; i++) {
+      const type = facts.type[i]!;
+      if (facts.machineId[i] === 0 && type === "") seen.emptyMachineHours++;
+      if (type !== this.units.vmType) seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + 1);
+    }
   }
 
-  private environmentFigures(hour: { totals: LevelTotals }): Figures {
-    const f = this.levelFigures(hour.totals.value());
-    f.cuAllocated = f.CU;
-    return f;
+  /** The figures of an hour of the environment. */
+  private environmentFigures(hour: EnvironmentHour): Float64Array {
+    const out = new Float64Array(F);
+    this.levelFigures(this.environment, hour.base, hour.counts, out);
+    out[CU_ALLOCATED] = out[CU]!;
+    return out;
   }
 
   /** Emits the current hour's lines (the environment's first). */
   private flushHour(): void {
     if (this.currentHour === null || this.onHour === undefined) return;
-    const hour = this.environmentHours.get(this.currentHour)!;
     const lines = this.hourLines;
-    lines.push({
-      level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1,
-      figures: this.environmentFigures(hour),
-    });
+    const f = this.environmentFigures(this.environmentHours.get(this.currentHour)!);
+    lines.push({ level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1, figures: figuresOf(f, 0, false) });
     lines.sort(compareLines);
     this.hourLines = [];
     this.onHour(lines);
-  }
-
-  /** Adds the account-hours another engine (same units and rule) took, exactly. */
-  merge(other: BillingEngine): void {
-    const mergeInto = <K>(to: Map<K, PeriodTotals>, from: Map<K, PeriodTotals>) => {
-      for (const [k, t] of from) {
-        const mine = to.get(k);
-        if (mine === undefined) to.set(k, t);
-        else mine.merge(t);
-      }
-    };
-    mergeInto(this.machines, other.machines);
-    mergeInto(this.cloudspaces, other.cloudspaces);
-    mergeInto(this.accounts, other.accounts);
-    for (const [hour, h] of other.environmentHours) {
-      const mine = this.environmentHours.get(hour);
-      if (mine === undefined) this.environmentHours.set(hour, h);
-      else {
-        mine.accounts += h.accounts;
-        mine.totals.merge(h.totals);
-      }
-    }
   }
 
   /**
@@ -346,12 +402,35 @@ export class BillingEngine {
   finish(): EngineLine[] {
     this.flushHour();
     this.currentHour = null;
-    const lines = [...this.accounts.values(), ...this.cloudspaces.values(), ...this.machines.values()].map((t) => t.line());
+    const lines = this.entities.filter((e) => e.samples > 0).map((e) => this.periodLine(e));
     if (this.environmentHours.size > 0) {
-      const environment = new PeriodTotals("environment", null, null, null);
-      for (const hour of this.environmentHours.values()) environment.add(this.environmentFigures(hour));
-      lines.push(environment.line());
+      const environment: Entity = { rank: 0, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(F), samples: 0 };
+      for (const hour of this.environmentHours.values()) this.addSample(environment, this.environmentFigures(hour), 0);
+      lines.push(this.periodLine(environment));
     }
     return lines.sort(compareLines);
   }
+
+  /** What the engine saw besides the figures (account-hours, unbilled types, empty records). */
+  seenData(): SeenData {
+    for (const hours of this.seen.accountHours.values()) hours.sort((a, b) => a - b);
+    return this.seen;
+  }
+
+  private periodLine(e: Entity): EngineLine {
+    const f = new Float64Array(F);
+    for (let k = 0; k < F; k++) f[k] = this.period.value(e.base + k);
+    return {
+      level: LEVEL_OF_RANK[e.rank]!, accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId,
+      hourEpoch: null, sampleHours: e.samples, figures: figuresOf(f, 0, e.rank === 3),
+    };
+  }
+}
+
+/** The figures at `f[at .. at + F)` as an object (NU null for a machine). */
+function figuresOf(f: Float64Array, at: number, machine: boolean): Figures {
+  const out = {} as Record<(typeof FIGURE_NAMES)[number], number | null>;
+  for (let k = 0; k < F; k++) out[FIGURE_NAMES[k]!] = f[at + k]!;
+  if (machine) out.NU = null;
+  return out as unknown as Figures;
 }

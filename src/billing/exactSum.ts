@@ -1,66 +1,132 @@
 /**
- * A sum of finite doubles without rounding error until it is read: the partials of Shewchuk's
- * algorithm (as in Python's `math.fsum`), rounded once, correctly (half-even), by `value()`.
- * The result does not depend on the order of the terms, nor on how sums are split and
- * merged: billing from files (on any number of workers) and from a database give the same
- * figures to the bit, whatever order their rows come in.
+ * Exact sums of finite doubles, rounded once, correctly (half-even), when read: the partials
+ * of Shewchuk's algorithm, as in Python's `math.fsum`. A sum does not depend on the order of
+ * its terms, nor on how they are split and merged: billing from files (on any number of
+ * workers) and from a database give the same figures to the bit, whatever order their rows
+ * come in.
+ *
+ * `SumBank` holds many sums in one typed array: a sum whose terms so far add up exactly in
+ * one double (the common case: MB, vCPUs, GB and bytes are whole numbers) is that double;
+ * only the others keep a list of partials.
  */
-export class ExactSum {
-  private partials: number[] = [];
+export class SumBank {
+  private single: Float64Array;
+  private partials: (number[] | undefined)[] = [];
+  private used = 0;
 
-  /** Adds a finite double (billing never holds NaN or ±Infinity: impossible values count as 0). */
-  add(term: number): void {
-    const partials = this.partials;
-    let x = term;
-    let i = 0;
-    for (let j = 0; j < partials.length; j++) {
-      let y = partials[j]!;
-      if (Math.abs(x) < Math.abs(y)) {
-        const t = x;
-        x = y;
-        y = t;
-      }
-      const hi = x + y;
-      const lo = y - (hi - x);
-      if (lo !== 0) partials[i++] = lo;
-      x = hi;
-    }
-    partials.length = i;
-    partials.push(x);
+  constructor(capacity = 64) {
+    this.single = new Float64Array(Math.max(1, capacity));
   }
 
-  /** Adds every term of another sum, exactly. */
-  addSum(other: ExactSum): void {
-    for (const p of other.partials) this.add(p);
+  /** The number of sums allocated. */
+  get size(): number {
+    return this.used;
   }
 
-  /** The sum, correctly rounded to a double. */
-  value(): number {
-    const partials = this.partials;
-    let n = partials.length;
-    if (n === 0) return 0;
-    let hi = partials[--n]!;
-    let lo = 0;
-    while (n > 0) {
-      const x = hi;
-      const y = partials[--n]!;
-      hi = x + y;
-      lo = y - (hi - x);
-      if (lo !== 0) break;
+  /** Allocates `count` sums, all 0; returns the index of the first. */
+  alloc(count: number): number {
+    const first = this.used;
+    if (first + count > this.single.length) {
+      const grown = new Float64Array(Math.max(2 * this.single.length, first + count));
+      grown.set(this.single.subarray(0, first));
+      this.single = grown;
     }
-    // round half-even across the remaining partials: a tie in the last place is decided by their sign
-    if (n > 0 && ((lo < 0 && partials[n - 1]! < 0) || (lo > 0 && partials[n - 1]! > 0))) {
-      const y = lo * 2;
-      const x = hi + y;
-      if (y === x - hi) hi = x;
+    this.single.fill(0, first, first + count);
+    for (let i = first; i < first + count; i++) this.partials[i] = undefined;
+    this.used = first + count;
+    return first;
+  }
+
+  /** Forgets every sum from index `from` on (scratch sums reused from one account-hour to the next). */
+  truncate(from: number): void {
+    this.used = from;
+  }
+
+  /** Adds a finite double to sum `i`. */
+  add(i: number, x: number): void {
+    const list = this.partials[i];
+    if (list === undefined) {
+      const a = this.single[i]!;
+      const s = a + x;
+      const b = s - a;
+      const error = (a - (s - b)) + (x - b); // Knuth's TwoSum: a + x = s + error exactly
+      if (error === 0) this.single[i] = s;
+      else this.partials[i] = [error, s];
+      return;
     }
-    return hi;
+    addPartial(list, x);
+  }
+
+  /** Sets sum `i` to `x`. */
+  set(i: number, x: number): void {
+    this.single[i] = x;
+    this.partials[i] = undefined;
+  }
+
+  /** Adds every term of sum `j` of `other` to sum `i`, exactly. */
+  addSum(i: number, other: SumBank, j: number): void {
+    const list = other.partials[j];
+    if (list === undefined) this.add(i, other.single[j]!);
+    else for (const p of list) this.add(i, p);
+  }
+
+  /** Sum `i`, correctly rounded. */
+  value(i: number): number {
+    const list = this.partials[i];
+    return list === undefined ? this.single[i]! : roundPartials(list);
+  }
+
+  /** The terms of sum `i` (their exact sum is the sum): what a sum is sent between threads as. */
+  terms(i: number): number[] {
+    return this.partials[i]?.slice() ?? [this.single[i]!];
   }
 }
 
-/** The correctly rounded sum of `terms` (see {@link ExactSum}). */
+/** Adds `x` to non-overlapping partials in increasing magnitude, keeping them so (Shewchuk). */
+function addPartial(partials: number[], term: number): void {
+  let x = term;
+  let i = 0;
+  for (let j = 0; j < partials.length; j++) {
+    let y = partials[j]!;
+    if (Math.abs(x) < Math.abs(y)) {
+      const t = x;
+      x = y;
+      y = t;
+    }
+    const hi = x + y;
+    const lo = y - (hi - x);
+    if (lo !== 0) partials[i++] = lo;
+    x = hi;
+  }
+  partials.length = i;
+  partials.push(x);
+}
+
+/** The exact sum of partials, correctly rounded (half-even). */
+function roundPartials(partials: readonly number[]): number {
+  let n = partials.length;
+  if (n === 0) return 0;
+  let hi = partials[--n]!;
+  let lo = 0;
+  while (n > 0) {
+    const x = hi;
+    const y = partials[--n]!;
+    hi = x + y;
+    lo = y - (hi - x);
+    if (lo !== 0) break;
+  }
+  // a tie in the last place is decided by the sign of the partials below it
+  if (n > 0 && ((lo < 0 && partials[n - 1]! < 0) || (lo > 0 && partials[n - 1]! > 0))) {
+    const y = lo * 2;
+    const x = hi + y;
+    if (y === x - hi) hi = x;
+  }
+  return hi;
+}
+
+/** The correctly rounded sum of `terms`, whatever their order. */
 export function exactSum(terms: Iterable<number>): number {
-  const sum = new ExactSum();
-  for (const t of terms) sum.add(t);
-  return sum.value();
+  const partials: number[] = [];
+  for (const t of terms) addPartial(partials, t);
+  return roundPartials(partials);
 }

@@ -1,46 +1,43 @@
-import { isImpossible } from "../store/impossibleValues.js";
+import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
+import type { RecordVisitor } from "../capnp/visitRecords.js";
 import { GATEWAY_TYPE } from "../store/columnBatch.js";
-import { ExactSum } from "./exactSum.js";
+import { isImpossible } from "../store/impossibleValues.js";
+import { SumBank } from "./exactSum.js";
 
 /**
- * What billing needs of one machine record in one hour: the machine's own fields, and the
- * totals of its disks and external NICs. Impossible values (SPEC 3.1: NaN, ±Infinity,
- * negative; NULL in a database) count as 0.
+ * What billing needs of one account-hour, column by column: its cloud spaces' states, and per
+ * machine record (every type but gateways) the machine's own fields with the totals of the
+ * disks and external NICs of its (cloud space, machine id); per cloud space, its gateways'
+ * external NICs. Impossible values (SPEC 3.1: NaN, ±Infinity, negative; NULL in a database)
+ * count as 0. The arrays are the builder's: valid until its next `begin`.
  */
-export interface MachineFacts {
-  cloudspaceId: number;
-  machineId: number;
-  type: string;
-  status: string;
-  imageName: string;
-  memMb: number;
-  vcpus: number;
-  /** Σ size of the disks of (cloud space, machine id) in the hour, GB. */
-  sizeGb: number;
-  /** Σ configured IOPS limit of those disks (see {@link diskIopsLimit}). */
-  iopsLimit: number;
-  /** NICs of the external type of (cloud space, machine id), gateways' apart. */
-  externalNics: number;
-  /** Σ (tx + rx) of those NICs, as the files count them. */
-  externalBytes: number;
-}
-
-/** The external NICs of a cloud space's gateways in one hour. */
-export interface GatewayFacts {
-  externalNics: number;
-  externalBytes: number;
-}
-
-/** What billing needs of one account-hour: its cloud spaces' states, machine records and gateways. */
 export interface AccountHourFacts {
   accountId: number;
   hourEpoch: number;
-  /** Cloud space id → state (the greatest, should a cloud space appear twice). */
-  cloudspaces: Map<number, string>;
-  /** Every machine record but the gateways (every type: billing keeps its billed type). */
-  machines: MachineFacts[];
-  /** Cloud space id → its gateways' external NICs (cloud spaces with gateway NICs only). */
-  gateways: Map<number, GatewayFacts>;
+  /** Cloud spaces (each once) and their state (the greatest, should one appear twice). */
+  cloudspaceIds: readonly number[];
+  cloudspaceStates: readonly string[];
+  /** Cloud-space rows with id 0 and state "": empty records of a damaged file. */
+  emptyCloudspaceRows: number;
+  /** Machine records: `machines` of them, in the arrays below. */
+  machines: number;
+  cloudspaceId: readonly number[];
+  machineId: readonly number[];
+  type: readonly string[];
+  status: readonly string[];
+  imageName: readonly string[];
+  memMb: readonly number[];
+  vcpus: readonly number[];
+  /** Σ size of the disks of (cloud space, machine id), GB. */
+  sizeGb: readonly number[];
+  /** Σ configured IOPS limit of those disks (see {@link diskIopsLimit}). */
+  iopsLimit: readonly number[];
+  /** NICs of the external type of (cloud space, machine id), gateways' apart. */
+  externalNics: readonly number[];
+  /** Σ (tx + rx) of those NICs, as the files count them. */
+  externalBytes: readonly number[];
+  /** Cloud space id → its gateways' external NICs and Σ (tx + rx) (cloud spaces with gateway NICs only). */
+  gateways: ReadonlyMap<number, { externalNics: number; externalBytes: number }>;
 }
 
 /** A measure as billing counts it: an impossible value (or NULL, its form in a database) is 0. */
@@ -57,98 +54,262 @@ export function diskIopsLimit(total: number | null, read: number | null, write: 
   return rw > 0 ? rw : 0;
 }
 
-interface DiskTotals {
-  size: ExactSum;
-  iops: ExactSum;
-}
-interface NicTotals {
-  cloudspaceId: number;
-  nics: number;
-  bytes: ExactSum;
-}
+// The sums kept per machine record (index `SUMS * record + k`).
+const SIZE = 0;
+const IOPS = 1;
+const BYTES = 2;
+const SUMS = 3;
 
-const key = (cloudspaceId: number, machineId: number): string => `${cloudspaceId}:${machineId}`;
+/** Exact key of (cloud space, machine id, gateway or not), for grouping records. */
+const keyOf = (cloudspaceId: number, machineId: number, gateway: boolean): string => `${cloudspaceId}/${machineId}/${gateway ? 1 : 0}`;
 
 /**
- * Builds the facts of one account-hour from its records, in any order: the visitor of the
- * files' bytes and a database's rows feed it alike, so both bill from one definition. Disks
- * and NICs belong to the machines of their (cloud space, machine id), as the warehouse keys
- * them; a NIC's `isGateway` says whether its machine is the cloud space's gateway.
+ * Builds the facts of one account-hour, the one definition of what billing reads of the
+ * records. Two ways in, one result:
+ *
+ * - in visiting order (files, `FactsVisitor`): a machine's NICs and disks, then the machine
+ *   (`machine` takes the totals gathered since the last machine);
+ * - by key (a database's rows): `machine` records first, then `diskOf`/`nicOf` add to the
+ *   machines of their (cloud space, machine id); rows of no such machine are dropped.
+ *
+ * As the warehouse keys them, disks belong to (cloud space, machine id) whatever the
+ * machine's type, NICs to (cloud space, machine id, gateway or not): should two records of an
+ * hour share a key, each gets the key's totals.
  */
 export class AccountHourFactsBuilder {
-  private accountId = 0;
-  private hourEpoch = 0;
-  private cloudspaces = new Map<number, string>();
-  private machines: Omit<MachineFacts, "sizeGb" | "iopsLimit" | "externalNics" | "externalBytes">[] = [];
-  private disks = new Map<string, DiskTotals>();
-  private nics = new Map<string, NicTotals>();
-  private gatewayNics = new Map<string, NicTotals>();
+  private readonly sums = new SumBank(1024);
+  private readonly pending = new SumBank(SUMS);
+  private pendingNics = 0;
+  private readonly states = new Map<number, string>();
+  private readonly isGateway: boolean[] = [];
+  private readonly nicCount: number[] = [];
+  private readonly byKey = new Map<string, number>();
+  private readonly idsByCloudspace = new Map<number, Set<number>>();
+  private readonly facts = {
+    accountId: 0, hourEpoch: 0, cloudspaceIds: [] as number[], cloudspaceStates: [] as string[], emptyCloudspaceRows: 0, machines: 0,
+    cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
+    memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[],
+    externalNics: [] as number[], externalBytes: [] as number[], gateways: new Map<number, { externalNics: number; externalBytes: number }>(),
+  };
+  /** Records (machines and gateways) of the hour; machines are those not `isGateway`. */
+  private records = 0;
+  private readonly recordCloudspace: number[] = [];
+  private readonly recordId: number[] = [];
+  private readonly recordType: string[] = [];
+  private readonly recordStatus: string[] = [];
+  private readonly recordImage: string[] = [];
+  private readonly recordMem: number[] = [];
+  private readonly recordVcpus: number[] = [];
 
   /** `externalNicType`: the NIC type whose traffic and public IPs are billed (units). */
-  constructor(private readonly externalNicType: string) {}
+  constructor(private readonly externalNicType: string) {
+    this.pending.alloc(SUMS);
+  }
 
-  /** Starts an account-hour (forgetting the previous one). */
+  /** Starts an account-hour (the previous one's facts are overwritten). */
   begin(accountId: number, hourEpoch: number): void {
-    this.accountId = accountId;
-    this.hourEpoch = hourEpoch;
-    this.cloudspaces = new Map();
-    this.machines = [];
-    this.disks = new Map();
-    this.nics = new Map();
-    this.gatewayNics = new Map();
+    this.facts.accountId = accountId;
+    this.facts.hourEpoch = hourEpoch;
+    this.facts.emptyCloudspaceRows = 0;
+    this.states.clear();
+    this.sums.truncate(0);
+    this.records = 0;
+    this.byKey.clear();
+    this.dropPending();
   }
 
   cloudSpace(cloudspaceId: number, state: string): void {
-    const seen = this.cloudspaces.get(cloudspaceId);
-    if (seen === undefined || state > seen) this.cloudspaces.set(cloudspaceId, state);
+    if (cloudspaceId === 0 && state === "") this.facts.emptyCloudspaceRows++;
+    const seen = this.states.get(cloudspaceId);
+    if (seen === undefined || state > seen) this.states.set(cloudspaceId, state);
   }
 
-  /** A machine record; gateways (type `routeros`) are not machines: their NICs count for the cloud space. */
-  machine(cloudspaceId: number, machineId: number, type: string, status: string, imageName: string, memMb: number | null, vcpus: number | null): void {
-    if (type === GATEWAY_TYPE) return;
-    this.machines.push({ cloudspaceId, machineId, type, status, imageName, memMb: counted(memMb), vcpus: counted(vcpus) });
-  }
-
-  disk(cloudspaceId: number, machineId: number, sizeGb: number | null, totalIops: number | null, readIops: number | null, writeIops: number | null): void {
-    const k = key(cloudspaceId, machineId);
-    let totals = this.disks.get(k);
-    if (totals === undefined) this.disks.set(k, (totals = { size: new ExactSum(), iops: new ExactSum() }));
-    totals.size.add(counted(sizeGb));
-    totals.iops.add(diskIopsLimit(totalIops, readIops, writeIops));
-  }
-
-  nic(cloudspaceId: number, machineId: number, isGateway: boolean, type: string, tx: number | null, rx: number | null): void {
-    const k = key(cloudspaceId, machineId);
-    const map = isGateway ? this.gatewayNics : this.nics;
-    let totals = map.get(k);
-    if (totals === undefined) map.set(k, (totals = { cloudspaceId, nics: 0, bytes: new ExactSum() }));
+  /** Visiting order: a NIC of the machine visited next. */
+  nic(type: string, tx: number | null, rx: number | null): void {
     if (type !== this.externalNicType) return;
-    totals.nics++;
-    totals.bytes.add(counted(tx) + counted(rx));
+    this.pendingNics++;
+    this.pending.add(BYTES, counted(tx) + counted(rx));
+  }
+
+  /** Visiting order: a disk of the machine visited next. */
+  disk(sizeGb: number | null, totalIops: number | null, readIops: number | null, writeIops: number | null): void {
+    this.pending.add(SIZE, counted(sizeGb));
+    this.pending.add(IOPS, diskIopsLimit(totalIops, readIops, writeIops));
+  }
+
+  /** Forgets the NICs and disks gathered since the last machine (they belong to none). */
+  dropPending(): void {
+    this.pending.truncate(0);
+    this.pending.alloc(SUMS);
+    this.pendingNics = 0;
+  }
+
+  /**
+   * A machine record (a gateway when `type` is `routeros`), with the NICs and disks gathered
+   * since the last one.
+   */
+  machine(cloudspaceId: number, machineId: number, type: string, status: string, imageName: string, memMb: number | null, vcpus: number | null): void {
+    const r = this.records++;
+    const gateway = type === GATEWAY_TYPE;
+    this.recordCloudspace[r] = cloudspaceId;
+    this.recordId[r] = machineId;
+    this.recordType[r] = type;
+    this.recordStatus[r] = status;
+    this.recordImage[r] = imageName;
+    this.recordMem[r] = counted(memMb);
+    this.recordVcpus[r] = counted(vcpus);
+    this.isGateway[r] = gateway;
+    const at = this.sums.alloc(SUMS);
+    for (let k = 0; k < SUMS; k++) this.sums.addSum(at + k, this.pending, k);
+    this.nicCount[r] = this.pendingNics;
+    this.dropPending();
+  }
+
+  /** By key: the record of (cloud space, machine id, gateway or not), or -1. */
+  private recordOf(cloudspaceId: number, machineId: number, gateway: boolean): number {
+    if (this.byKey.size === 0 && this.records > 0) {
+      for (let r = 0; r < this.records; r++) {
+        const k = keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!);
+        if (!this.byKey.has(k)) this.byKey.set(k, r);
+      }
+    }
+    return this.byKey.get(keyOf(cloudspaceId, machineId, gateway)) ?? -1;
+  }
+
+  /** By key: a disk of (cloud space, machine id): of its machine, else of its gateway. */
+  diskOf(cloudspaceId: number, machineId: number, sizeGb: number | null, totalIops: number | null, readIops: number | null, writeIops: number | null): void {
+    let r = this.recordOf(cloudspaceId, machineId, false);
+    if (r < 0) r = this.recordOf(cloudspaceId, machineId, true);
+    if (r < 0) return;
+    this.sums.add(SUMS * r + SIZE, counted(sizeGb));
+    this.sums.add(SUMS * r + IOPS, diskIopsLimit(totalIops, readIops, writeIops));
+  }
+
+  /** By key: a NIC of (cloud space, machine id, gateway or not). */
+  nicOf(cloudspaceId: number, machineId: number, gateway: boolean, type: string, tx: number | null, rx: number | null): void {
+    let r = this.recordOf(cloudspaceId, machineId, gateway);
+    if (r < 0 && gateway) {
+      // a gateway is known by its NICs (a database's billing rows hold no gateway record)
+      r = this.records;
+      this.machine(cloudspaceId, machineId, GATEWAY_TYPE, "", "", 0, 0);
+      this.byKey.set(keyOf(cloudspaceId, machineId, true), r);
+    }
+    if (r < 0 || type !== this.externalNicType) return;
+    this.nicCount[r]!++;
+    this.sums.add(SUMS * r + BYTES, counted(tx) + counted(rx));
   }
 
   /** The account-hour's facts. */
   finish(): AccountHourFacts {
-    const machines = this.machines.map((m): MachineFacts => {
-      const k = key(m.cloudspaceId, m.machineId);
-      const d = this.disks.get(k);
-      const n = this.nics.get(k);
-      return {
-        ...m,
-        sizeGb: d?.size.value() ?? 0, iopsLimit: d?.iops.value() ?? 0,
-        externalNics: n?.nics ?? 0, externalBytes: n?.bytes.value() ?? 0,
-      };
-    });
-    // a cloud space's gateways: Σ over its gateways of each one's totals
-    const sums = new Map<number, { externalNics: number; externalBytes: ExactSum }>();
-    for (const g of this.gatewayNics.values()) {
-      let s = sums.get(g.cloudspaceId);
-      if (s === undefined) sums.set(g.cloudspaceId, (s = { externalNics: 0, externalBytes: new ExactSum() }));
-      s.externalNics += g.nics;
-      s.externalBytes.add(g.bytes.value());
+    const f = this.facts;
+    const n = this.records;
+    const sums = this.sums;
+    // records sharing a key share their totals: disks by (cloud space, id), NICs by (cloud space, id, gateway)
+    let shared = false;
+    const ids = this.idsByCloudspace;
+    for (const set of ids.values()) set.clear();
+    for (let r = 0; r < n && !shared; r++) {
+      let set = ids.get(this.recordCloudspace[r]!);
+      if (set === undefined) ids.set(this.recordCloudspace[r]!, (set = new Set()));
+      if (set.has(this.recordId[r]!)) shared = true;
+      set.add(this.recordId[r]!);
     }
-    const gateways = new Map<number, GatewayFacts>();
-    for (const [id, s] of sums) gateways.set(id, { externalNics: s.externalNics, externalBytes: s.externalBytes.value() });
-    return { accountId: this.accountId, hourEpoch: this.hourEpoch, cloudspaces: this.cloudspaces, machines, gateways };
+    const diskKeys = new Map<string, number[]>();
+    const nicKeys = new Map<string, number[]>();
+    if (shared) {
+      for (let r = 0; r < n; r++) {
+        const disk = `${this.recordCloudspace[r]}/${this.recordId[r]}`;
+        const nic = keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!);
+        diskKeys.set(disk, [...(diskKeys.get(disk) ?? []), r]);
+        nicKeys.set(nic, [...(nicKeys.get(nic) ?? []), r]);
+      }
+    }
+    const total = (group: number[], k: number): number => {
+      if (group.length === 1) return sums.value(SUMS * group[0]! + k);
+      const bank = new SumBank(1);
+      bank.alloc(1);
+      for (const r of group) bank.addSum(0, sums, SUMS * r + k);
+      return bank.value(0);
+    };
+    f.cloudspaceIds.length = 0;
+    f.cloudspaceStates.length = 0;
+    for (const [id, state] of this.states) {
+      f.cloudspaceIds.push(id);
+      f.cloudspaceStates.push(state);
+    }
+    f.gateways = new Map();
+    let m = 0;
+    for (let r = 0; r < n; r++) {
+      const nicGroup = shared ? nicKeys.get(keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!))! : [r];
+      if (this.isGateway[r]) {
+        if (nicGroup[0] !== r) continue; // a gateway key counts once for its cloud space
+        let nics = 0;
+        for (const g of nicGroup) nics += this.nicCount[g]!;
+        const cloudspaceId = this.recordCloudspace[r]!;
+        const seen = f.gateways.get(cloudspaceId);
+        const bytes = total(nicGroup, BYTES);
+        if (seen === undefined) f.gateways.set(cloudspaceId, { externalNics: nics, externalBytes: bytes });
+        else {
+          // Σ over the cloud space's gateways of each one's total
+          const bank = new SumBank(1);
+          bank.alloc(1);
+          bank.add(0, seen.externalBytes);
+          bank.add(0, bytes);
+          seen.externalNics += nics;
+          seen.externalBytes = bank.value(0);
+        }
+        continue;
+      }
+      const diskGroup = shared ? diskKeys.get(`${this.recordCloudspace[r]}/${this.recordId[r]}`)! : [r];
+      f.cloudspaceId[m] = this.recordCloudspace[r]!;
+      f.machineId[m] = this.recordId[r]!;
+      f.type[m] = this.recordType[r]!;
+      f.status[m] = this.recordStatus[r]!;
+      f.imageName[m] = this.recordImage[r]!;
+      f.memMb[m] = this.recordMem[r]!;
+      f.vcpus[m] = this.recordVcpus[r]!;
+      f.sizeGb[m] = total(diskGroup, SIZE);
+      f.iopsLimit[m] = total(diskGroup, IOPS);
+      let nics = 0;
+      for (const g of nicGroup) nics += this.nicCount[g]!;
+      f.externalNics[m] = nics;
+      f.externalBytes[m] = total(nicGroup, BYTES);
+      m++;
+    }
+    f.machines = m;
+    return f;
+  }
+}
+
+/** The indexes of the configured total, read and write IOPS limits in a disk's `configuredIops`. */
+const TOTAL_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("totalIopsSec");
+const READ_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("readIopsSec");
+const WRITE_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("writeIopsSec");
+
+/**
+ * Feeds the records a decoder visits (see `visitRecords.ts`) to an {@link AccountHourFactsBuilder}:
+ * billing straight from the files' bytes, nothing else built.
+ */
+export class FactsVisitor implements RecordVisitor {
+  constructor(readonly builder: AccountHourFactsBuilder) {}
+
+  nic(_cloudSpaceId: number, _machineId: number, _machineType: string, _index: number, _id: number, type: string, tx: number, rx: number): void {
+    this.builder.nic(type, tx, rx);
+  }
+
+  disk(
+    _cloudSpaceId: number, _machineId: number, _index: number, _id: number, size: number,
+    _iopsRead: number, _iopsWrite: number, _iopsReadMax: number, _iopsWriteMax: number, configuredIops: ArrayLike<number> | null,
+  ): void {
+    if (configuredIops === null) this.builder.disk(size, 0, 0, 0);
+    else this.builder.disk(size, configuredIops[TOTAL_IOPS]!, configuredIops[READ_IOPS]!, configuredIops[WRITE_IOPS]!);
+  }
+
+  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, _cpuMinutes: number, mem: number, imageName: string, status: string): void {
+    this.builder.machine(cloudSpaceId, id, type, status, imageName, mem, vcpus);
+  }
+
+  cloudSpace(cloudSpaceId: number, _accountId: number, state: string): void {
+    this.builder.cloudSpace(cloudSpaceId, state);
   }
 }

@@ -78,10 +78,10 @@ export async function* warehouseFacts(connection: DuckDBConnection, params: Bill
       machines.take(hourEpoch, accountId, (c, r) => builder.machine(
         c[2]![r] as number, c[3]![r] as number, c[4]![r] as string, c[5]![r] as string, c[6]![r] as string, c[7]![r] as number | null, c[8]![r] as number | null,
       ));
-      disks.take(hourEpoch, accountId, (c, r) => builder.disk(
+      disks.take(hourEpoch, accountId, (c, r) => builder.diskOf(
         c[2]![r] as number, c[3]![r] as number, c[4]![r] as number | null, c[5]![r] as number | null, c[6]![r] as number | null, c[7]![r] as number | null,
       ));
-      nics.take(hourEpoch, accountId, (c, r) => builder.nic(
+      nics.take(hourEpoch, accountId, (c, r) => builder.nicOf(
         c[2]![r] as number, c[3]![r] as number, c[4]![r] as boolean, c[5]![r] as string, c[6]![r] as number | null, c[7]![r] as number | null,
       ));
       yield builder.finish();
