@@ -13,21 +13,28 @@ const BILLED_MEASURES = {
   nic: MEASURED_FIELDS.nic.map((f) => f.column).filter((c) => (BILLING_COLUMNS.nics as readonly string[]).includes(c)),
 };
 
-const str = (s: string) => `'${s.replaceAll("'", "''")}'`;
-const list = (items: readonly string[]) => (items.length === 0 ? "NULL" : items.map(str).join(", "));
-
 /**
- * The condition on `impossible_values` (alias `b`) selecting the impossible values billing
- * uses in `[$start, $end)` for `$account` (NULL: every account): vcpus and mem of the billed
- * machine type, size and the limits of their disks, tx and rx of the external NICs of those
- * machines and of gateways. The billing engine counts them as 0 (see `machineFacts`).
+ * True for an impossible value billing uses (SPEC 3.1) whatever its hour and account: vcpus
+ * and mem of a machine of the billed type, size and limits of its disks, tx and rx of the
+ * external NICs of those machines and of gateways. The billing engine counts them as 0.
  */
-export function billedImpossibleWhere(units: Units): string {
-  return `b.hour_epoch >= $start AND b.hour_epoch < $end AND ($account IS NULL OR b.account_id = $account) AND (
-    (b.part = 'machine' AND b.machine_type = ${str(units.vmType)} AND b.column_name IN (${list(BILLED_MEASURES.machine)}))
-    OR (b.part = 'disk' AND b.machine_type = ${str(units.vmType)} AND b.column_name IN (${list(BILLED_MEASURES.disk)}))
-    OR (b.part = 'nic' AND b.machine_type IN (${list([units.vmType, GATEWAY_TYPE])}) AND b.nic_type = ${str(units.externalNicType)}
-        AND b.column_name IN (${list(BILLED_MEASURES.nic)})))`;
+export function isBilledImpossible(v: ImpossibleValue, units: Units): boolean {
+  switch (v.part) {
+    case "machine":
+      return v.machineType === units.vmType && BILLED_MEASURES.machine.includes(v.column);
+    case "disk":
+      return v.machineType === units.vmType && BILLED_MEASURES.disk.includes(v.column);
+    case "nic":
+      return (v.machineType === units.vmType || v.machineType === GATEWAY_TYPE) && v.nicType === units.externalNicType && BILLED_MEASURES.nic.includes(v.column);
+  }
+}
+
+/** File order of impossible values: account, hour, file, cloud space, machine, the machine's own fields first, part, index, field. */
+export function compareImpossible(a: ImpossibleValue, b: ImpossibleValue): number {
+  const text = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return a.accountId - b.accountId || a.hourEpoch - b.hourEpoch || text(a.file, b.file) || a.cloudspaceId - b.cloudspaceId
+    || a.machineId - b.machineId || Number(a.part !== "machine") - Number(b.part !== "machine") || text(a.part, b.part)
+    || (a.index ?? -1) - (b.index ?? -1) || text(a.field, b.field);
 }
 
 /**
@@ -39,7 +46,9 @@ export async function billedImpossibleValues(
   connection: DuckDBConnection, params: BillingParams, units: Units = DEFAULT_UNITS,
 ): Promise<ImpossibleValue[]> {
   checkParams(params);
-  return readImpossibleValues(connection, billedImpossibleWhere(units), paramValues(params), PARAM_TYPES);
+  const where = "b.hour_epoch >= $start AND b.hour_epoch < $end AND ($account IS NULL OR b.account_id = $account)";
+  const found = await readImpossibleValues(connection, where, paramValues(params), PARAM_TYPES);
+  return found.filter((v) => isBilledImpossible(v, units));
 }
 
 /**

@@ -63,7 +63,7 @@ const FIGURE_NAMES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU", "cuSum",
 // The totals of a level in one hour, before its CU and NU (sums of a bank: L consecutive), and its whole numbers.
 const T_MEM = 0, T_CU_SUM = 1, T_SU = 2, T_TU = 3, T_BYTES = 4, T_VCU = 5, T_MU = 6, T_WU = 7, T_MACHINES_CU = 8;
 const L = 9;
-interface Counts {
+export interface Counts {
   vcpus: number;
   piu: number;
   gatewayPiu: number;
@@ -76,6 +76,16 @@ export function compareLines(a: EngineLine, b: EngineLine): number {
     || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) || 0
     || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) || 0
     || LEVEL_RANK[a.level] - LEVEL_RANK[b.level];
+}
+
+/**
+ * An engine's sums as plain data (partials: their exact sums are the sums), to move between
+ * threads and {@link BillingEngine.merge} into another engine.
+ */
+export interface EngineState {
+  entities: { rank: number; accountId: number | null; cloudspaceId: number | null; machineId: number | null; samples: number; terms: number[][] }[];
+  hours: { hourEpoch: number; accounts: number; counts: Counts; terms: number[][] }[];
+  seen: SeenData;
 }
 
 /** An entity of the period: its ids and where its sums are. */
@@ -409,6 +419,57 @@ export class BillingEngine {
       lines.push(this.periodLine(environment));
     }
     return lines.sort(compareLines);
+  }
+
+  /** The engine's sums and what it saw, as plain data (see {@link merge}). */
+  state(): EngineState {
+    const terms = (bank: SumBank, base: number, count: number) => Array.from({ length: count }, (_, k) => bank.terms(base + k));
+    return {
+      entities: this.entities.map((e) => ({
+        rank: e.rank, accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId, samples: e.samples, terms: terms(this.period, e.base, F),
+      })),
+      hours: [...this.environmentHours].map(([hourEpoch, h]) => ({ hourEpoch, accounts: h.accounts, counts: h.counts, terms: terms(this.environment, h.base, L) })),
+      seen: this.seen,
+    };
+  }
+
+  /**
+   * Adds another engine's account-hours (same units and CU rule; see {@link state}), exactly:
+   * engines fed parts of a period merge into the figures of one fed it all, to the bit.
+   */
+  merge(state: EngineState): void {
+    for (const e of state.entities) {
+      let mine: Entity;
+      let account = this.accounts.get(e.accountId!);
+      if (account === undefined) this.accounts.set(e.accountId!, (account = { entity: this.entity(1, e.accountId!, null, null), cloudspaces: new Map() }));
+      if (e.rank === 1) mine = account.entity;
+      else {
+        let cloudspace = account.cloudspaces.get(e.cloudspaceId!);
+        if (cloudspace === undefined) account.cloudspaces.set(e.cloudspaceId!, (cloudspace = { entity: undefined, machines: new Map() }));
+        if (e.rank === 2) mine = cloudspace.entity ??= this.entity(2, e.accountId!, e.cloudspaceId, null);
+        else {
+          let machine = cloudspace.machines.get(e.machineId!);
+          if (machine === undefined) cloudspace.machines.set(e.machineId!, (machine = this.entity(3, e.accountId!, e.cloudspaceId, e.machineId)));
+          mine = machine;
+        }
+      }
+      mine.samples += e.samples;
+      e.terms.forEach((list, k) => list.forEach((t) => this.period.add(mine.base + k, t)));
+    }
+    for (const h of state.hours) {
+      let hour = this.environmentHours.get(h.hourEpoch);
+      if (hour === undefined) this.environmentHours.set(h.hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
+      hour.accounts += h.accounts;
+      hour.counts.vcpus += h.counts.vcpus;
+      hour.counts.piu += h.counts.piu;
+      hour.counts.gatewayPiu += h.counts.gatewayPiu;
+      h.terms.forEach((list, k) => list.forEach((t) => this.environment.add(hour.base + k, t)));
+    }
+    const seen = this.seen;
+    for (const [accountId, hours] of state.seen.accountHours) seen.accountHours.set(accountId, [...(seen.accountHours.get(accountId) ?? []), ...hours]);
+    for (const [type, n] of state.seen.unbilledTypes) seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + n);
+    seen.emptyMachineHours += state.seen.emptyMachineHours;
+    seen.emptyCloudspaceHours += state.seen.emptyCloudspaceHours;
   }
 
   /** What the engine saw besides the figures (account-hours, unbilled types, empty records). */

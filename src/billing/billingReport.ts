@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
-import { dataQuality, qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
-import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
+import { billedImpossibleValues } from "./billedImpossibleValues.js";
+import { qualityOf, qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
+import { billingPass, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
 import type { LineMoney } from "./money.js";
 import { invoiceOf, type Invoice } from "./invoice.js";
 import { showback } from "./showback.js";
@@ -62,17 +63,29 @@ export async function billingReport(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {},
 ): Promise<BillingReport> {
   const resolved = resolveOptions(options);
-  const period = await periodLines(connection, params, options);
-  const quality = await dataQuality(connection, params, extras.load, resolved.units);
+  const { lines, seen } = await billingPass(connection, params, options);
+  const quality = qualityOf(seen, params, extras.load, await billedImpossibleValues(connection, params, resolved.units));
+  return reportOf(params, resolved, lines, quality, extras, await dataFingerprint(connection));
+}
+
+/**
+ * A billing report from its parts, wherever they were computed (a warehouse, or files billed
+ * as they stream): the period lines of `levelsFor(params)`, the data quality, and the
+ * fingerprint of the data.
+ */
+export async function reportOf(
+  params: BillingParams, options: ResolvedBillingOptions, period: BillingLine[], quality: DataQuality, extras: ReportExtras,
+  data: { files: number; hash: string },
+): Promise<BillingReport> {
   const prices = extras.prices;
-  const invoices = prices ? period.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units)) : undefined;
-  const { lines, money } = showback(period, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1);
+  const invoices = prices ? period.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, options.units)) : undefined;
+  const { lines, money } = showback(period, invoices, options.per === "month" ? options.units.hoursPerMonth : 1);
   return {
-    params, options: resolved, lines,
+    params, options, lines,
     money: prices ? money : undefined, invoices,
     amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
     prices, quality, warnings: qualityWarnings(quality, params), generatedAtMs: Date.now(), load: extras.load, unitsFile: extras.unitsFile,
     inputs: await inputFingerprints(extras.load?.inputs ?? []),
-    data: await dataFingerprint(connection),
+    data,
   };
 }

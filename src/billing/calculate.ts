@@ -38,12 +38,16 @@ export async function calculate(connection: DuckDBConnection, params: BillingPar
 export async function calculate(connection: DuckDBConnection, params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
 export async function calculate(connection: DuckDBConnection, params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
 export async function calculate(connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}): Promise<CalculateResult> {
+  return calculateOf(await periodLines(connection, params, options), params, options);
+}
+
+/** The `billing/calculate` shape of the period lines of `params` (those of `levelsFor(params)`). */
+export function calculateOf(lines: readonly BillingLine[], params: BillingParams, options: BillingOptions = {}): CalculateResult {
   const resolved = resolveOptions(options);
   if (params.accountId === undefined) {
-    const [environment] = await periodLines(connection, params, options, ["environment"]);
+    const environment = lines.find((l) => l.level === "environment");
     return { consumption: consumptionOf(environment, resolved.allUnits, true) };
   }
-  const lines = await periodLines(connection, params, options, ["account", "cloudspace", "machine"]);
   const accountLine = lines.find((l) => l.level === "account");
   const account: CalculateAccount = {
     id: params.accountId,

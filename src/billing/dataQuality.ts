@@ -3,7 +3,8 @@ import { describeImpossible, type ImpossibleValue } from "../store/impossibleVal
 import type { LoadReport, SkippedFile } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../time.js";
-import { checkParams, PARAM_TYPES, paramValues, type BillingParams } from "./lines.js";
+import type { SeenData } from "./billingEngine.js";
+import { billingPass, checkParams, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
 /** A run of consecutive missing hours: hour labels `[startHour, endHour]`, both included, epoch seconds. */
@@ -35,76 +36,61 @@ export interface DataQuality {
   impossibleValues: ImpossibleValue[];
 }
 
-/** The rows of the period (and account) in a data table. */
-const PERIOD = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)";
+/**
+ * The runs of missing hours of each account that has a sample in `[start, end)`: the hours
+ * from the first whole hour of the period to its end without a sample, in runs of
+ * consecutive hours, accounts in id order.
+ */
+export function missingHoursOf(accountHours: ReadonlyMap<number, readonly number[]>, params: BillingParams): DataQuality["missingHours"] {
+  const first = Math.ceil(params.start / 3600) * 3600;
+  const out: DataQuality["missingHours"] = [];
+  for (const accountId of [...accountHours.keys()].sort((a, b) => a - b)) {
+    const present = new Set(accountHours.get(accountId));
+    const entry = { accountId, hours: 0, runs: [] as MissingRun[] };
+    let run: MissingRun | undefined;
+    for (let hour = first; hour < params.end; hour += 3600) {
+      if (present.has(hour)) {
+        run = undefined;
+        continue;
+      }
+      if (run === undefined) entry.runs.push((run = { startHour: hour, endHour: hour, hours: 0 }));
+      run.endHour = hour;
+      run.hours++;
+      entry.hours++;
+    }
+    if (entry.hours > 0) out.push(entry);
+  }
+  return out;
+}
 
 /**
- * The data quality of a period: missing hours per account (from `account_hours`), machine
- * types that are not billed, whether the period is empty, the impossible values in billed
- * fields, and the skipped files and duplicates of `load` when given.
+ * The data quality of a period from what the billing engine saw of its account-hours, the
+ * billed impossible values and the load report: missing hours per account, machine types
+ * that are not billed, empty records, whether the period is empty, skipped files and duplicates.
+ */
+export function qualityOf(seen: SeenData, params: BillingParams, load: LoadReport | undefined, impossibleValues: ImpossibleValue[]): DataQuality {
+  return {
+    missingHours: missingHoursOf(seen.accountHours, params),
+    unbilledMachineTypes: [...seen.unbilledTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([type, machineHours]) => ({ type, machineHours })),
+    emptyRecords: { machineHours: seen.emptyMachineHours, cloudSpaceHours: seen.emptyCloudspaceHours },
+    emptyPeriod: seen.accountHours.size === 0,
+    skipped: load?.skipped ?? [],
+    duplicates: load?.duplicates ?? [],
+    impossibleValues,
+  };
+}
+
+/**
+ * The data quality of a period in a warehouse: missing hours per account, machine types that
+ * are not billed, whether the period is empty, the impossible values in billed fields, and
+ * the skipped files and duplicates of `load` when given.
  */
 export async function dataQuality(
   connection: DuckDBConnection, params: BillingParams, load?: LoadReport, units: Units = DEFAULT_UNITS,
 ): Promise<DataQuality> {
   checkParams(params);
-  const values = paramValues(params);
-  const missing = await connection.runAndReadAll(
-    `WITH present AS (
-       SELECT account_id, hour_epoch FROM account_hours
-       WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)
-     ),
-     accounts AS (SELECT DISTINCT account_id FROM present),
-     expected AS (
-       SELECT a.account_id, h.hour_epoch FROM accounts a,
-         (SELECT unnest(range(CAST(ceil($start / 3600) * 3600 AS BIGINT), $end, 3600)) AS hour_epoch) h
-     ),
-     gaps AS (
-       SELECT e.account_id, e.hour_epoch FROM expected e
-       ANTI JOIN present p ON p.account_id = e.account_id AND p.hour_epoch = e.hour_epoch
-     )
-     SELECT account_id, min(hour_epoch) AS start_hour, max(hour_epoch) AS end_hour, count(*) AS hours
-     FROM (SELECT *, hour_epoch - 3600 * row_number() OVER (PARTITION BY account_id ORDER BY hour_epoch) AS run FROM gaps)
-     GROUP BY account_id, run ORDER BY account_id, start_hour`,
-    values,
-    PARAM_TYPES,
-  );
-  const byAccount = new Map<number, { accountId: number; hours: number; runs: MissingRun[] }>();
-  for (const row of missing.getRowObjectsJS()) {
-    const accountId = Number(row.account_id);
-    const entry = byAccount.get(accountId) ?? { accountId, hours: 0, runs: [] };
-    const run = { startHour: Number(row.start_hour), endHour: Number(row.end_hour), hours: Number(row.hours) };
-    entry.runs.push(run);
-    entry.hours += run.hours;
-    byAccount.set(accountId, entry);
-  }
-  const types = await connection.runAndReadAll(
-    `SELECT type, count(*) AS machine_hours FROM machines
-     WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account) AND type <> $vmType
-     GROUP BY type ORDER BY type`,
-    { ...values, vmType: units.vmType },
-    PARAM_TYPES,
-  );
-  const empty = await connection.runAndReadAll(
-    `SELECT (SELECT count(*) FROM machines WHERE ${PERIOD} AND machine_id = 0 AND type = '') AS machine_hours,
-            (SELECT count(*) FROM cloudspaces WHERE ${PERIOD} AND cloudspace_id = 0 AND state = '') AS cloudspace_hours`,
-    values,
-    PARAM_TYPES,
-  );
-  const emptyRow = empty.getRowObjectsJS()[0]!;
-  const samples = await connection.runAndReadAll(
-    `SELECT count(*) AS n FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)`,
-    values,
-    PARAM_TYPES,
-  );
-  return {
-    missingHours: [...byAccount.values()],
-    unbilledMachineTypes: types.getRowObjectsJS().map((r) => ({ type: String(r.type), machineHours: Number(r.machine_hours) })),
-    emptyRecords: { machineHours: Number(emptyRow.machine_hours), cloudSpaceHours: Number(emptyRow.cloudspace_hours) },
-    emptyPeriod: Number(samples.getRowObjectsJS()[0]!.n) === 0,
-    skipped: load?.skipped ?? [],
-    duplicates: load?.duplicates ?? [],
-    impossibleValues: await billedImpossibleValues(connection, params, units),
-  };
+  const { seen } = await billingPass(connection, params, { units });
+  return qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
 }
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */

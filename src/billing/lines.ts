@@ -2,7 +2,7 @@ import { BIGINT, type DuckDBConnection, type DuckDBType } from "@duckdb/node-api
 import { UsageError } from "../errors.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
-import { BillingEngine, type EngineLine } from "./billingEngine.js";
+import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { warehouseFacts } from "./warehouseFacts.js";
 
@@ -151,11 +151,23 @@ function toLine(line: EngineLine, options: ResolvedBillingOptions): BillingLine 
 export async function periodLines(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
 ): Promise<BillingLine[]> {
+  return (await billingPass(connection, params, options, levels)).lines;
+}
+
+/** The period lines of the given levels and what the engine saw of the data (for data quality), in one pass over the warehouse. */
+export async function billingPass(
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
+): Promise<{ lines: BillingLine[]; seen: SeenData }> {
   checkParams(params);
   const resolved = resolveOptions(options);
   const engine = new BillingEngine(resolved.units, resolved.cuRollup);
   for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
-  return engine.finish().filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved));
+  return { lines: linesOf(engine.finish(), resolved, levels), seen: engine.seenData() };
+}
+
+/** The engine's lines of the given levels as BillingLines (names, per-month quantities). */
+export function linesOf(lines: readonly EngineLine[], options: ResolvedBillingOptions, levels: readonly Level[]): BillingLine[] {
+  return lines.filter((l) => levels.includes(l.level)).map((l) => toLine(l, options));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DuckDBTimestampTZValue, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import type { FileStatus } from "./schema.js";
 
 /** A row of the `files` manifest (schema.ts). */
@@ -37,6 +37,16 @@ export class Manifest {
 
   private constructor(readonly runId: number, nextFileId: number) {
     this.nextFileId = nextFileId;
+  }
+
+  /** The manifest of a load that no database keeps (billing files as they stream): empty, run 1. */
+  static empty(): Manifest {
+    return new Manifest(1, 1);
+  }
+
+  /** The content SHA-256 of every loaded file (earlier runs and this one). */
+  loadedSha256(): string[] {
+    return [...this.loaded.values()].flatMap((files) => files.map((f) => f.sha256));
   }
 
   /** Reads the manifest of `connection` (empty for a new database) and starts run `runId`. */
@@ -111,6 +121,7 @@ export class Manifest {
         );
       }
       if (rows.length === 0) return;
+      const { DuckDBTimestampTZValue } = await import("@duckdb/node-api"); // loaded by whoever holds the connection
       const appender = await connection.createAppender("files");
       try {
         const now = new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n);

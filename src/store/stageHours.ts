@@ -8,6 +8,11 @@ import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { ColumnBuilder, stageRecords } from "./ColumnBuilder.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./schema.js";
+import { BillingEngine, type EngineState } from "../billing/billingEngine.js";
+import { AccountHourFactsBuilder, FactsVisitor } from "../billing/machineFacts.js";
+import type { CuRollup } from "../billing/unitNames.js";
+import type { Units } from "../billing/units.js";
+import type { RecordVisitor } from "../capnp/visitRecords.js";
 
 /** A file that could not be decoded, as plain data (it crosses from a worker). */
 export interface StageError {
@@ -58,7 +63,42 @@ const arena = new ReadArena();
 /** Decodes and stages groups of account-hours, in this thread or on workers. */
 export interface Stager {
   stage(hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection): Promise<StagedGroup>;
+  /** A billing stager: the sums of the account-hours it staged, one state per thread (call before `close`). */
+  collect?(): Promise<EngineState[]>;
   close(): Promise<void>;
+}
+
+/** What a billing stager bills by: the units and the CU rule. */
+export interface BillingRules {
+  units: Units;
+  cuRollup: CuRollup;
+}
+
+/**
+ * The billing of one thread: account-hours staged with it are also billed, straight from
+ * the visit of their bytes (see `FactsVisitor`), into its engine.
+ */
+export class ThreadBilling {
+  readonly builder: AccountHourFactsBuilder;
+  readonly engine: BillingEngine;
+  readonly visitor: RecordVisitor;
+
+  constructor(readonly rules: BillingRules) {
+    this.builder = new AccountHourFactsBuilder(rules.units.externalNicType);
+    this.engine = new BillingEngine(rules.units, rules.cuRollup);
+    this.visitor = new FactsVisitor(this.builder);
+  }
+
+  /** A visitor feeding both `first` (the columns and impossible values) and the facts. */
+  tee(first: RecordVisitor): RecordVisitor {
+    const second = this.visitor;
+    return {
+      nic: (...a) => (first.nic(...a), second.nic(...a)),
+      disk: (...a) => (first.disk(...a), second.disk(...a)),
+      machine: (...a) => (first.machine(...a), second.machine(...a)),
+      cloudSpace: (...a) => (first.cloudSpace(...a), second.cloudSpace(...a)),
+    };
+  }
 }
 
 /**
@@ -73,6 +113,7 @@ export function stageHours(
   tables: readonly DataTable[],
   decode?: (hour: AccountHour) => DecodedAccountHour,
   columns?: ColumnSelection,
+  billing?: ThreadBilling,
 ): StagedGroup {
   const errors: StageError[] = [];
   const failed = (index: number, error: unknown): void => {
@@ -109,12 +150,15 @@ export function stageHours(
   }
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
   const builder = new ColumnBuilder(new Set(tables), inputBytes, columns);
+  const visitor = billing?.tee(builder) ?? builder;
   hours.forEach((hour, index) => {
     if (unread.has(index)) return;
     builder.beginHour(hour.accountId, hour.hourEpoch, names(hour));
+    billing?.builder.begin(hour.accountId, hour.hourEpoch);
     try {
-      const { rootAccountId, cloudspaces } = visitAccountHour(hour, builder);
+      const { rootAccountId, cloudspaces } = visitAccountHour(hour, visitor);
       builder.endHour(rootAccountId, cloudspaces);
+      billing?.engine.add(billing.builder.finish());
     } catch (error) {
       builder.abandonHour();
       failed(index, error);
@@ -123,10 +167,12 @@ export function stageHours(
   return { batch: builder.finish(), errors, sha256, impossible: [...builder.impossibleValues] };
 }
 
-/** A stager decoding in the calling thread. */
-export function inlineStager(): Stager {
+/** A stager decoding in the calling thread; with `billing`, billing what it stages. */
+export function inlineStager(billing?: BillingRules): Stager {
+  const thread = billing === undefined ? undefined : new ThreadBilling(billing);
   return {
-    stage: async (hours, tables, columns) => stageHours(hours, tables, undefined, columns),
+    stage: async (hours, tables, columns) => stageHours(hours, tables, undefined, columns, thread),
+    collect: thread === undefined ? undefined : async () => [thread.engine.state()],
     close: async () => {},
   };
 }

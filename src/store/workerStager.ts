@@ -4,10 +4,11 @@ import { Worker } from "node:worker_threads";
 import type { AccountHour } from "../input/types.js";
 import type { ColumnSelection } from "./columnBatch.js";
 import type { DataTable } from "./schema.js";
-import type { StagedGroup, Stager } from "./stageHours.js";
+import type { BillingRules, StagedGroup, Stager } from "./stageHours.js";
+import type { EngineState } from "../billing/billingEngine.js";
 
 interface Pending {
-  resolve: (group: StagedGroup) => void;
+  resolve: (group: StagedGroup & EngineState) => void;
   reject: (error: Error) => void;
 }
 
@@ -45,18 +46,19 @@ function ownBuffers(hours: AccountHour[]): ArrayBuffer[] {
  * bytes move to its worker (they are detached here); the staged columns come back the same way.
  * A worker that dies rejects its pending groups.
  */
-export function workerStager(count: number): Stager {
+export function workerStager(count: number, billing?: BillingRules): Stager {
   const pending = new Map<number, Pending>();
   const owner = new Map<number, Worker>();
   let nextId = 0;
   const workers = Array.from({ length: Math.max(1, count) }, () => {
     const worker = startWorker();
-    worker.on("message", (message: { id: number; group?: StagedGroup; failure?: { message: string; stack?: string } }) => {
+    worker.on("message", (message: { id: number; group?: StagedGroup; state?: EngineState; failure?: { message: string; stack?: string } }) => {
       const p = pending.get(message.id);
       if (p === undefined) return;
       pending.delete(message.id);
       owner.delete(message.id);
-      if (message.group) p.resolve(message.group);
+      if (message.group) p.resolve(message.group as StagedGroup & EngineState);
+      else if (!message.failure) p.resolve(message.state as StagedGroup & EngineState);
       else {
         const error = new Error(`decoding worker failed: ${message.failure?.message}`);
         if (message.failure?.stack) error.stack = message.failure.stack;
@@ -75,15 +77,21 @@ export function workerStager(count: number): Stager {
     worker.on("exit", (code) => failAll(new Error(`decoding worker exited with code ${code}`)));
     return worker;
   });
+  const ask = <T>(worker: Worker, message: object, transfer: ArrayBuffer[] = []) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: StagedGroup & EngineState) => void, reject });
+      owner.set(id, worker);
+      worker.postMessage({ id, ...message }, transfer);
+    });
+  let turn = 0;
   return {
     stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
-      new Promise<StagedGroup>((resolve, reject) => {
-        const id = nextId++;
-        const worker = workers[id % workers.length]!;
-        pending.set(id, { resolve, reject });
-        owner.set(id, worker);
-        worker.postMessage({ id, hours, tables, columns }, ownBuffers(hours));
-      }),
+      ask<StagedGroup>(workers[turn++ % workers.length]!, { hours, tables, columns, billing }, ownBuffers(hours)),
+    collect: billing === undefined ? undefined : async () => {
+      const states = await Promise.all(workers.map((w) => ask<EngineState | undefined>(w, { collect: true })));
+      return states.filter((s): s is EngineState => s !== undefined);
+    },
     close: async () => {
       await Promise.all(workers.map((w) => w.terminate()));
     },
