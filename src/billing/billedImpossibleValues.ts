@@ -3,7 +3,7 @@ import { ImpossibleValuesError } from "../errors.js";
 import { GATEWAY_TYPE } from "../store/columnBatch.js";
 import { describeImpossible, MEASURED_FIELDS, readImpossibleValues, type ImpossibleValue } from "../store/impossibleValues.js";
 import { BILLING_COLUMNS } from "./warehouseFacts.js";
-import { checkParams, PARAM_TYPES, paramValues, type BillingParams } from "./lines.js";
+import { checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
 /** The measures billing reads, by part (SPEC 3.1: an impossible value in one of these stops billing, or counts 0 under --skip-bad). */
@@ -47,7 +47,7 @@ export async function billedImpossibleValues(
 ): Promise<ImpossibleValue[]> {
   checkParams(params);
   const where = "b.hour_epoch >= $start AND b.hour_epoch < $end AND ($account IS NULL OR b.account_id = $account)";
-  const found = await readImpossibleValues(connection, where, paramValues(params), PARAM_TYPES);
+  const found = await readImpossibleValues(connection, where, paramValues(params), await paramTypes());
   return found.filter((v) => isBilledImpossible(v, units));
 }
 

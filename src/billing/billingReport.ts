@@ -1,14 +1,14 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
-import { billedImpossibleValues } from "./billedImpossibleValues.js";
-import { qualityOf, qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
-import { billingPass, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
+import { billWarehouse, type BilledPeriod } from "./billWarehouse.js";
+import { qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
+import { resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
 import type { LineMoney } from "./money.js";
 import { invoiceOf, type Invoice } from "./invoice.js";
 import { showback } from "./showback.js";
 import type { PriceList } from "./prices.js";
 import { Exact } from "./exact.js";
-import { dataFingerprint, inputFingerprints, type InputFingerprint } from "./inputFingerprints.js";
+import { inputFingerprints, type InputFingerprint } from "./inputFingerprints.js";
 
 /** Everything a billing report shows for a period, computed once and rendered by every export. */
 export interface BillingReport {
@@ -40,8 +40,8 @@ export interface BillingReport {
   unitsFile?: string;
   /** The inputs of the load report with their SHA-256 (directories are named as such). */
   inputs: InputFingerprint[];
-  /** A fingerprint of every loaded file's content (see `dataFingerprint`). */
-  data: { files: number; hash: string };
+  /** A fingerprint of every loaded file's content (see `ContentFingerprint`); undefined when the files were not hashed. */
+  data?: { files: number; hash: string };
 }
 
 /** Inputs of a report beyond the period and the options. */
@@ -55,37 +55,33 @@ export interface ReportExtras {
 }
 
 /**
- * A billing report of `[start, end)`: the period lines (with an account id: the account,
- * its cloud spaces and machines; without: the environment, then every account and below),
- * money when a price list is given, data quality and its warnings.
+ * A billing report of `[start, end)` from a warehouse: the period lines (with an account id:
+ * the account, its cloud spaces and machines; without: the environment, then every account
+ * and below), money when a price list is given, data quality and its warnings.
  */
 export async function billingReport(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {},
 ): Promise<BillingReport> {
-  const resolved = resolveOptions(options);
-  const { lines, seen } = await billingPass(connection, params, options);
-  const quality = qualityOf(seen, params, extras.load, await billedImpossibleValues(connection, params, resolved.units));
-  return reportOf(params, resolved, lines, quality, extras, await dataFingerprint(connection));
+  return reportOf(await billWarehouse(connection, params, options, extras.load), params, options, extras);
 }
 
 /**
- * A billing report from its parts, wherever they were computed (a warehouse, or files billed
- * as they stream): the period lines of `levelsFor(params)`, the data quality, and the
- * fingerprint of the data.
+ * The billing report of a period billed (from a warehouse, or from files as they stream):
+ * invoices and showback money when a price list is given, warnings, and the fingerprints of
+ * the inputs.
  */
-export async function reportOf(
-  params: BillingParams, options: ResolvedBillingOptions, period: BillingLine[], quality: DataQuality, extras: ReportExtras,
-  data: { files: number; hash: string },
-): Promise<BillingReport> {
+export async function reportOf(billed: BilledPeriod, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {}): Promise<BillingReport> {
+  const resolved = resolveOptions(options);
   const prices = extras.prices;
-  const invoices = prices ? period.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, options.units)) : undefined;
-  const { lines, money } = showback(period, invoices, options.per === "month" ? options.units.hoursPerMonth : 1);
+  const load = billed.load ?? extras.load;
+  const invoices = prices ? billed.lines.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units)) : undefined;
+  const { lines, money } = showback(billed.lines, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1);
   return {
-    params, options, lines,
+    params, options: resolved, lines,
     money: prices ? money : undefined, invoices,
     amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
-    prices, quality, warnings: qualityWarnings(quality, params), generatedAtMs: Date.now(), load: extras.load, unitsFile: extras.unitsFile,
-    inputs: await inputFingerprints(extras.load?.inputs ?? []),
-    data,
+    prices, quality: billed.quality, warnings: qualityWarnings(billed.quality, params), generatedAtMs: Date.now(), load, unitsFile: extras.unitsFile,
+    inputs: await inputFingerprints(load?.inputs ?? []),
+    data: billed.data,
   };
 }

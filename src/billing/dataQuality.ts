@@ -4,7 +4,7 @@ import type { LoadReport, SkippedFile } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../time.js";
 import type { SeenData } from "./billingEngine.js";
-import { billingPass, checkParams, type BillingParams } from "./lines.js";
+import { billingPass, checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
 /** A run of consecutive missing hours: hour labels `[startHour, endHour]`, both included, epoch seconds. */
@@ -80,6 +80,22 @@ export function qualityOf(seen: SeenData, params: BillingParams, load: LoadRepor
   };
 }
 
+/** The hours of `[start, end)` at which each account (one, or every one) has a sample in a warehouse (its `account_hours`). */
+export async function accountHoursIn(connection: DuckDBConnection, params: BillingParams): Promise<Map<number, number[]>> {
+  checkParams(params);
+  const reader = await connection.runAndReadAll(
+    "SELECT account_id, hour_epoch FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account) ORDER BY 1, 2",
+    paramValues(params), await paramTypes(),
+  );
+  const hours = new Map<number, number[]>();
+  for (const [accountId, hourEpoch] of reader.getRowsJS()) {
+    const list = hours.get(Number(accountId));
+    if (list === undefined) hours.set(Number(accountId), [Number(hourEpoch)]);
+    else list.push(Number(hourEpoch));
+  }
+  return hours;
+}
+
 /**
  * The data quality of a period in a warehouse: missing hours per account, machine types that
  * are not billed, whether the period is empty, the impossible values in billed fields, and
@@ -100,6 +116,20 @@ export interface Warning {
   details?: unknown;
 }
 
+/** The MISSING_HOURS warnings of the missing hours of a period, one per account. */
+export function missingHoursWarnings(missingHours: DataQuality["missingHours"], params: BillingParams): Warning[] {
+  const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
+  return missingHours.map((m) => {
+    const runs = m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
+    const shown = runs.length > 5 ? [...runs.slice(0, 5), `and ${runs.length - 5} more runs`] : runs;
+    return {
+      code: "MISSING_HOURS",
+      message: `account ${m.accountId}: ${m.hours} hour${m.hours === 1 ? "" : "s"} missing in ${period}: ${shown.join(", ")}`,
+      details: m,
+    };
+  });
+}
+
 /** The warnings of a data-quality report, one line each, for stderr and `--warnings-json`. */
 export function qualityWarnings(quality: DataQuality, params: BillingParams): Warning[] {
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
@@ -110,15 +140,7 @@ export function qualityWarnings(quality: DataQuality, params: BillingParams): Wa
       message: `no samples in the period ${period}${params.accountId === undefined ? "" : ` for account ${params.accountId}`}: the result is empty (all zero)`,
     });
   }
-  for (const m of quality.missingHours) {
-    const runs = m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
-    const shown = runs.length > 5 ? [...runs.slice(0, 5), `and ${runs.length - 5} more runs`] : runs;
-    warnings.push({
-      code: "MISSING_HOURS",
-      message: `account ${m.accountId}: ${m.hours} hour${m.hours === 1 ? "" : "s"} missing in ${period}: ${shown.join(", ")}`,
-      details: m,
-    });
-  }
+  warnings.push(...missingHoursWarnings(quality.missingHours, params));
   for (const t of quality.unbilledMachineTypes) {
     warnings.push({
       code: "UNBILLED_MACHINE_TYPE",

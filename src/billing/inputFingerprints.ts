@@ -28,16 +28,39 @@ export async function inputFingerprints(inputs: readonly string[]): Promise<Inpu
 }
 
 /**
- * A fingerprint of the data loaded in the warehouse: the SHA-256 of the sorted content
- * hashes of every loaded file of the manifest (`files`), and their count. Two reports with
- * the same fingerprint were computed from the same files, whatever their paths.
+ * The fingerprint of a set of loaded files: the SHA-256 of their content hashes (hex, each
+ * followed by a newline) in ascending order, and their count. Two reports with the same
+ * fingerprint were computed from the same files, whatever their paths or the order they were
+ * read in. Hashes are kept as 32 bytes each, so a year of files costs a few MB.
  */
+export class ContentFingerprint {
+  private hashes = new Uint8Array(32 * 1024);
+  private count = 0;
+
+  /** Adds a file by the hex SHA-256 of its bytes. */
+  add(sha256Hex: string): void {
+    if (32 * (this.count + 1) > this.hashes.length) {
+      const grown = new Uint8Array(2 * this.hashes.length);
+      grown.set(this.hashes);
+      this.hashes = grown;
+    }
+    this.hashes.set(Buffer.from(sha256Hex, "hex"), 32 * this.count++);
+  }
+
+  /** The fingerprint of the files added. */
+  digest(): { files: number; hash: string } {
+    const all = Array.from({ length: this.count }, (_, i) => Buffer.from(this.hashes.buffer, 32 * i, 32));
+    all.sort(Buffer.compare); // bytewise order is the order of their hex spellings
+    const hash = createHash("sha256");
+    for (const h of all) hash.update(`${h.toString("hex")}\n`);
+    return { files: this.count, hash: `sha256:${hash.digest("hex")}` };
+  }
+}
+
+/** The {@link ContentFingerprint} of the files loaded in a warehouse (its `files` manifest). */
 export async function dataFingerprint(connection: DuckDBConnection): Promise<{ files: number; hash: string }> {
-  const reader = await connection.runAndReadAll(
-    "SELECT content_sha256 FROM files WHERE status = 'loaded' ORDER BY content_sha256",
-  );
-  const hash = createHash("sha256");
-  const rows = reader.getRowsJS();
-  for (const [sha] of rows) hash.update(`${String(sha)}\n`);
-  return { files: rows.length, hash: `sha256:${hash.digest("hex")}` };
+  const reader = await connection.runAndReadAll("SELECT content_sha256 FROM files WHERE status = 'loaded'");
+  const fingerprint = new ContentFingerprint();
+  for (const [sha] of reader.getRowsJS()) fingerprint.add(String(sha));
+  return fingerprint.digest();
 }

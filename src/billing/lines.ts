@@ -1,4 +1,4 @@
-import { BIGINT, type DuckDBConnection, type DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
@@ -107,8 +107,15 @@ export function checkParams(params: BillingParams): void {
   }
 }
 
-/** The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT). */
-export const PARAM_TYPES: Record<string, DuckDBType> = { start: BIGINT, end: BIGINT, account: BIGINT };
+/**
+ * The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT).
+ * DuckDB is imported here, not up front: whoever holds a connection has loaded it, and
+ * billing files as they stream never does.
+ */
+export async function paramTypes(): Promise<Record<string, DuckDBType>> {
+  const { BIGINT } = await import("@duckdb/node-api");
+  return { start: BIGINT, end: BIGINT, account: BIGINT };
+}
 
 /** The levels a report of `params` shows: with an account id, the account and below; without, every level. */
 export function levelsFor(params: BillingParams): readonly Level[] {
@@ -210,7 +217,7 @@ export async function hourlyLineCount(
     machine: `SELECT count(*) FROM machines WHERE ${where} AND type = $vmType`,
   };
   const reader = await connection.runAndReadAll(
-    `SELECT ${levels.map((l) => `(${counts[l]})`).join(" + ")} AS n`, { ...paramValues(params), vmType: resolved.units.vmType }, PARAM_TYPES,
+    `SELECT ${levels.map((l) => `(${counts[l]})`).join(" + ")} AS n`, { ...paramValues(params), vmType: resolved.units.vmType }, await paramTypes(),
   );
   return Number(reader.getRowObjectsJS()[0]!.n);
 }

@@ -84,7 +84,7 @@ export class AccountHourFactsBuilder {
   private readonly isGateway: boolean[] = [];
   private readonly nicCount: number[] = [];
   private readonly byKey = new Map<string, number>();
-  private readonly idsByCloudspace = new Map<number, Set<number>>();
+  private readonly groupCloudspaces = new Set<number>();
   private readonly facts = {
     accountId: 0, hourEpoch: 0, cloudspaceIds: [] as number[], cloudspaceStates: [] as string[], emptyCloudspaceRows: 0, machines: 0,
     cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
@@ -199,21 +199,42 @@ export class AccountHourFactsBuilder {
     this.sums.add(SUMS * r + BYTES, counted(tx) + counted(rx));
   }
 
+  /**
+   * True when two records of the hour share a (cloud space, machine id): never in the
+   * platform's files, whose records come grouped by cloud space with ascending ids (checked
+   * in one pass); otherwise checked exactly.
+   */
+  private sharesKeys(): boolean {
+    const n = this.records;
+    const cs = this.recordCloudspace;
+    const id = this.recordId;
+    const groups = this.groupCloudspaces;
+    groups.clear();
+    let ascending = true;
+    for (let r = 0; r < n && ascending; r++) {
+      if (r > 0 && cs[r] === cs[r - 1]) ascending = id[r]! > id[r - 1]!;
+      else {
+        ascending = !groups.has(cs[r]!);
+        groups.add(cs[r]!);
+      }
+    }
+    if (ascending) return false;
+    const seen = new Set<string>();
+    for (let r = 0; r < n; r++) {
+      const k = `${cs[r]}/${id[r]}`;
+      if (seen.has(k)) return true;
+      seen.add(k);
+    }
+    return false;
+  }
+
   /** The account-hour's facts. */
   finish(): AccountHourFacts {
     const f = this.facts;
     const n = this.records;
     const sums = this.sums;
     // records sharing a key share their totals: disks by (cloud space, id), NICs by (cloud space, id, gateway)
-    let shared = false;
-    const ids = this.idsByCloudspace;
-    for (const set of ids.values()) set.clear();
-    for (let r = 0; r < n && !shared; r++) {
-      let set = ids.get(this.recordCloudspace[r]!);
-      if (set === undefined) ids.set(this.recordCloudspace[r]!, (set = new Set()));
-      if (set.has(this.recordId[r]!)) shared = true;
-      set.add(this.recordId[r]!);
-    }
+    const shared = this.sharesKeys();
     const diskKeys = new Map<string, number[]>();
     const nicKeys = new Map<string, number[]>();
     if (shared) {
@@ -231,6 +252,11 @@ export class AccountHourFactsBuilder {
       for (const r of group) bank.addSum(0, sums, SUMS * r + k);
       return bank.value(0);
     };
+    const nicsOf = (group: number[]): number => {
+      let nics = 0;
+      for (const g of group) nics += this.nicCount[g]!;
+      return nics;
+    };
     f.cloudspaceIds.length = 0;
     f.cloudspaceStates.length = 0;
     for (const [id, state] of this.states) {
@@ -240,14 +266,13 @@ export class AccountHourFactsBuilder {
     f.gateways = new Map();
     let m = 0;
     for (let r = 0; r < n; r++) {
-      const nicGroup = shared ? nicKeys.get(keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!))! : [r];
+      const nicGroup = shared ? nicKeys.get(keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!))! : undefined;
       if (this.isGateway[r]) {
-        if (nicGroup[0] !== r) continue; // a gateway key counts once for its cloud space
-        let nics = 0;
-        for (const g of nicGroup) nics += this.nicCount[g]!;
+        if (nicGroup !== undefined && nicGroup[0] !== r) continue; // a gateway key counts once for its cloud space
+        const nics = nicGroup === undefined ? this.nicCount[r]! : nicsOf(nicGroup);
+        const bytes = nicGroup === undefined ? sums.value(SUMS * r + BYTES) : total(nicGroup, BYTES);
         const cloudspaceId = this.recordCloudspace[r]!;
         const seen = f.gateways.get(cloudspaceId);
-        const bytes = total(nicGroup, BYTES);
         if (seen === undefined) f.gateways.set(cloudspaceId, { externalNics: nics, externalBytes: bytes });
         else {
           // Σ over the cloud space's gateways of each one's total
@@ -260,7 +285,6 @@ export class AccountHourFactsBuilder {
         }
         continue;
       }
-      const diskGroup = shared ? diskKeys.get(`${this.recordCloudspace[r]}/${this.recordId[r]}`)! : [r];
       f.cloudspaceId[m] = this.recordCloudspace[r]!;
       f.machineId[m] = this.recordId[r]!;
       f.type[m] = this.recordType[r]!;
@@ -268,12 +292,18 @@ export class AccountHourFactsBuilder {
       f.imageName[m] = this.recordImage[r]!;
       f.memMb[m] = this.recordMem[r]!;
       f.vcpus[m] = this.recordVcpus[r]!;
-      f.sizeGb[m] = total(diskGroup, SIZE);
-      f.iopsLimit[m] = total(diskGroup, IOPS);
-      let nics = 0;
-      for (const g of nicGroup) nics += this.nicCount[g]!;
-      f.externalNics[m] = nics;
-      f.externalBytes[m] = total(nicGroup, BYTES);
+      if (shared) {
+        const diskGroup = diskKeys.get(`${this.recordCloudspace[r]}/${this.recordId[r]}`)!;
+        f.sizeGb[m] = total(diskGroup, SIZE);
+        f.iopsLimit[m] = total(diskGroup, IOPS);
+        f.externalNics[m] = nicsOf(nicGroup!);
+        f.externalBytes[m] = total(nicGroup!, BYTES);
+      } else {
+        f.sizeGb[m] = sums.value(SUMS * r + SIZE);
+        f.iopsLimit[m] = sums.value(SUMS * r + IOPS);
+        f.externalNics[m] = this.nicCount[r]!;
+        f.externalBytes[m] = sums.value(SUMS * r + BYTES);
+      }
       m++;
     }
     f.machines = m;

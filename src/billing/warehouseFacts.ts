@@ -1,11 +1,11 @@
-import { BIGINT, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
-import type { BillingParams } from "./lines.js";
+import { paramTypes, type BillingParams } from "./lines.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
 const WINDOW_SECONDS = 86_400;
 
-const WHERE = "hour_epoch >= $from AND hour_epoch < $till AND ($account IS NULL OR account_id = $account)";
+const WHERE = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)";
 const KEYS = "account_id::DOUBLE AS account_id, hour_epoch::DOUBLE AS hour_epoch";
 const ORDER = "ORDER BY hour_epoch, account_id";
 
@@ -38,7 +38,7 @@ class Rows {
   private constructor(private readonly columns: Column[]) {}
 
   static async read(connection: DuckDBConnection, sql: string, values: Record<string, bigint | null>): Promise<Rows> {
-    const reader = await connection.runAndReadAll(sql, values, { from: BIGINT, till: BIGINT, account: BIGINT });
+    const reader = await connection.runAndReadAll(sql, values, await paramTypes());
     return new Rows(reader.getColumnsJS() as Column[]);
   }
 
@@ -66,7 +66,7 @@ export async function* warehouseFacts(connection: DuckDBConnection, params: Bill
   const builder = new AccountHourFactsBuilder(externalNicType);
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
-    const values = { from: BigInt(from), till: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account };
+    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account };
     const hours = await Rows.read(connection, QUERIES.accountHours, values);
     const cloudspaces = await Rows.read(connection, QUERIES.cloudspaces, values);
     const machines = await Rows.read(connection, QUERIES.machines, values);

@@ -1,6 +1,6 @@
 import type { Argv } from "yargs";
 import { UsageError } from "../errors.js";
-import type { AccountHourSelection } from "../input/types.js";
+import type { AccountHourSelection, ReadProgress } from "../input/types.js";
 import type { ColumnSelection } from "../store/columnBatch.js";
 import type { DataTable } from "../store/schema.js";
 import type { LoadReport, StoreSource, Warehouse } from "../store/types.js";
@@ -78,6 +78,25 @@ export interface WithWarehouseOptions {
 }
 
 /**
+ * Runs `read` (a load of the inputs) with a progress bar on a terminal, then prints the
+ * skipped files, duplicates and ignored paths of its load report to stderr (unless `notes`
+ * is false).
+ */
+export async function withReadProgress<T extends { load?: LoadReport }>(
+  read: (onProgress: (progress: ReadProgress) => void) => Promise<T>, notes = true,
+): Promise<T> {
+  const bar = startFilesProgress("reading");
+  let result: T;
+  try {
+    result = await read((p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }));
+  } finally {
+    bar.stop();
+  }
+  if (notes && result.load !== undefined) for (const line of loadNotes(result.load)) process.stderr.write(`cloudunits: ${line}\n`);
+  return result;
+}
+
+/**
  * Opens the warehouse the arguments name (in memory from inputs, with a progress bar on a
  * terminal, or `--db`), prints the skipped files, duplicates and ignored paths to stderr,
  * runs `fn`, and closes the warehouse in `finally`.
@@ -88,23 +107,16 @@ export async function withWarehouse<R>(
   options: WithWarehouseOptions = {},
 ): Promise<R> {
   const source = storeSourceOf(argv);
-  const bar = startFilesProgress("reading");
-  let warehouse: Warehouse;
+  const { openWarehouse } = await import("../store/openWarehouse.js"); // DuckDB loads only for commands that read data
+  const warehouse = await withReadProgress((onProgress) => openWarehouse(source, {
+    skipBad: options.skipBad ?? argv.skipBad ?? false,
+    packed: argv.packed ?? false,
+    tables: options.tables,
+    columns: options.columns,
+    select: options.select,
+    onProgress,
+  }), options.notes ?? true);
   try {
-    const { openWarehouse } = await import("../store/openWarehouse.js"); // DuckDB loads only for commands that read data
-    warehouse = await openWarehouse(source, {
-      skipBad: options.skipBad ?? argv.skipBad ?? false,
-      packed: argv.packed ?? false,
-      tables: options.tables,
-      columns: options.columns,
-      select: options.select,
-      onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
-    });
-  } finally {
-    bar.stop();
-  }
-  try {
-    if (options.notes ?? true) for (const line of loadNotes(warehouse.load)) process.stderr.write(`cloudunits: ${line}\n`);
     return await fn(warehouse);
   } finally {
     warehouse.close();

@@ -5,6 +5,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
 import { Exact } from "../billing/exact.js";
+import { UsageError } from "../errors.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
 import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
 import { writeInvoiceSheet } from "./xlsx/invoiceSheet.js";
@@ -48,16 +49,19 @@ async function writeWorkbook(file: string, report: BillingReport, fill: (workboo
  * Hourly with `hourly` (when it fits Excel's rows) and About (period, inputs and hashes,
  * rules, data quality). Numbers are real numbers with number formats; ids are text;
  * header rows are frozen and filtered; every sheet prints on A4 landscape, fit to width.
+ * `connection`: the warehouse the Hourly sheet is read from (only `hourly` needs one; a
+ * report of files billed as they stream has none).
  */
 export async function writeBillingXlsx(
-  report: BillingReport, connection: DuckDBConnection, file: string, options: BillingXlsxOptions = {},
+  report: BillingReport, connection: DuckDBConnection | undefined, file: string, options: BillingXlsxOptions = {},
 ): Promise<void> {
+  if (options.hourly && connection === undefined) throw new UsageError("the Hourly sheet is read from a warehouse: open one (its connection) to write it");
   await writeWorkbook(file, report, async (workbook) => {
     writeSummarySheet(workbook, report);
     const accounts = writeLevelSheet(workbook, report, "account", undefined);
     const cloudspaces = writeLevelSheet(workbook, report, "cloudspace", accounts);
     writeLevelSheet(workbook, report, "machine", cloudspaces);
-    if (options.hourly) await writeHourlySheet(workbook, report, connection, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
+    if (options.hourly) await writeHourlySheet(workbook, report, connection!, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
     writeAboutSheet(workbook, report);
   });
 }
@@ -109,7 +113,7 @@ export function accountFileName(accountId: number, name: string): string {
  * `writeBillingXlsx`) and one workbook per account (`writeAccountXlsx`), named by
  * `accountFileName`. Returns the files written, summary first.
  */
-export async function writeInvoicePack(report: BillingReport, connection: DuckDBConnection, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
+export async function writeInvoicePack(report: BillingReport, connection: DuckDBConnection | undefined, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const files = [join(dir, "summary.xlsx")];
   await writeBillingXlsx(report, connection, files[0]!, options);

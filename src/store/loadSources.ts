@@ -8,9 +8,10 @@ import type { AccountHour, Source } from "../input/types.js";
 import type { ColumnSelection } from "./columnBatch.js";
 import { classifySources, sourceSlot, type HashedSource } from "./classifySources.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
-import type { Manifest, ManifestRow } from "./manifest.js";
+import type { LoadManifest, ManifestRow } from "./manifest.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
+import type { EngineState } from "../billing/billingEngine.js";
 import type { SkippedFile } from "./types.js";
 
 /** The manifest reason of a file left out because another file of its account-hour is unreadable. */
@@ -75,6 +76,8 @@ export interface LoadOutcome {
   errors: (BadFileError | ConflictError)[];
   /** Account-hours replaced (`replace`). */
   replacedHours: number;
+  /** A billing stager's sums of the account-hours loaded, one per thread (see `Stager.collect`); empty otherwise. */
+  billed: EngineState[];
 }
 
 /** An account-hour on its way to the tables: its kept files, duplicates, and whether it replaces a loaded hour. */
@@ -140,7 +143,7 @@ function needsNoComparison(sources: readonly Source[]): boolean {
 export async function loadSources(
   target: LoadTarget,
   hours: AsyncIterable<AccountHour>,
-  manifest: Manifest,
+  manifest: LoadManifest,
   readerBadFiles: BadFileError[],
   rules: LoadRules = {},
 ): Promise<LoadOutcome> {
@@ -152,7 +155,7 @@ export async function loadSources(
   // The first groups are smaller (1/8, 1/4, 1/2 of groupBytes), so the first staged rows reach
   // DuckDB while the worker is still starting up and compiling.
   let groupTarget = Math.max(1, Math.floor(groupBytes / 8));
-  const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0 };
+  const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0, billed: [] };
   let readerErrorsSeen = 0;
   let stager: Stager | undefined;
   let bytesInBatch = 0;
@@ -340,6 +343,7 @@ export async function loadSources(
     await drain(0);
     await commit();
     await target.settle();
+    outcome.billed = (await stager?.collect?.()) ?? [];
   } catch (error) {
     await target.abort();
     throw error;

@@ -23,12 +23,24 @@ export interface LoadedFile {
 const hourKey = (accountId: number, hourEpoch: number): string => `${accountId}/${hourEpoch}`;
 const rowKey = (source: string, sha256: string, status: string): string => `${status}\0${sha256}\0${source}`;
 
+/** What a load reads and records of a manifest (see {@link Manifest}). */
+export interface LoadManifest {
+  /** The files loaded for an account-hour (earlier runs and this one); empty when none. */
+  loadedFiles(accountId: number, hourEpoch: number): LoadedFile[];
+  /** Records a row, written by the next flush. */
+  add(row: ManifestRow): void;
+  /** Marks the loaded files of an account-hour superseded (by `by`, a display name) and forgets them. */
+  supersede(accountId: number, hourEpoch: number, by: string): void;
+  /** Takes the rows recorded since the last call: the function returned writes them in a connection's current transaction. */
+  take(): (connection: DuckDBConnection) => Promise<void>;
+}
+
 /**
  * The manifest of one load: the rows already in the database (read once at the start)
  * and the rows and supersessions of the current batch, written with the batch's data in
  * one transaction by what {@link Manifest.take} returns.
  */
-export class Manifest {
+export class Manifest implements LoadManifest {
   private readonly loaded = new Map<string, LoadedFile[]>();
   private readonly seen = new Set<string>();
   private pending: ManifestRow[] = [];
@@ -37,16 +49,6 @@ export class Manifest {
 
   private constructor(readonly runId: number, nextFileId: number) {
     this.nextFileId = nextFileId;
-  }
-
-  /** The manifest of a load that no database keeps (billing files as they stream): empty, run 1. */
-  static empty(): Manifest {
-    return new Manifest(1, 1);
-  }
-
-  /** The content SHA-256 of every loaded file (earlier runs and this one). */
-  loadedSha256(): string[] {
-    return [...this.loaded.values()].flatMap((files) => files.map((f) => f.sha256));
   }
 
   /** Reads the manifest of `connection` (empty for a new database) and starts run `runId`. */

@@ -74,6 +74,14 @@ export interface BillingRules {
   cuRollup: CuRollup;
 }
 
+/** What a stager does besides staging columns. */
+export interface StagerOptions {
+  /** Bill the account-hours it stages, by these rules (see {@link ThreadBilling}). Default: no billing. */
+  billing?: BillingRules;
+  /** Hash every file (SHA-256, the manifest's content hashes). Default true; false leaves every hash "". */
+  hash?: boolean;
+}
+
 /**
  * The billing of one thread: account-hours staged with it are also billed, straight from
  * the visit of their bytes (see `FactsVisitor`), into its engine.
@@ -91,30 +99,60 @@ export class ThreadBilling {
 
   /** A visitor feeding both `first` (the columns and impossible values) and the facts. */
   tee(first: RecordVisitor): RecordVisitor {
-    const second = this.visitor;
-    return {
-      nic: (...a) => (first.nic(...a), second.nic(...a)),
-      disk: (...a) => (first.disk(...a), second.disk(...a)),
-      machine: (...a) => (first.machine(...a), second.machine(...a)),
-      cloudSpace: (...a) => (first.cloudSpace(...a), second.cloudSpace(...a)),
-    };
+    return new TeeVisitor(first, this.visitor);
   }
+}
+
+/** Visits records into two visitors, in turn. */
+class TeeVisitor implements RecordVisitor {
+  constructor(private readonly first: RecordVisitor, private readonly second: RecordVisitor) {}
+
+  nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
+    this.first.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
+    this.second.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
+  }
+
+  disk(
+    cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
+    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
+  ): void {
+    this.first.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
+    this.second.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
+  }
+
+  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+    this.first.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
+    this.second.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
+  }
+
+  cloudSpace(cloudSpaceId: number, accountId: number, state: string): void {
+    this.first.cloudSpace(cloudSpaceId, accountId, state);
+    this.second.cloudSpace(cloudSpaceId, accountId, state);
+  }
+}
+
+/** How {@link stageHours} stages a group, besides its tables. */
+export interface StageOptions {
+  /** Decode each account-hour into records first, and stage those (default: straight from the bytes). */
+  decode?: (hour: AccountHour) => DecodedAccountHour;
+  /** The columns kept, by table (default: all). */
+  columns?: ColumnSelection;
+  /** Also bill the staged account-hours into this thread's engine. */
+  billing?: ThreadBilling;
+  /** Hash every file; default true (false: every hash is ""). */
+  hash?: boolean;
 }
 
 /**
  * Reads the files the reader left unread, decodes each account-hour of a group and stages
- * the readable ones as columns of `tables` (those `columns` keeps): straight from the bytes
- * into columns by default (errors other than BadFileError propagate), or through `decode`
- * and its records when given. An hour with a file that cannot be read fails like one that
- * cannot be decoded (its hashes are "").
+ * the readable ones as columns of `tables` (those `options.columns` keeps): straight from the
+ * bytes into columns by default (errors other than BadFileError propagate), or through
+ * `options.decode` and its records when given. An hour with a file that cannot be read fails
+ * like one that cannot be decoded (its hashes are "").
  */
-export function stageHours(
-  hours: AccountHour[],
-  tables: readonly DataTable[],
-  decode?: (hour: AccountHour) => DecodedAccountHour,
-  columns?: ColumnSelection,
-  billing?: ThreadBilling,
-): StagedGroup {
+export function stageHours(hours: AccountHour[], tables: readonly DataTable[], options: StageOptions = {}): StagedGroup {
+  const { decode, columns, billing } = options;
+  const hash = options.hash ?? true;
   const errors: StageError[] = [];
   const failed = (index: number, error: unknown): void => {
     if (!(error instanceof BadFileError)) throw error;
@@ -131,7 +169,7 @@ export function stageHours(
     }
   });
   const sha256 = hours.map((hour, index) =>
-    hour.sources.map((s) => (unread.has(index) ? "" : createHash("sha256").update(s.bytes).digest("hex"))),
+    hour.sources.map((s) => (!hash || unread.has(index) ? "" : createHash("sha256").update(s.bytes).digest("hex"))),
   );
   const names = (hour: AccountHour) => hour.sources.map((s) => s.name);
   if (decode !== undefined) {
@@ -167,11 +205,11 @@ export function stageHours(
   return { batch: builder.finish(), errors, sha256, impossible: [...builder.impossibleValues] };
 }
 
-/** A stager decoding in the calling thread; with `billing`, billing what it stages. */
-export function inlineStager(billing?: BillingRules): Stager {
-  const thread = billing === undefined ? undefined : new ThreadBilling(billing);
+/** A stager decoding in the calling thread (billing what it stages with `options.billing`). */
+export function inlineStager(options: StagerOptions = {}): Stager {
+  const thread = options.billing === undefined ? undefined : new ThreadBilling(options.billing);
   return {
-    stage: async (hours, tables, columns) => stageHours(hours, tables, undefined, columns, thread),
+    stage: async (hours, tables, columns) => stageHours(hours, tables, { columns, billing: thread, hash: options.hash }),
     collect: thread === undefined ? undefined : async () => [thread.engine.state()],
     close: async () => {},
   };

@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import type { AccountHour } from "../input/types.js";
 import type { ColumnSelection } from "./columnBatch.js";
 import type { DataTable } from "./schema.js";
-import type { BillingRules, StagedGroup, Stager } from "./stageHours.js";
+import type { StagedGroup, Stager, StagerOptions } from "./stageHours.js";
 import type { EngineState } from "../billing/billingEngine.js";
 
 interface Pending {
@@ -46,7 +46,8 @@ function ownBuffers(hours: AccountHour[]): ArrayBuffer[] {
  * bytes move to its worker (they are detached here); the staged columns come back the same way.
  * A worker that dies rejects its pending groups.
  */
-export function workerStager(count: number, billing?: BillingRules): Stager {
+export function workerStager(count: number, options: StagerOptions = {}): Stager {
+  const { billing, hash } = options;
   const pending = new Map<number, Pending>();
   const owner = new Map<number, Worker>();
   let nextId = 0;
@@ -87,7 +88,7 @@ export function workerStager(count: number, billing?: BillingRules): Stager {
   let turn = 0;
   return {
     stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
-      ask<StagedGroup>(workers[turn++ % workers.length]!, { hours, tables, columns, billing }, ownBuffers(hours)),
+      ask<StagedGroup>(workers[turn++ % workers.length]!, { hours, tables, columns, billing, hash }, ownBuffers(hours)),
     collect: billing === undefined ? undefined : async () => {
       const states = await Promise.all(workers.map((w) => ask<EngineState | undefined>(w, { collect: true })));
       return states.filter((s): s is EngineState => s !== undefined);

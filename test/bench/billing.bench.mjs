@@ -5,11 +5,13 @@
 // figures are medians and the ratios are of medians measured in this run. Both print the
 // same JSON, and the bench checks the figures agree.
 //
-// Also: start-up (`--version`, `--help`) against `node -e 0`; decoding on 1, 2, ... worker
-// threads (how a machine with more cores gains); `ingest` MB/s and peak RSS; and peak RSS of
-// billing a long period from files and from `--db` against a week (CLOUDUNITS_BENCH_WEEKS,
-// default "1,26"). Data sets are generated into the temp folder once and kept there (never in
-// git); a longer period is the week's files hard-linked under later hours.
+// Also: start-up (`--version`, `--help`) against `node -e 0`; decoding, and billing files as
+// they stream, on 1, 2, ... worker threads (how a machine with more cores gains); peak RSS
+// and time of billing a long period from files (CLOUDUNITS_BENCH_WEEKS, default "1,26,52":
+// a week, half a year, a year) and, after `ingest` (MB/s, peak RSS), from `--db`
+// (CLOUDUNITS_BENCH_DB_WEEKS, default "1,26"), each against a week. Data sets are generated
+// into the temp folder once and kept there (never in git); a longer period is the week's
+// files hard-linked under later hours.
 import { spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, copyFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -26,7 +28,8 @@ const PEAK = join(here, "reportPeak.mjs");
 const START = 1790812800; // 2026-10-01T00:00Z
 const WEEK_HOURS = 168;
 const ROUNDS = Number(process.env.CLOUDUNITS_BENCH_ROUNDS ?? 3);
-const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26").split(",").map(Number);
+const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26,52").split(",").map(Number);
+const DB_WEEKS = (process.env.CLOUDUNITS_BENCH_DB_WEEKS ?? "1,26").split(",").map(Number);
 const SHAPE = { accounts: 10, spaces: 4, machines: 50, seed: 7 };
 const cache = join(tmpdir(), `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`);
 const work = join(cache, `run-${process.pid}`);
@@ -221,30 +224,57 @@ try {
   console.log(`             files decode independently: with n idle cores, about n × ${fmt(perCpu(1), 0)} MB/s ` +
     `(MB per CPU second at ${threadCounts.at(-1)} threads: ×${fmt(perCpu(threadCounts.at(-1)) / perCpu(1))} of one thread's; wall-clock gains here are capped by ${cores} shared cores)`);
 
-  // 4. ingest, and peak RSS over the period (from files and from --db)
+  // 4. billing files as they stream on n worker threads (in-process: the pipeline's own scaling)
+  const { billInputs } = await import(join(root, "dist/index.js"));
+  const billPeriod = { start: START, end: START + WEEK_HOURS * 3600 };
+  const billOn = {};
+  const workerCounts = [0, ...threadCounts];
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const w of workerCounts) {
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await billInputs([weekDir], billPeriod, { workers: w, fingerprint: false });
+      const used = process.cpuUsage(cpu);
+      (billOn[w] ??= []).push({ seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 });
+    }
+  }
+  const billWall = (w) => median(billOn[w].map((d) => d.seconds));
+  console.log(`billing     in-process billInputs of the week on n worker threads (0: the main thread): ` + workerCounts.map((w) =>
+    `${w}: ${fmt(billWall(w), 2)} s, ${fmt(mb(size.bytes) / billWall(w), 0)} MB/s (${fmt(median(billOn[w].map((d) => d.cpuSeconds)), 2)} CPU s)`).join("; "));
+
+  // 5. time and peak RSS over the period: billing from files; ingest and billing from --db
   const rows = [];
-  for (const n of WEEKS) {
+  for (const n of [...new Set([...WEEKS, ...DB_WEEKS])].sort((a, b) => a - b)) {
     const dir = await weeks(n);
     const bytes = n * size.bytes;
-    const db = join(work, `weeks-${n}.duckdb`);
-    const ingest = run([CLI, "ingest", dir, "--db", db]);
     const end = String(START + n * WEEK_HOURS * 3600);
-    const fromFiles = run([CLI, "billing", dir, "--start", String(START), "--end", end]);
-    const fromDb = run([CLI, "billing", "--db", db, "--start", String(START), "--end", end]);
-    if (sameFigures(JSON.parse(fromDb.stdout), JSON.parse(fromFiles.stdout)) !== 4) throw new Error("billing --db and from files differ");
-    rows.push({ n, bytes, ingest, fromFiles, fromDb });
-    console.log(`${String(n).padStart(2)} week${n > 1 ? "s" : " "} ${fmt(mb(bytes), 0).padStart(5)} MB  ` +
-      `ingest ${fmt(mb(bytes) / ingest.wallSeconds, 1)} MB/s (${fmt(ingest.wallSeconds, 1)} s, peak ${fmt(mib(ingest.peakRssBytes), 0)} MiB); ` +
-      `billing from files ${fmt(fromFiles.wallSeconds, 1)} s, peak ${fmt(mib(fromFiles.peakRssBytes), 0)} MiB; ` +
-      `from --db ${fmt(fromDb.wallSeconds, 1)} s, peak ${fmt(mib(fromDb.peakRssBytes), 0)} MiB  [ingest target ≥ 50 MB/s]`);
-    rmSync(db, { force: true });
+    const row = { n, bytes };
+    const parts = [];
+    if (WEEKS.includes(n)) {
+      row.fromFiles = run([CLI, "billing", dir, "--start", String(START), "--end", end]);
+      parts.push(`billing from files ${fmt(row.fromFiles.wallSeconds, 1)} s (${fmt(mb(bytes) / row.fromFiles.wallSeconds, 0)} MB/s, ` +
+        `${fmt(row.fromFiles.cpuSeconds, 1)} CPU s), peak ${fmt(mib(row.fromFiles.peakRssBytes), 0)} MiB`);
+    }
+    if (DB_WEEKS.includes(n)) {
+      const db = join(work, `weeks-${n}.duckdb`);
+      row.ingest = run([CLI, "ingest", dir, "--db", db]);
+      row.fromDb = run([CLI, "billing", "--db", db, "--start", String(START), "--end", end]);
+      if (row.fromFiles && sameFigures(JSON.parse(row.fromDb.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("billing --db and from files differ");
+      parts.push(`ingest ${fmt(mb(bytes) / row.ingest.wallSeconds, 1)} MB/s (${fmt(row.ingest.wallSeconds, 1)} s, peak ${fmt(mib(row.ingest.peakRssBytes), 0)} MiB); ` +
+        `billing from --db ${fmt(row.fromDb.wallSeconds, 1)} s, peak ${fmt(mib(row.fromDb.peakRssBytes), 0)} MiB  [ingest target ≥ 50 MB/s]`);
+      rmSync(db, { force: true });
+    }
+    rows.push(row);
+    console.log(`${String(n).padStart(2)} week${n > 1 ? "s" : " "} ${fmt(mb(bytes), 0).padStart(5)} MB  ${parts.join("; ")}`);
   }
-  if (rows.length > 1) {
-    const [first, last] = [rows[0], rows.at(-1)];
-    const ratio = (k) => fmt(last[k].peakRssBytes / first[k].peakRssBytes);
-    console.log(`peak RSS, ${last.n} weeks vs ${first.n}: billing from files ×${ratio("fromFiles")}, from --db ×${ratio("fromDb")}, ` +
-      `ingest ×${ratio("ingest")}  [target ≤ 1.3×: flat in the number of hours]`);
-  }
+  const growth = (k) => {
+    const measured = rows.filter((r) => r[k] !== undefined);
+    if (measured.length < 2) return undefined;
+    const [first, last] = [measured[0], measured.at(-1)];
+    return `${last.n} weeks vs ${first.n}: ×${fmt(last[k].peakRssBytes / first[k].peakRssBytes)}`;
+  };
+  const growths = [["billing from files", growth("fromFiles")], ["billing from --db", growth("fromDb")], ["ingest", growth("ingest")]].filter(([, g]) => g);
+  if (growths.length > 0) console.log(`peak RSS: ${growths.map(([k, g]) => `${k} ${g}`).join("; ")}  [target ≤ 1.3×: flat in the number of hours]`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

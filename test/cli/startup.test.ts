@@ -61,4 +61,22 @@ describe("start-up: a command loads only what it uses", () => {
       if (name !== "billing") expect(packages.has("@duckdb/node-bindings")).toBe(false);
     }
   });
+
+  it("billing from files prints its figures without loading DuckDB, exceljs or arquero; from --db it loads DuckDB", async () => {
+    const { writeDataset } = await import("../../src/index.js");
+    const data = join(root, "data");
+    await writeDataset({ out: data, accounts: 1, hours: 2 });
+    const period = ["--start", "2026-10-01", "--end", "2026-10-02"];
+    for (const format of ["json", "text", "csv"]) {
+      const { code, stdout, packages } = await run(["billing", data, ...period, "--format", format]);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(format === "json" ? /^\{"consumption":\{"CU":[1-9]/ : /CU/);
+      for (const heavy of ["@duckdb/node-api", "@duckdb/node-bindings", "exceljs", "arquero"]) expect(packages.has(heavy)).toBe(false);
+    }
+    const db = join(root, "data.duckdb");
+    expect((await run(["ingest", data, "--db", db])).code).toBe(0);
+    const fromDb = await run(["billing", "--db", db, ...period]);
+    expect(fromDb.stdout).toBe((await run(["billing", data, ...period])).stdout);
+    expect(fromDb.packages.has("@duckdb/node-bindings")).toBe(true);
+  });
 });

@@ -47,7 +47,7 @@ describe("staging account-hours as columns", () => {
       for (let at = 0; at < hours.length; at += size) {
         const group = hours.slice(at, at + size);
         const direct = stageHours(group, DATA_TABLES);
-        const viaRecords = stageHours(group, DATA_TABLES, (h) => decodeAccountHour(h));
+        const viaRecords = stageHours(group, DATA_TABLES, { decode: (h) => decodeAccountHour(h) });
         expect(plain(direct)).toEqual(plain(viaRecords));
       }
     }
@@ -81,7 +81,7 @@ describe("staging account-hours as columns", () => {
     const mem = machines.columns[7]!;
     const row = (machines.columns[3]! as { values: Int32Array }).values.indexOf(vm.id);
     expect(mem.kind === "f64" && mem.nulls).toEqual([row]);
-    expect(plain(stageHours([hour], DATA_TABLES, (x) => decodeAccountHour(x)))).toEqual(plain(direct));
+    expect(plain(stageHours([hour], DATA_TABLES, { decode: (x) => decodeAccountHour(x) }))).toEqual(plain(direct));
     const stager = workerStager(1);
     try {
       const onWorker = await stager.stage([{ ...hour, sources: hour.sources.map((s) => ({ ...s, bytes: s.bytes.slice() })) }], DATA_TABLES);

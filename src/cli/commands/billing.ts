@@ -1,21 +1,23 @@
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
-import { assertBillable } from "../../billing/billedImpossibleValues.js";
-import { calculate } from "../../billing/calculate.js";
-import { dataQuality, qualityWarnings, type Warning } from "../../billing/dataQuality.js";
+import { calculateOf } from "../../billing/calculate.js";
+import { qualityWarnings, type Warning } from "../../billing/dataQuality.js";
 import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
 import { loadNames, overlayNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
-import { billingReport } from "../../billing/billingReport.js";
+import { reportOf } from "../../billing/billingReport.js";
+import { billWarehouse, type BilledPeriod } from "../../billing/billWarehouse.js";
 import { loadUnits } from "../../billing/units.js";
-import { UsageError } from "../../errors.js";
+import { ImpossibleValuesError, UsageError } from "../../errors.js";
+import { describeImpossible } from "../../store/impossibleValues.js";
 import { readEntityNames } from "../../store/entityNames.js";
 import { toBillingCsv } from "../../export/toBillingCsv.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc, monthPeriod, parseTime } from "../../time.js";
-import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 
 const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
@@ -104,52 +106,66 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const params: BillingParams = { start, end, accountId: argv.accountId };
+    const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per };
 
-    const warnings = await withWarehouse(
-      argv,
-      async ({ connection, load }): Promise<Warning[]> => {
-        // --db: the names `sync` stored, with a names file's over them
-        const billing: BillingOptions = {
-          units, names: overlayNames(await readEntityNames(connection), names), cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per,
-        };
-        await assertBillable(connection, params, units, argv.skipBad); // SPEC 3.1: exit 3, or count them as 0
-        if (argv.format === "json") {
-          if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
-          const result = await calculate(connection, params, billing);
-          await writeOut(argv.out, `${JSON.stringify(result)}\n`);
-          return qualityWarnings(await dataQuality(connection, params, load, units), params);
+    /** Renders a billed period in the chosen format; `connection`: the warehouse, for the formats that list every hour. */
+    const render = async (billed: BilledPeriod, options: BillingOptions, connection?: DuckDBConnection): Promise<Warning[]> => {
+      const impossible = billed.quality.impossibleValues;
+      if (!argv.skipBad && impossible.length > 0) throw new ImpossibleValuesError(impossible, impossible.map(describeImpossible)); // SPEC 3.1: exit 3, or count them as 0
+      if (argv.format === "json") {
+        if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
+        await writeOut(argv.out, `${JSON.stringify(calculateOf(billed.lines, params, options))}\n`);
+        return qualityWarnings(billed.quality, params);
+      }
+      const report = await reportOf(billed, params, options, { prices, unitsFile: argv.units });
+      switch (argv.format) {
+        case "csv":
+          await writeOut(argv.out, toBillingCsv(report, {
+            excel: argv.excel,
+            hourly: argv.detail === "hourly" ? hourlyLines(connection!, params, options) : undefined,
+          }));
+          break;
+        case "text":
+          await writeOut(argv.out, toBillingText(report));
+          break;
+        // The writers of the other formats load only for their format (exceljs alone takes 0.4 s).
+        case "xlsx": {
+          const xlsx = await import("../../export/writeBillingXlsx.js");
+          if (argv.perAccount) await xlsx.writeInvoicePack(report, connection, argv.out!, { hourly: argv.hourly });
+          else await xlsx.writeBillingXlsx(report, connection, argv.out!, { hourly: argv.hourly });
+          break;
         }
-        const report = await billingReport(connection, params, billing, { prices, load, unitsFile: argv.units });
-        switch (argv.format) {
-          case "csv":
-            await writeOut(argv.out, toBillingCsv(report, {
-              excel: argv.excel,
-              hourly: argv.detail === "hourly" ? hourlyLines(connection, params, billing) : undefined,
-            }));
-            break;
-          case "text":
-            await writeOut(argv.out, toBillingText(report));
-            break;
-          // The writers of the other formats load only for their format (exceljs alone takes 0.4 s).
-          case "xlsx": {
-            const xlsx = await import("../../export/writeBillingXlsx.js");
-            if (argv.perAccount) await xlsx.writeInvoicePack(report, connection, argv.out!, { hourly: argv.hourly });
-            else await xlsx.writeBillingXlsx(report, connection, argv.out!, { hourly: argv.hourly });
-            break;
-          }
-          case "focus-csv":
-            await writeOut(argv.out, (await import("../../export/toFocusCsv.js")).toFocusCsv(report, connection, { perPeriod: argv.perPeriod }));
-            break;
-          case "focus-parquet":
-            await (await import("../../export/writeFocusParquet.js")).writeFocusParquet(report, connection, argv.out!, { perPeriod: argv.perPeriod });
-            break;
-        }
-        return report.warnings;
-      },
-      // Only the files of the account and period billed are read (by path).
-      { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end } },
-    );
-    // Skipped files and duplicates were already listed by withWarehouse.
+        case "focus-csv":
+          await writeOut(argv.out, (await import("../../export/toFocusCsv.js")).toFocusCsv(report, connection!, { perPeriod: argv.perPeriod }));
+          break;
+        case "focus-parquet":
+          await (await import("../../export/writeFocusParquet.js")).writeFocusParquet(report, connection!, argv.out!, { perPeriod: argv.perPeriod });
+          break;
+      }
+      return report.warnings;
+    };
+
+    // Inputs are billed as they stream, unless the output lists every hour (hourly CSV, the
+    // Hourly sheet, FOCUS): those are read from a warehouse, loaded in memory from the inputs.
+    const everyHour = argv.detail === "hourly" || argv.hourly || focus;
+    const source = storeSourceOf(argv);
+    const warnings = Array.isArray(source) && !everyHour
+      ? await render(await withReadProgress(async (onProgress) => {
+        const { billInputs } = await import("../../billing/billInputs.js");
+        // the content fingerprint is shown only on the XLSX About sheet: hashing every byte costs a third of the decoding
+        return billInputs(source, params, { ...billing, skipBad: argv.skipBad, packed: argv.packed, onProgress, fingerprint: argv.format === "xlsx" });
+      }), billing)
+      : await withWarehouse(
+        argv,
+        async ({ connection, load }): Promise<Warning[]> => {
+          // --db: the names `sync` stored, with a names file's over them
+          const options = { ...billing, names: overlayNames(await readEntityNames(connection), names) };
+          return render(await billWarehouse(connection, params, options, load), options, connection);
+        },
+        // Only the files of the account and period billed are read (by path).
+        { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end } },
+      );
+    // Skipped files and duplicates were already listed with the load.
     for (const w of warnings) {
       if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
     }

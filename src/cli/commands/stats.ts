@@ -1,7 +1,7 @@
 import { rename, rm, writeFile } from "node:fs/promises";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Argv, CommandModule } from "yargs";
-import { dataQuality, qualityWarnings } from "../../billing/dataQuality.js";
+import { accountHoursIn, missingHoursOf, missingHoursWarnings } from "../../billing/dataQuality.js";
 import { UsageError } from "../../errors.js";
 import { statsToCsv } from "../../export/statsCsv.js";
 import { statsToHtml } from "../../export/statsHtml.js";
@@ -67,8 +67,8 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
         const account = await statsAccount(connection, argv.entity, { id, accountId, ...request });
         if (account !== undefined && result.time.length > 0) {
           const params = { start: fromEpoch, end: tillEpoch, accountId: account };
-          for (const w of qualityWarnings(await dataQuality(connection, params), params)) {
-            if (w.code === "MISSING_HOURS") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+          for (const w of missingHoursWarnings(missingHoursOf(await accountHoursIn(connection, params), params), params)) {
+            process.stderr.write(`cloudunits: warning: ${w.message}\n`);
           }
           // impossible values are null in the series, never silent (SPEC 3.1)
           for (const v of await statsImpossibleValues(connection, argv.entity, account, { id, ...request })) {

@@ -17,7 +17,7 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
   add("Account", params.accountId === undefined ? "every account (and the environment)" : String(params.accountId));
   add("Generated at (UTC)", isoUtc(Math.floor(report.generatedAtMs / 1000)));
   for (const input of report.inputs) add("Input", `${input.input}  ${input.hash}`);
-  add("Data loaded", `${report.data.files} files, content fingerprint ${report.data.hash}`);
+  add("Data loaded", report.data === undefined ? `${report.load?.filesLoaded ?? "?"} files, not fingerprinted` : `${report.data.files} files, content fingerprint ${report.data.hash}`);
   add("Units file", report.unitsFile ?? "none: the published constants");
   for (const [key, value] of Object.entries(options.units)) add(`Unit constant ${key}`, JSON.stringify(value));
   add("Quantities", `${options.per === "month" ? `unit-months: unit-hours / ${options.units.hoursPerMonth}` : "unit-hours: each hourly sample counts one hour"}; NU is a volume: ${nuUnit(options.units)} transferred (${options.units.bytesPerNu} bytes each), whatever the period, and is priced per ${nuUnit(options.units)}`);

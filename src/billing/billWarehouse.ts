@@ -1,0 +1,35 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { LoadReport } from "../store/types.js";
+import { billedImpossibleValues } from "./billedImpossibleValues.js";
+import { qualityOf, type DataQuality } from "./dataQuality.js";
+import { dataFingerprint } from "./inputFingerprints.js";
+import { billingPass, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
+
+/**
+ * A period billed, wherever from (a warehouse, or files as they stream): everything a
+ * billing report is made of before money.
+ */
+export interface BilledPeriod {
+  /** The period lines of `levelsFor(params)`, in report order. */
+  lines: BillingLine[];
+  /** Missing hours, unbilled types, empty records, billed impossible values, skipped files, duplicates. */
+  quality: DataQuality;
+  /** What loading found, when known. */
+  load?: LoadReport;
+  /** The fingerprint of the loaded files' content (see `ContentFingerprint`); undefined when not computed. */
+  data?: { files: number; hash: string };
+}
+
+/**
+ * Bills `[start, end)` (one account, or every account) from a warehouse: one pass over its
+ * rows, a day at a time, through the billing engine. `load`: what loading the warehouse found
+ * (its skipped files and duplicates go into the data quality).
+ */
+export async function billWarehouse(
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport,
+): Promise<BilledPeriod> {
+  const { units } = resolveOptions(options);
+  const { lines, seen } = await billingPass(connection, params, options);
+  const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
+  return { lines, quality, load, data: await dataFingerprint(connection) };
+}

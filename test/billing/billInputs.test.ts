@@ -1,0 +1,147 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billInputs } from "../../src/billing/billInputs.js";
+import { billWarehouse } from "../../src/billing/billWarehouse.js";
+import type { DecodedAccountHour } from "../../src/capnp/records.js";
+import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse } from "../../src/index.js";
+import { accountHour, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";
+
+// Billing files as they stream (billInputs) must give what billing a warehouse loaded from
+// the same files gives (billWarehouse), to the bit: lines, data quality and fingerprint.
+
+const HOURS = 30;
+const SHAPE = { accounts: 2, spaces: 2, machines: 5, hours: HOURS, start: OCT_1, seed: 3 };
+
+/** Hand-made hours with every odd record billing must treat alike on both paths. */
+function oddHours(): DecodedAccountHour[] {
+  const hours: DecodedAccountHour[] = [];
+  for (let h = 0; h < 4; h++) {
+    const t = OCT_1 + h * HOUR;
+    hours.push(accountHour(7, t, {
+      11: [
+        gateway([nic("external", 1e9 + h, 2e9), nic("space", 5, 5)]),
+        vm(1, { mem: 6144, vcpus: 3, imageName: "Windows Server 2022", disks: [disk(1, 100, { total: 500 }), disk(2, 50, null)], networks: [nic("external", 7e8, 3e8)] }),
+        vm(2, { mem: 2048, vcpus: 1, status: "HALTED", disks: [disk(3, 20, { read: 100, write: 60 })] }),
+        // two records of one machine id in a cloud space (a damaged or odd file): both keyed alike
+        vm(3, { mem: 1024, disks: [disk(4, 10, { total: 200 })], networks: [nic("external", 1, 2)] }),
+        vm(3, { mem: 4096, vcpus: 4, disks: [disk(5, 30, { total: 300 })] }),
+        // a type that is not billed, and an empty record
+        { ...vm(4, { disks: [disk(6, 40, { total: 100 })], networks: [nic("external", 10, 10)] }), type: "lxc" },
+        { ...vm(0), type: "", imageName: "", status: "", mem: 0, vcpus: 0 },
+      ],
+      12: [gateway([nic("external", 4e6, 0)]), vm(5, { mem: h === 2 ? Number.NaN : 8192, vcpus: 2, networks: [nic("external", 9e6, Number.POSITIVE_INFINITY)] })],
+      13: [gateway([nic("external", 5e6, 5e6)]), vm(6, { mem: 512, vcpus: 1 })],
+    }, { 12: "DISABLED" }));
+    if (h !== 1) hours.push(accountHour(8, t, { 21: [gateway([]), vm(9, { mem: 3000, vcpus: 1, disks: [disk(7, 1, { total: 1 })] })] }));
+  }
+  return hours;
+}
+
+let root: string;
+const datasets = new Map<string, string>();
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "cloudunits-billinputs-"));
+  const generated: [string, Parameters<typeof writeDataset>[0]][] = [
+    ["plain tree", { out: join(root, "plain") }],
+    ["older schema", { out: join(root, "old"), oldSchema: true }],
+    ["per-cloud-space files", { out: join(root, "cs"), cloudSpaceFiles: true }],
+    ["missing hours", { out: join(root, "missing"), missingHours: 0.2 }],
+    ["packed zip, gateway rx in tx, many segments", { out: join(root, "packed.zip"), packed: true, gatewayRxInTx: true, segmentWords: 64 }],
+  ];
+  for (const [name, options] of generated) {
+    await writeDataset({ ...SHAPE, ...options });
+    datasets.set(name, options.out);
+  }
+  const odd = join(root, "odd");
+  for (const hour of oddHours()) {
+    const dir = join(odd, hourPath(hour.accountId, hour.hourEpoch));
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "account_capnp.bin"), encodeAccount(hour.account));
+  }
+  datasets.set("odd records", odd);
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const RULES: [string, BillingOptions][] = [
+  ["aggregate", {}],
+  ["--cu-rollup sum", { cuRollup: "sum" }],
+  ["--all-units --per month", { allUnits: true, per: "month" }],
+  ["billable statuses and constants that are not powers of two", { units: { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"], gbPerCu: 3, iopsPerTu: 300, bytesPerNu: 1e12 } }],
+];
+/** The whole data, and one account from an unaligned start to mid-period. */
+const PERIODS: [string, BillingParams][] = [
+  ["environment", { start: OCT_1, end: OCT_1 + HOURS * HOUR }],
+  ["account 7 from 00:30", { start: OCT_1 + 1800, end: OCT_1 + 20 * HOUR, accountId: 7 }],
+  ["account 1 from 05:30", { start: OCT_1 + 5 * HOUR + 1800, end: OCT_1 + 20 * HOUR, accountId: 1 }],
+];
+
+describe("billing files as they stream equals billing their warehouse, to the bit", () => {
+  const names = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records"];
+  describe.each(names)("%s", (name) => {
+    let warehouse: Warehouse;
+    beforeAll(async () => {
+      warehouse = await openWarehouse([datasets.get(name)!], { workers: 0, skipBad: true });
+    });
+    afterAll(() => warehouse.close());
+
+    it.each(RULES)("%s", async (_rule, options) => {
+      let compared = 0;
+      for (const [period, params] of PERIODS) {
+        const fromDb = await billWarehouse(warehouse.connection, params, options);
+        const inline = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true });
+        expect(inline.lines).toEqual(fromDb.lines);
+        if (period === "environment" && options.units === undefined) {
+          // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
+          const threaded = await billInputs([datasets.get(name)!], params, { ...options, workers: 2, skipBad: true });
+          expect(threaded.lines).toEqual(fromDb.lines);
+          expect(threaded.quality).toEqual(inline.quality);
+        }
+        const { skipped: _s, duplicates: _d, ...quality } = fromDb.quality;
+        expect(inline.quality).toMatchObject(quality);
+        compared += fromDb.lines.length;
+      }
+      // the data is there: the periods have lines, the account periods a machine each at least
+      expect(compared).toBeGreaterThan(PERIODS.length * 3);
+    });
+  });
+
+  it("the odd records are what they claim: impossible values counted, an unbilled type, empty records, missing hours", async () => {
+    const params = { start: OCT_1, end: OCT_1 + 4 * HOUR };
+    const billed = await billInputs([datasets.get("odd records")!], params, { skipBad: true });
+    expect(billed.quality.impossibleValues.map((v) => `${v.machineId} ${v.field} ${v.value}`)).toEqual(["5 rx Infinity", "5 rx Infinity", "5 mem NaN", "5 rx Infinity", "5 rx Infinity"]);
+    expect(billed.quality.unbilledMachineTypes).toEqual([{ type: "", machineHours: 4 }, { type: "lxc", machineHours: 4 }]);
+    expect(billed.quality.emptyRecords).toEqual({ machineHours: 4, cloudSpaceHours: 0 });
+    expect(billed.quality.missingHours).toEqual([{ accountId: 8, hours: 1, runs: [{ startHour: OCT_1 + HOUR, endHour: OCT_1 + HOUR, hours: 1 }] }]);
+    // the fingerprint is the warehouse's: the same 7 files
+    const warehouse = await openWarehouse([datasets.get("odd records")!]);
+    try {
+      expect(billed.data).toEqual((await billWarehouse(warehouse.connection, params)).data);
+      expect(billed.data?.files).toBe(7);
+    } finally {
+      warehouse.close();
+    }
+  });
+
+  it("reads only the files of the period and account: a bad file elsewhere is neither read nor named", async () => {
+    const dir = join(root, "bad-elsewhere");
+    await writeDataset({ ...SHAPE, hours: 3, out: dir });
+    const badDir = join(dir, hourPath(2, OCT_1 + 2 * HOUR));
+    await writeFile(join(badDir, "account_capnp.bin"), new Uint8Array([1, 2, 3]));
+    const account1 = await billInputs([dir], { start: OCT_1, end: OCT_1 + 3 * HOUR, accountId: 1 });
+    expect(account1.load?.filesLoaded).toBe(3);
+    const earlier = await billInputs([dir], { start: OCT_1, end: OCT_1 + 2 * HOUR });
+    expect(earlier.load?.filesLoaded).toBe(4);
+    const all = billInputs([dir], { start: OCT_1, end: OCT_1 + 3 * HOUR });
+    await expect(all).rejects.toBeInstanceOf(BadInputError);
+    await expect(all).rejects.toThrow(/2\/2026\/10\/1\/2\/account_capnp\.bin/);
+    const skipped = await billInputs([dir], { start: OCT_1, end: OCT_1 + 3 * HOUR }, { skipBad: true });
+    expect(skipped.quality.skipped.map((s) => s.code)).toEqual(["CAPNP_TRUNCATED"]);
+    expect(skipped.quality.missingHours).toEqual([{ accountId: 2, hours: 1, runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 2 * HOUR, hours: 1 }] }]);
+  });
+});
