@@ -83,10 +83,19 @@ export function compareLines(a: EngineLine, b: EngineLine): number {
  * threads and {@link BillingEngine.merge} into another engine.
  */
 export interface EngineState {
-  entities: { rank: number; accountId: number | null; cloudspaceId: number | null; machineId: number | null; samples: number; terms: number[][] }[];
-  hours: { hourEpoch: number; accounts: number; counts: Counts; terms: number[][] }[];
+  /** Per entity: rank, account, cloud space and machine ids (NaN for none) and samples. */
+  entities: Float64Array;
+  /** Per hour of the environment: the hour, its accounts, vCPUs, PIU and gateways' PIU. */
+  hours: Float64Array;
+  /** The terms of every sum: each entity's F, then each hour's L, `counts[i]` terms for sum i. */
+  counts: Uint32Array;
+  terms: Float64Array;
   seen: SeenData;
 }
+
+/** The numbers per entity and per hour in an {@link EngineState}. */
+const ENTITY_FIELDS = 5;
+const HOUR_FIELDS = 5;
 
 /** An entity of the period: its ids and where its sums are. */
 interface Entity {
@@ -97,9 +106,13 @@ interface Entity {
   base: number;
   samples: number;
 }
+interface CloudspaceEntry {
+  entity: Entity | undefined;
+  machines: Map<number, Entity>;
+}
 interface AccountEntry {
   entity: Entity;
-  cloudspaces: Map<number, { entity: Entity | undefined; machines: Map<number, Entity> }>;
+  cloudspaces: Map<number, CloudspaceEntry>;
 }
 
 /** An hour of the environment: its accounts' totals. */
@@ -147,6 +160,10 @@ export class BillingEngine {
   private machineCs: Int32Array = new Int32Array(256);
   private machineEntity: Entity[] = [];
   private readonly csFigures: Float64Array[] = [];
+  private readonly accountCounts: Counts = { vcpus: 0, piu: 0, gatewayPiu: 0 };
+  private readonly accountFigures = new Float64Array(F);
+  private readonly machinesBytes: number[] = [];
+  private readonly machinesCu: number[] = [];
   /** Hourly lines of the current hour, when asked for. */
   private hourLines: EngineLine[] = [];
   private currentHour: number | null = null;
@@ -243,12 +260,17 @@ export class BillingEngine {
       if (c === undefined) {
         csIndex.set(cloudspaceId, (c = locals++));
         levels.alloc(L);
-        counts[c] = { vcpus: 0, piu: 0, gatewayPiu: 0 };
+        const n = (counts[c] ??= { vcpus: 0, piu: 0, gatewayPiu: 0 });
+        n.vcpus = n.piu = n.gatewayPiu = 0;
         csMachines[c] = 0;
       }
       return c;
     };
     for (const id of facts.cloudspaceIds) local(id);
+    // a machine's cloud space is most often the previous machine's
+    let lastCloudspaceId = Number.NaN;
+    let lastLocal = -1;
+    let lastCloudspace: CloudspaceEntry | undefined;
     if (this.machineFigures.length < F * facts.machines) {
       this.machineFigures = new Float64Array(F * facts.machines * 2);
       this.machineCs = new Int32Array(facts.machines * 2);
@@ -274,10 +296,17 @@ export class BillingEngine {
       mf[at + GATEWAY_PIU] = 0;
       mf[at + CU_ALLOCATED] = 0;
       mf[at + OWN_NIC_NU] = this.nuOf(facts.externalBytes[i]!);
-      const c = local(facts.cloudspaceId[i]!);
+      const cloudspaceId = facts.cloudspaceId[i]!;
+      if (cloudspaceId !== lastCloudspaceId) {
+        lastCloudspaceId = cloudspaceId;
+        lastLocal = local(cloudspaceId);
+        let cloudspace = account.cloudspaces.get(cloudspaceId);
+        if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+        lastCloudspace = cloudspace;
+      }
+      const c = lastLocal;
+      const cloudspace = lastCloudspace!;
       this.machineCs[vms] = c;
-      let cloudspace = account.cloudspaces.get(facts.cloudspaceId[i]!);
-      if (cloudspace === undefined) account.cloudspaces.set(facts.cloudspaceId[i]!, (cloudspace = { entity: undefined, machines: new Map() }));
       let machine = cloudspace.machines.get(facts.machineId[i]!);
       if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, facts.cloudspaceId[i]!, facts.machineId[i]!)));
       this.machineEntity[vms] = machine;
@@ -300,9 +329,10 @@ export class BillingEngine {
     // cloud spaces: their machines' totals, their gateways' NICs and public IP; the account: Σ of its cloud spaces
     const cloudspaces = facts.cloudspaceIds.length;
     const accountAt = levels.alloc(L);
-    const accountCounts: Counts = { vcpus: 0, piu: 0, gatewayPiu: 0 };
+    const accountCounts = this.accountCounts;
+    accountCounts.vcpus = accountCounts.piu = accountCounts.gatewayPiu = 0;
     const cloudspaceCu = levels.alloc(1);
-    const machinesBytes: number[] = [];
+    const machinesBytes = this.machinesBytes;
     for (let c = 0; c < cloudspaces; c++) {
       const cloudspaceId = facts.cloudspaceIds[c]!;
       const g = facts.gateways.get(cloudspaceId);
@@ -321,7 +351,7 @@ export class BillingEngine {
       accountCounts.piu += counts[c]!.piu;
       accountCounts.gatewayPiu += gatewayPiu;
     }
-    const accountFigures = new Float64Array(F);
+    const accountFigures = this.accountFigures;
     this.levelFigures(levels, accountAt, accountCounts, accountFigures);
     accountFigures[CU_ALLOCATED] = accountFigures[CU]!;
 
@@ -333,7 +363,7 @@ export class BillingEngine {
       out[CU_ALLOCATED] = accountFigures[CU]! * (cuOfCloudspaces > 0 ? out[CU]! / cuOfCloudspaces : 1.0 / cloudspaces);
       out[OWN_NIC_NU] = this.nuOf(bytes - machinesBytes[c]!);
     }
-    const machinesCu: number[] = [];
+    const machinesCu = this.machinesCu;
     for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
     for (let v = 0; v < vms; v++) {
       const c = this.machineCs[v]!;
@@ -421,16 +451,23 @@ export class BillingEngine {
     return lines.sort(compareLines);
   }
 
-  /** The engine's sums and what it saw, as plain data (see {@link merge}). */
+  /** The engine's sums and what it saw, as typed arrays (to move between threads without copying; see {@link merge}). */
   state(): EngineState {
-    const terms = (bank: SumBank, base: number, count: number) => Array.from({ length: count }, (_, k) => bank.terms(base + k));
-    return {
-      entities: this.entities.map((e) => ({
-        rank: e.rank, accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId, samples: e.samples, terms: terms(this.period, e.base, F),
-      })),
-      hours: [...this.environmentHours].map(([hourEpoch, h]) => ({ hourEpoch, accounts: h.accounts, counts: h.counts, terms: terms(this.environment, h.base, L) })),
-      seen: this.seen,
-    };
+    const counts: number[] = [];
+    const terms: number[] = [];
+    const id = (x: number | null) => x ?? Number.NaN;
+    const entities = new Float64Array(ENTITY_FIELDS * this.entities.length);
+    this.entities.forEach((e, i) => {
+      entities.set([e.rank, id(e.accountId), id(e.cloudspaceId), id(e.machineId), e.samples], ENTITY_FIELDS * i);
+      this.period.exportTerms(e.base, F, counts, terms);
+    });
+    const hours = new Float64Array(HOUR_FIELDS * this.environmentHours.size);
+    let i = 0;
+    for (const [hourEpoch, h] of this.environmentHours) {
+      hours.set([hourEpoch, h.accounts, h.counts.vcpus, h.counts.piu, h.counts.gatewayPiu], HOUR_FIELDS * i++);
+      this.environment.exportTerms(h.base, L, counts, terms);
+    }
+    return { entities, hours, counts: Uint32Array.from(counts), terms: Float64Array.from(terms), seen: this.seen };
   }
 
   /**
@@ -438,35 +475,45 @@ export class BillingEngine {
    * engines fed parts of a period merge into the figures of one fed it all, to the bit.
    */
   merge(state: EngineState): void {
-    for (const e of state.entities) {
+    const { entities, hours, counts, terms } = state;
+    let c = 0;
+    let at = 0;
+    for (let i = 0; i < entities.length; i += ENTITY_FIELDS) {
+      const rank = entities[i]!;
+      const accountId = entities[i + 1]!;
+      const cloudspaceId = entities[i + 2]!;
+      const machineId = entities[i + 3]!;
+      let account = this.accounts.get(accountId);
+      if (account === undefined) this.accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null), cloudspaces: new Map() }));
       let mine: Entity;
-      let account = this.accounts.get(e.accountId!);
-      if (account === undefined) this.accounts.set(e.accountId!, (account = { entity: this.entity(1, e.accountId!, null, null), cloudspaces: new Map() }));
-      if (e.rank === 1) mine = account.entity;
+      if (rank === 1) mine = account.entity;
       else {
-        let cloudspace = account.cloudspaces.get(e.cloudspaceId!);
-        if (cloudspace === undefined) account.cloudspaces.set(e.cloudspaceId!, (cloudspace = { entity: undefined, machines: new Map() }));
-        if (e.rank === 2) mine = cloudspace.entity ??= this.entity(2, e.accountId!, e.cloudspaceId, null);
+        let cloudspace = account.cloudspaces.get(cloudspaceId);
+        if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+        if (rank === 2) mine = cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null);
         else {
-          let machine = cloudspace.machines.get(e.machineId!);
-          if (machine === undefined) cloudspace.machines.set(e.machineId!, (machine = this.entity(3, e.accountId!, e.cloudspaceId, e.machineId)));
+          let machine = cloudspace.machines.get(machineId);
+          if (machine === undefined) cloudspace.machines.set(machineId, (machine = this.entity(3, accountId, cloudspaceId, machineId)));
           mine = machine;
         }
       }
-      mine.samples += e.samples;
-      e.terms.forEach((list, k) => list.forEach((t) => this.period.add(mine.base + k, t)));
+      mine.samples += entities[i + 4]!;
+      at = this.period.importTerms(mine.base, F, counts, c, terms, at);
+      c += F;
     }
-    for (const h of state.hours) {
-      let hour = this.environmentHours.get(h.hourEpoch);
-      if (hour === undefined) this.environmentHours.set(h.hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
-      hour.accounts += h.accounts;
-      hour.counts.vcpus += h.counts.vcpus;
-      hour.counts.piu += h.counts.piu;
-      hour.counts.gatewayPiu += h.counts.gatewayPiu;
-      h.terms.forEach((list, k) => list.forEach((t) => this.environment.add(hour.base + k, t)));
+    for (let i = 0; i < hours.length; i += HOUR_FIELDS) {
+      const hourEpoch = hours[i]!;
+      let hour = this.environmentHours.get(hourEpoch);
+      if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
+      hour.accounts += hours[i + 1]!;
+      hour.counts.vcpus += hours[i + 2]!;
+      hour.counts.piu += hours[i + 3]!;
+      hour.counts.gatewayPiu += hours[i + 4]!;
+      at = this.environment.importTerms(hour.base, L, counts, c, terms, at);
+      c += L;
     }
     const seen = this.seen;
-    for (const [accountId, hours] of state.seen.accountHours) seen.accountHours.set(accountId, [...(seen.accountHours.get(accountId) ?? []), ...hours]);
+    for (const [accountId, list] of state.seen.accountHours) seen.accountHours.set(accountId, [...(seen.accountHours.get(accountId) ?? []), ...list]);
     for (const [type, n] of state.seen.unbilledTypes) seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + n);
     seen.emptyMachineHours += state.seen.emptyMachineHours;
     seen.emptyCloudspaceHours += state.seen.emptyCloudspaceHours;

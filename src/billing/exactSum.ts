@@ -80,9 +80,29 @@ export class SumBank {
     return list === undefined ? this.single[i]! : roundPartials(list);
   }
 
-  /** The terms of sum `i` (their exact sum is the sum): what a sum is sent between threads as. */
-  terms(i: number): number[] {
-    return this.partials[i]?.slice() ?? [this.single[i]!];
+  /**
+   * Appends the terms of sums `from .. from + count` (their exact sums are the sums) to
+   * `terms`, and how many each has to `counts`: what sums are sent between threads as.
+   */
+  exportTerms(from: number, count: number, counts: number[], terms: number[]): void {
+    for (let i = from; i < from + count; i++) {
+      const list = this.partials[i];
+      if (list === undefined) {
+        counts.push(1);
+        terms.push(this.single[i]!);
+      } else {
+        counts.push(list.length);
+        for (const p of list) terms.push(p);
+      }
+    }
+  }
+
+  /** Adds to sums `to .. to + count` the terms read from `terms` at `at`, `counts[c ..]` of them each; returns the next `at`. */
+  importTerms(to: number, count: number, counts: ArrayLike<number>, c: number, terms: ArrayLike<number>, at: number): number {
+    for (let k = 0; k < count; k++) {
+      for (let n = counts[c + k]!; n > 0; n--) this.add(to + k, terms[at++]!);
+    }
+    return at;
   }
 }
 

@@ -16,7 +16,9 @@ let billing: ThreadBilling | undefined;
 parentPort!.on("message", (message: { id: number; hours: AccountHour[]; tables: DataTable[]; columns?: ColumnSelection; billing?: BillingRules; hash?: boolean; collect?: true }) => {
   try {
     if (message.collect) {
-      parentPort!.postMessage({ id: message.id, state: billing?.engine.state() });
+      const state = billing?.engine.state();
+      const buffers = state === undefined ? [] : [state.entities, state.hours, state.counts, state.terms].map((a) => a.buffer as ArrayBuffer);
+      parentPort!.postMessage({ id: message.id, state }, buffers);
       return;
     }
     if (message.billing !== undefined) billing ??= new ThreadBilling(message.billing);

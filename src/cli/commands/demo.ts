@@ -2,11 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { billingReport } from "../../billing/billingReport.js";
+import { billInputs } from "../../billing/billInputs.js";
+import { reportOf } from "../../billing/billingReport.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
 import { writeDataset } from "../../generate/writeDataset.js";
-import { openWarehouse } from "../../store/openWarehouse.js";
 import { isoUtc } from "../../time.js";
 import { commandLine } from "./index.js";
 
@@ -18,7 +18,7 @@ const HOURS = 48;
 
 /**
  * `cloudunits demo` (what `npm start` runs): generates a small data set in a temporary
- * folder, loads it and prints its billing summary, then the commands to explore it further.
+ * folder, bills it and prints its billing summary, then the commands to explore it further.
  */
 export const demoCommand: CommandModule<object, DemoArgs> = {
   ...commandLine("demo"),
@@ -33,17 +33,9 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       const written = await writeDataset({ out: data, accounts: 3, spaces: 2, machines: 6, hours: HOURS, seed: 1, missingHours: [start + 30 * 3600] });
       process.stdout.write(`generated ${written.files} hourly files (${(written.bytes / 1e6).toFixed(1)} MB) in ${data}\n\n`);
       const accountId = GENERATE_DEFAULTS.firstAccountId;
-      const warehouse = await openWarehouse([data]);
-      let machineId: number;
-      try {
-        const report = await billingReport(warehouse.connection, { start, end }, {}, { load: warehouse.load });
-        process.stdout.write(toBillingText(report));
-        const first = await warehouse.connection.runAndReadAll(
-          "SELECT min(machine_id) AS id FROM machines WHERE account_id = $1 AND type = 'vm'", [accountId]);
-        machineId = Number(first.getRowObjectsJS()[0]!.id);
-      } finally {
-        warehouse.close();
-      }
+      const report = await reportOf(await billInputs([data], { start, end }, { fingerprint: false }), { start, end });
+      process.stdout.write(toBillingText(report));
+      const machineId = Math.min(...report.lines.filter((l) => l.level === "machine" && l.accountId === accountId).map((l) => l.machineId!));
       const next = [
         `npx cloudunits billing ${data} --start ${isoUtc(start)} --end ${isoUtc(end)} --account-id ${accountId} --format json`,
         `npx cloudunits stats machine ${data} --id ${machineId} --account-id ${accountId} --from ${isoUtc(start)} --till ${isoUtc(end)} --include cpu --include memory`,
