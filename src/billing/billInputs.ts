@@ -1,9 +1,11 @@
+import { availableParallelism } from "node:os";
 import { BadInputError, UsageError } from "../errors.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "../store/chooseStager.js";
 import type { ImpossibleValue } from "../store/impossibleValues.js";
 import { loadReader } from "../store/loadReader.js";
 import { loadSources, type LoadTarget } from "../store/loadSources.js";
+import { billingWorkers } from "../store/stageHours.js";
 import type { LoadManifest, ManifestRow } from "../store/manifest.js";
 import type { LoadReport } from "../store/types.js";
 import { compareImpossible, isBilledImpossible } from "./billedImpossibleValues.js";
@@ -11,7 +13,7 @@ import { BillingEngine } from "./billingEngine.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
-import { checkParams, levelsFor, linesOf, resolveOptions, type BillingOptions, type BillingParams } from "./lines.js";
+import { checkParams, environmentOnly, levelsFor, linesOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
 
 /** Options of {@link billInputs}: the billing options, and how the inputs are read. */
 export interface BillInputsOptions extends BillingOptions {
@@ -21,7 +23,7 @@ export interface BillInputsOptions extends BillingOptions {
   packed?: boolean;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
-  /** Worker threads decoding and billing the files; 0: this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
+  /** Worker threads decoding and billing the files; 0: this thread. Default: one per core (at most 8) for 16 MiB of input or more, else 0. */
   workers?: number;
   /**
    * Hash every file for `data`, the fingerprint of the content billed (the XLSX About sheet
@@ -29,6 +31,11 @@ export interface BillInputsOptions extends BillingOptions {
    * decoding's time) and leaves `data` undefined.
    */
   fingerprint?: boolean;
+  /**
+   * The levels whose lines are wanted. Default `levelsFor(params)`; the environment alone
+   * (`calculateLevels` of a period without an account) skips the work of every other level.
+   */
+  levels?: readonly Level[];
 }
 
 /**
@@ -73,6 +80,8 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
   checkParams(params);
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories");
   const resolved = resolveOptions(options);
+  const levels = options.levels ?? levelsFor(params);
+  const rules = { units: resolved.units, cuRollup: resolved.cuRollup, environmentOnly: environmentOnly(levels) };
   const { reader, badFiles, bytesTotal } = loadReader([...inputs], {
     packed: options.packed,
     select: { accountId: params.accountId, start: params.start, end: params.end },
@@ -97,10 +106,12 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     stopOnError: true,
     batchBytes: Number.POSITIVE_INFINITY,
     tables: [],
-    stager: () => chooseStager(bytesTotal(), options.workers, { billing: { units: resolved.units, cuRollup: resolved.cuRollup }, hash: fingerprint }),
+    stager: () => chooseStager(bytesTotal(), options.workers ?? billingWorkers(bytesTotal(), availableParallelism()), {
+      billing: rules, hash: fingerprint,
+    }),
   });
   if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup);
+  const engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly);
   for (const state of outcome.billed) engine.merge(state);
   const load: LoadReport = {
     inputs: [...inputs],
@@ -111,7 +122,7 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     ignoredPaths: reader.summary.ignoredPaths,
   };
   return {
-    lines: linesOf(engine.finish(), resolved, levelsFor(params)),
+    lines: linesOf(engine.finish(), resolved, levels),
     quality: qualityOf(engine.seenData(), params, load, impossible.sort(compareImpossible)),
     load,
     data: manifest.fingerprint?.digest(),

@@ -3,7 +3,7 @@ import type { LoadReport } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { qualityOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
-import { billingPass, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
+import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level } from "./lines.js";
 
 /**
  * A period billed, wherever from (a warehouse, or files as they stream): everything a
@@ -23,13 +23,14 @@ export interface BilledPeriod {
 /**
  * Bills `[start, end)` (one account, or every account) from a warehouse: one pass over its
  * rows, a day at a time, through the billing engine. `load`: what loading the warehouse found
- * (its skipped files and duplicates go into the data quality).
+ * (its skipped files and duplicates go into the data quality); `levels`: the levels whose
+ * lines are wanted (default `levelsFor(params)`).
  */
 export async function billWarehouse(
-  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport,
+  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport, levels: readonly Level[] = levelsFor(params),
 ): Promise<BilledPeriod> {
   const { units } = resolveOptions(options);
-  const { lines, seen } = await billingPass(connection, params, options);
+  const { lines, seen } = await billingPass(connection, params, options, levels);
   const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
   return { lines, quality, load, data: await dataFingerprint(connection) };
 }

@@ -164,6 +164,9 @@ export class BillingEngine {
   private readonly accountFigures = new Float64Array(F);
   private readonly machinesBytes: number[] = [];
   private readonly machinesCu: number[] = [];
+  /** Where the Σ of the cloud spaces' CU is in `levels`, and how many cloud spaces have a local index, in the current account-hour. */
+  private cloudspaceCuAt = 0;
+  private locals = 0;
   /** Hourly lines of the current hour, when asked for. */
   private hourLines: EngineLine[] = [];
   private currentHour: number | null = null;
@@ -173,10 +176,16 @@ export class BillingEngine {
    * once the next hour's first account-hour arrives, and at `finish`; account-hours must then
    * come in hour order.
    */
+  /**
+   * `environmentOnly`: keep the environment's sums only (its figures are the same): no account,
+   * cloud space or machine is summed over the period, nor allocated CU (what a bill of the
+   * environment's total needs, for less work per machine).
+   */
   constructor(
     private readonly units: Units,
     private readonly cuRollup: CuRollup,
     private readonly onHour?: (lines: EngineLine[]) => void,
+    private readonly environmentOnly = false,
   ) {
     this.windowsPattern = new RegExp(units.windowsPattern, "i");
     this.billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
@@ -244,8 +253,9 @@ export class BillingEngine {
       this.currentHour = hourEpoch;
     }
     this.see(facts);
+    const entities = !this.environmentOnly;
     let account = this.accounts.get(accountId);
-    if (account === undefined) this.accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null), cloudspaces: new Map() }));
+    if (account === undefined && entities) this.accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null), cloudspaces: new Map() }));
 
     // machines (VMs only); their totals per cloud space (local index), the cloud spaces of the hour first
     const levels = this.levels;
@@ -300,16 +310,20 @@ export class BillingEngine {
       if (cloudspaceId !== lastCloudspaceId) {
         lastCloudspaceId = cloudspaceId;
         lastLocal = local(cloudspaceId);
-        let cloudspace = account.cloudspaces.get(cloudspaceId);
-        if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
-        lastCloudspace = cloudspace;
+        if (entities) {
+          let cloudspace = account!.cloudspaces.get(cloudspaceId);
+          if (cloudspace === undefined) account!.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+          lastCloudspace = cloudspace;
+        }
       }
       const c = lastLocal;
-      const cloudspace = lastCloudspace!;
       this.machineCs[vms] = c;
-      let machine = cloudspace.machines.get(facts.machineId[i]!);
-      if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, facts.cloudspaceId[i]!, facts.machineId[i]!)));
-      this.machineEntity[vms] = machine;
+      if (entities) {
+        const cloudspace = lastCloudspace!;
+        let machine = cloudspace.machines.get(facts.machineId[i]!);
+        if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, cloudspaceId, facts.machineId[i]!)));
+        this.machineEntity[vms] = machine;
+      }
       const t = L * c;
       levels.add(t + T_MEM, memMb);
       levels.add(t + T_CU_SUM, cu);
@@ -325,13 +339,14 @@ export class BillingEngine {
       csMachines[c]!++;
       vms++;
     }
+    this.locals = locals;
 
     // cloud spaces: their machines' totals, their gateways' NICs and public IP; the account: Σ of its cloud spaces
     const cloudspaces = facts.cloudspaceIds.length;
     const accountAt = levels.alloc(L);
     const accountCounts = this.accountCounts;
     accountCounts.vcpus = accountCounts.piu = accountCounts.gatewayPiu = 0;
-    const cloudspaceCu = levels.alloc(1);
+    const cloudspaceCu = (this.cloudspaceCuAt = levels.alloc(1));
     const machinesBytes = this.machinesBytes;
     for (let c = 0; c < cloudspaces; c++) {
       const cloudspaceId = facts.cloudspaceIds[c]!;
@@ -355,8 +370,30 @@ export class BillingEngine {
     this.levelFigures(levels, accountAt, accountCounts, accountFigures);
     accountFigures[CU_ALLOCATED] = accountFigures[CU]!;
 
+    if (entities) this.addEntitySamples(facts, account!, vms);
+    let hour = this.environmentHours.get(hourEpoch);
+    if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
+    hour.accounts++;
+    BillingEngine.addTotals(this.environment, hour.base, levels, accountAt);
+    hour.counts.vcpus += accountCounts.vcpus;
+    hour.counts.piu += accountCounts.piu;
+    hour.counts.gatewayPiu += accountCounts.gatewayPiu;
+  }
+
+  /**
+   * The account-hour's showback (the account's CU allocated to its cloud spaces, theirs to
+   * their machines), its samples of the account, cloud spaces and machines, and its hourly
+   * lines when asked for.
+   */
+  private addEntitySamples(facts: AccountHourFacts, account: AccountEntry, vms: number): void {
+    const { accountId, hourEpoch } = facts;
+    const levels = this.levels;
+    const mf = this.machineFigures;
+    const accountFigures = this.accountFigures;
+    const machinesBytes = this.machinesBytes;
+    const cloudspaces = facts.cloudspaceIds.length;
     // showback: the account's CU to its cloud spaces, theirs to their machines
-    const cuOfCloudspaces = levels.value(cloudspaceCu);
+    const cuOfCloudspaces = levels.value(this.cloudspaceCuAt);
     for (let c = 0; c < cloudspaces; c++) {
       const out = this.csFigures[c]!;
       const bytes = machinesBytes[c]! + (facts.gateways.get(facts.cloudspaceIds[c]!)?.externalBytes ?? 0);
@@ -364,15 +401,15 @@ export class BillingEngine {
       out[OWN_NIC_NU] = this.nuOf(bytes - machinesBytes[c]!);
     }
     const machinesCu = this.machinesCu;
-    for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
+    for (let c = 0; c < this.locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
     for (let v = 0; v < vms; v++) {
       const c = this.machineCs[v]!;
       const allocated = c < cloudspaces ? this.csFigures[c]![CU_ALLOCATED]! : 0;
       const cu = machinesCu[c]!;
-      mf[F * v + CU_ALLOCATED] = allocated * (cu > 0 ? mf[F * v + CU]! / cu : 1.0 / csMachines[c]!);
+      mf[F * v + CU_ALLOCATED] = allocated * (cu > 0 ? mf[F * v + CU]! / cu : 1.0 / this.csMachines[c]!);
     }
 
-    // period totals, the environment's hour, hourly lines
+    // period totals, hourly lines
     this.addSample(account.entity, accountFigures, 0);
     for (let c = 0; c < cloudspaces; c++) {
       const cloudspaceId = facts.cloudspaceIds[c]!;
@@ -382,13 +419,6 @@ export class BillingEngine {
       this.addSample(cloudspace.entity, this.csFigures[c]!, 0);
     }
     for (let v = 0; v < vms; v++) this.addSample(this.machineEntity[v]!, mf, F * v);
-    let hour = this.environmentHours.get(hourEpoch);
-    if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
-    hour.accounts++;
-    BillingEngine.addTotals(this.environment, hour.base, levels, accountAt);
-    hour.counts.vcpus += accountCounts.vcpus;
-    hour.counts.piu += accountCounts.piu;
-    hour.counts.gatewayPiu += accountCounts.gatewayPiu;
     if (this.onHour !== undefined) {
       const line = (rank: number, cloudspaceId: number | null, machineId: number | null, f: Float64Array, at: number): EngineLine =>
         ({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: figuresOf(f, at, rank === 3) });

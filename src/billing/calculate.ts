@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { nameOf } from "./names.js";
-import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
+import { calculateLevels, periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
 import { BASE_UNITS, UNIT_NAMES, type UnitName } from "./unitNames.js";
 
 /** A consumption object: CU, SU, TU (machines) plus NU (cloud space and above); VCU, MU, WU, PIU with `allUnits`. */
@@ -38,7 +38,7 @@ export async function calculate(connection: DuckDBConnection, params: BillingPar
 export async function calculate(connection: DuckDBConnection, params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
 export async function calculate(connection: DuckDBConnection, params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
 export async function calculate(connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}): Promise<CalculateResult> {
-  return calculateOf(await periodLines(connection, params, options), params, options);
+  return calculateOf(await periodLines(connection, params, options, calculateLevels(params)), params, options);
 }
 
 /** The `billing/calculate` shape of the period lines of `params` (those of `levelsFor(params)`). */

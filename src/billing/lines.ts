@@ -122,6 +122,14 @@ export function levelsFor(params: BillingParams): readonly Level[] {
   return params.accountId === undefined ? LEVELS : LEVELS.filter((l) => l !== "environment");
 }
 
+/** The levels the `billing/calculate` shape of `params` shows: the environment alone, or the account and below. */
+export function calculateLevels(params: BillingParams): readonly Level[] {
+  return params.accountId === undefined ? ["environment"] : levelsFor(params);
+}
+
+/** True when `levels` are the environment alone: an engine then keeps no other sums (see `BillingEngine`). */
+export const environmentOnly = (levels: readonly Level[]): boolean => levels.length === 1 && levels[0] === "environment";
+
 /** The query parameters of a period. */
 export function paramValues(params: BillingParams): Record<string, bigint | null> {
   return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
@@ -167,7 +175,7 @@ export async function billingPass(
 ): Promise<{ lines: BillingLine[]; seen: SeenData }> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup);
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels));
   for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
   return { lines: linesOf(engine.finish(), resolved, levels), seen: engine.seenData() };
 }

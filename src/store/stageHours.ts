@@ -72,6 +72,8 @@ export interface Stager {
 export interface BillingRules {
   units: Units;
   cuRollup: CuRollup;
+  /** Keep the environment's sums only (see `BillingEngine`). Default false. */
+  environmentOnly?: boolean;
 }
 
 /** What a stager does besides staging columns. */
@@ -93,7 +95,7 @@ export class ThreadBilling {
 
   constructor(readonly rules: BillingRules) {
     this.builder = new AccountHourFactsBuilder(rules.units.externalNicType);
-    this.engine = new BillingEngine(rules.units, rules.cuRollup);
+    this.engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly);
     this.visitor = new FactsVisitor(this.builder);
   }
 
@@ -215,8 +217,20 @@ export function inlineStager(options: StagerOptions = {}): Stager {
   };
 }
 
-/** Worker threads worth starting for `bytesTotal` of input: none below 16 MiB or on one core, else one per spare core (at most 4). */
+/**
+ * Worker threads worth starting for a load of `bytesTotal` of input into a database: none
+ * below 16 MiB or on one core, else one per spare core (at most 4): the main thread inserts.
+ */
 export function defaultWorkers(bytesTotal: number, cores: number): number {
   if (bytesTotal < 16 * 1024 * 1024 || cores < 2) return 0;
   return Math.min(4, cores - 1);
+}
+
+/**
+ * Worker threads worth starting to bill `bytesTotal` of input as it streams: none below 16
+ * MiB, else one per core (at most 8), since the main thread only reads and hands out work.
+ */
+export function billingWorkers(bytesTotal: number, cores: number): number {
+  if (bytesTotal < 16 * 1024 * 1024) return 0;
+  return Math.min(8, cores);
 }

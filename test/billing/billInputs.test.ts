@@ -96,6 +96,12 @@ describe("billing files as they stream equals billing their warehouse, to the bi
         const fromDb = await billWarehouse(warehouse.connection, params, options);
         const inline = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true });
         expect(inline.lines).toEqual(fromDb.lines);
+        if (period === "environment") {
+          // the environment alone (what --format json shows): the same line, without the other levels' work
+          const alone = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true, levels: ["environment"] });
+          expect(alone.lines).toEqual(fromDb.lines.filter((l) => l.level === "environment"));
+          expect((await billWarehouse(warehouse.connection, params, options, undefined, ["environment"])).lines).toEqual(alone.lines);
+        }
         if (period === "environment" && options.units === undefined) {
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
           const threaded = await billInputs([datasets.get(name)!], params, { ...options, workers: 2, skipBad: true });

@@ -4,7 +4,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
 import { calculateOf } from "../../billing/calculate.js";
 import { qualityWarnings, type Warning } from "../../billing/dataQuality.js";
-import { hourlyLines, type BillingOptions, type BillingParams } from "../../billing/lines.js";
+import { calculateLevels, hourlyLines, levelsFor, type BillingOptions, type BillingParams } from "../../billing/lines.js";
 import { loadNames, overlayNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
 import { reportOf } from "../../billing/billingReport.js";
@@ -107,6 +107,8 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const params: BillingParams = { start, end, accountId: argv.accountId };
     const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per };
+    // json is the billing/calculate shape: without an account, the environment alone (the other levels are not summed)
+    const levels = argv.format === "json" ? calculateLevels(params) : levelsFor(params);
 
     /** Renders a billed period in the chosen format; `connection`: the warehouse, for the formats that list every hour. */
     const render = async (billed: BilledPeriod, options: BillingOptions, connection?: DuckDBConnection): Promise<Warning[]> => {
@@ -153,14 +155,17 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       ? await render(await withReadProgress(async (onProgress) => {
         const { billInputs } = await import("../../billing/billInputs.js");
         // the content fingerprint is shown only on the XLSX About sheet: hashing every byte costs a third of the decoding
-        return billInputs(source, params, { ...billing, skipBad: argv.skipBad, packed: argv.packed, onProgress, fingerprint: argv.format === "xlsx" });
+        return billInputs(source, params, {
+          ...billing, skipBad: argv.skipBad, packed: argv.packed, onProgress, fingerprint: argv.format === "xlsx",
+          levels,
+        });
       }), billing)
       : await withWarehouse(
         argv,
         async ({ connection, load }): Promise<Warning[]> => {
           // --db: the names `sync` stored, with a names file's over them
           const options = { ...billing, names: overlayNames(await readEntityNames(connection), names) };
-          return render(await billWarehouse(connection, params, options, load), options, connection);
+          return render(await billWarehouse(connection, params, options, load, levels), options, connection);
         },
         // Only the files of the account and period billed are read (by path).
         { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end } },
