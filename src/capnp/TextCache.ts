@@ -1,5 +1,9 @@
-/** Entries kept per field: enough for the few values a field like `type` or `status` takes. */
-const CAPACITY = 8;
+/**
+ * Entries kept per field: enough for the values a field like `type`, `status` or `imageName`
+ * takes (a machine's image is one of a few dozen at most; more than fit made every lookup a
+ * miss: nine image names in eight entries decoded every machine's image again).
+ */
+const CAPACITY = 32;
 /** Longer texts are decoded each time, not cached. */
 const MAX_CACHED_BYTES = 48;
 
