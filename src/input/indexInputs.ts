@@ -1,6 +1,6 @@
 import { stat as statCallback } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { relative as relativePath, resolve, sep } from "node:path";
 import { BadFileError, UsageError } from "../errors.js";
 import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
@@ -9,6 +9,7 @@ import { walkTree } from "./walkTree.js";
 import { mapConcurrently } from "./concurrency.js";
 import { indexZip } from "./indexZip.js";
 import { tooLargeFile, unreadableFile } from "./readSource.js";
+import { SourceTable } from "./sourceTable.js";
 import type { ZipArchive, ZipEntry } from "./zipArchive.js";
 
 /** How many ignored paths the summary shows by name. */
@@ -45,7 +46,8 @@ export interface IndexContext {
 
 /** Every input indexed by name: files sorted by account, hour, cloud space and name. */
 export interface InputIndex {
-  sources: IndexedSource[];
+  /** The files in reading order, one account-hour at a time (made on demand: the index keeps them compactly). */
+  groups(): Generator<IndexedSource[]>;
   filesTotal: number;
   bytesTotal: number;
   ignoredPaths: number;
@@ -55,6 +57,9 @@ export interface InputIndex {
   /** Closes every archive the index holds open. */
   close(): Promise<void>;
 }
+
+/** Tree files stat'ed and added to the index at a time while walking: bounds what the walk holds. */
+const TREE_BATCH = 512;
 
 /**
  * Indexes zips and directory trees by names only: walks trees, reads zip central directories,
@@ -66,10 +71,18 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
   const limits = resolveLimits(options);
   const kinds = await Promise.all(inputs.map((input) => inputKind(input)));
   const archives: ZipArchive[] = [];
-  const sources: IndexedSource[] = [];
-  const seenPaths = new Set<string>();
+  const table = new SourceTable();
+  const seenArchives = new Set<string>();
+  let order: Uint32Array = new Uint32Array(0);
+  let duplicate: Uint8Array = new Uint8Array(0);
   const index: InputIndex = {
-    sources,
+    groups: function* () {
+      for (const rows of accountHours(table, order)) {
+        const group: IndexedSource[] = [];
+        for (const row of rows) if (!duplicate[row]) group.push(table.source(row));
+        yield group;
+      }
+    },
     filesTotal: 0,
     bytesTotal: 0,
     ignoredPaths: 0,
@@ -102,58 +115,63 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
       return "bad";
     }
   };
+  const packed = (parsed: ConsumptionPath) => options.packed === true || parsed.packed;
   const location = (parsed: ConsumptionPath, displayName: string, sizeBytes: number): SourceLocation => ({
-    name: displayName,
-    root: parsed.root,
-    packed: options.packed === true || parsed.packed,
-    sizeBytes,
+    name: displayName, root: parsed.root, packed: packed(parsed), sizeBytes,
   });
 
-  /** Adds tree files, in order; their sizes are read with a few `stat` calls in flight at once (callback API: cheaper per file). */
-  const addTreeFiles = async (files: { path: string; displayName: string; parsed: ConsumptionPath }[]) => {
-    const fresh = files.filter(({ path }) => !seenPaths.has(path) && seenPaths.add(path));
-    const sizes = await mapConcurrently(fresh, STAT_CONCURRENCY, ({ path }) =>
+  /** Adds tree files below `root`, in order; their sizes are read with a few `stat` calls in flight at once (callback API: cheaper per file). */
+  const addTreeFiles = async (root: number, files: { path: string; relative: string; displayName: string; parsed: ConsumptionPath }[]) => {
+    const sizes = await mapConcurrently(files, STAT_CONCURRENCY, ({ path }) =>
       new Promise<number | Error>((resolve) => statCallback(path, (error, info) => resolve(error ?? info.size))),
     );
-    for (const [i, { path, displayName, parsed }] of fresh.entries()) {
+    for (const [i, { relative, displayName, parsed }] of files.entries()) {
       const sizeBytes = sizes[i]!;
       if (sizeBytes instanceof Error) report(unreadableFile(displayName, sizeBytes));
       else if (sizeBytes > limits.maxEntryBytes) report(tooLargeFile(displayName, sizeBytes, limits.maxEntryBytes));
-      else {
-        sources.push({ location: location(parsed, displayName, sizeBytes), ...key(parsed), path });
-      }
+      else table.addTreeFile(root, relative, parsed, packed(parsed), sizeBytes);
     }
   };
 
   const addZip = async (path: string, displayName: string) => {
     const real = await realpath(path);
-    if (seenPaths.has(real)) return;
-    seenPaths.add(real);
+    if (seenArchives.has(real)) return;
+    seenArchives.add(real);
     const found = await indexZip(path, displayName, { limits, parse, location, report, ignore });
     if (!found) return;
     archives.push(found.archive);
-    sources.push(...found.sources);
+    for (const source of found.sources) table.addZipSource(source);
   };
 
   try {
     for (const [i, input] of inputs.entries()) {
       const absolute = resolve(input);
       if (kinds[i] === "dir") {
-        const files: { path: string; displayName: string; parsed: ConsumptionPath }[] = [];
+        const root = table.addRoot({ absolute, displayName: input });
+        const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
+        let files: { path: string; relative: string; displayName: string; parsed: ConsumptionPath }[] = [];
         await walkTree(absolute, input, (item) => {
           if (item.kind === "error") report(item.error);
           else if (item.kind === "other") ignore(item.displayName);
           else {
             const parsed = parse(item.path, item.displayName);
             if (parsed === "ignored") ignore(item.displayName);
-            else if (typeof parsed !== "string") files.push({ ...item, parsed });
+            else if (typeof parsed !== "string") {
+              const relative = item.path.startsWith(prefix) ? item.path.slice(prefix.length) : relativePath(absolute, item.path);
+              files.push({ path: item.path, relative, displayName: item.displayName, parsed });
+              if (files.length >= TREE_BATCH) {
+                const batch = files;
+                files = [];
+                return addTreeFiles(root, batch);
+              }
+            }
           }
         });
-        await addTreeFiles(files);
+        await addTreeFiles(root, files);
       } else {
         const parsed = parse(absolute, input);
         if (parsed === "ignored") await addZip(absolute, input);
-        else if (typeof parsed !== "string") await addTreeFiles([{ path: absolute, displayName: input, parsed }]);
+        else if (typeof parsed !== "string") await addTreeFiles(table.addRoot({ absolute, displayName: input }), [{ path: absolute, relative: "", displayName: input, parsed }]);
       }
     }
   } catch (error) {
@@ -161,20 +179,45 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     throw error;
   }
 
-  sources.sort(compareSources);
-  index.filesTotal = sources.length;
-  index.bytesTotal = sources.reduce((sum, source) => sum + source.location.sizeBytes, 0);
+  order = table.sorted();
+  duplicate = duplicateFiles(table, order);
+  for (let i = 0; i < table.length; i++) {
+    if (duplicate[i]) continue;
+    index.filesTotal++;
+    index.bytesTotal += table.sizeBytes(i);
+  }
   return index;
 }
 
-/** Files of one account-hour are adjacent: by account, hour, then Account before CloudSpace files by id, then name. */
-function compareSources(a: IndexedSource, b: IndexedSource): number {
-  return (
-    a.accountId - b.accountId ||
-    a.hourEpoch - b.hourEpoch ||
-    (a.cloudSpaceId ?? -1) - (b.cloudSpaceId ?? -1) ||
-    (a.location.name < b.location.name ? -1 : a.location.name > b.location.name ? 1 : 0)
-  );
+/**
+ * The rows that are a tree file already indexed under the same path (the same file given
+ * twice: a folder and its parent, or one file also inside a folder given): the same path is
+ * the same account-hour, so its copies are in one group; the first added is kept.
+ */
+function duplicateFiles(table: SourceTable, order: Uint32Array): Uint8Array {
+  const duplicate = new Uint8Array(table.length);
+  for (const group of accountHours(table, order)) {
+    if (group.length < 2) continue;
+    const seen = new Set<string>();
+    for (const row of [...group].sort((a, b) => a - b)) {
+      const path = table.path(row);
+      if (path === undefined) continue;
+      if (seen.has(path)) duplicate[row] = 1;
+      seen.add(path);
+    }
+  }
+  return duplicate;
+}
+
+/** The runs of rows of `order` with the same account and hour. */
+function* accountHours(table: SourceTable, order: Uint32Array): Generator<Uint32Array> {
+  for (let start = 0; start < order.length;) {
+    const first = order[start]!;
+    let end = start + 1;
+    while (end < order.length && table.accountId(order[end]!) === table.accountId(first) && table.hourEpoch(order[end]!) === table.hourEpoch(first)) end++;
+    yield order.subarray(start, end);
+    start = end;
+  }
 }
 
 /** Whether a path's account-hour is in `select` (every one without it). */
@@ -182,10 +225,6 @@ function selection(select: AccountHourSelection | undefined): (parsed: Consumpti
   if (select === undefined) return () => true;
   const { accountId, start = -Infinity, end = Infinity } = select;
   return (p) => (accountId === undefined || p.accountId === accountId) && p.hourEpoch >= start && p.hourEpoch < end;
-}
-
-function key(parsed: ConsumptionPath) {
-  return { accountId: parsed.accountId, hourEpoch: parsed.hourEpoch, cloudSpaceId: parsed.cloudSpaceId };
 }
 
 async function inputKind(input: string): Promise<"dir" | "file"> {

@@ -1,5 +1,4 @@
 import { indexInputs } from "./indexInputs.js";
-import { groupByAccountHour } from "./readAccountHours.js";
 import type { AccountHourListing, ListOptions } from "./types.js";
 
 /**
@@ -16,7 +15,7 @@ export async function listAccountHours(inputs: string[], options: ListOptions = 
   const index = await indexInputs(inputs, options);
   await index.close();
   return {
-    accountHours: [...groupByAccountHour(index.sources)].map((group) => ({
+    accountHours: [...index.groups()].map((group) => ({
       accountId: group[0]!.accountId,
       hourEpoch: group[0]!.hourEpoch,
       sources: group.map((source) => source.location),

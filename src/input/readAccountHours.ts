@@ -44,7 +44,7 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
     // and counted in the same order whatever finishes first.
     const maxHours = this.options.readAheadHours ?? DEFAULT_READ_AHEAD_HOURS;
     const maxBytes = this.options.readAheadBytes ?? DEFAULT_READ_AHEAD_BYTES;
-    const groups = groupByAccountHour(index.sources);
+    const groups = index.groups();
     const queue: { read: Promise<GroupRead>; bytes: number }[] = [];
     let queuedBytes = 0;
     const fill = () => {
@@ -129,8 +129,8 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
  * folder and its parent, one zip twice) is read once.
  *
  * Memory is bounded by the account-hour yielded plus a read-ahead window (default 16
- * account-hours or 64 MiB, whichever is reached first; always at least one account-hour) plus an
- * index of names (a few hundred bytes per file), never by the inputs' size. Files are read
+ * account-hours or 64 MiB, whichever is reached first; always at least one account-hour) plus a
+ * compact index of names (about a hundred bytes per tree file), never by the inputs' size. Files are read
  * into memory, never extracted to disk.
  *
  * Files that are not at a consumption path are ignored and counted in `summary`. Bad files (an
@@ -146,19 +146,6 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
  */
 export function readAccountHours(inputs: string[], options: ReadOptions = {}): AccountHourReader {
   return new AccountHourReader(inputs, options);
-}
-
-/** Consecutive runs of sources with the same account and hour (the index is sorted). */
-export function* groupByAccountHour(sources: IndexedSource[]): Generator<IndexedSource[]> {
-  let start = 0;
-  for (let i = 1; i <= sources.length; i++) {
-    const a = sources[start]!;
-    const b = sources[i];
-    if (!b || b.accountId !== a.accountId || b.hourEpoch !== a.hourEpoch) {
-      yield sources.slice(start, i);
-      start = i;
-    }
-  }
 }
 
 function emptySummary(): ReadSummary {
