@@ -111,3 +111,13 @@ function stringList(v: unknown, key: string, source: string): string[] {
 export async function loadUnits(file: string): Promise<Units> {
   return parseUnits(await readStructured(file), file);
 }
+
+/** The aggregate CU rule with these constants, as a reader sees it: `max(Σmem/1024/4, Σvcpus/2)`. */
+export function cuRuleText(units: Units): string {
+  return `max(Σmem/${units.mbPerGb}/${units.gbPerCu}, Σvcpus/${units.vcpusPerCu})`;
+}
+
+/** What one TU is with these constants: `400 IOPS of configured limit`. */
+export function tuText(units: Units): string {
+  return `${units.iopsPerTu} IOPS of configured limit`;
+}

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
+import { cuRuleText, tuText } from "../billing/units.js";
 import { hourlyLines, type BillingLine } from "../billing/lines.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
@@ -41,7 +42,7 @@ const SERVICE: Record<UnitName, { category: string; name: string; what: string }
   MU: { category: "Compute", name: "Compute", what: "memory GiB" },
   WU: { category: "Compute", name: "Windows licensing", what: "Windows units (CU of Windows VMs)" },
   SU: { category: "Storage", name: "Block storage", what: "storage units (TB allocated)" },
-  TU: { category: "Storage", name: "Block storage IOPS", what: "transaction units (400 IOPS of configured limit)" },
+  TU: { category: "Storage", name: "Block storage IOPS", what: "transaction units" },
   NU: { category: "Networking", name: "Public network traffic", what: "network units (TB of external traffic, a volume)" },
   PIU: { category: "Networking", name: "Public IP addresses", what: "public IP units" },
 };
@@ -72,9 +73,10 @@ function resource(line: BillingLine, unit: UnitName): { id: string; type: string
 }
 
 function describe(line: BillingLine, unit: UnitName, report: BillingReport): string {
-  const what = SERVICE[unit].what;
+  const units = report.options.units;
+  const what = unit === "TU" ? `${SERVICE.TU.what} (${tuText(units)})` : SERVICE[unit].what;
   if (line.level === "account") {
-    return `${unit}: ${what} of account ${line.accountId}, aggregate rollup: max(Σmem/1024/4, Σvcpus/2) of the account's VMs per hour`;
+    return `${unit}: ${what} of account ${line.accountId}, aggregate rollup: ${cuRuleText(units)} of the account's VMs per hour`;
   }
   if (line.level === "cloudspace") {
     return unit === "PIU" ? `PIU: the public IP of the gateway of cloud space ${line.cloudspaceId}` : `${unit}: ${what} of cloud space ${line.cloudspaceId} (gateway and VMs)`;

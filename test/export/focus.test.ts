@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, Exact, FOCUS_COLUMNS, focusRows, parsePrices, toFocusCsv, writeFocusParquet, type CuRollup } from "../../src/index.js";
+import { billingReport, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, parsePrices, toFocusCsv, writeFocusParquet, type CuRollup } from "../../src/index.js";
 
 const TB = 1024 ** 4;
 const hours = [0, 1].flatMap((h) => [
@@ -16,9 +16,9 @@ const hours = [0, 1].flatMap((h) => [
 const prices = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: "0.01", SU: { perMonth: 36 }, TU: "0.002", NU: 4, PIU: "0.005" }, accounts: { "8": { CU: "0.02" } } });
 const params = { start: OCT_1, end: OCT_1 + 2 * HOUR };
 
-async function rowsFor(cuRollup: CuRollup, perPeriod = false) {
+async function rowsFor(cuRollup: CuRollup, perPeriod = false, units = DEFAULT_UNITS) {
   const connection = await memoryWarehouse(hours);
-  const report = await billingReport(connection, params, { cuRollup }, { prices });
+  const report = await billingReport(connection, params, { cuRollup, units }, { prices });
   const rows = [];
   for await (const batch of focusRows(report, connection, { perPeriod })) rows.push(...batch);
   return { report, rows, connection };
@@ -121,6 +121,16 @@ describe("FOCUS 1.2", () => {
     expect(row!.t).toBe("DECIMAL(38,12)");
     expect(Number(row!.first)).toBe(OCT_1);
     expect(row!.total).toBe(`${report.amountDue!.toFixed(2)}0000000000`);
+  });
+
+  it("describes a charge with the constants of the units in use, not the published ones", async () => {
+    const description = async (units: typeof DEFAULT_UNITS, unit: string, resource: string) =>
+      (await rowsFor("aggregate", true, units)).rows.find((r) => r.x_Unit === unit && r.ResourceId === resource && r.ChargeCategory === "Usage")!.ChargeDescription;
+    expect(await description(DEFAULT_UNITS, "TU", "account/7/cloudspace/11/machine/1")).toContain("(400 IOPS of configured limit)");
+    expect(await description(DEFAULT_UNITS, "CU", "account/7")).toContain("max(Σmem/1024/4, Σvcpus/2)");
+    const own = { ...DEFAULT_UNITS, iopsPerTu: 300, gbPerCu: 3 };
+    expect(await description(own, "TU", "account/7/cloudspace/11/machine/1")).toContain("(300 IOPS of configured limit)");
+    expect(await description(own, "CU", "account/7")).toContain("max(Σmem/1024/3, Σvcpus/2)");
   });
 });
 

@@ -3,6 +3,7 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import { isoUtc } from "../../time.js";
 import { Exact } from "../../billing/exact.js";
 import { nuUnit } from "../../billing/money.js";
+import { cuRuleText } from "../../billing/units.js";
 import { addSheet, font } from "./style.js";
 
 /** The About sheet: period in UTC, when, inputs and their hashes, units, prices, rules and data quality. */
@@ -22,7 +23,7 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
   for (const [key, value] of Object.entries(options.units)) add(`Unit constant ${key}`, JSON.stringify(value));
   add("Quantities", `${options.per === "month" ? `unit-months: unit-hours / ${options.units.hoursPerMonth}` : "unit-hours: each hourly sample counts one hour"}; NU is a volume: ${nuUnit(options.units)} transferred (${options.units.bytesPerNu} bytes each), whatever the period, and is priced per ${nuUnit(options.units)}`);
   add("CU rollup", options.cuRollup === "aggregate"
-    ? "aggregate: a cloud space's, account's and the environment's CU is max(Σmem/1024/4, Σvcpus/2) of its own totals per hour, summed over hours"
+    ? `aggregate: a cloud space's, account's and the environment's CU is ${cuRuleText(options.units)} of its own totals per hour, summed over hours`
     : "sum: a level's CU is the sum of its machines' CU");
   if (report.prices) {
     const p = report.prices;

@@ -3,9 +3,10 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import type { Invoice } from "../../billing/invoice.js";
 import { addSheet, columnLetter, font, moneyFormat, moneyTotal, PRICE, quantityFormat, setHeader, styleTotal } from "./style.js";
 import { titleLines, writeTitle } from "./summarySheet.js";
+import { tuText } from "../../billing/units.js";
 
 const WHAT: Record<string, string> = {
-  CU: "Compute units", SU: "Storage units (TB allocated)", TU: "Transaction units (400 IOPS of configured limit)",
+  CU: "Compute units", SU: "Storage units (TB allocated)", TU: "Transaction units",
   NU: "Network units (external traffic)", VCU: "Virtual CPUs", MU: "Memory (GiB)", WU: "Windows units", PIU: "Public IP addresses",
 };
 
@@ -26,7 +27,7 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   for (const line of invoice.lines) {
     const row = sheet.getRow(r++);
     row.getCell(1).value = line.unit;
-    row.getCell(2).value = WHAT[line.unit] ?? line.unit;
+    row.getCell(2).value = line.unit === "TU" ? `${WHAT.TU} (${tuText(report.options.units)})` : (WHAT[line.unit] ?? line.unit);
     row.getCell(3).value = line.quantity;
     row.getCell(3).numFmt = quantityFormat(line.quantity);
     row.getCell(4).value = line.quantityUnit;

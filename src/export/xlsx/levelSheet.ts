@@ -2,6 +2,7 @@ import type ExcelJS from "exceljs";
 import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { Level } from "../../billing/lines.js";
+import { cuRuleText } from "../../billing/units.js";
 import { isShown, type BillingColumn } from "../billingColumns.js";
 import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, quantityFormat, setHeader, sheetColumns, styleTotal, widthOf, writeCell } from "./style.js";
 
@@ -22,7 +23,7 @@ const SHEET_OF: Record<Exclude<Level, "environment">, string> = { account: "Acco
 /** Why a child level's own CU may differ from its parent's (the other columns add up). */
 function whyDiffers(report: BillingReport, key: string): string | undefined {
   if (key === "CU" && report.options.cuRollup === "aggregate") {
-    return "CU own: under aggregate a level's own CU is max(Σmem/1024/4, Σvcpus/2) of its own totals per hour, at most the sum of its parts' CU; CU allocated (showback) adds up";
+    return `CU own: under aggregate a level's own CU is ${cuRuleText(report.options.units)} of its own totals per hour, at most the sum of its parts' CU; CU allocated (showback) adds up`;
   }
   return undefined;
 }
