@@ -1,4 +1,4 @@
-import { stat as statCallback } from "node:fs";
+import { statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { relative as relativePath, resolve, sep } from "node:path";
 import { BadFileError, UsageError } from "../errors.js";
@@ -6,7 +6,6 @@ import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
 import type { AccountHourSelection, InputLimits, ListOptions, SourceLocation } from "./types.js";
 import { walkTree } from "./walkTree.js";
-import { mapConcurrently } from "./concurrency.js";
 import { indexZip } from "./indexZip.js";
 import { tooLargeFile, unreadableFile } from "./readSource.js";
 import { SourceTable } from "./sourceTable.js";
@@ -14,8 +13,6 @@ import type { ZipArchive, ZipEntry } from "./zipArchive.js";
 
 /** How many ignored paths the summary shows by name. */
 const IGNORED_EXAMPLES = 5;
-/** How many `stat` calls are in flight at once while indexing a tree. */
-const STAT_CONCURRENCY = 32;
 
 /** One file of the index: where it is, and which account-hour it belongs to. */
 export interface IndexedSource {
@@ -57,9 +54,6 @@ export interface InputIndex {
   /** Closes every archive the index holds open. */
   close(): Promise<void>;
 }
-
-/** Tree files stat'ed and added to the index at a time while walking: bounds what the walk holds. */
-const TREE_BATCH = 512;
 
 /**
  * Indexes zips and directory trees by names only: walks trees, reads zip central directories,
@@ -120,17 +114,17 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     name: displayName, root: parsed.root, packed: packed(parsed), sizeBytes,
   });
 
-  /** Adds tree files below `root`, in order; their sizes are read with a few `stat` calls in flight at once (callback API: cheaper per file). */
-  const addTreeFiles = async (root: number, files: { path: string; relative: string; displayName: string; parsed: ConsumptionPath }[]) => {
-    const sizes = await mapConcurrently(files, STAT_CONCURRENCY, ({ path }) =>
-      new Promise<number | Error>((resolve) => statCallback(path, (error, info) => resolve(error ?? info.size))),
-    );
-    for (const [i, { relative, displayName, parsed }] of files.entries()) {
-      const sizeBytes = sizes[i]!;
-      if (sizeBytes instanceof Error) report(unreadableFile(displayName, sizeBytes));
-      else if (sizeBytes > limits.maxEntryBytes) report(tooLargeFile(displayName, sizeBytes, limits.maxEntryBytes));
-      else table.addTreeFile(root, relative, parsed, packed(parsed), sizeBytes);
+  /** Adds a tree file below `root` (`relative` to it), sized with a `stat`. */
+  const addTreeFile = (root: number, path: string, relative: string, displayName: string, parsed: ConsumptionPath) => {
+    let sizeBytes: number;
+    try {
+      sizeBytes = statSync(path).size;
+    } catch (error) {
+      report(unreadableFile(displayName, error));
+      return;
     }
+    if (sizeBytes > limits.maxEntryBytes) report(tooLargeFile(displayName, sizeBytes, limits.maxEntryBytes));
+    else table.addTreeFile(root, relative, parsed, packed(parsed), sizeBytes);
   };
 
   const addZip = async (path: string, displayName: string) => {
@@ -149,8 +143,7 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
       if (kinds[i] === "dir") {
         const root = table.addRoot({ absolute, displayName: input });
         const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
-        let files: { path: string; relative: string; displayName: string; parsed: ConsumptionPath }[] = [];
-        await walkTree(absolute, input, (item) => {
+        walkTree(absolute, input, (item) => {
           if (item.kind === "error") report(item.error);
           else if (item.kind === "other") ignore(item.displayName);
           else {
@@ -158,20 +151,14 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
             if (parsed === "ignored") ignore(item.displayName);
             else if (typeof parsed !== "string") {
               const relative = item.path.startsWith(prefix) ? item.path.slice(prefix.length) : relativePath(absolute, item.path);
-              files.push({ path: item.path, relative, displayName: item.displayName, parsed });
-              if (files.length >= TREE_BATCH) {
-                const batch = files;
-                files = [];
-                return addTreeFiles(root, batch);
-              }
+              addTreeFile(root, item.path, relative, item.displayName, parsed);
             }
           }
         });
-        await addTreeFiles(root, files);
       } else {
         const parsed = parse(absolute, input);
         if (parsed === "ignored") await addZip(absolute, input);
-        else if (typeof parsed !== "string") await addTreeFiles(table.addRoot({ absolute, displayName: input }), [{ path: absolute, relative: "", displayName: input, parsed }]);
+        else if (typeof parsed !== "string") addTreeFile(table.addRoot({ absolute, displayName: input }), absolute, "", input, parsed);
       }
     }
   } catch (error) {

@@ -13,9 +13,10 @@ const PACKED = 2;
 
 /**
  * The files of an index, kept compactly so that indexing a year of hourly files costs a few
- * MB: numbers in typed arrays, a tree file as its root and its path below it (its path and
- * display name are made when it is read), a zip entry as its source (its archive holds the
- * entry anyway). Rows keep the order they were added in (the inputs' order).
+ * MB and almost nothing on the JavaScript heap: numbers in typed arrays, a tree file as its
+ * root and its path below it in a byte buffer (its path and display name are made when it is
+ * read), a zip entry as its source (its archive holds the entry anyway). Rows keep the order
+ * they were added in (the inputs' order).
  */
 export class SourceTable {
   private size = 0;
@@ -27,7 +28,9 @@ export class SourceTable {
   private flags = new Uint8Array(256);
   /** The tree root of a tree file, -1 for a zip entry. */
   private rootOf = new Int32Array(256);
-  private relatives: string[] = [];
+  /** The paths below their roots, UTF-8 in one buffer (`start[i] .. start[i + 1]`): no string per file on the heap. */
+  private relativeBytes = Buffer.allocUnsafe(16 * 1024);
+  private relativeStart = new Uint32Array(257);
   private zipSources: (IndexedSource | undefined)[] = [];
   private readonly roots: (TreeRoot & { normalized: string })[] = [];
 
@@ -44,7 +47,14 @@ export class SourceTable {
   addTreeFile(root: number, relative: string, parsed: ConsumptionPath, packed: boolean, sizeBytes: number): void {
     const i = this.next(parsed, sizeBytes, packed);
     this.rootOf[i] = root;
-    this.relatives[i] = relative;
+    const at = this.relativeStart[i]!;
+    const most = Buffer.byteLength(relative);
+    if (at + most > this.relativeBytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * this.relativeBytes.length, at + most));
+      this.relativeBytes.copy(grown, 0, 0, at);
+      this.relativeBytes = grown;
+    }
+    this.relativeStart[i + 1] = at + this.relativeBytes.write(relative, at, "utf8");
   }
 
   /** Adds a zip entry's source. */
@@ -52,7 +62,7 @@ export class SourceTable {
     const { location } = source;
     const i = this.next({ accountId: source.accountId, hourEpoch: source.hourEpoch, cloudSpaceId: source.cloudSpaceId, root: location.root }, location.sizeBytes, location.packed);
     this.rootOf[i] = -1;
-    this.relatives[i] = "";
+    this.relativeStart[i + 1] = this.relativeStart[i]!;
     this.zipSources[i] = source;
   }
 
@@ -79,6 +89,13 @@ export class SourceTable {
     this.sizes = more(this.sizes);
     this.flags = more(this.flags);
     this.rootOf = more(this.rootOf);
+    const start = new Uint32Array(this.accountIds.length + 1);
+    start.set(this.relativeStart);
+    this.relativeStart = start;
+  }
+
+  private relative(i: number): string {
+    return this.relativeBytes.toString("utf8", this.relativeStart[i]!, this.relativeStart[i + 1]!);
   }
 
   accountId(i: number): number {
@@ -97,7 +114,7 @@ export class SourceTable {
   path(i: number): string | undefined {
     const root = this.rootOf[i]!;
     if (root < 0) return undefined;
-    const relative = this.relatives[i]!;
+    const relative = this.relative(i);
     return relative === "" ? this.roots[root]!.absolute : below(this.roots[root]!.absolute, relative);
   }
 
@@ -105,7 +122,7 @@ export class SourceTable {
   displayName(i: number): string {
     const zip = this.zipSources[i];
     if (zip !== undefined) return zip.location.name;
-    const relative = this.relatives[i]!;
+    const relative = this.relative(i);
     const root = this.roots[this.rootOf[i]!]!;
     return relative === "" ? root.displayName : below(root.normalized, relative);
   }
