@@ -13,17 +13,26 @@ interface Pending {
 }
 
 /**
+ * A decoding worker's young generation, at most: what it allocates dies young (decoded values,
+ * per-hour scratch), and V8 otherwise grows a busy thread's young generation the longer it
+ * runs. Billing 26 weeks of 10 × 200 machines on 2 workers peaked at 194 MiB against 109 MiB
+ * for one week; with the cap at 2 MiB, 127 against 99 MiB, in the same time. A cap on the
+ * young generation only makes its collections more frequent; the old generation is not capped.
+ */
+const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2 };
+
+/**
  * Starts a decoding worker: the compiled `decodeWorker.js` beside this module, or, when
  * running from the TypeScript sources (tests, `tsx`), `decodeWorker.ts` loaded through
  * tsx's loader registered inside the worker.
  */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./decodeWorker.js", import.meta.url));
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./decodeWorker.js", import.meta.url), { resourceLimits: WORKER_LIMITS });
   const script = new URL("./decodeWorker.ts", import.meta.url).href;
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api")).href.replace(/\.cjs$/, ".mjs");
   return new Worker(
     `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(script)}); })`,
-    { eval: true },
+    { eval: true, resourceLimits: WORKER_LIMITS },
   );
 }
 
@@ -42,7 +51,9 @@ function ownBuffers(hours: AccountHour[]): ArrayBuffer[] {
 }
 
 /**
- * A stager decoding on `count` worker threads, groups handed out round-robin. Each group's
+ * A stager decoding on `count` worker threads, each group handed to the worker with the
+ * fewest groups waiting (the first of them on a tie), so a slow group never leaves another
+ * worker idle behind it. Each group's
  * bytes move to its worker (they are detached here); the staged columns come back the same way.
  * A worker that dies rejects its pending groups.
  */
@@ -85,10 +96,16 @@ export function workerStager(count: number, options: StagerOptions = {}): Stager
       owner.set(id, worker);
       worker.postMessage({ id, ...message }, transfer);
     });
-  let turn = 0;
+  /** The worker with the fewest requests waiting. */
+  const leastBusy = (): Worker => {
+    const waiting = new Map(workers.map((w) => [w, 0]));
+    for (const w of owner.values()) waiting.set(w, waiting.get(w)! + 1);
+    return workers.reduce((best, w) => (waiting.get(w)! < waiting.get(best)! ? w : best));
+  };
   return {
+    threads: workers.length,
     stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
-      ask<StagedGroup>(workers[turn++ % workers.length]!, { hours, tables, columns, billing, hash }, ownBuffers(hours)),
+      ask<StagedGroup>(leastBusy(), { hours, tables, columns, billing, hash }, ownBuffers(hours)),
     collect: billing === undefined ? undefined : async () => {
       const states = await Promise.all(workers.map((w) => ask<EngineState | undefined>(w, { collect: true })));
       return states.filter((s): s is EngineState => s !== undefined);
