@@ -83,7 +83,8 @@ export class AccountHourFactsBuilder {
   private readonly states = new Map<number, string>();
   private readonly isGateway: boolean[] = [];
   private readonly nicCount: number[] = [];
-  private readonly byKey = new Map<string, number>();
+  /** Cloud space → (machine id × 2 + 1 for a gateway) → record, built on the first look-up by key. */
+  private readonly byKey = new Map<number, Map<number, number>>();
   private readonly groupCloudspaces = new Set<number>();
   private readonly facts = {
     accountId: 0, hourEpoch: 0, cloudspaceIds: [] as number[], cloudspaceStates: [] as string[], emptyCloudspaceRows: 0, machines: 0,
@@ -168,12 +169,17 @@ export class AccountHourFactsBuilder {
   /** By key: the record of (cloud space, machine id, gateway or not), or -1. */
   private recordOf(cloudspaceId: number, machineId: number, gateway: boolean): number {
     if (this.byKey.size === 0 && this.records > 0) {
-      for (let r = 0; r < this.records; r++) {
-        const k = keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!);
-        if (!this.byKey.has(k)) this.byKey.set(k, r);
-      }
+      for (let r = 0; r < this.records; r++) this.keyRecord(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!, r);
     }
-    return this.byKey.get(keyOf(cloudspaceId, machineId, gateway)) ?? -1;
+    return this.byKey.get(cloudspaceId)?.get(2 * machineId + (gateway ? 1 : 0)) ?? -1;
+  }
+
+  /** Records `r` as the record of its key, unless an earlier record has it. */
+  private keyRecord(cloudspaceId: number, machineId: number, gateway: boolean, r: number): void {
+    let ids = this.byKey.get(cloudspaceId);
+    if (ids === undefined) this.byKey.set(cloudspaceId, (ids = new Map()));
+    const id = 2 * machineId + (gateway ? 1 : 0);
+    if (!ids.has(id)) ids.set(id, r);
   }
 
   /** By key: a disk of (cloud space, machine id): of its machine, else of its gateway. */
@@ -192,7 +198,7 @@ export class AccountHourFactsBuilder {
       // a gateway is known by its NICs (a database's billing rows hold no gateway record)
       r = this.records;
       this.machine(cloudspaceId, machineId, GATEWAY_TYPE, "", "", 0, 0);
-      this.byKey.set(keyOf(cloudspaceId, machineId, true), r);
+      this.keyRecord(cloudspaceId, machineId, true, r);
     }
     if (r < 0 || type !== this.externalNicType) return;
     this.nicCount[r]!++;
