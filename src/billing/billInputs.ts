@@ -23,7 +23,7 @@ export interface BillInputsOptions extends BillingOptions {
   packed?: boolean;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
-  /** Worker threads decoding and billing the files; 0: this thread. Default: one per core (at most 8) for 16 MiB of input or more, else 0. */
+  /** Worker threads decoding and billing the files; 0: this thread. Default: one per core (at most 8) for inputs large enough to repay their start (see `billingWorkers`), else 0. */
   workers?: number;
   /**
    * Hash every file for `data`, the fingerprint of the content billed (the XLSX About sheet

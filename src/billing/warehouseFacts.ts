@@ -91,7 +91,8 @@ const TYPE_DOUBLE = 11;
  */
 async function readColumns(connection: DuckDBConnection, sql: string, values: Record<string, bigint | null>): Promise<ArrayLike<unknown>[]> {
   const { default: bindings } = await import("@duckdb/node-bindings"); // loaded by whoever holds the connection
-  const result = await connection.run(sql, values, await paramTypes());
+  // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
+  const result = await connection.stream(sql, values, await paramTypes());
   const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
   for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
     const rows = chunk.rowCount;

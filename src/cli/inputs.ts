@@ -75,6 +75,8 @@ export interface WithWarehouseOptions {
   select?: AccountHourSelection;
   /** Print the skipped files, duplicates and ignored paths on stderr. Default true. */
   notes?: boolean;
+  /** DuckDB's memory limit for `--db`, bytes (see OpenWarehouseOptions.memoryLimitBytes). Default: DuckDB's. */
+  memoryLimitBytes?: number;
 }
 
 /**
@@ -114,6 +116,7 @@ export async function withWarehouse<R>(
     tables: options.tables,
     columns: options.columns,
     select: options.select,
+    memoryLimitBytes: options.memoryLimitBytes,
     onProgress,
   }), options.notes ?? true);
   try {
