@@ -137,7 +137,7 @@ class TeeVisitor implements RecordVisitor {
 
 /** How {@link stageHours} stages a group, besides its tables. */
 export interface StageOptions {
-  /** Decode each account-hour into records first, and stage those (default: straight from the bytes). */
+  /** Decode each account-hour into records first, and stage those (default: straight from the bytes); not with `billing`. */
   decode?: (hour: AccountHour) => DecodedAccountHour;
   /** The columns kept, by table (default: all). */
   columns?: ColumnSelection;
@@ -156,6 +156,7 @@ export interface StageOptions {
  */
 export function stageHours(hours: AccountHour[], tables: readonly DataTable[], options: StageOptions = {}): StagedGroup {
   const { decode, columns, billing } = options;
+  if (decode !== undefined && billing !== undefined) throw new Error("stageHours: billing needs the visit of the bytes, not decoded records");
   const hash = options.hash ?? true;
   const errors: StageError[] = [];
   const failed = (index: number, error: unknown): void => {
