@@ -67,7 +67,7 @@ export type { BillingReport, ReportExtras } from "./billing/billingReport.js";
 export { hourlyLineCount, levelsFor } from "./billing/lines.js";
 export { dataQuality, qualityWarnings, accountHoursIn, missingHoursOf, missingHoursWarnings } from "./billing/dataQuality.js";
 export type { DataQuality, MissingRun, Warning as BillingWarning } from "./billing/dataQuality.js";
-export { assertBillable, billedImpossibleValues } from "./billing/billedImpossibleValues.js";
+export { assertBillable, billedImpossibleValues, refuseImpossible } from "./billing/billedImpossibleValues.js";
 export { describeImpossible, isImpossible, MEASURED_FIELDS, readImpossibleValues } from "./store/impossibleValues.js";
 export type { ImpossiblePart, ImpossibleValue, MeasuredField } from "./store/impossibleValues.js";
 export { statsImpossibleValues } from "./stats/statsImpossibleValues.js";

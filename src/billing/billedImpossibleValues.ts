@@ -60,6 +60,13 @@ export async function assertBillable(
   connection: DuckDBConnection, params: BillingParams, units: Units = DEFAULT_UNITS, skipBad = false,
 ): Promise<void> {
   if (skipBad) return;
-  const found = await billedImpossibleValues(connection, params, units);
-  if (found.length > 0) throw new ImpossibleValuesError(found, found.map(describeImpossible));
+  refuseImpossible(await billedImpossibleValues(connection, params, units));
+}
+
+/**
+ * Throws an ImpossibleValuesError naming each billed impossible value (SPEC 3.1: exit 3), when
+ * there is one: what billing does unless it counts them as 0 (`--skip-bad`).
+ */
+export function refuseImpossible(billed: ImpossibleValue[]): void {
+  if (billed.length > 0) throw new ImpossibleValuesError(billed, billed.map(describeImpossible));
 }

@@ -41,7 +41,7 @@ export async function calculate(connection: DuckDBConnection, params: BillingPar
   return calculateOf(await periodLines(connection, params, options, calculateLevels(params)), params, options);
 }
 
-/** The `billing/calculate` shape of the period lines of `params` (those of `levelsFor(params)`). */
+/** The `billing/calculate` shape of the period lines of `params` (at least those of `calculateLevels(params)`). */
 export function calculateOf(lines: readonly BillingLine[], params: BillingParams, options: BillingOptions = {}): CalculateResult {
   const resolved = resolveOptions(options);
   if (params.accountId === undefined) {

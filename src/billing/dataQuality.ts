@@ -105,7 +105,7 @@ export async function dataQuality(
   connection: DuckDBConnection, params: BillingParams, load?: LoadReport, units: Units = DEFAULT_UNITS,
 ): Promise<DataQuality> {
   checkParams(params);
-  const { seen } = await billingPass(connection, params, { units });
+  const { seen } = await billingPass(connection, params, { units }, ["environment"]); // what it saw: no level's sums are needed
   return qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
 }
 

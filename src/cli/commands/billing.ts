@@ -10,8 +10,8 @@ import { loadPrices } from "../../billing/prices.js";
 import { reportOf } from "../../billing/billingReport.js";
 import { billWarehouse, type BilledPeriod } from "../../billing/billWarehouse.js";
 import { loadUnits } from "../../billing/units.js";
-import { ImpossibleValuesError, UsageError } from "../../errors.js";
-import { describeImpossible } from "../../store/impossibleValues.js";
+import { UsageError } from "../../errors.js";
+import { refuseImpossible } from "../../billing/billedImpossibleValues.js";
 import { readEntityNames } from "../../store/entityNames.js";
 import { toBillingCsv } from "../../export/toBillingCsv.js";
 import { toBillingText } from "../../export/toBillingText.js";
@@ -115,8 +115,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
 
     /** Renders a billed period in the chosen format; `connection`: the warehouse, for the formats that list every hour. */
     const render = async (billed: BilledPeriod, options: BillingOptions, connection?: DuckDBConnection): Promise<Warning[]> => {
-      const impossible = billed.quality.impossibleValues;
-      if (!argv.skipBad && impossible.length > 0) throw new ImpossibleValuesError(impossible, impossible.map(describeImpossible)); // SPEC 3.1: exit 3, or count them as 0
+      if (!argv.skipBad) refuseImpossible(billed.quality.impossibleValues); // SPEC 3.1: exit 3, or count them as 0
       if (argv.format === "json") {
         if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
         await writeOut(argv.out, `${JSON.stringify(calculateOf(billed.lines, params, options))}\n`);
