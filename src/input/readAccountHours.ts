@@ -130,7 +130,7 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
  *
  * Memory is bounded by the account-hour yielded plus a read-ahead window (default 16
  * account-hours or 64 MiB, whichever is reached first; always at least one account-hour) plus a
- * compact index of names (about a hundred bytes per tree file), never by the inputs' size. Files are read
+ * compact index of names (about 150 bytes per tree file, off the JavaScript heap), never by the inputs' size. Files are read
  * into memory, never extracted to disk.
  *
  * Files that are not at a consumption path are ignored and counted in `summary`. Bad files (an
