@@ -4,7 +4,7 @@
  * type-checked against the published `.d.ts` with `strict` and `skipLibCheck: false`, then run.
  */
 import { execFile } from "node:child_process";
-import { chmod, cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,8 +94,7 @@ beforeAll(async () => {
   for (const entry of ["package.json", "README.md", ...pkg.files.filter((f) => f !== "dist")]) {
     await cp(join(ROOT, entry), join(stage, entry), { recursive: true });
   }
-  await timed("build", () => run(process.execPath, [TSC, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(stage, "dist")], ROOT));
-  await chmod(join(stage, "dist/cli/main.js"), 0o755);
+  await timed("build", () => run(process.execPath, [join(ROOT, "scripts/build.mjs"), "--out-dir", join(stage, "dist")], ROOT));
   await timed("pack", () => run("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], stage));
   const [tarball] = (await readdir(dir)).filter((f) => f.endsWith(".tgz"));
   if (!tarball) throw new Error("npm pack wrote no tarball");
@@ -158,6 +157,8 @@ describe("the packed package, installed into an empty app", () => {
     const data = join(app, "october.zip");
     for (const args of [
       ["billing", data, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "7", "--format", "json"],
+      // the bundled decoding worker, beside the bundled tool
+      ["billing", data, "--start", "2026-10-01", "--end", "2026-10-02", "--workers", "1", "--format", "text"],
       ["report", "top-consumers", data, "--format", "csv"],
     ]) {
       const installed = await timed(`cli ${args[0]}`, () => run(bin, args, app));
@@ -166,6 +167,10 @@ describe("the packed package, installed into an empty app", () => {
       expect(installed.stdout.length).toBeGreaterThan(100);
       expect(installed.stdout).toBe(source.stdout);
     }
+    // a command's --version is cloudunits', not that of the app's package.json (1.0.0) nearest the working folder
+    const { version } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(version).not.toBe("1.0.0");
+    expect((await run(bin, ["billing", "--version"], app)).stdout.trim()).toBe(version);
   }, 300_000);
 
   it("runs the README's Library examples as written, over october.zip", async () => {

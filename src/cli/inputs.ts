@@ -16,13 +16,30 @@ export interface InputArgs {
   skipBad?: boolean;
   /** Read every file as packed Cap'n Proto. */
   packed?: boolean;
+  /** Worker threads decoding the files (`--workers`); undefined: as many as pay. */
+  workers?: number;
+}
+
+/** `--workers`, on every command that reads input files. */
+export const WORKERS_OPTION = {
+  describe: "threads decoding the files: 0 decodes in the main thread (the least memory); default: one per core for inputs large enough to repay their start",
+  type: "number",
+  requiresArg: true,
+} as const;
+
+/** The `--workers` given, checked (a whole number from 0 to 64), or undefined. */
+export function workersOf(argv: { workers?: number }): number | undefined {
+  const { workers } = argv;
+  if (workers === undefined) return undefined;
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`bad --workers ${String(workers)}: use a whole number from 0 to 64`);
+  return workers;
 }
 
 /** The positional of commands that read data: put it in the command string, e.g. `billing [inputs..]`. */
 export const INPUTS_POSITIONAL = "[inputs..]";
 
 /**
- * Declares the `inputs` positional and `--db`, `--skip-bad`, `--packed` on a command's
+ * Declares the `inputs` positional and `--db`, `--skip-bad`, `--packed`, `--workers` on a command's
  * yargs (the command string must end with {@link INPUTS_POSITIONAL}).
  */
 export function inputOptions<T>(yargs: Argv<T>): Argv<T & InputArgs> {
@@ -30,7 +47,8 @@ export function inputOptions<T>(yargs: Argv<T>): Argv<T & InputArgs> {
     .positional("inputs", { describe: "zip files and directories of consumption files (or use --db)", type: "string", array: true })
     .option("db", { describe: "a database file made by `cloudunits ingest`, instead of inputs", type: "string", requiresArg: true })
     .option("skip-bad", { describe: "go on without unreadable files and conflicting account-hours, listing them on stderr", type: "boolean", default: false })
-    .option("packed", { describe: "read every file as packed Cap'n Proto (files named *.packed always are)", type: "boolean", default: false }) as unknown as Argv<T & InputArgs>;
+    .option("packed", { describe: "read every file as packed Cap'n Proto (files named *.packed always are)", type: "boolean", default: false })
+    .option("workers", WORKERS_OPTION) as unknown as Argv<T & InputArgs>;
 }
 
 /** The warehouse source the arguments name: inputs or `--db`, exactly one of them (else UsageError). */
@@ -117,6 +135,7 @@ export async function withWarehouse<R>(
     columns: options.columns,
     select: options.select,
     memoryLimitBytes: options.memoryLimitBytes,
+    workers: workersOf(argv),
     onProgress,
   }), options.notes ?? true);
   try {

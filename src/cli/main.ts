@@ -10,6 +10,11 @@ interface YargsInternals {
   getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?(): void } | undefined };
 }
 
+/** cloudunits' version, from its package.json. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
 /**
  * The only place that sets the process's exit code. `--version` and `--help` alone answer
  * without loading the argument parser or any command; otherwise only the named command's
@@ -18,8 +23,7 @@ interface YargsInternals {
 async function main(argv: string[]): Promise<number> {
   const width = Math.min(110, process.stdout.columns ?? 110);
   if (argv.length === 1 && argv[0] === "--version") {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   if (argv.length === 1 && argv[0] === "--help") {
@@ -38,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
       .strict()
       .recommendCommands()
       .help()
-      .version()
+      .version(packageVersion()) // yargs would read the package.json nearest the working folder
       .wrap(width)
       .fail((msg, err) => {
         // yargs' own parse errors (e.g. "Not enough arguments following: include") are usage errors too

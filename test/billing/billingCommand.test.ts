@@ -121,6 +121,21 @@ describe("cloudunits billing, end to end on generated data", () => {
     }
   });
 
+  it("--workers 2 prints the bill --workers 0 prints, byte for byte; --workers must be a whole number", async () => {
+    const accountId = String(decoded[0]!.accountId);
+    const args = ["billing", zip, "--start", "2026-10-01", "--end", "2026-10-01T06:00Z", "--account-id", accountId, "--all-units"];
+    const here = await cli(...args, "--workers", "0");
+    const onWorkers = await cli(...args, "--workers", "2");
+    expect(here.code).toBe(0);
+    expect(JSON.parse(here.stdout).account.consumption.CU).toBeGreaterThan(0);
+    expect(onWorkers.stdout).toBe(here.stdout);
+    for (const bad of ["-1", "1.5", "65"]) {
+      const refused = await cli(...args, `--workers=${bad}`);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`bad --workers ${bad}`);
+    }
+  });
+
   it("writes CSV, XLSX and FOCUS files and the warnings as JSON", async () => {
     const prices = join(root, "prices.json");
     await import("node:fs/promises").then((fs) => fs.writeFile(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 } } })));

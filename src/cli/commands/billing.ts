@@ -17,7 +17,7 @@ import { toBillingCsv } from "../../export/toBillingCsv.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc, monthPeriod, parseTime } from "../../time.js";
-import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 
 const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
@@ -158,7 +158,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         const { billInputs } = await import("../../billing/billInputs.js");
         // the content fingerprint is shown only on the XLSX About sheet: hashing every byte costs a third of the decoding
         return billInputs(source, params, {
-          ...billing, skipBad: argv.skipBad, packed: argv.packed, onProgress, fingerprint: argv.format === "xlsx",
+          ...billing, skipBad: argv.skipBad, packed: argv.packed, workers: workersOf(argv), onProgress, fingerprint: argv.format === "xlsx",
           levels,
         });
       }), billing)

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { UsageError } from "../../errors.js";
 import { ingest } from "../../store/ingest.js";
-import { loadNotes } from "../inputs.js";
+import { loadNotes, WORKERS_OPTION, workersOf } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";
 import { commandLine } from "./index.js";
 
@@ -12,6 +12,7 @@ interface IngestArgs {
   skipBad: boolean;
   packed: boolean;
   batchMb: number;
+  workers?: number;
 }
 
 const options = {
@@ -20,6 +21,7 @@ const options = {
   "skip-bad": { type: "boolean", default: false, describe: "record unreadable files and conflicts as rejected and go on" },
   packed: { type: "boolean", default: false, describe: "read every file as packed Cap'n Proto (files named *.packed always are)" },
   "batch-mb": { type: "number", default: 32, describe: "megabytes of input per transaction (memory holds about one transaction's rows)" },
+  workers: WORKERS_OPTION,
 } as const;
 
 /** `cloudunits ingest <inputs...> --db FILE`: incremental, idempotent load into a database file. */
@@ -31,6 +33,7 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
       .options(options) as unknown as Argv<IngestArgs>,
   handler: async (argv) => {
     if (!(argv.batchMb > 0)) throw new UsageError(`bad --batch-mb: ${argv.batchMb} (a positive number of megabytes)`);
+    const workers = workersOf(argv);
     const bar = startFilesProgress("ingesting");
     let report;
     try {
@@ -40,6 +43,7 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
         skipBad: argv.skipBad,
         packed: argv.packed,
         batchBytes: argv.batchMb * 1024 * 1024,
+        workers,
         onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
       });
     } finally {
