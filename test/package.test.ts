@@ -157,7 +157,7 @@ describe("the packed package, installed into an empty app", () => {
     const data = join(app, "october.zip");
     for (const args of [
       ["billing", data, "--start", "2026-10-01", "--end", "2026-10-02", "--account-id", "7", "--format", "json"],
-      // the bundled decoding worker, beside the bundled tool
+      // the decoding worker, as the built tool starts it
       ["billing", data, "--start", "2026-10-01", "--end", "2026-10-02", "--workers", "1", "--format", "text"],
       ["report", "top-consumers", data, "--format", "csv"],
     ]) {
