@@ -1,5 +1,4 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
-import * as aq from "arquero";
 import type { ArqueroTable } from "./arqueroTable.js";
 import { assertBillable } from "./billing/billedImpossibleValues.js";
 import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
@@ -94,6 +93,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
   const query = async (sql: string, params?: Record<string, DuckDBValue>): Promise<ArqueroTable> => {
     const reader = await connection.runAndReadAll(sql, params);
     const columns = reader.getColumnsObjectJS();
+    const aq = await import("arquero"); // loaded by the first query: importing cloudunits loads none of the heavy packages
     return aq.table(Object.fromEntries(reader.columnNames().map((name) => [name, plainColumn(columns[name] ?? [])])));
   };
   /** The names `sync` stored in the warehouse, under those of the options (a names file). */

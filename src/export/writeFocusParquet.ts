@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,7 +21,7 @@ export async function writeFocusParquet(report: BillingReport, connection: DuckD
   const token = `${process.pid}.${randomBytes(4).toString("hex")}`;
   const csv = join(tmpdir(), `cloudunits-focus.${token}.csv`);
   const temp = join(dirname(file), `.${basename(file)}.${token}.tmp`);
-  const instance = await DuckDBInstance.create(":memory:");
+  const instance = await (await import("@duckdb/node-api")).DuckDBInstance.create(":memory:");
   const converter = await instance.connect();
   try {
     await writeAtomic(csv, toFocusCsv(report, connection, { ...options, guardFormulas: false }));

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import { SCHEMA_SQL } from "./schema.js";
 
@@ -32,7 +32,7 @@ export async function openDatabaseFile(
   try {
     const settings: Record<string, string> = readOnly ? { access_mode: "READ_ONLY" } : {};
     if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
-    instance = await DuckDBInstance.create(file, settings);
+    instance = await (await import("@duckdb/node-api")).DuckDBInstance.create(file, settings);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/lock/i.test(message)) {

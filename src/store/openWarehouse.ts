@@ -1,4 +1,4 @@
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { BadInputError, UsageError } from "../errors.js";
 import { iterateNow } from "../input/concurrency.js";
 import type { AccountHourSelection, ReadProgress } from "../input/types.js";
@@ -76,7 +76,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   try {
-    instance = await DuckDBInstance.create(":memory:");
+    instance = await (await import("@duckdb/node-api")).DuckDBInstance.create(":memory:");
     connection = await instance.connect();
   } catch (error) {
     await hours.close();

@@ -1,4 +1,4 @@
-import { BIGINT, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import type { ReportColumn, ReportDefinition } from "./reportDefinition.js";
 
@@ -38,6 +38,7 @@ export async function runReport(connection: DuckDBConnection, report: ReportDefi
   const used = Object.fromEntries(Object.entries(all).filter(([key]) => new RegExp(`\\$${key}\\b`).test(report.sql)));
   let reader;
   try {
+    const { BIGINT } = await import("@duckdb/node-api"); // loaded already by whoever holds the connection
     reader = await connection.runAndReadAll(report.sql, used, Object.fromEntries(Object.keys(used).map((key) => [key, BIGINT])));
   } catch (error) {
     throw new UsageError(`report ${report.file} failed: ${(error as Error).message}`, { cause: error });

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,9 +21,14 @@ afterAll(async () => {
 
 /** Runs `cloudunits ARGS` from the sources; returns its stdout and the packages it loaded. */
 function run(args: string[]): Promise<{ code: number; stdout: string; packages: Set<string> }> {
+  return runNode([MAIN, ...args]);
+}
+
+/** Runs `node ARGS` with the sources' loader; returns its stdout and the packages it loaded. */
+function runNode(args: string[]): Promise<{ code: number; stdout: string; packages: Set<string> }> {
   const log = join(root, `packages-${runs++}.txt`);
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", "--import", HOOKS, MAIN, ...args], {
+    execFile(process.execPath, ["--import", "tsx", "--import", HOOKS, ...args], {
       env: { ...process.env, CI: "1", CLOUDUNITS_TEST_PACKAGE_LOG: log },
     }, async (error, stdout) => {
       const text = await readFile(log, "utf8").catch(() => "");
@@ -78,5 +83,34 @@ describe("start-up: a command loads only what it uses", () => {
     const fromDb = await run(["billing", "--db", db, ...period]);
     expect(fromDb.stdout).toBe((await run(["billing", data, ...period])).stdout);
     expect(fromDb.packages.has("@duckdb/node-bindings")).toBe(true);
+  });
+});
+
+describe("the library loads the heavy packages only where a function needs them", () => {
+  it("importing cloudunits and billing files load neither DuckDB, exceljs nor arquero; open() loads DuckDB, a query arquero", async () => {
+    const { writeDataset } = await import("../../src/index.js");
+    const data = join(root, "library-data");
+    await writeDataset({ out: data, accounts: 1, hours: 2 });
+    const heavy = ["@duckdb/node-api", "@duckdb/node-bindings", "exceljs", "arquero"];
+    const script = async (name: string, body: string) => {
+      const file = join(root, `${name}.mjs`);
+      await writeFile(file, `const cu = await import(${JSON.stringify(join(import.meta.dirname, "../../src/index.ts"))});\n${body}\n`);
+      return runNode([file]);
+    };
+    const imported = await script("import", `console.log(typeof cu.billInputs, typeof cu.open);`);
+    expect(imported.stdout).toBe("function function\n");
+    for (const p of heavy) expect(imported.packages.has(p)).toBe(false);
+
+    const billed = await script("bill", `const r = await cu.billInputs([${JSON.stringify(data)}], { start: cu.parseTime("2026-10-01"), end: cu.parseTime("2026-10-02") });
+console.log(r.lines.find((l) => l.level === "environment").quantities.CU > 0);`);
+    expect(billed.stdout).toBe("true\n");
+    for (const p of heavy) expect(billed.packages.has(p)).toBe(false);
+
+    const queried = await script("query", `const store = await cu.open([${JSON.stringify(data)}]);
+try { console.log((await store.query("SELECT count(*)::INTEGER AS n FROM account_hours")).get("n", 0)); } finally { store.close(); }`);
+    expect(queried.stdout).toBe("2\n");
+    expect(queried.packages.has("@duckdb/node-api")).toBe(true);
+    expect(queried.packages.has("arquero")).toBe(true);
+    expect(queried.packages.has("exceljs")).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
 import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { Level } from "../../billing/lines.js";
