@@ -8,7 +8,7 @@
 // Also: start-up (`--version`, `--help`) against `node -e 0`; decoding, and billing files as
 // they stream, on 1, 2, ... worker threads (how a machine with more cores gains); peak RSS
 // and time of billing a long period from files (CLOUDUNITS_BENCH_WEEKS, default "1,26,52":
-// a week, half a year, a year) and, after `ingest` (MB/s, peak RSS), from `--db`
+// a week, half a year, a year; by default, and on the main thread alone with `--workers 0`) and, after `ingest` (MB/s, peak RSS), from `--db`
 // (CLOUDUNITS_BENCH_DB_WEEKS, default "1,26"), each against a week. Data sets are generated
 // into the temp folder once and kept there (never in git); a longer period is the week's
 // files hard-linked under later hours.
@@ -254,6 +254,10 @@ try {
       row.fromFiles = run([CLI, "billing", dir, "--start", String(START), "--end", end]);
       parts.push(`billing from files ${fmt(row.fromFiles.wallSeconds, 1)} s (${fmt(mb(bytes) / row.fromFiles.wallSeconds, 0)} MB/s, ` +
         `${fmt(row.fromFiles.cpuSeconds, 1)} CPU s), peak ${fmt(mib(row.fromFiles.peakRssBytes), 0)} MiB`);
+      // the least memory: every file decoded in the main thread, however long the period
+      row.oneThread = run([CLI, "billing", dir, "--start", String(START), "--end", end, "--workers", "0"]);
+      if (sameFigures(JSON.parse(row.oneThread.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("billing --workers 0 and the default differ");
+      parts.push(`with --workers 0 ${fmt(row.oneThread.wallSeconds, 1)} s, peak ${fmt(mib(row.oneThread.peakRssBytes), 0)} MiB`);
     }
     if (DB_WEEKS.includes(n)) {
       const db = join(work, `weeks-${n}.duckdb`);
@@ -274,7 +278,10 @@ try {
     const first = measured[0];
     return measured.slice(1).map((r) => `${r.n} weeks vs ${first.n}: ×${fmt(r[k].peakRssBytes / first[k].peakRssBytes)}`).join(", ");
   };
-  const growths = [["billing from files", growth("fromFiles")], ["billing from --db", growth("fromDb")], ["ingest", growth("ingest")]].filter(([, g]) => g);
+  const growths = [
+    ["billing from files", growth("fromFiles")], ["billing from files with --workers 0", growth("oneThread")],
+    ["billing from --db", growth("fromDb")], ["ingest", growth("ingest")],
+  ].filter(([, g]) => g);
   if (growths.length > 0) console.log(`peak RSS: ${growths.map(([k, g]) => `${k} ${g}`).join("; ")}  [target ≤ 1.3×: flat in the number of hours]`);
 } finally {
   rmSync(work, { recursive: true, force: true });
