@@ -88,10 +88,6 @@ interface Job {
   replacing: boolean;
 }
 
-/** Groups staged at once, at most, per thread of the stager (and at least 4): bounds memory while workers decode ahead. */
-const GROUPS_IN_FLIGHT_PER_THREAD = 2;
-const MIN_GROUPS_IN_FLIGHT = 4;
-
 const sizeOf = (source: Source): number => source.deferred?.sizeBytes ?? source.bytes.byteLength;
 
 /**
@@ -257,7 +253,7 @@ export async function loadSources(
     group = [];
     bytesInGroup = 0;
     groupTarget = Math.min(groupBytes, groupTarget * 2);
-    await drain(Math.max(MIN_GROUPS_IN_FLIGHT, GROUPS_IN_FLIGHT_PER_THREAD * stager.threads) - 1);
+    await drain(stager.inFlight - 1);
   };
 
   await target.begin();

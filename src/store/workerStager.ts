@@ -7,6 +7,10 @@ import type { DataTable } from "./schema.js";
 import type { StagedGroup, Stager, StagerOptions } from "./stageHours.js";
 import type { EngineState } from "../billing/billingEngine.js";
 
+/** Groups in flight per worker (and at least 4): each has the next while its result travels back; bounds memory while workers decode ahead. */
+const GROUPS_IN_FLIGHT_PER_THREAD = 2;
+const MIN_GROUPS_IN_FLIGHT = 4;
+
 interface Pending {
   resolve: (group: StagedGroup & EngineState) => void;
   reject: (error: Error) => void;
@@ -103,7 +107,7 @@ export function workerStager(count: number, options: StagerOptions = {}): Stager
     return workers.reduce((best, w) => (waiting.get(w)! < waiting.get(best)! ? w : best));
   };
   return {
-    threads: workers.length,
+    inFlight: Math.max(MIN_GROUPS_IN_FLIGHT, GROUPS_IN_FLIGHT_PER_THREAD * workers.length),
     stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
       ask<StagedGroup>(leastBusy(), { hours, tables, columns, billing, hash }, ownBuffers(hours)),
     collect: billing === undefined ? undefined : async () => {

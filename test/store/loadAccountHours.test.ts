@@ -45,7 +45,7 @@ afterEach(() => {
 
 const load = async (hours: AccountHour[], rules: Partial<LoadRules> = {}, readerBad: BadFileError[] = []) =>
   loadAccountHours(connection, iterate(hours), await Manifest.read(connection), readerBad, {
-    stager: () => ({ threads: 1, stage: async (h, tables) => stageHours(h, tables, { decode }), close: async () => {} }),
+    stager: () => ({ inFlight: 1, stage: async (h, tables) => stageHours(h, tables, { decode }), close: async () => {} }),
     decode,
     ...rules,
   });

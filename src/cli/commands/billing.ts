@@ -18,6 +18,7 @@ import { toBillingText } from "../../export/toBillingText.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc, monthPeriod, parseTime } from "../../time.js";
 import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
+import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 
 const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
@@ -156,6 +157,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const warnings = Array.isArray(source) && !everyHour
       ? await render(await withReadProgress(async (onProgress) => {
         const { billInputs } = await import("../../billing/billInputs.js");
+        sizeHeapsForStreaming();
         // the content fingerprint is shown only on the XLSX About sheet: hashing every byte costs a third of the decoding
         return billInputs(source, params, {
           ...billing, skipBad: argv.skipBad, packed: argv.packed, workers: workersOf(argv), onProgress, fingerprint: argv.format === "xlsx",
