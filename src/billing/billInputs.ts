@@ -23,7 +23,7 @@ export interface BillInputsOptions extends BillingOptions {
   packed?: boolean;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
-  /** Worker threads decoding and billing the files; 0: this thread. Default: one per core (at most 8) for inputs large enough to repay their start (see `billingWorkers`), else 0. */
+  /** Worker threads decoding and billing the files; 0: this thread (the least memory). Default: one per core (at most 8) for inputs large enough to repay their start (see `billingWorkers`), else 0. */
   workers?: number;
   /**
    * Hash every file for `data`, the fingerprint of the content billed (the XLSX About sheet
@@ -68,9 +68,10 @@ class RunManifest implements LoadManifest {
  * Bills `[start, end)` (one account, or every account) straight from input files, as they
  * stream: only the files whose path is an account-hour of the period (and account) are read;
  * each is decoded, on worker threads for larger inputs, into the facts billing needs, and
- * summed by the billing engine as it goes. Nothing is loaded into a database, and memory does
- * not grow with the period. Duplicates, conflicts and bad files are treated as by `open`
- * (SPEC 5): without `skipBad` a BadInputError names every bad file. Impossible values in
+ * summed by the billing engine as it goes. Nothing is loaded into a database, and over a
+ * longer period memory grows only by the files' index (about 150 bytes each). Duplicates,
+ * conflicts and bad files are treated as by `open` (SPEC 5): without `skipBad` a
+ * BadInputError names every bad file. Impossible values in
  * billed fields are in `quality.impossibleValues` (counted as 0): refusing them is the caller's
  * choice (SPEC 3.1).
  *
