@@ -47,7 +47,7 @@ export async function billedImpossibleValues(
 ): Promise<ImpossibleValue[]> {
   checkParams(params);
   const where = "b.hour_epoch >= $start AND b.hour_epoch < $end AND ($account IS NULL OR b.account_id = $account)";
-  const found = await readImpossibleValues(connection, where, paramValues(params), await paramTypes());
+  const found = await readImpossibleValues(connection, where, paramValues(params), paramTypes());
   return found.filter((v) => isBilledImpossible(v, units));
 }
 

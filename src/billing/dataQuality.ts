@@ -85,7 +85,7 @@ export async function accountHoursIn(connection: DuckDBConnection, params: Billi
   checkParams(params);
   const reader = await connection.runAndReadAll(
     "SELECT account_id, hour_epoch FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account) ORDER BY 1, 2",
-    paramValues(params), await paramTypes(),
+    paramValues(params), paramTypes(),
   );
   const hours = new Map<number, number[]>();
   for (const [accountId, hourEpoch] of reader.getRowsJS()) {

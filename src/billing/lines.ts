@@ -5,6 +5,7 @@ import { DEFAULT_UNITS, type Units } from "./units.js";
 import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { warehouseFacts } from "./warehouseFacts.js";
+import { duckdbApi } from "../store/duckdb.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;
@@ -109,11 +110,10 @@ export function checkParams(params: BillingParams): void {
 
 /**
  * The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT).
- * DuckDB is imported here, not up front: whoever holds a connection has loaded it, and
- * billing files as they stream never does.
+ * For a query on a connection: DuckDB is loaded by then (see `duckdbApi`).
  */
-export async function paramTypes(): Promise<Record<string, DuckDBType>> {
-  const { BIGINT } = await import("@duckdb/node-api");
+export function paramTypes(): Record<string, DuckDBType> {
+  const { BIGINT } = duckdbApi();
   return { start: BIGINT, end: BIGINT, account: BIGINT };
 }
 
@@ -225,7 +225,7 @@ export async function hourlyLineCount(
     machine: `SELECT count(*) FROM machines WHERE ${where} AND type = $vmType`,
   };
   const reader = await connection.runAndReadAll(
-    `SELECT ${levels.map((l) => `(${counts[l]})`).join(" + ")} AS n`, { ...paramValues(params), vmType: resolved.units.vmType }, await paramTypes(),
+    `SELECT ${levels.map((l) => `(${counts[l]})`).join(" + ")} AS n`, { ...paramValues(params), vmType: resolved.units.vmType }, paramTypes(),
   );
   return Number(reader.getRowObjectsJS()[0]!.n);
 }

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
 import { paramTypes, type BillingParams } from "./lines.js";
+import { duckdbBindings } from "../store/duckdb.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
 const WINDOW_SECONDS = 86_400;
@@ -90,9 +91,9 @@ const TYPE_DOUBLE = 11;
  * queries read measures through `measure`), which is checked. Other columns are read value by value.
  */
 async function readColumns(connection: DuckDBConnection, sql: string, values: Record<string, bigint | null>): Promise<ArrayLike<unknown>[]> {
-  const { default: bindings } = await import("@duckdb/node-bindings"); // loaded by whoever holds the connection
+  const bindings = duckdbBindings();
   // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
-  const result = await connection.stream(sql, values, await paramTypes());
+  const result = await connection.stream(sql, values, paramTypes());
   const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
   for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
     const rows = chunk.rowCount;

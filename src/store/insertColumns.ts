@@ -1,26 +1,15 @@
-import type duckdbBindings from "@duckdb/node-bindings";
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBTableFunction, DuckDBType } from "@duckdb/node-api";
-import { createRequire } from "node:module";
 import { keptColumns, TABLE_COLUMNS, type ColumnBatch, type ColumnKind, type ColumnSelection, type TableColumns } from "./columnBatch.js";
 import type { DataTable } from "./schema.js";
+import { duckdbApi, duckdbBindings } from "./duckdb.js";
 
 /** Rows per DuckDB data chunk: DuckDB's vector size, the most a chunk holds. */
 const CHUNK_ROWS = 2048;
 /** The table function reading staged columns, registered in every database that loads them. */
 const FUNCTION_NAME = "cloudunits_staged_columns";
 
-/**
- * DuckDB's packages, required when first used: whoever holds a connection has loaded them
- * already (the same modules), and importing cloudunits loads neither (0.2 s).
- */
-const require = createRequire(import.meta.url);
-let duckdbApi: typeof import("@duckdb/node-api") | undefined;
-let duckdbNative: typeof duckdbBindings | undefined;
-const api = () => (duckdbApi ??= require("@duckdb/node-api") as typeof import("@duckdb/node-api"));
-const bindings = () => (duckdbNative ??= require("@duckdb/node-bindings") as typeof duckdbBindings);
-
 const typeOf = (kind: ColumnKind): DuckDBType => {
-  const { BIGINT, BOOLEAN, DOUBLE, INTEGER, VARCHAR } = api();
+  const { BIGINT, BOOLEAN, DOUBLE, INTEGER, VARCHAR } = duckdbApi();
   return { i64: BIGINT, i64null: BIGINT, i32: INTEGER, f64: DOUBLE, bool: BOOLEAN, str: VARCHAR }[kind];
 };
 const BYTES: Record<Exclude<ColumnKind, "str">, number> = { i64: 8, i64null: 8, i32: 4, f64: 8, bool: 1 };
@@ -60,7 +49,7 @@ function lowerBound(rows: readonly number[], row: number): number {
  * by one, the validity of nullable columns (and of measures with impossible values) as a bit mask.
  */
 function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, count: number): void {
-  const duckdb = bindings();
+  const duckdb = duckdbBindings();
   output.rowCount = count;
   data.columns.forEach((column, i) => {
     const vector = duckdb.data_chunk_get_vector(output.chunk, i);
@@ -106,7 +95,7 @@ function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, 
  * threads; each call runs on the JavaScript thread and only copies one slice of arrays.
  */
 function stagedColumnsFunction(): DuckDBTableFunction {
-  const { DuckDBTableFunction, VARCHAR } = api();
+  const { DuckDBTableFunction, VARCHAR } = duckdbApi();
   return DuckDBTableFunction.create({
     name: FUNCTION_NAME,
     parameterTypes: [VARCHAR],

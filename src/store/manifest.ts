@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { FileStatus } from "./schema.js";
+import { duckdbApi } from "./duckdb.js";
 
 /** A row of the `files` manifest (schema.ts). */
 export interface ManifestRow {
@@ -123,7 +124,7 @@ export class Manifest implements LoadManifest {
         );
       }
       if (rows.length === 0) return;
-      const { DuckDBTimestampTZValue } = await import("@duckdb/node-api"); // loaded by whoever holds the connection
+      const { DuckDBTimestampTZValue } = duckdbApi();
       const appender = await connection.createAppender("files");
       try {
         const now = new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n);

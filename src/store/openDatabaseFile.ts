@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import { SCHEMA_SQL } from "./schema.js";
+import { duckdbApi } from "./duckdb.js";
 
 /** Options of {@link openDatabaseFile}. */
 export interface OpenDatabaseFileOptions {
@@ -32,7 +33,7 @@ export async function openDatabaseFile(
   try {
     const settings: Record<string, string> = readOnly ? { access_mode: "READ_ONLY" } : {};
     if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
-    instance = await (await import("@duckdb/node-api")).DuckDBInstance.create(file, settings);
+    instance = await duckdbApi().DuckDBInstance.create(file, settings);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/lock/i.test(message)) {

@@ -11,6 +11,7 @@ import { readLoadReport } from "./readLoadReport.js";
 import { SCHEMA_SQL, type DataTable } from "./schema.js";
 import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "./columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
+import { duckdbApi } from "./duckdb.js";
 
 /** Options of {@link openWarehouse}. */
 export interface OpenWarehouseOptions {
@@ -76,7 +77,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   try {
-    instance = await (await import("@duckdb/node-api")).DuckDBInstance.create(":memory:");
+    instance = await duckdbApi().DuckDBInstance.create(":memory:");
     connection = await instance.connect();
   } catch (error) {
     await hours.close();

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
 import type { ReportColumn, ReportDefinition } from "./reportDefinition.js";
+import { duckdbApi } from "./duckdb.js";
 
 /** The parameters a report's SQL may use. */
 export interface ReportParams {
@@ -38,7 +39,7 @@ export async function runReport(connection: DuckDBConnection, report: ReportDefi
   const used = Object.fromEntries(Object.entries(all).filter(([key]) => new RegExp(`\\$${key}\\b`).test(report.sql)));
   let reader;
   try {
-    const { BIGINT } = await import("@duckdb/node-api"); // loaded already by whoever holds the connection
+    const { BIGINT } = duckdbApi();
     reader = await connection.runAndReadAll(report.sql, used, Object.fromEntries(Object.keys(used).map((key) => [key, BIGINT])));
   } catch (error) {
     throw new UsageError(`report ${report.file} failed: ${(error as Error).message}`, { cause: error });
