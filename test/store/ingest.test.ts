@@ -125,6 +125,22 @@ describe("ingest into a database file", () => {
     await expect(ingest([], { db: join(dir, "x.duckdb") })).rejects.toBeInstanceOf(UsageError);
   });
 
+  it("cloudunits ingest --workers 0 and --workers 2 give the same totals; a bad --workers is a usage error", async () => {
+    const here = join(dir, "workers0.duckdb");
+    const onWorkers = join(dir, "workers2.duckdb");
+    for (const [db, n] of [[here, "0"], [onWorkers, "2"]] as const) {
+      const r = spawnSync(process.execPath, cli(["ingest", big, "--db", db, "--workers", n]), { encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const expected = await totals(here);
+    expect(Number((expected as { machine_hours: string }).machine_hours)).toBeGreaterThan(0);
+    expect(await totals(onWorkers)).toEqual(expected);
+    const refused = spawnSync(process.execPath, cli(["ingest", big, "--db", join(dir, "refused.duckdb"), "--workers", "-2"]), { encoding: "utf8" });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain("bad --workers -2");
+    expect(existsSync(join(dir, "refused.duckdb"))).toBe(false);
+  });
+
   it("records skipped bad files in the manifest, so --db reports them like the inputs did", async () => {
     const bad = join(dir, "bad");
     cpSync(small, bad, { recursive: true });
