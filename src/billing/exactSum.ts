@@ -1,3 +1,5 @@
+import { withRoom } from "../growArray.js";
+
 /**
  * Exact sums of finite doubles, rounded once, correctly (half-even), when read: the partials
  * of Shewchuk's algorithm, as in Python's `math.fsum`. A sum does not depend on the order of
@@ -26,11 +28,7 @@ export class SumBank {
   /** Allocates `count` sums, all 0; returns the index of the first. */
   alloc(count: number): number {
     const first = this.used;
-    if (first + count > this.single.length) {
-      const grown = new Float64Array(Math.max(2 * this.single.length, first + count));
-      grown.set(this.single.subarray(0, first));
-      this.single = grown;
-    }
+    this.single = withRoom(this.single, first, first + count);
     const single = this.single;
     const partials = this.partials;
     for (let i = first; i < first + count; i++) { // a loop: fill() costs more than it saves for a few sums

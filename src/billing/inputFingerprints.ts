@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
+import { withRoom } from "../growArray.js";
 
 /** An input of a report and its fingerprint. */
 export interface InputFingerprint {
@@ -39,11 +40,7 @@ export class ContentFingerprint {
 
   /** Adds a file by the hex SHA-256 of its bytes. */
   add(sha256Hex: string): void {
-    if (32 * (this.count + 1) > this.hashes.length) {
-      const grown = new Uint8Array(2 * this.hashes.length);
-      grown.set(this.hashes);
-      this.hashes = grown;
-    }
+    this.hashes = withRoom(this.hashes, 32 * this.count, 32 * (this.count + 1));
     this.hashes.set(Buffer.from(sha256Hex, "hex"), 32 * this.count++);
   }
 

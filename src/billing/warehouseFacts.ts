@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
 import { paramTypes, type BillingParams } from "./lines.js";
 import { duckdbBindings } from "../store/duckdb.js";
+import { withRoom } from "../growArray.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
 const WINDOW_SECONDS = 86_400;
@@ -66,12 +67,7 @@ class ColumnReader {
 
   /** Adds `rows` numbers from a vector's data. */
   addNumbers(from: Float64Array | Int32Array): void {
-    let to = this.numbers!;
-    if (this.length + from.length > to.length) {
-      const grown = new (to.constructor as new (n: number) => Float64Array | Int32Array)(Math.max(2 * to.length, this.length + from.length));
-      grown.set(to.subarray(0, this.length));
-      this.numbers = to = grown;
-    }
+    const to = (this.numbers = withRoom(this.numbers!, this.length, this.length + from.length));
     to.set(from, this.length);
     this.length += from.length;
   }

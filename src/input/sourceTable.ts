@@ -1,6 +1,7 @@
 import { normalize, sep } from "node:path";
 import type { ConsumptionPath } from "./parseConsumptionPath.js";
 import type { IndexedSource } from "./indexInputs.js";
+import { withRoom } from "../growArray.js";
 
 /** A tree input: where it is, and how it is shown (the input as the user gave it). */
 export interface TreeRoot {
@@ -49,11 +50,7 @@ export class SourceTable {
     this.rootOf[i] = root;
     const at = this.relativeStart[i]!;
     const most = Buffer.byteLength(relative);
-    if (at + most > this.relativeBytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(2 * this.relativeBytes.length, at + most));
-      this.relativeBytes.copy(grown, 0, 0, at);
-      this.relativeBytes = grown;
-    }
+    this.relativeBytes = withRoom(this.relativeBytes, at, at + most);
     this.relativeStart[i + 1] = at + this.relativeBytes.write(relative, at, "utf8");
   }
 
@@ -78,11 +75,7 @@ export class SourceTable {
   }
 
   private grow(): void {
-    const more = <T extends Float64Array | Uint8Array | Int32Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-      b.set(a);
-      return b;
-    };
+    const more = <T extends Float64Array | Uint8Array | Int32Array>(a: T): T => withRoom(a, a.length, a.length + 1);
     this.accountIds = more(this.accountIds);
     this.hourEpochs = more(this.hourEpochs);
     this.cloudSpaceIds = more(this.cloudSpaceIds);
