@@ -164,9 +164,6 @@ export class BillingEngine {
   private readonly accountFigures = new Float64Array(F);
   private readonly machinesBytes: number[] = [];
   private readonly machinesCu: number[] = [];
-  /** Where the Σ of the cloud spaces' CU is in `levels`, and how many cloud spaces have a local index, in the current account-hour. */
-  private cloudspaceCuAt = 0;
-  private locals = 0;
   /** Hourly lines of the current hour, when asked for. */
   private hourLines: EngineLine[] = [];
   private currentHour: number | null = null;
@@ -339,14 +336,13 @@ export class BillingEngine {
       csMachines[c]!++;
       vms++;
     }
-    this.locals = locals;
 
     // cloud spaces: their machines' totals, their gateways' NICs and public IP; the account: Σ of its cloud spaces
     const cloudspaces = facts.cloudspaceIds.length;
     const accountAt = levels.alloc(L);
     const accountCounts = this.accountCounts;
     accountCounts.vcpus = accountCounts.piu = accountCounts.gatewayPiu = 0;
-    const cloudspaceCu = (this.cloudspaceCuAt = levels.alloc(1));
+    const cloudspaceCu = levels.alloc(1);
     const machinesBytes = this.machinesBytes;
     for (let c = 0; c < cloudspaces; c++) {
       const cloudspaceId = facts.cloudspaceIds[c]!;
@@ -370,7 +366,7 @@ export class BillingEngine {
     this.levelFigures(levels, accountAt, accountCounts, accountFigures);
     accountFigures[CU_ALLOCATED] = accountFigures[CU]!;
 
-    if (entities) this.addEntitySamples(facts, account!, vms);
+    if (entities) this.addEntitySamples(facts, account!, vms, locals, cloudspaceCu);
     let hour = this.environmentHours.get(hourEpoch);
     if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
     hour.accounts++;
@@ -383,9 +379,10 @@ export class BillingEngine {
   /**
    * The account-hour's showback (the account's CU allocated to its cloud spaces, theirs to
    * their machines), its samples of the account, cloud spaces and machines, and its hourly
-   * lines when asked for.
+   * lines when asked for. `locals`: the cloud spaces with a local index in `levels`;
+   * `cloudspaceCu`: where the Σ of their CU is.
    */
-  private addEntitySamples(facts: AccountHourFacts, account: AccountEntry, vms: number): void {
+  private addEntitySamples(facts: AccountHourFacts, account: AccountEntry, vms: number, locals: number, cloudspaceCu: number): void {
     const { accountId, hourEpoch } = facts;
     const levels = this.levels;
     const mf = this.machineFigures;
@@ -393,7 +390,7 @@ export class BillingEngine {
     const machinesBytes = this.machinesBytes;
     const cloudspaces = facts.cloudspaceIds.length;
     // showback: the account's CU to its cloud spaces, theirs to their machines
-    const cuOfCloudspaces = levels.value(this.cloudspaceCuAt);
+    const cuOfCloudspaces = levels.value(cloudspaceCu);
     for (let c = 0; c < cloudspaces; c++) {
       const out = this.csFigures[c]!;
       const bytes = machinesBytes[c]! + (facts.gateways.get(facts.cloudspaceIds[c]!)?.externalBytes ?? 0);
@@ -401,7 +398,7 @@ export class BillingEngine {
       out[OWN_NIC_NU] = this.nuOf(bytes - machinesBytes[c]!);
     }
     const machinesCu = this.machinesCu;
-    for (let c = 0; c < this.locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
+    for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
     for (let v = 0; v < vms; v++) {
       const c = this.machineCs[v]!;
       const allocated = c < cloudspaces ? this.csFigures[c]![CU_ALLOCATED]! : 0;

@@ -82,9 +82,7 @@ export class SourceTable {
     this.sizes = more(this.sizes);
     this.flags = more(this.flags);
     this.rootOf = more(this.rootOf);
-    const start = new Uint32Array(this.accountIds.length + 1);
-    start.set(this.relativeStart);
-    this.relativeStart = start;
+    this.relativeStart = withRoom(this.relativeStart, this.relativeStart.length, this.accountIds.length + 1);
   }
 
   private relative(i: number): string {
