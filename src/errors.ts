@@ -1,7 +1,8 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
- * codes (SPEC 5): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4.
+ * codes (SPEC 5): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4,
+ * WarehouseBusyError → 6, StaleWarehouseError → 7.
  */
 
 import type { ImpossibleValue } from "./store/impossibleValues.js";
@@ -129,6 +130,56 @@ export class ReconcileDifferenceError extends CloudunitsError {
   constructor(differences: number, message: string) {
     super("RECONCILE_DIFFERS", message);
     this.differences = differences;
+  }
+}
+
+/**
+ * The warehouse file stayed locked by another process beyond the wait (exit 6). DuckDB lets
+ * one process write a file or several read it; `holder` is what DuckDB says of the process
+ * holding it (its program and PID), when it says.
+ */
+export class WarehouseBusyError extends CloudunitsError {
+  readonly file: string;
+  /** e.g. `/usr/bin/node (PID 8640)`. */
+  readonly holder: string | undefined;
+
+  constructor(file: string, holder: string | undefined, waitedSeconds: number, options?: { cause?: unknown }) {
+    super(
+      "DB_BUSY",
+      `${file} is busy: another process holds it${holder ? ` (${holder})` : ""}, still after waiting ${waitedSeconds} s; ` +
+        "run again when it is done, or wait longer with --wait SECONDS",
+      options,
+    );
+    this.file = file;
+    this.holder = holder;
+  }
+}
+
+/**
+ * The warehouse file could not be written for want of room (or another I/O failure): what
+ * was being written was rolled back, so the file holds what it held before (exit 1).
+ */
+export class WarehouseStorageError extends CloudunitsError {
+  readonly file: string;
+
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super("DB_DISK_FULL", `cannot write ${file}: ${reason}; the database is intact (what was being written was rolled back): free some space and run again`, options);
+    this.file = file;
+  }
+}
+
+/** `status --max-lag`: some account of the warehouse is staler than allowed (exit 7). */
+export class StaleWarehouseError extends CloudunitsError {
+  /** The accounts beyond the lag, with their lag in hours. */
+  readonly stale: { accountId: number; lagHours: number }[];
+
+  constructor(stale: { accountId: number; lagHours: number }[], maxLagHours: number) {
+    super(
+      "STALE",
+      `${stale.length} account${stale.length === 1 ? " is" : "s are"} more than ${maxLagHours} h behind: ` +
+        stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", "),
+    );
+    this.stale = stale;
   }
 }
 

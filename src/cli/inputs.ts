@@ -18,6 +18,8 @@ export interface InputArgs {
   packed?: boolean;
   /** Worker threads decoding the files (`--workers`); undefined: as many as pay. */
   workers?: number;
+  /** With `--db`: seconds to wait while a writer holds the file (`--wait`). */
+  wait?: number;
 }
 
 /** `--workers`, on every command that reads input files. */
@@ -26,6 +28,21 @@ export const WORKERS_OPTION = {
   type: "number",
   requiresArg: true,
 } as const;
+
+/** `--wait SECONDS`, on every command that opens a warehouse file. */
+export const WAIT_OPTION = {
+  describe: "with --db: while another process writes the file (a sync), wait up to this many seconds for its commit; then exit 6 (default 60)",
+  type: "number",
+  requiresArg: true,
+} as const;
+
+/** The `--wait` given, checked (seconds, 0 or more), or undefined. */
+export function waitOf(argv: { wait?: number }): number | undefined {
+  const { wait } = argv;
+  if (wait === undefined) return undefined;
+  if (!Number.isFinite(wait) || wait < 0) throw new UsageError(`bad --wait ${String(wait)}: use a number of seconds, 0 or more`);
+  return wait;
+}
 
 /** The `--workers` given, checked (a whole number from 0 to 64), or undefined. */
 export function workersOf(argv: { workers?: number }): number | undefined {
@@ -39,7 +56,7 @@ export function workersOf(argv: { workers?: number }): number | undefined {
 export const INPUTS_POSITIONAL = "[inputs..]";
 
 /**
- * Declares the `inputs` positional and `--db`, `--skip-bad`, `--packed`, `--workers` on a command's
+ * Declares the `inputs` positional and `--db`, `--skip-bad`, `--packed`, `--workers`, `--wait` on a command's
  * yargs (the command string must end with {@link INPUTS_POSITIONAL}).
  */
 export function inputOptions<T>(yargs: Argv<T>): Argv<T & InputArgs> {
@@ -48,7 +65,8 @@ export function inputOptions<T>(yargs: Argv<T>): Argv<T & InputArgs> {
     .option("db", { describe: "a database file made by `cloudunits ingest`, instead of inputs", type: "string", requiresArg: true })
     .option("skip-bad", { describe: "go on without unreadable files and conflicting account-hours, listing them on stderr", type: "boolean", default: false })
     .option("packed", { describe: "read every file as packed Cap'n Proto (files named *.packed always are)", type: "boolean", default: false })
-    .option("workers", WORKERS_OPTION) as unknown as Argv<T & InputArgs>;
+    .option("workers", WORKERS_OPTION)
+    .option("wait", WAIT_OPTION) as unknown as Argv<T & InputArgs>;
 }
 
 /** The warehouse source the arguments name: inputs or `--db`, exactly one of them (else UsageError). */
@@ -136,6 +154,7 @@ export async function withWarehouse<R>(
     select: options.select,
     memoryLimitBytes: options.memoryLimitBytes,
     workers: workersOf(argv),
+    waitSeconds: waitOf(argv),
     onProgress,
   }), options.notes ?? true);
   try {

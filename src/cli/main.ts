@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { UsageError } from "../errors.js";
+import { CloudunitsError, UsageError } from "../errors.js";
 import { commandName, commands } from "./commands/index.js";
 import { exitCodeFor } from "./exitCode.js";
 import { topHelp } from "./topHelp.js";
@@ -59,8 +59,8 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const code = exitCodeFor(error);
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`cloudunits: ${usageMessage ?? message}\n`);
-    if (code === 1 && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`cloudunits: ${usageMessage ?? message}${error instanceof CloudunitsError && code === 1 ? ` [${error.code}]` : ""}\n`);
+    if (code === 1 && !(error instanceof CloudunitsError) && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return code;
   }
 }

@@ -7,7 +7,7 @@ import type { BillingReport } from "../billing/billingReport.js";
 import { FOCUS_COLUMNS, type FocusOptions, type FocusType } from "./focusRows.js";
 import { toFocusCsv } from "./toFocusCsv.js";
 import { writeAtomic } from "./writeAtomic.js";
-import { duckdbApi } from "../store/duckdb.js";
+import { DUCKDB_SETTINGS, duckdbApi } from "../store/duckdb.js";
 
 const PARQUET_TYPE: Record<FocusType, string> = {
   decimal: "DECIMAL(38, 12)", quantity: "DOUBLE", datetime: "TIMESTAMPTZ", string: "VARCHAR",
@@ -22,7 +22,7 @@ export async function writeFocusParquet(report: BillingReport, connection: DuckD
   const token = `${process.pid}.${randomBytes(4).toString("hex")}`;
   const csv = join(tmpdir(), `cloudunits-focus.${token}.csv`);
   const temp = join(dirname(file), `.${basename(file)}.${token}.tmp`);
-  const instance = await duckdbApi().DuckDBInstance.create(":memory:");
+  const instance = await duckdbApi().DuckDBInstance.create(":memory:", { ...DUCKDB_SETTINGS });
   const converter = await instance.connect();
   try {
     await writeAtomic(csv, toFocusCsv(report, connection, { ...options, guardFormulas: false }));

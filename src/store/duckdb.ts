@@ -13,6 +13,16 @@ const require = createRequire(import.meta.url);
 let api: typeof DuckDBApi | undefined;
 let bindings: typeof DuckDBBindings | undefined;
 
+/**
+ * Settings of every DuckDB instance cloudunits makes: DuckDB never loads or downloads an
+ * extension by itself (a SQLite file opened as a database would make it fetch the `sqlite`
+ * extension from the network).
+ */
+export const DUCKDB_SETTINGS: Readonly<Record<string, string>> = {
+  autoload_known_extensions: "false",
+  autoinstall_known_extensions: "false",
+};
+
 /** `@duckdb/node-api`. */
 export function duckdbApi(): typeof DuckDBApi {
   return (api ??= require("@duckdb/node-api") as typeof DuckDBApi);

@@ -5,6 +5,7 @@ import { loadAccountHours } from "./loadAccountHours.js";
 import { loadReader } from "./loadReader.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
+import { storageErrorOf } from "./storageError.js";
 import type { LoadReport } from "./types.js";
 
 /**
@@ -34,6 +35,8 @@ export interface IngestOptions {
   workers?: number;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
+  /** While another process holds the file, try again for up to this many seconds (then WarehouseBusyError). Default: openDatabaseFile's. */
+  waitSeconds?: number;
 }
 
 /** What an ingest did, beside the load report of this run. */
@@ -49,7 +52,9 @@ export interface IngestReport extends LoadReport {
  * bytes) are counted as duplicates and change nothing, new account-hours are appended,
  * in batches that each commit in one transaction with their manifest rows (a killed
  * ingest loses at most the batch in flight, and running it again completes it). Only
- * one process may write the file: another one gets a UsageError (DB_LOCKED).
+ * one process may hold the file to write: while another holds it, ingest waits up to
+ * `waitSeconds`, then throws WarehouseBusyError. A full disk gives WarehouseStorageError
+ * (the batch in flight is rolled back, the file keeps the ones committed).
  *
  * Bad files and conflicts: without skipBad, the good files are loaded and a BadInputError
  * names every bad one at the end (nothing is recorded for them, so a later run with the
@@ -57,7 +62,7 @@ export interface IngestReport extends LoadReport {
  */
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
-  const { instance, connection } = await openDatabaseFile(options.db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES });
+  const { instance, connection } = await openDatabaseFile(options.db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES, waitSeconds: options.waitSeconds });
   const spare = await instance.connect(); // the next batch inserts on one while the last commits on the other
   try {
     const manifest = await Manifest.read(connection);
@@ -85,6 +90,8 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
       replacedHours: outcome.replacedHours,
       totalAccountHours: Number(total.n),
     };
+  } catch (error) {
+    throw storageErrorOf(options.db, error) ?? error;
   } finally {
     spare.closeSync();
     connection.closeSync();

@@ -1,8 +1,17 @@
-import { existsSync } from "node:fs";
+import { existsSync, openSync, readSync, closeSync } from "node:fs";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { UsageError } from "../errors.js";
+import { BadFileError, UsageError, WarehouseBusyError } from "../errors.js";
 import { SCHEMA_SQL } from "./schema.js";
-import { duckdbApi } from "./duckdb.js";
+import { DUCKDB_SETTINGS, duckdbApi } from "./duckdb.js";
+import { storageErrorOf } from "./storageError.js";
+
+/**
+ * How long a reader waits for a writer's commit by default, seconds: a sync holds the file
+ * for one chunk's ingest at a time (a day of an account: well under a second; a week of a
+ * large account: seconds), so a minute covers it many times over and still answers a
+ * person at a terminal.
+ */
+export const DEFAULT_READ_WAIT_SECONDS = 60;
 
 /** Options of {@link openDatabaseFile}. */
 export interface OpenDatabaseFileOptions {
@@ -13,13 +22,47 @@ export interface OpenDatabaseFileOptions {
    * temporary directory beside the file). Default: DuckDB's, 80% of the machine's memory.
    */
   memoryLimitBytes?: number;
+  /**
+   * While another process holds the file (a writer, or readers when we write), try again for
+   * up to this many seconds, then throw WarehouseBusyError. 0 tries once. Default
+   * {@link DEFAULT_READ_WAIT_SECONDS}.
+   */
+  waitSeconds?: number;
+}
+
+/** The pause between two tries of a held file: short and jittered, so waiting readers and a writer interleave. */
+const RETRY_MS = { min: 20, max: 200 };
+
+/** DuckDB's message when another process holds the file's lock: "... Conflicting lock is held in PROGRAM (PID N). See also ...". */
+const LOCK_MESSAGE = /Could not set lock on file|Conflicting lock is held/;
+
+/** Says what a file that is not a DuckDB database is, from its first bytes; undefined for a DuckDB file (or one too short to tell). */
+function notDuckDb(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const head = Buffer.alloc(16);
+  const fd = openSync(file, "r");
+  let length: number;
+  try {
+    length = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (length === 0) return undefined; // an empty file: DuckDB makes a database of it
+  if (head.subarray(0, 16).toString("latin1") === "SQLite format 3\0") return "a SQLite database";
+  if (length < 12 || head.subarray(8, 12).toString("latin1") !== "DUCK") return "not a DuckDB database";
+  return undefined;
 }
 
 /**
  * Opens a warehouse database file made by `ingest`. Read-only, the file must exist and hold
  * the manifest; to write, it is created when missing and the tables of schema.ts are
- * created when absent. DuckDB's file lock (one writer, or many readers) becomes a
- * UsageError (code DB_LOCKED) saying another process is using the file.
+ * created when absent.
+ *
+ * What DuckDB says when it cannot open the file is told apart: another process holds its lock
+ * (tried again for `waitSeconds`, then WarehouseBusyError naming the holder's PID); the file is
+ * not a DuckDB database, or a SQLite one (UsageError DB_NOT_DUCKDB, read before DuckDB sees
+ * it); the database is damaged (BadFileError DB_CORRUPT, exit 3: a checksum or a short read);
+ * the disk is full (WarehouseStorageError); anything else (UsageError DB_OPEN, DuckDB's words).
  */
 export async function openDatabaseFile(
   file: string,
@@ -29,24 +72,32 @@ export async function openDatabaseFile(
   if (readOnly && !existsSync(file)) {
     throw new UsageError(`no database ${file}: make it with \`cloudunits ingest <inputs...> --db ${file}\``, { code: "DB_MISSING" });
   }
+  const what = notDuckDb(file);
+  if (what) throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by \`cloudunits ingest\` or \`sync\``, { code: "DB_NOT_DUCKDB" });
+  const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
+  if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
+  const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;
+  const deadline = Date.now() + waitSeconds * 1000;
   let instance: DuckDBInstance;
-  try {
-    const settings: Record<string, string> = readOnly ? { access_mode: "READ_ONLY" } : {};
-    if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
-    instance = await duckdbApi().DuckDBInstance.create(file, settings);
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    if (/lock/i.test(message)) {
-      const holder = /held in (.*?)\. See/.exec(message)?.[1];
-      throw new UsageError(
-        `another process is ${readOnly ? "writing" : "writing (or reading)"} ${file}${holder ? ` (${holder})` : ""}: wait for it to finish, then run again`,
-        { code: "DB_LOCKED", cause: error },
-      );
+  for (;;) {
+    try {
+      instance = await duckdbApi().DuckDBInstance.create(file, settings);
+      break;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (LOCK_MESSAGE.test(message)) {
+        if (Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS.min + Math.random() * (RETRY_MS.max - RETRY_MS.min)));
+          continue;
+        }
+        throw new WarehouseBusyError(file, /held in (.*?)\. See/.exec(message)?.[1], waitSeconds, { cause: error });
+      }
+      throw openError(file, message, error);
     }
-    throw new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause: error });
   }
-  const connection = await instance.connect();
+  let connection: DuckDBConnection | undefined;
   try {
+    connection = await instance.connect();
     if (readOnly) {
       const found = await connection.runAndReadAll(
         "SELECT count(*) AS n FROM information_schema.tables WHERE table_name IN ('files', 'account_hours')",
@@ -58,9 +109,18 @@ export async function openDatabaseFile(
       await connection.run(SCHEMA_SQL);
     }
   } catch (error) {
-    connection.closeSync();
+    connection?.closeSync();
     instance.closeSync();
-    throw error;
+    throw storageErrorOf(file, error) ?? (error instanceof Error && /Corrupt database|Could not read enough bytes/.test(error.message) ? openError(file, error.message, error) : error);
   }
   return { instance, connection };
+}
+
+/** The error for a file DuckDB would not open (not for a lock). */
+function openError(file: string, message: string, cause: unknown): Error {
+  if (/Corrupt database file|Could not read enough bytes|not a valid DuckDB database/.test(message)) {
+    const reason = `the database is damaged (${message.replace(/^IO Error: /, "")}): restore it from a backup, or build it again with \`cloudunits ingest\` or \`sync\``;
+    return new BadFileError("DB_CORRUPT", file, reason, { cause });
+  }
+  return storageErrorOf(file, cause) ?? new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause });
 }

@@ -11,7 +11,7 @@ import { readLoadReport } from "./readLoadReport.js";
 import { SCHEMA_SQL, type DataTable } from "./schema.js";
 import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "./columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
-import { duckdbApi } from "./duckdb.js";
+import { DUCKDB_SETTINGS, duckdbApi } from "./duckdb.js";
 
 /** Options of {@link openWarehouse}. */
 export interface OpenWarehouseOptions {
@@ -47,6 +47,11 @@ export interface OpenWarehouseOptions {
   memoryLimitBytes?: number;
   /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
   workers?: number;
+  /**
+   * For `{ db }`: while a writer (a sync, an ingest) holds the file, try again for up to this
+   * many seconds, then throw WarehouseBusyError. Default 60. Ignored for inputs.
+   */
+  waitSeconds?: number;
 }
 
 /**
@@ -61,7 +66,7 @@ export interface OpenWarehouseOptions {
  */
 export async function openWarehouse(source: StoreSource, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   if (!Array.isArray(source)) {
-    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: true, memoryLimitBytes: options.memoryLimitBytes });
+    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: true, memoryLimitBytes: options.memoryLimitBytes, waitSeconds: options.waitSeconds });
     try {
       const load = await readLoadReport(connection, [source.db]);
       return warehouse(instance, connection, load);
@@ -77,7 +82,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   try {
-    instance = await duckdbApi().DuckDBInstance.create(":memory:");
+    instance = await duckdbApi().DuckDBInstance.create(":memory:", { ...DUCKDB_SETTINGS });
     connection = await instance.connect();
   } catch (error) {
     await hours.close();

@@ -230,7 +230,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
           hoursDone += (chunk.endEpoch - chunk.startEpoch) / HOUR_SECONDS;
         } catch (error) {
           // a bug, or the warehouse taken by another process, stops the whole sync
-          if (!(error instanceof CloudunitsError) || (error instanceof UsageError && error.code.startsWith("DB_"))) throw error;
+          if (!(error instanceof CloudunitsError) || error.code.startsWith("DB_")) throw error;
           result.status = "failed";
           result.error = error;
           hoursDone += plan.chunks.slice(result.chunksDone).reduce((s, c) => s + (c.endEpoch - c.startEpoch) / HOUR_SECONDS, 0);

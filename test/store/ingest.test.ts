@@ -89,14 +89,15 @@ describe("ingest into a database file", () => {
     }
   });
 
-  it("tells a second writer that another process is writing the file", async () => {
+  it("tells a second writer, past its --wait, that the file is busy and which process holds it (exit 6)", async () => {
     const db = join(dir, "locked.duckdb");
     await ingest([small], { db });
     const holder = await DuckDBInstance.create(db);
     try {
-      const r = spawnSync(process.execPath, cli(["ingest", small, "--db", db]), { encoding: "utf8" });
-      expect(r.status).toBe(2);
-      expect(r.stderr).toContain(`another process is writing (or reading) ${db}`);
+      const r = spawnSync(process.execPath, cli(["ingest", small, "--db", db, "--wait", "0.5"]), { encoding: "utf8" });
+      expect(r.status).toBe(6);
+      expect(r.stderr).toContain(`${db} is busy: another process holds it (`);
+      expect(r.stderr).toContain(`(PID ${process.pid})`);
     } finally {
       holder.closeSync();
     }

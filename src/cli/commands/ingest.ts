@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { UsageError } from "../../errors.js";
 import { ingest } from "../../store/ingest.js";
-import { loadNotes, WORKERS_OPTION, workersOf } from "../inputs.js";
+import { loadNotes, WAIT_OPTION, waitOf, WORKERS_OPTION, workersOf } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";
 import { commandLine } from "./index.js";
 
@@ -13,6 +13,7 @@ interface IngestArgs {
   packed: boolean;
   batchMb: number;
   workers?: number;
+  wait?: number;
 }
 
 const options = {
@@ -22,6 +23,7 @@ const options = {
   packed: { type: "boolean", default: false, describe: "read every file as packed Cap'n Proto (files named *.packed always are)" },
   "batch-mb": { type: "number", default: 32, describe: "megabytes of input per transaction (memory holds about one transaction's rows)" },
   workers: WORKERS_OPTION,
+  wait: { ...WAIT_OPTION, describe: "while another process holds the file (a sync, readers), wait up to this many seconds; then exit 6 (default 60)" },
 } as const;
 
 /** `cloudunits ingest <inputs...> --db FILE`: incremental, idempotent load into a database file. */
@@ -44,6 +46,7 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
         packed: argv.packed,
         batchBytes: argv.batchMb * 1024 * 1024,
         workers,
+        waitSeconds: waitOf(argv),
         onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
       });
     } finally {

@@ -1,0 +1,138 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BadFileError, UsageError, WarehouseBusyError } from "../../src/errors.js";
+import { writeDataset } from "../../src/generate/writeDataset.js";
+import { ingest } from "../../src/store/ingest.js";
+import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
+import { openWarehouse } from "../../src/store/openWarehouse.js";
+import { runCli } from "../helpers/runCli.js";
+
+const START = 1790812800; // 2026-10-01T00:00Z
+let dir: string;
+let tree: string;
+let good: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "cloudunits-opendb-"));
+  tree = join(dir, "tree");
+  await writeDataset({ out: tree, accounts: 2, spaces: 2, machines: 20, hours: 24, start: START, seed: 3 });
+  good = join(dir, "good.duckdb");
+  await ingest([tree], { db: good });
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
+
+/** A child process that opens `db` to write and holds it until killed; resolves once it holds it. */
+async function holdFile(db: string): Promise<{ pid: number; release: () => Promise<void> }> {
+  const script = `const {DuckDBInstance}=require('@duckdb/node-api');DuckDBInstance.create(${JSON.stringify(db)}).then(()=>{console.log('held');setInterval(()=>{},1000)})`;
+  const child = spawn(process.execPath, ["-e", script], { cwd: join(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return { pid: child.pid!, release: async () => { child.kill("SIGKILL"); await exited; } };
+}
+
+describe("openDatabaseFile tells a held file, a damaged one and a file of another kind apart", () => {
+  it("a damaged block is 'damaged' (DB_CORRUPT, exit 3), not 'another process is writing'", async () => {
+    const bytes = readFileSync(good);
+    bytes.fill(0xab, 3 * 4096, 3 * 4096 + 100_000); // past the headers: a checksum of a data block fails
+    const corrupt = join(dir, "corrupt.duckdb");
+    writeFileSync(corrupt, bytes);
+    const error = await failure(openWarehouse({ db: corrupt }).then((w) => w.connection.runAndReadAll("SELECT count(*), sum(mem_mb) FROM machines")));
+    expect(error).toBeInstanceOf(BadFileError);
+    expect((error as BadFileError).code).toBe("DB_CORRUPT");
+    expect(error!.message).toMatch(/damaged \(Corrupt database file: computed checksum/);
+    expect(error!.message).not.toMatch(/another process/);
+    const run = await runCli(["check", "--db", corrupt]);
+    expect(run.stderr).toMatch(/corrupt\.duckdb: the database is damaged/);
+    expect(run.code).toBe(3);
+  });
+
+  it("a SQLite file or random bytes are 'not a DuckDB database' before DuckDB sees them (it would fetch the sqlite extension)", async () => {
+    const sqlite = join(dir, "other.sqlite");
+    writeFileSync(sqlite, Buffer.concat([Buffer.from("SQLite format 3\0", "latin1"), Buffer.alloc(4080)]));
+    const noise = join(dir, "noise.duckdb");
+    writeFileSync(noise, Buffer.alloc(8192, 7));
+    for (const [file, what] of [[sqlite, "a SQLite database"], [noise, "not a DuckDB database"]] as const) {
+      for (const readOnly of [true, false]) {
+        const error = await failure(openDatabaseFile(file, { readOnly }));
+        expect(error).toBeInstanceOf(UsageError);
+        expect((error as UsageError).code).toBe("DB_NOT_DUCKDB");
+        expect(error!.message).toBe(`${file} is ${what}, not a cloudunits warehouse: give a file made by \`cloudunits ingest\` or \`sync\``);
+      }
+    }
+    const run = await runCli(["billing", "--db", sqlite, "--start", "2026-10-01", "--end", "2026-10-02"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("is a SQLite database, not a cloudunits warehouse");
+  });
+
+  it("every DuckDB instance we make neither loads nor installs an extension by itself", async () => {
+    const settings = "SELECT current_setting('autoload_known_extensions') AS l, current_setting('autoinstall_known_extensions') AS i";
+    const file = await openDatabaseFile(good, { readOnly: true });
+    const memory = await openWarehouse([tree]);
+    try {
+      for (const connection of [file.connection, memory.connection]) {
+        expect((await connection.runAndReadAll(settings)).getRowObjectsJS()).toEqual([{ l: false, i: false }]);
+        // an extension DuckDB would otherwise fetch from the network on first use
+        await expect(connection.run("SELECT * FROM sqlite_scan('x.sqlite', 't')")).rejects.toThrow(/sqlite/i);
+      }
+    } finally {
+      file.connection.closeSync();
+      file.instance.closeSync();
+      memory.close();
+    }
+  });
+
+  it("a file held by another process: a reader waits for it and answers; past the wait it is busy (exit 6) naming the holder's PID", async () => {
+    const held = await holdFile(good);
+    try {
+      const error = await failure(openDatabaseFile(good, { readOnly: true, waitSeconds: 0.3 }));
+      expect(error).toBeInstanceOf(WarehouseBusyError);
+      expect(error!.message).toContain(`(PID ${held.pid})`);
+      expect(error!.message).toMatch(/is busy: another process holds it .*still after waiting 0\.3 s/);
+      const run = await runCli(["check", "--db", good, "--wait", "0"]);
+      expect(run.code).toBe(6);
+      expect(run.stderr).toContain(`PID ${held.pid}`);
+      // released while a reader waits: the reader gets its answer
+      const waiting = openWarehouse({ db: good }, { waitSeconds: 30 });
+      setTimeout(() => void held.release(), 500);
+      const w = await waiting;
+      expect(Number((await w.connection.runAndReadAll("SELECT count(*) FROM account_hours")).getRows()[0]![0])).toBe(48);
+      w.close();
+    } finally {
+      await held.release();
+    }
+  }, 60_000);
+});
+
+// A full disk, made with a 1 MiB tmpfs in a user and mount namespace (where the machine lets us).
+const canMount = spawnSync("unshare", ["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]).status === 0;
+
+describe.skipIf(!canMount)("a full disk", () => {
+  it("ingest stops with DB_DISK_FULL (exit 1, no stack) and says the database is intact; the batches committed are there", async () => {
+    const mnt = join(dir, "mnt");
+    rmSync(mnt, { recursive: true, force: true });
+    spawnSync("mkdir", [mnt]);
+    const main = join(import.meta.dirname, "../../src/cli/main.ts");
+    const script = [
+      `mount -t tmpfs -o size=1m tmpfs ${mnt}`,
+      `${process.execPath} --import tsx ${main} ingest ${tree} --db ${mnt}/w.duckdb --batch-mb 0.05 --workers 0; echo "rc=$?"`,
+      `cp ${mnt}/w.duckdb* ${dir}/`,
+    ].join(" && ");
+    const run = spawnSync("unshare", ["-rm", "sh", "-c", script], { encoding: "utf8", env: { ...process.env, CI: "1" }, cwd: join(import.meta.dirname, "../..") });
+    expect(run.stdout).toContain("rc=1");
+    expect(run.stderr).toMatch(/cloudunits: cannot write \S+w\.duckdb: no space left on the device \(.*No space left on device\); the database is intact .* \[DB_DISK_FULL\]\n$/);
+    expect(run.stderr).not.toMatch(/\n\s+at /); // no stack: not a bug
+    const w = await openWarehouse({ db: join(dir, "w.duckdb") });
+    try {
+      const [hours, files] = (await w.connection.runAndReadAll("SELECT (SELECT count(*) FROM account_hours), (SELECT count(*) FROM files WHERE status = 'loaded')")).getRows()[0]!;
+      expect(Number(hours)).toBeGreaterThan(0);
+      expect(Number(hours)).toBe(Number(files));
+    } finally {
+      w.close();
+    }
+  }, 120_000);
+});
