@@ -73,7 +73,7 @@ export function showback(lines: readonly BillingLine[], invoices: readonly Invoi
   const split = (amount: Exact, decimals: number, unit: UnitName, children: BillingLine[]) => {
     const scale = 10n ** BigInt(decimals);
     const minor = amount.mul(Exact.of(scale));
-    const parts = splitAmount(minor.num / minor.den, children.map((c, k) => ({ id: idOf(c, k), weight: showbackWeight(c, unit) })));
+    const parts = splitAmount(minor.num / minor.den, children.map((c) => ({ id: idOf(c), weight: showbackWeight(c, unit) })));
     children.forEach((c, k) => {
       let own = shares.get(c);
       if (!own) shares.set(c, (own = new Map()));
@@ -102,9 +102,9 @@ export function showback(lines: readonly BillingLine[], invoices: readonly Invoi
   return { lines: out, money };
 }
 
-/** The id that breaks ties: the cloud space's or machine's id; a gateway ranks after its machines. */
-function idOf(line: BillingLine, index: number): number {
+/** The id that breaks ties (to the lower id): the cloud space's or machine's id; a gateway is id 0, as in the platform's files. */
+function idOf(line: BillingLine): number {
   if (line.level === "cloudspace") return line.cloudspaceId!;
   if (line.level === "machine") return line.machineId!;
-  return Number.MAX_SAFE_INTEGER - index;
+  return 0;
 }

@@ -119,3 +119,15 @@ describe("showback over a 744-hour month", () => {
     expect(JSON.parse(JSON.stringify(none)).lines.map((l: { amount: string }) => l.amount)).toEqual(["0.00", "0.00", "0.00", "0.00"]);
   });
 });
+
+describe("showback ties", () => {
+  it("a cloud space's gateway is id 0: a cent tied between it and a machine goes to the gateway", async () => {
+    // One hour, cloud space 1: a deployed gateway with a public IP and VM 3 with one: 2 PIU-hours × 0.015 = 0.03,
+    // split 1 : 1 → 1.5 cents each; the odd cent goes to the lower id, the gateway's 0.
+    const tie = await memoryWarehouse([accountHour(5, OCT_1, { 1: [gateway([nic("external", 0, 0)]), vm(3, { networks: [nic("external", 0, 0)] })] })]);
+    const report = await billingReport(tie, { start: OCT_1, end: OCT_1 + HOUR }, {}, { prices: parsePrices({ currency: "EUR", prices: { PIU: "0.015" } }) });
+    expect(cents(report, (l) => l === "cloudspace", "PIU")).toEqual(["0.03"]);
+    expect(cents(report, (l, id) => l === "gateway" && id === -1, "PIU")).toEqual(["0.02"]);
+    expect(cents(report, (l) => l === "machine", "PIU")).toEqual(["0.01"]);
+  });
+});
