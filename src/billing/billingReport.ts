@@ -42,6 +42,11 @@ export interface BillingReport {
   inputs: InputFingerprint[];
   /** A fingerprint of every loaded file's content (see `ContentFingerprint`); undefined when the files were not hashed. */
   data?: { files: number; hash: string };
+  /**
+   * Set by `accountReport`: the report is this account's statement and holds nothing of
+   * another account (no inputs or counts of the whole load); renderers leave those parts out.
+   */
+  statementOf?: number;
 }
 
 /** Inputs of a report beyond the period and the options. */

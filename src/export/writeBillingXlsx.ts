@@ -4,7 +4,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
-import { Exact } from "../billing/exact.js";
+import { accountReport } from "../billing/accountReport.js";
 import { UsageError } from "../errors.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
 import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
@@ -14,6 +14,8 @@ import { writeSummarySheet } from "./xlsx/summarySheet.js";
 
 /** Excel's last row (re-exported from the Hourly sheet). */
 export { EXCEL_MAX_ROWS };
+/** The part of a report about one account (re-exported: a statement is rendered from it). */
+export { accountReport };
 
 /** Options of the billing workbook. */
 export interface BillingXlsxOptions {
@@ -65,20 +67,6 @@ export async function writeBillingXlsx(
     if (options.hourly) await writeHourlySheet(workbook, report, connection!, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
     writeAboutSheet(workbook, report);
   });
-}
-
-/** The part of a report about one account: its lines, money and invoice. */
-export function accountReport(report: BillingReport, accountId: number): BillingReport {
-  const keep = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.accountId === accountId);
-  const invoices = report.invoices?.filter((inv) => inv.accountId === accountId);
-  return {
-    ...report,
-    params: { ...report.params, accountId },
-    lines: keep.map(([l]) => l),
-    money: report.money ? keep.map(([, i]) => report.money![i]) : undefined,
-    invoices,
-    amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
-  };
 }
 
 /**

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import yauzl from "yauzl";
+import { readZip } from "../helpers/readZip.js";
 import { generateHours, hourPath, UsageError, writeDataset, type GenerateOptions } from "../../src/index.js";
 import { concat, OLD_SCHEMA, referenceDecode, referenceShape } from "./referenceDecode.js";
 
@@ -20,30 +20,6 @@ afterAll(async () => {
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join("/")).sort();
-}
-
-/** Every entry of a zip: name → bytes. */
-function readZip(file: string): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    const out = new Map<string, Buffer>();
-    yauzl.open(file, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      zip.on("error", reject);
-      zip.on("end", () => resolve(out));
-      zip.on("entry", (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on("data", (c: Buffer) => chunks.push(c));
-          stream.on("end", () => {
-            out.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.readEntry();
-    });
-  });
 }
 
 describe("writeDataset", () => {
