@@ -1,7 +1,7 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
 import { paramTypes, type BillingParams } from "./lines.js";
-import { duckdbBindings } from "../store/duckdb.js";
+import { duckdbApi, duckdbBindings } from "../store/duckdb.js";
 import { withRoom } from "../growArray.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
@@ -18,8 +18,18 @@ const KEYS = "account_id::DOUBLE AS account_id, hour_epoch::DOUBLE AS hour_epoch
 const TEXTS = { machineType: ["machines", "type"], status: ["machines", "status"], image: ["machines", "image_name"], nicType: ["nics", "type"] } as const;
 type Dictionaries = Record<keyof typeof TEXTS, string[]>;
 
-const code = (dictionaries: Dictionaries, text: keyof typeof TEXTS, column: string): string =>
-  `list_position([${dictionaries[text].map((t) => `'${t.replaceAll("'", "''")}'`).join(", ")}]::VARCHAR[], ${column}) - 1`;
+/** A text column read as its position in its dictionary, bound as the parameter `$<text>` (a text is never written into SQL). */
+const code = (text: keyof typeof TEXTS, column: string): string => `list_position($${text}, ${column}) - 1`;
+
+/** The dictionaries as the parameters `code` reads, with their types. */
+function dictionaryParams(d: Dictionaries): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
+  const { listValue, LIST, VARCHAR } = duckdbApi();
+  const names = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
+  return {
+    values: Object.fromEntries(names.map((text) => [text, listValue(d[text])])),
+    types: Object.fromEntries(names.map((text) => [text, LIST(VARCHAR)])),
+  };
+}
 
 /**
  * A measure column read as NaN where it is NULL: both mean the file's value was impossible (the
@@ -29,15 +39,15 @@ const code = (dictionaries: Dictionaries, text: keyof typeof TEXTS, column: stri
 const measure = (column: string): string => `coalesce(${column}, 'NaN'::DOUBLE)`;
 
 /** The rows billing reads, per table (the warehouse's columns; a measure is NULL where the file's value was impossible). */
-const queries = (d: Dictionaries) => ({
+const queries = {
   accountHours: `SELECT ${KEYS} FROM account_hours WHERE ${WHERE}`,
   cloudspaces: `SELECT ${KEYS}, cloudspace_id, state FROM cloudspaces WHERE ${WHERE}`,
-  machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code(d, "machineType", "type")}, ${code(d, "status", "status")}, ${code(d, "image", "image_name")}, ${measure("mem_mb")}, ${measure("vcpus")}
+  machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${code("status", "status")}, ${code("image", "image_name")}, ${measure("mem_mb")}, ${measure("vcpus")}
              FROM machines WHERE ${WHERE}`,
   disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${["size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"].map(measure).join(", ")}
           FROM disks WHERE ${WHERE}`,
-  nics: `SELECT ${KEYS}, cloudspace_id, machine_id, is_gateway, ${code(d, "nicType", "type")}, ${measure("tx_bytes")}, ${measure("rx_bytes")} FROM nics WHERE ${WHERE}`,
-});
+  nics: `SELECT ${KEYS}, cloudspace_id, machine_id, is_gateway, ${code("nicType", "type")}, ${measure("tx_bytes")}, ${measure("rx_bytes")} FROM nics WHERE ${WHERE}`,
+};
 
 /** The columns billing reads from the warehouse's data tables: what an in-memory load for billing keeps. */
 export const BILLING_COLUMNS = {
@@ -86,10 +96,16 @@ const TYPE_DOUBLE = 11;
  * a vector has a validity mask, took 1 s for a week's rows); they must hold no NULL (the
  * queries read measures through `measure`), which is checked. Other columns are read value by value.
  */
-async function readColumns(connection: DuckDBConnection, sql: string, values: Record<string, bigint | null>): Promise<ArrayLike<unknown>[]> {
+async function readColumns(
+  connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType> = {},
+): Promise<ArrayLike<unknown>[]> {
   const bindings = duckdbBindings();
+  const named = { ...paramTypes(), ...types };
+  const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql); // DuckDB refuses a value for a parameter the query lacks
   // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
-  const result = await connection.stream(sql, values, paramTypes());
+  const result = await connection.stream(
+    sql, Object.fromEntries(Object.entries(values).filter(([k]) => used(k))), Object.fromEntries(Object.entries(named).filter(([k]) => used(k))),
+  );
   const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
   for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
     const rows = chunk.rowCount;
@@ -164,8 +180,8 @@ class Rows {
     }
   }
 
-  static async read(connection: DuckDBConnection, sql: string, values: Record<string, bigint | null>): Promise<Rows> {
-    return new Rows(await readColumns(connection, sql, values));
+  static async read(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType>): Promise<Rows> {
+    return new Rows(await readColumns(connection, sql, values, types));
   }
 
   /** The (account, hour) of every row, by hour, then account. */
@@ -192,19 +208,19 @@ export async function* warehouseFacts(connection: DuckDBConnection, params: Bill
   const builder = new AccountHourFactsBuilder(externalNicType);
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account });
-  const sql = queries(d);
+  const texts = dictionaryParams(d);
   const text = (dictionary: string[], code: unknown): string => {
     const value = dictionary[code as number];
     if (value === undefined) throw new Error(`internal: text code ${String(code)} outside its dictionary of ${dictionary.length}`);
     return value;
   };
   for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account };
-    const hours = await Rows.read(connection, sql.accountHours, values);
-    const cloudspaces = await Rows.read(connection, sql.cloudspaces, values);
-    const machines = await Rows.read(connection, sql.machines, values);
-    const disks = await Rows.read(connection, sql.disks, values);
-    const nics = await Rows.read(connection, sql.nics, values);
+    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...texts.values };
+    const hours = await Rows.read(connection, queries.accountHours, values, texts.types);
+    const cloudspaces = await Rows.read(connection, queries.cloudspaces, values, texts.types);
+    const machines = await Rows.read(connection, queries.machines, values, texts.types);
+    const disks = await Rows.read(connection, queries.disks, values, texts.types);
+    const nics = await Rows.read(connection, queries.nics, values, texts.types);
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
       cloudspaces.take(hourEpoch, accountId, (c, r) => builder.cloudSpace(c[2]![r] as number, c[3]![r] as string));

@@ -18,8 +18,6 @@ export interface ParquetExport {
   tables: { table: string; rows: number; dir: string }[];
 }
 
-const sqlString = (text: string): string => `'${text.replaceAll("'", "''")}'`;
-
 /**
  * Writes the warehouse as Parquet, readable by Spark, Trino or DuckDB: each data table
  * under `<outDir>/<table>/account_id=<id>/year=<y>/month=<m>/*.parquet` (hive
@@ -43,10 +41,10 @@ export async function toParquet(connection: DuckDBConnection, options: ToParquet
         COPY (SELECT *, make_timestamp(hour_epoch * 1000000) AS hour_utc,
                      year(make_timestamp(hour_epoch * 1000000)) AS year, month(make_timestamp(hour_epoch * 1000000)) AS month
               FROM ${table} ORDER BY account_id, hour_epoch)
-        TO ${sqlString(dir)} (FORMAT parquet, PARTITION_BY (account_id, year, month))`);
+        TO $dir (FORMAT parquet, PARTITION_BY (account_id, year, month))`, { dir });
     }
     result.tables.push({ table, rows, dir });
   }
-  await connection.run(`COPY (SELECT * FROM files ORDER BY file_id) TO ${sqlString(join(outDir, "files.parquet"))} (FORMAT parquet)`);
+  await connection.run("COPY (SELECT * FROM files ORDER BY file_id) TO $file (FORMAT parquet)", { file: join(outDir, "files.parquet") });
   return result;
 }

@@ -26,15 +26,18 @@ export async function writeFocusParquet(report: BillingReport, connection: DuckD
   const converter = await instance.connect();
   try {
     await writeAtomic(csv, toFocusCsv(report, connection, { ...options, guardFormulas: false }));
-    const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
-    const columns = FOCUS_COLUMNS.map(([name]) => `${quote(name)}: 'VARCHAR'`).join(", ");
+    const { STRUCT, VARCHAR, structValue } = duckdbApi();
+    const names = FOCUS_COLUMNS.map(([name]) => name);
+    const columns = structValue(Object.fromEntries(names.map((name) => [name, "VARCHAR"])));
     const select = FOCUS_COLUMNS.map(([name, type]) => {
       const cast = type === "datetime" ? `strptime("${name}", '%Y-%m-%dT%H:%M:%SZ')::TIMESTAMP AT TIME ZONE 'UTC'` : `CAST("${name}" AS ${PARQUET_TYPE[type]})`;
       return `${cast} AS "${name}"`;
     }).join(", ");
     await converter.run(
-      `COPY (SELECT ${select} FROM read_csv(${quote(csv)}, header = true, columns = {${columns}}, nullstr = '', quote = '"', escape = '"'))
-       TO ${quote(temp)} (FORMAT parquet)`,
+      `COPY (SELECT ${select} FROM read_csv($csv, header = true, columns = $columns, nullstr = '', quote = '"', escape = '"'))
+       TO $temp (FORMAT parquet)`,
+      { csv, columns, temp },
+      { columns: STRUCT(Object.fromEntries(names.map((name) => [name, VARCHAR]))) },
     );
     await rename(temp, file);
   } finally {

@@ -112,7 +112,7 @@ const num = (v: unknown): number => Number(v);
  */
 export async function checkWarehouse(connection: DuckDBConnection, load: LoadReport, options: CheckOptions = {}): Promise<CheckReport> {
   const limit = options.limit ?? 100;
-  const all = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS();
+  const all = async (sql: string) => (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
 
   const spans = await all(`
     SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours
@@ -144,7 +144,7 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     SELECT account_id, cloudspace_id, machine_id, count(*) FILTER (WHERE vcpus = 0) AS zero_vcpus,
            count(*) FILTER (WHERE mem_mb = 0) AS zero_mem, min(hour_epoch) AS first
     FROM machines WHERE vcpus = 0 OR mem_mb = 0
-    GROUP BY ALL ORDER BY zero_vcpus + zero_mem DESC, account_id, machine_id LIMIT ${limit}`)).map((r) => ({
+    GROUP BY ALL ORDER BY zero_vcpus + zero_mem DESC, account_id, machine_id LIMIT $limit`)).map((r) => ({
     accountId: num(r.account_id), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
     zeroVcpusHours: num(r.zero_vcpus), zeroMemoryHours: num(r.zero_mem), firstHour: isoUtc(num(r.first)),
   }));
@@ -155,7 +155,7 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
   const nicIdCollisions = (await all(`
     SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, nic_id, count(*) AS nics
     FROM nics WHERE nic_id <> 0 GROUP BY ALL HAVING count(*) > 1
-    ORDER BY account_id, hour_epoch, machine_id LIMIT ${limit}`)).map((r) => ({
+    ORDER BY account_id, hour_epoch, machine_id LIMIT $limit`)).map((r) => ({
     accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
     isGateway: Boolean(r.is_gateway), nicId: num(r.nic_id), nics: num(r.nics),
   }));
@@ -166,7 +166,7 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
 
   const accountIdMismatches = (await all(`
     SELECT account_id, hour_epoch, root_account_id FROM account_hours
-    WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT ${limit}`)).map((r) => ({
+    WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT $limit`)).map((r) => ({
     accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), fileAccountId: num(r.root_account_id),
   }));
 

@@ -171,15 +171,15 @@ export async function insertColumns(
   registerStagedColumns([connection]);
   const key = String(nextKey++);
   scans.set(key, { kinds: columns.map((c) => c.kind), parts: kept, rows: kept.reduce((n, p) => n + p.rows, 0) });
-  const insert = `INSERT INTO ${table} (${columns.map((c) => c.name).join(", ")}) SELECT * FROM ${FUNCTION_NAME}('${key}')`;
+  const insert = `INSERT INTO ${table} (${columns.map((c) => c.name).join(", ")}) SELECT * FROM ${FUNCTION_NAME}($key)`;
   try {
     try {
-      await connection.run(insert);
+      await connection.run(insert, { key });
     } catch (error) {
       // Registered in a transaction that was rolled back since: register it again.
       if (!String((error as Error).message).includes(`Table Function with name ${FUNCTION_NAME} does not exist`)) throw error;
       connection.registerTableFunction(stagedColumnsFunction());
-      await connection.run(insert);
+      await connection.run(insert, { key });
     }
   } finally {
     scans.delete(key);

@@ -29,7 +29,7 @@ export function databaseTarget(connection: DuckDBConnection, rules: LoadRules & 
   return {
     begin: async () => {
       threads = Number((await connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]!.n);
-      await connection.run(`SET threads = ${LOAD_THREADS}`);
+      await connection.run("SET threads = $threads", { threads: LOAD_THREADS });
     },
     add: (staged, loadedBytes) => writer.add(staged.batch, loadedBytes),
     commit: (writeManifest, impossible) => writer.commit(async (c) => {
@@ -48,7 +48,7 @@ export function databaseTarget(connection: DuckDBConnection, rules: LoadRules & 
     abort: () => writer.abort(),
     end: async () => {
       // only speed depends on it; never hide the load's own error
-      if (threads !== undefined) await connection.run(`SET threads = ${threads}`).catch(() => {});
+      if (threads !== undefined) await connection.run("SET threads = $threads", { threads }).catch(() => {});
     },
   };
 }

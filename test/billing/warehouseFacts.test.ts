@@ -1,0 +1,107 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { warehouseFacts } from "../../src/billing/warehouseFacts.js";
+import { encodeAccount } from "../../src/generate/encodeAccount.js";
+import { hourPath } from "../../src/generate/hourPath.js";
+import { duckdbApi } from "../../src/store/duckdb.js";
+import { runCli } from "../helpers/runCli.js";
+import { HOUR, OCT_1, accountHour, gateway, memoryWarehouse, nic, vm } from "../helpers/warehouse.js";
+
+/**
+ * Texts of a file (status, image, machine type, NIC type, cloud-space state) are any bytes
+ * the platform wrote, NUL and quotes included: billing from a warehouse reads them back as
+ * they are, and no output that goes through DuckDB breaks on them.
+ */
+const ODD = ["RUN\0NING", "ubu'ntu\0 22.04", "it's", "\0", "'); DROP TABLE machines; --"];
+
+function oddHour(hourEpoch: number) {
+  return accountHour(2, hourEpoch, {
+    5: [
+      gateway([nic("PUB\0LIC", 10, 10)]),
+      vm(9, { vcpus: 2, mem: 2048, status: ODD[0], imageName: ODD[1] }),
+      vm(10, { vcpus: 4, mem: 1024, status: ODD[2], imageName: ODD[3], networks: [nic("ext'ernal\0", 1, 1)] }),
+      vm(11, { type: "v\0m", status: ODD[4], imageName: ODD[4] }),
+    ],
+  }, { 5: "DEPL'OYED\0" });
+}
+
+describe("texts with NUL bytes and quotes", () => {
+  it("billing from a warehouse reads every text back as the file had it", async () => {
+    const connection = await memoryWarehouse([oddHour(OCT_1), oddHour(OCT_1 + HOUR)]);
+    const seen: unknown[] = [];
+    // the builder's facts are good until the next account-hour: read each as it comes
+    for await (const f of warehouseFacts(connection, { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 2 }, "PUB\0LIC")) {
+      const of = (id: number) => f.machineId.indexOf(id);
+      seen.push({
+        hour: f.hourEpoch,
+        texts: [f.status[of(9)], f.imageName[of(9)], f.status[of(10)], f.imageName[of(10)], f.type[of(11)], f.status[of(11)]],
+        states: [...f.cloudspaceStates],
+        // the gateway's one NIC is of the external type "PUB\0LIC", matched as a whole text
+        gateway: f.gateways.get(5),
+      });
+    }
+    const expected = (hour: number) => ({
+      hour, texts: [ODD[0], ODD[1], ODD[2], ODD[3], "v\0m", ODD[4]], states: ["DEPL'OYED\0"], gateway: { externalNics: 1, externalBytes: 20 },
+    });
+    expect(seen).toEqual([expected(OCT_1), expected(OCT_1 + HOUR)]);
+  });
+
+  describe("the CLI, from a warehouse and from files", () => {
+    let root: string;
+    let tree: string;
+    let db: string;
+    let prices: string;
+
+    beforeAll(async () => {
+      root = await mkdtemp(join(tmpdir(), "cloudunits-texts-"));
+      tree = join(root, "tree");
+      db = join(root, "w.duckdb");
+      prices = join(root, "prices.json");
+      await writeFile(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.05, SU: 10, TU: 0.1, NU: 5 } }));
+      for (const hour of [OCT_1, OCT_1 + HOUR]) {
+        const file = join(tree, hourPath(2, hour), "account_capnp.bin");
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, encodeAccount(oddHour(hour).account));
+      }
+      expect((await runCli(["ingest", tree, "--db", db])).code).toBe(0);
+    }, 120_000);
+    afterAll(() => rm(root, { recursive: true, force: true }));
+
+    const period = ["--start", "2026-10-01T00:00:00Z", "--end", "2026-10-01T02:00:00Z"];
+    // VMs 9 (2 vCPUs, 2 GB: 1 CU) and 10 (4 vCPUs: 2 CU), 2 hours; 11 is not a VM ("v\0m")
+    const CU = 6;
+
+    it("billing --db --skip-bad gives the warehouse's CU", async () => {
+      const run = await runCli(["billing", "--db", db, ...period, "--skip-bad"]);
+      expect(run.stderr).not.toMatch(/Parser Error|at async/);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout).consumption.CU).toBe(CU);
+    }, 60_000);
+
+    it("billing --format csv --detail hourly has each machine's hours", async () => {
+      const run = await runCli(["billing", "--db", db, ...period, "--format", "csv", "--detail", "hourly"]);
+      expect(run.code).toBe(0);
+      const machineRows = run.stdout.split("\n").filter((l) => l.startsWith("machine,"));
+      expect(machineRows.map((l) => l.split(",")[3]).sort()).toEqual(["10", "10", "9", "9"]);
+    }, 60_000);
+
+    it("billing --format xlsx --hourly and focus-parquet write their files", async () => {
+      const xlsx = join(root, "bill.xlsx");
+      const parquet = join(root, "focus.parquet");
+      const runs = [
+        await runCli(["billing", tree, ...period, "--format", "xlsx", "--hourly", "--out", xlsx, "--prices", prices]),
+        await runCli(["billing", tree, ...period, "--format", "focus-parquet", "--out", parquet, "--prices", prices]),
+      ];
+      expect(runs.map((r) => [r.code, r.stderr.match(/Parser Error|at async/)?.[0]])).toEqual([[0, undefined], [0, undefined]]);
+      expect((await readFile(xlsx)).subarray(0, 2).toString()).toBe("PK");
+      const instance = await duckdbApi().DuckDBInstance.create(":memory:");
+      const connection = await instance.connect();
+      const rows = (await connection.runAndReadAll("SELECT sum(ConsumedQuantity) AS cu FROM read_parquet($f) WHERE x_Level = 'account' AND x_Unit = 'CU'", { f: parquet })).getRowObjectsJS();
+      expect(Number(rows[0]!.cu)).toBe(CU);
+      connection.closeSync();
+      instance.closeSync();
+    }, 120_000);
+  });
+});
