@@ -149,9 +149,9 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     zeroVcpusHours: num(r.zero_vcpus), zeroMemoryHours: num(r.zero_mem), firstHour: isoUtc(num(r.first)),
   }));
 
-  const nicOwners = `SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, count(*) AS nics, max(abs(nic_id)) AS max_id
+  const nicOwners = `SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, count(*) AS nics, bool_and(nic_id = 0) AS all_zero
     FROM nics GROUP BY ALL HAVING count(*) > 1`;
-  const zero = (await all(`SELECT count(*) FILTER (WHERE max_id = 0) AS all_zero, count(*) AS several FROM (${nicOwners})`))[0]!;
+  const zero = (await all(`SELECT count(*) FILTER (WHERE all_zero) AS all_zero, count(*) AS several FROM (${nicOwners})`))[0]!;
   const nicIdCollisions = (await all(`
     SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, nic_id, count(*) AS nics
     FROM nics WHERE nic_id <> 0 GROUP BY ALL HAVING count(*) > 1

@@ -68,6 +68,15 @@ describe("check", () => {
     expect(report.nicIdCollisions[0]).toEqual({ accountId: 7, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 2, isGateway: false, nicId: 3, nics: 2 });
   });
 
+  it("takes NIC ids at the ends of their range (-2^31, 2^31 - 1) as ids: no overflow, a collision is a collision", async () => {
+    const MIN = -(2 ** 31);
+    const extremes = await memoryWarehouse([hour(9, 0, [machine(1, { networks: [nic(MIN), nic(MIN)] }), machine(2, { networks: [nic(MIN), nic(2 ** 31 - 1)] })])]);
+    const report = await checkWarehouse(extremes, cleanLoad);
+    extremes.closeSync();
+    expect(report.nicIdsAllZero).toEqual({ machineHours: 0, ofMachineHoursWithSeveralNics: 2 });
+    expect(report.nicIdCollisions).toEqual([{ accountId: 9, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 1, isGateway: false, nicId: MIN, nics: 2 }]);
+  });
+
   it("counts empty records: machines with no id and no type, cloud spaces with no id and no state", async () => {
     expect((await checkWarehouse(connection, cleanLoad)).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
     // What a list of Void reads as: two empty machines, then an empty cloud space.
