@@ -21,7 +21,7 @@ export interface ConsumptionRequest {
 /**
  * Downloads one consumption archive with a logged-in session into `file`: streamed to a
  * temporary file beside it, checked (a zip, every announced byte, entries of the requested
- * account only, every entry decodes), then renamed into place; transient failures retried.
+ * account and hours only, every entry decodes), then renamed into place; transient failures retried.
  * `onBytes(receivedBytes, totalBytes)` as data arrives. Returns the bytes and account-hours.
  * Throws FetchError, or BadFileError for bad data; no message holds a secret of the session.
  */
@@ -51,7 +51,7 @@ export async function downloadConsumption(
         throw await statusError(answer, what, "downloading consumption needs a user with access to the billing group; ask an administrator, or check the credentials");
       }
       await downloadToFile(answer, temporary, what, policy.timeoutMs, onBytes);
-      return validateConsumptionZip(temporary, request.accountId, file);
+      return validateConsumptionZip(temporary, request, file);
     }, policy);
     await rename(temporary, file);
     return { bytes: (await stat(file)).size, accountHours };

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yazl from "yazl";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BadFileError, FetchError, UsageError, fetchConsumption, writeDataset } from "../../src/index.js";
+import { hourPath } from "../../src/generate/hourPath.js";
+import { BadFileError, FetchError, UsageError, fetchConsumption, generateHours, writeDataset } from "../../src/index.js";
 import type { FetchAuth, FetchConsumptionOptions, FetchProgress } from "../../src/index.js";
 import {
   CONSUMPTION_PATH,
@@ -17,6 +18,7 @@ import {
   type FakeServer,
   type Handler,
 } from "./fakeService.js";
+import { zipOf as platformZip } from "./fakePlatform.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const HOURS = 3;
@@ -382,6 +384,22 @@ describe("fetchConsumption", () => {
     expect(error).toMatchObject({ code: "FETCH_WRONG_ACCOUNT" });
     expect(error.message).toContain(`${out}!`);
     expect(error.message).toMatch(/account 8, not the requested account 7/);
+    expect(await filesBeside(out)).toEqual([]);
+  });
+
+  it.each([
+    { first: START - 3600, why: "the hour before the start" },
+    { first: START, why: "the hour after the end's hour" },
+  ])("an archive holding $why is bad data naming the entry, and is not kept", async ({ first }) => {
+    // the requested hours of account 7 (the platform includes the end's hour) and one more
+    const hours = [...generateHours({ accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: HOURS + 2, start: first })];
+    const outside = hours.find((h) => h.hourEpoch < START || h.hourEpoch > END)!;
+    const server = await serve(platform(async (_request, response) => sendBytes(response, await platformZip(hours))));
+    const out = outFile();
+    const error = await failure(fetchConsumption(options(server, { out })));
+    expect(error).toBeInstanceOf(BadFileError);
+    expect(error).toMatchObject({ code: "FETCH_WRONG_PERIOD", file: `${out}!${hourPath(7, outside.hourEpoch)}/account_capnp.bin` });
+    expect(error.message).toContain("outside the hours asked for (2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z, both included)");
     expect(await filesBeside(out)).toEqual([]);
   });
 
