@@ -1,6 +1,8 @@
 import { UsageError } from "../errors.js";
 import { FETCH_DEFAULTS } from "../fetch/serviceSession.js";
-import type { FetchAuth } from "../fetch/types.js";
+import type { FetchAuth, RequestPolicy } from "../fetch/types.js";
+
+const MIB = 1024 * 1024;
 
 /** The options of every command that calls the live service: authentication, timeout, retries. */
 export const SERVICE_OPTIONS = {
@@ -12,6 +14,7 @@ export const SERVICE_OPTIONS = {
   password: { type: "string", describe: "session key: password (or env CLOUDUNITS_PASSWORD, safer than a flag)" },
   timeout: { type: "number", default: FETCH_DEFAULTS.timeoutMs / 1000, describe: "seconds of silence from the server before giving up a request" },
   retries: { type: "number", default: FETCH_DEFAULTS.retries, describe: "retries on 5xx, reset connections, cut-off downloads and timeouts" },
+  "max-json-mib": { type: "number", default: FETCH_DEFAULTS.maxJsonBytes / MIB, describe: "largest JSON answer read (accounts/list, cloudspaces/list), MiB" },
 } as const;
 
 /** The authentication flags of the commands that call the service. */
@@ -68,10 +71,17 @@ export function authFromArgs(argv: AuthFlags, env: NodeJS.ProcessEnv): FetchAuth
 export interface ServiceFlags extends AuthFlags {
   timeout: number;
   retries: number;
+  maxJsonMib: number;
 }
 
-/** The request policy of the flags (UsageError for a bad --timeout). */
-export function policyFromArgs(argv: ServiceFlags): { timeoutMs: number; retries: number } {
+/** A size flag in MiB as bytes (UsageError naming `flag` unless positive). */
+function mibFlag(value: number, flag: string): number {
+  if (!(value > 0)) throw new UsageError(`bad ${flag} ${value}: use a positive number of MiB`);
+  return Math.ceil(value * MIB);
+}
+
+/** The request policy of the flags (UsageError for a bad --timeout or size limit). */
+export function policyFromArgs(argv: ServiceFlags): Required<Pick<RequestPolicy, "timeoutMs" | "retries" | "maxJsonBytes">> {
   if (!(argv.timeout > 0)) throw new UsageError(`bad --timeout ${argv.timeout}: use a positive number of seconds`);
-  return { timeoutMs: argv.timeout * 1000, retries: argv.retries };
+  return { timeoutMs: argv.timeout * 1000, retries: argv.retries, maxJsonBytes: mibFlag(argv.maxJsonMib, "--max-json-mib") };
 }

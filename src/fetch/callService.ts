@@ -6,15 +6,13 @@ import type { ServiceSession } from "./serviceSession.js";
 import { bodySnippet, statusError } from "./statusError.js";
 import { withRetries } from "./withRetries.js";
 
-/** Largest JSON answer read, bytes: a list of every account or cloud space fits. */
-const MAX_JSON_BYTES = 256 * 1024 * 1024;
-
 /**
  * Calls an operation of the service that answers JSON, with a logged-in session: POST with
  * the parameters form-encoded in the body, GET with them in the query string (seed 4).
  * `path` is relative to the base address, e.g. `/restmachine/cloudapi/accounts/list`.
  * Transient failures are retried. Returns the parsed JSON. Throws FetchError: FETCH_AUTH
- * (401/403), FETCH_HTTP, FETCH_NOT_JSON (the answer quoted), FETCH_TIMEOUT, FETCH_NETWORK.
+ * (401/403), FETCH_HTTP, FETCH_NOT_JSON (an excerpt quoted), FETCH_TOO_LARGE (an answer longer
+ * than the policy's `maxJsonBytes`, never retried), FETCH_TIMEOUT, FETCH_NETWORK.
  */
 export async function callService(
   session: ServiceSession,
@@ -41,7 +39,7 @@ export async function callService(
       if (status < 200 || status > 299) {
         throw await statusError(answer, what, "check the credentials: billing operations need a user with access to the billing group");
       }
-      const text = await readBodyText(answer, session.policy.timeoutMs, MAX_JSON_BYTES);
+      const text = await readBodyText(answer, session.policy.timeoutMs, session.policy.maxJsonBytes, `${what}: the answer`, "raise --max-json-mib if it is genuinely that long");
       try {
         return JSON.parse(text) as unknown;
       } catch {

@@ -192,17 +192,38 @@ export async function readSmallText(answer: HttpResponse, maxBytes = 64 * 1024):
   return Buffer.concat(chunks).subarray(0, maxBytes).toString("utf8");
 }
 
-/** Reads a whole small body (a token, a key) as text, with the request's timeout, or throws. */
-export async function readBodyText(answer: HttpResponse, timeoutMs: number, maxBytes = 1024 * 1024): Promise<string> {
+/** `bytes` for a message: `67108864 bytes (64 MiB)`. */
+export function bytesText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes} bytes (${+(bytes / 1024 / 1024).toFixed(1)} MiB)` : `${bytes} bytes`;
+}
+
+/**
+ * The FetchError FETCH_TOO_LARGE (never retried) when `answer` announces, or `receivedBytes`
+ * reaches, more than `maxBytes`; undefined otherwise. `what` names the body, `hint` what to do.
+ */
+export function tooLargeError(answer: HttpResponse, receivedBytes: number, maxBytes: number, what: string, hint: string): FetchError | undefined {
+  const length = answer.response.headers["content-length"];
+  const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : 0;
+  if (announced <= maxBytes && receivedBytes <= maxBytes) return undefined;
+  const size = announced > maxBytes ? `announced ${bytesText(announced)}` : `went on past ${bytesText(maxBytes)}`;
+  return new FetchError("FETCH_TOO_LARGE", `${what} from ${displayUrl(answer.url)} ${size}, more than the limit of ${bytesText(maxBytes)}; it was not kept: ${hint}`);
+}
+
+/**
+ * Reads a whole small body (a token, a key, a JSON answer) as text, with the request's timeout,
+ * or throws; a body longer than `maxBytes` is a FetchError FETCH_TOO_LARGE, read no further.
+ */
+export async function readBodyText(answer: HttpResponse, timeoutMs: number, maxBytes = 1024 * 1024, what = "the answer", hint = "check the address"): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
+    const announced = tooLargeError(answer, 0, maxBytes, what, hint);
+    if (announced) throw announced;
     for await (const chunk of answer.response as AsyncIterable<Buffer>) {
       chunks.push(chunk);
       size += chunk.length;
-      if (size > maxBytes) {
-        throw new FetchError("FETCH_HTTP", `${displayUrl(answer.url)} answered with more than ${maxBytes} bytes where a short text was expected`);
-      }
+      const tooLarge = tooLargeError(answer, size, maxBytes, what, hint);
+      if (tooLarge) throw tooLarge;
     }
   } catch (error) {
     answer.abort();

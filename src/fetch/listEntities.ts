@@ -49,12 +49,33 @@ export function parseList<K extends string>(answer: unknown, endpoint: string, e
   });
 }
 
-/** `POST accounts/list` (seed 4): every account the user may see. Throws FetchError. */
-export async function listAccounts(session: ServiceSession): Promise<ListedAccount[]> {
-  return parseList(await callService(session, "POST", ACCOUNTS_LIST_PATH), ACCOUNTS_LIST_PATH);
+/** Account ids are positive integers below 2^32, as in consumption paths. */
+const MAX_ACCOUNT_ID = 2 ** 32 - 1;
+
+/**
+ * `items` unchanged when each one's `field` is an account id (1 to 2^32 − 1); otherwise a
+ * FetchError FETCH_BAD_LIST naming the endpoint, the item and the id.
+ */
+function checkAccountIds<T extends Record<string, unknown>>(items: T[], field: keyof T & string, endpoint: string): T[] {
+  items.forEach((item, i) => {
+    const id = item[field] as number;
+    if (id < 1 || id > MAX_ACCOUNT_ID) {
+      throw new FetchError(
+        "FETCH_BAD_LIST",
+        `POST ${endpoint} lists account id ${id} (item ${i + 1}, "${field}"), which no account can have: account ids are 1 to ${MAX_ACCOUNT_ID}; ask the platform's operators`,
+      );
+    }
+  });
+  return items;
 }
 
-/** `POST cloudspaces/list` (seed 4): every cloud space the user may see, with its account. Throws FetchError. */
+/** `POST accounts/list` (seed 4): every account the user may see. Throws FetchError (FETCH_BAD_LIST for an impossible id). */
+export async function listAccounts(session: ServiceSession): Promise<ListedAccount[]> {
+  return checkAccountIds(parseList(await callService(session, "POST", ACCOUNTS_LIST_PATH), ACCOUNTS_LIST_PATH), "id", ACCOUNTS_LIST_PATH);
+}
+
+/** `POST cloudspaces/list` (seed 4): every cloud space the user may see, with its account. Throws FetchError (FETCH_BAD_LIST for an impossible account id). */
 export async function listCloudspaces(session: ServiceSession): Promise<ListedCloudspace[]> {
-  return parseList(await callService(session, "POST", CLOUDSPACES_LIST_PATH), CLOUDSPACES_LIST_PATH, ["accountId"] as const);
+  const items = parseList(await callService(session, "POST", CLOUDSPACES_LIST_PATH), CLOUDSPACES_LIST_PATH, ["accountId"] as const);
+  return checkAccountIds(items, "accountId", CLOUDSPACES_LIST_PATH);
 }

@@ -4,8 +4,8 @@ import { endpointUrl } from "./endpointUrl.js";
 import { redactError } from "./redact.js";
 import type { Credentials, FetchAuth, RequestPolicy } from "./types.js";
 
-/** Defaults of RequestPolicy: 60 s of silence, 3 retries from 1 s doubling, 10 redirects. */
-export const FETCH_DEFAULTS = { timeoutMs: 60_000, retries: 3, retryDelayMs: 1_000, maxRedirects: 10 } as const;
+/** Defaults of RequestPolicy: 60 s of silence, 3 retries from 1 s doubling, 10 redirects, JSON answers up to 64 MiB. */
+export const FETCH_DEFAULTS = { timeoutMs: 60_000, retries: 3, retryDelayMs: 1_000, maxRedirects: 10, maxJsonBytes: 64 * 1024 * 1024 } as const;
 
 /** A logged-in connection to the service: what every call after the login carries. */
 export interface ServiceSession {
@@ -29,11 +29,13 @@ export function policyOf(options: RequestPolicy): Required<RequestPolicy> {
     retries: options.retries ?? FETCH_DEFAULTS.retries,
     retryDelayMs: options.retryDelayMs ?? FETCH_DEFAULTS.retryDelayMs,
     maxRedirects: options.maxRedirects ?? FETCH_DEFAULTS.maxRedirects,
+    maxJsonBytes: options.maxJsonBytes ?? FETCH_DEFAULTS.maxJsonBytes,
   };
   if (!(policy.timeoutMs > 0)) throw new UsageError(`bad timeout ${policy.timeoutMs} ms: use a positive number`);
   if (!Number.isInteger(policy.retries) || policy.retries < 0) throw new UsageError(`bad retries ${policy.retries}: use a whole number ≥ 0`);
   if (!(policy.retryDelayMs >= 0)) throw new UsageError(`bad retry delay ${policy.retryDelayMs} ms: use a number ≥ 0`);
   if (!Number.isInteger(policy.maxRedirects) || policy.maxRedirects < 0) throw new UsageError(`bad redirect limit ${policy.maxRedirects}: use a whole number ≥ 0`);
+  if (!Number.isSafeInteger(policy.maxJsonBytes) || policy.maxJsonBytes < 1) throw new UsageError(`bad JSON answer limit ${policy.maxJsonBytes} bytes: use a whole number ≥ 1`);
   return policy;
 }
 

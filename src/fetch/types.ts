@@ -43,6 +43,11 @@ export interface RequestPolicy {
   retryDelayMs?: number;
   /** Redirects followed per request. Default 10. */
   maxRedirects?: number;
+  /**
+   * Largest JSON answer read (`accounts/list`, `cloudspaces/list`, a calculation), bytes: a
+   * longer one is refused (FETCH_TOO_LARGE), not parsed. Default 64 MiB.
+   */
+  maxJsonBytes?: number;
 }
 
 /** Options of {@link fetchConsumption}. */

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
-import { fakePlatform, zipOf } from "../fetch/fakePlatform.js";
+import { runCli } from "../helpers/runCli.js";
+import { ACCOUNTS_LIST, CLOUDSPACES_LIST, fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, startServer, type FakeServer, type Handler } from "../fetch/fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
@@ -78,5 +79,64 @@ describe("sync refuses what the service was not asked for", () => {
     const report = await sync({ ...options, url: server!.url });
     expect(report.accounts.map((a) => a.status)).toEqual(["synced"]);
     expect(report.totalAccountHours).toBe(records.length);
+  }, 120_000);
+});
+
+describe("sync bounds what the lists may cost", () => {
+  it("an accounts/list longer than --max-json-mib is refused after one request, naming the list and the limit (exit 4), and nothing is written", async () => {
+    // 30,000 accounts with long names: about 2.7 MB of JSON
+    const accountsListBody = Array.from({ length: 30_000 }, (_, i) => ({ id: i + 1, name: `account ${i + 1} `.padEnd(80, "x") }));
+    await serve(fakePlatform({ hours: records, accountsListBody }));
+    const db = newDb();
+    const run = await runCli(["sync", "--url", server!.url, "--db", db, "--since", "2026-10-01", "--until", "2026-10-02", "--max-json-mib", "1"],
+      { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password });
+    expect(run.stderr).toMatch(/POST accounts\/list: the answer from http:\/\/127\.0\.0\.1:\d+\/restmachine\/cloudapi\/accounts\/list announced \d+ bytes \(2\.\d MiB\), more than the limit of 1048576 bytes \(1 MiB\)/);
+    expect(run.stderr).toContain("--max-json-mib");
+    expect(run.code).toBe(4);
+    expect(server!.seenAt(ACCOUNTS_LIST)).toHaveLength(1);
+    expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(0);
+    expect(await rows(db, "SELECT * FROM entity_names")).toEqual([]);
+  }, 120_000);
+
+  it("a list that sends more than it announced is cut off at the limit", async () => {
+    const big = JSON.stringify(Array.from({ length: 30_000 }, (_, i) => ({ id: i + 1, name: `account ${i + 1}` })));
+    let sent = 0;
+    const inner = fakePlatform({ hours: records });
+    await serve((request, response) => {
+      if (request.path !== ACCOUNTS_LIST) return inner(request, response);
+      response.writeHead(200, { "content-type": "application/json" }); // no length: chunked
+      const write = () => {
+        while (sent < big.length * 40) {
+          sent += big.length;
+          if (!response.write(big)) return void response.once("drain", write);
+        }
+        response.end();
+      };
+      write();
+    });
+    const error = await sync({ url: server!.url, auth: AUTH, db: newDb(), since: START, until: START + DAY, maxJsonBytes: 1024 * 1024 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "FETCH_TOO_LARGE" });
+    expect((error as Error).message).toMatch(/went on past 1048576 bytes \(1 MiB\)/);
+    expect(sent).toBeLessThan(big.length * 40);
+    expect(server!.seenAt(ACCOUNTS_LIST)).toHaveLength(1);
+  }, 120_000);
+
+  it.each([
+    { list: ACCOUNTS_LIST, id: 0, field: "id" },
+    { list: ACCOUNTS_LIST, id: 2 ** 32, field: "id" },
+    { list: CLOUDSPACES_LIST, id: 0, field: "accountId" },
+  ])("$list listing account id $id is refused, naming the item", async ({ list, id, field }) => {
+    const inner = fakePlatform({ hours: records });
+    await serve((request, response) => {
+      if (request.path !== list) return inner(request, response);
+      const body = JSON.stringify([{ id: 1, name: "one", accountId: 1 }, { id: list === ACCOUNTS_LIST ? id : 5, name: "bad", accountId: id }]);
+      response.writeHead(200, { "content-type": "application/json" }).end(body);
+    });
+    const db = newDb();
+    const error = await sync({ url: server!.url, auth: AUTH, db, since: START, until: START + DAY }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "FETCH_BAD_LIST" });
+    expect((error as Error).message).toContain(`lists account id ${id} (item 2, "${field}")`);
+    expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(0);
+    expect(await rows(db, "SELECT * FROM entity_names")).toEqual([]);
   }, 120_000);
 });

@@ -4,7 +4,7 @@ import { isDirectoryOut } from "../../fetch/consumptionFile.js";
 import { fetchConsumption } from "../../fetch/fetchConsumption.js";
 import { startBytesProgress } from "../progress.js";
 import { commandLine } from "./index.js";
-import { authFromArgs, SERVICE_OPTIONS, type ServiceFlags } from "../serviceOptions.js";
+import { authFromArgs, policyFromArgs, SERVICE_OPTIONS, type ServiceFlags } from "../serviceOptions.js";
 
 export { authFromArgs } from "../serviceOptions.js";
 
@@ -38,7 +38,7 @@ export const fetchCommand: CommandModule<object, FetchArgs> = {
     if (accountIds.length > 1 && !(await isDirectoryOut(argv.out))) {
       throw new UsageError(`--out ${argv.out} must be a directory (existing, or ending with /) for several --account-id: each account gets its own file`);
     }
-    if (!(argv.timeout > 0)) throw new UsageError(`bad --timeout ${argv.timeout}: use a positive number of seconds`);
+    const policy = policyFromArgs(argv);
     const auth = authFromArgs(argv, process.env);
     for (const accountId of accountIds) {
       const bar = startBytesProgress(`account ${accountId}`);
@@ -50,8 +50,7 @@ export const fetchCommand: CommandModule<object, FetchArgs> = {
           start: argv.start,
           end: argv.end,
           out: argv.out,
-          timeoutMs: argv.timeout * 1000,
-          retries: argv.retries,
+          ...policy,
           onProgress: (progress) => bar.update(progress.receivedBytes, progress.totalBytes),
         });
         bar.stop();
