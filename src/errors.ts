@@ -1,7 +1,7 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
- * codes (SPEC 5): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4,
+ * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4,
  * WarehouseBusyError → 6, StaleWarehouseError → 7.
  */
 
@@ -76,7 +76,7 @@ export class BadInputError extends CloudunitsError {
 }
 
 /**
- * Impossible values (SPEC 3.1: NaN, ±Infinity, negative) in fields a computation uses
+ * Impossible values (docs/warehouse.md: NaN, ±Infinity, negative) in fields a computation uses
  * (exit 3): the message names each one's file, entity and field.
  */
 export class ImpossibleValuesError extends CloudunitsError {

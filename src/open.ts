@@ -31,8 +31,8 @@ export interface Store {
   /** The DuckDB connection, for queries beyond these methods (tables of `SCHEMA_SQL`). */
   readonly connection: DuckDBConnection;
   /**
-   * `billing/calculate` (SPEC 3.3 shape) over `[start, end)`, epoch seconds; names: those `sync`
-   * stored, under `options.names`. Throws an ImpossibleValuesError (SPEC 3.1) when a billed
+   * `billing/calculate` (docs/cli.md shape) over `[start, end)`, epoch seconds; names: those `sync`
+   * stored, under `options.names`. Throws an ImpossibleValuesError (docs/warehouse.md) when a billed
    * field of the period holds NaN, ±Infinity or a negative value, unless the store was opened
    * with `skipBad` (then it counts as 0).
    */
@@ -40,16 +40,16 @@ export interface Store {
   calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
   calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
   /**
-   * The invoice of an account over `[start, end)` under a price list (SPEC 3.2): one line per
+   * The invoice of an account over `[start, end)` under a price list (docs/formulas.md): one line per
    * priced unit (quantity, unit price, amount rounded half-even) and the amount due, the sum
    * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings.
    */
   invoice(params: BillingParams & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
-  /** `machines/stats` (SPEC 4 shape). */
+  /** `machines/stats` (docs/statistics.md shape). */
   machineStats(request: MachineStatsRequest): Promise<StatsResponse>;
-  /** `cloudspaces/stats` (SPEC 4 shape). */
+  /** `cloudspaces/stats` (docs/statistics.md shape). */
   cloudspaceStats(request: CloudspaceStatsRequest): Promise<StatsResponse>;
-  /** `accounts/stats` (SPEC 4 shape). */
+  /** `accounts/stats` (docs/statistics.md shape). */
   accountStats(request: AccountStatsRequest): Promise<StatsResponse>;
   /** Runs SQL (with optional `$name` parameters) and returns the result as an arquero table; BIGINTs become numbers when exact. */
   query(sql: string, params?: Record<string, DuckDBValue>): Promise<ArqueroTable>;

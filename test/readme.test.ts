@@ -167,17 +167,27 @@ describe("README.md", () => {
     }
   });
 
-  it("the price list of the Money section, as written there, is a price list the CLI reads (per-account override included)", async () => {
-    const money = section(README, /^### Money/);
-    // a fragment wrapped over two lines of the README is one line of YAML
+  it("the price list the README shows is the prices.yaml its examples bill with, a price list the CLI reads", async () => {
+    const [yaml] = codeBlocks(README, "yaml");
+    expect(yaml).toBeDefined();
+    writeFileSync(join(cwd, "prices.yaml"), yaml!);
+    const list = await loadPrices(join(cwd, "prices.yaml"));
+    expect(list.accounts.get(2)?.CU?.text).toBe("0.04");
+    expect(list.prices.CU?.text).toBe("0.05");
+  });
+
+  it("the price list fragments of docs/formulas.md's Money section, as written there, are a price list the CLI reads (per-account override included)", async () => {
+    const money = section(readDoc("docs/formulas.md"), /^## Money/);
+    // a fragment wrapped over two lines of the page is one line of YAML
     const fragment = (key: string) => new RegExp(`\`(${key}: \\{[^\`]*\\})\``).exec(money)?.[1]?.replace(/\s+/g, " ");
     const prices = fragment("prices");
     const accounts = fragment("accounts");
     expect([prices, accounts]).toEqual([expect.any(String), expect.any(String)]);
-    // placeholders only: the currency the list needs, and the README's `{...}` for an account's prices
+    // placeholders only: the currency the list needs, and the page's `{...}` for an account's prices
     const yaml = ["currency: EUR", prices!, accounts!.replace("{...}", "{ CU: 0.04 }")].join("\n");
-    writeFileSync(join(cwd, "prices.yaml"), `${yaml}\n`);
-    const list = await loadPrices(join(cwd, "prices.yaml"));
+    const file = join(cwd, "formulas-prices.yaml");
+    writeFileSync(file, `${yaml}\n`);
+    const list = await loadPrices(file);
     const [id] = [...list.accounts.keys()];
     expect(list.accounts.get(id!)?.CU?.text).toBe("0.04");
     expect(list.prices.CU?.text).toBeDefined();

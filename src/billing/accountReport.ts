@@ -5,7 +5,7 @@ import type { PriceList } from "./prices.js";
 
 /**
  * The part of a report about one account, for a statement made for that account alone
- * (SPEC 3.2): its lines, money and invoice; of the data quality only what is its own (its
+ * (docs/formulas.md): its lines, money and invoice; of the data quality only what is its own (its
  * missing hours, its impossible values) and the warnings of those; its own price override
  * only; no inputs, file counts or fingerprints of the whole load (they count other
  * accounts' files). Whatever a statement renders from this holds nothing of another account.

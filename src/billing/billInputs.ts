@@ -70,10 +70,10 @@ class RunManifest implements LoadManifest {
  * each is decoded, on worker threads for larger inputs, into the facts billing needs, and
  * summed by the billing engine as it goes. Nothing is loaded into a database, and over a
  * longer period memory grows only by the files' index (about 150 bytes each). Duplicates,
- * conflicts and bad files are treated as by `open` (SPEC 5): without `skipBad` a
+ * conflicts and bad files are treated as by `open` (docs/cli.md): without `skipBad` a
  * BadInputError names every bad file. Impossible values in
  * billed fields are in `quality.impossibleValues` (counted as 0): refusing them is the caller's
- * choice (SPEC 3.1).
+ * choice (docs/warehouse.md).
  *
  * The figures are those of `billingReport` over a warehouse loaded from the same inputs, to the bit.
  */

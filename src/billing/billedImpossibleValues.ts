@@ -6,7 +6,7 @@ import { BILLING_COLUMNS } from "./warehouseFacts.js";
 import { checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
-/** The measures billing reads, by part (SPEC 3.1: an impossible value in one of these stops billing, or counts 0 under --skip-bad). */
+/** The measures billing reads, by part (docs/warehouse.md: an impossible value in one of these stops billing, or counts 0 under --skip-bad). */
 const BILLED_MEASURES = {
   machine: MEASURED_FIELDS.machine.map((f) => f.column).filter((c) => (BILLING_COLUMNS.machines as readonly string[]).includes(c)),
   disk: MEASURED_FIELDS.disk.map((f) => f.column).filter((c) => (BILLING_COLUMNS.disks as readonly string[]).includes(c)),
@@ -14,7 +14,7 @@ const BILLED_MEASURES = {
 };
 
 /**
- * True for an impossible value billing uses (SPEC 3.1) whatever its hour and account: vcpus
+ * True for an impossible value billing uses (docs/warehouse.md) whatever its hour and account: vcpus
  * and mem of a machine of the billed type, size and limits of its disks, tx and rx of the
  * external NICs of those machines and of gateways. The billing engine counts them as 0.
  */
@@ -38,7 +38,7 @@ export function compareImpossible(a: ImpossibleValue, b: ImpossibleValue): numbe
 }
 
 /**
- * The impossible values (SPEC 3.1: NaN, ±Infinity, negative) in the fields billing uses in
+ * The impossible values (docs/warehouse.md: NaN, ±Infinity, negative) in the fields billing uses in
  * the period `params`: vcpus and mem of the billed machines, size and limits of their disks,
  * tx and rx of external NICs. Billing counts them as 0.
  */
@@ -52,7 +52,7 @@ export async function billedImpossibleValues(
 }
 
 /**
- * Refuses to bill a period holding impossible values in billed fields (SPEC 3.1): throws an
+ * Refuses to bill a period holding impossible values in billed fields (docs/warehouse.md): throws an
  * ImpossibleValuesError (exit 3) naming each one's file, entity and field, unless `skipBad`
  * (then they count as 0 and the report's data quality lists them).
  */
@@ -64,7 +64,7 @@ export async function assertBillable(
 }
 
 /**
- * Throws an ImpossibleValuesError naming each billed impossible value (SPEC 3.1: exit 3), when
+ * Throws an ImpossibleValuesError naming each billed impossible value (docs/warehouse.md: exit 3), when
  * there is one: what billing does unless it counts them as 0 (`--skip-bad`).
  */
 export function refuseImpossible(billed: ImpossibleValue[]): void {

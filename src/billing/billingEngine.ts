@@ -10,7 +10,7 @@ export type EngineLevel = keyof typeof LEVEL_RANK;
 const LEVEL_OF_RANK: EngineLevel[] = ["environment", "account", "cloudspace", "machine"];
 
 /**
- * The figures of one entity, in one hour or summed over the period (SPEC 3). Units in
+ * The figures of one entity, in one hour or summed over the period (docs/formulas.md). Units in
  * unit-hours, NU in TB transferred (null for machines, which have no NU of their own).
  */
 export interface Figures {
@@ -26,7 +26,7 @@ export interface Figures {
   cuSum: number;
   /** The part of PIU that is the gateways' public IPs. */
   gatewayPiu: number;
-  /** Showback CU (SPEC 3.2): the account's CU allocated to its cloud spaces, and on to their machines. */
+  /** Showback CU (docs/formulas.md): the account's CU allocated to its cloud spaces, and on to their machines. */
   cuAllocated: number;
   /** NU of the entity's own external NICs (a machine's, or a cloud space's gateways'); 0 above. */
   ownNicNu: number;
@@ -123,7 +123,7 @@ interface EnvironmentHour {
 }
 
 /**
- * The one definition of the billing units (SPEC 3) and of showback (SPEC 3.2). It takes the
+ * The one definition of the billing units (docs/formulas.md) and of showback (docs/formulas.md). It takes the
  * facts of account-hours (from the files as they decode, or from a database's rows) and
  * keeps, per entity, exact sums of its hourly figures: memory grows with the entities, and
  * by a few numbers per hour, not with the machine-hours. Account-hours may come in any order,

@@ -14,7 +14,7 @@ export interface CalculateCloudspace { id: number; name: string; consumption: Co
 export interface CalculateAccount { id: number; name: string; consumption: Consumption; cloudspaces: Record<string, CalculateCloudspace> }
 
 /**
- * The SPEC 3.1 shape of `billing/calculate`: `{ account }` with an account id, else the
+ * The shape of `billing/calculate` (docs/cli.md): `{ account }` with an account id, else the
  * whole environment `{ consumption }`.
  */
 export type CalculateResult = { account: CalculateAccount } | { consumption: Consumption };

@@ -23,7 +23,7 @@ export interface DataQuality {
   /**
    * Records with no id and no type or state: machine-hours of machines with id 0 and type "",
    * cloud-space-hours of cloud spaces with id 0 and state "". Files of the platform never hold
-   * them; a damaged file does (e.g. a list of Void read as empty structs, SPEC 2.2).
+   * them; a damaged file does (e.g. a list of Void read as empty structs, docs/input.md).
    */
   emptyRecords: { machineHours: number; cloudSpaceHours: number };
   /** True when no account has a sample in the period (the result is empty). */
@@ -32,7 +32,7 @@ export interface DataQuality {
   skipped: SkippedFile[];
   /** Byte-identical duplicates dropped (from the load report). */
   duplicates: string[];
-  /** Impossible values (SPEC 3.1: NaN, ±Infinity, negative) in billed fields of the period: counted as 0. */
+  /** Impossible values (docs/warehouse.md: NaN, ±Infinity, negative) in billed fields of the period: counted as 0. */
   impossibleValues: ImpossibleValue[];
 }
 

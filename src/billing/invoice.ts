@@ -25,7 +25,7 @@ export interface InvoiceLine {
 }
 
 /**
- * An account's invoice (SPEC 3.2): one line per priced unit, and the amount due = Σ of the
+ * An account's invoice (docs/formulas.md): one line per priced unit, and the amount due = Σ of the
  * rounded line amounts. `JSON.stringify` gives amounts as decimal strings with the
  * currency's decimals (`"12.30"`).
  */

@@ -68,7 +68,7 @@ export interface BillingLine {
   /** Unit-hours (NU: TB), before any per-month division (what money is computed from). */
   unitHours: Quantities;
   /**
-   * Showback CU (SPEC 3.2), per `options.per`: the account's CU allocated hour by hour to its
+   * Showback CU (docs/formulas.md), per `options.per`: the account's CU allocated hour by hour to its
    * cloud spaces in proportion to their own CU, and on to their machines; equal to CU for
    * accounts and the environment. Adds up at every level, unlike own CU under `aggregate`.
    */

@@ -8,7 +8,7 @@ import { SumBank } from "./exactSum.js";
  * What billing needs of one account-hour, column by column: its cloud spaces' states, and per
  * machine record (every type but gateways) the machine's own fields with the totals of the
  * disks and external NICs of its (cloud space, machine id); per cloud space, its gateways'
- * external NICs. Impossible values (SPEC 3.1: NaN, ±Infinity, negative; NULL in a database)
+ * external NICs. Impossible values (docs/warehouse.md: NaN, ±Infinity, negative; NULL in a database)
  * count as 0. The arrays are the builder's: valid until its next `begin`.
  */
 export interface AccountHourFacts {
@@ -44,7 +44,7 @@ export interface AccountHourFacts {
 const counted = (value: number | null): number => (value === null || isImpossible(value) ? 0 : value);
 
 /**
- * The IOPS limit of one disk (SPEC 3, TU): its configured total IOPS when set (> 0), else
+ * The IOPS limit of one disk (docs/formulas.md, TU): its configured total IOPS when set (> 0), else
  * read + write IOPS when they are, else 0.
  */
 export function diskIopsLimit(total: number | null, read: number | null, write: number | null): number {

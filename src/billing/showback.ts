@@ -33,7 +33,7 @@ export function showbackWeight(line: BillingLine, unit: UnitName): number {
 }
 
 /**
- * Showback money (SPEC 3.2): each account's invoice line amounts split over its cloud
+ * Showback money (docs/formulas.md): each account's invoice line amounts split over its cloud
  * spaces, and each cloud space's share over its machines and gateway, by the
  * largest-remainder method (`splitAmount`) with `showbackWeight` as weights, so at every
  * level the rounded amounts add up to the account's lines to the cent. Gateway lines are

@@ -1,4 +1,4 @@
-/** How CU rolls up from machines to cloud spaces, accounts and the environment (SPEC 3). */
+/** How CU rolls up from machines to cloud spaces, accounts and the environment (docs/formulas.md). */
 export type CuRollup = "aggregate" | "sum";
 
 /** The billing units, in the order every output shows them. */

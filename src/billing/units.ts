@@ -2,7 +2,7 @@ import { UsageError } from "../errors.js";
 import { readStructured } from "./readStructured.js";
 
 /**
- * Every constant of the billing formulas (SPEC 3). The defaults are the published ones
+ * Every constant of the billing formulas (docs/formulas.md). The defaults are the published ones
  * (`DEFAULT_UNITS`); a units file (JSON or YAML) overrides any of them.
  */
 export interface Units {
@@ -33,12 +33,12 @@ export interface Units {
   /**
    * Machine statuses whose compute is billed (CU, VCU, MU, WU); `null` bills every status.
    * Storage (SU, TU), public IPs (PIU) and traffic (NU) are billed whatever the status.
-   * Default `null` (SPEC 3 bills every VM).
+   * Default `null` (docs/formulas.md bills every VM).
    */
   billableStatuses: string[] | null;
 }
 
-/** The published constants of SPEC 3. */
+/** The published constants of docs/formulas.md. */
 export const DEFAULT_UNITS: Readonly<Units> = Object.freeze({
   mbPerGb: 1024,
   gbPerCu: 4,

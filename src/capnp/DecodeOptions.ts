@@ -38,5 +38,5 @@ export const TRAVERSAL_LIMIT_FACTOR = 8;
 export const EXPANSION_LIMIT_FACTOR = 8;
 /** The smallest default expansion limit, words: what a file of 8 words may decode to. */
 export const MIN_EXPANSION_LIMIT_WORDS = 64;
-/** Default {@link DecodeOptions.maxUnpackedBytes}: 256 MiB, the zip entry limit of SPEC 2.2. */
+/** Default {@link DecodeOptions.maxUnpackedBytes}: 256 MiB, the zip entry limit of docs/input.md. */
 export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;

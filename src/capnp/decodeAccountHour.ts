@@ -9,7 +9,7 @@ import { visitAccountHour } from "./visitAccountHour.js";
  * file (`rootAccountId` is the file's `accountId`), or the controller's `CloudSpace` files,
  * combined as the platform's aggregator does into one account whose cloud spaces follow the
  * sources' order (`rootAccountId` is null). `accountId` and `hourEpoch` always come from the
- * account-hour, that is from the path (SPEC 2.1).
+ * account-hour, that is from the path (docs/input.md).
  *
  * @param hour the account-hour found by the reader.
  * @param options limits for every source; each source's `name` and `packed` replace

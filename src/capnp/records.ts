@@ -1,6 +1,6 @@
 /**
  * Plain records decoded from a consumption file (schema/resourcemonitoring.capnp).
- * Field names follow the schema; units are those of SPEC 2.3.
+ * Field names follow the schema; units are those of docs/input.md.
  */
 
 /** A disk's configured limits; every field is a Float32 of the file. */
@@ -77,7 +77,7 @@ export interface Account {
 
 /** A decoded account-hour, ready to load. */
 export interface DecodedAccountHour {
-  /** From the path (SPEC 2.1: ids and hours are always taken from the path). */
+  /** From the path (docs/input.md: ids and hours are always taken from the path). */
   accountId: number;
   hourEpoch: number;
   /** `Account.accountId` of the file; `null` when the hour was made from CloudSpace files. */

@@ -3,7 +3,7 @@ import {
 } from "../errors.js";
 
 /**
- * SPEC 5: 2 bad usage, 3 bad input data, 4 fetch (or sync) could not authenticate or download,
+ * docs/cli.md: 2 bad usage, 3 bad input data, 4 fetch (or sync) could not authenticate or download,
  * 5 reconcile found differences, 6 the warehouse stayed busy beyond the wait, 7 `status --max-lag` found
  * an account staler than allowed, 1 a bug or the machine (a full disk: WarehouseStorageError).
  */

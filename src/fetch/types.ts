@@ -1,4 +1,4 @@
-/** Options and results of the live-service client (SPEC 5, seed 4.5 and 5). */
+/** Options and results of the live-service client (docs/cli.md, seed 4.5 and 5). */
 
 /** Authentication with a bearer token (JWT) from the identity provider (seed 5.1). */
 export interface JwtAuth {

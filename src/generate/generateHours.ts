@@ -31,12 +31,12 @@ export interface GenerateOptions {
   firstAccountId?: number;
   /**
    * Write each gateway's external NIC as some platform versions do: its received bytes in
-   * `tx` and 0 in `rx` (SPEC 2.3). Default false.
+   * `tx` and 0 in `rx` (docs/input.md). Default false.
    */
   gatewayRxInTx?: boolean;
 }
 
-/** The gateway's machine type and id (SPEC 2.3), and the figures the model gives it. */
+/** The gateway's machine type and id (docs/input.md), and the figures the model gives it. */
 const GATEWAY = { type: "routeros", id: 0, vcpus: 1, memMb: 256 };
 const SECONDS_PER_HOUR = 3600;
 

@@ -1,7 +1,7 @@
 /**
  * The relative path of an account-hour's directory: `<accountId>/<year>/<month>/<day>/<hour>`
  * in UTC, month, day and hour unpadded as the platform writes them (`padded`: zero-padded to
- * two digits, which readers accept too; default false) (SPEC 2.1).
+ * two digits, which readers accept too; default false) (docs/input.md).
  */
 export function hourPath(accountId: number, hourEpoch: number, padded = false): string {
   const t = new Date(hourEpoch * 1000);

@@ -1,7 +1,7 @@
 import { UsageError } from "../errors.js";
 import type { InputLimits } from "./types.js";
 
-/** The default safety limits on inputs (SPEC 2.2). */
+/** The default safety limits on inputs (docs/input.md). */
 export const DEFAULT_INPUT_LIMITS: Required<InputLimits> = {
   maxEntryBytes: 256 * 1024 * 1024,
   maxCompressionRatio: 1000,

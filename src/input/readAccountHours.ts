@@ -9,7 +9,7 @@ export const DEFAULT_READ_AHEAD_HOURS = 16;
 export const DEFAULT_READ_AHEAD_BYTES = 64 * 1024 * 1024;
 
 /**
- * Reads account-hours from zip files and directory trees (SPEC 2.1): see `readAccountHours`.
+ * Reads account-hours from zip files and directory trees (docs/input.md): see `readAccountHours`.
  * Iterating indexes the inputs, then yields one account-hour at a time; the archives it opens
  * are closed when iteration ends, throws, or the consumer leaves the loop early (`break`).
  * Each iteration reads the inputs afresh.

@@ -64,7 +64,7 @@ export interface AccountHourLocation {
   sources: SourceLocation[];
 }
 
-/** Safety limits on zip archives and files (SPEC 2.2). */
+/** Safety limits on zip archives and files (docs/input.md). */
 export interface InputLimits {
   /** Largest file or zip entry read, in bytes (uncompressed). Default 256 MiB. */
   maxEntryBytes?: number;

@@ -18,7 +18,7 @@ export interface AccountTree {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function bad(where: string, why: string): FetchError {
-  return new FetchError("FETCH_BAD_ANSWER", `${where} answered in a shape cloudunits does not know (seed 2.5): ${why}`);
+  return new FetchError("FETCH_BAD_ANSWER", `${where} answered in a shape cloudunits does not know (billing/calculate: docs/cli.md): ${why}`);
 }
 
 function figuresOf(value: unknown, where: string, path: string): Figures {

@@ -3,7 +3,7 @@ import { CPU_SPLIT_SERIES, capacityTbSeries, machineDisksSql, totalIopsSeries, s
 const where = (alias: string) => `${alias}.account_id = $account AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
 
 /**
- * The series of one account (seed 2.4 / 4.3; SPEC 4), over all its cloud spaces.
+ * The series of one account (seed 2.4 / 4.3; docs/statistics.md), over all its cloud spaces.
  * `storage-capacity` (the name of the seed's request example) is the same series as
  * `capacity`, returned under the name that was asked for.
  */

@@ -4,7 +4,7 @@ import { runStats } from "./runStats.js";
 import type { AccountStatsRequest, StatsResponse } from "./types.js";
 
 /**
- * The statistics series of one account (seed 4.3, SPEC 4): `{ time, series }` with only the
+ * The statistics series of one account (seed 4.3, docs/statistics.md): `{ time, series }` with only the
  * series named in `include` (capacity TB — also as `storage-capacity`, returned under that
  * key —, vdisk-iops, cpu { allocated vCPUs, inuse % }, memory GB, network { in, out } MB/s).
  * `time` is the hours in `[from, till)` with a loaded account-hour; an unknown account gives

@@ -12,7 +12,7 @@ export interface SeriesRow {
 /**
  * Lays out the rows of one series query as arrays aligned with `time` (`indexOfHour` maps an
  * hour to its position). Sums over nothing are 0 (`array`, `fixed`); an absent disk or NIC
- * is `null` (`keyed`), and so is a value an impossible value entered (SPEC 3.1). Rows at hours outside `time` are not the entity's and are dropped.
+ * is `null` (`keyed`), and so is a value an impossible value entered (docs/warehouse.md). Rows at hours outside `time` are not the entity's and are dropped.
  */
 export function assembleSeries(layout: SeriesLayout, hours: number, indexOfHour: Map<number, number>, rows: Iterable<SeriesRow>): SeriesTree {
   if (layout.kind === "array") {

@@ -4,7 +4,7 @@ const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.cloudspace_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
 
 /**
- * The series of one cloud space (seed 2.3 / 4.2; SPEC 4), over its machines (every machine
+ * The series of one cloud space (seed 2.3 / 4.2; docs/statistics.md), over its machines (every machine
  * that is not the gateway) and, for `network`, its gateway.
  */
 export const CLOUDSPACE_QUERIES: EntityQueries = {

@@ -4,7 +4,7 @@ import { runStats } from "./runStats.js";
 import type { CloudspaceStatsRequest, StatsResponse } from "./types.js";
 
 /**
- * The statistics series of one cloud space (seed 4.2, SPEC 4): `{ time, series }` with only
+ * The statistics series of one cloud space (seed 4.2, docs/statistics.md): `{ time, series }` with only
  * the series named in `include` (vdisk-iops, capacity TB, cpu { allocated vCPUs, inuse % },
  * memory MB, network { vms, gateways } × { in, out } MB in the hour). `time` is the hours in
  * `[from, till)` at which the cloud space has a sample; an unknown one gives an empty `time`.

@@ -4,7 +4,7 @@ const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.machine_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
 
 /**
- * The series of one machine (seed 2.2 / 4.1; SPEC 4). A machine listed twice in one hour
+ * The series of one machine (seed 2.2 / 4.1; docs/statistics.md). A machine listed twice in one hour
  * (the same id in two cloud spaces of the account) is combined: its figures are summed.
  */
 export const MACHINE_QUERIES: EntityQueries = {

@@ -4,7 +4,7 @@ import { runStats } from "./runStats.js";
 import type { MachineStatsRequest, StatsResponse } from "./types.js";
 
 /**
- * The statistics series of one machine (seed 4.1, SPEC 4): `{ time, series }` with only the
+ * The statistics series of one machine (seed 4.1, docs/statistics.md): `{ time, series }` with only the
  * series named in `include` (cpu %, memory MB, vdisk-iops, vm-iops, vdisk-capacity GB,
  * vm-capacity GB, network KB/s per NIC position). `time` is the hours in `[from, till)` at
  * which the machine has a sample; an unknown machine gives an empty `time`.

@@ -2,7 +2,7 @@ import { UsageError } from "../errors.js";
 import type { SeriesDefinition } from "./seriesDefinition.js";
 import type { StatsEntity } from "./types.js";
 
-/** Series of the platform's API that the consumption files hold no data for (SPEC 4). */
+/** Series of the platform's API that the consumption files hold no data for (docs/statistics.md). */
 export const SERIES_NOT_IN_FILES: readonly string[] = ["vdisk-latency", "vdisk-bandwidth"];
 
 /**

@@ -58,7 +58,7 @@ export function unitOf(definition: SeriesDefinition, path: readonly string[]): s
 
 /**
  * `sum(expr)` of a group, or NULL when `expr` is NULL in any of its rows: a measure holding an
- * impossible value (SPEC 3.1, NULL in the warehouse) makes every figure it enters `null`.
+ * impossible value (docs/warehouse.md, NULL in the warehouse) makes every figure it enters `null`.
  */
 export function sumOrNull(expr: string): string {
   return `CASE WHEN count(*) = count(${expr}) THEN sum(${expr}) END`;

@@ -13,7 +13,7 @@ const OWNER: Record<StatsEntity, string> = {
 };
 
 /**
- * The impossible values (SPEC 3.1) behind the `null`s of a statistics request: those of the
+ * The impossible values (docs/warehouse.md) behind the `null`s of a statistics request: those of the
  * entity (of account `accountId`, as `statsAccount` resolves it) in `[from, till)`, in the
  * measures its requested series read. A gateway's own vcpus, memory and disks are in no
  * series; its NICs are in the cloud space's and account's `network`.

@@ -1,5 +1,5 @@
 /**
- * The shapes of the statistics responses (SPEC 4; seed sections 2.1–2.4).
+ * The shapes of the statistics responses (docs/statistics.md; seed sections 2.1–2.4).
  */
 
 /** The kind of entity a statistics request is about. */

@@ -178,7 +178,7 @@ const NO_LIMITS = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
  * visits them (see `visitRecords.ts`) or from decoded records: gateways (`type =
  * "routeros"`) go to `gateways`, every other machine to `machines`; disks and NICs keep
  * their position in the owner's list. The column layout is `TABLE_COLUMNS`, less the
- * columns `selection` leaves out. A measure holding an impossible value (SPEC 3.1: NaN,
+ * columns `selection` leaves out. A measure holding an impossible value (docs/warehouse.md: NaN,
  * ±Infinity, negative) is staged as NULL and listed in `impossibleValues`, with its file,
  * whatever tables and columns are staged.
  */

@@ -18,7 +18,7 @@ export interface AppendOptions {
  * current transaction (or auto-committed when there is none). The caller owns
  * transactions and the manifest. Gateways (`type = "routeros"`) go to `gateways`, every
  * other machine to `machines`; disks and NICs keep their position in the owner's list.
- * Impossible values (SPEC 3.1) are NULL in the data tables and listed in `impossible_values`
+ * Impossible values (docs/warehouse.md) are NULL in the data tables and listed in `impossible_values`
  * (their file named "").
  */
 export async function appendAccountHours(

@@ -79,7 +79,7 @@ export interface CheckReport {
   unknownMachineTypes: UnknownTypeCheck[];
   /** Machines with 0 vCPUs or 0 memory (at most `limit`, the worst first). */
   zeroResources: ZeroResourceCheck[];
-  /** Machine-hours with several NICs whose ids are all 0: the platform quirk of SPEC 2.3, counted, not listed. */
+  /** Machine-hours with several NICs whose ids are all 0: the platform quirk of docs/input.md, counted, not listed. */
   nicIdsAllZero: { machineHours: number; ofMachineHoursWithSeveralNics: number };
   /** NICs sharing a non-zero id in one machine-hour (at most `limit`). */
   nicIdCollisions: NicCollisionCheck[];
@@ -90,7 +90,7 @@ export interface CheckReport {
   emptyRecords: { machineHours: number; cloudSpaceHours: number };
   /** Account-hours whose file names another account than its path (`Account.accountId`). */
   accountIdMismatches: { accountId: number; hour: string; fileAccountId: number }[];
-  /** Every impossible value (SPEC 3.1: NaN, ±Infinity, negative) of every measure, billed or not (exit 3 when any). */
+  /** Every impossible value (docs/warehouse.md: NaN, ±Infinity, negative) of every measure, billed or not (exit 3 when any). */
   impossibleValues: ImpossibleValue[];
 }
 
@@ -103,12 +103,12 @@ export interface CheckOptions {
 const num = (v: unknown): number => Number(v);
 
 /**
- * The data-quality report of a warehouse (SPEC issue 3 `check`): accounts with their first
+ * The data-quality report of a warehouse (`check`, docs/warehouse.md): accounts with their first
  * and last hour and the hours missing inside that span (as half-open UTC ranges),
  * duplicates, conflicts and unreadable files (from the load report), unknown machine
  * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
  * quirk, only counted), empty records (no id and no type or state), files naming another
- * account than their path, and every impossible value (SPEC 3.1).
+ * account than their path, and every impossible value (docs/warehouse.md).
  */
 export async function checkWarehouse(connection: DuckDBConnection, load: LoadReport, options: CheckOptions = {}): Promise<CheckReport> {
   const limit = options.limit ?? 100;

@@ -69,7 +69,7 @@ function contested(files: readonly HashedSource[], loadedSha256: ReadonlySet<str
 /**
  * Sorts the files of one account-hour (the same hour may be found in several zips and
  * trees, or already be loaded) into kept files, byte-identical duplicates, bad files and
- * conflicts (SPEC 5):
+ * conflicts (docs/cli.md):
  * - a file that cannot be read (passed with its `error`) or decoded is bad on its own, named
  *   with its own reason, and never part of a conflict; whether a file decodes is asked of
  *   `decodes` only for files that would otherwise conflict (once per distinct content);

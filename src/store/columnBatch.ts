@@ -1,6 +1,6 @@
 import type { DataTable } from "./schema.js";
 
-/** The machine type of the cloud space's virtual gateway (SPEC 2.3). */
+/** The machine type of the cloud space's virtual gateway (docs/input.md). */
 export const GATEWAY_TYPE = "routeros";
 
 /**
@@ -67,7 +67,7 @@ export function keptColumns(table: DataTable, selection: ColumnSelection | undef
 /**
  * One staged column: typed arrays for numbers, an array for strings, validity for `i64null`.
  * `nulls` of a measure (`i32`, `f64`) lists, ascending, the rows holding an impossible value
- * (SPEC 3.1), inserted as NULL; absent or empty when none does (the usual case).
+ * (docs/warehouse.md), inserted as NULL; absent or empty when none does (the usual case).
  */
 export type ColumnData =
   | { kind: "i64"; values: Int32Array }

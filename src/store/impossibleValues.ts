@@ -4,7 +4,7 @@ import { isoUtc } from "../time.js";
 import { DISK_LIMIT_COLUMNS } from "./columnBatch.js";
 
 /**
- * True for a value SPEC 3.1 calls impossible: NaN, ±Infinity or negative (`-0` is 0).
+ * True for a value docs/warehouse.md calls impossible: NaN, ±Infinity or negative (`-0` is 0).
  * Written so that NaN fails the test: a comparison with NaN is false.
  */
 export function isImpossible(value: number): boolean {
@@ -21,7 +21,7 @@ export interface MeasuredField {
 }
 
 /**
- * Every numeric field of the files that holds a measure (SPEC 3.1), by part: `vcpus` is an
+ * Every numeric field of the files that holds a measure (docs/warehouse.md), by part: `vcpus` is an
  * Int8 (can be negative), the others Float32 (can also be NaN or ±Infinity). Ids are not
  * measures. Their warehouse columns are nullable: an impossible value is stored as NULL.
  */
@@ -52,14 +52,14 @@ const TABLES_OF_PART: Readonly<Record<ImpossiblePart, readonly string[]>> = {
   nic: ["nics"],
 };
 
-/** Statements making the measured columns of a database made before SPEC 3.1 nullable (idempotent). */
+/** Statements making the measured columns of a database made before docs/warehouse.md nullable (idempotent). */
 export const NULLABLE_MEASURES_SQL = (Object.keys(MEASURED_FIELDS) as ImpossiblePart[])
   .flatMap((part) => TABLES_OF_PART[part].flatMap((table) => MEASURED_FIELDS[part].map((f) => `ALTER TABLE ${table} ALTER COLUMN ${f.column} DROP NOT NULL;`)))
   .join("\n");
 
 /** The DDL of the table listing impossible values (one row per value, found while staging). */
 export const IMPOSSIBLE_VALUES_SQL = `
--- Impossible values (SPEC 3.1): NaN, ±Infinity or negative measures. The data column holds NULL.
+-- Impossible values (docs/warehouse.md): NaN, ±Infinity or negative measures. The data column holds NULL.
 CREATE TABLE IF NOT EXISTS impossible_values (
   account_id     BIGINT NOT NULL,
   hour_epoch     BIGINT NOT NULL,
@@ -147,7 +147,7 @@ export async function appendImpossibleValues(connection: DuckDBConnection, value
 /**
  * The impossible values of the warehouse matching `where` (SQL over the columns of
  * `impossible_values`, parameters `params` of `types`), in file order: account, hour, file, cloud
- * space, machine, part, index, field. A database made before SPEC 3.1 has none.
+ * space, machine, part, index, field. A database made before docs/warehouse.md has none.
  */
 export async function readImpossibleValues(
   connection: DuckDBConnection, where = "TRUE", params: Record<string, DuckDBValue> = {}, types: Record<string, DuckDBType> = {},

@@ -73,7 +73,7 @@ function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, 
       duckdb.vector_ensure_validity_writable(vector);
       duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength);
     } else if ((column.kind === "f64" || column.kind === "i32") && column.nulls !== undefined && column.nulls.length > 0) {
-      // impossible values (SPEC 3.1): a few listed rows, NULL
+      // impossible values (docs/warehouse.md): a few listed rows, NULL
       const nulls = column.nulls;
       const first = lowerBound(nulls, offset);
       if (first < nulls.length && nulls[first]! < offset + count) {

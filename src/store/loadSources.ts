@@ -294,7 +294,7 @@ export async function loadSources(
         }
       };
       const { kept, duplicates, conflicting, bad, incomplete } = classifySources(hashed, decodesAlone, new Set(loaded.map((f) => f.sha256)));
-      // a file that cannot be read or decoded is bad on its own, with its own reason (SPEC 5)
+      // a file that cannot be read or decoded is bad on its own, with its own reason (docs/cli.md)
       for (const b of bad) reject([row(b, hour, "rejected", b.error.reason, b.error.code)], b.error);
       if (incomplete.length > 0) {
         // one bad cloud space rejects its split hour, naming it (without skipBad, `cause` is already an error)

@@ -2,7 +2,7 @@ import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "./impossibleValues
 
 /**
  * The warehouse tables. Every hour is `hour_epoch`: epoch seconds UTC of the start of the
- * hour directory (SPEC 2.1), BIGINT, everywhere. Units are in column names. Float32 values
+ * hour directory (docs/input.md), BIGINT, everywhere. Units are in column names. Float32 values
  * of the files are stored as DOUBLE (exactly), so SQL arithmetic is float64 throughout.
  *
  * Data tables are keyed by (account_id, hour_epoch, ...): replacing an account-hour deletes
@@ -31,7 +31,7 @@ export type FileStatus = (typeof FILE_STATUSES)[number];
 
 /**
  * Every DDL statement, idempotent (`IF NOT EXISTS`). The measures (vcpus, mem, sizes, IOPS,
- * limits, tx/rx) are nullable: NULL is an impossible value of the file (SPEC 3.1), listed in
+ * limits, tx/rx) are nullable: NULL is an impossible value of the file (docs/warehouse.md), listed in
  * `impossible_values`; a database made before that has its columns made nullable here.
  */
 export const SCHEMA_SQL = `

@@ -29,7 +29,7 @@ export interface StagedGroup {
   errors: StageError[];
   /** The hex SHA-256 of every file, by account-hour and source (failed hours included). */
   sha256: string[][];
-  /** The impossible values (SPEC 3.1) of the staged hours, staged as NULL. */
+  /** The impossible values (docs/warehouse.md) of the staged hours, staged as NULL. */
   impossible: ImpossibleValue[];
 }
 

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 
-/** A file that could not be used, and why (SPEC 5). */
+/** A file that could not be used, and why (docs/cli.md). */
 export interface SkippedFile {
   /** Display name: path, or archive!entry. */
   file: string;

@@ -1,6 +1,6 @@
 // The peer of `cloudunits billing` in the bench: a whole process that walks a tree of
 // consumption files, decodes each with capnp-es (the generic JavaScript Cap'n Proto library)
-// and sums the SPEC 3 units with the published constants, in plain JavaScript. It prints
+// and sums the docs/formulas.md units with the published constants, in plain JavaScript. It prints
 // the figures in the shape `cloudunits billing --format json` does, so the bench checks
 // that both computed the same numbers:
 //

@@ -56,7 +56,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** SPEC 3 computed directly from the decoded records, in plain JavaScript: the oracle. */
+/** docs/formulas.md computed directly from the decoded records, in plain JavaScript: the oracle. */
 function oracle(accountId: number | undefined, start: number, end: number) {
   const env = { CU: 0, SU: 0, TU: 0, NU: 0 };
   const byHour = new Map<number, { mem: number; vcpus: number }>();
@@ -94,7 +94,7 @@ function oracle(accountId: number | undefined, start: number, end: number) {
 }
 
 describe("cloudunits billing, end to end on generated data", () => {
-  it("--format json prints the environment's consumption, equal to SPEC 3 computed independently", async () => {
+  it("--format json prints the environment's consumption, equal to docs/formulas.md computed independently", async () => {
     const { stdout, stderr, code } = await cli("billing", zip, "--start", "2026-10-01", "--end", "2026-10-01T06:00Z");
     expect(code).toBe(0);
     const result = JSON.parse(stdout);

@@ -13,7 +13,7 @@ async function oneHour(machines: VMachine[], options: Parameters<typeof calculat
   return result.account;
 }
 
-describe("machine units (SPEC 3, published examples)", () => {
+describe("machine units (docs/formulas.md, published examples)", () => {
   it.each([
     { what: "5 GB / 2 vCPU is 1.25 CU", machine: vm(1, { mem: 5 * 1024, vcpus: 2 }), unit: "CU", expected: 1.25 },
     { what: "4 GB / 3 vCPU is 1.5 CU", machine: vm(1, { mem: 4 * 1024, vcpus: 3 }), unit: "CU", expected: 1.5 },
@@ -149,7 +149,7 @@ describe("periods", () => {
     expect(r).toEqual({ account: { id: 7, name: "", consumption: { CU: 0, SU: 0, TU: 0, NU: 0 }, cloudspaces: {} } });
   });
 
-  it("ids are numbers and keys their decimal strings; the shape is exactly SPEC 3.1", async () => {
+  it("ids are numbers and keys their decimal strings; the shape is exactly docs/warehouse.md", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 12)] })] })]);
     const r = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 });
     expect(JSON.stringify(r)).toBe(JSON.stringify({

@@ -5,7 +5,7 @@ import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parsePrices
 const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;
 
 describe("units file", () => {
-  it("publishes the SPEC 3 constants as defaults", () => {
+  it("publishes the docs/formulas.md constants as defaults", () => {
     expect(DEFAULT_UNITS).toMatchObject({ mbPerGb: 1024, gbPerCu: 4, vcpusPerCu: 2, gbPerSu: 1024, iopsPerTu: 400, bytesPerNu: 1024 ** 4, hoursPerMonth: 720, windowsPattern: "windows" });
   });
 

@@ -15,7 +15,7 @@ import { hourPath } from "../../src/generate/hourPath.js";
 import { ImpossibleValuesError, open, UsageError } from "../../src/index.js";
 
 /**
- * SPEC 3.1, impossible values: files made by the project's encoder, one account (2) with
+ * docs/warehouse.md, impossible values: files made by the project's encoder, one account (2) with
  * two hours: the first clean, the second with one impossible value. The figures with the
  * value counted as 0 are worked out by hand below from the records.
  */
@@ -87,7 +87,7 @@ const diskOf = (a: Account, i: number) => vmOf(a).disks[i]!;
 const nicOf = (m: VMachine, i: number): Nic => m.networks[i]!;
 
 interface Case {
-  /** The field as SPEC 3.1 and the messages name it. */
+  /** The field as docs/warehouse.md and the messages name it. */
   field: string;
   value: number;
   /** How the message names the entity (after `cloud space 3, `). */
@@ -199,7 +199,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe("impossible values (SPEC 3.1), one field at a time", () => {
+describe("impossible values (docs/warehouse.md), one field at a time", () => {
   beforeAll(async () => {
     // the baseline of the cases: the clean data bills the hand-computed figures
     const run = await cli("billing", clean, ...PERIOD, "--account-id", "2", "--all-units");

@@ -9,7 +9,7 @@ import { runCli as cli } from "../helpers/runCli.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, platform, SECRETS, sendBytes, startServer } from "../fetch/fakeService.js";
 
-// SPEC 5: "Repeatable flags (`--include`, `--account-id`) may stand before or after the inputs."
+// docs/cli.md: "Repeatable flags (`--include`, `--account-id`) may stand before or after the inputs."
 // Each repeatable flag takes one value per occurrence, so it never swallows the inputs after it.
 
 const START = 1790812800; // 2026-10-01T00:00Z
@@ -52,7 +52,7 @@ describe("repeatable flags before or after the inputs", () => {
     expect(found).toEqual(COVERED);
   });
 
-  it("stats --include S --include S <inputs> (SPEC's order) gives the same series as the inputs first", async () => {
+  it("stats --include S --include S <inputs> (the reference's order, docs/cli.md) gives the same series as the inputs first", async () => {
     const id = ["--id", String(machineId)];
     const specOrder = await cli(["stats", "machine", ...id, ...PERIOD, "--include", "cpu", "--include", "memory", tree]);
     expect(specOrder.stderr).toBe("");

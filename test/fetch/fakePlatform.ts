@@ -2,7 +2,7 @@
  * The platform's data operations over a generated data set, for the loopback test service:
  * `accounts/list`, `cloudspaces/list`, `getConsumption` (zips made on the fly, the `end` hour
  * included, as the platform does) and `billing/calculate`, whose figures are computed here
- * from the generator's records in plain JavaScript (SPEC 3 read independently, never our
+ * from the generator's records in plain JavaScript (docs/formulas.md read independently, never our
  * billing code), with switchable quirks of a real platform.
  */
 import type http from "node:http";
@@ -64,7 +64,7 @@ type Figures = { CU: number; SU: number; TU: number; NU: number };
 const zero = (): Figures => ({ CU: 0, SU: 0, TU: 0, NU: 0 });
 const TB = 1024 ** 4;
 
-/** One VM's figures in one hour (SPEC 3 table). */
+/** One VM's figures in one hour (docs/formulas.md table). */
 function vmHour(m: DecodedAccountHour["account"]["cloudspaces"][number]["machines"][number]) {
   const iopsLimit = (d: (typeof m.disks)[number]) => {
     const c = d.configuredIops;

@@ -34,7 +34,7 @@ describe("cloudunits stats", () => {
     const csvFile = join(dir, "stats.csv");
     const run = await cli(["stats", "cloudspace", "--db", db, "--id", "71", ...PERIOD, "--include", "cpu,memory", "--include", "network", "--format", "csv", "--out", csvFile]);
     expect([run.code, run.stdout]).toEqual([0, ""]);
-    // T2 has no file: said on stderr, never silent (SPEC 5)
+    // T2 has no file: said on stderr, never silent (docs/cli.md)
     expect(run.stderr).toMatch(/^cloudunits: warning: account 7: 1 hour missing .*: 2026-10-01T02:00:00Z\n$/);
     const response = await cloudspaceStats(await fixtureConnection(), { cloudspaceId: 71, from: T0, till: T5, include: ["cpu", "memory", "network"] });
     expect(await readFile(csvFile, "utf8")).toBe(statsToCsv(response, { entity: "cloudspace", id: 71 }));

@@ -112,7 +112,7 @@ describe("appending decoded account-hours", () => {
 describe("the staged column layout", () => {
   it("names every column of every data table in the DDL's order, with its type and nullability", async () => {
     const type = { i64: "BIGINT", i64null: "BIGINT", i32: "INTEGER", f64: "DOUBLE", bool: "BOOLEAN", str: "VARCHAR" };
-    // measures are nullable: NULL is an impossible value of the file (SPEC 3.1)
+    // measures are nullable: NULL is an impossible value of the file (docs/warehouse.md)
     const measures = new Set(Object.values(MEASURED_FIELDS).flat().map((f) => f.column));
     for (const table of DATA_TABLES) {
       const described = await rows(`SELECT column_name AS name, column_type AS type, "null" AS nullable FROM (DESCRIBE ${table})`);

@@ -7,7 +7,7 @@ import { hourPath } from "../../src/generate/hourPath.js";
 import { runCli as cli } from "../helpers/runCli.js";
 import { rawZip } from "../input/zipFixtures.js";
 
-// SPEC 5: a file that cannot be read or decoded is bad on its own and never makes a conflict;
+// docs/cli.md: a file that cannot be read or decoded is bad on its own and never makes a conflict;
 // only decodable files that differ conflict. With --skip-bad, a bad file beside a good copy of
 // its account-hour leaves the good copy in. Real generated files, every load path.
 

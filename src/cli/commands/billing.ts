@@ -116,7 +116,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
 
     /** Renders a billed period in the chosen format; `connection`: the warehouse, for the formats that list every hour. */
     const render = async (billed: BilledPeriod, options: BillingOptions, connection?: DuckDBConnection): Promise<Warning[]> => {
-      if (!argv.skipBad) refuseImpossible(billed.quality.impossibleValues); // SPEC 3.1: exit 3, or count them as 0
+      if (!argv.skipBad) refuseImpossible(billed.quality.impossibleValues); // docs/warehouse.md: exit 3, or count them as 0
       if (argv.format === "json") {
         if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
         await writeOut(argv.out, `${JSON.stringify(calculateOf(billed.lines, params, options))}\n`);

@@ -25,7 +25,7 @@ type FetchArgs = ArgumentsCamelCase<ServiceFlags & {
   out: string;
 }>;
 
-/** `cloudunits fetch`: download consumption archives from the live service (SPEC 5). */
+/** `cloudunits fetch`: download consumption archives from the live service (docs/cli.md). */
 export const fetchCommand: CommandModule<object, FetchArgs> = {
   ...commandLine("fetch"),
   builder: (yargs: Argv<object>) => yargs.options(options) as unknown as Argv<FetchArgs>,

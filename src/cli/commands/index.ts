@@ -48,7 +48,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     command: `billing ${INPUTS_POSITIONAL}`,
-    describe: "billing units (CU, SU, TU, NU, ...) and money of a period (SPEC 3)",
+    describe: "billing units (CU, SU, TU, NU, ...) and money of a period (docs/formulas.md)",
     load: async () => (await import("./billing.js")).billingCommand,
   },
   {
@@ -73,7 +73,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     command: `stats <entity> ${INPUTS_POSITIONAL}`,
-    describe: "hourly statistics series of a machine, cloud space or account (SPEC 4)",
+    describe: "hourly statistics series of a machine, cloud space or account (docs/statistics.md)",
     load: async () => (await import("./stats.js")).statsCommand,
   },
   {

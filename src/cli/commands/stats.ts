@@ -28,7 +28,7 @@ const options = {
   "account-id": { type: "string", describe: "the account of the machine or cloud space (needed when its id is in several accounts)" },
   from: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601" },
   till: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
-  // one value per --include (repeat it), so it never takes the inputs after it (SPEC 5)
+  // one value per --include (repeat it), so it never takes the inputs after it (docs/cli.md)
   include: { type: "string", array: true, nargs: 1, demandOption: true, describe: "a series to return (repeat, or separate with commas)" },
   format: { choices: FORMATS, default: "json", describe: "json: the API shape; csv: long format; html: a page of charts" },
   out: { type: "string", describe: "write to FILE instead of stdout" },
@@ -45,7 +45,7 @@ interface StatsArgs extends InputArgs {
   out?: string;
 }
 
-/** `cloudunits stats machine|cloudspace|account`: the series of SPEC 4 as JSON, CSV or an HTML page. */
+/** `cloudunits stats machine|cloudspace|account`: the series of docs/statistics.md as JSON, CSV or an HTML page. */
 export const statsCommand: CommandModule<object, StatsArgs> = {
   ...commandLine("stats"),
   builder: (yargs) =>
@@ -63,14 +63,14 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
       argv,
       async ({ connection }): Promise<StatsResponse> => {
         const result = await statsOf(connection, argv.entity, id, accountId, request);
-        // missing files of the entity's account inside the period are warnings, never silent (SPEC 5)
+        // missing files of the entity's account inside the period are warnings, never silent (docs/cli.md)
         const account = await statsAccount(connection, argv.entity, { id, accountId, ...request });
         if (account !== undefined && result.time.length > 0) {
           const params = { start: fromEpoch, end: tillEpoch, accountId: account };
           for (const w of missingHoursWarnings(missingHoursOf(await accountHoursIn(connection, params), params), params)) {
             process.stderr.write(`cloudunits: warning: ${w.message}\n`);
           }
-          // impossible values are null in the series, never silent (SPEC 3.1)
+          // impossible values are null in the series, never silent (docs/warehouse.md)
           for (const v of await statsImpossibleValues(connection, argv.entity, account, { id, ...request })) {
             process.stderr.write(`cloudunits: warning: impossible value, null in the series: ${describeImpossible(v)}\n`);
           }

@@ -2,19 +2,22 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openWarehouse, writeDataset } from "../src/index.js";
-import { platform, SECRETS, sendBytes, startServer, type FakeServer } from "./fetch/fakeService.js";
+import { commandName, commands } from "../src/cli/commands/index.js";
+import { generateHours, openWarehouse, writeDataset } from "../src/index.js";
+import { fakePlatform } from "./fetch/fakePlatform.js";
+import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import { codeBlocks, readDoc, runShell, section } from "./helpers/shellExamples.js";
 
-// Every command line of SPEC.md section 5 runs here literally, in SPEC's argument order:
-// once with its optional parts left out, and once per alternative with all of them in
-// (`a|b` and `( x | y )` taking their first, second... choice). Only placeholders are
-// substituted, from the table below; a placeholder or form it does not know fails the test.
+// Every synopsis line of docs/cli.md runs here literally, in its argument order: once with its
+// optional parts left out, and once per alternative with all of them in (`a|b` and
+// `( x | y )` taking their first, second... choice). Only placeholders are substituted, from
+// the table below; a placeholder or form it does not know fails the test. The reference is
+// read when the tests run, so it cannot drift from the commands.
 
-const SPEC = section(readDoc("../shared/SPEC.md"), /^## 5\. /);
+const SYNOPSIS = section(readDoc("docs/cli.md"), /^## Synopsis/);
 
 /** The synopses of the section's code block: a line starting `cloudunits`, with its indented continuations. */
-const SYNOPSES = codeBlocks(SPEC, "")
+const SYNOPSES = codeBlocks(SYNOPSIS, "")
   .join("\n")
   .split(/\n(?=cloudunits )/)
   .map((s) => s.replace(/\s+/g, " ").trim())
@@ -84,7 +87,8 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--from T": "2026-10-01",
   "--till T": "2026-10-03",
   "--account-id N": "1",
-  "fetch --account-id N": "7",
+  "--since T": "2026-10-01",
+  "--until T": "2026-10-03",
   "--id N": (ctx) => String(ctx.ids[ctx.words[2] as keyof Context["ids"]]),
   "--include S": (_, n) => ["cpu", "network"][n]!,
   "--prices FILE": "prices.yaml",
@@ -140,7 +144,7 @@ const RUNS = SYNOPSES.flatMap((synopsis) => {
   return unique.map((words, n) => ({ synopsis, words, run: `${words[1]}-${n}` }));
 });
 
-/** What SPEC 5 promises of a successful run: exit 0, `--out` written, `--format json` (the default) on stdout parses to the shape. */
+/** What the reference promises of a successful run: exit 0, `--out` written, `--format json` (the default) on stdout parses to the shape. */
 function checkOutput(words: string[], stdout: string, cwd: string): void {
   const command = words[1]!;
   const format = words.includes("--format") ? words[words.indexOf("--format") + 1] : "json";
@@ -161,15 +165,17 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
   }
 }
 
+/** The data set the placeholders stand for: `<inputs...>` is it as a zip, and the platform serves it. */
+const DATA = { accounts: 2, spaces: 2, machines: 3, hours: 48, start: 1790812800, seed: 5 };
+
 let cwd: string;
 let server: FakeServer;
 let ids: Context["ids"];
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-spec-"));
-  await writeDataset({ out: join(cwd, "data.zip"), accounts: 2, spaces: 2, machines: 3, hours: 48, start: 1790812800, seed: 5 });
-  await writeDataset({ out: join(cwd, "served.zip"), accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: 3, start: 1790812800 });
-  const zip = readFileSync(join(cwd, "served.zip"));
-  server = await startServer(platform((request, response) => sendBytes(response, request.query.get("accountId") === "7" ? zip : Buffer.alloc(0))));
+  await writeDataset({ out: join(cwd, "data.zip"), ...DATA });
+  // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
+  server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
   // the files FILE names: a price list, a units file and a names file as the README describes them
   writeFileSync(join(cwd, "prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 } }\naccounts: { \"2\": { prices: { CU: 0.04 } } }\n");
   writeFileSync(join(cwd, "units.yaml"), "gbPerCu: 4\n");
@@ -189,16 +195,18 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true });
 });
 
-describe("SPEC.md section 5, every command line as written", () => {
-  it("has the commands of the contract, each run here", () => {
-    expect(SYNOPSES.map((s) => s.split(" ")[1])).toEqual(["billing", "stats", "ingest", "check", "export", "fetch", "generate"]);
+describe("docs/cli.md, every synopsis line as written", () => {
+  it("has a synopsis of every command, each run here", () => {
+    // every command of the CLI has its line (a new command documents itself here)
+    expect([...new Set(SYNOPSES.map((s) => s.split(" ")[1]))].sort()).toEqual(commands.map(commandName).sort());
     expect(RUNS.length).toBeGreaterThanOrEqual(SYNOPSES.length);
   });
 
   for (const { synopsis, words, run } of RUNS) {
     it(`${words.join(" ")}`, { timeout: 180_000 }, async () => {
       const line = substitute(words, { command: words[1]!, run, server, ids });
-      const result = await runShell(line.map(quote).join(" "), cwd);
+      // TMPDIR: what `demo --keep` keeps stays in this run's folder
+      const result = await runShell(line.map(quote).join(" "), cwd, { TMPDIR: cwd });
       expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(0);
       checkOutput(line, result.stdout, cwd);
     });
