@@ -15,6 +15,8 @@ export const SERVICE_OPTIONS = {
   timeout: { type: "number", default: FETCH_DEFAULTS.timeoutMs / 1000, describe: "seconds of silence from the server before giving up a request" },
   retries: { type: "number", default: FETCH_DEFAULTS.retries, describe: "retries on 5xx, reset connections, cut-off downloads and timeouts" },
   "max-json-mib": { type: "number", default: FETCH_DEFAULTS.maxJsonBytes / MIB, describe: "largest JSON answer read (accounts/list, cloudspaces/list), MiB" },
+  "max-download-mib": { type: "number", default: FETCH_DEFAULTS.maxDownloadBytes / MIB, describe: "largest consumption archive downloaded, MiB" },
+  deadline: { type: "number", default: FETCH_DEFAULTS.deadlineMs / 1000, describe: "seconds one download or call may take in all, retries included" },
 } as const;
 
 /** The authentication flags of the commands that call the service. */
@@ -72,6 +74,8 @@ export interface ServiceFlags extends AuthFlags {
   timeout: number;
   retries: number;
   maxJsonMib: number;
+  maxDownloadMib: number;
+  deadline: number;
 }
 
 /** A size flag in MiB as bytes (UsageError naming `flag` unless positive). */
@@ -80,8 +84,15 @@ function mibFlag(value: number, flag: string): number {
   return Math.ceil(value * MIB);
 }
 
-/** The request policy of the flags (UsageError for a bad --timeout or size limit). */
-export function policyFromArgs(argv: ServiceFlags): Required<Pick<RequestPolicy, "timeoutMs" | "retries" | "maxJsonBytes">> {
+/** The request policy of the flags (UsageError for a bad --timeout, --deadline or size limit). */
+export function policyFromArgs(argv: ServiceFlags): Required<Pick<RequestPolicy, "timeoutMs" | "retries" | "maxJsonBytes" | "maxDownloadBytes" | "deadlineMs">> {
   if (!(argv.timeout > 0)) throw new UsageError(`bad --timeout ${argv.timeout}: use a positive number of seconds`);
-  return { timeoutMs: argv.timeout * 1000, retries: argv.retries, maxJsonBytes: mibFlag(argv.maxJsonMib, "--max-json-mib") };
+  if (!(argv.deadline > 0)) throw new UsageError(`bad --deadline ${argv.deadline}: use a positive number of seconds`);
+  return {
+    timeoutMs: argv.timeout * 1000,
+    retries: argv.retries,
+    maxJsonBytes: mibFlag(argv.maxJsonMib, "--max-json-mib"),
+    maxDownloadBytes: mibFlag(argv.maxDownloadMib, "--max-download-mib"),
+    deadlineMs: argv.deadline * 1000,
+  };
 }

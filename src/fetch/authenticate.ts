@@ -43,8 +43,9 @@ function credentialText(body: string, where: string): string {
 }
 
 async function login(url: URL, form: URLSearchParams, what: string, onRefused: string, policy: LoginPolicy): Promise<string> {
-  return withRetries(async () => {
+  return withRetries(async (_attempt, deadlineAt) => {
     const answer: HttpResponse = await httpRequest({
+      deadlineAt,
       method: "POST",
       url,
       form,

@@ -25,8 +25,9 @@ export async function callService(
   if (method === "GET") url.search = form.toString();
   const what = `${method} ${path.replace(/^\/restmachine\/cloudapi\//, "")}`;
   try {
-    return await withRetries(async () => {
+    return await withRetries(async (_attempt, deadlineAt) => {
       const answer = await httpRequest({
+        deadlineAt,
         method,
         url,
         ...(method === "POST" ? { form } : {}),

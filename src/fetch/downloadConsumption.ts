@@ -37,8 +37,9 @@ export async function downloadConsumption(
   const what = `the consumption download of account ${request.accountId}`;
   const temporary = temporaryPath(file);
   try {
-    const accountHours = await withRetries(async () => {
+    const accountHours = await withRetries(async (_attempt, deadlineAt) => {
       const answer = await httpRequest({
+        deadlineAt,
         method: "GET",
         url,
         headers: { accept: "application/octet-stream" },
@@ -50,7 +51,7 @@ export async function downloadConsumption(
       if (status < 200 || status > 299) {
         throw await statusError(answer, what, "downloading consumption needs a user with access to the billing group; ask an administrator, or check the credentials");
       }
-      await downloadToFile(answer, temporary, what, policy.timeoutMs, onBytes);
+      await downloadToFile(answer, temporary, { what, timeoutMs: policy.timeoutMs, maxBytes: policy.maxDownloadBytes }, onBytes);
       return validateConsumptionZip(temporary, request, file);
     }, policy);
     await rename(temporary, file);

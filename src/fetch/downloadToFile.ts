@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { FetchError } from "../errors.js";
-import { bodyError, readSmallText, type HttpResponse } from "./httpRequest.js";
+import { bodyError, readSmallText, tooLargeError, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";
 import { bodySnippet } from "./statusError.js";
 
@@ -28,29 +28,68 @@ async function notZipError(answer: HttpResponse, head: Buffer, what: string): Pr
   );
 }
 
+/** Error codes of a write that found no room. */
+const NO_ROOM = new Set(["ENOSPC", "EDQUOT"]);
+
+/**
+ * The FetchError for a failed write of the download to `file`: FETCH_DISK_FULL for a full disk
+ * or quota, FETCH_WRITE otherwise. Neither is retried: a retry would only fill the disk again.
+ */
+function writeError(error: unknown, file: string, what: string): FetchError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const detail = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
+  if (typeof code === "string" && NO_ROOM.has(code)) {
+    return new FetchError("FETCH_DISK_FULL", `${what}: cannot write ${file}: no space left on the device (${detail}); the partial download was removed and not retried: free some space and run again`);
+  }
+  return new FetchError("FETCH_WRITE", `${what}: cannot write ${file} (${detail}); the partial download was removed: check the folder and run again`);
+}
+
+/** How a body is downloaded: `what` names it in messages. */
+export interface DownloadLimits {
+  what: string;
+  /** Longest silence from the server, ms (for messages; the request enforces it). */
+  timeoutMs: number;
+  /** Largest body written, bytes: beyond it the download stops with FETCH_TOO_LARGE. */
+  maxBytes: number;
+}
+
 /**
  * Streams the body of `answer` into `file` (created or truncated), checking that it starts like
- * a zip archive and that every byte the server announced (Content-Length) arrived.
+ * a zip archive, that it stays within `limits.maxBytes` (announced and received) and that every
+ * byte the server announced (Content-Length) arrived.
  * Calls `onBytes(receivedBytes, totalBytes)` as data arrives. Returns the bytes written.
- * Throws FetchError FETCH_NOT_ZIP, FETCH_TRUNCATED, FETCH_TIMEOUT or FETCH_NETWORK.
+ * Throws FetchError FETCH_NOT_ZIP, FETCH_TOO_LARGE, FETCH_DISK_FULL, FETCH_WRITE (these four are
+ * never retried), FETCH_TRUNCATED, FETCH_TIMEOUT, FETCH_DEADLINE or FETCH_NETWORK.
  */
 export async function downloadToFile(
   answer: HttpResponse,
   file: string,
-  what: string,
-  timeoutMs: number,
+  limits: DownloadLimits,
   onBytes: (receivedBytes: number, totalBytes: number | undefined) => void,
 ): Promise<number> {
+  const { what, timeoutMs, maxBytes } = limits;
   const lengthHeader = answer.response.headers["content-length"];
   const totalBytes = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+  const hint = "raise --max-download-mib if the archive is genuinely that large, or sync in smaller chunks (--chunk day)";
   const handle = await open(file, "w");
+  const write = async (bytes: Buffer) => {
+    try {
+      await handle.write(bytes);
+    } catch (error) {
+      throw writeError(error, file, what);
+    }
+  };
   let receivedBytes = 0;
   let head = Buffer.alloc(0);
   let checked = false;
   try {
+    const announcedTooLarge = tooLargeError(answer, 0, maxBytes, what, hint);
+    if (announcedTooLarge) throw announcedTooLarge;
     onBytes(0, totalBytes);
     try {
       for await (const chunk of answer.response as AsyncIterable<Buffer>) {
+        const tooLarge = tooLargeError(answer, receivedBytes + head.length + chunk.length, maxBytes, what, hint);
+        if (tooLarge) throw tooLarge;
         if (!checked) {
           head = Buffer.concat([head, chunk]);
           if (head.length < MAGIC_BYTES) continue;
@@ -58,10 +97,11 @@ export async function downloadToFile(
             throw await notZipError(answer, head, what);
           }
           checked = true;
-          await handle.write(head);
+          await write(head);
           receivedBytes += head.length;
+          head = Buffer.alloc(0);
         } else {
-          await handle.write(chunk);
+          await write(chunk);
           receivedBytes += chunk.length;
         }
         onBytes(receivedBytes, totalBytes);
@@ -69,7 +109,7 @@ export async function downloadToFile(
     } catch (error) {
       if (error instanceof FetchError) throw error;
       const cause = bodyError(error, answer, timeoutMs, `${what}: reading the body of`);
-      if (cause.code === "FETCH_TIMEOUT") throw cause;
+      if (cause.code === "FETCH_TIMEOUT" || cause.code === "FETCH_DEADLINE") throw cause;
       throw new FetchError(
         "FETCH_TRUNCATED",
         `${what}: the download from ${displayUrl(answer.url)} broke off after ${receivedBytes + (checked ? 0 : head.length)}` +

@@ -16,6 +16,11 @@ export interface HttpRequest {
   /** Longest silence from the server, ms (before the answer and between body bytes). */
   timeoutMs: number;
   maxRedirects: number;
+  /**
+   * When the whole exchange must be over, epoch ms (redirects and the body included): the
+   * connection is then cut and reading fails with FETCH_DEADLINE. Default: none.
+   */
+  deadlineAt?: number;
 }
 
 /** The answer, after every redirect: its body is still to be read from `response`. */
@@ -27,6 +32,8 @@ export interface HttpResponse {
   abort(): void;
   /** True once the server stayed silent longer than the timeout (the socket was then destroyed). */
   timedOut(): boolean;
+  /** True once the request's deadline passed (the socket was then destroyed). */
+  pastDeadline(): boolean;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -36,6 +43,9 @@ const TRANSIENT_NETWORK = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIME
 
 /** Marks a timeout raised by this module, so it is told apart from other socket errors. */
 class SilenceTimeout extends Error {}
+
+/** Marks the end of a request's deadline, raised by this module. */
+class DeadlinePassed extends Error {}
 
 /** A plain copy of a low-level error (message and code only): nothing else travels in a cause chain. */
 function plainCause(error: unknown): Error {
@@ -48,6 +58,12 @@ function plainCause(error: unknown): Error {
 /** The FetchError for a failed socket, request or body read of `url`. */
 export function networkError(error: unknown, url: URL, timeoutMs: number, what = "request to"): FetchError {
   if (error instanceof FetchError) return error;
+  if (error instanceof DeadlinePassed) {
+    return new FetchError(
+      "FETCH_DEADLINE",
+      `${what} ${displayUrl(url)} did not finish within its deadline (--deadline); it was cut off and not retried: try again later, raise --deadline, or ask for less at once`,
+    );
+  }
   if (error instanceof SilenceTimeout) {
     return new FetchError(
       "FETCH_TIMEOUT",
@@ -104,15 +120,26 @@ function sendOnce(
   return new Promise<HttpResponse>((resolve, reject) => {
     const req = transport.request(target, { method, headers, agent: false });
     let timedOut = false;
+    let pastDeadline = false;
     req.setTimeout(request.timeoutMs, () => {
       timedOut = true;
       req.destroy(new SilenceTimeout());
     });
+    const deadline =
+      request.deadlineAt === undefined
+        ? undefined
+        : setTimeout(() => {
+          pastDeadline = true;
+          req.destroy(new DeadlinePassed());
+        }, Math.max(0, request.deadlineAt - Date.now()));
+    deadline?.unref();
+    req.on("close", () => clearTimeout(deadline));
     req.on("error", (error) => reject(networkError(error, url, request.timeoutMs)));
     req.on("response", (response) => {
       // readers see body errors through their iterator; an aborted body nobody reads must not crash the process
       response.on("error", () => {});
-      resolve({ response, url, abort: () => req.destroy(), timedOut: () => timedOut });
+      response.on("close", () => clearTimeout(deadline));
+      resolve({ response, url, abort: () => req.destroy(), timedOut: () => timedOut, pastDeadline: () => pastDeadline });
     });
     req.end(body);
   });
@@ -171,7 +198,8 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
 
 /** The FetchError for a failure while reading the body of `answer`. */
 export function bodyError(error: unknown, answer: HttpResponse, timeoutMs: number, what: string): FetchError {
-  return networkError(answer.timedOut() ? new SilenceTimeout() : error, answer.url, timeoutMs, what);
+  const cause = answer.pastDeadline() ? new DeadlinePassed() : answer.timedOut() ? new SilenceTimeout() : error;
+  return networkError(cause, answer.url, timeoutMs, what);
 }
 
 /** Reads a small body as text (at most `maxBytes`), for error messages; gives "" on failure. */

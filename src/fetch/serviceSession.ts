@@ -4,8 +4,19 @@ import { endpointUrl } from "./endpointUrl.js";
 import { redactError } from "./redact.js";
 import type { Credentials, FetchAuth, RequestPolicy } from "./types.js";
 
-/** Defaults of RequestPolicy: 60 s of silence, 3 retries from 1 s doubling, 10 redirects, JSON answers up to 64 MiB. */
-export const FETCH_DEFAULTS = { timeoutMs: 60_000, retries: 3, retryDelayMs: 1_000, maxRedirects: 10, maxJsonBytes: 64 * 1024 * 1024 } as const;
+/**
+ * Defaults of RequestPolicy: 60 s of silence, 3 retries from 1 s doubling, 10 redirects, JSON
+ * answers up to 64 MiB, archives up to 16 GiB, one hour per call.
+ */
+export const FETCH_DEFAULTS = {
+  timeoutMs: 60_000,
+  retries: 3,
+  retryDelayMs: 1_000,
+  maxRedirects: 10,
+  maxJsonBytes: 64 * 1024 ** 2,
+  maxDownloadBytes: 16 * 1024 ** 3,
+  deadlineMs: 3_600_000,
+} as const;
 
 /** A logged-in connection to the service: what every call after the login carries. */
 export interface ServiceSession {
@@ -30,12 +41,17 @@ export function policyOf(options: RequestPolicy): Required<RequestPolicy> {
     retryDelayMs: options.retryDelayMs ?? FETCH_DEFAULTS.retryDelayMs,
     maxRedirects: options.maxRedirects ?? FETCH_DEFAULTS.maxRedirects,
     maxJsonBytes: options.maxJsonBytes ?? FETCH_DEFAULTS.maxJsonBytes,
+    maxDownloadBytes: options.maxDownloadBytes ?? FETCH_DEFAULTS.maxDownloadBytes,
+    deadlineMs: options.deadlineMs ?? FETCH_DEFAULTS.deadlineMs,
   };
   if (!(policy.timeoutMs > 0)) throw new UsageError(`bad timeout ${policy.timeoutMs} ms: use a positive number`);
   if (!Number.isInteger(policy.retries) || policy.retries < 0) throw new UsageError(`bad retries ${policy.retries}: use a whole number ≥ 0`);
   if (!(policy.retryDelayMs >= 0)) throw new UsageError(`bad retry delay ${policy.retryDelayMs} ms: use a number ≥ 0`);
   if (!Number.isInteger(policy.maxRedirects) || policy.maxRedirects < 0) throw new UsageError(`bad redirect limit ${policy.maxRedirects}: use a whole number ≥ 0`);
-  if (!Number.isSafeInteger(policy.maxJsonBytes) || policy.maxJsonBytes < 1) throw new UsageError(`bad JSON answer limit ${policy.maxJsonBytes} bytes: use a whole number ≥ 1`);
+  for (const key of ["maxJsonBytes", "maxDownloadBytes"] as const) {
+    if (!Number.isSafeInteger(policy[key]) || policy[key] < 1) throw new UsageError(`bad ${key} ${policy[key]}: use a whole number of bytes ≥ 1`);
+  }
+  if (!(policy.deadlineMs > 0)) throw new UsageError(`bad deadline ${policy.deadlineMs} ms: use a positive number`);
   return policy;
 }
 

@@ -48,6 +48,16 @@ export interface RequestPolicy {
    * longer one is refused (FETCH_TOO_LARGE), not parsed. Default 64 MiB.
    */
   maxJsonBytes?: number;
+  /**
+   * Largest consumption archive downloaded, bytes: a longer one (announced or sent) is cut off,
+   * refused (FETCH_TOO_LARGE) and not retried. Default 16 GiB.
+   */
+  maxDownloadBytes?: number;
+  /**
+   * How long one call may take in all, ms: the download or answer, its redirects and its
+   * retries. Past it the connection is cut (FETCH_DEADLINE) and not retried. Default 1 hour.
+   */
+  deadlineMs?: number;
 }
 
 /** Options of {@link fetchConsumption}. */

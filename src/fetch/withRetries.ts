@@ -6,6 +6,8 @@ export interface RetryPolicy {
   retries: number;
   /** Wait before the first retry, ms; doubled at each further retry. */
   retryDelayMs: number;
+  /** How long the whole call may take, retries and waits included, ms. Default: no limit. */
+  deadlineMs?: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -13,20 +15,26 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /**
  * Runs `attempt` until it succeeds, retrying transient failures (see `isTransient`) with
  * exponential backoff: waits retryDelayMs, 2×, 4×, … A failure that is not transient, or the
- * last one, is thrown; after several attempts its message says how many were made.
+ * last one, is thrown; after several attempts its message says how many were made. With
+ * `deadlineMs`, every attempt is given the same `deadlineAt` (epoch ms) to pass on to its
+ * requests, and no retry starts whose wait would end after it.
  */
-export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+export async function withRetries<T>(attempt: (attemptNumber: number, deadlineAt: number | undefined) => Promise<T>, policy: RetryPolicy): Promise<T> {
+  const deadlineAt = policy.deadlineMs === undefined ? undefined : Date.now() + policy.deadlineMs;
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
-      return await attempt(attemptNumber);
+      return await attempt(attemptNumber, deadlineAt);
     } catch (error) {
       const retriesLeft = policy.retries - (attemptNumber - 1);
       if (!isTransient(error)) throw error;
-      if (retriesLeft <= 0) {
-        if (attemptNumber > 1 && error instanceof Error) error.message += ` (gave up after ${attemptNumber} attempts)`;
+      const waitMs = policy.retryDelayMs * 2 ** (attemptNumber - 1);
+      const outOfTime = deadlineAt !== undefined && Date.now() + waitMs >= deadlineAt;
+      if (retriesLeft <= 0 || outOfTime) {
+        if (attemptNumber > 1 && error instanceof Error) error.message += ` (gave up after ${attemptNumber} attempts${outOfTime ? ", at the deadline" : ""})`;
+        else if (outOfTime && error instanceof Error) error.message += " (not retried: the deadline would pass)";
         throw error;
       }
-      await sleep(policy.retryDelayMs * 2 ** (attemptNumber - 1));
+      await sleep(waitMs);
     }
   }
 }
