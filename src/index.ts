@@ -51,7 +51,7 @@ export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arq
 export { calculate } from "./billing/calculate.js";
 export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
 export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
-export type { BillingOptions, BillingParams, BillingLine, Level, LineLevel, Quantities, ResolvedBillingOptions } from "./billing/lines.js";
+export type { BillingOptions, BillingParams, BillingLine, Level, LineLevel, Quantities, ResolvedBillingOptions, PeriodPart } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
 export { loadNames, makeNames, overlayNames } from "./billing/names.js";
@@ -71,12 +71,12 @@ export { assertBillable, billedImpossibleValues, refuseImpossible } from "./bill
 export { describeImpossible, isImpossible, MEASURED_FIELDS, readImpossibleValues } from "./store/impossibleValues.js";
 export type { ImpossiblePart, ImpossibleValue, MeasuredField } from "./store/impossibleValues.js";
 export { statsImpossibleValues } from "./stats/statsImpossibleValues.js";
-export { loadPrices, parsePrices, currencyDecimals, pricesFor } from "./billing/prices.js";
-export type { PriceList, UnitPrice, UnitPrices } from "./billing/prices.js";
+export { loadPrices, parsePrices, currencyDecimals, pricesFor, priceAt, priceChanges, pricePeriods } from "./billing/prices.js";
+export type { DatedPrices, PriceList, PricePeriod, UnitPrice, UnitPrices } from "./billing/prices.js";
 export { chargeOf, nuUnit, pricingUnitOf } from "./billing/money.js";
-export type { Charge, LineMoney } from "./billing/money.js";
+export type { Charge, LineCharge, LineMoney } from "./billing/money.js";
 export { invoiceOf, accountInvoice } from "./billing/invoice.js";
-export type { Invoice, InvoiceLine } from "./billing/invoice.js";
+export type { Invoice, InvoiceLine, PricedPeriod } from "./billing/invoice.js";
 export { showback, showbackWeight } from "./billing/showback.js";
 export type { Showback } from "./billing/showback.js";
 export { splitAmount } from "./billing/splitAmount.js";

@@ -189,8 +189,8 @@ describe("README.md", () => {
     writeFileSync(file, `${yaml}\n`);
     const list = await loadPrices(file);
     const [id] = [...list.accounts.keys()];
-    expect(list.accounts.get(id!)?.CU?.text).toBe("0.04");
-    expect(list.prices.CU?.text).toBeDefined();
+    expect(list.accounts.get(id!)?.CU?.[0]?.text).toBe("0.04");
+    expect(list.prices.CU?.[0]?.text).toBeDefined();
   });
 
   for (const [i, example] of EXAMPLES.entries()) {

@@ -13,7 +13,7 @@ import { BillingEngine } from "./billingEngine.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
-import { checkParams, environmentOnly, levelsFor, linesOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
+import { checkParams, cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
 
 /** Options of {@link billInputs}: the billing options, and how the inputs are read. */
 export interface BillInputsOptions extends BillingOptions {
@@ -82,7 +82,8 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories");
   const resolved = resolveOptions(options);
   const levels = options.levels ?? levelsFor(params);
-  const rules = { units: resolved.units, cuRollup: resolved.cuRollup, environmentOnly: environmentOnly(levels) };
+  const splitAt = cutsWithin(options.splitAt, params);
+  const rules = { units: resolved.units, cuRollup: resolved.cuRollup, environmentOnly: environmentOnly(levels), splitAt };
   const { reader, badFiles, bytesTotal } = loadReader([...inputs], {
     packed: options.packed,
     select: { accountId: params.accountId, start: params.start, end: params.end },
@@ -112,7 +113,7 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     }),
   });
   if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
-  const engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly);
+  const engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly, splitAt);
   for (const state of outcome.billed) engine.merge(state);
   const load: LoadReport = {
     inputs: [...inputs],
@@ -124,6 +125,7 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
   };
   return {
     lines: linesOf(engine.finish(), resolved, levels),
+    parts: partsOf(engine, params, splitAt, resolved, levels),
     quality: qualityOf(engine.seenData(), params, load, impossible.sort(compareImpossible)),
     load,
     data: manifest.fingerprint?.digest(),

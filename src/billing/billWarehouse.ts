@@ -3,7 +3,7 @@ import type { LoadReport } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { qualityOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
-import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level } from "./lines.js";
+import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type PeriodPart } from "./lines.js";
 
 /**
  * A period billed, wherever from (a warehouse, or files as they stream): everything a
@@ -12,6 +12,8 @@ import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingO
 export interface BilledPeriod {
   /** The period lines of `levelsFor(params)`, in report order. */
   lines: BillingLine[];
+  /** With `options.splitAt` cutting the period: the lines of each part, in order (their sums are `lines`, exactly). */
+  parts?: PeriodPart[];
   /** Missing hours, unbilled types, empty records, billed impossible values, skipped files, duplicates. */
   quality: DataQuality;
   /** What loading found, when known. */
@@ -30,7 +32,7 @@ export async function billWarehouse(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport, levels: readonly Level[] = levelsFor(params),
 ): Promise<BilledPeriod> {
   const { units } = resolveOptions(options);
-  const { lines, seen } = await billingPass(connection, params, options, levels);
+  const { lines, parts, seen } = await billingPass(connection, params, options, levels);
   const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
-  return { lines, quality, load, data: await dataFingerprint(connection) };
+  return { lines, parts, quality, load, data: await dataFingerprint(connection) };
 }

@@ -83,7 +83,7 @@ export function compareLines(a: EngineLine, b: EngineLine): number {
  * threads and {@link BillingEngine.merge} into another engine.
  */
 export interface EngineState {
-  /** Per entity: rank, account, cloud space and machine ids (NaN for none) and samples. */
+  /** Per entity: rank, account, cloud space and machine ids (NaN for none), samples and part of the period. */
   entities: Float64Array;
   /** Per hour of the environment: the hour, its accounts, vCPUs, PIU and gateways' PIU. */
   hours: Float64Array;
@@ -94,12 +94,14 @@ export interface EngineState {
 }
 
 /** The numbers per entity and per hour in an {@link EngineState}. */
-const ENTITY_FIELDS = 5;
+const ENTITY_FIELDS = 6;
 const HOUR_FIELDS = 5;
 
 /** An entity of the period: its ids and where its sums are. */
 interface Entity {
   rank: number;
+  /** The part of the period (see `splitAt`) whose hours it sums. */
+  part: number;
   accountId: number | null;
   cloudspaceId: number | null;
   machineId: number | null;
@@ -143,7 +145,13 @@ interface EnvironmentHour {
 export class BillingEngine {
   private readonly period = new SumBank(4096);
   private readonly entities: Entity[] = [];
-  private readonly accounts = new Map<number, AccountEntry>();
+  /** Per part of the period: its accounts. */
+  private readonly parts: Map<number, AccountEntry>[] = [];
+  private readonly splitAt: readonly number[];
+  /** The part of the latest hour seen, and that hour. */
+  private partHour = Number.NaN;
+  private part = 0;
+  private periodParts: EngineLine[][] | undefined;
   private readonly environment = new SumBank(1024);
   private readonly environmentHours = new Map<number, EnvironmentHour>();
   private readonly seen: SeenData = { accountHours: new Map(), unbilledTypes: new Map(), emptyMachineHours: 0, emptyCloudspaceHours: 0 };
@@ -177,13 +185,17 @@ export class BillingEngine {
    * `environmentOnly`: keep the environment's sums only (its figures are the same): no account,
    * cloud space or machine is summed over the period, nor allocated CU (what a bill of the
    * environment's total needs, for less work per machine).
+   * `splitAt`: hours (epoch seconds, ascending) that cut the period into parts summed apart
+   * as well (where a price changes; see {@link partLines}); the period's lines are their exact sums.
    */
   constructor(
     private readonly units: Units,
     private readonly cuRollup: CuRollup,
     private readonly onHour?: (lines: EngineLine[]) => void,
     private readonly environmentOnly = false,
+    splitAt: readonly number[] = [],
   ) {
+    this.splitAt = [...splitAt].sort((a, b) => a - b);
     this.windowsPattern = new RegExp(units.windowsPattern, "i");
     this.billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
     this.publicIpStates = new Set(units.publicIpStates);
@@ -204,8 +216,24 @@ export class BillingEngine {
     return w;
   }
 
-  private entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null): Entity {
-    const e = { rank, accountId, cloudspaceId, machineId, base: this.period.alloc(F), samples: 0 };
+  /** The part of the period an hour is in: the number of cuts at or before it. */
+  private partOf(hourEpoch: number): number {
+    if (hourEpoch !== this.partHour) {
+      let k = 0;
+      while (k < this.splitAt.length && this.splitAt[k]! <= hourEpoch) k++;
+      this.partHour = hourEpoch;
+      this.part = k;
+    }
+    return this.part;
+  }
+
+  /** The accounts of a part of the period. */
+  private accountsOf(part: number): Map<number, AccountEntry> {
+    return (this.parts[part] ??= new Map());
+  }
+
+  private entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, part: number): Entity {
+    const e = { rank, part, accountId, cloudspaceId, machineId, base: this.period.alloc(F), samples: 0 };
     this.entities.push(e);
     return e;
   }
@@ -251,8 +279,10 @@ export class BillingEngine {
     }
     this.see(facts);
     const entities = !this.environmentOnly;
-    let account = this.accounts.get(accountId);
-    if (account === undefined && entities) this.accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null), cloudspaces: new Map() }));
+    const part = this.partOf(hourEpoch);
+    const accounts = this.accountsOf(part);
+    let account = accounts.get(accountId);
+    if (account === undefined && entities) accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }));
 
     // machines (VMs only); their totals per cloud space (local index), the cloud spaces of the hour first
     const levels = this.levels;
@@ -318,7 +348,7 @@ export class BillingEngine {
       if (entities) {
         const cloudspace = lastCloudspace!;
         let machine = cloudspace.machines.get(facts.machineId[i]!);
-        if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, cloudspaceId, facts.machineId[i]!)));
+        if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, cloudspaceId, facts.machineId[i]!, part)));
         this.machineEntity[vms] = machine;
       }
       const t = L * c;
@@ -412,7 +442,7 @@ export class BillingEngine {
       const cloudspaceId = facts.cloudspaceIds[c]!;
       let cloudspace = account.cloudspaces.get(cloudspaceId);
       if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
-      cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null);
+      cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
       this.addSample(cloudspace.entity, this.csFigures[c]!, 0);
     }
     for (let v = 0; v < vms; v++) this.addSample(this.machineEntity[v]!, mf, F * v);
@@ -469,13 +499,37 @@ export class BillingEngine {
   finish(): EngineLine[] {
     this.flushHour();
     this.currentHour = null;
-    const lines = this.entities.filter((e) => e.samples > 0).map((e) => this.periodLine(e));
-    if (this.environmentHours.size > 0) {
-      const environment: Entity = { rank: 0, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(F), samples: 0 };
-      for (const hour of this.environmentHours.values()) this.addSample(environment, this.environmentFigures(hour), 0);
-      lines.push(this.periodLine(environment));
+    const parts = this.splitAt.length + 1;
+    const environments: Entity[] = [];
+    for (const [hourEpoch, hour] of this.environmentHours) {
+      const part = this.partOf(hourEpoch);
+      const environment = (environments[part] ??= { rank: 0, part, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(F), samples: 0 });
+      this.addSample(environment, this.environmentFigures(hour), 0);
     }
-    return lines.sort(compareLines);
+    const sampled = [...this.entities.filter((e) => e.samples > 0), ...environments.filter((e) => e !== undefined)];
+    if (parts === 1) return (this.periodParts = [sampled.map((e) => this.periodLine(e)).sort(compareLines)])[0]!;
+    this.periodParts = Array.from({ length: parts }, () => []);
+    // the period's sums: each entity's parts' terms, exactly
+    const whole = new Map<string, Entity>();
+    for (const e of sampled) {
+      this.periodParts[e.part]!.push(this.periodLine(e));
+      const key = `${e.rank}/${e.accountId}/${e.cloudspaceId}/${e.machineId}`;
+      let sum = whole.get(key);
+      if (sum === undefined) whole.set(key, (sum = { ...e, part: -1, base: this.period.alloc(F), samples: 0 }));
+      sum.samples += e.samples;
+      for (let k = 0; k < F; k++) this.period.addSum(sum.base + k, this.period, e.base + k);
+    }
+    for (const lines of this.periodParts) lines.sort(compareLines);
+    return [...whole.values()].map((e) => this.periodLine(e)).sort(compareLines);
+  }
+
+  /**
+   * After {@link finish}: the period lines of each part of the period cut at `splitAt` (one
+   * list per part, in order, each in report order); without cuts, one part: the period's lines.
+   */
+  partLines(): EngineLine[][] {
+    if (this.periodParts === undefined) throw new Error("partLines() is known after finish()");
+    return this.periodParts;
   }
 
   /** The engine's sums and what it saw, as typed arrays (to move between threads without copying; see {@link merge}). */
@@ -485,7 +539,7 @@ export class BillingEngine {
     const id = (x: number | null) => x ?? Number.NaN;
     const entities = new Float64Array(ENTITY_FIELDS * this.entities.length);
     this.entities.forEach((e, i) => {
-      entities.set([e.rank, id(e.accountId), id(e.cloudspaceId), id(e.machineId), e.samples], ENTITY_FIELDS * i);
+      entities.set([e.rank, id(e.accountId), id(e.cloudspaceId), id(e.machineId), e.samples, e.part], ENTITY_FIELDS * i);
       this.period.exportTerms(e.base, F, counts, terms);
     });
     const hours = new Float64Array(HOUR_FIELDS * this.environmentHours.size);
@@ -510,17 +564,19 @@ export class BillingEngine {
       const accountId = entities[i + 1]!;
       const cloudspaceId = entities[i + 2]!;
       const machineId = entities[i + 3]!;
-      let account = this.accounts.get(accountId);
-      if (account === undefined) this.accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null), cloudspaces: new Map() }));
+      const part = entities[i + 5]!;
+      const accounts = this.accountsOf(part);
+      let account = accounts.get(accountId);
+      if (account === undefined) accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }));
       let mine: Entity;
       if (rank === 1) mine = account.entity;
       else {
         let cloudspace = account.cloudspaces.get(cloudspaceId);
         if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
-        if (rank === 2) mine = cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null);
+        if (rank === 2) mine = cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, part);
         else {
           let machine = cloudspace.machines.get(machineId);
-          if (machine === undefined) cloudspace.machines.set(machineId, (machine = this.entity(3, accountId, cloudspaceId, machineId)));
+          if (machine === undefined) cloudspace.machines.set(machineId, (machine = this.entity(3, accountId, cloudspaceId, machineId, part)));
           mine = machine;
         }
       }

@@ -2,11 +2,11 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
 import { billWarehouse, type BilledPeriod } from "./billWarehouse.js";
 import { qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
-import { resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
+import { resolveOptions, type BillingLine, type PeriodPart, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
 import type { LineMoney } from "./money.js";
 import { invoiceOf, type Invoice } from "./invoice.js";
 import { showback } from "./showback.js";
-import type { PriceList } from "./prices.js";
+import { priceChanges, type PriceList } from "./prices.js";
 import { Exact } from "./exact.js";
 import { inputFingerprints, type InputFingerprint } from "./inputFingerprints.js";
 
@@ -19,6 +19,8 @@ export interface BillingReport {
    * `gateway` line after the machines of each cloud space whose gateway has NU or PIU.
    */
   lines: BillingLine[];
+  /** Where a price changes within the period: the period lines of each part between the changes (see `BilledPeriod.parts`). */
+  parts?: PeriodPart[];
   /**
    * The money of each line, same order as `lines` (absent without a price list): an account's
    * invoice amounts, the showback shares of its cloud spaces, machines and gateways (adding up
@@ -67,7 +69,8 @@ export interface ReportExtras {
 export async function billingReport(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {},
 ): Promise<BillingReport> {
-  return reportOf(await billWarehouse(connection, params, options, extras.load), params, options, extras);
+  const splitAt = extras.prices ? priceChanges(extras.prices, params.start, params.end, params.accountId) : [];
+  return reportOf(await billWarehouse(connection, params, { ...options, splitAt }, extras.load), params, options, extras);
 }
 
 /**
@@ -79,10 +82,11 @@ export async function reportOf(billed: BilledPeriod, params: BillingParams, opti
   const resolved = resolveOptions(options);
   const prices = extras.prices;
   const load = billed.load ?? extras.load;
-  const invoices = prices ? billed.lines.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units)) : undefined;
-  const { lines, money } = showback(billed.lines, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1);
+  const period = { start: params.start, end: params.end, parts: billed.parts };
+  const invoices = prices ? billed.lines.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units, period)) : undefined;
+  const { lines, money } = showback(billed.lines, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1, period);
   return {
-    params, options: resolved, lines,
+    params, options: resolved, lines, parts: billed.parts,
     money: prices ? money : undefined, invoices,
     amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
     prices, quality: billed.quality, warnings: qualityWarnings(billed.quality, params), generatedAtMs: Date.now(), load, unitsFile: extras.unitsFile,

@@ -1,18 +1,23 @@
 import { Exact } from "./exact.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Quantities } from "./lines.js";
+import { billingPass, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type PeriodPart, type Quantities } from "./lines.js";
 import { nameOf } from "./names.js";
 import { pricingQuantityOf, pricingUnitOf } from "./money.js";
-import { pricesFor, type PriceBasis, type PriceList } from "./prices.js";
+import { PeriodParts } from "./periodParts.js";
+import { priceChanges, pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
+import { isoUtc } from "../time.js";
 import type { Units } from "./units.js";
 import { UNIT_NAMES, type UnitName } from "./unitNames.js";
 
-/** One line of an account's invoice: a priced unit. */
+/** One line of an account's invoice: a priced unit over a price period. */
 export interface InvoiceLine {
   unit: UnitName;
+  /** The price period: the hours `[start, end)` (epoch seconds) of the billed period in which `unitPrice` is in force. */
+  start: number;
+  end: number;
   /** What the unit price is per: `hour`, `month` or `TB` (NU). */
   basis: PriceBasis;
-  /** The account's quantity in the unit of the price: unit-hours, unit-months or TB, as shown. */
+  /** The account's quantity of the price period in the unit of the price: unit-hours, unit-months or TB, as shown. */
   quantity: number;
   /** The unit of `quantity`: `CU-hours`, `SU-months`, `TiB`. */
   quantityUnit: string;
@@ -25,12 +30,15 @@ export interface InvoiceLine {
 }
 
 /**
- * An account's invoice (docs/formulas.md): one line per priced unit, and the amount due = Σ of the
- * rounded line amounts. `JSON.stringify` gives amounts as decimal strings with the
+ * An account's invoice (docs/formulas.md): one line per priced unit and price period, and the amount
+ * due = Σ of the rounded line amounts. `JSON.stringify` gives amounts as decimal strings with the
  * currency's decimals (`"12.30"`).
  */
 export interface Invoice {
   accountId: number;
+  /** The billed period `[start, end)`, epoch seconds. */
+  start: number;
+  end: number;
   /** From the names file, `""` when unknown. */
   name: string;
   currency: string;
@@ -44,36 +52,50 @@ export interface Invoice {
   toJSON(): object;
 }
 
+/** A billed period: `[start, end)`, and with prices changing within it, the lines of its parts (`BilledPeriod.parts`). */
+export interface PricedPeriod {
+  start: number;
+  end: number;
+  parts?: readonly PeriodPart[];
+}
+
 /**
- * The invoice of an account from its period line: for each unit with a price for the
- * account (overrides apply), quantity in the price's unit × unit price, rounded half-even
- * at the currency's decimals; the amount due is the sum of those rounded amounts. A unit
- * priced 0 is a line of 0. The quantity is taken as the decimal it prints as, so the
- * reader's quantity × unit price gives the amount.
+ * The invoice of an account over a period from its period line: for each unit with a price
+ * for the account (its own prices in force replace the list's) and each price period (the
+ * hours of one price, see `pricePeriods`), the quantity of those hours in the price's unit ×
+ * unit price, rounded half-even at the currency's decimals; the amount due is the sum of those
+ * rounded amounts. A unit priced 0 is a line of 0. The quantity is taken as the decimal it
+ * prints as, so the reader's quantity × unit price gives the amount. When a price changes
+ * within the period, `period.parts` gives the quantities of each price period.
  */
-export function invoiceOf(account: BillingLine, list: PriceList, units: Units): Invoice {
+export function invoiceOf(account: BillingLine, list: PriceList, units: Units, period: PricedPeriod): Invoice {
   if (account.level !== "account" || account.accountId === null) throw new RangeError("an invoice is of an account line");
-  const prices = pricesFor(list, account.accountId);
+  const parts = new PeriodParts(period, period.parts);
   const lines: InvoiceLine[] = [];
   let exactAmount = Exact.ZERO;
   for (const unit of UNIT_NAMES) {
-    const price = prices[unit];
-    if (!price) continue;
-    const quantity = pricingQuantityOf(account.unitHours[unit] ?? 0, price.per, units);
-    const exact = Exact.fromNumber(quantity).mul(price.price);
-    exactAmount = exactAmount.add(exact);
-    const priceUnit = pricingUnitOf(unit, price.per, units);
-    lines.push({
-      unit, basis: price.per, quantity, quantityUnit: price.per === "TB" ? priceUnit : `${priceUnit}s`,
-      unitPrice: price.text, priceUnit, amount: exact.round(list.decimals),
-    });
+    for (const { start, end, price } of pricePeriods(list, account.accountId, unit, period.start, period.end)) {
+      const unitHours = parts.over(account, start, end, (l) => l.unitHours[unit] ?? 0);
+      const quantity = pricingQuantityOf(unitHours, price.per, units);
+      const exact = Exact.fromNumber(quantity).mul(price.price);
+      exactAmount = exactAmount.add(exact);
+      const priceUnit = pricingUnitOf(unit, price.per, units);
+      lines.push({
+        unit, start, end, basis: price.per, quantity, quantityUnit: price.per === "TB" ? priceUnit : `${priceUnit}s`,
+        unitPrice: price.text, priceUnit, amount: exact.round(list.decimals),
+      });
+    }
   }
   const amountDue = lines.reduce((a, l) => a.add(l.amount), Exact.ZERO);
   const invoice: Invoice = {
-    accountId: account.accountId, name: account.name, currency: list.currency, decimals: list.decimals, lines, amountDue, exactAmount,
+    accountId: account.accountId, start: period.start, end: period.end, name: account.name, currency: list.currency, decimals: list.decimals,
+    lines, amountDue, exactAmount,
     toJSON: () => ({
-      accountId: invoice.accountId, name: invoice.name, currency: invoice.currency,
-      lines: lines.map((l) => ({ unit: l.unit, quantity: l.quantity, quantityUnit: l.quantityUnit, unitPrice: l.unitPrice, priceUnit: l.priceUnit, amount: l.amount.toFixed(list.decimals) })),
+      accountId: invoice.accountId, name: invoice.name, currency: invoice.currency, start: isoUtc(period.start), end: isoUtc(period.end),
+      lines: lines.map((l) => ({
+        unit: l.unit, start: isoUtc(l.start), end: isoUtc(l.end), quantity: l.quantity, quantityUnit: l.quantityUnit,
+        unitPrice: l.unitPrice, priceUnit: l.priceUnit, amount: l.amount.toFixed(list.decimals),
+      })),
       amountDue: amountDue.toFixed(list.decimals),
     }),
   };
@@ -88,11 +110,12 @@ export async function accountInvoice(
   connection: DuckDBConnection, params: BillingParams & { accountId: number }, list: PriceList, options: BillingOptions = {},
 ): Promise<Invoice> {
   const resolved = resolveOptions(options);
-  const [line] = await periodLines(connection, params, options, ["account"]);
+  const splitAt = priceChanges(list, params.start, params.end, params.accountId);
+  const { lines: [line], parts } = await billingPass(connection, params, { ...options, splitAt }, ["account"]);
   const zero = Object.fromEntries(UNIT_NAMES.map((u) => [u, 0])) as Quantities;
   return invoiceOf(line ?? {
     level: "account", accountId: params.accountId, cloudspaceId: null, machineId: null, hourEpoch: null,
     name: nameOf(resolved.names, "account", params.accountId), sampleHours: 0, quantities: zero, unitHours: zero,
     cuSumOfMachines: 0, gatewayPiuHours: 0, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
-  }, list, resolved.units);
+  }, list, resolved.units, { start: params.start, end: params.end, parts });
 }

@@ -29,6 +29,20 @@ export interface BillingOptions {
   allUnits?: boolean;
   /** Quantities per `"hour"` (unit-hours, default) or per `"month"` (unit-hours / `units.hoursPerMonth`); NU is a volume (TB) either way. */
   per?: "hour" | "month";
+  /**
+   * Hours (epoch seconds) where a price changes (`priceChanges` of a price list): the parts of
+   * the period between them are billed apart too (`BilledPeriod.parts`), for an invoice line per
+   * price period. Default none.
+   */
+  splitAt?: readonly number[];
+}
+
+/** The lines of one part of a period cut where prices change: `[start, end)`, epoch seconds. */
+export interface PeriodPart {
+  start: number;
+  end: number;
+  /** The part's period lines, as `BilledPeriod.lines` are the period's. */
+  lines: BillingLine[];
 }
 
 /** A billing period: half-open `[start, end)`, epoch seconds; `accountId` limits it to one account. */
@@ -172,12 +186,28 @@ export async function periodLines(
 /** The period lines of the given levels and what the engine saw of the data (for data quality), in one pass over the warehouse. */
 export async function billingPass(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
-): Promise<{ lines: BillingLine[]; seen: SeenData }> {
+): Promise<{ lines: BillingLine[]; parts: PeriodPart[] | undefined; seen: SeenData }> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels));
+  const splitAt = cutsWithin(options.splitAt, params);
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), splitAt);
   for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
-  return { lines: linesOf(engine.finish(), resolved, levels), seen: engine.seenData() };
+  const lines = linesOf(engine.finish(), resolved, levels);
+  return { lines, parts: partsOf(engine, params, splitAt, resolved, levels), seen: engine.seenData() };
+}
+
+/** The cuts of `splitAt` strictly inside the period, ascending, each once. */
+export function cutsWithin(splitAt: readonly number[] | undefined, params: BillingParams): number[] {
+  return [...new Set(splitAt ?? [])].filter((t) => t > params.start && t < params.end).sort((a, b) => a - b);
+}
+
+/** The lines of each part of the period an engine (finished) cut at `splitAt`; undefined without cuts. */
+export function partsOf(
+  engine: BillingEngine, params: BillingParams, splitAt: readonly number[], options: ResolvedBillingOptions, levels: readonly Level[],
+): PeriodPart[] | undefined {
+  if (splitAt.length === 0) return undefined;
+  const bounds = [params.start, ...splitAt, params.end];
+  return engine.partLines().map((lines, k) => ({ start: bounds[k]!, end: bounds[k + 1]!, lines: linesOf(lines, options, levels) }));
 }
 
 /** The engine's lines of the given levels as BillingLines (names, per-month quantities). */

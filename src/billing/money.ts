@@ -1,5 +1,5 @@
 import { Exact } from "./exact.js";
-import { pricesFor, type PriceBasis, type PriceList } from "./prices.js";
+import { priceAt, pricesFor, type PriceBasis, type PriceList } from "./prices.js";
 import type { Units } from "./units.js";
 import type { UnitName } from "./unitNames.js";
 
@@ -18,10 +18,19 @@ export interface Charge {
   amount: Exact;
 }
 
-/** The money of one report line: its amount per priced unit (rounded), and their sum. */
+/** One amount of a report line: an invoice line's (account), or the line's share of it (showback). */
+export interface LineCharge {
+  unit: UnitName;
+  /** The invoice line's price period `[start, end)`, epoch seconds (for the environment, undefined: every period of the unit). */
+  start?: number;
+  end?: number;
+  amount: Exact;
+}
+
+/** The money of one report line: its amount per invoice line (rounded), and their sum. */
 export interface LineMoney {
-  /** One per priced unit, in unit order: the invoice line's amount (account), or the line's share of it (showback). */
-  charges: { unit: UnitName; amount: Exact }[];
+  /** One per invoice line (a unit and price period), in invoice order (for the environment, one per unit). */
+  charges: LineCharge[];
   /** Σ of `charges`: the amount due of an account; a cloud space's or machine's share of it; the grand total for the environment. */
   amount: Exact;
 }
@@ -44,12 +53,14 @@ export function pricingQuantityOf(unitHours: number, basis: PriceBasis, units: U
 }
 
 /**
- * The charge of `unitHours` of one unit (NU: TB) for an account (its overrides apply), or
- * `undefined` when the unit has no price. The amount is exact: unit-hours × unit-hour price,
+ * The charge of `unitHours` of one unit (NU: TB) for an account (its overrides apply) at the
+ * price in force at `hourEpoch` (needed when the list's prices change), or `undefined` when the unit has no price. The amount is exact: unit-hours × unit-hour price,
  * unit-hours / hoursPerMonth × unit-month price, TB × price per TB.
  */
-export function chargeOf(unit: UnitName, unitHours: number, accountId: number | null, list: PriceList, units: Units): Charge | undefined {
-  const price = pricesFor(list, accountId)[unit];
+export function chargeOf(
+  unit: UnitName, unitHours: number, accountId: number | null, list: PriceList, units: Units, hourEpoch?: number,
+): Charge | undefined {
+  const price = hourEpoch === undefined ? pricesFor(list, accountId)[unit] : priceAt(list, accountId, unit, hourEpoch);
   if (!price) return undefined;
   const hours = Exact.fromNumber(unitHours);
   const monthly = price.per === "month";
@@ -64,6 +75,12 @@ export function chargeOf(unit: UnitName, unitHours: number, accountId: number | 
 }
 
 /** Σ of the charges: a LineMoney. */
-export function lineMoneyOf(charges: { unit: UnitName; amount: Exact }[]): LineMoney {
+export function lineMoneyOf(charges: LineCharge[]): LineMoney {
   return { charges, amount: charges.reduce((a, c) => a.add(c.amount), Exact.ZERO) };
+}
+
+/** A line's amount of one unit: Σ over its price periods; undefined when the unit is not charged. */
+export function unitAmountOf(money: LineMoney | undefined, unit: UnitName): Exact | undefined {
+  const own = money?.charges.filter((c) => c.unit === unit) ?? [];
+  return own.length === 0 ? undefined : own.reduce((a, c) => a.add(c.amount), Exact.ZERO);
 }

@@ -1,4 +1,5 @@
 import { UsageError } from "../errors.js";
+import { isoUtc, parseTime } from "../time.js";
 import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
 import { UNIT_NAMES, type UnitName } from "./unitNames.js";
@@ -14,10 +15,22 @@ export interface UnitPrice {
   price: Exact;
   /** The price as written (a decimal string), for display. */
   text: string;
+  /** The hour from which it holds (epoch seconds, inclusive), until the unit's next price; undefined: from the start. */
+  from?: number;
 }
 
-/** Prices per unit; a unit without a price is not charged. */
+/** Prices per unit in force at one hour; a unit without a price is not charged. */
 export type UnitPrices = Partial<Record<UnitName, UnitPrice>>;
+
+/** Each unit's prices in the order they take effect: each holds from its `from` until the next one's. */
+export type DatedPrices = Partial<Record<UnitName, readonly UnitPrice[]>>;
+
+/** A price over a part of a period: `[start, end)`, epoch seconds. */
+export interface PricePeriod {
+  start: number;
+  end: number;
+  price: UnitPrice;
+}
 
 /** A price list: currency, decimals of presentation, prices, per-account overrides. */
 export interface PriceList {
@@ -25,10 +38,13 @@ export interface PriceList {
   currency: string;
   /** Decimals amounts are rounded to (half-even) when presented; default from the currency (2 for most). */
   decimals: number;
-  /** The prices of every account. */
-  prices: UnitPrices;
-  /** Per-account overrides, merged unit by unit over `prices`; a unit keeps one basis (hour or month) in a list. */
-  accounts: ReadonlyMap<number, UnitPrices>;
+  /** The prices of every account, each unit's in the order they take effect (one, undated, in a list without dates). */
+  prices: DatedPrices;
+  /**
+   * Per-account overrides, unit by unit: in an hour where an account's own price of a unit is in force it
+   * replaces the list's; a unit keeps one basis (hour or month) in a list.
+   */
+  accounts: ReadonlyMap<number, DatedPrices>;
   /** Who provides the services (FOCUS ProviderName and PublisherName); default `Cloud provider`. */
   provider: string;
   /** Who issues the invoice (FOCUS InvoiceIssuerName); default the provider. */
@@ -70,16 +86,56 @@ function parsePrice(value: unknown, per: PriceBasis, where: string, unit: UnitNa
   return { per, price, text: price.toDecimalString() ?? text };
 }
 
-function parseUnitPrices(value: unknown, per: PriceBasis, where: string): UnitPrices {
+/** When a dated price takes effect: an ISO date or time on the hour, UTC unless it says otherwise. */
+function parseFrom(value: unknown, where: string): number {
+  const text = value instanceof Date ? value.toISOString() : typeof value === "string" || typeof value === "number" ? value : undefined;
+  if (text === undefined) throw new UsageError(`${where}.from: give a date such as 2026-10-15 (UTC), got ${JSON.stringify(value)}`);
+  const from = parseTime(text, `${where}.from`);
+  if (from % 3600 !== 0) throw new UsageError(`${where}.from: ${isoUtc(from)} is not on the hour (prices change between hours)`);
+  return from;
+}
+
+/**
+ * A unit's dated prices: `[0.0125, { from: "2026-10-15", price: 0.014 }]` (the first may have no
+ * date: it holds from the start); each entry is a price as `parsePrice` takes it, or `{ from, price }`,
+ * `{ from, perHour }`, `{ from, perMonth }`, `{ from, perTB }`.
+ */
+function parseTimeline(value: readonly unknown[], per: PriceBasis, where: string, unit: UnitName): UnitPrice[] {
+  if (value.length === 0) throw new UsageError(`${where}: an empty list of prices (give at least one)`);
+  const out: UnitPrice[] = [];
+  value.forEach((entry, k) => {
+    const at = `${where}[${k}]`;
+    let price: UnitPrice;
+    if (entry !== null && typeof entry === "object" && !Array.isArray(entry) && "from" in entry) {
+      const { from, ...rest } = entry as Record<string, unknown>;
+      const keys = Object.keys(rest);
+      const body = keys.length === 1 && keys[0] === "price" ? rest.price : rest;
+      price = { ...parsePrice(body, per, at, unit), from: parseFrom(from, at) };
+    } else {
+      if (k > 0) throw new UsageError(`${at}: only the first price may hold from the start; give { from: 2026-10-15, price: ... }`);
+      price = parsePrice(entry, per, at, unit);
+    }
+    const previous = out[k - 1];
+    if (previous && previous.from !== undefined && price.from! <= previous.from) {
+      throw new UsageError(`${at}.from: ${isoUtc(price.from!)} is not after the previous price's ${isoUtc(previous.from)} (give prices in the order they take effect)`);
+    }
+    if (previous && previous.per !== price.per) throw new UsageError(`${at}: per unit-${price.per} but ${where}[0] is per unit-${previous.per}: give a unit one basis`);
+    out.push(price);
+  });
+  return out;
+}
+
+function parseUnitPrices(value: unknown, per: PriceBasis, where: string): DatedPrices {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new UsageError(`${where}: expected prices per unit, e.g. { CU: 0.0125, SU: { perMonth: 40 } }`);
   }
-  const out: UnitPrices = {};
+  const out: DatedPrices = {};
   for (const [unit, price] of Object.entries(value)) {
     if (!(UNIT_NAMES as readonly string[]).includes(unit)) {
       throw new UsageError(`${where}: unknown unit ${unit} (units: ${UNIT_NAMES.join(", ")})`);
     }
-    out[unit as UnitName] = parsePrice(price, per, `${where}.${unit}`, unit as UnitName);
+    const at = `${where}.${unit}`;
+    out[unit as UnitName] = Array.isArray(price) ? parseTimeline(price, per, at, unit as UnitName) : [parsePrice(price, per, at, unit as UnitName)];
   }
   return out;
 }
@@ -99,7 +155,9 @@ function accountPrices(entry: unknown, where: string): unknown {
  * Checks a parsed price list: `{ currency, decimals?, per?, prices: { CU: 0.0125, SU: { perMonth: 40 }, NU: 20 },
  * accounts?: { "7": { prices: { CU: 0.01 } } }, provider?, invoiceIssuer? }` (an account's prices may also be
  * written bare, `{ "7": { CU: 0.01 } }`). Bare prices are per unit-hour, or per unit-month
- * with `per: month`; NU, a volume, is always priced per TB transferred. Unknown keys and bad values throw a UsageError naming them.
+ * with `per: month`; NU, a volume, is always priced per TB transferred. A unit's price may change:
+ * `CU: [0.0125, { from: "2026-10-15", price: 0.014 }]` (dates UTC, on the hour; an account's dated
+ * prices replace the list's from their first date). Unknown keys and bad values throw a UsageError naming them.
  */
 export function parsePrices(value: unknown, source = "prices"): PriceList {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -124,9 +182,9 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
   if (per !== "hour" && per !== "month") throw new UsageError(`${source}: per must be hour or month, got ${JSON.stringify(v.per)}`);
   if (v.prices === undefined) throw new UsageError(`${source}: no prices (add e.g. prices: { CU: 0.0125 })`);
   const prices = parseUnitPrices(v.prices, per, `${source}: prices`);
-  const accounts = new Map<number, UnitPrices>();
+  const accounts = new Map<number, DatedPrices>();
   const basis = new Map<UnitName, { per: PriceBasis; where: string }>(
-    (Object.entries(prices) as [UnitName, UnitPrice][]).map(([unit, p]) => [unit, { per: p.per, where: `prices.${unit}` }]),
+    (Object.entries(prices) as [UnitName, UnitPrice[]][]).map(([unit, p]) => [unit, { per: p[0]!.per, where: `prices.${unit}` }]),
   );
   if (v.accounts !== undefined) {
     if (v.accounts === null || typeof v.accounts !== "object" || Array.isArray(v.accounts)) {
@@ -135,14 +193,14 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
     for (const [id, overrides] of Object.entries(v.accounts)) {
       if (!/^\d+$/.test(id)) throw new UsageError(`${source}: accounts: "${id}" is not an account id`);
       const own = parseUnitPrices(accountPrices(overrides, `${source}: accounts.${id}`), per, `${source}: accounts.${id}`);
-      for (const [unit, price] of Object.entries(own) as [UnitName, UnitPrice][]) {
+      for (const [unit, [price]] of Object.entries(own) as [UnitName, UnitPrice[]][]) {
         const first = basis.get(unit);
         if (first && first.per !== price.per) {
           throw new UsageError(
-            `${source}: accounts.${id}.${unit} is per unit-${price.per} but ${first.where} is per unit-${first.per}: give one unit one basis (hour or month) in a price list`,
+            `${source}: accounts.${id}.${unit} is per unit-${price!.per} but ${first.where} is per unit-${first.per}: give one unit one basis (hour or month) in a price list`,
           );
         }
-        if (!first) basis.set(unit, { per: price.per, where: `accounts.${id}.${unit}` });
+        if (!first) basis.set(unit, { per: price!.per, where: `accounts.${id}.${unit}` });
       }
       accounts.set(Number(id), own);
     }
@@ -160,22 +218,74 @@ export function pricedUnits(list: PriceList): { unit: UnitName; per: PriceBasis 
   const per = new Map<UnitName, PriceBasis>();
   for (const prices of [list.prices, ...list.accounts.values()]) {
     for (const unit of UNIT_NAMES) {
-      const price = prices[unit];
+      const price = prices[unit]?.[0];
       if (price && !per.has(unit)) per.set(unit, price.per);
     }
   }
   return UNIT_NAMES.filter((u) => per.has(u)).map((unit) => ({ unit, per: per.get(unit)! }));
 }
 
-/** The prices that apply to an account: the list's prices with the account's overrides. */
-export function pricesFor(list: PriceList, accountId: number | null): UnitPrices {
-  const overrides = accountId === null ? undefined : list.accounts.get(accountId);
-  if (!overrides) return list.prices;
-  let cache = merged.get(list);
-  if (!cache) merged.set(list, (cache = new Map()));
-  let prices = cache.get(accountId!);
-  if (!prices) cache.set(accountId!, (prices = { ...list.prices, ...overrides }));
-  return prices;
+/** The price of a timeline in force at `hourEpoch` (the last to take effect by then), if any. */
+function inForce(timeline: readonly UnitPrice[] | undefined, hourEpoch: number): UnitPrice | undefined {
+  let found: UnitPrice | undefined;
+  for (const price of timeline ?? []) {
+    if (price.from !== undefined && price.from > hourEpoch) break;
+    found = price;
+  }
+  return found;
 }
 
-const merged = new WeakMap<PriceList, Map<number, UnitPrices>>();
+/** The price of a unit in force for an account (its own when one is in force, else the list's) at an hour. */
+export function priceAt(list: PriceList, accountId: number | null, unit: UnitName, hourEpoch: number): UnitPrice | undefined {
+  const own = accountId === null ? undefined : list.accounts.get(accountId)?.[unit];
+  return inForce(own, hourEpoch) ?? inForce(list.prices[unit], hourEpoch);
+}
+
+/** True when some price of the list holds from a date rather than from the start. */
+export function hasDatedPrices(list: PriceList): boolean {
+  return priceChanges(list, -Infinity, Infinity).length > 0;
+}
+
+/**
+ * The prices that apply to an account at an hour: each unit's in force then (the account's own
+ * when it has one in force). Without an hour the list must have no dated prices.
+ */
+export function pricesFor(list: PriceList, accountId: number | null, hourEpoch?: number): UnitPrices {
+  if (hourEpoch === undefined && hasDatedPrices(list)) throw new RangeError("this price list changes prices over time: give the hour");
+  const out: UnitPrices = {};
+  for (const unit of UNIT_NAMES) {
+    const price = priceAt(list, accountId, unit, hourEpoch ?? 0);
+    if (price) out[unit] = price;
+  }
+  return out;
+}
+
+/**
+ * The hours in `(start, end)` at which some price changes (for `accountId`: the list's and that
+ * account's; else every account's too), ascending: billing bills the parts between them apart.
+ */
+export function priceChanges(list: PriceList, start: number, end: number, accountId?: number): number[] {
+  const lists = accountId === undefined ? [list.prices, ...list.accounts.values()] : [list.prices, list.accounts.get(accountId) ?? {}];
+  const at = new Set<number>();
+  for (const prices of lists) {
+    for (const timeline of Object.values(prices)) for (const p of timeline ?? []) if (p.from !== undefined && p.from > start && p.from < end) at.add(p.from);
+  }
+  return [...at].sort((a, b) => a - b);
+}
+
+/**
+ * The price periods of a unit for an account within `[start, end)`: the parts of the period
+ * during which one price is in force, in order (hours without a price are in none).
+ */
+export function pricePeriods(list: PriceList, accountId: number | null, unit: UnitName, start: number, end: number): PricePeriod[] {
+  const cuts = [start, ...priceChanges(list, start, end, accountId ?? undefined), end];
+  const out: PricePeriod[] = [];
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    const price = priceAt(list, accountId, unit, cuts[k]!);
+    const last = out[out.length - 1];
+    if (!price) continue;
+    if (last && last.price === price && last.end === cuts[k]) last.end = cuts[k + 1]!;
+    else out.push({ start: cuts[k]!, end: cuts[k + 1]!, price });
+  }
+  return out;
+}

@@ -1,6 +1,7 @@
 import { Exact } from "./exact.js";
-import type { Invoice } from "./invoice.js";
-import type { BillingLine, Quantities } from "./lines.js";
+import type { Invoice, InvoiceLine } from "./invoice.js";
+import type { BillingLine, PeriodPart, Quantities } from "./lines.js";
+import { PeriodParts } from "./periodParts.js";
 import { lineMoneyOf, type LineMoney } from "./money.js";
 import { splitAmount } from "./splitAmount.js";
 import { UNIT_NAMES, type UnitName } from "./unitNames.js";
@@ -35,12 +36,16 @@ export function showbackWeight(line: BillingLine, unit: UnitName): number {
 /**
  * Showback money (docs/formulas.md): each account's invoice line amounts split over its cloud
  * spaces, and each cloud space's share over its machines and gateway, by the
- * largest-remainder method (`splitAmount`) with `showbackWeight` as weights, so at every
- * level the rounded amounts add up to the account's lines to the cent. Gateway lines are
+ * largest-remainder method (`splitAmount`) with `showbackWeight` as weights (over the line's
+ * price period: from `parts` when it is a part of the period), so at every level the rounded
+ * amounts add up to the account's lines to the cent. Gateway lines are
  * added (also without prices) so that NU and PIU add up below cloud spaces too.
- * `lines` are period lines in hierarchy order; `divisor` is hoursPerMonth under `per: month`, else 1.
+ * `lines` are period lines in hierarchy order; `divisor` is hoursPerMonth under `per: month`, else 1;
+ * `period`: the billed period, with its parts' lines when a price changes within it.
  */
-export function showback(lines: readonly BillingLine[], invoices: readonly Invoice[] | undefined, divisor: number): Showback {
+export function showback(
+  lines: readonly BillingLine[], invoices: readonly Invoice[] | undefined, divisor: number, period?: { start: number; end: number; parts?: readonly PeriodPart[] },
+): Showback {
   const out: BillingLine[] = [];
   const cloudspacesOf = new Map<number, BillingLine[]>();
   const childrenOf = new Map<BillingLine, BillingLine[]>();
@@ -68,23 +73,32 @@ export function showback(lines: readonly BillingLine[], invoices: readonly Invoi
   }
   closeCloudspace();
   if (!invoices) return { lines: out, money: out.map(() => undefined) };
-  const shares = new Map<BillingLine, Map<UnitName, Exact>>();
+  const shares = new Map<BillingLine, Map<InvoiceLine, Exact>>();
   const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
-  const split = (amount: Exact, decimals: number, unit: UnitName, children: BillingLine[]) => {
+  const cloudspaceOf = new Map<BillingLine, BillingLine>();
+  for (const [cs, children] of childrenOf) for (const c of children) if (c.level === "gateway") cloudspaceOf.set(c, cs);
+  const split = (amount: Exact, decimals: number, line: InvoiceLine, children: BillingLine[], periodParts: PeriodParts) => {
     const scale = 10n ** BigInt(decimals);
     const minor = amount.mul(Exact.of(scale));
-    const parts = splitAmount(minor.num / minor.den, children.map((c) => ({ id: idOf(c), weight: showbackWeight(c, unit) })));
+    const weight = (c: BillingLine) => {
+      const cs = cloudspaceOf.get(c);
+      return cs === undefined
+        ? periodParts.over(c, line.start, line.end, (l) => showbackWeight(l, line.unit))
+        : periodParts.over(cs, line.start, line.end, (l) => showbackWeight(gatewayLine(l, divisor), line.unit));
+    };
+    const parts = splitAmount(minor.num / minor.den, children.map((c) => ({ id: idOf(c), weight: weight(c) })));
     children.forEach((c, k) => {
       let own = shares.get(c);
       if (!own) shares.set(c, (own = new Map()));
-      own.set(unit, Exact.of(parts[k]!, scale));
+      own.set(line, Exact.of(parts[k]!, scale));
     });
   };
   for (const invoice of invoices) {
+    const periodParts = new PeriodParts(period ?? invoice, period?.parts);
     const cloudspaces = cloudspacesOf.get(invoice.accountId) ?? [];
     for (const line of invoice.lines) {
-      split(line.amount, invoice.decimals, line.unit, cloudspaces);
-      for (const cs of cloudspaces) split(shares.get(cs)!.get(line.unit)!, invoice.decimals, line.unit, childrenOf.get(cs)!);
+      split(line.amount, invoice.decimals, line, cloudspaces, periodParts);
+      for (const cs of cloudspaces) split(shares.get(cs)!.get(line)!, invoice.decimals, line, childrenOf.get(cs)!, periodParts);
     }
   }
   const money = out.map((line): LineMoney | undefined => {
@@ -95,9 +109,9 @@ export function showback(lines: readonly BillingLine[], invoices: readonly Invoi
     }
     const invoice = line.accountId === null ? undefined : byAccount.get(line.accountId);
     if (!invoice) return undefined;
-    if (line.level === "account") return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, amount: l.amount })));
+    if (line.level === "account") return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: l.amount })));
     const own = shares.get(line);
-    return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, amount: own?.get(l.unit) ?? Exact.ZERO })));
+    return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: own?.get(l) ?? Exact.ZERO })));
   });
   return { lines: out, money };
 }

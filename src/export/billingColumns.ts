@@ -1,11 +1,12 @@
 import type { Exact } from "../billing/exact.js";
 import type { BillingLine } from "../billing/lines.js";
-import { nuUnit, pricingQuantityOf, pricingUnitOf, type LineMoney } from "../billing/money.js";
+import { nuUnit, pricingQuantityOf, pricingUnitOf, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { showbackWeight } from "../billing/showback.js";
-import { pricedUnits, pricesFor } from "../billing/prices.js";
+import { priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, UNIT_NAMES, type UnitName } from "../billing/unitNames.js";
 import { isoUtc } from "../time.js";
+import { periodText } from "./periodText.js";
 
 /** What a column holds, which decides how each format writes it. */
 export type ColumnKind = "text" | "id" | "time" | "count" | "quantity" | "price" | "money";
@@ -100,15 +101,26 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
       columns.push(
         {
           key: `${unit}_unit_price`, header: `${unit} unit price (${currency} per ${priceUnit})`, kind: "price",
-          value: (l, m) => (m && l.level !== "environment" ? pricesFor(list, l.accountId)[unit]?.text ?? null : null),
+          value: (l, m) => (m && l.level !== "environment" ? unitPriceText(list, l, unit, report.params) : null),
         },
         {
           key: `${unit}_amount`, header: `${unit} amount (${currency})`, kind: "money",
-          value: (_l, m) => m?.charges.find((c) => c.unit === unit)?.amount ?? null,
+          value: (_l, m) => unitAmountOf(m, unit) ?? null,
         },
       );
     }
     columns.push({ key: "amount_due", header: `amount due (${currency})`, kind: "money", value: (_l, m) => m?.amount ?? null });
   }
   return columns;
+}
+
+/**
+ * The unit price of a line's unit as written: the price in force in its hour (an hourly line)
+ * or over the period; when it changes in the period, each with its days (`0.0125 (2026-10-01 to 2026-10-14), 0.014 (2026-10-15 to 2026-10-31)`).
+ */
+export function unitPriceText(list: PriceList, line: BillingLine, unit: UnitName, period: { start: number; end: number }): string | null {
+  if (line.hourEpoch !== null) return priceAt(list, line.accountId, unit, line.hourEpoch)?.text ?? null;
+  const periods = pricePeriods(list, line.accountId, unit, period.start, period.end);
+  if (periods.length <= 1) return periods[0]?.price.text ?? null;
+  return periods.map((p) => `${p.price.text} (${periodText(p)})`).join(", ");
 }

@@ -4,6 +4,7 @@ import { cuRuleText, tuText } from "../billing/units.js";
 import { hourlyLines, type BillingLine } from "../billing/lines.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
+import { priceAt } from "../billing/prices.js";
 import { nameOf } from "../billing/names.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { UnitName } from "../billing/unitNames.js";
@@ -84,20 +85,26 @@ function describe(line: BillingLine, unit: UnitName, report: BillingReport): str
   return `${unit}: ${what} of VM ${line.machineId} in cloud space ${line.cloudspaceId}${unit === "CU" ? `, ${report.options.cuRollup} rollup` : ""}`;
 }
 
-/** The FOCUS rows of one line: one per charged unit with a price and a non-zero quantity. */
-function rowsOf(line: BillingLine, report: BillingReport, period: { start: string; end: string }, billingPeriod: { start: string; end: string }): FocusRow[] {
+/**
+ * The FOCUS rows of one line (of an hour, or of a part of the period in which no price changes,
+ * `pricedAt` its first hour): one per charged unit with a price and a non-zero quantity.
+ */
+function rowsOf(
+  line: BillingLine, report: BillingReport, period: { start: string; end: string }, billingPeriod: { start: string; end: string }, pricedAt: number,
+): FocusRow[] {
   const list = report.prices!;
   const names = report.options.names;
   const rows: FocusRow[] = [];
   for (const [unit, unitHours] of chargedUnits(line, report)) {
     if (unitHours === 0) continue;
-    const charge = chargeOf(unit, unitHours, line.accountId, list, report.options.units);
+    const charge = chargeOf(unit, unitHours, line.accountId, list, report.options.units, pricedAt);
     if (!charge) continue;
     const nu = nuUnit(report.options.units);
     const basis = charge.basis === "month" ? "Months" : "Hours";
     const pricingUnit = charge.basis === "TB" ? nu : `${unit}-${basis}`;
     const { id, type } = resource(line, unit);
-    const overridden = line.accountId !== null && list.accounts.get(line.accountId)?.[unit] !== undefined;
+    const price = priceAt(list, line.accountId, unit, pricedAt)!;
+    const overridden = line.accountId !== null && list.accounts.get(line.accountId)?.[unit]?.includes(price) === true;
     rows.push({
       BilledCost: charge.amount, BillingAccountId: String(line.accountId), BillingAccountName: nameOf(names, "account", line.accountId!),
       BillingAccountType: "Account", BillingCurrency: list.currency,
@@ -111,7 +118,7 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: strin
       ProviderName: list.provider, PublisherName: list.provider,
       ResourceId: id, ResourceName: unit === "PIU" && line.level === "cloudspace" ? "" : line.name, ResourceType: type,
       ServiceCategory: SERVICE[unit].category, ServiceName: SERVICE[unit].name,
-      SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}`,
+      SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       SubAccountName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId),
       x_Level: line.level, x_Unit: unit, x_CuRollup: report.options.cuRollup, x_AccountId: String(line.accountId),
@@ -123,9 +130,9 @@ function rowsOf(line: BillingLine, report: BillingReport, period: { start: strin
 }
 
 /**
- * The rounding adjustments: per account and invoice line, the line's rounded amount less
- * the Σ of the exact costs of its usage rows, as one `Adjustment` row when not zero, so that
- * the BilledCost of an account's rows adds up to its amount due.
+ * The rounding adjustments: per account and invoice line (a unit and price period), the line's
+ * rounded amount less the Σ of the exact costs of its usage rows, as one `Adjustment` row when
+ * not zero, so that the BilledCost of an account's rows adds up to its amount due.
  */
 function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact>, billingPeriod: { start: string; end: string }): FocusRow[] {
   const list = report.prices!;
@@ -133,7 +140,7 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
   const rows: FocusRow[] = [];
   for (const invoice of report.invoices ?? []) {
     for (const line of invoice.lines) {
-      const adjustment = line.amount.add(Exact.of(-1n).mul(billed.get(`${invoice.accountId}/${line.unit}`) ?? Exact.ZERO));
+      const adjustment = line.amount.add(Exact.of(-1n).mul(billed.get(`${invoice.accountId}/${line.unit}/${line.start}`) ?? Exact.ZERO));
       if (adjustment.isZero()) continue;
       const account = String(invoice.accountId);
       rows.push({
@@ -141,7 +148,7 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
         BillingAccountType: "Account", BillingCurrency: list.currency, BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
         ChargeCategory: "Adjustment", ChargeClass: null,
         ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${list.currency}, half-even)`,
-        ChargeFrequency: "One-Time", ChargePeriodEnd: billingPeriod.end, ChargePeriodStart: billingPeriod.start,
+        ChargeFrequency: "One-Time", ChargePeriodEnd: isoUtc(line.end), ChargePeriodStart: isoUtc(line.start),
         ConsumedQuantity: null, ConsumedUnit: null, ContractedCost: adjustment, ContractedUnitPrice: null, EffectiveCost: adjustment,
         InvoiceIssuerName: list.invoiceIssuer, ListCost: adjustment, ListUnitPrice: null, PricingCategory: null,
         PricingQuantity: null, PricingUnit: null, ProviderName: list.provider, PublisherName: list.provider,
@@ -155,13 +162,29 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
   return rows;
 }
 
-/** Adds the exact BilledCost of usage rows per account and unit. */
-function tally(billed: Map<string, Exact>, rows: FocusRow[]): FocusRow[] {
+/**
+ * Adds the exact BilledCost of usage rows charged from hour `at` per account, unit and invoice
+ * line (keyed by its start; `starts`: the starts of the lines of each account and unit).
+ */
+function tally(billed: Map<string, Exact>, rows: FocusRow[], at: number, starts: ReadonlyMap<string, number[]>): FocusRow[] {
   for (const row of rows) {
     const key = `${String(row.x_AccountId)}/${String(row.x_Unit)}`;
-    billed.set(key, (billed.get(key) ?? Exact.ZERO).add(row.BilledCost as Exact));
+    const start = starts.get(key)?.findLast((s) => s <= at);
+    billed.set(`${key}/${start}`, (billed.get(`${key}/${start}`) ?? Exact.ZERO).add(row.BilledCost as Exact));
   }
   return rows;
+}
+
+/** The starts of the invoice lines of each account and unit (`account/unit`), ascending. */
+function lineStarts(report: BillingReport): Map<string, number[]> {
+  const starts = new Map<string, number[]>();
+  for (const invoice of report.invoices ?? []) {
+    for (const line of invoice.lines) {
+      const key = `${invoice.accountId}/${line.unit}`;
+      starts.set(key, [...(starts.get(key) ?? []), line.start]);
+    }
+  }
+  return starts;
 }
 
 /**
@@ -179,8 +202,14 @@ export async function* focusRows(report: BillingReport, connection: DuckDBConnec
   const billingPeriod = { start: isoUtc(report.params.start), end: isoUtc(report.params.end) };
   const levels = ["account", "cloudspace", "machine"] as const;
   const billed = new Map<string, Exact>();
+  const starts = lineStarts(report);
   if (options.perPeriod) {
-    yield tally(billed, report.lines.flatMap((l) => rowsOf(l, report, billingPeriod, billingPeriod)));
+    // where a price changes within the period, rows per part of it (each at one price)
+    const parts = report.parts ?? [{ start: report.params.start, end: report.params.end, lines: report.lines }];
+    for (const part of parts) {
+      const period = { start: isoUtc(part.start), end: isoUtc(part.end) };
+      yield tally(billed, part.lines.flatMap((l) => rowsOf(l, report, period, billingPeriod, part.start)), part.start, starts);
+    }
     yield adjustmentRows(report, billed, billingPeriod);
     return;
   }
@@ -189,8 +218,8 @@ export async function* focusRows(report: BillingReport, connection: DuckDBConnec
   for await (const batch of hourlyLines(connection, report.params, billingOptions, levels)) {
     yield tally(billed, batch.flatMap((l) => {
       if (l.hourEpoch !== hour.epoch) hour = { epoch: l.hourEpoch!, start: isoUtc(l.hourEpoch!), end: isoUtc(l.hourEpoch! + 3600) };
-      return rowsOf(l, report, hour, billingPeriod);
-    }));
+      return rowsOf(l, report, hour, billingPeriod, l.hourEpoch!);
+    }), hour.epoch, starts);
   }
   yield adjustmentRows(report, billed, billingPeriod);
 }

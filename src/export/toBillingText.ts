@@ -3,6 +3,7 @@ import type { BillingLine } from "../billing/lines.js";
 import { nuUnit } from "../billing/money.js";
 import { BASE_UNITS, UNIT_NAMES } from "../billing/unitNames.js";
 import { isoUtc } from "../time.js";
+import { periodText } from "./periodText.js";
 
 /** Levels shown by the text summary, from the top down. */
 const SUMMARY_LEVELS = new Set(["environment", "account", "cloudspace"]);
@@ -37,6 +38,15 @@ export function toBillingText(report: BillingReport): string {
     line(widths.map((w) => "-".repeat(w))),
     ...rows.map(line),
   ];
+  const periods = (report.invoices ?? []).filter((inv) => inv.lines.some((l) => l.start !== params.start || l.end !== params.end));
+  if (report.prices && periods.length > 0) {
+    out.push("", `prices that change in the period: the invoice lines of each price period (${report.prices.currency})`);
+    for (const inv of periods) {
+      for (const l of inv.lines) {
+        out.push(`  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`);
+      }
+    }
+  }
   if (report.prices && report.amountDue) {
     out.push("", `total amount due: ${report.amountDue.toFixed(decimals)} ${report.prices.currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`);
   }

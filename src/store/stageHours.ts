@@ -82,6 +82,8 @@ export interface BillingRules {
   cuRollup: CuRollup;
   /** Keep the environment's sums only (see `BillingEngine`). Default false. */
   environmentOnly?: boolean;
+  /** Hours where a price changes: the parts of the period between them are summed apart too (see `BillingEngine`). */
+  splitAt?: readonly number[];
 }
 
 /** What a stager does besides staging columns. */
@@ -103,7 +105,7 @@ export class ThreadBilling {
 
   constructor(readonly rules: BillingRules) {
     this.builder = new AccountHourFactsBuilder(rules.units.externalNicType);
-    this.engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly);
+    this.engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly, rules.splitAt);
     this.visitor = new FactsVisitor(this.builder);
   }
 

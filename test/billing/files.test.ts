@@ -42,9 +42,9 @@ describe("price list files", () => {
     const list = await loadPrices(`${fixtures}prices.yaml`);
     expect(list.currency).toBe("EUR");
     expect(list.decimals).toBe(2);
-    expect(list.prices.SU).toMatchObject({ per: "month", text: "40" });
-    expect(list.prices.CU).toMatchObject({ per: "hour", text: "0.0125" });
-    expect(list.accounts.get(8)?.CU?.text).toBe("0.01");
+    expect(list.prices.SU?.[0]).toMatchObject({ per: "month", text: "40" });
+    expect(list.prices.CU?.[0]).toMatchObject({ per: "hour", text: "0.0125" });
+    expect(list.accounts.get(8)?.CU?.[0]?.text).toBe("0.01");
   });
 
   it("takes an account's override as the README writes it, accounts: {\"2\": {prices: {CU: 0.04}}}, or bare", () => {

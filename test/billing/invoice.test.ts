@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_UNITS, Exact, invoiceOf, parsePrices, UsageError, type BillingLine, type Quantities } from "../../src/index.js";
+import { DEFAULT_UNITS, Exact, invoiceOf, monthPeriod, parsePrices, UsageError, type BillingLine, type Quantities } from "../../src/index.js";
+
+const OCTOBER = monthPeriod("2026-10");
 
 function account(unitHours: Partial<Quantities>, accountId = 7): BillingLine {
   const q = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0, ...unitHours } as Quantities;
@@ -25,7 +27,7 @@ describe("invoice lines and the amount due", () => {
     { what: "NU is TB transferred, priced per TB", prices: { NU: 20 }, hours: { NU: 2.5 }, lines: [["NU", 2.5, "TiB", "50.00"]], due: "50.00" },
     { what: "a priced unit without consumption is a line of 0", prices: { PIU: "0.005" }, hours: {}, lines: [["PIU", 0, "PIU-hours", "0.00"]], due: "0.00" },
   ])("$what", ({ prices, hours, lines, due }) => {
-    const invoice = invoiceOf(account(hours), parsePrices({ currency: "EUR", prices }), DEFAULT_UNITS);
+    const invoice = invoiceOf(account(hours), parsePrices({ currency: "EUR", prices }), DEFAULT_UNITS, OCTOBER);
     expect(invoice.lines.map((l) => [l.unit, l.quantity, l.quantityUnit, l.amount.toFixed(2)])).toEqual(lines);
     expect(invoice.amountDue.toFixed(2)).toBe(due);
     expect(invoice.lines.reduce((a, l) => a.add(l.amount), Exact.ZERO).equals(invoice.amountDue)).toBe(true);
@@ -33,25 +35,25 @@ describe("invoice lines and the amount due", () => {
 
   it("per-account prices override the list unit by unit", () => {
     const list = parsePrices({ currency: "EUR", prices: { CU: 1, SU: 2 }, accounts: { "8": { CU: 0.5 } } });
-    expect(invoiceOf(account({ CU: 1, SU: 1 }, 7), list, DEFAULT_UNITS).amountDue.toFixed(2)).toBe("3.00");
-    const eight = invoiceOf(account({ CU: 1, SU: 1 }, 8), list, DEFAULT_UNITS);
+    expect(invoiceOf(account({ CU: 1, SU: 1 }, 7), list, DEFAULT_UNITS, OCTOBER).amountDue.toFixed(2)).toBe("3.00");
+    const eight = invoiceOf(account({ CU: 1, SU: 1 }, 8), list, DEFAULT_UNITS, OCTOBER);
     expect(eight.lines.map((l) => [l.unit, l.unitPrice, l.amount.toFixed(2)])).toEqual([["CU", "0.5", "0.50"], ["SU", "2", "2.00"]]);
     expect(eight.amountDue.toFixed(2)).toBe("2.50");
   });
 
   it("JPY has no decimals: each line rounds to whole yen", () => {
-    const invoice = invoiceOf(account({ CU: 3, SU: 3 }), parsePrices({ currency: "JPY", prices: { CU: "0.5", SU: "0.5" } }), DEFAULT_UNITS);
+    const invoice = invoiceOf(account({ CU: 3, SU: 3 }), parsePrices({ currency: "JPY", prices: { CU: "0.5", SU: "0.5" } }), DEFAULT_UNITS, OCTOBER);
     // 1.5 → 2 and 1.5 → 2 (half-even): 4 yen, where the rounded exact total would be 3.
     expect(invoice.amountDue.toFixed(0)).toBe("4");
   });
 
   it("JSON.stringify gives the invoice with amounts as decimal strings", () => {
-    const invoice = invoiceOf(account({ CU: 3, NU: 0.5 }), parsePrices({ currency: "EUR", prices: { CU: "0.1", NU: 4 } }), DEFAULT_UNITS);
+    const invoice = invoiceOf(account({ CU: 3, NU: 0.5 }), parsePrices({ currency: "EUR", prices: { CU: "0.1", NU: 4 } }), DEFAULT_UNITS, OCTOBER);
     expect(JSON.parse(JSON.stringify(invoice))).toEqual({
-      accountId: 7, name: "", currency: "EUR", amountDue: "2.30",
+      accountId: 7, name: "", currency: "EUR", amountDue: "2.30", start: "2026-10-01T00:00:00Z", end: "2026-11-01T00:00:00Z",
       lines: [
-        { unit: "CU", quantity: 3, quantityUnit: "CU-hours", unitPrice: "0.1", priceUnit: "CU-hour", amount: "0.30" },
-        { unit: "NU", quantity: 0.5, quantityUnit: "TiB", unitPrice: "4", priceUnit: "TiB", amount: "2.00" },
+        { unit: "CU", start: "2026-10-01T00:00:00Z", end: "2026-11-01T00:00:00Z", quantity: 3, quantityUnit: "CU-hours", unitPrice: "0.1", priceUnit: "CU-hour", amount: "0.30" },
+        { unit: "NU", start: "2026-10-01T00:00:00Z", end: "2026-11-01T00:00:00Z", quantity: 0.5, quantityUnit: "TiB", unitPrice: "4", priceUnit: "TiB", amount: "2.00" },
       ],
     });
   });
@@ -72,8 +74,8 @@ describe("price lists", () => {
 
   it("NU is priced per TB, also in a list whose bare prices are per month", () => {
     const list = parsePrices({ currency: "EUR", per: "month", prices: { CU: 36, NU: 5 } });
-    expect([list.prices.CU!.per, list.prices.NU!.per]).toEqual(["month", "TB"]);
-    expect(parsePrices({ currency: "EUR", prices: { NU: { perTB: 5 } } }).prices.NU!.per).toBe("TB");
+    expect([list.prices.CU![0]!.per, list.prices.NU![0]!.per]).toEqual(["month", "TB"]);
+    expect(parsePrices({ currency: "EUR", prices: { NU: { perTB: 5 } } }).prices.NU![0]!.per).toBe("TB");
   });
 
   it.each([

@@ -188,10 +188,11 @@ describe("invoice pack", () => {
     const invoice = book.getWorksheet("Invoice")!;
     const cu = rowStarting(invoice, "CU");
     const su = rowStarting(invoice, "SU");
-    expect([cu.getCell(3).value, cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value]).toEqual([23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
+    expect([cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value, cu.getCell(8).value]).toEqual([23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
     // 1.5 SU-hours = 0.0020833… SU-months, × 40 per SU-month = 0.0833… → 0.08.
-    expect([su.getCell(3).value, su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value]).toEqual([1.5 / 720, "SU-months", 40, "SU-month", 0.08]);
-    expect(result(rowStarting(invoice, "Amount due (EUR)").getCell(7))).toBe(0.31);
+    expect([su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value, su.getCell(8).value]).toEqual([1.5 / 720, "SU-months", 40, "SU-month", 0.08]);
+    expect(result(rowStarting(invoice, "Amount due (EUR)").getCell(8))).toBe(0.31);
+    expect(cu.getCell(3).value).toBe("2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z (end excluded)");
     const machines = book.getWorksheet("Machines")!;
     expect(result(rowStarting(machines, "Total (4 machines)").getCell(column(machines, 1, "amount due (EUR)")))).toBe(0.31);
     expect(result(rowStarting(machines, "Difference (check)").getCell(column(machines, 1, "amount due (EUR)")))).toBe(0);

@@ -6,7 +6,7 @@ import { calculateOf } from "../../billing/calculate.js";
 import { qualityWarnings, type Warning } from "../../billing/dataQuality.js";
 import { calculateLevels, hourlyLines, levelsFor, type BillingOptions, type BillingParams } from "../../billing/lines.js";
 import { loadNames, overlayNames } from "../../billing/names.js";
-import { loadPrices } from "../../billing/prices.js";
+import { loadPrices, priceChanges } from "../../billing/prices.js";
 import { reportOf } from "../../billing/billingReport.js";
 import { billWarehouse, type BilledPeriod } from "../../billing/billWarehouse.js";
 import { loadUnits } from "../../billing/units.js";
@@ -110,7 +110,9 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const params: BillingParams = { start, end, accountId: argv.accountId };
-    const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per };
+    // where a price changes within the period, its parts are billed apart too (an invoice line per price period)
+    const splitAt = prices === undefined ? undefined : priceChanges(prices, start, end, argv.accountId);
+    const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per, splitAt };
     // json is the billing/calculate shape: without an account, the environment alone (the other levels are not summed)
     const levels = argv.format === "json" ? calculateLevels(params) : levelsFor(params);
 

@@ -4,6 +4,7 @@ import type { Invoice } from "../../billing/invoice.js";
 import { addSheet, columnLetter, font, moneyFormat, moneyTotal, PRICE, quantityFormat, setHeader, styleTotal } from "./style.js";
 import { titleLines, writeTitle } from "./summarySheet.js";
 import { tuText } from "../../billing/units.js";
+import { periodText } from "../periodText.js";
 
 const WHAT: Record<string, string> = {
   CU: "Compute units", SU: "Storage units (TB allocated)", TU: "Transaction units",
@@ -18,36 +19,38 @@ const WHAT: Record<string, string> = {
 export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, invoice: Invoice): void {
   const headerRow = 9;
   const sheet = addSheet(workbook, "Invoice", headerRow);
-  sheet.columns = [{ width: 8 }, { width: 44 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
+  sheet.columns = [{ width: 8 }, { width: 44 }, { width: 24 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
   const who = `Account ${invoice.accountId}${invoice.name ? `: ${invoice.name}` : ""}`;
   writeTitle(sheet, `Statement of account ${invoice.accountId}`, [who, ...titleLines(report).slice(0, 1), ...titleLines(report).slice(2)]);
   const currency = invoice.currency;
-  setHeader(sheet, ["unit", "description", "quantity", "quantity unit", `unit price (${currency})`, "price per", `amount (${currency})`], headerRow);
+  setHeader(sheet, ["unit", "description", "price period (UTC)", "quantity", "quantity unit", `unit price (${currency})`, "price per", `amount (${currency})`], headerRow);
   let r = headerRow + 1;
   for (const line of invoice.lines) {
     const row = sheet.getRow(r++);
     row.getCell(1).value = line.unit;
     row.getCell(2).value = line.unit === "TU" ? `${WHAT.TU} (${tuText(report.options.units)})` : (WHAT[line.unit] ?? line.unit);
-    row.getCell(3).value = line.quantity;
-    row.getCell(3).numFmt = quantityFormat(line.quantity);
-    row.getCell(4).value = line.quantityUnit;
-    row.getCell(5).value = Number(line.unitPrice);
-    row.getCell(5).numFmt = PRICE;
-    row.getCell(6).value = line.priceUnit;
-    row.getCell(7).value = line.amount.toNumber();
-    row.getCell(7).numFmt = moneyFormat(invoice.decimals);
+    row.getCell(3).value = periodText(line);
+    row.getCell(4).value = line.quantity;
+    row.getCell(4).numFmt = quantityFormat(line.quantity);
+    row.getCell(5).value = line.quantityUnit;
+    row.getCell(6).value = Number(line.unitPrice);
+    row.getCell(6).numFmt = PRICE;
+    row.getCell(7).value = line.priceUnit;
+    row.getCell(8).value = line.amount.toNumber();
+    row.getCell(8).numFmt = moneyFormat(invoice.decimals);
     row.commit();
   }
   const total = sheet.getRow(r++);
   total.getCell(1).value = `Amount due (${currency})`;
-  const G = columnLetter(7);
-  total.getCell(7).value = invoice.lines.length > 0 ? moneyTotal(`${G}${headerRow + 1}:${G}${r - 2}`, invoice.amountDue, invoice.decimals) : 0;
-  total.getCell(7).numFmt = moneyFormat(invoice.decimals);
-  styleTotal(total, 7);
+  const H = columnLetter(8);
+  total.getCell(8).value = invoice.lines.length > 0 ? moneyTotal(`${H}${headerRow + 1}:${H}${r - 2}`, invoice.amountDue, invoice.decimals) : 0;
+  total.getCell(8).numFmt = moneyFormat(invoice.decimals);
+  styleTotal(total, 8);
   total.commit();
   r++;
   for (const text of [
     "Each amount is quantity × unit price, rounded half-even; the amount due is the sum of the rounded amounts.",
+    "A line per unit and price period: where a price changes, the hours before and from the change are two lines.",
     "'Cloud spaces' and 'Machines' split each line over the account's cloud spaces and machines (showback); they add up to these lines to the cent.",
   ]) {
     const row = sheet.getRow(r++);

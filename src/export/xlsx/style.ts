@@ -50,7 +50,7 @@ export function cellValue(cell: Cell, column: BillingColumn, decimals: number): 
   if (cell === null) return null;
   if (cell instanceof Exact) return cell.round(decimals).toNumber();
   if (column.kind === "id") return String(cell);
-  if (column.kind === "price") return Number(cell);
+  if (column.kind === "price") return typeof cell === "string" && /^\d+(\.\d+)?$/.test(cell) ? Number(cell) : cell;
   if (column.kind === "time" && typeof cell === "string") return new Date(cell);
   return cell;
 }
