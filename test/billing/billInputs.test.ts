@@ -72,6 +72,8 @@ const RULES: [string, BillingOptions][] = [
   ["aggregate", {}],
   ["--cu-rollup sum", { cuRollup: "sum" }],
   ["--all-units --per month", { allUnits: true, per: "month" }],
+  // prices that change at 07:00 and 12:00: each part is billed apart too
+  ["cut where prices change", { splitAt: [OCT_1 + 12 * HOUR, OCT_1 + 7 * HOUR] }],
   ["billable statuses and constants that are not powers of two", { units: { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"], gbPerCu: 3, iopsPerTu: 300, bytesPerNu: 1e12 } }],
 ];
 /** The whole data, and one account from an unaligned start to mid-period. */
@@ -96,6 +98,10 @@ describe("billing files as they stream equals billing their warehouse, to the bi
         const fromDb = await billWarehouse(warehouse.connection, params, options);
         const inline = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true });
         expect(inline.lines).toEqual(fromDb.lines);
+        expect(inline.parts).toEqual(fromDb.parts);
+        expect(inline.parts?.length).toBe(options.splitAt ? 3 : undefined);
+        // the period's lines are the parts' exact sums: the same as billed whole, to the bit
+        if (options.splitAt) expect(fromDb.lines).toEqual((await billWarehouse(warehouse.connection, params, {})).lines);
         if (period === "environment") {
           // the environment alone (what --format json shows): the same line, without the other levels' work
           const alone = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true, levels: ["environment"] });
@@ -106,6 +112,7 @@ describe("billing files as they stream equals billing their warehouse, to the bi
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
           const threaded = await billInputs([datasets.get(name)!], params, { ...options, workers: 2, skipBad: true });
           expect(threaded.lines).toEqual(fromDb.lines);
+          expect(threaded.parts).toEqual(fromDb.parts);
           expect(threaded.quality).toEqual(inline.quality);
         }
         const { skipped: _s, duplicates: _d, ...quality } = fromDb.quality;

@@ -42,6 +42,23 @@ describe("FOCUS 1.2", () => {
     }
   });
 
+  it.each([false, true])("a price that changes within the period prices each hour at the price then, and adds up to the invoice (per period %s)", async (perPeriod) => {
+    const connection = await memoryWarehouse(hours);
+    const dated = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: ["0.01", { from: "2026-10-01T01:00Z", price: "0.03" }], TU: "0.002" } });
+    const report = await billingReport(connection, params, {}, { prices: dated });
+    const rows = [];
+    for await (const batch of focusRows(report, connection, { perPeriod })) rows.push(...batch);
+    // account 7: 4 CU-hours × 0.01 then 4 × 0.03: lines of 0.04 and 0.12; TU 0.008 → 0.01
+    const cu = rows.filter((r) => r.x_Unit === "CU" && r.BillingAccountId === "7");
+    expect(cu.map((r) => [r.ChargePeriodStart, r.ChargePeriodEnd, r.ListUnitPrice, costOf(r.BilledCost), r.SkuPriceId])).toEqual([
+      ["2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", "0.01", "0.04", "CU-Hours"],
+      ["2026-10-01T01:00:00Z", "2026-10-01T02:00:00Z", "0.03", "0.12", "CU-Hours/from-2026-10-01T01:00:00Z"],
+    ]);
+    const seven = report.invoices!.find((i) => i.accountId === 7)!;
+    expect(seven.lines.map((l) => [l.unit, l.amount.toFixed(2)])).toEqual([["CU", "0.04"], ["CU", "0.12"], ["TU", "0.01"]]);
+    expect(sumCosts(rows.filter((r) => r.BillingAccountId === "7").map((r) => r.BilledCost as Exact)).toFixed(2)).toBe("0.17");
+  });
+
   it("the rounding of an invoice line is an Adjustment row of the account", async () => {
     const { rows } = await rowsFor("aggregate");
     // TU: 4 TU-hours × 0.002 = 0.008 exactly in the usage rows; the invoice line is 0.01: an adjustment of 0.002.
