@@ -172,8 +172,8 @@ describe("README.md", () => {
     expect(yaml).toBeDefined();
     writeFileSync(join(cwd, "prices.yaml"), yaml!);
     const list = await loadPrices(join(cwd, "prices.yaml"));
-    expect(list.accounts.get(2)?.CU?.text).toBe("0.04");
-    expect(list.prices.CU?.text).toBe("0.05");
+    expect(list.accounts.get(2)?.CU?.[0]?.text).toBe("0.04");
+    expect(list.prices.CU?.[0]?.text).toBe("0.05");
   });
 
   it("the price list fragments of docs/formulas.md's Money section, as written there, are a price list the CLI reads (per-account override included)", async () => {
