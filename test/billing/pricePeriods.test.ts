@@ -1,8 +1,12 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { VMachine } from "../../src/capnp/records.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, parsePrices, pricePeriods, toBillingCsv, toBillingText, UsageError, type BillingReport } from "../../src/index.js";
+import { billingReport, loadPrices, monthPeriod, parsePrices, pricePeriods, toBillingCsv, toBillingText, UsageError, type BillingReport } from "../../src/index.js";
 
 const DAY = 24 * HOUR;
 const OCT_3 = OCT_1 + 2 * DAY;
@@ -147,5 +151,22 @@ describe("dated prices in a price list", () => {
   ])("refuses $what, naming the place", ({ CU, error }) => {
     expect(() => parsePrices({ currency: "EUR", prices: { CU } }, "p.yaml")).toThrow(UsageError);
     expect(() => parsePrices({ currency: "EUR", prices: { CU } }, "p.yaml")).toThrow(error);
+  });
+});
+
+describe("the dated price list of docs/formulas.md", () => {
+  it("reads as the page says: account 7 pays 0.05 until 10-15, 0.06 until 10-20, then 0.04", async () => {
+    const page = readFileSync(new URL("../../docs/formulas.md", import.meta.url), "utf8");
+    const block = /```yaml\n([\s\S]*?)```/.exec(page.slice(page.indexOf("**Prices that change.**")))![1]!;
+    const dir = await mkdtemp(join(tmpdir(), "cloudunits-prices-"));
+    writeFileSync(join(dir, "prices.yaml"), block);
+    const list = await loadPrices(join(dir, "prices.yaml"));
+    const october = monthPeriod("2026-10");
+    expect(pricePeriods(list, 7, "CU", october.start, october.end).map((p) => [iso(p.start), p.price.text])).toEqual([
+      ["2026-10-01T00:00:00Z", "0.05"], ["2026-10-15T00:00:00Z", "0.06"], ["2026-10-20T00:00:00Z", "0.04"],
+    ]);
+    expect(pricePeriods(list, 8, "SU", october.start, monthPeriod("2026-11").end).map((p) => [iso(p.start), p.price.text, p.price.per])).toEqual([
+      ["2026-10-01T00:00:00Z", "40", "month"], ["2026-11-01T00:00:00Z", "42", "month"],
+    ]);
   });
 });
