@@ -33,6 +33,7 @@ export async function callService(
         ...(method === "POST" ? { form } : {}),
         headers: { accept: "application/json" },
         credentials: session.credentials,
+        secrets: session.secrets,
         timeoutMs: session.policy.timeoutMs,
         maxRedirects: session.policy.maxRedirects,
       });

@@ -44,6 +44,7 @@ export async function downloadConsumption(
         url,
         headers: { accept: "application/octet-stream" },
         credentials,
+        secrets: session.secrets,
         timeoutMs: policy.timeoutMs,
         maxRedirects: policy.maxRedirects,
       });

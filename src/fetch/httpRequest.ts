@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { FetchError, UsageError } from "../errors.js";
-import { displayUrl } from "./redact.js";
+import { displayUrl, holdsSecret } from "./redact.js";
 import type { Credentials } from "./types.js";
 
 /** One HTTP exchange, redirects included. */
@@ -13,6 +13,11 @@ export interface HttpRequest {
   form?: URLSearchParams;
   /** Sent only to the origin of `url`: never to another host, port or scheme after a redirect. */
   credentials?: Credentials;
+  /**
+   * Values no other origin may see (login values; the token or key of `credentials` is added):
+   * a redirect to another origin whose address holds one, in any encoding, is refused.
+   */
+  secrets?: readonly string[];
   /** Longest silence from the server, ms (before the answer and between body bytes). */
   timeoutMs: number;
   maxRedirects: number;
@@ -145,11 +150,19 @@ function sendOnce(
   });
 }
 
+/** The secrets of `request`: its own and its credentials' token or key. */
+function secretsOf(request: HttpRequest): string[] {
+  const credential = request.credentials?.kind === "bearer" ? request.credentials.token : request.credentials?.key;
+  return [...(request.secrets ?? []), ...(credential === undefined ? [] : [credential])];
+}
+
 /**
  * Sends `request`, following up to `maxRedirects` redirects itself. Credentials (the bearer
  * header and the `authkey` parameter) go only to the origin of `request.url`; a redirect to
- * another origin gets neither, and a form body (which may hold a password) is never re-sent
- * to another origin: that is refused with a FetchError.
+ * another origin gets neither, a form body (which may hold a password) is never re-sent to
+ * another origin, and a redirect to another origin whose address holds a secret of the request
+ * anywhere, in any encoding (an `AuthKey=` parameter, a `next=` address holding `authkey%3D…`,
+ * a token in `t=`, base64…), is not followed: both are refused with FETCH_REDIRECT_REFUSED.
  */
 export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
   if (request.url.protocol !== "http:" && request.url.protocol !== "https:") {
@@ -180,6 +193,13 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") {
       throw new FetchError("FETCH_HTTP", `${displayUrl(url)} redirected to an unsupported scheme ${next.protocol}`, { status });
+    }
+    if (next.origin !== origin && holdsSecret(`${location}\n${next.href}`, secretsOf(request))) {
+      throw new FetchError(
+        "FETCH_REDIRECT_REFUSED",
+        `${displayUrl(url)} redirected to another host (${next.origin}) with a secret of this session in the address; refusing to send it there: check --url, or ask the service's operators`,
+        { status },
+      );
     }
     const keepsBody = status === 307 || status === 308;
     if (!keepsBody) {

@@ -1,5 +1,6 @@
 import { FetchError } from "../errors.js";
 import { callService } from "./callService.js";
+import { printableExcerpt } from "./statusError.js";
 import type { ServiceSession } from "./serviceSession.js";
 
 /** An account of `accounts/list`. */
@@ -17,6 +18,9 @@ export interface ListedCloudspace {
 
 export const ACCOUNTS_LIST_PATH = "/restmachine/cloudapi/accounts/list";
 export const CLOUDSPACES_LIST_PATH = "/restmachine/cloudapi/cloudspaces/list";
+
+/** A value of a list item as a message may quote it: short and printable. */
+const quoted = (value: unknown) => (value === undefined ? "nothing" : printableExcerpt(JSON.stringify(value) ?? String(value), 60));
 
 /** A whole number id, also written as a decimal string; undefined otherwise. */
 function idOf(value: unknown): number | undefined {
@@ -37,12 +41,12 @@ export function parseList<K extends string>(answer: unknown, endpoint: string, e
     if (item === null || typeof item !== "object" || Array.isArray(item)) throw bad(`item ${i + 1} is not an object`);
     const record = item as Record<string, unknown>;
     const id = idOf(record.id);
-    if (id === undefined) throw bad(`item ${i + 1} has no whole-number "id" (got ${JSON.stringify(record.id) ?? "nothing"})`);
-    if (typeof record.name !== "string") throw bad(`item ${i + 1} (id ${id}) has no string "name" (got ${JSON.stringify(record.name) ?? "nothing"})`);
+    if (id === undefined) throw bad(`item ${i + 1} has no whole-number "id" (got ${quoted(record.id)})`);
+    if (typeof record.name !== "string") throw bad(`item ${i + 1} (id ${id}) has no string "name" (got ${quoted(record.name)})`);
     const out: Record<string, unknown> = { id, name: record.name };
     for (const key of extra) {
       const value = idOf(record[key]);
-      if (value === undefined) throw bad(`item ${i + 1} (id ${id}) has no whole-number "${key}" (got ${JSON.stringify(record[key]) ?? "nothing"})`);
+      if (value === undefined) throw bad(`item ${i + 1} (id ${id}) has no whole-number "${key}" (got ${quoted(record[key])})`);
       out[key] = value;
     }
     return out as { id: number; name: string } & Record<K, number>;

@@ -2,16 +2,40 @@ import { FetchError } from "../errors.js";
 import { readSmallText, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";
 
+/** Characters of a body quoted in a message, at most. */
 const SNIPPET_CHARS = 200;
 
-/** A short, single-line excerpt of a body for a message: HTML tags dropped, whitespace collapsed. */
+/** Control, invisible and direction-changing characters: a message shows none of them. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]+/g;
+
+/** True for text that is not text: a NUL, or a tenth of it bytes that were not UTF-8 (U+FFFD) or controls. */
+function looksBinary(text: string): boolean {
+  if (text.includes("\u0000")) return true;
+  const odd = text.match(/[\ufffd\u0001-\u0008\u000e-\u001f]/g)?.length ?? 0;
+  return odd >= 4 && odd * 10 >= text.length;
+}
+
+/**
+ * `text` as a message may quote it: on one line, without control or invisible characters, at
+ * most `maxChars` characters (then `…`).
+ */
+export function printableExcerpt(text: string, maxChars = SNIPPET_CHARS): string {
+  const plain = text.replace(UNPRINTABLE, " ").replace(/\s+/g, " ").trim();
+  const chars = [...plain];
+  return chars.length > maxChars ? `${chars.slice(0, maxChars).join("")}…` : plain;
+}
+
+/**
+ * A short, printable, single-line excerpt of a body for a message (HTML tags dropped, whitespace
+ * collapsed, at most 200 characters); a binary body is described, never quoted.
+ */
 export function bodySnippet(text: string, contentType: string | undefined): string {
+  if (looksBinary(text)) return "binary data (not shown)";
   let plain = text;
   if (/html/i.test(contentType ?? "") || /^\s*<(!doctype|html)/i.test(text)) {
     plain = plain.replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]*>/g, " ");
   }
-  plain = plain.replace(/[\u0000-\u001f\u007f]+/g, " ").replace(/\s+/g, " ").trim();
-  return plain.length > SNIPPET_CHARS ? `${plain.slice(0, SNIPPET_CHARS)}…` : plain;
+  return printableExcerpt(plain);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { FetchError } from "../errors.js";
+import { printableExcerpt } from "../fetch/statusError.js";
 
 /** The four units reconciled (section 2.5 of the seed); machines have no NU. */
 export const RECONCILED_UNITS = ["CU", "SU", "TU", "NU"] as const;
@@ -28,7 +29,7 @@ function figuresOf(value: unknown, where: string, path: string): Figures {
     const v = value[unit];
     if (v === undefined || v === null) continue;
     const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v; // "decimal" figures may come as strings
-    if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, `${path}.consumption.${unit} is not a number (${JSON.stringify(v)})`);
+    if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, `${path}.consumption.${unit} is not a number (${printableExcerpt(JSON.stringify(v) ?? String(v), 60)})`);
     out[unit] = n;
   }
   return out;

@@ -159,8 +159,10 @@ describe("fetchConsumption", () => {
     const storage = await serve((_request, response) => sendBytes(response, zip7));
     const server = await serve(
       platform((request, response) => {
-        // the Location echoes the query, authkey included, as careless servers do
-        response.writeHead(status, { location: `${storage.url}/blobs/7.zip?${request.query.toString()}&sig=abc` }).end();
+        // the Location echoes the query but for the key (a careless echo of the key is refused: see secrets.test.ts)
+        const query = new URLSearchParams(request.query);
+        query.delete("authkey");
+        response.writeHead(status, { location: `${storage.url}/blobs/7.zip?${query.toString()}&sig=abc` }).end();
       }),
     );
     const result = await fetchConsumption(options(server, { auth: method === "jwt" ? JWT(server) : SESSION }));
@@ -429,15 +431,16 @@ describe("fetchConsumption", () => {
     expect(await readdir(outDir)).toEqual(["consumption-7-20261001T000000Z-20261001T030000Z.zip"]);
   });
 
-  it("a URL with the session key in a failure message shows it redacted", async () => {
+  it("a failure after a redirect names the URL it tried, without its query", async () => {
     // a server that redirects to an unreachable port: the error names the URL it tried
-    const server = await serve(platform((request, response) => {
-      response.writeHead(302, { location: `http://127.0.0.1:1/dl?authkey=${request.query.get("authkey") ?? ""}` }).end();
+    const server = await serve(platform((_request, response) => {
+      response.writeHead(302, { location: "http://127.0.0.1:1/dl?sig=abc" }).end();
     }));
     const error = await failure(fetchConsumption(options(server, { retries: 0 })));
     expect(error).toBeInstanceOf(FetchError);
     expect((error as FetchError).code).toBe("FETCH_NETWORK");
     expect(error.message).toContain("http://127.0.0.1:1/dl");
+    expect(error.message).not.toContain("sig=abc");
   });
 
   it.each([

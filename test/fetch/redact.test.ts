@@ -15,6 +15,10 @@ describe("redact", () => {
     { text: "login as alice-admin failed", secrets: ["alice-admin"], out: "login as *** failed" },
     { text: "body: password=p%40ss%2Fw0rd&x=1", secrets: ["p@ss/w0rd"], out: "body: password=***&x=1" },
     { text: "form: q=a+b+secret", secrets: ["a b secret"], out: "form: q=***" },
+    { text: 'echo {"pw":"a\\"b<c"}', secrets: ['a"b<c'], out: 'echo {"pw":"***"}' },
+    { text: "echo <b>a&quot;b&lt;c</b>", secrets: ['a"b<c'], out: "echo <b>***</b>" },
+    { text: "echo a%2522b%253Cc", secrets: ['a"b<c'], out: "echo ***" },
+    { text: `basic ${Buffer.from("me:long-secret-42").toString("base64")}`, secrets: ["long-secret-42"], out: "basic ***" },
     // secrets shorter than 4 characters would garble ordinary text: left alone
     { text: "HTTP 401 from host", secrets: ["401"], out: "HTTP 401 from host" },
   ])("every form of a secret is replaced ($out)", ({ text, secrets, out }) => {
