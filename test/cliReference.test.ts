@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import yargs from "yargs";
 import { commandName, commands } from "../src/cli/commands/index.js";
 import { generateHours, openWarehouse, writeDataset } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
@@ -209,6 +210,25 @@ describe("docs/cli.md, every synopsis line as written", () => {
       const result = await runShell(line.map(quote).join(" "), cwd, { TMPDIR: cwd });
       expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(0);
       checkOutput(line, result.stdout, cwd);
+    });
+  }
+});
+
+/** A command's `--help` text, as the CLI prints it (its module's options, parsed in process). */
+async function helpOf(entry: (typeof commands)[number]): Promise<string> {
+  const parser = yargs([]).scriptName("cloudunits").command(await entry.load()).help().version("0").wrap(200);
+  return new Promise((resolve) => {
+    void parser.parse([commandName(entry), "--help"], (_error: unknown, _argv: unknown, output: string) => resolve(output));
+  });
+}
+
+describe("docs/cli.md, the flags of every command", () => {
+  for (const entry of commands) {
+    it(`${commandName(entry)}: every flag of --help has its row in the command's table, and no other`, async () => {
+      const table = section(readDoc("docs/cli.md"), new RegExp(`^### \`cloudunits ${commandName(entry)}\``));
+      const documented = [...table.matchAll(/^\| `(--[\w-]+)` \|/gm)].map((m) => m[1]);
+      const flags = [...(await helpOf(entry)).matchAll(/^ {2}(--[\w-]+)/gm)].map((m) => m[1]).filter((f) => f !== "--help" && f !== "--version");
+      expect(documented).toEqual(flags);
     });
   }
 });
