@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { CloudunitsError, UsageError } from "../errors.js";
 import { commandName, commands } from "./commands/index.js";
+import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";
 import { topHelp } from "./topHelp.js";
 
@@ -26,7 +27,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  if (argv.length === 1 && argv[0] === "--help") {
+  // `cloudunits` alone is asking what there is: the command list, as --help gives it
+  if (argv.length === 0 || (argv.length === 1 && argv[0] === "--help")) {
     process.stdout.write(topHelp(commands, width));
     return 0;
   }
@@ -34,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const { default: yargs } = await import("yargs");
     const named = new Set(argv);
-    const modules = await Promise.all(commands.map((c) => (named.has(commandName(c)) ? c.load() : { command: c.command, describe: c.describe, handler: () => {} })));
+    const modules = await Promise.all(commands.map(async (c) => (named.has(commandName(c)) ? withExamples(await c.load(), c) : { command: c.command, describe: c.describe, handler: () => {} })));
     const parser = yargs(argv)
       .scriptName("cloudunits")
       .command(modules)

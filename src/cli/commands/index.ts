@@ -7,7 +7,14 @@ export interface CommandLine {
   command: string;
   /** One line for `--help`. */
   describe: string;
+  /** What `<command> --help` shows under Examples: command lines that run as written, each with what it does. */
+  examples: readonly Example[];
 }
+
+/** An example of a command's `--help`: the line as a user types it, and what it does. */
+export type Example = readonly [line: string, description: string];
+
+const CLOUD = "--url https://cloud.example --auth-url https://iam.example";
 
 /**
  * A command of the CLI: its line, and its module, loaded only when the command runs (so a
@@ -29,56 +36,94 @@ export const commands: readonly CommandEntry[] = [
   {
     command: "generate",
     describe: "write synthetic hourly consumption files (a tree, or a zip when --out ends with .zip)",
+    examples: [
+      ["cloudunits generate --out data.zip --accounts 3 --hours 48", "two days of 3 accounts, a zip as getConsumption serves it"],
+      ["cloudunits generate --out tree/ --cloudspace-files --padded", "a folder tree of per-cloud-space files in zero-padded folders"],
+    ],
     load: async () => (await import("./generate.js")).generateCommand,
   },
   {
     command: "fetch",
     describe: "download consumption archives (accounts/getConsumption) from the live service",
+    examples: [
+      [`cloudunits fetch ${CLOUD} --account-id 1 --start 2026-10-01 --end 2026-10-03 --out dl/`, "account 1's two days into dl/ (client id and secret from CLOUDUNITS_CLIENT_ID and CLOUDUNITS_CLIENT_SECRET)"],
+    ],
     load: async () => (await import("./fetch.js")).fetchCommand,
   },
   {
     command: "sync",
     describe: "keep a warehouse file current from the live service (accounts/list, cloudspaces/list, getConsumption, ingest)",
+    examples: [
+      [`cloudunits sync ${CLOUD} --db synced.duckdb --since 2026-10-01 --until 2026-10-03`, "a first run (credentials as for fetch); from cron, leave out --since and --until: each run asks what is new"],
+    ],
     load: async () => (await import("./sync.js")).syncCommand,
   },
   {
     command: "ingest <inputs..>",
     describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
+    examples: [
+      ["cloudunits ingest data.zip --db warehouse.duckdb", "create or update a warehouse file (files already in it are skipped)"],
+    ],
     load: async () => (await import("./ingest.js")).ingestCommand,
   },
   {
     command: `billing ${INPUTS_POSITIONAL}`,
-    describe: "billing units (CU, SU, TU, NU, ...) and money of a period (docs/formulas.md)",
+    describe: "billing units (CU, SU, TU, NU, ...) and money of a period",
+    examples: [
+      ["cloudunits billing data.zip --month 2026-10 --format text", "October's units per account, as a table"],
+      ["cloudunits billing data.zip --start 2026-10-01 --end 2026-10-03 --account-id 1", "account 1 in the billing/calculate JSON shape"],
+      ["cloudunits billing data.zip --month 2026-10 --prices prices.yaml --format xlsx --per-account --out invoices/", "one invoice workbook per account, and a summary workbook"],
+    ],
     load: async () => (await import("./billing.js")).billingCommand,
   },
   {
     command: `reconcile ${INPUTS_POSITIONAL}`,
     describe: "compare our CU, SU, TU, NU with the platform's billing/calculate (exit 5 when they differ)",
+    examples: [
+      [`cloudunits reconcile --db warehouse.duckdb ${CLOUD} --start 2026-10-01 --end 2026-10-03`, "compare with the platform's billing/calculate (credentials as for fetch; exit 5 when they differ)"],
+    ],
     load: async () => (await import("./reconcile.js")).reconcileCommand,
   },
   {
     command: `check ${INPUTS_POSITIONAL}`,
     describe: "data-quality report: accounts, missing hours, duplicates, conflicts, unreadable files, odd machines and NICs",
+    examples: [
+      ["cloudunits check data.zip", "missing hours, duplicates, conflicts, unreadable files and impossible values of the files"],
+      ["cloudunits check --db warehouse.duckdb --format json", "the same report of a warehouse, as JSON"],
+    ],
     load: async () => (await import("./check.js")).checkCommand,
   },
   {
     command: `export ${INPUTS_POSITIONAL}`,
     describe: "write the tables as Parquet, partitioned by account/year/month (for Spark, Trino, DuckDB)",
+    examples: [
+      ["cloudunits export --db warehouse.duckdb --out parquet/", "every table as Parquet under parquet/<table>/account_id=.../year=.../month=.../"],
+    ],
     load: async () => (await import("./export.js")).exportCommand,
   },
   {
     command: `report <report> ${INPUTS_POSITIONAL}`,
     describe: "run a report of reports/ (machine-hours-per-image, top-consumers, daily-totals) or your own .sql",
+    examples: [
+      ["cloudunits report top-consumers --db warehouse.duckdb --start 2026-10-01 --end 2026-10-03", "the shipped top-consumers report of a period, as CSV"],
+    ],
     load: async () => (await import("./report.js")).reportCommand,
   },
   {
     command: `stats <entity> ${INPUTS_POSITIONAL}`,
-    describe: "hourly statistics series of a machine, cloud space or account (docs/statistics.md)",
+    describe: "hourly statistics series of a machine, cloud space or account",
+    examples: [
+      ["cloudunits stats machine data.zip --id 4392 --from 2026-10-01 --till 2026-10-02 --include cpu --include memory", "a machine's CPU and memory series, hour by hour, as JSON"],
+      ["cloudunits stats account --db warehouse.duckdb --id 1 --from 2026-10-01 --till 2026-10-03 --include network --format csv", "an account's network series, as CSV"],
+    ],
     load: async () => (await import("./stats.js")).statsCommand,
   },
   {
     command: "demo",
     describe: "generate a small sample data set in a temporary folder and print its billing summary",
+    examples: [
+      ["cloudunits demo --keep", "keep the sample's folder, and try the commands it prints"],
+    ],
     load: async () => (await import("./demo.js")).demoCommand,
   },
 ];
@@ -87,7 +132,7 @@ export const commands: readonly CommandEntry[] = [
 export const commandName = (line: CommandLine): string => line.command.split(" ")[0]!;
 
 /** The line of command `name`, for its module to spread into its CommandModule (one definition of each). */
-export function commandLine(name: string): CommandLine {
+export function commandLine(name: string): Pick<CommandLine, "command" | "describe"> {
   const entry = commands.find((c) => commandName(c) === name);
   if (!entry) throw new Error(`no command ${name} in src/cli/commands/index.ts`);
   return { command: entry.command, describe: entry.describe };

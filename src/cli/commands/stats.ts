@@ -23,13 +23,18 @@ import { commandLine } from "./index.js";
 const ENTITIES = ["machine", "cloudspace", "account"] as const;
 const FORMATS = ["json", "csv", "html"] as const;
 
+/** The series each entity offers, for `--help`: "machine: cpu, memory, ...; cloudspace: ...". */
+function seriesList(): string {
+  return ENTITIES.map((entity) => `${entity}: ${SERIES_CATALOG[entity].map((d) => d.name).join(", ")}`).join("; ");
+}
+
 const options = {
   id: { type: "string", demandOption: true, describe: "id of the machine, cloud space or account" },
   "account-id": { type: "string", describe: "the account of the machine or cloud space (needed when its id is in several accounts)" },
   from: { type: "string", demandOption: true, describe: "start of the period, inclusive: epoch seconds or ISO 8601" },
   till: { type: "string", demandOption: true, describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
   // one value per --include (repeat it), so it never takes the inputs after it (docs/cli.md)
-  include: { type: "string", array: true, nargs: 1, demandOption: true, describe: "a series to return (repeat, or separate with commas)" },
+  include: { type: "string", array: true, nargs: 1, demandOption: true, describe: `a series to return (repeat, or separate with commas): ${seriesList()}` },
   format: { choices: FORMATS, default: "json", describe: "json: the API shape; csv: long format; html: a page of charts" },
   out: { type: "string", describe: "write to FILE instead of stdout" },
 } as const;
