@@ -72,6 +72,7 @@ export function showback(
     }
   }
   closeCloudspace();
+  allocateToEnvironment(out);
   if (!invoices) return { lines: out, money: out.map(() => undefined) };
   const shares = new Map<BillingLine, Map<InvoiceLine, Exact>>();
   const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
@@ -114,6 +115,19 @@ export function showback(
     return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: own?.get(l) ?? Exact.ZERO })));
   });
   return { lines: out, money };
+}
+
+/**
+ * The environment's allocated CU is the Σ of its accounts' CU (what they are billed on), not
+ * its own CU, which under `aggregate` is less: so the allocated CU of every level adds up to
+ * the level above. Replaces the environment line (lines are shared with the caller's).
+ */
+function allocateToEnvironment(lines: BillingLine[]): void {
+  const at = lines.findIndex((l) => l.level === "environment");
+  if (at < 0) return;
+  const accounts = lines.filter((l) => l.level === "account");
+  const sum = (pick: (l: BillingLine) => number) => accounts.reduce((a, l) => a.add(Exact.fromNumber(pick(l))), Exact.ZERO).toNumber();
+  lines[at] = { ...lines[at]!, cuAllocated: sum((l) => l.cuAllocated), cuAllocatedHours: sum((l) => l.cuAllocatedHours) };
 }
 
 /** The id that breaks ties (to the lower id): the cloud space's or machine's id; a gateway is id 0, as in the platform's files. */

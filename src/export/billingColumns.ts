@@ -83,7 +83,9 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
   for (const unit of shownUnits(report)) {
     columns.push({ key: unit, header: quantityHeader(report, unit), kind: "quantity", value: (l) => shownQuantity(l, unit) });
     if (unit === "CU") {
-      columns.push({ key: "cu_allocated", header: `CU allocated (CU-${per}; showback)`, kind: "quantity", value: (l) => (l.level === "gateway" ? 0 : l.cuAllocated) });
+      // The environment is allocated nothing: its period line carries the Σ of its accounts' CU (see `showback`), an hour has none.
+      const allocated = (l: BillingLine) => (l.level === "gateway" ? 0 : l.level === "environment" && hourly ? null : l.cuAllocated);
+      columns.push({ key: "cu_allocated", header: `CU allocated (CU-${per}; showback)`, kind: "quantity", value: allocated });
     }
   }
   const list = report.prices;
@@ -109,7 +111,10 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
         },
       );
     }
-    columns.push({ key: "amount_due", header: `amount due (${currency})`, kind: "money", value: (_l, m) => m?.amount ?? null });
+    columns.push(
+      { key: "amount_due", header: `amount due (${currency})`, kind: "money", value: (l, m) => (isBilled(l) ? m?.amount ?? null : null) },
+      { key: "allocated_cost", header: `allocated cost (${currency}; ${ALLOCATION_NOTE})`, kind: "money", value: (l, m) => (isBilled(l) ? null : m?.amount ?? null) },
+    );
   }
   return columns;
 }
@@ -124,3 +129,20 @@ export function unitPriceText(list: PriceList, line: BillingLine, unit: UnitName
   if (periods.length <= 1) return periods[0]?.price.text ?? null;
   return periods.map((p) => `${p.price.text} (${periodText(p)})`).join(", ");
 }
+
+/** An account's line (its invoice: an amount due) or the environment's (the total amount due); below, money is allocated cost. */
+export function isBilled(line: BillingLine): boolean {
+  return line.level === "account" || line.level === "environment";
+}
+
+/** How allocated cost is made, in a few words (the CSV's header, beside the longer sentence of the other outputs). */
+export const ALLOCATION_NOTE = "the account's lines split by largest remainder; adds up to them to the cent";
+
+/**
+ * The sentence every output with allocated cost states: how the account's invoice lines are
+ * split below it, and that the split adds up to them to the cent.
+ */
+export const ALLOCATION_SENTENCE = "Allocated cost is not an amount due: each of the account's invoice line amounts is split over its cloud spaces, " +
+  "then over their machines and gateways, in proportion to allocated CU (CU) or to the quantity (other units), by the largest-remainder " +
+  "method (ties to the lower id; a gateway is id 0), so at every level it adds up to the account's lines to the cent, " +
+  "and one entity's share may be a cent off its quantity × unit price.";

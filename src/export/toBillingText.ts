@@ -1,60 +1,110 @@
 import type { BillingReport } from "../billing/billingReport.js";
 import type { BillingLine } from "../billing/lines.js";
-import { nuUnit } from "../billing/money.js";
-import { BASE_UNITS, UNIT_NAMES } from "../billing/unitNames.js";
+import { Exact } from "../billing/exact.js";
+import { nuUnit, unitAmountOf, type LineMoney } from "../billing/money.js";
+import { pricedUnits } from "../billing/prices.js";
+import { cuRuleText } from "../billing/units.js";
+import type { UnitName } from "../billing/unitNames.js";
 import { isoUtc } from "../time.js";
 import { periodText } from "./periodText.js";
-
-/** Levels shown by the text summary, from the top down. */
-const SUMMARY_LEVELS = new Set(["environment", "account", "cloudspace"]);
+import { ALLOCATION_SENTENCE, shownUnits } from "./billingColumns.js";
 
 /**
- * A billing report as an aligned plain-text table for a terminal: the environment (or the
- * account) and the level below it, with the CU rollup rule and the data-quality warnings;
- * with a price list, each line's amount due (cloud spaces: their showback share) and the
- * total amount due. Quantities are shown with 4 decimals; JSON, CSV and XLSX carry the full values.
+ * A billing report as aligned plain-text tables for a terminal. Without an account id: one
+ * row per account, a total row that adds up the rows above it (its amount due is the total
+ * amount due), and the environment's own CU on a line of its own (under `aggregate` it is
+ * less than the accounts' sum, so it never sits in a column that adds up). With an account
+ * id: the account (its amount due) and its cloud spaces (their own CU, their allocated CU
+ * and allocated cost, which add up to the account). Every unit with a price is shown (its
+ * money is in the amount due), with `allUnits` all eight. Quantities are shown with 4
+ * decimals; JSON, CSV and XLSX carry the full values.
  */
 export function toBillingText(report: BillingReport): string {
   const { params, options } = report;
-  const units = options.allUnits ? UNIT_NAMES : BASE_UNITS;
-  const unitSuffix = options.per === "month" ? "-months" : "-hours";
+  const units = shownUnits(report);
+  const perUnit = options.per === "month" ? "-months" : "-hours";
   const decimals = report.prices?.decimals ?? 2;
-  const indexes = report.lines.map((l, i) => [l, i] as const)
-    .filter(([l]) => SUMMARY_LEVELS.has(l.level) && (params.accountId !== undefined || l.level !== "cloudspace"));
-  const money = report.prices ? [`amount due (${report.prices.currency})`] : [];
-  const header = ["level", "id", "name", "hours", ...units.map((u) => (u === "NU" ? `NU-${nuUnit(options.units)}` : `${u}${unitSuffix}`)), ...money];
-  const rows = indexes.map(([l, i]) => [
-    l.level, idOf(l), l.name, String(l.sampleHours),
-    ...units.map((u) => (l.quantities[u] ?? 0).toFixed(4)),
-    ...(report.prices ? [report.money?.[i]?.amount.toFixed(decimals) ?? ""] : []),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const currency = report.prices?.currency;
+  const one = params.accountId !== undefined;
+  const indexes = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account" || (one && l.level === "cloudspace"));
+  const accounts = indexes.filter(([l]) => l.level === "account");
+  const n = `${accounts.length} account${accounts.length === 1 ? "" : "s"}`;
+  const quantity = (v: number | null) => (v ?? 0).toFixed(4);
+  const head = (l: BillingLine) => [l.level, idOf(l), l.name, String(l.sampleHours)];
+
+  const cuColumns = one && options.cuRollup === "aggregate";
+  const quantities = table(
+    ["level", "id", "name", "hours", ...units.flatMap((u) => (u === "CU" && cuColumns ? ["CU own", "CU allocated"] : [u === "NU" ? `NU-${nuUnit(options.units)}` : `${u}${perUnit}`]))],
+    indexes.map(([l]) => [...head(l), ...units.flatMap((u) => (u === "CU" && cuColumns ? [quantity(l.quantities.CU), quantity(l.cuAllocated)] : [quantity(l.quantities[u])]))]),
+    one ? undefined : ["total", "", n, "", ...units.map((u) => quantity(accounts.reduce((a, [l]) => a + (l.quantities[u] ?? 0), 0)))],
+  );
   const out = [
-    `period [${isoUtc(params.start)}, ${isoUtc(params.end)})${params.accountId === undefined ? "" : `, account ${params.accountId}`}; CU rollup: ${options.cuRollup}`,
+    `period [${isoUtc(params.start)}, ${isoUtc(params.end)})${one ? `, account ${params.accountId}` : ""}`,
+    cuRuleLine(report),
     "",
-    line(header),
-    line(widths.map((w) => "-".repeat(w))),
-    ...rows.map(line),
+    ...quantities,
   ];
-  const periods = (report.invoices ?? []).filter((inv) => inv.lines.some((l) => l.start !== params.start || l.end !== params.end));
-  if (report.prices && periods.length > 0) {
-    out.push("", `prices that change in the period: the invoice lines of each price period (${report.prices.currency})`);
-    for (const inv of periods) {
-      for (const l of inv.lines) {
-        out.push(`  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`);
+  const environment = report.lines.find((l) => l.level === "environment");
+  if (!one && environment && options.cuRollup === "aggregate") {
+    out.push("", `the environment's own CU (its own totals per hour, not a total of the rows above): ${quantity(environment.quantities.CU)} CU${perUnit}; the accounts' CU add up to ${quantity(environment.cuAllocated)}`);
+  }
+  if (cuColumns) {
+    out.push("", "CU own: a cloud space's CU from its own totals, so the cloud spaces' own CU may add up to more than the account's; CU allocated splits the account's CU in proportion to it, hour by hour, and adds up.");
+  }
+  if (currency && report.amountDue && report.money) {
+    const priced = pricedUnits(report.prices!).map((p) => p.unit);
+    const amounts = (m: LineMoney | undefined) => priced.map((u) => unitAmountOf(m, u)?.toFixed(decimals) ?? "");
+    const money = table(
+      ["level", "id", "name", ...priced, ...(one ? [`amount due (${currency})`, `allocated cost (${currency})`] : [`amount due (${currency})`])],
+      indexes.map(([l, i]) => {
+        const m = report.money![i];
+        const total = m?.amount.toFixed(decimals) ?? "";
+        return [...head(l).slice(0, 3), ...amounts(m), ...(l.level === "account" ? [total, ...(one ? [""] : [])] : ["", total])];
+      }),
+      one ? undefined : ["total", "", n, ...priced.map((u) => sumOf(report, accounts.map(([, i]) => i), u).toFixed(decimals)), report.amountDue.toFixed(decimals)],
+    );
+    out.push("", `amounts (${currency}) per priced unit:`, ...money);
+    const periods = (report.invoices ?? []).filter((inv) => inv.lines.some((l) => l.start !== params.start || l.end !== params.end));
+    if (periods.length > 0) {
+      out.push("", `prices that change in the period: the invoice lines of each price period (${currency})`);
+      for (const inv of periods) {
+        for (const l of inv.lines) {
+          out.push(`  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`);
+        }
       }
     }
-  }
-  if (report.prices && report.amountDue) {
-    out.push("", `total amount due: ${report.amountDue.toFixed(decimals)} ${report.prices.currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`);
+    out.push("");
+    out.push(one
+      ? `amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the account's invoice lines, each quantity × unit price rounded half-even)`
+      : `total amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`);
+    if (one) out.push(ALLOCATION_SENTENCE);
   }
   if (report.warnings.length > 0) out.push("", ...report.warnings.map((w) => `warning: ${w.message}`));
   return `${out.join("\n")}\n`;
 }
 
+/** Σ of one unit's amounts over some lines, exactly. */
+function sumOf(report: BillingReport, indexes: readonly number[], unit: UnitName): Exact {
+  return indexes.reduce((a, i) => a.add(unitAmountOf(report.money?.[i], unit) ?? Exact.ZERO), Exact.ZERO);
+}
+
+/** An aligned table: header, rule, rows, and a total row under a rule; the first three columns left-aligned. */
+function table(header: string[], rows: string[][], total: string[] | undefined): string[] {
+  const all = total ? [...rows, total] : rows;
+  const widths = header.map((h, i) => Math.max(h.length, ...all.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const rule = line(widths.map((w) => "-".repeat(w)));
+  return [line(header), rule, ...rows.map(line), ...(total ? [rule, line(total)] : [])];
+}
+
+/** The CU rule, as every output that shows CU states it. */
+function cuRuleLine(report: BillingReport): string {
+  const { cuRollup, units } = report.options;
+  return cuRollup === "aggregate"
+    ? `CU rule: aggregate (each level's CU per hour is ${cuRuleText(units)} of its own totals)`
+    : `CU rule: sum (each level's CU is the sum of its machines' CU; a machine's is ${cuRuleText(units)})`;
+}
+
 function idOf(line: BillingLine): string {
-  if (line.level === "environment") return "";
   return String(line.machineId ?? line.cloudspaceId ?? line.accountId ?? "");
 }

@@ -15,6 +15,7 @@ async function text(chunks: AsyncIterable<string>): Promise<string> {
 const hours = [0, 1].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512)] })] }));
 const names = makeNames([{ kind: "machine", id: 1, name: "=HYPERLINK(\"x\")" }, { kind: "account", id: 7, name: "Acme, Inc." }]);
 const params = { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 7 };
+const ALLOCATED = "amount due (EUR),allocated cost (EUR; the account's lines split by largest remainder; adds up to them to the cent)";
 
 describe("billing CSV", () => {
   it("has a header with units and one row per entity and level, numbers unformatted", async () => {
@@ -36,11 +37,12 @@ describe("billing CSV", () => {
     const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005", SU: "0.005" } });
     const report = await billingReport(connection, params, {}, { prices });
     const [header, account, cloudspace, machine] = (await text(toBillingCsv(report))).split("\r\n");
-    expect(header!.endsWith(",CU unit price (EUR per CU-hour),CU amount (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),amount due (EUR)")).toBe(true);
+    expect(header!.endsWith(`,CU unit price (EUR per CU-hour),CU amount (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),${ALLOCATED}`)).toBe(true);
     expect(header).not.toMatch(/total|rounded/);
-    expect(account!.endsWith(",0.005,0.01,0.005,0.00,0.01")).toBe(true);
-    expect(cloudspace!.endsWith(",0.005,0.01,0.005,0.00,0.01")).toBe(true);
-    expect(machine!.endsWith(",0.005,0.01,0.005,0.00,0.01")).toBe(true);
+    // The account's money is its amount due; below it, the same money is allocated cost, never an amount due.
+    expect(account!.endsWith(",0.005,0.01,0.005,0.00,0.01,")).toBe(true);
+    expect(cloudspace!.endsWith(",0.005,0.01,0.005,0.00,,0.01")).toBe(true);
+    expect(machine!.endsWith(",0.005,0.01,0.005,0.00,,0.01")).toBe(true);
   });
 
   it("a price per month shows the quantity in months beside it, so quantity × unit price = amount", async () => {
@@ -49,8 +51,8 @@ describe("billing CSV", () => {
     const prices = parsePrices({ currency: "EUR", prices: { SU: { perMonth: 720 } } });
     const report = await billingReport(connection, params, {}, { prices });
     const [header, account] = (await text(toBillingCsv(report))).split("\r\n");
-    expect(header!.endsWith(",SU billed (SU-months),SU unit price (EUR per SU-month),SU amount (EUR),amount due (EUR)")).toBe(true);
-    expect(account!.endsWith(`,${1 / 720},720,1.00,1.00`)).toBe(true);
+    expect(header!.endsWith(`,SU billed (SU-months),SU unit price (EUR per SU-month),SU amount (EUR),${ALLOCATED}`)).toBe(true);
+    expect(account!.endsWith(`,${1 / 720},720,1.00,1.00,`)).toBe(true);
   });
 
   it("hourly detail has one row per entity, level and hour", async () => {
@@ -100,5 +102,26 @@ describe("hourly billing CSV with a price list", () => {
     const header = (await text(toBillingCsv(report, { hourly: hourlyLines(connection, params) }))).split("\r\n")[0]!;
     expect(header).not.toContain("EUR");
     expect(header).toContain("CU own (CU-hours; aggregate rule)");
+  });
+});
+
+describe("billing CSV of an environment under the aggregate rule", () => {
+  it("the environment's CU allocated is the accounts' sum, beside its own (smaller) CU; amount due is only on accounts and the environment", async () => {
+    // Account 7: 8 GB / 1 vCPU (2 CU); account 8: 2 GB / 4 vCPUs (2 CU); the environment's own CU: max(10/4, 5/2) = 2.5, not 4.
+    const connection = await memoryWarehouse([
+      accountHour(7, OCT_1, { 11: [vm(1, { mem: 8192, vcpus: 1 })] }), accountHour(8, OCT_1, { 21: [vm(2, { mem: 2048, vcpus: 4 })] }),
+    ]);
+    const prices = parsePrices({ currency: "EUR", prices: { CU: "1" } });
+    const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + HOUR }, {}, { prices });
+    const [header, ...rows] = (await text(toBillingCsv(report))).trim().split("\r\n").map((r) => r.split(","));
+    const at = (name: string) => header!.findIndex((h) => h.startsWith(name));
+    const cells = (level: string, name: string) => rows.filter((r) => r[0] === level).map((r) => r[at(name)]);
+    expect(cells("environment", "CU own")).toEqual(["2.5"]);
+    expect(cells("environment", "CU allocated")).toEqual(["4"]);
+    expect(cells("account", "CU allocated")).toEqual(["2", "2"]);
+    expect(cells("environment", "amount due (EUR)")).toEqual(["4.00"]);
+    expect(cells("account", "amount due (EUR)")).toEqual(["2.00", "2.00"]);
+    expect([...cells("cloudspace", "amount due (EUR)"), ...cells("machine", "amount due (EUR)")]).toEqual(["", "", "", ""]);
+    expect([...cells("cloudspace", "allocated cost"), ...cells("machine", "allocated cost")]).toEqual(["2.00", "2.00", "2.00", "2.00"]);
   });
 });

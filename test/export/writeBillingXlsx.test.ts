@@ -107,7 +107,7 @@ describe("billing workbook", () => {
     expect(result(rowStarting(machines, "Total (5 machines)").getCell(cuOwn))).toBe(27);
     expect(result(diff.getCell(cuOwn))).toBe(1.5);
     expect(result(diff.getCell(cuAllocated))).toBe(0);
-    for (const header of ["SU (SU-hours)", "CU amount (EUR)", "SU amount (EUR)", "amount due (EUR)"]) {
+    for (const header of ["SU (SU-hours)", "CU amount (EUR)", "SU amount (EUR)", "allocated cost (EUR"]) {
       expect(result(diff.getCell(column(machines, 1, header)))).toBe(0);
     }
     expect(String(rowStarting(machines, "Why:").getCell(1).value)).toContain("CU own: under aggregate");
@@ -115,7 +115,7 @@ describe("billing workbook", () => {
     const csDiff = rowStarting(cloudspaces, "Difference (check)");
     // Cloud spaces: 25.5 own CU; accounts: 23.25 + 1.5 = 24.75.
     expect(result(csDiff.getCell(column(cloudspaces, 1, "CU own")))).toBe(0.75);
-    for (const header of ["CU allocated", "SU (SU-hours)", "CU amount (EUR)", "amount due (EUR)"]) {
+    for (const header of ["CU allocated", "SU (SU-hours)", "CU amount (EUR)", "allocated cost (EUR"]) {
       expect(result(csDiff.getCell(column(cloudspaces, 1, header)))).toBe(0);
     }
     // Account 7's 0.23 of CU: cloud spaces 11 and 12 weigh the same (3 × 3.875 allocated CU-hours): 11.5 cents each, the tie to the lower id.
@@ -194,7 +194,8 @@ describe("invoice pack", () => {
     expect(result(rowStarting(invoice, "Amount due (EUR)").getCell(8))).toBe(0.31);
     expect(cu.getCell(3).value).toBe("2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z (end excluded)");
     const machines = book.getWorksheet("Machines")!;
-    expect(result(rowStarting(machines, "Total (4 machines)").getCell(column(machines, 1, "amount due (EUR)")))).toBe(0.31);
-    expect(result(rowStarting(machines, "Difference (check)").getCell(column(machines, 1, "amount due (EUR)")))).toBe(0);
+    expect(result(rowStarting(machines, "Total (4 machines)").getCell(column(machines, 1, "allocated cost (EUR")))).toBe(0.31);
+    expect(result(rowStarting(machines, "Difference (check)").getCell(column(machines, 1, "allocated cost (EUR")))).toBe(0);
+    expect(() => column(machines, 1, "amount due")).toThrow();
   });
 });

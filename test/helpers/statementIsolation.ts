@@ -17,7 +17,7 @@ const TIB = 1024 ** 4;
 /**
  * Test helper: five accounts (7101–7105) with accented names, two cloud spaces each (ids
  * 71011, 71012, …) with named machines (a Windows one, disks, public IPs, a deployed gateway
- * with traffic), 48 hours of October 2026 with hours missing for 7102 and 7104, and a EUR
+ * with traffic), every hour of October 2026 but three of 7102's and one of 7104's, and a EUR
  * price list pricing every unit with an override for 7103. What a statement for one account
  * is tested against: the other four's ids and names must not be in it.
  */
@@ -32,17 +32,17 @@ export function statementFixture(): { hours: DecodedAccountHour[]; names: Names;
   });
   const missing = new Map([[7102, new Set([5, 6, 7])], [7104, new Set([30])]]);
   const hours: DecodedAccountHour[] = [];
-  for (let h = 0; h < 48; h++) {
+  for (let h = 0; h < 744; h++) {
     for (const [a, account] of accounts.entries()) {
       if (missing.get(account.id)?.has(h)) continue;
       const [m1, m2, m3] = account.machines;
       hours.push(accountHour(account.id, OCT_1 + h * HOUR, {
         [account.cloudspaces[0]!.id]: [
           gateway([nic("external", TIB / (64 + a), 0)]),
-          vm(m1!.id, { mem: 8192 + 1024 * a, vcpus: 2 + a, disks: [disk(1, 200 + 10 * a, { total: 1200 })] }),
-          vm(m2!.id, { mem: 4096, vcpus: 3, imageName: "windows-server-2022", networks: [nic("external", TIB / 512, TIB / 1024)] }),
+          vm(m1!.id, { mem: 16384 + 1024 * a, vcpus: 1, disks: [disk(1, 200 + 10 * a, { total: 1200 })] }),
+          vm(m2!.id, { mem: 4096, vcpus: a % 2 === 1 ? 11 : 3, imageName: "windows-server-2022", networks: [nic("external", TIB / 512, TIB / 1024)] }),
         ],
-        [account.cloudspaces[1]!.id]: [vm(m3!.id, { mem: 2048 * (a + 1), vcpus: 1, disks: [disk(2, 50)] })],
+        [account.cloudspaces[1]!.id]: [vm(m3!.id, { mem: 2048 * (a + 1), vcpus: 4, disks: [disk(2, 50)] })],
       }));
     }
   }

@@ -99,12 +99,14 @@ function writeChecks(sheet: ExcelJS.Worksheet, report: BillingReport, columns: B
   const notes: string[] = [];
   columns.forEach((c, k) => {
     if (c.kind !== "quantity" && c.kind !== "money") return;
-    const P = parent.letters.get(c.key);
+    // A level's allocated cost adds up to the account's amount due.
+    const key = c.key === "allocated_cost" && !parent.letters.has(c.key) ? "amount_due" : c.key;
+    const P = parent.letters.get(key);
     if (!P) return;
     const L = own.letters.get(c.key)!;
-    const parentValue = c.kind === "money" ? (parent.money.get(c.key) ?? Exact.ZERO).toNumber() : parent.sums.get(c.key) ?? 0;
+    const parentValue = c.kind === "money" ? (parent.money.get(key) ?? Exact.ZERO).toNumber() : parent.sums.get(key) ?? 0;
     const difference = c.kind === "money"
-      ? (own.money.get(c.key) ?? Exact.ZERO).add(Exact.of(-1n).mul(parent.money.get(c.key) ?? Exact.ZERO)).toNumber()
+      ? (own.money.get(c.key) ?? Exact.ZERO).add(Exact.of(-1n).mul(parent.money.get(key) ?? Exact.ZERO)).toNumber()
       : roundTo((own.sums.get(c.key) ?? 0) - parentValue, 9);
     const format = c.kind === "money" ? moneyFormat(decimals) : quantityFormat(parentValue);
     against.getCell(k + 1).value = { formula: `'${parent.sheet}'!${P}${parent.totalRow}`, result: parentValue };

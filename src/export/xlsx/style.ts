@@ -88,7 +88,8 @@ export function widthOf(column: BillingColumn): number {
  */
 export function sheetColumns(report: BillingReport, level: Exclude<Level, "environment">, hourly = false): BillingColumn[] {
   const drop = new Set(["level", "period_start", "period_end", "cu_rollup"]);
-  if (level === "account") drop.add("cloudspace_id").add("machine_id");
+  if (level === "account") drop.add("cloudspace_id").add("machine_id").add("allocated_cost");
+  else drop.add("amount_due");
   if (level === "cloudspace") drop.add("machine_id");
   // Spaces, not underscores, in a sheet's headers, so they wrap between words.
   return billingColumns(report, hourly).filter((c) => !drop.has(c.key)).map((c) => ({ ...c, header: c.header.replaceAll("_", " ") }));
