@@ -17,6 +17,7 @@ import { BadFileError } from "../errors.js";
  * - `CAPNP_BAD_LIST`: a list that cannot hold the schema's structs (bad composite tag,
  *   elements overrunning the list, a bit list).
  * - `CAPNP_BAD_TEXT`: a Text that is not a byte list ending in NUL.
+ * - `CAPNP_TEXT_LIMIT`: a Text longer than the text limit (64 KiB unless set).
  * - `CAPNP_PACKED`: packed data that ends inside a word or run, or unpacks past the cap.
  */
 export type CapnpErrorCode =
@@ -30,6 +31,7 @@ export type CapnpErrorCode =
   | "CAPNP_BAD_POINTER"
   | "CAPNP_BAD_LIST"
   | "CAPNP_BAD_TEXT"
+  | "CAPNP_TEXT_LIMIT"
   | "CAPNP_PACKED";
 
 /**

@@ -22,6 +22,13 @@ export interface DecodeOptions {
   expansionLimitWords?: number;
   /** Deepest nesting of structs and lists, the root struct being depth 1. Default: 64. */
   nestingLimit?: number;
+  /**
+   * Longest text (a status, an image name, a type, a state) the file may hold, bytes of UTF-8
+   * without its NUL: a longer one makes the file bad (CAPNP_TEXT_LIMIT). Real texts are a few
+   * dozen bytes; a text of megabytes, copied into every row that names it, is what ran a load
+   * out of memory. Default: 64 KiB.
+   */
+  maxTextBytes?: number;
   /** Largest unpacked size of a packed file, bytes. Default: 256 MiB. */
   maxUnpackedBytes?: number;
 }
@@ -38,5 +45,7 @@ export const TRAVERSAL_LIMIT_FACTOR = 8;
 export const EXPANSION_LIMIT_FACTOR = 8;
 /** The smallest default expansion limit, words: what a file of 8 words may decode to. */
 export const MIN_EXPANSION_LIMIT_WORDS = 64;
+/** Default {@link DecodeOptions.maxTextBytes}: 64 KiB. */
+export const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
 /** Default {@link DecodeOptions.maxUnpackedBytes}: 256 MiB, the zip entry limit of docs/input.md. */
 export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;

@@ -33,6 +33,15 @@ export class MessageReader {
   private readonly traversalLimitWords: number;
   private readonly expansionLimitWords: number;
   private readonly nestingLimit: number;
+  private readonly maxTextBytes: number;
+  /**
+   * Bytes of text the message may still make, charged at every pointer that reaches a text:
+   * the file's own bytes. A file as the platform writes it holds each text once per field
+   * that names it, so its texts never pass its size; pointers sharing one text could
+   * otherwise copy it into every row that names it (7 machines × a 64 MB image name).
+   */
+  private textBudgetBytes: number;
+  private readonly textLimitBytes: number;
 
   /** Result: the segment of the object found. */
   segment = 0;
@@ -54,6 +63,7 @@ export class MessageReader {
 
   constructor(
     bytes: Uint8Array, segments: Segments, name: string, traversalLimitWords: number, expansionLimitWords: number, nestingLimit: number,
+    maxTextBytes: number, textLimitBytes: number,
   ) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -66,6 +76,8 @@ export class MessageReader {
     // every charge a boxed double store (decode ~5% slower, measured).
     this.budgetWords = this.startBudgetWords = traversalLimitWords < expansionLimitWords ? traversalLimitWords : expansionLimitWords;
     this.nestingLimit = nestingLimit;
+    this.maxTextBytes = maxTextBytes;
+    this.textBudgetBytes = this.textLimitBytes = textLimitBytes;
   }
 
   /** Words charged so far against the traversal and expansion limits. */
@@ -181,6 +193,21 @@ export class MessageReader {
     this.charge(words);
     if (length === 0 || this.bytes[start + length - 1] !== 0) {
       this.fail("CAPNP_BAD_TEXT", `text at ${this.where(this.segment, start)} does not end with NUL`);
+    }
+    if (length - 1 > this.maxTextBytes) {
+      this.fail(
+        "CAPNP_TEXT_LIMIT",
+        `text at ${this.where(this.segment, start)} is ${length - 1} bytes, more than the text limit of ${this.maxTextBytes} bytes ` +
+          "(a status, type or image name is a few dozen); raise maxTextBytes only for a file you trust",
+      );
+    }
+    this.textBudgetBytes -= length - 1;
+    if (this.textBudgetBytes < 0) {
+      this.fail(
+        "CAPNP_EXPANSION_LIMIT",
+        `the message's texts decode to more than its ${this.textLimitBytes} bytes (pointers sharing one text?): ` +
+          "a file holds each of its texts once",
+      );
     }
     return cache.get(this.bytes, start, length - 1);
   }

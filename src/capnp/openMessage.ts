@@ -1,6 +1,6 @@
 import { UsageError } from "../errors.js";
 import {
-  DEFAULT_NAME, DEFAULT_NESTING_LIMIT, EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS, MIN_TRAVERSAL_LIMIT_WORDS,
+  DEFAULT_MAX_TEXT_BYTES, DEFAULT_NAME, DEFAULT_NESTING_LIMIT, EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS, MIN_TRAVERSAL_LIMIT_WORDS,
   TRAVERSAL_LIMIT_FACTOR, type DecodeOptions,
 } from "./DecodeOptions.js";
 import { MessageReader } from "./MessageReader.js";
@@ -20,8 +20,11 @@ export function openMessage(bytes: Uint8Array, options: DecodeOptions): MessageR
   const nestingLimit = options.nestingLimit ?? DEFAULT_NESTING_LIMIT;
   checkLimit("traversalLimitWords", traversalLimitWords);
   checkLimit("expansionLimitWords", expansionLimitWords);
+  const maxTextBytes = options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES;
   checkLimit("nestingLimit", nestingLimit);
-  return new MessageReader(message, segments, name, traversalLimitWords, expansionLimitWords, nestingLimit);
+  checkLimit("maxTextBytes", maxTextBytes);
+  // texts against the bytes as given too: a packed file's texts are no shorter in it
+  return new MessageReader(message, segments, name, traversalLimitWords, expansionLimitWords, nestingLimit, maxTextBytes, bytes.length);
 }
 
 function checkLimit(option: string, value: number): void {

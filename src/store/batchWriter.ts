@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
-import { insertBatches, registerStagedColumns } from "./insertColumns.js";
+import { insertBatches, longStringBytes, registerStagedColumns } from "./insertColumns.js";
 import type { DataTable } from "./schema.js";
 
 /** Input bytes of staged groups inserted by one statement per table. */
@@ -9,6 +9,12 @@ const UNIT_BYTES = 8 * 1024 * 1024;
 const FIRST_UNIT_BYTES = 512 * 1024;
 /** Inserts queued and not yet done, at most: bounds the staged rows held while DuckDB catches up. */
 const MAX_UNITS_QUEUED = 2;
+/**
+ * DuckDB's memory cap is raised to its base plus this many times the long strings of the
+ * batches not yet committed: DuckDB holds a transaction's strings in memory until its commit
+ * (96 MiB of image names failed the commit of a load capped at 96 MiB; 63 MiB passed).
+ */
+const MEMORY_PER_STRING_BYTE = 2;
 
 /**
  * Writes staged columns to the data tables in batches, each committed in one transaction
@@ -29,16 +35,26 @@ export class BatchWriter {
   private unitTarget = FIRST_UNIT_BYTES;
   private inserting: Promise<void>[] = [];
   private lastCommit: Promise<void> = Promise.resolve();
+  /** Long-string bytes added to each connection's open transaction (see MEMORY_PER_STRING_BYTE). */
+  private readonly stringBytes: number[];
+  private memoryLimitBytes: number | undefined;
 
-  /** `connections`: of one database, none in a transaction; `tables` and `columns`: what the staged batches hold. */
+  /**
+   * `connections`: of one database, none in a transaction; `tables` and `columns`: what the
+   * staged batches hold; `memoryLimitBytes`: the memory cap the database was opened with, if
+   * any (raised while batches of long strings are open, never lowered in the writer's life).
+   */
   constructor(
     private readonly connections: readonly DuckDBConnection[],
     private readonly tables: readonly DataTable[],
     private readonly columns?: ColumnSelection,
+    private readonly baseMemoryLimitBytes?: number,
   ) {
     if (connections.length === 0) throw new Error("BatchWriter needs a connection");
     registerStagedColumns(connections);
     this.queues = connections.map(() => Promise.resolve());
+    this.stringBytes = connections.map(() => 0);
+    this.memoryLimitBytes = baseMemoryLimitBytes;
   }
 
   /** The connection of the current batch. */
@@ -67,6 +83,7 @@ export class BatchWriter {
   async add(batch: ColumnBatch, inputBytes: number): Promise<void> {
     this.unit.push(batch);
     this.unitBytes += inputBytes;
+    if (this.baseMemoryLimitBytes !== undefined) this.stringBytes[this.turn]! += longStringBytes(batch);
     if (this.unitBytes >= this.unitTarget) await this.insertUnit();
   }
 
@@ -77,6 +94,7 @@ export class BatchWriter {
     this.unit = [];
     this.unitBytes = 0;
     this.unitTarget = Math.min(UNIT_BYTES, this.unitTarget * 2);
+    this.makeRoom();
     this.inserting.push(this.enqueue((c) => insertBatches(c, batches, this.tables, this.columns)));
     while (this.inserting.length > MAX_UNITS_QUEUED) await this.inserting.shift();
   }
@@ -91,12 +109,23 @@ export class BatchWriter {
     this.begin();
     this.enqueue(writeManifest);
     const previous = this.lastCommit;
+    const turn = this.turn;
     this.lastCommit = this.enqueue(async (c) => {
       await previous;
       await c.run("COMMIT");
+      this.stringBytes[turn] = 0;
     });
     this.begun = false;
     this.turn = (this.turn + 1) % this.connections.length;
+  }
+
+  /** Raises DuckDB's memory cap (before the next insert) when the open batches' long strings need it. */
+  private makeRoom(): void {
+    if (this.baseMemoryLimitBytes === undefined) return;
+    const needed = this.baseMemoryLimitBytes + MEMORY_PER_STRING_BYTE * this.stringBytes.reduce((a, b) => a + b, 0);
+    if (needed <= this.memoryLimitBytes!) return;
+    this.memoryLimitBytes = needed;
+    this.enqueue((c) => c.run("SET memory_limit = $limit", { limit: `${Math.ceil(needed / 1024)}KiB` }));
   }
 
   /** Waits for everything queued; throws the first failure. */

@@ -72,6 +72,7 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
       skipBad: options.skipBad,
       replace: options.replace,
       batchBytes: options.batchBytes,
+      memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES,
       stager: () => chooseStager(bytesTotal(), options.workers),
       moreConnections: [spare],
     });

@@ -186,6 +186,17 @@ export async function insertColumns(
   }
 }
 
+/** UTF-8 bytes of the strings of `batch` too long to inline in their 16-byte record (what DuckDB keeps apart, in memory, until a commit). */
+export function longStringBytes(batch: ColumnBatch): number {
+  let bytes = 0;
+  for (const table of Object.values(batch)) {
+    for (const column of table?.columns ?? []) {
+      if (column.kind === "str") for (const value of column.longValues) bytes += Buffer.byteLength(value);
+    }
+  }
+  return bytes;
+}
+
 /** Inserts staged batches (in order) into each of `tables`, one table after the other. */
 export async function insertBatches(
   connection: DuckDBConnection, batches: readonly ColumnBatch[], tables: Iterable<DataTable>, selection?: ColumnSelection,

@@ -17,14 +17,22 @@ export type { LoadOutcome, LoadRules, LoadTarget } from "./loadSources.js";
  */
 const LOAD_THREADS = 1;
 
+/** A load's rules, with what the target needs of its database. */
+export interface DatabaseRules extends LoadRules {
+  /** More connections to the same database (see {@link databaseTarget}). */
+  moreConnections?: readonly DuckDBConnection[];
+  /** The memory cap the database was opened with: raised while batches of long texts wait for their commit. */
+  memoryLimitBytes?: number;
+}
+
 /**
  * The tables of a database as a load's target: a BatchWriter inserts the staged columns in
  * batches, each committed in one transaction with its manifest rows and impossible values.
  * `moreConnections` to the same database: batches take turns on them, so the next batch
  * inserts while the previous one commits (commits stay in order).
  */
-export function databaseTarget(connection: DuckDBConnection, rules: LoadRules & { moreConnections?: readonly DuckDBConnection[] } = {}): LoadTarget {
-  const writer = new BatchWriter([connection, ...(rules.moreConnections ?? [])], rules.tables ?? DATA_TABLES, rules.columns);
+export function databaseTarget(connection: DuckDBConnection, rules: DatabaseRules = {}): LoadTarget {
+  const writer = new BatchWriter([connection, ...(rules.moreConnections ?? [])], rules.tables ?? DATA_TABLES, rules.columns, rules.memoryLimitBytes);
   let threads: number | undefined;
   return {
     begin: async () => {
@@ -64,7 +72,7 @@ export async function loadAccountHours(
   hours: AsyncIterable<AccountHour>,
   manifest: Manifest,
   readerBadFiles: BadFileError[],
-  rules: LoadRules & { moreConnections?: readonly DuckDBConnection[] } = {},
+  rules: DatabaseRules = {},
 ): Promise<LoadOutcome> {
   return loadSources(databaseTarget(connection, rules), hours, manifest, readerBadFiles, rules);
 }

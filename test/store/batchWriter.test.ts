@@ -1,8 +1,12 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { accountHour, vm } from "../helpers/warehouse.js";
+import { accountHour, OCT_1, vm } from "../helpers/warehouse.js";
 import { BatchWriter } from "../../src/store/batchWriter.js";
 import { buildColumns } from "../../src/store/ColumnBuilder.js";
+import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { DATA_TABLES, SCHEMA_SQL } from "../../src/store/schema.js";
 
 let instance: DuckDBInstance;
@@ -52,4 +56,26 @@ describe("writing staged batches", () => {
     expect(await rows("SELECT count(*)::INT AS n FROM machines")).toEqual([{ n: 1 }]);
     expect(await rows("SELECT inputs FROM runs")).toEqual([{ inputs: ["first"] }]);
   });
+
+  it("loads 2048 rows of 64 KiB texts into a database capped at 96 MiB: the cap is raised until the commit", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cloudunits-batch-"));
+    const cap = 96 * 1024 * 1024;
+    const { instance: capped, connection } = await openDatabaseFile(join(dir, "w.duckdb"), { memoryLimitBytes: cap });
+    const more = await capped.connect();
+    try {
+      const image = "i".repeat(64 * 1024 - 8);
+      const machines = Array.from({ length: 2048 }, (_, i) => vm(i + 1, { imageName: `${i}:${image}` }));
+      const writer = new BatchWriter([connection, more], ["machines"], undefined, cap);
+      await writer.add(buildColumns([accountHour(2, OCT_1, { 1: machines })], new Set(["machines"])), 128 * 1024 * 1024);
+      await writer.commit(noteRun(1, "texts"));
+      await writer.settle();
+      const found = (await connection.runAndReadAll("SELECT count(*) AS n, sum(strlen(image_name)) AS bytes FROM machines")).getRowObjectsJS()[0]!;
+      expect([Number(found.n), Number(found.bytes)]).toEqual([2048, machines.reduce((n, m) => n + m.imageName.length, 0)]);
+    } finally {
+      more.closeSync();
+      connection.closeSync();
+      capped.closeSync();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
