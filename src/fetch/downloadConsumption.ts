@@ -1,5 +1,5 @@
 import { rename, rm, stat } from "node:fs/promises";
-import { temporaryPath } from "./consumptionFile.js";
+import { removeStaleParts, temporaryPath } from "./consumptionFile.js";
 import { downloadToFile } from "./downloadToFile.js";
 import { endpointUrl } from "./endpointUrl.js";
 import { httpRequest } from "./httpRequest.js";
@@ -35,6 +35,7 @@ export async function downloadConsumption(
   const url = endpointUrl(session.baseUrl, "/restmachine/cloudapi/accounts/getConsumption");
   url.search = new URLSearchParams({ accountId: String(request.accountId), start: String(request.startEpoch), end: String(request.endEpoch) }).toString();
   const what = `the consumption download of account ${request.accountId}`;
+  await removeStaleParts(file);
   const temporary = temporaryPath(file);
   try {
     const accountHours = await withRetries(async (_attempt, deadlineAt) => {

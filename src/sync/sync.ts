@@ -1,8 +1,8 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloudunitsError, FetchError, SyncIncompleteError, UsageError } from "../errors.js";
-import { consumptionFileName } from "../fetch/consumptionFile.js";
+import { consumptionFileName, makeSyncFolder } from "../fetch/consumptionFile.js";
 import { downloadConsumption } from "../fetch/downloadConsumption.js";
 import { listAccounts, listCloudspaces } from "../fetch/listEntities.js";
 import { openSession } from "../fetch/serviceSession.js";
@@ -37,7 +37,10 @@ export interface SyncOptions extends RequestPolicy {
   replace?: boolean;
   /** Passed to ingest: record bad files and conflicts as rejected and go on. Default false. */
   skipBad?: boolean;
-  /** Where chunk archives wait to be ingested (each removed after). Default: the system's temporary directory. */
+  /**
+   * Where chunk archives wait to be ingested (each removed after), in a folder of this run; the
+   * folders that killed syncs of this host left there are removed. Default: the system's temporary directory.
+   */
   tempDir?: string;
   /** Progress, for a progress bar: called at each step of each chunk and as bytes arrive. */
   onProgress?: (progress: SyncProgress) => void;
@@ -177,7 +180,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
 
   const hoursTotal = plans.reduce((sum, p) => sum + p.chunks.reduce((s, c) => s + (c.endEpoch - c.startEpoch) / HOUR_SECONDS, 0), 0);
   let hoursDone = 0;
-  const tempDir = await mkdtemp(join(options.tempDir ?? tmpdir(), "cloudunits-sync-"));
+  const tempDir = await makeSyncFolder(options.tempDir ?? tmpdir());
   const results: SyncedAccount[] = [];
   try {
     for (const plan of plans) {

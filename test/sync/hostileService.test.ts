@@ -1,10 +1,12 @@
 /** `sync` against a loopback service that answers what it was not asked. */
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { generateHours, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
+import { hostTag } from "../../src/fetch/staleTemporaries.js";
+import { fetchConsumption, generateHours, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
 import { ACCOUNTS_LIST, CLOUDSPACES_LIST, fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, startServer, type FakeServer, type Handler } from "../fetch/fakeService.js";
@@ -139,4 +141,73 @@ describe("sync bounds what the lists may cost", () => {
     expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(0);
     expect(await rows(db, "SELECT * FROM entity_names")).toEqual([]);
   }, 120_000);
+});
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.on("exit", resolve));
+  return child.pid!;
+}
+
+/** A process that stays alive until `stop()`. */
+function liveProcess(): { pid: number; stop: () => void } {
+  const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)"], { stdio: "ignore" });
+  return { pid: child.pid!, stop: () => child.kill("SIGKILL") };
+}
+
+describe("what killed runs leave behind", () => {
+  it("a sync killed mid-download leaves its folder; the next sync removes it, and leaves a live run's, another host's and unrelated folders", async () => {
+    const temp = await mkdtemp(join(dir, "tmp-"));
+    const honest = fakePlatform({ hours: records });
+    let hold = true;
+    await serve(async (request, response) => {
+      if (request.path === CONSUMPTION_PATH && hold) {
+        // the first download's answer starts, then the process is killed mid-body
+        response.writeHead(200, { "content-type": "application/zip", "content-length": "100000" });
+        response.write(Buffer.from("PK\x03\x04", "latin1"));
+        setTimeout(() => running.kill("SIGKILL"), 300);
+        return;
+      }
+      return honest(request, response);
+    });
+    const env = { ...process.env, CI: "1", TMPDIR: temp, CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+    const db = newDb();
+    const running = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../src/cli/main.ts"),
+      "sync", "--url", server!.url, "--db", db, "--since", "2026-10-01", "--until", "2026-10-02", "--account-id", "1"], { env, stdio: "ignore" });
+    const signal = await new Promise((resolve) => running.on("exit", (_code, exitSignal) => resolve(exitSignal)));
+    expect(signal).toBe("SIGKILL");
+    const left = (await readdir(temp)).filter((name) => name.startsWith("cloudunits-sync-"));
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(new RegExp(`^cloudunits-sync-${hostTag()}-${running.pid}-`));
+    expect(await readdir(join(temp, left[0]!))).toEqual([expect.stringMatching(/^\.consumption-1-.*\.part-.*\.zip$/)]);
+
+    const live = liveProcess();
+    try {
+      const others = [`cloudunits-sync-${hostTag()}-${live.pid}-abcDEF`, `cloudunits-sync-other_host-${running.pid}-ghiJKL`, "cloudunits-sync-notes"];
+      for (const name of others) await mkdir(join(temp, name));
+      hold = false;
+      const report = await sync({ url: server!.url, auth: AUTH, db, accountIds: [1], since: START, until: START + DAY, tempDir: temp });
+      expect(report.accounts.map((a) => a.status)).toEqual(["synced"]);
+      expect((await readdir(temp)).filter((name) => name.startsWith("cloudunits-sync-")).sort()).toEqual([...others].sort());
+    } finally {
+      live.stop();
+    }
+  }, 120_000);
+
+  it("a fetch removes the temporary files killed downloads left beside its file, and keeps those of live ones", async () => {
+    const out = await mkdtemp(join(dir, "fetch-"));
+    const dead = await deadPid();
+    const live = liveProcess();
+    try {
+      const stale = [`.consumption.zip.part-${hostTag()}-${dead}-0123abcd.zip`, `.other.zip.part-${hostTag()}-${dead}-89abcdef.zip`];
+      const kept = [`.consumption.zip.part-${hostTag()}-${live.pid}-0123abcd.zip`, `.consumption.zip.part-other_host-${dead}-0123abcd.zip`, "notes.part-1-2.zip"];
+      for (const name of [...stale, ...kept]) await writeFile(join(out, name), "partial");
+      await serve(fakePlatform({ hours: records }));
+      await fetchConsumption({ url: server!.url, auth: AUTH, accountId: 1, start: START, end: START + 3600, out: join(out, "consumption.zip") });
+      expect((await readdir(out)).sort()).toEqual(["consumption.zip", ...kept].sort());
+    } finally {
+      live.stop();
+    }
+  }, 60_000);
 });
