@@ -144,7 +144,7 @@ export function qualityWarnings(quality: DataQuality, params: BillingParams): Wa
   for (const t of quality.unbilledMachineTypes) {
     warnings.push({
       code: "UNBILLED_MACHINE_TYPE",
-      message: `${t.machineHours} machine-hours of type "${t.type}" are not billed (only VMs are)`,
+      message: `${t.machineHours} machine-hours of type ${JSON.stringify(t.type)} are not billed (only VMs are)`,
       details: t,
     });
   }

@@ -20,7 +20,7 @@ export function formatCheckText(report: CheckReport): string {
   for (const u of report.unreadable) out.push(`  ${u.file}: ${u.reason} [${u.code}]`);
   out.push(`ignored paths (not consumption files): ${report.ignoredPaths}`);
   out.push(`unknown machine types (kept, not billed as VMs): ${report.unknownMachineTypes.length === 0 ? "none" : ""}`);
-  for (const t of report.unknownMachineTypes) out.push(`  "${t.type}": ${plural(t.machines, "machine")}, ${plural(t.machineHours, "machine-hour")}`);
+  for (const t of report.unknownMachineTypes) out.push(`  ${JSON.stringify(t.type)}: ${plural(t.machines, "machine")}, ${plural(t.machineHours, "machine-hour")}`);
   out.push(`machines with 0 vCPUs or 0 memory: ${report.zeroResources.length === 0 ? "none" : ""}`);
   for (const z of report.zeroResources) {
     out.push(`  account ${z.accountId} cloud space ${z.cloudspaceId} machine ${z.machineId}: 0 vCPUs in ${plural(z.zeroVcpusHours, "hour")}, 0 memory in ${plural(z.zeroMemoryHours, "hour")}, from ${z.firstHour}`);

@@ -78,6 +78,15 @@ describe("texts with NUL bytes and quotes", () => {
       expect(run.stderr).not.toMatch(/Parser Error|at async/);
       expect(run.code).toBe(0);
       expect(JSON.parse(run.stdout).consumption.CU).toBe(CU);
+      // a file's text is quoted in messages, never written raw (a NUL, a terminal's escape codes)
+      expect(run.stderr).toContain('2 machine-hours of type "v\\u0000m" are not billed');
+      expect(run.stderr).not.toContain("\0");
+    }, 60_000);
+
+    it("check quotes the unknown machine type", async () => {
+      const run = await runCli(["check", "--db", db]);
+      expect(run.stdout).toContain('  "v\\u0000m": 1 machine, 2 machine-hours');
+      expect(run.stdout).not.toContain("\0");
     }, 60_000);
 
     it("billing --format csv --detail hourly has each machine's hours", async () => {
