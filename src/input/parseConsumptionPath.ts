@@ -16,6 +16,8 @@ export interface ConsumptionPath {
 }
 
 const FILE_NAME = /^(?:account_capnp|(\d{1,10}))\.bin(\.packed)?$/;
+/** The separators of a path on this system: `/` only on POSIX (a backslash is part of a name there), either on Windows. */
+const SEPARATORS = process.platform === "win32" ? /[\\/]/ : /\//;
 const DIGITS = /^\d{1,10}$/;
 const MAX_ACCOUNT_ID = 2 ** 32 - 1;
 
@@ -30,11 +32,16 @@ const MAX_ACCOUNT_ID = 2 ** 32 - 1;
  * digits but impossible: month 13, day 32, February 30, hour 24, year before 1970, or an account
  * id that is not a positive integer below 2^32.
  *
- * @param path a file path (either separator) or a zip entry name
+ * Every folder is one name: the path is split at this system's separators only: `/` on POSIX,
+ * where `1\2026\10\1\0\account_capnp.bin` is one file name (not a consumption path), never
+ * a path to account 1; `/` or `\` on Windows. Zip entry names hold no backslash (the zip
+ * reader refuses one).
+ *
+ * @param path a file path of this system, or a zip entry name
  * @param displayName the name used in errors; default `path`
  */
 export function parseConsumptionPath(path: string, displayName: string = path): ConsumptionPath | null {
-  const parts = path.split(/[\\/]/);
+  const parts = path.split(SEPARATORS);
   if (parts.length < 6) return null;
   const [account, year, month, day, hour, file] = parts.slice(-6) as [string, string, string, string, string, string];
   const name = FILE_NAME.exec(file);
