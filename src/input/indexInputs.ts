@@ -127,6 +127,25 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     else table.addTreeFile(root, relative, parsed, packed(parsed), sizeBytes);
   };
 
+  /** Something that is not a file: named when at a consumption path (it cannot be read), else ignored. */
+  const notAFile = (path: string, displayName: string, what: string) => {
+    const parsed = parse(path, displayName);
+    if (parsed === "ignored") ignore(displayName);
+    else if (typeof parsed !== "string") report(new BadFileError("INPUT_NOT_A_FILE", displayName, `${what}, not a regular file: it cannot be read`));
+  };
+  /** A link out of the input folder (never followed): named when it may hold consumption files, else ignored. */
+  const linkOutside = (path: string, displayName: string, target: string, folder: boolean, input: string) => {
+    const parsed = folder ? null : parse(path, displayName);
+    if (parsed === "ignored") ignore(displayName);
+    else if (typeof parsed !== "string") {
+      report(new BadFileError(
+        "INPUT_LINK_OUTSIDE",
+        displayName,
+        `a symbolic link to ${target}, outside ${input}: links are followed only within the input folder (give ${target} as an input of its own)`,
+      ));
+    }
+  };
+
   const addZip = async (path: string, displayName: string) => {
     const real = await realpath(path);
     if (seenArchives.has(real)) return;
@@ -145,7 +164,8 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
         const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
         walkTree(absolute, input, (item) => {
           if (item.kind === "error") report(item.error);
-          else if (item.kind === "other") ignore(item.displayName);
+          else if (item.kind === "other") notAFile(item.path, item.displayName, item.what);
+          else if (item.kind === "outside") linkOutside(item.path, item.displayName, item.target, item.folder, input);
           else {
             const parsed = parse(item.path, item.displayName);
             if (parsed === "ignored") ignore(item.displayName);

@@ -1,8 +1,15 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import { BadFileError } from "../errors.js";
 import type { IndexedSource } from "./indexInputs.js";
 import type { InputLimits, Source } from "./types.js";
+import { whatItIs } from "./walkTree.js";
+
+/**
+ * How tree files are opened: never blocking (a FIFO put at a consumption path after indexing
+ * would block a plain open forever), then the type of what was opened is checked.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /** The error of a tree file that cannot be opened, sized or read. */
 export function unreadableFile(displayName: string, error: unknown): BadFileError {
@@ -12,6 +19,11 @@ export function unreadableFile(displayName: string, error: unknown): BadFileErro
 /** The error of a tree file larger than the limit. */
 export function tooLargeFile(displayName: string, sizeBytes: number, maxBytes: number): BadFileError {
   return new BadFileError("INPUT_TOO_LARGE", displayName, `${sizeBytes} bytes, more than the limit of ${maxBytes} (raise maxEntryBytes if the file is trusted)`);
+}
+
+/** The error of what was opened at a file's path, when it is not a regular file (a FIFO, a device); else null. */
+export function notARegularFile(displayName: string, stats: Stats): BadFileError | null {
+  return stats.isFile() ? null : new BadFileError("INPUT_NOT_A_FILE", displayName, `${whatItIs(stats)}, not a regular file: it cannot be read`);
 }
 
 /**
@@ -30,11 +42,14 @@ export async function readSource(source: IndexedSource, limits: Required<InputLi
 }
 
 async function readTreeFile(path: string, displayName: string, maxEntryBytes: number): Promise<Uint8Array> {
-  const handle = await open(path, "r").catch((error: unknown) => {
+  const handle = await open(path, OPEN_FLAGS).catch((error: unknown) => {
     throw unreadableFile(displayName, error);
   });
   try {
-    const { size } = await handle.stat();
+    const stats = await handle.stat();
+    const notAFile = notARegularFile(displayName, stats);
+    if (notAFile) throw notAFile;
+    const { size } = stats;
     if (size > maxEntryBytes) throw tooLargeFile(displayName, size, maxEntryBytes);
     const bytes = Buffer.allocUnsafe(size);
     let length = 0;
@@ -63,12 +78,15 @@ export function readDeferred(source: Source, allocate: (sizeBytes: number) => Ui
   if (deferred === undefined) return;
   let fd: number;
   try {
-    fd = openSync(deferred.path, "r");
+    fd = openSync(deferred.path, OPEN_FLAGS);
   } catch (error) {
     throw unreadableFile(source.name, error);
   }
   try {
-    const size = fstatSync(fd).size;
+    const stats = fstatSync(fd);
+    const notAFile = notARegularFile(source.name, stats);
+    if (notAFile) throw notAFile;
+    const size = stats.size;
     if (size > deferred.maxBytes) throw tooLargeFile(source.name, size, deferred.maxBytes);
     const bytes = allocate(size);
     let length = 0;

@@ -1,19 +1,31 @@
-import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
-import { normalize, sep } from "node:path";
+import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
+import { isAbsolute, normalize, relative, sep } from "node:path";
 import { BadFileError } from "../errors.js";
 
-/** One thing found below a directory: a file, something else (ignored), or an unreadable folder. */
+/**
+ * One thing found below a directory: a file; something else, with what it is (a FIFO, a
+ * device, a broken link: the reader names it when its path is a consumption path, else
+ * ignores it); a symbolic link out of the input folder (not followed); or an unreadable folder.
+ */
 export type TreeItem =
   | { kind: "file"; path: string; displayName: string }
-  | { kind: "other"; displayName: string }
+  | { kind: "other"; path: string; displayName: string; what: string }
+  | { kind: "outside"; path: string; displayName: string; target: string; folder: boolean }
   | { kind: "error"; error: BadFileError };
 
 /**
  * Walks a directory tree depth-first, in name order at every level (so the order never depends
- * on the file system), calling `onItem` for each file, other entry, or unreadable folder. Follows
- * symbolic links to files and to folders (an account folder may live on another disk), each
- * target folder once, never one that contains the link (no loops); a link not followed comes
- * out as `other`.
+ * on the file system), calling `onItem` for each file, other entry, link out of the tree, or
+ * unreadable folder.
+ *
+ * The link rule: a symbolic link is followed only when its target lies inside the folder walked
+ * (the input root, both compared by their real paths); each target folder once, never one that
+ * contains the link (no loops). A link whose target is outside (`/`, another disk) is never
+ * followed: it comes out as `outside`, for the reader to name (give the target as an input of
+ * its own). A broken link comes out as `other`.
+ *
+ * A folder whose name is not valid UTF-8 cannot be named by a string path: it comes out as an
+ * `INPUT_BAD_NAME` error naming its bytes (nothing below it is read); such a file is `other`.
  *
  * The walk is synchronous: listing folders one after another costs less than half the time of
  * asynchronous listing a few at a time, and keeps no promise per folder (indexing 26 weeks of
@@ -25,12 +37,14 @@ export type TreeItem =
 export function walkTree(path: string, displayName: string, onItem: (item: TreeItem) => void): void {
   type Folder = { path: string; displayName: string };
   const stack: Folder[] = [{ path: normalize(path), displayName: normalize(displayName) }];
+  const root = realOrUndefined(stack[0]!.path) ?? stack[0]!.path;
   const followed = new Set<string>();
   while (stack.length > 0) {
     const dir = stack.pop()!;
     let dirents: Dirent[];
     try {
       dirents = readdirSync(dir.path, { withFileTypes: true });
+      if (dirents.some((dirent) => dirent.name.includes("\uFFFD"))) dirents = withoutUndecodable(dir, dirents, onItem);
     } catch (error) {
       onItem({
         kind: "error",
@@ -43,17 +57,44 @@ export function walkTree(path: string, displayName: string, onItem: (item: TreeI
     for (const dirent of dirents) {
       const child = { path: below(dir.path, dirent.name), displayName: below(dir.displayName, dirent.name) };
       let isDir = dirent.isDirectory();
-      if (dirent.isFile()) onItem({ kind: "file", path: child.path, displayName: child.displayName });
+      if (dirent.isFile()) onItem({ kind: "file", ...child });
       else if (dirent.isSymbolicLink()) {
         const target = statOrUndefined(child.path);
-        if (target?.isFile()) onItem({ kind: "file", path: child.path, displayName: child.displayName });
-        else if (target?.isDirectory() && followOnce(dir.path, child.path, followed)) isDir = true;
-        else onItem({ kind: "other", displayName: child.displayName });
-      } else if (!isDir) onItem({ kind: "other", displayName: child.displayName });
+        const real = target && realOrUndefined(child.path);
+        if (!target || real === undefined) onItem({ kind: "other", ...child, what: "a broken symbolic link" });
+        else if (!within(root, real)) onItem({ kind: "outside", ...child, target: real, folder: target.isDirectory() });
+        else if (target.isFile()) onItem({ kind: "file", ...child });
+        else if (target.isDirectory() && followOnce(dir.path, real, followed)) isDir = true;
+        else onItem({ kind: "other", ...child, what: target.isDirectory() ? "a symbolic link to a folder above it" : whatItIs(target) });
+      } else if (!isDir) onItem({ kind: "other", ...child, what: whatItIs(dirent) });
       if (isDir) subdirs.push(child);
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
+}
+
+/**
+ * `dirents` without the names that are not valid UTF-8 (they read as U+FFFD and name nothing):
+ * each such folder is reported, each such file is `other`. Names holding a real U+FFFD stay.
+ */
+function withoutUndecodable(dir: { path: string; displayName: string }, dirents: Dirent[], onItem: (item: TreeItem) => void): Dirent[] {
+  const valid = new Set<string>();
+  for (const raw of readdirSync(dir.path, { withFileTypes: true, encoding: "buffer" }) as unknown as Dirent<Buffer>[]) {
+    const name = raw.name.toString();
+    if (Buffer.from(name).equals(raw.name)) {
+      valid.add(name);
+      continue;
+    }
+    const shown = { path: below(dir.path, name), displayName: below(dir.displayName, name) };
+    const bytes = `its name's bytes are ${raw.name.toString("hex").replace(/(..)(?!$)/g, "$1 ")}`;
+    if (raw.isDirectory()) {
+      onItem({
+        kind: "error",
+        error: new BadFileError("INPUT_BAD_NAME", shown.displayName, `the folder's name is not valid UTF-8 (${bytes}); nothing in it is read: rename it`),
+      });
+    } else onItem({ kind: "other", ...shown, what: `a file whose name is not valid UTF-8 (${bytes})` });
+  }
+  return dirents.filter((dirent) => !dirent.name.includes("\uFFFD") || valid.has(dirent.name));
 }
 
 /**
@@ -65,25 +106,40 @@ function below(parent: string, name: string): string {
   return parent.endsWith(sep) ? `${parent}${name}` : `${parent}${sep}${name}`;
 }
 
-function statOrUndefined(path: string) {
+/** What a thing that is neither a file nor a folder is, for messages. */
+export function whatItIs(entry: Dirent | Stats): string {
+  if (entry.isFIFO()) return "a FIFO (named pipe)";
+  if (entry.isSocket()) return "a socket";
+  if (entry.isCharacterDevice() || entry.isBlockDevice()) return "a device";
+  return "neither a file nor a folder";
+}
+
+function statOrUndefined(path: string): Stats | undefined {
   try {
     return statSync(path);
   } catch {
-    return undefined; // a broken link, or one we may not follow: `other`
+    return undefined; // a broken link, or one we may not follow
   }
 }
 
-/** True the first time a link to folder `link` is met, unless it points at `dir` or a folder above it. */
-function followOnce(dir: string, link: string, followed: Set<string>): boolean {
-  let target: string;
-  let here: string;
+function realOrUndefined(path: string): string | undefined {
   try {
-    target = realpathSync(link);
-    here = realpathSync(dir);
+    return realpathSync(path);
   } catch {
-    return false;
+    return undefined;
   }
-  if (followed.has(target) || `${here}${sep}`.startsWith(`${target}${sep}`)) return false;
+}
+
+/** True when `path` is `folder` or below it (both real paths; `/` holds every path). */
+function within(folder: string, path: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** True the first time a link to folder `target` (a real path) is met, unless `target` is `dir` or a folder above it. */
+function followOnce(dir: string, target: string, followed: Set<string>): boolean {
+  const here = realOrUndefined(dir);
+  if (here === undefined || followed.has(target) || within(target, here)) return false;
   followed.add(target);
   return true;
 }

@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -267,17 +269,99 @@ describe("readAccountHours reads lazily", () => {
     expect(bad.map((e) => [e.code, e.file])).toEqual([["INPUT_UNREADABLE", join(dir, names[6]!)]]);
   });
 
-  it("follows a symbolic link to an account folder, but never one back up the tree", async () => {
-    await writeTree(dir, ["data/7/2026/1/1/0/account_capnp.bin", "elsewhere/8/2026/1/1/0/account_capnp.bin"]);
-    await symlink(join(dir, "elsewhere/8"), join(dir, "data/8"));
+  it("follows a symbolic link within the input folder, never one back up the tree", async () => {
+    await writeTree(dir, ["data/7/2026/1/1/0/account_capnp.bin", "data/archive/8/2026/1/1/0/account_capnp.bin"]);
+    await symlink(join(dir, "data/archive/8"), join(dir, "data/8"));
     await mkdir(join(dir, "data/7/2026/1/1/0/loop"), { recursive: true });
     await symlink(join(dir, "data"), join(dir, "data/7/2026/1/1/0/loop/back"));
     const { hours, summary } = await collect([join(dir, "data")], dir);
     expect(hours).toEqual([
       [7, "2026-01-01T00:00:00.000Z", ["/data/7/2026/1/1/0/account_capnp.bin"]],
-      [8, "2026-01-01T00:00:00.000Z", ["/data/8/2026/1/1/0/account_capnp.bin"]],
+      // the same file by two names (the link's and its own): the store finds their bytes the same
+      [8, "2026-01-01T00:00:00.000Z", ["/data/8/2026/1/1/0/account_capnp.bin", "/data/archive/8/2026/1/1/0/account_capnp.bin"]],
     ]);
     expect(summary.ignoredExamples).toEqual([join(dir, "data/7/2026/1/1/0/loop/back")]);
+  });
+
+  it("never follows a link out of the input folder (to / or another disk): each one that may hold consumption files is named", async () => {
+    await writeTree(dir, ["data/7/2026/1/1/0/account_capnp.bin", "elsewhere/8/2026/1/1/0/account_capnp.bin"]);
+    await symlink("/", join(dir, "data/root"));
+    await symlink(join(dir, "elsewhere/8"), join(dir, "data/8"));
+    await symlink(join(dir, "elsewhere/8/2026/1/1/0/account_capnp.bin"), join(dir, "data/7/2026/1/1/0/9.bin"));
+    await symlink(join(dir, "elsewhere/8/2026/1/1/0/account_capnp.bin"), join(dir, "data/notes.txt"));
+    const bad: BadFileError[] = [];
+    const { hours, summary } = await collect([join(dir, "data")], dir, { onBadFile: (e) => bad.push(e) });
+    expect(hours).toEqual([[7, "2026-01-01T00:00:00.000Z", ["/data/7/2026/1/1/0/account_capnp.bin"]]]);
+    const outside = (target: string) =>
+      `a symbolic link to ${target}, outside ${join(dir, "data")}: links are followed only within the input folder (give ${target} as an input of its own)`;
+    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual([
+      ["INPUT_LINK_OUTSIDE", join(dir, "data/8"), outside(join(dir, "elsewhere/8"))],
+      ["INPUT_LINK_OUTSIDE", join(dir, "data/root"), outside("/")],
+      ["INPUT_LINK_OUTSIDE", join(dir, "data/7/2026/1/1/0/9.bin"), outside(join(dir, "elsewhere/8/2026/1/1/0/account_capnp.bin"))],
+    ]);
+    expect(summary.ignoredExamples).toEqual([join(dir, "data/notes.txt")]);
+  });
+
+  it("reads a file named with backslashes in account 2's hour folder as no consumption file, never as account 1's", async () => {
+    await writeTree(dir, ["2/2026/10/1/0/1\\2026\\10\\1\\0\\account_capnp.bin"]);
+    const { hours, summary } = await collect([dir], dir);
+    expect([hours, summary.ignoredPaths]).toEqual([[], 1]);
+  });
+
+  it("names a FIFO at a consumption path, and never blocks on one put there after indexing", async () => {
+    const fifo = join(dir, "7/2026/1/1/2/account_capnp.bin");
+    await writeTree(dir, ["7/2026/1/1/0/account_capnp.bin", "7/2026/1/1/1/account_capnp.bin"]);
+    await mkdir(join(dir, "7/2026/1/1/2"));
+    execFileSync("mkfifo", [fifo]);
+    const bad: BadFileError[] = [];
+    const { hours } = await collect([dir], dir, { onBadFile: (e) => bad.push(e) });
+    expect(hours.map((h) => h[1])).toEqual(["2026-01-01T00:00:00.000Z", "2026-01-01T01:00:00.000Z"]);
+    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual([
+      ["INPUT_NOT_A_FILE", fifo, "a FIFO (named pipe), not a regular file: it cannot be read"],
+    ]);
+
+    // Indexed as a file, replaced by a FIFO before it is read: named, never waited on.
+    const replaced = join(dir, "7/2026/1/1/1/account_capnp.bin");
+    for (const deferTreeReads of [false, true]) {
+      rmSync(fifo, { force: true });
+      rmSync(replaced); // the FIFO of the last round: writing to it would block
+      await writeTree(dir, ["7/2026/1/1/1/account_capnp.bin"]);
+      const errors: BadFileError[] = [];
+      const onProgress = (progress: ReadProgress) => {
+        if (progress.filesRead > 0 || !existsSync(replaced) || !statSync(replaced).isFile()) return;
+        rmSync(replaced);
+        execFileSync("mkfifo", [replaced]); // after indexing, before any read
+      };
+      const reader = readAccountHours([dir], { onBadFile: (e) => errors.push(e), onProgress, deferTreeReads });
+      const read: string[] = [];
+      for await (const h of reader) {
+        for (const source of h.sources) {
+          try {
+            readDeferred(source);
+            read.push(source.name);
+          } catch (error) {
+            errors.push(error as BadFileError);
+          }
+        }
+      }
+      expect(read).toEqual([join(dir, "7/2026/1/1/0/account_capnp.bin")]);
+      expect(errors.map((e) => [e.code, e.file, e.reason])).toEqual([
+        ["INPUT_NOT_A_FILE", replaced, "a FIFO (named pipe), not a regular file: it cannot be read"],
+      ]);
+    }
+  });
+
+  it.runIf(process.platform === "linux")("names a folder whose name is not valid UTF-8, and reads its neighbours", async () => {
+    await writeTree(dir, ["7/2026/1/1/0/account_capnp.bin"]);
+    const raw = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x62, 0x61, 0x64, 0xff])]);
+    mkdirSync(raw);
+    mkdirSync(Buffer.concat([raw, Buffer.from("/8")]));
+    const bad: BadFileError[] = [];
+    const { hours } = await collect([dir], dir, { onBadFile: (e) => bad.push(e) });
+    expect(hours).toEqual([[7, "2026-01-01T00:00:00.000Z", ["/7/2026/1/1/0/account_capnp.bin"]]]);
+    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual([
+      ["INPUT_BAD_NAME", join(dir, "bad\uFFFD"), "the folder's name is not valid UTF-8 (its name's bytes are 62 61 64 ff); nothing in it is read: rename it"],
+    ]);
   });
 });
 
