@@ -16,8 +16,9 @@ export interface DecodeOptions {
    * (each struct and list element at least its schema size, each text its words), but measured
    * against the file's own bytes (packed or not) with a small floor: no file, however small,
    * decodes to more than a small multiple of its size, so neither does a run of many files
-   * (the traversal limit's 64 Ki-word floor holds per message only). Default: 8 × the file's
-   * size in words, at least 64 words.
+   * (the traversal limit's 64 Ki-word floor holds per message only). A packed file may not
+   * unpack to more words than this either (checked while unpacking, before anything is
+   * allocated). Default: 8 × the file's size in words, at least 64 words.
    */
   expansionLimitWords?: number;
   /** Deepest nesting of structs and lists, the root struct being depth 1. Default: 64. */
@@ -29,7 +30,7 @@ export interface DecodeOptions {
    * out of memory. Default: 64 KiB.
    */
   maxTextBytes?: number;
-  /** Largest unpacked size of a packed file, bytes. Default: 256 MiB. */
+  /** Largest unpacked size of a packed file, bytes, whatever its expansion limit. Default: 256 MiB. */
   maxUnpackedBytes?: number;
 }
 
@@ -49,3 +50,8 @@ export const MIN_EXPANSION_LIMIT_WORDS = 64;
 export const DEFAULT_MAX_TEXT_BYTES = 64 * 1024;
 /** Default {@link DecodeOptions.maxUnpackedBytes}: 256 MiB, the zip entry limit of docs/input.md. */
 export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
+
+/** The expansion limit of a file of `fileBytes` bytes (packed or not): the option, or the default. */
+export function expansionLimitWords(options: DecodeOptions, fileBytes: number): number {
+  return options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * ((fileBytes + 7) >>> 3), MIN_EXPANSION_LIMIT_WORDS);
+}

@@ -1,7 +1,7 @@
 import { UsageError } from "../errors.js";
 import {
-  DEFAULT_MAX_TEXT_BYTES, DEFAULT_NAME, DEFAULT_NESTING_LIMIT, EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS, MIN_TRAVERSAL_LIMIT_WORDS,
-  TRAVERSAL_LIMIT_FACTOR, type DecodeOptions,
+  DEFAULT_MAX_TEXT_BYTES, DEFAULT_NAME, DEFAULT_NESTING_LIMIT, MIN_TRAVERSAL_LIMIT_WORDS, TRAVERSAL_LIMIT_FACTOR,
+  expansionLimitWords as expansionLimitOf, type DecodeOptions,
 } from "./DecodeOptions.js";
 import { MessageReader } from "./MessageReader.js";
 import { readSegments } from "./readSegments.js";
@@ -15,8 +15,7 @@ export function openMessage(bytes: Uint8Array, options: DecodeOptions): MessageR
   const traversalLimitWords =
     options.traversalLimitWords ?? Math.max(TRAVERSAL_LIMIT_FACTOR * segments.words, MIN_TRAVERSAL_LIMIT_WORDS);
   // Against the bytes as given: a packed file's zero runs may not multiply what it makes.
-  const expansionLimitWords =
-    options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * ((bytes.length + 7) >>> 3), MIN_EXPANSION_LIMIT_WORDS);
+  const expansionLimitWords = expansionLimitOf(options, bytes.length);
   const nestingLimit = options.nestingLimit ?? DEFAULT_NESTING_LIMIT;
   checkLimit("traversalLimitWords", traversalLimitWords);
   checkLimit("expansionLimitWords", expansionLimitWords);

@@ -6,7 +6,7 @@ import { EXPANSION_LIMIT_FACTOR } from "../../src/capnp/DecodeOptions.js";
 import { openMessage } from "../../src/capnp/openMessage.js";
 import { RecordBuilder } from "../../src/capnp/RecordBuilder.js";
 import { visitAccountRoot, visitCloudSpaceRoot } from "../../src/capnp/visitRecords.js";
-import { encodeAccount, encodeCloudSpace, generateHours, type EncodeOptions } from "../../src/index.js";
+import { encodeAccount, encodeCloudSpace, generateHours, unpack, type EncodeOptions } from "../../src/index.js";
 
 /** Words charged per word of the file, for one file. */
 function chargedPerInputWord(bytes: Uint8Array, root: "Account" | "CloudSpace", packed: boolean): number {
@@ -45,5 +45,17 @@ describe("the expansion limit and real files", () => {
       expect(worst).toBeGreaterThan(0.5);
       expect(worst).toBeLessThanOrEqual(EXPANSION_LIMIT_FACTOR / 2);
     });
+
+    if (options.packed) {
+      it(`${kind}: files unpack to at most half their expansion limit, which bounds unpacking too`, () => {
+        let worst = 0;
+        for (const hour of hours) {
+          const files = [encodeAccount(hour.account, options), ...hour.account.cloudspaces.map((c) => encodeCloudSpace(c, options))];
+          for (const file of files) worst = Math.max(worst, unpack(file).length / file.length);
+        }
+        expect(worst).toBeGreaterThan(1);
+        expect(worst).toBeLessThanOrEqual(EXPANSION_LIMIT_FACTOR / 2);
+      });
+    }
   }
 });

@@ -400,9 +400,21 @@ describe("packed encoding", () => {
 
   it("refuses a packed file that unpacks past maxUnpackedBytes", () => {
     const bomb = new Uint8Array(2000).fill(0xff).map((_, i) => (i % 2 === 0 ? 0x00 : 0xff));
-    expect(unpack(bomb).length).toBe(1000 * 256 * 8);
-    const error = refusal(() => unpack(bomb, { name: FILE, maxUnpackedBytes: 1 << 20 }));
-    expect(error.code).toBe("CAPNP_PACKED");
+    expect(unpack(bomb, { expansionLimitWords: 1 << 20 }).length).toBe(1000 * 256 * 8);
+    const error = refusal(() => unpack(bomb, { name: FILE, expansionLimitWords: 1 << 20, maxUnpackedBytes: 1 << 20 }));
+    expect([error.code, error.message]).toEqual([
+      "CAPNP_PACKED", `${FILE}: packed data of 2000 bytes unpacks to more than 1048576 bytes (maxUnpackedBytes); raise the limit only for a file you trust`,
+    ]);
+  });
+
+  it("refuses a packed file of zero runs past its expansion limit while unpacking, long before 256 MiB", () => {
+    // 2,000 bytes of zero runs unpack to 4 MB (the 392 KB file of the report made 255 MiB): 8 × 250 words is the most.
+    const bomb = new Uint8Array(2000).map((_, i) => (i % 2 === 0 ? 0x00 : 0xff));
+    const error = refusal(() => unpack(bomb, { name: FILE }));
+    expect([error.code, error.message]).toEqual([
+      "CAPNP_EXPANSION_LIMIT", `${FILE}: packed data of 2000 bytes unpacks to more than its expansion limit of 2000 words, 8 × its own size (expansionLimitWords); raise the limit only for a file you trust`,
+    ]);
+    expect(accountRefusal(bomb, { packed: true }).code).toBe("CAPNP_EXPANSION_LIMIT");
   });
 });
 
