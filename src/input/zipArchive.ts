@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { open as openFile, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { inflateRaw, inflateRawSync } from "node:zlib";
@@ -5,13 +6,16 @@ import yauzl from "yauzl";
 import { BadFileError } from "../errors.js";
 import { BlockReader } from "./blockReader.js";
 import { crc32 } from "./crc32.js";
+import { notARegularFile } from "./readSource.js";
 import type { InputLimits } from "./types.js";
+import { firstOverlap, LOCAL_HEADER_BYTES, readCentralDirectory, readEndRecord, type CentralRecord, type EndRecord } from "./zipDirectory.js";
 
 const inflateRawAsync = promisify(inflateRaw);
 /** Entries up to this compressed size are inflated on the main thread (cheaper than a thread hop). */
 const SYNC_INFLATE_BYTES = 16 * 1024;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
-const LOCAL_HEADER_BYTES = 30;
+/** General purpose flags: bit 0, encrypted; bit 6, strong encryption. */
+const ENCRYPTED_FLAGS = 0x0041;
 
 /** A file entry of a zip archive's central directory, with its checked, decoded name. */
 export interface ZipEntry {
@@ -21,7 +25,7 @@ export interface ZipEntry {
   displayName: string;
   /** Declared uncompressed size, bytes. */
   sizeBytes: number;
-  raw: yauzl.Entry;
+  raw: CentralRecord;
 }
 
 /** What the central directory holds: safe file entries, and the unsafe ones as errors. */
@@ -31,66 +35,68 @@ export interface ZipListing {
 }
 
 /**
- * An open zip archive. Names and sizes come from the central directory only; entries are read
- * into memory on demand, never extracted by path. Checks every name (no absolute path, no `..`,
- * no backslash, no duplicate) and, when read, the declared size and the CRC. The archive owns one
- * file descriptor until `close()`.
+ * An open zip archive. Names and sizes come from the central directory only, read to its end
+ * and checked against the one end record; entries are read into memory on demand, never
+ * extracted by path. Checks every name (no absolute path, no `..`, no backslash, no duplicate),
+ * that no two entries overlap, and, when read, the declared size and the CRC. An entry that is
+ * bad on its own (its name, its encryption, its method, its size) is refused alone. The archive
+ * owns one file descriptor until `close()`.
  */
 export class ZipArchive {
+  private open = true;
+
   private constructor(
     /** The archive's path as given, for messages. */
     readonly displayName: string,
-    private readonly zip: yauzl.ZipFile,
-    /** The archive's only file descriptor: yauzl reads the central directory through it, we read entries. */
+    /** The archive's only file descriptor: the directory and the entries are read through it. */
     private readonly handle: FileHandle,
-  ) {
-    // Errors reach us through promises; this keeps a late one from crashing the process.
-    zip.on("error", () => {});
-  }
+    private readonly reader: BlockReader,
+    private readonly end: EndRecord,
+    private readonly limits: Required<InputLimits>,
+  ) {}
 
-  /** Opens `path`; a file that is not a readable zip, or one with too many entries, is a BadFileError. */
+  /**
+   * Opens `path` (without blocking: a FIFO is named, not waited on) and finds its end record;
+   * a file that is not a readable zip, or one with too many entries, is a BadFileError.
+   */
   static async open(path: string, displayName: string, limits: Required<InputLimits>): Promise<ZipArchive> {
-    const handle = await openFile(path, "r").catch((error: unknown) => {
+    const handle = await openFile(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
       throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
     });
-    let zip: yauzl.ZipFile;
     try {
-      const { size } = await handle.stat();
-      // Names and sizes are checked per entry in list() and check(), so one bad entry does not
-      // make the rest of an archive unreadable (yauzl's own checks stop the whole directory).
-      zip = await yauzl.fromRandomAccessReaderPromise(new BlockReader(handle, size), size, {
-        lazyEntries: true,
-        autoClose: false,
-        decodeStrings: false,
-        validateEntrySizes: false,
-        strictFileNames: true,
-      });
+      const stats = await handle.stat();
+      const notAFile = notARegularFile(displayName, stats);
+      if (notAFile) throw notAFile;
+      const reader = new BlockReader(handle, stats.size);
+      const end = await readEndRecord(reader, displayName);
+      if (end.entryCount > limits.maxEntries) {
+        throw new BadFileError(
+          "ZIP_TOO_MANY_ENTRIES",
+          displayName,
+          `${end.entryCount} entries, more than the limit of ${limits.maxEntries} (raise maxEntries if the archive is trusted)`,
+        );
+      }
+      return new ZipArchive(displayName, handle, reader, end, limits);
     } catch (error) {
       await handle.close();
-      throw new BadFileError("ZIP_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, {
-        cause: error,
-      });
+      if (error instanceof BadFileError) throw error;
+      throw new BadFileError("ZIP_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, { cause: error });
     }
-    const archive = new ZipArchive(displayName, zip, handle);
-    if (zip.entryCount > limits.maxEntries) {
-      await archive.close();
-      throw new BadFileError(
-        "ZIP_TOO_MANY_ENTRIES",
-        displayName,
-        `${zip.entryCount} entries, more than the limit of ${limits.maxEntries} (raise maxEntries if the archive is trusted)`,
-      );
-    }
-    return archive;
   }
 
-  /** Reads the central directory. A corrupt directory is a BadFileError for the whole archive. */
+  /**
+   * Reads the central directory. A corrupt directory, one that disagrees with the end record,
+   * or entries that overlap are a BadFileError for the whole archive.
+   */
   async list(): Promise<ZipListing> {
     const entries: ZipEntry[] = [];
     const bad: BadFileError[] = [];
+    const records: CentralRecord[] = [];
     const seen = new Map<string, ZipEntry | null>();
     try {
-      for await (const raw of this.zip.eachEntry()) {
-        const name = yauzl.getFileNameLowLevel(raw.generalPurposeBitFlag, raw.fileNameRaw, raw.extraFields, true);
+      for await (const raw of readCentralDirectory(this.reader, this.end, this.displayName, this.limits.maxEntries)) {
+        records.push(raw);
+        const name = yauzl.getFileNameLowLevel(raw.flags, raw.nameRaw, raw.extraFields, true);
         const displayName = `${this.displayName}!${name}`;
         const unsafe = name.includes("\0") ? "NUL character in the name" : yauzl.validateFileName(name);
         if (unsafe !== null) {
@@ -110,9 +116,20 @@ export class ZipArchive {
         entries.push(entry);
       }
     } catch (error) {
-      throw new BadFileError("ZIP_CORRUPT", this.displayName, `corrupt central directory (${(error as Error).message})`, {
-        cause: error,
-      });
+      if (error instanceof BadFileError) throw error;
+      throw new BadFileError("ZIP_CORRUPT", this.displayName, `corrupt central directory (${(error as Error).message})`, { cause: error });
+    }
+    const overlap = firstOverlap(records, this.end.directoryStart);
+    if (overlap) {
+      const [first, second] = overlap;
+      const name = (record: CentralRecord) => JSON.stringify(yauzl.getFileNameLowLevel(record.flags, record.nameRaw, record.extraFields, true));
+      throw new BadFileError(
+        "ZIP_OVERLAP",
+        this.displayName,
+        second
+          ? `entries ${name(first)} and ${name(second)} overlap (at bytes ${first.localHeaderOffset} and ${second.localHeaderOffset}, the first declaring ${first.compressedSize} compressed bytes): a crafted archive (a zip bomb?); nothing in it is read`
+          : `entry ${name(first)} runs into the central directory: a crafted archive; nothing in it is read`,
+      );
     }
     return { entries: entries.filter((entry) => seen.get(entry.name) !== null), bad };
   }
@@ -120,9 +137,11 @@ export class ZipArchive {
   /** Why `entry` must not be read (too large, bomb ratio, lying stored size, unsupported), or null. */
   check(entry: ZipEntry, limits: Required<InputLimits>): BadFileError | null {
     const { raw, displayName } = entry;
-    if (raw.isEncrypted()) return new BadFileError("ZIP_CORRUPT", displayName, "encrypted entry, not supported");
-    if (raw.compressionMethod !== 0 && raw.compressionMethod !== 8) {
-      return new BadFileError("ZIP_CORRUPT", displayName, `unsupported compression method ${raw.compressionMethod} (use deflate or store)`);
+    if (raw.flags & ENCRYPTED_FLAGS) {
+      return new BadFileError("ZIP_CORRUPT", displayName, `${raw.flags & 0x0040 ? "strongly " : ""}encrypted entry, not supported`);
+    }
+    if (raw.method !== 0 && raw.method !== 8) {
+      return new BadFileError("ZIP_CORRUPT", displayName, `unsupported compression method ${raw.method} (use deflate or store)`);
     }
     if (raw.uncompressedSize > limits.maxEntryBytes || raw.compressedSize > limits.maxEntryBytes) {
       return new BadFileError(
@@ -131,7 +150,7 @@ export class ZipArchive {
         `declares ${Math.max(raw.uncompressedSize, raw.compressedSize)} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
       );
     }
-    if (raw.compressionMethod === 0 && raw.compressedSize !== raw.uncompressedSize) {
+    if (raw.method === 0 && raw.compressedSize !== raw.uncompressedSize) {
       return new BadFileError(
         "ZIP_SIZE_MISMATCH",
         displayName,
@@ -159,7 +178,7 @@ export class ZipArchive {
     let bytes: Uint8Array;
     try {
       const compressed = await this.readData(raw);
-      if (raw.compressionMethod === 0) bytes = compressed;
+      if (raw.method === 0) bytes = compressed;
       else if (compressed.length <= SYNC_INFLATE_BYTES) bytes = inflateRawSync(compressed, { maxOutputLength: declared + 1 });
       else bytes = await inflateRawAsync(compressed, { maxOutputLength: declared + 1 });
     } catch (error) {
@@ -190,9 +209,9 @@ export class ZipArchive {
    * An entry's stored bytes: the local header and the data in one positioned read (the local
    * header's name and extra field lengths are checked; they may differ from the central ones).
    */
-  private async readData(raw: yauzl.Entry): Promise<Buffer> {
-    const start = raw.relativeOffsetOfLocalHeader;
-    const guess = LOCAL_HEADER_BYTES + raw.fileNameLength + raw.extraFieldLength + raw.compressedSize;
+  private async readData(raw: CentralRecord): Promise<Buffer> {
+    const start = raw.localHeaderOffset;
+    const guess = LOCAL_HEADER_BYTES + raw.nameRaw.length + raw.compressedSize;
     let buffer = Buffer.allocUnsafe(guess);
     let { bytesRead } = await this.handle.read(buffer, 0, guess, start);
     if (bytesRead < LOCAL_HEADER_BYTES || buffer.readUInt32LE(0) !== LOCAL_HEADER_SIGNATURE) {
@@ -210,8 +229,8 @@ export class ZipArchive {
 
   /** Closes the archive; resolves once its file descriptor is closed. Safe to call twice. */
   async close(): Promise<void> {
-    if (!this.zip.isOpen) return;
-    this.zip.close();
+    if (!this.open) return;
+    this.open = false;
     await this.handle.close();
   }
 }

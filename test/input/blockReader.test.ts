@@ -16,13 +16,7 @@ describe("BlockReader", () => {
     const handle = await open(join(dir, "f"), "r");
     try {
       const reader = new BlockReader(handle, content.length, 64);
-      const read = (position: number, length: number) =>
-        new Promise<Buffer>((resolve, reject) => {
-          const buffer = Buffer.alloc(length);
-          reader.read(buffer, 0, length, position, (error, bytesRead) =>
-            error ? reject(error) : resolve(buffer.subarray(0, bytesRead)),
-          );
-        });
+      const read = async (position: number, length: number) => Buffer.from(await reader.read(position, length));
       // sequential small reads (a central directory), a read straddling blocks, a read larger
       // than a block, backwards reads, and reads running past the end of the file
       const ranges: [number, number][] = [[0, 46], [46, 30], [76, 46], [60, 10], [63, 2], [100, 200], [5, 5], [990, 10], [995, 20], [1000, 4]];

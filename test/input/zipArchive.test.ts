@@ -1,8 +1,8 @@
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BadFileError, readAccountHours, type ReadOptions } from "../../src/index.js";
-import { openFds, rawZip, tempDir, type RawEntry } from "./zipFixtures.js";
+import { BadFileError, listAccountHours, readAccountHours, type ReadOptions } from "../../src/index.js";
+import { openFds, rawZip, tempDir, type RawEnd, type RawEntry } from "./zipFixtures.js";
 
 const GOOD = "7/2026/1/1/0/account_capnp.bin";
 const good: RawEntry = { name: GOOD, data: Buffer.from("good bytes") };
@@ -13,9 +13,9 @@ beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(() => cleanup());
 
 /** Writes `entries` as a zip and reads it: the first error thrown, and what onBadFile saw. */
-async function readZip(entries: RawEntry[], options: ReadOptions = {}) {
+async function readZip(entries: RawEntry[], options: ReadOptions = {}, end: RawEnd = {}) {
   const zip = join(dir, "consumption.zip");
-  await writeFile(zip, rawZip(entries));
+  await writeFile(zip, rawZip(entries, end));
   let thrown: BadFileError | undefined;
   try {
     for await (const hour of readAccountHours([zip], options)) expect(hour).toBeDefined();
@@ -145,6 +145,7 @@ describe("zip archives are read safely", () => {
 
   it.each([
     ["an encrypted entry", { flags: 0x801 }, "encrypted entry"],
+    ["a strongly encrypted entry", { flags: 0x841 }, "strongly encrypted entry"],
     ["an entry compressed with another method than deflate", { method: 12 }, "unsupported compression method 12"],
   ])("refuses %s by name, and still reads the good entries", async (_, how, why) => {
     const odd = { name: "7/2026/1/1/8/account_capnp.bin", data: Buffer.from("odd"), ...how };
@@ -153,5 +154,53 @@ describe("zip archives are read safely", () => {
     expect(thrown!.file).toBe(`${zip}!${odd.name}`);
     expect(thrown!.message).toContain(why);
     expect(names).toEqual([GOOD]);
+  });
+});
+
+describe("zip archives are read whole or refused, never in part", () => {
+  const second = { name: "7/2026/1/1/1/account_capnp.bin", data: Buffer.from("second") };
+
+  it("refuses an archive whose end record counts fewer entries than its directory holds (1 for 2 billed half)", async () => {
+    const { zip, thrown, reported, names } = await readZip([good, second], {}, { entryCount: 1 });
+    expect([thrown?.code, thrown?.file, thrown?.reason]).toEqual([
+      "ZIP_CORRUPT", zip, "corrupt central directory (the end record declares 1 entry, the directory holds 2: refused, it would be read in part)",
+    ]);
+    expect([reported.length, names]).toEqual([1, []]);
+  });
+
+  it("refuses 70,000 entries without zip64, whose 16-bit count reads as 4,464", async () => {
+    const entries = Array.from({ length: 70_000 }, (_, i) => ({ name: `notes/${i}`, data: Buffer.alloc(0) }));
+    const zip = join(dir, "many.zip");
+    await writeFile(zip, rawZip([good, ...entries]));
+    const reported: BadFileError[] = [];
+    const listing = await listAccountHours([zip], { onBadFile: (e) => reported.push(e) });
+    expect(listing.accountHours).toEqual([]);
+    expect(reported.map((e) => e.reason)).toEqual(["corrupt central directory (the end record declares 4465 entries, the directory holds 70001: refused, it would be read in part)"]);
+  });
+
+  it("refuses an archive whose comment holds a fake end record (it read as empty)", async () => {
+    const fake = Buffer.alloc(22);
+    fake.writeUInt32LE(0x06054b50, 0); // no entries, an empty directory, no comment: it ends the file too
+    const { zip, thrown, names } = await readZip([good, second], {}, { comment: fake });
+    expect([thrown?.code, thrown?.file]).toEqual(["ZIP_CORRUPT", zip]);
+    expect(thrown?.reason).toMatch(/^two end-of-central-directory records \(at bytes \d+ and \d+\): the archive's comment holds a second one/);
+    expect(names).toEqual([]);
+  });
+
+  it("reads an archive with an ordinary comment", async () => {
+    const { thrown, names } = await readZip([good, second], {}, { comment: Buffer.from("made by the platform") });
+    expect([thrown, names]).toEqual([undefined, [GOOD, second.name]]);
+  });
+
+  it.each([
+    ["every entry at the same bytes (a Fifield-style bomb)", 0],
+    ["an entry starting inside another", 10],
+  ])("refuses overlapping entries outright: %s", async (_, offset) => {
+    const zeros = Buffer.alloc(200_000);
+    const bomb = [0, 1, 2].map((h) => ({ name: `7/2026/1/1/${h}/account_capnp.bin`, data: zeros, deflate: true, localHeaderOffset: h === 0 ? undefined : offset }));
+    const { zip, thrown, reported, names } = await readZip(bomb);
+    expect([thrown?.code, thrown?.file]).toEqual(["ZIP_OVERLAP", zip]);
+    expect(thrown?.reason).toMatch(/^entries "7\/2026\/1\/1\/\d\/account_capnp.bin" and "7\/2026\/1\/1\/\d\/account_capnp.bin" overlap .*: a crafted archive \(a zip bomb\?\); nothing in it is read$/);
+    expect([reported.map((e) => e.code), names]).toEqual([["ZIP_OVERLAP"], []]);
   });
 });

@@ -54,13 +54,23 @@ export interface RawEntry {
   method?: number;
   /** General purpose flags (default 0x800: UTF-8 names; bit 0 = encrypted). */
   flags?: number;
+  /** Override the local header offset the central directory declares (default: where it is). */
+  localHeaderOffset?: number;
+}
+
+/** What the end record of a hand-made zip may say instead of the truth. */
+export interface RawEnd {
+  /** The entry count it declares (default: the number of entries; written modulo 65536, as a 16-bit field). */
+  entryCount?: number;
+  /** The archive comment (default none). */
+  comment?: Buffer;
 }
 
 /**
  * Writes the bytes of a zip by hand (local headers, central directory, end record), for what yazl
  * refuses to write: `../x`, `/x`, duplicate names, lying sizes and CRCs.
  */
-export function rawZip(entries: RawEntry[]): Buffer {
+export function rawZip(entries: RawEntry[], endRecord: RawEnd = {}): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -92,19 +102,22 @@ export function rawZip(entries: RawEntry[]): Buffer {
     central.writeUInt32LE(body.length, 20);
     central.writeUInt32LE(usize, 24);
     central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
+    central.writeUInt32LE(entry.localHeaderOffset ?? offset, 42);
     locals.push(local, name, localExtra, body);
     centrals.push(central, name);
     offset += local.length + name.length + localExtra.length + body.length;
   }
   const directory = Buffer.concat(centrals);
+  const comment = endRecord.comment ?? Buffer.alloc(0);
+  const count = (endRecord.entryCount ?? entries.length) & 0xffff;
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  end.writeUInt16LE(comment.length, 20);
+  return Buffer.concat([...locals, directory, end, comment]);
 }
 
 /** Open file descriptors of this process. */
