@@ -7,6 +7,7 @@ export const DEFAULT_INPUT_LIMITS: Required<InputLimits> = {
   maxCompressionRatio: 1000,
   maxEntries: 1_000_000,
   maxTotalBytes: 64 * 1024 ** 3,
+  maxAccountHourBytes: 512 * 1024 * 1024,
 };
 
 /** The limits of `options` with defaults filled in; a limit that is not a positive number is a UsageError. */

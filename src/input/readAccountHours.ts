@@ -52,7 +52,9 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
         const group = groups.next();
         if (group.done) return;
         const bytes = group.value.reduce((sum, source) => sum + source.location.sizeBytes, 0);
-        const read = readGroup(group.value, index, this.options.deferTreeReads ?? false);
+        const read = bytes > index.limits.maxAccountHourBytes
+          ? Promise.resolve(tooLargeHour(group.value, bytes, index.limits.maxAccountHourBytes))
+          : readGroup(group.value, index, this.options.deferTreeReads ?? false);
         read.catch(() => {}); // taken in order below; never an unhandled rejection meanwhile
         queue.push({ read, bytes });
         queuedBytes += bytes;
@@ -110,6 +112,15 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
   return { hour, errors };
 }
 
+/** An account-hour whose files add up to more than `maxBytes`: none is read, each is named. */
+function tooLargeHour(group: IndexedSource[], bytes: number, maxBytes: number): GroupRead {
+  const { accountId, hourEpoch } = group[0]!;
+  const hour = new Date(hourEpoch * 1000).toISOString().replace(":00.000Z", "Z");
+  const reason = `account ${accountId}, hour ${hour}: its ${group.length} file${group.length === 1 ? "" : "s"} declare ${bytes} bytes in all, ` +
+    `more than the limit of ${maxBytes} for one account-hour; none is read (raise maxAccountHourBytes if the files are trusted)`;
+  return { hour: null, errors: group.map((source) => new BadFileError("INPUT_HOUR_TOO_LARGE", source.location.name, reason)) };
+}
+
 /**
  * Reads every account-hour of the inputs, as an async iterable, in a deterministic order: by
  * accountId, then hourEpoch; within an account-hour the `Account` file(s) first, then the
@@ -128,7 +139,8 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
  * decides by content whether they are duplicates or a conflict. The same file given twice (a
  * folder and its parent, one zip twice) is read once.
  *
- * Memory is bounded by the account-hour yielded plus a read-ahead window (default 16
+ * Memory is bounded by the account-hour yielded (its files add up to `maxAccountHourBytes` at
+ * most, default 512 MiB) plus a read-ahead window (default 16
  * account-hours or 64 MiB, whichever is reached first; always at least one account-hour) plus a
  * compact index of names (about 150 bytes per tree file, off the JavaScript heap), never by the inputs' size. Files are read
  * into memory, never extracted to disk.

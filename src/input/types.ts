@@ -74,6 +74,11 @@ export interface InputLimits {
   maxEntries?: number;
   /** Largest sum of the uncompressed sizes of the consumption entries of one zip archive, in bytes. Default 64 GiB. */
   maxTotalBytes?: number;
+  /**
+   * Largest sum of the sizes of the files of one account-hour (all read into memory together),
+   * in bytes; the files of an account-hour over it are refused, each named. Default 512 MiB.
+   */
+  maxAccountHourBytes?: number;
 }
 
 /** Options of `listAccountHours` and `readAccountHours`. */

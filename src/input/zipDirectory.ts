@@ -52,10 +52,11 @@ export async function readEndRecord(reader: BlockReader, displayName: string): P
   for (let i = tail.length - END_BYTES; i >= 0; i--) {
     if (tail.readUInt32LE(i) === END_SIGNATURE && i + END_BYTES + tail.readUInt16LE(i + 20) === tail.length) found.push(i);
   }
-  if (found.length === 0) throw corrupt("not a zip archive: no end-of-central-directory record (a truncated download?)");
+  // "end of central directory" names a missing record only: fetch reads it as a download cut off.
+  if (found.length === 0) throw corrupt("no end of central directory record: not a zip archive, or one cut off");
   if (found.length > 1) {
     throw corrupt(
-      `two end-of-central-directory records (at bytes ${found.map((i) => tailStart + i).reverse().join(" and ")}): the archive's comment holds a second one, and tools would read different archives; refused`,
+      `two end records (at bytes ${found.map((i) => tailStart + i).reverse().join(" and ")}): the archive's comment holds a second one, and tools would read different archives; refused`,
     );
   }
   const at = found[0]!;

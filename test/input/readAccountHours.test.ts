@@ -365,6 +365,22 @@ describe("readAccountHours reads lazily", () => {
   });
 });
 
+describe("readAccountHours bounds one account-hour", () => {
+  it("refuses every file of an account-hour whose files add up to more than maxAccountHourBytes, naming each, and reads the others", async () => {
+    const big = ["7/2026/1/1/0/1.bin", "7/2026/1/1/0/2.bin", "7/2026/1/1/0/3.bin"];
+    await writeTree(dir, [...big, "7/2026/1/1/1/1.bin"], () => Buffer.alloc(40, 1));
+    const bad: BadFileError[] = [];
+    const { hours, summary } = await collect([dir], dir, { onBadFile: (e) => bad.push(e), maxAccountHourBytes: 100 });
+    expect(hours).toEqual([[7, "2026-01-01T01:00:00.000Z", ["/7/2026/1/1/1/1.bin"]]]);
+    const reason = "account 7, hour 2026-01-01T00:00Z: its 3 files declare 120 bytes in all, more than the limit of 100 for one account-hour; " +
+      "none is read (raise maxAccountHourBytes if the files are trusted)";
+    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual(big.map((name) => ["INPUT_HOUR_TOO_LARGE", join(dir, name), reason]));
+    expect(summary).toMatchObject({ filesRead: 1, accountHours: 1, badFiles: 3 });
+    await expect(collect([dir], dir, { maxAccountHourBytes: 100 })).rejects.toMatchObject({ code: "INPUT_HOUR_TOO_LARGE" });
+    expect((await collect([dir], dir, { maxAccountHourBytes: 120 })).hours).toHaveLength(2);
+  });
+});
+
 describe("readAccountHours with deferTreeReads", () => {
   it("leaves tree files unread, and readDeferred reads each or names the problem", async () => {
     const names = ["7/2026/1/1/0/account_capnp.bin", "7/2026/1/1/1/account_capnp.bin", "7/2026/1/1/2/account_capnp.bin"];
