@@ -163,6 +163,20 @@ CREATE TABLE IF NOT EXISTS sync_state (
   synced_until_epoch BIGINT NOT NULL,  -- exclusive: the hours t < this were downloaded and ingested
   synced_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
+-- Statement numbers, never reused: one per account and period, the first time its statement
+-- is issued from this warehouse (\`billing --format pdf --statement\`); issuing it again gives the same row.
+CREATE TABLE IF NOT EXISTS statement_numbers (
+  seq            BIGINT PRIMARY KEY,   -- the sequence: 1, 2, 3... across every account
+  number         VARCHAR NOT NULL UNIQUE, -- as printed, from the config's numbering pattern
+  account_id     BIGINT NOT NULL,
+  period_start_epoch BIGINT NOT NULL,  -- inclusive
+  period_end_epoch   BIGINT NOT NULL,  -- exclusive
+  issue_date     VARCHAR NOT NULL,     -- YYYY-MM-DD
+  currency       VARCHAR NOT NULL,
+  amount_due     VARCHAR NOT NULL,     -- as first issued, a decimal text
+  issued_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+  UNIQUE (account_id, period_start_epoch, period_end_epoch)
+);
 ${IMPOSSIBLE_VALUES_SQL}
 ${NULLABLE_MEASURES_SQL}
 `;

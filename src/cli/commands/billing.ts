@@ -7,7 +7,8 @@ import { qualityWarnings, type Warning } from "../../billing/dataQuality.js";
 import { calculateLevels, hourlyLines, levelsFor, type BillingOptions, type BillingParams } from "../../billing/lines.js";
 import { loadNames, overlayNames } from "../../billing/names.js";
 import { loadPrices, priceChanges } from "../../billing/prices.js";
-import { reportOf } from "../../billing/billingReport.js";
+import { reportOf, type BillingReport } from "../../billing/billingReport.js";
+import { loadStatementConfig, type StatementConfig } from "../../billing/statementConfig.js";
 import { billWarehouse, type BilledPeriod } from "../../billing/billWarehouse.js";
 import { loadUnits } from "../../billing/units.js";
 import { UsageError } from "../../errors.js";
@@ -21,7 +22,7 @@ import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 
-const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet"] as const;
+const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet", "pdf"] as const;
 
 /** DuckDB's memory for billing from `--db`: its queries are a day's rows each (a day of 10 × 200 machines is ~30 MB of rows). */
 const DB_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -37,9 +38,10 @@ const options = {
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
-  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.2 as CSV or Parquet (need --prices)" },
+  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.2 as CSV or Parquet (need --prices); pdf: a statement per account (needs --prices, --statement, --out DIR, or --out FILE with --account-id)" },
   hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
-  "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack)" },
+  "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its PDF too)" },
+  statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, numbering, payment terms, taxes" },
   detail: { choices: ["hourly"] as const, describe: "csv: one row per entity, level and hour" },
   "per-period": { type: "boolean", default: false, describe: "FOCUS: one row per entity and unit over the period instead of per hour" },
   excel: { type: "boolean", default: false, describe: "csv: start with a UTF-8 byte order mark for Excel" },
@@ -53,6 +55,7 @@ interface BillingArgs extends InputArgs {
   month?: string;
   hourly: boolean;
   perAccount: boolean;
+  statement?: string;
   accountId?: number;
   allUnits: boolean;
   per: "hour" | "month";
@@ -89,6 +92,27 @@ function periodOf(argv: BillingArgs): { start: number; end: number } {
   return { start, end };
 }
 
+/**
+ * The statements of `--format pdf` (`--out` a directory, or the file of `--account-id`) and of
+ * the `--per-account` pack (into its directory): numbered in `--db`'s warehouse, drafts from files.
+ */
+async function writeStatementFiles(argv: BillingArgs, report: BillingReport, config: StatementConfig): Promise<void> {
+  const { numberStatements, writeStatements } = await import("../../export/pdf/writeStatements.js");
+  const numbers = argv.db === undefined ? new Map() : await numberStatements(argv.db, report, config);
+  if (argv.db === undefined) {
+    process.stderr.write("cloudunits: note: statements from files are drafts without a number: numbers are registered in a warehouse (bill from --db FILE)\n");
+  }
+  for (const [accountId, n] of numbers) {
+    const invoice = report.invoices!.find((inv) => inv.accountId === accountId)!;
+    const now = invoice.amountDue.toFixed(invoice.decimals);
+    if (n.reissued && (n.firstAmountDue !== now || n.currency !== invoice.currency)) {
+      process.stderr.write(`cloudunits: warning: statement ${n.number} (account ${accountId}) was first issued on ${n.issueDate} for ${n.firstAmountDue} ${n.currency}; the data now gives ${now} ${invoice.currency} excluding tax: the PDF keeps the number and shows today's figures\n`);
+    }
+  }
+  const target = argv.format === "pdf" && argv.accountId !== undefined ? { file: argv.out! } : { dir: argv.out! };
+  await writeStatements(report, config, target, numbers);
+}
+
 /** `cloudunits billing`: billing units and money of a period as JSON, CSV, XLSX or FOCUS. */
 export const billingCommand: CommandModule<object, BillingArgs> = {
   ...commandLine("billing"),
@@ -104,11 +128,21 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     if (argv.detail === "hourly" && argv.format !== "csv") throw new UsageError("--detail hourly applies to --format csv (xlsx: --hourly; FOCUS is hourly)");
     if (argv.hourly && argv.format !== "xlsx") throw new UsageError("--hourly applies to --format xlsx (csv: --detail hourly)");
     if (argv.perAccount && argv.format !== "xlsx") throw new UsageError("--per-account applies to --format xlsx (one workbook per account in the --out directory)");
+    if (argv.format === "pdf" && (argv.prices === undefined || argv.statement === undefined || argv.out === undefined)) {
+      throw new UsageError("--format pdf needs --prices FILE, --statement FILE (issuer, customers, numbering) and --out DIR (--out FILE with --account-id)");
+    }
+    if (argv.statement !== undefined && argv.format !== "pdf" && !(argv.format === "xlsx" && argv.perAccount)) {
+      throw new UsageError("--statement applies to --format pdf and to the --per-account pack of --format xlsx");
+    }
+    if (argv.statement !== undefined && argv.prices === undefined) throw new UsageError("--statement needs --prices FILE (a statement shows charges)");
     if (argv.perPeriod && !focus) throw new UsageError("--per-period applies to --format focus-csv and focus-parquet");
     if (argv.excel && argv.format !== "csv") throw new UsageError("--excel applies to --format csv");
     const units = argv.units === undefined ? undefined : await loadUnits(argv.units);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
+    const statementConfig = argv.statement === undefined ? undefined : await loadStatementConfig(argv.statement);
+    /** The report statements are made from, once the warehouse is closed (numbering writes to it). */
+    let statementReport: BillingReport | undefined;
     const params: BillingParams = { start, end, accountId: argv.accountId };
     // where a price changes within the period, its parts are billed apart too (an invoice line per price period)
     const splitAt = prices === undefined ? undefined : priceChanges(prices, start, end, argv.accountId);
@@ -148,7 +182,10 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         case "focus-parquet":
           await (await import("../../export/writeFocusParquet.js")).writeFocusParquet(report, connection!, argv.out!, { perPeriod: argv.perPeriod });
           break;
+        case "pdf":
+          break;
       }
+      if (statementConfig) statementReport = report;
       return report.warnings;
     };
 
@@ -178,6 +215,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         // cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
         { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end }, memoryLimitBytes: DB_MEMORY_LIMIT_BYTES },
       );
+    if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
     // Skipped files and duplicates were already listed with the load.
     for (const w of warnings) {
       if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);

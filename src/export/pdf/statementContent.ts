@@ -1,0 +1,227 @@
+import type { BillingReport } from "../../billing/billingReport.js";
+import { Exact } from "../../billing/exact.js";
+import type { InvoiceLine } from "../../billing/invoice.js";
+import type { BillingLine } from "../../billing/lines.js";
+import { nuUnit } from "../../billing/money.js";
+import { dueDateOf, type StatementConfig, type StatementParty } from "../../billing/statementConfig.js";
+import { cuRuleText, tuText, type Units } from "../../billing/units.js";
+import type { UnitName } from "../../billing/unitNames.js";
+import { isoUtc } from "../../time.js";
+import { accountReport } from "../writeBillingXlsx.js";
+
+/** One invoice line as printed: every figure as text, so that quantity × unit price gives the amount. */
+export interface StatementLine {
+  unit: UnitName;
+  description: string;
+  /** The quantity in the unit of the price, with as many decimals as make quantity × unit price round to the amount. */
+  quantity: string;
+  quantityUnit: string;
+  unitPrice: string;
+  priceUnit: string;
+  amount: string;
+  /** The price period of the line (`YYYY-MM-DD`), when the price list gives prices from dates. */
+  validFrom?: string;
+  validUntil?: string;
+}
+
+/** A cloud space, machine or gateway of the allocation, with its allocated CU and allocated cost. */
+export interface AllocationRow {
+  level: "cloudspace" | "machine" | "gateway";
+  id: string;
+  name: string;
+  /** Allocated CU in CU-hours (or CU-months under per month), as text. */
+  cuAllocated: string;
+  /** Its share of the account's charges, rounded, as text. */
+  allocatedCost: string;
+}
+
+/** Everything one account's statement prints, in the order it prints it. */
+export interface StatementContent {
+  /** The registered number, or undefined for a draft (made without a warehouse to number it). */
+  number?: string;
+  issueDate: string;
+  dueDate: string;
+  /** `2026-10-01 to 2026-10-31 (UTC)`, on every page. */
+  period: string;
+  issuer: StatementConfig["issuer"];
+  customer: StatementParty;
+  accountId: number;
+  currency: string;
+  lines: StatementLine[];
+  /** Σ of the rounded line amounts: the billing report's amount due of the account. */
+  totalExcludingTax: string;
+  taxes: { label: string; amount: string }[];
+  /** Total excluding tax + taxes: what the customer pays. */
+  amountDue: string;
+  /** Data notices of this account alone (missing hours, no data). */
+  notices: string[];
+  /** The definition of the units in use: the CU rule, the 720-hour month, TiB. */
+  unitsParagraph: string;
+  /** How amounts are rounded. */
+  roundingNote: string;
+  allocation: AllocationRow[];
+  /** How the allocation is made, and that it adds up. */
+  allocationNote: string;
+  /** The header of the allocated CU column, e.g. `allocated CU (CU-hours)`. */
+  cuAllocatedHeader: string;
+  /** Σ of the allocated costs of the cloud spaces (equal to the total excluding tax). */
+  allocatedTotal: string;
+}
+
+const DESCRIPTIONS: Record<UnitName, string> = {
+  CU: "Compute units", SU: "Storage units (allocated disk)", TU: "Transaction units", NU: "Network units (external traffic)",
+  VCU: "Virtual CPUs", MU: "Memory (GiB)", WU: "Windows units", PIU: "Public IP addresses",
+};
+
+/** Groups the integer digits of a plain decimal text by thousands: `1234567.5` → `1,234,567.5`. */
+export function groupThousands(text: string): string {
+  const [whole, fraction] = text.split(".");
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/**
+ * The quantity of an invoice line as printed: the fewest decimals (at least `min`, trailing
+ * zeros dropped) with which the printed quantity × the unit price rounds to the line's amount,
+ * so that a reader's multiplication gives the amount shown; the full value when none shorter does.
+ */
+export function shownQuantity(line: Pick<InvoiceLine, "quantity" | "unitPrice" | "amount">, decimals: number, min = 2): string {
+  const price = Exact.parse(line.unitPrice)!;
+  const full = Exact.fromNumber(line.quantity);
+  for (let places = min; places <= 12; places++) {
+    const text = full.toFixed(places);
+    if (Exact.parse(text)!.mul(price).round(decimals).equals(line.amount)) return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+  }
+  return full.toDecimalString() ?? full.toFixed(17);
+}
+
+/** The period as a reader says it: whole UTC days as `from to last day`, else both instants with the end excluded. */
+export function periodText(start: number, end: number): string {
+  const day = 86_400;
+  if (start % day === 0 && end % day === 0) {
+    const first = isoUtc(start).slice(0, 10);
+    const last = isoUtc(end - day).slice(0, 10);
+    return first === last ? `${first} (UTC)` : `${first} to ${last} (UTC)`;
+  }
+  return `${isoUtc(start)} to ${isoUtc(end)} (UTC, end excluded)`;
+}
+
+/** The definition of the units on the statement: the CU rule, the month, the volume unit, each unit in use. */
+export function unitsParagraph(units: Units, used: readonly UnitName[], cuRollup: "aggregate" | "sum", per: "hour" | "month"): string {
+  const parts: string[] = [];
+  parts.push(`Units are measured once per hour: a unit-hour is one unit held for one hour, and a unit-month is ${units.hoursPerMonth} unit-hours (the 30-day month of the platform's billing rules)${per === "month" ? "; quantities per month are unit-hours / " + units.hoursPerMonth : ""}.`);
+  if (used.includes("CU")) {
+    parts.push(cuRollup === "aggregate"
+      ? `CU (compute units): ${cuRuleText(units)} of the account's machines, per hour, from the account's own totals of memory (MiB) and virtual CPUs; the same rule gives each cloud space's and machine's own CU, so the account's CU can be less than the sum of its machines'.`
+      : `CU (compute units): the sum of the machines' CU, each ${cuRuleText(units).replaceAll("Σ", "")} per hour (memory in MiB).`);
+  }
+  if (used.includes("SU")) parts.push(`SU: allocated disk, one SU per ${units.gbPerSu} GiB${units.gbPerSu === 1024 ? " (1 TiB)" : ""}.`);
+  if (used.includes("TU")) parts.push(`TU: one per ${tuText(units)}.`);
+  if (used.includes("NU")) parts.push(`NU: external traffic (sent and received) in ${nuUnit(units)} (${units.bytesPerNu === 1024 ** 4 ? "1024⁴ bytes" : `${units.bytesPerNu} bytes`}), a volume over the whole period.`);
+  if (used.includes("VCU")) parts.push("VCU: one virtual CPU.");
+  if (used.includes("MU")) parts.push("MU: one GiB of memory.");
+  if (used.includes("WU")) parts.push(`WU: the CU of machines whose image matches /${units.windowsPattern}/i.`);
+  if (used.includes("PIU")) parts.push("PIU: one public IP address (an external network interface).");
+  return parts.join(" ");
+}
+
+/** The data notices of one account's statement: its missing hours only (nothing of another account). */
+function noticesOf(report: BillingReport, accountId: number): string[] {
+  const out: string[] = [];
+  const account = report.lines.find((l) => l.level === "account" && l.accountId === accountId);
+  if (!account || account.sampleHours === 0) out.push("No consumption data was found for this account in the period: every quantity is 0.");
+  const missing = report.quality.missingHours.find((m) => m.accountId === accountId);
+  if (missing) {
+    const runs = missing.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)} to ${isoUtc(r.endHour)}`));
+    const shown = runs.length > 6 ? [...runs.slice(0, 6), `and ${runs.length - 6} more`] : runs;
+    out.push(`Missing data: ${missing.hours} hour${missing.hours === 1 ? "" : "s"} of the period had no consumption data: nothing is charged for them on this statement (${shown.join(", ")}).`);
+  }
+  return out;
+}
+
+function allocationRow(line: BillingLine, cost: Exact | undefined, decimals: number, per: "hour" | "month"): AllocationRow {
+  const id = line.level === "cloudspace" ? line.cloudspaceId! : line.level === "machine" ? line.machineId! : undefined;
+  return {
+    level: line.level as AllocationRow["level"],
+    id: id === undefined ? "" : String(id),
+    name: line.level === "gateway" ? "gateway (network, public IP)" : line.name || (line.level === "cloudspace" ? "(unnamed cloud space)" : "(unnamed machine)"),
+    cuAllocated: groupThousands(Exact.fromNumber(per === "month" ? line.cuAllocated : line.cuAllocatedHours).toFixed(2)),
+    allocatedCost: groupThousands((cost ?? Exact.ZERO).toFixed(decimals)),
+  };
+}
+
+/** What a statement needs beyond the report: the config, its number (none: a draft) and issue date. */
+export interface StatementIssue {
+  config: StatementConfig;
+  number?: string;
+  issueDate: string;
+}
+
+/**
+ * The content of one account's statement from a billing report with prices: the account's
+ * invoice lines, taxes and amount due, its notices and its allocation by cloud space and
+ * machine. It reads only the account's part of the report (`accountReport`): nothing of any
+ * other account. Throws a RangeError when the report has no invoice for the account.
+ */
+export function statementContent(report: BillingReport, accountId: number, issue: StatementIssue): StatementContent {
+  const own = accountReport(report, accountId);
+  const invoice = own.invoices?.[0];
+  if (!invoice) throw new RangeError(`no invoice for account ${accountId} in the report (a statement needs a price list)`);
+  const { config } = issue;
+  const decimals = invoice.decimals;
+  const lines = invoice.lines.map((l): StatementLine => {
+    const dated = l as InvoiceLine & { validFrom?: number | string; validUntil?: number | string };
+    return {
+      unit: l.unit,
+      description: l.unit === "TU" ? `${DESCRIPTIONS.TU} (${tuText(own.options.units)})` : DESCRIPTIONS[l.unit],
+      quantity: groupThousands(shownQuantity(l, decimals)),
+      quantityUnit: l.quantityUnit,
+      unitPrice: l.unitPrice,
+      priceUnit: l.priceUnit,
+      amount: groupThousands(l.amount.toFixed(decimals)),
+      ...(dated.validFrom === undefined ? {} : { validFrom: dateOf(dated.validFrom) }),
+      ...(dated.validUntil === undefined ? {} : { validUntil: dateOf(dated.validUntil) }),
+    };
+  });
+  const net = invoice.amountDue;
+  const taxes = config.taxes.map((t) => ({ label: `${t.label} (${t.rateText} of ${groupThousands(net.toFixed(decimals))})`, amount: net.mul(t.rate).round(decimals) }));
+  const due = taxes.reduce((a, t) => a.add(t.amount), net);
+  const name = own.lines.find((l) => l.level === "account")?.name ?? invoice.name;
+  const customer = config.customers.get(accountId) ?? { legalName: name || `Account ${accountId}`, address: [] };
+  const allocation: AllocationRow[] = [];
+  let allocatedTotal = Exact.ZERO;
+  own.lines.forEach((line, i) => {
+    if (line.level !== "cloudspace" && line.level !== "machine" && line.level !== "gateway") return;
+    const cost = own.money?.[i]?.amount;
+    if (line.level === "cloudspace") allocatedTotal = allocatedTotal.add(cost ?? Exact.ZERO);
+    allocation.push(allocationRow(line, cost, decimals, own.options.per));
+  });
+  const per = own.options.per === "month" ? "CU-months" : "CU-hours";
+  return {
+    number: issue.number,
+    issueDate: issue.issueDate,
+    dueDate: dueDateOf(issue.issueDate, config.paymentTermsDays),
+    period: periodText(own.params.start, own.params.end),
+    issuer: config.issuer,
+    customer,
+    accountId,
+    currency: invoice.currency,
+    lines,
+    totalExcludingTax: groupThousands(net.toFixed(decimals)),
+    taxes: taxes.map((t) => ({ label: t.label, amount: groupThousands(t.amount.toFixed(decimals)) })),
+    amountDue: groupThousands(due.toFixed(decimals)),
+    notices: noticesOf(own, accountId),
+    unitsParagraph: unitsParagraph(own.options.units, invoice.lines.map((l) => l.unit), own.options.cuRollup, own.options.per),
+    roundingNote: `Amounts in ${invoice.currency}. Each line is quantity × unit price, rounded half-even to ${decimals} decimal${decimals === 1 ? "" : "s"}; the total is the sum of the rounded lines${taxes.length > 0 ? "; each tax is its rate × the total excluding tax, rounded the same way" : ""}.`,
+    allocation,
+    allocationNote: "For information, not an amount to pay: each line's amount is split over the cloud spaces, then over their machines and gateway, "
+      + "in proportion to their allocated CU (for CU) or their own quantities (other units), by the largest-remainder method (ties to the lower id, a gateway counting as id 0). "
+      + `The allocated costs add up to the total excluding tax to the cent.`,
+    cuAllocatedHeader: `allocated CU (${per})`,
+    allocatedTotal: groupThousands(allocatedTotal.toFixed(decimals)),
+  };
+}
+
+function dateOf(value: number | string): string {
+  return typeof value === "number" ? isoUtc(value).slice(0, 10) : value.slice(0, 10);
+}
