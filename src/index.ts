@@ -110,6 +110,15 @@ export { toFocusCsv, costText } from "./export/toFocusCsv.js";
 export { toBillingText } from "./export/toBillingText.js";
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeAtomic } from "./export/writeAtomic.js";
+export { statementContent, shownQuantity, periodText, unitsParagraph } from "./export/pdf/statementContent.js";
+export type { StatementContent, StatementLine, AllocationRow, StatementIssue } from "./export/pdf/statementContent.js";
+export { renderStatementPdf } from "./export/pdf/statementPdf.js";
+export { writeStatements, numberStatements, issueDateOf } from "./export/pdf/writeStatements.js";
+export type { StatementTarget } from "./export/pdf/writeStatements.js";
+export { loadStatementConfig, parseStatementConfig, formatStatementNumber, dueDateOf } from "./billing/statementConfig.js";
+export type { StatementConfig, StatementParty, StatementTax } from "./billing/statementConfig.js";
+export { registerStatementNumbers } from "./store/statementNumbers.js";
+export type { StatementNumber, StatementNumberRequest } from "./store/statementNumbers.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";

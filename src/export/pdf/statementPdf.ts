@@ -184,13 +184,14 @@ function footers(doc: Doc, s: StatementContent): void {
   const range = doc.bufferedPageRange();
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
-    const y = PAGE.height - PAGE.margin - 12;
+    const y = PAGE.height - PAGE.margin - 16;
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0; // writing below the body must not open a page
-    const left = `${s.number === undefined ? "Draft statement (not numbered)" : `Statement ${s.number}`} · account ${s.accountId} · period ${s.period}`;
+    doc.save().moveTo(PAGE.margin, y - 6).lineTo(PAGE.margin + CONTENT_WIDTH, y - 6).lineWidth(0.5).strokeColor(RULE).stroke().restore();
     doc.font("regular").fontSize(7.5).fillColor(GREY);
-    doc.text(left, PAGE.margin, y, { width: CONTENT_WIDTH - 80, lineBreak: false, ellipsis: true });
-    doc.text(`page ${i + 1 - range.start} of ${range.count}`, PAGE.margin + CONTENT_WIDTH - 80, y, { width: 80, align: "right", lineBreak: false });
+    doc.text(`${s.number === undefined ? "Draft statement (not numbered)" : `Statement ${s.number}`} · account ${s.accountId}`, PAGE.margin, y, { width: CONTENT_WIDTH - 80 });
+    doc.text(`period ${s.period}`, PAGE.margin, doc.y, { width: CONTENT_WIDTH - 80 });
+    doc.text(`page ${i + 1 - range.start} of ${range.count}`, PAGE.margin + CONTENT_WIDTH - 80, y, { width: 80, align: "right" });
     doc.page.margins.bottom = bottom;
   }
   doc.fillColor("black");
