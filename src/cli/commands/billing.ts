@@ -18,7 +18,7 @@ import { toBillingCsv } from "../../export/toBillingCsv.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc, monthPeriod, parseTime } from "../../time.js";
-import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
+import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, waitOf, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 
@@ -98,7 +98,7 @@ function periodOf(argv: BillingArgs): { start: number; end: number } {
  */
 async function writeStatementFiles(argv: BillingArgs, report: BillingReport, config: StatementConfig): Promise<void> {
   const { numberStatements, writeStatements } = await import("../../export/pdf/writeStatements.js");
-  const numbers = argv.db === undefined ? new Map() : await numberStatements(argv.db, report, config);
+  const numbers = argv.db === undefined ? new Map() : await numberStatements(argv.db, report, config, { waitSeconds: waitOf(argv) });
   if (argv.db === undefined) {
     process.stderr.write("cloudunits: note: statements from files are drafts without a number: numbers are registered in a warehouse (bill from --db FILE)\n");
   }
@@ -108,6 +108,10 @@ async function writeStatementFiles(argv: BillingArgs, report: BillingReport, con
     if (n.reissued && (n.firstAmountDue !== now || n.currency !== invoice.currency)) {
       process.stderr.write(`cloudunits: warning: statement ${n.number} (account ${accountId}) was first issued on ${n.issueDate} for ${n.firstAmountDue} ${n.currency}; the data now gives ${now} ${invoice.currency} excluding tax: the PDF keeps the number and shows today's figures\n`);
     }
+  }
+  const unlisted = report.invoices!.map((inv) => inv.accountId).filter((id) => !config.customers.has(id));
+  if (unlisted.length > 0) {
+    process.stderr.write(`cloudunits: warning: ${config.source} has no customer entry (legal name, address, VAT id) for account${unlisted.length === 1 ? "" : "s"} ${unlisted.join(", ")}: addressed by the account's name alone\n`);
   }
   const target = argv.format === "pdf" && argv.accountId !== undefined ? { file: argv.out! } : { dir: argv.out! };
   await writeStatements(report, config, target, numbers);

@@ -62,8 +62,10 @@ export interface StatementContent {
   allocation: AllocationRow[];
   /** How the allocation is made, and that it adds up. */
   allocationNote: string;
-  /** The header of the allocated CU column, e.g. `allocated CU (CU-hours)`. */
+  /** The header of the allocated CU column, in the unit CU is priced in: `allocated CU (CU-hours)` or `(CU-months)`. */
   cuAllocatedHeader: string;
+  /** The account's CU in that unit: what the cloud spaces' allocated CU add up to. */
+  cuAllocatedTotal: string;
   /** Σ of the allocated costs of the cloud spaces (equal to the total excluding tax). */
   allocatedTotal: string;
 }
@@ -139,13 +141,25 @@ function noticesOf(report: BillingReport, accountId: number): string[] {
   return out;
 }
 
-function allocationRow(line: BillingLine, cost: Exact | undefined, decimals: number, per: "hour" | "month"): AllocationRow {
+/** Allocated CU as the statement shows it: in the unit CU is priced in (CU-months for a monthly price, else CU-hours). */
+interface CuShown {
+  header: string;
+  of(cuHours: number): string;
+}
+
+function cuShownOf(basis: string | undefined, hoursPerMonth: number): CuShown {
+  return basis === "month"
+    ? { header: "allocated CU (CU-months)", of: (h) => groupThousands(Exact.fromNumber(h / hoursPerMonth).toFixed(4)) }
+    : { header: "allocated CU (CU-hours)", of: (h) => groupThousands(Exact.fromNumber(h).toFixed(2)) };
+}
+
+function allocationRow(line: BillingLine, cost: Exact | undefined, decimals: number, cu: CuShown): AllocationRow {
   const id = line.level === "cloudspace" ? line.cloudspaceId! : line.level === "machine" ? line.machineId! : undefined;
   return {
     level: line.level as AllocationRow["level"],
     id: id === undefined ? "" : String(id),
     name: line.level === "gateway" ? "gateway (network, public IP)" : line.name || (line.level === "cloudspace" ? "(unnamed cloud space)" : "(unnamed machine)"),
-    cuAllocated: groupThousands(Exact.fromNumber(per === "month" ? line.cuAllocated : line.cuAllocatedHours).toFixed(2)),
+    cuAllocated: cu.of(line.cuAllocatedHours),
     allocatedCost: groupThousands((cost ?? Exact.ZERO).toFixed(decimals)),
   };
 }
@@ -189,14 +203,14 @@ export function statementContent(report: BillingReport, accountId: number, issue
   const name = own.lines.find((l) => l.level === "account")?.name ?? invoice.name;
   const customer = config.customers.get(accountId) ?? { legalName: name || `Account ${accountId}`, address: [] };
   const allocation: AllocationRow[] = [];
+  const cu = cuShownOf(invoice.lines.find((l) => l.unit === "CU")?.basis, own.options.units.hoursPerMonth);
   let allocatedTotal = Exact.ZERO;
   own.lines.forEach((line, i) => {
     if (line.level !== "cloudspace" && line.level !== "machine" && line.level !== "gateway") return;
     const cost = own.money?.[i]?.amount;
     if (line.level === "cloudspace") allocatedTotal = allocatedTotal.add(cost ?? Exact.ZERO);
-    allocation.push(allocationRow(line, cost, decimals, own.options.per));
+    allocation.push(allocationRow(line, cost, decimals, cu));
   });
-  const per = own.options.per === "month" ? "CU-months" : "CU-hours";
   return {
     number: issue.number,
     issueDate: issue.issueDate,
@@ -217,7 +231,8 @@ export function statementContent(report: BillingReport, accountId: number, issue
     allocationNote: "For information, not an amount to pay: each line's amount is split over the cloud spaces, then over their machines and gateway, "
       + "in proportion to their allocated CU (for CU) or their own quantities (other units), by the largest-remainder method (ties to the lower id, a gateway counting as id 0). "
       + `The allocated costs add up to the total excluding tax to the cent.`,
-    cuAllocatedHeader: `allocated CU (${per})`,
+    cuAllocatedHeader: cu.header,
+    cuAllocatedTotal: cu.of(own.lines.find((l) => l.level === "account")?.cuAllocatedHours ?? 0),
     allocatedTotal: groupThousands(allocatedTotal.toFixed(decimals)),
   };
 }

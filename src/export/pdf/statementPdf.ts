@@ -175,7 +175,7 @@ function allocation(doc: Doc, s: StatementContent): void {
     indent: a.level === "cloudspace" ? 0 : 12,
     ruleAbove: a.level === "cloudspace",
   }));
-  rows.push({ cells: ["Total allocated (= total excluding tax)", "", "", s.allocatedTotal], bold: true, indent: 0, ruleAbove: true });
+  rows.push({ cells: ["Total allocated (= total excluding tax)", "", s.cuAllocatedTotal, s.allocatedTotal], bold: true, indent: 0, ruleAbove: true });
   table(doc, columns, rows);
 }
 

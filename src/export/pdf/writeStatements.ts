@@ -22,13 +22,16 @@ export function issueDateOf(config: StatementConfig, nowMs = Date.now()): string
 
 /**
  * Numbers the statements of a report's accounts in a warehouse file (opened to write, so
- * not while a `sync` or `ingest` writes it): an account and period already numbered keeps
+ * after a `sync` or `ingest` writing it commits, waiting up to `waitSeconds`): an account and period already numbered keeps
  * its number and first issue date; the others get the next numbers of the sequence.
  * Returns the numbers by account id.
  */
-export async function numberStatements(dbFile: string, report: BillingReport, config: StatementConfig, nowMs = Date.now()): Promise<Map<number, StatementNumber>> {
+export async function numberStatements(
+  dbFile: string, report: BillingReport, config: StatementConfig, options: { nowMs?: number; waitSeconds?: number } = {},
+): Promise<Map<number, StatementNumber>> {
   const accounts = invoicedAccounts(report);
-  const { instance, connection } = await openDatabaseFile(dbFile);
+  const nowMs = options.nowMs ?? Date.now();
+  const { instance, connection } = await openDatabaseFile(dbFile, { waitSeconds: options.waitSeconds });
   try {
     const byId = new Map(report.invoices!.map((inv) => [inv.accountId, inv]));
     const numbers = await registerStatementNumbers(connection, accounts.map((accountId) => {

@@ -40,6 +40,7 @@ describe("billing --format pdf --statement", () => {
     expect(files).toEqual(["account-7101.pdf", "account-7102.pdf"]);
     expect(files.map((f) => numberOf(join(root, "oct", f)))).toEqual(["INV-2026-00001", "INV-2026-00002"]);
     expect(text(join(root, "oct", "account-7101.pdf"))).toContain("BILL TO Lumière SARL");
+    expect(first.stderr).toContain(`${statement} has no customer entry (legal name, address, VAT id) for account 7102`);
 
     const again = await runCli([...args, "--month", "2026-10", "--out", join(root, "oct-again")]);
     expect(again.code, again.stderr).toBe(0);
