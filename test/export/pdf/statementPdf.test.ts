@@ -109,7 +109,7 @@ describe("PDF statement of an account", () => {
     const text = second!.replace(/\s+/g, " ");
     expect(text).toContain("Allocation by cloud space and machine (allocated cost, EUR)");
     expect(text).toContain("Cloud space Production Île-de-France 11");
-    expect(text).toContain("Total allocated (= total excluding tax) 0.98");
+    expect(text).toContain("Total allocated (= total excluding tax) 7.00 0.98"); // the account's 7 CU-hours, in the unit CU is priced in
     expect(text).not.toMatch(/amount due/i);
     const cloudspaceCosts = [...text.matchAll(/Cloud space .*? (1[12]) [\d.,]+ (\d+\.\d\d)/g)].map((m) => Number(m[2]));
     expect(cloudspaceCosts.length).toBe(2);
