@@ -95,6 +95,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--prices FILE": "prices.yaml",
   "--units FILE": "units.yaml",
   "--names FILE": "names.csv",
+  "--statement FILE": "statement.yaml",
   "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
   "--db FILE": (ctx) => `warehouse-${ctx.run}.duckdb`,
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
@@ -163,6 +164,7 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
     }
     if (format === "csv") expect(text.split(/\r?\n/).filter((l) => l !== "").length).toBeGreaterThan(1);
     if (format === "xlsx") expect(readFileSync(join(cwd, out!)).subarray(0, 2).toString("latin1")).toBe("PK");
+    if (format === "pdf") expect(readFileSync(join(cwd, out!)).subarray(0, 5).toString("latin1")).toBe("%PDF-");
   }
 }
 
@@ -181,6 +183,7 @@ beforeAll(async () => {
   writeFileSync(join(cwd, "prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 } }\naccounts: { \"2\": { prices: { CU: 0.04 } } }\n");
   writeFileSync(join(cwd, "units.yaml"), "gbPerCu: 4\n");
   writeFileSync(join(cwd, "names.csv"), "kind,id,name\naccount,1,Acme\n");
+  writeFileSync(join(cwd, "statement.yaml"), "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, Hamburg] }\nnumbering: { pattern: 'INV-{yyyy}-{seq:05}' }\n");
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {
     const row = (await w.connection.runAndReadAll(
