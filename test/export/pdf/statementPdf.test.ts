@@ -43,6 +43,9 @@ function pagesOf(file: string): string[] {
   return execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" }).split("\f").filter((p) => p.trim() !== "");
 }
 
+/** One page of account 7's numbered statement, its whitespace folded to single spaces. */
+const page7 = (index: number) => pagesOf(join(dir, "numbered", "account-7-lumie-re.pdf"))[index]!.replace(/\s+/g, " ");
+
 /** The PDF's document information (title, author, subject...). */
 function infoOf(file: string): string {
   return execFileSync("pdfinfo", [file], { encoding: "utf8" });
@@ -65,8 +68,7 @@ describe("PDF statement of an account", () => {
   });
 
   it("shows the number, the issue and due dates, the customer with its accents, the lines, the taxes and the amount due", () => {
-    const [first] = pagesOf(join(dir, "numbered", "account-7-lumie-re.pdf"));
-    const text = first!.replace(/\s+/g, " ");
+    const text = page7(0);
     expect(text).toContain("Statement number INV-2026-00001");
     expect(text).toContain("Issue date 2026-11-02");
     expect(text).toContain("Due date 2026-12-02");
@@ -84,8 +86,7 @@ describe("PDF statement of an account", () => {
   });
 
   it("flags the missing hours on the first page and defines the units in use", () => {
-    const [first] = pagesOf(join(dir, "numbered", "account-7-lumie-re.pdf"));
-    const text = first!.replace(/\s+/g, " ");
+    const text = page7(0);
     expect(text).toContain("Missing data: 1 hour of the period had no consumption data");
     expect(text).toContain("2026-10-01T01:00:00Z");
     expect(text).toContain("a unit-month is 720 unit-hours");
@@ -105,8 +106,7 @@ describe("PDF statement of an account", () => {
   });
 
   it("shows the allocation as allocated cost adding up to the total excluding tax, never as an amount due", () => {
-    const [, second] = pagesOf(join(dir, "numbered", "account-7-lumie-re.pdf"));
-    const text = second!.replace(/\s+/g, " ");
+    const text = page7(1);
     expect(text).toContain("Allocation by cloud space and machine (allocated cost, EUR)");
     expect(text).toContain("Cloud space Production Île-de-France 11");
     expect(text).toContain("Total allocated (= total excluding tax) 7.00 0.98"); // the account's 7 CU-hours, in the unit CU is priced in
