@@ -110,7 +110,7 @@ export { toFocusCsv, costText } from "./export/toFocusCsv.js";
 export { toBillingText } from "./export/toBillingText.js";
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeAtomic } from "./export/writeAtomic.js";
-export { statementContent, shownQuantity, periodText, unitsParagraph } from "./export/pdf/statementContent.js";
+export { statementContent, shownQuantity, periodText, pricePeriodText, unitsParagraph } from "./export/pdf/statementContent.js";
 export type { StatementContent, StatementLine, AllocationRow, StatementIssue } from "./export/pdf/statementContent.js";
 export { renderStatementPdf } from "./export/pdf/statementPdf.js";
 export { writeStatements, numberStatements, issueDateOf } from "./export/pdf/writeStatements.js";

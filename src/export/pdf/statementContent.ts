@@ -19,9 +19,8 @@ export interface StatementLine {
   unitPrice: string;
   priceUnit: string;
   amount: string;
-  /** The price period of the line (`YYYY-MM-DD`), when the price list gives prices from dates. */
-  validFrom?: string;
-  validUntil?: string;
+  /** The part of the period this line's price is in force, as `periodText` says it: only when a price changes within the period. */
+  pricePeriod?: string;
 }
 
 /** A cloud space, machine or gateway of the allocation, with its allocated CU and allocated cost. */
@@ -108,6 +107,18 @@ export function periodText(start: number, end: number): string {
   return `${isoUtc(start)} to ${isoUtc(end)} (UTC, end excluded)`;
 }
 
+/**
+ * A price period in UTC, short enough for a column: whole days as `2026-10-01 to 2026-10-14`
+ * (the last day included), else `2026-10-01 00:00 to 02:00` (the end's date when it differs).
+ */
+export function pricePeriodText(start: number, end: number): string {
+  const day = 86_400;
+  if (start % day === 0 && end % day === 0) return periodText(start, end).replace(" (UTC)", "");
+  const [startDate, startTime] = [isoUtc(start).slice(0, 10), isoUtc(start).slice(11, 16)];
+  const [endDate, endTime] = [isoUtc(end).slice(0, 10), isoUtc(end).slice(11, 16)];
+  return `${startDate} ${startTime} to ${endDate === startDate ? "" : `${endDate} `}${endTime}`;
+}
+
 /** The definition of the units on the statement: the CU rule, the month, the volume unit, each unit in use. */
 export function unitsParagraph(units: Units, used: readonly UnitName[], cuRollup: "aggregate" | "sum", per: "hour" | "month"): string {
   const parts: string[] = [];
@@ -136,7 +147,7 @@ function noticesOf(report: BillingReport, accountId: number): string[] {
   if (missing) {
     const runs = missing.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)} to ${isoUtc(r.endHour)}`));
     const shown = runs.length > 6 ? [...runs.slice(0, 6), `and ${runs.length - 6} more`] : runs;
-    out.push(`Missing data: ${missing.hours} hour${missing.hours === 1 ? "" : "s"} of the period had no consumption data: nothing is charged for them on this statement (${shown.join(", ")}).`);
+    out.push(`Missing data: ${missing.hours} hour${missing.hours === 1 ? "" : "s"} of the period had no consumption data: nothing is charged for ${missing.hours === 1 ? "it" : "them"} on this statement (${shown.join(", ")}).`);
   }
   return out;
 }
@@ -183,8 +194,8 @@ export function statementContent(report: BillingReport, accountId: number, issue
   if (!invoice) throw new RangeError(`no invoice for account ${accountId} in the report (a statement needs a price list)`);
   const { config } = issue;
   const decimals = invoice.decimals;
+  const priceChanges = invoice.lines.some((l) => l.start !== own.params.start || l.end !== own.params.end);
   const lines = invoice.lines.map((l): StatementLine => {
-    const dated = l as InvoiceLine & { validFrom?: number | string; validUntil?: number | string };
     return {
       unit: l.unit,
       description: l.unit === "TU" ? `${DESCRIPTIONS.TU} (${tuText(own.options.units)})` : DESCRIPTIONS[l.unit],
@@ -193,8 +204,7 @@ export function statementContent(report: BillingReport, accountId: number, issue
       unitPrice: l.unitPrice,
       priceUnit: l.priceUnit,
       amount: groupThousands(l.amount.toFixed(decimals)),
-      ...(dated.validFrom === undefined ? {} : { validFrom: dateOf(dated.validFrom) }),
-      ...(dated.validUntil === undefined ? {} : { validUntil: dateOf(dated.validUntil) }),
+      ...(priceChanges ? { pricePeriod: pricePeriodText(l.start, l.end) } : {}),
     };
   });
   const net = invoice.amountDue;
@@ -235,8 +245,4 @@ export function statementContent(report: BillingReport, accountId: number, issue
     cuAllocatedTotal: cu.of(own.lines.find((l) => l.level === "account")?.cuAllocatedHours ?? 0),
     allocatedTotal: groupThousands(allocatedTotal.toFixed(decimals)),
   };
-}
-
-function dateOf(value: number | string): string {
-  return typeof value === "number" ? isoUtc(value).slice(0, 10) : value.slice(0, 10);
 }

@@ -119,11 +119,11 @@ function head(doc: Doc, s: StatementContent): void {
 /** The invoice lines, totals, taxes and the amount due. */
 function charges(doc: Doc, s: StatementContent): void {
   heading(doc, `Charges (${s.currency})`);
-  const dated = s.lines.some((l) => l.validFrom !== undefined || l.validUntil !== undefined);
+  const dated = s.lines.some((l) => l.pricePeriod !== undefined);
   const columns: Column[] = dated
     ? [
-      { header: "Description", width: 128, align: "left" }, { header: "Price period", width: 82, align: "left" },
-      { header: "Quantity", width: 95, align: "right" }, { header: "Unit price", width: 95, align: "right" }, { header: "Amount", width: 95.28, align: "right" },
+      { header: "Description", width: 95, align: "left" }, { header: "Price period (UTC)", width: 120, align: "left" },
+      { header: "Quantity", width: 95, align: "right" }, { header: "Unit price", width: 95, align: "right" }, { header: "Amount", width: 90.28, align: "right" },
     ]
     : [
       { header: "Description", width: 190, align: "left" }, { header: "Quantity", width: 115, align: "right" },
@@ -131,7 +131,7 @@ function charges(doc: Doc, s: StatementContent): void {
     ];
   const rows = s.lines.map((l) => {
     const cells = [`${l.unit}: ${l.description}`, `${l.quantity} ${l.quantityUnit}`, `${l.unitPrice} per ${l.priceUnit}`, l.amount];
-    if (dated) cells.splice(1, 0, `${l.validFrom ?? ""} to ${l.validUntil ?? ""}`);
+    if (dated) cells.splice(1, 0, l.pricePeriod ?? "");
     return { cells };
   });
   table(doc, columns, rows);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../../helpers/warehouse.js";
 import {
-  billingReport, makeNames, numberStatements, parsePrices, parseStatementConfig, shownQuantity, writeStatements,
+  billingReport, makeNames, numberStatements, parsePrices, parseStatementConfig, pricePeriodText, shownQuantity, writeStatements,
   type BillingReport, type StatementConfig,
 } from "../../../src/index.js";
 import { Exact } from "../../../src/billing/exact.js";
@@ -143,6 +143,16 @@ describe("PDF statement of an account", () => {
   });
 });
 
+describe("pricePeriodText", () => {
+  it.each([
+    [OCT_1, OCT_1 + 14 * 86_400, "2026-10-01 to 2026-10-14"],
+    [OCT_1, OCT_1 + 2 * HOUR, "2026-10-01 00:00 to 02:00"],
+    [OCT_1 + 22 * HOUR, OCT_1 + 26 * HOUR, "2026-10-01 22:00 to 2026-10-02 02:00"],
+  ])("[%i, %i) reads %s", (start, end, text) => {
+    expect(pricePeriodText(start, end)).toBe(text);
+  });
+});
+
 describe("shownQuantity", () => {
   it.each([
     // quantity, unit price, amount, shown: the fewest decimals (at least 2) whose product rounds to the amount
@@ -153,5 +163,20 @@ describe("shownQuantity", () => {
     [0.123456789, "1000000", "123456.79", "0.12345679"],
   ])("%s at %s gives %s: shown as %s", (quantity, unitPrice, amount, shown) => {
     expect(shownQuantity({ quantity, unitPrice, amount: Exact.parse(amount)! }, 2)).toBe(shown);
+  });
+});
+
+describe("PDF statement with a price that changes within the period", () => {
+  it("shows a line per unit and price period, with the period's dates, and the amount due of the lines", async () => {
+    const connection = await memoryWarehouse(hours);
+    // CU 0.125 until 02:00, 0.25 from then: account 7's 3.5 CU-hours at hour 0 → 0.4375 → 0.44, at hour 2 → 0.875 → 0.88
+    const prices = parsePrices({ currency: "EUR", prices: { CU: ["0.125", { from: "2026-10-01T02:00Z", price: "0.25" }] } }, "prices.yaml");
+    const changing = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR, accountId: 7 }, {}, { prices });
+    const [file] = await writeStatements(changing, { ...config, taxes: [] }, { file: join(dir, "changing.pdf") });
+    const text = pagesOf(file!)[0]!.replace(/\s+/g, " ");
+    expect(text).toContain("Price period (UTC)");
+    expect(text).toMatch(/CU: Compute units 2026-10-01 00:00 to 02:00 3\.5 CU-hours 0\.125 per CU-hour 0\.44/);
+    expect(text).toMatch(/CU: Compute units 2026-10-01 02:00 to 03:00 3\.5 CU-hours 0\.25 per CU-hour 0\.88/);
+    expect(text).toMatch(/Amount due \(EUR\) 1\.32/);
   });
 });
