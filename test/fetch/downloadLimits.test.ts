@@ -3,37 +3,29 @@ import type http from "node:http";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FetchError, fetchConsumption } from "../../src/index.js";
 import type { FetchConsumptionOptions } from "../../src/index.js";
 import { downloadToFile } from "../../src/fetch/downloadToFile.js";
 import { httpRequest, isTransient } from "../../src/fetch/httpRequest.js";
 import { withRetries } from "../../src/fetch/withRetries.js";
 import { runCli } from "../helpers/runCli.js";
-import { CONSUMPTION_PATH, SECRETS, platform, startServer, type FakeServer, type Handler } from "./fakeService.js";
+import { CONSUMPTION_PATH, SECRETS, platform, serversPerTest, type FakeServer, type Handler } from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const MIB = 1024 * 1024;
 const ZIP_START = Buffer.from("PK\x03\x04", "latin1");
 
 let dir: string;
-const servers: FakeServer[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cloudunits-limits-"));
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function serve(handler: Handler): Promise<FakeServer> {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = serversPerTest();
 
 let outCount = 0;
 function options(server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {

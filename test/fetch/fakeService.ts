@@ -1,6 +1,7 @@
 /** A real HTTP server on 127.0.0.1 playing the platform and the identity provider, for tests. */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { afterEach } from "vitest";
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -55,6 +56,22 @@ export async function startServer(handler: Handler): Promise<FakeServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * A `serve(handler)` for a test file: each server it starts is closed after the test that
+ * started it (registers a vitest `afterEach`).
+ */
+export function serversPerTest(): (handler: Handler) => Promise<FakeServer> {
+  const servers: FakeServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (handler) => {
+    const server = await startServer(handler);
+    servers.push(server);
+    return server;
   };
 }
 

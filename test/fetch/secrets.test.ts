@@ -2,10 +2,10 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FetchError, fetchConsumption, writeDataset } from "../../src/index.js";
 import type { FetchAuth, FetchConsumptionOptions } from "../../src/index.js";
-import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, platform, sendBytes, startServer, type FakeServer, type Handler } from "./fakeService.js";
+import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, platform, sendBytes, serversPerTest, type FakeServer } from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 /** A password with every character that an echo escapes: quote, backslash, angle brackets, ampersand, space, slash, non-ASCII. */
@@ -13,25 +13,17 @@ const PASSWORD = 'pw"SECRET\\<x> &y/é-9f2';
 
 let dir: string;
 let zip7: Buffer;
-const servers: FakeServer[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cloudunits-secrets-"));
   await writeDataset({ out: join(dir, "7.zip"), accounts: 1, firstAccountId: 7, spaces: 1, machines: 1, hours: 1, start: START });
   zip7 = await readFile(join(dir, "7.zip"));
 });
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function serve(handler: Handler): Promise<FakeServer> {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = serversPerTest();
 
 let outCount = 0;
 function options(server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {
