@@ -97,6 +97,11 @@ function periodOf(argv: BillingArgs): { start: number; end: number } {
  * the `--per-account` pack (into its directory): numbered in `--db`'s warehouse, drafts from files.
  */
 async function writeStatementFiles(argv: BillingArgs, report: BillingReport, config: StatementConfig): Promise<void> {
+  if (report.invoices!.length === 0) {
+    if (argv.format !== "pdf") return; // the pack of no account has no statement either
+    const who = argv.accountId === undefined ? "no account has" : `account ${argv.accountId} has no`;
+    throw new UsageError(`${who} consumption in [${isoUtc(report.params.start)}, ${isoUtc(report.params.end)}): no statement to make (nothing written)`, { code: "NO_STATEMENT" });
+  }
   const { numberStatements, writeStatements } = await import("../../export/pdf/writeStatements.js");
   const numbers = argv.db === undefined ? new Map() : await numberStatements(argv.db, report, config, { waitSeconds: waitOf(argv) });
   if (argv.db === undefined) {

@@ -77,6 +77,23 @@ describe("billing --format pdf --statement", () => {
     expect(run.stderr).toMatch(message);
   }, 60_000);
 
+  it("exits 2 and writes nothing for an account without consumption in the period (no statement of nothing)", async () => {
+    const out = join(root, "none.pdf");
+    const run = await runCli(["billing", "--db", db, "--month", "2026-12", "--account-id", "7101", "--prices", prices, "--statement", statement, "--format", "pdf", "--out", out]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("account 7101 has no consumption in [2026-12-01T00:00:00Z, 2027-01-01T00:00:00Z): no statement to make");
+    expect((await readdir(root)).includes("none.pdf")).toBe(false);
+  }, 60_000);
+
+  it("warns when a statement already numbered is made again from other figures", async () => {
+    const dearer = join(root, "dearer.yaml");
+    await writeFile(dearer, "currency: EUR\nprices:\n  CU: 0.5\n  NU: 20\n");
+    const run = await runCli(["billing", "--db", db, "--month", "2026-10", "--account-id", "7101", "--prices", dearer, "--statement", statement, "--format", "pdf", "--out", join(root, "dearer.pdf")]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/warning: statement INV-2026-00001 \(account 7101\) was first issued on 2026-11-02 for [\d.]+ EUR; the data now gives [\d.]+ EUR excluding tax/);
+    expect(numberOf(join(root, "dearer.pdf"))).toBe("INV-2026-00001");
+  }, 60_000);
+
   it("exits 2 naming the file and key of a bad statement config", async () => {
     const bad = join(root, "bad.yaml");
     await writeFile(bad, "issuer: { legalName: X }\nnumbering: { pattern: INV-2026 }\n");
