@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { commandName, commands } from "../src/cli/commands/index.js";
 import { generateHours, openWarehouse, writeDataset } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
-import { codeBlocks, readDoc, runShell, section } from "./helpers/shellExamples.js";
+import { codeBlocks, readDoc, REPO, runShell, section } from "./helpers/shellExamples.js";
 
 // Every synopsis line of docs/cli.md runs here literally, in its argument order: once with its
 // optional parts left out, and once per alternative with all of them in (`a|b` and
@@ -161,6 +161,8 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
       const shape = JSON.parse(text) as Record<string, unknown>;
       if (command === "stats") expect(Object.keys(shape)).toEqual(["time", "series"]);
       else expect(Object.keys(shape)).toEqual([words.includes("--account-id") ? "account" : "consumption"]);
+      // examples/names.csv names account 1
+      if (command === "billing" && words.includes("--names")) expect((shape.account as { name: string }).name).toBe("Acme Corporation");
     }
     if (format === "csv") expect(text.split(/\r?\n/).filter((l) => l !== "").length).toBeGreaterThan(1);
     if (format === "xlsx") expect(readFileSync(join(cwd, out!)).subarray(0, 2).toString("latin1")).toBe("PK");
@@ -179,10 +181,8 @@ beforeAll(async () => {
   await writeDataset({ out: join(cwd, "data.zip"), ...DATA });
   // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
-  // the files FILE names: a price list, a units file and a names file as the README describes them
-  writeFileSync(join(cwd, "prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 } }\naccounts: { \"2\": { prices: { CU: 0.04 } } }\n");
-  writeFileSync(join(cwd, "units.yaml"), "gbPerCu: 4\n");
-  writeFileSync(join(cwd, "names.csv"), "kind,id,name\naccount,1,Acme\n");
+  // the files FILE names: the price list, units file and names file the repository ships in examples/
+  for (const file of ["prices.yaml", "units.yaml", "names.csv"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
   writeFileSync(join(cwd, "statement.yaml"), "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, Hamburg] }\nnumbering: { pattern: 'INV-{yyyy}-{seq:05}' }\n");
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {

@@ -4,9 +4,9 @@
  * type-checked against the published `.d.ts` with `strict` and `skipLibCheck: false`, then run.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime } from "../src/index.js";
 import { runCli } from "./helpers/runCli.js";
@@ -73,6 +73,7 @@ function readmeLibraryExamples(readme: string): string[] {
 }
 
 let readmeExamples: string[] = [];
+let installed: Run;
 let dir: string;
 let app: string;
 const seconds: Record<string, number> = {};
@@ -87,15 +88,9 @@ async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cloudunits-package-"));
-  // Staged as `npm pack` sees the repo (package.json and its `files`), built into the stage, so
-  // the repo's own dist/ is never rewritten under tests running beside this one.
-  const stage = join(dir, "stage");
-  const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { files: string[] };
-  for (const entry of ["package.json", "README.md", ...pkg.files.filter((f) => f !== "dist")]) {
-    await cp(join(ROOT, entry), join(stage, entry), { recursive: true });
-  }
-  await timed("build", () => run(process.execPath, [join(ROOT, "scripts/build.mjs"), "--out-dir", join(stage, "dist")], ROOT));
-  await timed("pack", () => run("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], stage));
+  // Packed as a release is (scripts/pack.mjs: built into a stage, so the repo's own dist/ is
+  // never rewritten under tests running beside this one)
+  await timed("build and pack", () => run(process.execPath, [join(ROOT, "scripts/pack.mjs"), "--destination", dir], ROOT));
   const [tarball] = (await readdir(dir)).filter((f) => f.endsWith(".tgz"));
   if (!tarball) throw new Error("npm pack wrote no tarball");
 
@@ -108,7 +103,7 @@ beforeAll(async () => {
   for (const [i, example] of readmeExamples.entries()) await writeFile(join(app, `src/readme${i + 1}.ts`), example);
   // A TypeScript app on Node has @types/node; the repo's version is already in npm's cache.
   const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string };
-  await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
+  installed = await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
 }, 600_000);
 
 afterAll(async () => {
@@ -116,6 +111,22 @@ afterAll(async () => {
 });
 
 describe("the packed package, installed into an empty app", () => {
+  it("installs without a warning: its package.json has no scripts (the repo's prepare stays home), and ships no source map that points outside it", async () => {
+    expect(`${installed.stdout}\n${installed.stderr}`).not.toMatch(/npm warn/i);
+    const installedDir = join(app, "node_modules/cloudunits");
+    expect((JSON.parse(await readFile(join(installedDir, "package.json"), "utf8")) as { scripts?: unknown }).scripts).toBeUndefined();
+    const files = (await readdir(installedDir, { recursive: true })).map(String);
+    expect(files).toContain("dist/index.js");
+    expect(files).toContain("docs/cli.md"); // the README's links work in the installed package
+    for (const map of files.filter((f) => f.endsWith(".map"))) {
+      const { sources, sourcesContent } = JSON.parse(await readFile(join(installedDir, map), "utf8")) as { sources: string[]; sourcesContent?: string[] };
+      for (const [i, source] of sources.entries()) {
+        const shipped = await readFile(join(installedDir, dirname(map), source), "utf8").then(() => true, () => false);
+        expect(shipped || typeof sourcesContent?.[i] === "string", `${map}: ${source}`).toBe(true);
+      }
+    }
+  });
+
   it("installs what it needs with no overrides: arquero's @uwdata/flechette is the pinned one", async () => {
     const flechette = JSON.parse(await readFile(join(app, "node_modules/@uwdata/flechette/package.json"), "utf8")) as { version: string };
     const pinned = (JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies;

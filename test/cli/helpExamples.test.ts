@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { generateHours } from "../../src/index.js";
 import { SERIES_CATALOG } from "../../src/stats/seriesCatalog.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
-import { runShell } from "../helpers/shellExamples.js";
+import { REPO, runShell } from "../helpers/shellExamples.js";
 
 // Every command's --help ends with examples, and each one runs as written, in --help order,
 // in one folder (its generate example makes the data.zip the others read); only the service's
@@ -30,7 +30,7 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-help-"));
   // what the generate example writes, held by the platform
   server = await startServer(fakePlatform({ hours: [...generateHours({ accounts: 3, hours: 48 })] }));
-  writeFileSync(join(cwd, "prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 } }\n");
+  copyFileSync(join(REPO, "examples/prices.yaml"), join(cwd, "prices.yaml")); // the examples bill with the shipped price list
 });
 afterAll(async () => {
   await server?.close();

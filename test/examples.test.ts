@@ -1,0 +1,29 @@
+import { isDeepStrictEqual } from "node:util";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_UNITS, loadNames, loadPrices, loadUnits } from "../src/index.js";
+import { REPO } from "./helpers/shellExamples.js";
+
+// The files of examples/ as a user copies them. Each is also what the command-line reference's
+// runs bill with (`--prices`, `--units`, `--names` in test/cliReference.test.ts).
+const example = (file: string) => join(REPO, "examples", file);
+
+describe("examples/", () => {
+  it("units.yaml is the published constants, every one written out", async () => {
+    const units = await loadUnits(example("units.yaml"));
+    expect(isDeepStrictEqual(units, DEFAULT_UNITS)).toBe(true);
+  });
+
+  it("prices.yaml prices every unit its comments name, with account 2's own CU price", async () => {
+    const list = await loadPrices(example("prices.yaml"));
+    expect(list.currency).toBe("EUR");
+    expect(Object.keys(list.prices).sort()).toEqual(["CU", "NU", "PIU", "SU", "TU"]);
+    expect(list.accounts.get(2)?.CU?.map((p) => p.text)).toEqual(["0.04"]);
+  });
+
+  it("names.csv names accounts, a quoted name with its comma intact", async () => {
+    const names = await loadNames(example("names.csv"));
+    expect(names.get("account:2")).toBe("Globex, Inc.");
+    expect(names.size).toBe(3);
+  });
+});
