@@ -9,7 +9,7 @@ import { UsageError } from "../errors.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
 import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
 import { writeInvoiceSheet } from "./xlsx/invoiceSheet.js";
-import { writeLevelSheet } from "./xlsx/levelSheet.js";
+import { writeAllocationSheet } from "./xlsx/allocationSheet.js";
 import { writeSummarySheet } from "./xlsx/summarySheet.js";
 
 /** Excel's last row (re-exported from the Hourly sheet). */
@@ -61,9 +61,9 @@ export async function writeBillingXlsx(
   if (options.hourly && connection === undefined) throw new UsageError("the Hourly sheet is read from a warehouse: open one (its connection) to write it");
   await writeWorkbook(file, report, async (workbook) => {
     writeSummarySheet(workbook, report);
-    const accounts = writeLevelSheet(workbook, report, "account", undefined);
-    const cloudspaces = writeLevelSheet(workbook, report, "cloudspace", accounts);
-    writeLevelSheet(workbook, report, "machine", cloudspaces);
+    const accounts = writeAllocationSheet(workbook, report, "account", undefined);
+    const cloudspaces = writeAllocationSheet(workbook, report, "cloudspace", accounts);
+    writeAllocationSheet(workbook, report, "machine", cloudspaces);
     if (options.hourly) await writeHourlySheet(workbook, report, connection!, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
     writeAboutSheet(workbook, report);
   });
@@ -79,21 +79,25 @@ export async function writeAccountXlsx(report: BillingReport, accountId: number,
   await writeWorkbook(file, own, async (workbook) => {
     const invoice = own.invoices?.[0];
     if (invoice) writeInvoiceSheet(workbook, own, invoice);
-    const account = writeLevelSheet(workbook, own, "account", undefined);
-    const cloudspaces = writeLevelSheet(workbook, own, "cloudspace", account);
-    writeLevelSheet(workbook, own, "machine", cloudspaces);
+    const account = writeAllocationSheet(workbook, own, "account", undefined);
+    const cloudspaces = writeAllocationSheet(workbook, own, "cloudspace", account);
+    writeAllocationSheet(workbook, own, "machine", cloudspaces);
     writeAboutSheet(workbook, own);
   });
 }
 
-/** A file-name-safe form of a name: letters, digits and `-`, at most 40 characters. */
+/** Letters that do not decompose into a base letter and an accent, as file names spell them. */
+const FOLDED: Record<string, string> = { "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "ı": "i" };
+
+/** A file-name-safe form of a name: letters without their accents (`Lumière` → `lumiere`), digits and `-`, at most 40 characters. */
 function slug(name: string): string {
-  return name.normalize("NFKD").replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  return name.toLowerCase().normalize("NFKD").replace(/\p{M}+/gu, "").replace(/[øæœßđðłþı]/gu, (c) => FOLDED[c]!)
+    .replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
 }
 
 /** The file name of an account's workbook in an invoice pack: `account-7-acme-corp.xlsx` (`account-7.xlsx` without a name). */
 export function accountFileName(accountId: number, name: string): string {
-  const s = slug(name).toLowerCase();
+  const s = slug(name);
   return `account-${accountId}${s ? `-${s}` : ""}.xlsx`;
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, makeNames, parsePrices, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/index.js";
+import { accountFileName, billingReport, makeNames, parsePrices, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/index.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (own CU 4, machines 1.25 + 1.25 + 2) and a deployed
@@ -55,6 +55,23 @@ function column(sheet: ExcelJS.Worksheet, headerRow: number, header: string): nu
   throw new Error(`no column ${header} in ${sheet.name}`);
 }
 
+/** The row of a totals block: first cell starts with `label`, unit cell is `unit`. */
+function unitRow(sheet: ExcelJS.Worksheet, label: string, unit: string): ExcelJS.Row {
+  const u = column(sheet, 1, "unit");
+  let found: ExcelJS.Row | undefined;
+  sheet.eachRow((row) => { if (!found && String(row.getCell(1).value ?? "").startsWith(label) && row.getCell(u).value === unit) found = row; });
+  if (!found) throw new Error(`no row ${label} ${unit} in ${sheet.name}`);
+  return found;
+}
+
+/** The entity rows (an id in the first cell) of one unit. */
+function entityRows(sheet: ExcelJS.Worksheet, unit: string): ExcelJS.Row[] {
+  const u = column(sheet, 1, "unit");
+  const rows: ExcelJS.Row[] = [];
+  sheet.eachRow((row) => { if (/^\d+$/.test(String(row.getCell(1).value)) && row.getCell(u).value === unit) rows.push(row); });
+  return rows;
+}
+
 /** A formula cell's cached result (exceljs leaves a 0 result out of `value`, but keeps it in `result`). */
 const result = (cell: ExcelJS.Cell) => (cell.formula ? cell.result : cell.value);
 
@@ -78,7 +95,7 @@ describe("billing workbook", () => {
       expect(sheet.autoFilter).toBeTruthy();
     }
     const summary = workbook.getWorksheet("Summary")!;
-    expect(summary.views[0]).toMatchObject({ state: "frozen", ySplit: 7 });
+    expect(summary.views[0]).toMatchObject({ state: "frozen", ySplit: 8 });
     expect(summary.pageSetup).toMatchObject({ orientation: "landscape", paperSize: 9, fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
   });
 
@@ -86,51 +103,50 @@ describe("billing workbook", () => {
     const sheet = workbook.getWorksheet("Summary")!;
     const acme = rowStarting(sheet, "7");
     expect(acme.getCell(2).value).toBe("Acme Corp");
-    expect(acme.getCell(column(sheet, 7, "CU amount (EUR)")).value).toBe(0.23);
-    expect(acme.getCell(column(sheet, 7, "CU amount (EUR)")).numFmt).toBe("#,##0.00");
-    expect(acme.getCell(column(sheet, 7, "SU amount (EUR)")).value).toBe(0.08);
-    const due = column(sheet, 7, "amount due (EUR)");
+    expect(acme.getCell(column(sheet, 8, "CU amount (EUR)")).value).toBe(0.23);
+    expect(acme.getCell(column(sheet, 8, "CU amount (EUR)")).numFmt).toBe("#,##0.00");
+    expect(acme.getCell(column(sheet, 8, "SU amount (EUR)")).value).toBe(0.08);
+    const due = column(sheet, 8, "amount due (EUR)");
     expect(acme.getCell(due).value).toBe(0.31);
     expect(rowStarting(sheet, "8").getCell(due).value).toBe(0.02);
     const total = rowStarting(sheet, "Total amount due (2 accounts)");
     // 0.31 + 0.02 as a float sum is 0.32999999999999996; the stored result is the exact 0.33.
-    expect(total.getCell(due).value).toEqual({ formula: "ROUND(SUM(C8:C9),2)".replace("C", String.fromCharCode(64 + due)).replace("C9", `${String.fromCharCode(64 + due)}9`), result: 0.33 });
+    expect(total.getCell(due).value).toEqual({ formula: `ROUND(SUM(${String.fromCharCode(64 + due)}9:${String.fromCharCode(64 + due)}10),2)`, result: 0.33 });
     expect(allText(workbook)).not.toMatch(/sum of rounded|rounded once|exact amounts/i);
+    expect(String(sheet.getCell("A3").value)).toBe("Quantities in unit-hours, NU in TiB transferred");
+    expect(String(sheet.getCell("A4").value)).toMatch(/^CU rule: aggregate: /);
   });
 
-  it("every level sheet shows own CU beside allocated CU, and its check rows prove quantities and money add up", () => {
+  it("every allocation sheet is long (a row per entity and unit), shows own CU beside allocated CU, and check rows per unit prove it adds up", () => {
     const machines = workbook.getWorksheet("Machines")!;
-    const diff = rowStarting(machines, "Difference (check)");
-    const cuOwn = column(machines, 1, "CU own (CU-hours; aggregate rule)");
-    const cuAllocated = column(machines, 1, "CU allocated (CU-hours; showback)");
+    const [quantity, money] = [column(machines, 1, "quantity"), column(machines, 1, "allocated cost (EUR)")];
     // Machines' own CU: 3 × (1.25 + 1.25 + 2 + 4 + 0.5) = 27; cloud spaces' own CU (aggregate): 3 × (4 + 4 + 0.5) = 25.5.
-    expect(result(rowStarting(machines, "Total (5 machines)").getCell(cuOwn))).toBe(27);
-    expect(result(diff.getCell(cuOwn))).toBe(1.5);
-    expect(result(diff.getCell(cuAllocated))).toBe(0);
-    for (const header of ["SU (SU-hours)", "CU amount (EUR)", "SU amount (EUR)", "allocated cost (EUR"]) {
-      expect(result(diff.getCell(column(machines, 1, header)))).toBe(0);
+    expect(result(unitRow(machines, "Total (5 machines)", "CU own").getCell(quantity))).toBe(27);
+    expect(result(unitRow(machines, "Difference (check)", "CU own").getCell(quantity))).toBe(1.5);
+    for (const unit of ["CU allocated", "SU"]) {
+      expect(result(unitRow(machines, "Difference (check)", unit).getCell(quantity)), unit).toBe(0);
+      expect(result(unitRow(machines, "Difference (check)", unit).getCell(money)), unit).toBe(0);
     }
-    expect(String(rowStarting(machines, "Why:").getCell(1).value)).toContain("CU own: under aggregate");
+    expect(result(rowStarting(machines, "Total allocated cost (5 machines), equal to the amount due on 'Accounts'").getCell(money))).toBe(0.33);
+    expect(() => column(machines, 1, "amount due")).toThrow();
+    expect(allText(workbook)).toContain("CU own is the level's own CU (the platform's figure), information only");
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
-    const csDiff = rowStarting(cloudspaces, "Difference (check)");
+    const [csQuantity, csMoney] = [column(cloudspaces, 1, "quantity"), column(cloudspaces, 1, "allocated cost (EUR)")];
     // Cloud spaces: 25.5 own CU; accounts: 23.25 + 1.5 = 24.75.
-    expect(result(csDiff.getCell(column(cloudspaces, 1, "CU own")))).toBe(0.75);
-    for (const header of ["CU allocated", "SU (SU-hours)", "CU amount (EUR)", "allocated cost (EUR"]) {
-      expect(result(csDiff.getCell(column(cloudspaces, 1, header)))).toBe(0);
-    }
+    expect(result(unitRow(cloudspaces, "Difference (check)", "CU own").getCell(csQuantity))).toBe(0.75);
+    expect(result(unitRow(cloudspaces, "Difference (check)", "CU allocated").getCell(csQuantity))).toBe(0);
     // Account 7's 0.23 of CU: cloud spaces 11 and 12 weigh the same (3 × 3.875 allocated CU-hours): 11.5 cents each, the tie to the lower id.
-    const cuAmount = column(cloudspaces, 1, "CU amount (EUR)");
-    expect([rowStarting(cloudspaces, "7").getCell(cuAmount).value, cloudspaces.getRow(3).getCell(cuAmount).value]).toEqual([0.12, 0.11]);
+    const cu = entityRows(cloudspaces, "CU allocated").filter((r) => r.getCell(1).value === "7");
+    expect(cu.map((r) => [r.getCell(2).value, r.getCell(csMoney).value])).toEqual([["11", 0.12], ["12", 0.11]]);
   });
 
-  it("whole quantities have no decimals, fractional ones up to 6, and every styled cell uses the one font", () => {
+  it("quantities show 2 decimals and billed quantities 4, aligned, while cells keep the exact value; every styled cell uses the one font", () => {
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
-    const cu = column(cloudspaces, 1, "CU own");
-    expect(cloudspaces.getRow(3).getCell(cu).value).toBe(12);
-    expect(cloudspaces.getRow(3).getCell(cu).numFmt).toBe("#,##0");
-    const allocated = cloudspaces.getRow(2).getCell(column(cloudspaces, 1, "CU allocated"));
-    expect(allocated.value).toBe(11.625);
-    expect(allocated.numFmt).toBe("#,##0.0#####");
+    const [allocated] = entityRows(cloudspaces, "CU allocated");
+    const quantity = allocated!.getCell(column(cloudspaces, 1, "quantity"));
+    expect([quantity.value, quantity.numFmt]).toEqual([11.625, "#,##0.00"]);
+    const billed = allocated!.getCell(column(cloudspaces, 1, "billed quantity"));
+    expect([billed.value, billed.numFmt]).toEqual([11.625, "#,##0.0000"]);
     const fonts = new Set<string>();
     workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (cell.font?.name) fonts.add(cell.font.name); })));
     expect([...fonts]).toEqual(["Calibri"]);
@@ -175,6 +191,13 @@ describe("billing workbook with --hourly", () => {
 });
 
 describe("invoice pack", () => {
+  it.each([
+    ["Lumière Studios SARL", "account-7-lumiere-studios-sarl.xlsx"], ["Ørsted Nordic A/S", "account-7-orsted-nordic-a-s.xlsx"],
+    ["Café Müller & Söhne", "account-7-cafe-muller-sohne.xlsx"], ["", "account-7.xlsx"],
+  ])("an account's file name keeps the letters of %j without accents", (name, file) => {
+    expect(accountFileName(7, name)).toBe(file);
+  });
+
   it("writes the summary and one workbook per account, named from the names file", async () => {
     const pack = join(dir, "pack");
     const files = await writeInvoicePack(report, connection, pack);
@@ -186,16 +209,22 @@ describe("invoice pack", () => {
     const book = await read(join(dir, "pack", "account-7-acme-corp.xlsx"));
     expect(book.worksheets.map((s) => s.name)).toEqual(["Invoice", "Accounts", "Cloud spaces", "Machines", "About"]);
     const invoice = book.getWorksheet("Invoice")!;
-    const cu = rowStarting(invoice, "CU");
-    const su = rowStarting(invoice, "SU");
+    const line = (unit: string) => invoice.getRows(1, invoice.rowCount)!.find((r) => r.getCell(1).value === unit)!;
+    const [cu, su] = [line("CU"), line("SU")];
     expect([cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value, cu.getCell(8).value]).toEqual([23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
     // 1.5 SU-hours = 0.0020833… SU-months, × 40 per SU-month = 0.0833… → 0.08.
     expect([su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value, su.getCell(8).value]).toEqual([1.5 / 720, "SU-months", 40, "SU-month", 0.08]);
     expect(result(rowStarting(invoice, "Amount due (EUR)").getCell(8))).toBe(0.31);
     expect(cu.getCell(3).value).toBe("2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z (end excluded)");
     const machines = book.getWorksheet("Machines")!;
-    expect(result(rowStarting(machines, "Total (4 machines)").getCell(column(machines, 1, "allocated cost (EUR")))).toBe(0.31);
-    expect(result(rowStarting(machines, "Difference (check)").getCell(column(machines, 1, "allocated cost (EUR")))).toBe(0);
+    const money = column(machines, 1, "allocated cost (EUR)");
+    expect(result(rowStarting(machines, "Total allocated cost (4 machines)").getCell(money))).toBe(0.31);
+    expect(result(unitRow(machines, "Difference (check)", "CU allocated").getCell(money))).toBe(0);
+    expect(result(unitRow(machines, "Difference (check)", "SU").getCell(money))).toBe(0);
+    // The CU rule and how allocated cost is split are stated on the Invoice sheet.
+    const words = allText(book);
+    expect(words).toContain("CU rule: aggregate: a machine's, cloud space's and account's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals");
+    expect(words).toContain("Allocated cost is not an amount due");
     expect(() => column(machines, 1, "amount due")).toThrow();
   });
 });

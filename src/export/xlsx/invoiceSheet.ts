@@ -1,13 +1,17 @@
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { Invoice } from "../../billing/invoice.js";
-import { addSheet, columnLetter, font, moneyFormat, moneyTotal, PRICE, quantityFormat, setHeader, styleTotal } from "./style.js";
+import { addSheet, columnLetter, moneyFormat, moneyTotal, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 import { titleLines, writeTitle } from "./summarySheet.js";
+import { ALLOCATION_SENTENCE } from "../billingColumns.js";
 import { tuText } from "../../billing/units.js";
 import { periodText } from "../periodText.js";
 
+/** Invoice quantities: 4 decimals, aligned (the cell keeps the exact value). */
+const INVOICE_QUANTITY = "#,##0.0000";
+
 const WHAT: Record<string, string> = {
-  CU: "Compute units", SU: "Storage units (TB allocated)", TU: "Transaction units",
+  CU: "Compute units", SU: "Storage units (TiB allocated)", TU: "Transaction units",
   NU: "Network units (external traffic)", VCU: "Virtual CPUs", MU: "Memory (GiB)", WU: "Windows units", PIU: "Public IP addresses",
 };
 
@@ -31,11 +35,13 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
     row.getCell(2).value = line.unit === "TU" ? `${WHAT.TU} (${tuText(report.options.units)})` : (WHAT[line.unit] ?? line.unit);
     row.getCell(3).value = periodText(line);
     row.getCell(4).value = line.quantity;
-    row.getCell(4).numFmt = quantityFormat(line.quantity);
+    row.getCell(4).numFmt = INVOICE_QUANTITY;
     row.getCell(5).value = line.quantityUnit;
+    row.getCell(5).alignment = { indent: 1 };
     row.getCell(6).value = Number(line.unitPrice);
     row.getCell(6).numFmt = PRICE;
     row.getCell(7).value = line.priceUnit;
+    row.getCell(7).alignment = { indent: 1 };
     row.getCell(8).value = line.amount.toNumber();
     row.getCell(8).numFmt = moneyFormat(invoice.decimals);
     row.commit();
@@ -51,12 +57,8 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   for (const text of [
     "Each amount is quantity × unit price, rounded half-even; the amount due is the sum of the rounded amounts.",
     "A line per unit and price period: where a price changes, the hours before and from the change are two lines.",
-    "'Cloud spaces' and 'Machines' split each line over the account's cloud spaces and machines (showback); they add up to these lines to the cent.",
-  ]) {
-    const row = sheet.getRow(r++);
-    row.getCell(1).value = text;
-    row.getCell(1).font = font({ italic: true });
-    row.commit();
-  }
+    "Quantities are shown to 4 decimals; each cell holds the exact quantity the amount is computed from.",
+    "'Cloud spaces' and 'Machines' show each line's allocated cost per cloud space and machine (showback). " + ALLOCATION_SENTENCE,
+  ]) writeNote(sheet, r++, text, 8);
   sheet.commit();
 }

@@ -109,6 +109,18 @@ export function setHeader(sheet: ExcelJS.Worksheet, headers: string[], headerRow
   sheet.autoFilter = { from: { row: headerRow, column: 1 }, to: { row: headerRow, column: headers.length } };
 }
 
+/** Writes an italic note in row `r`, merged across `span` columns and wrapped, so a long sentence prints within the page. */
+export function writeNote(sheet: ExcelJS.Worksheet, r: number, text: string, span: number): void {
+  const width = sheet.columns.slice(0, span).reduce((a, c) => a + (c.width ?? 10), 0);
+  sheet.mergeCells(r, 1, r, span);
+  const row = sheet.getRow(r);
+  row.getCell(1).value = text;
+  row.getCell(1).font = font({ italic: true });
+  row.getCell(1).alignment = { wrapText: true, vertical: "top" };
+  row.height = 15 * Math.ceil((text.length * 1.1) / width);
+  row.commit();
+}
+
 /** Marks a row as a totals row: bold, filled across `columns` columns. */
 export function styleTotal(row: ExcelJS.Row, columns: number): void {
   for (let c = 1; c <= columns; c++) {

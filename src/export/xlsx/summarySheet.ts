@@ -3,6 +3,8 @@ import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
 import { isoUtc } from "../../time.js";
 import { BASE_UNITS } from "../../billing/unitNames.js";
+import { nuUnit } from "../../billing/money.js";
+import { cuRuleText } from "../../billing/units.js";
 import { shownQuantity } from "../billingColumns.js";
 import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, quantityFormat, setHeader, sheetColumns, styleTotal, writeCell } from "./style.js";
 
@@ -12,12 +14,21 @@ export function titleLines(report: BillingReport): string[] {
   const per = report.options.per === "month" ? `unit-months (unit-hours / ${report.options.units.hoursPerMonth})` : "unit-hours";
   return [
     `Period (UTC): ${isoUtc(report.params.start).replace("T", " ").replace(":00Z", "")} to ${isoUtc(report.params.end).replace("T", " ").replace(":00Z", "")}, end exclusive`,
-    `Quantities in ${per}, NU in TB transferred; CU rollup: ${report.options.cuRollup}`,
+    `Quantities in ${per}, NU in ${nuUnit(report.options.units)} transferred`,
+    cuRuleSentence(report),
     report.prices
       ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; the amount due is the sum of the rounded lines`
       : "No price list: quantities only",
     report.warnings.length > 0 ? `Data quality: ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}, see About` : "Data quality: no warnings",
   ];
+}
+
+/** The CU rule in one sentence, as every sheet that shows CU states it. */
+export function cuRuleSentence(report: BillingReport): string {
+  const rule = cuRuleText(report.options.units);
+  return report.options.cuRollup === "aggregate"
+    ? `CU rule: aggregate: a machine's, cloud space's and account's CU per hour is ${rule} of its own totals (the published rule), summed over the hours`
+    : `CU rule: sum: a machine's CU per hour is ${rule}; a cloud space's and account's CU is the sum of their machines'`;
 }
 
 /** Writes a bold title in row 1 and the lines below it; returns the next free row. */
@@ -41,7 +52,7 @@ export function writeTitle(sheet: ExcelJS.Worksheet, title: string, lines: reado
  * (Σ of the accounts' amounts due); without, its CU, SU, TU and NU and the environment's.
  */
 export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
-  const headerRow = 7;
+  const headerRow = 8;
   const sheet = addSheet(workbook, "Summary", headerRow);
   const decimals = report.prices?.decimals ?? 2;
   const all = sheetColumns(report, "account");
