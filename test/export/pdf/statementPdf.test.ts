@@ -44,7 +44,7 @@ function pagesOf(file: string): string[] {
 }
 
 /** One page of account 7's numbered statement, its whitespace folded to single spaces. */
-const page7 = (index: number) => pagesOf(join(dir, "numbered", "account-7-lumie-re.pdf"))[index]!.replace(/\s+/g, " ");
+const page7 = (index: number) => pagesOf(join(dir, "numbered", "account-7-lumiere.pdf"))[index]!.replace(/\s+/g, " ");
 
 /** The PDF's document information (title, author, subject...). */
 function infoOf(file: string): string {
@@ -64,7 +64,7 @@ beforeAll(async () => {
 
 describe("PDF statement of an account", () => {
   it("writes one PDF per account, named like the pack's workbooks", async () => {
-    expect((await readdir(join(dir, "numbered"))).sort()).toEqual(["account-7-lumie-re.pdf", "account-8-zeta-o-therkunde-gmbh.pdf"].sort());
+    expect((await readdir(join(dir, "numbered"))).sort()).toEqual(["account-7-lumiere.pdf", "account-8-zeta-otherkunde-gmbh.pdf"].sort());
   });
 
   it("shows the number, the issue and due dates, the customer with its accents, the lines, the taxes and the amount due", () => {
@@ -95,7 +95,7 @@ describe("PDF statement of an account", () => {
   });
 
   it("carries the number, the period and 'page i of n' on every page", () => {
-    const pages = pagesOf(join(dir, "numbered", "account-7-lumie-re.pdf"));
+    const pages = pagesOf(join(dir, "numbered", "account-7-lumiere.pdf"));
     expect(pages.length).toBe(2);
     pages.forEach((page, i) => {
       const text = page.replace(/\s+/g, " ");
@@ -117,7 +117,7 @@ describe("PDF statement of an account", () => {
   });
 
   it("holds nothing of another account: no id, name, cloud space, machine or figure of account 8", () => {
-    const file = join(dir, "numbered", "account-7-lumie-re.pdf");
+    const file = join(dir, "numbered", "account-7-lumiere.pdf");
     const text = pagesOf(file).join("\n") + infoOf(file);
     expect(text).not.toContain(OTHER_NAME);
     expect(text).not.toContain("Zeta");
@@ -125,7 +125,7 @@ describe("PDF statement of an account", () => {
     expect(text).not.toMatch(/\b21\b/); // account 8's cloud space
     expect(text).not.toContain("0.19"); // account 8's amount
     expect(text).not.toContain("ATU99999999");
-    const other = pagesOf(join(dir, "numbered", "account-8-zeta-o-therkunde-gmbh.pdf")).join("\n");
+    const other = pagesOf(join(dir, "numbered", "account-8-zeta-otherkunde-gmbh.pdf")).join("\n");
     expect(other).not.toContain("Lumière");
     expect(other).not.toContain("Production");
     expect(other).not.toContain("FR12345678901");
