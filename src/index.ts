@@ -104,7 +104,7 @@ export { toBillingCsv, guardFormula } from "./export/toBillingCsv.js";
 export type { BillingCsvOptions } from "./export/toBillingCsv.js";
 export { writeBillingXlsx, writeAccountXlsx, writeInvoicePack, accountReport, accountFileName, EXCEL_MAX_ROWS } from "./export/writeBillingXlsx.js";
 export type { BillingXlsxOptions } from "./export/writeBillingXlsx.js";
-export { focusRows, FOCUS_COLUMNS } from "./export/focusRows.js";
+export { focusRows, focusWarnings, invoiceIdOf, COST_DECIMALS, CU_ALLOCATION_METHOD, FOCUS_COLUMNS } from "./export/focusRows.js";
 export type { FocusOptions, FocusRow } from "./export/focusRows.js";
 export { toFocusCsv, costText } from "./export/toFocusCsv.js";
 export { toBillingText } from "./export/toBillingText.js";

@@ -111,7 +111,7 @@ export async function dataQuality(
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
-  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE";
+  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
   message: string;
   details?: unknown;
 }

@@ -9,6 +9,7 @@ import { nameOf } from "../billing/names.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { UnitName } from "../billing/unitNames.js";
 import { isoUtc } from "../time.js";
+import type { Warning } from "../billing/dataQuality.js";
 
 /** Options of the FOCUS exports. */
 export interface FocusOptions {
@@ -19,16 +20,22 @@ export interface FocusOptions {
 /** The type of a FOCUS column, which decides its Parquet type. */
 export type FocusType = "decimal" | "quantity" | "datetime" | "string";
 
-/** The FOCUS 1.2 columns written, in order (mandatory and conditional ones, then `x_` extensions). */
+/**
+ * The FOCUS 1.3 columns written, in order (mandatory, conditional and recommended ones, then
+ * `x_` extensions; ProviderName and PublisherName, deprecated by ServiceProviderName, are kept for 1.2 readers).
+ */
 export const FOCUS_COLUMNS: readonly (readonly [string, FocusType])[] = [
-  ["BilledCost", "decimal"], ["BillingAccountId", "string"], ["BillingAccountName", "string"], ["BillingAccountType", "string"],
+  ["AllocatedMethodDetails", "string"], ["AllocatedMethodId", "string"], ["AllocatedResourceId", "string"], ["AllocatedResourceName", "string"],
+  ["AllocatedTags", "string"], ["BilledCost", "decimal"], ["BillingAccountId", "string"], ["BillingAccountName", "string"], ["BillingAccountType", "string"],
   ["BillingCurrency", "string"], ["BillingPeriodEnd", "datetime"], ["BillingPeriodStart", "datetime"], ["ChargeCategory", "string"],
   ["ChargeClass", "string"], ["ChargeDescription", "string"], ["ChargeFrequency", "string"], ["ChargePeriodEnd", "datetime"],
   ["ChargePeriodStart", "datetime"], ["ConsumedQuantity", "quantity"], ["ConsumedUnit", "string"], ["ContractedCost", "decimal"],
-  ["ContractedUnitPrice", "decimal"], ["EffectiveCost", "decimal"], ["InvoiceIssuerName", "string"], ["ListCost", "decimal"],
+  ["ContractedUnitPrice", "decimal"], ["EffectiveCost", "decimal"], ["HostProviderName", "string"], ["InvoiceId", "string"],
+  ["InvoiceIssuerName", "string"], ["ListCost", "decimal"],
   ["ListUnitPrice", "decimal"], ["PricingCategory", "string"], ["PricingQuantity", "quantity"], ["PricingUnit", "string"],
   ["ProviderName", "string"], ["PublisherName", "string"], ["ResourceId", "string"], ["ResourceName", "string"],
-  ["ResourceType", "string"], ["ServiceCategory", "string"], ["ServiceName", "string"], ["SkuId", "string"], ["SkuPriceId", "string"],
+  ["ResourceType", "string"], ["ServiceCategory", "string"], ["ServiceName", "string"], ["ServiceProviderName", "string"],
+  ["ServiceSubcategory", "string"], ["SkuId", "string"], ["SkuMeter", "string"], ["SkuPriceDetails", "string"], ["SkuPriceId", "string"],
   ["SubAccountId", "string"], ["SubAccountName", "string"],
   ["x_Level", "string"], ["x_Unit", "string"], ["x_CuRollup", "string"], ["x_AccountId", "string"], ["x_CloudspaceId", "string"],
   ["x_MachineId", "string"], ["x_SampleHours", "quantity"],
@@ -37,32 +44,68 @@ export const FOCUS_COLUMNS: readonly (readonly [string, FocusType])[] = [
 /** A FOCUS row: column name → text, number, exact cost, or null. */
 export type FocusRow = Record<string, string | number | Exact | null>;
 
-const SERVICE: Record<UnitName, { category: string; name: string; what: string }> = {
-  CU: { category: "Compute", name: "Compute", what: "compute units" },
-  VCU: { category: "Compute", name: "Compute", what: "virtual CPUs" },
-  MU: { category: "Compute", name: "Compute", what: "memory GiB" },
-  WU: { category: "Compute", name: "Windows licensing", what: "Windows units (CU of Windows VMs)" },
-  SU: { category: "Storage", name: "Block storage", what: "storage units (TB allocated)" },
-  TU: { category: "Storage", name: "Block storage IOPS", what: "transaction units" },
-  NU: { category: "Networking", name: "Public network traffic", what: "network units (TB of external traffic, a volume)" },
-  PIU: { category: "Networking", name: "Public IP addresses", what: "public IP units" },
+/** Each unit's FOCUS service (category, subcategory from FOCUS's allowed values, name), meter and description. */
+const SERVICE: Record<UnitName, { category: string; subcategory: string; name: string; meter: string; what: string }> = {
+  CU: { category: "Compute", subcategory: "Virtual Machines", name: "Compute", meter: "Compute Units", what: "compute units" },
+  VCU: { category: "Compute", subcategory: "Virtual Machines", name: "Compute", meter: "Virtual CPUs", what: "virtual CPUs" },
+  MU: { category: "Compute", subcategory: "Virtual Machines", name: "Compute", meter: "Memory", what: "memory GiB" },
+  WU: { category: "Compute", subcategory: "Virtual Machines", name: "Windows licensing", meter: "Windows Units", what: "Windows units (CU of Windows VMs)" },
+  SU: { category: "Storage", subcategory: "Block Storage", name: "Block storage", meter: "Storage Capacity", what: "storage units (TB allocated)" },
+  TU: { category: "Storage", subcategory: "Block Storage", name: "Block storage IOPS", meter: "Storage IOPS", what: "transaction units" },
+  NU: { category: "Networking", subcategory: "Network Connectivity", name: "Public network traffic", meter: "Data Transfer", what: "network units (TB of external traffic, a volume)" },
+  PIU: { category: "Networking", subcategory: "Other (Networking)", name: "Public IP addresses", meter: "Public IP Addresses", what: "public IP units" },
 };
 
-/** Units FOCUS rows take from a line: each unit is charged at one level, so the rows add up to the accounts' invoices. */
-function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, number][] {
+/** Decimals of the costs written (Parquet's DECIMAL(38, 12)): each cost is rounded to them, half-even, before anything adds it. */
+export const COST_DECIMALS = 12;
+
+/** The AllocatedMethodId of CU charged to the VMs (FOCUS split cost allocation), and its description. */
+export const CU_ALLOCATION_METHOD = "cloudunits-cu-by-own-cu";
+const CU_ALLOCATION_DETAILS = JSON.stringify({
+  x_Rule: "each hour the account's CU is split over its cloud spaces in proportion to their own CU, and each cloud space's over its VMs in proportion to theirs (equal shares when all are 0)",
+});
+
+/**
+ * The InvoiceId of an account's invoice of a period: `<account>/<YYYY-MM>` for a calendar month,
+ * else `<account>/<first hour>/<end>`: the charges of one invoice, whose BilledCost adds up to its amount due.
+ */
+export function invoiceIdOf(accountId: number, params: { start: number; end: number }): string {
+  const start = isoUtc(params.start);
+  const month = start.slice(0, 7);
+  const next = new Date(params.start * 1000);
+  next.setUTCMonth(next.getUTCMonth() + 1);
+  const whole = start.endsWith("-01T00:00:00Z") && next.getTime() / 1000 === params.end;
+  return whole ? `${accountId}/${month}` : `${accountId}/${start}/${isoUtc(params.end)}`;
+}
+
+/**
+ * Units FOCUS rows take from a line: each unit is charged at one level, so the rows add up to
+ * the accounts' invoices. Under `aggregate` the account's CU (the charge) is split over its VMs
+ * by their allocated CU: `allocated` rows of the VM, in the account's name (FOCUS split cost allocation).
+ */
+function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, number, "allocated"?][] {
   const q = line.unitHours;
   const aggregate = report.options.cuRollup === "aggregate";
   switch (line.level) {
     case "machine":
-      return ([...(aggregate ? [] : ["CU"]), "SU", "TU", "VCU", "MU", "WU", "PIU"] as UnitName[]).map((u) => [u, q[u] ?? 0]);
+      return [
+        ...(aggregate ? [["CU", line.cuAllocatedHours, "allocated"] as [UnitName, number, "allocated"]] : [["CU", q.CU ?? 0] as [UnitName, number]]),
+        ...(["SU", "TU", "VCU", "MU", "WU", "PIU"] as UnitName[]).map((u): [UnitName, number] => [u, q[u] ?? 0]),
+      ];
     case "cloudspace":
       return [["NU", q.NU ?? 0], ["PIU", line.gatewayPiuHours]];
     case "account":
-      return aggregate ? [["CU", q.CU ?? 0]] : [];
     case "environment":
     case "gateway":
       return [];
   }
+}
+
+/** The account's line an allocated charge is split from: the origin charge's dimensions (ids, name, level). */
+function originOf(line: BillingLine, report: BillingReport): BillingLine {
+  return {
+    ...line, level: "account", cloudspaceId: null, machineId: null, name: nameOf(report.options.names, "account", line.accountId!),
+  };
 }
 
 function resource(line: BillingLine, unit: UnitName): { id: string; type: string } {
@@ -90,15 +133,18 @@ function describe(line: BillingLine, unit: UnitName, report: BillingReport): str
  * `pricedAt` its first hour): one per charged unit with a price and a non-zero quantity.
  */
 function rowsOf(
-  line: BillingLine, report: BillingReport, period: { start: string; end: string }, billingPeriod: { start: string; end: string }, pricedAt: number,
+  entity: BillingLine, report: BillingReport, period: { start: string; end: string }, billingPeriod: { start: string; end: string }, pricedAt: number,
 ): FocusRow[] {
   const list = report.prices!;
   const names = report.options.names;
   const rows: FocusRow[] = [];
-  for (const [unit, unitHours] of chargedUnits(line, report)) {
+  for (const [unit, unitHours, allocated] of chargedUnits(entity, report)) {
     if (unitHours === 0) continue;
-    const charge = chargeOf(unit, unitHours, line.accountId, list, report.options.units, pricedAt);
+    const charge = chargeOf(unit, unitHours, entity.accountId, list, report.options.units, pricedAt);
     if (!charge) continue;
+    // the cost as written; an allocated charge has the dimensions of its origin, the account's CU
+    const cost = charge.amount.round(COST_DECIMALS);
+    const line = allocated ? originOf(entity, report) : entity;
     const nu = nuUnit(report.options.units);
     const basis = charge.basis === "month" ? "Months" : "Hours";
     const pricingUnit = charge.basis === "TB" ? nu : `${unit}-${basis}`;
@@ -106,18 +152,23 @@ function rowsOf(
     const price = priceAt(list, line.accountId, unit, pricedAt)!;
     const overridden = line.accountId !== null && list.accounts.get(line.accountId)?.[unit]?.includes(price) === true;
     rows.push({
-      BilledCost: charge.amount, BillingAccountId: String(line.accountId), BillingAccountName: nameOf(names, "account", line.accountId!),
+      AllocatedMethodDetails: allocated ? CU_ALLOCATION_DETAILS : null, AllocatedMethodId: allocated ? CU_ALLOCATION_METHOD : null,
+      AllocatedResourceId: allocated ? resource(entity, unit).id : null, AllocatedResourceName: allocated ? entity.name : null, AllocatedTags: null,
+      BilledCost: cost, BillingAccountId: String(line.accountId), BillingAccountName: nameOf(names, "account", line.accountId!),
       BillingAccountType: "Account", BillingCurrency: list.currency,
       BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
       ChargeCategory: "Usage", ChargeClass: null, ChargeDescription: describe(line, unit, report), ChargeFrequency: "Usage-Based",
       ChargePeriodEnd: period.end, ChargePeriodStart: period.start,
       ConsumedQuantity: unitHours, ConsumedUnit: unit === "NU" ? nu : `${unit}-Hours`,
-      ContractedCost: charge.amount, ContractedUnitPrice: charge.unitPrice, EffectiveCost: charge.amount,
-      InvoiceIssuerName: list.invoiceIssuer, ListCost: charge.amount, ListUnitPrice: charge.unitPrice, PricingCategory: "Standard",
+      ContractedCost: cost, ContractedUnitPrice: charge.unitPrice, EffectiveCost: cost, HostProviderName: list.provider,
+      InvoiceId: invoiceIdOf(line.accountId!, report.params),
+      InvoiceIssuerName: list.invoiceIssuer, ListCost: cost, ListUnitPrice: charge.unitPrice, PricingCategory: "Standard",
       PricingQuantity: charge.pricingQuantity, PricingUnit: pricingUnit,
       ProviderName: list.provider, PublisherName: list.provider,
       ResourceId: id, ResourceName: unit === "PIU" && line.level === "cloudspace" ? "" : line.name, ResourceType: type,
-      ServiceCategory: SERVICE[unit].category, ServiceName: SERVICE[unit].name,
+      ServiceCategory: SERVICE[unit].category, ServiceName: SERVICE[unit].name, ServiceProviderName: list.provider,
+      ServiceSubcategory: SERVICE[unit].subcategory, SkuMeter: SERVICE[unit].meter,
+      SkuPriceDetails: JSON.stringify({ x_Unit: unit, x_PricingUnit: pricingUnit }),
       SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       SubAccountName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId),
@@ -131,8 +182,8 @@ function rowsOf(
 
 /**
  * The rounding adjustments: per account and invoice line (a unit and price period), the line's
- * rounded amount less the Σ of the exact costs of its usage rows, as one `Adjustment` row when
- * not zero, so that the BilledCost of an account's rows adds up to its amount due.
+ * rounded amount less the Σ of the costs of its usage rows as written, as one `Adjustment` row
+ * when not zero, so that the BilledCost written of an account's rows adds up to its amount due exactly.
  */
 function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact>, billingPeriod: { start: string; end: string }): FocusRow[] {
   const list = report.prices!;
@@ -144,16 +195,18 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
       if (adjustment.isZero()) continue;
       const account = String(invoice.accountId);
       rows.push({
+        AllocatedMethodDetails: null, AllocatedMethodId: null, AllocatedResourceId: null, AllocatedResourceName: null, AllocatedTags: null,
         BilledCost: adjustment, BillingAccountId: account, BillingAccountName: nameOf(names, "account", invoice.accountId),
         BillingAccountType: "Account", BillingCurrency: list.currency, BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
         ChargeCategory: "Adjustment", ChargeClass: null,
         ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${list.currency}, half-even)`,
         ChargeFrequency: "One-Time", ChargePeriodEnd: isoUtc(line.end), ChargePeriodStart: isoUtc(line.start),
         ConsumedQuantity: null, ConsumedUnit: null, ContractedCost: adjustment, ContractedUnitPrice: null, EffectiveCost: adjustment,
-        InvoiceIssuerName: list.invoiceIssuer, ListCost: adjustment, ListUnitPrice: null, PricingCategory: null,
+        HostProviderName: list.provider, InvoiceId: invoiceIdOf(invoice.accountId, report.params), InvoiceIssuerName: list.invoiceIssuer, ListCost: adjustment, ListUnitPrice: null, PricingCategory: null,
         PricingQuantity: null, PricingUnit: null, ProviderName: list.provider, PublisherName: list.provider,
         ResourceId: `account/${account}`, ResourceName: invoice.name, ResourceType: "Account",
-        ServiceCategory: SERVICE[line.unit].category, ServiceName: SERVICE[line.unit].name, SkuId: line.unit, SkuPriceId: null,
+        ServiceCategory: SERVICE[line.unit].category, ServiceName: SERVICE[line.unit].name, ServiceProviderName: list.provider,
+        ServiceSubcategory: SERVICE[line.unit].subcategory, SkuId: line.unit, SkuMeter: SERVICE[line.unit].meter, SkuPriceDetails: null, SkuPriceId: null,
         SubAccountId: null, SubAccountName: null, x_Level: "account", x_Unit: line.unit, x_CuRollup: report.options.cuRollup,
         x_AccountId: account, x_CloudspaceId: null, x_MachineId: null, x_SampleHours: null,
       });
@@ -163,7 +216,7 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
 }
 
 /**
- * Adds the exact BilledCost of usage rows charged from hour `at` per account, unit and invoice
+ * Adds the BilledCost (as written) of usage rows charged from hour `at` per account, unit and invoice
  * line (keyed by its start; `starts`: the starts of the lines of each account and unit).
  */
 function tally(billed: Map<string, Exact>, rows: FocusRow[], at: number, starts: ReadonlyMap<string, number[]>): FocusRow[] {
@@ -188,14 +241,16 @@ function lineStarts(report: BillingReport): Map<string, number[]> {
 }
 
 /**
- * The FOCUS 1.2 rows of a report, in batches: one row per entity, charged unit and hour
+ * The FOCUS 1.3 rows of a report, in batches: one row per entity, charged unit and hour
  * (or per entity and unit over the period with `perPeriod`). Each unit is charged at one
  * level so that the rows' BilledCost adds up to the accounts' invoices: SU, TU, VCU, MU,
  * WU and the VMs' PIU per VM; NU and the gateways' PIU per cloud space; CU per VM under
- * `sum`, per account under `aggregate` (the account's own CU is what is billed). Only units
- * with a price and a non-zero quantity have rows. Costs are exact (not rounded); last, one
- * `Adjustment` row per account and invoice line whose rounding differs from the Σ of its
- * rows, so every account's BilledCost adds up to its amount due, to the cent.
+ * `sum`; under `aggregate` the account's own CU is what is billed, split over its VMs by their
+ * allocated CU (the statement's showback): rows of the account's CU charge with
+ * AllocatedResourceId the VM (FOCUS split cost allocation). Only units with a price and a
+ * non-zero quantity have rows. Costs are rounded half-even to `COST_DECIMALS` (what CSV and
+ * Parquet write); last, one `Adjustment` row per account and invoice line whose amount differs
+ * from the Σ of its rows, so every account's BilledCost adds up to its amount due exactly.
  */
 export async function* focusRows(report: BillingReport, connection: DuckDBConnection, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
   if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (--prices FILE)");
@@ -224,3 +279,17 @@ export async function* focusRows(report: BillingReport, connection: DuckDBConnec
   yield adjustmentRows(report, billed, billingPeriod);
 }
 
+
+/**
+ * The warnings of a FOCUS file: when the price list's provider and invoice issuer differ, every
+ * charge reads as bought through a marketplace or reseller (FOCUS: the issuer is not the provider).
+ */
+export function focusWarnings(report: BillingReport): Warning[] {
+  const list = report.prices;
+  if (!list || list.provider === list.invoiceIssuer) return [];
+  return [{
+    code: "MARKETPLACE_CHARGES",
+    message: `the price list's provider "${list.provider}" is not its invoice issuer "${list.invoiceIssuer}": in FOCUS every charge then reads as bought through a marketplace or reseller (${list.source ?? "prices"}: give invoiceIssuer only when another party invoices)`,
+    details: { provider: list.provider, invoiceIssuer: list.invoiceIssuer },
+  }];
+}

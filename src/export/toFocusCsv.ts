@@ -17,7 +17,7 @@ function focusCell(value: FocusRow[string], guard: boolean): string {
 }
 
 /**
- * The FOCUS 1.2 rows as CSV (header of FOCUS column names, CRLF, timestamps
+ * The FOCUS 1.3 rows as CSV (header of FOCUS column names, CRLF, timestamps
  * `YYYY-MM-DDTHH:mm:ssZ`, costs exact), streamed. Text that a spreadsheet would run as a
  * formula gets a leading `'` unless `guardFormulas` is false.
  */

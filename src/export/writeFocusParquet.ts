@@ -14,7 +14,7 @@ const PARQUET_TYPE: Record<FocusType, string> = {
 };
 
 /**
- * Writes the FOCUS 1.2 rows as Parquet (atomically): costs and prices DECIMAL(38, 12),
+ * Writes the FOCUS 1.3 rows as Parquet (atomically): costs and prices DECIMAL(38, 12),
  * quantities DOUBLE, timestamps TIMESTAMP WITH TIME ZONE (UTC), text VARCHAR. The rows go
  * through a temporary CSV converted by a private in-memory DuckDB.
  */

@@ -4,7 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, parsePrices, toFocusCsv, writeFocusParquet, type CuRollup } from "../../src/index.js";
+import {
+  billingReport, COST_DECIMALS, CU_ALLOCATION_METHOD, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, focusWarnings, makeNames, parsePrices, toFocusCsv,
+  writeFocusParquet, type CuRollup,
+} from "../../src/index.js";
 
 const TB = 1024 ** 4;
 const hours = [0, 1].flatMap((h) => [
@@ -26,7 +29,7 @@ async function rowsFor(cuRollup: CuRollup, perPeriod = false, units = DEFAULT_UN
 
 const sumCosts = (costs: Exact[]) => costs.reduce((a, b) => a.add(b), Exact.ZERO);
 
-describe("FOCUS 1.2", () => {
+describe("FOCUS 1.3", () => {
   it.each([
     { cuRollup: "aggregate", perPeriod: false }, { cuRollup: "sum", perPeriod: false },
     { cuRollup: "aggregate", perPeriod: true }, { cuRollup: "sum", perPeriod: true },
@@ -48,15 +51,82 @@ describe("FOCUS 1.2", () => {
     const report = await billingReport(connection, params, {}, { prices: dated });
     const rows = [];
     for await (const batch of focusRows(report, connection, { perPeriod })) rows.push(...batch);
-    // account 7: 4 CU-hours × 0.01 then 4 × 0.03: lines of 0.04 and 0.12; TU 0.008 → 0.01
-    const cu = rows.filter((r) => r.x_Unit === "CU" && r.BillingAccountId === "7");
-    expect(cu.map((r) => [r.ChargePeriodStart, r.ChargePeriodEnd, r.ListUnitPrice, costOf(r.BilledCost), r.SkuPriceId])).toEqual([
-      ["2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", "0.01", "0.04", "CU-Hours"],
-      ["2026-10-01T01:00:00Z", "2026-10-01T02:00:00Z", "0.03", "0.12", "CU-Hours/from-2026-10-01T01:00:00Z"],
+    // account 7: 4 CU-hours × 0.01 then 4 × 0.03 (split over its two VMs): lines of 0.04 and 0.12; TU 0.008 → 0.01
+    const cu = rows.filter((r) => r.x_Unit === "CU" && r.BillingAccountId === "7" && r.ChargeCategory === "Usage");
+    expect(cu.map((r) => [r.ChargePeriodStart, r.ChargePeriodEnd, r.ListUnitPrice, r.SkuPriceId])).toEqual([
+      ["2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", "0.01", "CU-Hours"], ["2026-10-01T00:00:00Z", "2026-10-01T01:00:00Z", "0.01", "CU-Hours"],
+      ["2026-10-01T01:00:00Z", "2026-10-01T02:00:00Z", "0.03", "CU-Hours/from-2026-10-01T01:00:00Z"], ["2026-10-01T01:00:00Z", "2026-10-01T02:00:00Z", "0.03", "CU-Hours/from-2026-10-01T01:00:00Z"],
     ]);
+    expect([0, 2].map((k) => Math.round(Number(sumCosts([cu[k]!.BilledCost as Exact, cu[k + 1]!.BilledCost as Exact]).toFixed(12)) * 1e6) / 1e6)).toEqual([0.04, 0.12]);
     const seven = report.invoices!.find((i) => i.accountId === 7)!;
     expect(seven.lines.map((l) => [l.unit, l.amount.toFixed(2)])).toEqual([["CU", "0.04"], ["CU", "0.12"], ["TU", "0.01"]]);
     expect(sumCosts(rows.filter((r) => r.BillingAccountId === "7").map((r) => r.BilledCost as Exact)).toFixed(2)).toBe("0.17");
+  });
+
+  it("BilledCost as written in the CSV adds up to each amount due exactly: costs of 12 decimals, the adjustment from them", async () => {
+    const connection = await memoryWarehouse(hours);
+    // a price per CU-month: 4 CU-hours / 720 × 1 = 0.00555… an hour, and the VMs' shares 1.25/4.25 of it: no finite decimal
+    const monthly = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: { perMonth: 1 }, SU: { perMonth: 36 }, TU: "0.002" } });
+    const report = await billingReport(connection, params, {}, { prices: monthly });
+    let csv = "";
+    for await (const chunk of toFocusCsv(report, connection)) csv += chunk;
+    const [header, ...rows] = csv.trim().split("\r\n").map((r) => [...r.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].map((m) => m[1]!).slice(0, FOCUS_COLUMNS.length));
+    const at = (name: string) => header!.indexOf(name);
+    for (const invoice of report.invoices!) {
+      const costs = rows.filter((r) => r[at("BillingAccountId")] === String(invoice.accountId)).map((r) => r[at("BilledCost")]!);
+      for (const cost of costs) expect(cost).toMatch(new RegExp(`^-?\\d+(\\.\\d{1,${COST_DECIMALS}})?$`));
+      expect(sumCosts(costs.map((c) => Exact.parse(c)!)).toDecimalString()).toBe(invoice.amountDue.toDecimalString());
+      // and the InvoiceId of these rows is the account's invoice
+      expect(new Set(rows.filter((r) => r[at("BillingAccountId")] === String(invoice.accountId)).map((r) => r[at("InvoiceId")]))).toEqual(new Set([`${invoice.accountId}/2026-10-01T00:00:00Z/2026-10-01T02:00:00Z`]));
+    }
+  });
+
+  it("a VM's cost is its allocated cost on the statement, up to the rounding of each line (CU included)", async () => {
+    const { report, rows } = await rowsFor("aggregate");
+    for (const [i, line] of report.lines.entries()) {
+      if (line.level !== "machine") continue;
+      const id = `account/${line.accountId}/cloudspace/${line.cloudspaceId}/machine/${line.machineId}`;
+      const mine = rows.filter((r) => (r.AllocatedResourceId ?? r.ResourceId) === id);
+      const statement = report.money![i]!;
+      for (const charge of statement.charges) {
+        const focus = sumCosts(mine.filter((r) => r.x_Unit === charge.unit).map((r) => r.BilledCost as Exact));
+        // each statement amount is the line's rounded amount split by the same weights: within a cent
+        expect(Math.abs(Number(focus.toFixed(12)) - charge.amount.toNumber())).toBeLessThan(0.01);
+      }
+      expect(mine.some((r) => r.x_Unit === "CU")).toBe(true);
+    }
+  });
+
+  it("has the columns FOCUS 1.3 adds, filled as it defines them", async () => {
+    const { rows } = await rowsFor("aggregate");
+    const su = rows.find((r) => r.x_Unit === "SU")!;
+    expect(su).toMatchObject({
+      ServiceProviderName: "Example Cloud", HostProviderName: "Example Cloud", ServiceSubcategory: "Block Storage", SkuMeter: "Storage Capacity",
+      InvoiceId: "7/2026-10-01T00:00:00Z/2026-10-01T02:00:00Z", AllocatedMethodId: null, AllocatedResourceId: null,
+    });
+    expect(JSON.parse(su.SkuPriceDetails as string)).toEqual({ x_Unit: "SU", x_PricingUnit: "SU-Months" });
+    const adjustment = rows.find((r) => r.ChargeCategory === "Adjustment")!;
+    expect([adjustment.SkuPriceId, adjustment.SkuPriceDetails]).toEqual([null, null]);
+  });
+
+  it("warns when the provider is not the invoice issuer (every charge then reads as a marketplace charge), and not otherwise", async () => {
+    const { report } = await rowsFor("aggregate");
+    expect(focusWarnings(report)).toEqual([]);
+    const resold = { ...report, prices: parsePrices({ currency: "EUR", provider: "Example Cloud", invoiceIssuer: "Reseller BV", prices: { CU: 1 } }, "p.yaml") };
+    expect(focusWarnings(resold).map((w) => [w.code, w.message])).toEqual([
+      ["MARKETPLACE_CHARGES", expect.stringContaining('provider "Example Cloud" is not its invoice issuer "Reseller BV"')],
+    ]);
+  });
+
+  it("a file made for one account holds that account alone: no other account's id or name", async () => {
+    const connection = await memoryWarehouse(hours);
+    const names = makeNames([{ kind: "account", id: 7, name: "Lumière SA" }, { kind: "account", id: 8, name: "Other Corp" }]);
+    const report = await billingReport(connection, { ...params, accountId: 7 }, { names }, { prices });
+    let csv = "";
+    for await (const chunk of toFocusCsv(report, connection)) csv += chunk;
+    expect(csv).toContain("Lumière SA");
+    expect(csv).not.toContain("Other Corp");
+    expect(csv).not.toMatch(/account\/8|(^|,)8(,|$)/m);
   });
 
   it("the rounding of an invoice line is an Adjustment row of the account", async () => {
@@ -67,13 +137,16 @@ describe("FOCUS 1.2", () => {
     expect(adjustment).toMatchObject({ ConsumedQuantity: null, PricingQuantity: null, ResourceId: "account/7", ChargeFrequency: "One-Time" });
   });
 
-  it("charges CU per account under aggregate and per VM under sum", async () => {
+  it("charges the account's CU split over its VMs by allocated CU under aggregate (FOCUS split cost allocation), and per VM under sum", async () => {
     const aggregate = (await rowsFor("aggregate")).rows.filter((r) => r.x_Unit === "CU" && r.ChargeCategory === "Usage");
-    // Account 7 per hour: 6 GB / 8 vCPU → 4 CU (the VMs alone: 1.25 + 3 = 4.25); account 8: 0.5 CU.
-    expect(aggregate.map((r) => [r.ResourceId, r.ConsumedQuantity, r.ChargePeriodStart])).toEqual([
-      ["account/7", 4, "2026-10-01T00:00:00Z"], ["account/8", 0.5, "2026-10-01T00:00:00Z"],
-      ["account/7", 4, "2026-10-01T01:00:00Z"], ["account/8", 0.5, "2026-10-01T01:00:00Z"],
+    // Account 7 per hour: 6 GB / 8 vCPU → 4 CU (the VMs alone: 1.25 + 3 = 4.25), allocated 4 × 1.25/4.25 and 4 × 3/4.25; account 8: 0.5 CU.
+    const vm1 = "account/7/cloudspace/11/machine/1", vm2 = "account/7/cloudspace/11/machine/2", vm9 = "account/8/cloudspace/21/machine/9";
+    expect(aggregate.map((r) => [r.ResourceId, r.AllocatedResourceId, r.ConsumedQuantity, r.ChargePeriodStart])).toEqual([
+      ["account/7", vm1, 4 * (1.25 / 4.25), "2026-10-01T00:00:00Z"], ["account/7", vm2, 4 * (3 / 4.25), "2026-10-01T00:00:00Z"], ["account/8", vm9, 0.5, "2026-10-01T00:00:00Z"],
+      ["account/7", vm1, 4 * (1.25 / 4.25), "2026-10-01T01:00:00Z"], ["account/7", vm2, 4 * (3 / 4.25), "2026-10-01T01:00:00Z"], ["account/8", vm9, 0.5, "2026-10-01T01:00:00Z"],
     ]);
+    // an allocated charge keeps the dimensions of its origin, the account's CU charge, and names the method
+    expect(aggregate[0]).toMatchObject({ ResourceType: "Account", SubAccountId: null, x_Level: "account", AllocatedMethodId: CU_ALLOCATION_METHOD, AllocatedTags: null });
     const sum = (await rowsFor("sum")).rows.filter((r) => r.x_Unit === "CU" && r.ChargeCategory === "Usage" && r.ChargePeriodStart === "2026-10-01T00:00:00Z");
     expect(sum.map((r) => [r.ResourceId, r.ConsumedQuantity])).toEqual([
       ["account/7/cloudspace/11/machine/1", 1.25], ["account/7/cloudspace/11/machine/2", 3], ["account/8/cloudspace/21/machine/9", 0.5],
@@ -107,11 +180,13 @@ describe("FOCUS 1.2", () => {
 
   it("per period has one row per entity and unit over the whole period", async () => {
     const { rows } = await rowsFor("aggregate", true);
-    const cu = rows.filter((r) => r.x_Unit === "CU");
-    expect(cu.map((r) => [r.ResourceId, r.ConsumedQuantity, r.ChargePeriodStart, r.ChargePeriodEnd])).toEqual([
-      ["account/7", 8, "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"], ["account/8", 1, "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"],
+    const cu = rows.filter((r) => r.x_Unit === "CU" && r.ChargeCategory === "Usage");
+    expect(cu.map((r) => [r.ResourceId, r.AllocatedResourceId, r.ConsumedQuantity, r.ChargePeriodStart, r.ChargePeriodEnd])).toEqual([
+      ["account/7", "account/7/cloudspace/11/machine/1", 2 * 4 * (1.25 / 4.25), "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"],
+      ["account/7", "account/7/cloudspace/11/machine/2", 2 * 4 * (3 / 4.25), "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"],
+      ["account/8", "account/8/cloudspace/21/machine/9", 1, "2026-10-01T00:00:00Z", "2026-10-01T02:00:00Z"],
     ]);
-    expect(costOf(cu[1]!.BilledCost)).toBe("0.02");
+    expect(costOf(cu[2]!.BilledCost)).toBe("0.02");
   });
 
   it("CSV has the FOCUS header and timestamps as YYYY-MM-DDTHH:mm:ssZ", async () => {

@@ -38,7 +38,7 @@ const options = {
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
-  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.2 as CSV or Parquet (need --prices); pdf: a statement per account (needs --prices, --statement, --out DIR, or --out FILE with --account-id)" },
+  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.3 as CSV or Parquet (need --prices); pdf: a statement per account (needs --prices, --statement, --out DIR, or --out FILE with --account-id)" },
   hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
   "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its PDF too)" },
   statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, numbering, payment terms, taxes" },
@@ -195,7 +195,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
           break;
       }
       if (statementConfig) statementReport = report;
-      return report.warnings;
+      return focus ? [...report.warnings, ...(await import("../../export/focusRows.js")).focusWarnings(report)] : report.warnings;
     };
 
     // Inputs are billed as they stream, unless the output lists every hour (hourly CSV, the
