@@ -152,7 +152,7 @@ describe("cloudunits billing, end to end on generated data", () => {
     await workbook.xlsx.readFile(join(root, "b.xlsx"));
     expect(workbook.getWorksheet("Summary")).toBeDefined();
     expect((await cli("billing", zip, ...period, "--format", "focus-csv", "--prices", prices, "--out", join(root, "f.csv"))).code).toBe(0);
-    expect((await readFile(join(root, "f.csv"), "utf8")).startsWith("BilledCost,BillingAccountId,")).toBe(true);
+    expect((await readFile(join(root, "f.csv"), "utf8")).startsWith("AllocatedMethodDetails,AllocatedMethodId,AllocatedResourceId,AllocatedResourceName,AllocatedTags,BilledCost,BillingAccountId,")).toBe(true);
   });
 
   it.each([
