@@ -17,7 +17,7 @@ describe("npm start (cloudunits demo)", () => {
     expect(run.code, run.stderr).toBe(0);
     data = /in (\S+consumption)\n/.exec(run.stdout)?.[1];
     expect(data).toBeDefined();
-    expect(run.stdout).toContain("CU rollup: aggregate");
+    expect(run.stdout).toContain("CU rule: aggregate");
 
     const rows = run.stdout.split("\n").filter((l) => l.startsWith("account "));
     expect(rows).toHaveLength(3);
