@@ -157,8 +157,9 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
   };
 
   try {
-    for (const [i, input] of inputs.entries()) {
-      const absolute = resolve(input);
+    for (const [i, path] of inputs.entries()) {
+      const absolute = resolve(path);
+      const input = options.inputNames?.[i] ?? path;
       if (kinds[i] === "dir") {
         const root = table.addRoot({ absolute, displayName: input });
         const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;

@@ -95,6 +95,12 @@ export interface ListOptions extends InputLimits {
    * unread, neither counted as ignored nor checked. Default: every account-hour.
    */
   select?: AccountHourSelection;
+  /**
+   * The names the inputs go by in messages and the manifest (`name!entry` for a zip), one per
+   * input, e.g. where a downloaded archive came from rather than the temporary file it
+   * waits in. Default: the inputs as given.
+   */
+  inputNames?: readonly string[];
 }
 
 /** Account-hours chosen by their paths: one account, and hours in `[start, end)` (epoch seconds). Each part is optional. */

@@ -35,6 +35,8 @@ export interface IngestOptions {
   workers?: number;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
+  /** The names the inputs go by in messages and the manifest (see ListOptions.inputNames). Default: the inputs as given. */
+  inputNames?: readonly string[];
   /** While another process holds the file, try again for up to this many seconds (then WarehouseBusyError). Default: openDatabaseFile's. */
   waitSeconds?: number;
 }
@@ -43,6 +45,8 @@ export interface IngestOptions {
 export interface IngestReport extends LoadReport {
   /** Account-hours swapped by `replace`. */
   replacedHours: number;
+  /** Which they were. */
+  replaced: { accountId: number; hourEpoch: number }[];
   /** Account-hours in the database after the ingest. */
   totalAccountHours: number;
 }
@@ -89,6 +93,7 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
       skipped: outcome.skipped,
       ignoredPaths,
       replacedHours: outcome.replacedHours,
+      replaced: outcome.replaced,
       totalAccountHours: Number(total.n),
     };
   } catch (error) {

@@ -17,13 +17,14 @@ export interface LoadReader {
  */
 export function loadReader(
   inputs: string[],
-  options: { packed?: boolean; select?: AccountHourSelection; onProgress?: (progress: ReadProgress) => void },
+  options: { packed?: boolean; select?: AccountHourSelection; inputNames?: readonly string[]; onProgress?: (progress: ReadProgress) => void },
 ): LoadReader {
   const badFiles: BadFileError[] = [];
   let bytesTotal = 0;
   const reader = readAccountHours(inputs, {
     packed: options.packed,
     select: options.select,
+    inputNames: options.inputNames,
     onBadFile: (error) => badFiles.push(error),
     deferTreeReads: true,
     onProgress: (progress) => {

@@ -76,6 +76,8 @@ export interface LoadOutcome {
   errors: (BadFileError | ConflictError)[];
   /** Account-hours replaced (`replace`). */
   replacedHours: number;
+  /** Which they were, in load order. */
+  replaced: { accountId: number; hourEpoch: number }[];
   /** A billing stager's sums of the account-hours loaded, one per thread (see `Stager.collect`); empty otherwise. */
   billed: EngineState[];
 }
@@ -152,7 +154,7 @@ export async function loadSources(
   // The first groups are smaller (1/8, 1/4, 1/2 of groupBytes), so the first staged rows reach
   // DuckDB while the worker is still starting up and compiling.
   let groupTarget = Math.max(1, Math.floor(groupBytes / 8));
-  const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0, billed: [] };
+  const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0, replaced: [], billed: [] };
   let readerErrorsSeen = 0;
   let stager: Stager | undefined;
   let bytesInBatch = 0;
@@ -221,6 +223,7 @@ export async function loadSources(
       await target.deleteHours(replacing.map((j) => j.hour));
       for (const { hour, kept } of replacing) manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
       outcome.replacedHours += replacing.length;
+      for (const { hour } of replacing) outcome.replaced.push({ accountId: hour.accountId, hourEpoch: hour.hourEpoch });
     }
     let loadedBytes = 0;
     for (const job of ok) {

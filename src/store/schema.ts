@@ -160,7 +160,7 @@ CREATE TABLE IF NOT EXISTS entity_names (
 -- What \`sync\` has asked the service for, per account: every hour before synced_until_epoch.
 CREATE TABLE IF NOT EXISTS sync_state (
   account_id     BIGINT PRIMARY KEY,
-  synced_until_epoch BIGINT NOT NULL,  -- exclusive: the hours t < this were downloaded and ingested
+  synced_until_epoch BIGINT NOT NULL,  -- exclusive: the hours t < this were asked for at least once, and what came was ingested
   synced_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
 -- Statement numbers, never reused: one per account and period, the first time its statement
@@ -176,6 +176,21 @@ CREATE TABLE IF NOT EXISTS statement_numbers (
   amount_due     VARCHAR NOT NULL,     -- as first issued, a decimal text
   issued_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
   UNIQUE (account_id, period_start_epoch, period_end_epoch)
+);
+
+-- Where the account's syncs began (hours before it are never asked again), and how its last sync ended.
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS synced_from_epoch BIGINT;
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS last_run_at TIMESTAMPTZ;
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS last_result VARCHAR;   -- 'synced', 'up-to-date' or 'failed'
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS last_error VARCHAR;    -- why it failed
+
+-- Hours \`sync\` got after first asking for them: 'late' (the platform wrote it after an earlier
+-- sync asked for it), 'rewritten' (the platform's file changed; the held one was replaced).
+CREATE TABLE IF NOT EXISTS sync_log (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  event          VARCHAR NOT NULL,
+  logged_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
 ${IMPOSSIBLE_VALUES_SQL}
 ${NULLABLE_MEASURES_SQL}

@@ -11,8 +11,16 @@ import { writeEntityNames, type ListedName } from "../store/entityNames.js";
 import { ingest } from "../store/ingest.js";
 import { openDatabaseFile } from "../store/openDatabaseFile.js";
 import { parseTime } from "../time.js";
+import { checkKnownIds } from "../unknownIds.js";
 import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil, syncChunks, type SyncChunk } from "./syncChunks.js";
-import { advanceSyncState, readSyncState, type AccountSyncState } from "./syncState.js";
+import { DEFAULT_LOOK_BACK_HOURS, DEFAULT_SETTLE_HOURS, lookBackStart, planHours } from "./syncPlan.js";
+import { readHeldHours, readSyncState, recordChunk, recordResult, type AccountSyncState, type SyncEvent } from "./syncState.js";
+
+/**
+ * How long a sync waits for readers to let go of the warehouse before each write, seconds, by
+ * default: a sync from cron has the hour; a report read from the file takes seconds.
+ */
+export const DEFAULT_SYNC_WAIT_SECONDS = 300;
 
 /** Options of {@link sync}. */
 export interface SyncOptions extends RequestPolicy {
@@ -21,22 +29,37 @@ export interface SyncOptions extends RequestPolicy {
   auth: FetchAuth;
   /** The warehouse file, created when missing. */
   db: string;
-  /** The accounts to sync. Default: every account of `accounts/list`. */
+  /** The accounts to sync, each one `accounts/list` names (else UsageError UNKNOWN_ID). Default: every account of `accounts/list`. */
   accountIds?: number[];
   /**
    * First hour to ask for (epoch seconds or ISO 8601; rounded up to the hour), for every
-   * account. Default: where the account's last sync ended (else the hour after its last hour
-   * held, else the warehouse's first hour); an empty warehouse needs it.
+   * account: every hour from it is asked again. Default: the hours after those the account's
+   * last sync asked for (else the hour after its last hour held, else the warehouse's first
+   * hour), with the look-back and settle windows; an empty warehouse needs it.
    */
   since?: number | string;
   /** End of the hours asked for, exclusive (rounded up to the hour). Default, and at most: the current hour's start, so only whole hours. */
   until?: number | string;
-  /** Hours per `getConsumption` call and ingest: `day` (default) or `week`. */
+  /**
+   * Hours before `until` in which every hour not held is asked again on each run (the
+   * platform writes hours late). Past it, an hour never written is given up: "missing".
+   * Default {@link DEFAULT_LOOK_BACK_HOURS}.
+   */
+  lookBackHours?: number;
+  /** Hours before `until` asked again on each run even when held, so a rewritten hour replaces the held one. Default {@link DEFAULT_SETTLE_HOURS}. */
+  settleHours?: number;
+  /** Hours per `getConsumption` call and ingest: `day` or `week` (default). */
   chunk?: SyncChunk;
-  /** Passed to ingest: a different file for a loaded account-hour replaces it. Default false. */
+  /**
+   * A different file for a held account-hour (the platform rewrote it) replaces it: logged as
+   * `rewritten`, the old file kept in the manifest as superseded. Default true; false makes it
+   * a conflict (the account fails).
+   */
   replace?: boolean;
   /** Passed to ingest: record bad files and conflicts as rejected and go on. Default false. */
   skipBad?: boolean;
+  /** Before each write, wait up to this many seconds for readers of the warehouse to let go. Default {@link DEFAULT_SYNC_WAIT_SECONDS}. */
+  waitSeconds?: number;
   /**
    * Where chunk archives wait to be ingested (each removed after), in a folder of this run; the
    * folders that killed syncs of this host left there are removed. Default: the system's temporary directory.
@@ -66,11 +89,13 @@ export interface SyncProgress {
 /** What a sync did for one account. */
 export interface SyncedAccount {
   accountId: number;
-  /** `synced`: every chunk done; `up-to-date`: nothing to ask; `failed`: stopped at `error`. */
+  /** `synced`: every chunk done and the warehouse changed; `up-to-date`: every chunk done, nothing new; `failed`: stopped at `error`. */
   status: "synced" | "up-to-date" | "failed";
-  /** The hours asked for, `[fromEpoch, untilEpoch)`. */
+  /** The hours asked for lie in `[fromEpoch, untilEpoch)` (the look-back and settle windows, then the new hours). */
   fromEpoch: number;
   untilEpoch: number;
+  /** Hours asked for. */
+  hoursAsked: number;
   /** Chunks downloaded and ingested. */
   chunksDone: number;
   chunks: number;
@@ -78,6 +103,14 @@ export interface SyncedAccount {
   accountHoursDownloaded: number;
   /** Account-hours new to the warehouse. */
   accountHoursLoaded: number;
+  /** Hours the platform wrote after an earlier sync asked for them, got now. */
+  lateHours: number[];
+  /** Hours whose file the platform changed: the held one was replaced. */
+  rewrittenHours: number[];
+  /** Hours asked for and not written yet, still inside the look-back window: asked again by the next runs. */
+  awaitingHours: number[];
+  /** Hours never written that left the look-back window in this run: given up, "missing". */
+  missingHours: number[];
   /** Bytes downloaded. */
   bytes: number;
   /** Why it failed (status `failed`). */
@@ -95,7 +128,14 @@ export interface SyncReport {
 
 interface AccountPlan {
   accountId: number;
-  fromEpoch: number;
+  /** Where this account's syncs begin (recorded the first time). */
+  floorEpoch: number;
+  /** The first new hour (hours before it were asked by earlier runs). */
+  newFromEpoch: number;
+  /** Which hours of the look-back window were held at the start. */
+  heldBefore: Set<number>;
+  /** Hours never written that leave the look-back window in this run. */
+  givenUp: number[];
   chunks: { startEpoch: number; endEpoch: number }[];
 }
 
@@ -106,7 +146,12 @@ function checkAccountIds(ids: number[]): void {
   if (new Set(ids).size !== ids.length) throw new UsageError("an account id is given twice");
 }
 
-/** Where each account's sync starts (see SyncOptions.since). */
+function checkHours(value: number | undefined, what: string): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new UsageError(`bad ${what} ${String(value)}: use a whole number of hours, 0 or more`);
+  return value;
+}
+
+/** Where each account's new hours start (see SyncOptions.since). */
 function startOf(sinceEpoch: number | undefined, state: AccountSyncState | undefined, firstHourEpoch: number | undefined): number | undefined {
   if (sinceEpoch !== undefined) return sinceEpoch;
   if (state?.syncedUntilEpoch !== undefined) return state.syncedUntilEpoch;
@@ -114,71 +159,131 @@ function startOf(sinceEpoch: number | undefined, state: AccountSyncState | undef
   return firstHourEpoch;
 }
 
-async function withDatabase<T>(db: string, fn: (connection: Awaited<ReturnType<typeof openDatabaseFile>>["connection"]) => Promise<T>): Promise<T> {
-  const { instance, connection } = await openDatabaseFile(db);
-  try {
-    return await fn(connection);
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
+type Connection = Awaited<ReturnType<typeof openDatabaseFile>>["connection"];
+
+/** Hours in the chunks. */
+function hoursOf(chunks: readonly { startEpoch: number; endEpoch: number }[]): number {
+  return chunks.reduce((sum, c) => sum + (c.endEpoch - c.startEpoch) / HOUR_SECONDS, 0);
+}
+
+/**
+ * The chunks of an account in steps of one ingest each: consecutive chunks while they hold
+ * at most a chunk's hours together (the look-back's holes, the settle window and the new
+ * hours of an hourly run make one step; a backfill's chunks are a step each).
+ */
+function ingestSteps<T extends { startEpoch: number; endEpoch: number }>(chunks: readonly T[], chunkSeconds: number): T[][] {
+  const steps: T[][] = [];
+  let seconds = 0;
+  for (const chunk of chunks) {
+    const length = chunk.endEpoch - chunk.startEpoch;
+    const step = steps.at(-1);
+    if (step && seconds + length <= chunkSeconds) {
+      step.push(chunk);
+      seconds += length;
+    } else {
+      steps.push([chunk]);
+      seconds = length;
+    }
   }
+  return steps;
+}
+
+/** The hours in `[startEpoch, endEpoch)`. */
+function hoursIn(startEpoch: number, endEpoch: number): number[] {
+  const hours: number[] = [];
+  for (let h = startEpoch; h < endEpoch; h += HOUR_SECONDS) hours.push(h);
+  return hours;
 }
 
 /**
  * Keeps a warehouse file current from the live service. Logs in once; lists the accounts
- * (`accounts/list`, unless `accountIds` are given) and cloud spaces (`cloudspaces/list`) and
- * stores their names; then, account by account, downloads `getConsumption` in chunks of a
- * day or a week for the hours after the last ones synced (or `since`) up to `until`, checks
- * each archive, ingests it, and records the chunk as synced.
+ * (`accounts/list`: an `accountIds` it does not name is a UsageError) and cloud spaces
+ * (`cloudspaces/list`) and stores their names; then, account by account, downloads
+ * `getConsumption` in chunks of a day or a week and ingests each archive.
  *
- * Idempotent and resumable: a chunk is recorded only once ingested, ingest drops hours it
- * already holds (byte-identical files), so a run killed at any point and run again gives the
- * warehouse of one clean run. The platform's `end` includes its hour, so each chunk
- * `[s, e)` is asked as `start=s, end=e-3600`.
+ * What it asks for converges on the platform's archive whatever the timing of publication and
+ * of runs: an hour is complete once its files are in the warehouse; each run asks for the new
+ * hours (after those earlier runs asked for), again for every hour of the look-back window not
+ * held (the platform writes hours late), and again for the settle window's hours, held or not
+ * (a rewritten hour replaces the held one, logged in `sync_log`, the old file kept in the
+ * manifest as superseded). Hours never written are asked until they leave the look-back
+ * window, then given up ("missing"). Files are named in the manifest by where they came
+ * from (`getConsumption(account N)!path`), so an unchanged hour asked again changes nothing.
  *
- * A download refused with 401 (a token or session key that expired during a long sync) logs in
- * again and is retried once.
+ * The warehouse is opened only for each write (names, each chunk's ingest, its record) and
+ * closed between, so readers get it between commits; each open waits up to `waitSeconds`
+ * for readers to let go (then WarehouseBusyError, which stops the sync).
+ *
+ * Idempotent and resumable: a chunk is recorded only once ingested, so a run killed at any
+ * point and run again gives the warehouse of one clean run. The platform's `end` includes
+ * its hour, so each chunk `[s, e)` is asked as `start=s, end=e-3600`. A download refused with
+ * 401 (a token that expired during a long sync) logs in again, once per chunk.
  *
  * An account that fails (download, bad data, conflict) stops at that chunk and the others go
  * on; at the end a SyncIncompleteError (a FetchError, exit 4) names each failed account.
- * Throws UsageError for bad options (an empty warehouse without `since`), FetchError when it
- * cannot log in or list. No message holds a secret.
+ * Throws UsageError for bad options (an empty warehouse without `since`, an unknown account),
+ * FetchError when it cannot log in or list. No message holds a secret.
  */
 export async function sync(options: SyncOptions): Promise<SyncReport> {
-  const chunkSeconds = CHUNK_SECONDS[options.chunk ?? "day"];
+  const chunkSeconds = CHUNK_SECONDS[options.chunk ?? "week"];
   if (chunkSeconds === undefined) throw new UsageError(`bad chunk ${String(options.chunk)}: use day or week`);
   if (options.accountIds) checkAccountIds(options.accountIds);
+  const lookBackHours = checkHours(options.lookBackHours, "look-back") ?? DEFAULT_LOOK_BACK_HOURS;
+  const settleHours = checkHours(options.settleHours, "settle") ?? DEFAULT_SETTLE_HOURS;
+  const waitSeconds = options.waitSeconds ?? DEFAULT_SYNC_WAIT_SECONDS;
   const sinceEpoch = options.since === undefined ? undefined : hourCeil(parseTime(options.since, "since"));
-  // never past the current hour: hours recorded as synced are never asked again
+  // never past the current hour: the platform writes an hour after it ends
   const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
   const untilEpoch = Math.min(currentHourEpoch, options.until === undefined ? currentHourEpoch : hourCeil(parseTime(options.until, "until")));
   if (sinceEpoch !== undefined && untilEpoch <= sinceEpoch) throw new UsageError(`the end (${String(options.until ?? "now")}) must be after the start (${String(options.since)})`);
+  const withDatabase = async <T>(fn: (connection: Connection) => Promise<T>): Promise<T> => {
+    const { instance, connection } = await openDatabaseFile(options.db, { waitSeconds });
+    try {
+      return await fn(connection);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  };
 
   let session = await openSession(options.url, options.auth, options);
-  const state = await withDatabase(options.db, readSyncState);
-
-  const listed = options.accountIds === undefined ? await listAccounts(session) : undefined;
-  const accountIds = options.accountIds ?? [...new Set(listed!.map((a) => a.id))].sort((a, b) => a - b);
+  const listed = await listAccounts(session);
+  const known = [...new Set(listed.map((a) => a.id))].sort((a, b) => a - b);
+  if (options.accountIds) checkKnownIds("account", options.accountIds, known, `${options.url}'s accounts/list`);
+  const accountIds = options.accountIds ?? known;
   const selected = new Set(accountIds);
   const cloudspaces = (await listCloudspaces(session)).filter((c) => selected.has(c.accountId));
   const names: ListedName[] = [
-    ...(listed ?? []).map((a): ListedName => ({ kind: "account", id: a.id, name: a.name })),
+    ...listed.filter((a) => selected.has(a.id)).map((a): ListedName => ({ kind: "account", id: a.id, name: a.name })),
     ...cloudspaces.map((c): ListedName => ({ kind: "cloudspace", id: c.id, name: c.name, accountId: c.accountId })),
   ];
 
-  const plans: AccountPlan[] = [];
-  const needSince: number[] = [];
-  for (const accountId of accountIds) {
-    const fromEpoch = startOf(sinceEpoch, state.accounts.get(accountId), state.firstHourEpoch);
-    if (fromEpoch === undefined) needSince.push(accountId);
-    else plans.push({ accountId, fromEpoch, chunks: syncChunks(fromEpoch, untilEpoch, chunkSeconds) });
-  }
-  if (needSince.length > 0) {
-    throw new UsageError(`${options.db} holds no hours yet: give --since T (the first hour to download) for the first sync`);
-  }
-  await withDatabase(options.db, (connection) => writeEntityNames(connection, names));
+  const plans = await withDatabase(async (connection) => {
+    const state = await readSyncState(connection);
+    const planned: AccountPlan[] = [];
+    for (const accountId of accountIds) {
+      const account = state.accounts.get(accountId);
+      const newFromEpoch = startOf(sinceEpoch, account, state.firstHourEpoch);
+      if (newFromEpoch === undefined) {
+        throw new UsageError(`${options.db} holds no hours yet: give --since T (the first hour to download) for the first sync`);
+      }
+      const floorEpoch = sinceEpoch ?? account?.syncedFromEpoch ?? newFromEpoch;
+      const window = { untilEpoch, floorEpoch, lookBackHours };
+      // hours that leave the look-back window in this run: from where the last run's window began
+      const givenUpStart = Math.max(floorEpoch, (account?.syncedUntilEpoch ?? untilEpoch) - lookBackHours * HOUR_SECONDS);
+      const givenUpEnd = Math.min(lookBackStart(window), newFromEpoch);
+      const heldStart = Math.min(givenUpStart, lookBackStart(window));
+      const heldBefore = await readHeldHours(connection, accountId, heldStart, Math.max(newFromEpoch, heldStart));
+      const givenUp = hoursIn(givenUpStart, givenUpEnd).filter((h) => !heldBefore.has(h));
+      const ranges = planHours({ fromEpoch: newFromEpoch, untilEpoch, floorEpoch, lookBackHours, settleHours, held: (h) => heldBefore.has(h) });
+      const chunks = ranges.flatMap((r) => syncChunks(r.startEpoch, r.endEpoch, chunkSeconds));
+      planned.push({ accountId, floorEpoch, newFromEpoch, heldBefore, givenUp, chunks });
+    }
+    await writeEntityNames(connection, names);
+    return planned;
+  });
 
-  const hoursTotal = plans.reduce((sum, p) => sum + p.chunks.reduce((s, c) => s + (c.endEpoch - c.startEpoch) / HOUR_SECONDS, 0), 0);
+  const hoursTotal = plans.reduce((sum, p) => sum + hoursOf(p.chunks), 0);
   let hoursDone = 0;
   const tempDir = await makeSyncFolder(options.tempDir ?? tmpdir());
   const results: SyncedAccount[] = [];
@@ -186,61 +291,89 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     for (const plan of plans) {
       const result: SyncedAccount = {
         accountId: plan.accountId,
-        status: plan.chunks.length === 0 ? "up-to-date" : "synced",
-        fromEpoch: plan.fromEpoch,
-        untilEpoch: Math.max(plan.fromEpoch, untilEpoch),
+        status: "up-to-date",
+        fromEpoch: plan.chunks[0]?.startEpoch ?? Math.min(plan.newFromEpoch, untilEpoch),
+        untilEpoch: Math.max(plan.newFromEpoch, untilEpoch),
+        hoursAsked: hoursOf(plan.chunks),
         chunksDone: 0,
         chunks: plan.chunks.length,
         accountHoursDownloaded: 0,
         accountHoursLoaded: 0,
+        lateHours: [],
+        rewrittenHours: [],
+        awaitingHours: [],
+        missingHours: [...plan.givenUp],
         bytes: 0,
       };
-      let syncedUntil: number | undefined;
-      let recorded: number | undefined;
-      const recordSynced = async () => {
-        if (syncedUntil === undefined || syncedUntil === recorded) return;
-        const until = syncedUntil;
-        await withDatabase(options.db, (connection) => advanceSyncState(connection, plan.accountId, until));
-        recorded = until;
-      };
-      for (const chunk of plan.chunks) {
+      const windowStart = lookBackStart({ untilEpoch, floorEpoch: plan.floorEpoch, lookBackHours });
+      for (const step of ingestSteps(plan.chunks, chunkSeconds)) {
+        const first = step[0]!;
+        const last = step.at(-1)!;
         const progress = (phase: SyncProgress["phase"], receivedBytes: number) =>
-          options.onProgress?.({ phase, accountId: plan.accountId, chunkStartEpoch: chunk.startEpoch, chunkEndEpoch: chunk.endEpoch, hoursDone, hoursTotal, receivedBytes });
+          options.onProgress?.({ phase, accountId: plan.accountId, chunkStartEpoch: first.startEpoch, chunkEndEpoch: last.endEpoch, hoursDone, hoursTotal, receivedBytes });
         try {
-          const file = join(tempDir, consumptionFileName(plan.accountId, chunk.startEpoch, chunk.endEpoch));
-          progress("download", 0);
-          const request = { accountId: plan.accountId, startEpoch: chunk.startEpoch, endEpoch: chunk.endEpoch - HOUR_SECONDS };
-          const download = () => downloadConsumption(session, request, file, (received) => progress("download", received));
-          const { bytes, accountHours } = await download().catch(async (error: unknown) => {
-            // a token or key that expired during a long sync: log in again, once per chunk
-            if (!(error instanceof FetchError && error.code === "FETCH_AUTH" && error.status === 401)) throw error;
-            session = await openSession(options.url, options.auth, options);
-            return download();
-          });
-          result.bytes += bytes;
-          result.accountHoursDownloaded += accountHours;
-          if (accountHours > 0) {
-            progress("ingest", bytes);
-            const report = await ingest([file], { db: options.db, replace: options.replace, skipBad: options.skipBad });
-            result.accountHoursLoaded += report.accountHours;
+          const files: string[] = [];
+          for (const chunk of step) {
+            const file = join(tempDir, consumptionFileName(plan.accountId, chunk.startEpoch, chunk.endEpoch));
+            progress("download", 0);
+            const request = { accountId: plan.accountId, startEpoch: chunk.startEpoch, endEpoch: chunk.endEpoch - HOUR_SECONDS };
+            const download = () => downloadConsumption(session, request, file, (received) => progress("download", received));
+            const { bytes, accountHours } = await download().catch(async (error: unknown) => {
+              // a token or key that expired during a long sync: log in again, once per chunk
+              if (!(error instanceof FetchError && error.code === "FETCH_AUTH" && error.status === 401)) throw error;
+              session = await openSession(options.url, options.auth, options);
+              return download();
+            });
+            result.bytes += bytes;
+            result.accountHoursDownloaded += accountHours;
+            if (accountHours > 0) files.push(file);
+            else await rm(file, { force: true });
           }
-          await rm(file, { force: true });
-          syncedUntil = chunk.endEpoch;
-          // the mark is written after each ingest and at the account's end: a run killed after
-          // empty chunks only asks them again
-          if (accountHours > 0) await recordSynced();
-          result.chunksDone++;
-          hoursDone += (chunk.endEpoch - chunk.startEpoch) / HOUR_SECONDS;
+          const events: SyncEvent[] = [];
+          if (files.length > 0) {
+            progress("ingest", 0);
+            const report = await ingest(files, {
+              db: options.db,
+              inputNames: files.map(() => `getConsumption(account ${plan.accountId})`),
+              replace: options.replace ?? true,
+              skipBad: options.skipBad,
+              waitSeconds,
+            });
+            result.accountHoursLoaded += report.accountHours - report.replacedHours;
+            for (const r of report.replaced) {
+              result.rewrittenHours.push(r.hourEpoch);
+              events.push({ hourEpoch: r.hourEpoch, event: "rewritten" });
+            }
+            for (const file of files) await rm(file, { force: true });
+          }
+          // the mark and the log are written after each step: a run killed before asks its chunks again, which changes nothing held
+          await withDatabase(async (connection) => {
+            const held = await readHeldHours(connection, plan.accountId, first.startEpoch, last.endEpoch);
+            for (const chunk of step) {
+              for (const h of hoursIn(chunk.startEpoch, chunk.endEpoch)) {
+                if (!held.has(h)) (h < windowStart ? result.missingHours : result.awaitingHours).push(h);
+                else if (h < plan.newFromEpoch && !plan.heldBefore.has(h)) {
+                  result.lateHours.push(h);
+                  events.push({ hourEpoch: h, event: "late" });
+                }
+              }
+            }
+            await recordChunk(connection, plan.accountId, plan.floorEpoch, last.endEpoch, events);
+          });
+          result.chunksDone += step.length;
+          hoursDone += hoursOf(step);
         } catch (error) {
-          // a bug, or the warehouse taken by another process, stops the whole sync
+          // a bug, or the warehouse taken, damaged or full, stops the whole sync
           if (!(error instanceof CloudunitsError) || error.code.startsWith("DB_")) throw error;
           result.status = "failed";
           result.error = error;
-          hoursDone += plan.chunks.slice(result.chunksDone).reduce((s, c) => s + (c.endEpoch - c.startEpoch) / HOUR_SECONDS, 0);
+          hoursDone += hoursOf(plan.chunks.slice(result.chunksDone));
           break;
         }
       }
-      await recordSynced();
+      if (result.status !== "failed" && (result.accountHoursLoaded > 0 || result.rewrittenHours.length > 0)) result.status = "synced";
+      result.missingHours.sort((a, b) => a - b);
+      await withDatabase((connection) => recordResult(connection, plan.accountId, plan.floorEpoch, result.status, result.error?.message ?? null));
       results.push(result);
       options.onAccount?.(result);
     }
@@ -249,12 +382,12 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   }
   const failures = results.filter((r) => r.status === "failed").map((r) => ({ accountId: r.accountId, error: r.error! }));
   if (failures.length > 0) throw new SyncIncompleteError(failures, results.length);
-  const totalAccountHours = await withDatabase(options.db, async (connection) =>
+  const totalAccountHours = await withDatabase(async (connection) =>
     Number((await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!.n),
   );
   return {
     accounts: results,
-    namesStored: { accounts: listed?.length ?? 0, cloudspaces: cloudspaces.length },
+    namesStored: { accounts: names.filter((n) => n.kind === "account").length, cloudspaces: cloudspaces.length },
     totalAccountHours,
   };
 }

@@ -34,6 +34,8 @@ export interface FakePlatformOptions {
   failingAccounts?: number[];
   /** Called on each getConsumption before it is answered; may hold the answer back. */
   beforeConsumption?: (request: SeenRequest) => unknown;
+  /** What getConsumption serves at the time of the request (a platform that publishes hours late, or rewrites one). Default: `hours`. */
+  published?: () => DecodedAccountHour[];
   /** Replaces the accounts/list answer (e.g. a shape cloudunits does not know). */
   accountsListBody?: unknown;
 }
@@ -159,7 +161,7 @@ export function fakePlatform(options: FakePlatformOptions): Handler {
     }
     const start = Number(request.query.get("start"));
     const end = Number(request.query.get("end"));
-    const bytes = await zipOf(options.hours.filter((h) => h.accountId === accountId && h.hourEpoch >= start && h.hourEpoch <= end));
+    const bytes = await zipOf((options.published?.() ?? options.hours).filter((h) => h.accountId === accountId && h.hourEpoch >= start && h.hourEpoch <= end));
     response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) }).end(bytes);
   };
   return platform(consumption, {

@@ -74,7 +74,7 @@ describe("cloudunits sync", () => {
   it("lists accounts and cloud spaces, stores their names, and downloads each account day by day (exit 0)", async () => {
     const { url } = await serve();
     const db = newDb();
-    const run = await runCli(syncArgs(url, db), SESSION);
+    const run = await runCli(syncArgs(url, db, "--chunk", "day"), SESSION);
     expect(run.stderr).toMatch(/account 1: synced \[2026-10-01T00:00:00Z, 2026-10-04T00:00:00Z\): \d+ new account-hours/);
     expect(run.code).toBe(0);
     for (const secret of SECRET_VALUES) expect(run.stderr + run.stdout).not.toContain(secret);
@@ -106,18 +106,29 @@ describe("cloudunits sync", () => {
       store.close();
     }
 
-    // a second run has nothing to ask: every account is up to date, the warehouse unchanged
+    // a second run asks again only for the hours the platform has not written (inside the
+    // 72-hour look-back) and the settle window's last 3 hours: every account is up to date, the
+    // warehouse unchanged
     const again = await runCli(["sync", "--url", url, "--db", db, "--until", String(UNTIL)], SESSION);
     expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/account 1: up to date/);
-    expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(6);
+    expect(again.stderr).toMatch(/account 1: up to date \(\d+ hours asked again, nothing new\)/);
+    const askedAgain = server!.seenAt(CONSUMPTION_PATH).slice(6).flatMap((r) => {
+      const hours = [];
+      for (let h = Number(r.query.get("start")); h <= Number(r.query.get("end")); h += 3600) hours.push(`${r.query.get("accountId")}/${h}`);
+      return hours;
+    });
+    const held = new Set(records.map((h) => `${h.accountId}/${h.hourEpoch}`));
+    const expectedAgain = [1, 2].flatMap((id) => Array.from({ length: DAYS * 24 }, (_, i) => START + i * 3600)
+      .filter((h) => h >= UNTIL - 3 * 3600 || !held.has(`${id}/${h}`)).map((h) => `${id}/${h}`));
+    expect(askedAgain).toEqual(expectedAgain);
+    expect(again.stderr).toMatch(/account 2: \d+ hours? not yet written by the platform, asked again by the next runs: 2026-10-0/);
     expect(await contents(db)).toEqual(got);
   }, 300_000);
 
   it("killed with SIGKILL mid-download and mid-ingest, then run again, gives the warehouse of one clean run", async () => {
     const { url } = await serve();
     const clean = newDb();
-    expect((await runCli(syncArgs(url, clean, "--account-id", "1", "--account-id", "2"), SESSION)).code).toBe(0);
+    expect((await runCli(syncArgs(url, clean, "--account-id", "1", "--account-id", "2", "--chunk", "day"), SESSION)).code).toBe(0);
     const expected = await contents(clean);
 
     const db = newDb();
@@ -126,7 +137,7 @@ describe("cloudunits sync", () => {
     let count = 0;
     await server!.close();
     await serve({ beforeConsumption: () => (++count === 3 ? new Promise(() => first!.child.kill("SIGKILL")) : undefined) });
-    first = startSync(syncArgs(server!.url, db, "--account-id", "1", "--account-id", "2"));
+    first = startSync(syncArgs(server!.url, db, "--account-id", "1", "--account-id", "2", "--chunk", "day"));
     expect((await first.done).signal).toBe("SIGKILL");
     const afterFirst = await contents(db);
     expect(afterFirst.account_hours.length).toBeGreaterThan(0);
@@ -147,7 +158,7 @@ describe("cloudunits sync", () => {
     count = 0;
     await server!.close();
     await serve({ beforeConsumption: () => (++count === 2 ? killWhenWriting() : undefined) });
-    second = startSync(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL), "--account-id", "1", "--account-id", "2"]);
+    second = startSync(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL), "--account-id", "1", "--account-id", "2", "--chunk", "day"]);
     expect((await second.done).signal).toBe("SIGKILL");
     expect(killedWriting).toBe(true);
 
@@ -161,13 +172,14 @@ describe("cloudunits sync", () => {
   it("an account whose download fails is named, the others are synced, exit 4; a rerun completes it", async () => {
     const { url } = await serve({ failingAccounts: [1] });
     const db = newDb();
-    const run = await runCli([...syncArgs(url, db), "--retries", "0"], SESSION);
+    const run = await runCli([...syncArgs(url, db), "--retries", "0", "--chunk", "day"], SESSION);
     expect(run.code).toBe(4);
     expect(run.stderr).toMatch(/account 1: FAILED after 0 of 3 chunks/);
     expect(run.stderr).toMatch(/1 of 2 accounts could not be synced[^\n]*\n {2}account 1: the consumption download of account 1 failed \(HTTP 500/);
     expect(run.stderr).toMatch(/account 2: synced/);
     const partial = await contents(db);
-    expect(partial.sync).toEqual([JSON.stringify({ account_id: 2, synced_until_epoch: UNTIL })]);
+    // the failed account is recorded with nothing asked yet, so a rerun needs no --since
+    expect(partial.sync).toEqual([JSON.stringify({ account_id: 1, synced_until_epoch: START }), JSON.stringify({ account_id: 2, synced_until_epoch: UNTIL })]);
     expect(partial.account_hours.length).toBe(records.filter((h) => h.accountId === 2).length);
 
     await server!.close();
@@ -201,7 +213,7 @@ describe("cloudunits sync", () => {
     const db = newDb();
     const report = await sync({
       url: server.url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password }, db,
-      accountIds: [1], since: START, until: UNTIL, retries: 0,
+      accountIds: [1], since: START, until: UNTIL, retries: 0, chunk: "day",
     });
     expect(report.accounts.map((a) => [a.status, a.chunksDone])).toEqual([["synced", 3]]);
     expect(report.totalAccountHours).toBe(records.filter((h) => h.accountId === 1).length);
@@ -213,7 +225,9 @@ describe("cloudunits sync", () => {
     const bad = await runCli(syncArgs(url, newDb()), SESSION);
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(/POST \/restmachine\/cloudapi\/accounts\/list answered in a shape cloudunits does not know: got an object; expected a JSON array of objects with "id" and "name"/);
-    const noSince = await runCli(["sync", "--url", url, "--db", newDb(), "--account-id", "1"], SESSION);
+    await server!.close();
+    const good = await serve();
+    const noSince = await runCli(["sync", "--url", good.url, "--db", newDb(), "--account-id", "1"], SESSION);
     expect(noSince.code).toBe(2);
     expect(noSince.stderr).toMatch(/holds no hours yet: give --since/);
   }, 120_000);

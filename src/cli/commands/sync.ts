@@ -1,6 +1,8 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
 import { SyncIncompleteError } from "../../errors.js";
-import { sync, type SyncedAccount } from "../../sync/sync.js";
+import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
+import { DEFAULT_SYNC_WAIT_SECONDS, sync, type SyncedAccount, type SyncReport } from "../../sync/sync.js";
+import { DEFAULT_LOOK_BACK_HOURS, DEFAULT_SETTLE_HOURS } from "../../sync/syncPlan.js";
 import { isoUtc } from "../../time.js";
 import { startStepsProgress } from "../progress.js";
 import { commandLine } from "./index.js";
@@ -10,11 +12,16 @@ const options = {
   url: { type: "string", demandOption: true, requiresArg: true, describe: "service base address {base_url}, e.g. https://cloud.example.com" },
   db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file to create or bring up to date" },
   "account-id": { type: "number", array: true, nargs: 1, describe: "account to sync (repeat for several; default: every account of accounts/list)" },
-  since: { type: "string", requiresArg: true, describe: "first hour to download, for every account (default: where the last sync ended; needed for an empty warehouse)" },
+  since: { type: "string", requiresArg: true, describe: "first hour to download again, for every account (default: after the hours the last sync asked for; needed for an empty warehouse)" },
   until: { type: "string", requiresArg: true, describe: "end of the hours to download, exclusive (default: the start of the current hour)" },
-  chunk: { choices: ["day", "week"] as const, default: "day", describe: "hours per download and ingest" },
-  replace: { type: "boolean", default: false, describe: "a different file for a held account-hour replaces it (as ingest --replace)" },
+  "look-back": { type: "number", default: DEFAULT_LOOK_BACK_HOURS, requiresArg: true, describe: "hours back in which every hour not held is asked again on each run (the platform writes hours late); past it, a missing hour is given up" },
+  settle: { type: "number", default: DEFAULT_SETTLE_HOURS, requiresArg: true, describe: "the last hours asked again on each run even when held (a rewritten hour replaces the held one)" },
+  chunk: { choices: ["day", "week"] as const, default: "week", describe: "hours per download and ingest" },
+  replace: { type: "boolean", default: true, describe: "a rewritten hour replaces the held one (--no-replace: it is a conflict)" },
   "skip-bad": { type: "boolean", default: false, describe: "record bad files and conflicts as rejected and go on (as ingest --skip-bad)" },
+  wait: { type: "number", default: DEFAULT_SYNC_WAIT_SECONDS, requiresArg: true, describe: "before each write, wait up to this many seconds for readers of the warehouse to let go; then exit 6" },
+  format: { choices: ["text", "json"] as const, default: "text", describe: "text: a line per account on stderr; json: the report on stdout" },
+  quiet: { type: "boolean", default: false, describe: "print only what needs a human: failures, rewritten hours, hours given up as missing" },
   ...SERVICE_OPTIONS,
 } as const;
 
@@ -24,22 +31,71 @@ type SyncArgs = ArgumentsCamelCase<ServiceFlags & {
   accountId?: number[];
   since?: string;
   until?: string;
+  lookBack: number;
+  settle: number;
   chunk: "day" | "week";
   replace: boolean;
   skipBad: boolean;
+  wait: number;
+  format: "text" | "json";
+  quiet: boolean;
 }>;
 
-/** One stderr line per account: what was asked and what came in. */
-function accountLine(a: SyncedAccount): string {
+/** The stderr lines of one account: what was asked and what came in, then what a human should see. */
+function accountLines(a: SyncedAccount, lookBackHours: number, quiet: boolean): string[] {
+  const lines: string[] = [];
   const period = `[${isoUtc(a.fromEpoch)}, ${isoUtc(a.untilEpoch)})`;
-  switch (a.status) {
-    case "up-to-date":
-      return `account ${a.accountId}: up to date`;
-    case "synced":
-      return `account ${a.accountId}: synced ${period}: ${a.accountHoursLoaded} new account-hours (${a.accountHoursDownloaded} downloaded, ${a.bytes} bytes, ${a.chunks} chunk${a.chunks === 1 ? "" : "s"})`;
-    case "failed":
-      return `account ${a.accountId}: FAILED after ${a.chunksDone} of ${a.chunks} chunks of ${period} (${a.accountHoursLoaded} new account-hours kept)`;
+  if (!quiet) {
+    switch (a.status) {
+      case "up-to-date":
+        lines.push(`account ${a.accountId}: up to date (${a.hoursAsked} hours asked again, nothing new)`);
+        break;
+      case "synced":
+        lines.push(`account ${a.accountId}: synced ${period}: ${a.accountHoursLoaded} new account-hours (${a.accountHoursDownloaded} downloaded, ${a.bytes} bytes, ${a.chunks} chunk${a.chunks === 1 ? "" : "s"})`);
+        break;
+      case "failed":
+        break;
+    }
+    if (a.lateHours.length > 0) lines.push(`account ${a.accountId}: ${a.lateHours.length} hour${a.lateHours.length === 1 ? "" : "s"} arrived late: ${formatHours(a.lateHours)}`);
+    if (a.awaitingHours.length > 0) {
+      lines.push(`account ${a.accountId}: ${a.awaitingHours.length} hour${a.awaitingHours.length === 1 ? "" : "s"} not yet written by the platform, asked again by the next runs: ${formatHours(a.awaitingHours)}`);
+    }
   }
+  if (a.status === "failed") lines.push(`account ${a.accountId}: FAILED after ${a.chunksDone} of ${a.chunks} chunks of ${period} (${a.accountHoursLoaded} new account-hours kept)`);
+  if (a.rewrittenHours.length > 0) {
+    lines.push(`account ${a.accountId}: ${a.rewrittenHours.length} hour${a.rewrittenHours.length === 1 ? "" : "s"} rewritten by the platform, the held one replaced: ${formatHours(a.rewrittenHours)}`);
+  }
+  if (a.missingHours.length > 0) {
+    lines.push(`account ${a.accountId}: warning: ${a.missingHours.length} hour${a.missingHours.length === 1 ? "" : "s"} never written by the platform, given up after the ${lookBackHours}-hour look-back (missing): ${formatHours(a.missingHours)}`);
+  }
+  return lines;
+}
+
+/** The report as JSON: times in ISO 8601, hours as ranges. */
+function reportJson(db: string, accounts: SyncedAccount[], report: SyncReport | undefined) {
+  return {
+    db,
+    ok: accounts.every((a) => a.status !== "failed") && report !== undefined,
+    accounts: accounts.map((a) => ({
+      accountId: a.accountId,
+      status: a.status,
+      from: isoUtc(a.fromEpoch),
+      until: isoUtc(a.untilEpoch),
+      hoursAsked: a.hoursAsked,
+      chunks: a.chunks,
+      chunksDone: a.chunksDone,
+      accountHoursDownloaded: a.accountHoursDownloaded,
+      accountHoursLoaded: a.accountHoursLoaded,
+      bytes: a.bytes,
+      late: hourRangesJson(a.lateHours),
+      rewritten: hourRangesJson(a.rewrittenHours),
+      notYetWritten: hourRangesJson(a.awaitingHours),
+      missing: hourRangesJson(a.missingHours),
+      error: a.error ? { message: a.error.message, code: "code" in a.error ? String(a.error.code) : undefined } : null,
+    })),
+    namesStored: report?.namesStored ?? null,
+    totalAccountHours: report?.totalAccountHours ?? null,
+  };
 }
 
 /** `cloudunits sync`: keep a warehouse file current from the live service. */
@@ -50,7 +106,19 @@ export const syncCommand: CommandModule<object, SyncArgs> = {
     const policy = policyFromArgs(argv);
     const auth = authFromArgs(argv, process.env);
     const bar = startStepsProgress("syncing", "hours");
-    const lines: string[] = [];
+    const accounts: SyncedAccount[] = [];
+    const print = (report: SyncReport | undefined) => {
+      if (argv.format === "json") {
+        process.stdout.write(`${JSON.stringify(reportJson(argv.db, accounts, report), null, 2)}\n`);
+        return;
+      }
+      for (const a of accounts) for (const line of accountLines(a, argv.lookBack, argv.quiet)) process.stderr.write(`cloudunits: ${line}\n`);
+      if (report && !argv.quiet) {
+        process.stderr.write(
+          `cloudunits: ${argv.db} now holds ${report.totalAccountHours} account-hours; names stored: ${report.namesStored.accounts} accounts, ${report.namesStored.cloudspaces} cloud spaces\n`,
+        );
+      }
+    };
     try {
       const report = await sync({
         url: argv.url,
@@ -59,21 +127,21 @@ export const syncCommand: CommandModule<object, SyncArgs> = {
         accountIds: argv.accountId,
         since: argv.since,
         until: argv.until,
+        lookBackHours: argv.lookBack,
+        settleHours: argv.settle,
         chunk: argv.chunk,
         replace: argv.replace,
         skipBad: argv.skipBad,
+        waitSeconds: argv.wait,
         ...policy,
         onProgress: (p) => bar.update(p.hoursDone, p.hoursTotal, `account ${p.accountId} ${isoUtc(p.chunkStartEpoch).slice(0, 10)} ${p.phase}`),
-        onAccount: (a) => lines.push(accountLine(a)),
+        onAccount: (a) => accounts.push(a),
       });
       bar.stop();
-      for (const line of lines) process.stderr.write(`cloudunits: ${line}\n`);
-      process.stderr.write(
-        `cloudunits: ${argv.db} now holds ${report.totalAccountHours} account-hours; names stored: ${report.namesStored.accounts} accounts, ${report.namesStored.cloudspaces} cloud spaces\n`,
-      );
+      print(report);
     } catch (error) {
       bar.stop();
-      if (error instanceof SyncIncompleteError) for (const line of lines) process.stderr.write(`cloudunits: ${line}\n`);
+      if (error instanceof SyncIncompleteError) print(undefined);
       throw error;
     }
   },
