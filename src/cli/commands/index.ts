@@ -59,6 +59,11 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./sync.js")).syncCommand,
   },
   {
+    command: "status",
+    describe: "how fresh a warehouse is, per account: complete until, lag, missing, late and rewritten hours, last sync (exit 7 past --max-lag)",
+    load: async () => (await import("./status.js")).statusCommand,
+  },
+  {
     command: "ingest <inputs..>",
     describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
     examples: [

@@ -1,0 +1,88 @@
+import type { Argv, CommandModule } from "yargs";
+import { StaleWarehouseError, UsageError } from "../../errors.js";
+import type { AccountStatus, HourSpan, WarehouseStatus } from "../../sync/warehouseStatus.js";
+import { isoUtc } from "../../time.js";
+import { WAIT_OPTION, waitOf } from "../inputs.js";
+import { commandLine } from "./index.js";
+
+interface StatusArgs {
+  db: string;
+  maxLag?: number;
+  format: "text" | "json";
+  wait?: number;
+}
+
+const options = {
+  db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file (made by ingest or sync)" },
+  "max-lag": { type: "number", requiresArg: true, describe: "exit 7 when an account's last complete hour is more than this many hours behind the current hour" },
+  format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
+  wait: WAIT_OPTION,
+} as const;
+
+const iso = (epoch: number | null) => (epoch === null ? null : isoUtc(epoch));
+const spanText = (s: HourSpan) => (s.hours === 1 ? isoUtc(s.fromEpoch) : `${isoUtc(s.fromEpoch)}..${isoUtc(s.toEpoch)} (${s.hours} h)`);
+const spanJson = (s: HourSpan) => ({ from: isoUtc(s.fromEpoch), to: isoUtc(s.toEpoch), hours: s.hours });
+const count = (list: readonly HourSpan[]) => list.reduce((sum, s) => sum + s.hours, 0);
+
+function accountText(a: AccountStatus): string[] {
+  const lines = [`account ${a.accountId}${a.name ? ` (${a.name})` : ""}: complete until ${iso(a.completeUntilEpoch) ?? "-"}, ${a.lagHours ?? "-"} h behind`];
+  if (a.lastSync) lines.push(`  last sync: ${iso(a.lastSync.atEpoch) ?? "-"}, ${a.lastSync.result ?? "-"}${a.lastSync.error ? `: ${a.lastSync.error}` : ""}`);
+  if (a.notYetSynced) lines.push(`  not yet synced: ${spanText(a.notYetSynced)}`);
+  lines.push(`  missing: ${count(a.missing)} h${a.missing.length > 0 ? `: ${a.missing.map(spanText).join(", ")}` : ""}`);
+  if (a.late.length > 0) lines.push(`  arrived late: ${count(a.late)} h: ${a.late.map(spanText).join(", ")}`);
+  if (a.rewritten.length > 0) lines.push(`  rewritten: ${count(a.rewritten)} h: ${a.rewritten.map(spanText).join(", ")}`);
+  return lines;
+}
+
+function statusJson(s: WarehouseStatus) {
+  return {
+    db: s.db,
+    sizeBytes: s.sizeBytes,
+    currentHour: isoUtc(s.currentHourEpoch),
+    period: s.period && { first: isoUtc(s.period.firstHourEpoch), last: isoUtc(s.period.lastHourEpoch) },
+    accountHours: s.accountHours,
+    accounts: s.accounts.map((a) => ({
+      accountId: a.accountId,
+      name: a.name,
+      firstHour: iso(a.firstHourEpoch),
+      lastHour: iso(a.lastHourEpoch),
+      completeUntil: iso(a.completeUntilEpoch),
+      lagHours: a.lagHours,
+      notYetSynced: a.notYetSynced && spanJson(a.notYetSynced),
+      missing: a.missing.map(spanJson),
+      late: a.late.map(spanJson),
+      rewritten: a.rewritten.map(spanJson),
+      lastSync: a.lastSync && { at: iso(a.lastSync.atEpoch), result: a.lastSync.result, error: a.lastSync.error, syncedUntil: isoUtc(a.lastSync.syncedUntilEpoch) },
+    })),
+  };
+}
+
+/** `cloudunits status --db FILE`: how fresh the warehouse is, per account; exit 7 past `--max-lag`. */
+export const statusCommand: CommandModule<object, StatusArgs> = {
+  ...commandLine("status"),
+  builder: (yargs) => yargs.options(options) as unknown as Argv<StatusArgs>,
+  handler: async (argv) => {
+    if (argv.maxLag !== undefined && !(Number.isFinite(argv.maxLag) && argv.maxLag >= 0)) throw new UsageError(`bad --max-lag ${String(argv.maxLag)}: use a number of hours, 0 or more`);
+    const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
+    const { warehouseStatus } = await import("../../sync/warehouseStatus.js");
+    const { instance, connection } = await openDatabaseFile(argv.db, { readOnly: true, waitSeconds: waitOf(argv) });
+    let status: WarehouseStatus;
+    try {
+      status = await warehouseStatus(connection, argv.db);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+    if (argv.format === "json") process.stdout.write(`${JSON.stringify(statusJson(status), null, 2)}\n`);
+    else {
+      const period = status.period ? `${isoUtc(status.period.firstHourEpoch)}..${isoUtc(status.period.lastHourEpoch)}` : "no hours";
+      const lines = [`${status.db}: ${status.sizeBytes} bytes, ${status.accountHours} account-hours, ${period}; current hour ${isoUtc(status.currentHourEpoch)}`];
+      for (const a of status.accounts) lines.push(...accountText(a));
+      process.stdout.write(`${lines.join("\n")}\n`);
+    }
+    if (argv.maxLag !== undefined) {
+      const stale = status.accounts.filter((a) => a.lagHours !== null && a.lagHours > argv.maxLag!).map((a) => ({ accountId: a.accountId, lagHours: a.lagHours! }));
+      if (stale.length > 0) throw new StaleWarehouseError(stale, argv.maxLag);
+    }
+  },
+};
