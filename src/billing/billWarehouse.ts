@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
-import { qualityOf, type DataQuality } from "./dataQuality.js";
+import { qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
 import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type PeriodPart } from "./lines.js";
 
@@ -33,6 +33,6 @@ export async function billWarehouse(
 ): Promise<BilledPeriod> {
   const { units } = resolveOptions(options);
   const { lines, parts, seen } = await billingPass(connection, params, options, levels);
-  const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
+  const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units), await syncedUntilOf(connection));
   return { lines, parts, quality, load, data: await dataFingerprint(connection) };
 }

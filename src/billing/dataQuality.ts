@@ -17,7 +17,7 @@ export interface MissingRun {
 /** What the data of a period lacks or holds that is not billed; it travels with every report. */
 export interface DataQuality {
   /** Hours of `[start, end)` without a sample, per account that has at least one sample in the period. */
-  missingHours: { accountId: number; hours: number; runs: MissingRun[] }[];
+  missingHours: { accountId: number; hours: number; runs: MissingRun[]; notYetSynced?: { startHour: number; hours: number } }[];
   /** Machines of types other than the billed one (e.g. not `vm`), in machine-hours: kept in the tables, never billed. */
   unbilledMachineTypes: { type: string; machineHours: number }[];
   /**
@@ -39,16 +39,23 @@ export interface DataQuality {
 /**
  * The runs of missing hours of each account that has a sample in `[start, end)`: the hours
  * from the first whole hour of the period to its end without a sample, in runs of
- * consecutive hours, accounts in id order.
+ * consecutive hours, accounts in id order. Hours that have not ended yet (from the current
+ * hour on) are never missing; nor, for an account `sync` keeps (`syncedUntil`: the hour after
+ * its last hour held), the hours after its last complete hour: those are "not yet synced".
  */
-export function missingHoursOf(accountHours: ReadonlyMap<number, readonly number[]>, params: BillingParams): DataQuality["missingHours"] {
+export function missingHoursOf(
+  accountHours: ReadonlyMap<number, readonly number[]>, params: BillingParams,
+  syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = Date.now() / 1000,
+): DataQuality["missingHours"] {
   const first = Math.ceil(params.start / 3600) * 3600;
+  const ended = Math.min(params.end, Math.floor(nowEpoch / 3600) * 3600);
   const out: DataQuality["missingHours"] = [];
   for (const accountId of [...accountHours.keys()].sort((a, b) => a - b)) {
     const present = new Set(accountHours.get(accountId));
-    const entry = { accountId, hours: 0, runs: [] as MissingRun[] };
+    const entry: DataQuality["missingHours"][number] = { accountId, hours: 0, runs: [] as MissingRun[] };
+    const until = Math.min(ended, syncedUntil.get(accountId) ?? ended);
     let run: MissingRun | undefined;
-    for (let hour = first; hour < params.end; hour += 3600) {
+    for (let hour = first; hour < until; hour += 3600) {
       if (present.has(hour)) {
         run = undefined;
         continue;
@@ -58,9 +65,19 @@ export function missingHoursOf(accountHours: ReadonlyMap<number, readonly number
       run.hours++;
       entry.hours++;
     }
-    if (entry.hours > 0) out.push(entry);
+    const pending = Math.max(0, (ended - Math.max(until, first)) / 3600);
+    if (pending > 0) entry.notYetSynced = { startHour: Math.max(until, first), hours: pending };
+    if (entry.hours > 0 || pending > 0) out.push(entry);
   }
   return out;
+}
+
+/** For each account `sync` keeps in a warehouse (`sync_state`), the hour after its last hour held: later hours are not yet synced. */
+export async function syncedUntilOf(connection: DuckDBConnection): Promise<Map<number, number>> {
+  const rows = (await connection.runAndReadAll(
+    "SELECT s.account_id, coalesce(max(a.hour_epoch) + 3600, min(s.synced_until_epoch)) AS until FROM sync_state s LEFT JOIN account_hours a USING (account_id) GROUP BY 1",
+  )).getRowsJS();
+  return new Map(rows.map(([accountId, until]) => [Number(accountId), Number(until)]));
 }
 
 /**
@@ -68,9 +85,11 @@ export function missingHoursOf(accountHours: ReadonlyMap<number, readonly number
  * billed impossible values and the load report: missing hours per account, machine types
  * that are not billed, empty records, whether the period is empty, skipped files and duplicates.
  */
-export function qualityOf(seen: SeenData, params: BillingParams, load: LoadReport | undefined, impossibleValues: ImpossibleValue[]): DataQuality {
+export function qualityOf(
+  seen: SeenData, params: BillingParams, load: LoadReport | undefined, impossibleValues: ImpossibleValue[], syncedUntil?: ReadonlyMap<number, number>,
+): DataQuality {
   return {
-    missingHours: missingHoursOf(seen.accountHours, params),
+    missingHours: missingHoursOf(seen.accountHours, params, syncedUntil),
     unbilledMachineTypes: [...seen.unbilledTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([type, machineHours]) => ({ type, machineHours })),
     emptyRecords: { machineHours: seen.emptyMachineHours, cloudSpaceHours: seen.emptyCloudspaceHours },
     emptyPeriod: seen.accountHours.size === 0,
@@ -106,12 +125,12 @@ export async function dataQuality(
 ): Promise<DataQuality> {
   checkParams(params);
   const { seen } = await billingPass(connection, params, { units }, ["environment"]); // what it saw: no level's sums are needed
-  return qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units));
+  return qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units), await syncedUntilOf(connection));
 }
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
-  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
+  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "NOT_YET_SYNCED" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
   message: string;
   details?: unknown;
 }
@@ -119,14 +138,26 @@ export interface Warning {
 /** The MISSING_HOURS warnings of the missing hours of a period, one per account. */
 export function missingHoursWarnings(missingHours: DataQuality["missingHours"], params: BillingParams): Warning[] {
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
-  return missingHours.map((m) => {
+  return missingHours.flatMap((m): Warning[] => {
     const runs = m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
     const shown = runs.length > 5 ? [...runs.slice(0, 5), `and ${runs.length - 5} more runs`] : runs;
-    return {
-      code: "MISSING_HOURS",
-      message: `account ${m.accountId}: ${m.hours} hour${m.hours === 1 ? "" : "s"} missing in ${period}: ${shown.join(", ")}`,
-      details: m,
-    };
+    const warnings: Warning[] = [];
+    if (m.hours > 0) {
+      warnings.push({
+        code: "MISSING_HOURS",
+        message: `account ${m.accountId}: ${m.hours} hour${m.hours === 1 ? "" : "s"} missing in ${period}: ${shown.join(", ")}`,
+        details: m,
+      });
+    }
+    if (m.notYetSynced) {
+      const n = m.notYetSynced.hours;
+      warnings.push({
+        code: "NOT_YET_SYNCED",
+        message: `account ${m.accountId}: ${n} hour${n === 1 ? "" : "s"} of ${period} not yet synced (from ${isoUtc(m.notYetSynced.startHour)}, after the last hour held)`,
+        details: m.notYetSynced,
+      });
+    }
+    return warnings;
   });
 }
 

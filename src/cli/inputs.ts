@@ -109,7 +109,7 @@ export interface WithWarehouseOptions {
   skipBad?: boolean;
   /** Load only these account-hours from inputs (see OpenWarehouseOptions.select). Default: all. */
   select?: AccountHourSelection;
-  /** Print the skipped files, duplicates and ignored paths on stderr. Default true. */
+  /** Print the skipped files, duplicates and ignored paths on stderr. Default: for inputs only (from `--db` they are past loads', shown by check). */
   notes?: boolean;
   /** DuckDB's memory limit for `--db`, bytes (see OpenWarehouseOptions.memoryLimitBytes). Default: DuckDB's. */
   memoryLimitBytes?: number;
@@ -156,7 +156,7 @@ export async function withWarehouse<R>(
     workers: workersOf(argv),
     waitSeconds: waitOf(argv),
     onProgress,
-  }), options.notes ?? true);
+  }), options.notes ?? Array.isArray(source)); // --db: what past loads dropped or skipped is history, for check and status
   try {
     return await fn(warehouse);
   } finally {

@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, type DecodedAccountHour } from "../../src/index.js";
 import { isoUtc } from "../../src/time.js";
 import { runCli } from "../helpers/runCli.js";
-import { fakePlatform } from "../fetch/fakePlatform.js";
+import { fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
 
 const H = 3600;
@@ -57,6 +57,20 @@ describe("cloudunits status", () => {
     expect(text.stderr).toContain("1 account is more than 3 h behind: account 2 (6 h)");
     expect(text.code).toBe(7);
     expect((await runCli(["status", "--db", db, "--max-lag", "6"])).code).toBe(0);
+
+    // billing from the warehouse: the two hours inside account 2's data are missing, the six
+    // after its last hour are not yet synced, the hours that have not ended are neither; each
+    // warning once (the text report holds them; stderr does not repeat them)
+    const archive = join(dir, "again.zip");
+    await writeFile(archive, await zipOf(published.filter((r) => r.accountId === 1)));
+    expect((await runCli(["ingest", archive, "--db", db])).code).toBe(0); // byte-identical copies: duplicates, history
+    const bill = await runCli(["billing", "--db", db, "--start", isoUtc(start), "--end", isoUtc(start + 48 * H), "--account-id", "2", "--format", "text"]);
+    expect(bill.code).toBe(0);
+    const out = bill.stdout + bill.stderr;
+    expect(out.match(/account 2: 2 hours missing in [^\n]*/g)).toEqual([`account 2: 2 hours missing in [${isoUtc(start)}, ${isoUtc(start + 48 * H)}): ${isoUtc(start + 3 * H)}..${isoUtc(start + 4 * H)}`]);
+    expect(out.match(/account 2: 6 hours of [^\n]* not yet synced[^\n]*/g)).toHaveLength(1);
+    expect(out).toContain(`not yet synced (from ${isoUtc(start + 18 * H)}, after the last hour held)`);
+    expect(bill.stderr).not.toMatch(/dropped|duplicate/);
 
     // the platform writes the late hours: the next sync gets them, and status says they arrived late
     published = records;

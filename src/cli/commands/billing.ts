@@ -226,7 +226,9 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       );
     if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
     // Skipped files and duplicates were already listed with the load.
-    for (const w of warnings) {
+    // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
+    const warningsShown = argv.format === "text" && argv.out === undefined;
+    for (const w of warningsShown ? [] : warnings) {
       if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
     }
     if (argv.warningsJson !== undefined) {
