@@ -134,6 +134,27 @@ const KNOWN: Known[] = [
     },
   },
   {
+    // the cron recipe: each run asks what is new and what is still missing; quiet prints only what needs a human
+    line: /^npx cloudunits sync --url https:\/\/cloud\.example --db warehouse\.duckdb --quiet .*--client-id "\$ID"/,
+    check: (run) => {
+      expect(run.stderr).not.toMatch(/up to date|now holds/);
+      // the fake platform has nothing after October: those hours are named, given up past the look-back
+      expect(run.stderr).toMatch(/account 1: warning: \d+ hours never written by the platform, given up after the 72-hour look-back \(missing\): 2026-11-01T00:00:00Z\.\./);
+    },
+  },
+  {
+    line: /^npx cloudunits status --db warehouse\.duckdb --max-lag 3 \|\| echo "warehouse stale \(exit \$\?\)" >&2$/,
+    check: (run) => {
+      expect(run.stdout).toMatch(/^account 1 \(Account 1\): complete until 2026-10-03T00:00:00Z, \d+ h behind$/m);
+      expect(run.stderr).toMatch(/accounts are more than 3 h behind: account 1 \(\d+ h\)/);
+      expect(run.stderr).toContain("warehouse stale (exit 7)");
+    },
+  },
+  {
+    line: /^npx cloudunits billing --db warehouse\.duckdb --month 2026-10 --format csv --out invoices-2026-10\.csv/,
+    check: (_, cwd) => expect(readFileSync(join(cwd, "invoices-2026-10.csv"), "utf8").split("\n").length).toBeGreaterThan(2),
+  },
+  {
     line: /^npx cloudunits reconcile --db warehouse\.duckdb --url https:\/\/cloud\.example --start 2026-10-01 --end 2026-11-01 .*--auth-url https:\/\/iam\.example --client-id "\$ID"/,
     check: (run) => {
       expect(run.stdout).toContain("platform period rule: half-open [start, end), like ours");
