@@ -163,7 +163,7 @@ export class WarehouseStorageError extends CloudunitsError {
   readonly file: string;
 
   constructor(file: string, reason: string, options?: { cause?: unknown }) {
-    super("DB_DISK_FULL", `cannot write ${file}: ${reason}; the database is intact (what was being written was rolled back): free some space and run again`, options);
+    super("DB_DISK_FULL", `cannot write ${file}: ${reason}; the transaction in flight was rolled back: free some space and run again`, options);
     this.file = file;
   }
 }

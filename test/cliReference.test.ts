@@ -1,3 +1,4 @@
+import { ingest } from "../src/store/ingest.js";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -97,7 +98,8 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--names FILE": "names.csv",
   "--statement FILE": "statement.yaml",
   "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
-  "--db FILE": (ctx) => `warehouse-${ctx.run}.duckdb`,
+  // status reads a warehouse: the one ingest made of data.zip (made here when the ingest lines have not run yet)
+  "--db FILE": (ctx) => (ctx.command === "status" ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
   "--out FILE.zip": (ctx) => `${ctx.command}-${ctx.run}.zip`,
   "--accounts N": "2",
@@ -183,6 +185,7 @@ beforeAll(async () => {
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
   // the files FILE names: the price list, units file and names file the repository ships in examples/
   for (const file of ["prices.yaml", "units.yaml", "names.csv"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
+  await ingest([join(cwd, "data.zip")], { db: join(cwd, "status.duckdb") });
   writeFileSync(join(cwd, "statement.yaml"), "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, Hamburg] }\nnumbering: { pattern: 'INV-{yyyy}-{seq:05}' }\n");
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {

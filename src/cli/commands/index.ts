@@ -62,8 +62,8 @@ export const commands: readonly CommandEntry[] = [
     command: "status",
     describe: "how fresh a warehouse is, per account: complete until, lag, missing, late and rewritten hours, last sync (exit 7 past --max-lag)",
     examples: [
-      ["cloudunits status --db synced.duckdb", "per account: complete until, hours behind, missing and not-yet-synced hours, late and rewritten hours, last sync"],
-      ["cloudunits status --db synced.duckdb --format json --max-lag 100000", "the same as JSON; exit 7 when an account is more than 100000 hours behind (cron: use 3)"],
+      ["cloudunits status --db synced.duckdb", "per account: complete until, hours behind, missing hours, last sync"],
+      ["cloudunits status --db synced.duckdb --format json --max-lag 100000", "as JSON; exit 7 past 100000 hours behind"],
     ],
     load: async () => (await import("./status.js")).statusCommand,
   },
