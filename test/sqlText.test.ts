@@ -34,8 +34,18 @@ function sourceFiles(dir: string): string[] {
     e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
 }
 
-/** Whether `text` leaves a single-quoted SQL literal open (an odd count of quotes, doubled quotes counting twice). */
-const opensQuote = (text: string): boolean => (text.match(/'/g)?.length ?? 0) % 2 === 1;
+/**
+ * Whether `text` leaves a single-quoted SQL literal open (doubled quotes toggle twice); a `--`
+ * comment outside a literal runs to the end of its line, so an apostrophe in it opens nothing.
+ */
+function opensQuote(text: string): boolean {
+  let open = false;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "'") open = !open;
+    else if (!open && text.startsWith("--", i)) i = text.includes("\n", i) ? text.indexOf("\n", i) : text.length;
+  }
+  return open;
+}
 
 interface Finding {
   where: string;
@@ -100,6 +110,9 @@ describe("values never go into SQL text", () => {
         "export const b = (limit: number) => `SELECT * FROM machines LIMIT ${limit}`;",
         "export const c = (t: string) => `SELECT '${t.replaceAll(\"'\", \"''\")}'`;",
         "export const ok = (table: string) => `SELECT count(*) FROM ${table} WHERE status = $status`;",
+        "const DDL = 'CREATE TABLE t (x INT)';",
+        "export const commented = `-- the account's table\\n${DDL}\\nSELECT 'it''s' AS s -- and a note's apostrophe\\n${DDL}`;",
+        "export const d = (v: string) => `-- a comment\\nSELECT 'x' -- it's\\nWHERE s = '${v}'`;",
       ].join("\n"));
       const found = findValuesInSql([file]).map((f) => f.problem);
       expect(found).toEqual([
@@ -107,6 +120,7 @@ describe("values never go into SQL text", () => {
         "${limit} of type number written into SQL",
         "${t.replaceAll(\"'\", \"''\")} inside a SQL string literal",
         "t.replaceAll(\"'\", \"''\") escapes a value into SQL",
+        "${v} inside a SQL string literal",
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });

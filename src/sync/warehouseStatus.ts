@@ -76,10 +76,11 @@ export async function warehouseStatus(connection: DuckDBConnection, db: string, 
     ? "SELECT account_id, synced_until_epoch, synced_from_epoch, epoch(last_run_at) AS at, last_result, last_error FROM sync_state"
     : "SELECT account_id, synced_until_epoch, NULL AS synced_from_epoch, epoch(synced_at) AS at, NULL AS last_result, NULL AS last_error FROM sync_state");
   const names = await rows("SELECT id, name FROM entity_names WHERE kind = 'account'");
+  // the holes between held hours (3600: an hour, in seconds)
   const gaps = await rows(`
-    SELECT account_id, prev + ${HOUR_SECONDS} AS gap_from, hour_epoch - ${HOUR_SECONDS} AS gap_to
+    SELECT account_id, prev + 3600 AS gap_from, hour_epoch - 3600 AS gap_to
     FROM (SELECT account_id, hour_epoch, lag(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS prev FROM account_hours)
-    WHERE hour_epoch - prev > ${HOUR_SECONDS} ORDER BY account_id, gap_from`);
+    WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`);
   const log = known.has("sync_log.event") ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch") : [];
 
   const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id))])].sort((a, b) => a - b);
