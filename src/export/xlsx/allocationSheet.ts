@@ -87,7 +87,7 @@ export function writeAllocationSheet(
       row.getCell(c).value = line.sampleHours;
       row.getCell(c).numFmt = "#,##0";
       row.getCell(col.unit).value = kind.own ? "CU own" : kind.unit === "CU" && !billedLevel ? "CU allocated" : kind.unit;
-      for (const c of [col.unit, col.quantityUnit, col.pricePer]) row.getCell(c).alignment = { indent: 1 };
+      for (const c of [col.unit, col.quantityUnit, col.pricePer]) if (c > 0) row.getCell(c).alignment = { indent: 1 }; // no price per without prices
       const quantity = quantityOf(line, kind);
       row.getCell(col.quantity).value = quantity;
       row.getCell(col.quantity).numFmt = QUANTITY_2;
