@@ -59,6 +59,9 @@ export async function writeBillingXlsx(
   report: BillingReport, connection: DuckDBConnection | undefined, file: string, options: BillingXlsxOptions = {},
 ): Promise<void> {
   if (options.hourly && connection === undefined) throw new UsageError("the Hourly sheet is read from a warehouse: open one (its connection) to write it");
+  // billed for one account, the workbook is that account's statement: nothing of the whole load (docs/formulas.md)
+  const accountId = report.params.accountId;
+  if (accountId !== undefined) report = accountReport(report, accountId);
   await writeWorkbook(file, report, async (workbook) => {
     writeSummarySheet(workbook, report);
     const accounts = writeAllocationSheet(workbook, report, "account", undefined);

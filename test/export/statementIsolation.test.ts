@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { billingReport, monthPeriod, writeInvoicePack } from "../../src/index.js";
+import { billingReport, monthPeriod, writeBillingXlsx, writeInvoicePack } from "../../src/index.js";
 import { leaksOf, statementFixture, zipParts, type StatementPart } from "../helpers/statementIsolation.js";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 
@@ -40,5 +40,17 @@ describe("an account's statement holds that account alone", () => {
     // Account 7103's own override is its own business: its statement says it has its own prices, others' say nothing.
     expect(text(await zipParts(files.find((f) => basename(f).startsWith("account-7103-"))!))).toContain("with this account's own prices");
     expect(about).not.toContain("own prices");
+  });
+});
+
+describe("a workbook billed for one account (--account-id) is that account's statement too", () => {
+  it.each(fixture.accounts.map((a) => [a.id] as const))("account %i alone: no other account's id or name, nothing of the whole load", async (id) => {
+    const connection = await memoryWarehouse(fixture.hours);
+    const report = await billingReport(connection, { ...monthPeriod("2026-10"), accountId: id }, { names: fixture.names }, { prices: fixture.prices });
+    const file = join(await mkdtemp(join(tmpdir(), "cu-isolation-one-")), "one.xlsx");
+    await writeBillingXlsx(report, connection, file);
+    const parts = await zipParts(file);
+    expect(leaksOf(parts, fixture.accounts.filter((a) => a.id !== id))).toEqual([]);
+    expect(text(parts)).not.toMatch(/Data loaded|files, not fingerprinted|account overrides?\b|Byte-identical duplicates/);
   });
 });
