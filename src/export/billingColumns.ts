@@ -105,9 +105,14 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
           key: `${unit}_unit_price`, header: `${unit} unit price (${currency} per ${priceUnit})`, kind: "price",
           value: (l, m) => (m && l.level !== "environment" ? unitPriceText(list, l, unit, report.params) : null),
         },
+        // an account's (and the environment's) amount of the unit; below the account its share is allocated cost
         {
           key: `${unit}_amount`, header: `${unit} amount (${currency})`, kind: "money",
-          value: (_l, m) => unitAmountOf(m, unit) ?? null,
+          value: (l, m) => (isBilled(l) ? unitAmountOf(m, unit) ?? null : null),
+        },
+        {
+          key: `${unit}_allocated_cost`, header: `${unit} allocated cost (${currency})`, kind: "money",
+          value: (l, m) => (isBilled(l) ? null : unitAmountOf(m, unit) ?? null),
         },
       );
     }

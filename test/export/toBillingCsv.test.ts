@@ -37,12 +37,14 @@ describe("billing CSV", () => {
     const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005", SU: "0.005" } });
     const report = await billingReport(connection, params, {}, { prices });
     const [header, account, cloudspace, machine] = (await text(toBillingCsv(report))).split("\r\n");
-    expect(header!.endsWith(`,CU unit price (EUR per CU-hour),CU amount (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),${ALLOCATED}`)).toBe(true);
+    expect(header!.endsWith(
+      `,CU unit price (EUR per CU-hour),CU amount (EUR),CU allocated cost (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),SU allocated cost (EUR),${ALLOCATED}`,
+    )).toBe(true);
     expect(header).not.toMatch(/total|rounded/);
-    // The account's money is its amount due; below it, the same money is allocated cost, never an amount due.
-    expect(account!.endsWith(",0.005,0.01,0.005,0.00,0.01,")).toBe(true);
-    expect(cloudspace!.endsWith(",0.005,0.01,0.005,0.00,,0.01")).toBe(true);
-    expect(machine!.endsWith(",0.005,0.01,0.005,0.00,,0.01")).toBe(true);
+    // The account's money is its amounts and amount due; below it, the same money is allocated cost, never an amount.
+    expect(account!.endsWith(",0.005,0.01,,0.005,0.00,,0.01,")).toBe(true);
+    expect(cloudspace!.endsWith(",0.005,,0.01,0.005,,0.00,,0.01")).toBe(true);
+    expect(machine!.endsWith(",0.005,,0.01,0.005,,0.00,,0.01")).toBe(true);
   });
 
   it("a price per month shows the quantity in months beside it, so quantity × unit price = amount", async () => {
@@ -51,8 +53,8 @@ describe("billing CSV", () => {
     const prices = parsePrices({ currency: "EUR", prices: { SU: { perMonth: 720 } } });
     const report = await billingReport(connection, params, {}, { prices });
     const [header, account] = (await text(toBillingCsv(report))).split("\r\n");
-    expect(header!.endsWith(`,SU billed (SU-months),SU unit price (EUR per SU-month),SU amount (EUR),${ALLOCATED}`)).toBe(true);
-    expect(account!.endsWith(`,${1 / 720},720,1.00,1.00,`)).toBe(true);
+    expect(header!.endsWith(`,SU billed (SU-months),SU unit price (EUR per SU-month),SU amount (EUR),SU allocated cost (EUR),${ALLOCATED}`)).toBe(true);
+    expect(account!.endsWith(`,${1 / 720},720,1.00,,1.00,`)).toBe(true);
   });
 
   it("hourly detail has one row per entity, level and hour", async () => {
