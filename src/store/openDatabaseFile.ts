@@ -107,6 +107,10 @@ export async function openDatabaseFile(
       }
     } else {
       await connection.run(SCHEMA_SQL);
+      // The schema's changes go into the file now, not the write-ahead log: DuckDB 1.5 cannot
+      // replay an ALTER TABLE ... ADD COLUMN from its log ("GetDefaultDatabase with no default
+      // database set"), so a run killed before its first checkpoint left a file no one could open.
+      await connection.run("CHECKPOINT");
     }
   } catch (error) {
     connection?.closeSync();
