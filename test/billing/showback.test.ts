@@ -102,9 +102,13 @@ describe("showback over a 744-hour month", () => {
     for await (const chunk of toBillingCsv(reports.get("aggregate")!)) csv += chunk;
     const [header, ...rows] = csv.trim().split("\r\n").map((r) => r.split(","));
     const at = (name: string) => header!.indexOf(name);
-    const amounts = header!.map((h, i) => [h, i] as const).filter(([h]) => / amount \(EUR\)$/.test(h)).map(([, i]) => i);
+    const columns = (pattern: RegExp) => header!.map((h, i) => [h, i] as const).filter(([h]) => pattern.test(h)).map(([, i]) => i);
+    // an account's unit amounts; below it, each unit's allocated cost
+    const amounts = columns(/^[A-Z]+ amount \(EUR\)$/);
+    const allocated = columns(/^[A-Z]+ allocated cost \(EUR\)$/);
+    expect(allocated.length).toBe(amounts.length);
     for (const row of rows.filter((r) => r[0] !== "environment")) {
-      const sum = amounts.reduce((a, i) => a.add(Exact.parse(row[i]!)!), Exact.ZERO);
+      const sum = (row[0] === "account" ? amounts : allocated).reduce((a, i) => a.add(Exact.parse(row[i]!)!), Exact.ZERO);
       expect(sum.toFixed(2)).toBe(row[at("amount due (EUR)")] || row[at("allocated cost (EUR; the account's lines split by largest remainder; adds up to them to the cent)")]);
     }
     expect(rows.find((r) => r[0] === "environment")![at("amount due (EUR)")]).toBe("411.17");
