@@ -10,7 +10,7 @@ import { downloadToFile } from "../../src/fetch/downloadToFile.js";
 import { httpRequest, isTransient } from "../../src/fetch/httpRequest.js";
 import { withRetries } from "../../src/fetch/withRetries.js";
 import { runCli } from "../helpers/runCli.js";
-import { CONSUMPTION_PATH, SECRETS, platform, serversPerTest, type FakeServer, type Handler } from "./fakeService.js";
+import { CONSUMPTION_PATH, SECRETS, platform, serversPerTest, sessionFetchOptions, type FakeServer, type Handler } from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const MIB = 1024 * 1024;
@@ -28,12 +28,8 @@ afterAll(async () => {
 const serve = serversPerTest();
 
 let outCount = 0;
-function options(server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {
-  return {
-    url: server.url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password },
-    accountId: 7, start: START, end: START + 3600, out: join(dir, `out-${++outCount}`, "consumption.zip"), retryDelayMs: 5, timeoutMs: 2000, ...overrides,
-  };
-}
+const options = (server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}) =>
+  sessionFetchOptions(server, join(dir, `out-${++outCount}`, "consumption.zip"), overrides);
 
 /** A body that starts like a zip and never ends (no Content-Length): 64 KiB at a time, as fast as the client reads. Counts what was sent. */
 function endlessZip(sent: { bytes: number }): Handler {

@@ -2,6 +2,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach } from "vitest";
+import type { FetchConsumptionOptions } from "../../src/index.js";
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -91,6 +92,17 @@ export const SECRETS = {
 
 /** Every secret value: none may appear in any output or error. */
 export const SECRET_VALUES: string[] = Object.values(SECRETS);
+
+/**
+ * Options of a `fetchConsumption` of account 7's first hour of October 2026 from `server`,
+ * logged in with the session secrets, quick to retry and time out; `overrides` win.
+ */
+export function sessionFetchOptions(server: FakeServer, out: string, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {
+  return {
+    url: server.url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password },
+    accountId: 7, start: 1790812800, end: 1790812800 + 3600, out, retryDelayMs: 5, timeoutMs: 2000, ...overrides,
+  };
+}
 
 /** Sends a zip (or any bytes) with a Content-Length. */
 export function sendBytes(res: http.ServerResponse, bytes: Uint8Array, contentType = "application/zip"): void {

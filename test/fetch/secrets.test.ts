@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FetchError, fetchConsumption, writeDataset } from "../../src/index.js";
 import type { FetchAuth, FetchConsumptionOptions } from "../../src/index.js";
-import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, platform, sendBytes, serversPerTest, type FakeServer } from "./fakeService.js";
+import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, platform, sendBytes, serversPerTest, sessionFetchOptions, type FakeServer } from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 /** A password with every character that an echo escapes: quote, backslash, angle brackets, ampersand, space, slash, non-ASCII. */
@@ -26,12 +26,8 @@ afterAll(async () => {
 const serve = serversPerTest();
 
 let outCount = 0;
-function options(server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {
-  return {
-    url: server.url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password }, accountId: 7, start: START, end: START + 3600,
-    out: join(dir, `out-${++outCount}.zip`), retries: 0, retryDelayMs: 5, timeoutMs: 2000, ...overrides,
-  };
-}
+const options = (server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}) =>
+  sessionFetchOptions(server, join(dir, `out-${++outCount}.zip`), { retries: 0, ...overrides });
 
 /** Every text an error carries: message, stack and causes. */
 function errorTexts(error: unknown): string {
