@@ -3,17 +3,40 @@ import { UsageError } from "./errors.js";
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /**
+ * The magnitude from which a number given as epoch seconds is surely epoch milliseconds:
+ * 1e11 seconds is the year 5138, 1e11 milliseconds is March 1973.
+ */
+export const MILLISECONDS_FROM = 1e11;
+
+/**
+ * Returns `value` when it is whole epoch seconds; throws a UsageError naming `what` otherwise:
+ * code `BAD_TIME` for a fraction or a number beyond safe integers, `MILLISECOND_EPOCH` for a
+ * number of ±1e11 or more (epoch milliseconds given as seconds would bill nothing, silently).
+ */
+export function checkEpochSeconds(value: number, what = "time"): number {
+  if (!Number.isSafeInteger(value)) throw new UsageError(`bad ${what}: ${String(value)} (epoch seconds, a whole number)`, { code: "BAD_TIME" });
+  if (Math.abs(value) >= MILLISECONDS_FROM) {
+    const seconds = Math.trunc(value / 1000);
+    const asSeconds = Math.abs(seconds) < MILLISECONDS_FROM ? `: give ${seconds} (${isoUtc(seconds)})` : "";
+    throw new UsageError(
+      `bad ${what}: ${value} is epoch milliseconds, not seconds (epoch seconds are below 1e11, the year 5138)${asSeconds}`,
+      { code: "MILLISECOND_EPOCH" },
+    );
+  }
+  return value;
+}
+
+/**
  * Parses a time given as epoch seconds (`1790812800`) or ISO 8601 (`2026-10-01`,
  * `2026-10-01T00:00Z`, `2026-10-01T02:00+02:00`); no zone means UTC.
- * Returns epoch seconds. Throws a UsageError naming `what` and the value.
+ * Returns epoch seconds. Throws a UsageError naming `what` and the value: code
+ * `MILLISECOND_EPOCH` for epoch milliseconds (a number of ±1e11 or more, see `checkEpochSeconds`),
+ * `BAD_TIME` for anything else that is not a time.
  */
 export function parseTime(value: string | number, what = "time"): number {
-  if (typeof value === "number") {
-    if (Number.isInteger(value)) return value;
-    throw new UsageError(`bad ${what}: ${value} (epoch seconds must be a whole number)`);
-  }
+  if (typeof value === "number") return checkEpochSeconds(value, what);
   const text = value.trim();
-  if (/^-?\d+$/.test(text)) return Number(text);
+  if (/^-?\d+$/.test(text)) return checkEpochSeconds(Number(text), what);
   const m = ISO.exec(text);
   if (m) {
     const [, y, mo, d, h = "0", mi = "0", s = "0", frac, zone] = m;
@@ -35,6 +58,7 @@ export function parseTime(value: string | number, what = "time"): number {
   }
   throw new UsageError(
     `bad ${what}: "${value}" (use epoch seconds or ISO 8601 such as 2026-10-01 or 2026-10-01T00:00Z, whole seconds)`,
+    { code: "BAD_TIME" },
   );
 }
 

@@ -8,7 +8,7 @@ import { loadSources, type LoadTarget } from "../store/loadSources.js";
 import { billingWorkers } from "../store/stageHours.js";
 import type { LoadManifest, ManifestRow } from "../store/manifest.js";
 import type { LoadReport } from "../store/types.js";
-import { compareImpossible, isBilledImpossible } from "./billedImpossibleValues.js";
+import { compareImpossible, isBilledImpossible, refuseImpossible } from "./billedImpossibleValues.js";
 import { BillingEngine } from "./billingEngine.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
@@ -17,7 +17,11 @@ import { checkParams, cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, 
 
 /** Options of {@link billInputs}: the billing options, and how the inputs are read. */
 export interface BillInputsOptions extends BillingOptions {
-  /** Go on without bad files and conflicting account-hours, listing them in `load.skipped`. Default false: throw BadInputError naming them all. */
+  /**
+   * Go on without bad files and conflicting account-hours (listed in `load.skipped`), and count
+   * impossible values in billed fields as 0 (listed in `quality.impossibleValues`). Default false:
+   * throw a BadInputError naming every bad file, or an ImpossibleValuesError naming every impossible value.
+   */
   skipBad?: boolean;
   /** Read every input file as packed Cap'n Proto (`--packed`). Default false: only `*.packed` files. */
   packed?: boolean;
@@ -70,10 +74,10 @@ class RunManifest implements LoadManifest {
  * each is decoded, on worker threads for larger inputs, into the facts billing needs, and
  * summed by the billing engine as it goes. Nothing is loaded into a database, and over a
  * longer period memory grows only by the files' index (about 150 bytes each). Duplicates,
- * conflicts and bad files are treated as by `open` (docs/cli.md): without `skipBad` a
- * BadInputError names every bad file. Impossible values in
- * billed fields are in `quality.impossibleValues` (counted as 0): refusing them is the caller's
- * choice (docs/warehouse.md).
+ * conflicts, bad files and impossible values are treated as by `open` (docs/cli.md, docs/warehouse.md):
+ * without `skipBad` a BadInputError names every bad file, and an ImpossibleValuesError every
+ * impossible value in a billed field; with `skipBad` the bad files are left out (`load.skipped`)
+ * and the impossible values count as 0 (`quality.impossibleValues` lists them).
  *
  * The figures are those of `billingReport` over a warehouse loaded from the same inputs, to the bit.
  */
@@ -113,6 +117,8 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     }),
   });
   if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
+  impossible.sort(compareImpossible);
+  if (!options.skipBad) refuseImpossible(impossible); // as open(): refused, or counted as 0 with skipBad
   const engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly, splitAt);
   for (const state of outcome.billed) engine.merge(state);
   const load: LoadReport = {
@@ -126,7 +132,7 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
   return {
     lines: linesOf(engine.finish(), resolved, levels),
     parts: partsOf(engine, params, splitAt, resolved, levels),
-    quality: qualityOf(engine.seenData(), params, load, impossible.sort(compareImpossible)),
+    quality: qualityOf(engine.seenData(), params, load, impossible),
     load,
     data: manifest.fingerprint?.digest(),
   };

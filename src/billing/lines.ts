@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
 import { UsageError } from "../errors.js";
+import { checkEpochSeconds } from "../time.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.js";
@@ -113,9 +114,7 @@ export function resolveOptions(options: BillingOptions = {}): ResolvedBillingOpt
 
 /** Checks a period; throws a UsageError naming the bad value. */
 export function checkParams(params: BillingParams): void {
-  for (const key of ["start", "end"] as const) {
-    if (!Number.isSafeInteger(params[key])) throw new UsageError(`bad ${key}: ${String(params[key])} (epoch seconds, a whole number)`);
-  }
+  for (const key of ["start", "end"] as const) checkEpochSeconds(params[key], key);
   if (params.end <= params.start) throw new UsageError(`the period is empty: end ${params.end} is not after start ${params.start} (the period is [start, end))`);
   if (params.accountId !== undefined && !Number.isSafeInteger(params.accountId)) {
     throw new UsageError(`bad account id: ${String(params.accountId)} (a whole number)`);

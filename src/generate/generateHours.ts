@@ -4,6 +4,7 @@
  */
 import type { CloudSpace, DecodedAccountHour, Disk, Nic, VMachine } from "../capnp/records.js";
 import { UsageError } from "../errors.js";
+import { checkEpochSeconds } from "../time.js";
 import { datasetPlan, type CloudSpacePlan, type MachinePlan } from "./datasetPlan.js";
 import { unitFor } from "./random.js";
 
@@ -100,7 +101,7 @@ function resolveOptions(options: GenerateOptions): typeof GENERATE_DEFAULTS {
     if (!Number.isInteger(o[key]) || o[key] < 0) throw new UsageError(`bad ${key}: ${o[key]} (a whole number, 0 or more)`);
   }
   if (!Number.isInteger(o.seed)) throw new UsageError(`bad seed: ${o.seed} (a whole number)`);
-  if (!Number.isInteger(o.start) || o.start % SECONDS_PER_HOUR !== 0) {
+  if (checkEpochSeconds(o.start, "start") % SECONDS_PER_HOUR !== 0) {
     throw new UsageError(`bad start: ${o.start} (epoch seconds at the start of an hour, such as 1790812800)`);
   }
   const m = o.missingHours;

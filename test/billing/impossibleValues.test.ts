@@ -12,7 +12,7 @@ import { statsCommand } from "../../src/cli/commands/stats.js";
 import { exitCodeFor } from "../../src/cli/exitCode.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { ImpossibleValuesError, open, UsageError } from "../../src/index.js";
+import { billInputs, ImpossibleValuesError, open, UsageError } from "../../src/index.js";
 
 /**
  * docs/warehouse.md, impossible values: files made by the project's encoder, one account (2) with
@@ -332,19 +332,22 @@ describe("impossible values in every output", () => {
     expectClose(consumption(clean.stdout), { CU: 4, SU: 0.75, TU: 3, NU: 1.75 });
   });
 
-  it("the library's calculate throws ImpossibleValuesError naming them, and counts them as 0 when opened with skipBad", async () => {
+  it("the library's calculate and billInputs both throw ImpossibleValuesError naming them, and count them as 0 with skipBad", async () => {
     const period = { start: T0, end: T1 + 3600, accountId: 2 };
-    const store = await open([dir]);
-    try {
-      const error = await store.calculate(period).catch((e: unknown) => e);
+    const expectRefused = (error: unknown) => {
       expect(error).toBeInstanceOf(ImpossibleValuesError);
       expect((error as ImpossibleValuesError).code).toBe("IMPOSSIBLE_VALUE");
       expect((error as ImpossibleValuesError).values.map((v) => `${v.field}=${v.value}`).sort()).toEqual(
         ["configuredIops.totalIopsSec=NaN", "mem=NaN", "tx=-Infinity", "vcpus=-128"],
       );
+    };
+    const store = await open([dir]);
+    try {
+      expectRefused(await store.calculate(period).catch((e: unknown) => e));
     } finally {
       store.close();
     }
+    expectRefused(await billInputs([dir], period).catch((e: unknown) => e));
     const skipping = await open([dir], { skipBad: true });
     try {
       const { account } = await skipping.calculate(period, { allUnits: true });
@@ -352,5 +355,9 @@ describe("impossible values in every output", () => {
     } finally {
       skipping.close();
     }
+    const streamed = await billInputs([dir], period, { skipBad: true, allUnits: true });
+    const line = streamed.lines.find((l) => l.level === "account")!;
+    expectClose(Object.fromEntries(Object.keys(skipped).map((u) => [u, line.quantities[u as keyof typeof line.quantities]])) as Record<string, number>, skipped);
+    expect(streamed.quality.impossibleValues).toHaveLength(4);
   });
 });
