@@ -1,8 +1,8 @@
 /** cloudunits: the public API. Everything public is exported here, by name. */
 
 // Errors, times
-export * from "./errors.js";
-export { parseTime, isoUtc, monthPeriod } from "./time.js";
+export * from "./base/errors.js";
+export { parseTime, isoUtc, monthPeriod } from "./base/time.js";
 
 // Reading: find account-hours in zips and trees
 export type * from "./input/types.js";

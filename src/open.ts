@@ -6,7 +6,7 @@ import type { BillingOptions, BillingParams } from "./billing/lines.js";
 import { accountInvoice, type Invoice } from "./billing/invoice.js";
 import type { PriceList } from "./billing/prices.js";
 import { overlayNames } from "./billing/names.js";
-import { UsageError } from "./errors.js";
+import { UsageError } from "./base/errors.js";
 import { toParquet, type ParquetExport } from "./export/toParquet.js";
 import { accountStats as accountStatsOf } from "./stats/accountStats.js";
 import { cloudspaceStats as cloudspaceStatsOf } from "./stats/cloudspaceStats.js";

@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { BadInputError, UsageError } from "../errors.js";
+import { BadInputError, UsageError } from "../base/errors.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "../store/chooseStager.js";
 import type { ImpossibleValue } from "../store/impossibleValues.js";

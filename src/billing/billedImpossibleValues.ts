@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { ImpossibleValuesError } from "../errors.js";
+import { ImpossibleValuesError } from "../base/errors.js";
 import { GATEWAY_TYPE } from "../store/columnBatch.js";
 import { describeImpossible, MEASURED_FIELDS, readImpossibleValues, type ImpossibleValue } from "../store/impossibleValues.js";
 import { BILLING_COLUMNS } from "./warehouseFacts.js";

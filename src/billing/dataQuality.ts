@@ -2,7 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { describeImpossible, type ImpossibleValue } from "../store/impossibleValues.js";
 import type { LoadReport, SkippedFile } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import type { SeenData } from "./billingEngine.js";
 import { billingPass, checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import { withRoom } from "../growArray.js";
+import { withRoom } from "../base/growArray.js";
 
 /** An input of a report and its fingerprint. */
 export interface InputFingerprint {

@@ -5,7 +5,7 @@ import { nameOf } from "./names.js";
 import { pricingQuantityOf, pricingUnitOf } from "./money.js";
 import { PeriodParts } from "./periodParts.js";
 import { priceChanges, pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import type { Units } from "./units.js";
 import { UNIT_NAMES, type UnitName } from "./unitNames.js";
 

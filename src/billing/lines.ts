@@ -1,12 +1,12 @@
 import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
-import { UsageError } from "../errors.js";
-import { checkEpochSeconds } from "../time.js";
+import { UsageError } from "../base/errors.js";
+import { checkEpochSeconds } from "../base/time.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { warehouseFacts } from "./warehouseFacts.js";
-import { duckdbApi } from "../store/duckdb.js";
+import { duckdbApi } from "../base/duckdb.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;

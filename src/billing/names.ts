@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 
 /** The kinds of entity a names file can name. */
 export type NameKind = "account" | "cloudspace" | "machine";

@@ -1,5 +1,5 @@
-import { UsageError } from "../errors.js";
-import { isoUtc, parseTime } from "../time.js";
+import { UsageError } from "../base/errors.js";
+import { isoUtc, parseTime } from "../base/time.js";
 import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
 import { UNIT_NAMES, type UnitName } from "./unitNames.js";

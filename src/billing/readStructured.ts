@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 
 /** Reads a JSON (`.json`) or YAML file into a plain value; a UsageError names the file when it cannot. */
 export async function readStructured(file: string): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
 

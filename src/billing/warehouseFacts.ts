@@ -1,8 +1,8 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
 import { paramTypes, type BillingParams } from "./lines.js";
-import { duckdbApi, duckdbBindings } from "../store/duckdb.js";
-import { withRoom } from "../growArray.js";
+import { duckdbApi, duckdbBindings } from "../base/duckdb.js";
+import { withRoom } from "../base/growArray.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
 const WINDOW_SECONDS = 86_400;

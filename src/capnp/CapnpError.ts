@@ -1,4 +1,4 @@
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 
 /**
  * The stable codes of {@link CapnpError}:

@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import {
   DEFAULT_MAX_TEXT_BYTES, DEFAULT_NAME, DEFAULT_NESTING_LIMIT, MIN_TRAVERSAL_LIMIT_WORDS, TRAVERSAL_LIMIT_FACTOR,
   expansionLimitWords as expansionLimitOf, type DecodeOptions,

@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import type { AccountHour } from "../input/types.js";
 import type { DecodeOptions } from "./DecodeOptions.js";
 import { openMessage } from "./openMessage.js";

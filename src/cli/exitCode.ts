@@ -1,6 +1,6 @@
 import {
   BadFileError, BadInputError, ConflictError, FetchError, ImpossibleValuesError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
-} from "../errors.js";
+} from "../base/errors.js";
 
 /**
  * docs/cli.md: 2 bad usage, 3 bad input data, 4 fetch (or sync) could not authenticate or download,

@@ -1,5 +1,5 @@
 import type { Argv } from "yargs";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import type { AccountHourSelection, ReadProgress } from "../input/types.js";
 import type { ColumnSelection } from "../store/columnBatch.js";
 import type { DataTable } from "../store/schema.js";

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { CloudunitsError, UsageError } from "../errors.js";
+import { CloudunitsError, UsageError } from "../base/errors.js";
 import { commandName, commands } from "./commands/index.js";
 import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";

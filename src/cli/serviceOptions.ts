@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { FETCH_DEFAULTS } from "../fetch/serviceSession.js";
 import type { FetchAuth, RequestPolicy } from "../fetch/types.js";
 

@@ -5,7 +5,7 @@ import { showbackWeight } from "../billing/showback.js";
 import { priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, UNIT_NAMES, type UnitName } from "../billing/unitNames.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import { periodText } from "./periodText.js";
 
 /** What a column holds, which decides how each format writes it. */

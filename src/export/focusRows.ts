@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { cuRuleText, tuText } from "../billing/units.js";
 import { hourlyLines, type BillingLine } from "../billing/lines.js";
 import { Exact } from "../billing/exact.js";
@@ -8,7 +8,7 @@ import { priceAt } from "../billing/prices.js";
 import { nameOf } from "../billing/names.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { UnitName } from "../billing/unitNames.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import type { Warning } from "../billing/dataQuality.js";
 
 /** Options of the FOCUS exports. */

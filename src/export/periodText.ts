@@ -1,4 +1,4 @@
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 
 const DAY = 86400;
 

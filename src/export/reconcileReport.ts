@@ -1,6 +1,6 @@
 import type { ReconcileRow } from "../reconcile/compareBills.js";
 import type { ReconcileReport } from "../reconcile/reconcile.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import { plainNumber } from "./plainNumber.js";
 import { guardFormula } from "./toBillingCsv.js";
 

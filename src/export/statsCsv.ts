@@ -2,7 +2,7 @@ import { seriesDefinition } from "../stats/seriesCatalog.js";
 import { unitOf } from "../stats/seriesDefinition.js";
 import { seriesLeaves } from "../stats/seriesLeaves.js";
 import type { StatsEntity, StatsResponse } from "../stats/types.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 
 /** The columns of the long statistics CSV, in order. */
 export const STATS_CSV_COLUMNS = ["time_utc", "time_epoch", "entity", "entity_id", "series", "key", "value", "unit"] as const;

@@ -4,7 +4,7 @@ import { seriesDefinition } from "../stats/seriesCatalog.js";
 import { unitOf, type SeriesDefinition } from "../stats/seriesDefinition.js";
 import { seriesLeaves } from "../stats/seriesLeaves.js";
 import type { SeriesArray, StatsEntity, StatsResponse } from "../stats/types.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 
 /** What a statistics page is about. */
 export interface StatsPageSubject {

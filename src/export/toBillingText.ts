@@ -5,7 +5,7 @@ import { nuUnit, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { pricedUnits } from "../billing/prices.js";
 import { cuRuleText } from "../billing/units.js";
 import type { UnitName } from "../billing/unitNames.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import { periodText } from "./periodText.js";
 import { ALLOCATION_SENTENCE, shownUnits } from "./billingColumns.js";
 

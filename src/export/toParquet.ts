@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { DATA_TABLES, type DataTable } from "../store/schema.js";
 
 /** Options of {@link toParquet}. */

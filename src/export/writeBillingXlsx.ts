@@ -5,7 +5,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
 import { accountReport } from "../billing/accountReport.js";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
 import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
 import { writeInvoiceSheet } from "./xlsx/invoiceSheet.js";

@@ -7,7 +7,7 @@ import type { BillingReport } from "../billing/billingReport.js";
 import { FOCUS_COLUMNS, type FocusOptions, type FocusType } from "./focusRows.js";
 import { toFocusCsv } from "./toFocusCsv.js";
 import { writeAtomic } from "./writeAtomic.js";
-import { DUCKDB_SETTINGS, duckdbApi } from "../store/duckdb.js";
+import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 
 const PARQUET_TYPE: Record<FocusType, string> = {
   decimal: "DECIMAL(38, 12)", quantity: "DOUBLE", datetime: "TIMESTAMPTZ", string: "VARCHAR",

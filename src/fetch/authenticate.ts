@@ -1,5 +1,5 @@
-import { FetchError } from "../errors.js";
-import { assertNever } from "../errors.js";
+import { FetchError } from "../base/errors.js";
+import { assertNever } from "../base/errors.js";
 import { endpointUrl } from "./endpointUrl.js";
 import { httpRequest, readBodyText, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";

@@ -1,4 +1,4 @@
-import { FetchError } from "../errors.js";
+import { FetchError } from "../base/errors.js";
 import { endpointUrl } from "./endpointUrl.js";
 import { httpRequest, readBodyText } from "./httpRequest.js";
 import { displayUrl, redactError } from "./redact.js";

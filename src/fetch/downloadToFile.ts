@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { FetchError } from "../errors.js";
+import { FetchError } from "../base/errors.js";
 import { bodyError, readSmallText, tooLargeError, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";
 import { bodySnippet } from "./statusError.js";

@@ -1,5 +1,5 @@
-import { UsageError } from "../errors.js";
-import { parseTime } from "../time.js";
+import { UsageError } from "../base/errors.js";
+import { parseTime } from "../base/time.js";
 import { consumptionFilePath } from "./consumptionFile.js";
 import { downloadConsumption } from "./downloadConsumption.js";
 import { redactError } from "./redact.js";

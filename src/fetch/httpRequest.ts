@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { FetchError, UsageError } from "../errors.js";
+import { FetchError, UsageError } from "../base/errors.js";
 import { displayUrl, holdsSecret } from "./redact.js";
 import type { Credentials } from "./types.js";
 

@@ -1,4 +1,4 @@
-import { FetchError } from "../errors.js";
+import { FetchError } from "../base/errors.js";
 import { callService } from "./callService.js";
 import { printableExcerpt } from "./statusError.js";
 import type { ServiceSession } from "./serviceSession.js";

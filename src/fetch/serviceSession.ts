@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { authenticate } from "./authenticate.js";
 import { endpointUrl } from "./endpointUrl.js";
 import { redactError } from "./redact.js";

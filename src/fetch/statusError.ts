@@ -1,4 +1,4 @@
-import { FetchError } from "../errors.js";
+import { FetchError } from "../base/errors.js";
 import { readSmallText, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";
 

@@ -1,8 +1,8 @@
 import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
-import { BadFileError, FetchError } from "../errors.js";
+import { BadFileError, FetchError } from "../base/errors.js";
 import { readAccountHours } from "../input/readAccountHours.js";
 import type { AccountHour } from "../input/types.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import type { ConsumptionRequest } from "./downloadConsumption.js";
 
 const HOUR_SECONDS = 3600;

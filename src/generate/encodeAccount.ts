@@ -4,7 +4,7 @@
  * `capnp compile -ocapnp schema/resourcemonitoring.capnp`.
  */
 import type { Account, CloudSpace, ConfiguredIops, Disk, Nic, VMachine } from "../capnp/records.js";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { ELEMENT_BYTE, ELEMENT_COMPOSITE, LIST_POINTER, MessageWriter, STRUCT_POINTER, type WordRef } from "./messageWriter.js";
 import { packMessage } from "./packMessage.js";
 

@@ -3,8 +3,8 @@
  * machines over consecutive hours, as decoded records ready to encode or load.
  */
 import type { CloudSpace, DecodedAccountHour, Disk, Nic, VMachine } from "../capnp/records.js";
-import { UsageError } from "../errors.js";
-import { checkEpochSeconds } from "../time.js";
+import { UsageError } from "../base/errors.js";
+import { checkEpochSeconds } from "../base/time.js";
 import { datasetPlan, type CloudSpacePlan, type MachinePlan } from "./datasetPlan.js";
 import { unitFor } from "./random.js";
 

@@ -10,7 +10,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { checkEncodeOptions, encodeAccount, encodeCloudSpace, type EncodeOptions } from "./encodeAccount.js";
 import { generateHours, type GenerateOptions } from "./generateHours.js";
 import { hourPath } from "./hourPath.js";

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { relative as relativePath, resolve, sep } from "node:path";
-import { BadFileError, UsageError } from "../errors.js";
+import { BadFileError, UsageError } from "../base/errors.js";
 import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
 import type { AccountHourSelection, InputLimits, ListOptions, SourceLocation } from "./types.js";

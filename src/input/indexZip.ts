@@ -1,4 +1,4 @@
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import type { IndexContext, IndexedSource } from "./indexInputs.js";
 import type { ZipArchive } from "./zipArchive.js";
 

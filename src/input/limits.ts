@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import type { InputLimits } from "./types.js";
 
 /** The default safety limits on inputs (docs/input.md). */

@@ -1,4 +1,4 @@
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import type { SourceRoot } from "./types.js";
 
 /** What a consumption path says: whose file, which hour, which root message, which encoding. */

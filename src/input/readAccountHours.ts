@@ -1,4 +1,4 @@
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import { indexInputs, type IndexedSource, type InputIndex } from "./indexInputs.js";
 import { readSource } from "./readSource.js";
 import type { AccountHour, ReadOptions, ReadSummary, Source } from "./types.js";

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import type { IndexedSource } from "./indexInputs.js";
 import type { InputLimits, Source } from "./types.js";
 import { whatItIs } from "./walkTree.js";

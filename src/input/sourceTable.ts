@@ -1,7 +1,7 @@
 import { normalize, sep } from "node:path";
 import type { ConsumptionPath } from "./parseConsumptionPath.js";
 import type { IndexedSource } from "./indexInputs.js";
-import { withRoom } from "../growArray.js";
+import { withRoom } from "../base/growArray.js";
 
 /** A tree input: where it is, and how it is shown (the input as the user gave it). */
 export interface TreeRoot {

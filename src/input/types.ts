@@ -1,5 +1,5 @@
 /** What the reader finds in zips and trees: account-hours and the files that make them. */
-import type { BadFileError } from "../errors.js";
+import type { BadFileError } from "../base/errors.js";
 
 /** The root message of a source file: a whole `Account`, or one `CloudSpace` of the controller. */
 export type SourceRoot = "Account" | "CloudSpace";

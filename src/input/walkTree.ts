@@ -1,6 +1,6 @@
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { isAbsolute, normalize, relative, sep } from "node:path";
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 
 /**
  * One thing found below a directory: a file; something else, with what it is (a FIFO, a

@@ -3,7 +3,7 @@ import { open as openFile, type FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { inflateRaw, inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import { BlockReader } from "./blockReader.js";
 import { crc32 } from "./crc32.js";
 import { notARegularFile } from "./readSource.js";

@@ -1,4 +1,4 @@
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import type { BlockReader } from "./blockReader.js";
 
 const END_SIGNATURE = 0x06054b50;

@@ -1,4 +1,4 @@
-import { FetchError } from "../errors.js";
+import { FetchError } from "../base/errors.js";
 import { printableExcerpt } from "../fetch/statusError.js";
 
 /** The four units reconciled (section 2.5 of the seed); machines have no NU. */

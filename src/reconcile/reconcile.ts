@@ -2,13 +2,13 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { calculate } from "../billing/calculate.js";
 import type { CuRollup } from "../billing/unitNames.js";
 import type { Units } from "../billing/units.js";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { callService } from "../fetch/callService.js";
 import { listAccounts } from "../fetch/listEntities.js";
 import { openSession } from "../fetch/serviceSession.js";
 import type { FetchAuth, RequestPolicy } from "../fetch/types.js";
 import { HOUR_SECONDS, hourCeil } from "../sync/syncChunks.js";
-import { parseTime } from "../time.js";
+import { parseTime } from "../base/time.js";
 import { accountTree, environmentFigures } from "./billTree.js";
 import { compareBills, type ComparedCounts, type ReconcileRow } from "./compareBills.js";
 

@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
-import { UsageError } from "../errors.js";
-import { isoUtc, parseTime } from "../time.js";
+import { UsageError } from "../base/errors.js";
+import { isoUtc, parseTime } from "../base/time.js";
 import { assembleSeries, type SeriesRow } from "./assembleSeries.js";
 import { buildStatsSql } from "./buildStatsSql.js";
 import type { EntityQueries } from "./seriesDefinition.js";

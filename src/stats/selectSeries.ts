@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import type { SeriesDefinition } from "./seriesDefinition.js";
 import type { StatsEntity } from "./types.js";
 

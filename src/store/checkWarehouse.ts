@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import { readImpossibleValues, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./schema.js";
 import type { LoadReport, SkippedFile } from "./types.js";

@@ -1,4 +1,4 @@
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import type { Source } from "../input/types.js";
 
 /** A source file with the hex SHA-256 of its bytes, and its size (kept apart: its bytes may move to a worker). */

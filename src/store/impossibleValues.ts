@@ -1,6 +1,6 @@
 import type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import { DISK_LIMIT_COLUMNS } from "./columnBatch.js";
 
 /**

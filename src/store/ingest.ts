@@ -1,4 +1,4 @@
-import { BadInputError, UsageError } from "../errors.js";
+import { BadInputError, UsageError } from "../base/errors.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "./chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBTableFunction, DuckDBType } from "@duckdb/node-api";
 import { keptColumns, TABLE_COLUMNS, type ColumnBatch, type ColumnKind, type ColumnSelection, type TableColumns } from "./columnBatch.js";
 import type { DataTable } from "./schema.js";
-import { duckdbApi, duckdbBindings } from "./duckdb.js";
+import { duckdbApi, duckdbBindings } from "../base/duckdb.js";
 
 /** Rows per DuckDB data chunk: DuckDB's vector size, the most a chunk holds. */
 const CHUNK_ROWS = 2048;

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { BadFileError } from "../errors.js";
+import type { BadFileError } from "../base/errors.js";
 import type { AccountHour } from "../input/types.js";
 import { BatchWriter } from "./batchWriter.js";
 import { appendImpossibleValues } from "./impossibleValues.js";

@@ -1,4 +1,4 @@
-import type { BadFileError } from "../errors.js";
+import type { BadFileError } from "../base/errors.js";
 import { readAccountHours, type AccountHourReader } from "../input/readAccountHours.js";
 import type { AccountHourSelection, ReadProgress } from "../input/types.js";
 

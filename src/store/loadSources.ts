@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { decodeAccountHour } from "../capnp/decodeAccountHour.js";
-import { BadFileError, ConflictError } from "../errors.js";
+import { BadFileError, ConflictError } from "../base/errors.js";
 import { parseConsumptionPath, type ConsumptionPath } from "../input/parseConsumptionPath.js";
 import { readDeferred } from "../input/readSource.js";
 import type { AccountHour, Source } from "../input/types.js";

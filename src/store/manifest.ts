@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { FileStatus } from "./schema.js";
-import { duckdbApi } from "./duckdb.js";
+import { duckdbApi } from "../base/duckdb.js";
 
 /** A row of the `files` manifest (schema.ts). */
 export interface ManifestRow {

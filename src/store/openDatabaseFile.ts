@@ -1,8 +1,8 @@
 import { existsSync, openSync, readSync, closeSync } from "node:fs";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { BadFileError, UsageError, WarehouseBusyError } from "../errors.js";
+import { BadFileError, UsageError, WarehouseBusyError } from "../base/errors.js";
 import { SCHEMA_SQL } from "./schema.js";
-import { DUCKDB_SETTINGS, duckdbApi } from "./duckdb.js";
+import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf } from "./storageError.js";
 
 /**

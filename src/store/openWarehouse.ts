@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { BadInputError, UsageError } from "../errors.js";
+import { BadInputError, UsageError } from "../base/errors.js";
 import { iterateNow } from "../input/concurrency.js";
 import type { AccountHourSelection, ReadProgress } from "../input/types.js";
 import { chooseStager } from "./chooseStager.js";
@@ -11,7 +11,7 @@ import { readLoadReport } from "./readLoadReport.js";
 import { SCHEMA_SQL, type DataTable } from "./schema.js";
 import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "./columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
-import { DUCKDB_SETTINGS, duckdbApi } from "./duckdb.js";
+import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 
 /** Options of {@link openWarehouse}. */
 export interface OpenWarehouseOptions {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 
 /** A report column's presentation: title, unit and number format. */

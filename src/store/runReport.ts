@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 import type { ReportColumn, ReportDefinition } from "./reportDefinition.js";
-import { duckdbApi } from "./duckdb.js";
+import { duckdbApi } from "../base/duckdb.js";
 
 /** The parameters a report's SQL may use. */
 export interface ReportParams {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { visitAccountHour } from "../capnp/visitAccountHour.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { BadFileError } from "../errors.js";
+import { BadFileError } from "../base/errors.js";
 import { readDeferred } from "../input/readSource.js";
 import type { AccountHour } from "../input/types.js";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";

@@ -1,4 +1,4 @@
-import { WarehouseStorageError } from "../errors.js";
+import { WarehouseStorageError } from "../base/errors.js";
 
 /** What DuckDB (or Node) says when a write finds no room: "No space left on device" (ENOSPC), or a disk quota. */
 const NO_ROOM = /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT|could not write all bytes/i;

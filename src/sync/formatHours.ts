@@ -1,4 +1,4 @@
-import { isoUtc } from "../time.js";
+import { isoUtc } from "../base/time.js";
 import { hourRanges } from "./syncPlan.js";
 
 /** Hours (epochs, ascending) as the ranges of consecutive hours, e.g. `2026-10-03T08:00:00Z..2026-10-03T10:00:00Z` (both hours included), comma-separated. */

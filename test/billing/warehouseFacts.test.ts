@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { warehouseFacts } from "../../src/billing/warehouseFacts.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { duckdbApi } from "../../src/store/duckdb.js";
+import { duckdbApi } from "../../src/base/duckdb.js";
 import { runCli } from "../helpers/runCli.js";
 import { HOUR, OCT_1, accountHour, gateway, memoryWarehouse, nic, vm } from "../helpers/warehouse.js";
 

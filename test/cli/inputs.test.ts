@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadNotes, storeSourceOf } from "../../src/cli/inputs.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/base/errors.js";
 
 describe("the shared input options", () => {
   it("takes input paths, or --db, exactly one of them", () => {

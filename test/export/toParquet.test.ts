@@ -5,7 +5,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
-import { UsageError } from "../../src/errors.js";
+import { UsageError } from "../../src/base/errors.js";
 import { toParquet } from "../../src/export/toParquet.js";
 
 const OCT_31_23H = 1793487600; // 2026-10-31T23:00Z

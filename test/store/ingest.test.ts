@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadInputError, UsageError } from "../../src/errors.js";
+import { BadInputError, UsageError } from "../../src/base/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { Account, DecodedAccountHour } from "../../src/capnp/records.js";
-import { BadFileError, ConflictError } from "../../src/errors.js";
+import { BadFileError, ConflictError } from "../../src/base/errors.js";
 import type { AccountHour, Source } from "../../src/input/types.js";
 import { loadAccountHours, type LoadRules } from "../../src/store/loadAccountHours.js";
 import { Manifest } from "../../src/store/manifest.js";

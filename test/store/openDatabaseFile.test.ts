@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadFileError, UsageError, WarehouseBusyError } from "../../src/errors.js";
+import { BadFileError, UsageError, WarehouseBusyError } from "../../src/base/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";

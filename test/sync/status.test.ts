@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, type DecodedAccountHour } from "../../src/index.js";
-import { isoUtc } from "../../src/time.js";
+import { isoUtc } from "../../src/base/time.js";
 import { runCli } from "../helpers/runCli.js";
 import { fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { BadFileError, BadInputError, ImpossibleValuesError } from "../../errors.js";
+import { BadFileError, BadInputError, ImpossibleValuesError } from "../../base/errors.js";
 import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
 import { formatCheckText } from "../../store/formatCheckText.js";
 import { describeImpossible } from "../../store/impossibleValues.js";

@@ -7,7 +7,7 @@ import { reportOf } from "../../billing/billingReport.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
 import { writeDataset } from "../../generate/writeDataset.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { commandLine } from "./index.js";
 
 interface DemoArgs {

@@ -1,5 +1,5 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { UsageError } from "../../errors.js";
+import { UsageError } from "../../base/errors.js";
 import { isDirectoryOut } from "../../fetch/consumptionFile.js";
 import { fetchConsumption } from "../../fetch/fetchConsumption.js";
 import { startBytesProgress } from "../progress.js";

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import type { Argv, CommandModule } from "yargs";
 import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
 import { writeDataset } from "../../generate/writeDataset.js";
-import { parseTime } from "../../time.js";
+import { parseTime } from "../../base/time.js";
 import { startFilesProgress } from "../progress.js";
 import { commandLine } from "./index.js";
 

@@ -30,7 +30,7 @@ export interface CommandEntry extends CommandLine {
  * CommandModule spreads `commandLine("name")` and adds `builder` (options declared as data)
  * and `handler`. The module imports what its handler needs; what only some runs need (a
  * format's writer) it imports inside the handler. A command never exits: it returns, or
- * throws an error of src/errors.ts.
+ * throws an error of src/base/errors.ts.
  */
 export const commands: readonly CommandEntry[] = [
   {

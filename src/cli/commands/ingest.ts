@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { UsageError } from "../../errors.js";
+import { UsageError } from "../../base/errors.js";
 import { ingest } from "../../store/ingest.js";
 import { loadNotes, WAIT_OPTION, waitOf, WORKERS_OPTION, workersOf } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";

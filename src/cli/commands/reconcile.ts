@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
 import { loadUnits } from "../../billing/units.js";
-import { ReconcileDifferenceError } from "../../errors.js";
+import { ReconcileDifferenceError } from "../../base/errors.js";
 import { reconcileToCsv, reconcileToJson, reconcileToText, reconcileVerdict } from "../../export/reconcileReport.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { DEFAULT_TOLERANCE, reconcile } from "../../reconcile/reconcile.js";

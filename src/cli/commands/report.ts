@@ -3,8 +3,8 @@ import { writeAtomic } from "../../export/writeAtomic.js";
 import { reportToCsv, reportToJson, reportToXlsx, type ReportFormat } from "../../store/formatReport.js";
 import { loadReportDefinition } from "../../store/reportDefinition.js";
 import { runReport } from "../../store/runReport.js";
-import { UsageError } from "../../errors.js";
-import { parseTime } from "../../time.js";
+import { UsageError } from "../../base/errors.js";
+import { parseTime } from "../../base/time.js";
 import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 

@@ -2,7 +2,7 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Argv, CommandModule } from "yargs";
 import { accountHoursIn, missingHoursOf, missingHoursWarnings } from "../../billing/dataQuality.js";
-import { UsageError } from "../../errors.js";
+import { UsageError } from "../../base/errors.js";
 import { statsToCsv } from "../../export/statsCsv.js";
 import { statsToHtml } from "../../export/statsHtml.js";
 import { accountStats } from "../../stats/accountStats.js";
@@ -16,7 +16,7 @@ import { statsImpossibleValues } from "../../stats/statsImpossibleValues.js";
 import { describeImpossible } from "../../store/impossibleValues.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "../../stats/types.js";
 import type { DataTable } from "../../store/schema.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 

@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
-import { StaleWarehouseError, UsageError } from "../../errors.js";
+import { StaleWarehouseError, UsageError } from "../../base/errors.js";
 import type { AccountStatus, HourSpan, WarehouseStatus } from "../../sync/warehouseStatus.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { WAIT_OPTION, waitOf } from "../inputs.js";
 import { commandLine } from "./index.js";
 

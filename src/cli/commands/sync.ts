@@ -1,9 +1,9 @@
 import type { ArgumentsCamelCase, Argv, CommandModule } from "yargs";
-import { SyncIncompleteError } from "../../errors.js";
+import { SyncIncompleteError } from "../../base/errors.js";
 import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
 import { DEFAULT_SYNC_WAIT_SECONDS, sync, type SyncedAccount, type SyncReport } from "../../sync/sync.js";
 import { DEFAULT_LOOK_BACK_HOURS, DEFAULT_SETTLE_HOURS } from "../../sync/syncPlan.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { startStepsProgress } from "../progress.js";
 import { commandLine } from "./index.js";
 import { authFromArgs, policyFromArgs, SERVICE_OPTIONS, type ServiceFlags } from "../serviceOptions.js";

@@ -6,7 +6,7 @@ import { nuUnit } from "../../billing/money.js";
 import { dueDateOf, type StatementConfig, type StatementParty } from "../../billing/statementConfig.js";
 import { cuRuleText, tuText, type Units } from "../../billing/units.js";
 import type { UnitName } from "../../billing/unitNames.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { accountReport } from "../writeBillingXlsx.js";
 
 /** One invoice line as printed: every figure as text, so that quantity × unit price gives the amount. */

@@ -1,6 +1,6 @@
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { Exact } from "../../billing/exact.js";
 import { nuUnit } from "../../billing/money.js";
 import { cuRuleText } from "../../billing/units.js";

@@ -1,7 +1,7 @@
 import type ExcelJS from "exceljs";
 import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
-import { isoUtc } from "../../time.js";
+import { isoUtc } from "../../base/time.js";
 import { BASE_UNITS } from "../../billing/unitNames.js";
 import { nuUnit } from "../../billing/money.js";
 import { cuRuleText } from "../../billing/units.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { BadFileError, BadInputError, ConflictError } from "../src/index.js";
-import { exitCodeFor } from "../src/cli/exitCode.js";
+import { BadFileError, BadInputError, ConflictError } from "../../src/index.js";
+import { exitCodeFor } from "../../src/cli/exitCode.js";
 
 describe("errors users act on", () => {
   it("a conflict names the account, the hour in UTC and every file", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withRoom } from "../src/growArray.js";
+import { withRoom } from "../../src/base/growArray.js";
 
 describe("withRoom: the growth of the typed arrays that hold a run's numbers (index, exact sums, fingerprints)", () => {
   it.each([

@@ -1,0 +1,115 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO } from "./helpers/shellExamples.js";
+
+// The layers of src/ are the pipeline, in the order docs/architecture.md lists them: a file
+// imports (at run time) only from its own folder or from folders listed before it, and no
+// files import each other in a circle. Type-only imports vanish at run time and are not
+// counted. The order is read from the document, so the document stays the rule.
+
+const SRC = join(REPO, "src");
+
+/** The folders of src/ in the order of the architecture diagram; "(top)" for index.ts and open.ts. */
+function layerOrder(doc: string): string[] {
+  const block = doc.slice(doc.indexOf("```\nsrc/"), doc.indexOf("```\n", doc.indexOf("```\nsrc/") + 4));
+  const order: string[] = [];
+  for (const line of block.split("\n")) {
+    const m = /^ {2}(\w+\/|\w+\.ts)\s/.exec(line);
+    if (m === null) continue;
+    const name = m[1].endsWith("/") ? m[1].slice(0, -1) : "(top)";
+    if (!order.includes(name)) order.push(name);
+  }
+  return order;
+}
+
+interface Edge { from: string; to: string }
+
+/** Every value import between the .ts files under `root` (relative paths), as imports.mjs reads them. */
+function valueImports(root: string): { files: string[]; edges: Edge[] } {
+  const files: string[] = [];
+  (function walk(d: string) {
+    for (const n of readdirSync(d)) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith(".ts")) files.push(p);
+    }
+  })(root);
+  const edges: Edge[] = [];
+  for (const f of files) {
+    const text = readFileSync(f, "utf8");
+    for (const m of text.matchAll(/(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?["'](\.[^"']+)["']/g)) {
+      if (/import\s+type|export\s+type/.test(m[0])) continue;
+      let t = resolve(dirname(f), m[1]).replace(/\.js$/, ".ts");
+      if (!t.endsWith(".ts")) t += ".ts";
+      edges.push({ from: relative(root, f), to: relative(root, t) });
+    }
+  }
+  return { files: files.map((f) => relative(root, f)), edges };
+}
+
+/** The strongly connected components of more than one file (Tarjan). */
+function importCircles(files: readonly string[], edges: readonly Edge[]): string[][] {
+  const out = new Map<string, string[]>(files.map((f) => [f, []]));
+  for (const e of edges) if (out.has(e.to)) out.get(e.from)!.push(e.to);
+  let next = 0;
+  const stack: string[] = [], onStack = new Set<string>(), index = new Map<string, number>(), low = new Map<string, number>();
+  const circles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next); low.set(v, next); next++; stack.push(v); onStack.add(v);
+    for (const w of out.get(v)!) {
+      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
+      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const c: string[] = [];
+      let w: string;
+      do { w = stack.pop()!; onStack.delete(w); c.push(w); } while (w !== v);
+      if (c.length > 1) circles.push(c.sort());
+    }
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return circles;
+}
+
+const folderOf = (file: string): string => (file.includes("/") ? file.split("/")[0] : "(top)");
+
+/** The imports going from a folder to one listed after it (or to a folder the order does not list). */
+function upwardImports(edges: readonly Edge[], order: readonly string[]): string[] {
+  return edges
+    .filter((e) => folderOf(e.from) !== folderOf(e.to))
+    .filter((e) => !(order.indexOf(folderOf(e.to)) >= 0 && order.indexOf(folderOf(e.to)) < order.indexOf(folderOf(e.from))))
+    .map((e) => `${e.from} -> ${e.to}`);
+}
+
+describe("the layers of src/", () => {
+  const order = layerOrder(readFileSync(join(REPO, "docs/architecture.md"), "utf8"));
+  const { files, edges } = valueImports(SRC);
+
+  it("are listed in docs/architecture.md, every folder of src/ in its place (a new folder: add it to the diagram where it belongs)", () => {
+    expect(order.slice(0, 4)).toEqual(["base", "input", "capnp", "load"]);
+    expect(order.at(-1)).toBe("cli");
+    const folders = [...new Set(files.map(folderOf))].sort();
+    expect(folders.filter((f) => !order.includes(f))).toEqual([]);
+    expect(files.filter((f) => !f.includes("/")).sort()).toEqual(["index.ts", "open.ts"]);
+  });
+
+  it("import only from their own folder or from folders listed before it", () => {
+    expect(upwardImports(edges, order)).toEqual([]);
+  });
+
+  it("have no files that import each other in a circle", () => {
+    expect(importCircles(files, edges)).toEqual([]);
+  });
+
+  it("are checked by a test that sees a circle and an upward import (crafted graph)", () => {
+    const crafted: Edge[] = [
+      { from: "billing/a.ts", to: "billing/b.ts" },
+      { from: "billing/b.ts", to: "billing/a.ts" },
+      { from: "load/c.ts", to: "billing/a.ts" },
+      { from: "billing/a.ts", to: "load/c.ts" },
+    ];
+    expect(importCircles(["billing/a.ts", "billing/b.ts", "load/c.ts"], crafted)).toEqual([["billing/a.ts", "billing/b.ts", "load/c.ts"]]);
+    expect(upwardImports(crafted, ["load", "billing"])).toEqual(["load/c.ts -> billing/a.ts"]);
+  });
+});
