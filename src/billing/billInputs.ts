@@ -1,11 +1,11 @@
 import { availableParallelism } from "node:os";
 import { BadInputError, UsageError } from "../base/errors.js";
 import type { ReadProgress } from "../input/types.js";
-import { chooseStager } from "../store/chooseStager.js";
-import type { ImpossibleValue } from "../store/impossibleValues.js";
-import { loadReader } from "../store/loadReader.js";
-import { loadSources, type LoadTarget } from "../store/loadSources.js";
-import { billingWorkers } from "../store/stageHours.js";
+import { chooseStager } from "../load/chooseStager.js";
+import type { ImpossibleValue } from "../load/impossibleValues.js";
+import { loadReader } from "../load/loadReader.js";
+import { loadSources, type LoadTarget } from "../load/loadSources.js";
+import { billingWorkers } from "../load/stageHours.js";
 import type { LoadManifest, ManifestRow } from "../store/manifest.js";
 import type { LoadReport } from "../store/types.js";
 import { compareImpossible, isBilledImpossible, refuseImpossible } from "./billedImpossibleValues.js";

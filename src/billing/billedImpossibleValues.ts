@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { ImpossibleValuesError } from "../base/errors.js";
-import { GATEWAY_TYPE } from "../store/columnBatch.js";
-import { describeImpossible, MEASURED_FIELDS, readImpossibleValues, type ImpossibleValue } from "../store/impossibleValues.js";
+import { GATEWAY_TYPE } from "../load/columnBatch.js";
+import { describeImpossible, MEASURED_FIELDS, readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import { BILLING_COLUMNS } from "./warehouseFacts.js";
 import { checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { describeImpossible, type ImpossibleValue } from "../store/impossibleValues.js";
+import { describeImpossible, type ImpossibleValue } from "../load/impossibleValues.js";
 import type { LoadReport, SkippedFile } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../base/time.js";

@@ -1,7 +1,7 @@
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
-import { GATEWAY_TYPE } from "../store/columnBatch.js";
-import { isImpossible } from "../store/impossibleValues.js";
+import { GATEWAY_TYPE } from "../load/columnBatch.js";
+import { isImpossible } from "../load/impossibleValues.js";
 import { SumBank } from "./exactSum.js";
 
 /**

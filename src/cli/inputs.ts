@@ -1,7 +1,7 @@
 import type { Argv } from "yargs";
 import { UsageError } from "../base/errors.js";
 import type { AccountHourSelection, ReadProgress } from "../input/types.js";
-import type { ColumnSelection } from "../store/columnBatch.js";
+import type { ColumnSelection } from "../load/columnBatch.js";
 import type { DataTable } from "../store/schema.js";
 import type { LoadReport, StoreSource, Warehouse } from "../store/types.js";
 import { startFilesProgress } from "./progress.js";

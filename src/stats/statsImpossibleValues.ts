@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { GATEWAY_TYPE } from "../store/columnBatch.js";
-import { readImpossibleValues, type ImpossibleValue } from "../store/impossibleValues.js";
+import { GATEWAY_TYPE } from "../load/columnBatch.js";
+import { readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import { parsePeriod } from "./runStats.js";
 import { ENTITY_QUERIES } from "./seriesCatalog.js";
 import { selectSeries } from "./selectSeries.js";

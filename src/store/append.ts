@@ -1,11 +1,11 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { stageRecords } from "./ColumnBuilder.js";
-import { appendImpossibleValues } from "./impossibleValues.js";
+import { stageRecords } from "../load/ColumnBuilder.js";
+import { appendImpossibleValues } from "../load/impossibleValues.js";
 import { insertBatches } from "./insertColumns.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 
-export { GATEWAY_TYPE } from "./columnBatch.js";
+export { GATEWAY_TYPE } from "../load/columnBatch.js";
 
 /** Options of {@link appendAccountHours}. */
 export interface AppendOptions {

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
+import type { ColumnBatch, ColumnSelection } from "../load/columnBatch.js";
 import { insertBatches, longStringBytes, registerStagedColumns } from "./insertColumns.js";
 import type { DataTable } from "./schema.js";
 

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { isoUtc } from "../base/time.js";
-import { readImpossibleValues, type ImpossibleValue } from "./impossibleValues.js";
+import { readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import type { DataTable } from "./schema.js";
 import type { LoadReport, SkippedFile } from "./types.js";
 

@@ -1,5 +1,5 @@
 import type { CheckReport } from "./checkWarehouse.js";
-import { describeImpossible } from "./impossibleValues.js";
+import { describeImpossible } from "../load/impossibleValues.js";
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 

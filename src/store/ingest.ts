@@ -1,8 +1,8 @@
 import { BadInputError, UsageError } from "../base/errors.js";
 import type { ReadProgress } from "../input/types.js";
-import { chooseStager } from "./chooseStager.js";
+import { chooseStager } from "../load/chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
-import { loadReader } from "./loadReader.js";
+import { loadReader } from "../load/loadReader.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import { storageErrorOf } from "./storageError.js";

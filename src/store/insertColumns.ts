@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBTableFunction, DuckDBType } from "@duckdb/node-api";
-import { keptColumns, TABLE_COLUMNS, type ColumnBatch, type ColumnKind, type ColumnSelection, type TableColumns } from "./columnBatch.js";
+import { keptColumns, TABLE_COLUMNS, type ColumnBatch, type ColumnKind, type ColumnSelection, type TableColumns } from "../load/columnBatch.js";
 import type { DataTable } from "./schema.js";
 import { duckdbApi, duckdbBindings } from "../base/duckdb.js";
 

@@ -2,12 +2,12 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { BadFileError } from "../base/errors.js";
 import type { AccountHour } from "../input/types.js";
 import { BatchWriter } from "./batchWriter.js";
-import { appendImpossibleValues } from "./impossibleValues.js";
-import { loadSources, type LoadOutcome, type LoadRules, type LoadTarget } from "./loadSources.js";
+import { appendImpossibleValues } from "../load/impossibleValues.js";
+import { loadSources, type LoadOutcome, type LoadRules, type LoadTarget } from "../load/loadSources.js";
 import type { Manifest } from "./manifest.js";
 import { DATA_TABLES } from "./schema.js";
 
-export type { LoadOutcome, LoadRules, LoadTarget } from "./loadSources.js";
+export type { LoadOutcome, LoadRules, LoadTarget } from "../load/loadSources.js";
 
 /**
  * DuckDB's threads while loading. The inserts take their rows from the JavaScript thread a

@@ -2,14 +2,14 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { BadInputError, UsageError } from "../base/errors.js";
 import { iterateNow } from "../input/concurrency.js";
 import type { AccountHourSelection, ReadProgress } from "../input/types.js";
-import { chooseStager } from "./chooseStager.js";
+import { chooseStager } from "../load/chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
-import { loadReader } from "./loadReader.js";
+import { loadReader } from "../load/loadReader.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import { readLoadReport } from "./readLoadReport.js";
 import { SCHEMA_SQL, type DataTable } from "./schema.js";
-import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "./columnBatch.js";
+import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "../load/columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 

@@ -1,4 +1,4 @@
-import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "./impossibleValues.js";
+import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "../load/impossibleValues.js";
 
 /**
  * The warehouse tables. Every hour is `hour_epoch`: epoch seconds UTC of the start of the
@@ -9,10 +9,7 @@ import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "./impossibleValues
  * its rows in every data table and appends the new ones, in one transaction with the
  * manifest.
  */
-export const DATA_TABLES = ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"] as const;
-
-/** A table holding hourly data (not the manifest). */
-export type DataTable = (typeof DATA_TABLES)[number];
+export { DATA_TABLES, type DataTable } from "../load/dataTables.js";
 
 /**
  * The statuses of a manifest row (`files.status`):

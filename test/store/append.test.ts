@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import type { DecodedAccountHour, VMachine } from "../../src/capnp/records.js";
 import { appendAccountHours } from "../../src/store/append.js";
-import { TABLE_COLUMNS } from "../../src/store/columnBatch.js";
+import { TABLE_COLUMNS } from "../../src/load/columnBatch.js";
 import { DATA_TABLES } from "../../src/store/schema.js";
-import { MEASURED_FIELDS } from "../../src/store/impossibleValues.js";
+import { MEASURED_FIELDS } from "../../src/load/impossibleValues.js";
 
 const gateway: VMachine = {
   id: 0, type: "routeros", vcpus: 1, cpuMinutes: 1.5, mem: 128, imageName: "routeros", status: "RUNNING", disks: [],

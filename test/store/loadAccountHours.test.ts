@@ -9,7 +9,7 @@ import { BadFileError, ConflictError } from "../../src/base/errors.js";
 import type { AccountHour, Source } from "../../src/input/types.js";
 import { loadAccountHours, type LoadRules } from "../../src/store/loadAccountHours.js";
 import { Manifest } from "../../src/store/manifest.js";
-import { stageHours } from "../../src/store/stageHours.js";
+import { stageHours } from "../../src/load/stageHours.js";
 
 // A stand-in for the Cap'n Proto decoder: a file's bytes are the JSON of its Account,
 // and the bytes "bad" are unreadable. The store's rules do not depend on the encoding.

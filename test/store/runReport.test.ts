@@ -7,7 +7,7 @@ import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DecodedAccountHour, VMachine } from "../../src/capnp/records.js";
 import { UsageError } from "../../src/base/errors.js";
-import { reportToCsv, reportToXlsx } from "../../src/store/formatReport.js";
+import { reportToCsv, reportToXlsx } from "../../src/export/formatReport.js";
 import { listReports, loadReportDefinition } from "../../src/store/reportDefinition.js";
 import { runReport } from "../../src/store/runReport.js";
 

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import { BadFileError, BadInputError, ImpossibleValuesError } from "../../base/errors.js";
 import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
 import { formatCheckText } from "../../store/formatCheckText.js";
-import { describeImpossible } from "../../store/impossibleValues.js";
+import { describeImpossible } from "../../load/impossibleValues.js";
 import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
 

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { writeAtomic } from "../../export/writeAtomic.js";
-import { reportToCsv, reportToJson, reportToXlsx, type ReportFormat } from "../../store/formatReport.js";
+import { reportToCsv, reportToJson, reportToXlsx, type ReportFormat } from "../../export/formatReport.js";
 import { loadReportDefinition } from "../../store/reportDefinition.js";
 import { runReport } from "../../store/runReport.js";
 import { UsageError } from "../../base/errors.js";

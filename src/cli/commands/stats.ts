@@ -13,7 +13,7 @@ import { SERIES_CATALOG, statsTables } from "../../stats/seriesCatalog.js";
 import { selectSeries } from "../../stats/selectSeries.js";
 import { statsAccount } from "../../stats/statsAccount.js";
 import { statsImpossibleValues } from "../../stats/statsImpossibleValues.js";
-import { describeImpossible } from "../../store/impossibleValues.js";
+import { describeImpossible } from "../../load/impossibleValues.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "../../stats/types.js";
 import type { DataTable } from "../../store/schema.js";
 import { isoUtc } from "../../base/time.js";

@@ -7,7 +7,7 @@
 import { parentPort } from "node:worker_threads";
 import type { AccountHour } from "../input/types.js";
 import { batchBuffers, type ColumnSelection } from "./columnBatch.js";
-import type { DataTable } from "./schema.js";
+import type { DataTable } from "./dataTables.js";
 import { stageHours, ThreadBilling, type BillingRules } from "./stageHours.js";
 
 /** This thread's billing, when its groups are billed (one set of rules per worker). */

@@ -4,8 +4,8 @@ import { encodeAccount, encodeCloudSpace } from "../../src/generate/encodeAccoun
 import { generateHours } from "../../src/generate/generateHours.js";
 import type { AccountHour, Source } from "../../src/input/types.js";
 import { DATA_TABLES } from "../../src/store/schema.js";
-import { stageHours } from "../../src/store/stageHours.js";
-import { workerStager } from "../../src/store/workerStager.js";
+import { stageHours } from "../../src/load/stageHours.js";
+import { workerStager } from "../../src/load/workerStager.js";
 
 // The loader stages straight from the bytes into columns; decoding into records first
 // (decodeAccountHour, the public decoder) must give exactly the same rows and errors.

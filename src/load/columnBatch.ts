@@ -1,4 +1,4 @@
-import type { DataTable } from "./schema.js";
+import type { DataTable } from "./dataTables.js";
 
 /** The machine type of the cloud space's virtual gateway (docs/input.md). */
 export const GATEWAY_TYPE = "routeros";

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AccountHour } from "../input/types.js";
 import type { ColumnSelection } from "./columnBatch.js";
-import type { DataTable } from "./schema.js";
+import type { DataTable } from "./dataTables.js";
 import type { StagedGroup, Stager, StagerOptions } from "./stageHours.js";
 import type { EngineState } from "../billing/billingEngine.js";
 

@@ -1,7 +1,7 @@
 import type ExcelJS from "exceljs";
-import { plainNumber } from "../export/plainNumber.js";
-import { guardFormula } from "../export/toBillingCsv.js";
-import type { ReportResult } from "./runReport.js";
+import { plainNumber } from "./plainNumber.js";
+import { guardFormula } from "./toBillingCsv.js";
+import type { ReportResult } from "../store/runReport.js";
 
 /** A report output format. */
 export type ReportFormat = "csv" | "json" | "xlsx";

@@ -6,7 +6,7 @@ import {
   type ColumnBatch, type ColumnData, type ColumnSelection, type ColumnSpec, type TableColumns,
 } from "./columnBatch.js";
 import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
-import type { DataTable } from "./schema.js";
+import type { DataTable } from "./dataTables.js";
 
 const TWO_32 = 4294967296;
 /** Rows a table starts with, at least; it doubles when full. */

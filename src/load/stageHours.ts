@@ -7,7 +7,7 @@ import type { AccountHour } from "../input/types.js";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { ColumnBuilder, stageRecords } from "./ColumnBuilder.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
-import type { DataTable } from "./schema.js";
+import type { DataTable } from "./dataTables.js";
 import { BillingEngine, type EngineState } from "../billing/billingEngine.js";
 import { AccountHourFactsBuilder, FactsVisitor } from "../billing/machineFacts.js";
 import type { CuRollup } from "../billing/unitNames.js";
