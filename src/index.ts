@@ -51,7 +51,7 @@ export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arq
 export { calculate } from "./billing/calculate.js";
 export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
 export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
-export type { BillingOptions, BillingParams, BillingLine, Level, LineLevel, Quantities, ResolvedBillingOptions, PeriodPart } from "./billing/lines.js";
+export type { BillingOptions, BillingParams, BillingLine, EnvironmentLine, AccountLine, CloudspaceLine, GatewayLine, MachineLine, LineOf, Level, LineLevel, Quantities, MachineQuantities, ResolvedBillingOptions, PeriodPart } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
 export { loadNames, makeNames, overlayNames } from "./billing/names.js";

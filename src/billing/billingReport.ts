@@ -2,7 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../store/types.js";
 import { billWarehouse, type BilledPeriod } from "./billWarehouse.js";
 import { qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
-import { resolveOptions, type BillingLine, type PeriodPart, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
+import { resolveOptions, type AccountLine, type BillingLine, type PeriodPart, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";
 import type { LineMoney } from "./money.js";
 import { invoiceOf, type Invoice } from "./invoice.js";
 import { showback } from "./showback.js";
@@ -83,7 +83,7 @@ export async function reportOf(billed: BilledPeriod, params: BillingParams, opti
   const prices = extras.prices;
   const load = billed.load ?? extras.load;
   const period = { start: params.start, end: params.end, parts: billed.parts };
-  const invoices = prices ? billed.lines.filter((l) => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units, period)) : undefined;
+  const invoices = prices ? billed.lines.filter((l): l is AccountLine => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units, period)) : undefined;
   const { lines, money } = showback(billed.lines, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1, period);
   return {
     params, options: resolved, lines, parts: billed.parts,

@@ -1,6 +1,6 @@
 import { Exact } from "./exact.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { billingPass, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type PeriodPart, type Quantities } from "./lines.js";
+import { billingPass, resolveOptions, type AccountLine, type BillingOptions, type BillingParams, type PeriodPart, type Quantities } from "./lines.js";
 import { nameOf } from "./names.js";
 import { pricingQuantityOf, pricingUnitOf } from "./money.js";
 import { PeriodParts } from "./periodParts.js";
@@ -68,8 +68,8 @@ export interface PricedPeriod {
  * prints as, so the reader's quantity × unit price gives the amount. When a price changes
  * within the period, `period.parts` gives the quantities of each price period.
  */
-export function invoiceOf(account: BillingLine, list: PriceList, units: Units, period: PricedPeriod): Invoice {
-  if (account.level !== "account" || account.accountId === null) throw new RangeError("an invoice is of an account line");
+export function invoiceOf(account: AccountLine, list: PriceList, units: Units, period: PricedPeriod): Invoice {
+  if (account.level !== "account") throw new RangeError("an invoice is of an account line");
   const parts = new PeriodParts(period, period.parts);
   const lines: InvoiceLine[] = [];
   let exactAmount = Exact.ZERO;
@@ -111,7 +111,8 @@ export async function accountInvoice(
 ): Promise<Invoice> {
   const resolved = resolveOptions(options);
   const splitAt = priceChanges(list, params.start, params.end, params.accountId);
-  const { lines: [line], parts } = await billingPass(connection, params, { ...options, splitAt }, ["account"]);
+  const { lines, parts } = await billingPass(connection, params, { ...options, splitAt }, ["account"]);
+  const line = lines.find((l) => l.level === "account");
   const zero = Object.fromEntries(UNIT_NAMES.map((u) => [u, 0])) as Quantities;
   return invoiceOf(line ?? {
     level: "account", accountId: params.accountId, cloudspaceId: null, machineId: null, hourEpoch: null,

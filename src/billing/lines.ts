@@ -56,32 +56,27 @@ export interface BillingParams {
   accountId?: number;
 }
 
-/** The quantities of one line: unit-hours (or unit-months with `per: "month"`), NU in TB transferred; NU is null for machines. */
-export type Quantities = Record<UnitName, number | null>;
+/** The quantities of a line: unit-hours (or unit-months with `per: "month"`), NU in TB transferred. */
+export type Quantities = Record<UnitName, number>;
+/** A machine's quantities: those of `Quantities`, but NU is null (a machine has no NU of its own; its NICs' is `ownNicNu`). */
+export type MachineQuantities = Record<Exclude<UnitName, "NU">, number> & { NU: null };
 
-/** One line: one entity at one level, over the period or in one hour. */
-export interface BillingLine {
-  level: LineLevel;
-  /** null for the environment. */
-  accountId: number | null;
-  /** null above cloud-space level. */
-  cloudspaceId: number | null;
-  /** null above machine level. */
-  machineId: number | null;
+/** What every billing line has, whatever its level. */
+interface LineFigures<Q> {
   /** The hour's label (epoch seconds) of an hourly line; null for a period line. */
   hourEpoch: number | null;
-  /** Name from the names file, `""` when unknown (the environment's is `""`). */
+  /** Name from the names file, `""` when unknown (the environment's is `""`; a gateway's is `"gateway"`). */
   name: string;
   /** Number of hourly samples of the entity in the period (1 for an hourly line). */
   sampleHours: number;
   /** The units, per `options.per`. */
-  quantities: Quantities;
+  quantities: Q;
   /** Σ of the machines' CU at this level (equal to CU under `sum`; the check figure under `aggregate`). */
   cuSumOfMachines: number;
   /** The part of PIU that is the gateways' public IPs (0 for machines), in PIU-hours whatever `options.per`. */
   gatewayPiuHours: number;
   /** Unit-hours (NU: TB), before any per-month division (what money is computed from). */
-  unitHours: Quantities;
+  unitHours: Q;
   /**
    * Showback CU (docs/formulas.md), per `options.per`: the account's CU allocated hour by hour to its
    * cloud spaces in proportion to their own CU, and on to their machines; equal to CU for
@@ -93,6 +88,56 @@ export interface BillingLine {
   /** NU (TB) of the entity's own external NICs: a machine's, or a cloud space's gateway's; 0 above. */
   ownNicNu: number;
 }
+
+/** The whole environment: every account. */
+export interface EnvironmentLine extends LineFigures<Quantities> {
+  level: "environment";
+  accountId: null;
+  cloudspaceId: null;
+  machineId: null;
+}
+
+/** One account. */
+export interface AccountLine extends LineFigures<Quantities> {
+  level: "account";
+  accountId: number;
+  cloudspaceId: null;
+  machineId: null;
+}
+
+/** One cloud space of an account. */
+export interface CloudspaceLine extends LineFigures<Quantities> {
+  level: "cloudspace";
+  accountId: number;
+  cloudspaceId: number;
+  machineId: null;
+}
+
+/** A cloud space's gateway in showback (`BillingReport.lines`): its NU and public IP, beside the machines. */
+export interface GatewayLine extends LineFigures<Quantities> {
+  level: "gateway";
+  accountId: number;
+  cloudspaceId: number;
+  machineId: null;
+}
+
+/** One machine of a cloud space. */
+export interface MachineLine extends LineFigures<MachineQuantities> {
+  level: "machine";
+  accountId: number;
+  cloudspaceId: number;
+  machineId: number;
+}
+
+/**
+ * One line: one entity at one level, over the period or in one hour. Narrow it by `level`
+ * (`if (line.level === "machine") line.machineId` is a number) and the ids above the level
+ * are numbers, those below null; quantities are numbers, but a machine's NU is null.
+ */
+export type BillingLine = EnvironmentLine | AccountLine | CloudspaceLine | GatewayLine | MachineLine;
+
+/** The line of a level: `LineOf<"account">` is `AccountLine`. */
+export type LineOf<L extends LineLevel> = Extract<BillingLine, { level: L }>;
 
 /** The resolved options, with defaults applied. */
 export interface ResolvedBillingOptions {
@@ -149,25 +194,41 @@ export function paramValues(params: BillingParams): Record<string, bigint | null
 }
 
 function toLine(line: EngineLine, options: ResolvedBillingOptions): BillingLine {
-  const { level, accountId, cloudspaceId, machineId, figures } = line;
+  const { level, figures } = line;
   const divisor = options.per === "month" ? options.units.hoursPerMonth : 1;
-  const unitHours = {} as Quantities;
-  const quantities = {} as Quantities;
+  const unitHours = {} as Record<UnitName, number | null>;
+  const quantities = {} as Record<UnitName, number | null>;
   for (const u of UNIT_NAMES) {
     const v = figures[u];
     unitHours[u] = v;
     quantities[u] = v === null ? null : u === "NU" ? v : v / divisor;
   }
-  const name =
-    level === "machine" ? nameOf(options.names, "machine", machineId!)
-    : level === "cloudspace" ? nameOf(options.names, "cloudspace", cloudspaceId!)
-    : level === "account" ? nameOf(options.names, "account", accountId!)
-    : "";
+  const common = {
+    hourEpoch: line.hourEpoch, sampleHours: line.sampleHours, cuSumOfMachines: figures.cuSum / divisor,
+    gatewayPiuHours: figures.gatewayPiu, cuAllocated: figures.cuAllocated / divisor, cuAllocatedHours: figures.cuAllocated, ownNicNu: figures.ownNicNu,
+  };
+  // The engine gives each level its ids (those below it null) and a machine alone a null NU.
+  if (level === "environment") {
+    return { ...common, level, accountId: null, cloudspaceId: null, machineId: null, name: "", quantities: quantities as Quantities, unitHours: unitHours as Quantities };
+  }
+  const accountId = line.accountId!;
+  if (level === "account") {
+    return {
+      ...common, level, accountId, cloudspaceId: null, machineId: null, name: nameOf(options.names, "account", accountId),
+      quantities: quantities as Quantities, unitHours: unitHours as Quantities,
+    };
+  }
+  const cloudspaceId = line.cloudspaceId!;
+  if (level === "cloudspace") {
+    return {
+      ...common, level, accountId, cloudspaceId, machineId: null, name: nameOf(options.names, "cloudspace", cloudspaceId),
+      quantities: quantities as Quantities, unitHours: unitHours as Quantities,
+    };
+  }
+  const machineId = line.machineId!;
   return {
-    level, accountId, cloudspaceId, machineId, hourEpoch: line.hourEpoch, name,
-    sampleHours: line.sampleHours, quantities, cuSumOfMachines: figures.cuSum / divisor,
-    gatewayPiuHours: figures.gatewayPiu, unitHours,
-    cuAllocated: figures.cuAllocated / divisor, cuAllocatedHours: figures.cuAllocated, ownNicNu: figures.ownNicNu,
+    ...common, level, accountId, cloudspaceId, machineId, name: nameOf(options.names, "machine", machineId),
+    quantities: quantities as MachineQuantities, unitHours: unitHours as MachineQuantities,
   };
 }
 

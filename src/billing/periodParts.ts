@@ -24,7 +24,7 @@ export class PeriodParts {
   }
 
   /** `figure` of the entity of `line` over `[start, end)`: of the line, or Σ of it on the entity's lines of the parts. */
-  over(line: BillingLine, start: number, end: number, figure: (l: BillingLine) => number): number {
+  over<L extends BillingLine>(line: L, start: number, end: number, figure: (l: L) => number): number {
     if (this.isWhole(start, end)) return figure(line);
     if (this.parts === undefined) {
       throw new RangeError(`a price changes within the period: bill it with options.splitAt = priceChanges(list, start, end) to price each part`);
@@ -32,7 +32,7 @@ export class PeriodParts {
     const terms: number[] = [];
     this.parts.forEach((part, k) => {
       if (part.start < start || part.end > end) return;
-      const own = this.byKey[k]!.get(keyOf(line));
+      const own = this.byKey[k]!.get(keyOf(line)) as L | undefined; // the same key: the same level
       if (own) terms.push(figure(own));
     });
     return exactSum(terms);

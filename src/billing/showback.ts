@@ -1,6 +1,6 @@
 import { Exact } from "./exact.js";
 import type { Invoice, InvoiceLine } from "./invoice.js";
-import type { BillingLine, PeriodPart, Quantities } from "./lines.js";
+import type { BillingLine, CloudspaceLine, GatewayLine, PeriodPart, Quantities } from "./lines.js";
 import { PeriodParts } from "./periodParts.js";
 import { lineMoneyOf, type LineMoney } from "./money.js";
 import { splitAmount } from "./splitAmount.js";
@@ -15,7 +15,7 @@ export interface Showback {
 }
 
 /** A cloud space's gateway as a showback line: its own external traffic (NU, TB) and public IP (PIU). */
-function gatewayLine(cloudspace: BillingLine, divisor: number): BillingLine {
+function gatewayLine(cloudspace: CloudspaceLine, divisor: number): GatewayLine {
   const zero = Object.fromEntries(UNIT_NAMES.map((u) => [u, 0])) as Quantities;
   return {
     level: "gateway", accountId: cloudspace.accountId, cloudspaceId: cloudspace.cloudspaceId, machineId: null, hourEpoch: null,
@@ -47,9 +47,9 @@ export function showback(
   lines: readonly BillingLine[], invoices: readonly Invoice[] | undefined, divisor: number, period?: { start: number; end: number; parts?: readonly PeriodPart[] },
 ): Showback {
   const out: BillingLine[] = [];
-  const cloudspacesOf = new Map<number, BillingLine[]>();
-  const childrenOf = new Map<BillingLine, BillingLine[]>();
-  let cloudspace: BillingLine | undefined;
+  const cloudspacesOf = new Map<number, CloudspaceLine[]>();
+  const childrenOf = new Map<CloudspaceLine, BillingLine[]>();
+  let cloudspace: CloudspaceLine | undefined;
   const closeCloudspace = () => {
     if (cloudspace && (cloudspace.ownNicNu > 0 || cloudspace.gatewayPiuHours > 0)) {
       const gateway = gatewayLine(cloudspace, divisor);
@@ -76,7 +76,7 @@ export function showback(
   if (!invoices) return { lines: out, money: out.map(() => undefined) };
   const shares = new Map<BillingLine, Map<InvoiceLine, Exact>>();
   const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
-  const cloudspaceOf = new Map<BillingLine, BillingLine>();
+  const cloudspaceOf = new Map<BillingLine, CloudspaceLine>();
   for (const [cs, children] of childrenOf) for (const c of children) if (c.level === "gateway") cloudspaceOf.set(c, cs);
   const split = (amount: Exact, decimals: number, line: InvoiceLine, children: BillingLine[], periodParts: PeriodParts) => {
     const scale = 10n ** BigInt(decimals);

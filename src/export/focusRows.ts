@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import { cuRuleText, tuText } from "../billing/units.js";
-import { hourlyLines, type BillingLine } from "../billing/lines.js";
+import { hourlyLines, type AccountLine, type BillingLine } from "../billing/lines.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
 import { priceAt } from "../billing/prices.js";
@@ -103,9 +103,10 @@ function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, numb
 
 /** The account's line an allocated charge is split from: the origin charge's dimensions (ids, name, level). */
 function originOf(line: BillingLine, report: BillingReport): BillingLine {
+  // only the dimensions are read from it (its figures are the allocated line's)
   return {
-    ...line, level: "account", cloudspaceId: null, machineId: null, name: nameOf(report.options.names, "account", line.accountId!),
-  };
+    ...line, level: "account", accountId: line.accountId!, cloudspaceId: null, machineId: null, name: nameOf(report.options.names, "account", line.accountId!),
+  } as AccountLine;
 }
 
 function resource(line: BillingLine, unit: UnitName): { id: string; type: string } {

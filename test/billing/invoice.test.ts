@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_UNITS, Exact, invoiceOf, monthPeriod, parsePrices, UsageError, type BillingLine, type Quantities } from "../../src/index.js";
+import { DEFAULT_UNITS, Exact, invoiceOf, monthPeriod, parsePrices, UsageError, type AccountLine, type Quantities } from "../../src/index.js";
 
 const OCTOBER = monthPeriod("2026-10");
 
-function account(unitHours: Partial<Quantities>, accountId = 7): BillingLine {
+function account(unitHours: Partial<Quantities>, accountId = 7): AccountLine {
   const q = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0, ...unitHours } as Quantities;
   return {
     level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name: "", sampleHours: 1, quantities: q,
-    cuSumOfMachines: q.CU ?? 0, gatewayPiuHours: 0, unitHours: q, cuAllocated: q.CU ?? 0, cuAllocatedHours: q.CU ?? 0, ownNicNu: 0,
+    cuSumOfMachines: q.CU, gatewayPiuHours: 0, unitHours: q, cuAllocated: q.CU, cuAllocatedHours: q.CU, ownNicNu: 0,
   };
 }
 

@@ -1,11 +1,48 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { generateHours } from "../../src/generate/generateHours.js";
 import { memoryWarehouse, OCT_1, HOUR } from "../helpers/warehouse.js";
-import { hourlyLineCount, hourlyLines, periodLines, UNIT_NAMES, type BillingLine } from "../../src/index.js";
+import { billingReport, hourlyLineCount, hourlyLines, parsePrices, periodLines, UNIT_NAMES, type BillingLine } from "../../src/index.js";
 
 const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
 
 describe("line items", () => {
+  it("lines narrow by level: the ids above a level are numbers, those below null; quantities are numbers, a machine's NU null", async () => {
+    const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 4, start: OCT_1, seed: 5 })]);
+    const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 4 * HOUR }, {}, { prices: parsePrices({ currency: "EUR", prices: { NU: 1 } }) });
+    const seen = new Set<string>();
+    for (const line of report.lines) {
+      seen.add(line.level);
+      const ids = [line.accountId, line.cloudspaceId, line.machineId].map((id) => (id === null ? "null" : typeof id));
+      const own = UNIT_NAMES.filter((u) => !(u === "NU" && line.level === "machine"));
+      expect(own.map((u) => typeof line.quantities[u]), `${key(line)} quantities`).toEqual(own.map(() => "number"));
+      switch (line.level) {
+        case "environment":
+          expectTypeOf(line.accountId).toEqualTypeOf<null>();
+          expect(ids).toEqual(["null", "null", "null"]);
+          break;
+        case "account":
+          expectTypeOf(line.accountId).toEqualTypeOf<number>();
+          expectTypeOf(line.quantities.NU).toEqualTypeOf<number>();
+          expect(ids).toEqual(["number", "null", "null"]);
+          break;
+        case "cloudspace":
+        case "gateway":
+          expectTypeOf(line.cloudspaceId).toEqualTypeOf<number>();
+          expectTypeOf(line.machineId).toEqualTypeOf<null>();
+          expect(ids).toEqual(["number", "number", "null"]);
+          break;
+        case "machine":
+          expectTypeOf(line.machineId).toEqualTypeOf<number>();
+          expectTypeOf(line.quantities.CU).toEqualTypeOf<number>();
+          expectTypeOf(line.quantities.NU).toEqualTypeOf<null>();
+          expect(ids).toEqual(["number", "number", "number"]);
+          expect(line.quantities.NU).toBeNull();
+          break;
+      }
+    }
+    expect([...seen].sort()).toEqual(["account", "cloudspace", "environment", "gateway", "machine"]);
+  });
+
   // 60 hours from 05:00 span three UTC days, so the day-by-day queries of hourlyLines meet at two boundaries.
   it.each(["aggregate", "sum"] as const)("hourly lines add up to the period lines, entity by entity, under %s", async (cuRollup) => {
     const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 72, start: OCT_1, seed: 3 })]);

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { VMachine } from "../../src/capnp/records.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, loadPrices, monthPeriod, parsePrices, pricePeriods, toBillingCsv, toBillingText, UsageError, type BillingReport } from "../../src/index.js";
+import { billingReport, loadPrices, monthPeriod, parsePrices, pricePeriods, toBillingCsv, toBillingText, UsageError, type BillingLine, type BillingReport } from "../../src/index.js";
 
 const DAY = 24 * HOUR;
 const OCT_3 = OCT_1 + 2 * DAY;
@@ -107,10 +107,10 @@ describe("prices that change: one invoice line per unit and price period (hand-c
       ["2026-10-01T00:00:00Z", "2026-10-02T05:00:00Z"], ["2026-10-02T05:00:00Z", "2026-10-03T17:00:00Z"], ["2026-10-03T17:00:00Z", "2026-10-04T00:00:00Z"],
     ]);
     for (const whole of report.lines.filter((l) => l.level !== "gateway")) {
-      const key = (l: typeof whole) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
+      const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
       const inParts = report.parts!.map((p) => p.lines.find((l) => key(l) === key(whole)));
-      const sum = (f: (l: typeof whole) => number) => inParts.reduce((a, l) => a + (l ? f(l) : 0), 0);
-      expect([sum((l) => l.unitHours.CU!), sum((l) => l.cuAllocatedHours), sum((l) => l.sampleHours)]).toEqual([whole.unitHours.CU, whole.cuAllocatedHours, whole.sampleHours]);
+      const sum = (f: (l: BillingLine) => number) => inParts.reduce((a, l) => a + (l ? f(l) : 0), 0);
+      expect([sum((l) => l.unitHours.CU), sum((l) => l.cuAllocatedHours), sum((l) => l.sampleHours)]).toEqual([whole.unitHours.CU, whole.cuAllocatedHours, whole.sampleHours]);
     }
     // account 7: 29 hours of 1 CU × 0.01; 19 hours of 1 CU and 17 of 2 (10-03) × 0.02; 7 hours of 2 CU × 0.04
     expect(linesOf(report, 7)).toEqual([
