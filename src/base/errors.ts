@@ -5,7 +5,7 @@
  * WarehouseBusyError → 6, StaleWarehouseError → 7.
  */
 
-import type { ImpossibleValue } from "../load/impossibleValues.js";
+import type { ImpossibleValue } from "./impossibleValue.js";
 
 /** Base class: every error thrown on purpose by cloudunits. */
 export class CloudunitsError extends Error {

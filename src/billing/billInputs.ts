@@ -10,6 +10,7 @@ import type { LoadManifest, ManifestRow } from "../store/manifest.js";
 import type { LoadReport } from "../store/types.js";
 import { compareImpossible, isBilledImpossible, refuseImpossible } from "./billedImpossibleValues.js";
 import { BillingEngine } from "./billingEngine.js";
+import { billingTap, engineStates } from "./billingTap.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
@@ -95,15 +96,9 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
   });
   const impossible: ImpossibleValue[] = [];
   const target: LoadTarget = {
-    begin: async () => {},
-    add: async () => {},
     commit: async (_manifestRows, values) => {
       for (const v of values) if (isBilledImpossible(v, resolved.units)) impossible.push(v);
     },
-    deleteHours: async () => {},
-    settle: async () => {},
-    abort: async () => {},
-    end: async () => {},
   };
   const fingerprint = options.fingerprint ?? true;
   const manifest = new RunManifest(fingerprint ? new ContentFingerprint() : undefined);
@@ -113,14 +108,14 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     batchBytes: Number.POSITIVE_INFINITY,
     tables: [],
     stager: () => chooseStager(bytesTotal(), options.workers ?? billingWorkers(bytesTotal(), availableParallelism()), {
-      billing: rules, hash: fingerprint,
+      tap: billingTap(rules), hash: fingerprint,
     }),
   });
   if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
   impossible.sort(compareImpossible);
   if (!options.skipBad) refuseImpossible(impossible); // as open(): refused, or counted as 0 with skipBad
   const engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly, splitAt);
-  for (const state of outcome.billed) engine.merge(state);
+  for (const state of engineStates(outcome.tapped)) engine.merge(state);
   const load: LoadReport = {
     inputs: [...inputs],
     filesLoaded: outcome.filesLoaded,

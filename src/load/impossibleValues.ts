@@ -2,6 +2,9 @@ import type { DuckDBAppender, DuckDBConnection, DuckDBType, DuckDBValue } from "
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import { isoUtc } from "../base/time.js";
 import { DISK_LIMIT_COLUMNS } from "./columnBatch.js";
+import type { ImpossiblePart, ImpossibleValue } from "../base/impossibleValue.js";
+
+export type { ImpossiblePart, ImpossibleValue } from "../base/impossibleValue.js";
 
 /**
  * True for a value docs/warehouse.md calls impossible: NaN, ±Infinity or negative (`-0` is 0).
@@ -11,8 +14,6 @@ export function isImpossible(value: number): boolean {
   return !(value >= 0 && value < Infinity);
 }
 
-/** What part of a machine a numeric field belongs to. */
-export type ImpossiblePart = "machine" | "disk" | "nic";
 
 /** A numeric field of the files (schema name) and the warehouse column holding it. */
 export interface MeasuredField {
@@ -77,30 +78,6 @@ CREATE TABLE IF NOT EXISTS impossible_values (
 );
 `;
 
-/** One impossible value: where it is (file, account, hour, cloud space, machine, disk or NIC) and what it is. */
-export interface ImpossibleValue {
-  /** Display name of the file: a path, or archive!entry. */
-  file: string;
-  accountId: number;
-  hourEpoch: number;
-  cloudspaceId: number;
-  machineId: number;
-  /** `vm`, `routeros` (the cloud space's gateway), ... */
-  machineType: string;
-  part: ImpossiblePart;
-  /** Disk or NIC: position in the machine's list; null for the machine's own fields. */
-  index: number | null;
-  /** Disk or NIC: its id; null for the machine's own fields. */
-  partId: number | null;
-  /** NIC: its type (`external`, `space`, ...); null otherwise. */
-  nicType: string | null;
-  /** The schema's field name, e.g. `mem`, `configuredIops.totalIopsSec`. */
-  field: string;
-  /** The warehouse column, e.g. `mem_mb`. */
-  column: string;
-  /** The value as found: `NaN`, `Infinity`, `-Infinity`, `-128`. */
-  value: string;
-}
 
 /** `machine 5`, `gateway 0`, `machine 5 disk 1 (id 7)`, `machine 5 NIC 0 (id 0, external)`. */
 export function impossibleEntity(v: ImpossibleValue): string {

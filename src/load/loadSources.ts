@@ -11,31 +11,31 @@ import type { ImpossibleValue } from "./impossibleValues.js";
 import type { LoadManifest, ManifestRow } from "../store/manifest.js";
 import { DATA_TABLES, type DataTable } from "./dataTables.js";
 import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
-import type { EngineState } from "../billing/billingEngine.js";
 import type { SkippedFile } from "../store/types.js";
 
 /** The manifest reason of a file left out because another file of its account-hour is unreadable. */
 const partUnreadable = (badFile: string) => `not loaded: ${badFile} of the same account-hour is unreadable`;
 
 /**
- * Where a load's staged account-hours go (a database's tables, or nowhere but the stager's
- * own sums when billing files as they stream), batch by batch, in input order.
+ * Where a load's staged account-hours go (a database's tables, or nowhere but the taps' own
+ * sums when billing files as they stream), batch by batch, in input order. A target implements
+ * only what it needs: billing from files keeps the impossible values of each commit, nothing else.
  */
 export interface LoadTarget {
   /** Before the first group. */
-  begin(): Promise<void>;
+  begin?(): Promise<void>;
   /** The staged rows of a group's loaded account-hours, `loadedBytes` of input. */
-  add(staged: StagedGroup, loadedBytes: number): Promise<void>;
+  add?(staged: StagedGroup, loadedBytes: number): Promise<void>;
   /** Ends a batch: `writeManifest` and the batch's impossible values commit with its rows. */
-  commit(writeManifest: (connection: DuckDBConnection) => Promise<void>, impossible: ImpossibleValue[]): Promise<void>;
+  commit?(writeManifest: (connection: DuckDBConnection) => Promise<void>, impossible: ImpossibleValue[]): Promise<void>;
   /** Deletes the rows of account-hours loaded by an earlier run, which this one replaces. */
-  deleteHours(hours: readonly { accountId: number; hourEpoch: number }[]): Promise<void>;
+  deleteHours?(hours: readonly { accountId: number; hourEpoch: number }[]): Promise<void>;
   /** After the last commit: waits for the writes. */
-  settle(): Promise<void>;
+  settle?(): Promise<void>;
   /** After an error: drops what is not committed. */
-  abort(): Promise<void>;
+  abort?(): Promise<void>;
   /** After the load, whatever its outcome. */
-  end(): Promise<void>;
+  end?(): Promise<void>;
 }
 
 /** How {@link loadSources} treats what it finds. */
@@ -78,8 +78,8 @@ export interface LoadOutcome {
   replacedHours: number;
   /** Which they were, in load order. */
   replaced: { accountId: number; hourEpoch: number }[];
-  /** A billing stager's sums of the account-hours loaded, one per thread (see `Stager.collect`); empty otherwise. */
-  billed: EngineState[];
+  /** The taps' sums of the account-hours loaded, one per thread (see `Stager.collect`, `StagerOptions.tap`); empty without a tap. */
+  tapped: unknown[];
 }
 
 /** An account-hour on its way to the tables: its kept files, duplicates, and whether it replaces a loaded hour. */
@@ -154,7 +154,7 @@ export async function loadSources(
   // The first groups are smaller (1/8, 1/4, 1/2 of groupBytes), so the first staged rows reach
   // DuckDB while the worker is still starting up and compiling.
   let groupTarget = Math.max(1, Math.floor(groupBytes / 8));
-  const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0, replaced: [], billed: [] };
+  const outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0, replaced: [], tapped: [] };
   let readerErrorsSeen = 0;
   let stager: Stager | undefined;
   let bytesInBatch = 0;
@@ -197,7 +197,7 @@ export async function loadSources(
     const writeManifest = manifest.take();
     const values = impossible;
     impossible = [];
-    await target.commit(writeManifest, values);
+    await target.commit?.(writeManifest, values);
     bytesInBatch = 0;
   };
 
@@ -220,7 +220,7 @@ export async function loadSources(
     if (rules.stopOnError && outcome.errors.length > 0) return;
     const replacing = ok.filter((j) => j.replacing);
     if (replacing.length > 0) {
-      await target.deleteHours(replacing.map((j) => j.hour));
+      await target.deleteHours?.(replacing.map((j) => j.hour));
       for (const { hour, kept } of replacing) manifest.supersede(hour.accountId, hour.hourEpoch, kept.map((s) => s.source.name).join(", "));
       outcome.replacedHours += replacing.length;
       for (const { hour } of replacing) outcome.replaced.push({ accountId: hour.accountId, hourEpoch: hour.hourEpoch });
@@ -236,7 +236,7 @@ export async function loadSources(
       outcome.accountHours++;
     }
     impossible.push(...staged.impossible);
-    await target.add(staged, loadedBytes);
+    await target.add?.(staged, loadedBytes);
     bytesInBatch += loadedBytes;
     if (bytesInBatch >= batchBytes) await commit();
   };
@@ -259,7 +259,7 @@ export async function loadSources(
     await drain(stager.inFlight - 1);
   };
 
-  await target.begin();
+  await target.begin?.();
   try {
     for await (const hour of hours) {
       const lost = unreadPart(hour, readerBadFiles.slice(readerErrorsSeen)); // the reader reports an hour's bad files just before it
@@ -342,14 +342,14 @@ export async function loadSources(
     await submit();
     await drain(0);
     await commit();
-    await target.settle();
-    outcome.billed = (await stager?.collect?.()) ?? [];
+    await target.settle?.();
+    outcome.tapped = (await stager?.collect?.()) ?? [];
   } catch (error) {
-    await target.abort();
+    await target.abort?.();
     throw error;
   } finally {
     await stager?.close();
-    await target.end();
+    await target.end?.();
   }
   return outcome;
 }

@@ -8,11 +8,7 @@ import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { ColumnBuilder, stageRecords } from "./ColumnBuilder.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
-import { BillingEngine, type EngineState } from "../billing/billingEngine.js";
-import { AccountHourFactsBuilder, FactsVisitor } from "../billing/machineFacts.js";
-import type { CuRollup } from "../billing/unitNames.js";
-import type { Units } from "../billing/units.js";
-import type { RecordVisitor } from "../capnp/visitRecords.js";
+import { TeeVisitor, type HourTap, type TapPlugin } from "./hourTap.js";
 
 /** A file that could not be decoded, as plain data (it crosses from a worker). */
 export interface StageError {
@@ -71,86 +67,27 @@ export interface Stager {
    */
   inFlight: number;
   stage(hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection): Promise<StagedGroup>;
-  /** A billing stager: the sums of the account-hours it staged, one state per thread (call before `close`). */
-  collect?(): Promise<EngineState[]>;
+  /** A stager with a tap: the taps' sums of the account-hours it staged, one state per thread (call before `close`). */
+  collect?(): Promise<unknown[]>;
   close(): Promise<void>;
-}
-
-/** What a billing stager bills by: the units and the CU rule. */
-export interface BillingRules {
-  units: Units;
-  cuRollup: CuRollup;
-  /** Keep the environment's sums only (see `BillingEngine`). Default false. */
-  environmentOnly?: boolean;
-  /** Hours where a price changes: the parts of the period between them are summed apart too (see `BillingEngine`). */
-  splitAt?: readonly number[];
 }
 
 /** What a stager does besides staging columns. */
 export interface StagerOptions {
-  /** Bill the account-hours it stages, by these rules (see {@link ThreadBilling}). Default: no billing. */
-  billing?: BillingRules;
+  /** Also visit the account-hours it stages with a tap of this plug-in, one per thread (billing's sums). Default: none. */
+  tap?: TapPlugin;
   /** Hash every file (SHA-256, the manifest's content hashes). Default true; false leaves every hash "". */
   hash?: boolean;
 }
 
-/**
- * The billing of one thread: account-hours staged with it are also billed, straight from
- * the visit of their bytes (see `FactsVisitor`), into its engine.
- */
-export class ThreadBilling {
-  readonly builder: AccountHourFactsBuilder;
-  readonly engine: BillingEngine;
-  readonly visitor: RecordVisitor;
-
-  constructor(readonly rules: BillingRules) {
-    this.builder = new AccountHourFactsBuilder(rules.units.externalNicType);
-    this.engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly, rules.splitAt);
-    this.visitor = new FactsVisitor(this.builder);
-  }
-
-  /** A visitor feeding both `first` (the columns and impossible values) and the facts. */
-  tee(first: RecordVisitor): RecordVisitor {
-    return new TeeVisitor(first, this.visitor);
-  }
-}
-
-/** Visits records into two visitors, in turn. */
-class TeeVisitor implements RecordVisitor {
-  constructor(private readonly first: RecordVisitor, private readonly second: RecordVisitor) {}
-
-  nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
-    this.first.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
-    this.second.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
-  }
-
-  disk(
-    cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
-    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
-  ): void {
-    this.first.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
-    this.second.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
-  }
-
-  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
-    this.first.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
-    this.second.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
-  }
-
-  cloudSpace(cloudSpaceId: number, accountId: number, state: string): void {
-    this.first.cloudSpace(cloudSpaceId, accountId, state);
-    this.second.cloudSpace(cloudSpaceId, accountId, state);
-  }
-}
-
 /** How {@link stageHours} stages a group, besides its tables. */
 export interface StageOptions {
-  /** Decode each account-hour into records first, and stage those (default: straight from the bytes); not with `billing`. */
+  /** Decode each account-hour into records first, and stage those (default: straight from the bytes); not with `tap`. */
   decode?: (hour: AccountHour) => DecodedAccountHour;
   /** The columns kept, by table (default: all). */
   columns?: ColumnSelection;
-  /** Also bill the staged account-hours into this thread's engine. */
-  billing?: ThreadBilling;
+  /** Also visit the staged account-hours with this thread's tap. */
+  tap?: HourTap;
   /** Hash every file; default true (false: every hash is ""). */
   hash?: boolean;
 }
@@ -163,8 +100,8 @@ export interface StageOptions {
  * like one that cannot be decoded (its hashes are "").
  */
 export function stageHours(hours: AccountHour[], tables: readonly DataTable[], options: StageOptions = {}): StagedGroup {
-  const { decode, columns, billing } = options;
-  if (decode !== undefined && billing !== undefined) throw new Error("stageHours: billing needs the visit of the bytes, not decoded records");
+  const { decode, columns, tap } = options;
+  if (decode !== undefined && tap !== undefined) throw new Error("stageHours: a tap needs the visit of the bytes, not decoded records");
   const hash = options.hash ?? true;
   const errors: StageError[] = [];
   const failed = (index: number, error: unknown): void => {
@@ -201,15 +138,15 @@ export function stageHours(hours: AccountHour[], tables: readonly DataTable[], o
   }
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
   const builder = new ColumnBuilder(new Set(tables), inputBytes, columns);
-  const visitor = billing?.tee(builder) ?? builder;
+  const visitor = tap === undefined ? builder : new TeeVisitor(builder, tap.visitor);
   hours.forEach((hour, index) => {
     if (unread.has(index)) return;
     builder.beginHour(hour.accountId, hour.hourEpoch, names(hour));
-    billing?.builder.begin(hour.accountId, hour.hourEpoch);
+    tap?.begin(hour.accountId, hour.hourEpoch);
     try {
       const { rootAccountId, cloudspaces } = visitAccountHour(hour, visitor);
       builder.endHour(rootAccountId, cloudspaces);
-      billing?.engine.add(billing.builder.finish());
+      tap?.end();
     } catch (error) {
       builder.abandonHour();
       failed(index, error);
@@ -218,13 +155,13 @@ export function stageHours(hours: AccountHour[], tables: readonly DataTable[], o
   return { batch: builder.finish(), errors, sha256, impossible: [...builder.impossibleValues] };
 }
 
-/** A stager decoding in the calling thread (billing what it stages with `options.billing`). */
+/** A stager decoding in the calling thread (visiting what it stages with a tap of `options.tap`). */
 export function inlineStager(options: StagerOptions = {}): Stager {
-  const thread = options.billing === undefined ? undefined : new ThreadBilling(options.billing);
+  const tap = options.tap?.create(options.tap.options);
   return {
     inFlight: 1,
-    stage: async (hours, tables, columns) => stageHours(hours, tables, { columns, billing: thread, hash: options.hash }),
-    collect: thread === undefined ? undefined : async () => [thread.engine.state()],
+    stage: async (hours, tables, columns) => stageHours(hours, tables, { columns, tap, hash: options.hash }),
+    collect: tap === undefined ? undefined : async () => [tap.collect().state],
     close: async () => {},
   };
 }

@@ -5,14 +5,13 @@ import type { AccountHour } from "../input/types.js";
 import type { ColumnSelection } from "./columnBatch.js";
 import type { DataTable } from "./dataTables.js";
 import type { StagedGroup, Stager, StagerOptions } from "./stageHours.js";
-import type { EngineState } from "../billing/billingEngine.js";
 
 /** Groups in flight per worker (and at least 4): each has the next while its result travels back; bounds memory while workers decode ahead. */
 const GROUPS_IN_FLIGHT_PER_THREAD = 2;
 const MIN_GROUPS_IN_FLIGHT = 4;
 
 interface Pending {
-  resolve: (group: StagedGroup & EngineState) => void;
+  resolve: (answer: unknown) => void;
   reject: (error: Error) => void;
 }
 
@@ -62,19 +61,21 @@ function ownBuffers(hours: AccountHour[]): ArrayBuffer[] {
  * A worker that dies rejects its pending groups.
  */
 export function workerStager(count: number, options: StagerOptions = {}): Stager {
-  const { billing, hash } = options;
+  const { hash } = options;
+  /** The tap's module and options, posted to each worker with its groups (its `create` stays here). */
+  const tap = options.tap === undefined ? undefined : { module: options.tap.module, options: options.tap.options };
   const pending = new Map<number, Pending>();
   const owner = new Map<number, Worker>();
   let nextId = 0;
   const workers = Array.from({ length: Math.max(1, count) }, () => {
     const worker = startWorker();
-    worker.on("message", (message: { id: number; group?: StagedGroup; state?: EngineState; failure?: { message: string; stack?: string } }) => {
+    worker.on("message", (message: { id: number; group?: StagedGroup; state?: unknown; failure?: { message: string; stack?: string } }) => {
       const p = pending.get(message.id);
       if (p === undefined) return;
       pending.delete(message.id);
       owner.delete(message.id);
-      if (message.group) p.resolve(message.group as StagedGroup & EngineState);
-      else if (!message.failure) p.resolve(message.state as StagedGroup & EngineState);
+      if (message.group) p.resolve(message.group);
+      else if (!message.failure) p.resolve(message.state);
       else {
         const error = new Error(`decoding worker failed: ${message.failure?.message}`);
         if (message.failure?.stack) error.stack = message.failure.stack;
@@ -96,7 +97,7 @@ export function workerStager(count: number, options: StagerOptions = {}): Stager
   const ask = <T>(worker: Worker, message: object, transfer: ArrayBuffer[] = []) =>
     new Promise<T>((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve: resolve as (value: StagedGroup & EngineState) => void, reject });
+      pending.set(id, { resolve: resolve as (answer: unknown) => void, reject });
       owner.set(id, worker);
       worker.postMessage({ id, ...message }, transfer);
     });
@@ -109,10 +110,10 @@ export function workerStager(count: number, options: StagerOptions = {}): Stager
   return {
     inFlight: Math.max(MIN_GROUPS_IN_FLIGHT, GROUPS_IN_FLIGHT_PER_THREAD * workers.length),
     stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
-      ask<StagedGroup>(leastBusy(), { hours, tables, columns, billing, hash }, ownBuffers(hours)),
-    collect: billing === undefined ? undefined : async () => {
-      const states = await Promise.all(workers.map((w) => ask<EngineState | undefined>(w, { collect: true })));
-      return states.filter((s): s is EngineState => s !== undefined);
+      ask<StagedGroup>(leastBusy(), { hours, tables, columns, tap, hash }, ownBuffers(hours)),
+    collect: tap === undefined ? undefined : async () => {
+      const states = await Promise.all(workers.map((w) => ask<unknown>(w, { collect: true })));
+      return states.filter((s) => s !== undefined);
     },
     close: async () => {
       await Promise.all(workers.map((w) => w.terminate()));

@@ -31,7 +31,7 @@ export interface DatabaseRules extends LoadRules {
  * `moreConnections` to the same database: batches take turns on them, so the next batch
  * inserts while the previous one commits (commits stay in order).
  */
-export function databaseTarget(connection: DuckDBConnection, rules: DatabaseRules = {}): LoadTarget {
+export function databaseTarget(connection: DuckDBConnection, rules: DatabaseRules = {}): Required<LoadTarget> {
   const writer = new BatchWriter([connection, ...(rules.moreConnections ?? [])], rules.tables ?? DATA_TABLES, rules.columns, rules.memoryLimitBytes);
   let threads: number | undefined;
   return {
