@@ -14,7 +14,8 @@ import { billingTap, engineStates } from "./billingTap.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
-import { checkParams, cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
+import { checkParams } from "../base/period.js";
+import { cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
 
 /** Options of {@link billInputs}: the billing options, and how the inputs are read. */
 export interface BillInputsOptions extends BillingOptions {

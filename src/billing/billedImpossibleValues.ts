@@ -3,7 +3,8 @@ import { ImpossibleValuesError } from "../base/errors.js";
 import { GATEWAY_TYPE } from "../load/columnBatch.js";
 import { describeImpossible, MEASURED_FIELDS, readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import { BILLING_COLUMNS } from "./warehouseFacts.js";
-import { checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
+import type { BillingParams } from "./lines.js";
+import { checkParams, paramTypes, paramValues, periodSql } from "../base/period.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
 /** The measures billing reads, by part (docs/warehouse.md: an impossible value in one of these stops billing, or counts 0 under --skip-bad). */
@@ -46,7 +47,7 @@ export async function billedImpossibleValues(
   connection: DuckDBConnection, params: BillingParams, units: Units = DEFAULT_UNITS,
 ): Promise<ImpossibleValue[]> {
   checkParams(params);
-  const where = "b.hour_epoch >= $start AND b.hour_epoch < $end AND ($account IS NULL OR b.account_id = $account)";
+  const where = periodSql("b");
   const found = await readImpossibleValues(connection, where, paramValues(params), paramTypes());
   return found.filter((v) => isBilledImpossible(v, units));
 }

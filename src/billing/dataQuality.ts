@@ -4,7 +4,8 @@ import type { LoadReport, SkippedFile } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../base/time.js";
 import type { SeenData } from "./billingEngine.js";
-import { billingPass, checkParams, paramTypes, paramValues, type BillingParams } from "./lines.js";
+import { billingPass, type BillingParams } from "./lines.js";
+import { checkParams, paramTypes, paramValues, periodSql } from "../base/period.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
 /** A run of consecutive missing hours: hour labels `[startHour, endHour]`, both included, epoch seconds. */
@@ -103,7 +104,7 @@ export function qualityOf(
 export async function accountHoursIn(connection: DuckDBConnection, params: BillingParams): Promise<Map<number, number[]>> {
   checkParams(params);
   const reader = await connection.runAndReadAll(
-    "SELECT account_id, hour_epoch FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account) ORDER BY 1, 2",
+    `SELECT account_id, hour_epoch FROM account_hours WHERE ${periodSql()} ORDER BY 1, 2`,
     paramValues(params), paramTypes(),
   );
   const hours = new Map<number, number[]>();

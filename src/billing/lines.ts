@@ -1,12 +1,11 @@
-import type { DuckDBConnection, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
-import { checkEpochSeconds } from "../base/time.js";
+import { checkParams, paramTypes, paramValues, periodSql } from "../base/period.js";
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { warehouseFacts } from "./warehouseFacts.js";
-import { duckdbApi } from "../base/duckdb.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;
@@ -157,23 +156,6 @@ export function resolveOptions(options: BillingOptions = {}): ResolvedBillingOpt
   return { units: options.units ?? { ...DEFAULT_UNITS }, cuRollup, names: options.names, allUnits: options.allUnits ?? false, per };
 }
 
-/** Checks a period; throws a UsageError naming the bad value. */
-export function checkParams(params: BillingParams): void {
-  for (const key of ["start", "end"] as const) checkEpochSeconds(params[key], key);
-  if (params.end <= params.start) throw new UsageError(`the period is empty: end ${params.end} is not after start ${params.start} (the period is [start, end))`);
-  if (params.accountId !== undefined && !Number.isSafeInteger(params.accountId)) {
-    throw new UsageError(`bad account id: ${String(params.accountId)} (a whole number)`);
-  }
-}
-
-/**
- * The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT).
- * For a query on a connection: DuckDB is loaded by then (see `duckdbApi`).
- */
-export function paramTypes(): Record<string, DuckDBType> {
-  const { BIGINT } = duckdbApi();
-  return { start: BIGINT, end: BIGINT, account: BIGINT };
-}
 
 /** The levels a report of `params` shows: with an account id, the account and below; without, every level. */
 export function levelsFor(params: BillingParams): readonly Level[] {
@@ -188,10 +170,6 @@ export function calculateLevels(params: BillingParams): readonly Level[] {
 /** True when `levels` are the environment alone: an engine then keeps no other sums (see `BillingEngine`). */
 export const environmentOnly = (levels: readonly Level[]): boolean => levels.length === 1 && levels[0] === "environment";
 
-/** The query parameters of a period. */
-export function paramValues(params: BillingParams): Record<string, bigint | null> {
-  return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
-}
 
 function toLine(line: EngineLine, options: ResolvedBillingOptions): BillingLine {
   const { level, figures } = line;
@@ -307,7 +285,7 @@ export async function hourlyLineCount(
 ): Promise<number> {
   checkParams(params);
   const resolved = resolveOptions(options);
-  const where = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)";
+  const where = periodSql();
   const counts: Record<Level, string> = {
     environment: `SELECT count(DISTINCT hour_epoch) FROM account_hours WHERE ${where}`,
     account: `SELECT count(*) FROM account_hours WHERE ${where}`,

@@ -1,13 +1,14 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
-import { paramTypes, type BillingParams } from "./lines.js";
+import type { BillingParams } from "./lines.js";
+import { paramTypes, periodSql } from "../base/period.js";
 import { duckdbApi, duckdbBindings } from "../base/duckdb.js";
 import { withRoom } from "../base/growArray.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
 const WINDOW_SECONDS = 86_400;
 
-const WHERE = "hour_epoch >= $start AND hour_epoch < $end AND ($account IS NULL OR account_id = $account)";
+const WHERE = periodSql();
 const KEYS = "account_id::DOUBLE AS account_id, hour_epoch::DOUBLE AS hour_epoch";
 
 /**

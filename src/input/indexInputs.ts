@@ -7,6 +7,7 @@ import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPa
 import type { AccountHourSelection, InputLimits, ListOptions, SourceLocation } from "./types.js";
 import { walkTree } from "./walkTree.js";
 import { indexZip } from "./indexZip.js";
+import { inPeriod } from "../base/period.js";
 import { tooLargeFile, unreadableFile } from "./readSource.js";
 import { SourceTable } from "./sourceTable.js";
 import type { ZipArchive, ZipEntry } from "./zipArchive.js";
@@ -231,8 +232,7 @@ function* accountHours(table: SourceTable, order: Uint32Array): Generator<Uint32
 /** Whether a path's account-hour is in `select` (every one without it). */
 function selection(select: AccountHourSelection | undefined): (parsed: ConsumptionPath) => boolean {
   if (select === undefined) return () => true;
-  const { accountId, start = -Infinity, end = Infinity } = select;
-  return (p) => (accountId === undefined || p.accountId === accountId) && p.hourEpoch >= start && p.hourEpoch < end;
+  return (p) => inPeriod(select, p.accountId, p.hourEpoch);
 }
 
 async function inputKind(input: string): Promise<"dir" | "file"> {

@@ -1,0 +1,56 @@
+import type { DuckDBType } from "@duckdb/node-api";
+import { duckdbApi } from "./duckdb.js";
+import { UsageError } from "./errors.js";
+import { checkEpochSeconds } from "./time.js";
+
+/**
+ * A period of hours: the hours starting at `start` or later and before `end` (epoch seconds,
+ * `[start, end)`), of one account or of every account. The one place that says which hours a
+ * period holds: files are selected by `inPeriod`, warehouse rows by `periodSql`, alike.
+ */
+export interface Period {
+  /** First second of the period (inclusive), epoch seconds. */
+  start: number;
+  /** End of the period (exclusive), epoch seconds. */
+  end: number;
+  /** One account; omitted: every account. */
+  accountId?: number;
+}
+
+/** True when the account-hour (`accountId`, `hourEpoch`) is in `period`: start ≤ hourEpoch < end, of its account if it names one. */
+export function inPeriod(period: Partial<Period>, accountId: number, hourEpoch: number): boolean {
+  const { start = -Infinity, end = Infinity } = period;
+  return (period.accountId === undefined || accountId === period.accountId) && hourEpoch >= start && hourEpoch < end;
+}
+
+/**
+ * `inPeriod` in SQL, over the `hour_epoch` and `account_id` columns (of `alias` when given), with
+ * the parameters `$start`, `$end` and `$account` (bind `paramValues` as `paramTypes`).
+ */
+export function periodSql(alias?: string): string {
+  const c = alias === undefined ? "" : `${alias}.`;
+  return `${c}hour_epoch >= $start AND ${c}hour_epoch < $end AND ($account IS NULL OR ${c}account_id = $account)`;
+}
+
+/** Throws a UsageError for a period a user cannot have meant: times not whole epoch seconds, end not after start, a bad account id. */
+export function checkParams(params: Period): void {
+  for (const key of ["start", "end"] as const) checkEpochSeconds(params[key], key);
+  if (params.end <= params.start) throw new UsageError(`the period is empty: end ${params.end} is not after start ${params.start} (the period is [start, end))`);
+  if (params.accountId !== undefined && !Number.isSafeInteger(params.accountId)) {
+    throw new UsageError(`bad account id: ${String(params.accountId)} (a whole number)`);
+  }
+}
+
+/**
+ * The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT).
+ * For a query on a connection: DuckDB is loaded by then (see `duckdbApi`).
+ */
+export function paramTypes(): Record<string, DuckDBType> {
+  const { BIGINT } = duckdbApi();
+  return { start: BIGINT, end: BIGINT, account: BIGINT };
+}
+
+/** The query parameters of a period (see `periodSql`). */
+export function paramValues(params: Period): Record<string, bigint | null> {
+  return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
+}
