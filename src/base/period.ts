@@ -41,6 +41,11 @@ export function checkParams(params: Period): void {
   }
 }
 
+/** The period of `params` alone (`start`, `end`, and `accountId` when given): what a billed period says it is. */
+export function periodOf(params: Period): Period {
+  return params.accountId === undefined ? { start: params.start, end: params.end } : { start: params.start, end: params.end, accountId: params.accountId };
+}
+
 /**
  * The DuckDB types of the query parameters of a period (BigInt values would bind as HUGEINT).
  * For a query on a connection: DuckDB is loaded by then (see `duckdbApi`).

@@ -14,7 +14,7 @@ import { billingTap, engineStates } from "./billingTap.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
-import { checkParams } from "../base/period.js";
+import { checkParams, periodOf } from "../base/period.js";
 import { cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
 
 /** Options of {@link billInputs}: the billing options, and how the inputs are read. */
@@ -126,6 +126,8 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     ignoredPaths: reader.summary.ignoredPaths,
   };
   return {
+    period: periodOf(params),
+    options: resolved,
     lines: linesOf(engine.finish(), resolved, levels),
     parts: partsOf(engine, params, splitAt, resolved, levels),
     quality: qualityOf(engine.seenData(), params, load, impossible),

@@ -3,13 +3,18 @@ import type { LoadReport } from "../store/types.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
-import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type PeriodPart } from "./lines.js";
+import { periodOf } from "../base/period.js";
+import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type PeriodPart, type ResolvedBillingOptions } from "./lines.js";
 
 /**
  * A period billed, wherever from (a warehouse, or files as they stream): everything a
  * billing report is made of before money.
  */
 export interface BilledPeriod {
+  /** The period billed, `[start, end)` in epoch seconds, and its account when one was billed alone. */
+  period: BillingParams;
+  /** The options it was billed with (units, CU rollup, per hour or month), defaults applied. */
+  options: ResolvedBillingOptions;
   /** The period lines of `levelsFor(params)`, in report order. */
   lines: BillingLine[];
   /** With `options.splitAt` cutting the period: the lines of each part, in order (their sums are `lines`, exactly). */
@@ -31,8 +36,8 @@ export interface BilledPeriod {
 export async function billWarehouse(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport, levels: readonly Level[] = levelsFor(params),
 ): Promise<BilledPeriod> {
-  const { units } = resolveOptions(options);
+  const resolved = resolveOptions(options);
   const { lines, parts, seen } = await billingPass(connection, params, options, levels);
-  const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units), await syncedUntilOf(connection));
-  return { lines, parts, quality, load, data: await dataFingerprint(connection) };
+  const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, resolved.units), await syncedUntilOf(connection));
+  return { period: periodOf(params), options: resolved, lines, parts, quality, load, data: await dataFingerprint(connection) };
 }

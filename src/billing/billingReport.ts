@@ -8,6 +8,8 @@ import { invoiceOf, type Invoice } from "./invoice.js";
 import { showback } from "./showback.js";
 import { priceChanges, type PriceList } from "./prices.js";
 import { Exact } from "./exact.js";
+import { UsageError } from "../base/errors.js";
+import { isoUtc } from "../base/time.js";
 import { inputFingerprints, type InputFingerprint } from "./inputFingerprints.js";
 
 /** Everything a billing report shows for a period, computed once and rendered by every export. */
@@ -76,21 +78,51 @@ export async function billingReport(
 /**
  * The billing report of a period billed (from a warehouse, or from files as they stream):
  * invoices and showback money when a price list is given, warnings, and the fingerprints of
- * the inputs.
+ * the inputs: `reportOf(billed, { prices })`. `params` and `options` default to the billed period's own; when given they must
+ * be those it was billed with (period, account, units, CU rollup, per), else a UsageError
+ * (code `PERIOD_MISMATCH`) is thrown rather than label one period's figures as another's.
+ * `options` may add names.
  */
-export async function reportOf(billed: BilledPeriod, params: BillingParams, options: BillingOptions = {}, extras: ReportExtras = {}): Promise<BillingReport> {
+export async function reportOf(billed: BilledPeriod, extras?: ReportExtras): Promise<BillingReport>;
+export async function reportOf(billed: BilledPeriod, params?: BillingParams, options?: BillingOptions, extras?: ReportExtras): Promise<BillingReport>;
+export async function reportOf(
+  billed: BilledPeriod, paramsOrExtras?: BillingParams | ReportExtras, options: BillingOptions = billed.options, extras: ReportExtras = {},
+): Promise<BillingReport> {
+  if (paramsOrExtras !== undefined && !("start" in paramsOrExtras)) return reportOf(billed, billed.period, billed.options, paramsOrExtras);
+  const params = paramsOrExtras ?? billed.period;
   const resolved = resolveOptions(options);
+  checkSamePeriod(billed, params, resolved);
   const prices = extras.prices;
   const load = billed.load ?? extras.load;
   const period = { start: params.start, end: params.end, parts: billed.parts };
   const invoices = prices ? billed.lines.filter((l): l is AccountLine => l.level === "account").map((l) => invoiceOf(l, prices, resolved.units, period)) : undefined;
   const { lines, money } = showback(billed.lines, invoices, resolved.per === "month" ? resolved.units.hoursPerMonth : 1, period);
   return {
-    params, options: resolved, lines, parts: billed.parts,
+    params: billed.period, options: resolved, lines, parts: billed.parts,
     money: prices ? money : undefined, invoices,
     amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
     prices, quality: billed.quality, warnings: qualityWarnings(billed.quality, params), generatedAtMs: Date.now(), load, unitsFile: extras.unitsFile,
     inputs: await inputFingerprints(load?.inputs ?? []),
     data: billed.data,
   };
+}
+
+/** The period and rules a report is asked for against those its figures were billed with: a UsageError naming what differs. */
+function checkSamePeriod(billed: BilledPeriod, params: BillingParams, options: ResolvedBillingOptions): void {
+  const what = (p: BillingParams) => `${isoUtc(p.start)} to ${isoUtc(p.end)}${p.accountId === undefined ? ", every account" : `, account ${p.accountId}`}`;
+  if (params.start !== billed.period.start || params.end !== billed.period.end || params.accountId !== billed.period.accountId) {
+    throw new UsageError(
+      `the report's period (${what(params)}) is not the one billed (${what(billed.period)}): ` +
+        "its figures would be labelled with the wrong period; give the billed period (billed.period), or leave it out",
+      { code: "PERIOD_MISMATCH" },
+    );
+  }
+  const differs: string[] = (["per", "cuRollup"] as const).filter((k) => options[k] !== billed.options[k]);
+  if (JSON.stringify(options.units) !== JSON.stringify(billed.options.units)) differs.push("units");
+  if (differs.length > 0) {
+    throw new UsageError(
+      `the report's ${differs.join(", ")} differ from those the period was billed with: give the billed options (billed.options), or leave them out`,
+      { code: "PERIOD_MISMATCH" },
+    );
+  }
 }
