@@ -44,7 +44,7 @@ export type { ReportParams, ReportResult } from "./store/runReport.js";
 export { reportToCsv, reportToJson, reportToXlsx } from "./export/formatReport.js";
 export type { ReportFormat } from "./export/formatReport.js";
 export { open } from "./open.js";
-export type { Store, OpenOptions } from "./open.js";
+export type { Store, OpenOptions, HeldAccount, InvoicePeriods } from "./open.js";
 export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arqueroTable.js";
 
 // Billing: units, rollups, periods, money, data quality

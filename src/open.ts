@@ -3,10 +3,11 @@ import type { ArqueroTable } from "./arqueroTable.js";
 import { assertBillable } from "./billing/billedImpossibleValues.js";
 import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
 import type { BillingOptions, BillingParams } from "./billing/lines.js";
-import { accountInvoice, type Invoice } from "./billing/invoice.js";
+import { accountInvoice, accountInvoices, type Invoice } from "./billing/invoice.js";
 import type { PriceList } from "./billing/prices.js";
-import { overlayNames } from "./billing/names.js";
+import { nameOf, overlayNames, type Names } from "./billing/names.js";
 import { UsageError } from "./base/errors.js";
+import { checkEpochSeconds, isoUtc, monthPeriod } from "./base/time.js";
 import { toParquet, type ParquetExport } from "./export/toParquet.js";
 import { accountStats as accountStatsOf } from "./stats/accountStats.js";
 import { cloudspaceStats as cloudspaceStatsOf } from "./stats/cloudspaceStats.js";
@@ -20,6 +21,27 @@ import { runReport, type ReportParams, type ReportResult } from "./store/runRepo
 import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
 
+
+/** An account the store holds data of, and the hours it holds. */
+export interface HeldAccount {
+  accountId: number;
+  /** Its name: stored by `sync`, or from `names`; `""` when unknown. */
+  name: string;
+  /** The first hour held (epoch seconds). */
+  start: number;
+  /** The end of the last hour held (epoch seconds, exclusive): every hour held is in `[start, end)`. */
+  end: number;
+  /** The account-hours held (hours in `[start, end)` without data are missing: `end - start` is `3600 × hours` when none is). */
+  hours: number;
+  /** The calendar months (UTC, `YYYY-MM`) with at least one hour held, in order: what `invoices({ months })` takes. */
+  months: string[];
+}
+
+/**
+ * The periods `store.invoices` bills: one month (`"2026-10"`), several months (each billed as its
+ * own period), or a period `[start, end)` in epoch seconds.
+ */
+export type InvoicePeriods = { month: string } | { months: readonly string[] } | { start: number; end: number };
 
 /** Options of {@link open}: those of `openWarehouse` (skipBad, packed, onProgress, tables). */
 export type OpenOptions = OpenWarehouseOptions;
@@ -45,6 +67,15 @@ export interface Store {
    * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings.
    */
   invoice(params: BillingParams & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
+  /**
+   * The invoice of every account with data in each period asked for (a month, several months,
+   * or `[start, end)`), ordered by period, then account: each as `invoice` gives it for that
+   * account and period alone (`invoice.start`/`invoice.end` say which). Every account's
+   * figures of a period come from one pass over the warehouse.
+   */
+  invoices(periods: InvoicePeriods, prices: PriceList, options?: BillingOptions): Promise<Invoice[]>;
+  /** The accounts the store holds data of, in id order, with their names and the hours held. */
+  accounts(options?: { names?: Names }): Promise<HeldAccount[]>;
   /** `machines/stats` (docs/statistics.md shape). */
   machineStats(request: MachineStatsRequest): Promise<StatsResponse>;
   /** `cloudspaces/stats` (docs/statistics.md shape). */
@@ -111,6 +142,37 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
       await assertBillable(connection, params, billingOptions.units, options.skipBad);
       return accountInvoice(connection, params, prices, await withStoredNames(billingOptions));
     },
+    invoices: async (periods, prices, billingOptions = {}) => {
+      const named = await withStoredNames(billingOptions);
+      const invoices: Invoice[] = [];
+      for (const period of periodsOf(periods)) {
+        await assertBillable(connection, period, billingOptions.units, options.skipBad);
+        invoices.push(...(await accountInvoices(connection, period, prices, named)));
+      }
+      return invoices;
+    },
+    accounts: async ({ names } = {}) => {
+      const all = overlayNames(await readEntityNames(connection), names);
+      // per account and UTC month (hour_epoch is whole hours in epoch seconds)
+      const reader = await connection.runAndReadAll(
+        "SELECT account_id, strftime(epoch_ms(hour_epoch * 1000), '%Y-%m') AS month, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours " +
+          "FROM account_hours GROUP BY 1, 2 ORDER BY 1, 2",
+      );
+      const held = new Map<number, HeldAccount>();
+      for (const r of reader.getRowObjectsJS()) {
+        const accountId = Number(r.account_id);
+        const [first, last, hours] = [Number(r.first), Number(r.last) + 3600, Number(r.hours)];
+        const account = held.get(accountId);
+        if (account === undefined) {
+          held.set(accountId, { accountId, name: nameOf(all, "account", accountId), start: first, end: last, hours, months: [String(r.month)] });
+        } else {
+          account.end = last;
+          account.hours += hours;
+          account.months.push(String(r.month));
+        }
+      }
+      return [...held.values()];
+    },
     machineStats: (request) => machineStatsOf(connection, request),
     cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
     accountStats: (request) => accountStatsOf(connection, request),
@@ -126,4 +188,18 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     exportParquet: (outDir) => toParquet(connection, { outDir }),
     close: () => warehouse.close(),
   };
+}
+
+/** The periods of an `InvoicePeriods`, checked: months as `monthPeriod` reads them, in the order given, each once. */
+function periodsOf(periods: InvoicePeriods): { start: number; end: number }[] {
+  if ("month" in periods) return [monthPeriod(periods.month)];
+  if ("months" in periods) {
+    if (periods.months.length === 0) throw new UsageError("no months: give one or more, e.g. { months: [\"2026-09\", \"2026-10\"] }");
+    const seen = new Set<string>();
+    return periods.months.filter((m) => !seen.has(m.trim()) && seen.add(m.trim())).map((m) => monthPeriod(m));
+  }
+  const start = checkEpochSeconds(periods.start, "start");
+  const end = checkEpochSeconds(periods.end, "end");
+  if (end <= start) throw new UsageError(`the period is empty: end ${isoUtc(end)} is not after start ${isoUtc(start)} (the period is [start, end))`);
+  return [{ start, end }];
 }

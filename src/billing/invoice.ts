@@ -120,3 +120,20 @@ export async function accountInvoice(
     cuSumOfMachines: 0, gatewayPiuHours: 0, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
   }, list, resolved.units, { start: params.start, end: params.end, parts });
 }
+
+/**
+ * The invoices of every account with samples in `[start, end)` under a price list, in account
+ * order, from one pass over the warehouse: each the invoice `accountInvoice` gives for that
+ * account alone (the figures of its period line, priced per price period).
+ */
+export async function accountInvoices(
+  connection: DuckDBConnection, params: { start: number; end: number }, list: PriceList, options: BillingOptions = {},
+): Promise<Invoice[]> {
+  const resolved = resolveOptions(options);
+  const period = { start: params.start, end: params.end };
+  const splitAt = priceChanges(list, period.start, period.end);
+  const { lines, parts } = await billingPass(connection, period, { ...options, splitAt }, ["account"]);
+  return lines
+    .filter((l): l is AccountLine => l.level === "account")
+    .map((line) => invoiceOf(line, list, resolved.units, { ...period, parts }));
+}
