@@ -1,6 +1,7 @@
 import { SumBank } from "./exactSum.js";
 import type { AccountHourFacts } from "./machineFacts.js";
-import type { CuRollup } from "./unitNames.js";
+import { catalogUnits, unitDef, type VmHour } from "./unitCatalog.js";
+import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import type { Units } from "./units.js";
 
 /** The rank of each level in a report's order (environment first, machines last). */
@@ -10,18 +11,14 @@ export type EngineLevel = keyof typeof LEVEL_RANK;
 const LEVEL_OF_RANK: EngineLevel[] = ["environment", "account", "cloudspace", "machine"];
 
 /**
- * The figures of one entity, in one hour or summed over the period (docs/formulas.md). Units in
- * unit-hours, NU in TB transferred (null for machines, which have no NU of their own).
+ * The figures of one entity, in one hour or summed over the period (docs/formulas.md): each
+ * unit of the catalog in unit-hours, NU in TB transferred (null for machines, which have no NU
+ * of their own), and the figures below.
  */
-export interface Figures {
-  CU: number;
-  SU: number;
-  TU: number;
-  NU: number | null;
-  VCU: number;
-  MU: number;
-  WU: number;
-  PIU: number;
+export type Figures = Record<UnitName, number | null> & FigureExtras;
+
+/** The figures of an entity besides its units. */
+export interface FigureExtras {
   /** Σ of the machines' CU. */
   cuSum: number;
   /** The part of PIU that is the gateways' public IPs. */
@@ -55,18 +52,29 @@ export interface SeenData {
   emptyCloudspaceHours: number;
 }
 
-// The figures, by index (a line's sums are F consecutive sums of a bank).
-const CU = 0, SU = 1, TU = 2, NU = 3, VCU = 4, MU = 5, WU = 6, PIU = 7, CU_SUM = 8, GATEWAY_PIU = 9, CU_ALLOCATED = 10, OWN_NIC_NU = 11;
-const F = 12;
-const FIGURE_NAMES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU", "cuSum", "gatewayPiu", "cuAllocated", "ownNicNu"] as const;
+// The figures, by index (a line's sums are `F` consecutive sums of a bank): the extras, then
+// the units in catalog order (`UNITS_AT + k`); the catalog's CU and NU (its `cu` and `volume` units) have rules of their own.
+const CU_SUM = 0, GATEWAY_PIU = 1, CU_ALLOCATED = 2, OWN_NIC_NU = 3;
+const EXTRA_NAMES = ["cuSum", "gatewayPiu", "cuAllocated", "ownNicNu"] as const satisfies readonly (keyof FigureExtras)[];
+const UNITS_AT = EXTRA_NAMES.length;
+const CU = UNITS_AT + UNIT_NAMES.findIndex((u) => unitDef(u).rule.kind === "cu");
+const NU = UNITS_AT + UNIT_NAMES.findIndex((u) => unitDef(u).rule.kind === "volume");
 
-// The totals of a level in one hour, before its CU and NU (sums of a bank: L consecutive), and its whole numbers.
-const T_MEM = 0, T_CU_SUM = 1, T_SU = 2, T_TU = 3, T_BYTES = 4, T_VCU = 5, T_MU = 6, T_WU = 7, T_MACHINES_CU = 8;
-const L = 9;
+// The totals of a level in one hour (sums of a bank: `L` consecutive): the machines' CU (per
+// cloud space, for showback: never rolled up), then the totals a level adds up from its parts:
+// memory, Σ CU, external bytes, then each summed unit's (`T_SUMS + k`).
+const T_MACHINES_CU = 0, T_MEM = 1, T_CU_SUM = 2, T_BYTES = 3, T_SUMS = 4;
 export interface Counts {
   vcpus: number;
-  piu: number;
   gatewayPiu: number;
+}
+
+/** A unit summed from a per-VM formula: where its figure and its level total are. */
+interface SummedUnit {
+  figure: number;
+  total: number;
+  perVm: (vm: VmHour, units: Units) => number;
+  gatewayPublicIp: boolean;
 }
 
 /** Report order: by hour, then account, cloud space and machine (none first), then level. */
@@ -85,8 +93,10 @@ export function compareLines(a: EngineLine, b: EngineLine): number {
 export interface EngineState {
   /** Per entity: rank, account, cloud space and machine ids (NaN for none), samples and part of the period. */
   entities: Float64Array;
-  /** Per hour of the environment: the hour, its accounts, vCPUs, PIU and gateways' PIU. */
+  /** Per hour of the environment: the hour, its accounts, vCPUs and gateways' PIU. */
   hours: Float64Array;
+  /** The units the sums are of, in order (engines merge only with the same units). */
+  units: readonly string[];
   /** The terms of every sum: each entity's F, then each hour's L, `counts[i]` terms for sum i. */
   counts: Uint32Array;
   terms: Float64Array;
@@ -95,7 +105,7 @@ export interface EngineState {
 
 /** The numbers per entity and per hour in an {@link EngineState}. */
 const ENTITY_FIELDS = 6;
-const HOUR_FIELDS = 5;
+const HOUR_FIELDS = 4;
 
 /** An entity of the period: its ids and where its sums are. */
 interface Entity {
@@ -143,6 +153,14 @@ interface EnvironmentHour {
  * (equal shares when all are 0).
  */
 export class BillingEngine {
+  /** The units of the catalog when the engine was made, their summed ones, and the sizes of a line's figures and of a level's totals. */
+  private readonly unitNames: readonly UnitName[] = catalogUnits();
+  private readonly summed: SummedUnit[] = [];
+  private readonly F = UNITS_AT + this.unitNames.length;
+  private readonly L: number;
+  private readonly figureNames: readonly string[] = [...EXTRA_NAMES, ...this.unitNames];
+  /** The VM of the machine formulas, rewritten for each VM. */
+  private readonly vm: VmHour = { memMb: 0, vcpus: 0, cu: 0, sizeGb: 0, iopsLimit: 0, externalNics: 0, externalBytes: 0, windows: false };
   private readonly period = new SumBank(4096);
   private readonly entities: Entity[] = [];
   /** Per part of the period: its accounts. */
@@ -164,12 +182,12 @@ export class BillingEngine {
   private readonly csIndex = new Map<number, number>();
   private csCounts: Counts[] = [];
   private csMachines: number[] = [];
-  private machineFigures = new Float64Array(F * 256);
+  private machineFigures: Float64Array;
   private machineCs: Int32Array = new Int32Array(256);
   private machineEntity: Entity[] = [];
   private readonly csFigures: Float64Array[] = [];
-  private readonly accountCounts: Counts = { vcpus: 0, piu: 0, gatewayPiu: 0 };
-  private readonly accountFigures = new Float64Array(F);
+  private readonly accountCounts: Counts = { vcpus: 0, gatewayPiu: 0 };
+  private readonly accountFigures: Float64Array;
   private readonly machinesBytes: number[] = [];
   private readonly machinesCu: number[] = [];
   /** Hourly lines of the current hour, when asked for. */
@@ -196,6 +214,14 @@ export class BillingEngine {
     splitAt: readonly number[] = [],
   ) {
     this.splitAt = [...splitAt].sort((a, b) => a - b);
+    this.unitNames.forEach((unit, k) => {
+      const rule = unitDef(unit).rule;
+      if (rule.kind !== "sum") return;
+      this.summed.push({ figure: UNITS_AT + k, total: T_SUMS + this.summed.length, perVm: rule.perVm, gatewayPublicIp: rule.gatewayPublicIp === true });
+    });
+    this.L = T_SUMS + this.summed.length;
+    this.machineFigures = new Float64Array(this.F * 256);
+    this.accountFigures = new Float64Array(this.F);
     this.windowsPattern = new RegExp(units.windowsPattern, "i");
     this.billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
     this.publicIpStates = new Set(units.publicIpStates);
@@ -233,7 +259,7 @@ export class BillingEngine {
   }
 
   private entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, part: number): Entity {
-    const e = { rank, part, accountId, cloudspaceId, machineId, base: this.period.alloc(F), samples: 0 };
+    const e = { rank, part, accountId, cloudspaceId, machineId, base: this.period.alloc(this.F), samples: 0 };
     this.entities.push(e);
     return e;
   }
@@ -242,6 +268,7 @@ export class BillingEngine {
   private addSample(e: Entity, f: Float64Array, at: number): void {
     e.samples++;
     const base = e.base;
+    const F = this.F;
     for (let k = 0; k < F; k++) if (k !== NU || e.rank !== 3) this.period.add(base + k, f[at + k]!);
   }
 
@@ -250,22 +277,21 @@ export class BillingEngine {
     const mem = bank.value(at + T_MEM);
     const cuSum = bank.value(at + T_CU_SUM);
     out[CU] = this.cuRollup === "aggregate" ? this.cuOf(mem, counts.vcpus) : cuSum;
-    out[SU] = bank.value(at + T_SU);
-    out[TU] = bank.value(at + T_TU);
     out[NU] = this.nuOf(bank.value(at + T_BYTES));
-    out[VCU] = bank.value(at + T_VCU);
-    out[MU] = bank.value(at + T_MU);
-    out[WU] = bank.value(at + T_WU);
-    out[PIU] = counts.piu;
+    const summed = this.summed;
+    for (let k = 0; k < summed.length; k++) {
+      const s = summed[k]!;
+      out[s.figure] = s.gatewayPublicIp ? bank.value(at + s.total) + counts.gatewayPiu : bank.value(at + s.total);
+    }
     out[CU_SUM] = cuSum;
     out[GATEWAY_PIU] = counts.gatewayPiu;
     out[CU_ALLOCATED] = 0;
     out[OWN_NIC_NU] = 0;
   }
 
-  /** Adds the level totals `from[j .. j + 8)`, each rounded, into `to[i .. i + 8)`: a level's total is the Σ of its parts' (the machines' CU is not a level total). */
-  private static addTotals(to: SumBank, i: number, from: SumBank, j: number): void {
-    for (let k = 0; k < T_MACHINES_CU; k++) to.add(i + k, from.value(j + k));
+  /** Adds the level totals `from[j + 1 .. j + L)`, each rounded, into `to[i + 1 .. i + L)`: a level's total is the Σ of its parts' (the machines' CU, at 0, is not a level total). */
+  private addTotals(to: SumBank, i: number, from: SumBank, j: number): void {
+    for (let k = T_MACHINES_CU + 1; k < this.L; k++) to.add(i + k, from.value(j + k));
   }
 
   /** Adds one account-hour (every account-hour of the period once). */
@@ -292,13 +318,15 @@ export class BillingEngine {
     const counts = this.csCounts;
     const csMachines = this.csMachines;
     let locals = 0;
+    const F = this.F;
+    const L = this.L;
     const local = (cloudspaceId: number): number => {
       let c = csIndex.get(cloudspaceId);
       if (c === undefined) {
         csIndex.set(cloudspaceId, (c = locals++));
         levels.alloc(L);
-        const n = (counts[c] ??= { vcpus: 0, piu: 0, gatewayPiu: 0 });
-        n.vcpus = n.piu = n.gatewayPiu = 0;
+        const n = (counts[c] ??= { vcpus: 0, gatewayPiu: 0 });
+        n.vcpus = n.gatewayPiu = 0;
         csMachines[c] = 0;
       }
       return c;
@@ -313,6 +341,8 @@ export class BillingEngine {
       this.machineCs = new Int32Array(facts.machines * 2);
     }
     const mf = this.machineFigures;
+    const summed = this.summed;
+    const vm = this.vm;
     let vms = 0;
     for (let i = 0; i < facts.machines; i++) {
       if (facts.type[i] !== u.vmType) continue;
@@ -321,14 +351,20 @@ export class BillingEngine {
       const vcpus = billed ? facts.vcpus[i]! : 0;
       const cu = this.cuOf(memMb, vcpus);
       const at = F * vms;
+      vm.memMb = memMb;
+      vm.vcpus = vcpus;
+      vm.cu = cu;
+      vm.sizeGb = facts.sizeGb[i]!;
+      vm.iopsLimit = facts.iopsLimit[i]!;
+      vm.externalNics = facts.externalNics[i]!;
+      vm.externalBytes = facts.externalBytes[i]!;
+      vm.windows = this.isWindows(facts.imageName[i]!);
       mf[at + CU] = cu;
-      mf[at + SU] = facts.sizeGb[i]! / u.gbPerSu;
-      mf[at + TU] = facts.iopsLimit[i]! / u.iopsPerTu;
       mf[at + NU] = 0;
-      mf[at + VCU] = vcpus;
-      mf[at + MU] = memMb / u.mbPerGb;
-      mf[at + WU] = this.isWindows(facts.imageName[i]!) ? cu : 0;
-      mf[at + PIU] = facts.externalNics[i]!;
+      for (let k = 0; k < summed.length; k++) {
+        const s = summed[k]!;
+        mf[at + s.figure] = s.perVm(vm, u);
+      }
       mf[at + CU_SUM] = cu;
       mf[at + GATEWAY_PIU] = 0;
       mf[at + CU_ALLOCATED] = 0;
@@ -354,15 +390,10 @@ export class BillingEngine {
       const t = L * c;
       levels.add(t + T_MEM, memMb);
       levels.add(t + T_CU_SUM, cu);
-      levels.add(t + T_SU, mf[at + SU]!);
-      levels.add(t + T_TU, mf[at + TU]!);
       levels.add(t + T_BYTES, facts.externalBytes[i]!);
-      levels.add(t + T_VCU, vcpus);
-      levels.add(t + T_MU, mf[at + MU]!);
-      levels.add(t + T_WU, mf[at + WU]!);
       levels.add(t + T_MACHINES_CU, cu);
+      for (let k = 0; k < summed.length; k++) levels.add(t + T_SUMS + k, mf[at + summed[k]!.figure]!);
       counts[c]!.vcpus += vcpus;
-      counts[c]!.piu += facts.externalNics[i]!;
       csMachines[c]!++;
       vms++;
     }
@@ -371,7 +402,7 @@ export class BillingEngine {
     const cloudspaces = facts.cloudspaceIds.length;
     const accountAt = levels.alloc(L);
     const accountCounts = this.accountCounts;
-    accountCounts.vcpus = accountCounts.piu = accountCounts.gatewayPiu = 0;
+    accountCounts.vcpus = accountCounts.gatewayPiu = 0;
     const cloudspaceCu = levels.alloc(1);
     const machinesBytes = this.machinesBytes;
     for (let c = 0; c < cloudspaces; c++) {
@@ -380,16 +411,14 @@ export class BillingEngine {
       const t = L * c;
       machinesBytes[c] = levels.value(t + T_BYTES);
       const gatewayPiu = this.publicIpStates.has(facts.cloudspaceStates[c]!) && (g?.externalNics ?? 0) > 0 ? 1 : 0;
-      counts[c]!.piu += gatewayPiu;
       counts[c]!.gatewayPiu = gatewayPiu;
       const out = (this.csFigures[c] ??= new Float64Array(F));
       // the cloud space's bytes: its machines' total plus its gateways' total
       levels.set(t + T_BYTES, machinesBytes[c]! + (g?.externalBytes ?? 0));
       this.levelFigures(levels, t, counts[c]!, out);
       levels.add(cloudspaceCu, out[CU]!);
-      BillingEngine.addTotals(levels, accountAt, levels, t);
+      this.addTotals(levels, accountAt, levels, t);
       accountCounts.vcpus += counts[c]!.vcpus;
-      accountCounts.piu += counts[c]!.piu;
       accountCounts.gatewayPiu += gatewayPiu;
     }
     const accountFigures = this.accountFigures;
@@ -398,11 +427,10 @@ export class BillingEngine {
 
     if (entities) this.addEntitySamples(facts, account!, vms, locals, cloudspaceCu);
     let hour = this.environmentHours.get(hourEpoch);
-    if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
+    if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }));
     hour.accounts++;
-    BillingEngine.addTotals(this.environment, hour.base, levels, accountAt);
+    this.addTotals(this.environment, hour.base, levels, accountAt);
     hour.counts.vcpus += accountCounts.vcpus;
-    hour.counts.piu += accountCounts.piu;
     hour.counts.gatewayPiu += accountCounts.gatewayPiu;
   }
 
@@ -418,6 +446,7 @@ export class BillingEngine {
     const mf = this.machineFigures;
     const accountFigures = this.accountFigures;
     const machinesBytes = this.machinesBytes;
+    const F = this.F;
     const cloudspaces = facts.cloudspaceIds.length;
     // showback: the account's CU to its cloud spaces, theirs to their machines
     const cuOfCloudspaces = levels.value(cloudspaceCu);
@@ -428,7 +457,7 @@ export class BillingEngine {
       out[OWN_NIC_NU] = this.nuOf(bytes - machinesBytes[c]!);
     }
     const machinesCu = this.machinesCu;
-    for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(L * c + T_MACHINES_CU);
+    for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(this.L * c + T_MACHINES_CU);
     for (let v = 0; v < vms; v++) {
       const c = this.machineCs[v]!;
       const allocated = c < cloudspaces ? this.csFigures[c]![CU_ALLOCATED]! : 0;
@@ -448,7 +477,7 @@ export class BillingEngine {
     for (let v = 0; v < vms; v++) this.addSample(this.machineEntity[v]!, mf, F * v);
     if (this.onHour !== undefined) {
       const line = (rank: number, cloudspaceId: number | null, machineId: number | null, f: Float64Array, at: number): EngineLine =>
-        ({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: figuresOf(f, at, rank === 3) });
+        ({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: this.figuresOf(f, at, rank === 3) });
       this.hourLines.push(line(1, null, null, accountFigures, 0));
       for (let c = 0; c < cloudspaces; c++) this.hourLines.push(line(2, facts.cloudspaceIds[c]!, null, this.csFigures[c]!, 0));
       for (let v = 0; v < vms; v++) {
@@ -474,7 +503,7 @@ export class BillingEngine {
 
   /** The figures of an hour of the environment. */
   private environmentFigures(hour: EnvironmentHour): Float64Array {
-    const out = new Float64Array(F);
+    const out = new Float64Array(this.F);
     this.levelFigures(this.environment, hour.base, hour.counts, out);
     out[CU_ALLOCATED] = out[CU]!;
     return out;
@@ -485,7 +514,7 @@ export class BillingEngine {
     if (this.currentHour === null || this.onHour === undefined) return;
     const lines = this.hourLines;
     const f = this.environmentFigures(this.environmentHours.get(this.currentHour)!);
-    lines.push({ level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1, figures: figuresOf(f, 0, false) });
+    lines.push({ level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1, figures: this.figuresOf(f, 0, false) });
     lines.sort(compareLines);
     this.hourLines = [];
     this.onHour(lines);
@@ -503,7 +532,7 @@ export class BillingEngine {
     const environments: Entity[] = [];
     for (const [hourEpoch, hour] of this.environmentHours) {
       const part = this.partOf(hourEpoch);
-      const environment = (environments[part] ??= { rank: 0, part, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(F), samples: 0 });
+      const environment = (environments[part] ??= { rank: 0, part, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(this.F), samples: 0 });
       this.addSample(environment, this.environmentFigures(hour), 0);
     }
     const sampled = [...this.entities.filter((e) => e.samples > 0), ...environments.filter((e) => e !== undefined)];
@@ -515,9 +544,9 @@ export class BillingEngine {
       this.periodParts[e.part]!.push(this.periodLine(e));
       const key = `${e.rank}/${e.accountId}/${e.cloudspaceId}/${e.machineId}`;
       let sum = whole.get(key);
-      if (sum === undefined) whole.set(key, (sum = { ...e, part: -1, base: this.period.alloc(F), samples: 0 }));
+      if (sum === undefined) whole.set(key, (sum = { ...e, part: -1, base: this.period.alloc(this.F), samples: 0 }));
       sum.samples += e.samples;
-      for (let k = 0; k < F; k++) this.period.addSum(sum.base + k, this.period, e.base + k);
+      for (let k = 0; k < this.F; k++) this.period.addSum(sum.base + k, this.period, e.base + k);
     }
     for (const lines of this.periodParts) lines.sort(compareLines);
     return [...whole.values()].map((e) => this.periodLine(e)).sort(compareLines);
@@ -540,15 +569,15 @@ export class BillingEngine {
     const entities = new Float64Array(ENTITY_FIELDS * this.entities.length);
     this.entities.forEach((e, i) => {
       entities.set([e.rank, id(e.accountId), id(e.cloudspaceId), id(e.machineId), e.samples, e.part], ENTITY_FIELDS * i);
-      this.period.exportTerms(e.base, F, counts, terms);
+      this.period.exportTerms(e.base, this.F, counts, terms);
     });
     const hours = new Float64Array(HOUR_FIELDS * this.environmentHours.size);
     let i = 0;
     for (const [hourEpoch, h] of this.environmentHours) {
-      hours.set([hourEpoch, h.accounts, h.counts.vcpus, h.counts.piu, h.counts.gatewayPiu], HOUR_FIELDS * i++);
-      this.environment.exportTerms(h.base, L, counts, terms);
+      hours.set([hourEpoch, h.accounts, h.counts.vcpus, h.counts.gatewayPiu], HOUR_FIELDS * i++);
+      this.environment.exportTerms(h.base, this.L, counts, terms);
     }
-    return { entities, hours, counts: Uint32Array.from(counts), terms: Float64Array.from(terms), seen: this.seen };
+    return { entities, hours, units: this.unitNames, counts: Uint32Array.from(counts), terms: Float64Array.from(terms), seen: this.seen };
   }
 
   /**
@@ -557,6 +586,11 @@ export class BillingEngine {
    */
   merge(state: EngineState): void {
     const { entities, hours, counts, terms } = state;
+    if (state.units.join() !== this.unitNames.join()) {
+      throw new Error(`internal: engines of different units merged (${state.units.join(", ")} into ${this.unitNames.join(", ")}): a unit registered in one thread only?`);
+    }
+    const F = this.F;
+    const L = this.L;
     let c = 0;
     let at = 0;
     for (let i = 0; i < entities.length; i += ENTITY_FIELDS) {
@@ -587,11 +621,10 @@ export class BillingEngine {
     for (let i = 0; i < hours.length; i += HOUR_FIELDS) {
       const hourEpoch = hours[i]!;
       let hour = this.environmentHours.get(hourEpoch);
-      if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, piu: 0, gatewayPiu: 0 } }));
+      if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }));
       hour.accounts += hours[i + 1]!;
       hour.counts.vcpus += hours[i + 2]!;
-      hour.counts.piu += hours[i + 3]!;
-      hour.counts.gatewayPiu += hours[i + 4]!;
+      hour.counts.gatewayPiu += hours[i + 3]!;
       at = this.environment.importTerms(hour.base, L, counts, c, terms, at);
       c += L;
     }
@@ -609,19 +642,20 @@ export class BillingEngine {
   }
 
   private periodLine(e: Entity): EngineLine {
-    const f = new Float64Array(F);
-    for (let k = 0; k < F; k++) f[k] = this.period.value(e.base + k);
+    const f = new Float64Array(this.F);
+    for (let k = 0; k < this.F; k++) f[k] = this.period.value(e.base + k);
     return {
       level: LEVEL_OF_RANK[e.rank]!, accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId,
-      hourEpoch: null, sampleHours: e.samples, figures: figuresOf(f, 0, e.rank === 3),
+      hourEpoch: null, sampleHours: e.samples, figures: this.figuresOf(f, 0, e.rank === 3),
     };
   }
-}
 
-/** The figures at `f[at .. at + F)` as an object (NU null for a machine). */
-function figuresOf(f: Float64Array, at: number, machine: boolean): Figures {
-  const out = {} as Record<(typeof FIGURE_NAMES)[number], number | null>;
-  for (let k = 0; k < F; k++) out[FIGURE_NAMES[k]!] = f[at + k]!;
-  if (machine) out.NU = null;
-  return out as unknown as Figures;
+  /** The figures at `f[at .. at + F)` as an object (NU null for a machine). */
+  private figuresOf(f: Float64Array, at: number, machine: boolean): Figures {
+    const out: Record<string, number | null> = {};
+    const names = this.figureNames;
+    for (let k = 0; k < this.F; k++) out[names[k]!] = f[at + k]!;
+    if (machine) out[names[NU]!] = null;
+    return out as Figures;
+  }
 }

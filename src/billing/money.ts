@@ -1,6 +1,8 @@
 import { Exact } from "./exact.js";
 import { priceAt, pricesFor, type PriceBasis, type PriceList } from "./prices.js";
-import type { Units } from "./units.js";
+import { nuUnit, type Units } from "./units.js";
+
+export { nuUnit };
 import type { UnitName } from "./unitNames.js";
 
 /** One charged unit: quantity in the unit the price is per, the unit price and the exact amount. */
@@ -40,12 +42,6 @@ export function pricingUnitOf(unit: UnitName, basis: PriceBasis, units: Units): 
   return basis === "TB" ? nuUnit(units) : `${unit}-${basis}`;
 }
 
-/** The unit of NU volumes: `TiB` (1024⁴ bytes, the default), `TB` (10¹² bytes), else `NU of N bytes`. */
-export function nuUnit(units: Units): string {
-  if (units.bytesPerNu === 1024 ** 4) return "TiB";
-  if (units.bytesPerNu === 1e12) return "TB";
-  return `NU of ${units.bytesPerNu} bytes`;
-}
 
 /** Unit-hours (or TB of NU) in the unit of a price basis: ÷ hoursPerMonth for monthly prices. */
 export function pricingQuantityOf(unitHours: number, basis: PriceBasis, units: Units): number {

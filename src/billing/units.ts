@@ -121,3 +121,10 @@ export function cuRuleText(units: Units): string {
 export function tuText(units: Units): string {
   return `${units.iopsPerTu} IOPS of configured limit`;
 }
+
+/** The unit of NU volumes: `TiB` (1024⁴ bytes, the default), `TB` (10¹² bytes), else `NU of N bytes`. */
+export function nuUnit(units: Units): string {
+  if (units.bytesPerNu === 1024 ** 4) return "TiB";
+  if (units.bytesPerNu === 1e12) return "TB";
+  return `NU of ${units.bytesPerNu} bytes`;
+}
