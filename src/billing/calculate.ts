@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { nameOf } from "./names.js";
 import { calculateLevels, periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
-import { BASE_UNITS, UNIT_NAMES, type UnitName } from "./unitNames.js";
+import { BASE_UNITS, type UnitName } from "./unitNames.js";
+import { catalogUnits, isVolume } from "./unitCatalog.js";
 
 /** A consumption object: CU, SU, TU (machines) plus NU (cloud space and above); VCU, MU, WU, PIU with `allUnits`. */
 export type Consumption = Partial<Record<UnitName, number>>;
@@ -20,7 +21,7 @@ export interface CalculateAccount { id: number; name: string; consumption: Consu
 export type CalculateResult = { account: CalculateAccount } | { consumption: Consumption };
 
 function consumptionOf(line: BillingLine | undefined, allUnits: boolean, withNu: boolean): Consumption {
-  const units = (allUnits ? UNIT_NAMES : BASE_UNITS).filter((u) => withNu || u !== "NU");
+  const units = (allUnits ? catalogUnits() : BASE_UNITS).filter((u) => withNu || !isVolume(u));
   const out: Consumption = {};
   for (const u of units) out[u] = line?.quantities[u] ?? 0;
   return out;

@@ -7,7 +7,8 @@ import { PeriodParts } from "./periodParts.js";
 import { priceChanges, pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
 import { isoUtc } from "../base/time.js";
 import type { Units } from "./units.js";
-import { UNIT_NAMES, type UnitName } from "./unitNames.js";
+import type { UnitName } from "./unitNames.js";
+import { catalogUnits } from "./unitCatalog.js";
 
 /** One line of an account's invoice: a priced unit over a price period. */
 export interface InvoiceLine {
@@ -73,7 +74,7 @@ export function invoiceOf(account: AccountLine, list: PriceList, units: Units, p
   const parts = new PeriodParts(period, period.parts);
   const lines: InvoiceLine[] = [];
   let exactAmount = Exact.ZERO;
-  for (const unit of UNIT_NAMES) {
+  for (const unit of catalogUnits()) {
     for (const { start, end, price } of pricePeriods(list, account.accountId, unit, period.start, period.end)) {
       const unitHours = parts.over(account, start, end, (l) => l.unitHours[unit] ?? 0);
       const quantity = pricingQuantityOf(unitHours, price.per, units);
@@ -113,7 +114,7 @@ export async function accountInvoice(
   const splitAt = priceChanges(list, params.start, params.end, params.accountId);
   const { lines, parts } = await billingPass(connection, params, { ...options, splitAt }, ["account"]);
   const line = lines.find((l) => l.level === "account");
-  const zero = Object.fromEntries(UNIT_NAMES.map((u) => [u, 0])) as Quantities;
+  const zero = Object.fromEntries(catalogUnits().map((u) => [u, 0])) as Quantities;
   return invoiceOf(line ?? {
     level: "account", accountId: params.accountId, cloudspaceId: null, machineId: null, hourEpoch: null,
     name: nameOf(resolved.names, "account", params.accountId), sampleHours: 0, quantities: zero, unitHours: zero,

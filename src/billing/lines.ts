@@ -4,7 +4,8 @@ import { checkParams, paramTypes, paramValues, periodSql } from "../base/period.
 import { nameOf, type Names } from "./names.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.js";
-import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
+import type { CuRollup, UnitName } from "./unitNames.js";
+import { catalogUnits, isVolume } from "./unitCatalog.js";
 import { warehouseFacts } from "./warehouseFacts.js";
 
 /** The levels of the billing hierarchy, from the top. */
@@ -176,10 +177,10 @@ function toLine(line: EngineLine, options: ResolvedBillingOptions): BillingLine 
   const divisor = options.per === "month" ? options.units.hoursPerMonth : 1;
   const unitHours = {} as Record<UnitName, number | null>;
   const quantities = {} as Record<UnitName, number | null>;
-  for (const u of UNIT_NAMES) {
+  for (const u of catalogUnits()) {
     const v = figures[u];
     unitHours[u] = v;
-    quantities[u] = v === null ? null : u === "NU" ? v : v / divisor;
+    quantities[u] = v === null ? null : isVolume(u) ? v : v / divisor;
   }
   const common = {
     hourEpoch: line.hourEpoch, sampleHours: line.sampleHours, cuSumOfMachines: figures.cuSum / divisor,

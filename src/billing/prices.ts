@@ -2,7 +2,8 @@ import { UsageError } from "../base/errors.js";
 import { isoUtc, parseTime } from "../base/time.js";
 import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
-import { UNIT_NAMES, type UnitName } from "./unitNames.js";
+import type { UnitName } from "./unitNames.js";
+import { catalogUnits, isVolume } from "./unitCatalog.js";
 
 /** What a price is per: a unit-hour, a unit-month (`units.hoursPerMonth` hours), or a TB (NU, a volume). */
 export type PriceBasis = "hour" | "month" | "TB";
@@ -70,14 +71,14 @@ function parsePrice(value: unknown, per: PriceBasis, where: string, unit: UnitNa
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
     const v = value as Record<string, unknown>;
-    const allowed = unit === "NU" ? ["perTB"] : ["perHour", "perMonth"];
+    const allowed = isVolume(unit) ? ["perTB"] : ["perHour", "perMonth"];
     if (keys.length !== 1 || !allowed.includes(keys[0]!)) {
-      const why = unit === "NU" ? "NU is a volume, priced per TB transferred: give a bare number or { perTB: 0.02 }" : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
+      const why = isVolume(unit) ? "NU is a volume, priced per TB transferred: give a bare number or { perTB: 0.02 }" : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
       throw new UsageError(`${where}: ${why} (found ${keys.join(", ") || "nothing"})`);
     }
     return parsePrice(v[keys[0]!], BASIS_KEYS[keys[0]!]!, where, unit);
   }
-  if (unit === "NU") per = "TB";
+  if (isVolume(unit)) per = "TB";
   const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : undefined;
   const price = text === undefined ? undefined : Exact.parse(text);
   if (text === undefined || price === undefined || price.num < 0n) {
@@ -131,8 +132,8 @@ function parseUnitPrices(value: unknown, per: PriceBasis, where: string): DatedP
   }
   const out: DatedPrices = {};
   for (const [unit, price] of Object.entries(value)) {
-    if (!(UNIT_NAMES as readonly string[]).includes(unit)) {
-      throw new UsageError(`${where}: unknown unit ${unit} (units: ${UNIT_NAMES.join(", ")})`);
+    if (!(catalogUnits() as readonly string[]).includes(unit)) {
+      throw new UsageError(`${where}: unknown unit ${unit} (units: ${catalogUnits().join(", ")})`);
     }
     const at = `${where}.${unit}`;
     out[unit as UnitName] = Array.isArray(price) ? parseTimeline(price, per, at, unit as UnitName) : [parsePrice(price, per, at, unit as UnitName)];
@@ -217,12 +218,12 @@ export async function loadPrices(file: string): Promise<PriceList> {
 export function pricedUnits(list: PriceList): { unit: UnitName; per: PriceBasis }[] {
   const per = new Map<UnitName, PriceBasis>();
   for (const prices of [list.prices, ...list.accounts.values()]) {
-    for (const unit of UNIT_NAMES) {
+    for (const unit of catalogUnits()) {
       const price = prices[unit]?.[0];
       if (price && !per.has(unit)) per.set(unit, price.per);
     }
   }
-  return UNIT_NAMES.filter((u) => per.has(u)).map((unit) => ({ unit, per: per.get(unit)! }));
+  return catalogUnits().filter((u) => per.has(u)).map((unit) => ({ unit, per: per.get(unit)! }));
 }
 
 /** The price of a timeline in force at `hourEpoch` (the last to take effect by then), if any. */
@@ -253,7 +254,7 @@ export function hasDatedPrices(list: PriceList): boolean {
 export function pricesFor(list: PriceList, accountId: number | null, hourEpoch?: number): UnitPrices {
   if (hourEpoch === undefined && hasDatedPrices(list)) throw new RangeError("this price list changes prices over time: give the hour");
   const out: UnitPrices = {};
-  for (const unit of UNIT_NAMES) {
+  for (const unit of catalogUnits()) {
     const price = priceAt(list, accountId, unit, hourEpoch ?? 0);
     if (price) out[unit] = price;
   }

@@ -4,7 +4,8 @@ import type { BillingLine, CloudspaceLine, GatewayLine, PeriodPart, Quantities }
 import { PeriodParts } from "./periodParts.js";
 import { lineMoneyOf, type LineMoney } from "./money.js";
 import { splitAmount } from "./splitAmount.js";
-import { UNIT_NAMES, type UnitName } from "./unitNames.js";
+import type { UnitName } from "./unitNames.js";
+import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "./unitCatalog.js";
 
 /** Report lines with the gateway lines of showback, and the money of each (aligned). */
 export interface Showback {
@@ -14,22 +15,23 @@ export interface Showback {
   money: (LineMoney | undefined)[];
 }
 
-/** A cloud space's gateway as a showback line: its own external traffic (NU, TB) and public IP (PIU). */
+/** A cloud space's gateway as a showback line: its own external traffic (NU, TB) and public IP (PIU); 0 of the other units. */
 function gatewayLine(cloudspace: CloudspaceLine, divisor: number): GatewayLine {
-  const zero = Object.fromEntries(UNIT_NAMES.map((u) => [u, 0])) as Quantities;
+  const own = (u: UnitName): number => (isVolume(u) ? cloudspace.ownNicNu : countsGatewayIp(u) ? cloudspace.gatewayPiuHours : 0);
+  const units = catalogUnits();
   return {
     level: "gateway", accountId: cloudspace.accountId, cloudspaceId: cloudspace.cloudspaceId, machineId: null, hourEpoch: null,
     name: "gateway", sampleHours: cloudspace.sampleHours,
-    quantities: { ...zero, NU: cloudspace.ownNicNu, PIU: cloudspace.gatewayPiuHours / divisor },
-    unitHours: { ...zero, NU: cloudspace.ownNicNu, PIU: cloudspace.gatewayPiuHours },
+    quantities: Object.fromEntries(units.map((u) => [u, isVolume(u) ? own(u) : own(u) / divisor])) as Quantities,
+    unitHours: Object.fromEntries(units.map((u) => [u, own(u)])) as Quantities,
     cuSumOfMachines: 0, gatewayPiuHours: cloudspace.gatewayPiuHours, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: cloudspace.ownNicNu,
   };
 }
 
 /** What a line weighs in the split of a unit's amount: allocated CU for CU, own NICs' NU below cloud spaces, else its quantity. */
 export function showbackWeight(line: BillingLine, unit: UnitName): number {
-  if (unit === "CU") return line.cuAllocatedHours;
-  if (unit === "NU" && (line.level === "machine" || line.level === "gateway")) return line.ownNicNu;
+  if (unitDef(unit).rule.kind === "cu") return line.cuAllocatedHours;
+  if (isVolume(unit) && (line.level === "machine" || line.level === "gateway")) return line.ownNicNu;
   return line.unitHours[unit] ?? 0;
 }
 
@@ -106,7 +108,7 @@ export function showback(
     if (line.level === "environment") {
       const units = new Map<UnitName, Exact>();
       for (const inv of invoices) for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
-      return lineMoneyOf(UNIT_NAMES.filter((u) => units.has(u)).map((unit) => ({ unit, amount: units.get(unit)! })));
+      return lineMoneyOf(catalogUnits().filter((u) => units.has(u)).map((unit) => ({ unit, amount: units.get(unit)! })));
     }
     const invoice = line.accountId === null ? undefined : byAccount.get(line.accountId);
     if (!invoice) return undefined;

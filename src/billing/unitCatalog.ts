@@ -1,5 +1,5 @@
-import { UsageError } from "../errors.js";
-import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
+import { UsageError } from "../base/errors.js";
+import { BASE_UNITS, UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { cuRuleText, nuUnit, tuText, type Units } from "./units.js";
 
 /**
@@ -51,8 +51,6 @@ export interface FocusService {
 /** Everything cloudunits knows of a billing unit: its formula, level rules, texts and FOCUS mapping. */
 export interface UnitDef {
   rule: UnitRule;
-  /** One of the four units of the service's `billing/calculate` (shown without `--all-units`). */
-  base: boolean;
   /** The invoice line's description (XLSX Invoice sheet, PDF statement): `Compute units`. */
   label(units: Units): string;
   /** The statement's definition of the unit (PDF), one sentence. */
@@ -71,7 +69,6 @@ const storage = { category: "Storage", subcategory: "Block Storage" } as const;
 export const UNIT_CATALOG = {
   CU: {
     rule: { kind: "cu" },
-    base: true,
     label: () => "Compute units",
     definition: (units, cuRollup) => cuRollup === "aggregate"
       ? `CU (compute units): ${cuRuleText(units)} of the account's machines, per hour, from the account's own totals of memory (MiB) and virtual CPUs; the same rule gives each cloud space's and machine's own CU, so the account's CU can be less than the sum of its machines'.`
@@ -80,21 +77,18 @@ export const UNIT_CATALOG = {
   },
   SU: {
     rule: { kind: "sum", perVm: (vm, units) => vm.sizeGb / units.gbPerSu },
-    base: true,
     label: () => "Storage units (allocated disk)",
     definition: (units) => `SU: allocated disk, one SU per ${units.gbPerSu} GiB${units.gbPerSu === 1024 ? " (1 TiB)" : ""}.`,
     focus: { ...storage, name: "Block storage", meter: "Storage Capacity", what: () => "storage units (TB allocated)" },
   },
   TU: {
     rule: { kind: "sum", perVm: (vm, units) => vm.iopsLimit / units.iopsPerTu },
-    base: true,
     label: (units) => `Transaction units (${tuText(units)})`,
     definition: (units) => `TU: one per ${tuText(units)}.`,
     focus: { ...storage, name: "Block storage IOPS", meter: "Storage IOPS", what: (units) => `transaction units (${tuText(units)})` },
   },
   NU: {
     rule: { kind: "volume" },
-    base: true,
     label: () => "Network units (external traffic)",
     definition: (units) => `NU: external traffic (sent and received) in ${nuUnit(units)} (${units.bytesPerNu === 1024 ** 4 ? "1024⁴ bytes" : `${units.bytesPerNu} bytes`}), a volume over the whole period.`,
     focus: {
@@ -104,28 +98,24 @@ export const UNIT_CATALOG = {
   },
   VCU: {
     rule: { kind: "sum", perVm: (vm) => vm.vcpus },
-    base: false,
     label: () => "Virtual CPUs",
     definition: () => "VCU: one virtual CPU.",
     focus: { ...compute, name: "Compute", meter: "Virtual CPUs", what: () => "virtual CPUs" },
   },
   MU: {
     rule: { kind: "sum", perVm: (vm, units) => vm.memMb / units.mbPerGb },
-    base: false,
     label: () => "Memory (GiB)",
     definition: () => "MU: one GiB of memory.",
     focus: { ...compute, name: "Compute", meter: "Memory", what: () => "memory GiB" },
   },
   WU: {
     rule: { kind: "sum", perVm: (vm) => (vm.windows ? vm.cu : 0) },
-    base: false,
     label: () => "Windows units",
     definition: (units) => `WU: the CU of machines whose image matches /${units.windowsPattern}/i.`,
     focus: { ...compute, name: "Windows licensing", meter: "Windows Units", what: () => "Windows units (CU of Windows VMs)" },
   },
   PIU: {
     rule: { kind: "sum", perVm: (vm) => vm.externalNics, gatewayPublicIp: true },
-    base: false,
     label: () => "Public IP addresses",
     definition: () => "PIU: one public IP address (an external network interface).",
     focus: {
@@ -182,4 +172,10 @@ export function registerUnit(name: string, def: UnitDef): () => void {
 /** `VCU, MU, WU and PIU`: a list of units as a sentence says it. */
 export function unitList(units: readonly UnitName[]): string {
   return units.length <= 1 ? units.join("") : `${units.slice(0, -1).join(", ")} and ${units[units.length - 1]}`;
+}
+
+/** What `--all-units` does, from the catalog: `add VCU, MU, WU and PIU to CU, SU, TU, NU`. */
+export function allUnitsText(): string {
+  const base: readonly UnitName[] = BASE_UNITS;
+  return `add ${unitList(catalogUnits().filter((u) => !base.includes(u)))} to ${BASE_UNITS.join(", ")}`;
 }

@@ -4,7 +4,8 @@ import { nuUnit, pricingQuantityOf, pricingUnitOf, unitAmountOf, type LineMoney 
 import { showbackWeight } from "../billing/showback.js";
 import { priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
-import { BASE_UNITS, UNIT_NAMES, type UnitName } from "../billing/unitNames.js";
+import { BASE_UNITS, type UnitName } from "../billing/unitNames.js";
+import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
 import { isoUtc } from "../base/time.js";
 import { periodText } from "./periodText.js";
 
@@ -23,18 +24,18 @@ export interface BillingColumn {
   value(line: BillingLine, money: LineMoney | undefined): Cell;
 }
 
-/** The units a report shows: CU, SU, TU, NU (all eight with `allUnits`), plus any unit with a price. */
+/** The units a report shows: CU, SU, TU, NU (every unit of the catalog with `allUnits`), plus any unit with a price. */
 export function shownUnits(report: BillingReport): UnitName[] {
   const priced = new Set(report.prices ? pricedUnits(report.prices).map((p) => p.unit) : []);
-  const base: readonly UnitName[] = report.options.allUnits ? UNIT_NAMES : BASE_UNITS;
-  return UNIT_NAMES.filter((u) => base.includes(u) || priced.has(u));
+  const base: readonly UnitName[] = BASE_UNITS;
+  return catalogUnits().filter((u) => report.options.allUnits || base.includes(u) || priced.has(u));
 }
 
 /** The header of a unit's quantity column: `SU (SU-hours)`, `CU own (CU-months, aggregate rule)`, `NU (TiB transferred)`. */
 export function quantityHeader(report: BillingReport, unit: UnitName): string {
   const per = report.options.per === "month" ? "months" : "hours";
-  if (unit === "NU") return `NU (${nuUnit(report.options.units)} transferred)`;
-  if (unit === "CU") return `CU own (CU-${per}; ${report.options.cuRollup} rule)`;
+  if (isVolume(unit)) return `${unit} (${nuUnit(report.options.units)} transferred)`;
+  if (unitDef(unit).rule.kind === "cu") return `CU own (CU-${per}; ${report.options.cuRollup} rule)`;
   return `${unit} (${unit}-${per})`;
 }
 
@@ -45,12 +46,12 @@ export function quantityHeader(report: BillingReport, unit: UnitName): string {
 export function isShown(report: BillingReport, line: BillingLine, money: LineMoney | undefined): boolean {
   if (line.level !== "gateway") return true;
   const units = shownUnits(report);
-  return (units.includes("NU") && line.ownNicNu > 0) || (units.includes("PIU") && line.gatewayPiuHours > 0) || (money !== undefined && !money.amount.isZero());
+  return units.some((u) => (isVolume(u) && line.ownNicNu > 0) || (countsGatewayIp(u) && line.gatewayPiuHours > 0)) || (money !== undefined && !money.amount.isZero());
 }
 
 /** A line's quantity of a unit as reports show it: machines and gateways show the NU of their own NICs. */
 export function shownQuantity(line: BillingLine, unit: UnitName): number | null {
-  if (unit === "NU" && (line.level === "machine" || line.level === "gateway")) return line.ownNicNu;
+  if (isVolume(unit) && (line.level === "machine" || line.level === "gateway")) return line.ownNicNu;
   return line.quantities[unit];
 }
 

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
-import { cuRuleText, tuText } from "../billing/units.js";
+import { cuRuleText } from "../billing/units.js";
+import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
 import { hourlyLines, type AccountLine, type BillingLine } from "../billing/lines.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
@@ -44,18 +45,6 @@ export const FOCUS_COLUMNS: readonly (readonly [string, FocusType])[] = [
 /** A FOCUS row: column name → text, number, exact cost, or null. */
 export type FocusRow = Record<string, string | number | Exact | null>;
 
-/** Each unit's FOCUS service (category, subcategory from FOCUS's allowed values, name), meter and description. */
-const SERVICE: Record<UnitName, { category: string; subcategory: string; name: string; meter: string; what: string }> = {
-  CU: { category: "Compute", subcategory: "Virtual Machines", name: "Compute", meter: "Compute Units", what: "compute units" },
-  VCU: { category: "Compute", subcategory: "Virtual Machines", name: "Compute", meter: "Virtual CPUs", what: "virtual CPUs" },
-  MU: { category: "Compute", subcategory: "Virtual Machines", name: "Compute", meter: "Memory", what: "memory GiB" },
-  WU: { category: "Compute", subcategory: "Virtual Machines", name: "Windows licensing", meter: "Windows Units", what: "Windows units (CU of Windows VMs)" },
-  SU: { category: "Storage", subcategory: "Block Storage", name: "Block storage", meter: "Storage Capacity", what: "storage units (TB allocated)" },
-  TU: { category: "Storage", subcategory: "Block Storage", name: "Block storage IOPS", meter: "Storage IOPS", what: "transaction units" },
-  NU: { category: "Networking", subcategory: "Network Connectivity", name: "Public network traffic", meter: "Data Transfer", what: "network units (TB of external traffic, a volume)" },
-  PIU: { category: "Networking", subcategory: "Other (Networking)", name: "Public IP addresses", meter: "Public IP Addresses", what: "public IP units" },
-};
-
 /** Decimals of the costs written (Parquet's DECIMAL(38, 12)): each cost is rounded to them, half-even, before anything adds it. */
 export const COST_DECIMALS = 12;
 
@@ -79,21 +68,22 @@ export function invoiceIdOf(accountId: number, params: { start: number; end: num
 }
 
 /**
- * Units FOCUS rows take from a line: each unit is charged at one level, so the rows add up to
- * the accounts' invoices. Under `aggregate` the account's CU (the charge) is split over its VMs
- * by their allocated CU: `allocated` rows of the VM, in the account's name (FOCUS split cost allocation).
+ * Units FOCUS rows take from a line: each unit of the catalog is charged at one level, so the
+ * rows add up to the accounts' invoices: a VM's units per VM (a volume has none of a VM's own),
+ * the volume (NU) and the gateway's public IP (PIU) per cloud space. Under `aggregate` the
+ * account's CU (the charge) is split over its VMs by their allocated CU: `allocated` rows of
+ * the VM, in the account's name (FOCUS split cost allocation).
  */
 function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, number, "allocated"?][] {
   const q = line.unitHours;
   const aggregate = report.options.cuRollup === "aggregate";
   switch (line.level) {
     case "machine":
-      return [
-        ...(aggregate ? [["CU", line.cuAllocatedHours, "allocated"] as [UnitName, number, "allocated"]] : [["CU", q.CU ?? 0] as [UnitName, number]]),
-        ...(["SU", "TU", "VCU", "MU", "WU", "PIU"] as UnitName[]).map((u): [UnitName, number] => [u, q[u] ?? 0]),
-      ];
+      return catalogUnits().filter((u) => !isVolume(u)).map((u): [UnitName, number, "allocated"?] =>
+        (unitDef(u).rule.kind === "cu" && aggregate ? [u, line.cuAllocatedHours, "allocated"] : [u, q[u] ?? 0]));
     case "cloudspace":
-      return [["NU", q.NU ?? 0], ["PIU", line.gatewayPiuHours]];
+      return catalogUnits().flatMap((u): [UnitName, number][] =>
+        (isVolume(u) ? [[u, q[u] ?? 0]] : countsGatewayIp(u) ? [[u, line.gatewayPiuHours]] : []));
     case "account":
     case "environment":
     case "gateway":
@@ -113,20 +103,20 @@ function resource(line: BillingLine, unit: UnitName): { id: string; type: string
   const account = `account/${line.accountId}`;
   const cloudspace = `${account}/cloudspace/${line.cloudspaceId}`;
   if (line.level === "machine") return { id: `${cloudspace}/machine/${line.machineId}`, type: "Virtual Machine" };
-  if (line.level === "cloudspace") return unit === "PIU" ? { id: `${cloudspace}/gateway`, type: "Virtual Gateway" } : { id: cloudspace, type: "Cloud Space" };
+  if (line.level === "cloudspace") return countsGatewayIp(unit) ? { id: `${cloudspace}/gateway`, type: "Virtual Gateway" } : { id: cloudspace, type: "Cloud Space" };
   return { id: account, type: "Account" };
 }
 
 function describe(line: BillingLine, unit: UnitName, report: BillingReport): string {
   const units = report.options.units;
-  const what = unit === "TU" ? `${SERVICE.TU.what} (${tuText(units)})` : SERVICE[unit].what;
+  const what = unitDef(unit).focus.what(units);
   if (line.level === "account") {
     return `${unit}: ${what} of account ${line.accountId}, aggregate rollup: ${cuRuleText(units)} of the account's VMs per hour`;
   }
   if (line.level === "cloudspace") {
-    return unit === "PIU" ? `PIU: the public IP of the gateway of cloud space ${line.cloudspaceId}` : `${unit}: ${what} of cloud space ${line.cloudspaceId} (gateway and VMs)`;
+    return countsGatewayIp(unit) ? `${unit}: the public IP of the gateway of cloud space ${line.cloudspaceId}` : `${unit}: ${what} of cloud space ${line.cloudspaceId} (gateway and VMs)`;
   }
-  return `${unit}: ${what} of VM ${line.machineId} in cloud space ${line.cloudspaceId}${unit === "CU" ? `, ${report.options.cuRollup} rollup` : ""}`;
+  return `${unit}: ${what} of VM ${line.machineId} in cloud space ${line.cloudspaceId}${unitDef(unit).rule.kind === "cu" ? `, ${report.options.cuRollup} rollup` : ""}`;
 }
 
 /**
@@ -150,6 +140,7 @@ function rowsOf(
     const basis = charge.basis === "month" ? "Months" : "Hours";
     const pricingUnit = charge.basis === "TB" ? nu : `${unit}-${basis}`;
     const { id, type } = resource(line, unit);
+    const service = unitDef(unit).focus;
     const price = priceAt(list, line.accountId, unit, pricedAt)!;
     const overridden = line.accountId !== null && list.accounts.get(line.accountId)?.[unit]?.includes(price) === true;
     rows.push({
@@ -160,15 +151,15 @@ function rowsOf(
       BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
       ChargeCategory: "Usage", ChargeClass: null, ChargeDescription: describe(line, unit, report), ChargeFrequency: "Usage-Based",
       ChargePeriodEnd: period.end, ChargePeriodStart: period.start,
-      ConsumedQuantity: unitHours, ConsumedUnit: unit === "NU" ? nu : `${unit}-Hours`,
+      ConsumedQuantity: unitHours, ConsumedUnit: isVolume(unit) ? nu : `${unit}-Hours`,
       ContractedCost: cost, ContractedUnitPrice: charge.unitPrice, EffectiveCost: cost, HostProviderName: list.provider,
       InvoiceId: invoiceIdOf(line.accountId!, report.params),
       InvoiceIssuerName: list.invoiceIssuer, ListCost: cost, ListUnitPrice: charge.unitPrice, PricingCategory: "Standard",
       PricingQuantity: charge.pricingQuantity, PricingUnit: pricingUnit,
       ProviderName: list.provider, PublisherName: list.provider,
-      ResourceId: id, ResourceName: unit === "PIU" && line.level === "cloudspace" ? "" : line.name, ResourceType: type,
-      ServiceCategory: SERVICE[unit].category, ServiceName: SERVICE[unit].name, ServiceProviderName: list.provider,
-      ServiceSubcategory: SERVICE[unit].subcategory, SkuMeter: SERVICE[unit].meter,
+      ResourceId: id, ResourceName: countsGatewayIp(unit) && line.level === "cloudspace" ? "" : line.name, ResourceType: type,
+      ServiceCategory: service.category, ServiceName: service.name, ServiceProviderName: list.provider,
+      ServiceSubcategory: service.subcategory, SkuMeter: service.meter,
       SkuPriceDetails: JSON.stringify({ x_Unit: unit, x_PricingUnit: pricingUnit }),
       SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
@@ -195,6 +186,7 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
       const adjustment = line.amount.add(Exact.of(-1n).mul(billed.get(`${invoice.accountId}/${line.unit}/${line.start}`) ?? Exact.ZERO));
       if (adjustment.isZero()) continue;
       const account = String(invoice.accountId);
+      const service = unitDef(line.unit).focus;
       rows.push({
         AllocatedMethodDetails: null, AllocatedMethodId: null, AllocatedResourceId: null, AllocatedResourceName: null, AllocatedTags: null,
         BilledCost: adjustment, BillingAccountId: account, BillingAccountName: nameOf(names, "account", invoice.accountId),
@@ -206,8 +198,8 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
         HostProviderName: list.provider, InvoiceId: invoiceIdOf(invoice.accountId, report.params), InvoiceIssuerName: list.invoiceIssuer, ListCost: adjustment, ListUnitPrice: null, PricingCategory: null,
         PricingQuantity: null, PricingUnit: null, ProviderName: list.provider, PublisherName: list.provider,
         ResourceId: `account/${account}`, ResourceName: invoice.name, ResourceType: "Account",
-        ServiceCategory: SERVICE[line.unit].category, ServiceName: SERVICE[line.unit].name, ServiceProviderName: list.provider,
-        ServiceSubcategory: SERVICE[line.unit].subcategory, SkuId: line.unit, SkuMeter: SERVICE[line.unit].meter, SkuPriceDetails: null, SkuPriceId: null,
+        ServiceCategory: service.category, ServiceName: service.name, ServiceProviderName: list.provider,
+        ServiceSubcategory: service.subcategory, SkuId: line.unit, SkuMeter: service.meter, SkuPriceDetails: null, SkuPriceId: null,
         SubAccountId: null, SubAccountName: null, x_Level: "account", x_Unit: line.unit, x_CuRollup: report.options.cuRollup,
         x_AccountId: account, x_CloudspaceId: null, x_MachineId: null, x_SampleHours: null,
       });

@@ -5,6 +5,7 @@ import { nuUnit, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { pricedUnits } from "../billing/prices.js";
 import { cuRuleText } from "../billing/units.js";
 import type { UnitName } from "../billing/unitNames.js";
+import { isVolume } from "../billing/unitCatalog.js";
 import { isoUtc } from "../base/time.js";
 import { periodText } from "./periodText.js";
 import { ALLOCATION_SENTENCE, shownUnits } from "./billingColumns.js";
@@ -34,7 +35,7 @@ export function toBillingText(report: BillingReport): string {
 
   const cuColumns = one && options.cuRollup === "aggregate";
   const quantities = table(
-    ["level", "id", "name", "hours", ...units.flatMap((u) => (u === "CU" && cuColumns ? ["CU own", "CU allocated"] : [u === "NU" ? `NU-${nuUnit(options.units)}` : `${u}${perUnit}`]))],
+    ["level", "id", "name", "hours", ...units.flatMap((u) => (u === "CU" && cuColumns ? ["CU own", "CU allocated"] : [isVolume(u) ? `${u}-${nuUnit(options.units)}` : `${u}${perUnit}`]))],
     indexes.map(([l]) => [...head(l), ...units.flatMap((u) => (u === "CU" && cuColumns ? [quantity(l.quantities.CU), quantity(l.cuAllocated)] : [quantity(l.quantities[u])]))]),
     one ? undefined : ["total", "", n, "", ...units.map((u) => quantity(accounts.reduce((a, [l]) => a + (l.quantities[u] ?? 0), 0)))],
   );

@@ -11,6 +11,7 @@ import { reportOf, type BillingReport } from "../../billing/billingReport.js";
 import { loadStatementConfig, type StatementConfig } from "../../billing/statementConfig.js";
 import { billWarehouse, type BilledPeriod } from "../../billing/billWarehouse.js";
 import { loadUnits } from "../../billing/units.js";
+import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
 import { refuseImpossible } from "../../billing/billedImpossibleValues.js";
 import { readEntityNames } from "../../store/entityNames.js";
@@ -32,7 +33,7 @@ const options = {
   end: { type: "string", describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
   month: { type: "string", describe: "a calendar month in UTC, YYYY-MM: the period [first day, first day of the next month), instead of --start/--end" },
   "account-id": { type: "number", describe: "one account, detailed per cloud space and machine (default: the whole environment)" },
-  "all-units": { type: "boolean", default: false, describe: "add VCU, MU, WU and PIU to CU, SU, TU, NU" },
+  "all-units": { type: "boolean", default: false, describe: allUnitsText() },
   per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720); NU stays TB transferred" },
   prices: { type: "string", describe: "a price list (JSON or YAML): currency, price per unit-hour or unit-month" },
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },

@@ -2,10 +2,10 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import { Exact } from "../../billing/exact.js";
 import type { InvoiceLine } from "../../billing/invoice.js";
 import type { BillingLine } from "../../billing/lines.js";
-import { nuUnit } from "../../billing/money.js";
 import { dueDateOf, type StatementConfig, type StatementParty } from "../../billing/statementConfig.js";
-import { cuRuleText, tuText, type Units } from "../../billing/units.js";
+import type { Units } from "../../billing/units.js";
 import type { UnitName } from "../../billing/unitNames.js";
+import { catalogUnits, unitDef } from "../../billing/unitCatalog.js";
 import { isoUtc } from "../../base/time.js";
 import { accountReport } from "../writeBillingXlsx.js";
 
@@ -69,11 +69,6 @@ export interface StatementContent {
   allocatedTotal: string;
 }
 
-const DESCRIPTIONS: Record<UnitName, string> = {
-  CU: "Compute units", SU: "Storage units (allocated disk)", TU: "Transaction units", NU: "Network units (external traffic)",
-  VCU: "Virtual CPUs", MU: "Memory (GiB)", WU: "Windows units", PIU: "Public IP addresses",
-};
-
 /** Groups the integer digits of a plain decimal text by thousands: `1234567.5` → `1,234,567.5`. */
 export function groupThousands(text: string): string {
   const [whole, fraction] = text.split(".");
@@ -123,18 +118,7 @@ export function pricePeriodText(start: number, end: number): string {
 export function unitsParagraph(units: Units, used: readonly UnitName[], cuRollup: "aggregate" | "sum", per: "hour" | "month"): string {
   const parts: string[] = [];
   parts.push(`Units are measured once per hour: a unit-hour is one unit held for one hour, and a unit-month is ${units.hoursPerMonth} unit-hours (the 30-day month of the platform's billing rules)${per === "month" ? "; quantities per month are unit-hours / " + units.hoursPerMonth : ""}.`);
-  if (used.includes("CU")) {
-    parts.push(cuRollup === "aggregate"
-      ? `CU (compute units): ${cuRuleText(units)} of the account's machines, per hour, from the account's own totals of memory (MiB) and virtual CPUs; the same rule gives each cloud space's and machine's own CU, so the account's CU can be less than the sum of its machines'.`
-      : `CU (compute units): the sum of the machines' CU, each ${cuRuleText(units).replaceAll("Σ", "")} per hour (memory in MiB).`);
-  }
-  if (used.includes("SU")) parts.push(`SU: allocated disk, one SU per ${units.gbPerSu} GiB${units.gbPerSu === 1024 ? " (1 TiB)" : ""}.`);
-  if (used.includes("TU")) parts.push(`TU: one per ${tuText(units)}.`);
-  if (used.includes("NU")) parts.push(`NU: external traffic (sent and received) in ${nuUnit(units)} (${units.bytesPerNu === 1024 ** 4 ? "1024⁴ bytes" : `${units.bytesPerNu} bytes`}), a volume over the whole period.`);
-  if (used.includes("VCU")) parts.push("VCU: one virtual CPU.");
-  if (used.includes("MU")) parts.push("MU: one GiB of memory.");
-  if (used.includes("WU")) parts.push(`WU: the CU of machines whose image matches /${units.windowsPattern}/i.`);
-  if (used.includes("PIU")) parts.push("PIU: one public IP address (an external network interface).");
+  for (const unit of catalogUnits()) if (used.includes(unit)) parts.push(unitDef(unit).definition(units, cuRollup));
   return parts.join(" ");
 }
 
@@ -198,7 +182,7 @@ export function statementContent(report: BillingReport, accountId: number, issue
   const lines = invoice.lines.map((l): StatementLine => {
     return {
       unit: l.unit,
-      description: l.unit === "TU" ? `${DESCRIPTIONS.TU} (${tuText(own.options.units)})` : DESCRIPTIONS[l.unit],
+      description: unitDef(l.unit).label(own.options.units),
       quantity: groupThousands(shownQuantity(l, decimals)),
       quantityUnit: l.quantityUnit,
       unitPrice: l.unitPrice,

@@ -6,6 +6,7 @@ import { nuUnit, pricingQuantityOf, pricingUnitOf, unitAmountOf } from "../../bi
 import { pricedUnits } from "../../billing/prices.js";
 import { showbackWeight } from "../../billing/showback.js";
 import type { UnitName } from "../../billing/unitNames.js";
+import { countsGatewayIp, isVolume } from "../../billing/unitCatalog.js";
 import { ALLOCATION_SENTENCE, isShown, shownQuantity, shownUnits, unitPriceText } from "../billingColumns.js";
 import { addSheet, columnLetter, font, moneyFormat, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 import { cuRuleSentence } from "./summarySheet.js";
@@ -64,7 +65,7 @@ export function writeAllocationSheet(
   const col = { unit: at("unit"), quantity: at("quantity"), quantityUnit: at("quantity unit"), billed: at("billed quantity"), pricePer: at("price per"), price: headers.length - 1, money: headers.length };
   const kinds: RowKind[] = shownUnits(report).flatMap((unit): RowKind[] => (unit === "CU" && !billedLevel && report.options.cuRollup === "aggregate"
     ? [{ key: "CU own", unit, own: true }, { key: "CU", unit, own: false }] : [{ key: unit, unit, own: false }]));
-  const quantityUnit = (unit: UnitName) => (unit === "NU" ? nuUnit(units) : `${unit}-${per}`);
+  const quantityUnit = (unit: UnitName) => (isVolume(unit) ? nuUnit(units) : `${unit}-${per}`);
   const quantityOf = (line: BillingLine, kind: RowKind): number => {
     if (kind.unit === "CU" && !kind.own && !billedLevel) return line.level === "gateway" ? 0 : line.cuAllocated;
     return shownQuantity(line, kind.unit) ?? 0;
@@ -77,7 +78,7 @@ export function writeAllocationSheet(
   let r = 2;
   for (const [line, i] of entities) {
     for (const kind of kinds) {
-      if (line.level === "gateway" && kind.unit !== "NU" && kind.unit !== "PIU") continue;
+      if (line.level === "gateway" && !isVolume(kind.unit) && !countsGatewayIp(kind.unit)) continue; // a gateway has only its traffic and public IP
       const row = sheet.getRow(r++);
       let c = 1;
       row.getCell(c++).value = String(line.accountId);

@@ -4,16 +4,11 @@ import type { Invoice } from "../../billing/invoice.js";
 import { addSheet, columnLetter, moneyFormat, moneyTotal, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 import { titleLines, writeTitle } from "./summarySheet.js";
 import { ALLOCATION_SENTENCE } from "../billingColumns.js";
-import { tuText } from "../../billing/units.js";
+import { unitDef } from "../../billing/unitCatalog.js";
 import { periodText } from "../periodText.js";
 
 /** Invoice quantities: 4 decimals, aligned (the cell keeps the exact value). */
 const INVOICE_QUANTITY = "#,##0.0000";
-
-const WHAT: Record<string, string> = {
-  CU: "Compute units", SU: "Storage units (TiB allocated)", TU: "Transaction units",
-  NU: "Network units (external traffic)", VCU: "Virtual CPUs", MU: "Memory (GiB)", WU: "Windows units", PIU: "Public IP addresses",
-};
 
 /**
  * The Invoice sheet of an account's workbook: who and when, then one row per invoice line
@@ -32,7 +27,7 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   for (const line of invoice.lines) {
     const row = sheet.getRow(r++);
     row.getCell(1).value = line.unit;
-    row.getCell(2).value = line.unit === "TU" ? `${WHAT.TU} (${tuText(report.options.units)})` : (WHAT[line.unit] ?? line.unit);
+    row.getCell(2).value = unitDef(line.unit).label(report.options.units);
     row.getCell(3).value = periodText(line);
     row.getCell(4).value = line.quantity;
     row.getCell(4).numFmt = INVOICE_QUANTITY;
