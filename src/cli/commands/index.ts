@@ -104,9 +104,10 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     command: `export ${INPUTS_POSITIONAL}`,
-    describe: "write the tables as Parquet, partitioned by account/year/month (for Spark, Trino, DuckDB)",
+    describe: "write the tables as Parquet, a partition per UTC month, with a manifest (for Spark, Trino, ClickHouse, DuckDB)",
     examples: [
-      ["cloudunits export --db warehouse.duckdb --out parquet/", "every table as Parquet under parquet/<table>/account_id=.../year=.../month=.../"],
+      ["cloudunits export --db warehouse.duckdb --out parquet/", "every table as Parquet under parquet/<table>/year=.../month=.../part-0.parquet, and parquet/manifest.json"],
+      ["cloudunits export --db warehouse.duckdb --out parquet/ --month 2026-11", "replace November's partitions of that earlier export (each file swapped whole)"],
     ],
     load: async () => (await import("./export.js")).exportCommand,
   },
