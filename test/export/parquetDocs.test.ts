@@ -81,7 +81,7 @@ describe("docs/parquet.md", () => {
     });
     const environment = report.lines.find((l) => l.level === "environment")!.quantities;
     for (const unit of ["CU", "SU", "TU", "NU"] as const) {
-      expect({ unit, value: Number(fromSql![unit.toLowerCase()]) }).toEqual({ unit, value: expect.closeTo(environment[unit], 9) });
+      expect({ unit, value: Number(fromSql![unit.toLowerCase()]) }).toEqual({ unit, value: expect.closeTo(environment[unit]!, 9) });
       expect(environment[unit]).toBeGreaterThan(0);
     }
     expect(String(fromSql!.total_amount_due)).toBe(report.amountDue!.toFixed(2));
