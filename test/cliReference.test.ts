@@ -91,6 +91,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--account-id N": "1",
   "--since T": "2026-10-01",
   "--until T": "2026-10-03",
+  "--month YYYY-MM": "2026-10",
   "--id N": (ctx) => String(ctx.ids[ctx.words[2] as keyof Context["ids"]]),
   "--include S": (_, n) => ["cpu", "network"][n]!,
   "--prices FILE": "prices.yaml",
@@ -111,7 +112,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--username": SECRETS.username,
   "--password": SECRETS.password,
 };
-const PLACEHOLDER = /^(<.*>|[A-Z]+(\.\w+)?)$/;
+const PLACEHOLDER = /^(<.*>|[A-Z]+(-[A-Z]+)?(\.\w+)?)$/;
 const FLAGS_WITHOUT_PLACEHOLDER = new Set(["--client-id", "--client-secret", "--auth-url", "--username", "--password"]);
 
 /** The command line of one run, placeholders substituted (throws on one it does not know). */
