@@ -15,13 +15,15 @@ export interface StatsPageSubject {
   tillEpoch?: number;
 }
 
-interface ChartLine {
+/** One line of a statistics chart. */
+export interface ChartLine {
   label: string;
   unit: string;
   values: SeriesArray;
 }
 
-interface Chart {
+/** One chart of a statistics page: a series, its units, a line per leaf. */
+export interface Chart {
   name: string;
   title: string;
   units: string[];
@@ -42,16 +44,7 @@ export async function statsToHtml(response: StatsResponse, subject: StatsPageSub
     readFile(require.resolve("uplot/dist/uPlot.iife.min.js"), "utf8"),
     readFile(require.resolve("uplot/dist/uPlot.min.css"), "utf8"),
   ]);
-  const { x, positions } = withGaps(response.time);
-  const charts: Chart[] = Object.entries(response.series).map(([name, tree]) => {
-    const definition = seriesDefinition(subject.entity, name);
-    const lines = seriesLeaves(tree).map((leaf): ChartLine => ({
-      label: lineLabel(definition, name, leaf.path),
-      unit: definition ? unitOf(definition, leaf.path) : "",
-      values: positions.map((i) => (i === null ? null : (leaf.values[i] ?? null))),
-    }));
-    return { name, title: definition?.title ?? name, units: [...new Set(lines.map((l) => l.unit))], lines };
-  });
+  const { x, charts } = statsCharts(response, subject.entity);
   const period =
     subject.fromEpoch !== undefined && subject.tillEpoch !== undefined
       ? ` for [${isoUtc(subject.fromEpoch)}, ${isoUtc(subject.tillEpoch)})`
@@ -81,6 +74,25 @@ export async function statsToHtml(response: StatsResponse, subject: StatsPageSub
 `;
 }
 
+/**
+ * The charts of a statistics response: the x values (the hours, with a gap point after every
+ * run of missing hours) and one chart per series, a line per leaf (disk, NIC, sub-series)
+ * with its label and unit. What the stats page and the dashboard draw.
+ */
+export function statsCharts(response: StatsResponse, entity: StatsEntity): { x: number[]; charts: Chart[] } {
+  const { x, positions } = withGaps(response.time);
+  const charts: Chart[] = Object.entries(response.series).map(([name, tree]) => {
+    const definition = seriesDefinition(entity, name);
+    const lines = seriesLeaves(tree).map((leaf): ChartLine => ({
+      label: lineLabel(definition, name, leaf.path),
+      unit: definition ? unitOf(definition, leaf.path) : "",
+      values: positions.map((i) => (i === null ? null : (leaf.values[i] ?? null))),
+    }));
+    return { name, title: definition?.title ?? name, units: [...new Set(lines.map((l) => l.unit))], lines };
+  });
+  return { x, charts };
+}
+
 /** The x values with one gap point after every run of missing hours, and where each comes from. */
 function withGaps(time: number[]): { x: number[]; positions: (number | null)[] } {
   const x: number[] = [];
@@ -105,7 +117,7 @@ function lineLabel(definition: SeriesDefinition | undefined, name: string, path:
   return path.join(" ");
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 }
 

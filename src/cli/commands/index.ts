@@ -68,6 +68,14 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./status.js")).statusCommand,
   },
   {
+    command: "serve",
+    describe: "a read-only web dashboard of a warehouse: units per day, accounts, machines, data quality, statements (127.0.0.1 by default)",
+    examples: [
+      ["cloudunits serve --db synced.duckdb --prices prices.yaml", "the dashboard on http://127.0.0.1:8080/ until Ctrl-C"],
+    ],
+    load: async () => (await import("./serve.js")).serveCommand,
+  },
+  {
     command: "ingest <inputs..>",
     describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
     examples: [

@@ -1,0 +1,88 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { BillingReport } from "../billing/billingReport.js";
+import type { Invoice } from "../billing/invoice.js";
+import type { BillingLine, Quantities } from "../billing/lines.js";
+import { overlayNames } from "../billing/names.js";
+import { readEntityNames } from "../store/entityNames.js";
+import type { LoadReport } from "../store/types.js";
+import { warehouseStatus } from "../sync/warehouseStatus.js";
+import { billedByDay } from "./billedByDay.js";
+import type { DashboardSettings } from "./dashboardSettings.js";
+import { monthsOf, type MonthChoice } from "./months.js";
+import { NotFoundError } from "./notFound.js";
+
+/** One row of the account page's tables: a cloud space, a machine or a cloud space's gateway. */
+export interface AccountRow {
+  level: "cloudspace" | "machine" | "gateway";
+  cloudspaceId: number;
+  /** The machine's id; null for a cloud space or a gateway. */
+  machineId: number | null;
+  name: string;
+  sampleHours: number;
+  /** Own units (NU of a machine or gateway: its own external NICs'). */
+  quantities: Quantities;
+  /** Showback CU: the account's CU allocated hour by hour (adds up to the account's CU). */
+  cuAllocated: number;
+  /** Its share of the account's amount due (showback, adds up to the cent); absent without a price list. */
+  cost?: string;
+}
+
+/** What the account page shows of one month. */
+export interface AccountData {
+  accountId: number;
+  name: string;
+  month: MonthChoice;
+  months: MonthChoice[];
+  account: BillingLine;
+  invoice?: Invoice;
+  cloudspaces: AccountRow[];
+  /** Machines and gateways, by cloud space. */
+  machines: AccountRow[];
+  /** The account's units per UTC day with samples. */
+  days: { start: number; quantities: Quantities }[];
+  /** The report of the account (what its statement is rendered from). */
+  report: BillingReport;
+}
+
+/**
+ * An account's month: its invoice (with a price list), its cloud spaces, machines and gateways
+ * with own and allocated units and their share of the amount due, and its units per day; the
+ * billing report is the one `billing --account-id` makes of the month. Throws NotFoundError
+ * for an account the warehouse does not hold.
+ */
+export async function accountData(
+  connection: DuckDBConnection, db: string, load: LoadReport, settings: DashboardSettings, accountId: number, month?: string,
+): Promise<AccountData> {
+  const status = await warehouseStatus(connection, db);
+  if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null)) throw new NotFoundError(`no account ${accountId} in the warehouse`);
+  const months = monthsOf(status);
+  const chosen = months.find((m) => m.month === month) ?? months.at(-1)!;
+  const names = overlayNames(await readEntityNames(connection), settings.names);
+  const params = { start: chosen.start, end: chosen.end, accountId };
+  const { report, days } = await billedByDay(connection, params, { units: settings.units, names }, { prices: settings.prices, load }, ["account", "cloudspace", "machine"]);
+  const account = report.lines.find((l) => l.level === "account") ?? emptyAccount(accountId);
+  const rows = report.lines.map((line, i): AccountRow | undefined => line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"
+    ? {
+      level: line.level, cloudspaceId: line.cloudspaceId!, machineId: line.machineId, name: line.name, sampleHours: line.sampleHours,
+      quantities: line.level === "cloudspace" ? line.quantities : { ...line.quantities, NU: line.ownNicNu },
+      cuAllocated: line.cuAllocated, cost: report.money?.[i]?.amount.toFixed(report.invoices?.[0]?.decimals ?? 2),
+    }
+    : undefined).filter((r): r is AccountRow => r !== undefined);
+  return {
+    accountId, name: account.name || status.accounts.find((a) => a.accountId === accountId)?.name || "", month: chosen, months, account,
+    invoice: report.invoices?.[0],
+    cloudspaces: rows.filter((r) => r.level === "cloudspace"),
+    machines: rows.filter((r) => r.level !== "cloudspace"),
+    days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "account")!.quantities })),
+    report,
+  };
+}
+
+/** The account line of a month without samples: every unit 0. */
+function emptyAccount(accountId: number): BillingLine {
+  const zero = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0 };
+  return {
+    level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name: "", sampleHours: 0, quantities: zero,
+    cuSumOfMachines: 0, gatewayPiuHours: 0, unitHours: zero, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
+  };
+}

@@ -1,0 +1,8 @@
+import { UsageError } from "../errors.js";
+
+/** An account, cloud space or machine the warehouse does not hold (the dashboard answers 404; the CLI's usage error, exit 2). */
+export class NotFoundError extends UsageError {
+  constructor(message: string) {
+    super(message, { code: "NOT_FOUND" });
+  }
+}

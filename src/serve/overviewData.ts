@@ -1,0 +1,67 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { BillingReport } from "../billing/billingReport.js";
+import { overlayNames } from "../billing/names.js";
+import type { Quantities } from "../billing/lines.js";
+import { readEntityNames } from "../store/entityNames.js";
+import type { LoadReport } from "../store/types.js";
+import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
+import { billedByDay } from "./billedByDay.js";
+import type { DashboardSettings } from "./dashboardSettings.js";
+import { monthsOf, type MonthChoice } from "./months.js";
+
+/** One account of the overview, ranked by amount (by CU without a price list). */
+export interface OverviewAccount {
+  accountId: number;
+  name: string;
+  quantities: Quantities;
+  /** The account's amount due for the month so far (absent without a price list), as the invoice writes it. */
+  amount?: string;
+}
+
+/** What the overview page shows of one month. */
+export interface OverviewData {
+  month: MonthChoice;
+  /** Every month the warehouse holds hours of, oldest first. */
+  months: MonthChoice[];
+  /** The environment's units per UTC day with samples. */
+  days: { start: number; quantities: Quantities }[];
+  accounts: OverviewAccount[];
+  /** Σ of the accounts' amounts due and its currency (absent without a price list). */
+  amountDue?: { amount: string; currency: string };
+  /** The report the figures come from (invoices, data quality). */
+  report: BillingReport;
+  status: WarehouseStatus;
+}
+
+/**
+ * The overview of one month (default: the month of the last hour held): the environment's
+ * units per day, the accounts ranked by amount due so far (or by CU), the total, and the
+ * warehouse's freshness per account. One billing pass (see `billedByDay`).
+ */
+export async function overviewData(
+  connection: DuckDBConnection, db: string, load: LoadReport, settings: DashboardSettings, month?: string, nowEpoch = Date.now() / 1000,
+): Promise<OverviewData> {
+  const status = await warehouseStatus(connection, db, nowEpoch);
+  const months = monthsOf(status);
+  const chosen = months.find((m) => m.month === month) ?? months.at(-1) ?? monthsOf(null, nowEpoch)[0]!;
+  const names = overlayNames(await readEntityNames(connection), settings.names);
+  const { report, days } = await billedByDay(
+    connection, { start: chosen.start, end: chosen.end }, { units: settings.units, names }, { prices: settings.prices, load }, ["environment", "account"],
+  );
+  const invoices = new Map(report.invoices?.map((inv) => [inv.accountId, inv]));
+  const accounts = report.lines.filter((l) => l.level === "account").map((l): OverviewAccount => {
+    const invoice = invoices.get(l.accountId!);
+    return { accountId: l.accountId!, name: l.name, quantities: l.quantities, amount: invoice?.amountDue.toFixed(invoice.decimals) };
+  });
+  accounts.sort((a, b) => (a.amount !== undefined && b.amount !== undefined ? Number(b.amount) - Number(a.amount) : (b.quantities.CU ?? 0) - (a.quantities.CU ?? 0)) || a.accountId - b.accountId);
+  const first = report.invoices?.[0];
+  return {
+    month: chosen,
+    months,
+    days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "environment")!.quantities })),
+    accounts,
+    amountDue: report.amountDue && first ? { amount: report.amountDue.toFixed(first.decimals), currency: first.currency } : undefined,
+    report,
+    status,
+  };
+}

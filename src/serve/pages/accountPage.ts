@@ -1,0 +1,68 @@
+import { pricePeriodText, shownQuantity } from "../../export/pdf/statementContent.js";
+import type { AccountData, AccountRow } from "../accountData.js";
+import { esc, money, monthPicker, num, page, table, withMonth, type Column } from "./html.js";
+import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";
+
+/** The account page: its invoice, its cloud spaces and machines (own and allocated units, cost), its units per day, downloads. */
+export function accountPage(data: AccountData, downloads: { pdf: boolean }): string {
+  const month = data.month.month;
+  const invoice = data.invoice;
+  const currency = invoice?.currency;
+  const base = `/account/${data.accountId}`;
+  const link = (row: AccountRow) => row.level === "machine"
+    ? `<a href="${esc(withMonth(`/machine/${row.machineId}`, month))}">${row.machineId}</a>`
+    : row.level === "gateway" ? '<span class="tag">gateway</span>' : `<a href="${esc(withMonth(`/cloudspace/${row.cloudspaceId}`, month))}">${row.cloudspaceId}</a>`;
+  const unitColumns = (own: string): Column<AccountRow>[] => [
+    { heading: "CU own", note: "CU-hours", numeric: true, cell: (r) => ({ html: num(r.quantities.CU), sort: r.quantities.CU ?? 0 }) },
+    { heading: "CU allocated", note: "CU-hours", numeric: true, cell: (r) => ({ html: num(r.cuAllocated), sort: r.cuAllocated }) },
+    ...SHOWN_UNITS.filter((u) => u.unit !== "CU").map(({ unit, of }): Column<AccountRow> => ({
+      heading: unit === "NU" ? `NU ${own}` : unit, note: of, numeric: true, cell: (r) => ({ html: num(r.quantities[unit]), sort: r.quantities[unit] ?? 0 }),
+    })),
+    ...(invoice ? [{ heading: "Cost", note: `${currency}, share of the amount due`, numeric: true, cell: (r: AccountRow) => ({ html: esc(money(r.cost, undefined)), sort: Number(r.cost ?? 0) }) }] : []),
+  ];
+  const spaceName = new Map(data.cloudspaces.map((c) => [c.cloudspaceId, c.name]));
+  const cloudspaces = table("cloudspaces", [
+    { heading: "Cloud space", numeric: true, cell: (r) => ({ html: link(r), sort: r.cloudspaceId }) },
+    { heading: "Name", cell: (r) => ({ html: esc(r.name) }) },
+    { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
+    ...unitColumns("(all)"),
+  ], data.cloudspaces);
+  const machines = table("machines", [
+    { heading: "Machine", numeric: true, cell: (r) => ({ html: link(r), sort: r.machineId ?? -1 }) },
+    { heading: "Name", cell: (r) => ({ html: esc(r.level === "gateway" ? "gateway" : r.name) }) },
+    { heading: "Cloud space", cell: (r) => ({ html: `${r.cloudspaceId}${spaceName.get(r.cloudspaceId) ? ` <span class="note">${esc(spaceName.get(r.cloudspaceId))}</span>` : ""}`, sort: r.cloudspaceId }) },
+    { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
+    ...unitColumns("(own NICs)"),
+  ], data.machines);
+  const invoiceTable = invoice
+    ? table("invoice", [
+      { heading: "Unit", cell: (l) => ({ html: esc(l.unit) }) },
+      { heading: "Period", cell: (l) => ({ html: esc(pricePeriodText(l.start, l.end)), sort: l.start }) },
+      { heading: "Quantity", numeric: true, cell: (l) => ({ html: `${esc(shownQuantity(l, invoice.decimals))} <span class="note">${esc(l.quantityUnit)}</span>`, sort: l.quantity }) },
+      { heading: "Unit price", numeric: true, cell: (l) => ({ html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`, sort: Number(l.unitPrice) }) },
+      { heading: "Amount", note: currency, numeric: true, cell: (l) => ({ html: esc(money(l.amount.toFixed(invoice.decimals), undefined)), sort: Number(l.amount.toFixed(invoice.decimals)) }) },
+    ], invoice.lines, `<tfoot><tr><td colspan="4">Amount due (the sum of the lines)</td><td class="num" id="amount-due">${esc(money(invoice.amountDue.toFixed(invoice.decimals), undefined))}</td></tr></tfoot>`)
+    : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
+  const cards = SHOWN_UNITS.map(({ unit, of }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit]))} <small>${esc(of)}</small></div></div>`).join("")
+    + (invoice ? `<div class="card"><div class="label">Amount due, ${esc(month)}</div><div class="value">${esc(money(invoice.amountDue.toFixed(invoice.decimals), currency))}</div></div>` : "");
+  const charts = dailyCharts("account-day", data.days);
+  const query = `?month=${encodeURIComponent(month)}`;
+  const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement (XLSX)</a>${downloads.pdf && invoice ? `<a href="${esc(`${base}/statement.pdf${query}`)}" download>Statement (PDF, draft)</a>` : ""}</p>`;
+  const body = `
+<p class="crumbs"><a href="${esc(withMonth("/", month))}">Overview</a> › account ${data.accountId}</p>
+<div class="head"><div><h1>Account ${data.accountId}${data.name ? ` <small>${esc(data.name)}</small>` : ""}</h1>
+<p class="lead">${esc(month)}: the account's bill, its cloud spaces and machines, and its units per day (UTC).</p></div>
+${monthPicker(data.months, month, base)}</div>
+<div class="cards">${cards}</div>
+${links}
+<h2>Invoice</h2>
+${invoiceTable}
+<h2>Units per day</h2>
+${chartBoxes(charts)}
+<h2>Cloud spaces</h2>
+${cloudspaces}
+<h2>Machines and gateways</h2>
+${machines}
+<p class="note">Own CU: the CU rule applied to the entity's own totals each hour. Allocated CU: the account's CU shared out hour by hour in proportion to own CU; the allocated CU and the costs add up to the account's CU and amount due.</p>`;
+  return page(`Account ${data.accountId} ${month}`, body, charts, footerOf(data.report.generatedAtMs));
+}

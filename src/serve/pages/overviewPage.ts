@@ -1,0 +1,74 @@
+import type { UnitName } from "../../billing/unitNames.js";
+import type { OverviewAccount, OverviewData } from "../overviewData.js";
+import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartSpec, type Column } from "./html.js";
+
+/** The four units of the service's bill, with what their quantities are in. */
+export const SHOWN_UNITS: readonly { unit: UnitName; of: string }[] = [
+  { unit: "CU", of: "CU-hours" }, { unit: "SU", of: "SU-hours" }, { unit: "TU", of: "TU-hours" }, { unit: "NU", of: "TB" },
+];
+
+/** Charts of units per day: one per unit, bars. */
+export function dailyCharts(prefix: string, days: readonly { start: number; quantities: Record<UnitName, number | null> }[]): ChartSpec[] {
+  return SHOWN_UNITS.map(({ unit, of }) => ({
+    id: `${prefix}-${unit}`, title: `${unit} per day`, subtitle: of, x: days.map((d) => d.start), units: [of], bars: true,
+    lines: [{ label: unit, unit: of, values: days.map((d) => d.quantities[unit]) }],
+  }));
+}
+
+/** The chart boxes of `charts`, in a grid. */
+export const chartBoxes = (charts: readonly ChartSpec[], wide = false): string =>
+  `<div class="charts${wide ? " wide" : ""}">${charts.map((c) => `<section class="chart"><h3>${esc(c.title)}${c.subtitle ? `<small>${esc(c.subtitle)}</small>` : ""}</h3><div id="${esc(c.id)}"></div></section>`).join("")}</div>`;
+
+/** When the month ends after the last hour held: "so far". */
+const soFar = (data: OverviewData) => (data.status.period !== null && data.month.end > data.status.period.lastHourEpoch + 3600);
+
+/** The overview page: the month's units per day, its amount due, the accounts ranked, the warehouse's freshness. */
+export function overviewPage(data: OverviewData): string {
+  const month = data.month.month;
+  const environment = data.report.lines.find((l) => l.level === "environment");
+  const partial = soFar(data);
+  const cards = [
+    data.amountDue
+      ? `<div class="card" id="amount-due"><div class="label">Amount due${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
+      : `<div class="card"><div class="label">Amount due</div><div class="value"><small>start with --prices FILE to see amounts</small></div></div>`,
+    ...SHOWN_UNITS.map(({ unit, of }) => `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0))} <small>${esc(of)}</small></div></div>`),
+  ].join("");
+  const charts = dailyCharts("day", data.days);
+  const currency = data.amountDue?.currency;
+  const columns: Column<OverviewAccount & { rank: number }>[] = [
+    { heading: "#", numeric: true, cell: (a) => ({ html: String(a.rank), sort: a.rank }) },
+    { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
+    { heading: "Name", cell: (a) => ({ html: esc(a.name) }) },
+    ...SHOWN_UNITS.map(({ unit, of }): Column<OverviewAccount & { rank: number }> => ({ heading: unit, note: of, numeric: true, cell: (a) => ({ html: num(a.quantities[unit]), sort: a.quantities[unit] ?? 0 }) })),
+    ...(data.amountDue ? [{ heading: "Amount due", note: currency, numeric: true, cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }) }] : []),
+  ];
+  const total = data.amountDue
+    ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' amounts due</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
+    : "";
+  const ranked = data.accounts.map((a, i) => ({ ...a, rank: i + 1 }));
+  const freshness = table("freshness", [
+    { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
+    { heading: "Name", cell: (a) => ({ html: esc(a.name ?? "") }) },
+    { heading: "Complete until", note: "UTC", cell: (a) => ({ html: a.completeUntilEpoch === null ? "—" : esc(when(a.completeUntilEpoch)), sort: a.completeUntilEpoch ?? 0 }) },
+    { heading: "Behind", note: "hours", numeric: true, cell: (a) => ({ html: a.lagHours === null ? "—" : `<span class="${a.lagHours > 2 ? "warn" : "ok"}">${a.lagHours}</span>`, sort: a.lagHours ?? -1 }) },
+    { heading: "Missing", note: "hours", numeric: true, cell: (a) => { const n = a.missing.reduce((s, m) => s + m.hours, 0); return { html: `<span class="${n > 0 ? "bad" : "ok"}">${n}</span>`, sort: n }; } },
+    { heading: "Last sync", cell: (a) => ({ html: a.lastSync ? `${a.lastSync.atEpoch === null ? "—" : esc(when(a.lastSync.atEpoch))} ${a.lastSync.result ? `<span class="tag">${esc(a.lastSync.result)}</span>` : ""}` : '<span class="note">never synced (ingested)</span>' }) },
+  ], data.status.accounts);
+  const body = `
+<div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
+<p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? "the amount due," : ""} the accounts ranked by ${data.amountDue ? "amount due" : "CU"}, and how fresh the warehouse is.</p></div>
+${monthPicker(data.months, month, "/")}</div>
+<div class="cards">${cards}</div>
+${chartBoxes(charts)}
+<h2>Accounts by ${data.amountDue ? "amount due" : "CU"}, ${esc(month)}</h2>
+${table("accounts", columns, ranked, total)}
+<p class="note">Each account's CU is its own (the CU rule applied to the account's totals each hour); the environment's is the rule applied to everything at once, so it is at most the sum of the accounts'.</p>
+<h2>Freshness</h2>
+${freshness}
+<p class="note">Complete until: every hour before it is held or missing for good; hours after it are not yet synced.</p>`;
+  return page(`Overview ${month}`, body, charts, footerOf(data.report.generatedAtMs));
+}
+
+/** The footer: when the figures were computed. */
+export const footerOf = (generatedAtMs: number): string =>
+  `Figures computed ${esc(new Date(generatedAtMs).toISOString().slice(0, 19).replace("T", " "))} UTC from the warehouse, read-only.`;

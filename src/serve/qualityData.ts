@@ -1,0 +1,52 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { parseConsumptionPath } from "../input/parseConsumptionPath.js";
+import { checkWarehouse } from "../store/checkWarehouse.js";
+import type { ImpossibleValue } from "../store/impossibleValues.js";
+import type { LoadReport, SkippedFile } from "../store/types.js";
+import { warehouseStatus, type AccountStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
+
+/** The data quality of one account: its freshness and gaps, its bad files and impossible values. */
+export interface AccountQuality {
+  status: AccountStatus;
+  /** Files of the account skipped as unreadable or in conflict (by their path). */
+  badFiles: SkippedFile[];
+  impossibleValues: ImpossibleValue[];
+}
+
+/** What the data-quality page shows. */
+export interface QualityData {
+  status: WarehouseStatus;
+  accounts: AccountQuality[];
+  /** Bad files whose path names no account. */
+  otherBadFiles: SkippedFile[];
+}
+
+/** The account a file's path names, if it is a consumption path. */
+function accountOfFile(file: string): number | undefined {
+  try {
+    return parseConsumptionPath(file.split("!").at(-1)!)?.accountId;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Per account: missing, late and rewritten hours and the hours not yet synced
+ * (`warehouseStatus`, as `status` reports them), bad files (the warehouse's load report) and
+ * impossible values (`checkWarehouse`, as `check --db` reports them).
+ */
+export async function qualityData(connection: DuckDBConnection, db: string, load: LoadReport, nowEpoch = Date.now() / 1000): Promise<QualityData> {
+  const status = await warehouseStatus(connection, db, nowEpoch);
+  const check = await checkWarehouse(connection, load);
+  const bad = [...check.unreadable, ...check.conflicts];
+  const byAccount = new Map(bad.map((f) => [f, accountOfFile(f.file)]));
+  return {
+    status,
+    accounts: status.accounts.map((s) => ({
+      status: s,
+      badFiles: bad.filter((f) => byAccount.get(f) === s.accountId),
+      impossibleValues: check.impossibleValues.filter((v) => v.accountId === s.accountId),
+    })),
+    otherBadFiles: bad.filter((f) => !status.accounts.some((s) => s.accountId === byAccount.get(f))),
+  };
+}

@@ -1,0 +1,228 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CloudunitsError, UsageError, WarehouseBusyError } from "../errors.js";
+import { statementContent } from "../export/pdf/statementContent.js";
+import { renderStatementPdf } from "../export/pdf/statementPdf.js";
+import { issueDateOf } from "../export/pdf/writeStatements.js";
+import { accountFileName, writeBillingXlsx } from "../export/writeBillingXlsx.js";
+import { open, type Store } from "../open.js";
+import { checkAccess, hostIsLocal, requestToken, TOKEN_COOKIE, tokenMatches } from "./access.js";
+import { accountData, type AccountData } from "./accountData.js";
+import { loadAssets } from "./assets.js";
+import type { DashboardSettings } from "./dashboardSettings.js";
+import { entityData } from "./entityData.js";
+import { NotFoundError } from "./notFound.js";
+import { overviewData } from "./overviewData.js";
+import { accountPage } from "./pages/accountPage.js";
+import { entityPage } from "./pages/entityPage.js";
+import { esc, page } from "./pages/html.js";
+import { overviewPage } from "./pages/overviewPage.js";
+import { qualityPage } from "./pages/qualityPage.js";
+import { qualityData } from "./qualityData.js";
+import { ResultCache } from "./resultCache.js";
+import { warehouseVersion } from "./warehouseVersion.js";
+
+/** Options of {@link serveDashboard}. */
+export interface DashboardOptions extends DashboardSettings {
+  /** The warehouse file (made by `ingest` or `sync`); opened read-only for each computation, never written. */
+  db: string;
+  /** Where to listen; default 127.0.0.1. Another address than loopback needs `token`. */
+  host?: string;
+  /** The port; default 8080; 0: any free port (see `Dashboard.url`). */
+  port?: number;
+  /** A secret every request must carry (Bearer header, or the cookie set by opening `/?token=...`). Required off loopback. */
+  token?: string;
+  /** While a writer holds the warehouse, wait up to this many seconds for its commit (default 60), then answer 503. */
+  waitSeconds?: number;
+  /** Told about every request that failed with an internal error (the library never prints). */
+  onError?: (error: unknown) => void;
+}
+
+/** A running dashboard. */
+export interface Dashboard {
+  /** Its address, e.g. `http://127.0.0.1:8080/`. */
+  url: string;
+  /** Stops listening and waits for the requests under way. */
+  close(): Promise<void>;
+}
+
+/** A response the routes make. */
+interface Answer {
+  status?: number;
+  type: string;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+const HTML = "text/html; charset=utf-8";
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** The headers of every answer: nothing cached by a proxy, no framing, no sniffing, scripts only from the dashboard. */
+const SAFE_HEADERS = {
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+};
+
+/**
+ * Serves the read-only dashboard of a warehouse (docs/dashboard.md): the overview, the
+ * account, machine and cloud space pages, data quality, and each account's statement. Every
+ * figure comes from the library's billing, stats and status calls; results are kept per
+ * page until the warehouse changes. Listens on 127.0.0.1 unless told otherwise, and off
+ * loopback only with a token (UsageError SERVE_TOKEN).
+ */
+export async function serveDashboard(options: DashboardOptions): Promise<Dashboard> {
+  const host = options.host ?? "127.0.0.1";
+  checkAccess(host, options.token);
+  const assets = await loadAssets();
+  const cache = new ResultCache<Answer>();
+  const accounts = new ResultCache<AccountData>(16);
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Runs `work` on the warehouse, one at a time, opened read-only for it and closed after (a sync can write between two). */
+  const withStore = <T>(work: (store: Store) => Promise<T>): Promise<T> => {
+    const run = queue.then(async () => {
+      const store = await open({ db: options.db }, { waitSeconds: options.waitSeconds });
+      try {
+        return await work(store);
+      } finally {
+        store.close();
+      }
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  const cached = async (key: string, compute: (store: Store) => Promise<Answer>): Promise<Answer> =>
+    cache.get(key, await warehouseVersion(options.db), () => withStore(compute));
+  const account = async (id: number, month: string | undefined): Promise<AccountData> =>
+    accounts.get(`${id}|${month ?? ""}`, await warehouseVersion(options.db), () => withStore((s) => accountData(s.connection, options.db, s.load, options, id, month)));
+  const html = (body: string): Answer => ({ type: HTML, body });
+
+  const routes: { path: RegExp; answer: (m: RegExpExecArray, month: string | undefined) => Promise<Answer> }[] = [
+    { path: /^\/$/, answer: (_, month) => cached(`overview|${month}`, async (s) => html(overviewPage(await overviewData(s.connection, options.db, s.load, options, month)))) },
+    { path: /^\/quality$/, answer: () => cached("quality", async (s) => html(qualityPage(await qualityData(s.connection, options.db, s.load)))) },
+    { path: /^\/account\/(\d{1,15})$/, answer: async (m, month) => html(accountPage(await account(Number(m[1]), month), { pdf: options.statement !== undefined })) },
+    {
+      path: /^\/account\/(\d{1,15})\/statement\.xlsx$/,
+      answer: async (m, month) => {
+        const data = await account(Number(m[1]), month);
+        return cache.get(`xlsx|${data.accountId}|${data.month.month}`, await warehouseVersion(options.db), async () => ({
+          type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+          body: await workbookOf(data),
+          headers: { "content-disposition": `attachment; filename="${downloadName(data, "xlsx")}"` },
+        }));
+      },
+    },
+    {
+      path: /^\/account\/(\d{1,15})\/statement\.pdf$/,
+      answer: async (m, month) => {
+        const data = await account(Number(m[1]), month);
+        const config = options.statement;
+        if (!config || !data.invoice) throw new NotFoundError("a PDF statement needs the dashboard started with --prices FILE and --statement FILE");
+        const content = statementContent(data.report, data.accountId, { config, issueDate: issueDateOf(config) });
+        return { type: "application/pdf", body: await renderStatementPdf(content), headers: { "content-disposition": `attachment; filename="${downloadName(data, "pdf")}"` } };
+      },
+    },
+    {
+      path: /^\/(machine|cloudspace)\/(\d{1,15})$/,
+      answer: (m, month) => cached(`${m[1]}|${m[2]}|${month}`, async (s) => html(entityPage(await entityData(s.connection, m[1] as "machine" | "cloudspace", Number(m[2]), month, options.names)))),
+    },
+  ];
+
+  const handle = async (request: IncomingMessage): Promise<Answer> => {
+    if (request.method !== "GET" && request.method !== "HEAD") return { status: 405, type: "text/plain; charset=utf-8", body: "only GET and HEAD\n", headers: { allow: "GET, HEAD" } };
+    const url = new URL(request.url ?? "/", "http://dashboard");
+    if (options.token !== undefined) {
+      const given = url.searchParams.get("token");
+      if (given !== null && tokenMatches(options.token, given)) {
+        url.searchParams.delete("token");
+        return { status: 303, type: "text/plain; charset=utf-8", body: "", headers: {
+          location: `${url.pathname}${url.search}`, "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`,
+        } };
+      }
+      if (!tokenMatches(options.token, requestToken(request.headers))) return { status: 401, type: HTML, body: errorPage(401, "This dashboard needs its token: open it once as /?token=TOKEN, or send Authorization: Bearer TOKEN.") };
+    } else if (!hostIsLocal(request.headers.host)) {
+      return { status: 403, type: HTML, body: errorPage(403, "This dashboard answers only requests addressed to this machine (127.0.0.1 or localhost).") };
+    }
+    const asset = /^\/assets\/([\w.-]+)$/.exec(url.pathname);
+    if (asset) {
+      const found = assets.get(asset[1]!);
+      return found ? { type: found.type, body: found.body, headers: { "cache-control": "max-age=3600" } } : notFound();
+    }
+    const month = url.searchParams.get("month") ?? undefined;
+    if (month !== undefined && !MONTH.test(month)) return { status: 400, type: HTML, body: errorPage(400, `bad month "${month}": use YYYY-MM`) };
+    for (const route of routes) {
+      const m = route.path.exec(url.pathname);
+      if (m) return route.answer(m, month);
+    }
+    return notFound();
+  };
+
+  const server = createServer((request, response) => {
+    handle(request).then(
+      (answer) => send(request, response, answer),
+      (error: unknown) => send(request, response, failure(error, options.onError)),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) => reject(error.code === "EADDRINUSE" || error.code === "EACCES" || error.code === "EADDRNOTAVAIL"
+      ? new UsageError(`cannot listen on ${host}:${options.port ?? 8080}: ${error.code === "EADDRINUSE" ? "the port is in use (pick another with --port)" : error.message}`, { code: "SERVE_LISTEN", cause: error })
+      : error));
+    server.listen(options.port ?? 8080, host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port ?? 8080;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  void cached("overview|undefined", async (s) => html(overviewPage(await overviewData(s.connection, options.db, s.load, options)))).catch(() => undefined);
+  return {
+    url: `http://${shown}:${port}/`,
+    close: () => new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** The file name of a download: `account-7-acme-corp-2026-10.xlsx`. */
+function downloadName(data: AccountData, extension: string): string {
+  return accountFileName(data.accountId, data.name).replace(/\.xlsx$/, `-${data.month.month}.${extension}`);
+}
+
+/** The account's statement workbook (`billing --account-id --format xlsx`), as bytes. */
+async function workbookOf(data: AccountData): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), "cloudunits-serve-"));
+  try {
+    const file = join(dir, "statement.xlsx");
+    await writeBillingXlsx(data.report, undefined, file);
+    return await readFile(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const notFound = (): Answer => ({ status: 404, type: HTML, body: errorPage(404, "No such page.") });
+
+/** A short page for an error status. */
+function errorPage(status: number, message: string): string {
+  return page(`${status}`, `<h1>${status}</h1><p>${esc(message)}</p><p><a href="/">Overview</a></p>`);
+}
+
+/** The answer to a failed request: 404 for an unknown id, 400 for a bad request, 503 while the warehouse stays busy, else 500. */
+function failure(error: unknown, onError: DashboardOptions["onError"]): Answer {
+  if (error instanceof NotFoundError) return { status: 404, type: HTML, body: errorPage(404, error.message) };
+  if (error instanceof WarehouseBusyError) return { status: 503, type: HTML, body: errorPage(503, error.message), headers: { "retry-after": "10" } };
+  if (error instanceof UsageError) return { status: 400, type: HTML, body: errorPage(400, error.message) };
+  onError?.(error);
+  const code = error instanceof CloudunitsError ? ` [${error.code}]` : "";
+  return { status: 500, type: HTML, body: errorPage(500, `The figures could not be computed${code}: ${error instanceof Error ? error.message : String(error)}`) };
+}
+
+function send(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
+  const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
+  response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, "content-type": answer.type, "content-length": String(body.length), ...answer.headers });
+  response.end(request.method === "HEAD" ? undefined : body);
+}
+
