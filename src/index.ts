@@ -108,6 +108,9 @@ export { focusRows, focusWarnings, invoiceIdOf, COST_DECIMALS, CU_ALLOCATION_MET
 export type { FocusOptions, FocusRow } from "./export/focusRows.js";
 export { toFocusCsv, costText } from "./export/toFocusCsv.js";
 export { toBillingText } from "./export/toBillingText.js";
+
+// The dashboard (cloudunits serve)
+export { serveDashboard, type Dashboard, type DashboardOptions } from "./serve/server.js";
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeAtomic } from "./export/writeAtomic.js";
 export { statementContent, shownQuantity, periodText, pricePeriodText, unitsParagraph } from "./export/pdf/statementContent.js";

@@ -8,7 +8,7 @@ import { commandName, commands } from "../src/cli/commands/index.js";
 import { generateHours, openWarehouse, writeDataset } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
-import { codeBlocks, readDoc, REPO, runShell, section } from "./helpers/shellExamples.js";
+import { codeBlocks, isServing, readDoc, REPO, runServing, runShell, section } from "./helpers/shellExamples.js";
 
 // Every synopsis line of docs/cli.md runs here literally, in its argument order: once with its
 // optional parts left out, and once per alternative with all of them in (`a|b` and
@@ -100,7 +100,9 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--statement FILE": "statement.yaml",
   "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
   // status reads a warehouse: the one ingest made of data.zip (made here when the ingest lines have not run yet)
-  "--db FILE": (ctx) => (ctx.command === "status" ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
+  "--db FILE": (ctx) => (ctx.command === "status" || ctx.command === "serve" ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
+  // serve listens until stopped: on any free port (it prints its address), asked for its overview, then stopped with Ctrl-C
+  "serve --port N": "0",
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
   "--out FILE.zip": (ctx) => `${ctx.command}-${ctx.run}.zip`,
   "--accounts N": "2",
@@ -214,8 +216,10 @@ describe("docs/cli.md, every synopsis line as written", () => {
     it(`${words.join(" ")}`, { timeout: 180_000 }, async () => {
       const line = substitute(words, { command: words[1]!, run, server, ids });
       // TMPDIR: what `demo --keep` keeps stays in this run's folder
-      const result = await runShell(line.map(quote).join(" "), cwd, { TMPDIR: cwd });
+      const text = line.map(quote).join(" ");
+      const result = isServing(text) ? await runServing(text, cwd, { TMPDIR: cwd }) : await runShell(text, cwd, { TMPDIR: cwd });
       expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(0);
+      if ("page" in result) expect((result as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
       checkOutput(line, result.stdout, cwd);
     });
   }

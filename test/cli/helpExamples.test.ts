@@ -9,7 +9,7 @@ import { generateHours } from "../../src/index.js";
 import { SERIES_CATALOG } from "../../src/stats/seriesCatalog.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
-import { REPO, runShell } from "../helpers/shellExamples.js";
+import { isServing, REPO, runServing, runShell } from "../helpers/shellExamples.js";
 
 // Every command's --help ends with examples, and each one runs as written, in --help order,
 // in one folder (its generate example makes the data.zip the others read); only the service's
@@ -74,13 +74,14 @@ describe("every --help example runs as written", () => {
   const examples = commands.flatMap((entry) => entry.examples.map(([line]) => line));
   for (const [i, line] of examples.entries()) {
     it(`${i + 1}: ${line}`, { timeout: 180_000 }, async () => {
-      const run = await runShell(
+      const run = await (isServing(line) ? runServing : runShell)(
         line.replaceAll("https://cloud.example", server.url).replaceAll("https://iam.example", `${server.url}/idp`),
         cwd,
         // demo --keep keeps its folder in this run's folder
         { CLOUDUNITS_CLIENT_ID: SECRETS.clientId, CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret, TMPDIR: cwd },
       );
       expect(run.code, `${line}\n${run.stderr}`).toBe(0);
+      if ("page" in run) expect((run as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
       const out = / --out (\S+)/.exec(line)?.[1];
       if (out !== undefined) expect(existsSync(join(cwd, out)), `${out} written`).toBe(true);
       if (out?.endsWith("/")) expect(readdirSync(join(cwd, out)).length).toBeGreaterThan(0);

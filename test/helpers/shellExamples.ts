@@ -1,5 +1,5 @@
 /** Runs documented command lines as a user types them: through bash, `npx cloudunits` being this checkout's CLI. */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliRun } from "./runCli.js";
@@ -26,6 +26,40 @@ export function runShell(line: string, cwd: string, env: Record<string, string> 
     execFile("bash", ["-c", `${PRELUDE}${line}`], { cwd, env: { ...base, CI: "1", ...env }, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Whether a documented line starts a long-running command (`serve`): it runs until stopped. */
+export const isServing = (line: string): boolean => /^(npx )?cloudunits serve\b/.test(line.trim());
+
+/**
+ * Runs a long-running command line (`cloudunits serve ...`) as `runShell` does, waits for the
+ * address it prints, asks it for `/` and stops it with Ctrl-C (SIGINT to its process group):
+ * the run, with `page` the status and text of `/`.
+ */
+export function runServing(line: string, cwd: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliRun & { page?: { status: number; text: string } }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDUNITS_")));
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", `${PRELUDE}${line}`], { cwd, env: { ...base, CI: "1", ...env }, detached: true });
+    let stdout = "";
+    let stderr = "";
+    let page: { status: number; text: string } | undefined;
+    let asked = false;
+    const stop = () => { try { process.kill(-child.pid!, "SIGINT"); } catch { /* gone */ } };
+    const timer = setTimeout(stop, timeoutMs);
+    child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+      const url = /(http:\/\/\S+\/)/.exec(stdout)?.[1];
+      if (url && !asked) {
+        asked = true;
+        fetch(url).then(async (r) => { page = { status: r.status, text: await r.text() }; }, (e: unknown) => { page = { status: -1, text: String(e) }; }).finally(stop);
+      }
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, page });
     });
   });
 }

@@ -71,7 +71,7 @@ export const commands: readonly CommandEntry[] = [
     command: "serve",
     describe: "a read-only web dashboard of a warehouse: units per day, accounts, machines, data quality, statements (127.0.0.1 by default)",
     examples: [
-      ["cloudunits serve --db synced.duckdb --prices prices.yaml", "the dashboard on http://127.0.0.1:8080/ until Ctrl-C"],
+      ["cloudunits serve --db synced.duckdb --prices prices.yaml --port 0", "the dashboard on a free port of 127.0.0.1 (its address printed; the default port is 8080), until Ctrl-C"],
     ],
     load: async () => (await import("./serve.js")).serveCommand,
   },

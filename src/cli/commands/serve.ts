@@ -25,7 +25,7 @@ const options = {
   names: { type: "string", requiresArg: true, describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name), over those sync stored" },
   statement: { type: "string", requiresArg: true, describe: "a statement config (YAML or JSON): the account page offers its PDF statement (a draft, unnumbered; needs --prices)" },
   "token-file": { type: "string", requiresArg: true, describe: "a file holding the token every request must carry (else CLOUDUNITS_SERVE_TOKEN)" },
-  wait: WAIT_OPTION,
+  wait: { ...WAIT_OPTION, describe: "while another process writes the warehouse (a sync), wait up to this many seconds for its commit; then the page answers 503 (default 60)" },
 } as const;
 
 /** The token: the file's first line, else the environment variable's value; never an argument (it would show in `ps`). */

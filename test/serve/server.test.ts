@@ -1,0 +1,142 @@
+import { request } from "node:http";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingReport } from "../../src/billing/billingReport.js";
+import { monthPeriod, open, serveDashboard, type Dashboard } from "../../src/index.js";
+import { runCli } from "../helpers/runCli.js";
+import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
+
+/** A raw GET (the path sent as written: no URL normalisation), with the Host header and more. */
+function get(url: string, path: string, headers: Record<string, string> = {}, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const TOKEN = "a-token-of-more-than-16-characters";
+let fixture: DashboardFixture;
+let dashboard: Dashboard;
+beforeAll(async () => {
+  fixture = await dashboardFixture();
+  dashboard = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, names: fixture.names });
+}, 120_000);
+afterAll(async () => {
+  await dashboard?.close();
+  fixture?.remove();
+});
+
+describe("serve: who may ask", () => {
+  it("refuses to listen off loopback without a token (library and CLI, exit 2 naming the variable)", async () => {
+    await expect(serveDashboard({ db: fixture.db, host: "0.0.0.0", port: 0 })).rejects.toMatchObject({ code: "SERVE_TOKEN" });
+    const cli = await runCli(["serve", "--db", fixture.db, "--host", "0.0.0.0", "--port", "0"]);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toMatch(/CLOUDUNITS_SERVE_TOKEN or give --token-file/);
+    // a token is never an argument: there is no such flag
+    const argv = await runCli(["serve", "--db", fixture.db, "--host", "0.0.0.0", "--port", "0", "--token", TOKEN]);
+    expect(argv.code).toBe(2);
+    expect(argv.stderr).toMatch(/Unknown argument: token/);
+  });
+
+  it("off loopback with a token, answers only requests that carry it (header, or the cookie of /?token=)", async () => {
+    const open = await serveDashboard({ db: fixture.db, host: "0.0.0.0", port: 0, token: TOKEN });
+    try {
+      const url = open.url.replace("0.0.0.0", "127.0.0.1");
+      expect((await get(url, "/quality")).status).toBe(401);
+      expect((await get(url, "/assets/dashboard.js")).status).toBe(401);
+      expect((await get(url, "/quality", { authorization: "Bearer not-the-token-at-all-no" })).status).toBe(401);
+      expect((await get(url, "/quality", { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+      const login = await get(url, `/quality?token=${TOKEN}`);
+      expect(login.status).toBe(303);
+      expect(login.headers.location).toBe("/quality");
+      const cookie = String(login.headers["set-cookie"]).split(";")[0]!;
+      expect(String(login.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict/);
+      expect((await get(url, "/quality", { cookie })).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("refuses a token shorter than 16 characters (--token-file)", async () => {
+    const file = join(fixture.dir, "token");
+    writeFileSync(file, "short\n");
+    const short = await runCli(["serve", "--db", fixture.db, "--host", "0.0.0.0", "--port", "0", "--token-file", file]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/too short/);
+  });
+
+  it("on loopback, answers only requests addressed to this machine (no DNS rebinding)", async () => {
+    expect((await get(dashboard.url, "/quality", { host: "evil.example:80" })).status).toBe(403);
+    expect((await get(dashboard.url, "/quality", { host: "localhost" })).status).toBe(200);
+  });
+});
+
+describe("serve: nothing outside its routes", () => {
+  const PATHS = [
+    "/../../../../etc/passwd", "/assets/../../package.json", "/assets/..%2f..%2fpackage.json", "/assets/%2e%2e/%2e%2e/package.json",
+    "/assets/", "/assets", "/assets/uPlot.iife.min.js/", "/src/", "/node_modules/uplot/package.json", "/package.json", "//etc/passwd",
+    "/account/1/../../package.json", "/account/1/statement.csv", "/account/abc", "/machine/", "/.git/config", "/docs/",
+  ];
+  for (const path of PATHS) {
+    it(`GET ${path}: 404, no file`, async () => {
+      const answer = await get(dashboard.url, path);
+      expect([404, 400]).toContain(answer.status);
+      const text = answer.body.toString();
+      expect(text).not.toMatch(/root:|"name": "cloudunits"|\[core\]|Index of/);
+    });
+  }
+
+  it("answers GET and HEAD only; its assets are the bundled uPlot and its own", async () => {
+    expect((await get(dashboard.url, "/", {}, "POST")).status).toBe(405);
+    expect((await get(dashboard.url, "/", {}, "DELETE")).status).toBe(405);
+    const head = await get(dashboard.url, "/quality", {}, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    const uplot = await get(dashboard.url, "/assets/uPlot.iife.min.js");
+    expect(uplot.status).toBe(200);
+    expect(uplot.body.toString()).toMatch(/uPlot/);
+    const page = await get(dashboard.url, "/");
+    expect(page.headers["content-security-policy"]).toMatch(/script-src 'self'/);
+    expect(page.body.toString()).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[^"\s]*\.(js|css)/);
+  });
+
+  it("an unknown account, machine or cloud space is a 404 naming it, never a page of zeros; a bad month is a 400", async () => {
+    const account = await get(dashboard.url, "/account/999");
+    expect(account.status).toBe(404);
+    expect(account.body.toString()).toContain("no account 999 in the warehouse");
+    expect((await get(dashboard.url, "/machine/999999")).status).toBe(404);
+    expect((await get(dashboard.url, "/cloudspace/999999")).status).toBe(404);
+    expect((await get(dashboard.url, "/?month=2026-13")).status).toBe(400);
+  });
+});
+
+describe("serve: downloads", () => {
+  it("an account's statement workbook holds that account and no other", async () => {
+    const answer = await get(dashboard.url, "/account/2/statement.xlsx?month=2026-10");
+    expect(answer.status).toBe(200);
+    expect(answer.headers["content-disposition"]).toBe('attachment; filename="account-2-account-2-name-2026-10.xlsx"');
+    const { default: ExcelJS } = await import("exceljs");
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(answer.body as unknown as ArrayBuffer);
+    const text: string[] = [];
+    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => text.push(String(cell.text)))));
+    const all = text.join("\n");
+    expect(all).toContain("account 2 name");
+    expect(all).not.toMatch(/account [13] name/);
+    // the amount due is the library's
+    const store = await open({ db: fixture.db });
+    try {
+      const report = await billingReport(store.connection, { ...monthPeriod("2026-10"), accountId: 2 }, { names: fixture.names }, { prices: fixture.prices });
+      expect(all).toContain(report.invoices![0]!.amountDue.toFixed(2));
+    } finally {
+      store.close();
+    }
+  });
+});
