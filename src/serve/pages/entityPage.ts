@@ -3,6 +3,9 @@ import type { EntityData } from "../entityData.js";
 import { when, esc, monthPicker, page, withMonth, type ChartSpec } from "./html.js";
 import { chartBoxes } from "./overviewPage.js";
 
+/** Runs of halted hours listed (all are shaded). */
+const LISTED = 8;
+
 /** Consecutive hours as bands `[from, to)` with the label of their first hour. */
 export function haltedBands(halted: readonly { hourEpoch: number; status: string }[]): { from: number; to: number; label: string }[] {
   const bands: { from: number; to: number; label: string }[] = [];
@@ -28,8 +31,8 @@ export function entityPage(data: EntityData): string {
   const haltedText = data.entity === "machine" ? "not running" : "with no machine running";
   const haltedList = bands.length === 0
     ? `<p class="note" id="halted">No hour ${esc(haltedText)} in ${esc(month)}.</p>`
-    : `<p id="halted">Hours ${esc(haltedText)} (shaded red in the charts): ${bands.reduce((n, b) => n + (b.to - b.from) / 3600, 0)} h</p><ul class="compact">${bands.map((b) =>
-      `<li>${esc(when(b.from))} to ${esc(when(b.to))}: ${(b.to - b.from) / 3600} h <span class="tag">${esc(b.label)}</span></li>`).join("")}</ul>`;
+    : `<p id="halted">Hours ${esc(haltedText)} (shaded red in the charts): ${bands.reduce((n, b) => n + (b.to - b.from) / 3600, 0)} h, in ${bands.length} run${bands.length === 1 ? "" : "s"} (a run ends at a change or an hour without a sample)</p><ul class="compact">${bands.slice(0, LISTED).map((b) =>
+      `<li>from ${esc(when(b.from))}, ${(b.to - b.from) / 3600} h <span class="tag">${esc(b.label)}</span></li>`).join("")}${bands.length > LISTED ? `<li class="note">and ${bands.length - LISTED} more runs</li>` : ""}</ul>`;
   const base = `/${data.entity}/${data.id}`;
   const body = `
 <p class="crumbs"><a href="${esc(withMonth("/", month))}">Overview</a> › ${where} › ${what.toLowerCase()} ${data.id}</p>
