@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 
 /** The environment variable the dashboard's token is read from. */
 export const TOKEN_VARIABLE = "CLOUDUNITS_SERVE_TOKEN";

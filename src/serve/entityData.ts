@@ -4,7 +4,7 @@ import { cloudspaceStats } from "../stats/cloudspaceStats.js";
 import { machineStats } from "../stats/machineStats.js";
 import { SERIES_CATALOG } from "../stats/seriesCatalog.js";
 import type { StatsResponse } from "../stats/types.js";
-import { duckdbApi } from "../store/duckdb.js";
+import { duckdbApi } from "../base/duckdb.js";
 import { readEntityNames } from "../store/entityNames.js";
 import { monthOf, monthsOf, type MonthChoice } from "./months.js";
 import { NotFoundError } from "./notFound.js";

@@ -1,5 +1,5 @@
 import type { WarehouseStatus } from "../sync/warehouseStatus.js";
-import { monthPeriod } from "../time.js";
+import { monthPeriod } from "../base/time.js";
 
 /** A calendar month (UTC) the dashboard can show: `YYYY-MM` and its period `[start, end)`, epoch seconds. */
 export interface MonthChoice {

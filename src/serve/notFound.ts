@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../base/errors.js";
 
 /** An account, cloud space or machine the warehouse does not hold (the dashboard answers 404; the CLI's usage error, exit 2). */
 export class NotFoundError extends UsageError {

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { parseConsumptionPath } from "../input/parseConsumptionPath.js";
 import { checkWarehouse } from "../store/checkWarehouse.js";
-import type { ImpossibleValue } from "../store/impossibleValues.js";
+import type { ImpossibleValue } from "../base/impossibleValue.js";
 import type { LoadReport, SkippedFile } from "../store/types.js";
 import { warehouseStatus, type AccountStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 

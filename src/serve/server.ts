@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CloudunitsError, UsageError, WarehouseBusyError } from "../errors.js";
+import { CloudunitsError, UsageError, WarehouseBusyError } from "../base/errors.js";
 import { statementContent } from "../export/pdf/statementContent.js";
 import { renderStatementPdf } from "../export/pdf/statementPdf.js";
 import { issueDateOf } from "../export/pdf/writeStatements.js";
 import { accountFileName, writeBillingXlsx } from "../export/writeBillingXlsx.js";
-import { open, type Store } from "../open.js";
+import { openWarehouse } from "../store/openWarehouse.js";
+import type { Warehouse } from "../store/types.js";
 import { checkAccess, hostIsLocal, requestToken, TOKEN_COOKIE, tokenMatches } from "./access.js";
 import { accountData, type AccountData } from "./accountData.js";
 import { loadAssets } from "./assets.js";
@@ -83,9 +84,9 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
   const accounts = new ResultCache<AccountData>(16);
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `work` on the warehouse, one at a time, opened read-only for it and closed after (a sync can write between two). */
-  const withStore = <T>(work: (store: Store) => Promise<T>): Promise<T> => {
+  const withStore = <T>(work: (store: Warehouse) => Promise<T>): Promise<T> => {
     const run = queue.then(async () => {
-      const store = await open({ db: options.db }, { waitSeconds: options.waitSeconds });
+      const store = await openWarehouse({ db: options.db }, { waitSeconds: options.waitSeconds });
       try {
         return await work(store);
       } finally {
@@ -95,7 +96,7 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
     queue = run.catch(() => undefined);
     return run;
   };
-  const cached = async (key: string, compute: (store: Store) => Promise<Answer>): Promise<Answer> =>
+  const cached = async (key: string, compute: (store: Warehouse) => Promise<Answer>): Promise<Answer> =>
     cache.get(key, await warehouseVersion(options.db), () => withStore(compute));
   const account = async (id: number, month: string | undefined): Promise<AccountData> =>
     accounts.get(`${id}|${month ?? ""}`, await warehouseVersion(options.db), () => withStore((s) => accountData(s.connection, options.db, s.load, options, id, month)));

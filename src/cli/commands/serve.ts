@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Argv, CommandModule } from "yargs";
-import { UsageError } from "../../errors.js";
+import { UsageError } from "../../base/errors.js";
 import { WAIT_OPTION, waitOf } from "../inputs.js";
 import { commandLine } from "./index.js";
 

@@ -1,4 +1,4 @@
-import { describeImpossible } from "../../store/impossibleValues.js";
+import { describeImpossible } from "../../load/impossibleValues.js";
 import type { HourSpan } from "../../sync/warehouseStatus.js";
 import type { AccountQuality, QualityData } from "../qualityData.js";
 import { when, esc, page, table } from "./html.js";
