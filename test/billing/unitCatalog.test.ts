@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import {
-  billingReport, calculate, DEFAULT_UNITS, Exact, focusRows, parsePrices, toBillingCsv, UNIT_NAMES, type BillingReport, type FocusRow, type UnitName,
+  billingReport, calculate, DEFAULT_UNITS, Exact, focusRows, parsePrices, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph,
+  type BillingReport, type FocusRow, type UnitName,
 } from "../../src/index.js";
 import { writeAccountXlsx } from "../../src/export/writeBillingXlsx.js";
-import { allUnitsText, catalogUnits, registerUnit, UNIT_CATALOG, unitDef, type UnitDef } from "../../src/billing/unitCatalog.js";
+import { allUnitsText, catalogUnits, registerUnit, UNIT_CATALOG, unitDef, type UnitDef, type VmHour } from "../../src/billing/unitCatalog.js";
 import { BillingEngine } from "../../src/billing/billingEngine.js";
 
 /**
@@ -61,6 +62,15 @@ describe("the unit catalog", () => {
     expect(allUnitsText()).toBe("add VCU, MU, WU, PIU and DU to CU, SU, TU, NU");
   });
 
+  // A VM's hour: 6144 MB, 3 vCPUs (CU 1.5), 2 disks of 1536 GB in all with 1000 IOPS of limit, 2 external NICs, a Windows image.
+  const windowsVm: VmHour = { memMb: 6144, vcpus: 3, cu: 1.5, sizeGb: 1536, iopsLimit: 1000, externalNics: 2, externalBytes: 5e9, windows: true };
+  it.each([
+    ["SU", 1536 / 1024], ["TU", 1000 / 400], ["VCU", 3], ["MU", 6144 / 1024], ["WU", 1.5], ["PIU", 2],
+  ] as const)("a VM's hour of %s is %d with the published constants", (unit, expected) => {
+    const rule = UNIT_CATALOG[unit].rule;
+    expect(rule.kind === "sum" ? rule.perVm(windowsVm, DEFAULT_UNITS) : undefined).toBe(expected);
+  });
+
   it("a unit added through the catalog alone is in the JSON of billing/calculate at every level", async () => {
     const account = JSON.parse(JSON.stringify(await calculate(connection, { ...params, accountId: 7 }, { allUnits: true })));
     expect(account.account.consumption.DU).toBe(1824);
@@ -99,6 +109,13 @@ describe("the unit catalog", () => {
     expect(row("machine", "2")[at("DU (DU-hours)")]).toBe("800");
     expect(row("machine", "2")[at("DU allocated cost (EUR)")]).toBe("0.80");
     expect(rows.find((r) => r[0] === "environment")![at("DU amount (EUR)")]).toBe("3.82");
+  });
+
+  it("is a column of the text table and defined on the statement", () => {
+    const text = toBillingText(report);
+    expect(text).toMatch(/\bDU-hours\b/);
+    expect(text.split("\n").find((l) => l.startsWith("account") && / 7 /.test(l))).toMatch(/ 1824\.0000\b/);
+    expect(unitsParagraph(DEFAULT_UNITS, ["CU", du], "aggregate", "hour")).toMatch(/compute units\).*DU: one GB of allocated disk\.$/);
   });
 
   it("is a line of the account's XLSX Invoice, with its label, and a row of its Machines sheet", async () => {
