@@ -17,15 +17,18 @@ const KEYS = "account_id::DOUBLE AS account_id, hour_epoch::DOUBLE AS hour_epoch
  * row's text cost more than the rest of the read.
  */
 const TEXTS = { machineType: ["machines", "type"], status: ["machines", "status"], image: ["machines", "image_name"], nicType: ["nics", "type"] } as const;
+/** The same of the stored facts (they have no NIC type: their NICs are of the facts' external type). */
+const FACT_TEXTS = { machineType: ["machine_facts", "type"], status: ["machine_facts", "status"], image: ["machine_facts", "image_name"] } as const;
+type TextColumns = Partial<Record<keyof typeof TEXTS, readonly [string, string]>>;
 type Dictionaries = Record<keyof typeof TEXTS, string[]>;
 
 /** A text column read as its position in its dictionary, bound as the parameter `$<text>` (a text is never written into SQL). */
 const code = (text: keyof typeof TEXTS, column: string): string => `list_position($${text}, ${column}) - 1`;
 
 /** The dictionaries as the parameters `code` reads, with their types. */
-function dictionaryParams(d: Dictionaries): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
+function dictionaryParams(d: Dictionaries, texts: TextColumns = TEXTS): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
   const { listValue, LIST, VARCHAR } = duckdbApi();
-  const names = Object.keys(TEXTS) as (keyof typeof TEXTS)[];
+  const names = Object.keys(texts) as (keyof typeof TEXTS)[];
   return {
     values: Object.fromEntries(names.map((text) => [text, listValue(d[text])])),
     types: Object.fromEntries(names.map((text) => [text, LIST(VARCHAR)])),
@@ -48,6 +51,10 @@ const queries = {
   disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${["size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"].map(measure).join(", ")}
           FROM disks WHERE ${WHERE}`,
   nics: `SELECT ${KEYS}, cloudspace_id, machine_id, is_gateway, ${code("nicType", "type")}, ${measure("tx_bytes")}, ${measure("rx_bytes")} FROM nics WHERE ${WHERE}`,
+  // the stored facts (docs/warehouse.md): NOT NULL columns, an impossible value was counted as 0 at ingest
+  machineFacts: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${code("status", "status")}, ${code("image", "image_name")},
+                   mem_mb, vcpus, size_gb, iops_limit, external_nics, external_bytes FROM machine_facts WHERE ${WHERE}`,
+  gatewayFacts: `SELECT ${KEYS}, cloudspace_id, external_nics, external_bytes FROM gateway_facts WHERE ${WHERE}`,
 };
 
 /** The columns billing reads from the warehouse's data tables: what an in-memory load for billing keeps. */
@@ -137,9 +144,9 @@ function allValid(mask: Uint8Array, rows: number): boolean {
 }
 
 /** The distinct values of the dictionary-read text columns in the period. */
-async function dictionaries(connection: DuckDBConnection, values: Record<string, bigint | null>): Promise<Dictionaries> {
+async function dictionaries(connection: DuckDBConnection, values: Record<string, bigint | null>, texts: TextColumns = TEXTS): Promise<Dictionaries> {
   const out = {} as Dictionaries;
-  for (const [text, [table, column]] of Object.entries(TEXTS) as [keyof typeof TEXTS, readonly [string, string]][]) {
+  for (const [text, [table, column]] of Object.entries(texts) as [keyof typeof TEXTS, readonly [string, string]][]) {
     const [list] = await readColumns(connection, `SELECT DISTINCT ${column} FROM ${table} WHERE ${WHERE} AND ${column} IS NOT NULL`, values);
     out[text] = (list as string[]).sort();
   }
@@ -202,19 +209,93 @@ class Rows {
 
 /**
  * The facts of every account-hour of `[start, end)` (one account, or all) in a warehouse, in
- * hour order (then account), read one day at a time: the rows of the data tables, fed to
- * the same facts builder as the files' bytes.
+ * hour order (then account), read one day at a time: the facts stored at ingest
+ * (`machine_facts`, `gateway_facts`) when the warehouse has them for `externalNicType`, else
+ * the rows of the data tables, fed to the same facts builder as the files' bytes.
  */
 export async function* warehouseFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
+  if (await factsReadable(connection, externalNicType)) yield* storedFacts(connection, params, externalNicType);
+  else yield* rowFacts(connection, params, externalNicType);
+}
+
+/**
+ * True when billing with `externalNicType` may read the facts stored at ingest instead of
+ * the disk and NIC rows: the warehouse says its facts are whole (`warehouse_meta`, written
+ * with them, or by the upgrade of an older file) and count NICs of that type.
+ */
+export async function factsReadable(connection: DuckDBConnection, externalNicType: string): Promise<boolean> {
+  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'warehouse_meta'");
+  if (Number(found.getRowObjectsJS()[0]!.n) === 0) return false; // a file made before the facts, opened read-only
+  const rows = await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = 'facts_external_nic_type'");
+  return rows.getRowObjectsJS()[0]?.value === externalNicType;
+}
+
+/** A text by its code in a dictionary read by `code`. */
+function textOf(dictionary: string[], code: unknown): string {
+  const value = dictionary[code as number];
+  if (value === undefined) throw new Error(`internal: text code ${String(code)} outside its dictionary of ${dictionary.length}`);
+  return value;
+}
+
+/**
+ * The facts of `[start, end)` as stored at ingest: a row per machine-hour and per
+ * cloud-space-hour with a gateway, instead of every disk and NIC row (docs/warehouse.md). The
+ * cloud spaces' states come from `cloudspaces`, through the facts builder as from the rows.
+ */
+async function* storedFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
+  const builder = new AccountHourFactsBuilder(externalNicType);
+  const account = params.accountId === undefined ? null : BigInt(params.accountId);
+  const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, FACT_TEXTS);
+  const texts = dictionaryParams(d, FACT_TEXTS);
+  const m = {
+    cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
+    memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[], externalNics: [] as number[], externalBytes: [] as number[],
+  };
+  for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
+    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...texts.values };
+    const hours = await Rows.read(connection, queries.accountHours, values, texts.types);
+    const cloudspaces = await Rows.read(connection, queries.cloudspaces, values, texts.types);
+    const machines = await Rows.read(connection, queries.machineFacts, values, texts.types);
+    const gateways = await Rows.read(connection, queries.gatewayFacts, values, texts.types);
+    for (const [accountId, hourEpoch] of hours.keys()) {
+      builder.begin(accountId, hourEpoch);
+      cloudspaces.take(hourEpoch, accountId, (c, r) => builder.cloudSpace(c[2]![r] as number, c[3]![r] as string));
+      const spaces = builder.finish(); // no records: the cloud spaces alone
+      let n = 0;
+      machines.take(hourEpoch, accountId, (c, r) => {
+        m.cloudspaceId[n] = c[2]![r] as number;
+        m.machineId[n] = c[3]![r] as number;
+        m.type[n] = textOf(d.machineType, c[4]![r]);
+        m.status[n] = textOf(d.status, c[5]![r]);
+        m.imageName[n] = textOf(d.image, c[6]![r]);
+        m.memMb[n] = c[7]![r] as number;
+        m.vcpus[n] = c[8]![r] as number;
+        m.sizeGb[n] = c[9]![r] as number;
+        m.iopsLimit[n] = c[10]![r] as number;
+        m.externalNics[n] = c[11]![r] as number;
+        m.externalBytes[n] = c[12]![r] as number;
+        n++;
+      });
+      const gatewayFacts = new Map<number, { externalNics: number; externalBytes: number }>();
+      gateways.take(hourEpoch, accountId, (c, r) => gatewayFacts.set(c[2]![r] as number, { externalNics: c[3]![r] as number, externalBytes: c[4]![r] as number }));
+      yield {
+        accountId, hourEpoch, cloudspaceIds: spaces.cloudspaceIds, cloudspaceStates: spaces.cloudspaceStates, emptyCloudspaceRows: spaces.emptyCloudspaceRows,
+        machines: n, ...m, gateways: gatewayFacts,
+      };
+    }
+  }
+}
+
+/**
+ * The facts of `[start, end)` made of the rows of the data tables (a warehouse without stored
+ * facts, or billed with another external NIC type than theirs), fed to the facts builder.
+ */
+export async function* rowFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account });
   const texts = dictionaryParams(d);
-  const text = (dictionary: string[], code: unknown): string => {
-    const value = dictionary[code as number];
-    if (value === undefined) throw new Error(`internal: text code ${String(code)} outside its dictionary of ${dictionary.length}`);
-    return value;
-  };
+  const text = textOf;
   for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
     const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...texts.values };
     const hours = await Rows.read(connection, queries.accountHours, values, texts.types);

@@ -7,6 +7,7 @@ import {
 } from "./columnBatch.js";
 import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
+import { AccountHourFactsBuilder, FACTS_EXTERNAL_NIC_TYPE, FactsVisitor, type AccountHourFacts } from "../billing/machineFacts.js";
 
 const TWO_32 = 4294967296;
 /** Rows a table starts with, at least; it doubles when full. */
@@ -16,7 +17,7 @@ const MIN_ROWS = 64;
  * NICs takes about 340 bytes), to size the arrays once for a group instead of growing them.
  */
 const BYTES_PER_ROW: Record<DataTable, number> = {
-  account_hours: 16384, cloudspaces: 8192, machines: 320, gateways: 8192, disks: 160, nics: 240,
+  account_hours: 16384, cloudspaces: 8192, machines: 320, gateways: 8192, disks: 160, nics: 240, machine_facts: 320, gateway_facts: 8192,
 };
 
 /**
@@ -189,6 +190,10 @@ export class ColumnBuilder implements RecordVisitor {
   private readonly gateways: TableBuilder | undefined;
   private readonly disks: TableBuilder | undefined;
   private readonly nics: TableBuilder | undefined;
+  private readonly machineFacts: TableBuilder | undefined;
+  private readonly gatewayFacts: TableBuilder | undefined;
+  /** The billing facts of the hour, built as the records are visited (when a facts table is staged). */
+  private readonly facts: FactsVisitor | undefined;
   private accountId = 0;
   private hourEpoch = 0;
   private marks: number[] = [];
@@ -209,10 +214,13 @@ export class ColumnBuilder implements RecordVisitor {
     this.gateways = want("gateways");
     this.disks = want("disks");
     this.nics = want("nics");
+    this.machineFacts = want("machine_facts");
+    this.gatewayFacts = want("gateway_facts");
+    if (this.machineFacts !== undefined || this.gatewayFacts !== undefined) this.facts = new FactsVisitor(new AccountHourFactsBuilder(FACTS_EXTERNAL_NIC_TYPE));
   }
 
   private tables(): (TableBuilder | undefined)[] {
-    return [this.accountHours, this.cloudspaces, this.machines, this.gateways, this.disks, this.nics];
+    return [this.accountHours, this.cloudspaces, this.machines, this.gateways, this.disks, this.nics, this.machineFacts, this.gatewayFacts];
   }
 
   /**
@@ -227,6 +235,7 @@ export class ColumnBuilder implements RecordVisitor {
     this.files = files;
     this.ordinal = 0;
     this.impossibleMark = this.ownerFrom = this.impossible.length;
+    this.facts?.builder.begin(accountId, hourEpoch);
   }
 
   /** Drops the rows of the account-hour begun last (it could not be decoded). */
@@ -252,8 +261,9 @@ export class ColumnBuilder implements RecordVisitor {
     });
   }
 
-  /** Ends the account-hour with its `account_hours` row. */
+  /** Ends the account-hour with its `account_hours` row, and its facts rows. */
   endHour(rootAccountId: number | null, cloudspaceCount: number): void {
+    if (this.facts !== undefined) this.addFacts(this.facts.builder.finish());
     const t = this.accountHours;
     if (t === undefined) return;
     const r = t.next();
@@ -266,6 +276,43 @@ export class ColumnBuilder implements RecordVisitor {
     setI32(c[3], r, cloudspaceCount);
   }
 
+  /**
+   * Stages an account-hour's billing facts (as the facts builder makes them) as rows of the
+   * facts tables: called by `endHour` with the facts of the records visited, or with facts
+   * made elsewhere (the upgrade of a warehouse without them).
+   */
+  addFacts(f: AccountHourFacts): void {
+    this.accountId = f.accountId;
+    this.hourEpoch = f.hourEpoch;
+    const m = this.machineFacts;
+    if (m !== undefined) {
+      for (let i = 0; i < f.machines; i++) {
+        const r = m.next();
+        const c = m.columns;
+        this.key(c, r, f.cloudspaceId[i]!);
+        setI32(c[3], r, f.machineId[i]!);
+        setStr(m, 4, r, f.type[i]!);
+        setStr(m, 5, r, f.status[i]!);
+        setStr(m, 6, r, f.imageName[i]!);
+        setF64(c[7], r, f.memMb[i]!);
+        setI32(c[8], r, f.vcpus[i]!);
+        setF64(c[9], r, f.sizeGb[i]!);
+        setF64(c[10], r, f.iopsLimit[i]!);
+        setI32(c[11], r, f.externalNics[i]!);
+        setF64(c[12], r, f.externalBytes[i]!);
+      }
+    }
+    const g = this.gatewayFacts;
+    if (g === undefined) return;
+    for (const [cloudspaceId, { externalNics, externalBytes }] of f.gateways) {
+      const r = g.next();
+      const c = g.columns;
+      this.key(c, r, cloudspaceId);
+      setI32(c[3], r, externalNics);
+      setF64(c[4], r, externalBytes);
+    }
+  }
+
   private key(c: (ColumnData | undefined)[], r: number, cloudSpaceId: number): void {
     setI64(c[0], r, this.accountId);
     setI64(c[1], r, this.hourEpoch);
@@ -273,6 +320,7 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   cloudSpace(cloudSpaceId: number, accountId: number, state: string): void {
+    this.facts?.cloudSpace(cloudSpaceId, accountId, state);
     this.ordinal++; // the next cloud space is the next file's, when the hour has several
     const t = this.cloudspaces;
     if (t === undefined) return;
@@ -284,6 +332,7 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+    this.facts?.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
     let r = -1;
     let c: (ColumnData | undefined)[] | undefined;
     const gateway = type === GATEWAY_TYPE;
@@ -330,6 +379,7 @@ export class ColumnBuilder implements RecordVisitor {
     cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
     iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: ArrayLike<number> | null,
   ): void {
+    this.facts?.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
     let r = -1;
     const t = this.disks;
     if (t !== undefined) {
@@ -359,6 +409,7 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
+    this.facts?.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
     let r = -1;
     const t = this.nics;
     if (t !== undefined) {
@@ -384,7 +435,7 @@ export class ColumnBuilder implements RecordVisitor {
   /** The staged rows of every table asked for. */
   finish(): ColumnBatch {
     const batch: ColumnBatch = {};
-    const names: DataTable[] = ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"];
+    const names: DataTable[] = ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics", "machine_facts", "gateway_facts"];
     this.tables().forEach((t, i) => {
       if (t !== undefined) batch[names[i]!] = t.finish();
     });

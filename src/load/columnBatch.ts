@@ -45,6 +45,12 @@ export const TABLE_COLUMNS: Readonly<Record<DataTable, readonly ColumnSpec[]>> =
     ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["is_gateway", "bool"],
     ["nic_index", "i32"], ["nic_id", "i32"], ["type", "str"], ["tx_bytes", "f64"], ["rx_bytes", "f64"],
   ),
+  machine_facts: columns(
+    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["type", "str"], ["status", "str"],
+    ["image_name", "str"], ["mem_mb", "f64"], ["vcpus", "i32"], ["size_gb", "f64"], ["iops_limit", "f64"], ["external_nics", "i32"],
+    ["external_bytes", "f64"],
+  ),
+  gateway_facts: columns(["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["external_nics", "i32"], ["external_bytes", "f64"]),
 };
 
 /**

@@ -4,6 +4,7 @@ import { BadFileError, UsageError, WarehouseBusyError } from "../base/errors.js"
 import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf } from "./storageError.js";
+import { upgradeFacts } from "./upgradeFacts.js";
 
 /**
  * How long a reader waits for a writer's commit by default, seconds: a sync holds the file
@@ -55,8 +56,8 @@ function notDuckDb(file: string): string | undefined {
 
 /**
  * Opens a warehouse database file made by `ingest`. Read-only, the file must exist and hold
- * the manifest; to write, it is created when missing and the tables of schema.ts are
- * created when absent.
+ * the manifest; to write, it is created when missing, the tables of schema.ts are
+ * created when absent, and a file of an older schema is upgraded (`upgradeFacts`).
  *
  * What DuckDB says when it cannot open the file is told apart: another process holds its lock
  * (tried again for `waitSeconds`, then WarehouseBusyError naming the holder's PID); the file is
@@ -111,6 +112,7 @@ export async function openDatabaseFile(
       // replay an ALTER TABLE ... ADD COLUMN from its log ("GetDefaultDatabase with no default
       // database set"), so a run killed before its first checkpoint left a file no one could open.
       await connection.run("CHECKPOINT");
+      await upgradeFacts(connection);
     }
   } catch (error) {
     connection?.closeSync();

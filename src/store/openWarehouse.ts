@@ -8,7 +8,8 @@ import { loadReader } from "../load/loadReader.js";
 import { Manifest } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import { readLoadReport } from "./readLoadReport.js";
-import { SCHEMA_SQL, type DataTable } from "./schema.js";
+import { DATA_TABLES, SCHEMA_SQL, type DataTable } from "./schema.js";
+import { writeWarehouseMeta } from "./warehouseMeta.js";
 import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "../load/columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
@@ -91,6 +92,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
   try {
     await connection.run(SCHEMA_SQL);
     await dropColumns(connection, options.columns);
+    if (loadsFacts(options)) await writeWarehouseMeta(connection);
     const manifest = await Manifest.read(connection);
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(source) });
     const outcome = await loadAccountHours(connection, hours.items, manifest, badFiles, {
@@ -118,6 +120,12 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     instance.closeSync();
     throw error;
   }
+}
+
+/** True when an in-memory load stages the billing facts whole (billing may then read them, as from a file). */
+function loadsFacts(options: OpenWarehouseOptions): boolean {
+  const tables = options.tables ?? DATA_TABLES;
+  return (["machine_facts", "gateway_facts"] as const).every((t) => tables.includes(t) && options.columns?.[t] === undefined);
 }
 
 /** Drops the columns `selection` leaves out of the (empty) data tables it names. */

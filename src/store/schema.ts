@@ -12,6 +12,13 @@ import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "../load/impossible
 export { DATA_TABLES, type DataTable } from "../load/dataTables.js";
 
 /**
+ * The warehouse's schema version, in `warehouse_meta` (key `schema_version`). 2: the billing
+ * facts (`machine_facts`, `gateway_facts`) are stored with every hour; a file without the row
+ * is older (version 1: no facts) and is upgraded once when opened to write (`upgradeFacts`).
+ */
+export const SCHEMA_VERSION = 2;
+
+/**
  * The statuses of a manifest row (`files.status`):
  * - `loaded`: the file's data is in the data tables;
  * - `duplicate`: byte-identical (same SHA-256) to a file of the same account-hour that is
@@ -188,6 +195,39 @@ CREATE TABLE IF NOT EXISTS sync_log (
   hour_epoch     BIGINT NOT NULL,
   event          VARCHAR NOT NULL,
   logged_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+-- The billing facts of each machine-hour (every machine record but the gateway): what billing
+-- reads of its disks and NICs, summed at ingest by the facts builder (billing/machineFacts.ts).
+-- Inputs to the unit formulas, never units: an impossible value counts as 0.
+CREATE TABLE IF NOT EXISTS machine_facts (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  machine_id     INTEGER NOT NULL,
+  type           VARCHAR NOT NULL,
+  status         VARCHAR NOT NULL,
+  image_name     VARCHAR NOT NULL,
+  mem_mb         DOUBLE NOT NULL,
+  vcpus          INTEGER NOT NULL,
+  size_gb        DOUBLE NOT NULL,      -- Σ size of the machine's disks
+  iops_limit     DOUBLE NOT NULL,      -- Σ of each disk's IOPS limit (docs/formulas.md, TU)
+  external_nics  INTEGER NOT NULL,     -- NICs of the external type (warehouse_meta.facts_external_nic_type)
+  external_bytes DOUBLE NOT NULL       -- Σ (tx + rx) of those NICs, as the files count them
+);
+
+-- The billing facts of each cloud-space-hour with a gateway: its gateways' external NICs.
+CREATE TABLE IF NOT EXISTS gateway_facts (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  external_nics  INTEGER NOT NULL,
+  external_bytes DOUBLE NOT NULL
+);
+
+-- What the file is: 'schema_version' (see SCHEMA_VERSION), 'facts_external_nic_type'.
+CREATE TABLE IF NOT EXISTS warehouse_meta (
+  key            VARCHAR PRIMARY KEY,
+  value          VARCHAR NOT NULL
 );
 ${IMPOSSIBLE_VALUES_SQL}
 ${NULLABLE_MEASURES_SQL}

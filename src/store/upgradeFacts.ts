@@ -1,0 +1,54 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { rowFacts } from "../billing/warehouseFacts.js";
+import { FACTS_EXTERNAL_NIC_TYPE } from "../billing/machineFacts.js";
+import { ColumnBuilder } from "../load/ColumnBuilder.js";
+import { insertColumns } from "./insertColumns.js";
+import { SCHEMA_VERSION } from "./schema.js";
+import { readWarehouseMeta, writeWarehouseMeta } from "./warehouseMeta.js";
+
+/** Facts rows staged before they are inserted (a day of 10 × 200 machines is 48,000). */
+const ROWS_PER_INSERT = 65_536;
+const FACTS_TABLES = ["machine_facts", "gateway_facts"] as const;
+
+/**
+ * Brings a warehouse opened to write to SCHEMA_VERSION (its tables exist, created by
+ * SCHEMA_SQL): a file made before the billing facts gets them, computed from its disk and NIC
+ * rows by the same facts builder as billing from them, in ONE transaction with the version
+ * row, so a process killed midway leaves the file as it was (version 1, no facts) and the next
+ * opening upgrades it again. A new (empty) file just gets its version row. Returns the
+ * account-hours whose facts were written.
+ */
+export async function upgradeFacts(connection: DuckDBConnection): Promise<number> {
+  if ((await readWarehouseMeta(connection)).schemaVersion >= SCHEMA_VERSION) return 0;
+  const span = (await connection.runAndReadAll("SELECT min(hour_epoch) AS first, max(hour_epoch) AS last FROM account_hours")).getRowObjectsJS()[0]!;
+  let hours = 0;
+  await connection.run("BEGIN TRANSACTION");
+  try {
+    for (const table of FACTS_TABLES) await connection.run(`DELETE FROM ${table}`);
+    if (span.first !== null) {
+      let builder = new ColumnBuilder(new Set(FACTS_TABLES));
+      let rows = 0;
+      const flush = async () => {
+        const batch = builder.finish();
+        for (const table of FACTS_TABLES) await insertColumns(connection, table, [batch[table]]);
+        builder = new ColumnBuilder(new Set(FACTS_TABLES));
+        rows = 0;
+      };
+      const period = { start: Number(span.first), end: Number(span.last) + 3600 };
+      for await (const facts of rowFacts(connection, period, FACTS_EXTERNAL_NIC_TYPE)) {
+        builder.addFacts(facts);
+        hours++;
+        rows += facts.machines;
+        if (rows >= ROWS_PER_INSERT) await flush();
+      }
+      await flush();
+    }
+    await writeWarehouseMeta(connection);
+    await connection.run("COMMIT");
+  } catch (error) {
+    await connection.run("ROLLBACK").catch(() => {});
+    throw error;
+  }
+  await connection.run("CHECKPOINT");
+  return hours;
+}
