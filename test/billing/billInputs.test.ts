@@ -6,7 +6,9 @@ import { billInputs } from "../../src/billing/billInputs.js";
 import { billWarehouse } from "../../src/billing/billWarehouse.js";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
 import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse } from "../../src/index.js";
-import { accountHour, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";
+import { factsReadable } from "../../src/billing/warehouseFacts.js";
+import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
+import { accountHour, agedWarehouse, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";
 
 // Billing files as they stream (billInputs) must give what billing a warehouse loaded from
 // the same files gives (billWarehouse), to the bit: lines, data quality and fingerprint.
@@ -87,10 +89,29 @@ describe("billing files as they stream equals billing their warehouse, to the bi
   const names = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records"];
   describe.each(names)("%s", (name) => {
     let warehouse: Warehouse;
+    /** The other roads to the same figures: the disk and NIC rows (no facts loaded), and a file of the older schema, as found and once upgraded. */
+    const others: [string, Warehouse][] = [];
     beforeAll(async () => {
       warehouse = await openWarehouse([datasets.get(name)!], { workers: 0, skipBad: true });
+      expect(await factsReadable(warehouse.connection, "external")).toBe(true);
+      const rows = await openWarehouse([datasets.get(name)!], { workers: 0, skipBad: true, tables: ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"] });
+      expect(await factsReadable(rows.connection, "external")).toBe(false);
+      const file = (kind: string) => join(root, `${name.replace(/\W+/g, "-")}-${kind}.duckdb`);
+      await agedWarehouse([datasets.get(name)!], file("old"));
+      const old = await openWarehouse({ db: file("old") });
+      expect(await factsReadable(old.connection, "external")).toBe(false);
+      await agedWarehouse([datasets.get(name)!], file("upgraded"));
+      const opened = await openDatabaseFile(file("upgraded")); // opened to write: upgraded
+      opened.connection.closeSync();
+      opened.instance.closeSync();
+      const upgraded = await openWarehouse({ db: file("upgraded") });
+      expect(await factsReadable(upgraded.connection, "external")).toBe(true);
+      others.push(["rows", rows], ["older schema file", old], ["upgraded file", upgraded]);
+    }, 120_000);
+    afterAll(() => {
+      warehouse.close();
+      for (const [, w] of others) w.close();
     });
-    afterAll(() => warehouse.close());
 
     it.each(RULES)("%s", async (_rule, options) => {
       let compared = 0;
@@ -99,6 +120,12 @@ describe("billing files as they stream equals billing their warehouse, to the bi
         const inline = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true });
         expect(inline.lines).toEqual(fromDb.lines);
         expect(inline.parts).toEqual(fromDb.parts);
+        for (const [road, other] of others) {
+          const billed = await billWarehouse(other.connection, params, options);
+          expect(billed.lines, road).toEqual(fromDb.lines);
+          expect(billed.parts, road).toEqual(fromDb.parts);
+          expect(billed.quality, road).toEqual(fromDb.quality);
+        }
         expect(inline.parts?.length).toBe(options.splitAt ? 3 : undefined);
         // the period's lines are the parts' exact sums: the same as billed whole, to the bit
         if (options.splitAt) expect(fromDb.lines).toEqual((await billWarehouse(warehouse.connection, params, {})).lines);

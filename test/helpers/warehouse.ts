@@ -2,6 +2,8 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import type { DecodedAccountHour, Disk, Nic, VMachine } from "../../src/capnp/records.js";
 import { appendAccountHours } from "../../src/store/append.js";
 import { SCHEMA_SQL } from "../../src/store/schema.js";
+import { ingest } from "../../src/store/ingest.js";
+import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 
 /** Test helper: an in-memory warehouse loaded with hand-made account-hours. */
 export async function memoryWarehouse(hours: DecodedAccountHour[]): Promise<DuckDBConnection> {
@@ -57,3 +59,20 @@ export function accountHour(
 /** Epoch seconds of 2026-10-01T00:00Z, and one hour. */
 export const OCT_1 = 1790812800;
 export const HOUR = 3600;
+
+/**
+ * A warehouse file as a version without the billing facts left it: ingested, then its facts
+ * tables and schema version dropped (all an older version's file lacks).
+ */
+export async function agedWarehouse(inputs: string[], db: string): Promise<void> {
+  await ingest(inputs, { db, skipBad: true });
+  const { instance, connection } = await openDatabaseFile(db);
+  try {
+    for (const table of ["machine_facts", "gateway_facts", "warehouse_meta"]) await connection.run(`DROP TABLE ${table}`);
+    await connection.run("CHECKPOINT");
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
