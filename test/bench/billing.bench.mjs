@@ -8,132 +8,21 @@
 // Also: start-up (`--version`, `--help`) against `node -e 0`; decoding, and billing files as
 // they stream, on 1, 2, ... worker threads (how a machine with more cores gains); peak RSS
 // and time of billing a long period from files (CLOUDUNITS_BENCH_WEEKS, default "1,26,52":
-// a week, half a year, a year; by default, and on the main thread alone with `--workers 0`) and, after `ingest` (MB/s, peak RSS), from `--db`
-// (CLOUDUNITS_BENCH_DB_WEEKS, default "1,26"), each against a week. Data sets are generated
+// a week, half a year, a year; by default, and on the main thread alone with `--workers 0`),
+// each against a week (from `--db`: warehouse.bench.mjs). Data sets are generated
 // into the temp folder once and kept there (never in git); a longer period is the week's
 // files hard-linked under later hours.
-import { spawnSync } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, copyFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { compileCapnpEs } from "./capnpEs.mjs";
+import {
+  alternate, CLI, fmt, here, mb, med, median, mib, root, ROUNDS, run, sameFigures, START, treeSize, week, WEEK_HOURS, weeks, work,
+} from "./benchData.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "../..");
-const CLI = join(root, "dist/cli/main.js");
 const PEER = join(here, "capnpEsBilling.mjs");
-const PEAK = join(here, "reportPeak.mjs");
-const START = 1790812800; // 2026-10-01T00:00Z
-const WEEK_HOURS = 168;
-const ROUNDS = Number(process.env.CLOUDUNITS_BENCH_ROUNDS ?? 3);
 const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26,52").split(",").map(Number);
-const DB_WEEKS = (process.env.CLOUDUNITS_BENCH_DB_WEEKS ?? "1,26").split(",").map(Number);
-const SHAPE = { accounts: 10, spaces: 4, machines: 50, seed: 7 };
-const cache = join(tmpdir(), `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`);
-const work = join(cache, `run-${process.pid}`);
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const mb = (bytes) => bytes / 1e6;
-const mib = (bytes) => bytes / 2 ** 20;
-const fmt = (x, d = 2) => x.toFixed(d);
-
-function treeSize(dir) {
-  let bytes = 0;
-  let files = 0;
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else {
-        bytes += statSync(join(d, e.name)).size;
-        files++;
-      }
-    }
-  };
-  walk(dir);
-  return { bytes, files };
-}
-
-/** The week of generated data, written once into the cache. */
-async function week() {
-  const dir = join(cache, "weeks-1");
-  if (existsSync(dir)) return dir;
-  const { writeDataset } = await import(join(root, "dist/index.js"));
-  const partial = `${dir}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  await writeDataset({ out: partial, hours: WEEK_HOURS, start: START, ...SHAPE });
-  renameSync(partial, dir);
-  return dir;
-}
-
-/** `weeks` weeks: the week's files hard-linked (or copied) under each later week's hours. */
-async function weeks(n) {
-  const one = await week();
-  if (n === 1) return one;
-  const dir = join(cache, `weeks-${n}`);
-  if (existsSync(dir)) return dir;
-  const partial = `${dir}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  const files = [];
-  const walk = (d, parts) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name), [...parts, e.name]);
-      else files.push({ path: join(d, e.name), parts, name: e.name });
-    }
-  };
-  walk(one, []);
-  for (let w = 0; w < n; w++) {
-    for (const f of files) {
-      const [account, y, m, d, h] = f.parts.map(Number);
-      const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * WEEK_HOURS * 3600) * 1000);
-      const to = join(partial, String(account), String(t.getUTCFullYear()), String(t.getUTCMonth() + 1), String(t.getUTCDate()), String(t.getUTCHours()));
-      mkdirSync(to, { recursive: true });
-      try {
-        linkSync(f.path, join(to, f.name));
-      } catch {
-        copyFileSync(f.path, join(to, f.name));
-      }
-    }
-  }
-  renameSync(partial, dir);
-  return dir;
-}
-
-let runs = 0;
-/** Runs `node ARGS` as a whole process; returns wall seconds, CPU seconds, peak RSS and stdout. */
-function run(args, { peak = true } = {}) {
-  const file = join(work, `peak-${runs++}.json`);
-  const started = performance.now();
-  const r = spawnSync(process.execPath, peak ? ["--import", PEAK, ...args] : args, {
-    encoding: "utf8", maxBuffer: 1 << 30, env: { ...process.env, CI: "1", CLOUDUNITS_BENCH_PEAK: file },
-  });
-  const wallSeconds = (performance.now() - started) / 1000;
-  if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
-  const usage = peak ? JSON.parse(readFileSync(file, "utf8")) : { peakRssBytes: NaN, cpuSeconds: NaN };
-  return { wallSeconds, ...usage, stdout: r.stdout };
-}
-
-/** Runs each of `commands` (name → node args) `rounds` times, alternating; name → runs. */
-function alternate(commands, rounds, options) {
-  const all = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  for (let i = 0; i < rounds; i++) for (const [name, args] of Object.entries(commands)) all[name].push(run(args, options));
-  return all;
-}
-const med = (list, key = "wallSeconds") => median(list.map((r) => r[key]));
-
-/** Every number of `expected` (recursively) equals `actual`'s to 1e-9 relative: the two computed the same figures. */
-function sameFigures(actual, expected, path = "") {
-  let compared = 0;
-  for (const [k, v] of Object.entries(expected)) {
-    if (typeof v === "number") {
-      const a = actual?.[k];
-      if (typeof a !== "number" || Math.abs(a - v) > 1e-9 * Math.max(1, Math.abs(v))) throw new Error(`figures differ at ${path}${k}: ${a} vs ${v}`);
-      compared++;
-    } else if (v && typeof v === "object") compared += sameFigures(actual?.[k], v, `${path}${k}.`);
-  }
-  return compared;
-}
 
 /**
  * Decodes `files` with the library's decoder on `threads` worker threads (files dealt in
@@ -168,7 +57,6 @@ async function decodeOn(threads, files) {
   return { seconds, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
-mkdirSync(work, { recursive: true });
 try {
   const weekDir = await week();
   const size = treeSize(weekDir);
@@ -242,9 +130,9 @@ try {
   console.log(`billing     in-process billInputs of the week on n worker threads (0: the main thread): ` + workerCounts.map((w) =>
     `${w}: ${fmt(billWall(w), 2)} s, ${fmt(mb(size.bytes) / billWall(w), 0)} MB/s (${fmt(median(billOn[w].map((d) => d.cpuSeconds)), 2)} CPU s)`).join("; "));
 
-  // 5. time and peak RSS over the period: billing from files; ingest and billing from --db
+  // 5. time and peak RSS over the period, billing from files
   const rows = [];
-  for (const n of [...new Set([...WEEKS, ...DB_WEEKS])].sort((a, b) => a - b)) {
+  for (const n of [...WEEKS].sort((a, b) => a - b)) {
     const dir = await weeks(n);
     const bytes = n * size.bytes;
     const end = String(START + n * WEEK_HOURS * 3600);
@@ -259,15 +147,6 @@ try {
       if (sameFigures(JSON.parse(row.oneThread.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("billing --workers 0 and the default differ");
       parts.push(`with --workers 0 ${fmt(row.oneThread.wallSeconds, 1)} s, peak ${fmt(mib(row.oneThread.peakRssBytes), 0)} MiB`);
     }
-    if (DB_WEEKS.includes(n)) {
-      const db = join(work, `weeks-${n}.duckdb`);
-      row.ingest = run([CLI, "ingest", dir, "--db", db]);
-      row.fromDb = run([CLI, "billing", "--db", db, "--start", String(START), "--end", end]);
-      if (row.fromFiles && sameFigures(JSON.parse(row.fromDb.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("billing --db and from files differ");
-      parts.push(`ingest ${fmt(mb(bytes) / row.ingest.wallSeconds, 1)} MB/s (${fmt(row.ingest.wallSeconds, 1)} s, peak ${fmt(mib(row.ingest.peakRssBytes), 0)} MiB); ` +
-        `billing from --db ${fmt(row.fromDb.wallSeconds, 1)} s, peak ${fmt(mib(row.fromDb.peakRssBytes), 0)} MiB  [ingest target ≥ 50 MB/s]`);
-      rmSync(db, { force: true });
-    }
     rows.push(row);
     console.log(`${String(n).padStart(2)} week${n > 1 ? "s" : " "} ${fmt(mb(bytes), 0).padStart(5)} MB  ${parts.join("; ")}`);
   }
@@ -280,7 +159,6 @@ try {
   };
   const growths = [
     ["billing from files", growth("fromFiles")], ["billing from files with --workers 0", growth("oneThread")],
-    ["billing from --db", growth("fromDb")], ["ingest", growth("ingest")],
   ].filter(([, g]) => g);
   if (growths.length > 0) console.log(`peak RSS: ${growths.map(([k, g]) => `${k} ${g}`).join("; ")}  [target ≤ 1.3×: flat in the number of hours]`);
 } finally {
