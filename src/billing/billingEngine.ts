@@ -1,5 +1,5 @@
-import { SumBank } from "./exactSum.js";
-import type { AccountHourFacts } from "./machineFacts.js";
+import { SumBank } from "../base/exactSum.js";
+import type { AccountHourFacts } from "../load/machineFacts.js";
 import { catalogUnits, unitDef, type VmHour } from "./unitCatalog.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import type { Units } from "./units.js";

@@ -1,6 +1,6 @@
 import type { HourTap, TapPlugin } from "../load/hourTap.js";
 import { BillingEngine, type EngineState } from "./billingEngine.js";
-import { AccountHourFactsBuilder, FactsVisitor } from "./machineFacts.js";
+import { AccountHourFactsBuilder, FactsVisitor } from "../load/machineFacts.js";
 import type { CuRollup } from "./unitNames.js";
 import type { Units } from "./units.js";
 

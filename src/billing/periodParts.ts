@@ -1,4 +1,4 @@
-import { exactSum } from "./exactSum.js";
+import { exactSum } from "../base/exactSum.js";
 import type { BillingLine, PeriodPart } from "./lines.js";
 
 /** The key of an entity's line, the same in every part of a period: level and ids. */

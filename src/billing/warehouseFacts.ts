@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { AccountHourFactsBuilder, type AccountHourFacts } from "./machineFacts.js";
+import { AccountHourFactsBuilder, type AccountHourFacts } from "../load/machineFacts.js";
 import type { BillingParams } from "./lines.js";
 import { paramTypes, periodSql } from "../base/period.js";
 import { duckdbApi, duckdbBindings } from "../base/duckdb.js";

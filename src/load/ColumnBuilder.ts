@@ -7,7 +7,7 @@ import {
 } from "./columnBatch.js";
 import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
-import { AccountHourFactsBuilder, FACTS_EXTERNAL_NIC_TYPE, FactsVisitor, type AccountHourFacts } from "../billing/machineFacts.js";
+import { AccountHourFactsBuilder, FACTS_EXTERNAL_NIC_TYPE, FactsVisitor, type AccountHourFacts } from "./machineFacts.js";
 
 const TWO_32 = 4294967296;
 /** Rows a table starts with, at least; it doubles when full. */

@@ -197,7 +197,7 @@ CREATE TABLE IF NOT EXISTS sync_log (
   logged_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
 -- The billing facts of each machine-hour (every machine record but the gateway): what billing
--- reads of its disks and NICs, summed at ingest by the facts builder (billing/machineFacts.ts).
+-- reads of its disks and NICs, summed at ingest by the facts builder (load/machineFacts.ts).
 -- Inputs to the unit formulas, never units: an impossible value counts as 0.
 CREATE TABLE IF NOT EXISTS machine_facts (
   account_id     BIGINT NOT NULL,

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { rowFacts } from "../billing/warehouseFacts.js";
-import { FACTS_EXTERNAL_NIC_TYPE } from "../billing/machineFacts.js";
+import { FACTS_EXTERNAL_NIC_TYPE } from "../load/machineFacts.js";
 import { ColumnBuilder } from "../load/ColumnBuilder.js";
 import { insertColumns } from "./insertColumns.js";
 import { SCHEMA_VERSION } from "./schema.js";

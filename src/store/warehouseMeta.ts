@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { FACTS_EXTERNAL_NIC_TYPE } from "../billing/machineFacts.js";
+import { FACTS_EXTERNAL_NIC_TYPE } from "../load/machineFacts.js";
 import { SCHEMA_VERSION } from "./schema.js";
 
 /**

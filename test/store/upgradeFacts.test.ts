@@ -12,6 +12,8 @@ import { ingest } from "../../src/store/ingest.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { readWarehouseMeta } from "../../src/store/warehouseMeta.js";
+import { FACTS_EXTERNAL_NIC_TYPE } from "../../src/load/machineFacts.js";
+import { DEFAULT_UNITS } from "../../src/billing/units.js";
 import { agedWarehouse } from "../helpers/warehouse.js";
 
 const START = 1790812800;
@@ -64,6 +66,10 @@ function upgradeInChild(db: string, afterMs?: number): Promise<string | null> {
 }
 
 describe("the billing facts of a warehouse file", () => {
+  it("count the NICs of the published external type: billing with the default units reads them", () => {
+    expect(FACTS_EXTERNAL_NIC_TYPE).toBe(DEFAULT_UNITS.externalNicType);
+  });
+
   it("a new file has them and says so; billing reads them and gives what the files give", async () => {
     const db = join(dir, "new.duckdb");
     await ingest([data], { db });

@@ -1,16 +1,15 @@
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
-import { GATEWAY_TYPE } from "../load/columnBatch.js";
-import { isImpossible } from "../load/impossibleValues.js";
-import { SumBank } from "./exactSum.js";
-import { DEFAULT_UNITS } from "./units.js";
+import { GATEWAY_TYPE } from "./columnBatch.js";
+import { isImpossible } from "./impossibleValues.js";
+import { SumBank } from "../base/exactSum.js";
 
 /**
  * The NIC type whose NICs the facts stored at ingest count (`machine_facts.external_nics`,
- * `external_bytes`): the published one. Billing with another type reads a warehouse's raw
- * rows instead (see `warehouseFacts`).
+ * `external_bytes`): the published one, `DEFAULT_UNITS.externalNicType`. Billing with another
+ * type reads a warehouse's raw rows instead (see `warehouseFacts`).
  */
-export const FACTS_EXTERNAL_NIC_TYPE = DEFAULT_UNITS.externalNicType;
+export const FACTS_EXTERNAL_NIC_TYPE = "external";
 
 /**
  * What billing needs of one account-hour, column by column: its cloud spaces' states, and per

@@ -1,4 +1,4 @@
-import { withRoom } from "../base/growArray.js";
+import { withRoom } from "./growArray.js";
 
 /**
  * Exact sums of finite doubles, rounded once, correctly (half-even), when read: the partials
