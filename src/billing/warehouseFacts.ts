@@ -230,6 +230,24 @@ export async function factsReadable(connection: DuckDBConnection, externalNicTyp
   return rows.getRowObjectsJS()[0]?.value === externalNicType;
 }
 
+/**
+ * The windows of `[start, end)` (one account, or all), a day each, with the rows of the named
+ * queries in each, and the dictionaries of the period's `texts`.
+ */
+async function* windowRows<K extends keyof typeof queries>(
+  connection: DuckDBConnection, params: BillingParams, texts: TextColumns, names: readonly K[],
+): AsyncGenerator<{ d: Dictionaries; rows: Record<K, Rows> }> {
+  const account = params.accountId === undefined ? null : BigInt(params.accountId);
+  const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, texts);
+  const dictionary = dictionaryParams(d, texts);
+  for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
+    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...dictionary.values };
+    const rows = {} as Record<K, Rows>;
+    for (const name of names) rows[name] = await Rows.read(connection, queries[name], values, dictionary.types);
+    yield { d, rows };
+  }
+}
+
 /** A text by its code in a dictionary read by `code`. */
 function textOf(dictionary: string[], code: unknown): string {
   const value = dictionary[code as number];
@@ -244,19 +262,12 @@ function textOf(dictionary: string[], code: unknown): string {
  */
 async function* storedFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
-  const account = params.accountId === undefined ? null : BigInt(params.accountId);
-  const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, FACT_TEXTS);
-  const texts = dictionaryParams(d, FACT_TEXTS);
   const m = {
     cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
     memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[], externalNics: [] as number[], externalBytes: [] as number[],
   };
-  for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...texts.values };
-    const hours = await Rows.read(connection, queries.accountHours, values, texts.types);
-    const cloudspaces = await Rows.read(connection, queries.cloudspaces, values, texts.types);
-    const machines = await Rows.read(connection, queries.machineFacts, values, texts.types);
-    const gateways = await Rows.read(connection, queries.gatewayFacts, values, texts.types);
+  for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"])) {
+    const { accountHours: hours, cloudspaces, machineFacts: machines, gatewayFacts: gateways } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
       cloudspaces.take(hourEpoch, accountId, (c, r) => builder.cloudSpace(c[2]![r] as number, c[3]![r] as string));
@@ -292,17 +303,9 @@ async function* storedFacts(connection: DuckDBConnection, params: BillingParams,
  */
 export async function* rowFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
-  const account = params.accountId === undefined ? null : BigInt(params.accountId);
-  const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account });
-  const texts = dictionaryParams(d);
   const text = textOf;
-  for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...texts.values };
-    const hours = await Rows.read(connection, queries.accountHours, values, texts.types);
-    const cloudspaces = await Rows.read(connection, queries.cloudspaces, values, texts.types);
-    const machines = await Rows.read(connection, queries.machines, values, texts.types);
-    const disks = await Rows.read(connection, queries.disks, values, texts.types);
-    const nics = await Rows.read(connection, queries.nics, values, texts.types);
+  for await (const { d, rows } of windowRows(connection, params, TEXTS, ["accountHours", "cloudspaces", "machines", "disks", "nics"])) {
+    const { accountHours: hours, cloudspaces, machines, disks, nics } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
       cloudspaces.take(hourEpoch, accountId, (c, r) => builder.cloudSpace(c[2]![r] as number, c[3]![r] as string));

@@ -45,7 +45,7 @@ async function billed(db: string): Promise<{ lines: unknown; facts: boolean }> {
  */
 function upgradeInChild(db: string, afterMs?: number): Promise<string | null> {
   const code = `
-    const { duckdbApi } = await import(${JSON.stringify(join(process.cwd(), "src/store/duckdb.ts"))});
+    const { duckdbApi } = await import(${JSON.stringify(join(process.cwd(), "src/base/duckdb.ts"))});
     const { upgradeFacts } = await import(${JSON.stringify(join(process.cwd(), "src/store/upgradeFacts.ts"))});
     const instance = await duckdbApi().DuckDBInstance.create(${JSON.stringify(db)});
     const connection = await instance.connect();
