@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yargs from "yargs";
 import { commandName, commands } from "../src/cli/commands/index.js";
-import { generateHours, openWarehouse, writeDataset } from "../src/index.js";
+import { generateHours, openWarehouse, writeDataset } from "../src/internal.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import { codeBlocks, isServing, readDoc, REPO, runServing, runShell, section } from "./helpers/shellExamples.js";

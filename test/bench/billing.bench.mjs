@@ -29,7 +29,7 @@ const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26,52").split(",").map(N
  * turn); wall seconds, and CPU seconds of the process (every thread).
  */
 async function decodeOn(threads, files) {
-  const dist = JSON.stringify(join(root, "dist/index.js"));
+  const dist = JSON.stringify(join(root, "dist/internal.js"));
   const code = `
     const { parentPort, workerData } = require("node:worker_threads");
     const { readFileSync } = require("node:fs");

@@ -17,7 +17,7 @@ import { openMessage } from "../../dist/capnp/openMessage.js";
 import { RecordBuilder } from "../../dist/capnp/RecordBuilder.js";
 import { visitAccountRoot, visitCloudSpaceRoot } from "../../dist/capnp/visitRecords.js";
 import { EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS } from "../../dist/capnp/DecodeOptions.js";
-import { CapnpError, decodeAccount, encodeAccount, encodeCloudSpace, generateHours } from "../../dist/index.js";
+import { CapnpError, decodeAccount, encodeAccount, encodeCloudSpace, generateHours } from "../../dist/internal.js";
 import { listKindSwaps } from "../helpers/listKindSwaps.mjs";
 import { capnpEsDecoder } from "./capnpEs.mjs";
 

@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const dist = pathToFileURL(join(root, "dist/index.js")).href;
+const dist = pathToFileURL(join(root, "dist/internal.js")).href;
 const START = 1790812800; // 2026-10-01T00:00Z
 
 function treeBytes(dir) {

@@ -6,7 +6,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { accountStats, appendAccountHours, cloudspaceStats, generateHours, machineStats, SCHEMA_SQL } from "../../dist/index.js";
+import { accountStats, appendAccountHours, cloudspaceStats, generateHours, machineStats, SCHEMA_SQL } from "../../dist/internal.js";
 
 const DATASET = { accounts: 10, spaces: 10, machines: 20, hours: 720, seed: 1 }; // 200 machine slots per account, 30 days
 const LIMIT_MS = 1000;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billInputs } from "../../src/billing/billInputs.js";
 import { billWarehouse } from "../../src/billing/billWarehouse.js";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
-import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse } from "../../src/index.js";
+import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse } from "../../src/internal.js";
 import { factsReadable } from "../../src/billing/warehouseFacts.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { accountHour, agedWarehouse, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { calculate, parseUnits } from "../../src/index.js";
+import { calculate, parseUnits } from "../../src/internal.js";
 import type { VMachine } from "../../src/capnp/records.js";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 

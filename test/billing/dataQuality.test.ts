@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { dataQuality, qualityWarnings } from "../../src/index.js";
+import { dataQuality, qualityWarnings } from "../../src/internal.js";
 
 describe("data quality of a period", () => {
   it("lists the missing hours of each account as runs", async () => {

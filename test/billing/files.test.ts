@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parsePrices, parseUnits, pricesFor, UsageError } from "../../src/index.js";
+import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parsePrices, parseUnits, pricesFor, UsageError } from "../../src/internal.js";
 
 const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;
 

@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { generateHours } from "../../src/generate/generateHours.js";
 import { memoryWarehouse, OCT_1, HOUR } from "../helpers/warehouse.js";
-import { billingReport, hourlyLineCount, hourlyLines, parsePrices, periodLines, UNIT_NAMES, type BillingLine } from "../../src/index.js";
+import { billingReport, hourlyLineCount, hourlyLines, parsePrices, periodLines, UNIT_NAMES, type BillingLine } from "../../src/internal.js";
 
 const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
 

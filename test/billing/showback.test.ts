@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { accountInvoice, billingReport, Exact, monthPeriod, parsePrices, toBillingCsv, type BillingReport, type CuRollup, type UnitName } from "../../src/index.js";
+import { accountInvoice, billingReport, Exact, monthPeriod, parsePrices, toBillingCsv, type BillingReport, type CuRollup, type UnitName } from "../../src/internal.js";
 
 const TIB = 1024 ** 4;
 // October 2026: 744 hours. Account 7 per hour: cloud space 11 holds VM 1 (5 GB / 2 vCPU, a 100 GB disk) and VM 2

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dueDateOf, formatStatementNumber, parseStatementConfig } from "../../src/index.js";
+import { dueDateOf, formatStatementNumber, parseStatementConfig } from "../../src/internal.js";
 
 const issuer = { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "20457 Hamburg"] };
 

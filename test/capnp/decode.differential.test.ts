@@ -1,7 +1,7 @@
 // Our decoder against the reference C++ tool on random values: single- and multi-segment
 // messages (far pointers), files of the older schema, packed files.
 import { beforeAll, describe, expect, it } from "vitest";
-import { decodeAccount, decodeCloudSpace, unpack, type Account, type CloudSpace } from "../../src/index.js";
+import { decodeAccount, decodeCloudSpace, unpack, type Account, type CloudSpace } from "../../src/internal.js";
 import { prng, randomAccount, randomCloudSpace, toCapnpText, type Shape } from "./randomRecords.js";
 import { concat, encodeText, encodeTexts, fromJson, hasCapnp, OLD_SCHEMA, referenceJson, type Root } from "./reference.js";
 

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS } from "../../src/capnp/DecodeOptions.js";
-import { CapnpError, decodeAccount, decodeCloudSpace, type Account, type CloudSpace } from "../../src/index.js";
+import { CapnpError, decodeAccount, decodeCloudSpace, type Account, type CloudSpace } from "../../src/internal.js";
 import { listKindSwaps } from "../helpers/listKindSwaps.mjs";
 import { prng, randomAccount, randomCloudSpace, toCapnpText } from "./randomRecords.js";
 import { OLD_SCHEMA, SCHEMA, concat, encodeTexts, fromJson, hasCapnp, referenceJson, type Root } from "./reference.js";

@@ -6,7 +6,7 @@ import { EXPANSION_LIMIT_FACTOR } from "../../src/capnp/DecodeOptions.js";
 import { openMessage } from "../../src/capnp/openMessage.js";
 import { RecordBuilder } from "../../src/capnp/RecordBuilder.js";
 import { visitAccountRoot, visitCloudSpaceRoot } from "../../src/capnp/visitRecords.js";
-import { encodeAccount, encodeCloudSpace, generateHours, unpack, type EncodeOptions } from "../../src/index.js";
+import { encodeAccount, encodeCloudSpace, generateHours, unpack, type EncodeOptions } from "../../src/internal.js";
 
 /** Words charged per word of the file, for one file. */
 function chargedPerInputWord(bytes: Uint8Array, root: "Account" | "CloudSpace", packed: boolean): number {

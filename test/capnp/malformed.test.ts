@@ -2,7 +2,7 @@
 // stable code (and, where the reference tool can tell, the reference refuses it too), or reads
 // exactly as the reference reads it.
 import { describe, expect, it } from "vitest";
-import { BadFileError, CapnpError, decodeAccount, decodeCloudSpace, unpack, type Account } from "../../src/index.js";
+import { BadFileError, CapnpError, decodeAccount, decodeCloudSpace, unpack, type Account } from "../../src/internal.js";
 import { openMessage } from "../../src/capnp/openMessage.js";
 import { packMessage } from "../../src/generate/packMessage.js";
 import { accountFromJson, cloudSpaceFromJson, concat, hasCapnp, referenceJson, type Root } from "./reference.js";

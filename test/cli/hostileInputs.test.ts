@@ -5,7 +5,7 @@
 import { symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeAccount, generateHours } from "../../src/index.js";
+import { encodeAccount, generateHours } from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { rawZip, tempDir, writeTree } from "../input/zipFixtures.js";
 

@@ -7,7 +7,7 @@ import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } fro
 import {
   billingReport, COST_DECIMALS, CU_ALLOCATION_METHOD, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, focusWarnings, makeNames, parsePrices, toFocusCsv,
   writeFocusParquet, type CuRollup,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 
 const TB = 1024 ** 4;
 const hours = [0, 1].flatMap((h) => [

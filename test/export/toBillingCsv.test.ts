@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { plainNumber } from "../../src/export/plainNumber.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, guardFormula, hourlyLines, makeNames, parsePrices, toBillingCsv, writeAtomic } from "../../src/index.js";
+import { billingReport, guardFormula, hourlyLines, makeNames, parsePrices, toBillingCsv, writeAtomic } from "../../src/internal.js";
 
 async function text(chunks: AsyncIterable<string>): Promise<string> {
   let out = "";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { accountFileName, billingReport, makeNames, parsePrices, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/index.js";
+import { accountFileName, billingReport, makeNames, parsePrices, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/internal.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (own CU 4, machines 1.25 + 1.25 + 2) and a deployed

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli as cli, type CliRun as Run } from "../helpers/runCli.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UsageError, calculate, openWarehouse, writeDataset } from "../../src/index.js";
+import { UsageError, calculate, openWarehouse, writeDataset } from "../../src/internal.js";
 import { authFromArgs } from "../../src/cli/commands/fetch.js";
 import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, platform, sendBytes, startServer, type FakeServer } from "./fakeService.js";
 

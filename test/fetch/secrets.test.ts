@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FetchError, fetchConsumption, writeDataset } from "../../src/index.js";
-import type { FetchAuth, FetchConsumptionOptions } from "../../src/index.js";
+import { FetchError, fetchConsumption, writeDataset } from "../../src/internal.js";
+import type { FetchAuth, FetchConsumptionOptions } from "../../src/internal.js";
 import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, platform, sendBytes, serversPerTest, sessionFetchOptions, type FakeServer } from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
@@ -92,7 +92,7 @@ describe("what a message quotes of a body", () => {
   });
 
   it("a list item's 100 KB id is quoted as an excerpt", async () => {
-    const { listAccounts, openSession } = await import("../../src/index.js");
+    const { listAccounts, openSession } = await import("../../src/internal.js");
     const server = await serve(platform(() => undefined, {
       "/restmachine/cloudapi/accounts/list": (_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify([{ id: "x".repeat(100_000), name: "a" }])),
     }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeAccount, encodeCloudSpace, generateHours, UsageError, type Account, type EncodeOptions } from "../../src/index.js";
+import { encodeAccount, encodeCloudSpace, generateHours, UsageError, type Account, type EncodeOptions } from "../../src/internal.js";
 import { concat, OLD_SCHEMA, referenceDecode, referenceShape } from "./referenceDecode.js";
 
 const hours = [...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 6, seed: 11 })];

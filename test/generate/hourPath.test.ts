@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hourPath } from "../../src/index.js";
+import { hourPath } from "../../src/internal.js";
 
 describe("hourPath", () => {
   it.each<[number, number, string]>([

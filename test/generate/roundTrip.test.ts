@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeAccount, decodeCloudSpace, encodeAccount, encodeCloudSpace, generateHours, type EncodeOptions } from "../../src/index.js";
+import { decodeAccount, decodeCloudSpace, encodeAccount, encodeCloudSpace, generateHours, type EncodeOptions } from "../../src/internal.js";
 
 const hours = [...generateHours({ accounts: 2, spaces: 3, machines: 6, hours: 4, seed: 21 })];
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readZip } from "../helpers/readZip.js";
-import { generateHours, hourPath, UsageError, writeDataset, type GenerateOptions } from "../../src/index.js";
+import { generateHours, hourPath, UsageError, writeDataset, type GenerateOptions } from "../../src/internal.js";
 import { concat, OLD_SCHEMA, referenceDecode, referenceShape } from "./referenceDecode.js";
 
 const small: GenerateOptions = { accounts: 2, spaces: 2, machines: 3, hours: 5, seed: 3, start: 1790848800 }; // 2026-10-01T10:00Z

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadFileError, parseConsumptionPath } from "../../src/index.js";
+import { BadFileError, parseConsumptionPath } from "../../src/internal.js";
 
 // 2026-11-05T07:00:00Z = Date.UTC(2026, 10, 5, 7) / 1000, worked out by hand:
 // days from 1970-01-01 to 2026-01-01 = 56 × 365 + 14 leap days = 20454;

@@ -12,7 +12,7 @@ import {
   type ReadOptions,
   type ReadProgress,
   type Source,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { contentOf, openFds, rawZip, tempDir, writeTree, writeYazl } from "./zipFixtures.js";
 
 const hour = (y: number, m: number, d: number, h: number) => Date.UTC(y, m - 1, d, h) / 1000;

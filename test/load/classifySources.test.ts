@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadInputError, ConflictError, ingest, openWarehouse, writeDataset, type BadFileError, type Warehouse } from "../../src/index.js";
+import { BadInputError, ConflictError, ingest, openWarehouse, writeDataset, type BadFileError, type Warehouse } from "../../src/internal.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { runCli as cli } from "../helpers/runCli.js";
 import { rawZip } from "../input/zipFixtures.js";

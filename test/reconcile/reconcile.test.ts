@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { compareBills, generateHours, ingest, type DecodedAccountHour, type ReconcileRow } from "../../src/index.js";
+import { compareBills, generateHours, ingest, type DecodedAccountHour, type ReconcileRow } from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { CALCULATE, fakePlatform, platformCalculate, zipOf, type PlatformQuirks } from "../fetch/fakePlatform.js";
 import { SECRETS, SECRET_VALUES, startServer, type FakeServer } from "../fetch/fakeService.js";

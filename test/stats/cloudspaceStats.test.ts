@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cloudspaceStats, UsageError, type SeriesTree } from "../../src/index.js";
+import { cloudspaceStats, UsageError, type SeriesTree } from "../../src/internal.js";
 import { expectClose } from "./expectClose.js";
 import { fixtureConnection, KBPS, MB, T0, T1, T3, T4, T5 } from "./statsFixture.js";
 

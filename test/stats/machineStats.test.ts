@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { appendAccountHours, machineStats, SCHEMA_SQL, UsageError, type SeriesTree } from "../../src/index.js";
+import { appendAccountHours, machineStats, SCHEMA_SQL, UsageError, type SeriesTree } from "../../src/internal.js";
 import { fixtureConnection, T0, T1, T3, T4, T5 } from "./statsFixture.js";
 
 let connection: DuckDBConnection;

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { accountStats, cloudspaceStats, machineStats, UsageError, type SeriesTree, type StatsResponse } from "../../src/index.js";
+import { accountStats, cloudspaceStats, machineStats, UsageError, type SeriesTree, type StatsResponse } from "../../src/internal.js";
 import { fixtureConnection, T0, T5 } from "./statsFixture.js";
 
 let connection: DuckDBConnection;

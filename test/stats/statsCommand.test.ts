@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { runCli as cli } from "../helpers/runCli.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appendAccountHours } from "../../src/store/append.js";
-import { accountStats, cloudspaceStats, generateHours, SCHEMA_SQL, statsToCsv, writeDataset } from "../../src/index.js";
+import { accountStats, cloudspaceStats, generateHours, SCHEMA_SQL, statsToCsv, writeDataset } from "../../src/internal.js";
 import { fixtureConnection, fixtureHours, T0, T5 } from "./statsFixture.js";
 
 const PERIOD = ["--from", "2026-10-01T00:00Z", "--till", String(T5)];

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cloudspaceStats, machineStats, STATS_CSV_COLUMNS, statsToCsv } from "../../src/index.js";
+import { cloudspaceStats, machineStats, STATS_CSV_COLUMNS, statsToCsv } from "../../src/internal.js";
 import { fixtureConnection, T0, T5 } from "./statsFixture.js";
 
 let connection: DuckDBConnection;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountStats, machineStats, statsToHtml, type StatsResponse } from "../../src/index.js";
+import { accountStats, machineStats, statsToHtml, type StatsResponse } from "../../src/internal.js";
 import { fixtureConnection, T0, T5 } from "./statsFixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
-import { registerStatementNumbers, type StatementNumberRequest } from "../../src/index.js";
+import { registerStatementNumbers, type StatementNumberRequest } from "../../src/internal.js";
 
 const OCT = { start: 1790812800, end: 1793491200 };
 const NOV = { start: 1793491200, end: 1796083200 };

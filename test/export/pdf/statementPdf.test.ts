@@ -7,7 +7,7 @@ import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../../helpe
 import {
   billingReport, makeNames, numberStatements, parsePrices, parseStatementConfig, pricePeriodText, shownQuantity, writeStatements,
   type BillingReport, type StatementConfig,
-} from "../../../src/index.js";
+} from "../../../src/internal.js";
 import { Exact } from "../../../src/billing/exact.js";
 
 // Account 7 (hours 0 and 2; hour 1 missing): cloud space 11 with vm 1 (8 GiB, 2 vCPUs, a 1024 GB disk) and vm 2
