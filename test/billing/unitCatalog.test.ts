@@ -8,7 +8,7 @@ import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } fro
 import {
   billingReport, calculate, DEFAULT_UNITS, Exact, focusRows, parsePrices, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph,
   type BillingReport, type FocusRow, type UnitName,
-} from "../../src/index.js";
+} from "../../src/internal.js";
 import { writeAccountXlsx } from "../../src/export/writeBillingXlsx.js";
 import { allUnitsText, catalogUnits, registerUnit, UNIT_CATALOG, unitDef, type UnitDef, type VmHour } from "../../src/billing/unitCatalog.js";
 import { BillingEngine } from "../../src/billing/billingEngine.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ingest } from "../../src/store/ingest.js";
-import { loadNames, loadPrices, openWarehouse, writeDataset, type Names, type PriceList } from "../../src/index.js";
+import { loadNames, loadPrices, openWarehouse, writeDataset, type Names, type PriceList } from "../../src/internal.js";
 import { REPO } from "../helpers/shellExamples.js";
 
 /** A warehouse for the dashboard's tests: what the pages are checked against. */
