@@ -22,6 +22,7 @@ export async function upgradeFacts(connection: DuckDBConnection): Promise<number
   if ((await readWarehouseMeta(connection)).schemaVersion >= SCHEMA_VERSION) return 0;
   const span = (await connection.runAndReadAll("SELECT min(hour_epoch) AS first, max(hour_epoch) AS last FROM account_hours")).getRowObjectsJS()[0]!;
   let hours = 0;
+  const restore = await roomForTexts(connection);
   await connection.run("BEGIN TRANSACTION");
   try {
     for (const table of FACTS_TABLES) await connection.run(`DELETE FROM ${table}`);
@@ -50,5 +51,29 @@ export async function upgradeFacts(connection: DuckDBConnection): Promise<number
     throw error;
   }
   await connection.run("CHECKPOINT");
+  if (restore !== undefined) await connection.run("SET memory_limit = $limit", { limit: restore });
   return hours;
+}
+
+const UNIT_BYTES: Record<string, number> = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
+
+/**
+ * DuckDB holds a transaction's texts longer than 12 bytes in memory until its commit (see
+ * BatchWriter), and the upgrade is one transaction: the memory cap the file was opened with
+ * (ingest's is 96 MiB) is raised by twice the long texts the facts repeat from `machines`
+ * (types, statuses, image names), so the upgrade of a large warehouse commits instead of
+ * failing. Returns the cap to restore afterwards (undefined: none was raised).
+ */
+async function roomForTexts(connection: DuckDBConnection): Promise<string | undefined> {
+  const long = (column: string) => `coalesce(sum(strlen(${column})) FILTER (WHERE strlen(${column}) > 12), 0)`;
+  const row = (await connection.runAndReadAll(
+    `SELECT (${["type", "status", "image_name"].map(long).join(" + ")})::DOUBLE AS bytes, current_setting('memory_limit') AS cap FROM machines`,
+  )).getRowObjectsJS()[0]!;
+  const bytes = Number(row.bytes);
+  const cap = String(row.cap);
+  const parsed = /^([\d.]+)\s*(\w+)$/.exec(cap);
+  const capBytes = parsed === null ? undefined : Number(parsed[1]) * (UNIT_BYTES[parsed[2]!] ?? Number.NaN);
+  if (bytes === 0 || capBytes === undefined || !Number.isFinite(capBytes)) return undefined;
+  await connection.run("SET memory_limit = $limit", { limit: `${Math.ceil((capBytes + 2 * bytes) / 1024)}KiB` });
+  return cap;
 }

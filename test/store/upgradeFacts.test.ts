@@ -105,6 +105,22 @@ describe("the billing facts of a warehouse file", () => {
     }
   }, 120_000);
 
+  it("an upgrade under a memory cap (ingest's) makes room for the long texts it repeats, then gives the cap back", async () => {
+    const db = join(dir, "capped.duckdb");
+    await agedWarehouse([data], db);
+    const { instance, connection } = await openDatabaseFile(db, { memoryLimitBytes: 32 * 2 ** 20 }); // upgraded here
+    try {
+      expect((await readWarehouseMeta(connection)).schemaVersion).toBe(2);
+      // the generated Windows images ("Windows 2022 Datacenter") are longer than DuckDB inlines
+      const long = (await connection.runAndReadAll("SELECT count(*)::INT AS n FROM machine_facts WHERE strlen(image_name) > 12")).getRowObjectsJS()[0]!;
+      expect(long.n).toBeGreaterThan(0);
+      expect((await connection.runAndReadAll("SELECT current_setting('memory_limit') AS cap")).getRowObjectsJS()[0]!.cap).toBe("32.0 MiB");
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  }, 120_000);
+
   it("a SIGKILL mid-upgrade leaves a file that opens (still without facts) and upgrades on the next run", async () => {
     const aged = join(dir, "aged.duckdb");
     await agedWarehouse([data], aged);
