@@ -34,6 +34,8 @@ export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arq
 // Billing: units, rollups, periods, money, data quality
 export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
 export { periodLines, hourlyLines, LEVELS } from "./billing/lines.js";
+export { warehouseHourly } from "./billing/hourlyStream.js";
+export type { HourlyStream } from "./billing/hourlyStream.js";
 export type { BillingOptions, BillingParams, BillingLine, EnvironmentLine, AccountLine, CloudspaceLine, GatewayLine, MachineLine, LineOf, Level, LineLevel, Quantities, MachineQuantities, ResolvedBillingOptions, PeriodPart } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { Units } from "./billing/units.js";

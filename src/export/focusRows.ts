@@ -1,8 +1,8 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import { cuRuleText } from "../billing/units.js";
 import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
-import { hourlyLines, type AccountLine, type BillingLine } from "../billing/lines.js";
+import type { AccountLine, BillingLine } from "../billing/lines.js";
+import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
 import { priceAt } from "../billing/prices.js";
@@ -244,9 +244,11 @@ function lineStarts(report: BillingReport): Map<string, number[]> {
  * non-zero quantity have rows. Costs are rounded half-even to `COST_DECIMALS` (what CSV and
  * Parquet write); last, one `Adjustment` row per account and invoice line whose amount differs
  * from the Σ of its rows, so every account's BilledCost adds up to its amount due exactly.
+ * `hourly`: the report's hourly lines (e.g. `warehouseHourly(connection, report)`).
  */
-export async function* focusRows(report: BillingReport, connection: DuckDBConnection, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
+export async function* focusRows(report: BillingReport, hourly: HourlyStream, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
   if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (--prices FILE)");
+  checkHourlyOf(hourly, report);
   const billingPeriod = { start: isoUtc(report.params.start), end: isoUtc(report.params.end) };
   const levels = ["account", "cloudspace", "machine"] as const;
   const billed = new Map<string, Exact>();
@@ -261,9 +263,8 @@ export async function* focusRows(report: BillingReport, connection: DuckDBConnec
     yield adjustmentRows(report, billed, billingPeriod);
     return;
   }
-  const billingOptions = { ...report.options };
   let hour = { epoch: Number.NaN, start: "", end: "" };
-  for await (const batch of hourlyLines(connection, report.params, billingOptions, levels)) {
+  for await (const batch of hourly.lines(levels)) {
     yield tally(billed, batch.flatMap((l) => {
       if (l.hourEpoch !== hour.epoch) hour = { epoch: l.hourEpoch!, start: isoUtc(l.hourEpoch!), end: isoUtc(l.hourEpoch! + 3600) };
       return rowsOf(l, report, hour, billingPeriod, l.hourEpoch!);

@@ -1,9 +1,9 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import type ExcelJS from "exceljs";
 import { createWriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
+import type { HourlyStream } from "../billing/hourlyStream.js";
 import { accountReport } from "../billing/accountReport.js";
 import { UsageError } from "../base/errors.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
@@ -52,13 +52,13 @@ async function writeWorkbook(file: string, report: BillingReport, fill: (workboo
  * Hourly with `hourly` (when it fits Excel's rows) and About (period, inputs and hashes,
  * rules, data quality). Numbers are real numbers with number formats; ids are text;
  * header rows are frozen and filtered; every sheet prints on A4 landscape, fit to width.
- * `connection`: the warehouse the Hourly sheet is read from (only `hourly` needs one; a
- * report of files billed as they stream has none).
+ * `hourly`: the report's hourly lines, which the Hourly sheet lists (only `options.hourly`
+ * needs them; e.g. `warehouseHourly(connection, report)`).
  */
 export async function writeBillingXlsx(
-  report: BillingReport, connection: DuckDBConnection | undefined, file: string, options: BillingXlsxOptions = {},
+  report: BillingReport, hourly: HourlyStream | undefined, file: string, options: BillingXlsxOptions = {},
 ): Promise<void> {
-  if (options.hourly && connection === undefined) throw new UsageError("the Hourly sheet is read from a warehouse: open one (its connection) to write it");
+  if (options.hourly && hourly === undefined) throw new UsageError("the Hourly sheet lists the report's hourly lines: give them (e.g. warehouseHourly(connection, report))");
   // billed for one account, the workbook is that account's statement: nothing of the whole load (docs/formulas.md)
   const accountId = report.params.accountId;
   if (accountId !== undefined) report = accountReport(report, accountId);
@@ -67,7 +67,7 @@ export async function writeBillingXlsx(
     const accounts = writeAllocationSheet(workbook, report, "account", undefined);
     const cloudspaces = writeAllocationSheet(workbook, report, "cloudspace", accounts);
     writeAllocationSheet(workbook, report, "machine", cloudspaces);
-    if (options.hourly) await writeHourlySheet(workbook, report, connection!, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
+    if (options.hourly) await writeHourlySheet(workbook, report, hourly!, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
     writeAboutSheet(workbook, report);
   });
 }
@@ -109,10 +109,10 @@ export function accountFileName(accountId: number, name: string): string {
  * `writeBillingXlsx`) and one workbook per account (`writeAccountXlsx`), named by
  * `accountFileName`. Returns the files written, summary first.
  */
-export async function writeInvoicePack(report: BillingReport, connection: DuckDBConnection | undefined, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
+export async function writeInvoicePack(report: BillingReport, hourly: HourlyStream | undefined, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const files = [join(dir, "summary.xlsx")];
-  await writeBillingXlsx(report, connection, files[0]!, options);
+  await writeBillingXlsx(report, hourly, files[0]!, options);
   for (const line of report.lines) {
     if (line.level !== "account") continue;
     const file = join(dir, accountFileName(line.accountId!, line.name));

@@ -1,9 +1,9 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
+import type { HourlyStream } from "../billing/hourlyStream.js";
 import { FOCUS_COLUMNS, type FocusOptions, type FocusType } from "./focusRows.js";
 import { toFocusCsv } from "./toFocusCsv.js";
 import { writeAtomic } from "./writeAtomic.js";
@@ -16,16 +16,16 @@ const PARQUET_TYPE: Record<FocusType, string> = {
 /**
  * Writes the FOCUS 1.3 rows as Parquet (atomically): costs and prices DECIMAL(38, 12),
  * quantities DOUBLE, timestamps TIMESTAMP WITH TIME ZONE (UTC), text VARCHAR. The rows go
- * through a temporary CSV converted by a private in-memory DuckDB.
+ * through a temporary CSV converted by a private in-memory DuckDB. `hourly`: the report's hourly lines.
  */
-export async function writeFocusParquet(report: BillingReport, connection: DuckDBConnection, file: string, options: FocusOptions = {}): Promise<void> {
+export async function writeFocusParquet(report: BillingReport, hourly: HourlyStream, file: string, options: FocusOptions = {}): Promise<void> {
   const token = `${process.pid}.${randomBytes(4).toString("hex")}`;
   const csv = join(tmpdir(), `cloudunits-focus.${token}.csv`);
   const temp = join(dirname(file), `.${basename(file)}.${token}.tmp`);
   const instance = await duckdbApi().DuckDBInstance.create(":memory:", { ...DUCKDB_SETTINGS });
   const converter = await instance.connect();
   try {
-    await writeAtomic(csv, toFocusCsv(report, connection, { ...options, guardFormulas: false }));
+    await writeAtomic(csv, toFocusCsv(report, hourly, { ...options, guardFormulas: false }));
     const { STRUCT, VARCHAR, structValue } = duckdbApi();
     const names = FOCUS_COLUMNS.map(([name]) => name);
     const columns = structValue(Object.fromEntries(names.map((name) => [name, "VARCHAR"])));

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import {
   billingReport, COST_DECIMALS, CU_ALLOCATION_METHOD, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, focusWarnings, makeNames, parsePrices, toFocusCsv,
-  writeFocusParquet, type CuRollup,
+  warehouseHourly, writeFocusParquet, type CuRollup,
 } from "../../src/internal.js";
 
 const TB = 1024 ** 4;
@@ -23,7 +23,7 @@ async function rowsFor(cuRollup: CuRollup, perPeriod = false, units = DEFAULT_UN
   const connection = await memoryWarehouse(hours);
   const report = await billingReport(connection, params, { cuRollup, units }, { prices });
   const rows = [];
-  for await (const batch of focusRows(report, connection, { perPeriod })) rows.push(...batch);
+  for await (const batch of focusRows(report, warehouseHourly(connection, report), { perPeriod })) rows.push(...batch);
   return { report, rows, connection };
 }
 
@@ -50,7 +50,7 @@ describe("FOCUS 1.3", () => {
     const dated = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: ["0.01", { from: "2026-10-01T01:00Z", price: "0.03" }], TU: "0.002" } });
     const report = await billingReport(connection, params, {}, { prices: dated });
     const rows = [];
-    for await (const batch of focusRows(report, connection, { perPeriod })) rows.push(...batch);
+    for await (const batch of focusRows(report, warehouseHourly(connection, report), { perPeriod })) rows.push(...batch);
     // account 7: 4 CU-hours × 0.01 then 4 × 0.03 (split over its two VMs): lines of 0.04 and 0.12; TU 0.008 → 0.01
     const cu = rows.filter((r) => r.x_Unit === "CU" && r.BillingAccountId === "7" && r.ChargeCategory === "Usage");
     expect(cu.map((r) => [r.ChargePeriodStart, r.ChargePeriodEnd, r.ListUnitPrice, r.SkuPriceId])).toEqual([
@@ -69,7 +69,7 @@ describe("FOCUS 1.3", () => {
     const monthly = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: { perMonth: 1 }, SU: { perMonth: 36 }, TU: "0.002" } });
     const report = await billingReport(connection, params, {}, { prices: monthly });
     let csv = "";
-    for await (const chunk of toFocusCsv(report, connection)) csv += chunk;
+    for await (const chunk of toFocusCsv(report, warehouseHourly(connection, report))) csv += chunk;
     const [header, ...rows] = csv.trim().split("\r\n").map((r) => [...r.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].map((m) => m[1]!).slice(0, FOCUS_COLUMNS.length));
     const at = (name: string) => header!.indexOf(name);
     for (const invoice of report.invoices!) {
@@ -123,7 +123,7 @@ describe("FOCUS 1.3", () => {
     const names = makeNames([{ kind: "account", id: 7, name: "Lumière SA" }, { kind: "account", id: 8, name: "Other Corp" }]);
     const report = await billingReport(connection, { ...params, accountId: 7 }, { names }, { prices });
     let csv = "";
-    for await (const chunk of toFocusCsv(report, connection)) csv += chunk;
+    for await (const chunk of toFocusCsv(report, warehouseHourly(connection, report))) csv += chunk;
     expect(csv).toContain("Lumière SA");
     expect(csv).not.toContain("Other Corp");
     expect(csv).not.toMatch(/account\/8|(^|,)8(,|$)/m);
@@ -192,7 +192,7 @@ describe("FOCUS 1.3", () => {
   it("CSV has the FOCUS header and timestamps as YYYY-MM-DDTHH:mm:ssZ", async () => {
     const { report, connection } = await rowsFor("aggregate");
     let csv = "";
-    for await (const chunk of toFocusCsv(report, connection)) csv += chunk;
+    for await (const chunk of toFocusCsv(report, warehouseHourly(connection, report))) csv += chunk;
     const [header, first] = csv.split("\r\n");
     expect(header!.split(",")).toEqual(FOCUS_COLUMNS.map(([name]) => name));
     for (const name of ["BilledCost", "BillingAccountId", "BillingAccountName", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd", "ChargeCategory", "ChargeClass", "ChargeDescription", "ChargePeriodStart", "ChargePeriodEnd", "ContractedCost", "EffectiveCost", "ListCost", "PricingQuantity", "PricingUnit", "ServiceCategory", "ServiceName", "ProviderName", "PublisherName", "InvoiceIssuerName", "ConsumedQuantity", "ConsumedUnit", "ResourceId", "ResourceName", "ResourceType", "SubAccountId", "SubAccountName", "ListUnitPrice"]) {
@@ -204,7 +204,7 @@ describe("FOCUS 1.3", () => {
   it("Parquet keeps costs as decimals and timestamps as UTC instants", async () => {
     const { report, connection } = await rowsFor("aggregate");
     const file = join(await mkdtemp(join(tmpdir(), "cu-focus-")), "focus.parquet");
-    await writeFocusParquet(report, connection, file);
+    await writeFocusParquet(report, warehouseHourly(connection, report), file);
     const db = await (await DuckDBInstance.create(":memory:")).connect();
     const reader = await db.runAndReadAll(
       `SELECT typeof(any_value(BilledCost)) AS t, sum(BilledCost)::VARCHAR AS total, min(epoch(ChargePeriodStart))::BIGINT AS first, count(*) AS n FROM read_parquet('${file}')`,

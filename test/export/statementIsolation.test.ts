@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { billingReport, monthPeriod, writeBillingXlsx, writeInvoicePack } from "../../src/index.js";
+import { billingReport, monthPeriod, warehouseHourly, writeBillingXlsx, writeInvoicePack } from "../../src/index.js";
 import { leaksOf, statementFixture, zipParts, type StatementPart } from "../helpers/statementIsolation.js";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 
@@ -12,7 +12,7 @@ let files: string[];
 beforeAll(async () => {
   const connection = await memoryWarehouse(fixture.hours);
   const report = await billingReport(connection, monthPeriod("2026-10"), { names: fixture.names }, { prices: fixture.prices });
-  files = await writeInvoicePack(report, connection, join(await mkdtemp(join(tmpdir(), "cu-isolation-")), "pack"));
+  files = await writeInvoicePack(report, warehouseHourly(connection, report), join(await mkdtemp(join(tmpdir(), "cu-isolation-")), "pack"));
 });
 
 const text = (parts: StatementPart[]) => parts.map((p) => p.text).join("\n");
@@ -48,7 +48,7 @@ describe("a workbook billed for one account (--account-id) is that account's sta
     const connection = await memoryWarehouse(fixture.hours);
     const report = await billingReport(connection, { ...monthPeriod("2026-10"), accountId: id }, { names: fixture.names }, { prices: fixture.prices });
     const file = join(await mkdtemp(join(tmpdir(), "cu-isolation-one-")), "one.xlsx");
-    await writeBillingXlsx(report, connection, file);
+    await writeBillingXlsx(report, warehouseHourly(connection, report), file);
     const parts = await zipParts(file);
     expect(leaksOf(parts, fixture.accounts.filter((a) => a.id !== id))).toEqual([]);
     expect(text(parts)).not.toMatch(/Data loaded|files, not fingerprinted|account overrides?\b|Byte-identical duplicates/);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { accountFileName, billingReport, makeNames, parsePrices, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/internal.js";
+import { accountFileName, billingReport, makeNames, parsePrices, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/internal.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (own CU 4, machines 1.25 + 1.25 + 2) and a deployed
@@ -37,7 +37,7 @@ beforeAll(async () => {
   const names = makeNames([{ kind: "account", id: 7, name: "Acme Corp" }]);
   report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, { names }, { prices });
   dir = await mkdtemp(join(tmpdir(), "cu-xlsx-"));
-  await writeBillingXlsx(report, connection, join(dir, "bill.xlsx"));
+  await writeBillingXlsx(report, warehouseHourly(connection, report), join(dir, "bill.xlsx"));
   workbook = await read(join(dir, "bill.xlsx"));
 });
 
@@ -170,7 +170,7 @@ describe("billing workbook", () => {
 describe("billing workbook with --hourly", () => {
   it("adds the Hourly sheet: one row per entity, level and hour, hours as Excel date-times in UTC", async () => {
     const file = join(dir, "hourly.xlsx");
-    await writeBillingXlsx(report, connection, file, { hourly: true });
+    await writeBillingXlsx(report, warehouseHourly(connection, report), file, { hourly: true });
     const book = await read(file);
     expect(book.worksheets.map((s) => s.name)).toEqual(["Summary", "Accounts", "Cloud spaces", "Machines", "Hourly", "About"]);
     const sheet = book.getWorksheet("Hourly")!;
@@ -183,7 +183,7 @@ describe("billing workbook with --hourly", () => {
 
   it("replaces the Hourly sheet by a note pointing to CSV and Parquet when the lines do not fit", async () => {
     const file = join(dir, "small.xlsx");
-    await writeBillingXlsx(report, connection, file, { hourly: true, maxHourlyRows: 10 });
+    await writeBillingXlsx(report, warehouseHourly(connection, report), file, { hourly: true, maxHourlyRows: 10 });
     const hourly = (await read(file)).getWorksheet("Hourly")!;
     expect(hourly.actualRowCount).toBe(1);
     expect(String(hourly.getCell("A1").value)).toBe("33 hourly lines do not fit Excel's 1,048,576 rows: use --format csv --detail hourly, or --format focus-parquet");
@@ -200,7 +200,7 @@ describe("invoice pack", () => {
 
   it("writes the summary and one workbook per account, named from the names file", async () => {
     const pack = join(dir, "pack");
-    const files = await writeInvoicePack(report, connection, pack);
+    const files = await writeInvoicePack(report, warehouseHourly(connection, report), pack);
     expect(files.map((f) => f.slice(pack.length + 1))).toEqual(["summary.xlsx", "account-7-acme-corp.xlsx", "account-8.xlsx"]);
     expect((await readdir(pack)).sort()).toEqual(["account-7-acme-corp.xlsx", "account-8.xlsx", "summary.xlsx"]);
   });

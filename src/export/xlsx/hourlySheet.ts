@@ -1,7 +1,7 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
-import { hourlyLineCount, hourlyLines, type BillingLine } from "../../billing/lines.js";
+import type { BillingLine } from "../../billing/lines.js";
+import { checkHourlyOf, type HourlyStream } from "../../billing/hourlyStream.js";
 import { billingColumns } from "../billingColumns.js";
 import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
 
@@ -14,11 +14,11 @@ export const EXCEL_MAX_ROWS = 1_048_576;
  * do not fit in `maxRows`.
  */
 export async function writeHourlySheet(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, connection: DuckDBConnection, maxRows: number,
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, hourly: HourlyStream, maxRows: number,
 ): Promise<void> {
   const sheet = addSheet(workbook, "Hourly", 1);
-  const billingOptions = { ...report.options };
-  const count = await hourlyLineCount(connection, report.params, billingOptions);
+  checkHourlyOf(hourly, report);
+  const count = await hourly.count();
   if (count > maxRows) {
     sheet.columns = [{ width: 120 }];
     const row = sheet.getRow(1);
@@ -38,7 +38,7 @@ export async function writeHourlySheet(
   });
   setHeader(sheet, columns.map((c) => c.header), 1);
   let r = 2;
-  for await (const batch of hourlyLines(connection, report.params, billingOptions)) {
+  for await (const batch of hourly.lines()) {
     for (const line of batch as BillingLine[]) {
       const row = sheet.getRow(r++);
       columns.forEach((c, k) => { row.getCell(k + 1).value = cellValue(c.value(line, undefined), c, decimals); });
