@@ -16,15 +16,13 @@ import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
 import { refuseImpossible } from "../../billing/billedImpossibleValues.js";
 import { readEntityNames } from "../../store/entityNames.js";
-import { toBillingCsv } from "../../export/toBillingCsv.js";
-import { toBillingText } from "../../export/toBillingText.js";
+import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, type BillingFormatName, type FormatFlags } from "../../export/billingFormats.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc, monthPeriod, parseTime } from "../../base/time.js";
 import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, waitOf, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 
-const FORMATS = ["json", "text", "csv", "xlsx", "focus-csv", "focus-parquet", "pdf"] as const;
 
 /** DuckDB's memory for billing from `--db`: its queries are a day's rows each (a day of 10 × 200 machines is ~30 MB of rows). */
 const DB_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -40,7 +38,7 @@ const options = {
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
-  format: { choices: FORMATS, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.3 as CSV or Parquet (need --prices); pdf: a statement per account (needs --prices, --statement, --out DIR, or --out FILE with --account-id)" },
+  format: { choices: BILLING_FORMAT_NAMES, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.3 as CSV or Parquet (need --prices); pdf: a statement per account (needs --prices, --statement, --out DIR, or --out FILE with --account-id)" },
   hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
   "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its PDF too)" },
   statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, numbering, payment terms, taxes" },
@@ -65,7 +63,7 @@ interface BillingArgs extends InputArgs {
   units?: string;
   names?: string;
   cuRollup: "aggregate" | "sum";
-  format: (typeof FORMATS)[number];
+  format: BillingFormatName;
   detail?: "hourly";
   perPeriod: boolean;
   excel: boolean;
@@ -131,23 +129,13 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
   handler: async (argv) => {
     const { start, end } = periodOf(argv);
     if (argv.accountId !== undefined && !Number.isSafeInteger(argv.accountId)) throw new UsageError(`bad --account-id: ${argv.accountId}`);
-    const focus = argv.format === "focus-csv" || argv.format === "focus-parquet";
-    if (focus && argv.prices === undefined) throw new UsageError(`--format ${argv.format} needs --prices FILE (FOCUS rows are costs)`);
-    if ((argv.format === "xlsx" || argv.format === "focus-parquet") && argv.out === undefined) {
-      throw new UsageError(`--format ${argv.format} writes a binary file: give --out FILE`);
-    }
-    if (argv.detail === "hourly" && argv.format !== "csv") throw new UsageError("--detail hourly applies to --format csv (xlsx: --hourly; FOCUS is hourly)");
-    if (argv.hourly && argv.format !== "xlsx") throw new UsageError("--hourly applies to --format xlsx (csv: --detail hourly)");
-    if (argv.perAccount && argv.format !== "xlsx") throw new UsageError("--per-account applies to --format xlsx (one workbook per account in the --out directory)");
-    if (argv.format === "pdf" && (argv.prices === undefined || argv.statement === undefined || argv.out === undefined)) {
-      throw new UsageError("--format pdf needs --prices FILE, --statement FILE (issuer, customers, numbering) and --out DIR (--out FILE with --account-id)");
-    }
-    if (argv.statement !== undefined && argv.format !== "pdf" && !(argv.format === "xlsx" && argv.perAccount)) {
-      throw new UsageError("--statement applies to --format pdf and to the --per-account pack of --format xlsx");
-    }
-    if (argv.statement !== undefined && argv.prices === undefined) throw new UsageError("--statement needs --prices FILE (a statement shows charges)");
-    if (argv.perPeriod && !focus) throw new UsageError("--per-period applies to --format focus-csv and focus-parquet");
-    if (argv.excel && argv.format !== "csv") throw new UsageError("--excel applies to --format csv");
+    const format = billingFormat(argv.format);
+    const flags: FormatFlags = {
+      detail: argv.detail, hourly: argv.hourly, perAccount: argv.perAccount, perPeriod: argv.perPeriod, excel: argv.excel,
+      statement: argv.statement !== undefined, prices: argv.prices !== undefined, out: argv.out,
+    };
+    checkFormatFlags(argv.format, flags);
+    const everyHour = format.everyHour?.(flags) ?? false;
     const units = argv.units === undefined ? undefined : await loadUnits(argv.units);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
@@ -159,51 +147,25 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const splitAt = prices === undefined ? undefined : priceChanges(prices, start, end, argv.accountId);
     const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per, splitAt };
     // json is the billing/calculate shape: without an account, the environment alone (the other levels are not summed)
-    const levels = argv.format === "json" ? calculateLevels(params) : levelsFor(params);
+    const levels = format.lines ? calculateLevels(params) : levelsFor(params);
 
     /** Renders a billed period in the chosen format; `connection`: the warehouse, for the formats that list every hour. */
     const render = async (billed: BilledPeriod, options: BillingOptions, connection?: DuckDBConnection): Promise<Warning[]> => {
       if (!argv.skipBad) refuseImpossible(billed.quality.impossibleValues); // docs/warehouse.md: exit 3, or count them as 0
-      if (argv.format === "json") {
+      if (format.lines) {
         if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
         await writeOut(argv.out, `${JSON.stringify(calculateOf(billed.lines, params, options))}\n`);
         return qualityWarnings(billed.quality, params);
       }
       const report = await reportOf(billed, params, options, { prices, unitsFile: argv.units });
-      const hourly = connection === undefined ? undefined : warehouseHourly(connection, report);
-      switch (argv.format) {
-        case "csv":
-          await writeOut(argv.out, toBillingCsv(report, {
-            excel: argv.excel,
-            hourly: argv.detail === "hourly" ? hourly!.lines() : undefined,
-          }));
-          break;
-        case "text":
-          await writeOut(argv.out, toBillingText(report));
-          break;
-        // The writers of the other formats load only for their format (exceljs alone takes 0.4 s).
-        case "xlsx": {
-          const xlsx = await import("../../export/writeBillingXlsx.js");
-          if (argv.perAccount) await xlsx.writeInvoicePack(report, hourly, argv.out!, { hourly: argv.hourly });
-          else await xlsx.writeBillingXlsx(report, hourly, argv.out!, { hourly: argv.hourly });
-          break;
-        }
-        case "focus-csv":
-          await writeOut(argv.out, (await import("../../export/toFocusCsv.js")).toFocusCsv(report, hourly!, { perPeriod: argv.perPeriod }));
-          break;
-        case "focus-parquet":
-          await (await import("../../export/writeFocusParquet.js")).writeFocusParquet(report, hourly!, argv.out!, { perPeriod: argv.perPeriod });
-          break;
-        case "pdf":
-          break;
-      }
+      const hourly = connection === undefined || !everyHour ? undefined : warehouseHourly(connection, report);
+      await format.write?.({ report, hourly, flags, write: (content) => writeOut(argv.out, content) });
       if (statementConfig) statementReport = report;
-      return focus ? [...report.warnings, ...(await import("../../export/focusRows.js")).focusWarnings(report)] : report.warnings;
+      return [...report.warnings, ...((await format.warnings?.(report)) ?? [])];
     };
 
     // Inputs are billed as they stream, unless the output lists every hour (hourly CSV, the
     // Hourly sheet, FOCUS): those are read from a warehouse, loaded in memory from the inputs.
-    const everyHour = argv.detail === "hourly" || argv.hourly || focus;
     const source = storeSourceOf(argv);
     const warnings = Array.isArray(source) && !everyHour
       ? await render(await withReadProgress(async (onProgress) => {
