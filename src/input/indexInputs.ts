@@ -6,11 +6,11 @@ import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
 import type { AccountHourSelection, InputLimits, ListOptions, SourceLocation } from "./types.js";
 import { walkTree } from "./walkTree.js";
-import { indexZip } from "./indexZip.js";
+import { indexArchive } from "./indexArchive.js";
 import { inPeriod } from "../base/period.js";
 import { tooLargeFile, unreadableFile } from "./readSource.js";
 import { SourceTable } from "./sourceTable.js";
-import type { ZipArchive, ZipEntry } from "./zipArchive.js";
+import type { Archive, ArchiveEntry } from "./archive.js";
 
 /** How many ignored paths the summary shows by name. */
 const IGNORED_EXAMPLES = 5;
@@ -23,8 +23,8 @@ export interface IndexedSource {
   cloudSpaceId: number | null;
   /** A tree file's path. */
   path?: string;
-  /** A zip entry, with its open archive. */
-  zip?: { archive: ZipArchive; entry: ZipEntry };
+  /** An archive's entry (a zip's), with its open archive. */
+  archived?: { archive: Archive; entry: ArchiveEntry };
 }
 
 /** What indexing one input needs from the whole: limits, path parsing, and where bad and ignored files go. */
@@ -65,7 +65,7 @@ export interface InputIndex {
 export async function indexInputs(inputs: string[], options: ListOptions = {}): Promise<InputIndex> {
   const limits = resolveLimits(options);
   const kinds = await Promise.all(inputs.map((input) => inputKind(input)));
-  const archives: ZipArchive[] = [];
+  const archives: Archive[] = [];
   const table = new SourceTable();
   const seenArchives = new Set<string>();
   let order: Uint32Array = new Uint32Array(0);
@@ -151,7 +151,7 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     const real = await realpath(path);
     if (seenArchives.has(real)) return;
     seenArchives.add(real);
-    const found = await indexZip(path, displayName, { limits, parse, location, report, ignore });
+    const found = await indexArchive(path, displayName, { limits, parse, location, report, ignore }, options.archiveKinds);
     if (!found) return;
     archives.push(found.archive);
     for (const source of found.sources) table.addZipSource(source);

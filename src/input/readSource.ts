@@ -32,11 +32,11 @@ export function notARegularFile(displayName: string, stats: Stats): BadFileError
  */
 export async function readSource(source: IndexedSource, limits: Required<InputLimits>, defer = false): Promise<Source> {
   const { name, archive, entry, root, packed } = source.location;
-  if (defer && !source.zip) {
+  if (defer && !source.archived) {
     return { name, root, packed, bytes: new Uint8Array(0), deferred: { path: source.path!, sizeBytes: source.location.sizeBytes, maxBytes: limits.maxEntryBytes } };
   }
-  const bytes = source.zip
-    ? await source.zip.archive.read(source.zip.entry)
+  const bytes = source.archived
+    ? await source.archived.archive.read(source.archived.entry)
     : await readTreeFile(source.path!, name, limits.maxEntryBytes);
   return archive === undefined ? { name, root, packed, bytes } : { name, archive, entry, root, packed, bytes };
 }

@@ -1,5 +1,6 @@
 /** What the reader finds in zips and trees: account-hours and the files that make them. */
 import type { BadFileError } from "../base/errors.js";
+import type { ArchiveKind } from "./archive.js";
 
 /** The root message of a source file: a whole `Account`, or one `CloudSpace` of the controller. */
 export type SourceRoot = "Account" | "CloudSpace";
@@ -101,6 +102,8 @@ export interface ListOptions extends InputLimits {
    * waits in. Default: the inputs as given.
    */
   inputNames?: readonly string[];
+  /** The kinds of archive an input file may be, known by their bytes (see `openArchive`). Default: zip. */
+  archiveKinds?: readonly ArchiveKind[];
 }
 
 /** Account-hours chosen by their paths: one account, and hours in `[start, end)` (epoch seconds). Each part is optional. */

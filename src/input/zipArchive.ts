@@ -7,6 +7,7 @@ import { BadFileError } from "../base/errors.js";
 import { BlockReader } from "./blockReader.js";
 import { crc32 } from "./crc32.js";
 import { notARegularFile } from "./readSource.js";
+import type { Archive } from "./archive.js";
 import type { InputLimits } from "./types.js";
 import { firstOverlap, LOCAL_HEADER_BYTES, readCentralDirectory, readEndRecord, type CentralRecord, type EndRecord } from "./zipDirectory.js";
 
@@ -42,7 +43,7 @@ export interface ZipListing {
  * bad on its own (its name, its encryption, its method, its size) is refused alone. The archive
  * owns one file descriptor until `close()`.
  */
-export class ZipArchive {
+export class ZipArchive implements Archive<ZipEntry> {
   private open = true;
 
   private constructor(

@@ -1,24 +1,24 @@
 import { BadFileError } from "../base/errors.js";
 import type { IndexContext, IndexedSource } from "./indexInputs.js";
-import type { ZipArchive } from "./zipArchive.js";
+import { openArchive, type Archive, type ArchiveKind } from "./archive.js";
 
 /**
- * Indexes one zip archive by its central directory: the consumption entries that pass the
- * checks (safe unique name, possible path, size, ratio), with the archive left open to read
- * them. Returns null, with the archive closed, when it holds none or is bad as a whole (not a
- * zip, corrupt directory, too many entries, too large in all): that is reported as one bad file.
+ * Indexes one archive (of the kind its bytes show: see `openArchive`) by its listing: the
+ * consumption entries that pass the checks (safe unique name, possible path, size, ratio), with
+ * the archive left open to read them. Returns null, with the archive closed, when it holds none
+ * or is bad as a whole (of no kind known, corrupt directory, too many entries, too large in
+ * all): that is reported as one bad file.
  */
-export async function indexZip(
+export async function indexArchive(
   path: string,
   displayName: string,
   context: IndexContext,
-): Promise<{ archive: ZipArchive; sources: IndexedSource[] } | null> {
+  kinds?: readonly ArchiveKind[],
+): Promise<{ archive: Archive; sources: IndexedSource[] } | null> {
   const { limits, report } = context;
-  let archive: ZipArchive;
+  let archive: Archive;
   try {
-    // The zip reader (yauzl) loads with the first zip: runs on trees never pay for it.
-    const { ZipArchive } = await import("./zipArchive.js");
-    archive = await ZipArchive.open(path, displayName, limits);
+    archive = await openArchive(path, displayName, limits, kinds);
   } catch (error) {
     if (!(error instanceof BadFileError)) throw error;
     report(error);
@@ -52,7 +52,7 @@ export async function indexZip(
       totalBytes += entry.sizeBytes;
       const location = { ...context.location(parsed, entry.displayName, entry.sizeBytes), archive: displayName, entry: entry.name };
       const { accountId, hourEpoch, cloudSpaceId } = parsed;
-      sources.push({ location, accountId, hourEpoch, cloudSpaceId, zip: { archive, entry } });
+      sources.push({ location, accountId, hourEpoch, cloudSpaceId, archived: { archive, entry } });
     }
   } catch (error) {
     await archive.close(); // report() threw: no onBadFile

@@ -1,0 +1,113 @@
+import { open as openFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { BadFileError } from "../base/errors.js";
+import { notARegularFile } from "./readSource.js";
+import type { InputLimits } from "./types.js";
+
+/** A file inside an archive, its name checked (no absolute path, no `..`). */
+export interface ArchiveEntry {
+  /** The entry's name, as stored (forward slashes). */
+  name: string;
+  /** `archive!name`, for messages. */
+  displayName: string;
+  /** Declared uncompressed size, bytes. */
+  sizeBytes: number;
+}
+
+/**
+ * An open archive of consumption files (a zip today; a `.tar` reader would be another):
+ * lists its entries by name and size without reading them, checks one against the limits,
+ * reads one into memory. It owns its file until `close()`.
+ */
+export interface Archive<Entry extends ArchiveEntry = ArchiveEntry> {
+  /** The archive's path as given, for messages. */
+  readonly displayName: string;
+  /** Its entries, and the unsafe ones (bad names, overlaps, ...) as errors. */
+  list(): Promise<{ entries: Entry[]; bad: BadFileError[] }>;
+  /** Why `entry` cannot be read (its size, its ratio, its encryption, ...), or null. */
+  check(entry: Entry, limits: Required<InputLimits>): BadFileError | null;
+  /** The entry's bytes (size and checksum checked). */
+  read(entry: Entry): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** The first and last bytes of a file, by which an archive kind knows its own. */
+export interface ArchiveProbe {
+  /** The first bytes (up to `PROBE_BYTES`). */
+  head: Uint8Array;
+  /** The last bytes (up to `PROBE_BYTES`; the whole file when smaller). */
+  tail: Uint8Array;
+}
+
+/** A kind of archive: how to know one by its bytes, and how to open one. */
+export interface ArchiveKind {
+  name: string;
+  matches(probe: ArchiveProbe): boolean;
+  open(path: string, displayName: string, limits: Required<InputLimits>): Promise<Archive>;
+}
+
+/** Bytes read at each end of a file to know its kind: a zip's end record lies within the last 65,557. */
+export const PROBE_BYTES = 65_557;
+
+const startsWith = (bytes: Uint8Array, magic: readonly number[]) => magic.every((b, i) => bytes[i] === b);
+const ZIP_LOCAL_HEADER = [0x50, 0x4b, 0x03, 0x04];
+const ZIP_END_RECORD = [0x50, 0x4b, 0x05, 0x06];
+
+/** Whether `bytes` hold `magic` anywhere. */
+function holds(bytes: Uint8Array, magic: readonly number[]): boolean {
+  for (let i = bytes.length - magic.length; i >= 0; i--) if (bytes[i] === magic[0] && startsWith(bytes.subarray(i), magic)) return true;
+  return false;
+}
+
+/**
+ * Zip: a local file header at the start (PK\3\4), or an end of central directory record
+ * (PK\5\6) at the start (an empty zip) or within the last 65,557 bytes (a zip after other
+ * data, or one whose first entry is damaged). The reader (yauzl) loads with the first zip.
+ */
+export const ZIP_KIND: ArchiveKind = {
+  name: "zip",
+  matches: ({ head, tail }) => startsWith(head, ZIP_LOCAL_HEADER) || startsWith(head, ZIP_END_RECORD) || holds(tail, ZIP_END_RECORD),
+  open: async (path, displayName, limits) => (await import("./zipArchive.js")).ZipArchive.open(path, displayName, limits),
+};
+
+/** The archive kinds an input file may be, tried in order. */
+export const ARCHIVE_KINDS: readonly ArchiveKind[] = [ZIP_KIND];
+
+/** Reads the first and last `PROBE_BYTES` of `path` (a file that cannot be read is a BadFileError). */
+async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
+  const handle = await openFile(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
+    throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
+  });
+  try {
+    const stats = await handle.stat();
+    const notAFile = notARegularFile(displayName, stats);
+    if (notAFile) throw notAFile;
+    const { size } = stats;
+    const head = new Uint8Array(Math.min(PROBE_BYTES, size));
+    await handle.read(head, 0, head.length, 0);
+    const tail = new Uint8Array(Math.min(PROBE_BYTES, size));
+    await handle.read(tail, 0, tail.length, size - tail.length);
+    return { head, tail };
+  } catch (error) {
+    if (error instanceof BadFileError) throw error;
+    throw new BadFileError("ZIP_CORRUPT", displayName, `cannot read the archive (${(error as Error).message})`, { cause: error });
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens the input file `path` as the archive kind its bytes show (`kinds`, default every kind
+ * known). A file of no kind known is a BadFileError (code ZIP_CORRUPT: a zip is what the
+ * service serves) naming the kinds read.
+ */
+export async function openArchive(
+  path: string, displayName: string, limits: Required<InputLimits>, kinds: readonly ArchiveKind[] = ARCHIVE_KINDS,
+): Promise<Archive> {
+  const bytes = await probe(path, displayName);
+  const kind = kinds.find((k) => k.matches(bytes));
+  if (kind === undefined) {
+    throw new BadFileError("ZIP_CORRUPT", displayName, `not an archive of a kind read (${kinds.map((k) => k.name).join(", ")}): not a zip archive, nor a consumption file by its path`);
+  }
+  return kind.open(path, displayName, limits);
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { BILLING_FORMAT_NAMES, BILLING_FORMATS, checkFormatFlags, type BillingFormatName, type FormatFlags } from "../../src/export/billingFormats.js";
+import { runCli } from "../helpers/runCli.js";
+
+// One registry says which billing formats exist, which flags each takes and what each needs;
+// the CLI's choices and checks come from it.
+const refused: [BillingFormatName, FormatFlags, RegExp][] = [
+  ["focus-csv", {}, /--format focus-csv needs --prices FILE \(FOCUS rows are costs\)/],
+  ["focus-parquet", { prices: true }, /--format focus-parquet writes a binary file: give --out FILE/],
+  ["xlsx", {}, /--format xlsx writes a binary file: give --out FILE/],
+  ["json", { detail: "hourly" }, /--detail hourly applies to --format csv/],
+  ["csv", { hourly: true }, /--hourly applies to --format xlsx/],
+  ["text", { perAccount: true }, /--per-account applies to --format xlsx/],
+  ["csv", { perPeriod: true }, /--per-period applies to --format focus-csv and focus-parquet/],
+  ["xlsx", { excel: true, out: "x.xlsx" }, /--excel applies to --format csv/],
+  ["pdf", { prices: true, out: "dir" }, /--format pdf needs --prices FILE, --statement FILE/],
+  ["xlsx", { statement: true, prices: true, out: "x.xlsx" }, /--statement applies to --format pdf and to the --per-account pack/],
+  ["xlsx", { statement: true, perAccount: true, out: "dir" }, /--statement needs --prices FILE/],
+];
+const accepted: [BillingFormatName, FormatFlags][] = [
+  ["json", {}], ["text", {}], ["csv", { detail: "hourly", excel: true }], ["xlsx", { hourly: true, perAccount: true, out: "dir" }],
+  ["focus-csv", { prices: true, perPeriod: true }], ["focus-parquet", { prices: true, out: "f.parquet" }],
+  ["pdf", { prices: true, statement: true, out: "dir" }], ["xlsx", { statement: true, prices: true, perAccount: true, out: "dir" }],
+];
+
+describe("the billing formats", () => {
+  it.each(refused)("refuse --format %s with %j", (name, flags, message) => {
+    expect(() => checkFormatFlags(name, flags)).toThrow(message);
+  });
+
+  it.each(accepted)("accept --format %s with %j", (name, flags) => {
+    expect(() => checkFormatFlags(name, flags)).not.toThrow();
+  });
+
+  it("list every hour exactly where the output has a row per hour (those read a warehouse)", () => {
+    const everyHour = (name: BillingFormatName, flags: FormatFlags = {}) => (BILLING_FORMATS[name] as { everyHour?: (f: FormatFlags) => boolean }).everyHour?.(flags) ?? false;
+    expect(BILLING_FORMAT_NAMES.filter((n) => everyHour(n))).toEqual(["focus-csv", "focus-parquet"]);
+    expect(everyHour("csv", { detail: "hourly" })).toBe(true);
+    expect(everyHour("xlsx", { hourly: true })).toBe(true);
+  });
+
+  it("are the choices of cloudunits billing --format, in order", async () => {
+    const help = await runCli(["billing", "--help"]);
+    const choices = /--format[\s\S]*?\[choices: ([^\]]*)\]/.exec(help.stdout)![1]!;
+    expect(choices.split(", ").map((c) => c.replaceAll('"', ""))).toEqual(BILLING_FORMAT_NAMES);
+  });
+});
