@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import {
-  billingReport, calculate, DEFAULT_UNITS, Exact, focusRows, parsePrices, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph,
+  billingReport, calculate, DEFAULT_UNITS, Exact, focusRows, parsePrices, warehouseHourly, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph,
   type BillingReport, type FocusRow, type UnitName,
 } from "../../src/internal.js";
 import { writeAccountXlsx } from "../../src/export/writeBillingXlsx.js";
@@ -135,7 +135,7 @@ describe("the unit catalog", () => {
 
   it("is charged in FOCUS per VM, with its service, and the account's rows add up to its invoice", async () => {
     const rows: FocusRow[] = [];
-    for await (const batch of focusRows(report, connection)) rows.push(...batch);
+    for await (const batch of focusRows(report, warehouseHourly(connection, report))) rows.push(...batch);
     const usage = rows.filter((r) => r.x_Unit === "DU" && r.ChargeCategory === "Usage");
     expect(usage.map((r) => [r.BillingAccountId, r.ResourceId, r.ConsumedQuantity, r.ConsumedUnit, r.ServiceName, r.SkuMeter])).toEqual([0, 1].flatMap(() => [
       ["7", "account/7/cloudspace/11/machine/1", 512, "DU-Hours", "Block storage (GB)", "Disk GB"],
