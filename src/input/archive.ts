@@ -1,5 +1,5 @@
-import { open as openFile } from "node:fs/promises";
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
+import { open as openFile, type FileHandle } from "node:fs/promises";
 import { BadFileError } from "../base/errors.js";
 import { notARegularFile } from "./readSource.js";
 import type { InputLimits } from "./types.js";
@@ -73,8 +73,11 @@ export const ZIP_KIND: ArchiveKind = {
 /** The archive kinds an input file may be, tried in order. */
 export const ARCHIVE_KINDS: readonly ArchiveKind[] = [ZIP_KIND];
 
-/** Reads the first and last `PROBE_BYTES` of `path` (a file that cannot be read is a BadFileError). */
-async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
+/**
+ * Opens an input archive file for reading without blocking (a FIFO is named, not waited on)
+ * and checks it is a regular file; a BadFileError otherwise (the handle then closed).
+ */
+export async function openArchiveFile(path: string, displayName: string): Promise<{ handle: FileHandle; stats: Stats }> {
   const handle = await openFile(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
     throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
   });
@@ -82,14 +85,23 @@ async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
     const stats = await handle.stat();
     const notAFile = notARegularFile(displayName, stats);
     if (notAFile) throw notAFile;
-    const { size } = stats;
-    const head = new Uint8Array(Math.min(PROBE_BYTES, size));
+    return { handle, stats };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads the first and last `PROBE_BYTES` of `path` (a file that cannot be read is a BadFileError). */
+async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
+  const { handle, stats } = await openArchiveFile(path, displayName);
+  try {
+    const head = new Uint8Array(Math.min(PROBE_BYTES, stats.size));
     await handle.read(head, 0, head.length, 0);
-    const tail = new Uint8Array(Math.min(PROBE_BYTES, size));
-    await handle.read(tail, 0, tail.length, size - tail.length);
+    const tail = new Uint8Array(Math.min(PROBE_BYTES, stats.size));
+    await handle.read(tail, 0, tail.length, stats.size - tail.length);
     return { head, tail };
   } catch (error) {
-    if (error instanceof BadFileError) throw error;
     throw new BadFileError("ZIP_CORRUPT", displayName, `cannot read the archive (${(error as Error).message})`, { cause: error });
   } finally {
     await handle.close();

@@ -1,13 +1,11 @@
-import { constants } from "node:fs";
-import { open as openFile, type FileHandle } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { promisify } from "node:util";
 import { inflateRaw, inflateRawSync } from "node:zlib";
 import yauzl from "yauzl";
 import { BadFileError } from "../base/errors.js";
 import { BlockReader } from "./blockReader.js";
 import { crc32 } from "./crc32.js";
-import { notARegularFile } from "./readSource.js";
-import type { Archive } from "./archive.js";
+import { openArchiveFile, type Archive } from "./archive.js";
 import type { InputLimits } from "./types.js";
 import { firstOverlap, LOCAL_HEADER_BYTES, readCentralDirectory, readEndRecord, type CentralRecord, type EndRecord } from "./zipDirectory.js";
 
@@ -61,13 +59,8 @@ export class ZipArchive implements Archive<ZipEntry> {
    * a file that is not a readable zip, or one with too many entries, is a BadFileError.
    */
   static async open(path: string, displayName: string, limits: Required<InputLimits>): Promise<ZipArchive> {
-    const handle = await openFile(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
-      throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
-    });
+    const { handle, stats } = await openArchiveFile(path, displayName);
     try {
-      const stats = await handle.stat();
-      const notAFile = notARegularFile(displayName, stats);
-      if (notAFile) throw notAFile;
       const reader = new BlockReader(handle, stats.size);
       const end = await readEndRecord(reader, displayName);
       if (end.entryCount > limits.maxEntries) {
