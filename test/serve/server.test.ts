@@ -3,7 +3,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingReport } from "../../src/billing/billingReport.js";
-import { monthPeriod, open, serveDashboard, type Dashboard } from "../../src/index.js";
+import { ingest } from "../../src/store/ingest.js";
+import { monthPeriod, open, parseStatementConfig, serveDashboard, writeDataset, type Dashboard } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
 
@@ -135,6 +136,45 @@ describe("serve: downloads", () => {
     try {
       const report = await billingReport(store.connection, { ...monthPeriod("2026-10"), accountId: 2 }, { names: fixture.names }, { prices: fixture.prices });
       expect(all).toContain(report.invoices![0]!.amountDue.toFixed(2));
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe("serve: statements as PDF", () => {
+  it("with a statement config, the account page offers its PDF statement (a draft); without one, none", async () => {
+    const config = parseStatementConfig({ issuer: { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "Hamburg"] }, numbering: { pattern: "INV-{yyyy}-{seq:05}" } });
+    const withPdf = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, names: fixture.names, statement: config });
+    try {
+      const page = (await get(withPdf.url, "/account/1?month=2026-10")).body.toString();
+      expect(page).toContain('href="/account/1/statement.pdf?month=2026-10"');
+      const pdf = await get(withPdf.url, "/account/1/statement.pdf?month=2026-10");
+      expect(pdf.status).toBe(200);
+      expect(pdf.headers["content-type"]).toBe("application/pdf");
+      expect(pdf.body.subarray(0, 5).toString("latin1")).toBe("%PDF-");
+    } finally {
+      await withPdf.close();
+    }
+    expect((await get(dashboard.url, "/account/1?month=2026-10")).body.toString()).not.toContain("statement.pdf");
+    expect((await get(dashboard.url, "/account/1/statement.pdf?month=2026-10")).status).toBe(404);
+  });
+});
+
+describe("serve: the warehouse under a running sync", () => {
+  it("holds no lock between pages (an ingest writes meanwhile), and shows what it wrote on the next request", { timeout: 300_000 }, async () => {
+    const before = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+    expect(before).not.toContain('href="/account/4?');
+    // a writer while the dashboard runs: a fourth account's first day
+    const zip = join(fixture.dir, "more.zip");
+    await writeDataset({ out: zip, accounts: 1, firstAccountId: 4, spaces: 1, machines: 2, hours: 24, start: monthPeriod("2026-10").start, seed: 3 });
+    await ingest([zip], { db: fixture.db, waitSeconds: 0 }); // no waiting: the dashboard must not hold the file
+    const after = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+    expect(after).toContain('href="/account/4?month=2026-10"');
+    const store = await open({ db: fixture.db });
+    try {
+      const report = await billingReport(store.connection, monthPeriod("2026-10"), {}, { prices: fixture.prices });
+      expect(after).toContain(`id="accounts-total">${Number(report.amountDue!.toFixed(2)).toLocaleString("en-US", { minimumFractionDigits: 2 })}<`);
     } finally {
       store.close();
     }

@@ -1,0 +1,142 @@
+// `cloudunits serve` as a user runs it: the built CLI, a whole process, on a warehouse of 26
+// weeks of 10 accounts × 200 machines (the week of billing.bench.mjs's cache, hard-linked under
+// later hours, ingested once and kept in the temp folder). Each page is asked for once cold
+// (computed from the warehouse) and then again (answered from the dashboard's cache until the
+// warehouse changes), and the cold figure is set beside a whole-process `billing --db` of the
+// same month measured in this run (what the overview computes). Target: every page ≤ 200 ms.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "../..");
+const CLI = join(root, "dist/cli/main.js");
+const START = 1790812800; // 2026-10-01T00:00Z
+const WEEK_HOURS = 168;
+const WEEKS = Number(process.env.CLOUDUNITS_BENCH_SERVE_WEEKS ?? 26);
+const SHAPE = { accounts: 10, spaces: 4, machines: 50, seed: 7 };
+const cache = join(tmpdir(), `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`);
+const WARM_ROUNDS = 5;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (s) => `${(s * 1000).toFixed(0)} ms`;
+
+/** The tree of `n` weeks: the generated week's files hard-linked under each later week's hours (as billing.bench.mjs keeps it). */
+async function tree(n) {
+  const one = join(cache, "weeks-1");
+  if (!existsSync(one)) {
+    const { writeDataset } = await import(join(root, "dist/index.js"));
+    rmSync(`${one}.partial`, { recursive: true, force: true });
+    await writeDataset({ out: `${one}.partial`, hours: WEEK_HOURS, start: START, ...SHAPE });
+    renameSync(`${one}.partial`, one);
+  }
+  const dir = join(cache, `weeks-${n}`);
+  if (n === 1 || existsSync(dir)) return n === 1 ? one : dir;
+  const partial = `${dir}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  const walk = (d, parts, out) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name), [...parts, e.name], out);
+      else out.push({ path: join(d, e.name), parts, name: e.name });
+    }
+    return out;
+  };
+  const files = walk(one, [], []);
+  for (let w = 0; w < n; w++) {
+    for (const f of files) {
+      const [account, y, m, d, h] = f.parts.map(Number);
+      const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * WEEK_HOURS * 3600) * 1000);
+      const to = join(partial, String(account), String(t.getUTCFullYear()), String(t.getUTCMonth() + 1), String(t.getUTCDate()), String(t.getUTCHours()));
+      mkdirSync(to, { recursive: true });
+      try { linkSync(f.path, join(to, f.name)); } catch { copyFileSync(f.path, join(to, f.name)); }
+    }
+  }
+  renameSync(partial, dir);
+  return dir;
+}
+
+/** The warehouse of `n` weeks, ingested once. */
+async function warehouse(n) {
+  const db = join(cache, `serve-weeks-${n}.duckdb`);
+  if (existsSync(db)) return db;
+  const dir = await tree(n);
+  const partial = `${db}.partial`;
+  rmSync(partial, { force: true });
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [CLI, "ingest", dir, "--db", partial], { encoding: "utf8", env: { ...process.env, CI: "1" } });
+  if (r.status !== 0) throw new Error(`ingest failed: ${r.stderr}`);
+  console.log(`(ingested ${n} weeks once in ${((performance.now() - started) / 1000).toFixed(0)} s, kept as ${db})`);
+  renameSync(partial, db);
+  return db;
+}
+
+/** Seconds a whole process takes. */
+function wall(args) {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, CI: "1" }, maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed: ${r.stderr}`);
+  return (performance.now() - started) / 1000;
+}
+
+/** Starts `serve`, resolves its address. */
+function serve(db) {
+  const child = spawn(process.execPath, [CLI, "serve", "--db", db, "--port", "0", "--prices", join(root, "examples/prices.yaml")], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const url = /(http:\/\/\S+\/)/.exec(out)?.[1];
+      if (url) resolve({ url, child });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+
+/** Seconds one GET takes, and its status. */
+async function timed(url) {
+  const started = performance.now();
+  const r = await fetch(url);
+  await r.arrayBuffer();
+  return { seconds: (performance.now() - started) / 1000, status: r.status };
+}
+
+const db = await warehouse(WEEKS);
+const last = new Date((START + WEEKS * WEEK_HOURS * 3600 - 3600) * 1000).toISOString().slice(0, 7);
+const { url, child } = await serve(db);
+try {
+  // the overview of the last month is computed as the dashboard starts: wait for it as a first visitor would
+  const first = await timed(url);
+  const overview = await (await fetch(`${url}?month=${last}`)).text();
+  const accountId = /href="\/account\/(\d+)\?/.exec(overview)?.[1];
+  const account = await (await fetch(`${url}account/${accountId}?month=${last}`)).text();
+  const machineId = /href="\/machine\/(\d+)\?/.exec(account)?.[1];
+  const cloudspaceId = /href="\/cloudspace\/(\d+)\?/.exec(account)?.[1];
+  const pages = [
+    ["overview (last month, computed at start)", `${url}?month=${last}`],
+    ["overview, first month", `${url}?month=2026-10`],
+    ["account (cached above)", `${url}account/${accountId}?month=${last}`],
+    ["account, first month", `${url}account/${accountId}?month=2026-10`],
+    ["machine", `${url}machine/${machineId}?month=${last}`],
+    ["cloud space", `${url}cloudspace/${cloudspaceId}?month=${last}`],
+    ["data quality", `${url}quality`],
+    ["statement XLSX", `${url}account/${accountId}/statement.xlsx?month=${last}`],
+  ];
+  console.log(`${WEEKS} weeks of ${SHAPE.accounts} accounts × ${SHAPE.spaces * SHAPE.machines} machines; first request after start ${ms(first.seconds)}`);
+  const rows = [];
+  for (const [name, page] of pages) {
+    const cold = await timed(page);
+    const warm = [];
+    for (let i = 0; i < WARM_ROUNDS; i++) warm.push((await timed(page)).seconds);
+    rows.push({ name, cold: cold.seconds, warm: median(warm), status: cold.status });
+  }
+  const billing = wall([CLI, "billing", "--db", db, "--month", "2026-10", "--prices", join(root, "examples/prices.yaml"), "--format", "csv"]);
+  const node = wall(["-e", "0"]);
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(42)} ${r.status}  cold ${ms(r.cold).padStart(9)}  again ${ms(r.warm).padStart(7)} (median of ${WARM_ROUNDS})  ${r.warm <= 0.2 ? "≤" : ">"} 200 ms target${r.cold <= 0.2 ? "" : `; cold ${(r.cold / billing).toFixed(2)}× billing --db of a month`}`);
+  }
+  console.log(`baseline in this run: billing --db --month 2026-10 --prices (whole process) ${billing.toFixed(1)} s; node -e 0 ${ms(node)}`);
+} finally {
+  child.kill("SIGTERM");
+}
