@@ -1,4 +1,4 @@
-import { pricePeriodText, shownQuantity } from "../../export/pdf/statementContent.js";
+import { groupThousands, pricePeriodText, shownQuantity } from "../../export/pdf/statementContent.js";
 import type { AccountData, AccountRow } from "../accountData.js";
 import { esc, money, monthPicker, num, page, table, withMonth, type Column } from "./html.js";
 import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";
@@ -15,8 +15,8 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
   const unitColumns = (own: string): Column<AccountRow>[] => [
     { heading: "CU own", note: "CU-hours", numeric: true, cell: (r) => ({ html: num(r.quantities.CU), sort: r.quantities.CU ?? 0 }) },
     { heading: "CU allocated", note: "CU-hours", numeric: true, cell: (r) => ({ html: num(r.cuAllocated), sort: r.cuAllocated }) },
-    ...SHOWN_UNITS.filter((u) => u.unit !== "CU").map(({ unit, of }): Column<AccountRow> => ({
-      heading: unit === "NU" ? `NU ${own}` : unit, note: of, numeric: true, cell: (r) => ({ html: num(r.quantities[unit]), sort: r.quantities[unit] ?? 0 }),
+    ...SHOWN_UNITS.filter((u) => u.unit !== "CU").map(({ unit, of, digits }): Column<AccountRow> => ({
+      heading: unit === "NU" ? `NU ${own}` : unit, note: of, numeric: true, cell: (r) => ({ html: num(r.quantities[unit], digits), sort: r.quantities[unit] ?? 0 }),
     })),
     ...(invoice ? [{ heading: "Cost", note: `${currency}, share of the amount due`, numeric: true, cell: (r: AccountRow) => ({ html: esc(money(r.cost, undefined)), sort: Number(r.cost ?? 0) }) }] : []),
   ];
@@ -38,12 +38,12 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
     ? table("invoice", [
       { heading: "Unit", cell: (l) => ({ html: esc(l.unit) }) },
       { heading: "Period", cell: (l) => ({ html: esc(pricePeriodText(l.start, l.end)), sort: l.start }) },
-      { heading: "Quantity", numeric: true, cell: (l) => ({ html: `${esc(shownQuantity(l, invoice.decimals))} <span class="note">${esc(l.quantityUnit)}</span>`, sort: l.quantity }) },
+      { heading: "Quantity", numeric: true, cell: (l) => ({ html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`, sort: l.quantity }) },
       { heading: "Unit price", numeric: true, cell: (l) => ({ html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`, sort: Number(l.unitPrice) }) },
       { heading: "Amount", note: currency, numeric: true, cell: (l) => ({ html: esc(money(l.amount.toFixed(invoice.decimals), undefined)), sort: Number(l.amount.toFixed(invoice.decimals)) }) },
     ], invoice.lines, `<tfoot><tr><td colspan="4">Amount due (the sum of the lines)</td><td class="num" id="amount-due">${esc(money(invoice.amountDue.toFixed(invoice.decimals), undefined))}</td></tr></tfoot>`)
     : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
-  const cards = SHOWN_UNITS.map(({ unit, of }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit]))} <small>${esc(of)}</small></div></div>`).join("")
+  const cards = SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`).join("")
     + (invoice ? `<div class="card"><div class="label">Amount due, ${esc(month)}</div><div class="value">${esc(money(invoice.amountDue.toFixed(invoice.decimals), currency))}</div></div>` : "");
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;

@@ -1,3 +1,4 @@
+import { groupThousands } from "../../export/pdf/statementContent.js";
 import { escapeHtml } from "../../export/statsHtml.js";
 
 /** Text made safe for HTML (element content and quoted attributes). */
@@ -15,9 +16,7 @@ export function num(value: number | null | undefined, digits = 2): string {
 /** An amount as the invoice writes it (a decimal string), with grouped thousands and its currency. */
 export function money(amount: string | undefined, currency: string | undefined): string {
   if (amount === undefined) return "—";
-  const [whole, fraction] = amount.replace(/^-/, "").split(".");
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${amount.startsWith("-") ? "−" : ""}${grouped}${fraction !== undefined ? `.${fraction}` : ""}${currency ? ` ${currency}` : ""}`;
+  return `${amount.startsWith("-") ? "−" : ""}${groupThousands(amount.replace(/^-/, ""))}${currency ? ` ${currency}` : ""}`;
 }
 
 /** A column of a table: its heading, whether it is a number (right-aligned, sorted as numbers), and its cell. */

@@ -3,8 +3,9 @@ import type { OverviewAccount, OverviewData } from "../overviewData.js";
 import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartSpec, type Column } from "./html.js";
 
 /** The four units of the service's bill, with what their quantities are in. */
-export const SHOWN_UNITS: readonly { unit: UnitName; of: string }[] = [
-  { unit: "CU", of: "CU-hours" }, { unit: "SU", of: "SU-hours" }, { unit: "TU", of: "TU-hours" }, { unit: "NU", of: "TB" },
+export const SHOWN_UNITS: readonly { unit: UnitName; of: string; digits: number }[] = [
+  { unit: "CU", of: "CU-hours", digits: 2 }, { unit: "SU", of: "SU-hours", digits: 2 }, { unit: "TU", of: "TU-hours", digits: 2 },
+  { unit: "NU", of: "TB", digits: 4 }, // a machine's traffic is often well under 0.01 TB
 ];
 
 /** Charts of units per day: one per unit, bars. */
@@ -31,7 +32,7 @@ export function overviewPage(data: OverviewData): string {
     data.amountDue
       ? `<div class="card" id="amount-due"><div class="label">Amount due${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
       : `<div class="card"><div class="label">Amount due</div><div class="value"><small>start with --prices FILE to see amounts</small></div></div>`,
-    ...SHOWN_UNITS.map(({ unit, of }) => `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0))} <small>${esc(of)}</small></div></div>`),
+    ...SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div></div>`),
   ].join("");
   const charts = dailyCharts("day", data.days);
   const currency = data.amountDue?.currency;
@@ -39,7 +40,7 @@ export function overviewPage(data: OverviewData): string {
     { heading: "#", numeric: true, cell: (a) => ({ html: String(a.rank), sort: a.rank }) },
     { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
     { heading: "Name", cell: (a) => ({ html: esc(a.name) }) },
-    ...SHOWN_UNITS.map(({ unit, of }): Column<OverviewAccount & { rank: number }> => ({ heading: unit, note: of, numeric: true, cell: (a) => ({ html: num(a.quantities[unit]), sort: a.quantities[unit] ?? 0 }) })),
+    ...SHOWN_UNITS.map(({ unit, of, digits }): Column<OverviewAccount & { rank: number }> => ({ heading: unit, note: of, numeric: true, cell: (a) => ({ html: num(a.quantities[unit], digits), sort: a.quantities[unit] ?? 0 }) })),
     ...(data.amountDue ? [{ heading: "Amount due", note: currency, numeric: true, cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }) }] : []),
   ];
   const total = data.amountDue

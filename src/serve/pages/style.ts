@@ -33,9 +33,10 @@ table { border-collapse: collapse; width: 100%; background: var(--card); border:
 th, td { padding: .42em .7em; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #eef2f7; font-weight: 600; white-space: nowrap; }
 th small { display: block; font-weight: 400; color: var(--muted); font-size: .82em; }
-table.sortable th { cursor: pointer; user-select: none; }
-table.sortable th[aria-sort="ascending"]::after { content: " ▲"; font-size: .75em; }
-table.sortable th[aria-sort="descending"]::after { content: " ▼"; font-size: .75em; }
+table.sortable th { cursor: pointer; user-select: none; position: relative; padding-right: 1.3em; }
+table.sortable th[aria-sort]::after { position: absolute; right: .35em; top: .55em; font-size: .75em; }
+table.sortable th[aria-sort="ascending"]::after { content: "▲"; }
+table.sortable th[aria-sort="descending"]::after { content: "▼"; }
 td.num, th.num { text-align: right; }
 tbody tr:hover { background: #f3f7fd; }
 tfoot td { font-weight: 600; background: #f7f9fc; }
