@@ -82,6 +82,8 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
   const assets = await loadAssets();
   const cache = new ResultCache<Answer>();
   const accounts = new ResultCache<AccountData>(16);
+  /** The account page of each account's data kept (its tables are long: rendered once). */
+  const rendered = new WeakMap<AccountData, Answer>();
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `work` on the warehouse, one at a time, opened read-only for it and closed after (a sync can write between two). */
   const withStore = <T>(work: (store: Warehouse) => Promise<T>): Promise<T> => {
@@ -96,31 +98,45 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
     queue = run.catch(() => undefined);
     return run;
   };
-  const cached = async (key: string, compute: (store: Warehouse) => Promise<Answer>): Promise<Answer> =>
-    cache.get(key, await warehouseVersion(options.db), () => withStore(compute));
-  const account = async (id: number, month: string | undefined): Promise<AccountData> =>
-    accounts.get(`${id}|${month ?? ""}`, await warehouseVersion(options.db), () => withStore((s) => accountData(s.connection, options.db, s.load, options, id, month)));
+  const cached = async (key: string, compute: (store: Warehouse) => Promise<Answer>): Promise<Answer> => {
+    const { value, stale } = cache.get(key, await warehouseVersion(options.db), () => withStore(compute));
+    return stale ? staleAnswer(await value) : value;
+  };
+  /** An account's month; `fresh`: of the warehouse as it is now (a download), else possibly the one before a sync while it is recomputed. */
+  const account = async (id: number, month: string | undefined, fresh = false): Promise<{ data: AccountData; stale: boolean }> => {
+    const { value, stale } = accounts.get(`${id}|${month ?? ""}`, await warehouseVersion(options.db),
+      () => withStore((s) => accountData(s.connection, options.db, s.load, options, id, month)), fresh);
+    return { data: await value, stale };
+  };
   const html = (body: string): Answer => ({ type: HTML, body });
 
   const routes: { path: RegExp; answer: (m: RegExpExecArray, month: string | undefined) => Promise<Answer> }[] = [
     { path: /^\/$/, answer: (_, month) => cached(`overview|${month}`, async (s) => html(overviewPage(await overviewData(s.connection, options.db, s.load, options, month)))) },
     { path: /^\/quality$/, answer: () => cached("quality", async (s) => html(qualityPage(await qualityData(s.connection, options.db, s.load)))) },
-    { path: /^\/account\/(\d{1,15})$/, answer: async (m, month) => html(accountPage(await account(Number(m[1]), month), { pdf: options.statement !== undefined })) },
+    {
+      path: /^\/account\/(\d{1,15})$/,
+      answer: async (m, month) => {
+        const { data, stale } = await account(Number(m[1]), month);
+        const answer = rendered.get(data) ?? html(accountPage(data, { pdf: options.statement !== undefined }));
+        rendered.set(data, answer);
+        return stale ? staleAnswer(answer) : answer;
+      },
+    },
     {
       path: /^\/account\/(\d{1,15})\/statement\.xlsx$/,
       answer: async (m, month) => {
-        const data = await account(Number(m[1]), month);
+        const { data } = await account(Number(m[1]), month, true);
         return cache.get(`xlsx|${data.accountId}|${data.month.month}`, await warehouseVersion(options.db), async () => ({
           type: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
           body: await workbookOf(data),
           headers: { "content-disposition": `attachment; filename="${downloadName(data, "xlsx")}"` },
-        }));
+        }), true).value;
       },
     },
     {
       path: /^\/account\/(\d{1,15})\/statement\.pdf$/,
       answer: async (m, month) => {
-        const data = await account(Number(m[1]), month);
+        const { data } = await account(Number(m[1]), month, true);
         const config = options.statement;
         if (!config || !data.invoice) throw new NotFoundError("a PDF statement needs the dashboard started with --prices FILE and --statement FILE");
         const content = statementContent(data.report, data.accountId, { config, issueDate: issueDateOf(config) });
@@ -202,6 +218,13 @@ async function workbookOf(data: AccountData): Promise<Buffer> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A page of the warehouse as it was before its last change, saying so (its figures are being computed again). */
+function staleAnswer(answer: Answer): Answer {
+  if (answer.type !== HTML || typeof answer.body !== "string") return answer;
+  const note = '<p class="stale" id="stale">The warehouse changed since these figures were computed (a sync wrote to it): they are being computed again. Reload in a moment for the current ones.</p>';
+  return { ...answer, body: answer.body.replace("<main>\n", `<main>\n${note}\n`) };
 }
 
 const notFound = (): Answer => ({ status: 404, type: HTML, body: errorPage(404, "No such page.") });

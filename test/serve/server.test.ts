@@ -162,14 +162,23 @@ describe("serve: statements as PDF", () => {
 });
 
 describe("serve: the warehouse under a running sync", () => {
-  it("holds no lock between pages (an ingest writes meanwhile), and shows what it wrote on the next request", { timeout: 300_000 }, async () => {
+  it("holds no lock between pages (an ingest writes meanwhile); answers the page kept, marked stale, while it computes the new one", { timeout: 300_000 }, async () => {
     const before = (await get(dashboard.url, "/?month=2026-10")).body.toString();
     expect(before).not.toContain('href="/account/4?');
     // a writer while the dashboard runs: a fourth account's first day
     const zip = join(fixture.dir, "more.zip");
     await writeDataset({ out: zip, accounts: 1, firstAccountId: 4, spaces: 1, machines: 2, hours: 24, start: monthPeriod("2026-10").start, seed: 3 });
     await ingest([zip], { db: fixture.db, waitSeconds: 0 }); // no waiting: the dashboard must not hold the file
-    const after = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+    // the page kept is answered at once, saying that it is being computed again; then the new one
+    const meanwhile = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+    expect(meanwhile).toContain('id="stale"');
+    expect(meanwhile).not.toContain('href="/account/4?');
+    let after = meanwhile;
+    for (let i = 0; i < 240 && after.includes('id="stale"'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      after = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+    }
+    expect(after).not.toContain('id="stale"');
     expect(after).toContain('href="/account/4?month=2026-10"');
     const store = await open({ db: fixture.db });
     try {

@@ -49,5 +49,6 @@ tr.sub td { color: var(--muted); }
 .downloads a:hover { background: var(--accent); color: #fff; }
 .note { color: var(--muted); font-size: .9em; }
 .empty { color: var(--muted); font-style: italic; }
+p.stale { background: #fff4e0; border: 1px solid #f0c98a; border-radius: 6px; padding: .5em .9em; color: #7a4b00; }
 ul.compact { margin: .2em 0; padding-left: 1.2em; }
 `;
