@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chargeOf, DEFAULT_UNITS, open, parsePrices, parseTime } from "../src/index.js";
+import { chargeOf, DEFAULT_UNITS, Exact, loadPrices, monthPeriod, open, parsePrices, parseTime } from "../src/index.js";
 import { runCli } from "./helpers/runCli.js";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -72,6 +72,9 @@ function readmeLibraryExamples(readme: string): string[] {
   return blocks;
 }
 
+/** The TypeScript library scripts of examples/. */
+const EXAMPLE_SCRIPTS = ["month-invoices.ts", "cloudspace-cost.ts", "busiest-machine.ts"];
+
 let readmeExamples: string[] = [];
 let installed: Run;
 let dir: string;
@@ -101,6 +104,10 @@ beforeAll(async () => {
   await writeFile(join(app, "src/main.ts"), USER_SCRIPT);
   readmeExamples = readmeLibraryExamples(await readFile(join(ROOT, "README.md"), "utf8"));
   for (const [i, example] of readmeExamples.entries()) await writeFile(join(app, `src/readme${i + 1}.ts`), example);
+  await writeFile(join(app, "prices.yaml"), await readFile(join(ROOT, "examples/prices.yaml"), "utf8")); // the README's price list
+  // the library scripts of examples/, as a user copies them into an app
+  await mkdir(join(app, "src/examples"));
+  for (const script of EXAMPLE_SCRIPTS) await writeFile(join(app, "src/examples", script), await readFile(join(ROOT, "examples", script), "utf8"));
   // A TypeScript app on Node has @types/node; the repo's version is already in npm's cache.
   const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string };
   installed = await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
@@ -182,6 +189,43 @@ describe("the packed package, installed into an empty app", () => {
     const { version } = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(version).not.toBe("1.0.0");
     expect((await run(bin, ["billing", "--version"], app)).stdout.trim()).toBe(version);
+  }, 300_000);
+
+  it("ships examples/ with the library scripts, each type-checked above and run here: their figures are the sources' over the same data", async () => {
+    const shipped = (await readdir(join(app, "node_modules/cloudunits/examples"))).filter((f) => f.endsWith(".ts")).sort();
+    expect(shipped).toEqual([...EXAMPLE_SCRIPTS].sort());
+    const script = (name: string, ...args: string[]) =>
+      timed(`example ${name}`, () => run(process.execPath, [join(app, `out/examples/${name}.js`), ...args], app)).then((r) => r.stdout);
+    const data = join(app, "october.zip");
+    const pricesFile = join(app, "node_modules/cloudunits/examples/prices.yaml");
+    const prices = await loadPrices(pricesFile);
+    const store = await open([data]);
+    try {
+      // month-invoices: a CSV row per invoice line and an amount due per account, those of store.invoice
+      const csv = (await script("month-invoices", data, pricesFile, "2026-10")).trim().split("\n").map((row) => row.split(","));
+      expect(csv[0]).toEqual(["account_id", "account_name", "unit", "quantity", "quantity_unit", "unit_price", "price_unit", "amount", "currency"]);
+      const due = csv.filter((row) => row[2] === "amount due");
+      expect(due.map((row) => row[0])).toEqual(["6", "7"]);
+      for (const row of due) {
+        const invoice = await store.invoice({ ...monthPeriod("2026-10"), accountId: Number(row[0]) }, prices);
+        expect(row[7]).toBe(invoice.amountDue.toFixed(2));
+        expect(Number(row[7])).toBeGreaterThan(0);
+      }
+      // cloudspace-cost: each cloud space's share, adding up to the total, which is the accounts' amounts due
+      const costs = (await script("cloudspace-cost", data, pricesFile, "2026-10")).trim().split("\n").map((row) => row.split("\t"));
+      const total = costs.at(-1)!;
+      expect(total[0]).toBe("total");
+      expect(total[3]).toBe(due.reduce((a, row) => a.add(Exact.parse(row[7]!)!), Exact.ZERO).toFixed(2));
+      const spaces = costs.slice(1, -1);
+      expect(spaces).toHaveLength(4); // 2 accounts × 2 cloud spaces
+      expect(spaces.reduce((a, row) => a.add(Exact.parse(row[3]!)!), Exact.ZERO).toFixed(2)).toBe(total[3]);
+      // busiest-machine: the accounts held and the machine's CPU series, as the store gives them
+      const busiest = JSON.parse(await script("busiest-machine", data)) as { accounts: { accountId: number; hours: number }[]; accountId: number; machineId: number; stats: unknown };
+      expect(busiest.accounts).toEqual((await store.accounts()).map((a) => ({ accountId: a.accountId, hours: a.hours, months: a.months })));
+      expect(busiest.stats).toEqual(await store.machineStats({ machineId: busiest.machineId, accountId: busiest.accountId, from: parseTime("2026-10-01"), till: parseTime("2026-10-02"), include: ["cpu"] }));
+    } finally {
+      store.close();
+    }
   }, 300_000);
 
   it("runs the README's Library examples as written, over october.zip", async () => {

@@ -1,0 +1,26 @@
+// What each cloud space cost in a month: its share of its account's invoice (showback), from
+// the files as they stream (no database), largest first, as tab-separated text.
+//
+//   node cloudspace-cost.js INPUT PRICES MONTH     e.g. october.zip prices.yaml 2026-10
+import { billInputs, loadPrices, monthPeriod, reportOf } from "cloudunits";
+
+const [input, pricesFile, month] = process.argv.slice(2);
+if (input === undefined || pricesFile === undefined || month === undefined) {
+  console.error("usage: cloudspace-cost INPUT PRICES YYYY-MM");
+  process.exit(2);
+}
+
+const prices = await loadPrices(pricesFile);
+const report = await reportOf(await billInputs([input], monthPeriod(month)), { prices });
+const costs: { accountId: number; cloudspaceId: number; cuHours: number; cost: string; cents: bigint }[] = [];
+report.lines.forEach((line, i) => {
+  const money = report.money?.[i];
+  if (line.level !== "cloudspace" || money === undefined) return;
+  // a cloud space line: its ids are numbers, its quantities too (no `!` needed)
+  const cost = money.amount.toFixed(prices.decimals);
+  costs.push({ accountId: line.accountId, cloudspaceId: line.cloudspaceId, cuHours: line.quantities.CU, cost, cents: BigInt(cost.replace(".", "")) });
+});
+costs.sort((a, b) => (a.cents === b.cents ? a.cloudspaceId - b.cloudspaceId : a.cents > b.cents ? -1 : 1));
+console.log(["account", "cloudspace", "CU-hours", `cost (${prices.currency})`].join("\t"));
+for (const c of costs) console.log([c.accountId, c.cloudspaceId, c.cuHours.toFixed(2), c.cost].join("\t"));
+console.log(["total", "", "", report.amountDue?.toFixed(prices.decimals) ?? "0"].join("\t"));
