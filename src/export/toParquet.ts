@@ -63,7 +63,8 @@ export async function toParquet(connection: DuckDBConnection, options: ToParquet
   const manifest = earlier ?? emptyParquetManifest(PARQUET_LAYOUT);
   await removeTemporaries(outDir);
 
-  const tables = PARQUET_DATA_TABLES;
+  const present = new Set((await connection.runAndReadAll("SELECT table_name FROM duckdb_tables()")).getRowObjectsJS().map((r) => String(r.table_name)));
+  const tables = PARQUET_DATA_TABLES.filter((t) => present.has(t.table));
   const months = options.month !== undefined ? [monthPeriod(options.month, "month")] : await monthsWithData(connection);
   const rowsByTable = new Map(tables.map((t) => [t.table, 0]));
   const written: ParquetPartition[] = [];
@@ -72,7 +73,7 @@ export async function toParquet(connection: DuckDBConnection, options: ToParquet
     const kept = manifest.partitions.find((p) => p.year === partition.year && p.month === partition.month);
     manifest.partitions = manifest.partitions.filter((p) => p !== kept);
     manifest.partitions.push(partition);
-    partition.files.push(...(kept?.files.filter((f) => !tables.some((t) => t.table === f.table)) ?? [])); // tables this run does not write
+    for (const stale of kept?.files.filter((f) => !tables.some((t) => t.table === f.table)) ?? []) await rm(join(outDir, stale.file), { force: true }); // a table this warehouse lacks
     for (const table of tables) {
       const dir = partitionDir(table.table, partition.year, partition.month);
       mkdirSync(join(outDir, dir), { recursive: true });

@@ -6,7 +6,9 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/base/errors.js";
 import type { ParquetManifest } from "../../src/export/parquetManifest.js";
+import { PARQUET_DATA_TABLES } from "../../src/export/parquetTables.js";
 import { toParquet } from "../../src/export/toParquet.js";
+import { DATA_TABLES } from "../../src/store/schema.js";
 import { accountHour, disk, memoryWarehouse, nic, vm } from "../helpers/warehouse.js";
 
 const OCT_31_23H = 1793487600; // 2026-10-31T23:00Z
@@ -116,6 +118,10 @@ describe("Parquet export", () => {
     expect(await read("SELECT count(*)::INT AS n FROM read_parquet($glob)", { glob: `${out}/disks/**/*.parquet` })).toEqual([{ n: 10 }]); // the half file would fail the read
     await toParquet(connection, { outDir: out });
     expect(existsSync(left)).toBe(false);
+  });
+
+  it("knows every data table of the warehouse, so a new table cannot go unexported", () => {
+    expect(PARQUET_DATA_TABLES.map((t) => t.table)).toEqual(expect.arrayContaining([...DATA_TABLES]));
   });
 
   it("refuses a directory that holds other files, or a manifest that is not an export's", async () => {
