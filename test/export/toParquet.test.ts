@@ -80,6 +80,8 @@ describe("Parquet export", () => {
       ["gateways", "gateways/year=2026/month=10/part-0.parquet", 0],
       ["disks", "disks/year=2026/month=10/part-0.parquet", 6],
       ["nics", "nics/year=2026/month=10/part-0.parquet", 3],
+      ["machine_facts", "machine_facts/year=2026/month=10/part-0.parquet", 3],
+      ["gateway_facts", "gateway_facts/year=2026/month=10/part-0.parquet", 0],
     ]);
     for (const f of [...october.files, manifest.sourceFiles!]) {
       const bytes = readFileSync(join(out, f.file));
@@ -108,6 +110,22 @@ describe("Parquet export", () => {
       { account_id: "7", machine_id: 1, mem_mb: 512 }, { account_id: "7", machine_id: 5, mem_mb: 8192 }, { account_id: "7", machine_id: 9, mem_mb: 2048 },
     ]);
     expect(readdirSync(join(out, "machines/year=2026/month=10"))).toEqual(["part-0.parquet"]);
+  });
+
+  it("exported again from a warehouse made before the billing facts, drops the month's old facts files", async () => {
+    const out = join(dir, "nofacts");
+    await toParquet(connection, { outDir: out });
+    const older = await memoryWarehouse([accountHour(7, OCT_31_23H, { 2: [machine(5, 8192)] })]);
+    try {
+      await older.run("DROP TABLE machine_facts; DROP TABLE gateway_facts");
+      await toParquet(older, { outDir: out, month: "2026-10" });
+    } finally {
+      older.closeSync();
+    }
+    const october = manifestOf(out).partitions[0]!;
+    expect(october.files.map((f) => f.table)).toEqual(["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]);
+    expect(existsSync(join(out, "machine_facts/year=2026/month=10/part-0.parquet"))).toBe(false);
+    expect(existsSync(join(out, "machine_facts/year=2026/month=11/part-0.parquet"))).toBe(true);
   });
 
   it("removes the temporary files a killed export left, which no reader's *.parquet glob sees", async () => {
