@@ -1,6 +1,6 @@
 import { Exact } from "./exact.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { billingPass, resolveOptions, type AccountLine, type BillingOptions, type BillingParams, type PeriodPart, type Quantities } from "./lines.js";
+import { billingPass, emptyAccountLine, resolveOptions, type AccountLine, type BillingOptions, type BillingParams, type PeriodPart } from "./lines.js";
 import { nameOf } from "./names.js";
 import { pricingQuantityOf, pricingUnitOf } from "./money.js";
 import { PeriodParts } from "./periodParts.js";
@@ -114,12 +114,7 @@ export async function accountInvoice(
   const splitAt = priceChanges(list, params.start, params.end, params.accountId);
   const { lines, parts } = await billingPass(connection, params, { ...options, splitAt }, ["account"]);
   const line = lines.find((l) => l.level === "account");
-  const zero = Object.fromEntries(catalogUnits().map((u) => [u, 0])) as Quantities;
-  return invoiceOf(line ?? {
-    level: "account", accountId: params.accountId, cloudspaceId: null, machineId: null, hourEpoch: null,
-    name: nameOf(resolved.names, "account", params.accountId), sampleHours: 0, quantities: zero, unitHours: zero,
-    cuSumOfMachines: 0, gatewayPiuHours: 0, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
-  }, list, resolved.units, { start: params.start, end: params.end, parts });
+  return invoiceOf(line ?? emptyAccountLine(params.accountId, nameOf(resolved.names, "account", params.accountId)), list, resolved.units, { start: params.start, end: params.end, parts });
 }
 
 /**

@@ -105,6 +105,15 @@ export interface AccountLine extends LineFigures<Quantities> {
   machineId: null;
 }
 
+/** The period line of an account without samples: 0 of every unit of the catalog. */
+export function emptyAccountLine(accountId: number, name: string): AccountLine {
+  const zero = Object.fromEntries(catalogUnits().map((u) => [u, 0])) as Quantities;
+  return {
+    level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name, sampleHours: 0, quantities: zero, unitHours: zero,
+    cuSumOfMachines: 0, gatewayPiuHours: 0, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
+  };
+}
+
 /** One cloud space of an account. */
 export interface CloudspaceLine extends LineFigures<Quantities> {
   level: "cloudspace";

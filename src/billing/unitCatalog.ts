@@ -1,6 +1,15 @@
 import { UsageError } from "../base/errors.js";
-import { BASE_UNITS, UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { cuRuleText, nuUnit, tuText, type Units } from "./units.js";
+
+/** How CU rolls up from machines to cloud spaces, accounts and the environment (docs/formulas.md). */
+export type CuRollup = "aggregate" | "sum";
+
+/** The billing units, in the order every output shows them; each has its entry in `UNIT_CATALOG`. */
+export const UNIT_NAMES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU"] as const;
+/** A billing unit. */
+export type UnitName = (typeof UNIT_NAMES)[number];
+/** The four units of the service's `billing/calculate`. */
+export const BASE_UNITS = ["CU", "SU", "TU", "NU"] as const;
 
 /**
  * What a billed VM holds in one hour, the inputs of the per-VM formulas (docs/formulas.md):

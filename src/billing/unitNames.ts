@@ -1,9 +1,3 @@
-/** How CU rolls up from machines to cloud spaces, accounts and the environment (docs/formulas.md). */
-export type CuRollup = "aggregate" | "sum";
-
-/** The billing units, in the order every output shows them. */
-export const UNIT_NAMES = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU"] as const;
-/** A billing unit. */
-export type UnitName = (typeof UNIT_NAMES)[number];
-/** The four units of the service's `billing/calculate`. */
-export const BASE_UNITS = ["CU", "SU", "TU", "NU"] as const;
+/** The unit names and the CU rule's names, declared with the units in the unit catalog (`unitCatalog.ts`), where a unit is added. */
+export { BASE_UNITS, UNIT_NAMES } from "./unitCatalog.js";
+export type { CuRollup, UnitName } from "./unitCatalog.js";

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Invoice } from "../billing/invoice.js";
-import type { BillingLine, Quantities } from "../billing/lines.js";
+import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
 import { overlayNames } from "../billing/names.js";
 import { readEntityNames } from "../store/entityNames.js";
 import type { LoadReport } from "../store/types.js";
@@ -60,7 +60,7 @@ export async function accountData(
   const names = overlayNames(await readEntityNames(connection), settings.names);
   const params = { start: chosen.start, end: chosen.end, accountId };
   const { report, days } = await billedByDay(connection, params, { units: settings.units, names }, { prices: settings.prices, load }, ["account", "cloudspace", "machine"]);
-  const account = report.lines.find((l) => l.level === "account") ?? emptyAccount(accountId);
+  const account = report.lines.find((l) => l.level === "account") ?? emptyAccountLine(accountId, "");
   const rows = report.lines.map((line, i): AccountRow | undefined => line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"
     ? {
       level: line.level, cloudspaceId: line.cloudspaceId!, machineId: line.machineId, name: line.name, sampleHours: line.sampleHours,
@@ -78,11 +78,3 @@ export async function accountData(
   };
 }
 
-/** The account line of a month without samples: every unit 0. */
-function emptyAccount(accountId: number): BillingLine {
-  const zero = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0 };
-  return {
-    level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name: "", sampleHours: 0, quantities: zero,
-    cuSumOfMachines: 0, gatewayPiuHours: 0, unitHours: zero, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
-  };
-}

@@ -59,7 +59,7 @@ describe("the unit catalog", () => {
   it("declares every unit of UNIT_NAMES, in the order outputs show them", () => {
     expect(Object.keys(UNIT_CATALOG)).toEqual([...UNIT_NAMES]);
     expect(catalogUnits()).toEqual([...UNIT_NAMES, "DU"]);
-    expect(allUnitsText()).toBe("add VCU, MU, WU, PIU and DU to CU, SU, TU, NU");
+    expect(allUnitsText()).toMatch(/^add VCU, MU, WU, PIU(, [A-Z]+)* and DU to CU, SU, TU, NU$/);
   });
 
   // A VM's hour: 6144 MB, 3 vCPUs (CU 1.5), 2 disks of 1536 GB in all with 1000 IOPS of limit, 2 external NICs, a Windows image.
