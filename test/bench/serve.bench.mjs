@@ -1,61 +1,19 @@
 // `cloudunits serve` as a user runs it: the built CLI, a whole process, on a warehouse of 26
-// weeks of 10 accounts × 200 machines (the week of billing.bench.mjs's cache, hard-linked under
-// later hours, ingested once and kept in the temp folder). Each page is asked for once cold
+// weeks of 10 accounts × 200 machines (benchData.mjs's data set, ingested once and kept in the
+// temp folder). Each page is asked for once cold
 // (computed from the warehouse) and then again (answered from the dashboard's cache until the
 // warehouse changes), and the cold figure is set beside a whole-process `billing --db` of the
 // same month measured in this run (what the overview computes). Target: every page ≤ 200 ms.
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { cache, CLI, median, root, START, WEEK_HOURS, weeks as tree } from "./benchData.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "../..");
-const CLI = join(root, "dist/cli/main.js");
-const START = 1790812800; // 2026-10-01T00:00Z
-const WEEK_HOURS = 168;
 const WEEKS = Number(process.env.CLOUDUNITS_BENCH_SERVE_WEEKS ?? 26);
-const SHAPE = { accounts: 10, spaces: 4, machines: 50, seed: 7 };
-const cache = join(tmpdir(), `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`);
+const SHAPE = { accounts: 10, spaces: 4, machines: 50 }; // benchData's data set, for the heading
 const WARM_ROUNDS = 5;
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (s) => `${(s * 1000).toFixed(0)} ms`;
-
-/** The tree of `n` weeks: the generated week's files hard-linked under each later week's hours (as billing.bench.mjs keeps it). */
-async function tree(n) {
-  const one = join(cache, "weeks-1");
-  if (!existsSync(one)) {
-    const { writeDataset } = await import(join(root, "dist/index.js"));
-    rmSync(`${one}.partial`, { recursive: true, force: true });
-    await writeDataset({ out: `${one}.partial`, hours: WEEK_HOURS, start: START, ...SHAPE });
-    renameSync(`${one}.partial`, one);
-  }
-  const dir = join(cache, `weeks-${n}`);
-  if (n === 1 || existsSync(dir)) return n === 1 ? one : dir;
-  const partial = `${dir}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  const walk = (d, parts, out) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name), [...parts, e.name], out);
-      else out.push({ path: join(d, e.name), parts, name: e.name });
-    }
-    return out;
-  };
-  const files = walk(one, [], []);
-  for (let w = 0; w < n; w++) {
-    for (const f of files) {
-      const [account, y, m, d, h] = f.parts.map(Number);
-      const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * WEEK_HOURS * 3600) * 1000);
-      const to = join(partial, String(account), String(t.getUTCFullYear()), String(t.getUTCMonth() + 1), String(t.getUTCDate()), String(t.getUTCHours()));
-      mkdirSync(to, { recursive: true });
-      try { linkSync(f.path, join(to, f.name)); } catch { copyFileSync(f.path, join(to, f.name)); }
-    }
-  }
-  renameSync(partial, dir);
-  return dir;
-}
 
 /** The warehouse of `n` weeks, ingested once. */
 async function warehouse(n) {
