@@ -105,6 +105,25 @@ export type { BillComparison, ReconcileRow, ReconcileLevel, ReconcileIssue, Comp
 export type { ReconciledUnit, Figures as ReconciledFigures } from "./reconcile/billTree.js";
 export { reconcileToText, reconcileToCsv, reconcileToJson, reconcileVerdict } from "./export/reconcileReport.js";
 
+// Before the month ends: forecasts, budgets and alerts, anomalies, top consumers
+export { forecast, FORECAST_METHOD, FORECAST_UNITS } from "./insight/forecast.js";
+export type { Forecast, ForecastRequest, EntityForecast, ForecastAmounts, ForecastQuantities, ForecastUnit } from "./insight/forecast.js";
+export { anomalies, ANOMALY_RULE, ANOMALY_LEVELS } from "./insight/anomalies.js";
+export type { Anomaly, AnomalyReport, AnomalyRequest, AnomalyLevel, MachineChange } from "./insight/anomalies.js";
+export { alerts } from "./insight/alerts.js";
+export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert } from "./insight/alerts.js";
+export { loadBudgets, parseBudgets, DEFAULT_THRESHOLDS } from "./insight/budgets.js";
+export type { Budget } from "./insight/budgets.js";
+export { notify } from "./insight/notify.js";
+export type { NotifyOptions } from "./insight/notify.js";
+export { top, previousPeriod, TOP_LEVELS } from "./insight/top.js";
+export type { TopRequest, TopReport, TopRow, TopLevel } from "./insight/top.js";
+export { usageSeries, METRICS } from "./insight/usageSeries.js";
+export type { Metric, Figures, EntitySeries } from "./insight/usageSeries.js";
+export { forecastToText, forecastToJson } from "./export/forecastReport.js";
+export { alertsToText, alertsToJson, alertsBody } from "./export/alertsReport.js";
+export { topToText, topToJson, topToCsv } from "./export/topReport.js";
+
 // Synthetic data
 export { generateHours, GENERATE_DEFAULTS } from "./generate/generateHours.js";
 export type { GenerateOptions } from "./generate/generateHours.js";

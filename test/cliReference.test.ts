@@ -1,5 +1,7 @@
 import { ingest } from "../src/store/ingest.js";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,9 +100,14 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--units FILE": "units.yaml",
   "--names FILE": "names.csv",
   "--statement FILE": "statement.yaml",
+  // the shipped budgets hold amounts, which need prices; without, budgets of unit quantities
+  "--budgets FILE": (ctx) => (ctx.words.includes("--prices") ? "budgets.yaml" : "budgets-units.yaml"),
+  "--limit N": "5",
+  // alerts posts to a loopback webhook that counts what it receives
+  "--notify URL": () => `${hook.url}/hooks/secret-token`,
   "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
   // status reads a warehouse: the one ingest made of data.zip (made here when the ingest lines have not run yet)
-  "--db FILE": (ctx) => (ctx.command === "status" || ctx.command === "serve" ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
+  "--db FILE": (ctx) => (["status", "serve", "forecast", "alerts"].includes(ctx.command) ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
   // serve listens until stopped: on any free port (it prints its address), asked for its overview, then stopped with Ctrl-C
   "serve --port N": "0",
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
@@ -114,7 +121,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--username": SECRETS.username,
   "--password": SECRETS.password,
 };
-const PLACEHOLDER = /^(<.*>|[A-Z]+(-[A-Z]+)?(\.\w+)?)$/;
+const PLACEHOLDER = /^(<.*>|(?!(CU|SU|TU|NU)$)[A-Z]+(-[A-Z]+)?(\.\w+)?)$/;
 const FLAGS_WITHOUT_PLACEHOLDER = new Set(["--client-id", "--client-secret", "--auth-url", "--username", "--password"]);
 
 /** The command line of one run, placeholders substituted (throws on one it does not know). */
@@ -175,20 +182,45 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
   }
 }
 
+/** How many alerts `alerts` printed as active (text or JSON). */
+function activeAlerts(stdout: string): number {
+  const text = /: (\d+) active\n/.exec(stdout);
+  return text ? Number(text[1]) : (JSON.parse(stdout) as { alerts: unknown[] }).alerts.length;
+}
+
+/** A loopback webhook that keeps every body posted to it. */
+async function startHook(): Promise<{ url: string; posts: string[]; close(): void }> {
+  const posts: string[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+    req.on("end", () => {
+      posts.push(body);
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, posts, close: () => server.close() };
+}
+
 /** The data set the placeholders stand for: `<inputs...>` is it as a zip, and the platform serves it. */
 const DATA = { accounts: 2, spaces: 2, machines: 3, hours: 48, start: 1790812800, seed: 5 };
 
 let cwd: string;
 let server: FakeServer;
+let hook: { url: string; posts: string[]; close(): void };
 let ids: Context["ids"];
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-spec-"));
+  hook = await startHook();
   await writeDataset({ out: join(cwd, "data.zip"), ...DATA });
   // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
   // the files FILE names: the price list, units file and names file the repository ships in examples/
-  for (const file of ["prices.yaml", "units.yaml", "names.csv"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
+  for (const file of ["prices.yaml", "units.yaml", "names.csv", "budgets.yaml"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
   await ingest([join(cwd, "data.zip")], { db: join(cwd, "status.duckdb") });
+  writeFileSync(join(cwd, "budgets-units.yaml"), "budgets:\n  - account: 1\n    unit: CU\n    quantity: 1000000\n  - environment: true\n    unit: NU\n    quantity: 1000\n");
   writeFileSync(join(cwd, "statement.yaml"), "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, Hamburg] }\nnumbering: { pattern: 'INV-{yyyy}-{seq:05}' }\n");
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {
@@ -201,6 +233,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  hook?.close();
   await server?.close();
   rmSync(cwd, { recursive: true, force: true });
 });
@@ -218,8 +251,11 @@ describe("docs/cli.md, every synopsis line as written", () => {
       // TMPDIR: what `demo --keep` keeps stays in this run's folder
       const text = line.map(quote).join(" ");
       const result = isServing(text) ? await runServing(text, cwd, { TMPDIR: cwd }) : await runShell(text, cwd, { TMPDIR: cwd });
-      expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(0);
+      // alerts exits 7 when it lists an active alert (data.zip has machines created late: new in the last 24 h)
+      const expected = line[1] === "alerts" && activeAlerts(result.stdout) > 0 ? 7 : 0;
+      expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(expected);
       if ("page" in result) expect((result as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
+      if (expected === 7 && line.includes("--notify")) expect(hook.posts.some((p) => (JSON.parse(p) as { alerts: unknown[] }).alerts.length === activeAlerts(result.stdout))).toBe(true);
       checkOutput(line, result.stdout, cwd);
     });
   }

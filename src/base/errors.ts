@@ -2,7 +2,7 @@
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4,
- * WarehouseBusyError → 6, StaleWarehouseError → 7.
+ * WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7.
  */
 
 import type { ImpossibleValue } from "./impossibleValue.js";
@@ -119,6 +119,17 @@ export class SyncIncompleteError extends FetchError {
         failures.map((f) => `  account ${f.accountId}: ${f.error.message}${"code" in f.error ? ` [${String(f.error.code)}]` : ""}`).join("\n"),
     );
     this.failures = failures;
+  }
+}
+
+/** `alerts` found active alerts (exit 7): a budget threshold crossed, an anomaly, a machine new or gone. */
+export class ActiveAlertsError extends CloudunitsError {
+  /** How many alerts are active. */
+  readonly active: number;
+
+  constructor(active: number) {
+    super("ALERTS_ACTIVE", `${active} alert${active === 1 ? " is" : "s are"} active (listed above)`);
+    this.active = active;
   }
 }
 

@@ -1,11 +1,11 @@
 import {
-  BadFileError, BadInputError, ConflictError, FetchError, ImpossibleValuesError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
+  ActiveAlertsError, BadFileError, BadInputError, ConflictError, FetchError, ImpossibleValuesError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
 } from "../base/errors.js";
 
 /**
  * docs/cli.md: 2 bad usage, 3 bad input data, 4 fetch (or sync) could not authenticate or download,
  * 5 reconcile found differences, 6 the warehouse stayed busy beyond the wait, 7 `status --max-lag` found
- * an account staler than allowed, 1 a bug or the machine (a full disk: WarehouseStorageError).
+ * an account staler than allowed or `alerts` found an active alert, 1 a bug or the machine (a full disk: WarehouseStorageError).
  */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError) return 2;
@@ -13,6 +13,6 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof FetchError) return 4;
   if (error instanceof ReconcileDifferenceError) return 5;
   if (error instanceof WarehouseBusyError) return 6;
-  if (error instanceof StaleWarehouseError) return 7;
+  if (error instanceof StaleWarehouseError || error instanceof ActiveAlertsError) return 7;
   return 1;
 }

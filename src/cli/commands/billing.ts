@@ -18,7 +18,8 @@ import { refuseImpossible } from "../../billing/billedImpossibleValues.js";
 import { readEntityNames } from "../../store/entityNames.js";
 import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, type BillingFormatName, type FormatFlags } from "../../export/billingFormats.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
-import { isoUtc, monthPeriod, parseTime } from "../../base/time.js";
+import { isoUtc } from "../../base/time.js";
+import { periodOf } from "../periodArgs.js";
 import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, waitOf, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
@@ -79,18 +80,6 @@ async function writeOut(out: string | undefined, content: AsyncIterable<string> 
   else for await (const chunk of content) await write(chunk);
 }
 
-/** The period of `--month`, or of `--start` and `--end` (one or the other). */
-function periodOf(argv: BillingArgs): { start: number; end: number } {
-  if (argv.month !== undefined) {
-    if (argv.start !== undefined || argv.end !== undefined) throw new UsageError("give --month or --start/--end, not both");
-    return monthPeriod(argv.month, "--month");
-  }
-  if (argv.start === undefined || argv.end === undefined) throw new UsageError("give the period: --start T --end T, or --month YYYY-MM");
-  const start = parseTime(argv.start, "--start");
-  const end = parseTime(argv.end, "--end");
-  if (end <= start) throw new UsageError(`--end ${argv.end} is not after --start ${argv.start} (the period is [start, end))`);
-  return { start, end };
-}
 
 /**
  * The statements of `--format pdf` (`--out` a directory, or the file of `--account-id`) and of

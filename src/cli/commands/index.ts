@@ -128,6 +128,32 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./report.js")).reportCommand,
   },
   {
+    command: `top ${INPUTS_POSITIONAL}`,
+    describe: "the machines, cloud spaces or accounts that cost or consumed most (CU, SU, TU, NU), with names and the change against the period before",
+    examples: [
+      ["cloudunits top --db warehouse.duckdb --month 2026-10 --prices prices.yaml --limit 5", "the 5 machines that cost most in October, and their change against September"],
+      ["cloudunits top data.zip --start 2026-10-01 --end 2026-10-03 --by NU --level cloudspace", "cloud spaces by traffic (TB) over two days"],
+    ],
+    load: async () => (await import("./top.js")).topCommand,
+  },
+  {
+    command: "forecast",
+    describe: "month to date and month-end forecast (with a range) of every account's quantities and amount due",
+    examples: [
+      ["cloudunits forecast --db warehouse.duckdb --month 2026-10 --prices prices.yaml", "October so far and projected to its end, per account and for the environment"],
+    ],
+    load: async () => (await import("./forecast.js")).forecastCommand,
+  },
+  {
+    command: "alerts",
+    describe: "budget thresholds crossed (actually or by forecast), anomalies, new and vanished machines; exit 7 when any is active",
+    examples: [
+      ["cloudunits alerts --db warehouse.duckdb --budgets budgets.yaml --prices prices.yaml", "every active alert, a line each with its id; exit 7 when there is one"],
+      ["cloudunits alerts --db warehouse.duckdb --budgets budgets.yaml --prices prices.yaml --format json", "the same as JSON, one object per alert (what --notify URL posts)"],
+    ],
+    load: async () => (await import("./alerts.js")).alertsCommand,
+  },
+  {
     command: `stats <entity> ${INPUTS_POSITIONAL}`,
     describe: "hourly statistics series of a machine, cloud space or account",
     examples: [

@@ -1,0 +1,50 @@
+import type { Argv, CommandModule } from "yargs";
+import { ActiveAlertsError, UsageError } from "../../base/errors.js";
+import { WAIT_OPTION } from "../inputs.js";
+import { commandLine } from "./index.js";
+
+interface AlertsArgs {
+  db: string;
+  budgets: string;
+  prices?: string;
+  names?: string;
+  notify?: string;
+  window: number;
+  format: "text" | "json";
+  wait?: number;
+}
+
+const options = {
+  db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file (made by ingest or sync)" },
+  budgets: { type: "string", demandOption: true, requiresArg: true, describe: "a budgets file (YAML or JSON): monthly amounts or unit quantities per account or the environment, thresholds in %" },
+  prices: { type: "string", requiresArg: true, describe: "a price list (JSON or YAML): needed by budgets of an amount; adds cost anomalies" },
+  names: { type: "string", requiresArg: true, describe: "a names file (CSV kind,id,name or JSON), over the names sync stored" },
+  notify: { type: "string", requiresArg: true, describe: "POST the alerts' JSON to this webhook when any is active (never redirected; its path and query are never printed)" },
+  window: { type: "number", default: 24, requiresArg: true, describe: "anomalies and new or vanished machines of the last this many hours held are active" },
+  format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
+  wait: WAIT_OPTION,
+} as const;
+
+/** `cloudunits alerts --db FILE --budgets FILE [--prices FILE] [--notify URL] [--format text|json]`: exit 7 when any alert is active. */
+export const alertsCommand: CommandModule<object, AlertsArgs> = {
+  ...commandLine("alerts"),
+  builder: (yargs) => yargs.options(options) as unknown as Argv<AlertsArgs>,
+  handler: async (argv) => {
+    if (!Number.isSafeInteger(argv.window) || argv.window < 1) throw new UsageError(`bad --window ${String(argv.window)}: use a whole number of hours, 1 or more`);
+    const { loadPrices } = await import("../../billing/prices.js");
+    const { loadNames } = await import("../../billing/names.js");
+    const { loadBudgets } = await import("../../insight/budgets.js");
+    const { alerts } = await import("../../insight/alerts.js");
+    const { notify } = await import("../../insight/notify.js");
+    const { alertsBody, alertsToJson, alertsToText } = await import("../../export/alertsReport.js");
+    const { withWarehouse } = await import("../inputs.js");
+    const budgets = await loadBudgets(argv.budgets);
+    const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
+    const names = argv.names === undefined ? undefined : await loadNames(argv.names);
+    const report = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => alerts(w.connection, { budgets, prices, windowHours: argv.window, options: { names } }));
+    process.stdout.write(argv.format === "json" ? alertsToJson(report) : alertsToText(report));
+    if (report.alerts.length === 0) return;
+    if (argv.notify !== undefined) await notify(argv.notify, alertsBody(report));
+    throw new ActiveAlertsError(report.alerts.length);
+  },
+};

@@ -1,0 +1,25 @@
+import type { Alert, AlertReport } from "../insight/alerts.js";
+import { isoUtc } from "../base/time.js";
+
+/** An alert as JSON: its fields, times in ISO 8601 UTC. */
+export function alertJson(a: Alert): object {
+  if (a.type === "budget") return a;
+  if (a.type === "anomaly") return { ...a, since: isoUtc(a.since), until: isoUtc(a.until) };
+  return { ...a, at: isoUtc(a.at) };
+}
+
+/** Alerts as text: a line per alert (its id in brackets), or a line saying there is none. */
+export function alertsToText(report: AlertReport): string {
+  const head = `alerts as of ${isoUtc(report.asOf)} (budgets of ${report.month}; anomalies and machine changes of the last ${report.windowHours} h): ${report.alerts.length} active`;
+  return `${[head, ...report.alerts.map((a) => `${a.type}: ${a.message} [${a.id}]`)].join("\n")}\n`;
+}
+
+/** Alerts as JSON: `{ asOf, month, windowHours, alerts: [...] }`, one object per alert (what `--notify` posts). */
+export function alertsToJson(report: AlertReport): string {
+  return `${JSON.stringify(alertsBody(report), null, 2)}\n`;
+}
+
+/** The JSON value of `alertsToJson`. */
+export function alertsBody(report: AlertReport): object {
+  return { asOf: isoUtc(report.asOf), month: report.month, windowHours: report.windowHours, alerts: report.alerts.map(alertJson) };
+}

@@ -1,0 +1,42 @@
+import type { EntityForecast, Forecast, ForecastUnit } from "../insight/forecast.js";
+import { FORECAST_UNITS } from "../insight/forecast.js";
+import { isoUtc } from "../base/time.js";
+
+const UNIT_LABEL: Record<ForecastUnit, string> = { CU: "CU-hours", SU: "SU-hours", TU: "TU-hours", NU: "TB (NU)" };
+const figure = (v: number) => v.toFixed(v !== 0 && Math.abs(v) < 10 ? 4 : 2);
+
+function entityText(e: EntityForecast, f: Forecast): string[] {
+  const who = e.level === "environment" ? "environment (every account)" : `account ${e.accountId}${e.name ? ` (${e.name})` : ""}`;
+  const range = e.weeks === 0 ? "less than a week held: the average hour repeated, no range" : `range from ${e.weeks} week${e.weeks === 1 ? "" : "s"}`;
+  const lines = [`${who}: as of ${isoUtc(e.asOf)}, ${e.hoursHeld} h of the month held, ${e.hoursRemaining} h to go (${range})`];
+  for (const u of FORECAST_UNITS) {
+    lines.push(`  ${u}  ${figure(e.monthToDate[u])} ${UNIT_LABEL[u]} so far; month end ${figure(e.projected[u])} (${figure(e.low[u])} to ${figure(e.high[u])})`);
+  }
+  if (e.amount) {
+    const d = f.decimals ?? 2;
+    lines.push(`  amount due  ${e.amount.monthToDate.toFixed(d)} ${f.currency} so far; month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`);
+  }
+  return lines;
+}
+
+/** A forecast as text: the method in two sentences, then the environment and each account. */
+export function forecastToText(f: Forecast): string {
+  const lines = [`Forecast of ${f.month} (${isoUtc(f.start)} to ${isoUtc(f.end)}, end exclusive)`, `Method: ${f.method}`];
+  if (f.entries.length === 0) lines.push("", "no hours held for this month or the 4 weeks before it");
+  for (const e of f.entries) lines.push("", ...entityText(e, f));
+  return `${lines.join("\n")}\n`;
+}
+
+/** A forecast as JSON: times in ISO 8601 UTC, amounts as decimal strings of the currency's decimals. */
+export function forecastToJson(f: Forecast): string {
+  const d = f.decimals ?? 2;
+  return `${JSON.stringify({
+    month: f.month, start: isoUtc(f.start), end: isoUtc(f.end), method: f.method, currency: f.currency,
+    entries: f.entries.map((e) => ({
+      ...e, asOf: isoUtc(e.asOf),
+      amount: e.amount && {
+        monthToDate: e.amount.monthToDate.toFixed(d), projected: e.amount.projected.toFixed(d), low: e.amount.low.toFixed(d), high: e.amount.high.toFixed(d),
+      },
+    })),
+  }, null, 2)}\n`;
+}

@@ -1,0 +1,115 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { billingReport } from "../billing/billingReport.js";
+import type { BillingLine, BillingOptions, BillingParams } from "../billing/lines.js";
+import type { PriceList } from "../billing/prices.js";
+import { UsageError } from "../base/errors.js";
+import { withStoredNames } from "./storedNames.js";
+import { METRICS, type Metric } from "./usageSeries.js";
+
+/** What `top` ranks. */
+export type TopLevel = "account" | "cloudspace" | "machine";
+export const TOP_LEVELS: readonly TopLevel[] = ["machine", "cloudspace", "account"];
+
+/** What to rank. */
+export interface TopRequest extends BillingParams {
+  /** The figure ranked by: CU, SU, TU (unit-hours), NU (TB) or cost (needs `prices`). */
+  by: Metric;
+  /** Default machine. */
+  level?: TopLevel;
+  /** Rows kept; default 10. */
+  limit?: number;
+  prices?: PriceList;
+  /** The period compared with; default the period of the same length just before (for a calendar month: the month before). */
+  previous?: { start: number; end: number };
+  options?: BillingOptions;
+}
+
+/** One ranked entity. */
+export interface TopRow {
+  rank: number;
+  level: TopLevel;
+  accountId: number;
+  cloudspaceId: number | null;
+  machineId: number | null;
+  name: string;
+  /** The figure ranked by, over the period. */
+  value: number;
+  /** Over the previous period; null when the entity had no line then. */
+  previous: number | null;
+  /** (value − previous) / previous; null when there is no previous value or it is 0. */
+  change: number | null;
+  /** Its CU, SU, TU (unit-hours; a machine's own CU), NU (TB; a machine's own external NICs) and cost (its invoice or allocated share). */
+  figures: Record<Metric, number | null>;
+}
+
+/** A ranking. */
+export interface TopReport {
+  start: number;
+  end: number;
+  previous: { start: number; end: number };
+  by: Metric;
+  level: TopLevel;
+  currency?: string;
+  /** Entities with a line in the period, before the limit. */
+  entities: number;
+  rows: TopRow[];
+}
+
+/** The period before `[start, end)`: the calendar month before when it is a calendar month, else as long. */
+export function previousPeriod(start: number, end: number): { start: number; end: number } {
+  const s = new Date(start * 1000);
+  const e = new Date(end * 1000);
+  const isMonth = s.getUTCDate() === 1 && e.getUTCDate() === 1 && s.getUTCHours() === 0 && e.getUTCHours() === 0 &&
+    (e.getUTCFullYear() * 12 + e.getUTCMonth()) - (s.getUTCFullYear() * 12 + s.getUTCMonth()) === 1;
+  return isMonth ? { start: Date.UTC(s.getUTCFullYear(), s.getUTCMonth() - 1, 1) / 1000, end: start } : { start: start - (end - start), end: start };
+}
+
+const keyOf = (l: BillingLine) => `${l.accountId}:${l.cloudspaceId}:${l.machineId}`;
+
+/** Each line of a level and its figures, by entity. */
+async function figuresOf(
+  connection: DuckDBConnection, params: BillingParams, level: TopLevel, prices: PriceList | undefined, options: BillingOptions,
+): Promise<Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>> {
+  const report = await billingReport(connection, params, options, { prices });
+  const out = new Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>();
+  report.lines.forEach((line, i) => {
+    if (line.level !== level) return;
+    const q = line.quantities;
+    const money = report.money?.[i];
+    out.set(keyOf(line), {
+      line,
+      figures: { CU: q.CU, SU: q.SU, TU: q.TU, NU: line.level === "machine" ? line.ownNicNu : q.NU, cost: money ? money.amount.toNumber() : null },
+    });
+  });
+  return out;
+}
+
+/**
+ * The machines, cloud spaces or accounts that consumed most over `[start, end)` by one unit or
+ * by cost (the invoice of an account, the allocated share of a cloud space or machine), each
+ * with its change against the previous period; the same billing figures as `billing`.
+ */
+export async function top(connection: DuckDBConnection, request: TopRequest): Promise<TopReport> {
+  const level = request.level ?? "machine";
+  if (!TOP_LEVELS.includes(level)) throw new UsageError(`bad level "${String(level)}" (use ${TOP_LEVELS.join(", ")})`);
+  if (!(METRICS as readonly string[]).includes(request.by)) throw new UsageError(`bad --by "${String(request.by)}" (use ${METRICS.join(", ")})`);
+  if (request.by === "cost" && !request.prices) throw new UsageError("ranking by cost needs a price list (--prices FILE)");
+  const limit = request.limit ?? 10;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`bad --limit ${String(limit)} (a whole number, 1 or more)`);
+  const options = await withStoredNames(connection, request.options);
+  const account = request.accountId !== undefined ? { accountId: request.accountId } : {};
+  const previous = request.previous ?? previousPeriod(request.start, request.end);
+  const now = await figuresOf(connection, { start: request.start, end: request.end, ...account }, level, request.prices, options);
+  const before = await figuresOf(connection, { ...previous, ...account }, level, request.prices, options);
+  const ranked = [...now.entries()]
+    .map(([key, { line, figures }]) => ({ key, line, figures, value: figures[request.by] ?? 0 }))
+    .sort((a, b) => b.value - a.value || (a.line.accountId ?? 0) - (b.line.accountId ?? 0) || (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) || (a.line.machineId ?? 0) - (b.line.machineId ?? 0));
+  const rows = ranked.slice(0, limit).map(({ key, line, figures, value }, i): TopRow => {
+    const prior = before.get(key)?.figures[request.by] ?? null;
+    return {
+      rank: i + 1, level, accountId: line.accountId!, cloudspaceId: line.cloudspaceId, machineId: line.machineId, name: line.name,
+      value, previous: prior, change: prior === null || prior === 0 ? null : (value - prior) / prior, figures,
+    };
+  });
+  return { start: request.start, end: request.end, previous, by: request.by, level, ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows };
+}
