@@ -1,4 +1,4 @@
-import type { Alert, AlertReport } from "../insight/alerts.js";
+import type { Alert, AlertReport } from "../forecast/alerts.js";
 import { isoUtc } from "../base/time.js";
 
 /** An alert as JSON: its fields, times in ISO 8601 UTC. */

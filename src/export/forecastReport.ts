@@ -1,5 +1,5 @@
-import type { EntityForecast, Forecast, ForecastUnit } from "../insight/forecast.js";
-import { FORECAST_UNITS } from "../insight/forecast.js";
+import type { EntityForecast, Forecast, ForecastUnit } from "../forecast/forecast.js";
+import { FORECAST_UNITS } from "../forecast/forecast.js";
 import { isoUtc } from "../base/time.js";
 
 const UNIT_LABEL: Record<ForecastUnit, string> = { CU: "CU-hours", SU: "SU-hours", TU: "TU-hours", NU: "TB (NU)" };

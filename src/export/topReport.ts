@@ -1,5 +1,5 @@
-import type { TopReport, TopRow } from "../insight/top.js";
-import type { Metric } from "../insight/usageSeries.js";
+import type { TopReport, TopRow } from "../forecast/top.js";
+import type { Metric } from "../forecast/usageSeries.js";
 import { isoUtc } from "../base/time.js";
 import { guardFormula } from "./toBillingCsv.js";
 

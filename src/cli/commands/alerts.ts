@@ -33,9 +33,9 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
     if (!Number.isSafeInteger(argv.window) || argv.window < 1) throw new UsageError(`bad --window ${String(argv.window)}: use a whole number of hours, 1 or more`);
     const { loadPrices } = await import("../../billing/prices.js");
     const { loadNames } = await import("../../billing/names.js");
-    const { loadBudgets } = await import("../../insight/budgets.js");
-    const { alerts } = await import("../../insight/alerts.js");
-    const { notify } = await import("../../insight/notify.js");
+    const { loadBudgets } = await import("../../forecast/budgets.js");
+    const { alerts } = await import("../../forecast/alerts.js");
+    const { notify } = await import("../../forecast/notify.js");
     const { alertsBody, alertsToJson, alertsToText } = await import("../../export/alertsReport.js");
     const { withWarehouse } = await import("../inputs.js");
     const budgets = await loadBudgets(argv.budgets);

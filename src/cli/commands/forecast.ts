@@ -27,7 +27,7 @@ export const forecastCommand: CommandModule<object, ForecastArgs> = {
   handler: async (argv) => {
     const { loadPrices } = await import("../../billing/prices.js");
     const { loadNames } = await import("../../billing/names.js");
-    const { forecast } = await import("../../insight/forecast.js");
+    const { forecast } = await import("../../forecast/forecast.js");
     const { forecastToJson, forecastToText } = await import("../../export/forecastReport.js");
     const { withWarehouse } = await import("../inputs.js");
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);

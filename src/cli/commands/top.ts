@@ -35,7 +35,7 @@ export const topCommand: CommandModule<object, TopArgs> = {
     const period = periodOf(argv);
     const { loadPrices } = await import("../../billing/prices.js");
     const { loadNames } = await import("../../billing/names.js");
-    const { top } = await import("../../insight/top.js");
+    const { top } = await import("../../forecast/top.js");
     const { topToCsv, topToJson, topToText } = await import("../../export/topReport.js");
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);

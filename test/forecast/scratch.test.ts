@@ -1,8 +1,8 @@
 import { it } from "vitest";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import { scenarioHours, scenarioMachineId, scenarioCloudspaceId } from "../../src/generate/scenario.js";
-import { anomalies } from "../../src/insight/anomalies.js";
-import { usageSeries } from "../../src/insight/usageSeries.js";
+import { anomalies } from "../../src/forecast/anomalies.js";
+import { usageSeries } from "../../src/forecast/usageSeries.js";
 import { parsePrices } from "../../src/billing/prices.js";
 
 it("scratch", { timeout: 300000 }, async () => {
