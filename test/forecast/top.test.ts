@@ -1,0 +1,70 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { billingReport, parsePrices, previousPeriod, top, topToJson } from "../../src/index.js";
+import { runCli } from "../helpers/runCli.js";
+import { OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+
+const PRICES_JSON = { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } };
+const PRICES = parsePrices(PRICES_JSON, "test prices");
+const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
+/** September, then October with two more machines per cloud space from Oct 15. */
+const SCENARIO = { start: SEP_1, days: 61, accounts: 2, spaces: 2, machines: 3, seed: 6, addedAt: OCT_1 + 14 * 86400, added: 2 };
+
+let connection: DuckDBConnection;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "cloudunits-top-"));
+  connection = await scenarioWarehouse(SCENARIO);
+}, 120_000);
+afterAll(() => {
+  connection?.closeSync();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("top", () => {
+  it("ranks machines by cost as billing allocates it, with the change against the month before", { timeout: 120_000 }, async () => {
+    const ranking = await top(connection, { start: OCT_1, end: NOV_1, by: "cost", prices: PRICES, limit: 30 });
+    const report = await billingReport(connection, { start: OCT_1, end: NOV_1 }, {}, { prices: PRICES });
+    const costs = report.lines.flatMap((l, i) => (l.level === "machine" ? [{ id: l.machineId, cost: report.money![i]!.amount.toNumber() }] : []))
+      .sort((a, b) => b.cost - a.cost);
+    expect(ranking.entities).toBe(costs.length);
+    expect(ranking.rows.map((r) => [r.machineId, r.value])).toEqual(costs.slice(0, 30).map((c) => [c.id, c.cost]));
+    expect(ranking.previous).toEqual({ start: SEP_1, end: OCT_1 });
+    // a machine added on Oct 15 is new; one of September has its change against September's cost
+    const added = ranking.rows.find((r) => r.machineId! % 100 === 4)!;
+    expect(added.previous).toBeNull();
+    expect(added.change).toBeNull();
+    const old = ranking.rows.find((r) => r.machineId! % 100 === 1)!;
+    expect(old.change).toBeCloseTo((old.value - old.previous!) / old.previous!, 12);
+  });
+
+  it("keeps --limit rows, ranks accounts by a unit, and refuses cost without prices", async () => {
+    const accounts = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account", limit: 1 });
+    expect(accounts.rows).toHaveLength(1);
+    expect(accounts.entities).toBe(2);
+    const all = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account" });
+    expect(accounts.rows[0]!.value).toBe(Math.max(...all.rows.map((r) => r.value)));
+    await expect(top(connection, { start: OCT_1, end: NOV_1, by: "cost" })).rejects.toThrow(/needs a price list/);
+  });
+
+  it.each([
+    [{ start: OCT_1, end: NOV_1 }, { start: SEP_1, end: OCT_1 }],
+    [{ start: OCT_1, end: OCT_1 + 86400 * 3 }, { start: OCT_1 - 86400 * 3, end: OCT_1 }],
+  ])("compares %j with %j", (period, previous) => {
+    expect(previousPeriod(period.start, period.end)).toEqual(previous);
+  });
+
+  it("cloudunits top gives the library's figures", { timeout: 120_000 }, async () => {
+    const db = join(dir, "w.duckdb");
+    await scenarioWarehouse(SCENARIO, db);
+    const prices = join(dir, "prices.json");
+    writeFileSync(prices, JSON.stringify(PRICES_JSON));
+    const run = await runCli(["top", "--db", db, "--month", "2026-10", "--prices", prices, "--level", "cloudspace", "--format", "json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const library = await top(connection, { start: OCT_1, end: NOV_1, by: "cost", level: "cloudspace", prices: PRICES });
+    expect(JSON.parse(run.stdout)).toEqual(JSON.parse(topToJson(library)));
+  });
+});
