@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateHours, loadPrices } from "../src/index.js";
+import { generateHours, loadBudgets, loadPrices } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import type { CliRun } from "./helpers/runCli.js";
@@ -154,6 +154,31 @@ const KNOWN: Known[] = [
     check: (_, cwd) => expect(readFileSync(join(cwd, "invoices-2026-10.csv"), "utf8").split("\n").length).toBeGreaterThan(2),
   },
   {
+    line: /^npx cloudunits forecast --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml$/,
+    check: (run) => {
+      expect(run.stdout).toContain("Method: The rest of the month repeats the last 7 days held hour by hour");
+      expect(run.stdout).toMatch(/^account 1 \(Account 1\): as of 2026-10-03T00:00:00Z, 48 h of the month held, 696 h to go/m);
+      expect(run.stdout).toMatch(/^ {2}amount due {2}\d+\.\d\d EUR so far; month end \d+\.\d\d \(\d+\.\d\d to \d+\.\d\d\)$/m);
+    },
+  },
+  {
+    line: /^npx cloudunits alerts --db warehouse\.duckdb --budgets budgets\.yaml --prices prices\.yaml \|\| echo "alerts \(exit \$\?\)" >&2/,
+    check: (run) => {
+      // the README's data has machines created late: new in the last 24 h, so alerts are active and the exit is 7
+      const active = Number(/: (\d+) active\n/.exec(run.stdout)?.[1]);
+      expect(active).toBeGreaterThan(0);
+      expect(run.stdout).toMatch(/^machine-new: machine \d+ .*new since 2026-10-0/m);
+      expect(run.stderr).toContain("alerts (exit 7)");
+    },
+  },
+  {
+    line: /^npx cloudunits top --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml --limit 5$/,
+    check: (run) => {
+      expect(run.stdout).toMatch(/^top 5 of \d+ machines by cost \(EUR\), 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z/);
+      expect(run.stdout.trim().split("\n")).toHaveLength(6);
+    },
+  },
+  {
     line: /^npx cloudunits reconcile --db warehouse\.duckdb --url https:\/\/cloud\.example --start 2026-10-01 --end 2026-11-01 .*--auth-url https:\/\/iam\.example --client-id "\$ID"/,
     check: (run) => {
       expect(run.stdout).toContain("platform period rule: half-open [start, end), like ours");
@@ -194,6 +219,15 @@ describe("README.md", () => {
     const list = await loadPrices(join(cwd, "prices.yaml"));
     expect(list.accounts.get(2)?.CU?.[0]?.text).toBe("0.04");
     expect(list.prices.CU?.[0]?.text).toBe("0.05");
+  });
+
+  it("the budgets the README shows are the budgets.yaml its alerts example reads", async () => {
+    const [, yaml] = codeBlocks(README, "yaml");
+    writeFileSync(join(cwd, "budgets.yaml"), yaml!);
+    expect(await loadBudgets(join(cwd, "budgets.yaml"))).toEqual([
+      { accountId: 1, limit: { kind: "amount", amount: 2500 }, thresholds: [50, 80, 100] },
+      { accountId: null, limit: { kind: "quantity", unit: "CU", quantity: 1000000 }, thresholds: [50, 80, 100] },
+    ]);
   });
 
   it("the price list fragments of docs/formulas.md's Money section, as written there, are a price list the CLI reads (per-account override included)", async () => {

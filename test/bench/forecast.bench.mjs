@@ -1,0 +1,82 @@
+// Forecast backtest and anomaly detection on generated months (src/generate/scenario.ts):
+// October forecast as of the end of day 5, 10 and 20 against October's bill, in three
+// scenarios with a weekly cycle (weekday-only machines, quieter weekends); then planted
+// anomalies (each must be found) and the false-positive rate on the same data without them.
+import { DuckDBInstance } from "@duckdb/node-api";
+import { anomalies, appendAccountHours, forecast, parsePrices, SCHEMA_SQL } from "../../dist/index.js";
+import { scenarioCloudspaceId, scenarioHours, scenarioMachineId } from "../../dist/generate/scenario.js";
+
+const DAY = 86400;
+const HOUR = 3600;
+const SEP_1 = Date.UTC(2026, 8, 1) / 1000;
+const OCT_1 = Date.UTC(2026, 9, 1) / 1000;
+const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
+const PRICES = parsePrices({ currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } }, "bench prices");
+const BASE = { start: SEP_1, days: 61, accounts: 3, spaces: 2, machines: 4, seed: 11, weekdayMachines: 2 };
+
+async function warehouse(options) {
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  await connection.run(SCHEMA_SQL);
+  await connection.run("BEGIN");
+  await appendAccountHours(connection, scenarioHours(options));
+  await connection.run("COMMIT");
+  return connection;
+}
+
+const SCENARIOS = [
+  ["steady, weekly cycle", BASE],
+  ["machines added on the 15th (+50%)", { ...BASE, addedAt: OCT_1 + 14 * DAY, added: 3 }],
+  ["a spike: 8 large machines for a day (Oct 3) and a traffic spike (Oct 4)", {
+    ...BASE, planted: [
+      { kind: "burst", accountId: 1, cloudspaceId: scenarioCloudspaceId(1, 1), firstMachineId: 99001, count: 8, from: OCT_1 + 2 * DAY, hours: 24 },
+      { kind: "traffic", accountId: 2, machineId: scenarioMachineId(2, 1, 1), from: OCT_1 + 3 * DAY, hours: 6, factor: 40 },
+    ],
+  }],
+];
+
+const pct = (v) => `${(v * 100).toFixed(1)}%`;
+console.log("forecast backtest: |projected − actual| / actual of October's amount due (and CU), per account, mean and worst; in range: actual within [low, high]");
+for (const [label, options] of SCENARIOS) {
+  const connection = await warehouse(options);
+  const actual = await forecast(connection, { month: "2026-10", prices: PRICES });
+  for (const day of [5, 10, 20]) {
+    const f = await forecast(connection, { month: "2026-10", prices: PRICES, asOf: OCT_1 + day * DAY });
+    const rows = f.entries.filter((e) => e.level === "account").map((e) => {
+      const a = actual.entries.find((x) => x.accountId === e.accountId);
+      const amount = a.amount.monthToDate.toNumber();
+      return {
+        amount: Math.abs(e.amount.projected.toNumber() / amount - 1), cu: Math.abs(e.projected.CU / a.monthToDate.CU - 1),
+        inRange: e.amount.low.toNumber() <= amount && amount <= e.amount.high.toNumber(),
+      };
+    });
+    const mean = (k) => rows.reduce((s, r) => s + r[k], 0) / rows.length;
+    const worst = (k) => Math.max(...rows.map((r) => r[k]));
+    console.log(`  ${label}, day ${String(day).padStart(2)}: amount error mean ${pct(mean("amount"))}, worst ${pct(worst("amount"))}; CU mean ${pct(mean("cu"))}; in range ${rows.filter((r) => r.inRange).length}/${rows.length}`);
+  }
+  connection.closeSync();
+}
+
+const PLANTED = [
+  { change: { kind: "traffic", accountId: 1, machineId: scenarioMachineId(1, 1, 2), from: OCT_1 + 10 * DAY + 14 * HOUR, hours: 4, factor: 15 }, level: "machine", id: scenarioMachineId(1, 1, 2), metric: "NU", direction: "up" },
+  { change: { kind: "traffic", accountId: 3, machineId: scenarioMachineId(3, 2, 3), from: OCT_1 + 5 * DAY + 2 * HOUR, hours: 1, factor: 8 }, level: "machine", id: scenarioMachineId(3, 2, 3), metric: "NU", direction: "up" },
+  { change: { kind: "disk", accountId: 2, machineId: scenarioMachineId(2, 2, 1), from: OCT_1 + 12 * DAY + 9 * HOUR, factor: 3 }, level: "machine", id: scenarioMachineId(2, 2, 1), metric: "SU", direction: "up" },
+  { change: { kind: "burst", accountId: 2, cloudspaceId: scenarioCloudspaceId(2, 1), firstMachineId: 99001, count: 6, from: OCT_1 + 16 * DAY, hours: 24 }, level: "cloudspace", id: scenarioCloudspaceId(2, 1), metric: "CU", direction: "up" },
+  { change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 }, level: "account", id: 1, metric: "NU", direction: "down" },
+  { change: { kind: "account-traffic", accountId: 3, from: OCT_1 + 25 * DAY + 10 * HOUR, hours: 6, factor: 4 }, level: "account", id: 3, metric: "NU", direction: "up" },
+];
+const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId);
+{
+  const planted = await warehouse({ ...BASE, planted: PLANTED.map((p) => p.change) });
+  let t = performance.now();
+  const found = await anomalies(planted, { start: OCT_1, end: NOV_1, prices: PRICES });
+  const seconds = (performance.now() - t) / 1000;
+  const missed = PLANTED.filter((p) => !found.anomalies.some((a) => a.level === p.level && idOf(a) === p.id && a.metric === p.metric && a.direction === p.direction && a.since <= p.change.from + DAY && a.until > p.change.from));
+  console.log(`anomalies: planted ${PLANTED.length}, found ${PLANTED.length - missed.length}${missed.length ? ` (missed: ${missed.map((m) => `${m.change.kind} ${m.id}`).join(", ")})` : ""}; ${found.anomalies.length} runs reported in all (a planted change also moves its cloud space and account, and its cost); ${seconds.toFixed(1)} s for a month of ${BASE.accounts * BASE.spaces * (BASE.machines + BASE.weekdayMachines)} machines`);
+  planted.closeSync();
+  const clean = await warehouse(BASE);
+  t = performance.now();
+  const none = await anomalies(clean, { start: OCT_1, end: NOV_1, prices: PRICES });
+  console.log(`false positives on the same month without them: ${none.flagged} of ${none.scored} scored points (${(none.flagged / none.scored * 100).toFixed(3)}%), ${none.anomalies.length} runs reported`);
+  clean.closeSync();
+}
