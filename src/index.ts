@@ -106,22 +106,21 @@ export type { ReconciledUnit, Figures as ReconciledFigures } from "./reconcile/b
 export { reconcileToText, reconcileToCsv, reconcileToJson, reconcileVerdict } from "./export/reconcileReport.js";
 
 // Before the month ends: forecasts, budgets and alerts, anomalies, top consumers
-export { forecast, FORECAST_METHOD, FORECAST_UNITS } from "./forecast/forecast.js";
+export { forecast, FORECAST_METHOD } from "./forecast/forecast.js";
 export type { Forecast, ForecastRequest, EntityForecast, ForecastAmounts, ForecastQuantities, ForecastUnit } from "./forecast/forecast.js";
-export { anomalies, ANOMALY_RULE, ANOMALY_LEVELS } from "./forecast/anomalies.js";
+export { anomalies, ANOMALY_RULE } from "./forecast/anomalies.js";
 export type { Anomaly, AnomalyReport, AnomalyRequest, AnomalyLevel, MachineChange } from "./forecast/anomalies.js";
 export { alerts } from "./forecast/alerts.js";
 export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert } from "./forecast/alerts.js";
-export { loadBudgets, parseBudgets, DEFAULT_THRESHOLDS } from "./forecast/budgets.js";
+export { loadBudgets, parseBudgets } from "./forecast/budgets.js";
 export type { Budget } from "./forecast/budgets.js";
 export { notify } from "./forecast/notify.js";
 export type { NotifyOptions } from "./forecast/notify.js";
-export { top, previousPeriod, TOP_LEVELS } from "./forecast/top.js";
+export { top } from "./forecast/top.js";
 export type { TopRequest, TopReport, TopRow, TopLevel } from "./forecast/top.js";
-export { usageSeries, METRICS } from "./forecast/usageSeries.js";
 export type { Metric, Figures, EntitySeries } from "./forecast/usageSeries.js";
 export { forecastToText, forecastToJson } from "./export/forecastReport.js";
-export { alertsToText, alertsToJson, alertsBody } from "./export/alertsReport.js";
+export { alertsToText, alertsToJson } from "./export/alertsReport.js";
 export { topToText, topToJson, topToCsv } from "./export/topReport.js";
 
 // Synthetic data

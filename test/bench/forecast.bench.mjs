@@ -3,7 +3,7 @@
 // scenarios with a weekly cycle (weekday-only machines, quieter weekends); then planted
 // anomalies (each must be found) and the false-positive rate on the same data without them.
 import { DuckDBInstance } from "@duckdb/node-api";
-import { anomalies, appendAccountHours, forecast, parsePrices, SCHEMA_SQL } from "../../dist/index.js";
+import { anomalies, appendAccountHours, forecast, parsePrices, SCHEMA_SQL } from "../../dist/internal.js";
 import { scenarioCloudspaceId, scenarioHours, scenarioMachineId } from "../../dist/generate/scenario.js";
 
 const DAY = 86400;

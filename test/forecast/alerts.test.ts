@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { alerts, alertsBody, FetchError, forecast, loadBudgets, notify, parseBudgets, parsePrices } from "../../src/index.js";
+import { alerts, alertsBody, FetchError, forecast, loadBudgets, notify, parseBudgets, parsePrices } from "../../src/internal.js";
 import { scenarioCloudspaceId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";

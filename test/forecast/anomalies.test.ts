@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anomalies, parsePrices, type Anomaly } from "../../src/index.js";
+import { anomalies, parsePrices, type Anomaly } from "../../src/internal.js";
 import { robustScore } from "../../src/forecast/robust.js";
 import { scenarioCloudspaceId, scenarioMachineId, type PlantedChange } from "../../src/generate/scenario.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountInvoice, calculate, forecast, forecastToJson, parsePrices, type Forecast } from "../../src/index.js";
+import { accountInvoice, calculate, forecast, forecastToJson, parsePrices, type Forecast } from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingReport, parsePrices, previousPeriod, top, topToJson } from "../../src/index.js";
+import { billingReport, parsePrices, previousPeriod, top, topToJson } from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
