@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadFileError, UsageError, WarehouseBusyError } from "../../src/base/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
-import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
+import { openDatabaseFile, writerWaitingFile } from "../../src/store/openDatabaseFile.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { runCli } from "../helpers/runCli.js";
 
@@ -26,9 +26,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
 
-/** A child process that opens `db` to write and holds it until killed; resolves once it holds it. */
-async function holdFile(db: string): Promise<{ pid: number; release: () => Promise<void> }> {
-  const script = `const {DuckDBInstance}=require('@duckdb/node-api');DuckDBInstance.create(${JSON.stringify(db)}).then(()=>{console.log('held');setInterval(()=>{},1000)})`;
+/** A child process that opens `db` (to write, or read-only) and holds it until killed; resolves once it holds it. */
+async function holdFile(db: string, readOnly = false): Promise<{ pid: number; release: () => Promise<void> }> {
+  const settings = readOnly ? `,{access_mode:'READ_ONLY'}` : "";
+  const script = `const {DuckDBInstance}=require('@duckdb/node-api');DuckDBInstance.create(${JSON.stringify(db)}${settings}).then(()=>{console.log('held');setInterval(()=>{},1000)})`;
   const child = spawn(process.execPath, ["-e", script], { cwd: join(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -93,6 +94,7 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
       expect(error).toBeInstanceOf(WarehouseBusyError);
       expect(error!.message).toContain(`(PID ${held.pid})`);
       expect(error!.message).toMatch(/is busy: another process holds it .*still after waiting 0\.3 s/);
+      expect(error!.message).not.toMatch(/read-only mode|-readonly/); // DuckDB's hint is for its own CLI, not ours
       const run = await runCli(["check", "--db", good, "--wait", "0"]);
       expect(run.code).toBe(6);
       expect(run.stderr).toContain(`PID ${held.pid}`);
@@ -104,6 +106,41 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
       w.close();
     } finally {
       await held.release();
+    }
+  }, 60_000);
+
+  it("a writer that finds the file held marks itself waiting (FILE.writer-waiting, its PID) until it has it; readers hold back while a live writer waits", async () => {
+    const marker = writerWaitingFile(good);
+    // a writer waiting for a reader
+    const reader = await holdFile(good, true);
+    const writing = openDatabaseFile(good, { waitSeconds: 30 });
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readFileSync(marker, "utf8")).toBe(String(process.pid));
+    await reader.release();
+    const writer = await writing;
+    expect(existsSync(marker)).toBe(false); // removed once the writer has the file
+    writer.connection.closeSync();
+    writer.instance.closeSync();
+
+    // a live writer's marker (another process): a reader holds back, for at most its own wait, then reads
+    const live = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(marker, String(live.pid));
+      let began = Date.now();
+      const held = await openWarehouse({ db: good }, { waitSeconds: 1.5 });
+      expect(Date.now() - began).toBeGreaterThanOrEqual(1500);
+      held.close();
+      // a dead writer's marker is ignored
+      live.kill("SIGKILL");
+      await new Promise((resolve) => live.once("exit", resolve));
+      began = Date.now();
+      const free = await openWarehouse({ db: good }, { waitSeconds: 20 });
+      expect(Date.now() - began).toBeLessThan(10_000);
+      free.close();
+    } finally {
+      live.kill("SIGKILL");
+      rmSync(marker, { force: true });
     }
   }, 60_000);
 });
