@@ -1,6 +1,7 @@
 import { BadFileError } from "../base/errors.js";
 import type { IndexContext, IndexedSource } from "./indexInputs.js";
 import { openArchive, type Archive, type ArchiveKind } from "./archive.js";
+import { isSyncthingCopy } from "./syncthingCopies.js";
 
 /**
  * Indexes one archive (of the kind its bytes show: see `openArchive`) by its listing: the
@@ -41,6 +42,10 @@ export async function indexArchive(
   try {
     listing.bad.forEach(report);
     for (const entry of listing.entries) {
+      if (isSyncthingCopy(entry.name)) {
+        context.syncthing(entry.displayName);
+        continue;
+      }
       const parsed = context.parse(entry.name, entry.displayName);
       if (parsed === "ignored") context.ignore(entry.displayName);
       if (typeof parsed === "string") continue;

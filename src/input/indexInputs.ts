@@ -40,6 +40,8 @@ export interface IndexContext {
   report(error: BadFileError): void;
   /** Counts a file that is not at a consumption path. */
   ignore(displayName: string): void;
+  /** Counts and names a copy Syncthing left (never read). */
+  syncthing(displayName: string): void;
 }
 
 /** Every input indexed by name: files sorted by account, hour, cloud space and name. */
@@ -50,6 +52,8 @@ export interface InputIndex {
   bytesTotal: number;
   ignoredPaths: number;
   ignoredExamples: string[];
+  /** Copies Syncthing left (`.stversions` folders, `*.sync-conflict-*` files), never read: display names. */
+  syncthingCopies: string[];
   badFiles: number;
   limits: Required<InputLimits>;
   /** Closes every archive the index holds open. */
@@ -82,6 +86,7 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     bytesTotal: 0,
     ignoredPaths: 0,
     ignoredExamples: [],
+    syncthingCopies: [],
     badFiles: 0,
     limits,
     close: async () => {
@@ -97,6 +102,9 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
   const ignore = (displayName: string) => {
     index.ignoredPaths++;
     if (index.ignoredExamples.length < IGNORED_EXAMPLES) index.ignoredExamples.push(displayName);
+  };
+  const syncthing = (displayName: string) => {
+    index.syncthingCopies.push(displayName);
   };
   const selected = selection(options.select);
   const parse = (path: string, displayName: string): ConsumptionPath | "ignored" | "bad" | "unselected" => {
@@ -151,7 +159,7 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     const real = await realpath(path);
     if (seenArchives.has(real)) return;
     seenArchives.add(real);
-    const found = await indexArchive(path, displayName, { limits, parse, location, report, ignore }, options.archiveKinds);
+    const found = await indexArchive(path, displayName, { limits, parse, location, report, ignore, syncthing }, options.archiveKinds);
     if (!found) return;
     archives.push(found.archive);
     for (const source of found.sources) table.addZipSource(source);
@@ -166,6 +174,7 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
         const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
         walkTree(absolute, input, (item) => {
           if (item.kind === "error") report(item.error);
+          else if (item.kind === "syncthing") syncthing(item.displayName);
           else if (item.kind === "other") notAFile(item.path, item.displayName, item.what);
           else if (item.kind === "outside") linkOutside(item.path, item.displayName, item.target, item.folder, input);
           else {

@@ -24,6 +24,7 @@ export async function listAccountHours(inputs: string[], options: ListOptions = 
     bytesTotal: index.bytesTotal,
     ignoredPaths: index.ignoredPaths,
     ignoredExamples: index.ignoredExamples,
+    syncthingCopies: index.syncthingCopies,
     badFiles: index.badFiles,
   };
 }

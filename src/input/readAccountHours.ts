@@ -29,6 +29,7 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
     const index = await indexInputs(this.inputs, this.options);
     summary.ignoredPaths = index.ignoredPaths;
     summary.ignoredExamples = index.ignoredExamples;
+    summary.syncthingCopies = index.syncthingCopies;
     summary.badFiles = index.badFiles;
     const progress = () =>
       this.options.onProgress?.({
@@ -161,5 +162,5 @@ export function readAccountHours(inputs: string[], options: ReadOptions = {}): A
 }
 
 function emptySummary(): ReadSummary {
-  return { filesRead: 0, bytesRead: 0, accountHours: 0, ignoredPaths: 0, ignoredExamples: [], badFiles: 0 };
+  return { filesRead: 0, bytesRead: 0, accountHours: 0, ignoredPaths: 0, ignoredExamples: [], syncthingCopies: [], badFiles: 0 };
 }

@@ -153,6 +153,8 @@ export interface AccountHourListing {
   ignoredPaths: number;
   /** The first few ignored paths (display names), to show the user. */
   ignoredExamples: string[];
+  /** Copies Syncthing left (`.stversions` folders, `*.sync-conflict-*` files), never read: display names. */
+  syncthingCopies: string[];
   /** Bad files reported to `onBadFile`. */
   badFiles: number;
 }
@@ -169,6 +171,8 @@ export interface ReadSummary {
   ignoredPaths: number;
   /** The first few ignored paths (display names). */
   ignoredExamples: string[];
+  /** Copies Syncthing left (`.stversions` folders, `*.sync-conflict-*` files), never read: display names. */
+  syncthingCopies: string[];
   /** Bad files reported to `onBadFile`. */
   badFiles: number;
 }

@@ -1,22 +1,26 @@
 import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { isAbsolute, normalize, relative, sep } from "node:path";
 import { BadFileError } from "../base/errors.js";
+import { isSyncConflictName, SYNCTHING_VERSIONS_FOLDER } from "./syncthingCopies.js";
 
 /**
  * One thing found below a directory: a file; something else, with what it is (a FIFO, a
  * device, a broken link: the reader names it when its path is a consumption path, else
- * ignores it); a symbolic link out of the input folder (not followed); or an unreadable folder.
+ * ignores it); a symbolic link out of the input folder (not followed); a copy Syncthing left
+ * (a `.stversions` folder, not entered, or a `*.sync-conflict-*` file: never consumption files);
+ * or an unreadable folder.
  */
 export type TreeItem =
   | { kind: "file"; path: string; displayName: string }
   | { kind: "other"; path: string; displayName: string; what: string }
   | { kind: "outside"; path: string; displayName: string; target: string; folder: boolean }
+  | { kind: "syncthing"; path: string; displayName: string; folder: boolean }
   | { kind: "error"; error: BadFileError };
 
 /**
  * Walks a directory tree depth-first, in name order at every level (so the order never depends
  * on the file system), calling `onItem` for each file, other entry, link out of the tree, or
- * unreadable folder.
+ * unreadable folder. Syncthing's `.stversions` folders are not entered.
  *
  * The link rule: a symbolic link is followed only when its target lies inside the folder walked
  * (the input root, both compared by their real paths); each target folder once, never one that
@@ -57,6 +61,10 @@ export function walkTree(path: string, displayName: string, onItem: (item: TreeI
     for (const dirent of dirents) {
       const child = { path: below(dir.path, dirent.name), displayName: below(dir.displayName, dirent.name) };
       let isDir = dirent.isDirectory();
+      if ((isDir && dirent.name === SYNCTHING_VERSIONS_FOLDER) || isSyncConflictName(dirent.name)) {
+        onItem({ kind: "syncthing", ...child, folder: isDir });
+        continue;
+      }
       if (dirent.isFile()) onItem({ kind: "file", ...child });
       else if (dirent.isSymbolicLink()) {
         const target = statOrUndefined(child.path);

@@ -75,6 +75,8 @@ export interface CheckReport {
   unreadable: SkippedFile[];
   /** Files whose path is not a consumption path, ignored. */
   ignoredPaths: number;
+  /** Copies Syncthing left in the inputs (`.stversions` folders, `*.sync-conflict-*` files), never read: display names. */
+  syncthingCopies: string[];
   /** Machines whose type is neither `vm` nor the gateway's `routeros`. */
   unknownMachineTypes: UnknownTypeCheck[];
   /** Machines with 0 vCPUs or 0 memory (at most `limit`, the worst first). */
@@ -179,6 +181,7 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     conflicts,
     unreadable,
     ignoredPaths: load.ignoredPaths,
+    syncthingCopies: load.syncthingCopies ?? [],
     unknownMachineTypes,
     zeroResources,
     nicIdsAllZero: { machineHours: num(zero.all_zero), ofMachineHoursWithSeveralNics: num(zero.several) },

@@ -19,6 +19,9 @@ export function formatCheckText(report: CheckReport): string {
   out.push(`unreadable files: ${report.unreadable.length}`);
   for (const u of report.unreadable) out.push(`  ${u.file}: ${u.reason} [${u.code}]`);
   out.push(`ignored paths (not consumption files): ${report.ignoredPaths}`);
+  out.push(`copies Syncthing left (.stversions folders, sync-conflict files; never read): ${report.syncthingCopies.length}`);
+  for (const c of report.syncthingCopies.slice(0, 20)) out.push(`  ${c}`);
+  if (report.syncthingCopies.length > 20) out.push(`  ... and ${report.syncthingCopies.length - 20} more`);
   out.push(`unknown machine types (kept, not billed as VMs): ${report.unknownMachineTypes.length === 0 ? "none" : ""}`);
   for (const t of report.unknownMachineTypes) out.push(`  ${JSON.stringify(t.type)}: ${plural(t.machines, "machine")}, ${plural(t.machineHours, "machine-hour")}`);
   out.push(`machines with 0 vCPUs or 0 memory: ${report.zeroResources.length === 0 ? "none" : ""}`);

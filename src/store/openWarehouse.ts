@@ -113,6 +113,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
       duplicates: outcome.duplicates,
       skipped: outcome.skipped,
       ignoredPaths,
+      syncthingCopies: reader.summary.syncthingCopies,
     });
   } catch (error) {
     await hours.close();

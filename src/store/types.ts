@@ -23,6 +23,11 @@ export interface LoadReport {
   skipped: SkippedFile[];
   /** Files whose path is not a consumption path, ignored. */
   ignoredPaths: number;
+  /**
+   * Copies Syncthing left in the inputs (`.stversions` folders, `*.sync-conflict-*` files),
+   * never read: display names. Known only when reading inputs (a `.duckdb` file does not keep them).
+   */
+  syncthingCopies?: string[];
 }
 
 /** Where a store's data comes from: input paths (loaded in memory) or a `.duckdb` file. */
