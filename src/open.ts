@@ -20,6 +20,7 @@ import { loadReportDefinition } from "./store/reportDefinition.js";
 import { runReport, type ReportParams, type ReportResult } from "./store/runReport.js";
 import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
+import { checkKnownInWarehouse } from "./base/unknownIds.js";
 
 
 /** An account the store holds data of, and the hours it holds. */
@@ -56,7 +57,8 @@ export interface Store {
    * `billing/calculate` (docs/cli.md shape) over `[start, end)`, epoch seconds; names: those `sync`
    * stored, under `options.names`. Throws an ImpossibleValuesError (docs/warehouse.md) when a billed
    * field of the period holds NaN, ±Infinity or a negative value, unless the store was opened
-   * with `skipBad` (then it counts as 0).
+   * with `skipBad` (then it counts as 0). An `accountId` the store has never seen (no hour, no
+   * name `sync` stored) is a UsageError (UNKNOWN_ID) naming the known ones, never a bill of 0.
    */
   calculate(params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
   calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
@@ -64,7 +66,8 @@ export interface Store {
   /**
    * The invoice of an account over `[start, end)` under a price list (docs/formulas.md): one line per
    * priced unit (quantity, unit price, amount rounded half-even) and the amount due, the sum
-   * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings.
+   * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings. An account
+   * the store has never seen is a UsageError (UNKNOWN_ID) naming the known ones, as in `calculate`.
    */
   invoice(params: BillingParams & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
   /**
@@ -135,10 +138,12 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     load: warehouse.load,
     connection,
     calculate: (async (params: BillingParams, billingOptions: BillingOptions = {}) => {
+      if (params.accountId !== undefined) await checkKnownInWarehouse(connection, "account", params.accountId);
       await assertBillable(connection, params, billingOptions.units, options.skipBad);
       return calculateBilling(connection, params, await withStoredNames(billingOptions));
     }) as Store["calculate"],
     invoice: async (params, prices, billingOptions = {}) => {
+      await checkKnownInWarehouse(connection, "account", params.accountId);
       await assertBillable(connection, params, billingOptions.units, options.skipBad);
       return accountInvoice(connection, params, prices, await withStoredNames(billingOptions));
     },

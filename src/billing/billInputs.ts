@@ -16,6 +16,8 @@ import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
 import { checkParams, periodOf } from "../base/period.js";
 import { cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
+import { listAccountHours } from "../input/listAccountHours.js";
+import { checkKnownIds } from "../base/unknownIds.js";
 
 /** Options of {@link billInputs}: the billing options, and how the inputs are read. */
 export interface BillInputsOptions extends BillingOptions {
@@ -117,6 +119,11 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
   if (!options.skipBad) refuseImpossible(impossible); // as open(): refused, or counted as 0 with skipBad
   const engine = new BillingEngine(rules.units, rules.cuRollup, undefined, rules.environmentOnly, splitAt);
   for (const state of engineStates(outcome.tapped)) engine.merge(state);
+  if (params.accountId !== undefined && outcome.accountHours === 0) {
+    // nothing of the account in the period: an account of no file at all is an error, not a bill of 0
+    const listing = await listAccountHours([...inputs], { packed: options.packed });
+    checkKnownIds("account", [params.accountId], listing.accountHours.map((h) => h.accountId), "the inputs");
+  }
   const load: LoadReport = {
     inputs: [...inputs],
     filesLoaded: outcome.filesLoaded,

@@ -5,6 +5,7 @@ import { qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
 import { periodOf } from "../base/period.js";
 import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type PeriodPart, type ResolvedBillingOptions } from "./lines.js";
+import { checkKnownInWarehouse } from "../base/unknownIds.js";
 
 /**
  * A period billed, wherever from (a warehouse, or files as they stream): everything a
@@ -31,13 +32,15 @@ export interface BilledPeriod {
  * Bills `[start, end)` (one account, or every account) from a warehouse: one pass over its
  * rows, a day at a time, through the billing engine. `load`: what loading the warehouse found
  * (its skipped files and duplicates go into the data quality); `levels`: the levels whose
- * lines are wanted (default `levelsFor(params)`).
+ * lines are wanted (default `levelsFor(params)`). An account the warehouse has never seen is a
+ * UsageError (UNKNOWN_ID), not a bill of 0.
  */
 export async function billWarehouse(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport, levels: readonly Level[] = levelsFor(params),
 ): Promise<BilledPeriod> {
   const resolved = resolveOptions(options);
   const { lines, parts, seen } = await billingPass(connection, params, options, levels);
+  if (params.accountId !== undefined && lines.length === 0) await checkKnownInWarehouse(connection, "account", params.accountId);
   const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, resolved.units), await syncedUntilOf(connection));
   return { period: periodOf(params), options: resolved, lines, parts, quality, load, data: await dataFingerprint(connection) };
 }

@@ -7,7 +7,7 @@ import type { MachineStatsRequest, StatsResponse } from "./types.js";
  * The statistics series of one machine (seed 4.1, docs/statistics.md): `{ time, series }` with only the
  * series named in `include` (cpu %, memory MB, vdisk-iops, vm-iops, vdisk-capacity GB,
  * vm-capacity GB, network KB/s per NIC position). `time` is the hours in `[from, till)` at
- * which the machine has a sample; an unknown machine gives an empty `time`.
+ * which the machine has a sample; a machine never seen is a UsageError (UNKNOWN_ID).
  * A machine id found in several accounts in the period needs `accountId` (UsageError).
  */
 export function machineStats(connection: DuckDBConnection, request: MachineStatsRequest): Promise<StatsResponse> {

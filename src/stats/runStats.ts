@@ -6,6 +6,7 @@ import { buildStatsSql } from "./buildStatsSql.js";
 import type { EntityQueries } from "./seriesDefinition.js";
 import { selectSeries } from "./selectSeries.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "./types.js";
+import { checkKnownInWarehouse } from "../base/unknownIds.js";
 
 /** What `runStats` needs to know about the entity asked for. */
 export interface StatsPlan {
@@ -20,8 +21,9 @@ export interface StatsPlan {
 /**
  * Computes the requested series of one entity, each once, in one query (each warehouse
  * table scanned once), laid out on the entity's sample hours in `[from, till)`. Throws a
- * UsageError for a bad period, a bad include name, or an id found in several accounts when
- * no account was given.
+ * UsageError for a bad period, a bad include name, an id found in several accounts when
+ * no account was given, or an id (or account) the warehouse has never seen (UNKNOWN_ID, listing
+ * the known ones or the nearest; an id known but without samples in the period gives empty series).
  */
 export async function runStats(connection: DuckDBConnection, plan: StatsPlan, period: StatsPeriod): Promise<StatsResponse> {
   const { fromEpoch, tillEpoch } = parsePeriod(period.from, period.till);
@@ -41,6 +43,14 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
       const series = Number(r.series);
       if (series < 0) time.push(hourEpoch);
       else rows[series]!.push({ hourEpoch, k1: r.k1 as string | null, k2: r.k2 as string | null, value: r.value === null ? null : Number(r.value) });
+    }
+  }
+  if (time.length === 0) {
+    // no sample in the period: an id never seen is an error, not an empty series
+    if (plan.entity === "account") await checkKnownInWarehouse(connection, "account", plan.accountId!);
+    else {
+      if (plan.accountId !== undefined) await checkKnownInWarehouse(connection, "account", plan.accountId);
+      await checkKnownInWarehouse(connection, plan.entity, plan.id!, plan.accountId);
     }
   }
   time.sort((a, b) => a - b);

@@ -70,13 +70,24 @@ describe("machineStats", () => {
   });
 
   it("returns empty arrays for a machine without samples in the period", async () => {
-    const r = await machineStats(connection, { machineId: 999, ...period, include: ["cpu", "vdisk-iops", "network"] });
+    const r = await machineStats(connection, { machineId: 101, accountId: 7, from: T5 + 3600, till: T5 + 7200, include: ["cpu", "vdisk-iops", "network"] });
     expect(r).toEqual({ time: [], series: { cpu: [], "vdisk-iops": {}, network: {} } });
   });
 
+  it("an id the warehouse has never seen is an error naming the known ones (UNKNOWN_ID), not empty series", async () => {
+    const unknown = (request: Parameters<typeof machineStats>[1]) => machineStats(connection, request).then(() => undefined, (error: unknown) => error as UsageError);
+    const machine = await unknown({ machineId: 999, ...period, include: "cpu" });
+    expect(machine).toBeInstanceOf(UsageError);
+    expect(machine!.code).toBe("UNKNOWN_ID");
+    expect(machine!.message).toMatch(/^unknown machine 999 \(not in the data\); known: \d/);
+    expect(machine!.message).toContain("101");
+    // a machine of another account than the one named
+    const elsewhere = await unknown({ machineId: 101, accountId: 9, ...period, include: "cpu" });
+    expect(elsewhere!.message).toMatch(/^unknown account 9 \(not in the data\); known: 7, 8/);
+  });
+
   it("never lists the gateway as a machine", async () => {
-    const r = await machineStats(connection, { machineId: 0, ...period, include: "memory" });
-    expect(r.time).toEqual([]);
+    await expect(machineStats(connection, { machineId: 0, ...period, include: "memory" })).rejects.toThrow(/^unknown machine 0 \(not in the data\); known: 101, 102, 103$/);
   });
 });
 
