@@ -163,5 +163,19 @@ describe.skipIf(!canMount)("a full disk", () => {
     expect(run.stdout).toContain("rc=1");
     expect(run.stderr).toMatch(/cloudunits: cannot write \S+w\.duckdb: no space left on the device \(.*No space left on device\); the transaction in flight was rolled back: free some space and run again \[DB_DISK_FULL\]\n$/);
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack: not a bug
+    // "rolled back": the file left on the full disk opens, holds whole committed batches only, and a rerun completes it
+    const left = join(dir, "w.duckdb");
+    const opened = await openWarehouse({ db: left });
+    try {
+      const rows = async (sql: string) => Number((await opened.connection.runAndReadAll(sql)).getRows()[0]![0]);
+      const held = await rows("SELECT count(*) FROM account_hours");
+      expect(held).toBeLessThan(48);
+      expect(await rows("SELECT count(*) FROM files WHERE status = 'loaded'")).toBe(held);
+      expect(await rows("SELECT count(*) FROM (SELECT DISTINCT account_id, hour_epoch FROM machines)")).toBe(held);
+    } finally {
+      opened.close();
+    }
+    const rerun = await ingest([tree], { db: left });
+    expect(rerun.totalAccountHours).toBe(48);
   }, 120_000);
 });
