@@ -48,7 +48,7 @@ export interface SyncOptions extends RequestPolicy {
   lookBackHours?: number;
   /** Hours before `until` asked again on each run even when held, so a rewritten hour replaces the held one. Default {@link DEFAULT_SETTLE_HOURS}. */
   settleHours?: number;
-  /** Hours per `getConsumption` call and ingest: `day` or `week` (default). */
+  /** Hours per `getConsumption` call and ingest: `day`, `week` (default) or `month` (calendar months, UTC). */
   chunk?: SyncChunk;
   /**
    * A different file for a held account-hour (the platform rewrote it) replaces it: logged as
@@ -226,7 +226,7 @@ function hoursIn(startEpoch: number, endEpoch: number): number[] {
  */
 export async function sync(options: SyncOptions): Promise<SyncReport> {
   const chunkSeconds = CHUNK_SECONDS[options.chunk ?? "week"];
-  if (chunkSeconds === undefined) throw new UsageError(`bad chunk ${String(options.chunk)}: use day or week`);
+  if (chunkSeconds === undefined) throw new UsageError(`bad chunk ${String(options.chunk)}: use day, week or month`);
   if (options.accountIds) checkAccountIds(options.accountIds);
   const lookBackHours = checkHours(options.lookBackHours, "look-back") ?? DEFAULT_LOOK_BACK_HOURS;
   const settleHours = checkHours(options.settleHours, "settle") ?? DEFAULT_SETTLE_HOURS;
