@@ -81,10 +81,10 @@ describe("readers of the warehouse during a sync", () => {
   it("readers that together always hold the file do not starve a sync: it finishes, and every read answers", async () => {
     const db = join(dir, "overlap.duckdb");
     expect((await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code).toBe(0);
-    // three reader processes that overlap (each holds the file 1 s, pauses 0.2 s, 0.4 s apart): the file is never
+    // four reader processes that overlap (each holds the file 1 s, pauses 50 ms, 250 ms apart): the file is never
     // free of readers, so a writer that only retried would wait until its --wait ran out (exit 6)
     const stopFile = join(dir, "stop");
-    const readers = [0, 1, 2].map((i) => execFileAsync(process.execPath, ["--import", "tsx", READER, db, stopFile, "1000", "200", String(400 * i)]));
+    const readers = [0, 1, 2, 3].map((i) => execFileAsync(process.execPath, ["--import", "tsx", READER, db, stopFile, "1000", "50", String(250 * i)]));
     try {
       await new Promise((resolve) => setTimeout(resolve, 5000)); // the readers are reading
       const run = await runCli(["sync", "--url", server.url, "--db", db, "--until", day(3), "--wait", "60"], SESSION);
