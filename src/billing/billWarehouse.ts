@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { LoadReport } from "../store/types.js";
+import type { LoadReport } from "../load/loadReport.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";

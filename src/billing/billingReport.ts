@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { LoadReport } from "../store/types.js";
+import type { LoadReport } from "../load/loadReport.js";
 import { billWarehouse, type BilledPeriod } from "./billWarehouse.js";
 import { qualityWarnings, type DataQuality, type Warning } from "./dataQuality.js";
 import { resolveOptions, type AccountLine, type BillingLine, type PeriodPart, type BillingOptions, type BillingParams, type ResolvedBillingOptions } from "./lines.js";

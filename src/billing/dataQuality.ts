@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { describeImpossible, type ImpossibleValue } from "../load/impossibleValues.js";
-import type { LoadReport, SkippedFile } from "../store/types.js";
+import type { LoadReport, SkippedFile } from "../load/loadReport.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../base/time.js";
 import type { SeenData } from "./billingEngine.js";

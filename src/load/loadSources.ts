@@ -8,10 +8,10 @@ import type { AccountHour, Source } from "../input/types.js";
 import type { ColumnSelection } from "./columnBatch.js";
 import { classifySources, sourceSlot, type HashedSource } from "./classifySources.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
-import type { LoadManifest, ManifestRow } from "../store/manifest.js";
+import type { LoadManifest, ManifestRow } from "./loadManifest.js";
 import { DATA_TABLES, type DataTable } from "./dataTables.js";
 import { inlineStager, type StagedGroup, type Stager } from "./stageHours.js";
-import type { SkippedFile } from "../store/types.js";
+import type { SkippedFile } from "./loadReport.js";
 
 /** The manifest reason of a file left out because another file of its account-hour is unreadable. */
 const partUnreadable = (badFile: string) => `not loaded: ${badFile} of the same account-hour is unreadable`;

@@ -1,40 +1,11 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { FileStatus } from "./schema.js";
+import type { FileStatus, LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
+
+export type { LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
 import { duckdbApi } from "../base/duckdb.js";
-
-/** A row of the `files` manifest (schema.ts). */
-export interface ManifestRow {
-  sha256: string;
-  /** Display name: a path, or archive!entry. */
-  source: string;
-  accountId: number | null;
-  hourEpoch: number | null;
-  sizeBytes: number;
-  status: FileStatus;
-  reason: string | null;
-  code: string | null;
-}
-
-/** A loaded file of an account-hour, as the manifest knows it. */
-export interface LoadedFile {
-  source: string;
-  sha256: string;
-}
 
 const hourKey = (accountId: number, hourEpoch: number): string => `${accountId}/${hourEpoch}`;
 const rowKey = (source: string, sha256: string, status: string): string => `${status}\0${sha256}\0${source}`;
-
-/** What a load reads and records of a manifest (see {@link Manifest}). */
-export interface LoadManifest {
-  /** The files loaded for an account-hour (earlier runs and this one); empty when none. */
-  loadedFiles(accountId: number, hourEpoch: number): LoadedFile[];
-  /** Records a row, written by the next flush. */
-  add(row: ManifestRow): void;
-  /** Marks the loaded files of an account-hour superseded (by `by`, a display name) and forgets them. */
-  supersede(accountId: number, hourEpoch: number, by: string): void;
-  /** Takes the rows recorded since the last call: the function returned writes them in a connection's current transaction. */
-  take(): (connection: DuckDBConnection) => Promise<void>;
-}
 
 /**
  * The manifest of one load: the rows already in the database (read once at the start)

@@ -18,20 +18,7 @@ export { DATA_TABLES, type DataTable } from "../load/dataTables.js";
  */
 export const SCHEMA_VERSION = 2;
 
-/**
- * The statuses of a manifest row (`files.status`):
- * - `loaded`: the file's data is in the data tables;
- * - `duplicate`: byte-identical (same SHA-256) to a file of the same account-hour that is
- *   loaded; nothing was loaded from it;
- * - `rejected`: unreadable, unsafe, or in conflict with another file (`code`, `reason` say
- *   why); nothing was loaded from it;
- * - `superseded`: it was loaded, then `ingest --replace` swapped its account-hour for another
- *   file; its rows are gone from the data tables, the manifest row stays for audit.
- */
-export const FILE_STATUSES = ["loaded", "duplicate", "rejected", "superseded"] as const;
-
-/** A manifest row's status, see {@link FILE_STATUSES}. */
-export type FileStatus = (typeof FILE_STATUSES)[number];
+export { FILE_STATUSES, type FileStatus } from "../load/loadManifest.js";
 
 /**
  * Every DDL statement, idempotent (`IF NOT EXISTS`). The measures (vcpus, mem, sizes, IOPS,
