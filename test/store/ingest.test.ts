@@ -58,7 +58,10 @@ describe("ingest into a database file", () => {
     try {
       const sql = "SELECT account_id, hour_epoch, machine_id, mem_mb, vcpus FROM machines ORDER BY ALL";
       expect((await file.connection.runAndReadAll(sql)).getRows()).toEqual((await memory.connection.runAndReadAll(sql)).getRows());
-      expect({ ...file.load, inputs: [] }).toEqual({ ...memory.load, inputs: [] });
+      // A .duckdb file does not keep the Syncthing copies an input held (they were never loaded): the in-memory load lists them, here none.
+      const { syncthingCopies, ...memoryLoad } = memory.load;
+      expect(syncthingCopies).toEqual([]);
+      expect({ ...file.load, inputs: [] }).toEqual({ ...memoryLoad, inputs: [] });
     } finally {
       memory.close();
       file.close();
