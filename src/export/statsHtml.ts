@@ -5,6 +5,7 @@ import { unitOf, type SeriesDefinition } from "../stats/seriesDefinition.js";
 import { seriesLeaves } from "../stats/seriesLeaves.js";
 import type { SeriesArray, StatsEntity, StatsResponse } from "../stats/types.js";
 import { isoUtc } from "../base/time.js";
+import { CHART_AXES } from "./chartAxes.js";
 
 /** What a statistics page is about. */
 export interface StatsPageSubject {
@@ -143,22 +144,7 @@ const PAGE_SCRIPT = `
     return String(Number(v.toFixed(a < 1 ? 6 : 3)));
   }
   function iso(ts) { return new Date(ts * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC"; }
-  function timeTicks(u, splits) {
-    return splits.map(function (ts, i) {
-      var text = new Date(ts * 1000).toISOString();
-      var day = text.slice(5, 10), clock = text.slice(11, 16);
-      var previous = i > 0 ? new Date(splits[i - 1] * 1000).toISOString().slice(5, 10) : "";
-      if (clock === "00:00") return day;
-      return day !== previous ? day + "\\n" + clock : clock;
-    });
-  }
-  function range(u, min, max) {
-    if (min == null || max == null) return [0, 1];
-    var lo = Math.min(0, min), hi = Math.max(0, max);
-    if (hi === lo) hi = lo + 1;
-    return [lo, hi + (hi - lo) * 0.08];
-  }
-  if (payload.x.length === 0) {
+${CHART_AXES}  if (payload.x.length === 0) {
     var p = document.createElement("p");
     p.className = "empty";
     p.textContent = "No samples in the period.";
@@ -177,7 +163,7 @@ const PAGE_SCRIPT = `
     box.appendChild(h);
     root.appendChild(box);
     var scales = { x: { time: true } };
-    var axes = [{ label: "time (UTC)", values: timeTicks }];
+    var axes = [{ label: "time (UTC)", values: ticks }];
     chart.units.forEach(function (unit, i) {
       scales[unit] = { range: range };
       axes.push({ scale: unit, label: unit, side: i === 0 ? 3 : 1, size: 70, grid: { show: i === 0 },

@@ -1,3 +1,5 @@
+import { CHART_AXES } from "../../export/chartAxes.js";
+
 /**
  * The dashboard's page script (`/assets/dashboard.js`): draws the charts of the page's
  * `#charts-data` with uPlot (legends with the values under the cursor, one y axis per unit,
@@ -15,22 +17,7 @@ export const DASHBOARD_SCRIPT = `
     return v.toLocaleString("en-US", { maximumFractionDigits: a < 1 ? 4 : a < 100 ? 2 : 1 });
   }
   function iso(ts, day) { var t = new Date(ts * 1000).toISOString(); return day ? t.slice(0, 10) : t.slice(0, 16).replace("T", " ") + " UTC"; }
-  function ticks(u, splits) {
-    return splits.map(function (ts, i) {
-      var text = new Date(ts * 1000).toISOString();
-      var day = text.slice(5, 10), clock = text.slice(11, 16);
-      var previous = i > 0 ? new Date(splits[i - 1] * 1000).toISOString().slice(5, 10) : "";
-      if (clock === "00:00") return day;
-      return day !== previous ? day + "\\n" + clock : clock;
-    });
-  }
-  function range(u, min, max) {
-    if (min == null || max == null) return [0, 1];
-    var lo = Math.min(0, min), hi = Math.max(0, max);
-    if (hi === lo) hi = lo + 1;
-    return [lo, hi + (hi - lo) * 0.08];
-  }
-  function bandsPlugin(bands) {
+${CHART_AXES}  function bandsPlugin(bands) {
     return { hooks: { drawClear: [function (u) {
       var ctx = u.ctx;
       ctx.save();
