@@ -29,6 +29,21 @@ export const WORKERS_OPTION = {
   requiresArg: true,
 } as const;
 
+/** `--db FILE`, required, on the commands that read only a warehouse (status, forecast, alerts). */
+export const WAREHOUSE_OPTION = {
+  type: "string",
+  demandOption: true,
+  requiresArg: true,
+  describe: "the warehouse file (made by ingest or sync)",
+} as const;
+
+/** `--names FILE`, over the names a sync stored. */
+export const NAMES_OPTION = {
+  type: "string",
+  requiresArg: true,
+  describe: "a names file (CSV kind,id,name or JSON), over the names sync stored",
+} as const;
+
 /** `--wait SECONDS`, on every command that opens a warehouse file. */
 export const WAIT_OPTION = {
   describe: "with --db: while another process writes the file (a sync), wait up to this many seconds for its commit; then exit 6 (default 60)",

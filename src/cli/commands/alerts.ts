@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { ActiveAlertsError, UsageError } from "../../base/errors.js";
-import { WAIT_OPTION } from "../inputs.js";
+import { NAMES_OPTION, WAIT_OPTION, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
 
 interface AlertsArgs {
@@ -15,10 +15,10 @@ interface AlertsArgs {
 }
 
 const options = {
-  db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file (made by ingest or sync)" },
+  db: WAREHOUSE_OPTION,
   budgets: { type: "string", demandOption: true, requiresArg: true, describe: "a budgets file (YAML or JSON): monthly amounts or unit quantities per account or the environment, thresholds in %" },
   prices: { type: "string", requiresArg: true, describe: "a price list (JSON or YAML): needed by budgets of an amount; adds cost anomalies" },
-  names: { type: "string", requiresArg: true, describe: "a names file (CSV kind,id,name or JSON), over the names sync stored" },
+  names: NAMES_OPTION,
   notify: { type: "string", requiresArg: true, describe: "POST the alerts' JSON to this webhook when any is active (never redirected; its path and query are never printed)" },
   window: { type: "number", default: 24, requiresArg: true, describe: "anomalies and new or vanished machines of the last this many hours held are active" },
   format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { WAIT_OPTION } from "../inputs.js";
+import { NAMES_OPTION, WAIT_OPTION, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
 
 interface ForecastArgs {
@@ -12,10 +12,10 @@ interface ForecastArgs {
 }
 
 const options = {
-  db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file (made by ingest or sync)" },
+  db: WAREHOUSE_OPTION,
   month: { type: "string", demandOption: true, requiresArg: true, describe: "the month to forecast, YYYY-MM (UTC)" },
   prices: { type: "string", requiresArg: true, describe: "a price list (JSON or YAML): adds the amount due so far and projected" },
-  names: { type: "string", requiresArg: true, describe: "a names file (CSV kind,id,name or JSON), over the names sync stored" },
+  names: NAMES_OPTION,
   format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
   wait: WAIT_OPTION,
 } as const;

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import { StaleWarehouseError, UsageError } from "../../base/errors.js";
 import type { AccountStatus, HourSpan, WarehouseStatus } from "../../sync/warehouseStatus.js";
 import { isoUtc } from "../../base/time.js";
-import { WAIT_OPTION, waitOf } from "../inputs.js";
+import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
 
 interface StatusArgs {
@@ -13,7 +13,7 @@ interface StatusArgs {
 }
 
 const options = {
-  db: { type: "string", demandOption: true, requiresArg: true, describe: "the warehouse file (made by ingest or sync)" },
+  db: WAREHOUSE_OPTION,
   "max-lag": { type: "number", requiresArg: true, describe: "exit 7 when an account's last complete hour is more than this many hours behind the current hour" },
   format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
   wait: WAIT_OPTION,

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
+import { inputOptions, NAMES_OPTION, withWarehouse, type InputArgs } from "../inputs.js";
 import { periodOf } from "../periodArgs.js";
 import { commandLine } from "./index.js";
 
@@ -29,7 +29,7 @@ export const topCommand: CommandModule<object, TopArgs> = {
       .option("limit", { type: "number", default: 10, requiresArg: true, describe: "rows shown" })
       .option("account-id", { type: "number", requiresArg: true, describe: "one account's cloud spaces or machines" })
       .option("prices", { type: "string", requiresArg: true, describe: "a price list (JSON or YAML): cost is the invoice of an account, the allocated share of a cloud space or machine" })
-      .option("names", { type: "string", requiresArg: true, describe: "a names file (CSV kind,id,name or JSON), over the names sync stored" })
+      .option("names", NAMES_OPTION)
       .option("format", { choices: ["text", "csv", "json"] as const, default: "text" as const, describe: "output format" }) as unknown as Argv<TopArgs>,
   handler: async (argv) => {
     const period = periodOf(argv);
