@@ -1,7 +1,5 @@
 import { ingest } from "../src/store/ingest.js";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +9,7 @@ import { generateHours, openWarehouse, writeDataset } from "../src/internal.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import { codeBlocks, isServing, readDoc, REPO, runServing, runShell, section } from "./helpers/shellExamples.js";
+import { startWebhook, type Webhook } from "./helpers/webhook.js";
 
 // Every synopsis line of docs/cli.md runs here literally, in its argument order: once with its
 // optional parts left out, and once per alternative with all of them in (`a|b` and
@@ -188,32 +187,16 @@ function activeAlerts(stdout: string): number {
   return text ? Number(text[1]) : (JSON.parse(stdout) as { alerts: unknown[] }).alerts.length;
 }
 
-/** A loopback webhook that keeps every body posted to it. */
-async function startHook(): Promise<{ url: string; posts: string[]; close(): void }> {
-  const posts: string[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    req.on("end", () => {
-      posts.push(body);
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, posts, close: () => server.close() };
-}
-
 /** The data set the placeholders stand for: `<inputs...>` is it as a zip, and the platform serves it. */
 const DATA = { accounts: 2, spaces: 2, machines: 3, hours: 48, start: 1790812800, seed: 5 };
 
 let cwd: string;
 let server: FakeServer;
-let hook: { url: string; posts: string[]; close(): void };
+let hook: Webhook;
 let ids: Context["ids"];
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-spec-"));
-  hook = await startHook();
+  hook = await startWebhook();
   await writeDataset({ out: join(cwd, "data.zip"), ...DATA });
   // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
@@ -255,7 +238,7 @@ describe("docs/cli.md, every synopsis line as written", () => {
       const expected = line[1] === "alerts" && activeAlerts(result.stdout) > 0 ? 7 : 0;
       expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(expected);
       if ("page" in result) expect((result as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
-      if (expected === 7 && line.includes("--notify")) expect(hook.posts.some((p) => (JSON.parse(p) as { alerts: unknown[] }).alerts.length === activeAlerts(result.stdout))).toBe(true);
+      if (expected === 7 && line.includes("--notify")) expect(hook.bodies.some((p) => (JSON.parse(p) as { alerts: unknown[] }).alerts.length === activeAlerts(result.stdout))).toBe(true);
       checkOutput(line, result.stdout, cwd);
     });
   }

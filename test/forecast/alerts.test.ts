@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alerts, alertsBody, FetchError, forecast, loadBudgets, notify, parseBudgets, parsePrices } from "../../src/internal.js";
 import { scenarioCloudspaceId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
+import { startWebhook } from "../helpers/webhook.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
 const PRICES_JSON = { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } };
@@ -93,7 +94,7 @@ describe("alerts", () => {
     writeFileSync(prices, JSON.stringify(PRICES_JSON));
     const budgets = join(dir, "budgets.yaml");
     writeFileSync(budgets, "budgets:\n  - account: 1\n    amount: 1\n");
-    const hook = await startHook(200);
+    const hook = await startWebhook(200);
     try {
       const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--prices", prices, "--notify", `${hook.url}/hooks/T0/B0/s3cr3t-token?key=qu3ry-secret`, "--format", "json"]);
       expect(run.code, run.stderr).toBe(7);
@@ -121,7 +122,7 @@ describe("notify", () => {
   };
 
   it("posts the JSON, with the address's user info as basic auth", async () => {
-    const hook = await startHook(204);
+    const hook = await startWebhook(204);
     try {
       await notify(secretUrl(hook.url), { alerts: [1] });
       expect(hook.bodies).toEqual(['{"alerts":[1]}']);
@@ -135,8 +136,8 @@ describe("notify", () => {
     [500, /answered 500 \(not accepted\)/],
     [302, /answered 302 \(a redirect, not followed/],
   ])("fails on an answer %d, naming the host only", async (status, message) => {
-    const target = await startHook(200);
-    const hook = await startHook(status, `${target.url}/elsewhere`);
+    const target = await startWebhook(200);
+    const hook = await startWebhook(status, `${target.url}/elsewhere`);
     try {
       const error = await notify(secretUrl(hook.url), { a: 1 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FetchError);
@@ -170,20 +171,3 @@ describe("notify", () => {
   });
 });
 
-/** A loopback webhook answering `status` (with `location` for a redirect), keeping bodies and authorization headers. */
-async function startHook(status: number, location?: string): Promise<{ url: string; bodies: string[]; auth: string[]; server: Server }> {
-  const bodies: string[] = [];
-  const auth: string[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c: Buffer) => (body += c.toString("utf8")));
-    req.on("end", () => {
-      bodies.push(body);
-      if (req.headers.authorization) auth.push(req.headers.authorization);
-      res.writeHead(status, location ? { location } : {});
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, auth, server };
-}
