@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
+import { formulaMismatches } from "../helpers/xlsxFormulas.js";
 import { accountFileName, billingReport, makeNames, parsePrices, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/internal.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 
@@ -140,6 +141,12 @@ describe("billing workbook", () => {
     expect(cu.map((r) => [r.getCell(2).value, r.getCell(csMoney).value])).toEqual([["11", 0.12], ["12", 0.11]]);
   });
 
+  it("every formula, recomputed as a spreadsheet does on opening the file, gives the figure stored beside it", () => {
+    // The check rows point at the level above's totals, on a sheet with one id column fewer:
+    // 'Accounts'!F (its quantity unit, a text) gave #VALUE! and 'Accounts'!K an empty 0.
+    expect(formulaMismatches(workbook)).toEqual([]);
+  });
+
   it("quantities show 2 decimals and billed quantities 4, aligned, while cells keep the exact value; every styled cell uses the one font", () => {
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
     const [allocated] = entityRows(cloudspaces, "CU allocated");
@@ -226,5 +233,11 @@ describe("invoice pack", () => {
     expect(words).toContain("CU rule: aggregate: a machine's, cloud space's and account's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals");
     expect(words).toContain("Allocated cost is not an amount due");
     expect(() => column(machines, 1, "amount due")).toThrow();
+  });
+
+  it("every formula of every workbook of the pack recomputes to the figure stored beside it", async () => {
+    for (const file of ["summary.xlsx", "account-7-acme-corp.xlsx", "account-8.xlsx"]) {
+      expect(formulaMismatches(await read(join(dir, "pack", file))), file).toEqual([]);
+    }
   });
 });

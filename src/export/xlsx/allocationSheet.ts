@@ -23,6 +23,8 @@ export interface UnitTotals {
   quantities: Map<string, number>;
   billed: Map<string, number>;
   money: Map<string, Exact>;
+  /** Its columns of quantity, billed quantity and money: each sheet has its own (one id column more per level). */
+  columns: { quantity: number; billed: number; money: number };
 }
 
 const SHEET_OF: Record<Exclude<Level, "environment">, string> = { account: "Accounts", cloudspace: "Cloud spaces", machine: "Machines" };
@@ -150,12 +152,12 @@ export function writeAllocationSheet(
     r += 2;
     check.getCell(1).value = `Total of '${parent.sheet}'`;
     difference.getCell(1).value = "Difference (check)";
-    for (const [column, mine, theirs, places, format] of [
-      [col.quantity, q, parent.quantities.get(kind.key) ?? parent.quantities.get("CU") ?? 0, 9, QUANTITY_2],
-      ...(list && billed.has(kind.key) ? [[col.billed, billed.get(kind.key)!, parent.billed.get(kind.key) ?? 0, 9, QUANTITY_4] as const] : []),
+    for (const [column, parentColumn, mine, theirs, places, format] of [
+      [col.quantity, parent.columns.quantity, q, parent.quantities.get(kind.key) ?? parent.quantities.get("CU") ?? 0, 9, QUANTITY_2],
+      ...(list && billed.has(kind.key) ? [[col.billed, parent.columns.billed, billed.get(kind.key)!, parent.billed.get(kind.key) ?? 0, 9, QUANTITY_4] as const] : []),
     ] as const) {
       const L = columnLetter(column);
-      check.getCell(column).value = { formula: `'${parent.sheet}'!${L}${above}`, result: theirs };
+      check.getCell(column).value = { formula: `'${parent.sheet}'!${columnLetter(parentColumn)}${above}`, result: theirs };
       difference.getCell(column).value = { formula: `ROUND(${L}${rows.get(kind.key)}-${L}${check.number},${places})`, result: exactRound(mine - theirs, places) };
       check.getCell(column).numFmt = format;
       difference.getCell(column).numFmt = format;
@@ -163,7 +165,7 @@ export function writeAllocationSheet(
     if (list && billed.has(kind.key)) {
       const M = columnLetter(col.money);
       const theirs = parent.money.get(kind.key) ?? Exact.ZERO;
-      check.getCell(col.money).value = { formula: `'${parent.sheet}'!${M}${above}`, result: theirs.toNumber() };
+      check.getCell(col.money).value = { formula: `'${parent.sheet}'!${columnLetter(parent.columns.money)}${above}`, result: theirs.toNumber() };
       difference.getCell(col.money).value = { formula: `ROUND(${M}${rows.get(kind.key)}-${M}${check.number},${decimals})`, result: money.get(kind.key)!.add(Exact.of(-1n).mul(theirs)).toNumber() };
       check.getCell(col.money).numFmt = moneyFormat(decimals);
       difference.getCell(col.money).numFmt = moneyFormat(decimals);
@@ -195,5 +197,5 @@ export function writeAllocationSheet(
   ];
   for (const text of notes) writeNote(sheet, r++, text, headers.length);
   sheet.commit();
-  return { sheet: name, rows, quantities, billed, money };
+  return { sheet: name, rows, quantities, billed, money, columns: { quantity: col.quantity, billed: col.billed, money: col.money } };
 }
