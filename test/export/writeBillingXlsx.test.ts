@@ -141,6 +141,17 @@ describe("billing workbook", () => {
     expect(cu.map((r) => [r.getCell(2).value, r.getCell(csMoney).value])).toEqual([["11", 0.12], ["12", 0.11]]);
   });
 
+  it("on Accounts a line's money is its amount; 'amount due' heads only the sum of an account's lines", () => {
+    const accounts = workbook.getWorksheet("Accounts")!;
+    const amount = column(accounts, 1, "amount (EUR)");
+    const acme = entityRows(accounts, "CU")[0]!;
+    expect([acme.getCell(1).value, acme.getCell(amount).value]).toEqual(["7", 0.23]); // 23.25 CU-hours × 0.01, one line of the 0.31 due
+    const due: string[] = [];
+    accounts.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "string" && /amount due/i.test(cell.value)) due.push(cell.value); }));
+    expect(due).toEqual(["Total amount due (2 accounts)"]);
+    expect(result(rowStarting(accounts, "Total amount due").getCell(amount))).toBe(0.33);
+  });
+
   it("every formula, recomputed as a spreadsheet does on opening the file, gives the figure stored beside it", () => {
     // The check rows point at the level above's totals, on a sheet with one id column fewer:
     // 'Accounts'!F (its quantity unit, a text) gave #VALUE! and 'Accounts'!K an empty 0.

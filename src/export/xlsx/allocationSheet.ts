@@ -39,7 +39,7 @@ interface RowKind {
 /**
  * An allocation sheet in long layout, to print on A4 landscape: one row per entity and unit
  * (ids, name, hours, unit, quantity in the report's unit, and with prices the quantity in the
- * unit of the price, the unit price and the money: amount due on Accounts, allocated cost
+ * unit of the price, the unit price and the money: the line's amount on Accounts, allocated cost
  * below), then per unit its total and, below Accounts, the level above's total and the
  * difference (0 for all but own CU under `aggregate`), then the rules in words. Returns where
  * its totals are.
@@ -55,7 +55,8 @@ export function writeAllocationSheet(
   const per = report.options.per === "month" ? "months" : "hours";
   const basis = new Map((list ? pricedUnits(list) : []).map((p) => [p.unit, p.per]));
   const billedLevel = level === "account";
-  const moneyHeader = list ? (billedLevel ? `amount due (${list.currency})` : `allocated cost (${list.currency})`) : undefined;
+  // a line's amount is not an amount due: that is the sum of an account's rounded lines (its Total amount due row)
+  const moneyHeader = list ? (billedLevel ? `amount (${list.currency})` : `allocated cost (${list.currency})`) : undefined;
   const headers = [
     "account id", ...(level !== "account" ? ["cloud space id"] : []), ...(level === "machine" ? ["machine id"] : []), "name", "hours",
     "unit", "quantity", "quantity unit", ...(list ? ["billed quantity", "price per", `unit price (${list.currency})`, moneyHeader!] : []),
