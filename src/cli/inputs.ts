@@ -98,15 +98,15 @@ export function storeSourceOf(argv: InputArgs): StoreSource {
   return inputs;
 }
 
-/** The lines the CLI prints on stderr about a load: skipped files, duplicates, ignored paths. */
+/**
+ * The lines the CLI prints on stderr about a load: skipped files, ignored paths. Byte-identical
+ * duplicates are dropped silently (SPEC 5): reports and `check` count them.
+ */
 export function loadNotes(load: LoadReport): string[] {
   const notes: string[] = [];
   if (load.skipped.length > 0) {
     notes.push(`skipped ${load.skipped.length} bad file${load.skipped.length === 1 ? "" : "s"}:`);
     for (const s of load.skipped) notes.push(`  ${s.file}: ${s.reason} [${s.code}]`);
-  }
-  if (load.duplicates.length > 0) {
-    notes.push(`dropped ${load.duplicates.length} byte-identical duplicate file${load.duplicates.length === 1 ? "" : "s"}`);
   }
   if (load.ignoredPaths > 0) {
     notes.push(`ignored ${load.ignoredPaths} file${load.ignoredPaths === 1 ? "" : "s"} whose path is not a consumption path`);

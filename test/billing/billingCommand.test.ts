@@ -213,6 +213,18 @@ describe("cloudunits billing, end to end on generated data", () => {
     expect(workbook.worksheets.map((w) => w.name)).toEqual(["Invoice", "Accounts", "Cloud spaces", "Machines", "About"]);
   });
 
+  it("byte-identical copies (the zip beside the same tree) are dropped silently: the same bill, nothing on stderr", async () => {
+    const tree = join(root, "copy");
+    expect((await cli("generate", "--out", tree, "--accounts", "2", "--spaces", "2", "--machines", "3", "--hours", "6",
+      "--start", "2026-10-01T00:00Z", "--seed", "11", "--missing-hours", "2026-10-01T02:00Z")).code).toBe(0);
+    const period = ["--start", "2026-10-01T03:00Z", "--end", "2026-10-01T06:00Z"]; // no missing hour in it: no warning of its own
+    const alone = await cli("billing", zip, ...period);
+    const twice = await cli("billing", zip, tree, ...period);
+    expect([twice.code, twice.stderr]).toEqual([0, ""]);
+    expect(twice.stdout).toBe(alone.stdout);
+    expect(JSON.parse(twice.stdout).consumption.CU).toBeGreaterThan(0);
+  });
+
   it("an empty period is an empty result and a warning", async () => {
     const { stdout, stderr, code } = await cli("billing", zip, "--start", "2027-01-01", "--end", "2027-01-02");
     expect(code).toBe(0);

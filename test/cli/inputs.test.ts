@@ -11,7 +11,7 @@ describe("the shared input options", () => {
     expect(() => storeSourceOf({})).toThrow(/name the inputs/);
   });
 
-  it("lists every skipped file with its reason, and counts duplicates and ignored paths", () => {
+  it("lists every skipped file with its reason and counts ignored paths; byte-identical duplicates are dropped silently (SPEC 5)", () => {
     expect(loadNotes({
       inputs: ["x"], filesLoaded: 3, accountHours: 3, ignoredPaths: 2,
       duplicates: ["b/7/2026/10/1/0/account_capnp.bin"],
@@ -19,7 +19,6 @@ describe("the shared input options", () => {
     })).toEqual([
       "skipped 1 bad file:",
       "  a/7/2026/10/1/1/account_capnp.bin: segment 0 declares 9 words, has 2 [CAPNP_TRUNCATED]",
-      "dropped 1 byte-identical duplicate file",
       "ignored 2 files whose path is not a consumption path",
     ]);
     expect(loadNotes({ inputs: ["x"], filesLoaded: 3, accountHours: 3, ignoredPaths: 0, duplicates: [], skipped: [] })).toEqual([]);

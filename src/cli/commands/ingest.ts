@@ -55,7 +55,9 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
     for (const line of loadNotes(report)) process.stderr.write(`cloudunits: ${line}\n`);
     process.stderr.write(
       `cloudunits: ingested ${report.filesLoaded} file${report.filesLoaded === 1 ? "" : "s"} (${report.accountHours} account-hours` +
-        `${report.replacedHours > 0 ? `, ${report.replacedHours} replaced` : ""}) into ${argv.db}, which now holds ${report.totalAccountHours} account-hours\n`,
+        `${report.replacedHours > 0 ? `, ${report.replacedHours} replaced` : ""}` +
+        `${report.duplicates.length > 0 ? `; ${report.duplicates.length} byte-identical cop${report.duplicates.length === 1 ? "y" : "ies"} dropped` : ""})` +
+        ` into ${argv.db}, which now holds ${report.totalAccountHours} account-hours\n`,
     );
   },
 };
