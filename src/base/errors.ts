@@ -66,11 +66,16 @@ export class BadInputError extends CloudunitsError {
   readonly errors: (BadFileError | ConflictError)[];
 
   constructor(errors: (BadFileError | ConflictError)[]) {
-    super(
-      "BAD_INPUT",
-      `${errors.length} bad input file${errors.length === 1 ? "" : "s"} (use --skip-bad to go on without them):\n` +
-        errors.map((e) => `  ${e.message}`).join("\n"),
-    );
+    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+    const conflicts = errors.filter((e): e is ConflictError => e instanceof ConflictError);
+    const bad = errors.length - conflicts.length;
+    const files = conflicts.reduce((n, c) => n + c.files.length, 0);
+    // a conflict's line names two or more files: the head counts files, not lines
+    const head = [
+      ...(bad > 0 ? [plural(bad, "bad input file", "bad input files")] : []),
+      ...(conflicts.length > 0 ? [`${plural(conflicts.length, "account-hour", "account-hours")} with different files (${plural(files, "file", "files")})`] : []),
+    ].join(" and ");
+    super("BAD_INPUT", `${head} (use --skip-bad to go on without them):\n` + errors.map((e) => `  ${e.message}`).join("\n"));
     this.errors = errors;
   }
 }
