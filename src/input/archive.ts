@@ -109,6 +109,15 @@ async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
 }
 
 /**
+ * The archive kind of `kinds` (default every kind known) whose bytes `path` holds, or null
+ * when it is of none; a file that cannot be opened or read is a BadFileError.
+ */
+export async function archiveKindOf(path: string, displayName: string, kinds: readonly ArchiveKind[] = ARCHIVE_KINDS): Promise<ArchiveKind | null> {
+  const bytes = await probe(path, displayName);
+  return kinds.find((k) => k.matches(bytes)) ?? null;
+}
+
+/**
  * Opens the input file `path` as the archive kind its bytes show (`kinds`, default every kind
  * known). A file of no kind known is a BadFileError (code ZIP_CORRUPT: a zip is what the
  * service serves) naming the kinds read.
@@ -116,9 +125,8 @@ async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
 export async function openArchive(
   path: string, displayName: string, limits: Required<InputLimits>, kinds: readonly ArchiveKind[] = ARCHIVE_KINDS,
 ): Promise<Archive> {
-  const bytes = await probe(path, displayName);
-  const kind = kinds.find((k) => k.matches(bytes));
-  if (kind === undefined) {
+  const kind = await archiveKindOf(path, displayName, kinds);
+  if (kind === null) {
     throw new BadFileError("ZIP_CORRUPT", displayName, `not an archive of a kind read (${kinds.map((k) => k.name).join(", ")}): not a zip archive, nor a consumption file by its path`);
   }
   return kind.open(path, displayName, limits);

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
-import { relative as relativePath, resolve, sep } from "node:path";
+import { basename, relative as relativePath, resolve, sep } from "node:path";
 import { BadFileError, UsageError } from "../base/errors.js";
 import { resolveLimits } from "./limits.js";
 import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
@@ -10,7 +10,7 @@ import { indexArchive } from "./indexArchive.js";
 import { inPeriod } from "../base/period.js";
 import { tooLargeFile, unreadableFile } from "./readSource.js";
 import { SourceTable } from "./sourceTable.js";
-import type { Archive, ArchiveEntry } from "./archive.js";
+import { archiveKindOf, type Archive, type ArchiveEntry, type ArchiveKind } from "./archive.js";
 
 /** How many ignored paths the summary shows by name. */
 const IGNORED_EXAMPLES = 5;
@@ -155,14 +155,46 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     }
   };
 
-  const addZip = async (path: string, displayName: string) => {
+  /**
+   * Indexes an archive: given as an input (`kinds`: every kind the options read), or found in
+   * an input folder (`kinds`: the one its bytes showed). A found archive holding no
+   * consumption file (a workbook saved beside the data, say) counts as one ignored file,
+   * not as each of its entries.
+   */
+  const addArchive = async (path: string, displayName: string, kinds: readonly ArchiveKind[] | undefined, found: boolean) => {
     const real = await realpath(path);
     if (seenArchives.has(real)) return;
     seenArchives.add(real);
-    const found = await indexArchive(path, displayName, { limits, parse, location, report, ignore, syncthing }, options.archiveKinds);
-    if (!found) return;
-    archives.push(found.archive);
-    for (const source of found.sources) table.addZipSource(source);
+    const ignoredEntries: string[] = [];
+    const badBefore = index.badFiles;
+    const context = { limits, parse, location, report, ignore: found ? (name: string) => void ignoredEntries.push(name) : ignore, syncthing };
+    const indexed = await indexArchive(path, displayName, context, kinds);
+    if (!indexed) {
+      if (found && index.badFiles === badBefore) ignore(displayName);
+      return;
+    }
+    ignoredEntries.forEach(ignore);
+    archives.push(indexed.archive);
+    for (const source of indexed.sources) table.addZipSource(source);
+  };
+
+  /**
+   * A file in an input folder that is not at a consumption path: read as an archive when its
+   * bytes are one of a kind read (the zips `fetch` writes into a folder, say), else ignored.
+   * Hidden files (`.name`: a download still in progress is `.<name>.part-...`) and files that
+   * cannot be opened are ignored without a look.
+   */
+  const addFolderFile = async (path: string, displayName: string) => {
+    if (basename(path).startsWith(".")) return ignore(displayName);
+    let kind: ArchiveKind | null;
+    try {
+      kind = await archiveKindOf(path, displayName, options.archiveKinds);
+    } catch (error) {
+      if (!(error instanceof BadFileError)) throw error;
+      kind = null;
+    }
+    if (kind === null) ignore(displayName);
+    else await addArchive(path, displayName, [kind], true);
   };
 
   try {
@@ -172,6 +204,7 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
       if (kinds[i] === "dir") {
         const root = table.addRoot({ absolute, displayName: input });
         const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
+        const otherFiles: { path: string; displayName: string }[] = [];
         walkTree(absolute, input, (item) => {
           if (item.kind === "error") report(item.error);
           else if (item.kind === "syncthing") syncthing(item.displayName);
@@ -179,16 +212,17 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
           else if (item.kind === "outside") linkOutside(item.path, item.displayName, item.target, item.folder, input);
           else {
             const parsed = parse(item.path, item.displayName);
-            if (parsed === "ignored") ignore(item.displayName);
+            if (parsed === "ignored") otherFiles.push({ path: item.path, displayName: item.displayName });
             else if (typeof parsed !== "string") {
               const relative = item.path.startsWith(prefix) ? item.path.slice(prefix.length) : relativePath(absolute, item.path);
               addTreeFile(root, item.path, relative, item.displayName, parsed);
             }
           }
         });
+        for (const file of otherFiles) await addFolderFile(file.path, file.displayName);
       } else {
         const parsed = parse(absolute, input);
-        if (parsed === "ignored") await addZip(absolute, input);
+        if (parsed === "ignored") await addArchive(absolute, input, options.archiveKinds, false);
         else if (typeof parsed !== "string") addTreeFile(table.addRoot({ absolute, displayName: input }), absolute, "", input, parsed);
       }
     }

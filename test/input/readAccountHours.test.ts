@@ -251,6 +251,48 @@ describe("readAccountHours on zip archives", () => {
     expect(hours.map((h) => h[0])).toEqual([7, 7]);
     expect(bad.map((e) => [e.code, e.file])).toEqual([["ZIP_CORRUPT", truncated]]);
   });
+
+  it("reads the zips found in an input folder (as fetch writes them into one), each once, beside its tree files", async () => {
+    await mkdir(join(dir, "dl/old"), { recursive: true });
+    await writeYazl(join(dir, "dl/consumption-7.zip"), [{ name: "7/2026/11/5/7/account_capnp.bin" }, { name: "7/2026/11/5/8/account_capnp.bin" }]);
+    await writeYazl(join(dir, "dl/old/consumption-8"), [{ name: "var/billing/8/2026/11/5/7/account_capnp.bin" }]); // known by its bytes, not its name
+    await writeTree(join(dir, "dl"), ["9/2026/11/5/7/account_capnp.bin"]);
+    const { hours, summary } = await collect([join(dir, "dl"), join(dir, "dl/consumption-7.zip")], dir);
+    expect(hours).toEqual([
+      [7, "2026-11-05T07:00:00.000Z", ["/dl/consumption-7.zip!7/2026/11/5/7/account_capnp.bin"]],
+      [7, "2026-11-05T08:00:00.000Z", ["/dl/consumption-7.zip!7/2026/11/5/8/account_capnp.bin"]],
+      [8, "2026-11-05T07:00:00.000Z", ["/dl/old/consumption-8!var/billing/8/2026/11/5/7/account_capnp.bin"]],
+      [9, "2026-11-05T07:00:00.000Z", ["/dl/9/2026/11/5/7/account_capnp.bin"]],
+    ]);
+    expect(summary.ignoredPaths).toBe(0);
+  });
+
+  it("ignores what in a folder holds no consumption file (a workbook is a zip too) and hidden downloads in progress, each counted once", async () => {
+    await mkdir(join(dir, "dl"), { recursive: true });
+    await writeYazl(join(dir, "dl/october.xlsx"), [{ name: "xl/workbook.xml" }, { name: "xl/styles.xml" }, { name: "[Content_Types].xml" }]);
+    await writeYazl(join(dir, "dl/.consumption-7.zip.part-host-1-0123abcd.zip"), [{ name: "7/2026/11/5/7/account_capnp.bin" }]);
+    await writeTree(join(dir, "dl"), ["notes.txt"]);
+    const { hours, summary } = await collect([join(dir, "dl")], dir);
+    expect(hours).toEqual([]);
+    expect(summary.ignoredPaths).toBe(3);
+    expect(summary.ignoredExamples.map((p) => p.replace(dir, ""))).toEqual([
+      "/dl/.consumption-7.zip.part-host-1-0123abcd.zip",
+      "/dl/notes.txt",
+      "/dl/october.xlsx",
+    ]);
+  });
+
+  it("names a damaged zip found in an input folder as a bad file, and reads the folder's other zips", async () => {
+    await mkdir(join(dir, "dl"), { recursive: true });
+    await writeYazl(join(dir, "dl/good.zip"), [{ name: "7/2026/11/5/7/account_capnp.bin" }]);
+    const whole = rawZip([{ name: "8/2026/11/5/7/account_capnp.bin", data: contentOf("x") }]);
+    await writeFile(join(dir, "dl/cut.zip"), whole.subarray(0, whole.length - 10)); // its end record cut short: a zip by its first bytes
+    const bad: BadFileError[] = [];
+    const { hours, summary } = await collect([join(dir, "dl")], dir, { onBadFile: (e) => bad.push(e) });
+    expect(hours).toEqual([[7, "2026-11-05T07:00:00.000Z", ["/dl/good.zip!7/2026/11/5/7/account_capnp.bin"]]]);
+    expect(bad.map((e) => [e.code, e.file.replace(dir, "")])).toEqual([["ZIP_CORRUPT", "/dl/cut.zip"]]);
+    expect(summary.ignoredPaths).toBe(0);
+  });
 });
 
 describe("readAccountHours reads lazily", () => {
