@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { parseConsumptionPath } from "../input/parseConsumptionPath.js";
-import { checkWarehouse } from "../store/checkWarehouse.js";
 import type { ImpossibleValue } from "../base/impossibleValue.js";
+import { readImpossibleValues } from "../load/impossibleValues.js";
 import type { LoadReport, SkippedFile } from "../store/types.js";
 import { warehouseStatus, type AccountStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 
@@ -33,19 +33,22 @@ function accountOfFile(file: string): number | undefined {
 /**
  * Per account: missing, late and rewritten hours and the hours not yet synced
  * (`warehouseStatus`, as `status` reports them), bad files (the warehouse's load report) and
- * impossible values (`checkWarehouse`, as `check --db` reports them).
+ * impossible values (recorded at ingest, as `check --db` lists them). Only these parts of
+ * `check --db` are shown, so only they are read: its other findings (NIC id collisions, zero
+ * resources) group every NIC and machine row of the warehouse.
  */
 export async function qualityData(connection: DuckDBConnection, db: string, load: LoadReport, nowEpoch = Date.now() / 1000): Promise<QualityData> {
   const status = await warehouseStatus(connection, db, nowEpoch);
-  const check = await checkWarehouse(connection, load);
-  const bad = [...check.unreadable, ...check.conflicts];
+  const impossibleValues = await readImpossibleValues(connection);
+  // check's order: unreadable files, then conflicts
+  const bad = [...load.skipped.filter((s) => s.code !== "CONFLICT"), ...load.skipped.filter((s) => s.code === "CONFLICT")];
   const byAccount = new Map(bad.map((f) => [f, accountOfFile(f.file)]));
   return {
     status,
     accounts: status.accounts.map((s) => ({
       status: s,
       badFiles: bad.filter((f) => byAccount.get(f) === s.accountId),
-      impossibleValues: check.impossibleValues.filter((v) => v.accountId === s.accountId),
+      impossibleValues: impossibleValues.filter((v) => v.accountId === s.accountId),
     })),
     otherBadFiles: bad.filter((f) => !status.accounts.some((s) => s.accountId === byAccount.get(f))),
   };
