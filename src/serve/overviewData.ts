@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { BillingReport } from "../billing/billingReport.js";
 import { overlayNames } from "../billing/names.js";
 import type { Quantities } from "../billing/lines.js";
+import { forecast, type EntityForecast } from "../forecast/forecast.js";
 import { readEntityNames } from "../store/entityNames.js";
 import type { LoadReport } from "../store/types.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
@@ -28,6 +29,11 @@ export interface OverviewData {
   accounts: OverviewAccount[];
   /** Σ of the accounts' amounts due and its currency (absent without a price list). */
   amountDue?: { amount: string; currency: string };
+  /**
+   * The environment's month-end forecast (`forecast`, as `cloudunits forecast` gives it), when
+   * the month runs past the last hour held; its amounts need a price list.
+   */
+  forecast?: EntityForecast;
   /** The report the figures come from (invoices, data quality). */
   report: BillingReport;
   status: WarehouseStatus;
@@ -36,7 +42,8 @@ export interface OverviewData {
 /**
  * The overview of one month (default: the month of the last hour held): the environment's
  * units per day, the accounts ranked by amount due so far (or by CU), the total, and the
- * warehouse's freshness per account. One billing pass (see `billedByDay`).
+ * warehouse's freshness per account. One billing pass (see `billedByDay`); while the month
+ * runs past the last hour held, its month-end forecast too.
  */
 export async function overviewData(
   connection: DuckDBConnection, db: string, load: LoadReport, settings: DashboardSettings, month?: string, nowEpoch = Date.now() / 1000,
@@ -55,12 +62,17 @@ export async function overviewData(
   });
   accounts.sort((a, b) => (a.amount !== undefined && b.amount !== undefined ? Number(b.amount) - Number(a.amount) : (b.quantities.CU ?? 0) - (a.quantities.CU ?? 0)) || a.accountId - b.accountId);
   const first = report.invoices?.[0];
+  const running = status.period !== null && chosen.end > status.period.lastHourEpoch + 3600 && chosen.start <= status.period.lastHourEpoch;
+  const projection = running
+    ? (await forecast(connection, { month: chosen.month, prices: settings.prices, options: { units: settings.units, names } })).entries.find((e) => e.level === "environment")
+    : undefined;
   return {
     month: chosen,
     months,
     days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "environment")!.quantities })),
     accounts,
     amountDue: report.amountDue && first ? { amount: report.amountDue.toFixed(first.decimals), currency: first.currency } : undefined,
+    forecast: projection,
     report,
     status,
   };

@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingReport, type BillingReport } from "../../src/billing/billingReport.js";
 import { warehouseStatus } from "../../src/sync/warehouseStatus.js";
-import { monthPeriod, open, serveDashboard, type Dashboard, type Store } from "../../src/index.js";
+import { forecast, monthPeriod, open, serveDashboard, type Dashboard, type Store } from "../../src/index.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -126,6 +126,38 @@ describe.skipIf(!hasChromium)(`the dashboard in headless Chromium${hasChromium ?
     expect(legends[0]).toBe("time");
     expect(legends.slice(1).every((l) => /^NIC \d+ (in|out)$/.test(l))).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, "machine.png"), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("a running month's overview shows the month-end forecast beside the amount so far, labelled a forecast", { timeout: 120_000 }, async () => {
+    const november = monthPeriod("2026-11");
+    const expected = (await forecast(store.connection, { month: "2026-11", prices: fixture.prices, options: { names: fixture.names } })).entries.find((e) => e.level === "environment")!;
+    const soFar = await billingReport(store.connection, november, { names: fixture.names }, { prices: fixture.prices });
+    expect(expected.hoursRemaining).toBeGreaterThan(0); // the fixture ends on November 10th
+    const { page, problems } = await tab();
+    await page.goto(`${dashboard.url}?month=2026-11`);
+    // the amount so far is what is owed for the hours held: the invoices of the month as billed now, and the forecast's month to date
+    expect(await page.locator("#amount-due .label").textContent()).toContain("so far");
+    expect(figure(await page.locator("#amount-due .value").textContent())).toBe(Number(soFar.amountDue!.toFixed(2)));
+    expect(expected.amount!.monthToDate.toFixed(2)).toBe(soFar.amountDue!.toFixed(2));
+    // the forecast: the library's projected amount, called a forecast and never an amount due
+    const label = await page.locator("#forecast .label").textContent();
+    expect(label).toMatch(/^Forecast for the month's end/);
+    expect(label).not.toMatch(/amount due/i);
+    expect(figure(await page.locator("#forecast .value").textContent())).toBe(Number(expected.amount!.projected.toFixed(2)));
+    expect(Number(expected.amount!.projected.toFixed(2))).toBeGreaterThan(Number(soFar.amountDue!.toFixed(2)));
+    const sub = await page.locator("#forecast .sub").textContent();
+    expect(sub).toContain(`for the ${expected.hoursRemaining} h to go`);
+    const range = /range ([\d,.]+) to ([\d,.]+) EUR/.exec(sub ?? "");
+    expect(range?.slice(1).map(figure)).toEqual([Number(expected.amount!.low.toFixed(2)), Number(expected.amount!.high.toFixed(2))]);
+    for (const [unit, digits] of [["CU", 2], ["NU", 4]] as const) {
+      expect(await page.locator(`#forecast-${unit}`).textContent()).toBe(`month-end forecast ${expected.projected[unit].toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`);
+    }
+    await page.screenshot({ path: join(SCREENSHOTS, "overview-running-month.png"), fullPage: true });
+    // a month whose hours are all held has nothing to forecast
+    await page.goto(`${dashboard.url}?month=2026-10`);
+    expect(await page.locator("#forecast").count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -1,9 +1,10 @@
 import type { UnitName } from "../../billing/unitNames.js";
+import type { ForecastUnit } from "../../forecast/forecast.js";
 import type { OverviewAccount, OverviewData } from "../overviewData.js";
 import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartSpec, type Column } from "./html.js";
 
 /** The four units of the service's bill, with what their quantities are in. */
-export const SHOWN_UNITS: readonly { unit: UnitName; of: string; digits: number }[] = [
+export const SHOWN_UNITS: readonly { unit: ForecastUnit; of: string; digits: number }[] = [
   { unit: "CU", of: "CU-hours", digits: 2 }, { unit: "SU", of: "SU-hours", digits: 2 }, { unit: "TU", of: "TU-hours", digits: 2 },
   { unit: "NU", of: "TB", digits: 4 }, // a machine's traffic is often well under 0.01 TB
 ];
@@ -23,16 +24,37 @@ export const chartBoxes = (charts: readonly ChartSpec[], wide = false): string =
 /** When the month ends after the last hour held: "so far". */
 const soFar = (data: OverviewData) => (data.status.period !== null && data.month.end > data.status.period.lastHourEpoch + 3600);
 
+/**
+ * The month-end forecast beside the amount so far (while the month runs, with a price list):
+ * the projected amount and its range, labelled a forecast (it is not owed).
+ */
+function forecastCard(data: OverviewData): string[] {
+  const f = data.forecast;
+  if (!f?.amount || !data.amountDue) return [];
+  const decimals = data.report.invoices?.[0]?.decimals ?? 2;
+  const currency = data.amountDue.currency;
+  const range = f.weeks > 0
+    ? `range ${money(f.amount.low.toFixed(decimals), undefined)} to ${money(f.amount.high.toFixed(decimals), currency)} (each of the last ${f.weeks} week${f.weeks === 1 ? "" : "s"} repeated instead)`
+    : "less than a week held: no range";
+  return [`<div class="card forecast" id="forecast"><div class="label">Forecast for the month's end, ${esc(data.month.month)}</div>` +
+    `<div class="value">${esc(money(f.amount.projected.toFixed(decimals), currency))}</div>` +
+    `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${f.hoursRemaining} h to go; ${esc(range)}</div></div>`];
+}
+
 /** The overview page: the month's units per day, its amount due, the accounts ranked, the warehouse's freshness. */
 export function overviewPage(data: OverviewData): string {
   const month = data.month.month;
   const environment = data.report.lines.find((l) => l.level === "environment");
   const partial = soFar(data);
-  const cards = [
+  const amounts = [
     data.amountDue
       ? `<div class="card" id="amount-due"><div class="label">Amount due${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
-      : `<div class="card"><div class="label">Amount due</div><div class="value"><small>start with --prices FILE to see amounts</small></div></div>`,
-    ...SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div></div>`),
+      : `<div class="card"><div class="label">Amount due</div><div class="sub">start with --prices FILE to see amounts</div></div>`,
+    ...forecastCard(data),
+  ].join("");
+  const cards = [
+    ...SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}${partial ? " so far" : ""}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div>${
+      data.forecast ? `<div class="sub" id="forecast-${unit}">month-end forecast ${esc(num(data.forecast.projected[unit], digits))}</div>` : ""}</div>`),
   ].join("");
   const charts = dailyCharts("day", data.days);
   const currency = data.amountDue?.currency;
@@ -46,10 +68,11 @@ export function overviewPage(data: OverviewData): string {
   const total = data.amountDue
     ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' amounts due</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
     : "";
+  const names = new Map(data.accounts.map((a) => [a.accountId, a.name]));
   const ranked = data.accounts.map((a, i) => ({ ...a, rank: i + 1 }));
   const freshness = table("freshness", [
     { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
-    { heading: "Name", cell: (a) => ({ html: esc(a.name ?? "") }) },
+    { heading: "Name", cell: (a) => ({ html: esc(a.name ?? names.get(a.accountId) ?? "") }) },
     { heading: "Complete until", note: "UTC", cell: (a) => ({ html: a.completeUntilEpoch === null ? "—" : esc(when(a.completeUntilEpoch)), sort: a.completeUntilEpoch ?? 0 }) },
     { heading: "Behind", note: "hours", numeric: true, cell: (a) => ({ html: a.lagHours === null ? "—" : `<span class="${a.lagHours > 2 ? "warn" : "ok"}">${a.lagHours}</span>`, sort: a.lagHours ?? -1 }) },
     { heading: "Missing", note: "hours", numeric: true, cell: (a) => { const n = a.missing.reduce((s, m) => s + m.hours, 0); return { html: `<span class="${n > 0 ? "bad" : "ok"}">${n}</span>`, sort: n }; } },
@@ -59,6 +82,7 @@ export function overviewPage(data: OverviewData): string {
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? "the amount due," : ""} the accounts ranked by ${data.amountDue ? "amount due" : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
+<div class="cards amounts">${amounts}</div>
 <div class="cards">${cards}</div>
 ${chartBoxes(charts)}
 <h2>Accounts by ${data.amountDue ? "amount due" : "CU"}, ${esc(month)}</h2>

@@ -20,8 +20,12 @@ form.picker select { font: inherit; padding: .25em .4em; border: 1px solid var(-
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: .8em; margin: 1em 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .8em 1em; }
 .card .label { color: var(--muted); font-size: .85em; }
-.card .value { font-size: 1.45em; font-weight: 600; font-variant-numeric: tabular-nums; margin-top: .1em; }
+.cards.amounts { grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); margin-bottom: 0; }
+.card .value { font-size: 1.45em; font-weight: 600; font-variant-numeric: tabular-nums; margin-top: .1em; white-space: nowrap; }
 .card .value small { font-size: .6em; font-weight: 400; color: var(--muted); }
+.card .sub { color: var(--muted); font-size: .8em; margin-top: .25em; }
+.card.forecast { border-style: dashed; background: #fbfcfe; }
+.card.forecast .value { color: #3d4a5e; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 1em; }
 .charts.wide { grid-template-columns: 1fr; }
 section.chart { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .7em 1em .4em; min-width: 0; }
