@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yargs from "yargs";
 import { commandName, commands } from "../../src/cli/commands/index.js";
 import { topHelp } from "../../src/cli/topHelp.js";
+import { CLI, LIBRARY } from "../helpers/runCli.js";
 
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 const HOOKS = join(import.meta.dirname, "../helpers/logPackages.mjs");
 let root: string;
 let runs = 0;
@@ -19,16 +19,16 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Runs `cloudunits ARGS` from the sources; returns its stdout and the packages it loaded. */
+/** Runs `cloudunits ARGS` (built from the sources); returns its stdout and the packages it loaded. */
 function run(args: string[]): Promise<{ code: number; stdout: string; packages: Set<string> }> {
-  return runNode([MAIN, ...args]);
+  return runNode([CLI, ...args]);
 }
 
-/** Runs `node ARGS` with the sources' loader; returns its stdout and the packages it loaded. */
+/** Runs `node ARGS`; returns its stdout and the packages it loaded. */
 function runNode(args: string[]): Promise<{ code: number; stdout: string; packages: Set<string> }> {
   const log = join(root, `packages-${runs++}.txt`);
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", "--import", HOOKS, ...args], {
+    execFile(process.execPath, ["--import", HOOKS, ...args], {
       env: { ...process.env, CI: "1", CLOUDUNITS_TEST_PACKAGE_LOG: log },
     }, async (error, stdout) => {
       const text = await readFile(log, "utf8").catch(() => "");
@@ -94,7 +94,7 @@ describe("the library loads the heavy packages only where a function needs them"
     const heavy = ["@duckdb/node-api", "@duckdb/node-bindings", "exceljs", "arquero"];
     const script = async (name: string, body: string) => {
       const file = join(root, `${name}.mjs`);
-      await writeFile(file, `const cu = await import(${JSON.stringify(join(import.meta.dirname, "../../src/index.ts"))});\n${body}\n`);
+      await writeFile(file, `const cu = await import(${JSON.stringify(LIBRARY)});\n${body}\n`);
       return runNode([file]);
     };
     const imported = await script("import", `console.log(typeof cu.billInputs, typeof cu.open);`);

@@ -5,13 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI } from "../helpers/runCli.js";
 import type { ParquetManifest } from "../../src/export/parquetManifest.js";
 import { toParquet } from "../../src/export/toParquet.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 const OCT_1 = 1790812800;
 const SHAPE = { accounts: 3, spaces: 4, machines: 100, hours: 24, seed: 5 };
 
@@ -48,7 +48,7 @@ describe("Parquet export killed while it replaces a month", () => {
     // Re-export into the old export; SIGKILL the moment the disks file's temporary appears.
     const disksDir = join(out, "disks/year=2026/month=10");
     let caught: string | undefined;
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "export", "--db", db, "--out", out], { stdio: "ignore", env: { ...process.env, CI: "1" } });
+    const child = spawn(process.execPath, [CLI, "export", "--db", db, "--out", out], { stdio: "ignore", env: { ...process.env, CI: "1" } });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
     const watcher = watch(disksDir, (_event, name) => {
       if (caught === undefined && name !== null && /^\..*\.tmp$/.test(name)) {

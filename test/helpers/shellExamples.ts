@@ -2,18 +2,16 @@
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CliRun } from "./runCli.js";
+import { CLI, type CliRun } from "./runCli.js";
 
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
-const TSX = import.meta.resolve("tsx");
 export const REPO = join(import.meta.dirname, "../..");
 
 /**
- * `npx cloudunits ARGS` runs the sources (through tsx), as `npx` runs the built CLI of an
- * installed checkout; any other `npx` is the real one.
+ * `npx cloudunits ARGS` and `cloudunits ARGS` run the tool built from the current sources
+ * (`CLI`), as `npx` runs the built tool of an installed checkout; any other `npx` is the real one.
  */
-const PRELUDE = `npx() { if [ "$1" = cloudunits ]; then shift; node --import ${JSON.stringify(TSX)} ${JSON.stringify(MAIN)} "$@"; else command npx "$@"; fi; }
-cloudunits() { node --import ${JSON.stringify(TSX)} ${JSON.stringify(MAIN)} "$@"; }
+const PRELUDE = `npx() { if [ "$1" = cloudunits ]; then shift; node ${JSON.stringify(CLI)} "$@"; else command npx "$@"; fi; }
+cloudunits() { node ${JSON.stringify(CLI)} "$@"; }
 `;
 
 /**

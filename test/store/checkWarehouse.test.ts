@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { memoryWarehouse } from "../helpers/warehouse.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI } from "../helpers/runCli.js";
 import type { DecodedAccountHour, Nic, VMachine } from "../../src/capnp/records.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { hourPath } from "../../src/generate/hourPath.js";
@@ -109,13 +110,12 @@ describe("check", () => {
   it("exits 0 on readable inputs and 3 with a report naming an unreadable file", async () => {
     const tree = join(dir, "tree");
     await writeDataset({ out: tree, accounts: 1, spaces: 1, machines: 2, hours: 3, start: T0, seed: 4 });
-    const main = join(process.cwd(), "src/cli/main.ts");
-    const ok = spawnSync(process.execPath, ["--import", "tsx", main, "check", tree, "--format", "json"], { encoding: "utf8" });
+    const ok = spawnSync(process.execPath, [CLI, "check", tree, "--format", "json"], { encoding: "utf8" });
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ readable: true, accounts: [{ accountId: 1, hours: 3 }] });
     const bad = join(tree, hourPath(1, T0 + 3600), "account_capnp.bin");
     writeFileSync(bad, "not capnp");
-    const r = spawnSync(process.execPath, ["--import", "tsx", main, "check", tree], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [CLI, "check", tree], { encoding: "utf8" });
     expect(r.status).toBe(3);
     expect(r.stdout).toContain(`unreadable files: 1\n  ${bad}:`);
     expect(r.stdout).toContain("missing [2026-10-01T01:00:00Z, 2026-10-01T02:00:00Z) 1 hour");

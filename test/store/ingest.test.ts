@@ -4,13 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI } from "../helpers/runCli.js";
 import { BadInputError, UsageError } from "../../src/base/errors.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 
 const START = 1790812800;
-const cli = (args: string[]) => ["--import", "tsx", join(process.cwd(), "src/cli/main.ts"), ...args];
+const cli = (args: string[]) => [CLI, ...args];
 let dir: string;
 let small: string;
 let changed: string;

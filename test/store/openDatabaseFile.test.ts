@@ -8,7 +8,7 @@ import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openDatabaseFile, writerWaitingFile } from "../../src/store/openDatabaseFile.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
-import { runCli } from "../helpers/runCli.js";
+import { CLI, runCli } from "../helpers/runCli.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 let dir: string;
@@ -153,10 +153,9 @@ describe.skipIf(!canMount)("a full disk", () => {
     const mnt = join(dir, "mnt");
     rmSync(mnt, { recursive: true, force: true });
     spawnSync("mkdir", [mnt]);
-    const main = join(import.meta.dirname, "../../src/cli/main.ts");
     const script = [
       `mount -t tmpfs -o size=1m tmpfs ${mnt}`,
-      `${process.execPath} --import tsx ${main} ingest ${tree} --db ${mnt}/w.duckdb --batch-mb 0.05 --workers 0; echo "rc=$?"`,
+      `${process.execPath} ${CLI} ingest ${tree} --db ${mnt}/w.duckdb --batch-mb 0.05 --workers 0; echo "rc=$?"`,
       `cp ${mnt}/w.duckdb* ${dir}/`,
     ].join(" && ");
     const run = spawnSync("unshare", ["-rm", "sh", "-c", script], { encoding: "utf8", env: { ...process.env, CI: "1" }, cwd: join(import.meta.dirname, "../..") });

@@ -5,14 +5,13 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, type DecodedAccountHour } from "../../src/index.js";
-import { runCli } from "../helpers/runCli.js";
+import { CLI, runCli } from "../helpers/runCli.js";
 import { fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const H = 3600;
 const HOURS = 24;
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 const SESSION = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
 
 let dir: string;
@@ -94,7 +93,7 @@ describe("sync from cron converges on the platform's archive", () => {
       if (at === START + 16 * H) {
         // this run is killed while it downloads its second chunk (the first is in)
         const before = server.seenAt(CONSUMPTION_PATH).length;
-        const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, CI: "1", ...SESSION }, stdio: "ignore" });
+        const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: "1", ...SESSION }, stdio: "ignore" });
         const exited = new Promise<string | null>((resolve) => child.on("exit", (_c, signal) => resolve(signal)));
         const timer = setInterval(() => {
           if (server.seenAt(CONSUMPTION_PATH).length >= before + 2) child.kill("SIGKILL");

@@ -8,7 +8,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostTag } from "../../src/fetch/staleTemporaries.js";
 import { fetchConsumption, generateHours, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
-import { runCli } from "../helpers/runCli.js";
+import { CLI, runCli } from "../helpers/runCli.js";
 import { ACCOUNTS_LIST, CLOUDSPACES_LIST, fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, startServer, type FakeServer, type Handler } from "../fetch/fakeService.js";
 
@@ -177,8 +177,7 @@ describe("what killed runs leave behind", () => {
     });
     const env = { ...process.env, CI: "1", TMPDIR: temp, CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
     const db = newDb();
-    const running = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../src/cli/main.ts"),
-      "sync", "--url", server!.url, "--db", db, "--since", "2026-10-01", "--until", "2026-10-02", "--account-id", "1"], { env, stdio: "ignore" });
+    const running = spawn(process.execPath, [CLI, "sync", "--url", server!.url, "--db", db, "--since", "2026-10-01", "--until", "2026-10-02", "--account-id", "1"], { env, stdio: "ignore" });
     const signal = await new Promise((resolve) => running.on("exit", (_code, exitSignal) => resolve(exitSignal)));
     expect(signal).toBe("SIGKILL");
     const left = (await readdir(temp)).filter((name) => name.startsWith("cloudunits-sync-"));

@@ -6,14 +6,13 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, open, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
-import { runCli } from "../helpers/runCli.js";
+import { CLI, runCli } from "../helpers/runCli.js";
 import { ACCOUNTS_LIST, CLOUDSPACES_LIST, accountName, cloudspaceName, fakePlatform, listsOf, type FakePlatformOptions } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, SECRET_VALUES, startServer, type FakeServer } from "../fetch/fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const DAYS = 3;
 const UNTIL = START + DAYS * 24 * 3600;
-const MAIN = join(import.meta.dirname, "../../src/cli/main.ts");
 const SESSION = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
 
 let dir: string;
@@ -63,7 +62,7 @@ async function contents(db: string): Promise<Record<string, unknown[]>> {
 /** Starts `cloudunits sync` as a child process; resolves with its exit code or signal. */
 function startSync(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; signal: string | null; stderr: string }> } {
   const env = { ...process.env, CI: "1", ...SESSION };
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
   const done = new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
