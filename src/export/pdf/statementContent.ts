@@ -23,11 +23,13 @@ export interface StatementLine {
   pricePeriod?: string;
 }
 
-/** A cloud space, machine or gateway of the allocation, with its allocated CU and allocated cost. */
+/** A cloud space, machine or gateway of the allocation, with its own and allocated CU and allocated cost. */
 export interface AllocationRow {
   level: "cloudspace" | "machine" | "gateway";
   id: string;
   name: string;
+  /** Own CU (the platform's figure, from the entity's own totals) in the unit of `cuAllocated`, as text; "" for a gateway. */
+  cuOwn: string;
   /** Allocated CU in CU-hours (or CU-months under per month), as text. */
   cuAllocated: string;
   /** Its share of the account's charges, rounded, as text. */
@@ -61,6 +63,8 @@ export interface StatementContent {
   allocation: AllocationRow[];
   /** How the allocation is made, and that it adds up. */
   allocationNote: string;
+  /** The header of the own CU column, in the unit CU is priced in: `own CU (CU-hours)` or `(CU-months)`. */
+  cuOwnHeader: string;
   /** The header of the allocated CU column, in the unit CU is priced in: `allocated CU (CU-hours)` or `(CU-months)`. */
   cuAllocatedHeader: string;
   /** The account's CU in that unit: what the cloud spaces' allocated CU add up to. */
@@ -138,14 +142,15 @@ function noticesOf(report: BillingReport, accountId: number): string[] {
 
 /** Allocated CU as the statement shows it: in the unit CU is priced in (CU-months for a monthly price, else CU-hours). */
 interface CuShown {
-  header: string;
+  /** `CU-hours` or `CU-months`. */
+  unit: string;
   of(cuHours: number): string;
 }
 
 function cuShownOf(basis: string | undefined, hoursPerMonth: number): CuShown {
   return basis === "month"
-    ? { header: "allocated CU (CU-months)", of: (h) => groupThousands(Exact.fromNumber(h / hoursPerMonth).toFixed(4)) }
-    : { header: "allocated CU (CU-hours)", of: (h) => groupThousands(Exact.fromNumber(h).toFixed(2)) };
+    ? { unit: "CU-months", of: (h) => groupThousands(Exact.fromNumber(h / hoursPerMonth).toFixed(4)) }
+    : { unit: "CU-hours", of: (h) => groupThousands(Exact.fromNumber(h).toFixed(2)) };
 }
 
 function allocationRow(line: BillingLine, cost: Exact | undefined, decimals: number, cu: CuShown): AllocationRow {
@@ -154,6 +159,7 @@ function allocationRow(line: BillingLine, cost: Exact | undefined, decimals: num
     level: line.level as AllocationRow["level"],
     id: id === undefined ? "" : String(id),
     name: line.level === "gateway" ? "gateway (network, public IP)" : line.name || (line.level === "cloudspace" ? "(unnamed cloud space)" : "(unnamed machine)"),
+    cuOwn: line.level === "gateway" ? "" : cu.of(line.unitHours.CU),
     cuAllocated: cu.of(line.cuAllocatedHours),
     allocatedCost: groupThousands((cost ?? Exact.ZERO).toFixed(decimals)),
   };
@@ -224,8 +230,11 @@ export function statementContent(report: BillingReport, accountId: number, issue
     allocation,
     allocationNote: "For information, not an amount to pay: each line's amount is split over the cloud spaces, then over their machines and gateway, "
       + "in proportion to their allocated CU (for CU) or their own quantities (other units), by the largest-remainder method (ties to the lower id, a gateway counting as id 0). "
-      + `The allocated costs add up to the total excluding tax to the cent.`,
-    cuAllocatedHeader: cu.header,
+      + `The allocated costs add up to the total excluding tax to the cent. Own CU is a cloud space's or machine's CU from its own totals `
+      + `(the platform's figure, for information)${own.options.cuRollup === "aggregate" ? ", so the parts' own CU may add up to more than the account's" : ""}; `
+      + `allocated CU splits the account's CU hour by hour and adds up to it.`,
+    cuOwnHeader: `own CU (${cu.unit})`,
+    cuAllocatedHeader: `allocated CU (${cu.unit})`,
     cuAllocatedTotal: cu.of(own.lines.find((l) => l.level === "account")?.cuAllocatedHours ?? 0),
     allocatedTotal: groupThousands(allocatedTotal.toFixed(decimals)),
   };

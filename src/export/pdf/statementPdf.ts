@@ -166,16 +166,18 @@ function allocation(doc: Doc, s: StatementContent): void {
   paragraph(doc, s.allocationNote, { size: 8, color: GREY });
   doc.moveDown(0.5);
   const columns: Column[] = [
-    { header: "Cloud space / machine", width: 265.28, align: "left" }, { header: "id", width: 60, align: "right" },
-    { header: s.cuAllocatedHeader, width: 90, align: "right" }, { header: `allocated cost (${s.currency})`, width: 80, align: "right" },
+    { header: "Cloud space / machine", width: 205.28, align: "left" }, { header: "id", width: 50, align: "right" },
+    { header: s.cuOwnHeader, width: 80, align: "right" }, { header: s.cuAllocatedHeader, width: 80, align: "right" },
+    { header: `allocated cost (${s.currency})`, width: 80, align: "right" },
   ];
   const rows = s.allocation.map((a) => ({
-    cells: [a.level === "cloudspace" ? `Cloud space ${a.name}` : a.name, a.id, a.level === "gateway" ? "" : a.cuAllocated, a.allocatedCost],
+    cells: [a.level === "cloudspace" ? `Cloud space ${a.name}` : a.name, a.id, a.cuOwn, a.level === "gateway" ? "" : a.cuAllocated, a.allocatedCost],
     bold: a.level === "cloudspace",
     indent: a.level === "cloudspace" ? 0 : 12,
     ruleAbove: a.level === "cloudspace",
   }));
-  rows.push({ cells: ["Total allocated (= total excluding tax)", "", s.cuAllocatedTotal, s.allocatedTotal], bold: true, indent: 0, ruleAbove: true });
+  // own CU has no total: under aggregate the parts' own CU do not add up to the account's
+  rows.push({ cells: ["Total allocated (= total excluding tax)", "", "", s.cuAllocatedTotal, s.allocatedTotal], bold: true, indent: 0, ruleAbove: true });
   table(doc, columns, rows);
 }
 

@@ -110,8 +110,15 @@ describe("PDF statement of an account", () => {
     expect(text).toContain("Allocation by cloud space and machine (allocated cost, EUR)");
     expect(text).toContain("Cloud space Production Île-de-France 11");
     expect(text).toContain("Total allocated (= total excluding tax) 7.00 0.98"); // the account's 7 CU-hours, in the unit CU is priced in
+    // own CU beside allocated CU (SPEC 3.2): cloud space 11 owns max(12 GiB / 4, 6 vCPUs / 2) = 3 CU an hour, 6.00 in
+    // 2 hours, all of it allocated (3 + 0.5 = the account's 3.5); its vm 1 owns max(2, 1) = 2, 4.00, but is allocated
+    // 3 × 2 / (2 + 2) = 1.5 an hour, 3.00: the machines' own CU add up to more than their cloud space's.
+    expect(text).toContain("id own CU (CU- allocated CU (CU- allocated cost hours) hours) (EUR)"); // headers wrap over two lines
+    expect(text).toContain("Production Île-de-France 11 6.00 6.00");
+    expect(text).toMatch(/\(unnamed machine\) 1 4\.00 3\.00 \d+\.\d\d/);
+    expect(text).toMatch(/\(unnamed machine\) 2 4\.00 3\.00 \d+\.\d\d/);
     expect(text).not.toMatch(/amount due/i);
-    const cloudspaceCosts = [...text.matchAll(/Cloud space .*? (1[12]) [\d.,]+ (\d+\.\d\d)/g)].map((m) => Number(m[2]));
+    const cloudspaceCosts = [...text.matchAll(/Cloud space .*? (1[12]) [\d.,]+ [\d.,]+ (\d+\.\d\d)/g)].map((m) => Number(m[2]));
     expect(cloudspaceCosts.length).toBe(2);
     expect(cloudspaceCosts.reduce((a, b) => a + b, 0)).toBeCloseTo(0.98, 10);
   });
