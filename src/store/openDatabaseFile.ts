@@ -5,6 +5,7 @@ import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf } from "./storageError.js";
 import { upgradeFacts } from "./upgradeFacts.js";
+import { schemaCurrent, writeSchemaMark } from "./warehouseMeta.js";
 
 /**
  * How long a reader waits for a writer's commit by default, seconds: a sync holds the file
@@ -101,7 +102,9 @@ function notDuckDb(file: string): string | undefined {
 /**
  * Opens a warehouse database file made by `ingest`. Read-only, the file must exist and hold
  * the manifest; to write, it is created when missing, the tables of schema.ts are
- * created when absent, and a file of an older schema is upgraded (`upgradeFacts`).
+ * created when absent, and a file of an older schema is upgraded (`upgradeFacts`). A file
+ * already at this schema (`schemaCurrent`: one query) gets no DDL and no checkpoint, so an
+ * open to write costs no write of its own.
  *
  * What DuckDB says when it cannot open the file is told apart: another process holds its lock
  * (tried again for `waitSeconds`, then WarehouseBusyError naming the holder's PID; a writer
@@ -159,13 +162,19 @@ export async function openDatabaseFile(
       if (Number(found.getRowObjectsJS()[0]!.n) < 2) {
         throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with \`cloudunits ingest\``, { code: "DB_NOT_WAREHOUSE" });
       }
-    } else {
+    } else if (!(await schemaCurrent(connection))) {
+      // Only a new file, an older one or one another version of cloudunits wrote: each DDL
+      // statement changes the catalog, and the checkpoint that keeps them writes it out again
+      // (about a third of a second a write open paid, every step of a sync).
       await connection.run(SCHEMA_SQL);
       // The schema's changes go into the file now, not the write-ahead log: DuckDB 1.5 cannot
       // replay an ALTER TABLE ... ADD COLUMN from its log ("GetDefaultDatabase with no default
       // database set"), so a run killed before its first checkpoint left a file no one could open.
       await connection.run("CHECKPOINT");
       await upgradeFacts(connection);
+      // last, and after the checkpoint: a row, no DDL, so the log replays it; a run killed
+      // before it runs the schema again next time
+      await writeSchemaMark(connection);
     }
   } catch (error) {
     connection?.closeSync();

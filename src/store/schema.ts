@@ -211,7 +211,7 @@ CREATE TABLE IF NOT EXISTS gateway_facts (
   external_bytes DOUBLE NOT NULL
 );
 
--- What the file is: 'schema_version' (see SCHEMA_VERSION), 'facts_external_nic_type'.
+-- What the file is: 'schema_version' (see SCHEMA_VERSION), 'facts_external_nic_type', 'schema_sql' (the SHA-256 of the DDL last run on it).
 CREATE TABLE IF NOT EXISTS warehouse_meta (
   key            VARCHAR PRIMARY KEY,
   value          VARCHAR NOT NULL

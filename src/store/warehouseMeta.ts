@@ -1,6 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { FACTS_EXTERNAL_NIC_TYPE } from "../load/machineFacts.js";
-import { SCHEMA_VERSION } from "./schema.js";
+import { createHash } from "node:crypto";
+import { SCHEMA_SQL, SCHEMA_VERSION } from "./schema.js";
+
+/** SHA-256 of the schema's DDL: a file whose `warehouse_meta.schema_sql` holds it has had every statement of it run. */
+const SCHEMA_SQL_SHA256 = createHash("sha256").update(SCHEMA_SQL).digest("hex");
+
+/** The tables SCHEMA_SQL makes. */
+const SCHEMA_TABLES = [...SCHEMA_SQL.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
 
 /**
  * The warehouse's `warehouse_meta` (docs/warehouse.md): its schema version and the external
@@ -30,4 +37,29 @@ export async function writeWarehouseMeta(connection: DuckDBConnection): Promise<
     "INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('schema_version', $version), ('facts_external_nic_type', $nicType)",
     { version: String(SCHEMA_VERSION), nicType: FACTS_EXTERNAL_NIC_TYPE },
   );
+}
+
+/**
+ * True when a warehouse opened to write needs no schema statement: its tables exist, this
+ * version of SCHEMA_SQL has run on it (`schema_sql`, see {@link writeSchemaMark}) and its facts
+ * are at SCHEMA_VERSION. One query; false for a new file, an older one, or one another version
+ * of cloudunits last opened to write.
+ */
+export async function schemaCurrent(connection: DuckDBConnection): Promise<boolean> {
+  const tables = SCHEMA_TABLES.map((t) => `'${t}'`).join(", ");
+  try {
+    const row = (await connection.runAndReadAll(
+      `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN (${tables})) AS tables,
+         (SELECT value FROM warehouse_meta WHERE key = 'schema_version') AS version,
+         (SELECT value FROM warehouse_meta WHERE key = 'schema_sql') AS schema_sql`,
+    )).getRowObjectsJS()[0]!;
+    return Number(row.tables) === SCHEMA_TABLES.length && row.version === String(SCHEMA_VERSION) && row.schema_sql === SCHEMA_SQL_SHA256;
+  } catch {
+    return false; // no warehouse_meta: a new or older file
+  }
+}
+
+/** Records that this version of SCHEMA_SQL has run on the warehouse and its facts are upgraded (after both, so a process killed before runs them again). */
+export async function writeSchemaMark(connection: DuckDBConnection): Promise<void> {
+  await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('schema_sql', $sha)", { sha: SCHEMA_SQL_SHA256 });
 }

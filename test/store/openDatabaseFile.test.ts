@@ -1,9 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BadFileError, UsageError, WarehouseBusyError } from "../../src/base/errors.js";
+import { duckdbApi } from "../../src/base/duckdb.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openDatabaseFile, writerWaitingFile } from "../../src/store/openDatabaseFile.js";
@@ -142,6 +144,48 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
       live.kill("SIGKILL");
       rmSync(marker, { force: true });
     }
+  }, 60_000);
+});
+
+describe("opening a warehouse to write", () => {
+  const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+  const openAndClose = async (file: string) => {
+    const { instance, connection } = await openDatabaseFile(file);
+    connection.closeSync();
+    instance.closeSync();
+  };
+
+  it("a warehouse already at this schema is not written: no schema statement, no checkpoint (each step of a sync paid both)", async () => {
+    const db = join(dir, "current.duckdb");
+    copyFileSync(good, db);
+    const before = sha(db);
+    for (let i = 0; i < 2; i++) await openAndClose(db);
+    expect(sha(db)).toBe(before); // the same bytes: nothing was run that changes the file
+    expect(existsSync(`${db}.wal`)).toBe(false);
+  }, 60_000);
+
+  it("a file that another schema wrote (a table missing, the schema's mark another) gets the schema again, once", async () => {
+    const db = join(dir, "older.duckdb");
+    copyFileSync(good, db);
+    const older = await duckdbApi().DuckDBInstance.create(db);
+    const c = await older.connect();
+    await c.run("DROP TABLE sync_log; UPDATE warehouse_meta SET value = 'an older schema' WHERE key = 'schema_sql'; CHECKPOINT");
+    c.closeSync();
+    older.closeSync();
+    const changed = sha(db);
+    await openAndClose(db);
+    expect(sha(db)).not.toBe(changed);
+    const after = sha(db);
+    const { instance, connection } = await openDatabaseFile(db, { readOnly: true });
+    try {
+      expect((await connection.runAndReadAll("SELECT count(*) FROM sync_log")).getRows()).toEqual([[0n]]);
+      expect((await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = 'schema_sql'")).getRows()[0]![0]).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+    await openAndClose(db);
+    expect(sha(db)).toBe(after);
   }, 60_000);
 });
 
