@@ -1,4 +1,5 @@
-import { BadInputError, UsageError } from "../base/errors.js";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { BadInputError, UsageError, type BadFileError, type ConflictError } from "../base/errors.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "../load/chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
@@ -51,6 +52,17 @@ export interface IngestReport extends LoadReport {
   totalAccountHours: number;
 }
 
+/** A warehouse opened to write, as {@link openToIngest} gives it. */
+export interface OpenedWarehouse {
+  instance: DuckDBInstance;
+  connection: DuckDBConnection;
+}
+
+/** Opens a warehouse file to write as `ingest` does (its memory cap), for {@link ingestInto}. */
+export function openToIngest(db: string, waitSeconds?: number): Promise<OpenedWarehouse> {
+  return openDatabaseFile(db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES, waitSeconds });
+}
+
 /**
  * Loads inputs into a DuckDB database file, incrementally: files already loaded (same
  * bytes) are counted as duplicates and change nothing, new account-hours are appended,
@@ -66,7 +78,31 @@ export interface IngestReport extends LoadReport {
  */
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
-  const { instance, connection } = await openDatabaseFile(options.db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES, waitSeconds: options.waitSeconds });
+  const opened = await openToIngest(options.db, options.waitSeconds);
+  try {
+    const { report, errors } = await ingestInto(opened, inputs, options);
+    await opened.connection.run("CHECKPOINT");
+    if (errors.length > 0) throw new BadInputError(errors);
+    return report;
+  } catch (error) {
+    throw storageErrorOf(options.db, error) ?? error;
+  } finally {
+    opened.connection.closeSync();
+    opened.instance.closeSync();
+  }
+}
+
+/**
+ * What {@link ingest} does once the file is open, for a caller that writes more in the same
+ * open (`sync` records each chunk with its ingest: one open per step): loads `inputs` into the
+ * warehouse `opened` to write ({@link openToIngest}), each batch committed. No checkpoint: the
+ * caller makes it, or closing the instance does. The bad files and conflicts are returned
+ * (`errors`), not thrown: the caller throws `new BadInputError(errors)` after what it must do
+ * first. `options.db` names the file in messages; `waitSeconds` is not used.
+ */
+export async function ingestInto(opened: OpenedWarehouse, inputs: string[], options: IngestOptions): Promise<{ report: IngestReport; errors: (BadFileError | ConflictError)[] }> {
+  if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
+  const { instance, connection } = opened;
   const spare = await instance.connect(); // the next batch inserts on one while the last commits on the other
   try {
     const manifest = await Manifest.read(connection);
@@ -82,10 +118,8 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
     });
     const ignoredPaths = reader.summary.ignoredPaths;
     await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
-    await connection.run("CHECKPOINT");
-    if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
     const total = (await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!;
-    return {
+    const report: IngestReport = {
       inputs: [...inputs],
       filesLoaded: outcome.filesLoaded,
       accountHours: outcome.accountHours,
@@ -96,11 +130,10 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
       replaced: outcome.replaced,
       totalAccountHours: Number(total.n),
     };
+    return { report, errors: outcome.errors };
   } catch (error) {
     throw storageErrorOf(options.db, error) ?? error;
   } finally {
     spare.closeSync();
-    connection.closeSync();
-    instance.closeSync();
   }
 }

@@ -1,15 +1,15 @@
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CloudunitsError, FetchError, SyncIncompleteError, UsageError } from "../base/errors.js";
+import { BadInputError, CloudunitsError, FetchError, SyncIncompleteError, UsageError } from "../base/errors.js";
 import { consumptionFileName, makeSyncFolder } from "../fetch/consumptionFile.js";
 import { downloadConsumption } from "../fetch/downloadConsumption.js";
 import { listAccounts, listCloudspaces } from "../fetch/listEntities.js";
 import { openSession } from "../fetch/serviceSession.js";
 import type { FetchAuth, RequestPolicy } from "../fetch/types.js";
 import { writeEntityNames, type ListedName } from "../store/entityNames.js";
-import { ingest } from "../store/ingest.js";
-import { openDatabaseFile } from "../store/openDatabaseFile.js";
+import { ingestInto, openToIngest, type OpenedWarehouse } from "../store/ingest.js";
+import { storageErrorOf } from "../store/storageError.js";
 import { parseTime } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
 import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil, syncChunks, type SyncChunk } from "./syncChunks.js";
@@ -159,7 +159,18 @@ function startOf(sinceEpoch: number | undefined, state: AccountSyncState | undef
   return firstHourEpoch;
 }
 
-type Connection = Awaited<ReturnType<typeof openDatabaseFile>>["connection"];
+type Connection = OpenedWarehouse["connection"];
+
+/** Account-hours in the warehouse. */
+async function countAccountHours(connection: Connection): Promise<number> {
+  return Number((await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!.n);
+}
+
+/** The account's status once its steps are done (or it failed), and its missing hours in order. */
+function finish(result: SyncedAccount): void {
+  if (result.status !== "failed" && (result.accountHoursLoaded > 0 || result.rewrittenHours.length > 0)) result.status = "synced";
+  result.missingHours.sort((a, b) => a - b);
+}
 
 /** Hours in the chunks. */
 function hoursOf(chunks: readonly { startEpoch: number; endEpoch: number }[]): number {
@@ -210,9 +221,12 @@ function hoursIn(startEpoch: number, endEpoch: number): number[] {
  * window, then given up ("missing"). Files are named in the manifest by where they came
  * from (`getConsumption(account N)!path`), so an unchanged hour asked again changes nothing.
  *
- * The warehouse is opened only for each write (names, each chunk's ingest, its record) and
- * closed between, so readers get it between commits; each open waits up to `waitSeconds`
- * for readers to let go (then WarehouseBusyError, which stops the sync).
+ * The warehouse is opened to write once to plan (and store the names), then once per step:
+ * the step's ingest, its record and, with an account's last step, the account's result, in
+ * one open (an account that fails or has nothing to ask records its result in one more). It
+ * is closed between, never held across a download, so readers get it between steps; each
+ * open waits up to `waitSeconds` for readers to let go (then WarehouseBusyError, which stops
+ * the sync).
  *
  * Idempotent and resumable: a chunk is recorded only once ingested, so a run killed at any
  * point and run again gives the warehouse of one clean run. The platform's `end` includes
@@ -236,15 +250,24 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
   const untilEpoch = Math.min(currentHourEpoch, options.until === undefined ? currentHourEpoch : hourCeil(parseTime(options.until, "until")));
   if (sinceEpoch !== undefined && untilEpoch <= sinceEpoch) throw new UsageError(`the end (${String(options.until ?? "now")}) must be after the start (${String(options.since)})`);
-  const withDatabase = async <T>(fn: (connection: Connection) => Promise<T>): Promise<T> => {
-    const { instance, connection } = await openDatabaseFile(options.db, { waitSeconds });
+  /**
+   * Opens the warehouse to write (as ingest does), runs `fn`, checkpoints and closes: each
+   * write of the sync is one open, so readers get the file between two of them.
+   */
+  const withDatabase = async <T>(fn: (connection: Connection, opened: OpenedWarehouse) => Promise<T>): Promise<T> => {
+    const opened = await openToIngest(options.db, waitSeconds);
     try {
-      return await fn(connection);
+      const value = await fn(opened.connection, opened);
+      await opened.connection.run("CHECKPOINT");
+      return value;
+    } catch (error) {
+      throw storageErrorOf(options.db, error) ?? error;
     } finally {
-      connection.closeSync();
-      instance.closeSync();
+      opened.connection.closeSync();
+      opened.instance.closeSync();
     }
   };
+  let totalAccountHours: number | undefined;
 
   let session = await openSession(options.url, options.auth, options);
   const listed = await listAccounts(session);
@@ -306,7 +329,9 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
         bytes: 0,
       };
       const windowStart = lookBackStart({ untilEpoch, floorEpoch: plan.floorEpoch, lookBackHours });
-      for (const step of ingestSteps(plan.chunks, chunkSeconds)) {
+      const steps = ingestSteps(plan.chunks, chunkSeconds);
+      let recorded = false;
+      for (const [index, step] of steps.entries()) {
         const first = step[0]!;
         const last = step.at(-1)!;
         const progress = (phase: SyncProgress["phase"], receivedBytes: number) =>
@@ -329,25 +354,28 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
             if (accountHours > 0) files.push(file);
             else await rm(file, { force: true });
           }
-          const events: SyncEvent[] = [];
-          if (files.length > 0) {
-            progress("ingest", 0);
-            const report = await ingest(files, {
-              db: options.db,
-              inputNames: files.map(() => `getConsumption(account ${plan.accountId})`),
-              replace: options.replace ?? true,
-              skipBad: options.skipBad,
-              waitSeconds,
-            });
-            result.accountHoursLoaded += report.accountHours - report.replacedHours;
-            for (const r of report.replaced) {
-              result.rewrittenHours.push(r.hourEpoch);
-              events.push({ hourEpoch: r.hourEpoch, event: "rewritten" });
+          const lastStep = index === steps.length - 1;
+          // One open per step: the ingest, then its record (the mark and the log) after the
+          // ingest's commits, so a run killed before asks its chunks again, which changes
+          // nothing held; the account's result with its last step. The file is held for this
+          // alone, never across a download.
+          await withDatabase(async (connection, opened) => {
+            const events: SyncEvent[] = [];
+            if (files.length > 0) {
+              progress("ingest", 0);
+              const { report, errors } = await ingestInto(opened, files, {
+                db: options.db,
+                inputNames: files.map(() => `getConsumption(account ${plan.accountId})`),
+                replace: options.replace ?? true,
+                skipBad: options.skipBad,
+              });
+              if (errors.length > 0) throw new BadInputError(errors);
+              result.accountHoursLoaded += report.accountHours - report.replacedHours;
+              for (const r of report.replaced) {
+                result.rewrittenHours.push(r.hourEpoch);
+                events.push({ hourEpoch: r.hourEpoch, event: "rewritten" });
+              }
             }
-            for (const file of files) await rm(file, { force: true });
-          }
-          // the mark and the log are written after each step: a run killed before asks its chunks again, which changes nothing held
-          await withDatabase(async (connection) => {
             const held = await readHeldHours(connection, plan.accountId, first.startEpoch, last.endEpoch);
             for (const chunk of step) {
               for (const h of hoursIn(chunk.startEpoch, chunk.endEpoch)) {
@@ -359,7 +387,14 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
               }
             }
             await recordChunk(connection, plan.accountId, plan.floorEpoch, last.endEpoch, events);
+            if (lastStep) {
+              finish(result);
+              await recordResult(connection, plan.accountId, plan.floorEpoch, result.status, null);
+              totalAccountHours = await countAccountHours(connection);
+              recorded = true;
+            }
           });
+          for (const file of files) await rm(file, { force: true });
           result.chunksDone += step.length;
           hoursDone += hoursOf(step);
         } catch (error) {
@@ -371,9 +406,14 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
           break;
         }
       }
-      if (result.status !== "failed" && (result.accountHoursLoaded > 0 || result.rewrittenHours.length > 0)) result.status = "synced";
-      result.missingHours.sort((a, b) => a - b);
-      await withDatabase((connection) => recordResult(connection, plan.accountId, plan.floorEpoch, result.status, result.error?.message ?? null));
+      if (!recorded) {
+        // a failed account, or one with nothing to ask: its result in an open of its own
+        finish(result);
+        await withDatabase(async (connection) => {
+          await recordResult(connection, plan.accountId, plan.floorEpoch, result.status, result.error?.message ?? null);
+          totalAccountHours = await countAccountHours(connection);
+        });
+      }
       results.push(result);
       options.onAccount?.(result);
     }
@@ -382,9 +422,8 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   }
   const failures = results.filter((r) => r.status === "failed").map((r) => ({ accountId: r.accountId, error: r.error! }));
   if (failures.length > 0) throw new SyncIncompleteError(failures, results.length);
-  const totalAccountHours = await withDatabase(async (connection) =>
-    Number((await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!.n),
-  );
+  // read with the last account's result (no open of its own); a sync of no account opens for it
+  totalAccountHours ??= await withDatabase(countAccountHours);
   return {
     accounts: results,
     namesStored: { accounts: names.filter((n) => n.kind === "account").length, cloudspaces: cloudspaces.length },
