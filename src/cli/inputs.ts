@@ -100,7 +100,7 @@ export function storeSourceOf(argv: InputArgs): StoreSource {
 
 /**
  * The lines the CLI prints on stderr about a load: skipped files, ignored paths. Byte-identical
- * duplicates are dropped silently (SPEC 5): reports and `check` count them.
+ * duplicates are dropped silently (docs/cli.md, exit codes): reports and `check` count them.
  */
 export function loadNotes(load: LoadReport): string[] {
   const notes: string[] = [];

@@ -16,7 +16,7 @@ describe("the shared input options", () => {
     expect(() => storeSourceOf({})).toThrow(/name the inputs/);
   });
 
-  it("lists every skipped file with its reason and counts ignored paths; byte-identical duplicates are dropped silently (SPEC 5)", () => {
+  it("lists every skipped file with its reason and counts ignored paths; byte-identical duplicates are dropped silently", () => {
     expect(loadNotes({
       inputs: ["x"], filesLoaded: 3, accountHours: 3, ignoredPaths: 2,
       duplicates: ["b/7/2026/10/1/0/account_capnp.bin"],

@@ -110,7 +110,7 @@ describe("PDF statement of an account", () => {
     expect(text).toContain("Allocation by cloud space and machine (allocated cost, EUR)");
     expect(text).toContain("Cloud space Production Île-de-France 11");
     expect(text).toContain("Total allocated (= total excluding tax) 7.00 0.98"); // the account's 7 CU-hours, in the unit CU is priced in
-    // own CU beside allocated CU (SPEC 3.2): cloud space 11 owns max(12 GiB / 4, 6 vCPUs / 2) = 3 CU an hour, 6.00 in
+    // own CU beside allocated CU (docs/billing.md, showback): cloud space 11 owns max(12 GiB / 4, 6 vCPUs / 2) = 3 CU an hour, 6.00 in
     // 2 hours, all of it allocated (3 + 0.5 = the account's 3.5); its vm 1 owns max(2, 1) = 2, 4.00, but is allocated
     // 3 × 2 / (2 + 2) = 1.5 an hour, 3.00: the machines' own CU add up to more than their cloud space's.
     expect(text).toContain("id own CU (CU- allocated CU (CU- allocated cost hours) hours) (EUR)"); // headers wrap over two lines
