@@ -100,9 +100,47 @@ export interface CheckReport {
 export interface CheckOptions {
   /** Most rows listed per finding (zero resources, NIC collisions, mismatches). Default 100. */
   limit?: number;
+  /**
+   * Rows of `nics` grouped by one query at most (whole hours: an hour holding more is grouped
+   * alone), so DuckDB's memory for the NIC findings stays that of a run whatever the period.
+   * Default 100,000.
+   */
+  nicRowsPerQuery?: number;
 }
 
 const num = (v: unknown): number => Number(v);
+
+/** NIC rows grouped in one query of `check` at most (but for an hour holding more): about two days of 2,000 machines. */
+const NIC_ROWS_PER_QUERY = 100_000;
+
+/**
+ * The periods (`[start, end)`, epoch seconds) that cut the `nics` table into runs of whole
+ * hours holding at most `rowsPerRun` rows each (an hour holding more is a run alone).
+ */
+async function nicHourRuns(connection: DuckDBConnection, rowsPerRun: number): Promise<[number, number][]> {
+  const hours = (await connection.runAndReadAll("SELECT hour_epoch, count(*) AS n FROM nics GROUP BY ALL ORDER BY ALL")).getRows();
+  const runs: [number, number][] = [];
+  let rows = 0;
+  for (const [hour, n] of hours) {
+    const hourEpoch = num(hour);
+    if (runs.length === 0 || rows + num(n) > rowsPerRun) {
+      runs.push([hourEpoch, hourEpoch + 3600]);
+      rows = 0;
+    }
+    runs[runs.length - 1]![1] = hourEpoch + 3600;
+    rows += num(n);
+  }
+  return runs;
+}
+
+/** The order of NIC id collisions: account, hour, machine, then cloud space, gateway or not, NIC id (as the SQL orders them). */
+function byCollision(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  for (const key of ["account_id", "hour_epoch", "machine_id", "cloudspace_id", "is_gateway", "nic_id"]) {
+    const d = num(a[key]) - num(b[key]);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 /**
  * The data-quality report of a warehouse (`check`, docs/warehouse.md): accounts with their first
@@ -151,13 +189,26 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
     zeroVcpusHours: num(r.zero_vcpus), zeroMemoryHours: num(r.zero_mem), firstHour: isoUtc(num(r.first)),
   }));
 
-  const nicOwners = `SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, count(*) AS nics, bool_and(nic_id = 0) AS all_zero
-    FROM nics GROUP BY ALL HAVING count(*) > 1`;
-  const zero = (await all(`SELECT count(*) FILTER (WHERE all_zero) AS all_zero, count(*) AS several FROM (${nicOwners})`))[0]!;
-  const nicIdCollisions = (await all(`
-    SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, nic_id, count(*) AS nics
-    FROM nics WHERE nic_id <> 0 GROUP BY ALL HAVING count(*) > 1
-    ORDER BY account_id, hour_epoch, machine_id LIMIT $limit`)).map((r) => ({
+  // NICs are grouped per machine-hour: as many groups as machine-hours, so one query over every
+  // row held a hash table that grew with the period (and with the machines). Runs of hours
+  // holding a bounded number of rows (found by the zone maps of hour_epoch) keep it to a run's.
+  const zero = { all_zero: 0, several: 0 };
+  let collisions: Record<string, unknown>[] = [];
+  for (const [start, end] of await nicHourRuns(connection, options.nicRowsPerQuery ?? NIC_ROWS_PER_QUERY)) {
+    const run = { start, end };
+    const owners = (await connection.runAndReadAll(`
+      SELECT count(*) FILTER (WHERE all_zero) AS all_zero, count(*) AS several FROM (
+        SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, bool_and(nic_id = 0) AS all_zero
+        FROM nics WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL HAVING count(*) > 1)`, run)).getRowObjectsJS()[0]!;
+    zero.all_zero += num(owners.all_zero);
+    zero.several += num(owners.several);
+    collisions.push(...(await connection.runAndReadAll(`
+      SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, nic_id, count(*) AS nics
+      FROM nics WHERE nic_id <> 0 AND hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL HAVING count(*) > 1
+      ORDER BY account_id, hour_epoch, machine_id, cloudspace_id, is_gateway, nic_id LIMIT $limit`, { ...run, limit })).getRowObjectsJS());
+    collisions = collisions.sort(byCollision).slice(0, limit);
+  }
+  const nicIdCollisions = collisions.map((r) => ({
     accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
     isGateway: Boolean(r.is_gateway), nicId: num(r.nic_id), nics: num(r.nics),
   }));

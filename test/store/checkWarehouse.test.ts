@@ -69,6 +69,20 @@ describe("check", () => {
     expect(report.nicIdCollisions[0]).toEqual({ accountId: 7, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 2, isGateway: false, nicId: 3, nics: 2 });
   });
 
+  it("finds the same NIC findings when the NICs are grouped an hour at a time (as a long period is), the first collisions listed in order", async () => {
+    const byHour = await checkWarehouse(connection, cleanLoad, { nicRowsPerQuery: 1, limit: 3 });
+    expect(byHour.nicIdsAllZero).toEqual({ machineHours: 7, ofMachineHoursWithSeveralNics: 12 });
+    expect(byHour.nicIdCollisions.map((c) => [c.accountId, c.hour, c.machineId, c.nicId])).toEqual([
+      [7, "2026-10-01T00:00:00Z", 2, 3], [7, "2026-10-01T01:00:00Z", 2, 3], [7, "2026-10-01T04:00:00Z", 2, 3],
+    ]);
+    expect(byHour).toEqual(await checkWarehouse(connection, cleanLoad, { limit: 3 }));
+    const colliding = machine(3, { networks: [nic(4), nic(4)] });
+    const twoAccounts = await memoryWarehouse([hour(8, 0, [colliding]), hour(7, 1, [colliding]), hour(7, 2, [colliding])]);
+    const listed = await checkWarehouse(twoAccounts, cleanLoad, { nicRowsPerQuery: 1, limit: 2 });
+    twoAccounts.closeSync();
+    expect(listed.nicIdCollisions.map((c) => [c.accountId, c.hour])).toEqual([[7, "2026-10-01T01:00:00Z"], [7, "2026-10-01T02:00:00Z"]]);
+  });
+
   it("takes NIC ids at the ends of their range (-2^31, 2^31 - 1) as ids: no overflow, a collision is a collision", async () => {
     const MIN = -(2 ** 31);
     const extremes = await memoryWarehouse([hour(9, 0, [machine(1, { networks: [nic(MIN), nic(MIN)] }), machine(2, { networks: [nic(MIN), nic(2 ** 31 - 1)] })])]);
