@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli as cli, type CliRun as Run } from "../helpers/runCli.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UsageError, calculate, openWarehouse, writeDataset } from "../../src/internal.js";
+import { UsageError, calculate, generateHours, openWarehouse, writeDataset } from "../../src/internal.js";
 import { authFromArgs } from "../../src/cli/commands/fetch.js";
+import { fakePlatform } from "./fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, platform, sendBytes, startServer, type FakeServer } from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
@@ -136,6 +137,28 @@ describe("cloudunits fetch", () => {
     expect(run.stderr).toMatch(/^cloudunits: the login \(users\/authenticate\) was refused \(HTTP 401/);
     expectNoSecret(run);
     expect(run.stderr).not.toContain(`${SECRETS.password}-wrong`);
+  });
+
+  it("an account accounts/list does not name is exit 2 naming the known ones, and leaves no file; a known account without hours is an empty archive and a warning", async () => {
+    server = await startServer(fakePlatform({ hours: [...generateHours({ accounts: 2, firstAccountId: 7, spaces: 1, machines: 1, hours: HOURS, start: START })] }));
+    const env = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+    const unknown = await cli(["fetch", "--url", server.url, "--account-id", "77", ...period, "--out", join(dir, "unknown.zip")], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown account 77 \(not in http:\/\/127\.0\.0\.1:\d+'s accounts\/list\); known: 7, 8/);
+    expect(await readdir(dir)).not.toContain("unknown.zip");
+    const later = await cli(["fetch", "--url", server.url, "--account-id", "8", "--start", "2026-11-01", "--end", "2026-11-02", "--out", join(dir, "empty.zip")], env);
+    expect(later.code).toBe(0);
+    expect(later.stdout).toMatch(/empty\.zip\t\d+ bytes\t0 account-hours/);
+    expect(later.stderr).toContain("warning: account 8 has no consumption files in the period");
+    expectNoSecret(unknown);
+  });
+
+  it("without an accounts/list to ask (404), an empty archive stays an empty archive and a warning (exit 0)", async () => {
+    server = await startServer(platform((_request, response) => sendBytes(response, zips.get("none") ?? Buffer.from("504b0506000000000000000000000000000000000000", "hex"))));
+    const run = await cli(["fetch", "--url", server.url, "--account-id", "77", ...period, "--out", join(dir, "unlisted.zip")], {
+      CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password,
+    });
+    expect([run.code, run.stderr]).toEqual([0, "cloudunits: warning: account 77 has no consumption files in the period\n"]);
   });
 
   it("an archive of another account exits 3", async () => {
