@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
-import { accountInvoice } from "../billing/invoice.js";
+import { accountInvoice, accountInvoices } from "../billing/invoice.js";
 import type { BillingOptions } from "../billing/lines.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
@@ -152,6 +152,27 @@ function forecastOf(entity: EntitySeries, start: number, end: number, asOfLimit:
 }
 
 /**
+ * The amount due of each account's hours held, `[start, asOf)` with its own `asOf`: the
+ * invoice `accountInvoice` gives, from one pass over the warehouse for all the accounts held
+ * to the same hour (`accountInvoices`; they are usually synced together) instead of one per account.
+ */
+async function monthToDateInvoices(
+  connection: DuckDBConnection, start: number, accounts: readonly { accountId: number; asOf: number }[], prices: PriceList, options: BillingOptions,
+): Promise<Map<number, Exact>> {
+  const out = new Map<number, Exact>();
+  const byAsOf = new Map<number, number[]>();
+  for (const a of accounts) if (a.asOf > start) byAsOf.set(a.asOf, [...(byAsOf.get(a.asOf) ?? []), a.accountId]);
+  for (const [asOf, ids] of byAsOf) {
+    const invoices = ids.length > 1 ? new Map((await accountInvoices(connection, { start, end: asOf }, prices, options)).map((inv) => [inv.accountId, inv])) : new Map();
+    for (const accountId of ids) {
+      const invoice = invoices.get(accountId) ?? await accountInvoice(connection, { start, end: asOf, accountId }, prices, options);
+      out.set(accountId, invoice.amountDue);
+    }
+  }
+  return out;
+}
+
+/**
  * The month-end forecast of every account (and of the environment) over a warehouse: the
  * quantities and amount due so far, and projected to the month's end with a range
  * (`FORECAST_METHOD`). Reads the month and the 4 weeks before it through the billing engine.
@@ -172,19 +193,18 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
   const ordered = [...series.values()].sort((a, b) => (a.accountId ?? -1) - (b.accountId ?? -1));
   const decimals = prices?.decimals ?? 2;
   let environmentAmount: ForecastAmounts | undefined = prices ? { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO } : undefined;
-  for (const entity of ordered) {
-    if (entity.hours.size === 0) continue;
-    const f = forecastOf(entity, start, end, limit);
+  const held = ordered.filter((entity) => entity.hours.size > 0).map((entity) => ({ entity, f: forecastOf(entity, start, end, limit) }));
+  const accounts = held.filter(({ entity }) => entity.level === "account").map(({ entity, f }) => ({ accountId: entity.accountId!, asOf: f.asOf }));
+  const monthToDate = prices ? await monthToDateInvoices(connection, start, accounts, prices, options) : new Map<number, Exact>();
+  for (const { entity, f } of held) {
     const { remainingCost, ...figures } = f;
     const entry: EntityForecast = {
       level: entity.level === "environment" ? "environment" : "account", accountId: entity.accountId, name: entity.name, ...figures,
     };
     if (prices && entity.level === "account" && entity.accountId !== null) {
-      const monthToDate = f.asOf > start
-        ? (await accountInvoice(connection, { start, end: f.asOf, accountId: entity.accountId }, prices, options)).amountDue
-        : Exact.ZERO;
-      const plus = (cost: number) => monthToDate.add(Exact.fromNumber(cost).round(decimals));
-      entry.amount = { monthToDate, projected: plus(remainingCost.point), low: plus(remainingCost.low), high: plus(remainingCost.high) };
+      const sofar = monthToDate.get(entity.accountId) ?? Exact.ZERO;
+      const plus = (cost: number) => sofar.add(Exact.fromNumber(cost).round(decimals));
+      entry.amount = { monthToDate: sofar, projected: plus(remainingCost.point), low: plus(remainingCost.low), high: plus(remainingCost.high) };
       environmentAmount = environmentAmount && {
         monthToDate: environmentAmount.monthToDate.add(entry.amount.monthToDate), projected: environmentAmount.projected.add(entry.amount.projected),
         low: environmentAmount.low.add(entry.amount.low), high: environmentAmount.high.add(entry.amount.high),
