@@ -42,6 +42,17 @@ export class ResultCache<T> {
     return { value: this.start(key, version, compute).value, stale: false };
   }
 
+  /**
+   * Keeps `value` as `key`'s result at `version` too (the same page asked for by another
+   * address: `/` and `/?month=` of its month), unless `key` holds that version already.
+   */
+  put(key: string, version: string, value: T): void {
+    if (this.entries.get(key)?.version === version) return;
+    this.entries.delete(key);
+    this.entries.set(key, { version, value: Promise.resolve(value), done: { value } });
+    while (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
+  }
+
   /** Computes `version` of `key` into a new entry. */
   private start(key: string, version: string, compute: () => Promise<T>): Entry<T> {
     const entry: Entry<T> = { version, value: compute() };

@@ -9,6 +9,7 @@ import { issueDateOf } from "../export/pdf/writeStatements.js";
 import { accountFileName, writeBillingXlsx } from "../export/writeBillingXlsx.js";
 import { openWarehouse } from "../store/openWarehouse.js";
 import type { Warehouse } from "../store/types.js";
+import { warehouseStatus } from "../sync/warehouseStatus.js";
 import { checkAccess, hostIsLocal, requestToken, TOKEN_COOKIE, tokenMatches } from "./access.js";
 import { accountData, type AccountData } from "./accountData.js";
 import { loadAssets } from "./assets.js";
@@ -39,13 +40,21 @@ export interface DashboardOptions extends DashboardSettings {
   waitSeconds?: number;
   /** Told about every request that failed with an internal error (the library never prints). */
   onError?: (error: unknown) => void;
+  /**
+   * After the latest month's overview (always computed at start), compute in the background the
+   * data quality page and the latest month's page of each account (at most 16), one at a time,
+   * each request going first. Default true.
+   */
+  precompute?: boolean;
 }
 
 /** A running dashboard. */
 export interface Dashboard {
   /** Its address, e.g. `http://127.0.0.1:8080/`. */
   url: string;
-  /** Stops listening and waits for the requests under way. */
+  /** Resolves once the pages computed at start (see `precompute`) are, or have failed. */
+  ready: Promise<void>;
+  /** Stops listening, stops computing pages in the background, and waits for the computation under way. */
   close(): Promise<void>;
 }
 
@@ -58,6 +67,8 @@ interface Answer {
 }
 
 const HTML = "text/html; charset=utf-8";
+/** Account pages kept (and computed at start): the most a dashboard keeps. */
+const ACCOUNT_PAGES = 16;
 const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 
 /** The headers of every answer: nothing cached by a proxy, no framing, no sniffing, scripts only from the dashboard. */
@@ -81,7 +92,7 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
   checkAccess(host, options.token);
   const assets = await loadAssets();
   const cache = new ResultCache<Answer>();
-  const accounts = new ResultCache<AccountData>(16);
+  const accounts = new ResultCache<AccountData>(ACCOUNT_PAGES);
   /** The account page of each account's data kept (its tables are long: rendered once). */
   const rendered = new WeakMap<AccountData, Answer>();
   let queue: Promise<unknown> = Promise.resolve();
@@ -98,30 +109,49 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
     queue = run.catch(() => undefined);
     return run;
   };
-  const cached = async (key: string, compute: (store: Warehouse) => Promise<Answer>): Promise<Answer> => {
-    const { value, stale } = cache.get(key, await warehouseVersion(options.db), () => withStore(compute));
+  /** Waits until no computation is under way or waiting. */
+  const idle = async (): Promise<void> => {
+    for (let q = queue; ; q = queue) {
+      await q;
+      if (q === queue) return;
+    }
+  };
+  const cached = async (key: string, compute: (store: Warehouse, version: string) => Promise<Answer>): Promise<Answer> => {
+    const version = await warehouseVersion(options.db);
+    const { value, stale } = cache.get(key, version, () => withStore((s) => compute(s, version)));
     return stale ? staleAnswer(await value) : value;
   };
   /** An account's month; `fresh`: of the warehouse as it is now (a download), else possibly the one before a sync while it is recomputed. */
   const account = async (id: number, month: string | undefined, fresh = false): Promise<{ data: AccountData; stale: boolean }> => {
-    const { value, stale } = accounts.get(`${id}|${month ?? ""}`, await warehouseVersion(options.db),
-      () => withStore((s) => accountData(s.connection, options.db, s.load, options, id, month)), fresh);
+    const version = await warehouseVersion(options.db);
+    const { value, stale } = accounts.get(`${id}|${month ?? ""}`, version, () => withStore(async (s) => {
+      const data = await accountData(s.connection, options.db, s.load, options, id, month);
+      if (month === undefined) accounts.put(`${id}|${data.month.month}`, version, data); // the same page as /account/ID?month=
+      return data;
+    }), fresh);
     return { data: await value, stale };
   };
   const html = (body: string): Answer => ({ type: HTML, body });
+  /** The overview of a month (default: the latest), kept under the month it shows too. */
+  const overview = (month: string | undefined): Promise<Answer> => cached(`overview|${month ?? ""}`, async (s, version) => {
+    const data = await overviewData(s.connection, options.db, s.load, options, month);
+    const answer = html(overviewPage(data));
+    if (month === undefined) cache.put(`overview|${data.month.month}`, version, answer);
+    return answer;
+  });
+  /** The account page (its tables are long: rendered once per data). */
+  const accountPageOf = async (id: number, month: string | undefined): Promise<Answer> => {
+    const { data, stale } = await account(id, month);
+    const answer = rendered.get(data) ?? html(accountPage(data, { pdf: options.statement !== undefined }));
+    rendered.set(data, answer);
+    return stale ? staleAnswer(answer) : answer;
+  };
+  const quality = () => cached("quality", async (s) => html(qualityPage(await qualityData(s.connection, options.db, s.load))));
 
   const routes: { path: RegExp; answer: (m: RegExpExecArray, month: string | undefined) => Promise<Answer> }[] = [
-    { path: /^\/$/, answer: (_, month) => cached(`overview|${month}`, async (s) => html(overviewPage(await overviewData(s.connection, options.db, s.load, options, month)))) },
-    { path: /^\/quality$/, answer: () => cached("quality", async (s) => html(qualityPage(await qualityData(s.connection, options.db, s.load)))) },
-    {
-      path: /^\/account\/(\d{1,15})$/,
-      answer: async (m, month) => {
-        const { data, stale } = await account(Number(m[1]), month);
-        const answer = rendered.get(data) ?? html(accountPage(data, { pdf: options.statement !== undefined }));
-        rendered.set(data, answer);
-        return stale ? staleAnswer(answer) : answer;
-      },
-    },
+    { path: /^\/$/, answer: (_, month) => overview(month) },
+    { path: /^\/quality$/, answer: () => quality() },
+    { path: /^\/account\/(\d{1,15})$/, answer: (m, month) => accountPageOf(Number(m[1]), month) },
     {
       path: /^\/account\/(\d{1,15})\/statement\.xlsx$/,
       answer: async (m, month) => {
@@ -193,13 +223,33 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port ?? 8080;
   const shown = host.includes(":") ? `[${host}]` : host;
-  void cached("overview|undefined", async (s) => html(overviewPage(await overviewData(s.connection, options.db, s.load, options)))).catch(() => undefined);
+  let closed = false;
+  /** The pages computed at start: the latest overview, then (`precompute`) data quality and the latest month of each account, each after the requests waiting. */
+  const startUp = async (): Promise<void> => {
+    await overview(undefined);
+    if (options.precompute === false) return;
+    await idle();
+    if (closed) return;
+    await quality();
+    const status = await withStore((s) => warehouseStatus(s.connection, options.db));
+    for (const a of status.accounts.filter((a) => a.firstHourEpoch !== null).slice(0, ACCOUNT_PAGES)) {
+      await idle();
+      if (closed) return;
+      await accountPageOf(a.accountId, undefined);
+    }
+  };
+  const ready = startUp().catch(() => undefined);
   return {
     url: `http://${shown}:${port}/`,
-    close: () => new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()));
-      server.closeAllConnections();
-    }),
+    ready,
+    close: async () => {
+      closed = true;
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      await idle();
+    },
   };
 }
 

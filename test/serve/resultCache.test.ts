@@ -48,4 +48,15 @@ describe("ResultCache", () => {
     const again = cache.get("k", "v2", () => { retried = true; return Promise.resolve("two"); });
     expect([await again.value, again.stale, retried]).toEqual(["one", true, true]);
   });
+
+  it("a result kept under a second key answers there at its version, and only there: a newer version is computed", async () => {
+    const cache = new ResultCache<string>();
+    const page = await cache.get("overview|", "v1", () => Promise.resolve("october")).value;
+    cache.put("overview|2026-10", "v1", page);
+    expect(await cache.get("overview|2026-10", "v1", () => Promise.resolve("computed again")).value).toBe("october");
+    const newer = cache.get("overview|2026-10", "v2", () => Promise.resolve("october, synced"), true);
+    expect(await newer.value).toBe("october, synced");
+    cache.put("overview|2026-10", "v2", "an older computation"); // the version held already: kept
+    expect(await cache.get("overview|2026-10", "v2", () => Promise.resolve("never")).value).toBe("october, synced");
+  });
 });
