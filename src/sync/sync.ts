@@ -1,3 +1,4 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,7 +110,7 @@ export interface SyncedAccount {
   rewrittenHours: number[];
   /** Hours asked for and not written yet, still inside the look-back window: asked again by the next runs. */
   awaitingHours: number[];
-  /** Hours never written that left the look-back window in this run: given up, "missing". */
+  /** Hours never written that left the look-back window in this run, before the account's last held hour: given up, "missing" (those after it are "not yet synced"). */
   missingHours: number[];
   /** Bytes downloaded. */
   bytes: number;
@@ -167,9 +168,12 @@ async function countAccountHours(connection: Connection): Promise<number> {
 }
 
 /** The account's status once its steps are done (or it failed), and its missing hours in order. */
-function finish(result: SyncedAccount): void {
+async function finish(connection: DuckDBConnection, result: SyncedAccount): Promise<void> {
   if (result.status !== "failed" && (result.accountHoursLoaded > 0 || result.rewrittenHours.length > 0)) result.status = "synced";
-  result.missingHours.sort((a, b) => a - b);
+  // an hour after the account's last held hour is "not yet synced", not "missing" (SPEC 7): an
+  // account the platform stopped writing is stale (status --max-lag), not a warning every run
+  const last = (await connection.runAndReadAll("SELECT max(hour_epoch) FROM account_hours WHERE account_id = $a", { a: result.accountId })).getRows()[0]?.[0];
+  result.missingHours = result.missingHours.filter((h) => last !== null && last !== undefined && h < Number(last)).sort((a, b) => a - b);
 }
 
 /** Hours in the chunks. */
@@ -388,7 +392,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
             }
             await recordChunk(connection, plan.accountId, plan.floorEpoch, last.endEpoch, events);
             if (lastStep) {
-              finish(result);
+              await finish(connection, result);
               await recordResult(connection, plan.accountId, plan.floorEpoch, result.status, null);
               totalAccountHours = await countAccountHours(connection);
               recorded = true;
@@ -408,8 +412,8 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
       }
       if (!recorded) {
         // a failed account, or one with nothing to ask: its result in an open of its own
-        finish(result);
         await withDatabase(async (connection) => {
+          await finish(connection, result);
           await recordResult(connection, plan.accountId, plan.floorEpoch, result.status, result.error?.message ?? null);
           totalAccountHours = await countAccountHours(connection);
         });

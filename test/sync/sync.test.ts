@@ -230,4 +230,27 @@ describe("cloudunits sync", () => {
     expect(noSince.code).toBe(2);
     expect(noSince.stderr).toMatch(/holds no hours yet: give --since/);
   }, 120_000);
+
+  it("hours after the last one held are not yet synced, never 'missing', when they leave the look-back; a hole before it is missing", async () => {
+    // account 1's platform wrote hours 0, 2 and 3 and then stopped (hour 1 never written)
+    const H = 3600;
+    const published = records.filter((r) => r.accountId === 1 && r.hourEpoch < START + 4 * H && r.hourEpoch !== START + H);
+    const { url } = await serve({ published: () => published });
+    const db = newDb();
+    const run = (until: number, ...more: string[]) => runCli(["sync", "--url", url, "--db", db, "--account-id", "1", "--look-back", "2", "--until", String(START + until * H), ...more], SESSION);
+    const first = await run(4, "--since", "2026-10-01", "--format", "json");
+    expect(first.code).toBe(0);
+    // hour 1 leaves the 2-hour window at until 4 with hours held after it: missing
+    expect(JSON.parse(first.stdout).accounts[0].missing).toEqual([{ from: "2026-10-01T01:00:00Z", to: "2026-10-01T01:00:00Z", hours: 1 }]);
+    // hours 4 to 6 leave the window at until 9, after the last hour held (3): not yet synced, nothing for a human
+    const later = await run(9, "--format", "json");
+    expect(later.code).toBe(0);
+    expect(JSON.parse(later.stdout).accounts[0].missing).toEqual([]);
+    const quiet = await run(10, "--quiet");
+    expect([quiet.code, quiet.stderr, quiet.stdout]).toEqual([0, "", ""]);
+    const status = await runCli(["status", "--db", db, "--format", "json"]);
+    const account = JSON.parse(status.stdout).accounts[0];
+    expect(account.missing).toEqual([{ from: "2026-10-01T01:00:00Z", to: "2026-10-01T01:00:00Z", hours: 1 }]);
+    expect(account.completeUntil).toBe("2026-10-01T04:00:00Z");
+  }, 120_000);
 });
