@@ -18,6 +18,9 @@ export const CLI = join(inject("cliBuild"), "dist/cli/main.js");
 /** The library's entry (what `import "cloudunits"` loads) in the same build. */
 export const LIBRARY = join(inject("cliBuild"), "dist/index.js");
 
+/** The built module of a source file in the same build: `builtModule("store/schema.ts")` for src/store/schema.ts. */
+export const builtModule = (source: string): string => join(inject("cliBuild"), "dist", source.replace(/\.ts$/, ".js"));
+
 /**
  * Runs `cloudunits ARGS` (the build of the current sources, `CLI`) as a user would, with `CI=1` (no
  * progress bar) and no `CLOUDUNITS_*` variable of the caller's environment, plus `env`.

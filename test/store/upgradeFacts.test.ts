@@ -14,6 +14,7 @@ import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { readWarehouseMeta } from "../../src/store/warehouseMeta.js";
 import { FACTS_EXTERNAL_NIC_TYPE } from "../../src/load/machineFacts.js";
 import { DEFAULT_UNITS } from "../../src/billing/units.js";
+import { builtModule } from "../helpers/runCli.js";
 import { agedWarehouse } from "../helpers/warehouse.js";
 
 const START = 1790812800;
@@ -45,18 +46,18 @@ async function billed(db: string): Promise<{ lines: unknown; facts: boolean }> {
  */
 function upgradeInChild(db: string, afterMs?: number): Promise<string | null> {
   const code = `
-    const { duckdbApi } = await import(${JSON.stringify(join(process.cwd(), "src/base/duckdb.ts"))});
-    const { upgradeFacts } = await import(${JSON.stringify(join(process.cwd(), "src/store/upgradeFacts.ts"))});
+    const { duckdbApi } = await import(${JSON.stringify(builtModule("base/duckdb.ts"))});
+    const { upgradeFacts } = await import(${JSON.stringify(builtModule("store/upgradeFacts.ts"))});
     const instance = await duckdbApi().DuckDBInstance.create(${JSON.stringify(db)});
     const connection = await instance.connect();
-    const { SCHEMA_SQL } = await import(${JSON.stringify(join(process.cwd(), "src/store/schema.ts"))});
+    const { SCHEMA_SQL } = await import(${JSON.stringify(builtModule("store/schema.ts"))});
     await connection.run(SCHEMA_SQL);
     await connection.run("CHECKPOINT");
     process.stdout.write("ready\\n");
     await upgradeFacts(connection);
     connection.closeSync();
     instance.closeSync();`;
-  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve) => {
     child.stdout.on("data", (chunk: Buffer) => {
       if (afterMs !== undefined && chunk.toString().includes("ready")) setTimeout(() => child.kill("SIGKILL"), afterMs);

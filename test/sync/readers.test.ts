@@ -7,14 +7,14 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, type DecodedAccountHour } from "../../src/index.js";
-import { runCli, type CliRun } from "../helpers/runCli.js";
+import { builtModule, runCli, type CliRun } from "../helpers/runCli.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const DAY = 86400;
 const DAYS = 5;
-const READER = join(import.meta.dirname, "pollingReader.ts");
+const READER = join(import.meta.dirname, "pollingReader.mjs");
 const execFileAsync = promisify(execFile);
 const SESSION = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
 let dir: string;
@@ -84,7 +84,7 @@ describe("readers of the warehouse during a sync", () => {
     // four reader processes that overlap (each holds the file 1 s, pauses 50 ms, 250 ms apart): the file is never
     // free of readers, so a writer that only retried would wait until its --wait ran out (exit 6)
     const stopFile = join(dir, "stop");
-    const readers = [0, 1, 2, 3].map((i) => execFileAsync(process.execPath, ["--import", "tsx", READER, db, stopFile, "1000", "50", String(250 * i)]));
+    const readers = [0, 1, 2, 3].map((i) => execFileAsync(process.execPath, [READER, builtModule("store/openWarehouse.ts"), db, stopFile, "1000", "50", String(250 * i)]));
     try {
       await new Promise((resolve) => setTimeout(resolve, 5000)); // the readers are reading
       const run = await runCli(["sync", "--url", server.url, "--db", db, "--until", day(3), "--wait", "60"], SESSION);
