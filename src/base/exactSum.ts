@@ -59,6 +59,22 @@ export class SumBank {
     addPartial(list, x);
   }
 
+  /**
+   * Adds `count` times the finite double `x` to sum `i`, exactly: `count · x` is rarely a
+   * double, so both halves of the exact product go in (Dekker's TwoProduct): the same sum as
+   * adding `x` `count` times, to the bit.
+   */
+  addTimes(i: number, x: number, count: number): void {
+    if (count === 1) {
+      this.add(i, x);
+      return;
+    }
+    const p = x * count;
+    this.add(i, p);
+    const error = twoProductError(x, count, p);
+    if (error !== 0) this.add(i, error);
+  }
+
   /** Sets sum `i` to `x`. */
   set(i: number, x: number): void {
     this.single[i] = x;
@@ -102,6 +118,20 @@ export class SumBank {
     }
     return at;
   }
+}
+
+/** Veltkamp's split of a double into two halves of 26 bits: `[hi, lo]`, hi + lo = a exactly. */
+function split(a: number): [number, number] {
+  const c = 134217729 * a; // 2^27 + 1
+  const hi = c - (c - a);
+  return [hi, a - hi];
+}
+
+/** The rounding error of `p = a * b`: a · b = p + error exactly (Dekker; finite values far from overflow). */
+export function twoProductError(a: number, b: number, p: number): number {
+  const [ah, al] = split(a);
+  const [bh, bl] = split(b);
+  return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
 }
 
 /** Adds `x` to non-overlapping partials in increasing magnitude, keeping them so (Shewchuk). */

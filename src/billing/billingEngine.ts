@@ -159,6 +159,8 @@ export class BillingEngine {
   private readonly F = UNITS_AT + this.unitNames.length;
   private readonly L: number;
   private readonly figureNames: readonly string[] = [...EXTRA_NAMES, ...this.unitNames];
+  /** The figures a level's sample adds from its totals' terms (see `addLevelSample`), by index. */
+  private readonly exactFigure: boolean[];
   /** The VM of the machine formulas, rewritten for each VM. */
   private readonly vm: VmHour = { memMb: 0, vcpus: 0, cu: 0, sizeGb: 0, iopsLimit: 0, externalNics: 0, externalBytes: 0, windows: false };
   private readonly period = new SumBank(4096);
@@ -190,6 +192,9 @@ export class BillingEngine {
   private readonly accountFigures: Float64Array;
   private readonly machinesBytes: number[] = [];
   private readonly machinesCu: number[] = [];
+  /** Grouped input: per part of the period, where its VM-hours' totals are in `environment` (see `addVmHours`). */
+  private readonly groupedTotals: number[] = [];
+  private readonly groupedScratch: Float64Array;
   /** Hourly lines of the current hour, when asked for. */
   private hourLines: EngineLine[] = [];
   private currentHour: number | null = null;
@@ -220,8 +225,10 @@ export class BillingEngine {
       this.summed.push({ figure: UNITS_AT + k, total: T_SUMS + this.summed.length, perVm: rule.perVm, gatewayPublicIp: rule.gatewayPublicIp === true });
     });
     this.L = T_SUMS + this.summed.length;
+    this.exactFigure = Array.from({ length: this.F }, (_, k) => k === CU_SUM || (cuRollup === "sum" && k === CU) || this.summed.some((s) => s.figure === k));
     this.machineFigures = new Float64Array(this.F * 256);
     this.accountFigures = new Float64Array(this.F);
+    this.groupedScratch = new Float64Array(this.F);
     this.windowsPattern = new RegExp(units.windowsPattern, "i");
     this.billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
     this.publicIpStates = new Set(units.publicIpStates);
@@ -289,9 +296,109 @@ export class BillingEngine {
     out[OWN_NIC_NU] = 0;
   }
 
-  /** Adds the level totals `from[j + 1 .. j + L)`, each rounded, into `to[i + 1 .. i + L)`: a level's total is the Σ of its parts' (the machines' CU, at 0, is not a level total). */
+  /**
+   * Adds the level totals `from[j + 1 .. j + L)`, exactly (their terms, not rounded), into
+   * `to[i + 1 .. i + L)`: a level's total is the exact Σ of its machines' (the machines' CU, at
+   * 0, is not a level total), whatever the levels between them.
+   */
   private addTotals(to: SumBank, i: number, from: SumBank, j: number): void {
-    for (let k = T_MACHINES_CU + 1; k < this.L; k++) to.add(i + k, from.value(j + k));
+    for (let k = T_MACHINES_CU + 1; k < this.L; k++) to.addSum(i + k, from, j + k);
+  }
+
+  /**
+   * Adds a level's figures `f` of one hour as one sample of `e` (an environment, account or
+   * cloud space), but the Σ of its machines' units exactly, from its totals `bank[at .. at + L)`
+   * (their terms, not the hour's rounded figure): a level's summed unit over the period is then
+   * the exact Σ of its machine-hours' amounts, rounded once, however they are grouped (by hour,
+   * or by a machine's configuration: see {@link GroupedEnvironment}).
+   */
+  private addLevelSample(e: Entity, f: Float64Array, bank: SumBank, at: number): void {
+    e.samples++;
+    const base = e.base;
+    const period = this.period;
+    // under `sum`, the allocated CU of an account or the environment is its CU
+    const allocatedIsCu = this.cuRollup === "sum" && e.rank < 2;
+    for (let k = 0; k < this.F; k++) if (!this.exactFigure[k] && !(allocatedIsCu && k === CU_ALLOCATED)) period.add(base + k, f[k]!);
+    period.addSum(base + CU_SUM, bank, at + T_CU_SUM);
+    if (this.cuRollup === "sum") period.addSum(base + CU, bank, at + T_CU_SUM);
+    if (allocatedIsCu) period.addSum(base + CU_ALLOCATED, bank, at + T_CU_SUM);
+    for (const s of this.summed) {
+      period.addSum(base + s.figure, bank, at + s.total);
+      if (s.gatewayPublicIp) period.add(base + s.figure, f[GATEWAY_PIU]!);
+    }
+  }
+
+  /**
+   * The figures of a VM in one hour, from its record's facts, into `out[at .. at + F)`; `this.vm`
+   * holds its formula inputs after (memory and vCPUs 0 when its status is not billable).
+   */
+  private vmFigures(
+    out: Float64Array, at: number, status: string, imageName: string, memMb: number, vcpus: number,
+    sizeGb: number, iopsLimit: number, externalNics: number, externalBytes: number,
+  ): void {
+    const billed = this.billable === null || this.billable.has(status);
+    const vm = this.vm;
+    vm.memMb = billed ? memMb : 0;
+    vm.vcpus = billed ? vcpus : 0;
+    const cu = (vm.cu = this.cuOf(vm.memMb, vm.vcpus));
+    vm.sizeGb = sizeGb;
+    vm.iopsLimit = iopsLimit;
+    vm.externalNics = externalNics;
+    vm.externalBytes = externalBytes;
+    vm.windows = this.isWindows(imageName);
+    out[at + CU] = cu;
+    out[at + NU] = 0;
+    const summed = this.summed;
+    for (let k = 0; k < summed.length; k++) {
+      const s = summed[k]!;
+      out[at + s.figure] = s.perVm(vm, this.units);
+    }
+    out[at + CU_SUM] = cu;
+    out[at + GATEWAY_PIU] = 0;
+    out[at + CU_ALLOCATED] = 0;
+    out[at + OWN_NIC_NU] = this.nuOf(externalBytes);
+  }
+
+  /**
+   * Grouped input of an engine of the environment alone (`environmentOnly`; see
+   * `groupedFacts.ts`): `count` VM-hours of one configuration, in the part of the period
+   * `part`, each in a cloud space of its account-hour. Their summed units and Σ CU go into the
+   * environment's period sums as `count` times each VM-hour's amount, exactly: with
+   * {@link addHourTotals} for the same hours, the same figures as `add` of every account-hour.
+   */
+  addVmHours(
+    part: number, status: string, imageName: string, memMb: number, vcpus: number,
+    sizeGb: number, iopsLimit: number, externalNics: number, count: number,
+  ): void {
+    if (!this.environmentOnly) throw new Error("internal: grouped VM-hours need an engine of the environment alone");
+    const f = this.groupedScratch;
+    this.vmFigures(f, 0, status, imageName, memMb, vcpus, sizeGb, iopsLimit, externalNics, 0);
+    const bank = this.environment;
+    const at = (this.groupedTotals[part] ??= bank.alloc(this.L));
+    bank.addTimes(at + T_CU_SUM, f[CU_SUM]!, count);
+    for (const s of this.summed) bank.addTimes(at + s.total, f[s.figure]!, count);
+  }
+
+  /**
+   * Grouped input (see {@link addVmHours}): an hour of the environment with `accounts`
+   * account-hours, the Σ of its billed VMs' memory and vCPUs, the Σ of its VMs' and gateways'
+   * external bytes and its gateways' public IPs (cloud spaces of each account-hour only). Each
+   * hour once.
+   */
+  addHourTotals(hourEpoch: number, accounts: number, memMb: number, vcpus: number, bytes: number, gatewayPiu: number): void {
+    if (!this.environmentOnly || this.environmentHours.has(hourEpoch)) throw new Error(`internal: grouped hour ${hourEpoch} twice, or not of the environment alone`);
+    const hour = { accounts, base: this.environment.alloc(this.L), counts: { vcpus, gatewayPiu } };
+    this.environmentHours.set(hourEpoch, hour);
+    this.environment.add(hour.base + T_MEM, memMb);
+    this.environment.add(hour.base + T_BYTES, bytes);
+  }
+
+  /** Grouped input (see {@link addVmHours}): what the account-hours of the grouped input hold for data quality. */
+  addSeen(seen: SeenData): void {
+    for (const [accountId, hours] of seen.accountHours) this.seen.accountHours.set(accountId, [...(this.seen.accountHours.get(accountId) ?? []), ...hours]);
+    for (const [type, n] of seen.unbilledTypes) this.seen.unbilledTypes.set(type, (this.seen.unbilledTypes.get(type) ?? 0) + n);
+    this.seen.emptyMachineHours += seen.emptyMachineHours;
+    this.seen.emptyCloudspaceHours += seen.emptyCloudspaceHours;
   }
 
   /** Adds one account-hour (every account-hour of the period once). */
@@ -346,29 +453,11 @@ export class BillingEngine {
     let vms = 0;
     for (let i = 0; i < facts.machines; i++) {
       if (facts.type[i] !== u.vmType) continue;
-      const billed = this.billable === null || this.billable.has(facts.status[i]!);
-      const memMb = billed ? facts.memMb[i]! : 0;
-      const vcpus = billed ? facts.vcpus[i]! : 0;
-      const cu = this.cuOf(memMb, vcpus);
       const at = F * vms;
-      vm.memMb = memMb;
-      vm.vcpus = vcpus;
-      vm.cu = cu;
-      vm.sizeGb = facts.sizeGb[i]!;
-      vm.iopsLimit = facts.iopsLimit[i]!;
-      vm.externalNics = facts.externalNics[i]!;
-      vm.externalBytes = facts.externalBytes[i]!;
-      vm.windows = this.isWindows(facts.imageName[i]!);
-      mf[at + CU] = cu;
-      mf[at + NU] = 0;
-      for (let k = 0; k < summed.length; k++) {
-        const s = summed[k]!;
-        mf[at + s.figure] = s.perVm(vm, u);
-      }
-      mf[at + CU_SUM] = cu;
-      mf[at + GATEWAY_PIU] = 0;
-      mf[at + CU_ALLOCATED] = 0;
-      mf[at + OWN_NIC_NU] = this.nuOf(facts.externalBytes[i]!);
+      this.vmFigures(mf, at, facts.status[i]!, facts.imageName[i]!, facts.memMb[i]!, facts.vcpus[i]!, facts.sizeGb[i]!, facts.iopsLimit[i]!, facts.externalNics[i]!, facts.externalBytes[i]!);
+      const memMb = vm.memMb;
+      const vcpus = vm.vcpus;
+      const cu = vm.cu;
       const cloudspaceId = facts.cloudspaceId[i]!;
       if (cloudspaceId !== lastCloudspaceId) {
         lastCloudspaceId = cloudspaceId;
@@ -425,7 +514,7 @@ export class BillingEngine {
     this.levelFigures(levels, accountAt, accountCounts, accountFigures);
     accountFigures[CU_ALLOCATED] = accountFigures[CU]!;
 
-    if (entities) this.addEntitySamples(facts, account!, vms, locals, cloudspaceCu);
+    if (entities) this.addEntitySamples(facts, account!, vms, locals, cloudspaceCu, accountAt);
     let hour = this.environmentHours.get(hourEpoch);
     if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }));
     hour.accounts++;
@@ -438,9 +527,9 @@ export class BillingEngine {
    * The account-hour's showback (the account's CU allocated to its cloud spaces, theirs to
    * their machines), its samples of the account, cloud spaces and machines, and its hourly
    * lines when asked for. `locals`: the cloud spaces with a local index in `levels`;
-   * `cloudspaceCu`: where the Σ of their CU is.
+   * `cloudspaceCu`: where the Σ of their CU is; `accountAt`: the account's totals.
    */
-  private addEntitySamples(facts: AccountHourFacts, account: AccountEntry, vms: number, locals: number, cloudspaceCu: number): void {
+  private addEntitySamples(facts: AccountHourFacts, account: AccountEntry, vms: number, locals: number, cloudspaceCu: number, accountAt: number): void {
     const { accountId, hourEpoch } = facts;
     const levels = this.levels;
     const mf = this.machineFigures;
@@ -466,13 +555,13 @@ export class BillingEngine {
     }
 
     // period totals, hourly lines
-    this.addSample(account.entity, accountFigures, 0);
+    this.addLevelSample(account.entity, accountFigures, levels, accountAt);
     for (let c = 0; c < cloudspaces; c++) {
       const cloudspaceId = facts.cloudspaceIds[c]!;
       let cloudspace = account.cloudspaces.get(cloudspaceId);
       if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
       cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
-      this.addSample(cloudspace.entity, this.csFigures[c]!, 0);
+      this.addLevelSample(cloudspace.entity, this.csFigures[c]!, levels, this.L * c);
     }
     for (let v = 0; v < vms; v++) this.addSample(this.machineEntity[v]!, mf, F * v);
     if (this.onHour !== undefined) {
@@ -533,8 +622,15 @@ export class BillingEngine {
     for (const [hourEpoch, hour] of this.environmentHours) {
       const part = this.partOf(hourEpoch);
       const environment = (environments[part] ??= { rank: 0, part, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(this.F), samples: 0 });
-      this.addSample(environment, this.environmentFigures(hour), 0);
+      this.addLevelSample(environment, this.environmentFigures(hour), this.environment, hour.base);
     }
+    this.groupedTotals.forEach((at, part) => {
+      // grouped VM-hours: their sums as the environment's, as if summed hour by hour (see `addVmHours`)
+      const environment = environments[part];
+      if (environment === undefined) throw new Error(`internal: grouped VM-hours in part ${part} of the period, which has no hour`);
+      environment.samples--;
+      this.addLevelSample(environment, new Float64Array(this.F), this.environment, at);
+    });
     const sampled = [...this.entities.filter((e) => e.samples > 0), ...environments.filter((e) => e !== undefined)];
     if (parts === 1) return (this.periodParts = [sampled.map((e) => this.periodLine(e)).sort(compareLines)])[0]!;
     this.periodParts = Array.from({ length: parts }, () => []);

@@ -54,10 +54,16 @@ export class ContentFingerprint {
   }
 }
 
-/** The {@link ContentFingerprint} of the files loaded in a warehouse (its `files` manifest). */
+/**
+ * The {@link ContentFingerprint} of the files loaded in a warehouse (its `files` manifest),
+ * computed by DuckDB: the same hashes, in the same order (lowercase hex sorts as the bytes do),
+ * each followed by a newline (reading every file's hash into JavaScript took 2 s for 26 weeks).
+ */
 export async function dataFingerprint(connection: DuckDBConnection): Promise<{ files: number; hash: string }> {
-  const reader = await connection.runAndReadAll("SELECT content_sha256 FROM files WHERE status = 'loaded'");
-  const fingerprint = new ContentFingerprint();
-  for (const [sha] of reader.getRowsJS()) fingerprint.add(String(sha));
-  return fingerprint.digest();
+  const reader = await connection.runAndReadAll(
+    `SELECT count(*)::DOUBLE, sha256(coalesce(string_agg(lower(content_sha256) || chr(10), '' ORDER BY lower(content_sha256)), ''))
+     FROM files WHERE status = 'loaded'`,
+  );
+  const [files, hash] = reader.getRowsJS()[0]!;
+  return { files: files as number, hash: `sha256:${String(hash)}` };
 }

@@ -7,6 +7,7 @@ import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.j
 import type { CuRollup, UnitName } from "./unitNames.js";
 import { catalogUnits, isVolume } from "./unitCatalog.js";
 import { warehouseFacts } from "./warehouseFacts.js";
+import { addGroupedFacts, groupedReadable } from "./groupedFacts.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;
@@ -238,8 +239,14 @@ export async function billingPass(
   checkParams(params);
   const resolved = resolveOptions(options);
   const splitAt = cutsWithin(options.splitAt, params);
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), splitAt);
-  for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
+  const alone = environmentOnly(levels);
+  let engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
+  // the environment alone: from the facts grouped in the warehouse, where they answer to the bit
+  const grouped = alone && (await groupedReadable(connection, resolved.units)) && (await addGroupedFacts(connection, params, resolved.units, splitAt, engine));
+  if (!grouped) {
+    engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
+    for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
+  }
   const lines = linesOf(engine.finish(), resolved, levels);
   return { lines, parts: partsOf(engine, params, splitAt, resolved, levels), seen: engine.seenData() };
 }

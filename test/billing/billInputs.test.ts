@@ -7,6 +7,9 @@ import { billWarehouse } from "../../src/billing/billWarehouse.js";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
 import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse, UsageError } from "../../src/internal.js";
 import { factsReadable } from "../../src/billing/warehouseFacts.js";
+import { addGroupedFacts } from "../../src/billing/groupedFacts.js";
+import { BillingEngine } from "../../src/billing/billingEngine.js";
+import { cutsWithin, linesOf, resolveOptions } from "../../src/billing/lines.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { accountHour, agedWarehouse, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";
 
@@ -41,6 +44,32 @@ function oddHours(): DecodedAccountHour[] {
   return hours;
 }
 
+/**
+ * Hours whose amounts do not add up exactly in doubles: the same configurations for many hours
+ * (n × an amount like 333/400 is rarely a double), configurations that change mid-period
+ * (memory, status, image, disks), and totals carried through cloud spaces and accounts (the
+ * accounts of PERIODS, 7 and 1, so their lines are compared too). The environment's TU over the
+ * 30 hours is 119.385 (the exact Σ of its VM-hours' iops/400, rounded once); adding
+ * each configuration's n × iops/400 rounded (9 × 302/400, 21 × 302/400, ...), instead of exactly, gives 119.38499999999999.
+ */
+function exactSumHours(): DecodedAccountHour[] {
+  const hours: DecodedAccountHour[] = [];
+  for (let h = 0; h < HOURS; h++) {
+    const t = OCT_1 + h * HOUR;
+    hours.push(accountHour(7, t, {
+      31: [
+        gateway([nic("external", 3e9 + 7 * h, 1)]),
+        vm(1, { mem: 3000, vcpus: 3, imageName: h < 9 ? "Windows Server" : "ubuntu", disks: [disk(1, 7, { total: 301 }), disk(2, 0.1, { total: 1 })] }),
+        vm(2, { mem: h < 14 ? 1536 : 2560, vcpus: 1, status: h < 17 ? "RUNNING" : "HALTED", disks: [disk(3, 3, { read: 1001, write: 0 })] }),
+        vm(3, { mem: 1000, vcpus: 1, disks: [disk(4, 11, { total: h < 6 ? 7 : 13 })], networks: [nic("external", 12_345 * h, 1)] }),
+      ],
+      32: [vm(4, { mem: 700, vcpus: 5, imageName: "windows 11", disks: [disk(5, 1, { total: 123 }), disk(6, 1, { total: 77 })] })],
+    }, { 32: h < 11 ? "DEPLOYED" : "HALTED" }));
+    hours.push(accountHour(1, t, { 41: [gateway([nic("external", 1, 1)]), vm(5, { mem: 333, vcpus: 1, disks: [disk(7, 0.3, { total: 77 })] })] }));
+  }
+  return hours;
+}
+
 let root: string;
 const datasets = new Map<string, string>();
 
@@ -57,13 +86,15 @@ beforeAll(async () => {
     await writeDataset({ ...SHAPE, ...options });
     datasets.set(name, options.out);
   }
-  const odd = join(root, "odd");
-  for (const hour of oddHours()) {
-    const dir = join(odd, hourPath(hour.accountId, hour.hourEpoch));
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "account_capnp.bin"), encodeAccount(hour.account));
+  for (const [name, hours] of [["odd records", oddHours()], ["exact sums, changing configurations", exactSumHours()]] as const) {
+    const tree = join(root, name.replace(/\W+/g, "-"));
+    for (const hour of hours) {
+      const dir = join(tree, hourPath(hour.accountId, hour.hourEpoch));
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, "account_capnp.bin"), encodeAccount(hour.account));
+    }
+    datasets.set(name, tree);
   }
-  datasets.set("odd records", odd);
 });
 
 afterAll(async () => {
@@ -86,7 +117,7 @@ const PERIODS: [string, BillingParams][] = [
 ];
 
 describe("billing files as they stream equals billing their warehouse, to the bit", () => {
-  const names = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records"];
+  const names = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records", "exact sums, changing configurations"];
   describe.each(names)("%s", (name) => {
     let warehouse: Warehouse;
     /** The other roads to the same figures: the disk and NIC rows (no facts loaded), and a file of the older schema, as found and once upgraded. */
@@ -140,6 +171,12 @@ describe("billing files as they stream equals billing their warehouse, to the bi
           const alone = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true, levels: ["environment"] });
           expect(alone.lines).toEqual(fromDb.lines.filter((l) => l.level === "environment"));
           expect((await billWarehouse(warehouse.connection, params, options, undefined, ["environment"])).lines).toEqual(alone.lines);
+          // ... read grouped from the stored facts (docs/warehouse.md), not row by row: every data set here answers exactly
+          const resolved = resolveOptions(options);
+          const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, true, cutsWithin(options.splitAt, params));
+          expect(await addGroupedFacts(warehouse.connection, params, resolved.units, cutsWithin(options.splitAt, params), engine)).toBe(true);
+          expect(linesOf(engine.finish(), resolved, ["environment"])).toEqual(alone.lines);
+          if (name === "exact sums, changing configurations" && options.units === undefined && !options.splitAt) expect(alone.lines[0]!.unitHours.TU).toBe(119.385);
         }
         if (period === "environment" && options.units === undefined) {
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)

@@ -1,0 +1,160 @@
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+import { paramTypes, periodSql } from "../base/period.js";
+import { duckdbApi } from "../base/duckdb.js";
+import type { BillingEngine, SeenData } from "./billingEngine.js";
+import { UNIT_NAMES } from "./unitNames.js";
+import { catalogUnits } from "./unitCatalog.js";
+import type { Units } from "./units.js";
+import type { BillingParams } from "./lines.js";
+import { factsReadable } from "./warehouseFacts.js";
+
+/**
+ * The environment's figures from a warehouse's stored facts, grouped in DuckDB instead of read
+ * row by row (docs/warehouse.md, "Billing the environment"). The engine sums per VM-hour
+ * amounts (SU, TU, VCU, MU, WU, PIU, Σ CU) exactly, and a formula of each hour's own totals (CU
+ * under `aggregate`, NU): so the same figures come from
+ * - one row per distinct VM configuration of the period (status, image, memory, vCPUs, disks,
+ *   IOPS limit, external NICs) with its number of VM-hours, the formulas applied once to each
+ *   and the count entering the exact sums exactly (`SumBank.addTimes`);
+ * - one row per hour: its account-hours, the Σ of billed memory and vCPUs, of external bytes
+ *   and of gateways' public IPs: whole numbers, summed exactly by DuckDB.
+ * What SQL matches (a billable status, a Windows image) is decided in TypeScript, per row.
+ */
+
+/** Sums of whole numbers below this are exact in a double, whatever their order. */
+const EXACT = 2 ** 53;
+
+/**
+ * True when the environment of this warehouse can be billed grouped: its stored facts count
+ * the NICs of `units.externalNicType`, and the units are the catalog's own (a unit added at run
+ * time may read a VM's bytes, which the groups leave out).
+ */
+export async function groupedReadable(connection: DuckDBConnection, units: Units): Promise<boolean> {
+  return catalogUnits().length === UNIT_NAMES.length && (await factsReadable(connection, units.externalNicType));
+}
+
+const WHERE = periodSql();
+
+/** The cloud spaces of each account-hour of the period (with their state: the greatest, as the facts builder keeps it). */
+const SPACES = `spaces AS (
+  SELECT account_id, hour_epoch, cloudspace_id, max(state) AS state
+  FROM (SELECT * FROM cloudspaces WHERE ${WHERE}) SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)
+  GROUP BY ALL)`;
+
+/** The VM-hours of the period in a cloud space of their account-hour (what the engine bills). */
+const VMS = `vms AS (SELECT * FROM (SELECT * FROM machine_facts WHERE ${WHERE} AND type = $vmType) SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id))`;
+
+/**
+ * One scan of the VM-hours, two groupings: per VM configuration (what the per-VM formulas
+ * read) its VM-hours; per hour and status, Σ memory, vCPUs and external bytes (the billable
+ * statuses are decided in TypeScript), and the values that are not whole numbers (then the
+ * sums would not be exact, and the grouped road is not taken). `hour_epoch` is NULL in the rows
+ * of the first grouping, and only there.
+ */
+const VM_HOURS = `WITH ${SPACES}, ${VMS}
+  SELECT hour_epoch::DOUBLE, status, image_name, mem_mb, vcpus::DOUBLE, size_gb, iops_limit, external_nics::DOUBLE, count(*)::DOUBLE,
+    sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
+    count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE
+  FROM vms GROUP BY GROUPING SETS ((hour_epoch, status), (status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics))`;
+
+/** Per hour of the environment: its account-hours, Σ external bytes of its gateways and their public IPs (cloud spaces of each account-hour only). */
+const HOURS = `WITH ${SPACES},
+  gateways AS (
+    SELECT hour_epoch, sum(g.external_bytes) AS bytes,
+      count(*) FILTER (WHERE list_contains($publicIpStates, state) AND g.external_nics > 0) AS piu,
+      count(*) FILTER (WHERE g.external_bytes <> trunc(g.external_bytes)) AS fractional
+    FROM spaces JOIN (SELECT * FROM gateway_facts WHERE ${WHERE}) g USING (account_id, hour_epoch, cloudspace_id) GROUP BY hour_epoch),
+  hours AS (SELECT hour_epoch, count(*) AS accounts FROM account_hours WHERE ${WHERE} GROUP BY hour_epoch)
+  SELECT h.hour_epoch::DOUBLE, h.accounts::DOUBLE, coalesce(g.bytes, 0)::DOUBLE, coalesce(g.piu, 0)::DOUBLE, coalesce(g.fractional, 0)::DOUBLE
+  FROM hours h LEFT JOIN gateways g USING (hour_epoch)`;
+
+/** What data quality reads of the account-hours: their hours, the machine records by type, empty records. */
+const SEEN = {
+  accountHours: `SELECT account_id::DOUBLE, hour_epoch::DOUBLE FROM account_hours WHERE ${WHERE} ORDER BY 1, 2`,
+  types: `SELECT type, count(*)::DOUBLE, count(*) FILTER (WHERE machine_id = 0 AND type = '')::DOUBLE
+          FROM (SELECT * FROM machine_facts WHERE ${WHERE}) SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)
+          GROUP BY type`,
+  emptySpaces: `SELECT count(*)::DOUBLE FROM (SELECT * FROM cloudspaces WHERE ${WHERE} AND cloudspace_id = 0 AND state = '')
+          SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)`,
+};
+
+/** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
+async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
+  const { LIST, VARCHAR } = duckdbApi();
+  const types = { ...paramTypes(), vmType: VARCHAR, billable: LIST(VARCHAR), publicIpStates: LIST(VARCHAR) };
+  const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
+  const names = Object.keys(values).filter(used);
+  const reader = await connection.runAndReadAll(sql, Object.fromEntries(names.map((k) => [k, values[k]!])), Object.fromEntries(names.map((k) => [k, types[k as keyof typeof types]])));
+  return reader.getRowsJS();
+}
+
+/**
+ * Feeds an engine of the environment alone (made with `splitAt` cutting `[start, end)` into
+ * parts) the grouped facts of the period: its VM configurations per part, its hours, and what
+ * data quality reads. False, having fed nothing, when a sum would not be exact (a value that is
+ * not whole, or a total of 2^53 or more): billing then reads the facts row by row.
+ */
+export async function addGroupedFacts(
+  connection: DuckDBConnection, params: BillingParams, units: Units, splitAt: readonly number[], engine: BillingEngine,
+): Promise<boolean> {
+  const { listValue } = duckdbApi();
+  const account = params.accountId === undefined ? null : BigInt(params.accountId);
+  const common = {
+    account, vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]),
+    billable: units.billableStatuses === null ? null : listValue([...units.billableStatuses]),
+  };
+  const whole = { ...common, start: BigInt(params.start), end: BigInt(params.end) };
+  const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
+  /** Per hour: account-hours, billed memory and vCPUs, external bytes, gateways' public IPs. */
+  const hours = new Map<number, [number, number, number, number, number]>();
+  for (const [hourEpoch, accounts, bytes, piu, fractional] of (await rows(connection, HOURS, whole)) as number[][]) {
+    if (fractional! > 0) return false;
+    hours.set(hourEpoch!, [accounts!, 0, 0, bytes!, piu!]);
+  }
+  const bounds = [params.start, ...splitAt, params.end];
+  const configurations: unknown[][][] = [];
+  for (let part = 0; part + 1 < bounds.length; part++) {
+    configurations[part] = [];
+    for (const row of await rows(connection, VM_HOURS, { ...common, start: BigInt(bounds[part]!), end: BigInt(bounds[part + 1]!) })) {
+      const [hourEpoch, status, , , , , , , , mem, vcpus, bytes, fractional] = row as number[];
+      if (fractional! > 0) return false;
+      if (hourEpoch === null) {
+        configurations[part]!.push(row);
+        continue;
+      }
+      const hour = hours.get(hourEpoch!);
+      if (hour === undefined) throw new Error(`internal: VM-hours in hour ${hourEpoch}, which has no account-hour`);
+      if (billable === null || billable.has(status as unknown as string)) {
+        hour[1] += mem!;
+        hour[2] += vcpus!;
+      }
+      hour[3] += bytes!;
+    }
+  }
+  // the sums of whole numbers are exact below 2^53 (each hour's VM sums are, by status, as their total is)
+  for (const [, mem, vcpus, bytes] of hours.values()) if (mem >= EXACT || vcpus >= EXACT || bytes >= EXACT) return false;
+  for (const [hourEpoch, [accounts, mem, vcpus, bytes, piu]] of hours) engine.addHourTotals(hourEpoch, accounts, mem, vcpus, bytes, piu);
+  configurations.forEach((list, part) => {
+    for (const [, status, image, mem, vcpus, size, iops, nics, count] of list) {
+      engine.addVmHours(part, status as string, image as string, mem as number, vcpus as number, size as number, iops as number, nics as number, count as number);
+    }
+  });
+  engine.addSeen(await seenOf(connection, whole, units.vmType));
+  return true;
+}
+
+/** What the engine would have seen of the period's account-hours (see `BillingEngine.seenData`). */
+async function seenOf(connection: DuckDBConnection, values: Record<string, DuckDBValue>, vmType: string): Promise<SeenData> {
+  const seen: SeenData = { accountHours: new Map(), unbilledTypes: new Map(), emptyMachineHours: 0, emptyCloudspaceHours: 0 };
+  for (const [accountId, hourEpoch] of (await rows(connection, SEEN.accountHours, values)) as number[][]) {
+    const list = seen.accountHours.get(accountId!);
+    if (list === undefined) seen.accountHours.set(accountId!, [hourEpoch!]);
+    else list.push(hourEpoch!);
+  }
+  for (const [type, n, empty] of await rows(connection, SEEN.types, values)) {
+    if (type !== vmType) seen.unbilledTypes.set(type as string, n as number);
+    seen.emptyMachineHours += empty as number;
+  }
+  seen.emptyCloudspaceHours = (await rows(connection, SEEN.emptySpaces, values))[0]![0] as number;
+  return seen;
+}
