@@ -8,7 +8,10 @@ export function formatCheckText(report: CheckReport): string {
   const out: string[] = [];
   out.push(`accounts: ${report.accounts.length}`);
   for (const a of report.accounts) {
-    out.push(`  account ${a.accountId}: ${a.firstHour} to ${a.lastHour}, ${plural(a.hours, "hour")}, ${plural(a.missingHours, "missing hour")}`);
+    // the span half-open like the missing ranges under it, so held + missing = its hours
+    const end = new Date(Date.parse(a.lastHour) + 3600_000).toISOString().replace(".000Z", "Z");
+    const span = (Date.parse(a.lastHour) - Date.parse(a.firstHour)) / 3600_000 + 1;
+    out.push(`  account ${a.accountId}: [${a.firstHour}, ${end}) ${plural(span, "hour")}: ${a.hours} held, ${a.missingHours} missing`);
     for (const m of a.missing) out.push(`    missing [${m.from}, ${m.till}) ${plural(m.hours, "hour")}`);
   }
   out.push(`byte-identical duplicates dropped: ${report.duplicates.length}`);

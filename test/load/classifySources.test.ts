@@ -230,7 +230,7 @@ describe("a damaged copy beside a good one, through the CLI", () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toContain("conflicts (different files for one account-hour, none of them loaded): 0\n");
     expect(run.stdout).toMatch(new RegExp(`unreadable files: 1\\n  ${badFile}: .* \\[CAPNP_TRUNCATED\\]\\n`));
-    expect(run.stdout).toContain(`account 1: 2026-10-01T00:00:00Z to 2026-10-01T02:00:00Z, ${DATA.hours} hours, 0 missing hours`);
+    expect(run.stdout).toContain(`account 1: [2026-10-01T00:00:00Z, 2026-10-01T03:00:00Z) ${DATA.hours} hours: ${DATA.hours} held, 0 missing`);
   });
 
   it("stats --skip-bad gives the series of the good data", async () => {

@@ -53,6 +53,13 @@ describe("check", () => {
     expect(report.accounts[1]).toMatchObject({ accountId: 8, hours: 2, missingHours: 0, missing: [] });
   });
 
+  it("the text gives each account's span in the half-open notation of its missing ranges, and held + missing = the span", async () => {
+    const text = formatCheckText(await checkWarehouse(connection, cleanLoad));
+    // hours 0 to 9 are 10 hours: 5 held, 5 missing (it read "00:00 to 09:00, 5 hours", which a reader takes for 9 hours)
+    expect(text).toContain("  account 7: [2026-10-01T00:00:00Z, 2026-10-01T10:00:00Z) 10 hours: 5 held, 5 missing\n    missing [2026-10-01T02:00:00Z, 2026-10-01T04:00:00Z) 2 hours\n");
+    expect(text).toContain("  account 8: [2026-10-01T00:00:00Z, 2026-10-01T02:00:00Z) 2 hours: 2 held, 0 missing\n");
+  });
+
   it("reports unknown machine types, machines without vCPUs or memory, and files naming another account", async () => {
     const report = await checkWarehouse(connection, cleanLoad);
     expect(report.unknownMachineTypes).toEqual([{ type: "lxc", machines: 1, machineHours: 5 }]);
