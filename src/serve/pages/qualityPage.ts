@@ -14,8 +14,8 @@ function list(items: readonly string[]): string {
   return `<ul class="compact">${items.slice(0, LISTED).map((i) => `<li>${esc(i)}</li>`).join("")}${more}</ul>`;
 }
 
-/** One account's section: its counts, then what each count is made of. */
-function accountSection(a: AccountQuality): string {
+/** What an account's counts are made of: the lists that are not empty. */
+function findings(a: AccountQuality): (readonly [string, string[]])[] {
   const s = a.status;
   const parts = [
     ["Missing hours", s.missing.map(spanText)],
@@ -24,10 +24,23 @@ function accountSection(a: AccountQuality): string {
     ["Bad files", a.badFiles.map((f) => `${f.file}: ${f.reason}`)],
     ["Impossible values (counted as 0 when billed with --skip-bad)", a.impossibleValues.map(describeImpossible)],
   ] as const;
-  const found = parts.filter(([, items]) => items.length > 0);
+  return parts.filter(([, items]) => items.length > 0);
+}
+
+/** One account's section: what each of its counts is made of, and the hours not yet synced. */
+function accountSection(a: AccountQuality): string {
+  const s = a.status;
+  const found = findings(a);
   return `<section class="account-quality" id="quality-${s.accountId}"><h2>Account ${s.accountId}${s.name ? ` <small>${esc(s.name)}</small>` : ""}</h2>
 ${found.length === 0 ? '<p class="ok">Nothing to report.</p>' : found.map(([title, items]) => `<h3>${esc(title)}</h3>${list(items)}`).join("\n")}
 ${s.notYetSynced ? `<p class="note">Not yet synced (not missing): ${esc(spanText(s.notYetSynced))}.</p>` : ""}</section>`;
+}
+
+/** The accounts with nothing to report, in one line (a section each made a long page of "nothing"). */
+function cleanAccounts(clean: readonly AccountQuality[]): string {
+  if (clean.length === 0) return "";
+  const ids = clean.map((a) => `<span id="quality-${a.status.accountId}">${a.status.accountId}</span>`).join(", ");
+  return `<p class="ok" id="quality-clean">Nothing to report for account${clean.length === 1 ? "" : "s"} ${ids}: no missing, late or rewritten hours, bad files or impossible values, and every hour synced.</p>`;
 }
 
 /** The data-quality page: per account, missing, late and rewritten hours, bad files and impossible values. */
@@ -47,9 +60,11 @@ export function qualityPage(data: QualityData): string {
 <h1>Data quality</h1>
 <p class="lead">What the warehouse lacks or holds that is not billed, per account (as <code>status</code> and <code>check --db</code> report it). Missing hours lie between the first and last hour held; hours after the last complete hour are not yet synced.</p>
 ${summary}
-${data.accounts.map(accountSection).join("\n")}
+${cleanAccounts(data.accounts.filter(isClean))}
+${data.accounts.filter((a) => !isClean(a)).map(accountSection).join("\n")}
 ${other}`;
   return page("Data quality", body);
 }
 
+const isClean = (a: AccountQuality): boolean => findings(a).length === 0 && a.status.notYetSynced === null;
 const count = (n: number, level: "bad" | "warn" = "bad") => ({ html: `<span class="${n > 0 ? level : "ok"}">${n}</span>`, sort: n });

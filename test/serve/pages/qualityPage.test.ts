@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { qualityPage } from "../../../src/serve/pages/qualityPage.js";
+import type { AccountQuality } from "../../../src/serve/qualityData.js";
+import type { AccountStatus } from "../../../src/sync/warehouseStatus.js";
+
+const HOUR = 3600;
+const T = 1790812800; // 2026-10-01T00:00Z
+
+function account(accountId: number, change: Partial<AccountStatus> = {}): AccountQuality {
+  return {
+    status: {
+      accountId, name: null, firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR, completeUntilEpoch: T + 100 * HOUR, lagHours: 0,
+      missing: [], notYetSynced: null, late: [], rewritten: [], lastSync: null, ...change,
+    },
+    badFiles: [],
+    impossibleValues: [],
+  };
+}
+
+describe("the data-quality page", () => {
+  it("names the accounts with nothing to report in one line, and gives a section to each account with findings", () => {
+    const html = qualityPage({
+      status: { db: "w.duckdb", sizeBytes: 0, currentHourEpoch: T + 100 * HOUR, period: { firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR }, accountHours: 300, accounts: [] },
+      accounts: [account(1), account(2, { missing: [{ fromEpoch: T + 5 * HOUR, toEpoch: T + 6 * HOUR, hours: 2 }] }), account(3)],
+      otherBadFiles: [],
+    });
+    const clean = /<p class="ok" id="quality-clean">(.*?)<\/p>/.exec(html)?.[1] ?? "";
+    expect(clean.replace(/<[^>]+>/g, "")).toMatch(/^Nothing to report for accounts 1, 3:/);
+    expect(html).toContain('id="quality-2"><h2>Account 2');
+    expect(html).toContain("<h3>Missing hours</h3><ul class=\"compact\"><li>2026-10-01 05:00 UTC to 2026-10-01 06:00 UTC (2 h)</li>");
+    expect(html.match(/class="account-quality"/g)).toHaveLength(1);
+  });
+});
