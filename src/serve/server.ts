@@ -92,7 +92,7 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
   checkAccess(host, options.token);
   const assets = await loadAssets();
   const cache = new ResultCache<Answer>();
-  const accounts = new ResultCache<AccountData>(ACCOUNT_PAGES);
+  const accounts = new ResultCache<AccountData>(2 * ACCOUNT_PAGES); // the latest month's under two keys each
   /** The account page of each account's data kept (its tables are long: rendered once). */
   const rendered = new WeakMap<AccountData, Answer>();
   let queue: Promise<unknown> = Promise.resolve();
