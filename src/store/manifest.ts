@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { FileStatus, LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
 
 export type { LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
@@ -95,32 +95,27 @@ export class Manifest implements LoadManifest {
         );
       }
       if (rows.length === 0) return;
-      const { DuckDBTimestampTZValue } = duckdbApi();
-      const appender = await connection.createAppender("files");
-      try {
-        const now = new DuckDBTimestampTZValue(BigInt(Date.now()) * 1000n);
-        for (const row of rows) {
-          appender.appendBigInt(BigInt(row.fileId));
-          appender.appendVarchar(row.sha256);
-          appender.appendVarchar(row.source);
-          if (row.accountId === null) appender.appendNull();
-          else appender.appendBigInt(BigInt(row.accountId));
-          if (row.hourEpoch === null) appender.appendNull();
-          else appender.appendBigInt(BigInt(row.hourEpoch));
-          appender.appendBigInt(BigInt(row.sizeBytes));
-          appender.appendTimestampTZ(now);
-          appender.appendVarchar(row.status);
-          if (row.reason === null) appender.appendNull();
-          else appender.appendVarchar(row.reason);
-          if (row.code === null) appender.appendNull();
-          else appender.appendVarchar(row.code);
-          appender.appendBigInt(BigInt(runId));
-          appender.endRow();
-        }
-        appender.flushSync();
-      } finally {
-        appender.closeSync();
-      }
+      // One INSERT of list parameters, run on DuckDB's thread: an appender's flush ran on the
+      // JavaScript thread and waited there (up to 0.7 s) while the other batch's COMMIT held
+      // the database, stalling the reading, decoding and inserts it feeds.
+      const { BIGINT, LIST, VARCHAR, listValue } = duckdbApi();
+      const column = (get: (row: (typeof rows)[number]) => DuckDBValue) => listValue(rows.map(get));
+      await connection.run(
+        `INSERT INTO files (file_id, content_sha256, source, account_id, hour_epoch, size_bytes, loaded_at, status, reason, code, run_id)
+         SELECT unnest($ids), unnest($sha256), unnest($sources), unnest($accounts), unnest($hours), unnest($sizes),
+                to_timestamp($now_us / 1000000), unnest($statuses), unnest($reasons), unnest($codes), $run`,
+        {
+          ids: column((r) => BigInt(r.fileId)), sha256: column((r) => r.sha256), sources: column((r) => r.source),
+          accounts: column((r) => (r.accountId === null ? null : BigInt(r.accountId))),
+          hours: column((r) => (r.hourEpoch === null ? null : BigInt(r.hourEpoch))),
+          sizes: column((r) => BigInt(r.sizeBytes)), now_us: BigInt(Date.now()) * 1000n,
+          statuses: column((r) => r.status), reasons: column((r) => r.reason), codes: column((r) => r.code), run: BigInt(runId),
+        },
+        {
+          ids: LIST(BIGINT), sha256: LIST(VARCHAR), sources: LIST(VARCHAR), accounts: LIST(BIGINT), hours: LIST(BIGINT), sizes: LIST(BIGINT),
+          now_us: BIGINT, statuses: LIST(VARCHAR), reasons: LIST(VARCHAR), codes: LIST(VARCHAR), run: BIGINT,
+        },
+      );
     };
   }
 }
