@@ -14,7 +14,7 @@ import { storageErrorOf } from "../store/storageError.js";
 import { parseTime } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
 import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil, syncChunks, type SyncChunk } from "./syncChunks.js";
-import { DEFAULT_LOOK_BACK_HOURS, DEFAULT_SETTLE_HOURS, lookBackStart, planHours } from "./syncPlan.js";
+import { DEFAULT_LOOK_BACK_HOURS, DEFAULT_SETTLE_HOURS, hourRanges, lookBackStart, planHours } from "./syncPlan.js";
 import { readHeldHours, readSyncState, recordChunk, recordResult, type AccountSyncState, type SyncEvent } from "./syncState.js";
 
 /**
@@ -302,7 +302,10 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
       const heldStart = Math.min(givenUpStart, lookBackStart(window));
       const heldBefore = await readHeldHours(connection, accountId, heldStart, Math.max(newFromEpoch, heldStart));
       const givenUp = hoursIn(givenUpStart, givenUpEnd).filter((h) => !heldBefore.has(h));
-      const ranges = planHours({ fromEpoch: newFromEpoch, untilEpoch, floorEpoch, lookBackHours, settleHours, held: (h) => heldBefore.has(h) });
+      // an hour leaving the window is asked a last time before it is given up: after runs
+      // further apart than the look-back (a host down for days), the platform may have
+      // written it since the run that last asked (SPEC 7: whatever the timing of the runs)
+      const ranges = [...hourRanges(givenUp), ...planHours({ fromEpoch: newFromEpoch, untilEpoch, floorEpoch, lookBackHours, settleHours, held: (h) => heldBefore.has(h) })];
       const chunks = ranges.flatMap((r) => syncChunks(r.startEpoch, r.endEpoch, chunkSeconds));
       planned.push({ accountId, floorEpoch, newFromEpoch, heldBefore, givenUp, chunks });
     }
@@ -329,7 +332,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
         lateHours: [],
         rewrittenHours: [],
         awaitingHours: [],
-        missingHours: [...plan.givenUp],
+        missingHours: [], // the given-up hours are asked a last time: those still not written are added as their chunk is done
         bytes: 0,
       };
       const windowStart = lookBackStart({ untilEpoch, floorEpoch: plan.floorEpoch, lookBackHours });

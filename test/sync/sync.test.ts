@@ -7,7 +7,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, open, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
 import { CLI, runCli } from "../helpers/runCli.js";
-import { ACCOUNTS_LIST, CLOUDSPACES_LIST, accountName, cloudspaceName, fakePlatform, listsOf, type FakePlatformOptions } from "../fetch/fakePlatform.js";
+import { ACCOUNTS_LIST, CLOUDSPACES_LIST, accountName, cloudspaceName, fakePlatform, listsOf, zipOf, type FakePlatformOptions } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, LOGIN_PATH, SECRETS, SECRET_VALUES, startServer, type FakeServer } from "../fetch/fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
@@ -252,5 +252,29 @@ describe("cloudunits sync", () => {
     const account = JSON.parse(status.stdout).accounts[0];
     expect(account.missing).toEqual([{ from: "2026-10-01T01:00:00Z", to: "2026-10-01T01:00:00Z", hours: 1 }]);
     expect(account.completeUntil).toBe("2026-10-01T04:00:00Z");
+  }, 120_000);
+
+  it("a late hour published while cron did not run for longer than the look-back is asked a last time, not given up unasked", async () => {
+    // account 1's hours 0 to 7; hour 2 is written late, after the first run asked for it
+    const H = 3600;
+    const all = records.filter((r) => r.accountId === 1 && r.hourEpoch < START + 8 * H);
+    let lateWritten = false;
+    const { url } = await serve({ published: () => all.filter((r) => lateWritten || r.hourEpoch !== START + 2 * H) });
+    const db = newDb();
+    const run = (until: number, ...more: string[]) => runCli(["sync", "--url", url, "--db", db, "--account-id", "1", "--look-back", "2", "--until", String(START + until * H), "--format", "json", ...more], SESSION);
+    const first = await run(4, "--since", "2026-10-01");
+    expect(JSON.parse(first.stdout).accounts[0].notYetWritten).toEqual([{ from: "2026-10-01T02:00:00Z", to: "2026-10-01T02:00:00Z", hours: 1 }]);
+    lateWritten = true;
+    // the host was down: the next run is 4 hours later, so hour 2 is out of its 2-hour window
+    const next = await run(8);
+    expect(next.code).toBe(0);
+    const account = JSON.parse(next.stdout).accounts[0];
+    expect(account.missing).toEqual([]);
+    expect(account.late).toEqual([{ from: "2026-10-01T02:00:00Z", to: "2026-10-01T02:00:00Z", hours: 1 }]);
+    const clean = newDb();
+    await writeFile(join(dir, "hours-0-7.zip"), await zipOf(all));
+    expect((await runCli(["ingest", join(dir, "hours-0-7.zip"), "--db", clean])).code).toBe(0);
+    const data = async (file: string) => { const { names: _n, sync: _s, ...rest } = await contents(file); return rest; };
+    expect(await data(db)).toEqual(await data(clean));
   }, 120_000);
 });
