@@ -82,8 +82,8 @@ export function overviewPage(data: OverviewData): string {
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? "the amount due," : ""} the accounts ranked by ${data.amountDue ? "amount due" : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
-<div class="cards amounts">${amounts}</div>
-<div class="cards">${cards}</div>
+${data.forecast?.amount ? `<div class="cards amounts">${amounts}</div>
+<div class="cards">${cards}</div>` : `<div class="cards">${amounts}${cards}</div>`}
 ${chartBoxes(charts)}
 <h2>Accounts by ${data.amountDue ? "amount due" : "CU"}, ${esc(month)}</h2>
 ${table("accounts", columns, ranked, total)}

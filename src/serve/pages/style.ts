@@ -36,8 +36,9 @@ section.chart h3 small { font-weight: 400; color: var(--muted); margin-left: .3e
 table { border-collapse: collapse; width: 100%; background: var(--card); border: 1px solid var(--line); border-radius: 8px; font-variant-numeric: tabular-nums; }
 th, td { padding: .42em .7em; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #eef2f7; font-weight: 600; white-space: nowrap; }
+thead th { position: sticky; top: 0; z-index: 1; box-shadow: 0 1px 0 var(--line); } /* also the sort mark's containing block */
 th small { display: block; font-weight: 400; color: var(--muted); font-size: .82em; }
-table.sortable th { cursor: pointer; user-select: none; position: relative; padding-right: 1.3em; }
+table.sortable th { cursor: pointer; user-select: none; padding-right: 1.3em; }
 table.sortable th[aria-sort]::after { position: absolute; right: .35em; top: .55em; font-size: .75em; }
 table.sortable th[aria-sort="ascending"]::after { content: "▲"; }
 table.sortable th[aria-sort="descending"]::after { content: "▼"; }
