@@ -91,7 +91,7 @@ describe("sync from cron converges on the platform's archive", () => {
       now = at;
       const args = ["sync", "--url", server.url, "--db", db, "--until", String(at), "--chunk", "day", ...(at === START + 2 * H ? ["--since", String(START)] : [])];
       if (at === START + 16 * H) {
-        // this run is killed while it downloads its second chunk (the first is in)
+        // this run is killed while it downloads its second chunk (the first downloaded, not yet ingested)
         const before = server.seenAt(CONSUMPTION_PATH).length;
         const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: "1", ...SESSION }, stdio: "ignore" });
         const exited = new Promise<string | null>((resolve) => child.on("exit", (_c, signal) => resolve(signal)));
