@@ -61,7 +61,10 @@ export interface SyncOptions extends RequestPolicy {
   lookBackHours?: number;
   /** Hours before `until` asked again on each run even when held, so a rewritten hour replaces the held one. Default {@link DEFAULT_SETTLE_HOURS}. */
   settleHours?: number;
-  /** Hours per `getConsumption` call and ingest: `day`, `week` (default) or `month` (calendar months, UTC). */
+  /**
+   * Hours per `getConsumption` call: `day` (default), `week` or `month` (calendar months, UTC).
+   * Ingests go by steps of {@link SyncOptions.stepBytes}, whatever the chunk.
+   */
   chunk?: SyncChunk;
   /**
    * A different file for a held account-hour (the platform rewrote it) replaces it: logged as
@@ -210,7 +213,8 @@ function hoursIn(startEpoch: number, endEpoch: number): number[] {
  * Keeps a warehouse file current from the live service. Logs in once; lists the accounts
  * (`accounts/list`: an `accountIds` it does not name is a UsageError) and cloud spaces
  * (`cloudspaces/list`) and stores their names; then, account by account, downloads
- * `getConsumption` in chunks of a day or a week and ingests each archive.
+ * `getConsumption` in chunks of a day, a week or a month and ingests the archives in steps
+ * of up to `stepBytes` (an account's chunks downloaded since its last step).
  *
  * What it asks for converges on the platform's archive whatever the timing of publication and
  * of runs: an hour is complete once its files are in the warehouse; each run asks for the new
@@ -239,7 +243,7 @@ function hoursIn(startEpoch: number, endEpoch: number): number[] {
  * FetchError when it cannot log in or list. No message holds a secret.
  */
 export async function sync(options: SyncOptions): Promise<SyncReport> {
-  const chunkSeconds = CHUNK_SECONDS[options.chunk ?? "week"];
+  const chunkSeconds = CHUNK_SECONDS[options.chunk ?? "day"];
   if (chunkSeconds === undefined) throw new UsageError(`bad chunk ${String(options.chunk)}: use day, week or month`);
   if (options.accountIds) checkAccountIds(options.accountIds);
   const lookBackHours = checkHours(options.lookBackHours, "look-back") ?? DEFAULT_LOOK_BACK_HOURS;

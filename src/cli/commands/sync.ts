@@ -16,7 +16,7 @@ const options = {
   until: { type: "string", requiresArg: true, describe: "end of the hours to download, exclusive (default: the start of the current hour)" },
   "look-back": { type: "number", default: DEFAULT_LOOK_BACK_HOURS, requiresArg: true, describe: "hours back in which every hour not held is asked again on each run (the platform writes hours late); past it, a missing hour is given up" },
   settle: { type: "number", default: DEFAULT_SETTLE_HOURS, requiresArg: true, describe: "the last hours asked again on each run even when held (a rewritten hour replaces the held one)" },
-  chunk: { choices: ["day", "week", "month"] as const, default: "week", describe: "hours per download and ingest" },
+  chunk: { choices: ["day", "week", "month"] as const, default: "day", describe: "hours per download (an account's downloads are ingested together, up to 8 MiB of archives a step)" },
   replace: { type: "boolean", default: true, describe: "a rewritten hour replaces the held one (--no-replace: it is a conflict)" },
   "skip-bad": { type: "boolean", default: false, describe: "record bad files and conflicts as rejected and go on (as ingest --skip-bad)" },
   wait: { type: "number", default: DEFAULT_SYNC_WAIT_SECONDS, requiresArg: true, describe: "before each write, wait up to this many seconds for readers of the warehouse to let go; then exit 6" },
