@@ -97,7 +97,7 @@ export interface SyncOptions extends RequestPolicy {
 export interface SyncProgress {
   phase: "download" | "ingest";
   accountId: number;
-  /** The chunk in hand, `[chunkStartEpoch, chunkEndEpoch)`. */
+  /** The chunk in hand, `[chunkStartEpoch, chunkEndEpoch)`: the one downloading, or from the first to the last of the step ingesting. */
   chunkStartEpoch: number;
   chunkEndEpoch: number;
   /** Hours of finished chunks, over every account. */
