@@ -88,6 +88,13 @@ export class SumBank {
     else for (const p of list) this.add(i, p);
   }
 
+  /** Adds `count` times every term of sum `j` of `other` to sum `i`, exactly (see {@link addTimes}). */
+  addSumTimes(i: number, other: SumBank, j: number, count: number): void {
+    const list = other.partials[j];
+    if (list === undefined) this.addTimes(i, other.single[j]!, count);
+    else for (const p of list) this.addTimes(i, p, count);
+  }
+
   /** Sum `i`, correctly rounded. */
   value(i: number): number {
     const list = this.partials[i];

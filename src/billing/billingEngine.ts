@@ -192,6 +192,9 @@ export class BillingEngine {
   private readonly accountFigures: Float64Array;
   private readonly machinesBytes: number[] = [];
   private readonly machinesCu: number[] = [];
+  /** The account-hours the one being added stands for (see {@link addWeighted}). */
+  private weight = 1;
+  private weighted = false;
   /** Grouped input: per part of the period, where its VM-hours' totals are in `environment` (see `addVmHours`). */
   private readonly groupedTotals: number[] = [];
   private readonly groupedScratch: Float64Array;
@@ -271,12 +274,13 @@ export class BillingEngine {
     return e;
   }
 
-  /** Adds the figures `f[at .. at + F)` (NU of machines: not added) as one sample of `e`. */
+  /** Adds the figures `f[at .. at + F)` (NU of machines: not added) as one sample of `e` (`weight` samples: see {@link addWeighted}). */
   private addSample(e: Entity, f: Float64Array, at: number): void {
-    e.samples++;
+    const w = this.weight;
+    e.samples += w;
     const base = e.base;
     const F = this.F;
-    for (let k = 0; k < F; k++) if (k !== NU || e.rank !== 3) this.period.add(base + k, f[at + k]!);
+    for (let k = 0; k < F; k++) if (k !== NU || e.rank !== 3) this.period.addTimes(base + k, f[at + k]!, w);
   }
 
   /** The figures of a level from its totals `bank[at .. at + L)` and counts, into `out`. */
@@ -313,18 +317,57 @@ export class BillingEngine {
    * or by a machine's configuration: see {@link GroupedEnvironment}).
    */
   private addLevelSample(e: Entity, f: Float64Array, bank: SumBank, at: number): void {
-    e.samples++;
+    const w = this.weight;
+    e.samples += w;
     const base = e.base;
     const period = this.period;
     // under `sum`, the allocated CU of an account or the environment is its CU
     const allocatedIsCu = this.cuRollup === "sum" && e.rank < 2;
-    for (let k = 0; k < this.F; k++) if (!this.exactFigure[k] && !(allocatedIsCu && k === CU_ALLOCATED)) period.add(base + k, f[k]!);
-    period.addSum(base + CU_SUM, bank, at + T_CU_SUM);
-    if (this.cuRollup === "sum") period.addSum(base + CU, bank, at + T_CU_SUM);
-    if (allocatedIsCu) period.addSum(base + CU_ALLOCATED, bank, at + T_CU_SUM);
+    for (let k = 0; k < this.F; k++) if (!this.exactFigure[k] && !(allocatedIsCu && k === CU_ALLOCATED)) period.addTimes(base + k, f[k]!, w);
+    period.addSumTimes(base + CU_SUM, bank, at + T_CU_SUM, w);
+    if (this.cuRollup === "sum") period.addSumTimes(base + CU, bank, at + T_CU_SUM, w);
+    if (allocatedIsCu) period.addSumTimes(base + CU_ALLOCATED, bank, at + T_CU_SUM, w);
     for (const s of this.summed) {
-      period.addSum(base + s.figure, bank, at + s.total);
-      if (s.gatewayPublicIp) period.add(base + s.figure, f[GATEWAY_PIU]!);
+      period.addSumTimes(base + s.figure, bank, at + s.total, w);
+      if (s.gatewayPublicIp) period.addTimes(base + s.figure, f[GATEWAY_PIU]!, w);
+    }
+  }
+
+  /**
+   * Adds an account-hour that stands for `weight` account-hours of the same facts but their
+   * bytes (grouped input of the levels below the environment: see `groupedFacts.ts`): its
+   * figures count `weight` times, exactly. Its bytes must be 0 (add them with
+   * {@link addEntityBytes}); the environment's sums and what data quality reads are not kept
+   * (give the latter with {@link addSeen}).
+   */
+  addWeighted(facts: AccountHourFacts, weight: number): void {
+    if (this.onHour !== undefined || this.environmentOnly) throw new Error("internal: weighted account-hours are for period lines below the environment");
+    this.weight = weight;
+    this.weighted = true;
+    try {
+      this.add(facts);
+    } finally {
+      this.weight = 1;
+      this.weighted = false;
+    }
+  }
+
+  /**
+   * Grouped input (see {@link addWeighted}): the exact Σ over the period's part `part` of the
+   * external bytes an entity's NU is made of (a machine's own NICs; a cloud space's VMs' and
+   * gateways', and its gateways' apart; an account's), when NU is those bytes scaled by a power
+   * of two (each hour's NU then adds up to the NU of the bytes' sum, exactly). The entity must
+   * have been added.
+   */
+  addEntityBytes(part: number, accountId: number, cloudspaceId: number | null, machineId: number | null, bytes: number, gatewayBytes = 0): void {
+    const account = this.accountsOf(part).get(accountId);
+    const cloudspace = cloudspaceId === null ? undefined : account?.cloudspaces.get(cloudspaceId);
+    const e = cloudspaceId === null ? account?.entity : machineId === null ? cloudspace?.entity : cloudspace?.machines.get(machineId);
+    if (e === undefined) throw new Error(`internal: bytes of an entity never added (${part}/${accountId}/${cloudspaceId}/${machineId})`);
+    if (e.rank === 3) this.period.add(e.base + OWN_NIC_NU, this.nuOf(bytes));
+    else {
+      this.period.add(e.base + NU, this.nuOf(bytes));
+      if (e.rank === 2) this.period.add(e.base + OWN_NIC_NU, this.nuOf(gatewayBytes));
     }
   }
 
@@ -410,7 +453,7 @@ export class BillingEngine {
       this.flushHour();
       this.currentHour = hourEpoch;
     }
-    this.see(facts);
+    if (!this.weighted) this.see(facts);
     const entities = !this.environmentOnly;
     const part = this.partOf(hourEpoch);
     const accounts = this.accountsOf(part);

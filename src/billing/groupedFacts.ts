@@ -6,7 +6,7 @@ import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
 import type { Units } from "./units.js";
 import type { BillingParams } from "./lines.js";
-import { factsReadable } from "./warehouseFacts.js";
+import { factsReadable, storedFacts } from "./warehouseFacts.js";
 
 /**
  * The environment's figures from a warehouse's stored facts, grouped in DuckDB instead of read
@@ -157,4 +157,105 @@ async function seenOf(connection: DuckDBConnection, values: Record<string, DuckD
   }
   seen.emptyCloudspaceHours = (await rows(connection, SEEN.emptySpaces, values))[0]![0] as number;
   return seen;
+}
+
+/** True when `x` is a power of two (2^k, k an integer of either sign): multiplying or dividing by it is exact. */
+const powerOfTwo = (x: number): boolean => x > 0 && Number.isFinite(x) && Number.isInteger(Math.log2(x));
+
+/**
+ * The account-hours of the period grouped by all they hold but bytes and time: each class of
+ * identical account-hours (the same cloud spaces and states, machine records and gateways'
+ * NICs), its first hour and how many hours it stands for. An account-hour's rows are a
+ * multiset: it is known by sums of two hashes of each row, with the count of rows (order-free,
+ * and a few numbers per account-hour where lists of its rows took more than 64 MiB for 26
+ * weeks); two different account-hours would share all four by chance, one in about 2^120.
+ */
+const rowHashes = (columns: string) => {
+  const reversed = columns.split(", ").reverse().join(", ");
+  return `count(*) AS n, sum(hash(${columns})::HUGEINT) AS h1, sum(hash(${reversed}, 'b')::HUGEINT) AS h2`;
+};
+const CLASSES = `WITH
+  ah AS (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}),
+  cs AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, state")} FROM cloudspaces WHERE ${WHERE} GROUP BY ALL),
+  m AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, machine_id, type, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics")}
+        FROM machine_facts WHERE ${WHERE} GROUP BY ALL),
+  g AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, external_nics")} FROM gateway_facts WHERE ${WHERE} GROUP BY ALL)
+  SELECT min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE
+  FROM ah LEFT JOIN cs USING (account_id, hour_epoch) LEFT JOIN m USING (account_id, hour_epoch) LEFT JOIN g USING (account_id, hour_epoch)
+  GROUP BY ah.account_id, cs.n, cs.h1, cs.h2, m.n, m.h1, m.h2, g.n, g.h1, g.h2`;
+
+/**
+ * The external bytes of the period, summed per entity: each VM's (`m`), each cloud space's
+ * VMs' (`c`) and gateways' (`g`), the cloud spaces of their account-hour only; and the values
+ * that are not whole numbers.
+ */
+const BYTES = `WITH ${SPACES},
+  ah AS (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}),
+  vms AS (SELECT * FROM (SELECT account_id, hour_epoch, cloudspace_id, machine_id, external_bytes FROM machine_facts WHERE ${WHERE} AND type = $vmType)
+          SEMI JOIN ah USING (account_id, hour_epoch))
+  SELECT 'm', cloudspace_id::DOUBLE, machine_id::DOUBLE, sum(external_bytes)::DOUBLE, count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
+    FROM vms GROUP BY ALL
+  UNION ALL
+  SELECT 'c', cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE, 0 FROM vms SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id) GROUP BY ALL
+  UNION ALL
+  SELECT 'g', cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE, count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
+    FROM (SELECT * FROM gateway_facts WHERE ${WHERE}) SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id) GROUP BY ALL`;
+
+/**
+ * Feeds an engine (made with `splitAt`; lines of one account, its cloud spaces and machines)
+ * the period of `params.accountId` grouped: one account-hour of each class of identical
+ * account-hours (all but bytes), weighted by the hours it stands for; the bytes summed per
+ * entity; what data quality reads. An account's hours repeat (26 weeks of the bench's account:
+ * 51 classes of 4,368 hours), and its figures but NU are functions of the hour's facts alone.
+ * False, having fed nothing, unless NU is the bytes scaled by a power of two (the published
+ * units) and every byte count is a whole number with sums below 2^53.
+ */
+export async function addGroupedAccount(
+  connection: DuckDBConnection, params: BillingParams, units: Units, splitAt: readonly number[], engine: BillingEngine,
+): Promise<boolean> {
+  if (params.accountId === undefined || !powerOfTwo(units.nicBytesPerValue) || !powerOfTwo(units.bytesPerNu)) return false;
+  const { listValue } = duckdbApi();
+  const account = BigInt(params.accountId);
+  const common = { account, vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]) };
+  const bounds = [params.start, ...splitAt, params.end];
+  const bytes: { part: number; kind: string; cloudspaceId: number; machineId: number; sum: number }[] = [];
+  const classes: { part: number; rows: number[][] }[] = [];
+  for (let part = 0; part + 1 < bounds.length; part++) {
+    const values = { ...common, start: BigInt(bounds[part]!), end: BigInt(bounds[part + 1]!) };
+    for (const [kind, cloudspaceId, machineId, sum, fractional] of await rows(connection, BYTES, values)) {
+      if ((fractional as number) > 0 || (sum as number) >= EXACT) return false;
+      bytes.push({ part, kind: kind as string, cloudspaceId: cloudspaceId as number, machineId: machineId as number, sum: sum as number });
+    }
+    classes.push({ part, rows: (await rows(connection, CLASSES, values)) as number[][] });
+  }
+  // a cloud space's NU is its VMs' and gateways' bytes, the account's its cloud spaces'
+  const spaces = new Map<string, { part: number; cloudspaceId: number; vms: number; gateways: number }>();
+  const accountBytes: number[] = [];
+  for (const b of bytes) {
+    if (b.kind === "m") continue;
+    const key = `${b.part}/${b.cloudspaceId}`;
+    let s = spaces.get(key);
+    if (s === undefined) spaces.set(key, (s = { part: b.part, cloudspaceId: b.cloudspaceId, vms: 0, gateways: 0 }));
+    if (b.kind === "c") s.vms = b.sum;
+    else s.gateways = b.sum;
+    accountBytes[b.part] = (accountBytes[b.part] ?? 0) + b.sum;
+    if (s.vms + s.gateways >= EXACT || accountBytes[b.part]! >= EXACT) return false;
+  }
+
+  for (const { part, rows: list } of classes) {
+    const weights = new Map(list.map(([hour, count]) => [hour!, count!]));
+    const hours = [...weights.keys()];
+    if (hours.length === 0) continue;
+    const within = { start: Math.max(bounds[part]!, Math.min(...hours)), end: Math.min(bounds[part + 1]!, Math.max(...hours) + 3600), accountId: params.accountId };
+    for await (const facts of storedFacts(connection, within, units.externalNicType, hours)) {
+      // the class's facts without bytes (they are summed per entity, below)
+      const gateways = new Map([...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]));
+      engine.addWeighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weights.get(facts.hourEpoch)!);
+    }
+  }
+  for (const b of bytes) if (b.kind === "m") engine.addEntityBytes(b.part, params.accountId, b.cloudspaceId, b.machineId, b.sum);
+  for (const s of spaces.values()) engine.addEntityBytes(s.part, params.accountId, s.cloudspaceId, null, s.vms + s.gateways, s.gateways);
+  accountBytes.forEach((sum, part) => engine.addEntityBytes(part, params.accountId!, null, null, sum));
+  engine.addSeen(await seenOf(connection, { ...common, start: BigInt(params.start), end: BigInt(params.end) }, units.vmType));
+  return true;
 }

@@ -7,7 +7,7 @@ import { BillingEngine, type EngineLine, type SeenData } from "./billingEngine.j
 import type { CuRollup, UnitName } from "./unitNames.js";
 import { catalogUnits, isVolume } from "./unitCatalog.js";
 import { warehouseFacts } from "./warehouseFacts.js";
-import { addGroupedFacts, groupedReadable } from "./groupedFacts.js";
+import { addGroupedAccount, addGroupedFacts, groupedReadable } from "./groupedFacts.js";
 
 /** The levels of the billing hierarchy, from the top. */
 export const LEVELS = ["environment", "account", "cloudspace", "machine"] as const;
@@ -242,7 +242,9 @@ export async function billingPass(
   const alone = environmentOnly(levels);
   let engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
   // the environment alone: from the facts grouped in the warehouse, where they answer to the bit
-  const grouped = alone && (await groupedReadable(connection, resolved.units)) && (await addGroupedFacts(connection, params, resolved.units, splitAt, engine));
+  // one account's levels: from the classes of its identical account-hours, weighted
+  const grouped = (alone || (params.accountId !== undefined && !levels.includes("environment"))) && (await groupedReadable(connection, resolved.units))
+    && (alone ? await addGroupedFacts(connection, params, resolved.units, splitAt, engine) : await addGroupedAccount(connection, params, resolved.units, splitAt, engine));
   if (!grouped) {
     engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
     for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);

@@ -42,8 +42,11 @@ function dictionaryParams(d: Dictionaries, texts: TextColumns = TEXTS): { values
  */
 const measure = (column: string): string => `coalesce(${column}, 'NaN'::DOUBLE)`;
 
-/** The rows billing reads, per table (the warehouse's columns; a measure is NULL where the file's value was impossible). */
-const queries = {
+/**
+ * The rows billing reads, per table (the warehouse's columns; a measure is NULL where the file's value was impossible);
+ * `WHERE` may be narrowed (see `queriesOnly`).
+ */
+const queriesWhere = (WHERE: string) => ({
   accountHours: `SELECT ${KEYS} FROM account_hours WHERE ${WHERE}`,
   cloudspaces: `SELECT ${KEYS}, cloudspace_id, state FROM cloudspaces WHERE ${WHERE}`,
   machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${code("status", "status")}, ${code("image", "image_name")}, ${measure("mem_mb")}, ${measure("vcpus")}
@@ -55,7 +58,10 @@ const queries = {
   machineFacts: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${code("status", "status")}, ${code("image", "image_name")},
                    mem_mb, vcpus, size_gb, iops_limit, external_nics, external_bytes FROM machine_facts WHERE ${WHERE}`,
   gatewayFacts: `SELECT ${KEYS}, cloudspace_id, external_nics, external_bytes FROM gateway_facts WHERE ${WHERE}`,
-};
+});
+const queries = queriesWhere(WHERE);
+/** The queries of the hours listed in the parameter `$hours` alone. */
+const queriesOnly = queriesWhere(`${WHERE} AND list_contains($hours, hour_epoch)`);
 
 /** The columns billing reads from the warehouse's data tables: what an in-memory load for billing keeps. */
 export const BILLING_COLUMNS = {
@@ -235,15 +241,18 @@ export async function factsReadable(connection: DuckDBConnection, externalNicTyp
  * queries in each, and the dictionaries of the period's `texts`.
  */
 async function* windowRows<K extends keyof typeof queries>(
-  connection: DuckDBConnection, params: BillingParams, texts: TextColumns, names: readonly K[],
+  connection: DuckDBConnection, params: BillingParams, texts: TextColumns, names: readonly K[], hours?: readonly number[],
 ): AsyncGenerator<{ d: Dictionaries; rows: Record<K, Rows> }> {
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, texts);
   const dictionary = dictionaryParams(d, texts);
-  for (let from = params.start; from < params.end; from += WINDOW_SECONDS) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(from + WINDOW_SECONDS, params.end)), account, ...dictionary.values };
+  // a few hours listed: read in one window
+  const only = hours === undefined ? undefined : { values: { hours: duckdbApi().listValue(hours.map(BigInt)) }, types: { hours: duckdbApi().LIST(duckdbApi().BIGINT) } };
+  const window = only === undefined ? WINDOW_SECONDS : params.end - params.start;
+  for (let from = params.start; from < params.end; from += window) {
+    const values = { start: BigInt(from), end: BigInt(Math.min(from + window, params.end)), account, ...dictionary.values, ...only?.values };
     const rows = {} as Record<K, Rows>;
-    for (const name of names) rows[name] = await Rows.read(connection, queries[name], values, dictionary.types);
+    for (const name of names) rows[name] = await Rows.read(connection, (only === undefined ? queries : queriesOnly)[name], values, { ...dictionary.types, ...only?.types });
     yield { d, rows };
   }
 }
@@ -259,14 +268,17 @@ function textOf(dictionary: string[], code: unknown): string {
  * The facts of `[start, end)` as stored at ingest: a row per machine-hour and per
  * cloud-space-hour with a gateway, instead of every disk and NIC row (docs/warehouse.md). The
  * cloud spaces' states come from `cloudspaces`, through the facts builder as from the rows.
+ * `hours`: only these hours of the period (a few: read at once, not a day at a time).
  */
-async function* storedFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
+export async function* storedFacts(
+  connection: DuckDBConnection, params: BillingParams, externalNicType: string, hours?: readonly number[],
+): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const m = {
     cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
     memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[], externalNics: [] as number[], externalBytes: [] as number[],
   };
-  for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"])) {
+  for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"], hours)) {
     const { accountHours: hours, cloudspaces, machineFacts: machines, gatewayFacts: gateways } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);

@@ -7,9 +7,9 @@ import { billWarehouse } from "../../src/billing/billWarehouse.js";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
 import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse, UsageError } from "../../src/internal.js";
 import { factsReadable } from "../../src/billing/warehouseFacts.js";
-import { addGroupedFacts } from "../../src/billing/groupedFacts.js";
+import { addGroupedAccount, addGroupedFacts } from "../../src/billing/groupedFacts.js";
 import { BillingEngine } from "../../src/billing/billingEngine.js";
-import { cutsWithin, linesOf, resolveOptions } from "../../src/billing/lines.js";
+import { cutsWithin, levelsFor, linesOf, resolveOptions } from "../../src/billing/lines.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { accountHour, agedWarehouse, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";
 
@@ -177,6 +177,14 @@ describe("billing files as they stream equals billing their warehouse, to the bi
           expect(await addGroupedFacts(warehouse.connection, params, resolved.units, cutsWithin(options.splitAt, params), engine)).toBe(true);
           expect(linesOf(engine.finish(), resolved, ["environment"])).toEqual(alone.lines);
           if (name === "exact sums, changing configurations" && options.units === undefined && !options.splitAt) expect(alone.lines[0]!.unitHours.TU).toBe(119.385);
+        }
+        if (params.accountId !== undefined) {
+          // one account's levels are read from the classes of its identical account-hours, weighted (where NU is bytes scaled by a power of two)
+          const resolved = resolveOptions(options);
+          const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, false, cutsWithin(options.splitAt, params));
+          const grouped = await addGroupedAccount(warehouse.connection, params, resolved.units, cutsWithin(options.splitAt, params), engine);
+          expect(grouped).toBe(resolved.units.bytesPerNu === 2 ** 40);
+          if (grouped) expect(linesOf(engine.finish(), resolved, levelsFor(params))).toEqual(inline.lines);
         }
         if (period === "environment" && options.units === undefined) {
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
