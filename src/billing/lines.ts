@@ -232,6 +232,9 @@ export async function periodLines(
   return (await billingPass(connection, params, options, levels)).lines;
 }
 
+/** The most cuts (price changes) a period may have to be billed from grouped facts (see `groupedFacts.ts`). */
+const MAX_GROUPED_CUTS = 12;
+
 /** The period lines of the given levels and what the engine saw of the data (for data quality), in one pass over the warehouse. */
 export async function billingPass(
   connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(params),
@@ -242,8 +245,10 @@ export async function billingPass(
   const alone = environmentOnly(levels);
   let engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
   // the environment alone: from the facts grouped in the warehouse, where they answer to the bit
-  // one account's levels: from the classes of its identical account-hours, weighted
-  const grouped = (alone || (params.accountId !== undefined && !levels.includes("environment"))) && (await groupedReadable(connection, resolved.units))
+  // one account's levels: from the classes of its identical account-hours, weighted; grouped
+  // queries run per part of the period: a period cut into days (the dashboard's) reads the facts once instead
+  const grouped = splitAt.length <= MAX_GROUPED_CUTS && (alone || (params.accountId !== undefined && !levels.includes("environment")))
+    && (await groupedReadable(connection, resolved.units))
     && (alone ? await addGroupedFacts(connection, params, resolved.units, splitAt, engine) : await addGroupedAccount(connection, params, resolved.units, splitAt, engine));
   if (!grouped) {
     engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
