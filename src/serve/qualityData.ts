@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { parseConsumptionPath } from "../input/parseConsumptionPath.js";
 import type { ImpossibleValue } from "../base/impossibleValue.js";
+import { nameOf, type Names } from "../billing/names.js";
 import { readImpossibleValues } from "../load/impossibleValues.js";
 import type { LoadReport, SkippedFile } from "../store/types.js";
 import { warehouseStatus, type AccountStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
@@ -33,11 +34,14 @@ function accountOfFile(file: string): number | undefined {
 /**
  * Per account: missing, late and rewritten hours and the hours not yet synced
  * (`warehouseStatus`, as `status` reports them), bad files (the warehouse's load report) and
- * impossible values (recorded at ingest, as `check --db` lists them). Only these parts of
+ * impossible values (recorded at ingest, as `check --db` lists them); account names from
+ * `namesFile` over those `sync` stored. Only these parts of
  * `check --db` are shown, so only they are read: its other findings (NIC id collisions, zero
  * resources) group every NIC and machine row of the warehouse.
  */
-export async function qualityData(connection: DuckDBConnection, db: string, load: LoadReport, nowEpoch = Date.now() / 1000): Promise<QualityData> {
+export async function qualityData(
+  connection: DuckDBConnection, db: string, load: LoadReport, namesFile?: Names, nowEpoch = Date.now() / 1000,
+): Promise<QualityData> {
   const status = await warehouseStatus(connection, db, nowEpoch);
   const impossibleValues = await readImpossibleValues(connection);
   // check's order: unreadable files, then conflicts
@@ -46,7 +50,7 @@ export async function qualityData(connection: DuckDBConnection, db: string, load
   return {
     status,
     accounts: status.accounts.map((s) => ({
-      status: s,
+      status: { ...s, name: nameOf(namesFile, "account", s.accountId) || s.name }, // a names file's over those sync stored
       badFiles: bad.filter((f) => byAccount.get(f) === s.accountId),
       impossibleValues: impossibleValues.filter((v) => v.accountId === s.accountId),
     })),

@@ -146,7 +146,7 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
     rendered.set(data, answer);
     return stale ? staleAnswer(answer) : answer;
   };
-  const quality = () => cached("quality", async (s) => html(qualityPage(await qualityData(s.connection, options.db, s.load))));
+  const quality = () => cached("quality", async (s) => html(qualityPage(await qualityData(s.connection, options.db, s.load, options.names))));
 
   const routes: { path: RegExp; answer: (m: RegExpExecArray, month: string | undefined) => Promise<Answer> }[] = [
     { path: /^\/$/, answer: (_, month) => overview(month) },

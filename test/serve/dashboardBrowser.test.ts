@@ -185,6 +185,8 @@ describe.skipIf(!hasChromium)(`the dashboard in headless Chromium${hasChromium ?
     const missing = (await page.locator("#quality tbody tr td:nth-child(4)").allTextContents()).map(Number);
     expect(missing).toEqual(status.accounts.map((a) => a.missing.reduce((n, s) => n + s.hours, 0)));
     expect(missing.some((n) => n > 0)).toBe(true);
+    // named as the names file names them (sync stored none)
+    expect(await page.locator("#quality tbody tr td:nth-child(2)").allTextContents()).toEqual(status.accounts.map((a) => `account ${a.accountId} name`));
     await page.screenshot({ path: join(SCREENSHOTS, "quality.png"), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();

@@ -72,7 +72,7 @@ export function overviewPage(data: OverviewData): string {
   const ranked = data.accounts.map((a, i) => ({ ...a, rank: i + 1 }));
   const freshness = table("freshness", [
     { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
-    { heading: "Name", cell: (a) => ({ html: esc(a.name ?? names.get(a.accountId) ?? "") }) },
+    { heading: "Name", cell: (a) => ({ html: esc(names.get(a.accountId) || a.name || "") }) },
     { heading: "Complete until", note: "UTC", cell: (a) => ({ html: a.completeUntilEpoch === null ? "—" : esc(when(a.completeUntilEpoch)), sort: a.completeUntilEpoch ?? 0 }) },
     { heading: "Behind", note: "hours", numeric: true, cell: (a) => ({ html: a.lagHours === null ? "—" : `<span class="${a.lagHours > 2 ? "warn" : "ok"}">${a.lagHours}</span>`, sort: a.lagHours ?? -1 }) },
     { heading: "Missing", note: "hours", numeric: true, cell: (a) => { const n = a.missing.reduce((s, m) => s + m.hours, 0); return { html: `<span class="${n > 0 ? "bad" : "ok"}">${n}</span>`, sort: n }; } },
