@@ -117,6 +117,13 @@ export function cuRuleText(units: Units): string {
   return `max(Σmem/${units.mbPerGb}/${units.gbPerCu}, Σvcpus/${units.vcpusPerCu})`;
 }
 
+/** The CU rule in a sentence, as every output that shows CU states it (SPEC 3): `CU rule: aggregate (...)`. */
+export function cuRuleSentence(cuRollup: "aggregate" | "sum" | undefined, units: Units = DEFAULT_UNITS): string {
+  return (cuRollup ?? "aggregate") === "aggregate"
+    ? `CU rule: aggregate (each level's CU per hour is ${cuRuleText(units)} of its own totals)`
+    : `CU rule: sum (each level's CU is the sum of its machines' CU; a machine's is ${cuRuleText(units)})`;
+}
+
 /** What one TU is with these constants: `400 IOPS of configured limit`. */
 export function tuText(units: Units): string {
   return `${units.iopsPerTu} IOPS of configured limit`;

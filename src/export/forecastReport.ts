@@ -21,7 +21,7 @@ function entityText(e: EntityForecast, f: Forecast): string[] {
 
 /** A forecast as text: the method in two sentences, then the environment and each account. */
 export function forecastToText(f: Forecast): string {
-  const lines = [`Forecast of ${f.month} (${isoUtc(f.start)} to ${isoUtc(f.end)}, end exclusive)`, `Method: ${f.method}`];
+  const lines = [`Forecast of ${f.month} (${isoUtc(f.start)} to ${isoUtc(f.end)}, end exclusive)`, `Method: ${f.method}`, f.cuRule];
   if (f.entries.length === 0) lines.push("", "no hours held for this month or the 4 weeks before it");
   for (const e of f.entries) lines.push("", ...entityText(e, f));
   return `${lines.join("\n")}\n`;
@@ -31,7 +31,7 @@ export function forecastToText(f: Forecast): string {
 export function forecastToJson(f: Forecast): string {
   const d = f.decimals ?? 2;
   return `${JSON.stringify({
-    month: f.month, start: isoUtc(f.start), end: isoUtc(f.end), method: f.method, currency: f.currency,
+    month: f.month, start: isoUtc(f.start), end: isoUtc(f.end), method: f.method, cuRule: f.cuRule, currency: f.currency,
     entries: f.entries.map((e) => ({
       ...e, asOf: isoUtc(e.asOf),
       amount: e.amount && {

@@ -3,7 +3,7 @@ import type { BillingLine } from "../billing/lines.js";
 import { Exact } from "../billing/exact.js";
 import { nuUnit, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { pricedUnits } from "../billing/prices.js";
-import { cuRuleText } from "../billing/units.js";
+import { cuRuleSentence } from "../billing/units.js";
 import type { UnitName } from "../billing/unitNames.js";
 import { isVolume } from "../billing/unitCatalog.js";
 import { isoUtc } from "../base/time.js";
@@ -100,10 +100,7 @@ function table(header: string[], rows: string[][], total: string[] | undefined):
 
 /** The CU rule, as every output that shows CU states it. */
 function cuRuleLine(report: BillingReport): string {
-  const { cuRollup, units } = report.options;
-  return cuRollup === "aggregate"
-    ? `CU rule: aggregate (each level's CU per hour is ${cuRuleText(units)} of its own totals)`
-    : `CU rule: sum (each level's CU is the sum of its machines' CU; a machine's is ${cuRuleText(units)})`;
+  return cuRuleSentence(report.options.cuRollup, report.options.units);
 }
 
 function idOf(line: BillingLine): string {

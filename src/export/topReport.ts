@@ -14,6 +14,7 @@ export function topToText(t: TopReport): string {
   const lines = [
     `top ${t.rows.length} of ${t.entities} ${t.level === "cloudspace" ? "cloud space" : t.level}s by ${t.by} (${unit}), ${isoUtc(t.start)} to ${isoUtc(t.end)}; ` +
       `change against ${isoUtc(t.previous.start)} to ${isoUtc(t.previous.end)}`,
+    ...(t.by === "CU" ? [t.cuRule] : []),
   ];
   for (const r of t.rows) {
     const where = r.level === "account" ? "" : ` of account ${r.accountId}${r.level === "machine" ? `, cloud space ${r.cloudspaceId}` : ""}`;

@@ -1,3 +1,4 @@
+import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
 import { accountInvoice, accountInvoices } from "../billing/invoice.js";
@@ -75,6 +76,8 @@ export interface Forecast {
   start: number;
   end: number;
   method: string;
+  /** The CU rule of the CU figures, in a sentence (`CU rule: aggregate (...)`). */
+  cuRule: string;
   currency?: string;
   decimals?: number;
   entries: EntityForecast[];
@@ -215,7 +218,7 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
   const environment = entries.find((e) => e.level === "environment");
   if (environment && environmentAmount) environment.amount = environmentAmount;
   return {
-    month: request.month.trim(), start, end, method: FORECAST_METHOD,
+    month: request.month.trim(), start, end, method: FORECAST_METHOD, cuRule: cuRuleSentence(options.cuRollup, options.units),
     ...(prices ? { currency: prices.currency, decimals: prices.decimals } : {}), entries,
   };
 }

@@ -1,3 +1,4 @@
+import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { billingReport } from "../billing/billingReport.js";
 import type { BillingLine, BillingOptions, BillingParams } from "../billing/lines.js";
@@ -50,6 +51,8 @@ export interface TopReport {
   by: Metric;
   level: TopLevel;
   currency?: string;
+  /** The CU rule of the CU figures, in a sentence (`CU rule: aggregate (...)`). */
+  cuRule: string;
   /** Entities with a line in the period, before the limit. */
   entities: number;
   rows: TopRow[];
@@ -111,5 +114,5 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
       value, previous: prior, change: prior === null || prior === 0 ? null : (value - prior) / prior, figures,
     };
   });
-  return { start: request.start, end: request.end, previous, by: request.by, level, ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows };
+  return { start: request.start, end: request.end, previous, by: request.by, level, cuRule: cuRuleSentence(options.cuRollup, options.units), ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows };
 }

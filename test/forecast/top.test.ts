@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingReport, parsePrices, previousPeriod, top, topToJson } from "../../src/internal.js";
+import { billingReport, parsePrices, previousPeriod, top, topToJson, topToText } from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
@@ -48,6 +48,13 @@ describe("top", () => {
     const all = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account" });
     expect(accounts.rows[0]!.value).toBe(Math.max(...all.rows.map((r) => r.value)));
     await expect(top(connection, { start: OCT_1, end: NOV_1, by: "cost" })).rejects.toThrow(/needs a price list/);
+  });
+
+  it("a ranking by CU states the CU rule (SPEC 3: every output that shows CU), the sum rule too", async () => {
+    const byCu = topToText(await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account" }));
+    expect(byCu.split("\n")[1]).toBe("CU rule: aggregate (each level's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals)");
+    const summed = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account", options: { cuRollup: "sum" } });
+    expect(topToText(summed).split("\n")[1]).toBe("CU rule: sum (each level's CU is the sum of its machines' CU; a machine's is max(Σmem/1024/4, Σvcpus/2))");
   });
 
   it.each([
