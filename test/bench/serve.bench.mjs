@@ -11,7 +11,7 @@ import { loadavg } from "node:os";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { cache, CLI, median, root, START, WEEK_HOURS, weeks as tree } from "./benchData.mjs";
+import { cache, CLI, median, root, START, WEEK_HOURS, weeks as tree, work } from "./benchData.mjs";
 
 const WEEKS = Number(process.env.CLOUDUNITS_BENCH_SERVE_WEEKS ?? 26);
 const SHAPE = { accounts: 10, spaces: 4, machines: 50 }; // benchData's data set, for the heading
@@ -123,3 +123,4 @@ try {
   w.close();
 }
 console.log(`data quality computed cold (the warehouse opened, then the page's library calls, in this process): ${ms((performance.now() - started) / 1000)}; ${load()}`);
+rmSync(work, { recursive: true, force: true }); // this run's scratch folder (benchData makes one per run)
