@@ -14,7 +14,8 @@ function entityText(e: EntityForecast, f: Forecast): string[] {
   }
   if (e.amount) {
     const d = f.decimals ?? 2;
-    lines.push(`  amount due  ${e.amount.monthToDate.toFixed(d)} ${f.currency} so far; month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`);
+    // the month-end figure is a forecast, not an amount due: the line says which is which
+    lines.push(`  amount due so far  ${e.amount.monthToDate.toFixed(d)} ${f.currency}; forecast for the month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`);
   }
   return lines;
 }

@@ -97,10 +97,12 @@ describe("forecast", () => {
     expect(JSON.parse(run.stdout)).toEqual(JSON.parse(forecastToJson(whole)));
     const text = await runCli(["forecast", "--db", db, "--month", "2026-10", "--prices", prices]);
     expect(text.stdout).toContain("Method: The rest of the month repeats the last 7 days");
-    // it shows CU, so it says by which rule (SPEC 3: every output that shows CU)
+    // it shows CU, so it says by which rule (docs/formulas.md: every output that shows CU)
     expect(text.stdout).toContain("\nCU rule: aggregate (each level's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals)\n");
     expect(JSON.parse(run.stdout).cuRule).toMatch(/^CU rule: aggregate /);
     expect(text.stdout).toContain(`account 1: as of 2026-11-01T00:00:00Z, 744 h of the month held, 0 h to go`);
-    expect(text.stdout).toContain(`amount due  ${account(whole, 1).amount!.monthToDate.toFixed(2)} EUR so far`);
+    const amount = account(whole, 1).amount!;
+    // the amount due is the month to date's invoice; the month end is labelled a forecast, never "amount due"
+    expect(text.stdout).toContain(`amount due so far  ${amount.monthToDate.toFixed(2)} EUR; forecast for the month end ${amount.projected.toFixed(2)} (`);
   });
 });
