@@ -81,7 +81,7 @@ const SEEN = {
 /** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
 async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
   const { LIST, VARCHAR } = duckdbApi();
-  const types = { ...paramTypes(), vmType: VARCHAR, billable: LIST(VARCHAR), publicIpStates: LIST(VARCHAR) };
+  const types = { ...paramTypes(), vmType: VARCHAR, publicIpStates: LIST(VARCHAR) };
   const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
   const names = Object.keys(values).filter(used);
   const reader = await connection.runAndReadAll(sql, Object.fromEntries(names.map((k) => [k, values[k]!])), Object.fromEntries(names.map((k) => [k, types[k as keyof typeof types]])));
@@ -99,10 +99,7 @@ export async function addGroupedFacts(
 ): Promise<boolean> {
   const { listValue } = duckdbApi();
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
-  const common = {
-    account, vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]),
-    billable: units.billableStatuses === null ? null : listValue([...units.billableStatuses]),
-  };
+  const common = { account, vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]) };
   const whole = { ...common, start: BigInt(params.start), end: BigInt(params.end) };
   const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
   /** Per hour: account-hours, billed memory and vCPUs, external bytes, gateways' public IPs. */
@@ -131,7 +128,7 @@ export async function addGroupedFacts(
       hour[3] += bytes!;
     }
   }
-  // the sums of whole numbers are exact below 2^53 (each hour's VM sums are, by status, as their total is)
+  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their hour's total)
   for (const [, mem, vcpus, bytes] of hours.values()) if (mem >= EXACT || vcpus >= EXACT || bytes >= EXACT) return false;
   for (const [hourEpoch, [accounts, mem, vcpus, bytes, piu]] of hours) engine.addHourTotals(hourEpoch, accounts, mem, vcpus, bytes, piu);
   configurations.forEach((list, part) => {
