@@ -4,11 +4,13 @@ import { CloudunitsError, UsageError } from "../base/errors.js";
 import { commandName, commands } from "./commands/index.js";
 import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";
+import { refuseRepeatedFlags, type DeclaredOptions } from "./repeatedFlags.js";
 import { topHelp } from "./topHelp.js";
 
 /** The part of yargs' internals `main` turns off (not in its types). */
 interface YargsInternals {
   getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?(): void } | undefined };
+  getOptions(): DeclaredOptions;
 }
 
 /** cloudunits' version, from its package.json. */
@@ -52,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
         usageMessage = msg ?? err?.message;
         throw new UsageError(msg);
       });
+    // after the command declared its flags, before its handler: a flag of one value given twice is refused
+    parser.middleware(() => refuseRepeatedFlags(argv, (parser as unknown as YargsInternals).getOptions()));
     // yargs renders the command's whole help before running it, in case the handler shows it
     // (0.1-0.3 s of string-width for billing's options); ours never does, and --help still renders it.
     const usage = (parser as unknown as YargsInternals).getInternalMethods?.().getUsageInstance?.();

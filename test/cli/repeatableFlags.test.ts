@@ -69,6 +69,21 @@ describe("repeatable flags before or after the inputs", () => {
     expect([between.code, between.stdout]).toEqual([0, specOrder.stdout]);
   });
 
+  it("a flag of one value given twice is a usage error (exit 2), never the sum yargs made of it", async () => {
+    // yargs' parser counts a repeated flag whose value is 1: --account-id 2 --account-id 1 billed account 3
+    const period = ["--start", "2026-10-01", "--end", "2026-10-01T03:00Z"];
+    for (const ids of [["1", "1"], ["2", "1"]]) {
+      const run = await cli(["billing", tree, ...period, "--account-id", ids[0]!, "--account-id", ids[1]!]);
+      expect([run.code, run.stdout, run.stderr]).toEqual([2, "", "cloudunits: --account-id given more than once: give it once\n"]);
+    }
+    const camel = await cli(["billing", tree, ...period, "--account-id=1", "--accountId", "1"]);
+    expect(camel.code).toBe(2);
+    // once is fine, and repeatable flags and switches still repeat
+    const once = await cli(["billing", tree, ...period, "--account-id", "1", "--skip-bad", "--skip-bad"]);
+    expect(once.code, once.stderr).toBe(0);
+    expect(JSON.parse(once.stdout).account.id).toBe(1);
+  });
+
   it("an --include with no value is a usage error naming the flag (exit 2)", async () => {
     const run = await cli(["stats", "machine", tree, "--id", String(machineId), ...PERIOD, "--include"]);
     expect(run.code).toBe(2);
