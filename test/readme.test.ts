@@ -137,7 +137,7 @@ const KNOWN: Known[] = [
     line: /^npx cloudunits sync --url https:\/\/cloud\.example --db warehouse\.duckdb --quiet .*--client-id "\$ID"/,
     check: (run) => {
       // the fake platform has nothing after October: those hours come after every account's last
-      // hour held, so they are "not yet synced", not missing (SPEC 7), and nothing needs a human
+      // hour held, so they are "not yet synced", not missing (docs/operations.md), and nothing needs a human
       // (the status line below reports the staleness, exit 7)
       expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]);
     },

@@ -117,7 +117,7 @@ export function cuRuleText(units: Units): string {
   return `max(Σmem/${units.mbPerGb}/${units.gbPerCu}, Σvcpus/${units.vcpusPerCu})`;
 }
 
-/** The CU rule in a sentence, as every output that shows CU states it (SPEC 3): `CU rule: aggregate (...)`. */
+/** The CU rule in a sentence, as every output that shows CU states it: `CU rule: aggregate (...)`. */
 export function cuRuleSentence(cuRollup: "aggregate" | "sum" | undefined, units: Units = DEFAULT_UNITS): string {
   return (cuRollup ?? "aggregate") === "aggregate"
     ? `CU rule: aggregate (each level's CU per hour is ${cuRuleText(units)} of its own totals)`

@@ -191,7 +191,7 @@ async function countAccountHours(connection: Connection): Promise<number> {
 /** The account's status once its steps are done (or it failed), and its missing hours in order. */
 async function finish(connection: DuckDBConnection, result: SyncedAccount): Promise<void> {
   if (result.status !== "failed" && (result.accountHoursLoaded > 0 || result.rewrittenHours.length > 0)) result.status = "synced";
-  // an hour after the account's last held hour is "not yet synced", not "missing" (SPEC 7): an
+  // an hour after the account's last held hour is "not yet synced", not "missing" (docs/operations.md): an
   // account the platform stopped writing is stale (status --max-lag), not a warning every run
   const last = (await connection.runAndReadAll("SELECT max(hour_epoch) FROM account_hours WHERE account_id = $a", { a: result.accountId })).getRows()[0]?.[0];
   result.missingHours = result.missingHours.filter((h) => last !== null && last !== undefined && h < Number(last)).sort((a, b) => a - b);
@@ -306,7 +306,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
       const givenUp = hoursIn(givenUpStart, givenUpEnd).filter((h) => !heldBefore.has(h));
       // an hour leaving the window is asked a last time before it is given up: after runs
       // further apart than the look-back (a host down for days), the platform may have
-      // written it since the run that last asked (SPEC 7: whatever the timing of the runs)
+      // written it since the run that last asked (syncs converge whatever the timing of the runs)
       const ranges = [...hourRanges(givenUp), ...planHours({ fromEpoch: newFromEpoch, untilEpoch, floorEpoch, lookBackHours, settleHours, held: (h) => heldBefore.has(h) })];
       const chunks = ranges.flatMap((r) => syncChunks(r.startEpoch, r.endEpoch, chunkSeconds));
       planned.push({ accountId, floorEpoch, newFromEpoch, heldBefore, givenUp, chunks });

@@ -50,7 +50,7 @@ describe("top", () => {
     await expect(top(connection, { start: OCT_1, end: NOV_1, by: "cost" })).rejects.toThrow(/needs a price list/);
   });
 
-  it("a ranking by CU states the CU rule (SPEC 3: every output that shows CU), the sum rule too", async () => {
+  it("a ranking by CU states the CU rule, as every output that shows CU does, the sum rule too", async () => {
     const byCu = topToText(await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account" }));
     expect(byCu.split("\n")[1]).toBe("CU rule: aggregate (each level's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals)");
     const summed = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account", options: { cuRollup: "sum" } });
