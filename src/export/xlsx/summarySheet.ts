@@ -81,7 +81,9 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   const last = r - 1;
   const total = sheet.getRow(r++);
   const n = `${accounts.length} account${accounts.length === 1 ? "" : "s"}`;
-  total.getCell(1).value = report.prices ? `Total amount due (${n})` : `Total (${n})`;
+  // "Total", not "Total amount due": the row also totals each unit's amount column; the amount
+  // due is the cell under the "amount due" heading
+  total.getCell(1).value = `Total (${n})`;
   columns.forEach((c, k) => {
     const L = columnLetter(k + 1);
     const cell = total.getCell(k + 1);
