@@ -142,7 +142,7 @@ export function isBilled(line: BillingLine): boolean {
 }
 
 /** How allocated cost is made, in a few words (the CSV's header, beside the longer sentence of the other outputs). */
-export const ALLOCATION_NOTE = "the account's lines split by largest remainder; adds up to them to the cent";
+export const ALLOCATION_NOTE = "the account's lines split by largest remainder; adds up to them exactly";
 
 /**
  * The sentence every output with allocated cost states: how the account's invoice lines are
@@ -150,5 +150,5 @@ export const ALLOCATION_NOTE = "the account's lines split by largest remainder; 
  */
 export const ALLOCATION_SENTENCE = "Allocated cost is not an amount due: each of the account's invoice line amounts is split over its cloud spaces, " +
   "then over their machines and gateways, in proportion to allocated CU (CU) or to the quantity (other units), by the largest-remainder " +
-  "method (ties to the lower id; a gateway is id 0), so at every level it adds up to the account's lines to the cent, " +
+  "method (ties to the lower id; a gateway is id 0), so at every level it adds up to the account's lines exactly, " +
   "and one entity's share may be a cent off its quantity × unit price.";

@@ -109,7 +109,7 @@ describe("showback over a 744-hour month", () => {
     expect(allocated.length).toBe(amounts.length);
     for (const row of rows.filter((r) => r[0] !== "environment")) {
       const sum = (row[0] === "account" ? amounts : allocated).reduce((a, i) => a.add(Exact.parse(row[i]!)!), Exact.ZERO);
-      expect(sum.toFixed(2)).toBe(row[at("amount due (EUR)")] || row[at("allocated cost (EUR; the account's lines split by largest remainder; adds up to them to the cent)")]);
+      expect(sum.toFixed(2)).toBe(row[at("amount due (EUR)")] || row[at("allocated cost (EUR; the account's lines split by largest remainder; adds up to them exactly)")]);
     }
     expect(rows.find((r) => r[0] === "environment")![at("amount due (EUR)")]).toBe("411.17");
   });

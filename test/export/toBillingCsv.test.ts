@@ -15,7 +15,7 @@ async function text(chunks: AsyncIterable<string>): Promise<string> {
 const hours = [0, 1].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512)] })] }));
 const names = makeNames([{ kind: "machine", id: 1, name: "=HYPERLINK(\"x\")" }, { kind: "account", id: 7, name: "Acme, Inc." }]);
 const params = { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 7 };
-const ALLOCATED = "amount due (EUR),allocated cost (EUR; the account's lines split by largest remainder; adds up to them to the cent)";
+const ALLOCATED = "amount due (EUR),allocated cost (EUR; the account's lines split by largest remainder; adds up to them exactly)";
 
 describe("billing CSV", () => {
   it("has a header with units and one row per entity and level, numbers unformatted", async () => {

@@ -70,6 +70,6 @@ describe("billing as text", () => {
     for (const l of shares) expect(l.length, l).toBe(allocated);
     expect(cents(shares.map((l) => l.trim().split(/\s+/).at(-1)!))).toBe(row("7101").trim().split(/\s+/).at(-1));
     expect(account).toContain("Allocated cost is not an amount due:");
-    expect(account).toContain("adds up to the account's lines to the cent");
+    expect(account).toContain("adds up to the account's lines exactly");
   });
 });

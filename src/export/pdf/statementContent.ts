@@ -230,7 +230,7 @@ export function statementContent(report: BillingReport, accountId: number, issue
     allocation,
     allocationNote: "For information, not an amount to pay: each line's amount is split over the cloud spaces, then over their machines and gateway, "
       + "in proportion to their allocated CU (for CU) or their own quantities (other units), by the largest-remainder method (ties to the lower id, a gateway counting as id 0). "
-      + `The allocated costs add up to the total excluding tax to the cent. Own CU is a cloud space's or machine's CU from its own totals `
+      + `The allocated costs add up to the total excluding tax exactly. Own CU is a cloud space's or machine's CU from its own totals `
       + `(the platform's figure, for information)${own.options.cuRollup === "aggregate" ? ", so the parts' own CU may add up to more than the account's" : ""}; `
       + `allocated CU splits the account's CU hour by hour and adds up to it.`,
     cuOwnHeader: `own CU (${cu.unit})`,

@@ -35,7 +35,7 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
       ? `${p.source ?? "given"}: ${p.currency}${p.accounts.size > 0 ? ", with this account's own prices" : ""}`
       : `${p.source ?? "given"}: ${p.currency}, ${p.accounts.size} account override${p.accounts.size === 1 ? "" : "s"}`);
     add("Rounding", `each invoice line is quantity × unit price (the quantity in the unit of the price: unit-months are unit-hours / ${options.units.hoursPerMonth}), rounded half-even to ${p.decimals} decimals; an account's amount due is the sum of its rounded lines, the total amount due the sum of the accounts'`);
-    add("Showback", "CU is allocated hour by hour from the account to its cloud spaces in proportion to their own CU, and on to their machines (equal shares when all are 0); each line amount is split over cloud spaces, then machines and gateways, by the largest-remainder method (ties to the lower id), so every level adds up to the account's lines to the cent");
+    add("Showback", "CU is allocated hour by hour from the account to its cloud spaces in proportion to their own CU, and on to their machines (equal shares when all are 0); each line amount is split over cloud spaces, then machines and gateways, by the largest-remainder method (ties to the lower id), so every level adds up to the account's lines exactly");
     if (report.invoices) {
       const exact = report.invoices.reduce((a, inv) => a.add(inv.exactAmount), Exact.ZERO);
       const text = exact.toDecimalString();

@@ -110,7 +110,7 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   if (report.prices && report.amountDue) {
     r++;
     const note = sheet.getRow(r++);
-    note.getCell(1).value = `Amounts per unit are on 'Accounts' with quantities and unit prices; 'Cloud spaces' and 'Machines' split each account's lines (showback, adding up to the cent).`;
+    note.getCell(1).value = `Amounts per unit are on 'Accounts' with quantities and unit prices; 'Cloud spaces' and 'Machines' split each account's lines (showback, adding up to them exactly).`;
     note.getCell(1).font = font({ italic: true });
     note.commit();
   }
