@@ -159,7 +159,7 @@ const KNOWN: Known[] = [
     check: (run) => {
       expect(run.stdout).toContain("Method: The rest of the month repeats the last 7 days held hour by hour");
       expect(run.stdout).toMatch(/^account 1 \(Account 1\): as of 2026-10-03T00:00:00Z, 48 h of the month held, 696 h to go/m);
-      expect(run.stdout).toMatch(/^ {2}amount due {2}\d+\.\d\d EUR so far; month end \d+\.\d\d \(\d+\.\d\d to \d+\.\d\d\)$/m);
+      expect(run.stdout).toMatch(/^ {2}amount due so far {2}\d+\.\d\d EUR; forecast for the month end \d+\.\d\d \(\d+\.\d\d to \d+\.\d\d\)$/m);
     },
   },
   {

@@ -21,7 +21,7 @@ export type ForecastQuantities = Record<ForecastUnit, number>;
 export const FORECAST_METHOD =
   "The rest of the month repeats the last 7 days held hour by hour (reaching into the previous month when needed), so a weekly cycle " +
   "and machines added or removed lately carry on at their current level; the range repeats each of the 4 weeks before instead and keeps the lowest and highest. " +
-  "The amount due adds to the month-to-date invoice the projected quantities of the remaining hours at the prices in force then.";
+  "The forecast amount adds to the month-to-date invoice the projected quantities of the remaining hours at the prices in force then.";
 
 /** What to forecast. */
 export interface ForecastRequest {
