@@ -32,3 +32,11 @@ export function duckdbApi(): typeof DuckDBApi {
 export function duckdbBindings(): typeof DuckDBBindings {
   return (bindings ??= require("@duckdb/node-bindings") as typeof DuckDBBindings);
 }
+
+/**
+ * The entries of `params` (values, or their types) that `sql` names as `$name`: DuckDB refuses
+ * a value for a parameter the query lacks, so a caller binding a common set passes these.
+ */
+export function paramsNamedIn<T>(sql: string, params: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(params).filter(([name]) => new RegExp(`\\$${name}\\b`).test(sql)));
+}

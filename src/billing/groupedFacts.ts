@@ -1,6 +1,6 @@
-import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { paramTypes, periodSql } from "../base/period.js";
-import { duckdbApi } from "../base/duckdb.js";
+import { duckdbApi, paramsNamedIn } from "../base/duckdb.js";
 import type { BillingEngine, SeenData } from "./billingEngine.js";
 import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
@@ -81,10 +81,9 @@ const SEEN = {
 /** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
 async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
   const { LIST, VARCHAR } = duckdbApi();
-  const types = { ...paramTypes(), vmType: VARCHAR, publicIpStates: LIST(VARCHAR) };
-  const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql);
-  const names = Object.keys(values).filter(used);
-  const reader = await connection.runAndReadAll(sql, Object.fromEntries(names.map((k) => [k, values[k]!])), Object.fromEntries(names.map((k) => [k, types[k as keyof typeof types]])));
+  const types: Record<string, DuckDBType> = { ...paramTypes(), vmType: VARCHAR, publicIpStates: LIST(VARCHAR) };
+  const used = paramsNamedIn(sql, values);
+  const reader = await connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!])));
   return reader.getRowsJS();
 }
 
@@ -203,7 +202,7 @@ const BYTES = `WITH ${SPACES},
  * the period of `params.accountId` grouped: one account-hour of each class of identical
  * account-hours (all but bytes), weighted by the hours it stands for; the bytes summed per
  * entity; what data quality reads. An account's hours repeat (26 weeks of the bench's account:
- * 51 classes of 4,368 hours), and its figures but NU are functions of the hour's facts alone.
+ * 107 classes of 4,368 hours), and its figures but NU are functions of the hour's facts alone.
  * False, having fed nothing, unless NU is the bytes scaled by a power of two (the published
  * units) and every byte count is a whole number with sums below 2^53.
  */

@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api
 import { AccountHourFactsBuilder, type AccountHourFacts } from "../load/machineFacts.js";
 import type { BillingParams } from "./lines.js";
 import { paramTypes, periodSql } from "../base/period.js";
-import { duckdbApi, duckdbBindings } from "../base/duckdb.js";
+import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
 import { withRoom } from "../base/growArray.js";
 
 /** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
@@ -115,11 +115,8 @@ async function readColumns(
 ): Promise<ArrayLike<unknown>[]> {
   const bindings = duckdbBindings();
   const named = { ...paramTypes(), ...types };
-  const used = (name: string) => new RegExp(`\\$${name}\\b`).test(sql); // DuckDB refuses a value for a parameter the query lacks
   // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
-  const result = await connection.stream(
-    sql, Object.fromEntries(Object.entries(values).filter(([k]) => used(k))), Object.fromEntries(Object.entries(named).filter(([k]) => used(k))),
-  );
+  const result = await connection.stream(sql, paramsNamedIn(sql, values), paramsNamedIn(sql, named));
   const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
   for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
     const rows = chunk.rowCount;

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import type { ReportColumn, ReportDefinition } from "./reportDefinition.js";
-import { duckdbApi } from "../base/duckdb.js";
+import { duckdbApi, paramsNamedIn } from "../base/duckdb.js";
 
 /** The parameters a report's SQL may use. */
 export interface ReportParams {
@@ -36,7 +36,7 @@ export async function runReport(connection: DuckDBConnection, report: ReportDefi
     end: params.end ?? Number.MAX_SAFE_INTEGER,
     account_id: params.accountId ?? null,
   };
-  const used = Object.fromEntries(Object.entries(all).filter(([key]) => new RegExp(`\\$${key}\\b`).test(report.sql)));
+  const used = paramsNamedIn(report.sql, all);
   let reader;
   try {
     const { BIGINT } = duckdbApi();
