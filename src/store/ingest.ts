@@ -52,15 +52,30 @@ export interface IngestReport extends LoadReport {
   totalAccountHours: number;
 }
 
-/** A warehouse opened to write, as {@link openToIngest} gives it. */
+/** A warehouse opened to write, as {@link writeWarehouse} gives it. */
 export interface OpenedWarehouse {
   instance: DuckDBInstance;
   connection: DuckDBConnection;
 }
 
-/** Opens a warehouse file to write as `ingest` does (its memory cap), for {@link ingestInto}. */
-export function openToIngest(db: string, waitSeconds?: number): Promise<OpenedWarehouse> {
-  return openDatabaseFile(db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES, waitSeconds });
+/**
+ * Opens the warehouse file `db` to write as `ingest` does (its memory cap; waiting up to
+ * `waitSeconds` for other holders), runs `fn` (with {@link ingestInto}, say), checkpoints and
+ * closes: one open, so readers get the file between two calls. A full disk is
+ * WarehouseStorageError.
+ */
+export async function writeWarehouse<T>(db: string, waitSeconds: number | undefined, fn: (opened: OpenedWarehouse) => Promise<T>): Promise<T> {
+  const opened = await openDatabaseFile(db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES, waitSeconds });
+  try {
+    const value = await fn(opened);
+    await opened.connection.run("CHECKPOINT");
+    return value;
+  } catch (error) {
+    throw storageErrorOf(db, error) ?? error;
+  } finally {
+    opened.connection.closeSync();
+    opened.instance.closeSync();
+  }
 }
 
 /**
@@ -78,24 +93,15 @@ export function openToIngest(db: string, waitSeconds?: number): Promise<OpenedWa
  */
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
-  const opened = await openToIngest(options.db, options.waitSeconds);
-  try {
-    const { report, errors } = await ingestInto(opened, inputs, options);
-    await opened.connection.run("CHECKPOINT");
-    if (errors.length > 0) throw new BadInputError(errors);
-    return report;
-  } catch (error) {
-    throw storageErrorOf(options.db, error) ?? error;
-  } finally {
-    opened.connection.closeSync();
-    opened.instance.closeSync();
-  }
+  const { report, errors } = await writeWarehouse(options.db, options.waitSeconds, (opened) => ingestInto(opened, inputs, options));
+  if (errors.length > 0) throw new BadInputError(errors);
+  return report;
 }
 
 /**
  * What {@link ingest} does once the file is open, for a caller that writes more in the same
  * open (`sync` records each chunk with its ingest: one open per step): loads `inputs` into the
- * warehouse `opened` to write ({@link openToIngest}), each batch committed. No checkpoint: the
+ * warehouse `opened` to write ({@link writeWarehouse}), each batch committed. No checkpoint: the
  * caller makes it, or closing the instance does. The bad files and conflicts are returned
  * (`errors`), not thrown: the caller throws `new BadInputError(errors)` after what it must do
  * first. `options.db` names the file in messages; `waitSeconds` is not used.

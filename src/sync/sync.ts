@@ -9,8 +9,7 @@ import { listAccounts, listCloudspaces } from "../fetch/listEntities.js";
 import { openSession } from "../fetch/serviceSession.js";
 import type { FetchAuth, RequestPolicy } from "../fetch/types.js";
 import { writeEntityNames, type ListedName } from "../store/entityNames.js";
-import { ingestInto, openToIngest, type OpenedWarehouse } from "../store/ingest.js";
-import { storageErrorOf } from "../store/storageError.js";
+import { ingestInto, writeWarehouse, type OpenedWarehouse } from "../store/ingest.js";
 import { parseTime } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
 import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil, syncChunks, type SyncChunk } from "./syncChunks.js";
@@ -188,13 +187,19 @@ async function countAccountHours(connection: Connection): Promise<number> {
   return Number((await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!.n);
 }
 
-/** The account's status once its steps are done (or it failed), and its missing hours in order. */
-async function finish(connection: DuckDBConnection, result: SyncedAccount): Promise<void> {
+/**
+ * Settles the account's status once its steps are done (or it failed) and its missing hours in
+ * order, and records its result (`floorEpoch`: where its syncs begin); the warehouse's
+ * account-hours after it.
+ */
+async function recordAccount(connection: DuckDBConnection, result: SyncedAccount, floorEpoch: number): Promise<number> {
   if (result.status !== "failed" && (result.accountHoursLoaded > 0 || result.rewrittenHours.length > 0)) result.status = "synced";
   // an hour after the account's last held hour is "not yet synced", not "missing" (docs/operations.md): an
   // account the platform stopped writing is stale (status --max-lag), not a warning every run
   const last = (await connection.runAndReadAll("SELECT max(hour_epoch) FROM account_hours WHERE account_id = $a", { a: result.accountId })).getRows()[0]?.[0];
   result.missingHours = result.missingHours.filter((h) => last !== null && last !== undefined && h < Number(last)).sort((a, b) => a - b);
+  await recordResult(connection, result.accountId, floorEpoch, result.status, result.error?.message ?? null);
+  return countAccountHours(connection);
 }
 
 /** Hours in the chunks. */
@@ -260,19 +265,8 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
    * Opens the warehouse to write (as ingest does), runs `fn`, checkpoints and closes: each
    * write of the sync is one open, so readers get the file between two of them.
    */
-  const withDatabase = async <T>(fn: (connection: Connection, opened: OpenedWarehouse) => Promise<T>): Promise<T> => {
-    const opened = await openToIngest(options.db, waitSeconds);
-    try {
-      const value = await fn(opened.connection, opened);
-      await opened.connection.run("CHECKPOINT");
-      return value;
-    } catch (error) {
-      throw storageErrorOf(options.db, error) ?? error;
-    } finally {
-      opened.connection.closeSync();
-      opened.instance.closeSync();
-    }
-  };
+  const withDatabase = <T>(fn: (connection: Connection, opened: OpenedWarehouse) => Promise<T>): Promise<T> =>
+    writeWarehouse(options.db, waitSeconds, (opened) => fn(opened.connection, opened));
   let totalAccountHours: number | undefined;
 
   let session = await openSession(options.url, options.auth, options);
@@ -385,9 +379,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
           }
           await recordChunk(connection, plan.accountId, plan.floorEpoch, last.endEpoch, events);
           if (lastOfAccount) {
-            await finish(connection, result);
-            await recordResult(connection, plan.accountId, plan.floorEpoch, result.status, null);
-            totalAccountHours = await countAccountHours(connection);
+            totalAccountHours = await recordAccount(connection, result, plan.floorEpoch);
             recorded = true;
           }
         });
@@ -438,9 +430,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
       if (!recorded) {
         // a failed account, or one with nothing to ask: its result in an open of its own
         await withDatabase(async (connection) => {
-          await finish(connection, result);
-          await recordResult(connection, plan.accountId, plan.floorEpoch, result.status, result.error?.message ?? null);
-          totalAccountHours = await countAccountHours(connection);
+          totalAccountHours = await recordAccount(connection, result, plan.floorEpoch);
         });
       }
       results.push(result);
