@@ -30,7 +30,7 @@ export interface BilledPeriod {
 
 /**
  * Bills `[start, end)` (one account, or every account) from a warehouse: one pass over its
- * rows, a day at a time, through the billing engine. `load`: what loading the warehouse found
+ * rows, in windows of whole days, through the billing engine. `load`: what loading the warehouse found
  * (its skipped files and duplicates go into the data quality); `levels`: the levels whose
  * lines are wanted (default `levelsFor(params)`). An account the warehouse has never seen is a
  * UsageError (UNKNOWN_ID), not a bill of 0.

@@ -17,7 +17,7 @@ export interface HourlyStream {
   count(levels?: readonly Level[]): Promise<number>;
 }
 
-/** The hourly lines of `report`, read from the warehouse behind `connection` a day at a time (see `hourlyLines`). */
+/** The hourly lines of `report`, read from the warehouse behind `connection` in windows of whole days (see `hourlyLines`). */
 export function warehouseHourly(connection: DuckDBConnection, report: BillingReport): HourlyStream {
   const options = { ...report.options };
   return {

@@ -280,7 +280,7 @@ export function linesOf(lines: readonly EngineLine[], options: ResolvedBillingOp
 /**
  * The hourly lines of the given levels, in batches of one hour (ordered by hour, then the
  * hierarchy): what `--detail hourly`, the Hourly sheet and FOCUS render. Same figures as
- * `periodLines`, from the same engine; the warehouse is read a day at a time and each hour's
+ * `periodLines`, from the same engine; the warehouse is read in windows of whole days and each hour's
  * lines are yielded as soon as the hour is complete (memory does not grow with the period).
  */
 export async function* hourlyLines(

@@ -5,8 +5,14 @@ import { paramTypes, periodSql } from "../base/period.js";
 import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
 import { withRoom } from "../base/growArray.js";
 
-/** Hours of the windows the warehouse is read in: one day's rows at a time, so memory does not grow with the period. */
-const WINDOW_SECONDS = 86_400;
+/**
+ * The warehouse is read in windows of whole days, so memory does not grow with the period: a
+ * window holds one day, or more while their machine rows stay within `WINDOW_ROWS` (about a day
+ * of 2,000 machines); days without an account-hour are not read. Reading a day cost four
+ * queries even when it held a few rows or none: a month of a small warehouse took 124 of them.
+ */
+const DAY_SECONDS = 86_400;
+const WINDOW_ROWS = 50_000;
 
 const WHERE = periodSql();
 const KEYS = "account_id::DOUBLE AS account_id, hour_epoch::DOUBLE AS hour_epoch";
@@ -212,13 +218,15 @@ class Rows {
 
 /**
  * The facts of every account-hour of `[start, end)` (one account, or all) in a warehouse, in
- * hour order (then account), read one day at a time: the facts stored at ingest
+ * hour order (then account), read in windows of whole days (`dayWindows`): the facts stored at ingest
  * (`machine_facts`, `gateway_facts`) when the warehouse has them for `externalNicType`, else
  * the rows of the data tables, fed to the same facts builder as the files' bytes.
  */
-export async function* warehouseFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
-  if (await factsReadable(connection, externalNicType)) yield* storedFacts(connection, params, externalNicType);
-  else yield* rowFacts(connection, params, externalNicType);
+export async function* warehouseFacts(
+  connection: DuckDBConnection, params: BillingParams, externalNicType: string, windowLimit = WINDOW_ROWS,
+): AsyncGenerator<AccountHourFacts> {
+  if (await factsReadable(connection, externalNicType)) yield* storedFacts(connection, params, externalNicType, undefined, windowLimit);
+  else yield* rowFacts(connection, params, externalNicType, windowLimit);
 }
 
 /**
@@ -234,24 +242,55 @@ export async function factsReadable(connection: DuckDBConnection, externalNicTyp
 }
 
 /**
- * The windows of `[start, end)` (one account, or all), a day each, with the rows of the named
- * queries in each, and the dictionaries of the period's `texts`.
+ * The windows of `[start, end)` (one account, or all; see `dayWindows`, at most `limit` rows
+ * each but for a single day), with the rows of the named queries in each, and the
+ * dictionaries of the period's `texts`.
  */
 async function* windowRows<K extends keyof typeof queries>(
-  connection: DuckDBConnection, params: BillingParams, texts: TextColumns, names: readonly K[], hours?: readonly number[],
+  connection: DuckDBConnection, params: BillingParams, texts: TextColumns, names: readonly K[], hours: readonly number[] | undefined, limit: number,
 ): AsyncGenerator<{ d: Dictionaries; rows: Record<K, Rows> }> {
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, texts);
   const dictionary = dictionaryParams(d, texts);
   // a few hours listed: read in one window
   const only = hours === undefined ? undefined : { values: { hours: duckdbApi().listValue(hours.map(BigInt)) }, types: { hours: duckdbApi().LIST(duckdbApi().BIGINT) } };
-  const window = only === undefined ? WINDOW_SECONDS : params.end - params.start;
-  for (let from = params.start; from < params.end; from += window) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(from + window, params.end)), account, ...dictionary.values, ...only?.values };
+  const period = { start: BigInt(params.start), end: BigInt(params.end), account };
+  const windows = only === undefined ? await dayWindows(connection, period, names.includes("machines" as K) ? "machines" : "machine_facts", limit) : [[params.start, params.end]];
+  for (const [from, to] of windows) {
+    const values = { start: BigInt(from), end: BigInt(Math.min(to, params.end)), account, ...dictionary.values, ...only?.values };
     const rows = {} as Record<K, Rows>;
     for (const name of names) rows[name] = await Rows.read(connection, (only === undefined ? queries : queriesOnly)[name], values, { ...dictionary.types, ...only?.types });
     yield { d, rows };
   }
+}
+
+/**
+ * The windows `[from, to)` of the period `values` (epoch seconds; `to` may pass its end) that
+ * hold account-hours: runs of whole days from its start, each of one day, or of more while their
+ * account-hours and rows of `table` stay within `limit`; days without an account-hour are left out.
+ */
+export async function dayWindows(
+  connection: DuckDBConnection, values: Record<string, bigint | null>, table: "machines" | "machine_facts", limit = WINDOW_ROWS,
+): Promise<[number, number][]> {
+  const perDay = (from: string) => `SELECT (hour_epoch - $start) // ${DAY_SECONDS} AS day, count(*) AS n FROM ${from} WHERE ${WHERE} GROUP BY ALL`;
+  const [days, rows] = await readColumns(connection, `
+    SELECT day::DOUBLE AS day, sum(n)::DOUBLE AS n FROM (${perDay("account_hours")} UNION ALL ${perDay(table)})
+    GROUP BY day ORDER BY day`, values) as [Float64Array, Float64Array];
+  const start = Number(values.start);
+  const windows: [number, number][] = [];
+  let held = 0;
+  for (let i = 0; i < days.length; i++) {
+    const from = start + days[i]! * DAY_SECONDS;
+    const last = windows.at(-1);
+    if (last !== undefined && held + rows[i]! <= limit) {
+      last[1] = from + DAY_SECONDS;
+      held += rows[i]!;
+    } else {
+      windows.push([from, from + DAY_SECONDS]);
+      held = rows[i]!;
+    }
+  }
+  return windows;
 }
 
 /** A text by its code in a dictionary read by `code`. */
@@ -265,17 +304,17 @@ function textOf(dictionary: string[], code: unknown): string {
  * The facts of `[start, end)` as stored at ingest: a row per machine-hour and per
  * cloud-space-hour with a gateway, instead of every disk and NIC row (docs/warehouse.md). The
  * cloud spaces' states come from `cloudspaces`, through the facts builder as from the rows.
- * `hours`: only these hours of the period (a few: read at once, not a day at a time).
+ * `hours`: only these hours of the period (a few: read at once, not in day windows).
  */
 export async function* storedFacts(
-  connection: DuckDBConnection, params: BillingParams, externalNicType: string, hours?: readonly number[],
+  connection: DuckDBConnection, params: BillingParams, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const m = {
     cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
     memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[], externalNics: [] as number[], externalBytes: [] as number[],
   };
-  for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"], hours)) {
+  for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"], hours, windowLimit)) {
     const { accountHours: hours, cloudspaces, machineFacts: machines, gatewayFacts: gateways } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
@@ -310,10 +349,12 @@ export async function* storedFacts(
  * The facts of `[start, end)` made of the rows of the data tables (a warehouse without stored
  * facts, or billed with another external NIC type than theirs), fed to the facts builder.
  */
-export async function* rowFacts(connection: DuckDBConnection, params: BillingParams, externalNicType: string): AsyncGenerator<AccountHourFacts> {
+export async function* rowFacts(
+  connection: DuckDBConnection, params: BillingParams, externalNicType: string, windowLimit = WINDOW_ROWS,
+): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const text = textOf;
-  for await (const { d, rows } of windowRows(connection, params, TEXTS, ["accountHours", "cloudspaces", "machines", "disks", "nics"])) {
+  for await (const { d, rows } of windowRows(connection, params, TEXTS, ["accountHours", "cloudspaces", "machines", "disks", "nics"], undefined, windowLimit)) {
     const { accountHours: hours, cloudspaces, machines, disks, nics } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);

@@ -2,7 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { warehouseFacts } from "../../src/billing/warehouseFacts.js";
+import { dayWindows, rowFacts, storedFacts, warehouseFacts } from "../../src/billing/warehouseFacts.js";
+import type { AccountHourFacts } from "../../src/load/machineFacts.js";
+import { generateHours, openWarehouse } from "../../src/internal.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { duckdbApi } from "../../src/base/duckdb.js";
@@ -112,5 +114,67 @@ describe("texts with NUL bytes and quotes", () => {
       connection.closeSync();
       instance.closeSync();
     }, 120_000);
+  });
+});
+
+/** One account-hour's facts as plain values (the reader reuses its arrays from hour to hour). */
+function factsOf(f: AccountHourFacts) {
+  const n = f.machines;
+  return {
+    accountId: f.accountId, hourEpoch: f.hourEpoch, cloudspaceIds: [...f.cloudspaceIds], cloudspaceStates: [...f.cloudspaceStates], emptyCloudspaceRows: f.emptyCloudspaceRows,
+    machines: [f.cloudspaceId, f.machineId, f.type, f.status, f.imageName, f.memMb, f.vcpus, f.sizeGb, f.iopsLimit, f.externalNics, f.externalBytes].map((a) => a.slice(0, n)),
+    gateways: [...f.gateways].sort((a, b) => a[0] - b[0]),
+  };
+}
+
+describe("the windows a warehouse is read in", () => {
+  // days 1 and 3 of four held (day 2 not: the platform wrote none of it), billed from 00:30 on day 1 to day 4's end
+  const DAY = 24 * HOUR;
+  const start = OCT_1 + 1800;
+  const end = OCT_1 + 4 * DAY;
+  const hours = [...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 72, start: OCT_1, seed: 9 })].filter((h) => h.hourEpoch < OCT_1 + DAY || h.hourEpoch >= OCT_1 + 2 * DAY);
+  let root: string;
+  let warehouse: Awaited<ReturnType<typeof openWarehouse>>;
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), "cloudunits-windows-"));
+    for (const hour of hours) {
+      const file = join(root, hourPath(hour.accountId, hour.hourEpoch), "account_capnp.bin");
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, encodeAccount(hour.account));
+    }
+    warehouse = await openWarehouse([root]);
+  });
+  afterAll(async () => {
+    warehouse?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("are whole days from the period's start, as many as fit the row limit, and no day without data", async () => {
+    const period = { start: BigInt(start), end: BigInt(end), account: null };
+    // one day each at the smallest limit: the day before 00:30 on day 2, the day of days 2-3 (its first 00:30 empty), day 3-4
+    expect(await dayWindows(warehouse.connection, period, "machine_facts", 1)).toEqual([
+      [start, start + DAY], [start + DAY, start + 2 * DAY], [start + 2 * DAY, start + 3 * DAY],
+    ]);
+    // a small warehouse is read in one window, across the day it lacks
+    expect(await dayWindows(warehouse.connection, period, "machine_facts")).toEqual([[start, start + 3 * DAY]]);
+    // one account's rows alone; an account with none has no window
+    expect(await dayWindows(warehouse.connection, { ...period, account: 2n }, "machines")).toEqual([[start, start + 3 * DAY]]);
+    expect(await dayWindows(warehouse.connection, { ...period, account: 9n }, "machines")).toEqual([]);
+  });
+
+  it("give the same facts, in the same order, one day at a time as all at once, stored or from the rows", async () => {
+    const params = { start, end };
+    const read = async (facts: AsyncGenerator<AccountHourFacts>) => {
+      const out: ReturnType<typeof factsOf>[] = [];
+      for await (const f of facts) out.push(factsOf(f));
+      return out;
+    };
+    const whole = await read(storedFacts(warehouse.connection, params, "external"));
+    // every held account-hour of the period, in hour order, then account
+    expect(whole.map((f) => `${f.hourEpoch}/${f.accountId}`)).toEqual(hours.filter((h) => h.hourEpoch >= start).map((h) => `${h.hourEpoch}/${h.accountId}`));
+    expect(whole.some((f) => f.machines[0]!.length > 0)).toBe(true);
+    expect(await read(storedFacts(warehouse.connection, params, "external", undefined, 1))).toEqual(whole);
+    expect(await read(rowFacts(warehouse.connection, params, "external", 1))).toEqual(whole);
+    expect(await read(rowFacts(warehouse.connection, params, "external"))).toEqual(whole);
   });
 });
