@@ -86,7 +86,8 @@ describe("readers of the warehouse during a sync", () => {
     const stopFile = join(dir, "stop");
     const readers = [0, 1, 2, 3].map((i) => execFileAsync(process.execPath, [READER, builtModule("store/openWarehouse.ts"), db, stopFile, "1000", "50", String(250 * i)]));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 5000)); // the readers are reading
+      // the readers are reading: each has held the file once and printed what it counted
+      await Promise.all(readers.map((reader) => new Promise((resolve) => reader.child.stdout!.once("data", resolve))));
       const run = await runCli(["sync", "--url", server.url, "--db", db, "--until", day(3), "--wait", "60"], SESSION);
       expect(run.stderr).toMatch(/account 2: synced/);
       expect(run.code).toBe(0);
