@@ -272,7 +272,7 @@ async function* windowRows<K extends keyof typeof queries>(
 export async function dayWindows(
   connection: DuckDBConnection, values: Record<string, bigint | null>, table: "machines" | "machine_facts", limit = WINDOW_ROWS,
 ): Promise<[number, number][]> {
-  const perDay = (from: string) => `SELECT (hour_epoch - $start) // ${DAY_SECONDS} AS day, count(*) AS n FROM ${from} WHERE ${WHERE} GROUP BY ALL`;
+  const perDay = (from: string) => `SELECT (hour_epoch - $start) // 86400 AS day, count(*) AS n FROM ${from} WHERE ${WHERE} GROUP BY ALL`; // DAY_SECONDS
   const [days, rows] = await readColumns(connection, `
     SELECT day::DOUBLE AS day, sum(n)::DOUBLE AS n FROM (${perDay("account_hours")} UNION ALL ${perDay(table)})
     GROUP BY day ORDER BY day`, values) as [Float64Array, Float64Array];
