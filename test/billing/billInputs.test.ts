@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -127,6 +127,16 @@ function threadedHere(name: string, rule: string): boolean {
   return (DATASETS.indexOf(name) + RULES.findIndex(([r]) => r === rule)) % 3 === 0;
 }
 
+/**
+ * Whether the matrix bills data set `name` under `rule` also from the other road `k` (the rows
+ * without facts, the older schema's file, that file upgraded). What a road changes is how the
+ * facts are read, which no rule changes; so each pair takes one road, in a rotation that gives
+ * every data set every road (five rules, three roads).
+ */
+function roadHere(name: string, rule: string, k: number): boolean {
+  return (DATASETS.indexOf(name) + RULES.findIndex(([r]) => r === rule) + k) % 3 === 0;
+}
+
 const DATASETS = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records", "exact sums, changing configurations"];
 
 describe("billing files as they stream equals billing their warehouse, to the bit", () => {
@@ -135,6 +145,13 @@ describe("billing files as they stream equals billing their warehouse, to the bi
     for (const name of DATASETS) expect(threaded.some((rule) => threadedHere(name, rule)), name).toBe(true);
     for (const rule of threaded) expect(DATASETS.filter((name) => threadedHere(name, rule)).length, rule).toBeGreaterThanOrEqual(2);
     expect(threadedHere("exact sums, changing configurations", "aggregate") && threadedHere("exact sums, changing configurations", "cut where prices change")).toBe(true);
+  });
+
+  it("bills every data set from each of the other three roads under some rule, and each pair from one", () => {
+    for (const name of DATASETS) {
+      for (const k of [0, 1, 2]) expect(RULES.some(([rule]) => roadHere(name, rule, k)), `${name}, road ${k}`).toBe(true);
+      for (const [rule] of RULES) expect([0, 1, 2].filter((k) => roadHere(name, rule, k))).toHaveLength(1);
+    }
   });
 
   describe.each(DATASETS)("%s", (name) => {
@@ -148,9 +165,9 @@ describe("billing files as they stream equals billing their warehouse, to the bi
       expect(await factsReadable(rows.connection, "external")).toBe(false);
       const file = (kind: string) => join(root, `${name.replace(/\W+/g, "-")}-${kind}.duckdb`);
       await agedWarehouse([datasets.get(name)!], file("old"));
+      await copyFile(file("old"), file("upgraded"));
       const old = await openWarehouse({ db: file("old") });
       expect(await factsReadable(old.connection, "external")).toBe(false);
-      await agedWarehouse([datasets.get(name)!], file("upgraded"));
       const opened = await openDatabaseFile(file("upgraded")); // opened to write: upgraded
       opened.connection.closeSync();
       opened.instance.closeSync();
@@ -176,7 +193,7 @@ describe("billing files as they stream equals billing their warehouse, to the bi
         const inline = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true });
         expect(inline.lines).toEqual(fromDb.lines);
         expect(inline.parts).toEqual(fromDb.parts);
-        for (const [road, other] of others) {
+        for (const [road, other] of others.filter((_, k) => roadHere(name, rule, k))) {
           const billed = await billWarehouse(other.connection, params, options);
           expect(billed.lines, road).toEqual(fromDb.lines);
           expect(billed.parts, road).toEqual(fromDb.parts);
