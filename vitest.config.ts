@@ -9,7 +9,8 @@ import { defineConfig } from "vitest/config";
  * a module, spy on or stub a global, fake the timers, or register a unit in the catalog. Each
  * runs in a fresh process of its own. The other files share their worker's process one after
  * another, and so the modules it has loaded: importing src/ again for every file was about
- * half of the CPU time of the in-process tests.
+ * half of the CPU time of the in-process tests. Running the tool's commands in the test's process
+ * (test/helpers/inProcessCli.ts) takes over stdout and stderr only for the run: it shares.
  */
 const CHANGES_SHARED_STATE = /\bvi\.(mock|doMock|spyOn|stub\w*|useFakeTimers)\(|\bregisterUnit\(/;
 const root = fileURLToPath(new URL(".", import.meta.url));

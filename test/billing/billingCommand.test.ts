@@ -2,46 +2,23 @@ import ExcelJS from "exceljs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import yargs from "yargs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAccountHour } from "../../src/capnp/decodeAccountHour.js";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
 import { billingCommand } from "../../src/cli/commands/billing.js";
 import { generateCommand } from "../../src/cli/commands/generate.js";
-import { exitCodeFor } from "../../src/cli/exitCode.js";
 import { readAccountHours } from "../../src/input/readAccountHours.js";
-import { UsageError } from "../../src/index.js";
+import { inProcessCli } from "../helpers/inProcessCli.js";
 
 let root: string;
 let zip: string;
 const decoded: DecodedAccountHour[] = [];
 const START = Date.UTC(2026, 9, 1) / 1000;
 
-/** Runs `cloudunits <args>` in process as src/cli/main.ts does; returns stdout, stderr and the exit code. */
+/** Runs `cloudunits <args>` in process as src/cli/main.ts does; returns stdout, stderr (the error's message last) and the exit code. */
 async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const capture = (into: string[]) => (chunk: unknown, ...rest: unknown[]) => {
-    into.push(String(chunk));
-    const callback = rest.find((r) => typeof r === "function") as (() => void) | undefined;
-    callback?.();
-    return true;
-  };
-  const stdout = vi.spyOn(process.stdout, "write").mockImplementation(capture(out) as typeof process.stdout.write);
-  const stderr = vi.spyOn(process.stderr, "write").mockImplementation(capture(err) as typeof process.stderr.write);
-  let code = 0;
-  try {
-    await yargs(args).command(generateCommand).command(billingCommand).strict().fail((msg, e) => {
-      throw e ?? new UsageError(msg);
-    }).parseAsync();
-  } catch (error) {
-    code = exitCodeFor(error);
-    err.push(String((error as Error).message));
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-  return { stdout: out.join(""), stderr: err.join(""), code };
+  const run = await inProcessCli([generateCommand, billingCommand], args);
+  return { stdout: run.stdout, stderr: run.error === undefined ? run.stderr : `${run.stderr}${(run.error as Error).message}`, code: run.code };
 }
 
 beforeAll(async () => {

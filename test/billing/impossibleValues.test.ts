@@ -2,17 +2,16 @@ import ExcelJS from "exceljs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import yargs from "yargs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Account, ConfiguredIops, Disk, Nic, VMachine } from "../../src/capnp/records.js";
 import { billingCommand } from "../../src/cli/commands/billing.js";
 import { checkCommand } from "../../src/cli/commands/check.js";
 import { ingestCommand } from "../../src/cli/commands/ingest.js";
 import { statsCommand } from "../../src/cli/commands/stats.js";
-import { exitCodeFor } from "../../src/cli/exitCode.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { billInputs, ImpossibleValuesError, open, UsageError } from "../../src/index.js";
+import { billInputs, ImpossibleValuesError, open } from "../../src/index.js";
+import { inProcessCli } from "../helpers/inProcessCli.js";
 
 /**
  * docs/warehouse.md, impossible values: files made by the project's encoder, one account (2) with
@@ -24,30 +23,12 @@ const T1 = T0 + 3600;
 const PERIOD = ["--start", "2026-10-01T00:00Z", "--end", "2026-10-01T02:00Z"];
 const TB = 1024 ** 4;
 
+/** Runs `cloudunits <args>` in process; returns stdout, stderr (the error's message last, and its stack for an internal error) and the exit code. */
 async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const capture = (into: string[]) => (chunk: unknown, ...rest: unknown[]) => {
-    into.push(String(chunk));
-    (rest.find((r) => typeof r === "function") as (() => void) | undefined)?.();
-    return true;
-  };
-  const stdout = vi.spyOn(process.stdout, "write").mockImplementation(capture(out) as typeof process.stdout.write);
-  const stderr = vi.spyOn(process.stderr, "write").mockImplementation(capture(err) as typeof process.stderr.write);
-  let code = 0;
-  try {
-    await yargs(args).command(billingCommand).command(checkCommand).command(ingestCommand).command(statsCommand).strict().fail((msg, e) => {
-      throw e ?? new UsageError(msg);
-    }).parseAsync();
-  } catch (error) {
-    code = exitCodeFor(error);
-    err.push(String((error as Error).message));
-    if (code === 1) err.push(String((error as Error).stack));
-  } finally {
-    stdout.mockRestore();
-    stderr.mockRestore();
-  }
-  return { stdout: out.join(""), stderr: err.join(""), code };
+  const run = await inProcessCli([billingCommand, checkCommand, ingestCommand, statsCommand], args);
+  const error = run.error as Error | undefined;
+  const stderr = error === undefined ? run.stderr : `${run.stderr}${error.message}${run.code === 1 ? String(error.stack) : ""}`;
+  return { stdout: run.stdout, stderr, code: run.code };
 }
 
 const limits = (over: Partial<ConfiguredIops>): ConfiguredIops => ({

@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import yargs from "yargs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateCommand } from "../../src/cli/commands/generate.js";
 import { exitCodeFor } from "../../src/cli/exitCode.js";
 import { UsageError } from "../../src/index.js";
+import { inProcessCli } from "../helpers/inProcessCli.js";
 
 let root: string;
 
@@ -17,17 +17,11 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Parses and runs `cloudunits <args>` in process, as src/cli/main.ts does; returns what it wrote on stderr. */
+/** Parses and runs `cloudunits <args>` in process, as src/cli/main.ts does; returns what it wrote on stderr, or throws its error. */
 async function cli(...args: string[]): Promise<string> {
-  const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-  try {
-    await yargs(args).command(generateCommand).strict().fail((msg, err) => {
-      throw err ?? new UsageError(msg);
-    }).parseAsync();
-    return write.mock.calls.map((c) => String(c[0])).join("");
-  } finally {
-    write.mockRestore();
-  }
+  const run = await inProcessCli([generateCommand], args);
+  if (run.error !== undefined) throw run.error;
+  return run.stderr;
 }
 
 describe("cloudunits generate", () => {
