@@ -151,7 +151,8 @@ describe("the windows a warehouse is read in", () => {
 
   it("are whole days from the period's start, as many as fit the row limit, and no day without data", async () => {
     const period = { start: BigInt(start), end: BigInt(end), account: null };
-    // one day each at the smallest limit: the day before 00:30 on day 2, the day of days 2-3 (its first 00:30 empty), day 3-4
+    // one day each at the smallest limit, days counted from 00:30: day 1's hours, day 3's 00:00 (day 2 held none), day 3's
+    // other hours; the fourth day, after the data, is not read
     expect(await dayWindows(warehouse.connection, period, "machine_facts", 1)).toEqual([
       [start, start + DAY], [start + DAY, start + 2 * DAY], [start + 2 * DAY, start + 3 * DAY],
     ]);
