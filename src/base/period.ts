@@ -59,3 +59,25 @@ export function paramTypes(): Record<string, DuckDBType> {
 export function paramValues(params: Period): Record<string, bigint | null> {
   return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
 }
+
+/**
+ * Consecutive steps of time (the `i`-th from `starts[i]`, ascending, `width` seconds long,
+ * holding `rows[i]` rows) gathered into runs `[from, to)` read by one query each: a run takes
+ * the next step while its rows stay within `limit`, and a step holding more is a run alone.
+ * A run spans the steps without rows between its own (they were not listed).
+ */
+export function runsWithin(starts: ArrayLike<number>, rows: ArrayLike<number>, width: number, limit: number): [number, number][] {
+  const runs: [number, number][] = [];
+  let held = 0;
+  for (let i = 0; i < starts.length; i++) {
+    const last = runs.at(-1);
+    if (last !== undefined && held + rows[i]! <= limit) {
+      last[1] = starts[i]! + width;
+      held += rows[i]!;
+    } else {
+      runs.push([starts[i]!, starts[i]! + width]);
+      held = rows[i]!;
+    }
+  }
+  return runs;
+}

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "../load/machineFacts.js";
 import type { BillingParams } from "./lines.js";
-import { paramTypes, periodSql } from "../base/period.js";
+import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
 import { withRoom } from "../base/growArray.js";
 
@@ -277,20 +277,7 @@ export async function dayWindows(
     SELECT day::DOUBLE AS day, sum(n)::DOUBLE AS n FROM (${perDay("account_hours")} UNION ALL ${perDay(table)})
     GROUP BY day ORDER BY day`, values) as [Float64Array, Float64Array];
   const start = Number(values.start);
-  const windows: [number, number][] = [];
-  let held = 0;
-  for (let i = 0; i < days.length; i++) {
-    const from = start + days[i]! * DAY_SECONDS;
-    const last = windows.at(-1);
-    if (last !== undefined && held + rows[i]! <= limit) {
-      last[1] = from + DAY_SECONDS;
-      held += rows[i]!;
-    } else {
-      windows.push([from, from + DAY_SECONDS]);
-      held = rows[i]!;
-    }
-  }
-  return windows;
+  return runsWithin(days.map((day) => start + day * DAY_SECONDS), rows, DAY_SECONDS, limit);
 }
 
 /** A text by its code in a dictionary read by `code`. */

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { runsWithin } from "../base/period.js";
 import { isoUtc } from "../base/time.js";
 import { readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import type { DataTable } from "./schema.js";
@@ -119,18 +120,7 @@ const NIC_ROWS_PER_QUERY = 100_000;
  */
 async function nicHourRuns(connection: DuckDBConnection, rowsPerRun: number): Promise<[number, number][]> {
   const hours = (await connection.runAndReadAll("SELECT hour_epoch, count(*) AS n FROM nics GROUP BY ALL ORDER BY ALL")).getRows();
-  const runs: [number, number][] = [];
-  let rows = 0;
-  for (const [hour, n] of hours) {
-    const hourEpoch = num(hour);
-    if (runs.length === 0 || rows + num(n) > rowsPerRun) {
-      runs.push([hourEpoch, hourEpoch + 3600]);
-      rows = 0;
-    }
-    runs[runs.length - 1]![1] = hourEpoch + 3600;
-    rows += num(n);
-  }
-  return runs;
+  return runsWithin(hours.map(([hour]) => num(hour)), hours.map(([, n]) => num(n)), 3600, rowsPerRun);
 }
 
 /** The order of NIC id collisions: account, hour, machine, then cloud space, gateway or not, NIC id (as the SQL orders them). */
