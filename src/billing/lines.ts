@@ -243,17 +243,15 @@ export async function billingPass(
   const resolved = resolveOptions(options);
   const splitAt = cutsWithin(options.splitAt, params);
   const alone = environmentOnly(levels);
-  let engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
   // the environment alone: from the facts grouped in the warehouse, where they answer to the bit
   // one account's levels: from the classes of its identical account-hours, weighted; grouped
   // queries run per part of the period: a period cut into days (the dashboard's) reads the facts once instead
   const grouped = splitAt.length <= MAX_GROUPED_CUTS && (alone || (params.accountId !== undefined && !levels.includes("environment")))
     && (await groupedReadable(connection, resolved.units))
     && (alone ? await addGroupedFacts(connection, params, resolved.units, splitAt, engine) : await addGroupedAccount(connection, params, resolved.units, splitAt, engine));
-  if (!grouped) {
-    engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, alone, splitAt);
-    for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
-  }
+  // a grouped road that does not answer has fed the engine nothing: the facts row by row
+  if (!grouped) for await (const facts of warehouseFacts(connection, params, resolved.units.externalNicType)) engine.add(facts);
   const lines = linesOf(engine.finish(), resolved, levels);
   return { lines, parts: partsOf(engine, params, splitAt, resolved, levels), seen: engine.seenData() };
 }
