@@ -116,6 +116,9 @@ const PERIODS: [string, BillingParams][] = [
   ["account 1 from 05:30", { start: OCT_1 + 5 * HOUR + 1800, end: OCT_1 + 20 * HOUR, accountId: 1 }],
 ];
 
+/** The turn of the pair (data set `name`, `rule`) in the matrix's rotations below. */
+const turn = (name: string, rule: string): number => DATASETS.indexOf(name) + RULES.findIndex(([r]) => r === rule);
+
 /**
  * Whether the matrix also bills data set `name` under `rule` on two worker threads. Each
  * threaded bill starts its workers anew (about a second of CPU here, where they load the
@@ -124,7 +127,7 @@ const PERIODS: [string, BillingParams][] = [
  * price cuts, where merging the threads' parts is hardest).
  */
 function threadedHere(name: string, rule: string): boolean {
-  return (DATASETS.indexOf(name) + RULES.findIndex(([r]) => r === rule)) % 3 === 0;
+  return turn(name, rule) % 3 === 0;
 }
 
 /**
@@ -134,7 +137,7 @@ function threadedHere(name: string, rule: string): boolean {
  * every data set every road (five rules, three roads).
  */
 function roadHere(name: string, rule: string, k: number): boolean {
-  return (DATASETS.indexOf(name) + RULES.findIndex(([r]) => r === rule) + k) % 3 === 0;
+  return (turn(name, rule) + k) % 3 === 0;
 }
 
 const DATASETS = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records", "exact sums, changing configurations"];
