@@ -1,0 +1,123 @@
+/**
+ * An issued document (an invoice or a credit note) as the register keeps it and as every renderer
+ * (PDF, UBL XML, the XLSX pack, the dashboard) reads it: all figures are already decided here, as
+ * decimal texts at the currency's decimals, so a document renders the same bytes from the register
+ * alone, whatever the warehouse, the price list or the code's rounding become later.
+ *
+ * Money texts are plain decimals (`"1105.23"`, `"-1105.23"` on a credit note, `"1200"` in JPY),
+ * never localized. Periods are half-open `[start, end)` in epoch seconds; what a customer reads
+ * (`1 Oct 2026 – 31 Oct 2026`) is the renderers' business.
+ */
+
+/** An EN 16931 VAT category (UNCL5305): standard, reverse charge, exempt, zero rated, outside the scope. */
+export type TaxCategory = "S" | "AE" | "E" | "Z" | "O";
+
+/** `invoice` (UNCL1001 380) or `creditNote` (381). */
+export type DocumentKind = "invoice" | "creditNote";
+
+/** A party of a document: the issuer (seller) or the customer (buyer). */
+export interface DocumentParty {
+  legalName: string;
+  /** Address lines, in order; the last line holds the postcode and city. */
+  address: string[];
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  vatId?: string;
+  /** Electronic address `<scheme>:<id>` (Peppol EAS code list), e.g. `9930:DE123456789`. */
+  peppolId?: string;
+}
+
+/** How a customer is taxed: one EN 16931 category, with its rate (S, Z) or exemption reason (E). */
+export interface CustomerTax {
+  category: TaxCategory;
+  /** The rate in percent as written in the config (`"19"`, `"7.7"`); `"0"` for AE, E, Z, O. */
+  ratePercent: string;
+  /** Why an exempt (E) customer pays no VAT: printed on the invoice and carried in the UBL. */
+  exemptionReason?: string;
+}
+
+/** One line of a document: a priced unit over one price period. */
+export interface DocumentLine {
+  /** The billing unit, `CU`, `SU`, ... */
+  unit: string;
+  /** Words a customer reads: `Compute units (CU)`; never a formula. */
+  description: string;
+  /** The price period, half-open, epoch seconds. */
+  start: number;
+  end: number;
+  /** The quantity as shown and multiplied (decimal text, negative on a credit note). */
+  quantity: string;
+  /** The unit of the quantity as a customer reads it, e.g. `CU-hours`, `TB`. */
+  quantityUnit: string;
+  /** The unit price as written in the price list (decimal text). */
+  unitPrice: string;
+  /** What the unit price is per, e.g. `CU-hour`, `SU-month`, `TB`. */
+  priceUnit: string;
+  /** quantity × unit price, rounded half-even at the currency's decimals (negative on a credit note). */
+  net: string;
+  taxCategory: TaxCategory;
+  taxRatePercent: string;
+}
+
+/** The tax of one category and rate: Σ of its lines' net × rate, rounded half-even at the currency's decimals. */
+export interface TaxLine {
+  category: TaxCategory;
+  ratePercent: string;
+  /** Σ of the category's line nets (decimal text). */
+  base: string;
+  amount: string;
+  exemptionReason?: string;
+}
+
+/** What a document was computed from: enough to know later whether the warehouse still agrees. */
+export interface DocumentBasis {
+  /** The account-hours billed (epoch seconds of each hour held in the period), ascending. */
+  hours: number[];
+  /** SHA-256 of each billed hour's files, in the order of `hours` (hex). */
+  hourSha256: string[];
+  /** SHA-256 of the price list's bytes and of the statement config's bytes (hex). */
+  pricesSha256: string;
+  statementSha256: string;
+  /** The rules in force: `cuRollup`, the units file's constants, as a plain object. */
+  rules: Record<string, unknown>;
+}
+
+/** An issued invoice or credit note: the record the register keeps and every renderer reads. */
+export interface InvoiceDocument {
+  number: string;
+  kind: DocumentKind;
+  accountId: number;
+  /** The billed period, half-open, epoch seconds. */
+  start: number;
+  end: number;
+  /** `YYYY-MM-DD`. */
+  issueDate: string;
+  dueDate: string;
+  currency: string;
+  /** The currency's decimals (2 for EUR, 0 for JPY). */
+  decimals: number;
+  issuer: DocumentParty;
+  customer: DocumentParty & {
+    /** The buyer reference (UBL BuyerReference): the config's `reference`, default the account id. */
+    reference: string;
+  };
+  lines: DocumentLine[];
+  taxes: TaxLine[];
+  /** Σ of the lines' net. */
+  net: string;
+  /** Σ of the tax lines' amounts. */
+  tax: string;
+  /** net + tax: the amount due. */
+  gross: string;
+  /** Legal mentions printed on the document (reverse charge, exemption reason, accepted missing hours). */
+  notes: string[];
+  /** Hours of the period accepted as missing (`--accept-missing`), epoch seconds, ascending. */
+  missingHours: number[];
+  /** On a credit note, and on the invoice that replaces a corrected one: the document it refers to. */
+  corrects?: { number: string; issueDate: string };
+  /** Why a correction was made (`invoices correct --reason`), on both the credit note and the new invoice. */
+  reason?: string;
+  /** Payment lines (bank, IBAN) from the statement config. */
+  payment: string[];
+  basis: DocumentBasis;
+}
