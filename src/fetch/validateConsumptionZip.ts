@@ -49,7 +49,7 @@ function unaskedHourError(hour: AccountHour, request: ConsumptionRequest, displa
  * A zip cut off before its central directory is a FetchError FETCH_TRUNCATED (worth a retry);
  * an entry of another account is a BadFileError FETCH_WRONG_ACCOUNT, of an hour not asked for
  * FETCH_WRONG_PERIOD; an archive with files but none at a consumption path is
- * FETCH_NO_CONSUMPTION; other damage keeps the reader's or the decoder's code (ZIP_*, CAPNP_*,
+ * FETCH_NO_CONSUMPTION; other damage keeps the reader's or the decoder's code (ARCHIVE_*, CAPNP_*,
  * INPUT_BAD_PATH).
  */
 export async function validateConsumptionZip(temporary: string, request: ConsumptionRequest, displayName: string): Promise<number> {
@@ -63,7 +63,7 @@ export async function validateConsumptionZip(temporary: string, request: Consump
       accountHours++;
     }
   } catch (error) {
-    if (error instanceof BadFileError && error.code === "ZIP_CORRUPT" && /end of central directory/i.test(error.reason)) {
+    if (error instanceof BadFileError && error.code === "ARCHIVE_CORRUPT" && /end of central directory/i.test(error.reason)) {
       throw new FetchError(
         "FETCH_TRUNCATED",
         `${displayName}: the downloaded archive ends before its central directory (the download was cut off); try again`,

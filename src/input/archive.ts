@@ -4,9 +4,9 @@ import { BadFileError } from "../base/errors.js";
 import { notARegularFile } from "./readSource.js";
 import type { InputLimits } from "./types.js";
 
-/** A file inside an archive, its name checked (no absolute path, no `..`). */
+/** A file inside an archive. */
 export interface ArchiveEntry {
-  /** The entry's name, as stored (forward slashes). */
+  /** The entry's name, as stored (forward slashes; `listEntries` checks it). */
   name: string;
   /** `archive!name`, for messages. */
   displayName: string;
@@ -22,8 +22,11 @@ export interface ArchiveEntry {
 export interface Archive<Entry extends ArchiveEntry = ArchiveEntry> {
   /** The archive's path as given, for messages. */
   readonly displayName: string;
-  /** Its entries, and the unsafe ones (bad names, overlaps, ...) as errors. */
-  list(): Promise<{ entries: Entry[]; bad: BadFileError[] }>;
+  /**
+   * Every entry (folders too), names as stored: the archive layer checks them (`listEntries`).
+   * An archive unsafe as a whole (a corrupt directory, overlapping entries) is a BadFileError.
+   */
+  list(): Promise<Entry[]>;
   /** Why `entry` cannot be read (its size, its ratio, its encryption, ...), or null. */
   check(entry: Entry, limits: Required<InputLimits>): BadFileError | null;
   /** The entry's bytes (size and checksum checked). */
@@ -79,7 +82,7 @@ export const ARCHIVE_KINDS: readonly ArchiveKind[] = [ZIP_KIND];
  */
 export async function openArchiveFile(path: string, displayName: string): Promise<{ handle: FileHandle; stats: Stats }> {
   const handle = await openFile(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
-    throw new BadFileError("ZIP_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
+    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
   });
   try {
     const stats = await handle.stat();
@@ -102,7 +105,7 @@ async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
     await handle.read(tail, 0, tail.length, stats.size - tail.length);
     return { head, tail };
   } catch (error) {
-    throw new BadFileError("ZIP_CORRUPT", displayName, `cannot read the archive (${(error as Error).message})`, { cause: error });
+    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `cannot read the archive (${(error as Error).message})`, { cause: error });
   } finally {
     await handle.close();
   }
@@ -119,7 +122,7 @@ export async function archiveKindOf(path: string, displayName: string, kinds: re
 
 /**
  * Opens the input file `path` as the archive kind its bytes show (`kinds`, default every kind
- * known). A file of no kind known is a BadFileError (code ZIP_CORRUPT: a zip is what the
+ * known). A file of no kind known is a BadFileError (code ARCHIVE_CORRUPT: a zip is what the
  * service serves) naming the kinds read.
  */
 export async function openArchive(
@@ -127,7 +130,45 @@ export async function openArchive(
 ): Promise<Archive> {
   const kind = await archiveKindOf(path, displayName, kinds);
   if (kind === null) {
-    throw new BadFileError("ZIP_CORRUPT", displayName, `not an archive of a kind read (${kinds.map((k) => k.name).join(", ")}): not a zip archive, nor a consumption file by its path`);
+    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `not an archive of a kind read (${kinds.map((k) => k.name).join(", ")}): not a zip archive, nor a consumption file by its path`);
   }
   return kind.open(path, displayName, limits);
+}
+
+/**
+ * Why an entry's name cannot be used as a path below the archive, or null: a NUL, a backslash
+ * (a Windows path that reads as one name on POSIX), an absolute path (`/x`, `C:x`), a `..` part.
+ */
+export function unsafeEntryName(name: string): string | null {
+  if (name.includes("\0")) return "a NUL character in the name";
+  if (name.includes("\\")) return "a backslash in the name";
+  if (/^\//.test(name) || /^[a-zA-Z]:/.test(name)) return "an absolute path";
+  if (name.split("/").includes("..")) return "a `..` part: a path out of the archive";
+  return null;
+}
+
+/**
+ * The entries of an archive of any kind that may be read, and those that may not as errors:
+ * an unsafe name (`unsafeEntryName`, ARCHIVE_UNSAFE_NAME), a name held twice
+ * (ARCHIVE_DUPLICATE, reported once, and no copy read: which one a tool reads differs).
+ * Folder entries (names ending in `/`) are left out.
+ */
+export async function listEntries<Entry extends ArchiveEntry>(archive: Archive<Entry>): Promise<{ entries: Entry[]; bad: BadFileError[] }> {
+  const bad: BadFileError[] = [];
+  const seen = new Map<string, Entry | null>();
+  for (const entry of await archive.list()) {
+    const unsafe = unsafeEntryName(entry.name);
+    if (unsafe !== null) {
+      bad.push(new BadFileError("ARCHIVE_UNSAFE_NAME", entry.displayName, `unsafe entry name (${unsafe}); the entry is not read`));
+      continue;
+    }
+    if (entry.name.endsWith("/")) continue;
+    if (!seen.has(entry.name)) {
+      seen.set(entry.name, entry);
+    } else if (seen.get(entry.name)) {
+      bad.push(new BadFileError("ARCHIVE_DUPLICATE", entry.displayName, "the archive holds this entry name more than once; none of them is read"));
+      seen.set(entry.name, null);
+    }
+  }
+  return { entries: [...seen.values()].filter((entry): entry is Entry => entry !== null), bad };
 }

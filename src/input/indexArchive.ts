@@ -1,6 +1,6 @@
 import { BadFileError } from "../base/errors.js";
 import type { IndexContext, IndexedSource } from "./indexInputs.js";
-import { openArchive, type Archive, type ArchiveKind } from "./archive.js";
+import { listEntries, openArchive, type Archive, type ArchiveKind } from "./archive.js";
 import { isSyncthingCopy } from "./syncthingCopies.js";
 
 /**
@@ -33,7 +33,7 @@ export async function indexArchive(
   };
   let listing;
   try {
-    listing = await archive.list();
+    listing = await listEntries(archive);
   } catch (error) {
     return closeAndReport(error);
   }
@@ -66,7 +66,7 @@ export async function indexArchive(
   if (totalBytes > limits.maxTotalBytes) {
     return closeAndReport(
       new BadFileError(
-        "ZIP_TOO_LARGE",
+        "ARCHIVE_TOO_LARGE",
         displayName,
         `its consumption files declare ${totalBytes} bytes in all, more than the limit of ${limits.maxTotalBytes} (raise maxTotalBytes if the archive is trusted)`,
       ),

@@ -147,7 +147,7 @@ function tooLargeHour(group: IndexedSource[], bytes: number, maxBytes: number): 
  * into memory, never extracted to disk.
  *
  * Files that are not at a consumption path are ignored and counted in `summary`. Bad files (an
- * impossible path: `INPUT_BAD_PATH`; an unsafe or damaged zip entry: `ZIP_*`; an unreadable
+ * impossible path: `INPUT_BAD_PATH`; an unsafe or damaged zip entry: `ARCHIVE_*`; an unreadable
  * file) throw their BadFileError at the first one, or, with `options.onBadFile`, are reported
  * and left out while reading goes on (an account-hour with none of its files left is not
  * yielded). An input path that does not exist throws a UsageError before anything is read.

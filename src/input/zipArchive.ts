@@ -16,9 +16,9 @@ const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 /** General purpose flags: bit 0, encrypted; bit 6, strong encryption. */
 const ENCRYPTED_FLAGS = 0x0041;
 
-/** A file entry of a zip archive's central directory, with its checked, decoded name. */
+/** An entry of a zip archive's central directory, with its decoded name. */
 export interface ZipEntry {
-  /** The entry's name, as stored (forward slashes, never absolute, never `..`). */
+  /** The entry's name, as stored. */
   name: string;
   /** `archive!name`, for messages. */
   displayName: string;
@@ -27,19 +27,13 @@ export interface ZipEntry {
   raw: CentralRecord;
 }
 
-/** What the central directory holds: safe file entries, and the unsafe ones as errors. */
-export interface ZipListing {
-  entries: ZipEntry[];
-  bad: BadFileError[];
-}
-
 /**
  * An open zip archive. Names and sizes come from the central directory only, read to its end
  * and checked against the one end record; entries are read into memory on demand, never
- * extracted by path. Checks every name (no absolute path, no `..`, no backslash, no duplicate),
- * that no two entries overlap, and, when read, the declared size and the CRC. An entry that is
- * bad on its own (its name, its encryption, its method, its size) is refused alone. The archive
- * owns one file descriptor until `close()`.
+ * extracted by path. Checks that no two entries overlap, and, when read, the declared size and
+ * the CRC (names are the archive layer's: `listEntries`). An entry that is bad on its own (its
+ * encryption, its method, its size) is refused alone. The archive owns one file descriptor
+ * until `close()`.
  */
 export class ZipArchive implements Archive<ZipEntry> {
   private open = true;
@@ -65,7 +59,7 @@ export class ZipArchive implements Archive<ZipEntry> {
       const end = await readEndRecord(reader, displayName);
       if (end.entryCount > limits.maxEntries) {
         throw new BadFileError(
-          "ZIP_TOO_MANY_ENTRIES",
+          "ARCHIVE_TOO_MANY_ENTRIES",
           displayName,
           `${end.entryCount} entries, more than the limit of ${limits.maxEntries} (raise maxEntries if the archive is trusted)`,
         );
@@ -74,79 +68,60 @@ export class ZipArchive implements Archive<ZipEntry> {
     } catch (error) {
       await handle.close();
       if (error instanceof BadFileError) throw error;
-      throw new BadFileError("ZIP_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, { cause: error });
+      throw new BadFileError("ARCHIVE_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, { cause: error });
     }
   }
 
   /**
-   * Reads the central directory. A corrupt directory, one that disagrees with the end record,
-   * or entries that overlap are a BadFileError for the whole archive.
+   * Reads the central directory: every entry, directories too, its name decoded (the archive
+   * layer checks names: `listEntries`). A corrupt directory, one that disagrees with the end
+   * record, or entries that overlap are a BadFileError for the whole archive.
    */
-  async list(): Promise<ZipListing> {
+  async list(): Promise<ZipEntry[]> {
     const entries: ZipEntry[] = [];
-    const bad: BadFileError[] = [];
-    const records: CentralRecord[] = [];
-    const seen = new Map<string, ZipEntry | null>();
     try {
       for await (const raw of readCentralDirectory(this.reader, this.end, this.displayName, this.limits.maxEntries)) {
-        records.push(raw);
         const name = yauzl.getFileNameLowLevel(raw.flags, raw.nameRaw, raw.extraFields, true);
-        const displayName = `${this.displayName}!${name}`;
-        const unsafe = name.includes("\0") ? "NUL character in the name" : yauzl.validateFileName(name);
-        if (unsafe !== null) {
-          bad.push(new BadFileError("ZIP_UNSAFE_NAME", displayName, `unsafe entry name (${unsafe}); the entry is not read`));
-          continue;
-        }
-        if (name.endsWith("/")) continue; // a directory entry
-        if (seen.has(name)) {
-          if (seen.get(name)) {
-            bad.push(new BadFileError("ZIP_DUPLICATE", displayName, "the archive holds this entry name more than once; none of them is read"));
-            seen.set(name, null); // reported once; every copy is left out below
-          }
-          continue;
-        }
-        const entry: ZipEntry = { name, displayName, sizeBytes: raw.uncompressedSize, raw };
-        seen.set(name, entry);
-        entries.push(entry);
+        entries.push({ name, displayName: `${this.displayName}!${name}`, sizeBytes: raw.uncompressedSize, raw });
       }
     } catch (error) {
       if (error instanceof BadFileError) throw error;
-      throw new BadFileError("ZIP_CORRUPT", this.displayName, `corrupt central directory (${(error as Error).message})`, { cause: error });
+      throw new BadFileError("ARCHIVE_CORRUPT", this.displayName, `corrupt central directory (${(error as Error).message})`, { cause: error });
     }
-    const overlap = firstOverlap(records, this.end.directoryStart);
+    const overlap = firstOverlap(entries.map((entry) => entry.raw), this.end.directoryStart);
     if (overlap) {
       const [first, second] = overlap;
       const name = (record: CentralRecord) => JSON.stringify(yauzl.getFileNameLowLevel(record.flags, record.nameRaw, record.extraFields, true));
       throw new BadFileError(
-        "ZIP_OVERLAP",
+        "ARCHIVE_OVERLAP",
         this.displayName,
         second
           ? `entries ${name(first)} and ${name(second)} overlap (at bytes ${first.localHeaderOffset} and ${second.localHeaderOffset}, the first declaring ${first.compressedSize} compressed bytes): a crafted archive (a zip bomb?); nothing in it is read`
           : `entry ${name(first)} runs into the central directory: a crafted archive; nothing in it is read`,
       );
     }
-    return { entries: entries.filter((entry) => seen.get(entry.name) !== null), bad };
+    return entries;
   }
 
   /** Why `entry` must not be read (too large, bomb ratio, lying stored size, unsupported), or null. */
   check(entry: ZipEntry, limits: Required<InputLimits>): BadFileError | null {
     const { raw, displayName } = entry;
     if (raw.flags & ENCRYPTED_FLAGS) {
-      return new BadFileError("ZIP_CORRUPT", displayName, `${raw.flags & 0x0040 ? "strongly " : ""}encrypted entry, not supported`);
+      return new BadFileError("ARCHIVE_CORRUPT", displayName, `${raw.flags & 0x0040 ? "strongly " : ""}encrypted entry, not supported`);
     }
     if (raw.method !== 0 && raw.method !== 8) {
-      return new BadFileError("ZIP_CORRUPT", displayName, `unsupported compression method ${raw.method} (use deflate or store)`);
+      return new BadFileError("ARCHIVE_CORRUPT", displayName, `unsupported compression method ${raw.method} (use deflate or store)`);
     }
     if (raw.uncompressedSize > limits.maxEntryBytes || raw.compressedSize > limits.maxEntryBytes) {
       return new BadFileError(
-        "ZIP_TOO_LARGE",
+        "ARCHIVE_TOO_LARGE",
         displayName,
         `declares ${Math.max(raw.uncompressedSize, raw.compressedSize)} bytes, more than the limit of ${limits.maxEntryBytes} (raise maxEntryBytes if the file is trusted)`,
       );
     }
     if (raw.method === 0 && raw.compressedSize !== raw.uncompressedSize) {
       return new BadFileError(
-        "ZIP_SIZE_MISMATCH",
+        "ARCHIVE_SIZE_MISMATCH",
         displayName,
         `stored entry declares ${raw.uncompressedSize} bytes but holds ${raw.compressedSize}`,
       );
@@ -154,7 +129,7 @@ export class ZipArchive implements Archive<ZipEntry> {
     if (raw.uncompressedSize > raw.compressedSize * limits.maxCompressionRatio) {
       const ratio = raw.compressedSize === 0 ? "∞" : (raw.uncompressedSize / raw.compressedSize).toFixed(0);
       return new BadFileError(
-        "ZIP_RATIO",
+        "ARCHIVE_RATIO",
         displayName,
         `compression ratio ${ratio} (${raw.uncompressedSize} from ${raw.compressedSize} bytes) is over the limit of ${limits.maxCompressionRatio}: a zip bomb?`,
       );
@@ -177,13 +152,13 @@ export class ZipArchive implements Archive<ZipEntry> {
       else bytes = await inflateRawAsync(compressed, { maxOutputLength: declared + 1 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-        throw new BadFileError("ZIP_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
+        throw new BadFileError("ARCHIVE_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
       }
-      throw new BadFileError("ZIP_CORRUPT", displayName, `unreadable entry (${(error as Error).message})`, { cause: error });
+      throw new BadFileError("ARCHIVE_CORRUPT", displayName, `unreadable entry (${(error as Error).message})`, { cause: error });
     }
     if (bytes.length !== declared) {
       throw new BadFileError(
-        "ZIP_SIZE_MISMATCH",
+        "ARCHIVE_SIZE_MISMATCH",
         displayName,
         bytes.length > declared ? `holds more than the ${declared} bytes it declares` : `holds ${bytes.length} bytes but declares ${declared}`,
       );
@@ -191,7 +166,7 @@ export class ZipArchive implements Archive<ZipEntry> {
     const crc = crc32(bytes);
     if (crc !== raw.crc32) {
       throw new BadFileError(
-        "ZIP_CRC",
+        "ARCHIVE_CHECKSUM",
         displayName,
         `CRC-32 is ${hex(crc)} but the archive declares ${hex(raw.crc32)}: the archive is damaged`,
       );

@@ -38,13 +38,14 @@ export interface CentralRecord {
 
 /**
  * Finds the archive's end-of-central-directory record: the one whose comment runs to the end of
- * the file, searched backwards over the largest possible comment. Refuses (ZIP_CORRUPT, naming
+ * the file, searched backwards over the largest possible comment. Refuses (ARCHIVE_CORRUPT, naming
  * `displayName`) an archive without one, one whose comment holds a second such record (tools
  * would read two different archives: a fake record read it as empty), and one whose record
- * does not end where its central directory ends (a multi-disk archive, data after it).
+ * does not end where its central directory ends (data after it), and a multi-disk archive (by
+ * the zip64 record's disk numbers when there is one: the classic record's may then be 0xFFFF).
  */
 export async function readEndRecord(reader: BlockReader, displayName: string): Promise<EndRecord> {
-  const corrupt = (reason: string) => new BadFileError("ZIP_CORRUPT", displayName, reason);
+  const corrupt = (reason: string) => new BadFileError("ARCHIVE_CORRUPT", displayName, reason);
   const tailBytes = Math.min(reader.fileBytes, ZIP64_LOCATOR_BYTES + END_BYTES + MAX_COMMENT_BYTES);
   const tailStart = reader.fileBytes - tailBytes;
   const tail = Buffer.from(await reader.read(tailStart, tailBytes));
@@ -61,7 +62,8 @@ export async function readEndRecord(reader: BlockReader, displayName: string): P
   }
   const at = found[0]!;
   const end = tail.subarray(at);
-  if (end.readUInt16LE(4) !== 0 || end.readUInt16LE(6) !== 0) throw corrupt("a multi-disk (split) archive, not supported");
+  const multiDisk = () => corrupt("a multi-disk (split) archive, not supported");
+  const classicDisks = [end.readUInt16LE(4), end.readUInt16LE(6)];
   let entryCount = end.readUInt16LE(10);
   let directoryBytes = end.readUInt32LE(12);
   let directoryStart = end.readUInt32LE(16);
@@ -73,10 +75,17 @@ export async function readEndRecord(reader: BlockReader, displayName: string): P
     if (zip64.length < ZIP64_END_BYTES || zip64.readUInt32LE(0) !== ZIP64_END_SIGNATURE) {
       throw corrupt(`no zip64 end-of-central-directory record at byte ${zip64At}, where the zip64 locator points`);
     }
+    // With zip64, a classic field may hold 0xFFFF ("see the zip64 record"), the disk numbers
+    // too: the zip64 record's and its locator's say whether the archive spans disks.
+    if (classicDisks.some((disk) => disk !== 0 && disk !== 0xffff)) throw multiDisk();
+    const zip64Disks = [zip64.readUInt32LE(16), zip64.readUInt32LE(20), tail.readUInt32LE(locator + 4)];
+    if (zip64Disks.some((disk) => disk !== 0) || tail.readUInt32LE(locator + 16) > 1) throw multiDisk();
     entryCount = Number(zip64.readBigUInt64LE(32));
     directoryBytes = Number(zip64.readBigUInt64LE(40));
     directoryStart = Number(zip64.readBigUInt64LE(48));
     directoryEnd = zip64At;
+  } else if (classicDisks.some((disk) => disk !== 0)) {
+    throw multiDisk();
   }
   if (directoryStart + directoryBytes !== directoryEnd) {
     throw corrupt(
@@ -89,13 +98,13 @@ export async function readEndRecord(reader: BlockReader, displayName: string): P
 /**
  * The records of the central directory, in order, read to its very end: a record cut off or
  * without its signature, or a count of records other than the end record's (a count of 1 for
- * 2 entries read half the archive; 70,000 entries without zip64 read as 4,464) is ZIP_CORRUPT
- * for the whole archive. More than `maxEntries` records stop the reading (ZIP_TOO_MANY_ENTRIES).
+ * 2 entries read half the archive; 70,000 entries without zip64 read as 4,464) is ARCHIVE_CORRUPT
+ * for the whole archive. More than `maxEntries` records stop the reading (ARCHIVE_TOO_MANY_ENTRIES).
  */
 export async function* readCentralDirectory(
   reader: BlockReader, end: EndRecord, displayName: string, maxEntries: number,
 ): AsyncGenerator<CentralRecord> {
-  const corrupt = (reason: string) => new BadFileError("ZIP_CORRUPT", displayName, `corrupt central directory (${reason})`);
+  const corrupt = (reason: string) => new BadFileError("ARCHIVE_CORRUPT", displayName, `corrupt central directory (${reason})`);
   let position = end.directoryStart;
   let count = 0;
   while (position < end.directoryEnd) {
@@ -104,7 +113,7 @@ export async function* readCentralDirectory(
     if (header.readUInt32LE(0) !== CENTRAL_SIGNATURE) throw corrupt(`no record signature at byte ${position}`);
     if (++count > maxEntries) {
       throw new BadFileError(
-        "ZIP_TOO_MANY_ENTRIES",
+        "ARCHIVE_TOO_MANY_ENTRIES",
         displayName,
         `more than ${maxEntries} entries, the limit (raise maxEntries if the archive is trusted)`,
       );

@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS files (
   loaded_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
   status         VARCHAR NOT NULL,     -- see FILE_STATUSES
   reason         VARCHAR,              -- why rejected, superseded or a duplicate
-  code           VARCHAR,              -- stable error code of a rejected file (CAPNP_..., ZIP_..., CONFLICT)
+  code           VARCHAR,              -- stable error code of a rejected file (CAPNP_..., ARCHIVE_..., CONFLICT)
   run_id         BIGINT                -- the load that recorded this row (runs.run_id)
 );
 

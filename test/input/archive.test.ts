@@ -22,9 +22,9 @@ const TOY_KIND: ArchiveKind = {
     });
     return {
       displayName,
-      list: async () => ({ entries, bad: [] }),
+      list: async () => entries,
       check: (entry: ArchiveEntry, limits) =>
-        entry.sizeBytes > limits.maxEntryBytes ? new BadFileError("ZIP_ENTRY_TOO_LARGE", entry.displayName, "too large") : null,
+        entry.sizeBytes > limits.maxEntryBytes ? new BadFileError("ARCHIVE_TOO_LARGE", entry.displayName, "too large") : null,
       read: async (entry: ArchiveEntry) => new Uint8Array(Buffer.from(entries.find((e) => e.name === entry.name)!.data, "base64")),
       close: async () => {},
     };
@@ -52,6 +52,23 @@ describe("an archive kind", () => {
       [7, 1790816400, `${toy}!7/2026/10/1/1/account_capnp.bin`, [4, 5]],
     ]);
     expect(reader.summary.ignoredPaths).toBe(1);
+  });
+
+  it("gets the archive layer's name checks: an unsafe or repeated entry name is refused, the other entries read", async () => {
+    const toy = join(dir, "hostile.toy");
+    const entry = (name: string) => `${name}\t${Buffer.from([9]).toString("base64")}\n`;
+    const good = "7/2026/10/1/0/account_capnp.bin";
+    const twice = "7/2026/10/1/2/account_capnp.bin";
+    await writeFile(toy, MAGIC + entry(`../${good}`) + entry(`/${good}`) + entry(twice) + entry(good) + entry(twice));
+    const bad: BadFileError[] = [];
+    const names: string[] = [];
+    for await (const h of readAccountHours([toy], { archiveKinds: [TOY_KIND], onBadFile: (e) => bad.push(e) })) names.push(...h.sources.map((s) => s.entry!));
+    expect(names).toEqual([good]);
+    expect(bad.map((e) => [e.code, e.file])).toEqual([
+      ["ARCHIVE_UNSAFE_NAME", `${toy}!../${good}`],
+      ["ARCHIVE_UNSAFE_NAME", `${toy}!/${good}`],
+      ["ARCHIVE_DUPLICATE", `${toy}!${twice}`],
+    ]);
   });
 
   it("is chosen by bytes, not by name: without the toy kind, the same file is refused as no archive known", async () => {

@@ -233,7 +233,7 @@ describe("readAccountHours on zip archives", () => {
     await writeFile(notZip, "<html>login required</html>");
     const error = await collect([notZip]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadFileError);
-    expect((error as BadFileError).code).toBe("ZIP_CORRUPT");
+    expect((error as BadFileError).code).toBe("ARCHIVE_CORRUPT");
     expect((error as BadFileError).file).toBe(notZip);
   });
 
@@ -249,7 +249,7 @@ describe("readAccountHours on zip archives", () => {
     const bad: BadFileError[] = [];
     const { hours } = await collect([truncated, good], dir, { onBadFile: (e) => bad.push(e) });
     expect(hours.map((h) => h[0])).toEqual([7, 7]);
-    expect(bad.map((e) => [e.code, e.file])).toEqual([["ZIP_CORRUPT", truncated]]);
+    expect(bad.map((e) => [e.code, e.file])).toEqual([["ARCHIVE_CORRUPT", truncated]]);
   });
 
   it("reads the zips found in an input folder (as fetch writes them into one), each once, beside its tree files", async () => {
@@ -290,7 +290,7 @@ describe("readAccountHours on zip archives", () => {
     const bad: BadFileError[] = [];
     const { hours, summary } = await collect([join(dir, "dl")], dir, { onBadFile: (e) => bad.push(e) });
     expect(hours).toEqual([[7, "2026-11-05T07:00:00.000Z", ["/dl/good.zip!7/2026/11/5/7/account_capnp.bin"]]]);
-    expect(bad.map((e) => [e.code, e.file.replace(dir, "")])).toEqual([["ZIP_CORRUPT", "/dl/cut.zip"]]);
+    expect(bad.map((e) => [e.code, e.file.replace(dir, "")])).toEqual([["ARCHIVE_CORRUPT", "/dl/cut.zip"]]);
     expect(summary.ignoredPaths).toBe(0);
   });
 });
@@ -474,7 +474,7 @@ describe("readAccountHours releases files", () => {
     const error = await (async () => {
       for await (const h of readAccountHours([zip, join(dir, "other.zip")])) seen.push(h.hourEpoch);
     })().catch((e: unknown) => e);
-    expect((error as BadFileError).code).toBe("ZIP_CRC");
+    expect((error as BadFileError).code).toBe("ARCHIVE_CHECKSUM");
     expect(seen).toEqual([hour(2026, 1, 1, 0)]);
     expect(openFds()).toBe(before);
   });

@@ -64,6 +64,12 @@ export interface RawEnd {
   entryCount?: number;
   /** The archive comment (default none). */
   comment?: Buffer;
+  /**
+   * Write a zip64 end record and its locator, the classic end record's fields all saturated
+   * (0xFFFF, 0xFFFFFFFF: "see the zip64 record"), as tools do for large archives. `disk`: the
+   * zip64 record's disk numbers (default 0: one disk).
+   */
+  zip64?: { disk?: number };
 }
 
 /**
@@ -117,7 +123,26 @@ export function rawZip(entries: RawEntry[], endRecord: RawEnd = {}): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   end.writeUInt16LE(comment.length, 20);
-  return Buffer.concat([...locals, directory, end, comment]);
+  if (!endRecord.zip64) return Buffer.concat([...locals, directory, end, comment]);
+  const disk = endRecord.zip64.disk ?? 0;
+  const zip64 = Buffer.alloc(56);
+  zip64.writeUInt32LE(0x06064b50, 0);
+  zip64.writeBigUInt64LE(44n, 4); // the record's size after this field
+  zip64.writeUInt16LE(45, 12);
+  zip64.writeUInt16LE(45, 14);
+  zip64.writeUInt32LE(disk, 16); // this disk
+  zip64.writeUInt32LE(disk, 20); // the disk where the central directory starts
+  zip64.writeBigUInt64LE(BigInt(endRecord.entryCount ?? entries.length), 24);
+  zip64.writeBigUInt64LE(BigInt(endRecord.entryCount ?? entries.length), 32);
+  zip64.writeBigUInt64LE(BigInt(directory.length), 40);
+  zip64.writeBigUInt64LE(BigInt(offset), 48);
+  const locator = Buffer.alloc(20);
+  locator.writeUInt32LE(0x07064b50, 0);
+  locator.writeUInt32LE(disk, 4);
+  locator.writeBigUInt64LE(BigInt(offset + directory.length), 8);
+  locator.writeUInt32LE(disk + 1, 16); // disks in all
+  end.fill(0xff, 4, 20); // every classic field: "in the zip64 record"
+  return Buffer.concat([...locals, directory, zip64, locator, end, comment]);
 }
 
 /** Open file descriptors of this process. */

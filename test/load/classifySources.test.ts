@@ -151,11 +151,11 @@ describe("a bad zip entry of a split hour", () => {
   it("rejects the hour, naming the entry, instead of loading it without that cloud space; a good copy elsewhere fills it", async () => {
     const { zip, bad, other } = zipWithBadEntry();
     const errors = await errorsOf(openWarehouse([zip]));
-    expect(errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["ZIP_CRC", bad]]);
+    expect(errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["ARCHIVE_CHECKSUM", bad]]);
     const w = await openWarehouse([zip], { skipBad: true });
     try {
       expect(w.load.skipped.map((s) => [s.file, s.code, s.reason.startsWith("not loaded") ? "not loaded" : "own"])).toEqual([
-        [bad, "ZIP_CRC", "own"], [other, "ZIP_CRC", "not loaded"],
+        [bad, "ARCHIVE_CHECKSUM", "own"], [other, "ARCHIVE_CHECKSUM", "not loaded"],
       ]);
       expect(w.load.accountHours).toBe(DATA.hours - 1);
       expect((await w.connection.runAndReadAll(`SELECT count(*)::INT AS n FROM machines WHERE hour_epoch = ${HOUR}`)).getRowObjectsJson()).toEqual([{ n: 0 }]);
@@ -165,7 +165,7 @@ describe("a bad zip entry of a split hour", () => {
     const copy = damagedCopy(split, "split-good-copy", (b) => b, bad.slice(bad.lastIndexOf("/") + 1));
     const filled = await openWarehouse([zip, copy], { skipBad: true });
     try {
-      expect(filled.load.skipped.map((s) => [s.file, s.code])).toEqual([[bad, "ZIP_CRC"]]);
+      expect(filled.load.skipped.map((s) => [s.file, s.code])).toEqual([[bad, "ARCHIVE_CHECKSUM"]]);
       expect(await loaded(filled)).toEqual(await reference([split]));
     } finally {
       filled.close();

@@ -83,7 +83,7 @@ describe("loading account-hours", () => {
   });
 
   it("collects every unreadable file, from the reader and the decoder, instead of stopping at the first", async () => {
-    const zipError = new BadFileError("ZIP_CRC", "x.zip!7/1970/1/1/3/account_capnp.bin", "CRC mismatch");
+    const zipError = new BadFileError("ARCHIVE_CHECKSUM", "x.zip!7/1970/1/1/3/account_capnp.bin", "CRC mismatch");
     const outcome = await load([
       hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
       hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
