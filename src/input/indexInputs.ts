@@ -1,19 +1,12 @@
-import { statSync } from "node:fs";
-import { realpath, stat } from "node:fs/promises";
-import { basename, relative as relativePath, resolve, sep } from "node:path";
-import { BadFileError, UsageError } from "../base/errors.js";
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { UsageError, type BadFileError } from "../base/errors.js";
 import { resolveLimits } from "./limits.js";
-import { parseConsumptionPath, type ConsumptionPath } from "./parseConsumptionPath.js";
-import type { AccountHourSelection, InputLimits, ListOptions, SourceLocation } from "./types.js";
-import { walkTree } from "./walkTree.js";
-import { indexArchive } from "./indexArchive.js";
-import { inPeriod } from "../base/period.js";
-import { tooLargeFile, unreadableFile } from "./readSource.js";
-import { SourceTable } from "./sourceTable.js";
-import { archiveKindOf, type Archive, type ArchiveEntry, type ArchiveKind } from "./archive.js";
-
-/** How many ignored paths the summary shows by name. */
-const IGNORED_EXAMPLES = 5;
+import type { ConsumptionPath } from "./parseConsumptionPath.js";
+import type { InputLimits, ListOptions, SourceLocation } from "./types.js";
+import type { SourceTable } from "./sourceTable.js";
+import type { Archive, ArchiveEntry } from "./archive.js";
+import { InputIndexer } from "./inputIndexer.js";
 
 /** One file of the index: where it is, and which account-hour it belongs to. */
 export interface IndexedSource {
@@ -67,14 +60,34 @@ export interface InputIndex {
  * `options.onBadFile`, or the first one throws (after closing what was opened).
  */
 export async function indexInputs(inputs: string[], options: ListOptions = {}): Promise<InputIndex> {
-  const limits = resolveLimits(options);
   const kinds = await Promise.all(inputs.map((input) => inputKind(input)));
-  const archives: Archive[] = [];
-  const table = new SourceTable();
-  const seenArchives = new Set<string>();
-  let order: Uint32Array = new Uint32Array(0);
-  let duplicate: Uint8Array = new Uint8Array(0);
-  const index: InputIndex = {
+  const indexer = new InputIndexer(resolveLimits(options), options);
+  try {
+    for (const [i, path] of inputs.entries()) {
+      const input = options.inputNames?.[i] ?? path;
+      if (kinds[i] === "dir") await indexer.addTree(resolve(path), input);
+      else await indexer.addFile(resolve(path), input);
+    }
+  } catch (error) {
+    await indexer.close();
+    throw error;
+  }
+  return indexOf(indexer);
+}
+
+/** The index of what `indexer` found: its files sorted into account-hours, each tree file once. */
+function indexOf(indexer: InputIndexer): InputIndex {
+  const { table, counts } = indexer;
+  const order = table.sorted();
+  const duplicate = duplicateFiles(table, order);
+  let filesTotal = 0;
+  let bytesTotal = 0;
+  for (let i = 0; i < table.length; i++) {
+    if (duplicate[i]) continue;
+    filesTotal++;
+    bytesTotal += table.sizeBytes(i);
+  }
+  return {
     groups: function* () {
       for (const rows of accountHours(table, order)) {
         const group: IndexedSource[] = [];
@@ -82,163 +95,12 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
         yield group;
       }
     },
-    filesTotal: 0,
-    bytesTotal: 0,
-    ignoredPaths: 0,
-    ignoredExamples: [],
-    syncthingCopies: [],
-    badFiles: 0,
-    limits,
-    close: async () => {
-      await Promise.all(archives.splice(0).map((archive) => archive.close()));
-    },
+    filesTotal,
+    bytesTotal,
+    ...counts,
+    limits: indexer.limits,
+    close: () => indexer.close(),
   };
-
-  const report = (error: BadFileError) => {
-    if (!options.onBadFile) throw error;
-    index.badFiles++;
-    options.onBadFile(error);
-  };
-  const ignore = (displayName: string) => {
-    index.ignoredPaths++;
-    if (index.ignoredExamples.length < IGNORED_EXAMPLES) index.ignoredExamples.push(displayName);
-  };
-  const syncthing = (displayName: string) => {
-    index.syncthingCopies.push(displayName);
-  };
-  const selected = selection(options.select);
-  const parse = (path: string, displayName: string): ConsumptionPath | "ignored" | "bad" | "unselected" => {
-    try {
-      const parsed = parseConsumptionPath(path, displayName);
-      if (parsed === null) return "ignored";
-      return selected(parsed) ? parsed : "unselected";
-    } catch (error) {
-      if (!(error instanceof BadFileError)) throw error;
-      report(error);
-      return "bad";
-    }
-  };
-  const packed = (parsed: ConsumptionPath) => options.packed === true || parsed.packed;
-  const location = (parsed: ConsumptionPath, displayName: string, sizeBytes: number): SourceLocation => ({
-    name: displayName, root: parsed.root, packed: packed(parsed), sizeBytes,
-  });
-
-  /** Adds a tree file below `root` (`relative` to it), sized with a `stat`. */
-  const addTreeFile = (root: number, path: string, relative: string, displayName: string, parsed: ConsumptionPath) => {
-    let sizeBytes: number;
-    try {
-      sizeBytes = statSync(path).size;
-    } catch (error) {
-      report(unreadableFile(displayName, error));
-      return;
-    }
-    if (sizeBytes > limits.maxEntryBytes) report(tooLargeFile(displayName, sizeBytes, limits.maxEntryBytes));
-    else table.addTreeFile(root, relative, parsed, packed(parsed), sizeBytes);
-  };
-
-  /** Something that is not a file: named when at a consumption path (it cannot be read), else ignored. */
-  const notAFile = (path: string, displayName: string, what: string) => {
-    const parsed = parse(path, displayName);
-    if (parsed === "ignored") ignore(displayName);
-    else if (typeof parsed !== "string") report(new BadFileError("INPUT_NOT_A_FILE", displayName, `${what}, not a regular file: it cannot be read`));
-  };
-  /** A link out of the input folder (never followed): named when it may hold consumption files, else ignored. */
-  const linkOutside = (path: string, displayName: string, target: string, folder: boolean, input: string) => {
-    const parsed = folder ? null : parse(path, displayName);
-    if (parsed === "ignored") ignore(displayName);
-    else if (typeof parsed !== "string") {
-      report(new BadFileError(
-        "INPUT_LINK_OUTSIDE",
-        displayName,
-        `a symbolic link to ${target}, outside ${input}: links are followed only within the input folder (give ${target} as an input of its own)`,
-      ));
-    }
-  };
-
-  /**
-   * Indexes an archive: given as an input (`kinds`: every kind the options read), or found in
-   * an input folder (`kinds`: the one its bytes showed). A found archive holding no
-   * consumption file (a workbook saved beside the data, say) counts as one ignored file,
-   * not as each of its entries.
-   */
-  const addArchive = async (path: string, displayName: string, kinds: readonly ArchiveKind[] | undefined, found: boolean) => {
-    const real = await realpath(path);
-    if (seenArchives.has(real)) return;
-    seenArchives.add(real);
-    const ignoredEntries: string[] = [];
-    const badBefore = index.badFiles;
-    const context = { limits, parse, location, report, ignore: found ? (name: string) => void ignoredEntries.push(name) : ignore, syncthing };
-    const indexed = await indexArchive(path, displayName, context, kinds);
-    if (!indexed) {
-      if (found && index.badFiles === badBefore) ignore(displayName);
-      return;
-    }
-    ignoredEntries.forEach(ignore);
-    archives.push(indexed.archive);
-    for (const source of indexed.sources) table.addZipSource(source);
-  };
-
-  /**
-   * A file in an input folder that is not at a consumption path: read as an archive when its
-   * bytes are one of a kind read (the zips `fetch` writes into a folder, say), else ignored.
-   * Hidden files (`.name`: a download still in progress is `.<name>.part-...`) and files that
-   * cannot be opened are ignored without a look.
-   */
-  const addFolderFile = async (path: string, displayName: string) => {
-    if (basename(path).startsWith(".")) return ignore(displayName);
-    let kind: ArchiveKind | null;
-    try {
-      kind = await archiveKindOf(path, displayName, options.archiveKinds);
-    } catch (error) {
-      if (!(error instanceof BadFileError)) throw error;
-      kind = null;
-    }
-    if (kind === null) ignore(displayName);
-    else await addArchive(path, displayName, [kind], true);
-  };
-
-  try {
-    for (const [i, path] of inputs.entries()) {
-      const absolute = resolve(path);
-      const input = options.inputNames?.[i] ?? path;
-      if (kinds[i] === "dir") {
-        const root = table.addRoot({ absolute, displayName: input });
-        const prefix = absolute.endsWith(sep) ? absolute : `${absolute}${sep}`;
-        const otherFiles: { path: string; displayName: string }[] = [];
-        walkTree(absolute, input, (item) => {
-          if (item.kind === "error") report(item.error);
-          else if (item.kind === "syncthing") syncthing(item.displayName);
-          else if (item.kind === "other") notAFile(item.path, item.displayName, item.what);
-          else if (item.kind === "outside") linkOutside(item.path, item.displayName, item.target, item.folder, input);
-          else {
-            const parsed = parse(item.path, item.displayName);
-            if (parsed === "ignored") otherFiles.push({ path: item.path, displayName: item.displayName });
-            else if (typeof parsed !== "string") {
-              const relative = item.path.startsWith(prefix) ? item.path.slice(prefix.length) : relativePath(absolute, item.path);
-              addTreeFile(root, item.path, relative, item.displayName, parsed);
-            }
-          }
-        });
-        for (const file of otherFiles) await addFolderFile(file.path, file.displayName);
-      } else {
-        const parsed = parse(absolute, input);
-        if (parsed === "ignored") await addArchive(absolute, input, options.archiveKinds, false);
-        else if (typeof parsed !== "string") addTreeFile(table.addRoot({ absolute, displayName: input }), absolute, "", input, parsed);
-      }
-    }
-  } catch (error) {
-    await index.close();
-    throw error;
-  }
-
-  order = table.sorted();
-  duplicate = duplicateFiles(table, order);
-  for (let i = 0; i < table.length; i++) {
-    if (duplicate[i]) continue;
-    index.filesTotal++;
-    index.bytesTotal += table.sizeBytes(i);
-  }
-  return index;
 }
 
 /**
@@ -270,12 +132,6 @@ function* accountHours(table: SourceTable, order: Uint32Array): Generator<Uint32
     yield order.subarray(start, end);
     start = end;
   }
-}
-
-/** Whether a path's account-hour is in `select` (every one without it). */
-function selection(select: AccountHourSelection | undefined): (parsed: ConsumptionPath) => boolean {
-  if (select === undefined) return () => true;
-  return (p) => inPeriod(select, p.accountId, p.hourEpoch);
 }
 
 async function inputKind(input: string): Promise<"dir" | "file"> {
