@@ -1,9 +1,10 @@
 // Our decoder against the reference C++ tool on random values: single- and multi-segment
 // messages (far pointers), files of the older schema, packed files.
-import { beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { decodeAccount, decodeCloudSpace, unpack, type Account, type CloudSpace } from "../../src/internal.js";
 import { prng, randomAccount, randomCloudSpace, toCapnpText, type Shape } from "./randomRecords.js";
-import { concat, encodeText, encodeTexts, fromJson, hasCapnp, OLD_SCHEMA, referenceJson, type Root } from "./reference.js";
+import { describeWith } from "../helpers/prerequisites.js";
+import { concat, encodeText, encodeTexts, fromJson, OLD_SCHEMA, referenceJson, type Root } from "./reference.js";
 
 const SMALL: Shape = { spaces: 3, machines: 4, parts: 3 };
 const BIG: Shape = { spaces: 6, machines: 40, parts: 4 };
@@ -29,10 +30,7 @@ function expectSameAsReference(messages: Uint8Array[], expected: (Account | Clou
   });
 }
 
-describe.skipIf(!hasCapnp)("decoding matches the reference capnp tool", () => {
-  beforeAll(() => {
-    expect(hasCapnp, "the differential tests need `capnp` (Debian: apt-get install capnproto)").toBe(true);
-  });
+describeWith("capnp", "decoding matches the reference capnp tool", () => {
 
   for (const root of ["Account", "CloudSpace"] as const) {
     it(`reads 40 random single-segment ${root} messages field by field`, () => {

@@ -3,12 +3,13 @@
 // our typed CapnpError: never another exception, never a hang. CLOUDUNITS_FUZZ_LONG=1 runs
 // many more cases and also asks the reference about the messages we refuse.
 import { spawn } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { EXPANSION_LIMIT_FACTOR, MIN_EXPANSION_LIMIT_WORDS } from "../../src/capnp/DecodeOptions.js";
 import { CapnpError, decodeAccount, decodeCloudSpace, type Account, type CloudSpace } from "../../src/internal.js";
 import { listKindSwaps } from "../helpers/listKindSwaps.mjs";
 import { prng, randomAccount, randomCloudSpace, toCapnpText } from "./randomRecords.js";
-import { OLD_SCHEMA, SCHEMA, concat, encodeTexts, fromJson, hasCapnp, referenceJson, type Root } from "./reference.js";
+import { describeWith } from "../helpers/prerequisites.js";
+import { OLD_SCHEMA, SCHEMA, concat, encodeTexts, fromJson, referenceJson, type Root } from "./reference.js";
 
 const LONG = process.env.CLOUDUNITS_FUZZ_LONG === "1";
 const MUTATIONS_PER_FILE = LONG ? 4000 : 250;
@@ -144,7 +145,7 @@ function realFiles(rand: () => number, spaces: number): { name: string; root: Ro
   ];
 }
 
-describe.skipIf(!hasCapnp)("mutated files decode as the reference does, or fail with a CapnpError", () => {
+describeWith("capnp", "mutated files decode as the reference does, or fail with a CapnpError", () => {
   const rand = prng(Number(process.env.CLOUDUNITS_FUZZ_SEED ?? 20261122));
   const corpus = realFiles(rand, 2);
 
@@ -179,7 +180,7 @@ describe.skipIf(!hasCapnp)("mutated files decode as the reference does, or fail 
   }
 });
 
-describe.skipIf(!hasCapnp)("list-kind swaps of the cloud-space and machine pointers decode as the reference does, within the expansion limit", () => {
+describeWith("capnp", "list-kind swaps of the cloud-space and machine pointers decode as the reference does, within the expansion limit", () => {
   const rand = prng(Number(process.env.CLOUDUNITS_FUZZ_SEED ?? 20261123));
   const corpus = realFiles(rand, 3);
   const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { BadFileError, CapnpError, decodeAccount, decodeCloudSpace, unpack, type Account } from "../../src/internal.js";
 import { openMessage } from "../../src/capnp/openMessage.js";
 import { packMessage } from "../../src/generate/packMessage.js";
-import { accountFromJson, cloudSpaceFromJson, concat, hasCapnp, referenceJson, type Root } from "./reference.js";
+import { needs } from "../helpers/prerequisites.js";
+import { accountFromJson, cloudSpaceFromJson, concat, referenceJson, type Root } from "./reference.js";
 import {
   BIT, BYTE, COMPOSITE, EIGHT_BYTES, FOUR_BYTES, NULL, POINTER, VOID, data, farPtr, floats, listPtr, message, structPtr, tag,
   textBytes, textWords, type Word,
@@ -52,10 +53,10 @@ function reference(bytes: Uint8Array, root: Root = "Account"): unknown {
   return root === "Account" ? accountFromJson(r.messages[0] as Record<string, unknown>) : cloudSpaceFromJson(r.messages[0] as Record<string, unknown>);
 }
 const referenceRefuses = (bytes: Uint8Array, root: Root = "Account") => {
-  if (hasCapnp) expect(reference(bytes, root)).toBeNull();
+  if (needs("capnp")) expect(reference(bytes, root)).toBeNull();
 };
 const referenceReads = (bytes: Uint8Array, expected: unknown, root: Root = "Account") => {
-  if (hasCapnp) expect(reference(bytes, root)).toEqual(expected);
+  if (needs("capnp")) expect(reference(bytes, root)).toEqual(expected);
 };
 
 describe("framing", () => {
@@ -200,7 +201,7 @@ describe("lists and text", () => {
     const error = accountRefusal(bytes);
     expect(error.code).toBe("CAPNP_BAD_LIST");
     expect(error.reason).toBe("composite list at segment 0 word 3 declares 536870913 elements, more than a list holds (536870911)");
-    if (hasCapnp) expect(reference(bytes)).toEqual(TINY_ACCOUNT);
+    if (needs("capnp")) expect(reference(bytes)).toEqual(TINY_ACCOUNT);
   });
 
   it("refuses a composite list whose tag is not a struct tag", () => {

@@ -1,11 +1,11 @@
 // The reference C++ tool (`capnp`, Debian's capnproto), used to encode test messages and to
 // decode them for comparison. Each helper is one process over many messages (a stream).
-import { OLD_SCHEMA, SCHEMA, hasCapnp, runCapnp } from "../helpers/capnpTool.js";
+import { OLD_SCHEMA, SCHEMA, runCapnp } from "../helpers/capnpTool.js";
 import type { Account, CloudSpace, ConfiguredIops, Disk, Nic, VMachine } from "../../src/index.js";
 
 export type Root = "Account" | "CloudSpace";
 
-export { SCHEMA, OLD_SCHEMA, hasCapnp };
+export { SCHEMA, OLD_SCHEMA };
 
 /** Encodes one value given in capnp text form; `segmentWords` splits it into segments of that size. */
 export function encodeText(

@@ -8,9 +8,6 @@ export const SCHEMA = fileURLToPath(new URL("../../schema/resourcemonitoring.cap
 /** The older schema: `Disk` without `configuredIops` (24 bytes of data, no pointer). */
 export const OLD_SCHEMA = fileURLToPath(new URL("../fixtures/resourcemonitoring-old.capnp", import.meta.url));
 
-/** Whether the reference tool is installed. */
-export const hasCapnp = spawnSync("capnp", ["--version"]).status === 0;
-
 /** Runs `capnp ARGS` with `input` on stdin; throws (saying what to install) when it cannot start. */
 export function runCapnp(args: string[], input: Uint8Array | string): { stdout: Buffer; stderr: string; status: number | null } {
   const r = spawnSync("capnp", args, { input, maxBuffer: 1 << 30 });

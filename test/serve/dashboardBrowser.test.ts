@@ -1,15 +1,15 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { billingReport, type BillingReport } from "../../src/billing/billingReport.js";
 import { warehouseStatus } from "../../src/sync/warehouseStatus.js";
 import { forecast, monthPeriod, open, serveDashboard, type Dashboard, type Store } from "../../src/index.js";
+import { describeWith, has } from "../helpers/prerequisites.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 /** Where the screenshots go (kept after the run, to look at). */
 export const SCREENSHOTS = join(tmpdir(), "cloudunits-dashboard-screenshots");
 const OCTOBER = monthPeriod("2026-10");
@@ -24,7 +24,7 @@ let store: Store;
 let browser: Browser;
 let report: BillingReport;
 beforeAll(async () => {
-  if (!hasChromium) return;
+  if (!has("chromium")) return;
   fixture = await dashboardFixture();
   dashboard = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, names: fixture.names });
   store = await open({ db: fixture.db });
@@ -57,7 +57,7 @@ function chartData(page: Page): Promise<(number | null)[][][]> {
   return page.evaluate(() => (globalThis as unknown as { cloudunitsCharts: { data: (number | null)[][] }[] }).cloudunitsCharts.map((u) => u.data));
 }
 
-describe.skipIf(!hasChromium)(`the dashboard in headless Chromium${hasChromium ? "" : ` (skipped: ${CHROMIUM} is absent)`}`, () => {
+describeWith("chromium", "the dashboard in headless Chromium", () => {
   it("overview → account → machine: every figure is the library's, nothing is fetched from elsewhere", { timeout: 300_000 }, async () => {
     const { page, problems } = await tab();
     await page.goto(`${dashboard.url}?month=2026-10`);

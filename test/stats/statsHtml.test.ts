@@ -1,15 +1,14 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountStats, machineStats, statsToHtml, type StatsResponse } from "../../src/internal.js";
+import { describeWith } from "../helpers/prerequisites.js";
 import { fixtureConnection, T0, T5 } from "./statsFixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
 const UNITS: Record<string, string> = {
   cpu: "%", memory: "MB", "vdisk-iops": "IOPS", "vm-iops": "IOPS", "vdisk-capacity": "GB", "vm-capacity": "GB", network: "KB/s",
 };
@@ -44,7 +43,7 @@ describe("statsToHtml", () => {
   });
 });
 
-describe.skipIf(!hasChromium)(`statsToHtml in headless Chromium${hasChromium ? "" : ` (skipped: ${CHROMIUM} is absent; apt-get install chromium)`}`, () => {
+describeWith("chromium", "statsToHtml in headless Chromium", () => {
   let browser: Browser;
   let dir: string;
   beforeAll(async () => {

@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
+import { describeWith } from "../../helpers/prerequisites.js";
 import { runCli } from "../../helpers/runCli.js";
 
 let root: string;
@@ -31,7 +32,7 @@ beforeAll(async () => {
   ].join("\n"));
 }, 120_000);
 
-describe("billing --format pdf --statement", () => {
+describeWith("poppler", "billing --format pdf --statement", () => {
   it("numbers each account's statement in the warehouse; a second run gives the same numbers, another period new ones", async () => {
     const args = ["billing", "--db", db, "--prices", prices, "--statement", statement, "--format", "pdf"];
     const first = await runCli([...args, "--month", "2026-10", "--out", join(root, "oct")]);

@@ -3,6 +3,7 @@ import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { describeWith } from "../../helpers/prerequisites.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../../helpers/warehouse.js";
 import {
   billingReport, makeNames, numberStatements, parsePrices, parseStatementConfig, pricePeriodText, shownQuantity, writeStatements,
@@ -62,7 +63,7 @@ beforeAll(async () => {
   await writeStatements(report, config, { dir: join(dir, "numbered") }, numbers);
 }, 60_000);
 
-describe("PDF statement of an account", () => {
+describeWith("poppler", "PDF statement of an account", () => {
   it("writes one PDF per account, named like the pack's workbooks", async () => {
     expect((await readdir(join(dir, "numbered"))).sort()).toEqual(["account-7-lumiere.pdf", "account-8-zeta-otherkunde-gmbh.pdf"].sort());
   });
@@ -173,7 +174,7 @@ describe("shownQuantity", () => {
   });
 });
 
-describe("PDF statement with a price that changes within the period", () => {
+describeWith("poppler", "PDF statement with a price that changes within the period", () => {
   it("shows a line per unit and price period, with the period's dates, and the amount due of the lines", async () => {
     const connection = await memoryWarehouse(hours);
     // CU 0.125 until 02:00, 0.25 from then: account 7's 3.5 CU-hours at hour 0 → 0.4375 → 0.44, at hour 2 → 0.875 → 0.88

@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
+import { describeWith } from "../../helpers/prerequisites.js";
 import { billingReport, parseStatementConfig, writeStatements } from "../../../src/index.js";
 import { leaksOf, statementFixture, type StatementPart } from "../../helpers/statementIsolation.js";
 import { HOUR, memoryWarehouse, OCT_1 } from "../../helpers/warehouse.js";
@@ -31,7 +32,7 @@ beforeAll(async () => {
   files = await writeStatements(report, config, { dir: join(await mkdtemp(join(tmpdir(), "cu-pdf-isolation-")), "pdf") });
 }, 60_000);
 
-describe("an account's PDF statement holds that account alone", () => {
+describeWith("poppler", "an account's PDF statement holds that account alone", () => {
   it.each(fixture.accounts.map((a) => [a.id, a] as const))("account %i's PDF: no other account's id or name on any page or in its information, its own are there", (id, own) => {
     const file = files.find((f) => basename(f).startsWith(`account-${id}-`))!;
     const parts = pdfParts(file);

@@ -1,0 +1,26 @@
+/** One thing the suite needs beyond `npm ci` (see prerequisites.mjs). */
+export interface Prerequisite {
+  name: string;
+  usedBy: string;
+  present(): boolean;
+  apt?: string[];
+  install?(): void;
+  after?: string[];
+  manual?: string;
+}
+/** Everything the suite needs beyond `npm ci`. */
+export const PREREQUISITES: Prerequisite[];
+/** The prerequisite named `name`; throws on a name the list does not hold. */
+export function prerequisite(name: string): Prerequisite;
+/** How to install it, in a sentence. */
+export function howToInstall(p: Prerequisite): string;
+/** Whether tests run under CI (CI set, and not "0" or "false"). */
+export function underCi(): boolean;
+/** The Java the tests start. */
+export function javaCommand(): string;
+/** The Python virtual environment of the Spark tests. */
+export function sparkVenv(): string;
+/** Its Python, which imports pyspark. */
+export function sparkPython(): string;
+/** The pinned Python packages of the Spark tests. */
+export const SPARK_REQUIREMENTS: string;
