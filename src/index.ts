@@ -86,8 +86,15 @@ export { serveDashboard, type Dashboard, type DashboardOptions } from "./serve/s
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeStatements } from "./export/pdf/writeStatements.js";
 export type { StatementTarget } from "./export/pdf/writeStatements.js";
-export { loadStatementConfig, parseStatementConfig } from "./billing/statementConfig.js";
-export type { StatementConfig, StatementParty, StatementTax } from "./billing/statementConfig.js";
+export { loadStatementConfig, parseStatementConfig, checkIssuable, issueProblems, taxOf } from "./billing/statementConfig.js";
+export type { StatementConfig, StatementParty, StatementCustomer, TaxRule } from "./billing/statementConfig.js";
+
+// Invoices as records: the issued document every renderer reads (docs/billing.md)
+export { buildInvoiceDocument, creditNoteOf, lineDescription } from "./billing/buildInvoiceDocument.js";
+export type { DocumentRequest, CreditNoteRequest } from "./billing/buildInvoiceDocument.js";
+export type {
+  InvoiceDocument, DraftDocument, DocumentKind, DocumentLine, DocumentParty, DocumentBasis, TaxLine, TaxCategory, CustomerTax,
+} from "./billing/invoiceDocument.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_UNITS, loadNames, loadPrices, loadUnits } from "../src/index.js";
+import { DEFAULT_UNITS, issueProblems, loadNames, loadPrices, loadStatementConfig, loadUnits, taxOf } from "../src/index.js";
 import { REPO } from "./helpers/shellExamples.js";
 
 // The files of examples/ as a user copies them. Each is also what the command-line reference's
@@ -25,5 +25,12 @@ describe("examples/", () => {
     const names = await loadNames(example("names.csv"));
     expect(names.get("account:2")).toBe("Globex, Inc.");
     expect(names.size).toBe(3);
+  });
+
+  it("statement.yaml can issue its three customers' invoices: reverse charge, the default 19%, exempt", async () => {
+    const config = await loadStatementConfig(example("statement.yaml"));
+    expect(config.deprecations).toEqual([]);
+    expect([7101, 7102, 7103].map((id) => issueProblems(config, id))).toEqual([[], [], []]);
+    expect([7101, 7102, 7103].map((id) => [taxOf(config, id)?.category, taxOf(config, id)?.ratePercent])).toEqual([["AE", "0"], ["S", "19"], ["E", "0"]]);
   });
 });

@@ -96,7 +96,10 @@ export interface InvoiceDocument {
   currency: string;
   /** The currency's decimals (2 for EUR, 0 for JPY). */
   decimals: number;
-  issuer: DocumentParty;
+  issuer: DocumentParty & {
+    /** Contact lines (e-mail, phone), printed under the issuer's address. */
+    contact?: string[];
+  };
   customer: DocumentParty & {
     /** The buyer reference (UBL BuyerReference): the config's `reference`, default the account id. */
     reference: string;
@@ -121,3 +124,9 @@ export interface InvoiceDocument {
   payment: string[];
   basis: DocumentBasis;
 }
+
+/**
+ * A document not issued (`billing --format pdf`, the dashboard's statement): every figure of an
+ * invoice, no number. Only PDFs are rendered from it, each page marked DRAFT.
+ */
+export type DraftDocument = Omit<InvoiceDocument, "number"> & { number?: undefined };

@@ -1,45 +1,53 @@
 import { UsageError } from "../base/errors.js";
-import { Exact } from "./exact.js";
 import { readStructured } from "./readStructured.js";
+import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
 
-/** A party of a statement: who issues it, or the customer it is addressed to. */
+export type { TaxRule };
+
+/** A party of an invoice: who issues it, or the customer it is addressed to. */
 export interface StatementParty {
   /** The registered (legal) name. */
   legalName: string;
-  /** Address lines, in order. */
+  /** Address lines, in order; the last holds the postcode and city (`20457 Hamburg`). */
   address: string[];
-  /** VAT (or tax) identification number, when it has one. */
+  /** ISO 3166-1 alpha-2 country code (`DE`); needed to issue an invoice. */
+  country?: string;
+  /** VAT identification number, when it has one. */
   vatId?: string;
+  /** Peppol electronic address `<scheme>:<id>` (EAS code list), e.g. `9930:DE123456789`; needed for the UBL invoice. */
+  peppolId?: string;
 }
 
-/** A tax added to a statement's total excluding tax: `rate` × that total, rounded half-even at the currency's decimals. */
-export interface StatementTax {
-  /** As printed, e.g. `VAT 21%`. */
-  label: string;
-  /** The rate as a fraction (21% is 0.21), exact. */
-  rate: Exact;
-  /** The rate as written in the config, for display. */
-  rateText: string;
+/** A customer of the config: its party, its buyer reference and its own tax (else the issuer's default). */
+export interface StatementCustomer extends StatementParty {
+  /** The buyer reference printed on the invoice and carried as UBL BuyerReference; default: the account id. */
+  reference?: string;
+  /** How this customer is taxed; default: the issuer's `tax`. */
+  tax?: TaxRule;
 }
 
-/** What statements need beyond the billing report: the issuer, the customers, numbering, dates and taxes. */
+/** What invoices need beyond the billing report: the issuer, the customers, numbering, dates and taxes. */
 export interface StatementConfig {
   issuer: StatementParty & {
-    /** Payment details printed under the amount due (bank, IBAN, BIC...), one line each. */
+    /** Payment details printed under the amount due (bank, `IBAN ...`, `BIC ...`), one line each. */
     bank: string[];
     /** Contact lines (e-mail, phone), printed under the address. */
     contact: string[];
+    /** The tax of customers without their own (`issuer.tax`; the old `taxes` list of one entry means S at its rate). */
+    tax?: TaxRule;
   };
-  /** Customers by account id; an account without an entry is addressed by its name and id alone. */
-  customers: ReadonlyMap<number, StatementParty>;
-  /** The numbering pattern: `{seq}` (or `{seq:05}`, zero-padded to 5 digits), `{yyyy}`, `{mm}` of the issue date, `{account}`. */
+  /** Customers by account id; an account without an entry is addressed by its name alone on a draft, and cannot be issued. */
+  customers: ReadonlyMap<number, StatementCustomer>;
+  /** The numbering pattern of invoices: `{seq}` (or `{seq:05}`, zero-padded to 5 digits), `{yyyy}`, `{mm}` of the issue date, `{account}`. */
   numberPattern: string;
+  /** The numbering pattern of credit notes, their own sequence (default `CN-{yyyy}-{seq:05}`). */
+  creditNotePattern: string;
   /** Days from the issue date to the due date. */
   paymentTermsDays: number;
-  /** The issue date `YYYY-MM-DD` when the config fixes it; default: the day a statement is first numbered (UTC). */
+  /** The issue date `YYYY-MM-DD` when the config fixes it; default: the day the invoice is issued (UTC). */
   issueDate?: string;
-  /** Taxes added to the total excluding tax, in order. */
-  taxes: StatementTax[];
+  /** Keys of an older form the config still uses, each with what to write instead (for a note to the user). */
+  deprecations: string[];
   /** The file it came from, for messages. */
   source: string;
 }
@@ -47,7 +55,7 @@ export interface StatementConfig {
 const TOKEN = /\{(seq(?::0?(\d+))?|yyyy|mm|account)\}/g;
 
 /**
- * A statement number from its pattern: `{seq}` the sequence number (`{seq:05}` padded with
+ * A document number from its pattern: `{seq}` the sequence number (`{seq:05}` padded with
  * zeros to 5 digits), `{yyyy}` and `{mm}` of the issue date, `{account}` the account id.
  */
 export function formatStatementNumber(pattern: string, values: { seq: number; issueDate: string; accountId: number }): string {
@@ -64,17 +72,21 @@ export function dueDateOf(issueDate: string, days: number): string {
   return new Date(Date.parse(`${issueDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+function fail(message: string): never {
+  throw new UsageError(message, { code: "STATEMENT_CONFIG" });
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
   const unknown = Object.keys(value).filter((k) => !known.includes(k));
-  if (unknown.length > 0) throw new UsageError(`${where}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${known.join(", ")})`, { code: "STATEMENT_CONFIG" });
+  if (unknown.length > 0) fail(`${where}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${known.join(", ")})`);
 }
 
 function text(value: unknown, where: string): string {
-  if (typeof value !== "string" || value.trim() === "") throw new UsageError(`${where}: expected a non-empty text, got ${JSON.stringify(value)}`, { code: "STATEMENT_CONFIG" });
+  if (typeof value !== "string" || value.trim() === "") fail(`${where}: expected a non-empty text, got ${JSON.stringify(value)}`);
   return value.trim();
 }
 
@@ -82,76 +94,163 @@ function text(value: unknown, where: string): string {
 function lines(value: unknown, where: string): string[] {
   if (value === undefined) return [];
   if (typeof value === "string") return value.split("\n").map((l) => l.trim()).filter((l) => l !== "");
-  if (!Array.isArray(value)) throw new UsageError(`${where}: expected a list of lines, got ${JSON.stringify(value)}`, { code: "STATEMENT_CONFIG" });
+  if (!Array.isArray(value)) fail(`${where}: expected a list of lines, got ${JSON.stringify(value)}`);
   return value.map((l, i) => text(l, `${where}[${i}]`));
 }
 
-function party(value: unknown, where: string, extra: readonly string[] = []): StatementParty {
-  if (!isObject(value)) throw new UsageError(`${where}: expected { legalName, address, vatId }`, { code: "STATEMENT_CONFIG" });
-  checkKeys(value, ["legalName", "address", "vatId", ...extra], where);
+function country(value: unknown, where: string): string {
+  const code = text(value, where);
+  if (!/^[A-Z]{2}$/.test(code)) fail(`${where}: an ISO 3166-1 alpha-2 country code such as DE or FR, got ${JSON.stringify(value)}`);
+  return code;
+}
+
+function peppolId(value: unknown, where: string): string {
+  const id = text(value, where);
+  if (!/^\d{4}:\S+$/.test(id)) fail(`${where}: a Peppol electronic address <scheme>:<id> with a 4-digit EAS scheme, e.g. "9930:DE123456789", got ${JSON.stringify(value)}`);
+  return id;
+}
+
+const PARTY_KEYS = ["legalName", "address", "country", "vatId", "peppolId"] as const;
+
+function party(value: unknown, where: string, extra: readonly string[]): StatementParty {
+  if (!isObject(value)) fail(`${where}: expected { legalName, address, country, vatId, peppolId }`);
+  checkKeys(value, [...PARTY_KEYS, ...extra], where);
   return {
     legalName: text(value.legalName, `${where}.legalName`),
     address: lines(value.address, `${where}.address`),
+    ...(value.country === undefined ? {} : { country: country(value.country, `${where}.country`) }),
     ...(value.vatId === undefined ? {} : { vatId: text(value.vatId, `${where}.vatId`) }),
+    ...(value.peppolId === undefined ? {} : { peppolId: peppolId(value.peppolId, `${where}.peppolId`) }),
   };
 }
 
-function tax(value: unknown, where: string): StatementTax {
-  if (!isObject(value)) throw new UsageError(`${where}: expected { label, ratePercent }`, { code: "STATEMENT_CONFIG" });
-  checkKeys(value, ["label", "ratePercent"], where);
-  const rateText = typeof value.ratePercent === "number" ? String(value.ratePercent) : typeof value.ratePercent === "string" ? value.ratePercent.trim() : "";
-  const percent = Exact.parse(rateText);
-  if (percent === undefined || percent.num < 0n) throw new UsageError(`${where}.ratePercent: a non-negative percentage, e.g. 21, got ${JSON.stringify(value.ratePercent)}`, { code: "STATEMENT_CONFIG" });
-  return { label: text(value.label, `${where}.label`), rate: percent.div(Exact.of(100n)), rateText: `${rateText}%` };
+function customer(value: unknown, where: string): StatementCustomer {
+  const base = party(value, where, ["reference", "tax"]);
+  const record = value as Record<string, unknown>;
+  const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
+  const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
+  if (tax?.category === "AE" && base.vatId === undefined) fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
+  return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
+}
+
+function pattern(value: unknown, where: string): string {
+  const p = text(value, where);
+  if (![...p.matchAll(TOKEN)].some((m) => m[1]!.startsWith("seq"))) fail(`${where} ${JSON.stringify(p)} has no {seq}: without the sequence, two documents could get one number`);
+  const stray = p.replace(TOKEN, "").match(/\{[^}]*\}?/);
+  if (stray) fail(`${where}: unknown placeholder ${stray[0]} (known: {seq}, {seq:05}, {yyyy}, {mm}, {account})`);
+  return p;
+}
+
+function numbering(value: unknown, source: string): { numberPattern: string; creditNotePattern: string } {
+  const given = value ?? { pattern: "INV-{yyyy}-{seq:05}" };
+  if (!isObject(given)) fail(`${source}: numbering: expected { pattern: "INV-{yyyy}-{seq:05}", creditNotePattern: "CN-{yyyy}-{seq:05}" }`);
+  checkKeys(given, ["pattern", "creditNotePattern"], `${source}: numbering`);
+  const numberPattern = pattern(given.pattern, `${source}: numbering.pattern`);
+  const creditNotePattern = pattern(given.creditNotePattern ?? "CN-{yyyy}-{seq:05}", `${source}: numbering.creditNotePattern`);
+  // the two sequences both start at 1: only their fixed text keeps their numbers apart
+  if (numberPattern.replace(TOKEN, "") === creditNotePattern.replace(TOKEN, "")) {
+    fail(`${source}: numbering.creditNotePattern ${JSON.stringify(creditNotePattern)} must differ from numbering.pattern ${JSON.stringify(numberPattern)} in its fixed text (e.g. CN- and INV-): credit notes have their own sequence, which would repeat invoice numbers`);
+  }
+  return { numberPattern, creditNotePattern };
+}
+
+function issueDateOfConfig(value: unknown, source: string): string | undefined {
+  // YAML reads an unquoted 2026-11-01 as a text (the yaml package's default core schema)
+  const date = value === undefined ? undefined : String(value);
+  if (date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date)) {
+    fail(`${source}: issueDate must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+  }
+  return date;
+}
+
+function issuerOf(value: unknown, source: string, oldTaxes: unknown, deprecations: string[]): StatementConfig["issuer"] {
+  if (value === undefined) fail(`${source}: no issuer (who sends the invoice: legalName, address, country, vatId, peppolId, tax)`);
+  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax"]);
+  const record = value as Record<string, unknown>;
+  let tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${source}: issuer.tax`);
+  if (oldTaxes !== undefined) {
+    if (tax !== undefined) fail(`${source}: taxes and issuer.tax both given: taxes is the older form of issuer.tax, keep issuer.tax alone`);
+    tax = taxRuleOfOldList(oldTaxes, `${source}: taxes`);
+    if (tax) deprecations.push(`${source}: taxes is the older form of issuer.tax: write issuer.tax: { category: S, ratePercent: ${tax.ratePercent} }`);
+  }
+  if (tax?.category === "AE") fail(`${source}: issuer.tax: reverse charge (AE) is a customer's tax, not a default: set it under customers.<id>.tax`);
+  return {
+    ...base, contact: lines(record.contact, `${source}: issuer.contact`), bank: lines(record.bank, `${source}: issuer.bank`), ...(tax === undefined ? {} : { tax }),
+  };
 }
 
 /**
- * Checks a parsed statement config: `{ issuer: { legalName, address, vatId?, contact?, bank? },
- * numbering: { pattern }, paymentTermsDays?, issueDate?, taxes?: [{ label, ratePercent }],
- * customers?: { "7101": { legalName, address, vatId? } } }`. Unknown keys and bad values
- * throw a UsageError (code STATEMENT_CONFIG) naming the file and the key.
+ * Checks a parsed statement config: `{ issuer: { legalName, address, country?, vatId?, peppolId?,
+ * contact?, bank?, tax? }, numbering: { pattern, creditNotePattern? }, paymentTermsDays?,
+ * issueDate?, customers?: { "7101": { legalName, address, country?, vatId?, peppolId?,
+ * reference?, tax? } } }`, a tax being `{ category: S|AE|E|Z|O, ratePercent?, exemptionReason? }`.
+ * The older `taxes: [{ label, ratePercent }]` of one entry is read as the issuer's tax (S at that
+ * rate) and listed in `deprecations`. Unknown keys and bad values throw a UsageError (code
+ * STATEMENT_CONFIG) naming the file and the key.
  */
 export function parseStatementConfig(value: unknown, source = "statement config"): StatementConfig {
-  if (!isObject(value)) throw new UsageError(`${source}: a statement config is an object { issuer, numbering, customers, ... }`, { code: "STATEMENT_CONFIG" });
+  if (!isObject(value)) fail(`${source}: a statement config is an object { issuer, numbering, customers, ... }`);
   checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers"], source);
-  if (value.issuer === undefined) throw new UsageError(`${source}: no issuer (who sends the statement: legalName, address, vatId)`, { code: "STATEMENT_CONFIG" });
-  const issuerParty = party(value.issuer, `${source}: issuer`, ["contact", "bank"]);
-  const issuer = { ...issuerParty, contact: lines((value.issuer as Record<string, unknown>).contact, `${source}: issuer.contact`), bank: lines((value.issuer as Record<string, unknown>).bank, `${source}: issuer.bank`) };
-
-  const numbering = value.numbering ?? { pattern: "{yyyy}-{seq:05}" };
-  if (!isObject(numbering)) throw new UsageError(`${source}: numbering: expected { pattern: "INV-{yyyy}-{seq:05}" }`, { code: "STATEMENT_CONFIG" });
-  checkKeys(numbering, ["pattern"], `${source}: numbering`);
-  const numberPattern = text(numbering.pattern, `${source}: numbering.pattern`);
-  if (![...numberPattern.matchAll(TOKEN)].some((m) => m[1]!.startsWith("seq"))) {
-    throw new UsageError(`${source}: numbering.pattern ${JSON.stringify(numberPattern)} has no {seq}: without the sequence, two statements could get one number`, { code: "STATEMENT_CONFIG" });
-  }
-  const stray = numberPattern.replace(TOKEN, "").match(/\{[^}]*\}?/);
-  if (stray) throw new UsageError(`${source}: numbering.pattern: unknown placeholder ${stray[0]} (known: {seq}, {seq:05}, {yyyy}, {mm}, {account})`, { code: "STATEMENT_CONFIG" });
-
+  const deprecations: string[] = [];
+  const issuer = issuerOf(value.issuer, source, value.taxes, deprecations);
   const paymentTermsDays = value.paymentTermsDays ?? 30;
   if (typeof paymentTermsDays !== "number" || !Number.isInteger(paymentTermsDays) || paymentTermsDays < 0 || paymentTermsDays > 3650) {
-    throw new UsageError(`${source}: paymentTermsDays must be a whole number of days, got ${JSON.stringify(value.paymentTermsDays)}`, { code: "STATEMENT_CONFIG" });
+    fail(`${source}: paymentTermsDays must be a whole number of days, got ${JSON.stringify(value.paymentTermsDays)}`);
   }
-  // YAML reads an unquoted 2026-11-01 as a text (the yaml package's default core schema)
-  const issueDate = value.issueDate === undefined ? undefined : String(value.issueDate);
-  if (issueDate !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(issueDate) || Number.isNaN(Date.parse(`${issueDate}T00:00:00Z`)) || new Date(`${issueDate}T00:00:00Z`).toISOString().slice(0, 10) !== issueDate)) {
-    throw new UsageError(`${source}: issueDate must be a date YYYY-MM-DD, got ${JSON.stringify(value.issueDate)}`, { code: "STATEMENT_CONFIG" });
-  }
-  if (value.taxes !== undefined && !Array.isArray(value.taxes)) throw new UsageError(`${source}: taxes: expected a list of { label, ratePercent }`, { code: "STATEMENT_CONFIG" });
-  const taxes = ((value.taxes ?? []) as unknown[]).map((t, i) => tax(t, `${source}: taxes[${i}]`));
-
-  const customers = new Map<number, StatementParty>();
+  const customers = new Map<number, StatementCustomer>();
   if (value.customers !== undefined) {
-    if (!isObject(value.customers)) throw new UsageError(`${source}: customers must map account ids to { legalName, address, vatId }`, { code: "STATEMENT_CONFIG" });
-    for (const [id, customer] of Object.entries(value.customers)) {
-      if (!/^\d+$/.test(id)) throw new UsageError(`${source}: customers: "${id}" is not an account id`, { code: "STATEMENT_CONFIG" });
-      customers.set(Number(id), party(customer, `${source}: customers.${id}`));
+    if (!isObject(value.customers)) fail(`${source}: customers must map account ids to { legalName, address, country, vatId, peppolId, reference, tax }`);
+    for (const [id, entry] of Object.entries(value.customers)) {
+      if (!/^\d+$/.test(id)) fail(`${source}: customers: "${id}" is not an account id`);
+      customers.set(Number(id), customer(entry, `${source}: customers.${id}`));
     }
   }
-  return { issuer, customers, numberPattern, paymentTermsDays, issueDate, taxes, source };
+  return {
+    issuer, customers, ...numbering(value.numbering, source), paymentTermsDays, issueDate: issueDateOfConfig(value.issueDate, source), deprecations, source,
+  };
 }
 
 /** Reads a statement config file (JSON when it ends in `.json`, else YAML) and checks it. */
 export async function loadStatementConfig(file: string): Promise<StatementConfig> {
   return parseStatementConfig(await readStructured(file), file);
+}
+
+/** The tax of an account's invoices: its customer's own, else the issuer's default; undefined when the config gives neither. */
+export function taxOf(config: StatementConfig, accountId: number): TaxRule | undefined {
+  return config.customers.get(accountId)?.tax ?? config.issuer.tax;
+}
+
+/**
+ * What keeps an account's invoice from being issued under this config, as sentences (empty when
+ * nothing does): EN 16931 and Peppol BIS 3.0 need the issuer's country, VAT id (unless outside the
+ * scope of VAT) and electronic address, the customer's entry with its address, country and
+ * electronic address, and a tax.
+ */
+export function issueProblems(config: StatementConfig, accountId: number): string[] {
+  const out: string[] = [];
+  const { issuer } = config;
+  const tax = taxOf(config, accountId);
+  if (issuer.country === undefined) out.push("issuer.country (ISO 3166-1 alpha-2, e.g. DE)");
+  if (issuer.vatId === undefined && tax?.category !== "O") out.push("issuer.vatId");
+  if (issuer.peppolId === undefined) out.push("issuer.peppolId (the electronic address, e.g. \"9930:DE123456789\")");
+  if (issuer.address.length === 0) out.push("issuer.address");
+  if (tax === undefined) out.push(`a tax: issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${accountId}.tax`);
+  const customer = config.customers.get(accountId);
+  if (customer === undefined) {
+    out.push(`customers.${accountId} (legalName, address, country, peppolId)`);
+    return out;
+  }
+  if (customer.address.length === 0) out.push(`customers.${accountId}.address`);
+  if (customer.country === undefined) out.push(`customers.${accountId}.country`);
+  if (customer.peppolId === undefined) out.push(`customers.${accountId}.peppolId (the customer's electronic address)`);
+  return out;
+}
+
+/**
+ * Throws a UsageError (code STATEMENT_CONFIG) naming every key missing to issue the invoices
+ * of these accounts (see `issueProblems`), before any number is taken.
+ */
+export function checkIssuable(config: StatementConfig, accountIds: readonly number[]): void {
+  const missing = [...new Set(accountIds.flatMap((id) => issueProblems(config, id)))];
+  if (missing.length > 0) fail(`${config.source}: cannot issue invoice${accountIds.length === 1 ? "" : "s"} of account${accountIds.length === 1 ? "" : "s"} ${accountIds.join(", ")}: missing ${missing.join("; ")}`);
 }

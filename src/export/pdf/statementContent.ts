@@ -1,8 +1,8 @@
 import type { BillingReport } from "../../billing/billingReport.js";
 import { Exact } from "../../billing/exact.js";
-import type { InvoiceLine } from "../../billing/invoice.js";
+import { shownQuantity } from "../../billing/invoiceQuantity.js";
 import type { BillingLine } from "../../billing/lines.js";
-import { dueDateOf, type StatementConfig, type StatementParty } from "../../billing/statementConfig.js";
+import { dueDateOf, taxOf, type StatementConfig, type StatementParty } from "../../billing/statementConfig.js";
 import type { Units } from "../../billing/units.js";
 import type { UnitName } from "../../billing/unitNames.js";
 import { catalogUnits, unitDef } from "../../billing/unitCatalog.js";
@@ -80,20 +80,7 @@ export function groupThousands(text: string): string {
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;
 }
 
-/**
- * The quantity of an invoice line as printed: the fewest decimals (at least `min`, trailing
- * zeros dropped) with which the printed quantity × the unit price rounds to the line's amount,
- * so that a reader's multiplication gives the amount shown; the full value when none shorter does.
- */
-export function shownQuantity(line: Pick<InvoiceLine, "quantity" | "unitPrice" | "amount">, decimals: number, min = 2): string {
-  const price = Exact.parse(line.unitPrice)!;
-  const full = Exact.fromNumber(line.quantity);
-  for (let places = min; places <= 12; places++) {
-    const text = full.toFixed(places);
-    if (Exact.parse(text)!.mul(price).round(decimals).equals(line.amount)) return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
-  }
-  return full.toDecimalString() ?? full.toFixed(17);
-}
+export { shownQuantity };
 
 /** The period as a reader says it: whole UTC days as `from to last day`, else both instants with the end excluded. */
 export function periodText(start: number, end: number): string {
@@ -198,7 +185,8 @@ export function statementContent(report: BillingReport, accountId: number, issue
     };
   });
   const net = invoice.amountDue;
-  const taxes = config.taxes.map((t) => ({ label: `${t.label} (${t.rateText} of ${groupThousands(net.toFixed(decimals))})`, amount: net.mul(t.rate).round(decimals) }));
+  const tax = taxOf(config, accountId);
+  const taxes = tax === undefined ? [] : [{ label: `VAT ${tax.ratePercent}% (${tax.ratePercent}% of ${groupThousands(net.toFixed(decimals))})`, amount: net.mul(tax.rate).round(decimals) }];
   const due = taxes.reduce((a, t) => a.add(t.amount), net);
   const name = own.lines.find((l) => l.level === "account")?.name ?? invoice.name;
   const customer = config.customers.get(accountId) ?? { legalName: name || `Account ${accountId}`, address: [] };

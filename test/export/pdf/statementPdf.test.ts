@@ -180,7 +180,7 @@ describeWith("poppler", "PDF statement with a price that changes within the peri
     // CU 0.125 until 02:00, 0.25 from then: account 7's 3.5 CU-hours at hour 0 → 0.4375 → 0.44, at hour 2 → 0.875 → 0.88
     const prices = parsePrices({ currency: "EUR", prices: { CU: ["0.125", { from: "2026-10-01T02:00Z", price: "0.25" }] } }, "prices.yaml");
     const changing = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR, accountId: 7 }, {}, { prices });
-    const [file] = await writeStatements(changing, { ...config, taxes: [] }, { file: join(dir, "changing.pdf") });
+    const [file] = await writeStatements(changing, { ...config, issuer: { ...config.issuer, tax: undefined } }, { file: join(dir, "changing.pdf") });
     const text = pagesOf(file!)[0]!.replace(/\s+/g, " ");
     expect(text).toContain("Price period (UTC)");
     expect(text).toMatch(/CU: Compute units 2026-10-01 00:00 to 02:00 3\.5 CU-hours 0\.125 per CU-hour 0\.44/);

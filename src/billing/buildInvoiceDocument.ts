@@ -1,0 +1,192 @@
+import { UsageError } from "../base/errors.js";
+import type { Invoice, InvoiceLine } from "./invoice.js";
+import type { DocumentBasis, DocumentLine, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import { documentTaxes, sumOf } from "./documentTaxes.js";
+import { shownQuantity } from "./invoiceQuantity.js";
+import { correctionMention, defaultExemptionReason, missingHoursMention, taxMention } from "./legalMentions.js";
+import { dueDateOf, issueProblems, taxOf, type StatementConfig } from "./statementConfig.js";
+import type { TaxRule } from "./taxRule.js";
+import { unitDef } from "./unitCatalog.js";
+import { DEFAULT_UNITS, type Units } from "./units.js";
+
+/** What an invoice document is built from, beside its number. */
+export interface DocumentRequest {
+  /** The account's invoice as `billing/invoice.ts` computes it (lines, amounts rounded per line). */
+  invoice: Invoice;
+  config: StatementConfig;
+  /** `YYYY-MM-DD`. */
+  issueDate: string;
+  /** The units file's constants, for the lines' descriptions (default: the published ones). */
+  units?: Units;
+  /** Hours of the period accepted as missing (`--accept-missing`), epoch seconds, ascending. */
+  missingHours?: readonly number[];
+  /** What the figures were computed from (the register keeps it); a draft may leave it out. */
+  basis?: DocumentBasis;
+  /** On the invoice replacing a corrected one: the corrected invoice, and why. */
+  corrects?: { number: string; issueDate: string };
+  reason?: string;
+}
+
+const NO_BASIS: DocumentBasis = { hours: [], hourSha256: [], pricesSha256: "", statementSha256: "", rules: {} };
+
+/** A unit's words on an invoice: `Compute units (CU)`, `Transaction units (TU, 400 IOPS of configured limit)`. */
+export function lineDescription(unit: InvoiceLine["unit"], units: Units): string {
+  const label = unitDef(unit).label(units);
+  const paren = label.indexOf(" (");
+  return paren < 0 ? `${label} (${unit})` : `${label.slice(0, paren)} (${unit}, ${label.slice(paren + 2)}`;
+}
+
+function documentLine(line: InvoiceLine, decimals: number, units: Units, tax: TaxRule): DocumentLine {
+  return {
+    unit: line.unit,
+    description: lineDescription(line.unit, units),
+    start: line.start,
+    end: line.end,
+    quantity: shownQuantity(line, decimals),
+    quantityUnit: line.quantityUnit,
+    unitPrice: line.unitPrice,
+    priceUnit: line.priceUnit,
+    net: line.amount.toFixed(decimals),
+    taxCategory: tax.category,
+    taxRatePercent: tax.ratePercent,
+  };
+}
+
+/** The exemption reason of each category the tax has (E: the config's; AE and O: the config's or the standard words). */
+function reasonsOf(tax: TaxRule): Partial<Record<string, string>> {
+  const reason = tax.exemptionReason ?? defaultExemptionReason(tax.category);
+  return reason ? { [tax.category]: reason } : {};
+}
+
+/** The party an account's invoice is addressed to: its customer entry, or on a draft its name alone. */
+function customerOf(request: DocumentRequest, draft: boolean): InvoiceDocument["customer"] {
+  const { invoice, config } = request;
+  const entry = config.customers.get(invoice.accountId);
+  const reference = entry?.reference ?? String(invoice.accountId);
+  if (entry) {
+    return {
+      legalName: entry.legalName, address: entry.address, country: entry.country ?? "", reference,
+      ...(entry.vatId ? { vatId: entry.vatId } : {}), ...(entry.peppolId ? { peppolId: entry.peppolId } : {}),
+    };
+  }
+  if (!draft) throw new RangeError("unreachable: an issued document has its customer entry (issueProblems)");
+  return { legalName: invoice.name || `Account ${invoice.accountId}`, address: [], country: "", reference };
+}
+
+function issuerOf(config: StatementConfig): InvoiceDocument["issuer"] {
+  const { issuer } = config;
+  return {
+    legalName: issuer.legalName, address: issuer.address, country: issuer.country ?? "",
+    ...(issuer.vatId ? { vatId: issuer.vatId } : {}), ...(issuer.peppolId ? { peppolId: issuer.peppolId } : {}),
+    ...(issuer.contact.length > 0 ? { contact: issuer.contact } : {}),
+  };
+}
+
+/**
+ * An account's invoice as a document: its lines (the quantity as printed, see `shownQuantity`,
+ * the net amount of each line as the invoice rounded it), taxed by the customer's category and
+ * rate (else the issuer's default): per category and rate, tax = Σ of its lines' net × rate,
+ * rounded half-even at the currency's decimals; gross = net + tax, the amount due. Its notes are
+ * the legal mentions (reverse charge, exemption, outside the scope), the hours accepted as
+ * missing and, on an invoice replacing a corrected one, which and why.
+ *
+ * With a `number` the document is issued and the config must hold what EN 16931 needs
+ * (`issueProblems`: the parties' countries and electronic addresses, a tax); without one it is a
+ * draft, addressed by the account's name when the config has no customer entry. Throws a
+ * UsageError (code STATEMENT_CONFIG) naming what is missing.
+ */
+export function buildInvoiceDocument(request: DocumentRequest & { number: string }): InvoiceDocument;
+export function buildInvoiceDocument(request: DocumentRequest & { number?: undefined }): DraftDocument;
+export function buildInvoiceDocument(request: DocumentRequest & { number?: string }): InvoiceDocument | DraftDocument {
+  const { invoice, config, issueDate } = request;
+  const draft = request.number === undefined;
+  const problems = draft ? [] : issueProblems(config, invoice.accountId);
+  if (problems.length > 0) throw new UsageError(`${config.source}: cannot issue the invoice of account ${invoice.accountId}: missing ${problems.join("; ")}`, { code: "STATEMENT_CONFIG" });
+  const tax = taxOf(config, invoice.accountId);
+  if (tax === undefined) {
+    throw new UsageError(`${config.source}: no tax for account ${invoice.accountId}: set issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${invoice.accountId}.tax`, { code: "STATEMENT_CONFIG" });
+  }
+  const { decimals } = invoice;
+  const lines = invoice.lines.map((l) => documentLine(l, decimals, request.units ?? DEFAULT_UNITS, tax));
+  const taxes = documentTaxes(lines, decimals, reasonsOf(tax));
+  const net = sumOf(lines.map((l) => l.net), decimals);
+  const taxTotal = sumOf(taxes.map((t) => t.amount), decimals);
+  const missingHours = [...(request.missingHours ?? [])];
+  const notes = [
+    taxMention(tax), missingHoursMention(missingHours),
+    request.corrects ? correctionMention("invoice", request.corrects, request.reason) : undefined,
+  ].filter((n): n is string => n !== undefined);
+  return {
+    ...(draft ? {} : { number: request.number }),
+    kind: "invoice",
+    accountId: invoice.accountId,
+    start: invoice.start,
+    end: invoice.end,
+    issueDate,
+    dueDate: dueDateOf(issueDate, config.paymentTermsDays),
+    currency: invoice.currency,
+    decimals,
+    issuer: issuerOf(config),
+    customer: customerOf(request, draft),
+    lines,
+    taxes,
+    net,
+    tax: taxTotal,
+    gross: sumOf([net, taxTotal], decimals),
+    notes,
+    missingHours,
+    ...(request.corrects ? { corrects: { ...request.corrects } } : {}),
+    ...(request.reason !== undefined ? { reason: request.reason } : {}),
+    payment: [...config.issuer.bank],
+    basis: request.basis ?? NO_BASIS,
+  } as InvoiceDocument | DraftDocument;
+}
+
+/** A decimal text negated (`"12.30"` → `"-12.30"`, `"0.00"` stays). */
+function negated(text: string): string {
+  if (/^-?0*\.?0*$/.test(text)) return text.replace(/^-/, "");
+  return text.startsWith("-") ? text.slice(1) : `-${text}`;
+}
+
+/** What a credit note needs beyond the invoice it cancels. */
+export interface CreditNoteRequest {
+  /** The credit note's number (its own sequence). */
+  number: string;
+  /** `YYYY-MM-DD`. */
+  issueDate: string;
+  /** Why the invoice is corrected (`invoices correct --reason`), printed on the credit note. */
+  reason: string;
+}
+
+/**
+ * The credit note that cancels an issued invoice in full: the same parties, period, currency
+ * and lines with quantities and net amounts negated, the tax lines recomputed from those lines
+ * (so each is the original's negated: half-even rounding is symmetric), net, tax and gross
+ * negated; it refers to the invoice's number and issue date and says why. Its due date keeps
+ * the invoice's payment terms; its basis is the invoice's (it cancels those figures).
+ */
+export function creditNoteOf(original: InvoiceDocument, request: CreditNoteRequest): InvoiceDocument {
+  if (original.kind !== "invoice") throw new RangeError(`${original.number} is a credit note: a credit note cancels an invoice`);
+  const termsDays = Math.round((Date.parse(`${original.dueDate}T00:00:00Z`) - Date.parse(`${original.issueDate}T00:00:00Z`)) / 86_400_000);
+  const lines = original.lines.map((l) => ({ ...l, quantity: negated(l.quantity), net: negated(l.net) }));
+  const reasons = Object.fromEntries(original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]));
+  const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
+  const corrects = { number: original.number, issueDate: original.issueDate };
+  const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
+  return {
+    ...original,
+    number: request.number,
+    kind: "creditNote",
+    issueDate: request.issueDate,
+    dueDate: dueDateOf(request.issueDate, termsDays),
+    lines,
+    taxes,
+    net: negated(original.net),
+    tax: negated(original.tax),
+    gross: negated(original.gross),
+    notes: [correctionMention("creditNote", corrects, request.reason), ...taxNotes],
+    corrects,
+    reason: request.reason,
+  };
+}
+

@@ -1,0 +1,83 @@
+import { UsageError } from "../base/errors.js";
+import { Exact } from "./exact.js";
+import type { TaxCategory } from "./invoiceDocument.js";
+
+/** The EN 16931 VAT categories a statement config accepts (UNCL5305), with what each means. */
+export const TAX_CATEGORIES: Readonly<Record<TaxCategory, string>> = {
+  S: "standard rated (needs ratePercent)",
+  AE: "reverse charge (the customer accounts for the VAT; needs the customer's vatId)",
+  E: "exempt (needs exemptionReason)",
+  Z: "zero rated",
+  O: "outside the scope of VAT",
+};
+
+/** How a customer is taxed: one EN 16931 category with its rate, and for E (optionally AE, O) why no VAT is charged. */
+export interface TaxRule {
+  category: TaxCategory;
+  /** The rate in percent as written (`"19"`, `"7.7"`); `"0"` for AE, E, Z and O. */
+  ratePercent: string;
+  /** The rate as a fraction (19% is 0.19), exact. */
+  rate: Exact;
+  /** Printed on the invoice and carried in the UBL: required for E, optional for AE and O. */
+  exemptionReason?: string;
+}
+
+function fail(message: string): never {
+  throw new UsageError(message, { code: "STATEMENT_CONFIG" });
+}
+
+/** The rate of a tax as written: a number or a decimal text, `undefined` when absent. */
+function rateText(value: unknown, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
+  const percent = Exact.parse(text);
+  if (percent === undefined || percent.num < 0n || percent.num > 100n * percent.den) {
+    fail(`${where}.ratePercent: a percentage from 0 to 100 such as 19 or 7.7, got ${JSON.stringify(value)}`);
+  }
+  return percent.toDecimalString()!;
+}
+
+/**
+ * Checks a tax of the config, `{ category, ratePercent?, exemptionReason? }`: S needs a rate above 0;
+ * AE, E, Z and O are 0% (a rate other than 0 is refused); E needs its exemption reason, S and Z
+ * take none. Throws a UsageError (code STATEMENT_CONFIG) naming `where`.
+ */
+export function parseTaxRule(value: unknown, where: string): TaxRule {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(`${where}: expected { category, ratePercent, exemptionReason }`);
+  const record = value as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((k) => !["category", "ratePercent", "exemptionReason"].includes(k));
+  if (unknown.length > 0) fail(`${where}: unknown key ${unknown.join(", ")} (known: category, ratePercent, exemptionReason)`);
+  const category = record.category;
+  if (typeof category !== "string" || !(category in TAX_CATEGORIES)) {
+    fail(`${where}.category: one of ${Object.entries(TAX_CATEGORIES).map(([c, what]) => `${c} ${what}`).join("; ")}; got ${JSON.stringify(category)}`);
+  }
+  const cat = category as TaxCategory;
+  const rate = rateText(record.ratePercent, where);
+  const reason = record.exemptionReason === undefined ? undefined : String(record.exemptionReason).trim();
+  if (cat === "S" && (rate === undefined || rate === "0")) fail(`${where}: category S (standard rated) needs a ratePercent above 0, e.g. { category: S, ratePercent: 19 }`);
+  if (cat !== "S" && rate !== undefined && rate !== "0") fail(`${where}: category ${cat} is ${TAX_CATEGORIES[cat]} at 0%: drop ratePercent ${rate} (or use category S)`);
+  if (cat === "E" && !reason) fail(`${where}: category E (exempt) needs exemptionReason, the legal ground printed on the invoice (e.g. "Exempt under Article 135(1)(g) of Directive 2006/112/EC")`);
+  if ((cat === "S" || cat === "Z") && reason !== undefined) fail(`${where}: exemptionReason applies to categories E, AE and O, not ${cat}`);
+  const ratePercent = rate ?? "0";
+  return { category: cat, ratePercent, rate: Exact.parse(ratePercent)!.div(Exact.of(100n)), ...(reason ? { exemptionReason: reason } : {}) };
+}
+
+/**
+ * The old form of a tax, a `taxes` list of `{ label, ratePercent }` added to the total: one entry
+ * is the issuer's default tax, standard rated at that rate; more than one, or a rate of 0, has no
+ * EN 16931 meaning and is refused with the new form to write instead.
+ */
+export function taxRuleOfOldList(value: unknown, where: string): TaxRule | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) fail(`${where}: expected a list of { label, ratePercent }; write issuer.tax: { category: S, ratePercent: 19 } instead`);
+  if (value.length === 0) return undefined;
+  const first = value[0] as Record<string, unknown> | null;
+  if (value.length > 1 || first === null || typeof first !== "object") {
+    fail(`${where}: an invoice has one VAT category per customer (EN 16931), not ${value.length} taxes added up: write issuer.tax: { category: S, ratePercent: N } and each customer's own tax under customers.<id>.tax`);
+  }
+  const unknown = Object.keys(first).filter((k) => k !== "label" && k !== "ratePercent");
+  if (unknown.length > 0) fail(`${where}[0]: unknown key ${unknown.join(", ")} (known: label, ratePercent)`);
+  const rate = rateText(first.ratePercent, `${where}[0]`);
+  if (rate === undefined || rate === "0") fail(`${where}[0].ratePercent: a rate above 0 (a 0% tax is a category: write issuer.tax: { category: Z } or E, AE, O)`);
+  return parseTaxRule({ category: "S", ratePercent: rate }, where);
+}
