@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { BadFileError, UsageError, WarehouseBusyError } from "../base/errors.js";
 import { SCHEMA_SQL } from "./schema.js";
@@ -6,6 +6,7 @@ import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf } from "./storageError.js";
 import { upgradeFacts } from "./upgradeFacts.js";
 import { schemaCurrent, writeSchemaMark } from "./warehouseMeta.js";
+import { markWriterWaiting, writerWaiting, type WriterMark } from "./writerMarker.js";
 
 /**
  * How long a reader waits for a writer's commit by default, seconds: a sync holds the file
@@ -38,50 +39,6 @@ const RETRY_MS = { min: 20, max: 200 };
 /** DuckDB's message when another process holds the file's lock: "... Conflicting lock is held in PROGRAM (PID N). See also ...". */
 const LOCK_MESSAGE = /Could not set lock on file|Conflicting lock is held/;
 
-/**
- * A writer that finds the file held says so in `FILE.writer-waiting` (its PID) until it has
- * the file: readers do not open it while a live writer waits. Without it a report run every
- * second starves a sync, as each reader holds the file for a moment and together they always
- * hold it.
- */
-export const writerWaitingFile = (file: string) => `${file}.writer-waiting`;
-
-/** True when a live process other than this one waits to write `file` (a dead writer's marker is ignored). */
-function writerWaiting(file: string): boolean {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(writerWaitingFile(file), "utf8"));
-  } catch {
-    return false;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0); // a probe: sends nothing
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // alive, another user's
-  }
-}
-
-/** Marks this process as the writer waiting for `file`; false when the marker cannot be written (the wait goes on without it). */
-function markWriterWaiting(file: string): boolean {
-  try {
-    writeFileSync(writerWaitingFile(file), String(process.pid));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Removes this process's marker (not one another writer wrote since). */
-function unmarkWriterWaiting(file: string): void {
-  try {
-    if (readFileSync(writerWaitingFile(file), "utf8") === String(process.pid)) rmSync(writerWaitingFile(file), { force: true });
-  } catch {
-    // gone already
-  }
-}
-
 /** Says what a file that is not a DuckDB database is, from its first bytes; undefined for a DuckDB file (or one too short to tell). */
 function notDuckDb(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
@@ -108,8 +65,8 @@ function notDuckDb(file: string): string | undefined {
  *
  * What DuckDB says when it cannot open the file is told apart: another process holds its lock
  * (tried again for `waitSeconds`, then WarehouseBusyError naming the holder's PID; a writer
- * that waits marks itself in `FILE.writer-waiting`, and readers let a live waiting writer go
- * first, see `writerWaitingFile`); the file is
+ * that waits marks itself in `FILE.writer-waiting`, and readers let a waiting writer that
+ * proves itself go first: see writerMarker.ts); the file is
  * not a DuckDB database, or a SQLite one (UsageError DB_NOT_DUCKDB, read before DuckDB sees
  * it); the database is damaged (BadFileError DB_CORRUPT, exit 3: a checksum or a short read);
  * the disk is full (WarehouseStorageError); anything else (UsageError DB_OPEN, DuckDB's words).
@@ -129,7 +86,7 @@ export async function openDatabaseFile(
   const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;
   const deadline = Date.now() + waitSeconds * 1000;
   let instance: DuckDBInstance;
-  let marked = false;
+  let mark: WriterMark | undefined;
   const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_MS.min + Math.random() * (RETRY_MS.max - RETRY_MS.min)));
   try {
     for (;;) {
@@ -145,12 +102,15 @@ export async function openDatabaseFile(
         const message = error instanceof Error ? error.message : String(error);
         if (!LOCK_MESSAGE.test(message)) throw openError(file, message, error);
         if (Date.now() >= deadline) throw new WarehouseBusyError(file, /held in (.*?\(PID \d+\))/.exec(message)?.[1], waitSeconds, { cause: error });
-        if (!readOnly && !marked) marked = markWriterWaiting(file);
+        if (!readOnly) {
+          if (mark) mark.touch();
+          else mark = markWriterWaiting(file);
+        }
         await pause();
       }
     }
   } finally {
-    if (marked) unmarkWriterWaiting(file);
+    mark?.remove();
   }
   let connection: DuckDBConnection | undefined;
   try {

@@ -8,7 +8,8 @@ import { BadFileError, UsageError, WarehouseBusyError } from "../../src/base/err
 import { duckdbApi } from "../../src/base/duckdb.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
-import { openDatabaseFile, writerWaitingFile } from "../../src/store/openDatabaseFile.js";
+import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
+import { writerWaitingFile } from "../../src/store/writerMarker.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { CLI, runCli } from "../helpers/runCli.js";
 
@@ -111,39 +112,19 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
     }
   }, 60_000);
 
-  it("a writer that finds the file held marks itself waiting (FILE.writer-waiting, its PID) until it has it; readers hold back while a live writer waits", async () => {
+  it("a writer that finds the file held marks itself waiting (FILE.writer-waiting: its PID, start time and the file) until it has it", async () => {
     const marker = writerWaitingFile(good);
-    // a writer waiting for a reader
     const reader = await holdFile(good, true);
     const writing = openDatabaseFile(good, { waitSeconds: 30 });
     const deadline = Date.now() + 20_000;
     while (!existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readFileSync(marker, "utf8")).toBe(String(process.pid));
+    expect(readFileSync(marker, "utf8")).toMatch(new RegExp(`^cloudunits writer-waiting\npid ${process.pid}\nstart \\d+\nfile \\d+:\\d+\n$`));
     await reader.release();
     const writer = await writing;
     expect(existsSync(marker)).toBe(false); // removed once the writer has the file
     writer.connection.closeSync();
     writer.instance.closeSync();
-
-    // a live writer's marker (another process): a reader holds back, for at most its own wait, then reads
-    const live = spawn("sleep", ["30"]);
-    try {
-      writeFileSync(marker, String(live.pid));
-      let began = Date.now();
-      const held = await openWarehouse({ db: good }, { waitSeconds: 1.5 });
-      expect(Date.now() - began).toBeGreaterThanOrEqual(1500);
-      held.close();
-      // a dead writer's marker is ignored
-      live.kill("SIGKILL");
-      await new Promise((resolve) => live.once("exit", resolve));
-      began = Date.now();
-      const free = await openWarehouse({ db: good }, { waitSeconds: 20 });
-      expect(Date.now() - began).toBeLessThan(10_000);
-      free.close();
-    } finally {
-      live.kill("SIGKILL");
-      rmSync(marker, { force: true });
-    }
+    // readers and the marker's other rules: writerMarker.test.ts
   }, 60_000);
 });
 
