@@ -2,7 +2,7 @@
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4,
- * WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7.
+ * WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8.
  */
 
 import type { ImpossibleValue } from "./impossibleValue.js";
@@ -171,16 +171,33 @@ export class WarehouseBusyError extends CloudunitsError {
   }
 }
 
-/**
- * The warehouse file could not be written for want of room (or another I/O failure): what
- * was being written was rolled back, so the file holds what it held before (exit 1).
- */
-export class WarehouseStorageError extends CloudunitsError {
-  readonly file: string;
+/** What the machine refused, in the words of {@link EnvironmentError}'s message. */
+export const ENVIRONMENT_FAILURES = {
+  DISK_FULL: { verb: "write", what: "no space left on the device", todo: "free some space (or raise the quota) and run again" },
+  READ_ONLY: { verb: "write", what: "the file system is read-only", todo: "make it writable, or give a path on a writable file system" },
+  PERMISSION_DENIED: { verb: "use", what: "permission denied", todo: "give this user access to it and its folder, or give another path" },
+} as const;
 
-  constructor(file: string, reason: string, options?: { cause?: unknown }) {
-    super("DB_DISK_FULL", `cannot write ${file}: ${reason}; the transaction in flight was rolled back: free some space and run again`, options);
+/** A kind of failure of the environment, see {@link ENVIRONMENT_FAILURES}. */
+export type EnvironmentFailure = keyof typeof ENVIRONMENT_FAILURES;
+
+/**
+ * The environment refused a write (exit 8): the disk is full (or a quota reached), the file
+ * system is read-only, or permission is denied. Not a bug, not bad usage: the message says
+ * what and where, once, and that nothing committed was lost (writes are transactions, or
+ * temporary files renamed into place only when whole).
+ */
+export class EnvironmentError extends CloudunitsError {
+  /** The file or folder that could not be written. */
+  readonly file: string;
+  readonly failure: EnvironmentFailure;
+
+  /** `kept`: what is left as it was, e.g. "the transaction in flight was rolled back". */
+  constructor(failure: EnvironmentFailure, file: string, kept: string, options?: { cause?: unknown }) {
+    const { verb, what, todo } = ENVIRONMENT_FAILURES[failure];
+    super(failure, `cannot ${verb} ${file}: ${what}; nothing committed was lost (${kept}): ${todo}`, options);
     this.file = file;
+    this.failure = failure;
   }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { CloudunitsError, UsageError } from "../base/errors.js";
+import { environmentErrorOf } from "../base/environmentError.js";
 import { commandName, commands } from "./commands/index.js";
 import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";
@@ -62,7 +63,9 @@ async function main(argv: string[]): Promise<number> {
     if (usage?.cacheHelpMessage) usage.cacheHelpMessage = () => {};
     await parser.parseAsync();
     return 0;
-  } catch (error) {
+  } catch (thrown) {
+    // a raw refusal of the machine (a writer's mkdir or open) is the environment, not a bug: one line, exit 8
+    const error = thrown instanceof CloudunitsError ? thrown : (environmentErrorOf(thrown) ?? thrown);
     const code = exitCodeFor(error);
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`cloudunits: ${usageMessage ?? message}${error instanceof CloudunitsError && code === 1 ? ` [${error.code}]` : ""}\n`);

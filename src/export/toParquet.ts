@@ -4,6 +4,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
+import { environmentErrorOf } from "../base/environmentError.js";
 import { isoUtc, monthPeriod } from "../base/time.js";
 import {
   emptyParquetManifest, readParquetManifest, writeParquetManifest, PARQUET_MANIFEST,
@@ -136,7 +137,7 @@ async function copyAtomic(
     return { table, file, rows, bytes: size, sha256 };
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw environmentErrorOf(error, target, `the files written before it are whole and listed in ${PARQUET_MANIFEST}; an existing ${file} is as it was`) ?? error;
   }
 }
 

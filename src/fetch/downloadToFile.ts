@@ -1,5 +1,7 @@
 import { open } from "node:fs/promises";
-import { FetchError } from "../base/errors.js";
+import { CloudunitsError, FetchError } from "../base/errors.js";
+import { environmentErrorOf } from "../base/environmentError.js";
+import { writeFully } from "../base/writeFully.js";
 import { bodyError, readSmallText, tooLargeError, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";
 import { bodySnippet } from "./statusError.js";
@@ -28,19 +30,16 @@ async function notZipError(answer: HttpResponse, head: Buffer, what: string): Pr
   );
 }
 
-/** Error codes of a write that found no room. */
-const NO_ROOM = new Set(["ENOSPC", "EDQUOT"]);
-
 /**
- * The FetchError for a failed write of the download to `file`: FETCH_DISK_FULL for a full disk
- * or quota, FETCH_WRITE otherwise. Neither is retried: a retry would only fill the disk again.
+ * The error for a failed write of the download to `file`: an EnvironmentError (exit 8) when the
+ * machine refused it (a full disk or quota, a read-only folder, permission denied), FetchError
+ * FETCH_WRITE otherwise. Neither is retried: a retry would only fill the disk again.
  */
-function writeError(error: unknown, file: string, what: string): FetchError {
+function writeError(error: unknown, file: string, what: string): Error {
+  const refused = environmentErrorOf(error, file, "the partial download was removed, and not retried");
+  if (refused) return refused;
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
-  if (typeof code === "string" && NO_ROOM.has(code)) {
-    return new FetchError("FETCH_DISK_FULL", `${what}: cannot write ${file}: no space left on the device (${detail}); the partial download was removed and not retried: free some space and run again`);
-  }
   return new FetchError("FETCH_WRITE", `${what}: cannot write ${file} (${detail}); the partial download was removed: check the folder and run again`);
 }
 
@@ -58,7 +57,7 @@ export interface DownloadLimits {
  * a zip archive, that it stays within `limits.maxBytes` (announced and received) and that every
  * byte the server announced (Content-Length) arrived.
  * Calls `onBytes(receivedBytes, totalBytes)` as data arrives. Returns the bytes written.
- * Throws FetchError FETCH_NOT_ZIP, FETCH_TOO_LARGE, FETCH_DISK_FULL, FETCH_WRITE (these four are
+ * Throws FetchError FETCH_NOT_ZIP, FETCH_TOO_LARGE, FETCH_WRITE or an EnvironmentError (these four are
  * never retried), FETCH_TRUNCATED, FETCH_TIMEOUT, FETCH_DEADLINE or FETCH_NETWORK.
  */
 export async function downloadToFile(
@@ -71,10 +70,12 @@ export async function downloadToFile(
   const lengthHeader = answer.response.headers["content-length"];
   const totalBytes = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
   const hint = "raise --max-download-mib if the archive is genuinely that large, or sync in smaller chunks (--chunk day)";
-  const handle = await open(file, "w");
+  const handle = await open(file, "w").catch((error: unknown) => {
+    throw writeError(error, file, what);
+  });
   const write = async (bytes: Buffer) => {
     try {
-      await handle.write(bytes);
+      await writeFully(handle, bytes);
     } catch (error) {
       throw writeError(error, file, what);
     }
@@ -107,7 +108,7 @@ export async function downloadToFile(
         onBytes(receivedBytes, totalBytes);
       }
     } catch (error) {
-      if (error instanceof FetchError) throw error;
+      if (error instanceof CloudunitsError) throw error;
       const cause = bodyError(error, answer, timeoutMs, `${what}: reading the body of`);
       if (cause.code === "FETCH_TIMEOUT" || cause.code === "FETCH_DEADLINE") throw cause;
       throw new FetchError(

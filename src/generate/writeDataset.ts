@@ -11,6 +11,7 @@ import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import { UsageError } from "../base/errors.js";
+import { environmentErrorOf } from "../base/environmentError.js";
 import { checkEncodeOptions, encodeAccount, encodeCloudSpace, type EncodeOptions } from "./encodeAccount.js";
 import { generateHours, type GenerateOptions } from "./generateHours.js";
 import { hourPath } from "./hourPath.js";
@@ -58,7 +59,8 @@ interface DatasetFile {
  * directories (unpadded unless `padded`), one `account_capnp.bin` or one `<cloudSpaceId>.bin`
  * per cloud space in each, with the `.packed` suffix when `packed`. Existing files of the
  * same names are replaced. Memory stays bounded by about two account-hours, whatever the size.
- * Throws a UsageError for a bad option or an `out` it cannot write.
+ * Throws a UsageError for a bad option or an `out` it cannot write (an EnvironmentError when the
+ * machine refused: a full disk, a read-only file system, permission denied).
  */
 export async function writeDataset(options: WriteDatasetOptions): Promise<WriteDatasetResult> {
   const layout = options.layout ?? (options.out.toLowerCase().endsWith(".zip") ? "zip" : "tree");
@@ -69,6 +71,8 @@ export async function writeDataset(options: WriteDatasetOptions): Promise<WriteD
     await mkdir(layout === "zip" ? dirname(options.out) : options.out, { recursive: true });
     return await (layout === "zip" ? writeZip(options, hours) : writeTree(options, hours));
   } catch (error) {
+    const refused = environmentErrorOf(error, options.out, "the files written before it are whole; run again to write the rest");
+    if (refused) throw refused;
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code !== "string" || !code.startsWith("E")) throw error;
     throw new UsageError(`cannot write ${options.out}: ${(error as Error).message} (choose a writable --out)`, { cause: error });

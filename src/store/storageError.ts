@@ -1,15 +1,12 @@
-import { WarehouseStorageError } from "../base/errors.js";
-
-/** What DuckDB (or Node) says when a write finds no room: "No space left on device" (ENOSPC), or a disk quota. */
-const NO_ROOM = /No space left on device|ENOSPC|Disk quota exceeded|EDQUOT|could not write all bytes/i;
+import type { EnvironmentError } from "../base/errors.js";
+import { environmentErrorOf } from "../base/environmentError.js";
 
 /**
- * A WarehouseStorageError for `error` when it says the disk under `file` is full, else
- * undefined. DuckDB rolls back the transaction a failed write belonged to, so the file keeps
- * what it held: the error says so.
+ * The EnvironmentError (exit 8) for `error` when the machine refused a write of the warehouse
+ * `file` (a full disk, a read-only file system, permission denied), else undefined. DuckDB rolls
+ * back the transaction a failed write belonged to, so the file keeps every commit: the message
+ * says so. An EnvironmentError already made (by an inner call) is returned as it is.
  */
-export function storageErrorOf(file: string, error: unknown): WarehouseStorageError | undefined {
-  const message = error instanceof Error ? error.message : String(error);
-  if (!NO_ROOM.test(message)) return undefined;
-  return new WarehouseStorageError(file, `no space left on the device (${message.replace(/^IO Error: /, "").split("\n")[0]})`, { cause: error });
+export function storageErrorOf(file: string, error: unknown): EnvironmentError | undefined {
+  return environmentErrorOf(error, file, "the transaction in flight was rolled back; the warehouse keeps every commit before it");
 }

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BadInputError, CloudunitsError, FetchError, SyncIncompleteError, UsageError } from "../base/errors.js";
+import { BadInputError, CloudunitsError, EnvironmentError, FetchError, SyncIncompleteError, UsageError } from "../base/errors.js";
 import { consumptionFileName, makeSyncFolder } from "../fetch/consumptionFile.js";
 import { downloadConsumption } from "../fetch/downloadConsumption.js";
 import { listAccounts, listCloudspaces } from "../fetch/listEntities.js";
@@ -200,6 +200,11 @@ async function recordAccount(connection: DuckDBConnection, result: SyncedAccount
   result.missingHours = result.missingHours.filter((h) => last !== null && last !== undefined && h < Number(last)).sort((a, b) => a - b);
   await recordResult(connection, result.accountId, floorEpoch, result.status, result.error?.message ?? null);
   return countAccountHours(connection);
+}
+
+/** A bug, the warehouse taken or damaged, or the machine refusing a write (every account would meet it): not one account's failure. */
+function stopsSync(error: unknown): boolean {
+  return !(error instanceof CloudunitsError) || error.code.startsWith("DB_") || error instanceof EnvironmentError;
 }
 
 /** Hours in the chunks. */
@@ -415,16 +420,16 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
           if (lastChunk || pendingBytes >= stepBytes) await ingestPending(lastChunk);
         }
       } catch (error) {
-        // a bug, or the warehouse taken, damaged or full, stops the whole sync
-        if (!(error instanceof CloudunitsError) || error.code.startsWith("DB_")) throw error;
+        // a bug, the warehouse taken or damaged, or the machine refusing a write stops the whole sync
+        if (stopsSync(error)) throw error;
         // a failed download: the chunks downloaded before it are ingested and recorded all the same
         if (downloading && pending.length > 0) {
           await ingestPending(false).catch((second: unknown) => {
-            if (!(second instanceof CloudunitsError) || second.code.startsWith("DB_")) throw second;
+            if (stopsSync(second)) throw second;
           });
         }
         result.status = "failed";
-        result.error = error;
+        result.error = error as CloudunitsError;
         hoursDone += hoursOf(plan.chunks.slice(result.chunksDone));
       }
       if (!recorded) {

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FetchError, fetchConsumption } from "../../src/index.js";
+import { EnvironmentError, FetchError, fetchConsumption } from "../../src/index.js";
 import type { FetchConsumptionOptions } from "../../src/index.js";
 import { downloadToFile } from "../../src/fetch/downloadToFile.js";
 import { httpRequest, isTransient } from "../../src/fetch/httpRequest.js";
@@ -121,7 +121,7 @@ describe("download deadline", () => {
 });
 
 describe("a full disk", () => {
-  it("is FETCH_DISK_FULL, not transient, and the download is asked once, not refilled by retries", async () => {
+  it("is the environment (EnvironmentError DISK_FULL, exit 8), not transient, and the download is asked once, not refilled by retries", async () => {
     const sent = { bytes: 0 };
     const server = await serve(endlessZip(sent));
     let attempts = 0;
@@ -130,9 +130,9 @@ describe("a full disk", () => {
       const answer = await httpRequest({ method: "GET", url: new URL(`${server.url}/archive`), timeoutMs: 2000, maxRedirects: 0 });
       return downloadToFile(answer, "/dev/full", { what: "the download", timeoutMs: 2000, maxBytes: 64 * MIB }, () => {});
     }, { retries: 3, retryDelayMs: 5 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(FetchError);
-    expect(error).toMatchObject({ code: "FETCH_DISK_FULL" });
-    expect((error as Error).message).toContain("cannot write /dev/full: no space left on the device (ENOSPC)");
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect(error).toMatchObject({ code: "DISK_FULL", file: "/dev/full" });
+    expect((error as Error).message).toBe("cannot write /dev/full: no space left on the device; nothing committed was lost (the partial download was removed, and not retried): free some space (or raise the quota) and run again");
     expect(isTransient(error)).toBe(false);
     expect(attempts).toBe(1);
   });

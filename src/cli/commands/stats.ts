@@ -1,4 +1,4 @@
-import { rename, rm, writeFile } from "node:fs/promises";
+import { writeAtomic } from "../../export/writeAtomic.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Argv, CommandModule } from "yargs";
 import { accountHoursIn, missingHoursOf, missingHoursWarnings } from "../../billing/dataQuality.js";
@@ -93,18 +93,7 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
       : argv.format === "html" ? await statsToHtml(response, subject)
       : `${JSON.stringify(response)}\n`;
     if (argv.out === undefined) process.stdout.write(text);
-    else {
-      // written beside the target and renamed, so a reader never sees half a file
-      const temporary = `${argv.out}.${process.pid}.tmp`;
-      try {
-        await writeFile(temporary, text);
-        await rename(temporary, argv.out);
-      } catch (error) {
-        await rm(temporary, { force: true });
-        const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-        throw new UsageError(`cannot write --out ${argv.out} (${reason}): check that its folder exists and is writable`, { cause: error });
-      }
-    }
+    else await writeAtomic(argv.out, text); // a reader never sees half a file
   },
 };
 
