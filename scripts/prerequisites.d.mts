@@ -24,3 +24,11 @@ export function sparkVenv(): string;
 export function sparkPython(): string;
 /** The pinned Python packages of the Spark tests. */
 export const SPARK_REQUIREMENTS: string;
+/** Debian's Saxon-HE jar, which runs the official e-invoice rules. */
+export const SAXON_JAR: string;
+/** The official e-invoice rule sets, pinned (name, Maven artifact, path in it, SHA-256). */
+export const EINVOICE_RULES: { name: string; artifact: string; path: string; sha256: string }[];
+/** The folder the rules are kept in once fetched. */
+export function einvoiceRulesDir(): string;
+/** The XSLT file of the rule set `name` in that folder. */
+export function einvoiceRulesFile(name: string): string;

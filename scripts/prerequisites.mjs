@@ -8,8 +8,8 @@
 // what it uses in `after`). Nothing here depends on node_modules: setup runs before `npm ci`.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -50,6 +50,39 @@ export function sparkVenv() {
 export function sparkPython() {
   return join(sparkVenv(), "bin", "python");
 }
+
+/** Debian's Saxon-HE (libsaxonhe-java), which runs the official e-invoice rules, compiled to XSLT. */
+export const SAXON_JAR = "/usr/share/java/Saxon-HE.jar";
+
+/**
+ * The official rules a Peppol access point applies to a UBL invoice, pinned by release and SHA-256:
+ * CEN/TC 434's EN 16931 UBL rules 1.3.16 and OpenPeppol's BIS Billing 3.0.19 rules (its 2025.5
+ * release), as the phive-rules packages of Maven Central carry them, compiled to XSLT.
+ */
+export const EINVOICE_RULES = [
+  {
+    name: "EN16931-UBL", artifact: "com.helger.phive.rules:phive-rules-en16931:4.3.7",
+    path: "external/schematron/1.3.16/ubl/EN16931-UBL-validation.xslt", sha256: "39f9d282867f1a49e7708d9e29a53da89643e1ee56f10cec1ebcf1277595fcbd",
+  },
+  {
+    name: "PEPPOL-EN16931-UBL", artifact: "com.helger.phive.rules:phive-rules-peppol:4.3.7",
+    path: "external/schematron/openpeppol/2025.5/xslt/PEPPOL-EN16931-UBL.xslt", sha256: "9704496d5b51d5992079a45deaac63c921275c89be18a6676b8ce8d3385dded7",
+  },
+];
+
+/** Where the rules are kept once fetched: `CLOUDUNITS_EINVOICE_RULES`, else a folder of the user's cache named after the pins. */
+export function einvoiceRulesDir() {
+  if (process.env.CLOUDUNITS_EINVOICE_RULES) return process.env.CLOUDUNITS_EINVOICE_RULES;
+  const pins = createHash("sha256").update(EINVOICE_RULES.map((r) => r.sha256).join()).digest("hex").slice(0, 12);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "cloudunits", `einvoice-rules-${pins}`);
+}
+
+/** The file of a rule set in that folder. */
+export function einvoiceRulesFile(name) {
+  return join(einvoiceRulesDir(), `${name}.xslt`);
+}
+
+const sha256Of = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /** Written into the environment, with the pins, once pip has installed them all. */
 const INSTALLED = "cloudunits-installed.txt";
@@ -116,6 +149,44 @@ export const PREREQUISITES = [
       step("python3", ["-m", "venv", venv]);
       step(join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", SPARK_REQUIREMENTS]);
       writeFileSync(join(venv, INSTALLED), readFileSync(SPARK_REQUIREMENTS, "utf8"));
+    },
+  },
+  {
+    name: "saxon",
+    usedBy: "the e-invoices checked against the official EN 16931 and Peppol BIS 3.0 rules (test/export/ubl/officialRules.test.ts)",
+    apt: ["libsaxonhe-java"],
+    present: () => existsSync(SAXON_JAR),
+  },
+  {
+    name: "maven",
+    usedBy: "fetching the official e-invoice rules from Maven Central",
+    apt: ["maven"],
+    present: () => runs("mvn", ["-v"]),
+  },
+  {
+    name: "einvoice-rules",
+    usedBy: "the e-invoices checked against the official EN 16931 and Peppol BIS 3.0 rules (test/export/ubl/officialRules.test.ts)",
+    after: ["maven"],
+    manual: `the files ${EINVOICE_RULES.map((r) => `${r.path} of ${r.artifact}`).join(" and ")} as <name>.xslt in a folder named by CLOUDUNITS_EINVOICE_RULES`,
+    present: () => EINVOICE_RULES.every((r) => existsSync(einvoiceRulesFile(r.name)) && sha256Of(einvoiceRulesFile(r.name)) === r.sha256),
+    install: () => {
+      const dir = einvoiceRulesDir();
+      mkdirSync(dir, { recursive: true });
+      for (const rules of EINVOICE_RULES) {
+        const unpacked = mkdtempSync(join(tmpdir(), "cloudunits-rules-"));
+        try {
+          const r = spawnSync("mvn", [
+            "-q", "-B", "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:unpack", `-Dartifact=${rules.artifact}`,
+            `-DoutputDirectory=${unpacked}`, `-Dmdep.unpack.includes=${rules.path}`, `-DmarkersDirectory=${join(unpacked, ".markers")}`,
+          ], { encoding: "utf8", cwd: unpacked });
+          if (r.status !== 0) throw new Error(`mvn could not unpack ${rules.path} from ${rules.artifact} (exit ${r.status ?? r.signal}): ${r.stdout}${r.stderr}`);
+          const file = join(unpacked, rules.path);
+          if (sha256Of(file) !== rules.sha256) throw new Error(`${rules.path} of ${rules.artifact} is not the pinned file (SHA-256 ${sha256Of(file)})`);
+          copyFileSync(file, einvoiceRulesFile(rules.name));
+        } finally {
+          rmSync(unpacked, { recursive: true, force: true });
+        }
+      }
     },
   },
 ];

@@ -95,6 +95,7 @@ export type { DocumentRequest, CreditNoteRequest } from "./billing/buildInvoiceD
 export type {
   InvoiceDocument, DraftDocument, DocumentKind, DocumentLine, DocumentParty, DocumentBasis, TaxLine, TaxCategory, CustomerTax,
 } from "./billing/invoiceDocument.js";
+export { renderUbl, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID } from "./export/ubl/renderUbl.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";

@@ -224,7 +224,8 @@ export function taxOf(config: StatementConfig, accountId: number): TaxRule | und
  * What keeps an account's invoice from being issued under this config, as sentences (empty when
  * nothing does): EN 16931 and Peppol BIS 3.0 need the issuer's country, VAT id (unless outside the
  * scope of VAT) and electronic address, the customer's entry with its address, country and
- * electronic address, and a tax.
+ * electronic address, and a tax; between two German parties, also the issuer's e-mail, telephone
+ * and IBAN and both postcodes (Peppol's German rules).
  */
 export function issueProblems(config: StatementConfig, accountId: number): string[] {
   const out: string[] = [];
@@ -243,6 +244,23 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   if (customer.address.length === 0) out.push(`customers.${accountId}.address`);
   if (customer.country === undefined) out.push(`customers.${accountId}.country`);
   if (customer.peppolId === undefined) out.push(`customers.${accountId}.peppolId (the customer's electronic address)`);
+  if (issuer.country === "DE" && customer.country === "DE") out.push(...germanProblems(config, accountId));
+  return out;
+}
+
+/** `postcode city`: a last address line whose first word holds a digit. */
+const POSTCODE_CITY = /^\S*\d\S*\s+\S/;
+
+/** What Peppol's German rules (DE-R-*) ask of an invoice between two German parties: the seller's contact and payment account, postcodes. */
+function germanProblems(config: StatementConfig, accountId: number): string[] {
+  const { issuer } = config;
+  const out: string[] = [];
+  if (!issuer.contact.some((l) => l.includes("@")) || !issuer.contact.some((l) => /^\+?\d[\d\s().\/-]{2,}$/.test(l))) {
+    out.push("issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact)");
+  }
+  if (!issuer.bank.some((l) => /^IBAN[:\s]/i.test(l))) out.push("issuer.bank: a line \"IBAN ...\" (an invoice between German parties carries the payment account)");
+  if (!POSTCODE_CITY.test(issuer.address.at(-1) ?? "")) out.push("issuer.address: a last line \"postcode city\"");
+  if (!POSTCODE_CITY.test(config.customers.get(accountId)?.address.at(-1) ?? "")) out.push(`customers.${accountId}.address: a last line "postcode city"`);
   return out;
 }
 

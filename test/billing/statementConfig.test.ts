@@ -69,8 +69,15 @@ describe("statement config", () => {
       "a tax: issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.7.tax",
       "customers.7.country", "customers.7.peppolId (the customer's electronic address)",
     ]);
-    const ready = parseStatementConfig({ issuer: fullIssuer, customers: { 7: { legalName: "Acme", address: ["Main St 1"], country: "DE", peppolId: "9930:DE999" } } }, "s.yaml");
+    const ready = parseStatementConfig({ issuer: fullIssuer, customers: { 7: { legalName: "Acme", address: ["Main St 1"], country: "FR", peppolId: "9957:FR999" } } }, "s.yaml");
     expect(issueProblems(ready, 7)).toEqual([]);
+    // between two German parties, Peppol's German rules ask for the seller's contact and account, and postcodes
+    const german = parseStatementConfig({ issuer: fullIssuer, customers: { 7: { legalName: "Acme", address: ["Main St 1"], country: "DE", peppolId: "9930:DE999" } } }, "s.yaml");
+    expect(issueProblems(german, 7)).toEqual([
+      "issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact)",
+      "issuer.bank: a line \"IBAN ...\" (an invoice between German parties carries the payment account)",
+      "customers.7.address: a last line \"postcode city\"",
+    ]);
     expect(() => checkIssuable(ready, [7, 8])).toThrow("s.yaml: cannot issue invoices of accounts 7, 8: missing customers.8 (legalName, address, country, peppolId)");
   });
 

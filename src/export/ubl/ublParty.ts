@@ -1,0 +1,66 @@
+import type { DocumentParty, TaxCategory } from "../../billing/invoiceDocument.js";
+import { xmlText, type XmlNode } from "./xmlText.js";
+
+/**
+ * A postal address from a party's address lines (UBL PostalAddress): the first line is the street,
+ * the second an additional street line, any others one address line; the last line is `postcode
+ * city` when its first word holds a digit (`20457 Hamburg`, `D02 X285 Dublin` keeps `D02` as the
+ * postcode), else the city alone.
+ */
+export function postalAddress(party: DocumentParty): XmlNode {
+  const lines = party.address.map(xmlText);
+  const last = lines.length > 0 ? lines[lines.length - 1]! : "";
+  const streets = lines.slice(0, -1);
+  const m = /^(\S*\d\S*)\s+(.+)$/.exec(last);
+  const node: XmlNode = {};
+  if (streets[0]) node["cbc:StreetName"] = streets[0];
+  if (streets[1]) node["cbc:AdditionalStreetName"] = streets[1];
+  if (m) {
+    node["cbc:CityName"] = m[2]!;
+    node["cbc:PostalZone"] = m[1]!;
+  } else if (last) node["cbc:CityName"] = last;
+  if (streets.length > 2) node["cac:AddressLine"] = { "cbc:Line": streets.slice(2).join(", ") };
+  node["cac:Country"] = { "cbc:IdentificationCode": party.country };
+  return node;
+}
+
+/** The electronic address `<scheme>:<id>` as UBL's EndpointID. */
+function endpoint(peppolId: string): XmlNode {
+  const colon = peppolId.indexOf(":");
+  return { "@schemeID": peppolId.slice(0, colon), "#": xmlText(peppolId.slice(colon + 1)) };
+}
+
+/**
+ * The contact of a party from its contact lines: the first with an `@` is the e-mail, the first of
+ * digits (`+49 40 1234567`) the telephone, the first other line the contact point (default: the
+ * party's name); undefined without e-mail and telephone.
+ */
+export function ublContact(party: DocumentParty & { contact?: string[] }): XmlNode | undefined {
+  const lines = party.contact ?? [];
+  const email = lines.find((l) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(l));
+  const phone = lines.find((l) => /^\+?\d[\d\s().\/-]{2,}$/.test(l));
+  if (email === undefined && phone === undefined) return undefined;
+  const name = lines.find((l) => l !== email && l !== phone) ?? party.legalName;
+  const node: XmlNode = { "cbc:Name": xmlText(name) };
+  if (phone) node["cbc:Telephone"] = xmlText(phone);
+  if (email) node["cbc:ElectronicMail"] = xmlText(email);
+  return node;
+}
+
+/**
+ * A party of the document (AccountingSupplierParty or AccountingCustomerParty's Party): its
+ * electronic address, postal address, VAT id and registered name, and the contact of its contact
+ * lines. Outside the scope of VAT (O) the VAT ids are left out (EN 16931 BR-O-02) and the
+ * electronic address's id identifies the party instead (BR-CO-26).
+ */
+export function ublParty(party: DocumentParty & { contact?: string[] }, category: TaxCategory): XmlNode {
+  const node: XmlNode = {};
+  if (party.peppolId) node["cbc:EndpointID"] = endpoint(party.peppolId);
+  if (party.peppolId && category === "O") node["cac:PartyIdentification"] = { "cbc:ID": endpoint(party.peppolId)["#"]! };
+  node["cac:PostalAddress"] = postalAddress(party);
+  if (party.vatId && category !== "O") node["cac:PartyTaxScheme"] = { "cbc:CompanyID": xmlText(party.vatId), "cac:TaxScheme": { "cbc:ID": "VAT" } };
+  node["cac:PartyLegalEntity"] = { "cbc:RegistrationName": xmlText(party.legalName) };
+  const contact = ublContact(party);
+  if (contact) node["cac:Contact"] = contact;
+  return node;
+}

@@ -1,0 +1,67 @@
+// The e-invoices against the official rules a receiving Peppol access point applies: EN 16931's
+// UBL rules and Peppol BIS Billing 3.0's, compiled to XSLT and run with Saxon-HE, as released
+// (scripts/prerequisites.mjs pins them and `npm run test:all` fetches them).
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, expect, it } from "vitest";
+import { EINVOICE_RULES, einvoiceRulesFile, javaCommand, SAXON_JAR } from "../../../scripts/prerequisites.mjs";
+import { renderUbl } from "../../../src/internal.js";
+import { sampleDocuments } from "../../helpers/invoiceDocuments.js";
+import { describeWith } from "../../helpers/prerequisites.js";
+
+interface Failure {
+  file: string;
+  rules: string;
+  id: string;
+  flag: string;
+}
+
+/** Runs each rule set over every file of `input` at once (one Saxon run per rule set), and lists every rule that failed. */
+function validate(input: string): Failure[] {
+  const failures: Failure[] = [];
+  for (const rules of EINVOICE_RULES) {
+    const output = mkdtempSync(join(tmpdir(), `cu-svrl-${rules.name}-`));
+    const run = spawnSync(javaCommand(), ["-cp", SAXON_JAR, "net.sf.saxon.Transform", `-s:${input}`, `-xsl:${einvoiceRulesFile(rules.name)}`, `-o:${output}`], { encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`Saxon failed on ${rules.name}: ${run.stderr}`);
+    for (const file of readdirSync(output)) {
+      const svrl = readFileSync(join(output, file), "utf8");
+      for (const m of svrl.matchAll(/<svrl:failed-assert\b([^>]*)>/g)) {
+        const attr = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(m[1]!)?.[1] ?? "";
+        failures.push({ file, rules: rules.name, id: attr("id"), flag: attr("flag") || "fatal" });
+      }
+    }
+  }
+  return failures;
+}
+
+describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 rules", () => {
+  describeWith("einvoice-rules", "as a receiving access point checks them", () => {
+    let failures: Failure[];
+    let names: string[];
+
+    beforeAll(async () => {
+      const input = join(mkdtempSync(join(tmpdir(), "cu-ubl-")), "in");
+      mkdirSync(input);
+      const docs = await sampleDocuments();
+      names = Object.keys(docs);
+      for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
+      // a control, to show the rules are live: the standard invoice without its buyer reference, its amount due 1 cent off
+      const broken = renderUbl(docs.standard!).toString("utf8").replace(/\s*<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, "")
+        .replace(/<cbc:PayableAmount currencyID="EUR">([\d.]+)</, (_, v: string) => `<cbc:PayableAmount currencyID="EUR">${(Number(v) + 0.01).toFixed(2)}<`);
+      writeFileSync(join(input, "broken.xml"), broken);
+      failures = validate(input);
+    }, 300_000);
+
+    it.each(["standard", "reverseCharge", "exempt", "outsideScope", "creditNote", "yen", "threePrices"])("%s passes both rule sets with no fatal error", (name) => {
+      expect(names).toContain(name);
+      expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
+    });
+
+    it("a document without its buyer reference, and whose amount due is off by a cent, fails them", () => {
+      const fatal = failures.filter((f) => f.file === "broken.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`);
+      expect(fatal).toEqual(expect.arrayContaining(["PEPPOL-EN16931-UBL PEPPOL-EN16931-R003", "EN16931-UBL BR-CO-16"]));
+    });
+  });
+});
