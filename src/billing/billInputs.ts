@@ -5,7 +5,9 @@ import { chooseStager } from "../load/chooseStager.js";
 import type { ImpossibleValue } from "../load/impossibleValues.js";
 import { loadReader } from "../load/loadReader.js";
 import { loadSources, type LoadTarget } from "../load/loadSources.js";
-import { billingWorkers } from "../load/stageHours.js";
+import { billingWorkers, billingWorkersFrom } from "../load/stageHours.js";
+import { StreamFallback } from "../input/streamTree.js";
+import { freeCores } from "../load/freeCores.js";
 import type { LoadManifest, ManifestRow } from "../load/loadManifest.js";
 import type { LoadReport } from "../load/loadReport.js";
 import { compareImpossible, isBilledImpossible, refuseImpossible } from "./billedImpossibleValues.js";
@@ -31,7 +33,7 @@ export interface BillInputsOptions extends BillingOptions {
   packed?: boolean;
   /** Progress of reading the inputs, for a progress bar. */
   onProgress?: (progress: ReadProgress) => void;
-  /** Worker threads decoding and billing the files; 0: this thread (the least memory). Default: one per core (at most 8) for inputs large enough to repay their start (see `billingWorkers`), else 0. */
+  /** Worker threads decoding and billing the files; 0: this thread (the least memory). Default: as many as the cores free now (at most 8) for inputs large enough to repay their start (see `billingWorkers`), else 0. */
   workers?: number;
   /**
    * Hash every file for `data`, the fingerprint of the content billed (the XLSX About sheet
@@ -44,6 +46,13 @@ export interface BillInputsOptions extends BillingOptions {
    * (`calculateLevels` of a period without an account) skips the work of every other level.
    */
   levels?: readonly Level[];
+  /**
+   * A larger input folder is billed while it is walked, from when this many bytes of its files
+   * are found (see `ReadOptions.streamAfterBytes`; a tree whose folders turn out not to be in
+   * the order of their hours is then read again, indexed whole). Default: the size from which
+   * worker threads may be started (`billingWorkers`), so that the walk has found that much first.
+   */
+  streamAfterBytes?: number;
 }
 
 /**
@@ -88,6 +97,17 @@ class RunManifest implements LoadManifest {
 export async function billInputs(inputs: readonly string[], params: BillingParams, options: BillInputsOptions = {}): Promise<BilledPeriod> {
   checkParams(params);
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories");
+  try {
+    return await billInputsRead(inputs, params, options, true);
+  } catch (error) {
+    if (!(error instanceof StreamFallback)) throw error;
+    return billInputsRead(inputs, params, options, false); // the tree was not in reading order: indexed whole this time
+  }
+}
+
+/** {@link billInputs}, reading a large input folder while it is walked when `stream` (see `streamInputs`). */
+async function billInputsRead(inputs: readonly string[], params: BillingParams, options: BillInputsOptions, stream: boolean): Promise<BilledPeriod> {
+  const cores = availableParallelism();
   const resolved = resolveOptions(options);
   const levels = options.levels ?? levelsFor(params);
   const splitAt = cutsWithin(options.splitAt, params);
@@ -96,6 +116,7 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     packed: options.packed,
     select: { accountId: params.accountId, start: params.start, end: params.end },
     onProgress: options.onProgress,
+    streamAfterBytes: stream ? options.streamAfterBytes ?? billingWorkersFrom(cores) : undefined,
   });
   const impossible: ImpossibleValue[] = [];
   const target: LoadTarget = {
@@ -110,7 +131,7 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
     stopOnError: true,
     batchBytes: Number.POSITIVE_INFINITY,
     tables: [],
-    stager: () => chooseStager(bytesTotal(), options.workers ?? billingWorkers(bytesTotal(), availableParallelism()), {
+    stager: () => chooseStager(bytesTotal(), options.workers ?? billingWorkers(bytesTotal(), cores, freeCores(cores)), {
       tap: billingTap(rules), hash: fingerprint,
     }),
   });

@@ -35,7 +35,7 @@ export class InputIndexer implements IndexContext {
   private readonly seenArchives = new Set<string>();
   private readonly selected: (parsed: ConsumptionPath) => boolean;
 
-  constructor(readonly limits: Required<InputLimits>, private readonly options: ListOptions) {
+  constructor(readonly limits: Required<InputLimits>, readonly options: ListOptions) {
     this.selected = selection(options.select);
   }
 
@@ -116,7 +116,7 @@ export class InputIndexer implements IndexContext {
   }
 
   /** Adds a tree file below `root` (`relative` to it), sized with a `stat`. */
-  private addTreeFile(root: number, path: string, relative: string, displayName: string, parsed: ConsumptionPath): void {
+  addTreeFile(root: number, path: string, relative: string, displayName: string, parsed: ConsumptionPath): void {
     let sizeBytes: number;
     try {
       sizeBytes = statSync(path).size;

@@ -1,5 +1,6 @@
 import { BadFileError } from "../base/errors.js";
 import { indexInputs, type IndexedSource, type InputIndex } from "./indexInputs.js";
+import { streamInputs } from "./streamTree.js";
 import { readSource } from "./readSource.js";
 import type { AccountHour, ReadOptions, ReadSummary, Source } from "./types.js";
 
@@ -26,11 +27,16 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
   async *[Symbol.asyncIterator](): AsyncGenerator<AccountHour, void, undefined> {
     const summary = emptySummary();
     this.summary = summary;
-    const index = await indexInputs(this.inputs, this.options);
-    summary.ignoredPaths = index.ignoredPaths;
-    summary.ignoredExamples = index.ignoredExamples;
-    summary.syncthingCopies = index.syncthingCopies;
-    summary.badFiles = index.badFiles;
+    const { streamAfterBytes } = this.options;
+    const index = streamAfterBytes === undefined ? await indexInputs(this.inputs, this.options) : await streamInputs(this.inputs, this.options, streamAfterBytes);
+    /** What indexing found besides the files (of a streamed index: complete once its groups end). */
+    const indexed = () => {
+      summary.ignoredPaths = index.ignoredPaths;
+      summary.ignoredExamples = index.ignoredExamples;
+      summary.syncthingCopies = index.syncthingCopies;
+      summary.badFiles += index.badFiles;
+    };
+    if (streamAfterBytes === undefined) indexed();
     const progress = () =>
       this.options.onProgress?.({
         filesRead: summary.filesRead,
@@ -83,6 +89,7 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
           yield hour;
         }
       }
+      if (streamAfterBytes !== undefined) indexed();
     } finally {
       await Promise.allSettled(queue.map(({ read }) => read));
       await index.close();

@@ -140,16 +140,18 @@ export class SourceTable {
   sorted(): Uint32Array {
     const order = new Uint32Array(this.size);
     for (let i = 0; i < order.length; i++) order[i] = i;
-    const cs = (i: number) => (Number.isNaN(this.cloudSpaceIds[i]!) ? -1 : this.cloudSpaceIds[i]!);
-    order.sort((a, b) => {
-      const byKey = this.accountIds[a]! - this.accountIds[b]! || this.hourEpochs[a]! - this.hourEpochs[b]! || cs(a) - cs(b);
-      if (byKey !== 0) return byKey;
-      const x = this.displayName(a);
-      const y = this.displayName(b);
-      return x < y ? -1 : x > y ? 1 : a - b;
-    });
-    return order;
+    return order.sort(this.compareRows);
   }
+
+  /** The reading order of two rows (see {@link sorted}). */
+  compareRows = (a: number, b: number): number => {
+    const cs = (i: number) => (Number.isNaN(this.cloudSpaceIds[i]!) ? -1 : this.cloudSpaceIds[i]!);
+    const byKey = this.accountIds[a]! - this.accountIds[b]! || this.hourEpochs[a]! - this.hourEpochs[b]! || cs(a) - cs(b);
+    if (byKey !== 0) return byKey;
+    const x = this.displayName(a);
+    const y = this.displayName(b);
+    return x < y ? -1 : x > y ? 1 : a - b;
+  };
 }
 
 /** `join(parent, relative)` for a normalized `parent` and a normalized relative path, without join's normalizing. */

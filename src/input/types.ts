@@ -139,6 +139,14 @@ export interface ReadOptions extends ListOptions {
    * entries are read as always. Default false.
    */
   deferTreeReads?: boolean;
+  /**
+   * Start handing out account-hours of a large input folder while it is still being walked,
+   * once `streamAfterBytes` of consumption files are found (a smaller tree is indexed whole
+   * first, as without it): see `streamInputs`. Only for a consumer that can read the inputs
+   * again when iterating throws `StreamFallback` (the tree was not in reading order after
+   * all). Default: index the inputs whole before the first account-hour.
+   */
+  streamAfterBytes?: number;
 }
 
 /** What `listAccountHours` finds: account-hours by name only, and the paths it ignored. */

@@ -18,6 +18,23 @@ export type TreeItem =
   | { kind: "error"; error: BadFileError };
 
 /**
+ * The order of a folder's entries in a walk: `name`, by name (code units); `numeric`, names of
+ * digits alone first, by their value (then by name: `05` before `5`), then the others by name:
+ * a tree of `<accountId>/<year>/<month>/<day>/<hour>/` folders is then walked in the order of
+ * its account-hours, unpadded or zero-padded.
+ */
+export type WalkOrder = "name" | "numeric";
+
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const DIGITS = /^\d+$/;
+function byValue(a: Dirent, b: Dirent): number {
+  const x = DIGITS.test(a.name);
+  const y = DIGITS.test(b.name);
+  if (x !== y) return x ? -1 : 1;
+  return (x ? Number(a.name) - Number(b.name) : 0) || byName(a, b);
+}
+
+/**
  * Walks a directory tree depth-first, in name order at every level (so the order never depends
  * on the file system), calling `onItem` for each file, other entry, link out of the tree, or
  * unreadable folder. Syncthing's `.stversions` folders are not entered.
@@ -39,42 +56,51 @@ export type TreeItem =
  * @param displayName how `path` is shown in messages (the input as the user gave it)
  */
 export function walkTree(path: string, displayName: string, onItem: (item: TreeItem) => void): void {
+  for (const item of treeItems(path, displayName)) onItem(item);
+}
+
+/** The items `walkTree` finds, one at a time as the walk goes (see `walkTree`), the entries of each folder in `order`. */
+export function* treeItems(path: string, displayName: string, order: WalkOrder = "name"): Generator<TreeItem> {
   type Folder = { path: string; displayName: string };
   const stack: Folder[] = [{ path: normalize(path), displayName: normalize(displayName) }];
   const root = realOrUndefined(stack[0]!.path) ?? stack[0]!.path;
   const followed = new Set<string>();
+  const compare = order === "name" ? byName : byValue;
   while (stack.length > 0) {
     const dir = stack.pop()!;
     let dirents: Dirent[];
+    const undecodable: TreeItem[] = [];
     try {
       dirents = readdirSync(dir.path, { withFileTypes: true });
-      if (dirents.some((dirent) => dirent.name.includes("\uFFFD"))) dirents = withoutUndecodable(dir, dirents, onItem);
+      if (dirents.some((dirent) => dirent.name.includes("\uFFFD"))) dirents = withoutUndecodable(dir, dirents, (item) => undecodable.push(item));
     } catch (error) {
-      onItem({
+      yield* undecodable;
+      yield {
         kind: "error",
         error: new BadFileError("INPUT_UNREADABLE", dir.displayName, `cannot read the folder (${(error as Error).message})`, { cause: error }),
-      });
+      };
       continue;
     }
-    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    yield* undecodable;
+    dirents.sort(compare);
     const subdirs: Folder[] = [];
     for (const dirent of dirents) {
       const child = { path: below(dir.path, dirent.name), displayName: below(dir.displayName, dirent.name) };
       let isDir = dirent.isDirectory();
       if ((isDir && dirent.name === SYNCTHING_VERSIONS_FOLDER) || isSyncConflictName(dirent.name)) {
-        onItem({ kind: "syncthing", ...child, folder: isDir });
+        yield { kind: "syncthing", ...child, folder: isDir };
         continue;
       }
-      if (dirent.isFile()) onItem({ kind: "file", ...child });
+      if (dirent.isFile()) yield { kind: "file", ...child };
       else if (dirent.isSymbolicLink()) {
         const target = statOrUndefined(child.path);
         const real = target && realOrUndefined(child.path);
-        if (!target || real === undefined) onItem({ kind: "other", ...child, what: "a broken symbolic link" });
-        else if (!within(root, real)) onItem({ kind: "outside", ...child, target: real, folder: target.isDirectory() });
-        else if (target.isFile()) onItem({ kind: "file", ...child });
+        if (!target || real === undefined) yield { kind: "other", ...child, what: "a broken symbolic link" };
+        else if (!within(root, real)) yield { kind: "outside", ...child, target: real, folder: target.isDirectory() };
+        else if (target.isFile()) yield { kind: "file", ...child };
         else if (target.isDirectory() && followOnce(dir.path, real, followed)) isDir = true;
-        else onItem({ kind: "other", ...child, what: target.isDirectory() ? "a symbolic link to a folder above it" : whatItIs(target) });
-      } else if (!isDir) onItem({ kind: "other", ...child, what: whatItIs(dirent) });
+        else yield { kind: "other", ...child, what: target.isDirectory() ? "a symbolic link to a folder above it" : whatItIs(target) };
+      } else if (!isDir) yield { kind: "other", ...child, what: whatItIs(dirent) };
       if (isDir) subdirs.push(child);
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);

@@ -17,7 +17,9 @@ export interface LoadReader {
  */
 export function loadReader(
   inputs: string[],
-  options: { packed?: boolean; select?: AccountHourSelection; inputNames?: readonly string[]; onProgress?: (progress: ReadProgress) => void },
+  options: {
+    packed?: boolean; select?: AccountHourSelection; inputNames?: readonly string[]; onProgress?: (progress: ReadProgress) => void; streamAfterBytes?: number;
+  },
 ): LoadReader {
   const badFiles: BadFileError[] = [];
   let bytesTotal = 0;
@@ -27,6 +29,7 @@ export function loadReader(
     inputNames: options.inputNames,
     onBadFile: (error) => badFiles.push(error),
     deferTreeReads: true,
+    streamAfterBytes: options.streamAfterBytes,
     onProgress: (progress) => {
       bytesTotal = progress.bytesTotal;
       options.onProgress?.(progress);

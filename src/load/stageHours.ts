@@ -176,15 +176,22 @@ export function defaultWorkers(bytesTotal: number, cores: number): number {
 }
 
 /**
- * Worker threads worth starting to bill `bytesTotal` of input as it streams: one per core
- * (at most 8; the main thread only reads and hands out work) once the input is large enough
- * to repay their start (each worker loads its code, about 0.15 s, and warms up its compiler
- * anew), else none. Measured on 2 cores (whole `billing` processes, alternating): a week of
- * 10 × 200 machines (103 MB) took 0.79 s in the main thread and 0.98 s on 2 workers; 4 weeks
- * the same on both; 26 weeks 7.1 s against 5.1 s. So 256 MiB with one spare core, and
- * proportionally less with more spare cores (an estimate: not measured here).
+ * Worker threads worth starting to bill `bytesTotal` of input as it streams, with `free` cores
+ * idle besides this process's work (see `freeCores`): none until the input is large enough to
+ * repay their start (each worker loads its code, about 0.15 s, and warms up its compiler
+ * anew), nor when less than half a core is free (they would only take turns with the main
+ * thread: at a load of 17 on 2 cores, 2 workers made 4 weeks 39% slower than none); else one
+ * per free core and one for the core this thread leaves (the main thread only walks, reads and
+ * hands out work), at most 8 and at most one per core. Measured on 2 cores (whole `billing`
+ * processes, alternating): a week of 10 × 200 machines (103 MB) took 0.79 s in the main thread
+ * and 0.98 s on 2 workers; 4 weeks the same on both; 26 weeks 7.1 s against 5.1 s. So 256 MiB
+ * with one spare core, and proportionally less with more spare cores (an estimate: not
+ * measured here).
  */
-export function billingWorkers(bytesTotal: number, cores: number): number {
-  if (cores < 2 || bytesTotal < (256 * 1024 * 1024) / (cores - 1)) return 0;
-  return Math.min(8, cores);
+export function billingWorkers(bytesTotal: number, cores: number, free: number): number {
+  if (bytesTotal < billingWorkersFrom(cores) || free < 0.5) return 0;
+  return Math.min(8, cores, Math.round(free) + 1);
 }
+
+/** The input bytes from which billing may use workers (see `billingWorkers`): a tree is walked that far before its first account-hour is billed. */
+export const billingWorkersFrom = (cores: number): number => (cores < 2 ? Number.POSITIVE_INFINITY : (256 * 1024 * 1024) / (cores - 1));

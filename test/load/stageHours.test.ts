@@ -4,7 +4,7 @@ import { encodeAccount, encodeCloudSpace } from "../../src/generate/encodeAccoun
 import { generateHours } from "../../src/generate/generateHours.js";
 import type { AccountHour, Source } from "../../src/input/types.js";
 import { DATA_TABLES } from "../../src/store/schema.js";
-import { stageHours } from "../../src/load/stageHours.js";
+import { billingWorkers, stageHours } from "../../src/load/stageHours.js";
 import { workerStager } from "../../src/load/workerStager.js";
 
 // The loader stages straight from the bytes into columns; decoding into records first
@@ -89,5 +89,22 @@ describe("staging account-hours as columns", () => {
     } finally {
       await stager.close();
     }
+  });
+});
+
+describe("billingWorkers", () => {
+  const MiB = 1024 * 1024;
+  it.each([
+    // input, cores, free cores besides this process: workers
+    [100 * MiB, 2, 1, 0], // a week of 10 × 200 machines: their start costs more than they save
+    [300 * MiB, 2, 1, 2], // idle 2 cores: the main thread walks and reads, two workers decode
+    [300 * MiB, 2, 0.3, 0], // a loaded machine: workers would only take turns with the main thread
+    [300 * MiB, 2, 0, 0],
+    [300 * MiB, 1, 1, 0], // one core: nothing to gain
+    [100 * MiB, 8, 7, 8], // more idle cores: smaller inputs repay them, one worker a core at most
+    [100 * MiB, 8, 2.4, 3],
+    [4096 * MiB, 16, 16, 8], // at most 8
+  ])("bills %d bytes on %d cores with %d free on %d workers", (bytes, cores, free, workers) => {
+    expect(billingWorkers(bytes, cores, free)).toBe(workers);
   });
 });
