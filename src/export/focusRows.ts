@@ -6,7 +6,7 @@ import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
 import { priceAt } from "../billing/prices.js";
-import { nameOf } from "../billing/names.js";
+import { nameOf, type Names } from "../billing/names.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { UnitName } from "../billing/unitNames.js";
 import { isoUtc } from "../base/time.js";
@@ -91,6 +91,16 @@ function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, numb
   }
 }
 
+/**
+ * The name of an account or cloud space in FOCUS's BillingAccountName and SubAccountName: the
+ * known one, else `account 7` or `cloud space 505`. FOCUS wants a name wherever the id is given
+ * (BillingAccountName-C-003-C, SubAccountName-C-005-C); ResourceName, by contrast, is null for a
+ * resource without one, and stays so.
+ */
+function focusName(names: Names | undefined, kind: "account" | "cloudspace", id: number): string {
+  return nameOf(names, kind, id) || `${kind === "account" ? "account" : "cloud space"} ${id}`;
+}
+
 /** The account's line an allocated charge is split from: the origin charge's dimensions (ids, name, level). */
 function originOf(line: BillingLine, report: BillingReport): BillingLine {
   // only the dimensions are read from it (its figures are the allocated line's)
@@ -146,7 +156,7 @@ function rowsOf(
     rows.push({
       AllocatedMethodDetails: allocated ? CU_ALLOCATION_DETAILS : null, AllocatedMethodId: allocated ? CU_ALLOCATION_METHOD : null,
       AllocatedResourceId: allocated ? resource(entity, unit).id : null, AllocatedResourceName: allocated ? entity.name : null, AllocatedTags: null,
-      BilledCost: cost, BillingAccountId: String(line.accountId), BillingAccountName: nameOf(names, "account", line.accountId!),
+      BilledCost: cost, BillingAccountId: String(line.accountId), BillingAccountName: focusName(names, "account", line.accountId!),
       BillingAccountType: "Account", BillingCurrency: list.currency,
       BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
       ChargeCategory: "Usage", ChargeClass: null, ChargeDescription: describe(line, unit, report), ChargeFrequency: "Usage-Based",
@@ -163,7 +173,7 @@ function rowsOf(
       SkuPriceDetails: JSON.stringify({ x_Unit: unit, x_PricingUnit: pricingUnit }),
       SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
-      SubAccountName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId),
+      SubAccountName: line.cloudspaceId === null ? null : focusName(names, "cloudspace", line.cloudspaceId),
       x_Level: line.level, x_Unit: unit, x_CuRollup: report.options.cuRollup, x_AccountId: String(line.accountId),
       x_CloudspaceId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       x_MachineId: line.machineId === null ? null : String(line.machineId), x_SampleHours: line.sampleHours,
@@ -189,7 +199,7 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
       const service = unitDef(line.unit).focus;
       rows.push({
         AllocatedMethodDetails: null, AllocatedMethodId: null, AllocatedResourceId: null, AllocatedResourceName: null, AllocatedTags: null,
-        BilledCost: adjustment, BillingAccountId: account, BillingAccountName: nameOf(names, "account", invoice.accountId),
+        BilledCost: adjustment, BillingAccountId: account, BillingAccountName: focusName(names, "account", invoice.accountId),
         BillingAccountType: "Account", BillingCurrency: list.currency, BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
         ChargeCategory: "Adjustment", ChargeClass: null,
         ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${list.currency}, half-even)`,

@@ -81,8 +81,9 @@ def main():
         for step in job["steps"]:
             try:
                 results["steps"][step["name"]] = {"result": run(spark, step)}
-            except Exception as error:  # the step's failure is its result
-                results["steps"][step["name"]] = {"error": str(error).split("\n")[0]}
+            except Exception as error:  # the step's failure is its result, in Java's words when it is a Java error
+                java = getattr(error, "java_exception", None)
+                results["steps"][step["name"]] = {"error": (str(java) if java is not None else str(error)).split("\n")[0]}
         results["seconds"] = {"startup": round(startup, 1), "total": round(time.monotonic() - started, 1), "jvmCpu": jvm_cpu_seconds(spark)}
     finally:
         spark.stop()
