@@ -26,7 +26,7 @@ const notNull = (...columns: string[]): Rule[] => columns.map((c) => ({ id: `${c
 /** Within a cent's trillionth: costs are rounded half-even to 12 decimals. */
 const product = (price: string, cost: string) => `abs(${num(price)} * ${num("PricingQuantity")} - ${num(cost)}) <= 1e-9 * greatest(1, abs(${num(cost)}))`;
 
-export const FOCUS_RULES: Rule[] = [
+const FOCUS_RULES: Rule[] = [
   // never null: BilledCost-C-003-M, BillingAccountId-C-001-M, BillingCurrency-C-004-M, BillingPeriodStart-C-003-M, ...
   ...notNull("BilledCost", "BillingAccountId", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd", "ChargeCategory", "ChargeFrequency",
     "ChargePeriodStart", "ChargePeriodEnd", "ContractedCost", "EffectiveCost", "InvoiceIssuerName", "ListCost", "ProviderName", "PublisherName",

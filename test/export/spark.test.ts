@@ -36,7 +36,7 @@ function statements(heading: string): string[] {
 }
 
 /** Where the columns of a table (as declared) and of its files (as Spark reads them) differ; [] when they agree. */
-export function schemaDrift(declared: string[][], files: string[][]): string[] {
+function schemaDrift(declared: string[][], files: string[][]): string[] {
   const inFiles = new Map(files.map(([name, type]) => [name!, type!]));
   const drift = declared.filter(([name, type]) => inFiles.get(name!) !== type)
     .map(([name, type]) => (inFiles.has(name!) ? `${name}: the DDL says ${type}, the files hold ${inFiles.get(name!)}` : `${name}: not in the files`));
