@@ -1,4 +1,5 @@
 import { SumBank } from "../base/exactSum.js";
+import { Exact } from "./exact.js";
 import type { AccountHourFacts } from "../load/machineFacts.js";
 import { catalogUnits, unitDef, type VmHour } from "./unitCatalog.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
@@ -646,6 +647,8 @@ export class BillingEngine {
     if (this.currentHour === null || this.onHour === undefined) return;
     const lines = this.hourLines;
     const f = this.environmentFigures(this.environmentHours.get(this.currentHour)!);
+    // allocated the Σ of its accounts' CU that hour, as its period line is (showback's allocateToEnvironment)
+    f[CU_ALLOCATED] = lines.reduce((sum, l) => (l.level === "account" ? sum.add(Exact.fromNumber(l.figures.cuAllocated)) : sum), Exact.ZERO).toNumber();
     lines.push({ level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1, figures: this.figuresOf(f, 0, false) });
     lines.sort(compareLines);
     this.hourLines = [];

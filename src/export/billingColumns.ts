@@ -84,8 +84,8 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
   for (const unit of shownUnits(report)) {
     columns.push({ key: unit, header: quantityHeader(report, unit), kind: "quantity", value: (l) => shownQuantity(l, unit) });
     if (unit === "CU") {
-      // The environment is allocated nothing: its period line carries the Σ of its accounts' CU (see `showback`), an hour has none.
-      const allocated = (l: BillingLine) => (l.level === "gateway" ? 0 : l.level === "environment" && hourly ? null : l.cuAllocated);
+      // the environment's, period or hour, is the Σ of its accounts' (see `showback`)
+      const allocated = (l: BillingLine) => (l.level === "gateway" ? 0 : l.cuAllocated);
       columns.push({ key: "cu_allocated", header: `CU allocated (CU-${per}; showback)`, kind: "quantity", value: allocated });
     }
   }
