@@ -7,7 +7,7 @@ import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, type UnitName } from "../billing/unitNames.js";
 import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
 import { isoUtc } from "../base/time.js";
-import { periodText } from "./periodText.js";
+import { halfOpenUtc } from "./periodText.js";
 
 /** What a column holds, which decides how each format writes it. */
 export type ColumnKind = "text" | "id" | "time" | "count" | "quantity" | "price" | "money";
@@ -127,13 +127,14 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
 
 /**
  * The unit price of a line's unit as written: the price in force in its hour (an hourly line)
- * or over the period; when it changes in the period, each with its days (`0.0125 (2026-10-01 to 2026-10-14), 0.014 (2026-10-15 to 2026-10-31)`).
+ * or over the period; when it changes in the period, each with its half-open period in UTC, one
+ * format whatever the hours (`0.0125 [2026-10-01T00:00:00Z, 2026-10-15T00:00:00Z); 0.014 [2026-10-15T00:00:00Z, 2026-11-01T00:00:00Z)`).
  */
 export function unitPriceText(list: PriceList, line: BillingLine, unit: UnitName, period: { start: number; end: number }): string | null {
   if (line.hourEpoch !== null) return priceAt(list, line.accountId, unit, line.hourEpoch)?.text ?? null;
   const periods = pricePeriods(list, line.accountId, unit, period.start, period.end);
   if (periods.length <= 1) return periods[0]?.price.text ?? null;
-  return periods.map((p) => `${p.price.text} (${periodText(p)})`).join(", ");
+  return periods.map((p) => `${p.price.text} ${halfOpenUtc(p)}`).join("; ");
 }
 
 /** An account's line (its invoice: an amount due) or the environment's (the total amount due); below, money is allocated cost. */

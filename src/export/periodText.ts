@@ -14,3 +14,8 @@ export function periodText(period: { start: number; end: number }): string {
   }
   return `${isoUtc(period.start)} to ${isoUtc(period.end)} (end excluded)`;
 }
+
+/** A period `[start, end)` as its two UTC instants, half-open: `[2026-10-15T12:00:00Z, 2026-10-20T00:00:00Z)`, whatever its hours. */
+export function halfOpenUtc(period: { start: number; end: number }): string {
+  return `[${isoUtc(period.start)}, ${isoUtc(period.end)})`;
+}

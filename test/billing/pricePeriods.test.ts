@@ -128,7 +128,18 @@ describe("prices that change: one invoice line per unit and price period (hand-c
     expect(text).toContain("account 7 CU 2026-10-02 to 2026-10-03: 72.0000 CU-hours × 0.02 = 1.44");
     let csv = "";
     for await (const chunk of toBillingCsv(report)) csv += chunk;
-    expect(csv).toContain('"0.01 (2026-10-01), 0.02 (2026-10-02 to 2026-10-03)"');
+    expect(csv).toContain('"0.01 [2026-10-01T00:00:00Z, 2026-10-02T00:00:00Z); 0.02 [2026-10-02T00:00:00Z, 2026-10-04T00:00:00Z)"');
+  });
+
+  it("a CSV cell lists its price periods in one format, whole days or not: half-open, in UTC instants", async () => {
+    const prices = parsePrices({ currency: "EUR", prices: { CU: [0.01, { from: "2026-10-02", price: 0.02 }, { from: "2026-10-03T17:00Z", price: 0.04 }] } });
+    const report = await billingReport(connection, PERIOD, {}, { prices });
+    let csv = "";
+    for await (const chunk of toBillingCsv(report)) csv += chunk;
+    const cell = '"0.01 [2026-10-01T00:00:00Z, 2026-10-02T00:00:00Z); 0.02 [2026-10-02T00:00:00Z, 2026-10-03T17:00:00Z); 0.04 [2026-10-03T17:00:00Z, 2026-10-04T00:00:00Z)"';
+    const rows = csv.trim().split("\r\n").slice(1).filter((r) => !r.startsWith("environment,")); // the environment has no price of its own
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) expect(row).toContain(cell);
   });
 });
 
