@@ -2,7 +2,9 @@
 // package.json without the repository's scripts and dev dependencies. The repository's
 // `prepare` (which builds dist/ on `npm ci` in a checkout) would otherwise ship, and npm 11
 // warns on every install of the tarball that it is an install script not covered by
-// allowScripts, though npm never runs it for a tarball. A plain `npm pack` is refused (prepack).
+// allowScripts, though npm never runs it for a tarball. The repository's `allowScripts` (what its
+// own `npm ci` may run) stays home too. A plain `npm pack` is refused (prepack; `npm run pack`,
+// which npm also precedes with prepack, is let through).
 //
 //   node scripts/pack.mjs [--destination DIR]     (npm run pack; default: the repository)
 import { spawnSync } from "node:child_process";
@@ -22,7 +24,7 @@ try {
   for (const entry of ["README.md", ...pkg.files.filter((f) => f !== "dist")]) {
     cpSync(join(root, entry), join(stage, entry), { recursive: true });
   }
-  const { scripts: _scripts, devDependencies: _devDependencies, ...published } = pkg;
+  const { scripts: _scripts, devDependencies: _devDependencies, allowScripts: _allowScripts, ...published } = pkg;
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
   const built = spawnSync(process.execPath, [join(root, "scripts/build.mjs"), "--out-dir", join(stage, "dist")], { stdio: "inherit" });
   if (built.status !== 0) process.exit(built.status ?? 1);

@@ -91,9 +91,9 @@ async function timed<T>(step: string, work: () => Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cloudunits-package-"));
-  // Packed as a release is (scripts/pack.mjs: built into a stage, so the repo's own dist/ is
-  // never rewritten under tests running beside this one)
-  await timed("build and pack", () => run(process.execPath, [join(ROOT, "scripts/pack.mjs"), "--destination", dir], ROOT));
+  // Packed as a release is, by `npm run pack` (scripts/pack.mjs: built into a stage, so the repo's
+  // own dist/ is never rewritten under tests running beside this one)
+  await timed("build and pack", () => run("npm", ["run", "pack", "--", "--destination", dir], ROOT));
   const [tarball] = (await readdir(dir)).filter((f) => f.endsWith(".tgz"));
   if (!tarball) throw new Error("npm pack wrote no tarball");
 
@@ -115,6 +115,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("packing and installing in the repository", () => {
+  it("npm run pack packs (above); a plain npm pack is refused, saying to use it", async () => {
+    const refused = await run("npm", ["pack", "--dry-run"], ROOT).then(() => null, (error: Error) => error.message);
+    expect(refused).toContain("cloudunits: pack with npm run pack");
+  });
+
+  it("npm ci has no install script left unreviewed (npm 11 warned of esbuild's on every install)", async () => {
+    const { stdout } = await run("npm", ["install-scripts", "ls"], ROOT);
+    expect(stdout.trim()).toBe("No packages with unreviewed install scripts.");
+  });
 });
 
 describe("the packed package, installed into an empty app", () => {
