@@ -5,6 +5,7 @@ import { environmentErrorOf } from "../base/environmentError.js";
 import { commandName, commands } from "./commands/index.js";
 import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";
+import { refuseNonNumbers } from "./numberFlags.js";
 import { refuseRepeatedFlags, type DeclaredOptions } from "./repeatedFlags.js";
 import { topHelp } from "./topHelp.js";
 
@@ -56,7 +57,12 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(msg);
       });
     // after the command declared its flags, before its handler: a flag of one value given twice is refused
-    parser.middleware(() => refuseRepeatedFlags(argv, (parser as unknown as YargsInternals).getOptions()));
+    // and a flag declared as a number given a text that is not one is refused by that text, not as NaN
+    parser.middleware(() => {
+      const declared = (parser as unknown as YargsInternals).getOptions();
+      refuseRepeatedFlags(argv, declared);
+      refuseNonNumbers(argv, declared);
+    });
     // yargs renders the command's whole help before running it, in case the handler shows it
     // (0.1-0.3 s of string-width for billing's options); ours never does, and --help still renders it.
     const usage = (parser as unknown as YargsInternals).getInternalMethods?.().getUsageInstance?.();

@@ -5,6 +5,7 @@ export interface DeclaredOptions {
   array: string[];
   boolean: string[];
   count: string[];
+  number: string[];
   key: Record<string, unknown>;
 }
 

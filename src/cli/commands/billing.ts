@@ -179,6 +179,8 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
         { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end }, memoryLimitBytes: DB_MEMORY_LIMIT_BYTES },
       );
     if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
+    // as generate, fetch and export do: a file written says so (stdout stays the report's, or empty)
+    if (argv.out !== undefined) process.stderr.write(`cloudunits: wrote ${argv.format}${argv.perAccount ? " workbooks" : ""} to ${argv.out}\n`);
     // Skipped files and duplicates were already listed with the load.
     // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
     const warningsShown = argv.format === "text" && argv.out === undefined;
