@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { billInputs } from "../../billing/billInputs.js";
+import { loadNames } from "../../billing/names.js";
 import { reportOf } from "../../billing/billingReport.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
@@ -15,6 +16,8 @@ interface DemoArgs {
 }
 
 const HOURS = 48;
+/** The sample accounts' names (the generator's accounts are 1, 2, 3), written as a names file beside the data. */
+const NAMES = ["Nordlicht Media", "Lumière Énergie", "Zeta Logistics"];
 
 /**
  * `cloudunits demo` (what `npm start` runs): generates a small data set in a temporary
@@ -30,14 +33,21 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
     try {
       const start = GENERATE_DEFAULTS.start;
       const end = start + HOURS * 3600;
-      const written = await writeDataset({ out: data, accounts: 3, spaces: 2, machines: 6, hours: HOURS, seed: 1, missingHours: [start + 30 * 3600] });
-      process.stdout.write(`generated ${written.files} hourly files (${(written.bytes / 1e6).toFixed(1)} MB) in ${data}\n\n`);
+      const missing = start + 30 * 3600;
+      const written = await writeDataset({ out: data, accounts: NAMES.length, spaces: 2, machines: 6, hours: HOURS, seed: 1, missingHours: [missing] });
       const accountId = GENERATE_DEFAULTS.firstAccountId;
-      const report = await reportOf(await billInputs([data], { start, end }, { fingerprint: false }), { start, end });
+      const namesFile = join(dir, "names.csv");
+      await writeFile(namesFile, `kind,id,name\n${NAMES.map((name, i) => `account,${accountId + i},${name}`).join("\n")}\n`);
+      process.stdout.write(
+        `generated ${written.files} hourly files (${(written.bytes / 1e6).toFixed(1)} MB) in ${data}, and the accounts' names in ${namesFile};\n` +
+        `the hour ${isoUtc(missing)} is left out on purpose, to show how a missing hour is reported (the warnings below)\n\n`,
+      );
+      const names = await loadNames(namesFile);
+      const report = await reportOf(await billInputs([data], { start, end }, { fingerprint: false, names }));
       process.stdout.write(toBillingText(report));
       const machineId = Math.min(...report.lines.filter((l) => l.level === "machine" && l.accountId === accountId).map((l) => l.machineId!));
       const next = [
-        `npx cloudunits billing ${data} --start ${isoUtc(start)} --end ${isoUtc(end)} --account-id ${accountId} --format json`,
+        `npx cloudunits billing ${data} --start ${isoUtc(start)} --end ${isoUtc(end)} --account-id ${accountId} --names ${namesFile} --format json`,
         `npx cloudunits stats machine ${data} --id ${machineId} --account-id ${accountId} --from ${isoUtc(start)} --till ${isoUtc(end)} --include cpu --include memory`,
         `npx cloudunits check ${data}`,
       ];
