@@ -152,8 +152,12 @@ const KNOWN: Known[] = [
     },
   },
   {
-    line: /^npx cloudunits billing --db warehouse\.duckdb --month 2026-10 --format csv --out invoices-2026-10\.csv/,
-    check: (_, cwd) => expect(readFileSync(join(cwd, "invoices-2026-10.csv"), "utf8").split("\n").length).toBeGreaterThan(2),
+    line: /^npx cloudunits billing --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml --format csv --out invoices-2026-10\.csv/,
+    check: (_, cwd) => {
+      const csv = readFileSync(join(cwd, "invoices-2026-10.csv"), "utf8").split("\n");
+      expect(csv.length).toBeGreaterThan(2);
+      expect(csv[0]).toContain("amount due (EUR)"); // the month's invoices have money
+    },
   },
   {
     line: /^npx cloudunits forecast --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml$/,
@@ -247,6 +251,13 @@ describe("README.md", () => {
     const [id] = [...list.accounts.keys()];
     expect(list.accounts.get(id!)?.CU?.[0]?.text).toBe("0.04");
     expect(list.prices.CU?.[0]?.text).toBeDefined();
+  });
+
+  it("docs/operations.md's cron recipe calls the installed bin, never npx, and bills the month with its price list", () => {
+    const cron = section(readDoc("docs/operations.md"), /^## Cron recipe$/).split("```")[1]!.trim().split("\n");
+    expect(cron).toHaveLength(3);
+    for (const line of cron) expect(line).toMatch(/^[\d*]+ [\d*]+ [\d*]+ [\d*]+ [\d*]+ +cd \/srv\/billing && node_modules\/\.bin\/cloudunits (sync|status|billing) /);
+    expect(cron[2]).toContain(" --prices prices.yaml ");
   });
 
   for (const [i, example] of EXAMPLES.entries()) {
