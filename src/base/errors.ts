@@ -132,8 +132,10 @@ export class ActiveAlertsError extends CloudunitsError {
   /** How many alerts are active. */
   readonly active: number;
 
-  constructor(active: number) {
-    super("ALERTS_ACTIVE", `${active} alert${active === 1 ? " is" : "s are"} active (listed above)`);
+  /** `unsent`: why the alerts could not be posted to the webhook, when they could not (the exit code still says they are active). */
+  constructor(active: number, unsent?: FetchError) {
+    super("ALERTS_ACTIVE", `${active} alert${active === 1 ? " is" : "s are"} active (listed above)${unsent ? `; they were not posted: ${unsent.message}` : ""}`,
+      unsent ? { cause: unsent } : undefined);
     this.active = active;
   }
 }

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { ActiveAlertsError, UsageError } from "../../base/errors.js";
+import { ActiveAlertsError, FetchError, UsageError } from "../../base/errors.js";
 import { NAMES_OPTION, WAIT_OPTION, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
 
@@ -35,16 +35,21 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
     const { loadNames } = await import("../../billing/names.js");
     const { loadBudgets } = await import("../../forecast/budgets.js");
     const { alerts } = await import("../../forecast/alerts.js");
-    const { notify } = await import("../../forecast/notify.js");
+    const { notify, webhookAddress } = await import("../../forecast/notify.js");
     const { alertsBody, alertsToJson, alertsToText } = await import("../../export/alertsReport.js");
     const { withWarehouse } = await import("../inputs.js");
+    const webhook = argv.notify === undefined ? undefined : webhookAddress(argv.notify); // a bad address is refused before any work
     const budgets = await loadBudgets(argv.budgets);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const report = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => alerts(w.connection, { budgets, prices, windowHours: argv.window, options: { names } }));
     process.stdout.write(argv.format === "json" ? alertsToJson(report) : alertsToText(report));
     if (report.alerts.length === 0) return;
-    if (argv.notify !== undefined) await notify(argv.notify, alertsBody(report));
-    throw new ActiveAlertsError(report.alerts.length);
+    // a webhook that fails does not hide the alerts: exit 7 still, with why they were not posted
+    const unsent = webhook === undefined ? undefined : await notify(webhook, alertsBody(report)).then(() => undefined, (error: unknown) => {
+      if (error instanceof FetchError) return error;
+      throw error;
+    });
+    throw new ActiveAlertsError(report.alerts.length, unsent);
   },
 };
