@@ -1,12 +1,41 @@
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { UsageError } from "../base/errors.js";
 
-/** Reads a JSON (`.json`) or YAML file into a plain value; a UsageError names the file when it cannot. */
-export async function readStructured(file: string): Promise<unknown> {
+/** How a structured file is read. */
+export interface StructuredLimits {
+  /** The largest file read (bytes), and what the file is, for the message (`a budgets file`); default no limit. */
+  maxBytes?: number;
+  what?: string;
+}
+
+/** `n` bytes as people read them: `512 KiB`, `10.5 MiB`. */
+function bytesText(n: number): string {
+  return n >= 2 ** 20 ? `${+(n / 2 ** 20).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`;
+}
+
+/**
+ * Reads a JSON (`.json`) or YAML file into a plain value; a UsageError names the file when it
+ * cannot. With `limits.maxBytes`, a file larger than that (or not a regular file) is refused
+ * before it is read or parsed.
+ */
+export async function readStructured(file: string, limits: StructuredLimits = {}): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    const handle = await open(file, "r");
+    try {
+      if (limits.maxBytes !== undefined) {
+        const stat = await handle.stat();
+        if (!stat.isFile()) throw new UsageError(`${file}: not a regular file (${limits.what ?? "the file"} is read from a file)`);
+        if (stat.size > limits.maxBytes) {
+          throw new UsageError(`${file}: ${bytesText(stat.size)} is more than ${limits.what ?? "the file"} may be (at most ${bytesText(limits.maxBytes)})`);
+        }
+      }
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   try {

@@ -2,6 +2,13 @@ import { readStructured } from "../billing/readStructured.js";
 import { UsageError } from "../base/errors.js";
 import { FORECAST_UNITS, type ForecastUnit } from "./forecast.js";
 
+/**
+ * What a budgets file may hold (docs/safety.md): its size (parsing YAML takes about a second
+ * per 100 KiB on a busy machine), how many budgets, and the smallest budget (a smaller one
+ * is no budget a month could keep, and its percentages leave the range of numbers).
+ */
+export const BUDGET_LIMITS = { fileBytes: 512 * 1024, budgets: 10_000, smallest: 1e-6 } as const;
+
 /** Thresholds of a budget without its own, in % of the budget. */
 export const DEFAULT_THRESHOLDS = [50, 80, 100] as const;
 
@@ -36,6 +43,9 @@ export function parseBudgets(value: unknown, source = "budgets"): Budget[] {
   }
   const unknownTop = Object.keys(top).filter((k) => k !== "budgets" && k !== "thresholds");
   if (unknownTop.length > 0) throw new UsageError(`${source}: unknown key ${unknownTop.join(", ")} (keys: budgets, thresholds)`);
+  if (top.budgets.length > BUDGET_LIMITS.budgets) {
+    throw new UsageError(`${source}: ${top.budgets.length} budgets, more than the ${BUDGET_LIMITS.budgets} a budgets file may hold`);
+  }
   const defaults = top.thresholds === undefined ? [...DEFAULT_THRESHOLDS] : thresholdsOf(top.thresholds, `${source}: thresholds`);
   return (top.budgets as unknown[]).map((entry, i): Budget => {
     const where = `${source}: budgets[${i}]`;
@@ -46,22 +56,22 @@ export function parseBudgets(value: unknown, source = "budgets"): Budget[] {
     const hasAccount = b.account !== undefined;
     if (hasAccount === (b.environment === true)) throw new UsageError(`${where}: give either account: N or environment: true`);
     if (hasAccount && (!Number.isSafeInteger(b.account) || (b.account as number) < 0)) throw new UsageError(`${where}: account must be an account id (a whole number)`);
-    const positive = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v > 0;
+    const positive = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= BUDGET_LIMITS.smallest;
     let limit: Budget["limit"];
     if (b.amount !== undefined) {
       if (b.unit !== undefined || b.quantity !== undefined) throw new UsageError(`${where}: give either amount, or unit and quantity, not both`);
-      if (!positive(b.amount)) throw new UsageError(`${where}: amount must be a number above 0 (per month, in the price list's currency)`);
+      if (!positive(b.amount)) throw new UsageError(`${where}: amount must be a number of at least ${BUDGET_LIMITS.smallest} (per month, in the price list's currency)`);
       limit = { kind: "amount", amount: b.amount as number };
     } else {
       if (!FORECAST_UNITS.includes(b.unit as ForecastUnit)) throw new UsageError(`${where}: unit must be one of ${FORECAST_UNITS.join(", ")} (or give amount)`);
-      if (!positive(b.quantity)) throw new UsageError(`${where}: quantity must be a number above 0 (unit-hours per month; NU: TB)`);
+      if (!positive(b.quantity)) throw new UsageError(`${where}: quantity must be a number of at least ${BUDGET_LIMITS.smallest} (unit-hours per month; NU: TB)`);
       limit = { kind: "quantity", unit: b.unit as ForecastUnit, quantity: b.quantity as number };
     }
     return { accountId: hasAccount ? (b.account as number) : null, limit, thresholds: b.thresholds === undefined ? defaults : thresholdsOf(b.thresholds, where) };
   });
 }
 
-/** Reads a budgets file (YAML, or JSON when it ends in .json); a UsageError names the file. */
+/** Reads a budgets file (YAML, or JSON when it ends in .json) within `BUDGET_LIMITS`; a UsageError names the file. */
 export async function loadBudgets(file: string): Promise<Budget[]> {
-  return parseBudgets(await readStructured(file), file);
+  return parseBudgets(await readStructured(file, { maxBytes: BUDGET_LIMITS.fileBytes, what: "a budgets file" }), file);
 }
