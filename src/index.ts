@@ -126,7 +126,7 @@ export { notify } from "./forecast/notify.js";
 export type { NotifyOptions } from "./forecast/notify.js";
 export { top } from "./forecast/top.js";
 export type { TopRequest, TopReport, TopRow, TopLevel } from "./forecast/top.js";
-export type { Metric, Figures, EntitySeries } from "./forecast/usageSeries.js";
+export type { Metric, EntityUsage } from "./forecast/usageTable.js";
 export { forecastToText, forecastToJson } from "./export/forecastReport.js";
 export { alertsToText, alertsToJson } from "./export/alertsReport.js";
 export { topToText, topToJson, topToCsv } from "./export/topReport.js";

@@ -74,5 +74,5 @@ export { FORECAST_UNITS } from "./forecast/forecast.js";
 export { ANOMALY_LEVELS } from "./forecast/anomalies.js";
 export { DEFAULT_THRESHOLDS } from "./forecast/budgets.js";
 export { previousPeriod, TOP_LEVELS } from "./forecast/top.js";
-export { usageSeries, METRICS } from "./forecast/usageSeries.js";
+export { METRICS } from "./forecast/usageTable.js";
 export { alertsBody } from "./export/alertsReport.js";

@@ -199,6 +199,9 @@ export class BillingEngine {
   /** Grouped input: per part of the period, where its VM-hours' totals are in `environment` (see `addVmHours`). */
   private readonly groupedTotals: number[] = [];
   private readonly groupedScratch: Float64Array;
+  /** The levels below the environment summed and given hourly lines (see {@link keepLevels}). */
+  private keepCloudspaces = true;
+  private keepMachines = true;
   /** Hourly lines of the current hour, when asked for. */
   private hourLines: EngineLine[] = [];
   private currentHour: number | null = null;
@@ -236,6 +239,18 @@ export class BillingEngine {
     this.windowsPattern = new RegExp(units.windowsPattern, "i");
     this.billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
     this.publicIpStates = new Set(units.publicIpStates);
+  }
+
+  /**
+   * Keeps the cloud spaces, the machines, or both only when `levels` names them: the others
+   * are neither summed over the period nor given hourly lines (less work per machine-hour);
+   * the figures of the levels kept, the accounts' and the environment's are unchanged. By
+   * default every level is kept. An hourly engine may change them between hours: the period
+   * lines of a level are then of the hours it was kept in.
+   */
+  keepLevels(levels: readonly EngineLevel[]): void {
+    this.keepCloudspaces = levels.includes("cloudspace");
+    this.keepMachines = levels.includes("machine");
   }
 
   private cuOf(memMb: number, vcpus: number): number {
@@ -456,6 +471,7 @@ export class BillingEngine {
     }
     if (!this.weighted) this.see(facts);
     const entities = !this.environmentOnly;
+    const machines = entities && this.keepMachines;
     const part = this.partOf(hourEpoch);
     const accounts = this.accountsOf(part);
     let account = accounts.get(accountId);
@@ -506,7 +522,7 @@ export class BillingEngine {
       if (cloudspaceId !== lastCloudspaceId) {
         lastCloudspaceId = cloudspaceId;
         lastLocal = local(cloudspaceId);
-        if (entities) {
+        if (machines) {
           let cloudspace = account!.cloudspaces.get(cloudspaceId);
           if (cloudspace === undefined) account!.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
           lastCloudspace = cloudspace;
@@ -514,7 +530,7 @@ export class BillingEngine {
       }
       const c = lastLocal;
       this.machineCs[vms] = c;
-      if (entities) {
+      if (machines) {
         const cloudspace = lastCloudspace!;
         let machine = cloudspace.machines.get(facts.machineId[i]!);
         if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, cloudspaceId, facts.machineId[i]!, part)));
@@ -581,6 +597,11 @@ export class BillingEngine {
     const machinesBytes = this.machinesBytes;
     const F = this.F;
     const cloudspaces = facts.cloudspaceIds.length;
+    const keepCloudspaces = this.keepCloudspaces;
+    const keepMachines = this.keepMachines;
+    this.addLevelSample(account.entity, accountFigures, levels, accountAt);
+    if (this.onHour !== undefined) this.hourLines.push(this.hourLine(1, accountId, null, null, hourEpoch, accountFigures, 0));
+    if (!keepCloudspaces && !keepMachines) return;
     // showback: the account's CU to its cloud spaces, theirs to their machines
     const cuOfCloudspaces = levels.value(cloudspaceCu);
     for (let c = 0; c < cloudspaces; c++) {
@@ -589,6 +610,17 @@ export class BillingEngine {
       out[CU_ALLOCATED] = accountFigures[CU]! * (cuOfCloudspaces > 0 ? out[CU]! / cuOfCloudspaces : 1.0 / cloudspaces);
       out[OWN_NIC_NU] = this.nuOf(bytes - machinesBytes[c]!);
     }
+    if (keepCloudspaces) {
+      for (let c = 0; c < cloudspaces; c++) {
+        const cloudspaceId = facts.cloudspaceIds[c]!;
+        let cloudspace = account.cloudspaces.get(cloudspaceId);
+        if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+        cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
+        this.addLevelSample(cloudspace.entity, this.csFigures[c]!, levels, this.L * c);
+        if (this.onHour !== undefined) this.hourLines.push(this.hourLine(2, accountId, cloudspaceId, null, hourEpoch, this.csFigures[c]!, 0));
+      }
+    }
+    if (!keepMachines) return;
     const machinesCu = this.machinesCu;
     for (let c = 0; c < locals; c++) machinesCu[c] = levels.value(this.L * c + T_MACHINES_CU);
     for (let v = 0; v < vms; v++) {
@@ -598,26 +630,16 @@ export class BillingEngine {
       mf[F * v + CU_ALLOCATED] = allocated * (cu > 0 ? mf[F * v + CU]! / cu : 1.0 / this.csMachines[c]!);
     }
 
-    // period totals, hourly lines
-    this.addLevelSample(account.entity, accountFigures, levels, accountAt);
-    for (let c = 0; c < cloudspaces; c++) {
-      const cloudspaceId = facts.cloudspaceIds[c]!;
-      let cloudspace = account.cloudspaces.get(cloudspaceId);
-      if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
-      cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
-      this.addLevelSample(cloudspace.entity, this.csFigures[c]!, levels, this.L * c);
+    for (let v = 0; v < vms; v++) {
+      const e = this.machineEntity[v]!;
+      this.addSample(e, mf, F * v);
+      if (this.onHour !== undefined) this.hourLines.push(this.hourLine(3, accountId, e.cloudspaceId, e.machineId, hourEpoch, mf, F * v));
     }
-    for (let v = 0; v < vms; v++) this.addSample(this.machineEntity[v]!, mf, F * v);
-    if (this.onHour !== undefined) {
-      const line = (rank: number, cloudspaceId: number | null, machineId: number | null, f: Float64Array, at: number): EngineLine =>
-        ({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: this.figuresOf(f, at, rank === 3) });
-      this.hourLines.push(line(1, null, null, accountFigures, 0));
-      for (let c = 0; c < cloudspaces; c++) this.hourLines.push(line(2, facts.cloudspaceIds[c]!, null, this.csFigures[c]!, 0));
-      for (let v = 0; v < vms; v++) {
-        const e = this.machineEntity[v]!;
-        this.hourLines.push(line(3, e.cloudspaceId, e.machineId, mf, F * v));
-      }
-    }
+  }
+
+  /** An hourly line of a level (`rank`) from its figures at `f[at .. at + F)`. */
+  private hourLine(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, hourEpoch: number, f: Float64Array, at: number): EngineLine {
+    return { level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: this.figuresOf(f, at, rank === 3) };
   }
 
   /** Notes what data quality reports of an account-hour. */

@@ -1,15 +1,29 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { BillingOptions } from "../billing/lines.js";
+import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/lines.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
-import { anomalies, type Anomaly, type MachineChange } from "./anomalies.js";
+import {
+  ANOMALY_LEVELS, ANOMALY_RULE, anomaliesOf, anomalyReadStart, anomalyTableLevels, mergeReports, type Anomaly, type AnomalyScan, type MachineChange, type ScanResult,
+} from "./anomalies.js";
 import type { Budget } from "./budgets.js";
-import { forecast, type EntityForecast, type Forecast } from "./forecast.js";
+import { entityLabel } from "./entityLabel.js";
+import { billedMonth, forecastOfReading, forecastPlan, forecastTable, type EntityForecast, type Forecast, type ForecastPlan } from "./forecast.js";
+import { withStoredNames } from "./storedNames.js";
+import { usagePass } from "./usagePass.js";
+import { HourCosts, hourFigures, metricUnit, UsageTable } from "./usageTable.js";
 
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
+
+/**
+ * The most entity-hours (an entity: a machine, cloud space or account; an hour of the 3 weeks
+ * anomalies read) kept at once: each holds 5 figures (40 bytes). A warehouse with more is read
+ * for anomalies an account at a time, so memory stays within about 100 MB whatever the number
+ * of machines (but grows with the largest account).
+ */
+export const ALERTS_ENTITY_HOURS = 2_500_000;
 
 /** What `alerts` checks. */
 export interface AlertsRequest {
@@ -22,19 +36,28 @@ export interface AlertsRequest {
   windowHours?: number;
   /** Robust-score threshold of anomalies (default `ANOMALY_RULE.threshold`). */
   threshold?: number;
+  /** The most entity-hours the anomalies keep at once (memory), beyond which the accounts are read apart; default `ALERTS_ENTITY_HOURS`. */
+  maxEntityHours?: number;
   options?: BillingOptions;
 }
 
-/** A budget threshold crossed: by the month to date (`actual`), or by the month-end forecast alone (`forecast`). */
+/**
+ * A budget crossed: its highest threshold crossed by the month to date (`actual`), or a higher
+ * one crossed by the month-end forecast alone (`forecast`). One alert per budget.
+ */
 export interface BudgetAlert {
-  /** `budget:account:7:2026-10:amount:80:actual`: the same crossing has the same id on every run. */
+  /**
+   * `budget:account:7:2026-10:amount=2500:80:actual`: the budget (whose, what, how much), the
+   * month, the threshold and the basis; the same crossing of the same budget has the same id
+   * on every run, and a new id when it goes up a threshold or the forecast comes true.
+   */
   id: string;
   type: "budget";
   basis: "actual" | "forecast";
   accountId: number | null;
   name: string;
   month: string;
-  /** % of the budget. */
+  /** The highest threshold crossed on that basis, % of the budget. */
   threshold: number;
   /** The monthly budget, in `unit`. */
   budget: number;
@@ -42,8 +65,11 @@ export interface BudgetAlert {
   unit: string;
   /** Month to date (actual) or projected to the month's end (forecast), in `unit`. */
   value: number;
-  /** value / budget × 100. */
+  /** value / budget × 100, to 2 decimals. */
   percent: number;
+  /** The month to date and the month-end forecast, in `unit`. */
+  monthToDate: number;
+  projected: number;
   message: string;
 }
 
@@ -66,14 +92,26 @@ export interface AlertReport {
 
 const fixed = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
 
+/**
+ * A percentage as people read it, never more than it is (79.96% is "79.9%", not the "80%" a
+ * threshold of 80 would seem crossed at): one decimal below 100, whole above, grouped by thousands.
+ */
+export function percentText(percent: number): string {
+  if (percent >= 100) return `${String(Math.floor(percent)).replace(/\B(?=(\d{3})+$)/g, ",")}%`;
+  return `${(Math.floor(percent * 10) / 10).toFixed(1).replace(/\.0$/, "")}%`;
+}
+
+/** A percentage as JSON gives it: to 2 decimals (97.13, not 97.12799999999999). */
+const percentNumber = (percent: number): number => Math.round(percent * 100) / 100;
+
 function who(accountId: number | null, name: string): string {
   return accountId === null ? "the environment" : `account ${accountId}${name ? ` (${name})` : ""}`;
 }
 
-function budgetAlerts(budget: Budget, entry: EntityForecast | undefined, f: Forecast): BudgetAlert[] {
-  const amount = budget.limit.kind === "amount";
+/** The one alert of a budget, at its highest threshold crossed, or undefined when none is. */
+function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forecast): BudgetAlert | undefined {
   const limit = budget.limit.kind === "amount" ? budget.limit.amount : budget.limit.quantity;
-  const unit = budget.limit.kind === "amount" ? f.currency! : budget.limit.unit === "NU" ? "TB" : `${budget.limit.unit}-hours`;
+  const unit = budget.limit.kind === "amount" ? f.currency! : metricUnit(budget.limit.unit);
   const pick = (which: "monthToDate" | "projected"): number => {
     if (!entry) return 0;
     if (budget.limit.kind === "amount") return entry.amount?.[which].toNumber() ?? 0;
@@ -81,41 +119,104 @@ function budgetAlerts(budget: Budget, entry: EntityForecast | undefined, f: Fore
   };
   const actual = pick("monthToDate");
   const projected = pick("projected");
+  const highest = (value: number) => budget.thresholds.filter((t) => value >= (limit * t) / 100).at(-1);
+  const byActual = highest(actual);
+  const byForecast = highest(projected);
+  const basis = byForecast !== undefined && (byActual === undefined || byForecast > byActual) ? "forecast" : byActual !== undefined ? "actual" : undefined;
+  if (basis === undefined) return undefined;
+  const threshold = basis === "actual" ? byActual! : byForecast!;
+  const value = basis === "actual" ? actual : projected;
+  const percent = (value / limit) * 100;
+  const name = entry?.name ?? "";
   const scope = budget.accountId === null ? "environment" : `account:${budget.accountId}`;
-  const kind = amount ? "amount" : budget.limit.kind === "quantity" ? budget.limit.unit : "";
-  const out: BudgetAlert[] = [];
-  for (const threshold of budget.thresholds) {
-    const line = (limit * threshold) / 100;
-    const basis = actual >= line ? "actual" : projected >= line ? "forecast" : undefined;
-    if (!basis) continue;
-    const value = basis === "actual" ? actual : projected;
-    const name = entry?.name ?? "";
-    out.push({
-      id: `budget:${scope}:${f.month}:${kind}:${threshold}:${basis}`, type: "budget", basis, accountId: budget.accountId, name, month: f.month,
-      threshold, budget: limit, unit, value, percent: (value / limit) * 100,
-      message: `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${fixed(value)} ${unit} ` +
-        `is ${((value / limit) * 100).toFixed(0)}% of its ${f.month} budget of ${fixed(limit)} ${unit} (threshold ${threshold}%)`,
-    });
-  }
-  return out;
+  const what = budget.limit.kind === "amount" ? "amount" : budget.limit.unit;
+  const soFar = basis === "forecast" ? `; month to date ${fixed(actual)} ${unit} (${percentText((actual / limit) * 100)})` : "";
+  return {
+    id: `budget:${scope}:${f.month}:${what}=${limit}:${threshold}:${basis}`, type: "budget", basis, accountId: budget.accountId, name, month: f.month,
+    threshold, budget: limit, unit, value, percent: percentNumber(percent), monthToDate: actual, projected,
+    message: `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${fixed(value)} ${unit} ` +
+      `is ${percentText(percent)} of its ${f.month} budget of ${fixed(limit)} ${unit} (threshold ${threshold}%)${soFar}`,
+  };
 }
 
 function anomalyMessage(a: Anomaly): string {
-  const entity = a.level === "machine" ? `machine ${a.machineId}` : a.level === "cloudspace" ? `cloud space ${a.cloudspaceId}` : `account ${a.accountId}`;
   const per = a.granularity === "hour" ? "in an hour" : "per hour that day";
-  const size = a.ratio === null ? `from ${fixed(a.baseline)}` : `${fixed(a.ratio)}× its baseline of ${fixed(a.baseline)}`;
-  return `${entity}${a.name ? ` (${a.name})` : ""} of account ${a.accountId}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${fixed(a.value)} ${per}, ` +
+  // CU, SU and TU are their own unit (unit-hours in an hour); NU is in TB, cost in the currency
+  const unit = a.metric === "cost" || a.metric === "NU" ? ` ${a.unit}` : "";
+  const size = a.ratio === null ? `from ${fixed(a.baseline)}${unit}` : `${fixed(a.ratio)}× its baseline of ${fixed(a.baseline)}${unit}`;
+  return `${entityLabel(a)}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${fixed(a.value)}${unit} ${per}, ` +
     `${size}, since ${isoUtc(a.since)} (${a.points} ${a.granularity}${a.points === 1 ? "" : "s"}, robust score ${fixed(a.score)})`;
 }
 
+/** How many entity-hours anomalies over `[start, end)` would keep: the entities (machines, cloud spaces, accounts) held then × its hours. */
+async function entityHours(connection: DuckDBConnection, start: number, end: number): Promise<number> {
+  const reader = await connection.runAndReadAll(
+    `SELECT ((SELECT count(DISTINCT (account_id, cloudspace_id, machine_id)) FROM machines WHERE hour_epoch >= $start AND hour_epoch < $end)
+      + (SELECT count(DISTINCT (account_id, cloudspace_id)) FROM cloudspaces WHERE hour_epoch >= $start AND hour_epoch < $end)
+      + (SELECT count(DISTINCT account_id) FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end))::DOUBLE AS n`,
+    { start: BigInt(start), end: BigInt(end) },
+  );
+  return Number(reader.getRowObjectsJS()[0]!.n) * ((end - start) / HOUR);
+}
+
 /**
- * Every active alert of a warehouse as of an hour: each budget threshold crossed this month,
- * actually or by the month-end forecast, each anomaly reaching into the last `windowHours`,
- * and each machine new or vanished in them. Ids are stable so a caller can drop repeats.
+ * The month's forecast and the anomalies of `scan` from one pass over the warehouse when their
+ * hours fit `scan.maxEntityHours`; else the forecast's pass, then one pass per account for the anomalies.
+ */
+async function readAlerts(
+  connection: DuckDBConnection, plan: ForecastPlan, scan: AnomalyScan & { readStart: number; maxEntityHours: number }, prices: PriceList | undefined, options: ResolvedBillingOptions,
+): Promise<{ table: UsageTable; billed: Awaited<ReturnType<typeof usagePass>>; found: ScanResult }> {
+  const end = plan.limit;
+  const table = forecastTable(plan, options);
+  const together = (await entityHours(connection, scan.readStart, end)) <= scan.maxEntityHours;
+  const anomalyTable = () => new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names);
+  const shared = together ? anomalyTable() : undefined;
+  const start = Math.min(plan.readFrom, shared ? scan.readStart : Number.POSITIVE_INFINITY);
+  const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
+  let scratch: Float64Array = new Float64Array(0);
+  const billed = await usagePass(connection, {
+    start, end, billed: billedMonth(plan, prices), options, levelsAt: (hour) => (shared && hour >= scan.readStart ? shared.levels : table.levels),
+    onHour: (lines) => {
+      scratch = hourFigures(lines, costs, scratch);
+      table.add(lines, scratch);
+      shared?.add(lines, scratch);
+    },
+  });
+  if (shared) return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
+  const results: ScanResult[] = [];
+  for (const accountId of [...plan.accounts.keys()].sort((a, b) => a - b)) {
+    const own = anomalyTable();
+    await usagePass(connection, {
+      start: scan.readStart, end, accountId, options, levelsAt: () => own.levels, onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
+    });
+    results.push(anomaliesOf(own, scan));
+  }
+  return { table, billed, found: mergeReports(results) };
+}
+
+/** The budgets' alerts, one per budget, each id once (two budgets alike give the same alert). */
+function budgetAlerts(budgets: readonly Budget[], f: Forecast): BudgetAlert[] {
+  const environment = f.entries.find((e) => e.level === "environment");
+  const accounts = new Map(f.entries.filter((e) => e.level === "account").map((e) => [e.accountId, e]));
+  const out = new Map<string, BudgetAlert>();
+  for (const budget of budgets) {
+    const alert = budgetAlert(budget, budget.accountId === null ? environment : accounts.get(budget.accountId), f);
+    if (alert && !out.has(alert.id)) out.set(alert.id, alert);
+  }
+  return [...out.values()];
+}
+
+/**
+ * Every active alert of a warehouse as of an hour: each budget crossed this month (at its
+ * highest threshold crossed, actually or by the month-end forecast), each anomaly reaching
+ * into the last `windowHours`, and each machine new or vanished in them. Ids are stable so a
+ * caller can drop repeats. The forecast and the anomalies come from one pass over the warehouse.
  */
 export async function alerts(connection: DuckDBConnection, request: AlertsRequest): Promise<AlertReport> {
   const windowHours = request.windowHours ?? 24;
   if (!Number.isSafeInteger(windowHours) || windowHours < 1) throw new UsageError(`bad window ${String(windowHours)} (a whole number of hours, 1 or more)`);
+  const threshold = request.threshold ?? ANOMALY_RULE.threshold;
+  if (!(threshold > 0)) throw new UsageError(`bad threshold ${String(threshold)} (a number above 0)`);
   const held = (await connection.runAndReadAll("SELECT max(hour_epoch) AS last, list(DISTINCT account_id) AS ids FROM account_hours")).getRowObjectsJS()[0]!;
   const known = ((held.ids as unknown[] | null) ?? []).map(Number);
   checkKnownIds("account", request.budgets.flatMap((b) => (b.accountId === null ? [] : [b.accountId])), known, "the warehouse");
@@ -123,22 +224,26 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
   const asOf = request.asOf ?? (held.last === null ? undefined : Number(held.last) + HOUR);
   if (asOf === undefined) throw new UsageError("the warehouse holds no hours: nothing to alert on");
   const month = isoUtc(asOf - HOUR).slice(0, 7);
-  const f = await forecast(connection, { month, prices: request.prices, asOf, options: request.options });
-  const out: Alert[] = [];
-  for (const budget of request.budgets) {
-    const entry = f.entries.find((e) => (budget.accountId === null ? e.level === "environment" : e.accountId === budget.accountId && e.level === "account"));
-    out.push(...budgetAlerts(budget, entry, f));
-  }
+  const options = await withStoredNames(connection, request.options);
+  const resolved = resolveOptions(options);
+  const plan = await forecastPlan(connection, { month, asOf });
   const windowStart = asOf - windowHours * HOUR;
   // scored from a week before the window, so a run that began before it keeps its first hour (and its id)
-  const found = await anomalies(connection, { start: windowStart - WEEK, end: asOf, prices: request.prices, threshold: request.threshold, options: request.options });
-  for (const a of found.anomalies) if (a.until > windowStart) out.push({ ...a, type: "anomaly", message: anomalyMessage(a) });
+  const start = windowStart - WEEK;
+  const scan = {
+    start, end: asOf, threshold, levels: ANOMALY_LEVELS, currency: request.prices?.currency, names: resolved.names, reachingPast: windowStart, readStart: anomalyReadStart(start),
+    maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
+  };
+  const { table, billed, found } = await readAlerts(connection, plan, scan, request.prices, resolved);
+  const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
+  const out: Alert[] = budgetAlerts(request.budgets, f);
+  for (const a of found.anomalies) out.push({ ...a, type: "anomaly", message: anomalyMessage(a) });
   for (const c of found.changes) {
     if (c.at < windowStart) continue;
     const { kind, ...rest } = c;
     out.push({
       ...rest, type: kind === "new" ? "machine-new" : "machine-vanished",
-      message: `machine ${c.machineId}${c.name ? ` (${c.name})` : ""} of account ${c.accountId}, cloud space ${c.cloudspaceId}: ${kind === "new" ? "new since" : "gone since"} ${isoUtc(c.at)}`,
+      message: `${entityLabel({ ...c, level: "machine" })}: ${kind === "new" ? "new since" : "gone since"} ${isoUtc(c.at)}`,
     });
   }
   return { asOf, month, windowHours, alerts: out, forecast: f };

@@ -1,11 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { BillingOptions, Level } from "../billing/lines.js";
+import { resolveOptions, type BillingOptions, type Level } from "../billing/lines.js";
+import { nameOf, type Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
-import { median, robustScore } from "./robust.js";
+import { median, SortedWindow } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
-import { METRICS, usageSeries, type EntitySeries, type Metric } from "./usageSeries.js";
+import { usagePass } from "./usagePass.js";
+import { HourCosts, hourFigures, METRICS, metricUnit, UsageTable, type EntityUsage, type Metric } from "./usageTable.js";
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -56,8 +58,13 @@ export interface Anomaly {
   accountId: number;
   cloudspaceId: number | null;
   machineId: number | null;
+  /** The entity's name; `accountName` and `cloudspaceName` those of the account and cloud space it is in (`""` when unknown; null above its level). */
   name: string;
+  accountName: string;
+  cloudspaceName: string | null;
   metric: Metric;
+  /** What `value` and `baseline` are counted in: `CU-hours`, `SU-hours`, `TU-hours`, `TB` (NU), the currency (cost). */
+  unit: string;
   granularity: "hour" | "day";
   direction: "up" | "down";
   /** Since when: the first anomalous hour (or day), epoch seconds; `until` is the end of the last one. */
@@ -83,7 +90,10 @@ export interface MachineChange {
   accountId: number;
   cloudspaceId: number;
   machineId: number;
+  /** The machine's name; `accountName` and `cloudspaceName` those of its account and cloud space (`""` when unknown). */
   name: string;
+  accountName: string;
+  cloudspaceName: string;
   /** new: its first hour; vanished: the hour after its last one (epoch seconds). */
   at: number;
 }
@@ -107,23 +117,70 @@ interface Point {
   score: number;
 }
 
+/** One figure of an entity at its times held (hours, or days), ascending. */
+interface Slots {
+  t: Float64Array;
+  value: Float64Array;
+  n: number;
+}
+
+/** Where a series is scored: `[from, to)`, and the window and minimum of its baseline. */
+interface Scoring {
+  from: number;
+  to: number;
+  window: number;
+  minimum: number;
+  metric: Metric;
+}
+
+/** The value of the slot at time `t`, if held (binary search: slots ascend). */
+function slotAt(slots: Slots, t: number): number | undefined {
+  let lo = 0;
+  let hi = slots.n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (slots.t[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < slots.n && slots.t[lo] === t ? slots.value[lo] : undefined;
+}
+
 /**
- * The scored points of one figure: each time slot against the slots of the `window` before it;
- * when the same slot of earlier weeks is held, the score is the smaller (in size) of that and
- * the score against their median, so what recurs every week (weekends) is no anomaly.
+ * The scored points of one figure in `[from, to)`: each slot against the slots of the
+ * `window` before it (at least `minimum` of them), kept sorted as the window slides; when the
+ * same slot of earlier weeks is held, the score is the smaller (in size) of that and the
+ * score against their median, so what recurs every week (weekends) is no anomaly.
  */
-function scorePoints(slots: readonly { t: number; value: number }[], from: number, to: number, window: number, minimum: number, metric: Metric): Point[] {
+function scorePoints(slots: Slots, s: Scoring, window: SortedWindow): Point[] {
   const out: Point[] = [];
-  const at = new Map(slots.map((s) => [s.t, s.value]));
-  const values = Float64Array.from(slots, (s) => s.value);
+  const { t: times, value: values } = slots;
+  const relativeFloor = ANOMALY_RULE.relativeFloor;
+  const absoluteFloor = ANOMALY_RULE.absoluteFloor[s.metric];
+  // the window holds values[lo .. hi): the baseline of slot i is [first, i)
   let first = 0;
-  for (let i = 0; i < slots.length; i++) {
-    const { t, value } = slots[i]!;
-    while (slots[first]!.t < t - window) first++;
-    if (t < from || t >= to || i - first < minimum) continue;
-    const baseline = values.subarray(first, i);
-    const scored = robustScore(value, baseline, ANOMALY_RULE.relativeFloor, ANOMALY_RULE.absoluteFloor[metric]);
-    const sameSlot = [1, 2, 3, 4].map((k) => at.get(t - k * WEEK)).filter((v): v is number => v !== undefined);
+  let lo = 0;
+  let hi = 0;
+  window.clear();
+  const sameSlot: number[] = [];
+  for (let i = 0; i < slots.n; i++) {
+    const t = times[i]!;
+    while (times[first]! < t - s.window) first++;
+    if (t < s.from || t >= s.to || i - first < s.minimum) continue;
+    if (first >= hi) {
+      window.fill(values.subarray(first, i));
+      lo = first;
+      hi = i;
+    } else {
+      for (; lo < first; lo++) window.remove(values[lo]!);
+      for (; hi < i; hi++) window.insert(values[hi]!);
+    }
+    const value = values[i]!;
+    const scored = window.score(value, relativeFloor, absoluteFloor);
+    sameSlot.length = 0;
+    for (let k = 1; k <= 4; k++) {
+      const v = slotAt(slots, t - k * WEEK);
+      if (v !== undefined) sameSlot.push(v);
+    }
     let score = scored.score;
     if (sameSlot.length > 0) {
       const weekly = (value - median(sameSlot)) / scored.scale;
@@ -134,20 +191,147 @@ function scorePoints(slots: readonly { t: number; value: number }[], from: numbe
   return out;
 }
 
-/** An entity's daily figures: each UTC day's average hour over the hours it has (days with enough hours). */
-function dailySlots(entity: EntitySeries, metric: Metric): { t: number; value: number }[] {
-  const days = new Map<number, { sum: number; n: number }>();
-  for (const [t, f] of entity.hours) {
-    const day = t - (t % DAY);
-    const d = days.get(day) ?? { sum: 0, n: 0 };
-    d.sum += f[metric];
-    d.n++;
-    days.set(day, d);
+/** An entity's hourly figures of one metric: the hours it has a line in, ascending. */
+function hourSlots(table: UsageTable, entity: EntityUsage, m: number): Slots {
+  const t = new Float64Array(table.hours);
+  const value = new Float64Array(table.hours);
+  let n = 0;
+  for (let h = 0; h < table.hours; h++) {
+    if (!table.held(entity, h)) continue;
+    t[n] = table.start + h * HOUR;
+    value[n++] = table.value(entity, m, h);
   }
-  return [...days].filter(([, d]) => d.n >= ANOMALY_RULE.dayMinimumHours).sort((a, b) => a[0] - b[0]).map(([t, d]) => ({ t, value: d.sum / d.n }));
+  return { t, value, n };
 }
 
-const idOf = (e: EntitySeries) => [e.level, e.accountId, e.cloudspaceId, e.machineId].filter((v) => v !== null).join(":");
+/** An entity's daily figures of one metric: each UTC day's average hour over the hours it has (days with enough hours). */
+function daySlots(hours: Slots): Slots {
+  const t = new Float64Array(Math.floor(hours.n / ANOMALY_RULE.dayMinimumHours) + 1);
+  const value = new Float64Array(t.length);
+  let n = 0;
+  for (let i = 0; i < hours.n;) {
+    const day = hours.t[i]! - (hours.t[i]! % DAY);
+    let sum = 0;
+    let count = 0;
+    for (; i < hours.n && hours.t[i]! < day + DAY; i++, count++) sum += hours.value[i]!;
+    if (count < ANOMALY_RULE.dayMinimumHours) continue;
+    t[n] = day;
+    value[n++] = sum / count;
+  }
+  return { t, value, n };
+}
+
+const idOf = (e: EntityUsage) => [e.level, e.accountId, e.cloudspaceId, e.machineId].filter((v) => v !== null).join(":");
+
+/** How the anomalies of a table are looked for. */
+export interface AnomalyScan {
+  /** The hours looked at, `[start, end)`. */
+  start: number;
+  end: number;
+  threshold: number;
+  levels: readonly AnomalyLevel[];
+  /** The price list's currency, with prices (then cost is scored too). */
+  currency: string | undefined;
+  names: Names | undefined;
+  /**
+   * Only the runs that reach past this hour (their `until` after it), as alerts need them:
+   * a series is scored from the point that would reach past it, and from `start` only when
+   * that point is anomalous (a run may have begun before it); `scored` and `flagged` then
+   * count the points scored. Default: every run of `[start, end)`.
+   */
+  reachingPast?: number;
+}
+
+/** The report's parts found in one table (see `anomaliesOf`); tables of several accounts add up (`mergeReports`). */
+export type ScanResult = Omit<AnomalyReport, "start" | "end" | "threshold">;
+
+/** The runs of anomalous points of a series: consecutive points beyond the threshold on one side. */
+function runsOf(points: readonly Point[], threshold: number): { runs: Point[][]; flagged: number } {
+  const runs: Point[][] = [];
+  let flagged = 0;
+  let run: Point[] = [];
+  const close = () => {
+    if (run.length > 0) runs.push(run);
+    run = [];
+  };
+  for (const p of points) {
+    if (Math.abs(p.score) <= threshold) {
+      close();
+      continue;
+    }
+    flagged++;
+    if (run.length > 0 && Math.sign(run[0]!.score) !== Math.sign(p.score)) close();
+    run.push(p);
+  }
+  close();
+  return { runs, flagged };
+}
+
+/**
+ * The anomalies and machine changes of the entities of a table (see `anomalies`): each
+ * figure of each entity of `scan.levels` scored hour by hour and day by day.
+ */
+export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
+  const metrics = METRICS.filter((m) => m !== "cost" || scan.currency !== undefined);
+  const found: Anomaly[] = [];
+  const window = new SortedWindow(ANOMALY_RULE.hourBaseline + 1);
+  let scored = 0;
+  let flagged = 0;
+  const dayStart = scan.start - scan.start % DAY;
+  for (const entity of table.entities) {
+    if (entity.level === "environment" || !scan.levels.includes(entity.level) || entity.accountId === null) continue;
+    for (const metric of metrics) {
+      const hours = hourSlots(table, entity, METRICS.indexOf(metric));
+      const series = [
+        { granularity: "hour" as const, step: HOUR, slots: hours, scoring: { from: scan.start, to: scan.end, window: ANOMALY_RULE.hourBaseline * HOUR, minimum: ANOMALY_RULE.hourMinimum, metric } },
+        { granularity: "day" as const, step: DAY, slots: daySlots(hours), scoring: { from: dayStart, to: scan.end, window: ANOMALY_RULE.dayBaseline * DAY, minimum: ANOMALY_RULE.dayMinimum, metric } },
+      ];
+      for (const { granularity, step, slots, scoring } of series) {
+        let points: Point[];
+        if (scan.reachingPast === undefined) points = scorePoints(slots, scoring, window);
+        else {
+          // a point reaches past the hour when its end does; one before those is in a reaching run only if the first of them is anomalous
+          points = scorePoints(slots, { ...scoring, from: Math.max(scoring.from, scan.reachingPast - step + 1) }, window);
+          if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold) points = scorePoints(slots, scoring, window);
+        }
+        scored += points.length;
+        const { runs, flagged: beyond } = runsOf(points, scan.threshold);
+        flagged += beyond;
+        for (const run of runs) {
+          const anomaly = anomalyOf(entity, metric, granularity, step, run, scan);
+          if (scan.reachingPast === undefined || anomaly.until > scan.reachingPast) found.push(anomaly);
+        }
+      }
+    }
+  }
+  return { anomalies: found, changes: machineChanges(table, scan), scored, flagged };
+}
+
+/** The reports of several tables (the accounts of a warehouse read apart) as one, in the order `anomalies` gives. */
+export function mergeReports(results: readonly ScanResult[]): ScanResult {
+  const anomalies = results.flatMap((r) => r.anomalies).sort((a, b) => a.since - b.since || a.accountId - b.accountId || a.id.localeCompare(b.id));
+  const changes = results.flatMap((r) => r.changes).sort((a, b) => a.at - b.at || a.machineId - b.machineId);
+  return { anomalies, changes, scored: results.reduce((n, r) => n + r.scored, 0), flagged: results.reduce((n, r) => n + r.flagged, 0) };
+}
+
+/** The hours a search for anomalies of `[start, end)` reads: the 14 days before the day `start` is in, to `end`. */
+export function anomalyReadStart(start: number): number {
+  return start - start % DAY - ANOMALY_RULE.dayBaseline * DAY;
+}
+
+/** The levels a table for anomalies of `levels` holds: those, and the accounts (machine changes are against their account's hours). */
+export function anomalyTableLevels(levels: readonly AnomalyLevel[]): Level[] {
+  return levels.includes("account") ? [...levels] : [...levels, "account"];
+}
+
+/** Checks a request's period, threshold and levels; the threshold and levels with their defaults. */
+export function checkAnomalyRequest(request: Pick<AnomalyRequest, "start" | "end" | "threshold" | "levels">): { threshold: number; levels: readonly AnomalyLevel[] } {
+  const { start, end } = request;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) throw new UsageError(`bad period ${String(start)}..${String(end)} (epoch seconds, end after start)`);
+  const threshold = request.threshold ?? ANOMALY_RULE.threshold;
+  if (!(threshold > 0)) throw new UsageError(`bad threshold ${String(threshold)} (a number above 0)`);
+  return { threshold, levels: request.levels ?? ANOMALY_LEVELS };
+}
 
 /**
  * Hours and days whose CU, SU, TU, NU (and cost, with prices) leave the entity's own recent
@@ -157,82 +341,70 @@ const idOf = (e: EntitySeries) => [e.level, e.accountId, e.cloudspaceId, e.machi
  */
 export async function anomalies(connection: DuckDBConnection, request: AnomalyRequest): Promise<AnomalyReport> {
   const { start, end } = request;
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) throw new UsageError(`bad period ${String(start)}..${String(end)} (epoch seconds, end after start)`);
-  const threshold = request.threshold ?? ANOMALY_RULE.threshold;
-  if (!(threshold > 0)) throw new UsageError(`bad threshold ${String(threshold)} (a number above 0)`);
-  const levels = request.levels ?? ANOMALY_LEVELS;
-  const readStart = start - start % DAY - ANOMALY_RULE.dayBaseline * DAY;
-  const read: Level[] = levels.includes("account") ? [...levels] : [...levels, "account"];
-  const series = await usageSeries(
-    connection, { start: readStart, end, ...(request.accountId !== undefined ? { accountId: request.accountId } : {}) }, read, await withStoredNames(connection, request.options), request.prices,
-  );
-  const metrics = METRICS.filter((m) => m !== "cost" || request.prices !== undefined);
-  const found: Anomaly[] = [];
-  let scored = 0;
-  let flagged = 0;
-  for (const entity of series.values()) {
-    if (entity.level === "environment" || !levels.includes(entity.level) || entity.accountId === null) continue;
-    const hours = [...entity.hours.keys()].sort((a, b) => a - b);
-    for (const metric of metrics) {
-      const hourSlots = hours.map((t) => ({ t, value: entity.hours.get(t)![metric] }));
-      const runs = [
-        { granularity: "hour" as const, step: HOUR, points: scorePoints(hourSlots, start, end, ANOMALY_RULE.hourBaseline * HOUR, ANOMALY_RULE.hourMinimum, metric) },
-        { granularity: "day" as const, step: DAY, points: scorePoints(dailySlots(entity, metric), start - start % DAY, end, ANOMALY_RULE.dayBaseline * DAY, ANOMALY_RULE.dayMinimum, metric) },
-      ];
-      for (const { granularity, step, points } of runs) {
-        scored += points.length;
-        let run: Point[] = [];
-        const close = () => {
-          if (run.length > 0) found.push(anomalyOf(entity, metric, granularity, step, run));
-          run = [];
-        };
-        for (const p of points) {
-          if (Math.abs(p.score) <= threshold) {
-            close();
-            continue;
-          }
-          flagged++;
-          if (run.length > 0 && Math.sign(run[0]!.score) !== Math.sign(p.score)) close();
-          run.push(p);
-        }
-        close();
-      }
-    }
-  }
-  found.sort((a, b) => a.since - b.since || a.accountId - b.accountId || a.id.localeCompare(b.id));
-  return { start, end, threshold, anomalies: found, changes: machineChanges(series, start, end), scored, flagged };
+  const { threshold, levels } = checkAnomalyRequest(request);
+  const options = resolveOptions(await withStoredNames(connection, request.options));
+  const readStart = anomalyReadStart(start);
+  const table = new UsageTable(readStart, end, anomalyTableLevels(levels), options.names);
+  const costs = request.prices ? new HourCosts(request.prices, options.units, readStart, end) : undefined;
+  let scratch: Float64Array = new Float64Array(0);
+  await usagePass(connection, {
+    start: readStart, end, ...(request.accountId !== undefined ? { accountId: request.accountId } : {}), options, levelsAt: () => table.levels,
+    onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
+  });
+  const found = mergeReports([anomaliesOf(table, { start, end, threshold, levels, currency: request.prices?.currency, names: options.names })]);
+  return { start, end, threshold, ...found };
 }
 
-function anomalyOf(entity: EntitySeries, metric: Metric, granularity: "hour" | "day", step: number, run: readonly Point[]): Anomaly {
+function anomalyOf(entity: EntityUsage, metric: Metric, granularity: "hour" | "day", step: number, run: readonly Point[], scan: AnomalyScan): Anomaly {
   const peak = run.reduce((a, p) => (Math.abs(p.score) > Math.abs(a.score) ? p : a));
   const since = run[0]!.t;
   return {
     id: `anomaly:${idOf(entity)}:${metric}:${granularity}:${isoUtc(since)}`,
-    level: entity.level as AnomalyLevel, accountId: entity.accountId!, cloudspaceId: entity.cloudspaceId, machineId: entity.machineId, name: entity.name,
-    metric, granularity, direction: peak.score > 0 ? "up" : "down", since, until: run.at(-1)!.t + step,
+    level: entity.level as AnomalyLevel, accountId: entity.accountId!, cloudspaceId: entity.cloudspaceId, machineId: entity.machineId, ...namesOf(entity, scan.names),
+    metric, unit: metricUnit(metric, scan.currency), granularity, direction: peak.score > 0 ? "up" : "down", since, until: run.at(-1)!.t + step,
     value: peak.value, baseline: peak.median, ratio: peak.median === 0 ? null : peak.value / peak.median, score: peak.score, points: run.length,
   };
 }
 
+/** An entity's name and those of the account and cloud space it is in. */
+function namesOf(entity: EntityUsage, names: Names | undefined): { name: string; accountName: string; cloudspaceName: string | null } {
+  return {
+    name: entity.name, accountName: nameOf(names, "account", entity.accountId!),
+    cloudspaceName: entity.cloudspaceId === null ? null : nameOf(names, "cloudspace", entity.cloudspaceId),
+  };
+}
+
+/** The first hour an entity has a line in the table, and the hour after its last (undefined when it has none). */
+function spanOf(table: UsageTable, entity: EntityUsage): { first: number; gone: number } | undefined {
+  let first = -1;
+  let last = -1;
+  for (let h = 0; h < table.hours; h++) {
+    if (!table.held(entity, h)) continue;
+    if (first < 0) first = h;
+    last = h;
+  }
+  return first < 0 ? undefined : { first: table.start + first * HOUR, gone: table.start + (last + 1) * HOUR };
+}
+
 /** Machines first seen in `[start, end)` after their account's first hour read, and those last seen before their account's last hour. */
-function machineChanges(series: Map<string, EntitySeries>, start: number, end: number): MachineChange[] {
-  const accountSpan = new Map<number, { first: number; last: number }>();
-  for (const e of series.values()) {
-    if (e.level !== "account" || e.accountId === null) continue;
-    const hours = [...e.hours.keys()];
-    accountSpan.set(e.accountId, { first: Math.min(...hours), last: Math.max(...hours) });
+function machineChanges(table: UsageTable, scan: AnomalyScan): MachineChange[] {
+  const { start, end } = scan;
+  const accountSpan = new Map<number, { first: number; gone: number }>();
+  for (const e of table.entities) {
+    const span = e.level === "account" && e.accountId !== null ? spanOf(table, e) : undefined;
+    if (span) accountSpan.set(e.accountId!, span);
   }
   const changes: MachineChange[] = [];
-  for (const e of series.values()) {
+  for (const e of table.entities) {
     if (e.level !== "machine" || e.accountId === null || e.cloudspaceId === null || e.machineId === null) continue;
-    const span = accountSpan.get(e.accountId);
-    if (!span) continue;
-    const hours = [...e.hours.keys()];
-    const first = Math.min(...hours);
-    const gone = Math.max(...hours) + HOUR;
-    const base = { accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId, name: e.name };
-    if (first >= start && first < end && first > span.first) changes.push({ id: `machine-new:${idOf(e).slice(8)}:${isoUtc(first)}`, kind: "new", ...base, at: first });
-    if (gone >= start && gone < end && gone <= span.last) changes.push({ id: `machine-vanished:${idOf(e).slice(8)}:${isoUtc(gone)}`, kind: "vanished", ...base, at: gone });
+    const account = accountSpan.get(e.accountId);
+    const span = spanOf(table, e);
+    if (!account || !span) continue;
+    const { first, gone } = span;
+    const named = namesOf(e, scan.names);
+    const base = { accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId, name: named.name, accountName: named.accountName, cloudspaceName: named.cloudspaceName! };
+    if (first >= start && first < end && first > account.first) changes.push({ id: `machine-new:${idOf(e).slice(8)}:${isoUtc(first)}`, kind: "new", ...base, at: first });
+    if (gone >= start && gone < end && gone <= account.gone - HOUR) changes.push({ id: `machine-vanished:${idOf(e).slice(8)}:${isoUtc(gone)}`, kind: "vanished", ...base, at: gone });
   }
   return changes.sort((a, b) => a.at - b.at || a.machineId - b.machineId);
 }

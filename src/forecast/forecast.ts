@@ -1,13 +1,14 @@
 import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
-import { accountInvoice, accountInvoices } from "../billing/invoice.js";
-import type { BillingOptions } from "../billing/lines.js";
-import type { PriceList } from "../billing/prices.js";
+import { accountInvoice, accountInvoices, invoiceOf } from "../billing/invoice.js";
+import { resolveOptions, type AccountLine, type BillingOptions, type ResolvedBillingOptions } from "../billing/lines.js";
+import { priceChanges, type PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { monthPeriod } from "../base/time.js";
 import { withStoredNames } from "./storedNames.js";
-import { usageSeries, type EntitySeries, type Figures } from "./usageSeries.js";
+import { HourCosts, hourFigures, UsageTable, type EntityUsage } from "./usageTable.js";
+import { usagePass, type BilledAccounts, type UsagePassRequest } from "./usagePass.js";
 
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
@@ -84,6 +85,9 @@ export interface Forecast {
 }
 
 const zero = (): ForecastQuantities => ({ CU: 0, SU: 0, TU: 0, NU: 0 });
+/** The positions of the forecast units and of cost in `METRICS` (the table's columns). */
+const UNIT_AT: Record<ForecastUnit, number> = { CU: 0, SU: 1, TU: 2, NU: 3 };
+const COST_AT = 4;
 
 /** The projection of one entity's remaining hours: its values per unit and cost, from a source week. */
 interface Projection {
@@ -91,33 +95,47 @@ interface Projection {
   cost: number;
 }
 
+/** An hour's figures: the forecast units and cost. */
+type HourValues = Record<ForecastUnit | "cost", number>;
+
+/** The entity's figures in hour `t` (epoch seconds), or undefined when it has no line then. */
+function hourOf(table: UsageTable, entity: EntityUsage, t: number): HourValues | undefined {
+  const h = (t - table.start) / HOUR;
+  if (!table.held(entity, h)) return undefined;
+  const v = (m: number) => table.value(entity, m, h);
+  return { CU: v(UNIT_AT.CU), SU: v(UNIT_AT.SU), TU: v(UNIT_AT.TU), NU: v(UNIT_AT.NU), cost: v(COST_AT) };
+}
+
 /**
  * The remaining hours `[asOf, end)` repeated from the week `k` weeks before `asOf`: each
  * remaining hour takes the hour at the same place in that week; a source hour not held takes
  * the average of the hours held in that week.
  */
-function project(hours: Map<number, Figures>, asOf: number, end: number, k: number): Projection | undefined {
+function project(table: UsageTable, entity: EntityUsage, asOf: number, end: number, k: number): Projection | undefined {
   const from = asOf - k * WEEK;
-  const held: Figures[] = [];
+  const week: (HourValues | undefined)[] = [];
+  const held: HourValues[] = [];
   for (let t = from; t < from + WEEK; t += HOUR) {
-    const f = hours.get(t);
+    const f = hourOf(table, entity, t);
+    week.push(f);
     if (f) held.push(f);
   }
   if (held.length === 0) return undefined;
   const mean = averageOf(held);
   const out: Projection = { quantities: zero(), cost: 0 };
   for (let t = asOf; t < end; t += HOUR) {
-    const source = hours.get(from + ((t - asOf) % WEEK)) ?? mean;
-    for (const u of Object.keys(out.quantities) as ForecastUnit[]) out.quantities[u] += source[u];
+    const source = week[((t - asOf) % WEEK) / HOUR] ?? mean;
+    for (const u of FORECAST_UNITS) out.quantities[u] += source[u];
     out.cost += source.cost;
   }
   return out;
 }
 
-function averageOf(list: readonly Figures[]): Figures {
-  const sum: Figures = { CU: 0, SU: 0, TU: 0, NU: 0, cost: 0 };
-  for (const f of list) for (const k of Object.keys(sum) as (keyof Figures)[]) sum[k] += f[k];
-  for (const k of Object.keys(sum) as (keyof Figures)[]) sum[k] /= list.length;
+function averageOf(list: readonly HourValues[]): HourValues {
+  const sum: HourValues = { CU: 0, SU: 0, TU: 0, NU: 0, cost: 0 };
+  const keys = Object.keys(sum) as (keyof HourValues)[];
+  for (const f of list) for (const k of keys) sum[k] += f[k];
+  for (const k of keys) sum[k] /= list.length;
   return sum;
 }
 
@@ -125,23 +143,29 @@ function add(a: ForecastQuantities, b: ForecastQuantities): ForecastQuantities {
   return { CU: a.CU + b.CU, SU: a.SU + b.SU, TU: a.TU + b.TU, NU: a.NU + b.NU };
 }
 
+/** The hour after an entity's last one in the table (its start when it has none). */
+function lastHeld(table: UsageTable, entity: EntityUsage): number {
+  for (let h = table.hours - 1; h >= 0; h--) if (table.held(entity, h)) return table.start + (h + 1) * HOUR;
+  return table.start;
+}
+
 /** One entity's forecast, before amounts: what is held in the month and the projections. */
-function forecastOf(entity: EntitySeries, start: number, end: number, asOfLimit: number) {
-  const last = Math.max(...entity.hours.keys());
-  const asOf = Math.min(asOfLimit, end, Math.max(start, last + HOUR));
+function forecastOf(table: UsageTable, entity: EntityUsage, start: number, end: number, asOfLimit: number) {
+  const asOf = Math.min(asOfLimit, end, Math.max(start, lastHeld(table, entity)));
   const monthToDate = zero();
   let hoursHeld = 0;
-  for (const [t, f] of entity.hours) {
-    if (t < start || t >= asOf) continue;
+  for (let t = Math.max(start, table.start); t < asOf; t += HOUR) {
+    const f = hourOf(table, entity, t);
+    if (!f) continue;
     hoursHeld++;
-    for (const u of Object.keys(monthToDate) as ForecastUnit[]) monthToDate[u] += f[u];
+    for (const u of FORECAST_UNITS) monthToDate[u] += f[u];
   }
-  const weeks = [1, 2, 3, 4].map((k) => project(entity.hours, asOf, end, k)).filter((p): p is Projection => p !== undefined);
+  const weeks = [1, 2, 3, 4].map((k) => project(table, entity, asOf, end, k)).filter((p): p is Projection => p !== undefined);
   const point = weeks[0] ?? { quantities: zero(), cost: 0 };
   const total = (p: Projection) => add(monthToDate, p.quantities);
   const low = zero();
   const high = zero();
-  for (const u of Object.keys(low) as ForecastUnit[]) {
+  for (const u of FORECAST_UNITS) {
     const values = weeks.length > 0 ? weeks.map((p) => p.quantities[u]) : [0];
     low[u] = monthToDate[u] + Math.min(...values);
     high[u] = monthToDate[u] + Math.max(...values);
@@ -155,16 +179,73 @@ function forecastOf(entity: EntitySeries, start: number, end: number, asOfLimit:
 }
 
 /**
+ * What a forecast reads: the month, the hours counted (`[start, limit)`), and from when: the
+ * 4 weeks before the earliest of the accounts' own `asOf` (their last hour held + 1 h, within
+ * the month), or the month's start when that is earlier. Each account's `asOf` is known from
+ * the warehouse's account-hours before anything is billed.
+ */
+export interface ForecastPlan {
+  month: string;
+  start: number;
+  end: number;
+  /** The hours before this one are counted: the month's end, or `asOf` when earlier. */
+  limit: number;
+  /** The first hour read. */
+  readFrom: number;
+  /** Each account held in the 4 weeks before the month or in it (before `limit`) and its own `asOf`. */
+  accounts: Map<number, number>;
+}
+
+/** Plans a forecast (see `ForecastPlan`): the month checked, and the accounts' last hours read. */
+export async function forecastPlan(connection: DuckDBConnection, request: Pick<ForecastRequest, "month" | "asOf">): Promise<ForecastPlan> {
+  const { start, end } = monthPeriod(request.month, "--month");
+  if (request.asOf !== undefined && (!Number.isSafeInteger(request.asOf) || request.asOf % HOUR !== 0)) {
+    throw new UsageError(`bad asOf: ${String(request.asOf)} (epoch seconds at the start of an hour)`);
+  }
+  const limit = Math.min(request.asOf ?? end, end);
+  const earliest = Math.min(start, limit) - 4 * WEEK;
+  const accounts = new Map<number, number>();
+  if (limit > earliest) {
+    const reader = await connection.runAndReadAll(
+      "SELECT account_id::DOUBLE AS id, max(hour_epoch)::DOUBLE AS last FROM account_hours WHERE hour_epoch >= $from AND hour_epoch < $to GROUP BY account_id",
+      { from: BigInt(earliest), to: BigInt(limit) },
+    );
+    for (const row of reader.getRowObjectsJS()) accounts.set(Number(row.id), Math.min(limit, end, Math.max(start, Number(row.last) + HOUR)));
+  }
+  const readFrom = Math.max(earliest, Math.min(start, ...[...accounts.values()].map((asOf) => asOf - 4 * WEEK)));
+  return { month: request.month.trim(), start, end, limit, readFrom, accounts };
+}
+
+/**
+ * The month to date to bill from the forecast's own pass (`UsagePassRequest.billed`): the
+ * hours from the month's start, cut where prices change as `accountInvoices` (or, for one
+ * account, `accountInvoice`) cuts them for the accounts held up to `limit`; undefined without prices.
+ */
+export function billedMonth(plan: ForecastPlan, prices: PriceList | undefined): UsagePassRequest["billed"] {
+  if (!prices || plan.limit <= plan.start) return undefined;
+  const current = [...plan.accounts].filter(([, asOf]) => asOf === plan.limit).map(([id]) => id);
+  return { start: plan.start, splitAt: priceChanges(prices, plan.start, plan.limit, current.length === 1 ? current[0] : undefined) };
+}
+
+/**
  * The amount due of each account's hours held, `[start, asOf)` with its own `asOf`: the
- * invoice `accountInvoice` gives, from one pass over the warehouse for all the accounts held
- * to the same hour (`accountInvoices`; they are usually synced together) instead of one per account.
+ * invoice `accountInvoice` gives. Accounts held up to `limit` (usually all: they are synced
+ * together) are priced from the pass's own bill of the month (`billed`); the others from one
+ * pass over the warehouse per `asOf` (`accountInvoices`; one account: `accountInvoice`).
  */
 async function monthToDateInvoices(
-  connection: DuckDBConnection, start: number, accounts: readonly { accountId: number; asOf: number }[], prices: PriceList, options: BillingOptions,
+  connection: DuckDBConnection, plan: ForecastPlan, billed: BilledAccounts | undefined, prices: PriceList, options: BillingOptions, resolved: ResolvedBillingOptions,
 ): Promise<Map<number, Exact>> {
+  const { start, limit } = plan;
   const out = new Map<number, Exact>();
+  if (billed) {
+    for (const line of billed.lines) {
+      if (line.level !== "account" || plan.accounts.get(line.accountId) !== limit) continue;
+      out.set(line.accountId, invoiceOf(line as AccountLine, prices, resolved.units, { start, end: limit, parts: billed.parts }).amountDue);
+    }
+  }
   const byAsOf = new Map<number, number[]>();
-  for (const a of accounts) if (a.asOf > start) byAsOf.set(a.asOf, [...(byAsOf.get(a.asOf) ?? []), a.accountId]);
+  for (const [accountId, asOf] of plan.accounts) if (asOf > start && !out.has(accountId)) byAsOf.set(asOf, [...(byAsOf.get(asOf) ?? []), accountId]);
   for (const [asOf, ids] of byAsOf) {
     const invoices = ids.length > 1 ? new Map((await accountInvoices(connection, { start, end: asOf }, prices, options)).map((inv) => [inv.accountId, inv])) : new Map();
     for (const accountId of ids) {
@@ -175,30 +256,33 @@ async function monthToDateInvoices(
   return out;
 }
 
+/** The pieces of a forecast that one pass over the warehouse gives: the hourly figures of the accounts and the environment, and the month billed. */
+export interface ForecastReading {
+  table: UsageTable;
+  billed: BilledAccounts | undefined;
+}
+
+/** A table of the environment's and the accounts' hours a forecast of `plan` reads. */
+export function forecastTable(plan: ForecastPlan, options: ResolvedBillingOptions): UsageTable {
+  return new UsageTable(plan.readFrom, plan.limit, ["environment", "account"], options.names);
+}
+
 /**
- * The month-end forecast of every account (and of the environment) over a warehouse: the
- * quantities and amount due so far, and projected to the month's end with a range
- * (`FORECAST_METHOD`). Reads the month and the 4 weeks before it through the billing engine.
+ * The forecast of a plan from what its pass read (see `forecast`): each entity's month to date
+ * and projections, then the amounts with a price list.
  */
-export async function forecast(connection: DuckDBConnection, request: ForecastRequest): Promise<Forecast> {
-  const { start, end } = monthPeriod(request.month, "--month");
-  if (request.asOf !== undefined && (!Number.isSafeInteger(request.asOf) || request.asOf % HOUR !== 0)) {
-    throw new UsageError(`bad asOf: ${String(request.asOf)} (epoch seconds at the start of an hour)`);
-  }
-  const limit = Math.min(request.asOf ?? end, end);
-  const readFrom = Math.min(start, limit) - 4 * WEEK;
-  const prices = request.prices;
-  const options = await withStoredNames(connection, request.options);
-  const series = limit > readFrom
-    ? await usageSeries(connection, { start: readFrom, end: limit }, ["environment", "account"], options, prices)
-    : new Map<string, EntitySeries>();
+export async function forecastOfReading(
+  connection: DuckDBConnection, plan: ForecastPlan, reading: ForecastReading, prices: PriceList | undefined, options: BillingOptions,
+): Promise<Forecast> {
+  const { start, end, limit } = plan;
+  const resolved = resolveOptions(options);
+  const { table } = reading;
   const entries: EntityForecast[] = [];
-  const ordered = [...series.values()].sort((a, b) => (a.accountId ?? -1) - (b.accountId ?? -1));
+  const ordered = [...table.entities].sort((a, b) => (a.accountId ?? -1) - (b.accountId ?? -1));
   const decimals = prices?.decimals ?? 2;
   let environmentAmount: ForecastAmounts | undefined = prices ? { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO } : undefined;
-  const held = ordered.filter((entity) => entity.hours.size > 0).map((entity) => ({ entity, f: forecastOf(entity, start, end, limit) }));
-  const accounts = held.filter(({ entity }) => entity.level === "account").map(({ entity, f }) => ({ accountId: entity.accountId!, asOf: f.asOf }));
-  const monthToDate = prices ? await monthToDateInvoices(connection, start, accounts, prices, options) : new Map<number, Exact>();
+  const held = ordered.map((entity) => ({ entity, f: forecastOf(table, entity, start, end, limit) }));
+  const monthToDate = prices ? await monthToDateInvoices(connection, plan, reading.billed, prices, options, resolved) : new Map<number, Exact>();
   for (const { entity, f } of held) {
     const { remainingCost, ...figures } = f;
     const entry: EntityForecast = {
@@ -218,7 +302,30 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
   const environment = entries.find((e) => e.level === "environment");
   if (environment && environmentAmount) environment.amount = environmentAmount;
   return {
-    month: request.month.trim(), start, end, method: FORECAST_METHOD, cuRule: cuRuleSentence(options.cuRollup, options.units),
+    month: plan.month, start, end, method: FORECAST_METHOD, cuRule: cuRuleSentence(options.cuRollup, options.units),
     ...(prices ? { currency: prices.currency, decimals: prices.decimals } : {}), entries,
   };
+}
+
+/**
+ * The month-end forecast of every account (and of the environment) over a warehouse: the
+ * quantities and amount due so far, and projected to the month's end with a range
+ * (`FORECAST_METHOD`). Reads the month and the 4 weeks before each account's last hour through
+ * the billing engine, once (the month to date's invoices from the same pass).
+ */
+export async function forecast(connection: DuckDBConnection, request: ForecastRequest): Promise<Forecast> {
+  const plan = await forecastPlan(connection, request);
+  const options = await withStoredNames(connection, request.options);
+  const resolved = resolveOptions(options);
+  const table = forecastTable(plan, resolved);
+  let billed: BilledAccounts | undefined;
+  if (plan.accounts.size > 0) {
+    const costs = request.prices ? new HourCosts(request.prices, resolved.units, plan.readFrom, plan.limit) : undefined;
+    let scratch: Float64Array = new Float64Array(0);
+    billed = await usagePass(connection, {
+      start: plan.readFrom, end: plan.limit, billed: billedMonth(plan, request.prices), options: resolved, levelsAt: () => table.levels,
+      onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
+    });
+  }
+  return forecastOfReading(connection, plan, { table, billed }, request.prices, options);
 }

@@ -1,13 +1,13 @@
 /** The median of values (NaN for none). */
 export function median(values: ArrayLike<number>): number {
   if (values.length === 0) return Number.NaN;
-  return sortedMedian(Float64Array.from(values).sort());
+  return sortedMedian(Float64Array.from(values).sort(), values.length);
 }
 
-/** The median of values sorted ascending. */
-function sortedMedian(sorted: Float64Array): number {
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+/** The median of the first `n` values of `sorted` (ascending). */
+function sortedMedian(sorted: ArrayLike<number>, n: number): number {
+  const mid = n >> 1;
+  return n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** How far a value stands from a baseline: its median, its robust spread and the score. */
@@ -19,6 +19,10 @@ export interface RobustScore {
   score: number;
 }
 
+/** The scale of a baseline of median `m` and MAD `mad` (see `robustScore`). */
+const scaleOf = (m: number, mad: number, relativeFloor: number, absoluteFloor: number): number =>
+  Math.max(1.4826 * mad, relativeFloor * Math.abs(m), absoluteFloor);
+
 /**
  * The robust score of `value` against `baseline`: (value − median) / (1.4826 × MAD), the MAD
  * (median absolute deviation) scaled so it estimates a standard deviation of normal noise, and
@@ -26,10 +30,115 @@ export interface RobustScore {
  * (MAD 0) flags only a move of more than threshold × floor.
  */
 export function robustScore(value: number, baseline: ArrayLike<number>, relativeFloor: number, absoluteFloor: number): RobustScore {
-  const sorted = Float64Array.from(baseline).sort();
-  const m = sortedMedian(sorted);
-  for (let i = 0; i < sorted.length; i++) sorted[i] = Math.abs(sorted[i]! - m);
-  const mad = sortedMedian(sorted.sort());
-  const scale = Math.max(1.4826 * mad, relativeFloor * Math.abs(m), absoluteFloor);
-  return { median: m, scale, score: (value - m) / scale };
+  const window = new SortedWindow(baseline.length);
+  window.fill(baseline);
+  return window.score(value, relativeFloor, absoluteFloor);
+}
+
+/**
+ * A baseline that slides: values go in and out one at a time and stay sorted, so each point of
+ * a series is scored against the values before it without sorting them again (inserting or
+ * removing moves at most the window's values; the median is read, the MAD found by merging the
+ * deviations on either side of it, which are sorted already). Scores are those of `robustScore`
+ * over the same values, to the bit.
+ */
+export class SortedWindow {
+  private values: Float64Array;
+  private n = 0;
+
+  constructor(capacity = 16) {
+    this.values = new Float64Array(Math.max(1, capacity));
+  }
+
+  /** How many values it holds. */
+  get size(): number {
+    return this.n;
+  }
+
+  /** Empties it. */
+  clear(): void {
+    this.n = 0;
+  }
+
+  /** The first position whose value is not below `value`. */
+  private lowerBound(value: number): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.values[mid]! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Holds exactly `values` (sorted once, where inserting them one by one would move them over and over). */
+  fill(values: ArrayLike<number>): void {
+    if (this.values.length < values.length) this.values = new Float64Array(values.length * 2);
+    this.values.set(values);
+    this.n = values.length;
+    this.values.subarray(0, this.n).sort();
+  }
+
+  insert(value: number): void {
+    if (this.n === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    const at = this.lowerBound(value);
+    this.values.copyWithin(at + 1, at, this.n);
+    this.values[at] = value;
+    this.n++;
+  }
+
+  /** Removes one value equal to `value` (it must be held). */
+  remove(value: number): void {
+    const at = this.lowerBound(value);
+    if (at >= this.n || !(this.values[at] === value || (Number.isNaN(value) && Number.isNaN(this.values[at])))) {
+      throw new Error(`internal: ${value} is not in the window`);
+    }
+    this.values.copyWithin(at, at + 1, this.n);
+    this.n--;
+  }
+
+  /** The median of the values held (NaN when none). */
+  median(): number {
+    return this.n === 0 ? Number.NaN : sortedMedian(this.values, this.n);
+  }
+
+  /** The k-th smallest (from 0) of |v − m| over the values, m at or between positions `split - 1` and `split`. */
+  private deviation(m: number, split: number, k: number): number {
+    const v = this.values;
+    let left = split - 1; // deviations m − v[left] grow leftwards
+    let right = split; // deviations v[right] − m grow rightwards
+    let d = Number.NaN;
+    for (let taken = 0; taken <= k; taken++) {
+      const l = left >= 0 ? m - v[left]! : Number.POSITIVE_INFINITY;
+      const r = right < this.n ? v[right]! - m : Number.POSITIVE_INFINITY;
+      if (l <= r) {
+        d = l;
+        left--;
+      } else {
+        d = r;
+        right++;
+      }
+    }
+    return d;
+  }
+
+  /** The MAD of the values held: the median of their absolute deviations from `m`, their median. */
+  mad(m: number): number {
+    const n = this.n;
+    const split = this.lowerBound(m);
+    const mid = n >> 1;
+    return n % 2 === 1 ? this.deviation(m, split, mid) : (this.deviation(m, split, mid - 1) + this.deviation(m, split, mid)) / 2;
+  }
+
+  /** `robustScore` of `value` against the values held. */
+  score(value: number, relativeFloor: number, absoluteFloor: number): RobustScore {
+    const m = this.median();
+    const scale = scaleOf(m, this.mad(m), relativeFloor, absoluteFloor);
+    return { median: m, scale, score: (value - m) / scale };
+  }
 }

@@ -1,11 +1,13 @@
 import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { duckdbApi } from "../base/duckdb.js";
 import { billingReport } from "../billing/billingReport.js";
 import type { BillingLine, BillingOptions, BillingParams } from "../billing/lines.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
+import { nameOf, type Names } from "../billing/names.js";
 import { withStoredNames } from "./storedNames.js";
-import { METRICS, type Metric } from "./usageSeries.js";
+import { METRICS, type Metric } from "./usageTable.js";
 
 /** What `top` ranks. */
 export type TopLevel = "account" | "cloudspace" | "machine";
@@ -20,7 +22,11 @@ export interface TopRequest extends BillingParams {
   /** Rows kept; default 10. */
   limit?: number;
   prices?: PriceList;
-  /** The period compared with; default the period of the same length just before (for a calendar month: the month before). */
+  /**
+   * The period compared with. Default: for a calendar month, the month before, or while the
+   * month runs (the hours held end inside it) the same days of the month before; else the
+   * period of the same length just before.
+   */
   previous?: { start: number; end: number };
   options?: BillingOptions;
 }
@@ -32,7 +38,10 @@ export interface TopRow {
   accountId: number;
   cloudspaceId: number | null;
   machineId: number | null;
+  /** The entity's name; `accountName` and `cloudspaceName` those of the account and cloud space it is in (`""` when unknown; null above its level). */
   name: string;
+  accountName: string;
+  cloudspaceName: string | null;
   /** The figure ranked by, over the period. */
   value: number;
   /** Over the previous period; null when the entity had no line then. */
@@ -47,7 +56,11 @@ export interface TopRow {
 export interface TopReport {
   start: number;
   end: number;
+  /** A calendar month still running: the hours held end here, inside the period (epoch seconds); its figures are the month to date. */
+  heldUntil?: number;
   previous: { start: number; end: number };
+  /** What `previous` is, in words: `the month before`, `the same days of the month before`, `the period as long just before`, `the period given`. */
+  comparedWith: string;
   by: Metric;
   level: TopLevel;
   currency?: string;
@@ -58,13 +71,40 @@ export interface TopReport {
   rows: TopRow[];
 }
 
-/** The period before `[start, end)`: the calendar month before when it is a calendar month, else as long. */
-export function previousPeriod(start: number, end: number): { start: number; end: number } {
+/** True when `[start, end)` is one calendar month (UTC). */
+function isMonth(start: number, end: number): boolean {
   const s = new Date(start * 1000);
   const e = new Date(end * 1000);
-  const isMonth = s.getUTCDate() === 1 && e.getUTCDate() === 1 && s.getUTCHours() === 0 && e.getUTCHours() === 0 &&
+  return s.getUTCDate() === 1 && e.getUTCDate() === 1 && s.getUTCHours() === 0 && e.getUTCHours() === 0 &&
     (e.getUTCFullYear() * 12 + e.getUTCMonth()) - (s.getUTCFullYear() * 12 + s.getUTCMonth()) === 1;
-  return isMonth ? { start: Date.UTC(s.getUTCFullYear(), s.getUTCMonth() - 1, 1) / 1000, end: start } : { start: start - (end - start), end: start };
+}
+
+/**
+ * The period before `[start, end)`: the calendar month before when it is a calendar month
+ * (with `heldUntil` inside it, a month still running: the same days of the month before, as
+ * many hours from its start as are held, within it), else as long.
+ */
+export function previousPeriod(start: number, end: number, heldUntil?: number): { start: number; end: number } {
+  if (!isMonth(start, end)) return { start: start - (end - start), end: start };
+  const s = new Date(start * 1000);
+  const before = Date.UTC(s.getUTCFullYear(), s.getUTCMonth() - 1, 1) / 1000;
+  if (heldUntil === undefined || heldUntil <= start || heldUntil >= end) return { start: before, end: start };
+  return { start: before, end: Math.min(start, before + (heldUntil - start)) };
+}
+
+/** The hour after the last one held (of one account, or of any), epoch seconds; undefined when none is. */
+async function heldUntilOf(connection: DuckDBConnection, accountId: number | undefined): Promise<number | undefined> {
+  const reader = await connection.runAndReadAll(
+    "SELECT max(hour_epoch)::DOUBLE AS last FROM account_hours WHERE $account IS NULL OR account_id = $account",
+    { account: accountId === undefined ? null : BigInt(accountId) }, { account: duckdbApi().BIGINT },
+  );
+  const last = reader.getRowObjectsJS()[0]?.last;
+  return last === null || last === undefined ? undefined : Number(last) + 3600;
+}
+
+/** The names of the account and cloud space a line is in. */
+function namesAbove(line: BillingLine, names: Names | undefined): { accountName: string; cloudspaceName: string | null } {
+  return { accountName: nameOf(names, "account", line.accountId!), cloudspaceName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId) };
 }
 
 const keyOf = (l: BillingLine) => `${l.accountId}:${l.cloudspaceId}:${l.machineId}`;
@@ -101,7 +141,12 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
   if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`bad --limit ${String(limit)} (a whole number, 1 or more)`);
   const options = await withStoredNames(connection, request.options);
   const account = request.accountId !== undefined ? { accountId: request.accountId } : {};
-  const previous = request.previous ?? previousPeriod(request.start, request.end);
+  // a month still running is compared with the same days of the month before, not all of it
+  const held = request.previous === undefined && isMonth(request.start, request.end) ? await heldUntilOf(connection, request.accountId) : undefined;
+  const heldUntil = held !== undefined && held > request.start && held < request.end ? held : undefined;
+  const previous = request.previous ?? previousPeriod(request.start, request.end, heldUntil);
+  const comparedWith = request.previous !== undefined ? "the period given"
+    : heldUntil !== undefined ? "the same days of the month before" : isMonth(request.start, request.end) ? "the month before" : "the period as long just before";
   const now = await figuresOf(connection, { start: request.start, end: request.end, ...account }, level, request.prices, options);
   const before = await figuresOf(connection, { ...previous, ...account }, level, request.prices, options);
   const ranked = [...now.entries()]
@@ -110,9 +155,9 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
   const rows = ranked.slice(0, limit).map(({ key, line, figures, value }, i): TopRow => {
     const prior = before.get(key)?.figures[request.by] ?? null;
     return {
-      rank: i + 1, level, accountId: line.accountId!, cloudspaceId: line.cloudspaceId, machineId: line.machineId, name: line.name,
+      rank: i + 1, level, accountId: line.accountId!, cloudspaceId: line.cloudspaceId, machineId: line.machineId, name: line.name, ...namesAbove(line, options.names),
       value, previous: prior, change: prior === null || prior === 0 ? null : (value - prior) / prior, figures,
     };
   });
-  return { start: request.start, end: request.end, previous, by: request.by, level, cuRule: cuRuleSentence(options.cuRollup, options.units), ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows };
+  return { start: request.start, end: request.end, ...(heldUntil === undefined ? {} : { heldUntil }), previous, comparedWith, by: request.by, level, cuRule: cuRuleSentence(options.cuRollup, options.units), ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows };
 }

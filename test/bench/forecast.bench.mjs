@@ -80,3 +80,74 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
   console.log(`false positives on the same month without them: ${none.flagged} of ${none.scored} scored points (${(none.flagged / none.scored * 100).toFixed(3)}%), ${none.anomalies.length} runs reported`);
   clean.closeSync();
 }
+
+// Whole processes (the built CLI), as an operator runs them: `forecast` and `alerts` of a month
+// against `billing --db` of the month (the environment's bill: what a month costs to read),
+// alternating, medians of ROUNDS, on benchData's warehouse of 26 weeks × 2,000 machines
+// (10 accounts), month 2027-03 (the last, whole). Targets (issue 32): forecast ≤ 2×, alerts ≤ 3×,
+// alerts' peak RSS ≤ 400 MB and flat in machines. Then 20,000 machines: the same month's rows
+// ten times over under other account, cloud space and machine ids (made in DuckDB from the
+// first), alerts ≤ 60 s.
+{
+  const { DuckDBInstance: Duck } = await import("@duckdb/node-api");
+  const { existsSync, renameSync, rmSync, writeFileSync } = await import("node:fs");
+  const { loadavg } = await import("node:os");
+  const { join } = await import("node:path");
+  const { alternate, cache, CLI, med, root, ROUNDS, run, warehouseOfWeeks, work } = await import("./benchData.mjs");
+  const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(", ")}`;
+  const MONTH = "2027-03";
+  const prices = join(root, "examples/prices.yaml");
+  const budgets = join(work, "budgets.yaml");
+  writeFileSync(budgets, "budgets:\n  - environment: true\n    amount: 100000\n  - account: 1\n    amount: 1000\n    thresholds: [50, 80, 100]\n");
+  const commands = (db) => ({
+    "billing --db": [CLI, "billing", "--db", db, "--month", MONTH],
+    forecast: [CLI, "forecast", "--db", db, "--month", MONTH, "--prices", prices],
+    alerts: [CLI, "alerts", "--db", db, "--budgets", budgets, "--prices", prices, "--format", "json"],
+  });
+  const row = (name, runs, base) => {
+    const wall = med(runs);
+    const cpu = med(runs, "cpuSeconds");
+    const rss = Math.max(...runs.map((r) => r.peakRssBytes)) / 1e6;
+    return `  ${name.padEnd(13)} ${wall.toFixed(2)} s (CPU ${cpu.toFixed(2)} s), peak ${rss.toFixed(0)} MB${base ? `: ${(wall / med(base)).toFixed(2)}× billing --db wall, ${(cpu / med(base, "cpuSeconds")).toFixed(2)}× its CPU` : ""}`;
+  };
+
+  const db = await warehouseOfWeeks(26);
+  console.log(`\nwhole processes, ${MONTH} of 26 weeks × 2,000 machines (10 accounts), alternating, medians of ${ROUNDS}; ${load()}`);
+  const runs = alternate(commands(db), ROUNDS, { codes: [0, 7] });
+  const alertsOf = (r) => JSON.parse(r.stdout).alerts.length;
+  for (const [name, list] of Object.entries(runs)) console.log(row(name, list, name === "billing --db" ? undefined : runs["billing --db"]));
+  console.log(`  (${alertsOf(runs.alerts[0])} alerts active; targets: forecast ≤ 2×, alerts ≤ 3×, peak ≤ 400 MB); ${load()}`);
+
+  // 20,000 machines: the month ×10 under other ids, the tables alerts, forecast and billing read
+  const big = join(cache, `alerts-${MONTH}-x10.duckdb`);
+  if (!existsSync(big)) {
+    const partial = `${big}.partial`;
+    rmSync(partial, { force: true });
+    const { SCHEMA_SQL } = await import(join(root, "dist/store/schema.js"));
+    const instance = await Duck.create(partial);
+    const c = await instance.connect();
+    await c.run(SCHEMA_SQL);
+    await c.run(`ATTACH '${db}' AS src (READ_ONLY)`);
+    const from = Date.UTC(2027, 1, 1) / 1000;
+    const to = Date.UTC(2027, 3, 1) / 1000;
+    const offsets = { account_id: "10 * k", root_account_id: "10 * k", cs_account_id: "10 * k", cloudspace_id: "100000 * k", machine_id: "1000000 * k" };
+    for (const table of ["account_hours", "cloudspaces", "machines", "machine_facts", "gateway_facts"]) {
+      const columns = (await c.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_catalog = 'src' AND table_name = '${table}'`)).getRowObjectsJS().map((r) => r.column_name);
+      const replaced = columns.filter((col) => col in offsets).map((col) => (col === "machine_id" ? `CASE WHEN machine_id = 0 THEN 0 ELSE machine_id + ${offsets[col]} END AS machine_id` : `${col} + ${offsets[col]} AS ${col}`));
+      await c.run(`INSERT INTO ${table} SELECT * REPLACE (${replaced.join(", ")}) FROM src.${table}, range(10) r(k) WHERE hour_epoch >= ${from} AND hour_epoch < ${to}`);
+    }
+    await c.run("INSERT OR REPLACE INTO warehouse_meta SELECT * FROM src.warehouse_meta");
+    await c.run("DETACH src");
+    await c.run("CHECKPOINT");
+    c.closeSync();
+    instance.closeSync();
+    renameSync(partial, big);
+  }
+  console.log(`20,000 machines (100 accounts; ${MONTH} and the month before, made from the above), once each; ${load()}`);
+  const billing = [run(commands(big)["billing --db"])];
+  const alerts = [run(commands(big).alerts, { codes: [0, 7] })];
+  console.log(row("billing --db", billing));
+  console.log(row("alerts", alerts, billing));
+  console.log(`  (${alertsOf(alerts[0])} alerts active; target ≤ 60 s; peak RSS against 2,000 machines' ${(Math.max(...runs.alerts.map((r) => r.peakRssBytes)) / 1e6).toFixed(0)} MB); ${load()}`);
+  rmSync(work, { recursive: true, force: true });
+}

@@ -9,9 +9,9 @@
 // beside it. Target: every page ≤ 200 ms.
 import { loadavg } from "node:os";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { cache, CLI, median, root, START, WEEK_HOURS, weeks as tree, work } from "./benchData.mjs";
+import { CLI, median, root, START, WEEK_HOURS, warehouseOfWeeks, work } from "./benchData.mjs";
 
 const WEEKS = Number(process.env.CLOUDUNITS_BENCH_SERVE_WEEKS ?? 26);
 const SHAPE = { accounts: 10, spaces: 4, machines: 50 }; // benchData's data set, for the heading
@@ -19,21 +19,6 @@ const WARM_ROUNDS = 5;
 
 const ms = (s) => `${(s * 1000).toFixed(0)} ms`;
 const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(", ")}`;
-
-/** The warehouse of `n` weeks, ingested once. */
-async function warehouse(n) {
-  const db = join(cache, `serve-weeks-${n}.duckdb`);
-  if (existsSync(db)) return db;
-  const dir = await tree(n);
-  const partial = `${db}.partial`;
-  rmSync(partial, { force: true });
-  const started = performance.now();
-  const r = spawnSync(process.execPath, [CLI, "ingest", dir, "--db", partial], { encoding: "utf8", env: { ...process.env, CI: "1" } });
-  if (r.status !== 0) throw new Error(`ingest failed: ${r.stderr}`);
-  console.log(`(ingested ${n} weeks once in ${((performance.now() - started) / 1000).toFixed(0)} s, kept as ${db})`);
-  renameSync(partial, db);
-  return db;
-}
 
 /** Seconds a whole process takes. */
 function wall(args) {
@@ -65,7 +50,7 @@ async function timed(url) {
   return { seconds: (performance.now() - started) / 1000, status: r.status };
 }
 
-const db = await warehouse(WEEKS);
+const db = await warehouseOfWeeks(WEEKS);
 const last = new Date((START + WEEKS * WEEK_HOURS * 3600 - 3600) * 1000).toISOString().slice(0, 7);
 const { url, child } = await serve(db);
 try {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingReport, parsePrices, previousPeriod, top, topToJson, topToText } from "../../src/internal.js";
+import { billingReport, makeNames, parsePrices, previousPeriod, top, topToCsv, topToJson, topToText } from "../../src/internal.js";
+import { scenarioCloudspaceId, scenarioMachineId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
 import { OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
@@ -58,10 +59,55 @@ describe("top", () => {
   });
 
   it.each([
-    [{ start: OCT_1, end: NOV_1 }, { start: SEP_1, end: OCT_1 }],
-    [{ start: OCT_1, end: OCT_1 + 86400 * 3 }, { start: OCT_1 - 86400 * 3, end: OCT_1 }],
-  ])("compares %j with %j", (period, previous) => {
-    expect(previousPeriod(period.start, period.end)).toEqual(previous);
+    [{ start: OCT_1, end: NOV_1 }, undefined, { start: SEP_1, end: OCT_1 }],
+    [{ start: OCT_1, end: OCT_1 + 86400 * 3 }, undefined, { start: OCT_1 - 86400 * 3, end: OCT_1 }],
+    // a month still running, held until Oct 27 10:00: Sep 1 to Sep 27 10:00
+    [{ start: OCT_1, end: NOV_1 }, OCT_1 + 26 * 86400 + 10 * 3600, { start: SEP_1, end: SEP_1 + 26 * 86400 + 10 * 3600 }],
+    // Mar 31 held in full against February: all of February, never into March
+    [{ start: Date.UTC(2027, 2, 1) / 1000, end: Date.UTC(2027, 3, 1) / 1000 }, Date.UTC(2027, 2, 31, 12) / 1000, { start: Date.UTC(2027, 1, 1) / 1000, end: Date.UTC(2027, 2, 1) / 1000 }],
+    // held to the month's end or beyond: the month before, whole
+    [{ start: OCT_1, end: NOV_1 }, NOV_1, { start: SEP_1, end: OCT_1 }],
+  ])("compares %j (held until %s) with %j", (period, heldUntil, previous) => {
+    expect(previousPeriod(period.start, period.end, heldUntil)).toEqual(previous);
+  });
+
+  it("compares a month still running with the same days of the month before, and says so", { timeout: 120_000 }, async () => {
+    // held until Oct 21 00:00: 20 days of October against Sep 1 to Sep 21, not all of September
+    const running = await scenarioWarehouse({ ...SCENARIO, days: 50, addedAt: undefined, added: undefined });
+    try {
+      const ranking = await top(running, { start: OCT_1, end: NOV_1, by: "CU", limit: 50 });
+      const sameDays = { start: SEP_1, end: SEP_1 + 20 * 86400 };
+      expect(ranking.heldUntil).toBe(OCT_1 + 20 * 86400);
+      expect(ranking.previous).toEqual(sameDays);
+      expect(ranking.comparedWith).toBe("the same days of the month before");
+      const given = await top(running, { start: OCT_1, end: NOV_1, by: "CU", limit: 50, previous: sameDays });
+      expect(ranking.rows.map((r) => r.previous)).toEqual(given.rows.map((r) => r.previous));
+      // steady machines: 20 days against 20 days, not against 30 (which read as −33% for every one)
+      for (const r of ranking.rows) expect(Math.abs(r.change!)).toBeLessThan(0.1);
+      expect(topToText(ranking).split("\n")[0]).toBe(
+        `top 12 of 12 machines by CU (CU-hours), 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z (the month to date: hours held until 2026-10-21T00:00:00Z); ` +
+        "change against the same days of the month before, 2026-09-01T00:00:00Z to 2026-09-21T00:00:00Z",
+      );
+    } finally {
+      running.closeSync();
+    }
+  });
+
+  it("names the account and the cloud space of every row, as alerts do", async () => {
+    const names = makeNames([
+      { kind: "account", id: 1, name: "Acme" }, { kind: "cloudspace", id: scenarioCloudspaceId(1, 1), name: "prod" }, { kind: "machine", id: scenarioMachineId(1, 1, 1), name: "web-1" },
+    ]);
+    const machines = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", limit: 50, options: { names } });
+    const web = machines.rows.find((r) => r.machineId === scenarioMachineId(1, 1, 1))!;
+    expect([web.name, web.accountName, web.cloudspaceName]).toEqual(["web-1", "Acme", "prod"]);
+    const text = topToText(machines);
+    expect(text).toMatch(new RegExp(`\\. machine ${scenarioMachineId(1, 1, 1)} \\(web-1\\) in cloud space ${scenarioCloudspaceId(1, 1)} \\(prod\\) of account 1 \\(Acme\\): `));
+    expect(text).toMatch(new RegExp(`\\. machine ${scenarioMachineId(1, 1, 2)} in cloud space ${scenarioCloudspaceId(1, 1)} \\(prod\\) of account 1 \\(Acme\\): `));
+    expect(topToCsv(machines).split("\r\n")[0]).toMatch(/,account_name,cloudspace_name$/);
+    const spaces = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "cloudspace", options: { names } });
+    expect(topToText(spaces)).toMatch(new RegExp(`\\. cloud space ${scenarioCloudspaceId(1, 1)} \\(prod\\) of account 1 \\(Acme\\): `));
+    const accounts = await top(connection, { start: OCT_1, end: NOV_1, by: "CU", level: "account", options: { names } });
+    expect(topToText(accounts)).toMatch(/\. account 1 \(Acme\): /);
   });
 
   it("cloudunits top gives the library's figures", { timeout: 120_000 }, async () => {
