@@ -4,6 +4,7 @@
  */
 export function plainNumber(value: number): string {
   const text = String(value);
+  if (!text.includes("e")) return text; // most numbers: no exponent to write out
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
   if (!m) return text;
   const [, sign, lead, rest = "", exp] = m;

@@ -22,9 +22,23 @@ function csvCell(cell: Cell, column: BillingColumn, decimals: number): string {
   if (cell === null) return "";
   let text: string;
   if (cell instanceof Exact) text = cell.toFixed(decimals);
-  else if (typeof cell === "number") text = plainNumber(cell);
+  else if (typeof cell === "number") return plainNumber(cell); // digits, a sign and a point: never quoted
   else text = column.kind === "text" ? guardFormula(cell) : cell;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** Writes a column's cells; a time column's text is kept for the next line of the same hour (an hour's lines come together). */
+function cellWriter(column: BillingColumn, decimals: number): (line: BillingLine, money: LineMoney | undefined) => string {
+  if (column.kind !== "time") return (line, money) => csvCell(column.value(line, money), column, decimals);
+  let hour: number | null = Number.NaN;
+  let text = "";
+  return (line, money) => {
+    if (line.hourEpoch !== hour || line.hourEpoch === null) {
+      hour = line.hourEpoch;
+      text = csvCell(column.value(line, money), column, decimals);
+    }
+    return text;
+  };
 }
 
 /**
@@ -40,8 +54,17 @@ export async function* toBillingCsv(report: BillingReport, options: BillingCsvOp
   const decimals = report.prices?.decimals ?? 2;
   const row = (cells: string[]) => `${cells.join(",")}\r\n`;
   yield (options.excel ? "\uFEFF" : "") + row(columns.map((c) => csvCell(c.header, { ...c, kind: "text" }, decimals)));
-  const render = (lines: BillingLine[], money: readonly (LineMoney | undefined)[]) =>
-    lines.map((line, i) => (isShown(report, line, money[i]) ? row(columns.map((c) => csvCell(c.value(line, money[i]), c, decimals))) : "")).join("");
+  const cells = columns.map((c) => cellWriter(c, decimals));
+  const render = (lines: BillingLine[], money: readonly (LineMoney | undefined)[]) => {
+    let text = "";
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (!isShown(report, line, money[i])) continue;
+      for (let c = 0; c < cells.length; c++) text += c === 0 ? cells[c]!(line, money[i]) : `,${cells[c]!(line, money[i])}`;
+      text += "\r\n";
+    }
+    return text;
+  };
   if (options.hourly) {
     for await (const batch of options.hourly) yield render(batch, []);
   } else {
