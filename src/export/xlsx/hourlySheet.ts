@@ -2,8 +2,22 @@ import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { BillingLine } from "../../billing/lines.js";
 import { checkHourlyOf, type HourlyStream } from "../../billing/hourlyStream.js";
-import { billingColumns } from "../billingColumns.js";
+import { billingColumns, type BillingColumn } from "../billingColumns.js";
 import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
+
+/** A column's Excel value of a line; a time column's is kept for the next line of the same hour (an hour's lines come together). */
+function hourlyValue(column: BillingColumn, decimals: number): (line: BillingLine) => ExcelJS.CellValue {
+  if (column.kind !== "time") return (line) => cellValue(column.value(line, undefined), column, decimals);
+  let hour: number | null = Number.NaN;
+  let value: ExcelJS.CellValue = null;
+  return (line) => {
+    if (line.hourEpoch !== hour) {
+      hour = line.hourEpoch;
+      value = cellValue(column.value(line, undefined), column, decimals);
+    }
+    return value;
+  };
+}
 
 /** Excel's last row: a sheet holds the header and at most this many rows minus one. */
 export const EXCEL_MAX_ROWS = 1_048_576;
@@ -32,16 +46,22 @@ export async function writeHourlySheet(
   const columns = billingColumns({ ...report, prices: undefined }, true).filter((c) => c.key !== "cu_rollup");
   // Formats per column, not per cell (a style per cell is most of exceljs's time): quantities in
   // General, which shows whole numbers without decimals and fractions as they are.
-  sheet.columns = columns.map((c) => {
-    const format = c.kind === "quantity" ? undefined : formatOf(c, decimals);
-    return { key: c.key, width: widthOf(c), ...(format ? { style: { numFmt: format } } : {}) };
-  });
+  const formats = columns.map((c) => (c.kind === "quantity" ? undefined : formatOf(c, decimals)));
+  sheet.columns = columns.map((c, k) => ({ key: c.key, width: widthOf(c), ...(formats[k] ? { style: { numFmt: formats[k] } } : {}) }));
+  // each cell takes its column's style object, the same one every row: exceljs knows an object
+  // it has seen (a cell's own merged copy was turned into its XML again for every cell)
+  const styles = formats.map((format): Partial<ExcelJS.Style> => (format ? { numFmt: format } : {}));
   setHeader(sheet, columns.map((c) => c.header), 1);
+  const values = columns.map((c) => hourlyValue(c, decimals));
   let r = 2;
   for await (const batch of hourly.lines()) {
     for (const line of batch as BillingLine[]) {
       const row = sheet.getRow(r++);
-      columns.forEach((c, k) => { row.getCell(k + 1).value = cellValue(c.value(line, undefined), c, decimals); });
+      for (let k = 0; k < columns.length; k++) {
+        const cell = row.getCell(k + 1);
+        cell.value = values[k]!(line);
+        cell.style = styles[k]!;
+      }
       row.commit();
     }
   }
