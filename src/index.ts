@@ -96,6 +96,8 @@ export type {
   InvoiceDocument, DraftDocument, DocumentKind, DocumentLine, DocumentParty, DocumentBasis, TaxLine, TaxCategory, CustomerTax,
 } from "./billing/invoiceDocument.js";
 export { renderUbl, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID } from "./export/ubl/renderUbl.js";
+export { renderInvoicePdf } from "./export/pdf/invoicePdf.js";
+export type { InvoicePdfOptions } from "./export/pdf/invoicePdf.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";

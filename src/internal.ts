@@ -50,10 +50,12 @@ export { accountReport, accountFileName, EXCEL_MAX_ROWS } from "./export/writeBi
 export { focusRows, focusWarnings, invoiceIdOf, COST_DECIMALS, CU_ALLOCATION_METHOD } from "./export/focusRows.js";
 export { costText } from "./export/toFocusCsv.js";
 export { writeAtomic } from "./export/writeAtomic.js";
-export { statementContent, shownQuantity, periodText, pricePeriodText, unitsParagraph } from "./export/pdf/statementContent.js";
-export type { StatementContent, StatementLine, AllocationRow, StatementIssue } from "./export/pdf/statementContent.js";
-export { renderStatementPdf } from "./export/pdf/statementPdf.js";
-export { numberStatements, issueDateOf } from "./export/pdf/writeStatements.js";
+export { shownQuantity } from "./billing/invoiceQuantity.js";
+export { unitsParagraph } from "./export/unitDefinitions.js";
+export { documentWords, capText, countryName, groupThousands, taxLabel, NAME_LIMIT, BLOCK_LINES_LIMIT, NOTE_LIMIT } from "./export/documentWords.js";
+export type { DocumentWords, LineWords, PartyWords } from "./export/documentWords.js";
+export { draftDocument, draftFileName, issueDateOf } from "./export/pdf/writeStatements.js";
+export { fontRuns, missingGlyphs } from "./export/pdf/pdfFonts.js";
 export { formatStatementNumber, dueDateOf } from "./billing/statementConfig.js";
 export { registerStatementNumbers } from "./store/statementNumbers.js";
 export type { StatementNumber, StatementNumberRequest } from "./store/statementNumbers.js";

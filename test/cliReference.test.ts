@@ -201,10 +201,9 @@ beforeAll(async () => {
   // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
   // the files FILE names: the price list, units file and names file the repository ships in examples/
-  for (const file of ["prices.yaml", "units.yaml", "names.csv", "budgets.yaml"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
+  for (const file of ["prices.yaml", "units.yaml", "names.csv", "budgets.yaml", "statement.yaml"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
   await ingest([join(cwd, "data.zip")], { db: join(cwd, "status.duckdb") });
   writeFileSync(join(cwd, "budgets-units.yaml"), "budgets:\n  - account: 1\n    unit: CU\n    quantity: 1000000\n  - environment: true\n    unit: NU\n    quantity: 1000\n");
-  writeFileSync(join(cwd, "statement.yaml"), "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, Hamburg] }\nnumbering: { pattern: 'INV-{yyyy}-{seq:05}' }\n");
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {
     const row = (await w.connection.runAndReadAll(

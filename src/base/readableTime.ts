@@ -30,7 +30,8 @@ function clock(epochSeconds: number): string {
 /**
  * A half-open period `[start, end)` as a reader says it: whole days by their first and last
  * day (`1 Oct 2026 – 31 Oct 2026`, the end day included; one day alone: `1 Oct 2026`); other
- * periods by their instants (`1 Oct 2026 00:00 – 15 Oct 2026 12:00 UTC`, up to the end).
+ * periods by their instants (`1 Oct 2026 00:00 – 15 Oct 2026 12:00 UTC`, up to the end; an end at
+ * midnight as `24:00` of the day before).
  */
 export function periodWords(start: number, end: number): string {
   if (start % DAY === 0 && end % DAY === 0) {
@@ -38,6 +39,8 @@ export function periodWords(start: number, end: number): string {
     const last = dayWords(end - DAY);
     return first === last ? first : `${first} – ${last}`;
   }
-  const endText = dayWords(end) === dayWords(start) ? clock(end) : `${dayWords(end)} ${clock(end)}`;
+  // an end at midnight is the end of the day before: `31 Oct 2026 24:00`
+  const [endDay, endClock] = end % DAY === 0 ? [dayWords(end - DAY), "24:00"] : [dayWords(end), clock(end)];
+  const endText = endDay === dayWords(start) ? endClock : `${endDay} ${endClock}`;
   return `${dayWords(start)} ${clock(start)} – ${endText} UTC`;
 }

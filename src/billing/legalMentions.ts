@@ -43,7 +43,7 @@ export function missingHoursMention(hours: readonly number[]): string | undefine
   const runs = hourRuns(hours).map((r) => (r.end - r.start === 3600 ? hourWords(r.start) : `${hourWords(r.start)} – ${hourWords(r.end)}`));
   const shown = runs.length > 8 ? [...runs.slice(0, 8), `and ${runs.length - 8} more`] : runs;
   const n = hours.length;
-  return `${n} hour${n === 1 ? "" : "s"} of the period had no consumption data when this invoice was issued and ${n === 1 ? "is" : "are"} not charged: ${shown.join(", ")}.`;
+  return `${n} hour${n === 1 ? "" : "s"} of the period had no consumption data and ${n === 1 ? "is" : "are"} not charged: ${shown.join(", ")}.`;
 }
 
 /** The mention of a correction: on a credit note, the invoice it cancels; on the new invoice, the one it replaces; with the reason. */

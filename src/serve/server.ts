@@ -3,9 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CloudunitsError, UsageError, WarehouseBusyError } from "../base/errors.js";
-import { statementContent } from "../export/pdf/statementContent.js";
-import { renderStatementPdf } from "../export/pdf/statementPdf.js";
-import { issueDateOf } from "../export/pdf/writeStatements.js";
+import { renderInvoicePdf } from "../export/pdf/invoicePdf.js";
+import { draftDocument } from "../export/pdf/writeStatements.js";
 import { accountFileName, writeBillingXlsx } from "../export/writeBillingXlsx.js";
 import { openWarehouse } from "../store/openWarehouse.js";
 import type { Warehouse } from "../store/types.js";
@@ -169,8 +168,8 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
         const { data } = await account(Number(m[1]), month, true);
         const config = options.statement;
         if (!config || !data.invoice) throw new NotFoundError("a PDF statement needs the dashboard started with --prices FILE and --statement FILE");
-        const content = statementContent(data.report, data.accountId, { config, issueDate: issueDateOf(config) });
-        return { type: "application/pdf", body: await renderStatementPdf(content), headers: { "content-disposition": `attachment; filename="${downloadName(data, "pdf")}"` } };
+        // a draft: the dashboard never issues an invoice
+        return { type: "application/pdf", body: await renderInvoicePdf(draftDocument(data.report, data.accountId, config)), headers: { "content-disposition": `attachment; filename="${downloadName(data, "pdf")}"` } };
       },
     },
     {

@@ -11,6 +11,7 @@ describe("dates and hours as a customer reads them", () => {
     ["across a year", OCT_1 + 92 * DAY - 4 * DAY, OCT_1 + 92 * DAY + 3 * DAY, "28 Dec 2026 – 3 Jan 2027"],
     ["hours of one day", OCT_1 + 2 * 3600, OCT_1 + 14 * 3600, "1 Oct 2026 02:00 – 14:00 UTC"],
     ["hours across days", OCT_1 + 22 * 3600, OCT_1 + DAY + 2 * 3600, "1 Oct 2026 22:00 – 2 Oct 2026 02:00 UTC"],
+    ["from an hour to the end of a day", OCT_1 + 12 * 3600, OCT_1 + 2 * DAY, "1 Oct 2026 12:00 – 2 Oct 2026 24:00 UTC"],
   ])("%s: %s", (_what, start, end, words) => {
     expect(periodWords(start, end)).toBe(words);
   });

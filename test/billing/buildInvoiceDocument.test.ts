@@ -115,7 +115,7 @@ describe("an invoice document: tax per category, gross = net + tax", () => {
     const missing = [OCT_1 + 14 * 86_400 + 3 * HOUR, OCT_1 + 14 * 86_400 + 4 * HOUR, OCT_1 + 20 * 86_400];
     const doc = buildInvoiceDocument({ invoice: eurInvoice, config: configWith({ category: "S", ratePercent: 19 }), issueDate: "2026-11-02", number: "N-1", missingHours: missing });
     expect(doc.missingHours).toEqual(missing);
-    expect(doc.notes).toEqual(["3 hours of the period had no consumption data when this invoice was issued and are not charged: 15 Oct 2026 03:00 UTC – 15 Oct 2026 05:00 UTC, 21 Oct 2026 00:00 UTC."]);
+    expect(doc.notes).toEqual(["3 hours of the period had no consumption data and are not charged: 15 Oct 2026 03:00 UTC – 15 Oct 2026 05:00 UTC, 21 Oct 2026 00:00 UTC."]);
   });
 
   it("a draft has no number, and addresses an account missing from the config by its name", () => {

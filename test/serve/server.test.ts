@@ -144,7 +144,9 @@ describe("serve: downloads", () => {
 
 describe("serve: statements as PDF", () => {
   it("with a statement config, the account page offers its PDF statement (a draft); without one, none", async () => {
-    const config = parseStatementConfig({ issuer: { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "Hamburg"] }, numbering: { pattern: "INV-{yyyy}-{seq:05}" } });
+    const config = parseStatementConfig({
+      issuer: { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "Hamburg"], tax: { category: "S", ratePercent: 19 } }, numbering: { pattern: "INV-{yyyy}-{seq:05}" },
+    });
     const withPdf = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, names: fixture.names, statement: config });
     try {
       const page = (await get(withPdf.url, "/account/1?month=2026-10")).body.toString();

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
 import type { DuckDBConnection } from "@duckdb/node-api";
@@ -20,7 +21,7 @@ import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, type BillingForm
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc } from "../../base/time.js";
 import { periodOf } from "../periodArgs.js";
-import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, waitOf, workersOf, type InputArgs } from "../inputs.js";
+import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 
@@ -39,10 +40,10 @@ const options = {
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
-  format: { choices: BILLING_FORMAT_NAMES, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.3 as CSV or Parquet (need --prices); pdf: a statement per account (needs --prices, --statement, --out DIR, or --out FILE with --account-id)" },
+  format: { choices: BILLING_FORMAT_NAMES, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.3 as CSV or Parquet (need --prices); pdf: a draft invoice per account, DRAFT on every page and no number (needs --prices, --statement, --out DIR, or --out FILE with --account-id; `invoices issue` issues invoices)" },
   hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
-  "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its PDF too)" },
-  statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, numbering, payment terms, taxes" },
+  "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its draft PDF too)" },
+  statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, their taxes, numbering, payment terms" },
   detail: { choices: ["hourly"] as const, describe: "csv: one row per entity, level and hour" },
   "per-period": { type: "boolean", default: false, describe: "FOCUS: one row per entity and unit over the period instead of per hour" },
   excel: { type: "boolean", default: false, describe: "csv: start with a UTF-8 byte order mark for Excel" },
@@ -81,34 +82,35 @@ async function writeOut(out: string | undefined, content: AsyncIterable<string> 
 }
 
 
+/** Whether `--out` names a folder: it ends in a slash, or is a folder already. */
+function namesFolder(out: string): boolean {
+  if (/[\\/]$/.test(out)) return true;
+  try {
+    return statSync(out).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The statements of `--format pdf` (`--out` a directory, or the file of `--account-id`) and of
- * the `--per-account` pack (into its directory): numbered in `--db`'s warehouse, drafts from files.
+ * The drafts of `--format pdf` (`--out` a folder, made when missing, or with `--account-id` a
+ * file) and of the `--per-account` pack (into its folder): DRAFT on every page, no number; only
+ * `invoices issue` issues invoices.
  */
 async function writeStatementFiles(argv: BillingArgs, report: BillingReport, config: StatementConfig): Promise<void> {
   if (report.invoices!.length === 0) {
-    if (argv.format !== "pdf") return; // the pack of no account has no statement either
+    if (argv.format !== "pdf") return; // the pack of no account has no draft either
     const who = argv.accountId === undefined ? "no account has" : `account ${argv.accountId} has no`;
-    throw new UsageError(`${who} consumption in [${isoUtc(report.params.start)}, ${isoUtc(report.params.end)}): no statement to make (nothing written)`, { code: "NO_STATEMENT" });
+    throw new UsageError(`${who} consumption in [${isoUtc(report.params.start)}, ${isoUtc(report.params.end)}): no draft to make (nothing written)`, { code: "NO_STATEMENT" });
   }
-  const { numberStatements, writeStatements } = await import("../../export/pdf/writeStatements.js");
-  const numbers = argv.db === undefined ? new Map() : await numberStatements(argv.db, report, config, { waitSeconds: waitOf(argv) });
-  if (argv.db === undefined) {
-    process.stderr.write("cloudunits: note: statements from files are drafts without a number: numbers are registered in a warehouse (bill from --db FILE)\n");
-  }
-  for (const [accountId, n] of numbers) {
-    const invoice = report.invoices!.find((inv) => inv.accountId === accountId)!;
-    const now = invoice.amountDue.toFixed(invoice.decimals);
-    if (n.reissued && (n.firstAmountDue !== now || n.currency !== invoice.currency)) {
-      process.stderr.write(`cloudunits: warning: statement ${n.number} (account ${accountId}) was first issued on ${n.issueDate} for ${n.firstAmountDue} ${n.currency}; the data now gives ${now} ${invoice.currency} excluding tax: the PDF keeps the number and shows today's figures\n`);
-    }
-  }
+  const { writeStatements } = await import("../../export/pdf/writeStatements.js");
+  for (const note of config.deprecations) process.stderr.write(`cloudunits: note: ${note}\n`);
   const unlisted = report.invoices!.map((inv) => inv.accountId).filter((id) => !config.customers.has(id));
   if (unlisted.length > 0) {
-    process.stderr.write(`cloudunits: warning: ${config.source} has no customer entry (legal name, address, VAT id) for account${unlisted.length === 1 ? "" : "s"} ${unlisted.join(", ")}: addressed by the account's name alone\n`);
+    process.stderr.write(`cloudunits: warning: ${config.source} has no customer entry (legal name, address, country) for account${unlisted.length === 1 ? "" : "s"} ${unlisted.join(", ")}: the draft is addressed by the account's name, and an invoice cannot be issued\n`);
   }
-  const target = argv.format === "pdf" && argv.accountId !== undefined ? { file: argv.out! } : { dir: argv.out! };
-  await writeStatements(report, config, target, numbers);
+  const target = argv.format === "pdf" && argv.accountId !== undefined && !namesFolder(argv.out!) ? { file: argv.out! } : { dir: argv.out! };
+  await writeStatements(report, config, target, { onWarning: (message) => process.stderr.write(`cloudunits: warning: ${message}\n`) });
 }
 
 /** `cloudunits billing`: billing units and money of a period as JSON, CSV, XLSX or FOCUS. */

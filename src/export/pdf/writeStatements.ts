@@ -1,74 +1,67 @@
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { BillingReport } from "../../billing/billingReport.js";
+import { buildInvoiceDocument } from "../../billing/buildInvoiceDocument.js";
+import type { DraftDocument } from "../../billing/invoiceDocument.js";
 import type { StatementConfig } from "../../billing/statementConfig.js";
-import { openDatabaseFile } from "../../store/openDatabaseFile.js";
-import { registerStatementNumbers, type StatementNumber } from "../../store/statementNumbers.js";
-import { accountFileName } from "../writeBillingXlsx.js";
 import { writeAtomic } from "../writeAtomic.js";
-import { statementContent } from "./statementContent.js";
-import { renderStatementPdf } from "./statementPdf.js";
+import { renderInvoicePdf, type InvoicePdfOptions } from "./invoicePdf.js";
 
 /** The accounts of a report that have an invoice (a report made with a price list), in report order. */
 function invoicedAccounts(report: BillingReport): number[] {
-  if (!report.invoices) throw new RangeError("statements need a billing report with a price list");
+  if (!report.invoices) throw new RangeError("drafts need a billing report with a price list");
   return report.invoices.map((inv) => inv.accountId);
 }
 
-/** The issue date of statements numbered now: the config's, else today (UTC). */
+/** The date of drafts made now: the config's issue date, else today (UTC). */
 export function issueDateOf(config: StatementConfig, nowMs = Date.now()): string {
   return config.issueDate ?? new Date(nowMs).toISOString().slice(0, 10);
 }
 
-/**
- * Numbers the statements of a report's accounts in a warehouse file (opened to write, so
- * after a `sync` or `ingest` writing it commits, waiting up to `waitSeconds`): an account and period already numbered keeps
- * its number and first issue date; the others get the next numbers of the sequence.
- * Returns the numbers by account id.
- */
-export async function numberStatements(
-  dbFile: string, report: BillingReport, config: StatementConfig, options: { nowMs?: number; waitSeconds?: number } = {},
-): Promise<Map<number, StatementNumber>> {
-  const accounts = invoicedAccounts(report);
-  const nowMs = options.nowMs ?? Date.now();
-  const { instance, connection } = await openDatabaseFile(dbFile, { waitSeconds: options.waitSeconds });
-  try {
-    const byId = new Map(report.invoices!.map((inv) => [inv.accountId, inv]));
-    const numbers = await registerStatementNumbers(connection, accounts.map((accountId) => {
-      const invoice = byId.get(accountId)!;
-      return {
-        accountId, start: report.params.start, end: report.params.end, issueDate: issueDateOf(config, nowMs), pattern: config.numberPattern,
-        currency: invoice.currency, amountDue: invoice.amountDue.toFixed(invoice.decimals),
-      };
-    }));
-    return new Map(accounts.map((id, i) => [id, numbers[i]!]));
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
+/** The hours of an account a report found missing in its period, ascending (epoch seconds). */
+function missingHoursOf(report: BillingReport, accountId: number): number[] {
+  const runs = report.quality.missingHours.find((m) => m.accountId === accountId)?.runs ?? [];
+  return runs.flatMap((r) => Array.from({ length: (r.endHour - r.startHour) / 3600 + 1 }, (_, k) => r.startHour + k * 3600));
 }
 
-/** Where statements go: a directory (one file per account, named like the pack's workbooks), or one file for one account. */
+/**
+ * The draft invoice of an account of a report with prices: its invoice, taxed by the config, its
+ * missing hours printed, no number. Throws a RangeError when the report has no invoice for it.
+ */
+export function draftDocument(report: BillingReport, accountId: number, config: StatementConfig, issueDate = issueDateOf(config)): DraftDocument {
+  const invoice = report.invoices?.find((inv) => inv.accountId === accountId);
+  if (!invoice) throw new RangeError(`no invoice for account ${accountId} in the report (a draft needs a price list)`);
+  return buildInvoiceDocument({ invoice, config, issueDate, units: report.options.units, missingHours: missingHoursOf(report, accountId) });
+}
+
+/** The file name of a draft: `draft-7101-2026-10.pdf` for a calendar month, else `draft-7101-20261001T0000-20261015T1200.pdf`. */
+export function draftFileName(accountId: number, start: number, end: number): string {
+  const s = new Date(start * 1000);
+  const next = new Date(Date.UTC(s.getUTCFullYear(), s.getUTCMonth() + 1, 1)).getTime() / 1000;
+  const month = s.getUTCDate() === 1 && start % 86_400 === 0 && end === next;
+  const compact = (t: number) => new Date(t * 1000).toISOString().slice(0, 16).replace(/[-:]/g, "");
+  return `draft-${accountId}-${month ? new Date(start * 1000).toISOString().slice(0, 7) : `${compact(start)}-${compact(end)}`}.pdf`;
+}
+
+/** Where drafts go: a directory (one file per account, `draftFileName`), or one file for one account. */
 export type StatementTarget = { dir: string } | { file: string };
 
 /**
- * Writes the PDF statement of every invoiced account of a report (atomically), numbered by
- * `numbers` (from `numberStatements`); an account without a number gets a draft, marked as
- * such on every page. Returns the files written.
+ * Writes the draft PDF of every invoiced account of a report (atomically): DRAFT on every page,
+ * no number (only `invoices issue` numbers invoices). A missing folder is made. Returns the
+ * files written.
  */
 export async function writeStatements(
-  report: BillingReport, config: StatementConfig, target: StatementTarget, numbers: ReadonlyMap<number, StatementNumber> = new Map(), nowMs = Date.now(),
+  report: BillingReport, config: StatementConfig, target: StatementTarget, options: InvoicePdfOptions & { nowMs?: number } = {},
 ): Promise<string[]> {
   const accounts = invoicedAccounts(report);
-  if ("file" in target && accounts.length !== 1) throw new RangeError(`one statement file holds one account; the report has ${accounts.length}: write to a directory`);
-  if ("dir" in target) await mkdir(target.dir, { recursive: true });
+  if ("file" in target && accounts.length !== 1) throw new RangeError(`one draft file holds one account; the report has ${accounts.length}: write to a directory`);
+  await mkdir("dir" in target ? target.dir : dirname(target.file), { recursive: true });
   const files: string[] = [];
   for (const accountId of accounts) {
-    const number = numbers.get(accountId);
-    const content = statementContent(report, accountId, { config, number: number?.number, issueDate: number?.issueDate ?? issueDateOf(config, nowMs) });
-    const name = report.lines.find((l) => l.level === "account" && l.accountId === accountId)?.name ?? "";
-    const file = "file" in target ? target.file : join(target.dir, accountFileName(accountId, name).replace(/\.xlsx$/, ".pdf"));
-    await writeAtomic(file, await renderStatementPdf(content));
+    const document = draftDocument(report, accountId, config, issueDateOf(config, options.nowMs));
+    const file = "file" in target ? target.file : join(target.dir, draftFileName(accountId, report.params.start, report.params.end));
+    await writeAtomic(file, await renderInvoicePdf(document, options));
     files.push(file);
   }
   return files;

@@ -5,6 +5,8 @@ import { Exact } from "../../billing/exact.js";
 import { nuUnit } from "../../billing/money.js";
 import { cuRuleText } from "../../billing/units.js";
 import { addSheet, font } from "./style.js";
+import { shownUnits } from "../billingColumns.js";
+import { unitsParagraph } from "../unitDefinitions.js";
 
 /** The About sheet: period in UTC, when, inputs and their hashes, units, prices, rules and data quality. */
 export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
@@ -26,6 +28,7 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
   add("Units file", report.unitsFile ?? "none: the published constants");
   for (const [key, value] of Object.entries(options.units)) add(`Unit constant ${key}`, JSON.stringify(value));
   add("Quantities", `${options.per === "month" ? `unit-months: unit-hours / ${options.units.hoursPerMonth}` : "unit-hours: each hourly sample counts one hour"}; NU is a volume: ${nuUnit(options.units)} transferred (${options.units.bytesPerNu} bytes each), whatever the period, and is priced per ${nuUnit(options.units)}`);
+  add("Units in use", unitsParagraph(options.units, shownUnits(report), options.cuRollup, options.per));
   add("CU rollup", options.cuRollup === "aggregate"
     ? `aggregate: a cloud space's, account's and the environment's CU is ${cuRuleText(options.units)} of its own totals per hour, summed over hours`
     : "sum: a level's CU is the sum of its machines' CU");

@@ -1,4 +1,6 @@
-import { groupThousands, pricePeriodText, shownQuantity } from "../../export/pdf/statementContent.js";
+import { isoUtc } from "../../base/time.js";
+import { shownQuantity } from "../../billing/invoiceQuantity.js";
+import { groupThousands } from "../../export/documentWords.js";
 import type { AccountData, AccountRow } from "../accountData.js";
 import { esc, money, monthPicker, num, page, table, withMonth, type Column } from "./html.js";
 import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";
@@ -65,4 +67,19 @@ ${cloudspaces}
 ${machines}
 <p class="note">Own CU: the CU rule applied to the entity's own totals each hour. Allocated CU: the account's CU shared out hour by hour in proportion to own CU; the allocated CU and the costs add up to the account's CU and amount due.</p>`;
   return page(`Account ${data.accountId} ${month}`, body, charts, footerOf(data.report.generatedAtMs));
+}
+
+/**
+ * A price period in UTC, short enough for a column: whole days as `2026-10-01 to 2026-10-14`
+ * (the last day included), else `2026-10-01 00:00 to 02:00` (the end's date when it differs).
+ */
+function pricePeriodText(start: number, end: number): string {
+  const day = 86_400;
+  if (start % day === 0 && end % day === 0) {
+    const [first, last] = [isoUtc(start).slice(0, 10), isoUtc(end - day).slice(0, 10)];
+    return first === last ? first : `${first} to ${last}`;
+  }
+  const [startDate, startTime] = [isoUtc(start).slice(0, 10), isoUtc(start).slice(11, 16)];
+  const [endDate, endTime] = [isoUtc(end).slice(0, 10), isoUtc(end).slice(11, 16)];
+  return `${startDate} ${startTime} to ${endDate === startDate ? "" : `${endDate} `}${endTime}`;
 }

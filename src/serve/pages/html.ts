@@ -1,4 +1,4 @@
-import { groupThousands } from "../../export/pdf/statementContent.js";
+import { groupThousands } from "../../export/documentWords.js";
 import { escapeHtml } from "../../export/statsHtml.js";
 
 /** Text made safe for HTML (element content and quoted attributes). */

@@ -129,7 +129,7 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
     expect(lines.map((l) => [at(l, "cac:InvoicePeriod/cbc:StartDate"), at(l, "cac:InvoicePeriod/cbc:EndDate"), text(l, "cac:Price/cbc:PriceAmount"), at(l, "cac:Item/cbc:Description")])).toEqual([
       ["2026-10-01", "2026-10-10", "0.1", "Compute units (CU), 1 Oct 2026 – 10 Oct 2026"],
       ["2026-10-11", "2026-10-21", "0.2", "Compute units (CU), 11 Oct 2026 00:00 – 21 Oct 2026 12:00 UTC"],
-      ["2026-10-21", "2026-10-31", "0.35", "Compute units (CU), 21 Oct 2026 12:00 – 1 Nov 2026 00:00 UTC"],
+      ["2026-10-21", "2026-10-31", "0.35", "Compute units (CU), 21 Oct 2026 12:00 – 31 Oct 2026 24:00 UTC"],
     ]);
   });
 

@@ -1,0 +1,160 @@
+import { dateWords, periodWords } from "../base/readableTime.js";
+import type { DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "../billing/invoiceDocument.js";
+
+/** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
+export const NAME_LIMIT = 120;
+/** The most lines of an address, contact or payment block a document prints. */
+export const BLOCK_LINES_LIMIT = 8;
+/** The longest a note (a legal mention, a reason) prints, in characters. */
+export const NOTE_LIMIT = 600;
+
+/**
+ * A text cut to `limit` characters (code points), visibly: the last one kept becomes `…`. The
+ * document's data keeps the whole text; only what is printed is cut.
+ */
+export function capText(text: string, limit = NAME_LIMIT): string {
+  const chars = Array.from(text);
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join("")}…`;
+}
+
+/** Lines of a block, each cut, at most `BLOCK_LINES_LIMIT` of them (the last saying how many more). */
+function capLines(lines: readonly string[]): string[] {
+  const cut = lines.map((l) => capText(l));
+  return cut.length <= BLOCK_LINES_LIMIT ? cut : [...cut.slice(0, BLOCK_LINES_LIMIT - 1), `… and ${cut.length - BLOCK_LINES_LIMIT + 1} more lines`];
+}
+
+/** Groups the integer digits of a plain decimal text by thousands: `-1234567.5` → `-1,234,567.5`. */
+export function groupThousands(text: string): string {
+  const [whole, fraction] = text.split(".");
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/** A party as printed: its name (cut), its address, country, VAT id and contact lines. */
+export interface PartyWords {
+  name: string;
+  lines: string[];
+}
+
+const REGIONS = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** A country's English name from its ISO 3166-1 code (`DE` → `Germany`); the code itself when unknown. */
+export function countryName(code: string): string {
+  try {
+    return REGIONS.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+function partyWords(party: DocumentParty & { contact?: string[] }): PartyWords {
+  const name = party.country ? countryName(party.country) : "";
+  const named = party.address.some((l) => [party.country.toLowerCase(), name.toLowerCase()].includes(l.trim().toLowerCase()));
+  const country = party.country && !named ? [name] : [];
+  return { name: capText(party.legalName), lines: capLines([...party.address, ...country, ...(party.vatId ? [`VAT ${party.vatId}`] : []), ...(party.contact ?? [])]) };
+}
+
+/** One invoice line as printed. */
+export interface LineWords {
+  description: string;
+  /** The price period in words, when a price changes within the document's period. */
+  period?: string;
+  quantity: string;
+  unitPrice: string;
+  net: string;
+}
+
+/** Everything a customer reads on an invoice or credit note, in the order it is printed; no formula, no internal figure. */
+export interface DocumentWords {
+  draft: boolean;
+  /** `Invoice` or `Credit note`. */
+  title: string;
+  facts: [string, string][];
+  issuer: PartyWords;
+  customer: PartyWords;
+  /** Legal mentions and the correction's reason, then the hours not charged. */
+  notes: string[];
+  currency: string;
+  lines: LineWords[];
+  /** Net, each tax line, the amount due (bold): label and figure. */
+  totals: { label: string; amount: string; bold?: boolean }[];
+  /** How amounts are rounded. */
+  rounding: string;
+  /** What to pay (or what is credited) and how: a sentence, then the payment details. */
+  payment: string[];
+  /** The foot of every page. */
+  footer: string;
+}
+
+/** A tax line's label: `VAT 19% on 123.25`, `VAT reverse charge (0%) on 109.92`, `Not subject to VAT on 1.25`. */
+export function taxLabel(t: TaxLine): string {
+  const on = `on ${groupThousands(t.base)}`;
+  switch (t.category) {
+    case "S": return `VAT ${t.ratePercent}% ${on}`;
+    case "Z": return `VAT 0% (zero rated) ${on}`;
+    case "AE": return `VAT reverse charge (0%) ${on}`;
+    case "E": return `VAT exempt (0%) ${on}`;
+    case "O": return `Not subject to VAT ${on}`;
+  }
+}
+
+function factsOf(doc: InvoiceDocument | DraftDocument, title: string): [string, string][] {
+  const facts: [string, string][] = [];
+  if (doc.number === undefined) facts.push([`${title} number`, "DRAFT, not numbered"], ["Date of the draft", dateWords(doc.issueDate)]);
+  else {
+    facts.push([`${title} number`, doc.number], ["Issue date", dateWords(doc.issueDate)]);
+    if (doc.kind === "invoice") facts.push(["Due date", dateWords(doc.dueDate)]);
+  }
+  if (doc.corrects) facts.push([doc.kind === "creditNote" ? "Cancels invoice" : "Replaces invoice", `${doc.corrects.number} of ${dateWords(doc.corrects.issueDate)}`]);
+  facts.push(["Period", periodWords(doc.start, doc.end)], ["Account", String(doc.accountId)]);
+  if (doc.customer.reference !== String(doc.accountId)) facts.push(["Your reference", capText(doc.customer.reference, 60)]);
+  return facts;
+}
+
+function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[] {
+  const bank = doc.payment.length > 0 ? ["Payment details:", ...capLines(doc.payment)] : [];
+  if (doc.number === undefined) return ["This is a draft, not an invoice: no payment is due on it. The invoice is issued with its number.", ...bank];
+  if (doc.kind === "creditNote") {
+    return [`${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.`];
+  }
+  return [`Please pay ${gross} ${doc.currency} by ${dateWords(doc.dueDate)}, quoting invoice ${doc.number}.`, ...bank];
+}
+
+/**
+ * The words of a document: title and facts (number, dates in words, period, account, the
+ * customer's reference), both parties, the notes, each line (quantity and unit price as
+ * multiplied), the totals (net, each tax line, the amount due: the gross), the rounding, the
+ * payment. Names and lines are cut to `NAME_LIMIT` characters (the document keeps them whole).
+ */
+export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWords {
+  const title = doc.kind === "creditNote" ? "Credit note" : "Invoice";
+  const dated = doc.lines.some((l) => l.start !== doc.start || l.end !== doc.end);
+  const gross = groupThousands(doc.gross);
+  const taxes = doc.taxes.map((t) => ({ label: taxLabel(t), amount: groupThousands(t.amount) }));
+  const unit = doc.decimals === 0 ? "whole units" : `${doc.decimals} decimal${doc.decimals === 1 ? "" : "s"}`;
+  return {
+    draft: doc.number === undefined,
+    title,
+    facts: factsOf(doc, title),
+    issuer: partyWords(doc.issuer),
+    customer: partyWords(doc.customer),
+    notes: doc.notes.map((n) => capText(n, NOTE_LIMIT)),
+    currency: doc.currency,
+    lines: doc.lines.map((l) => ({
+      description: l.description,
+      ...(dated ? { period: periodWords(l.start, l.end) } : {}),
+      quantity: `${groupThousands(l.quantity)} ${l.quantityUnit}`,
+      unitPrice: `${l.unitPrice} per ${l.priceUnit}`,
+      net: groupThousands(l.net),
+    })),
+    totals: [
+      { label: `Net amount, excluding VAT (${doc.currency})`, amount: groupThousands(doc.net) },
+      ...taxes,
+      ...(taxes.length > 1 ? [{ label: "Total VAT", amount: groupThousands(doc.tax) }] : []),
+      { label: `Amount due (${doc.currency})`, amount: gross, bold: true },
+    ],
+    rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.`,
+    payment: paymentOf(doc, gross),
+    footer: `${doc.number === undefined ? "DRAFT, not an invoice" : `${title} ${doc.number}`} · account ${doc.accountId} · ${periodWords(doc.start, doc.end)}`,
+  };
+}
