@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { UsageError } from "../base/errors.js";
+import { errorAnswer, redirect, type Answer } from "./answer.js";
 
 /** The environment variable the dashboard's token is read from. */
 export const TOKEN_VARIABLE = "CLOUDUNITS_SERVE_TOKEN";
@@ -39,7 +41,13 @@ export function requestToken(headers: { authorization?: string; cookie?: string 
   if (bearer) return bearer.trim();
   for (const part of (headers.cookie ?? "").split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === TOKEN_COOKIE) return decodeURIComponent(value.join("="));
+    if (name === TOKEN_COOKIE) {
+      try {
+        return decodeURIComponent(value.join("="));
+      } catch {
+        return undefined; // not an encoding of anything: no token
+      }
+    }
   }
   return undefined;
 }
@@ -49,4 +57,25 @@ export function hostIsLocal(hostHeader: string | undefined): boolean {
   if (hostHeader === undefined) return false;
   const host = hostHeader.startsWith("[") ? hostHeader.slice(0, hostHeader.indexOf("]") + 1) : hostHeader.split(":")[0]!;
   return isLoopback(host);
+}
+
+/**
+ * What the access rules answer before any page, or undefined to go on. With a token: a request
+ * carrying it as `?token=` is redirected to the same page without it, setting the cookie (to
+ * `/` when the path is none of the dashboard's own, `isOwnPath`: `/.//evil.example/` must not
+ * send the browser to `//evil.example/`); one without it is 401. Without a token: a request
+ * not addressed to this machine is 403.
+ */
+export function accessAnswer(request: IncomingMessage, url: URL, token: string | undefined, isOwnPath: (path: string) => boolean): Answer | undefined {
+  if (token === undefined) {
+    return hostIsLocal(request.headers.host) ? undefined : errorAnswer(403, "This dashboard answers only requests addressed to this machine (127.0.0.1 or localhost).");
+  }
+  const given = url.searchParams.get("token");
+  if (given !== null && tokenMatches(token, given)) {
+    url.searchParams.delete("token");
+    const location = isOwnPath(url.pathname) ? `${url.pathname}${url.search}` : "/";
+    return redirect(location, { "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/` });
+  }
+  if (!tokenMatches(token, requestToken(request.headers))) return errorAnswer(401, "This dashboard needs its token: open it once as /?token=TOKEN, or send Authorization: Bearer TOKEN.");
+  return undefined;
 }

@@ -1,15 +1,14 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Invoice } from "../billing/invoice.js";
 import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
 import { overlayNames } from "../billing/names.js";
 import { readEntityNames } from "../store/entityNames.js";
-import type { LoadReport } from "../store/types.js";
+import type { Warehouse } from "../store/types.js";
 import { warehouseStatus } from "../sync/warehouseStatus.js";
 import { billedByDay } from "./billedByDay.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
-import { monthsOf, type MonthChoice } from "./months.js";
-import { NotFoundError } from "./notFound.js";
+import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
+import { notInWarehouse } from "./notFound.js";
 
 /** One row of the account page's tables: a cloud space, a machine or a cloud space's gateway. */
 export interface AccountRow {
@@ -47,19 +46,19 @@ export interface AccountData {
 /**
  * An account's month: its invoice (with a price list), its cloud spaces, machines and gateways
  * with own and allocated units and their share of the amount due, and its units per day; the
- * billing report is the one `billing --account-id` makes of the month. Throws NotFoundError
- * for an account the warehouse does not hold.
+ * billing report is the one `billing --account-id` makes of the month, or, while the month
+ * runs past the last hour held, of the month to date (so its statement says so). Throws
+ * NotFoundError for an account the warehouse does not hold, or a month it holds no hour of.
  */
-export async function accountData(
-  connection: DuckDBConnection, db: string, load: LoadReport, settings: DashboardSettings, accountId: number, month?: string,
-): Promise<AccountData> {
-  const status = await warehouseStatus(connection, db);
-  if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null)) throw new NotFoundError(`no account ${accountId} in the warehouse`);
+export async function accountData(store: Warehouse, settings: DashboardSettings, accountId: number, month?: string): Promise<AccountData> {
+  const { connection } = store;
+  const status = await warehouseStatus(store);
+  if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null)) throw notInWarehouse(`account ${accountId}`);
   const months = monthsOf(status);
-  const chosen = months.find((m) => m.month === month) ?? months.at(-1)!;
+  const chosen = chosenMonth(months, month, "the warehouse");
   const names = overlayNames(await readEntityNames(connection), settings.names);
-  const params = { start: chosen.start, end: chosen.end, accountId };
-  const { report, days } = await billedByDay(connection, params, { units: settings.units, names }, { prices: settings.prices, load }, ["account", "cloudspace", "machine"]);
+  const params = { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId };
+  const { report, days } = await billedByDay(connection, params, { units: settings.units, names }, { prices: settings.prices, load: store.load }, ["account", "cloudspace", "machine"]);
   const account = report.lines.find((l) => l.level === "account") ?? emptyAccountLine(accountId, "");
   const rows = report.lines.map((line, i): AccountRow | undefined => line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"
     ? {

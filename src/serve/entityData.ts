@@ -1,4 +1,3 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import { nameOf, overlayNames, type Names } from "../billing/names.js";
 import { cloudspaceStats } from "../stats/cloudspaceStats.js";
 import { machineStats } from "../stats/machineStats.js";
@@ -6,8 +5,9 @@ import { SERIES_CATALOG } from "../stats/seriesCatalog.js";
 import type { StatsResponse } from "../stats/types.js";
 import { duckdbApi } from "../base/duckdb.js";
 import { readEntityNames } from "../store/entityNames.js";
-import { monthOf, monthsOf, type MonthChoice } from "./months.js";
-import { NotFoundError } from "./notFound.js";
+import type { Warehouse } from "../store/types.js";
+import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
+import { notInWarehouse } from "./notFound.js";
 
 /** What the machine and cloud space pages show of one month. */
 export interface EntityData {
@@ -43,21 +43,23 @@ const HALTED_SQL = {
 /**
  * A machine's or cloud space's month: every statistics series of it (the library's
  * `machineStats`/`cloudspaceStats`) and its halted hours; the month defaults to the entity's
- * last month with samples; names: those `sync` stored under `namesFile`'s. Throws NotFoundError for an id the warehouse does not hold.
+ * last month with samples; names: those `sync` stored under `namesFile`'s. Throws NotFoundError for an id the warehouse does not hold, or a month the entity has no sample in.
  */
 export async function entityData(
-  connection: DuckDBConnection, entity: "machine" | "cloudspace", id: number, month?: string, namesFile?: Names,
+  store: Warehouse, entity: "machine" | "cloudspace", id: number, month?: string, namesFile?: Names,
 ): Promise<EntityData> {
+  const { connection } = store;
   const { BIGINT } = duckdbApi();
   const rows = async (sql: string, values: Record<string, number>) =>
     (await connection.runAndReadAll(sql, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, BigInt(v)])),
       Object.fromEntries(Object.keys(values).map((k) => [k, BIGINT])))).getRowObjectsJS();
   const where = (await rows(WHERE_SQL[entity], { id }))[0];
-  if (!where) throw new NotFoundError(`no ${entity === "machine" ? "machine" : "cloud space"} ${id} in the warehouse`);
+  const what = `${entity === "machine" ? "machine" : "cloud space"} ${id}`;
+  if (!where) throw notInWarehouse(what);
   const accountId = Number(where.account_id);
   const cloudspaceId = Number(where.cloudspace_id);
   const months = monthsOf({ period: { firstHourEpoch: Number(where.first), lastHourEpoch: Number(where.last) } });
-  const chosen = months.find((m) => m.month === month) ?? months.find((m) => m.month === monthOf(Number(where.last)))!;
+  const chosen = chosenMonth(months, month, `the samples of ${what}`);
   const request = { from: chosen.start, till: chosen.end, accountId, include: SERIES_CATALOG[entity].map((d) => d.name) };
   const stats = entity === "machine"
     ? await machineStats(connection, { ...request, machineId: id })

@@ -6,3 +6,6 @@ export class NotFoundError extends UsageError {
     super(message, { code: "NOT_FOUND" });
   }
 }
+
+/** The error for an entity the warehouse does not hold: `what` is e.g. "account 7", "cloud space 12". */
+export const notInWarehouse = (what: string): NotFoundError => new NotFoundError(`no ${what} in the warehouse`);

@@ -1,14 +1,13 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import type { BillingReport } from "../billing/billingReport.js";
 import { overlayNames } from "../billing/names.js";
 import type { Quantities } from "../billing/lines.js";
 import { forecast, type EntityForecast } from "../forecast/forecast.js";
 import { readEntityNames } from "../store/entityNames.js";
-import type { LoadReport } from "../store/types.js";
+import type { Warehouse } from "../store/types.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 import { billedByDay } from "./billedByDay.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
-import { monthsOf, type MonthChoice } from "./months.js";
+import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
 
 /** One account of the overview, ranked by amount (by CU without a price list). */
 export interface OverviewAccount {
@@ -40,20 +39,20 @@ export interface OverviewData {
 }
 
 /**
- * The overview of one month (default: the month of the last hour held): the environment's
- * units per day, the accounts ranked by amount due so far (or by CU), the total, and the
- * warehouse's freshness per account. One billing pass (see `billedByDay`); while the month
- * runs past the last hour held, its month-end forecast too.
+ * The overview of one month (default: the month of the last hour held; NotFoundError for a
+ * month it holds no hour of): the environment's units per day, the accounts ranked by amount
+ * due so far (or by CU), the total, and the warehouse's freshness per account. One billing
+ * pass (see `billedByDay`); while the month runs past the last hour held, its month-end
+ * forecast too.
  */
-export async function overviewData(
-  connection: DuckDBConnection, db: string, load: LoadReport, settings: DashboardSettings, month?: string, nowEpoch = Date.now() / 1000,
-): Promise<OverviewData> {
-  const status = await warehouseStatus(connection, db, nowEpoch);
-  const months = monthsOf(status);
-  const chosen = months.find((m) => m.month === month) ?? months.at(-1) ?? monthsOf(null, nowEpoch)[0]!;
+export async function overviewData(store: Warehouse, settings: DashboardSettings, month?: string, nowEpoch = Date.now() / 1000): Promise<OverviewData> {
+  const { connection } = store;
+  const status = await warehouseStatus(store, nowEpoch);
+  const months = monthsOf(status, nowEpoch);
+  const chosen = chosenMonth(months, month, "the warehouse");
   const names = overlayNames(await readEntityNames(connection), settings.names);
   const { report, days } = await billedByDay(
-    connection, { start: chosen.start, end: chosen.end }, { units: settings.units, names }, { prices: settings.prices, load }, ["environment", "account"],
+    connection, { start: chosen.start, end: chosen.end }, { units: settings.units, names }, { prices: settings.prices, load: store.load }, ["environment", "account"],
   );
   const invoices = new Map(report.invoices?.map((inv) => [inv.accountId, inv]));
   const accounts = report.lines.filter((l) => l.level === "account").map((l): OverviewAccount => {
@@ -62,8 +61,7 @@ export async function overviewData(
   });
   accounts.sort((a, b) => (a.amount !== undefined && b.amount !== undefined ? Number(b.amount) - Number(a.amount) : (b.quantities.CU ?? 0) - (a.quantities.CU ?? 0)) || a.accountId - b.accountId);
   const first = report.invoices?.[0];
-  const running = status.period !== null && chosen.end > status.period.lastHourEpoch + 3600 && chosen.start <= status.period.lastHourEpoch;
-  const projection = running
+  const projection = status.period !== null && chosen.heldUntil !== null
     ? (await forecast(connection, { month: chosen.month, prices: settings.prices, options: { units: settings.units, names } })).entries.find((e) => e.level === "environment")
     : undefined;
   return {

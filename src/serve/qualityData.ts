@@ -1,9 +1,8 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
 import { parseConsumptionPath } from "../input/parseConsumptionPath.js";
 import type { ImpossibleValue } from "../base/impossibleValue.js";
 import { nameOf, type Names } from "../billing/names.js";
 import { readImpossibleValues } from "../load/impossibleValues.js";
-import type { LoadReport, SkippedFile } from "../store/types.js";
+import type { SkippedFile, Warehouse } from "../store/types.js";
 import { warehouseStatus, type AccountStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 
 /** The data quality of one account: its freshness and gaps, its bad files and impossible values. */
@@ -39,11 +38,10 @@ function accountOfFile(file: string): number | undefined {
  * `check --db` are shown, so only they are read: its other findings (NIC id collisions, zero
  * resources) group every NIC and machine row of the warehouse.
  */
-export async function qualityData(
-  connection: DuckDBConnection, db: string, load: LoadReport, namesFile?: Names, nowEpoch = Date.now() / 1000,
-): Promise<QualityData> {
-  const status = await warehouseStatus(connection, db, nowEpoch);
-  const impossibleValues = await readImpossibleValues(connection);
+export async function qualityData(store: Warehouse, namesFile?: Names, nowEpoch = Date.now() / 1000): Promise<QualityData> {
+  const { load } = store;
+  const status = await warehouseStatus(store, nowEpoch);
+  const impossibleValues = await readImpossibleValues(store.connection);
   // check's order: unreadable files, then conflicts
   const bad = [...load.skipped.filter((s) => s.code !== "CONFLICT"), ...load.skipped.filter((s) => s.code === "CONFLICT")];
   const byAccount = new Map(bad.map((f) => [f, accountOfFile(f.file)]));

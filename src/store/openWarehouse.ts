@@ -70,7 +70,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     const { instance, connection } = await openDatabaseFile(source.db, { readOnly: true, memoryLimitBytes: options.memoryLimitBytes, waitSeconds: options.waitSeconds });
     try {
       const load = await readLoadReport(connection, [source.db]);
-      return warehouse(instance, connection, load);
+      return warehouse(instance, connection, load, source.db);
     } catch (error) {
       connection.closeSync();
       instance.closeSync();
@@ -139,11 +139,12 @@ async function dropColumns(connection: DuckDBConnection, selection: ColumnSelect
   }
 }
 
-function warehouse(instance: DuckDBInstance, connection: DuckDBConnection, load: Warehouse["load"]): Warehouse {
+function warehouse(instance: DuckDBInstance, connection: DuckDBConnection, load: Warehouse["load"], db?: string): Warehouse {
   let closed = false;
   return {
     connection,
     load,
+    db,
     close: () => {
       if (closed) return;
       closed = true;

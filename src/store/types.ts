@@ -10,5 +10,7 @@ export type StoreSource = string[] | { db: string };
 export interface Warehouse {
   connection: DuckDBConnection;
   load: LoadReport;
+  /** The file it was opened from (`{ db }`); absent for inputs loaded in memory. */
+  db?: string;
   close(): void;
 }

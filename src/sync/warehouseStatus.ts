@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { Warehouse } from "../store/types.js";
 import { HOUR_SECONDS } from "./syncChunks.js";
 
 /** Hours `[fromEpoch, toEpoch]`, both included. */
@@ -34,7 +34,9 @@ export interface AccountStatus {
 
 /** What `cloudunits status` reports of a warehouse. */
 export interface WarehouseStatus {
+  /** The warehouse file ("" for one in memory). */
   db: string;
+  /** Its size, bytes (0 in memory). */
   sizeBytes: number;
   /** The current hour's start when the status was taken. */
   currentHourEpoch: number;
@@ -64,7 +66,8 @@ function spans(hours: readonly number[]): HourSpan[] {
  * complete-until, lag behind the current hour, missing hours, hours not yet synced, late and
  * rewritten hours (`sync_log`), and the last sync (when, result).
  */
-export async function warehouseStatus(connection: DuckDBConnection, db: string, nowEpoch = Date.now() / 1000): Promise<WarehouseStatus> {
+export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db">, nowEpoch = Date.now() / 1000): Promise<WarehouseStatus> {
+  const { connection, db = "" } = store;
   const currentHourEpoch = Math.floor(nowEpoch / HOUR_SECONDS) * HOUR_SECONDS;
   const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS();
   const held = await rows("SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS n FROM account_hours GROUP BY 1");
@@ -113,7 +116,7 @@ export async function warehouseStatus(connection: DuckDBConnection, db: string, 
   const lasts = held.map((r) => Number(r.last));
   return {
     db,
-    sizeBytes: statSync(db).size,
+    sizeBytes: db === "" ? 0 : statSync(db).size,
     currentHourEpoch,
     period: firsts.length === 0 ? null : { firstHourEpoch: Math.min(...firsts), lastHourEpoch: Math.max(...lasts) },
     accountHours: held.reduce((sum, r) => sum + Number(r.n), 0),

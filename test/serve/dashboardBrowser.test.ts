@@ -85,7 +85,7 @@ describeWith("chromium", "the dashboard in headless Chromium", () => {
       expect(charts[3]![1]![k]).toBeCloseTo(day.consumption.NU!, 12);
     }
     // freshness: complete until, as status gives it
-    const status = await warehouseStatus(store.connection, fixture.db);
+    const status = await warehouseStatus({ connection: store.connection, db: fixture.db });
     const fresh = await page.locator("#freshness tbody tr td:nth-child(3)").allTextContents();
     expect(fresh).toEqual(status.accounts.map((a) => `${new Date(a.completeUntilEpoch! * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`));
     await page.screenshot({ path: join(SCREENSHOTS, "overview.png"), fullPage: true });
@@ -178,10 +178,38 @@ describeWith("chromium", "the dashboard in headless Chromium", () => {
     await page.close();
   });
 
+  it("at a phone's width (390 px) no page scrolls sideways: wide tables scroll in their own box", { timeout: 180_000 }, async () => {
+    const machine = Number((await store.connection.runAndReadAll("SELECT min(machine_id) FROM machines WHERE type = 'vm'")).getRows()[0]![0]);
+    const cloudspace = Number((await store.connection.runAndReadAll("SELECT min(cloudspace_id) FROM cloudspaces")).getRows()[0]![0]);
+    const paths = [
+      "?month=2026-10", "?month=2026-11", "account/1?month=2026-10", "account/1?month=2026-11", `machine/${machine}?month=2026-10`,
+      `cloudspace/${cloudspace}?month=2026-10`, "quality", "?month=2025-01", "no/such/page",
+    ];
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(String(e)));
+    const wide: string[] = [];
+    for (const path of paths) {
+      await page.goto(`${dashboard.url}${path}`);
+      const { page: pageWidth, view } = await page.evaluate(() => {
+        const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; body: { scrollWidth: number } } }).document;
+        return { page: Math.max(d.documentElement.scrollWidth, d.body.scrollWidth), view: d.documentElement.clientWidth };
+      });
+      if (pageWidth > view) wide.push(`${path}: ${pageWidth} px in a ${view} px view`);
+      await page.screenshot({ path: join(SCREENSHOTS, `phone-${path.replace(/[^\w]+/g, "-").replace(/^-|-$/g, "") || "overview"}.png`), fullPage: true });
+    }
+    expect(wide).toEqual([]);
+    // the tables are all there, scrolling in their boxes
+    await page.goto(`${dashboard.url}account/1?month=2026-10`);
+    expect(await page.locator("#machines").evaluate((t) => (t as unknown as { scrollWidth: number }).scrollWidth)).toBeGreaterThan(390);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("data quality: each account's missing hours, as status counts them", { timeout: 120_000 }, async () => {
     const { page, problems } = await tab();
     await page.goto(`${dashboard.url}quality`);
-    const status = await warehouseStatus(store.connection, fixture.db);
+    const status = await warehouseStatus({ connection: store.connection, db: fixture.db });
     const missing = (await page.locator("#quality tbody tr td:nth-child(4)").allTextContents()).map(Number);
     expect(missing).toEqual(status.accounts.map((a) => a.missing.reduce((n, s) => n + s.hours, 0)));
     expect(missing.some((n) => n > 0)).toBe(true);

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -5,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingReport } from "../../src/billing/billingReport.js";
 import { ingest } from "../../src/store/ingest.js";
 import { monthPeriod, open, parseStatementConfig, serveDashboard, writeDataset, type Dashboard } from "../../src/index.js";
-import { runCli } from "../helpers/runCli.js";
+import { CLI, runCli } from "../helpers/runCli.js";
+import { REPO } from "../helpers/shellExamples.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
 
 /** A raw GET (the path sent as written: no URL normalisation), with the Host header and more. */
@@ -60,6 +62,16 @@ describe("serve: who may ask", () => {
       const cookie = String(login.headers["set-cookie"]).split(";")[0]!;
       expect(String(login.headers["set-cookie"])).toMatch(/HttpOnly; SameSite=Strict/);
       expect((await get(url, "/quality", { cookie })).status).toBe(200);
+      // the redirect stays on the dashboard's own pages: never to another site (an open redirect)
+      for (const [path, location] of [
+        [`/.//evil.example/?token=${TOKEN}`, "/"], [`//evil.example/?token=${TOKEN}`, "/"], [`/\\evil.example/?token=${TOKEN}`, "/"],
+        [`/no/such/page?token=${TOKEN}`, "/"], [`/account/1?month=2026-10&token=${TOKEN}`, "/account/1?month=2026-10"],
+      ]) {
+        const answer = await get(url, path!);
+        expect([path, answer.status, answer.headers.location]).toEqual([path, 303, location]);
+      }
+      // a cookie that is no encoding of anything is no token (it was an internal error)
+      expect((await get(url, "/quality", { cookie: "cloudunits_token=%zz" })).status).toBe(401);
     } finally {
       await open.close();
     }
@@ -116,6 +128,37 @@ describe("serve: nothing outside its routes", () => {
     expect((await get(dashboard.url, "/cloudspace/999999")).status).toBe(404);
     expect((await get(dashboard.url, "/?month=2026-13")).status).toBe(400);
   });
+
+  it("a month the warehouse (or the machine) holds no hour of is a 404 naming the months held, never another month's page", async () => {
+    const machine = Number(/href="\/machine\/(\d+)\?/.exec((await get(dashboard.url, "/account/1?month=2026-10")).body.toString())![1]);
+    for (const path of ["/?month=2025-01", "/account/1?month=2025-01", "/account/1/statement.xlsx?month=2026-12", `/machine/${machine}?month=2025-01`]) {
+      const answer = await get(dashboard.url, path);
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(answer.body.toString()).toMatch(/no hour of 20\d\d-\d\d in (the warehouse|the samples of machine \d+): it holds the months 2026-10 to 2026-11/);
+    }
+  });
+
+  it("a running month's account page reads as the month to date, a draft: never as the whole month", async () => {
+    const running = (await get(dashboard.url, "/account/1?month=2026-11")).body.toString();
+    const invoice = /<h2 id="invoice-heading">([\s\S]*?)<\/table>/.exec(running)![0];
+    expect(invoice).toContain("Invoice so far <small>a draft, month to date: to 2026-11-10 00:00 UTC</small>");
+    expect(invoice).not.toMatch(/2026-11-30|30 Nov/);
+    expect(invoice).toContain("2026-11-01 to 2026-11-09"); // the hours held
+    expect(invoice).toContain("Amount due so far (the sum of the lines; a draft, month to date)");
+    expect(running).toContain("Statement so far (XLSX, month to date)");
+    // the amount is the bill of the hours held
+    const store = await open({ db: fixture.db });
+    try {
+      const report = await billingReport(store.connection, { ...monthPeriod("2026-11"), accountId: 1 }, { names: fixture.names }, { prices: fixture.prices });
+      expect(invoice).toContain(`id="amount-due">${report.invoices![0]!.amountDue.toFixed(2)}<`);
+    } finally {
+      store.close();
+    }
+    // a month held to its end reads as before
+    const ended = (await get(dashboard.url, "/account/1?month=2026-10")).body.toString();
+    expect(ended).toContain('<h2 id="invoice-heading">Invoice</h2>');
+    expect(ended).toContain("2026-10-01 to 2026-10-31");
+  });
 });
 
 describe("serve: downloads", () => {
@@ -138,6 +181,87 @@ describe("serve: downloads", () => {
       expect(all).toContain(report.invoices![0]!.amountDue.toFixed(2));
     } finally {
       store.close();
+    }
+  });
+});
+
+describe("serve: no request ends it", () => {
+  it("an account named in Chinese, Greek or Cyrillic downloads its statement under its name (RFC 6266), and the server goes on (it exited 1)", { timeout: 120_000 }, async () => {
+    const names = join(fixture.dir, "names-scripts.csv");
+    writeFileSync(names, "kind,id,name\naccount,1,北京云计算\naccount,2,Ελληνικά Νέφη\naccount,3,Облако Сибирь\n");
+    const serve = spawn(process.execPath, [CLI, "serve", "--db", fixture.db, "--port", "0", "--names", names, "--prices", join(REPO, "examples/prices.yaml")], { env: { ...process.env, CI: "1" } });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        serve.stdout.on("data", (chunk: Buffer) => { const m = /on (http:\/\/\S+\/)/.exec(chunk.toString()); if (m) resolve(m[1]!); });
+        serve.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      for (const [id, slug] of [[1, "北京云计算"], [2, "ελληνικα-νεφη"], [3, "облако-сибирь"]] as const) {
+        const answer = await get(url, `/account/${id}/statement.xlsx?month=2026-10`);
+        expect(answer.status).toBe(200);
+        const disposition = String(answer.headers["content-disposition"]);
+        const fallback = /filename="([^"]*)"/.exec(disposition)![1]!;
+        expect(fallback).toMatch(/^[\x20-\x7e]+$/);
+        expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(disposition)![1]!)).toBe(`account-${id}-${slug}-2026-10.xlsx`);
+      }
+      expect((await get(url, "/quality")).status).toBe(200);
+      expect(serve.exitCode).toBe(null);
+    } finally {
+      serve.kill("SIGTERM");
+    }
+  });
+});
+
+describe("serve: many requests at once", () => {
+  /** A GET from a client at `from` (an address of 127.0.0.0/8: another client), with the time it was answered. */
+  const from = (address: string, url: string, path: string) => new Promise<{ status: number; body: string; at: number }>((resolve, reject) => {
+    const { port } = new URL(url);
+    const req = request({ host: "127.0.0.1", port, path, localAddress: address, agent: false, headers: { host: `127.0.0.1:${port}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), at: Date.now() }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+
+  it("400 pages of unknown machines at once answer 404 from the list of what is held, computing nothing: another client's page is not held up", { timeout: 120_000 }, async () => {
+    const served = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, precompute: false });
+    try {
+      await served.ready;
+      const machine = /href="\/machine\/(\d+)\?/.exec((await from("127.0.0.1", served.url, "/account/2?month=2026-10")).body)![1];
+      const began = Date.now();
+      const flood = Array.from({ length: 400 }, (_, i) => from("127.0.0.2", served.url, `/machine/${900_000 + i}?month=2026-10`));
+      const normal = await from("127.0.0.1", served.url, `/machine/${machine}?month=2026-10`);
+      const answers = await Promise.all(flood);
+      expect(normal.status).toBe(200);
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
+      expect(answers[7]!.body).toContain("no machine 900007 in the warehouse");
+      // each unknown page was computed one at a time before (400 openings of the warehouse: a page waited 56 s)
+      expect(Math.max(...answers.map((a) => a.at)) - began).toBeLessThan(10_000);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a client asking for many pages at once gets 8 computed and 429 for the rest; another client's page goes ahead of its queue", { timeout: 180_000 }, async () => {
+    const served = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, precompute: false });
+    try {
+      await served.ready;
+      const ids: string[] = [];
+      for (const account of [1, 2]) ids.push(...[...(await from("127.0.0.1", served.url, `/account/${account}?month=2026-10`)).body.matchAll(/href="\/machine\/(\d+)\?/g)].map((m) => m[1]!));
+      const pages = [...new Set(ids)].map((id) => `/machine/${id}?month=2026-10`).slice(0, 12);
+      expect(pages).toHaveLength(12);
+      const greedy = pages.map((path) => from("127.0.0.2", served.url, path));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // its pages are queued
+      const other = await from("127.0.0.1", served.url, "/quality");
+      const answers = await Promise.all(greedy);
+      const computed = answers.filter((a) => a.status === 200);
+      expect(computed.length).toBe(8);
+      expect(answers.filter((a) => a.status === 429).map((a) => a.body)).toEqual(Array(4).fill(expect.stringContaining("this client has 8 pages being computed or waiting already")));
+      expect(other.status).toBe(200);
+      expect(other.at).toBeLessThan(Math.max(...computed.map((a) => a.at))); // its turn came before the greedy client's queue was done
+    } finally {
+      await served.close();
     }
   });
 });

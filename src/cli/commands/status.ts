@@ -68,7 +68,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     const { instance, connection } = await openDatabaseFile(argv.db, { readOnly: true, waitSeconds: waitOf(argv) });
     let status: WarehouseStatus;
     try {
-      status = await warehouseStatus(connection, argv.db);
+      status = await warehouseStatus({ connection, db: argv.db });
     } finally {
       connection.closeSync();
       instance.closeSync();

@@ -2,12 +2,15 @@ import { isoUtc } from "../../base/time.js";
 import { shownQuantity } from "../../billing/invoiceQuantity.js";
 import { groupThousands } from "../../export/documentWords.js";
 import type { AccountData, AccountRow } from "../accountData.js";
-import { esc, money, monthPicker, num, page, table, withMonth, type Column } from "./html.js";
+import { esc, money, monthPicker, num, page, table, when, withMonth, type Column } from "./html.js";
 import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";
 
 /** The account page: its invoice, its cloud spaces and machines (own and allocated units, cost), its units per day, downloads. */
 export function accountPage(data: AccountData, downloads: { pdf: boolean }): string {
   const month = data.month.month;
+  // a month that runs past the hours held is billed to date: a draft, never read as the whole month
+  const toDate = data.month.heldUntil;
+  const soFar = toDate === null ? "" : " so far";
   const invoice = data.invoice;
   const currency = invoice?.currency;
   const base = `/account/${data.accountId}`;
@@ -43,21 +46,24 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
       { heading: "Quantity", numeric: true, cell: (l) => ({ html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`, sort: l.quantity }) },
       { heading: "Unit price", numeric: true, cell: (l) => ({ html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`, sort: Number(l.unitPrice) }) },
       { heading: "Amount", note: currency, numeric: true, cell: (l) => ({ html: esc(money(l.amount.toFixed(invoice.decimals), undefined)), sort: Number(l.amount.toFixed(invoice.decimals)) }) },
-    ], invoice.lines, `<tfoot><tr><td colspan="4">Amount due (the sum of the lines)</td><td class="num" id="amount-due">${esc(money(invoice.amountDue.toFixed(invoice.decimals), undefined))}</td></tr></tfoot>`)
+    ], invoice.lines, `<tfoot><tr><td colspan="4">Amount due${soFar} (the sum of the lines${toDate === null ? "" : "; a draft, month to date"})</td><td class="num" id="amount-due">${esc(money(invoice.amountDue.toFixed(invoice.decimals), undefined))}</td></tr></tfoot>`)
     : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
   const cards = SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`).join("")
-    + (invoice ? `<div class="card"><div class="label">Amount due, ${esc(month)}</div><div class="value">${esc(money(invoice.amountDue.toFixed(invoice.decimals), currency))}</div></div>` : "");
+    + (invoice ? `<div class="card"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div><div class="value">${esc(money(invoice.amountDue.toFixed(invoice.decimals), currency))}</div></div>` : "");
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;
-  const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement (XLSX)</a>${downloads.pdf && invoice ? `<a href="${esc(`${base}/statement.pdf${query}`)}" download>Statement (PDF, draft)</a>` : ""}</p>`;
+  const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${downloads.pdf && invoice ? `<a href="${esc(`${base}/statement.pdf${query}`)}" download>Statement${soFar} (PDF, draft${toDate === null ? "" : ", month to date"})</a>` : ""}</p>`;
+  const lead = toDate === null
+    ? `${month}: the account's bill, its cloud spaces and machines, and its units per day (UTC).`
+    : `${month}, month to date: the hours held run to ${when(toDate)}, so this is the account's bill so far (a draft, not the month's), its cloud spaces and machines, and its units per day (UTC).`;
   const body = `
 <p class="crumbs"><a href="${esc(withMonth("/", month))}">Overview</a> › account ${data.accountId}</p>
 <div class="head"><div><h1>Account ${data.accountId}${data.name ? ` <small>${esc(data.name)}</small>` : ""}</h1>
-<p class="lead">${esc(month)}: the account's bill, its cloud spaces and machines, and its units per day (UTC).</p></div>
+<p class="lead">${esc(lead)}</p></div>
 ${monthPicker(data.months, month, base)}</div>
 <div class="cards">${cards}</div>
 ${links}
-<h2>Invoice</h2>
+<h2 id="invoice-heading">${toDate === null ? "Invoice" : `Invoice so far <small>a draft, month to date: to ${esc(when(toDate))}</small>`}</h2>
 ${invoiceTable}
 <h2>Units per day</h2>
 ${chartBoxes(charts)}

@@ -29,8 +29,11 @@ export function entityPage(data: EntityData): string {
   const where = `<a href="${esc(withMonth(`/account/${data.accountId}`, month))}">account ${data.accountId}${data.accountName ? ` (${esc(data.accountName)})` : ""}</a>`
     + (data.entity === "machine" ? ` › <a href="${esc(withMonth(`/cloudspace/${data.cloudspaceId}`, month))}">cloud space ${data.cloudspaceId}${data.cloudspaceName ? ` (${esc(data.cloudspaceName)})` : ""}</a>` : "");
   const haltedText = data.entity === "machine" ? "not running" : "with no machine running";
+  const neverHalted = data.entity === "machine"
+    ? `Running in every hour of ${month} it has a sample for.`
+    : `A machine running in every hour of ${month} the cloud space has a sample for.`;
   const haltedList = bands.length === 0
-    ? `<p class="note" id="halted">No hour ${esc(haltedText)} in ${esc(month)}.</p>`
+    ? `<p class="note" id="halted">${esc(neverHalted)}</p>`
     : `<p id="halted">Hours ${esc(haltedText)} (shaded red in the charts): ${bands.reduce((n, b) => n + (b.to - b.from) / 3600, 0)} h, in ${bands.length} run${bands.length === 1 ? "" : "s"} (a run ends at a change or an hour without a sample)</p><ul class="compact">${bands.slice(0, LISTED).map((b) =>
       `<li>from ${esc(when(b.from))}, ${(b.to - b.from) / 3600} h <span class="tag">${esc(b.label)}</span></li>`).join("")}${bands.length > LISTED ? `<li class="note">and ${bands.length - LISTED} more runs</li>` : ""}</ul>`;
   const base = `/${data.entity}/${data.id}`;

@@ -29,14 +29,14 @@ export interface Column<R> {
   note?: string;
 }
 
-/** A table whose rows the reader can sort by clicking a heading (`dashboard.js`). */
+/** A table whose rows the reader can sort by clicking a heading (`dashboard.js`); on a narrow screen it scrolls sideways in its box, never the page. */
 export function table<R>(id: string, columns: readonly Column<R>[], rows: readonly R[], footer?: string): string {
   const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ""} scope="col">${esc(c.heading)}${c.note ? `<small>${esc(c.note)}</small>` : ""}</th>`).join("");
   const body = rows.map((row) => `<tr>${columns.map((c) => {
     const { html, sort } = c.cell(row);
     return `<td${c.numeric ? ' class="num"' : ""}${sort !== undefined ? ` data-sort="${esc(sort)}"` : ""}>${html}</td>`;
   }).join("")}</tr>`).join("\n");
-  return `<table class="sortable" id="${esc(id)}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody>${footer ?? ""}</table>`;
+  return `<div class="table-wrap"><table class="sortable" id="${esc(id)}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody>${footer ?? ""}</table></div>`;
 }
 
 /** One chart the page script draws with uPlot: a time axis, a line (or bars) per label, axes per unit, marked hour ranges. */

@@ -60,7 +60,7 @@ ${CHART_AXES}  function bandsPlugin(bands) {
       series.push(s);
     });
     var opts = {
-      width: Math.max(320, box.clientWidth - 8), height: day ? 220 : 280,
+      width: Math.max(200, box.clientWidth), height: day ? 220 : 280,
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); },
       scales: scales, axes: axes, series: series,
       cursor: { drag: { x: true, y: false } },
@@ -73,7 +73,7 @@ ${CHART_AXES}  function bandsPlugin(bands) {
   });
   window.cloudunitsCharts = plots.map(function (p) { return p.plot; });
   window.addEventListener("resize", function () {
-    plots.forEach(function (p) { p.plot.setSize({ width: Math.max(320, p.box.clientWidth - 8), height: p.height }); });
+    plots.forEach(function (p) { p.plot.setSize({ width: Math.max(200, p.box.clientWidth), height: p.height }); });
   });
   Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
     var heads = table.tHead.rows[0].cells;

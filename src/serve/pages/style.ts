@@ -20,13 +20,13 @@ form.picker select { font: inherit; padding: .25em .4em; border: 1px solid var(-
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: .8em; margin: 1em 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .8em 1em; }
 .card .label { color: var(--muted); font-size: .85em; }
-.cards.amounts { grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); margin-bottom: 0; }
+.cards.amounts { grid-template-columns: repeat(auto-fill, minmax(min(300px, 100%), 1fr)); margin-bottom: 0; }
 .card .value { font-size: 1.45em; font-weight: 600; font-variant-numeric: tabular-nums; margin-top: .1em; white-space: nowrap; }
 .card .value small { font-size: .6em; font-weight: 400; color: var(--muted); }
 .card .sub { color: var(--muted); font-size: .8em; margin-top: .25em; }
 .card.forecast { border-style: dashed; background: #fbfcfe; }
 .card.forecast .value { color: #3d4a5e; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 1em; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(560px, 100%), 1fr)); gap: 1em; }
 .charts.wide { grid-template-columns: 1fr; }
 section.chart { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .7em 1em .4em; min-width: 0; }
 section.chart h3 { font-size: 1em; margin: 0 0 .3em; }
@@ -56,4 +56,15 @@ tr.sub td { color: var(--muted); }
 .empty { color: var(--muted); font-style: italic; }
 p.stale { background: #fff4e0; border: 1px solid #f0c98a; border-radius: 6px; padding: .5em .9em; color: #7a4b00; }
 ul.compact { margin: .2em 0; padding-left: 1.2em; }
+h1, p, li { overflow-wrap: anywhere; }
+td.num { white-space: nowrap; }
+/* a phone's width: no page scrolls sideways; a wide table scrolls in its own box */
+@media (max-width: 760px) {
+  nav { padding: .7em 1em; gap: 1em; flex-wrap: wrap; }
+  main { padding: 1em .8em 1.5em; }
+  footer { padding: 0 .8em 1.5em; }
+  .table-wrap { overflow-x: auto; max-width: 100%; }
+  .card .value { white-space: normal; }
+  section.chart { padding: .6em .5em .3em; }
+}
 `;
