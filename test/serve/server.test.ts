@@ -161,6 +161,23 @@ describe("serve: nothing outside its routes", () => {
   });
 });
 
+describe("serve: words", () => {
+  it("a machine that never stopped, and a cloud space always with a machine running, say so in words (not 'No hour not running')", async () => {
+    const store = await open({ db: fixture.db });
+    let machine: number;
+    let cloudspace: number;
+    try {
+      const first = async (sql: string) => Number((await store.connection.runAndReadAll(sql, monthPeriod("2026-10"))).getRows()[0]![0]);
+      machine = await first("SELECT min(machine_id) FROM (SELECT machine_id FROM machines WHERE type = 'vm' AND hour_epoch >= $start AND hour_epoch < $end GROUP BY machine_id HAVING bool_and(status = 'RUNNING'))");
+      cloudspace = await first("SELECT min(cloudspace_id) FROM (SELECT cloudspace_id FROM (SELECT cloudspace_id, hour_epoch, bool_or(status = 'RUNNING') AS up FROM machines WHERE type = 'vm' AND hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL) GROUP BY cloudspace_id HAVING bool_and(up))");
+    } finally {
+      store.close();
+    }
+    expect((await get(dashboard.url, `/machine/${machine}?month=2026-10`)).body.toString()).toContain('<p class="note" id="halted">Running in every hour of 2026-10 it has a sample for.</p>');
+    expect((await get(dashboard.url, `/cloudspace/${cloudspace}?month=2026-10`)).body.toString()).toContain('<p class="note" id="halted">A machine running in every hour of 2026-10 the cloud space has a sample for.</p>');
+  });
+});
+
 describe("serve: downloads", () => {
   it("an account's statement workbook holds that account and no other", async () => {
     const answer = await get(dashboard.url, "/account/2/statement.xlsx?month=2026-10");
