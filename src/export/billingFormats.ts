@@ -2,6 +2,7 @@ import { UsageError } from "../base/errors.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Warning } from "../billing/dataQuality.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
+import type { StatementConfig } from "../billing/statementConfig.js";
 import { toBillingCsv } from "./toBillingCsv.js";
 import { toBillingText } from "./toBillingText.js";
 
@@ -33,6 +34,8 @@ export interface FormatOutput {
   flags: FormatFlags;
   /** Writes text to the output (`--out` or stdout). */
   write(content: string | AsyncIterable<string>): Promise<void>;
+  /** The statement config (`--statement`): the pack's documents are drafts of it. */
+  statement?: StatementConfig;
 }
 
 /** One billing output format: its rules (which flags it takes, what it needs) and its writer. */
@@ -82,9 +85,11 @@ export const BILLING_FORMATS = {
     flags: ["hourly", "perAccount"],
     binary: true,
     everyHour: (f) => f.hourly === true,
-    write: async ({ report, hourly, flags }) => {
+    write: async ({ report, hourly, flags, statement }) => {
       const xlsx = await import("./writeBillingXlsx.js");
-      if (flags.perAccount) await xlsx.writeInvoicePack(report, hourly, flags.out!, { hourly: flags.hourly });
+      const { draftDocument } = await import("./pdf/writeStatements.js");
+      const documents = statement && report.invoices ? report.invoices.map((inv) => draftDocument(report, inv.accountId, statement)) : undefined;
+      if (flags.perAccount) await xlsx.writeInvoicePack(report, hourly, flags.out!, { hourly: flags.hourly, documents });
       else await xlsx.writeBillingXlsx(report, hourly, flags.out!, { hourly: flags.hourly });
     },
   },

@@ -4,6 +4,7 @@ import { mkdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
+import type { DraftDocument, InvoiceDocument } from "../billing/invoiceDocument.js";
 import { accountReport } from "../billing/accountReport.js";
 import { UsageError } from "../base/errors.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
@@ -19,6 +20,8 @@ export { accountReport };
 
 /** Options of the billing workbook. */
 export interface BillingXlsxOptions {
+  /** The documents of the accounts (issued from the register, or drafts): their numbers, taxes and amounts due go into the Summary and each account's Invoice sheet. */
+  documents?: readonly (InvoiceDocument | DraftDocument)[];
   /** Add the Hourly sheet (one row per entity, level and hour, streamed); default false. */
   hourly?: boolean;
   /** Most hourly lines the Hourly sheet holds before it becomes a note (default: Excel's limit minus the header). */
@@ -45,8 +48,9 @@ async function writeWorkbook(file: string, report: BillingReport, fill: (workboo
 }
 
 /**
- * Writes the billing workbook a finance team hands to an auditor, atomically: Summary (per
- * account: amounts and amount due, or units without prices; the total amount due),
+ * Writes the billing workbook a finance team hands to an auditor, the internal one, atomically:
+ * Summary (per account: amounts and their net total, or units without prices; with
+ * `documents`, each account's document number, tax and amount due, the gross),
  * Accounts, Cloud spaces, Machines (one row per entity, gateways among the machines, a
  * totals row, and check rows against the level above for every quantity and amount),
  * Hourly with `hourly` (when it fits Excel's rows) and About (period, inputs and hashes,
@@ -63,29 +67,31 @@ export async function writeBillingXlsx(
   const accountId = report.params.accountId;
   if (accountId !== undefined) report = accountReport(report, accountId);
   await writeWorkbook(file, report, async (workbook) => {
-    writeSummarySheet(workbook, report);
-    const accounts = writeAllocationSheet(workbook, report, "account", undefined);
-    const cloudspaces = writeAllocationSheet(workbook, report, "cloudspace", accounts);
-    writeAllocationSheet(workbook, report, "machine", cloudspaces);
+    writeSummarySheet(workbook, report, options.documents);
+    const accounts = writeAllocationSheet(workbook, report, "account");
+    const cloudspaces = writeAllocationSheet(workbook, report, "cloudspace", { parent: accounts });
+    writeAllocationSheet(workbook, report, "machine", { parent: cloudspaces });
     if (options.hourly) await writeHourlySheet(workbook, report, hourly!, options.maxHourlyRows ?? EXCEL_MAX_ROWS - 1);
     writeAboutSheet(workbook, report);
   });
 }
 
 /**
- * Writes one account's workbook, atomically: Invoice (its lines and amount due, with a
- * price list), Account, Cloud spaces and Machines (with their showback amounts and check
- * rows), About.
+ * Writes one account's workbook, what its customer receives, atomically: Invoice (with its
+ * document: number, dates, lines, net, each tax line and the amount due, the gross; without one,
+ * the lines and their net total), Cloud spaces and Machines (each line's allocated cost per cloud
+ * space and machine, adding up to the lines), all values: no formula, no check row, no rule with
+ * its constants (those are in the internal workbook, `writeBillingXlsx`). Without prices, its
+ * Accounts sheet of units instead of the Invoice.
  */
-export async function writeAccountXlsx(report: BillingReport, accountId: number, file: string): Promise<void> {
+export async function writeAccountXlsx(report: BillingReport, accountId: number, file: string, options: { document?: InvoiceDocument | DraftDocument } = {}): Promise<void> {
   const own = accountReport(report, accountId);
   await writeWorkbook(file, own, async (workbook) => {
     const invoice = own.invoices?.[0];
-    if (invoice) writeInvoiceSheet(workbook, own, invoice);
-    const account = writeAllocationSheet(workbook, own, "account", undefined);
-    const cloudspaces = writeAllocationSheet(workbook, own, "cloudspace", account);
-    writeAllocationSheet(workbook, own, "machine", cloudspaces);
-    writeAboutSheet(workbook, own);
+    if (invoice) writeInvoiceSheet(workbook, own, invoice, options.document);
+    else writeAllocationSheet(workbook, own, "account", { customer: true });
+    writeAllocationSheet(workbook, own, "cloudspace", { customer: true });
+    writeAllocationSheet(workbook, own, "machine", { customer: true });
   });
 }
 
@@ -105,9 +111,10 @@ export function accountFileName(accountId: number, name: string): string {
 }
 
 /**
- * The invoice pack: into `dir` (created if needed), `summary.xlsx` (the workbook of
- * `writeBillingXlsx`) and one workbook per account (`writeAccountXlsx`), named by
- * `accountFileName`. Returns the files written, summary first.
+ * The invoice pack: into `dir` (created if needed), `summary.xlsx` (the internal workbook of
+ * `writeBillingXlsx`, with the check rows) and one workbook per account for its customer
+ * (`writeAccountXlsx`, with its document of `options.documents`), named by `accountFileName`.
+ * Returns the files written, summary first.
  */
 export async function writeInvoicePack(report: BillingReport, hourly: HourlyStream | undefined, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
   await mkdir(dir, { recursive: true });
@@ -116,7 +123,7 @@ export async function writeInvoicePack(report: BillingReport, hourly: HourlyStre
   for (const line of report.lines) {
     if (line.level !== "account") continue;
     const file = join(dir, accountFileName(line.accountId!, line.name));
-    await writeAccountXlsx(report, line.accountId!, file);
+    await writeAccountXlsx(report, line.accountId!, file, { document: options.documents?.find((d) => d.accountId === line.accountId) });
     files.push(file);
   }
   return files;

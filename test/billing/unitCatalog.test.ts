@@ -126,7 +126,7 @@ describe("the unit catalog", () => {
     const invoice = book.getWorksheet("Invoice")!;
     let found: unknown[] | undefined;
     invoice.eachRow((row) => { if (row.getCell(1).value === "DU") found = [2, 4, 5, 8].map((c) => row.getCell(c).value); });
-    expect(found).toEqual(["Disk units (GB allocated)", 1824, "DU-hours", 1.82]);
+    expect(found).toEqual(["Disk units (DU, GB allocated)", 1824, "DU-hours", 1.82]);
     const machines = book.getWorksheet("Machines")!;
     const units: unknown[] = [];
     machines.eachRow((row) => units.push(...Array.from({ length: row.cellCount }, (_, c) => row.getCell(c + 1).value)));

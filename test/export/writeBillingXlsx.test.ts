@@ -5,7 +5,9 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import { formulaMismatches } from "../helpers/xlsxFormulas.js";
-import { accountFileName, billingReport, makeNames, parsePrices, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport } from "../../src/internal.js";
+import {
+  accountFileName, billingReport, draftDocument, makeNames, parsePrices, parseStatementConfig, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport,
+} from "../../src/internal.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (own CU 4, machines 1.25 + 1.25 + 2) and a deployed
@@ -77,6 +79,13 @@ function entityRows(sheet: ExcelJS.Worksheet, unit: string): ExcelJS.Row[] {
 const result = (cell: ExcelJS.Cell) => (cell.formula ? cell.result : cell.value);
 
 /** Every text of a workbook, to look for words that must not be there. */
+/** How many cells of a workbook hold a formula. */
+function formulaCount(book: ExcelJS.Workbook): number {
+  let n = 0;
+  book.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "object" && cell.value !== null && "formula" in cell.value) n++; })));
+  return n;
+}
+
 function allText(book: ExcelJS.Workbook): string {
   const texts: string[] = [];
   book.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "string") texts.push(cell.value); })));
@@ -100,14 +109,15 @@ describe("billing workbook", () => {
     expect(summary.pageSetup).toMatchObject({ orientation: "landscape", paperSize: 9, fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
   });
 
-  it("the Summary shows each account's amounts and amount due; the one total is the total amount due, stored as the exact cents", () => {
+  it("the Summary shows each account's amounts and their net total (no tax known: never headed amount due); the net total of all stored as the exact cents", () => {
     const sheet = workbook.getWorksheet("Summary")!;
     const acme = rowStarting(sheet, "7");
     expect(acme.getCell(2).value).toBe("Acme Corp");
     expect(acme.getCell(column(sheet, 8, "CU amount (EUR)")).value).toBe(0.23);
     expect(acme.getCell(column(sheet, 8, "CU amount (EUR)")).numFmt).toBe("#,##0.00");
     expect(acme.getCell(column(sheet, 8, "SU amount (EUR)")).value).toBe(0.08);
-    const due = column(sheet, 8, "amount due (EUR)");
+    expect(() => column(sheet, 8, "amount due (EUR)")).toThrow();
+    const due = column(sheet, 8, "net amount, excluding tax (EUR)");
     expect(acme.getCell(due).value).toBe(0.31);
     expect(rowStarting(sheet, "8").getCell(due).value).toBe(0.02);
     // the total row totals each unit's amount too, so it is headed "Total": only its amount-due cell is an amount due
@@ -132,7 +142,7 @@ describe("billing workbook", () => {
       expect(result(unitRow(machines, "Difference (check)", unit).getCell(quantity)), unit).toBe(0);
       expect(result(unitRow(machines, "Difference (check)", unit).getCell(money)), unit).toBe(0);
     }
-    expect(result(rowStarting(machines, "Total allocated cost (5 machines), equal to the amount due on 'Accounts'").getCell(money))).toBe(0.33);
+    expect(result(rowStarting(machines, "Total allocated cost (5 machines), equal to the lines' total on the invoice").getCell(money))).toBe(0.33);
     expect(() => column(machines, 1, "amount due")).toThrow();
     expect(allText(workbook)).toContain("CU own is the level's own CU (the platform's figure), information only");
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
@@ -145,15 +155,15 @@ describe("billing workbook", () => {
     expect(cu.map((r) => [r.getCell(2).value, r.getCell(csMoney).value])).toEqual([["11", 0.12], ["12", 0.11]]);
   });
 
-  it("on Accounts a line's money is its amount; 'amount due' heads only the sum of an account's lines", () => {
+  it("on Accounts a line's money is its amount; their sum is the lines' total excluding tax, never headed amount due", () => {
     const accounts = workbook.getWorksheet("Accounts")!;
     const amount = column(accounts, 1, "amount (EUR)");
     const acme = entityRows(accounts, "CU")[0]!;
     expect([acme.getCell(1).value, acme.getCell(amount).value]).toEqual(["7", 0.23]); // 23.25 CU-hours × 0.01, one line of the 0.31 due
     const due: string[] = [];
     accounts.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "string" && /amount due/i.test(cell.value)) due.push(cell.value); }));
-    expect(due).toEqual(["Total amount due (2 accounts)"]);
-    expect(result(rowStarting(accounts, "Total amount due").getCell(amount))).toBe(0.33);
+    expect(due).toEqual([]);
+    expect(result(rowStarting(accounts, "Total of the lines, excluding tax (2 accounts)").getCell(amount))).toBe(0.33);
   });
 
   it("every formula, recomputed as a spreadsheet does on opening the file, gives the figure stored beside it", () => {
@@ -220,38 +230,46 @@ describe("invoice pack", () => {
     expect(accountFileName(7, name)).toBe(file);
   });
 
-  it("writes the summary and one workbook per account, named from the names file", async () => {
+  it("writes the summary and one workbook per account, named from the names file; the summary lists each account's document and amount due", async () => {
     const pack = join(dir, "pack");
-    const files = await writeInvoicePack(report, warehouseHourly(connection, report), pack);
+    const config = parseStatementConfig({ issuer: { legalName: "Nordlicht", tax: { category: "S", ratePercent: 19 } }, issueDate: "2026-11-02" }, "statement.yaml");
+    const documents = [7, 8].map((id) => draftDocument(report, id, config));
+    const files = await writeInvoicePack(report, warehouseHourly(connection, report), pack, { documents });
     expect(files.map((f) => f.slice(pack.length + 1))).toEqual(["summary.xlsx", "account-7-acme-corp.xlsx", "account-8.xlsx"]);
     expect((await readdir(pack)).sort()).toEqual(["account-7-acme-corp.xlsx", "account-8.xlsx", "summary.xlsx"]);
+    const summary = (await read(join(pack, "summary.xlsx"))).getWorksheet("Summary")!;
+    // 0.31 net, 19% = 0.0589 → 0.06, due 0.37; account 8: 0.02, 0.0038 → 0.00, due 0.02
+    const acme = rowStarting(summary, "7");
+    expect([acme.getCell(column(summary, 8, "document")).value, acme.getCell(column(summary, 8, "tax (EUR)")).value, acme.getCell(column(summary, 8, "amount due (EUR)")).value])
+      .toEqual(["DRAFT", 0.06, 0.37]);
+    expect(rowStarting(summary, "8").getCell(column(summary, 8, "amount due (EUR)")).value).toBe(0.02);
   });
 
-  it("an account's workbook is its statement: invoice lines with quantity in the price's unit, amount due, and showback that adds up", async () => {
+  it("an account's workbook is what its customer reads: the Invoice (lines, net, VAT, the amount due as the gross) and the showback, values only, no check row or rule", async () => {
     const book = await read(join(dir, "pack", "account-7-acme-corp.xlsx"));
-    expect(book.worksheets.map((s) => s.name)).toEqual(["Invoice", "Accounts", "Cloud spaces", "Machines", "About"]);
+    expect(book.worksheets.map((s) => s.name)).toEqual(["Invoice", "Cloud spaces", "Machines"]);
     const invoice = book.getWorksheet("Invoice")!;
     const line = (unit: string) => invoice.getRows(1, invoice.rowCount)!.find((r) => r.getCell(1).value === unit)!;
     const [cu, su] = [line("CU"), line("SU")];
-    expect([cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value, cu.getCell(8).value]).toEqual([23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
-    // 1.5 SU-hours = 0.0020833… SU-months, × 40 per SU-month = 0.0833… → 0.08.
-    expect([su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value, su.getCell(8).value]).toEqual([1.5 / 720, "SU-months", 40, "SU-month", 0.08]);
-    expect(result(rowStarting(invoice, "Amount due (EUR)").getCell(8))).toBe(0.31);
-    expect(cu.getCell(3).value).toBe("2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z (end excluded)");
+    expect([cu.getCell(2).value, cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value, cu.getCell(8).value])
+      .toEqual(["Compute units (CU)", 23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
+    // 1.5 SU-hours = 0.0020833… SU-months, × 40 per SU-month = 0.0833… → 0.08; shown as the 0.002 a reader multiplies (× 40 = 0.08)
+    expect([su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value, su.getCell(8).value]).toEqual([0.002, "SU-months", 40, "SU-month", 0.08]);
+    const total = (label: string) => invoice.getRows(1, invoice.rowCount)!.find((r) => r.getCell(2).value === label)!.getCell(8).value;
+    expect([total("Net amount, excluding VAT (EUR)"), total("VAT 19% on 0.31"), total("Amount due (EUR)")]).toEqual([0.31, 0.06, 0.37]);
+    expect(cu.getCell(3).value).toBe("1 Oct 2026 00:00 – 03:00 UTC");
+    expect(String(invoice.getCell("A1").value)).toBe("Invoice (DRAFT)");
     const machines = book.getWorksheet("Machines")!;
     const money = column(machines, 1, "allocated cost (EUR)");
-    expect(result(rowStarting(machines, "Total allocated cost (4 machines)").getCell(money))).toBe(0.31);
-    expect(result(unitRow(machines, "Difference (check)", "CU allocated").getCell(money))).toBe(0);
-    expect(result(unitRow(machines, "Difference (check)", "SU").getCell(money))).toBe(0);
-    // The CU rule and how allocated cost is split are stated on the Invoice sheet.
+    expect(rowStarting(machines, "Total allocated cost (4 machines)").getCell(money).value).toBe(0.31);
     const words = allText(book);
-    expect(words).toContain("CU rule: aggregate: a machine's, cloud space's and account's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals");
     expect(words).toContain("Allocated cost is not an amount due");
-    expect(() => column(machines, 1, "amount due")).toThrow();
+    expect(words).not.toMatch(/Difference \(check\)|Total of '|max\(|Σ|CU rule/);
+    expect(formulaCount(book)).toBe(0);
   });
 
   it("every formula of every workbook of the pack recomputes to the figure stored beside it", async () => {
-    for (const file of ["summary.xlsx", "account-7-acme-corp.xlsx", "account-8.xlsx"]) {
+    for (const file of ["summary.xlsx"]) {
       expect(formulaMismatches(await read(join(dir, "pack", file))), file).toEqual([]);
     }
   });

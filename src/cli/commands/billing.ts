@@ -150,7 +150,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       }
       const report = await reportOf(billed, params, options, { prices, unitsFile: argv.units });
       const hourly = connection === undefined || !everyHour ? undefined : warehouseHourly(connection, report);
-      await format.write?.({ report, hourly, flags, write: (content) => writeOut(argv.out, content) });
+      await format.write?.({ report, hourly, flags, statement: statementConfig, write: (content) => writeOut(argv.out, content) });
       if (statementConfig) statementReport = report;
       return [...report.warnings, ...((await format.warnings?.(report)) ?? [])];
     };

@@ -19,7 +19,7 @@ export function issueDateOf(config: StatementConfig, nowMs = Date.now()): string
 }
 
 /** The hours of an account a report found missing in its period, ascending (epoch seconds). */
-function missingHoursOf(report: BillingReport, accountId: number): number[] {
+export function missingHoursOf(report: BillingReport, accountId: number): number[] {
   const runs = report.quality.missingHours.find((m) => m.accountId === accountId)?.runs ?? [];
   return runs.flatMap((r) => Array.from({ length: (r.endHour - r.startHour) / 3600 + 1 }, (_, k) => r.startHour + k * 3600));
 }

@@ -1,59 +1,110 @@
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
+import { lineDescription } from "../../billing/buildInvoiceDocument.js";
 import type { Invoice } from "../../billing/invoice.js";
-import { addSheet, columnLetter, moneyFormat, moneyTotal, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
-import { titleLines, writeTitle } from "./summarySheet.js";
-import { ALLOCATION_SENTENCE } from "../billingColumns.js";
-import { unitDef } from "../../billing/unitCatalog.js";
-import { periodText } from "../periodText.js";
+import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
+import { periodWords } from "../../base/readableTime.js";
+import { missingHoursMention } from "../../billing/legalMentions.js";
+import { documentWords, taxLabel } from "../documentWords.js";
+import { missingHoursOf } from "../pdf/writeStatements.js";
+import { addSheet, font, moneyFormat, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 
 /** Invoice quantities: 4 decimals, aligned (the cell keeps the exact value). */
 const INVOICE_QUANTITY = "#,##0.0000";
+const COLUMNS = 8;
+
+/** One line as the sheet shows it: the figures as numbers, the words as text. */
+interface SheetLine {
+  unit: string;
+  description: string;
+  period: string;
+  quantity: number;
+  quantityUnit: string;
+  unitPrice: number;
+  priceUnit: string;
+  net: number;
+}
+
+/** The head: the title, then each fact and both parties as label and value. */
+function writeHead(sheet: ExcelJS.Worksheet, title: string, facts: readonly [string, string][]): number {
+  const row = sheet.getRow(1);
+  row.getCell(1).value = title;
+  row.getCell(1).font = font({ bold: true, size: 14 });
+  row.height = 20;
+  row.commit();
+  facts.forEach(([label, value], i) => {
+    const r = sheet.getRow(2 + i);
+    r.getCell(1).value = label;
+    r.getCell(1).font = font({ bold: true });
+    r.getCell(3).value = value;
+    r.commit();
+  });
+  return 2 + facts.length + 1;
+}
+
+function writeLine(row: ExcelJS.Row, l: SheetLine, decimals: number): void {
+  const cells: [ExcelJS.CellValue, string?][] = [
+    [l.unit], [l.description], [l.period], [l.quantity, INVOICE_QUANTITY], [l.quantityUnit], [l.unitPrice, PRICE], [l.priceUnit], [l.net, moneyFormat(decimals)],
+  ];
+  cells.forEach(([value, format], i) => {
+    row.getCell(i + 1).value = value;
+    if (format) row.getCell(i + 1).numFmt = format;
+  });
+  for (const c of [5, 7]) row.getCell(c).alignment = { indent: 1 };
+  row.commit();
+}
+
+/** A total row: the label under the description, the figure under the net amounts. */
+function writeTotal(sheet: ExcelJS.Worksheet, r: number, label: string, amount: number, decimals: number, bold: boolean): void {
+  const row = sheet.getRow(r);
+  row.getCell(2).value = label;
+  row.getCell(8).value = amount;
+  row.getCell(8).numFmt = moneyFormat(decimals);
+  if (bold) styleTotal(row, COLUMNS);
+  row.commit();
+}
 
 /**
- * The Invoice sheet of an account's workbook: who and when, then one row per invoice line
- * (unit, description, quantity in the unit of the price, unit price, amount) and the amount
- * due: `ROUND(SUM(amounts))` whose stored value is the exact Σ of the rounded lines.
+ * The Invoice sheet of an account's workbook, what the customer reads (values, no formula): with
+ * its document (an issued invoice or credit note from the register, or a draft) the title, number,
+ * dates, period, parties, one row per line, the net amount, each tax line and the amount due (the
+ * gross), the notes and the payment; without one (no statement config), the lines and their net
+ * total, and no amount due, since the tax is not known.
  */
-export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, invoice: Invoice): void {
-  const headerRow = 9;
+export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, invoice: Invoice, document?: InvoiceDocument | DraftDocument): void {
+  const units = report.options.units;
+  const words = document ? documentWords(document) : undefined;
+  const facts: [string, string][] = words
+    ? [...words.facts, ["From", words.issuer.name], ["Bill to", words.customer.name]]
+    : [["Account", `${invoice.accountId}${invoice.name ? `: ${invoice.name}` : ""}`], ["Period", periodWords(invoice.start, invoice.end)]];
+  const headerRow = 2 + facts.length + 1;
   const sheet = addSheet(workbook, "Invoice", headerRow);
-  sheet.columns = [{ width: 8 }, { width: 44 }, { width: 24 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
-  const who = `Account ${invoice.accountId}${invoice.name ? `: ${invoice.name}` : ""}`;
-  writeTitle(sheet, `Statement of account ${invoice.accountId}`, [who, ...titleLines(report).slice(0, 1), ...titleLines(report).slice(2)]);
+  sheet.columns = [{ width: 8 }, { width: 44 }, { width: 30 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
+  writeHead(sheet, words ? (words.draft ? `${words.title} (DRAFT)` : words.title) : `Charges of account ${invoice.accountId}`, facts);
   const currency = invoice.currency;
-  setHeader(sheet, ["unit", "description", "price period (UTC)", "quantity", "quantity unit", `unit price (${currency})`, "price per", `amount (${currency})`], headerRow);
+  setHeader(sheet, ["unit", "description", "price period", "quantity", "quantity unit", `unit price (${currency})`, "price per", `net amount (${currency})`], headerRow);
+  const lines: SheetLine[] = document
+    ? document.lines.map((l) => ({
+      unit: l.unit, description: l.description, period: periodWords(l.start, l.end), quantity: Number(l.quantity), quantityUnit: l.quantityUnit,
+      unitPrice: Number(l.unitPrice), priceUnit: l.priceUnit, net: Number(l.net),
+    }))
+    : invoice.lines.map((l) => ({
+      unit: l.unit, description: lineDescription(l.unit, units), period: periodWords(l.start, l.end), quantity: l.quantity, quantityUnit: l.quantityUnit,
+      unitPrice: Number(l.unitPrice), priceUnit: l.priceUnit, net: l.amount.toNumber(),
+    }));
   let r = headerRow + 1;
-  for (const line of invoice.lines) {
-    const row = sheet.getRow(r++);
-    row.getCell(1).value = line.unit;
-    row.getCell(2).value = unitDef(line.unit).label(report.options.units);
-    row.getCell(3).value = periodText(line);
-    row.getCell(4).value = line.quantity;
-    row.getCell(4).numFmt = INVOICE_QUANTITY;
-    row.getCell(5).value = line.quantityUnit;
-    row.getCell(5).alignment = { indent: 1 };
-    row.getCell(6).value = Number(line.unitPrice);
-    row.getCell(6).numFmt = PRICE;
-    row.getCell(7).value = line.priceUnit;
-    row.getCell(7).alignment = { indent: 1 };
-    row.getCell(8).value = line.amount.toNumber();
-    row.getCell(8).numFmt = moneyFormat(invoice.decimals);
-    row.commit();
-  }
-  const total = sheet.getRow(r++);
-  total.getCell(1).value = `Amount due (${currency})`;
-  const H = columnLetter(8);
-  total.getCell(8).value = invoice.lines.length > 0 ? moneyTotal(`${H}${headerRow + 1}:${H}${r - 2}`, invoice.amountDue, invoice.decimals) : 0;
-  total.getCell(8).numFmt = moneyFormat(invoice.decimals);
-  styleTotal(total, 8);
-  total.commit();
+  for (const line of lines) writeLine(sheet.getRow(r++), line, invoice.decimals);
   r++;
-  for (const text of [
-    "Each amount is quantity × unit price, rounded half-even; the amount due is the sum of the rounded amounts.",
-    "A line per unit and price period: where a price changes, the hours before and from the change are two lines.",
-    "Quantities are shown to 4 decimals; each cell holds the exact quantity the amount is computed from.",
-    "'Cloud spaces' and 'Machines' show each line's allocated cost per cloud space and machine (showback). " + ALLOCATION_SENTENCE,
-  ]) writeNote(sheet, r++, text, 8);
+  writeTotal(sheet, r++, `Net amount, excluding VAT (${currency})`, document ? Number(document.net) : invoice.amountDue.toNumber(), invoice.decimals, !document);
+  if (document) {
+    for (const t of document.taxes) writeTotal(sheet, r++, taxLabel(t), Number(t.amount), invoice.decimals, false);
+    writeTotal(sheet, r++, `Amount due (${currency})`, Number(document.gross), invoice.decimals, true);
+  }
+  r++;
+  const notes = words
+    ? [...words.notes, ...words.payment, words.rounding]
+    : [...[missingHoursMention(missingHoursOf(report, invoice.accountId))].filter((n): n is string => n !== undefined),
+      "No statement config was given: VAT and the amount due are on the invoice, with the customer's tax.", "Each net amount is quantity × unit price, rounded half-even; the net total is the sum of the rounded lines."];
+  for (const text of notes) writeNote(sheet, r++, text, COLUMNS);
   sheet.commit();
 }

@@ -6,6 +6,7 @@ import { BASE_UNITS } from "../../billing/unitNames.js";
 import { nuUnit } from "../../billing/money.js";
 import { cuRuleText } from "../../billing/units.js";
 import { shownQuantity } from "../billingColumns.js";
+import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
 import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, quantityFormat, setHeader, sheetColumns, styleTotal, writeCell } from "./style.js";
 
 /** The title lines of a sheet that introduces a report: period, quantities, rules, data quality. */
@@ -17,7 +18,7 @@ export function titleLines(report: BillingReport): string[] {
     `Quantities in ${per}, NU in ${nuUnit(report.options.units)} transferred`,
     cuRuleSentence(report),
     report.prices
-      ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; the amount due is the sum of the rounded lines`
+      ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; an account's net amount is the sum of its rounded lines, and its amount due that plus its tax`
       : "No price list: quantities only",
     report.warnings.length > 0 ? `Data quality: ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}, see About` : "Data quality: no warnings",
   ];
@@ -46,12 +47,27 @@ export function writeTitle(sheet: ExcelJS.Worksheet, title: string, lines: reado
   return 2 + lines.length + 1;
 }
 
+/** The header of a summary column: the lines' sum is the net amount, before tax; the amount due is the documents' gross. */
+function headerOf(column: { key: string; header: string }, currency: string): string {
+  return column.key === "amount_due" ? `net amount, excluding tax (${currency})` : column.header;
+}
+
+/** Beside each account's figures, its document's: number (or DRAFT), tax and amount due (the gross). */
+function writeDocumentCells(row: ExcelJS.Row, at: number, document: InvoiceDocument | DraftDocument | undefined, decimals: number): void {
+  if (!document) return;
+  row.getCell(at).value = document.number ?? "DRAFT";
+  row.getCell(at + 1).value = Number(document.tax);
+  row.getCell(at + 2).value = Number(document.gross);
+  for (const c of [at + 1, at + 2]) row.getCell(c).numFmt = moneyFormat(decimals);
+}
+
 /**
  * The Summary sheet, short enough to print on A4: title lines, then one row per account:
- * with a price list its amount per priced unit and its amount due, and the total amount due
- * (Σ of the accounts' amounts due); without, its CU, SU, TU and NU and the environment's.
+ * with a price list its amount per priced unit and their net total, and the net total of all
+ * (Σ of the accounts' lines); with `documents`, each account's number, tax and amount due (the
+ * gross); without prices, its CU, SU, TU and NU and the environment's.
  */
-export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport): void {
+export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, documents?: readonly (InvoiceDocument | DraftDocument)[]): void {
   const headerRow = 8;
   const sheet = addSheet(workbook, "Summary", headerRow);
   const decimals = report.prices?.decimals ?? 2;
@@ -59,9 +75,16 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   const keep = (key: string) =>
     key === "account_id" || key === "name" || (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
   const columns = all.filter((c) => keep(c.key));
-  sheet.columns = columns.map((c) => ({ key: c.key, width: c.key === "name" ? 34 : c.key === "account_id" ? 12 : c.kind === "money" ? 16 : 18 }));
-  writeTitle(sheet, "Billing summary", titleLines(report));
-  setHeader(sheet, columns.map((c) => c.header), headerRow);
+  const currency = report.prices?.currency ?? "";
+  const withDocuments = report.prices !== undefined && documents !== undefined && documents.length > 0;
+  sheet.columns = [
+    ...columns.map((c) => ({ key: c.key, width: c.key === "name" ? 34 : c.key === "account_id" ? 12 : c.kind === "money" ? 16 : 18 })),
+    ...(withDocuments ? [{ width: 18 }, { width: 14 }, { width: 16 }] : []),
+  ];
+  writeTitle(sheet, "Billing summary (internal)", titleLines(report));
+  setHeader(sheet, [
+    ...columns.map((c) => headerOf(c, currency)), ...(withDocuments ? ["document", `tax (${currency})`, `amount due (${currency})`] : []),
+  ], headerRow);
   let r = headerRow + 1;
   const accounts = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account");
   const sums = new Map<string, number>();
@@ -75,14 +98,14 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
       if (typeof v === "number") sums.set(c.key, (sums.get(c.key) ?? 0) + v);
       if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(decimals)));
     });
+    if (withDocuments) writeDocumentCells(row, columns.length + 1, documents.find((d) => d.accountId === line.accountId), decimals);
     row.commit();
   }
   const first = headerRow + 1;
   const last = r - 1;
   const total = sheet.getRow(r++);
   const n = `${accounts.length} account${accounts.length === 1 ? "" : "s"}`;
-  // "Total", not "Total amount due": the row also totals each unit's amount column; the amount
-  // due is the cell under the "amount due" heading
+  // "Total": the row totals each unit's amount column and the net amounts
   total.getCell(1).value = `Total (${n})`;
   columns.forEach((c, k) => {
     const L = columnLetter(k + 1);
