@@ -1,12 +1,12 @@
 import type ExcelJS from "exceljs";
-import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
 import type { DraftDocument, InvoiceDocument } from "../billing/invoiceDocument.js";
 import { accountReport } from "../billing/accountReport.js";
 import { UsageError } from "../base/errors.js";
+import { environmentErrorOf } from "../base/environmentError.js";
 import { writeAboutSheet } from "./xlsx/aboutSheet.js";
 import { EXCEL_MAX_ROWS, writeHourlySheet } from "./xlsx/hourlySheet.js";
 import { writeInvoiceSheet } from "./xlsx/invoiceSheet.js";
@@ -28,10 +28,25 @@ export interface BillingXlsxOptions {
   maxHourlyRows?: number;
 }
 
+/** Why a workbook could not be written, as an error a user can act on (a folder given as the file, a folder missing, the disk or a permission). */
+function refusalOf(error: unknown, file: string): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EISDIR" || (code === "ENOTDIR" && /[\\/]$/.test(file))) {
+    return new UsageError(`cannot write ${file}: it names a folder, and a workbook is one file: give a file name (e.g. ${join(file, "billing.xlsx")}), or --per-account to write the pack into the folder`, { cause: error });
+  }
+  if (code === "ENOENT" || code === "ENOTDIR") return new UsageError(`cannot write ${file}: its folder ${dirname(file)} does not exist: create it, or give another path`, { cause: error });
+  return environmentErrorOf(error, file) ?? error;
+}
+
 /** Writes a workbook atomically (temporary file, then rename) with exceljs's streaming writer. */
 async function writeWorkbook(file: string, report: BillingReport, fill: (workbook: ExcelJS.stream.xlsx.WorkbookWriter) => Promise<void>): Promise<void> {
+  if (/[\\/]$/.test(file) || (await stat(file).then((s) => s.isDirectory(), () => false))) throw refusalOf(Object.assign(new Error("is a directory"), { code: "EISDIR" }), file);
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const stream = createWriteStream(temp);
+  // a missing folder is made; opening the file first makes a refusal an error of this call, not of the stream
+  const handle = await mkdir(dirname(file), { recursive: true }).then(() => open(temp, "w")).catch((error: unknown) => {
+    throw refusalOf(error, file);
+  });
+  const stream = handle.createWriteStream();
   try {
     const { default: excel } = await import("exceljs"); // 0.3 s to load: only when a workbook is written
     const workbook = new excel.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
@@ -43,7 +58,7 @@ async function writeWorkbook(file: string, report: BillingReport, fill: (workboo
   } catch (error) {
     stream.destroy();
     await rm(temp, { force: true });
-    throw error;
+    throw refusalOf(error, file);
   }
 }
 

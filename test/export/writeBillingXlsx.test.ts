@@ -199,6 +199,15 @@ describe("billing workbook", () => {
   });
 });
 
+describe("where a workbook goes", () => {
+  it("a folder not yet made is made; a folder given as the file is refused in one sentence, not a stack trace", async () => {
+    const deep = join(dir, "new", "deeper", "book.xlsx");
+    await writeBillingXlsx(report, undefined, deep);
+    expect(await readdir(join(dir, "new", "deeper"))).toEqual(["book.xlsx"]);
+    await expect(writeBillingXlsx(report, undefined, `${join(dir, "xlsx-nov2")}/`)).rejects.toThrow(/xlsx-nov2\/: it names a folder, and a workbook is one file: give a file name \(e\.g\. .*xlsx-nov2\/billing\.xlsx\), or --per-account/);
+  });
+});
+
 describe("billing workbook with --hourly", () => {
   it("adds the Hourly sheet: one row per entity, level and hour, hours as Excel date-times in UTC", async () => {
     const file = join(dir, "hourly.xlsx");
