@@ -70,6 +70,7 @@ async function main(argv: string[]): Promise<number> {
     await parser.parseAsync();
     return 0;
   } catch (thrown) {
+    if (readerGone(thrown)) return 0;
     // a raw refusal of the machine (a writer's mkdir or open) is the environment, not a bug: one line, exit 8
     const error = thrown instanceof CloudunitsError ? thrown : (environmentErrorOf(thrown) ?? thrown);
     const code = exitCodeFor(error);
@@ -79,5 +80,17 @@ async function main(argv: string[]): Promise<number> {
     return code;
   }
 }
+
+/** True when `error` is a write to a pipe whose reader has gone (`cloudunits … | head`). */
+function readerGone(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "EPIPE";
+}
+
+// A reader that closes the pipe early (`| head`) has all it wanted: end quietly, exit 0, as a
+// pipeline's earlier stage should; the rest of the output has nowhere to go.
+process.stdout.on("error", (error) => {
+  if (!readerGone(error)) throw error;
+  process.exit(0);
+});
 
 process.exitCode = await main(process.argv.slice(2));
