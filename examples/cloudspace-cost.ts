@@ -2,7 +2,7 @@
 // the files as they stream (no database), largest first, as tab-separated text.
 //
 //   node cloudspace-cost.js INPUT PRICES MONTH     e.g. october.zip prices.yaml 2026-10
-import { billInputs, loadPrices, monthPeriod, reportOf } from "cloudunits";
+import { bill, loadPrices, monthPeriod } from "cloudunits";
 
 const [input, pricesFile, month] = process.argv.slice(2);
 if (input === undefined || pricesFile === undefined || month === undefined) {
@@ -11,7 +11,7 @@ if (input === undefined || pricesFile === undefined || month === undefined) {
 }
 
 const prices = await loadPrices(pricesFile);
-const report = await reportOf(await billInputs([input], monthPeriod(month)), { prices });
+const { report } = await bill({ source: [input], period: monthPeriod(month), prices });
 const costs: { accountId: number; cloudspaceId: number; cuHours: number; cost: string; cents: bigint }[] = [];
 report.lines.forEach((line, i) => {
   const money = report.money?.[i];

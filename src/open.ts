@@ -1,9 +1,11 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { ArqueroTable } from "./arqueroTable.js";
-import { assertBillable } from "./billing/billedImpossibleValues.js";
-import { calculate as calculateBilling, type CalculateAccount, type CalculateResult, type Consumption } from "./billing/calculate.js";
-import type { BillingOptions, BillingParams } from "./billing/lines.js";
-import { accountInvoice, accountInvoices, type Invoice } from "./billing/invoice.js";
+import { bill } from "./bill/bill.js";
+import type { CalculateAccount, CalculateResult, Consumption } from "./billing/calculate.js";
+import type { BillingOptions } from "./billing/billingOptions.js";
+import type { Period } from "./base/period.js";
+import { invoiceOf, type Invoice } from "./billing/invoice.js";
+import { emptyAccountLine } from "./billing/lines.js";
 import type { PriceList } from "./billing/prices.js";
 import { nameOf, overlayNames, type Names } from "./billing/names.js";
 import { UsageError } from "./base/errors.js";
@@ -20,7 +22,6 @@ import { loadReportDefinition } from "./store/reportDefinition.js";
 import { runReport, type ReportParams, type ReportResult } from "./store/runReport.js";
 import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
-import { checkKnownInWarehouse } from "./base/unknownIds.js";
 
 
 /** An account the store holds data of, and the hours it holds. */
@@ -60,16 +61,16 @@ export interface Store {
    * with `skipBad` (then it counts as 0). An `accountId` the store has never seen (no hour, no
    * name `sync` stored) is a UsageError (UNKNOWN_ID) naming the known ones, never a bill of 0.
    */
-  calculate(params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
-  calculate(params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
-  calculate(params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
+  calculate(params: Period & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
+  calculate(params: Period & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
+  calculate(params: Period, options?: BillingOptions): Promise<CalculateResult>;
   /**
    * The invoice of an account over `[start, end)` under a price list (docs/formulas.md): one line per
    * priced unit (quantity, unit price, amount rounded half-even) and the amount due, the sum
    * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings. An account
    * the store has never seen is a UsageError (UNKNOWN_ID) naming the known ones, as in `calculate`.
    */
-  invoice(params: BillingParams & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
+  invoice(params: Period & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
   /**
    * The invoice of every account with data in each period asked for (a month, several months,
    * or `[start, end)`), ordered by period, then account: each as `invoice` gives it for that
@@ -130,29 +131,23 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     const aq = await import("arquero"); // loaded by the first query: importing cloudunits loads none of the heavy packages
     return aq.table(Object.fromEntries(reader.columnNames().map((name) => [name, plainColumn(columns[name] ?? [])])));
   };
-  /** The names `sync` stored in the warehouse, under those of the options (a names file). */
-  const withStoredNames = async (options: BillingOptions): Promise<BillingOptions> => ({
-    ...options, names: overlayNames(await readEntityNames(connection), options.names),
-  });
   return {
     load: warehouse.load,
     connection,
-    calculate: (async (params: BillingParams, billingOptions: BillingOptions = {}) => {
-      if (params.accountId !== undefined) await checkKnownInWarehouse(connection, "account", params.accountId);
-      await assertBillable(connection, params, billingOptions.units, options.skipBad);
-      return calculateBilling(connection, params, await withStoredNames(billingOptions));
+    calculate: (async (period: Period, rules: BillingOptions = {}) => {
+      return (await bill({ source: warehouse, period, rules, produce: { calculate: true }, skipBad: options.skipBad })).calculate!;
     }) as Store["calculate"],
-    invoice: async (params, prices, billingOptions = {}) => {
-      await checkKnownInWarehouse(connection, "account", params.accountId);
-      await assertBillable(connection, params, billingOptions.units, options.skipBad);
-      return accountInvoice(connection, params, prices, await withStoredNames(billingOptions));
+    invoice: async (period, prices, rules = {}) => {
+      const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
+      // a known account without hours in the period: an invoice of 0 of every priced unit
+      const account = emptyAccountLine(period.accountId, nameOf(report.options.names, "account", period.accountId));
+      return report.invoices![0] ?? invoiceOf(account, prices, report.options.units, { start: period.start, end: period.end, parts: [] });
     },
-    invoices: async (periods, prices, billingOptions = {}) => {
-      const named = await withStoredNames(billingOptions);
+    invoices: async (periods, prices, rules = {}) => {
       const invoices: Invoice[] = [];
       for (const period of periodsOf(periods)) {
-        await assertBillable(connection, period, billingOptions.units, options.skipBad);
-        invoices.push(...(await accountInvoices(connection, period, prices, named)));
+        const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
+        invoices.push(...report.invoices!);
       }
       return invoices;
     },

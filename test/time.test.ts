@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billInputs, generateHours, open, parseTime, UsageError, writeDataset } from "../src/index.js";
+import { bill, generateHours, open, parseTime, UsageError, writeDataset } from "../src/index.js";
 
 const OCT_1 = 1790812800; // 2026-10-01T00:00Z
 
@@ -60,8 +60,8 @@ describe("every call taking epoch seconds refuses epoch milliseconds (it would b
 
   const msPeriod = { start: OCT_1 * 1000, end: (OCT_1 + 7200) * 1000 };
 
-  it("billInputs, open().calculate and open().machineStats, with the same code", async () => {
-    expect((await thrown(() => billInputs([data], msPeriod))).code).toBe("MILLISECOND_EPOCH");
+  it("bill, open().calculate and open().machineStats, with the same code", async () => {
+    expect((await thrown(() => bill({ source: [data], period: msPeriod }))).code).toBe("MILLISECOND_EPOCH");
     const store = await open([data]);
     try {
       expect((await thrown(() => store.calculate(msPeriod))).code).toBe("MILLISECOND_EPOCH");

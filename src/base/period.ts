@@ -32,18 +32,22 @@ export function periodSql(alias?: string): string {
   return `${c}hour_epoch >= $start AND ${c}hour_epoch < $end AND ($account IS NULL OR ${c}account_id = $account)`;
 }
 
-/** Throws a UsageError for a period a user cannot have meant: times not whole epoch seconds, end not after start, a bad account id. */
-export function checkParams(params: Period): void {
-  for (const key of ["start", "end"] as const) checkEpochSeconds(params[key], key);
-  if (params.end <= params.start) throw new UsageError(`the period is empty: end ${params.end} is not after start ${params.start} (the period is [start, end))`);
-  if (params.accountId !== undefined && !Number.isSafeInteger(params.accountId)) {
-    throw new UsageError(`bad account id: ${String(params.accountId)} (a whole number)`);
+/**
+ * Throws a UsageError for a period a user cannot have meant: times not whole epoch seconds, end
+ * not after start, a bad account id. Checked once where a period enters the library (`bill`, the
+ * store's methods, the data-quality queries of `check`), not again by each step under it.
+ */
+export function checkPeriod(period: Period): void {
+  for (const key of ["start", "end"] as const) checkEpochSeconds(period[key], key);
+  if (period.end <= period.start) throw new UsageError(`the period is empty: end ${period.end} is not after start ${period.start} (the period is [start, end))`);
+  if (period.accountId !== undefined && !Number.isSafeInteger(period.accountId)) {
+    throw new UsageError(`bad account id: ${String(period.accountId)} (a whole number)`);
   }
 }
 
-/** The period of `params` alone (`start`, `end`, and `accountId` when given): what a billed period says it is. */
-export function periodOf(params: Period): Period {
-  return params.accountId === undefined ? { start: params.start, end: params.end } : { start: params.start, end: params.end, accountId: params.accountId };
+/** The period's own fields alone (`start`, `end`, and `accountId` when given), whatever else `period` holds: what a billed period says it is. */
+export function periodOnly(period: Period): Period {
+  return period.accountId === undefined ? { start: period.start, end: period.end } : { start: period.start, end: period.end, accountId: period.accountId };
 }
 
 /**

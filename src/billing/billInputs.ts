@@ -16,8 +16,11 @@ import { billingTap, engineStates } from "./billingTap.js";
 import type { BilledPeriod } from "./billWarehouse.js";
 import { qualityOf } from "./dataQuality.js";
 import { ContentFingerprint } from "./inputFingerprints.js";
-import { checkParams, periodOf } from "../base/period.js";
-import { cutsWithin, environmentOnly, levelsFor, linesOf, partsOf, resolveOptions, type BillingOptions, type BillingParams, type Level } from "./lines.js";
+import { periodOnly, type Period } from "../base/period.js";
+import { resolveOptions, type BillingOptions } from "./billingOptions.js";
+import { cutsWithin } from "./cuts.js";
+import { linesOf, partsOf } from "./engineLines.js";
+import { environmentOnly, levelsFor, type Level } from "./levels.js";
 import { listAccountHours } from "../input/listAccountHours.js";
 import { checkKnownIds } from "../base/unknownIds.js";
 
@@ -53,6 +56,8 @@ export interface BillInputsOptions extends BillingOptions {
    * worker threads may be started (`billingWorkers`), so that the walk has found that much first.
    */
   streamAfterBytes?: number;
+  /** Hours strictly inside the period where it is cut into parts billed apart too (see `cuts.ts`); default none. */
+  cuts?: readonly number[];
 }
 
 /**
@@ -92,10 +97,9 @@ class RunManifest implements LoadManifest {
  * impossible value in a billed field; with `skipBad` the bad files are left out (`load.skipped`)
  * and the impossible values count as 0 (`quality.impossibleValues` lists them).
  *
- * The figures are those of `billingReport` over a warehouse loaded from the same inputs, to the bit.
+ * The figures are those of `billWarehouse` over a warehouse loaded from the same inputs, to the bit.
  */
-export async function billInputs(inputs: readonly string[], params: BillingParams, options: BillInputsOptions = {}): Promise<BilledPeriod> {
-  checkParams(params);
+export async function billInputs(inputs: readonly string[], params: Period, options: BillInputsOptions = {}): Promise<BilledPeriod> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories");
   try {
     return await billInputsRead(inputs, params, options, true);
@@ -106,11 +110,11 @@ export async function billInputs(inputs: readonly string[], params: BillingParam
 }
 
 /** {@link billInputs}, reading a large input folder while it is walked when `stream` (see `streamInputs`). */
-async function billInputsRead(inputs: readonly string[], params: BillingParams, options: BillInputsOptions, stream: boolean): Promise<BilledPeriod> {
+async function billInputsRead(inputs: readonly string[], params: Period, options: BillInputsOptions, stream: boolean): Promise<BilledPeriod> {
   const cores = availableParallelism();
   const resolved = resolveOptions(options);
   const levels = options.levels ?? levelsFor(params);
-  const splitAt = cutsWithin(options.splitAt, params);
+  const splitAt = cutsWithin(options.cuts, params);
   const rules = { units: resolved.units, cuRollup: resolved.cuRollup, environmentOnly: environmentOnly(levels), splitAt };
   const { reader, badFiles, bytesTotal } = loadReader([...inputs], {
     packed: options.packed,
@@ -154,12 +158,13 @@ async function billInputsRead(inputs: readonly string[], params: BillingParams, 
     ignoredPaths: reader.summary.ignoredPaths,
   };
   return {
-    period: periodOf(params),
+    period: periodOnly(params),
     options: resolved,
     lines: linesOf(engine.finish(), resolved, levels),
     parts: partsOf(engine, params, splitAt, resolved, levels),
     quality: qualityOf(engine.seenData(), params, load, impossible),
     load,
     data: manifest.fingerprint?.digest(),
+    road: "files",
   };
 }

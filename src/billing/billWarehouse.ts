@@ -3,8 +3,12 @@ import type { LoadReport } from "../load/loadReport.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
-import { periodOf } from "../base/period.js";
-import { billingPass, levelsFor, resolveOptions, type BillingLine, type BillingOptions, type BillingParams, type Level, type PeriodPart, type ResolvedBillingOptions } from "./lines.js";
+import { periodOnly, type Period } from "../base/period.js";
+import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "./billingOptions.js";
+import { billingPass } from "./billingPass.js";
+import { levelsFor, type Level } from "./levels.js";
+import type { BillingLine, PeriodPart } from "./lines.js";
+import type { WarehouseRoadName } from "./warehouseRoads.js";
 import { checkKnownInWarehouse } from "../base/unknownIds.js";
 
 /**
@@ -13,12 +17,12 @@ import { checkKnownInWarehouse } from "../base/unknownIds.js";
  */
 export interface BilledPeriod {
   /** The period billed, `[start, end)` in epoch seconds, and its account when one was billed alone. */
-  period: BillingParams;
+  period: Period;
   /** The options it was billed with (units, CU rollup, per hour or month), defaults applied. */
   options: ResolvedBillingOptions;
-  /** The period lines of `levelsFor(params)`, in report order. */
+  /** The period lines of the levels billed, in report order. */
   lines: BillingLine[];
-  /** With `options.splitAt` cutting the period: the lines of each part, in order (their sums are `lines`, exactly). */
+  /** With cuts (where prices change): the lines of each part, in order (their sums are `lines`, exactly). */
   parts?: PeriodPart[];
   /** Missing hours, unbilled types, empty records, billed impossible values, skipped files, duplicates. */
   quality: DataQuality;
@@ -26,21 +30,34 @@ export interface BilledPeriod {
   load?: LoadReport;
   /** The fingerprint of the loaded files' content (see `ContentFingerprint`); undefined when not computed. */
   data?: { files: number; hash: string };
+  /** How the facts were read: `files` as they stream, or the warehouse road taken (see `warehouseRoads`). */
+  road: "files" | WarehouseRoadName;
+}
+
+/** How {@link billWarehouse} bills, besides the rules. */
+export interface WarehouseBilling {
+  /** What loading the warehouse found (its skipped files and duplicates go into the data quality). */
+  load?: LoadReport;
+  /** The levels whose lines are wanted; default `levelsFor(period)`. */
+  levels?: readonly Level[];
+  /** Hours strictly inside the period where it is cut into parts billed apart too (see `cuts.ts`), ascending; default none. */
+  cuts?: readonly number[];
+  /** Compute the fingerprint of the loaded files' content (`data`); default true. */
+  fingerprint?: boolean;
 }
 
 /**
  * Bills `[start, end)` (one account, or every account) from a warehouse: one pass over its
- * rows, in windows of whole days, through the billing engine. `load`: what loading the warehouse found
- * (its skipped files and duplicates go into the data quality); `levels`: the levels whose
- * lines are wanted (default `levelsFor(params)`). An account the warehouse has never seen is a
- * UsageError (UNKNOWN_ID), not a bill of 0.
+ * rows through the billing engine (see `billingPass`). An account the warehouse has never
+ * seen is a UsageError (UNKNOWN_ID), not a bill of 0.
  */
 export async function billWarehouse(
-  connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}, load?: LoadReport, levels: readonly Level[] = levelsFor(params),
+  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, how: WarehouseBilling = {},
 ): Promise<BilledPeriod> {
   const resolved = resolveOptions(options);
-  const { lines, parts, seen } = await billingPass(connection, params, options, levels);
-  if (params.accountId !== undefined && lines.length === 0) await checkKnownInWarehouse(connection, "account", params.accountId);
-  const quality = qualityOf(seen, params, load, await billedImpossibleValues(connection, params, resolved.units), await syncedUntilOf(connection));
-  return { period: periodOf(params), options: resolved, lines, parts, quality, load, data: await dataFingerprint(connection) };
+  const { lines, parts, seen, road } = await billingPass(connection, period, options, how.levels ?? levelsFor(period), how.cuts ?? []);
+  if (period.accountId !== undefined && lines.length === 0) await checkKnownInWarehouse(connection, "account", period.accountId);
+  const quality = qualityOf(seen, period, how.load, await billedImpossibleValues(connection, period, resolved.units), await syncedUntilOf(connection));
+  const data = how.fingerprint ?? true ? await dataFingerprint(connection) : undefined;
+  return { period: periodOnly(period), options: resolved, lines, parts, quality, load: how.load, data, road };
 }

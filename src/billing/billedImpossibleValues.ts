@@ -3,8 +3,8 @@ import { ImpossibleValuesError } from "../base/errors.js";
 import { GATEWAY_TYPE } from "../load/columnBatch.js";
 import { describeImpossible, MEASURED_FIELDS, readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import { BILLING_COLUMNS } from "./warehouseFacts.js";
-import type { BillingParams } from "./lines.js";
-import { checkParams, paramTypes, paramValues, periodSql } from "../base/period.js";
+import type { Period } from "../base/period.js";
+import { paramTypes, paramValues, periodSql } from "../base/period.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 
 /** The measures billing reads, by part (docs/warehouse.md: an impossible value in one of these stops billing, or counts 0 under --skip-bad). */
@@ -44,24 +44,11 @@ export function compareImpossible(a: ImpossibleValue, b: ImpossibleValue): numbe
  * tx and rx of external NICs. Billing counts them as 0.
  */
 export async function billedImpossibleValues(
-  connection: DuckDBConnection, params: BillingParams, units: Units = DEFAULT_UNITS,
+  connection: DuckDBConnection, params: Period, units: Units = DEFAULT_UNITS,
 ): Promise<ImpossibleValue[]> {
-  checkParams(params);
   const where = periodSql("b");
   const found = await readImpossibleValues(connection, where, paramValues(params), paramTypes());
   return found.filter((v) => isBilledImpossible(v, units));
-}
-
-/**
- * Refuses to bill a period holding impossible values in billed fields (docs/warehouse.md): throws an
- * ImpossibleValuesError (exit 3) naming each one's file, entity and field, unless `skipBad`
- * (then they count as 0 and the report's data quality lists them).
- */
-export async function assertBillable(
-  connection: DuckDBConnection, params: BillingParams, units: Units = DEFAULT_UNITS, skipBad = false,
-): Promise<void> {
-  if (skipBad) return;
-  refuseImpossible(await billedImpossibleValues(connection, params, units));
 }
 
 /**

@@ -1,6 +1,7 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { Period } from "../base/period.js";
+import { resolveOptions, type BillingOptions } from "./billingOptions.js";
+import type { BillingLine } from "./lines.js";
 import { nameOf } from "./names.js";
-import { calculateLevels, periodLines, resolveOptions, type BillingLine, type BillingOptions, type BillingParams } from "./lines.js";
 import { BASE_UNITS, type UnitName } from "./unitNames.js";
 import { catalogUnits, isVolume } from "./unitCatalog.js";
 
@@ -28,22 +29,14 @@ function consumptionOf(line: BillingLine | undefined, allUnits: boolean, withNu:
 }
 
 /**
- * `billing/calculate` over the warehouse: the consumption of `[start, end)` (epoch
- * seconds, half-open), in unit-hours (or unit-months with `per: "month"`), unrounded.
- * With `accountId`: the account, its cloud spaces and their machines (an entity appears
- * when it has at least one sample in the period; an account without samples has zero
- * consumption and no cloud spaces). Without: the environment's total only (zeros when the
- * period has no samples). CU rolls up by `options.cuRollup` (default `aggregate`).
+ * The `billing/calculate` shape (docs/cli.md) of the period lines of `params` (at least those of
+ * `calculateLevels(params)`): the consumption of `[start, end)` in unit-hours (or unit-months
+ * with `per: "month"`), unrounded. With `accountId`: the account, its cloud spaces and their
+ * machines (an entity appears when it has at least one sample in the period; an account without
+ * samples has zero consumption and no cloud spaces). Without: the environment's total only
+ * (zeros when the period has no samples).
  */
-export async function calculate(connection: DuckDBConnection, params: BillingParams & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
-export async function calculate(connection: DuckDBConnection, params: BillingParams & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
-export async function calculate(connection: DuckDBConnection, params: BillingParams, options?: BillingOptions): Promise<CalculateResult>;
-export async function calculate(connection: DuckDBConnection, params: BillingParams, options: BillingOptions = {}): Promise<CalculateResult> {
-  return calculateOf(await periodLines(connection, params, options, calculateLevels(params)), params, options);
-}
-
-/** The `billing/calculate` shape of the period lines of `params` (at least those of `calculateLevels(params)`). */
-export function calculateOf(lines: readonly BillingLine[], params: BillingParams, options: BillingOptions = {}): CalculateResult {
+export function calculateOf(lines: readonly BillingLine[], params: Period, options: BillingOptions = {}): CalculateResult {
   const resolved = resolveOptions(options);
   if (params.accountId === undefined) {
     const environment = lines.find((l) => l.level === "environment");

@@ -1,12 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { describeImpossible, type ImpossibleValue } from "../load/impossibleValues.js";
 import type { LoadReport, SkippedFile } from "../load/loadReport.js";
-import { billedImpossibleValues } from "./billedImpossibleValues.js";
 import { isoUtc } from "../base/time.js";
 import type { SeenData } from "./billingEngine.js";
-import { billingPass, type BillingParams } from "./lines.js";
-import { checkParams, paramTypes, paramValues, periodSql } from "../base/period.js";
-import { DEFAULT_UNITS, type Units } from "./units.js";
+import { checkPeriod, paramTypes, paramValues, periodSql, type Period } from "../base/period.js";
 
 /** A run of consecutive missing hours: hour labels `[startHour, endHour]`, both included, epoch seconds. */
 export interface MissingRun {
@@ -45,7 +42,7 @@ export interface DataQuality {
  * its last hour held), the hours after its last complete hour: those are "not yet synced".
  */
 export function missingHoursOf(
-  accountHours: ReadonlyMap<number, readonly number[]>, params: BillingParams,
+  accountHours: ReadonlyMap<number, readonly number[]>, params: Period,
   syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = Date.now() / 1000,
 ): DataQuality["missingHours"] {
   const first = Math.ceil(params.start / 3600) * 3600;
@@ -87,7 +84,7 @@ export async function syncedUntilOf(connection: DuckDBConnection): Promise<Map<n
  * that are not billed, empty records, whether the period is empty, skipped files and duplicates.
  */
 export function qualityOf(
-  seen: SeenData, params: BillingParams, load: LoadReport | undefined, impossibleValues: ImpossibleValue[], syncedUntil?: ReadonlyMap<number, number>,
+  seen: SeenData, params: Period, load: LoadReport | undefined, impossibleValues: ImpossibleValue[], syncedUntil?: ReadonlyMap<number, number>,
 ): DataQuality {
   return {
     missingHours: missingHoursOf(seen.accountHours, params, syncedUntil),
@@ -101,8 +98,8 @@ export function qualityOf(
 }
 
 /** The hours of `[start, end)` at which each account (one, or every one) has a sample in a warehouse (its `account_hours`). */
-export async function accountHoursIn(connection: DuckDBConnection, params: BillingParams): Promise<Map<number, number[]>> {
-  checkParams(params);
+export async function accountHoursIn(connection: DuckDBConnection, params: Period): Promise<Map<number, number[]>> {
+  checkPeriod(params);
   const reader = await connection.runAndReadAll(
     `SELECT account_id, hour_epoch FROM account_hours WHERE ${periodSql()} ORDER BY 1, 2`,
     paramValues(params), paramTypes(),
@@ -116,19 +113,6 @@ export async function accountHoursIn(connection: DuckDBConnection, params: Billi
   return hours;
 }
 
-/**
- * The data quality of a period in a warehouse: missing hours per account, machine types that
- * are not billed, whether the period is empty, the impossible values in billed fields, and
- * the skipped files and duplicates of `load` when given.
- */
-export async function dataQuality(
-  connection: DuckDBConnection, params: BillingParams, load?: LoadReport, units: Units = DEFAULT_UNITS,
-): Promise<DataQuality> {
-  checkParams(params);
-  const { seen } = await billingPass(connection, params, { units }, ["environment"]); // what it saw: no level's sums are needed
-  return qualityOf(seen, params, load, await billedImpossibleValues(connection, params, units), await syncedUntilOf(connection));
-}
-
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
   code: "EMPTY_PERIOD" | "MISSING_HOURS" | "NOT_YET_SYNCED" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
@@ -137,7 +121,7 @@ export interface Warning {
 }
 
 /** The MISSING_HOURS warnings of the missing hours of a period, one per account. */
-export function missingHoursWarnings(missingHours: DataQuality["missingHours"], params: BillingParams): Warning[] {
+export function missingHoursWarnings(missingHours: DataQuality["missingHours"], params: Period): Warning[] {
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
   return missingHours.flatMap((m): Warning[] => {
     const runs = m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
@@ -163,7 +147,7 @@ export function missingHoursWarnings(missingHours: DataQuality["missingHours"], 
 }
 
 /** The warnings of a data-quality report, one line each, for stderr and `--warnings-json`. */
-export function qualityWarnings(quality: DataQuality, params: BillingParams): Warning[] {
+export function qualityWarnings(quality: DataQuality, params: Period): Warning[] {
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
   const warnings: Warning[] = [];
   if (quality.emptyPeriod) {

@@ -5,7 +5,7 @@ import type { BillingEngine, SeenData } from "./billingEngine.js";
 import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
 import type { Units } from "./units.js";
-import type { BillingParams } from "./lines.js";
+import type { Period } from "../base/period.js";
 import { factsReadable, storedFacts } from "./warehouseFacts.js";
 
 /**
@@ -94,7 +94,7 @@ async function rows(connection: DuckDBConnection, sql: string, values: Record<st
  * not whole, or a total of 2^53 or more): billing then reads the facts row by row.
  */
 export async function addGroupedFacts(
-  connection: DuckDBConnection, params: BillingParams, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
   const { listValue } = duckdbApi();
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
@@ -207,7 +207,7 @@ const BYTES = `WITH ${SPACES},
  * units) and every byte count is a whole number with sums below 2^53.
  */
 export async function addGroupedAccount(
-  connection: DuckDBConnection, params: BillingParams, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
   if (params.accountId === undefined || !powerOfTwo(units.nicBytesPerValue) || !powerOfTwo(units.bytesPerNu)) return false;
   const { listValue } = duckdbApi();

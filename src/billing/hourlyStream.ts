@@ -1,7 +1,10 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import type { BillingReport } from "./billingReport.js";
-import { hourlyLineCount, hourlyLines, levelsFor, type BillingLine, type Level } from "./lines.js";
+import { hourlyLineCount } from "./hourlyLineCount.js";
+import { hourlyLines } from "./hourlyLines.js";
+import { levelsFor, type Level } from "./levels.js";
+import type { BillingLine } from "./lines.js";
 
 /**
  * The hourly lines of a report's period, as the formats that list every hour read them (the

@@ -1,10 +1,8 @@
 import { Exact } from "./exact.js";
-import type { DuckDBConnection } from "@duckdb/node-api";
-import { billingPass, emptyAccountLine, resolveOptions, type AccountLine, type BillingOptions, type BillingParams, type PeriodPart } from "./lines.js";
-import { nameOf } from "./names.js";
+import type { AccountLine, PeriodPart } from "./lines.js";
 import { pricingQuantityOf, pricingUnitOf } from "./money.js";
 import { PeriodParts } from "./periodParts.js";
-import { priceChanges, pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
+import { pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
 import { isoUtc } from "../base/time.js";
 import type { Units } from "./units.js";
 import type { UnitName } from "./unitNames.js";
@@ -101,35 +99,4 @@ export function invoiceOf(account: AccountLine, list: PriceList, units: Units, p
     }),
   };
   return invoice;
-}
-
-/**
- * The invoice of one account over `[start, end)` under a price list: its period line from
- * the warehouse, then `invoiceOf`. An account without samples in the period gets lines of 0.
- */
-export async function accountInvoice(
-  connection: DuckDBConnection, params: BillingParams & { accountId: number }, list: PriceList, options: BillingOptions = {},
-): Promise<Invoice> {
-  const resolved = resolveOptions(options);
-  const splitAt = priceChanges(list, params.start, params.end, params.accountId);
-  const { lines, parts } = await billingPass(connection, params, { ...options, splitAt }, ["account"]);
-  const line = lines.find((l) => l.level === "account");
-  return invoiceOf(line ?? emptyAccountLine(params.accountId, nameOf(resolved.names, "account", params.accountId)), list, resolved.units, { start: params.start, end: params.end, parts });
-}
-
-/**
- * The invoices of every account with samples in `[start, end)` under a price list, in account
- * order, from one pass over the warehouse: each the invoice `accountInvoice` gives for that
- * account alone (the figures of its period line, priced per price period).
- */
-export async function accountInvoices(
-  connection: DuckDBConnection, params: { start: number; end: number }, list: PriceList, options: BillingOptions = {},
-): Promise<Invoice[]> {
-  const resolved = resolveOptions(options);
-  const period = { start: params.start, end: params.end };
-  const splitAt = priceChanges(list, period.start, period.end);
-  const { lines, parts } = await billingPass(connection, period, { ...options, splitAt }, ["account"]);
-  return lines
-    .filter((l): l is AccountLine => l.level === "account")
-    .map((line) => invoiceOf(line, list, resolved.units, { ...period, parts }));
 }

@@ -27,7 +27,8 @@ export class PeriodParts {
   over<L extends BillingLine>(line: L, start: number, end: number, figure: (l: L) => number): number {
     if (this.isWhole(start, end)) return figure(line);
     if (this.parts === undefined) {
-      throw new RangeError(`a price changes within the period: bill it with options.splitAt = priceChanges(list, start, end) to price each part`);
+      // bill() cuts every period at its price changes: only a period billed some other way lands here
+      throw new RangeError("a price changes within the period, which was billed without its price cuts: bill it with bill({ prices })");
     }
     const terms: number[] = [];
     this.parts.forEach((part, k) => {

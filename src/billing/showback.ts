@@ -122,12 +122,13 @@ export function showback(
 /**
  * The environment's allocated CU is the Σ of its accounts' CU (what they are billed on), not
  * its own CU, which under `aggregate` is less: so the allocated CU of every level adds up to
- * the level above. Replaces the environment line (lines are shared with the caller's).
+ * the level above. Replaces the environment line (lines are shared with the caller's); billed
+ * alone (no account lines), the environment keeps the engine's figure, its own CU.
  */
 function allocateToEnvironment(lines: BillingLine[]): void {
   const at = lines.findIndex((l) => l.level === "environment");
-  if (at < 0) return;
   const accounts = lines.filter((l) => l.level === "account");
+  if (at < 0 || accounts.length === 0) return; // the environment alone: its own CU, as billed
   const sum = (pick: (l: BillingLine) => number) => accounts.reduce((a, l) => a.add(Exact.fromNumber(pick(l))), Exact.ZERO).toNumber();
   lines[at] = { ...lines[at]!, cuAllocated: sum((l) => l.cuAllocated), cuAllocatedHours: sum((l) => l.cuAllocatedHours) };
 }

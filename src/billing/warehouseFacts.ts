@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts } from "../load/machineFacts.js";
-import type { BillingParams } from "./lines.js";
+import type { Period } from "../base/period.js";
 import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
 import { withRoom } from "../base/growArray.js";
@@ -223,7 +223,7 @@ class Rows {
  * the rows of the data tables, fed to the same facts builder as the files' bytes.
  */
 export async function* warehouseFacts(
-  connection: DuckDBConnection, params: BillingParams, externalNicType: string, windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection, params: Period, externalNicType: string, windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   if (await factsReadable(connection, externalNicType)) yield* storedFacts(connection, params, externalNicType, undefined, windowLimit);
   else yield* rowFacts(connection, params, externalNicType, windowLimit);
@@ -247,7 +247,7 @@ export async function factsReadable(connection: DuckDBConnection, externalNicTyp
  * dictionaries of the period's `texts`.
  */
 async function* windowRows<K extends keyof typeof queries>(
-  connection: DuckDBConnection, params: BillingParams, texts: TextColumns, names: readonly K[], hours: readonly number[] | undefined, limit: number,
+  connection: DuckDBConnection, params: Period, texts: TextColumns, names: readonly K[], hours: readonly number[] | undefined, limit: number,
 ): AsyncGenerator<{ d: Dictionaries; rows: Record<K, Rows> }> {
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, texts);
@@ -294,7 +294,7 @@ function textOf(dictionary: string[], code: unknown): string {
  * `hours`: only these hours of the period (a few: read at once, not in day windows).
  */
 export async function* storedFacts(
-  connection: DuckDBConnection, params: BillingParams, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection, params: Period, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const m = {
@@ -337,7 +337,7 @@ export async function* storedFacts(
  * facts, or billed with another external NIC type than theirs), fed to the facts builder.
  */
 export async function* rowFacts(
-  connection: DuckDBConnection, params: BillingParams, externalNicType: string, windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection, params: Period, externalNicType: string, windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const text = textOf;

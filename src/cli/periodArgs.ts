@@ -2,7 +2,7 @@ import { UsageError } from "../base/errors.js";
 import { monthPeriod, parseTime } from "../base/time.js";
 
 /** The period of `--month`, or of `--start` and `--end` (one or the other). */
-export function periodOf(argv: { month?: string; start?: string; end?: string }): { start: number; end: number } {
+export function argvPeriod(argv: { month?: string; start?: string; end?: string }): { start: number; end: number } {
   if (argv.month !== undefined) {
     if (argv.start !== undefined || argv.end !== undefined) throw new UsageError("give --month or --start/--end, not both");
     return monthPeriod(argv.month, "--month");

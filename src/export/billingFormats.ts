@@ -1,5 +1,7 @@
 import { UsageError } from "../base/errors.js";
+import type { BillProduce } from "../bill/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
+import type { CalculateResult } from "../billing/calculate.js";
 import type { Warning } from "../billing/dataQuality.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
 import type { StatementConfig } from "../billing/statementConfig.js";
@@ -26,10 +28,12 @@ export interface FormatFlags {
   out?: string;
 }
 
-/** What a format's writer is given: the report, its hourly lines when the format lists every hour, and where text goes. */
+/** What a format's writer is given: the report, what else its `produce` asked of the bill, and where text goes. */
 export interface FormatOutput {
   report: BillingReport;
-  /** Present when `everyHour` says the output lists every hour. */
+  /** The `billing/calculate` shape, when `produce` asks for it. */
+  calculate?: CalculateResult;
+  /** The report's hourly lines, when `produce` asks for them (the output lists every hour). */
   hourly?: HourlyStream;
   flags: FormatFlags;
   /** Writes text to the output (`--out` or stdout). */
@@ -46,11 +50,13 @@ export interface BillingFormat {
   needsPrices?: string;
   /** It writes a binary file: `--out` is required. */
   binary?: boolean;
-  /** True when the output lists every hour (it needs the report's hourly lines, read from a warehouse). */
-  everyHour?: (flags: FormatFlags) => boolean;
-  /** Renders the billed period's lines rather than a report (no money). */
-  lines?: true;
-  /** Writes the output; undefined: the caller writes it (json: the lines; pdf: numbered statements). */
+  /**
+   * What the format needs of the bill besides the report's lines (see `BillProduce`): the
+   * `billing/calculate` shape (then no money: the report holds the shape's levels alone), the
+   * hourly lines (the output lists every hour), fingerprints. Default nothing more.
+   */
+  produce?: (flags: FormatFlags) => BillProduce;
+  /** Writes the output; undefined: the caller writes it (pdf: numbered statements). */
   write?: (output: FormatOutput) => Promise<void>;
   /** The warnings of the output, besides the report's. */
   warnings?: (report: BillingReport) => Promise<Warning[]>;
@@ -74,17 +80,18 @@ const focusWarningsOf = async (report: BillingReport) => (await import("./focusR
  * and pdf load only for their format (exceljs alone takes 0.4 s).
  */
 export const BILLING_FORMATS = {
-  json: { flags: [], lines: true },
+  json: { flags: [], produce: () => ({ calculate: true }), write: async (o) => o.write(`${JSON.stringify(o.calculate)}\n`) },
   text: { flags: [], write: async (o) => o.write(toBillingText(o.report)) },
   csv: {
     flags: ["detail", "excel"],
-    everyHour: (f) => f.detail === "hourly",
+    produce: (f) => ({ hourly: f.detail === "hourly" }),
     write: async (o) => o.write(toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly!.lines() : undefined })),
   },
   xlsx: {
     flags: ["hourly", "perAccount"],
     binary: true,
-    everyHour: (f) => f.hourly === true,
+    // the About sheet shows the inputs' SHA-256 and the content's fingerprint
+    produce: (f) => ({ hourly: f.hourly === true, fingerprints: true }),
     write: async ({ report, hourly, flags, statement }) => {
       const xlsx = await import("./writeBillingXlsx.js");
       const { draftDocument } = await import("./pdf/writeStatements.js");
@@ -96,7 +103,7 @@ export const BILLING_FORMATS = {
   "focus-csv": {
     flags: ["perPeriod"],
     needsPrices: FOCUS_NEEDS_PRICES,
-    everyHour: () => true,
+    produce: () => ({ hourly: true }),
     write: async (o) => o.write((await import("./toFocusCsv.js")).toFocusCsv(o.report, o.hourly!, { perPeriod: o.flags.perPeriod })),
     warnings: focusWarningsOf,
   },
@@ -104,7 +111,7 @@ export const BILLING_FORMATS = {
     flags: ["perPeriod"],
     needsPrices: FOCUS_NEEDS_PRICES,
     binary: true,
-    everyHour: () => true,
+    produce: () => ({ hourly: true }),
     write: async (o) => (await import("./writeFocusParquet.js")).writeFocusParquet(o.report, o.hourly!, o.flags.out!, { perPeriod: o.flags.perPeriod }),
     warnings: focusWarningsOf,
   },

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/lines.js";
+import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";

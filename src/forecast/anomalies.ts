@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { resolveOptions, type BillingOptions, type Level } from "../billing/lines.js";
+import { resolveOptions, type BillingOptions } from "../billing/billingOptions.js";
+import type { Level } from "../billing/levels.js";
 import { nameOf, type Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";

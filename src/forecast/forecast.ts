@@ -1,9 +1,12 @@
 import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
-import { accountInvoice, accountInvoices, invoiceOf } from "../billing/invoice.js";
-import { resolveOptions, type AccountLine, type BillingOptions, type ResolvedBillingOptions } from "../billing/lines.js";
-import { priceChanges, type PriceList } from "../billing/prices.js";
+import { bill } from "../bill/bill.js";
+import { invoiceOf } from "../billing/invoice.js";
+import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
+import type { AccountLine } from "../billing/lines.js";
+import { priceCuts } from "../billing/cuts.js";
+import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { monthPeriod } from "../base/time.js";
 import { withStoredNames } from "./storedNames.js";
@@ -218,20 +221,20 @@ export async function forecastPlan(connection: DuckDBConnection, request: Pick<F
 
 /**
  * The month to date to bill from the forecast's own pass (`UsagePassRequest.billed`): the
- * hours from the month's start, cut where prices change as `accountInvoices` (or, for one
- * account, `accountInvoice`) cuts them for the accounts held up to `limit`; undefined without prices.
+ * hours from the month's start, cut where prices change as `bill` cuts them (`priceCuts`) for
+ * the accounts held up to `limit`; undefined without prices.
  */
 export function billedMonth(plan: ForecastPlan, prices: PriceList | undefined): UsagePassRequest["billed"] {
   if (!prices || plan.limit <= plan.start) return undefined;
   const current = [...plan.accounts].filter(([, asOf]) => asOf === plan.limit).map(([id]) => id);
-  return { start: plan.start, splitAt: priceChanges(prices, plan.start, plan.limit, current.length === 1 ? current[0] : undefined) };
+  return { start: plan.start, splitAt: priceCuts(prices, { start: plan.start, end: plan.limit, accountId: current.length === 1 ? current[0] : undefined }) };
 }
 
 /**
  * The amount due of each account's hours held, `[start, asOf)` with its own `asOf`: the
- * invoice `accountInvoice` gives. Accounts held up to `limit` (usually all: they are synced
- * together) are priced from the pass's own bill of the month (`billed`); the others from one
- * pass over the warehouse per `asOf` (`accountInvoices`; one account: `accountInvoice`).
+ * invoice `bill` gives. Accounts held up to `limit` (usually all: they are synced together)
+ * are priced from the pass's own bill of the month (`billed`); the others from one bill of
+ * the accounts held to the same `asOf` (one account: billed alone).
  */
 async function monthToDateInvoices(
   connection: DuckDBConnection, plan: ForecastPlan, billed: BilledAccounts | undefined, prices: PriceList, options: BillingOptions, resolved: ResolvedBillingOptions,
@@ -247,11 +250,12 @@ async function monthToDateInvoices(
   const byAsOf = new Map<number, number[]>();
   for (const [accountId, asOf] of plan.accounts) if (asOf > start && !out.has(accountId)) byAsOf.set(asOf, [...(byAsOf.get(asOf) ?? []), accountId]);
   for (const [asOf, ids] of byAsOf) {
-    const invoices = ids.length > 1 ? new Map((await accountInvoices(connection, { start, end: asOf }, prices, options)).map((inv) => [inv.accountId, inv])) : new Map();
-    for (const accountId of ids) {
-      const invoice = invoices.get(accountId) ?? await accountInvoice(connection, { start, end: asOf, accountId }, prices, options);
-      out.set(accountId, invoice.amountDue);
-    }
+    // one account alone is billed alone; several, from one bill of every account (an account without data owes 0)
+    const period = ids.length > 1 ? { start, end: asOf } : { start, end: asOf, accountId: ids[0] };
+    // impossible values count as 0 here, as in every figure of the warehouse read before the month ends
+    const { report } = await bill({ source: { connection }, period, prices, rules: options, produce: { levels: ["account"] }, skipBad: true });
+    const invoices = new Map(report.invoices!.map((inv) => [inv.accountId, inv]));
+    for (const accountId of ids) out.set(accountId, invoices.get(accountId)?.amountDue ?? Exact.ZERO);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { BillingOptions } from "../billing/lines.js";
+import type { BillingOptions } from "../billing/billingOptions.js";
 import { overlayNames } from "../billing/names.js";
 import { readEntityNames } from "../store/entityNames.js";
 

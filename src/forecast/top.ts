@@ -1,8 +1,10 @@
 import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { duckdbApi } from "../base/duckdb.js";
-import { billingReport } from "../billing/billingReport.js";
-import type { BillingLine, BillingOptions, BillingParams } from "../billing/lines.js";
+import { bill } from "../bill/bill.js";
+import type { BillingLine } from "../billing/lines.js";
+import type { BillingOptions } from "../billing/billingOptions.js";
+import type { Period } from "../base/period.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { nameOf, type Names } from "../billing/names.js";
@@ -14,7 +16,7 @@ export type TopLevel = "account" | "cloudspace" | "machine";
 export const TOP_LEVELS: readonly TopLevel[] = ["machine", "cloudspace", "account"];
 
 /** What to rank. */
-export interface TopRequest extends BillingParams {
+export interface TopRequest extends Period {
   /** The figure ranked by: CU, SU, TU (unit-hours), NU (TB) or cost (needs `prices`). */
   by: Metric;
   /** Default machine. */
@@ -111,9 +113,9 @@ const keyOf = (l: BillingLine) => `${l.accountId}:${l.cloudspaceId}:${l.machineI
 
 /** Each line of a level and its figures, by entity. */
 async function figuresOf(
-  connection: DuckDBConnection, params: BillingParams, level: TopLevel, prices: PriceList | undefined, options: BillingOptions,
+  connection: DuckDBConnection, params: Period, level: TopLevel, prices: PriceList | undefined, options: BillingOptions,
 ): Promise<Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>> {
-  const report = await billingReport(connection, params, options, { prices });
+  const { report } = await bill({ source: { connection }, period: params, prices, rules: options, skipBad: true }); // impossible values count as 0
   const out = new Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>();
   report.lines.forEach((line, i) => {
     if (line.level !== level) return;

@@ -1,6 +1,10 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { BillingEngine, type EngineLine } from "../billing/billingEngine.js";
-import { cutsWithin, linesOf, partsOf, type BillingLine, type Level, type PeriodPart, type ResolvedBillingOptions } from "../billing/lines.js";
+import { cutsWithin } from "../billing/cuts.js";
+import { linesOf, partsOf } from "../billing/engineLines.js";
+import type { BillingLine, PeriodPart } from "../billing/lines.js";
+import type { Level } from "../billing/levels.js";
+import type { ResolvedBillingOptions } from "../billing/billingOptions.js";
 import { warehouseFacts } from "../billing/warehouseFacts.js";
 
 /** One pass of the billing engine over a warehouse's hours `[start, end)` (one account, or all). */

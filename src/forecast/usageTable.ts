@@ -1,5 +1,5 @@
 import type { EngineLine } from "../billing/billingEngine.js";
-import type { Level } from "../billing/lines.js";
+import type { Level } from "../billing/levels.js";
 import { nameOf, type Names } from "../billing/names.js";
 import { priceAt, priceChanges, type PriceList } from "../billing/prices.js";
 import { UNIT_NAMES } from "../billing/unitNames.js";

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { calculate } from "../billing/calculate.js";
+import { bill } from "../bill/bill.js";
+import { calculateOf, type CalculateAccount, type CalculateResult, type Consumption } from "../billing/calculate.js";
 import type { CuRollup } from "../billing/unitNames.js";
 import type { Units } from "../billing/units.js";
 import { UsageError } from "../base/errors.js";
@@ -97,10 +98,23 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
 
   const comparison = compareBills(tolerance);
   const where = (accountId?: number) => `GET billing/calculate${accountId === undefined ? "" : ` (account ${accountId})`}`;
-  const environment = await calculate(connection, { start: startEpoch, end: endEpoch }, billing);
+  /**
+   * Our `billing/calculate` of the period, of one account or the environment (impossible values
+   * count 0: `check` names them); an account of the platform's our data never saw has zeros.
+   */
+  const calculate = async (accountId?: number): Promise<CalculateResult> => {
+    const period = { start: startEpoch, end: endEpoch, accountId };
+    try {
+      return (await bill({ source: { connection }, period, rules: billing, produce: { calculate: true }, skipBad: true })).calculate!;
+    } catch (error) {
+      if (error instanceof UsageError && error.code === "UNKNOWN_ID") return calculateOf([], period, billing);
+      throw error;
+    }
+  };
+  const environment = await calculate() as { consumption: Consumption };
   comparison.entity("environment", {}, "", environment.consumption, environmentFigures(await ask(), where()));
   for (const accountId of accountIds) {
-    const ours = await calculate(connection, { start: startEpoch, end: endEpoch, accountId }, billing);
+    const ours = await calculate(accountId) as { account: CalculateAccount };
     comparison.account(accountId, accountTree(ours, accountId, "our bill"), accountTree(await ask(accountId), accountId, where(accountId)));
   }
   return {

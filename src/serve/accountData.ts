@@ -1,11 +1,9 @@
+import { bill } from "../bill/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Invoice } from "../billing/invoice.js";
 import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
-import { overlayNames } from "../billing/names.js";
-import { readEntityNames } from "../store/entityNames.js";
 import type { Warehouse } from "../store/types.js";
 import { warehouseStatus } from "../sync/warehouseStatus.js";
-import { billedByDay } from "./billedByDay.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
 import { notInWarehouse } from "./notFound.js";
@@ -51,14 +49,14 @@ export interface AccountData {
  * NotFoundError for an account the warehouse does not hold, or a month it holds no hour of.
  */
 export async function accountData(store: Warehouse, settings: DashboardSettings, accountId: number, month?: string): Promise<AccountData> {
-  const { connection } = store;
   const status = await warehouseStatus(store);
   if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null)) throw notInWarehouse(`account ${accountId}`);
   const months = monthsOf(status);
   const chosen = chosenMonth(months, month, "the warehouse");
-  const names = overlayNames(await readEntityNames(connection), settings.names);
-  const params = { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId };
-  const { report, days } = await billedByDay(connection, params, { units: settings.units, names }, { prices: settings.prices, load: store.load }, ["account", "cloudspace", "machine"]);
+  const { report, days = [] } = await bill({
+    source: store, period: { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId }, prices: settings.prices,
+    rules: { units: settings.units, names: settings.names }, produce: { days: true }, skipBad: true, // impossible values count as 0, listed in the data quality
+  });
   const account = report.lines.find((l) => l.level === "account") ?? emptyAccountLine(accountId, "");
   const rows = report.lines.map((line, i): AccountRow | undefined => line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"
     ? {

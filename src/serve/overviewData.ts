@@ -1,3 +1,4 @@
+import { bill } from "../bill/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { overlayNames } from "../billing/names.js";
 import type { Quantities } from "../billing/lines.js";
@@ -5,7 +6,6 @@ import { forecast, type EntityForecast } from "../forecast/forecast.js";
 import { readEntityNames } from "../store/entityNames.js";
 import type { Warehouse } from "../store/types.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
-import { billedByDay } from "./billedByDay.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
 
@@ -41,8 +41,8 @@ export interface OverviewData {
 /**
  * The overview of one month (default: the month of the last hour held; NotFoundError for a
  * month it holds no hour of): the environment's units per day, the accounts ranked by amount
- * due so far (or by CU), the total, and the warehouse's freshness per account. One billing
- * pass (see `billedByDay`); while the month runs past the last hour held, its month-end
+ * due so far (or by CU), the total, and the warehouse's freshness per account. One bill, by
+ * day too (`bill`); while the month runs past the last hour held, its month-end
  * forecast too.
  */
 export async function overviewData(store: Warehouse, settings: DashboardSettings, month?: string, nowEpoch = Date.now() / 1000): Promise<OverviewData> {
@@ -51,9 +51,10 @@ export async function overviewData(store: Warehouse, settings: DashboardSettings
   const months = monthsOf(status, nowEpoch);
   const chosen = chosenMonth(months, month, "the warehouse");
   const names = overlayNames(await readEntityNames(connection), settings.names);
-  const { report, days } = await billedByDay(
-    connection, { start: chosen.start, end: chosen.end }, { units: settings.units, names }, { prices: settings.prices, load: store.load }, ["environment", "account"],
-  );
+  const { report, days = [] } = await bill({
+    source: store, period: { start: chosen.start, end: chosen.end }, prices: settings.prices, rules: { units: settings.units, names: settings.names },
+    produce: { levels: ["environment", "account"], days: true }, skipBad: true, // impossible values count as 0: the report's data quality lists them
+  });
   const invoices = new Map(report.invoices?.map((inv) => [inv.accountId, inv]));
   const accounts = report.lines.filter((l) => l.level === "account").map((l): OverviewAccount => {
     const invoice = invoices.get(l.accountId!);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { duckdbApi } from "../../src/base/duckdb.js";
 import { UsageError } from "../../src/base/errors.js";
-import { checkParams, inPeriod, paramTypes, paramValues, periodSql, type Period } from "../../src/base/period.js";
+import { checkPeriod, inPeriod, paramTypes, paramValues, periodSql, type Period } from "../../src/base/period.js";
 
 // One definition of which hours a period holds: [start, end), of its account if it names one.
 // Files are selected by inPeriod, warehouse rows by periodSql: both must pick the same hours.
@@ -42,9 +42,9 @@ describe("a period", () => {
   });
 
   it("is refused when empty or not in whole epoch seconds", () => {
-    expect(() => checkParams({ start: 12 * H, end: 12 * H })).toThrow(UsageError);
-    expect(() => checkParams({ start: 1.5, end: 12 * H })).toThrow(UsageError);
-    expect(() => checkParams({ start: 0, end: H, accountId: 1.5 })).toThrow(/bad account id/);
-    expect(() => checkParams({ start: 0, end: H })).not.toThrow();
+    expect(() => checkPeriod({ start: 12 * H, end: 12 * H })).toThrow(UsageError);
+    expect(() => checkPeriod({ start: 1.5, end: 12 * H })).toThrow(UsageError);
+    expect(() => checkPeriod({ start: 0, end: H, accountId: 1.5 })).toThrow(/bad account id/);
+    expect(() => checkPeriod({ start: 0, end: H })).not.toThrow();
   });
 });

@@ -40,7 +40,9 @@ describe("an id the data has never seen is an error, never a zero", () => {
         expect(error!.message).toBe("unknown account 9 (not in the data); known: 1, 2, 3");
       }
       const later = { start: END + 3600, end: END + 7200, accountId: 2 };
-      expect((await store.invoice(later, prices)).amountDue.toFixed(2)).toBe("0.00");
+      const none = await store.invoice(later, prices);
+      expect(none.amountDue.toFixed(2)).toBe("0.00");
+      expect(JSON.parse(JSON.stringify(none)).lines.map((l: { unit: string; amount: string }) => `${l.unit} ${l.amount}`)).toEqual(["CU 0.00"]);
     } finally {
       store.close();
     }

@@ -113,7 +113,7 @@ try {
     `(MB per CPU second at ${threadCounts.at(-1)} threads: ×${fmt(perCpu(threadCounts.at(-1)) / perCpu(1))} of one thread's; wall-clock gains here are capped by ${cores} shared cores)`);
 
   // 4. billing files as they stream on n worker threads (in-process: the pipeline's own scaling)
-  const { billInputs } = await import(join(root, "dist/index.js"));
+  const { bill } = await import(join(root, "dist/index.js"));
   const billPeriod = { start: START, end: START + WEEK_HOURS * 3600 };
   const billOn = {};
   const workerCounts = [0, ...threadCounts];
@@ -121,13 +121,13 @@ try {
     for (const w of workerCounts) {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      await billInputs([weekDir], billPeriod, { workers: w, fingerprint: false });
+      await bill({ source: [weekDir], period: billPeriod, reading: { workers: w } });
       const used = process.cpuUsage(cpu);
       (billOn[w] ??= []).push({ seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 });
     }
   }
   const billWall = (w) => median(billOn[w].map((d) => d.seconds));
-  console.log(`billing     in-process billInputs of the week on n worker threads (0: the main thread): ` + workerCounts.map((w) =>
+  console.log(`billing     in-process bill of the week's files on n worker threads (0: the main thread): ` + workerCounts.map((w) =>
     `${w}: ${fmt(billWall(w), 2)} s, ${fmt(mb(size.bytes) / billWall(w), 0)} MB/s (${fmt(median(billOn[w].map((d) => d.cpuSeconds)), 2)} CPU s)`).join("; "));
 
   // 5. time and peak RSS over the period, billing from files

@@ -2,19 +2,18 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billInputs } from "../../src/billing/billInputs.js";
-import { billWarehouse } from "../../src/billing/billWarehouse.js";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
-import { BadInputError, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, writeDataset, type BillingOptions, type BillingParams, type Warehouse, UsageError } from "../../src/internal.js";
+import {
+  BadInputError, bill, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, parsePrices, writeDataset, UsageError,
+  type Bill, type BillingLine, type BillingOptions, type BillRequest, type Period, type PriceList, type Warehouse,
+} from "../../src/internal.js";
 import { factsReadable } from "../../src/billing/warehouseFacts.js";
-import { addGroupedAccount, addGroupedFacts } from "../../src/billing/groupedFacts.js";
-import { BillingEngine } from "../../src/billing/billingEngine.js";
-import { cutsWithin, levelsFor, linesOf, resolveOptions } from "../../src/billing/lines.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { accountHour, agedWarehouse, disk, gateway, HOUR, nic, OCT_1, vm } from "../helpers/warehouse.js";
 
-// Billing files as they stream (billInputs) must give what billing a warehouse loaded from
-// the same files gives (billWarehouse), to the bit: lines, data quality and fingerprint.
+// Every road of `bill` gives the same bill, to the bit: files as they stream (in this thread or
+// on two), the warehouse loaded from them (its grouped facts, its stored facts), its rows without
+// facts, a file of the older schema as found and once upgraded: lines, parts and data quality.
 
 const HOURS = 30;
 const SHAPE = { accounts: 2, spaces: 2, machines: 5, hours: HOURS, start: OCT_1, seed: 3 };
@@ -101,16 +100,17 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const RULES: [string, BillingOptions][] = [
+/** Prices that change at 07:00 and 12:00: each part is billed apart too. */
+const CUT_PRICES = parsePrices({ currency: "EUR", prices: { CU: [0.01, { from: "2026-10-01T07:00Z", price: 0.02 }, { from: "2026-10-01T12:00Z", price: 0.03 }] } });
+const RULES: [string, BillingOptions, PriceList?][] = [
   ["aggregate", {}],
   ["--cu-rollup sum", { cuRollup: "sum" }],
   ["--all-units --per month", { allUnits: true, per: "month" }],
-  // prices that change at 07:00 and 12:00: each part is billed apart too
-  ["cut where prices change", { splitAt: [OCT_1 + 12 * HOUR, OCT_1 + 7 * HOUR] }],
+  ["cut where prices change", {}, CUT_PRICES],
   ["billable statuses and constants that are not powers of two", { units: { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"], gbPerCu: 3, iopsPerTu: 300, bytesPerNu: 1e12 } }],
 ];
 /** The whole data, and one account from an unaligned start to mid-period. */
-const PERIODS: [string, BillingParams][] = [
+const PERIODS: [string, Period][] = [
   ["environment", { start: OCT_1, end: OCT_1 + HOURS * HOUR }],
   ["account 7 from 00:30", { start: OCT_1 + 1800, end: OCT_1 + 20 * HOUR, accountId: 7 }],
   ["account 1 from 05:30", { start: OCT_1 + 5 * HOUR + 1800, end: OCT_1 + 20 * HOUR, accountId: 1 }],
@@ -183,58 +183,62 @@ describe("billing files as they stream equals billing their warehouse, to the bi
       for (const [, w] of others) w.close();
     });
 
-    it.each(RULES)("%s", async (rule, options) => {
+    it.each(RULES)("%s", async (rule, rules, prices) => {
       let compared = 0;
+      const files = [datasets.get(name)!];
       for (const [period, params] of PERIODS) {
-        const fromDb = await billWarehouse(warehouse.connection, params, options).catch((error: unknown) => error as UsageError);
+        const ask = (source: BillRequest["source"], more: Partial<BillRequest> = {}): Promise<Bill> =>
+          bill({ source, period: params, rules, prices, skipBad: true, reading: { workers: 0 }, ...more });
+        const fromDb = await ask({ connection: warehouse.connection }).catch((error: unknown) => error as UsageError);
         if (fromDb instanceof UsageError) {
           // an account of none of the data set's files: both roads refuse it alike (UNKNOWN_ID), neither bills 0
           expect(fromDb.code).toBe("UNKNOWN_ID");
-          await expect(billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true })).rejects.toMatchObject({ code: "UNKNOWN_ID" });
+          await expect(ask(files)).rejects.toMatchObject({ code: "UNKNOWN_ID" });
           continue;
         }
-        const inline = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true });
-        expect(inline.lines).toEqual(fromDb.lines);
-        expect(inline.parts).toEqual(fromDb.parts);
+        const { report: db } = fromDb;
+        const inline = await ask(files);
+        expect(inline.road).toEqual({ source: "files" });
+        expect(inline.report.lines).toEqual(db.lines);
+        expect(inline.report.parts).toEqual(db.parts);
         for (const [road, other] of others.filter((_, k) => roadHere(name, rule, k))) {
-          const billed = await billWarehouse(other.connection, params, options);
-          expect(billed.lines, road).toEqual(fromDb.lines);
-          expect(billed.parts, road).toEqual(fromDb.parts);
-          expect(billed.quality, road).toEqual(fromDb.quality);
+          const billed = await ask({ connection: other.connection });
+          if (road !== "upgraded file") expect(billed.road.warehouse, road).toBe("rows");
+          expect(billed.report.lines, road).toEqual(db.lines);
+          expect(billed.report.parts, road).toEqual(db.parts);
+          expect(billed.report.quality, road).toEqual(db.quality);
         }
-        expect(inline.parts?.length).toBe(options.splitAt ? 3 : undefined);
+        expect(inline.report.parts?.length).toBe(prices ? 3 : undefined);
         // the period's lines are the parts' exact sums: the same as billed whole, to the bit
-        if (options.splitAt) expect(fromDb.lines).toEqual((await billWarehouse(warehouse.connection, params, {})).lines);
+        if (prices) expect(db.lines).toEqual((await ask({ connection: warehouse.connection }, { prices: undefined })).report.lines);
         if (period === "environment") {
-          // the environment alone (what --format json shows): the same line, without the other levels' work
-          const alone = await billInputs([datasets.get(name)!], params, { ...options, workers: 0, skipBad: true, levels: ["environment"] });
-          expect(alone.lines).toEqual(fromDb.lines.filter((l) => l.level === "environment"));
-          expect((await billWarehouse(warehouse.connection, params, options, undefined, ["environment"])).lines).toEqual(alone.lines);
+          // the environment alone (what --format json shows): the same line, without the other levels' work ...
+          const alone = await ask(files, { produce: { levels: ["environment"] } });
+          // (but its allocated CU: with the accounts billed, it is the Σ of theirs; alone, its own CU)
+          const ownFigures = ({ cuAllocated: _a, cuAllocatedHours: _h, ...figures }: BillingLine) => figures;
+          expect(alone.report.lines.map(ownFigures)).toEqual(db.lines.filter((l) => l.level === "environment").map(ownFigures));
           // ... read grouped from the stored facts (docs/warehouse.md), not row by row: every data set here answers exactly
-          const resolved = resolveOptions(options);
-          const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, true, cutsWithin(options.splitAt, params));
-          expect(await addGroupedFacts(warehouse.connection, params, resolved.units, cutsWithin(options.splitAt, params), engine)).toBe(true);
-          expect(linesOf(engine.finish(), resolved, ["environment"])).toEqual(alone.lines);
-          if (name === "exact sums, changing configurations" && options.units === undefined && !options.splitAt) expect(alone.lines[0]!.unitHours.TU).toBe(119.385);
+          const grouped = await ask({ connection: warehouse.connection }, { produce: { levels: ["environment"] } });
+          expect(grouped.road).toEqual({ source: "warehouse", warehouse: "grouped environment" });
+          expect(grouped.report.lines).toEqual(alone.report.lines);
+          if (name === "exact sums, changing configurations" && rules.units === undefined && !prices) expect(alone.report.lines[0]!.unitHours.TU).toBe(119.385);
         }
         if (params.accountId !== undefined) {
           // one account's levels are read from the classes of its identical account-hours, weighted (where NU is bytes scaled by a power of two)
-          const resolved = resolveOptions(options);
-          const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, false, cutsWithin(options.splitAt, params));
-          const grouped = await addGroupedAccount(warehouse.connection, params, resolved.units, cutsWithin(options.splitAt, params), engine);
-          expect(grouped).toBe(resolved.units.bytesPerNu === 2 ** 40);
-          if (grouped) expect(linesOf(engine.finish(), resolved, levelsFor(params))).toEqual(inline.lines);
+          expect(fromDb.road.warehouse).toBe((rules.units?.bytesPerNu ?? 2 ** 40) === 2 ** 40 ? "grouped account" : "stored facts");
+        } else {
+          expect(fromDb.road.warehouse).toBe("stored facts");
         }
-        if (period === "environment" && options.units === undefined && threadedHere(name, rule)) {
+        if (period === "environment" && rules.units === undefined && threadedHere(name, rule)) {
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
-          const threaded = await billInputs([datasets.get(name)!], params, { ...options, workers: 2, skipBad: true });
-          expect(threaded.lines).toEqual(fromDb.lines);
-          expect(threaded.parts).toEqual(fromDb.parts);
-          expect(threaded.quality).toEqual(inline.quality);
+          const threaded = await ask(files, { reading: { workers: 2 } });
+          expect(threaded.report.lines).toEqual(db.lines);
+          expect(threaded.report.parts).toEqual(db.parts);
+          expect(threaded.report.quality).toEqual(inline.report.quality);
         }
-        const { skipped: _s, duplicates: _d, ...quality } = fromDb.quality;
-        expect(inline.quality).toMatchObject(quality);
-        compared += fromDb.lines.length;
+        const { skipped: _s, duplicates: _d, ...quality } = db.quality;
+        expect(inline.report.quality).toMatchObject(quality);
+        compared += db.lines.length;
       }
       // the data is there: the periods have lines, the account periods a machine each at least
       expect(compared).toBeGreaterThan(PERIODS.length * 3);
@@ -242,8 +246,8 @@ describe("billing files as they stream equals billing their warehouse, to the bi
   });
 
   it("the odd records are what they claim: impossible values counted, an unbilled type, empty records, missing hours", async () => {
-    const params = { start: OCT_1, end: OCT_1 + 4 * HOUR };
-    const billed = await billInputs([datasets.get("odd records")!], params, { skipBad: true });
+    const period = { start: OCT_1, end: OCT_1 + 4 * HOUR };
+    const { report: billed } = await bill({ source: [datasets.get("odd records")!], period, skipBad: true, produce: { fingerprints: true } });
     expect(billed.quality.impossibleValues.map((v) => `${v.machineId} ${v.field} ${v.value}`)).toEqual(["5 rx Infinity", "5 rx Infinity", "5 mem NaN", "5 rx Infinity", "5 rx Infinity"]);
     expect(billed.quality.unbilledMachineTypes).toEqual([{ type: "", machineHours: 4 }, { type: "lxc", machineHours: 4 }]);
     expect(billed.quality.emptyRecords).toEqual({ machineHours: 4, cloudSpaceHours: 0 });
@@ -251,7 +255,7 @@ describe("billing files as they stream equals billing their warehouse, to the bi
     // the fingerprint is the warehouse's: the same 7 files
     const warehouse = await openWarehouse([datasets.get("odd records")!]);
     try {
-      expect(billed.data).toEqual((await billWarehouse(warehouse.connection, params)).data);
+      expect(billed.data).toEqual((await bill({ source: warehouse, period, skipBad: true, produce: { fingerprints: true } })).report.data);
       expect(billed.data?.files).toBe(7);
     } finally {
       warehouse.close();
@@ -263,14 +267,14 @@ describe("billing files as they stream equals billing their warehouse, to the bi
     await writeDataset({ ...SHAPE, hours: 3, out: dir });
     const badDir = join(dir, hourPath(2, OCT_1 + 2 * HOUR));
     await writeFile(join(badDir, "account_capnp.bin"), new Uint8Array([1, 2, 3]));
-    const account1 = await billInputs([dir], { start: OCT_1, end: OCT_1 + 3 * HOUR, accountId: 1 });
-    expect(account1.load?.filesLoaded).toBe(3);
-    const earlier = await billInputs([dir], { start: OCT_1, end: OCT_1 + 2 * HOUR });
-    expect(earlier.load?.filesLoaded).toBe(4);
-    const all = billInputs([dir], { start: OCT_1, end: OCT_1 + 3 * HOUR });
+    const account1 = await bill({ source: [dir], period: { start: OCT_1, end: OCT_1 + 3 * HOUR, accountId: 1 } });
+    expect(account1.report.load?.filesLoaded).toBe(3);
+    const earlier = await bill({ source: [dir], period: { start: OCT_1, end: OCT_1 + 2 * HOUR } });
+    expect(earlier.report.load?.filesLoaded).toBe(4);
+    const all = bill({ source: [dir], period: { start: OCT_1, end: OCT_1 + 3 * HOUR } });
     await expect(all).rejects.toBeInstanceOf(BadInputError);
     await expect(all).rejects.toThrow(/2\/2026\/10\/1\/2\/account_capnp\.bin/);
-    const skipped = await billInputs([dir], { start: OCT_1, end: OCT_1 + 3 * HOUR }, { skipBad: true });
+    const { report: skipped } = await bill({ source: [dir], period: { start: OCT_1, end: OCT_1 + 3 * HOUR }, skipBad: true });
     expect(skipped.quality.skipped.map((s) => s.code)).toEqual(["CAPNP_TRUNCATED"]);
     expect(skipped.quality.missingHours).toEqual([{ accountId: 2, hours: 1, runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 2 * HOUR, hours: 1 }] }]);
   });

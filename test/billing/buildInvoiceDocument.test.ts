@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
-  accountInvoice, buildInvoiceDocument, creditNoteOf, DEFAULT_UNITS, invoiceOf, monthPeriod, parsePrices, parseStatementConfig, type AccountLine, type Quantities,
+  bill, buildInvoiceDocument, creditNoteOf, DEFAULT_UNITS, invoiceOf, monthPeriod, parsePrices, parseStatementConfig, type AccountLine, type Quantities,
 } from "../../src/internal.js";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
 
@@ -101,7 +101,8 @@ describe("an invoice document: tax per category, gross = net + tax", () => {
     const prices = parsePrices({
       currency: "EUR", prices: { CU: ["0.10", { from: "2026-10-01T02:00Z", price: "0.20" }, { from: "2026-10-01T04:00Z", price: "0.35" }] },
     }, "prices.yaml");
-    const invoice = await accountInvoice(connection, { start: OCT_1, end: OCT_1 + 6 * HOUR, accountId: 7 }, prices);
+    const { report } = await bill({ source: { connection }, period: { start: OCT_1, end: OCT_1 + 6 * HOUR, accountId: 7 }, prices, produce: { levels: ["account"] } });
+    const invoice = report.invoices![0]!;
     const doc = buildInvoiceDocument({ invoice, config: configWith({ category: "S", ratePercent: 19 }), issueDate: "2026-11-02", number: "INV-2026-00003" });
     expect(doc.lines.map((l) => [l.start - OCT_1, l.end - OCT_1, l.quantity, l.unitPrice, l.net])).toEqual([
       [0, 2 * HOUR, "3", "0.1", "0.30"], [2 * HOUR, 4 * HOUR, "3", "0.2", "0.60"], [4 * HOUR, 6 * HOUR, "3", "0.35", "1.05"],

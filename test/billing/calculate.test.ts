@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { calculate, parseUnits } from "../../src/internal.js";
+import { parseUnits, type BillingOptions } from "../../src/internal.js";
 import type { VMachine } from "../../src/capnp/records.js";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
+import { calculateFrom } from "../helpers/billFrom.js";
 
 const TB = 1024 ** 4;
 
 /** Bills one hour of one cloud space holding `machines` and returns the account's figures. */
-async function oneHour(machines: VMachine[], options: Parameters<typeof calculate>[2] = {}, state = "DEPLOYED") {
+async function oneHour(machines: VMachine[], options: BillingOptions = {}, state = "DEPLOYED") {
   const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: machines }, { 11: state })]);
-  const result = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 }, { allUnits: true, ...options });
+  const result = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 }, { allUnits: true, ...options });
   if (!("account" in result)) throw new Error("expected an account");
   return result.account;
 }
@@ -45,7 +46,7 @@ describe("machine units (docs/formulas.md, published examples)", () => {
 
   it("machines carry CU, SU, TU only; NU appears at cloud space level and above", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
-    const result = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 });
+    const result = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 });
     if (!("account" in result)) throw new Error("expected an account");
     expect(Object.keys(result.account.cloudspaces["11"]!.machines["1"]!.consumption)).toEqual(["CU", "SU", "TU"]);
     expect(Object.keys(result.account.cloudspaces["11"]!.consumption)).toEqual(["CU", "SU", "TU", "NU"]);
@@ -75,8 +76,8 @@ describe("rollups", () => {
       accountHour(7, OCT_1 + HOUR, { 11: [vm(2, { mem: 1024, vcpus: 8 })] }),
     ]);
     const params = { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 7 };
-    const aggregate = await calculate(connection, params);
-    const sum = await calculate(connection, params, { cuRollup: "sum" });
+    const aggregate = await calculateFrom(connection, params);
+    const sum = await calculateFrom(connection, params, { cuRollup: "sum" });
     if (!("account" in aggregate) || !("account" in sum)) throw new Error("expected an account");
     expect(aggregate.account.consumption.CU).toBe(8.5);
     expect(sum.account.consumption.CU).toBe(12);
@@ -89,9 +90,9 @@ describe("rollups", () => {
       accountHour(7, OCT_1, { 11: [vm(1, { mem: 16384, vcpus: 1 })] }),
       accountHour(8, OCT_1, { 12: [vm(2, { mem: 1024, vcpus: 8 })] }),
     ]);
-    const environment = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR });
+    const environment = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR });
     expect(environment).toEqual({ consumption: { CU: 4.5, SU: 0, TU: 0, NU: 0 } });
-    expect(await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR }, { cuRollup: "sum" })).toEqual({ consumption: { CU: 8, SU: 0, TU: 0, NU: 0 } });
+    expect(await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR }, { cuRollup: "sum" })).toEqual({ consumption: { CU: 8, SU: 0, TU: 0, NU: 0 } });
   });
 
   it("gateways are never billed as machines, but their external traffic is NU of the cloud space", async () => {
@@ -122,16 +123,16 @@ describe("periods", () => {
 
   it("periods are half-open: start is in, end is out", async () => {
     const connection = await memoryWarehouse(hours);
-    const r = await calculate(connection, { start: OCT_1 + HOUR, end: OCT_1 + 3 * HOUR });
+    const r = await calculateFrom(connection, { start: OCT_1 + HOUR, end: OCT_1 + 3 * HOUR });
     expect(r).toEqual({ consumption: { CU: 1, SU: 2, TU: 0, NU: 0 } });
   });
 
   it("a split of the period adds up exactly to the whole", async () => {
     const connection = await memoryWarehouse(hours);
     const split = OCT_1 + 17 * HOUR;
-    const whole = await calculate(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR });
-    const first = await calculate(connection, { start: OCT_1, end: split });
-    const second = await calculate(connection, { start: split, end: OCT_1 + 48 * HOUR });
+    const whole = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR });
+    const first = await calculateFrom(connection, { start: OCT_1, end: split });
+    const second = await calculateFrom(connection, { start: split, end: OCT_1 + 48 * HOUR });
     if (!("consumption" in whole) || !("consumption" in first) || !("consumption" in second)) throw new Error("expected the environment");
     expect(whole.consumption).toEqual({ CU: 24, SU: 48, TU: 0, NU: 0 });
     for (const u of ["CU", "SU"] as const) expect(first.consumption[u]! + second.consumption[u]!).toBe(whole.consumption[u]);
@@ -139,19 +140,19 @@ describe("periods", () => {
 
   it("per month divides unit-hours by 720", async () => {
     const connection = await memoryWarehouse(hours);
-    const r = await calculate(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR }, { per: "month" });
+    const r = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR }, { per: "month" });
     expect(r).toEqual({ consumption: { CU: 24 / 720, SU: 48 / 720, TU: 0, NU: 0 } });
   });
 
   it("an account without samples in the period has zero consumption and no cloud spaces", async () => {
     const connection = await memoryWarehouse(hours);
-    const r = await calculate(connection, { start: OCT_1 - 10 * HOUR, end: OCT_1, accountId: 7 });
+    const r = await calculateFrom(connection, { start: OCT_1 - 10 * HOUR, end: OCT_1, accountId: 7 });
     expect(r).toEqual({ account: { id: 7, name: "", consumption: { CU: 0, SU: 0, TU: 0, NU: 0 }, cloudspaces: {} } });
   });
 
   it("ids are numbers and keys their decimal strings; the shape is exactly docs/warehouse.md", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 12)] })] })]);
-    const r = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 });
+    const r = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 });
     expect(JSON.stringify(r)).toBe(JSON.stringify({
       account: {
         id: 7, name: "", consumption: { CU: 1.25, SU: 12 / 1024, TU: 0, NU: 0 },

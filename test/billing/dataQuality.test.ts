@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { dataQuality, qualityWarnings } from "../../src/internal.js";
+import { qualityWarnings } from "../../src/internal.js";
+import { qualityFrom } from "../helpers/billFrom.js";
 
 describe("data quality of a period", () => {
   it("lists the missing hours of each account as runs", async () => {
     // Account 7 has hours 0, 1, 4 of [0, 6): missing 2..3 and 5.
     const connection = await memoryWarehouse([0, 1, 4].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1)] })));
     const params = { start: OCT_1, end: OCT_1 + 6 * HOUR };
-    const quality = await dataQuality(connection, params);
+    const quality = await qualityFrom(connection, params);
     expect(quality.missingHours).toEqual([{
       accountId: 7, hours: 3,
       runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 3 * HOUR, hours: 2 }, { startHour: OCT_1 + 5 * HOUR, endHour: OCT_1 + 5 * HOUR, hours: 1 }],
@@ -21,14 +22,14 @@ describe("data quality of a period", () => {
   it("an empty period is a warning", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
     const params = { start: OCT_1 + HOUR, end: OCT_1 + 2 * HOUR, accountId: 7 };
-    const quality = await dataQuality(connection, params);
+    const quality = await qualityFrom(connection, params);
     expect(quality.emptyPeriod).toBe(true);
     expect(qualityWarnings(quality, params).map((w) => w.code)).toEqual(["EMPTY_PERIOD"]);
   });
 
   it("machines that are not VMs are reported as not billed", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1), vm(2, { type: "container" })] })]);
-    const quality = await dataQuality(connection, { start: OCT_1, end: OCT_1 + HOUR });
+    const quality = await qualityFrom(connection, { start: OCT_1, end: OCT_1 + HOUR });
     expect(quality.unbilledMachineTypes).toEqual([{ type: "container", machineHours: 1 }]);
   });
 
@@ -41,19 +42,19 @@ describe("data quality of a period", () => {
       accountHour(8, OCT_1, { 12: [vm(0)] }),
     ]);
     const params = { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 7 };
-    const quality = await dataQuality(connection, params);
+    const quality = await qualityFrom(connection, params);
     expect(quality.emptyRecords).toEqual({ machineHours: 3, cloudSpaceHours: 2 });
     const warnings = qualityWarnings(quality, params).filter((w) => w.code === "EMPTY_RECORDS");
     expect(warnings.map((w) => w.message)).toEqual(["3 machine-hours and 2 cloud-space-hours are empty records (no id, no type or state): a damaged file?"]);
     // A VM numbered 0 with a type is not empty, nor is the gateway (id 0, routeros).
-    expect((await dataQuality(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 8 })).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
+    expect((await qualityFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 8 })).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
   });
 
   it("skipped files and duplicates of the load report travel with the period", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
     const load = { inputs: ["a.zip"], filesLoaded: 1, accountHours: 1, duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"], skipped: [{ file: "c.bin", code: "CAPNP_TRUNCATED", reason: "too short" }], ignoredPaths: 0 };
     const params = { start: OCT_1, end: OCT_1 + HOUR };
-    const warnings = qualityWarnings(await dataQuality(connection, params, load), params);
+    const warnings = qualityWarnings(await qualityFrom(connection, params, load), params);
     expect(warnings.map((w) => w.message)).toEqual(["skipped bad file c.bin: CAPNP_TRUNCATED: too short", "1 byte-identical duplicate file dropped"]);
   });
 });

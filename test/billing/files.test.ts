@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { calculate, DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parsePrices, parseUnits, pricesFor, UsageError } from "../../src/internal.js";
+import { DEFAULT_UNITS, loadNames, loadPrices, loadUnits, parsePrices, parseUnits, pricesFor, UsageError } from "../../src/internal.js";
+import { calculateFrom } from "../helpers/billFrom.js";
 
 const fixtures = new URL("../fixtures/billing/", import.meta.url).pathname;
 
@@ -14,7 +15,7 @@ describe("units file", () => {
     expect(units).toMatchObject({ gbPerCu: 8, iopsPerTu: 500, vcpusPerCu: 2, billableStatuses: ["RUNNING", "PAUSED"] });
     // 16 GB / 1 vCPU: 16 / 8 = 2 CU with this file (4 CU with the defaults).
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1, { mem: 16384, vcpus: 1 })] })]);
-    expect(await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR }, { units })).toEqual({ consumption: { CU: 2, SU: 0, TU: 0, NU: 0 } });
+    expect(await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR }, { units })).toEqual({ consumption: { CU: 2, SU: 0, TU: 0, NU: 0 } });
   });
 
   it("an unknown key is a usage error naming it", async () => {
@@ -28,7 +29,7 @@ describe("names file", () => {
   it.each(["names.csv", "names.json"])("names entities from %s, and unknown ones are \"\"", async (file) => {
     const names = await loadNames(`${fixtures}${file}`);
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)], 12: [vm(2)] })]);
-    const r = await calculate(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 }, { names });
+    const r = await calculateFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 }, { names });
     if (!("account" in r)) throw new Error("expected an account");
     expect(r.account.name).toBe("Acme Corp");
     expect(r.account.cloudspaces["11"]!.name).toBe("Production, EU");

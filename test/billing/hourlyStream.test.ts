@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, parsePrices, toFocusCsv, warehouseHourly, type BillingLine, type HourlyStream } from "../../src/index.js";
+import { parsePrices, toFocusCsv, warehouseHourly, type BillingLine, type HourlyStream } from "../../src/internal.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 // Exporters take a report and its hourly lines, never a connection: the hourly lines may come
 // from anywhere the engine ran, and a stream of another period is refused.
@@ -17,7 +18,7 @@ async function text(chunks: AsyncIterable<string>): Promise<string> {
 describe("an hourly stream", () => {
   it("feeds FOCUS the same rows from lines kept in memory, after the warehouse is closed, as read from it", async () => {
     const connection = await memoryWarehouse(hours);
-    const report = await billingReport(connection, params, {}, { prices });
+    const report = await reportFrom(connection, params, {}, { prices });
     const live = warehouseHourly(connection, report);
     const fromWarehouse = await text(toFocusCsv(report, live));
     const kept: BillingLine[][] = [];
@@ -37,8 +38,8 @@ describe("an hourly stream", () => {
   it("of another period is refused, not written under this report's period", async () => {
     const connection = await memoryWarehouse(hours);
     try {
-      const report = await billingReport(connection, params, {}, { prices });
-      const other = await billingReport(connection, { ...params, end: OCT_1 + 2 * HOUR }, {}, { prices });
+      const report = await reportFrom(connection, params, {}, { prices });
+      const other = await reportFrom(connection, { ...params, end: OCT_1 + 2 * HOUR }, {}, { prices });
       await expect(text(toFocusCsv(report, warehouseHourly(connection, other)))).rejects.toMatchObject({ code: "USAGE" });
     } finally {
       connection.closeSync();

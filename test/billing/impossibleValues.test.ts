@@ -10,7 +10,7 @@ import { ingestCommand } from "../../src/cli/commands/ingest.js";
 import { statsCommand } from "../../src/cli/commands/stats.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { billInputs, ImpossibleValuesError, open } from "../../src/index.js";
+import { bill, ImpossibleValuesError, open } from "../../src/index.js";
 import { inProcessCli } from "../helpers/inProcessCli.js";
 
 /**
@@ -313,7 +313,7 @@ describe("impossible values in every output", () => {
     expectClose(consumption(clean.stdout), { CU: 4, SU: 0.75, TU: 3, NU: 1.75 });
   });
 
-  it("the library's calculate and billInputs both throw ImpossibleValuesError naming them, and count them as 0 with skipBad", async () => {
+  it("the library's calculate and a bill of the files both throw ImpossibleValuesError naming them, and count them as 0 with skipBad", async () => {
     const period = { start: T0, end: T1 + 3600, accountId: 2 };
     const expectRefused = (error: unknown) => {
       expect(error).toBeInstanceOf(ImpossibleValuesError);
@@ -328,7 +328,7 @@ describe("impossible values in every output", () => {
     } finally {
       store.close();
     }
-    expectRefused(await billInputs([dir], period).catch((e: unknown) => e));
+    expectRefused(await bill({ source: [dir], period }).catch((e: unknown) => e));
     const skipping = await open([dir], { skipBad: true });
     try {
       const { account } = await skipping.calculate(period, { allUnits: true });
@@ -336,7 +336,7 @@ describe("impossible values in every output", () => {
     } finally {
       skipping.close();
     }
-    const streamed = await billInputs([dir], period, { skipBad: true, allUnits: true });
+    const { report: streamed } = await bill({ source: [dir], period, skipBad: true, rules: { allUnits: true } });
     const line = streamed.lines.find((l) => l.level === "account")!;
     expectClose(Object.fromEntries(Object.keys(skipped).map((u) => [u, line.quantities[u as keyof typeof line.quantities]])) as Record<string, number>, skipped);
     expect(streamed.quality.impossibleValues).toHaveLength(4);

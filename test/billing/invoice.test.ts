@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_UNITS, Exact, invoiceOf, monthPeriod, parsePrices, UsageError, type AccountLine, type Quantities } from "../../src/index.js";
+import { DEFAULT_UNITS, Exact, invoiceOf, monthPeriod, parsePrices, UsageError, type AccountLine, type Quantities } from "../../src/internal.js";
 
 const OCTOBER = monthPeriod("2026-10");
 

@@ -1,14 +1,15 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { generateHours } from "../../src/generate/generateHours.js";
 import { memoryWarehouse, OCT_1, HOUR } from "../helpers/warehouse.js";
-import { billingReport, hourlyLineCount, hourlyLines, parsePrices, periodLines, UNIT_NAMES, type BillingLine } from "../../src/internal.js";
+import { hourlyLineCount, hourlyLines, parsePrices, UNIT_NAMES, type BillingLine } from "../../src/internal.js";
+import { reportFrom, linesFrom } from "../helpers/billFrom.js";
 
 const key = (l: BillingLine) => `${l.level}/${l.accountId}/${l.cloudspaceId}/${l.machineId}`;
 
 describe("line items", () => {
   it("lines narrow by level: the ids above a level are numbers, those below null; quantities are numbers, a machine's NU null", async () => {
     const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 4, start: OCT_1, seed: 5 })]);
-    const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 4 * HOUR }, {}, { prices: parsePrices({ currency: "EUR", prices: { NU: 1 } }) });
+    const report = await reportFrom(connection, { start: OCT_1, end: OCT_1 + 4 * HOUR }, {}, { prices: parsePrices({ currency: "EUR", prices: { NU: 1 } }) });
     const seen = new Set<string>();
     for (const line of report.lines) {
       seen.add(line.level);
@@ -47,7 +48,7 @@ describe("line items", () => {
   it.each(["aggregate", "sum"] as const)("hourly lines add up to the period lines, entity by entity, under %s", async (cuRollup) => {
     const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 72, start: OCT_1, seed: 3 })]);
     const params = { start: OCT_1 + 5 * HOUR, end: OCT_1 + 65 * HOUR };
-    const period = await periodLines(connection, params, { cuRollup });
+    const period = await linesFrom(connection, params, { cuRollup });
     const sums = new Map<string, { hours: number; units: Record<string, number> }>();
     let lastHour = -Infinity;
     for await (const batch of hourlyLines(connection, params, { cuRollup })) {
@@ -74,10 +75,10 @@ describe("line items", () => {
   it("under sum, every level's CU is the sum of its machines' CU; under aggregate, never more", async () => {
     const connection = await memoryWarehouse([...generateHours({ accounts: 2, spaces: 3, machines: 5, hours: 6, start: OCT_1, seed: 9 })]);
     const params = { start: OCT_1, end: OCT_1 + 6 * HOUR };
-    for (const line of await periodLines(connection, params, { cuRollup: "sum" })) {
+    for (const line of await linesFrom(connection, params, { cuRollup: "sum" })) {
       if (line.level !== "machine") expect(line.quantities.CU).toBeCloseTo(line.cuSumOfMachines, 9);
     }
-    for (const line of await periodLines(connection, params)) {
+    for (const line of await linesFrom(connection, params)) {
       if (line.level !== "machine") expect(line.quantities.CU!).toBeLessThanOrEqual(line.cuSumOfMachines + 1e-9);
     }
   });

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { VMachine } from "../../src/capnp/records.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, loadPrices, monthPeriod, parsePrices, pricePeriods, toBillingCsv, toBillingText, UsageError, type BillingLine, type BillingReport } from "../../src/index.js";
+import { loadPrices, monthPeriod, parsePrices, pricePeriods, toBillingCsv, toBillingText, UsageError, type BillingLine, type BillingReport } from "../../src/index.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const DAY = 24 * HOUR;
 const OCT_3 = OCT_1 + 2 * DAY;
@@ -81,18 +82,18 @@ describe("prices that change: one invoice line per unit and price period (hand-c
     },
   ])("$what", async ({ list, seven, sevenDue, eight }) => {
     const prices = parsePrices({ currency: "EUR", ...list });
-    const report = await billingReport(connection, PERIOD, {}, { prices });
+    const report = await reportFrom(connection, PERIOD, {}, { prices });
     expect(linesOf(report, 7)).toEqual(seven);
     expect(linesOf(report, 8)).toEqual(eight);
     expect(report.invoices!.find((i) => i.accountId === 7)!.amountDue.toFixed(2)).toBe(sevenDue);
     // the same invoice for the account alone
-    const alone = await billingReport(connection, { ...PERIOD, accountId: 7 }, {}, { prices });
+    const alone = await reportFrom(connection, { ...PERIOD, accountId: 7 }, {}, { prices });
     expect(linesOf(alone, 7)).toEqual(seven);
   });
 
   it("showback splits each price period's line by that period's weights, and adds up to it to the cent", async () => {
     const prices = parsePrices({ currency: "EUR", prices: { CU: 0.01 }, accounts: { "7": { CU: [{ from: "2026-10-02", price: 0.02 }] } } });
-    const report = await billingReport(connection, { ...PERIOD, accountId: 7 }, {}, { prices });
+    const report = await reportFrom(connection, { ...PERIOD, accountId: 7 }, {}, { prices });
     const money = (cs: number) => report.money![report.lines.findIndex((l) => l.level === "cloudspace" && l.cloudspaceId === cs)]!;
     // 10-01: 0.24 all to 71; from 10-02: 1.44 split 48:24 → 0.96 and 0.48 (the period's weights 72:24 would give 1.08 and 0.36)
     expect(money(71).charges.map((c) => c.amount.toFixed(2))).toEqual(["0.24", "0.96"]);
@@ -102,7 +103,7 @@ describe("prices that change: one invoice line per unit and price period (hand-c
 
   it("the parts of a period cut at a change add up exactly to the period", async () => {
     const prices = parsePrices({ currency: "EUR", prices: { CU: [0.01, { from: "2026-10-02T05:00Z", price: 0.02 }, { from: "2026-10-03T17:00Z", price: 0.04 }] } });
-    const report = await billingReport(connection, PERIOD, {}, { prices });
+    const report = await reportFrom(connection, PERIOD, {}, { prices });
     expect(report.parts!.map((p) => [iso(p.start), iso(p.end)])).toEqual([
       ["2026-10-01T00:00:00Z", "2026-10-02T05:00:00Z"], ["2026-10-02T05:00:00Z", "2026-10-03T17:00:00Z"], ["2026-10-03T17:00:00Z", "2026-10-04T00:00:00Z"],
     ]);
@@ -122,7 +123,7 @@ describe("prices that change: one invoice line per unit and price period (hand-c
 
   it("text and CSV show each price period", async () => {
     const prices = parsePrices({ currency: "EUR", prices: { CU: 0.01 }, accounts: { "7": { CU: [{ from: "2026-10-02", price: 0.02 }] } } });
-    const report = await billingReport(connection, PERIOD, {}, { prices });
+    const report = await reportFrom(connection, PERIOD, {}, { prices });
     const text = toBillingText(report);
     expect(text).toContain("account 7 CU 2026-10-01: 24.0000 CU-hours × 0.01 = 0.24");
     expect(text).toContain("account 7 CU 2026-10-02 to 2026-10-03: 72.0000 CU-hours × 0.02 = 1.44");
@@ -133,7 +134,7 @@ describe("prices that change: one invoice line per unit and price period (hand-c
 
   it("a CSV cell lists its price periods in one format, whole days or not: half-open, in UTC instants", async () => {
     const prices = parsePrices({ currency: "EUR", prices: { CU: [0.01, { from: "2026-10-02", price: 0.02 }, { from: "2026-10-03T17:00Z", price: 0.04 }] } });
-    const report = await billingReport(connection, PERIOD, {}, { prices });
+    const report = await reportFrom(connection, PERIOD, {}, { prices });
     let csv = "";
     for await (const chunk of toBillingCsv(report)) csv += chunk;
     const cell = '"0.01 [2026-10-01T00:00:00Z, 2026-10-02T00:00:00Z); 0.02 [2026-10-02T00:00:00Z, 2026-10-03T17:00:00Z); 0.04 [2026-10-03T17:00:00Z, 2026-10-04T00:00:00Z)"';

@@ -5,13 +5,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import {
-  billingReport, calculate, DEFAULT_UNITS, Exact, focusRows, parsePrices, warehouseHourly, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph,
-  type BillingReport, type FocusRow, type UnitName,
-} from "../../src/internal.js";
+import { DEFAULT_UNITS, Exact, focusRows, parsePrices, warehouseHourly, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph, type BillingReport, type FocusRow, type UnitName } from "../../src/internal.js";
 import { writeAccountXlsx } from "../../src/export/writeBillingXlsx.js";
 import { allUnitsText, catalogUnits, registerUnit, UNIT_CATALOG, unitDef, type UnitDef, type VmHour } from "../../src/billing/unitCatalog.js";
 import { BillingEngine } from "../../src/billing/billingEngine.js";
+import { reportFrom, calculateFrom } from "../helpers/billFrom.js";
 
 /**
  * A unit no production code knows, added through the catalog alone: DU, one GB of disk held
@@ -51,7 +49,7 @@ let report: BillingReport;
 beforeAll(async () => {
   unregister = registerUnit("DU", DU);
   connection = await memoryWarehouse(hours);
-  report = await billingReport(connection, params, { allUnits: true }, { prices: parsePrices(priceFile, "prices.yaml") });
+  report = await reportFrom(connection, params, { allUnits: true }, { prices: parsePrices(priceFile, "prices.yaml") });
 });
 afterAll(() => unregister());
 
@@ -72,12 +70,12 @@ describe("the unit catalog", () => {
   });
 
   it("a unit added through the catalog alone is in the JSON of billing/calculate at every level", async () => {
-    const account = JSON.parse(JSON.stringify(await calculate(connection, { ...params, accountId: 7 }, { allUnits: true })));
+    const account = JSON.parse(JSON.stringify(await calculateFrom(connection, { ...params, accountId: 7 }, { allUnits: true })));
     expect(account.account.consumption.DU).toBe(1824);
     expect(account.account.cloudspaces["11"].consumption.DU).toBe(1824);
     expect(account.account.cloudspaces["11"].machines["1"].consumption.DU).toBe(1024);
     expect(account.account.cloudspaces["11"].machines["2"].consumption.DU).toBe(800);
-    const environment = JSON.parse(JSON.stringify(await calculate(connection, params, { allUnits: true, per: "month" })));
+    const environment = JSON.parse(JSON.stringify(await calculateFrom(connection, params, { allUnits: true, per: "month" })));
     expect(environment.consumption.DU).toBe(3824 / DEFAULT_UNITS.hoursPerMonth);
     // the other units are as without it: CU max(6144 MB / 1024 / 4, 3 vCPUs / 2) = 1.5 per hour
     expect(account.account.consumption.CU).toBe(2 * 1.5);

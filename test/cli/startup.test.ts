@@ -97,11 +97,11 @@ describe("the library loads the heavy packages only where a function needs them"
       await writeFile(file, `const cu = await import(${JSON.stringify(LIBRARY)});\n${body}\n`);
       return runNode([file]);
     };
-    const imported = await script("import", `console.log(typeof cu.billInputs, typeof cu.open);`);
+    const imported = await script("import", `console.log(typeof cu.bill, typeof cu.open);`);
     expect(imported.stdout).toBe("function function\n");
     for (const p of heavy) expect(imported.packages.has(p)).toBe(false);
 
-    const billed = await script("bill", `const r = await cu.billInputs([${JSON.stringify(data)}], { start: cu.parseTime("2026-10-01"), end: cu.parseTime("2026-10-02") });
+    const billed = await script("bill", `const { report: r } = await cu.bill({ source: [${JSON.stringify(data)}], period: { start: cu.parseTime("2026-10-01"), end: cu.parseTime("2026-10-02") } });
 console.log(r.lines.find((l) => l.level === "environment").quantities.CU > 0);`);
     expect(billed.stdout).toBe("true\n");
     for (const p of heavy) expect(billed.packages.has(p)).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BILLING_FORMAT_NAMES, BILLING_FORMATS, checkFormatFlags, type BillingFormatName, type FormatFlags } from "../../src/export/billingFormats.js";
+import { BILLING_FORMAT_NAMES, BILLING_FORMATS, checkFormatFlags, type BillingFormat, type BillingFormatName, type FormatFlags } from "../../src/export/billingFormats.js";
 import { runCli } from "../helpers/runCli.js";
 
 // One registry says which billing formats exist, which flags each takes and what each needs;
@@ -32,11 +32,13 @@ describe("the billing formats", () => {
     expect(() => checkFormatFlags(name, flags)).not.toThrow();
   });
 
-  it("list every hour exactly where the output has a row per hour (those read a warehouse)", () => {
-    const everyHour = (name: BillingFormatName, flags: FormatFlags = {}) => (BILLING_FORMATS[name] as { everyHour?: (f: FormatFlags) => boolean }).everyHour?.(flags) ?? false;
-    expect(BILLING_FORMAT_NAMES.filter((n) => everyHour(n))).toEqual(["focus-csv", "focus-parquet"]);
-    expect(everyHour("csv", { detail: "hourly" })).toBe(true);
-    expect(everyHour("xlsx", { hourly: true })).toBe(true);
+  it("ask the bill for its hourly lines exactly where the output has a row per hour, and json for the calculate shape alone", () => {
+    const produce = (name: BillingFormatName, flags: FormatFlags = {}) => (BILLING_FORMATS[name] as BillingFormat).produce?.(flags) ?? {};
+    expect(BILLING_FORMAT_NAMES.filter((n) => produce(n).hourly)).toEqual(["focus-csv", "focus-parquet"]);
+    expect(produce("csv", { detail: "hourly" }).hourly).toBe(true);
+    expect(produce("xlsx", { hourly: true }).hourly).toBe(true);
+    expect(BILLING_FORMAT_NAMES.filter((n) => produce(n).calculate)).toEqual(["json"]);
+    expect(BILLING_FORMAT_NAMES.filter((n) => produce(n).fingerprints)).toEqual(["xlsx"]);
   });
 
   it("are the choices of cloudunits billing --format, in order", async () => {

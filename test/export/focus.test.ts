@@ -4,10 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import {
-  billingReport, COST_DECIMALS, CU_ALLOCATION_METHOD, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, focusWarnings, makeNames, parsePrices, toFocusCsv,
-  warehouseHourly, writeFocusParquet, type CuRollup,
-} from "../../src/internal.js";
+import { COST_DECIMALS, CU_ALLOCATION_METHOD, DEFAULT_UNITS, Exact, FOCUS_COLUMNS, focusRows, focusWarnings, makeNames, parsePrices, toFocusCsv, warehouseHourly, writeFocusParquet, type CuRollup } from "../../src/internal.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const TB = 1024 ** 4;
 const hours = [0, 1].flatMap((h) => [
@@ -21,7 +19,7 @@ const params = { start: OCT_1, end: OCT_1 + 2 * HOUR };
 
 async function rowsFor(cuRollup: CuRollup, perPeriod = false, units = DEFAULT_UNITS) {
   const connection = await memoryWarehouse(hours);
-  const report = await billingReport(connection, params, { cuRollup, units }, { prices });
+  const report = await reportFrom(connection, params, { cuRollup, units }, { prices });
   const rows = [];
   for await (const batch of focusRows(report, warehouseHourly(connection, report), { perPeriod })) rows.push(...batch);
   return { report, rows, connection };
@@ -48,7 +46,7 @@ describe("FOCUS 1.3", () => {
   it.each([false, true])("a price that changes within the period prices each hour at the price then, and adds up to the invoice (per period %s)", async (perPeriod) => {
     const connection = await memoryWarehouse(hours);
     const dated = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: ["0.01", { from: "2026-10-01T01:00Z", price: "0.03" }], TU: "0.002" } });
-    const report = await billingReport(connection, params, {}, { prices: dated });
+    const report = await reportFrom(connection, params, {}, { prices: dated });
     const rows = [];
     for await (const batch of focusRows(report, warehouseHourly(connection, report), { perPeriod })) rows.push(...batch);
     // account 7: 4 CU-hours × 0.01 then 4 × 0.03 (split over its two VMs): lines of 0.04 and 0.12; TU 0.008 → 0.01
@@ -67,7 +65,7 @@ describe("FOCUS 1.3", () => {
     const connection = await memoryWarehouse(hours);
     // a price per CU-month: 4 CU-hours / 720 × 1 = 0.00555… an hour, and the VMs' shares 1.25/4.25 of it: no finite decimal
     const monthly = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: { perMonth: 1 }, SU: { perMonth: 36 }, TU: "0.002" } });
-    const report = await billingReport(connection, params, {}, { prices: monthly });
+    const report = await reportFrom(connection, params, {}, { prices: monthly });
     let csv = "";
     for await (const chunk of toFocusCsv(report, warehouseHourly(connection, report))) csv += chunk;
     const [header, ...rows] = csv.trim().split("\r\n").map((r) => [...r.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].map((m) => m[1]!).slice(0, FOCUS_COLUMNS.length));
@@ -121,7 +119,7 @@ describe("FOCUS 1.3", () => {
   it("a file made for one account holds that account alone: no other account's id or name", async () => {
     const connection = await memoryWarehouse(hours);
     const names = makeNames([{ kind: "account", id: 7, name: "Lumière SA" }, { kind: "account", id: 8, name: "Other Corp" }]);
-    const report = await billingReport(connection, { ...params, accountId: 7 }, { names }, { prices });
+    const report = await reportFrom(connection, { ...params, accountId: 7 }, { names }, { prices });
     let csv = "";
     for await (const chunk of toFocusCsv(report, warehouseHourly(connection, report))) csv += chunk;
     expect(csv).toContain("Lumière SA");

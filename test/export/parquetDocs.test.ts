@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingReport } from "../../src/billing/billingReport.js";
 import { parsePrices } from "../../src/billing/prices.js";
 import { toParquet } from "../../src/export/toParquet.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 import type { Warehouse } from "../../src/store/types.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const DOC = readFileSync(join(import.meta.dirname, "../../docs/parquet.md"), "utf8");
 const START = 1793448000; // 2026-10-31T12:00Z: the period crosses into November
@@ -72,7 +72,7 @@ describe("docs/parquet.md", () => {
     const end = START + (HOURS - 2) * 3600;
     const [fromSql] = (await reader.runAndReadAll(query!, { dir: join(dir, "parquet"), start, end, ...prices })).getRowObjectsJS();
 
-    const report = await billingReport(warehouse.connection, { start, end }, {}, {
+    const report = await reportFrom(warehouse.connection, { start, end }, {}, {
       prices: parsePrices({ currency: "EUR", prices: { CU: prices.cu_per_hour, SU: { perMonth: prices.su_per_month }, TU: prices.tu_per_hour, NU: prices.nu_per_tb } }),
     });
     const environment = report.lines.find((l) => l.level === "environment")!.quantities;

@@ -2,16 +2,17 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { billingReport, monthPeriod, warehouseHourly, writeBillingXlsx, writeInvoicePack } from "../../src/index.js";
+import { monthPeriod, warehouseHourly, writeBillingXlsx, writeInvoicePack } from "../../src/internal.js";
 import { leaksOf, statementFixture, zipParts, type StatementPart } from "../helpers/statementIsolation.js";
 import { memoryWarehouse } from "../helpers/warehouse.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const fixture = statementFixture();
 let files: string[];
 
 beforeAll(async () => {
   const connection = await memoryWarehouse(fixture.hours);
-  const report = await billingReport(connection, monthPeriod("2026-10"), { names: fixture.names }, { prices: fixture.prices });
+  const report = await reportFrom(connection, monthPeriod("2026-10"), { names: fixture.names }, { prices: fixture.prices });
   files = await writeInvoicePack(report, warehouseHourly(connection, report), join(await mkdtemp(join(tmpdir(), "cu-isolation-")), "pack"));
 });
 
@@ -43,7 +44,7 @@ describe("an account's statement holds that account alone", () => {
 describe("a workbook billed for one account (--account-id) is that account's statement too", () => {
   it.each(fixture.accounts.map((a) => [a.id] as const))("account %i alone: no other account's id or name, nothing of the whole load", async (id) => {
     const connection = await memoryWarehouse(fixture.hours);
-    const report = await billingReport(connection, { ...monthPeriod("2026-10"), accountId: id }, { names: fixture.names }, { prices: fixture.prices });
+    const report = await reportFrom(connection, { ...monthPeriod("2026-10"), accountId: id }, { names: fixture.names }, { prices: fixture.prices });
     const file = join(await mkdtemp(join(tmpdir(), "cu-isolation-one-")), "one.xlsx");
     await writeBillingXlsx(report, warehouseHourly(connection, report), file);
     const parts = await zipParts(file);

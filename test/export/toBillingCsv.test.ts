@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { plainNumber } from "../../src/export/plainNumber.js";
 import { accountHour, disk, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
-import { billingReport, guardFormula, hourlyLines, makeNames, parsePrices, toBillingCsv, writeAtomic } from "../../src/internal.js";
+import { guardFormula, hourlyLines, makeNames, parsePrices, toBillingCsv, writeAtomic } from "../../src/internal.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 async function text(chunks: AsyncIterable<string>): Promise<string> {
   let out = "";
@@ -20,7 +21,7 @@ const ALLOCATED = "amount due (EUR),allocated cost (EUR; the account's lines spl
 describe("billing CSV", () => {
   it("has a header with units and one row per entity and level, numbers unformatted", async () => {
     const connection = await memoryWarehouse(hours);
-    const report = await billingReport(connection, params, { names });
+    const report = await reportFrom(connection, params, { names });
     const csv = await text(toBillingCsv(report));
     expect(csv.split("\r\n")).toEqual([
       "level,account_id,cloudspace_id,machine_id,name,period_start (UTC),period_end (UTC exclusive),sample_hours,cu_rollup,CU own (CU-hours; aggregate rule),CU allocated (CU-hours; showback),SU (SU-hours),TU (TU-hours),NU (TiB transferred)",
@@ -35,7 +36,7 @@ describe("billing CSV", () => {
     const connection = await memoryWarehouse(hours);
     // CU: 2.5 CU-hours × 0.005 = 0.0125 → 0.01; SU: 1 SU-hour × 0.005 = 0.005 → 0.00 (half-even); amount due 0.01 + 0.00.
     const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005", SU: "0.005" } });
-    const report = await billingReport(connection, params, {}, { prices });
+    const report = await reportFrom(connection, params, {}, { prices });
     const [header, account, cloudspace, machine] = (await text(toBillingCsv(report))).split("\r\n");
     expect(header!.endsWith(
       `,CU unit price (EUR per CU-hour),CU amount (EUR),CU allocated cost (EUR),SU unit price (EUR per SU-hour),SU amount (EUR),SU allocated cost (EUR),${ALLOCATED}`,
@@ -51,7 +52,7 @@ describe("billing CSV", () => {
     const connection = await memoryWarehouse(hours);
     // 1 SU-hour = 1/720 SU-month; × 720 per SU-month = 1.00.
     const prices = parsePrices({ currency: "EUR", prices: { SU: { perMonth: 720 } } });
-    const report = await billingReport(connection, params, {}, { prices });
+    const report = await reportFrom(connection, params, {}, { prices });
     const [header, account] = (await text(toBillingCsv(report))).split("\r\n");
     expect(header!.endsWith(`,SU billed (SU-months),SU unit price (EUR per SU-month),SU amount (EUR),SU allocated cost (EUR),${ALLOCATED}`)).toBe(true);
     expect(account!.endsWith(`,${1 / 720},720,1.00,,1.00,`)).toBe(true);
@@ -59,7 +60,7 @@ describe("billing CSV", () => {
 
   it("hourly detail has one row per entity, level and hour", async () => {
     const connection = await memoryWarehouse(hours);
-    const report = await billingReport(connection, params);
+    const report = await reportFrom(connection, params);
     const lines = (await text(toBillingCsv(report, { hourly: hourlyLines(connection, params) }))).trim().split("\r\n");
     expect(lines[0]).toContain("hour (UTC)");
     expect(lines.slice(1).map((l) => l.split(",").slice(0, 6).join(","))).toEqual([
@@ -70,7 +71,7 @@ describe("billing CSV", () => {
 
   it("--excel starts with a UTF-8 byte order mark", async () => {
     const connection = await memoryWarehouse(hours);
-    const csv = await text(toBillingCsv(await billingReport(connection, params), { excel: true }));
+    const csv = await text(toBillingCsv(await reportFrom(connection, params), { excel: true }));
     expect(csv.startsWith("\uFEFFlevel,")).toBe(true);
   });
 
@@ -100,7 +101,7 @@ describe("hourly billing CSV with a price list", () => {
   it("carries quantities only (amounts per hour would be rounded per hour)", async () => {
     const connection = await memoryWarehouse(hours);
     const prices = parsePrices({ currency: "EUR", prices: { CU: "0.005" } });
-    const report = await billingReport(connection, params, {}, { prices });
+    const report = await reportFrom(connection, params, {}, { prices });
     const header = (await text(toBillingCsv(report, { hourly: hourlyLines(connection, params) }))).split("\r\n")[0]!;
     expect(header).not.toContain("EUR");
     expect(header).toContain("CU own (CU-hours; aggregate rule)");
@@ -114,7 +115,7 @@ describe("billing CSV of an environment under the aggregate rule", () => {
       accountHour(7, OCT_1, { 11: [vm(1, { mem: 8192, vcpus: 1 })] }), accountHour(8, OCT_1, { 21: [vm(2, { mem: 2048, vcpus: 4 })] }),
     ]);
     const prices = parsePrices({ currency: "EUR", prices: { CU: "1" } });
-    const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + HOUR }, {}, { prices });
+    const report = await reportFrom(connection, { start: OCT_1, end: OCT_1 + HOUR }, {}, { prices });
     const [header, ...rows] = (await text(toBillingCsv(report))).trim().split("\r\n").map((r) => r.split(","));
     const at = (name: string) => header!.findIndex((h) => h.startsWith(name));
     const cells = (level: string, name: string) => rows.filter((r) => r[0] === level).map((r) => r[at(name)]);

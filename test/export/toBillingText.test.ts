@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { billingReport, Exact, monthPeriod, toBillingText } from "../../src/index.js";
+import { Exact, monthPeriod, toBillingText } from "../../src/index.js";
 import { statementFixture } from "../helpers/statementIsolation.js";
 import { memoryWarehouse } from "../helpers/warehouse.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const fixture = statementFixture();
 let connection: DuckDBConnection;
@@ -12,8 +13,8 @@ let account: string;
 beforeAll(async () => {
   connection = await memoryWarehouse(fixture.hours);
   const options = { names: fixture.names };
-  environment = toBillingText(await billingReport(connection, monthPeriod("2026-10"), options, { prices: fixture.prices }));
-  account = toBillingText(await billingReport(connection, { ...monthPeriod("2026-10"), accountId: 7101 }, options, { prices: fixture.prices }));
+  environment = toBillingText(await reportFrom(connection, monthPeriod("2026-10"), options, { prices: fixture.prices }));
+  account = toBillingText(await reportFrom(connection, { ...monthPeriod("2026-10"), accountId: 7101 }, options, { prices: fixture.prices }));
 });
 
 /** The rows of the table whose header starts with `first` and holds `holds`: cells split on 2+ spaces. */

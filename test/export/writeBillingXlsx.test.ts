@@ -6,9 +6,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import { formulaMismatches } from "../helpers/xlsxFormulas.js";
 import {
-  accountFileName, billingReport, draftDocument, makeNames, parsePrices, parseStatementConfig, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport,
+  accountFileName, draftDocument, makeNames, parsePrices, parseStatementConfig, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport,
 } from "../../src/internal.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { reportFrom } from "../helpers/billFrom.js";
 
 // Account 7, cloud space 11: 3 × 5 GB with 2, 2, 4 vCPUs (own CU 4, machines 1.25 + 1.25 + 2) and a deployed
 // gateway with a public IP; cloud space 12: 16 GB / 1 vCPU (4 CU). Account 8: 2 GB / 1 vCPU (0.5 CU).
@@ -38,7 +39,7 @@ beforeAll(async () => {
   // Account 8: 1.5 CU-hours × 0.01 = 0.015 → 0.02 (half-even). Amounts due 0.31 and 0.02; total 0.33.
   const prices = parsePrices({ currency: "EUR", prices: { CU: "0.01", SU: { perMonth: 40 } } }, "prices.yaml");
   const names = makeNames([{ kind: "account", id: 7, name: "Acme Corp" }]);
-  report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, { names }, { prices });
+  report = await reportFrom(connection, { start: OCT_1, end: OCT_1 + 3 * HOUR }, { names }, { prices });
   dir = await mkdtemp(join(tmpdir(), "cu-xlsx-"));
   await writeBillingXlsx(report, warehouseHourly(connection, report), join(dir, "bill.xlsx"));
   workbook = await read(join(dir, "bill.xlsx"));

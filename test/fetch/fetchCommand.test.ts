@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli as cli, type CliRun as Run } from "../helpers/runCli.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { UsageError, calculate, generateHours, openWarehouse, writeDataset } from "../../src/internal.js";
+import { UsageError, generateHours, openWarehouse, writeDataset } from "../../src/internal.js";
 import { authFromArgs } from "../../src/cli/commands/fetch.js";
 import { fakePlatform } from "./fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, SECRET_VALUES, platform, sendBytes, startServer, type FakeServer } from "./fakeService.js";
+import { calculateFrom } from "../helpers/billFrom.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const HOURS = 2;
@@ -186,7 +187,7 @@ describe("cloudunits fetch", () => {
     await writeDataset({ out: tree, layout: "tree", accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: HOURS, start: START });
     const warehouse = await openWarehouse([tree]);
     try {
-      const expected = await calculate(warehouse.connection, { start: START, end: START + HOURS * 3600, accountId: 7 });
+      const expected = await calculateFrom(warehouse.connection, { start: START, end: START + HOURS * 3600, accountId: 7 });
       expect(JSON.parse(billed.stdout)).toEqual(expected);
       expect(expected).toMatchObject({ account: { id: 7 } });
       expect((expected as { account: { consumption: { CU: number } } }).account.consumption.CU).toBeGreaterThan(0);

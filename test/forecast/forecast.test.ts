@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountInvoice, calculate, forecast, forecastToJson, parsePrices, type Forecast } from "../../src/internal.js";
+import { bill, forecast, forecastToJson, parsePrices, type CalculateAccount, type Forecast } from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
@@ -39,13 +39,13 @@ describe("forecast", () => {
     expect(f.entries.map((e) => e.accountId)).toEqual([null, 1, 2]);
     for (const id of [1, 2]) {
       const e = account(f, id);
-      const bill = await calculate(changing, { start: OCT_1, end: asOf, accountId: id });
+      const held = await bill({ source: { connection: changing }, period: { start: OCT_1, end: asOf, accountId: id }, prices: PRICES, produce: { calculate: true } });
+      const { account: billed } = held.calculate as { account: CalculateAccount };
       expect(e.asOf).toBe(asOf);
       expect(e.hoursHeld).toBe(10 * 24 + 5);
       expect(e.hoursRemaining).toBe((NOV_1 - asOf) / HOUR);
-      for (const u of ["CU", "SU", "TU", "NU"] as const) expect(e.monthToDate[u]).toBeCloseTo(bill.account.consumption[u]!, 6);
-      const invoice = await accountInvoice(changing, { start: OCT_1, end: asOf, accountId: id }, PRICES);
-      expect(e.amount!.monthToDate.toFixed(2)).toBe(invoice.amountDue.toFixed(2));
+      for (const u of ["CU", "SU", "TU", "NU"] as const) expect(e.monthToDate[u]).toBeCloseTo(billed.consumption[u]!, 6);
+      expect(e.amount!.monthToDate.toFixed(2)).toBe(held.report.invoices![0]!.amountDue.toFixed(2));
       expect(e.amount!.low.toNumber()).toBeLessThanOrEqual(e.amount!.projected.toNumber());
       expect(e.amount!.high.toNumber()).toBeGreaterThanOrEqual(e.amount!.projected.toNumber());
     }

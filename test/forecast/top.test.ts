@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingReport, makeNames, parsePrices, previousPeriod, top, topToCsv, topToJson, topToText } from "../../src/internal.js";
+import { makeNames, parsePrices, previousPeriod, top, topToCsv, topToJson, topToText } from "../../src/internal.js";
 import { scenarioCloudspaceId, scenarioMachineId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
 import { OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const PRICES_JSON = { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } };
 const PRICES = parsePrices(PRICES_JSON, "test prices");
@@ -28,7 +29,7 @@ afterAll(() => {
 describe("top", () => {
   it("ranks machines by cost as billing allocates it, with the change against the month before", { timeout: 120_000 }, async () => {
     const ranking = await top(connection, { start: OCT_1, end: NOV_1, by: "cost", prices: PRICES, limit: 30 });
-    const report = await billingReport(connection, { start: OCT_1, end: NOV_1 }, {}, { prices: PRICES });
+    const report = await reportFrom(connection, { start: OCT_1, end: NOV_1 }, {}, { prices: PRICES });
     const costs = report.lines.flatMap((l, i) => (l.level === "machine" ? [{ id: l.machineId, cost: report.money![i]!.amount.toNumber() }] : []))
       .sort((a, b) => b.cost - a.cost);
     expect(ranking.entities).toBe(costs.length);

@@ -2,7 +2,7 @@
 // account's invoice as billing computes it, the statement config, a number): the UBL, PDF and
 // official-rules tests render these.
 import {
-  accountInvoice, buildInvoiceDocument, creditNoteOf, DEFAULT_UNITS, invoiceOf, monthPeriod, parsePrices, parseStatementConfig,
+  bill, buildInvoiceDocument, creditNoteOf, DEFAULT_UNITS, invoiceOf, monthPeriod, parsePrices, parseStatementConfig,
   type AccountLine, type InvoiceDocument, type Quantities,
 } from "../../src/internal.js";
 import { accountHour, disk, memoryWarehouse, vm } from "./warehouse.js";
@@ -56,7 +56,8 @@ export async function sampleDocuments(): Promise<Record<string, InvoiceDocument>
   const changing = parsePrices({
     currency: "EUR", prices: { CU: ["0.10", { from: "2026-10-11", price: "0.20" }, { from: "2026-10-21T12:00Z", price: "0.35" }], SU: { perMonth: 36 } },
   }, "prices.yaml");
-  const invoice = await accountInvoice(connection, { start: OCTOBER.start, end: OCTOBER.end, accountId: 7102 }, changing);
+  const { report } = await bill({ source: { connection }, period: { start: OCTOBER.start, end: OCTOBER.end, accountId: 7102 }, prices: changing, produce: { levels: ["account"] } });
+  const invoice = report.invoices![0]!;
   connection.closeSync();
   return {
     standard,

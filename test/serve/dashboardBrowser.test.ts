@@ -3,11 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { billingReport, type BillingReport } from "../../src/billing/billingReport.js";
+import type { BillingReport } from "../../src/billing/billingReport.js";
 import { warehouseStatus } from "../../src/sync/warehouseStatus.js";
 import { forecast, monthPeriod, open, serveDashboard, type Dashboard, type Store } from "../../src/index.js";
 import { describeWith, has } from "../helpers/prerequisites.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 /** Where the screenshots go (kept after the run, to look at). */
@@ -28,7 +29,7 @@ beforeAll(async () => {
   fixture = await dashboardFixture();
   dashboard = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, names: fixture.names });
   store = await open({ db: fixture.db });
-  report = await billingReport(store.connection, OCTOBER, { names: fixture.names }, { prices: fixture.prices });
+  report = await reportFrom(store.connection, OCTOBER, { names: fixture.names }, { prices: fixture.prices });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
@@ -96,7 +97,7 @@ describeWith("chromium", "the dashboard in headless Chromium", () => {
     await page.waitForURL(/\/account\/\d+\?month=2026-10$/);
     expect(page.url()).toContain(`/account/${top.accountId}?`);
     expect(figure(await page.locator("#amount-due").textContent())).toBe(Number(top.amountDue.toFixed(2)));
-    const own = await billingReport(store.connection, { ...OCTOBER, accountId: top.accountId }, { names: fixture.names }, { prices: fixture.prices });
+    const own = await reportFrom(store.connection, { ...OCTOBER, accountId: top.accountId }, { names: fixture.names }, { prices: fixture.prices });
     const machines = own.lines.map((l, i) => ({ l, money: own.money![i] })).filter(({ l }) => l.level === "machine" || l.level === "gateway");
     expect(await page.locator("#machines tbody tr").count()).toBe(machines.length);
     // sorted by cost (a click on its heading, twice: descending)
@@ -133,7 +134,7 @@ describeWith("chromium", "the dashboard in headless Chromium", () => {
   it("a running month's overview shows the month-end forecast beside the amount so far, labelled a forecast", { timeout: 120_000 }, async () => {
     const november = monthPeriod("2026-11");
     const expected = (await forecast(store.connection, { month: "2026-11", prices: fixture.prices, options: { names: fixture.names } })).entries.find((e) => e.level === "environment")!;
-    const soFar = await billingReport(store.connection, november, { names: fixture.names }, { prices: fixture.prices });
+    const soFar = await reportFrom(store.connection, november, { names: fixture.names }, { prices: fixture.prices });
     expect(expected.hoursRemaining).toBeGreaterThan(0); // the fixture ends on November 10th
     const { page, problems } = await tab();
     await page.goto(`${dashboard.url}?month=2026-11`);

@@ -3,12 +3,12 @@ import { request } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingReport } from "../../src/billing/billingReport.js";
 import { ingest } from "../../src/store/ingest.js";
 import { monthPeriod, open, parseStatementConfig, serveDashboard, writeDataset, type Dashboard } from "../../src/index.js";
 import { CLI, runCli } from "../helpers/runCli.js";
 import { REPO } from "../helpers/shellExamples.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
+import { reportFrom } from "../helpers/billFrom.js";
 
 /** A raw GET (the path sent as written: no URL normalisation), with the Host header and more. */
 function get(url: string, path: string, headers: Record<string, string> = {}, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
@@ -149,7 +149,7 @@ describe("serve: nothing outside its routes", () => {
     // the amount is the bill of the hours held
     const store = await open({ db: fixture.db });
     try {
-      const report = await billingReport(store.connection, { ...monthPeriod("2026-11"), accountId: 1 }, { names: fixture.names }, { prices: fixture.prices });
+      const report = await reportFrom(store.connection, { ...monthPeriod("2026-11"), accountId: 1 }, { names: fixture.names }, { prices: fixture.prices });
       expect(invoice).toContain(`id="amount-due">${report.invoices![0]!.amountDue.toFixed(2)}<`);
     } finally {
       store.close();
@@ -194,7 +194,7 @@ describe("serve: downloads", () => {
     // the amount due is the library's
     const store = await open({ db: fixture.db });
     try {
-      const report = await billingReport(store.connection, { ...monthPeriod("2026-10"), accountId: 2 }, { names: fixture.names }, { prices: fixture.prices });
+      const report = await reportFrom(store.connection, { ...monthPeriod("2026-10"), accountId: 2 }, { names: fixture.names }, { prices: fixture.prices });
       expect(all).toContain(report.invoices![0]!.amountDue.toFixed(2));
     } finally {
       store.close();
@@ -329,7 +329,7 @@ describe("serve: the warehouse under a running sync", () => {
     expect(after).toContain('href="/account/4?month=2026-10"');
     const store = await open({ db: fixture.db });
     try {
-      const report = await billingReport(store.connection, monthPeriod("2026-10"), {}, { prices: fixture.prices });
+      const report = await reportFrom(store.connection, monthPeriod("2026-10"), {}, { prices: fixture.prices });
       expect(after).toContain(`id="accounts-total">${Number(report.amountDue!.toFixed(2)).toLocaleString("en-US", { minimumFractionDigits: 2 })}<`);
     } finally {
       store.close();

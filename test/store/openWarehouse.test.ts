@@ -8,7 +8,7 @@ import { writeDataset } from "../../src/generate/writeDataset.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { BILLING_COLUMNS, BILLING_TABLES } from "../../src/billing/warehouseFacts.js";
-import { periodLines } from "../../src/billing/lines.js";
+import { linesFrom } from "../helpers/billFrom.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 let dir: string;
@@ -119,9 +119,9 @@ describe("openWarehouse keeping only some columns", () => {
       expect(await count(narrow, "SELECT count(*) FROM disks")).toBe(await count(full, "SELECT count(*) FROM disks"));
       const period = { start: START, end: START + 3 * 3600 };
       for (const params of [period, { ...period, accountId: 1 }, { ...period, accountId: 2 }]) {
-        const lines = await periodLines(narrow.connection, params, { allUnits: true });
+        const lines = await linesFrom(narrow.connection, params, { allUnits: true });
         expect(lines.length).toBeGreaterThan(1);
-        expect(lines).toEqual(await periodLines(full.connection, params, { allUnits: true }));
+        expect(lines).toEqual(await linesFrom(full.connection, params, { allUnits: true }));
       }
     } finally {
       full.close();

@@ -1,26 +1,20 @@
 import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
-import type { DuckDBConnection } from "@duckdb/node-api";
-import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
-import { calculateOf } from "../../billing/calculate.js";
-import { qualityWarnings, type Warning } from "../../billing/dataQuality.js";
-import { warehouseHourly } from "../../billing/hourlyStream.js";
-import { calculateLevels, levelsFor, type BillingOptions, type BillingParams } from "../../billing/lines.js";
-import { loadNames, overlayNames } from "../../billing/names.js";
-import { loadPrices, priceChanges } from "../../billing/prices.js";
-import { reportOf, type BillingReport } from "../../billing/billingReport.js";
+import { bill, type Bill, type BillRequest } from "../../bill/bill.js";
+import { sourceRoad } from "../../bill/sourceRoad.js";
+import type { Warning } from "../../billing/dataQuality.js";
+import { loadNames } from "../../billing/names.js";
+import { loadPrices } from "../../billing/prices.js";
+import type { BillingReport } from "../../billing/billingReport.js";
 import { loadStatementConfig, type StatementConfig } from "../../billing/statementConfig.js";
-import { billWarehouse, type BilledPeriod } from "../../billing/billWarehouse.js";
 import { loadUnits } from "../../billing/units.js";
 import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
-import { refuseImpossible } from "../../billing/billedImpossibleValues.js";
-import { readEntityNames } from "../../store/entityNames.js";
 import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, type BillingFormatName, type FormatFlags } from "../../export/billingFormats.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc } from "../../base/time.js";
-import { periodOf } from "../periodArgs.js";
+import { argvPeriod } from "../periodArgs.js";
 import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
@@ -118,68 +112,50 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
   ...commandLine("billing"),
   builder: (yargs) => inputOptions(yargs.options(options)) as unknown as Argv<BillingArgs>,
   handler: async (argv) => {
-    const { start, end } = periodOf(argv);
-    if (argv.accountId !== undefined && !Number.isSafeInteger(argv.accountId)) throw new UsageError(`bad --account-id: ${argv.accountId}`);
+    const period = { ...argvPeriod(argv), accountId: argv.accountId };
     const format = billingFormat(argv.format);
     const flags: FormatFlags = {
       detail: argv.detail, hourly: argv.hourly, perAccount: argv.perAccount, perPeriod: argv.perPeriod, excel: argv.excel,
       statement: argv.statement !== undefined, prices: argv.prices !== undefined, out: argv.out,
     };
     checkFormatFlags(argv.format, flags);
-    const everyHour = format.everyHour?.(flags) ?? false;
-    const units = argv.units === undefined ? undefined : await loadUnits(argv.units);
-    const names = argv.names === undefined ? undefined : await loadNames(argv.names);
+    const produce = format.produce?.(flags) ?? {};
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const statementConfig = argv.statement === undefined ? undefined : await loadStatementConfig(argv.statement);
+    const request: Omit<BillRequest, "source"> = {
+      period,
+      // json is the billing/calculate shape: without an account, the environment alone, and no money
+      prices: produce.calculate ? undefined : prices,
+      rules: {
+        units: argv.units === undefined ? undefined : await loadUnits(argv.units),
+        names: argv.names === undefined ? undefined : await loadNames(argv.names),
+        cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per,
+      },
+      produce,
+      skipBad: argv.skipBad,
+      unitsFile: argv.units,
+    };
+    if (produce.calculate && prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
     /** The report statements are made from, once the warehouse is closed (numbering writes to it). */
     let statementReport: BillingReport | undefined;
-    const params: BillingParams = { start, end, accountId: argv.accountId };
-    // where a price changes within the period, its parts are billed apart too (an invoice line per price period)
-    const splitAt = prices === undefined ? undefined : priceChanges(prices, start, end, argv.accountId);
-    const billing: BillingOptions = { units, names, cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per, splitAt };
-    // json is the billing/calculate shape: without an account, the environment alone (the other levels are not summed)
-    const levels = format.lines ? calculateLevels(params) : levelsFor(params);
 
-    /** Renders a billed period in the chosen format; `connection`: the warehouse, for the formats that list every hour. */
-    const render = async (billed: BilledPeriod, options: BillingOptions, connection?: DuckDBConnection): Promise<Warning[]> => {
-      if (!argv.skipBad) refuseImpossible(billed.quality.impossibleValues); // docs/warehouse.md: exit 3, or count them as 0
-      if (format.lines) {
-        if (prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
-        await writeOut(argv.out, `${JSON.stringify(calculateOf(billed.lines, params, options))}\n`);
-        return qualityWarnings(billed.quality, params);
-      }
-      const report = await reportOf(billed, params, options, { prices, unitsFile: argv.units });
-      const hourly = connection === undefined || !everyHour ? undefined : warehouseHourly(connection, report);
-      await format.write?.({ report, hourly, flags, statement: statementConfig, write: (content) => writeOut(argv.out, content) });
+    /** Hands the bill to its format's writer; the warnings to print. */
+    const render = async (billed: Bill): Promise<Warning[]> => {
+      const { report } = billed;
+      await format.write?.({ report, calculate: billed.calculate, hourly: billed.hourly, flags, statement: statementConfig, write: (content) => writeOut(argv.out, content) });
       if (statementConfig) statementReport = report;
       return [...report.warnings, ...((await format.warnings?.(report)) ?? [])];
     };
-
-    // Inputs are billed as they stream, unless the output lists every hour (hourly CSV, the
-    // Hourly sheet, FOCUS): those are read from a warehouse, loaded in memory from the inputs.
     const source = storeSourceOf(argv);
-    const warnings = Array.isArray(source) && !everyHour
-      ? await render(await withReadProgress(async (onProgress) => {
-        const { billInputs } = await import("../../billing/billInputs.js");
-        sizeHeapsForStreaming();
-        // the content fingerprint is shown only on the XLSX About sheet: hashing every byte costs a third of the decoding
-        return billInputs(source, params, {
-          ...billing, skipBad: argv.skipBad, packed: argv.packed, workers: workersOf(argv), onProgress, fingerprint: argv.format === "xlsx",
-          levels,
-        });
-      }), billing)
-      : await withWarehouse(
-        argv,
-        async ({ connection, load }): Promise<Warning[]> => {
-          // --db: the names `sync` stored, with a names file's over them
-          const options = { ...billing, names: overlayNames(await readEntityNames(connection), names) };
-          return render(await billWarehouse(connection, params, options, load, levels), options, connection);
-        },
-        // Only the files of the account and period billed are read (by path). From --db, the
-        // engine reads a day's rows at a time; DuckDB would otherwise keep every page it read
-        // cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
-        { tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: { accountId: argv.accountId, start, end }, memoryLimitBytes: DB_MEMORY_LIMIT_BYTES },
-      );
+    const warnings = Array.isArray(source)
+      ? await withBill(await withReadProgress(async (onProgress) => {
+        if (sourceRoad(source, produce) === "files") sizeHeapsForStreaming(); // not for the hourly lines' in-memory warehouse
+        const billed = await bill({ ...request, source, reading: { packed: argv.packed, workers: workersOf(argv), onProgress } });
+        return { billed, load: billed.report.load };
+      }), render)
+      // From --db the engine reads a day's rows at a time; DuckDB would otherwise keep every page it
+      // read cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
+      : await withWarehouse(argv, async (warehouse) => render(await bill({ ...request, source: warehouse })), { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES });
     if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
     // as generate, fetch and export do: a file written says so (stdout stays the report's, or empty)
     if (argv.out !== undefined) process.stderr.write(`cloudunits: wrote ${argv.format}${argv.perAccount ? " workbooks" : ""} to ${argv.out}\n`);
@@ -191,7 +167,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     }
     if (argv.warningsJson !== undefined) {
       const body = {
-        period: { start: isoUtc(start), end: isoUtc(end), accountId: argv.accountId ?? null },
+        period: { start: isoUtc(period.start), end: isoUtc(period.end), accountId: argv.accountId ?? null },
         cuRollup: argv.cuRollup,
         per: argv.per,
         warnings,
@@ -200,3 +176,12 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     }
   },
 };
+
+/** Renders a bill of files with `render`, then releases it (the in-memory warehouse of its hourly lines). */
+async function withBill<R>({ billed }: { billed: Bill }, render: (billed: Bill) => Promise<R>): Promise<R> {
+  try {
+    return await render(billed);
+  } finally {
+    billed.close();
+  }
+}

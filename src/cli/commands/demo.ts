@@ -2,9 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { billInputs } from "../../billing/billInputs.js";
+import { bill } from "../../bill/bill.js";
 import { loadNames } from "../../billing/names.js";
-import { reportOf } from "../../billing/billingReport.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";
 import { writeDataset } from "../../generate/writeDataset.js";
@@ -43,7 +42,7 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
         `the hour ${isoUtc(missing)} is left out on purpose, to show how a missing hour is reported (the warnings below)\n\n`,
       );
       const names = await loadNames(namesFile);
-      const report = await reportOf(await billInputs([data], { start, end }, { fingerprint: false, names }));
+      const { report } = await bill({ source: [data], period: { start, end }, rules: { names } });
       process.stdout.write(toBillingText(report));
       const machineId = Math.min(...report.lines.filter((l) => l.level === "machine" && l.accountId === accountId).map((l) => l.machineId!));
       const next = [

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { inputOptions, NAMES_OPTION, withWarehouse, type InputArgs } from "../inputs.js";
-import { periodOf } from "../periodArgs.js";
+import { argvPeriod } from "../periodArgs.js";
 import { commandLine } from "./index.js";
 
 interface TopArgs extends InputArgs {
@@ -32,7 +32,7 @@ export const topCommand: CommandModule<object, TopArgs> = {
       .option("names", NAMES_OPTION)
       .option("format", { choices: ["text", "csv", "json"] as const, default: "text" as const, describe: "output format" }) as unknown as Argv<TopArgs>,
   handler: async (argv) => {
-    const period = periodOf(argv);
+    const period = argvPeriod(argv);
     const { loadPrices } = await import("../../billing/prices.js");
     const { loadNames } = await import("../../billing/names.js");
     const { top } = await import("../../forecast/top.js");

@@ -1,5 +1,6 @@
 import type { BillingReport } from "../../billing/billingReport.js";
-import type { BillingLine, Level } from "../../billing/lines.js";
+import type { BillingLine } from "../../billing/lines.js";
+import type { Level } from "../../billing/levels.js";
 import { nuUnit } from "../../billing/money.js";
 import { pricedUnits, type PriceBasis } from "../../billing/prices.js";
 import type { UnitName } from "../../billing/unitNames.js";

@@ -1,7 +1,7 @@
 import type ExcelJS from "exceljs";
 import { Exact } from "../../billing/exact.js";
 import type { BillingReport } from "../../billing/billingReport.js";
-import type { Level } from "../../billing/lines.js";
+import type { Level } from "../../billing/levels.js";
 import { billingColumns, type BillingColumn, type Cell } from "../billingColumns.js";
 
 /** Number format of fractional unit quantities: up to 6 decimals, at least 1. */

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
 import { describeWith } from "../../helpers/prerequisites.js";
-import { billingReport, parseStatementConfig, writeStatements } from "../../../src/index.js";
+import { parseStatementConfig, writeStatements } from "../../../src/index.js";
 import { leaksOf, statementFixture, type StatementPart } from "../../helpers/statementIsolation.js";
 import { HOUR, memoryWarehouse, OCT_1 } from "../../helpers/warehouse.js";
+import { reportFrom } from "../../helpers/billFrom.js";
 
 const fixture = statementFixture();
 let files: string[];
@@ -23,7 +24,7 @@ function pdfParts(file: string): StatementPart[] {
 beforeAll(async () => {
   const connection = await memoryWarehouse(fixture.hours);
   // the fixture's 48 hours, so that its missing hours are the only ones
-  const report = await billingReport(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR }, { names: fixture.names }, { prices: fixture.prices });
+  const report = await reportFrom(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR }, { names: fixture.names }, { prices: fixture.prices });
   const config = parseStatementConfig({
     issuer: { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12"], tax: { category: "S", ratePercent: 19 } },
     numbering: { pattern: "INV-{yyyy}-{seq:05}" }, issueDate: "2026-11-02",

@@ -1,0 +1,196 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { checkPeriod, periodOnly, type Period } from "../base/period.js";
+import type { ReadProgress } from "../input/types.js";
+import type { LoadReport } from "../load/loadReport.js";
+import { billInputs } from "../billing/billInputs.js";
+import { billWarehouse, type BilledPeriod } from "../billing/billWarehouse.js";
+import { refuseImpossible } from "../billing/billedImpossibleValues.js";
+import { reportOf, type BillingReport } from "../billing/billingReport.js";
+import { resolveOptions, type BillingOptions } from "../billing/billingOptions.js";
+import { calculateOf, type CalculateResult } from "../billing/calculate.js";
+import { dayCuts, priceCuts } from "../billing/cuts.js";
+import { warehouseHourly, type HourlyStream } from "../billing/hourlyStream.js";
+import { calculateLevels, levelsFor, type Level } from "../billing/levels.js";
+import type { BillingLine } from "../billing/lines.js";
+import type { PriceList } from "../billing/prices.js";
+import { BILLING_COLUMNS, BILLING_TABLES } from "../billing/warehouseFacts.js";
+import type { WarehouseRoadName } from "../billing/warehouseRoads.js";
+import { overlayNames } from "../billing/names.js";
+import { readEntityNames } from "../store/entityNames.js";
+import { openWarehouse } from "../store/openWarehouse.js";
+import { isFiles, sourceRoad, warehouseOf, type SourceRoad } from "./sourceRoad.js";
+
+/**
+ * An open warehouse to bill from: a `Store` of `open()`, or any `{ connection, load }` over the
+ * tables of the warehouse schema (`load`: what loading it found, for the data quality).
+ */
+export interface WarehouseSource {
+  readonly connection: DuckDBConnection;
+  readonly load?: LoadReport;
+}
+
+/** Where a bill's hours come from: input files (zips and directories), or an open warehouse. */
+export type BillSource = readonly string[] | WarehouseSource;
+
+/** What a bill holds besides its report. Every part is optional: ask only for what is shown. */
+export interface BillProduce {
+  /**
+   * The levels whose lines the report holds. Default: with an account id, the account, its
+   * cloud spaces and machines; without, every level (with `calculate`: the environment alone).
+   */
+  levels?: readonly Level[];
+  /** The `billing/calculate` shape of the lines (`bill.calculate`). Default false. */
+  calculate?: boolean;
+  /**
+   * The hourly lines (`bill.hourly`), for the outputs that list every hour (the hourly CSV, the
+   * Hourly sheet, FOCUS). Files are then loaded into an in-memory warehouse, which the hourly
+   * lines are read from while the bill is open. Default false.
+   */
+  hourly?: boolean;
+  /** The lines of each UTC day with data (`bill.days`), from the same engine. Default false. */
+  days?: boolean;
+  /**
+   * The SHA-256 of each input file (`report.inputs`) and the fingerprint of the content billed
+   * (`report.data`), as the XLSX About sheet shows them. Default false: hashing every byte costs
+   * about a third of the decoding.
+   */
+  fingerprints?: boolean;
+}
+
+/** How input files are read (ignored for a warehouse). */
+export interface BillReading {
+  /** Read every input file as packed Cap'n Proto (`--packed`). Default false: only `*.packed` files. */
+  packed?: boolean;
+  /** Worker threads decoding the files; 0: this thread. Default: one per core (at most 8) for inputs large enough to repay their start. */
+  workers?: number;
+  /** Progress of reading the inputs, for a progress bar. */
+  onProgress?: (progress: ReadProgress) => void;
+}
+
+/** A request for a bill: where from, which period, at which prices, by which rules, and what to produce. */
+export interface BillRequest {
+  source: BillSource;
+  /** `[start, end)` in epoch seconds; with `accountId`, that account alone (detailed per cloud space and machine). */
+  period: Period;
+  /**
+   * A price list: invoices (`report.invoices`), showback money (`report.money`) and the total
+   * (`report.amountDue`). Where a price changes within the period, the bill is cut there by
+   * itself, an invoice line per unit and price period.
+   */
+  prices?: PriceList;
+  /** Units, CU rollup, names, the units shown, per hour or month. Default: the published rules. */
+  rules?: BillingOptions;
+  /** What to produce besides the report's period lines. */
+  produce?: BillProduce;
+  /**
+   * Go on without bad files and conflicting account-hours (listed in the data quality), and
+   * count impossible values in billed fields as 0 (listed too). Default false: a BadInputError
+   * names every bad file, an ImpossibleValuesError every impossible value.
+   */
+  skipBad?: boolean;
+  /** How input files are read. */
+  reading?: BillReading;
+  /** The units file the rules' units came from, named on the XLSX About sheet. */
+  unitsFile?: string;
+}
+
+/** The lines of one UTC day of a period (one with data). */
+export interface BilledDay {
+  /** The day's first second (its midnight, or the period's start), epoch seconds. */
+  start: number;
+  lines: BillingLine[];
+}
+
+/** How a bill read its hours: from files as they stream, or from a warehouse (files loaded in memory, or one given), by which road. */
+export interface BillRoad {
+  source: SourceRoad;
+  /** The warehouse road (see `warehouseRoads`); absent for files as they stream. */
+  warehouse?: WarehouseRoadName;
+}
+
+/** A bill: its report, and what else was asked for. `close()` it when `hourly` was asked for. */
+export interface Bill {
+  /** The period lines, money with a price list, the data quality and its warnings. */
+  report: BillingReport;
+  /** The `billing/calculate` shape, with `produce.calculate`. */
+  calculate?: CalculateResult;
+  /** The hourly lines of the report, with `produce.hourly` (read while the bill is open). */
+  hourly?: HourlyStream;
+  /** The lines of each UTC day with data, with `produce.days`. */
+  days?: BilledDay[];
+  road: BillRoad;
+  /** Releases the in-memory warehouse the hourly lines are read from, if one was made (idempotent). */
+  close(): void;
+}
+
+/**
+ * Bills a period: the one billing call of the library and of every command. It takes a source
+ * (input files, or an open warehouse), a period, prices, rules and what to produce, and decides
+ * the rest itself: where the period is cut (each price change, for an invoice line per price
+ * period; midnights for `days`), how the hours are read (files decoded as they stream, on
+ * worker threads when that pays; files loaded in an in-memory warehouse when every hour is
+ * listed; a warehouse's grouped facts, stored facts or rows: see `sourceRoad`,
+ * `warehouseRoads`), and the levels billed. Every road gives the same figures, to the bit.
+ *
+ * An account the source has never seen is a UsageError (UNKNOWN_ID); an impossible value in a
+ * billed field an ImpossibleValuesError, unless `skipBad`.
+ *
+ * ```ts
+ * const { report } = await bill({ source: ["october.zip"], period: { ...monthPeriod("2026-10"), accountId: 7 }, prices });
+ * for (const invoice of report.invoices ?? []) console.log(invoice.amountDue.toFixed(invoice.decimals));
+ * ```
+ */
+export async function bill(request: BillRequest): Promise<Bill> {
+  checkPeriod(request.period);
+  const period = periodOnly(request.period);
+  const produce = request.produce ?? {};
+  const checked = resolveOptions(request.rules);
+  const levels = produce.levels ?? (produce.calculate ? calculateLevels(period) : levelsFor(period));
+  const road = sourceRoad(request.source, produce);
+  const opened = road === "files loaded in memory" && isFiles(request.source) ? await loadInMemory(request.source, period, request) : undefined;
+  try {
+    const source = opened ?? request.source;
+    // from a warehouse: the names `sync` stored, under those of the rules (a names file)
+    const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
+    const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
+    const billedWith = (cuts: readonly number[]): Promise<BilledPeriod> => isFiles(source)
+      ? billInputs(source, period, { ...rules, levels, cuts, skipBad: request.skipBad, fingerprint: produce.fingerprints ?? false, ...request.reading })
+      : billWarehouse(source.connection, period, rules, { load: source.load, levels, cuts, fingerprint: produce.fingerprints ?? false });
+    const prices = priceCuts(request.prices, period);
+    const days = produce.days ? dayCuts(period) : [];
+    // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
+    const billed = await billedWith(prices.length > 0 || days.length === 0 ? prices : days);
+    if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
+    const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
+    const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
+      prices: request.prices, unitsFile: request.unitsFile, fingerprints: produce.fingerprints,
+    });
+    const connection = warehouseOf(source)?.connection;
+    return {
+      report,
+      calculate: produce.calculate ? calculateOf(report.lines, report.params, report.options) : undefined,
+      hourly: produce.hourly && connection ? warehouseHourly(connection, report) : undefined,
+      days: byDay && daysOf(byDay),
+      road: { source: road, warehouse: billed.road === "files" ? undefined : billed.road },
+      close: () => opened?.close(),
+    };
+  } catch (error) {
+    opened?.close();
+    throw error;
+  }
+}
+
+/** The files of the period (and account) loaded into an in-memory warehouse, with the tables and columns billing reads. */
+function loadInMemory(inputs: readonly string[], period: Period, request: BillRequest) {
+  return openWarehouse([...inputs], {
+    skipBad: request.skipBad, packed: request.reading?.packed, workers: request.reading?.workers, onProgress: request.reading?.onProgress,
+    tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: period,
+  });
+}
+
+/** The days of a period billed cut at midnights (or of one day, not cut): each with lines. */
+function daysOf(billed: BilledPeriod): BilledDay[] {
+  return (billed.parts ?? [{ start: billed.period.start, end: billed.period.end, lines: billed.lines }])
+    .filter((part) => part.lines.length > 0)
+    .map((part) => ({ start: part.start, lines: part.lines }));
+}

@@ -1,0 +1,30 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { Period } from "../base/period.js";
+import { BillingEngine } from "./billingEngine.js";
+import { resolveOptions, type BillingOptions } from "./billingOptions.js";
+import { toLine } from "./engineLines.js";
+import { levelsFor, type Level } from "./levels.js";
+import type { BillingLine } from "./lines.js";
+import { warehouseFacts } from "./warehouseFacts.js";
+
+/**
+ * The hourly lines of the given levels, in batches of one hour (ordered by hour, then the
+ * hierarchy): what `--detail hourly`, the Hourly sheet and FOCUS render. Same figures as
+ * the period's lines, from the same engine; the warehouse is read in windows of whole days and each hour's
+ * lines are yielded as soon as the hour is complete (memory does not grow with the period).
+ */
+export async function* hourlyLines(
+  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period),
+): AsyncGenerator<BillingLine[]> {
+  const resolved = resolveOptions(options);
+  const ready: BillingLine[][] = [];
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, (lines) => {
+    ready.push(lines.filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved)));
+  });
+  for await (const facts of warehouseFacts(connection, period, resolved.units.externalNicType)) {
+    engine.add(facts);
+    while (ready.length > 0) yield ready.shift()!;
+  }
+  engine.finish();
+  while (ready.length > 0) yield ready.shift()!;
+}
