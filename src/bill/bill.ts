@@ -2,7 +2,6 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { checkPeriod, periodOnly, type Period } from "../base/period.js";
 import type { ReadProgress } from "../input/types.js";
 import type { LoadReport } from "../load/loadReport.js";
-import { billInputs } from "../billing/billInputs.js";
 import { billWarehouse, type BilledPeriod } from "../billing/billWarehouse.js";
 import { refuseImpossible } from "../billing/billedImpossibleValues.js";
 import { reportOf, type BillingReport } from "../billing/billingReport.js";
@@ -17,7 +16,7 @@ import { BILLING_COLUMNS, BILLING_TABLES } from "../billing/warehouseFacts.js";
 import type { WarehouseRoadName } from "../billing/warehouseRoads.js";
 import { overlayNames } from "../billing/names.js";
 import { readEntityNames } from "../store/entityNames.js";
-import { openWarehouse } from "../store/openWarehouse.js";
+import type { Warehouse } from "../store/types.js";
 import { isFiles, sourceRoad, warehouseOf, type SourceRoad } from "./sourceRoad.js";
 
 /**
@@ -153,9 +152,11 @@ export async function bill(request: BillRequest): Promise<Bill> {
     // from a warehouse: the names `sync` stored, under those of the rules (a names file)
     const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
     const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
-    const billedWith = (cuts: readonly number[]): Promise<BilledPeriod> => isFiles(source)
-      ? billInputs(source, period, { ...rules, levels, cuts, skipBad: request.skipBad, fingerprint: produce.fingerprints ?? false, ...request.reading })
-      : billWarehouse(source.connection, period, rules, { load: source.load, levels, cuts, fingerprint: produce.fingerprints ?? false });
+    const billedWith = async (cuts: readonly number[]): Promise<BilledPeriod> => {
+      if (!isFiles(source)) return billWarehouse(source.connection, period, rules, { load: source.load, levels, cuts, fingerprint: produce.fingerprints ?? false });
+      const { billInputs } = await import("../billing/billInputs.js"); // the decoding pipeline loads only for files
+      return billInputs(source, period, { ...rules, levels, cuts, skipBad: request.skipBad, fingerprint: produce.fingerprints ?? false, ...request.reading });
+    };
     const prices = priceCuts(request.prices, period);
     const days = produce.days ? dayCuts(period) : [];
     // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
@@ -181,7 +182,8 @@ export async function bill(request: BillRequest): Promise<Bill> {
 }
 
 /** The files of the period (and account) loaded into an in-memory warehouse, with the tables and columns billing reads. */
-function loadInMemory(inputs: readonly string[], period: Period, request: BillRequest) {
+async function loadInMemory(inputs: readonly string[], period: Period, request: BillRequest): Promise<Warehouse> {
+  const { openWarehouse } = await import("../store/openWarehouse.js"); // the loading pipeline loads only for files
   return openWarehouse([...inputs], {
     skipBad: request.skipBad, packed: request.reading?.packed, workers: request.reading?.workers, onProgress: request.reading?.onProgress,
     tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: period,
