@@ -44,12 +44,16 @@ export interface FormatOutput {
 
 /** One billing output format: its rules (which flags it takes, what it needs) and its writer. */
 export interface BillingFormat {
+  /** What it writes, a few words for `--help` and the docs (`formatHelp` adds what it needs). */
+  description: string;
   /** The format-only flags it takes (the others are refused with it). */
   flags: readonly (keyof typeof FLAG_RULES)[];
   /** Why it needs a price list, if it does. */
   needsPrices?: string;
   /** It writes a binary file: `--out` is required. */
   binary?: boolean;
+  /** It needs a statement config (`--statement`): the issuer, customers and numbering of its documents. */
+  needsStatement?: boolean;
   /**
    * What the format needs of the bill besides the report's lines (see `BillProduce`): the
    * `billing/calculate` shape (then no money: the report holds the shape's levels alone), the
@@ -80,14 +84,21 @@ const focusWarningsOf = async (report: BillingReport) => (await import("./focusR
  * and pdf load only for their format (exceljs alone takes 0.4 s).
  */
 export const BILLING_FORMATS = {
-  json: { flags: [], produce: () => ({ calculate: true }), write: async (o) => o.write(`${JSON.stringify(o.calculate)}\n`) },
-  text: { flags: [], write: async (o) => o.write(toBillingText(o.report)) },
+  json: {
+    description: "the billing/calculate shape, without money",
+    flags: [],
+    produce: () => ({ calculate: true }),
+    write: async (o) => o.write(`${JSON.stringify(o.calculate)}\n`),
+  },
+  text: { description: "a readable table, with the invoices", flags: [], write: async (o) => o.write(toBillingText(o.report)) },
   csv: {
+    description: "a row per entity and level (--detail hourly: per hour too)",
     flags: ["detail", "excel"],
     produce: (f) => ({ hourly: f.detail === "hourly" }),
     write: async (o) => o.write(toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly!.lines() : undefined })),
   },
   xlsx: {
+    description: "a workbook for finance (--hourly; --per-account: an invoice pack per account)",
     flags: ["hourly", "perAccount"],
     binary: true,
     // the About sheet shows the inputs' SHA-256 and the content's fingerprint
@@ -101,6 +112,7 @@ export const BILLING_FORMATS = {
     },
   },
   "focus-csv": {
+    description: "FOCUS 1.3 cost rows as CSV",
     flags: ["perPeriod"],
     needsPrices: FOCUS_NEEDS_PRICES,
     produce: () => ({ hourly: true }),
@@ -108,6 +120,7 @@ export const BILLING_FORMATS = {
     warnings: focusWarningsOf,
   },
   "focus-parquet": {
+    description: "FOCUS 1.3 cost rows as Parquet",
     flags: ["perPeriod"],
     needsPrices: FOCUS_NEEDS_PRICES,
     binary: true,
@@ -115,8 +128,30 @@ export const BILLING_FORMATS = {
     write: async (o) => (await import("./writeFocusParquet.js")).writeFocusParquet(o.report, o.hourly!, o.flags.out!, { perPeriod: o.flags.perPeriod }),
     warnings: focusWarningsOf,
   },
-  pdf: { flags: [] },
+  pdf: {
+    description: "a draft invoice per account, DRAFT on every page and no number (into --out DIR, or --out FILE with --account-id; `invoices issue` issues invoices)",
+    flags: [],
+    needsPrices: "a statement shows charges",
+    needsStatement: true,
+    binary: true,
+  },
 } as const satisfies Record<string, BillingFormat>;
+
+/** What the format needs besides the period and inputs: the flags it cannot go without. */
+function needsOf(format: BillingFormat): string[] {
+  return [format.needsPrices && "--prices", format.needsStatement && "--statement", format.binary && "--out"].filter((n): n is string => Boolean(n));
+}
+
+/**
+ * The `--format` help of `billing`, made from the registry: each format, what it writes and
+ * what it needs. `docs/cli.md` holds the same text (a test compares them).
+ */
+export function formatHelp(): string {
+  return Object.entries(BILLING_FORMATS as Record<string, BillingFormat>).map(([name, format]) => {
+    const needs = needsOf(format);
+    return `${name}: ${format.description}${needs.length === 0 ? "" : `, needs ${needs.join(" ")}`}`;
+  }).join("; ");
+}
 
 /** A billing format's name. */
 export type BillingFormatName = keyof typeof BILLING_FORMATS;
@@ -133,16 +168,16 @@ export function billingFormat(name: string): BillingFormat {
 /** Throws a UsageError when `flags` do not go with format `name`: a flag of another format, a price list or `--out` missing. */
 export function checkFormatFlags(name: BillingFormatName, flags: FormatFlags): void {
   const format: BillingFormat = BILLING_FORMATS[name];
+  if (format.needsStatement && (!flags.prices || !flags.statement || flags.out === undefined)) {
+    throw new UsageError(`--format ${name} needs --prices FILE, --statement FILE (issuer, customers, numbering) and --out DIR (--out FILE with --account-id)`);
+  }
   if (format.needsPrices !== undefined && !flags.prices) throw new UsageError(`--format ${name} needs --prices FILE (${format.needsPrices})`);
   if (format.binary && flags.out === undefined) throw new UsageError(`--format ${name} writes a binary file: give --out FILE`);
   const given = (flag: keyof typeof FLAG_RULES) => (flag === "detail" ? flags.detail !== undefined : flags[flag] === true);
   for (const flag of ["detail", "hourly", "perAccount"] as const) {
     if (given(flag) && !format.flags.includes(flag)) throw new UsageError(FLAG_RULES[flag]);
   }
-  if (name === "pdf" && (!flags.prices || !flags.statement || flags.out === undefined)) {
-    throw new UsageError("--format pdf needs --prices FILE, --statement FILE (issuer, customers, numbering) and --out DIR (--out FILE with --account-id)");
-  }
-  if (flags.statement && name !== "pdf" && !(name === "xlsx" && flags.perAccount)) {
+  if (flags.statement && !format.needsStatement && !(name === "xlsx" && flags.perAccount)) {
     throw new UsageError("--statement applies to --format pdf and to the --per-account pack of --format xlsx");
   }
   if (flags.statement && !flags.prices) throw new UsageError("--statement needs --prices FILE (a statement shows charges)");

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { BILLING_FORMAT_NAMES, BILLING_FORMATS, checkFormatFlags, type BillingFormat, type BillingFormatName, type FormatFlags } from "../../src/export/billingFormats.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BILLING_FORMAT_NAMES, BILLING_FORMATS, checkFormatFlags, formatHelp, type BillingFormat, type BillingFormatName, type FormatFlags } from "../../src/export/billingFormats.js";
+import { REPO } from "../helpers/shellExamples.js";
 import { runCli } from "../helpers/runCli.js";
 
 // One registry says which billing formats exist, which flags each takes and what each needs;
@@ -39,6 +42,23 @@ describe("the billing formats", () => {
     expect(produce("xlsx", { hourly: true }).hourly).toBe(true);
     expect(BILLING_FORMAT_NAMES.filter((n) => produce(n).calculate)).toEqual(["json"]);
     expect(BILLING_FORMAT_NAMES.filter((n) => produce(n).fingerprints)).toEqual(["xlsx"]);
+  });
+
+  it("are described once, in the registry: --help, docs/cli.md's --format row and the format lists of docs/cli.md and the README are made of it", async () => {
+    const help = (await runCli(["billing", "--help"])).stdout.replace(/\s+/g, " ");
+    expect(help).toContain(formatHelp());
+    for (const [name, format] of Object.entries(BILLING_FORMATS as Record<string, BillingFormat>)) {
+      expect(formatHelp()).toContain(`${name}: ${format.description}`);
+    }
+    const cli = readFileSync(join(REPO, "docs/cli.md"), "utf8");
+    const row = cli.split("\n").find((l) => l.startsWith("| `--format` | json:"))!;
+    expect(row).toBe(`| \`--format\` | ${formatHelp()} (one of ${BILLING_FORMAT_NAMES.map((n) => `\`${n}\``).join(", ")}) | \`json\` |`);
+    // the commands' tables: each lists the formats, in the registry's order
+    for (const [doc, text] of [["docs/cli.md", cli], ["README.md", readFileSync(join(REPO, "README.md"), "utf8")]] as const) {
+      const line = text.split("\n").find((l) => l.startsWith("| `billing` | units and money"))!;
+      const listed = [...line.matchAll(/`([\w-]+)`/g)].map((m) => m[1]).filter((n) => n !== "billing" && !n.startsWith("--"));
+      expect(listed, doc).toEqual(BILLING_FORMAT_NAMES);
+    }
   });
 
   it("are the choices of cloudunits billing --format, in order", async () => {

@@ -11,7 +11,7 @@ import { loadStatementConfig, type StatementConfig } from "../../billing/stateme
 import { loadUnits } from "../../billing/units.js";
 import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
-import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, type BillingFormatName, type FormatFlags } from "../../export/billingFormats.js";
+import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, formatHelp, type BillingFormatName, type FormatFlags } from "../../export/billingFormats.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc } from "../../base/time.js";
 import { argvPeriod } from "../periodArgs.js";
@@ -34,7 +34,7 @@ const options = {
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
   "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
-  format: { choices: BILLING_FORMAT_NAMES, default: "json", describe: "json: the billing/calculate shape; text: a readable table; csv; xlsx (needs --out); FOCUS 1.3 as CSV or Parquet (need --prices); pdf: a draft invoice per account, DRAFT on every page and no number (needs --prices, --statement, --out DIR, or --out FILE with --account-id; `invoices issue` issues invoices)" },
+  format: { choices: BILLING_FORMAT_NAMES, default: "json", describe: formatHelp() },
   hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
   "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its draft PDF too)" },
   statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, their taxes, numbering, payment terms" },
