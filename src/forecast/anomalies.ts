@@ -5,7 +5,8 @@ import { nameOf, type Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
-import { median, SortedWindow } from "./robust.js";
+import type { NamedEntity } from "./entityLabel.js";
+import { lowerBound, median, SortedWindow } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, METRICS, metricUnit, UsageTable, type EntityUsage, type Metric } from "./usageTable.js";
@@ -52,17 +53,10 @@ export interface AnomalyRequest {
 }
 
 /** A run of consecutive anomalous hours or days of one figure of one entity, all on one side of its baseline. */
-export interface Anomaly {
+export interface Anomaly extends NamedEntity {
   /** Stable across runs while the run starts at the same hour: `anomaly:machine:7:120:4392:NU:hour:2026-10-20T03:00:00Z`. */
   id: string;
   level: AnomalyLevel;
-  accountId: number;
-  cloudspaceId: number | null;
-  machineId: number | null;
-  /** The entity's name; `accountName` and `cloudspaceName` those of the account and cloud space it is in (`""` when unknown; null above its level). */
-  name: string;
-  accountName: string;
-  cloudspaceName: string | null;
   metric: Metric;
   /** What `value` and `baseline` are counted in: `CU-hours`, `SU-hours`, `TU-hours`, `TB` (NU), the currency (cost). */
   unit: string;
@@ -136,14 +130,8 @@ interface Scoring {
 
 /** The value of the slot at time `t`, if held (binary search: slots ascend). */
 function slotAt(slots: Slots, t: number): number | undefined {
-  let lo = 0;
-  let hi = slots.n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (slots.t[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < slots.n && slots.t[lo] === t ? slots.value[lo] : undefined;
+  const at = lowerBound(slots.t, slots.n, t);
+  return at < slots.n && slots.t[at] === t ? slots.value[at] : undefined;
 }
 
 /**

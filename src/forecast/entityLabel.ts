@@ -1,13 +1,14 @@
-/** An entity as a sentence names it: its level and id, with the names of it and of what it is in. */
+/** An account, cloud space or machine with its ids, its name and the names of the account and cloud space it is in (what alerts and rankings name). */
 export interface NamedEntity {
   level: "account" | "cloudspace" | "machine";
   accountId: number;
+  /** Null for an account. */
   cloudspaceId: number | null;
+  /** Null above a machine. */
   machineId: number | null;
-  /** The entity's own name (`""` when unknown). */
+  /** The entity's own name; `accountName` and `cloudspaceName` those of the account and cloud space it is in (`""` when unknown; null above its level). */
   name: string;
   accountName: string;
-  /** The cloud space's name: of a cloud space, its own; of a machine, its cloud space's (null or `""` when unknown). */
   cloudspaceName: string | null;
 }
 

@@ -10,6 +10,18 @@ function sortedMedian(sorted: ArrayLike<number>, n: number): number {
   return n % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The first of the first `n` values of `sorted` (ascending) that is not below `value` (`n` when none). */
+export function lowerBound(sorted: ArrayLike<number>, n: number, value: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** How far a value stands from a baseline: its median, its robust spread and the score. */
 export interface RobustScore {
   median: number;
@@ -60,18 +72,6 @@ export class SortedWindow {
     this.n = 0;
   }
 
-  /** The first position whose value is not below `value`. */
-  private lowerBound(value: number): number {
-    let lo = 0;
-    let hi = this.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.values[mid]! < value) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   /** Holds exactly `values` (sorted once, where inserting them one by one would move them over and over). */
   fill(values: ArrayLike<number>): void {
     if (this.values.length < values.length) this.values = new Float64Array(values.length * 2);
@@ -86,7 +86,7 @@ export class SortedWindow {
       grown.set(this.values);
       this.values = grown;
     }
-    const at = this.lowerBound(value);
+    const at = lowerBound(this.values, this.n, value);
     this.values.copyWithin(at + 1, at, this.n);
     this.values[at] = value;
     this.n++;
@@ -94,7 +94,7 @@ export class SortedWindow {
 
   /** Removes one value equal to `value` (it must be held). */
   remove(value: number): void {
-    const at = this.lowerBound(value);
+    const at = lowerBound(this.values, this.n, value);
     if (at >= this.n || !(this.values[at] === value || (Number.isNaN(value) && Number.isNaN(this.values[at])))) {
       throw new Error(`internal: ${value} is not in the window`);
     }
@@ -130,7 +130,7 @@ export class SortedWindow {
   /** The MAD of the values held: the median of their absolute deviations from `m`, their median. */
   mad(m: number): number {
     const n = this.n;
-    const split = this.lowerBound(m);
+    const split = lowerBound(this.values, this.n, m);
     const mid = n >> 1;
     return n % 2 === 1 ? this.deviation(m, split, mid) : (this.deviation(m, split, mid - 1) + this.deviation(m, split, mid)) / 2;
   }

@@ -8,6 +8,7 @@ import type { Period } from "../base/period.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { nameOf, type Names } from "../billing/names.js";
+import type { NamedEntity } from "./entityLabel.js";
 import { withStoredNames } from "./storedNames.js";
 import { METRICS, type Metric } from "./usageTable.js";
 
@@ -34,16 +35,9 @@ export interface TopRequest extends Period {
 }
 
 /** One ranked entity. */
-export interface TopRow {
+export interface TopRow extends NamedEntity {
   rank: number;
   level: TopLevel;
-  accountId: number;
-  cloudspaceId: number | null;
-  machineId: number | null;
-  /** The entity's name; `accountName` and `cloudspaceName` those of the account and cloud space it is in (`""` when unknown; null above its level). */
-  name: string;
-  accountName: string;
-  cloudspaceName: string | null;
   /** The figure ranked by, over the period. */
   value: number;
   /** Over the previous period; null when the entity had no line then. */
