@@ -68,6 +68,19 @@ const queriesWhere = (WHERE: string) => ({
 const queries = queriesWhere(WHERE);
 /** The queries of the hours listed in the parameter `$hours` alone. */
 const queriesOnly = queriesWhere(`${WHERE} AND list_contains($hours, hour_epoch)`);
+/** The rows of the accounts listed in the parameter `$accounts` alone. */
+const IN_ACCOUNTS = `${WHERE} AND list_contains($accounts, account_id)`;
+const queriesIn = queriesWhere(IN_ACCOUNTS);
+
+/** The period of a read: `[start, end)` of one account (`accountId`), of some (`accountIds`), or of all. */
+export type FactsPeriod = Period & { accountIds?: readonly number[] };
+
+/** The parameter `$accounts` of a read of some accounts, and its type; none for one account or all. */
+function accountsParam(period: FactsPeriod): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } | undefined {
+  if (period.accountIds === undefined) return undefined;
+  const { listValue, LIST, BIGINT } = duckdbApi();
+  return { values: { accounts: listValue(period.accountIds.map(BigInt)) }, types: { accounts: LIST(BIGINT) } };
+}
 
 /** The columns billing reads from the warehouse's data tables: what an in-memory load for billing keeps. */
 export const BILLING_COLUMNS = {
@@ -217,13 +230,13 @@ class Rows {
 }
 
 /**
- * The facts of every account-hour of `[start, end)` (one account, or all) in a warehouse, in
+ * The facts of every account-hour of `[start, end)` (one account, some, or all) in a warehouse, in
  * hour order (then account), read in windows of whole days (`dayWindows`): the facts stored at ingest
  * (`machine_facts`, `gateway_facts`) when the warehouse has them for `externalNicType`, else
  * the rows of the data tables, fed to the same facts builder as the files' bytes.
  */
 export async function* warehouseFacts(
-  connection: DuckDBConnection, params: Period, externalNicType: string, windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   if (await factsReadable(connection, externalNicType)) yield* storedFacts(connection, params, externalNicType, undefined, windowLimit);
   else yield* rowFacts(connection, params, externalNicType, windowLimit);
@@ -247,19 +260,24 @@ export async function factsReadable(connection: DuckDBConnection, externalNicTyp
  * dictionaries of the period's `texts`.
  */
 async function* windowRows<K extends keyof typeof queries>(
-  connection: DuckDBConnection, params: Period, texts: TextColumns, names: readonly K[], hours: readonly number[] | undefined, limit: number,
+  connection: DuckDBConnection, params: FactsPeriod, texts: TextColumns, names: readonly K[], hours: readonly number[] | undefined, limit: number,
 ): AsyncGenerator<{ d: Dictionaries; rows: Record<K, Rows> }> {
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
+  // the texts of every account of the period: a superset of the accounts listed (codes are positions)
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, texts);
   const dictionary = dictionaryParams(d, texts);
   // a few hours listed: read in one window
   const only = hours === undefined ? undefined : { values: { hours: duckdbApi().listValue(hours.map(BigInt)) }, types: { hours: duckdbApi().LIST(duckdbApi().BIGINT) } };
+  const accounts = accountsParam(params);
   const period = { start: BigInt(params.start), end: BigInt(params.end), account };
-  const windows = only === undefined ? await dayWindows(connection, period, names.includes("machines" as K) ? "machines" : "machine_facts", limit) : [[params.start, params.end]];
+  const windows = only === undefined
+    ? await dayWindows(connection, period, names.includes("machines" as K) ? "machines" : "machine_facts", limit, params.accountIds)
+    : [[params.start, params.end]];
+  const read = only !== undefined ? queriesOnly : accounts !== undefined ? queriesIn : queries;
   for (const [from, to] of windows) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(to, params.end)), account, ...dictionary.values, ...only?.values };
+    const values = { start: BigInt(from), end: BigInt(Math.min(to, params.end)), account, ...dictionary.values, ...only?.values, ...accounts?.values };
     const rows = {} as Record<K, Rows>;
-    for (const name of names) rows[name] = await Rows.read(connection, (only === undefined ? queries : queriesOnly)[name], values, { ...dictionary.types, ...only?.types });
+    for (const name of names) rows[name] = await Rows.read(connection, read[name], values, { ...dictionary.types, ...only?.types, ...accounts?.types });
     yield { d, rows };
   }
 }
@@ -270,12 +288,14 @@ async function* windowRows<K extends keyof typeof queries>(
  * account-hours and rows of `table` stay within `limit`; days without an account-hour are left out.
  */
 export async function dayWindows(
-  connection: DuckDBConnection, values: Record<string, bigint | null>, table: "machines" | "machine_facts", limit = WINDOW_ROWS,
+  connection: DuckDBConnection, values: Record<string, bigint | null>, table: "machines" | "machine_facts", limit = WINDOW_ROWS, accountIds?: readonly number[],
 ): Promise<[number, number][]> {
-  const perDay = (from: string) => `SELECT (hour_epoch - $start) // 86400 AS day, count(*) AS n FROM ${from} WHERE ${WHERE} GROUP BY ALL`; // DAY_SECONDS
+  const accounts = accountsParam({ start: 0, end: 0, ...(accountIds === undefined ? {} : { accountIds }) });
+  const where = accounts === undefined ? WHERE : IN_ACCOUNTS;
+  const perDay = (from: string) => `SELECT (hour_epoch - $start) // 86400 AS day, count(*) AS n FROM ${from} WHERE ${where} GROUP BY ALL`; // DAY_SECONDS
   const [days, rows] = await readColumns(connection, `
     SELECT day::DOUBLE AS day, sum(n)::DOUBLE AS n FROM (${perDay("account_hours")} UNION ALL ${perDay(table)})
-    GROUP BY day ORDER BY day`, values) as [Float64Array, Float64Array];
+    GROUP BY day ORDER BY day`, { ...values, ...accounts?.values }, accounts?.types) as [Float64Array, Float64Array];
   const start = Number(values.start);
   return runsWithin(days.map((day) => start + day * DAY_SECONDS), rows, DAY_SECONDS, limit);
 }
@@ -294,7 +314,7 @@ function textOf(dictionary: string[], code: unknown): string {
  * `hours`: only these hours of the period (a few: read at once, not in day windows).
  */
 export async function* storedFacts(
-  connection: DuckDBConnection, params: Period, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const m = {
@@ -337,7 +357,7 @@ export async function* storedFacts(
  * facts, or billed with another external NIC type than theirs), fed to the facts builder.
  */
 export async function* rowFacts(
-  connection: DuckDBConnection, params: Period, externalNicType: string, windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const text = textOf;

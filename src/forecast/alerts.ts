@@ -20,10 +20,10 @@ const WEEK = 7 * 24 * HOUR;
 /**
  * The most entity-hours (an entity: a machine, cloud space or account; an hour of the 3 weeks
  * anomalies read) kept at once: each holds 5 figures (40 bytes). A warehouse with more is read
- * for anomalies an account at a time, so memory stays within about 100 MB whatever the number
- * of machines (but grows with the largest account).
+ * for anomalies a group of accounts at a time, so memory stays within about 50 MB whatever
+ * the number of machines (but grows with an account larger than that alone).
  */
-export const ALERTS_ENTITY_HOURS = 2_500_000;
+export const ALERTS_ENTITY_HOURS = 1_200_000;
 
 /** What `alerts` checks. */
 export interface AlertsRequest {
@@ -148,29 +148,48 @@ function anomalyMessage(a: Anomaly): string {
     `${size}, since ${isoUtc(a.since)} (${a.points} ${a.granularity}${a.points === 1 ? "" : "s"}, robust score ${fixed(a.score)})`;
 }
 
-/** How many entity-hours anomalies over `[start, end)` would keep: the entities (machines, cloud spaces, accounts) held then × its hours. */
-async function entityHours(connection: DuckDBConnection, start: number, end: number): Promise<number> {
+/** The entities (machines, cloud spaces, the account) of each account held in `[start, end)`: what its anomalies keep, per hour. */
+async function entitiesOf(connection: DuckDBConnection, start: number, end: number): Promise<Map<number, number>> {
   const reader = await connection.runAndReadAll(
-    `SELECT ((SELECT count(DISTINCT (account_id, cloudspace_id, machine_id)) FROM machines WHERE hour_epoch >= $start AND hour_epoch < $end)
-      + (SELECT count(DISTINCT (account_id, cloudspace_id)) FROM cloudspaces WHERE hour_epoch >= $start AND hour_epoch < $end)
-      + (SELECT count(DISTINCT account_id) FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end))::DOUBLE AS n`,
+    `WITH held AS (SELECT * FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end),
+       m AS (SELECT account_id, count(DISTINCT (cloudspace_id, machine_id)) AS n FROM machines WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL),
+       c AS (SELECT account_id, count(DISTINCT cloudspace_id) AS n FROM cloudspaces WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL)
+     SELECT a.account_id::DOUBLE AS id, (coalesce(m.n, 0) + coalesce(c.n, 0) + 1)::DOUBLE AS n
+     FROM (SELECT DISTINCT account_id FROM held) a LEFT JOIN m USING (account_id) LEFT JOIN c USING (account_id)`,
     { start: BigInt(start), end: BigInt(end) },
   );
-  return Number(reader.getRowObjectsJS()[0]!.n) * ((end - start) / HOUR);
+  return new Map(reader.getRowObjectsJS().map((r) => [Number(r.id), Number(r.n)]));
+}
+
+/** The accounts in groups whose anomalies keep at most `max` entity-hours each (an account over it alone), by id. */
+function accountGroups(entities: Map<number, number>, hours: number, max: number): number[][] {
+  const groups: number[][] = [];
+  let held = Number.POSITIVE_INFINITY;
+  for (const [id, n] of [...entities].sort((a, b) => a[0] - b[0])) {
+    if (held + n * hours > max) {
+      groups.push([]);
+      held = 0;
+    }
+    groups.at(-1)!.push(id);
+    held += n * hours;
+  }
+  return groups;
 }
 
 /**
  * The month's forecast and the anomalies of `scan` from one pass over the warehouse when their
- * hours fit `scan.maxEntityHours`; else the forecast's pass, then one pass per account for the anomalies.
+ * entity-hours fit `scan.maxEntityHours`; else the forecast's pass, then one pass per group of
+ * accounts that fits it for the anomalies.
  */
 async function readAlerts(
   connection: DuckDBConnection, plan: ForecastPlan, scan: AnomalyScan & { readStart: number; maxEntityHours: number }, prices: PriceList | undefined, options: ResolvedBillingOptions,
 ): Promise<{ table: UsageTable; billed: Awaited<ReturnType<typeof usagePass>>; found: ScanResult }> {
   const end = plan.limit;
   const table = forecastTable(plan, options);
-  const together = (await entityHours(connection, scan.readStart, end)) <= scan.maxEntityHours;
+  const entities = await entitiesOf(connection, scan.readStart, end);
+  const groups = accountGroups(entities, (end - scan.readStart) / HOUR, scan.maxEntityHours);
   const anomalyTable = () => new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names);
-  const shared = together ? anomalyTable() : undefined;
+  const shared = groups.length <= 1 ? anomalyTable() : undefined;
   const start = Math.min(plan.readFrom, shared ? scan.readStart : Number.POSITIVE_INFINITY);
   const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
   let scratch: Float64Array = new Float64Array(0);
@@ -184,10 +203,10 @@ async function readAlerts(
   });
   if (shared) return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
   const results: ScanResult[] = [];
-  for (const accountId of [...plan.accounts.keys()].sort((a, b) => a - b)) {
+  for (const accountIds of groups) {
     const own = anomalyTable();
     await usagePass(connection, {
-      start: scan.readStart, end, accountId, options, levelsAt: () => own.levels, onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
+      start: scan.readStart, end, accountIds, options, levelsAt: () => own.levels, onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
     });
     results.push(anomaliesOf(own, scan));
   }

@@ -6,7 +6,7 @@ import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import type { NamedEntity } from "./entityLabel.js";
-import { lowerBound, median, SortedWindow } from "./robust.js";
+import { lowerBound, smallMedian, SortedWindow } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, METRICS, metricUnit, UsageTable, type EntityUsage, type Metric } from "./usageTable.js";
@@ -172,7 +172,7 @@ function scorePoints(slots: Slots, s: Scoring, window: SortedWindow): Point[] {
     }
     let score = scored.score;
     if (sameSlot.length > 0) {
-      const weekly = (value - median(sameSlot)) / scored.scale;
+      const weekly = (value - smallMedian(sameSlot)) / scored.scale;
       if (Math.abs(weekly) < Math.abs(score)) score = Math.sign(score) === Math.sign(weekly) ? weekly : 0;
     }
     out.push({ t, value, median: scored.median, score });

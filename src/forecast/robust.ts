@@ -4,6 +4,17 @@ export function median(values: ArrayLike<number>): number {
   return sortedMedian(Float64Array.from(values).sort(), values.length);
 }
 
+/** The median of a few values (the same slot of up to 4 weeks), sorting them in place (NaN for none). */
+export function smallMedian(values: number[]): number {
+  for (let i = 1; i < values.length; i++) {
+    const v = values[i]!;
+    let j = i - 1;
+    for (; j >= 0 && values[j]! > v; j--) values[j + 1] = values[j]!;
+    values[j + 1] = v;
+  }
+  return values.length === 0 ? Number.NaN : sortedMedian(values, values.length);
+}
+
 /** The median of the first `n` values of `sorted` (ascending). */
 function sortedMedian(sorted: ArrayLike<number>, n: number): number {
   const mid = n >> 1;

@@ -7,11 +7,12 @@ import type { Level } from "../billing/levels.js";
 import type { ResolvedBillingOptions } from "../billing/billingOptions.js";
 import { warehouseFacts } from "../billing/warehouseFacts.js";
 
-/** One pass of the billing engine over a warehouse's hours `[start, end)` (one account, or all). */
+/** One pass of the billing engine over a warehouse's hours `[start, end)` (one account, some, or all). */
 export interface UsagePassRequest {
   start: number;
   end: number;
   accountId?: number;
+  accountIds?: readonly number[];
   /**
    * Also bill the hours from `start` on as a period of their own (cut at `splitAt`, where
    * prices change), as `billingPass` bills them: a month to date's invoices from the pass
@@ -48,7 +49,9 @@ export async function usagePass(connection: DuckDBConnection, request: UsagePass
   const earlier = new BillingEngine(units, cuRollup, request.onHour);
   const later = billed === undefined ? undefined : new BillingEngine(units, cuRollup, request.onHour, false, splitAt);
   let earlierOpen = true;
-  const params = { start, end, ...(request.accountId === undefined ? {} : { accountId: request.accountId }) };
+  const params = {
+    start, end, ...(request.accountId === undefined ? {} : { accountId: request.accountId }), ...(request.accountIds === undefined ? {} : { accountIds: request.accountIds }),
+  };
   let hour = Number.NaN;
   let kept: readonly Level[] | undefined;
   for await (const facts of warehouseFacts(connection, params, units.externalNicType)) {

@@ -30,7 +30,7 @@ export interface EntityUsage {
   /** From the names given (or stored by sync), `""` when unknown. */
   name: string;
   /**
-   * `values[m × hours + h]`: metric `METRICS[m]` in hour `h` of the table (its start + h × 3600 s):
+   * `values[h × 5 + m]`: metric `METRICS[m]` in hour `h` of the table (its start + h × 3600 s):
    * CU (own), SU, TU (unit-hours), NU (TB; a machine's own external NICs), cost (NaN without
    * prices). NaN everywhere in an hour the entity has no line.
    */
@@ -138,14 +138,14 @@ export class UsageTable {
     const hourEpoch = lines[0]?.hourEpoch ?? Number.NaN;
     const h = (hourEpoch - this.start) / HOUR;
     if (!(h >= 0 && h < this.hours)) return;
-    const H = this.hours;
     const wanted = { environment: false, account: false, cloudspace: false, machine: false };
     for (const level of this.levels) wanted[level] = true;
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!;
       if (!wanted[line.level]) continue;
+      // an hour's figures are side by side (one cache line), as the engine gives them
       const values = this.entityOf(line).values;
-      for (let m = 0; m < M; m++) values[m * H + h] = figures[M * i + m]!;
+      for (let m = 0, to = M * h, from = M * i; m < M; m++) values[to + m] = figures[from + m]!;
     }
   }
 
@@ -176,11 +176,11 @@ export class UsageTable {
 
   /** True when the entity has a line in hour `h` of the table. */
   held(entity: EntityUsage, h: number): boolean {
-    return h >= 0 && h < this.hours && !Number.isNaN(entity.values[h]!);
+    return h >= 0 && h < this.hours && !Number.isNaN(entity.values[M * h]!);
   }
 
   /** Metric `m` (its position in `METRICS`) of the entity in hour `h` of the table. */
   value(entity: EntityUsage, m: number, h: number): number {
-    return entity.values[m * this.hours + h]!;
+    return entity.values[M * h + m]!;
   }
 }

@@ -134,7 +134,7 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
     for (const table of ["account_hours", "cloudspaces", "machines", "machine_facts", "gateway_facts"]) {
       const columns = (await c.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_catalog = 'src' AND table_name = '${table}'`)).getRowObjectsJS().map((r) => r.column_name);
       const replaced = columns.filter((col) => col in offsets).map((col) => (col === "machine_id" ? `CASE WHEN machine_id = 0 THEN 0 ELSE machine_id + ${offsets[col]} END AS machine_id` : `${col} + ${offsets[col]} AS ${col}`));
-      await c.run(`INSERT INTO ${table} SELECT * REPLACE (${replaced.join(", ")}) FROM src.${table}, range(10) r(k) WHERE hour_epoch >= ${from} AND hour_epoch < ${to}`);
+      await c.run(`INSERT INTO ${table} SELECT t.* REPLACE (${replaced.join(", ")}) FROM src.${table} t, range(10) r(k) WHERE hour_epoch >= ${from} AND hour_epoch < ${to}`);
     }
     await c.run("INSERT OR REPLACE INTO warehouse_meta SELECT * FROM src.warehouse_meta");
     await c.run("DETACH src");

@@ -178,4 +178,19 @@ describe("the windows a warehouse is read in", () => {
     expect(await read(rowFacts(warehouse.connection, params, "external", 1))).toEqual(whole);
     expect(await read(rowFacts(warehouse.connection, params, "external"))).toEqual(whole);
   });
+
+  it("give the listed accounts' facts alone, as the whole read has them, stored or from the rows", async () => {
+    const read = async (facts: AsyncGenerator<AccountHourFacts>) => {
+      const out: ReturnType<typeof factsOf>[] = [];
+      for await (const f of facts) out.push(factsOf(f));
+      return out;
+    };
+    const whole = await read(storedFacts(warehouse.connection, { start, end }, "external"));
+    const second = whole.filter((f) => f.accountId === 2);
+    expect(second.length).toBeGreaterThan(0);
+    expect(await read(storedFacts(warehouse.connection, { start, end, accountIds: [2] }, "external", undefined, 1))).toEqual(second);
+    expect(await read(rowFacts(warehouse.connection, { start, end, accountIds: [2, 9] }, "external"))).toEqual(second);
+    expect(await read(warehouseFacts(warehouse.connection, { start, end, accountIds: [1, 2] }, "external"))).toEqual(whole);
+    expect(await read(warehouseFacts(warehouse.connection, { start, end, accountIds: [] }, "external"))).toEqual([]);
+  });
 });
