@@ -61,7 +61,7 @@ export function robustScore(value: number, baseline: ArrayLike<number>, relative
 /**
  * A baseline that slides: values go in and out one at a time and stay sorted, so each point of
  * a series is scored against the values before it without sorting them again (inserting or
- * removing moves at most the window's values; the median is read, the MAD found by merging the
+ * removing moves at most the window's values; the median is read, the MAD found among the
  * deviations on either side of it, which are sorted already). Scores are those of `robustScore`
  * over the same values, to the bit.
  */
@@ -118,24 +118,29 @@ export class SortedWindow {
     return this.n === 0 ? Number.NaN : sortedMedian(this.values, this.n);
   }
 
-  /** The k-th smallest (from 0) of |v − m| over the values, m at or between positions `split - 1` and `split`. */
+  /**
+   * The k-th smallest (from 0) of |v − m| over the values, m at or between positions `split - 1`
+   * and `split`: the deviations left of `split` (m − v, growing leftwards) and right of it
+   * (v − m, growing rightwards) are two sorted lists, so the k + 1 smallest are some `i` of the
+   * left's first and the rest of the right's, `i` found by halving (not by walking k steps).
+   */
   private deviation(m: number, split: number, k: number): number {
     const v = this.values;
-    let left = split - 1; // deviations m − v[left] grow leftwards
-    let right = split; // deviations v[right] − m grow rightwards
-    let d = Number.NaN;
-    for (let taken = 0; taken <= k; taken++) {
-      const l = left >= 0 ? m - v[left]! : Number.POSITIVE_INFINITY;
-      const r = right < this.n ? v[right]! - m : Number.POSITIVE_INFINITY;
-      if (l <= r) {
-        d = l;
-        left--;
-      } else {
-        d = r;
-        right++;
-      }
+    const left = (i: number) => m - v[split - 1 - i]!;
+    const right = (j: number) => v[split + j]! - m;
+    const take = k + 1;
+    let lo = Math.max(0, take - (this.n - split));
+    let hi = Math.min(take, split);
+    // the fewest taken from the left such that the left's next is not below the right's last taken
+    while (lo < hi) {
+      const i = (lo + hi) >> 1;
+      if (left(i) < right(take - i - 1)) lo = i + 1;
+      else hi = i;
     }
-    return d;
+    const j = take - lo;
+    if (lo === 0) return right(j - 1);
+    if (j === 0) return left(lo - 1);
+    return Math.max(left(lo - 1), right(j - 1));
   }
 
   /** The MAD of the values held: the median of their absolute deviations from `m`, their median. */
