@@ -196,6 +196,8 @@ export class BillingEngine {
   /** The account-hours the one being added stands for (see {@link addWeighted}). */
   private weight = 1;
   private weighted = false;
+  /** Account-hours went into the environment's hours (`add`): grouped totals may not be added to them. */
+  private fedHours = false;
   /** Grouped input: per part of the period, where its VM-hours' totals are in `environment` (see `addVmHours`). */
   private readonly groupedTotals: number[] = [];
   private readonly groupedScratch: Float64Array;
@@ -354,10 +356,11 @@ export class BillingEngine {
    * bytes (grouped input of the levels below the environment: see `groupedFacts.ts`): its
    * figures count `weight` times, exactly. Its bytes must be 0 (add them with
    * {@link addEntityBytes}); the environment's sums and what data quality reads are not kept
-   * (give the latter with {@link addSeen}).
+   * (give them with {@link addHourTotals}, {@link addVmHours} and {@link addSeen}).
    */
   addWeighted(facts: AccountHourFacts, weight: number): void {
     if (this.onHour !== undefined || this.environmentOnly) throw new Error("internal: weighted account-hours are for period lines below the environment");
+    if (this.fedHours) throw new Error("internal: weighted account-hours after account-hours added one by one");
     this.weight = weight;
     this.weighted = true;
     try {
@@ -419,8 +422,8 @@ export class BillingEngine {
   }
 
   /**
-   * Grouped input of an engine of the environment alone (`environmentOnly`; see
-   * `groupedFacts.ts`): `count` VM-hours of one configuration, in the part of the period
+   * Grouped input of the environment (see `groupedFacts.ts`; beside weighted account-hours for
+   * the levels below it, or alone in an engine of the environment alone): `count` VM-hours of one configuration, in the part of the period
    * `part`, each in a cloud space of its account-hour. Their summed units and Σ CU go into the
    * environment's period sums as `count` times each VM-hour's amount, exactly: with
    * {@link addHourTotals} for the same hours, the same figures as `add` of every account-hour.
@@ -429,7 +432,7 @@ export class BillingEngine {
     part: number, status: string, imageName: string, memMb: number, vcpus: number,
     sizeGb: number, iopsLimit: number, externalNics: number, count: number,
   ): void {
-    if (!this.environmentOnly) throw new Error("internal: grouped VM-hours need an engine of the environment alone");
+    if (this.fedHours) throw new Error("internal: grouped VM-hours after account-hours added one by one");
     const f = this.groupedScratch;
     this.vmFigures(f, 0, status, imageName, memMb, vcpus, sizeGb, iopsLimit, externalNics, 0);
     const bank = this.environment;
@@ -445,7 +448,7 @@ export class BillingEngine {
    * hour once.
    */
   addHourTotals(hourEpoch: number, accounts: number, memMb: number, vcpus: number, bytes: number, gatewayPiu: number): void {
-    if (!this.environmentOnly || this.environmentHours.has(hourEpoch)) throw new Error(`internal: grouped hour ${hourEpoch} twice, or not of the environment alone`);
+    if (this.fedHours || this.environmentHours.has(hourEpoch)) throw new Error(`internal: grouped hour ${hourEpoch} twice, or after account-hours added one by one`);
     const hour = { accounts, base: this.environment.alloc(this.L), counts: { vcpus, gatewayPiu } };
     this.environmentHours.set(hourEpoch, hour);
     this.environment.add(hour.base + T_MEM, memMb);
@@ -575,6 +578,8 @@ export class BillingEngine {
     accountFigures[CU_ALLOCATED] = accountFigures[CU]!;
 
     if (entities) this.addEntitySamples(facts, account!, vms, locals, cloudspaceCu, accountAt);
+    if (this.weighted) return; // the environment of grouped input comes from its grouped totals (see `addHourTotals`)
+    this.fedHours = true;
     let hour = this.environmentHours.get(hourEpoch);
     if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }));
     hour.accounts++;

@@ -41,21 +41,32 @@ const SPACES = `spaces AS (
   FROM (SELECT * FROM cloudspaces WHERE ${WHERE}) SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)
   GROUP BY ALL)`;
 
-/** The VM-hours of the period in a cloud space of their account-hour (what the engine bills). */
+/** The VM-hours of the period in a cloud space of their account-hour (what the environment's totals hold). */
 const VMS = `vms AS (SELECT * FROM (SELECT * FROM machine_facts WHERE ${WHERE} AND type = $vmType) SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id))`;
 
 /**
- * One scan of the VM-hours, two groupings: per VM configuration (what the per-VM formulas
- * read) its VM-hours; per hour and status, Σ memory, vCPUs and external bytes (the billable
- * statuses are decided in TypeScript), and the values that are not whole numbers (then the
- * sums would not be exact, and the grouped road is not taken). `hour_epoch` is NULL in the rows
- * of the first grouping, and only there.
+ * The part of the period each hour is in (`part`: the cuts at or before it, `$cuts`). The
+ * grouped queries group by it, each run once however many cuts the period has (a month cut at
+ * every midnight took a query per day); without cuts they skip the join (every part is 0).
  */
-const VM_HOURS = `WITH ${SPACES}, ${VMS}
-  SELECT hour_epoch::DOUBLE, status, image_name, mem_mb, vcpus::DOUBLE, size_gb, iops_limit, external_nics::DOUBLE, count(*)::DOUBLE,
+const PARTS = `parts AS (SELECT hour_epoch, len(list_filter($cuts, lambda c: c <= hour_epoch))::DOUBLE AS part FROM account_hours WHERE ${WHERE} GROUP BY hour_epoch)`;
+const partsOf = (cut: boolean, table: string) => (cut ? `(SELECT * FROM ${table} JOIN parts USING (hour_epoch))` : `(SELECT *, 0::DOUBLE AS part FROM ${table})`);
+
+/**
+ * One scan of the VM-hours, two groupings: per part of the period and VM configuration (what
+ * the per-VM formulas read) its VM-hours; per hour and status, Σ memory, vCPUs and external
+ * bytes (the billable statuses are decided in TypeScript), and the values that are not whole
+ * numbers (then the sums would not be exact, and the grouped road is not taken). `hour_epoch`
+ * is NULL in the rows of the first grouping, and only there. (Grouping the machines' bytes in
+ * the same scan, each VM-hour marked by whether its cloud space is listed, took as long as the
+ * two queries: the mark needs a join of every VM-hour.)
+ */
+const vmHoursSql = (cut: boolean) => `WITH ${SPACES}, ${VMS}${cut ? `, ${PARTS}` : ""}
+  SELECT hour_epoch::DOUBLE, part, status, image_name, mem_mb, vcpus::DOUBLE, size_gb, iops_limit, external_nics::DOUBLE, count(*)::DOUBLE,
     sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
     count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE
-  FROM vms GROUP BY GROUPING SETS ((hour_epoch, status), (status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics))`;
+  FROM ${partsOf(cut, "vms")} GROUP BY GROUPING SETS ((hour_epoch, status), (part, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics))`;
+const VM_HOURS = { cut: vmHoursSql(true), whole: vmHoursSql(false) };
 
 /** Per hour of the environment: its account-hours, Σ external bytes of its gateways and their public IPs (cloud spaces of each account-hour only). */
 const HOURS = `WITH ${SPACES},
@@ -81,10 +92,65 @@ const SEEN = {
 /** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
 async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
   const { LIST, VARCHAR } = duckdbApi();
-  const types: Record<string, DuckDBType> = { ...paramTypes(), vmType: VARCHAR, publicIpStates: LIST(VARCHAR) };
+  const types: Record<string, DuckDBType> = { ...paramTypes(), vmType: VARCHAR, publicIpStates: LIST(VARCHAR), cuts: LIST(duckdbApi().BIGINT) };
   const used = paramsNamedIn(sql, values);
   const reader = await connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!])));
   return reader.getRowsJS();
+}
+
+/** The parameters of the grouped queries of a period (its account, or every one), its units and cuts. */
+function queryValues(params: BillingParams, units: Units, splitAt: readonly number[]): Record<string, DuckDBValue> {
+  const { listValue } = duckdbApi();
+  return {
+    start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId),
+    vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]), cuts: listValue(splitAt.map(BigInt)),
+  };
+}
+
+/** The environment's grouped facts: per hour its account-hours, billed memory and vCPUs, external bytes, gateways' public IPs; per part its VM configurations. */
+interface GroupedEnvironment {
+  hours: Map<number, [number, number, number, number, number]>;
+  configurations: { part: number; status: string; imageName: string; memMb: number; vcpus: number; sizeGb: number; iopsLimit: number; externalNics: number; count: number }[];
+}
+
+/**
+ * Reads the environment's facts of the period grouped (see the top of this file); undefined when
+ * a sum would not be exact (a value that is not whole, or a total of 2^53 or more).
+ */
+async function readEnvironment(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedEnvironment | undefined> {
+  const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
+  const hours = new Map<number, [number, number, number, number, number]>();
+  for (const [hourEpoch, accounts, bytes, piu, fractional] of (await rows(connection, HOURS, values)) as number[][]) {
+    if (fractional! > 0) return undefined;
+    hours.set(hourEpoch!, [accounts!, 0, 0, bytes!, piu!]);
+  }
+  const configurations: GroupedEnvironment["configurations"] = [];
+  for (const row of await rows(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values)) {
+    const [hourEpoch, part, status, imageName, mem, vcpus, size, iops, nics, count, memSum, vcpuSum, bytesSum, fractional] = row as [
+      number | null, number, string, string, number, number, number, number, number, number, number, number, number, number,
+    ];
+    if (fractional > 0) return undefined;
+    if (hourEpoch === null) {
+      configurations.push({ part, status, imageName, memMb: mem, vcpus, sizeGb: size, iopsLimit: iops, externalNics: nics, count });
+      continue;
+    }
+    const hour = hours.get(hourEpoch);
+    if (hour === undefined) throw new Error(`internal: VM-hours in hour ${hourEpoch}, which has no account-hour`);
+    if (billable === null || billable.has(status)) {
+      hour[1] += memSum;
+      hour[2] += vcpuSum;
+    }
+    hour[3] += bytesSum;
+  }
+  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their hour's total)
+  for (const [, mem, vcpus, bytes] of hours.values()) if (mem >= EXACT || vcpus >= EXACT || bytes >= EXACT) return undefined;
+  return { hours, configurations };
+}
+
+/** Feeds an engine the environment's grouped facts (its hours' totals, its VM configurations per part). */
+function feedEnvironment(engine: BillingEngine, { hours, configurations }: GroupedEnvironment): void {
+  for (const [hourEpoch, [accounts, mem, vcpus, bytes, piu]] of hours) engine.addHourTotals(hourEpoch, accounts, mem, vcpus, bytes, piu);
+  for (const c of configurations) engine.addVmHours(c.part, c.status, c.imageName, c.memMb, c.vcpus, c.sizeGb, c.iopsLimit, c.externalNics, c.count);
 }
 
 /**
@@ -96,46 +162,11 @@ async function rows(connection: DuckDBConnection, sql: string, values: Record<st
 export async function addGroupedFacts(
   connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
-  const { listValue } = duckdbApi();
-  const account = params.accountId === undefined ? null : BigInt(params.accountId);
-  const common = { account, vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]) };
-  const whole = { ...common, start: BigInt(params.start), end: BigInt(params.end) };
-  const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
-  /** Per hour: account-hours, billed memory and vCPUs, external bytes, gateways' public IPs. */
-  const hours = new Map<number, [number, number, number, number, number]>();
-  for (const [hourEpoch, accounts, bytes, piu, fractional] of (await rows(connection, HOURS, whole)) as number[][]) {
-    if (fractional! > 0) return false;
-    hours.set(hourEpoch!, [accounts!, 0, 0, bytes!, piu!]);
-  }
-  const bounds = [params.start, ...splitAt, params.end];
-  const configurations: unknown[][][] = [];
-  for (let part = 0; part + 1 < bounds.length; part++) {
-    configurations[part] = [];
-    for (const row of await rows(connection, VM_HOURS, { ...common, start: BigInt(bounds[part]!), end: BigInt(bounds[part + 1]!) })) {
-      const [hourEpoch, status, , , , , , , , mem, vcpus, bytes, fractional] = row as number[];
-      if (fractional! > 0) return false;
-      if (hourEpoch === null) {
-        configurations[part]!.push(row);
-        continue;
-      }
-      const hour = hours.get(hourEpoch!);
-      if (hour === undefined) throw new Error(`internal: VM-hours in hour ${hourEpoch}, which has no account-hour`);
-      if (billable === null || billable.has(status as unknown as string)) {
-        hour[1] += mem!;
-        hour[2] += vcpus!;
-      }
-      hour[3] += bytes!;
-    }
-  }
-  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their hour's total)
-  for (const [, mem, vcpus, bytes] of hours.values()) if (mem >= EXACT || vcpus >= EXACT || bytes >= EXACT) return false;
-  for (const [hourEpoch, [accounts, mem, vcpus, bytes, piu]] of hours) engine.addHourTotals(hourEpoch, accounts, mem, vcpus, bytes, piu);
-  configurations.forEach((list, part) => {
-    for (const [, status, image, mem, vcpus, size, iops, nics, count] of list) {
-      engine.addVmHours(part, status as string, image as string, mem as number, vcpus as number, size as number, iops as number, nics as number, count as number);
-    }
-  });
-  engine.addSeen(await seenOf(connection, whole, units.vmType));
+  const values = queryValues(params, units, splitAt);
+  const environment = await readEnvironment(connection, values, units, splitAt.length > 0);
+  if (environment === undefined) return false;
+  feedEnvironment(engine, environment);
+  engine.addSeen(await seenOf(connection, values, units.vmType));
   return true;
 }
 
@@ -160,42 +191,120 @@ const powerOfTwo = (x: number): boolean => x > 0 && Number.isFinite(x) && Number
 
 /**
  * The account-hours of the period grouped by all they hold but bytes and time: each class of
- * identical account-hours (the same cloud spaces and states, machine records and gateways'
- * NICs), its first hour and how many hours it stands for. An account-hour's rows are a
- * multiset: it is known by sums of two hashes of each row, with the count of rows (order-free,
- * and a few numbers per account-hour where lists of its rows took more than 64 MiB for 26
- * weeks); two different account-hours would share all four by chance, one in about 2^120.
+ * identical account-hours of an account and part of the period (the same cloud spaces and
+ * states, machine records and gateways' NICs), its first hour and how many hours it stands for.
+ * An account-hour's rows are a multiset: it is known by sums of two hashes of each row, with the
+ * count of rows (order-free, and a few numbers per account-hour where lists of its rows took
+ * more than 64 MiB for 26 weeks); two different account-hours would share all four by chance,
+ * one in about 2^120.
  */
 const rowHashes = (columns: string) => {
   const reversed = columns.split(", ").reverse().join(", ");
   return `count(*) AS n, sum(hash(${columns})::HUGEINT) AS h1, sum(hash(${reversed}, 'b')::HUGEINT) AS h2`;
 };
-const CLASSES = `WITH
-  ah AS (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}),
+const classesSql = (cut: boolean) => `WITH${cut ? ` ${PARTS},` : ""}
+  ah AS (SELECT account_id, hour_epoch, part FROM ${partsOf(cut, "account_hours")} WHERE ${WHERE}),
   cs AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, state")} FROM cloudspaces WHERE ${WHERE} GROUP BY ALL),
   m AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, machine_id, type, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics")}
         FROM machine_facts WHERE ${WHERE} GROUP BY ALL),
   g AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, external_nics")} FROM gateway_facts WHERE ${WHERE} GROUP BY ALL)
-  SELECT min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE
+  SELECT ah.account_id::DOUBLE, ah.part, min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE
   FROM ah LEFT JOIN cs USING (account_id, hour_epoch) LEFT JOIN m USING (account_id, hour_epoch) LEFT JOIN g USING (account_id, hour_epoch)
-  GROUP BY ah.account_id, cs.n, cs.h1, cs.h2, m.n, m.h1, m.h2, g.n, g.h1, g.h2`;
+  GROUP BY ah.account_id, ah.part, cs.n, cs.h1, cs.h2, m.n, m.h1, m.h2, g.n, g.h1, g.h2`;
+const CLASSES = { cut: classesSql(true), whole: classesSql(false) };
 
 /**
- * The external bytes of the period, summed per entity: each VM's (`m`), each cloud space's
- * VMs' (`c`) and gateways' (`g`), the cloud spaces of their account-hour only; and the values
- * that are not whole numbers.
+ * The external bytes of the period, summed per part and entity: each VM's (`m`), each cloud
+ * space's VMs' (`c`) and gateways' (`g`), the cloud spaces of their account-hour only; and the
+ * values that are not whole numbers.
  */
-const BYTES = `WITH ${SPACES},
+const bytesSql = (cut: boolean) => `WITH ${SPACES}${cut ? `, ${PARTS}` : ""},
   ah AS (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}),
   vms AS (SELECT * FROM (SELECT account_id, hour_epoch, cloudspace_id, machine_id, external_bytes FROM machine_facts WHERE ${WHERE} AND type = $vmType)
-          SEMI JOIN ah USING (account_id, hour_epoch))
-  SELECT 'm', cloudspace_id::DOUBLE, machine_id::DOUBLE, sum(external_bytes)::DOUBLE, count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
-    FROM vms GROUP BY ALL
+          SEMI JOIN ah USING (account_id, hour_epoch)),
+  vmParts AS ${partsOf(cut, "vms")}
+  SELECT 'm', part, account_id::DOUBLE, cloudspace_id::DOUBLE, machine_id::DOUBLE, sum(external_bytes)::DOUBLE,
+      count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
+    FROM vmParts GROUP BY part, account_id, cloudspace_id, machine_id
   UNION ALL
-  SELECT 'c', cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE, 0 FROM vms SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id) GROUP BY ALL
+  SELECT 'c', part, account_id::DOUBLE, cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE, 0
+    FROM vmParts SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id) GROUP BY part, account_id, cloudspace_id
   UNION ALL
-  SELECT 'g', cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE, count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
-    FROM (SELECT * FROM gateway_facts WHERE ${WHERE}) SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id) GROUP BY ALL`;
+  SELECT 'g', part, account_id::DOUBLE, cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE,
+      count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
+    FROM ${partsOf(cut, `(SELECT * FROM gateway_facts WHERE ${WHERE})`)} SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id)
+    GROUP BY part, account_id, cloudspace_id`;
+const BYTES = { cut: bytesSql(true), whole: bytesSql(false) };
+
+/** The levels below the environment, grouped: the classes of identical account-hours, and the bytes summed per entity. */
+interface GroupedLevels {
+  /** Per class: its account, its part of the period, its first hour, the hours it stands for. */
+  classes: [number, number, number, number][];
+  /** Per entity and part: a VM's own bytes (`m`); a cloud space's VMs' and gateways' (`c`, `g`). */
+  bytes: { kind: string; part: number; accountId: number; cloudspaceId: number; machineId: number; sum: number }[];
+}
+
+/**
+ * Reads the levels below the environment grouped (of `params.accountId`, or of every account);
+ * undefined unless NU is the bytes scaled by a power of two (the published units) and every
+ * byte count is a whole number with sums below 2^53.
+ */
+async function readLevels(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedLevels | undefined> {
+  if (!powerOfTwo(units.nicBytesPerValue) || !powerOfTwo(units.bytesPerNu)) return undefined;
+  const bytes: GroupedLevels["bytes"] = [];
+  // whole numbers add up exactly below 2^53: each entity's, and a cloud space's (VMs and gateways) and an account's totals
+  const totals = new Map<string, number>();
+  for (const [kind, part, accountId, cloudspaceId, machineId, sum, fractional] of await rows(connection, cut ? BYTES.cut : BYTES.whole, values)) {
+    if ((fractional as number) > 0 || (sum as number) >= EXACT) return undefined;
+    bytes.push({ kind: kind as string, part: part as number, accountId: accountId as number, cloudspaceId: cloudspaceId as number, machineId: machineId as number, sum: sum as number });
+    if (kind === "m") continue;
+    for (const key of [`${part}/${accountId}/${cloudspaceId}`, `${part}/${accountId}`]) totals.set(key, (totals.get(key) ?? 0) + (sum as number));
+  }
+  if ([...totals.values()].some((t) => t >= EXACT)) return undefined;
+  const classes = (await rows(connection, cut ? CLASSES.cut : CLASSES.whole, values)) as [number, number, number, number][];
+  return { classes, bytes };
+}
+
+/**
+ * Feeds an engine the levels below the environment grouped: one account-hour of each class,
+ * weighted by the hours it stands for, its bytes 0; then the bytes summed per entity.
+ */
+async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, params: BillingParams, units: Units, { classes, bytes }: GroupedLevels): Promise<void> {
+  if (classes.length > 0) {
+    // the classes' first hours, of every account at once (those of other classes are passed over)
+    const weights = new Map(classes.map(([accountId, , hour, count]) => [`${accountId}/${hour}`, count]));
+    const hours = [...new Set(classes.map(([, , hour]) => hour))].sort((a, b) => a - b);
+    const within = { start: hours[0]!, end: hours.at(-1)! + 3600, accountId: params.accountId };
+    for await (const facts of storedFacts(connection, within, units.externalNicType, hours)) {
+      const weight = weights.get(`${facts.accountId}/${facts.hourEpoch}`);
+      if (weight === undefined) continue;
+      // the class's facts without bytes (they are summed per entity, below)
+      const gateways = new Map([...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]));
+      engine.addWeighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weight);
+    }
+  }
+  const spaces = new Map<string, { part: number; accountId: number; cloudspaceId: number; vms: number; gateways: number }>();
+  const accounts = new Map<string, { part: number; accountId: number; sum: number }>();
+  for (const b of bytes) {
+    if (b.kind === "m") {
+      engine.addEntityBytes(b.part, b.accountId, b.cloudspaceId, b.machineId, b.sum);
+      continue;
+    }
+    const key = `${b.part}/${b.accountId}/${b.cloudspaceId}`;
+    let s = spaces.get(key);
+    if (s === undefined) spaces.set(key, (s = { part: b.part, accountId: b.accountId, cloudspaceId: b.cloudspaceId, vms: 0, gateways: 0 }));
+    if (b.kind === "c") s.vms = b.sum;
+    else s.gateways = b.sum;
+  }
+  for (const s of spaces.values()) {
+    engine.addEntityBytes(s.part, s.accountId, s.cloudspaceId, null, s.vms + s.gateways, s.gateways);
+    const key = `${s.part}/${s.accountId}`;
+    let a = accounts.get(key);
+    if (a === undefined) accounts.set(key, (a = { part: s.part, accountId: s.accountId, sum: 0 }));
+    a.sum += s.vms + s.gateways;
+  }
+  for (const a of accounts.values()) engine.addEntityBytes(a.part, a.accountId, null, null, a.sum);
+}
 
 /**
  * Feeds an engine (made with `splitAt`; lines of one account, its cloud spaces and machines)
@@ -209,49 +318,33 @@ const BYTES = `WITH ${SPACES},
 export async function addGroupedAccount(
   connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
-  if (params.accountId === undefined || !powerOfTwo(units.nicBytesPerValue) || !powerOfTwo(units.bytesPerNu)) return false;
-  const { listValue } = duckdbApi();
-  const account = BigInt(params.accountId);
-  const common = { account, vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]) };
-  const bounds = [params.start, ...splitAt, params.end];
-  const bytes: { part: number; kind: string; cloudspaceId: number; machineId: number; sum: number }[] = [];
-  const classes: { part: number; rows: number[][] }[] = [];
-  for (let part = 0; part + 1 < bounds.length; part++) {
-    const values = { ...common, start: BigInt(bounds[part]!), end: BigInt(bounds[part + 1]!) };
-    for (const [kind, cloudspaceId, machineId, sum, fractional] of await rows(connection, BYTES, values)) {
-      if ((fractional as number) > 0 || (sum as number) >= EXACT) return false;
-      bytes.push({ part, kind: kind as string, cloudspaceId: cloudspaceId as number, machineId: machineId as number, sum: sum as number });
-    }
-    classes.push({ part, rows: (await rows(connection, CLASSES, values)) as number[][] });
-  }
-  // a cloud space's NU is its VMs' and gateways' bytes, the account's its cloud spaces'
-  const spaces = new Map<string, { part: number; cloudspaceId: number; vms: number; gateways: number }>();
-  const accountBytes: number[] = [];
-  for (const b of bytes) {
-    if (b.kind === "m") continue;
-    const key = `${b.part}/${b.cloudspaceId}`;
-    let s = spaces.get(key);
-    if (s === undefined) spaces.set(key, (s = { part: b.part, cloudspaceId: b.cloudspaceId, vms: 0, gateways: 0 }));
-    if (b.kind === "c") s.vms = b.sum;
-    else s.gateways = b.sum;
-    accountBytes[b.part] = (accountBytes[b.part] ?? 0) + b.sum;
-    if (s.vms + s.gateways >= EXACT || accountBytes[b.part]! >= EXACT) return false;
-  }
+  if (params.accountId === undefined) return false;
+  const values = queryValues(params, units, splitAt);
+  const cut = splitAt.length > 0;
+  const levels = await readLevels(connection, values, units, cut);
+  if (levels === undefined) return false;
+  await feedLevels(connection, engine, params, units, levels);
+  engine.addSeen(await seenOf(connection, values, units.vmType));
+  return true;
+}
 
-  for (const { part, rows: list } of classes) {
-    const weights = new Map(list.map(([hour, count]) => [hour!, count!]));
-    const hours = [...weights.keys()];
-    if (hours.length === 0) continue;
-    const within = { start: Math.max(bounds[part]!, Math.min(...hours)), end: Math.min(bounds[part + 1]!, Math.max(...hours) + 3600), accountId: params.accountId };
-    for await (const facts of storedFacts(connection, within, units.externalNicType, hours)) {
-      // the class's facts without bytes (they are summed per entity, below)
-      const gateways = new Map([...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]));
-      engine.addWeighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weights.get(facts.hourEpoch)!);
-    }
-  }
-  for (const b of bytes) if (b.kind === "m") engine.addEntityBytes(b.part, params.accountId, b.cloudspaceId, b.machineId, b.sum);
-  for (const s of spaces.values()) engine.addEntityBytes(s.part, params.accountId, s.cloudspaceId, null, s.vms + s.gateways, s.gateways);
-  accountBytes.forEach((sum, part) => engine.addEntityBytes(part, params.accountId!, null, null, sum));
-  engine.addSeen(await seenOf(connection, { ...common, start: BigInt(params.start), end: BigInt(params.end) }, units.vmType));
+/**
+ * Feeds an engine (made with `splitAt`; every level of every account) the period grouped: the
+ * environment from its hours and VM configurations (as `addGroupedFacts`), the accounts, cloud
+ * spaces and machines from the classes of identical account-hours of each account, weighted,
+ * and the bytes summed per entity (as `addGroupedAccount`); what data quality reads. False,
+ * having fed nothing, when either way would not be exact.
+ */
+export async function addGroupedLevels(
+  connection: DuckDBConnection, params: BillingParams, units: Units, splitAt: readonly number[], engine: BillingEngine,
+): Promise<boolean> {
+  const values = queryValues(params, units, splitAt);
+  const cut = splitAt.length > 0;
+  const environment = await readEnvironment(connection, values, units, cut);
+  const levels = environment && (await readLevels(connection, values, units, cut));
+  if (environment === undefined || levels === undefined) return false;
+  feedEnvironment(engine, environment);
+  await feedLevels(connection, engine, params, units, levels);
+  engine.addSeen(await seenOf(connection, values, units.vmType));
   return true;
 }

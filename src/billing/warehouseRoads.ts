@@ -1,13 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
-import { addGroupedAccount, addGroupedFacts, groupedReadable } from "./groupedFacts.js";
+import { addGroupedAccount, addGroupedFacts, addGroupedLevels, groupedReadable } from "./groupedFacts.js";
 import { environmentOnly, type Level } from "./levels.js";
 import type { Units } from "./units.js";
 import { factsReadable, rowFacts, storedFacts } from "./warehouseFacts.js";
 
 /** The name of a road from a warehouse to the billing engine (see {@link warehouseRoads}). */
-export type WarehouseRoadName = "grouped environment" | "grouped account" | "stored facts" | "rows";
+export type WarehouseRoadName = "grouped environment" | "grouped account" | "grouped levels" | "stored facts" | "rows";
 
 /** One way of feeding a billing engine the facts of a period from a warehouse. */
 export interface WarehouseRoad {
@@ -19,9 +19,6 @@ export interface WarehouseRoad {
   feed(engine: BillingEngine): Promise<boolean>;
 }
 
-/** The most cuts (price changes, midnights) a period may have to be billed from grouped facts (see `groupedFacts.ts`). */
-const MAX_GROUPED_CUTS = 12;
-
 /**
  * The roads that may bill `levels` of `period` (cut at `cuts`) from a warehouse, in the order
  * they are tried; the last always answers. Every road gives the same figures to the bit
@@ -29,21 +26,27 @@ const MAX_GROUPED_CUTS = 12;
  * - `grouped environment`: the environment alone, from its VM configurations and hours grouped
  *   in DuckDB (docs/warehouse.md, "Billing the environment");
  * - `grouped account`: one account's levels, from the classes of its identical account-hours, weighted;
+ * - `grouped levels`: every level of every account, the environment as `grouped environment`,
+ *   the levels below it as `grouped account` for each account;
  * - `stored facts`: the facts stored at ingest, row by row, in windows of whole days;
  * - `rows`: the disk and NIC rows (a warehouse without stored facts), through the facts builder.
- * A grouped road runs its queries per part of the period, so it is taken for a few cuts only.
+ * A grouped road runs each query once for the whole period, grouping by the part of it an hour
+ * is in, so it is taken however many cuts the period has.
  * A new road is an entry here, before the one it is faster than.
  */
 export async function warehouseRoads(
   connection: DuckDBConnection, period: Period, units: Units, levels: readonly Level[], cuts: readonly number[],
 ): Promise<WarehouseRoad[]> {
   const roads: WarehouseRoad[] = [];
-  const groupable = cuts.length <= MAX_GROUPED_CUTS && (await groupedReadable(connection, units));
+  const groupable = await groupedReadable(connection, units);
   if (groupable && environmentOnly(levels)) {
     roads.push({ name: "grouped environment", feed: (engine) => addGroupedFacts(connection, period, units, cuts, engine) });
   }
   if (groupable && period.accountId !== undefined && !levels.includes("environment")) {
     roads.push({ name: "grouped account", feed: (engine) => addGroupedAccount(connection, period, units, cuts, engine) });
+  }
+  if (groupable && period.accountId === undefined && !environmentOnly(levels)) {
+    roads.push({ name: "grouped levels", feed: (engine) => addGroupedLevels(connection, period, units, cuts, engine) });
   }
   const stored = await factsReadable(connection, units.externalNicType);
   roads.push({

@@ -223,12 +223,10 @@ describe("billing files as they stream equals billing their warehouse, to the bi
           expect(grouped.report.lines).toEqual(alone.report.lines);
           if (name === "exact sums, changing configurations" && rules.units === undefined && !prices) expect(alone.report.lines[0]!.unitHours.TU).toBe(119.385);
         }
-        if (params.accountId !== undefined) {
-          // one account's levels are read from the classes of its identical account-hours, weighted (where NU is bytes scaled by a power of two)
-          expect(fromDb.road.warehouse).toBe((rules.units?.bytesPerNu ?? 2 ** 40) === 2 ** 40 ? "grouped account" : "stored facts");
-        } else {
-          expect(fromDb.road.warehouse).toBe("stored facts");
-        }
+        // one account's levels are read from the classes of its identical account-hours, weighted, every level of every account too, with
+        // the environment grouped (where NU is bytes scaled by a power of two)
+        const nuScaledByPowerOfTwo = (rules.units?.bytesPerNu ?? 2 ** 40) === 2 ** 40;
+        expect(fromDb.road.warehouse).toBe(!nuScaledByPowerOfTwo ? "stored facts" : params.accountId !== undefined ? "grouped account" : "grouped levels");
         if (period === "environment" && rules.units === undefined && threadedHere(name, rule)) {
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
           const threaded = await ask(files, { reading: { workers: 2 } });
