@@ -198,6 +198,11 @@ export class BillingEngine {
   private weighted = false;
   /** Account-hours went into the environment's hours (`add`): grouped totals may not be added to them. */
   private fedHours = false;
+  /** Grouped input of accounts: per account entity (of a part), where its VM-hours' totals are in `accountTotals` (see `addAccountVmHours`). */
+  private readonly accountGroupedTotals = new Map<Entity, number>();
+  private readonly accountTotals = new SumBank(1024);
+  /** Accounts came in as grouped totals (`addAccountHourTotals`): no account-hour may be added one by one. */
+  private groupedAccounts = false;
   /** Grouped input: per part of the period, where its VM-hours' totals are in `environment` (see `addVmHours`). */
   private readonly groupedTotals: number[] = [];
   private readonly groupedScratch: Float64Array;
@@ -455,6 +460,55 @@ export class BillingEngine {
     this.environment.add(hour.base + T_BYTES, bytes);
   }
 
+  /**
+   * Grouped input of the accounts' lines (see `groupedFacts.ts`; with the environment's grouped
+   * totals, and no level below the accounts): one account-hour, its billed VMs' memory and
+   * vCPUs in all, its VMs' and gateways' external bytes and its gateways' public IPs (cloud
+   * spaces of the account-hour only), as `add` would total them. Each account-hour once; their
+   * VM-hours' own amounts with {@link addAccountVmHours}.
+   */
+  addAccountHourTotals(accountId: number, hourEpoch: number, memMb: number, vcpus: number, bytes: number, gatewayPiu: number): void {
+    if (this.fedHours || this.weighted || this.environmentOnly) throw new Error("internal: accounts' grouped totals beside account-hours added one by one");
+    this.groupedAccounts = true;
+    const entity = this.accountEntity(this.partOf(hourEpoch), accountId);
+    const bank = this.levels;
+    bank.truncate(0);
+    const at = bank.alloc(this.L);
+    bank.add(at + T_MEM, memMb);
+    bank.add(at + T_BYTES, bytes);
+    const f = this.accountFigures;
+    this.levelFigures(bank, at, { vcpus, gatewayPiu }, f);
+    f[CU_ALLOCATED] = f[CU]!;
+    this.addLevelSample(entity, f, bank, at);
+  }
+
+  /**
+   * Grouped input of the accounts' lines (see {@link addAccountHourTotals}): `count` VM-hours of
+   * one configuration of `accountId`'s, in the part of the period `part`, each in a cloud space
+   * of its account-hour: their summed units and Σ CU go into the account's sums as `count` times
+   * each VM-hour's amount, exactly.
+   */
+  addAccountVmHours(
+    part: number, accountId: number, status: string, imageName: string, memMb: number, vcpus: number,
+    sizeGb: number, iopsLimit: number, externalNics: number, count: number,
+  ): void {
+    const f = this.groupedScratch;
+    this.vmFigures(f, 0, status, imageName, memMb, vcpus, sizeGb, iopsLimit, externalNics, 0);
+    const entity = this.accountEntity(part, accountId);
+    let at = this.accountGroupedTotals.get(entity);
+    if (at === undefined) this.accountGroupedTotals.set(entity, (at = this.accountTotals.alloc(this.L)));
+    this.accountTotals.addTimes(at + T_CU_SUM, f[CU_SUM]!, count);
+    for (const s of this.summed) this.accountTotals.addTimes(at + s.total, f[s.figure]!, count);
+  }
+
+  /** The entity of an account in a part of the period (made when first asked for). */
+  private accountEntity(part: number, accountId: number): Entity {
+    const accounts = this.accountsOf(part);
+    let account = accounts.get(accountId);
+    if (account === undefined) accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }));
+    return account.entity;
+  }
+
   /** Grouped input (see {@link addVmHours}): what the account-hours of the grouped input hold for data quality. */
   addSeen(seen: SeenData): void {
     for (const [accountId, hours] of seen.accountHours) this.seen.accountHours.set(accountId, [...(this.seen.accountHours.get(accountId) ?? []), ...hours]);
@@ -465,6 +519,7 @@ export class BillingEngine {
 
   /** Adds one account-hour (every account-hour of the period once). */
   add(facts: AccountHourFacts): void {
+    if (this.groupedAccounts) throw new Error("internal: an account-hour added beside accounts' grouped totals");
     const u = this.units;
     const { accountId, hourEpoch } = facts;
     if (this.onHour !== undefined && this.currentHour !== hourEpoch) {
@@ -704,6 +759,12 @@ export class BillingEngine {
       environment.samples--;
       this.addLevelSample(environment, new Float64Array(this.F), this.environment, at);
     });
+    for (const [account, at] of this.accountGroupedTotals) {
+      // an account's grouped VM-hours: their sums as its own, as if summed hour by hour (see `addAccountVmHours`)
+      if (account.samples === 0) throw new Error(`internal: grouped VM-hours of account ${account.accountId} in part ${account.part} of the period, which has no hour of it`);
+      account.samples--;
+      this.addLevelSample(account, new Float64Array(this.F), this.accountTotals, at);
+    }
     const sampled = [...this.entities.filter((e) => e.samples > 0), ...environments.filter((e) => e !== undefined)];
     if (parts === 1) return (this.periodParts = [sampled.map((e) => this.periodLine(e)).sort(compareLines)])[0]!;
     this.periodParts = Array.from({ length: parts }, () => []);

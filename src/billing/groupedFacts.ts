@@ -6,7 +6,7 @@ import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
 import type { Units } from "./units.js";
 import type { Period } from "../base/period.js";
-import { factsReadable, storedFacts } from "./warehouseFacts.js";
+import { factsReadable, readColumns, storedFacts } from "./warehouseFacts.js";
 
 /**
  * The environment's figures from a warehouse's stored facts, grouped in DuckDB instead of read
@@ -53,31 +53,33 @@ const PARTS = `parts AS (SELECT hour_epoch, len(list_filter($cuts, lambda c: c <
 const partsOf = (cut: boolean, table: string) => (cut ? `(SELECT * FROM ${table} JOIN parts USING (hour_epoch))` : `(SELECT *, 0::DOUBLE AS part FROM ${table})`);
 
 /**
- * One scan of the VM-hours, two groupings: per part of the period and VM configuration (what
- * the per-VM formulas read) its VM-hours; per hour and status, Σ memory, vCPUs and external
- * bytes (the billable statuses are decided in TypeScript), and the values that are not whole
- * numbers (then the sums would not be exact, and the grouped road is not taken). `hour_epoch`
- * is NULL in the rows of the first grouping, and only there. (Grouping the machines' bytes in
- * the same scan, each VM-hour marked by whether its cloud space is listed, took as long as the
- * two queries: the mark needs a join of every VM-hour.)
+ * One scan of the VM-hours, two groupings: per part of the period, account and VM configuration
+ * (what the per-VM formulas read) its VM-hours; per account-hour and status, Σ memory, vCPUs
+ * and external bytes (the billable statuses are decided in TypeScript), and the values that are
+ * not whole numbers (then the sums would not be exact, and the grouped road is not taken).
+ * `hour_epoch` is -1 in the rows of the first grouping, and only there (the columns a grouping
+ * leaves out are -1 or 0, never NULL: the numbers are read as typed arrays). (Grouping the
+ * machines' bytes in the same scan, each VM-hour marked by whether its cloud space is listed,
+ * took as long as two queries: the mark needs a join of every VM-hour.)
  */
 const vmHoursSql = (cut: boolean) => `WITH ${SPACES}, ${VMS}${cut ? `, ${PARTS}` : ""}
-  SELECT hour_epoch::DOUBLE, part, status, image_name, mem_mb, vcpus::DOUBLE, size_gb, iops_limit, external_nics::DOUBLE, count(*)::DOUBLE,
-    sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
+  SELECT coalesce(hour_epoch, -1)::DOUBLE, coalesce(part, -1)::DOUBLE, account_id::DOUBLE, status, image_name,
+    coalesce(mem_mb, 0)::DOUBLE, coalesce(vcpus, 0)::DOUBLE, coalesce(size_gb, 0)::DOUBLE, coalesce(iops_limit, 0)::DOUBLE, coalesce(external_nics, 0)::DOUBLE,
+    count(*)::DOUBLE, sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
     count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE
-  FROM ${partsOf(cut, "vms")} GROUP BY GROUPING SETS ((hour_epoch, status), (part, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics))`;
+  FROM ${partsOf(cut, "vms")}
+  GROUP BY GROUPING SETS ((account_id, hour_epoch, status), (part, account_id, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics))`;
 const VM_HOURS = { cut: vmHoursSql(true), whole: vmHoursSql(false) };
 
-/** Per hour of the environment: its account-hours, Σ external bytes of its gateways and their public IPs (cloud spaces of each account-hour only). */
-const HOURS = `WITH ${SPACES},
+/** Per account-hour: Σ external bytes of its gateways and their public IPs (cloud spaces of the account-hour only). */
+const ACCOUNT_HOURS = `WITH ${SPACES},
   gateways AS (
-    SELECT hour_epoch, sum(g.external_bytes) AS bytes,
+    SELECT account_id, hour_epoch, sum(g.external_bytes) AS bytes,
       count(*) FILTER (WHERE list_contains($publicIpStates, state) AND g.external_nics > 0) AS piu,
       count(*) FILTER (WHERE g.external_bytes <> trunc(g.external_bytes)) AS fractional
-    FROM spaces JOIN (SELECT * FROM gateway_facts WHERE ${WHERE}) g USING (account_id, hour_epoch, cloudspace_id) GROUP BY hour_epoch),
-  hours AS (SELECT hour_epoch, count(*) AS accounts FROM account_hours WHERE ${WHERE} GROUP BY hour_epoch)
-  SELECT h.hour_epoch::DOUBLE, h.accounts::DOUBLE, coalesce(g.bytes, 0)::DOUBLE, coalesce(g.piu, 0)::DOUBLE, coalesce(g.fractional, 0)::DOUBLE
-  FROM hours h LEFT JOIN gateways g USING (hour_epoch)`;
+    FROM spaces JOIN (SELECT * FROM gateway_facts WHERE ${WHERE}) g USING (account_id, hour_epoch, cloudspace_id) GROUP BY account_id, hour_epoch)
+  SELECT h.account_id::DOUBLE, h.hour_epoch::DOUBLE, coalesce(g.bytes, 0)::DOUBLE, coalesce(g.piu, 0)::DOUBLE, coalesce(g.fractional, 0)::DOUBLE
+  FROM (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) h LEFT JOIN gateways g USING (account_id, hour_epoch)`;
 
 /** What data quality reads of the account-hours: their hours, the machine records by type, empty records. */
 const SEEN = {
@@ -89,17 +91,31 @@ const SEEN = {
           SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)`,
 };
 
+/** The types of the grouped queries' parameters beyond the period's. */
+const paramTypesOf = (): Record<string, DuckDBType> => {
+  const { BIGINT, LIST, VARCHAR } = duckdbApi();
+  return { vmType: VARCHAR, publicIpStates: LIST(VARCHAR), cuts: LIST(BIGINT) };
+};
+
+/**
+ * Runs a query of many rows and returns its columns: numbers (DOUBLE, never NULL) as typed
+ * arrays copied from DuckDB's vectors, texts value by value (`readColumns`); a month cut at
+ * midnights gives 70,000 rows of VM configurations, which row objects took a second to make.
+ */
+async function columns(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<ArrayLike<unknown>[]> {
+  return readColumns(connection, sql, values, paramTypesOf());
+}
+
 /** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
 async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
-  const { LIST, VARCHAR } = duckdbApi();
-  const types: Record<string, DuckDBType> = { ...paramTypes(), vmType: VARCHAR, publicIpStates: LIST(VARCHAR), cuts: LIST(duckdbApi().BIGINT) };
+  const types: Record<string, DuckDBType> = { ...paramTypes(), ...paramTypesOf() };
   const used = paramsNamedIn(sql, values);
   const reader = await connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!])));
   return reader.getRowsJS();
 }
 
 /** The parameters of the grouped queries of a period (its account, or every one), its units and cuts. */
-function queryValues(params: BillingParams, units: Units, splitAt: readonly number[]): Record<string, DuckDBValue> {
+function queryValues(params: Period, units: Units, splitAt: readonly number[]): Record<string, DuckDBValue> {
   const { listValue } = duckdbApi();
   return {
     start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId),
@@ -107,49 +123,98 @@ function queryValues(params: BillingParams, units: Units, splitAt: readonly numb
   };
 }
 
-/** The environment's grouped facts: per hour its account-hours, billed memory and vCPUs, external bytes, gateways' public IPs; per part its VM configurations. */
-interface GroupedEnvironment {
-  hours: Map<number, [number, number, number, number, number]>;
-  configurations: { part: number; status: string; imageName: string; memMb: number; vcpus: number; sizeGb: number; iopsLimit: number; externalNics: number; count: number }[];
+/** A VM configuration of the period's VM-hours grouped, with its part of the period and how many VM-hours have it. */
+interface VmConfiguration {
+  part: number;
+  status: string;
+  imageName: string;
+  memMb: number;
+  vcpus: number;
+  sizeGb: number;
+  iopsLimit: number;
+  externalNics: number;
+  count: number;
+}
+
+/** The totals of an hour (of an account, or of the environment): its billed VMs' memory and vCPUs, its VMs' and gateways' external bytes, its gateways' public IPs. */
+interface HourTotals {
+  hourEpoch: number;
+  memMb: number;
+  vcpus: number;
+  bytes: number;
+  gatewayPiu: number;
+}
+
+/** The accounts' grouped facts: per account-hour its totals; per account and part its VM configurations. */
+interface GroupedAccounts {
+  hours: (HourTotals & { accountId: number })[];
+  configurations: (VmConfiguration & { accountId: number })[];
 }
 
 /**
- * Reads the environment's facts of the period grouped (see the top of this file); undefined when
- * a sum would not be exact (a value that is not whole, or a total of 2^53 or more).
+ * Reads the accounts' facts of the period grouped (see the top of this file); undefined when a
+ * sum would not be exact (a value that is not whole, or a total of 2^53 or more).
  */
-async function readEnvironment(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedEnvironment | undefined> {
+async function readAccounts(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedAccounts | undefined> {
   const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
-  const hours = new Map<number, [number, number, number, number, number]>();
-  for (const [hourEpoch, accounts, bytes, piu, fractional] of (await rows(connection, HOURS, values)) as number[][]) {
+  const byKey = new Map<number, HourTotals & { accountId: number }>();
+  const key = (accountId: number, hourEpoch: number) => accountId * 2 ** 21 + (hourEpoch / 3600) % 2 ** 21; // exact for ids below 2^32
+  for (const [accountId, hourEpoch, bytes, piu, fractional] of (await rows(connection, ACCOUNT_HOURS, values)) as number[][]) {
     if (fractional! > 0) return undefined;
-    hours.set(hourEpoch!, [accounts!, 0, 0, bytes!, piu!]);
+    byKey.set(key(accountId!, hourEpoch!), { accountId: accountId!, hourEpoch: hourEpoch!, memMb: 0, vcpus: 0, bytes: bytes!, gatewayPiu: piu! });
   }
-  const configurations: GroupedEnvironment["configurations"] = [];
-  for (const row of await rows(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values)) {
-    const [hourEpoch, part, status, imageName, mem, vcpus, size, iops, nics, count, memSum, vcpuSum, bytesSum, fractional] = row as [
-      number | null, number, string, string, number, number, number, number, number, number, number, number, number, number,
-    ];
-    if (fractional > 0) return undefined;
-    if (hourEpoch === null) {
-      configurations.push({ part, status, imageName, memMb: mem, vcpus, sizeGb: size, iopsLimit: iops, externalNics: nics, count });
+  const configurations: GroupedAccounts["configurations"] = [];
+  const [hourEpochs, parts, accountIds, statuses, images, mems, vcpus, sizes, iops, nics, counts, memSums, vcpuSums, bytesSums, fractional] =
+    (await columns(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values)) as [ArrayLike<number>, ArrayLike<number>, ArrayLike<number>, ArrayLike<string>, ArrayLike<string>, ...ArrayLike<number>[]];
+  for (let r = 0; r < hourEpochs.length; r++) {
+    if (fractional![r]! > 0) return undefined;
+    const accountId = accountIds[r]!;
+    if (hourEpochs[r] === -1) {
+      configurations.push({
+        part: parts[r]!, accountId, status: statuses[r]!, imageName: images[r]!, memMb: mems![r]!, vcpus: vcpus![r]!,
+        sizeGb: sizes![r]!, iopsLimit: iops![r]!, externalNics: nics![r]!, count: counts![r]!,
+      });
       continue;
     }
-    const hour = hours.get(hourEpoch);
-    if (hour === undefined) throw new Error(`internal: VM-hours in hour ${hourEpoch}, which has no account-hour`);
-    if (billable === null || billable.has(status)) {
-      hour[1] += memSum;
-      hour[2] += vcpuSum;
+    const hour = byKey.get(key(accountId, hourEpochs[r]!));
+    if (hour === undefined) throw new Error(`internal: VM-hours of account ${accountId} in hour ${hourEpochs[r]}, which is not one of its account-hours`);
+    if (billable === null || billable.has(statuses[r]!)) {
+      hour.memMb += memSums![r]!;
+      hour.vcpus += vcpuSums![r]!;
     }
-    hour[3] += bytesSum;
+    hour.bytes += bytesSums![r]!;
   }
-  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their hour's total)
-  for (const [, mem, vcpus, bytes] of hours.values()) if (mem >= EXACT || vcpus >= EXACT || bytes >= EXACT) return undefined;
+  const hours = [...byKey.values()];
+  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their account-hour's total)
+  if (hours.some((h) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT)) return undefined;
   return { hours, configurations };
 }
 
-/** Feeds an engine the environment's grouped facts (its hours' totals, its VM configurations per part). */
-function feedEnvironment(engine: BillingEngine, { hours, configurations }: GroupedEnvironment): void {
-  for (const [hourEpoch, [accounts, mem, vcpus, bytes, piu]] of hours) engine.addHourTotals(hourEpoch, accounts, mem, vcpus, bytes, piu);
+/**
+ * The environment's hours from its accounts': per hour the Σ of its account-hours' totals and
+ * their number; undefined when an hour's total would not be exact. (Its VM configurations are
+ * the accounts': each goes into the environment's exact sums as it is, merged or not.)
+ */
+function environmentHours(hours: GroupedAccounts["hours"]): (HourTotals & { accounts: number })[] | undefined {
+  const byHour = new Map<number, HourTotals & { accounts: number }>();
+  for (const h of hours) {
+    const hour = byHour.get(h.hourEpoch);
+    if (hour === undefined) byHour.set(h.hourEpoch, { hourEpoch: h.hourEpoch, accounts: 1, memMb: h.memMb, vcpus: h.vcpus, bytes: h.bytes, gatewayPiu: h.gatewayPiu });
+    else {
+      hour.accounts++;
+      hour.memMb += h.memMb;
+      hour.vcpus += h.vcpus;
+      hour.bytes += h.bytes;
+      hour.gatewayPiu += h.gatewayPiu;
+    }
+  }
+  const totals = [...byHour.values()];
+  return totals.some((h) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT) ? undefined : totals;
+}
+
+/** Feeds an engine the environment's grouped facts: its hours' totals (`environmentHours` of the accounts'), its VM configurations per part. */
+function feedEnvironment(engine: BillingEngine, hours: NonNullable<ReturnType<typeof environmentHours>>, configurations: GroupedAccounts["configurations"]): void {
+  for (const h of hours) engine.addHourTotals(h.hourEpoch, h.accounts, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
   for (const c of configurations) engine.addVmHours(c.part, c.status, c.imageName, c.memMb, c.vcpus, c.sizeGb, c.iopsLimit, c.externalNics, c.count);
 }
 
@@ -163,9 +228,10 @@ export async function addGroupedFacts(
   connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
   const values = queryValues(params, units, splitAt);
-  const environment = await readEnvironment(connection, values, units, splitAt.length > 0);
-  if (environment === undefined) return false;
-  feedEnvironment(engine, environment);
+  const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
+  const hours = accounts && environmentHours(accounts.hours);
+  if (accounts === undefined || hours === undefined) return false;
+  feedEnvironment(engine, hours, accounts.configurations);
   engine.addSeen(await seenOf(connection, values, units.vmType));
   return true;
 }
@@ -269,7 +335,7 @@ async function readLevels(connection: DuckDBConnection, values: Record<string, D
  * Feeds an engine the levels below the environment grouped: one account-hour of each class,
  * weighted by the hours it stands for, its bytes 0; then the bytes summed per entity.
  */
-async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, params: BillingParams, units: Units, { classes, bytes }: GroupedLevels): Promise<void> {
+async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, params: Period, units: Units, { classes, bytes }: GroupedLevels): Promise<void> {
   if (classes.length > 0) {
     // the classes' first hours, of every account at once (those of other classes are passed over)
     const weights = new Map(classes.map(([accountId, , hour, count]) => [`${accountId}/${hour}`, count]));
@@ -336,15 +402,41 @@ export async function addGroupedAccount(
  * having fed nothing, when either way would not be exact.
  */
 export async function addGroupedLevels(
-  connection: DuckDBConnection, params: BillingParams, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
   const values = queryValues(params, units, splitAt);
   const cut = splitAt.length > 0;
-  const environment = await readEnvironment(connection, values, units, cut);
-  const levels = environment && (await readLevels(connection, values, units, cut));
-  if (environment === undefined || levels === undefined) return false;
-  feedEnvironment(engine, environment);
+  const accounts = await readAccounts(connection, values, units, cut);
+  const hours = accounts && environmentHours(accounts.hours);
+  const levels = hours && (await readLevels(connection, values, units, cut));
+  if (accounts === undefined || hours === undefined || levels === undefined) return false;
+  feedEnvironment(engine, hours, accounts.configurations);
   await feedLevels(connection, engine, params, units, levels);
+  engine.addSeen(await seenOf(connection, values, units.vmType));
+  return true;
+}
+
+/**
+ * Feeds an engine (made with `splitAt`; the lines of the environment and the accounts, none
+ * below) the period grouped: each account-hour's totals and each account's VM configurations
+ * per part (the account's own CU, NU and public IPs from the first, its summed units from the
+ * second), the environment from their sums (as `addGroupedFacts`); what data quality reads.
+ * Nothing per machine: an overview of a month of 26 weeks' warehouse read 7,000 classes of
+ * account-hours, one a day and hour, for the levels below. False, having fed nothing, when a sum
+ * would not be exact.
+ */
+export async function addGroupedAccounts(
+  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
+): Promise<boolean> {
+  const values = queryValues(params, units, splitAt);
+  const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
+  const hours = accounts && environmentHours(accounts.hours);
+  if (accounts === undefined || hours === undefined) return false;
+  feedEnvironment(engine, hours, accounts.configurations);
+  for (const h of accounts.hours) engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
+  for (const c of accounts.configurations) {
+    engine.addAccountVmHours(c.part, c.accountId, c.status, c.imageName, c.memMb, c.vcpus, c.sizeGb, c.iopsLimit, c.externalNics, c.count);
+  }
   engine.addSeen(await seenOf(connection, values, units.vmType));
   return true;
 }

@@ -129,7 +129,7 @@ const TYPE_DOUBLE = 11;
  * a vector has a validity mask, took 1 s for a week's rows); they must hold no NULL (the
  * queries read measures through `measure`), which is checked. Other columns are read value by value.
  */
-async function readColumns(
+export async function readColumns(
   connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType> = {},
 ): Promise<ArrayLike<unknown>[]> {
   const bindings = duckdbBindings();

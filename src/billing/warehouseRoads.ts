@@ -1,13 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
-import { addGroupedAccount, addGroupedFacts, addGroupedLevels, groupedReadable } from "./groupedFacts.js";
+import { addGroupedAccount, addGroupedAccounts, addGroupedFacts, addGroupedLevels, groupedReadable } from "./groupedFacts.js";
 import { environmentOnly, type Level } from "./levels.js";
 import type { Units } from "./units.js";
 import { factsReadable, rowFacts, storedFacts } from "./warehouseFacts.js";
 
 /** The name of a road from a warehouse to the billing engine (see {@link warehouseRoads}). */
-export type WarehouseRoadName = "grouped environment" | "grouped account" | "grouped levels" | "stored facts" | "rows";
+export type WarehouseRoadName = "grouped environment" | "grouped accounts" | "grouped account" | "grouped levels" | "stored facts" | "rows";
 
 /** One way of feeding a billing engine the facts of a period from a warehouse. */
 export interface WarehouseRoad {
@@ -25,6 +25,8 @@ export interface WarehouseRoad {
  * (`test/billing/billInputs.test.ts` holds them to it); they differ in what they read:
  * - `grouped environment`: the environment alone, from its VM configurations and hours grouped
  *   in DuckDB (docs/warehouse.md, "Billing the environment");
+ * - `grouped accounts`: the environment and the accounts alone, from their account-hours' totals
+ *   and each account's VM configurations grouped in DuckDB;
  * - `grouped account`: one account's levels, from the classes of its identical account-hours, weighted;
  * - `grouped levels`: every level of every account, the environment as `grouped environment`,
  *   the levels below it as `grouped account` for each account;
@@ -41,6 +43,8 @@ export async function warehouseRoads(
   const groupable = await groupedReadable(connection, units);
   if (groupable && environmentOnly(levels)) {
     roads.push({ name: "grouped environment", feed: (engine) => addGroupedFacts(connection, period, units, cuts, engine) });
+  } else if (groupable && levels.every((l) => l === "environment" || l === "account")) {
+    roads.push({ name: "grouped accounts", feed: (engine) => addGroupedAccounts(connection, period, units, cuts, engine) });
   }
   if (groupable && period.accountId !== undefined && !levels.includes("environment")) {
     roads.push({ name: "grouped account", feed: (engine) => addGroupedAccount(connection, period, units, cuts, engine) });

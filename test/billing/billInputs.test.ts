@@ -227,6 +227,13 @@ describe("billing files as they stream equals billing their warehouse, to the bi
         // the environment grouped (where NU is bytes scaled by a power of two)
         const nuScaledByPowerOfTwo = (rules.units?.bytesPerNu ?? 2 ** 40) === 2 ** 40;
         expect(fromDb.road.warehouse).toBe(!nuScaledByPowerOfTwo ? "stored facts" : params.accountId !== undefined ? "grouped account" : "grouped levels");
+        // the environment and the accounts alone (the dashboard's overview), from the account-hours' totals and the accounts' VM configurations
+        const levels = params.accountId === undefined ? ["environment", "account"] as const : ["account"] as const;
+        const accounts = await ask({ connection: warehouse.connection }, { produce: { levels } });
+        expect(accounts.road).toEqual({ source: "warehouse", warehouse: "grouped accounts" });
+        const ofLevels = (lines: readonly BillingLine[]) => lines.filter((l) => (levels as readonly string[]).includes(l.level));
+        expect(accounts.report.lines).toEqual(ofLevels(db.lines));
+        expect(accounts.report.parts).toEqual(db.parts?.map((part) => ({ ...part, lines: ofLevels(part.lines) })));
         if (period === "environment" && rules.units === undefined && threadedHere(name, rule)) {
           // two threads, each billing part of the hours, merge into the same figures (the environment's CU from merged totals)
           const threaded = await ask(files, { reading: { workers: 2 } });
