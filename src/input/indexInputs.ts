@@ -72,13 +72,13 @@ export async function indexInputs(inputs: string[], options: ListOptions = {}): 
     await indexer.close();
     throw error;
   }
-  return indexOf(indexer);
+  return indexOf(indexer, options.order);
 }
 
 /** The index of what `indexer` found: its files sorted into account-hours, each tree file once. */
-function indexOf(indexer: InputIndexer): InputIndex {
+function indexOf(indexer: InputIndexer, by: ListOptions["order"]): InputIndex {
   const { table, counts } = indexer;
-  const order = table.sorted();
+  const order = table.sorted(by);
   const duplicate = duplicateFiles(table, order);
   let filesTotal = 0;
   let bytesTotal = 0;

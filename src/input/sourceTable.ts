@@ -134,13 +134,14 @@ export class SourceTable {
   }
 
   /**
-   * The rows in reading order: by account, hour, then `Account` files before `CloudSpace`
-   * files by cloud space id, ties by display name (then by the order they were added).
+   * The rows in reading order: by account, hour (`by` hour: by hour, account), then `Account`
+   * files before `CloudSpace` files by cloud space id, ties by display name (then by the order
+   * they were added).
    */
-  sorted(): Uint32Array {
+  sorted(by: "account" | "hour" = "account"): Uint32Array {
     const order = new Uint32Array(this.size);
     for (let i = 0; i < order.length; i++) order[i] = i;
-    return order.sort(this.compareRows);
+    return order.sort(by === "account" ? this.compareRows : (a, b) => this.hourEpochs[a]! - this.hourEpochs[b]! || this.compareRows(a, b));
   }
 
   /** The reading order of two rows (see {@link sorted}). */

@@ -33,7 +33,7 @@ const IGNORED_EXAMPLES = 5;
  * `indexInputs`; once groups are out, the groups throw `StreamFallback` instead.
  */
 export async function streamInputs(inputs: string[], options: ListOptions, lookaheadBytes: number): Promise<InputIndex> {
-  if (inputs.length !== 1 || !(await isFolder(inputs[0]!))) return indexInputs(inputs, options);
+  if (inputs.length !== 1 || options.order === "hour" || !(await isFolder(inputs[0]!))) return indexInputs(inputs, options);
   const stream = new TreeStream(resolve(inputs[0]!), options.inputNames?.[0] ?? inputs[0]!, options);
   try {
     stream.walkUntil(lookaheadBytes);

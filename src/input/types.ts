@@ -104,6 +104,12 @@ export interface ListOptions extends InputLimits {
   inputNames?: readonly string[];
   /** The kinds of archive an input file may be, known by their bytes (see `openArchive`). Default: zip. */
   archiveKinds?: readonly ArchiveKind[];
+  /**
+   * The order account-hours come in: `account` (by account, then hour) or `hour` (by hour, then
+   * account: every account's hour together, for a consumer that finishes an hour before the
+   * next, as the hourly lines do). Default `account`.
+   */
+  order?: "account" | "hour";
 }
 
 /** Account-hours chosen by their paths: one account, and hours in `[start, end)` (epoch seconds). Each part is optional. */

@@ -19,6 +19,7 @@ export function loadReader(
   inputs: string[],
   options: {
     packed?: boolean; select?: AccountHourSelection; inputNames?: readonly string[]; onProgress?: (progress: ReadProgress) => void; streamAfterBytes?: number;
+    order?: "account" | "hour";
   },
 ): LoadReader {
   const badFiles: BadFileError[] = [];
@@ -30,6 +31,7 @@ export function loadReader(
     onBadFile: (error) => badFiles.push(error),
     deferTreeReads: true,
     streamAfterBytes: options.streamAfterBytes,
+    order: options.order,
     onProgress: (progress) => {
       bytesTotal = progress.bytesTotal;
       options.onProgress?.(progress);
