@@ -12,11 +12,9 @@ import { warehouseHourly, type HourlyStream } from "../billing/hourlyStream.js";
 import { calculateLevels, levelsFor, type Level } from "../billing/levels.js";
 import type { BillingLine } from "../billing/lines.js";
 import type { PriceList } from "../billing/prices.js";
-import { BILLING_COLUMNS, BILLING_TABLES } from "../billing/warehouseFacts.js";
 import type { WarehouseRoadName } from "../billing/warehouseRoads.js";
 import { overlayNames } from "../billing/names.js";
 import { readEntityNames } from "../store/entityNames.js";
-import type { Warehouse } from "../store/types.js";
 import { isFiles, sourceRoad, warehouseOf, type SourceRoad } from "./sourceRoad.js";
 
 /**
@@ -42,8 +40,8 @@ export interface BillProduce {
   calculate?: boolean;
   /**
    * The hourly lines (`bill.hourly`), for the outputs that list every hour (the hourly CSV, the
-   * Hourly sheet, FOCUS). Files are then loaded into an in-memory warehouse, which the hourly
-   * lines are read from while the bill is open. Default false.
+   * Hourly sheet, FOCUS). From files, they are read again by hour when the lines are asked for
+   * (nothing is loaded into a database). Default false.
    */
   hourly?: boolean;
   /** The lines of each UTC day with data (`bill.days`), from the same engine. Default false. */
@@ -100,25 +98,25 @@ export interface BilledDay {
   lines: BillingLine[];
 }
 
-/** How a bill read its hours: from files as they stream, or from a warehouse (files loaded in memory, or one given), by which road. */
+/** How a bill read its hours: from files as they stream (read again by hour for the hourly lines), or from the warehouse given, by which road. */
 export interface BillRoad {
   source: SourceRoad;
   /** The warehouse road (see `warehouseRoads`); absent for files as they stream. */
   warehouse?: WarehouseRoadName;
 }
 
-/** A bill: its report, and what else was asked for. `close()` it when `hourly` was asked for. */
+/** A bill: its report, and what else was asked for. */
 export interface Bill {
   /** The period lines, money with a price list, the data quality and its warnings. */
   report: BillingReport;
   /** The `billing/calculate` shape, with `produce.calculate`. */
   calculate?: CalculateResult;
-  /** The hourly lines of the report, with `produce.hourly` (read while the bill is open). */
+  /** The hourly lines of the report, with `produce.hourly` (read from the source when iterated: from a warehouse, while it is open). */
   hourly?: HourlyStream;
   /** The lines of each UTC day with data, with `produce.days`. */
   days?: BilledDay[];
   road: BillRoad;
-  /** Releases the in-memory warehouse the hourly lines are read from, if one was made (idempotent). */
+  /** Releases what the bill holds (nothing since the hourly lines of files are read from the files: kept for callers that close every bill; idempotent). */
   close(): void;
 }
 
@@ -127,8 +125,8 @@ export interface Bill {
  * (input files, or an open warehouse), a period, prices, rules and what to produce, and decides
  * the rest itself: where the period is cut (each price change, for an invoice line per price
  * period; midnights for `days`), how the hours are read (files decoded as they stream, on
- * worker threads when that pays; files loaded in an in-memory warehouse when every hour is
- * listed; a warehouse's grouped facts, stored facts or rows: see `sourceRoad`,
+ * worker threads when that pays, and read again by hour when every hour is listed; a
+ * warehouse's grouped facts, stored facts or rows: see `sourceRoad`,
  * `warehouseRoads`), and the levels billed. Every road gives the same figures, to the bit.
  *
  * An account the source has never seen is a UsageError (UNKNOWN_ID); an impossible value in a
@@ -145,49 +143,41 @@ export async function bill(request: BillRequest): Promise<Bill> {
   const produce = request.produce ?? {};
   const checked = resolveOptions(request.rules);
   const levels = produce.levels ?? (produce.calculate ? calculateLevels(period) : levelsFor(period));
-  const road = sourceRoad(request.source, produce);
-  const opened = road === "files loaded in memory" && isFiles(request.source) ? await loadInMemory(request.source, period, request) : undefined;
-  try {
-    const source = opened ?? request.source;
-    // from a warehouse: the names `sync` stored, under those of the rules (a names file)
-    const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
-    const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
-    const billedWith = async (cuts: readonly number[]): Promise<BilledPeriod> => {
-      if (!isFiles(source)) return billWarehouse(source.connection, period, rules, { load: source.load, levels, cuts, fingerprint: produce.fingerprints ?? false });
-      const { billInputs } = await import("../billing/billInputs.js"); // the decoding pipeline loads only for files
-      return billInputs(source, period, { ...rules, levels, cuts, skipBad: request.skipBad, fingerprint: produce.fingerprints ?? false, ...request.reading });
-    };
-    const prices = priceCuts(request.prices, period);
-    const days = produce.days ? dayCuts(period) : [];
-    // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
-    const billed = await billedWith(prices.length > 0 || days.length === 0 ? prices : days);
-    if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
-    const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
-    const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
-      prices: request.prices, unitsFile: request.unitsFile, fingerprints: produce.fingerprints,
-    });
-    const connection = warehouseOf(source)?.connection;
-    return {
-      report,
-      calculate: produce.calculate ? calculateOf(report.lines, report.params, report.options) : undefined,
-      hourly: produce.hourly && connection ? warehouseHourly(connection, report) : undefined,
-      days: byDay && daysOf(byDay),
-      road: { source: road, warehouse: billed.road === "files" ? undefined : billed.road },
-      close: () => opened?.close(),
-    };
-  } catch (error) {
-    opened?.close();
-    throw error;
-  }
+  const { source } = request;
+  const road = sourceRoad(source, produce);
+  // from a warehouse: the names `sync` stored, under those of the rules (a names file)
+  const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
+  const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
+  const billedWith = async (cuts: readonly number[]): Promise<BilledPeriod> => {
+    if (!isFiles(source)) return billWarehouse(source.connection, period, rules, { load: source.load, levels, cuts, fingerprint: produce.fingerprints ?? false });
+    const { billInputs } = await import("../billing/billInputs.js"); // the decoding pipeline loads only for files
+    return billInputs(source, period, { ...rules, levels, cuts, skipBad: request.skipBad, fingerprint: produce.fingerprints ?? false, ...request.reading });
+  };
+  const prices = priceCuts(request.prices, period);
+  const days = produce.days ? dayCuts(period) : [];
+  // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
+  const billed = await billedWith(prices.length > 0 || days.length === 0 ? prices : days);
+  if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
+  const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
+  const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
+    prices: request.prices, unitsFile: request.unitsFile, fingerprints: produce.fingerprints,
+  });
+  return {
+    report,
+    calculate: produce.calculate ? calculateOf(report.lines, report.params, report.options) : undefined,
+    hourly: produce.hourly ? await hourlyOf(source, report, request) : undefined,
+    days: byDay && daysOf(byDay),
+    road: { source: road, warehouse: billed.road === "files" ? undefined : billed.road },
+    close: () => {},
+  };
 }
 
-/** The files of the period (and account) loaded into an in-memory warehouse, with the tables and columns billing reads. */
-async function loadInMemory(inputs: readonly string[], period: Period, request: BillRequest): Promise<Warehouse> {
-  const { openWarehouse } = await import("../store/openWarehouse.js"); // the loading pipeline loads only for files
-  return openWarehouse([...inputs], {
-    skipBad: request.skipBad, packed: request.reading?.packed, workers: request.reading?.workers, onProgress: request.reading?.onProgress,
-    tables: BILLING_TABLES, columns: BILLING_COLUMNS, select: period,
-  });
+/** The hourly lines of a bill's report: from its warehouse, or from its files read again by hour. */
+async function hourlyOf(source: BillSource, report: BillingReport, request: BillRequest): Promise<HourlyStream> {
+  const warehouse = warehouseOf(source);
+  if (warehouse !== undefined) return warehouseHourly(warehouse.connection, report);
+  const { filesHourly } = await import("../billing/filesHourly.js"); // the decoding pipeline loads only for files
+  return filesHourly(source as readonly string[], report, { skipBad: request.skipBad, packed: request.reading?.packed });
 }
 
 /** The days of a period billed cut at midnights (or of one day, not cut): each with lines. */

@@ -4,12 +4,12 @@ import type { BillProduce, BillSource, WarehouseSource } from "./bill.js";
  * How a bill reads its source:
  * - `files`: decoded and billed as they stream (on worker threads for inputs large enough to
  *   repay their start), nothing loaded into a database; memory all but flat in the period;
- * - `files loaded in memory`: into an in-memory warehouse (only the period's files, only the
- *   tables and columns billing reads), for the outputs that list every hour: the hourly lines
- *   are read from it hour by hour, in windows of whole days;
+ * - `files read again by hour`: as `files`, and for the outputs that list every hour, read again
+ *   by hour, then account, each hour's lines handed over as the next begins (`filesHourly`):
+ *   nothing loaded into a database, memory flat in the period;
  * - `warehouse`: the warehouse given, by the first of `warehouseRoads` that answers.
  */
-export type SourceRoad = "files" | "files loaded in memory" | "warehouse";
+export type SourceRoad = "files" | "files read again by hour" | "warehouse";
 
 /** True when the source is input files rather than a warehouse. */
 export function isFiles(source: BillSource): source is readonly string[] {
@@ -24,5 +24,5 @@ export function warehouseOf(source: BillSource): WarehouseSource | undefined {
 /** The road a bill of `source` takes for what it is asked to produce. */
 export function sourceRoad(source: BillSource, produce: BillProduce): SourceRoad {
   if (!isFiles(source)) return "warehouse";
-  return produce.hourly ? "files loaded in memory" : "files";
+  return produce.hourly ? "files read again by hour" : "files";
 }

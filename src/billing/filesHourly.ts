@@ -11,6 +11,8 @@ import { resolveOptions, type BillingOptions } from "./billingOptions.js";
 import { toLine } from "./engineLines.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
+import type { BillingReport } from "./billingReport.js";
+import type { HourlyStream } from "./hourlyStream.js";
 
 /** How input files are read for their hourly lines. */
 export interface FilesHourlyReading {
@@ -98,4 +100,26 @@ function hourlyTap(externalNicType: string, engine: BillingEngine): TapPlugin {
   };
   // in this thread only (`inlineStager`): a worker would import a module, never this closure
   return { module: "", options: undefined, create: () => tap };
+}
+
+/**
+ * The hourly lines of `report` (billed from `inputs`), read again from the files by hour (see
+ * `filesHourlyLines`). Their count is the report's: a line's sample hours are the hourly lines
+ * it sums (an hour of the environment, an account-hour, a cloud space's, a machine record's);
+ * levels the report has no lines of are counted by reading their lines.
+ */
+export function filesHourly(inputs: readonly string[], report: BillingReport, reading: FilesHourlyReading = {}): HourlyStream {
+  const options = { ...report.options, ...reading };
+  const lines = (levels: readonly Level[] = levelsFor(report.params)) => filesHourlyLines(inputs, report.params, options, levels);
+  return {
+    report,
+    lines,
+    count: async (levels = levelsFor(report.params)) => {
+      const billed = new Set(report.lines.map((l) => l.level));
+      if (levels.every((l) => billed.has(l))) return report.lines.filter((l) => (levels as readonly string[]).includes(l.level)).reduce((n, l) => n + l.sampleHours, 0);
+      let n = 0;
+      for await (const batch of lines(levels)) n += batch.length;
+      return n;
+    },
+  };
 }

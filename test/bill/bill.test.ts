@@ -31,7 +31,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The bill of `request` from the files, the files with their hourly lines (loaded in memory) and the warehouse, each released. */
+/** The bill of `request` from the files, the files with their hourly lines (read again by hour) and the warehouse, each released. */
 async function everyRoad(request: Omit<BillRequest, "source">): Promise<Bill[]> {
   const bills: Bill[] = [];
   for (const [source, hourly] of [[[data], false], [[data], true], [warehouse, false]] as const) {
@@ -39,7 +39,7 @@ async function everyRoad(request: Omit<BillRequest, "source">): Promise<Bill[]> 
     billed.close();
     bills.push(billed);
   }
-  expect(bills.map((b) => b.road.source)).toEqual(["files", "files loaded in memory", "warehouse"]);
+  expect(bills.map((b) => b.road.source)).toEqual(["files", "files read again by hour", "warehouse"]);
   return bills;
 }
 
@@ -75,20 +75,24 @@ describe("bill", () => {
     expect(oneDay.days![0]!.lines.map((l) => l.quantities)).toEqual(oneDay.report.lines.filter((l) => l.level !== "gateway").map((l) => l.quantities));
   });
 
-  it("reads the hourly lines of files from an in-memory warehouse while the bill is open", async () => {
-    const billed = await bill({ source: [data], period: { ...PERIOD, accountId: 1 }, produce: { hourly: true } });
-    try {
-      // only the tables and columns billing reads are loaded: its facts are made of the rows
-      expect(billed.road).toEqual({ source: "files loaded in memory", warehouse: "rows" });
-      const count = await billed.hourly!.count(["account"]);
-      expect(count).toBe(72);
-      let hours = 0;
-      for await (const batch of billed.hourly!.lines(["account"])) hours += batch.length;
-      expect(hours).toBe(count);
-    } finally {
-      billed.close();
-      billed.close(); // idempotent
+  it("reads the hourly lines of files again by hour, the warehouse's lines and counts, nothing loaded into a database", async () => {
+    const period = { ...PERIOD, accountId: 1 };
+    const billed = await bill({ source: [data], period, produce: { hourly: true } });
+    const fromWarehouse = await bill({ source: warehouse, period, produce: { hourly: true } });
+    expect(billed.road).toEqual({ source: "files read again by hour" });
+    for (const levels of [["account"], ["account", "cloudspace", "machine"]] as const) {
+      const count = await billed.hourly!.count(levels);
+      expect(count).toBe(await fromWarehouse.hourly!.count(levels));
+      const lines: unknown[] = [];
+      for await (const batch of billed.hourly!.lines(levels)) lines.push(...batch);
+      expect(lines).toHaveLength(count);
+      const expected: unknown[] = [];
+      for await (const batch of fromWarehouse.hourly!.lines(levels)) expected.push(...batch);
+      expect(lines).toEqual(expected);
     }
+    expect(await billed.hourly!.count(["account"])).toBe(72);
+    billed.close();
+    billed.close(); // idempotent
   });
 
   it("gives the billing/calculate shape, of the environment alone without an account", async () => {

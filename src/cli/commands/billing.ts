@@ -2,7 +2,6 @@ import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
 import { bill, type Bill, type BillRequest } from "../../bill/bill.js";
-import { sourceRoad } from "../../bill/sourceRoad.js";
 import type { Warning } from "../../billing/dataQuality.js";
 import { loadNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
@@ -149,7 +148,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const source = storeSourceOf(argv);
     const warnings = Array.isArray(source)
       ? await withBill(await withReadProgress(async (onProgress) => {
-        if (sourceRoad(source, produce) === "files") sizeHeapsForStreaming(); // not for the hourly lines' in-memory warehouse
+        sizeHeapsForStreaming(); // files stream, their hourly lines too (read again by hour)
         const billed = await bill({ ...request, source, reading: { packed: argv.packed, workers: workersOf(argv), onProgress } });
         return { billed, load: billed.report.load };
       }), render)
@@ -177,7 +176,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
   },
 };
 
-/** Renders a bill of files with `render`, then releases it (the in-memory warehouse of its hourly lines). */
+/** Renders a bill of files with `render`, then releases it (as every bill may be). */
 async function withBill<R>({ billed }: { billed: Bill }, render: (billed: Bill) => Promise<R>): Promise<R> {
   try {
     return await render(billed);
