@@ -28,7 +28,7 @@ export type { ReportParams, ReportResult } from "./store/runReport.js";
 export { reportToCsv, reportToJson, reportToXlsx } from "./export/formatReport.js";
 export type { ReportFormat } from "./export/formatReport.js";
 export { open } from "./open.js";
-export type { Store, OpenOptions, HeldAccount, InvoicePeriods } from "./open.js";
+export type { Store, OpenOptions, HeldAccount, InvoicePeriods, InvoiceRegisterFilter } from "./open.js";
 export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arqueroTable.js";
 
 // Billing: one entry (bill), and the units, rollups, periods, money and data quality of its bills
@@ -98,6 +98,15 @@ export type {
 export { renderUbl, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID } from "./export/ubl/renderUbl.js";
 export { renderInvoicePdf } from "./export/pdf/invoicePdf.js";
 export type { InvoicePdfOptions } from "./export/pdf/invoicePdf.js";
+// The invoice register: store.issueInvoices, store.correctInvoice, store.invoiceRegister
+export type { RegisterEntry } from "./store/readRegister.js";
+export type { IssueRequest, IssueResult } from "./invoices/issueInvoices.js";
+export type { CorrectRequest, CorrectResult } from "./invoices/correctInvoice.js";
+export type { IssueFiles } from "./invoices/issueInputs.js";
+export type { IssueStep } from "./invoices/recordDocuments.js";
+export type { DocumentWritten, WrittenFile } from "./invoices/writeIssuedFiles.js";
+export { registerToCsv, registerToJson, registerToText } from "./export/registerReport.js";
+export type { RegisterListItem } from "./export/registerReport.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";

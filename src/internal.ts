@@ -74,8 +74,6 @@ export type { DocumentWords, LineWords, PartyWords } from "./export/documentWord
 export { draftDocument, draftFileName, issueDateOf } from "./export/pdf/writeStatements.js";
 export { fontRuns, missingGlyphs } from "./export/pdf/pdfFonts.js";
 export { formatStatementNumber, dueDateOf } from "./billing/statementConfig.js";
-export { registerStatementNumbers } from "./store/statementNumbers.js";
-export type { StatementNumber, StatementNumberRequest } from "./store/statementNumbers.js";
 export { consumptionFileName } from "./fetch/consumptionFile.js";
 export { openSession } from "./fetch/serviceSession.js";
 export type { ServiceSession } from "./fetch/serviceSession.js";

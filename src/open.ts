@@ -22,6 +22,9 @@ import { loadReportDefinition } from "./store/reportDefinition.js";
 import { runReport, type ReportParams, type ReportResult } from "./store/runReport.js";
 import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
+import { issueInvoices, type IssueRequest, type IssueResult } from "./invoices/issueInvoices.js";
+import { correctInvoice, type CorrectRequest, type CorrectResult } from "./invoices/correctInvoice.js";
+import { readRegister, type RegisterEntry, type RegisterFilter } from "./store/readRegister.js";
 
 
 /** An account the store holds data of, and the hours it holds. */
@@ -45,7 +48,15 @@ export interface HeldAccount {
  */
 export type InvoicePeriods = { month: string } | { months: readonly string[] } | { start: number; end: number };
 
-/** Options of {@link open}: those of `openWarehouse` (skipBad, packed, onProgress, tables). */
+/** What `store.invoiceRegister` lists: every document, or those of a month's period, of an account, or of a number. */
+export interface InvoiceRegisterFilter {
+  /** `YYYY-MM`: the documents billing that month (credit notes bill their invoice's period). */
+  month?: string;
+  accountId?: number;
+  number?: string;
+}
+
+/** Options of {@link open}: those of `openWarehouse` (skipBad, packed, onProgress, tables; `write` to issue invoices into `{ db }`). */
 export type OpenOptions = OpenWarehouseOptions;
 
 /** An open store: billing, statistics, reports and SQL over the warehouse of `open()`. */
@@ -96,6 +107,23 @@ export interface Store {
   report(nameOrPath: string, params?: ReportParams): Promise<ReportResult>;
   /** Writes the tables as partitioned Parquet into a new or empty directory. */
   exportParquet(outDir: string): Promise<ParquetExport>;
+  /**
+   * Issues the invoices of an ended month into the warehouse's register and writes their files
+   * into `request.out` (docs/billing.md, `cloudunits invoices issue`): new accounts numbered,
+   * issued ones written again from the register, byte for byte. Throws a UsageError for a month
+   * not ended, MissingHoursError (hours not held, unless `acceptMissing`), IssuedInvoiceDiffersError
+   * (the warehouse now gives other figures for an issued invoice: nothing changed). Needs a store
+   * opened with `open({ db }, { write: true })` (a UsageError otherwise).
+   */
+  issueInvoices(request: IssueRequest): Promise<IssueResult>;
+  /**
+   * Corrects an issued invoice (`cloudunits invoices correct`): a credit note cancelling it and a
+   * new invoice of today's figures, recorded and written into `request.out`. Needs a store opened
+   * with `open({ db }, { write: true })`.
+   */
+  correctInvoice(request: CorrectRequest): Promise<CorrectResult>;
+  /** The register's documents (every invoice and credit note issued), oldest first; empty for a warehouse that issued none. */
+  invoiceRegister(filter?: InvoiceRegisterFilter): Promise<RegisterEntry[]>;
   /** Releases the database (idempotent). */
   close(): void;
 }
@@ -186,7 +214,30 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     check: () => checkWarehouse(connection, warehouse.load),
     report: (nameOrPath, params) => runReport(connection, loadReportDefinition(nameOrPath), params),
     exportParquet: (outDir) => toParquet(connection, { outDir }),
+    issueInvoices: async (request) => {
+      checkWritable(source, options);
+      return issueInvoices(connection, request);
+    },
+    correctInvoice: async (request) => {
+      checkWritable(source, options);
+      return correctInvoice(connection, request);
+    },
+    invoiceRegister: (filter = {}) => readRegister(connection, registerFilterOf(filter)),
     close: () => warehouse.close(),
+  };
+}
+
+/** Issuing writes the register of a warehouse file, opened to write. */
+function checkWritable(source: StoreSource, options: OpenOptions): void {
+  if (Array.isArray(source)) throw new UsageError("invoices are issued into a warehouse file: open({ db: FILE }, { write: true }), not a store of inputs (its register would vanish with it)", { code: "STORE_READ_ONLY" });
+  if (!options.write) throw new UsageError(`${source.db} is open read-only: open({ db: ${JSON.stringify(source.db)} }, { write: true }) to issue or correct invoices`, { code: "STORE_READ_ONLY" });
+}
+
+function registerFilterOf(filter: InvoiceRegisterFilter): RegisterFilter {
+  return {
+    ...(filter.number === undefined ? {} : { number: filter.number }),
+    ...(filter.accountId === undefined ? {} : { accountIds: [filter.accountId] }),
+    ...(filter.month === undefined ? {} : { periodStartsIn: monthPeriod(filter.month) }),
   };
 }
 

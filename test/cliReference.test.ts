@@ -1,5 +1,5 @@
 import { ingest } from "../src/store/ingest.js";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,6 +90,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--from T": "2026-10-01",
   "--till T": "2026-10-03",
   "--account-id N": "1",
+  "invoices --account-id N": "7101", // examples/statement.yaml's customers
   "--since T": "2026-10-01",
   "--until T": "2026-10-03",
   "--month YYYY-MM": "2026-10",
@@ -107,6 +108,11 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
   // status reads a warehouse: the one ingest made of data.zip (made here when the ingest lines have not run yet)
   "--db FILE": (ctx) => (["status", "serve", "forecast", "alerts"].includes(ctx.command) ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
+  // invoices are issued from a whole October of examples/statement.yaml's customers (made below), and issued first
+  "invoices --db FILE": "october.duckdb",
+  "--number NUMBER": "INV-2026-00001",
+  "--reason TEXT": "an hour arrived late",
+  "--issue-date YYYY-MM-DD": "2026-11-02",
   // serve listens until stopped: on any free port (it prints its address), asked for its overview, then stopped with Ctrl-C
   "serve --port N": "0",
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
@@ -120,7 +126,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--username": SECRETS.username,
   "--password": SECRETS.password,
 };
-const PLACEHOLDER = /^(<.*>|(?!(CU|SU|TU|NU)$)[A-Z]+(-[A-Z]+)?(\.\w+)?)$/;
+const PLACEHOLDER = /^(<.*>|(?!(CU|SU|TU|NU)$)[A-Z]+(-[A-Z]+)*(\.\w+)?)$/;
 const FLAGS_WITHOUT_PLACEHOLDER = new Set(["--client-id", "--client-secret", "--auth-url", "--username", "--password"]);
 
 /** The command line of one run, placeholders substituted (throws on one it does not know). */
@@ -179,6 +185,8 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
     if (format === "xlsx") expect(readFileSync(join(cwd, out!)).subarray(0, 2).toString("latin1")).toBe("PK");
     if (format === "pdf") expect(readFileSync(join(cwd, out!)).subarray(0, 5).toString("latin1")).toBe("%PDF-");
   }
+  if (command === "invoices" && words[2] === "list" && words.includes("--format") && format === "json") expect((JSON.parse(stdout) as { number: string }[]).map((d) => d.number)).toContain("INV-2026-00001");
+  if (command === "invoices" && out !== undefined) expect(readdirSync(join(cwd, out)).some((f) => f.startsWith(words[2] === "correct" ? "CN-2026-" : "INV-2026-"))).toBe(true);
 }
 
 /** How many alerts `alerts` printed as active (text or JSON). */
@@ -203,6 +211,8 @@ beforeAll(async () => {
   // the files FILE names: the price list, units file and names file the repository ships in examples/
   for (const file of ["prices.yaml", "units.yaml", "names.csv", "budgets.yaml", "statement.yaml"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
   await ingest([join(cwd, "data.zip")], { db: join(cwd, "status.duckdb") });
+  await writeDataset({ out: join(cwd, "october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 2, hours: 744, start: 1790812800, seed: 5 });
+  await ingest([join(cwd, "october")], { db: join(cwd, "october.duckdb") });
   writeFileSync(join(cwd, "budgets-units.yaml"), "budgets:\n  - account: 1\n    unit: CU\n    quantity: 1000000\n  - environment: true\n    unit: NU\n    quantity: 1000\n");
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {
@@ -232,7 +242,9 @@ describe("docs/cli.md, every synopsis line as written", () => {
       const line = substitute(words, { command: words[1]!, run, server, ids });
       // TMPDIR: what `demo --keep` keeps stays in this run's folder
       const text = line.map(quote).join(" ");
-      const result = isServing(text) ? await runServing(text, cwd, { TMPDIR: cwd }) : await runShell(text, cwd, { TMPDIR: cwd });
+      // invoices: at a fixed time after October (the tests' clock, which the command notes on stderr)
+      const env = { TMPDIR: cwd, ...(line[1] === "invoices" ? { CLOUDUNITS_TEST_NOW: "2026-11-02T08:00:00Z" } : {}) };
+      const result = isServing(text) ? await runServing(text, cwd, env) : await runShell(text, cwd, env);
       // alerts exits 7 when it lists an active alert (data.zip has machines created late: new in the last 24 h)
       const expected = line[1] === "alerts" && activeAlerts(result.stdout) > 0 ? 7 : 0;
       expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(expected);
@@ -243,21 +255,29 @@ describe("docs/cli.md, every synopsis line as written", () => {
   }
 });
 
-/** A command's `--help` text, as the CLI prints it (its module's options, parsed in process). */
-async function helpOf(entry: (typeof commands)[number]): Promise<string> {
+/** A command's `--help` text (or its subcommand's: `invoices issue`), as the CLI prints it (its module's options, parsed in process). */
+async function helpOf(entry: (typeof commands)[number], sub: string[] = []): Promise<string> {
   const parser = yargs([]).scriptName("cloudunits").command(await entry.load()).help().version("0").wrap(200);
   return new Promise((resolve) => {
-    void parser.parse([commandName(entry), "--help"], (_error: unknown, _argv: unknown, output: string) => resolve(output));
+    void parser.parse([commandName(entry), ...sub, "--help"], (_error: unknown, _argv: unknown, output: string) => resolve(output));
   });
 }
+
+/** The subcommands a command's help lists (`invoices`: issue, correct, list, show); none for most. */
+const subcommandsOf = (help: string, name: string): string[] => [...help.matchAll(new RegExp(`^ {2}cloudunits ${name} (\\w+)`, "gm"))].map((m) => m[1]!);
 
 describe("docs/cli.md, the flags of every command", () => {
   for (const entry of commands) {
     it(`${commandName(entry)}: every flag of --help has its row in the command's table, and no other`, async () => {
-      const table = section(readDoc("docs/cli.md"), new RegExp(`^### \`cloudunits ${commandName(entry)}\``));
-      const documented = [...table.matchAll(/^\| `(--[\w-]+)` \|/gm)].map((m) => m[1]);
-      const flags = [...(await helpOf(entry)).matchAll(/^ {2}(--[\w-]+)/gm)].map((m) => m[1]).filter((f) => f !== "--help" && f !== "--version");
-      expect(documented).toEqual(flags);
+      const name = commandName(entry);
+      const subcommands = subcommandsOf(await helpOf(entry), name);
+      // a command of subcommands (invoices) documents each in a section of its own
+      for (const sub of subcommands.length > 0 ? subcommands.map((c) => [c]) : [[]]) {
+        const table = section(readDoc("docs/cli.md"), new RegExp(`^### \`cloudunits ${[name, ...sub].join(" ")}\``));
+        const documented = [...table.matchAll(/^\| `(--[\w-]+)` \|/gm)].map((m) => m[1]);
+        const flags = [...(await helpOf(entry, sub)).matchAll(/^ {2}(--[\w-]+)/gm)].map((m) => m[1]).filter((f) => f !== "--help" && f !== "--version");
+        expect(documented, [name, ...sub].join(" ")).toEqual(flags);
+      }
     });
   }
 });

@@ -1,8 +1,9 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
- * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError and ImpossibleValuesError → 3, FetchError → 4,
- * WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8.
+ * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError and MissingHoursError → 3,
+ * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
+ * IssuedInvoiceDiffersError → 9.
  */
 
 import type { ImpossibleValue } from "./impossibleValue.js";
@@ -215,6 +216,45 @@ export class StaleWarehouseError extends CloudunitsError {
         stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", "),
     );
     this.stale = stale;
+  }
+}
+
+/**
+ * `invoices issue` or `correct`: hours of the month are not held for accounts to invoice (exit 3).
+ * Nothing was issued; `--accept-missing` issues without them and prints them on the invoice.
+ */
+export class MissingHoursError extends CloudunitsError {
+  /** The accounts refused, with the hours of the month not held (epoch seconds of each hour, ascending). */
+  readonly accounts: { accountId: number; hours: number[] }[];
+
+  constructor(accounts: { accountId: number; hours: number[] }[], month: string, lines: readonly string[]) {
+    super(
+      "MISSING_HOURS",
+      `${month}: ${accounts.length} account${accounts.length === 1 ? " lacks" : "s lack"} hours, so nothing was issued ` +
+        "(sync or ingest them, or issue with --accept-missing to invoice without them, the hours printed on the invoice):\n" +
+        lines.map((line) => `  ${line}`).join("\n"),
+    );
+    this.accounts = accounts;
+  }
+}
+
+/**
+ * `invoices issue`: the warehouse now gives other figures for invoices already issued (hours arrived
+ * late or were rewritten, another price list or tax): nothing was changed (exit 9). Each is corrected
+ * with `invoices correct`.
+ */
+export class IssuedInvoiceDiffersError extends CloudunitsError {
+  /** The issued invoices that differ, with the amounts due (gross) issued and computed now (decimal texts). */
+  readonly differences: { number: string; accountId: number; issued: string; now: string; currency: string }[];
+
+  constructor(differences: IssuedInvoiceDiffersError["differences"], lines: readonly string[]) {
+    super(
+      "ISSUED_DIFFERS",
+      `${differences.length} issued invoice${differences.length === 1 ? "" : "s"} would now have other figures; nothing was changed ` +
+        "(an issued invoice is never recomputed: correct it with `cloudunits invoices correct --number NUMBER --reason TEXT ...`):\n" +
+        lines.map((line) => `  ${line}`).join("\n"),
+    );
+    this.differences = differences;
   }
 }
 

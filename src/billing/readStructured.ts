@@ -19,7 +19,11 @@ function bytesText(n: number): string {
  * before it is read or parsed.
  */
 export async function readStructured(file: string, limits: StructuredLimits = {}): Promise<unknown> {
-  let text: string;
+  return parseStructured((await readBytes(file, limits)).toString("utf8"), file);
+}
+
+/** A file's bytes (refused beyond `limits.maxBytes`, see `readStructured`); a UsageError names the file when it cannot be read. */
+export async function readBytes(file: string, limits: StructuredLimits = {}): Promise<Buffer> {
   try {
     const handle = await open(file, "r");
     try {
@@ -30,7 +34,7 @@ export async function readStructured(file: string, limits: StructuredLimits = {}
           throw new UsageError(`${file}: ${bytesText(stat.size)} is more than ${limits.what ?? "the file"} may be (at most ${bytesText(limits.maxBytes)})`);
         }
       }
-      text = await handle.readFile("utf8");
+      return await handle.readFile();
     } finally {
       await handle.close();
     }
@@ -38,6 +42,10 @@ export async function readStructured(file: string, limits: StructuredLimits = {}
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** The text of a JSON (`file` ends in `.json`) or YAML file as a plain value; a UsageError names the file when it is neither. */
+export async function parseStructured(text: string, file: string): Promise<unknown> {
   try {
     // The YAML parser loads only for YAML files.
     return file.toLowerCase().endsWith(".json") ? JSON.parse(text) : (await import("yaml")).parse(text);

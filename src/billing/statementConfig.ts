@@ -138,6 +138,9 @@ function pattern(value: unknown, where: string): string {
   if (![...p.matchAll(TOKEN)].some((m) => m[1]!.startsWith("seq"))) fail(`${where} ${JSON.stringify(p)} has no {seq}: without the sequence, two documents could get one number`);
   const stray = p.replace(TOKEN, "").match(/\{[^}]*\}?/);
   if (stray) fail(`${where}: unknown placeholder ${stray[0]} (known: {seq}, {seq:05}, {yyyy}, {mm}, {account})`);
+  // a number names its files (<number>.pdf, <number>.xml)
+  const unsafe = p.replace(TOKEN, "").match(/[/\\:*?"<>|\x00-\x1f]/);
+  if (unsafe) fail(`${where} ${JSON.stringify(p)}: ${JSON.stringify(unsafe[0])} cannot be in a file name, and a number names its files (<number>.pdf)`);
   return p;
 }
 

@@ -1,20 +1,23 @@
 import {
-  ActiveAlertsError, BadFileError, BadInputError, ConflictError, EnvironmentError, FetchError, ImpossibleValuesError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
+  ActiveAlertsError, BadFileError, BadInputError, ConflictError, EnvironmentError, FetchError, ImpossibleValuesError, IssuedInvoiceDiffersError,
+  MissingHoursError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
 } from "../base/errors.js";
 
 /**
  * docs/cli.md: 2 bad usage, 3 bad input data, 4 fetch (or sync) could not authenticate or download,
  * 5 reconcile found differences, 6 the warehouse stayed busy beyond the wait, 7 `status --max-lag` found
  * an account staler than allowed or `alerts` found an active alert, 8 the environment refused a write (a full disk, a read-only
- * file system, permission denied: EnvironmentError, or a raw error of one, see `environmentErrorOf`), 1 a bug.
+ * file system, permission denied: EnvironmentError, or a raw error of one, see `environmentErrorOf`), 9 `invoices issue` found
+ * other figures for an issued invoice, 1 a bug.
  */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof EnvironmentError) return 8;
   if (error instanceof UsageError) return 2;
-  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError) return 3;
+  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError || error instanceof MissingHoursError) return 3;
   if (error instanceof FetchError) return 4;
   if (error instanceof ReconcileDifferenceError) return 5;
   if (error instanceof WarehouseBusyError) return 6;
   if (error instanceof StaleWarehouseError || error instanceof ActiveAlertsError) return 7;
+  if (error instanceof IssuedInvoiceDiffersError) return 9;
   return 1;
 }

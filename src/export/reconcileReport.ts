@@ -3,6 +3,7 @@ import type { ReconcileReport } from "../reconcile/reconcile.js";
 import { isoUtc } from "../base/time.js";
 import { plainNumber } from "./plainNumber.js";
 import { guardFormula } from "./toBillingCsv.js";
+import { csvField } from "./csvField.js";
 
 const PERIOD_RULES = {
   exclusive: "half-open [start, end), like ours",
@@ -47,10 +48,6 @@ export function reconcileToText(report: ReconcileReport): string {
   }
   lines.push(reconcileVerdict(report));
   return `${lines.join("\n")}\n`;
-}
-
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /**

@@ -3,6 +3,7 @@ import { unitOf } from "../stats/seriesDefinition.js";
 import { seriesLeaves } from "../stats/seriesLeaves.js";
 import type { StatsEntity, StatsResponse } from "../stats/types.js";
 import { isoUtc } from "../base/time.js";
+import { csvField } from "./csvField.js";
 
 /** The columns of the long statistics CSV, in order. */
 export const STATS_CSV_COLUMNS = ["time_utc", "time_epoch", "entity", "entity_id", "series", "key", "value", "unit"] as const;
@@ -31,8 +32,4 @@ export function statsToCsv(response: StatsResponse, subject: { entity: StatsEnti
     }
   }
   return `${lines.join("\r\n")}\r\n`;
-}
-
-function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -5,6 +5,7 @@ import type { Quantities } from "../billing/lines.js";
 import { forecast, type EntityForecast } from "../forecast/forecast.js";
 import { readEntityNames } from "../store/entityNames.js";
 import type { Warehouse } from "../store/types.js";
+import { registerDrift, type RegisterDrift } from "../store/registerDrift.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
@@ -36,6 +37,8 @@ export interface OverviewData {
   /** The report the figures come from (invoices, data quality). */
   report: BillingReport;
   status: WarehouseStatus;
+  /** Issued invoices (of any month) whose hours the warehouse now holds otherwise: to be corrected. */
+  invoicesToCorrect: RegisterDrift[];
 }
 
 /**
@@ -74,5 +77,6 @@ export async function overviewData(store: Warehouse, settings: DashboardSettings
     forecast: projection,
     report,
     status,
+    invoicesToCorrect: await registerDrift(connection),
   };
 }

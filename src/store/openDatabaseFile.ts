@@ -20,6 +20,8 @@ export const DEFAULT_READ_WAIT_SECONDS = 60;
 export interface OpenDatabaseFileOptions {
   /** Open for queries only (several readers may share the file). Default false: open to write, creating the file and its tables. */
   readOnly?: boolean;
+  /** To write, make the file when it is missing. Default true; false refuses a missing file as a read-only open does (to issue into a warehouse, not into a new empty file). */
+  create?: boolean;
   /**
    * DuckDB's memory limit, bytes (beyond it, DuckDB evicts cached blocks and spills to a
    * temporary directory beside the file). Default: DuckDB's, 80% of the machine's memory.
@@ -76,7 +78,7 @@ export async function openDatabaseFile(
   options: OpenDatabaseFileOptions = {},
 ): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   const readOnly = options.readOnly ?? false;
-  if (readOnly && !existsSync(file)) {
+  if ((readOnly || options.create === false) && !existsSync(file)) {
     throw new UsageError(`no database ${file}: make it with \`cloudunits ingest <inputs...> --db ${file}\``, { code: "DB_MISSING" });
   }
   const what = notDuckDb(file);

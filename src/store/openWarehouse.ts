@@ -53,11 +53,16 @@ export interface OpenWarehouseOptions {
    * many seconds, then throw WarehouseBusyError. Default 60. Ignored for inputs.
    */
   waitSeconds?: number;
+  /**
+   * For `{ db }`: open the file to write (to issue and correct invoices), holding it, so no other
+   * process writes it, until `close()`. Default false: read-only. Ignored for inputs.
+   */
+  write?: boolean;
 }
 
 /**
  * Opens a warehouse: for input paths (zips and directories), an in-memory DuckDB loaded
- * from them; for `{ db }`, a database file made by `ingest`, opened read-only, with the
+ * from them; for `{ db }`, a database file made by `ingest`, opened read-only (or to write), with the
  * load report rebuilt from its manifest.
  *
  * Loading reads every account-hour, drops byte-identical duplicates (counted in
@@ -67,7 +72,7 @@ export interface OpenWarehouseOptions {
  */
 export async function openWarehouse(source: StoreSource, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   if (!Array.isArray(source)) {
-    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: true, memoryLimitBytes: options.memoryLimitBytes, waitSeconds: options.waitSeconds });
+    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: !options.write, create: false, memoryLimitBytes: options.memoryLimitBytes, waitSeconds: options.waitSeconds });
     try {
       const load = await readLoadReport(connection, [source.db]);
       return warehouse(instance, connection, load, source.db);

@@ -154,20 +154,65 @@ CREATE TABLE IF NOT EXISTS sync_state (
   synced_until_epoch BIGINT NOT NULL,  -- exclusive: the hours t < this were asked for at least once, and what came was ingested
   synced_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
--- Statement numbers, never reused: one per account and period, the first time its statement
--- is issued from this warehouse (\`billing --format pdf --statement\`); issuing it again gives the same row.
-CREATE TABLE IF NOT EXISTS statement_numbers (
-  seq            BIGINT PRIMARY KEY,   -- the sequence: 1, 2, 3... across every account
-  number         VARCHAR NOT NULL UNIQUE, -- as printed, from the config's numbering pattern
+-- The invoice register (docs/billing.md#the-invoice-register): every invoice and credit note
+-- issued from this warehouse. Append-only: a row is never changed or deleted; a correction is
+-- new rows (a credit note, a new invoice, a row of register_corrections).
+CREATE TABLE IF NOT EXISTS register_documents (
+  entry          BIGINT NOT NULL UNIQUE, -- 1, 2, 3...: the order documents were issued in
+  number         VARCHAR PRIMARY KEY,  -- as printed, from the config's pattern
+  kind           VARCHAR NOT NULL,     -- 'invoice' or 'creditNote'
+  issuer         VARCHAR NOT NULL,     -- whose sequence it is: the issuer's VAT id, else its legal name
+  seq_year       INTEGER NOT NULL,     -- the year of the issue date
+  seq            BIGINT NOT NULL,      -- its place in the sequence of (issuer, kind, year): 1, 2, 3... without a gap
   account_id     BIGINT NOT NULL,
-  period_start_epoch BIGINT NOT NULL,  -- inclusive
-  period_end_epoch   BIGINT NOT NULL,  -- exclusive
+  period_start_epoch BIGINT NOT NULL,  -- the billed period [start, end)
+  period_end_epoch   BIGINT NOT NULL,
   issue_date     VARCHAR NOT NULL,     -- YYYY-MM-DD
+  due_date       VARCHAR NOT NULL,
   currency       VARCHAR NOT NULL,
-  amount_due     VARCHAR NOT NULL,     -- as first issued, a decimal text
+  net            VARCHAR NOT NULL,     -- decimal texts at the currency's decimals, negative on a credit note
+  tax            VARCHAR NOT NULL,
+  gross          VARCHAR NOT NULL,     -- net + tax: the amount due
+  corrects       VARCHAR,              -- the invoice a credit note cancels, or a new invoice replaces
+  reason         VARCHAR,              -- why (invoices correct --reason)
+  prices_sha256  VARCHAR NOT NULL,     -- SHA-256 of the price list's bytes
+  statement_sha256 VARCHAR NOT NULL,   -- SHA-256 of the statement config's bytes
+  document       JSON NOT NULL,        -- the whole document as issued (billing/invoiceDocument.ts), but its basis hours
   issued_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
-  UNIQUE (account_id, period_start_epoch, period_end_epoch)
+  UNIQUE (issuer, kind, seq_year, seq)
 );
+-- What each document was computed from: the account-hours billed and the SHA-256 of their files
+-- (of the loaded files, sorted, space-separated when an hour has several).
+CREATE TABLE IF NOT EXISTS register_basis_hours (
+  number         VARCHAR NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  files_sha256   VARCHAR NOT NULL,
+  PRIMARY KEY (number, hour_epoch)
+);
+-- The files of each document as issued, byte for byte: issuing again writes these.
+CREATE TABLE IF NOT EXISTS register_files (
+  name           VARCHAR PRIMARY KEY,  -- <number>.pdf, <number>.xml
+  number         VARCHAR NOT NULL,
+  sha256         VARCHAR NOT NULL,
+  content        BLOB NOT NULL
+);
+-- A correction: the invoice corrected, the credit note cancelling it and the invoice replacing it.
+CREATE TABLE IF NOT EXISTS register_corrections (
+  corrected      VARCHAR PRIMARY KEY,
+  credit_note    VARCHAR NOT NULL UNIQUE,
+  replacement    VARCHAR NOT NULL UNIQUE,
+  reason         VARCHAR NOT NULL,
+  corrected_at   TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+-- The lines and tax lines of the register's documents, read from their JSON: for SQL.
+CREATE OR REPLACE VIEW register_lines AS
+  SELECT number, unnest(line) FROM (
+    SELECT number, unnest(from_json(document->'lines', '[{"unit":"VARCHAR","description":"VARCHAR","start":"BIGINT","end":"BIGINT","quantity":"VARCHAR","quantityUnit":"VARCHAR","unitPrice":"VARCHAR","priceUnit":"VARCHAR","net":"VARCHAR","taxCategory":"VARCHAR","taxRatePercent":"VARCHAR"}]')) AS line
+    FROM register_documents);
+CREATE OR REPLACE VIEW register_taxes AS
+  SELECT number, unnest(tax) FROM (
+    SELECT number, unnest(from_json(document->'taxes', '[{"category":"VARCHAR","ratePercent":"VARCHAR","base":"VARCHAR","amount":"VARCHAR","exemptionReason":"VARCHAR"}]')) AS tax
+    FROM register_documents);
 
 -- Where the account's syncs began (hours before it are never asked again), and how its last sync ended.
 ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS synced_from_epoch BIGINT;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yargs from "yargs";
 import { commandName, commands } from "../../src/cli/commands/index.js";
 import { shellLines, withExamples } from "../../src/cli/helpExamples.js";
-import { generateHours } from "../../src/index.js";
+import { generateHours, ingest, writeDataset } from "../../src/index.js";
 import { SERIES_CATALOG } from "../../src/stats/seriesCatalog.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
@@ -32,6 +32,10 @@ beforeAll(async () => {
   server = await startServer(fakePlatform({ hours: [...generateHours({ accounts: 3, hours: 48 })] }));
   copyFileSync(join(REPO, "examples/prices.yaml"), join(cwd, "prices.yaml")); // the examples bill with the shipped price list
   copyFileSync(join(REPO, "examples/budgets.yaml"), join(cwd, "budgets.yaml")); // and alert with the shipped budgets
+  // the invoices examples issue a whole October of the shipped statement config's customers
+  copyFileSync(join(REPO, "examples/statement.yaml"), join(cwd, "statement.yaml"));
+  await writeDataset({ out: join(cwd, "october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 2, hours: 744, start: 1790812800 });
+  await ingest([join(cwd, "october")], { db: join(cwd, "october.duckdb") });
 });
 afterAll(async () => {
   await server?.close();

@@ -94,6 +94,15 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import("./billing.js")).billingCommand,
   },
   {
+    command: "invoices",
+    describe: "the invoice register: issue an ended month's invoices, correct one (credit note and new invoice), list them, write one's files again",
+    examples: [
+      ["cloudunits invoices issue --db october.duckdb --month 2026-10 --statement statement.yaml --prices prices.yaml --out invoices-2026-10/", "number and record October's invoices, write their PDF and UBL XML (again byte for byte if issued)"],
+      ["cloudunits invoices list --db october.duckdb --month 2026-10 --format json", "October's documents as JSON, oldest first: amounts, corrections, files and their SHA-256"],
+    ],
+    load: async () => (await import("./invoices.js")).invoicesCommand,
+  },
+  {
     command: `reconcile ${INPUTS_POSITIONAL}`,
     describe: "compare our CU, SU, TU, NU with the platform's billing/calculate (exit 5 when they differ)",
     examples: [

@@ -1,6 +1,8 @@
 import type { Argv, CommandModule } from "yargs";
 import { StaleWarehouseError, UsageError } from "../../base/errors.js";
 import type { AccountStatus, HourSpan, WarehouseStatus } from "../../sync/warehouseStatus.js";
+import type { RegisterDrift } from "../../store/registerDrift.js";
+import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
 import { isoUtc } from "../../base/time.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
@@ -34,7 +36,20 @@ function accountText(a: AccountStatus): string[] {
   return lines;
 }
 
-function statusJson(s: WarehouseStatus) {
+/** The lines of the issued invoices the warehouse now disagrees with: which hours changed, and what to run. */
+function driftText(drift: readonly RegisterDrift[]): string[] {
+  if (drift.length === 0) return [];
+  const lines = [`issued invoices the warehouse now disagrees with: ${drift.length} (\`invoices issue\` says by how much; \`invoices correct --number N\` corrects one)`];
+  for (const d of drift) {
+    const changes = ([["arrived late", d.late], ["rewritten", d.rewritten], ["no longer held", d.gone]] as const)
+      .filter(([, hours]) => hours.length > 0)
+      .map(([what, hours]) => `${hours.length} h ${what}: ${formatHours(hours)}`);
+    lines.push(`  ${d.number} (account ${d.accountId}, ${isoUtc(d.start).slice(0, 7)}, issued ${d.issueDate}): ${changes.join("; ")}`);
+  }
+  return lines;
+}
+
+function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[]) {
   return {
     db: s.db,
     sizeBytes: s.sizeBytes,
@@ -54,6 +69,10 @@ function statusJson(s: WarehouseStatus) {
       rewritten: a.rewritten.map(spanJson),
       lastSync: a.lastSync && { at: iso(a.lastSync.atEpoch), result: a.lastSync.result, error: a.lastSync.error, syncedUntil: isoUtc(a.lastSync.syncedUntilEpoch) },
     })),
+    invoicesToCorrect: drift.map((d) => ({
+      number: d.number, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate,
+      late: hourRangesJson(d.late), rewritten: hourRangesJson(d.rewritten), gone: hourRangesJson(d.gone),
+    })),
   };
 }
 
@@ -65,19 +84,23 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     if (argv.maxLag !== undefined && !(Number.isFinite(argv.maxLag) && argv.maxLag >= 0)) throw new UsageError(`bad --max-lag ${String(argv.maxLag)}: use a number of hours, 0 or more`);
     const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
     const { warehouseStatus } = await import("../../sync/warehouseStatus.js");
+    const { registerDrift } = await import("../../store/registerDrift.js");
     const { instance, connection } = await openDatabaseFile(argv.db, { readOnly: true, waitSeconds: waitOf(argv) });
     let status: WarehouseStatus;
+    let drift: RegisterDrift[];
     try {
       status = await warehouseStatus({ connection, db: argv.db });
+      drift = await registerDrift(connection);
     } finally {
       connection.closeSync();
       instance.closeSync();
     }
-    if (argv.format === "json") process.stdout.write(`${JSON.stringify(statusJson(status), null, 2)}\n`);
+    if (argv.format === "json") process.stdout.write(`${JSON.stringify(statusJson(status, drift), null, 2)}\n`);
     else {
       const period = status.period ? `${isoUtc(status.period.firstHourEpoch)}..${isoUtc(status.period.lastHourEpoch)}` : "no hours";
       const lines = [`${status.db}: ${status.sizeBytes} bytes, ${status.accountHours} account-hours, ${period}; current hour ${isoUtc(status.currentHourEpoch)}`];
       for (const a of status.accounts) lines.push(...accountText(a));
+      lines.push(...driftText(drift));
       process.stdout.write(`${lines.join("\n")}\n`);
     }
     if (argv.maxLag !== undefined) {

@@ -1,4 +1,5 @@
 import type { UnitName } from "../../billing/unitNames.js";
+import { isoUtc } from "../../base/time.js";
 import type { ForecastUnit } from "../../forecast/forecast.js";
 import type { OverviewAccount, OverviewData } from "../overviewData.js";
 import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartSpec, type Column } from "./html.js";
@@ -39,6 +40,22 @@ function forecastCard(data: OverviewData): string[] {
   return [`<div class="card forecast" id="forecast"><div class="label">Forecast for the month's end, ${esc(data.month.month)}</div>` +
     `<div class="value">${esc(money(f.amount.projected.toFixed(decimals), currency))}</div>` +
     `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${f.hoursRemaining} h to go; ${esc(range)}</div></div>`];
+}
+
+/** Issued invoices the warehouse now disagrees with (late, rewritten or vanished hours), and what to run: nothing when there are none. */
+function toCorrect(data: OverviewData): string {
+  if (data.invoicesToCorrect.length === 0) return "";
+  const changed = (hours: readonly number[], what: string) => (hours.length === 0 ? [] : [`${hours.length} h ${what}`]);
+  const rows = table("to-correct", [
+    { heading: "Invoice", cell: (d) => ({ html: esc(d.number) }) },
+    { heading: "Account", numeric: true, cell: (d) => ({ html: `<a href="${esc(withMonth(`/account/${d.accountId}`, isoUtc(d.start).slice(0, 7)))}">${d.accountId}</a>`, sort: d.accountId }) },
+    { heading: "Month", cell: (d) => ({ html: esc(isoUtc(d.start).slice(0, 7)) }) },
+    { heading: "Issued", cell: (d) => ({ html: esc(d.issueDate) }) },
+    { heading: "Hours changed since", cell: (d) => ({ html: esc([...changed(d.late, "arrived late"), ...changed(d.rewritten, "rewritten"), ...changed(d.gone, "no longer held")].join(", ")) }) },
+  ], data.invoicesToCorrect);
+  return `<h2 id="invoices-to-correct">Issued invoices to correct</h2>
+<p class="lead"><span class="bad">${data.invoicesToCorrect.length}</span> issued invoice${data.invoicesToCorrect.length === 1 ? " was" : "s were"} computed from hours the warehouse now holds otherwise. ` +
+    "An issued invoice never changes: <code>cloudunits invoices issue</code> says by how much the figures differ, <code>cloudunits invoices correct --number N</code> issues a credit note and a new invoice.</p>\n" + rows;
 }
 
 /** The overview page: the month's units per day, its amount due, the accounts ranked, the warehouse's freshness. */
@@ -82,6 +99,7 @@ export function overviewPage(data: OverviewData): string {
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? "the amount due," : ""} the accounts ranked by ${data.amountDue ? "amount due" : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
+${toCorrect(data)}
 ${data.forecast?.amount ? `<div class="cards amounts">${amounts}</div>
 <div class="cards">${cards}</div>` : `<div class="cards">${amounts}${cards}</div>`}
 ${chartBoxes(charts)}

@@ -1,0 +1,79 @@
+import { isoUtc } from "../base/time.js";
+import { Exact } from "../billing/exact.js";
+import type { RegisterEntry } from "../store/readRegister.js";
+import { csvField } from "./csvField.js";
+import { guardFormula } from "./toBillingCsv.js";
+
+/** A document of the register as `invoices list --format json` gives it (docs/cli.md). */
+export interface RegisterListItem {
+  number: string;
+  kind: "invoice" | "creditNote";
+  accountId: number;
+  /** The billed period, half-open, ISO 8601 UTC. */
+  start: string;
+  end: string;
+  issueDate: string;
+  currency: string;
+  /** Decimal texts at the currency's decimals, negative on a credit note; gross is the amount due. */
+  net: string;
+  tax: string;
+  gross: string;
+  /** The invoice a credit note cancels or a new invoice replaces; the credit note that cancels a corrected invoice. */
+  corrects: string | null;
+  correctedBy: string | null;
+  /** Hours of the period accepted as missing, ISO 8601 UTC. */
+  missingHours: string[];
+  files: { name: string; sha256: string }[];
+}
+
+/** A register entry as a list item (the documented JSON shape, keys in that order). */
+export function registerListItem(e: RegisterEntry): RegisterListItem {
+  const d = e.document;
+  return {
+    number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate,
+    currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
+    missingHours: d.missingHours.map(isoUtc), files: e.files,
+  };
+}
+
+/** The register as JSON: an array, one object per document, oldest first. */
+export function registerToJson(entries: readonly RegisterEntry[]): string {
+  return `${JSON.stringify(entries.map(registerListItem), null, 2)}\n`;
+}
+
+const CSV_COLUMNS = ["number", "kind", "account_id", "start", "end", "issue_date", "currency", "net", "tax", "gross", "corrects", "corrected_by", "missing_hours", "files"] as const;
+
+/** The register as CSV (RFC 4180, CRLF): a row per document; missing hours and files (`name sha256`) separated by `;`. */
+export function registerToCsv(entries: readonly RegisterEntry[]): string {
+  const rows = entries.map(registerListItem).map((i) => [
+    guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.currency, i.net, i.tax, i.gross,
+    guardFormula(i.corrects ?? ""), guardFormula(i.correctedBy ?? ""), i.missingHours.join(";"), i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
+  ].map(csvField).join(","));
+  return `${[CSV_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
+}
+
+/** The register as text: a line per document, its amounts and what corrects what, then the amounts due added up per currency (credit notes negative). */
+export function registerToText(entries: readonly RegisterEntry[]): string {
+  if (entries.length === 0) return "no document issued\n";
+  const rows = entries.map((e) => {
+    const d = e.document;
+    const links = [
+      ...(d.corrects ? [`${d.kind === "creditNote" ? "cancels" : "replaces"} ${d.corrects.number}`] : []),
+      ...(e.correctedBy ? [`corrected by ${e.correctedBy} and ${e.replacedBy}`] : []),
+      ...(d.missingHours.length > 0 ? [`${d.missingHours.length} h missing accepted`] : []),
+    ];
+    return [
+      d.number, d.kind === "invoice" ? "invoice" : "credit note", `account ${d.accountId}`, `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
+      d.issueDate, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, links.join("; "),
+    ];
+  });
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const totals = new Map<string, { sum: Exact; decimals: number }>();
+  for (const { document: d } of entries) {
+    const total = totals.get(d.currency) ?? { sum: Exact.ZERO, decimals: d.decimals };
+    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(d.gross)!) });
+  }
+  const sums = [...totals].map(([currency, t]) => `${t.sum.toFixed(t.decimals)} ${currency}`).join(", ");
+  return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")}\n` +
+    `${entries.length} document${entries.length === 1 ? "" : "s"}; amount due, credit notes deducted: ${sums}\n`;
+}

@@ -1,0 +1,102 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { MissingHoursError, UsageError } from "../base/errors.js";
+import { issuerKey } from "../store/appendToRegister.js";
+import { readRegister, type RegisterEntry } from "../store/readRegister.js";
+import { formatHours } from "../sync/formatHours.js";
+import { accountDrafts, basisOf } from "./accountDrafts.js";
+import { issueDateFor } from "./issueDate.js";
+import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
+import { buildInvoiceDocument, creditNoteOf } from "../billing/buildInvoiceDocument.js";
+import { checkIssuable } from "../billing/statementConfig.js";
+import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
+import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
+
+/** What `correctInvoice` is asked: the invoice, why, the files to compute today's figures with, and where the documents go. */
+export interface CorrectRequest extends IssueFiles {
+  /** The number of the invoice to correct (in force: not corrected already). */
+  number: string;
+  /** Why: printed on the credit note and on the new invoice. */
+  reason: string;
+  /** The folder the two documents' files are written to (made when missing). */
+  out: string;
+  /** Hours of the period not held that the original did not accept either: issue without them. Default false (refused, exit 3). */
+  acceptMissing?: boolean;
+  /** The issue date of the credit note and the new invoice, `YYYY-MM-DD`. Default: today (UTC). */
+  issueDate?: string;
+  /** The current time, epoch seconds (today). Default: the clock. */
+  nowEpoch?: number;
+  onStep?: (step: IssueStep) => void;
+}
+
+/** What `correctInvoice` did: the invoice corrected (as issued), the credit note cancelling it and the invoice replacing it, with their files in `out`. */
+export interface CorrectResult {
+  /** Older keys of the statement config, each with what to write instead. */
+  notes: string[];
+  /** What a file could not hold as written (a character no font of the PDF has). */
+  warnings: string[];
+  corrected: RegisterEntry;
+  creditNote: DocumentWritten;
+  replacement: DocumentWritten;
+}
+
+/** The invoice of `number` in force, or a UsageError saying why it cannot be corrected. */
+async function invoiceInForce(connection: DuckDBConnection, number: string): Promise<RegisterEntry> {
+  const [entry] = await readRegister(connection, { number });
+  if (entry === undefined) {
+    const last = (await readRegister(connection)).slice(-5).map((e) => e.document.number);
+    throw new UsageError(`no document ${number} in the register${last.length > 0 ? ` (the last issued: ${last.join(", ")}; all: cloudunits invoices list)` : " (it holds none yet)"}`, { code: "UNKNOWN_NUMBER" });
+  }
+  if (entry.document.kind !== "invoice") throw new UsageError(`${number} is a credit note: a credit note is not corrected; correct the invoice in force instead`, { code: "NOT_CORRECTABLE" });
+  if (entry.correctedBy !== null) {
+    throw new UsageError(`${number} was corrected already, by ${entry.correctedBy} and ${entry.replacedBy}: correct ${entry.replacedBy} instead`, { code: "NOT_CORRECTABLE" });
+  }
+  return entry;
+}
+
+/**
+ * Corrects an issued invoice (docs/billing.md): a credit note cancelling it in full (its lines
+ * negated, referring to its number and issue date) and a new invoice of today's figures, both
+ * numbered in their sequences and carrying the reason, recorded with the link between the three
+ * in one transaction; the original's rows stay as they were. Then both documents' files are
+ * written into `out`. Refused: a number not in the register, a credit note, an invoice corrected
+ * already (UsageError); hours of the period not held that the original did not accept either,
+ * unless `acceptMissing` (MissingHoursError).
+ */
+export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
+  const reason = request.reason.trim();
+  if (reason === "") throw new UsageError("a correction needs a reason (--reason TEXT): it is printed on the credit note and the new invoice");
+  const original = await invoiceInForce(connection, request.number);
+  const o = original.document;
+  const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
+  const inputs = await readIssueInputs(request);
+  checkNumbering(inputs.config);
+  checkIssuable(inputs.config, [o.accountId]);
+  const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
+  const [draft] = await accountDrafts(connection, o, inputs, { accountIds: [o.accountId], alsoAccounts: [o.accountId] });
+  request.onStep?.("computed");
+  const newlyMissing = draft!.missingHours.filter((h) => !o.missingHours.includes(h));
+  if (newlyMissing.length > 0 && !request.acceptMissing) {
+    throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number,
+      [`account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`]);
+  }
+  const corrects = { number: o.number, issueDate: o.issueDate };
+  const warnings: string[] = [];
+  const recorded = await recordDocuments(connection, [
+    {
+      kind: "creditNote", accountId: o.accountId, issuer: issuerKey(o.issuer),
+      make: (number) => creditNoteOf(o, { number, issueDate, reason }),
+    },
+    {
+      kind: "invoice", accountId: o.accountId, issuer: issuerKey(inputs.config.issuer),
+      make: (number) => buildInvoiceDocument({
+        number, invoice: draft!.invoice, config: inputs.config, issueDate, units: inputs.units, basis: basisOf(draft!, inputs), missingHours: draft!.missingHours, corrects, reason,
+      }),
+    },
+  ], {
+    config: inputs.config, issueDate, out: request.out, onStep: request.onStep, onWarning: (message) => warnings.push(message),
+    correction: ([creditNote, replacement]) => ({ corrected: o.number, creditNote: creditNote!, replacement: replacement!, reason }),
+  });
+  const entry = async (number: string) => (await readRegister(connection, { number }))[0]!;
+  const [creditNote, replacement] = await writeDocuments(connection, [await entry(recorded[0]!.document.number), await entry(recorded[1]!.document.number)], request.out, request.onStep);
+  return { notes: inputs.config.deprecations, warnings, corrected: await entry(o.number), creditNote: creditNote!, replacement: replacement! };
+}

@@ -1,0 +1,16 @@
+import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { renderInvoicePdf } from "../export/pdf/invoicePdf.js";
+import { renderUbl } from "../export/ubl/renderUbl.js";
+import type { IssuedFile } from "../store/appendToRegister.js";
+
+/**
+ * The files of an issued document, named by its number: `<number>.pdf`, what the customer reads,
+ * and `<number>.xml`, its UBL 2.1 Invoice or CreditNote (Peppol BIS Billing 3.0). `onWarning` is
+ * told what the PDF could not print as written (a character no font has).
+ */
+export async function documentFiles(document: InvoiceDocument, onWarning?: (message: string) => void): Promise<IssuedFile[]> {
+  return [
+    { name: `${document.number}.pdf`, bytes: await renderInvoicePdf(document, { onWarning }) },
+    { name: `${document.number}.xml`, bytes: renderUbl(document) },
+  ];
+}

@@ -1,0 +1,142 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { IssuedInvoiceDiffersError, MissingHoursError, UsageError } from "../base/errors.js";
+import { isoUtc, monthPeriod } from "../base/time.js";
+import { issuerKey } from "../store/appendToRegister.js";
+import { readRegister, type RegisterEntry } from "../store/readRegister.js";
+import { accountDrafts, basisOf, type AccountDraft } from "./accountDrafts.js";
+import { differenceLine, sameFigures } from "./figureDifference.js";
+import { issueDateFor } from "./issueDate.js";
+import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
+import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
+import { checkIssuable } from "../billing/statementConfig.js";
+import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
+import { formatHours } from "../sync/formatHours.js";
+import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
+
+/** What `issueInvoices` is asked: a month, the files to issue it with, and where its documents go. */
+export interface IssueRequest extends IssueFiles {
+  /** The calendar month, `YYYY-MM` (UTC): it must have ended. */
+  month: string;
+  /** The folder the documents' files are written to (made when missing). */
+  out: string;
+  /** Only these accounts. Default: every account holding an hour of the month. */
+  accountIds?: readonly number[];
+  /** Issue accounts with hours of the month not held: the hours are recorded and printed on the invoice. Default false (refused, exit 3). */
+  acceptMissing?: boolean;
+  /** The issue date of new invoices, `YYYY-MM-DD`. Default: the statement config's `issueDate`, else today (UTC). */
+  issueDate?: string;
+  /** The current time, epoch seconds: whether the month has ended, and today. Default: the clock. */
+  nowEpoch?: number;
+  /** Told as each step is done (the files: once each). */
+  onStep?: (step: IssueStep) => void;
+}
+
+/** What `issueInvoices` did. */
+export interface IssueResult {
+  month: string;
+  /** Older keys of the statement config, each with what to write instead. */
+  notes: string[];
+  /** What a file could not hold as written (a character no font of the PDF has). */
+  warnings: string[];
+  /** The invoices numbered by this call, in the order of their numbers. */
+  issued: DocumentWritten[];
+  /** The month's documents issued before (invoices, credit notes, replacements), their files written again from the register. */
+  reissued: DocumentWritten[];
+}
+
+/** Refuses a month that has not ended (exit 2). */
+function checkEnded(month: string, period: { end: number }, nowEpoch: number): void {
+  if (nowEpoch < period.end) {
+    throw new UsageError(
+      `${month} has not ended (it runs until ${isoUtc(period.end)}; now is ${isoUtc(Math.floor(nowEpoch))}): only an ended month is issued; ` +
+        "a draft meanwhile: cloudunits billing --db FILE --month " + month + " --format pdf --prices FILE --statement FILE --out DIR",
+      { code: "MONTH_RUNNING" },
+    );
+  }
+}
+
+/**
+ * Issues the invoices of an ended month (docs/billing.md): each account not yet invoiced gets the
+ * next number of its issuer's sequence and a record in the register, with what it was computed
+ * from and its files, all in one transaction; then the files of every document of the month
+ * (new, and issued before) are written into `out` from the register, never over a file with
+ * other bytes. Issuing again writes the same files and numbers nothing. Refused, with nothing
+ * changed: a month not ended (UsageError MONTH_RUNNING); accounts with hours not held unless
+ * `acceptMissing` (MissingHoursError, exit 3); an issued invoice the warehouse now gives other
+ * figures for (IssuedInvoiceDiffersError, exit 9: correct it with `correctInvoice`).
+ *
+ * `connection`: the warehouse, opened to write (`openDatabaseFile`), which keeps other writers
+ * out until it is closed.
+ */
+export async function issueInvoices(connection: DuckDBConnection, request: IssueRequest): Promise<IssueResult> {
+  const period = monthPeriod(request.month);
+  const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
+  checkEnded(request.month, period, nowEpoch);
+  const inputs = await readIssueInputs(request);
+  checkNumbering(inputs.config);
+  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, request.issueDate === undefined && inputs.config.issueDate !== undefined ? `issueDate of ${inputs.config.source}` : "--issue-date");
+  const ofMonth = (await readRegister(connection, { periodStartsIn: period, accountIds: request.accountIds }))
+    .filter((e) => e.document.start === period.start && e.document.end === period.end);
+  const inForce = new Map(ofMonth.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => [e.document.accountId, e]));
+  const drafts = await accountDrafts(connection, period, inputs, { accountIds: request.accountIds, alsoAccounts: [...inForce.keys()] });
+  request.onStep?.("computed");
+
+  refuseOtherFigures(drafts, inForce, inputs);
+  const fresh = drafts.filter((d) => !inForce.has(d.accountId));
+  // whether the month can be issued before how: a month-end run from cron says first that hours are missing
+  if (!request.acceptMissing) refuseMissing(request.month, fresh);
+  if (fresh.length > 0) checkIssuable(inputs.config, fresh.map((d) => d.accountId));
+
+  const warnings: string[] = [];
+  const recorded = await recordDocuments(connection, fresh.map((draft) => ({
+    kind: "invoice" as const,
+    accountId: draft.accountId,
+    issuer: issuerKey(inputs.config.issuer),
+    make: (number: string) => buildInvoiceDocument({
+      number, invoice: draft.invoice, config: inputs.config, issueDate, units: inputs.units, basis: basisOf(draft, inputs), missingHours: draft.missingHours,
+    }),
+  })), { config: inputs.config, issueDate, out: request.out, onStep: request.onStep, onWarning: (message) => warnings.push(message) });
+
+  const numbers = new Set(recorded.map((r) => r.document.number));
+  const accounts = new Set(drafts.map((d) => d.accountId));
+  const month = (await readRegister(connection, { periodStartsIn: period }))
+    .filter((e) => e.document.start === period.start && e.document.end === period.end && accounts.has(e.document.accountId));
+  const written = await writeDocuments(connection, month, request.out, request.onStep);
+  return {
+    month: request.month,
+    notes: inputs.config.deprecations,
+    warnings,
+    issued: written.filter((w) => numbers.has(w.entry.document.number)),
+    reissued: written.filter((w) => !numbers.has(w.entry.document.number)),
+  };
+}
+
+/** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */
+function refuseOtherFigures(drafts: readonly AccountDraft[], inForce: ReadonlyMap<number, RegisterEntry>, inputs: IssueInputs): void {
+  const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
+  for (const draft of drafts) {
+    const issued = inForce.get(draft.accountId);
+    if (issued === undefined) continue;
+    const d = issued.document;
+    const now = buildInvoiceDocument({
+      number: d.number, invoice: draft.invoice, config: inputs.config, issueDate: d.issueDate, units: inputs.units, basis: basisOf(draft, inputs), missingHours: draft.missingHours,
+    });
+    if (!sameFigures(d, now)) differences.push({ issued, line: differenceLine(d, now), now: now.gross });
+  }
+  if (differences.length === 0) return;
+  throw new IssuedInvoiceDiffersError(
+    differences.map(({ issued, now }) => ({ number: issued.document.number, accountId: issued.document.accountId, issued: issued.document.gross, now, currency: issued.document.currency })),
+    differences.map((d) => d.line),
+  );
+}
+
+/** Throws MissingHoursError naming the hours not held of each account to invoice. */
+function refuseMissing(month: string, drafts: readonly AccountDraft[]): void {
+  const lacking = drafts.filter((d) => d.missingHours.length > 0);
+  if (lacking.length === 0) return;
+  throw new MissingHoursError(
+    lacking.map((d) => ({ accountId: d.accountId, hours: d.missingHours })),
+    month,
+    lacking.map((d) => `account ${d.accountId}: ${d.missingHours.length} hour${d.missingHours.length === 1 ? "" : "s"} not held: ${formatHours(d.missingHours)}`),
+  );
+}

@@ -1,0 +1,59 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DocumentKind } from "../billing/invoiceDocument.js";
+
+/** A sequence of numbers: one per issuer, kind of document and year of the issue date. */
+export interface SequenceKey {
+  issuer: string;
+  kind: DocumentKind;
+  year: number;
+}
+
+/** Where a sequence stands: its last place (0 when empty) and the issue date given there. */
+export interface SequenceEnd {
+  seq: number;
+  issueDate: string | undefined;
+}
+
+/**
+ * `statement_numbers`: numbers the PDF statements of versions before the register took, kept as
+ * they were (never written again). An invoice sequence continues after the largest of them of its
+ * year, so no number printed on a statement already sent is given again.
+ */
+async function hasLegacyNumbers(connection: DuckDBConnection): Promise<boolean> {
+  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'statement_numbers'");
+  return Number(found.getRowObjectsJS()[0]!.n) > 0;
+}
+
+/**
+ * The end of a sequence in the register, in the caller's transaction: its largest place and the
+ * latest issue date given in it. An invoice sequence starts after the legacy statement numbers of
+ * its year (see `statement_numbers` in docs/warehouse.md).
+ */
+export async function sequenceEnd(connection: DuckDBConnection, key: SequenceKey): Promise<SequenceEnd> {
+  const row = (await connection.runAndReadAll(
+    "SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM register_documents WHERE issuer = $issuer AND kind = $kind AND seq_year = $year",
+    { ...key },
+  )).getRowObjectsJS()[0]!;
+  const end = { seq: Number(row.seq), issueDate: row.issue_date === null ? undefined : String(row.issue_date) };
+  if (key.kind !== "invoice" || !(await hasLegacyNumbers(connection))) return end;
+  const legacy = (await connection.runAndReadAll(
+    "SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM statement_numbers WHERE issue_date LIKE $year",
+    { year: `${key.year}-%` },
+  )).getRowObjectsJS()[0]!;
+  return {
+    seq: Math.max(end.seq, Number(legacy.seq)),
+    issueDate: [end.issueDate, legacy.issue_date === null ? undefined : String(legacy.issue_date)].filter((d) => d !== undefined).sort().at(-1),
+  };
+}
+
+/** The numbers of `candidates` already given: in the register, or as a legacy statement number. */
+export async function numbersTaken(connection: DuckDBConnection, candidates: readonly string[]): Promise<string[]> {
+  if (candidates.length === 0) return [];
+  const list = JSON.stringify(candidates);
+  const legacy = (await hasLegacyNumbers(connection)) ? " UNION SELECT number FROM statement_numbers" : "";
+  const rows = (await connection.runAndReadAll(
+    `SELECT number FROM (SELECT number FROM register_documents${legacy}) WHERE list_contains($list::VARCHAR[], number) ORDER BY number`,
+    { list },
+  )).getRowsJS();
+  return rows.map(([n]) => String(n));
+}

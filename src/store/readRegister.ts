@@ -1,0 +1,80 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { IssuedFile } from "./appendToRegister.js";
+
+/** A document of the register, as issued, with what later rows say of it. */
+export interface RegisterEntry {
+  /** Its place in the order of issue: 1, 2, 3... across the warehouse. */
+  entry: number;
+  /** The document as issued, its basis hours included. */
+  document: InvoiceDocument;
+  /** The files issued for it (names and SHA-256; `readRegisterFiles` gives their bytes). */
+  files: { name: string; sha256: string }[];
+  /** On a corrected invoice: the credit note that cancels it, and the invoice that replaces it; else null. */
+  correctedBy: string | null;
+  replacedBy: string | null;
+  /** When it was recorded, ISO 8601 UTC. */
+  issuedAt: string;
+}
+
+/** Which documents to read: by number, by account, by billed period (those whose period starts in `[start, end)`). */
+export interface RegisterFilter {
+  number?: string;
+  accountIds?: readonly number[];
+  periodStartsIn?: { start: number; end: number };
+}
+
+/** True when the warehouse has a register (a warehouse made before it, opened read-only, has none: it issued nothing). */
+export async function hasRegister(connection: DuckDBConnection): Promise<boolean> {
+  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'register_documents'");
+  return Number(found.getRowObjectsJS()[0]!.n) > 0;
+}
+
+/** The register's documents that the filter selects, in the order they were issued. */
+export async function readRegister(connection: DuckDBConnection, filter: RegisterFilter = {}): Promise<RegisterEntry[]> {
+  if (!(await hasRegister(connection))) return [];
+  const where: string[] = [];
+  const params: Record<string, string | number> = {};
+  if (filter.number !== undefined) {
+    where.push("d.number = $number");
+    params.number = filter.number;
+  }
+  if (filter.accountIds !== undefined) {
+    where.push("list_contains($accounts::BIGINT[], d.account_id)");
+    params.accounts = JSON.stringify(filter.accountIds);
+  }
+  if (filter.periodStartsIn !== undefined) {
+    where.push("d.period_start_epoch >= $start AND d.period_start_epoch < $end");
+    Object.assign(params, filter.periodStartsIn);
+  }
+  const rows = (await connection.runAndReadAll(
+    `SELECT d.entry, d.number, d.document::VARCHAR AS document, strftime(d.issued_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS issued_at,
+       c.credit_note, c.replacement,
+       (SELECT list({'name': f.name, 'sha256': f.sha256} ORDER BY f.name) FROM register_files f WHERE f.number = d.number) AS files,
+       (SELECT list(b.hour_epoch ORDER BY b.hour_epoch) FROM register_basis_hours b WHERE b.number = d.number) AS hours,
+       (SELECT list(b.files_sha256 ORDER BY b.hour_epoch) FROM register_basis_hours b WHERE b.number = d.number) AS hour_sha256
+     FROM register_documents d LEFT JOIN register_corrections c ON c.corrected = d.number
+     ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY d.entry`,
+    params,
+  )).getRowObjectsJS();
+  return rows.map((r) => {
+    const stored = JSON.parse(String(r.document)) as Omit<InvoiceDocument, "basis"> & { basis: Omit<InvoiceDocument["basis"], "hours" | "hourSha256"> };
+    const hours = ((r.hours as bigint[] | null) ?? []).map(Number);
+    const hourSha256 = ((r.hour_sha256 as string[] | null) ?? []).map(String);
+    return {
+      entry: Number(r.entry),
+      document: { ...stored, basis: { ...stored.basis, hours, hourSha256 } },
+      files: ((r.files as { name: string; sha256: string }[] | null) ?? []).map((f) => ({ name: String(f.name), sha256: String(f.sha256) })),
+      correctedBy: r.credit_note === null ? null : String(r.credit_note),
+      replacedBy: r.replacement === null ? null : String(r.replacement),
+      issuedAt: String(r.issued_at),
+    };
+  });
+}
+
+/** The files of a document as issued, byte for byte, by name. */
+export async function readRegisterFiles(connection: DuckDBConnection, number: string): Promise<IssuedFile[]> {
+  const rows = (await connection.runAndReadAll("SELECT name, content FROM register_files WHERE number = $number ORDER BY name", { number })).getRowsJS();
+  return rows.map(([name, content]) => ({ name: String(name), bytes: new Uint8Array(content as Uint8Array) }));
+}

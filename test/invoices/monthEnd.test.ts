@@ -1,0 +1,275 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Exact } from "../../src/billing/exact.js";
+import { registerListItem, type RegisterListItem } from "../../src/export/registerReport.js";
+import { open, serveDashboard } from "../../src/index.js";
+import { runCli, type CliRun } from "../helpers/runCli.js";
+
+// October 2026 as finance lives it, against the tool as a user runs it and a warehouse file:
+// accounts 1 and 2, account 1's hour 2026-10-05T03:00Z not yet held when the month is issued.
+
+const LATE_HOUR = "2026-10-05T03:00:00Z";
+const MONTH_END = "2026-11-02T08:00:00Z";
+let dir: string;
+let db: string;
+let issue: (out: string, extra?: string[], now?: string) => Promise<CliRun>;
+let list: () => Promise<RegisterListItem[]>;
+
+/** The dashboard's overview page of the warehouse (its default month). */
+async function overview(): Promise<string> {
+  const dashboard = await serveDashboard({ db, port: 0 });
+  try {
+    return await (await fetch(dashboard.url)).text();
+  } finally {
+    await dashboard.close();
+  }
+}
+
+/** Every row of the register's tables, as text (a file's bytes as their SHA-256). */
+async function registerRows(): Promise<string[]> {
+  const store = await open({ db });
+  try {
+    const rows: string[] = [];
+    for (const [table, order] of [["register_documents", "entry"], ["register_basis_hours", "number, hour_epoch"], ["register_files", "name"], ["register_corrections", "corrected"]]) {
+      const columns = table === "register_files" ? "name, number, sha256, sha256(content) AS content" : "*";
+      const result = (await store.query(`SELECT ${columns} FROM ${table} ORDER BY ${order}`)).objects();
+      rows.push(...result.map((r) => `${table} ${JSON.stringify(r, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`));
+    }
+    return rows;
+  } finally {
+    store.close();
+  }
+}
+
+/** The register as `invoices list --format json` gives it, read through the library (`store.invoiceRegister`). */
+async function register(): Promise<RegisterListItem[]> {
+  const store = await open({ db });
+  try {
+    return (await store.invoiceRegister()).map(registerListItem);
+  } finally {
+    store.close();
+  }
+}
+
+const path = (...parts: string[]) => join(dir, ...parts);
+const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** Every file of a folder with its SHA-256, by name. */
+const folder = (out: string) => Object.fromEntries(readdirSync(out).sort().map((name) => [name, sha256(join(out, name))]));
+const at = (now: string) => ({ CLOUDUNITS_TEST_NOW: now });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "cloudunits-month-end-"));
+  db = path("w.duckdb");
+  const generate = (out: string, id: number, extra: string[] = []) => runCli(["generate", "--out", path(out), "--accounts", "1", "--first-account-id", String(id),
+    "--spaces", "1", "--machines", "2", "--hours", "744", "--start", "2026-10-01", "--seed", String(id), ...extra]);
+  for (const run of await Promise.all([generate("held-1", 1, ["--missing-hours", LATE_HOUR]), generate("full-1", 1), generate("full-2", 2)])) expect(run.code, run.stderr).toBe(0);
+  expect((await runCli(["ingest", path("held-1"), path("full-2"), "--db", db])).code).toBe(0);
+  writeFileSync(path("statement.yaml"), [
+    "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, 20457 Hamburg], country: DE, vatId: DE123456789,",
+    "  peppolId: '9930:DE123456789', tax: { category: S, ratePercent: 19 }, contact: [billing@nordlicht.example, +49 40 1234567],",
+    "  bank: [IBAN DE89 3704 0044 0532 0130 00] }",
+    "numbering: { pattern: 'INV-{yyyy}-{seq:05}', creditNotePattern: 'CN-{yyyy}-{seq:05}' }",
+    "customers:",
+    "  '1': { legalName: Lumière Énergie SARL, address: [12 rue de la Gare, 69001 Lyon], country: FR, vatId: FR12345678901, peppolId: '9957:FR12345678901', tax: { category: AE } }",
+    "  '2': { legalName: Hanse Logistik AG, address: [Am Sandtorkai 1, 20457 Hamburg], country: DE, vatId: DE987654321, peppolId: '9930:DE987654321' }",
+  ].join("\n"));
+  writeFileSync(path("prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
+  issue = (out, extra = [], now = MONTH_END) => runCli(["invoices", "issue", "--db", db, "--month", "2026-10", "--statement", path("statement.yaml"),
+    "--prices", path("prices.yaml"), "--out", path(out), ...extra], at(now));
+  list = async () => {
+    const run = await runCli(["invoices", "list", "--db", db, "--format", "json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const listed = JSON.parse(run.stdout) as RegisterListItem[];
+    expect(listed).toEqual(await register());
+    return listed;
+  };
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("month end: issue, issue again, a late hour, a correction", { timeout: 120_000 }, () => {
+  it("refuses a month still running (exit 2): nothing recorded, no folder made", async () => {
+    const run = await issue("running", [], "2026-10-31T23:30:00Z");
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain("2026-10 has not ended (it runs until 2026-11-01T00:00:00Z; now is 2026-10-31T23:30:00Z)");
+    expect(run.stderr).toContain("CLOUDUNITS_TEST_NOW (a test setting)"); // the test clock never goes unsaid
+    expect(existsSync(path("running"))).toBe(false);
+    expect(await register()).toEqual([]);
+  });
+
+  it("refuses an account with an hour not held (exit 3), naming it; nothing is issued", async () => {
+    const run = await issue("missing");
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toContain(`account 1: 1 hour not held: ${LATE_HOUR}`);
+    expect(run.stderr).toContain("--accept-missing");
+    expect(run.stderr).not.toContain("account 2:");
+    expect(existsSync(path("missing"))).toBe(false);
+    expect(await register()).toEqual([]);
+  });
+
+  it("--accept-missing issues every account in order, the hour recorded and said", async () => {
+    const run = await issue("oct", ["--accept-missing", "--issue-date", "2026-11-02"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^issued INV-2026-00001 \(account 1, 2026-11-02\): amount due \d+\.\d\d EUR/m);
+    expect(run.stdout).toMatch(/^issued INV-2026-00002 \(account 2, 2026-11-02\)/m);
+    expect(run.stderr).toContain(`INV-2026-00001 (account 1): issued without 1 hour not held, recorded and printed on it: ${LATE_HOUR}`);
+    const listed = await list();
+    expect(listed.map((d) => Object.keys(d))).toEqual(listed.map(() => [
+      "number", "kind", "accountId", "start", "end", "issueDate", "currency", "net", "tax", "gross", "corrects", "correctedBy", "missingHours", "files",
+    ]));
+    expect(listed.map((d) => [d.number, d.kind, d.accountId, d.start, d.end, d.issueDate, d.corrects, d.correctedBy, d.missingHours])).toEqual([
+      ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, [LATE_HOUR]],
+      ["INV-2026-00002", "invoice", 2, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, []],
+    ]);
+    for (const d of listed) {
+      expect(Exact.parse(d.net)!.add(Exact.parse(d.tax)!).toFixed(2), `${d.number}: gross = net + tax`).toBe(d.gross);
+      // the register's SHA-256 are those of the files written
+      expect(Object.fromEntries(d.files.map((f) => [f.name, f.sha256]))).toEqual(
+        Object.fromEntries(Object.entries(folder(path("oct"))).filter(([name]) => name.startsWith(`${d.number}.`))));
+    }
+  });
+
+  it("issuing again writes the same files, byte for byte, and numbers nothing, whatever the issue date asked", async () => {
+    const before = await register();
+    const again = await issue("oct");
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("INV-2026-00001 (invoice, account 1) was issued on 2026-11-02: its files are in place");
+    const elsewhere = await issue("oct-again", ["--issue-date", "2026-11-30"], "2026-12-01T00:00:00Z");
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout).toContain("its files written again from the register");
+    expect(folder(path("oct-again"))).toEqual(folder(path("oct")));
+    expect(await register()).toEqual(before);
+  });
+
+  it("never overwrites a file of an issued name with other bytes (exit 2), and changes nothing", async () => {
+    const before = await register();
+    const name = before[1]!.files[0]!.name;
+    const out = path("tampered");
+    expect((await runCli(["invoices", "show", "--db", db, "--number", before[0]!.number, "--out", out])).code).toBe(0);
+    writeFileSync(join(out, name), "not the register's bytes");
+    const run = await issue("tampered");
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${join(out, name)} exists with other bytes than the register's`);
+    expect(readFileSync(join(out, name), "utf8")).toBe("not the register's bytes");
+    expect(await register()).toEqual(before);
+  });
+
+  let differenceNow: string;
+
+  it("a late hour: status names the invoice to correct, and issuing exits 9 saying by how much, changing nothing", async () => {
+    const before = await register();
+    expect((await runCli(["ingest", path("full-1"), "--db", db])).code).toBe(0);
+    const status = await runCli(["status", "--db", db]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain("issued invoices the warehouse now disagrees with: 1");
+    expect(status.stdout).toContain(`INV-2026-00001 (account 1, 2026-10, issued 2026-11-02): 1 h arrived late: ${LATE_HOUR}`);
+    const json = JSON.parse((await runCli(["status", "--db", db, "--format", "json"])).stdout) as { invoicesToCorrect: unknown[] };
+    expect(json.invoicesToCorrect).toEqual([{
+      number: "INV-2026-00001", accountId: 1, start: "2026-10-01T00:00:00Z", end: "2026-11-01T00:00:00Z", issueDate: "2026-11-02",
+      late: [{ from: LATE_HOUR, to: LATE_HOUR, hours: 1 }], rewritten: [], gone: [],
+    }]);
+
+    const page = await overview();
+    expect(page).toContain('<h2 id="invoices-to-correct">Issued invoices to correct</h2>');
+    expect(page).toMatch(/<td>INV-2026-00001<\/td>.*<td>1 h arrived late<\/td>/s);
+
+    const run = await issue("after-late");
+    expect(run.code, run.stderr).toBe(9);
+    expect(run.stderr).toContain("1 issued invoice would now have other figures; nothing was changed");
+    const m = /INV-2026-00001 \(account 1\): amount due (\d+\.\d\d) EUR issued, (\d+\.\d\d) now \(\+(\d+\.\d\d)\)/.exec(run.stderr);
+    expect(m, run.stderr).not.toBeNull();
+    expect(m![1]).toBe(before[0]!.gross);
+    expect(Exact.parse(m![1]!)!.add(Exact.parse(m![3]!)!).toFixed(2)).toBe(m![2]); // by how much: now − issued
+    differenceNow = m![2]!;
+    expect(run.stderr).not.toContain("INV-2026-00002");
+    expect(existsSync(path("after-late"))).toBe(false);
+    expect(await register()).toEqual(before);
+  });
+
+  it("correct: a credit note cancelling the original and a new invoice of today's figures; the register adds up", async () => {
+    const rowsBefore = await registerRows();
+    const run = await runCli(["invoices", "correct", "--db", db, "--number", "INV-2026-00001", "--reason", "an hour of October arrived late",
+      "--statement", path("statement.yaml"), "--prices", path("prices.yaml"), "--out", path("corrections")], at("2026-11-20T09:00:00Z"));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^INV-2026-00001 \(amount due \d+\.\d\d EUR\) corrected: credit note CN-2026-00001 \(-\d+\.\d\d\), new invoice INV-2026-00003 \(\d+\.\d\d\)/);
+    const listed = await list();
+    const [original, other, creditNote, replacement] = listed;
+    expect(listed.map((d) => [d.number, d.kind, d.accountId, d.issueDate, d.corrects, d.correctedBy])).toEqual([
+      ["INV-2026-00001", "invoice", 1, "2026-11-02", null, "CN-2026-00001"],
+      ["INV-2026-00002", "invoice", 2, "2026-11-02", null, null],
+      ["CN-2026-00001", "creditNote", 1, "2026-11-20", "INV-2026-00001", null],
+      ["INV-2026-00003", "invoice", 1, "2026-11-20", "INV-2026-00001", null],
+    ]);
+    expect(other!.files.every((f) => existsSync(path("oct", f.name)))).toBe(true);
+    expect([creditNote!.net, creditNote!.tax, creditNote!.gross]).toEqual([original!.net, original!.tax, original!.gross].map((a) => Exact.parse(a)!.mul(Exact.of(-1)).toFixed(2)));
+    expect([creditNote!.start, creditNote!.end]).toEqual([original!.start, original!.end]);
+    expect(replacement!.gross).toBe(differenceNow); // the figures `issue` said it would now give
+    expect(replacement!.missingHours).toEqual([]);
+    const sum = [original, creditNote, replacement].reduce((s, d) => s.add(Exact.parse(d!.gross)!), Exact.ZERO);
+    expect(sum.toFixed(2)).toBe(replacement!.gross); // original + credit note + new = new
+    expect(Object.keys(folder(path("corrections")))).toEqual([...creditNote!.files, ...replacement!.files].map((f) => f.name).sort());
+    expect((await runCli(["status", "--db", db])).stdout).not.toContain("disagrees");
+    expect(await overview()).not.toContain("invoices-to-correct");
+    // nothing of the register was changed or deleted: every row is as it was, the correction is rows added
+    const rowsAfter = await registerRows();
+    expect(rowsAfter.length).toBeGreaterThan(rowsBefore.length);
+    for (const row of rowsBefore) expect(rowsAfter, row.slice(0, 120)).toContain(row);
+  });
+
+  it("issues the month again without complaint once corrected: every document of the month, byte for byte", async () => {
+    const run = await issue("after-correction");
+    expect(run.code, run.stderr).toBe(0);
+    const files = (await register()).flatMap((d) => d.files);
+    expect(folder(path("after-correction"))).toEqual(Object.fromEntries(files.map((f) => [f.name, f.sha256]).sort()));
+  });
+
+  it.each([
+    ["an invoice corrected already", "INV-2026-00001", "INV-2026-00001 was corrected already, by CN-2026-00001 and INV-2026-00003: correct INV-2026-00003 instead"],
+    ["a credit note", "CN-2026-00001", "CN-2026-00001 is a credit note: a credit note is not corrected"],
+    ["a number not issued", "INV-2026-00009", "no document INV-2026-00009 in the register (the last issued: INV-2026-00001, INV-2026-00002, CN-2026-00001, INV-2026-00003"],
+  ])("refuses to correct %s (exit 2)", async (_what, number, message) => {
+    const before = await register();
+    const run = await runCli(["invoices", "correct", "--db", db, "--number", number, "--reason", "again", "--statement", path("statement.yaml"),
+      "--prices", path("prices.yaml"), "--out", path("refused")], at("2026-11-21T09:00:00Z"));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(await register()).toEqual(before);
+  });
+
+  it("show writes one document's files as issued, byte for byte, into a folder it makes", async () => {
+    const [creditNote] = (await register()).filter((d) => d.kind === "creditNote");
+    const out = path("show", "nested");
+    const run = await runCli(["invoices", "show", "--db", db, "--number", creditNote!.number, "--out", out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(folder(out)).toEqual(Object.fromEntries(creditNote!.files.map((f) => [f.name, f.sha256])));
+  });
+
+  it("every file of one customer holds nothing of the other", async () => {
+    const documents = await register();
+    const customers = { 1: ["Lumière Énergie SARL", "FR12345678901"], 2: ["Hanse Logistik AG", "DE987654321"] };
+    for (const d of documents) {
+      const other = customers[d.accountId === 1 ? 2 : 1];
+      for (const f of d.files) {
+        const text = readFileSync(path("after-correction", f.name), "latin1") + readFileSync(path("after-correction", f.name), "utf8");
+        for (const word of other) expect(text, `${f.name} holds ${word}`).not.toContain(word);
+      }
+    }
+  });
+
+  it("lists the register as text and CSV, credit notes negative, and the amounts due added up", async () => {
+    const documents = await register();
+    const text = await runCli(["invoices", "list", "--db", db, "--month", "2026-10"]);
+    expect(text.code, text.stderr).toBe(0);
+    const total = documents.reduce((s, d) => s.add(Exact.parse(d.gross)!), Exact.ZERO).toFixed(2);
+    expect(text.stdout).toContain(`4 documents; amount due, credit notes deducted: ${total} EUR`);
+    expect(text.stdout).toMatch(/CN-2026-00001 +credit note +account 1 .* amount due -\d+\.\d\d EUR +cancels INV-2026-00001/);
+    const csv = await runCli(["invoices", "list", "--db", db, "--format", "csv"]);
+    const rows = csv.stdout.trim().split("\r\n");
+    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,currency,net,tax,gross,corrects,corrected_by,missing_hours,files");
+    expect(rows.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toEqual(documents.map((d) => `${d.number},${d.kind},${d.accountId}`));
+    expect(rows[3]!.split(",")[9]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
+    expect(JSON.parse((await runCli(["invoices", "list", "--db", db, "--month", "2026-09", "--format", "json"])).stdout)).toEqual([]);
+  });
+});
