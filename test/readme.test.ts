@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -89,6 +89,41 @@ const KNOWN: Known[] = [
       for (const book of books) expect(isZip(join(cwd, "invoices", book))).toBe(true);
     },
   },
+  // the month end, on a whole October of examples/statement.yaml's customers
+  {
+    line: /^npx cloudunits generate --out october\/ --accounts 3 --first-account-id 7101 /,
+    check: (_, cwd) => expect(readdirSync(join(cwd, "october")).sort()).toEqual(["7101", "7102", "7103"]),
+  },
+  { line: /^npx cloudunits ingest october\/ --db october\.duckdb$/ },
+  {
+    line: /^npx cloudunits billing --db october\.duckdb --month 2026-10 --prices prices\.yaml --format pdf --statement statement\.yaml --out drafts\/$/,
+    check: (run, cwd) => {
+      expect(readdirSync(join(cwd, "drafts"))).toHaveLength(3);
+      expect(run.stderr).toContain("PDF statements are drafts, without a number");
+    },
+  },
+  {
+    line: /^npx cloudunits invoices issue --db october\.duckdb --month 2026-10 .*--out invoices-2026-10\/ --issue-date 2026-11-02$/,
+    check: (run, cwd) => {
+      expect(run.stdout).toMatch(/^issued INV-2026-00001 \(account 7101, 2026-11-02\): amount due \d+\.\d\d EUR/m);
+      expect(run.stdout).toMatch(/^issued INV-2026-00003 \(account 7103, 2026-11-02\)/m);
+      expect(readdirSync(join(cwd, "invoices-2026-10")).filter((f) => f.endsWith(".xml")).sort()).toEqual(["INV-2026-00001.xml", "INV-2026-00002.xml", "INV-2026-00003.xml"]);
+    },
+  },
+  {
+    line: /^npx cloudunits invoices list --db october\.duckdb --month 2026-10\b/,
+    check: (run) => {
+      expect(run.stdout).toMatch(/^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR$/m);
+      expect(run.stdout).toMatch(/^3 documents; amount due, credit notes deducted: [\d.]+ EUR$/m);
+    },
+  },
+  {
+    line: /^npx cloudunits invoices correct --db october\.duckdb --number INV-2026-00002 --reason "corrected on the customer's request" /,
+    check: (run, cwd) => {
+      expect(run.stdout).toMatch(/^INV-2026-00002 \(amount due ([\d.]+) EUR\) corrected: credit note CN-\d{4}-00001 \(-\1\), new invoice INV-\d{4}-0000[14] \(\1\)$/m);
+      expect(readdirSync(join(cwd, "invoices-2026-10")).some((f) => /^CN-\d{4}-00001\.xml$/.test(f))).toBe(true);
+    },
+  },
   {
     line: /^npx cloudunits stats machine data\.zip --id 4392 .*--include cpu --include network$/,
     check: (run) => {
@@ -152,11 +187,13 @@ const KNOWN: Known[] = [
     },
   },
   {
-    line: /^npx cloudunits billing --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml --format csv --out invoices-2026-10\.csv/,
-    check: (_, cwd) => {
-      const csv = readFileSync(join(cwd, "invoices-2026-10.csv"), "utf8").split("\n");
-      expect(csv.length).toBeGreaterThan(2);
-      expect(csv[0]).toContain("amount due (EUR)"); // the month's invoices have money
+    // the month-end run from cron: the README's warehouse holds 2 days of October, so October is not issued, and a human is told why
+    line: /^npx cloudunits invoices issue --db warehouse\.duckdb --month 2026-10 --statement statement\.yaml --prices prices\.yaml +--out issued-2026-10\/ \|\| echo "October not issued \(exit \$\?\)" >&2/,
+    check: (run, cwd) => {
+      expect(run.stderr).toMatch(/2026-10: 4 accounts lack hours, so nothing was issued/);
+      expect(run.stderr).toMatch(/account 1: 696 hours not held: 2026-10-03T00:00:00Z\.\.2026-10-31T23:00:00Z/);
+      expect(run.stderr).toContain("October not issued (exit 3)");
+      expect(existsSync(join(cwd, "issued-2026-10"))).toBe(false);
     },
   },
   {
@@ -198,6 +235,8 @@ let cwd: string;
 let server: FakeServer;
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-readme-"));
+  // the statement config the README's invoices are issued with: the shipped one
+  copyFileSync(join(REPO, "examples", "statement.yaml"), join(cwd, "statement.yaml"));
   // the platform holds the README's own data (its generate line) and an account 7 for its fetch line
   const hours = [
     ...generateHours({ accounts: 3, hours: 48 }),
@@ -216,6 +255,13 @@ describe("README.md", () => {
     for (const example of EXAMPLES) {
       expect(KNOWN.filter((k) => k.line.test(example)).length, `an example this test does not know how to run: ${example}`).toBe(1);
     }
+  });
+
+  it("docs/billing.md's month-end recipe is the README's, line for line, so it runs here", () => {
+    const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Invoices: drafts, issued, corrected/), "").join("\n").split("\n").filter((l) => l.trim() !== "");
+    expect(recipe.length).toBeGreaterThanOrEqual(4);
+    const runHere = EXAMPLES.map((e) => e.replace(/\s+#.*$/, "").replace(/\s+/g, " "));
+    for (const line of recipe) expect(runHere, line).toContain(`npx ${line.replace(/\s+/g, " ")}`);
   });
 
   it("the price list the README shows is the prices.yaml its examples bill with, a price list the CLI reads", async () => {
