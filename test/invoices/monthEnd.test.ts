@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import { registerListItem, type RegisterListItem } from "../../src/export/registerReport.js";
 import { open, serveDashboard } from "../../src/index.js";
+import { describeWith } from "../helpers/prerequisites.js";
 import { runCli, type CliRun } from "../helpers/runCli.js";
 
 // October 2026 as finance lives it, against the tool as a user runs it and a warehouse file:
@@ -246,18 +248,6 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(folder(out)).toEqual(Object.fromEntries(creditNote!.files.map((f) => [f.name, f.sha256])));
   });
 
-  it("every file of one customer holds nothing of the other", async () => {
-    const documents = await register();
-    const customers = { 1: ["Lumière Énergie SARL", "FR12345678901"], 2: ["Hanse Logistik AG", "DE987654321"] };
-    for (const d of documents) {
-      const other = customers[d.accountId === 1 ? 2 : 1];
-      for (const f of d.files) {
-        const text = readFileSync(path("after-correction", f.name), "latin1") + readFileSync(path("after-correction", f.name), "utf8");
-        for (const word of other) expect(text, `${f.name} holds ${word}`).not.toContain(word);
-      }
-    }
-  });
-
   it("lists the register as text and CSV, credit notes negative, and the amounts due added up", async () => {
     const documents = await register();
     const text = await runCli(["invoices", "list", "--db", db, "--month", "2026-10"]);
@@ -271,5 +261,38 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(rows.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toEqual(documents.map((d) => `${d.number},${d.kind},${d.accountId}`));
     expect(rows[3]!.split(",")[9]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
     expect(JSON.parse((await runCli(["invoices", "list", "--db", db, "--month", "2026-09", "--format", "json"])).stdout)).toEqual([]);
+  });
+});
+
+describeWith("poppler", "month end: the files as the customer reads them", () => {
+  /** A file's text: a PDF's as pdftotext reads it, an XML's as written. */
+  const textOf = (file: string) => (file.endsWith(".pdf") ? execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" }) : readFileSync(file, "utf8"));
+
+  it("every file of one customer holds nothing of the other", async () => {
+    const customers = { 1: ["Lumière Énergie SARL", "FR12345678901", "9957:FR12345678901"], 2: ["Hanse Logistik AG", "DE987654321", "9930:DE987654321"] };
+    const documents = await register();
+    expect(documents.flatMap((d) => d.files).length).toBe(8);
+    for (const d of documents) {
+      const own = customers[d.accountId as 1 | 2];
+      const other = customers[d.accountId === 1 ? 2 : 1];
+      for (const f of d.files) {
+        const text = textOf(path("after-correction", f.name)).replace(/\s+/g, " ");
+        expect(text, `${f.name} names its customer`).toContain(own[0]);
+        for (const word of other) expect(text, `${f.name} holds ${word}`).not.toContain(word);
+      }
+    }
+  });
+
+  it("each PDF read back shows the register's amount due, and the number and the amount in its e-invoice are the register's", async () => {
+    for (const d of await register()) {
+      const pdf = textOf(path("after-correction", `${d.number}.pdf`)).replace(/\s+/g, " ");
+      const grouped = d.gross.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+      expect(pdf, d.number).toContain(`${d.kind === "invoice" ? "Invoice" : "Credit note"} number ${d.number}`);
+      expect(pdf, d.number).toMatch(new RegExp(`Amount due \\(EUR\\) ${grouped.replace(/[.]/g, "\\.")}`));
+      const xml = textOf(path("after-correction", `${d.number}.xml`));
+      expect(xml).toContain(`<cbc:ID>${d.number}</cbc:ID>`);
+      // a credit note's amounts are written positive in UBL: its type says they are credited
+      expect(xml).toContain(`<cbc:PayableAmount currencyID="EUR">${d.gross.replace(/^-/, "")}</cbc:PayableAmount>`);
+    }
   });
 });
