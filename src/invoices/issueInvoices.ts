@@ -74,9 +74,9 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   checkEnded(request.month, period, nowEpoch);
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
-  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, request.issueDate === undefined && inputs.config.issueDate !== undefined ? `issueDate of ${inputs.config.source}` : "--issue-date");
-  const ofMonth = (await readRegister(connection, { periodStartsIn: period, accountIds: request.accountIds }))
-    .filter((e) => e.document.start === period.start && e.document.end === period.end);
+  const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
+  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "--issue-date");
+  const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });
   const inForce = new Map(ofMonth.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => [e.document.accountId, e]));
   const drafts = await accountDrafts(connection, period, inputs, { accountIds: request.accountIds, alsoAccounts: [...inForce.keys()] });
   request.onStep?.("computed");
@@ -97,11 +97,10 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
     }),
   })), { config: inputs.config, issueDate, out: request.out, onStep: request.onStep, onWarning: (message) => warnings.push(message) });
 
+  // the month's documents (new, issued before, credit notes) of the accounts billed, from the register
   const numbers = new Set(recorded.map((r) => r.document.number));
-  const accounts = new Set(drafts.map((d) => d.accountId));
-  const month = (await readRegister(connection, { periodStartsIn: period }))
-    .filter((e) => e.document.start === period.start && e.document.end === period.end && accounts.has(e.document.accountId));
-  const written = await writeDocuments(connection, month, request.out, request.onStep);
+  const documents = await readRegister(connection, { period, accountIds: drafts.map((d) => d.accountId) });
+  const written = await writeDocuments(connection, documents, request.out, request.onStep);
   return {
     month: request.month,
     notes: inputs.config.deprecations,

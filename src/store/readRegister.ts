@@ -17,10 +17,11 @@ export interface RegisterEntry {
   issuedAt: string;
 }
 
-/** Which documents to read: by number, by account, by billed period (those whose period starts in `[start, end)`). */
+/** Which documents to read: by number, by account, by billed period (exactly it, or those whose period starts in `[start, end)`). */
 export interface RegisterFilter {
   number?: string;
   accountIds?: readonly number[];
+  period?: { start: number; end: number };
   periodStartsIn?: { start: number; end: number };
 }
 
@@ -42,6 +43,10 @@ export async function readRegister(connection: DuckDBConnection, filter: Registe
   if (filter.accountIds !== undefined) {
     where.push("list_contains($accounts::BIGINT[], d.account_id)");
     params.accounts = JSON.stringify(filter.accountIds);
+  }
+  if (filter.period !== undefined) {
+    where.push("d.period_start_epoch = $periodStart AND d.period_end_epoch = $periodEnd");
+    Object.assign(params, { periodStart: filter.period.start, periodEnd: filter.period.end });
   }
   if (filter.periodStartsIn !== undefined) {
     where.push("d.period_start_epoch >= $start AND d.period_start_epoch < $end");
