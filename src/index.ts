@@ -86,7 +86,7 @@ export { serveDashboard, type Dashboard, type DashboardOptions } from "./serve/s
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeStatements } from "./export/pdf/writeStatements.js";
 export type { StatementTarget } from "./export/pdf/writeStatements.js";
-export { loadStatementConfig, parseStatementConfig, checkIssuable, issueProblems, taxOf } from "./billing/statementConfig.js";
+export { loadStatementConfig, parseStatementConfig, checkIssuable, issueProblems, eInvoiceProblems, taxOf } from "./billing/statementConfig.js";
 export type { StatementConfig, StatementParty, StatementCustomer, TaxRule } from "./billing/statementConfig.js";
 
 // Invoices as records: the issued document every renderer reads (docs/billing.md)

@@ -227,8 +227,7 @@ export function taxOf(config: StatementConfig, accountId: number): TaxRule | und
  * What keeps an account's invoice from being issued under this config, as sentences (empty when
  * nothing does): EN 16931 and Peppol BIS 3.0 need the issuer's country, VAT id (unless outside the
  * scope of VAT) and electronic address, the customer's entry with its address, country and
- * electronic address, and a tax; between two German parties, also the issuer's e-mail, telephone
- * and IBAN and both postcodes (Peppol's German rules).
+ * electronic address, and a tax. What only the e-invoice needs beyond these is `eInvoiceProblems`.
  */
 export function issueProblems(config: StatementConfig, accountId: number): string[] {
   const out: string[] = [];
@@ -247,8 +246,17 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   if (customer.address.length === 0) out.push(`customers.${accountId}.address`);
   if (customer.country === undefined) out.push(`customers.${accountId}.country`);
   if (customer.peppolId === undefined) out.push(`customers.${accountId}.peppolId (the customer's electronic address)`);
-  if (issuer.country === "DE" && customer.country === "DE") out.push(...germanProblems(config, accountId));
   return out;
+}
+
+/**
+ * What keeps an issuable invoice's UBL e-invoice from passing the Peppol BIS 3.0 rules, as
+ * sentences (empty when nothing does): between two German parties, Peppol's German rules (DE-R-*)
+ * ask for the issuer's e-mail, telephone and IBAN and both postcodes. Such an invoice is still
+ * issued, as its PDF; its XML is not written (`documentFiles`).
+ */
+export function eInvoiceProblems(config: StatementConfig, accountId: number): string[] {
+  return config.issuer.country === "DE" && config.customers.get(accountId)?.country === "DE" ? germanProblems(config, accountId) : [];
 }
 
 /** `postcode city`: a last address line whose first word holds a digit. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkIssuable, dueDateOf, formatStatementNumber, issueProblems, parseStatementConfig, taxOf } from "../../src/internal.js";
+import { checkIssuable, dueDateOf, eInvoiceProblems, formatStatementNumber, issueProblems, parseStatementConfig, taxOf } from "../../src/internal.js";
 
 const issuer = { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "20457 Hamburg"] };
 const fullIssuer = { ...issuer, country: "DE", vatId: "DE123456789", peppolId: "9930:DE123456789", tax: { category: "S", ratePercent: 19 } };
@@ -71,9 +71,11 @@ describe("statement config", () => {
     ]);
     const ready = parseStatementConfig({ issuer: fullIssuer, customers: { 7: { legalName: "Acme", address: ["Main St 1"], country: "FR", peppolId: "9957:FR999" } } }, "s.yaml");
     expect(issueProblems(ready, 7)).toEqual([]);
-    // between two German parties, Peppol's German rules ask for the seller's contact and account, and postcodes
+    // between two German parties, Peppol's German rules ask for the seller's contact and account, and postcodes: the e-invoice's, not the invoice's
     const german = parseStatementConfig({ issuer: fullIssuer, customers: { 7: { legalName: "Acme", address: ["Main St 1"], country: "DE", peppolId: "9930:DE999" } } }, "s.yaml");
-    expect(issueProblems(german, 7)).toEqual([
+    expect(issueProblems(german, 7)).toEqual([]);
+    expect(eInvoiceProblems(ready, 7)).toEqual([]);
+    expect(eInvoiceProblems(german, 7)).toEqual([
       "issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact)",
       "issuer.bank: a line \"IBAN ...\" (an invoice between German parties carries the payment account)",
       "customers.7.address: a last line \"postcode city\"",
