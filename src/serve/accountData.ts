@@ -1,7 +1,11 @@
 import { bill } from "../bill/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Invoice } from "../billing/invoice.js";
+import type { TaxLine } from "../billing/invoiceDocument.js";
+import { taxOf } from "../billing/statementConfig.js";
 import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
+import { draftDocument } from "../export/pdf/writeStatements.js";
+import { readRegister } from "../store/readRegister.js";
 import type { Warehouse } from "../store/types.js";
 import { warehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
@@ -24,6 +28,21 @@ export interface AccountRow {
   cost?: string;
 }
 
+/**
+ * The totals of the account's invoice of the month where its taxes are known: those of the issued
+ * invoice in force (the register's), else the draft's of the dashboard's statement config.
+ */
+export interface InvoiceTotals {
+  /** Σ of the lines, before tax. */
+  net: string;
+  taxes: TaxLine[];
+  tax: string;
+  /** net + tax: the amount due. */
+  gross: string;
+  /** The issued invoice these totals are of; absent on a draft. */
+  issued?: { number: string; issueDate: string };
+}
+
 /** What the account page shows of one month. */
 export interface AccountData {
   accountId: number;
@@ -32,6 +51,8 @@ export interface AccountData {
   months: MonthChoice[];
   account: BillingLine;
   invoice?: Invoice;
+  /** The invoice's net, taxes and amount due (the gross), when its taxes are known. */
+  totals?: InvoiceTotals;
   cloudspaces: AccountRow[];
   /** Machines and gateways, by cloud space. */
   machines: AccountRow[];
@@ -68,6 +89,7 @@ export async function accountData(store: Warehouse, settings: DashboardSettings,
   return {
     accountId, name: account.name || status.accounts.find((a) => a.accountId === accountId)?.name || "", month: chosen, months, account,
     invoice: report.invoices?.[0],
+    totals: await invoiceTotals(store, settings, accountId, chosen, report),
     cloudspaces: rows.filter((r) => r.level === "cloudspace"),
     machines: rows.filter((r) => r.level !== "cloudspace"),
     days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "account")!.quantities })),
@@ -75,3 +97,19 @@ export async function accountData(store: Warehouse, settings: DashboardSettings,
   };
 }
 
+
+/**
+ * The totals of an account's invoice of a month: the issued invoice in force of the whole month
+ * (the register's figures, as its PDF and XML give them), else, with a statement config that
+ * taxes the account, the draft's (as the dashboard's PDF statement gives them); undefined when
+ * the taxes are not known.
+ */
+async function invoiceTotals(store: Warehouse, settings: DashboardSettings, accountId: number, month: MonthChoice, report: BillingReport): Promise<InvoiceTotals | undefined> {
+  const issued = (await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] }))
+    .find((e) => e.document.kind === "invoice" && e.correctedBy === null)?.document;
+  if (issued) return { net: issued.net, taxes: issued.taxes, tax: issued.tax, gross: issued.gross, issued: { number: issued.number, issueDate: issued.issueDate } };
+  const config = settings.statement;
+  if (config === undefined || !report.invoices?.some((i) => i.accountId === accountId) || taxOf(config, accountId) === undefined) return undefined;
+  const draft = draftDocument(report, accountId, config);
+  return { net: draft.net, taxes: draft.taxes, tax: draft.tax, gross: draft.gross };
+}

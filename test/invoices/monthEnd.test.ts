@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import { registerListItem, type RegisterListItem } from "../../src/export/registerReport.js";
-import { open, serveDashboard } from "../../src/index.js";
+import { loadPrices, open, serveDashboard } from "../../src/index.js";
 import { describeWith } from "../helpers/prerequisites.js";
 import { runCli, type CliRun } from "../helpers/runCli.js";
 
@@ -29,6 +29,19 @@ async function overview(): Promise<string> {
     await dashboard.close();
   }
 }
+
+/** The dashboard's account page of October (started with the price list, without a statement config: the taxes known are the register's). */
+async function accountPage(accountId: number): Promise<string> {
+  const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices.yaml")) });
+  try {
+    return await (await fetch(`${dashboard.url}account/${accountId}?month=2026-10`)).text();
+  } finally {
+    await dashboard.close();
+  }
+}
+
+/** The amount of a cell of an account page's invoice table by its id, as a decimal string. */
+const cell = (page: string, id: string) => /id="(?:[^"]*)">([^<]*)</.exec(page.slice(page.indexOf(`id="${id}"`)))?.[1]?.replace(/,/g, "").replace("−", "-");
 
 /** Every row of the register's tables, as text (a file's bytes as their SHA-256). */
 async function registerRows(): Promise<string[]> {
@@ -125,6 +138,12 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
       ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, [LATE_HOUR]],
       ["INV-2026-00002", "invoice", 2, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, []],
     ]);
+    // the dashboard's account page shows the issued invoice's amount due: the gross, tax included, as its PDF
+    const page = await accountPage(2);
+    expect(page).toContain("Amount due, invoice INV-2026-00002 issued 2026-11-02 (tax included)");
+    expect([cell(page, "net"), cell(page, "amount-due")]).toEqual([listed[1]!.net, listed[1]!.gross]);
+    expect(listed[1]!.gross).not.toBe(listed[1]!.net); // taxed at 19%: the gross is not the net
+    expect(page).not.toContain('id="net-now"');
     for (const d of listed) {
       expect(Exact.parse(d.net)!.add(Exact.parse(d.tax)!).toFixed(2), `${d.number}: gross = net + tax`).toBe(d.gross);
       // the register's SHA-256 are those of the files written
@@ -176,6 +195,11 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     const page = await overview();
     expect(page).toContain('<h2 id="invoices-to-correct">Issued invoices to correct</h2>');
     expect(page).toMatch(/<td>INV-2026-00001<\/td>.*<td>1 h arrived late<\/td>/s);
+    // the account page keeps the issued amount due, and says the warehouse's sum of the lines is now another
+    const account = await accountPage(1);
+    expect(cell(account, "amount-due")).toBe(before[0]!.gross);
+    expect(account).toContain("correct the invoice (cloudunits invoices correct --number INV-2026-00001)");
+    expect(cell(account, "net-now")).not.toBe(before[0]!.net);
 
     const run = await issue("after-late");
     expect(run.code, run.stderr).toBe(9);
@@ -214,6 +238,10 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(Object.keys(folder(path("corrections")))).toEqual([...creditNote!.files, ...replacement!.files].map((f) => f.name).sort());
     expect((await runCli(["status", "--db", db])).stdout).not.toContain("disagrees");
     expect(await overview()).not.toContain("invoices-to-correct");
+    const account = await accountPage(1);
+    expect(account).toContain("Amount due, invoice INV-2026-00003 issued 2026-11-20 (tax included)");
+    expect(cell(account, "amount-due")).toBe(replacement!.gross);
+    expect(account).not.toContain('id="net-now"');
     // nothing of the register was changed or deleted: every row is as it was, the correction is rows added
     const rowsAfter = await registerRows();
     expect(rowsAfter.length).toBeGreaterThan(rowsBefore.length);

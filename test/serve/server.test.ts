@@ -9,6 +9,7 @@ import { CLI, runCli } from "../helpers/runCli.js";
 import { REPO } from "../helpers/shellExamples.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
 import { reportFrom } from "../helpers/billFrom.js";
+import { Exact } from "../../src/billing/exact.js";
 
 /** A raw GET (the path sent as written: no URL normalisation), with the Host header and more. */
 function get(url: string, path: string, headers: Record<string, string> = {}, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
@@ -292,6 +293,21 @@ describe("serve: statements as PDF", () => {
     try {
       const page = (await get(withPdf.url, "/account/1?month=2026-10")).body.toString();
       expect(page).toContain('href="/account/1/statement.pdf?month=2026-10"');
+      // the taxes known, the amount due is the gross, as on the PDF: net + 19% of it, rounded half-even to the cent
+      const store = await open({ db: fixture.db });
+      let net: string;
+      try {
+        net = (await reportFrom(store.connection, { ...monthPeriod("2026-10"), accountId: 1 }, { names: fixture.names }, { prices: fixture.prices })).invoices![0]!.amountDue.toFixed(2);
+      } finally {
+        store.close();
+      }
+      const tax = Exact.parse(net)!.mul(Exact.of(19, 100)).toFixed(2);
+      const gross = Exact.parse(net)!.add(Exact.parse(tax)!).toFixed(2);
+      const shown = (amount: string) => Number(amount).toLocaleString("en-US", { minimumFractionDigits: 2 });
+      expect(page).toContain(`id="net">${shown(net)}<`);
+      expect(page).toContain(`<td colspan="4">VAT 19% on ${shown(net)}</td><td class="num">${shown(tax)}<`);
+      expect(page).toContain(`<td colspan="4">Amount due (tax included; a draft, not issued)</td><td class="num" id="amount-due">${shown(gross)}<`);
+      expect(/id="account-amount-due">.*?<div class="value">(.*?)<\/div>/s.exec(page)![1]).toBe(`${shown(gross)} EUR`);
       const pdf = await get(withPdf.url, "/account/1/statement.pdf?month=2026-10");
       expect(pdf.status).toBe(200);
       expect(pdf.headers["content-type"]).toBe("application/pdf");

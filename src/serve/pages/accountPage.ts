@@ -1,6 +1,6 @@
 import { isoUtc } from "../../base/time.js";
 import { shownQuantity } from "../../billing/invoiceQuantity.js";
-import { groupThousands } from "../../export/documentWords.js";
+import { groupThousands, taxLabel } from "../../export/documentWords.js";
 import type { AccountData, AccountRow } from "../accountData.js";
 import { esc, money, monthPicker, num, page, table, when, withMonth, type Column } from "./html.js";
 import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";
@@ -46,10 +46,11 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
       { heading: "Quantity", numeric: true, cell: (l) => ({ html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`, sort: l.quantity }) },
       { heading: "Unit price", numeric: true, cell: (l) => ({ html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`, sort: Number(l.unitPrice) }) },
       { heading: "Amount", note: currency, numeric: true, cell: (l) => ({ html: esc(money(l.amount.toFixed(invoice.decimals), undefined)), sort: Number(l.amount.toFixed(invoice.decimals)) }) },
-    ], invoice.lines, `<tfoot><tr><td colspan="4">Amount due${soFar} (the sum of the lines${toDate === null ? "" : "; a draft, month to date"})</td><td class="num" id="amount-due">${esc(money(invoice.amountDue.toFixed(invoice.decimals), undefined))}</td></tr></tfoot>`)
+    ], invoice.lines, `<tfoot>${totalRows(data, soFar, toDate === null ? "" : "; a draft, month to date")}</tfoot>`)
     : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
   const cards = SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`).join("")
-    + (invoice ? `<div class="card"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div><div class="value">${esc(money(invoice.amountDue.toFixed(invoice.decimals), currency))}</div></div>` : "");
+    + (invoice ? `<div class="card" id="account-amount-due"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div>` +
+      `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), currency))}</div>${amountNote(data)}</div>` : "");
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;
   const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${downloads.pdf && invoice ? `<a href="${esc(`${base}/statement.pdf${query}`)}" download>Statement${soFar} (PDF, draft${toDate === null ? "" : ", month to date"})</a>` : ""}</p>`;
@@ -73,6 +74,35 @@ ${cloudspaces}
 ${machines}
 <p class="note">Own CU: the CU rule applied to the entity's own totals each hour. Allocated CU: the account's CU shared out hour by hour in proportion to own CU; the allocated CU and the costs add up to the account's CU and amount due.</p>`;
   return page(`Account ${data.accountId} ${month}`, body, charts, footerOf(data.report.generatedAtMs));
+}
+
+/**
+ * The foot of the invoice table: with its taxes known, the net, each tax line and the amount due
+ * (the gross), those of the issued invoice when there is one (and today's sum of the lines beside
+ * them when it differs: the invoice is to be corrected); without, the sum of the lines.
+ */
+function totalRows(data: AccountData, soFar: string, draft: string): string {
+  const invoice = data.invoice!;
+  const row = (label: string, amount: string, id?: string) => `<tr><td colspan="4">${esc(label)}</td><td class="num"${id ? ` id="${id}"` : ""}>${esc(money(amount, undefined))}</td></tr>`;
+  const lines = invoice.amountDue.toFixed(invoice.decimals);
+  const totals = data.totals;
+  if (totals === undefined) return row(`Amount due${soFar} (the sum of the lines${draft})`, lines, "amount-due");
+  const issued = totals.issued;
+  return [
+    row(issued ? `Net of invoice ${issued.number}` : `Net${soFar} (the sum of the lines${draft})`, totals.net, "net"),
+    ...totals.taxes.map((t) => row(taxLabel(t), t.amount)),
+    row(issued ? `Amount due, invoice ${issued.number} issued ${issued.issueDate} (tax included)` : `Amount due${soFar} (tax included; a draft, not issued)`, totals.gross, "amount-due"),
+    ...(issued && totals.net !== lines
+      ? [row(`The sum of the lines as the warehouse now gives it, before tax: not the issued net; correct the invoice (cloudunits invoices correct --number ${issued.number})`, lines, "net-now")]
+      : []),
+  ].join("");
+}
+
+/** Under the amount due card: its net and tax, and whether it is an issued invoice or a draft. */
+function amountNote(data: AccountData): string {
+  const t = data.totals;
+  if (t === undefined) return '<div class="sub">before tax (the dashboard knows taxes from a statement config, --statement FILE)</div>';
+  return `<div class="sub">net ${esc(money(t.net, undefined))} + tax ${esc(money(t.tax, undefined))}; ${t.issued ? `invoice ${esc(t.issued.number)}, issued ${esc(t.issued.issueDate)}` : "a draft, not issued"}</div>`;
 }
 
 /**
