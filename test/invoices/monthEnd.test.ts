@@ -177,6 +177,26 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(await register()).toEqual(before);
   });
 
+  it("a price changed after the month was issued: issue exits 9 naming every invoice and by how much, and changes nothing; the old list issues again", async () => {
+    const before = await register();
+    writeFileSync(path("prices-raised.yaml"), "currency: EUR\nprices: { CU: [0.05, { from: 2026-10-15, price: 0.06 }], SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
+    const run = await runCli(["invoices", "issue", "--db", db, "--month", "2026-10", "--statement", path("statement.yaml"), "--prices", path("prices-raised.yaml"),
+      "--out", path("raised")], at(MONTH_END));
+    expect(run.code, run.stderr).toBe(9);
+    expect(run.stderr).toContain("2 issued invoices would now have other figures; nothing was changed");
+    for (const d of before) {
+      const m = new RegExp(`${d.number} \\(account ${d.accountId}\\): amount due (\\d+\\.\\d\\d) EUR issued, (\\d+\\.\\d\\d) now \\(\\+(\\d+\\.\\d\\d)\\)`).exec(run.stderr);
+      expect(m, run.stderr).not.toBeNull();
+      expect(m![1]).toBe(d.gross);
+      expect(Number(m![3])).toBeGreaterThan(0); // CU costs more from the 15th
+      expect(Exact.parse(m![1]!)!.add(Exact.parse(m![3]!)!).toFixed(2)).toBe(m![2]);
+    }
+    expect(existsSync(path("raised"))).toBe(false);
+    expect(await register()).toEqual(before);
+    // an issued invoice keeps the prices it was issued with: the price list it was computed from issues the same files again
+    expect((await issue("oct")).code).toBe(0);
+  });
+
   let differenceNow: string;
 
   it("a late hour: status names the invoice to correct, and issuing exits 9 saying by how much, changing nothing", async () => {
