@@ -104,6 +104,11 @@ async function withDatabase<R>(argv: WarehouseArgs, write: boolean, fn: (connect
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const note = (line: string) => process.stderr.write(`cloudunits: ${line}\n`);
+/** The config's older keys and what a file could not hold as written, on stderr. */
+const noteAll = (result: { notes: string[]; warnings: string[] }) => {
+  for (const line of result.notes) note(`note: ${line}`);
+  for (const line of result.warnings) note(`warning: ${line}`);
+};
 
 const issueCommand: CommandModule<object, IssueArgs> = {
   command: "issue",
@@ -120,8 +125,7 @@ const issueCommand: CommandModule<object, IssueArgs> = {
       month: argv.month, statement: argv.statement, prices: argv.prices, out: argv.out, units: argv.units, cuRollup: argv.cuRollup,
       accountIds, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockOf(process.env, note),
     }));
-    for (const line of result.notes) note(`note: ${line}`);
-    for (const line of result.warnings) note(`warning: ${line}`);
+    noteAll(result);
     for (const { entry: { document: d }, files } of result.issued) {
       say(`issued ${d.number} (account ${d.accountId}, ${d.issueDate}): amount due ${d.gross} ${d.currency} (net ${d.net}, tax ${d.tax}): ${files.map((f) => f.path).join(", ")}`);
       if (d.missingHours.length > 0) note(`${d.number} (account ${d.accountId}): issued without ${d.missingHours.length} hour${d.missingHours.length === 1 ? "" : "s"} not held, recorded and printed on it: ${formatHours(d.missingHours)}`);
@@ -144,8 +148,7 @@ const correctCommand: CommandModule<object, CorrectArgs> = {
       number: argv.number, reason: argv.reason, statement: argv.statement, prices: argv.prices, out: argv.out, units: argv.units,
       cuRollup: argv.cuRollup, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockOf(process.env, note),
     }));
-    for (const line of result.notes) note(`note: ${line}`);
-    for (const line of result.warnings) note(`warning: ${line}`);
+    noteAll(result);
     const { corrected: { document: o }, creditNote: { entry: { document: c } }, replacement: { entry: { document: r } } } = result;
     say(`${o.number} (amount due ${o.gross} ${o.currency}) corrected: credit note ${c.number} (${c.gross}), new invoice ${r.number} (${r.gross})`);
     for (const f of [...result.creditNote.files, ...result.replacement.files]) say(`  ${f.path}`);
