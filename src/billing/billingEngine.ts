@@ -4,6 +4,7 @@ import type { AccountHourFacts } from "../load/machineFacts.js";
 import { catalogUnits, unitDef, type VmHour } from "./unitCatalog.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import type { Units } from "./units.js";
+import { emptyVmFacts, vmFactsAt, type VmFacts } from "../load/vmFacts.js";
 
 /** The rank of each level in a report's order (environment first, machines last). */
 export const LEVEL_RANK = { environment: 0, account: 1, cloudspace: 2, machine: 3 } as const;
@@ -163,7 +164,7 @@ export class BillingEngine {
   /** The figures a level's sample adds from its totals' terms (see `addLevelSample`), by index. */
   private readonly exactFigure: boolean[];
   /** The VM of the machine formulas, rewritten for each VM. */
-  private readonly vm: VmHour = { memMb: 0, vcpus: 0, cu: 0, sizeGb: 0, iopsLimit: 0, externalNics: 0, externalBytes: 0, windows: false };
+  private readonly vm: VmHour = { ...emptyVmFacts(), cu: 0, windows: false };
   private readonly period = new SumBank(4096);
   private readonly entities: Entity[] = [];
   /** Per part of the period: its accounts. */
@@ -396,23 +397,14 @@ export class BillingEngine {
   }
 
   /**
-   * The figures of a VM in one hour, from its record's facts, into `out[at .. at + F)`; `this.vm`
-   * holds its formula inputs after (memory and vCPUs 0 when its status is not billable).
+   * The figures of a VM in one hour, from its facts, into `out[at .. at + F)`; `this.vm` holds
+   * its formula inputs after (memory and vCPUs 0 when its status is not billable).
    */
-  private vmFigures(
-    out: Float64Array, at: number, status: string, imageName: string, memMb: number, vcpus: number,
-    sizeGb: number, iopsLimit: number, externalNics: number, externalBytes: number,
-  ): void {
-    const billed = this.billable === null || this.billable.has(status);
-    const vm = this.vm;
-    vm.memMb = billed ? memMb : 0;
-    vm.vcpus = billed ? vcpus : 0;
+  private vmFigures(out: Float64Array, at: number, facts: VmFacts): void {
+    const vm = facts === this.vm ? this.vm : Object.assign(this.vm, facts);
+    if (this.billable !== null && !this.billable.has(facts.status)) vm.memMb = vm.vcpus = 0;
     const cu = (vm.cu = this.cuOf(vm.memMb, vm.vcpus));
-    vm.sizeGb = sizeGb;
-    vm.iopsLimit = iopsLimit;
-    vm.externalNics = externalNics;
-    vm.externalBytes = externalBytes;
-    vm.windows = this.isWindows(imageName);
+    vm.windows = this.isWindows(facts.imageName);
     out[at + CU] = cu;
     out[at + NU] = 0;
     const summed = this.summed;
@@ -423,23 +415,21 @@ export class BillingEngine {
     out[at + CU_SUM] = cu;
     out[at + GATEWAY_PIU] = 0;
     out[at + CU_ALLOCATED] = 0;
-    out[at + OWN_NIC_NU] = this.nuOf(externalBytes);
+    out[at + OWN_NIC_NU] = this.nuOf(facts.externalBytes);
   }
 
   /**
    * Grouped input of the environment (see `groupedFacts.ts`; beside weighted account-hours for
-   * the levels below it, or alone in an engine of the environment alone): `count` VM-hours of one configuration, in the part of the period
-   * `part`, each in a cloud space of its account-hour. Their summed units and Σ CU go into the
-   * environment's period sums as `count` times each VM-hour's amount, exactly: with
-   * {@link addHourTotals} for the same hours, the same figures as `add` of every account-hour.
+   * the levels below it, or alone in an engine of the environment alone): `count` VM-hours of
+   * one configuration (its facts, but those summed per hour: see `CONFIGURATION_FACTS`), in the
+   * part of the period `part`, each in a cloud space of its account-hour. Their summed units and
+   * Σ CU go into the environment's period sums as `count` times each VM-hour's amount, exactly:
+   * with {@link addHourTotals} for the same hours, the same figures as `add` of every account-hour.
    */
-  addVmHours(
-    part: number, status: string, imageName: string, memMb: number, vcpus: number,
-    sizeGb: number, iopsLimit: number, externalNics: number, count: number,
-  ): void {
+  addVmHours(part: number, configuration: VmFacts, count: number): void {
     if (this.fedHours) throw new Error("internal: grouped VM-hours after account-hours added one by one");
     const f = this.groupedScratch;
-    this.vmFigures(f, 0, status, imageName, memMb, vcpus, sizeGb, iopsLimit, externalNics, 0);
+    this.vmFigures(f, 0, configuration);
     const bank = this.environment;
     const at = (this.groupedTotals[part] ??= bank.alloc(this.L));
     bank.addTimes(at + T_CU_SUM, f[CU_SUM]!, count);
@@ -488,12 +478,9 @@ export class BillingEngine {
    * of its account-hour: their summed units and Σ CU go into the account's sums as `count` times
    * each VM-hour's amount, exactly.
    */
-  addAccountVmHours(
-    part: number, accountId: number, status: string, imageName: string, memMb: number, vcpus: number,
-    sizeGb: number, iopsLimit: number, externalNics: number, count: number,
-  ): void {
+  addAccountVmHours(part: number, accountId: number, configuration: VmFacts, count: number): void {
     const f = this.groupedScratch;
-    this.vmFigures(f, 0, status, imageName, memMb, vcpus, sizeGb, iopsLimit, externalNics, 0);
+    this.vmFigures(f, 0, configuration);
     const entity = this.accountEntity(part, accountId);
     let at = this.accountGroupedTotals.get(entity);
     if (at === undefined) this.accountGroupedTotals.set(entity, (at = this.accountTotals.alloc(this.L)));
@@ -572,7 +559,7 @@ export class BillingEngine {
     for (let i = 0; i < facts.machines; i++) {
       if (facts.type[i] !== u.vmType) continue;
       const at = F * vms;
-      this.vmFigures(mf, at, facts.status[i]!, facts.imageName[i]!, facts.memMb[i]!, facts.vcpus[i]!, facts.sizeGb[i]!, facts.iopsLimit[i]!, facts.externalNics[i]!, facts.externalBytes[i]!);
+      this.vmFigures(mf, at, vmFactsAt(facts, i, vm));
       const memMb = vm.memMb;
       const vcpus = vm.vcpus;
       const cu = vm.cu;

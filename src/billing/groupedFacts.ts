@@ -7,6 +7,7 @@ import { catalogUnits } from "./unitCatalog.js";
 import type { Units } from "./units.js";
 import type { Period } from "../base/period.js";
 import { factsReadable, readColumns, storedFacts } from "./warehouseFacts.js";
+import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
 
 /**
  * The environment's figures from a warehouse's stored facts, grouped in DuckDB instead of read
@@ -54,7 +55,8 @@ const partsOf = (cut: boolean, table: string) => (cut ? `(SELECT * FROM ${table}
 
 /**
  * One scan of the VM-hours, two groupings: per part of the period, account and VM configuration
- * (what the per-VM formulas read) its VM-hours; per account-hour and status, Σ memory, vCPUs
+ * (the facts the per-VM formulas read but the bytes: `CONFIGURATION_FACTS`, whose columns follow
+ * the sums, from `VM_HOURS_FACTS` on) its VM-hours; per account-hour and status, Σ memory, vCPUs
  * and external bytes (the billable statuses are decided in TypeScript), and the values that are
  * not whole numbers (then the sums would not be exact, and the grouped road is not taken).
  * `hour_epoch` is -1 in the rows of the first grouping, and only there (the columns a grouping
@@ -62,13 +64,14 @@ const partsOf = (cut: boolean, table: string) => (cut ? `(SELECT * FROM ${table}
  * machines' bytes in the same scan, each VM-hour marked by whether its cloud space is listed,
  * took as long as two queries: the mark needs a join of every VM-hour.)
  */
+const VM_HOURS_FACTS = 8;
 const vmHoursSql = (cut: boolean) => `WITH ${SPACES}, ${VMS}${cut ? `, ${PARTS}` : ""}
-  SELECT coalesce(hour_epoch, -1)::DOUBLE, coalesce(part, -1)::DOUBLE, account_id::DOUBLE, status, image_name,
-    coalesce(mem_mb, 0)::DOUBLE, coalesce(vcpus, 0)::DOUBLE, coalesce(size_gb, 0)::DOUBLE, coalesce(iops_limit, 0)::DOUBLE, coalesce(external_nics, 0)::DOUBLE,
+  SELECT coalesce(hour_epoch, -1)::DOUBLE, coalesce(part, -1)::DOUBLE, account_id::DOUBLE,
     count(*)::DOUBLE, sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
-    count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE
+    count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE,
+    ${CONFIGURATION_FACTS.map((n) => (VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`)).join(", ")}
   FROM ${partsOf(cut, "vms")}
-  GROUP BY GROUPING SETS ((account_id, hour_epoch, status), (part, account_id, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics))`;
+  GROUP BY GROUPING SETS ((account_id, hour_epoch, status), (part, account_id, ${factColumnsSql(CONFIGURATION_FACTS)}))`;
 const VM_HOURS = { cut: vmHoursSql(true), whole: vmHoursSql(false) };
 
 /** Per account-hour: Σ external bytes of its gateways and their public IPs (cloud spaces of the account-hour only). */
@@ -123,16 +126,10 @@ function queryValues(params: Period, units: Units, splitAt: readonly number[]): 
   };
 }
 
-/** A VM configuration of the period's VM-hours grouped, with its part of the period and how many VM-hours have it. */
+/** A VM configuration of the period's VM-hours grouped (its facts but the bytes, 0), with its part of the period and how many VM-hours have it. */
 interface VmConfiguration {
   part: number;
-  status: string;
-  imageName: string;
-  memMb: number;
-  vcpus: number;
-  sizeGb: number;
-  iopsLimit: number;
-  externalNics: number;
+  facts: VmFacts;
   count: number;
 }
 
@@ -164,20 +161,21 @@ async function readAccounts(connection: DuckDBConnection, values: Record<string,
     byKey.set(key(accountId!, hourEpoch!), { accountId: accountId!, hourEpoch: hourEpoch!, memMb: 0, vcpus: 0, bytes: bytes!, gatewayPiu: piu! });
   }
   const configurations: GroupedAccounts["configurations"] = [];
-  const [hourEpochs, parts, accountIds, statuses, images, mems, vcpus, sizes, iops, nics, counts, memSums, vcpuSums, bytesSums, fractional] =
-    (await columns(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values)) as [ArrayLike<number>, ArrayLike<number>, ArrayLike<number>, ArrayLike<string>, ArrayLike<string>, ...ArrayLike<number>[]];
-  for (let r = 0; r < hourEpochs.length; r++) {
+  const read = await columns(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values);
+  const [hourEpochs, parts, accountIds, counts, memSums, vcpuSums, bytesSums, fractional] = read as ArrayLike<number>[];
+  const facts = CONFIGURATION_FACTS.map((name, k) => ({ name, values: read[VM_HOURS_FACTS + k]! }));
+  const statuses = facts.find((f) => f.name === "status")!.values as ArrayLike<string>;
+  for (let r = 0; r < hourEpochs!.length; r++) {
     if (fractional![r]! > 0) return undefined;
-    const accountId = accountIds[r]!;
-    if (hourEpochs[r] === -1) {
-      configurations.push({
-        part: parts[r]!, accountId, status: statuses[r]!, imageName: images[r]!, memMb: mems![r]!, vcpus: vcpus![r]!,
-        sizeGb: sizes![r]!, iopsLimit: iops![r]!, externalNics: nics![r]!, count: counts![r]!,
-      });
+    const accountId = accountIds![r]!;
+    if (hourEpochs![r] === -1) {
+      const configuration: Record<string, unknown> = emptyVmFacts(); // the facts summed per hour (the bytes) stay 0
+      for (const f of facts) configuration[f.name] = f.values[r];
+      configurations.push({ part: parts![r]!, accountId, facts: configuration as VmFacts, count: counts![r]! });
       continue;
     }
-    const hour = byKey.get(key(accountId, hourEpochs[r]!));
-    if (hour === undefined) throw new Error(`internal: VM-hours of account ${accountId} in hour ${hourEpochs[r]}, which is not one of its account-hours`);
+    const hour = byKey.get(key(accountId, hourEpochs![r]!));
+    if (hour === undefined) throw new Error(`internal: VM-hours of account ${accountId} in hour ${hourEpochs![r]}, which is not one of its account-hours`);
     if (billable === null || billable.has(statuses[r]!)) {
       hour.memMb += memSums![r]!;
       hour.vcpus += vcpuSums![r]!;
@@ -215,7 +213,7 @@ function environmentHours(hours: GroupedAccounts["hours"]): (HourTotals & { acco
 /** Feeds an engine the environment's grouped facts: its hours' totals (`environmentHours` of the accounts'), its VM configurations per part. */
 function feedEnvironment(engine: BillingEngine, hours: NonNullable<ReturnType<typeof environmentHours>>, configurations: GroupedAccounts["configurations"]): void {
   for (const h of hours) engine.addHourTotals(h.hourEpoch, h.accounts, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
-  for (const c of configurations) engine.addVmHours(c.part, c.status, c.imageName, c.memMb, c.vcpus, c.sizeGb, c.iopsLimit, c.externalNics, c.count);
+  for (const c of configurations) engine.addVmHours(c.part, c.facts, c.count);
 }
 
 /**
@@ -271,7 +269,7 @@ const rowHashes = (columns: string) => {
 const classesSql = (cut: boolean) => `WITH${cut ? ` ${PARTS},` : ""}
   ah AS (SELECT account_id, hour_epoch, part FROM ${partsOf(cut, "account_hours")} WHERE ${WHERE}),
   cs AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, state")} FROM cloudspaces WHERE ${WHERE} GROUP BY ALL),
-  m AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, machine_id, type, status, image_name, mem_mb, vcpus, size_gb, iops_limit, external_nics")}
+  m AS (SELECT account_id, hour_epoch, ${rowHashes(`cloudspace_id, machine_id, type, ${factColumnsSql(CONFIGURATION_FACTS)}`)}
         FROM machine_facts WHERE ${WHERE} GROUP BY ALL),
   g AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, external_nics")} FROM gateway_facts WHERE ${WHERE} GROUP BY ALL)
   SELECT ah.account_id::DOUBLE, ah.part, min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE
@@ -435,7 +433,7 @@ export async function addGroupedAccounts(
   feedEnvironment(engine, hours, accounts.configurations);
   for (const h of accounts.hours) engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
   for (const c of accounts.configurations) {
-    engine.addAccountVmHours(c.part, c.accountId, c.status, c.imageName, c.memMb, c.vcpus, c.sizeGb, c.iopsLimit, c.externalNics, c.count);
+    engine.addAccountVmHours(c.part, c.accountId, c.facts, c.count);
   }
   engine.addSeen(await seenOf(connection, values, units.vmType));
   return true;

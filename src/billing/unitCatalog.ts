@@ -1,5 +1,6 @@
 import { UsageError } from "../base/errors.js";
 import { cuRuleText, nuUnit, tuText, type Units } from "./units.js";
+import type { VmFacts } from "../load/vmFacts.js";
 
 /** How CU rolls up from machines to cloud spaces, accounts and the environment (docs/formulas.md). */
 export type CuRollup = "aggregate" | "sum";
@@ -13,25 +14,15 @@ export const BASE_UNITS = ["CU", "SU", "TU", "NU"] as const;
 
 /**
  * What a billed VM holds in one hour, the inputs of the per-VM formulas (docs/formulas.md):
- * the facts of its record with the totals of its disks and external NICs. Compute (memory,
- * vCPUs, CU) is 0 when its status is not billable.
+ * its facts (`VM_FACTS`: those of its record, the totals of its disks and external NICs), its
+ * CU and whether its image is Windows. Compute (memory, vCPUs, CU) is 0 when its status is not billable.
  */
-export interface VmHour {
-  memMb: number;
-  vcpus: number;
+export type VmHour = VmFacts & {
   /** The VM's CU: max(mem / mbPerGb / gbPerCu, vcpus / vcpusPerCu). */
   cu: number;
-  /** Σ size of its disks, GB. */
-  sizeGb: number;
-  /** Σ configured IOPS limit of its disks. */
-  iopsLimit: number;
-  /** Its NICs of the external type. */
-  externalNics: number;
-  /** Σ (tx + rx) of those NICs, as the files count them. */
-  externalBytes: number;
   /** Its image matches `units.windowsPattern`. */
   windows: boolean;
-}
+};
 
 /**
  * How a unit is computed at each level:

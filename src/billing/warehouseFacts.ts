@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { AccountHourFactsBuilder, type AccountHourFacts } from "../load/machineFacts.js";
+import { AccountHourFactsBuilder, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
+import { factColumnsSql, OWN_FACTS, storedFactColumns, VM_FACT_NAMES, VM_FACTS, type VmFactColumns, type VmFactName } from "../load/vmFacts.js";
 import type { Period } from "../base/period.js";
 import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
@@ -22,19 +23,30 @@ const KEYS = "account_id::DOUBLE AS account_id, hour_epoch::DOUBLE AS hour_epoch
  * dictionary of the period's distinct values (`code`), since making a JavaScript string of every
  * row's text cost more than the rest of the read.
  */
-const TEXTS = { machineType: ["machines", "type"], status: ["machines", "status"], image: ["machines", "image_name"], nicType: ["nics", "type"] } as const;
+type TextColumns = Readonly<Record<string, readonly [string, string]>>;
+type Dictionaries = Record<string, string[]>;
+/** The facts of the machine record, the text ones: read from `machines` by the rows' road. */
+const OWN_TEXTS = OWN_FACTS.filter((f) => f.text).map((f) => f.name);
+const TEXTS: TextColumns = {
+  machineType: ["machines", "type"], nicType: ["nics", "type"],
+  ...Object.fromEntries(OWN_TEXTS.map((name) => [name, ["machines", VM_FACTS[name].column] as const])),
+};
 /** The same of the stored facts (they have no NIC type: their NICs are of the facts' external type). */
-const FACT_TEXTS = { machineType: ["machine_facts", "type"], status: ["machine_facts", "status"], image: ["machine_facts", "image_name"] } as const;
-type TextColumns = Partial<Record<keyof typeof TEXTS, readonly [string, string]>>;
-type Dictionaries = Record<keyof typeof TEXTS, string[]>;
+const FACT_TEXTS: TextColumns = {
+  machineType: ["machine_facts", "type"],
+  ...Object.fromEntries(VM_FACT_NAMES.filter((n) => VM_FACTS[n].kind === "str").map((name) => [name, ["machine_facts", VM_FACTS[name].column] as const])),
+};
 
 /** A text column read as its position in its dictionary, bound as the parameter `$<text>` (a text is never written into SQL). */
-const code = (text: keyof typeof TEXTS, column: string): string => `list_position($${text}, ${column}) - 1`;
+const code = (text: string, column: string): string => `list_position($${text}, ${column}) - 1`;
+
+/** A fact's column as the stored facts' road reads it: a text as its code. */
+const factColumn = (name: VmFactName): string => (VM_FACTS[name].kind === "str" ? code(name, VM_FACTS[name].column) : VM_FACTS[name].column);
 
 /** The dictionaries as the parameters `code` reads, with their types. */
 function dictionaryParams(d: Dictionaries, texts: TextColumns = TEXTS): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
   const { listValue, LIST, VARCHAR } = duckdbApi();
-  const names = Object.keys(texts) as (keyof typeof TEXTS)[];
+  const names = Object.keys(texts);
   return {
     values: Object.fromEntries(names.map((text) => [text, listValue(d[text])])),
     types: Object.fromEntries(names.map((text) => [text, LIST(VARCHAR)])),
@@ -55,14 +67,16 @@ const measure = (column: string): string => `coalesce(${column}, 'NaN'::DOUBLE)`
 const queriesWhere = (WHERE: string) => ({
   accountHours: `SELECT ${KEYS} FROM account_hours WHERE ${WHERE}`,
   cloudspaces: `SELECT ${KEYS}, cloudspace_id, state FROM cloudspaces WHERE ${WHERE}`,
-  machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${code("status", "status")}, ${code("image", "image_name")}, ${measure("mem_mb")}, ${measure("vcpus")}
+  // the facts of the machine record, in OWN_FACTS order
+  machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")},
+             ${OWN_FACTS.map((f) => (f.text ? code(f.name, VM_FACTS[f.name].column) : measure(VM_FACTS[f.name].column))).join(", ")}
              FROM machines WHERE ${WHERE}`,
   disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${["size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"].map(measure).join(", ")}
           FROM disks WHERE ${WHERE}`,
   nics: `SELECT ${KEYS}, cloudspace_id, machine_id, is_gateway, ${code("nicType", "type")}, ${measure("tx_bytes")}, ${measure("rx_bytes")} FROM nics WHERE ${WHERE}`,
   // the stored facts (docs/warehouse.md): NOT NULL columns, an impossible value was counted as 0 at ingest
-  machineFacts: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${code("status", "status")}, ${code("image", "image_name")},
-                   mem_mb, vcpus, size_gb, iops_limit, external_nics, external_bytes FROM machine_facts WHERE ${WHERE}`,
+  machineFacts: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")}, ${VM_FACT_NAMES.map(factColumn).join(", ")}
+                   FROM machine_facts WHERE ${WHERE}`,
   gatewayFacts: `SELECT ${KEYS}, cloudspace_id, external_nics, external_bytes FROM gateway_facts WHERE ${WHERE}`,
 });
 const queries = queriesWhere(WHERE);
@@ -86,7 +100,7 @@ function accountsParam(period: FactsPeriod): { values: Record<string, DuckDBValu
 export const BILLING_COLUMNS = {
   account_hours: ["account_id", "hour_epoch"],
   cloudspaces: ["account_id", "hour_epoch", "cloudspace_id", "state"],
-  machines: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "type", "vcpus", "mem_mb", "image_name", "status"],
+  machines: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "type", ...OWN_FACTS.map((f) => VM_FACTS[f.name].column)],
   disks: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"],
   nics: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "is_gateway", "type", "tx_bytes", "rx_bytes"],
 } as const;
@@ -168,7 +182,7 @@ function allValid(mask: Uint8Array, rows: number): boolean {
 /** The distinct values of the dictionary-read text columns in the period. */
 async function dictionaries(connection: DuckDBConnection, values: Record<string, bigint | null>, texts: TextColumns = TEXTS): Promise<Dictionaries> {
   const out = {} as Dictionaries;
-  for (const [text, [table, column]] of Object.entries(texts) as [keyof typeof TEXTS, readonly [string, string]][]) {
+  for (const [text, [table, column]] of Object.entries(texts)) {
     const [list] = await readColumns(connection, `SELECT DISTINCT ${column} FROM ${table} WHERE ${WHERE} AND ${column} IS NOT NULL`, values);
     out[text] = (list as string[]).sort();
   }
@@ -245,13 +259,16 @@ export async function* warehouseFacts(
 /**
  * True when billing with `externalNicType` may read the facts stored at ingest instead of
  * the disk and NIC rows: the warehouse says its facts are whole (`warehouse_meta`, written
- * with them, or by the upgrade of an older file) and count NICs of that type.
+ * with them, or by the upgrade of an older file), count NICs of that type, and are those of
+ * `VM_FACTS`.
  */
 export async function factsReadable(connection: DuckDBConnection, externalNicType: string): Promise<boolean> {
   const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'warehouse_meta'");
   if (Number(found.getRowObjectsJS()[0]!.n) === 0) return false; // a file made before the facts, opened read-only
-  const rows = await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = 'facts_external_nic_type'");
-  return rows.getRowObjectsJS()[0]?.value === externalNicType;
+  const rows = (await connection.runAndReadAll("SELECT key, value FROM warehouse_meta WHERE key IN ('facts_external_nic_type', 'facts_columns')")).getRowObjectsJS();
+  const value = (key: string) => rows.find((r) => r.key === key)?.value as string | undefined;
+  // a file whose facts are another set than VM_FACTS' (an older cloudunits'), opened read-only: the rows
+  return value("facts_external_nic_type") === externalNicType && storedFactColumns(value("facts_columns")) === factColumnsSql();
 }
 
 /**
@@ -317,10 +334,10 @@ export async function* storedFacts(
   connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
-  const m = {
-    cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
-    memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[], externalNics: [] as number[], externalBytes: [] as number[],
-  };
+  const ids = { cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[] };
+  const facts = Object.fromEntries(VM_FACT_NAMES.map((n) => [n, []])) as unknown as Record<VmFactName, (string | number)[]>;
+  /** Each fact's column in a `machineFacts` row (after the keys, cloud space, machine and type) and its dictionary, for a text. */
+  const reads = VM_FACT_NAMES.map((name, k) => ({ name, at: 5 + k, text: VM_FACTS[name].kind === "str" }));
   for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"], hours, windowLimit)) {
     const { accountHours: hours, cloudspaces, machineFacts: machines, gatewayFacts: gateways } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
@@ -329,24 +346,17 @@ export async function* storedFacts(
       const spaces = builder.finish(); // no records: the cloud spaces alone
       let n = 0;
       machines.take(hourEpoch, accountId, (c, r) => {
-        m.cloudspaceId[n] = c[2]![r] as number;
-        m.machineId[n] = c[3]![r] as number;
-        m.type[n] = textOf(d.machineType, c[4]![r]);
-        m.status[n] = textOf(d.status, c[5]![r]);
-        m.imageName[n] = textOf(d.image, c[6]![r]);
-        m.memMb[n] = c[7]![r] as number;
-        m.vcpus[n] = c[8]![r] as number;
-        m.sizeGb[n] = c[9]![r] as number;
-        m.iopsLimit[n] = c[10]![r] as number;
-        m.externalNics[n] = c[11]![r] as number;
-        m.externalBytes[n] = c[12]![r] as number;
+        ids.cloudspaceId[n] = c[2]![r] as number;
+        ids.machineId[n] = c[3]![r] as number;
+        ids.type[n] = textOf(d.machineType!, c[4]![r]);
+        for (const { name, at, text } of reads) facts[name][n] = text ? textOf(d[name]!, c[at]![r]) : (c[at]![r] as number);
         n++;
       });
       const gatewayFacts = new Map<number, { externalNics: number; externalBytes: number }>();
       gateways.take(hourEpoch, accountId, (c, r) => gatewayFacts.set(c[2]![r] as number, { externalNics: c[3]![r] as number, externalBytes: c[4]![r] as number }));
       yield {
         accountId, hourEpoch, cloudspaceIds: spaces.cloudspaceIds, cloudspaceStates: spaces.cloudspaceStates, emptyCloudspaceRows: spaces.emptyCloudspaceRows,
-        machines: n, ...m, gateways: gatewayFacts,
+        machines: n, ...ids, ...(facts as unknown as VmFactColumns), gateways: gatewayFacts,
       };
     }
   }
@@ -361,20 +371,23 @@ export async function* rowFacts(
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const text = textOf;
+  /** The machine's fields: the facts of the record, each in its column of a `machines` row (after the keys, cloud space, machine and type). */
+  const own = OWN_FACTS.map((f, k) => ({ ...f, at: 5 + k }));
+  const fields: Record<string, string | number | null> = { vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "" } satisfies MachineValues;
   for await (const { d, rows } of windowRows(connection, params, TEXTS, ["accountHours", "cloudspaces", "machines", "disks", "nics"], undefined, windowLimit)) {
     const { accountHours: hours, cloudspaces, machines, disks, nics } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
       cloudspaces.take(hourEpoch, accountId, (c, r) => builder.cloudSpace(c[2]![r] as number, c[3]![r] as string));
-      machines.take(hourEpoch, accountId, (c, r) => builder.machine(
-        c[2]![r] as number, c[3]![r] as number, text(d.machineType, c[4]![r]), text(d.status, c[5]![r]), text(d.image, c[6]![r]),
-        c[7]![r] as number | null, c[8]![r] as number | null,
-      ));
+      machines.take(hourEpoch, accountId, (c, r) => {
+        for (const { field, name, at, text: isText } of own) fields[field] = isText ? text(d[name]!, c[at]![r]) : (c[at]![r] as number);
+        builder.machine(c[2]![r] as number, c[3]![r] as number, text(d.machineType!, c[4]![r]), fields as MachineValues);
+      });
       disks.take(hourEpoch, accountId, (c, r) => builder.diskOf(
         c[2]![r] as number, c[3]![r] as number, c[4]![r] as number | null, c[5]![r] as number | null, c[6]![r] as number | null, c[7]![r] as number | null,
       ));
       nics.take(hourEpoch, accountId, (c, r) => builder.nicOf(
-        c[2]![r] as number, c[3]![r] as number, c[4]![r] as boolean, text(d.nicType, c[5]![r]), c[6]![r] as number | null, c[7]![r] as number | null,
+        c[2]![r] as number, c[3]![r] as number, c[4]![r] as boolean, text(d.nicType!, c[5]![r]), c[6]![r] as number | null, c[7]![r] as number | null,
       ));
       yield builder.finish();
     }

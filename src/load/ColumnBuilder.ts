@@ -8,6 +8,7 @@ import {
 import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
 import { AccountHourFactsBuilder, FACTS_EXTERNAL_NIC_TYPE, FactsVisitor, type AccountHourFacts } from "./machineFacts.js";
+import { VM_FACT_NAMES, VM_FACTS } from "./vmFacts.js";
 
 const TWO_32 = 4294967296;
 /** Rows a table starts with, at least; it doubles when full. */
@@ -292,14 +293,13 @@ export class ColumnBuilder implements RecordVisitor {
         this.key(c, r, f.cloudspaceId[i]!);
         setI32(c[3], r, f.machineId[i]!);
         setStr(m, 4, r, f.type[i]!);
-        setStr(m, 5, r, f.status[i]!);
-        setStr(m, 6, r, f.imageName[i]!);
-        setF64(c[7], r, f.memMb[i]!);
-        setI32(c[8], r, f.vcpus[i]!);
-        setF64(c[9], r, f.sizeGb[i]!);
-        setF64(c[10], r, f.iopsLimit[i]!);
-        setI32(c[11], r, f.externalNics[i]!);
-        setF64(c[12], r, f.externalBytes[i]!);
+        for (let k = 0; k < VM_FACT_NAMES.length; k++) {
+          const name = VM_FACT_NAMES[k]!;
+          const kind = VM_FACTS[name].kind;
+          if (kind === "str") setStr(m, 5 + k, r, f[name][i] as string);
+          else if (kind === "f64") setF64(c[5 + k], r, f[name][i] as number);
+          else setI32(c[5 + k], r, f[name][i] as number);
+        }
       }
     }
     const g = this.gatewayFacts;

@@ -1,4 +1,5 @@
 import type { DataTable } from "./dataTables.js";
+import { VM_FACT_NAMES, VM_FACTS } from "./vmFacts.js";
 
 /** The machine type of the cloud space's virtual gateway (docs/input.md). */
 export const GATEWAY_TYPE = "routeros";
@@ -46,9 +47,8 @@ export const TABLE_COLUMNS: Readonly<Record<DataTable, readonly ColumnSpec[]>> =
     ["nic_index", "i32"], ["nic_id", "i32"], ["type", "str"], ["tx_bytes", "f64"], ["rx_bytes", "f64"],
   ),
   machine_facts: columns(
-    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["type", "str"], ["status", "str"],
-    ["image_name", "str"], ["mem_mb", "f64"], ["vcpus", "i32"], ["size_gb", "f64"], ["iops_limit", "f64"], ["external_nics", "i32"],
-    ["external_bytes", "f64"],
+    ["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["machine_id", "i32"], ["type", "str"],
+    ...VM_FACT_NAMES.map((n): [string, ColumnKind] => [VM_FACTS[n].column, VM_FACTS[n].kind]),
   ),
   gateway_facts: columns(["account_id", "i64"], ["hour_epoch", "i64"], ["cloudspace_id", "i32"], ["external_nics", "i32"], ["external_bytes", "f64"]),
 };

@@ -1,3 +1,4 @@
+import { OWN_FACTS, VM_FACT_NAMES, type MachineRecordFields, type VmFactColumns, type VmFactName, type VmFacts } from "./vmFacts.js";
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
 import { GATEWAY_TYPE } from "./columnBatch.js";
@@ -18,7 +19,7 @@ export const FACTS_EXTERNAL_NIC_TYPE = "external";
  * external NICs. Impossible values (docs/warehouse.md: NaN, ±Infinity, negative; NULL in a database)
  * count as 0. The arrays are the builder's: valid until its next `begin`.
  */
-export interface AccountHourFacts {
+export interface AccountHourFacts extends VmFactColumns {
   accountId: number;
   hourEpoch: number;
   /** Cloud spaces (each once) and their state (the greatest, should one appear twice). */
@@ -26,29 +27,27 @@ export interface AccountHourFacts {
   cloudspaceStates: readonly string[];
   /** Cloud-space rows with id 0 and state "": empty records of a damaged file. */
   emptyCloudspaceRows: number;
-  /** Machine records: `machines` of them, in the arrays below. */
+  /**
+   * Machine records: `machines` of them, in the arrays below and in those of their facts
+   * (`VM_FACTS`; the disks' are those of (cloud space, machine id), the NICs' those of (cloud
+   * space, machine id, not a gateway)).
+   */
   machines: number;
   cloudspaceId: readonly number[];
   machineId: readonly number[];
   type: readonly string[];
-  status: readonly string[];
-  imageName: readonly string[];
-  memMb: readonly number[];
-  vcpus: readonly number[];
-  /** Σ size of the disks of (cloud space, machine id), GB. */
-  sizeGb: readonly number[];
-  /** Σ configured IOPS limit of those disks (see {@link diskIopsLimit}). */
-  iopsLimit: readonly number[];
-  /** NICs of the external type of (cloud space, machine id), gateways' apart. */
-  externalNics: readonly number[];
-  /** Σ (tx + rx) of those NICs, as the files count them. */
-  externalBytes: readonly number[];
   /** Cloud space id → its gateways' external NICs and Σ (tx + rx) (cloud spaces with gateway NICs only). */
   gateways: ReadonlyMap<number, { externalNics: number; externalBytes: number }>;
 }
 
 /** A measure as billing counts it: an impossible value (or NULL, its form in a database) is 0. */
 const counted = (value: number | null): number => (value === null || isImpossible(value) ? 0 : value);
+
+/** A machine record's fields as the builder takes them: a database's NULL (an impossible value) counts as 0. */
+export type MachineValues = { readonly [K in keyof MachineRecordFields]: MachineRecordFields[K] extends number ? number | null : string };
+
+/** The fields of a gateway known by its NICs alone (a database's billing rows hold no gateway record). */
+const NO_FIELDS: MachineValues = { vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "" };
 
 /**
  * The IOPS limit of one disk (docs/formulas.md, TU): its configured total IOPS when set (> 0), else
@@ -95,19 +94,17 @@ export class AccountHourFactsBuilder {
   private readonly groupCloudspaces = new Set<number>();
   private readonly facts = {
     accountId: 0, hourEpoch: 0, cloudspaceIds: [] as number[], cloudspaceStates: [] as string[], emptyCloudspaceRows: 0, machines: 0,
-    cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[], status: [] as string[], imageName: [] as string[],
-    memMb: [] as number[], vcpus: [] as number[], sizeGb: [] as number[], iopsLimit: [] as number[],
-    externalNics: [] as number[], externalBytes: [] as number[], gateways: new Map<number, { externalNics: number; externalBytes: number }>(),
+    cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[],
+    ...(Object.fromEntries(VM_FACT_NAMES.map((n) => [n, []])) as unknown as { [K in VmFactName]: VmFacts[K][] }),
+    gateways: new Map<number, { externalNics: number; externalBytes: number }>(),
   };
   /** Records (machines and gateways) of the hour; machines are those not `isGateway`. */
   private records = 0;
   private readonly recordCloudspace: number[] = [];
   private readonly recordId: number[] = [];
   private readonly recordType: string[] = [];
-  private readonly recordStatus: string[] = [];
-  private readonly recordImage: string[] = [];
-  private readonly recordMem: number[] = [];
-  private readonly recordVcpus: number[] = [];
+  /** The facts that are fields of the record (`OWN_FACTS`), by record: `own[k][r]`. */
+  private readonly own: (string | number)[][] = OWN_FACTS.map(() => []);
 
   /** `externalNicType`: the NIC type whose traffic and public IPs are billed (units). */
   constructor(private readonly externalNicType: string) {
@@ -153,19 +150,19 @@ export class AccountHourFactsBuilder {
   }
 
   /**
-   * A machine record (a gateway when `type` is `routeros`), with the NICs and disks gathered
-   * since the last one.
+   * A machine record (a gateway when `type` is `routeros`) and its fields, with the NICs and
+   * disks gathered since the last one.
    */
-  machine(cloudspaceId: number, machineId: number, type: string, status: string, imageName: string, memMb: number | null, vcpus: number | null): void {
+  machine(cloudspaceId: number, machineId: number, type: string, fields: MachineValues): void {
     const r = this.records++;
     const gateway = type === GATEWAY_TYPE;
     this.recordCloudspace[r] = cloudspaceId;
     this.recordId[r] = machineId;
     this.recordType[r] = type;
-    this.recordStatus[r] = status;
-    this.recordImage[r] = imageName;
-    this.recordMem[r] = counted(memMb);
-    this.recordVcpus[r] = counted(vcpus);
+    for (let k = 0; k < OWN_FACTS.length; k++) {
+      const { field, text } = OWN_FACTS[k]!;
+      this.own[k]![r] = text ? fields[field]! : counted(fields[field] as number | null);
+    }
     this.isGateway[r] = gateway;
     const at = this.sums.alloc(SUMS);
     for (let k = 0; k < SUMS; k++) this.sums.addSum(at + k, this.pending, k);
@@ -204,7 +201,7 @@ export class AccountHourFactsBuilder {
     if (r < 0 && gateway) {
       // a gateway is known by its NICs (a database's billing rows hold no gateway record)
       r = this.records;
-      this.machine(cloudspaceId, machineId, GATEWAY_TYPE, "", "", 0, 0);
+      this.machine(cloudspaceId, machineId, GATEWAY_TYPE, NO_FIELDS);
       this.keyRecord(cloudspaceId, machineId, true, r);
     }
     if (r < 0 || type !== this.externalNicType) return;
@@ -301,10 +298,8 @@ export class AccountHourFactsBuilder {
       f.cloudspaceId[m] = this.recordCloudspace[r]!;
       f.machineId[m] = this.recordId[r]!;
       f.type[m] = this.recordType[r]!;
-      f.status[m] = this.recordStatus[r]!;
-      f.imageName[m] = this.recordImage[r]!;
-      f.memMb[m] = this.recordMem[r]!;
-      f.vcpus[m] = this.recordVcpus[r]!;
+      const own = f as unknown as Record<VmFactName, (string | number)[]>;
+      for (let k = 0; k < OWN_FACTS.length; k++) own[OWN_FACTS[k]!.name]![m] = this.own[k]![r]!;
       if (shared) {
         const diskGroup = diskKeys.get(`${this.recordCloudspace[r]}/${this.recordId[r]}`)!;
         f.sizeGb[m] = total(diskGroup, SIZE);
@@ -334,6 +329,9 @@ const WRITE_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("writeIopsSec");
  * billing straight from the files' bytes, nothing else built.
  */
 export class FactsVisitor implements RecordVisitor {
+  /** The visited machine's fields, rewritten for each machine. */
+  private readonly fields: MachineRecordFields = { vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "" };
+
   constructor(readonly builder: AccountHourFactsBuilder) {}
 
   nic(_cloudSpaceId: number, _machineId: number, _machineType: string, _index: number, _id: number, type: string, tx: number, rx: number): void {
@@ -348,8 +346,14 @@ export class FactsVisitor implements RecordVisitor {
     else this.builder.disk(size, configuredIops[TOTAL_IOPS]!, configuredIops[READ_IOPS]!, configuredIops[WRITE_IOPS]!);
   }
 
-  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, _cpuMinutes: number, mem: number, imageName: string, status: string): void {
-    this.builder.machine(cloudSpaceId, id, type, status, imageName, mem, vcpus);
+  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+    const f = this.fields;
+    f.vcpus = vcpus;
+    f.cpuMinutes = cpuMinutes;
+    f.mem = mem;
+    f.imageName = imageName;
+    f.status = status;
+    this.builder.machine(cloudSpaceId, id, type, f);
   }
 
   cloudSpace(cloudSpaceId: number, _accountId: number, state: string): void {

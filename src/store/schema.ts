@@ -1,4 +1,5 @@
 import { IMPOSSIBLE_VALUES_SQL, NULLABLE_MEASURES_SQL } from "../load/impossibleValues.js";
+import { VM_FACT_NAMES, VM_FACTS } from "../load/vmFacts.js";
 
 /**
  * The warehouse tables. Every hour is `hour_epoch`: epoch seconds UTC of the start of the
@@ -19,6 +20,23 @@ export { DATA_TABLES, type DataTable } from "../load/dataTables.js";
 export const SCHEMA_VERSION = 2;
 
 export { FILE_STATUSES, type FileStatus } from "../load/loadManifest.js";
+
+const SQL_TYPES = { str: "VARCHAR", f64: "DOUBLE", i32: "INTEGER" } as const;
+
+/**
+ * The billing facts of each machine-hour (every machine record but the gateway): what billing
+ * reads of its record, disks and NICs (`VM_FACTS`, whose columns these are), made at ingest by
+ * the facts builder (load/machineFacts.ts). Inputs to the unit formulas, never units: an
+ * impossible value counts as 0.
+ */
+export const MACHINE_FACTS_SQL = `CREATE TABLE IF NOT EXISTS machine_facts (
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  cloudspace_id  INTEGER NOT NULL,
+  machine_id     INTEGER NOT NULL,
+  type           VARCHAR NOT NULL,
+${VM_FACT_NAMES.map((n) => `  ${VM_FACTS[n].column} ${SQL_TYPES[VM_FACTS[n].kind]} NOT NULL`).join(",\n")}
+);`;
 
 /**
  * Every DDL statement, idempotent (`IF NOT EXISTS`). The measures (vcpus, mem, sizes, IOPS,
@@ -228,24 +246,7 @@ CREATE TABLE IF NOT EXISTS sync_log (
   event          VARCHAR NOT NULL,
   logged_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
--- The billing facts of each machine-hour (every machine record but the gateway): what billing
--- reads of its disks and NICs, summed at ingest by the facts builder (load/machineFacts.ts).
--- Inputs to the unit formulas, never units: an impossible value counts as 0.
-CREATE TABLE IF NOT EXISTS machine_facts (
-  account_id     BIGINT NOT NULL,
-  hour_epoch     BIGINT NOT NULL,
-  cloudspace_id  INTEGER NOT NULL,
-  machine_id     INTEGER NOT NULL,
-  type           VARCHAR NOT NULL,
-  status         VARCHAR NOT NULL,
-  image_name     VARCHAR NOT NULL,
-  mem_mb         DOUBLE NOT NULL,
-  vcpus          INTEGER NOT NULL,
-  size_gb        DOUBLE NOT NULL,      -- Σ size of the machine's disks
-  iops_limit     DOUBLE NOT NULL,      -- Σ of each disk's IOPS limit (docs/formulas.md, TU)
-  external_nics  INTEGER NOT NULL,     -- NICs of the external type (warehouse_meta.facts_external_nic_type)
-  external_bytes DOUBLE NOT NULL       -- Σ (tx + rx) of those NICs, as the files count them
-);
+${MACHINE_FACTS_SQL}
 
 -- The billing facts of each cloud-space-hour with a gateway: its gateways' external NICs.
 CREATE TABLE IF NOT EXISTS gateway_facts (
@@ -256,7 +257,7 @@ CREATE TABLE IF NOT EXISTS gateway_facts (
   external_bytes DOUBLE NOT NULL
 );
 
--- What the file is: 'schema_version' (see SCHEMA_VERSION), 'facts_external_nic_type', 'schema_sql' (the SHA-256 of the DDL last run on it).
+-- What the file is: 'schema_version' (see SCHEMA_VERSION), 'facts_external_nic_type', 'facts_columns' (machine_facts' facts), 'schema_sql' (the SHA-256 of the DDL last run on it).
 CREATE TABLE IF NOT EXISTS warehouse_meta (
   key            VARCHAR PRIMARY KEY,
   value          VARCHAR NOT NULL

@@ -61,7 +61,7 @@ describe("the unit catalog", () => {
   });
 
   // A VM's hour: 6144 MB, 3 vCPUs (CU 1.5), 2 disks of 1536 GB in all with 1000 IOPS of limit, 2 external NICs, a Windows image.
-  const windowsVm: VmHour = { memMb: 6144, vcpus: 3, cu: 1.5, sizeGb: 1536, iopsLimit: 1000, externalNics: 2, externalBytes: 5e9, windows: true };
+  const windowsVm: VmHour = { status: "RUNNING", imageName: "Windows Server 2022", memMb: 6144, vcpus: 3, cu: 1.5, sizeGb: 1536, iopsLimit: 1000, externalNics: 2, externalBytes: 5e9, windows: true };
   it.each([
     ["SU", 1536 / 1024], ["TU", 1000 / 400], ["VCU", 3], ["MU", 6144 / 1024], ["WU", 1.5], ["PIU", 2],
   ] as const)("a VM's hour of %s is %d with the published constants", (unit, expected) => {

@@ -14,6 +14,7 @@ import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { readWarehouseMeta } from "../../src/store/warehouseMeta.js";
 import { FACTS_EXTERNAL_NIC_TYPE } from "../../src/load/machineFacts.js";
 import { DEFAULT_UNITS } from "../../src/billing/units.js";
+import { factColumnsSql, VM_FACT_NAMES } from "../../src/load/vmFacts.js";
 import { builtModule } from "../helpers/runCli.js";
 import { agedWarehouse } from "../helpers/warehouse.js";
 
@@ -76,7 +77,7 @@ describe("the billing facts of a warehouse file", () => {
     await ingest([data], { db });
     const { instance, connection } = await openDatabaseFile(db, { readOnly: true });
     try {
-      expect(await readWarehouseMeta(connection)).toEqual({ schemaVersion: 2, factsExternalNicType: "external" });
+      expect(await readWarehouseMeta(connection)).toEqual({ schemaVersion: 2, factsExternalNicType: "external", factsColumns: factColumnsSql() });
       const counts = (await connection.runAndReadAll("SELECT (SELECT count(*) FROM machines)::INT AS m, (SELECT count(*) FROM machine_facts)::INT AS f")).getRowObjectsJS()[0];
       // a row of facts per machine-hour (every record but the gateways)
       expect(counts!.f).toBe(counts!.m);
@@ -104,6 +105,35 @@ describe("the billing facts of a warehouse file", () => {
       connection.closeSync();
       instance.closeSync();
     }
+  }, 120_000);
+
+  it("a file whose facts are another set (a cloudunits with fewer facts made it) is billed from its rows, then remade with these facts when opened to write", async () => {
+    const db = join(dir, "other-facts.duckdb");
+    await ingest([data], { db });
+    const now = await billed(db);
+    // as a version without iops_limit left it: the column absent, the facts it recorded saying so
+    const fewer = VM_FACT_NAMES.filter((n) => n !== "iopsLimit");
+    {
+      const { instance, connection } = await openDatabaseFile(db);
+      try {
+        await connection.run("ALTER TABLE machine_facts DROP COLUMN iops_limit");
+        await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('facts_columns', $c)", { c: factColumnsSql(fewer) });
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    }
+    expect(await billed(db)).toEqual({ lines: now.lines, facts: false });
+    const { instance, connection } = await openDatabaseFile(db); // opened to write: remade
+    try {
+      expect((await readWarehouseMeta(connection)).factsColumns).toBe(factColumnsSql());
+      const columns = (await connection.runAndReadAll("SELECT column_name FROM information_schema.columns WHERE table_name = 'machine_facts'")).getRowObjectsJS().map((r) => r.column_name);
+      expect(columns).toContain("iops_limit");
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+    expect(await billed(db)).toEqual(now);
   }, 120_000);
 
   it("an upgrade under a memory cap (ingest's) makes room for the long texts it repeats, then gives the cap back", async () => {
