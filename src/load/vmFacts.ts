@@ -76,12 +76,22 @@ export function emptyVmFacts(): VmFacts {
   return Object.fromEntries(VM_FACT_NAMES.map((n) => [n, VM_FACTS[n].kind === "str" ? "" : 0])) as VmFacts;
 }
 
-/** Copies record `i` of `columns` into `into` (a scratch record, reused VM after VM). */
-export function vmFactsAt(columns: VmFactColumns, i: number, into: VmFacts): VmFacts {
-  const out = into as Record<VmFactName, string | number>;
-  for (const name of VM_FACT_NAMES) out[name] = columns[name][i]!;
-  return into;
+/**
+ * A function whose body is one statement per fact (`statement(name, k)` for the `k`-th of
+ * `names`), as if each were written by hand. The loops that copy facts run once per VM-hour:
+ * written as a loop over the names (each property reached by a computed key) they took a fifth
+ * of billing's time (in-process, a week of 1,000 VMs from files and from a warehouse's stored
+ * facts, alternating: 0.44 against 0.37 CPU s, 0.60 against 0.43); written out they cost what
+ * the hand-written copies cost. `names` come from `VM_FACTS` alone, so the body is ours.
+ */
+export function perFact<F>(params: readonly string[], names: readonly VmFactName[], statement: (name: VmFactName, k: number) => string, result = ""): F {
+  return new Function(...params, `${names.map(statement).join("\n")}\n${result}`) as F;
 }
+
+/** Copies record `i` of `columns` into `into` (a scratch record, reused VM after VM). */
+export const vmFactsAt: (columns: VmFactColumns, i: number, into: VmFacts) => VmFacts = perFact(
+  ["columns", "i", "into"], VM_FACT_NAMES, (name) => `into.${name} = columns.${name}[i];`, "return into;",
+);
 
 /**
  * The facts columns a warehouse's `machine_facts` holds, as `warehouse_meta.facts_columns`
