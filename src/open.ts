@@ -86,7 +86,9 @@ export interface Store {
    * The invoice of every account with data in each period asked for (a month, several months,
    * or `[start, end)`), ordered by period, then account: each as `invoice` gives it for that
    * account and period alone (`invoice.start`/`invoice.end` say which). Every account's
-   * figures of a period come from one pass over the warehouse.
+   * figures of a period come from one pass over the warehouse. A period of which the warehouse
+   * holds no hour at all (a month before the data, or after) is a UsageError (EMPTY_PERIOD)
+   * naming the hours it holds, never an empty list.
    */
   invoices(periods: InvoicePeriods, prices: PriceList, options?: BillingOptions): Promise<Invoice[]>;
   /** The accounts the store holds data of, in id order, with their names and the hours held. */
@@ -175,6 +177,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
       const invoices: Invoice[] = [];
       for (const period of periodsOf(periods)) {
         const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
+        if (report.quality.emptyPeriod) throw emptyPeriodError(period, report.quality.held);
         invoices.push(...report.invoices!);
       }
       return invoices;
@@ -242,6 +245,15 @@ function registerFilterOf(filter: InvoiceRegisterFilter): RegisterFilter {
 }
 
 /** The periods of an `InvoicePeriods`, checked: months as `monthPeriod` reads them, in the order given, each once. */
+/** Invoices asked of a period the warehouse holds no hour of: the hours it holds, and where to see its months. */
+function emptyPeriodError(period: { start: number; end: number }, held: { start: number; end: number } | null | undefined): UsageError {
+  const holds = held ? `it holds [${isoUtc(held.start)}, ${isoUtc(held.end)})` : "it holds no hour at all";
+  return new UsageError(
+    `no invoice of [${isoUtc(period.start)}, ${isoUtc(period.end)}): the warehouse holds no hour of that period; ${holds} (store.accounts() lists each account's months)`,
+    { code: "EMPTY_PERIOD" },
+  );
+}
+
 function periodsOf(periods: InvoicePeriods): { start: number; end: number }[] {
   if ("month" in periods) return [monthPeriod(periods.month)];
   if ("months" in periods) {

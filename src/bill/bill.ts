@@ -15,6 +15,7 @@ import type { PriceList } from "../billing/prices.js";
 import type { WarehouseRoadName } from "../billing/warehouseRoads.js";
 import { overlayNames } from "../billing/names.js";
 import { readEntityNames } from "../store/entityNames.js";
+import { heldSpan } from "./heldSpan.js";
 import { isFiles, sourceRoad, warehouseOf, type SourceRoad } from "./sourceRoad.js";
 
 /**
@@ -158,6 +159,7 @@ export async function bill(request: BillRequest): Promise<Bill> {
   // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
   const billed = await billedWith(prices.length > 0 || days.length === 0 ? prices : days);
   if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
+  if (billed.quality.emptyPeriod) billed.quality.held = await heldSpan(source, period.accountId, request.reading?.packed);
   const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
   const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
     prices: request.prices, unitsFile: request.unitsFile, fingerprints: produce.fingerprints,

@@ -26,6 +26,11 @@ export interface DataQuality {
   emptyRecords: { machineHours: number; cloudSpaceHours: number };
   /** True when no account has a sample in the period (the result is empty). */
   emptyPeriod: boolean;
+  /**
+   * With `emptyPeriod`: the hours the data holds (of the period's account, when it names one),
+   * from the first hour's start to the last hour's end, epoch seconds; null when it holds none.
+   */
+  held?: { start: number; end: number } | null;
   /** Bad files skipped under `--skip-bad` (from the load report). */
   skipped: SkippedFile[];
   /** Byte-identical duplicates dropped (from the load report). */
@@ -151,9 +156,13 @@ export function qualityWarnings(quality: DataQuality, params: Period): Warning[]
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
   const warnings: Warning[] = [];
   if (quality.emptyPeriod) {
+    const whose = params.accountId === undefined ? "" : ` for account ${params.accountId}`;
+    const held = quality.held === undefined ? "" : quality.held === null ? "; it holds no hour at all"
+      : `; it holds [${isoUtc(quality.held.start)}, ${isoUtc(quality.held.end)})`;
     warnings.push({
       code: "EMPTY_PERIOD",
-      message: `no samples in the period ${period}${params.accountId === undefined ? "" : ` for account ${params.accountId}`}: the result is empty (all zero)`,
+      message: `the data holds no hour of the period ${period}${whose}: the result is empty (all zero)${held}`,
+      details: quality.held,
     });
   }
   warnings.push(...missingHoursWarnings(quality.missingHours, params));

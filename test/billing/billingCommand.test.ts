@@ -202,10 +202,14 @@ describe("cloudunits billing, end to end on generated data", () => {
     expect(JSON.parse(twice.stdout).consumption.CU).toBeGreaterThan(0);
   });
 
-  it("an empty period is an empty result and a warning", async () => {
-    const { stdout, stderr, code } = await cli("billing", zip, "--start", "2027-01-01", "--end", "2027-01-02");
+  it("a period the data does not cover is an empty result and a warning naming the hours the data holds", async () => {
+    const { stdout, stderr, code } = await cli("billing", zip, "--month", "2026-09");
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ consumption: { CU: 0, SU: 0, TU: 0, NU: 0 } });
-    expect(stderr).toMatch(/no samples in the period/);
+    expect(stderr).toBe("cloudunits: warning: the data holds no hour of the period [2026-09-01T00:00:00Z, 2026-10-01T00:00:00Z): " +
+      "the result is empty (all zero); it holds [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z)\n");
+    const account = await cli("billing", zip, "--start", "2027-01-01", "--end", "2027-01-02", "--account-id", "2");
+    expect(account.code).toBe(0);
+    expect(account.stderr).toMatch(/no hour of the period \[2027-01-01T00:00:00Z, 2027-01-02T00:00:00Z\) for account 2: .*; it holds \[2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z\)/);
   });
 });

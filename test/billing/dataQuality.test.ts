@@ -19,12 +19,18 @@ describe("data quality of a period", () => {
     ]);
   });
 
-  it("an empty period is a warning", async () => {
-    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
+  it("an empty period is a warning that names the hours the warehouse holds", async () => {
+    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] }), accountHour(8, OCT_1 + 3 * HOUR, { 21: [vm(2)] })]);
     const params = { start: OCT_1 + HOUR, end: OCT_1 + 2 * HOUR, accountId: 7 };
     const quality = await qualityFrom(connection, params);
     expect(quality.emptyPeriod).toBe(true);
-    expect(qualityWarnings(quality, params).map((w) => w.code)).toEqual(["EMPTY_PERIOD"]);
+    expect(quality.held).toEqual({ start: OCT_1, end: OCT_1 + HOUR }); // account 7's hours alone
+    expect(qualityWarnings(quality, params).map((w) => [w.code, w.message])).toEqual([[
+      "EMPTY_PERIOD",
+      "the data holds no hour of the period [2026-10-01T01:00:00Z, 2026-10-01T02:00:00Z) for account 7: the result is empty (all zero); it holds [2026-10-01T00:00:00Z, 2026-10-01T01:00:00Z)",
+    ]]);
+    const all = await qualityFrom(connection, { start: OCT_1 + 5 * HOUR, end: OCT_1 + 6 * HOUR });
+    expect(all.held).toEqual({ start: OCT_1, end: OCT_1 + 4 * HOUR });
   });
 
   it("machines that are not VMs are reported as not billed", async () => {

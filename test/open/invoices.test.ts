@@ -61,8 +61,14 @@ describe("store.invoices()", () => {
     const october = await store.invoices({ month: "2026-10" }, PRICES);
     expect(JSON.stringify(october)).toBe(JSON.stringify(both.slice(3)));
     expect(JSON.stringify(await store.invoices(monthPeriod("2026-09"), PRICES))).toBe(JSON.stringify(both.slice(0, 3)));
-    // a month without data has no invoices
-    expect(await store.invoices({ month: "2026-11" }, PRICES)).toEqual([]);
+  });
+
+  it("a month the warehouse holds no hour of is refused, naming the hours it holds, where it gave an empty list", async () => {
+    const error = await store.invoices({ month: "2026-11" }, PRICES).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).code).toBe("EMPTY_PERIOD");
+    expect((error as UsageError).message).toBe("no invoice of [2026-11-01T00:00:00Z, 2026-12-01T00:00:00Z): the warehouse holds no hour of that period; " +
+      "it holds [2026-09-30T20:00:00Z, 2026-10-02T02:00:00Z) (store.accounts() lists each account's months)");
   });
 
   it.each([
