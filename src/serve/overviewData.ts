@@ -29,6 +29,8 @@ export interface OverviewData {
   accounts: OverviewAccount[];
   /** Σ of the accounts' amounts due and its currency (absent without a price list). */
   amountDue?: { amount: string; currency: string };
+  /** True when the dashboard knows taxes (a statement config): its amounts, before tax, are then not called amounts due (the account page gives those). */
+  taxesKnown: boolean;
   /**
    * The environment's month-end forecast (`forecast`, as `cloudunits forecast` gives it), when
    * the month runs past the last hour held; its amounts need a price list.
@@ -74,6 +76,7 @@ export async function overviewData(store: Warehouse, settings: DashboardSettings
     days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "environment")!.quantities })),
     accounts,
     amountDue: report.amountDue && first ? { amount: report.amountDue.toFixed(first.decimals), currency: first.currency } : undefined,
+    taxesKnown: settings.statement !== undefined,
     forecast: projection,
     report,
     status,

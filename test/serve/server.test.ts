@@ -308,6 +308,11 @@ describe("serve: statements as PDF", () => {
       expect(page).toContain(`<td colspan="4">VAT 19% on ${shown(net)}</td><td class="num">${shown(tax)}<`);
       expect(page).toContain(`<td colspan="4">Amount due (tax included; a draft, not issued)</td><td class="num" id="amount-due">${shown(gross)}<`);
       expect(/id="account-amount-due">.*?<div class="value">(.*?)<\/div>/s.exec(page)![1]).toBe(`${shown(gross)} EUR`);
+      // the overview's sums of the lines are then named net, never an amount due
+      const overview = (await get(withPdf.url, "/?month=2026-10")).body.toString();
+      expect(overview).toContain('<div class="label">Net amount (before tax), 2026-10</div>');
+      expect(overview).toContain("Total: the sum of the accounts' net amounts");
+      expect(overview).not.toMatch(/amount due/i);
       const pdf = await get(withPdf.url, "/account/1/statement.pdf?month=2026-10");
       expect(pdf.status).toBe(200);
       expect(pdf.headers["content-type"]).toBe("application/pdf");
@@ -316,6 +321,7 @@ describe("serve: statements as PDF", () => {
       await withPdf.close();
     }
     expect((await get(dashboard.url, "/account/1?month=2026-10")).body.toString()).not.toContain("statement.pdf");
+    expect((await get(dashboard.url, "/?month=2026-10")).body.toString()).toContain('<div class="label">Amount due, 2026-10</div>');
     expect((await get(dashboard.url, "/account/1/statement.pdf?month=2026-10")).status).toBe(404);
   });
 });

@@ -63,9 +63,11 @@ export function overviewPage(data: OverviewData): string {
   const month = data.month.month;
   const environment = data.report.lines.find((l) => l.level === "environment");
   const partial = soFar(data);
+  // the amounts are the sums of the invoices' lines: where taxes are known, an amount due is the gross, so these are named the net
+  const due = data.taxesKnown ? "Net amount (before tax)" : "Amount due";
   const amounts = [
     data.amountDue
-      ? `<div class="card" id="amount-due"><div class="label">Amount due${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
+      ? `<div class="card" id="amount-due"><div class="label">${due}${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
       : `<div class="card"><div class="label">Amount due</div><div class="sub">start with --prices FILE to see amounts</div></div>`,
     ...forecastCard(data),
   ].join("");
@@ -80,10 +82,10 @@ export function overviewPage(data: OverviewData): string {
     { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
     { heading: "Name", cell: (a) => ({ html: esc(a.name) }) },
     ...SHOWN_UNITS.map(({ unit, of, digits }): Column<OverviewAccount & { rank: number }> => ({ heading: unit, note: of, numeric: true, cell: (a) => ({ html: num(a.quantities[unit], digits), sort: a.quantities[unit] ?? 0 }) })),
-    ...(data.amountDue ? [{ heading: "Amount due", note: currency, numeric: true, cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }) }] : []),
+    ...(data.amountDue ? [{ heading: data.taxesKnown ? "Net amount" : "Amount due", note: data.taxesKnown ? `${currency}, before tax` : currency, numeric: true, cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }) }] : []),
   ];
   const total = data.amountDue
-    ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' amounts due</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
+    ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' ${data.taxesKnown ? "net amounts" : "amounts due"}</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
     : "";
   const names = new Map(data.accounts.map((a) => [a.accountId, a.name]));
   const ranked = data.accounts.map((a, i) => ({ ...a, rank: i + 1 }));
@@ -97,13 +99,13 @@ export function overviewPage(data: OverviewData): string {
   ], data.status.accounts);
   const body = `
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
-<p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? "the amount due," : ""} the accounts ranked by ${data.amountDue ? "amount due" : "CU"}, and how fresh the warehouse is.</p></div>
+<p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? `the ${due.toLowerCase()},` : ""} the accounts ranked by ${data.amountDue ? due.toLowerCase() : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
 ${toCorrect(data)}
 ${data.forecast?.amount ? `<div class="cards amounts">${amounts}</div>
 <div class="cards">${cards}</div>` : `<div class="cards">${amounts}${cards}</div>`}
 ${chartBoxes(charts)}
-<h2>Accounts by ${data.amountDue ? "amount due" : "CU"}, ${esc(month)}</h2>
+<h2>Accounts by ${data.amountDue ? due.toLowerCase() : "CU"}, ${esc(month)}</h2>
 ${table("accounts", columns, ranked, total)}
 <p class="note">Each account's CU is its own (the CU rule applied to the account's totals each hour); the environment's is the rule applied to everything at once, so it is at most the sum of the accounts'.</p>
 <h2>Freshness</h2>
