@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DocumentKind } from "../billing/invoiceDocument.js";
+import { hasTable } from "./hasTable.js";
 
 /** A sequence of numbers: one per issuer, kind of document and year of the issue date. */
 export interface SequenceKey {
@@ -19,9 +20,8 @@ export interface SequenceEnd {
  * they were (never written again). An invoice sequence continues after the largest of them of its
  * year, so no number printed on a statement already sent is given again.
  */
-async function hasLegacyNumbers(connection: DuckDBConnection): Promise<boolean> {
-  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'statement_numbers'");
-  return Number(found.getRowObjectsJS()[0]!.n) > 0;
+function hasLegacyNumbers(connection: DuckDBConnection): Promise<boolean> {
+  return hasTable(connection, "statement_numbers");
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
 import type { IssuedFile } from "./appendToRegister.js";
+import { hasTable } from "./hasTable.js";
 
 /** A document of the register, as issued, with what later rows say of it. */
 export interface RegisterEntry {
@@ -27,8 +28,7 @@ export interface RegisterFilter {
 
 /** True when the warehouse has a register (a warehouse made before it, opened read-only, has none: it issued nothing). */
 export async function hasRegister(connection: DuckDBConnection): Promise<boolean> {
-  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'register_documents'");
-  return Number(found.getRowObjectsJS()[0]!.n) > 0;
+  return hasTable(connection, "register_documents");
 }
 
 /** The register's documents that the filter selects, in the order they were issued. */
