@@ -73,6 +73,12 @@ describe("bill", () => {
     const oneDay = await bill({ source: warehouse, period: { start: OCT_1, end: OCT_1 + DAY }, produce: { days: true } });
     expect(oneDay.days!.map((d) => d.start)).toEqual([OCT_1]);
     expect(oneDay.days![0]!.lines.map((l) => l.quantities)).toEqual(oneDay.report.lines.filter((l) => l.level !== "gateway").map((l) => l.quantities));
+    // an account's two weeks by day (14 cuts) are read from the stored facts, not from classes of its account-hours (as many as its hours cut so), with the same lines
+    const twoWeeks = { start: OCT_1, end: OCT_1 + 14 * DAY, accountId: 1 };
+    const account = await bill({ source: warehouse, period: twoWeeks, produce: { days: true } });
+    const accountWhole = await bill({ source: warehouse, period: twoWeeks });
+    expect([account.road.warehouse, accountWhole.road.warehouse]).toEqual(["stored facts", "grouped account"]);
+    expect(account.report.lines).toEqual(accountWhole.report.lines);
   });
 
   it("reads the hourly lines of files again by hour, the warehouse's lines and counts, nothing loaded into a database", async () => {
