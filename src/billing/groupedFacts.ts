@@ -402,16 +402,21 @@ export async function addGroupedAccount(
 export async function addGroupedLevels(
   connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
-  const values = queryValues(params, units, splitAt);
-  const cut = splitAt.length > 0;
-  const accounts = await readAccounts(connection, values, units, cut);
-  const hours = accounts && environmentHours(accounts.hours);
-  const levels = hours && (await readLevels(connection, values, units, cut));
-  if (accounts === undefined || hours === undefined || levels === undefined) return false;
-  feedEnvironment(engine, hours, accounts.configurations);
+  const grouped = await readGroupedAccounts(connection, params, units, splitAt);
+  const levels = grouped && (await readLevels(connection, grouped.values, units, splitAt.length > 0));
+  if (grouped === undefined || levels === undefined) return false;
+  feedEnvironment(engine, grouped.hours, grouped.accounts.configurations);
   await feedLevels(connection, engine, params, units, levels);
-  engine.addSeen(await seenOf(connection, values, units.vmType));
+  engine.addSeen(await seenOf(connection, grouped.values, units.vmType));
   return true;
+}
+
+/** The account-hours' totals and the accounts' VM configurations of the period, grouped, and the environment's hours of them; undefined when a sum would not be exact. */
+async function readGroupedAccounts(connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[]) {
+  const values = queryValues(params, units, splitAt);
+  const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
+  const hours = accounts && environmentHours(accounts.hours);
+  return accounts === undefined || hours === undefined ? undefined : { values, accounts, hours };
 }
 
 /**
@@ -426,11 +431,10 @@ export async function addGroupedLevels(
 export async function addGroupedAccounts(
   connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
 ): Promise<boolean> {
-  const values = queryValues(params, units, splitAt);
-  const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
-  const hours = accounts && environmentHours(accounts.hours);
-  if (accounts === undefined || hours === undefined) return false;
-  feedEnvironment(engine, hours, accounts.configurations);
+  const grouped = await readGroupedAccounts(connection, params, units, splitAt);
+  if (grouped === undefined) return false;
+  const { values, accounts } = grouped;
+  feedEnvironment(engine, grouped.hours, accounts.configurations);
   for (const h of accounts.hours) engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
   for (const c of accounts.configurations) {
     engine.addAccountVmHours(c.part, c.accountId, c.facts, c.count);
