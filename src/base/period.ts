@@ -85,3 +85,20 @@ export function runsWithin(starts: ArrayLike<number>, rows: ArrayLike<number>, w
   }
   return runs;
 }
+
+/** A range of whole hours, `[startEpoch, endEpoch)`, hour-aligned epoch seconds. */
+export interface HourRange {
+  startEpoch: number;
+  endEpoch: number;
+}
+
+/** `hours` (epoch seconds, ascending) as the ranges of consecutive hours. */
+export function hourRanges(hours: readonly number[]): HourRange[] {
+  const ranges: HourRange[] = [];
+  for (const h of hours) {
+    const last = ranges.at(-1);
+    if (last && last.endEpoch === h) last.endEpoch = h + 3600;
+    else ranges.push({ startEpoch: h, endEpoch: h + 3600 });
+  }
+  return ranges;
+}

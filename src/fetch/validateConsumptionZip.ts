@@ -15,7 +15,8 @@ function renamed(error: BadFileError, temporary: string, displayName: string): B
 
 /**
  * The BadFileError for an account-hour the request did not ask for: another account
- * (FETCH_WRONG_ACCOUNT) or an hour outside the period asked (FETCH_WRONG_PERIOD); undefined when
+ * (FETCH_WRONG_ACCOUNT) or an hour outside the period asked, or later than the current hour
+ * (FETCH_WRONG_PERIOD, the platform cannot have written it); undefined when
  * it was asked for. The platform includes the hour `end` names, so the hours asked are those
  * from the one holding `start` to the one holding `end`, both included.
  */
@@ -30,6 +31,14 @@ function unaskedHourError(hour: AccountHour, request: ConsumptionRequest, displa
   }
   const firstHourEpoch = Math.floor(request.startEpoch / HOUR_SECONDS) * HOUR_SECONDS;
   const lastHourEpoch = Math.floor(request.endEpoch / HOUR_SECONDS) * HOUR_SECONDS;
+  const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
+  if (hour.hourEpoch > currentHourEpoch) {
+    return new BadFileError(
+      "FETCH_WRONG_PERIOD",
+      entry,
+      `is the hour ${isoUtc(hour.hourEpoch)}, later than the current hour (${isoUtc(currentHourEpoch)}): the platform cannot have written it; the downloaded archive was not kept`,
+    );
+  }
   if (hour.hourEpoch < firstHourEpoch || hour.hourEpoch > lastHourEpoch) {
     return new BadFileError(
       "FETCH_WRONG_PERIOD",

@@ -237,9 +237,15 @@ ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS synced_from_epoch BIGINT;
 ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS last_run_at TIMESTAMPTZ;
 ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS last_result VARCHAR;   -- 'synced', 'up-to-date' or 'failed'
 ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS last_error VARCHAR;    -- why it failed
+-- The windows of the account's last sync (status tells hours still asked on every run from older ones),
+-- and the end of the hours of the last run that asked again for the missing hours older than its look-back.
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS look_back_hours INTEGER;
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS retention_hours INTEGER;
+ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS missing_asked_until_epoch BIGINT;
 
 -- Hours \`sync\` got after first asking for them: 'late' (the platform wrote it after an earlier
--- sync asked for it), 'rewritten' (the platform's file changed; the held one was replaced).
+-- sync asked for it), 'rewritten' (the platform's file changed; the held one was replaced); and
+-- 'lost': an hour never written that left the platform's retention, given up for good.
 CREATE TABLE IF NOT EXISTS sync_log (
   account_id     BIGINT NOT NULL,
   hour_epoch     BIGINT NOT NULL,

@@ -1,5 +1,5 @@
 import { isoUtc } from "../base/time.js";
-import { hourRanges } from "./syncPlan.js";
+import { hourRanges } from "../base/period.js";
 
 /** Hours (epochs, ascending) as the ranges of consecutive hours, e.g. `2026-10-03T08:00:00Z..2026-10-03T10:00:00Z` (both hours included), comma-separated. */
 export function formatHours(hours: readonly number[]): string {

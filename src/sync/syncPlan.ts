@@ -1,3 +1,4 @@
+import type { HourRange } from "../base/period.js";
 import { HOUR_SECONDS } from "./syncChunks.js";
 
 /**
@@ -5,9 +6,28 @@ import { HOUR_SECONDS } from "./syncChunks.js";
  * three days it does not hold. The platform writes an hour some time after it ends, later
  * when a location is slow; three days cover a weekend of a stalled aggregator, and asking
  * costs nothing when nothing is missing (held hours are not asked). Past it, an hour never
- * written is given up and stays "missing", named.
+ * written is "missing", named once, and asked again on the slower cadence of
+ * {@link DEFAULT_ASK_MISSING_EVERY_HOURS} until it leaves the retention.
  */
 export const DEFAULT_LOOK_BACK_HOURS = 72;
+
+/**
+ * How long the platform keeps its hours, by default: two months (61 days, the longest two
+ * consecutive months), in hours. A missing hour is asked for until it is older than this, then
+ * given up as "lost at source", said by the run that gives it up and listed by `status` and
+ * `check` for good.
+ */
+export const DEFAULT_RETENTION_HOURS = 61 * 24;
+
+/**
+ * How often, by default, a run asks again for the missing hours older than the look-back: once
+ * a day (the first run whose end is a day or more after the last that asked). A day's wait
+ * costs an hour that the platform writes late by days no more than a day, and asking is one
+ * download per run of missing hours (a day's chunk at most) per account, once a day, nothing when
+ * none is missing. A run that finds the platform writing again after a stall longer than the
+ * look-back asks them at once (see planAccount).
+ */
+export const DEFAULT_ASK_MISSING_EVERY_HOURS = 24;
 
 /**
  * Hours of the settle window, by default: each run downloads the last three hours again,
@@ -17,11 +37,7 @@ export const DEFAULT_LOOK_BACK_HOURS = 72;
  */
 export const DEFAULT_SETTLE_HOURS = 3;
 
-/** A range of hours to ask for, `[startEpoch, endEpoch)`, hour-aligned. */
-export interface HourRange {
-  startEpoch: number;
-  endEpoch: number;
-}
+export type { HourRange } from "../base/period.js";
 
 /** What {@link planHours} needs to know of one account. */
 export interface PlanInput {
@@ -38,7 +54,7 @@ export interface PlanInput {
 }
 
 /** The first hour the look-back window reaches back to. */
-export function lookBackStart(input: Pick<PlanInput, "untilEpoch" | "floorEpoch" | "lookBackHours">): number {
+function lookBackStart(input: Pick<PlanInput, "untilEpoch" | "floorEpoch" | "lookBackHours">): number {
   return Math.max(input.untilEpoch - input.lookBackHours * HOUR_SECONDS, input.floorEpoch ?? Number.NEGATIVE_INFINITY);
 }
 
@@ -60,16 +76,5 @@ export function planHours(input: PlanInput): HourRange[] {
     if (h >= settleStart || !input.held(h)) add(h, h + HOUR_SECONDS);
   }
   if (input.fromEpoch < input.untilEpoch) add(input.fromEpoch, input.untilEpoch);
-  return ranges;
-}
-
-/** `hours` (epochs, ascending) as ranges of consecutive hours. */
-export function hourRanges(hours: readonly number[]): HourRange[] {
-  const ranges: HourRange[] = [];
-  for (const h of hours) {
-    const last = ranges.at(-1);
-    if (last && last.endEpoch === h) last.endEpoch = h + HOUR_SECONDS;
-    else ranges.push({ startEpoch: h, endEpoch: h + HOUR_SECONDS });
-  }
   return ranges;
 }

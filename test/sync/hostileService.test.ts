@@ -84,6 +84,26 @@ describe("sync refuses what the service was not asked for", () => {
     expect(report.accounts.map((a) => a.status)).toEqual(["synced"]);
     expect(report.totalAccountHours).toBe(records.length);
   }, 120_000);
+
+  it("an answer holding an hour later than the current hour is refused, naming it: the platform cannot have written it", async () => {
+    const honest = fakePlatform({ hours: records });
+    const ahead = structuredClone(records[0]!);
+    ahead.hourEpoch = 1811808000; // 2027-06-01T00:00Z
+    await serve(async (request, response) => {
+      if (request.path === CONSUMPTION_PATH) {
+        const bytes = await zipOf([...records.filter((h) => h.hourEpoch < START + DAY), ahead]);
+        response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) }).end(bytes);
+        return;
+      }
+      return honest(request, response);
+    });
+    const db = newDb();
+    const error = await sync({ url: server!.url, auth: AUTH, db, accountIds: [1], since: START, until: START + DAY, retries: 0 }).catch((e: unknown) => e);
+    const failure = (error as SyncIncompleteError).failures[0]!;
+    expect(failure.error).toMatchObject({ code: "FETCH_WRONG_PERIOD" });
+    expect(failure.error.message).toMatch(/1\/2027\/6\/1\/0\/account_capnp\.bin: is the hour 2027-06-01T00:00:00Z, later than the current hour \(\d{4}-\d\d-\d\dT\d\d:00:00Z\): the platform cannot have written it/);
+    expect(await rows(db, "SELECT * FROM account_hours")).toEqual([]);
+  }, 120_000);
 });
 
 describe("sync bounds what the lists may cost", () => {

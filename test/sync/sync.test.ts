@@ -106,11 +106,12 @@ describe("cloudunits sync", () => {
     }
 
     // a second run asks again only for the hours the platform has not written (inside the
-    // 72-hour look-back) and the settle window's last 3 hours: every account is up to date, the
-    // warehouse unchanged
+    // 72-hour look-back) and the settle window's last 3 hours: nothing new, the warehouse
+    // unchanged, and never "up to date" while the platform has not written every hour
     const again = await runCli(["sync", "--url", url, "--db", db, "--until", String(UNTIL)], SESSION);
     expect(again.code).toBe(0);
-    expect(again.stderr).toMatch(/account 1: up to date \(\d+ hours asked again, nothing new\)/);
+    expect(again.stderr).toMatch(/account 1: nothing new, hours not written yet \(\d+ hours asked again\)/);
+    expect(again.stderr).not.toMatch(/up to date/);
     const askedAgain = server!.seenAt(CONSUMPTION_PATH).slice(6).flatMap((r) => {
       const hours = [];
       for (let h = Number(r.query.get("start")); h <= Number(r.query.get("end")); h += 3600) hours.push(`${r.query.get("accountId")}/${h}`);
@@ -186,7 +187,7 @@ describe("cloudunits sync", () => {
     await serve();
     const rerun = await runCli(["sync", "--url", server!.url, "--db", db, "--until", String(UNTIL)], SESSION);
     expect(rerun.code).toBe(0);
-    expect(rerun.stderr).toMatch(/account 2: up to date/);
+    expect(rerun.stderr).toMatch(/account 2: nothing new, hours not written yet/);
     expect((await contents(db)).account_hours).toHaveLength(records.length);
   }, 300_000);
 
