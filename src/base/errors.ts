@@ -204,18 +204,28 @@ export class EnvironmentError extends CloudunitsError {
   }
 }
 
-/** `status --max-lag`: some account of the warehouse is staler than allowed (exit 7). */
+/**
+ * `status`: some account of the warehouse is staler than `--max-lag` allows, or has more missing
+ * and lost hours than `--max-missing` (exit 7).
+ */
 export class StaleWarehouseError extends CloudunitsError {
   /** The accounts beyond the lag, with their lag in hours. */
   readonly stale: { accountId: number; lagHours: number }[];
+  /** The accounts beyond the missing hours allowed, with their missing and lost hours. */
+  readonly incomplete: { accountId: number; missingHours: number; lostHours: number }[];
 
-  constructor(stale: { accountId: number; lagHours: number }[], maxLagHours: number) {
-    super(
-      "STALE",
-      `${stale.length} account${stale.length === 1 ? " is" : "s are"} more than ${maxLagHours} h behind: ` +
-        stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", "),
-    );
+  constructor(stale: { accountId: number; lagHours: number }[], maxLagHours: number | undefined, incomplete: { accountId: number; missingHours: number; lostHours: number }[] = [], maxMissingHours = 0) {
+    const plural = (n: number) => (n === 1 ? " is" : "s are");
+    const parts = [
+      ...(stale.length > 0 ? [`${stale.length} account${plural(stale.length)} more than ${maxLagHours} h behind: ` + stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", ")] : []),
+      ...(incomplete.length > 0
+        ? [`${incomplete.length} account${incomplete.length === 1 ? " has" : "s have"} more than ${maxMissingHours} missing or lost hour${maxMissingHours === 1 ? "" : "s"}: ` +
+          incomplete.map((m) => `account ${m.accountId} (${[...(m.missingHours > 0 ? [`${m.missingHours} h missing`] : []), ...(m.lostHours > 0 ? [`${m.lostHours} h lost`] : [])].join(", ")})`).join(", ")]
+        : []),
+    ];
+    super("STALE", parts.join("; "));
     this.stale = stale;
+    this.incomplete = incomplete;
   }
 }
 

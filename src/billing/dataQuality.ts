@@ -75,10 +75,15 @@ export function missingHoursOf(
   return out;
 }
 
-/** For each account `sync` keeps in a warehouse (`sync_state`), the hour after its last hour held: later hours are not yet synced. */
-export async function syncedUntilOf(connection: DuckDBConnection): Promise<Map<number, number>> {
+/**
+ * For each account `sync` keeps in a warehouse (`sync_state`), the hour after its last hour held
+ * (an hour later than the current one, loaded by `ingest`, does not count): later hours are not yet synced.
+ */
+export async function syncedUntilOf(connection: DuckDBConnection, nowEpoch = Date.now() / 1000): Promise<Map<number, number>> {
   const rows = (await connection.runAndReadAll(
-    "SELECT s.account_id, coalesce(max(a.hour_epoch) + 3600, min(s.synced_until_epoch)) AS until FROM sync_state s LEFT JOIN account_hours a USING (account_id) GROUP BY 1",
+    `SELECT s.account_id, coalesce(max(a.hour_epoch) FILTER (WHERE a.hour_epoch <= $now) + 3600, min(s.synced_until_epoch)) AS until
+     FROM sync_state s LEFT JOIN account_hours a USING (account_id) GROUP BY 1`,
+    { now: Math.floor(nowEpoch / 3600) * 3600 },
   )).getRowsJS();
   return new Map(rows.map(([accountId, until]) => [Number(accountId), Number(until)]));
 }

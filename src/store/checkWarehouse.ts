@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { runsWithin } from "../base/period.js";
+import { hourRanges, runsWithin } from "../base/period.js";
 import { isoUtc } from "../base/time.js";
 import { readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import type { DataTable } from "./schema.js";
@@ -32,6 +32,11 @@ export interface AccountCheck {
   /** Hours missing between the first and the last. */
   missingHours: number;
   missing: MissingRange[];
+  /** Of the missing hours, those `sync` gave up: never written within the platform's retention ("lost at source"). */
+  lostHours: number;
+  lost: MissingRange[];
+  /** Hours held that are later than the current hour (no platform can have written them): not in the span, counted as nothing else. */
+  futureHours: number;
 }
 
 /** Machines of one non-`vm`, non-gateway type. */
@@ -132,9 +137,28 @@ function byCollision(a: Record<string, unknown>, b: Record<string, unknown>): nu
   return 0;
 }
 
+/** `[fromEpoch, tillEpoch)` as a {@link MissingRange}. */
+function missingRange(fromEpoch: number, tillEpoch: number): MissingRange {
+  return { fromEpoch, tillEpoch, from: isoUtc(fromEpoch), till: isoUtc(tillEpoch), hours: (tillEpoch - fromEpoch) / 3600 };
+}
+
+/** The hours `sync` gave up per account (`sync_log` event `lost`), ascending; none where the table is absent (a load of files). */
+async function lostHours(connection: DuckDBConnection): Promise<Map<number, number[]>> {
+  const present = await connection.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_name = 'sync_log'");
+  const lost = new Map<number, number[]>();
+  if (Number(present.getRows()[0]![0]) === 0) return lost;
+  for (const [accountId, hour] of (await connection.runAndReadAll("SELECT DISTINCT account_id, hour_epoch FROM sync_log WHERE event = 'lost' ORDER BY 1, 2")).getRows()) {
+    const list = lost.get(Number(accountId)) ?? [];
+    list.push(Number(hour));
+    lost.set(Number(accountId), list);
+  }
+  return lost;
+}
+
 /**
  * The data-quality report of a warehouse (`check`, docs/warehouse.md): accounts with their first
- * and last hour and the hours missing inside that span (as half-open UTC ranges),
+ * and last hour and the hours missing inside that span (as half-open UTC ranges; those `sync`
+ * gave up as lost at source marked; hours later than the current hour set apart),
  * duplicates, conflicts and unreadable files (from the load report), unknown machine
  * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
  * quirk, only counted), empty records (no id and no type or state), files naming another
@@ -144,23 +168,29 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
   const limit = options.limit ?? 100;
   const all = async (sql: string) => (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
 
-  const spans = await all(`
+  // hours later than the current one (test or generated data) are set apart: they make no span longer, no hour missing
+  const now = { now: Math.floor(Date.now() / 1000 / 3600) * 3600 };
+  const rows = async (sql: string) => (await connection.runAndReadAll(sql, now)).getRowObjectsJS();
+  const spans = await rows(`
     SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours
-    FROM account_hours GROUP BY account_id ORDER BY account_id`);
-  const gaps = await all(`
+    FROM account_hours WHERE hour_epoch <= $now GROUP BY account_id ORDER BY account_id`);
+  const gaps = await rows(`
     SELECT account_id, hour_epoch + 3600 AS from_epoch, next AS till_epoch FROM (
       SELECT account_id, hour_epoch, lead(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS next
-      FROM account_hours)
+      FROM account_hours WHERE hour_epoch <= $now)
     WHERE next > hour_epoch + 3600 ORDER BY account_id, from_epoch`);
+  const future = await rows("SELECT account_id, count(*) AS hours FROM account_hours WHERE hour_epoch > $now GROUP BY 1");
+  const lost = await lostHours(connection);
   const accounts: AccountCheck[] = spans.map((s) => {
-    const missing = gaps.filter((g) => num(g.account_id) === num(s.account_id)).map((g) => ({
-      fromEpoch: num(g.from_epoch), tillEpoch: num(g.till_epoch),
-      from: isoUtc(num(g.from_epoch)), till: isoUtc(num(g.till_epoch)),
-      hours: (num(g.till_epoch) - num(g.from_epoch)) / 3600,
-    }));
+    const accountId = num(s.account_id);
+    const missing = gaps.filter((g) => num(g.account_id) === accountId).map((g) => missingRange(num(g.from_epoch), num(g.till_epoch)));
+    const stillLost = (lost.get(accountId) ?? []).filter((h) => missing.some((m) => h >= m.fromEpoch && h < m.tillEpoch));
+    const lostRanges = hourRanges(stillLost).map((r) => missingRange(r.startEpoch, r.endEpoch));
     return {
-      accountId: num(s.account_id), firstHour: isoUtc(num(s.first)), lastHour: isoUtc(num(s.last)), hours: num(s.hours),
+      accountId, firstHour: isoUtc(num(s.first)), lastHour: isoUtc(num(s.last)), hours: num(s.hours),
       missingHours: missing.reduce((sum, m) => sum + m.hours, 0), missing,
+      lostHours: lostRanges.reduce((sum, m) => sum + m.hours, 0), lost: lostRanges,
+      futureHours: num(future.find((f) => num(f.account_id) === accountId)?.hours ?? 0),
     };
   });
 

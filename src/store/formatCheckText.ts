@@ -11,8 +11,11 @@ export function formatCheckText(report: CheckReport): string {
     // the span half-open like the missing ranges under it, so held + missing = its hours
     const end = new Date(Date.parse(a.lastHour) + 3600_000).toISOString().replace(".000Z", "Z");
     const span = (Date.parse(a.lastHour) - Date.parse(a.firstHour)) / 3600_000 + 1;
-    out.push(`  account ${a.accountId}: [${a.firstHour}, ${end}) ${plural(span, "hour")}: ${a.hours} held, ${a.missingHours} missing`);
+    const lost = a.lostHours > 0 ? ` (${a.lostHours} of them lost at source)` : "";
+    const future = a.futureHours > 0 ? `; ${plural(a.futureHours, "hour")} later than the current hour, not counted` : "";
+    out.push(`  account ${a.accountId}: [${a.firstHour}, ${end}) ${plural(span, "hour")}: ${a.hours} held, ${a.missingHours} missing${lost}${future}`);
     for (const m of a.missing) out.push(`    missing [${m.from}, ${m.till}) ${plural(m.hours, "hour")}`);
+    for (const m of a.lost) out.push(`    lost at source (never written within the platform's retention) [${m.from}, ${m.till}) ${plural(m.hours, "hour")}`);
   }
   out.push(`byte-identical duplicates dropped: ${report.duplicates.length}`);
   for (const d of report.duplicates.slice(0, 20)) out.push(`  ${d}`);

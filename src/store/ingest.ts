@@ -50,6 +50,12 @@ export interface IngestReport extends LoadReport {
   replaced: { accountId: number; hourEpoch: number }[];
   /** Account-hours in the database after the ingest. */
   totalAccountHours: number;
+  /**
+   * Account-hours this ingest loaded that are later than the current hour: kept (generated and
+   * test data may be dated ahead), but no platform can have written them; they count as neither
+   * complete, missing nor behind until their hour comes.
+   */
+  futureHours: { accountId: number; hourEpoch: number }[];
 }
 
 /** A warehouse opened to write, as {@link writeWarehouse} gives it. */
@@ -125,6 +131,11 @@ export async function ingestInto(opened: OpenedWarehouse, inputs: string[], opti
     const ignoredPaths = reader.summary.ignoredPaths;
     await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
     const total = (await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!;
+    const currentHourEpoch = Math.floor(Date.now() / 1000 / 3600) * 3600;
+    const future = await connection.runAndReadAll(
+      "SELECT DISTINCT account_id, hour_epoch FROM files WHERE run_id = $r AND status = 'loaded' AND hour_epoch > $now ORDER BY 1, 2",
+      { r: manifest.runId, now: currentHourEpoch },
+    );
     const report: IngestReport = {
       inputs: [...inputs],
       filesLoaded: outcome.filesLoaded,
@@ -135,6 +146,7 @@ export async function ingestInto(opened: OpenedWarehouse, inputs: string[], opti
       replacedHours: outcome.replacedHours,
       replaced: outcome.replaced,
       totalAccountHours: Number(total.n),
+      futureHours: future.getRows().map(([a, h]) => ({ accountId: Number(a), hourEpoch: Number(h) })),
     };
     return { report, errors: outcome.errors };
   } catch (error) {

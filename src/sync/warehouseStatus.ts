@@ -1,6 +1,8 @@
 import { statSync } from "node:fs";
 import type { Warehouse } from "../store/types.js";
+import { hourRanges } from "../base/period.js";
 import { HOUR_SECONDS } from "./syncChunks.js";
+import { DEFAULT_LOOK_BACK_HOURS } from "./syncPlan.js";
 
 /** Hours `[fromEpoch, toEpoch]`, both included. */
 export interface HourSpan {
@@ -9,27 +11,40 @@ export interface HourSpan {
   hours: number;
 }
 
-/** How fresh one account of the warehouse is. */
+/** How fresh one account of the warehouse is. Hours later than the current hour (`future`) count as none of the others. */
 export interface AccountStatus {
   accountId: number;
   /** The name `sync` stored, when it did. */
   name: string | null;
-  /** First and last hour held; null when none. */
+  /** First and last hour held, not later than the current hour; null when none. */
   firstHourEpoch: number | null;
   lastHourEpoch: number | null;
-  /** Every hour before this is complete or missing for good: the hour after the last hour held (else where its syncs began). */
+  /** Every hour before this is held, missing or lost: the hour after the last hour held (else where its syncs began). */
   completeUntilEpoch: number | null;
   /** Whole hours from `completeUntilEpoch` to the current hour's start: hours that ended and are not held yet ("not yet synced"). */
   lagHours: number | null;
-  /** Hours not held between the first and the last hour held (the platform never wrote them, or not yet). */
+  /** Hours not held between the first and the last hour held, not given up (the platform never wrote them, or not yet): `sync` asks them again until the retention ends. */
   missing: HourSpan[];
+  /** The part of `missing` inside the last sync's look-back window, asked again by every sync (older ones once a day); none for a warehouse `sync` never kept. */
+  insideLookBack: HourSpan[];
+  /** Missing hours `sync` gave up: never written, and past the platform's retention ("lost at source", for good). */
+  lost: HourSpan[];
   /** The hours after the last one held up to the current hour: not yet synced (not missing). */
   notYetSynced: HourSpan | null;
+  /** Hours held that are later than the current hour (loaded by `ingest`: the platform cannot have written them). */
+  future: HourSpan[];
   /** Hours that arrived after an earlier sync had asked for them, and hours the platform rewrote (the held one replaced). */
   late: HourSpan[];
   rewritten: HourSpan[];
-  /** The account's last sync; null when `sync` never ran for it. */
-  lastSync: { atEpoch: number | null; result: string | null; error: string | null; syncedUntilEpoch: number } | null;
+  /** The account's last sync (its look-back and retention, hours, when it recorded them); null when `sync` never ran for it. */
+  lastSync: {
+    atEpoch: number | null;
+    result: string | null;
+    error: string | null;
+    syncedUntilEpoch: number;
+    lookBackHours: number | null;
+    retentionHours: number | null;
+  } | null;
 }
 
 /** What `cloudunits status` reports of a warehouse. */
@@ -40,7 +55,7 @@ export interface WarehouseStatus {
   sizeBytes: number;
   /** The current hour's start when the status was taken. */
   currentHourEpoch: number;
-  /** First and last hour held over every account; null when empty. */
+  /** First and last hour held over every account, not later than the current hour; null when empty. */
   period: { firstHourEpoch: number; lastHourEpoch: number } | null;
   accountHours: number;
   accounts: AccountStatus[];
@@ -50,50 +65,67 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 /** Consecutive hours (ascending epochs) as spans. */
 function spans(hours: readonly number[]): HourSpan[] {
-  const out: HourSpan[] = [];
-  for (const h of hours) {
-    const last = out.at(-1);
-    if (last && last.toEpoch + HOUR_SECONDS === h) {
-      last.toEpoch = h;
-      last.hours++;
-    } else out.push({ fromEpoch: h, toEpoch: h, hours: 1 });
-  }
-  return out;
+  return hourRanges(hours).map((r) => ({ fromEpoch: r.startEpoch, toEpoch: r.endEpoch - HOUR_SECONDS, hours: (r.endEpoch - r.startEpoch) / HOUR_SECONDS }));
+}
+
+/** The hours of spans, ascending. */
+function hoursOf(list: readonly HourSpan[]): number[] {
+  return list.flatMap((s) => Array.from({ length: s.hours }, (_, i) => s.fromEpoch + i * HOUR_SECONDS));
+}
+
+type Row = Record<string, unknown>;
+
+/** The columns a warehouse has of `sync_state` and whether it has `sync_log` (one made before sync kept them, opened read-only, is not brought up to date). */
+async function syncColumns(rows: (sql: string) => Promise<Row[]>): Promise<Set<string>> {
+  return new Set((await rows(
+    "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_name IN ('sync_state', 'sync_log')",
+  )).map((r) => String(r.c)));
+}
+
+/** The state of each account's last sync, whichever columns the warehouse has. */
+function syncStateSql(known: Set<string>): string {
+  const column = (name: string, fallback = "NULL") => (known.has(`sync_state.${name}`) ? name : `${fallback} AS ${name}`);
+  return `SELECT account_id, synced_until_epoch, ${column("synced_from_epoch")}, epoch(${known.has("sync_state.last_run_at") ? "last_run_at" : "synced_at"}) AS at,
+            ${column("last_result")}, ${column("last_error")}, ${column("look_back_hours")}, ${column("retention_hours")} FROM sync_state`;
 }
 
 /**
  * The freshness of every account of a warehouse (those with hours, and those `sync` knows):
- * complete-until, lag behind the current hour, missing hours, hours not yet synced, late and
- * rewritten hours (`sync_log`), and the last sync (when, result).
+ * complete-until, lag behind the current hour, missing hours (and which are still inside the
+ * last sync's look-back), lost hours, hours not yet synced, hours later than the current hour,
+ * late and rewritten hours (`sync_log`), and the last sync (when, result).
  */
 export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db">, nowEpoch = Date.now() / 1000): Promise<WarehouseStatus> {
   const { connection, db = "" } = store;
   const currentHourEpoch = Math.floor(nowEpoch / HOUR_SECONDS) * HOUR_SECONDS;
-  const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS();
-  const held = await rows("SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS n FROM account_hours GROUP BY 1");
-  // a warehouse made before sync kept its results has neither the columns nor the log (opened read-only, it is not brought up to date)
-  const known = new Set((await rows(
-    "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_name IN ('sync_state', 'sync_log')",
-  )).map((r) => String(r.c)));
-  const state = await rows(known.has("sync_state.last_result")
-    ? "SELECT account_id, synced_until_epoch, synced_from_epoch, epoch(last_run_at) AS at, last_result, last_error FROM sync_state"
-    : "SELECT account_id, synced_until_epoch, NULL AS synced_from_epoch, epoch(synced_at) AS at, NULL AS last_result, NULL AS last_error FROM sync_state");
+  const rows = async (sql: string, params?: Record<string, number>) => (await connection.runAndReadAll(sql, params)).getRowObjectsJS();
+  const now = { now: currentHourEpoch };
+  const held = await rows("SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS n FROM account_hours WHERE hour_epoch <= $now GROUP BY 1", now);
+  const future = await rows("SELECT account_id, hour_epoch FROM account_hours WHERE hour_epoch > $now ORDER BY 1, 2", now);
+  const known = await syncColumns(rows);
+  const state = await rows(syncStateSql(known));
   const names = await rows("SELECT id, name FROM entity_names WHERE kind = 'account'");
   // the holes between held hours (3600: an hour, in seconds)
   const gaps = await rows(`
     SELECT account_id, prev + 3600 AS gap_from, hour_epoch - 3600 AS gap_to
-    FROM (SELECT account_id, hour_epoch, lag(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS prev FROM account_hours)
-    WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`);
+    FROM (SELECT account_id, hour_epoch, lag(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS prev FROM account_hours WHERE hour_epoch <= $now)
+    WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`, now);
   const log = known.has("sync_log.event") ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch") : [];
 
-  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id))])].sort((a, b) => a - b);
+  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id)), ...future.map((r) => Number(r.account_id))])].sort((a, b) => a - b);
   const accounts = ids.map((accountId): AccountStatus => {
     const h = held.find((r) => Number(r.account_id) === accountId);
     const s = state.find((r) => Number(r.account_id) === accountId);
     const lastHourEpoch = num(h?.last);
     const completeUntilEpoch = lastHourEpoch !== null ? lastHourEpoch + HOUR_SECONDS : num(s?.synced_from_epoch) ?? num(s?.synced_until_epoch);
     const lagHours = completeUntilEpoch === null ? null : Math.max(0, (currentHourEpoch - completeUntilEpoch) / HOUR_SECONDS);
-    const events = (event: string) => spans(log.filter((r) => Number(r.account_id) === accountId && r.event === event).map((r) => Number(r.hour_epoch)));
+    const logged = (event: string) => log.filter((r) => Number(r.account_id) === accountId && r.event === event).map((r) => Number(r.hour_epoch));
+    const holes = hoursOf(gaps.filter((r) => Number(r.account_id) === accountId).map((r) => ({
+      fromEpoch: Number(r.gap_from), toEpoch: Number(r.gap_to), hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
+    })));
+    const lost = new Set(logged("lost"));
+    // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
+    const lookBackStartEpoch = s ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
     return {
       accountId,
       name: (names.find((r) => Number(r.id) === accountId)?.name as string | undefined) ?? null,
@@ -101,15 +133,23 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       lastHourEpoch,
       completeUntilEpoch,
       lagHours,
-      missing: gaps.filter((r) => Number(r.account_id) === accountId).map((r) => ({
-        fromEpoch: Number(r.gap_from), toEpoch: Number(r.gap_to), hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
-      })),
+      missing: spans(holes.filter((hour) => !lost.has(hour))),
+      insideLookBack: spans(holes.filter((hour) => !lost.has(hour) && hour >= lookBackStartEpoch)),
+      lost: spans(holes.filter((hour) => lost.has(hour))),
       notYetSynced: completeUntilEpoch !== null && lagHours! > 0
         ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
         : null,
-      late: events("late"),
-      rewritten: events("rewritten"),
-      lastSync: s ? { atEpoch: num(s.at), result: (s.last_result as string | null) ?? null, error: (s.last_error as string | null) ?? null, syncedUntilEpoch: Number(s.synced_until_epoch) } : null,
+      future: spans(future.filter((r) => Number(r.account_id) === accountId).map((r) => Number(r.hour_epoch))),
+      late: spans(logged("late")),
+      rewritten: spans(logged("rewritten")),
+      lastSync: s ? {
+        atEpoch: num(s.at),
+        result: (s.last_result as string | null) ?? null,
+        error: (s.last_error as string | null) ?? null,
+        syncedUntilEpoch: Number(s.synced_until_epoch),
+        lookBackHours: num(s.look_back_hours),
+        retentionHours: num(s.retention_hours),
+      } : null,
     };
   });
   const firsts = held.map((r) => Number(r.first));
@@ -122,4 +162,10 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
     accountHours: held.reduce((sum, r) => sum + Number(r.n), 0),
     accounts,
   };
+}
+
+/** Hours of an account that `status --max-missing` counts: missing and lost. */
+export function missingCount(a: AccountStatus): number {
+  const count = (list: readonly HourSpan[]) => list.reduce((sum, span) => sum + span.hours, 0);
+  return count(a.missing) + count(a.lost);
 }

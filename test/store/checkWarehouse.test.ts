@@ -49,6 +49,7 @@ describe("check", () => {
         { fromEpoch: T0 + 2 * 3600, tillEpoch: T0 + 4 * 3600, from: "2026-10-01T02:00:00Z", till: "2026-10-01T04:00:00Z", hours: 2 },
         { fromEpoch: T0 + 6 * 3600, tillEpoch: T0 + 9 * 3600, from: "2026-10-01T06:00:00Z", till: "2026-10-01T09:00:00Z", hours: 3 },
       ],
+      lostHours: 0, lost: [], futureHours: 0,
     });
     expect(report.accounts[1]).toMatchObject({ accountId: 8, hours: 2, missingHours: 0, missing: [] });
   });

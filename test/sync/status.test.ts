@@ -31,13 +31,15 @@ afterAll(async () => {
 });
 
 describe("cloudunits status", () => {
-  it("says per account up to which hour it is complete, how far behind, what is missing and what is not yet synced; --max-lag exits 7 for the stale one", async () => {
+  it("says per account up to which hour it is complete, how far behind, what is missing and what is not yet synced; --max-lag exits 7 for the stale one, and a missing hour exits 7 until --max-missing accepts it", async () => {
     const db = join(dir, "w.duckdb");
     const run = await runCli(["sync", "--url", server.url, "--db", db, "--since", String(start)], SESSION);
     expect(run.code).toBe(0);
 
+    // account 2 has two hours missing: exit 7 (--max-missing 0), even without --max-lag
     const json = await runCli(["status", "--db", db, "--format", "json"]);
-    expect(json.code).toBe(0);
+    expect(json.code).toBe(7);
+    expect(json.stderr).toContain("1 account has more than 0 missing or lost hours: account 2 (2 h missing)");
     const status = JSON.parse(json.stdout);
     expect(status.accountHours).toBe(published.length);
     expect(status.period).toEqual({ first: isoUtc(start), last: isoUtc(start + 23 * H) });
@@ -48,15 +50,19 @@ describe("cloudunits status", () => {
     expect(two).toMatchObject({
       accountId: 2, completeUntil: isoUtc(start + 18 * H), lagHours: 6,
       missing: [{ from: isoUtc(start + 3 * H), to: isoUtc(start + 4 * H), hours: 2 }],
+      // hours of this morning: inside the sync's 72-hour look-back, asked again by every sync
+      insideLookBack: [{ from: isoUtc(start + 3 * H), to: isoUtc(start + 4 * H), hours: 2 }],
       notYetSynced: { from: isoUtc(start + 18 * H), to: isoUtc(start + 23 * H), hours: 6 },
     });
 
     const text = await runCli(["status", "--db", db, "--max-lag", "3"]);
     expect(text.stdout).toContain(`account 2 (Account 2): complete until ${isoUtc(start + 18 * H)}, 6 h behind`);
     expect(text.stdout).toContain(`  missing: 2 h: ${isoUtc(start + 3 * H)}..${isoUtc(start + 4 * H)} (2 h)`);
-    expect(text.stderr).toContain("1 account is more than 3 h behind: account 2 (6 h)");
+    expect(text.stdout).toContain(`    of which inside the last sync's 72-hour look-back, asked again by every sync: 2 h: ${isoUtc(start + 3 * H)}..${isoUtc(start + 4 * H)} (2 h)`);
+    expect(text.stderr).toContain("1 account is more than 3 h behind: account 2 (6 h); 1 account has more than 0 missing or lost hours: account 2 (2 h missing)");
     expect(text.code).toBe(7);
-    expect((await runCli(["status", "--db", db, "--max-lag", "6"])).code).toBe(0);
+    expect((await runCli(["status", "--db", db, "--max-lag", "6"])).code).toBe(7);
+    expect((await runCli(["status", "--db", db, "--max-lag", "6", "--max-missing", "2"])).code).toBe(0);
 
     // billing from the warehouse: the two hours inside account 2's data are missing, the six
     // after its last hour are not yet synced, the hours that have not ended are neither; each
@@ -75,7 +81,9 @@ describe("cloudunits status", () => {
     // the platform writes the late hours: the next sync gets them, and status says they arrived late
     published = records;
     expect((await runCli(["sync", "--url", server.url, "--db", db], SESSION)).code).toBe(0);
-    const after = JSON.parse((await runCli(["status", "--db", db, "--format", "json", "--max-lag", "0"])).stdout);
+    const afterRun = await runCli(["status", "--db", db, "--format", "json"]);
+    expect(afterRun.code, afterRun.stderr).toBe(0);
+    const after = JSON.parse(afterRun.stdout);
     expect(after.accounts[1]).toMatchObject({
       lagHours: 0, missing: [], notYetSynced: null,
       late: [{ from: isoUtc(start + 3 * H), to: isoUtc(start + 4 * H), hours: 2 }, { from: isoUtc(start + 18 * H), to: isoUtc(start + 23 * H), hours: 6 }],

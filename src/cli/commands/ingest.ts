@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { formatHours } from "../../sync/formatHours.js";
 import { UsageError } from "../../base/errors.js";
 import { ingest } from "../../store/ingest.js";
 import { loadNotes, WAIT_OPTION, waitOf, WORKERS_OPTION, workersOf } from "../inputs.js";
@@ -25,6 +26,16 @@ const options = {
   workers: WORKERS_OPTION,
   wait: { ...WAIT_OPTION, describe: "while another process holds the file (a sync, readers), wait up to this many seconds; then exit 6 (default 60)" },
 } as const;
+
+/** One warning per account of the hours loaded that are later than the current hour: kept, and counted as nothing until their hour comes. */
+function futureWarnings(hours: readonly { accountId: number; hourEpoch: number }[]): string[] {
+  const accounts = [...new Set(hours.map((h) => h.accountId))];
+  return accounts.map((accountId) => {
+    const own = hours.filter((h) => h.accountId === accountId).map((h) => h.hourEpoch);
+    return `warning: account ${accountId}: ${own.length} hour${own.length === 1 ? "" : "s"} later than the current hour, which no platform can have written yet (generated or test data?): ` +
+      `${formatHours(own)}; kept, and counted as neither complete, missing nor behind until their hour comes`;
+  });
+}
 
 /** `cloudunits ingest <inputs...> --db FILE`: incremental, idempotent load into a database file. */
 export const ingestCommand: CommandModule<object, IngestArgs> = {
@@ -53,6 +64,7 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
       bar.stop();
     }
     for (const line of loadNotes(report)) process.stderr.write(`cloudunits: ${line}\n`);
+    for (const line of futureWarnings(report.futureHours)) process.stderr.write(`cloudunits: ${line}\n`);
     process.stderr.write(
       `cloudunits: ingested ${report.filesLoaded} file${report.filesLoaded === 1 ? "" : "s"} (${report.accountHours} account-hours` +
         `${report.replacedHours > 0 ? `, ${report.replacedHours} replaced` : ""}` +

@@ -19,6 +19,8 @@ function findings(a: AccountQuality): (readonly [string, string[]])[] {
   const s = a.status;
   const parts = [
     ["Missing hours", s.missing.map(spanText)],
+    ["Lost at source (never written within the platform's retention)", s.lost.map(spanText)],
+    ["Dated later than the current hour (not counted)", s.future.map(spanText)],
     ["Arrived late", s.late.map(spanText)],
     ["Rewritten by the platform", s.rewritten.map(spanText)],
     ["Bad files", a.badFiles.map((f) => `${f.file}: ${f.reason}`)],

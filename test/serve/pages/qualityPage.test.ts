@@ -10,7 +10,7 @@ function account(accountId: number, change: Partial<AccountStatus> = {}): Accoun
   return {
     status: {
       accountId, name: null, firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR, completeUntilEpoch: T + 100 * HOUR, lagHours: 0,
-      missing: [], notYetSynced: null, late: [], rewritten: [], lastSync: null, ...change,
+      missing: [], insideLookBack: [], lost: [], future: [], notYetSynced: null, late: [], rewritten: [], lastSync: null, ...change,
     },
     badFiles: [],
     impossibleValues: [],
@@ -27,7 +27,7 @@ describe("the data-quality page", () => {
     const clean = /<p class="ok" id="quality-clean">(.*?)<\/p>/.exec(html)?.[1] ?? "";
     expect(clean.replace(/<[^>]+>/g, "")).toMatch(/^Nothing to report for accounts 1, 3:/);
     expect(html).toContain('id="quality-2"><h2>Account 2');
-    expect(html).toContain("<h3>Missing hours</h3><ul class=\"compact\"><li>2026-10-01 05:00 UTC to 2026-10-01 06:00 UTC (2 h)</li>");
+    expect(html).toContain("<h3>Missing hours</h3><ul class=\"compact\"><li>2026-10-01T05:00:00Z to 2026-10-01T06:00:00Z (2 h)</li>");
     expect(html.match(/class="account-quality"/g)).toHaveLength(1);
   });
 });
