@@ -62,9 +62,9 @@ export function parseTime(value: string | number, what = "time"): number {
   );
 }
 
-/** `2026-10-01T00:00:00Z` for epoch seconds. */
+/** `2026-10-01T00:00:00Z` for epoch seconds: ISO 8601 UTC, whole seconds (a fraction is cut), the form of every time cloudunits prints. */
 export function isoUtc(epochSeconds: number): string {
-  return new Date(epochSeconds * 1000).toISOString().replace(".000Z", "Z");
+  return new Date(Math.floor(epochSeconds) * 1000).toISOString().replace(".000Z", "Z");
 }
 
 /**

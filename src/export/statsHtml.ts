@@ -143,7 +143,7 @@ const PAGE_SCRIPT = `
     if (a !== 0 && (a >= 1e9 || a < 1e-4)) return v.toExponential(3);
     return String(Number(v.toFixed(a < 1 ? 6 : 3)));
   }
-  function iso(ts) { return new Date(ts * 1000).toISOString().slice(0, 16).replace("T", " ") + " UTC"; }
+  function iso(ts) { return new Date(ts * 1000).toISOString().slice(0, 19) + "Z"; }
 ${CHART_AXES}  if (payload.x.length === 0) {
     var p = document.createElement("p");
     p.className = "empty";

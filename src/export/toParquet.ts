@@ -115,7 +115,7 @@ async function describeMonth(connection: DuckDBConnection, period: { start: numb
     year: startDate.getUTCFullYear(), month: startDate.getUTCMonth() + 1, start: isoUtc(period.start), end: isoUtc(period.end),
     accountHours: Number(row.account_hours), hours: Number(row.hours),
     firstHour: row.first === null ? null : isoUtc(Number(row.first)), lastHour: row.last === null ? null : isoUtc(Number(row.last)),
-    accounts: (row.accounts as unknown[]).map(Number), exportedAt: new Date().toISOString(), files: [],
+    accounts: (row.accounts as unknown[]).map(Number), exportedAt: isoUtc(Date.now() / 1000), files: [],
   };
 }
 

@@ -1,4 +1,5 @@
 import { BadFileError } from "../base/errors.js";
+import { isoUtc } from "../base/time.js";
 import { indexInputs, type IndexedSource, type InputIndex } from "./indexInputs.js";
 import { streamInputs } from "./streamTree.js";
 import { readSource } from "./readSource.js";
@@ -123,7 +124,7 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
 /** An account-hour whose files add up to more than `maxBytes`: none is read, each is named. */
 function tooLargeHour(group: IndexedSource[], bytes: number, maxBytes: number): GroupRead {
   const { accountId, hourEpoch } = group[0]!;
-  const hour = new Date(hourEpoch * 1000).toISOString().replace(":00.000Z", "Z");
+  const hour = isoUtc(hourEpoch);
   const reason = `account ${accountId}, hour ${hour}: its ${group.length} file${group.length === 1 ? "" : "s"} declare ${bytes} bytes in all, ` +
     `more than the limit of ${maxBytes} for one account-hour; none is read (raise maxAccountHourBytes if the files are trusted)`;
   return { hour: null, errors: group.map((source) => new BadFileError("INPUT_HOUR_TOO_LARGE", source.location.name, reason)) };

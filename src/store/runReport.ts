@@ -29,6 +29,30 @@ const plain = (value: unknown): string | number | boolean | null => {
   return String(value);
 };
 
+/**
+ * How a report shows a value of a column of DuckDB type `typeId`: times in ISO 8601 UTC
+ * (`2026-11-27T10:26:42Z`, whole seconds; a date `2026-11-27`; a time of day `10:26:42`), never
+ * JavaScript's `Fri Nov 27 2026 10:26:42 GMT+0000 (...)`; everything else as {@link plain}.
+ */
+function shownAs(typeId: number): (value: unknown) => string | number | boolean | null {
+  const { DuckDBTypeId } = duckdbApi();
+  const time = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  switch (typeId) {
+    case DuckDBTypeId.DATE:
+      return (v) => (v instanceof Date ? time(v.getTime()).slice(0, 10) : plain(v));
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_TZ:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return (v) => (v instanceof Date ? time(Math.floor(v.getTime() / 1000) * 1000) : plain(v));
+    case DuckDBTypeId.TIME:
+      return (v) => (typeof v === "bigint" ? time(Number(v / 1_000_000n) * 1000).slice(11, 19) : plain(v));
+    default:
+      return plain;
+  }
+}
+
 /** Runs a report's SQL with `$start`, `$end`, `$account_id` bound (only those it uses). */
 export async function runReport(connection: DuckDBConnection, report: ReportDefinition, params: ReportParams = {}): Promise<ReportResult> {
   const all: Record<string, number | null> = {
@@ -45,12 +69,13 @@ export async function runReport(connection: DuckDBConnection, report: ReportDefi
     throw new UsageError(`report ${report.file} failed: ${(error as Error).message}`, { cause: error });
   }
   const names = reader.columnNames();
+  const show = reader.columnTypes().map((type) => shownAs(type.typeId));
   const meta = new Map(report.columns.map((c) => [c.name, c]));
   return {
     name: report.name,
     title: report.title,
     ...(report.description ? { description: report.description } : {}),
     columns: names.map((n) => meta.get(n) ?? { name: n, title: n }),
-    rows: reader.getRowObjectsJS().map((row) => Object.fromEntries(names.map((n) => [n, plain(row[n])]))),
+    rows: reader.getRowObjectsJS().map((row) => Object.fromEntries(names.map((n, i) => [n, show[i]!(row[n])]))),
   };
 }

@@ -414,7 +414,7 @@ describe("readAccountHours bounds one account-hour", () => {
     const bad: BadFileError[] = [];
     const { hours, summary } = await collect([dir], dir, { onBadFile: (e) => bad.push(e), maxAccountHourBytes: 100 });
     expect(hours).toEqual([[7, "2026-01-01T01:00:00.000Z", ["/7/2026/1/1/1/1.bin"]]]);
-    const reason = "account 7, hour 2026-01-01T00:00Z: its 3 files declare 120 bytes in all, more than the limit of 100 for one account-hour; " +
+    const reason = "account 7, hour 2026-01-01T00:00:00Z: its 3 files declare 120 bytes in all, more than the limit of 100 for one account-hour; " +
       "none is read (raise maxAccountHourBytes if the files are trusted)";
     expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual(big.map((name) => ["INPUT_HOUR_TOO_LARGE", join(dir, name), reason]));
     expect(summary).toMatchObject({ filesRead: 1, accountHours: 1, badFiles: 3 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { BillingReport } from "../../src/billing/billingReport.js";
 import { warehouseStatus } from "../../src/sync/warehouseStatus.js";
 import { forecast, monthPeriod, open, serveDashboard, type Dashboard, type Store } from "../../src/index.js";
+import { isoUtc } from "../../src/base/time.js";
 import { describeWith, has } from "../helpers/prerequisites.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
 import { reportFrom } from "../helpers/billFrom.js";
@@ -88,7 +89,7 @@ describeWith("chromium", "the dashboard in headless Chromium", () => {
     // freshness: complete until, as status gives it
     const status = await warehouseStatus({ connection: store.connection, db: fixture.db });
     const fresh = await page.locator("#freshness tbody tr td:nth-child(3)").allTextContents();
-    expect(fresh).toEqual(status.accounts.map((a) => `${new Date(a.completeUntilEpoch! * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`));
+    expect(fresh).toEqual(status.accounts.map((a) => isoUtc(a.completeUntilEpoch!)));
     await page.screenshot({ path: join(SCREENSHOTS, "overview.png"), fullPage: true });
 
     // → the top account

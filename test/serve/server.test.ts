@@ -142,7 +142,7 @@ describe("serve: nothing outside its routes", () => {
   it("a running month's account page reads as the month to date, a draft: never as the whole month", async () => {
     const running = (await get(dashboard.url, "/account/1?month=2026-11")).body.toString();
     const invoice = /<h2 id="invoice-heading">([\s\S]*?)<\/table>/.exec(running)![0];
-    expect(invoice).toContain("Invoice so far <small>a draft, month to date: to 2026-11-10 00:00 UTC</small>");
+    expect(invoice).toContain("Invoice so far <small>a draft, month to date: to 2026-11-10T00:00:00Z</small>");
     expect(invoice).not.toMatch(/2026-11-30|30 Nov/);
     expect(invoice).toContain("2026-11-01 to 2026-11-09"); // the hours held
     expect(invoice).toContain("Amount due so far (the sum of the lines; a draft, month to date)");

@@ -93,7 +93,7 @@ describeWith("chromium", "statsToHtml in headless Chromium", () => {
     const cpu = tab.locator("section.chart").first();
     const over = (await cpu.locator(".u-over").boundingBox())!;
     await tab.mouse.move(over.x + 2, over.y + over.height / 2); // the first hour
-    expect(await cpu.locator(".u-legend .u-value").allTextContents()).toEqual(["2026-10-01 00:00 UTC", "25 %"]);
+    expect(await cpu.locator(".u-legend .u-value").allTextContents()).toEqual(["2026-10-01T00:00:00Z", "25 %"]);
     expect(problems).toEqual([]);
     await tab.close();
   });

@@ -94,4 +94,13 @@ describe("report definitions and outputs", () => {
     expect(sheet.getCell("E5").value).toBe(16);
     expect(sheet.getCell("E5").numFmt).toBe("#,##0.00");
   });
+
+  it("shows a user's times in ISO 8601 UTC, whole seconds, in every format: never JavaScript's 'Fri Nov 27 2026 10:26:42 GMT+0000'", async () => {
+    const file = join(dir, "times.sql");
+    writeFileSync(file, `SELECT TIMESTAMPTZ '2026-11-27 10:26:42.734+00' AS at_tz, TIMESTAMP '2026-11-27 10:26:42' AS at,
+      DATE '2026-11-27' AS day, TIME '10:26:42' AS time_of_day, to_timestamp(1790812800) AS hour, NULL::TIMESTAMPTZ AS never`);
+    const result = await runReport(connection, loadReportDefinition(file));
+    expect(result.rows).toEqual([{ at_tz: "2026-11-27T10:26:42Z", at: "2026-11-27T10:26:42Z", day: "2026-11-27", time_of_day: "10:26:42", hour: "2026-10-01T00:00:00Z", never: null }]);
+    expect(reportToCsv(result)).toBe("at_tz,at,day,time_of_day,hour,never\r\n2026-11-27T10:26:42Z,2026-11-27T10:26:42Z,2026-11-27,10:26:42,2026-10-01T00:00:00Z,\r\n");
+  });
 });

@@ -1,11 +1,12 @@
 import { groupThousands } from "../../export/documentWords.js";
 import { escapeHtml } from "../../export/statsHtml.js";
+import { isoUtc } from "../../base/time.js";
 
 /** Text made safe for HTML (element content and quoted attributes). */
 export const esc = (value: unknown): string => escapeHtml(String(value ?? ""));
 
-/** An hour as a reader says it: `2026-11-11 16:00 UTC`. */
-export const when = (epoch: number): string => `${new Date(epoch * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+/** A time as every output of cloudunits gives it: ISO 8601 UTC, `2026-11-11T16:00:00Z`. */
+export const when = (epoch: number): string => isoUtc(epoch);
 
 /** A quantity for a table cell: grouped thousands, `digits` decimals; `—` for null. */
 export function num(value: number | null | undefined, digits = 2): string {

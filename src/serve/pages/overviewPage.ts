@@ -116,4 +116,4 @@ ${freshness}
 
 /** The footer: when the figures were computed. */
 export const footerOf = (generatedAtMs: number): string =>
-  `Figures computed ${esc(new Date(generatedAtMs).toISOString().slice(0, 19).replace("T", " "))} UTC from the warehouse, read-only.`;
+  `Figures computed ${esc(when(generatedAtMs / 1000))} from the warehouse, read-only.`;

@@ -16,7 +16,7 @@ export const DASHBOARD_SCRIPT = `
     if (a !== 0 && (a >= 1e12 || a < 1e-4)) return v.toExponential(3);
     return v.toLocaleString("en-US", { maximumFractionDigits: a < 1 ? 4 : a < 100 ? 2 : 1 });
   }
-  function iso(ts, day) { var t = new Date(ts * 1000).toISOString(); return day ? t.slice(0, 10) : t.slice(0, 16).replace("T", " ") + " UTC"; }
+  function iso(ts, day) { var t = new Date(ts * 1000).toISOString(); return day ? t.slice(0, 10) : t.slice(0, 19) + "Z"; }
 ${CHART_AXES}  function bandsPlugin(bands) {
     return { hooks: { drawClear: [function (u) {
       var ctx = u.ctx;
