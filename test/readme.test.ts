@@ -1,12 +1,12 @@
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, loadBudgets, loadPrices } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
-import type { CliRun } from "./helpers/runCli.js";
-import { codeBlocks, readDoc, REPO, runShell, section } from "./helpers/shellExamples.js";
+import { CLI, type CliRun } from "./helpers/runCli.js";
+import { codeBlocks, crontabOf, readDoc, REPO, runAsCron, runShell, section } from "./helpers/shellExamples.js";
 
 // Every command example of README.md runs here as written, in the order written, against the
 // data its own `generate` line makes: the README cannot drift from the code. Read when the
@@ -159,38 +159,11 @@ const KNOWN: Known[] = [
     line: /^npx cloudunits sync --url https:\/\/cloud\.example --db warehouse\.duckdb --since 2026-10-01 --until 2026-11-01 .*--auth-url https:\/\/iam\.example --client-id "\$ID"/,
     check: (run) => {
       // the README's own data is already in (ingest above): only account 7 is new
-      expect(run.stderr).toMatch(/account 1: up to date \(744 hours asked again, nothing new\)/);
+      // nothing new for account 1, whose platform wrote nothing after 2026-10-02: never "up to date" then
+      expect(run.stderr).toMatch(/account 1: nothing new, hours not written yet \(744 hours asked again\)/);
       expect(run.stderr).toMatch(/account 7: synced .*: 3 new account-hours/);
       expect(run.stderr).toMatch(/now holds 147 account-hours; names stored: 4 accounts, \d+ cloud spaces/);
       for (const secret of [SECRETS.clientSecret, SECRETS.token]) expect(run.stdout + run.stderr).not.toContain(secret);
-    },
-  },
-  {
-    // the cron recipe: each run asks what is new and what is still missing; quiet prints only what needs a human
-    line: /^npx cloudunits sync --url https:\/\/cloud\.example --db warehouse\.duckdb --quiet .*--client-id "\$ID"/,
-    check: (run) => {
-      // the fake platform has nothing after October: those hours come after every account's last
-      // hour held, so they are "not yet synced", not missing (docs/operations.md), and nothing needs a human
-      // (the status line below reports the staleness, exit 7)
-      expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]);
-    },
-  },
-  {
-    line: /^npx cloudunits status --db warehouse\.duckdb --max-lag 3 \|\| echo "warehouse stale \(exit \$\?\)" >&2$/,
-    check: (run) => {
-      expect(run.stdout).toMatch(/^account 1 \(Account 1\): complete until 2026-10-03T00:00:00Z, \d+ h behind$/m);
-      expect(run.stderr).toMatch(/accounts are more than 3 h behind: account 1 \(\d+ h\)/);
-      expect(run.stderr).toContain("warehouse stale (exit 7)");
-    },
-  },
-  {
-    // the month-end run from cron: the README's warehouse holds 2 days of October, so October is not issued, and a human is told why
-    line: /^npx cloudunits invoices issue --db warehouse\.duckdb --month 2026-10 --statement statement\.yaml --prices prices\.yaml +--out issued-2026-10\/ \|\| echo "October not issued \(exit \$\?\)" >&2/,
-    check: (run, cwd) => {
-      expect(run.stderr).toMatch(/2026-10: 4 accounts lack hours, so nothing was issued/);
-      expect(run.stderr).toMatch(/account 1: 696 hours not held: 2026-10-03T00:00:00Z\.\.2026-10-31T23:00:00Z/);
-      expect(run.stderr).toContain("October not issued (exit 3)");
-      expect(existsSync(join(cwd, "issued-2026-10"))).toBe(false);
     },
   },
   {
@@ -296,12 +269,13 @@ describe("README.md", () => {
     expect(list.prices.CU?.[0]?.text).toBeDefined();
   });
 
-  it("docs/operations.md's cron recipe calls the installed bin, never npx, and issues last month's invoices with its price list and statement config", () => {
-    const cron = section(readDoc("docs/operations.md"), /^## Cron recipe$/).split("```")[1]!.trim().split("\n");
-    expect(cron).toHaveLength(3);
-    for (const line of cron) expect(line).toMatch(/^[\d*]+ [\d*]+ [\d*]+ [\d*]+ [\d*]+ +cd \/srv\/billing && node_modules\/\.bin\/cloudunits (sync|status|invoices issue) /);
-    expect(cron[2]).toContain(" --prices prices.yaml ");
-    expect(cron[2]).toContain(" --statement statement.yaml ");
+  it("docs/operations.md's cron recipe is the README's: the installed bin first on PATH, never npx, and last month issued with its price list and statement config", () => {
+    const recipe = crontabOf(README);
+    expect(crontabOf(readDoc("docs/operations.md"))).toEqual(recipe);
+    expect(recipe.env.PATH).toMatch(/^\/srv\/billing\/node_modules\/\.bin:/);
+    for (const job of recipe.jobs) expect(job.command).toMatch(/^cd \/srv\/billing && cloudunits (sync|status|invoices issue) /);
+    expect(recipe.jobs.at(-1)!.command).toContain(" --prices prices.yaml ");
+    expect(recipe.jobs.at(-1)!.command).toContain(" --statement statement.yaml ");
   });
 
   for (const [i, example] of EXAMPLES.entries()) {
@@ -312,6 +286,58 @@ describe("README.md", () => {
       const run = await runShell(substitute(known!.instead ?? example, server), cwd, ENV);
       expect(run.code, `${example}\n${run.stderr}`).toBe(0);
       known!.check?.(run, cwd);
+    });
+  }
+});
+
+/** What each line of the README's crontab prints and exits, run as cron runs it, in order, after the examples above made the warehouse. */
+const CRON: { command: RegExp; check: (run: CliRun, cwd: string) => void }[] = [
+  {
+    // hourly: the fake platform has nothing after October, and those hours come after every
+    // account's last hour held: "not yet synced", not missing; nothing needs a human (status says the lag)
+    command: / cloudunits sync .* --quiet --auth-url /,
+    check: (run) => expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]),
+  },
+  {
+    command: / cloudunits status --db warehouse\.duckdb --max-lag 3 >\/dev\/null$/,
+    check: (run) => {
+      expect([run.code, run.stdout]).toEqual([7, ""]);
+      expect(run.stderr).toMatch(/^cloudunits: 4 accounts are more than 3 h behind: account 1 \(\d+ h\)/);
+    },
+  },
+  // nightly and on the 2nd: the held hours of the last 7 and 35 days, compared: none changed (and none held so late here)
+  { command: / --verify 7 /, check: (run) => expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]) },
+  { command: / --verify 35 /, check: (run) => expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]) },
+  {
+    // on the 2nd, last month is issued; the README's warehouse holds 2 days of October, so nothing is issued and a human is told why
+    command: / cloudunits invoices issue --db warehouse\.duckdb --month "\$\(date -u -d 'last month' \+%Y-%m\)" --statement statement\.yaml --prices prices\.yaml --out issued\/$/,
+    check: (run, cwd) => {
+      const now = new Date();
+      const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(new RegExp(`${last}: \\d+ accounts? lacks? hours, so nothing was issued`));
+      expect(existsSync(join(cwd, "issued"))).toBe(false);
+    },
+  },
+];
+
+describe("README.md's crontab, as cron runs it with the installed bin", () => {
+  const recipe = crontabOf(README);
+
+  it("has its lines, each known to this test", () => {
+    expect(recipe.jobs.map((job) => CRON.filter((c) => c.command.test(job.command)).length)).toEqual(recipe.jobs.map(() => 1));
+  });
+
+  for (const job of recipe.jobs) {
+    it(`${job.schedule}  ${job.command}`, { timeout: 300_000 }, async () => {
+      // the folder of the recipe is this test's; its installed bin runs the tool built from the sources
+      const bin = join(cwd, "node_modules", ".bin");
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(join(bin, "cloudunits"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`, { mode: 0o755 });
+      const at = (text: string) => substitute(text.replaceAll("/srv/billing", cwd), server);
+      const env = Object.fromEntries(Object.entries(recipe.env).map(([key, value]) => [key, at(value)]));
+      const run = await runAsCron(at(job.command), cwd, { ...env, ...ENV });
+      CRON.find((c) => c.command.test(job.command))!.check(run, cwd);
     });
   }
 });

@@ -81,3 +81,35 @@ export function section(markdown: string, start: RegExp): string {
 export function codeBlocks(markdown: string, lang: string): string[] {
   return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)].filter((m) => m[1] === lang).map((m) => m[2]!);
 }
+
+/** The jobs of a crontab (its fenced ```crontab blocks): `NAME=value` lines and `m h dom mon dow command` lines, `\\%` given to the shell as `%`, as cron does. */
+export function crontabOf(markdown: string): { env: Record<string, string>; jobs: { schedule: string; command: string }[] } {
+  const env: Record<string, string> = {};
+  const jobs: { schedule: string; command: string }[] = [];
+  for (const line of codeBlocks(markdown, "crontab").flatMap((block) => block.split("\n")).map((l) => l.trim())) {
+    if (line === "" || line.startsWith("#")) continue;
+    const variable = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
+    if (variable) {
+      env[variable[1]!] = variable[2]!;
+      continue;
+    }
+    const job = /^((?:\S+\s+){4}\S+)\s+(.*)$/.exec(line);
+    if (!job) throw new Error(`not a crontab line: ${line}`);
+    jobs.push({ schedule: job[1]!.replace(/\s+/g, " "), command: job[2]!.replaceAll("\\%", "%") });
+  }
+  return { env, jobs };
+}
+
+/**
+ * Runs a crontab command as cron does: `/bin/sh -c COMMAND` in `cwd` (cron starts in the user's
+ * home; the recipe's lines `cd` first), with only `env` (cron's environment is the crontab's
+ * variables, not a login shell's) and `CI=1`.
+ */
+export function runAsCron(command: string, cwd: string, env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile("/bin/sh", ["-c", command], { cwd, env: { HOME: cwd, SHELL: "/bin/sh", CI: "1", ...env }, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
