@@ -57,6 +57,7 @@ export type { DatedPrices, PriceList, PricePeriod, UnitPrice, UnitPrices } from 
 export { chargeOf } from "./billing/money.js";
 export type { Charge, LineCharge, LineMoney } from "./billing/money.js";
 export type { Invoice, InvoiceLine } from "./billing/invoice.js";
+export { shownQuantity } from "./billing/invoiceQuantity.js";
 export { splitAmount } from "./billing/splitAmount.js";
 export type { SplitShare } from "./billing/splitAmount.js";
 export type { PriceBasis } from "./billing/prices.js";

@@ -67,7 +67,6 @@ export { accountReport, accountFileName, EXCEL_MAX_ROWS } from "./export/writeBi
 export { focusRows, focusWarnings, invoiceIdOf, COST_DECIMALS, CU_ALLOCATION_METHOD } from "./export/focusRows.js";
 export { costText } from "./export/toFocusCsv.js";
 export { writeAtomic } from "./export/writeAtomic.js";
-export { shownQuantity } from "./billing/invoiceQuantity.js";
 export { unitsParagraph } from "./export/unitDefinitions.js";
 export { documentWords, capText, countryName, groupThousands, taxLabel, NAME_LIMIT, BLOCK_LINES_LIMIT, NOTE_LIMIT } from "./export/documentWords.js";
 export type { DocumentWords, LineWords, PartyWords } from "./export/documentWords.js";

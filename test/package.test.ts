@@ -230,6 +230,8 @@ describe("the packed package, installed into an empty app", () => {
       expect(total[3]).toBe(due.reduce((a, row) => a.add(Exact.parse(row[7]!)!), Exact.ZERO).toFixed(2));
       const spaces = costs.slice(1, -1);
       expect(spaces).toHaveLength(4); // 2 accounts × 2 cloud spaces
+      const costOrder = spaces.map((row) => Exact.parse(row[3]!)!);
+      expect(costOrder.every((cost, k) => k === 0 || costOrder[k - 1]!.compare(cost) >= 0)).toBe(true); // largest first
       expect(spaces.reduce((a, row) => a.add(Exact.parse(row[3]!)!), Exact.ZERO).toFixed(2)).toBe(total[3]);
       // busiest-machine: the accounts held and the machine's CPU series, as the store gives them
       const busiest = JSON.parse(await script("busiest-machine", data)) as { accounts: { accountId: number; hours: number }[]; accountId: number; machineId: number; stats: unknown };

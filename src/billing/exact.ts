@@ -56,12 +56,25 @@ export class Exact {
     if (this.den === other.den) return new Exact(this.num + other.num, this.den);
     return new Exact(this.num * other.den + other.num * this.den, this.den * other.den).reduced();
   }
+  /** `this − other`, exact. */
+  sub(other: Exact): Exact {
+    return this.add(new Exact(-other.num, other.den));
+  }
   mul(other: Exact): Exact { return new Exact(this.num * other.num, this.den * other.den); }
   div(other: Exact): Exact {
     if (other.num === 0n) throw new RangeError("division by zero");
     return new Exact(this.num * other.den, this.den * other.num);
   }
   equals(other: Exact): boolean { return this.num * other.den === other.num * this.den; }
+  /**
+   * -1, 0 or 1 as `this` is less than, equal to or greater than `other`, exactly: a comparator
+   * for `sort` (`costs.sort((a, b) => b.amount.compare(a.amount))`: the largest first).
+   */
+  compare(other: Exact): -1 | 0 | 1 {
+    const left = this.num * other.den;
+    const right = other.num * this.den;
+    return left < right ? -1 : left > right ? 1 : 0;
+  }
   isZero(): boolean { return this.num === 0n; }
 
   /** Rounded half-even to `decimals` places, as a plain decimal string with exactly that many decimals (`"12.30"`). */

@@ -33,6 +33,24 @@ describe("exact money arithmetic", () => {
     expect(perHour.toFixed(4)).toBe("0.0556");
   });
 
+  it.each([
+    { a: "12.30", b: "0.05", difference: "12.25", order: 1 },
+    { a: "0.1", b: "0.3", difference: "-0.2", order: -1 },
+    { a: "-1.5", b: "-1.50", difference: "0", order: 0 },
+    { a: "40/720", b: "0.0556", difference: "-0.0000444…", order: -1 },
+  ])("$a − $b is $difference, and $a compares to $b as $order", ({ a, b, difference, order }) => {
+    const of = (text: string) => (text.includes("/") ? Exact.of(BigInt(text.split("/")[0]!), BigInt(text.split("/")[1]!)) : Exact.parse(text)!);
+    const d = of(a).sub(of(b));
+    expect(d.toDecimalString() ?? `${d.toFixed(7)}…`).toBe(difference);
+    expect(of(a).compare(of(b))).toBe(order);
+    expect(of(b).compare(of(a))).toBe(-order || 0);
+  });
+
+  it("sorts amounts largest first by compare, as exact decimals and not as text or floats", () => {
+    const amounts = ["9.99", "10.00", "0.10", "100", "10"].map((t) => Exact.parse(t)!);
+    expect(amounts.sort((x, y) => y.compare(x)).map((x) => x.toFixed(2))).toEqual(["100.00", "10.00", "10.00", "9.99", "0.10"]);
+  });
+
   it("rejects text that is not a decimal number", () => {
     expect(Exact.parse("1,5")).toBeUndefined();
     expect(Exact.parse("")).toBeUndefined();
