@@ -14,7 +14,7 @@ const LEVEL_OF_RANK: EngineLevel[] = ["environment", "account", "cloudspace", "m
 
 /**
  * The figures of one entity, in one hour or summed over the period (docs/formulas.md): each
- * unit of the catalog in unit-hours, NU in TB transferred (null for machines, which have no NU
+ * unit of the catalog in unit-hours, NU in TiB transferred (null for machines, which have no NU
  * of their own), and the figures below.
  */
 export type Figures = Record<UnitName, number | null> & FigureExtras;

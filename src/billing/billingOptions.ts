@@ -13,7 +13,7 @@ export interface BillingOptions {
   names?: Names;
   /** Add VCU, MU, WU and PIU to the `calculate` shape; default false. */
   allUnits?: boolean;
-  /** Quantities per `"hour"` (unit-hours, default) or per `"month"` (unit-hours / `units.hoursPerMonth`); NU is a volume (TB) either way. */
+  /** Quantities per `"hour"` (unit-hours, default) or per `"month"` (unit-hours / `units.hoursPerMonth`); NU is a volume (TiB) either way. */
   per?: "hour" | "month";
 }
 

@@ -14,9 +14,9 @@ export interface InvoiceLine {
   /** The price period: the hours `[start, end)` (epoch seconds) of the billed period in which `unitPrice` is in force. */
   start: number;
   end: number;
-  /** What the unit price is per: `hour`, `month` or `TB` (NU). */
+  /** What the unit price is per: `hour`, `month` or `TB` (NU's volume, whatever its unit: TiB by default, see `nuUnit`). */
   basis: PriceBasis;
-  /** The account's quantity of the price period in the unit of the price: unit-hours, unit-months or TB, as shown. */
+  /** The account's quantity of the price period in the unit of the price: unit-hours, unit-months or TiB (NU), as shown. */
   quantity: number;
   /** The unit of `quantity`: `CU-hours`, `SU-months`, `TiB`. */
   quantityUnit: string;

@@ -47,11 +47,11 @@ export interface DocumentLine {
   end: number;
   /** The quantity as shown and multiplied (decimal text, negative on a credit note). */
   quantity: string;
-  /** The unit of the quantity as a customer reads it, e.g. `CU-hours`, `TB`. */
+  /** The unit of the quantity as a customer reads it, e.g. `CU-hours`, `TiB`. */
   quantityUnit: string;
   /** The unit price as written in the price list (decimal text). */
   unitPrice: string;
-  /** What the unit price is per, e.g. `CU-hour`, `SU-month`, `TB`. */
+  /** What the unit price is per, e.g. `CU-hour`, `SU-month`, `TiB`. */
   priceUnit: string;
   /** quantity × unit price, rounded half-even at the currency's decimals (negative on a credit note). */
   net: string;

@@ -2,7 +2,7 @@ import type { UnitName } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
 import type { LineLevel } from "./levels.js";
 
-/** The quantities of a line: unit-hours (or unit-months with `per: "month"`), NU in TB transferred. */
+/** The quantities of a line: unit-hours (or unit-months with `per: "month"`), NU in TiB transferred. */
 export type Quantities = Record<UnitName, number>;
 /** A machine's quantities: those of `Quantities`, but NU is null (a machine has no NU of its own; its NICs' is `ownNicNu`). */
 export type MachineQuantities = Record<Exclude<UnitName, "NU">, number> & { NU: null };
@@ -21,7 +21,7 @@ interface LineFigures<Q> {
   cuSumOfMachines: number;
   /** The part of PIU that is the gateways' public IPs (0 for machines), in PIU-hours whatever `options.per`. */
   gatewayPiuHours: number;
-  /** Unit-hours (NU: TB), before any per-month division (what money is computed from). */
+  /** Unit-hours (NU: TiB), before any per-month division (what money is computed from). */
   unitHours: Q;
   /**
    * Showback CU (docs/formulas.md), per `options.per`: the account's CU allocated hour by hour to its
@@ -31,7 +31,7 @@ interface LineFigures<Q> {
   cuAllocated: number;
   /** `cuAllocated` in CU-hours, whatever `options.per`. */
   cuAllocatedHours: number;
-  /** NU (TB) of the entity's own external NICs: a machine's, or a cloud space's gateway's; 0 above. */
+  /** NU (TiB) of the entity's own external NICs: a machine's, or a cloud space's gateway's; 0 above. */
   ownNicNu: number;
 }
 

@@ -8,9 +8,9 @@ import type { UnitName } from "./unitNames.js";
 /** One charged unit: quantity in the unit the price is per, the unit price and the exact amount. */
 export interface Charge {
   unit: UnitName;
-  /** What the unit price is per: `hour`, `month` or `TB` (NU). */
+  /** What the unit price is per: `hour`, `month` or `TB` (NU's volume, whatever its unit: TiB by default, see `nuUnit`). */
   basis: PriceBasis;
-  /** Quantity in the unit of the price: unit-hours, unit-months (unit-hours / hoursPerMonth), or TB (NU). */
+  /** Quantity in the unit of the price: unit-hours, unit-months (unit-hours / hoursPerMonth), or TiB (NU). */
   pricingQuantity: number;
   /** `CU-hour`, `SU-month` or `TB`: what the unit price is per (see `pricingUnitOf`). */
   pricingUnit: string;
@@ -43,15 +43,15 @@ export function pricingUnitOf(unit: UnitName, basis: PriceBasis, units: Units): 
 }
 
 
-/** Unit-hours (or TB of NU) in the unit of a price basis: ÷ hoursPerMonth for monthly prices. */
+/** Unit-hours (or TiB of NU) in the unit of a price basis: ÷ hoursPerMonth for monthly prices. */
 export function pricingQuantityOf(unitHours: number, basis: PriceBasis, units: Units): number {
   return basis === "month" ? unitHours / units.hoursPerMonth : unitHours;
 }
 
 /**
- * The charge of `unitHours` of one unit (NU: TB) for an account (its overrides apply) at the
+ * The charge of `unitHours` of one unit (NU: TiB) for an account (its overrides apply) at the
  * price in force at `hourEpoch` (needed when the list's prices change), or `undefined` when the unit has no price. The amount is exact: unit-hours × unit-hour price,
- * unit-hours / hoursPerMonth × unit-month price, TB × price per TB.
+ * unit-hours / hoursPerMonth × unit-month price, TiB × price per TiB.
  */
 export function chargeOf(
   unit: UnitName, unitHours: number, accountId: number | null, list: PriceList, units: Units, hourEpoch?: number,

@@ -5,12 +5,12 @@ import { readStructured } from "./readStructured.js";
 import type { UnitName } from "./unitNames.js";
 import { catalogUnits, isVolume } from "./unitCatalog.js";
 
-/** What a price is per: a unit-hour, a unit-month (`units.hoursPerMonth` hours), or a TB (NU, a volume). */
+/** What a price is per: a unit-hour, a unit-month (`units.hoursPerMonth` hours), or a TiB of NU (a volume; the basis is written `TB`, the key `perTB`). */
 export type PriceBasis = "hour" | "month" | "TB";
 
-/** The price of one unit: per unit-hour or per unit-month, or per TB for NU; exact. */
+/** The price of one unit: per unit-hour or per unit-month, or per TiB for NU; exact. */
 export interface UnitPrice {
-  /** What the price is per: one unit-hour, one unit-month (`units.hoursPerMonth` hours), or one TB transferred (NU). */
+  /** What the price is per: one unit-hour, one unit-month (`units.hoursPerMonth` hours), or one TiB transferred (NU). */
   per: PriceBasis;
   /** The price, exactly as written in the price list. */
   price: Exact;
@@ -73,7 +73,7 @@ function parsePrice(value: unknown, per: PriceBasis, where: string, unit: UnitNa
     const v = value as Record<string, unknown>;
     const allowed = isVolume(unit) ? ["perTB"] : ["perHour", "perMonth"];
     if (keys.length !== 1 || !allowed.includes(keys[0]!)) {
-      const why = isVolume(unit) ? "NU is a volume, priced per TB transferred: give a bare number or { perTB: 0.02 }" : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
+      const why = isVolume(unit) ? "NU is a volume, priced per TiB transferred: give a bare number or { perTB: 0.02 }" : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
       throw new UsageError(`${where}: ${why} (found ${keys.join(", ") || "nothing"})`);
     }
     return parsePrice(v[keys[0]!], BASIS_KEYS[keys[0]!]!, where, unit);
@@ -156,7 +156,7 @@ function accountPrices(entry: unknown, where: string): unknown {
  * Checks a parsed price list: `{ currency, decimals?, per?, prices: { CU: 0.0125, SU: { perMonth: 40 }, NU: 20 },
  * accounts?: { "7": { prices: { CU: 0.01 } } }, provider?, invoiceIssuer? }` (an account's prices may also be
  * written bare, `{ "7": { CU: 0.01 } }`). Bare prices are per unit-hour, or per unit-month
- * with `per: month`; NU, a volume, is always priced per TB transferred. A unit's price may change:
+ * with `per: month`; NU, a volume, is always priced per TiB transferred. A unit's price may change:
  * `CU: [0.0125, { from: "2026-10-15", price: 0.014 }]` (dates UTC, on the hour; an account's dated
  * prices replace the list's from their first date). Unknown keys and bad values throw a UsageError naming them.
  */

@@ -15,7 +15,7 @@ export interface Showback {
   money: (LineMoney | undefined)[];
 }
 
-/** A cloud space's gateway as a showback line: its own external traffic (NU, TB) and public IP (PIU); 0 of the other units. */
+/** A cloud space's gateway as a showback line: its own external traffic (NU, TiB) and public IP (PIU); 0 of the other units. */
 function gatewayLine(cloudspace: CloudspaceLine, divisor: number): GatewayLine {
   const own = (u: UnitName): number => (isVolume(u) ? cloudspace.ownNicNu : countsGatewayIp(u) ? cloudspace.gatewayPiuHours : 0);
   const units = catalogUnits();

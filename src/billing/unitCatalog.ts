@@ -29,7 +29,7 @@ export type VmHour = VmFacts & {
  * - `cu`: per VM max(mem / mbPerGb / gbPerCu, vcpus / vcpusPerCu); above the VM by the CU rollup
  *   (`aggregate`: the same rule on the level's own totals each hour; `sum`: Σ of the VMs');
  * - `volume`: Σ (tx + rx) of the external NICs, gateways' and VMs', / bytesPerNu at cloud space
- *   and above (a VM has none of its own); a volume over the period, priced per TB;
+ *   and above (a VM has none of its own); a volume over the period, priced per TiB;
  * - `sum`: `perVm` of each VM, summed above it; with `gatewayPublicIp`, plus 1 per cloud space
  *   in a public-IP state whose gateway has an external NIC.
  */
@@ -93,7 +93,7 @@ export const UNIT_CATALOG = {
     definition: (units) => `NU: external traffic (sent and received) in ${nuUnit(units)} (${units.bytesPerNu === 1024 ** 4 ? "1024⁴ bytes" : `${units.bytesPerNu} bytes`}), a volume over the whole period.`,
     focus: {
       category: "Networking", subcategory: "Network Connectivity", name: "Public network traffic", meter: "Data Transfer",
-      what: () => "network units (TB of external traffic, a volume)",
+      what: () => "network units (TiB of external traffic, a volume)",
     },
   },
   VCU: {
@@ -141,7 +141,7 @@ export function unitDef(unit: UnitName): UnitDef {
   return def;
 }
 
-/** True for a volume (NU): priced per TB, never divided into unit-months, none of a VM's own. */
+/** True for a volume (NU): priced per TiB, never divided into unit-months, none of a VM's own. */
 export const isVolume = (unit: UnitName): boolean => unitDef(unit).rule.kind === "volume";
 
 /** True for a unit that counts a cloud space's gateway's public IP (PIU): a gateway's share of it is its own. */

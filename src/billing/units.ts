@@ -16,7 +16,7 @@ export interface Units {
   gbPerSu: number;
   /** IOPS of configured limit per transaction unit: TU = Σ iopsLimit / iopsPerTu. Default 400. */
   iopsPerTu: number;
-  /** Bytes per network unit: NU = Σ (tx + rx) × nicBytesPerValue / bytesPerNu. Default 1024⁴ (one TB). */
+  /** Bytes per network unit: NU = Σ (tx + rx) × nicBytesPerValue / bytesPerNu. Default 1024⁴ (one TiB). */
   bytesPerNu: number;
   /** Bytes per unit of a NIC's `tx`/`rx` value as written in the files. Default 1 (the files hold bytes). */
   nicBytesPerValue: number;

@@ -57,7 +57,7 @@ export function shownQuantity(line: BillingLine, unit: UnitName): number | null 
 
 /**
  * The columns of a billing table, in order: level, ids, name, period (or hour), sample
- * hours, CU rollup rule, the units (unit-hours or unit-months; NU in TB), CU own and CU
+ * hours, CU rollup rule, the units (unit-hours or unit-months; NU in TiB), CU own and CU
  * allocated side by side, and with a price list per priced unit the quantity in the unit of
  * the price (when it is not the unit shown), the unit price and the amount, then the amount due.
  */

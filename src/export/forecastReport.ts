@@ -2,7 +2,7 @@ import type { EntityForecast, Forecast, ForecastUnit } from "../forecast/forecas
 import { FORECAST_UNITS } from "../forecast/forecast.js";
 import { isoUtc } from "../base/time.js";
 
-const UNIT_LABEL: Record<ForecastUnit, string> = { CU: "CU-hours", SU: "SU-hours", TU: "TU-hours", NU: "TB (NU)" };
+const UNIT_LABEL: Record<ForecastUnit, string> = { CU: "CU-hours", SU: "SU-hours", TU: "TU-hours", NU: "TiB (NU)" };
 const figure = (v: number) => v.toFixed(v !== 0 && Math.abs(v) < 10 ? 4 : 2);
 
 function entityText(e: EntityForecast, f: Forecast): string[] {

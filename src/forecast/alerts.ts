@@ -61,7 +61,7 @@ export interface BudgetAlert {
   threshold: number;
   /** The monthly budget, in `unit`. */
   budget: number;
-  /** The currency of an amount, else `CU-hours`, `SU-hours`, `TU-hours`, `TB` (NU). */
+  /** The currency of an amount, else `CU-hours`, `SU-hours`, `TU-hours`, `TiB` (NU). */
   unit: string;
   /** Month to date (actual) or projected to the month's end (forecast), in `unit`. */
   value: number;
@@ -141,7 +141,7 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
 
 function anomalyMessage(a: Anomaly): string {
   const per = a.granularity === "hour" ? "in an hour" : "per hour that day";
-  // CU, SU and TU are their own unit (unit-hours in an hour); NU is in TB, cost in the currency
+  // CU, SU and TU are their own unit (unit-hours in an hour); NU is in TiB, cost in the currency
   const unit = a.metric === "cost" || a.metric === "NU" ? ` ${a.unit}` : "";
   const size = a.ratio === null ? `from ${fixed(a.baseline)}${unit}` : `${fixed(a.ratio)}× its baseline of ${fixed(a.baseline)}${unit}`;
   return `${entityLabel(a)}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${fixed(a.value)}${unit} ${per}, ` +

@@ -25,7 +25,7 @@ export const ANOMALY_RULE = {
   threshold: 6,
   /** The scale is 1.4826 × MAD, at least this share of the median... */
   relativeFloor: 0.05,
-  /** ...and at least these (a move smaller than threshold × this is never one): CU, TU unit-hours, SU, NU TB, cost. */
+  /** ...and at least these (a move smaller than threshold × this is never one): CU, TU unit-hours, SU, NU TiB, cost. */
   absoluteFloor: { CU: 0.01, SU: 0.001, TU: 0.01, NU: 1e-6, cost: 1e-4 } as Record<Metric, number>,
   /** An hour's baseline: the entity's hours held in the 7 days before it, at least 48 of them. */
   hourBaseline: 7 * 24,
@@ -58,7 +58,7 @@ export interface Anomaly extends NamedEntity {
   id: string;
   level: AnomalyLevel;
   metric: Metric;
-  /** What `value` and `baseline` are counted in: `CU-hours`, `SU-hours`, `TU-hours`, `TB` (NU), the currency (cost). */
+  /** What `value` and `baseline` are counted in: `CU-hours`, `SU-hours`, `TU-hours`, `TiB` (NU), the currency (cost). */
   unit: string;
   granularity: "hour" | "day";
   direction: "up" | "down";

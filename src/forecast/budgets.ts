@@ -16,7 +16,7 @@ export const DEFAULT_THRESHOLDS = [50, 80, 100] as const;
 export interface Budget {
   /** The account; null: the environment. */
   accountId: number | null;
-  /** A monthly amount in the price list's currency, or a monthly quantity of one unit (unit-hours; NU: TB). */
+  /** A monthly amount in the price list's currency, or a monthly quantity of one unit (unit-hours; NU: TiB). */
   limit: { kind: "amount"; amount: number } | { kind: "quantity"; unit: ForecastUnit; quantity: number };
   /** Percentages of the limit that raise an alert once crossed, ascending. */
   thresholds: number[];
@@ -64,7 +64,7 @@ export function parseBudgets(value: unknown, source = "budgets"): Budget[] {
       limit = { kind: "amount", amount: b.amount as number };
     } else {
       if (!FORECAST_UNITS.includes(b.unit as ForecastUnit)) throw new UsageError(`${where}: unit must be one of ${FORECAST_UNITS.join(", ")} (or give amount)`);
-      if (!positive(b.quantity)) throw new UsageError(`${where}: quantity must be a number of at least ${BUDGET_LIMITS.smallest} (unit-hours per month; NU: TB)`);
+      if (!positive(b.quantity)) throw new UsageError(`${where}: quantity must be a number of at least ${BUDGET_LIMITS.smallest} (unit-hours per month; NU: TiB)`);
       limit = { kind: "quantity", unit: b.unit as ForecastUnit, quantity: b.quantity as number };
     }
     return { accountId: hasAccount ? (b.account as number) : null, limit, thresholds: b.thresholds === undefined ? defaults : thresholdsOf(b.thresholds, where) };

@@ -16,7 +16,7 @@ import { usagePass, type BilledAccounts, type UsagePassRequest } from "./usagePa
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
 
-/** The units a forecast projects: unit-hours of CU, SU, TU; TB of NU. */
+/** The units a forecast projects: unit-hours of CU, SU, TU; TiB of NU. */
 export const FORECAST_UNITS = ["CU", "SU", "TU", "NU"] as const;
 export type ForecastUnit = (typeof FORECAST_UNITS)[number];
 export type ForecastQuantities = Record<ForecastUnit, number>;

@@ -18,7 +18,7 @@ export const TOP_LEVELS: readonly TopLevel[] = ["machine", "cloudspace", "accoun
 
 /** What to rank. */
 export interface TopRequest extends Period {
-  /** The figure ranked by: CU, SU, TU (unit-hours), NU (TB) or cost (needs `prices`). */
+  /** The figure ranked by: CU, SU, TU (unit-hours), NU (TiB) or cost (needs `prices`). */
   by: Metric;
   /** Default machine. */
   level?: TopLevel;
@@ -44,7 +44,7 @@ export interface TopRow extends NamedEntity {
   previous: number | null;
   /** (value − previous) / previous; null when there is no previous value or it is 0. */
   change: number | null;
-  /** Its CU, SU, TU (unit-hours; a machine's own CU), NU (TB; a machine's own external NICs) and cost (its invoice or allocated share). */
+  /** Its CU, SU, TU (unit-hours; a machine's own CU), NU (TiB; a machine's own external NICs) and cost (its invoice or allocated share). */
   figures: Record<Metric, number | null>;
 }
 

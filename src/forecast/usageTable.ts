@@ -9,14 +9,14 @@ const HOUR = 3600;
 
 /** What forecasts, anomalies and rankings measure: the four billing units, and money. */
 export const METRICS = ["CU", "SU", "TU", "NU", "cost"] as const;
-/** A measured figure: CU, SU, TU (unit-hours), NU (TB transferred) or cost (in the price list's currency). */
+/** A measured figure: CU, SU, TU (unit-hours), NU (TiB transferred) or cost (in the price list's currency). */
 export type Metric = (typeof METRICS)[number];
 const M = METRICS.length;
 const [CU, SU, TU, NU, COST] = [0, 1, 2, 3, 4];
 
-/** The unit a metric is counted in, as outputs name it: `CU-hours`, `SU-hours`, `TU-hours`, `TB` (NU), the currency (cost). */
+/** The unit a metric is counted in, as outputs name it: `CU-hours`, `SU-hours`, `TU-hours`, `TiB` (NU), the currency (cost). */
 export function metricUnit(metric: Metric, currency?: string): string {
-  return metric === "cost" ? currency ?? "" : metric === "NU" ? "TB" : `${metric}-hours`;
+  return metric === "cost" ? currency ?? "" : metric === "NU" ? "TiB" : `${metric}-hours`;
 }
 
 /** One entity of the billing hierarchy and its figures hour by hour over the hours of its table. */
@@ -31,7 +31,7 @@ export interface EntityUsage {
   name: string;
   /**
    * `values[h × 5 + m]`: metric `METRICS[m]` in hour `h` of the table (its start + h × 3600 s):
-   * CU (own), SU, TU (unit-hours), NU (TB; a machine's own external NICs), cost (NaN without
+   * CU (own), SU, TU (unit-hours), NU (TiB; a machine's own external NICs), cost (NaN without
    * prices). NaN everywhere in an hour the entity has no line.
    */
   values: Float64Array;

@@ -15,7 +15,7 @@ export interface ReconcileRow {
   /** The platform's name of the entity, else ours, else "". */
   name: string;
   unit: ReconciledUnit;
-  /** Our figure, unit-hours (NU: TB); null when we have no such entity or figure. */
+  /** Our figure, unit-hours (NU: TiB); null when we have no such entity or figure. */
   ours: number | null;
   /** The platform's figure; null when it has no such entity or figure. */
   platform: number | null;

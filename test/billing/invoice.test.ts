@@ -24,7 +24,7 @@ describe("invoice lines and the amount due", () => {
       hours: { CU: 1, SU: 1, TU: 1 }, lines: [["CU", 1, "CU-hours", "0.00"], ["SU", 1, "SU-hours", "0.00"], ["TU", 1, "TU-hours", "0.00"]], due: "0.00",
     },
     { what: "a zero price is a line of 0", prices: { CU: 0, SU: "0.01" }, hours: { CU: 10, SU: 100 }, lines: [["CU", 10, "CU-hours", "0.00"], ["SU", 100, "SU-hours", "1.00"]], due: "1.00" },
-    { what: "NU is TB transferred, priced per TB", prices: { NU: 20 }, hours: { NU: 2.5 }, lines: [["NU", 2.5, "TiB", "50.00"]], due: "50.00" },
+    { what: "NU is TiB transferred, priced per TiB", prices: { NU: 20 }, hours: { NU: 2.5 }, lines: [["NU", 2.5, "TiB", "50.00"]], due: "50.00" },
     { what: "a priced unit without consumption is a line of 0", prices: { PIU: "0.005" }, hours: {}, lines: [["PIU", 0, "PIU-hours", "0.00"]], due: "0.00" },
   ])("$what", ({ prices, hours, lines, due }) => {
     const invoice = invoiceOf(account(hours), parsePrices({ currency: "EUR", prices }), DEFAULT_UNITS, OCTOBER);
@@ -72,7 +72,7 @@ describe("price lists", () => {
     expect(parsePrices({ currency, prices: {} }).decimals).toBe(decimals);
   });
 
-  it("NU is priced per TB, also in a list whose bare prices are per month", () => {
+  it("NU is priced per TiB, also in a list whose bare prices are per month", () => {
     const list = parsePrices({ currency: "EUR", per: "month", prices: { CU: 36, NU: 5 } });
     expect([list.prices.CU![0]!.per, list.prices.NU![0]!.per]).toEqual(["month", "TB"]);
     expect(parsePrices({ currency: "EUR", prices: { NU: { perTB: 5 } } }).prices.NU![0]!.per).toBe("TB");
@@ -84,7 +84,7 @@ describe("price lists", () => {
     { what: "a bad currency", value: { currency: "EURO", prices: {} }, message: /ISO 4217/ },
     { what: "a negative price", value: { currency: "EUR", prices: { CU: -1 } }, message: /non-negative/ },
     { what: "a price with two bases", value: { currency: "EUR", prices: { CU: { perHour: 1, perMonth: 2 } } }, message: /perHour or perMonth/ },
-    { what: "NU per month (it is a volume)", value: { currency: "EUR", prices: { NU: { perMonth: 2 } } }, message: /NU is a volume, priced per TB/ },
+    { what: "NU per month (it is a volume)", value: { currency: "EUR", prices: { NU: { perMonth: 2 } } }, message: /NU is a volume, priced per TiB/ },
     { what: "an override with another basis", value: { currency: "EUR", prices: { CU: 1 }, accounts: { "8": { CU: { perMonth: 500 } } } }, message: /accounts.8.CU is per unit-month but prices.CU is per unit-hour/ },
   ])("refuses $what", ({ value, message }) => {
     expect(() => parsePrices(value, "p.yaml")).toThrow(UsageError);

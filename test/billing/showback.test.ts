@@ -90,7 +90,7 @@ describe("showback over a 744-hour month", () => {
     expect(cents(report, (l, id) => l === "gateway" && id === -11, "PIU")).toEqual(["3.72"]);
   });
 
-  it("--per month leaves NU as TB transferred", async () => {
+  it("--per month leaves NU as TiB transferred", async () => {
     const report = await reportFrom(connection, monthPeriod("2026-10"), { per: "month" }, { prices });
     const account = report.lines.find((l) => l.level === "account" && l.accountId === 7)!;
     expect(account.quantities.NU).toBe(139.5);

@@ -18,7 +18,7 @@ const OCTOBER = monthPeriod("2026-10");
 const DAY = 86_400;
 
 /** A figure as the page writes it, as a number: thousands separators and the unit dropped. */
-const figure = (text: string | null) => Number((text ?? "").replace(/[,\s]|EUR|CU-hours|SU-hours|TU-hours|TB/g, ""));
+const figure = (text: string | null) => Number((text ?? "").replace(/[,\s]|EUR|CU-hours|SU-hours|TU-hours|TiB/g, ""));
 
 let fixture: DashboardFixture;
 let dashboard: Dashboard;

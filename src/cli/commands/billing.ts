@@ -29,7 +29,7 @@ const options = {
   month: { type: "string", describe: "a calendar month in UTC, YYYY-MM: the period [first day, first day of the next month), instead of --start/--end" },
   "account-id": { type: "number", describe: "one account, detailed per cloud space and machine (default: the whole environment)" },
   "all-units": { type: "boolean", default: false, describe: allUnitsText() },
-  per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720); NU stays TB transferred" },
+  per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720); NU stays TiB transferred" },
   prices: { type: "string", describe: "a price list (JSON or YAML): currency, price per unit-hour or unit-month" },
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },

@@ -141,7 +141,7 @@ export const commands: readonly CommandEntry[] = [
     describe: "the machines, cloud spaces or accounts that cost or consumed most (CU, SU, TU, NU), with names and the change against the period before",
     examples: [
       ["cloudunits top --db warehouse.duckdb --month 2026-10 --prices prices.yaml --limit 5", "the 5 machines that cost most in October, and their change against September"],
-      ["cloudunits top data.zip --start 2026-10-01 --end 2026-10-03 --by NU --level cloudspace", "cloud spaces by traffic (TB) over two days"],
+      ["cloudunits top data.zip --start 2026-10-01 --end 2026-10-03 --by NU --level cloudspace", "cloud spaces by traffic (TiB) over two days"],
     ],
     load: async () => (await import("./top.js")).topCommand,
   },

@@ -7,7 +7,7 @@ import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartS
 /** The four units of the service's bill, with what their quantities are in. */
 export const SHOWN_UNITS: readonly { unit: ForecastUnit; of: string; digits: number }[] = [
   { unit: "CU", of: "CU-hours", digits: 2 }, { unit: "SU", of: "SU-hours", digits: 2 }, { unit: "TU", of: "TU-hours", digits: 2 },
-  { unit: "NU", of: "TB", digits: 4 }, // a machine's traffic is often well under 0.01 TB
+  { unit: "NU", of: "TiB", digits: 4 }, // a machine's traffic is often well under 0.01 TiB
 ];
 
 /** Charts of units per day: one per unit, bars. */
