@@ -113,10 +113,17 @@ export async function writeAccountXlsx(report: BillingReport, accountId: number,
 /** Letters that do not decompose into a base letter and an accent, as file names spell them. */
 const FOLDED: Record<string, string> = { "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "ı": "i" };
 
-/** A file-name-safe form of a name: letters without their accents (`Lumière` → `lumiere`), digits and `-`, at most 40 characters. */
+/**
+ * A file-name-safe form of a name: Latin letters without their accents (`Lumière` → `lumiere`),
+ * every other script's letters as written, with their marks (`ドイツ` keeps its voicing mark, not
+ * `トイツ`; Devanagari keeps its vowel signs), digits and `-`, at most 40 characters.
+ * Compatibility forms are folded first (`ﬁ` → `fi`, half-width `ﾄﾞ` → `ド`).
+ */
 function slug(name: string): string {
-  return name.toLowerCase().normalize("NFKD").replace(/\p{M}+/gu, "").replace(/[øæœßđðłþı]/gu, (c) => FOLDED[c]!)
-    .replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 40).replace(/-+$/, "");
+  const folded = name.toLowerCase().normalize("NFKD").replace(/(\p{Script=Latin})\p{M}+/gu, "$1").normalize("NFC")
+    .replace(/[øæœßđðłþı]/gu, (c) => FOLDED[c]!)
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "");
+  return [...folded].slice(0, 40).join("").replace(/-+$/, "");
 }
 
 /** The file name of an account's workbook in an invoice pack: `account-7-acme-corp.xlsx` (`account-7.xlsx` without a name). */

@@ -236,7 +236,10 @@ describe("invoice pack", () => {
   it.each([
     ["Lumière Studios SARL", "account-7-lumiere-studios-sarl.xlsx"], ["Ørsted Nordic A/S", "account-7-orsted-nordic-a-s.xlsx"],
     ["Café Müller & Söhne", "account-7-cafe-muller-sohne.xlsx"], ["", "account-7.xlsx"],
-  ])("an account's file name keeps the letters of %j without accents", (name, file) => {
+    // other scripts keep their letters whole: a kana's voicing mark is part of the letter (ド is not ト, パ not ハ)
+    ["ドイツ銀行", "account-7-ドイツ銀行.xlsx"], ["パナソニック株式会社", "account-7-パナソニック株式会社.xlsx"], ["ﾄﾞｲﾂ ﾊﾟﾝ", "account-7-ドイツ-パン.xlsx"],
+    ["हिन्दी सेवा", "account-7-हिन्दी-सेवा.xlsx"], ["Ελληνική Εταιρεία", "account-7-ελληνική-εταιρεία.xlsx"], ["Crème ドレ", "account-7-creme-ドレ.xlsx"],
+  ])("an account's file name keeps the letters of %j, Latin ones without accents", (name, file) => {
     expect(accountFileName(7, name)).toBe(file);
   });
 

@@ -213,7 +213,7 @@ describe("serve: no request ends it", () => {
         serve.stdout.on("data", (chunk: Buffer) => { const m = /on (http:\/\/\S+\/)/.exec(chunk.toString()); if (m) resolve(m[1]!); });
         serve.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
       });
-      for (const [id, slug] of [[1, "北京云计算"], [2, "ελληνικα-νεφη"], [3, "облако-сибирь"]] as const) {
+      for (const [id, slug] of [[1, "北京云计算"], [2, "ελληνικά-νέφη"], [3, "облако-сибирь"]] as const) {
         const answer = await get(url, `/account/${id}/statement.xlsx?month=2026-10`);
         expect(answer.status).toBe(200);
         const disposition = String(answer.headers["content-disposition"]);
