@@ -44,6 +44,7 @@ export type { HourlyStream } from "./billing/hourlyStream.js";
 export type { BillingOptions, ResolvedBillingOptions } from "./billing/billingOptions.js";
 export type { BillingLine, EnvironmentLine, AccountLine, CloudspaceLine, GatewayLine, MachineLine, LineOf, Quantities, MachineQuantities, PeriodPart } from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
+export type { CpuReading, NicReading } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
 export { loadNames, makeNames } from "./billing/names.js";
 export type { Names, NameKind } from "./billing/names.js";
@@ -123,6 +124,7 @@ export { reconcile, DEFAULT_TOLERANCE } from "./reconcile/reconcile.js";
 export type { ReconcileOptions, ReconcileReport, PlatformEnd } from "./reconcile/reconcile.js";
 export type { BillComparison, ReconcileRow, ReconcileLevel, ReconcileIssue, ComparedCounts } from "./reconcile/compareBills.js";
 export type { ReconciledUnit, Figures as ReconciledFigures } from "./reconcile/billTree.js";
+export type { UnitFactor, SuggestedUnits } from "./reconcile/unitFactors.js";
 export { reconcileToText, reconcileToCsv, reconcileToJson, reconcileVerdict } from "./export/reconcileReport.js";
 
 // Before the month ends: forecasts, budgets and alerts, anomalies, top consumers

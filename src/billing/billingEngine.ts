@@ -3,7 +3,7 @@ import { Exact } from "./exact.js";
 import type { AccountHourFacts } from "../load/machineFacts.js";
 import { catalogUnits, unitDef, type VmHour } from "./unitCatalog.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
-import type { Units } from "./units.js";
+import { nicBytesPerHourValue, type Units } from "./units.js";
 import { emptyVmFacts, vmFactsAt, type VmFacts } from "../load/vmFacts.js";
 
 /** The rank of each level in a report's order (environment first, machines last). */
@@ -146,7 +146,7 @@ interface EnvironmentHour {
  * Per hour: a machine's CU is max(mem / mbPerGb / gbPerCu, vcpus / vcpusPerCu); a cloud
  * space's, an account's and the environment's come from their own totals that hour
  * (`aggregate`) or are the sum of their machines' (`sum`). SU = Σ disk size / gbPerSu,
- * TU = Σ IOPS limit / iopsPerTu, NU = Σ external bytes × nicBytesPerValue / bytesPerNu,
+ * TU = Σ IOPS limit / iopsPerTu, NU = Σ external bytes × nicBytesPerHourValue / bytesPerNu (see `nicReading`),
  * VCU = vCPUs, MU = mem / mbPerGb, WU = CU of Windows machines, PIU = external NICs of machines
  * plus one per cloud space whose gateway has one while the cloud space is in a public-IP
  * state. Only machines of type `vmType` are billed; compute (CU, VCU, MU, WU) only in a
@@ -267,7 +267,7 @@ export class BillingEngine {
   }
 
   private nuOf(bytes: number): number {
-    return bytes * this.units.nicBytesPerValue / this.units.bytesPerNu;
+    return bytes * nicBytesPerHourValue(this.units) / this.units.bytesPerNu;
   }
 
   private isWindows(imageName: string): boolean {

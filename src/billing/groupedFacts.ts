@@ -4,7 +4,7 @@ import { duckdbApi, paramsNamedIn } from "../base/duckdb.js";
 import type { BillingEngine, SeenData } from "./billingEngine.js";
 import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
-import type { Units } from "./units.js";
+import { nicBytesPerHourValue, type Units } from "./units.js";
 import type { Period } from "../base/period.js";
 import { factsReadable, readColumns, storedFacts } from "./warehouseFacts.js";
 import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
@@ -314,7 +314,7 @@ interface GroupedLevels {
  * byte count is a whole number with sums below 2^53.
  */
 async function readLevels(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedLevels | undefined> {
-  if (!powerOfTwo(units.nicBytesPerValue) || !powerOfTwo(units.bytesPerNu)) return undefined;
+  if (!powerOfTwo(nicBytesPerHourValue(units)) || !powerOfTwo(units.bytesPerNu)) return undefined;
   const bytes: GroupedLevels["bytes"] = [];
   // whole numbers add up exactly below 2^53: each entity's, and a cloud space's (VMs and gateways) and an account's totals
   const totals = new Map<string, number>();

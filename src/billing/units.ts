@@ -1,6 +1,13 @@
 import { UsageError } from "../base/errors.js";
 import { readStructured } from "./readStructured.js";
 
+/** How a machine's `cpuMinutes` field is read (see `Units.cpuReading`). */
+export type CpuReading = "cpu-minutes" | "busy-vcpus-per-60";
+/** How a NIC's `tx`/`rx` fields are read (see `Units.nicReading`). */
+export type NicReading = "bytes" | "host-packets-per-second";
+const CPU_READINGS: readonly CpuReading[] = ["cpu-minutes", "busy-vcpus-per-60"];
+const NIC_READINGS: readonly NicReading[] = ["bytes", "host-packets-per-second"];
+
 /**
  * Every constant of the billing formulas (docs/formulas.md). The defaults are the published ones
  * (`DEFAULT_UNITS`); a units file (JSON or YAML) overrides any of them.
@@ -18,8 +25,24 @@ export interface Units {
   iopsPerTu: number;
   /** Bytes per network unit: NU = Σ (tx + rx) × nicBytesPerValue / bytesPerNu. Default 1024⁴ (one TiB). */
   bytesPerNu: number;
-  /** Bytes per unit of a NIC's `tx`/`rx` value as written in the files. Default 1 (the files hold bytes). */
+  /**
+   * Bytes per unit of a NIC's `tx`/`rx` value as written in the files. Default 1 (the files hold
+   * bytes). With `nicReading: "host-packets-per-second"`: the bytes of one packet.
+   */
   nicBytesPerValue: number;
+  /**
+   * How a machine's `cpuMinutes` is read (docs/formulas.md, "Field readings"): `cpu-minutes`, the
+   * CPU-minutes used in the hour (default); `busy-vcpus-per-60`, as the platform's public
+   * collectors write it: the hour's average of busy vCPUs ÷ 60 (a CPU-minute count of value × 3600).
+   */
+  cpuReading: CpuReading;
+  /**
+   * How a NIC's `tx`/`rx` are read: `bytes`, the bytes the machine sent and received in the hour
+   * (default); `host-packets-per-second`, as the public collectors write them: the hour's average
+   * packets per second counted on the host's tap device, so `tx` is what the machine received
+   * and `rx` what it sent (each value stands for value × 3600 × `nicBytesPerValue` bytes).
+   */
+  nicReading: NicReading;
   /** Hours of a billing month: `per: "month"` divides unit-hours by it. Default 720 (30 days). */
   hoursPerMonth: number;
   /** Case-insensitive regular expression (RE2 syntax) on `imageName` that makes a VM a Windows VM (WU). Default `windows`. */
@@ -47,6 +70,8 @@ export const DEFAULT_UNITS: Readonly<Units> = Object.freeze({
   iopsPerTu: 400,
   bytesPerNu: 1024 ** 4,
   nicBytesPerValue: 1,
+  cpuReading: "cpu-minutes",
+  nicReading: "bytes",
   hoursPerMonth: 720,
   windowsPattern: "windows",
   vmType: "vm",
@@ -93,11 +118,29 @@ export function parseUnits(value: unknown, source = "units"): Units {
   } catch (error) {
     throw new UsageError(`${source}: windowsPattern is not a regular expression: ${JSON.stringify(units.windowsPattern)}`, { cause: error });
   }
+  units.cpuReading = reading(input.cpuReading, "cpuReading", CPU_READINGS, source) ?? units.cpuReading;
+  units.nicReading = reading(input.nicReading, "nicReading", NIC_READINGS, source) ?? units.nicReading;
   if (input.publicIpStates !== undefined) units.publicIpStates = stringList(input.publicIpStates, "publicIpStates", source);
   if (input.billableStatuses !== undefined) {
     units.billableStatuses = input.billableStatuses === null ? null : stringList(input.billableStatuses, "billableStatuses", source);
   }
   return units;
+}
+
+function reading<R extends string>(v: unknown, key: string, choices: readonly R[], source: string): R | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== "string" || !choices.includes(v as R)) throw new UsageError(`${source}: ${key} must be one of ${choices.join(", ")}, got ${JSON.stringify(v)}`);
+  return v as R;
+}
+
+/** The CPU-minutes one unit of a `cpuMinutes` value stands for: 1, or 3600 read as busy vCPUs ÷ 60 (an hour of 60 minutes × 60). */
+export function cpuMinutesPerValue(units: Pick<Units, "cpuReading">): number {
+  return units.cpuReading === "busy-vcpus-per-60" ? 3600 : 1;
+}
+
+/** The bytes one unit of a NIC's `tx`/`rx` value stands for over its hour: `nicBytesPerValue`, × 3600 for packets per second. */
+export function nicBytesPerHourValue(units: Pick<Units, "nicReading" | "nicBytesPerValue">): number {
+  return units.nicBytesPerValue * (units.nicReading === "host-packets-per-second" ? 3600 : 1);
 }
 
 function stringList(v: unknown, key: string, source: string): string[] {

@@ -46,8 +46,31 @@ export function reconcileToText(report: ReconcileReport): string {
     const widths = COLUMNS.map((_c, i) => Math.max(...table.map((row) => row[i]!.length)));
     lines.push("", ...table.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()), "");
   }
-  lines.push(reconcileVerdict(report));
+  lines.push(...factorLines(report), reconcileVerdict(report));
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The factors between the platform's figures and ours, unit by unit, and the units file that
+ * makes them agree when one constant explains a unit: said only when the bills differ.
+ */
+function factorLines(report: ReconcileReport): string[] {
+  if (report.agree) return [];
+  const lines = ["factor (platform ÷ ours) per unit, to 10 significant digits:"];
+  const shown = (x: number) => plainNumber(Number(x.toPrecision(10)));
+  for (const f of report.factors) {
+    const [least, greatest] = f.accounts ? [shown(f.accounts.least), shown(f.accounts.greatest)] : ["", ""];
+    const range = least !== greatest ? `; accounts ${least} to ${greatest}` : "";
+    const what = f.factor === null ? "none (a figure of 0)" : f.constant ? `${shown(f.factor)}, every account alike: a constant or a reading` : Math.abs(f.factor - 1) <= report.tolerance ? "1" : `${shown(f.factor)}, not one factor: the data differs`;
+    lines.push(`  ${f.unit}: ${what}${range}`);
+  }
+  const suggested = report.suggestedUnits;
+  if (suggested !== undefined) {
+    lines.push(`a units file (--units) with these keys makes ${suggested.units.join(", ")} agree:`);
+    for (const [key, value] of Object.entries(suggested.changes)) lines.push(`  ${key}: ${typeof value === "number" ? plainNumber(value) : String(value)}`);
+  }
+  lines.push("");
+  return lines;
 }
 
 /**

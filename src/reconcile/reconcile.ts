@@ -10,7 +10,8 @@ import { openSession } from "../fetch/serviceSession.js";
 import type { FetchAuth, RequestPolicy } from "../fetch/types.js";
 import { HOUR_SECONDS, hourCeil } from "../sync/syncChunks.js";
 import { parseTime } from "../base/time.js";
-import { accountTree, environmentFigures } from "./billTree.js";
+import { accountTree, environmentFigures, type Figures } from "./billTree.js";
+import { suggestUnits, unitFactors, type SuggestedUnits, type UnitFactor } from "./unitFactors.js";
 import { compareBills, type ComparedCounts, type ReconcileRow } from "./compareBills.js";
 
 export const CALCULATE_PATH = "/restmachine/cloudapi/billing/calculate";
@@ -56,6 +57,13 @@ export interface ReconcileReport {
   rows: ReconcileRow[];
   /** True when `rows` is empty. */
   agree: boolean;
+  /** Per unit, the factor between the platform's figures and ours (environment, and its range over the accounts). */
+  factors: UnitFactor[];
+  /**
+   * The units file that would make the units a constant explains agree (`changes` over the
+   * units used): undefined when no unit differs by one factor shared by every account.
+   */
+  suggestedUnits?: SuggestedUnits;
 }
 
 /** Default relative tolerance of a reconciliation. */
@@ -112,11 +120,16 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
     }
   };
   const environment = await calculate() as { consumption: Consumption };
-  comparison.entity("environment", {}, "", environment.consumption, environmentFigures(await ask(), where()));
+  const platformEnvironment = environmentFigures(await ask(), where());
+  comparison.entity("environment", {}, "", environment.consumption, platformEnvironment);
+  const accounts: { ours: Figures; platform: Figures }[] = [];
   for (const accountId of accountIds) {
-    const ours = await calculate(accountId) as { account: CalculateAccount };
-    comparison.account(accountId, accountTree(ours, accountId, "our bill"), accountTree(await ask(accountId), accountId, where(accountId)));
+    const ours = accountTree(await calculate(accountId) as { account: CalculateAccount }, accountId, "our bill");
+    const platform = accountTree(await ask(accountId), accountId, where(accountId));
+    comparison.account(accountId, ours, platform);
+    accounts.push({ ours: ours.consumption, platform: platform.consumption });
   }
+  const factors = unitFactors({ ours: environment.consumption, platform: platformEnvironment }, accounts, tolerance);
   return {
     startEpoch,
     endEpoch,
@@ -128,5 +141,7 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
     compared: comparison.compared,
     rows: comparison.rows,
     agree: comparison.rows.length === 0,
+    factors,
+    suggestedUnits: suggestUnits(factors, options.units),
   };
 }

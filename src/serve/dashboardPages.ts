@@ -76,7 +76,7 @@ export class DashboardPages {
   /** A machine's or cloud space's page. */
   async entity(client: Client, kind: "machine" | "cloudspace", id: number, month: string | undefined): Promise<Answer> {
     await this.check(client, kind, id, month);
-    return this.cached(client, `${kind}|${id}|${month}`, async (store) => htmlAnswer(entityPage(await entityData(store, kind, id, month, this.settings.names))));
+    return this.cached(client, `${kind}|${id}|${month}`, async (store) => htmlAnswer(entityPage(await entityData(store, kind, id, month, this.settings.names, this.settings.units))));
   }
 
   /** The ids of the accounts the warehouse holds, ascending. */

@@ -1,6 +1,7 @@
 import { nameOf, overlayNames, type Names } from "../billing/names.js";
 import { cloudspaceStats } from "../stats/cloudspaceStats.js";
 import { machineStats } from "../stats/machineStats.js";
+import type { FieldReadings } from "../stats/buildStatsSql.js";
 import { SERIES_CATALOG } from "../stats/seriesCatalog.js";
 import type { StatsResponse } from "../stats/types.js";
 import { duckdbApi } from "../base/duckdb.js";
@@ -43,10 +44,11 @@ const HALTED_SQL = {
 /**
  * A machine's or cloud space's month: every statistics series of it (the library's
  * `machineStats`/`cloudspaceStats`) and its halted hours; the month defaults to the entity's
- * last month with samples; names: those `sync` stored under `namesFile`'s. Throws NotFoundError for an id the warehouse does not hold, or a month the entity has no sample in.
+ * last month with samples; names: those `sync` stored under `namesFile`'s; cpu and network read
+ * as the units file says (`readings`, see docs/formulas.md). Throws NotFoundError for an id the warehouse does not hold, or a month the entity has no sample in.
  */
 export async function entityData(
-  store: Warehouse, entity: "machine" | "cloudspace", id: number, month?: string, namesFile?: Names,
+  store: Warehouse, entity: "machine" | "cloudspace", id: number, month?: string, namesFile?: Names, readings?: FieldReadings,
 ): Promise<EntityData> {
   const { connection } = store;
   const { BIGINT } = duckdbApi();
@@ -60,7 +62,7 @@ export async function entityData(
   const cloudspaceId = Number(where.cloudspace_id);
   const months = monthsOf({ period: { firstHourEpoch: Number(where.first), lastHourEpoch: Number(where.last) } });
   const chosen = chosenMonth(months, month, `the samples of ${what}`);
-  const request = { from: chosen.start, till: chosen.end, accountId, include: SERIES_CATALOG[entity].map((d) => d.name) };
+  const request = { from: chosen.start, till: chosen.end, accountId, include: SERIES_CATALOG[entity].map((d) => d.name), readings };
   const stats = entity === "machine"
     ? await machineStats(connection, { ...request, machineId: id })
     : await cloudspaceStats(connection, { ...request, cloudspaceId: id });

@@ -1,4 +1,26 @@
+import { cpuMinutesPerValue, DEFAULT_UNITS, nicBytesPerHourValue, type Units } from "../billing/units.js";
 import type { EntityQueries, SeriesDefinition } from "./seriesDefinition.js";
+
+/** The constants of the units file that say how the files' fields are read (docs/formulas.md, "Field readings"). */
+export type FieldReadings = Pick<Units, "cpuReading" | "nicReading" | "nicBytesPerValue">;
+
+/**
+ * An entity's rows as the units file reads the fields: its machines' `cpu_minutes` in
+ * CPU-minutes, its NICs' `tx_bytes`/`rx_bytes` in bytes the machine sent and received (swapped
+ * when counted on the host's side), so that every series reads them as billing does. The
+ * factors are bound: `$cpuPerValue` and `$nicBytesPerHour` (`readingValues`).
+ */
+function readAs(name: string, sql: string, readings: FieldReadings): string {
+  if (name === "entity_machines" && cpuMinutesPerValue(readings) !== 1) return `SELECT * REPLACE (cpu_minutes * $cpuPerValue AS cpu_minutes) FROM (${sql})`;
+  if (name !== "entity_nics" || (nicBytesPerHourValue(readings) === 1 && readings.nicReading === "bytes")) return sql;
+  const [sent, received] = readings.nicReading === "host-packets-per-second" ? ["rx_bytes", "tx_bytes"] : ["tx_bytes", "rx_bytes"];
+  return `SELECT * REPLACE (${sent} * $nicBytesPerHour AS tx_bytes, ${received} * $nicBytesPerHour AS rx_bytes) FROM (${sql})`;
+}
+
+/** The values of the parameters `readAs` names: what one unit of a `cpuMinutes` value and of a NIC's value stand for. */
+export function readingValues(readings: FieldReadings = DEFAULT_UNITS): { cpuPerValue: number; nicBytesPerHour: number } {
+  return { cpuPerValue: cpuMinutesPerValue(readings), nicBytesPerHour: nicBytesPerHourValue(readings) };
+}
 
 /**
  * One query for a whole request: the entity's common table expressions that are needed,
@@ -6,7 +28,7 @@ import type { EntityQueries, SeriesDefinition } from "./seriesDefinition.js";
  * every requested series, unioned as rows `(series, hour_epoch, k1, k2, value)` where
  * `series` is -1 for the hours and the position in `definitions` for a series.
  */
-export function buildStatsSql(queries: EntityQueries, definitions: readonly SeriesDefinition[]): string {
+export function buildStatsSql(queries: EntityQueries, definitions: readonly SeriesDefinition[], readings: FieldReadings = DEFAULT_UNITS): string {
   const parts = [
     `SELECT -1 AS series, hour_epoch, NULL::VARCHAR AS k1, NULL::VARCHAR AS k2, NULL::DOUBLE AS value FROM (${queries.timeSql})`,
     ...definitions.map(
@@ -15,7 +37,7 @@ export function buildStatsSql(queries: EntityQueries, definitions: readonly Seri
   ];
   const body = parts.join("\nUNION ALL\n");
   const used = neededCtes(queries.ctes, body);
-  const ctes = used.map((name) => `${name} AS MATERIALIZED (${queries.ctes[name]})`);
+  const ctes = used.map((name) => `${name} AS MATERIALIZED (${readAs(name, queries.ctes[name]!, readings)})`);
   return `${ctes.length > 0 ? `WITH ${ctes.join(",\n")}\n` : ""}${body}`;
 }
 

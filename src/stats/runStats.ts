@@ -2,7 +2,7 @@ import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import { isoUtc, parseTime } from "../base/time.js";
 import { assembleSeries, type SeriesRow } from "./assembleSeries.js";
-import { buildStatsSql } from "./buildStatsSql.js";
+import { buildStatsSql, readingValues } from "./buildStatsSql.js";
 import type { EntityQueries } from "./seriesDefinition.js";
 import { selectSeries } from "./selectSeries.js";
 import type { StatsEntity, StatsPeriod, StatsResponse } from "./types.js";
@@ -32,13 +32,13 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
     if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
   }
   const accountId = await resolveAccount(connection, plan, fromEpoch, tillEpoch);
-  const params: Record<string, bigint> = { from: BigInt(fromEpoch), till: BigInt(tillEpoch) };
+  const params: Record<string, bigint | number> = { from: BigInt(fromEpoch), till: BigInt(tillEpoch), ...readingValues(period.readings) };
   if (plan.id !== undefined) params.id = BigInt(plan.id);
   const rows: SeriesRow[][] = definitions.map(() => []);
   const time: number[] = [];
   if (accountId !== undefined) {
     params.account = BigInt(accountId);
-    for (const r of await query(connection, buildStatsSql(plan.queries, definitions), params)) {
+    for (const r of await query(connection, buildStatsSql(plan.queries, definitions, period.readings), params)) {
       const hourEpoch = Number(r.hour_epoch);
       const series = Number(r.series);
       if (series < 0) time.push(hourEpoch);
@@ -97,8 +97,8 @@ export async function resolveAccount(
   return accounts[0];
 }
 
-async function query(connection: DuckDBConnection, sql: string, params: Record<string, bigint>): Promise<Record<string, DuckDBValue>[]> {
-  const used: Record<string, bigint> = {};
+async function query(connection: DuckDBConnection, sql: string, params: Record<string, bigint | number>): Promise<Record<string, DuckDBValue>[]> {
+  const used: Record<string, bigint | number> = {};
   for (const [name, value] of Object.entries(params)) if (sql.includes(`$${name}`)) used[name] = value;
   const reader = await connection.runAndReadAll(sql, used);
   return reader.getRowObjects();

@@ -1,3 +1,5 @@
+import type { Units } from "../billing/units.js";
+
 /**
  * The shapes of the statistics responses (docs/statistics.md; seed sections 2.1–2.4).
  */
@@ -30,6 +32,11 @@ export interface StatsPeriod {
   till: number | string;
   /** The series to return, one name or several (seed 4.1–4.3). Duplicates are ignored. */
   include: string | readonly string[];
+  /**
+   * How the files' `cpuMinutes` and NIC `tx`/`rx` are read: the `cpuReading`, `nicReading` and
+   * `nicBytesPerValue` of a units file (`loadUnits`), as billing reads them. Default: CPU-minutes and bytes.
+   */
+  readings?: Pick<Units, "cpuReading" | "nicReading" | "nicBytesPerValue">;
 }
 
 /** Parameters of `machineStats` (seed 4.1). */

@@ -22,6 +22,11 @@ export interface PlatformQuirks {
   endInclusive?: boolean;
   /** CU of a cloud space, account and environment is the sum of its VMs' CU. */
   cuSum?: boolean;
+  /**
+   * NIC `tx`/`rx` are packets per second (as the public collectors write them), each packet
+   * billed as this many bytes: NU = Σ (tx + rx) × 3600 × packetBytes / 1024⁴.
+   */
+  packetBytes?: number;
   /** This machine is left out of the account's answer (its cloud space's figures keep it). */
   missingMachine?: { cloudspaceId: number; machineId: number };
 }
@@ -100,7 +105,7 @@ export function platformCalculate(all: DecodedAccountHour[], start: number, end:
       spaces.set(cs.cloudSpaceId, space);
       const spaceHour = { memMb: 0, vcpus: 0, vmCu: 0 };
       for (const m of cs.machines) {
-        const nu = m.networks.filter((n) => n.type === "external").reduce((s, n) => s + n.tx + n.rx, 0) / TB;
+        const nu = m.networks.filter((n) => n.type === "external").reduce((s, n) => s + n.tx + n.rx, 0) * (quirks.packetBytes ? 3600 * quirks.packetBytes : 1) / TB;
         space.figures.NU += nu;
         account.NU += nu;
         environment.NU += nu;

@@ -108,6 +108,27 @@ describe("cloudunits reconcile", () => {
     expect(fixed.stdout).toContain("our CU rollup: sum");
   }, 120_000);
 
+  it("a platform that counts packets differs in NU by 3600 × the packet size; reconcile names the factor and the units file that makes NU agree", async () => {
+    const url = await serve({ packetBytes: 1500 });
+    const run = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD], JWT);
+    expect(run.code).toBe(5);
+    const lines = run.stdout.split("\n");
+    expect(lines).toContain("  NU: 5400000, every account alike: a constant or a reading");
+    for (const unit of ["CU", "SU", "TU"]) expect(lines).toContain(`  ${unit}: 1`);
+    const at = lines.indexOf("a units file (--units) with these keys makes NU agree:");
+    expect(lines.slice(at + 1, at + 3)).toEqual(["  nicReading: host-packets-per-second", "  nicBytesPerValue: 1500"]);
+    const json = JSON.parse((await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--format", "json"], JWT)).stdout);
+    expect(json.factors.map((f: { unit: string; constant: boolean }) => [f.unit, f.constant])).toEqual([["CU", false], ["SU", false], ["TU", false], ["NU", true]]);
+    expect(json.factors[3].factor).toBeCloseTo(5_400_000, 3);
+    expect(json.suggestedUnits).toEqual({ changes: { nicReading: "host-packets-per-second", nicBytesPerValue: 1500 }, units: ["NU"] });
+    // the units file it suggests makes every figure agree
+    const units = join(dir, "packets.yaml");
+    await writeFile(units, "nicReading: host-packets-per-second\nnicBytesPerValue: 1500\n");
+    const fixed = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--units", units], JWT);
+    expect(fixed.stdout).toMatch(/our bill and the platform's agree/);
+    expect(fixed.code).toBe(0);
+  }, 120_000);
+
   it("a machine the platform leaves out is listed as ours only, its figures and no others (exit 5)", async () => {
     const space = records[0]!.account.cloudspaces[0]!;
     const machine = space.machines.find((m) => m.type === "vm")!;

@@ -3,6 +3,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Argv, CommandModule } from "yargs";
 import { accountHoursIn, missingHoursOf, missingHoursWarnings } from "../../billing/dataQuality.js";
 import { UsageError } from "../../base/errors.js";
+import { loadUnits } from "../../billing/units.js";
 import { statsToCsv } from "../../export/statsCsv.js";
 import { statsToHtml } from "../../export/statsHtml.js";
 import { accountStats } from "../../stats/accountStats.js";
@@ -37,6 +38,7 @@ const options = {
   include: { type: "string", array: true, nargs: 1, demandOption: true, describe: `a series to return (repeat, or separate with commas): ${seriesList()}` },
   format: { choices: FORMATS, default: "json", describe: "json: the API shape; csv: long format; html: a page of charts" },
   out: { type: "string", describe: "write to FILE instead of stdout" },
+  units: { type: "string", requiresArg: true, describe: "a units file (JSON or YAML): its cpuReading, nicReading and nicBytesPerValue say how cpu and network are read" },
 } as const;
 
 interface StatsArgs extends InputArgs {
@@ -48,6 +50,7 @@ interface StatsArgs extends InputArgs {
   include: string[];
   format: (typeof FORMATS)[number];
   out?: string;
+  units?: string;
 }
 
 /** `cloudunits stats machine|cloudspace|account`: the series of docs/statistics.md as JSON, CSV or an HTML page. */
@@ -63,7 +66,7 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
     selectSeries(argv.entity, SERIES_CATALOG[argv.entity], include);
     const id = wholeNumber(argv.id, "--id");
     const accountId = argv.accountId === undefined ? undefined : wholeNumber(argv.accountId, "--account-id");
-    const request = { from: fromEpoch, till: tillEpoch, include };
+    const request = { from: fromEpoch, till: tillEpoch, include, readings: argv.units === undefined ? undefined : await loadUnits(argv.units) };
     const response = await withWarehouse(
       argv,
       async ({ connection }): Promise<StatsResponse> => {
