@@ -76,3 +76,19 @@ export async function agedWarehouse(inputs: string[], db: string): Promise<void>
   }
 }
 
+/** A warehouse file's data tables, each row as JSON, sorted: what every report reads (two runs that hold the same hours give the same). */
+export async function dataTables(db: string): Promise<Record<string, string[]>> {
+  const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
+  const connection = await instance.connect();
+  try {
+    const out: Record<string, string[]> = {};
+    for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) {
+      out[table] = (await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY ALL`)).getRowObjectsJS()
+        .map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
+    }
+    return out;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}

@@ -6,6 +6,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, type DecodedAccountHour } from "../../src/index.js";
 import { CLI, runCli } from "../helpers/runCli.js";
+import { dataTables } from "../helpers/warehouse.js";
 import { fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
 
@@ -54,22 +55,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The data tables, sorted: what every report reads. */
-async function tables(db: string): Promise<Record<string, string[]>> {
-  const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
-  const connection = await instance.connect();
-  try {
-    const out: Record<string, string[]> = {};
-    for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) {
-      out[table] = (await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY ALL`)).getRowObjectsJS()
-        .map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
-    }
-    return out;
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
 
 async function query(db: string, sql: string): Promise<unknown[][]> {
   const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
@@ -123,7 +108,7 @@ describe("sync from cron converges on the platform's archive", () => {
     await writeFile(archive, await zipOf(final));
     const clean = join(dir, "clean.duckdb");
     expect((await runCli(["ingest", archive, "--db", clean])).code).toBe(0);
-    expect(await tables(db)).toEqual(await tables(clean));
+    expect(await dataTables(db)).toEqual(await dataTables(clean));
     for (const accountId of ["1", "2"]) {
       const bill = (file: string) => runCli(["billing", "--db", file, "--start", "2026-10-01", "--end", "2026-10-03", "--account-id", accountId]);
       const [fromSync, fromClean] = await Promise.all([bill(db), bill(clean)]);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateHours, type DecodedAccountHour } from "../../src/index.js";
 import { isoUtc } from "../../src/base/time.js";
 import { CLI, runCli } from "../helpers/runCli.js";
+import { dataTables } from "../helpers/warehouse.js";
 import { withRefusingFolder } from "../helpers/refusingDisk.js";
 import { fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
@@ -35,22 +36,6 @@ async function platform(records: DecodedAccountHour[], published: () => DecodedA
   return server;
 }
 
-/** The data tables, sorted: what every report reads. */
-async function tables(db: string): Promise<Record<string, string[]>> {
-  const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
-  const connection = await instance.connect();
-  try {
-    const out: Record<string, string[]> = {};
-    for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) {
-      out[table] = (await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY ALL`)).getRowObjectsJS()
-        .map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
-    }
-    return out;
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
 
 /** A clean ingest of `records` (the platform's archive) into a new warehouse. */
 async function cleanIngest(records: DecodedAccountHour[], name: string): Promise<string> {
@@ -110,7 +95,7 @@ describe("a stall longer than the look-back", () => {
     }
     const upTo = now; // the hour before it ended, and was written an hour after
     const clean = await cleanIngest(records.filter((r) => r.hourEpoch < upTo), "stall-clean");
-    expect(await tables(db)).toEqual(await tables(clean));
+    expect(await dataTables(db)).toEqual(await dataTables(clean));
     for (const accountId of [1, 2]) expect(await figures(db, accountId, START, upTo)).toEqual(await figures(clean, accountId, START, upTo));
     // nothing missing: status exits 0 (--max-missing 0), complete up to the run's end
     const after = await runCli(["status", "--db", db, "--format", "json"]);
@@ -182,7 +167,7 @@ describe("a rewrite beyond the settle window", () => {
     expect(verify.stderr).toBe(`cloudunits: account 2: 1 hour rewritten by the platform, the held one replaced: ${isoUtc(REWRITTEN)}\n`);
     // the warehouse is the platform's archive as it is now
     const clean = await cleanIngest(published().filter((r) => r.hourEpoch < now), "rewrite-clean");
-    expect(await tables(db)).toEqual(await tables(clean));
+    expect(await dataTables(db)).toEqual(await dataTables(clean));
     // the manifest keeps both files of the hour: the one replaced (superseded) and the platform's (loaded), with their SHA-256
     const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
     const connection = await instance.connect();
