@@ -1,115 +1,114 @@
-// Warehouse loading, measured in one run on generated data (a week of 10 accounts × 200
-// machines, about 100 MB of Cap'n Proto):
-// 1. `ingest` into a .duckdb file: MB/s of input, end to end (read, hash, decode on workers,
-//    append, commit);
-//    (billing as a user runs it, against the capnp-es peer, is billing.bench.mjs);
-// 2. peak RSS of ingest for four input sizes (3, 7, 14 and 28 days) and of an in-memory load
-//    for two (3 and 7 days), each in its own process.
-// Figures are per wall-clock second and per CPU second of the process (all its threads),
-// so a busy machine shows in the wall-clock figures only. Each timed part runs in a fresh
-// process, as a command would (not in this one, whose heap holds the generated data), three
-// times in turn, and the median is shown.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+// Warehouse loading against DuckDB's own bulk copy of the same rows, in one run: for
+// CLOUDUNITS_BENCH_INGEST_WEEKS (default "1,4") weeks of 10 accounts × 200 machines (the
+// shared data sets of benchData.mjs), whole processes, alternating, medians of
+// CLOUDUNITS_BENCH_ROUNDS (3):
+// - `cloudunits ingest DIR --db FILE` into a new file (read, hash, decode on workers, stage,
+//   insert, commit each batch with its manifest rows, checkpoint);
+// - the baseline, duckdbCopy.mjs: a new file made as ingest makes it (same schema, keys),
+//   then DuckDB inserting every table's rows from Parquet files in one transaction and
+//   checkpointing: with ingest's memory cap (96 MiB, "copy capped") and with DuckDB's default
+//   ("copy": the faster, the ratio the target is read against). The Parquet files are the tables of a warehouse ingested
+//   once before, exported as they are, so both processes write the very same rows (the bench
+//   checks every table's row count and contents' hash).
+// Printed: wall and CPU seconds of each, their ratios, MB/s of input, peak RSS, and the load
+// average before and after (the machine is shared: read the ratios).
+import { mkdirSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { alternate, CLI, fmt, here, mb, med, mib, ROUNDS, run, treeSize, weeks, work } from "./benchData.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const dist = pathToFileURL(join(root, "dist/internal.js")).href;
-const START = 1790812800; // 2026-10-01T00:00Z
+const WEEKS = (process.env.CLOUDUNITS_BENCH_INGEST_WEEKS ?? "1,4").split(",").map(Number).sort((a, b) => a - b);
+const { DuckDBInstance } = createRequire(import.meta.url)("@duckdb/node-api");
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
 
-function treeBytes(dir) {
-  let bytes = 0;
-  let files = 0;
-  const walk = (d) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, entry.name);
-      if (entry.isDirectory()) walk(p);
-      else {
-        bytes += statSync(p).size;
-        files++;
+/** Tables with rows in `db` (but warehouse_meta, written by every opening): name → row count. */
+async function tablesOf(connection) {
+  const reader = await connection.runAndReadAll(
+    "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_name <> 'warehouse_meta' ORDER BY 1");
+  const counts = {};
+  for (const [name] of reader.getRows()) {
+    const n = Number((await connection.runAndReadAll(`SELECT count(*) FROM ${name}`)).getRows()[0][0]);
+    if (n > 0) counts[name] = n;
+  }
+  return counts;
+}
+
+/** Each table's row count and an order-free hash of its rows (`loaded_at` and `started_at` left out: the clock's). */
+async function contents(db, tables) {
+  const instance = await DuckDBInstance.create(db, { access_mode: "READ_ONLY" });
+  const connection = await instance.connect();
+  try {
+    const out = {};
+    for (const table of tables) {
+      const columns = (await connection.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_name = '${table}' ORDER BY ordinal_position`))
+        .getRows().map(([c]) => c).filter((c) => c !== "loaded_at" && c !== "started_at");
+      const [n, h] = (await connection.runAndReadAll(`SELECT count(*), bit_xor(hash(${columns.join(", ")})) FROM ${table}`)).getRows()[0];
+      out[table] = `${n}/${h}`;
+    }
+    return out;
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+try {
+  console.log(`load average at the start: ${load()}`);
+  const peaks = [];
+  for (const n of WEEKS) {
+    const dir = await weeks(n);
+    const { bytes, files } = treeSize(dir);
+    // The rows to copy: a warehouse ingested once, its tables exported to Parquet as they are.
+    const source = join(work, `source-${n}.duckdb`);
+    run([CLI, "ingest", dir, "--db", source], { peak: false });
+    const parquet = join(work, `parquet-${n}`);
+    const instance = await DuckDBInstance.create(source);
+    const connection = await instance.connect();
+    const counts = await tablesOf(connection);
+    mkdirSync(parquet, { recursive: true });
+    for (const table of Object.keys(counts)) {
+      await connection.run(`COPY (SELECT * FROM ${table}) TO '${join(parquet, `${table}.parquet`)}' (FORMAT parquet)`);
+    }
+    connection.closeSync();
+    instance.closeSync();
+    const tables = Object.keys(counts);
+    const rows = Object.values(counts).reduce((a, b) => a + b, 0);
+
+    const ingestDb = join(work, `ingest-${n}.duckdb`);
+    const copyDb = join(work, `copy-${n}.duckdb`);
+    const fresh = (db) => rmSync(db, { force: true }) ?? rmSync(`${db}.wal`, { force: true });
+    const before = load();
+    const r = { ingest: [], copy: [], capped: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      fresh(ingestDb);
+      r.ingest.push(run([CLI, "ingest", dir, "--db", ingestDb]));
+      for (const memory of ["uncapped", "capped"]) {
+        fresh(copyDb);
+        r[memory === "capped" ? "capped" : "copy"].push(run([join(here, "duckdbCopy.mjs"), memory, copyDb, parquet, ...tables]));
       }
     }
-  };
-  walk(dir);
-  return { bytes, files };
-}
-
-// --- measurements in child processes ------------------------------------------------------------
-/** Runs `body` (an async function body that returns a JSON-able result) in a fresh process; returns its result, wall and CPU seconds, peak RSS. */
-function inChild(dir, name, body) {
-  const file = join(dir, `${name}.mjs`);
-  writeFileSync(file, `
-    const api = await import(${JSON.stringify(dist)});
-    const { BILLING_COLUMNS, BILLING_TABLES } = await import(${JSON.stringify(pathToFileURL(join(root, "dist/billing/warehouseFacts.js")).href)});
-    const cpu = process.cpuUsage();
-    const wall = performance.now();
-    const result = await (async () => { ${body} })();
-    const used = process.cpuUsage(cpu);
-    process.stdout.write(JSON.stringify({ result, wallSeconds: (performance.now() - wall) / 1000, cpuSeconds: (used.user + used.system) / 1e6,
-      peakRssMb: process.resourceUsage().maxRSS * 1024 / 1e6 }));`);
-  const r = spawnSync(process.execPath, [file], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`bench child ${name} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-/** Runs each of `runs` (name → body) `times` times, in turn; returns name → the run with the median wall-clock time. */
-function medians(dir, runs, times = 3) {
-  const all = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
-  for (let i = 0; i < times; i++) for (const [name, body] of Object.entries(runs)) all[name].push(inChild(dir, name, body));
-  return Object.fromEntries(Object.entries(all).map(([name, list]) => [name, list.sort((x, y) => x.wallSeconds - y.wallSeconds)[Math.floor(list.length / 2)]]));
-}
-
-const mb = (bytes) => bytes / 1e6;
-const { writeDataset } = await import(dist);
-const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-ingest-"));
-try {
-  const week = join(dir, "week");
-  const days3 = join(dir, "days3");
-  const days14 = join(dir, "days14");
-  const days28 = join(dir, "days28");
-  const shape = { accounts: 10, spaces: 4, machines: 50, start: START, seed: 7 };
-  await writeDataset({ out: week, hours: 168, ...shape });
-  await writeDataset({ out: days3, hours: 72, ...shape });
-  const weekSize = treeBytes(week);
-  const days3Size = treeBytes(days3);
-  console.log(`data set: a week of 10 accounts × 200 machines, ${weekSize.files} files, ${mb(weekSize.bytes).toFixed(1)} MB`);
-
-  // 1. ingest
-  const runs = medians(dir, {
-    ingest: `const { rmSync } = await import("node:fs"); const db = ${JSON.stringify(join(dir, "week.duckdb"))};
-      rmSync(db, { force: true }); await api.ingest([${JSON.stringify(week)}], { db });`,
-  });
-  const ing = runs.ingest;
-  console.log(
-    `ingest       ${(mb(weekSize.bytes) / ing.wallSeconds).toFixed(1).padStart(6)} MB/s wall clock, ` +
-      `${(mb(weekSize.bytes) / ing.cpuSeconds).toFixed(1)} MB per CPU second (${ing.wallSeconds.toFixed(2)} s, ${ing.cpuSeconds.toFixed(2)} CPU s; target ≥ 50 MB/s)`,
-  );
-
-  // 2. peak RSS vs input size (the 14- and 28-day sets are written only now, so they weigh on nothing above)
-  await writeDataset({ out: days14, hours: 336, ...shape });
-  await writeDataset({ out: days28, hours: 672, ...shape });
-  const days14Size = treeBytes(days14);
-  const days28Size = treeBytes(days28);
-  const rss = [
-    ["ingest", days3, days3Size], ["ingest", week, weekSize], ["ingest", days14, days14Size], ["ingest", days28, days28Size],
-    ["in-memory load", days3, days3Size], ["in-memory load", week, weekSize],
-  ].map(([kind, input, size], i) => {
-    const body = kind === "ingest"
-      ? `await api.ingest([${JSON.stringify(input)}], { db: ${JSON.stringify(join(dir, `rss${i}.duckdb`))} });`
-      : `(await api.openWarehouse([${JSON.stringify(input)}], { tables: BILLING_TABLES, columns: BILLING_COLUMNS })).close();`;
-    return { kind, size, peak: inChild(dir, `rss${i}`, body).peakRssMb };
-  });
-  for (const r of rss) console.log(`peak RSS     ${r.kind.padEnd(15)} ${mb(r.size.bytes).toFixed(0).padStart(4)} MB input: ${r.peak.toFixed(0)} MB`);
-  const growth = (kind) => {
-    const runs = rss.filter((r) => r.kind === kind);
-    return `${kind}: ` + runs.slice(1).map((big, i) => {
-      const small = runs[i];
-      return `input ×${(big.size.bytes / small.size.bytes).toFixed(1)} → peak RSS ×${(big.peak / small.peak).toFixed(2)}`;
-    }).join(", then ");
-  };
-  console.log(`             ${growth("ingest")}; ${growth("in-memory load")} (the in-memory tables themselves grow with the data)`);
+    const after = load();
+    const [a, b] = [await contents(ingestDb, tables), await contents(copyDb, tables)];
+    for (const t of tables) if (a[t] !== b[t]) throw new Error(`ingest and the copy differ in ${t}: ${a[t]} vs ${b[t]}`);
+    const wall = med(r.ingest);
+    const cpu = med(r.ingest, "cpuSeconds");
+    console.log(`${String(n).padStart(2)} week${n > 1 ? "s" : " "} ${fmt(mb(bytes), 0).padStart(5)} MB, ${files} files, ${(rows / 1e6).toFixed(2)} M rows in ${tables.length} tables (the same in each)  load ${before} → ${after}`);
+    console.log(`   ingest     ${fmt(wall).padStart(7)} s  ${fmt(cpu).padStart(7)} CPU s  peak ${fmt(mib(med(r.ingest, "peakRssBytes")), 0)} MiB;  ` +
+      `${fmt(mb(bytes) / wall, 1)} MB/s, ${fmt(mb(bytes) / cpu, 1)} MB per CPU s  [target ≥ 60 MB/s on 2 idle cores]`);
+    const walls = (list) => list.map((x) => fmt(x.wallSeconds, 1)).join(" ");
+    for (const [label, list] of [["copy", r.copy], ["copy capped", r.capped]]) {
+      console.log(`   ${label.padEnd(11)}${fmt(med(list)).padStart(7)} s  ${fmt(med(list, "cpuSeconds")).padStart(7)} CPU s  peak ${fmt(mib(med(list, "peakRssBytes")), 0)} MiB;` +
+        `  ingest / ${label}: **${fmt(wall / med(list))}× wall**, ${fmt(cpu / med(list, "cpuSeconds"))}× CPU${label === "copy" ? "  [target ≤ 1.5×]" : ""}`);
+    }
+    console.log(`   each run's wall s: ingest ${walls(r.ingest)}, copy ${walls(r.copy)}, copy capped ${walls(r.capped)}`);
+    peaks.push({ n, peak: med(r.ingest, "peakRssBytes") });
+    for (const db of [source, ingestDb, copyDb]) fresh(db);
+    rmSync(parquet, { recursive: true, force: true });
+  }
+  if (peaks.length > 1) {
+    console.log(`peak RSS of ingest: ` + peaks.slice(1).map((p) => `${p.n} weeks ×${fmt(p.peak / peaks[0].peak)} ${peaks[0].n} week's`).join(", "));
+  }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
 }
