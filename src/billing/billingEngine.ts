@@ -5,6 +5,7 @@ import { catalogUnits, unitDef, type VmHour } from "./unitCatalog.js";
 import { UNIT_NAMES, type CuRollup, type UnitName } from "./unitNames.js";
 import { nicBytesPerHourValue, type Units } from "./units.js";
 import { emptyVmFacts, vmFactsAt, type VmFacts } from "../load/vmFacts.js";
+import { HourRows } from "./hourRows.js";
 
 /** The rank of each level in a report's order (environment first, machines last). */
 export const LEVEL_RANK = { environment: 0, account: 1, cloudspace: 2, machine: 3 } as const;
@@ -41,6 +42,11 @@ export interface EngineLine {
   /** Hourly samples of the entity summed in the line (1 for an hourly line). */
   sampleHours: number;
   figures: Figures;
+}
+
+/** Where an engine gives each hour's lines as rows of numbers (see {@link HourRows}) instead of line objects. */
+export interface HourRowsSink {
+  rows: (rows: HourRows) => void;
 }
 
 /** What the engine saw besides the figures: what data quality reports. */
@@ -188,6 +194,8 @@ export class BillingEngine {
   private csMachines: number[] = [];
   private machineFigures: Float64Array;
   private machineCs: Int32Array = new Int32Array(256);
+  /** Each VM's record in the account-hour's facts. */
+  private machineRow: Int32Array = new Int32Array(256);
   private machineEntity: Entity[] = [];
   private readonly csFigures: Float64Array[] = [];
   private readonly accountCounts: Counts = { vcpus: 0, gatewayPiu: 0 };
@@ -210,16 +218,24 @@ export class BillingEngine {
   /** The levels below the environment summed and given hourly lines (see {@link keepLevels}). */
   private keepCloudspaces = true;
   private keepMachines = true;
-  /** Hourly lines of the current hour, when asked for. */
+  /** The levels below the environment summed over the period (see {@link keepLevels}); the others give hourly lines only. */
+  private sumAccounts = true;
+  private sumCloudspaces = true;
+  private sumMachines = true;
+  /** Hourly lines of the current hour, when asked for: as objects, or as rows (`hourRows`). */
   private hourLines: EngineLine[] = [];
+  private readonly onHourLines: ((lines: EngineLine[]) => void) | undefined;
+  private readonly hourRows: HourRows | undefined;
+  private readonly onHourRows: ((rows: HourRows) => void) | undefined;
   private currentHour: number | null = null;
 
   /**
    * `onHour`: called with the lines of each hour (in report order, the environment's first)
    * once the next hour's first account-hour arrives, and at `finish`; account-hours must then
-   * come in hour order.
-   */
-  /**
+   * come in hour order. Given as `{ rows }`, each hour's lines come as rows of numbers
+   * (`HourRows`, in the order it says), the same figures without an object per line.
+   *
+   * 
    * `environmentOnly`: keep the environment's sums only (its figures are the same): no account,
    * cloud space or machine is summed over the period, nor allocated CU (what a bill of the
    * environment's total needs, for less work per machine).
@@ -229,10 +245,15 @@ export class BillingEngine {
   constructor(
     private readonly units: Units,
     private readonly cuRollup: CuRollup,
-    private readonly onHour?: (lines: EngineLine[]) => void,
+    private readonly onHour?: ((lines: EngineLine[]) => void) | HourRowsSink,
     private readonly environmentOnly = false,
     splitAt: readonly number[] = [],
   ) {
+    if (typeof onHour === "function") this.onHourLines = onHour;
+    else if (onHour !== undefined) {
+      this.onHourRows = onHour.rows;
+      this.hourRows = new HourRows(this.figureNames);
+    }
     this.splitAt = [...splitAt].sort((a, b) => a - b);
     this.unitNames.forEach((unit, k) => {
       const rule = unitDef(unit).rule;
@@ -254,11 +275,16 @@ export class BillingEngine {
    * are neither summed over the period nor given hourly lines (less work per machine-hour);
    * the figures of the levels kept, the accounts' and the environment's are unchanged. By
    * default every level is kept. An hourly engine may change them between hours: the period
-   * lines of a level are then of the hours it was kept in.
+   * lines of a level are then of the hours it was kept in. `summed`: of the levels, those also
+   * summed over the period (default: the accounts and the levels kept); the others give their
+   * hourly lines only, for less work per machine-hour when the period's lines of a level are not read.
    */
-  keepLevels(levels: readonly EngineLevel[]): void {
+  keepLevels(levels: readonly EngineLevel[], summed?: readonly EngineLevel[]): void {
     this.keepCloudspaces = levels.includes("cloudspace");
     this.keepMachines = levels.includes("machine");
+    this.sumAccounts = summed === undefined || summed.includes("account");
+    this.sumCloudspaces = this.keepCloudspaces && (summed === undefined || summed.includes("cloudspace"));
+    this.sumMachines = this.keepMachines && (summed === undefined || summed.includes("machine"));
   }
 
   private cuOf(memMb: number, vcpus: number): number {
@@ -513,10 +539,11 @@ export class BillingEngine {
       if (this.currentHour !== null && hourEpoch < this.currentHour) throw new Error(`account-hours out of hour order: ${hourEpoch} after ${this.currentHour}`);
       this.flushHour();
       this.currentHour = hourEpoch;
+      this.hourRows?.begin(hourEpoch);
     }
     if (!this.weighted) this.see(facts);
     const entities = !this.environmentOnly;
-    const machines = entities && this.keepMachines;
+    const machines = entities && this.sumMachines;
     const part = this.partOf(hourEpoch);
     const accounts = this.accountsOf(part);
     let account = accounts.get(accountId);
@@ -551,6 +578,7 @@ export class BillingEngine {
     if (this.machineFigures.length < F * facts.machines) {
       this.machineFigures = new Float64Array(F * facts.machines * 2);
       this.machineCs = new Int32Array(facts.machines * 2);
+      this.machineRow = new Int32Array(facts.machines * 2);
     }
     const mf = this.machineFigures;
     const summed = this.summed;
@@ -575,6 +603,7 @@ export class BillingEngine {
       }
       const c = lastLocal;
       this.machineCs[vms] = c;
+      this.machineRow[vms] = i;
       if (machines) {
         const cloudspace = lastCloudspace!;
         let machine = cloudspace.machines.get(facts.machineId[i]!);
@@ -646,8 +675,8 @@ export class BillingEngine {
     const cloudspaces = facts.cloudspaceIds.length;
     const keepCloudspaces = this.keepCloudspaces;
     const keepMachines = this.keepMachines;
-    this.addLevelSample(account.entity, accountFigures, levels, accountAt);
-    if (this.onHour !== undefined) this.hourLines.push(this.hourLine(1, accountId, null, null, hourEpoch, accountFigures, 0));
+    if (this.sumAccounts) this.addLevelSample(account.entity, accountFigures, levels, accountAt);
+    if (this.onHour !== undefined) this.hourLine(1, accountId, null, null, hourEpoch, accountFigures, 0);
     if (!keepCloudspaces && !keepMachines) return;
     // showback: the account's CU to its cloud spaces, theirs to their machines
     const cuOfCloudspaces = levels.value(cloudspaceCu);
@@ -660,11 +689,13 @@ export class BillingEngine {
     if (keepCloudspaces) {
       for (let c = 0; c < cloudspaces; c++) {
         const cloudspaceId = facts.cloudspaceIds[c]!;
-        let cloudspace = account.cloudspaces.get(cloudspaceId);
-        if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
-        cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
-        this.addLevelSample(cloudspace.entity, this.csFigures[c]!, levels, this.L * c);
-        if (this.onHour !== undefined) this.hourLines.push(this.hourLine(2, accountId, cloudspaceId, null, hourEpoch, this.csFigures[c]!, 0));
+        if (this.sumCloudspaces) {
+          let cloudspace = account.cloudspaces.get(cloudspaceId);
+          if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+          cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
+          this.addLevelSample(cloudspace.entity, this.csFigures[c]!, levels, this.L * c);
+        }
+        if (this.onHour !== undefined) this.hourLine(2, accountId, cloudspaceId, null, hourEpoch, this.csFigures[c]!, 0);
       }
     }
     if (!keepMachines) return;
@@ -677,16 +708,19 @@ export class BillingEngine {
       mf[F * v + CU_ALLOCATED] = allocated * (cu > 0 ? mf[F * v + CU]! / cu : 1.0 / this.csMachines[c]!);
     }
 
+    const sumMachines = this.sumMachines;
     for (let v = 0; v < vms; v++) {
-      const e = this.machineEntity[v]!;
-      this.addSample(e, mf, F * v);
-      if (this.onHour !== undefined) this.hourLines.push(this.hourLine(3, accountId, e.cloudspaceId, e.machineId, hourEpoch, mf, F * v));
+      if (sumMachines) this.addSample(this.machineEntity[v]!, mf, F * v);
+      const i = this.machineRow[v]!;
+      if (this.onHour !== undefined) this.hourLine(3, accountId, facts.cloudspaceId[i]!, facts.machineId[i]!, hourEpoch, mf, F * v);
     }
   }
 
-  /** An hourly line of a level (`rank`) from its figures at `f[at .. at + F)`. */
-  private hourLine(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, hourEpoch: number, f: Float64Array, at: number): EngineLine {
-    return { level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: this.figuresOf(f, at, rank === 3) };
+  /** Adds the hourly line of a level (`rank`) from its figures at `f[at .. at + F)`: a row, or an object. */
+  private hourLine(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, hourEpoch: number, f: Float64Array, at: number): void {
+    const rows = this.hourRows;
+    if (rows !== undefined) rows.push(rank, accountId, cloudspaceId ?? Number.NaN, machineId ?? Number.NaN, f, at);
+    else this.hourLines.push({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: this.figuresOf(f, at, rank === 3) });
   }
 
   /** Notes what data quality reports of an account-hour. */
@@ -714,14 +748,23 @@ export class BillingEngine {
   /** Emits the current hour's lines (the environment's first). */
   private flushHour(): void {
     if (this.currentHour === null || this.onHour === undefined) return;
-    const lines = this.hourLines;
     const f = this.environmentFigures(this.environmentHours.get(this.currentHour)!);
+    const rows = this.hourRows;
+    if (rows !== undefined) {
+      let allocated = Exact.ZERO;
+      for (let r = 1; r < rows.count; r++) if (rows.rank[r] === LEVEL_RANK.account) allocated = allocated.add(Exact.fromNumber(rows.figures[this.F * r + CU_ALLOCATED]!));
+      f[CU_ALLOCATED] = allocated.toNumber();
+      rows.setRow(0, LEVEL_RANK.environment, Number.NaN, Number.NaN, Number.NaN, f, 0);
+      this.onHourRows!(rows);
+      return;
+    }
+    const lines = this.hourLines;
     // allocated the Σ of its accounts' CU that hour, as its period line is (showback's allocateToEnvironment)
     f[CU_ALLOCATED] = lines.reduce((sum, l) => (l.level === "account" ? sum.add(Exact.fromNumber(l.figures.cuAllocated)) : sum), Exact.ZERO).toNumber();
     lines.push({ level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1, figures: this.figuresOf(f, 0, false) });
     lines.sort(compareLines);
     this.hourLines = [];
-    this.onHour(lines);
+    this.onHourLines!(lines);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { BillingEngine, type EngineLine } from "../billing/billingEngine.js";
+import { BillingEngine } from "../billing/billingEngine.js";
+import type { HourRows } from "../billing/hourRows.js";
 import { cutsWithin } from "../billing/cuts.js";
 import { linesOf, partsOf } from "../billing/engineLines.js";
 import type { BillingLine, PeriodPart } from "../billing/lines.js";
@@ -25,8 +26,8 @@ export interface UsagePassRequest {
    * given): the engine leaves the others out (less work per machine). Default every level.
    */
   levelsAt?: (hourEpoch: number) => readonly Level[];
-  /** The lines of each hour, hours ascending, each hour's in report order (the environment's first). */
-  onHour: (lines: readonly EngineLine[]) => void;
+  /** The lines of each hour as rows of numbers, hours ascending (see `HourRows` for their order). */
+  onHour: (rows: HourRows) => void;
 }
 
 /** The account lines of `request.billed`'s period, and of its parts when it is cut. */
@@ -46,8 +47,8 @@ export async function usagePass(connection: DuckDBConnection, request: UsagePass
   const { start, end, billed } = request;
   const period = { start: billed?.start ?? start, end };
   const splitAt = cutsWithin(billed?.splitAt, period);
-  const earlier = new BillingEngine(units, cuRollup, request.onHour);
-  const later = billed === undefined ? undefined : new BillingEngine(units, cuRollup, request.onHour, false, splitAt);
+  const earlier = new BillingEngine(units, cuRollup, { rows: request.onHour });
+  const later = billed === undefined ? undefined : new BillingEngine(units, cuRollup, { rows: request.onHour }, false, splitAt);
   let earlierOpen = true;
   const params = {
     start, end, ...(request.accountId === undefined ? {} : { accountId: request.accountId }), ...(request.accountIds === undefined ? {} : { accountIds: request.accountIds }),
@@ -60,8 +61,9 @@ export async function usagePass(connection: DuckDBConnection, request: UsagePass
       const levels = request.levelsAt(hour);
       if (levels !== kept) {
         kept = levels;
-        earlier.keepLevels(levels);
-        later?.keepLevels(levels);
+        // the period's lines read are the billed period's accounts': no other level is summed
+        earlier.keepLevels(levels, []);
+        later?.keepLevels(levels, ["account"]);
       }
     }
     if (later === undefined || facts.hourEpoch < period.start) {

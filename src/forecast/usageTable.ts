@@ -1,4 +1,5 @@
-import type { EngineLine } from "../billing/billingEngine.js";
+import { LEVEL_RANK } from "../billing/billingEngine.js";
+import type { HourRows } from "../billing/hourRows.js";
 import type { Level } from "../billing/levels.js";
 import { nameOf, type Names } from "../billing/names.js";
 import { priceAt, priceChanges, type PriceList } from "../billing/prices.js";
@@ -75,45 +76,88 @@ export class HourCosts {
     return list;
   }
 
-  /** The cost of a line that is not the environment's. */
-  of(line: EngineLine, hourEpoch: number): number {
-    const list = this.pricesOf(line.accountId!, hourEpoch);
-    const f = line.figures;
+  /** The cost of row `r` of an hour's rows (not the environment's), its figures read where `at` says. */
+  of(rows: HourRows, r: number, at: FigurePositions): number {
+    const list = this.pricesOf(rows.accountId[r]!, rows.hourEpoch);
+    const f = rows.figures;
+    const row = rows.width * r;
+    const machine = rows.rank[r] === LEVEL_RANK.machine;
     let cost = 0;
     for (let k = 0; k < UNIT_NAMES.length; k++) {
       const { per, price } = list[k]!;
       if (Number.isNaN(price)) continue;
       const unit = UNIT_NAMES[k]!;
-      const unitHours = unit === "CU" ? f.cuAllocated : unit === "NU" && line.level === "machine" ? f.ownNicNu : f[unit] ?? 0;
+      const figure = unit === "CU" ? at.cuAllocated : unit === "NU" && machine ? at.ownNicNu : at.units[k]!;
+      const unitHours = figure < 0 ? 0 : f[row + figure]!;
       cost += (per === 1 ? unitHours : unitHours / per) * price;
     }
     return cost;
   }
 }
 
-/** The figures of each line of an hour, `M` per line in `METRICS` order (`out`, grown as needed, is returned). */
-export function hourFigures(lines: readonly EngineLine[], costs: HourCosts | undefined, out: Float64Array): Float64Array {
-  if (out.length < M * lines.length) out = new Float64Array(M * lines.length * 2);
+/** Where the figures read are in a row of `HourRows` (-1: not there, read as 0). */
+interface FigurePositions {
+  names: readonly string[];
+  CU: number;
+  SU: number;
+  TU: number;
+  NU: number;
+  cuAllocated: number;
+  ownNicNu: number;
+  /** Of each of `UNIT_NAMES`. */
+  units: number[];
+}
+
+let positions: FigurePositions | undefined;
+function positionsIn(rows: HourRows): FigurePositions {
+  if (positions?.names === rows.names) return positions;
+  const at = (name: string) => rows.figureAt(name);
+  return (positions = {
+    names: rows.names, CU: at("CU"), SU: at("SU"), TU: at("TU"), NU: at("NU"), cuAllocated: at("cuAllocated"), ownNicNu: at("ownNicNu"), units: UNIT_NAMES.map(at),
+  });
+}
+
+/**
+ * The figures of each row of an hour, `M` per row in `METRICS` order (`out`, grown as needed,
+ * is returned); the environment's cost is the sum of its accounts', in the rows' order.
+ */
+export function hourFigures(rows: HourRows, costs: HourCosts | undefined, out: Float64Array): Float64Array {
+  if (out.length < M * rows.count) out = new Float64Array(M * rows.count * 2);
+  const at = positionsIn(rows);
+  const f = rows.figures;
+  const width = rows.width;
+  const figure = (row: number, k: number) => (k < 0 ? 0 : f[row + k]!);
   let environment = -1;
   let environmentCost = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const f = line.figures;
-    const at = M * i;
-    out[at + CU] = f.CU ?? 0;
-    out[at + SU] = f.SU ?? 0;
-    out[at + TU] = f.TU ?? 0;
-    out[at + NU] = line.level === "machine" ? f.ownNicNu : f.NU ?? 0;
-    if (line.level === "environment") {
-      environment = at;
+  for (let r = 0; r < rows.count; r++) {
+    const rank = rows.rank[r]!;
+    const row = width * r;
+    const to = M * r;
+    out[to + CU] = figure(row, at.CU);
+    out[to + SU] = figure(row, at.SU);
+    out[to + TU] = figure(row, at.TU);
+    out[to + NU] = figure(row, rank === LEVEL_RANK.machine ? at.ownNicNu : at.NU);
+    if (rank === LEVEL_RANK.environment) {
+      environment = to;
       continue;
     }
-    const cost = costs === undefined ? Number.NaN : costs.of(line, line.hourEpoch!);
-    out[at + COST] = cost;
-    if (line.level === "account") environmentCost += cost;
+    const cost = costs === undefined ? Number.NaN : costs.of(rows, r, at);
+    out[to + COST] = cost;
+    if (rank === LEVEL_RANK.account) environmentCost += cost;
   }
   if (environment >= 0) out[environment + COST] = costs === undefined ? Number.NaN : environmentCost;
   return out;
+}
+
+const LEVEL_OF_RANK: readonly Level[] = ["environment", "account", "cloudspace", "machine"];
+const idOrNull = (id: number): number | null => (Number.isNaN(id) ? null : id);
+
+/** Report order of entities first seen in the same hour: by account, cloud space and machine (none first), then level. */
+function compareEntities(a: EntityUsage, b: EntityUsage): number {
+  return (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) || 0
+    || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) || 0
+    || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) || 0
+    || LEVEL_RANK[a.level] - LEVEL_RANK[b.level];
 }
 
 /**
@@ -133,44 +177,54 @@ export class UsageTable {
     this.hours = Math.max(0, Math.ceil((end - start) / HOUR));
   }
 
-  /** Adds an hour's lines and their figures (`hourFigures`); lines of other levels or hours outside the table are left out. */
-  add(lines: readonly EngineLine[], figures: Float64Array): void {
-    const hourEpoch = lines[0]?.hourEpoch ?? Number.NaN;
-    const h = (hourEpoch - this.start) / HOUR;
+  /**
+   * Adds an hour's rows and their figures (`hourFigures`); rows of other levels or hours outside
+   * the table are left out. Entities first seen in the same hour join `entities` in report order.
+   */
+  add(rows: HourRows, figures: Float64Array): void {
+    const h = (rows.hourEpoch - this.start) / HOUR;
     if (!(h >= 0 && h < this.hours)) return;
-    const wanted = { environment: false, account: false, cloudspace: false, machine: false };
-    for (const level of this.levels) wanted[level] = true;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (!wanted[line.level]) continue;
+    const wanted = [false, false, false, false];
+    for (const level of this.levels) wanted[LEVEL_RANK[level]] = true;
+    const fresh = this.fresh;
+    for (let r = 0; r < rows.count; r++) {
+      const rank = rows.rank[r]!;
+      if (!wanted[rank]) continue;
       // an hour's figures are side by side (one cache line), as the engine gives them
-      const values = this.entityOf(line).values;
-      for (let m = 0, to = M * h, from = M * i; m < M; m++) values[to + m] = figures[from + m]!;
+      const values = this.entityOf(rank, rows.accountId[r]!, rows.cloudspaceId[r]!, rows.machineId[r]!).values;
+      for (let m = 0, to = M * h, from = M * r; m < M; m++) values[to + m] = figures[from + m]!;
     }
+    if (fresh.length === 0) return;
+    this.entities.push(...fresh.sort(compareEntities));
+    fresh.length = 0;
   }
 
-  private entityOf(line: EngineLine): EntityUsage {
-    if (line.level === "environment") return (this.environment ??= this.made(line));
-    let account = this.accounts.get(line.accountId!);
-    if (account === undefined) this.accounts.set(line.accountId!, (account = { cloudspaces: new Map() }));
-    if (line.level === "account") return (account.entity ??= this.made(line));
-    let cloudspace = account.cloudspaces.get(line.cloudspaceId!);
-    if (cloudspace === undefined) account.cloudspaces.set(line.cloudspaceId!, (cloudspace = { machines: new Map() }));
-    if (line.level === "cloudspace") return (cloudspace.entity ??= this.made(line));
-    let machine = cloudspace.machines.get(line.machineId!);
-    if (machine === undefined) cloudspace.machines.set(line.machineId!, (machine = this.made(line)));
+  /** Entities made in the hour being added. */
+  private readonly fresh: EntityUsage[] = [];
+
+  private entityOf(rank: number, accountId: number, cloudspaceId: number, machineId: number): EntityUsage {
+    if (rank === LEVEL_RANK.environment) return (this.environment ??= this.made(rank, Number.NaN, Number.NaN, Number.NaN));
+    let account = this.accounts.get(accountId);
+    if (account === undefined) this.accounts.set(accountId, (account = { cloudspaces: new Map() }));
+    if (rank === LEVEL_RANK.account) return (account.entity ??= this.made(rank, accountId, Number.NaN, Number.NaN));
+    let cloudspace = account.cloudspaces.get(cloudspaceId);
+    if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { machines: new Map() }));
+    if (rank === LEVEL_RANK.cloudspace) return (cloudspace.entity ??= this.made(rank, accountId, cloudspaceId, Number.NaN));
+    let machine = cloudspace.machines.get(machineId);
+    if (machine === undefined) cloudspace.machines.set(machineId, (machine = this.made(rank, accountId, cloudspaceId, machineId)));
     return machine;
   }
 
-  /** A new entity of the table, its figures all absent. */
-  private made(line: EngineLine): EntityUsage {
-    const kind = line.level === "machine" ? "machine" : line.level === "cloudspace" ? "cloudspace" : "account";
-    const id = line.level === "machine" ? line.machineId : line.level === "cloudspace" ? line.cloudspaceId : line.accountId;
+  /** A new entity of the table (NaN: no such id), its figures all absent. */
+  private made(rank: number, accountId: number, cloudspaceId: number, machineId: number): EntityUsage {
+    const level = LEVEL_OF_RANK[rank]!;
+    const ids = { level, accountId: idOrNull(accountId), cloudspaceId: idOrNull(cloudspaceId), machineId: idOrNull(machineId) };
+    const kind = level === "machine" ? "machine" : level === "cloudspace" ? "cloudspace" : "account";
+    const id = level === "machine" ? machineId : level === "cloudspace" ? cloudspaceId : accountId;
     const entity: EntityUsage = {
-      key: entityKey(line), level: line.level, accountId: line.accountId, cloudspaceId: line.cloudspaceId, machineId: line.machineId,
-      name: line.level === "environment" ? "" : nameOf(this.names, kind, id!), values: new Float64Array(M * this.hours).fill(Number.NaN),
+      key: entityKey(ids), ...ids, name: level === "environment" ? "" : nameOf(this.names, kind, id), values: new Float64Array(M * this.hours).fill(Number.NaN),
     };
-    this.entities.push(entity);
+    this.fresh.push(entity);
     return entity;
   }
 
