@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
-import { factColumnsSql, OWN_FACTS, storedFactColumns, VM_FACT_NAMES, VM_FACTS, type VmFactColumns, type VmFactName } from "../load/vmFacts.js";
+import { factColumnsSql, OWN_FACTS, perFact, storedFactColumns, VM_FACT_NAMES, VM_FACTS, type VmFactColumns, type VmFactName } from "../load/vmFacts.js";
 import type { Period } from "../base/period.js";
 import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
@@ -325,6 +325,16 @@ function textOf(dictionary: string[], code: unknown): string {
 }
 
 /**
+ * Copies the facts of `machineFacts` row `r` (each in its column after the keys, cloud space,
+ * machine and type; a text by its code in its dictionary) into record `n` of `facts`: written
+ * out fact by fact (see `perFact`), as it runs once per machine-hour.
+ */
+const readFacts: (facts: Record<VmFactName, (string | number)[]>, c: Column[], r: number, n: number, d: Dictionaries, text: typeof textOf) => void = perFact(
+  ["facts", "c", "r", "n", "d", "text"], VM_FACT_NAMES,
+  (name, k) => (VM_FACTS[name].kind === "str" ? `facts.${name}[n] = text(d.${name}, c[${5 + k}][r]);` : `facts.${name}[n] = c[${5 + k}][r];`),
+);
+
+/**
  * The facts of `[start, end)` as stored at ingest: a row per machine-hour and per
  * cloud-space-hour with a gateway, instead of every disk and NIC row (docs/warehouse.md). The
  * cloud spaces' states come from `cloudspaces`, through the facts builder as from the rows.
@@ -336,8 +346,6 @@ export async function* storedFacts(
   const builder = new AccountHourFactsBuilder(externalNicType);
   const ids = { cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[] };
   const facts = Object.fromEntries(VM_FACT_NAMES.map((n) => [n, []])) as unknown as Record<VmFactName, (string | number)[]>;
-  /** Each fact's column in a `machineFacts` row (after the keys, cloud space, machine and type) and its dictionary, for a text. */
-  const reads = VM_FACT_NAMES.map((name, k) => ({ name, at: 5 + k, text: VM_FACTS[name].kind === "str" }));
   for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"], hours, windowLimit)) {
     const { accountHours: hours, cloudspaces, machineFacts: machines, gatewayFacts: gateways } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
@@ -349,7 +357,7 @@ export async function* storedFacts(
         ids.cloudspaceId[n] = c[2]![r] as number;
         ids.machineId[n] = c[3]![r] as number;
         ids.type[n] = textOf(d.machineType!, c[4]![r]);
-        for (const { name, at, text } of reads) facts[name][n] = text ? textOf(d[name]!, c[at]![r]) : (c[at]![r] as number);
+        readFacts(facts, c, r, n, d, textOf);
         n++;
       });
       const gatewayFacts = new Map<number, { externalNics: number; externalBytes: number }>();

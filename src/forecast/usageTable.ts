@@ -53,6 +53,10 @@ export class HourCosts {
   private readonly changes: number[];
   private stretch = -1;
   private readonly byAccount = new Map<number, { per: number; price: number }[]>();
+  /** The prices of the last account and hour asked for (rows come account by account). */
+  private lastAccount = Number.NaN;
+  private lastHour = Number.NaN;
+  private lastPrices: { per: number; price: number }[] = [];
 
   constructor(private readonly prices: PriceList, private readonly units: Units, start: number, end: number) {
     this.changes = priceChanges(prices, start, end);
@@ -78,7 +82,13 @@ export class HourCosts {
 
   /** The cost of row `r` of an hour's rows (not the environment's), its figures read where `at` says. */
   of(rows: HourRows, r: number, at: FigurePositions): number {
-    const list = this.pricesOf(rows.accountId[r]!, rows.hourEpoch);
+    const accountId = rows.accountId[r]!;
+    if (accountId !== this.lastAccount || rows.hourEpoch !== this.lastHour) {
+      this.lastPrices = this.pricesOf(accountId, rows.hourEpoch);
+      this.lastAccount = accountId;
+      this.lastHour = rows.hourEpoch;
+    }
+    const list = this.lastPrices;
     const f = rows.figures;
     const row = rows.width * r;
     const machine = rows.rank[r] === LEVEL_RANK.machine;
@@ -150,6 +160,8 @@ export function hourFigures(rows: HourRows, costs: HourCosts | undefined, out: F
 }
 
 const LEVEL_OF_RANK: readonly Level[] = ["environment", "account", "cloudspace", "machine"];
+/** The same id, or both none (NaN). */
+const same = (a: number, b: number): boolean => a === b || (a !== a && b !== b);
 const idOrNull = (id: number): number | null => (Number.isNaN(id) ? null : id);
 
 /** Report order of entities first seen in the same hour: by account, cloud space and machine (none first), then level. */
@@ -158,6 +170,30 @@ function compareEntities(a: EntityUsage, b: EntityUsage): number {
     || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) || 0
     || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) || 0
     || LEVEL_RANK[a.level] - LEVEL_RANK[b.level];
+}
+
+/** The entity of each row of an hour, and the row's rank and ids (a rank of 255: none yet). */
+class RowEntities {
+  rank = new Uint8Array(0);
+  accountId = new Float64Array(0);
+  cloudspaceId = new Float64Array(0);
+  machineId = new Float64Array(0);
+  entity: EntityUsage[] = [];
+
+  /** Itself, with room for `rows` rows. */
+  holding(rows: number): this {
+    if (rows <= this.rank.length) return this;
+    const grown = <T extends Uint8Array | Float64Array>(a: T, b: T): T => {
+      b.set(a);
+      return b;
+    };
+    const n = Math.max(rows, 2 * this.rank.length);
+    this.rank = grown(this.rank, new Uint8Array(n).fill(255));
+    this.accountId = grown(this.accountId, new Float64Array(n));
+    this.cloudspaceId = grown(this.cloudspaceId, new Float64Array(n));
+    this.machineId = grown(this.machineId, new Float64Array(n));
+    return this;
+  }
 }
 
 /**
@@ -187,11 +223,25 @@ export class UsageTable {
     const wanted = [false, false, false, false];
     for (const level of this.levels) wanted[LEVEL_RANK[level]] = true;
     const fresh = this.fresh;
+    // hour after hour the rows are mostly the same entities in the same places: the entity of
+    // row r is looked up by its ids only when they are not those of row r the hour before
+    const last = this.lastRows.holding(rows.count);
     for (let r = 0; r < rows.count; r++) {
       const rank = rows.rank[r]!;
       if (!wanted[rank]) continue;
+      const accountId = rows.accountId[r]!;
+      const cloudspaceId = rows.cloudspaceId[r]!;
+      const machineId = rows.machineId[r]!;
+      let entity = last.entity[r]!;
+      if (last.rank[r] !== rank || !same(last.accountId[r]!, accountId) || !same(last.cloudspaceId[r]!, cloudspaceId) || !same(last.machineId[r]!, machineId)) {
+        last.entity[r] = entity = this.entityOf(rank, accountId, cloudspaceId, machineId);
+        last.rank[r] = rank;
+        last.accountId[r] = accountId;
+        last.cloudspaceId[r] = cloudspaceId;
+        last.machineId[r] = machineId;
+      }
       // an hour's figures are side by side (one cache line), as the engine gives them
-      const values = this.entityOf(rank, rows.accountId[r]!, rows.cloudspaceId[r]!, rows.machineId[r]!).values;
+      const values = entity.values;
       for (let m = 0, to = M * h, from = M * r; m < M; m++) values[to + m] = figures[from + m]!;
     }
     if (fresh.length === 0) return;
@@ -201,6 +251,8 @@ export class UsageTable {
 
   /** Entities made in the hour being added. */
   private readonly fresh: EntityUsage[] = [];
+  /** The entity of each row of the hour added last, with its ids as the rows give them. */
+  private readonly lastRows = new RowEntities();
 
   private entityOf(rank: number, accountId: number, cloudspaceId: number, machineId: number): EntityUsage {
     if (rank === LEVEL_RANK.environment) return (this.environment ??= this.made(rank, Number.NaN, Number.NaN, Number.NaN));
