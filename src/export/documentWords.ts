@@ -1,5 +1,5 @@
 import { dateWords, periodWords } from "../base/readableTime.js";
-import type { DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "../billing/invoiceDocument.js";
+import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "../billing/invoiceDocument.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
 export const NAME_LIMIT = 120;
@@ -121,6 +121,15 @@ function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[
 }
 
 /**
+ * The label of a document's last total. An invoice's gross is the amount due; a credit note's
+ * is negative and nothing is due on it, so it is called its total, and the payment words under
+ * it say what is credited.
+ */
+export function grossLabel(kind: DocumentKind, currency: string): string {
+  return kind === "creditNote" ? `Credit note total (${currency})` : `Amount due (${currency})`;
+}
+
+/**
  * The words of a document: title and facts (number, dates in words, period, account, the
  * customer's reference), both parties, the notes, each line (quantity and unit price as
  * multiplied), the totals (net, each tax line, the amount due: the gross), the rounding, the
@@ -151,7 +160,7 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
       { label: `Net amount, excluding VAT (${doc.currency})`, amount: groupThousands(doc.net) },
       ...taxes,
       ...(taxes.length > 1 ? [{ label: "Total VAT", amount: groupThousands(doc.tax) }] : []),
-      { label: `Amount due (${doc.currency})`, amount: gross, bold: true },
+      { label: grossLabel(doc.kind, doc.currency), amount: gross, bold: true },
     ],
     rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.`,
     payment: paymentOf(doc, gross),

@@ -5,7 +5,7 @@ import type { Invoice } from "../../billing/invoice.js";
 import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
 import { periodWords } from "../../base/readableTime.js";
 import { missingHoursMention } from "../../billing/legalMentions.js";
-import { documentWords, taxLabel } from "../documentWords.js";
+import { documentWords, grossLabel, taxLabel } from "../documentWords.js";
 import { missingHoursOf } from "../pdf/writeStatements.js";
 import { addSheet, font, moneyFormat, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 
@@ -98,7 +98,7 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   writeTotal(sheet, r++, `Net amount, excluding VAT (${currency})`, document ? Number(document.net) : invoice.amountDue.toNumber(), invoice.decimals, !document);
   if (document) {
     for (const t of document.taxes) writeTotal(sheet, r++, taxLabel(t), Number(t.amount), invoice.decimals, false);
-    writeTotal(sheet, r++, `Amount due (${currency})`, Number(document.gross), invoice.decimals, true);
+    writeTotal(sheet, r++, grossLabel(document.kind, currency), Number(document.gross), invoice.decimals, true);
   }
   r++;
   const notes = words

@@ -67,9 +67,11 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
     for (const w of [
       "Credit note", "Credit note number CN-2026-00001", "Issue date 20 Nov 2026", "Cancels invoice INV-2026-00001 of 2 Nov 2026",
       "This credit note cancels invoice INV-2026-00001 of 2 Nov 2026 in full. Reason: late hours of 31 Oct 2026 arrived",
-      "-1,234.5 CU-hours", "-15.43", "VAT 19% on -123.25 -23.42", "Amount due (EUR) -146.67", "146.67 EUR is credited to you against invoice INV-2026-00001.",
+      "-1,234.5 CU-hours", "-15.43", "VAT 19% on -123.25 -23.42", "Credit note total (EUR) -146.67", "146.67 EUR is credited to you against invoice INV-2026-00001.",
     ]) expect(t).toContain(w);
     expect(t).not.toContain("Please pay");
+    // nothing is due on a credit note: its total is not called an amount due
+    expect(t).not.toContain("Amount due");
   });
 
   it("JPY in whole yen; a month of three prices with each line's price period in words", async () => {
