@@ -39,8 +39,8 @@ export interface InvoiceTotals {
   tax: string;
   /** net + tax: the amount due. */
   gross: string;
-  /** The issued invoice these totals are of; absent on a draft. */
-  issued?: { number: string; issueDate: string };
+  /** The issued invoice these totals are of, with the names of its files as issued; absent on a draft. */
+  issued?: { number: string; issueDate: string; files: string[] };
 }
 
 /** What the account page shows of one month. */
@@ -105,9 +105,12 @@ export async function accountData(store: Warehouse, settings: DashboardSettings,
  * the taxes are not known.
  */
 async function invoiceTotals(store: Warehouse, settings: DashboardSettings, accountId: number, month: MonthChoice, report: BillingReport): Promise<InvoiceTotals | undefined> {
-  const issued = (await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] }))
-    .find((e) => e.document.kind === "invoice" && e.correctedBy === null)?.document;
-  if (issued) return { net: issued.net, taxes: issued.taxes, tax: issued.tax, gross: issued.gross, issued: { number: issued.number, issueDate: issued.issueDate } };
+  const entry = (await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] }))
+    .find((e) => e.document.kind === "invoice" && e.correctedBy === null);
+  if (entry) {
+    const issued = entry.document;
+    return { net: issued.net, taxes: issued.taxes, tax: issued.tax, gross: issued.gross, issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) } };
+  }
   const config = settings.statement;
   if (config === undefined || !report.invoices?.some((i) => i.accountId === accountId) || taxOf(config, accountId) === undefined) return undefined;
   const draft = draftDocument(report, accountId, config);

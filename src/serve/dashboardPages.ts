@@ -2,7 +2,7 @@ import type { Warehouse } from "../store/types.js";
 import { accountData, type AccountData } from "./accountData.js";
 import { htmlAnswer, staleAnswer, type Answer } from "./answer.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
-import { statementPdfAnswer, workbookAnswer } from "./downloads.js";
+import { issuedFileAnswer, statementPdfAnswer, workbookAnswer } from "./downloads.js";
 import { entityData } from "./entityData.js";
 import { checkKnown, knownEntities, type EntityKind, type KnownEntities } from "./knownEntities.js";
 import { overviewData } from "./overviewData.js";
@@ -71,6 +71,12 @@ export class DashboardPages {
   async statementPdf(client: Client, id: number, month: string | undefined): Promise<Answer> {
     const { data } = await this.accountData(client, id, month, true);
     return statementPdfAnswer(data, this.settings.statement);
+  }
+
+  /** A file of the account's issued invoice of the month, as issued (from the register). */
+  async issuedFile(client: Client, id: number, month: string | undefined, extension: "pdf" | "xml"): Promise<Answer> {
+    const { data } = await this.accountData(client, id, month, true);
+    return this.queue.run(client, (store) => issuedFileAnswer(store, data, extension));
   }
 
   /** A machine's or cloud space's page. */

@@ -40,6 +40,34 @@ async function accountPage(accountId: number): Promise<string> {
   }
 }
 
+/** A download of the dashboard (started as `accountPage`'s): its status, file name and the SHA-256 of its bytes. */
+async function download(urlPath: string): Promise<{ status: number; disposition: string | null; sha256: string }> {
+  const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices.yaml")) });
+  try {
+    const answer = await fetch(`${dashboard.url}${urlPath}`);
+    return { status: answer.status, disposition: answer.headers.get("content-disposition"), sha256: createHash("sha256").update(Buffer.from(await answer.arrayBuffer())).digest("hex") };
+  } finally {
+    await dashboard.close();
+  }
+}
+
+/** The account page offers the invoice in force of October as issued, each of its files byte for byte from the register, and no draft beside it. */
+async function expectIssuedDownloads(page: string, accountId: number, issued: RegisterListItem): Promise<void> {
+  expect(page).not.toContain("statement.pdf");
+  for (const extension of ["pdf", "xml"]) {
+    const file = issued.files.find((f) => f.name.endsWith(`.${extension}`));
+    const link = `href="/account/${accountId}/invoice.${extension}?month=2026-10"`;
+    if (!file) {
+      expect(page, `${issued.number} has no ${extension}`).not.toContain(link);
+      expect((await download(`account/${accountId}/invoice.${extension}?month=2026-10`)).status).toBe(404);
+      continue;
+    }
+    expect(page).toContain(`${link} download>Invoice ${issued.number}, as issued`);
+    expect(await download(`account/${accountId}/invoice.${extension}?month=2026-10`), file.name)
+      .toEqual({ status: 200, disposition: `attachment; filename="${file.name}"`, sha256: file.sha256 });
+  }
+}
+
 /** The amount of a cell of an account page's invoice table by its id, as a decimal string. */
 const cell = (page: string, id: string) => /id="(?:[^"]*)">([^<]*)</.exec(page.slice(page.indexOf(`id="${id}"`)))?.[1]?.replace(/,/g, "").replace("−", "-");
 
@@ -144,6 +172,7 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect([cell(page, "net"), cell(page, "amount-due")]).toEqual([listed[1]!.net, listed[1]!.gross]);
     expect(listed[1]!.gross).not.toBe(listed[1]!.net); // taxed at 19%: the gross is not the net
     expect(page).not.toContain('id="net-now"');
+    await expectIssuedDownloads(page, 2, listed[1]!);
     for (const d of listed) {
       expect(Exact.parse(d.net)!.add(Exact.parse(d.tax)!).toFixed(2), `${d.number}: gross = net + tax`).toBe(d.gross);
       // the register's SHA-256 are those of the files written
@@ -262,6 +291,9 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(account).toContain("Amount due, invoice INV-2026-00003 issued 2026-11-20 (tax included)");
     expect(cell(account, "amount-due")).toBe(replacement!.gross);
     expect(account).not.toContain('id="net-now"');
+    // the replacement is the invoice in force: its files are offered, not the cancelled one's
+    await expectIssuedDownloads(account, 1, replacement!);
+    expect(account).not.toContain(`Invoice ${original!.number}, as issued`);
     // nothing of the register was changed or deleted: every row is as it was, the correction is rows added
     const rowsAfter = await registerRows();
     expect(rowsAfter.length).toBeGreaterThan(rowsBefore.length);

@@ -53,7 +53,7 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
       `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), currency))}</div>${amountNote(data)}</div>` : "");
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;
-  const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${downloads.pdf && invoice ? `<a href="${esc(`${base}/statement.pdf${query}`)}" download>Statement${soFar} (PDF, draft${toDate === null ? "" : ", month to date"})</a>` : ""}</p>`;
+  const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${documentLinks(data, downloads, base, query)}</p>`;
   const lead = toDate === null
     ? `${month}: the account's bill, its cloud spaces and machines, and its units per day (UTC).`
     : `${month}, month to date: the hours held run to ${when(toDate)}, so this is the account's bill so far (a draft, not the month's), its cloud spaces and machines, and its units per day (UTC).`;
@@ -74,6 +74,24 @@ ${cloudspaces}
 ${machines}
 <p class="note">Own CU: the CU rule applied to the entity's own totals each hour. Allocated CU: the account's CU shared out hour by hour in proportion to own CU; the allocated CU and the costs add up to the account's CU and amount due.</p>`;
   return page(`Account ${data.accountId} ${month}`, body, charts, footerOf(data.report.generatedAtMs));
+}
+
+/**
+ * The document links: an issued month's invoice as it was issued (its PDF and e-invoice, from
+ * the register), never a draft beside it that a reader could take for it; else, with a
+ * statement config, the draft PDF of the figures now.
+ */
+function documentLinks(data: AccountData, downloads: { pdf: boolean }, base: string, query: string): string {
+  const issued = data.totals?.issued;
+  if (issued) {
+    const file = (extension: string, what: string) => issued.files.some((f) => f.endsWith(`.${extension}`))
+      ? `<a href="${esc(`${base}/invoice.${extension}${query}`)}" download>Invoice ${esc(issued.number)}, as issued (${what})</a>`
+      : "";
+    return file("pdf", "PDF") + file("xml", "e-invoice, UBL XML");
+  }
+  if (!downloads.pdf || !data.invoice) return "";
+  const toDate = data.month.heldUntil;
+  return `<a href="${esc(`${base}/statement.pdf${query}`)}" download>Statement${toDate === null ? "" : " so far"} (PDF, draft${toDate === null ? "" : ", month to date"})</a>`;
 }
 
 /**
