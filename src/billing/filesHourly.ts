@@ -5,14 +5,15 @@ import { loadSources, type LoadTarget } from "../load/loadSources.js";
 import { AccountHourFactsBuilder, FactsVisitor } from "../load/machineFacts.js";
 import type { LoadManifest } from "../load/loadManifest.js";
 import { inlineStager } from "../load/stageHours.js";
-import { BillingEngine, type EngineLine } from "./billingEngine.js";
+import { BillingEngine } from "./billingEngine.js";
 import type { Period } from "../base/period.js";
 import { resolveOptions, type BillingOptions } from "./billingOptions.js";
-import { toLine } from "./engineLines.js";
+import type { HourRows } from "./hourRows.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
 import type { BillingReport } from "./billingReport.js";
 import type { HourlyStream } from "./hourlyStream.js";
+import { inReportOrder, linesOfRows } from "./rowLines.js";
 
 /** How input files are read for their hourly lines. */
 export interface FilesHourlyReading {
@@ -40,12 +41,25 @@ const NO_MANIFEST: LoadManifest = { loadedFiles: () => [], add: () => {}, supers
 export async function* filesHourlyLines(
   inputs: readonly string[], params: Period, options: BillingOptions & FilesHourlyReading = {}, levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<BillingLine[]> {
+  yield* linesOfRows(filesHourlyRows(inputs, params, options, levels), resolveOptions(options));
+}
+
+/**
+ * The hourly lines of {@link filesHourlyLines} as the engine's rows (`HourRows`: numbers in columns,
+ * no object per line), an hour a batch (in report order, a batch the consumer may keep).
+ */
+export async function* filesHourlyRows(
+  inputs: readonly string[], params: Period, options: BillingOptions & FilesHourlyReading = {}, levels: readonly Level[] = levelsFor(params),
+): AsyncGenerator<HourRows> {
   const resolved = resolveOptions(options);
-  const ready: BillingLine[][] = [];
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup, (lines: EngineLine[]) => {
-    ready.push(lines.filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved)));
-    wake();
+  const ready: HourRows[] = [];
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, {
+    rows: (rows) => {
+      ready.push(inReportOrder(rows, levels));
+      wake();
+    },
   });
+  engine.keepLevels(levels, []); // no period line is read: nothing summed over the period
   const { reader, badFiles } = loadReader([...inputs], {
     packed: options.packed, select: { accountId: params.accountId, start: params.start, end: params.end }, order: "hour",
   });
@@ -110,15 +124,16 @@ function hourlyTap(externalNicType: string, engine: BillingEngine): TapPlugin {
  */
 export function filesHourly(inputs: readonly string[], report: BillingReport, reading: FilesHourlyReading = {}): HourlyStream {
   const options = { ...report.options, ...reading };
-  const lines = (levels: readonly Level[] = levelsFor(report.params)) => filesHourlyLines(inputs, report.params, options, levels);
+  const rows = (levels: readonly Level[] = levelsFor(report.params)) => filesHourlyRows(inputs, report.params, options, levels);
   return {
     report,
-    lines,
+    rows,
+    lines: (levels) => linesOfRows(rows(levels), report.options),
     count: async (levels = levelsFor(report.params)) => {
       const billed = new Set(report.lines.map((l) => l.level));
       if (levels.every((l) => billed.has(l))) return report.lines.filter((l) => (levels as readonly string[]).includes(l.level)).reduce((n, l) => n + l.sampleHours, 0);
       let n = 0;
-      for await (const batch of lines(levels)) n += batch.length;
+      for await (const hour of rows(levels)) n += hour.count;
       return n;
     },
   };

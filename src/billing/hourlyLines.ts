@@ -2,9 +2,10 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import { BillingEngine } from "./billingEngine.js";
 import { resolveOptions, type BillingOptions } from "./billingOptions.js";
-import { toLine } from "./engineLines.js";
+import type { HourRows } from "./hourRows.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
+import { inReportOrder, linesOfRows } from "./rowLines.js";
 import { warehouseFacts } from "./warehouseFacts.js";
 
 /**
@@ -16,11 +17,20 @@ import { warehouseFacts } from "./warehouseFacts.js";
 export async function* hourlyLines(
   connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period),
 ): AsyncGenerator<BillingLine[]> {
+  yield* linesOfRows(hourlyRows(connection, period, options, levels), resolveOptions(options));
+}
+
+/**
+ * The hourly lines of {@link hourlyLines} as the engine's rows (`HourRows`: numbers in columns, no
+ * object per line), an hour a batch (in report order, a batch the consumer may keep).
+ */
+export async function* hourlyRows(
+  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period),
+): AsyncGenerator<HourRows> {
   const resolved = resolveOptions(options);
-  const ready: BillingLine[][] = [];
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup, (lines) => {
-    ready.push(lines.filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved)));
-  });
+  const ready: HourRows[] = [];
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, { rows: (rows) => ready.push(inReportOrder(rows, levels)) });
+  engine.keepLevels(levels, []); // no period line is read: nothing summed over the period
   for await (const facts of warehouseFacts(connection, period, resolved.units.externalNicType)) {
     engine.add(facts);
     while (ready.length > 0) yield ready.shift()!;

@@ -2,7 +2,8 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import type { BillingReport } from "./billingReport.js";
 import { hourlyLineCount } from "./hourlyLineCount.js";
-import { hourlyLines } from "./hourlyLines.js";
+import { hourlyLines, hourlyRows } from "./hourlyLines.js";
+import type { HourRows } from "./hourRows.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
 
@@ -16,6 +17,12 @@ export interface HourlyStream {
   readonly report: BillingReport;
   /** The lines of `levels` (default: the report's levels), in batches of one hour. */
   lines(levels?: readonly Level[]): AsyncIterable<BillingLine[]>;
+  /**
+   * The same lines as the engine's rows, an hour a batch (`HourRows`: numbers in columns, no
+   * object per line; `RowLines` reads them as lines): what an output that writes every
+   * line and keeps none reads. Optional: without it, outputs read `lines`.
+   */
+  rows?(levels?: readonly Level[]): AsyncIterable<HourRows>;
   /** How many lines `lines(levels)` yields. */
   count(levels?: readonly Level[]): Promise<number>;
 }
@@ -26,6 +33,7 @@ export function warehouseHourly(connection: DuckDBConnection, report: BillingRep
   return {
     report,
     lines: (levels = levelsFor(report.params)) => hourlyLines(connection, report.params, options, levels),
+    rows: (levels = levelsFor(report.params)) => hourlyRows(connection, report.params, options, levels),
     count: (levels = levelsFor(report.params)) => hourlyLineCount(connection, report.params, options, levels),
   };
 }

@@ -95,7 +95,7 @@ export const BILLING_FORMATS = {
     description: "a row per entity and level (--detail hourly: per hour too)",
     flags: ["detail", "excel"],
     produce: (f) => ({ hourly: f.detail === "hourly" }),
-    write: async (o) => o.write(toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly!.lines() : undefined })),
+    write: async (o) => o.write(toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly! : undefined })),
   },
   xlsx: {
     description: "a workbook for finance (--hourly; --per-account: an invoice pack per account)",

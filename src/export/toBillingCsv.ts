@@ -2,6 +2,8 @@ import type { BillingLine } from "../billing/lines.js";
 import type { LineMoney } from "../billing/money.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { Exact } from "../billing/exact.js";
+import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
+import { RowLines } from "../billing/rowLines.js";
 import { billingColumns, isShown, type BillingColumn, type Cell } from "./billingColumns.js";
 import { plainNumber } from "./plainNumber.js";
 
@@ -9,8 +11,12 @@ import { plainNumber } from "./plainNumber.js";
 export interface BillingCsvOptions {
   /** Start with a UTF-8 byte order mark so Excel reads UTF-8; default false. */
   excel?: boolean;
-  /** Hourly lines (from `hourlyLines`) instead of the report's period lines. */
-  hourly?: AsyncIterable<BillingLine[]>;
+  /**
+   * Hourly lines instead of the report's period lines: the report's hourly stream (e.g.
+   * `warehouseHourly(connection, report)`; its rows are written as they come), or batches of
+   * lines (from `hourlyLines`).
+   */
+  hourly?: HourlyStream | AsyncIterable<BillingLine[]>;
 }
 
 /** A text cell a spreadsheet would run as a formula (`= + - @`, tab, CR) gets a leading `'`. */
@@ -55,18 +61,32 @@ export async function* toBillingCsv(report: BillingReport, options: BillingCsvOp
   const row = (cells: string[]) => `${cells.join(",")}\r\n`;
   yield (options.excel ? "\uFEFF" : "") + row(columns.map((c) => csvCell(c.header, { ...c, kind: "text" }, decimals)));
   const cells = columns.map((c) => cellWriter(c, decimals));
-  const render = (lines: BillingLine[], money: readonly (LineMoney | undefined)[]) => {
+  const rowOf = (line: BillingLine, money: LineMoney | undefined) => {
+    if (!isShown(report, line, money)) return "";
+    let text = cells[0]!(line, money);
+    for (let c = 1; c < cells.length; c++) text += `,${cells[c]!(line, money)}`;
+    return `${text}\r\n`;
+  };
+  const render = (lines: readonly BillingLine[], money: readonly (LineMoney | undefined)[]) => {
     let text = "";
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (!isShown(report, line, money[i])) continue;
-      for (let c = 0; c < cells.length; c++) text += c === 0 ? cells[c]!(line, money[i]) : `,${cells[c]!(line, money[i])}`;
-      text += "\r\n";
-    }
+    for (let i = 0; i < lines.length; i++) text += rowOf(lines[i]!, money[i]);
     return text;
   };
-  if (options.hourly) {
-    for await (const batch of options.hourly) yield render(batch, []);
+  const { hourly } = options;
+  if (hourly && "report" in hourly) checkHourlyOf(hourly, report);
+  if (hourly && "report" in hourly && hourly.rows) {
+    // one line object rewritten for every row: nothing per line is kept
+    let reader: RowLines | undefined;
+    let line: BillingLine | undefined;
+    for await (const rows of hourly.rows()) {
+      reader ??= new RowLines(report.options, rows.names);
+      line ??= reader.empty();
+      let text = "";
+      for (let i = 0; i < rows.count; i++) text += rowOf(reader.fill(line, rows, i), undefined);
+      yield text;
+    }
+  } else if (hourly) {
+    for await (const batch of "report" in hourly ? hourly.lines() : hourly) yield render(batch, []);
   } else {
     yield render(report.lines, report.money ?? []);
   }

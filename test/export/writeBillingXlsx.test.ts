@@ -223,6 +223,21 @@ describe("billing workbook with --hourly", () => {
     expect(hour.numFmt).toBe("yyyy-mm-dd hh:mm");
   });
 
+  it("writes the same Hourly cells from the engine's rows as from line objects", async () => {
+    const stream = warehouseHourly(connection, report);
+    const fromRows = join(dir, "hourly-rows.xlsx");
+    const fromLines = join(dir, "hourly-lines.xlsx");
+    await writeBillingXlsx(report, stream, fromRows, { hourly: true });
+    await writeBillingXlsx(report, { report, lines: stream.lines, count: stream.count }, fromLines, { hourly: true });
+    const cells = async (file: string) => {
+      const sheet = (await read(file)).getWorksheet("Hourly")!;
+      return sheet.getSheetValues().map((row) => JSON.stringify(row));
+    };
+    const expected = await cells(fromLines);
+    expect(expected.length).toBe(1 + 1 + 3 * 11); // exceljs's empty row 0, the header, 3 hours of 11 lines
+    expect(await cells(fromRows)).toEqual(expected);
+  });
+
   it("replaces the Hourly sheet by a note pointing to CSV and Parquet when the lines do not fit", async () => {
     const file = join(dir, "small.xlsx");
     await writeBillingXlsx(report, warehouseHourly(connection, report), file, { hourly: true, maxHourlyRows: 10 });

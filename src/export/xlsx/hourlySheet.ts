@@ -2,6 +2,7 @@ import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { BillingLine } from "../../billing/lines.js";
 import { checkHourlyOf, type HourlyStream } from "../../billing/hourlyStream.js";
+import { RowLines } from "../../billing/rowLines.js";
 import { billingColumns, type BillingColumn } from "../billingColumns.js";
 import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
 
@@ -54,16 +55,26 @@ export async function writeHourlySheet(
   setHeader(sheet, columns.map((c) => c.header), 1);
   const values = columns.map((c) => hourlyValue(c, decimals));
   let r = 2;
-  for await (const batch of hourly.lines()) {
-    for (const line of batch as BillingLine[]) {
-      const row = sheet.getRow(r++);
-      for (let k = 0; k < columns.length; k++) {
-        const cell = row.getCell(k + 1);
-        cell.value = values[k]!(line);
-        cell.style = styles[k]!;
-      }
-      row.commit();
+  const write = (line: BillingLine) => {
+    const row = sheet.getRow(r++);
+    for (let k = 0; k < columns.length; k++) {
+      const cell = row.getCell(k + 1);
+      cell.value = values[k]!(line);
+      cell.style = styles[k]!;
     }
+    row.commit();
+  };
+  if (hourly.rows) {
+    // one line object rewritten for every row: a cell's value is a number or text, nothing of the line is kept
+    let reader: RowLines | undefined;
+    let line: BillingLine | undefined;
+    for await (const rows of hourly.rows()) {
+      reader ??= new RowLines(report.options, rows.names);
+      line ??= reader.empty();
+      for (let i = 0; i < rows.count; i++) write(reader.fill(line, rows, i));
+    }
+  } else {
+    for await (const batch of hourly.lines()) for (const line of batch) write(line);
   }
   sheet.commit();
 }
