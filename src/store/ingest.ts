@@ -16,6 +16,16 @@ import type { LoadReport } from "./types.js";
  */
 const INGEST_MEMORY_LIMIT_BYTES = 96 * 1024 * 1024;
 
+/**
+ * Input bytes per transaction of {@link ingest}, by default. Each commit costs DuckDB more than
+ * its rows: the rows that do not fill a whole row group (122,880 rows of a table) go through the
+ * write-ahead log, and the checkpoint that follows rewrites the last, partly filled row group of
+ * every table appended to. 4 weeks of 10 × 200 machines (390 MB) took 16–19% less CPU in 3
+ * commits than in 12 at 32 MiB, with the same peak memory (the rows spill to the file as they
+ * go); 256 and 512 MiB saved nothing more (measured alternating, 2026-11-27).
+ */
+export const INGEST_BATCH_BYTES = 128 * 1024 * 1024;
+
 /** Options of {@link ingest}. */
 export interface IngestOptions {
   /** The database file, created when missing. */
@@ -30,7 +40,7 @@ export interface IngestOptions {
   skipBad?: boolean;
   /** Read every input file as packed Cap'n Proto. Default false: only `*.packed` files. */
   packed?: boolean;
-  /** Input bytes per transaction (memory holds about one transaction's rows). Default 32 MiB. */
+  /** Input bytes per transaction (a killed run loses at most the one in flight). Default {@link INGEST_BATCH_BYTES} (128 MiB); {@link ingestInto}: 32 MiB. */
   batchBytes?: number;
   /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
   workers?: number;
@@ -99,7 +109,8 @@ export async function writeWarehouse<T>(db: string, waitSeconds: number | undefi
  */
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
-  const { report, errors } = await writeWarehouse(options.db, options.waitSeconds, (opened) => ingestInto(opened, inputs, options));
+  const { report, errors } = await writeWarehouse(options.db, options.waitSeconds, (opened) =>
+    ingestInto(opened, inputs, { ...options, batchBytes: options.batchBytes ?? INGEST_BATCH_BYTES }));
   if (errors.length > 0) throw new BadInputError(errors);
   return report;
 }

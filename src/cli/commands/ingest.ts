@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { formatHours } from "../../sync/formatHours.js";
 import { UsageError } from "../../base/errors.js";
-import { ingest } from "../../store/ingest.js";
+import { ingest, INGEST_BATCH_BYTES } from "../../store/ingest.js";
 import { loadNotes, WAIT_OPTION, waitOf, WORKERS_OPTION, workersOf } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";
 import { commandLine } from "./index.js";
@@ -22,7 +22,7 @@ const options = {
   replace: { type: "boolean", default: false, describe: "a different file for a loaded account-hour replaces it (the old one stays in the manifest as superseded)" },
   "skip-bad": { type: "boolean", default: false, describe: "record unreadable files and conflicts as rejected and go on" },
   packed: { type: "boolean", default: false, describe: "read every file as packed Cap'n Proto (files named *.packed always are)" },
-  "batch-mb": { type: "number", default: 32, describe: "megabytes of input per transaction (memory holds about one transaction's rows)" },
+  "batch-mb": { type: "number", default: INGEST_BATCH_BYTES / 2 ** 20, describe: "megabytes of input per transaction (a killed run loses at most the one in flight)" },
   workers: WORKERS_OPTION,
   wait: { ...WAIT_OPTION, describe: "while another process holds the file (a sync, readers), wait up to this many seconds; then exit 6 (default 60)" },
 } as const;
