@@ -26,10 +26,11 @@ interface LineSlot {
 const KIND: readonly (NameKind | undefined)[] = [undefined, "account", "cloudspace", "machine"];
 
 /**
- * The rows of an engine's hours (`HourRows`, in report order: see {@link inReportOrder}) as `BillingLine`s, the same as `toLine` makes of
- * its line objects (names from the options, quantities per `options.per`): {@link line} makes
- * one, {@link fill} rewrites one line object in place, so an output that writes a row before
- * it reads the next keeps one object for all its rows (of one shape, hour after hour).
+ * The rows of an engine's hours (`HourRows`, in report order: see {@link inReportOrder}) as
+ * `BillingLine`s, the same as `toLine` makes of its line objects (names from the options,
+ * quantities per `options.per`): {@link line} makes one, {@link fill} rewrites one line object
+ * in place, so an output that writes a row before it reads the next keeps one object for all
+ * its rows (of one shape, hour after hour).
  */
 export class RowLines {
   private readonly units = catalogUnits();
