@@ -1,3 +1,4 @@
+import { groupThousands } from "../base/groupThousands.js";
 import { dateWords, periodWords } from "../base/readableTime.js";
 import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "../billing/invoiceDocument.js";
 
@@ -23,12 +24,7 @@ function capLines(lines: readonly string[]): string[] {
   return cut.length <= BLOCK_LINES_LIMIT ? cut : [...cut.slice(0, BLOCK_LINES_LIMIT - 1), `… and ${cut.length - BLOCK_LINES_LIMIT + 1} more lines`];
 }
 
-/** Groups the integer digits of a plain decimal text by thousands: `-1234567.5` → `-1,234,567.5`. */
-export function groupThousands(text: string): string {
-  const [whole, fraction] = text.split(".");
-  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
+export { groupThousands };
 
 /** A party as printed: its name (cut), its address, country, VAT id and contact lines. */
 export interface PartyWords {

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
+import { groupThousands } from "../base/groupThousands.js";
 import { isoUtc } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
 import {
@@ -90,14 +91,18 @@ export interface AlertReport {
   forecast: Forecast;
 }
 
-const fixed = (v: number) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
+/** A quantity as people read it: whole and grouped by thousands from 100 on (12,345), 2 decimals from 1, 3 digits below. */
+export const quantityText = (v: number): string => (Math.abs(v) >= 100 ? groupThousands(v.toFixed(0)) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
+
+/** An amount of money as a statement gives it: to the cent, grouped by thousands (2,347.12). */
+export const moneyText = (v: number): string => groupThousands(v.toFixed(2));
 
 /**
  * A percentage as people read it, never more than it is (79.96% is "79.9%", not the "80%" a
  * threshold of 80 would seem crossed at): one decimal below 100, whole above, grouped by thousands.
  */
 export function percentText(percent: number): string {
-  if (percent >= 100) return `${String(Math.floor(percent)).replace(/\B(?=(\d{3})+$)/g, ",")}%`;
+  if (percent >= 100) return `${groupThousands(String(Math.floor(percent)))}%`;
   return `${(Math.floor(percent * 10) / 10).toFixed(1).replace(/\.0$/, "")}%`;
 }
 
@@ -130,12 +135,13 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
   const name = entry?.name ?? "";
   const scope = budget.accountId === null ? "environment" : `account:${budget.accountId}`;
   const what = budget.limit.kind === "amount" ? "amount" : budget.limit.unit;
-  const soFar = basis === "forecast" ? `; month to date ${fixed(actual)} ${unit} (${percentText((actual / limit) * 100)})` : "";
+  const text = budget.limit.kind === "amount" ? moneyText : quantityText;
+  const soFar = basis === "forecast" ? `; month to date ${text(actual)} ${unit} (${percentText((actual / limit) * 100)})` : "";
   return {
     id: `budget:${scope}:${f.month}:${what}=${limit}:${threshold}:${basis}`, type: "budget", basis, accountId: budget.accountId, name, month: f.month,
     threshold, budget: limit, unit, value, percent: percentNumber(percent), monthToDate: actual, projected,
-    message: `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${fixed(value)} ${unit} ` +
-      `is ${percentText(percent)} of its ${f.month} budget of ${fixed(limit)} ${unit} (threshold ${threshold}%)${soFar}`,
+    message: `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${text(value)} ${unit} ` +
+      `is ${percentText(percent)} of its ${f.month} budget of ${text(limit)} ${unit} (threshold ${threshold}%)${soFar}`,
   };
 }
 
@@ -143,9 +149,9 @@ function anomalyMessage(a: Anomaly): string {
   const per = a.granularity === "hour" ? "in an hour" : "per hour that day";
   // CU, SU and TU are their own unit (unit-hours in an hour); NU is in TiB, cost in the currency
   const unit = a.metric === "cost" || a.metric === "NU" ? ` ${a.unit}` : "";
-  const size = a.ratio === null ? `from ${fixed(a.baseline)}${unit}` : `${fixed(a.ratio)}× its baseline of ${fixed(a.baseline)}${unit}`;
-  return `${entityLabel(a)}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${fixed(a.value)}${unit} ${per}, ` +
-    `${size}, since ${isoUtc(a.since)} (${a.points} ${a.granularity}${a.points === 1 ? "" : "s"}, robust score ${fixed(a.score)})`;
+  const size = a.ratio === null ? `from ${quantityText(a.baseline)}${unit}` : `${quantityText(a.ratio)}× its baseline of ${quantityText(a.baseline)}${unit}`;
+  return `${entityLabel(a)}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${quantityText(a.value)}${unit} ${per}, ` +
+    `${size}, since ${isoUtc(a.since)} (${a.points} ${a.granularity}${a.points === 1 ? "" : "s"}, robust score ${quantityText(a.score)})`;
 }
 
 /** The entities (machines, cloud spaces, the account) of each account held in `[start, end)`: what its anomalies keep, per hour. */

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alerts, forecast, loadBudgets, makeNames, parseBudgets, parsePrices, type AnomalyAlert, type BudgetAlert, type MachineAlert } from "../../src/internal.js";
-import { percentText } from "../../src/forecast/alerts.js";
+import { moneyText, percentText, quantityText } from "../../src/forecast/alerts.js";
 import { scenarioCloudspaceId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
 import { startWebhook } from "../helpers/webhook.js";
@@ -90,7 +90,8 @@ describe("alerts", () => {
     expect(budgetAlerts.map((a) => a.id)).toEqual([`budget:account:1:2026-10:amount=${budget}:85:forecast`, `budget:account:2:2026-10:CU=${quantity}:2:actual`]);
     expect(budgetAlerts[0]!.value).toBeCloseTo(monthEnd, 6);
     expect(budgetAlerts[0]!.monthToDate).toBeCloseTo(soFar, 6);
-    expect(budgetAlerts[0]!.message).toContain(`; month to date ${soFar.toFixed(0)} EUR (`);
+    expect(budgetAlerts[0]!.message).toContain(`; month to date ${moneyText(soFar)} EUR (`);
+    expect(budgetAlerts[0]!.message).toContain(` budget of ${moneyText(budget)} EUR (threshold 85%)`);
     expect(budgetAlerts[1]!.value).toBeCloseTo(cu.monthToDate.CU, 6);
     // the burst: a CU anomaly in account 2's cloud space, its 6 machines new
     expect(report.alerts.some((a) => a.type === "anomaly" && a.metric === "CU" && a.cloudspaceId === scenarioCloudspaceId(2, 1) && a.direction === "up")).toBe(true);
@@ -141,6 +142,28 @@ describe("alerts", () => {
     expect(percentText(percent)).toBe(text);
   });
 
+  it.each([
+    [2347.125, "2,347.13"], // to the cent, as a statement gives it (2347.125 is 2347.125 exactly in binary: rounded up)
+    [2500, "2,500.00"],
+    [1234567.891, "1,234,567.89"],
+    [99.5, "99.50"],
+    [0.07, "0.07"],
+    [-1500.2, "-1,500.20"],
+  ])("shows an amount of %s as %s", (amount, text) => {
+    expect(moneyText(amount)).toBe(text);
+  });
+
+  it.each([
+    [25488.5, "25,489"], // whole from 100 on, grouped: the customer counts the digits no more
+    [1234567, "1,234,567"],
+    [100, "100"],
+    [99.5, "99.50"],
+    [1.234, "1.23"],
+    [0.001234, "0.00123"],
+  ])("shows a quantity of %s as %s", (quantity, text) => {
+    expect(quantityText(quantity)).toBe(text);
+  });
+
   it("names every level once, with its names, and gives cost anomalies their currency", { timeout: 120_000 }, async () => {
     const names = makeNames([
       { kind: "account", id: 2, name: "Beta" }, { kind: "cloudspace", id: scenarioCloudspaceId(2, 1), name: "prod" }, { kind: "machine", id: 99001, name: "burst-1" },
@@ -154,7 +177,7 @@ describe("alerts", () => {
     expect(space.message).toMatch(new RegExp(`^cloud space ${scenarioCloudspaceId(2, 1)} \\(prod\\) of account 2 \\(Beta\\): CU up to `));
     const cost = anomalies.find((a) => a.metric === "cost")!;
     expect(cost.unit).toBe("EUR");
-    expect(cost.message).toMatch(/: cost (up|down) to [\d.]+ EUR (in an hour|per hour that day), ([\d.]+× its baseline of|from) [\d.]+ EUR, since /);
+    expect(cost.message).toMatch(/: cost (up|down) to [\d.,]+ EUR (in an hour|per hour that day), ([\d.,]+× its baseline of|from) [\d.,]+ EUR, since /);
     const machine = report.alerts.find((a): a is MachineAlert => a.type === "machine-new" && a.machineId === 99001)!;
     expect(machine.message).toMatch(new RegExp(`^machine 99001 \\(burst-1\\) in cloud space ${scenarioCloudspaceId(2, 1)} \\(prod\\) of account 2 \\(Beta\\): new since `));
     expect([machine.accountName, machine.cloudspaceName]).toEqual(["Beta", "prod"]);
