@@ -105,8 +105,13 @@ export async function warehouseOfWeeks(n) {
 }
 
 let runs = 0;
-/** Runs `node ARGS` as a whole process; returns wall seconds, CPU seconds, peak RSS and stdout. `codes`: the exit codes that are no failure. */
+/**
+ * Runs `node ARGS` as a whole process; returns wall seconds, CPU seconds, peak RSS and stdout.
+ * `codes`: the exit codes that are no failure. An `ARGS` whose first element is `{ native: path }`
+ * runs that program instead, its CPU and peak read by GNU time (`/usr/bin/time`).
+ */
 export function run(args, { peak = true, codes = [0] } = {}) {
+  if (typeof args[0] === "object") return runNative(args[0].native, args.slice(1), codes);
   const file = join(work, `peak-${runs++}.json`);
   const started = performance.now();
   const r = spawnSync(process.execPath, peak ? ["--import", PEAK, ...args] : args, {
@@ -116,6 +121,15 @@ export function run(args, { peak = true, codes = [0] } = {}) {
   if (!codes.includes(r.status)) throw new Error(`node ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const usage = peak ? JSON.parse(readFileSync(file, "utf8")) : { peakRssBytes: NaN, cpuSeconds: NaN };
   return { wallSeconds, ...usage, stdout: r.stdout };
+}
+
+function runNative(program, args, codes) {
+  const started = performance.now();
+  const r = spawnSync("/usr/bin/time", ["-f", "cloudunits-bench %U %S %M", program, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const wallSeconds = (performance.now() - started) / 1000;
+  if (!codes.includes(r.status)) throw new Error(`${program} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
+  const [user, system, peakKb] = r.stderr.trim().split("\n").at(-1).split(" ").slice(1).map(Number);
+  return { wallSeconds, cpuSeconds: user + system, peakRssBytes: peakKb * 1024, stdout: r.stdout };
 }
 
 /** Runs each of `commands` (name → node args) `rounds` times, alternating; name → runs. */

@@ -9,20 +9,29 @@
 // they stream, on 1, 2, ... worker threads (how a machine with more cores gains); peak RSS
 // and time of billing a long period from files (CLOUDUNITS_BENCH_WEEKS, default "1,26,52":
 // a week, half a year, a year; by default, and on the main thread alone with `--workers 0`),
-// each against a week (from `--db`: warehouse.bench.mjs). Data sets are generated
+// each against a week (from `--db`: warehouse.bench.mjs). The C++ reference (capnpCppBilling.cpp:
+// the Cap'n Proto C++ library, built here when g++ and libcapnp-dev are installed; skipped with
+// a message when not) bills the environment of the week and of each period, alternating with
+// the CLI. The corpus a third party would bill, the week written again by capnp-es, is checked
+// against the week byte for byte on a sample (and benched apart should it differ). Data sets are generated
 // into the temp folder once and kept there (never in git); a longer period is the week's
 // files hard-linked under later hours.
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { compileCapnpEs } from "./capnpEs.mjs";
+import { capnpEsCodec, capnpEsCorpus } from "./capnpEsCorpus.mjs";
+import { buildCapnpCpp } from "./capnpCpp.mjs";
 import {
   alternate, CLI, fmt, here, mb, med, median, mib, root, ROUNDS, run, sameFigures, START, treeSize, week, WEEK_HOURS, weeks, work,
 } from "./benchData.mjs";
 
 const PEER = join(here, "capnpEsBilling.mjs");
+const loads = () => loadavg()[0].toFixed(1);
 const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26,52").split(",").map(Number);
+/** Runs of each command per period (long periods take a while: fewer than ROUNDS by default). */
+const PERIOD_ROUNDS = Number(process.env.CLOUDUNITS_BENCH_PERIOD_ROUNDS ?? 3);
 
 /**
  * Decodes `files` with the library's decoder on `threads` worker threads (files dealt in
@@ -73,11 +82,20 @@ try {
     `(${fmt(med(startup.version) / nodeWall)}×), --help ${fmt(med(startup.help) * 1000, 0)} ms (${fmt(med(startup.help) / nodeWall)}×)  ` +
     `[target ≤ 2×, medians of 9]`);
 
-  // 2. billing vs the capnp-es peer, whole processes, alternating
+  const cppDir = join(work, "capnp-cpp");
+  mkdirSync(cppDir);
+  const cpp = buildCapnpCpp(cppDir);
+  if (cpp.missing !== undefined) console.log(`C++ reference skipped: ${cpp.missing}`);
+  /** The C++ reference's command over `dir` up to `end` (see `run`). */
+  const cppRun = (dir, end) => [{ native: cpp.bin }, dir, period[1], end];
+
+  // 2. billing vs the capnp-es peer (and the C++ reference), whole processes, alternating
   const account = "1";
+  const load2 = loads();
   const billing = alternate({
     cli: [CLI, "billing", weekDir, ...period],
     peer: [PEER, codeDir, weekDir, period[1], period[3]],
+    ...(cpp.bin === undefined ? {} : { cpp: cppRun(weekDir, period[3]) }),
     cliAccount: [CLI, "billing", weekDir, ...period, "--account-id", account, "--all-units"],
     peerAccount: [PEER, codeDir, weekDir, period[1], period[3], account],
   }, ROUNDS);
@@ -91,6 +109,35 @@ try {
   );
   line("billing, environment total", billing.cli, billing.peer, envFigures);
   line(`billing --account-id ${account} --all-units`, billing.cliAccount, billing.peerAccount, accountFigures);
+  if (billing.cpp !== undefined) {
+    const figures = sameFigures(JSON.parse(billing.cpp[0].stdout), JSON.parse(billing.cli[0].stdout));
+    console.log(`${"C++ reference, environment total".padEnd(34)} ${fmt(med(billing.cpp))} s (${fmt(med(billing.cpp, "cpuSeconds"))} CPU s): cloudunits takes **${fmt(med(billing.cli) / med(billing.cpp), 1)}×** its wall clock, ` +
+      `${fmt(med(billing.cli, "cpuSeconds") / med(billing.cpp, "cpuSeconds"), 1)}× its CPU; ${figures} figures equal  [load ${load2} → ${loads()}]`);
+  }
+
+  // 2b. the corpus a third party would bill: the week written again by capnp-es
+  const sample = [];
+  const walkSample = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walkSample(join(d, e.name));
+      else sample.push(join(d, e.name));
+    }
+  };
+  walkSample(weekDir);
+  const esCode = join(work, "capnp-es-corpus");
+  mkdirSync(esCode);
+  const codec = await capnpEsCodec(esCode);
+  const checked = sample.filter((_, i) => i % 20 === 0);
+  const differ = checked.filter((f) => !Buffer.from(readFileSync(f)).equals(Buffer.from(codec.encode(codec.decode(new Uint8Array(readFileSync(f)))))));
+  if (differ.length === 0) {
+    console.log(`capnp-es corpus: the week written again by capnp-es is the week byte for byte (${checked.length} of ${sample.length} files checked): ` +
+      "the ratios above are those of the capnp-es-built corpus");
+  } else {
+    const esDir = capnpEsCorpus(weekDir, join(work, "..", "weeks-1-capnp-es"), codec);
+    const es = alternate({ cli: [CLI, "billing", esDir, ...period], peer: [PEER, codeDir, esDir, period[1], period[3]] }, ROUNDS);
+    line(`capnp-es corpus (${differ.length} of ${checked.length} sampled files differ)`, es.cli, es.peer,
+      sameFigures(JSON.parse(es.cli[0].stdout), JSON.parse(es.peer[0].stdout)));
+  }
 
   // 3. decoding on 1, 2, ... threads
   const files = [];
@@ -139,13 +186,29 @@ try {
     const row = { n, bytes };
     const parts = [];
     if (WEEKS.includes(n)) {
-      row.fromFiles = run([CLI, "billing", dir, "--start", String(START), "--end", end]);
+      // alternating: the default (workers chosen from the cores free), every file in the main
+      // thread (--workers 0: the least memory), and the C++ reference; medians of PERIOD_ROUNDS
+      const load5 = loads();
+      const runs = alternate({
+        fromFiles: [CLI, "billing", dir, "--start", String(START), "--end", end],
+        oneThread: [CLI, "billing", dir, "--start", String(START), "--end", end, "--workers", "0"],
+        ...(cpp.bin === undefined ? {} : { cpp: cppRun(dir, end) }),
+      }, PERIOD_ROUNDS);
+      const middle = (list) => [...list].sort((a, b) => a.wallSeconds - b.wallSeconds)[Math.floor(list.length / 2)];
+      row.fromFiles = middle(runs.fromFiles);
+      row.oneThread = middle(runs.oneThread);
+      if (sameFigures(JSON.parse(row.oneThread.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("billing --workers 0 and the default differ");
       parts.push(`billing from files ${fmt(row.fromFiles.wallSeconds, 1)} s (${fmt(mb(bytes) / row.fromFiles.wallSeconds, 0)} MB/s, ` +
         `${fmt(row.fromFiles.cpuSeconds, 1)} CPU s), peak ${fmt(mib(row.fromFiles.peakRssBytes), 0)} MiB`);
-      // the least memory: every file decoded in the main thread, however long the period
-      row.oneThread = run([CLI, "billing", dir, "--start", String(START), "--end", end, "--workers", "0"]);
-      if (sameFigures(JSON.parse(row.oneThread.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("billing --workers 0 and the default differ");
-      parts.push(`with --workers 0 ${fmt(row.oneThread.wallSeconds, 1)} s, peak ${fmt(mib(row.oneThread.peakRssBytes), 0)} MiB`);
+      parts.push(`with --workers 0 ${fmt(row.oneThread.wallSeconds, 1)} s, peak ${fmt(mib(row.oneThread.peakRssBytes), 0)} MiB ` +
+        `(default / --workers 0: **${fmt(row.fromFiles.wallSeconds / row.oneThread.wallSeconds)}×** wall) [target ≤ 1×]`);
+      if (runs.cpp !== undefined) {
+        const c = middle(runs.cpp);
+        if (sameFigures(JSON.parse(c.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("the C++ reference and billing differ");
+        parts.push(`C++ reference ${fmt(c.wallSeconds, 1)} s (${fmt(c.cpuSeconds, 1)} CPU s): cloudunits **${fmt(row.fromFiles.wallSeconds / c.wallSeconds)}×** ` +
+          `its wall clock [target ≤ 2.5×]`);
+      }
+      parts.push(`medians of ${PERIOD_ROUNDS}, alternating, load ${load5} → ${loads()}`);
     }
     rows.push(row);
     console.log(`${String(n).padStart(2)} week${n > 1 ? "s" : " "} ${fmt(mb(bytes), 0).padStart(5)} MB  ${parts.join("; ")}`);
