@@ -30,31 +30,3 @@ export interface TapPlugin {
 export interface TapModule {
   createTap(options: unknown): HourTap;
 }
-
-/** Visits records into two visitors, in turn (the column builder, then a tap). */
-export class TeeVisitor implements RecordVisitor {
-  constructor(private readonly first: RecordVisitor, private readonly second: RecordVisitor) {}
-
-  nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
-    this.first.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
-    this.second.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
-  }
-
-  disk(
-    cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
-    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
-  ): void {
-    this.first.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
-    this.second.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
-  }
-
-  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
-    this.first.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
-    this.second.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
-  }
-
-  cloudSpace(cloudSpaceId: number, accountId: number, state: string): void {
-    this.first.cloudSpace(cloudSpaceId, accountId, state);
-    this.second.cloudSpace(cloudSpaceId, accountId, state);
-  }
-}

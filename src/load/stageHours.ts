@@ -8,7 +8,7 @@ import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { ColumnBuilder, stageRecords } from "./ColumnBuilder.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
-import { TeeVisitor, type HourTap, type TapPlugin } from "./hourTap.js";
+import type { HourTap, TapPlugin } from "./hourTap.js";
 
 /** A file that could not be decoded, as plain data (it crosses from a worker). */
 export interface StageError {
@@ -137,14 +137,13 @@ export function stageHours(hours: AccountHour[], tables: readonly DataTable[], o
     return { ...stageRecords(decoded, new Set(tables), columns, files), errors, sha256 };
   }
   const inputBytes = hours.reduce((sum, h) => sum + h.sources.reduce((n, s) => n + s.bytes.byteLength, 0), 0);
-  const builder = new ColumnBuilder(new Set(tables), inputBytes, columns);
-  const visitor = tap === undefined ? builder : new TeeVisitor(builder, tap.visitor);
+  const builder = new ColumnBuilder(new Set(tables), inputBytes, columns, tap?.visitor);
   hours.forEach((hour, index) => {
     if (unread.has(index)) return;
     builder.beginHour(hour.accountId, hour.hourEpoch, names(hour));
     tap?.begin(hour.accountId, hour.hourEpoch);
     try {
-      const { rootAccountId, cloudspaces } = visitAccountHour(hour, visitor);
+      const { rootAccountId, cloudspaces } = visitAccountHour(hour, builder);
       builder.endHour(rootAccountId, cloudspaces);
       tap?.end();
     } catch (error) {
