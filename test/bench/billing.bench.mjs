@@ -206,7 +206,7 @@ try {
         const c = middle(runs.cpp);
         if (sameFigures(JSON.parse(c.stdout), JSON.parse(row.fromFiles.stdout)) !== 4) throw new Error("the C++ reference and billing differ");
         parts.push(`C++ reference ${fmt(c.wallSeconds, 1)} s (${fmt(c.cpuSeconds, 1)} CPU s): cloudunits **${fmt(row.fromFiles.wallSeconds / c.wallSeconds)}×** ` +
-          `its wall clock [target ≤ 2.5×]`);
+          `its wall clock, ${fmt(row.fromFiles.cpuSeconds / c.cpuSeconds)}× its CPU [target ≤ 2.5×]`);
       }
       parts.push(`medians of ${PERIOD_ROUNDS}, alternating, load ${load5} → ${loads()}`);
     }
