@@ -115,22 +115,24 @@ try {
       `${fmt(med(billing.cli, "cpuSeconds") / med(billing.cpp, "cpuSeconds"), 1)}× its CPU; ${figures} figures equal  [load ${load2} → ${loads()}]`);
   }
 
-  // 2b. the corpus a third party would bill: the week written again by capnp-es
-  const sample = [];
-  const walkSample = (d) => {
+  // every file of the week, in name order (the capnp-es corpus's sample, the decoding threads' work)
+  const files = [];
+  const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.isDirectory()) walkSample(join(d, e.name));
-      else sample.push(join(d, e.name));
+      if (e.isDirectory()) walk(join(d, e.name));
+      else files.push(join(d, e.name));
     }
   };
-  walkSample(weekDir);
+  walk(weekDir);
+
+  // 2b. the corpus a third party would bill: the week written again by capnp-es
   const esCode = join(work, "capnp-es-corpus");
   mkdirSync(esCode);
   const codec = await capnpEsCodec(esCode);
-  const checked = sample.filter((_, i) => i % 20 === 0);
+  const checked = files.filter((_, i) => i % 20 === 0);
   const differ = checked.filter((f) => !Buffer.from(readFileSync(f)).equals(Buffer.from(codec.encode(codec.decode(new Uint8Array(readFileSync(f)))))));
   if (differ.length === 0) {
-    console.log(`capnp-es corpus: the week written again by capnp-es is the week byte for byte (${checked.length} of ${sample.length} files checked): ` +
+    console.log(`capnp-es corpus: the week written again by capnp-es is the week byte for byte (${checked.length} of ${files.length} files checked): ` +
       "the ratios above are those of the capnp-es-built corpus");
   } else {
     const esDir = capnpEsCorpus(weekDir, join(work, "..", "weeks-1-capnp-es"), codec);
@@ -140,14 +142,6 @@ try {
   }
 
   // 3. decoding on 1, 2, ... threads
-  const files = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else files.push(join(d, e.name));
-    }
-  };
-  walk(weekDir);
   const cores = availableParallelism();
   const threadCounts = [1, 2, 4, 8].filter((t) => t <= Math.max(2, cores * 2));
   const decode = {};

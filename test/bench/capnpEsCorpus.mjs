@@ -33,47 +33,28 @@ export function capnpEsCorpus(weekDir, dir, codec) {
   return dir;
 }
 
-/** An `Account` record (as capnpEsDecoder makes them) as a capnp-es message. */
+/** An `Account` record (as capnpEsDecoder makes them) as a capnp-es message: scalars and texts set in field order, lists initialised. */
 function encode(capnp, Account, record) {
   const message = new capnp.Message();
   const account = message.initRoot(Account);
   account.accountId = record.accountId;
   const spaces = account._initCloudspaces(record.cloudspaces.length);
-  record.cloudspaces.forEach((s, i) => {
+  record.cloudspaces.forEach(({ cloudSpaceId, accountId, machines: ms, state }, i) => {
     const space = spaces.get(i);
-    space.cloudSpaceId = s.cloudSpaceId;
-    space.accountId = s.accountId;
-    const machines = space._initMachines(s.machines.length);
-    s.machines.forEach((m, j) => {
-      const machine = machines.get(j);
-      machine.id = m.id;
-      machine.type = m.type;
-      machine.vcpus = m.vcpus;
-      machine.cpuMinutes = m.cpuMinutes;
-      machine.mem = m.mem;
-      const nics = machine._initNetworks(m.networks.length);
-      m.networks.forEach((n, k) => {
-        const nic = nics.get(k);
-        nic.id = n.id;
-        nic.type = n.type;
-        nic.tx = n.tx;
-        nic.rx = n.rx;
+    Object.assign(space, { cloudSpaceId, accountId });
+    const machines = space._initMachines(ms.length);
+    ms.forEach(({ networks, disks: ds, imageName, status, ...fields }, j) => {
+      const machine = Object.assign(machines.get(j), fields);
+      const nics = machine._initNetworks(networks.length);
+      networks.forEach((n, k) => Object.assign(nics.get(k), n));
+      const disks = machine._initDisks(ds.length);
+      ds.forEach(({ configuredIops, ...d }, k) => {
+        const disk = Object.assign(disks.get(k), d);
+        if (configuredIops !== null) Object.assign(disk._initConfiguredIops(), configuredIops);
       });
-      const disks = machine._initDisks(m.disks.length);
-      m.disks.forEach((d, k) => {
-        const disk = disks.get(k);
-        disk.id = d.id;
-        disk.size = d.size;
-        disk.iopsRead = d.iopsRead;
-        disk.iopsWrite = d.iopsWrite;
-        disk.iopsReadMax = d.iopsReadMax;
-        disk.iopsWriteMax = d.iopsWriteMax;
-        if (d.configuredIops !== null) Object.assign(disk._initConfiguredIops(), d.configuredIops);
-      });
-      machine.imageName = m.imageName;
-      machine.status = m.status;
+      Object.assign(machine, { imageName, status });
     });
-    space.state = s.state;
+    space.state = state;
   });
   return message.toArrayBuffer();
 }
