@@ -235,7 +235,6 @@ export class BillingEngine {
    * come in hour order. Given as `{ rows }`, each hour's lines come as rows of numbers
    * (`HourRows`, in the order it says), the same figures without an object per line.
    *
-   * 
    * `environmentOnly`: keep the environment's sums only (its figures are the same): no account,
    * cloud space or machine is summed over the period, nor allocated CU (what a bill of the
    * environment's total needs, for less work per machine).
