@@ -4,7 +4,7 @@ import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "../load/chooseStager.js";
 import { loadAccountHours } from "./loadAccountHours.js";
 import { loadReader } from "../load/loadReader.js";
-import { Manifest } from "./manifest.js";
+import { Manifest, type ManifestScope } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import { storageErrorOf } from "./storageError.js";
 import type { LoadReport } from "./types.js";
@@ -121,14 +121,15 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
  * warehouse `opened` to write ({@link writeWarehouse}), each batch committed. No checkpoint: the
  * caller makes it, or closing the instance does. The bad files and conflicts are returned
  * (`errors`), not thrown: the caller throws `new BadInputError(errors)` after what it must do
- * first. `options.db` names the file in messages; `waitSeconds` is not used.
+ * first. `options.db` names the file in messages; `waitSeconds` is not used. With `scope` (every account-hour the inputs
+ * may hold), only those rows of the manifest are read (see `Manifest.read`).
  */
-export async function ingestInto(opened: OpenedWarehouse, inputs: string[], options: IngestOptions): Promise<{ report: IngestReport; errors: (BadFileError | ConflictError)[] }> {
+export async function ingestInto(opened: OpenedWarehouse, inputs: string[], options: IngestOptions, scope?: readonly ManifestScope[]): Promise<{ report: IngestReport; errors: (BadFileError | ConflictError)[] }> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
   const { instance, connection } = opened;
   const spare = await instance.connect(); // the next batch inserts on one while the last commits on the other
   try {
-    const manifest = await Manifest.read(connection);
+    const manifest = await Manifest.read(connection, scope);
     await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });
     const { reader, badFiles, bytesTotal } = loadReader(inputs, options);
     const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {

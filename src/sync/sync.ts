@@ -11,10 +11,11 @@ import { writeEntityNames, type ListedName } from "../store/entityNames.js";
 import { writeWarehouse, type OpenedWarehouse } from "../store/ingest.js";
 import { accountBounds, planAccount, type AccountPlan, type RunWindows } from "./accountPlan.js";
 import { AccountSync, countAccountHours, hoursOf, type RunContext } from "./syncAccount.js";
+import { DEFAULT_DOWNLOADS, syncAccounts } from "./syncSteps.js";
 import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil } from "./syncChunks.js";
 import { DEFAULT_ASK_MISSING_EVERY_HOURS, DEFAULT_LOOK_BACK_HOURS, DEFAULT_RETENTION_HOURS, DEFAULT_SETTLE_HOURS } from "./syncPlan.js";
 import { readHeldHours, readSyncState } from "./syncState.js";
-import type { SyncedAccount, SyncOptions, SyncReport } from "./syncTypes.js";
+import type { SyncOptions, SyncReport } from "./syncTypes.js";
 
 export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./syncTypes.js";
 
@@ -26,13 +27,14 @@ export const DEFAULT_SYNC_WAIT_SECONDS = 300;
 
 /**
  * Archive bytes a sync gathers, by default, before it ingests them in one step: the chunks of
- * an account are downloaded one after another and ingested together once their archives reach
- * this, or the account's chunks end. Each step costs an open of the warehouse and a checkpoint
- * that rewrites the last, partly filled block of rows of every table it appended to (about half
- * a second whatever the step's size, measured): a step per day of a backfill paid it 31 times a
- * month. 8 MiB of archives are about 36 MB of files (4.5 : 1 measured on generated data), about
- * one ingest batch (32 MiB), so a step holds the file about as long as one batch's commit and
- * readers wait no longer than that, however large the account; an hourly run is one step.
+ * the accounts are downloaded (several accounts at once, each account's chunks in order) and
+ * ingested together once their archives reach this, or nothing is left to ask. Each step costs
+ * an open of the warehouse and a checkpoint that rewrites the last, partly filled block of rows
+ * of every table it appended to (about half a second whatever the step's size, measured): a step
+ * per day of a backfill paid it 31 times a month, and a step per account made an hourly run of
+ * 100 accounts take 100 of them. 8 MiB of archives are about 36 MB of files (4.5 : 1 measured on
+ * generated data), about one ingest batch (32 MiB), so a step holds the file about as long as
+ * one batch's commit and readers wait no longer than that; an hourly run is one step.
  */
 export const DEFAULT_STEP_BYTES = 8 * 1024 * 1024;
 
@@ -95,23 +97,22 @@ async function listService(options: SyncOptions) {
 /** What the run asks of each account, from the warehouse's state (an empty warehouse without `since` is a UsageError). */
 async function planRun(connection: Connection, db: string, accountIds: readonly number[], windows: RunWindows, currentHourEpoch: number): Promise<AccountPlan[]> {
   const state = await readSyncState(connection, currentHourEpoch);
-  const plans: AccountPlan[] = [];
-  for (const accountId of accountIds) {
-    const account = state.accounts.get(accountId);
-    const bounds = accountBounds(accountId, account, state.firstHourEpoch, windows);
-    if (bounds === undefined) throw new UsageError(`${db} holds no hours yet: give --since T (the first hour to download) for the first sync`);
-    const held = await readHeldHours(connection, accountId, bounds.heldFromEpoch, bounds.heldToEpoch);
-    plans.push(planAccount(bounds, account, windows, held));
-  }
-  return plans;
+  const bounds = accountIds.map((accountId) => {
+    const b = accountBounds(accountId, state.accounts.get(accountId), state.firstHourEpoch, windows);
+    if (b === undefined) throw new UsageError(`${db} holds no hours yet: give --since T (the first hour to download) for the first sync`);
+    return b;
+  });
+  const held = await readHeldHours(connection, bounds.map((b) => ({ accountId: b.accountId, startEpoch: b.heldFromEpoch, endEpoch: b.heldToEpoch })));
+  return bounds.map((b) => planAccount(b, state.accounts.get(b.accountId), windows, held.get(b.accountId)!));
 }
 
 /**
  * Keeps a warehouse file current from the live service. Logs in once; lists the accounts
  * (`accounts/list`: an `accountIds` it does not name is a UsageError) and cloud spaces
- * (`cloudspaces/list`) and stores their names; then, account by account, downloads
- * `getConsumption` in chunks of a day, a week or a month and ingests the archives in steps
- * of up to `stepBytes` (an account's chunks downloaded since its last step).
+ * (`cloudspaces/list`) and stores their names; then downloads each account's `getConsumption`
+ * in chunks of a day, a week or a month (`downloads` at once, each account's chunks in order)
+ * and ingests the archives in steps of up to `stepBytes` (every account's chunks downloaded
+ * since the last step, in one load).
  *
  * What it asks for converges on the platform's archive whatever the timing of publication and
  * of runs, a stall of any length included (see `planAccount`): an hour is complete once its
@@ -127,14 +128,15 @@ async function planRun(connection: Connection, db: string, accountIds: readonly 
  * `ingest`) are ignored: the platform cannot have written them.
  *
  * The warehouse is opened to write once to plan (and store the names), then once per step:
- * the step's ingest, its record and, with an account's last step, the account's result, in
- * one open (an account that fails or has nothing to ask records its result in one more). It
- * is closed between, never held across a download, so readers get it between steps; each
- * open waits up to `waitSeconds` for readers to let go (then WarehouseBusyError, which stops
- * the sync).
+ * the step's ingest, the record of each account's chunks and, with an account's last chunk (or
+ * its failure, or when it has nothing to ask), the account's result, in one open and a few
+ * statements whatever the number of accounts. It is closed between, never held across a
+ * download, so readers get it between steps; each open waits up to `waitSeconds` for readers
+ * to let go (then WarehouseBusyError, which stops the sync).
  *
  * Idempotent and resumable: a chunk is recorded only once ingested, so a run killed at any
- * point and run again gives the warehouse of one clean run. The platform's `end` includes
+ * point and run again gives the warehouse of one clean run (chunks downloaded and not yet
+ * written are asked again). The platform's `end` includes
  * its hour, so each chunk `[s, e)` is asked as `start=s, end=e-3600`. A download refused with
  * 401 (a token that expired during a long sync) logs in again, once per chunk.
  *
@@ -149,6 +151,8 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   if (options.accountIds) checkAccountIds(options.accountIds);
   const stepBytes = options.stepBytes ?? DEFAULT_STEP_BYTES;
   if (!(stepBytes >= 0)) throw new UsageError(`bad stepBytes ${String(options.stepBytes)}: use 0 or more bytes`);
+  const downloads = options.downloads ?? DEFAULT_DOWNLOADS;
+  if (!(Number.isInteger(downloads) && downloads >= 1)) throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
   const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
   const windows = windowsOf(options, currentHourEpoch);
   const waitSeconds = options.waitSeconds ?? DEFAULT_SYNC_WAIT_SECONDS;
@@ -163,21 +167,26 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   });
 
   const tempDir = await makeSyncFolder(options.tempDir ?? tmpdir());
-  const service = { session: listed.session, renew: async () => { service.session = await openSession(options.url, options.auth, options); } };
+  let renewing: Promise<void> | undefined;
+  const service: RunContext["service"] = {
+    session: listed.session,
+    renew: async (stale) => {
+      if (service.session !== stale) return; // another download logged in again since
+      renewing ??= openSession(options.url, options.auth, options).then((session) => { service.session = session; }).finally(() => { renewing = undefined; });
+      await renewing;
+    },
+  };
   const run: RunContext = {
     db: options.db, replace: options.replace ?? true, skipBad: options.skipBad, stepBytes, windows, currentHourEpoch, tempDir, service, withDatabase,
     progress: { hoursDone: 0, hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.chunks), 0), onProgress: options.onProgress },
   };
-  const results: SyncedAccount[] = [];
+  const accounts = plans.map((plan) => new AccountSync(plan, run));
   try {
-    for (const plan of plans) {
-      const result = await new AccountSync(plan, run).sync();
-      results.push(result);
-      options.onAccount?.(result);
-    }
+    await syncAccounts(accounts, run, downloads, (a) => options.onAccount?.(a.result));
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
+  const results = accounts.map((a) => a.result);
   const failures = results.filter((r) => r.status === "failed").map((r) => ({ accountId: r.accountId, error: r.error! }));
   if (failures.length > 0) throw new SyncIncompleteError(failures, results.length);
   return {

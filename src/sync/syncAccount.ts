@@ -1,15 +1,15 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { BadInputError, CloudunitsError, EnvironmentError, FetchError } from "../base/errors.js";
+import { CloudunitsError, EnvironmentError, FetchError } from "../base/errors.js";
 import { consumptionFileName } from "../fetch/consumptionFile.js";
 import { downloadConsumption } from "../fetch/downloadConsumption.js";
 import type { ServiceSession } from "../fetch/serviceSession.js";
-import { ingestInto, type OpenedWarehouse } from "../store/ingest.js";
+import type { OpenedWarehouse } from "../store/ingest.js";
 import { hoursIn, recoveryHours, type AccountPlan, type RunWindows } from "./accountPlan.js";
 import { HOUR_SECONDS, syncChunks } from "./syncChunks.js";
 import { hourRanges, type HourRange } from "../base/period.js";
-import { readHeldHours, readUnloggedHoles, recordChunk, recordResult, type SyncEvent } from "./syncState.js";
+import type { AccountResultRecord, AccountSpan, ChunkRecord, SpanQuery, SyncEvent } from "./syncState.js";
 import type { SyncedAccount, SyncProgress } from "./syncTypes.js";
 
 /** What every account of a run shares: the warehouse, the service, the clock, the progress. */
@@ -22,8 +22,8 @@ export interface RunContext {
   currentHourEpoch: number;
   /** The folder of this run where chunk archives wait to be ingested. */
   tempDir: string;
-  /** The session in use; `renew` logs in again (a token that expired during a long sync). */
-  service: { session: ServiceSession; renew(): Promise<void> };
+  /** The session in use; `renew` logs in again (a token that expired during a long sync), unless another download did since `stale` was in use. */
+  service: { session: ServiceSession; renew(stale: ServiceSession): Promise<void> };
   /** Opens the warehouse to write, runs `fn`, checkpoints and closes: one write of the run. */
   withDatabase<T>(fn: (connection: DuckDBConnection, opened: OpenedWarehouse) => Promise<T>): Promise<T>;
   /** Hours done and to do over every account, for the progress callback. */
@@ -47,20 +47,31 @@ export function stopsSync(error: unknown): boolean {
   return !(error instanceof CloudunitsError) || error.code.startsWith("DB_") || error instanceof EnvironmentError;
 }
 
+/** What the step's ingest did for one account: the account-hours it loaded and replaced, or the account's bad files. */
+export interface AccountIngest {
+  loadedHours: number;
+  replaced: number[];
+  error?: CloudunitsError;
+}
+
 /**
- * One account's part of a run: its chunks downloaded one after another and ingested in steps
- * (an account's archives since its last step, once they reach `stepBytes` or its chunks end),
- * each step one open of the warehouse: the ingest, then the record of its chunks, and with the
- * account's last chunk its result. Owns the archives waiting in the run's folder.
+ * One account's part of a run: its chunks downloaded one after another (the run downloads
+ * several accounts at once) and written in the run's steps, each one open of the warehouse for
+ * every account with chunks downloaded: their archives ingested together, then each account's
+ * record of its chunks, and with an account's last chunk its result. Owns the archives waiting
+ * in the run's folder.
  */
 export class AccountSync {
   readonly result: SyncedAccount;
   private readonly chunks: HourRange[];
-  /** The chunks downloaded and not yet ingested, their files and archive bytes. */
+  /** The next chunk to download. */
+  private next = 0;
+  /** The chunks downloaded and not yet written, their files and archive bytes. */
   private pending: HourRange[] = [];
-  private files: string[] = [];
-  private pendingBytes = 0;
+  private pendingFiles: string[] = [];
   private downloading = false;
+  /** A download failed: the account asks nothing more, and fails once its chunks downloaded are written. */
+  private failure: unknown;
   private recorded = false;
   private asksMissing: boolean;
 
@@ -89,21 +100,33 @@ export class AccountSync {
     };
   }
 
-  /** Syncs the account: every chunk, or until one fails (the account `failed`, the run goes on); its result recorded either way. */
-  async sync(): Promise<SyncedAccount> {
-    try {
-      for (let index = 0; index < this.chunks.length; index++) {
-        await this.download(this.chunks[index]!);
-        // the last step may add chunks (the missing hours, asked at once after a stall)
-        const last = index === this.chunks.length - 1;
-        if (last || this.pendingBytes >= this.run.stepBytes) await this.step(last);
-      }
-    } catch (error) {
-      await this.fail(error);
-    }
-    // a failed account, or one with nothing to ask: its result in an open of its own
-    if (!this.recorded) await this.run.withDatabase((connection) => this.record(connection));
-    return this.result;
+  get accountId(): number {
+    return this.plan.accountId;
+  }
+
+  /** True when a chunk is left to download and none is downloading. */
+  get wantsDownload(): boolean {
+    return !this.downloading && !this.recorded && this.failure === undefined && this.next < this.chunks.length;
+  }
+
+  /** True when the account downloads nothing more until the next step (it may ask missing hours at once then). */
+  get downloadsDone(): boolean {
+    return !this.downloading && (this.recorded || this.failure !== undefined || this.next >= this.chunks.length);
+  }
+
+  /** True when the next step has something of this account to write: chunks downloaded, or its result (nothing more to download). */
+  get wantsStep(): boolean {
+    return !this.recorded && !this.downloading && (this.pending.length > 0 || this.failure !== undefined || this.next >= this.chunks.length);
+  }
+
+  /** The archives downloaded for the next step. */
+  get files(): readonly string[] {
+    return this.pendingFiles;
+  }
+
+  /** The hours the next step's archives may hold (the download refuses any other). */
+  get stepScope(): { accountId: number; startEpoch: number; endEpoch: number } | undefined {
+    return this.pending.length === 0 ? undefined : { accountId: this.plan.accountId, startEpoch: this.pending[0]!.startEpoch, endEpoch: this.pending.at(-1)!.endEpoch };
   }
 
   private reportProgress(phase: SyncProgress["phase"], first: HourRange, last: HourRange, receivedBytes: number): void {
@@ -111,71 +134,109 @@ export class AccountSync {
     onProgress?.({ phase, accountId: this.plan.accountId, chunkStartEpoch: first.startEpoch, chunkEndEpoch: last.endEpoch, hoursDone, hoursTotal, receivedBytes });
   }
 
-  /** Downloads one chunk into the run's folder (logging in again once when the session expired), pending its step. */
-  private async download(chunk: HourRange): Promise<void> {
-    this.downloading = true;
-    const { accountId } = this.plan;
-    const file = join(this.run.tempDir, consumptionFileName(accountId, chunk.startEpoch, chunk.endEpoch));
-    this.reportProgress("download", chunk, chunk, 0);
-    const request = { accountId, startEpoch: chunk.startEpoch, endEpoch: chunk.endEpoch - HOUR_SECONDS };
-    const get = () => downloadConsumption(this.run.service.session, request, file, (received) => this.reportProgress("download", chunk, chunk, received));
-    const { bytes, accountHours } = await get().catch(async (error: unknown) => {
-      // a token or key that expired during a long sync: log in again, once per chunk
-      if (!(error instanceof FetchError && error.code === "FETCH_AUTH" && error.status === 401)) throw error;
-      await this.run.service.renew();
-      return get();
-    });
-    this.downloading = false;
-    this.result.bytes += bytes;
-    this.result.accountHoursDownloaded += accountHours;
-    this.pending.push(chunk);
-    this.pendingBytes += bytes;
-    if (accountHours > 0) this.files.push(file);
-    else await rm(file, { force: true });
+  /** Says the step ingests this account's chunks downloaded (for a progress bar). */
+  reportIngest(): void {
+    if (this.pending.length > 0) this.reportProgress("ingest", this.pending[0]!, this.pending.at(-1)!, 0);
   }
 
   /**
-   * One step: the pending chunks' ingest, then their record (the mark and the log) after the
-   * ingest's commits, so a run killed before asks them again, which changes nothing held; with
-   * the account's last chunk, its result too (or, after a stall, the missing hours to ask at once).
+   * Downloads the next chunk into the run's folder (logging in again once when the session
+   * expired), pending the next step; its archive bytes. A failure that is the account's stops
+   * its downloads (the chunks downloaded before are written all the same, then it fails); one
+   * that stops the sync is thrown.
    */
-  private async step(lastOfAccount: boolean): Promise<void> {
-    const step = this.pending;
-    const first = step[0]!;
-    const last = step.at(-1)!;
-    await this.run.withDatabase(async (connection, opened) => {
-      const events = this.files.length > 0 ? await this.ingest(opened, first, last) : [];
-      const held = await readHeldHours(connection, this.plan.accountId, first.startEpoch, last.endEpoch);
-      for (const chunk of step) events.push(...this.classify(chunk, held));
-      await recordChunk(connection, this.plan.accountId, this.plan.floorEpoch, last.endEpoch, events);
-      if (!lastOfAccount) return;
-      const again = this.asksMissing ? [] : recoveryHours(this.plan, this.result.accountHoursLoaded);
-      if (again.length > 0) this.askAtOnce(again);
-      else await this.record(connection);
-    });
-    for (const file of this.files) await rm(file, { force: true });
-    this.pending = [];
-    this.files = [];
-    this.pendingBytes = 0;
-    this.result.chunksDone += step.length;
-    this.run.progress.hoursDone += hoursOf(step);
+  async download(): Promise<number> {
+    const chunk = this.chunks[this.next++]!;
+    this.downloading = true;
+    try {
+      const { accountId } = this.plan;
+      const file = join(this.run.tempDir, consumptionFileName(accountId, chunk.startEpoch, chunk.endEpoch));
+      this.reportProgress("download", chunk, chunk, 0);
+      const request = { accountId, startEpoch: chunk.startEpoch, endEpoch: chunk.endEpoch - HOUR_SECONDS };
+      const session = this.run.service.session;
+      const get = () => downloadConsumption(this.run.service.session, request, file, (received) => this.reportProgress("download", chunk, chunk, received));
+      const { bytes, accountHours } = await get().catch(async (error: unknown) => {
+        // a token or key that expired during a long sync: log in again, once per chunk
+        if (!(error instanceof FetchError && error.code === "FETCH_AUTH" && error.status === 401)) throw error;
+        await this.run.service.renew(session);
+        return get();
+      });
+      this.result.bytes += bytes;
+      this.result.accountHoursDownloaded += accountHours;
+      this.pending.push(chunk);
+      if (accountHours > 0) this.pendingFiles.push(file);
+      else await rm(file, { force: true });
+      return bytes;
+    } catch (error) {
+      if (stopsSync(error)) throw error;
+      this.failure = error;
+      return 0;
+    } finally {
+      this.downloading = false;
+    }
   }
 
-  /** Ingests the step's archives as `ingest` does; the rewritten hours as events. */
-  private async ingest(opened: OpenedWarehouse, first: HourRange, last: HourRange): Promise<SyncEvent[]> {
-    this.reportProgress("ingest", first, last, 0);
-    const { report, errors } = await ingestInto(opened, this.files, {
-      db: this.run.db,
-      inputNames: this.files.map(() => `getConsumption(account ${this.plan.accountId})`),
-      replace: this.run.replace,
-      skipBad: this.run.skipBad,
-    });
-    if (errors.length > 0) throw new BadInputError(errors);
-    this.result.accountHoursLoaded += report.accountHours - report.replacedHours;
-    return report.replaced.map((r) => {
-      this.result.rewrittenHours.push(r.hourEpoch);
-      return { hourEpoch: r.hourEpoch, event: "rewritten" as const };
-    });
+  /** True when the step settles the account's result: its chunks are done (or it failed). */
+  private finishing = false;
+
+  /**
+   * The account's part of a step, after the step's ingest (`ingested`: what it did for this
+   * account; undefined when it had no archive; `held`: its hours held in the step's chunks): the
+   * record of its chunks (the mark and the log), written after the ingest's commits, so a run
+   * killed before asks them again, which changes nothing held; none when its ingest failed.
+   * With the account's last chunk, or its failure, it is {@link finishing} (or, after a stall,
+   * asks the missing hours at once, in the next steps of this run).
+   */
+  stepRecord(ingested: AccountIngest | undefined, held: ReadonlySet<number>): ChunkRecord | undefined {
+    const step = this.pending;
+    let record: ChunkRecord | undefined;
+    if (ingested?.error) this.fail(ingested.error);
+    else if (step.length > 0) {
+      const events: SyncEvent[] = [];
+      if (ingested) {
+        this.result.accountHoursLoaded += ingested.loadedHours;
+        for (const hourEpoch of ingested.replaced) {
+          this.result.rewrittenHours.push(hourEpoch);
+          events.push({ hourEpoch, event: "rewritten" });
+        }
+      }
+      for (const chunk of step) events.push(...this.classify(chunk, held));
+      record = { accountId: this.plan.accountId, fromEpoch: this.plan.floorEpoch, untilEpoch: step.at(-1)!.endEpoch, events };
+      this.result.chunksDone += step.length;
+      this.run.progress.hoursDone += hoursOf(step);
+    }
+    if (this.failure !== undefined) this.fail(this.failure);
+    else if (this.next >= this.chunks.length) {
+      const again = this.asksMissing ? [] : recoveryHours(this.plan, this.result.accountHoursLoaded);
+      if (again.length > 0) this.askAtOnce(again);
+      else this.finishing = true;
+    }
+    return record;
+  }
+
+  /** The account fails (a download, or its ingest): it asks nothing more, and the step records its result. */
+  private fail(error: unknown): void {
+    if (this.result.status === "failed") return;
+    this.result.status = "failed";
+    this.result.error = error as CloudunitsError;
+    this.run.progress.hoursDone += hoursOf(this.chunks.slice(this.result.chunksDone));
+    this.next = this.chunks.length;
+    this.finishing = true;
+  }
+
+  /** What the step reads to settle the result of a finishing account, else undefined. */
+  get spanQuery(): SpanQuery | undefined {
+    if (!this.finishing) return undefined;
+    const { accountId, floorEpoch, retentionStartEpoch } = this.plan;
+    return { accountId, fromEpoch: floorEpoch, retentionStartEpoch, untilEpoch: this.run.windows.untilEpoch };
+  }
+
+  /** After the step's open: its archives removed. True when the account is done (its result recorded). */
+  async endStep(): Promise<boolean> {
+    for (const file of this.pendingFiles) await rm(file, { force: true });
+    this.pending = [];
+    this.pendingFiles = [];
+    return this.recorded;
   }
 
   /** What became of each hour of a chunk: late (held now, not before), awaiting (inside the look-back), missing (leaving it); older ones stay missing. */
@@ -206,44 +267,27 @@ export class AccountSync {
     this.run.progress.hoursTotal += hours.length;
   }
 
-  /** A download or an ingest failed: the chunks downloaded before a failed download are ingested and recorded all the same. */
-  private async fail(error: unknown): Promise<void> {
-    if (stopsSync(error)) throw error;
-    if (this.downloading && this.pending.length > 0) {
-      await this.step(false).catch((second: unknown) => {
-        if (stopsSync(second)) throw second;
-      });
-    }
-    this.result.status = "failed";
-    this.result.error = error as CloudunitsError;
-    this.run.progress.hoursDone += hoursOf(this.chunks.slice(this.result.chunksDone));
-  }
-
   /**
-   * Settles the account's outcome and records it: its status; the missing hours in order (those
-   * between its first and last hour held, the others being "not yet synced" or before it
-   * existed); the hours given up for good (holes older than the retention, logged `lost`).
+   * Settles the account's outcome from what the warehouse holds of it (`span`), as the step
+   * records it: its status; the missing hours in order (those between its first and last hour
+   * held, the others being "not yet synced" or before it existed); the hours given up for good
+   * (holes older than the retention, logged `lost`).
    */
-  private async record(connection: DuckDBConnection): Promise<void> {
+  settle(span: AccountSpan): AccountResultRecord {
     const { accountId, floorEpoch, retentionStartEpoch } = this.plan;
-    const { windows, currentHourEpoch } = this.run;
+    const { windows } = this.run;
     const r = this.result;
-    const span = (await connection.runAndReadAll(
-      `SELECT min(hour_epoch) AS first, max(hour_epoch) AS last,
-              count(*) FILTER (WHERE hour_epoch >= greatest($from, $retention) AND hour_epoch < $until) AS recent
-       FROM account_hours WHERE account_id = $a AND hour_epoch <= $now`,
-      { a: accountId, now: currentHourEpoch, from: floorEpoch, retention: retentionStartEpoch, until: windows.untilEpoch },
-    )).getRowObjectsJS()[0]!;
-    const first = span.first === null ? undefined : Number(span.first);
-    const last = span.last === null ? undefined : Number(span.last);
+    const { first, last } = span;
     r.missingHours = r.missingHours.filter((h) => first !== undefined && last !== undefined && h > first && h < last && h >= retentionStartEpoch).sort((a, b) => a - b);
-    r.lostHours = first === undefined ? [] : await readUnloggedHoles(connection, accountId, floorEpoch, retentionStartEpoch, currentHourEpoch);
+    r.lostHours = first === undefined ? [] : span.unloggedHoles;
     if (r.status !== "failed") {
       // up to date only when every hour of its retention (from its first hour held) up to the end is held
       const expected = Math.max(0, (windows.untilEpoch - Math.max(floorEpoch, retentionStartEpoch, first ?? floorEpoch)) / HOUR_SECONDS);
-      r.status = r.accountHoursLoaded > 0 || r.rewrittenHours.length > 0 ? "synced" : Number(span.recent) < expected ? "waiting" : "up-to-date";
+      r.status = r.accountHoursLoaded > 0 || r.rewrittenHours.length > 0 ? "synced" : span.recent < expected ? "waiting" : "up-to-date";
     }
-    await recordResult(connection, {
+    this.recorded = true;
+    this.finishing = false;
+    return {
       accountId,
       fromEpoch: floorEpoch,
       result: r.status,
@@ -252,8 +296,6 @@ export class AccountSync {
       retentionHours: windows.retentionHours,
       missingAskedUntilEpoch: this.asksMissing && r.status !== "failed" ? windows.untilEpoch : undefined,
       lost: r.lostHours,
-    });
-    this.run.totalAccountHours = await countAccountHours(connection);
-    this.recorded = true;
+    };
   }
 }

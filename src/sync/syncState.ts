@@ -1,4 +1,5 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import { duckdbApi } from "../base/duckdb.js";
 
 /** What the warehouse knows about one account, for deciding what its sync asks for. Hours later than the current hour are not counted (only `ingest` keeps them). */
 export interface AccountSyncState {
@@ -41,13 +42,44 @@ export async function readSyncState(connection: DuckDBConnection, currentHourEpo
   return { accounts, firstHourEpoch: firsts.length === 0 ? undefined : Math.min(...firsts) };
 }
 
-/** The hours of `accountId` in `[startEpoch, endEpoch)` the warehouse holds. */
-export async function readHeldHours(connection: DuckDBConnection, accountId: number, startEpoch: number, endEpoch: number): Promise<Set<number>> {
-  const rows = (await connection.runAndReadAll(
-    "SELECT hour_epoch FROM account_hours WHERE account_id = $a AND hour_epoch >= $s AND hour_epoch < $e",
-    { a: accountId, s: startEpoch, e: endEpoch },
-  )).getRows();
-  return new Set(rows.map(([h]) => Number(h)));
+/** An account's hours `[startEpoch, endEpoch)`. */
+export interface AccountRange {
+  accountId: number;
+  startEpoch: number;
+  endEpoch: number;
+}
+
+/** DuckDB list parameters of many rows, a list per column: a statement reads them back as rows with `unnest`. */
+function columns<T>(rows: readonly T[], of: Record<string, (row: T) => number | string | null>) {
+  const { BIGINT, LIST, VARCHAR, listValue } = duckdbApi();
+  const values: Record<string, DuckDBValue> = {};
+  const types: Record<string, DuckDBType> = {};
+  for (const [name, get] of Object.entries(of)) {
+    const text = rows.some((r) => typeof get(r) === "string");
+    values[name] = listValue(rows.map((r) => {
+      const v = get(r);
+      return v === null ? null : text ? String(v) : BigInt(v);
+    }));
+    types[name] = LIST(text ? VARCHAR : BIGINT);
+  }
+  return { values, types };
+}
+
+/**
+ * The hours the warehouse holds of each account in its range, in one query (a query per account
+ * cost a run of 1,000 accounts seconds): a set, empty when none, for every account of `ranges`.
+ */
+export async function readHeldHours(connection: DuckDBConnection, ranges: readonly AccountRange[]): Promise<Map<number, Set<number>>> {
+  const held = new Map<number, Set<number>>(ranges.map((r) => [r.accountId, new Set<number>()]));
+  if (ranges.length === 0) return held;
+  const { values, types } = columns(ranges, { a: (r) => r.accountId, s: (r) => r.startEpoch, e: (r) => r.endEpoch });
+  const rows = await connection.runAndReadAll(
+    `SELECT account_id, hour_epoch FROM account_hours JOIN (SELECT unnest($a) AS a, unnest($s) AS s, unnest($e) AS e) q
+       ON account_id = q.a AND hour_epoch >= q.s AND hour_epoch < q.e`,
+    values, types,
+  );
+  for (const [a, h] of rows.getRows()) held.get(Number(a))!.add(Number(h));
+  return held;
 }
 
 /** An hour a sync got after first asking for it, or gave up. */
@@ -60,28 +92,21 @@ export interface SyncEvent {
   event: "late" | "rewritten" | "lost";
 }
 
-/** Logs `events` of `accountId` in `sync_log`, in the caller's transaction (if any). */
-async function logEvents(connection: DuckDBConnection, accountId: number, events: readonly SyncEvent[]): Promise<void> {
-  for (const e of events) {
-    await connection.run("INSERT INTO sync_log (account_id, hour_epoch, event) VALUES ($a, $h, $e)", { a: accountId, h: e.hourEpoch, e: e.event });
-  }
+/** An event of an account, as `sync_log` keeps it. */
+type AccountEvent = SyncEvent & { accountId: number };
+
+/** Logs `events` in `sync_log` in one statement, in the caller's transaction. */
+async function logEvents(connection: DuckDBConnection, events: readonly AccountEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const { values, types } = columns(events, { a: (e) => e.accountId, h: (e) => e.hourEpoch, e: (e) => e.event });
+  await connection.run("INSERT INTO sync_log (account_id, hour_epoch, event) SELECT unnest($a), unnest($h), unnest($e)", values, types);
 }
 
-/**
- * Records, in one transaction, that every hour of `accountId` before `untilEpoch` was asked
- * (never moves the mark back; `fromEpoch` is where the account's syncs began, kept from the
- * first), and logs the late and rewritten hours of the chunk.
- */
-export async function recordChunk(connection: DuckDBConnection, accountId: number, fromEpoch: number, untilEpoch: number, events: readonly SyncEvent[]): Promise<void> {
+/** Runs `fn` in one transaction of `connection`. */
+async function inTransaction(connection: DuckDBConnection, fn: () => Promise<void>): Promise<void> {
   await connection.run("BEGIN TRANSACTION");
   try {
-    await connection.run(
-      `INSERT INTO sync_state (account_id, synced_until_epoch, synced_from_epoch) VALUES ($a, $u, $f)
-       ON CONFLICT (account_id) DO UPDATE SET synced_until_epoch = greatest(sync_state.synced_until_epoch, excluded.synced_until_epoch),
-         synced_from_epoch = least(coalesce(sync_state.synced_from_epoch, excluded.synced_from_epoch), excluded.synced_from_epoch), synced_at = now()`,
-      { a: accountId, u: untilEpoch, f: fromEpoch },
-    );
-    await logEvents(connection, accountId, events);
+    await fn();
     await connection.run("COMMIT");
   } catch (error) {
     await connection.run("ROLLBACK");
@@ -89,7 +114,34 @@ export async function recordChunk(connection: DuckDBConnection, accountId: numbe
   }
 }
 
-/** How one account's sync of a run ended, as {@link recordResult} keeps it. */
+/** What a step records of one account's chunks: every hour before `untilEpoch` was asked; where its syncs began; the late and rewritten hours. */
+export interface ChunkRecord {
+  accountId: number;
+  fromEpoch: number;
+  untilEpoch: number;
+  events: readonly SyncEvent[];
+}
+
+/**
+ * Records, in one transaction for every account of a step, that every hour of each account
+ * before its `untilEpoch` was asked (never moves the mark back; `fromEpoch` is where the
+ * account's syncs began, kept from the first), and logs the late and rewritten hours.
+ */
+export async function recordChunks(connection: DuckDBConnection, records: readonly ChunkRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const { values, types } = columns(records, { a: (r) => r.accountId, u: (r) => r.untilEpoch, f: (r) => r.fromEpoch });
+  await inTransaction(connection, async () => {
+    await connection.run(
+      `INSERT INTO sync_state (account_id, synced_until_epoch, synced_from_epoch) SELECT unnest($a), unnest($u), unnest($f)
+       ON CONFLICT (account_id) DO UPDATE SET synced_until_epoch = greatest(sync_state.synced_until_epoch, excluded.synced_until_epoch),
+         synced_from_epoch = least(coalesce(sync_state.synced_from_epoch, excluded.synced_from_epoch), excluded.synced_from_epoch), synced_at = now()`,
+      values, types,
+    );
+    await logEvents(connection, records.flatMap((r) => r.events.map((e) => ({ ...e, accountId: r.accountId }))));
+  });
+}
+
+/** How one account's sync of a run ended, as {@link recordResults} keeps it. */
 export interface AccountResultRecord {
   accountId: number;
   /** Where the account's syncs begin. */
@@ -105,40 +157,74 @@ export interface AccountResultRecord {
   lost: readonly number[];
 }
 
-/** Records, in one transaction, how the account's sync of this run ended, the windows it used, and the hours it gave up. */
-export async function recordResult(connection: DuckDBConnection, r: AccountResultRecord): Promise<void> {
-  await connection.run("BEGIN TRANSACTION");
-  try {
+/** Records, in one transaction for every account done in a step, how its sync of this run ended, the windows it used, and the hours it gave up. */
+export async function recordResults(connection: DuckDBConnection, results: readonly AccountResultRecord[]): Promise<void> {
+  if (results.length === 0) return;
+  const { values, types } = columns(results, {
+    a: (r) => r.accountId, f: (r) => r.fromEpoch, r: (r) => r.result, e: (r) => r.error, lb: (r) => r.lookBackHours, rt: (r) => r.retentionHours,
+    m: (r) => r.missingAskedUntilEpoch ?? null,
+  });
+  types.e = duckdbApi().LIST(duckdbApi().VARCHAR); // every error null is still a text
+  await inTransaction(connection, async () => {
     await connection.run(
       `INSERT INTO sync_state (account_id, synced_until_epoch, synced_from_epoch, last_run_at, last_result, last_error, look_back_hours, retention_hours, missing_asked_until_epoch)
-       VALUES ($a, $f, $f, now(), $r, $e, $lb, $rt, $m)
+       SELECT a, f, f, now(), r, e, lb, rt, m FROM (SELECT unnest($a) AS a, unnest($f) AS f, unnest($r) AS r, unnest($e) AS e, unnest($lb) AS lb, unnest($rt) AS rt, unnest($m) AS m)
        ON CONFLICT (account_id) DO UPDATE SET last_run_at = now(), last_result = excluded.last_result, last_error = excluded.last_error,
          look_back_hours = excluded.look_back_hours, retention_hours = excluded.retention_hours,
          missing_asked_until_epoch = coalesce(excluded.missing_asked_until_epoch, sync_state.missing_asked_until_epoch)`,
-      { a: r.accountId, f: r.fromEpoch, r: r.result, e: r.error, lb: r.lookBackHours, rt: r.retentionHours, m: r.missingAskedUntilEpoch ?? null },
+      values, types,
     );
-    await logEvents(connection, r.accountId, r.lost.map((hourEpoch) => ({ hourEpoch, event: "lost" as const })));
-    await connection.run("COMMIT");
-  } catch (error) {
-    await connection.run("ROLLBACK");
-    throw error;
-  }
+    await logEvents(connection, results.flatMap((r) => r.lost.map((hourEpoch) => ({ accountId: r.accountId, hourEpoch, event: "lost" as const }))));
+  });
 }
 
-/**
- * The hours of `accountId` not held between its first and last hour held (not later than
- * `currentHourEpoch`), from `fromEpoch` and before `beforeEpoch`, that `sync_log` does not
- * already call `lost`: the hours a run gives up once they leave the platform's retention.
- */
-export async function readUnloggedHoles(connection: DuckDBConnection, accountId: number, fromEpoch: number, beforeEpoch: number, currentHourEpoch: number): Promise<number[]> {
+/** What {@link readAccountSpans} reads of one account: its hours held from `fromEpoch` (and the retention) up to `untilEpoch`. */
+export interface SpanQuery {
+  accountId: number;
+  fromEpoch: number;
+  retentionStartEpoch: number;
+  untilEpoch: number;
+}
+
+/** What the warehouse holds of an account, as a run that is done with it settles its outcome. */
+export interface AccountSpan {
+  /** The first and last hour held (not later than the current hour); undefined when none. */
+  first: number | undefined;
+  last: number | undefined;
+  /** Hours held from `fromEpoch` and the retention's start up to `untilEpoch`. */
+  recent: number;
+  /**
+   * The hours not held between its first and last hour held, from `fromEpoch` and before the
+   * retention's start, that `sync_log` does not already call `lost`: the hours a run gives up
+   * once they leave the platform's retention.
+   */
+  unloggedHoles: number[];
+}
+
+/** The spans of every account of `queries`, in two queries whatever their number, as of the hour `currentHourEpoch`. */
+export async function readAccountSpans(connection: DuckDBConnection, queries: readonly SpanQuery[], currentHourEpoch: number): Promise<Map<number, AccountSpan>> {
+  const spans = new Map<number, AccountSpan>(queries.map((q) => [q.accountId, { first: undefined, last: undefined, recent: 0, unloggedHoles: [] }]));
+  if (queries.length === 0) return spans;
+  const { values, types } = columns(queries, { a: (q) => q.accountId, f: (q) => q.fromEpoch, rt: (q) => q.retentionStartEpoch, u: (q) => q.untilEpoch });
+  const asked = "(SELECT unnest($a) AS a, unnest($f) AS f, unnest($rt) AS rt, unnest($u) AS u)";
+  const params = { ...values, now: currentHourEpoch };
   const rows = await connection.runAndReadAll(
-    `WITH held AS (SELECT hour_epoch, lead(hour_epoch) OVER (ORDER BY hour_epoch) AS next
-                   FROM account_hours WHERE account_id = $a AND hour_epoch <= $now),
-     holes AS (SELECT unnest(range(hour_epoch + 3600, next, 3600)) AS hour_epoch FROM held WHERE next - hour_epoch > 3600)
-     SELECT hour_epoch FROM holes WHERE hour_epoch >= $from AND hour_epoch < $before
-       AND hour_epoch NOT IN (SELECT hour_epoch FROM sync_log WHERE account_id = $a AND event = 'lost')
-     ORDER BY 1`,
-    { a: accountId, now: currentHourEpoch, from: fromEpoch, before: beforeEpoch },
+    `SELECT q.a, min(hour_epoch) AS first, max(hour_epoch) AS last,
+            count(*) FILTER (WHERE hour_epoch >= greatest(q.f, q.rt) AND hour_epoch < q.u) AS recent
+     FROM account_hours JOIN ${asked} q ON account_id = q.a WHERE hour_epoch <= $now GROUP BY q.a`,
+    params, types,
   );
-  return rows.getRows().map(([h]) => Number(h));
+  for (const [a, first, last, recent] of rows.getRows()) Object.assign(spans.get(Number(a))!, { first: Number(first), last: Number(last), recent: Number(recent) });
+  const holes = await connection.runAndReadAll(
+    `WITH q AS ${asked},
+     held AS (SELECT account_id, hour_epoch, lead(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS next
+              FROM account_hours WHERE account_id IN (SELECT a FROM q) AND hour_epoch <= $now),
+     holes AS (SELECT account_id, unnest(range(hour_epoch + 3600, next, 3600)) AS hour_epoch FROM held WHERE next - hour_epoch > 3600)
+     SELECT account_id, hour_epoch FROM holes JOIN q ON account_id = q.a WHERE hour_epoch >= q.f AND hour_epoch < q.rt
+       AND NOT EXISTS (SELECT 1 FROM sync_log l WHERE l.account_id = holes.account_id AND l.hour_epoch = holes.hour_epoch AND l.event = 'lost')
+     ORDER BY 1, 2`,
+    params, types,
+  );
+  for (const [a, h] of holes.getRows()) spans.get(Number(a))!.unloggedHoles.push(Number(h));
+  return spans;
 }

@@ -70,6 +70,11 @@ export interface SyncOptions extends RequestPolicy {
    * mid-step asks its chunks again.
    */
   stepBytes?: number;
+  /**
+   * Downloads at once (each account's chunks stay one after another, in order). Default
+   * {@link DEFAULT_DOWNLOADS}.
+   */
+  downloads?: number;
   /** Before each write, wait up to this many seconds for readers of the warehouse to let go. Default {@link DEFAULT_SYNC_WAIT_SECONDS}. */
   waitSeconds?: number;
   /**

@@ -19,7 +19,7 @@ const options = {
   retention: { type: "number", default: DEFAULT_RETENTION_HOURS, requiresArg: true, describe: "hours the platform keeps (two months): a missing hour is asked for until it is older, then given up as lost at source" },
   "ask-missing-every": { type: "number", default: DEFAULT_ASK_MISSING_EVERY_HOURS, requiresArg: true, describe: "ask again for the missing hours older than the look-back once in this many hours (at once when the platform writes again after a stall)" },
   verify: { type: "number", requiresArg: true, describe: "download again the held hours of the last DAYS days and compare their files' SHA-256: a changed hour replaces the held one (logged as rewritten)" },
-  chunk: { choices: ["day", "week", "month"] as const, default: "day", describe: "hours per download (an account's downloads are ingested together, up to 8 MiB of archives a step)" },
+  chunk: { choices: ["day", "week", "month"] as const, default: "day", describe: "hours per download (the accounts' downloads are ingested together, up to 8 MiB of archives a step)" },
   replace: { type: "boolean", default: true, describe: "a rewritten hour replaces the held one (--no-replace: it is a conflict)" },
   "skip-bad": { type: "boolean", default: false, describe: "record bad files and conflicts as rejected and go on (as ingest --skip-bad)" },
   wait: { type: "number", default: DEFAULT_SYNC_WAIT_SECONDS, requiresArg: true, describe: "before each write, wait up to this many seconds for readers of the warehouse to let go; then exit 6" },
