@@ -57,7 +57,14 @@ export async function week() {
 export async function weeks(n) {
   const one = await week();
   if (n === 1) return one;
-  const dir = join(cache, `weeks-${n}`);
+  return linkPeriods(one, join(cache, `weeks-${n}`), n, WEEK_HOURS);
+}
+
+/**
+ * `n` periods of `periodHours` from the tree `one` (account/y/m/d/h/file): its files hard-linked
+ * (or copied) under each later period's hours, into `dir`, made once.
+ */
+export function linkPeriods(one, dir, n, periodHours) {
   if (existsSync(dir)) return dir;
   const partial = `${dir}.partial`;
   rmSync(partial, { recursive: true, force: true });
@@ -72,7 +79,7 @@ export async function weeks(n) {
   for (let w = 0; w < n; w++) {
     for (const f of files) {
       const [account, y, m, d, h] = f.parts.map(Number);
-      const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * WEEK_HOURS * 3600) * 1000);
+      const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * periodHours * 3600) * 1000);
       const to = join(partial, String(account), String(t.getUTCFullYear()), String(t.getUTCMonth() + 1), String(t.getUTCDate()), String(t.getUTCHours()));
       mkdirSync(to, { recursive: true });
       try {
