@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { paramTypes, periodSql } from "../base/period.js";
-import { duckdbApi, paramsNamedIn } from "../base/duckdb.js";
+import { duckdbApi, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
 import type { BillingEngine, SeenData } from "./billingEngine.js";
 import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
@@ -113,7 +113,7 @@ async function columns(connection: DuckDBConnection, sql: string, values: Record
 async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
   const types: Record<string, DuckDBType> = { ...paramTypes(), ...paramTypesOf() };
   const used = paramsNamedIn(sql, values);
-  const reader = await connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!])));
+  const reader = await withMemoryToSpare(connection, () => connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!]))));
   return reader.getRowsJS();
 }
 

@@ -3,7 +3,7 @@ import { AccountHourFactsBuilder, type AccountHourFacts, type MachineValues } fr
 import { factColumnsSql, OWN_FACTS, perFact, storedFactColumns, VM_FACT_NAMES, VM_FACTS, type VmFactColumns, type VmFactName } from "../load/vmFacts.js";
 import type { Period } from "../base/period.js";
 import { paramTypes, periodSql, runsWithin } from "../base/period.js";
-import { duckdbApi, duckdbBindings, paramsNamedIn } from "../base/duckdb.js";
+import { duckdbApi, duckdbBindings, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
 import { withRoom } from "../base/growArray.js";
 
 /**
@@ -145,6 +145,13 @@ const TYPE_DOUBLE = 11;
  */
 export async function readColumns(
   connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType> = {},
+): Promise<ArrayLike<unknown>[]> {
+  return withMemoryToSpare(connection, () => streamColumns(connection, sql, values, types));
+}
+
+/** `readColumns`' one run of the query. */
+async function streamColumns(
+  connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType>,
 ): Promise<ArrayLike<unknown>[]> {
   const bindings = duckdbBindings();
   const named = { ...paramTypes(), ...types };
