@@ -5,6 +5,7 @@ import type { DashboardSettings } from "./dashboardSettings.js";
 import { issuedFileAnswer, statementPdfAnswer, workbookAnswer } from "./downloads.js";
 import { entityData } from "./entityData.js";
 import { checkKnown, knownEntities, type EntityKind, type KnownEntities } from "./knownEntities.js";
+import { monthsOf } from "./months.js";
 import { overviewData } from "./overviewData.js";
 import { accountPage } from "./pages/accountPage.js";
 import { entityPage } from "./pages/entityPage.js";
@@ -83,6 +84,12 @@ export class DashboardPages {
   async entity(client: Client, kind: "machine" | "cloudspace", id: number, month: string | undefined): Promise<Answer> {
     await this.check(client, kind, id, month);
     return this.cached(client, `${kind}|${id}|${month}`, async (store) => htmlAnswer(entityPage(await entityData(store, kind, id, month, this.settings.names, this.settings.units))));
+  }
+
+  /** The months the warehouse holds, oldest first (`YYYY-MM`). */
+  async months(client: Client): Promise<string[]> {
+    const known = await this.known.get("known", await warehouseVersion(this.db), () => this.queue.run(client, knownEntities)).value;
+    return known.period === null ? [] : monthsOf({ period: { firstHourEpoch: known.period.first, lastHourEpoch: known.period.last } }).map((m) => m.month);
   }
 
   /** The ids of the accounts the warehouse holds, ascending. */
