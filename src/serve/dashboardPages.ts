@@ -1,4 +1,5 @@
 import type { Warehouse } from "../store/types.js";
+import { warehouseStatus } from "../sync/warehouseStatus.js";
 import { accountData, type AccountData } from "./accountData.js";
 import { htmlAnswer, staleAnswer, type Answer } from "./answer.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
@@ -86,10 +87,9 @@ export class DashboardPages {
     return this.cached(client, `${kind}|${id}|${month}`, async (store) => htmlAnswer(entityPage(await entityData(store, kind, id, month, this.settings.names, this.settings.units))));
   }
 
-  /** The months the warehouse holds, oldest first (`YYYY-MM`). */
-  async months(client: Client): Promise<string[]> {
-    const known = await this.known.get("known", await warehouseVersion(this.db), () => this.queue.run(client, knownEntities)).value;
-    return known.period === null ? [] : monthsOf({ period: { firstHourEpoch: known.period.first, lastHourEpoch: known.period.last } }).map((m) => m.month);
+  /** The months the overview offers (those of the hours held, not those dated in the future), oldest first (`YYYY-MM`). */
+  months(client: Client): Promise<string[]> {
+    return this.queue.run(client, async (store) => monthsOf(await warehouseStatus(store)).map((m) => m.month));
   }
 
   /** The ids of the accounts the warehouse holds, ascending. */

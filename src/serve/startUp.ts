@@ -1,4 +1,5 @@
 import { ACCOUNT_PAGES, type DashboardPages } from "./dashboardPages.js";
+import { NotFoundError } from "./notFound.js";
 import type { WarehouseQueue } from "./warehouseQueue.js";
 
 /** The client the pages computed at start are computed for: the dashboard itself. */
@@ -30,6 +31,9 @@ export async function startUp(pages: DashboardPages, queue: WarehouseQueue, prec
   for (const month of (await pages.months(SELF)).reverse().slice(1, 1 + EARLIER_OVERVIEWS)) {
     await queue.idle();
     if (closed()) return;
-    await pages.overview(SELF, month);
+    // a month the warehouse no longer holds (a sync meanwhile) is skipped, not the months after it
+    await pages.overview(SELF, month).catch((error: unknown) => {
+      if (!(error instanceof NotFoundError)) throw error;
+    });
   }
 }
