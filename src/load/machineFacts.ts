@@ -1,4 +1,4 @@
-import { OWN_FACTS, VM_FACT_NAMES, type MachineRecordFields, type VmFactColumns, type VmFactName, type VmFacts } from "./vmFacts.js";
+import { OWN_FACTS, perFact, VM_FACT_NAMES, type MachineRecordFields, type VmFactColumns, type VmFactName, type VmFacts } from "./vmFacts.js";
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
 import { GATEWAY_TYPE } from "./columnBatch.js";
@@ -42,6 +42,21 @@ export interface AccountHourFacts extends VmFactColumns {
 
 /** A measure as billing counts it: an impossible value (or NULL, its form in a database) is 0. */
 const counted = (value: number | null): number => (value === null || isImpossible(value) ? 0 : value);
+
+/**
+ * Keeps record `r`'s own facts (`OWN_FACTS`, the fields of the machine record) from `fields`
+ * into `own[k][r]`, a measure as billing counts it; written out fact by fact (see `perFact`):
+ * it runs once per machine record.
+ */
+const keepOwnFacts: (own: (string | number)[][], r: number, fields: MachineValues, count: typeof counted) => void = perFact(
+  ["own", "r", "fields", "count"], OWN_FACTS.map((f) => f.name),
+  (_name, k) => `own[${k}][r] = ${OWN_FACTS[k]!.text ? `fields.${OWN_FACTS[k]!.field}` : `count(fields.${OWN_FACTS[k]!.field})`};`,
+);
+
+/** Copies record `r`'s own facts (`own[k][r]`) into the facts' columns at `m`, written out fact by fact. */
+const ownFactsInto: (own: (string | number)[][], r: number, facts: VmFactColumns, m: number) => void = perFact(
+  ["own", "r", "facts", "m"], OWN_FACTS.map((f) => f.name), (name, k) => `facts.${name}[m] = own[${k}][r];`,
+);
 
 /** A machine record's fields as the builder takes them: a database's NULL (an impossible value) counts as 0. */
 export type MachineValues = { readonly [K in keyof MachineRecordFields]: MachineRecordFields[K] extends number ? number | null : string };
@@ -159,10 +174,7 @@ export class AccountHourFactsBuilder {
     this.recordCloudspace[r] = cloudspaceId;
     this.recordId[r] = machineId;
     this.recordType[r] = type;
-    for (let k = 0; k < OWN_FACTS.length; k++) {
-      const { field, text } = OWN_FACTS[k]!;
-      this.own[k]![r] = text ? fields[field]! : counted(fields[field] as number | null);
-    }
+    keepOwnFacts(this.own, r, fields, counted);
     this.isGateway[r] = gateway;
     const at = this.sums.alloc(SUMS);
     for (let k = 0; k < SUMS; k++) this.sums.addSum(at + k, this.pending, k);
@@ -298,8 +310,7 @@ export class AccountHourFactsBuilder {
       f.cloudspaceId[m] = this.recordCloudspace[r]!;
       f.machineId[m] = this.recordId[r]!;
       f.type[m] = this.recordType[r]!;
-      const own = f as unknown as Record<VmFactName, (string | number)[]>;
-      for (let k = 0; k < OWN_FACTS.length; k++) own[OWN_FACTS[k]!.name]![m] = this.own[k]![r]!;
+      ownFactsInto(this.own, r, f, m);
       if (shared) {
         const diskGroup = diskKeys.get(`${this.recordCloudspace[r]}/${this.recordId[r]}`)!;
         f.sizeGb[m] = total(diskGroup, SIZE);
