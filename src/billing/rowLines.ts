@@ -136,3 +136,20 @@ export async function* linesOfRows(hours: AsyncIterable<HourRows>, options: Reso
     yield batch;
   }
 }
+
+/**
+ * The rows of each hour, batch by batch, as one line object rewritten for each row in turn
+ * (`line(i)` fills it with row `i` and returns it): for an output that writes a row before it
+ * reads the next, so nothing per row is kept (the hourly CSV, the XLSX Hourly sheet).
+ */
+export async function* refilledLinesOfRows(
+  hours: AsyncIterable<HourRows>, options: ResolvedBillingOptions,
+): AsyncGenerator<{ count: number; line: (i: number) => BillingLine }> {
+  let lines: RowLines | undefined;
+  let slot: BillingLine | undefined;
+  for await (const rows of hours) {
+    const reader = (lines ??= new RowLines(options, rows.names));
+    const target = (slot ??= reader.empty());
+    yield { count: rows.count, line: (i) => reader.fill(target, rows, i) };
+  }
+}

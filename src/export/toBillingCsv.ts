@@ -3,7 +3,7 @@ import type { LineMoney } from "../billing/money.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { Exact } from "../billing/exact.js";
 import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
-import { RowLines } from "../billing/rowLines.js";
+import { refilledLinesOfRows } from "../billing/rowLines.js";
 import { billingColumns, isShown, type BillingColumn, type Cell } from "./billingColumns.js";
 import { plainNumber } from "./plainNumber.js";
 
@@ -76,13 +76,9 @@ export async function* toBillingCsv(report: BillingReport, options: BillingCsvOp
   if (hourly && "report" in hourly) checkHourlyOf(hourly, report);
   if (hourly && "report" in hourly && hourly.rows) {
     // one line object rewritten for every row: nothing per line is kept
-    let reader: RowLines | undefined;
-    let line: BillingLine | undefined;
-    for await (const rows of hourly.rows()) {
-      reader ??= new RowLines(report.options, rows.names);
-      line ??= reader.empty();
+    for await (const batch of refilledLinesOfRows(hourly.rows(), report.options)) {
       let text = "";
-      for (let i = 0; i < rows.count; i++) text += rowOf(reader.fill(line, rows, i), undefined);
+      for (let i = 0; i < batch.count; i++) text += rowOf(batch.line(i), undefined);
       yield text;
     }
   } else if (hourly) {

@@ -2,7 +2,7 @@ import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { BillingLine } from "../../billing/lines.js";
 import { checkHourlyOf, type HourlyStream } from "../../billing/hourlyStream.js";
-import { RowLines } from "../../billing/rowLines.js";
+import { refilledLinesOfRows } from "../../billing/rowLines.js";
 import { billingColumns, type BillingColumn } from "../billingColumns.js";
 import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
 
@@ -66,13 +66,7 @@ export async function writeHourlySheet(
   };
   if (hourly.rows) {
     // one line object rewritten for every row: a cell's value is a number or text, nothing of the line is kept
-    let reader: RowLines | undefined;
-    let line: BillingLine | undefined;
-    for await (const rows of hourly.rows()) {
-      reader ??= new RowLines(report.options, rows.names);
-      line ??= reader.empty();
-      for (let i = 0; i < rows.count; i++) write(reader.fill(line, rows, i));
-    }
+    for await (const batch of refilledLinesOfRows(hourly.rows(), report.options)) for (let i = 0; i < batch.count; i++) write(batch.line(i));
   } else {
     for await (const batch of hourly.lines()) for (const line of batch) write(line);
   }
