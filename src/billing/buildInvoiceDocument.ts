@@ -8,6 +8,7 @@ import { dueDateOf, issueProblems, taxOf, type StatementConfig } from "./stateme
 import type { TaxRule } from "./taxRule.js";
 import { unitDef } from "./unitCatalog.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
+import { paymentReferenceOf } from "./paymentReference.js";
 
 /** What an invoice document is built from, beside its number. */
 export interface DocumentRequest {
@@ -88,7 +89,8 @@ function issuerOf(config: StatementConfig): InvoiceDocument["issuer"] {
  * rate (else the issuer's default): per category and rate, tax = Σ of its lines' net × rate,
  * rounded half-even at the currency's decimals; gross = net + tax, the amount due. Its notes are
  * the legal mentions (reverse charge, exemption, outside the scope), the hours accepted as
- * missing and, on an invoice replacing a corrected one, which and why.
+ * missing and, on an invoice replacing a corrected one, which and why. An issued invoice carries
+ * its structured payment reference (`paymentReferenceOf` its number and the issuer's country).
  *
  * With a `number` the document is issued and the config must hold what EN 16931 needs
  * (`issueProblems`: the parties' countries and electronic addresses, a tax); without one it is a
@@ -117,7 +119,7 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     request.corrects ? correctionMention("invoice", request.corrects, request.reason) : undefined,
   ].filter((n): n is string => n !== undefined);
   return {
-    ...(draft ? {} : { number: request.number }),
+    ...(draft ? {} : { number: request.number, paymentReference: paymentReferenceOf(request.number!, config.issuer.country ?? "") }),
     kind: "invoice",
     accountId: invoice.accountId,
     start: invoice.start,
@@ -163,7 +165,8 @@ export interface CreditNoteRequest {
  * and lines with quantities and net amounts negated, the tax lines recomputed from those lines
  * (so each is the original's negated: half-even rounding is symmetric), net, tax and gross
  * negated; it refers to the invoice's number and issue date and says why. Its due date keeps
- * the invoice's payment terms; its basis is the invoice's (it cancels those figures).
+ * the invoice's payment terms; its basis is the invoice's (it cancels those figures). It has no
+ * payment reference: nothing is paid on it.
  */
 export function creditNoteOf(original: InvoiceDocument, request: CreditNoteRequest): InvoiceDocument {
   if (original.kind !== "invoice") throw new RangeError(`${original.number} is a credit note: a credit note cancels an invoice`);
@@ -173,8 +176,10 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
   const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
+  // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
+  const { paymentReference: _paid, ...cancelled } = original;
   return {
-    ...original,
+    ...cancelled,
     number: request.number,
     kind: "creditNote",
     issueDate: request.issueDate,

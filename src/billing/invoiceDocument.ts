@@ -120,6 +120,13 @@ export interface InvoiceDocument {
   corrects?: { number: string; issueDate: string };
   /** Why a correction was made (`invoices correct --reason`), on both the credit note and the new invoice. */
   reason?: string;
+  /**
+   * The structured creditor reference a payment quotes (ISO 11649 `RF…`, or the Belgian structured
+   * communication `+++123/4567/89012+++` for a Belgian issuer), derived from the number
+   * (`paymentReferenceOf`). Invoices only; absent on credit notes and on documents issued before
+   * references were given (they keep their bytes).
+   */
+  paymentReference?: string;
   /** Payment lines (bank, IBAN) from the statement config. */
   payment: string[];
   basis: DocumentBasis;

@@ -100,6 +100,7 @@ function factsOf(doc: InvoiceDocument | DraftDocument, title: string): [string, 
   else {
     facts.push([`${title} number`, doc.number], ["Issue date", dateWords(doc.issueDate)]);
     if (doc.kind === "invoice") facts.push(["Due date", dateWords(doc.dueDate)]);
+    if (doc.paymentReference !== undefined) facts.push(["Payment reference", doc.paymentReference]);
   }
   if (doc.corrects) facts.push([doc.kind === "creditNote" ? "Cancels invoice" : "Replaces invoice", `${doc.corrects.number} of ${dateWords(doc.corrects.issueDate)}`]);
   facts.push(["Period", periodWords(doc.start, doc.end)], ["Account", String(doc.accountId)]);
@@ -113,7 +114,8 @@ function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[
   if (doc.kind === "creditNote") {
     return [`${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.`];
   }
-  return [`Please pay ${gross} ${doc.currency} by ${dateWords(doc.dueDate)}, quoting invoice ${doc.number}.`, ...bank];
+  const quoting = doc.paymentReference === undefined ? `invoice ${doc.number}` : `the payment reference ${doc.paymentReference} (invoice ${doc.number})`;
+  return [`Please pay ${gross} ${doc.currency} by ${dateWords(doc.dueDate)}, quoting ${quoting}.`, ...bank];
 }
 
 /**

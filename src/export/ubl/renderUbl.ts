@@ -30,14 +30,19 @@ function taxTotal(doc: InvoiceDocument, sign: 1 | -1): XmlNode {
   };
 }
 
-/** The payment details: the document's number as the remittance reference, the IBAN and BIC of the `IBAN ...` and `BIC ...` payment lines. */
+/**
+ * The payment details: the remittance information (BT-83), which is the invoice's structured payment
+ * reference, or the document's number on a credit note and on a document issued before references
+ * were given; the IBAN and BIC of the `IBAN ...` and `BIC ...` payment lines (credit transfer, 30).
+ * Without an IBAN, an invoice with a reference still carries it (payment means not defined, 1).
+ */
 function paymentMeans(doc: InvoiceDocument): XmlNode | undefined {
   const iban = doc.payment.map((l) => /^IBAN[:\s]\s*([A-Z]{2}\d{2}[A-Z0-9 ]+)$/i.exec(l)?.[1]).find((v) => v !== undefined);
-  if (iban === undefined) return undefined;
+  if (iban === undefined) return doc.paymentReference === undefined ? undefined : { "cbc:PaymentMeansCode": "1", "cbc:PaymentID": xmlText(doc.paymentReference) };
   const bic = doc.payment.map((l) => /^(?:BIC|SWIFT)[:\s]\s*([A-Z0-9]{8,11})$/i.exec(l)?.[1]).find((v) => v !== undefined);
   const account: XmlNode = { "cbc:ID": iban.replace(/\s+/g, "").toUpperCase() };
   if (bic) account["cac:FinancialInstitutionBranch"] = { "cbc:ID": bic.toUpperCase() };
-  return { "cbc:PaymentMeansCode": "30", "cbc:PaymentID": xmlText(doc.number), "cac:PayeeFinancialAccount": account };
+  return { "cbc:PaymentMeansCode": "30", "cbc:PaymentID": xmlText(doc.paymentReference ?? doc.number), "cac:PayeeFinancialAccount": account };
 }
 
 function paymentTerms(doc: InvoiceDocument): XmlNode {

@@ -38,11 +38,11 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
     const { file } = await render("standard", docs.standard!);
     const t = text(file);
     for (const words of [
-      "Nordlicht Cloud Services GmbH", "Invoice", "Invoice number INV-2026-00001", "Issue date 2 Nov 2026", "Due date 2 Dec 2026",
+      "Nordlicht Cloud Services GmbH", "Invoice", "Invoice number INV-2026-00001", "Issue date 2 Nov 2026", "Due date 2 Dec 2026", "Payment reference RF76INV202600001",
       "Period 1 Oct 2026 – 31 Oct 2026", "Account 7102", "BILL TO Hafenkontor Logistik GmbH", "Am Sandtorkai 5", "Germany", "VAT DE987654321",
       "Compute units (CU) 1,234.5 CU-hours 0.0125 per CU-hour 15.43", "Storage units (SU, allocated disk) 2.5 SU-months 36 per SU-month 90.00",
       "Net amount, excluding VAT (EUR) 123.25", "VAT 19% on 123.25 23.42", "Amount due (EUR) 146.67",
-      "Please pay 146.67 EUR by 2 Dec 2026, quoting invoice INV-2026-00001.", "IBAN DE89 3704 0044 0532 0130 00",
+      "Please pay 146.67 EUR by 2 Dec 2026, quoting the payment reference RF76INV202600001 (invoice INV-2026-00001).", "IBAN DE89 3704 0044 0532 0130 00",
       "Invoice INV-2026-00001 · account 7102 · 1 Oct 2026 – 31 Oct 2026 page 1 of 1",
     ]) expect(t).toContain(words);
     // no formula, no internal constant or check row, no machine time

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
 import { EINVOICE_RULES, einvoiceRulesFile, javaCommand, SAXON_JAR } from "../../../scripts/prerequisites.mjs";
-import { renderUbl } from "../../../src/internal.js";
+import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
 import { sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
 
@@ -40,11 +40,15 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
   describeWith("einvoice-rules", "as a receiving access point checks them", () => {
     let failures: Failure[];
     let names: string[];
+    let input: string;
 
     beforeAll(async () => {
-      const input = join(mkdtempSync(join(tmpdir(), "cu-ubl-")), "in");
+      input = join(mkdtempSync(join(tmpdir(), "cu-ubl-")), "in");
       mkdirSync(input);
       const docs = await sampleDocuments();
+      // the payment reference (BT-83) as a Belgian issuer gives it, and on an invoice without an IBAN (payment means not defined)
+      docs.belgianReference = { ...docs.standard!, paymentReference: paymentReferenceOf(docs.standard!.number, "BE") };
+      docs.referenceWithoutIban = { ...docs.standard!, payment: [] };
       names = Object.keys(docs);
       for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
       // a control, to show the rules are live: the standard invoice without its buyer reference, its amount due 1 cent off
@@ -54,7 +58,14 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       failures = validate(input);
     }, 300_000);
 
-    it.each(["standard", "reverseCharge", "exempt", "outsideScope", "creditNote", "yen", "threePrices"])("%s passes both rule sets with no fatal error", (name) => {
+    it("invoices carry their structured payment reference as remittance information (BT-83)", () => {
+      const standard = readFileSync(join(input, "standard.xml"), "utf8");
+      expect(standard).toMatch(/<cac:PaymentMeans>\s*<cbc:PaymentMeansCode>30<\/cbc:PaymentMeansCode>\s*<cbc:PaymentID>RF\d{2}INV\w+<\/cbc:PaymentID>/);
+      expect(readFileSync(join(input, "belgianReference.xml"), "utf8")).toMatch(/<cbc:PaymentID>\+\+\+\d{3}\/\d{4}\/\d{5}\+\+\+<\/cbc:PaymentID>/);
+      expect(readFileSync(join(input, "referenceWithoutIban.xml"), "utf8")).toMatch(/<cbc:PaymentMeansCode>1<\/cbc:PaymentMeansCode>\s*<cbc:PaymentID>RF/);
+    });
+
+    it.each(["standard", "reverseCharge", "exempt", "outsideScope", "creditNote", "yen", "threePrices", "belgianReference", "referenceWithoutIban"])("%s passes both rule sets with no fatal error", (name) => {
       expect(names).toContain(name);
       expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
     });

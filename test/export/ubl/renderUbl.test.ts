@@ -41,7 +41,7 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
     expect(seller["cac:Contact"]).toEqual({ "cbc:Name": "Nordlicht Cloud Services GmbH", "cbc:Telephone": "+49 40 1234567", "cbc:ElectronicMail": "billing@nordlicht.example" });
     expect(at(x, "cac:AccountingCustomerParty/cac:Party/cbc:EndpointID")).toEqual({ "@schemeID": "9930", "#": "DE987654321" });
     expect(at(x, "cac:PaymentMeans")).toEqual({
-      "cbc:PaymentMeansCode": "30", "cbc:PaymentID": "INV-2026-00001",
+      "cbc:PaymentMeansCode": "30", "cbc:PaymentID": "RF76INV202600001",
       "cac:PayeeFinancialAccount": { "cbc:ID": "DE89370400440532013000", "cac:FinancialInstitutionBranch": { "cbc:ID": "HASPDEHHXXX" } },
     });
     expect(at(x, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory")).toEqual({ "cbc:ID": "S", "cbc:Percent": "19", "cac:TaxScheme": { "cbc:ID": "VAT" } });
@@ -107,6 +107,9 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
     expect(text(x, "cac:LegalMonetaryTotal/cbc:PayableAmount")).toBe(doc.gross.slice(1));
     expect(list(x["cac:CreditNoteLine"]).map((l) => [text(l, "cbc:CreditedQuantity"), text(l, "cbc:LineExtensionAmount")]))
       .toEqual(docs.standard!.lines.map((l) => [l.quantity, l.net]));
+    // nothing is paid on a credit note: no payment reference of its own, nor its invoice's
+    expect(doc.paymentReference).toBeUndefined();
+    expect((x["cac:PaymentMeans"] as Record<string, unknown>)["cbc:PaymentID"]).toBe(doc.number);
     expect(String(x["cbc:Note"])).toContain("This credit note cancels invoice INV-2026-00001 of 2 Nov 2026 in full. Reason: late hours of 31 Oct 2026 arrived");
   });
 
