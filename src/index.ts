@@ -108,6 +108,19 @@ export type { IssueFiles } from "./invoices/issueInputs.js";
 export type { IssueStep } from "./invoices/recordDocuments.js";
 export type { DocumentWritten, WrittenFile } from "./invoices/writeIssuedFiles.js";
 export { registerToCsv, registerToJson, registerToText } from "./export/registerReport.js";
+// Receivables: payment references, payments, status, delivery (docs/billing.md#receivables-payments-overdue-delivery)
+export { paymentReferenceOf, structuredReferenceIn } from "./billing/paymentReference.js";
+export { readReceivables, overdueDocuments, receivableOf } from "./invoices/receivables.js";
+export type { Receivable, ReceivableEntry, ReceivableFacts, DocumentStatus } from "./invoices/receivables.js";
+export { recordPayment } from "./invoices/recordPayment.js";
+export type { PaymentRequest, PaymentOutcome, PaymentFit } from "./invoices/recordPayment.js";
+export { importStatement } from "./invoices/importStatement.js";
+export type { StatementImport, MatchedPayment, UnmatchedEntry } from "./invoices/importStatement.js";
+export { readCamt053, MAX_STATEMENT_BYTES } from "./invoices/camtStatement.js";
+export type { StatementEntry } from "./invoices/camtStatement.js";
+export { sendDocuments } from "./invoices/sendDocuments.js";
+export type { SendRequest, SendResult, NotSent } from "./invoices/sendDocuments.js";
+export type { PaymentRecord, DeliveryRecord } from "./store/appendReceivables.js";
 export type { RegisterListItem } from "./export/registerReport.js";
 
 // Fetching archives from the live service

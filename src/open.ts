@@ -24,7 +24,11 @@ import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
 import { issueInvoices, type IssueRequest, type IssueResult } from "./invoices/issueInvoices.js";
 import { correctInvoice, type CorrectRequest, type CorrectResult } from "./invoices/correctInvoice.js";
-import { readRegister, type RegisterEntry, type RegisterFilter } from "./store/readRegister.js";
+import { overdueDocuments, readReceivables, type ReceivableEntry } from "./invoices/receivables.js";
+import { recordPayment, type PaymentOutcome, type PaymentRequest } from "./invoices/recordPayment.js";
+import { importStatement, type StatementImport } from "./invoices/importStatement.js";
+import { sendDocuments, type SendRequest, type SendResult } from "./invoices/sendDocuments.js";
+import type { RegisterFilter } from "./store/readRegister.js";
 
 
 /** An account the store holds data of, and the hours it holds. */
@@ -54,6 +58,8 @@ export interface InvoiceRegisterFilter {
   month?: string;
   accountId?: number;
   number?: string;
+  /** The time status and days past due are of, epoch seconds. Default: the clock. */
+  nowEpoch?: number;
 }
 
 /** Options of {@link open}: those of `openWarehouse` (skipBad, packed, onProgress, tables; `write` to issue invoices into `{ db }`). */
@@ -124,8 +130,20 @@ export interface Store {
    * with `open({ db }, { write: true })`.
    */
   correctInvoice(request: CorrectRequest): Promise<CorrectResult>;
-  /** The register's documents (every invoice and credit note issued), oldest first; empty for a warehouse that issued none. */
-  invoiceRegister(filter?: InvoiceRegisterFilter): Promise<RegisterEntry[]>;
+  /**
+   * The register's documents (every invoice and credit note issued), oldest first, each with what is
+   * owed on it at `filter.nowEpoch` (`receivable`: due date, paid, outstanding, status, delivered);
+   * empty for a warehouse that issued none.
+   */
+  invoiceRegister(filter?: InvoiceRegisterFilter): Promise<ReceivableEntry[]>;
+  /** The overdue documents at `nowEpoch` (default: the clock), longest overdue first (`cloudunits invoices overdue`). */
+  overdueDocuments(nowEpoch?: number): Promise<ReceivableEntry[]>;
+  /** Records a payment of an invoice (`cloudunits invoices pay`). Needs `open({ db }, { write: true })`. */
+  recordPayment(request: PaymentRequest): Promise<PaymentOutcome>;
+  /** Records the payments of a camt.053 bank statement file (`cloudunits invoices payments`). Needs `open({ db }, { write: true })`. */
+  importStatement(camtFile: string, nowEpoch?: number): Promise<StatementImport>;
+  /** Delivers documents' e-invoices to an access point (`cloudunits invoices send`). Needs `open({ db }, { write: true })`. */
+  sendDocuments(request: SendRequest): Promise<SendResult>;
   /** Releases the database (idempotent). */
   close(): void;
 }
@@ -225,7 +243,20 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
       checkWritable(source, options);
       return correctInvoice(connection, request);
     },
-    invoiceRegister: (filter = {}) => readRegister(connection, registerFilterOf(filter)),
+    invoiceRegister: (filter = {}) => readReceivables(connection, registerFilterOf(filter), filter.nowEpoch ?? Date.now() / 1000),
+    overdueDocuments: (nowEpoch = Date.now() / 1000) => overdueDocuments(connection, nowEpoch),
+    recordPayment: async (request) => {
+      checkWritable(source, options);
+      return recordPayment(connection, request);
+    },
+    importStatement: async (camtFile, nowEpoch) => {
+      checkWritable(source, options);
+      return importStatement(connection, camtFile, nowEpoch);
+    },
+    sendDocuments: async (request) => {
+      checkWritable(source, options);
+      return sendDocuments(connection, request);
+    },
     close: () => warehouse.close(),
   };
 }
@@ -233,7 +264,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
 /** Issuing writes the register of a warehouse file, opened to write. */
 function checkWritable(source: StoreSource, options: OpenOptions): void {
   if (Array.isArray(source)) throw new UsageError("invoices are issued into a warehouse file: open({ db: FILE }, { write: true }), not a store of inputs (its register would vanish with it)", { code: "STORE_READ_ONLY" });
-  if (!options.write) throw new UsageError(`${source.db} is open read-only: open({ db: ${JSON.stringify(source.db)} }, { write: true }) to issue or correct invoices`, { code: "STORE_READ_ONLY" });
+  if (!options.write) throw new UsageError(`${source.db} is open read-only: open({ db: ${JSON.stringify(source.db)} }, { write: true }) to issue or correct invoices, or record payments and deliveries`, { code: "STORE_READ_ONLY" });
 }
 
 function registerFilterOf(filter: InvoiceRegisterFilter): RegisterFilter {

@@ -10,6 +10,8 @@ import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import { codeBlocks, isServing, readDoc, REPO, runServing, runShell, section } from "./helpers/shellExamples.js";
 import { startWebhook, type Webhook } from "./helpers/webhook.js";
+import { startAccessPoint, type FakeAccessPoint } from "./helpers/fakeAccessPoint.js";
+import { camtStatement } from "./helpers/camtStatement.js";
 
 // Every synopsis line of docs/cli.md runs here literally, in its argument order: once with its
 // optional parts left out, and once per alternative with all of them in (`a|b` and
@@ -113,6 +115,13 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--number NUMBER": "INV-2026-00001",
   "--reason TEXT": "an hour arrived late",
   "--issue-date YYYY-MM-DD": "2026-11-02",
+  // receivables: a payment of the invoice issued first, a bank statement paying it, the loopback access point
+  "--amount X": "10.00",
+  "--date YYYY-MM-DD": "2026-11-02",
+  "--reference TEXT": "bank transfer",
+  "--camt FILE.xml": "camt053.xml",
+  "--to URL": () => accessPoint.url,
+  "--timeout SECONDS": "10",
   // serve listens until stopped: on any free port (it prints its address), asked for its overview, then stopped with Ctrl-C
   "serve --port N": "0",
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
@@ -201,10 +210,13 @@ const DATA = { accounts: 2, spaces: 2, machines: 3, hours: 48, start: 1790812800
 let cwd: string;
 let server: FakeServer;
 let hook: Webhook;
+let accessPoint: FakeAccessPoint;
 let ids: Context["ids"];
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-spec-"));
   hook = await startWebhook();
+  accessPoint = await startAccessPoint();
+  writeFileSync(join(cwd, "camt053.xml"), camtStatement([{ ref: "BANK-1", amount: "12.00", text: "INV-2026-00002" }, { ref: "BANK-2", amount: "3.00", text: "not ours" }]));
   await writeDataset({ out: join(cwd, "data.zip"), ...DATA });
   // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
@@ -226,6 +238,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   hook?.close();
+  await accessPoint?.close();
   await server?.close();
   rmSync(cwd, { recursive: true, force: true });
 });
@@ -243,7 +256,8 @@ describe("docs/cli.md, every synopsis line as written", () => {
       // TMPDIR: what `demo --keep` keeps stays in this run's folder
       const text = line.map(quote).join(" ");
       // invoices: at a fixed time after October (the tests' clock, which the command notes on stderr)
-      const env = { TMPDIR: cwd, ...(line[1] === "invoices" ? { CLOUDUNITS_TEST_NOW: "2026-11-02T08:00:00Z" } : {}) };
+      // invoices send: the access point's token
+      const env = { TMPDIR: cwd, ...(line[1] === "invoices" ? { CLOUDUNITS_TEST_NOW: "2026-11-02T08:00:00Z", CLOUDUNITS_AP_TOKEN: "ap-token-for-tests" } : {}) };
       const result = isServing(text) ? await runServing(text, cwd, env) : await runShell(text, cwd, env);
       // alerts exits 7 when it lists an active alert (data.zip has machines created late: new in the last 24 h)
       const expected = line[1] === "alerts" && activeAlerts(result.stdout) > 0 ? 7 : 0;

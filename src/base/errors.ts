@@ -2,7 +2,7 @@
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError and MissingHoursError → 3,
- * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
+ * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError, ActiveAlertsError, OverdueDocumentsError and DeliveryFailedError → 7, EnvironmentError → 8,
  * IssuedInvoiceDiffersError → 9.
  */
 
@@ -271,4 +271,25 @@ export class IssuedInvoiceDiffersError extends CloudunitsError {
 /** For switches that must be exhaustive. */
 export function assertNever(value: never, what = "value"): never {
   throw new Error(`unexpected ${what}: ${String(value)}`);
+}
+
+/** `invoices overdue` found overdue documents (exit 7: cron mails the list). */
+export class OverdueDocumentsError extends CloudunitsError {
+  readonly overdue: number;
+
+  constructor(overdue: number) {
+    super("OVERDUE", `${overdue} document${overdue === 1 ? " is" : "s are"} overdue (listed above)`);
+    this.overdue = overdue;
+  }
+}
+
+/** `invoices send` could not deliver every document (exit 7): the next run tries those again. */
+export class DeliveryFailedError extends CloudunitsError {
+  /** The numbers not delivered. */
+  readonly numbers: string[];
+
+  constructor(numbers: string[]) {
+    super("DELIVERY_FAILED", `${numbers.length} document${numbers.length === 1 ? " was" : "s were"} not delivered (listed above): the next run of invoices send tries again`);
+    this.numbers = numbers;
+  }
 }

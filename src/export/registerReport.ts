@@ -1,6 +1,6 @@
 import { isoUtc } from "../base/time.js";
 import { Exact } from "../billing/exact.js";
-import type { RegisterEntry } from "../store/readRegister.js";
+import type { DocumentStatus, ReceivableEntry } from "../invoices/receivables.js";
 import { csvField } from "./csvField.js";
 import { guardFormula } from "./toBillingCsv.js";
 
@@ -18,6 +18,16 @@ export interface RegisterListItem {
   net: string;
   tax: string;
   gross: string;
+  /** `YYYY-MM-DD`. */
+  dueDate: string;
+  /** Σ of the payments recorded (reversals deducted), decimal text. */
+  paid: string;
+  /** gross − prepaid − credit notes − payments, decimal text (0 on a credit note; negative: paid too much). */
+  outstanding: string;
+  /** `open`, `paid`, `overdue` (past due with something outstanding) or `credited` (cancelled by credit notes; a credit note). */
+  status: DocumentStatus;
+  /** Whether an access point accepted its e-invoice (`invoices send`). */
+  delivered: boolean;
   /** The invoice a credit note cancels or a new invoice replaces; the credit note that cancels a corrected invoice. */
   corrects: string | null;
   correctedBy: string | null;
@@ -27,36 +37,46 @@ export interface RegisterListItem {
 }
 
 /** A register entry as a list item (the documented JSON shape, keys in that order). */
-export function registerListItem(e: RegisterEntry): RegisterListItem {
+export function registerListItem(e: ReceivableEntry): RegisterListItem {
   const d = e.document;
+  const r = e.receivable;
   return {
     number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate,
-    currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
+    currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, dueDate: r.dueDate, paid: r.paid, outstanding: r.outstanding, status: r.status,
+    delivered: r.delivered, corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
     missingHours: d.missingHours.map(isoUtc), files: e.files,
   };
 }
 
 /** The register as JSON: an array, one object per document, oldest first. */
-export function registerToJson(entries: readonly RegisterEntry[]): string {
+export function registerToJson(entries: readonly ReceivableEntry[]): string {
   return `${JSON.stringify(entries.map(registerListItem), null, 2)}\n`;
 }
 
-const CSV_COLUMNS = ["number", "kind", "account_id", "start", "end", "issue_date", "currency", "net", "tax", "gross", "corrects", "corrected_by", "missing_hours", "files"] as const;
+const CSV_COLUMNS = ["number", "kind", "account_id", "start", "end", "issue_date", "currency", "net", "tax", "gross", "due_date", "paid", "outstanding", "status", "delivered", "corrects", "corrected_by", "missing_hours", "files"] as const;
 
 /** The register as CSV (RFC 4180, CRLF): a row per document; missing hours and files (`name sha256`) separated by `;`. */
-export function registerToCsv(entries: readonly RegisterEntry[]): string {
+export function registerToCsv(entries: readonly ReceivableEntry[]): string {
   const rows = entries.map(registerListItem).map((i) => [
     guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.currency, i.net, i.tax, i.gross,
+    i.dueDate, i.paid, i.outstanding, i.status, String(i.delivered),
     guardFormula(i.corrects ?? ""), guardFormula(i.correctedBy ?? ""), i.missingHours.join(";"), i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
   ].map(csvField).join(","));
   return `${[CSV_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
 }
 
-/** The register as text: a line per document, its amounts and what corrects what, then the amounts due added up per currency (credit notes negative). */
-export function registerToText(entries: readonly RegisterEntry[]): string {
+/**
+ * The register as text: a line per document, its amounts, what corrects what, its status (with
+ * what is outstanding, and the days past due when overdue) and whether it was delivered; then the
+ * amounts due added up per currency (credit notes negative).
+ */
+export function registerToText(entries: readonly ReceivableEntry[]): string {
   if (entries.length === 0) return "no document issued\n";
   const rows = entries.map((e) => {
     const d = e.document;
+    const r = e.receivable;
+    const status = r.status === "overdue" ? `overdue ${r.daysPastDue} d, ${r.outstanding} outstanding`
+      : r.status === "open" ? `open, due ${r.dueDate}, ${r.outstanding} outstanding` : r.status;
     const links = [
       ...(d.corrects ? [`${d.kind === "creditNote" ? "cancels" : "replaces"} ${d.corrects.number}`] : []),
       ...(e.correctedBy ? [`corrected by ${e.correctedBy} and ${e.replacedBy}`] : []),
@@ -64,7 +84,7 @@ export function registerToText(entries: readonly RegisterEntry[]): string {
     ];
     return [
       d.number, d.kind === "invoice" ? "invoice" : "credit note", `account ${d.accountId}`, `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
-      d.issueDate, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, links.join("; "),
+      d.issueDate, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, status, r.delivered ? "delivered" : "not delivered", links.join("; "),
     ];
   });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

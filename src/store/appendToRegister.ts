@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { duckdbApi } from "../base/duckdb.js";
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { appendPaymentReferences } from "./appendReceivables.js";
 
 /** A file of an issued document: its name (`<number>.pdf`, `<number>.xml`) and its bytes. */
 export interface IssuedFile {
@@ -74,6 +75,7 @@ export async function appendToRegister(connection: DuckDBConnection, records: re
       );
     }
   }
+  await appendPaymentReferences(connection, records.map((r) => r.document));
   if (correction !== undefined) {
     await connection.run(
       "INSERT INTO register_corrections (corrected, credit_note, replacement, reason) VALUES ($corrected, $creditNote, $replacement, $reason)",

@@ -83,3 +83,9 @@ export async function readRegisterFiles(connection: DuckDBConnection, number: st
   const rows = (await connection.runAndReadAll("SELECT name, content FROM register_files WHERE number = $number ORDER BY name", { number })).getRowsJS();
   return rows.map(([name, content]) => ({ name: String(name), bytes: new Uint8Array(content as Uint8Array) }));
 }
+
+/** One file of the register by its name (`<number>.xml`), byte for byte; undefined when the register has none of that name. */
+export async function readRegisterFile(connection: DuckDBConnection, name: string): Promise<IssuedFile | undefined> {
+  const rows = (await connection.runAndReadAll("SELECT content FROM register_files WHERE name = $name", { name })).getRowsJS();
+  return rows.length === 0 ? undefined : { name, bytes: new Uint8Array(rows[0]![0] as Uint8Array) };
+}

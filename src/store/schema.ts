@@ -222,6 +222,39 @@ CREATE TABLE IF NOT EXISTS register_corrections (
   reason         VARCHAR NOT NULL,
   corrected_at   TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
 );
+-- Receivables (docs/billing.md#receivables-payments-overdue-delivery), append-only like the rest of the
+-- register: a payment reversed is a new row with a negative amount; each delivery attempt is a row.
+-- Written by store/appendReceivables.ts alone.
+-- The structured payment reference of each invoice issued with one (the document's paymentReference).
+CREATE TABLE IF NOT EXISTS register_payment_references (
+  number         VARCHAR PRIMARY KEY,
+  reference      VARCHAR NOT NULL,     -- RF... (ISO 11649) or +++123/4567/89012+++ (Belgian structured communication)
+  scheme         VARCHAR NOT NULL      -- 'ISO11649' or 'BE'
+);
+-- A payment received for an invoice (or its reversal: a negative amount).
+CREATE TABLE IF NOT EXISTS register_payments (
+  entry          BIGINT NOT NULL UNIQUE, -- 1, 2, 3...: the order payments were recorded in
+  number         VARCHAR NOT NULL,     -- the invoice paid
+  amount         VARCHAR NOT NULL,     -- decimal text at the currency's decimals; negative reverses a payment
+  currency       VARCHAR NOT NULL,
+  paid_on        VARCHAR NOT NULL,     -- YYYY-MM-DD: --date, or the statement entry's booking date
+  reference      VARCHAR,              -- --reference, or the remittance information of the statement entry
+  source         VARCHAR NOT NULL,     -- 'manual' (invoices pay) or 'camt.053' (invoices payments)
+  bank_reference VARCHAR UNIQUE,       -- the statement entry's reference: an entry is recorded once
+  matched_by     VARCHAR,              -- 'reference' or 'number' (how a statement entry was matched)
+  recorded_at    TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+-- Each attempt to deliver a document's UBL to an access point (invoices send).
+CREATE TABLE IF NOT EXISTS register_deliveries (
+  entry          BIGINT NOT NULL UNIQUE, -- 1, 2, 3...: the order of the attempts
+  number         VARCHAR NOT NULL,
+  endpoint       VARCHAR NOT NULL,     -- the URL posted to (origin and path)
+  attempted_at   VARCHAR NOT NULL,     -- ISO 8601 UTC
+  http_status    INTEGER,              -- NULL when no answer came (refused, timed out)
+  message_id     VARCHAR,              -- the receiver's id of the message, when delivered
+  error          VARCHAR,              -- why not, when not delivered
+  delivered      BOOLEAN NOT NULL      -- a 2xx answer
+);
 -- The lines and tax lines of the register's documents, read from their JSON: for SQL.
 CREATE OR REPLACE VIEW register_lines AS
   SELECT number, unnest(line) FROM (

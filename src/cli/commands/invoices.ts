@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { UsageError } from "../../base/errors.js";
+import { DeliveryFailedError, OverdueDocumentsError, UsageError } from "../../base/errors.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
 import { clockOf } from "../clock.js";
 import { commandLine } from "./index.js";
@@ -59,6 +59,35 @@ const showOptions = {
   wait: FILES.wait,
 } as const;
 
+const payOptions = {
+  db: FILES.db,
+  number: { type: "string", demandOption: true, requiresArg: true, describe: "the number of the invoice paid" },
+  amount: { type: "string", demandOption: true, requiresArg: true, describe: "the amount paid, in the invoice's currency (at most its decimals); negative reverses a payment" },
+  date: { type: "string", demandOption: true, requiresArg: true, describe: "the day it was paid, YYYY-MM-DD (not after today, UTC)" },
+  reference: { type: "string", requiresArg: true, describe: "what the payer quoted, or a note (recorded with it)" },
+  wait: FILES.wait,
+} as const;
+
+const paymentsOptions = {
+  db: FILES.db,
+  camt: { type: "string", demandOption: true, requiresArg: true, describe: "an ISO 20022 camt.053 bank statement (XML): its credits that name an invoice are recorded once each" },
+  wait: FILES.wait,
+} as const;
+
+const overdueOptions = {
+  db: FILES.db,
+  format: { choices: ["text", "json"] as const, default: "text" as const, describe: "text; json: the overdue documents as invoices list --format json gives them, with daysPastDue" },
+  wait: FILES.wait,
+} as const;
+
+const sendOptions = {
+  db: FILES.db,
+  to: { type: "string", demandOption: true, requiresArg: true, describe: "the access point's endpoint (http or https URL); the bearer token is read from CLOUDUNITS_AP_TOKEN" },
+  number: { type: "string", array: true, nargs: 1, describe: "only this document (repeat for several; default: every document not yet delivered)" },
+  timeout: { type: "number", default: 30, describe: "seconds to wait for the access point's answer to one document" },
+  wait: FILES.wait,
+} as const;
+
 interface WarehouseArgs {
   db: string;
   wait?: number;
@@ -87,6 +116,24 @@ interface ListArgs extends WarehouseArgs {
 interface ShowArgs extends WarehouseArgs {
   number: string;
   out: string;
+}
+
+interface PayArgs extends WarehouseArgs {
+  number: string;
+  amount: string;
+  date: string;
+  reference?: string;
+}
+interface PaymentsArgs extends WarehouseArgs {
+  camt: string;
+}
+interface OverdueArgs extends WarehouseArgs {
+  format: "text" | "json";
+}
+interface SendArgs extends WarehouseArgs {
+  to: string;
+  number?: string[];
+  timeout: number;
 }
 
 /** Runs `fn` on the warehouse of `--db`, opened to write (issuing) or read-only (reading the register), closed after. */
@@ -161,10 +208,11 @@ const listCommand: CommandModule<object, ListArgs> = {
   builder: (yargs) => yargs.options(listOptions) as unknown as Argv<ListArgs>,
   handler: async (argv) => {
     const { monthPeriod } = await import("../../base/time.js");
-    const { readRegister } = await import("../../store/readRegister.js");
+    const { readReceivables } = await import("../../invoices/receivables.js");
     const { registerToCsv, registerToJson, registerToText } = await import("../../export/registerReport.js");
     const period = argv.month === undefined ? undefined : monthPeriod(argv.month);
-    const entries = await withDatabase(argv, false, (connection) => readRegister(connection, period === undefined ? {} : { periodStartsIn: period }));
+    const nowEpoch = clockOf(process.env, note);
+    const entries = await withDatabase(argv, false, (connection) => readReceivables(connection, period === undefined ? {} : { periodStartsIn: period }, nowEpoch));
     const format = { text: registerToText, json: registerToJson, csv: registerToCsv }[argv.format];
     process.stdout.write(format(entries));
   },
@@ -186,7 +234,82 @@ const showCommand: CommandModule<object, ShowArgs> = {
   },
 };
 
-/** `cloudunits invoices issue|correct|list|show`: the invoice register (docs/billing.md). */
+const FIT_WORDS = { exact: "paid in full", partial: "a partial payment", over: "an over-payment", reversal: "a reversal" } as const;
+const fitLine = (p: { number: string; amount: string; currency: string; fit: keyof typeof FIT_WORDS; outstanding: string }) =>
+  `${p.number}: ${p.amount} ${p.currency} recorded, ${FIT_WORDS[p.fit]}` +
+  (p.outstanding.startsWith("-") ? `: paid ${p.outstanding.slice(1)} ${p.currency} too much` : p.fit === "exact" ? "" : `: ${p.outstanding} ${p.currency} outstanding`);
+
+const payCommand: CommandModule<object, PayArgs> = {
+  command: "pay",
+  describe: "record a payment of an invoice (a negative amount reverses one)",
+  builder: (yargs) => yargs.options(payOptions) as unknown as Argv<PayArgs>,
+  handler: async (argv) => {
+    const { recordPayment } = await import("../../invoices/recordPayment.js");
+    const nowEpoch = clockOf(process.env, note);
+    const outcome = await withDatabase(argv, true, (connection) => recordPayment(connection, {
+      number: argv.number, amount: argv.amount, date: argv.date, reference: argv.reference, nowEpoch,
+    }));
+    say(fitLine(outcome));
+  },
+};
+
+const paymentsCommand: CommandModule<object, PaymentsArgs> = {
+  command: "payments",
+  describe: "record the payments of a camt.053 bank statement: credits matched by payment reference, else by invoice number; each entry once",
+  builder: (yargs) => yargs.options(paymentsOptions) as unknown as Argv<PaymentsArgs>,
+  handler: async (argv) => {
+    const { importStatement } = await import("../../invoices/importStatement.js");
+    const nowEpoch = clockOf(process.env, note);
+    const result = await withDatabase(argv, true, (connection) => importStatement(connection, argv.camt, nowEpoch));
+    for (const p of result.recorded) say(`${fitLine(p)} (entry ${p.bankReference} of ${p.date}, matched by ${p.matchedBy === "reference" ? "payment reference" : "invoice number"})`);
+    for (const u of result.unmatched) say(`unmatched: entry ${u.bankReference ?? "(no reference)"} of ${u.date}, ${u.amount} ${u.currency}, "${u.remittance}": ${u.reason}`);
+    say(`${argv.camt}: ${result.recorded.length} payment${result.recorded.length === 1 ? "" : "s"} recorded, ${result.alreadyRecorded} recorded before, ` +
+      `${result.unmatched.length} unmatched, ${result.ignored} debit${result.ignored === 1 ? "" : "s"}, reversal${result.ignored === 1 ? "" : "s"} or pending entr${result.ignored === 1 ? "y" : "ies"} left alone`);
+  },
+};
+
+const overdueCommand: CommandModule<object, OverdueArgs> = {
+  command: "overdue",
+  describe: "the documents past their due date with something outstanding, longest overdue first; exit 7 when there is one",
+  builder: (yargs) => yargs.options(overdueOptions) as unknown as Argv<OverdueArgs>,
+  handler: async (argv) => {
+    const { overdueDocuments } = await import("../../invoices/receivables.js");
+    const { registerListItem } = await import("../../export/registerReport.js");
+    const nowEpoch = clockOf(process.env, note);
+    const overdue = await withDatabase(argv, false, (connection) => overdueDocuments(connection, nowEpoch));
+    if (argv.format === "json") process.stdout.write(`${JSON.stringify(overdue.map((e) => ({ ...registerListItem(e), daysPastDue: e.receivable.daysPastDue })), null, 2)}\n`);
+    else if (overdue.length === 0) say("no document is overdue");
+    else {
+      for (const { document: d, receivable: r } of overdue) {
+        say(`${d.number}  account ${d.accountId}  ${d.customer.legalName}  due ${r.dueDate}  ${r.daysPastDue} day${r.daysPastDue === 1 ? "" : "s"} overdue  ${r.outstanding} ${d.currency} outstanding of ${d.gross}`);
+      }
+    }
+    if (overdue.length > 0) throw new OverdueDocumentsError(overdue.length);
+  },
+};
+
+const sendCommand: CommandModule<object, SendArgs> = {
+  command: "send",
+  describe: "deliver the documents' e-invoices to a Peppol access point, each attempt recorded; a delivered document is never sent again",
+  builder: (yargs) => yargs.options(sendOptions) as unknown as Argv<SendArgs>,
+  handler: async (argv) => {
+    const token = process.env.CLOUDUNITS_AP_TOKEN ?? "";
+    if (token === "") throw new UsageError("set CLOUDUNITS_AP_TOKEN to the access point's bearer token (it is sent, never printed)", { code: "NO_TOKEN" });
+    if (!(argv.timeout > 0)) throw new UsageError(`--timeout ${argv.timeout}: give seconds above 0`);
+    const { sendDocuments } = await import("../../invoices/sendDocuments.js");
+    const result = await withDatabase(argv, true, (connection) => sendDocuments(connection, {
+      to: argv.to, token, numbers: argv.number, timeoutMs: argv.timeout * 1000,
+      onAttempt: (a) => say(a.delivered ? `${a.number}: delivered (HTTP ${a.httpStatus}${a.messageId ? `, message ${a.messageId}` : ""})` : `${a.number}: not delivered: ${a.error}`),
+    }));
+    for (const h of [...result.held, ...result.withoutXml]) say(`${h.number}: not sent: ${h.reason}`);
+    const delivered = result.attempts.filter((a) => a.delivered).length;
+    say(`${delivered} delivered, ${result.attempts.length - delivered} failed, ${result.held.length} held, ${result.alreadyDelivered.length} delivered before`);
+    const failed = [...result.attempts.filter((a) => !a.delivered).map((a) => a.number), ...result.held.map((h) => h.number)];
+    if (failed.length > 0) throw new DeliveryFailedError(failed);
+  },
+};
+
+/** `cloudunits invoices issue|correct|list|show|pay|payments|overdue|send`: the invoice register and its receivables (docs/billing.md). */
 export const invoicesCommand: CommandModule = {
   ...commandLine("invoices"),
   builder: (yargs) => yargs
@@ -194,6 +317,10 @@ export const invoicesCommand: CommandModule = {
     .command(correctCommand as CommandModule)
     .command(listCommand as CommandModule)
     .command(showCommand as CommandModule)
-    .demandCommand(1, "name what to do: issue, correct, list or show"),
+    .command(payCommand as CommandModule)
+    .command(paymentsCommand as CommandModule)
+    .command(overdueCommand as CommandModule)
+    .command(sendCommand as CommandModule)
+    .demandCommand(1, "name what to do: issue, correct, list, show, pay, payments, overdue or send"),
   handler: () => {},
 };

@@ -1,0 +1,100 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { Exact } from "../billing/exact.js";
+import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { readRegister, type RegisterEntry, type RegisterFilter } from "../store/readRegister.js";
+import { readCredits, readDeliveries, readPayments, type RecordedCredit, type RecordedDelivery, type RecordedPayment } from "../store/readReceivables.js";
+
+/** Where a document stands: `open` (not yet due), `paid`, `overdue` (past its due date and something outstanding), `credited` (cancelled by credit notes; a credit note itself). */
+export type DocumentStatus = "open" | "paid" | "overdue" | "credited";
+
+/** What is owed on a document, today. */
+export interface Receivable {
+  /** `YYYY-MM-DD`: the document's due date. */
+  dueDate: string;
+  /** Σ of its payments (decimal text at the currency's decimals; reversals deducted). */
+  paid: string;
+  /** gross − prepaid − its credit notes − payments; 0 on a credit note (its amount is deducted from its invoice). Negative: paid too much. */
+  outstanding: string;
+  status: DocumentStatus;
+  /** Whole days since the due date (0 on the due date, negative before it). */
+  daysPastDue: number;
+  /** Whether an access point accepted its e-invoice (`invoices send`). */
+  delivered: boolean;
+}
+
+/** A register entry with what is owed on it. */
+export type ReceivableEntry = RegisterEntry & { receivable: Receivable };
+
+/** What the receivables of documents are computed from (the register's other records), by document number. */
+export interface ReceivableFacts {
+  /** The amounts paid on each document. */
+  payments: ReadonlyMap<string, readonly string[]>;
+  /** The gross of the credit notes crediting each invoice. */
+  credits: ReadonlyMap<string, readonly string[]>;
+  delivered: ReadonlySet<string>;
+}
+
+function grouped<T>(items: readonly T[], key: (item: T) => string, value: (item: T) => string): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = map.get(k);
+    if (list === undefined) map.set(k, [value(item)]);
+    else list.push(value(item));
+  }
+  return map;
+}
+
+/** The facts of receivables from the register's payments, credit notes and delivery attempts. */
+export function receivableFacts(payments: readonly RecordedPayment[], credits: readonly RecordedCredit[], deliveries: readonly RecordedDelivery[]): ReceivableFacts {
+  return {
+    payments: grouped(payments, (p) => p.number, (p) => p.amount),
+    credits: grouped(credits, (c) => c.corrects, (c) => c.gross),
+    delivered: new Set(deliveries.filter((d) => d.delivered).map((d) => d.number)),
+  };
+}
+
+const DAY_SECONDS = 86_400;
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00Z`) / 1000;
+
+/** Σ of decimal texts. */
+const sum = (texts: readonly string[]) => texts.reduce((s, t) => s.add(Exact.parse(t)!), Exact.ZERO);
+
+/**
+ * What is owed on a document at `nowEpoch`: its payments, what its credit notes take off, its
+ * status (overdue from the day after its due date, UTC, while something is outstanding), its days
+ * past due, and whether it was delivered.
+ */
+export function receivableOf(document: InvoiceDocument, facts: ReceivableFacts, nowEpoch: number): Receivable {
+  const paid = sum(facts.payments.get(document.number) ?? []);
+  const delivered = facts.delivered.has(document.number);
+  const daysPastDue = Math.floor((nowEpoch - dayOf(document.dueDate)) / DAY_SECONDS);
+  const base = { dueDate: document.dueDate, paid: paid.toFixed(document.decimals), daysPastDue, delivered };
+  if (document.kind === "creditNote") return { ...base, outstanding: Exact.ZERO.toFixed(document.decimals), status: "credited" };
+  const credited = facts.credits.get(document.number) ?? [];
+  // prepaid credit (EN 16931 BT-113) is not given by this version: gross − credit notes − payments
+  const afterCredits = Exact.parse(document.gross)!.add(sum(credited));
+  const outstanding = afterCredits.sub(paid);
+  const status: DocumentStatus = credited.length > 0 && afterCredits.compare(Exact.ZERO) <= 0 ? "credited"
+    : outstanding.compare(Exact.ZERO) <= 0 ? "paid"
+      : daysPastDue > 0 ? "overdue" : "open";
+  return { ...base, outstanding: outstanding.toFixed(document.decimals), status };
+}
+
+/** The register's other records that receivables are computed from. */
+export async function readReceivableFacts(connection: DuckDBConnection): Promise<ReceivableFacts> {
+  return receivableFacts(await readPayments(connection), await readCredits(connection), await readDeliveries(connection));
+}
+
+/** The register's documents the filter selects, oldest first, each with what is owed on it at `nowEpoch`. */
+export async function readReceivables(connection: DuckDBConnection, filter: RegisterFilter, nowEpoch: number): Promise<ReceivableEntry[]> {
+  const entries = await readRegister(connection, filter);
+  const facts = await readReceivableFacts(connection);
+  return entries.map((e) => ({ ...e, receivable: receivableOf(e.document, facts, nowEpoch) }));
+}
+
+/** The overdue documents at `nowEpoch` (past their due date with something outstanding), longest overdue first. */
+export async function overdueDocuments(connection: DuckDBConnection, nowEpoch: number): Promise<ReceivableEntry[]> {
+  const all = await readReceivables(connection, {}, nowEpoch);
+  return all.filter((e) => e.receivable.status === "overdue").sort((a, b) => b.receivable.daysPastDue - a.receivable.daysPastDue || a.entry - b.entry);
+}

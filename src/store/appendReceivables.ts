@@ -1,0 +1,87 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+
+/**
+ * Every record of receivables the register keeps, written here and nowhere else: payment
+ * references (with the documents they belong to), payments and delivery attempts. Append-only,
+ * as the rest of the register: this inserts, nothing updates or deletes; a payment is reversed
+ * by a new record of the opposite amount. One module, so that whatever is later asked of every
+ * record of the register (a hash chain over them, say) is done in one place.
+ */
+
+/** A payment to record: an invoice's, in its currency, at the currency's decimals (negative: a reversal). */
+export interface PaymentRecord {
+  number: string;
+  /** Decimal text, e.g. `"119.00"`, `"-119.00"`. */
+  amount: string;
+  currency: string;
+  /** `YYYY-MM-DD`. */
+  paidOn: string;
+  /** What the payer quoted, or the user's note. */
+  reference?: string;
+  source: "manual" | "camt.053";
+  /** The bank statement entry's reference: the key that makes an entry recorded once. */
+  bankReference?: string;
+  /** How a statement entry was matched to the invoice. */
+  matchedBy?: "reference" | "number";
+}
+
+/** An attempt to deliver a document to an access point. */
+export interface DeliveryRecord {
+  number: string;
+  /** The URL posted to, as shown (no user info, no query). */
+  endpoint: string;
+  /** ISO 8601 UTC. */
+  attemptedAt: string;
+  httpStatus: number | null;
+  messageId: string | null;
+  error: string | null;
+  delivered: boolean;
+}
+
+const nextEntry = async (connection: DuckDBConnection, table: string): Promise<number> =>
+  Number((await connection.runAndReadAll(`SELECT coalesce(max(entry), 0) FROM ${table}`)).getRowsJS()[0]![0]) + 1;
+
+/** The payment references of newly issued documents (those that have one), in the caller's transaction. */
+export async function appendPaymentReferences(connection: DuckDBConnection, documents: readonly { number: string; paymentReference?: string }[]): Promise<void> {
+  for (const { number, paymentReference } of documents) {
+    if (paymentReference === undefined) continue;
+    await connection.run("INSERT INTO register_payment_references (number, reference, scheme) VALUES ($number, $reference, $scheme)", {
+      number, reference: paymentReference, scheme: paymentReference.startsWith("RF") ? "ISO11649" : "BE",
+    });
+  }
+}
+
+/**
+ * Records payments, all or none (one transaction). A statement entry already recorded (its
+ * `bankReference`) fails the insert: callers leave those out first (`readPayments`).
+ */
+export async function appendPayments(connection: DuckDBConnection, payments: readonly PaymentRecord[]): Promise<void> {
+  if (payments.length === 0) return;
+  await connection.run("BEGIN TRANSACTION");
+  try {
+    let entry = await nextEntry(connection, "register_payments");
+    for (const p of payments) {
+      await connection.run(
+        `INSERT INTO register_payments (entry, number, amount, currency, paid_on, reference, source, bank_reference, matched_by)
+         VALUES ($entry, $number, $amount, $currency, $paidOn, $reference, $source, $bankReference, $matchedBy)`,
+        {
+          entry: entry++, number: p.number, amount: p.amount, currency: p.currency, paidOn: p.paidOn, reference: p.reference ?? null,
+          source: p.source, bankReference: p.bankReference ?? null, matchedBy: p.matchedBy ?? null,
+        },
+      );
+    }
+    await connection.run("COMMIT");
+  } catch (error) {
+    await connection.run("ROLLBACK");
+    throw error;
+  }
+}
+
+/** Records one delivery attempt (committed at once: a run killed later still knows what was delivered). */
+export async function appendDeliveryAttempt(connection: DuckDBConnection, attempt: DeliveryRecord): Promise<void> {
+  await connection.run(
+    `INSERT INTO register_deliveries (entry, number, endpoint, attempted_at, http_status, message_id, error, delivered)
+     SELECT coalesce(max(entry), 0) + 1, $number, $endpoint, $attemptedAt, $httpStatus, $messageId, $error, $delivered FROM register_deliveries`,
+    { ...attempt },
+  );
+}

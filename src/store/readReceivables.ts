@@ -1,0 +1,57 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DeliveryRecord, PaymentRecord } from "./appendReceivables.js";
+import { hasTable } from "./hasTable.js";
+
+/** A payment of the register, with its place in the order recorded. */
+export interface RecordedPayment extends PaymentRecord {
+  entry: number;
+}
+
+/** A delivery attempt of the register, with its place in the order of attempts. */
+export interface RecordedDelivery extends DeliveryRecord {
+  entry: number;
+}
+
+/** The register's payments, in the order recorded (none in a warehouse made before them). */
+export async function readPayments(connection: DuckDBConnection): Promise<RecordedPayment[]> {
+  if (!(await hasTable(connection, "register_payments"))) return [];
+  const rows = (await connection.runAndReadAll(
+    "SELECT entry, number, amount, currency, paid_on, reference, source, bank_reference, matched_by FROM register_payments ORDER BY entry",
+  )).getRowObjectsJS();
+  return rows.map((r) => ({
+    entry: Number(r.entry), number: String(r.number), amount: String(r.amount), currency: String(r.currency), paidOn: String(r.paid_on),
+    ...(r.reference === null ? {} : { reference: String(r.reference) }),
+    source: String(r.source) as PaymentRecord["source"],
+    ...(r.bank_reference === null ? {} : { bankReference: String(r.bank_reference) }),
+    ...(r.matched_by === null ? {} : { matchedBy: String(r.matched_by) as "reference" | "number" }),
+  }));
+}
+
+/** The register's delivery attempts, in the order made (none in a warehouse made before them). */
+export async function readDeliveries(connection: DuckDBConnection): Promise<RecordedDelivery[]> {
+  if (!(await hasTable(connection, "register_deliveries"))) return [];
+  const rows = (await connection.runAndReadAll(
+    "SELECT entry, number, endpoint, attempted_at, http_status, message_id, error, delivered FROM register_deliveries ORDER BY entry",
+  )).getRowObjectsJS();
+  return rows.map((r) => ({
+    entry: Number(r.entry), number: String(r.number), endpoint: String(r.endpoint), attemptedAt: String(r.attempted_at),
+    httpStatus: r.http_status === null ? null : Number(r.http_status), messageId: r.message_id === null ? null : String(r.message_id),
+    error: r.error === null ? null : String(r.error), delivered: Boolean(r.delivered),
+  }));
+}
+
+/** A credit note of the register: its number, the invoice it credits and its gross (negative). */
+export interface RecordedCredit {
+  number: string;
+  corrects: string;
+  gross: string;
+}
+
+/** The register's credit notes that credit an invoice (read without their documents' other parts). */
+export async function readCredits(connection: DuckDBConnection): Promise<RecordedCredit[]> {
+  if (!(await hasTable(connection, "register_documents"))) return [];
+  const rows = (await connection.runAndReadAll(
+    "SELECT number, corrects, gross FROM register_documents WHERE kind = 'creditNote' AND corrects IS NOT NULL ORDER BY entry",
+  )).getRowObjectsJS();
+  return rows.map((r) => ({ number: String(r.number), corrects: String(r.corrects), gross: String(r.gross) }));
+}
