@@ -13,6 +13,8 @@ import { entityPage } from "./pages/entityPage.js";
 import { overviewPage } from "./pages/overviewPage.js";
 import { qualityPage } from "./pages/qualityPage.js";
 import { qualityData } from "./qualityData.js";
+import { receivablesPage } from "./pages/receivablesPage.js";
+import { receivablesData } from "./receivablesData.js";
 import { ResultCache } from "./resultCache.js";
 import type { WarehouseQueue } from "./warehouseQueue.js";
 import { warehouseVersion } from "./warehouseVersion.js";
@@ -53,6 +55,11 @@ export class DashboardPages {
   /** The data-quality page. */
   quality(client: Client): Promise<Answer> {
     return this.cached(client, "quality", async (store) => htmlAnswer(qualityPage(await qualityData(store, this.settings.names))));
+  }
+
+  /** The receivables page: what each customer owes and its ageing (of the register as it is now: payments change it, not hours). */
+  receivables(client: Client): Promise<Answer> {
+    return this.queue.run(client, async (store) => htmlAnswer(receivablesPage(await receivablesData(store))));
   }
 
   /** The account page (its tables are long: rendered once per data). */

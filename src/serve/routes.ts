@@ -13,6 +13,7 @@ const id = (parts: RegExpExecArray, i = 1) => Number(parts[i]);
 export const ROUTES: readonly Route[] = [
   { path: /^\/$/, answer: (pages, client, _, month) => pages.overview(client, month) },
   { path: /^\/quality$/, answer: (pages, client) => pages.quality(client) },
+  { path: /^\/receivables$/, answer: (pages, client) => pages.receivables(client) },
   { path: /^\/account\/(\d{1,15})$/, answer: (pages, client, parts, month) => pages.account(client, id(parts), month) },
   { path: /^\/account\/(\d{1,15})\/statement\.xlsx$/, answer: (pages, client, parts, month) => pages.workbook(client, id(parts), month) },
   { path: /^\/account\/(\d{1,15})\/statement\.pdf$/, answer: (pages, client, parts, month) => pages.statementPdf(client, id(parts), month) },

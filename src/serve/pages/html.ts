@@ -78,7 +78,7 @@ export function page(title: string, body: string, charts: readonly ChartSpec[] =
 <link rel="stylesheet" href="/assets/dashboard.css">
 </head>
 <body>
-<nav><a class="brand" href="/">cloudunits</a><a href="/">Overview</a><a href="/quality">Data quality</a></nav>
+<nav><a class="brand" href="/">cloudunits</a><a href="/">Overview</a><a href="/quality">Data quality</a><a href="/receivables">Receivables</a></nav>
 <main>
 ${body}
 </main>
