@@ -1,11 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { readFile } from "node:fs/promises";
 import { Exact } from "../billing/exact.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
 import { structuredReferenceIn } from "../billing/paymentReference.js";
 import { appendPayments, type PaymentRecord } from "../store/appendReceivables.js";
-import { readRegister } from "../store/readRegister.js";
-import { readPayments } from "../store/readReceivables.js";
+import { readDocumentHeads, readPayments, type DocumentHead } from "../store/readReceivables.js";
 import { readCamt053, type StatementEntry } from "./camtStatement.js";
 import { readReceivableFacts, receivableOf } from "./receivables.js";
 import { paymentFit, type PaymentOutcome } from "./recordPayment.js";
@@ -40,9 +38,9 @@ export interface StatementImport {
 }
 
 /** The invoices a credit may name: by structured reference (those named twice by none) and by number, upper case. */
-function invoiceIndex(documents: readonly InvoiceDocument[]): { byReference: Map<string, InvoiceDocument>; byNumber: Map<string, InvoiceDocument> } {
+function invoiceIndex(documents: readonly DocumentHead[]): { byReference: Map<string, DocumentHead>; byNumber: Map<string, DocumentHead> } {
   const invoices = documents.filter((d) => d.kind === "invoice");
-  const byReference = new Map<string, InvoiceDocument>();
+  const byReference = new Map<string, DocumentHead>();
   const twice = new Set<string>();
   for (const d of invoices) {
     if (d.paymentReference === undefined) continue;
@@ -54,7 +52,7 @@ function invoiceIndex(documents: readonly InvoiceDocument[]): { byReference: Map
 }
 
 /** The invoice a credit pays: by its structured reference first, then by an invoice number in its remittance text. */
-function matchOf(entry: StatementEntry, index: ReturnType<typeof invoiceIndex>): { document: InvoiceDocument; by: "reference" | "number" } | undefined {
+function matchOf(entry: StatementEntry, index: ReturnType<typeof invoiceIndex>): { document: DocumentHead; by: "reference" | "number" } | undefined {
   for (const candidate of [...entry.references, ...entry.texts]) {
     const reference = structuredReferenceIn(candidate);
     const document = reference === undefined ? undefined : index.byReference.get(reference);
@@ -82,7 +80,7 @@ const remittanceOf = (entry: StatementEntry) => [...entry.references, ...entry.t
  */
 export async function importStatement(connection: DuckDBConnection, camtFile: string, nowEpoch = Date.now() / 1000): Promise<StatementImport> {
   const entries = readCamt053(await readFile(camtFile), camtFile);
-  const documents = (await readRegister(connection)).map((e) => e.document);
+  const documents = await readDocumentHeads(connection);
   const index = invoiceIndex(documents);
   const known = new Set((await readPayments(connection)).map((p) => p.bankReference).filter((r) => r !== undefined));
   const facts = await readReceivableFacts(connection);

@@ -65,7 +65,7 @@ const sum = (texts: readonly string[]) => texts.reduce((s, t) => s.add(Exact.par
  * status (overdue from the day after its due date, UTC, while something is outstanding), its days
  * past due, and whether it was delivered.
  */
-export function receivableOf(document: InvoiceDocument, facts: ReceivableFacts, nowEpoch: number): Receivable {
+export function receivableOf(document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate">, facts: ReceivableFacts, nowEpoch: number): Receivable {
   const paid = sum(facts.payments.get(document.number) ?? []);
   const delivered = facts.delivered.has(document.number);
   const daysPastDue = Math.floor((nowEpoch - dayOf(document.dueDate)) / DAY_SECONDS);

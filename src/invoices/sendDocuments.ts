@@ -2,8 +2,8 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import { appendDeliveryAttempt, type DeliveryRecord } from "../store/appendReceivables.js";
-import { readRegister, readRegisterFile } from "../store/readRegister.js";
-import { readDeliveries } from "../store/readReceivables.js";
+import { readRegisterFile } from "../store/readRegister.js";
+import { readDeliveries, readDocumentHeads } from "../store/readReceivables.js";
 
 /** What `sendDocuments` is asked. */
 export interface SendRequest {
@@ -100,28 +100,30 @@ function endpointOf(to: string): URL {
  */
 export async function sendDocuments(connection: DuckDBConnection, request: SendRequest): Promise<SendResult> {
   const url = endpointOf(request.to);
-  const entries = await readRegister(connection);
-  const unknown = (request.numbers ?? []).filter((n) => !entries.some((e) => e.document.number === n));
+  const heads = await readDocumentHeads(connection);
+  const known = new Set(heads.map((h) => h.number));
+  const unknown = (request.numbers ?? []).filter((n) => !known.has(n));
   if (unknown.length > 0) throw new UsageError(`no document ${unknown.join(", ")} in the register (cloudunits invoices list --db FILE lists them)`, { code: "UNKNOWN_NUMBER" });
   const delivered = new Set((await readDeliveries(connection)).filter((d) => d.delivered).map((d) => d.number));
-  const asked = request.numbers === undefined ? entries : entries.filter((e) => request.numbers!.includes(e.document.number));
+  const named = request.numbers === undefined ? undefined : new Set(request.numbers);
+  const asked = named === undefined ? heads : heads.filter((h) => named.has(h.number));
   const result: SendResult = { attempts: [], alreadyDelivered: [], held: [], withoutXml: [] };
-  for (const { document: d, files } of asked) {
+  for (const d of asked) {
     if (delivered.has(d.number)) {
       result.alreadyDelivered.push(d.number);
       continue;
     }
-    const name = `${d.number}.xml`;
-    if (!files.some((f) => f.name === name)) {
+    const xml = await readRegisterFile(connection, `${d.number}.xml`);
+    if (xml === undefined) {
       result.withoutXml.push({ number: d.number, reason: "issued as its PDF alone (no e-invoice)" });
       continue;
     }
-    if (d.kind === "creditNote" && d.corrects !== undefined && !delivered.has(d.corrects.number) && entries.some((e) => e.document.number === d.corrects!.number && e.files.some((f) => f.name.endsWith(".xml")))) {
-      result.held.push({ number: d.number, reason: `not sent before ${d.corrects.number}, the invoice it corrects, is delivered` });
+    // a credit note waits for its invoice's delivery (an invoice without an e-invoice is never delivered: it does not hold it)
+    if (d.kind === "creditNote" && d.corrects !== undefined && !delivered.has(d.corrects) && (await readRegisterFile(connection, `${d.corrects}.xml`)) !== undefined) {
+      result.held.push({ number: d.number, reason: `not sent before ${d.corrects}, the invoice it corrects, is delivered` });
       continue;
     }
-    const xml = await readRegisterFile(connection, name);
-    const attempt = await post(url, d.number, xml!.bytes, request);
+    const attempt = await post(url, d.number, xml.bytes, request);
     await appendDeliveryAttempt(connection, attempt);
     if (attempt.delivered) delivered.add(d.number);
     result.attempts.push(attempt);

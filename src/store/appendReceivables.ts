@@ -52,23 +52,27 @@ export async function appendPaymentReferences(connection: DuckDBConnection, docu
 }
 
 /**
- * Records payments, all or none (one transaction). A statement entry already recorded (its
- * `bankReference`) fails the insert: callers leave those out first (`readPayments`).
+ * Records payments, all or none (one transaction; appended, as a statement holds thousands). A
+ * statement entry already recorded (its `bankReference`) fails the append: callers leave those
+ * out first (`readPayments`).
  */
 export async function appendPayments(connection: DuckDBConnection, payments: readonly PaymentRecord[]): Promise<void> {
   if (payments.length === 0) return;
   await connection.run("BEGIN TRANSACTION");
   try {
     let entry = await nextEntry(connection, "register_payments");
-    for (const p of payments) {
-      await connection.run(
-        `INSERT INTO register_payments (entry, number, amount, currency, paid_on, reference, source, bank_reference, matched_by)
-         VALUES ($entry, $number, $amount, $currency, $paidOn, $reference, $source, $bankReference, $matchedBy)`,
-        {
-          entry: entry++, number: p.number, amount: p.amount, currency: p.currency, paidOn: p.paidOn, reference: p.reference ?? null,
-          source: p.source, bankReference: p.bankReference ?? null, matchedBy: p.matchedBy ?? null,
-        },
-      );
+    const appender = await connection.createAppender("register_payments");
+    try {
+      const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
+      for (const p of payments) {
+        appender.appendBigInt(BigInt(entry++));
+        for (const value of [p.number, p.amount, p.currency, p.paidOn, p.reference, p.source, p.bankReference, p.matchedBy]) text(value);
+        appender.appendDefault(); // recorded_at
+        appender.endRow();
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
     }
     await connection.run("COMMIT");
   } catch (error) {

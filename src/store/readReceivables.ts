@@ -55,3 +55,34 @@ export async function readCredits(connection: DuckDBConnection): Promise<Recorde
   )).getRowObjectsJS();
   return rows.map((r) => ({ number: String(r.number), corrects: String(r.corrects), gross: String(r.gross) }));
 }
+
+/** What receivables read of a document: its number, kind, account, amounts and dates, without its lines or basis. */
+export interface DocumentHead {
+  entry: number;
+  number: string;
+  kind: "invoice" | "creditNote";
+  accountId: number;
+  currency: string;
+  decimals: number;
+  gross: string;
+  dueDate: string;
+  /** The invoice a credit note cancels (or a new invoice replaces). */
+  corrects?: string;
+  paymentReference?: string;
+}
+
+/** The heads of the register's documents, in the order issued (a statement of thousands is matched against them without reading every document whole). */
+export async function readDocumentHeads(connection: DuckDBConnection): Promise<DocumentHead[]> {
+  if (!(await hasTable(connection, "register_documents"))) return [];
+  const rows = (await connection.runAndReadAll(
+    `SELECT entry, number, kind, account_id, currency, gross, due_date, corrects,
+       CAST(document->>'decimals' AS INTEGER) AS decimals, document->>'paymentReference' AS payment_reference
+     FROM register_documents ORDER BY entry`,
+  )).getRowObjectsJS();
+  return rows.map((r) => ({
+    entry: Number(r.entry), number: String(r.number), kind: String(r.kind) as DocumentHead["kind"], accountId: Number(r.account_id), currency: String(r.currency),
+    decimals: Number(r.decimals), gross: String(r.gross), dueDate: String(r.due_date),
+    ...(r.corrects === null ? {} : { corrects: String(r.corrects) }),
+    ...(r.payment_reference === null ? {} : { paymentReference: String(r.payment_reference) }),
+  }));
+}
