@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { clockNow } from "../base/clock.js";
 import { readFile } from "node:fs/promises";
 import { Exact } from "../billing/exact.js";
 import { structuredReferenceIn } from "../billing/paymentReference.js";
@@ -78,7 +79,7 @@ const remittanceOf = (entry: StatementEntry) => [...entry.references, ...entry.t
  * amount that is not what was outstanding is recorded all the same, as a partial or an
  * over-payment (`fit`). All the statement's payments are recorded together, or none.
  */
-export async function importStatement(connection: DuckDBConnection, camtFile: string, nowEpoch = Date.now() / 1000): Promise<StatementImport> {
+export async function importStatement(connection: DuckDBConnection, camtFile: string, nowEpoch = clockNow()): Promise<StatementImport> {
   const entries = readCamt053(await readFile(camtFile), camtFile);
   const documents = await readDocumentHeads(connection);
   const index = invoiceIndex(documents);

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import { Exact } from "../billing/exact.js";
@@ -77,7 +78,7 @@ function checkDate(date: string, nowEpoch: number): void {
  * invoice's currency, a date that is not a day or is after today.
  */
 export async function recordPayment(connection: DuckDBConnection, request: PaymentRequest): Promise<PaymentOutcome> {
-  const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
+  const nowEpoch = request.nowEpoch ?? clockNow();
   const document = await invoiceOf(connection, request.number);
   const amount = paymentAmount(request.amount, document);
   checkDate(request.date, nowEpoch);

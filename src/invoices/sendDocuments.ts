@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import { appendDeliveryAttempt, type DeliveryRecord } from "../store/appendReceivables.js";
@@ -55,7 +56,7 @@ function messageIdOf(body: string, headers: Headers): string | null {
 /** One post of a document's UBL: the answer as an attempt (never throws; the token never in it). */
 async function post(url: URL, number: string, xml: Uint8Array, request: SendRequest): Promise<DeliveryRecord> {
   const endpoint = `${url.protocol}//${url.host}${url.pathname}`;
-  const attemptedAt = isoUtc(Math.floor(Date.now() / 1000));
+  const attemptedAt = isoUtc(Math.floor(clockNow()));
   const timeoutMs = request.timeoutMs ?? 30_000;
   const hide = (text: string) => (request.token.length >= 4 ? text.replaceAll(request.token, "***") : text);
   try {

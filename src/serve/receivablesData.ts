@@ -1,4 +1,5 @@
 import { Exact } from "../billing/exact.js";
+import { clockNow } from "../base/clock.js";
 import { readReceivables } from "../invoices/receivables.js";
 import type { Warehouse } from "../store/types.js";
 
@@ -32,7 +33,7 @@ export function ageingBucket(daysPastDue: number): number {
  * the outstanding of its invoices not paid or credited (what they were paid too much is left
  * out), in all and by age; most owed first.
  */
-export async function receivablesData(store: Warehouse, nowEpoch = Date.now() / 1000): Promise<CustomerReceivables[]> {
+export async function receivablesData(store: Warehouse, nowEpoch = clockNow()): Promise<CustomerReceivables[]> {
   const entries = await readReceivables(store.connection, {}, nowEpoch);
   const rows = new Map<string, { row: CustomerReceivables; sums: Exact[] }>();
   for (const { document: d, receivable: r } of entries) {

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DeliveryFailedError, OverdueDocumentsError, UsageError } from "../../base/errors.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
-import { clockOf } from "../clock.js";
+import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
 
 const FILES = {
@@ -170,7 +170,7 @@ const issueCommand: CommandModule<object, IssueArgs> = {
     const { formatHours } = await import("../../sync/formatHours.js");
     const result = await withDatabase(argv, true, (connection) => issueInvoices(connection, {
       month: argv.month, statement: argv.statement, prices: argv.prices, out: argv.out, units: argv.units, cuRollup: argv.cuRollup,
-      accountIds, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockOf(process.env, note),
+      accountIds, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockNow(),
     }));
     noteAll(result);
     for (const { entry: { document: d }, files } of result.issued) {
@@ -193,7 +193,7 @@ const correctCommand: CommandModule<object, CorrectArgs> = {
     const { correctInvoice } = await import("../../invoices/correctInvoice.js");
     const result = await withDatabase(argv, true, (connection) => correctInvoice(connection, {
       number: argv.number, reason: argv.reason, statement: argv.statement, prices: argv.prices, out: argv.out, units: argv.units,
-      cuRollup: argv.cuRollup, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockOf(process.env, note),
+      cuRollup: argv.cuRollup, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockNow(),
     }));
     noteAll(result);
     const { corrected: { document: o }, creditNote: { entry: { document: c } }, replacement: { entry: { document: r } } } = result;
@@ -211,7 +211,7 @@ const listCommand: CommandModule<object, ListArgs> = {
     const { readReceivables } = await import("../../invoices/receivables.js");
     const { registerToCsv, registerToJson, registerToText } = await import("../../export/registerReport.js");
     const period = argv.month === undefined ? undefined : monthPeriod(argv.month);
-    const nowEpoch = clockOf(process.env, note);
+    const nowEpoch = clockNow();
     const entries = await withDatabase(argv, false, (connection) => readReceivables(connection, period === undefined ? {} : { periodStartsIn: period }, nowEpoch));
     const format = { text: registerToText, json: registerToJson, csv: registerToCsv }[argv.format];
     process.stdout.write(format(entries));
@@ -245,7 +245,7 @@ const payCommand: CommandModule<object, PayArgs> = {
   builder: (yargs) => yargs.options(payOptions) as unknown as Argv<PayArgs>,
   handler: async (argv) => {
     const { recordPayment } = await import("../../invoices/recordPayment.js");
-    const nowEpoch = clockOf(process.env, note);
+    const nowEpoch = clockNow();
     const outcome = await withDatabase(argv, true, (connection) => recordPayment(connection, {
       number: argv.number, amount: argv.amount, date: argv.date, reference: argv.reference, nowEpoch,
     }));
@@ -259,7 +259,7 @@ const paymentsCommand: CommandModule<object, PaymentsArgs> = {
   builder: (yargs) => yargs.options(paymentsOptions) as unknown as Argv<PaymentsArgs>,
   handler: async (argv) => {
     const { importStatement } = await import("../../invoices/importStatement.js");
-    const nowEpoch = clockOf(process.env, note);
+    const nowEpoch = clockNow();
     const result = await withDatabase(argv, true, (connection) => importStatement(connection, argv.camt, nowEpoch));
     for (const p of result.recorded) say(`${fitLine(p)} (entry ${p.bankReference} of ${p.date}, matched by ${p.matchedBy === "reference" ? "payment reference" : "invoice number"})`);
     for (const u of result.unmatched) say(`unmatched: entry ${u.bankReference ?? "(no reference)"} of ${u.date}, ${u.amount} ${u.currency}, "${u.remittance}": ${u.reason}`);
@@ -275,7 +275,7 @@ const overdueCommand: CommandModule<object, OverdueArgs> = {
   handler: async (argv) => {
     const { overdueDocuments } = await import("../../invoices/receivables.js");
     const { registerListItem } = await import("../../export/registerReport.js");
-    const nowEpoch = clockOf(process.env, note);
+    const nowEpoch = clockNow();
     const overdue = await withDatabase(argv, false, (connection) => overdueDocuments(connection, nowEpoch));
     if (argv.format === "json") process.stdout.write(`${JSON.stringify(overdue.map((e) => ({ ...registerListItem(e), daysPastDue: e.receivable.daysPastDue })), null, 2)}\n`);
     else if (overdue.length === 0) say("no document is overdue");
