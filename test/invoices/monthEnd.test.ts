@@ -160,7 +160,8 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(run.stderr).toContain(`INV-2026-00001 (account 1): issued without 1 hour not held, recorded and printed on it: ${LATE_HOUR}`);
     const listed = await list();
     expect(listed.map((d) => Object.keys(d))).toEqual(listed.map(() => [
-      "number", "kind", "accountId", "start", "end", "issueDate", "currency", "net", "tax", "gross", "corrects", "correctedBy", "missingHours", "files",
+      "number", "kind", "accountId", "start", "end", "issueDate", "currency", "net", "tax", "gross", "dueDate", "paid", "outstanding", "status", "delivered",
+      "corrects", "correctedBy", "missingHours", "files",
     ]));
     expect(listed.map((d) => [d.number, d.kind, d.accountId, d.start, d.end, d.issueDate, d.corrects, d.correctedBy, d.missingHours])).toEqual([
       ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, [LATE_HOUR]],
@@ -334,10 +335,10 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(text.code, text.stderr).toBe(0);
     const total = documents.reduce((s, d) => s.add(Exact.parse(d.gross)!), Exact.ZERO).toFixed(2);
     expect(text.stdout).toContain(`4 documents; amount due, credit notes deducted: ${total} EUR`);
-    expect(text.stdout).toMatch(/CN-2026-00001 +credit note +account 1 .* amount due -\d+\.\d\d EUR +cancels INV-2026-00001/);
+    expect(text.stdout).toMatch(/CN-2026-00001 +credit note +account 1 .* amount due -\d+\.\d\d EUR +credited +not delivered +cancels INV-2026-00001/);
     const csv = await runCli(["invoices", "list", "--db", db, "--format", "csv"]);
     const rows = csv.stdout.trim().split("\r\n");
-    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,currency,net,tax,gross,corrects,corrected_by,missing_hours,files");
+    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,currency,net,tax,gross,due_date,paid,outstanding,status,delivered,corrects,corrected_by,missing_hours,files");
     expect(rows.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toEqual(documents.map((d) => `${d.number},${d.kind},${d.accountId}`));
     expect(rows[3]!.split(",")[9]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
     expect(JSON.parse((await runCli(["invoices", "list", "--db", db, "--month", "2026-09", "--format", "json"])).stdout)).toEqual([]);
