@@ -102,6 +102,7 @@ export { renderInvoicePdf } from "./export/pdf/invoicePdf.js";
 export type { InvoicePdfOptions } from "./export/pdf/invoicePdf.js";
 // The invoice register: store.issueInvoices, store.correctInvoice, store.invoiceRegister
 export type { RegisterEntry } from "./store/readRegister.js";
+export type { RegisterVerification } from "./store/registerChain.js";
 export type { IssueRequest, IssueResult } from "./invoices/issueInvoices.js";
 export type { CorrectRequest, CorrectResult } from "./invoices/correctInvoice.js";
 export type { IssueFiles } from "./invoices/issueInputs.js";

@@ -3,7 +3,7 @@
  * message names the file or value at fault and what to do. The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError and MissingHoursError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
- * IssuedInvoiceDiffersError → 9.
+ * IssuedInvoiceDiffersError → 9, RegisterBrokenError → 10.
  */
 
 import type { ImpossibleValue } from "./impossibleValue.js";
@@ -265,6 +265,27 @@ export class IssuedInvoiceDiffersError extends CloudunitsError {
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.differences = differences;
+  }
+}
+
+/**
+ * The invoice register disagrees with its chain (exit 10): a record or a file changed after it was
+ * recorded, a document removed, a number missing, a link broken (docs/billing.md#the-chain).
+ * Nothing was handed out, counted or numbered.
+ */
+export class RegisterBrokenError extends CloudunitsError {
+  /** What was found, one line each, naming the document (or link) and what changed. */
+  readonly problems: string[];
+
+  /** `listed`: the problems were printed already (by `invoices verify`): the message only counts them. */
+  constructor(problems: readonly string[], listed = false) {
+    super(
+      "REGISTER_BROKEN",
+      `the invoice register was changed outside cloudunits: ${problems.length} problem${problems.length === 1 ? "" : "s"}${listed ? " (listed above)" : ""}; ` +
+        "nothing is handed out or numbered until it is restored from a backup (cloudunits invoices verify names every one)" +
+        (listed ? "" : `:\n${problems.map((p) => `  ${p}`).join("\n")}`),
+    );
+    this.problems = [...problems];
   }
 }
 
