@@ -278,9 +278,9 @@ function recordProblems(records: ReadonlyMap<string, ChainedRecord[]>, links: re
         continue;
       }
       const now = fieldHashes(record.fields);
-      const changed = Object.keys(now).filter((name) => link.fields[name] !== undefined && link.fields[name] !== now[name]);
-      const removed = Object.keys(link.fields).filter((name) => now[name] === undefined);
-      const added = Object.keys(now).filter((name) => link.fields[name] === undefined);
+      const changed = Object.keys(now).filter((name) => link.fields[name] !== undefined && link.fields[name] !== now[name]).sort();
+      const removed = Object.keys(link.fields).filter((name) => now[name] === undefined).sort();
+      const added = Object.keys(now).filter((name) => link.fields[name] === undefined).sort();
       if (record.chain !== link.chain) changed.unshift(`its sequence (${link.chain} → ${record.chain})`);
       const parts = [
         ...(changed.length > 0 ? [`changed since recorded: ${changed.join(", ")}`] : []),
