@@ -198,7 +198,7 @@ const verifyCommand: CommandModule<object, VerifyArgs> = {
   describe: "verify the register against its chain: every document and file as issued, no number missing; prints the head to keep outside the warehouse",
   builder: (yargs) => yargs.options(verifyOptions) as unknown as Argv<VerifyArgs>,
   handler: async (argv) => {
-    const { verifyRegister } = await import("../../store/registerChain.js");
+    const { parseHead, verifyRegister } = await import("../../store/registerChain.js");
     const { RegisterBrokenError } = await import("../../base/errors.js");
     const v = await withDatabase(argv, false, (connection) => verifyRegister(connection, { kept: argv.head }));
     // a register made before the chain, not opened to write since: nothing to verify it against yet
@@ -209,7 +209,7 @@ const verifyCommand: CommandModule<object, VerifyArgs> = {
     for (const problem of problems) say(problem);
     if (problems.length > 0) throw new RegisterBrokenError(problems, true);
     const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-    say(`${plural(v.records, "document")} in ${plural(v.chains, "sequence")} verified: every one as issued, its files byte for byte, no number missing${argv.head === undefined ? "" : `; the head kept, ${argv.head.trim()}, is in its chain`}`);
+    say(`${plural(v.records, "document")} in ${plural(v.chains, "sequence")} verified: every one as issued, its files byte for byte, no number missing${argv.head === undefined ? "" : `; its first ${parseHead(argv.head)!.links} links are those of the head kept`}`);
     say(v.head === undefined ? "no document issued yet" : `register head ${v.head}`);
   },
 };
