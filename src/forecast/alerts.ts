@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
+import type { Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { groupThousands } from "../base/groupThousands.js";
@@ -219,6 +220,17 @@ async function readAlerts(
   return { table, billed, found: mergeReports(results) };
 }
 
+/**
+ * The anomalies `alerts` looks for as of an hour: the runs reaching into the last
+ * `windowHours`, scored from a week before them (so a run that began before the window keeps
+ * its first hour, and its id), their baselines read from `readStart`.
+ */
+export function alertsScan(asOf: number, windowHours: number, threshold: number, currency: string | undefined, names: Names | undefined): AnomalyScan & { readStart: number; reachingPast: number } {
+  const windowStart = asOf - windowHours * HOUR;
+  const start = windowStart - WEEK;
+  return { start, end: asOf, threshold, levels: ANOMALY_LEVELS, currency, names, reachingPast: windowStart, readStart: anomalyReadStart(start) };
+}
+
 /** The budgets' alerts, one per budget, each id once (two budgets alike give the same alert). */
 function budgetAlerts(budgets: readonly Budget[], f: Forecast): BudgetAlert[] {
   const environment = f.entries.find((e) => e.level === "environment");
@@ -252,13 +264,8 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
   const options = await withStoredNames(connection, request.options);
   const resolved = resolveOptions(options);
   const plan = await forecastPlan(connection, { month, asOf });
-  const windowStart = asOf - windowHours * HOUR;
-  // scored from a week before the window, so a run that began before it keeps its first hour (and its id)
-  const start = windowStart - WEEK;
-  const scan = {
-    start, end: asOf, threshold, levels: ANOMALY_LEVELS, currency: request.prices?.currency, names: resolved.names, reachingPast: windowStart, readStart: anomalyReadStart(start),
-    maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
-  };
+  const scan = { ...alertsScan(asOf, windowHours, threshold, request.prices?.currency, resolved.names), maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS };
+  const windowStart = scan.reachingPast;
   const { table, billed, found } = await readAlerts(connection, plan, scan, request.prices, resolved);
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
   const out: Alert[] = budgetAlerts(request.budgets, f);
