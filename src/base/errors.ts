@@ -1,7 +1,7 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
- * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError and MissingHoursError → 3,
+ * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError and NoHoursHeldError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
  * IssuedInvoiceDiffersError → 9.
  */
@@ -245,6 +245,20 @@ export class MissingHoursError extends CloudunitsError {
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.accounts = accounts;
+  }
+}
+
+/**
+ * `forecast` of a month the warehouse holds no hour of (exit 3): nothing to project from, said
+ * instead of a projection of zeros; the message says what the warehouse does hold and how far
+ * behind it is.
+ */
+export class NoHoursHeldError extends CloudunitsError {
+  readonly month: string;
+
+  constructor(month: string, held: string) {
+    super("NO_HOURS_HELD", `no hour of ${month} is held: ${held}; nothing to forecast (sync the warehouse, or forecast a month it holds)`);
+    this.month = month;
   }
 }
 
