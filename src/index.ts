@@ -134,7 +134,9 @@ export type { Forecast, ForecastRequest, EntityForecast, ForecastAmounts, Foreca
 export { anomalies, ANOMALY_RULE } from "./forecast/anomalies.js";
 export type { Anomaly, AnomalyReport, AnomalyRequest, AnomalyLevel, MachineChange } from "./forecast/anomalies.js";
 export { alerts } from "./forecast/alerts.js";
-export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert } from "./forecast/alerts.js";
+export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert, WarehouseBehindAlert } from "./forecast/alerts.js";
+export { BEHIND_AFTER_HOURS } from "./forecast/warehouseLag.js";
+export type { WarehouseLag } from "./forecast/warehouseLag.js";
 export { loadBudgets, parseBudgets } from "./forecast/budgets.js";
 export type { Budget } from "./forecast/budgets.js";
 export { notify } from "./forecast/notify.js";

@@ -200,7 +200,10 @@ const KNOWN: Known[] = [
     line: /^npx cloudunits top --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml --limit 5$/,
     check: (run) => {
       expect(run.stdout).toMatch(/^top 5 of \d+ machines by cost \(EUR\), 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z/);
-      expect(run.stdout.trim().split("\n")).toHaveLength(6);
+      // the README's warehouse holds October 2026: behind the clock once it has passed, and said so on a line of its own
+      const lines = run.stdout.trim().split("\n");
+      for (const warning of lines.filter((l) => l.startsWith("warning: "))) expect(warning).toMatch(/^warning: the warehouse holds hours up to 2026-10-\d\dT\d\d:00:00Z, \d+ (h|days) behind: the figures end there$/);
+      expect(lines.filter((l) => !l.startsWith("warning: "))).toHaveLength(6);
     },
   },
   {

@@ -1,7 +1,7 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do. The CLI maps them to exit
- * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError and EmptyPeriodError → 3,
+ * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError, EmptyPeriodError and NoHoursHeldError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
  * IssuedInvoiceDiffersError → 9, RegisterBrokenError → 10.
  */
@@ -275,6 +275,20 @@ function periodName({ start, end }: { start: number; end: number }): string {
   const next = Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 1) / 1000;
   const wholeMonth = first.getUTCDate() === 1 && start % 86400 === 0 && end === next;
   return wholeMonth ? isoText(start).slice(0, 7) : `[${isoText(start)}, ${isoText(end)})`;
+}
+
+/**
+ * `forecast` of a month the warehouse holds no hour of (exit 3): nothing to project from, said
+ * instead of a projection of zeros; the message says what the warehouse does hold and how far
+ * behind it is.
+ */
+export class NoHoursHeldError extends CloudunitsError {
+  readonly month: string;
+
+  constructor(month: string, held: string) {
+    super("NO_HOURS_HELD", `no hour of ${month} is held: ${held}; nothing to forecast (sync the warehouse, or forecast a month it holds)`);
+    this.month = month;
+  }
 }
 
 /**
