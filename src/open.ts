@@ -29,6 +29,7 @@ import { recordPayment, type PaymentOutcome, type PaymentRequest } from "./invoi
 import { importStatement, type StatementImport } from "./invoices/importStatement.js";
 import { sendDocuments, type SendRequest, type SendResult } from "./invoices/sendDocuments.js";
 import type { RegisterFilter } from "./store/readRegister.js";
+import { verifyRegister, type RegisterVerification } from "./store/registerChain.js";
 
 
 /** An account the store holds data of, and the hours it holds. */
@@ -135,7 +136,8 @@ export interface Store {
   /**
    * The register's documents (every invoice and credit note issued), oldest first, each with what is
    * owed on it at `filter.nowEpoch` (`receivable`: due date, paid, outstanding, status, delivered);
-   * empty for a warehouse that issued none.
+   * empty for a warehouse that issued none. Throws RegisterBrokenError when the register disagrees with its chain
+   * (`verifyRegister` names what).
    */
   invoiceRegister(filter?: InvoiceRegisterFilter): Promise<ReceivableEntry[]>;
   /** The overdue documents at `nowEpoch` (default: the clock), longest overdue first (`cloudunits invoices overdue`). */
@@ -146,6 +148,11 @@ export interface Store {
   importStatement(camtFile: string, nowEpoch?: number): Promise<StatementImport>;
   /** Delivers documents' e-invoices to an access point (`cloudunits invoices send`). Needs `open({ db }, { write: true })`. */
   sendDocuments(request: SendRequest): Promise<SendResult>;
+  /**
+   * Verifies the register against its chain (`cloudunits invoices verify`): what was changed or removed, and its head
+   * (`N:SHA256`, to keep outside the warehouse). `kept`: a head printed before, which the register must still hold.
+   */
+  verifyRegister(options?: { kept?: string }): Promise<RegisterVerification>;
   /** Releases the database (idempotent). */
   close(): void;
 }
@@ -256,6 +263,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
       checkWritable(source, options);
       return sendDocuments(connection, request);
     },
+    verifyRegister: (verifyOptions = {}) => verifyRegister(connection, verifyOptions),
     close: () => warehouse.close(),
   };
 }

@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
-import { readRegister, type RegisterEntry, type RegisterFilter } from "../store/readRegister.js";
+import type { RegisterEntry, RegisterFilter } from "../store/readRegister.js";
+import { verifiedRegister } from "./verifiedRegister.js";
 import { readCredits, readDeliveries, readPayments, type RecordedCredit, type RecordedDelivery, type RecordedPayment } from "../store/readReceivables.js";
 
 /** Where a document stands: `open` (not yet due), `paid`, `overdue` (past its due date and something outstanding), `credited` (cancelled by credit notes; a credit note itself). */
@@ -86,11 +87,22 @@ export async function readReceivableFacts(connection: DuckDBConnection): Promise
   return receivableFacts(await readPayments(connection), await readCredits(connection), await readDeliveries(connection));
 }
 
-/** The register's documents the filter selects, oldest first, each with what is owed on it at `nowEpoch`. */
-export async function readReceivables(connection: DuckDBConnection, filter: RegisterFilter, nowEpoch: number): Promise<ReceivableEntry[]> {
-  const entries = await readRegister(connection, filter);
+/**
+ * The register's documents the filter selects, oldest first, each with what is owed on it at
+ * `nowEpoch`, once the register is verified against its chain (RegisterBrokenError when it
+ * disagrees), and the register's head.
+ */
+export async function verifiedReceivables(
+  connection: DuckDBConnection, filter: RegisterFilter, nowEpoch: number,
+): Promise<{ entries: ReceivableEntry[]; head: string | undefined }> {
+  const { entries, head } = await verifiedRegister(connection, filter);
   const facts = await readReceivableFacts(connection);
-  return entries.map((e) => ({ ...e, receivable: receivableOf(e.document, facts, nowEpoch) }));
+  return { entries: entries.map((e) => ({ ...e, receivable: receivableOf(e.document, facts, nowEpoch) })), head };
+}
+
+/** The register's documents the filter selects, oldest first, each with what is owed on it at `nowEpoch` (verified, as `verifiedReceivables`). */
+export async function readReceivables(connection: DuckDBConnection, filter: RegisterFilter, nowEpoch: number): Promise<ReceivableEntry[]> {
+  return (await verifiedReceivables(connection, filter, nowEpoch)).entries;
 }
 
 /** The overdue documents at `nowEpoch` (past their due date with something outstanding), longest overdue first. */
