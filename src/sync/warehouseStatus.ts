@@ -29,6 +29,8 @@ export interface AccountStatus {
   insideLookBack: HourSpan[];
   /** Missing hours `sync` gave up: never written, and past the platform's retention ("lost at source", for good). */
   lost: HourSpan[];
+  /** The part of `lost` an operator accepted (`status --accept-lost HOUR`, logged `accepted`): listed, no longer alarming. */
+  acceptedLost: HourSpan[];
   /** The hours after the last one held up to the current hour: not yet synced (not missing). */
   notYetSynced: HourSpan | null;
   /** Hours held that are later than the current hour (loaded by `ingest`: the platform cannot have written them). */
@@ -124,6 +126,7 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       fromEpoch: Number(r.gap_from), toEpoch: Number(r.gap_to), hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
     })));
     const lost = new Set(logged("lost"));
+    const accepted = new Set(logged("accepted"));
     // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
     const lookBackStartEpoch = s ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
     return {
@@ -136,6 +139,7 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       missing: spans(holes.filter((hour) => !lost.has(hour))),
       insideLookBack: spans(holes.filter((hour) => !lost.has(hour) && hour >= lookBackStartEpoch)),
       lost: spans(holes.filter((hour) => lost.has(hour))),
+      acceptedLost: spans(holes.filter((hour) => lost.has(hour) && accepted.has(hour))),
       notYetSynced: completeUntilEpoch !== null && lagHours! > 0
         ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
         : null,
@@ -164,8 +168,9 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
   };
 }
 
-/** Hours of an account that `status --max-missing` counts: missing and lost. */
-export function missingCount(a: AccountStatus): number {
-  const count = (list: readonly HourSpan[]) => list.reduce((sum, span) => sum + span.hours, 0);
-  return count(a.missing) + count(a.lost);
+const hoursIn = (list: readonly HourSpan[]) => list.reduce((sum, span) => sum + span.hours, 0);
+
+/** Hours of an account that alarm (`status` exits 7): missing, and lost at source but not accepted. */
+export function alarmingHours(a: AccountStatus): { missingHours: number; lostHours: number } {
+  return { missingHours: hoursIn(a.missing), lostHours: hoursIn(a.lost) - hoursIn(a.acceptedLost) };
 }

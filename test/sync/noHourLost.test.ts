@@ -97,7 +97,7 @@ describe("a stall longer than the look-back", () => {
     const clean = await cleanIngest(records.filter((r) => r.hourEpoch < upTo), "stall-clean");
     expect(await dataTables(db)).toEqual(await dataTables(clean));
     for (const accountId of [1, 2]) expect(await figures(db, accountId, START, upTo)).toEqual(await figures(clean, accountId, START, upTo));
-    // nothing missing: status exits 0 (--max-missing 0), complete up to the run's end
+    // nothing missing: status exits 0, complete up to the run's end
     const after = await runCli(["status", "--db", db, "--format", "json"]);
     expect(after.code, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout).accounts.map((a: { missing: unknown[]; completeUntil: string }) => [a.missing, a.completeUntil])).toEqual([[[], isoUtc(upTo)], [[], isoUtc(upTo)]]);
@@ -133,12 +133,12 @@ describe("an hour the platform never writes", () => {
     // nothing else needed a human: every other run was silent
     expect(runs.filter((r) => r.stderr !== "").map((r) => r.at)).toEqual([START + 12 * H, START + 54 * H]);
 
-    // status lists it for good and exits 7 (--max-missing 0 by default); --max-missing 1 accepts it
+    // status lists it for good and exits 7 until an operator accepts that very hour
     const status = await runCli(["status", "--db", db]);
     expect(status.code).toBe(7);
     expect(status.stdout).toContain("  lost at source (never written within the platform's retention): 1 h: 2026-10-01T05:00:00Z");
-    expect(status.stderr).toContain("1 account has more than 0 missing or lost hours: account 1 (1 h lost)");
-    expect((await runCli(["status", "--db", db, "--max-missing", "1"])).code).toBe(0);
+    expect(status.stderr).toContain("1 account has missing or lost hours (accept a lost one with --accept-lost HOUR): account 1 (1 h lost at source, not accepted)");
+    expect((await runCli(["status", "--db", db, "--accept-lost", "2026-10-01T05:00Z"])).code).toBe(0);
     const check = await runCli(["check", "--db", db]);
     expect(check.stdout).toContain("lost at source (never written within the platform's retention) [2026-10-01T05:00:00Z, 2026-10-01T06:00:00Z) 1 hour");
   }, 600_000);
