@@ -16,6 +16,7 @@ import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil } from "./syncChunks.js";
 import { DEFAULT_ASK_MISSING_EVERY_HOURS, DEFAULT_LOOK_BACK_HOURS, DEFAULT_RETENTION_HOURS, DEFAULT_SETTLE_HOURS } from "./syncPlan.js";
 import { readHeldHours, readSyncState } from "./syncState.js";
 import type { SyncOptions, SyncReport } from "./syncTypes.js";
+import { claimChunks, registerRun, thisProcess, withoutClaimed } from "./syncRuns.js";
 
 export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./syncTypes.js";
 
@@ -160,10 +161,13 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     writeWarehouse(options.db, waitSeconds, (opened) => fn(opened.connection, opened));
 
   const listed = await listService(options);
-  const plans = await withDatabase(async (connection) => {
-    const planned = await planRun(connection, options.db, listed.accountIds, windows, currentHourEpoch);
+  const { runId, plans } = await withDatabase(async (connection) => {
+    const registered = await registerRun(connection, listed.accountIds, thisProcess());
+    // two runs at once (from cron): the hours another live run is downloading are left to it
+    const planned = (await planRun(connection, options.db, listed.accountIds, windows, currentHourEpoch)).map((p) => withoutClaimed(p, registered.claims, windows.chunkSeconds));
+    await claimChunks(connection, registered.runId, planned.map((p) => p.plan));
     await writeEntityNames(connection, listed.names);
-    return planned;
+    return { runId: registered.runId, plans: planned };
   });
 
   const tempDir = await makeSyncFolder(options.tempDir ?? tmpdir());
@@ -178,9 +182,15 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   };
   const run: RunContext = {
     db: options.db, replace: options.replace ?? true, skipBad: options.skipBad, stepBytes, windows, currentHourEpoch, tempDir, service, withDatabase,
-    progress: { hoursDone: 0, hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.chunks), 0), onProgress: options.onProgress },
+    progress: { hoursDone: 0, hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.plan.chunks), 0), onProgress: options.onProgress },
+    runId,
   };
-  const accounts = plans.map((plan) => new AccountSync(plan, run));
+  const accounts = plans.map(({ plan, skipped, by }) => {
+    const account = new AccountSync(plan, run);
+    account.result.leftToOtherRun = skipped;
+    if (by) account.result.otherRun = { host: by.host, pid: by.pid, startedAtEpoch: by.startedAtEpoch };
+    return account;
+  });
   try {
     await syncAccounts(accounts, run, downloads, (a) => options.onAccount?.(a.result));
   } finally {

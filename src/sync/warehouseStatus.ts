@@ -1,8 +1,10 @@
 import { statSync } from "node:fs";
+import { isoUtc } from "../base/time.js";
 import type { Warehouse } from "../store/types.js";
 import { hourRanges } from "../base/period.js";
 import { HOUR_SECONDS } from "./syncChunks.js";
 import { DEFAULT_LOOK_BACK_HOURS } from "./syncPlan.js";
+import { readUnfinishedRuns, type UnfinishedRun } from "./syncRuns.js";
 
 /** Hours `[fromEpoch, toEpoch]`, both included. */
 export interface HourSpan {
@@ -38,12 +40,17 @@ export interface AccountStatus {
   /** Hours that arrived after an earlier sync had asked for them, and hours the platform rewrote (the held one replaced). */
   late: HourSpan[];
   rewritten: HourSpan[];
-  /** The account's last sync (its look-back and retention, hours, when it recorded them); null when `sync` never ran for it. */
+  /**
+   * The account's last sync (its look-back and retention, hours, when it recorded them); null when `sync` never ran for it.
+   * A run that started after the last recorded result is the last sync: `running` while its process runs, else `failed`
+   * (it stopped before it could record one: killed, or the machine refused a write), `atEpoch` its start.
+   */
   lastSync: {
     atEpoch: number | null;
     result: string | null;
     error: string | null;
-    syncedUntilEpoch: number;
+    /** Every hour before it was asked (null when no run recorded any). */
+    syncedUntilEpoch: number | null;
     lookBackHours: number | null;
     retentionHours: number | null;
   } | null;
@@ -114,7 +121,8 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
     WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`, now);
   const log = known.has("sync_log.event") ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch") : [];
 
-  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id)), ...future.map((r) => Number(r.account_id))])].sort((a, b) => a - b);
+  const unfinished = await readUnfinishedRuns(connection);
+  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id)), ...future.map((r) => Number(r.account_id)), ...unfinished.keys()])].sort((a, b) => a - b);
   const accounts = ids.map((accountId): AccountStatus => {
     const h = held.find((r) => Number(r.account_id) === accountId);
     const s = state.find((r) => Number(r.account_id) === accountId);
@@ -128,7 +136,7 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
     const lost = new Set(logged("lost"));
     const accepted = new Set(logged("accepted"));
     // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
-    const lookBackStartEpoch = s ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
+    const lookBackStartEpoch = s && s.synced_until_epoch !== null ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
     return {
       accountId,
       name: (names.find((r) => Number(r.id) === accountId)?.name as string | undefined) ?? null,
@@ -146,14 +154,7 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       future: spans(future.filter((r) => Number(r.account_id) === accountId).map((r) => Number(r.hour_epoch))),
       late: spans(logged("late")),
       rewritten: spans(logged("rewritten")),
-      lastSync: s ? {
-        atEpoch: num(s.at),
-        result: (s.last_result as string | null) ?? null,
-        error: (s.last_error as string | null) ?? null,
-        syncedUntilEpoch: Number(s.synced_until_epoch),
-        lookBackHours: num(s.look_back_hours),
-        retentionHours: num(s.retention_hours),
-      } : null,
+      lastSync: lastSyncOf(s, unfinished.get(accountId)),
     };
   });
   const firsts = held.map((r) => Number(r.first));
@@ -165,6 +166,25 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
     period: firsts.length === 0 ? null : { firstHourEpoch: Math.min(...firsts), lastHourEpoch: Math.max(...lasts) },
     accountHours: held.reduce((sum, r) => sum + Number(r.n), 0),
     accounts,
+  };
+}
+
+/** The last sync of an account: its recorded result, or the run that started since and did not record one. */
+function lastSyncOf(s: Row | undefined, run: UnfinishedRun | undefined): AccountStatus["lastSync"] {
+  const recorded = s && {
+    atEpoch: num(s.at),
+    result: (s.last_result as string | null) ?? null,
+    error: (s.last_error as string | null) ?? null,
+    syncedUntilEpoch: Number(s.synced_until_epoch),
+    lookBackHours: num(s.look_back_hours),
+    retentionHours: num(s.retention_hours),
+  };
+  if (run === undefined) return recorded ?? null;
+  return {
+    syncedUntilEpoch: null, lookBackHours: null, retentionHours: null, ...recorded,
+    atEpoch: run.startedAtEpoch,
+    result: run.live ? "running" : "failed",
+    error: run.live ? null : `the sync that started at ${isoUtc(run.startedAtEpoch)} (PID ${run.pid} on ${run.host}) stopped before it recorded a result: killed, or the machine refused a write (its exit code and output say which)`,
   };
 }
 

@@ -294,7 +294,7 @@ describe("an hour dated later than the current hour", () => {
 });
 
 describe("a full disk under cron", () => {
-  it("a sync that finds the disk full exits 8 with one line naming the warehouse, and keeps what it committed", async () => {
+  it("a sync that finds the disk full exits 8 with one line naming the warehouse, and keeps what it committed; status shows that sync failed, not the run before it", async () => {
     const records = [...generateHours({ accounts: 2, spaces: 2, machines: 6, hours: 72, start: START, seed: 2 })];
     const server = await platform(records, () => records);
     const folder = join(dir, "full");
@@ -303,10 +303,20 @@ describe("a full disk under cron", () => {
     const quote = (args: string[]) => args.map((a) => `'${a}'`).join(" ");
     // a day synced while there is room; then the disk has 64 KiB left, and the next run has two days to write
     const setup = [`${process.execPath} ${CLI} ${quote(sync(START + DAY, "--since", String(START)))}`];
-    const [full] = await withRefusingFolder(folder, { kind: "full", freeKib: 64 }, setup, [sync(START + 3 * DAY)], { keep: [`cp ${db} ${dir}/full-left.duckdb`], env: SESSION });
+    const [full] = await withRefusingFolder(folder, { kind: "full", freeKib: 64 }, setup, [sync(START + 3 * DAY)],
+      { keep: [`cp ${db} ${dir}/full-left.duckdb`, `cp ${db}.wal ${dir}/full-left.duckdb.wal 2>/dev/null || true`], env: { ...SESSION, CLOUDUNITS_TEST_NOW: isoUtc(START + 3 * DAY) } });
+    const oneLine = (what: string) => new RegExp(`^cloudunits: cannot ${what} ${db.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: no space left on the device; nothing committed was lost \\(the transaction in flight was rolled back; the warehouse keeps every commit before it\\): free some space \\(or raise the quota\\) and run again\\n$`);
     expect(full!.code).toBe(8);
-    expect(full!.stderr).toMatch(new RegExp(`^cloudunits: cannot write ${db.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: no space left on the device; nothing committed was lost \\(the transaction in flight was rolled back; the warehouse keeps every commit before it\\): free some space \\(or raise the quota\\) and run again\\n$`));
-    const left = JSON.parse((await runCli(["status", "--db", join(dir, "full-left.duckdb"), "--format", "json"])).stdout);
+    expect(full!.stderr).toMatch(oneLine("write"));
+    const status = await runCli(["status", "--db", join(dir, "full-left.duckdb"), "--format", "json"], { CLOUDUNITS_TEST_NOW: isoUtc(START + 3 * DAY) });
+    const left = JSON.parse(status.stdout);
     expect(left.accountHours).toBeGreaterThanOrEqual(2 * 24);
+    // the sync that stopped is the accounts' last sync, failed: never the "synced" of the run before it
+    for (const account of left.accounts) {
+      expect(account.lastSync.result).toBe("failed");
+      expect(account.lastSync.error).toMatch(/^the sync that started at \S+ \(PID \d+ on .*\) stopped before it recorded a result: killed, or the machine refused a write/);
+    }
+    const text = await runCli(["status", "--db", join(dir, "full-left.duckdb")], { CLOUDUNITS_TEST_NOW: isoUtc(START + 3 * DAY) });
+    expect(text.stdout).toMatch(/  last sync: \S+, failed: the sync that started at/);
   }, 300_000);
 });

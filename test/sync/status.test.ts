@@ -89,4 +89,20 @@ describe("cloudunits status", () => {
       late: [{ from: isoUtc(start + 3 * H), to: isoUtc(start + 4 * H), hours: 2 }, { from: isoUtc(start + 18 * H), to: isoUtc(start + 23 * H), hours: 6 }],
     });
   }, 300_000);
+
+  it("exits 7 on a warehouse holding no hour (a first sync that committed none), saying so", async () => {
+    const failing = await startServer(fakePlatform({ hours: records, failingAccounts: [1, 2] }));
+    try {
+      const db = join(dir, "empty.duckdb");
+      const first = await runCli(["sync", "--url", failing.url, "--db", db, "--since", String(start), "--retries", "0"], SESSION);
+      expect(first.code, first.stderr).toBe(4);
+      const run = await runCli(["status", "--db", db, "--max-lag", "3"], { CLOUDUNITS_TEST_NOW: isoUtc(start + 24 * H) });
+      expect(run.code, run.stderr).toBe(7);
+      expect(run.stderr).toContain("the warehouse holds no hour: no sync has committed one yet");
+      expect(run.stdout).toContain("0 account-hours, no hours");
+      expect(run.stdout).toMatch(/account 1 \(Account 1\): complete until .*\n  last sync: \S+, failed: /);
+    } finally {
+      await failing.close();
+    }
+  }, 120_000);
 });

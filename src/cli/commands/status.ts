@@ -41,6 +41,7 @@ function resultText(a: AccountStatus): string {
   const result = a.lastSync?.result ?? null;
   if (result === null) return "-";
   if (result === "up-to-date") return a.missing.length + a.lost.length > 0 || a.notYetSynced ? "nothing new" : "up to date";
+  if (result === "running") return "running (no result recorded yet)";
   return result === "waiting" ? "nothing new, hours not written yet" : result;
 }
 
@@ -94,7 +95,7 @@ function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[]) {
       late: a.late.map(spanJson),
       rewritten: a.rewritten.map(spanJson),
       lastSync: a.lastSync && {
-        at: iso(a.lastSync.atEpoch), result: a.lastSync.result, error: a.lastSync.error, syncedUntil: isoUtc(a.lastSync.syncedUntilEpoch),
+        at: iso(a.lastSync.atEpoch), result: a.lastSync.result, error: a.lastSync.error, syncedUntil: iso(a.lastSync.syncedUntilEpoch),
         lookBackHours: a.lastSync.lookBackHours, retentionHours: a.lastSync.retentionHours,
       },
     })),
