@@ -128,6 +128,10 @@ async function planRun(connection: Connection, db: string, accountIds: readonly 
  * asked again changes nothing. Hours later than the current hour held in the warehouse (from
  * `ingest`) are ignored: the platform cannot have written them.
  *
+ * Two runs at once never download an hour twice: each registers itself as it plans (`sync_runs`:
+ * host, PID, process start) with the hours it will download (`sync_claims`, released as it records
+ * each account's result), and leaves to a live run the hours that run claims (`leftToOtherRun`).
+ *
  * The warehouse is opened to write once to plan (and store the names), then once per step:
  * the step's ingest, the record of each account's chunks and, with an account's last chunk (or
  * its failure, or when it has nothing to ask), the account's result, in one open and a few
