@@ -13,6 +13,7 @@ import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocumen
 import { formatHours } from "../sync/formatHours.js";
 import { lostHoursOf } from "../billing/dataQuality.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
+import { clockNow } from "../base/clock.js";
 
 /** What `issueInvoices` is asked: a month, the files to issue it with, and where its documents go. */
 export interface IssueRequest extends IssueFiles {
@@ -71,7 +72,7 @@ function checkEnded(month: string, period: { end: number }, nowEpoch: number): v
  */
 export async function issueInvoices(connection: DuckDBConnection, request: IssueRequest): Promise<IssueResult> {
   const period = monthPeriod(request.month);
-  const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
+  const nowEpoch = request.nowEpoch ?? clockNow();
   checkEnded(request.month, period, nowEpoch);
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);

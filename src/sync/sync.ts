@@ -17,6 +17,7 @@ import { DEFAULT_ASK_MISSING_EVERY_HOURS, DEFAULT_LOOK_BACK_HOURS, DEFAULT_RETEN
 import { readHeldHours, readSyncState } from "./syncState.js";
 import type { SyncOptions, SyncReport } from "./syncTypes.js";
 import { claimChunks, registerRun, thisProcess, withoutClaimed } from "./syncRuns.js";
+import { clockNow } from "../base/clock.js";
 
 export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./syncTypes.js";
 
@@ -158,7 +159,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   if (!(stepBytes >= 0)) throw new UsageError(`bad stepBytes ${String(options.stepBytes)}: use 0 or more bytes`);
   const downloads = options.downloads ?? DEFAULT_DOWNLOADS;
   if (!(Number.isInteger(downloads) && downloads >= 1)) throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
-  const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
+  const currentHourEpoch = Math.floor(clockNow() / HOUR_SECONDS) * HOUR_SECONDS;
   const windows = windowsOf(options, currentHourEpoch);
   const waitSeconds = options.waitSeconds ?? DEFAULT_SYNC_WAIT_SECONDS;
   const withDatabase = <T>(fn: (connection: Connection, opened: OpenedWarehouse) => Promise<T>): Promise<T> =>

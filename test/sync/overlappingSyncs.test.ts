@@ -45,7 +45,7 @@ describe("two syncs at once", () => {
 
     // cron's line, twice at once: ten days new for each account
     const before = server.seenAt(CONSUMPTION_PATH).length;
-    const cron = () => runCli(["sync", "--url", server.url, "--db", db, "--until", String(START + 11 * DAY)], SESSION);
+    const cron = () => runCli(["sync", "--url", server.url, "--db", db, "--until", String(START + 11 * DAY)], { ...SESSION, CLOUDUNITS_TEST_NOW: "2026-10-12T00:30:00Z" });
     const runs = await Promise.all([cron(), cron()]);
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const asked = askedHours(before);

@@ -4,7 +4,6 @@ import { alarmingHours, type AccountStatus, type HourSpan, type WarehouseStatus 
 import type { RegisterDrift } from "../../store/registerDrift.js";
 import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
 import { isoUtc, parseTime } from "../../base/time.js";
-import { clockOf } from "../clock.js";
 import { DEFAULT_LOOK_BACK_HOURS } from "../../sync/syncPlan.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
@@ -139,7 +138,6 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     }
     if (argv.accountId !== undefined && argv.acceptLost === undefined) throw new UsageError("--account-id goes with --accept-lost: status reports every account");
     const accepting = acceptedHoursOf(argv);
-    const nowEpoch = clockOf(process.env, (line) => process.stderr.write(`cloudunits: ${line}\n`));
     const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
     const { warehouseStatus } = await import("../../sync/warehouseStatus.js");
     const { registerDrift } = await import("../../store/registerDrift.js");
@@ -153,7 +151,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
         const accepted = await acceptLostHours(connection, accepting, argv.accountId);
         for (const a of accepted) process.stderr.write(`cloudunits: account ${a.accountId}: ${isoUtc(a.hourEpoch)} accepted as lost at source\n`);
       }
-      status = await warehouseStatus({ connection, db: argv.db }, nowEpoch);
+      status = await warehouseStatus({ connection, db: argv.db });
       drift = await registerDrift(connection);
     } finally {
       connection.closeSync();
