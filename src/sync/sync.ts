@@ -167,9 +167,10 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
 
   const listed = await listService(options);
   const { runId, plans } = await withDatabase(async (connection) => {
+    const all = await planRun(connection, options.db, listed.accountIds, windows, currentHourEpoch);
+    // registered once planned (a run refused for its options never ran); the hours another live run is downloading are left to it
     const registered = await registerRun(connection, listed.accountIds, thisProcess());
-    // two runs at once (from cron): the hours another live run is downloading are left to it
-    const planned = (await planRun(connection, options.db, listed.accountIds, windows, currentHourEpoch)).map((p) => withoutClaimed(p, registered.claims, windows.chunkSeconds));
+    const planned = all.map((p) => withoutClaimed(p, registered.claims, windows.chunkSeconds));
     await claimChunks(connection, registered.runId, planned.map((p) => p.plan));
     await writeEntityNames(connection, listed.names);
     return { runId: registered.runId, plans: planned };
