@@ -103,12 +103,15 @@ describe.skipIf(!canMount && process.getuid?.() === 0)("a read-only folder", () 
 });
 
 describe.skipIf(!canMount)("a write-ahead log a reader cannot replay for want of room", () => {
-  it("check and billing --db on a full disk exit 8 with the one line sync gives (not 2 with DuckDB's words); status, uncapped, reads it", async () => {
-    const folder = join(dir, "wal");
+  it.each([
+    ["a full disk", { kind: "full", freeKib: 1 } as const, /no space left on the device/],
+    ["a read-only folder", { kind: "read-only" } as const, /the file system is read-only/],
+  ])("check and billing --db on %s exit 8 with the one line sync gives (not 2 with DuckDB's words); status, uncapped, reads it", async (name, refusal, failure) => {
+    const folder = join(dir, `wal-${refusal.kind}`);
     const held = join(folder, "held.duckdb");
     // a writer killed before its checkpoint leaves its commits in the log (some 90 MB of rows here),
     // which a reader replays on opening, beyond its memory cap into temporary files beside the file
-    const writer = join(dir, "killedWriter.mjs");
+    const writer = join(dir, `killedWriter-${refusal.kind}.mjs`);
     writeFileSync(writer, [
       `import { DuckDBInstance } from ${JSON.stringify(createRequire(import.meta.url).resolve("@duckdb/node-api"))};`,
       "const connection = await (await DuckDBInstance.create(process.argv[2])).connect();",
@@ -119,9 +122,9 @@ describe.skipIf(!canMount)("a write-ahead log a reader cannot replay for want of
     ].join("\n"));
     const setup = [...setupHeld(held), `${process.execPath} ${writer} ${held} || true`, `test -s ${held}.wal`];
     const readers: string[][] = [["check", "--db", held], ["billing", "--db", held, "--start", "2026-10-01", "--end", "2026-10-02"], ["status", "--db", held]];
-    const [check, billing, status] = await withRefusingFolder(folder, { kind: "full", freeKib: 1 }, setup, readers, { setupMib: 160 });
-    expectOneLine(check!, held, /no space left on the device/, "check --db");
-    expectOneLine(billing!, held, /no space left on the device/, "billing --db");
+    const [check, billing, status] = await withRefusingFolder(folder, refusal, setup, readers, { setupMib: 160 });
+    expectOneLine(check!, held, failure, `check --db on ${name}`);
+    expectOneLine(billing!, held, failure, `billing --db on ${name}`);
     expect([0, 7], status!.stderr).toContain(status!.code);
     expect(status!.stdout).toContain("2 account-hours");
   }, 180_000);
