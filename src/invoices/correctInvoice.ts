@@ -5,9 +5,9 @@ import { readRegister, type RegisterEntry } from "../store/readRegister.js";
 import { formatHours } from "../sync/formatHours.js";
 import { accountDrafts, basisOf } from "./accountDrafts.js";
 import { issueDateFor } from "./issueDate.js";
+import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
 import { buildInvoiceDocument, creditNoteOf } from "../billing/buildInvoiceDocument.js";
-import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 
@@ -70,7 +70,6 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
-  checkIssuable(inputs.config, [o.accountId]);
   const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
   const [draft] = await accountDrafts(connection, o, inputs, { accountIds: [o.accountId], alsoAccounts: [o.accountId] });
   request.onStep?.("computed");
@@ -79,6 +78,7 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
     throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number,
       [`account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`]);
   }
+  await preflight({ config: inputs.config, accountIds: [o.accountId], out: request.out });
   const corrects = { number: o.number, issueDate: o.issueDate };
   const warnings: string[] = [];
   const recorded = await recordDocuments(connection, [

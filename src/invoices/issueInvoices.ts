@@ -6,9 +6,9 @@ import { readRegister, type RegisterEntry } from "../store/readRegister.js";
 import { accountDrafts, basisOf, type AccountDraft } from "./accountDrafts.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
+import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
 import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
-import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { formatHours } from "../sync/formatHours.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
@@ -85,7 +85,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const fresh = drafts.filter((d) => !inForce.has(d.accountId));
   // whether the month can be issued before how: a month-end run from cron says first that hours are missing
   if (!request.acceptMissing) refuseMissing(request.month, fresh);
-  if (fresh.length > 0) checkIssuable(inputs.config, fresh.map((d) => d.accountId));
+  if (fresh.length > 0) await preflight({ config: inputs.config, accountIds: fresh.map((d) => d.accountId), out: request.out });
 
   const warnings: string[] = [];
   const recorded = await recordDocuments(connection, fresh.map((draft) => ({

@@ -56,7 +56,7 @@ export async function recordDocuments(connection: DuckDBConnection, planned: rea
     const recorded: RecordedDocument[] = [];
     for (const [i, plan] of planned.entries()) {
       const document = plan.make(numbered[i]!.number);
-      recorded.push({ document, files: await documentFiles(document, options.config, options.onWarning) });
+      recorded.push({ document, files: await documentFiles(document, options.onWarning) });
     }
     options.onStep?.("rendered");
     await checkIssuedFiles(options.out, recorded.flatMap((r) => r.files));

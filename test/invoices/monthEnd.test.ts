@@ -378,8 +378,8 @@ describeWith("poppler", "month end: the files as the customer reads them", () =>
   });
 });
 
-describe("an issuer without contact and IBAN: the invoice between German parties is issued without its e-invoice", { timeout: 120_000 }, () => {
-  it("issues both invoices; the German customer's as its PDF alone, saying which keys its XML needs; the French one's with its XML", async () => {
+describe("an issuer without contact and IBAN: the invoice between German parties is refused before it is numbered", { timeout: 120_000 }, () => {
+  it("refuses the month (exit 2) naming the keys its e-invoice needs; nothing is numbered, no file written; with them added, both files of each", async () => {
     const germanDb = path("german.duckdb");
     expect((await runCli(["ingest", path("full-1"), path("full-2"), "--db", germanDb])).code).toBe(0);
     // the issuer of the config above without its contact and bank lines
@@ -387,24 +387,24 @@ describe("an issuer without contact and IBAN: the invoice between German parties
     expect(config).not.toContain("IBAN");
     writeFileSync(path("plain.yaml"), config);
     const out = path("german");
-    const run = await runCli(["invoices", "issue", "--db", germanDb, "--month", "2026-10", "--statement", path("plain.yaml"), "--prices", path("prices.yaml"),
+    const issueWith = (statement: string) => runCli(["invoices", "issue", "--db", germanDb, "--month", "2026-10", "--statement", statement, "--prices", path("prices.yaml"),
       "--out", out, "--issue-date", "2026-11-02"], at(MONTH_END));
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("INV-2026-00002: issued as its PDF alone, without the e-invoice INV-2026-00002.xml: Peppol's rules for an invoice between German parties need " +
-      `what ${path("plain.yaml")} lacks: issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact); issuer.bank: a line "IBAN ..."`);
-    expect(run.stderr).not.toContain("INV-2026-00001:");
-    expect(Object.keys(folder(out))).toEqual(["INV-2026-00001.pdf", "INV-2026-00001.xml", "INV-2026-00002.pdf"]);
+    const run = await issueWith(path("plain.yaml"));
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`${path("plain.yaml")}: cannot issue invoices of accounts 1, 2: missing issuer.contact: an e-mail line and a telephone line such as "Tel. +49 40 1234567" ` +
+      `(an invoice between German parties names the seller's contact); issuer.bank: a line "IBAN ..."`);
+    expect(existsSync(out)).toBe(false);
     const store = await open({ db: germanDb });
     try {
-      expect((await store.invoiceRegister()).map((e) => [e.document.number, e.files.map((f) => f.name)])).toEqual([
-        ["INV-2026-00001", ["INV-2026-00001.pdf", "INV-2026-00001.xml"]],
-        ["INV-2026-00002", ["INV-2026-00002.pdf"]],
-      ]);
+      expect(await store.invoiceRegister()).toEqual([]);
     } finally {
       store.close();
     }
-    const shown = path("german-shown");
-    expect((await runCli(["invoices", "show", "--db", germanDb, "--number", "INV-2026-00002", "--out", shown])).code).toBe(0);
-    expect(folder(shown)).toEqual({ "INV-2026-00002.pdf": folder(out)["INV-2026-00002.pdf"] });
+    // the telephone as people write it, with its label
+    writeFileSync(path("labelled.yaml"), readFileSync(path("statement.yaml"), "utf8").replace("+49 40 1234567", "'Tel. +49 40 1234567'"));
+    const labelled = await issueWith(path("labelled.yaml"));
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect(Object.keys(folder(out))).toEqual(["INV-2026-00001.pdf", "INV-2026-00001.xml", "INV-2026-00002.pdf", "INV-2026-00002.xml"]);
+    expect(readFileSync(join(out, "INV-2026-00002.xml"), "utf8")).toContain("<cbc:Telephone>+49 40 1234567</cbc:Telephone>");
   });
 });
