@@ -13,6 +13,8 @@ export interface RegisterListItem {
   start: string;
   end: string;
   issueDate: string;
+  /** `YYYY-MM-DD`: the issue date plus the payment terms (a credit note: the terms of the invoice it cancels). */
+  dueDate: string;
   currency: string;
   /** Decimal texts at the currency's decimals, negative on a credit note; gross is the amount due. */
   net: string;
@@ -30,7 +32,7 @@ export interface RegisterListItem {
 export function registerListItem(e: RegisterEntry): RegisterListItem {
   const d = e.document;
   return {
-    number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate,
+    number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate, dueDate: d.dueDate,
     currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
     missingHours: d.missingHours.map(isoUtc), files: e.files,
   };
@@ -41,12 +43,12 @@ export function registerToJson(entries: readonly RegisterEntry[]): string {
   return `${JSON.stringify(entries.map(registerListItem), null, 2)}\n`;
 }
 
-const CSV_COLUMNS = ["number", "kind", "account_id", "start", "end", "issue_date", "currency", "net", "tax", "gross", "corrects", "corrected_by", "missing_hours", "files"] as const;
+const CSV_COLUMNS = ["number", "kind", "account_id", "start", "end", "issue_date", "due_date", "currency", "net", "tax", "gross", "corrects", "corrected_by", "missing_hours", "files"] as const;
 
 /** The register as CSV (RFC 4180, CRLF): a row per document; missing hours and files (`name sha256`) separated by `;`. */
 export function registerToCsv(entries: readonly RegisterEntry[]): string {
   const rows = entries.map(registerListItem).map((i) => [
-    guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.currency, i.net, i.tax, i.gross,
+    guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.dueDate, i.currency, i.net, i.tax, i.gross,
     guardFormula(i.corrects ?? ""), guardFormula(i.correctedBy ?? ""), i.missingHours.join(";"), i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
   ].map(csvField).join(","));
   return `${[CSV_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
@@ -64,7 +66,7 @@ export function registerToText(entries: readonly RegisterEntry[]): string {
     ];
     return [
       d.number, d.kind === "invoice" ? "invoice" : "credit note", `account ${d.accountId}`, `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
-      d.issueDate, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, links.join("; "),
+      d.issueDate, `due ${d.dueDate}`, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, links.join("; "),
     ];
   });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

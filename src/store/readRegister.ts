@@ -83,3 +83,12 @@ export async function readRegisterFiles(connection: DuckDBConnection, number: st
   const rows = (await connection.runAndReadAll("SELECT name, content FROM register_files WHERE number = $number ORDER BY name", { number })).getRowsJS();
   return rows.map(([name, content]) => ({ name: String(name), bytes: new Uint8Array(content as Uint8Array) }));
 }
+
+/**
+ * The invoices in force (issued, not corrected) for exactly this period, of these accounts (default
+ * every account): what the period's statements show as issued instead of a draft.
+ */
+export async function invoicesInForce(connection: DuckDBConnection, period: { start: number; end: number }, accountIds?: readonly number[]): Promise<InvoiceDocument[]> {
+  const entries = await readRegister(connection, { period, ...(accountIds === undefined ? {} : { accountIds }) });
+  return entries.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => e.document);
+}

@@ -160,11 +160,11 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(run.stderr).toContain(`INV-2026-00001 (account 1): issued without 1 hour not held, recorded and printed on it: ${LATE_HOUR}`);
     const listed = await list();
     expect(listed.map((d) => Object.keys(d))).toEqual(listed.map(() => [
-      "number", "kind", "accountId", "start", "end", "issueDate", "currency", "net", "tax", "gross", "corrects", "correctedBy", "missingHours", "files",
+      "number", "kind", "accountId", "start", "end", "issueDate", "dueDate", "currency", "net", "tax", "gross", "corrects", "correctedBy", "missingHours", "files",
     ]));
-    expect(listed.map((d) => [d.number, d.kind, d.accountId, d.start, d.end, d.issueDate, d.corrects, d.correctedBy, d.missingHours])).toEqual([
-      ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, [LATE_HOUR]],
-      ["INV-2026-00002", "invoice", 2, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, []],
+    expect(listed.map((d) => [d.number, d.kind, d.accountId, d.start, d.end, d.issueDate, d.dueDate, d.corrects, d.correctedBy, d.missingHours])).toEqual([
+      ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", "2026-12-02", null, null, [LATE_HOUR]],
+      ["INV-2026-00002", "invoice", 2, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", "2026-12-02", null, null, []],
     ]);
     // the dashboard's account page shows the issued invoice's amount due: the gross, tax included, as its PDF
     const page = await accountPage(2);
@@ -337,9 +337,11 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(text.stdout).toMatch(/CN-2026-00001 +credit note +account 1 .* amount due -\d+\.\d\d EUR +cancels INV-2026-00001/);
     const csv = await runCli(["invoices", "list", "--db", db, "--format", "csv"]);
     const rows = csv.stdout.trim().split("\r\n");
-    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,currency,net,tax,gross,corrects,corrected_by,missing_hours,files");
+    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,due_date,currency,net,tax,gross,corrects,corrected_by,missing_hours,files");
     expect(rows.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toEqual(documents.map((d) => `${d.number},${d.kind},${d.accountId}`));
-    expect(rows[3]!.split(",")[9]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
+    expect(rows.slice(1).map((r) => r.split(",")[6])).toEqual(documents.map((d) => d.dueDate));
+    expect(text.stdout).toMatch(/^INV-2026-00002 +invoice +account 2 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 /m);
+    expect(rows[3]!.split(",")[10]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
     expect(JSON.parse((await runCli(["invoices", "list", "--db", db, "--month", "2026-09", "--format", "json"])).stdout)).toEqual([]);
   });
 });
