@@ -122,7 +122,10 @@ describe("checked before a number is given", { timeout: 60_000 }, () => {
 
   it("an --out the system refuses to write (exit 8), before any number", async () => {
     const db = warehouse();
-    const refused = process.getuid?.() === 0 ? "/sys/kernel/cloudunits-out" : "/proc/1/cloudunits-out";
+    // root may write any folder but not one of sysfs; another user may not write a folder without write permission
+    const locked = path("locked");
+    mkdirSync(locked, { mode: 0o555 });
+    const refused = process.getuid?.() === 0 ? "/sys/kernel/cloudunits-out" : join(locked, "out");
     await expectRefused(await issue(db, STATEMENT, refused), db, 8, `cannot use ${refused}: permission denied; nothing committed was lost (nothing was numbered)`);
   });
 
