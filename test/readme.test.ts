@@ -110,7 +110,7 @@ const KNOWN: Known[] = [
   {
     line: /^npx cloudunits invoices list --db october\.duckdb --month 2026-10\b/,
     check: (run) => {
-      expect(run.stdout).toMatch(/^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR$/m);
+      expect(run.stdout).toMatch(/^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR$/m);
       expect(run.stdout).toMatch(/^3 documents; amount due, credit notes deducted: [\d.]+ EUR$/m);
     },
   },

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { MissingHoursError, UsageError } from "../base/errors.js";
+import { wellFormed } from "../base/wellFormed.js";
 import { issuerKey } from "../store/appendToRegister.js";
 import { readRegister, type RegisterEntry } from "../store/readRegister.js";
 import { formatHours } from "../sync/formatHours.js";
@@ -64,7 +65,7 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  * unless `acceptMissing` (MissingHoursError).
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
-  const reason = request.reason.trim();
+  const reason = wellFormed(request.reason.trim()); // a lone surrogate of a library caller's text is no text the register's JSON holds
   if (reason === "") throw new UsageError("a correction needs a reason (--reason TEXT): it is printed on the credit note and the new invoice");
   const original = await invoiceInForce(connection, request.number);
   const o = original.document;
