@@ -195,7 +195,7 @@ function stringList(v: unknown, key: string, source: string): string[] {
 
 /** Reads a units file (JSON, or YAML for any other extension) and checks it. */
 export async function loadUnits(file: string): Promise<Units> {
-  return parseUnits(await readStructured(file), file);
+  return parseUnits(await readStructured(file, { role: "units file" }), file);
 }
 
 /** The aggregate CU rule with these constants, as a reader sees it: `max(Σmem/1024/4, Σvcpus/2)`. */

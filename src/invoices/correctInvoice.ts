@@ -64,7 +64,7 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
   const reason = request.reason.trim();
-  if (reason === "") throw new UsageError("a correction needs a reason (--reason TEXT): it is printed on the credit note and the new invoice");
+  if (reason === "") throw new UsageError("a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice");
   const original = await invoiceInForce(connection, request.number);
   const o = original.document;
   const nowEpoch = request.nowEpoch ?? Date.now() / 1000;

@@ -75,7 +75,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
   const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
-  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "--issue-date");
+  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:");
   const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });
   const inForce = new Map(ofMonth.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => [e.document.accountId, e]));
   const drafts = await accountDrafts(connection, period, inputs, { accountIds: request.accountIds, alsoAccounts: [...inForce.keys()] });

@@ -1,0 +1,24 @@
+/**
+ * The library's errors name its options as a script writes them (`skipBad: true`, `waitSeconds: 120`);
+ * a command-line user gives flags. Each entry is an option as the library's messages write it and
+ * the flag the CLI says instead; `flagWords` rewrites a message for the command line.
+ */
+export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
+  { option: "skipBad: true", flag: "--skip-bad" },
+  { option: "acceptMissing: true", flag: "--accept-missing" },
+  { option: "replace: true", flag: "--replace" },
+  { option: "waitSeconds: ", flag: "--wait " },
+  { option: "issueDate: ", flag: "--issue-date " },
+  { option: "reason: ", flag: "--reason " },
+  { option: "accountId: ", flag: "--account-id " },
+  { option: "db: ", flag: "--db " },
+];
+
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const PATTERN = new RegExp(OPTION_FLAGS.map(({ option }) => `\\b${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`).join("|"), "g");
+const FLAG_OF = new Map(OPTION_FLAGS.map(({ option, flag }) => [option, flag]));
+
+/** A library message in the words of the command line: each option named as its flag. */
+export function flagWords(message: string): string {
+  return message.replace(PATTERN, (option) => FLAG_OF.get(option)!);
+}
