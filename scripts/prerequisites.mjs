@@ -113,6 +113,12 @@ export const PREREQUISITES = [
     present: () => existsSync("/usr/bin/chromium"),
   },
   {
+    name: "faketime",
+    usedBy: "the date-sensitive tests run again at a year's turn and on 1 March (scripts/test.mjs)",
+    apt: ["faketime"],
+    present: () => runs("faketime", ["2027-01-02 06:00:00", "true"]),
+  },
+  {
     name: "poppler",
     usedBy: "the PDF statements read back (pdftotext, pdfinfo)",
     apt: ["poppler-utils"],

@@ -4,8 +4,7 @@ import { bill } from "./bill/bill.js";
 import type { CalculateAccount, CalculateResult, Consumption } from "./billing/calculate.js";
 import type { BillingOptions } from "./billing/billingOptions.js";
 import type { Period } from "./base/period.js";
-import { invoiceOf, type Invoice } from "./billing/invoice.js";
-import { emptyAccountLine } from "./billing/lines.js";
+import type { Invoice } from "./billing/invoice.js";
 import type { PriceList } from "./billing/prices.js";
 import { nameOf, overlayNames, type Names } from "./billing/names.js";
 import { UsageError } from "./base/errors.js";
@@ -70,7 +69,8 @@ export interface Store {
    * stored, under `options.names`. Throws an ImpossibleValuesError (docs/warehouse.md) when a billed
    * field of the period holds NaN, ±Infinity or a negative value, unless the store was opened
    * with `skipBad` (then it counts as 0). An `accountId` the store has never seen (no hour, no
-   * name `sync` stored) is a UsageError (UNKNOWN_ID) naming the known ones, never a bill of 0.
+   * name `sync` stored) is a UsageError (UNKNOWN_ID) naming the known ones, never a bill of 0; a
+   * period it holds no hour of (of that account, when given) an EmptyPeriodError naming the hours it holds.
    */
   calculate(params: Period & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
   calculate(params: Period & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
@@ -79,7 +79,8 @@ export interface Store {
    * The invoice of an account over `[start, end)` under a price list (docs/formulas.md): one line per
    * priced unit (quantity, unit price, amount rounded half-even) and the amount due, the sum
    * of the rounded lines. `JSON.stringify(invoice)` gives amounts as decimal strings. An account
-   * the store has never seen is a UsageError (UNKNOWN_ID) naming the known ones, as in `calculate`.
+   * the store has never seen is a UsageError (UNKNOWN_ID) naming the known ones, as in `calculate`;
+   * a period it holds no hour of for that account an EmptyPeriodError, never an invoice of 0.
    */
   invoice(params: Period & { accountId: number }, prices: PriceList, options?: BillingOptions): Promise<Invoice>;
   /**
@@ -87,7 +88,7 @@ export interface Store {
    * or `[start, end)`), ordered by period, then account: each as `invoice` gives it for that
    * account and period alone (`invoice.start`/`invoice.end` say which). Every account's
    * figures of a period come from one pass over the warehouse. A period of which the warehouse
-   * holds no hour at all (a month before the data, or after) is a UsageError (EMPTY_PERIOD)
+   * holds no hour at all (a month before the data, or after) is an EmptyPeriodError (EMPTY_PERIOD)
    * naming the hours it holds, never an empty list.
    */
   invoices(periods: InvoicePeriods, prices: PriceList, options?: BillingOptions): Promise<Invoice[]>;
@@ -169,15 +170,12 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     }) as Store["calculate"],
     invoice: async (period, prices, rules = {}) => {
       const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
-      // a known account without hours in the period: an invoice of 0 of every priced unit
-      const account = emptyAccountLine(period.accountId, nameOf(report.options.names, "account", period.accountId));
-      return report.invoices![0] ?? invoiceOf(account, prices, report.options.units, { start: period.start, end: period.end, parts: [] });
+      return report.invoices![0]!;
     },
     invoices: async (periods, prices, rules = {}) => {
       const invoices: Invoice[] = [];
       for (const period of periodsOf(periods)) {
         const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
-        if (report.quality.emptyPeriod) throw emptyPeriodError(period, report.quality.held);
         invoices.push(...report.invoices!);
       }
       return invoices;
@@ -245,15 +243,6 @@ function registerFilterOf(filter: InvoiceRegisterFilter): RegisterFilter {
 }
 
 /** The periods of an `InvoicePeriods`, checked: months as `monthPeriod` reads them, in the order given, each once. */
-/** Invoices asked of a period the warehouse holds no hour of: the hours it holds, and where to see its months. */
-function emptyPeriodError(period: { start: number; end: number }, held: { start: number; end: number } | null | undefined): UsageError {
-  const holds = held ? `it holds [${isoUtc(held.start)}, ${isoUtc(held.end)})` : "it holds no hour at all";
-  return new UsageError(
-    `no invoice of [${isoUtc(period.start)}, ${isoUtc(period.end)}): the warehouse holds no hour of that period; ${holds} (store.accounts() lists each account's months)`,
-    { code: "EMPTY_PERIOD" },
-  );
-}
-
 function periodsOf(periods: InvoicePeriods): { start: number; end: number }[] {
   if ("month" in periods) return [monthPeriod(periods.month)];
   if ("months" in periods) {

@@ -29,7 +29,7 @@ describe("what the suite needs beyond npm ci (scripts/prerequisites.mjs)", () =>
   });
 
   it("lists each by a name, what needs it, a check, and a way to install it", () => {
-    expect(PREREQUISITES.map((p) => p.name)).toEqual(["capnp", "chromium", "poppler", "java", "python-venv", "pyspark", "saxon", "maven", "einvoice-rules"]);
+    expect(PREREQUISITES.map((p) => p.name)).toEqual(["capnp", "chromium", "faketime", "poppler", "java", "python-venv", "pyspark", "saxon", "maven", "einvoice-rules"]);
     for (const p of PREREQUISITES) expect(p.apt !== undefined || (p.install !== undefined && p.manual !== undefined), p.name).toBe(true);
   });
 

@@ -2,7 +2,7 @@
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do, in the library's words: an option as a
  * script writes it (`skipBad: true`), never a flag (the CLI says `--skip-bad`: src/cli/flagWords.ts). The CLI maps them to exit
- * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError and MissingHoursError → 3,
+ * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError and EmptyPeriodError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
  * IssuedInvoiceDiffersError → 9.
  */
@@ -247,6 +247,35 @@ export class MissingHoursError extends CloudunitsError {
     );
     this.accounts = accounts;
   }
+}
+
+/**
+ * A period in which the inputs hold no hour at all (of the accounts asked): not a bill of zeros,
+ * which would read as "nothing to bill" where a sync stalled or the wrong month was asked (exit 3).
+ * The message names the hours the inputs do hold.
+ */
+export class EmptyPeriodError extends CloudunitsError {
+  /** The period asked, epoch seconds, half-open. */
+  readonly period: { start: number; end: number };
+  /** The hours the inputs hold (of the accounts asked), from the first hour's start to the last one's end; null when none. */
+  readonly held: { start: number; end: number } | null;
+
+  constructor(period: { start: number; end: number }, held: { start: number; end: number } | null, whose = "") {
+    const holds = held === null ? "they hold no hour at all" : `they hold [${isoText(held.start)}, ${isoText(held.end)})`;
+    super("EMPTY_PERIOD", `no hours held in ${periodName(period)}${whose}: the inputs hold none of it, so there is nothing to bill; ${holds}`);
+    this.period = period;
+    this.held = held;
+  }
+}
+
+const isoText = (epoch: number) => new Date(epoch * 1000).toISOString().replace(".000Z", "Z");
+
+/** A period as a reader names it: `2026-11` for a whole UTC month, else its half-open ISO span. */
+function periodName({ start, end }: { start: number; end: number }): string {
+  const first = new Date(start * 1000);
+  const next = Date.UTC(first.getUTCFullYear(), first.getUTCMonth() + 1, 1) / 1000;
+  const wholeMonth = first.getUTCDate() === 1 && start % 86400 === 0 && end === next;
+  return wholeMonth ? isoText(start).slice(0, 7) : `[${isoText(start)}, ${isoText(end)})`;
 }
 
 /**

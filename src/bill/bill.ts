@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { EmptyPeriodError } from "../base/errors.js";
 import { checkPeriod, periodOnly, type Period } from "../base/period.js";
 import type { ReadProgress } from "../input/types.js";
 import type { LoadReport } from "../load/loadReport.js";
@@ -86,6 +87,12 @@ export interface BillRequest {
    * names every bad file, an ImpossibleValuesError every impossible value.
    */
   skipBad?: boolean;
+  /**
+   * Bill a period in which the source holds no hour (of the account asked) as zeros, with an
+   * EMPTY_PERIOD warning. Default false: an EmptyPeriodError (exit 3) names the hours the source
+   * does hold, as a stalled sync or a mistyped month must not read as "nothing to bill".
+   */
+  allowEmpty?: boolean;
   /** How input files are read. */
   reading?: BillReading;
   /** The units file the rules' units came from, named on the XLSX About sheet. */
@@ -130,7 +137,8 @@ export interface Bill {
  * warehouse's grouped facts, stored facts or rows: see `sourceRoad`,
  * `warehouseRoads`), and the levels billed. Every road gives the same figures, to the bit.
  *
- * An account the source has never seen is a UsageError (UNKNOWN_ID); an impossible value in a
+ * An account the source has never seen is a UsageError (UNKNOWN_ID); a period the source holds no
+ * hour of (of the account asked) an EmptyPeriodError, unless `allowEmpty`; an impossible value in a
  * billed field an ImpossibleValuesError, unless `skipBad`.
  *
  * ```ts
@@ -159,7 +167,10 @@ export async function bill(request: BillRequest): Promise<Bill> {
   // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
   const billed = await billedWith(prices.length > 0 || days.length === 0 ? prices : days);
   if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
-  if (billed.quality.emptyPeriod) billed.quality.held = await heldSpan(source, period.accountId, request.reading?.packed);
+  if (billed.quality.emptyPeriod) {
+    billed.quality.held = await heldSpan(source, period.accountId, request.reading?.packed);
+    if (!request.allowEmpty) throw new EmptyPeriodError(period, billed.quality.held, period.accountId === undefined ? "" : ` for account ${period.accountId}`);
+  }
   const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
   const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
     prices: request.prices, unitsFile: request.unitsFile, fingerprints: produce.fingerprints,

@@ -4,6 +4,7 @@ import type { LoadReport, SkippedFile } from "../load/loadReport.js";
 import { isoUtc } from "../base/time.js";
 import type { SeenData } from "./billingEngine.js";
 import { checkPeriod, paramTypes, paramValues, periodSql, type Period } from "../base/period.js";
+import { clockNow } from "../base/clock.js";
 
 /** A run of consecutive missing hours: hour labels `[startHour, endHour]`, both included, epoch seconds. */
 export interface MissingRun {
@@ -48,7 +49,7 @@ export interface DataQuality {
  */
 export function missingHoursOf(
   accountHours: ReadonlyMap<number, readonly number[]>, params: Period,
-  syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = Date.now() / 1000,
+  syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = clockNow(),
 ): DataQuality["missingHours"] {
   const first = Math.ceil(params.start / 3600) * 3600;
   const ended = Math.min(params.end, Math.floor(nowEpoch / 3600) * 3600);
@@ -79,7 +80,7 @@ export function missingHoursOf(
  * For each account `sync` keeps in a warehouse (`sync_state`), the hour after its last hour held
  * (an hour later than the current one, loaded by `ingest`, does not count): later hours are not yet synced.
  */
-export async function syncedUntilOf(connection: DuckDBConnection, nowEpoch = Date.now() / 1000): Promise<Map<number, number>> {
+export async function syncedUntilOf(connection: DuckDBConnection, nowEpoch = clockNow()): Promise<Map<number, number>> {
   const rows = (await connection.runAndReadAll(
     `SELECT s.account_id, coalesce(max(a.hour_epoch) FILTER (WHERE a.hour_epoch <= $now) + 3600, min(s.synced_until_epoch)) AS until
      FROM sync_state s LEFT JOIN account_hours a USING (account_id) GROUP BY 1`,

@@ -1,5 +1,5 @@
 import {
-  ActiveAlertsError, BadFileError, BadInputError, ConflictError, EnvironmentError, FetchError, ImpossibleValuesError, IssuedInvoiceDiffersError,
+  ActiveAlertsError, BadFileError, BadInputError, ConflictError, EmptyPeriodError, EnvironmentError, FetchError, ImpossibleValuesError, IssuedInvoiceDiffersError,
   MissingHoursError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
 } from "../base/errors.js";
 
@@ -13,7 +13,7 @@ import {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof EnvironmentError) return 8;
   if (error instanceof UsageError) return 2;
-  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError || error instanceof MissingHoursError) return 3;
+  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError || error instanceof MissingHoursError || error instanceof EmptyPeriodError) return 3;
   if (error instanceof FetchError) return 4;
   if (error instanceof ReconcileDifferenceError) return 5;
   if (error instanceof WarehouseBusyError) return 6;

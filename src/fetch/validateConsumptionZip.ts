@@ -4,6 +4,7 @@ import { readAccountHours } from "../input/readAccountHours.js";
 import type { AccountHour } from "../input/types.js";
 import { isoUtc } from "../base/time.js";
 import type { ConsumptionRequest } from "./downloadConsumption.js";
+import { clockNow } from "../base/clock.js";
 
 const HOUR_SECONDS = 3600;
 
@@ -31,7 +32,7 @@ function unaskedHourError(hour: AccountHour, request: ConsumptionRequest, displa
   }
   const firstHourEpoch = Math.floor(request.startEpoch / HOUR_SECONDS) * HOUR_SECONDS;
   const lastHourEpoch = Math.floor(request.endEpoch / HOUR_SECONDS) * HOUR_SECONDS;
-  const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
+  const currentHourEpoch = Math.floor(clockNow() / HOUR_SECONDS) * HOUR_SECONDS;
   if (hour.hourEpoch > currentHourEpoch) {
     return new BadFileError(
       "FETCH_WRONG_PERIOD",

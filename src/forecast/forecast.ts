@@ -253,7 +253,7 @@ async function monthToDateInvoices(
     // one account alone is billed alone; several, from one bill of every account (an account without data owes 0)
     const period = ids.length > 1 ? { start, end: asOf } : { start, end: asOf, accountId: ids[0] };
     // impossible values count as 0 here, as in every figure of the warehouse read before the month ends
-    const { report } = await bill({ source: { connection }, period, prices, rules: options, produce: { levels: ["account"] }, skipBad: true });
+    const { report } = await bill({ source: { connection }, period, prices, rules: options, produce: { levels: ["account"] }, skipBad: true, allowEmpty: true });
     const invoices = new Map(report.invoices!.map((inv) => [inv.accountId, inv]));
     for (const accountId of ids) out.set(accountId, invoices.get(accountId)?.amountDue ?? Exact.ZERO);
   }

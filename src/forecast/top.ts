@@ -109,7 +109,7 @@ const keyOf = (l: BillingLine) => `${l.accountId}:${l.cloudspaceId}:${l.machineI
 async function figuresOf(
   connection: DuckDBConnection, params: Period, level: TopLevel, prices: PriceList | undefined, options: BillingOptions,
 ): Promise<Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>> {
-  const { report } = await bill({ source: { connection }, period: params, prices, rules: options, skipBad: true }); // impossible values count as 0
+  const { report } = await bill({ source: { connection }, period: params, prices, rules: options, skipBad: true, allowEmpty: true }); // impossible values count as 0
   const out = new Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>();
   report.lines.forEach((line, i) => {
     if (line.level !== level) return;

@@ -1,7 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { UsageError } from "../base/errors.js";
+import { EmptyPeriodError, UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
+import { checkKnownInWarehouse } from "../base/unknownIds.js";
 import { bill } from "../bill/bill.js";
+import { heldSpan } from "../bill/heldSpan.js";
 import { invoiceOf, type Invoice } from "../billing/invoice.js";
 import type { DocumentBasis } from "../billing/invoiceDocument.js";
 import { emptyAccountLine } from "../billing/lines.js";
@@ -25,7 +27,8 @@ const HOUR = 3600;
  * Today's figures of accounts over a period: `accountIds`, or every account holding an hour of it
  * (and `alsoAccounts`, accounts the register has a document of for it), from one `bill` of the
  * warehouse. Refuses (ImpossibleValuesError, exit 3) a period holding impossible values in billed
- * fields; an account asked for that holds no hour of the period is a UsageError.
+ * fields; a period none of the accounts asked holds an hour of is an EmptyPeriodError (exit 3), and
+ * one account asked that holds no hour of it, beside others that do, a UsageError.
  */
 export async function accountDrafts(
   connection: DuckDBConnection, period: { start: number; end: number }, inputs: IssueInputs,
@@ -33,6 +36,13 @@ export async function accountDrafts(
 ): Promise<AccountDraft[]> {
   const held = await heldHourFiles(connection, period);
   const what = `[${isoUtc(period.start)}, ${isoUtc(period.end)})`;
+  const asked = select.accountIds ?? [...held.keys()];
+  if (!asked.some((id) => held.has(id)) && (select.alsoAccounts ?? []).length === 0) {
+    // not a month of zeros: a stalled sync or a mistyped month must not read as "nothing to invoice"
+    for (const id of select.accountIds ?? []) await checkKnownInWarehouse(connection, "account", id); // a typo'd id is unknown (exit 2), not empty
+    const whose = select.accountIds === undefined ? "" : ` for account${asked.length === 1 ? "" : "s"} ${asked.join(", ")}`;
+    throw new EmptyPeriodError(period, await heldSpan({ connection }, asked.length === 1 ? asked[0] : undefined), whose);
+  }
   for (const id of select.accountIds ?? []) {
     if (!held.has(id) && !(select.alsoAccounts ?? []).includes(id)) {
       const known = [...held.keys()];
@@ -43,6 +53,7 @@ export async function accountDrafts(
   // every account's figures in one bill (an impossible value in a billed field refuses it, exit 3)
   const { report } = await bill({
     source: { connection }, period, prices: inputs.prices, rules: { units: inputs.units, cuRollup: inputs.cuRollup }, produce: { levels: ["account"] },
+    allowEmpty: true, // an account of the register that holds no hour now is compared as zeros
   });
   const invoices = new Map(report.invoices!.map((i) => [i.accountId, i]));
   const drafts: AccountDraft[] = [];

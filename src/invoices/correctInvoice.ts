@@ -10,6 +10,7 @@ import { buildInvoiceDocument, creditNoteOf } from "../billing/buildInvoiceDocum
 import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
+import { clockNow } from "../base/clock.js";
 
 /** What `correctInvoice` is asked: the invoice, why, the files to compute today's figures with, and where the documents go. */
 export interface CorrectRequest extends IssueFiles {
@@ -67,7 +68,7 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   if (reason === "") throw new UsageError("a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice");
   const original = await invoiceInForce(connection, request.number);
   const o = original.document;
-  const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
+  const nowEpoch = request.nowEpoch ?? clockNow();
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
   checkIssuable(inputs.config, [o.accountId]);

@@ -12,6 +12,7 @@ import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { formatHours } from "../sync/formatHours.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
+import { clockNow } from "../base/clock.js";
 
 /** What `issueInvoices` is asked: a month, the files to issue it with, and where its documents go. */
 export interface IssueRequest extends IssueFiles {
@@ -70,7 +71,7 @@ function checkEnded(month: string, period: { end: number }, nowEpoch: number): v
  */
 export async function issueInvoices(connection: DuckDBConnection, request: IssueRequest): Promise<IssueResult> {
   const period = monthPeriod(request.month);
-  const nowEpoch = request.nowEpoch ?? Date.now() / 1000;
+  const nowEpoch = request.nowEpoch ?? clockNow();
   checkEnded(request.month, period, nowEpoch);
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);

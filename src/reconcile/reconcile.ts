@@ -113,7 +113,7 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
   const calculate = async (accountId?: number): Promise<CalculateResult> => {
     const period = { start: startEpoch, end: endEpoch, accountId };
     try {
-      return (await bill({ source: { connection }, period, rules: billing, produce: { calculate: true }, skipBad: true })).calculate!;
+      return (await bill({ source: { connection }, period, rules: billing, produce: { calculate: true }, skipBad: true, allowEmpty: true })).calculate!;
     } catch (error) {
       if (error instanceof UsageError && error.code === "UNKNOWN_ID") return calculateOf([], period, billing);
       throw error;

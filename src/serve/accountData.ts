@@ -76,7 +76,7 @@ export async function accountData(store: Warehouse, settings: DashboardSettings,
   const chosen = chosenMonth(months, month, "the warehouse");
   const { report, days = [] } = await bill({
     source: store, period: { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId }, prices: settings.prices,
-    rules: { units: settings.units, names: settings.names }, produce: { days: true }, skipBad: true, // impossible values count as 0, listed in the data quality
+    rules: { units: settings.units, names: settings.names }, produce: { days: true }, skipBad: true, allowEmpty: true, // impossible values count as 0, listed in the data quality
   });
   const account = report.lines.find((l) => l.level === "account") ?? emptyAccountLine(accountId, "");
   const rows = report.lines.map((line, i): AccountRow | undefined => line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"

@@ -1,6 +1,7 @@
 import type { WarehouseStatus } from "../sync/warehouseStatus.js";
 import { monthPeriod } from "../base/time.js";
 import { NotFoundError } from "./notFound.js";
+import { clockNow } from "../base/clock.js";
 
 /** A calendar month (UTC) the dashboard can show: `YYYY-MM` and its period `[start, end)`, epoch seconds. */
 export interface MonthChoice {
@@ -18,7 +19,7 @@ export interface MonthChoice {
 export const monthOf = (epoch: number): string => new Date(epoch * 1000).toISOString().slice(0, 7);
 
 /** The months from the first to the last hour held (of the warehouse, or of one entity), oldest first; the month of `nowEpoch` when none is held. */
-export function monthsOf(status: Pick<WarehouseStatus, "period"> | null, nowEpoch = Date.now() / 1000): MonthChoice[] {
+export function monthsOf(status: Pick<WarehouseStatus, "period"> | null, nowEpoch = clockNow()): MonthChoice[] {
   const first = status?.period?.firstHourEpoch ?? nowEpoch;
   const last = status?.period?.lastHourEpoch ?? nowEpoch;
   const heldEnd = status?.period ? last + 3600 : Math.floor(nowEpoch / 3600) * 3600;

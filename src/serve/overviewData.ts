@@ -9,6 +9,7 @@ import { registerDrift, type RegisterDrift } from "../store/registerDrift.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
+import { clockNow } from "../base/clock.js";
 
 /** One account of the overview, ranked by amount (by CU without a price list). */
 export interface OverviewAccount {
@@ -50,7 +51,7 @@ export interface OverviewData {
  * day too (`bill`); while the month runs past the last hour held, its month-end
  * forecast too.
  */
-export async function overviewData(store: Warehouse, settings: DashboardSettings, month?: string, nowEpoch = Date.now() / 1000): Promise<OverviewData> {
+export async function overviewData(store: Warehouse, settings: DashboardSettings, month?: string, nowEpoch = clockNow()): Promise<OverviewData> {
   const { connection } = store;
   const status = await warehouseStatus(store, nowEpoch);
   const months = monthsOf(status, nowEpoch);
@@ -58,7 +59,7 @@ export async function overviewData(store: Warehouse, settings: DashboardSettings
   const names = overlayNames(await readEntityNames(connection), settings.names);
   const { report, days = [] } = await bill({
     source: store, period: { start: chosen.start, end: chosen.end }, prices: settings.prices, rules: { units: settings.units, names: settings.names },
-    produce: { levels: ["environment", "account"], days: true }, skipBad: true, // impossible values count as 0: the report's data quality lists them
+    produce: { levels: ["environment", "account"], days: true }, skipBad: true, allowEmpty: true, // impossible values count as 0: the report's data quality lists them
   });
   const invoices = new Map(report.invoices?.map((inv) => [inv.accountId, inv]));
   const accounts = report.lines.filter((l) => l.level === "account").map((l): OverviewAccount => {

@@ -4,6 +4,7 @@ import { nameOf, type Names } from "../billing/names.js";
 import { readImpossibleValues } from "../load/impossibleValues.js";
 import type { SkippedFile, Warehouse } from "../store/types.js";
 import { warehouseStatus, type AccountStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
+import { clockNow } from "../base/clock.js";
 
 /** The data quality of one account: its freshness and gaps, its bad files and impossible values. */
 export interface AccountQuality {
@@ -38,7 +39,7 @@ function accountOfFile(file: string): number | undefined {
  * `check --db` are shown, so only they are read: its other findings (NIC id collisions, zero
  * resources) group every NIC and machine row of the warehouse.
  */
-export async function qualityData(store: Warehouse, namesFile?: Names, nowEpoch = Date.now() / 1000): Promise<QualityData> {
+export async function qualityData(store: Warehouse, namesFile?: Names, nowEpoch = clockNow()): Promise<QualityData> {
   const { load } = store;
   const status = await warehouseStatus(store, nowEpoch);
   const impossibleValues = await readImpossibleValues(store.connection);

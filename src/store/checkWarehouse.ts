@@ -4,6 +4,7 @@ import { isoUtc } from "../base/time.js";
 import { readImpossibleValues, type ImpossibleValue } from "../load/impossibleValues.js";
 import type { DataTable } from "./schema.js";
 import type { LoadReport, SkippedFile } from "./types.js";
+import { clockNow } from "../base/clock.js";
 
 /** The data tables `check` reads (an in-memory load fills only these). */
 export const CHECK_TABLES: readonly DataTable[] = ["account_hours", "cloudspaces", "machines", "nics"];
@@ -169,7 +170,7 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
   const all = async (sql: string) => (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
 
   // hours later than the current one (test or generated data) are set apart: they make no span longer, no hour missing
-  const now = { now: Math.floor(Date.now() / 1000 / 3600) * 3600 };
+  const now = { now: Math.floor(clockNow() / 3600) * 3600 };
   const rows = async (sql: string) => (await connection.runAndReadAll(sql, now)).getRowObjectsJS();
   const spans = await rows(`
     SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours

@@ -8,6 +8,7 @@ import { Manifest, type ManifestScope } from "./manifest.js";
 import { openDatabaseFile } from "./openDatabaseFile.js";
 import { storageErrorOf } from "./storageError.js";
 import type { LoadReport } from "./types.js";
+import { clockNow } from "../base/clock.js";
 
 /**
  * DuckDB's memory while ingesting: written blocks are not kept cached, so peak memory stays
@@ -143,7 +144,7 @@ export async function ingestInto(opened: OpenedWarehouse, inputs: string[], opti
     const ignoredPaths = reader.summary.ignoredPaths;
     await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
     const total = (await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!;
-    const currentHourEpoch = Math.floor(Date.now() / 1000 / 3600) * 3600;
+    const currentHourEpoch = Math.floor(clockNow() / 3600) * 3600;
     const future = await connection.runAndReadAll(
       "SELECT DISTINCT account_id, hour_epoch FROM files WHERE run_id = $r AND status = 'loaded' AND hour_epoch > $now ORDER BY 1, 2",
       { r: manifest.runId, now: currentHourEpoch },

@@ -16,6 +16,7 @@ import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil } from "./syncChunks.js";
 import { DEFAULT_ASK_MISSING_EVERY_HOURS, DEFAULT_LOOK_BACK_HOURS, DEFAULT_RETENTION_HOURS, DEFAULT_SETTLE_HOURS } from "./syncPlan.js";
 import { readHeldHours, readSyncState } from "./syncState.js";
 import type { SyncOptions, SyncReport } from "./syncTypes.js";
+import { clockNow } from "../base/clock.js";
 
 export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./syncTypes.js";
 
@@ -153,7 +154,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   if (!(stepBytes >= 0)) throw new UsageError(`bad stepBytes ${String(options.stepBytes)}: use 0 or more bytes`);
   const downloads = options.downloads ?? DEFAULT_DOWNLOADS;
   if (!(Number.isInteger(downloads) && downloads >= 1)) throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
-  const currentHourEpoch = Math.floor(Date.now() / 1000 / HOUR_SECONDS) * HOUR_SECONDS;
+  const currentHourEpoch = Math.floor(clockNow() / HOUR_SECONDS) * HOUR_SECONDS;
   const windows = windowsOf(options, currentHourEpoch);
   const waitSeconds = options.waitSeconds ?? DEFAULT_SYNC_WAIT_SECONDS;
   const withDatabase = <T>(fn: (connection: Connection, opened: OpenedWarehouse) => Promise<T>): Promise<T> =>

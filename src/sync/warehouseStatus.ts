@@ -3,6 +3,7 @@ import type { Warehouse } from "../store/types.js";
 import { hourRanges } from "../base/period.js";
 import { HOUR_SECONDS } from "./syncChunks.js";
 import { DEFAULT_LOOK_BACK_HOURS } from "./syncPlan.js";
+import { clockNow } from "../base/clock.js";
 
 /** Hours `[fromEpoch, toEpoch]`, both included. */
 export interface HourSpan {
@@ -95,7 +96,7 @@ function syncStateSql(known: Set<string>): string {
  * last sync's look-back), lost hours, hours not yet synced, hours later than the current hour,
  * late and rewritten hours (`sync_log`), and the last sync (when, result).
  */
-export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db">, nowEpoch = Date.now() / 1000): Promise<WarehouseStatus> {
+export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db">, nowEpoch = clockNow()): Promise<WarehouseStatus> {
   const { connection, db = "" } = store;
   const currentHourEpoch = Math.floor(nowEpoch / HOUR_SECONDS) * HOUR_SECONDS;
   const rows = async (sql: string, params?: Record<string, number>) => (await connection.runAndReadAll(sql, params)).getRowObjectsJS();

@@ -1,4 +1,5 @@
 import ExcelJS from "exceljs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -155,8 +156,8 @@ describe("cloudunits billing, end to end on generated data", () => {
     const byDates = await cli("billing", zip, "--start", "2026-10-01", "--end", "2026-11-01");
     expect(byMonth.code).toBe(0);
     expect(JSON.parse(byMonth.stdout)).toEqual(JSON.parse(byDates.stdout));
-    const september = await cli("billing", zip, "--month", "2026-09");
-    expect(JSON.parse(september.stdout)).toEqual({ consumption: { CU: 0, SU: 0, TU: 0, NU: 0 } });
+    const september = await cli("billing", zip, "--month", "2026-09"); // [09-01, 10-01): not the hour of October 1st 00:00
+    expect([september.code, september.stderr]).toEqual([3, expect.stringMatching(/^no hours held in 2026-09: /)]);
   });
 
   it("--format text prints the readable table, with amounts and the total amount due given prices", async () => {
@@ -202,14 +203,23 @@ describe("cloudunits billing, end to end on generated data", () => {
     expect(JSON.parse(twice.stdout).consumption.CU).toBeGreaterThan(0);
   });
 
-  it("a period the data does not cover is an empty result and a warning naming the hours the data holds", async () => {
+  it("a period the data holds no hour of is refused (exit 3), naming the hours the data holds, never a bill of zeros", async () => {
     const { stdout, stderr, code } = await cli("billing", zip, "--month", "2026-09");
-    expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual({ consumption: { CU: 0, SU: 0, TU: 0, NU: 0 } });
-    expect(stderr).toBe("cloudunits: warning: the data holds no hour of the period [2026-09-01T00:00:00Z, 2026-10-01T00:00:00Z): " +
-      "the result is empty (all zero); it holds [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z)\n");
-    const account = await cli("billing", zip, "--start", "2027-01-01", "--end", "2027-01-02", "--account-id", "2");
-    expect(account.code).toBe(0);
-    expect(account.stderr).toMatch(/no hour of the period \[2027-01-01T00:00:00Z, 2027-01-02T00:00:00Z\) for account 2: .*; it holds \[2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z\)/);
+    expect([code, stdout]).toEqual([3, ""]);
+    expect(stderr).toBe("no hours held in 2026-09: the inputs hold none of it, so there is nothing to bill; " +
+      "they hold [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z)");
+    const account = await cli("billing", zip, "--start", "2027-01-01", "--end", "2027-01-02", "--account-id", "2", "--format", "csv");
+    expect([account.code, account.stdout]).toEqual([3, ""]);
+    expect(account.stderr).toBe("no hours held in [2027-01-01T00:00:00Z, 2027-01-02T00:00:00Z) for account 2: the inputs hold none of it, " +
+      "so there is nothing to bill; they hold [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z)");
+  });
+
+  it("an empty folder, or one of other files, holds no hour: refused (exit 3), as a stalled sync must not read as nothing to bill", async () => {
+    const empty = join(root, "empty-folder");
+    mkdirSync(join(empty, "pdfs"), { recursive: true });
+    writeFileSync(join(empty, "pdfs", "statement.pdf"), "%PDF-1.7\n");
+    const run = await cli("billing", empty, "--month", "2027-03", "--format", "text");
+    expect([run.code, run.stdout]).toEqual([3, ""]);
+    expect(run.stderr).toBe("no hours held in 2027-03: the inputs hold none of it, so there is nothing to bill; they hold no hour at all");
   });
 });

@@ -28,5 +28,5 @@ export async function linesFrom(connection: DuckDBConnection, period: Period, ru
 
 /** The data quality (impossible values counted as 0 and listed), with what loading found when given. */
 export async function qualityFrom(connection: DuckDBConnection, period: Period, load?: LoadReport): Promise<DataQuality> {
-  return (await bill({ source: { connection, load }, period, produce: { levels: ["environment"] }, skipBad: true })).report.quality;
+  return (await bill({ source: { connection, load }, period, produce: { levels: ["environment"] }, skipBad: true, allowEmpty: true })).report.quality;
 }

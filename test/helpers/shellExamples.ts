@@ -105,9 +105,19 @@ export function crontabOf(markdown: string): { env: Record<string, string>; jobs
  * home; the recipe's lines `cd` first), with only `env` (cron's environment is the crontab's
  * variables, not a login shell's) and `CI=1`.
  */
+/**
+ * The variables of Debian's faketime that this process runs under, if any: a run of the suite at
+ * another date (scripts/test.mjs) keeps them for the commands it starts as cron would, whose
+ * environment is otherwise bare, so that `date` in a crontab line and the tool see the same day.
+ */
+function fakedClock(): Record<string, string> {
+  const keep = ["LD_PRELOAD", "FAKETIME", "FAKETIME_NO_CACHE", "FAKETIME_DONT_RESET", "DONT_FAKE_MONOTONIC"];
+  return Object.fromEntries(keep.flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])));
+}
+
 export function runAsCron(command: string, cwd: string, env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile("/bin/sh", ["-c", command], { cwd, env: { HOME: cwd, SHELL: "/bin/sh", CI: "1", ...env }, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
+    execFile("/bin/sh", ["-c", command], { cwd, env: { HOME: cwd, SHELL: "/bin/sh", CI: "1", ...fakedClock(), ...env }, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeNames, monthPeriod, open, parsePrices, parseTime, UsageError, writeDataset, type Store } from "../../src/index.js";
+import { EmptyPeriodError, makeNames, monthPeriod, open, parsePrices, parseTime, UsageError, writeDataset, type Store } from "../../src/index.js";
 
 // Three accounts from 2026-09-30T20:00Z for 30 hours: September's last 4 hours and October's first 26.
 // Account 2 has its own CU price, account 3 a CU price that changes on October 1st 12:00 (a price period inside the month).
@@ -63,12 +63,15 @@ describe("store.invoices()", () => {
     expect(JSON.stringify(await store.invoices(monthPeriod("2026-09"), PRICES))).toBe(JSON.stringify(both.slice(0, 3)));
   });
 
-  it("a month the warehouse holds no hour of is refused, naming the hours it holds, where it gave an empty list", async () => {
+  it("a month the warehouse holds no hour of is refused, naming the hours it holds, where it gave an empty list or an invoice of 0", async () => {
     const error = await store.invoices({ month: "2026-11" }, PRICES).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).code).toBe("EMPTY_PERIOD");
-    expect((error as UsageError).message).toBe("no invoice of [2026-11-01T00:00:00Z, 2026-12-01T00:00:00Z): the warehouse holds no hour of that period; " +
-      "it holds [2026-09-30T20:00:00Z, 2026-10-02T02:00:00Z) (store.accounts() lists each account's months)");
+    expect(error).toBeInstanceOf(EmptyPeriodError);
+    expect((error as EmptyPeriodError).code).toBe("EMPTY_PERIOD");
+    expect((error as EmptyPeriodError).message).toBe("no hours held in 2026-11: the inputs hold none of it, so there is nothing to bill; " +
+      "they hold [2026-09-30T20:00:00Z, 2026-10-02T02:00:00Z)");
+    const one = await store.invoice({ ...monthPeriod("2026-11"), accountId: 2 }, PRICES).catch((e: unknown) => e);
+    expect(one).toBeInstanceOf(EmptyPeriodError);
+    expect((one as EmptyPeriodError).held).toEqual({ start: parseTime("2026-09-30T20:00:00Z"), end: parseTime("2026-10-02T02:00:00Z") });
   });
 
   it.each([

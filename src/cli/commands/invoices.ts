@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from "yargs";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../../base/errors.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
-import { clockOf } from "../clock.js";
+import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
 
 const FILES = {
@@ -123,7 +123,7 @@ const issueCommand: CommandModule<object, IssueArgs> = {
     const { formatHours } = await import("../../sync/formatHours.js");
     const result = await withDatabase(argv, true, (connection) => issueInvoices(connection, {
       month: argv.month, statement: argv.statement, prices: argv.prices, out: argv.out, units: argv.units, cuRollup: argv.cuRollup,
-      accountIds, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockOf(process.env, note),
+      accountIds, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockNow(),
     }));
     noteAll(result);
     for (const { entry: { document: d }, files } of result.issued) {
@@ -146,7 +146,7 @@ const correctCommand: CommandModule<object, CorrectArgs> = {
     const { correctInvoice } = await import("../../invoices/correctInvoice.js");
     const result = await withDatabase(argv, true, (connection) => correctInvoice(connection, {
       number: argv.number, reason: argv.reason, statement: argv.statement, prices: argv.prices, out: argv.out, units: argv.units,
-      cuRollup: argv.cuRollup, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockOf(process.env, note),
+      cuRollup: argv.cuRollup, acceptMissing: argv.acceptMissing, issueDate: argv.issueDate, nowEpoch: clockNow(),
     }));
     noteAll(result);
     const { corrected: { document: o }, creditNote: { entry: { document: c } }, replacement: { entry: { document: r } } } = result;

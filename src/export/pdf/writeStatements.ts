@@ -6,6 +6,7 @@ import type { DraftDocument } from "../../billing/invoiceDocument.js";
 import type { StatementConfig } from "../../billing/statementConfig.js";
 import { writeAtomic } from "../writeAtomic.js";
 import { renderInvoicePdf, type InvoicePdfOptions } from "./invoicePdf.js";
+import { clockNow } from "../../base/clock.js";
 
 /** The accounts of a report that have an invoice (a report made with a price list), in report order. */
 function invoicedAccounts(report: BillingReport): number[] {
@@ -14,7 +15,7 @@ function invoicedAccounts(report: BillingReport): number[] {
 }
 
 /** The date of drafts made now: the config's issue date, else today (UTC). */
-export function issueDateOf(config: StatementConfig, nowMs = Date.now()): string {
+export function issueDateOf(config: StatementConfig, nowMs = clockNow() * 1000): string {
   return config.issueDate ?? new Date(nowMs).toISOString().slice(0, 10);
 }
 
