@@ -12,10 +12,19 @@ export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
   { option: "reason: ", flag: "--reason " },
   { option: "accountId: ", flag: "--account-id " },
   { option: "db: ", flag: "--db " },
+  { option: "the url option", flag: "--url" },
+  { option: "bad url", flag: "bad --url" },
+  { option: "bad authUrl", flag: "bad --auth-url" },
+  { option: "raise timeoutMs", flag: "raise --timeout" },
+  { option: "(deadlineMs)", flag: "(--deadline)" },
+  { option: "raise deadlineMs", flag: "raise --deadline" },
+  { option: "raise maxDownloadBytes", flag: "raise --max-download-mib" },
+  { option: "raise maxJsonBytes", flag: "raise --max-json-mib" },
+  { option: "chunk: \"day\"", flag: "--chunk day" },
 ];
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const PATTERN = new RegExp(OPTION_FLAGS.map(({ option }) => `\\b${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`).join("|"), "g");
+const PATTERN = new RegExp(OPTION_FLAGS.map(({ option }) => `${/^\w/.test(option) ? "\\b" : ""}${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`).join("|"), "g");
 const FLAG_OF = new Map(OPTION_FLAGS.map(({ option, flag }) => [option, flag]));
 
 /** A library message in the words of the command line: each option named as its flag. */
