@@ -24,7 +24,8 @@ export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
 ];
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const PATTERN = new RegExp(OPTION_FLAGS.map(({ option }) => `${/^\w/.test(option) ? "\\b" : ""}${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`).join("|"), "g");
+// an option is a word of its own: not the end of a file name (`x.db: `, `my-db: `, `/srv/db: `) nor of a longer word
+const PATTERN = new RegExp(OPTION_FLAGS.map(({ option }) => `${/^\w/.test(option) ? "(?<![\\w.\\-/])" : ""}${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`).join("|"), "g");
 const FLAG_OF = new Map(OPTION_FLAGS.map(({ option, flag }) => [option, flag]));
 
 /** A library message in the words of the command line: each option named as its flag. */

@@ -85,6 +85,12 @@ describe("the library names options, the command line flags", () => {
     expect(flagWords(message)).not.toContain(option);
   });
 
+  it.each([
+    "cannot write /srv/warehouse.db: permission denied", "my-db: locked", "/srv/db: read-only", "the account's accountIds: 7, 8", "skipBad: truer",
+  ])("a file name or a longer word is left as it is: %s", (message) => {
+    expect(flagWords(message)).toBe(message);
+  });
+
   it("every option the CLI translates is said by the library (src/ outside src/cli/), so no entry is dead", async () => {
     const { readdir, readFile } = await import("node:fs/promises");
     const files = (await readdir(join(REPO, "src"), { recursive: true })).filter((f) => f.endsWith(".ts") && !f.startsWith("cli/"));
