@@ -291,7 +291,7 @@ export class IssuedInvoiceDiffersError extends CloudunitsError {
     super(
       "ISSUED_DIFFERS",
       `${differences.length} issued invoice${differences.length === 1 ? "" : "s"} would now have other figures; nothing was changed ` +
-        "(an issued invoice is never recomputed: correct it with `cloudunits invoices correct --number NUMBER --reason TEXT ...`):\n" +
+        "(an issued invoice is never recomputed: correct it with correctInvoice({ number, reason })):\n" +
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.differences = differences;

@@ -21,6 +21,7 @@ export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
   { option: "raise maxDownloadBytes", flag: "raise --max-download-mib" },
   { option: "raise maxJsonBytes", flag: "raise --max-json-mib" },
   { option: "chunk: \"day\"", flag: "--chunk day" },
+  { option: "correctInvoice({ number, reason })", flag: "`cloudunits invoices correct --number NUMBER --reason TEXT ...`" },
 ];
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

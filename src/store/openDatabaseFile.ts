@@ -83,7 +83,7 @@ export async function openDatabaseFile(
     throw fileNotFound("warehouse", file, { todo: "make it with ingest or sync" });
   }
   const what = notDuckDb(file);
-  if (what) throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by \`cloudunits ingest\` or \`sync\``, { code: "DB_NOT_DUCKDB" });
+  if (what) throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`, { code: "DB_NOT_DUCKDB" });
   const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
   if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
   const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;

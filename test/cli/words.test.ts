@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  BadFileError, BadInputError, bill, ImpossibleValuesError, ingest, loadBudgets, loadNames, loadPrices, loadStatementConfig, loadUnits, MissingHoursError,
+  BadFileError, BadInputError, bill, ImpossibleValuesError, ingest, IssuedInvoiceDiffersError, loadBudgets, loadNames, loadPrices, loadStatementConfig, loadUnits, MissingHoursError,
   monthPeriod, open, UsageError, WarehouseBusyError,
 } from "../../src/index.js";
 import { flagWords, OPTION_FLAGS } from "../../src/cli/flagWords.js";
@@ -72,6 +72,7 @@ describe("the library names options, the command line flags", () => {
     { option: "acceptMissing: true", error: () => new MissingHoursError([{ accountId: 7, hours: [1790812800] }], "2026-10", ["account 7: 2026-10-01T00:00:00Z"]) },
     { option: "replace: true", error: () => caught(() => ingestTwice()) },
     { option: "waitSeconds: ", error: () => new WarehouseBusyError("w.duckdb", undefined, 60) },
+    { option: "correctInvoice({ number, reason })", error: () => new IssuedInvoiceDiffersError([{ number: "INV-2026-00001", accountId: 7, issued: "1.00", now: "2.00", currency: "EUR" }], ["INV-2026-00001"]) },
     { option: "db: ", error: () => caught(() => bill({ source: [join(dir, "warehouse.duckdb")], period: monthPeriod("2026-10") })) },
     { option: "skipBad: true", error: () => caught(() => bill({ source: [join(dir, "bad.zip")], period: monthPeriod("2026-10") })) },
   ];

@@ -65,7 +65,7 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
         const error = await failure(openDatabaseFile(file, { readOnly }));
         expect(error).toBeInstanceOf(UsageError);
         expect((error as UsageError).code).toBe("DB_NOT_DUCKDB");
-        expect(error!.message).toBe(`${file} is ${what}, not a cloudunits warehouse: give a file made by \`cloudunits ingest\` or \`sync\``);
+        expect(error!.message).toBe(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`);
       }
     }
     const run = await runCli(["billing", "--db", sqlite, "--start", "2026-10-01", "--end", "2026-10-02"]);
