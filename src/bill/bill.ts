@@ -90,7 +90,8 @@ export interface BillRequest {
   /**
    * Bill a period in which the source holds no hour (of the account asked) as zeros, with an
    * EMPTY_PERIOD warning. Default false: an EmptyPeriodError (exit 3) names the hours the source
-   * does hold, as a stalled sync or a mistyped month must not read as "nothing to bill".
+   * does hold, as a stalled sync or a mistyped month must not read as "nothing to bill" (unless
+   * bad files of the period were skipped with `skipBad`: the bill lists them).
    */
   allowEmpty?: boolean;
   /** How input files are read. */
@@ -169,7 +170,8 @@ export async function bill(request: BillRequest): Promise<Bill> {
   if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
   if (billed.quality.emptyPeriod) {
     billed.quality.held = await heldSpan(source, period.accountId, request.reading?.packed);
-    if (!request.allowEmpty) throw new EmptyPeriodError(period, billed.quality.held, period.accountId === undefined ? "" : ` for account ${period.accountId}`);
+    // files skipped as bad (`skipBad`) are listed with the bill of zeros, exit 0, as any skipped file is
+    if (!request.allowEmpty && billed.quality.skipped.length === 0) throw new EmptyPeriodError(period, billed.quality.held, period.accountId === undefined ? "" : ` for account ${period.accountId}`);
   }
   const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
   const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {

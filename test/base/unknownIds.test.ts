@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingest, open, parsePrices, UsageError } from "../../src/index.js";
+import { EmptyPeriodError, ingest, open, parsePrices, UsageError } from "../../src/index.js";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { checkKnownIds } from "../../src/base/unknownIds.js";
 import { runCli } from "../helpers/runCli.js";
@@ -24,10 +24,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as UsageError);
+const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as UsageError | EmptyPeriodError);
 
 describe("an id the data has never seen is an error, never a zero", () => {
-  it("the library's calculate and invoice throw UNKNOWN_ID naming the known accounts; a known account without hours in the period is 0", async () => {
+  it("the library's calculate and invoice throw UNKNOWN_ID naming the known accounts; a known account without hours in the period is refused as empty", async () => {
     const store = await open({ db });
     try {
       const prices = parsePrices({ currency: "EUR", prices: { CU: 0.01 } });
@@ -39,10 +39,11 @@ describe("an id the data has never seen is an error, never a zero", () => {
         expect(error!.code).toBe("UNKNOWN_ID");
         expect(error!.message).toBe("unknown account 9 (not in the data); known: 1, 2, 3");
       }
+      // known, but no hour in the period: not an invoice of 0 (a stalled sync would read as nothing to bill)
       const later = { start: END + 3600, end: END + 7200, accountId: 2 };
-      const none = await store.invoice(later, prices);
-      expect(none.amountDue.toFixed(2)).toBe("0.00");
-      expect(JSON.parse(JSON.stringify(none)).lines.map((l: { unit: string; amount: string }) => `${l.unit} ${l.amount}`)).toEqual(["CU 0.00"]);
+      const none = await failure(store.invoice(later, prices));
+      expect(none).toBeInstanceOf(EmptyPeriodError);
+      expect(none!.message).toMatch(/^no hours held in \[.*\) for account 2: the inputs hold none of it/);
     } finally {
       store.close();
     }
@@ -56,9 +57,10 @@ describe("an id the data has never seen is an error, never a zero", () => {
       expect(run.stderr).toContain(`unknown account 9 (not in the ${source[0] === "--db" ? "data" : "inputs"}); known: 1, 2, 3`);
       expect(run.stdout).toBe("");
     }
-    // known, but no hour in the period: a bill of 0 with its warning, as before
+    // known, but no hour in the period: exit 3, not exit 2 (the id is right, the period holds nothing)
     const quiet = await runCli(["billing", "--db", db, "--start", String(END), "--end", String(END + 3600), "--account-id", "1", "--format", "json"]);
-    expect(quiet.code).toBe(0);
+    expect([quiet.code, quiet.stdout]).toEqual([3, ""]);
+    expect(quiet.stderr).toMatch(/^cloudunits: no hours held in \[.*\) for account 1: /);
   }, 120_000);
 
   it("stats --id of an unknown machine, cloud space or account exits 2 naming the known ones", async () => {

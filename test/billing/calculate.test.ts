@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseUnits, type BillingOptions } from "../../src/internal.js";
+import { bill, EmptyPeriodError, parseUnits, type BillingOptions } from "../../src/internal.js";
 import type { VMachine } from "../../src/capnp/records.js";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import { calculateFrom } from "../helpers/billFrom.js";
@@ -144,9 +144,13 @@ describe("periods", () => {
     expect(r).toEqual({ consumption: { CU: 24 / 720, SU: 48 / 720, TU: 0, NU: 0 } });
   });
 
-  it("an account without samples in the period has zero consumption and no cloud spaces", async () => {
+  it("an account without samples in the period is refused, naming its hours; allowed empty, zero consumption and no cloud spaces", async () => {
     const connection = await memoryWarehouse(hours);
-    const r = await calculateFrom(connection, { start: OCT_1 - 10 * HOUR, end: OCT_1, accountId: 7 });
+    const period = { start: OCT_1 - 10 * HOUR, end: OCT_1, accountId: 7 };
+    const refused = await calculateFrom(connection, period).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(EmptyPeriodError);
+    expect((refused as EmptyPeriodError).held).toEqual({ start: OCT_1, end: OCT_1 + 48 * HOUR });
+    const r = (await bill({ source: { connection }, period, produce: { calculate: true }, allowEmpty: true })).calculate;
     expect(r).toEqual({ account: { id: 7, name: "", consumption: { CU: 0, SU: 0, TU: 0, NU: 0 }, cloudspaces: {} } });
   });
 

@@ -85,11 +85,11 @@ describeWith("poppler", "billing --format pdf --statement: drafts", () => {
     expect(run.stderr).toMatch(message);
   }, 60_000);
 
-  it("exits 2 and writes nothing for an account without consumption in the period (no draft of nothing)", async () => {
+  it("exits 3 and writes nothing for an account without hours in the period (no draft of nothing)", async () => {
     const out = join(root, "none.pdf");
     const run = await runCli(["billing", "--db", db, "--month", "2026-12", "--account-id", "7101", "--prices", prices, "--statement", statement, "--format", "pdf", "--out", out]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain("account 7101 has no consumption in [2026-12-01T00:00:00Z, 2027-01-01T00:00:00Z): no draft to make");
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain("no hours held in 2026-12 for account 7101: the inputs hold none of it, so there is nothing to bill");
     expect((await readdir(root)).includes("none.pdf")).toBe(false);
   }, 60_000);
 
