@@ -21,6 +21,11 @@ export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
   { option: "raise maxDownloadBytes", flag: "raise --max-download-mib" },
   { option: "raise maxJsonBytes", flag: "raise --max-json-mib" },
   { option: "chunk: \"day\"", flag: "--chunk day" },
+  { option: "the prices option", flag: "--prices FILE" },
+  { option: "bad per: ", flag: "bad --per " },
+  { option: "bad by: ", flag: "bad --by " },
+  { option: "bad limit: ", flag: "bad --limit " },
+  { option: "bad month: ", flag: "bad --month: " },
   { option: "correctInvoice({ number, reason })", flag: "`cloudunits invoices correct --number NUMBER --reason TEXT ...`" },
 ];
 

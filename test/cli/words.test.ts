@@ -87,6 +87,17 @@ describe("the library names options, the command line flags", () => {
   });
 
   it.each([
+    ['bad per: "x" (use hour or month)', 'bad --per "x" (use hour or month)'],
+    ['bad by: "x" (use CU, SU, TU, NU, cost)', 'bad --by "x" (use CU, SU, TU, NU, cost)'],
+    ["bad limit: 0 (a whole number, 1 or more)", "bad --limit 0 (a whole number, 1 or more)"],
+    ['bad month: "2026-13" (use YYYY-MM, e.g. 2026-10)', 'bad --month: "2026-13" (use YYYY-MM, e.g. 2026-10)'],
+    ["ranking by cost needs a price list (the prices option)", "ranking by cost needs a price list (--prices FILE)"],
+    ["a.zip: timed out: no data for 60 s; try again later or raise timeoutMs", "a.zip: timed out: no data for 60 s; try again later or raise --timeout"],
+  ])("the CLI says %s as %s", (library, cli) => {
+    expect(flagWords(library)).toBe(cli);
+  });
+
+  it.each([
     "cannot write /srv/warehouse.db: permission denied", "my-db: locked", "/srv/db: read-only", "the account's accountIds: 7, 8", "skipBad: truer",
   ])("a file name or a longer word is left as it is: %s", (message) => {
     expect(flagWords(message)).toBe(message);
@@ -96,8 +107,11 @@ describe("the library names options, the command line flags", () => {
     const { readdir, readFile } = await import("node:fs/promises");
     const files = (await readdir(join(REPO, "src"), { recursive: true })).filter((f) => f.endsWith(".ts") && !f.startsWith("cli/"));
     const library = (await Promise.all(files.map((f) => readFile(join(REPO, "src", f), "utf8")))).join("\n");
-    // `bad url`: the name endpointUrl is given, said as `bad ${what}`
-    for (const { option } of OPTION_FLAGS) expect(library, option).toContain(option.startsWith("bad ") ? `"${option.slice(4)}"` : option.trimEnd());
+    // `bad url`, `bad month: `: or the name a checker is given, said as `bad ${what}`
+    for (const { option } of OPTION_FLAGS) {
+      const named = /^bad (\w+)/.exec(option)?.[1];
+      expect(library.includes(option.trimEnd()) || (named !== undefined && library.includes(`"${named}"`)), option).toBe(true);
+    }
   });
 
   it("cloudunits billing of a bad file says --skip-bad, not skipBad (exit 3)", async () => {
