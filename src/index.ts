@@ -102,6 +102,7 @@ export { renderInvoicePdf } from "./export/pdf/invoicePdf.js";
 export type { InvoicePdfOptions } from "./export/pdf/invoicePdf.js";
 // The invoice register: store.issueInvoices, store.correctInvoice, store.invoiceRegister
 export type { RegisterEntry } from "./store/readRegister.js";
+export type { RegisterVerification } from "./store/registerChain.js";
 export type { IssueRequest, IssueResult } from "./invoices/issueInvoices.js";
 export type { CorrectRequest, CorrectResult } from "./invoices/correctInvoice.js";
 export type { IssueFiles } from "./invoices/issueInputs.js";
@@ -133,7 +134,9 @@ export type { Forecast, ForecastRequest, EntityForecast, ForecastAmounts, Foreca
 export { anomalies, ANOMALY_RULE } from "./forecast/anomalies.js";
 export type { Anomaly, AnomalyReport, AnomalyRequest, AnomalyLevel, MachineChange } from "./forecast/anomalies.js";
 export { alerts } from "./forecast/alerts.js";
-export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert } from "./forecast/alerts.js";
+export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert, WarehouseBehindAlert } from "./forecast/alerts.js";
+export { BEHIND_AFTER_HOURS } from "./forecast/warehouseLag.js";
+export type { WarehouseLag } from "./forecast/warehouseLag.js";
 export { loadBudgets, parseBudgets } from "./forecast/budgets.js";
 export type { Budget } from "./forecast/budgets.js";
 export { notify } from "./forecast/notify.js";

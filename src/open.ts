@@ -23,7 +23,9 @@ import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
 import { issueInvoices, type IssueRequest, type IssueResult } from "./invoices/issueInvoices.js";
 import { correctInvoice, type CorrectRequest, type CorrectResult } from "./invoices/correctInvoice.js";
-import { readRegister, type RegisterEntry, type RegisterFilter } from "./store/readRegister.js";
+import type { RegisterEntry, RegisterFilter } from "./store/readRegister.js";
+import { verifyRegister, type RegisterVerification } from "./store/registerChain.js";
+import { verifiedRegister } from "./invoices/verifiedRegister.js";
 
 
 /** An account the store holds data of, and the hours it holds. */
@@ -125,8 +127,16 @@ export interface Store {
    * with `open({ db }, { write: true })`.
    */
   correctInvoice(request: CorrectRequest): Promise<CorrectResult>;
-  /** The register's documents (every invoice and credit note issued), oldest first; empty for a warehouse that issued none. */
+  /**
+   * The register's documents (every invoice and credit note issued), oldest first; empty for a warehouse that issued none.
+   * Throws RegisterBrokenError when the register disagrees with its chain (`verifyRegister` names what).
+   */
   invoiceRegister(filter?: InvoiceRegisterFilter): Promise<RegisterEntry[]>;
+  /**
+   * Verifies the register against its chain (`cloudunits invoices verify`): what was changed or removed, and its head
+   * (`N:SHA256`, to keep outside the warehouse). `kept`: a head printed before, which the register must still hold.
+   */
+  verifyRegister(options?: { kept?: string }): Promise<RegisterVerification>;
   /** Releases the database (idempotent). */
   close(): void;
 }
@@ -223,7 +233,8 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
       checkWritable(source, options);
       return correctInvoice(connection, request);
     },
-    invoiceRegister: (filter = {}) => readRegister(connection, registerFilterOf(filter)),
+    invoiceRegister: async (filter = {}) => (await verifiedRegister(connection, registerFilterOf(filter))).entries,
+    verifyRegister: (verifyOptions = {}) => verifyRegister(connection, verifyOptions),
     close: () => warehouse.close(),
   };
 }

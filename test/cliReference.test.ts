@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { ingest } from "../src/store/ingest.js";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,6 +9,7 @@ import { commandName, commands } from "../src/cli/commands/index.js";
 import { generateHours, openWarehouse, writeDataset } from "../src/internal.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
+import { CLI } from "./helpers/runCli.js";
 import { codeBlocks, isServing, readDoc, REPO, runServing, runShell, section } from "./helpers/shellExamples.js";
 import { startWebhook, type Webhook } from "./helpers/webhook.js";
 
@@ -113,6 +115,8 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--number NUMBER": "INV-2026-00001",
   "--reason TEXT": "an hour arrived late",
   "--issue-date YYYY-MM-DD": "2026-11-02",
+  // a head kept: the one the register's verify prints now (the runs before issued and corrected)
+  "--head HEAD": () => /^register head (\S+)$/m.exec(execFileSync(process.execPath, [CLI, "invoices", "verify", "--db", "october.duckdb"], { cwd, encoding: "utf8" }))![1]!,
   // serve listens until stopped: on any free port (it prints its address), asked for its overview, then stopped with Ctrl-C
   "serve --port N": "0",
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,

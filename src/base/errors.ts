@@ -2,9 +2,9 @@
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
  * message names the file or value at fault and what to do, in the library's words: an option as a
  * script writes it (`skipBad: true`), never a flag (the CLI says `--skip-bad`: src/cli/flagWords.ts). The CLI maps them to exit
- * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError and EmptyPeriodError → 3,
+ * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError, EmptyPeriodError and NoHoursHeldError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
- * IssuedInvoiceDiffersError → 9.
+ * IssuedInvoiceDiffersError → 9, RegisterBrokenError → 10.
  */
 
 import type { ImpossibleValue } from "./impossibleValue.js";
@@ -279,6 +279,20 @@ function periodName({ start, end }: { start: number; end: number }): string {
 }
 
 /**
+ * `forecast` of a month the warehouse holds no hour of (exit 3): nothing to project from, said
+ * instead of a projection of zeros; the message says what the warehouse does hold and how far
+ * behind it is.
+ */
+export class NoHoursHeldError extends CloudunitsError {
+  readonly month: string;
+
+  constructor(month: string, held: string) {
+    super("NO_HOURS_HELD", `no hour of ${month} is held: ${held}; nothing to forecast (sync the warehouse, or forecast a month it holds)`);
+    this.month = month;
+  }
+}
+
+/**
  * `invoices issue`: the warehouse now gives other figures for invoices already issued (hours arrived
  * late or were rewritten, another price list or tax): nothing was changed (exit 9). Each is corrected
  * with `invoices correct`.
@@ -295,6 +309,27 @@ export class IssuedInvoiceDiffersError extends CloudunitsError {
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.differences = differences;
+  }
+}
+
+/**
+ * The invoice register disagrees with its chain (exit 10): a record or a file changed after it was
+ * recorded, a document removed, a number missing, a link broken (docs/billing.md#the-chain).
+ * Nothing was handed out, counted or numbered.
+ */
+export class RegisterBrokenError extends CloudunitsError {
+  /** What was found, one line each, naming the document (or link) and what changed. */
+  readonly problems: string[];
+
+  /** `listed`: the problems were printed already (by `invoices verify`): the message only counts them. */
+  constructor(problems: readonly string[], listed = false) {
+    super(
+      "REGISTER_BROKEN",
+      `the invoice register was changed outside cloudunits: ${problems.length} problem${problems.length === 1 ? "" : "s"}${listed ? " (listed above)" : ""}; ` +
+        "nothing is handed out or numbered until it is restored from a backup (cloudunits invoices verify names every one)" +
+        (listed ? "" : `:\n${problems.map((p) => `  ${p}`).join("\n")}`),
+    );
+    this.problems = [...problems];
   }
 }
 

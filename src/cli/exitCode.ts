@@ -1,6 +1,6 @@
 import {
   ActiveAlertsError, BadFileError, BadInputError, ConflictError, EmptyPeriodError, EnvironmentError, FetchError, ImpossibleValuesError, IssuedInvoiceDiffersError,
-  MissingHoursError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
+  MissingHoursError, NoHoursHeldError, RegisterBrokenError, ReconcileDifferenceError, StaleWarehouseError, UsageError, WarehouseBusyError,
 } from "../base/errors.js";
 
 /**
@@ -8,16 +8,17 @@ import {
  * 5 reconcile found differences, 6 the warehouse stayed busy beyond the wait, 7 `status --max-lag` found
  * an account staler than allowed or `alerts` found an active alert, 8 the environment refused a write (a full disk, a read-only
  * file system, permission denied: EnvironmentError, or a raw error of one, see `environmentErrorOf`), 9 `invoices issue` found
- * other figures for an issued invoice, 1 a bug.
+ * other figures for an issued invoice, 10 the invoice register disagrees with its chain (changed outside cloudunits), 1 a bug.
  */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof EnvironmentError) return 8;
   if (error instanceof UsageError) return 2;
-  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError || error instanceof MissingHoursError || error instanceof EmptyPeriodError) return 3;
+  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError || error instanceof MissingHoursError || error instanceof EmptyPeriodError || error instanceof NoHoursHeldError) return 3;
   if (error instanceof FetchError) return 4;
   if (error instanceof ReconcileDifferenceError) return 5;
   if (error instanceof WarehouseBusyError) return 6;
   if (error instanceof StaleWarehouseError || error instanceof ActiveAlertsError) return 7;
   if (error instanceof IssuedInvoiceDiffersError) return 9;
+  if (error instanceof RegisterBrokenError) return 10;
   return 1;
 }

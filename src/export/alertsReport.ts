@@ -1,10 +1,12 @@
 import type { Alert, AlertReport } from "../forecast/alerts.js";
 import { isoUtc } from "../base/time.js";
+import { lagJson } from "../forecast/warehouseLag.js";
 
 /** An alert as JSON: its fields, times in ISO 8601 UTC. */
 export function alertJson(a: Alert): object {
   if (a.type === "budget") return a;
   if (a.type === "anomaly") return { ...a, since: isoUtc(a.since), until: isoUtc(a.until) };
+  if (a.type === "warehouse-behind") return { ...a, lastHour: isoUtc(a.lastHour) };
   return { ...a, at: isoUtc(a.at) };
 }
 
@@ -14,12 +16,12 @@ export function alertsToText(report: AlertReport): string {
   return `${[head, ...report.alerts.map((a) => `${a.type}: ${a.message} [${a.id}]`)].join("\n")}\n`;
 }
 
-/** Alerts as JSON: `{ asOf, month, windowHours, alerts: [...] }`, one object per alert (what `--notify` posts). */
+/** Alerts as JSON: `{ asOf, month, windowHours, warehouse, alerts: [...] }`, one object per alert (what `--notify` posts); `warehouse`, its lag, when now is known. */
 export function alertsToJson(report: AlertReport): string {
   return `${JSON.stringify(alertsBody(report), null, 2)}\n`;
 }
 
 /** The JSON value of `alertsToJson`. */
 export function alertsBody(report: AlertReport): object {
-  return { asOf: isoUtc(report.asOf), month: report.month, windowHours: report.windowHours, alerts: report.alerts.map(alertJson) };
+  return { asOf: isoUtc(report.asOf), month: report.month, windowHours: report.windowHours, ...(report.lag ? { warehouse: lagJson(report.lag) } : {}), alerts: report.alerts.map(alertJson) };
 }

@@ -1,6 +1,7 @@
 import type { EntityForecast, Forecast, ForecastUnit } from "../forecast/forecast.js";
 import { FORECAST_UNITS } from "../forecast/forecast.js";
 import { isoUtc } from "../base/time.js";
+import { lagJson, lagText } from "../forecast/warehouseLag.js";
 
 const UNIT_LABEL: Record<ForecastUnit, string> = { CU: "CU-hours", SU: "SU-hours", TU: "TU-hours", NU: "TiB (NU)" };
 const figure = (v: number) => v.toFixed(v !== 0 && Math.abs(v) < 10 ? 4 : 2);
@@ -22,8 +23,10 @@ function entityText(e: EntityForecast, f: Forecast): string[] {
 
 /** A forecast as text: the method in two sentences, then the environment and each account. */
 export function forecastToText(f: Forecast): string {
-  const lines = [`Forecast of ${f.month} (${isoUtc(f.start)} to ${isoUtc(f.end)}, end exclusive)`, `Method: ${f.method}`, f.cuRule];
-  if (f.entries.length === 0) lines.push("", "no hours held for this month or the 4 weeks before it");
+  const lines = [`Forecast of ${f.month} (${isoUtc(f.start)} to ${isoUtc(f.end)}, end exclusive)`];
+  // a warehouse behind holds less of the month than has passed: the month to date ends where it does, and it is said first
+  if (f.lag?.behind) lines.push(`warning: ${lagText(f.lag)}: the month to date ends there and the rest is projected (sync it)`);
+  lines.push(`Method: ${f.method}`, f.cuRule);
   for (const e of f.entries) lines.push("", ...entityText(e, f));
   return `${lines.join("\n")}\n`;
 }
@@ -32,7 +35,7 @@ export function forecastToText(f: Forecast): string {
 export function forecastToJson(f: Forecast): string {
   const d = f.decimals ?? 2;
   return `${JSON.stringify({
-    month: f.month, start: isoUtc(f.start), end: isoUtc(f.end), method: f.method, cuRule: f.cuRule, currency: f.currency,
+    month: f.month, start: isoUtc(f.start), end: isoUtc(f.end), ...(f.lag ? { warehouse: lagJson(f.lag) } : {}), method: f.method, cuRule: f.cuRule, currency: f.currency,
     entries: f.entries.map((e) => ({
       ...e, asOf: isoUtc(e.asOf),
       amount: e.amount && {

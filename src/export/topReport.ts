@@ -2,6 +2,7 @@ import type { TopReport, TopRow } from "../forecast/top.js";
 import { entityLabel } from "../forecast/entityLabel.js";
 import { metricUnit } from "../forecast/usageTable.js";
 import { isoUtc } from "../base/time.js";
+import { lagJson, lagText } from "../forecast/warehouseLag.js";
 import { guardFormula } from "./toBillingCsv.js";
 
 const num = (v: number) => v.toFixed(v !== 0 && Math.abs(v) < 10 ? 4 : 2);
@@ -15,6 +16,8 @@ export function topToText(t: TopReport): string {
     `top ${t.rows.length} of ${t.entities} ${t.level === "cloudspace" ? "cloud space" : t.level}s by ${t.by} (${unit}), ${isoUtc(t.start)} to ${isoUtc(t.end)}${running}; ` +
       `change against ${t.comparedWith}, ${isoUtc(t.previous.start)} to ${isoUtc(t.previous.end)}`,
     ...(t.by === "CU" ? [t.cuRule] : []),
+    // a warehouse behind ranks the hours it holds: said before the ranking is read as current
+    ...(t.lag?.behind ? [`warning: ${lagText(t.lag)}: the figures end there`] : []),
   ];
   for (const r of t.rows) {
     lines.push(`${String(r.rank).padStart(3)}. ${entityLabel(r)}: ${num(r.value)} ${unit}, before ${r.previous === null ? "-" : num(r.previous)}, change ${change(r)}`);
@@ -24,8 +27,9 @@ export function topToText(t: TopReport): string {
 
 /** A ranking as JSON. */
 export function topToJson(t: TopReport): string {
+  const { lag, ...rest } = t;
   return `${JSON.stringify({
-    ...t, start: isoUtc(t.start), end: isoUtc(t.end), ...(t.heldUntil === undefined ? {} : { heldUntil: isoUtc(t.heldUntil) }),
+    ...rest, start: isoUtc(t.start), end: isoUtc(t.end), ...(t.heldUntil === undefined ? {} : { heldUntil: isoUtc(t.heldUntil) }), ...(lag ? { warehouse: lagJson(lag) } : {}),
     previous: { start: isoUtc(t.previous.start), end: isoUtc(t.previous.end) },
   }, null, 2)}\n`;
 }

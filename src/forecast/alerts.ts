@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
+import type { Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { groupThousands } from "../base/groupThousands.js";
@@ -12,6 +13,7 @@ import type { Budget } from "./budgets.js";
 import { entityLabel } from "./entityLabel.js";
 import { billedMonth, forecastOfReading, forecastPlan, forecastTable, type EntityForecast, type Forecast, type ForecastPlan } from "./forecast.js";
 import { withStoredNames } from "./storedNames.js";
+import { lagText, warehouseLag, type WarehouseLag } from "./warehouseLag.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, metricUnit, UsageTable } from "./usageTable.js";
 
@@ -40,6 +42,8 @@ export interface AlertsRequest {
   /** The most entity-hours the anomalies keep at once (memory), beyond which the accounts are read apart; default `ALERTS_ENTITY_HOURS`. */
   maxEntityHours?: number;
   options?: BillingOptions;
+  /** Now (epoch seconds): a warehouse more than `BEHIND_AFTER_HOURS` behind it is an alert itself (`warehouse-behind`), and the report says its lag. */
+  nowEpoch?: number;
 }
 
 /**
@@ -78,7 +82,21 @@ export interface BudgetAlert {
 export type AnomalyAlert = Anomaly & { type: "anomaly"; message: string };
 /** A machine new or vanished in the window. */
 export type MachineAlert = Omit<MachineChange, "kind"> & { type: "machine-new" | "machine-vanished"; message: string };
-export type Alert = BudgetAlert | AnomalyAlert | MachineAlert;
+/**
+ * The warehouse is behind now (its latest hour held more than `BEHIND_AFTER_HOURS` before the
+ * current hour): every other alert is as of that hour, and what happened since is unknown.
+ * Its id holds the latest hour held (`warehouse-behind:2026-11-12T09:00:00Z`): the same while
+ * nothing arrives, a new one when hours arrive and it is still behind.
+ */
+export interface WarehouseBehindAlert {
+  id: string;
+  type: "warehouse-behind";
+  /** The latest hour held (epoch seconds) and how many whole hours it ended before the current hour. */
+  lastHour: number;
+  lagHours: number;
+  message: string;
+}
+export type Alert = BudgetAlert | AnomalyAlert | MachineAlert | WarehouseBehindAlert;
 
 /** Every active alert, as of an hour. */
 export interface AlertReport {
@@ -89,6 +107,8 @@ export interface AlertReport {
   alerts: Alert[];
   /** The month's forecast the budgets were checked against. */
   forecast: Forecast;
+  /** How far the warehouse is behind the request's `nowEpoch` (with it). */
+  lag?: WarehouseLag;
 }
 
 /** A quantity as people read it: whole and grouped by thousands from 100 on (12,345), 2 decimals from 1, 3 digits below. */
@@ -219,6 +239,25 @@ async function readAlerts(
   return { table, billed, found: mergeReports(results) };
 }
 
+/** The alert of a warehouse behind. */
+function behindAlert(lag: WarehouseLag): WarehouseBehindAlert {
+  return {
+    id: `warehouse-behind:${isoUtc(lag.lastHourEpoch)}`, type: "warehouse-behind", lastHour: lag.lastHourEpoch, lagHours: lag.lagHours,
+    message: `${lagText(lag)}: the budgets, anomalies and machine changes below are as of then, nothing since is known (sync it; \`status\` says which account)`,
+  };
+}
+
+/**
+ * The anomalies `alerts` looks for as of an hour: the runs reaching into the last
+ * `windowHours`, scored from a week before them (so a run that began before the window keeps
+ * its first hour, and its id), their baselines read from `readStart`.
+ */
+export function alertsScan(asOf: number, windowHours: number, threshold: number, currency: string | undefined, names: Names | undefined): AnomalyScan & { readStart: number; reachingPast: number } {
+  const windowStart = asOf - windowHours * HOUR;
+  const start = windowStart - WEEK;
+  return { start, end: asOf, threshold, levels: ANOMALY_LEVELS, currency, names, reachingPast: windowStart, readStart: anomalyReadStart(start) };
+}
+
 /** The budgets' alerts, one per budget, each id once (two budgets alike give the same alert). */
 function budgetAlerts(budgets: readonly Budget[], f: Forecast): BudgetAlert[] {
   const environment = f.entries.find((e) => e.level === "environment");
@@ -252,16 +291,13 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
   const options = await withStoredNames(connection, request.options);
   const resolved = resolveOptions(options);
   const plan = await forecastPlan(connection, { month, asOf });
-  const windowStart = asOf - windowHours * HOUR;
-  // scored from a week before the window, so a run that began before it keeps its first hour (and its id)
-  const start = windowStart - WEEK;
-  const scan = {
-    start, end: asOf, threshold, levels: ANOMALY_LEVELS, currency: request.prices?.currency, names: resolved.names, reachingPast: windowStart, readStart: anomalyReadStart(start),
-    maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
-  };
+  const scan = { ...alertsScan(asOf, windowHours, threshold, request.prices?.currency, resolved.names), maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS };
+  const windowStart = scan.reachingPast;
   const { table, billed, found } = await readAlerts(connection, plan, scan, request.prices, resolved);
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
-  const out: Alert[] = budgetAlerts(request.budgets, f);
+  const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
+  const out: Alert[] = lag?.behind ? [behindAlert(lag)] : [];
+  out.push(...budgetAlerts(request.budgets, f));
   for (const a of found.anomalies) out.push({ ...a, type: "anomaly", message: anomalyMessage(a) });
   for (const c of found.changes) {
     if (c.at < windowStart) continue;
@@ -271,5 +307,5 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
       message: `${entityLabel({ ...c, level: "machine" })}: ${kind === "new" ? "new since" : "gone since"} ${isoUtc(c.at)}`,
     });
   }
-  return { asOf, month, windowHours, alerts: out, forecast: f };
+  return { asOf, month, windowHours, alerts: out, forecast: f, ...(lag ? { lag } : {}) };
 }

@@ -6,7 +6,7 @@ import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import type { NamedEntity } from "./entityLabel.js";
-import { lowerBound, smallMedian, SortedWindow } from "./robust.js";
+import { lowerBound, robustScore, smallMedian, SortedWindow, type RobustScore } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, METRICS, metricUnit, UsageTable, type EntityUsage, type Metric } from "./usageTable.js";
@@ -138,9 +138,11 @@ function slotAt(slots: Slots, t: number): number | undefined {
  * The scored points of one figure in `[from, to)`: each slot against the slots of the
  * `window` before it (at least `minimum` of them), kept sorted as the window slides; when the
  * same slot of earlier weeks is held, the score is the smaller (in size) of that and the
- * score against their median, so what recurs every week (weekends) is no anomaly.
+ * score against their median, so what recurs every week (weekends) is no anomaly. Days
+ * (`days` given) are compared like with like: a day not held whole (the day still running),
+ * or one whose baseline holds such a day, against the same hours of the days before it.
  */
-function scorePoints(slots: Slots, s: Scoring, window: SortedWindow): Point[] {
+function scorePoints(slots: Slots, s: Scoring, window: SortedWindow, days?: DaySlots): Point[] {
   const out: Point[] = [];
   const { t: times, value: values } = slots;
   const relativeFloor = ANOMALY_RULE.relativeFloor;
@@ -155,6 +157,11 @@ function scorePoints(slots: Slots, s: Scoring, window: SortedWindow): Point[] {
     const t = times[i]!;
     while (times[first]! < t - s.window) first++;
     if (t < s.from || t >= s.to || i - first < s.minimum) continue;
+    if (days !== undefined && !wholeDays(days, first, i)) {
+      const point = sameHoursScore(days, first, i, s);
+      if (point) out.push(point);
+      continue;
+    }
     if (first >= hi) {
       window.fill(values.subarray(first, i));
       lo = first;
@@ -170,22 +177,78 @@ function scorePoints(slots: Slots, s: Scoring, window: SortedWindow): Point[] {
       const v = slotAt(slots, t - k * WEEK);
       if (v !== undefined) sameSlot.push(v);
     }
-    let score = scored.score;
-    if (sameSlot.length > 0) {
-      const weekly = (value - smallMedian(sameSlot)) / scored.scale;
-      if (Math.abs(weekly) < Math.abs(score)) score = Math.sign(score) === Math.sign(weekly) ? weekly : 0;
-    }
-    out.push({ t, value, median: scored.median, score });
+    out.push({ t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) });
   }
   return out;
 }
 
-/** An entity's hourly figures of one metric: the hours it has a line in, ascending. */
-function hourSlots(table: UsageTable, entity: EntityUsage, m: number): Slots {
-  const t = new Float64Array(table.hours);
-  const value = new Float64Array(table.hours);
+/** The score of a value against its baseline (`scored`), or, smaller in size, against the median of the same slot of earlier weeks (`sameSlot`, sorted in place). */
+function weeklyScore(value: number, scored: RobustScore, sameSlot: number[]): number {
+  let score = scored.score;
+  if (sameSlot.length > 0) {
+    const weekly = (value - smallMedian(sameSlot)) / scored.scale;
+    if (Math.abs(weekly) < Math.abs(score)) score = Math.sign(score) === Math.sign(weekly) ? weekly : 0;
+  }
+  return score;
+}
+
+/** Every hour of the day, one bit each (hour 0 the lowest). */
+const WHOLE_DAY = 2 ** 24 - 1;
+
+/** True when days `[first, i]` are all held whole (24 hours): a day's score then slides its window of whole days. */
+function wholeDays(days: DaySlots, first: number, i: number): boolean {
+  for (let j = first; j <= i; j++) if (days.mask[j] !== WHOLE_DAY) return false;
+  return true;
+}
+
+/** The average hour of day `j` over the hours of `hours` (bits of hours of the day), all held that day. */
+function dayOver(days: DaySlots, j: number, hours: number): number {
+  const { t, value, n } = days.hours;
+  const day = days.t[j]!;
+  let sum = 0;
+  let count = 0;
+  for (let k = days.first[j]!; k < n && t[k]! < day + DAY; k++) {
+    if ((hours & (1 << ((t[k]! - day) / HOUR))) === 0) continue;
+    sum += value[k]!;
+    count++;
+  }
+  return sum / count;
+}
+
+/**
+ * Day `i` scored like with like: its average hour against the average of the same hours of
+ * each day of its baseline `[first, i)` that holds them all (at least the minimum of such
+ * days), and of the same weekday of earlier weeks; so the day still running, 9 hours held,
+ * is compared with the 9 same hours of the days before, never with whole days.
+ */
+function sameHoursScore(days: DaySlots, first: number, i: number, s: Scoring): Point | undefined {
+  const hours = days.mask[i]!;
+  const baseline: number[] = [];
+  for (let j = first; j < i; j++) if ((days.mask[j]! & hours) === hours) baseline.push(dayOver(days, j, hours));
+  if (baseline.length < s.minimum) return undefined;
+  const t = days.t[i]!;
+  const value = days.value[i]!;
+  const scored = robustScore(value, baseline, ANOMALY_RULE.relativeFloor, ANOMALY_RULE.absoluteFloor[s.metric]);
+  const sameSlot: number[] = [];
+  for (let k = 1; k <= 4; k++) {
+    const at = lowerBound(days.t, days.n, t - k * WEEK);
+    if (at < days.n && days.t[at] === t - k * WEEK && (days.mask[at]! & hours) === hours) sameSlot.push(dayOver(days, at, hours));
+  }
+  return { t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) };
+}
+
+/** The hours of a table a scan reads, `[from, to)` (table hours): those of `[anomalyReadStart(start), end)` it has. */
+function hoursRead(table: UsageTable, scan: Pick<AnomalyScan, "start" | "end">): { from: number; to: number } {
+  const from = Math.max(0, Math.ceil((anomalyReadStart(scan.start) - table.start) / HOUR));
+  return { from, to: Math.max(from, Math.min(table.hours, Math.ceil((scan.end - table.start) / HOUR))) };
+}
+
+/** An entity's hourly figures of one metric: the hours `[read.from, read.to)` it has a line in, ascending. */
+function hourSlots(table: UsageTable, entity: EntityUsage, m: number, read: { from: number; to: number }): Slots {
+  const t = new Float64Array(read.to - read.from);
+  const value = new Float64Array(read.to - read.from);
   let n = 0;
-  for (let h = 0; h < table.hours; h++) {
+  for (let h = read.from; h < read.to; h++) {
     if (!table.held(entity, h)) continue;
     t[n] = table.start + h * HOUR;
     value[n++] = table.value(entity, m, h);
@@ -193,21 +256,37 @@ function hourSlots(table: UsageTable, entity: EntityUsage, m: number): Slots {
   return { t, value, n };
 }
 
+/** An entity's days of one metric: each day's hours held (bits of hours of the day) and where they start among its hours. */
+interface DaySlots extends Slots {
+  mask: Int32Array;
+  first: Int32Array;
+  hours: Slots;
+}
+
 /** An entity's daily figures of one metric: each UTC day's average hour over the hours it has (days with enough hours). */
-function daySlots(hours: Slots): Slots {
-  const t = new Float64Array(Math.floor(hours.n / ANOMALY_RULE.dayMinimumHours) + 1);
-  const value = new Float64Array(t.length);
+function daySlots(hours: Slots): DaySlots {
+  const size = Math.floor(hours.n / ANOMALY_RULE.dayMinimumHours) + 1;
+  const t = new Float64Array(size);
+  const value = new Float64Array(size);
+  const mask = new Int32Array(size);
+  const first = new Int32Array(size);
   let n = 0;
   for (let i = 0; i < hours.n;) {
     const day = hours.t[i]! - (hours.t[i]! % DAY);
+    const from = i;
     let sum = 0;
-    let count = 0;
-    for (; i < hours.n && hours.t[i]! < day + DAY; i++, count++) sum += hours.value[i]!;
-    if (count < ANOMALY_RULE.dayMinimumHours) continue;
+    let held = 0;
+    for (; i < hours.n && hours.t[i]! < day + DAY; i++) {
+      sum += hours.value[i]!;
+      held |= 1 << ((hours.t[i]! - day) / HOUR);
+    }
+    if (i - from < ANOMALY_RULE.dayMinimumHours) continue;
     t[n] = day;
-    value[n++] = sum / count;
+    value[n] = sum / (i - from);
+    mask[n] = held;
+    first[n++] = from;
   }
-  return { t, value, n };
+  return { t, value, n, mask, first, hours };
 }
 
 const idOf = (e: EntityUsage) => [e.level, e.accountId, e.cloudspaceId, e.machineId].filter((v) => v !== null).join(":");
@@ -267,21 +346,24 @@ export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
   let scored = 0;
   let flagged = 0;
   const dayStart = scan.start - scan.start % DAY;
+  // what a scan reads of a table (one that holds more, a backtest's, gives the same as one of just that)
+  const read = hoursRead(table, scan);
   for (const entity of table.entities) {
     if (entity.level === "environment" || !scan.levels.includes(entity.level) || entity.accountId === null) continue;
     for (const metric of metrics) {
-      const hours = hourSlots(table, entity, METRICS.indexOf(metric));
+      const hours = hourSlots(table, entity, METRICS.indexOf(metric), read);
+      const days = daySlots(hours);
       const series = [
-        { granularity: "hour" as const, step: HOUR, slots: hours, scoring: { from: scan.start, to: scan.end, window: ANOMALY_RULE.hourBaseline * HOUR, minimum: ANOMALY_RULE.hourMinimum, metric } },
-        { granularity: "day" as const, step: DAY, slots: daySlots(hours), scoring: { from: dayStart, to: scan.end, window: ANOMALY_RULE.dayBaseline * DAY, minimum: ANOMALY_RULE.dayMinimum, metric } },
+        { granularity: "hour" as const, step: HOUR, slots: hours, days: undefined, scoring: { from: scan.start, to: scan.end, window: ANOMALY_RULE.hourBaseline * HOUR, minimum: ANOMALY_RULE.hourMinimum, metric } },
+        { granularity: "day" as const, step: DAY, slots: days, days, scoring: { from: dayStart, to: scan.end, window: ANOMALY_RULE.dayBaseline * DAY, minimum: ANOMALY_RULE.dayMinimum, metric } },
       ];
-      for (const { granularity, step, slots, scoring } of series) {
+      for (const { granularity, step, slots, days: like, scoring } of series) {
         let points: Point[];
-        if (scan.reachingPast === undefined) points = scorePoints(slots, scoring, window);
+        if (scan.reachingPast === undefined) points = scorePoints(slots, scoring, window, like);
         else {
           // a point reaches past the hour when its end does; one before those is in a reaching run only if the first of them is anomalous
-          points = scorePoints(slots, { ...scoring, from: Math.max(scoring.from, scan.reachingPast - step + 1) }, window);
-          if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold) points = scorePoints(slots, scoring, window);
+          points = scorePoints(slots, { ...scoring, from: Math.max(scoring.from, scan.reachingPast - step + 1) }, window, like);
+          if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold) points = scorePoints(slots, scoring, window, like);
         }
         scored += points.length;
         const { runs, flagged: beyond } = runsOf(points, scan.threshold);
@@ -293,7 +375,7 @@ export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
       }
     }
   }
-  return { anomalies: found, changes: machineChanges(table, scan), scored, flagged };
+  return { anomalies: found, changes: machineChanges(table, scan, read), scored, flagged };
 }
 
 /** The reports of several tables (the accounts of a warehouse read apart) as one, in the order `anomalies` gives. */
@@ -363,11 +445,11 @@ function namesOf(entity: EntityUsage, names: Names | undefined): { name: string;
   };
 }
 
-/** The first hour an entity has a line in the table, and the hour after its last (undefined when it has none). */
-function spanOf(table: UsageTable, entity: EntityUsage): { first: number; gone: number } | undefined {
+/** The first hour an entity has a line in the hours read, and the hour after its last (undefined when it has none). */
+function spanOf(table: UsageTable, entity: EntityUsage, read: { from: number; to: number }): { first: number; gone: number } | undefined {
   let first = -1;
   let last = -1;
-  for (let h = 0; h < table.hours; h++) {
+  for (let h = read.from; h < read.to; h++) {
     if (!table.held(entity, h)) continue;
     if (first < 0) first = h;
     last = h;
@@ -376,18 +458,18 @@ function spanOf(table: UsageTable, entity: EntityUsage): { first: number; gone: 
 }
 
 /** Machines first seen in `[start, end)` after their account's first hour read, and those last seen before their account's last hour. */
-function machineChanges(table: UsageTable, scan: AnomalyScan): MachineChange[] {
+function machineChanges(table: UsageTable, scan: AnomalyScan, read: { from: number; to: number }): MachineChange[] {
   const { start, end } = scan;
   const accountSpan = new Map<number, { first: number; gone: number }>();
   for (const e of table.entities) {
-    const span = e.level === "account" && e.accountId !== null ? spanOf(table, e) : undefined;
+    const span = e.level === "account" && e.accountId !== null ? spanOf(table, e, read) : undefined;
     if (span) accountSpan.set(e.accountId!, span);
   }
   const changes: MachineChange[] = [];
   for (const e of table.entities) {
     if (e.level !== "machine" || e.accountId === null || e.cloudspaceId === null || e.machineId === null) continue;
     const account = accountSpan.get(e.accountId);
-    const span = spanOf(table, e);
+    const span = spanOf(table, e, read);
     if (!account || !span) continue;
     const { first, gone } = span;
     const named = namesOf(e, scan.names);

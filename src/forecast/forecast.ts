@@ -7,11 +7,12 @@ import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from
 import type { AccountLine } from "../billing/lines.js";
 import { priceCuts } from "../billing/cuts.js";
 import type { PriceList } from "../billing/prices.js";
-import { UsageError } from "../base/errors.js";
-import { monthPeriod } from "../base/time.js";
+import { NoHoursHeldError, UsageError } from "../base/errors.js";
+import { isoUtc, monthPeriod } from "../base/time.js";
 import { withStoredNames } from "./storedNames.js";
 import { HourCosts, hourFigures, UsageTable, type EntityUsage } from "./usageTable.js";
 import { usagePass, type BilledAccounts, type UsagePassRequest } from "./usagePass.js";
+import { lagOf, lagText, latestHour, type WarehouseLag } from "./warehouseLag.js";
 
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
@@ -40,6 +41,8 @@ export interface ForecastRequest {
   asOf?: number;
   /** Billing options (units, names, CU rollup). */
   options?: BillingOptions;
+  /** Now (epoch seconds): the forecast then says how far behind it the warehouse is (`lag`). */
+  nowEpoch?: number;
 }
 
 /** Amounts of a forecast, in the price list's currency, rounded to its decimals. */
@@ -85,6 +88,8 @@ export interface Forecast {
   currency?: string;
   decimals?: number;
   entries: EntityForecast[];
+  /** How far the warehouse's latest hour is behind the request's `nowEpoch` (with it). */
+  lag?: WarehouseLag;
 }
 
 const zero = (): ForecastQuantities => ({ CU: 0, SU: 0, TU: 0, NU: 0 });
@@ -319,6 +324,12 @@ export async function forecastOfReading(
  */
 export async function forecast(connection: DuckDBConnection, request: ForecastRequest): Promise<Forecast> {
   const plan = await forecastPlan(connection, request);
+  const last = await latestHour(connection, request.nowEpoch);
+  const lag = last === undefined || request.nowEpoch === undefined ? undefined : lagOf(last, request.nowEpoch);
+  if (![...plan.accounts.values()].some((asOf) => asOf > plan.start)) {
+    // nothing of the month held: a projection would be the weeks before repeated, or zeros, presented as this month's
+    throw new NoHoursHeldError(plan.month, last === undefined ? "the warehouse holds no hour" : lag ? lagText(lag) : `the warehouse holds hours up to ${isoUtc(last)}`);
+  }
   const options = await withStoredNames(connection, request.options);
   const resolved = resolveOptions(options);
   const table = forecastTable(plan, resolved);
@@ -331,5 +342,6 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
       onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
     });
   }
-  return forecastOfReading(connection, plan, { table, billed }, request.prices, options);
+  const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
+  return lag ? { ...f, lag } : f;
 }

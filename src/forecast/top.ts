@@ -10,6 +10,7 @@ import { UsageError } from "../base/errors.js";
 import { nameOf, type Names } from "../billing/names.js";
 import type { NamedEntity } from "./entityLabel.js";
 import { withStoredNames } from "./storedNames.js";
+import { warehouseLag, type WarehouseLag } from "./warehouseLag.js";
 import { METRICS, type Metric } from "./usageTable.js";
 
 /** What `top` ranks. */
@@ -32,6 +33,8 @@ export interface TopRequest extends Period {
    */
   previous?: { start: number; end: number };
   options?: BillingOptions;
+  /** Now (epoch seconds): the report then says how far behind it the warehouse is (`lag`). */
+  nowEpoch?: number;
 }
 
 /** One ranked entity. */
@@ -65,6 +68,8 @@ export interface TopReport {
   /** Entities with a line in the period, before the limit. */
   entities: number;
   rows: TopRow[];
+  /** How far the warehouse is behind the request's `nowEpoch` (with it). */
+  lag?: WarehouseLag;
 }
 
 /** True when `[start, end)` is one calendar month (UTC). */
@@ -155,5 +160,9 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
       value, previous: prior, change: prior === null || prior === 0 ? null : (value - prior) / prior, figures,
     };
   });
-  return { start: request.start, end: request.end, ...(heldUntil === undefined ? {} : { heldUntil }), previous, comparedWith, by: request.by, level, cuRule: cuRuleSentence(options.cuRollup, options.units), ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows };
+  const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
+  return {
+    start: request.start, end: request.end, ...(heldUntil === undefined ? {} : { heldUntil }), previous, comparedWith, by: request.by, level, cuRule: cuRuleSentence(options.cuRollup, options.units),
+    ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows, ...(lag ? { lag } : {}),
+  };
 }

@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { MissingHoursError, UsageError } from "../base/errors.js";
-import { issuerKey } from "../store/appendToRegister.js";
+import { issuerIdentity } from "../store/chainedDocuments.js";
 import { readRegister, type RegisterEntry } from "../store/readRegister.js";
+import { intactRegister } from "../store/registerChain.js";
 import { formatHours } from "../sync/formatHours.js";
 import { accountDrafts, basisOf } from "./accountDrafts.js";
 import { issueDateFor } from "./issueDate.js";
@@ -59,13 +60,15 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  * negated, referring to its number and issue date) and a new invoice of today's figures, both
  * numbered in their sequences and carrying the reason, recorded with the link between the three
  * in one transaction; the original's rows stay as they were. Then both documents' files are
- * written into `out`. Refused: a number not in the register, a credit note, an invoice corrected
- * already (UsageError); hours of the period not held that the original did not accept either,
+ * written into `out`. Refused: a register that disagrees with its chain (RegisterBrokenError); a
+ * number not in the register, a credit note, an invoice corrected already (UsageError); hours of the period not held that the original did not accept either,
  * unless `acceptMissing` (MissingHoursError).
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
   const reason = request.reason.trim();
   if (reason === "") throw new UsageError("a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice");
+  // nothing is numbered from a register that disagrees with its chain
+  await intactRegister(connection);
   const original = await invoiceInForce(connection, request.number);
   const o = original.document;
   const nowEpoch = request.nowEpoch ?? clockNow();
@@ -84,11 +87,11 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   const warnings: string[] = [];
   const recorded = await recordDocuments(connection, [
     {
-      kind: "creditNote", accountId: o.accountId, issuer: issuerKey(o.issuer),
+      kind: "creditNote", accountId: o.accountId, issuer: issuerIdentity(o.issuer),
       make: (number) => creditNoteOf(o, { number, issueDate, reason }),
     },
     {
-      kind: "invoice", accountId: o.accountId, issuer: issuerKey(inputs.config.issuer),
+      kind: "invoice", accountId: o.accountId, issuer: issuerIdentity(inputs.config.issuer),
       make: (number) => buildInvoiceDocument({
         number, invoice: draft!.invoice, config: inputs.config, issueDate, units: inputs.units, basis: basisOf(draft!, inputs), missingHours: draft!.missingHours, corrects, reason,
       }),

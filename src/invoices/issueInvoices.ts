@@ -1,8 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { IssuedInvoiceDiffersError, MissingHoursError, UsageError } from "../base/errors.js";
 import { isoUtc, monthPeriod } from "../base/time.js";
-import { issuerKey } from "../store/appendToRegister.js";
+import { issuerIdentity } from "../store/chainedDocuments.js";
 import { readRegister, type RegisterEntry } from "../store/readRegister.js";
+import { intactRegister } from "../store/registerChain.js";
 import { accountDrafts, basisOf, type AccountDraft } from "./accountDrafts.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
@@ -62,9 +63,11 @@ function checkEnded(month: string, period: { end: number }, nowEpoch: number): v
  * from and its files, all in one transaction; then the files of every document of the month
  * (new, and issued before) are written into `out` from the register, never over a file with
  * other bytes. Issuing again writes the same files and numbers nothing. Refused, with nothing
- * changed: a month not ended (UsageError MONTH_RUNNING); accounts with hours not held unless
- * `acceptMissing` (MissingHoursError, exit 3); an issued invoice the warehouse now gives other
- * figures for (IssuedInvoiceDiffersError, exit 9: correct it with `correctInvoice`).
+ * changed: a month not ended (UsageError MONTH_RUNNING); a register that disagrees with its chain
+ * (RegisterBrokenError, exit 10); documents of the month issued by another issuer than the
+ * config's (UsageError ISSUER_DIFFERS); accounts with hours not held unless `acceptMissing`
+ * (MissingHoursError, exit 3); an issued invoice the warehouse now gives other figures for
+ * (IssuedInvoiceDiffersError, exit 9: correct it with `correctInvoice`).
  *
  * `connection`: the warehouse, opened to write (`openDatabaseFile`), which keeps other writers
  * out until it is closed.
@@ -77,7 +80,10 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   checkNumbering(inputs.config);
   const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
   const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:");
+  // nothing is numbered, nor written again, from a register that disagrees with its chain
+  await intactRegister(connection);
   const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });
+  refuseOtherIssuer(request.month, ofMonth, inputs);
   const inForce = new Map(ofMonth.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => [e.document.accountId, e]));
   const drafts = await accountDrafts(connection, period, inputs, { accountIds: request.accountIds, alsoAccounts: [...inForce.keys()] });
   request.onStep?.("computed");
@@ -92,7 +98,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const recorded = await recordDocuments(connection, fresh.map((draft) => ({
     kind: "invoice" as const,
     accountId: draft.accountId,
-    issuer: issuerKey(inputs.config.issuer),
+    issuer: issuerIdentity(inputs.config.issuer),
     make: (number: string) => buildInvoiceDocument({
       number, invoice: draft.invoice, config: inputs.config, issueDate, units: inputs.units, basis: basisOf(draft, inputs), missingHours: draft.missingHours,
     }),
@@ -109,6 +115,20 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
     issued: written.filter((w) => numbers.has(w.entry.document.number)),
     reissued: written.filter((w) => !numbers.has(w.entry.document.number)),
   };
+}
+
+/** Throws a UsageError when documents of the month were issued by another issuer (another legal identity) than the config's. */
+function refuseOtherIssuer(month: string, ofMonth: readonly RegisterEntry[], inputs: IssueInputs): void {
+  const identity = issuerIdentity(inputs.config.issuer);
+  const others = ofMonth.filter((e) => issuerIdentity(e.document.issuer) !== identity);
+  if (others.length === 0) return;
+  const issuers = [...new Map(others.map((e) => [issuerIdentity(e.document.issuer), e.document.issuer.legalName])).entries()];
+  const self = inputs.config.issuer;
+  throw new UsageError(
+    `${month} was issued by ${issuers.map(([id, name]) => `${name} (${id})`).join(" and ")}: ${others.map((e) => e.document.number).join(", ")}; ` +
+      `${inputs.config.source} is of ${self.legalName} (${identity}): issue a month again with the statement config of the issuer who issued it`,
+    { code: "ISSUER_DIFFERS" },
+  );
 }
 
 /** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */

@@ -14,7 +14,7 @@ export type IssueStep = "computed" | "numbered" | "rendered" | "recorded" | "com
 export interface PlannedDocument {
   kind: DocumentKind;
   accountId: number;
-  /** Whose sequence (see `issuerKey`). */
+  /** Whose sequence: the issuer's identity (see `issuerIdentity`). */
   issuer: string;
   make(number: string): InvoiceDocument;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CloudunitsError, UsageError, WarehouseBusyError } from "../base/errors.js";
+import { CloudunitsError, RegisterBrokenError, UsageError, WarehouseBusyError } from "../base/errors.js";
 import { NotFoundError } from "./notFound.js";
 import { ClientBusyError } from "./warehouseQueue.js";
 import { esc, page } from "./pages/html.js";
@@ -44,11 +44,16 @@ export function staleAnswer(answer: Answer): Answer {
   return { ...answer, body: answer.body.replace("<main>\n", `<main>\n${note}\n`) };
 }
 
-/** The answer to a failed request: 404 for an unknown id or month, 429 for a client with too many pages in flight, 400 for a bad request, 503 while the warehouse stays busy, else 500 (told to `onError`). */
+/**
+ * The answer to a failed request: 404 for an unknown id or month, 429 for a client with too many pages in flight, 400 for a bad request,
+ * 409 for an issued file of a register that disagrees with its chain (changed outside cloudunits), 503 while the warehouse stays busy,
+ * else 500 (told to `onError`).
+ */
 export function failureAnswer(error: unknown, onError: ((error: unknown) => void) | undefined): Answer {
   if (error instanceof NotFoundError) return errorAnswer(404, error.message);
   if (error instanceof ClientBusyError) return errorAnswer(429, error.message, { "retry-after": "5" });
   if (error instanceof WarehouseBusyError) return errorAnswer(503, error.message, { "retry-after": "10" });
+  if (error instanceof RegisterBrokenError) return errorAnswer(409, error.message);
   if (error instanceof UsageError) return errorAnswer(400, error.message);
   try {
     onError?.(error);

@@ -5,7 +5,7 @@ import type { StatementConfig } from "../billing/statementConfig.js";
 import { renderInvoicePdf } from "../export/pdf/invoicePdf.js";
 import { draftDocument } from "../export/pdf/writeStatements.js";
 import { accountFileName, writeBillingXlsx } from "../export/writeBillingXlsx.js";
-import { readRegisterFiles } from "../store/readRegister.js";
+import { issuedFiles } from "../invoices/verifiedRegister.js";
 import type { Warehouse } from "../store/types.js";
 import type { AccountData } from "./accountData.js";
 import type { Answer } from "./answer.js";
@@ -45,13 +45,15 @@ export async function workbookAnswer(data: AccountData): Promise<Answer> {
 
 /**
  * A file of the account's invoice of the month as it was issued (`pdf` or `xml`), byte for byte
- * from the register: never rendered again, so it is the document the customer received.
+ * from the register: never rendered again, so it is the document the customer received. A
+ * register that disagrees with its chain hands out nothing (RegisterBrokenError: 409).
  */
 export async function issuedFileAnswer(store: Warehouse, data: AccountData, extension: "pdf" | "xml"): Promise<Answer> {
   const issued = data.totals?.issued;
   const name = issued?.files.find((f) => f.endsWith(`.${extension}`));
   if (!issued || !name) throw new NotFoundError(`account ${data.accountId} has no issued invoice ${extension === "pdf" ? "PDF" : "e-invoice (XML)"} for ${data.month.month}`);
-  const file = (await readRegisterFiles(store.connection, issued.number)).find((f) => f.name === name)!;
+  const file = (await issuedFiles(store.connection, issued.number)).find((f) => f.name === name);
+  if (!file) throw new NotFoundError(`${name} of ${issued.number} is not in the register`);
   return { type: extension === "pdf" ? "application/pdf" : "application/xml", body: Buffer.from(file.bytes), headers: { "content-disposition": contentDisposition(name) } };
 }
 

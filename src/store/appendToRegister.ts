@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { duckdbApi } from "../base/duckdb.js";
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { appendLinks } from "./registerChain.js";
 
 /** A file of an issued document: its name (`<number>.pdf`, `<number>.xml`) and its bytes. */
 export interface IssuedFile {
@@ -12,7 +13,7 @@ export interface IssuedFile {
 /** A document to record in the register, with its place in its sequence and its files. */
 export interface RegisterRecord {
   document: InvoiceDocument;
-  /** Whose sequence the number is of: the issuer's VAT id, else its legal name (see `issuerKey`). */
+  /** Whose sequence the number is of: the issuer's `peppolId`, else its legal name (see `issuerIdentity`). */
   issuer: string;
   /** Its place in the sequence of (issuer, kind, year of the issue date): 1, 2, 3... */
   seq: number;
@@ -25,11 +26,6 @@ export interface CorrectionRecord {
   creditNote: string;
   replacement: string;
   reason: string;
-}
-
-/** Whose sequence a document's number belongs to: the issuer's VAT id, else its legal name. */
-export function issuerKey(issuer: { legalName: string; vatId?: string }): string {
-  return issuer.vatId ?? issuer.legalName;
 }
 
 /** Hex SHA-256 of bytes. */
@@ -48,7 +44,7 @@ function storedDocument(document: InvoiceDocument): string {
  * numbers, the rows and the files of one run are committed together or not at all. The
  * register is append-only: this inserts, nothing here or elsewhere updates or deletes its rows.
  * A number, a file name or a place in a sequence already held fails the insert (and so the
- * caller's transaction).
+ * caller's transaction). Each document is chained (`appendLinks`) once its rows are in.
  */
 export async function appendToRegister(connection: DuckDBConnection, records: readonly RegisterRecord[], correction?: CorrectionRecord): Promise<void> {
   const last = (await connection.runAndReadAll("SELECT coalesce(max(entry), 0) FROM register_documents")).getRowsJS()[0]![0];
@@ -80,6 +76,7 @@ export async function appendToRegister(connection: DuckDBConnection, records: re
       { ...correction },
     );
   }
+  await appendLinks(connection, "document", records.map((r) => r.document.number));
 }
 
 /** A document's basis hours, one row each (a month of an account is ~744 rows: appended, not inserted one by one). */

@@ -4,6 +4,7 @@ import { hasTable } from "./hasTable.js";
 
 /** A sequence of numbers: one per issuer, kind of document and year of the issue date. */
 export interface SequenceKey {
+  /** The issuer's legal identity: its `peppolId`, else its legal name (`issuerIdentity`). */
   issuer: string;
   kind: DocumentKind;
   year: number;
@@ -24,14 +25,19 @@ function hasLegacyNumbers(connection: DuckDBConnection): Promise<boolean> {
   return hasTable(connection, "statement_numbers");
 }
 
+/** The identity of a document's issuer, from its JSON (a register made before kept the VAT id in `issuer`): as `issuerIdentity`. */
+const ISSUER_IDENTITY_SQL = "coalesce(json_extract_string(document, '$.issuer.peppolId'), json_extract_string(document, '$.issuer.legalName'))";
+
 /**
  * The end of a sequence in the register, in the caller's transaction: its largest place and the
- * latest issue date given in it. An invoice sequence starts after the legacy statement numbers of
+ * latest issue date given in it. The sequence is the issuer's identity's, read from each
+ * document as issued, so documents of a register whose `issuer` column holds a VAT id (made
+ * before) count in the sequence of their issuer's `peppolId`. An invoice sequence starts after the legacy statement numbers of
  * its year (see `statement_numbers` in docs/warehouse.md).
  */
 export async function sequenceEnd(connection: DuckDBConnection, key: SequenceKey): Promise<SequenceEnd> {
   const row = (await connection.runAndReadAll(
-    "SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM register_documents WHERE issuer = $issuer AND kind = $kind AND seq_year = $year",
+    `SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM register_documents WHERE ${ISSUER_IDENTITY_SQL} = $issuer AND kind = $kind AND seq_year = $year`,
     { ...key },
   )).getRowObjectsJS()[0]!;
   const end = { seq: Number(row.seq), issueDate: row.issue_date === null ? undefined : String(row.issue_date) };

@@ -5,6 +5,7 @@ import { fileNotFound } from "../base/fileNotFound.js";
 import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf } from "./storageError.js";
+import { chainRegisterOnce } from "./registerChain.js";
 import { upgradeFacts } from "./upgradeFacts.js";
 import { schemaCurrent, writeSchemaMark } from "./warehouseMeta.js";
 import { markWriterWaiting, writerWaiting, type WriterMark } from "./writerMarker.js";
@@ -62,7 +63,8 @@ function notDuckDb(file: string): string | undefined {
 /**
  * Opens a warehouse database file made by `ingest`. Read-only, the file must exist and hold
  * the manifest; to write, it is created when missing, the tables of schema.ts are
- * created when absent, and a file of an older schema is upgraded (`upgradeFacts`). A file
+ * created when absent, and a file of an older schema is upgraded (`upgradeFacts`; its invoice
+ * register chained, `chainRegisterOnce`). A file
  * already at this schema (`schemaCurrent`: one query) gets no DDL and no checkpoint, so an
  * open to write costs no write of its own.
  *
@@ -135,6 +137,8 @@ export async function openDatabaseFile(
       // database set"), so a run killed before its first checkpoint left a file no one could open.
       await connection.run("CHECKPOINT");
       await upgradeFacts(connection);
+      // a register made before the chain: its documents chained, once (docs/billing.md#the-chain)
+      await chainRegisterOnce(connection);
       // last, and after the checkpoint: a row, no DDL, so the log replays it; a run killed
       // before it runs the schema again next time
       await writeSchemaMark(connection);

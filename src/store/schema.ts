@@ -179,7 +179,7 @@ CREATE TABLE IF NOT EXISTS register_documents (
   entry          BIGINT NOT NULL UNIQUE, -- 1, 2, 3...: the order documents were issued in
   number         VARCHAR PRIMARY KEY,  -- as printed, from the config's pattern
   kind           VARCHAR NOT NULL,     -- 'invoice' or 'creditNote'
-  issuer         VARCHAR NOT NULL,     -- whose sequence it is: the issuer's VAT id, else its legal name
+  issuer         VARCHAR NOT NULL,     -- whose sequence it is: the issuer's peppolId, else its legal name (a register made before: its VAT id)
   seq_year       INTEGER NOT NULL,     -- the year of the issue date
   seq            BIGINT NOT NULL,      -- its place in the sequence of (issuer, kind, year): 1, 2, 3... without a gap
   account_id     BIGINT NOT NULL,
@@ -221,6 +221,19 @@ CREATE TABLE IF NOT EXISTS register_corrections (
   replacement    VARCHAR NOT NULL UNIQUE,
   reason         VARCHAR NOT NULL,
   corrected_at   TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+-- The register's chain (docs/billing.md#the-chain, store/registerChain.ts): one link per record
+-- (a document), in the order they were recorded. A link keeps the SHA-256 of each field of its
+-- record and its chain value, SHA-256 of the previous link's of the same chain and of its fields.
+CREATE TABLE IF NOT EXISTS register_chain (
+  link           BIGINT PRIMARY KEY,   -- 1, 2, 3...: across every chain, without a gap
+  kind           VARCHAR NOT NULL,     -- what is chained: 'document'
+  key            VARCHAR NOT NULL,     -- which record of its kind: a document's number
+  chain          VARCHAR NOT NULL,     -- its chain: a document's numbering sequence (issuer, kind, year)
+  place          BIGINT,               -- its place in the chain's sequence (a document's seq), when it has one
+  fields         JSON NOT NULL,        -- the SHA-256 of each field of the record as recorded, by name
+  chain_sha256   VARCHAR NOT NULL,     -- SHA-256 of the previous link's chain_sha256 (of the same chain) and of its fields
+  UNIQUE (kind, key)
 );
 -- The lines and tax lines of the register's documents, read from their JSON: for SQL.
 CREATE OR REPLACE VIEW register_lines AS

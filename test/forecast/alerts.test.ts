@@ -18,6 +18,8 @@ const SCENARIO = {
   planted: [{ kind: "burst" as const, accountId: 2, cloudspaceId: scenarioCloudspaceId(2, 1), firstMachineId: 99001, count: 6, from: OCT_1 + 16 * DAY + 6 * HOUR, hours: 30 }],
 };
 const AS_OF = SEP_1 + 47 * DAY;
+/** A quarter of an hour after the hour after the last one held: the warehouse is current (the CLI's clock, `CLOUDUNITS_TEST_NOW`). */
+const NOW = { CLOUDUNITS_TEST_NOW: "2026-10-18T00:15:00Z" };
 
 let connection: DuckDBConnection;
 let dir: string;
@@ -204,7 +206,7 @@ describe("alerts", () => {
     it("prints them, posts the JSON to --notify and exits 7; without any, exits 0", { timeout: 180_000 }, async () => {
       const hook = await startWebhook(200);
       try {
-        const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--prices", prices, "--notify", `${hook.url}/hooks/T0/B0/s3cr3t-token?key=qu3ry-secret`, "--format", "json"]);
+        const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--prices", prices, "--notify", `${hook.url}/hooks/T0/B0/s3cr3t-token?key=qu3ry-secret`, "--format", "json"], NOW);
         expect(run.code, run.stderr).toBe(7);
         const printed = JSON.parse(run.stdout) as { alerts: { id: string; type: string }[] };
         expect(printed.alerts.map((a) => a.id)).toContain("budget:account:1:2026-10:amount=1:100:actual");
@@ -214,7 +216,7 @@ describe("alerts", () => {
         writeFileSync(quiet, "budgets:\n  - environment: true\n    amount: 1000000000\n");
         const cleanDb = join(dir, "clean.duckdb");
         await scenarioWarehouse({ ...SCENARIO, planted: [] }, cleanDb);
-        const none = await runCli(["alerts", "--db", cleanDb, "--budgets", quiet, "--prices", prices]);
+        const none = await runCli(["alerts", "--db", cleanDb, "--budgets", quiet, "--prices", prices], NOW);
         expect(none.stdout).toMatch(/: 0 active\n$/);
         expect(none.code, none.stderr).toBe(0);
       } finally {
@@ -225,10 +227,11 @@ describe("alerts", () => {
     it("still exits 7 when the webhook fails, saying the alerts were not posted and why", { timeout: 180_000 }, async () => {
       const hook = await startWebhook(500);
       try {
-        const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--prices", prices, "--notify", `${hook.url}/hooks/s3cr3t-token`]);
+        const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--prices", prices, "--notify", `${hook.url}/hooks/s3cr3t-token`], NOW);
         expect(run.code, run.stderr).toBe(7);
         expect(run.stdout).toContain("[budget:account:1:2026-10:amount=1:100:actual]");
-        expect(run.stderr.trim()).toMatch(/^cloudunits: \d+ alerts are active \(listed above\); they were not posted: the webhook at http:\/\/127\.0\.0\.1:\d+\/… answered 500 \(not accepted\)$/);
+        // the line before it says the clock is the test's
+        expect(run.stderr.trim().split("\n").at(-1)).toMatch(/^cloudunits: \d+ alerts are active \(listed above\); they were not posted: the webhook at http:\/\/127\.0\.0\.1:\d+\/… answered 500 \(not accepted\)$/);
         expect(run.stderr).not.toContain("s3cr3t-token");
       } finally {
         hook.server.close();

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bill, forecast, forecastToJson, parsePrices, type CalculateAccount, type Forecast } from "../../src/internal.js";
+import { lagOf, latestHour } from "../../src/forecast/warehouseLag.js";
 import { runCli } from "../helpers/runCli.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
@@ -92,10 +93,12 @@ describe("forecast", () => {
     await scenarioWarehouse(STEADY, db);
     const prices = join(dir, "prices.json");
     (await import("node:fs")).writeFileSync(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } }));
-    const run = await runCli(["forecast", "--db", db, "--month", "2026-10", "--prices", prices, "--format", "json"]);
+    const now = { CLOUDUNITS_TEST_NOW: "2026-11-20T00:00:00Z" }; // the CLI's clock, and the library's nowEpoch
+    const run = await runCli(["forecast", "--db", db, "--month", "2026-10", "--prices", prices, "--format", "json"], now);
     expect(run.code, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual(JSON.parse(forecastToJson(whole)));
-    const text = await runCli(["forecast", "--db", db, "--month", "2026-10", "--prices", prices]);
+    const nowEpoch = Date.parse(now.CLOUDUNITS_TEST_NOW) / 1000;
+    expect(JSON.parse(run.stdout)).toEqual(JSON.parse(forecastToJson({ ...whole, lag: lagOf((await latestHour(steady, nowEpoch))!, nowEpoch) })));
+    const text = await runCli(["forecast", "--db", db, "--month", "2026-10", "--prices", prices], now);
     expect(text.stdout).toContain("Method: The rest of the month repeats the last 7 days");
     // it shows CU, so it says by which rule (docs/formulas.md: every output that shows CU)
     expect(text.stdout).toContain("\nCU rule: aggregate (each level's CU per hour is max(Σmem/1024/4, Σvcpus/2) of its own totals)\n");

@@ -116,9 +116,10 @@ describe("top", () => {
     await scenarioWarehouse(SCENARIO, db);
     const prices = join(dir, "prices.json");
     writeFileSync(prices, JSON.stringify(PRICES_JSON));
-    const run = await runCli(["top", "--db", db, "--month", "2026-10", "--prices", prices, "--level", "cloudspace", "--format", "json"]);
+    const now = "2026-11-20T00:00:00Z"; // the CLI's clock (CLOUDUNITS_TEST_NOW) and the library's nowEpoch
+    const run = await runCli(["top", "--db", db, "--month", "2026-10", "--prices", prices, "--level", "cloudspace", "--format", "json"], { CLOUDUNITS_TEST_NOW: now });
     expect(run.code, run.stderr).toBe(0);
-    const library = await top(connection, { start: OCT_1, end: NOV_1, by: "cost", level: "cloudspace", prices: PRICES });
+    const library = await top(connection, { start: OCT_1, end: NOV_1, by: "cost", level: "cloudspace", prices: PRICES, nowEpoch: Date.parse(now) / 1000 });
     expect(JSON.parse(run.stdout)).toEqual(JSON.parse(topToJson(library)));
   });
 });

@@ -107,18 +107,19 @@ describe("append-only", () => {
 });
 
 describe("sequences", () => {
-  it("are per issuer, kind and year, and an invoice sequence continues after the statement numbers of older versions", async () => {
+  it("are per issuer (its peppolId, else its legal name), kind and year, and an invoice sequence continues after the statement numbers of older versions", async () => {
+    const ISSUER = "Nordlicht Cloud Services GmbH"; // the fixture's issuer has no peppolId
     await withWarehouse("sequence.duckdb", async (connection) => {
       // what a version before the register left: statement numbers 1-3, of 2026
       await connection.run(`CREATE TABLE statement_numbers (seq BIGINT PRIMARY KEY, number VARCHAR NOT NULL UNIQUE, account_id BIGINT NOT NULL,
         period_start_epoch BIGINT NOT NULL, period_end_epoch BIGINT NOT NULL, issue_date VARCHAR NOT NULL, currency VARCHAR NOT NULL, amount_due VARCHAR NOT NULL)`);
       for (const seq of [1, 2, 3]) await connection.run(`INSERT INTO statement_numbers VALUES (${seq}, 'INV-2026-0000${seq}', 7, 0, 1, '2026-10-0${seq}', 'EUR', '1.00')`);
-      expect(await sequenceEnd(connection, { issuer: "DE123456789", kind: "invoice", year: 2026 })).toEqual({ seq: 3, issueDate: "2026-10-03" });
-      expect(await sequenceEnd(connection, { issuer: "DE123456789", kind: "invoice", year: 2027 })).toEqual({ seq: 0, issueDate: undefined });
-      expect(await sequenceEnd(connection, { issuer: "DE123456789", kind: "creditNote", year: 2026 })).toEqual({ seq: 0, issueDate: undefined });
-      await record(connection, [{ document: invoiceFixture({ number: "INV-2026-00004" }), issuer: "DE123456789", seq: 4, files: [] }]);
-      expect(await sequenceEnd(connection, { issuer: "DE123456789", kind: "invoice", year: 2026 })).toEqual({ seq: 4, issueDate: "2026-11-02" });
-      expect(await sequenceEnd(connection, { issuer: "ATU99999999", kind: "invoice", year: 2026 })).toEqual({ seq: 3, issueDate: "2026-10-03" });
+      expect(await sequenceEnd(connection, { issuer: ISSUER, kind: "invoice", year: 2026 })).toEqual({ seq: 3, issueDate: "2026-10-03" });
+      expect(await sequenceEnd(connection, { issuer: ISSUER, kind: "invoice", year: 2027 })).toEqual({ seq: 0, issueDate: undefined });
+      expect(await sequenceEnd(connection, { issuer: ISSUER, kind: "creditNote", year: 2026 })).toEqual({ seq: 0, issueDate: undefined });
+      await record(connection, [{ document: invoiceFixture({ number: "INV-2026-00004" }), issuer: ISSUER, seq: 4, files: [] }]);
+      expect(await sequenceEnd(connection, { issuer: ISSUER, kind: "invoice", year: 2026 })).toEqual({ seq: 4, issueDate: "2026-11-02" });
+      expect(await sequenceEnd(connection, { issuer: "Alpenwolke Rechenzentrum GmbH", kind: "invoice", year: 2026 })).toEqual({ seq: 3, issueDate: "2026-10-03" });
       expect(await numbersTaken(connection, ["INV-2026-00002", "INV-2026-00004", "INV-2026-00005"])).toEqual(["INV-2026-00002", "INV-2026-00004"]);
     });
   });

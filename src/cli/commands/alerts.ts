@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { ActiveAlertsError, FetchError, UsageError } from "../../base/errors.js";
 import { ENGINE_READ_MEMORY_BYTES, NAMES_OPTION, WAIT_OPTION, WAREHOUSE_OPTION } from "../inputs.js";
+import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
 
 interface AlertsArgs {
@@ -42,7 +43,8 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
     const budgets = await loadBudgets(argv.budgets);
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
-    const report = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => alerts(w.connection, { budgets, prices, windowHours: argv.window, options: { names } }), { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES });
+    const nowEpoch = clockNow();
+    const report = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => alerts(w.connection, { budgets, prices, windowHours: argv.window, options: { names }, nowEpoch }), { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES });
     process.stdout.write(argv.format === "json" ? alertsToJson(report) : alertsToText(report));
     if (report.alerts.length === 0) return;
     // a webhook that fails does not hide the alerts: exit 7 still, with why they were not posted

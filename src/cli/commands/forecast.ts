@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { ENGINE_READ_MEMORY_BYTES, NAMES_OPTION, WAIT_OPTION, WAREHOUSE_OPTION } from "../inputs.js";
+import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
 
 interface ForecastArgs {
@@ -32,7 +33,8 @@ export const forecastCommand: CommandModule<object, ForecastArgs> = {
     const { withWarehouse } = await import("../inputs.js");
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
-    const result = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => forecast(w.connection, { month: argv.month, prices, options: { names } }), { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES });
+    const nowEpoch = clockNow();
+    const result = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => forecast(w.connection, { month: argv.month, prices, options: { names }, nowEpoch }), { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES });
     process.stdout.write(argv.format === "json" ? forecastToJson(result) : forecastToText(result));
   },
 };

@@ -59,6 +59,12 @@ const showOptions = {
   wait: FILES.wait,
 } as const;
 
+const verifyOptions = {
+  db: FILES.db,
+  head: { type: "string", requiresArg: true, describe: "a head printed before (N:SHA256, by verify or list), kept outside the warehouse: the register's first N links must still be it" },
+  wait: FILES.wait,
+} as const;
+
 interface WarehouseArgs {
   db: string;
   wait?: number;
@@ -83,6 +89,9 @@ interface CorrectArgs extends FilesArgs {
 interface ListArgs extends WarehouseArgs {
   month?: string;
   format: "text" | "json" | "csv";
+}
+interface VerifyArgs extends WarehouseArgs {
+  head?: string;
 }
 interface ShowArgs extends WarehouseArgs {
   number: string;
@@ -161,12 +170,14 @@ const listCommand: CommandModule<object, ListArgs> = {
   builder: (yargs) => yargs.options(listOptions) as unknown as Argv<ListArgs>,
   handler: async (argv) => {
     const { monthPeriod } = await import("../../base/time.js");
-    const { readRegister } = await import("../../store/readRegister.js");
+    const { verifiedRegister } = await import("../../invoices/verifiedRegister.js");
     const { registerToCsv, registerToJson, registerToText } = await import("../../export/registerReport.js");
     const period = argv.month === undefined ? undefined : monthPeriod(argv.month);
-    const entries = await withDatabase(argv, false, (connection) => readRegister(connection, period === undefined ? {} : { periodStartsIn: period }));
+    const { entries, head } = await withDatabase(argv, false, (connection) => verifiedRegister(connection, period === undefined ? {} : { periodStartsIn: period }));
     const format = { text: registerToText, json: registerToJson, csv: registerToCsv }[argv.format];
     process.stdout.write(format(entries));
+    // the head of the whole register, to keep outside the warehouse (text: its last line; json and csv keep their shape)
+    if (head !== undefined) (argv.format === "text" ? say : note)(`register head ${head}`);
   },
 };
 
@@ -175,18 +186,35 @@ const showCommand: CommandModule<object, ShowArgs> = {
   describe: "write an issued document's files again, byte for byte, from the register",
   builder: (yargs) => yargs.options(showOptions) as unknown as Argv<ShowArgs>,
   handler: async (argv) => {
-    const { readRegister, readRegisterFiles } = await import("../../store/readRegister.js");
+    const { issuedFiles } = await import("../../invoices/verifiedRegister.js");
     const { writeIssuedFiles } = await import("../../invoices/writeIssuedFiles.js");
-    const files = await withDatabase(argv, false, async (connection) => {
-      const [entry] = await readRegister(connection, { number: argv.number });
-      if (entry === undefined) throw new UsageError(`no document ${argv.number} in the register (cloudunits invoices list --db ${argv.db} lists them)`, { code: "UNKNOWN_NUMBER" });
-      return readRegisterFiles(connection, argv.number);
-    });
+    const files = await withDatabase(argv, false, (connection) => issuedFiles(connection, argv.number));
     for (const f of await writeIssuedFiles(argv.out, files)) say(`${f.path}${f.written ? "" : " (in place, the same bytes)"}`);
   },
 };
 
-/** `cloudunits invoices issue|correct|list|show`: the invoice register (docs/billing.md). */
+const verifyCommand: CommandModule<object, VerifyArgs> = {
+  command: "verify",
+  describe: "verify the register against its chain: every document and file as issued, no number missing; prints the head to keep outside the warehouse",
+  builder: (yargs) => yargs.options(verifyOptions) as unknown as Argv<VerifyArgs>,
+  handler: async (argv) => {
+    const { parseHead, verifyRegister } = await import("../../store/registerChain.js");
+    const { RegisterBrokenError } = await import("../../base/errors.js");
+    const v = await withDatabase(argv, false, (connection) => verifyRegister(connection, { kept: argv.head }));
+    // a register made before the chain, not opened to write since: nothing to verify it against yet
+    const unchained = !v.chained && v.records > 0
+      ? [`${v.records} document${v.records === 1 ? " was" : "s were"} issued before the register was chained: chained when the warehouse is next opened to write (an ingest, a sync, an issue)`]
+      : [];
+    const problems = [...v.problems, ...unchained];
+    for (const problem of problems) say(problem);
+    if (problems.length > 0) throw new RegisterBrokenError(problems, true);
+    const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+    say(`${plural(v.records, "document")} in ${plural(v.chains, "sequence")} verified: every one as issued, its files byte for byte, no number missing${argv.head === undefined ? "" : `; its first ${parseHead(argv.head)!.links} links are those of the head kept`}`);
+    say(v.head === undefined ? "no document issued yet" : `register head ${v.head}`);
+  },
+};
+
+/** `cloudunits invoices issue|correct|list|show|verify`: the invoice register (docs/billing.md). */
 export const invoicesCommand: CommandModule = {
   ...commandLine("invoices"),
   builder: (yargs) => yargs
@@ -194,6 +222,7 @@ export const invoicesCommand: CommandModule = {
     .command(correctCommand as CommandModule)
     .command(listCommand as CommandModule)
     .command(showCommand as CommandModule)
-    .demandCommand(1, "name what to do: issue, correct, list or show"),
+    .command(verifyCommand as CommandModule)
+    .demandCommand(1, "name what to do: issue, correct, list, show or verify"),
   handler: () => {},
 };

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { inputOptions, NAMES_OPTION, withWarehouse, type InputArgs } from "../inputs.js";
 import { argvPeriod } from "../periodArgs.js";
+import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
 
 interface TopArgs extends InputArgs {
@@ -41,6 +42,8 @@ export const topCommand: CommandModule<object, TopArgs> = {
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const report = await withWarehouse(argv, (w) => top(w.connection, {
       ...period, ...(argv.accountId !== undefined ? { accountId: argv.accountId } : {}), by: argv.by ?? (prices ? "cost" : "CU"), level: argv.level, limit: argv.limit, prices, options: { names },
+      // a warehouse kept by sync is behind or not; files given are what they are
+      ...(argv.db !== undefined ? { nowEpoch: clockNow() } : {}),
     }));
     process.stdout.write(argv.format === "json" ? topToJson(report) : argv.format === "csv" ? topToCsv(report) : topToText(report));
   },

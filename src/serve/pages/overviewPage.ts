@@ -1,6 +1,7 @@
 import type { UnitName } from "../../billing/unitNames.js";
 import { isoUtc } from "../../base/time.js";
 import type { ForecastUnit } from "../../forecast/forecast.js";
+import { lagOf, lagText } from "../../forecast/warehouseLag.js";
 import type { OverviewAccount, OverviewData } from "../overviewData.js";
 import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartSpec, type Column } from "./html.js";
 
@@ -40,6 +41,14 @@ function forecastCard(data: OverviewData): string[] {
   return [`<div class="card forecast" id="forecast"><div class="label">Forecast for the month's end, ${esc(data.month.month)}</div>` +
     `<div class="value">${esc(money(f.amount.projected.toFixed(decimals), currency))}</div>` +
     `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${f.hoursRemaining} h to go; ${esc(range)}</div></div>`];
+}
+
+/** A line first when the warehouse is behind (as `forecast`, `alerts` and `top` say it): its figures end at its latest hour held. */
+function behind(data: OverviewData): string {
+  const lag = data.status.period === null ? undefined : lagOf(data.status.period.lastHourEpoch, data.status.currentHourEpoch);
+  if (!lag?.behind) return "";
+  const text = lagText(lag);
+  return `<p class="lead" id="warehouse-behind"><span class="bad">${esc(text.charAt(0).toUpperCase() + text.slice(1))}</span>: the figures end there (as of ${esc(when(lag.currentHourEpoch))}; <code>cloudunits status</code> says which account).</p>`;
 }
 
 /** Issued invoices the warehouse now disagrees with (late, rewritten or vanished hours), and what to run: nothing when there are none. */
@@ -101,6 +110,7 @@ export function overviewPage(data: OverviewData): string {
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? `the ${due.toLowerCase()},` : ""} the accounts ranked by ${data.amountDue ? due.toLowerCase() : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
+${behind(data)}
 ${toCorrect(data)}
 ${data.forecast?.amount ? `<div class="cards amounts">${amounts}</div>
 <div class="cards">${cards}</div>` : `<div class="cards">${amounts}${cards}</div>`}
