@@ -4,7 +4,7 @@
  * script writes it (`skipBad: true`), never a flag (the CLI says `--skip-bad`: src/cli/flagWords.ts). The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError, EmptyPeriodError and NoHoursHeldError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError and ActiveAlertsError → 7, EnvironmentError → 8,
- * IssuedInvoiceDiffersError → 9, RegisterBrokenError → 10.
+ * IssuedInvoiceDiffersError and InvoicesToCorrectError → 9, RegisterBrokenError → 10.
  */
 
 import type { ImpossibleValue } from "./impossibleValue.js";
@@ -205,28 +205,67 @@ export class EnvironmentError extends CloudunitsError {
   }
 }
 
+/** What `status` found that needs a human (see {@link StaleWarehouseError}). */
+export interface WarehouseAlarm {
+  /** The accounts beyond `--max-lag`, with their lag in hours. */
+  stale: { accountId: number; lagHours: number }[];
+  maxLagHours: number | undefined;
+  /** The accounts with missing hours, or lost hours not accepted (`status --accept-lost`), with how many of each. */
+  incomplete: { accountId: number; missingHours: number; lostHours: number }[];
+  /** True when the warehouse holds no hour at all (a first sync stopped before its first commit). */
+  empty?: boolean;
+  /** The numbers of the issued invoices the warehouse now disagrees with. */
+  invoicesToCorrect?: string[];
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The parts of a {@link WarehouseAlarm} as `status` says them, joined with "; ". */
+function alarmText(alarm: WarehouseAlarm): string {
+  const { stale, incomplete, invoicesToCorrect = [] } = alarm;
+  const hours = (m: WarehouseAlarm["incomplete"][number]) => [...(m.missingHours > 0 ? [`${m.missingHours} h missing`] : []), ...(m.lostHours > 0 ? [`${m.lostHours} h lost at source, not accepted`] : [])].join(", ");
+  return [
+    ...(alarm.empty ? ["the warehouse holds no hour: no sync has committed one yet (run sync with --since, and look at its output)"] : []),
+    ...(stale.length > 0 ? [`${plural(stale.length, "account is", "accounts are")} more than ${alarm.maxLagHours} h behind: ` + stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", ")] : []),
+    ...(incomplete.length > 0
+      ? [`${plural(incomplete.length, "account has", "accounts have")} missing or lost hours (accept a lost one with --accept-lost HOUR): ` +
+        incomplete.map((m) => `account ${m.accountId} (${hours(m)})`).join(", ")]
+      : []),
+    ...(invoicesToCorrect.length > 0
+      ? [`${plural(invoicesToCorrect.length, "issued invoice", "issued invoices")} the warehouse now disagrees with (correct with \`invoices correct --number N\`): ${invoicesToCorrect.join(", ")}`]
+      : []),
+  ].join("; ");
+}
+
 /**
- * `status`: some account of the warehouse is staler than `--max-lag` allows, or has more missing
- * and lost hours than `--max-missing` (exit 7).
+ * `status`: the warehouse holds no hour, some account is staler than `--max-lag` allows, or has a
+ * missing hour or a lost hour not accepted (exit 7); issued invoices it now disagrees with, when
+ * there are any too, are named in the same message.
  */
 export class StaleWarehouseError extends CloudunitsError {
-  /** The accounts beyond the lag, with their lag in hours. */
-  readonly stale: { accountId: number; lagHours: number }[];
-  /** The accounts beyond the missing hours allowed, with their missing and lost hours. */
-  readonly incomplete: { accountId: number; missingHours: number; lostHours: number }[];
+  readonly stale: WarehouseAlarm["stale"];
+  readonly incomplete: WarehouseAlarm["incomplete"];
+  readonly invoicesToCorrect: string[];
 
-  constructor(stale: { accountId: number; lagHours: number }[], maxLagHours: number | undefined, incomplete: { accountId: number; missingHours: number; lostHours: number }[] = [], maxMissingHours = 0) {
-    const plural = (n: number) => (n === 1 ? " is" : "s are");
-    const parts = [
-      ...(stale.length > 0 ? [`${stale.length} account${plural(stale.length)} more than ${maxLagHours} h behind: ` + stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", ")] : []),
-      ...(incomplete.length > 0
-        ? [`${incomplete.length} account${incomplete.length === 1 ? " has" : "s have"} more than ${maxMissingHours} missing or lost hour${maxMissingHours === 1 ? "" : "s"}: ` +
-          incomplete.map((m) => `account ${m.accountId} (${[...(m.missingHours > 0 ? [`${m.missingHours} h missing`] : []), ...(m.lostHours > 0 ? [`${m.lostHours} h lost`] : [])].join(", ")})`).join(", ")]
-        : []),
-    ];
-    super("STALE", parts.join("; "));
-    this.stale = stale;
-    this.incomplete = incomplete;
+  constructor(alarm: WarehouseAlarm) {
+    super("STALE", alarmText(alarm));
+    this.stale = alarm.stale;
+    this.incomplete = alarm.incomplete;
+    this.invoicesToCorrect = alarm.invoicesToCorrect ?? [];
+  }
+}
+
+/**
+ * `status`: issued invoices the warehouse now disagrees with (hours arrived late, rewritten or no
+ * longer held since they were issued), and nothing else to alarm on (exit 9).
+ */
+export class InvoicesToCorrectError extends CloudunitsError {
+  /** The numbers of the invoices. */
+  readonly numbers: string[];
+
+  constructor(numbers: string[]) {
+    super("INVOICES_TO_CORRECT", alarmText({ stale: [], maxLagHours: undefined, incomplete: [], invoicesToCorrect: numbers }));
+    this.numbers = numbers;
   }
 }
 
@@ -242,7 +281,7 @@ export class MissingHoursError extends CloudunitsError {
     super(
       "MISSING_HOURS",
       `${month}: ${accounts.length} account${accounts.length === 1 ? " lacks" : "s lack"} hours, so nothing was issued ` +
-        "(sync or ingest them, or issue with acceptMissing: true to invoice without them, the hours printed on the invoice):\n" +
+        "(an hour missing may still come: sync or ingest it; one lost at source never will; acceptMissing: true invoices without them, the hours printed on the invoice):\n" +
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.accounts = accounts;

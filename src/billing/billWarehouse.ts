@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { LoadReport } from "../load/loadReport.js";
 import { billedImpossibleValues } from "./billedImpossibleValues.js";
-import { qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
+import { lostHoursOf, qualityOf, syncedUntilOf, type DataQuality } from "./dataQuality.js";
 import { dataFingerprint } from "./inputFingerprints.js";
 import { periodOnly, type Period } from "../base/period.js";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "./billingOptions.js";
@@ -57,7 +57,7 @@ export async function billWarehouse(
   const resolved = resolveOptions(options);
   const { lines, parts, seen, road } = await billingPass(connection, period, options, how.levels ?? levelsFor(period), how.cuts ?? []);
   if (period.accountId !== undefined && lines.length === 0) await checkKnownInWarehouse(connection, "account", period.accountId);
-  const quality = qualityOf(seen, period, how.load, await billedImpossibleValues(connection, period, resolved.units), await syncedUntilOf(connection));
+  const quality = qualityOf(seen, period, how.load, await billedImpossibleValues(connection, period, resolved.units), await syncedUntilOf(connection), await lostHoursOf(connection));
   const data = how.fingerprint ?? true ? await dataFingerprint(connection) : undefined;
   return { period: periodOnly(period), options: resolved, lines, parts, quality, load: how.load, data, road };
 }

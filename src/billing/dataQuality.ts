@@ -16,7 +16,11 @@ export interface MissingRun {
 /** What the data of a period lacks or holds that is not billed; it travels with every report. */
 export interface DataQuality {
   /** Hours of `[start, end)` without a sample, per account that has at least one sample in the period. */
-  missingHours: { accountId: number; hours: number; runs: MissingRun[]; notYetSynced?: { startHour: number; hours: number } }[];
+  missingHours: {
+    accountId: number; hours: number; runs: MissingRun[]; notYetSynced?: { startHour: number; hours: number };
+    /** Of `runs`, the hours `sync` gave up as lost at source (never written within the platform's retention); absent when none. */
+    lost?: { hours: number; runs: MissingRun[] };
+  }[];
   /** Machines of types other than the billed one (e.g. not `vm`), in machine-hours: kept in the tables, never billed. */
   unbilledMachineTypes: { type: string; machineHours: number }[];
   /**
@@ -49,7 +53,7 @@ export interface DataQuality {
  */
 export function missingHoursOf(
   accountHours: ReadonlyMap<number, readonly number[]>, params: Period,
-  syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = clockNow(),
+  syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = clockNow(), lostHours: ReadonlyMap<number, ReadonlySet<number>> = new Map(),
 ): DataQuality["missingHours"] {
   const first = Math.ceil(params.start / 3600) * 3600;
   const ended = Math.min(params.end, Math.floor(nowEpoch / 3600) * 3600);
@@ -69,11 +73,42 @@ export function missingHoursOf(
       run.hours++;
       entry.hours++;
     }
+    const lost = entry.runs.flatMap(hoursOfRun).filter((h) => lostHours.get(accountId)?.has(h));
+    if (lost.length > 0) entry.lost = { hours: lost.length, runs: runsOf(lost) };
     const pending = Math.max(0, (ended - Math.max(until, first)) / 3600);
     if (pending > 0) entry.notYetSynced = { startHour: Math.max(until, first), hours: pending };
     if (entry.hours > 0 || pending > 0) out.push(entry);
   }
   return out;
+}
+
+/** The hours of a run, ascending. */
+const hoursOfRun = (r: MissingRun) => Array.from({ length: r.hours }, (_, k) => r.startHour + k * 3600);
+
+/** Ascending hours as runs of consecutive hours. */
+function runsOf(hours: readonly number[]): MissingRun[] {
+  const runs: MissingRun[] = [];
+  for (const h of hours) {
+    const last = runs.at(-1);
+    if (last && last.endHour + 3600 === h) {
+      last.endHour = h;
+      last.hours++;
+    } else runs.push({ startHour: h, endHour: h, hours: 1 });
+  }
+  return runs;
+}
+
+/** The hours `sync` gave up per account (`sync_log` event `lost`); none in a warehouse without the table. */
+export async function lostHoursOf(connection: DuckDBConnection): Promise<Map<number, Set<number>>> {
+  const lost = new Map<number, Set<number>>();
+  const present = await connection.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_name = 'sync_log'");
+  if (Number(present.getRows()[0]![0]) === 0) return lost;
+  for (const [accountId, hour] of (await connection.runAndReadAll("SELECT DISTINCT account_id, hour_epoch FROM sync_log WHERE event = 'lost'")).getRows()) {
+    const set = lost.get(Number(accountId)) ?? new Set<number>();
+    set.add(Number(hour));
+    lost.set(Number(accountId), set);
+  }
+  return lost;
 }
 
 /**
@@ -96,9 +131,10 @@ export async function syncedUntilOf(connection: DuckDBConnection, nowEpoch = clo
  */
 export function qualityOf(
   seen: SeenData, params: Period, load: LoadReport | undefined, impossibleValues: ImpossibleValue[], syncedUntil?: ReadonlyMap<number, number>,
+  lostHours?: ReadonlyMap<number, ReadonlySet<number>>,
 ): DataQuality {
   return {
-    missingHours: missingHoursOf(seen.accountHours, params, syncedUntil),
+    missingHours: missingHoursOf(seen.accountHours, params, syncedUntil, undefined, lostHours),
     unbilledMachineTypes: [...seen.unbilledTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([type, machineHours]) => ({ type, machineHours })),
     emptyRecords: { machineHours: seen.emptyMachineHours, cloudSpaceHours: seen.emptyCloudspaceHours },
     emptyPeriod: seen.accountHours.size === 0,
@@ -126,7 +162,7 @@ export async function accountHoursIn(connection: DuckDBConnection, params: Perio
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
-  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "NOT_YET_SYNCED" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
+  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "LOST_AT_SOURCE" | "NOT_YET_SYNCED" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
   message: string;
   details?: unknown;
 }
@@ -134,15 +170,28 @@ export interface Warning {
 /** The MISSING_HOURS warnings of the missing hours of a period, one per account. */
 export function missingHoursWarnings(missingHours: DataQuality["missingHours"], params: Period): Warning[] {
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
+  const shownRuns = (runs: readonly MissingRun[]) => {
+    const texts = runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
+    return (texts.length > 5 ? [...texts.slice(0, 5), `and ${texts.length - 5} more runs`] : texts).join(", ");
+  };
   return missingHours.flatMap((m): Warning[] => {
-    const runs = m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
-    const shown = runs.length > 5 ? [...runs.slice(0, 5), `and ${runs.length - 5} more runs`] : runs;
     const warnings: Warning[] = [];
-    if (m.hours > 0) {
+    // lost hours are not "missing": sync no longer asks for them, and they never come
+    const lost = new Set(m.lost ? m.lost.runs.flatMap(hoursOfRun) : []);
+    const missing = runsOf(m.runs.flatMap(hoursOfRun).filter((h) => !lost.has(h)));
+    const n = m.hours - lost.size;
+    if (n > 0) {
       warnings.push({
         code: "MISSING_HOURS",
-        message: `account ${m.accountId}: ${m.hours} hour${m.hours === 1 ? "" : "s"} missing in ${period}: ${shown.join(", ")}`,
-        details: m,
+        message: `account ${m.accountId}: ${n} hour${n === 1 ? "" : "s"} missing in ${period}: ${shownRuns(missing)}`,
+        details: { ...m, hours: n, runs: missing },
+      });
+    }
+    if (m.lost) {
+      warnings.push({
+        code: "LOST_AT_SOURCE",
+        message: `account ${m.accountId}: ${m.lost.hours} hour${m.lost.hours === 1 ? "" : "s"} of ${period} lost at source (never written by the platform within its retention, given up by sync): ${shownRuns(m.lost.runs)}`,
+        details: m.lost,
       });
     }
     if (m.notYetSynced) {

@@ -12,6 +12,7 @@ import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
 import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { formatHours } from "../sync/formatHours.js";
+import { lostHoursOf } from "../billing/dataQuality.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
 
@@ -91,7 +92,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   refuseOtherFigures(drafts, inForce, inputs);
   const fresh = drafts.filter((d) => !inForce.has(d.accountId));
   // whether the month can be issued before how: a month-end run from cron says first that hours are missing
-  if (!request.acceptMissing) refuseMissing(request.month, fresh);
+  if (!request.acceptMissing) refuseMissing(request.month, fresh, await lostHoursOf(connection));
   if (fresh.length > 0) checkIssuable(inputs.config, fresh.map((d) => d.accountId));
 
   const warnings: string[] = [];
@@ -150,13 +151,21 @@ function refuseOtherFigures(drafts: readonly AccountDraft[], inForce: ReadonlyMa
   );
 }
 
-/** Throws MissingHoursError naming the hours not held of each account to invoice. */
-function refuseMissing(month: string, drafts: readonly AccountDraft[]): void {
+/** Throws MissingHoursError naming the hours not held of each account to invoice: missing (may still come) apart from lost at source (never will). */
+function refuseMissing(month: string, drafts: readonly AccountDraft[], lost: ReadonlyMap<number, ReadonlySet<number>>): void {
   const lacking = drafts.filter((d) => d.missingHours.length > 0);
   if (lacking.length === 0) return;
+  const hours = (n: number) => `${n} hour${n === 1 ? "" : "s"}`;
   throw new MissingHoursError(
     lacking.map((d) => ({ accountId: d.accountId, hours: d.missingHours })),
     month,
-    lacking.map((d) => `account ${d.accountId}: ${d.missingHours.length} hour${d.missingHours.length === 1 ? "" : "s"} not held: ${formatHours(d.missingHours)}`),
+    lacking.flatMap((d) => {
+      const gone = d.missingHours.filter((h) => lost.get(d.accountId)?.has(h));
+      const missing = d.missingHours.filter((h) => !lost.get(d.accountId)?.has(h));
+      return [
+        ...(missing.length > 0 ? [`account ${d.accountId}: ${hours(missing.length)} not held: ${formatHours(missing)}: sync or ingest them`] : []),
+        ...(gone.length > 0 ? [`account ${d.accountId}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with --accept-missing`] : []),
+      ];
+    }),
   );
 }

@@ -1,3 +1,4 @@
+import { lostHoursOf } from "../billing/dataQuality.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { hourRanges, runsWithin } from "../base/period.js";
 import { isoUtc } from "../base/time.js";
@@ -145,15 +146,7 @@ function missingRange(fromEpoch: number, tillEpoch: number): MissingRange {
 
 /** The hours `sync` gave up per account (`sync_log` event `lost`), ascending; none where the table is absent (a load of files). */
 async function lostHours(connection: DuckDBConnection): Promise<Map<number, number[]>> {
-  const present = await connection.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_name = 'sync_log'");
-  const lost = new Map<number, number[]>();
-  if (Number(present.getRows()[0]![0]) === 0) return lost;
-  for (const [accountId, hour] of (await connection.runAndReadAll("SELECT DISTINCT account_id, hour_epoch FROM sync_log WHERE event = 'lost' ORDER BY 1, 2")).getRows()) {
-    const list = lost.get(Number(accountId)) ?? [];
-    list.push(Number(hour));
-    lost.set(Number(accountId), list);
-  }
-  return lost;
+  return new Map([...(await lostHoursOf(connection))].map(([accountId, hours]) => [accountId, [...hours].sort((x, y) => x - y)]));
 }
 
 /**

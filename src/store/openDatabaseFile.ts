@@ -1,10 +1,10 @@
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import { BadFileError, UsageError, WarehouseBusyError } from "../base/errors.js";
+import { BadFileError, EnvironmentError, UsageError, WarehouseBusyError } from "../base/errors.js";
 import { fileNotFound } from "../base/fileNotFound.js";
 import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
-import { storageErrorOf } from "./storageError.js";
+import { storageErrorOf, WAREHOUSE_KEPT } from "./storageError.js";
 import { chainRegisterOnce } from "./registerChain.js";
 import { upgradeFacts } from "./upgradeFacts.js";
 import { schemaCurrent, writeSchemaMark } from "./warehouseMeta.js";
@@ -157,5 +157,17 @@ function openError(file: string, message: string, cause: unknown): Error {
     const reason = `the database is damaged (${message.replace(/^IO Error: /, "")}): restore it from a backup, or build it again with \`cloudunits ingest\` or \`sync\``;
     return new BadFileError("DB_CORRUPT", file, reason, { cause });
   }
-  return storageErrorOf(file, cause) ?? new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause });
+  return storageErrorOf(file, cause) ?? walRoomError(file, message, cause) ?? new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause });
+}
+
+/**
+ * DuckDB replays the write-ahead log a writer left (one killed before its checkpoint) when it opens
+ * the file, within the memory limit, spilling the rest to temporary files beside it; on a full
+ * disk it cannot ("failed to offload data block", "Out of Memory Error: Failure while replaying
+ * WAL"). That is the disk, not the command's use (exit 8, the line every command gives), and
+ * nothing committed is lost: the log is replayed once there is room.
+ */
+function walRoomError(file: string, message: string, cause: unknown): Error | undefined {
+  if (!/Failure while replaying WAL/i.test(message) || !/Out of Memory|offload|max_temp_directory_size|temporary/i.test(message)) return undefined;
+  return new EnvironmentError("DISK_FULL", file, WAREHOUSE_KEPT, { cause });
 }

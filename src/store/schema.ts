@@ -257,13 +257,33 @@ ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS retention_hours INTEGER;
 ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS missing_asked_until_epoch BIGINT;
 
 -- Hours \`sync\` got after first asking for them: 'late' (the platform wrote it after an earlier
--- sync asked for it), 'rewritten' (the platform's file changed; the held one was replaced); and
--- 'lost': an hour never written that left the platform's retention, given up for good.
+-- sync asked for it), 'rewritten' (the platform's file changed; the held one was replaced);
+-- 'lost': an hour never written that left the platform's retention, given up for good; and
+-- 'accepted': a lost hour an operator accepted (\`status --accept-lost\`), no longer alarming.
 CREATE TABLE IF NOT EXISTS sync_log (
   account_id     BIGINT NOT NULL,
   hour_epoch     BIGINT NOT NULL,
   event          VARCHAR NOT NULL,
   logged_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+-- Each run of \`sync\` as it plans: its process (host, PID and start time, so a live run is told
+-- from one that was killed or stopped) and the accounts it syncs. A run whose process is gone
+-- without recording an account's result did not finish: \`status\` says that sync failed.
+CREATE TABLE IF NOT EXISTS sync_runs (
+  run_id         BIGINT PRIMARY KEY,
+  host           VARCHAR NOT NULL,
+  pid            BIGINT NOT NULL,
+  process_start  VARCHAR,
+  started_at     TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
+  account_ids    BIGINT[] NOT NULL
+);
+-- The hours [start_epoch, end_epoch) of an account a running sync is downloading, until it
+-- records the account's result: a sync that starts meanwhile does not ask them again.
+CREATE TABLE IF NOT EXISTS sync_claims (
+  run_id         BIGINT NOT NULL,
+  account_id     BIGINT NOT NULL,
+  start_epoch    BIGINT NOT NULL,
+  end_epoch      BIGINT NOT NULL
 );
 ${MACHINE_FACTS_SQL}
 

@@ -36,7 +36,7 @@ interface MarkerProof {
 }
 
 /** A process's start time (`/proc/PID/stat`, field 22), or undefined when it is gone or cannot be read. */
-function processStart(pid: number | "self"): string | undefined {
+export function processStart(pid: number | "self"): string | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "latin1"); // a short read of the kernel's, never blocks

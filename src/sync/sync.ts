@@ -16,6 +16,7 @@ import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil } from "./syncChunks.js";
 import { DEFAULT_ASK_MISSING_EVERY_HOURS, DEFAULT_LOOK_BACK_HOURS, DEFAULT_RETENTION_HOURS, DEFAULT_SETTLE_HOURS } from "./syncPlan.js";
 import { readHeldHours, readSyncState } from "./syncState.js";
 import type { SyncOptions, SyncReport } from "./syncTypes.js";
+import { claimChunks, registerRun, thisProcess, withoutClaimed } from "./syncRuns.js";
 import { clockNow } from "../base/clock.js";
 
 export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./syncTypes.js";
@@ -128,6 +129,10 @@ async function planRun(connection: Connection, db: string, accountIds: readonly 
  * asked again changes nothing. Hours later than the current hour held in the warehouse (from
  * `ingest`) are ignored: the platform cannot have written them.
  *
+ * Two runs at once never download an hour twice: each registers itself as it plans (`sync_runs`:
+ * host, PID, process start) with the hours it will download (`sync_claims`, released as it records
+ * each account's result), and leaves to a live run the hours that run claims (`leftToOtherRun`).
+ *
  * The warehouse is opened to write once to plan (and store the names), then once per step:
  * the step's ingest, the record of each account's chunks and, with an account's last chunk (or
  * its failure, or when it has nothing to ask), the account's result, in one open and a few
@@ -161,10 +166,14 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     writeWarehouse(options.db, waitSeconds, (opened) => fn(opened.connection, opened));
 
   const listed = await listService(options);
-  const plans = await withDatabase(async (connection) => {
-    const planned = await planRun(connection, options.db, listed.accountIds, windows, currentHourEpoch);
+  const { runId, plans } = await withDatabase(async (connection) => {
+    const all = await planRun(connection, options.db, listed.accountIds, windows, currentHourEpoch);
+    // registered once planned (a run refused for its options never ran); the hours another live run is downloading are left to it
+    const registered = await registerRun(connection, listed.accountIds, thisProcess());
+    const planned = all.map((p) => withoutClaimed(p, registered.claims, windows.chunkSeconds));
+    await claimChunks(connection, registered.runId, planned.map((p) => p.plan));
     await writeEntityNames(connection, listed.names);
-    return planned;
+    return { runId: registered.runId, plans: planned };
   });
 
   const tempDir = await makeSyncFolder(options.tempDir ?? tmpdir());
@@ -179,9 +188,15 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   };
   const run: RunContext = {
     db: options.db, replace: options.replace ?? true, skipBad: options.skipBad, stepBytes, windows, currentHourEpoch, tempDir, service, withDatabase,
-    progress: { hoursDone: 0, hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.chunks), 0), onProgress: options.onProgress },
+    progress: { hoursDone: 0, hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.plan.chunks), 0), onProgress: options.onProgress },
+    runId,
   };
-  const accounts = plans.map((plan) => new AccountSync(plan, run));
+  const accounts = plans.map(({ plan, skipped, by }) => {
+    const account = new AccountSync(plan, run);
+    account.result.leftToOtherRun = skipped;
+    if (by) account.result.otherRun = { host: by.host, pid: by.pid, startedAtEpoch: by.startedAtEpoch };
+    return account;
+  });
   try {
     await syncAccounts(accounts, run, downloads, (a) => options.onAccount?.(a.result));
   } finally {

@@ -30,6 +30,8 @@ export interface RunContext {
   progress: { hoursDone: number; hoursTotal: number; onProgress?: (progress: SyncProgress) => void };
   /** Account-hours in the warehouse, as the last account's record read them. */
   totalAccountHours?: number;
+  /** This run's row of `sync_runs`: its claims are released as each account's result is recorded. */
+  runId: number;
 }
 
 /** Account-hours in the warehouse. */
@@ -97,6 +99,7 @@ export class AccountSync {
       lostHours: [],
       verifiedHours: plan.verifiedHours,
       bytes: 0,
+      leftToOtherRun: 0,
     };
   }
 

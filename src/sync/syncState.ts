@@ -157,8 +157,8 @@ export interface AccountResultRecord {
   lost: readonly number[];
 }
 
-/** Records, in one transaction for every account done in a step, how its sync of this run ended, the windows it used, and the hours it gave up. */
-export async function recordResults(connection: DuckDBConnection, results: readonly AccountResultRecord[]): Promise<void> {
+/** Records, in one transaction for every account done in a step, how its sync of this run ended, the windows it used, and the hours it gave up; releases the run's claims on their hours (`runId`). */
+export async function recordResults(connection: DuckDBConnection, results: readonly AccountResultRecord[], runId?: number): Promise<void> {
   if (results.length === 0) return;
   const { values, types } = columns(results, {
     a: (r) => r.accountId, f: (r) => r.fromEpoch, r: (r) => r.result, e: (r) => r.error, lb: (r) => r.lookBackHours, rt: (r) => r.retentionHours,
@@ -175,6 +175,8 @@ export async function recordResults(connection: DuckDBConnection, results: reado
       values, types,
     );
     await logEvents(connection, results.flatMap((r) => r.lost.map((hourEpoch) => ({ accountId: r.accountId, hourEpoch, event: "lost" as const }))));
+    // the run is done with these accounts: a sync that starts now asks their hours again
+    if (runId !== undefined) await connection.run("DELETE FROM sync_claims WHERE run_id = $run AND list_contains($a, account_id)", { run: runId, a: values.a! }, { run: duckdbApi().BIGINT, a: types.a! });
   });
 }
 

@@ -94,7 +94,7 @@ async function writeStep(accounts: readonly AccountSync[], run: RunContext): Pro
     await recordChunks(connection, accounts.flatMap((a) => a.stepRecord(ingested.get(a.accountId), held.get(a.accountId) ?? new Set()) ?? []));
     const finishing = accounts.flatMap((a) => (a.spanQuery ? [a] : []));
     const spans = await readAccountSpans(connection, finishing.map((a) => a.spanQuery!), run.currentHourEpoch);
-    await recordResults(connection, finishing.map((a) => a.settle(spans.get(a.accountId)!)));
+    await recordResults(connection, finishing.map((a) => a.settle(spans.get(a.accountId)!)), run.runId);
     run.totalAccountHours = await countAccountHours(connection);
   });
   const done: AccountSync[] = [];

@@ -144,6 +144,13 @@ export interface SyncedAccount {
   verifiedHours: number;
   /** Bytes downloaded. */
   bytes: number;
+  /**
+   * Hours of its plan another sync of the warehouse was downloading when this one planned (two runs
+   * at once, from cron): left to that run, which ingests them, and not asked here; 0 when none.
+   */
+  leftToOtherRun: number;
+  /** That run's process and start, when some were left to it. */
+  otherRun?: { host: string; pid: number; startedAtEpoch: number };
   /** Why it failed (status `failed`). */
   error?: Error;
 }

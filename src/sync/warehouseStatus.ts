@@ -1,8 +1,10 @@
 import { statSync } from "node:fs";
+import { isoUtc } from "../base/time.js";
 import type { Warehouse } from "../store/types.js";
 import { hourRanges } from "../base/period.js";
 import { HOUR_SECONDS } from "./syncChunks.js";
 import { DEFAULT_LOOK_BACK_HOURS } from "./syncPlan.js";
+import { readUnfinishedRuns, type UnfinishedRun } from "./syncRuns.js";
 import { clockNow } from "../base/clock.js";
 
 /** Hours `[fromEpoch, toEpoch]`, both included. */
@@ -30,6 +32,8 @@ export interface AccountStatus {
   insideLookBack: HourSpan[];
   /** Missing hours `sync` gave up: never written, and past the platform's retention ("lost at source", for good). */
   lost: HourSpan[];
+  /** The part of `lost` an operator accepted (`status --accept-lost HOUR`, logged `accepted`): listed, no longer alarming. */
+  acceptedLost: HourSpan[];
   /** The hours after the last one held up to the current hour: not yet synced (not missing). */
   notYetSynced: HourSpan | null;
   /** Hours held that are later than the current hour (loaded by `ingest`: the platform cannot have written them). */
@@ -37,12 +41,17 @@ export interface AccountStatus {
   /** Hours that arrived after an earlier sync had asked for them, and hours the platform rewrote (the held one replaced). */
   late: HourSpan[];
   rewritten: HourSpan[];
-  /** The account's last sync (its look-back and retention, hours, when it recorded them); null when `sync` never ran for it. */
+  /**
+   * The account's last sync (its look-back and retention, hours, when it recorded them); null when `sync` never ran for it.
+   * A run that started after the last recorded result is the last sync: `running` while its process runs, else `failed`
+   * (it stopped before it could record one: killed, or the machine refused a write), `atEpoch` its start.
+   */
   lastSync: {
     atEpoch: number | null;
     result: string | null;
     error: string | null;
-    syncedUntilEpoch: number;
+    /** Every hour before it was asked (null when no run recorded any). */
+    syncedUntilEpoch: number | null;
     lookBackHours: number | null;
     retentionHours: number | null;
   } | null;
@@ -113,7 +122,8 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
     WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`, now);
   const log = known.has("sync_log.event") ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch") : [];
 
-  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id)), ...future.map((r) => Number(r.account_id))])].sort((a, b) => a - b);
+  const unfinished = await readUnfinishedRuns(connection);
+  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id)), ...future.map((r) => Number(r.account_id)), ...unfinished.keys()])].sort((a, b) => a - b);
   const accounts = ids.map((accountId): AccountStatus => {
     const h = held.find((r) => Number(r.account_id) === accountId);
     const s = state.find((r) => Number(r.account_id) === accountId);
@@ -125,8 +135,9 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       fromEpoch: Number(r.gap_from), toEpoch: Number(r.gap_to), hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
     })));
     const lost = new Set(logged("lost"));
+    const accepted = new Set(logged("accepted"));
     // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
-    const lookBackStartEpoch = s ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
+    const lookBackStartEpoch = s && s.synced_until_epoch !== null ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
     return {
       accountId,
       name: (names.find((r) => Number(r.id) === accountId)?.name as string | undefined) ?? null,
@@ -137,20 +148,14 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       missing: spans(holes.filter((hour) => !lost.has(hour))),
       insideLookBack: spans(holes.filter((hour) => !lost.has(hour) && hour >= lookBackStartEpoch)),
       lost: spans(holes.filter((hour) => lost.has(hour))),
+      acceptedLost: spans(holes.filter((hour) => lost.has(hour) && accepted.has(hour))),
       notYetSynced: completeUntilEpoch !== null && lagHours! > 0
         ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
         : null,
       future: spans(future.filter((r) => Number(r.account_id) === accountId).map((r) => Number(r.hour_epoch))),
       late: spans(logged("late")),
       rewritten: spans(logged("rewritten")),
-      lastSync: s ? {
-        atEpoch: num(s.at),
-        result: (s.last_result as string | null) ?? null,
-        error: (s.last_error as string | null) ?? null,
-        syncedUntilEpoch: Number(s.synced_until_epoch),
-        lookBackHours: num(s.look_back_hours),
-        retentionHours: num(s.retention_hours),
-      } : null,
+      lastSync: lastSyncOf(s, unfinished.get(accountId)),
     };
   });
   const firsts = held.map((r) => Number(r.first));
@@ -165,8 +170,28 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
   };
 }
 
-/** Hours of an account that `status --max-missing` counts: missing and lost. */
-export function missingCount(a: AccountStatus): number {
-  const count = (list: readonly HourSpan[]) => list.reduce((sum, span) => sum + span.hours, 0);
-  return count(a.missing) + count(a.lost);
+/** The last sync of an account: its recorded result, or the run that started since and did not record one. */
+function lastSyncOf(s: Row | undefined, run: UnfinishedRun | undefined): AccountStatus["lastSync"] {
+  const recorded = s && {
+    atEpoch: num(s.at),
+    result: (s.last_result as string | null) ?? null,
+    error: (s.last_error as string | null) ?? null,
+    syncedUntilEpoch: Number(s.synced_until_epoch),
+    lookBackHours: num(s.look_back_hours),
+    retentionHours: num(s.retention_hours),
+  };
+  if (run === undefined) return recorded ?? null;
+  return {
+    syncedUntilEpoch: null, lookBackHours: null, retentionHours: null, ...recorded,
+    atEpoch: run.startedAtEpoch,
+    result: run.live ? "running" : "failed",
+    error: run.live ? null : `the sync that started at ${isoUtc(run.startedAtEpoch)} (PID ${run.pid} on ${run.host}) stopped before it recorded a result: killed, or the machine refused a write (its exit code and output say which)`,
+  };
+}
+
+const hoursIn = (list: readonly HourSpan[]) => list.reduce((sum, span) => sum + span.hours, 0);
+
+/** Hours of an account that alarm (`status` exits 7): missing, and lost at source but not accepted. */
+export function alarmingHours(a: AccountStatus): { missingHours: number; lostHours: number } {
+  return { missingHours: hoursIn(a.missing), lostHours: hoursIn(a.lost) - hoursIn(a.acceptedLost) };
 }

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,5 +99,33 @@ describe.skipIf(!canMount && process.getuid?.() === 0)("a read-only folder", () 
     ];
     const runs = await withRefusingFolder(folder, { kind: "read-only" }, setupHeld(held), list.map(([, args]) => args), { env: PASSWORD });
     for (const [i, [what, , path]] of list.entries()) expectOneLine(runs[i]!, path, canMount ? /the file system is read-only/ : /permission denied/, what);
+  }, 180_000);
+});
+
+describe.skipIf(!canMount)("a write-ahead log a reader cannot replay for want of room", () => {
+  it.each([
+    ["a full disk", { kind: "full", freeKib: 1 } as const, /no space left on the device/],
+    ["a read-only folder", { kind: "read-only" } as const, /the file system is read-only/],
+  ])("check and billing --db on %s exit 8 with the one line sync gives (not 2 with DuckDB's words); status, uncapped, reads it", async (name, refusal, failure) => {
+    const folder = join(dir, `wal-${refusal.kind}`);
+    const held = join(folder, "held.duckdb");
+    // a writer killed before its checkpoint leaves its commits in the log (some 90 MB of rows here),
+    // which a reader replays on opening, beyond its memory cap into temporary files beside the file
+    const writer = join(dir, `killedWriter-${refusal.kind}.mjs`);
+    writeFileSync(writer, [
+      `import { DuckDBInstance } from ${JSON.stringify(createRequire(import.meta.url).resolve("@duckdb/node-api"))};`,
+      "const connection = await (await DuckDBInstance.create(process.argv[2])).connect();",
+      "await connection.run(\"SET checkpoint_threshold = '100GB'\");",
+      "await connection.run('CREATE TABLE kept (x BIGINT, y VARCHAR)');",
+      "for (let k = 0; k < 20; k++) await connection.run(`INSERT INTO kept SELECT range, md5(range::VARCHAR) || md5((range + 1)::VARCHAR) FROM range(${k * 60000}, ${(k + 1) * 60000})`);",
+      "process.kill(process.pid, 'SIGKILL');",
+    ].join("\n"));
+    const setup = [...setupHeld(held), `${process.execPath} ${writer} ${held} || true`, `test -s ${held}.wal`];
+    const readers: string[][] = [["check", "--db", held], ["billing", "--db", held, "--start", "2026-10-01", "--end", "2026-10-02"], ["status", "--db", held]];
+    const [check, billing, status] = await withRefusingFolder(folder, refusal, setup, readers, { setupMib: 160 });
+    expectOneLine(check!, held, failure, `check --db on ${name}`);
+    expectOneLine(billing!, held, failure, `billing --db on ${name}`);
+    expect([0, 7], status!.stderr).toContain(status!.code);
+    expect(status!.stdout).toContain("2 account-hours");
   }, 180_000);
 });

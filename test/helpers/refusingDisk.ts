@@ -21,9 +21,10 @@ const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
  * Runs `setup` (shell lines, the folder still writable and roomy), then each of `runs` (cloudunits
  * argument lists) with `folder` refusing as `refusal` says. Returns each run's exit code and output.
  * The folder's content stays afterwards only without a mount (with one, `options.keep` lines copy out
- * what to keep); `options.env` is added to the runs' environment.
+ * what to keep); `options.env` is added to the runs' environment; `options.setupMib`: the room of the
+ * setup (with a mount; default 16).
  */
-export function withRefusingFolder(folder: string, refusal: Refusal, setup: string[], runs: string[][], options: { keep?: string[]; env?: Record<string, string> } = {}): Promise<CliRun[]> {
+export function withRefusingFolder(folder: string, refusal: Refusal, setup: string[], runs: string[][], options: { keep?: string[]; env?: Record<string, string>; setupMib?: number } = {}): Promise<CliRun[]> {
   mkdirSync(folder, { recursive: true });
   const logs = `${folder}.logs`;
   mkdirSync(logs, { recursive: true });
@@ -37,7 +38,7 @@ export function withRefusingFolder(folder: string, refusal: Refusal, setup: stri
     : canMount ? [`mount -o remount,ro,bind ${quote(folder)}`] : [`chmod a-w ${quote(folder)}`];
   const script = [
     "set -e",
-    ...(canMount ? [`mount -t tmpfs -o size=16m tmpfs ${quote(folder)}`] : []),
+    ...(canMount ? [`mount -t tmpfs -o size=${options.setupMib ?? 16}m tmpfs ${quote(folder)}`] : []),
     ...setup,
     "(", // the limits of the runs end with them
     ...refuse,

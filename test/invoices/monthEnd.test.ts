@@ -230,11 +230,16 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
 
   let differenceNow: string;
 
-  it("a late hour: status names the invoice to correct, and issuing exits 9 saying by how much, changing nothing", async () => {
+  it("a late hour: status names the invoice to correct and exits 9 (7 naming it too when an account is also behind), and issuing exits 9 saying by how much, changing nothing", async () => {
     const before = await register();
     expect((await runCli(["ingest", path("full-1"), "--db", db])).code).toBe(0);
-    const status = await runCli(["status", "--db", db]);
-    expect(status.code, status.stderr).toBe(0);
+    const status = await runCli(["status", "--db", db], at(MONTH_END));
+    expect(status.code, status.stderr).toBe(9);
+    expect(status.stderr).toContain("1 issued invoice the warehouse now disagrees with (correct with `invoices correct --number N`): INV-2026-00001");
+    // the month ended 32 hours before: behind and to correct, both named, exit 7 (an outage first)
+    const stale = await runCli(["status", "--db", db, "--max-lag", "3"], at(MONTH_END));
+    expect(stale.code, stale.stderr).toBe(7);
+    expect(stale.stderr).toContain("2 accounts are more than 3 h behind: account 1 (32 h), account 2 (32 h); 1 issued invoice the warehouse now disagrees with (correct with `invoices correct --number N`): INV-2026-00001");
     expect(status.stdout).toContain("issued invoices the warehouse now disagrees with: 1");
     expect(status.stdout).toContain(`INV-2026-00001 (account 1, 2026-10, issued 2026-11-02): 1 h arrived late: ${LATE_HOUR}`);
     const json = JSON.parse((await runCli(["status", "--db", db, "--format", "json"])).stdout) as { invoicesToCorrect: unknown[] };

@@ -97,7 +97,7 @@ describe("a stall longer than the look-back", () => {
     const clean = await cleanIngest(records.filter((r) => r.hourEpoch < upTo), "stall-clean");
     expect(await dataTables(db)).toEqual(await dataTables(clean));
     for (const accountId of [1, 2]) expect(await figures(db, accountId, START, upTo)).toEqual(await figures(clean, accountId, START, upTo));
-    // nothing missing: status exits 0 (--max-missing 0), complete up to the run's end
+    // nothing missing: status exits 0, complete up to the run's end
     const after = await runCli(["status", "--db", db, "--format", "json"]);
     expect(after.code, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout).accounts.map((a: { missing: unknown[]; completeUntil: string }) => [a.missing, a.completeUntil])).toEqual([[[], isoUtc(upTo)], [[], isoUtc(upTo)]]);
@@ -133,12 +133,12 @@ describe("an hour the platform never writes", () => {
     // nothing else needed a human: every other run was silent
     expect(runs.filter((r) => r.stderr !== "").map((r) => r.at)).toEqual([START + 12 * H, START + 54 * H]);
 
-    // status lists it for good and exits 7 (--max-missing 0 by default); --max-missing 1 accepts it
+    // status lists it for good and exits 7 until an operator accepts that very hour
     const status = await runCli(["status", "--db", db]);
     expect(status.code).toBe(7);
     expect(status.stdout).toContain("  lost at source (never written within the platform's retention): 1 h: 2026-10-01T05:00:00Z");
-    expect(status.stderr).toContain("1 account has more than 0 missing or lost hours: account 1 (1 h lost)");
-    expect((await runCli(["status", "--db", db, "--max-missing", "1"])).code).toBe(0);
+    expect(status.stderr).toContain("1 account has missing or lost hours (accept a lost one with --accept-lost HOUR): account 1 (1 h lost at source, not accepted)");
+    expect((await runCli(["status", "--db", db, "--accept-lost", "2026-10-01T05:00Z"])).code).toBe(0);
     const check = await runCli(["check", "--db", db]);
     expect(check.stdout).toContain("lost at source (never written within the platform's retention) [2026-10-01T05:00:00Z, 2026-10-01T06:00:00Z) 1 hour");
   }, 600_000);
@@ -294,7 +294,7 @@ describe("an hour dated later than the current hour", () => {
 });
 
 describe("a full disk under cron", () => {
-  it("a sync that finds the disk full exits 8 with one line naming the warehouse, and keeps what it committed", async () => {
+  it("a sync that finds the disk full exits 8 with one line naming the warehouse, and keeps what it committed; status shows that sync failed, not the run before it", async () => {
     const records = [...generateHours({ accounts: 2, spaces: 2, machines: 6, hours: 72, start: START, seed: 2 })];
     const server = await platform(records, () => records);
     const folder = join(dir, "full");
@@ -303,10 +303,20 @@ describe("a full disk under cron", () => {
     const quote = (args: string[]) => args.map((a) => `'${a}'`).join(" ");
     // a day synced while there is room; then the disk has 64 KiB left, and the next run has two days to write
     const setup = [`${process.execPath} ${CLI} ${quote(sync(START + DAY, "--since", String(START)))}`];
-    const [full] = await withRefusingFolder(folder, { kind: "full", freeKib: 64 }, setup, [sync(START + 3 * DAY)], { keep: [`cp ${db} ${dir}/full-left.duckdb`], env: SESSION });
+    const [full] = await withRefusingFolder(folder, { kind: "full", freeKib: 64 }, setup, [sync(START + 3 * DAY)],
+      { keep: [`cp ${db} ${dir}/full-left.duckdb`, `cp ${db}.wal ${dir}/full-left.duckdb.wal 2>/dev/null || true`], env: SESSION });
+    const oneLine = (what: string) => new RegExp(`^cloudunits: cannot ${what} ${db.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: no space left on the device; nothing committed was lost \\(the transaction in flight was rolled back; the warehouse keeps every commit before it\\): free some space \\(or raise the quota\\) and run again\\n$`);
     expect(full!.code).toBe(8);
-    expect(full!.stderr).toMatch(new RegExp(`^cloudunits: cannot write ${db.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: no space left on the device; nothing committed was lost \\(the transaction in flight was rolled back; the warehouse keeps every commit before it\\): free some space \\(or raise the quota\\) and run again\\n$`));
-    const left = JSON.parse((await runCli(["status", "--db", join(dir, "full-left.duckdb"), "--format", "json"])).stdout);
+    expect(full!.stderr).toMatch(oneLine("write"));
+    const status = await runCli(["status", "--db", join(dir, "full-left.duckdb"), "--format", "json"], { CLOUDUNITS_TEST_NOW: isoUtc(START + 3 * DAY) });
+    const left = JSON.parse(status.stdout);
     expect(left.accountHours).toBeGreaterThanOrEqual(2 * 24);
+    // the sync that stopped is the accounts' last sync, failed: never the "synced" of the run before it
+    for (const account of left.accounts) {
+      expect(account.lastSync.result).toBe("failed");
+      expect(account.lastSync.error).toMatch(/^the sync that started at \S+ \(PID \d+ on .*\) stopped before it recorded a result: killed, or the machine refused a write/);
+    }
+    const text = await runCli(["status", "--db", join(dir, "full-left.duckdb")], { CLOUDUNITS_TEST_NOW: isoUtc(START + 3 * DAY) });
+    expect(text.stdout).toMatch(/  last sync: \S+, failed: the sync that started at/);
   }, 300_000);
 });

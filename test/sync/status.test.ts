@@ -31,15 +31,15 @@ afterAll(async () => {
 });
 
 describe("cloudunits status", () => {
-  it("says per account up to which hour it is complete, how far behind, what is missing and what is not yet synced; --max-lag exits 7 for the stale one, and a missing hour exits 7 until --max-missing accepts it", async () => {
+  it("says per account up to which hour it is complete, how far behind, what is missing and what is not yet synced; --max-lag exits 7 for the stale one, and a missing hour exits 7 (no count of hours accepts it)", async () => {
     const db = join(dir, "w.duckdb");
     const run = await runCli(["sync", "--url", server.url, "--db", db, "--since", String(start)], SESSION);
     expect(run.code).toBe(0);
 
-    // account 2 has two hours missing: exit 7 (--max-missing 0), even without --max-lag
+    // account 2 has two hours missing: exit 7, even without --max-lag
     const json = await runCli(["status", "--db", db, "--format", "json"]);
     expect(json.code).toBe(7);
-    expect(json.stderr).toContain("1 account has more than 0 missing or lost hours: account 2 (2 h missing)");
+    expect(json.stderr).toContain("1 account has missing or lost hours (accept a lost one with --accept-lost HOUR): account 2 (2 h missing)");
     const status = JSON.parse(json.stdout);
     expect(status.accountHours).toBe(published.length);
     expect(status.period).toEqual({ first: isoUtc(start), last: isoUtc(start + 23 * H) });
@@ -59,10 +59,10 @@ describe("cloudunits status", () => {
     expect(text.stdout).toContain(`account 2 (Account 2): complete until ${isoUtc(start + 18 * H)}, 6 h behind`);
     expect(text.stdout).toContain(`  missing: 2 h: ${isoUtc(start + 3 * H)}..${isoUtc(start + 4 * H)} (2 h)`);
     expect(text.stdout).toContain(`    of which inside the last sync's 72-hour look-back, asked again by every sync: 2 h: ${isoUtc(start + 3 * H)}..${isoUtc(start + 4 * H)} (2 h)`);
-    expect(text.stderr).toContain("1 account is more than 3 h behind: account 2 (6 h); 1 account has more than 0 missing or lost hours: account 2 (2 h missing)");
+    expect(text.stderr).toContain("1 account is more than 3 h behind: account 2 (6 h); 1 account has missing or lost hours (accept a lost one with --accept-lost HOUR): account 2 (2 h missing)");
     expect(text.code).toBe(7);
     expect((await runCli(["status", "--db", db, "--max-lag", "6"])).code).toBe(7);
-    expect((await runCli(["status", "--db", db, "--max-lag", "6", "--max-missing", "2"])).code).toBe(0);
+    expect((await runCli(["status", "--db", db, "--max-lag", "6", "--max-missing", "2"])).code).toBe(2); // a count would hide the next hour
 
     // billing from the warehouse: the two hours inside account 2's data are missing, the six
     // after its last hour are not yet synced, the hours that have not ended are neither; each
@@ -89,4 +89,20 @@ describe("cloudunits status", () => {
       late: [{ from: isoUtc(start + 3 * H), to: isoUtc(start + 4 * H), hours: 2 }, { from: isoUtc(start + 18 * H), to: isoUtc(start + 23 * H), hours: 6 }],
     });
   }, 300_000);
+
+  it("exits 7 on a warehouse holding no hour (a first sync that committed none), saying so", async () => {
+    const failing = await startServer(fakePlatform({ hours: records, failingAccounts: [1, 2] }));
+    try {
+      const db = join(dir, "empty.duckdb");
+      const first = await runCli(["sync", "--url", failing.url, "--db", db, "--since", String(start), "--retries", "0"], SESSION);
+      expect(first.code, first.stderr).toBe(4);
+      const run = await runCli(["status", "--db", db, "--max-lag", "3"], { CLOUDUNITS_TEST_NOW: isoUtc(start + 24 * H) });
+      expect(run.code, run.stderr).toBe(7);
+      expect(run.stderr).toContain("the warehouse holds no hour: no sync has committed one yet");
+      expect(run.stdout).toContain("0 account-hours, no hours");
+      expect(run.stdout).toMatch(/account 1 \(Account 1\): complete until .*\n  last sync: \S+, failed: /);
+    } finally {
+      await failing.close();
+    }
+  }, 120_000);
 });

@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from "yargs";
-import { StaleWarehouseError, UsageError } from "../../base/errors.js";
-import { missingCount, type AccountStatus, type HourSpan, type WarehouseStatus } from "../../sync/warehouseStatus.js";
+import { InvoicesToCorrectError, StaleWarehouseError, UsageError } from "../../base/errors.js";
+import { alarmingHours, type AccountStatus, type HourSpan, type WarehouseStatus } from "../../sync/warehouseStatus.js";
 import type { RegisterDrift } from "../../store/registerDrift.js";
 import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
-import { isoUtc } from "../../base/time.js";
+import { isoUtc, parseTime } from "../../base/time.js";
 import { DEFAULT_LOOK_BACK_HOURS } from "../../sync/syncPlan.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
 import { commandLine } from "./index.js";
@@ -11,7 +11,9 @@ import { commandLine } from "./index.js";
 interface StatusArgs {
   db: string;
   maxLag?: number;
-  maxMissing: number;
+  maxMissing?: number;
+  acceptLost?: string[];
+  accountId?: number[];
   format: "text" | "json";
   wait?: number;
 }
@@ -19,7 +21,10 @@ interface StatusArgs {
 const options = {
   db: WAREHOUSE_OPTION,
   "max-lag": { type: "number", requiresArg: true, describe: "exit 7 when an account's last complete hour is more than this many hours behind the current hour" },
-  "max-missing": { type: "number", default: 0, requiresArg: true, describe: "exit 7 when an account has more missing and lost hours than this" },
+  // refused, said why: a count of hours accepted also hid the next hours lost or missing
+  "max-missing": { type: "number", hidden: true, requiresArg: true },
+  "accept-lost": { type: "string", array: true, nargs: 1, requiresArg: true, describe: "accept this hour lost at source (repeat for several): recorded in the warehouse, listed, no longer exit 7" },
+  "account-id": { type: "number", array: true, nargs: 1, requiresArg: true, describe: "with --accept-lost: only for this account (repeat for several; default: every account that lost the hour)" },
   format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
   wait: WAIT_OPTION,
 } as const;
@@ -34,7 +39,8 @@ const listed = (list: readonly HourSpan[]) => `${count(list)} h${list.length > 0
 function resultText(a: AccountStatus): string {
   const result = a.lastSync?.result ?? null;
   if (result === null) return "-";
-  if (result === "up-to-date") return missingCount(a) > 0 || a.notYetSynced ? "nothing new" : "up to date";
+  if (result === "up-to-date") return a.missing.length + a.lost.length > 0 || a.notYetSynced ? "nothing new" : "up to date";
+  if (result === "running") return "running (no result recorded yet)";
   return result === "waiting" ? "nothing new, hours not written yet" : result;
 }
 
@@ -45,6 +51,7 @@ function accountText(a: AccountStatus): string[] {
   lines.push(`  missing: ${listed(a.missing)}`);
   if (a.insideLookBack.length > 0) lines.push(`    of which inside the last sync's ${a.lastSync?.lookBackHours ?? DEFAULT_LOOK_BACK_HOURS}-hour look-back, asked again by every sync: ${listed(a.insideLookBack)}`);
   if (a.lost.length > 0) lines.push(`  lost at source (never written within the platform's retention): ${listed(a.lost)}`);
+  if (a.acceptedLost.length > 0) lines.push(`    of which accepted (--accept-lost): ${listed(a.acceptedLost)}`);
   if (a.late.length > 0) lines.push(`  arrived late: ${listed(a.late)}`);
   if (a.rewritten.length > 0) lines.push(`  rewritten: ${listed(a.rewritten)}`);
   if (a.future.length > 0) lines.push(`  later than the current hour (not counted): ${listed(a.future)}`);
@@ -82,11 +89,12 @@ function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[]) {
       missing: a.missing.map(spanJson),
       insideLookBack: a.insideLookBack.map(spanJson),
       lost: a.lost.map(spanJson),
+      acceptedLost: a.acceptedLost.map(spanJson),
       future: a.future.map(spanJson),
       late: a.late.map(spanJson),
       rewritten: a.rewritten.map(spanJson),
       lastSync: a.lastSync && {
-        at: iso(a.lastSync.atEpoch), result: a.lastSync.result, error: a.lastSync.error, syncedUntil: isoUtc(a.lastSync.syncedUntilEpoch),
+        at: iso(a.lastSync.atEpoch), result: a.lastSync.result, error: a.lastSync.error, syncedUntil: iso(a.lastSync.syncedUntilEpoch),
         lookBackHours: a.lastSync.lookBackHours, retentionHours: a.lastSync.retentionHours,
       },
     })),
@@ -97,28 +105,52 @@ function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[]) {
   };
 }
 
-/** The accounts beyond `--max-lag` and `--max-missing`, as the error that exits 7; undefined when none. */
-function alertOf(status: WarehouseStatus, argv: StatusArgs): StaleWarehouseError | undefined {
+/**
+ * What exits 7 (an empty warehouse, an account beyond `--max-lag`, a missing hour, a lost hour not
+ * accepted: any issued invoice to correct named too) or else 9 (issued invoices to correct); undefined when nothing.
+ */
+function alertOf(status: WarehouseStatus, drift: readonly RegisterDrift[], argv: StatusArgs): StaleWarehouseError | InvoicesToCorrectError | undefined {
   const stale = argv.maxLag === undefined ? [] : status.accounts.filter((a) => a.lagHours !== null && a.lagHours > argv.maxLag!).map((a) => ({ accountId: a.accountId, lagHours: a.lagHours! }));
-  const incomplete = status.accounts.filter((a) => missingCount(a) > argv.maxMissing)
-    .map((a) => ({ accountId: a.accountId, missingHours: count(a.missing), lostHours: count(a.lost) }));
-  return stale.length + incomplete.length > 0 ? new StaleWarehouseError(stale, argv.maxLag, incomplete, argv.maxMissing) : undefined;
+  const incomplete = status.accounts.map((a) => ({ accountId: a.accountId, ...alarmingHours(a) })).filter((a) => a.missingHours + a.lostHours > 0);
+  const empty = status.accountHours === 0;
+  const invoicesToCorrect = drift.map((d) => d.number);
+  if (empty || stale.length + incomplete.length > 0) return new StaleWarehouseError({ stale, maxLagHours: argv.maxLag, incomplete, empty, invoicesToCorrect });
+  return invoicesToCorrect.length > 0 ? new InvoicesToCorrectError(invoicesToCorrect) : undefined;
 }
 
-/** `cloudunits status --db FILE`: how fresh the warehouse is, per account; exit 7 past `--max-lag` or `--max-missing`. */
+/** The hours of `--accept-lost`, epoch seconds (a time not on the hour is refused: it names no hour). */
+function acceptedHoursOf(argv: StatusArgs): number[] {
+  return (argv.acceptLost ?? []).map((text) => {
+    const epoch = parseTime(text, "accept-lost");
+    if (epoch % 3600 !== 0) throw new UsageError(`bad --accept-lost ${text}: name the hour's start (e.g. 2026-10-01T05:00Z)`);
+    return epoch;
+  });
+}
+
+/** `cloudunits status --db FILE`: how fresh the warehouse is, per account; exit 7 (see `alertOf`), 9 for issued invoices to correct alone. */
 export const statusCommand: CommandModule<object, StatusArgs> = {
   ...commandLine("status"),
   builder: (yargs) => yargs.options(options) as unknown as Argv<StatusArgs>,
   handler: async (argv) => {
     if (argv.maxLag !== undefined && !(Number.isFinite(argv.maxLag) && argv.maxLag >= 0)) throw new UsageError(`bad --max-lag ${String(argv.maxLag)}: use a number of hours, 0 or more`);
-    if (!(Number.isFinite(argv.maxMissing) && argv.maxMissing >= 0)) throw new UsageError(`bad --max-missing ${String(argv.maxMissing)}: use a number of hours, 0 or more`);
+    if (argv.maxMissing !== undefined) {
+      throw new UsageError("--max-missing is no longer taken: a count of hours accepted also hid the next hour lost or missing; accept each lost hour by name with --accept-lost HOUR (recorded in the warehouse)");
+    }
+    if (argv.accountId !== undefined && argv.acceptLost === undefined) throw new UsageError("--account-id goes with --accept-lost: status reports every account");
+    const accepting = acceptedHoursOf(argv);
     const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
     const { warehouseStatus } = await import("../../sync/warehouseStatus.js");
     const { registerDrift } = await import("../../store/registerDrift.js");
-    const { instance, connection } = await openDatabaseFile(argv.db, { readOnly: true, waitSeconds: waitOf(argv) });
+    // accepting writes (one statement); otherwise read-only, beside a running sync
+    const { instance, connection } = await openDatabaseFile(argv.db, { readOnly: accepting.length === 0, create: false, waitSeconds: waitOf(argv) });
     let status: WarehouseStatus;
     let drift: RegisterDrift[];
     try {
+      if (accepting.length > 0) {
+        const { acceptLostHours } = await import("../../sync/acceptLost.js");
+        const accepted = await acceptLostHours(connection, accepting, argv.accountId);
+        for (const a of accepted) process.stderr.write(`cloudunits: account ${a.accountId}: ${isoUtc(a.hourEpoch)} accepted as lost at source\n`);
+      }
       status = await warehouseStatus({ connection, db: argv.db });
       drift = await registerDrift(connection);
     } finally {
@@ -133,7 +165,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       lines.push(...driftText(drift));
       process.stdout.write(`${lines.join("\n")}\n`);
     }
-    const alert = alertOf(status, argv);
+    const alert = alertOf(status, drift, argv);
     if (alert) throw alert;
   },
 };

@@ -73,6 +73,9 @@ function accountLines(a: SyncedAccount, argv: Pick<SyncArgs, "lookBack" | "reten
       case "failed":
         break;
     }
+    if (a.leftToOtherRun > 0 && a.otherRun) {
+      lines.push(`account ${a.accountId}: ${hours(a.leftToOtherRun)} left to the sync already downloading them (PID ${a.otherRun.pid} on ${a.otherRun.host}, started ${isoUtc(a.otherRun.startedAtEpoch)}), not asked again`);
+    }
     if (a.lateHours.length > 0) lines.push(`account ${a.accountId}: ${hours(a.lateHours.length)} arrived late: ${formatHours(a.lateHours)}`);
     if (a.awaitingHours.length > 0) {
       lines.push(`account ${a.accountId}: ${hours(a.awaitingHours.length)} not yet written by the platform, asked again by the next runs: ${formatHours(a.awaitingHours)}`);
@@ -114,6 +117,7 @@ function reportJson(db: string, accounts: SyncedAccount[], report: SyncReport | 
       missingAsked: a.missingAsked,
       lost: hourRangesJson(a.lostHours),
       verifiedHours: a.verifiedHours,
+      leftToOtherRun: a.leftToOtherRun,
       error: a.error ? { message: flagWords(a.error.message), code: "code" in a.error ? String(a.error.code) : undefined } : null,
     })),
     namesStored: report?.namesStored ?? null,

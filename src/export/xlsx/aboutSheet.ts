@@ -49,6 +49,8 @@ export function writeAboutSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, re
   if (quality.missingHours.length === 0) add("Missing hours", "none");
   for (const m of quality.missingHours) {
     add(`Missing hours, account ${m.accountId}`, `${m.hours}: ${m.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`)).join(", ")}`);
+    // of them, those sync gave up: they will never come
+    if (m.lost) add(`Of which lost at source, account ${m.accountId}`, `${m.lost.hours}: ${m.lost.runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`)).join(", ")}`);
   }
   if (!statement) {
     add("Skipped files", quality.skipped.length === 0 ? "none" : String(quality.skipped.length));

@@ -3,6 +3,7 @@ import { isoUtc } from "../../base/time.js";
 import type { ForecastUnit } from "../../forecast/forecast.js";
 import { lagOf, lagText } from "../../forecast/warehouseLag.js";
 import type { OverviewAccount, OverviewData } from "../overviewData.js";
+import { lostCell } from "./qualityPage.js";
 import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartSpec, type Column } from "./html.js";
 
 /** The four units of the service's bill, with what their quantities are in. */
@@ -104,6 +105,7 @@ export function overviewPage(data: OverviewData): string {
     { heading: "Complete until", note: "UTC", cell: (a) => ({ html: a.completeUntilEpoch === null ? "—" : esc(when(a.completeUntilEpoch)), sort: a.completeUntilEpoch ?? 0 }) },
     { heading: "Behind", note: "hours", numeric: true, cell: (a) => ({ html: a.lagHours === null ? "—" : `<span class="${a.lagHours > 2 ? "warn" : "ok"}">${a.lagHours}</span>`, sort: a.lagHours ?? -1 }) },
     { heading: "Missing", note: "hours", numeric: true, cell: (a) => { const n = a.missing.reduce((s, m) => s + m.hours, 0); return { html: `<span class="${n > 0 ? "bad" : "ok"}">${n}</span>`, sort: n }; } },
+    { heading: "Lost", note: "hours, at source", numeric: true, cell: (a) => lostCell(a) },
     { heading: "Last sync", cell: (a) => ({ html: a.lastSync ? `${a.lastSync.atEpoch === null ? "—" : esc(when(a.lastSync.atEpoch))} ${a.lastSync.result ? `<span class="tag">${esc(a.lastSync.result)}</span>` : ""}` : '<span class="note">never synced (ingested)</span>' }) },
   ], data.status.accounts);
   const body = `
@@ -120,7 +122,7 @@ ${table("accounts", columns, ranked, total)}
 <p class="note">Each account's CU is its own (the CU rule applied to the account's totals each hour); the environment's is the rule applied to everything at once, so it is at most the sum of the accounts'.</p>
 <h2>Freshness</h2>
 ${freshness}
-<p class="note">Complete until: every hour before it is held or missing for good; hours after it are not yet synced.</p>`;
+<p class="note">Complete until: every hour before it is held, missing or lost at source (never written within the platform's retention: red until accepted with <code>status --accept-lost</code>); hours after it are not yet synced.</p>`;
   return page(`Overview ${month}`, body, charts, footerOf(data.report.generatedAtMs));
 }
 

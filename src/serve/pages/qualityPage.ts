@@ -1,5 +1,5 @@
 import { describeImpossible } from "../../load/impossibleValues.js";
-import type { HourSpan } from "../../sync/warehouseStatus.js";
+import type { AccountStatus, HourSpan } from "../../sync/warehouseStatus.js";
 import type { AccountQuality, QualityData } from "../qualityData.js";
 import { when, esc, page, table } from "./html.js";
 
@@ -20,6 +20,7 @@ function findings(a: AccountQuality): (readonly [string, string[]])[] {
   const parts = [
     ["Missing hours", s.missing.map(spanText)],
     ["Lost at source (never written within the platform's retention)", s.lost.map(spanText)],
+    ["Of which accepted (status --accept-lost)", s.acceptedLost.map(spanText)],
     ["Dated later than the current hour (not counted)", s.future.map(spanText)],
     ["Arrived late", s.late.map(spanText)],
     ["Rewritten by the platform", s.rewritten.map(spanText)],
@@ -42,7 +43,7 @@ ${s.notYetSynced ? `<p class="note">Not yet synced (not missing): ${esc(spanText
 function cleanAccounts(clean: readonly AccountQuality[]): string {
   if (clean.length === 0) return "";
   const ids = clean.map((a) => `<span id="quality-${a.status.accountId}">${a.status.accountId}</span>`).join(", ");
-  return `<p class="ok" id="quality-clean">Nothing to report for account${clean.length === 1 ? "" : "s"} ${ids}: no missing, late or rewritten hours, bad files or impossible values, and every hour synced.</p>`;
+  return `<p class="ok" id="quality-clean">Nothing to report for account${clean.length === 1 ? "" : "s"} ${ids}: no missing, lost, late or rewritten hours, bad files or impossible values, and every hour synced.</p>`;
 }
 
 /** The data-quality page: per account, missing, late and rewritten hours, bad files and impossible values. */
@@ -52,6 +53,7 @@ export function qualityPage(data: QualityData): string {
     { heading: "Name", cell: (a) => ({ html: esc(a.status.name ?? "") }) },
     { heading: "Complete until", note: "UTC", cell: (a) => ({ html: a.status.completeUntilEpoch === null ? "—" : esc(when(a.status.completeUntilEpoch)), sort: a.status.completeUntilEpoch ?? 0 }) },
     { heading: "Missing", note: "hours", numeric: true, cell: (a) => count(hoursOf(a.status.missing)) },
+    { heading: "Lost", note: "hours", numeric: true, cell: (a) => lostCell(a.status) },
     { heading: "Late", note: "hours", numeric: true, cell: (a) => count(hoursOf(a.status.late), "warn") },
     { heading: "Rewritten", note: "hours", numeric: true, cell: (a) => count(hoursOf(a.status.rewritten), "warn") },
     { heading: "Bad files", numeric: true, cell: (a) => count(a.badFiles.length) },
@@ -70,3 +72,9 @@ ${other}`;
 
 const isClean = (a: AccountQuality): boolean => findings(a).length === 0 && a.status.notYetSynced === null;
 const count = (n: number, level: "bad" | "warn" = "bad") => ({ html: `<span class="${n > 0 ? level : "ok"}">${n}</span>`, sort: n });
+
+/** Hours lost at source: red while one is not accepted (`status` exits 7), amber when every one is. */
+export function lostCell(s: Pick<AccountStatus, "lost" | "acceptedLost">): { html: string; sort: number } {
+  const n = hoursOf(s.lost);
+  return count(n, n > hoursOf(s.acceptedLost) ? "bad" : "warn");
+}
