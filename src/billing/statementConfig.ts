@@ -245,7 +245,7 @@ export function parseStatementConfig(value: unknown, source = "statement config"
 
 /** Reads a statement config file (JSON when it ends in `.json`, else YAML) and checks it. */
 export async function loadStatementConfig(file: string): Promise<StatementConfig> {
-  return parseStatementConfig(await readStructured(file), file);
+  return parseStatementConfig(await readStructured(file, { role: "statement config" }), file);
 }
 
 /** The tax of an account's invoices: its customer's own, else the issuer's default; undefined when the config gives neither. */

@@ -67,7 +67,7 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
   const reason = wellFormed(request.reason.trim()); // a lone surrogate of a library caller's text is no text the register's JSON holds
-  if (reason === "") throw new UsageError("a correction needs a reason (--reason TEXT): it is printed on the credit note and the new invoice");
+  if (reason === "") throw new UsageError("a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice");
   // nothing is numbered from a register that disagrees with its chain
   await intactRegister(connection);
   const original = await invoiceInForce(connection, request.number);

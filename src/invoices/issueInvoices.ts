@@ -80,7 +80,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
   const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
-  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "--issue-date");
+  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:");
   // nothing is numbered, nor written again, from a register that disagrees with its chain
   await intactRegister(connection);
   const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });

@@ -103,7 +103,7 @@ async function numberDocuments(
       if (end.issueDate !== undefined && end.issueDate > issueDate) {
         throw new UsageError(
           `issue date ${issueDate} is before ${end.issueDate}, the date of the last ${plan.kind === "invoice" ? "invoice" : "credit note"} numbered in ${year}: ` +
-            "numbers follow the dates they are given on, so give --issue-date " + end.issueDate + " or later",
+            "numbers follow the dates they are given on, so give issueDate: " + end.issueDate + " or later",
           { code: "ISSUE_DATE_ORDER" },
         );
       }

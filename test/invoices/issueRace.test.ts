@@ -144,7 +144,7 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
     }
     expect(existsSync(path("lib-refused"))).toBe(false);
     const missing = await failure(open({ db: path("no-such.duckdb") }, { write: true }));
-    expect(missing?.code).toBe("DB_MISSING");
+    expect(missing?.code).toBe("INPUT_NOT_FOUND");
     expect(existsSync(path("no-such.duckdb"))).toBe(false);
 
     const store = await open({ db }, { write: true });
@@ -167,8 +167,8 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
   });
 
   it.each([
-    { what: "an issue date before the month's last day", extra: { issueDate: "2026-10-30" }, code: "BAD_TIME", message: "--issue-date 2026-10-30 is before 2026-10-31, the last day billed" },
-    { what: "an issue date that is not a date", extra: { issueDate: "2026-11-31" }, code: "BAD_TIME", message: "bad --issue-date \"2026-11-31\"" },
+    { what: "an issue date before the month's last day", extra: { issueDate: "2026-10-30" }, code: "BAD_TIME", message: "issueDate: 2026-10-30 is before 2026-10-31, the last day billed" },
+    { what: "an issue date that is not a date", extra: { issueDate: "2026-11-31" }, code: "BAD_TIME", message: "bad issueDate: \"2026-11-31\"" },
     { what: "a month not ended", extra: { nowEpoch: Date.parse("2026-10-31T23:59:59Z") / 1000 }, code: "MONTH_RUNNING", message: "2026-10 has not ended" },
     { what: "an account never seen", extra: { accountIds: [9999] }, code: "UNKNOWN_ID", message: "unknown account 9999" },
     { what: "a month the warehouse holds no hour of", extra: { month: "2026-09" }, code: "EMPTY_PERIOD", message: "no hours held in 2026-09: the inputs hold none of it" },

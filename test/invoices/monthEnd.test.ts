@@ -213,6 +213,8 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
       "--out", path("raised")], at(MONTH_END));
     expect(run.code, run.stderr).toBe(9);
     expect(run.stderr).toContain("2 issued invoices would now have other figures; nothing was changed");
+    // the command that corrects one, in the command line's words (the library names correctInvoice)
+    expect(run.stderr).toContain("correct it with `cloudunits invoices correct --number NUMBER --reason TEXT ...`");
     for (const d of before) {
       const m = new RegExp(`${d.number} \\(account ${d.accountId}\\): amount due (\\d+\\.\\d\\d) EUR issued, (\\d+\\.\\d\\d) now \\(\\+(\\d+\\.\\d\\d)\\)`).exec(run.stderr);
       expect(m, run.stderr).not.toBeNull();

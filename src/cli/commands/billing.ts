@@ -19,6 +19,7 @@ import { argvPeriod } from "../periodArgs.js";
 import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
+import { flagWords } from "../flagWords.js";
 
 
 /** DuckDB's memory for billing from `--db`: its queries are a day's rows each (a day of 10 × 200 machines is ~30 MB of rows). */
@@ -173,7 +174,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
     const warningsShown = argv.format === "text" && argv.out === undefined;
     for (const w of warningsShown ? [] : warnings) {
-      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
     }
     if (argv.warningsJson !== undefined) {
       const body = {
