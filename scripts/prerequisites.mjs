@@ -55,20 +55,29 @@ export function sparkPython() {
 export const SAXON_JAR = "/usr/share/java/Saxon-HE.jar";
 
 /**
- * The official rules a Peppol access point applies to a UBL invoice, pinned by release and SHA-256:
- * CEN/TC 434's EN 16931 UBL rules 1.3.16 and OpenPeppol's BIS Billing 3.0.19 rules (its 2025.5
- * release), as the phive-rules packages of Maven Central carry them, compiled to XSLT.
+ * The release of the official rules a Peppol access point applies to a UBL invoice: OpenPeppol's
+ * BIS Billing 3.0.21 (its 2026.5 release, mandatory since 17 August 2026), as Maven Central's
+ * phive-rules-peppol carries it compiled to XSLT, with the EN 16931 UBL rules (1.3.16) it ships
+ * beside its own. Moving to the next release is this one entry: its artifact, folder and the
+ * SHA-256 of its two files (a wrong hash stops the install, naming the file's own).
  */
+export const EINVOICE_RULES_RELEASE = {
+  bis: "3.0.21",
+  artifact: "com.helger.phive.rules:phive-rules-peppol:4.3.7",
+  folder: "external/schematron/openpeppol/2026.5/xslt",
+  sha256: {
+    "EN16931-UBL": "a8a54aef3699057a3820cd2ebcac8ea3c364a6ebaf4a237e62064a5bc2877c4a",
+    "PEPPOL-EN16931-UBL": "8c6b935b1bc0bb17d29d949b0aa27ecc62021b613b9fba173cd6bfec6b3f0008",
+  },
+};
+
+/** The two rule sets of that release, each by name, where it is in the artifact, and its SHA-256. */
 export const EINVOICE_RULES = [
-  {
-    name: "EN16931-UBL", artifact: "com.helger.phive.rules:phive-rules-en16931:4.3.7",
-    path: "external/schematron/1.3.16/ubl/EN16931-UBL-validation.xslt", sha256: "39f9d282867f1a49e7708d9e29a53da89643e1ee56f10cec1ebcf1277595fcbd",
-  },
-  {
-    name: "PEPPOL-EN16931-UBL", artifact: "com.helger.phive.rules:phive-rules-peppol:4.3.7",
-    path: "external/schematron/openpeppol/2025.5/xslt/PEPPOL-EN16931-UBL.xslt", sha256: "9704496d5b51d5992079a45deaac63c921275c89be18a6676b8ce8d3385dded7",
-  },
-];
+  { name: "EN16931-UBL", file: "CEN-EN16931-UBL.xslt" },
+  { name: "PEPPOL-EN16931-UBL", file: "PEPPOL-EN16931-UBL.xslt" },
+].map(({ name, file }) => ({
+  name, artifact: EINVOICE_RULES_RELEASE.artifact, path: `${EINVOICE_RULES_RELEASE.folder}/${file}`, sha256: EINVOICE_RULES_RELEASE.sha256[name],
+}));
 
 /** Where the rules are kept once fetched: `CLOUDUNITS_EINVOICE_RULES`, else a folder of the user's cache named after the pins. */
 export function einvoiceRulesDir() {

@@ -1,7 +1,8 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { generateHours, loadBudgets, loadPrices } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
@@ -24,8 +25,8 @@ const EXAMPLES = codeBlocks(README, "sh")
 const substitute = (line: string, server: FakeServer): string =>
   line.replaceAll("https://cloud.example", server.url).replaceAll("https://iam.example", `${server.url}/idp`);
 
-/** Secrets through the variables the README names (`$ID` is the shell variable of its fetch line). */
-const ENV = { ID: SECRETS.clientId, CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret };
+/** Secrets through the variables the README names (`$ID` is the shell variable of its fetch line, `$LOGIN` of its session-key crontab line). */
+const ENV = { ID: SECRETS.clientId, CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret, LOGIN: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
 
 const isZip = (file: string): boolean => readFileSync(file).subarray(0, 4).equals(Buffer.from("PK\x03\x04", "latin1"));
 const filesUnder = (dir: string): string[] =>
@@ -55,6 +56,13 @@ const KNOWN: Known[] = [
   },
   // setup, then the suite this test is part of (test/prerequisites.test.ts holds what the script runs)
   { line: /^npm run test:all\b/, notRun: "the test suite this test is part of" },
+  {
+    // the finance examples' files, copied from the checkout's examples/ as a reader does
+    line: /^cp examples\/prices\.yaml examples\/statement\.yaml examples\/budgets\.yaml \.\s/,
+    check: (_, cwd) => {
+      for (const file of ["prices.yaml", "statement.yaml", "budgets.yaml"]) expect(readFileSync(join(cwd, file), "utf8")).toBe(readFileSync(join(REPO, "examples", file), "utf8"));
+    },
+  },
   {
     line: /^npx cloudunits generate --out data\.zip /,
     check: (_, cwd) => expect(isZip(join(cwd, "data.zip"))).toBe(true),
@@ -110,7 +118,7 @@ const KNOWN: Known[] = [
   {
     line: /^npx cloudunits invoices list --db october\.duckdb --month 2026-10\b/,
     check: (run) => {
-      expect(run.stdout).toMatch(/^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR +(open, due 2026-12-02, [\d.]+ outstanding|overdue \d+ d, [\d.]+ outstanding) +not delivered$/m);
+      expect(run.stdout).toMatch(/^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR +(open, [\d.]+ outstanding|overdue \d+ d, [\d.]+ outstanding) +not delivered$/m);
       expect(run.stdout).toMatch(/^3 documents; amount due, credit notes deducted: [\d.]+ EUR$/m);
     },
   },
@@ -220,8 +228,8 @@ let cwd: string;
 let server: FakeServer;
 beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-readme-"));
-  // the statement config the README's invoices are issued with: the shipped one
-  copyFileSync(join(REPO, "examples", "statement.yaml"), join(cwd, "statement.yaml"));
+  // the examples run in a checkout: its examples/ folder, which the README's finance examples copy from
+  symlinkSync(join(REPO, "examples"), join(cwd, "examples"));
   // the platform holds the README's own data (its generate line) and an account 7 for its fetch line
   const hours = [
     ...generateHours({ accounts: 3, hours: 48 }),
@@ -242,6 +250,19 @@ describe("README.md", () => {
     }
   });
 
+  it("every file its examples and crontab read by flag is in examples/, or copied from there by an example before", () => {
+    const copied = new Set<string>();
+    for (const line of [...EXAMPLES, ...crontabOf(README).jobs.map((job) => job.command)]) {
+      const cp = /^cp ((?:examples\/\S+ )+)\.(\s|$)/.exec(line);
+      if (cp) for (const file of cp[1]!.trim().split(" ")) copied.add(file.replace(/^examples\//, ""));
+      for (const [, flag, file] of line.matchAll(/ --(prices|statement|budgets|units|names) (\S+)/g)) {
+        expect(file!.startsWith("examples/") || copied.has(file!), `--${flag} ${file} in: ${line}`).toBe(true);
+        if (file!.startsWith("examples/")) expect(existsSync(join(REPO, file!)), file).toBe(true);
+      }
+    }
+    expect([...copied].sort()).toEqual(["budgets.yaml", "prices.yaml", "statement.yaml"]);
+  });
+
   it("docs/billing.md's month-end recipe is the README's, line for line, so it runs here", () => {
     const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Invoices: drafts, issued, corrected/), "").join("\n").split("\n").filter((l) => l.trim() !== "");
     expect(recipe.length).toBeGreaterThanOrEqual(4);
@@ -249,21 +270,20 @@ describe("README.md", () => {
     for (const line of recipe) expect(runHere, line).toContain(`npx ${line.replace(/\s+/g, " ")}`);
   });
 
-  it("the price list the README shows is the prices.yaml its examples bill with, a price list the CLI reads", async () => {
+  it("the price list the README shows is examples/prices.yaml, which its examples copy and bill with, a price list the CLI reads", async () => {
     const [yaml] = codeBlocks(README, "yaml");
-    expect(yaml).toBeDefined();
-    writeFileSync(join(cwd, "prices.yaml"), yaml!);
-    const list = await loadPrices(join(cwd, "prices.yaml"));
+    expect(parse(yaml!)).toEqual(parse(readFileSync(join(REPO, "examples", "prices.yaml"), "utf8")));
+    const list = await loadPrices(join(REPO, "examples", "prices.yaml"));
     expect(list.accounts.get(2)?.CU?.[0]?.text).toBe("0.04");
     expect(list.prices.CU?.[0]?.text).toBe("0.05");
   });
 
-  it("the budgets the README shows are the budgets.yaml its alerts example reads", async () => {
-    const [, yaml] = codeBlocks(README, "yaml");
-    writeFileSync(join(cwd, "budgets.yaml"), yaml!);
-    expect(await loadBudgets(join(cwd, "budgets.yaml"))).toEqual([
-      { accountId: 1, limit: { kind: "amount", amount: 2500 }, thresholds: [50, 80, 100] },
-      { accountId: null, limit: { kind: "quantity", unit: "CU", quantity: 1000000 }, thresholds: [50, 80, 100] },
+  it("the budgets its alerts example and crontab read are examples/budgets.yaml (copied by its finance examples), budgets the CLI reads", async () => {
+    expect(README).toContain("`budgets.yaml`, copied above");
+    expect(await loadBudgets(join(REPO, "examples", "budgets.yaml"))).toEqual([
+      { accountId: 1, limit: { kind: "amount", amount: 100000 }, thresholds: [50, 80, 100] },
+      { accountId: 2, limit: { kind: "quantity", unit: "CU", quantity: 500000 }, thresholds: [80, 100] },
+      { accountId: null, limit: { kind: "amount", amount: 250000 }, thresholds: [50, 80, 100] },
     ]);
   });
 
@@ -284,13 +304,18 @@ describe("README.md", () => {
     expect(list.prices.CU?.[0]?.text).toBeDefined();
   });
 
-  it("docs/operations.md's cron recipe is the README's: the installed bin first on PATH, never npx, and last month issued with its price list and statement config", () => {
+  it("docs/operations.md's cron recipe is the README's: the installed bin first on PATH, never npx, last month issued with its price list and statement config, alerts and the forecast", () => {
     const recipe = crontabOf(README);
     expect(crontabOf(readDoc("docs/operations.md"))).toEqual(recipe);
     expect(recipe.env.PATH).toMatch(/^\/srv\/billing\/node_modules\/\.bin:/);
-    for (const job of recipe.jobs) expect(job.command).toMatch(/^cd \/srv\/billing && cloudunits (sync|status|invoices issue) /);
-    expect(recipe.jobs.at(-1)!.command).toContain(" --prices prices.yaml ");
-    expect(recipe.jobs.at(-1)!.command).toContain(" --statement statement.yaml ");
+    for (const job of recipe.jobs) expect(job.command).toMatch(/^cd \/srv\/billing && (out="\$\()?cloudunits (sync|status|alerts|invoices issue|forecast) /);
+    // hourly alerts with a budgets file, a forecast of the month by the clock, and the sync with a session key too
+    expect(recipe.jobs.filter((job) => /\bcloudunits alerts .*--budgets \S+/.test(job.command)).map((job) => job.schedule)).toEqual(["25 * * * *"]);
+    expect(recipe.jobs.filter((job) => / cloudunits forecast .*--month "\$\(date -u \+%Y-%m\)"/.test(job.command))).toHaveLength(1);
+    expect(recipe.jobs.filter((job) => / cloudunits sync .*--username "\$LOGIN"$/.test(job.command))).toHaveLength(1);
+    const issue = recipe.jobs.find((job) => job.command.includes(" invoices issue "));
+    expect(issue!.command).toContain(" --prices prices.yaml ");
+    expect(issue!.command).toContain(" --statement statement.yaml ");
   });
 
   for (const [i, example] of EXAMPLES.entries()) {
@@ -320,6 +345,18 @@ const CRON: { command: RegExp; check: (run: CliRun, cwd: string) => void }[] = [
       expect(run.stderr).toMatch(/^cloudunits: 4 accounts are more than 3 h behind: account 1 \(\d+ h\)/);
     },
   },
+  {
+    // hourly: silent unless an alert is active; then its list and the count, on stdout for cron to mail. The README's
+    // warehouse has machines new and gone in its last 24 h held (alerts are of the hours held, not of the clock)
+    command: / out="\$\(cloudunits alerts --db warehouse\.duckdb --budgets budgets\.yaml --prices prices\.yaml 2>&1\)" \|\| echo "\$out"$/,
+    check: (run) => {
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      const active = Number(/^alerts as of 2026-10-0\dT\d\d:00:00Z \(budgets of 2026-10; anomalies and machine changes of the last 24 h\): (\d+) active$/m.exec(run.stdout)?.[1]);
+      expect(active).toBeGreaterThan(0);
+      expect(run.stdout).toMatch(/^machine-new: machine \d+ .*\[machine-new:\d+:\d+:\d+:2026-10-0\dT\d\d:00:00Z\]$/m);
+      expect(run.stdout.endsWith(`cloudunits: ${active} alert${active === 1 ? " is" : "s are"} active (listed above)\n`)).toBe(true);
+    },
+  },
   // nightly and on the 2nd: the held hours of the last 7 and 35 days, compared: none changed (and none held so late here)
   { command: / --verify 7 /, check: (run) => expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]) },
   { command: / --verify 35 /, check: (run) => expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]) },
@@ -337,6 +374,28 @@ const CRON: { command: RegExp; check: (run: CliRun, cwd: string) => void }[] = [
         : new RegExp(`^cloudunits: no hours held in ${last}: the inputs hold none of it, so there is nothing to bill; they hold \\[2026-10-01T00:00:00Z, 2026-10-03T00:00:00Z\\)\n$`));
       expect(existsSync(join(cwd, "issued"))).toBe(false);
     },
+  },
+  {
+    // every Monday, the month's forecast, mailed to whoever reads it: this month by the clock (faketime's in
+    // scripts/test.mjs's runs at other dates); the README's warehouse holds October 2026 only, so any later month
+    // is refused saying how far behind the warehouse is (exit 3), which is what a human must hear then
+    command: / cloudunits forecast --db warehouse\.duckdb --month "\$\(date -u \+%Y-%m\)" --prices prices\.yaml$/,
+    check: (run) => {
+      const month = new Date().toISOString().slice(0, 7);
+      if (month === "2026-10") {
+        expect([run.code, run.stderr]).toEqual([0, ""]);
+        expect(run.stdout).toMatch(/^Forecast of 2026-10 \(2026-10-01T00:00:00Z to /);
+        return;
+      }
+      expect([run.code, run.stdout]).toEqual([3, ""]);
+      expect(run.stderr).toMatch(new RegExp(`^cloudunits: no hour of ${month} is held: the warehouse holds hours up to 2026-10-0\\dT\\d\\d:00:00Z, \\d+ days behind; nothing to forecast \\(sync the warehouse, or forecast a month it holds\\)\n$`));
+    },
+  },
+  {
+    // the hourly sync with a session key instead (user name from cron's environment, password in CLOUDUNITS_PASSWORD):
+    // logged in, nothing new, silent
+    command: / cloudunits sync --url https:\/\/cloud\.example --db warehouse\.duckdb --quiet --username "\$LOGIN"$/,
+    check: (run) => expect([run.code, run.stderr, run.stdout]).toEqual([0, "", ""]),
   },
 ];
 

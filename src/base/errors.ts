@@ -1,6 +1,7 @@
 /**
  * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
- * message names the file or value at fault and what to do. The CLI maps them to exit
+ * message names the file or value at fault and what to do, in the library's words: an option as a
+ * script writes it (`skipBad: true`), never a flag (the CLI says `--skip-bad`: src/cli/flagWords.ts). The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError, EmptyPeriodError and NoHoursHeldError → 3,
  * FetchError → 4, WarehouseBusyError → 6, StaleWarehouseError, ActiveAlertsError, OverdueDocumentsError and DeliveryFailedError → 7,
  * EnvironmentError → 8, IssuedInvoiceDiffersError and InvoicesToCorrectError → 9, RegisterBrokenError → 10.
@@ -76,7 +77,7 @@ export class BadInputError extends CloudunitsError {
       ...(bad > 0 ? [plural(bad, "bad input file", "bad input files")] : []),
       ...(conflicts.length > 0 ? [`${plural(conflicts.length, "account-hour", "account-hours")} with different files (${plural(files, "file", "files")})`] : []),
     ].join(" and ");
-    super("BAD_INPUT", `${head} (use --skip-bad to go on without them):\n` + errors.map((e) => `  ${e.message}`).join("\n"));
+    super("BAD_INPUT", `${head} (use skipBad: true to go on without them):\n` + errors.map((e) => `  ${e.message}`).join("\n"));
     this.errors = errors;
   }
 }
@@ -89,7 +90,7 @@ export class ImpossibleValuesError extends CloudunitsError {
   readonly values: ImpossibleValue[];
 
   /** `lines`: one per value, naming its file, entity and field (see `describeImpossible`); `what`: where they are and what to do. */
-  constructor(values: ImpossibleValue[], lines: readonly string[], what = "in billed fields (use --skip-bad to count them as 0)") {
+  constructor(values: ImpossibleValue[], lines: readonly string[], what = "in billed fields (use skipBad: true to count them as 0)") {
     super(
       "IMPOSSIBLE_VALUE",
       `${values.length} impossible value${values.length === 1 ? "" : "s"} (NaN, infinite or negative) ${what}:\n` +
@@ -166,7 +167,7 @@ export class WarehouseBusyError extends CloudunitsError {
     super(
       "DB_BUSY",
       `${file} is busy: another process holds it${holder ? ` (${holder})` : ""}, still after waiting ${waitedSeconds} s; ` +
-        "run again when it is done, or wait longer with --wait SECONDS",
+        "run again when it is done, or wait longer with waitSeconds: SECONDS",
       options,
     );
     this.file = file;
@@ -280,7 +281,7 @@ export class MissingHoursError extends CloudunitsError {
     super(
       "MISSING_HOURS",
       `${month}: ${accounts.length} account${accounts.length === 1 ? " lacks" : "s lack"} hours, so nothing was issued ` +
-        "(an hour missing may still come: sync or ingest it; one lost at source never will; --accept-missing invoices without them, the hours printed on the invoice):\n" +
+        "(an hour missing may still come: sync or ingest it; one lost at source never will; acceptMissing: true invoices without them, the hours printed on the invoice):\n" +
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.accounts = accounts;
@@ -343,7 +344,7 @@ export class IssuedInvoiceDiffersError extends CloudunitsError {
     super(
       "ISSUED_DIFFERS",
       `${differences.length} issued invoice${differences.length === 1 ? "" : "s"} would now have other figures; nothing was changed ` +
-        "(an issued invoice is never recomputed: correct it with `cloudunits invoices correct --number NUMBER --reason TEXT ...`):\n" +
+        "(an issued invoice is never recomputed: correct it with correctInvoice({ number, reason })):\n" +
         lines.map((line) => `  ${line}`).join("\n"),
     );
     this.differences = differences;

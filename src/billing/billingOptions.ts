@@ -31,6 +31,6 @@ export function resolveOptions(options: BillingOptions = {}): ResolvedBillingOpt
   const cuRollup = options.cuRollup ?? "aggregate";
   if (cuRollup !== "aggregate" && cuRollup !== "sum") throw new UsageError(`bad CU rollup "${String(cuRollup)}" (use aggregate or sum)`);
   const per = options.per ?? "hour";
-  if (per !== "hour" && per !== "month") throw new UsageError(`bad --per "${String(per)}" (use hour or month)`);
+  if (per !== "hour" && per !== "month") throw new UsageError(`bad per: "${String(per)}" (use hour or month)`);
   return { units: options.units ?? { ...DEFAULT_UNITS }, cuRollup, names: options.names, allUnits: options.allUnits ?? false, per };
 }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { UsageError } from "../base/errors.js";
+import { fileNotFound, isNotFound } from "../base/fileNotFound.js";
 
 /** The kinds of entity a names file can name. */
 export type NameKind = "account" | "cloudspace" | "machine";
@@ -58,6 +59,7 @@ export async function loadNames(file: string): Promise<Names> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
+    if (isNotFound(error)) throw fileNotFound("names file", file, { cause: error });
     throw new UsageError(`cannot read names file ${file}: ${(error as Error).message}`, { cause: error });
   }
   if (file.toLowerCase().endsWith(".json")) {

@@ -211,7 +211,7 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
 
 /** Reads a price list file (JSON when it ends in `.json`, else YAML) and checks it. */
 export async function loadPrices(file: string): Promise<PriceList> {
-  return parsePrices(await readStructured(file), file);
+  return parsePrices(await readStructured(file, { role: "price list" }), file);
 }
 
 /** The basis of each priced unit of a list (its own price's, else the first override's). */

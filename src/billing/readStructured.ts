@@ -1,11 +1,14 @@
 import { open } from "node:fs/promises";
 import { UsageError } from "../base/errors.js";
+import { fileNotFound, isNotFound } from "../base/fileNotFound.js";
 
 /** How a structured file is read. */
 export interface StructuredLimits {
   /** The largest file read (bytes), and what the file is, for the message (`a budgets file`); default no limit. */
   maxBytes?: number;
   what?: string;
+  /** What the file is, for "not found" (`price list`); default `file`. */
+  role?: string;
 }
 
 /** `n` bytes as people read them: `512 KiB`, `10.5 MiB`. */
@@ -15,7 +18,7 @@ function bytesText(n: number): string {
 
 /**
  * Reads a JSON (`.json`) or YAML file into a plain value; a UsageError names the file when it
- * cannot. With `limits.maxBytes`, a file larger than that (or not a regular file) is refused
+ * cannot (code `INPUT_NOT_FOUND` when it does not exist). With `limits.maxBytes`, a file larger than that (or not a regular file) is refused
  * before it is read or parsed.
  */
 export async function readStructured(file: string, limits: StructuredLimits = {}): Promise<unknown> {
@@ -40,6 +43,7 @@ export async function readBytes(file: string, limits: StructuredLimits = {}): Pr
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
+    if (isNotFound(error)) throw fileNotFound(limits.role ?? "file", file, { cause: error });
     throw new UsageError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
 }

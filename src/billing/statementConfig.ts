@@ -1,4 +1,7 @@
 import { UsageError } from "../base/errors.js";
+import { wellFormed } from "../base/wellFormed.js";
+import { emailOf, telephoneOf } from "./contactLines.js";
+import { checkEndpointId } from "./endpointIds.js";
 import { readStructured } from "./readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
 
@@ -54,6 +57,15 @@ export interface StatementConfig {
 
 const TOKEN = /\{(seq(?::0?(\d+))?|yyyy|mm|account)\}/g;
 
+/** The widest `{seq:N}`: wider, a number is mostly zeros. */
+export const MAX_SEQ_WIDTH = 20;
+/**
+ * The longest number, in UTF-8 bytes: a number names its files, and `<number>.xml` and the
+ * temporary name it is written under first (`.<number>.xml.<pid>.<random>.tmp`) must fit the
+ * 255 bytes a file name has on common file systems.
+ */
+export const MAX_NUMBER_BYTES = 200;
+
 /**
  * A document number from its pattern: `{seq}` the sequence number (`{seq:05}` padded with
  * zeros to 5 digits), `{yyyy}` and `{mm}` of the issue date, `{account}` the account id.
@@ -87,13 +99,13 @@ function checkKeys(value: Record<string, unknown>, known: readonly string[], whe
 
 function text(value: unknown, where: string): string {
   if (typeof value !== "string" || value.trim() === "") fail(`${where}: expected a non-empty text, got ${JSON.stringify(value)}`);
-  return value.trim();
+  return wellFormed(value.trim());
 }
 
 /** Lines: a list of texts, or one text whose lines (`\n`) are the lines. */
 function lines(value: unknown, where: string): string[] {
   if (value === undefined) return [];
-  if (typeof value === "string") return value.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  if (typeof value === "string") return value.split("\n").map((l) => wellFormed(l.trim())).filter((l) => l !== "");
   if (!Array.isArray(value)) fail(`${where}: expected a list of lines, got ${JSON.stringify(value)}`);
   return value.map((l, i) => text(l, `${where}[${i}]`));
 }
@@ -107,6 +119,8 @@ function country(value: unknown, where: string): string {
 function peppolId(value: unknown, where: string): string {
   const id = text(value, where);
   if (!/^\d{4}:\S+$/.test(id)) fail(`${where}: a Peppol electronic address <scheme>:<id> with a 4-digit EAS scheme, e.g. "9930:DE123456789", got ${JSON.stringify(value)}`);
+  const problem = checkEndpointId(id.slice(0, 4), id.slice(5));
+  if (problem !== undefined) fail(`${where} ${JSON.stringify(id)}: ${problem}`);
   return id;
 }
 
@@ -141,7 +155,23 @@ function pattern(value: unknown, where: string): string {
   // a number names its files (<number>.pdf, <number>.xml)
   const unsafe = p.replace(TOKEN, "").match(/[/\\:*?"<>|\x00-\x1f]/);
   if (unsafe) fail(`${where} ${JSON.stringify(p)}: ${JSON.stringify(unsafe[0])} cannot be in a file name, and a number names its files (<number>.pdf)`);
+  const width = Math.max(0, ...[...p.matchAll(TOKEN)].map((m) => (m[2] === undefined ? 0 : Number(m[2]))));
+  if (width > MAX_SEQ_WIDTH) fail(`${where} ${JSON.stringify(p)}: {seq:${width}} pads to ${width} digits; at most {seq:${String(MAX_SEQ_WIDTH).padStart(2, "0")}}`);
+  const longest = Buffer.byteLength(longestNumber(p));
+  if (longest > MAX_NUMBER_BYTES) {
+    fail(`${where} ${JSON.stringify(p)}: its numbers can take ${longest} bytes, and a number names its files (<number>.pdf): at most ${MAX_NUMBER_BYTES}`);
+  }
   return p;
+}
+
+/** The longest number a pattern gives: a sequence of 12 digits (or its width), an account id of 16 (the largest safe integer's). */
+function longestNumber(pattern: string): string {
+  return pattern.replace(TOKEN, (_, token: string, width?: string) => {
+    if (token === "yyyy") return "9999";
+    if (token === "mm") return "12";
+    if (token === "account") return "9".repeat(16);
+    return "9".repeat(Math.max(12, width === undefined ? 0 : Number(width)));
+  });
 }
 
 function numbering(value: unknown, source: string): { numberPattern: string; creditNotePattern: string } {
@@ -215,7 +245,7 @@ export function parseStatementConfig(value: unknown, source = "statement config"
 
 /** Reads a statement config file (JSON when it ends in `.json`, else YAML) and checks it. */
 export async function loadStatementConfig(file: string): Promise<StatementConfig> {
-  return parseStatementConfig(await readStructured(file), file);
+  return parseStatementConfig(await readStructured(file, { role: "statement config" }), file);
 }
 
 /** The tax of an account's invoices: its customer's own, else the issuer's default; undefined when the config gives neither. */
@@ -252,8 +282,8 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
 /**
  * What keeps an issuable invoice's UBL e-invoice from passing the Peppol BIS 3.0 rules, as
  * sentences (empty when nothing does): between two German parties, Peppol's German rules (DE-R-*)
- * ask for the issuer's e-mail, telephone and IBAN and both postcodes. Such an invoice is still
- * issued, as its PDF; its XML is not written (`documentFiles`).
+ * ask for the issuer's e-mail, telephone and IBAN and both postcodes. Such an invoice is refused
+ * before it is numbered (`checkIssuable`).
  */
 export function eInvoiceProblems(config: StatementConfig, accountId: number): string[] {
   return config.issuer.country === "DE" && config.customers.get(accountId)?.country === "DE" ? germanProblems(config, accountId) : [];
@@ -266,8 +296,8 @@ const POSTCODE_CITY = /^\S*\d\S*\s+\S/;
 function germanProblems(config: StatementConfig, accountId: number): string[] {
   const { issuer } = config;
   const out: string[] = [];
-  if (!issuer.contact.some((l) => l.includes("@")) || !issuer.contact.some((l) => /^\+?\d[\d\s().\/-]{2,}$/.test(l))) {
-    out.push("issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact)");
+  if (!issuer.contact.some((l) => emailOf(l) !== undefined) || !issuer.contact.some((l) => telephoneOf(l) !== undefined)) {
+    out.push("issuer.contact: an e-mail line and a telephone line such as \"Tel. +49 40 1234567\" (an invoice between German parties names the seller's contact)");
   }
   if (!issuer.bank.some((l) => /^IBAN[:\s]/i.test(l))) out.push("issuer.bank: a line \"IBAN ...\" (an invoice between German parties carries the payment account)");
   if (!POSTCODE_CITY.test(issuer.address.at(-1) ?? "")) out.push("issuer.address: a last line \"postcode city\"");
@@ -277,9 +307,10 @@ function germanProblems(config: StatementConfig, accountId: number): string[] {
 
 /**
  * Throws a UsageError (code STATEMENT_CONFIG) naming every key missing to issue the invoices
- * of these accounts (see `issueProblems`), before any number is taken.
+ * of these accounts, PDF and e-invoice (see `issueProblems` and `eInvoiceProblems`), before any
+ * number is taken.
  */
 export function checkIssuable(config: StatementConfig, accountIds: readonly number[]): void {
-  const missing = [...new Set(accountIds.flatMap((id) => issueProblems(config, id)))];
+  const missing = [...new Set(accountIds.flatMap((id) => [...issueProblems(config, id), ...eInvoiceProblems(config, id)]))];
   if (missing.length > 0) fail(`${config.source}: cannot issue invoice${accountIds.length === 1 ? "" : "s"} of account${accountIds.length === 1 ? "" : "s"} ${accountIds.join(", ")}: missing ${missing.join("; ")}`);
 }

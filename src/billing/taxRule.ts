@@ -1,4 +1,5 @@
 import { UsageError } from "../base/errors.js";
+import { wellFormed } from "../base/wellFormed.js";
 import { Exact } from "./exact.js";
 import type { TaxCategory } from "./invoiceDocument.js";
 
@@ -26,13 +27,20 @@ function fail(message: string): never {
   throw new UsageError(message, { code: "STATEMENT_CONFIG" });
 }
 
-/** The rate of a tax as written: a number or a decimal text, `undefined` when absent. */
+/** The decimals a rate may have (UBL's Percent of a VAT rate: 19, 7.7, 5.5, 8.1, at most 0.0001 %). */
+export const RATE_DECIMALS = 4;
+
+/** A rate as written: up to three digits, and up to RATE_DECIMALS decimals; tested before any parse, so its length is bounded. */
+const RATE = new RegExp(`^\\d{1,3}(?:\\.\\d{1,${RATE_DECIMALS}})?$`);
+
+/** The rate of a tax as written: a number or a decimal text from 0 to 100 with at most 4 decimals, `undefined` when absent. */
 function rateText(value: unknown, where: string): string | undefined {
   if (value === undefined) return undefined;
   const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
-  const percent = Exact.parse(text);
+  const percent = RATE.test(text) ? Exact.parse(text) : undefined;
   if (percent === undefined || percent.num < 0n || percent.num > 100n * percent.den) {
-    fail(`${where}.ratePercent: a percentage from 0 to 100 such as 19 or 7.7, got ${JSON.stringify(value)}`);
+    const shown = JSON.stringify(value)?.slice(0, 40) ?? String(value);
+    fail(`${where}.ratePercent: a percentage from 0 to 100 with at most ${RATE_DECIMALS} decimals, such as 19 or 7.7, got ${shown}${shown.length === 40 ? "…" : ""}`);
   }
   return percent.toDecimalString()!;
 }
@@ -53,7 +61,7 @@ export function parseTaxRule(value: unknown, where: string): TaxRule {
   }
   const cat = category as TaxCategory;
   const rate = rateText(record.ratePercent, where);
-  const reason = record.exemptionReason === undefined ? undefined : String(record.exemptionReason).trim();
+  const reason = record.exemptionReason === undefined ? undefined : wellFormed(String(record.exemptionReason).trim());
   if (cat === "S" && (rate === undefined || rate === "0")) fail(`${where}: category S (standard rated) needs a ratePercent above 0, e.g. { category: S, ratePercent: 19 }`);
   if (cat !== "S" && rate !== undefined && rate !== "0") fail(`${where}: category ${cat} is ${TAX_CATEGORIES[cat]} at 0%: drop ratePercent ${rate} (or use category S)`);
   if (cat === "E" && !reason) fail(`${where}: category E (exempt) needs exemptionReason, the legal ground printed on the invoice (e.g. "Exempt under Article 135(1)(g) of Directive 2006/112/EC")`);

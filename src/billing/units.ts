@@ -124,7 +124,50 @@ export function parseUnits(value: unknown, source = "units"): Units {
   if (input.billableStatuses !== undefined) {
     units.billableStatuses = input.billableStatuses === null ? null : stringList(input.billableStatuses, "billableStatuses", source);
   }
+  refuseInfiniteUnits(units, Object.keys(input), source);
   return units;
+}
+
+/**
+ * The largest sum a unit's formula may meet: the largest value a file's field holds (a float32,
+ * 3.4 × 10³⁸) added up over 2⁵³ rows (machines, disks, NICs and hours: more than any period holds).
+ */
+const LARGEST_FIELD_SUM = 3.4028234663852886e38 * 2 ** 53;
+
+/**
+ * Each unit at its largest, computed as the engine computes it (same order of operations), with the
+ * constants it reads: a unit that could be infinite (or NaN, ∞ − ∞ further on) is refused here.
+ */
+function largestUnits(u: Units): { unit: string; keys: (keyof Units)[]; value: number }[] {
+  const nicPerValue = nicBytesPerHourValue(u);
+  return [
+    { unit: "MU", keys: ["mbPerGb"], value: LARGEST_FIELD_SUM / u.mbPerGb },
+    { unit: "CU", keys: ["mbPerGb", "gbPerCu"], value: LARGEST_FIELD_SUM / u.mbPerGb / u.gbPerCu },
+    { unit: "CU", keys: ["vcpusPerCu"], value: LARGEST_FIELD_SUM / u.vcpusPerCu },
+    { unit: "SU", keys: ["gbPerSu"], value: LARGEST_FIELD_SUM / u.gbPerSu },
+    { unit: "TU", keys: ["iopsPerTu"], value: LARGEST_FIELD_SUM / u.iopsPerTu },
+    { unit: "the network series", keys: ["nicBytesPerValue"], value: LARGEST_FIELD_SUM * nicPerValue },
+    { unit: "NU", keys: ["nicBytesPerValue", "bytesPerNu"], value: LARGEST_FIELD_SUM * nicPerValue / u.bytesPerNu },
+  ];
+}
+
+/**
+ * Refuses constants whose units could be infinite or NaN: a tiny divisor (`gbPerCu: 5e-324`), a huge
+ * multiplier (`nicBytesPerValue: 1e300`), per hour or per month (÷ `hoursPerMonth`). Names the key
+ * the file gave (`given`), or the keys of the formula.
+ */
+function refuseInfiniteUnits(units: Units, given: readonly string[], source: string): void {
+  for (const { unit, keys, value } of largestUnits(units)) {
+    const perMonth = value / units.hoursPerMonth;
+    if (Number.isFinite(value) && Number.isFinite(perMonth)) continue;
+    const culprits = (Number.isFinite(value) ? [...keys, "hoursPerMonth" as const] : keys).filter((k) => given.includes(k));
+    const named = (culprits.length > 0 ? culprits : keys).map((k) => `${k} ${String(units[k])}`).join(" with ");
+    throw new UsageError(
+      `${source}: ${named} makes ${unit}${Number.isFinite(value) ? " per month" : ""} infinite for values a file can hold ` +
+        `(the formulas must stay finite up to 3.4e38, a float32, summed over 2^53 rows): give a value nearer the published ${culprits.map((k) => `${k} (${String(DEFAULT_UNITS[k])})`).join(", ") || "ones"}`,
+      { code: "UNITS_NOT_FINITE" },
+    );
+  }
 }
 
 function reading<R extends string>(v: unknown, key: string, choices: readonly R[], source: string): R | undefined {
@@ -152,7 +195,7 @@ function stringList(v: unknown, key: string, source: string): string[] {
 
 /** Reads a units file (JSON, or YAML for any other extension) and checks it. */
 export async function loadUnits(file: string): Promise<Units> {
-  return parseUnits(await readStructured(file), file);
+  return parseUnits(await readStructured(file, { role: "units file" }), file);
 }
 
 /** The aggregate CU rule with these constants, as a reader sees it: `max(Σmem/1024/4, Σvcpus/2)`. */

@@ -6,6 +6,8 @@ import { clockOf } from "./clock.js";
 import { commandName, commands } from "./commands/index.js";
 import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";
+import { flagWords } from "./flagWords.js";
+import { withFlagSuggestions } from "./nearestFlag.js";
 import { refuseNonNumbers } from "./numberFlags.js";
 import { refuseRepeatedFlags, type DeclaredOptions } from "./repeatedFlags.js";
 import { topHelp } from "./topHelp.js";
@@ -55,8 +57,9 @@ async function main(argv: string[]): Promise<number> {
       .fail((msg, err) => {
         // yargs' own parse errors (e.g. "Not enough arguments following: include") are usage errors too
         if (err && err.name !== "YError") throw err;
-        usageMessage = msg ?? err?.message;
-        throw new UsageError(msg);
+        // an unknown flag: the nearest flag the command declares, when it is a typo away
+        usageMessage = withFlagSuggestions(msg ?? err?.message ?? "", argv, Object.keys((parser as unknown as YargsInternals).getOptions().key));
+        throw new UsageError(usageMessage);
       });
     // after the command declared its flags, before its handler: a flag of one value given twice is refused
     // and a flag declared as a number given a text that is not one is refused by that text, not as NaN
@@ -76,7 +79,7 @@ async function main(argv: string[]): Promise<number> {
     // a raw refusal of the machine (a writer's mkdir or open) is the environment, not a bug: one line, exit 8
     const error = thrown instanceof CloudunitsError ? thrown : (environmentErrorOf(thrown) ?? thrown);
     const code = exitCodeFor(error);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = flagWords(error instanceof Error ? error.message : String(error)); // the library names options, the CLI flags
     process.stderr.write(`cloudunits: ${usageMessage ?? message}${error instanceof CloudunitsError && code === 1 ? ` [${error.code}]` : ""}\n`);
     if (code === 1 && !(error instanceof CloudunitsError) && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     return code;

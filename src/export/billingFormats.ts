@@ -5,6 +5,7 @@ import type { CalculateResult } from "../billing/calculate.js";
 import type { Warning } from "../billing/dataQuality.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
 import type { StatementConfig } from "../billing/statementConfig.js";
+import type { DraftDocument, InvoiceDocument } from "../billing/invoiceDocument.js";
 import { toBillingCsv } from "./toBillingCsv.js";
 import { toBillingText } from "./toBillingText.js";
 
@@ -38,8 +39,10 @@ export interface FormatOutput {
   flags: FormatFlags;
   /** Writes text to the output (`--out` or stdout). */
   write(content: string | AsyncIterable<string>): Promise<void>;
-  /** The statement config (`--statement`): the pack's documents are drafts of it. */
+  /** The statement config (`--statement`): the pack's documents of accounts not issued are drafts of it. */
   statement?: StatementConfig;
+  /** The register's invoices in force of the report's period (with `--db`): the pack shows these as issued, never a draft of them. */
+  issued?: readonly InvoiceDocument[];
 }
 
 /** One billing output format: its rules (which flags it takes, what it needs) and its writer. */
@@ -103,10 +106,14 @@ export const BILLING_FORMATS = {
     binary: true,
     // the About sheet shows the inputs' SHA-256 and the content's fingerprint
     produce: (f) => ({ hourly: f.hourly === true, fingerprints: true }),
-    write: async ({ report, hourly, flags, statement }) => {
+    write: async ({ report, hourly, flags, statement, issued = [] }) => {
       const xlsx = await import("./writeBillingXlsx.js");
       const { draftDocument } = await import("./pdf/writeStatements.js");
-      const documents = statement && report.invoices ? report.invoices.map((inv) => draftDocument(report, inv.accountId, statement)) : undefined;
+      // an account's invoice issued for the period is shown as issued; a draft only for an account not issued
+      const documentOf = (accountId: number): InvoiceDocument | DraftDocument | undefined =>
+        issued.find((d) => d.accountId === accountId) ?? (statement ? draftDocument(report, accountId, statement) : undefined);
+      const found = (report.invoices ?? []).map((inv) => documentOf(inv.accountId)).filter((d) => d !== undefined);
+      const documents = found.length > 0 ? found : undefined;
       if (flags.perAccount) await xlsx.writeInvoicePack(report, hourly, flags.out!, { hourly: flags.hourly, documents });
       else await xlsx.writeBillingXlsx(report, hourly, flags.out!, { hourly: flags.hourly });
     },

@@ -257,7 +257,7 @@ function lineStarts(report: BillingReport): Map<string, number[]> {
  * `hourly`: the report's hourly lines (e.g. `warehouseHourly(connection, report)`).
  */
 export async function* focusRows(report: BillingReport, hourly: HourlyStream, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
-  if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (--prices FILE)");
+  if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (the prices option)");
   checkHourlyOf(hourly, report);
   const billingPeriod = { start: isoUtc(report.params.start), end: isoUtc(report.params.end) };
   const levels = ["account", "cloudspace", "machine"] as const;

@@ -13,13 +13,13 @@ export interface RegisterListItem {
   start: string;
   end: string;
   issueDate: string;
+  /** `YYYY-MM-DD`: the issue date plus the payment terms (a credit note: the terms of the invoice it cancels). */
+  dueDate: string;
   currency: string;
   /** Decimal texts at the currency's decimals, negative on a credit note; gross is the amount due. */
   net: string;
   tax: string;
   gross: string;
-  /** `YYYY-MM-DD`. */
-  dueDate: string;
   /** Σ of the payments recorded (reversals deducted), decimal text. */
   paid: string;
   /** gross − prepaid − credit notes − payments, decimal text (0 on a credit note; negative: paid too much). */
@@ -41,9 +41,9 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
   const d = e.document;
   const r = e.receivable;
   return {
-    number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate,
-    currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, dueDate: r.dueDate, paid: r.paid, outstanding: r.outstanding, status: r.status,
-    delivered: r.delivered, corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
+    number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate, dueDate: d.dueDate,
+    currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, paid: r.paid, outstanding: r.outstanding, status: r.status, delivered: r.delivered,
+    corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
     missingHours: d.missingHours.map(isoUtc), files: e.files,
   };
 }
@@ -53,13 +53,16 @@ export function registerToJson(entries: readonly ReceivableEntry[]): string {
   return `${JSON.stringify(entries.map(registerListItem), null, 2)}\n`;
 }
 
-const CSV_COLUMNS = ["number", "kind", "account_id", "start", "end", "issue_date", "currency", "net", "tax", "gross", "due_date", "paid", "outstanding", "status", "delivered", "corrects", "corrected_by", "missing_hours", "files"] as const;
+const CSV_COLUMNS = [
+  "number", "kind", "account_id", "start", "end", "issue_date", "due_date", "currency", "net", "tax", "gross", "paid", "outstanding", "status", "delivered",
+  "corrects", "corrected_by", "missing_hours", "files",
+] as const;
 
 /** The register as CSV (RFC 4180, CRLF): a row per document; missing hours and files (`name sha256`) separated by `;`. */
 export function registerToCsv(entries: readonly ReceivableEntry[]): string {
   const rows = entries.map(registerListItem).map((i) => [
-    guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.currency, i.net, i.tax, i.gross,
-    i.dueDate, i.paid, i.outstanding, i.status, String(i.delivered),
+    guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.dueDate, i.currency, i.net, i.tax, i.gross,
+    i.paid, i.outstanding, i.status, String(i.delivered),
     guardFormula(i.corrects ?? ""), guardFormula(i.correctedBy ?? ""), i.missingHours.join(";"), i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
   ].map(csvField).join(","));
   return `${[CSV_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
@@ -76,7 +79,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
     const d = e.document;
     const r = e.receivable;
     const status = r.status === "overdue" ? `overdue ${r.daysPastDue} d, ${r.outstanding} outstanding`
-      : r.status === "open" ? `open, due ${r.dueDate}, ${r.outstanding} outstanding` : r.status;
+      : r.status === "open" ? `open, ${r.outstanding} outstanding` : r.status;
     const links = [
       ...(d.corrects ? [`${d.kind === "creditNote" ? "cancels" : "replaces"} ${d.corrects.number}`] : []),
       ...(e.correctedBy ? [`corrected by ${e.correctedBy} and ${e.replacedBy}`] : []),
@@ -84,7 +87,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
     ];
     return [
       d.number, d.kind === "invoice" ? "invoice" : "credit note", `account ${d.accountId}`, `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
-      d.issueDate, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, status, r.delivered ? "delivered" : "not delivered", links.join("; "),
+      d.issueDate, `due ${d.dueDate}`, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, status, r.delivered ? "delivered" : "not delivered", links.join("; "),
     ];
   });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -77,7 +77,7 @@ export async function authenticate(baseUrl: string, auth: FetchAuth, policy: Log
         client_secret: auth.clientSecret,
       });
       if (auth.validity !== undefined) form.set("validity", String(auth.validity));
-      const url = endpointUrl(auth.authUrl, "/v1/oauth/access_token", "--auth-url");
+      const url = endpointUrl(auth.authUrl, "/v1/oauth/access_token", "authUrl");
       const token = await login(url, form, [auth.clientSecret, auth.clientId], "the token request to the identity provider", "check the client id and secret (an application key of a user with access to the service)", policy);
       return { kind: "bearer", token };
     }

@@ -25,7 +25,7 @@ async function notZipError(answer: HttpResponse, head: Buffer, what: string): Pr
   return new FetchError(
     "FETCH_NOT_ZIP",
     `${what}: ${displayUrl(answer.url)} sent ${kind} instead of a zip archive (HTTP ${answer.response.statusCode})` +
-      `${snippet ? `: ${snippet}` : ""}; check --url and that the account has consumption data`,
+      `${snippet ? `: ${snippet}` : ""}; check the url option and that the account has consumption data`,
     { status: answer.response.statusCode },
   );
 }
@@ -69,7 +69,7 @@ export async function downloadToFile(
   const { what, timeoutMs, maxBytes } = limits;
   const lengthHeader = answer.response.headers["content-length"];
   const totalBytes = lengthHeader !== undefined && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
-  const hint = "raise --max-download-mib if the archive is genuinely that large, or sync in smaller chunks (--chunk day)";
+  const hint = `raise maxDownloadBytes if the archive is genuinely that large, or sync in smaller chunks (chunk: "day")`;
   const handle = await open(file, "w").catch((error: unknown) => {
     throw writeError(error, file, what);
   });

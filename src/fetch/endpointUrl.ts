@@ -6,7 +6,7 @@ import { displayUrl } from "./redact.js";
  * query dropped): `endpointUrl("https://h/api/", "/v1/x")` is `https://h/api/v1/x`.
  * Throws a UsageError naming `what` when `base` is not an http(s) URL.
  */
-export function endpointUrl(base: string, path: string, what = "--url"): URL {
+export function endpointUrl(base: string, path: string, what = "url"): URL {
   let parsed: URL;
   try {
     parsed = new URL(base);

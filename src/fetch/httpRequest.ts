@@ -66,13 +66,13 @@ export function networkError(error: unknown, url: URL, timeoutMs: number, what =
   if (error instanceof DeadlinePassed) {
     return new FetchError(
       "FETCH_DEADLINE",
-      `${what} ${displayUrl(url)} did not finish within its deadline (--deadline); it was cut off and not retried: try again later, raise --deadline, or ask for less at once`,
+      `${what} ${displayUrl(url)} did not finish within its deadline (deadlineMs); it was cut off and not retried: try again later, raise deadlineMs, or ask for less at once`,
     );
   }
   if (error instanceof SilenceTimeout) {
     return new FetchError(
       "FETCH_TIMEOUT",
-      `${what} ${displayUrl(url)} timed out: no data for ${timeoutMs / 1000} s; try again later or raise --timeout`,
+      `${what} ${displayUrl(url)} timed out: no data for ${timeoutMs / 1000} s; try again later or raise timeoutMs`,
     );
   }
   const code = (error as { code?: unknown } | null)?.code;
@@ -197,7 +197,7 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
     if (next.origin !== origin && holdsSecret(`${location}\n${next.href}`, secretsOf(request))) {
       throw new FetchError(
         "FETCH_REDIRECT_REFUSED",
-        `${displayUrl(url)} redirected to another host (${next.origin}) with a secret of this session in the address; refusing to send it there: check --url, or ask the service's operators`,
+        `${displayUrl(url)} redirected to another host (${next.origin}) with a secret of this session in the address; refusing to send it there: check the url option, or ask the service's operators`,
         { status },
       );
     }

@@ -73,5 +73,5 @@ export function parseBudgets(value: unknown, source = "budgets"): Budget[] {
 
 /** Reads a budgets file (YAML, or JSON when it ends in .json) within `BUDGET_LIMITS`; a UsageError names the file. */
 export async function loadBudgets(file: string): Promise<Budget[]> {
-  return parseBudgets(await readStructured(file, { maxBytes: BUDGET_LIMITS.fileBytes, what: "a budgets file" }), file);
+  return parseBudgets(await readStructured(file, { maxBytes: BUDGET_LIMITS.fileBytes, what: "a budgets file", role: "budgets file" }), file);
 }

@@ -206,7 +206,7 @@ export interface ForecastPlan {
 
 /** Plans a forecast (see `ForecastPlan`): the month checked, and the accounts' last hours read. */
 export async function forecastPlan(connection: DuckDBConnection, request: Pick<ForecastRequest, "month" | "asOf">): Promise<ForecastPlan> {
-  const { start, end } = monthPeriod(request.month, "--month");
+  const { start, end } = monthPeriod(request.month, "month");
   if (request.asOf !== undefined && (!Number.isSafeInteger(request.asOf) || request.asOf % HOUR !== 0)) {
     throw new UsageError(`bad asOf: ${String(request.asOf)} (epoch seconds at the start of an hour)`);
   }

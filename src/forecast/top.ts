@@ -136,10 +136,10 @@ async function figuresOf(
 export async function top(connection: DuckDBConnection, request: TopRequest): Promise<TopReport> {
   const level = request.level ?? "machine";
   if (!TOP_LEVELS.includes(level)) throw new UsageError(`bad level "${String(level)}" (use ${TOP_LEVELS.join(", ")})`);
-  if (!(METRICS as readonly string[]).includes(request.by)) throw new UsageError(`bad --by "${String(request.by)}" (use ${METRICS.join(", ")})`);
-  if (request.by === "cost" && !request.prices) throw new UsageError("ranking by cost needs a price list (--prices FILE)");
+  if (!(METRICS as readonly string[]).includes(request.by)) throw new UsageError(`bad by: "${String(request.by)}" (use ${METRICS.join(", ")})`);
+  if (request.by === "cost" && !request.prices) throw new UsageError("ranking by cost needs a price list (the prices option)");
   const limit = request.limit ?? 10;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`bad --limit ${String(limit)} (a whole number, 1 or more)`);
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`bad limit: ${String(limit)} (a whole number, 1 or more)`);
   const options = await withStoredNames(connection, request.options);
   const account = request.accountId !== undefined ? { accountId: request.accountId } : {};
   // a month still running is compared with the same days of the month before, not all of it

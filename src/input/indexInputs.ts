@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { UsageError, type BadFileError } from "../base/errors.js";
 import { resolveLimits } from "./limits.js";
@@ -138,7 +138,12 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
   try {
     const info = await stat(input);
     if (info.isDirectory()) return "dir";
-    if (info.isFile()) return "file";
+    if (info.isFile()) {
+      if (await isDuckDb(input)) {
+        throw new UsageError(`${input} is a DuckDB warehouse, not consumption files: read it as a warehouse, db: ${input}`, { code: "INPUT_IS_WAREHOUSE" });
+      }
+      return "file";
+    }
     throw new UsageError(`input is neither a file nor a folder: ${input}`, { code: "INPUT_NOT_FOUND" });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -149,5 +154,22 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
       });
     }
     throw new UsageError(`cannot read input ${input} (${(error as Error).message})`, { code: "INPUT_NOT_FOUND", cause: error });
+  }
+}
+
+/** Whether a file is a DuckDB database (its header says `DUCK` at byte 8): a warehouse given where inputs are read. */
+async function isDuckDb(file: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch {
+    return false; // unreadable: said when it is read, as any input
+  }
+  try {
+    const head = Buffer.alloc(12);
+    const { bytesRead } = await handle.read(head, 0, 12, 0);
+    return bytesRead === 12 && head.subarray(8, 12).toString("latin1") === "DUCK";
+  } finally {
+    await handle.close();
   }
 }

@@ -1,14 +1,15 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { MissingHoursError, UsageError } from "../base/errors.js";
+import { wellFormed } from "../base/wellFormed.js";
 import { issuerIdentity } from "../store/chainedDocuments.js";
 import { readRegister, type RegisterEntry } from "../store/readRegister.js";
 import { intactRegister } from "../store/registerChain.js";
 import { formatHours } from "../sync/formatHours.js";
 import { accountDrafts, basisOf } from "./accountDrafts.js";
 import { issueDateFor } from "./issueDate.js";
+import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
 import { buildInvoiceDocument, creditNoteOf } from "../billing/buildInvoiceDocument.js";
-import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
@@ -65,8 +66,8 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  * unless `acceptMissing` (MissingHoursError).
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
-  const reason = request.reason.trim();
-  if (reason === "") throw new UsageError("a correction needs a reason (--reason TEXT): it is printed on the credit note and the new invoice");
+  const reason = wellFormed(request.reason.trim()); // a lone surrogate of a library caller's text is no text the register's JSON holds
+  if (reason === "") throw new UsageError("a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice");
   // nothing is numbered from a register that disagrees with its chain
   await intactRegister(connection);
   const original = await invoiceInForce(connection, request.number);
@@ -74,7 +75,6 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   const nowEpoch = request.nowEpoch ?? clockNow();
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
-  checkIssuable(inputs.config, [o.accountId]);
   const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
   const [draft] = await accountDrafts(connection, o, inputs, { accountIds: [o.accountId], alsoAccounts: [o.accountId] });
   request.onStep?.("computed");
@@ -83,6 +83,7 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
     throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number,
       [`account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`]);
   }
+  await preflight({ config: inputs.config, accountIds: [o.accountId], out: request.out });
   const corrects = { number: o.number, issueDate: o.issueDate };
   const warnings: string[] = [];
   const recorded = await recordDocuments(connection, [

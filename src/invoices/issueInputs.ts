@@ -31,15 +31,15 @@ export interface IssueInputs {
 }
 
 /** Reads a structured file once: its SHA-256 and its value are of the same bytes. */
-async function readHashed(file: string): Promise<{ sha256: string; value: unknown }> {
-  const bytes = await readBytes(file);
+async function readHashed(file: string, role: string): Promise<{ sha256: string; value: unknown }> {
+  const bytes = await readBytes(file, { role });
   return { sha256: sha256Hex(bytes), value: await parseStructured(bytes.toString("utf8"), file) };
 }
 
 /** Reads and checks the statement config, the price list and the units file of an issue or a correction. */
 export async function readIssueInputs(files: IssueFiles): Promise<IssueInputs> {
-  const statement = await readHashed(files.statement);
-  const prices = await readHashed(files.prices);
+  const statement = await readHashed(files.statement, "statement config");
+  const prices = await readHashed(files.prices, "price list");
   const units = files.units === undefined ? DEFAULT_UNITS : await loadUnits(files.units);
   const cuRollup = files.cuRollup ?? "aggregate";
   if (cuRollup !== "aggregate" && cuRollup !== "sum") throw new UsageError(`bad cuRollup "${String(cuRollup)}" (aggregate or sum)`);

@@ -7,9 +7,9 @@ import { intactRegister } from "../store/registerChain.js";
 import { accountDrafts, basisOf, type AccountDraft } from "./accountDrafts.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
+import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
 import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
-import { checkIssuable } from "../billing/statementConfig.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { formatHours } from "../sync/formatHours.js";
 import { lostHoursOf } from "../billing/dataQuality.js";
@@ -80,7 +80,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
   const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
-  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "--issue-date");
+  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:");
   // nothing is numbered, nor written again, from a register that disagrees with its chain
   await intactRegister(connection);
   const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });
@@ -93,7 +93,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const fresh = drafts.filter((d) => !inForce.has(d.accountId));
   // whether the month can be issued before how: a month-end run from cron says first that hours are missing
   if (!request.acceptMissing) refuseMissing(request.month, fresh, await lostHoursOf(connection));
-  if (fresh.length > 0) checkIssuable(inputs.config, fresh.map((d) => d.accountId));
+  if (fresh.length > 0) await preflight({ config: inputs.config, accountIds: fresh.map((d) => d.accountId), out: request.out });
 
   const warnings: string[] = [];
   const recorded = await recordDocuments(connection, fresh.map((draft) => ({

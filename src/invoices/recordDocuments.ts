@@ -56,7 +56,7 @@ export async function recordDocuments(connection: DuckDBConnection, planned: rea
     const recorded: RecordedDocument[] = [];
     for (const [i, plan] of planned.entries()) {
       const document = plan.make(numbered[i]!.number);
-      recorded.push({ document, files: await documentFiles(document, options.config, options.onWarning) });
+      recorded.push({ document, files: await documentFiles(document, options.onWarning) });
     }
     options.onStep?.("rendered");
     await checkIssuedFiles(options.out, recorded.flatMap((r) => r.files));
@@ -103,7 +103,7 @@ async function numberDocuments(
       if (end.issueDate !== undefined && end.issueDate > issueDate) {
         throw new UsageError(
           `issue date ${issueDate} is before ${end.issueDate}, the date of the last ${plan.kind === "invoice" ? "invoice" : "credit note"} numbered in ${year}: ` +
-            "numbers follow the dates they are given on, so give --issue-date " + end.issueDate + " or later",
+            "numbers follow the dates they are given on, so give issueDate: " + end.issueDate + " or later",
           { code: "ISSUE_DATE_ORDER" },
         );
       }

@@ -74,7 +74,7 @@ function againstLoaded(job: Job, loaded: readonly LoadedFile[], book: LoadBook, 
     const error = new ConflictError(
       hour.accountId, hour.hourEpoch,
       [...loaded.map((f) => `${f.source} (loaded)`), ...kept.map((s) => s.source.name)],
-      "use --replace to load the new file instead",
+      "use replace: true to load the new file instead",
     );
     book.reject(kept.map((s) => manifestRow(s, hour, "rejected", `differs from the loaded ${loaded.map((f) => f.source).join(", ")}`, "CONFLICT")), error);
     return undefined;

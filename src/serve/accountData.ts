@@ -39,6 +39,8 @@ export interface InvoiceTotals {
   tax: string;
   /** net + tax: the amount due. */
   gross: string;
+  /** The currency of these figures: the issued invoice's (which may not be the dashboard's price list's), or the draft's. */
+  currency: string;
   /** The issued invoice these totals are of, with the names of its files as issued; absent on a draft. */
   issued?: { number: string; issueDate: string; files: string[] };
 }
@@ -109,10 +111,10 @@ async function invoiceTotals(store: Warehouse, settings: DashboardSettings, acco
     .find((e) => e.document.kind === "invoice" && e.correctedBy === null);
   if (entry) {
     const issued = entry.document;
-    return { net: issued.net, taxes: issued.taxes, tax: issued.tax, gross: issued.gross, issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) } };
+    return { net: issued.net, taxes: issued.taxes, tax: issued.tax, gross: issued.gross, currency: issued.currency, issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) } };
   }
   const config = settings.statement;
   if (config === undefined || !report.invoices?.some((i) => i.accountId === accountId) || taxOf(config, accountId) === undefined) return undefined;
   const draft = draftDocument(report, accountId, config);
-  return { net: draft.net, taxes: draft.taxes, tax: draft.tax, gross: draft.gross };
+  return { net: draft.net, taxes: draft.taxes, tax: draft.tax, gross: draft.gross, currency: draft.currency };
 }

@@ -90,7 +90,7 @@ export async function resolveAccount(
   if (accounts.length > 1) {
     throw new UsageError(
       `${plan.entity} ${plan.id} has samples in ${accounts.length} accounts in the period (${accounts.join(", ")}): ` +
-        "name one with accountId (in the CLI: --account-id)",
+        "name one with accountId: ID",
       { code: "AMBIGUOUS_ID" },
     );
   }

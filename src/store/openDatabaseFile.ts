@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { BadFileError, EnvironmentError, UsageError, WarehouseBusyError } from "../base/errors.js";
+import { fileNotFound } from "../base/fileNotFound.js";
 import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf, WAREHOUSE_KEPT } from "./storageError.js";
@@ -81,10 +82,10 @@ export async function openDatabaseFile(
 ): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   const readOnly = options.readOnly ?? false;
   if ((readOnly || options.create === false) && !existsSync(file)) {
-    throw new UsageError(`no database ${file}: make it with \`cloudunits ingest <inputs...> --db ${file}\``, { code: "DB_MISSING" });
+    throw fileNotFound("warehouse", file, { todo: "make it with ingest or sync" });
   }
   const what = notDuckDb(file);
-  if (what) throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by \`cloudunits ingest\` or \`sync\``, { code: "DB_NOT_DUCKDB" });
+  if (what) throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`, { code: "DB_NOT_DUCKDB" });
   const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
   if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
   const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;

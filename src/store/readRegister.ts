@@ -89,3 +89,12 @@ export async function readRegisterFile(connection: DuckDBConnection, name: strin
   const rows = (await connection.runAndReadAll("SELECT content FROM register_files WHERE name = $name", { name })).getRowsJS();
   return rows.length === 0 ? undefined : { name, bytes: new Uint8Array(rows[0]![0] as Uint8Array) };
 }
+
+/**
+ * The invoices in force (issued, not corrected) for exactly this period, of these accounts (default
+ * every account): what the period's statements show as issued instead of a draft.
+ */
+export async function invoicesInForce(connection: DuckDBConnection, period: { start: number; end: number }, accountIds?: readonly number[]): Promise<InvoiceDocument[]> {
+  const entries = await readRegister(connection, { period, ...(accountIds === undefined ? {} : { accountIds }) });
+  return entries.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => e.document);
+}

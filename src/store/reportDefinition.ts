@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../base/errors.js";
+import { fileNotFound } from "../base/fileNotFound.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";
 
 /** A report column's presentation: title, unit and number format. */
@@ -50,8 +51,9 @@ export function loadReportDefinition(nameOrPath: string): ReportDefinition {
   const isPath = nameOrPath.endsWith(".sql") || nameOrPath.includes("/");
   const file = isPath ? resolve(nameOrPath) : join(REPORTS_DIR, `${nameOrPath}.sql`);
   if (!existsSync(file)) {
+    if (isPath) throw fileNotFound("report file", nameOrPath);
     throw new UsageError(
-      isPath ? `no report file ${nameOrPath}` : `unknown report "${nameOrPath}" (shipped reports: ${listReports().join(", ")}; or give a path to a .sql file)`,
+      `unknown report "${nameOrPath}" (shipped reports: ${listReports().join(", ")}; or give a path to a .sql file)`,
     );
   }
   const name = basename(file).replace(/\.sql$/, "");

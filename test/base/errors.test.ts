@@ -17,7 +17,7 @@ describe("errors users act on", () => {
       new BadFileError("CAPNP_TRUNCATED", "x/7/2026/10/1/3/account_capnp.bin", "segment 0 declares 212 words, has 98"),
       new ConflictError(7, 1790816400, ["a", "b"]),
     ]);
-    expect(e.message).toContain("1 bad input file and 1 account-hour with different files (2 files) (use --skip-bad");
+    expect(e.message).toContain("1 bad input file and 1 account-hour with different files (2 files) (use skipBad: true");
     expect(e.message).toContain("x/7/2026/10/1/3/account_capnp.bin: segment 0 declares 212 words, has 98");
     expect(e.message).toContain("hour 2026-10-01T01:00:00Z");
     expect(exitCodeFor(e)).toBe(3);
@@ -25,8 +25,8 @@ describe("errors users act on", () => {
 
   it("conflicts are counted by the files they name: 2 account-hours of 2 files each are 4 files, not '2 bad input files'", () => {
     const e = new BadInputError([new ConflictError(7, 1790812800, ["a!x", "b!x"]), new ConflictError(7, 1790816400, ["a!y", "b!y"])]);
-    expect(e.message.split("\n")[0]).toBe("2 account-hours with different files (4 files) (use --skip-bad to go on without them):");
+    expect(e.message.split("\n")[0]).toBe("2 account-hours with different files (4 files) (use skipBad: true to go on without them):");
     expect(new BadInputError([new BadFileError("CAPNP_TRUNCATED", "c", "short")]).message.split("\n")[0])
-      .toBe("1 bad input file (use --skip-bad to go on without them):");
+      .toBe("1 bad input file (use skipBad: true to go on without them):");
   });
 });

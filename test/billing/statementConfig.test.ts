@@ -56,6 +56,14 @@ describe("statement config", () => {
     [{ issuer: { ...issuer, tax: { category: "E" } } }, /issuer\.tax: category E \(exempt\) needs exemptionReason/],
     [{ issuer: { ...issuer, tax: { category: "K" } } }, /issuer\.tax\.category: one of S standard rated/],
     [{ issuer: { ...issuer, tax: { category: "AE" } } }, /reverse charge \(AE\) is a customer's tax/],
+    // a Belgian enterprise number (0208) is 10 digits, the last two 97 − (the first 8 mod 97); a Belgian VAT id (9925) is BE and the same digits
+    [{ issuer: { ...issuer, peppolId: "0208:0123456748" } }, /issuer\.peppolId "0208:0123456748": not a Belgian enterprise number \(scheme 0208\): its check digits are 48, and 97 − \(01234567 mod 97\) is 49/],
+    [{ issuer: { ...issuer, peppolId: "0208:BE0123456749" } }, /issuer\.peppolId "0208:BE0123456749": not a Belgian enterprise number \(scheme 0208\): expected 10 digits, e\.g\. 0123456749/],
+    [{ issuer, customers: { 7: { legalName: "A", peppolId: "9925:0123456749" } } }, /customers\.7\.peppolId "9925:0123456749": not a Belgian VAT number \(scheme 9925\): expected BE and 10 digits/],
+    [{ issuer, customers: { 7: { legalName: "A", peppolId: "9925:BE0123456700" } } }, /customers\.7\.peppolId "9925:BE0123456700": not a Belgian VAT number.*97 − \(01234567 mod 97\) is 49/],
+    [{ issuer: { ...issuer, tax: { category: "S", ratePercent: "0.00001" } } }, /issuer\.tax\.ratePercent: a percentage from 0 to 100 with at most 4 decimals/],
+    [{ issuer: { ...issuer, tax: { category: "S", ratePercent: 1e-7 } } }, /issuer\.tax\.ratePercent: a percentage from 0 to 100 with at most 4 decimals/],
+    [{ issuer, numbering: { pattern: "INV-{yyyy}-{seq:21}" } }, /\{seq:21\} pads to 21 digits; at most \{seq:20\}/],
     [{ issuer, customers: { 7: { legalName: "A", tax: { category: "AE" } } } }, /customers\.7: a reverse-charged customer \(tax category AE\) needs its vatId/],
     [{ issuer, customers: { acme: { legalName: "A" } } }, /customers: "acme" is not an account id/],
   ])("refuses %j naming the file and the key", (value, message) => {
@@ -76,11 +84,21 @@ describe("statement config", () => {
     expect(issueProblems(german, 7)).toEqual([]);
     expect(eInvoiceProblems(ready, 7)).toEqual([]);
     expect(eInvoiceProblems(german, 7)).toEqual([
-      "issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact)",
+      "issuer.contact: an e-mail line and a telephone line such as \"Tel. +49 40 1234567\" (an invoice between German parties names the seller's contact)",
       "issuer.bank: a line \"IBAN ...\" (an invoice between German parties carries the payment account)",
       "customers.7.address: a last line \"postcode city\"",
     ]);
     expect(() => checkIssuable(ready, [7, 8])).toThrow("s.yaml: cannot issue invoices of accounts 7, 8: missing customers.8 (legalName, address, country, peppolId)");
+    // what the e-invoice needs is needed before a number is given: the German customer's invoice is refused, not issued without its XML
+    expect(() => checkIssuable(german, [7])).toThrow("s.yaml: cannot issue invoice of account 7: missing issuer.contact: an e-mail line and a telephone line");
+  });
+
+  it("takes valid Belgian electronic addresses, and makes a lone surrogate of a name U+FFFD", () => {
+    const config = parseStatementConfig({
+      issuer: { ...issuer, legalName: "Nord\ud800licht", peppolId: "0208:0123456749" }, customers: { 7: { legalName: "A", peppolId: "9925:BE0123456749" } },
+    }, "s.json");
+    expect([config.issuer.peppolId, config.customers.get(7)!.peppolId]).toEqual(["0208:0123456749", "9925:BE0123456749"]);
+    expect(config.issuer.legalName).toBe("Nord\uFFFDlicht");
   });
 
   it.each([

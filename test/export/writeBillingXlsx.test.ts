@@ -271,6 +271,9 @@ describe("invoice pack", () => {
     expect([acme.getCell(column(summary, 8, "document")).value, acme.getCell(column(summary, 8, "tax (EUR)")).value, acme.getCell(column(summary, 8, "amount due (EUR)")).value])
       .toEqual(["DRAFT", 0.06, 0.37]);
     expect(rowStarting(summary, "8").getCell(column(summary, 8, "amount due (EUR)")).value).toBe(0.02);
+    // the totals row adds up the documents' tax and amount due too
+    const total = rowStarting(summary, "Total (2 accounts)");
+    expect([result(total.getCell(column(summary, 8, "tax (EUR)"))), result(total.getCell(column(summary, 8, "amount due (EUR)")))]).toEqual([0.06, 0.39]);
   });
 
   it("an account's workbook is what its customer reads: the Invoice (lines, net, VAT, the amount due as the gross) and the showback, values only, no check row or rule", async () => {

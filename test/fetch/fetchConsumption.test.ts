@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import yazl from "yazl";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { flagWords } from "../../src/cli/flagWords.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { BadFileError, FetchError, UsageError, fetchConsumption, generateHours, writeDataset } from "../../src/index.js";
 import type { FetchAuth, FetchConsumptionOptions, FetchProgress } from "../../src/index.js";
@@ -274,7 +275,8 @@ describe("fetchConsumption", () => {
     const server = await serve(platform(serveZip7));
     const error = await failure(fetchConsumption(options(server, { url: `${server.url}/nowhere` })));
     expect(error).toMatchObject({ code: "FETCH_HTTP", status: 404 });
-    expect(error.message).toMatch(/check --url/);
+    expect(error.message).toMatch(/check the url option \(the base address/);
+    expect(flagWords(error.message)).toMatch(/check --url \(the base address/); // as the CLI says it
   });
 
   it("retries a 500 and then succeeds", async () => {

@@ -84,7 +84,7 @@ describe("forecast", () => {
   });
 
   it("refuses a bad month and an asOf off the hour", async () => {
-    await expect(forecast(steady, { month: "2026-13" })).rejects.toThrow(/bad --month: "2026-13"/);
+    await expect(forecast(steady, { month: "2026-13" })).rejects.toThrow(/bad month: "2026-13"/);
     await expect(forecast(steady, { month: "2026-10", asOf: OCT_1 + 5 })).rejects.toThrow(/bad asOf/);
   });
 

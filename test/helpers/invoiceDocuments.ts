@@ -69,3 +69,21 @@ export async function sampleDocuments(): Promise<Record<string, InvoiceDocument>
     threePrices: buildInvoiceDocument({ invoice, config: sampleConfig, issueDate: "2026-11-02", number: "INV-2026-00006" }),
   };
 }
+
+/**
+ * Invoices whose tax rounded per line would differ from their tax rounded per category, as EN 16931
+ * asks (BR-CO-17: a category's tax is its base × rate, rounded; BR-CO-14 and 15: the totals are
+ * their sums): three lines of 0.03 EUR at 19% (per line 3 × 0.01, per category 0.09 × 19% = 0.02);
+ * three lines of 1 JPY at 19% (per line 0, per category 1); a base whose tax is a half cent
+ * (2.50 EUR × 19% = 0.475, half-even 0.48).
+ */
+export function roundingDocuments(): Record<string, { document: InvoiceDocument; tax: string }> {
+  const cents = parsePrices({ currency: "EUR", prices: { CU: "0.01", TU: "0.01", NU: "0.03" } }, "prices.yaml");
+  const yen = parsePrices({ currency: "JPY", prices: { CU: "1", TU: "1", NU: "1" } }, "prices.yaml");
+  const half = parsePrices({ currency: "EUR", prices: { CU: "0.5" } }, "prices.yaml");
+  return {
+    roundingCents: { document: issued(7102, { CU: 3, TU: 3, NU: 1 }, "INV-2026-00011", cents), tax: "0.02" },
+    roundingYen: { document: issued(7102, { CU: 1, TU: 1, NU: 1 }, "INV-2026-00012", yen), tax: "1" },
+    roundingHalf: { document: issued(7102, { CU: 5 }, "INV-2026-00013", half), tax: "0.48" },
+  };
+}

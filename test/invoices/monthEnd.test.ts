@@ -160,12 +160,12 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(run.stderr).toContain(`INV-2026-00001 (account 1): issued without 1 hour not held, recorded and printed on it: ${LATE_HOUR}`);
     const listed = await list();
     expect(listed.map((d) => Object.keys(d))).toEqual(listed.map(() => [
-      "number", "kind", "accountId", "start", "end", "issueDate", "currency", "net", "tax", "gross", "dueDate", "paid", "outstanding", "status", "delivered",
+      "number", "kind", "accountId", "start", "end", "issueDate", "dueDate", "currency", "net", "tax", "gross", "paid", "outstanding", "status", "delivered",
       "corrects", "correctedBy", "missingHours", "files",
     ]));
-    expect(listed.map((d) => [d.number, d.kind, d.accountId, d.start, d.end, d.issueDate, d.corrects, d.correctedBy, d.missingHours])).toEqual([
-      ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, [LATE_HOUR]],
-      ["INV-2026-00002", "invoice", 2, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", null, null, []],
+    expect(listed.map((d) => [d.number, d.kind, d.accountId, d.start, d.end, d.issueDate, d.dueDate, d.corrects, d.correctedBy, d.missingHours])).toEqual([
+      ["INV-2026-00001", "invoice", 1, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", "2026-12-02", null, null, [LATE_HOUR]],
+      ["INV-2026-00002", "invoice", 2, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02", "2026-12-02", null, null, []],
     ]);
     // the dashboard's account page shows the issued invoice's amount due: the gross, tax included, as its PDF
     const page = await accountPage(2);
@@ -214,6 +214,8 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
       "--out", path("raised")], at(MONTH_END));
     expect(run.code, run.stderr).toBe(9);
     expect(run.stderr).toContain("2 issued invoices would now have other figures; nothing was changed");
+    // the command that corrects one, in the command line's words (the library names correctInvoice)
+    expect(run.stderr).toContain("correct it with `cloudunits invoices correct --number NUMBER --reason TEXT ...`");
     for (const d of before) {
       const m = new RegExp(`${d.number} \\(account ${d.accountId}\\): amount due (\\d+\\.\\d\\d) EUR issued, (\\d+\\.\\d\\d) now \\(\\+(\\d+\\.\\d\\d)\\)`).exec(run.stderr);
       expect(m, run.stderr).not.toBeNull();
@@ -343,9 +345,11 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     expect(text.stdout).toMatch(/CN-2026-00001 +credit note +account 1 .* amount due -\d+\.\d\d EUR +credited +not delivered +cancels INV-2026-00001/);
     const csv = await runCli(["invoices", "list", "--db", db, "--format", "csv"]);
     const rows = csv.stdout.trim().split("\r\n");
-    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,currency,net,tax,gross,due_date,paid,outstanding,status,delivered,corrects,corrected_by,missing_hours,files");
+    expect(rows[0]).toBe("number,kind,account_id,start,end,issue_date,due_date,currency,net,tax,gross,paid,outstanding,status,delivered,corrects,corrected_by,missing_hours,files");
     expect(rows.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toEqual(documents.map((d) => `${d.number},${d.kind},${d.accountId}`));
-    expect(rows[3]!.split(",")[9]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
+    expect(rows.slice(1).map((r) => r.split(",")[6])).toEqual(documents.map((d) => d.dueDate));
+    expect(text.stdout).toMatch(/^INV-2026-00002 +invoice +account 2 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 /m);
+    expect(rows[3]!.split(",")[10]).toBe(documents[2]!.gross); // a negative amount stays a number (no formula guard)
     expect(JSON.parse((await runCli(["invoices", "list", "--db", db, "--month", "2026-09", "--format", "json"])).stdout)).toEqual([]);
   });
 });
@@ -384,8 +388,8 @@ describeWith("poppler", "month end: the files as the customer reads them", () =>
   });
 });
 
-describe("an issuer without contact and IBAN: the invoice between German parties is issued without its e-invoice", { timeout: 120_000 }, () => {
-  it("issues both invoices; the German customer's as its PDF alone, saying which keys its XML needs; the French one's with its XML", async () => {
+describe("an issuer without contact and IBAN: the invoice between German parties is refused before it is numbered", { timeout: 120_000 }, () => {
+  it("refuses the month (exit 2) naming the keys its e-invoice needs; nothing is numbered, no file written; with them added, both files of each", async () => {
     const germanDb = path("german.duckdb");
     expect((await runCli(["ingest", path("full-1"), path("full-2"), "--db", germanDb])).code).toBe(0);
     // the issuer of the config above without its contact and bank lines
@@ -393,24 +397,24 @@ describe("an issuer without contact and IBAN: the invoice between German parties
     expect(config).not.toContain("IBAN");
     writeFileSync(path("plain.yaml"), config);
     const out = path("german");
-    const run = await runCli(["invoices", "issue", "--db", germanDb, "--month", "2026-10", "--statement", path("plain.yaml"), "--prices", path("prices.yaml"),
+    const issueWith = (statement: string) => runCli(["invoices", "issue", "--db", germanDb, "--month", "2026-10", "--statement", statement, "--prices", path("prices.yaml"),
       "--out", out, "--issue-date", "2026-11-02"], at(MONTH_END));
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("INV-2026-00002: issued as its PDF alone, without the e-invoice INV-2026-00002.xml: Peppol's rules for an invoice between German parties need " +
-      `what ${path("plain.yaml")} lacks: issuer.contact: an e-mail line and a telephone line (an invoice between German parties names the seller's contact); issuer.bank: a line "IBAN ..."`);
-    expect(run.stderr).not.toContain("INV-2026-00001:");
-    expect(Object.keys(folder(out))).toEqual(["INV-2026-00001.pdf", "INV-2026-00001.xml", "INV-2026-00002.pdf"]);
+    const run = await issueWith(path("plain.yaml"));
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`${path("plain.yaml")}: cannot issue invoices of accounts 1, 2: missing issuer.contact: an e-mail line and a telephone line such as "Tel. +49 40 1234567" ` +
+      `(an invoice between German parties names the seller's contact); issuer.bank: a line "IBAN ..."`);
+    expect(existsSync(out)).toBe(false);
     const store = await open({ db: germanDb });
     try {
-      expect((await store.invoiceRegister()).map((e) => [e.document.number, e.files.map((f) => f.name)])).toEqual([
-        ["INV-2026-00001", ["INV-2026-00001.pdf", "INV-2026-00001.xml"]],
-        ["INV-2026-00002", ["INV-2026-00002.pdf"]],
-      ]);
+      expect(await store.invoiceRegister()).toEqual([]);
     } finally {
       store.close();
     }
-    const shown = path("german-shown");
-    expect((await runCli(["invoices", "show", "--db", germanDb, "--number", "INV-2026-00002", "--out", shown])).code).toBe(0);
-    expect(folder(shown)).toEqual({ "INV-2026-00002.pdf": folder(out)["INV-2026-00002.pdf"] });
+    // the telephone as people write it, with its label
+    writeFileSync(path("labelled.yaml"), readFileSync(path("statement.yaml"), "utf8").replace("+49 40 1234567", "'Tel. +49 40 1234567'"));
+    const labelled = await issueWith(path("labelled.yaml"));
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect(Object.keys(folder(out))).toEqual(["INV-2026-00001.pdf", "INV-2026-00001.xml", "INV-2026-00002.pdf", "INV-2026-00002.xml"]);
+    expect(readFileSync(join(out, "INV-2026-00002.xml"), "utf8")).toContain("<cbc:Telephone>+49 40 1234567</cbc:Telephone>");
   });
 });

@@ -140,8 +140,8 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     const calm = await runCli(["invoices", "overdue", "--db", db], at("2026-12-02T23:00:00Z"));
     expect([calm.code, calm.stdout]).toEqual([0, "no document is overdue\n"]);
     const csv = await runCli(["invoices", "list", "--db", db, "--format", "csv"], at(DECEMBER_10));
-    expect(csv.stdout.split("\r\n")[0]).toContain("gross,due_date,paid,outstanding,status,delivered,");
-    expect(csv.stdout).toMatch(/INV-2026-00002,.*,2026-12-02,[\d.]+,0\.01,overdue,true,/);
+    expect(csv.stdout.split("\r\n")[0]).toContain("gross,paid,outstanding,status,delivered,");
+    expect(csv.stdout).toMatch(/INV-2026-00002,.*,2026-12-02,EUR,.*,[\d.]+,0\.01,overdue,true,/);
     const store = await open({ db });
     try {
       const library = await store.invoiceRegister({ nowEpoch: Date.parse(DECEMBER_10) / 1000 });

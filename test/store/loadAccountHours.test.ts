@@ -165,11 +165,12 @@ describe("loading into a warehouse that already holds data (ingest)", () => {
     ]);
   });
 
-  it("refuses a different file for a loaded account-hour, naming both and suggesting --replace", async () => {
+  it("refuses a different file for a loaded account-hour, naming both and suggesting the option replace (not the flag)", async () => {
     await load([first]);
     const outcome = await load([changed]);
     expect(outcome.errors[0]!.message).toContain("t/7/1970/1/1/1/account_capnp.bin (loaded), v/7/1970/1/1/1/account_capnp.bin");
-    expect(outcome.errors[0]!.message).toContain("--replace");
+    expect(outcome.errors[0]!.message).toContain("use replace: true to load the new file instead");
+    expect(outcome.errors[0]!.message).not.toContain("--replace");
     expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 1024 }]);
   });
 

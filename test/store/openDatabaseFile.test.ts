@@ -65,7 +65,7 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
         const error = await failure(openDatabaseFile(file, { readOnly }));
         expect(error).toBeInstanceOf(UsageError);
         expect((error as UsageError).code).toBe("DB_NOT_DUCKDB");
-        expect(error!.message).toBe(`${file} is ${what}, not a cloudunits warehouse: give a file made by \`cloudunits ingest\` or \`sync\``);
+        expect(error!.message).toBe(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`);
       }
     }
     const run = await runCli(["billing", "--db", sqlite, "--start", "2026-10-01", "--end", "2026-10-02"]);
@@ -101,6 +101,9 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
       const run = await runCli(["check", "--db", good, "--wait", "0"]);
       expect(run.code).toBe(6);
       expect(run.stderr).toContain(`PID ${held.pid}`);
+      // what to do, in each surface's words: the library's option, the command line's flag
+      expect(error!.message).toMatch(/or wait longer with waitSeconds: SECONDS$/);
+      expect(run.stderr).toMatch(/or wait longer with --wait SECONDS\n$/);
       // released while a reader waits: the reader gets its answer
       const waiting = openWarehouse({ db: good }, { waitSeconds: 30 });
       setTimeout(() => void held.release(), 500);

@@ -7,6 +7,7 @@ import type { Warning } from "../../billing/dataQuality.js";
 import { loadNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
 import type { BillingReport } from "../../billing/billingReport.js";
+import type { InvoiceDocument } from "../../billing/invoiceDocument.js";
 import { loadStatementConfig, type StatementConfig } from "../../billing/statementConfig.js";
 import { loadUnits } from "../../billing/units.js";
 import { allUnitsText } from "../../billing/unitCatalog.js";
@@ -18,6 +19,7 @@ import { argvPeriod } from "../periodArgs.js";
 import { inputOptions, storeSourceOf, withReadProgress, withWarehouse, workersOf, type InputArgs } from "../inputs.js";
 import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
+import { flagWords } from "../flagWords.js";
 
 
 /** DuckDB's memory for billing from `--db`: its queries are a day's rows each (a day of 10 × 200 machines is ~30 MB of rows). */
@@ -140,9 +142,9 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     let statementReport: BillingReport | undefined;
 
     /** Hands the bill to its format's writer; the warnings to print. */
-    const render = async (billed: Bill): Promise<Warning[]> => {
+    const render = async (billed: Bill, issued?: readonly InvoiceDocument[]): Promise<Warning[]> => {
       const { report } = billed;
-      await format.write?.({ report, calculate: billed.calculate, hourly: billed.hourly, flags, statement: statementConfig, write: (content) => writeOut(argv.out, content) });
+      await format.write?.({ report, calculate: billed.calculate, hourly: billed.hourly, flags, statement: statementConfig, issued, write: (content) => writeOut(argv.out, content) });
       if (statementConfig) statementReport = report;
       return [...report.warnings, ...((await format.warnings?.(report)) ?? [])];
     };
@@ -159,7 +161,12 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       }), render)
       // From --db the engine reads a day's rows at a time; DuckDB would otherwise keep every page it
       // read cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
-      : await withWarehouse(argv, async (warehouse) => render(await bill({ ...request, source: warehouse })), { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES });
+      : await withWarehouse(argv, async (warehouse) => {
+        // the pack of an issued month shows its invoices as the register holds them
+        const { invoicesInForce } = await import("../../store/readRegister.js");
+        const issued = argv.perAccount ? await invoicesInForce(warehouse.connection, period, argv.accountId === undefined ? undefined : [argv.accountId]) : undefined;
+        return render(await bill({ ...request, source: warehouse }), issued);
+      }, { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES });
     if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
     // as generate, fetch and export do: a file written says so (stdout stays the report's, or empty)
     if (argv.out !== undefined) process.stderr.write(`cloudunits: wrote ${argv.format}${argv.perAccount ? " workbooks" : ""} to ${argv.out}\n`);
@@ -167,7 +174,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
     const warningsShown = argv.format === "text" && argv.out === undefined;
     for (const w of warningsShown ? [] : warnings) {
-      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
     }
     if (argv.warningsJson !== undefined) {
       const body = {

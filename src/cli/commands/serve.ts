@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Argv, CommandModule } from "yargs";
 import { UsageError } from "../../base/errors.js";
+import { fileNotFound, isNotFound } from "../../base/fileNotFound.js";
 import { WAIT_OPTION, waitOf } from "../inputs.js";
 import { commandLine } from "./index.js";
 
@@ -35,6 +36,7 @@ async function tokenOf(argv: ServeArgs, variable: string): Promise<string | unde
     try {
       text = await readFile(argv.tokenFile, "utf8");
     } catch (error) {
+      if (isNotFound(error)) throw fileNotFound("--token-file", argv.tokenFile, { cause: error });
       throw new UsageError(`cannot read --token-file ${argv.tokenFile}: ${(error as Error).message}`, { code: "SERVE_TOKEN" });
     }
     return text.split(/\r?\n/)[0]!.trim();

@@ -20,6 +20,7 @@ import type { DataTable } from "../../store/schema.js";
 import { isoUtc } from "../../base/time.js";
 import { inputOptions, withWarehouse, type InputArgs } from "../inputs.js";
 import { commandLine } from "./index.js";
+import { flagWords } from "../flagWords.js";
 
 const ENTITIES = ["machine", "cloudspace", "account"] as const;
 const FORMATS = ["json", "csv", "html"] as const;
@@ -76,7 +77,7 @@ export const statsCommand: CommandModule<object, StatsArgs> = {
         if (account !== undefined && result.time.length > 0) {
           const params = { start: fromEpoch, end: tillEpoch, accountId: account };
           for (const w of missingHoursWarnings(missingHoursOf(await accountHoursIn(connection, params), params), params)) {
-            process.stderr.write(`cloudunits: warning: ${w.message}\n`);
+            process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
           }
           // impossible values are null in the series, never silent (docs/warehouse.md)
           for (const v of await statsImpossibleValues(connection, argv.entity, account, { id, ...request })) {

@@ -7,6 +7,7 @@ import { isoUtc } from "../../base/time.js";
 import { startStepsProgress } from "../progress.js";
 import { commandLine } from "./index.js";
 import { authFromArgs, policyFromArgs, SERVICE_OPTIONS, type ServiceFlags } from "../serviceOptions.js";
+import { flagWords } from "../flagWords.js";
 
 const options = {
   url: { type: "string", demandOption: true, requiresArg: true, describe: "service base address {base_url}, e.g. https://cloud.example.com" },
@@ -117,7 +118,7 @@ function reportJson(db: string, accounts: SyncedAccount[], report: SyncReport | 
       lost: hourRangesJson(a.lostHours),
       verifiedHours: a.verifiedHours,
       leftToOtherRun: a.leftToOtherRun,
-      error: a.error ? { message: a.error.message, code: "code" in a.error ? String(a.error.code) : undefined } : null,
+      error: a.error ? { message: flagWords(a.error.message), code: "code" in a.error ? String(a.error.code) : undefined } : null,
     })),
     namesStored: report?.namesStored ?? null,
     totalAccountHours: report?.totalAccountHours ?? null,

@@ -1,4 +1,5 @@
 import type { DocumentParty, TaxCategory } from "../../billing/invoiceDocument.js";
+import { emailOf, telephoneOf } from "../../billing/contactLines.js";
 import { xmlText, type XmlNode } from "./xmlText.js";
 
 /**
@@ -31,19 +32,20 @@ function endpoint(peppolId: string): XmlNode {
 }
 
 /**
- * The contact of a party from its contact lines: the first with an `@` is the e-mail, the first of
- * digits (`+49 40 1234567`) the telephone, the first other line the contact point (default: the
- * party's name); undefined without e-mail and telephone.
+ * The contact of a party from its contact lines (`contactLines`): the first e-mail line is the
+ * e-mail, the first telephone line (`+49 40 1234567`, `Tel. +49 40 1234567`) the telephone, its
+ * label dropped, the first other line the contact point (default: the party's name); undefined
+ * without e-mail and telephone.
  */
 export function ublContact(party: DocumentParty & { contact?: string[] }): XmlNode | undefined {
   const lines = party.contact ?? [];
-  const email = lines.find((l) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(l));
-  const phone = lines.find((l) => /^\+?\d[\d\s().\/-]{2,}$/.test(l));
-  if (email === undefined && phone === undefined) return undefined;
-  const name = lines.find((l) => l !== email && l !== phone) ?? party.legalName;
+  const emailLine = lines.find((l) => emailOf(l) !== undefined);
+  const phoneLine = lines.find((l) => telephoneOf(l) !== undefined);
+  if (emailLine === undefined && phoneLine === undefined) return undefined;
+  const name = lines.find((l) => l !== emailLine && l !== phoneLine) ?? party.legalName;
   const node: XmlNode = { "cbc:Name": xmlText(name) };
-  if (phone) node["cbc:Telephone"] = xmlText(phone);
-  if (email) node["cbc:ElectronicMail"] = xmlText(email);
+  if (phoneLine) node["cbc:Telephone"] = xmlText(telephoneOf(phoneLine)!);
+  if (emailLine) node["cbc:ElectronicMail"] = xmlText(emailOf(emailLine)!);
   return node;
 }
 

@@ -81,7 +81,9 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   const sheet = addSheet(workbook, "Invoice", headerRow);
   sheet.columns = [{ width: 8 }, { width: 44 }, { width: 30 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
   writeHead(sheet, words ? (words.draft ? `${words.title} (DRAFT)` : words.title) : `Charges of account ${invoice.accountId}`, facts);
-  const currency = invoice.currency;
+  // an issued document keeps the currency it was issued in, whatever price list this report was made with
+  const currency = document?.currency ?? invoice.currency;
+  const decimals = document?.decimals ?? invoice.decimals;
   setHeader(sheet, ["unit", "description", "price period", "quantity", "quantity unit", `unit price (${currency})`, "price per", `net amount (${currency})`], headerRow);
   const lines: SheetLine[] = document
     ? document.lines.map((l) => ({
@@ -93,12 +95,12 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
       unitPrice: Number(l.unitPrice), priceUnit: l.priceUnit, net: l.amount.toNumber(),
     }));
   let r = headerRow + 1;
-  for (const line of lines) writeLine(sheet.getRow(r++), line, invoice.decimals);
+  for (const line of lines) writeLine(sheet.getRow(r++), line, decimals);
   r++;
-  writeTotal(sheet, r++, `Net amount, excluding VAT (${currency})`, document ? Number(document.net) : invoice.amountDue.toNumber(), invoice.decimals, !document);
+  writeTotal(sheet, r++, `Net amount, excluding VAT (${currency})`, document ? Number(document.net) : invoice.amountDue.toNumber(), decimals, !document);
   if (document) {
-    for (const t of document.taxes) writeTotal(sheet, r++, taxLabel(t), Number(t.amount), invoice.decimals, false);
-    writeTotal(sheet, r++, grossLabel(document.kind, currency), Number(document.gross), invoice.decimals, true);
+    for (const t of document.taxes) writeTotal(sheet, r++, taxLabel(t), Number(t.amount), decimals, false);
+    writeTotal(sheet, r++, grossLabel(document.kind, currency), Number(document.gross), decimals, true);
   }
   r++;
   const notes = words

@@ -52,13 +52,26 @@ function headerOf(column: { key: string; header: string }, currency: string): st
   return column.key === "amount_due" ? `net amount, excluding tax (${currency})` : column.header;
 }
 
-/** Beside each account's figures, its document's: number (or DRAFT), tax and amount due (the gross). */
-function writeDocumentCells(row: ExcelJS.Row, at: number, document: InvoiceDocument | DraftDocument | undefined, decimals: number): void {
+/** Beside each account's figures, its document's: number (or DRAFT), its currency when the documents have several, tax and amount due (the gross), in its currency. */
+function writeDocumentCells(row: ExcelJS.Row, at: number, document: InvoiceDocument | DraftDocument | undefined, withCurrency: boolean): void {
   if (!document) return;
   row.getCell(at).value = document.number ?? "DRAFT";
+  if (withCurrency) row.getCell(++at).value = document.currency;
   row.getCell(at + 1).value = Number(document.tax);
   row.getCell(at + 2).value = Number(document.gross);
-  for (const c of [at + 1, at + 2]) row.getCell(c).numFmt = moneyFormat(decimals);
+  for (const c of [at + 1, at + 2]) row.getCell(c).numFmt = moneyFormat(document.decimals);
+}
+
+/** The documents' tax and amount due added up, in one currency: a formula over their cells, its value the exact sum. */
+function writeDocumentTotals(row: ExcelJS.Row, at: number, range: { first: number; last: number }, documents: readonly (InvoiceDocument | DraftDocument)[]): void {
+  const decimals = documents[0]?.decimals ?? 2;
+  const sum = (key: "tax" | "gross") => documents.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
+  (["tax", "gross"] as const).forEach((key, k) => {
+    const L = columnLetter(at + 1 + k);
+    const cell = row.getCell(at + 1 + k);
+    cell.value = range.last >= range.first ? moneyTotal(`${L}${range.first}:${L}${range.last}`, sum(key), decimals) : 0;
+    cell.numFmt = moneyFormat(decimals);
+  });
 }
 
 /**
@@ -77,13 +90,18 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   const columns = all.filter((c) => keep(c.key));
   const currency = report.prices?.currency ?? "";
   const withDocuments = report.prices !== undefined && documents !== undefined && documents.length > 0;
+  // issued documents keep the currency they were issued in, which may not be this price list's
+  const documentCurrencies = [...new Set((documents ?? []).map((d) => d.currency))];
+  const severalCurrencies = documentCurrencies.length > 1;
+  const documentCurrency = severalCurrencies ? "" : ` (${documentCurrencies[0] ?? currency})`;
   sheet.columns = [
     ...columns.map((c) => ({ key: c.key, width: c.key === "name" ? 34 : c.key === "account_id" ? 12 : c.kind === "money" ? 16 : 18 })),
-    ...(withDocuments ? [{ width: 18 }, { width: 14 }, { width: 16 }] : []),
+    ...(withDocuments ? [{ width: 18 }, ...(severalCurrencies ? [{ width: 10 }] : []), { width: 14 }, { width: 16 }] : []),
   ];
   writeTitle(sheet, "Billing summary (internal)", titleLines(report));
   setHeader(sheet, [
-    ...columns.map((c) => headerOf(c, currency)), ...(withDocuments ? ["document", `tax (${currency})`, `amount due (${currency})`] : []),
+    ...columns.map((c) => headerOf(c, currency)),
+    ...(withDocuments ? ["document", ...(severalCurrencies ? ["currency"] : []), `tax${documentCurrency}`, `amount due${documentCurrency}`] : []),
   ], headerRow);
   let r = headerRow + 1;
   const accounts = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account");
@@ -98,7 +116,7 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
       if (typeof v === "number") sums.set(c.key, (sums.get(c.key) ?? 0) + v);
       if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(decimals)));
     });
-    if (withDocuments) writeDocumentCells(row, columns.length + 1, documents.find((d) => d.accountId === line.accountId), decimals);
+    if (withDocuments) writeDocumentCells(row, columns.length + 1, documents.find((d) => d.accountId === line.accountId), severalCurrencies);
     row.commit();
   }
   const first = headerRow + 1;
@@ -118,8 +136,26 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
       cell.numFmt = quantityFormat(sums.get(c.key) ?? 0);
     }
   });
-  styleTotal(total, columns.length);
+  const billed = (documents ?? []).filter((d) => accounts.some(([l]) => l.accountId === d.accountId));
+  // the documents' tax and amount due: added up in the totals row when they share a currency, else a row per currency
+  if (withDocuments && !severalCurrencies) writeDocumentTotals(total, columns.length + 1, { first, last }, billed);
+  styleTotal(total, columns.length + (withDocuments && !severalCurrencies ? 3 : 0));
   total.commit();
+  if (withDocuments && severalCurrencies) {
+    for (const c of documentCurrencies) {
+      const ofCurrency = billed.filter((d) => d.currency === c);
+      const row = sheet.getRow(r++);
+      row.getCell(1).value = `Total of the documents in ${c} (${ofCurrency.length})`;
+      row.getCell(columns.length + 2).value = c;
+      const sum = (key: "tax" | "gross") => ofCurrency.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
+      (["tax", "gross"] as const).forEach((key, k) => {
+        row.getCell(columns.length + 3 + k).value = sum(key).toNumber();
+        row.getCell(columns.length + 3 + k).numFmt = moneyFormat(ofCurrency[0]!.decimals);
+      });
+      styleTotal(row, columns.length + 4);
+      row.commit();
+    }
+  }
   const environment = report.lines.find((l) => l.level === "environment");
   if (environment && !report.prices) {
     const row = sheet.getRow(r++);

@@ -50,7 +50,7 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
     : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
   const cards = SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`).join("")
     + (invoice ? `<div class="card" id="account-amount-due"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div>` +
-      `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), currency))}</div>${amountNote(data)}</div>` : "");
+      `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), data.totals?.currency ?? currency))}</div>${amountNote(data)}</div>` : "");
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;
   const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${documentLinks(data, downloads, base, query)}</p>`;
@@ -106,11 +106,13 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
   const totals = data.totals;
   if (totals === undefined) return row(`Amount due${soFar} (the sum of the lines${draft})`, lines, "amount-due");
   const issued = totals.issued;
+  // an invoice issued in another currency than the dashboard's price list gives the lines in: its figures say theirs
+  const other = totals.currency === invoice.currency ? "" : `, in ${totals.currency}`;
   return [
-    row(issued ? `Net of invoice ${issued.number}` : `Net${soFar} (the sum of the lines${draft})`, totals.net, "net"),
-    ...totals.taxes.map((t) => row(taxLabel(t), t.amount)),
-    row(issued ? `Amount due, invoice ${issued.number} issued ${issued.issueDate} (tax included)` : `Amount due${soFar} (tax included; a draft, not issued)`, totals.gross, "amount-due"),
-    ...(issued && totals.net !== lines
+    row(issued ? `Net of invoice ${issued.number}${other}` : `Net${soFar} (the sum of the lines${draft})`, totals.net, "net"),
+    ...totals.taxes.map((t) => row(`${taxLabel(t)}${other}`, t.amount)),
+    row(issued ? `Amount due, invoice ${issued.number} issued ${issued.issueDate} (tax included)${other}` : `Amount due${soFar} (tax included; a draft, not issued)`, totals.gross, "amount-due"),
+    ...(issued && totals.currency === invoice.currency && totals.net !== lines
       ? [row(`The sum of the lines as the warehouse now gives it, before tax: not the issued net; correct the invoice (cloudunits invoices correct --number ${issued.number})`, lines, "net-now")]
       : []),
   ].join("");
@@ -120,7 +122,7 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
 function amountNote(data: AccountData): string {
   const t = data.totals;
   if (t === undefined) return '<div class="sub">before tax (the dashboard knows taxes from a statement config, --statement FILE)</div>';
-  return `<div class="sub">net ${esc(money(t.net, undefined))} + tax ${esc(money(t.tax, undefined))}; ${t.issued ? `invoice ${esc(t.issued.number)}, issued ${esc(t.issued.issueDate)}` : "a draft, not issued"}</div>`;
+  return `<div class="sub">net ${esc(money(t.net, undefined))} ${esc(t.currency)} + tax ${esc(money(t.tax, undefined))}; ${t.issued ? `invoice ${esc(t.issued.number)}, issued ${esc(t.issued.issueDate)}` : "a draft, not issued"}</div>`;
 }
 
 /**

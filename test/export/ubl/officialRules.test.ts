@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import { EINVOICE_RULES, einvoiceRulesFile, javaCommand, SAXON_JAR } from "../../../scripts/prerequisites.mjs";
+import { EINVOICE_RULES, EINVOICE_RULES_RELEASE, einvoiceRulesFile, javaCommand, SAXON_JAR } from "../../../scripts/prerequisites.mjs";
 import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
-import { sampleDocuments } from "../../helpers/invoiceDocuments.js";
+import { roundingDocuments, sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
 
 interface Failure {
@@ -51,6 +51,16 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       docs.referenceWithoutIban = { ...docs.standard!, payment: [] };
       names = Object.keys(docs);
       for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
+      for (const [name, { document }] of Object.entries(roundingDocuments())) writeFileSync(join(input, `${name}.xml`), renderUbl(document));
+      // a control of the rounding: the category's tax rounded per line (3 × 0.01), the document's total left per category (0.02)
+      const perLine = renderUbl(roundingDocuments().roundingCents!.document).toString("utf8")
+        .replace(/(<cac:TaxSubtotal>\s*<cbc:TaxableAmount currencyID="EUR">0\.09<\/cbc:TaxableAmount>\s*<cbc:TaxAmount currencyID="EUR">)0\.02</, "$10.03<");
+      expect(perLine).toContain(">0.03</cbc:TaxAmount>");
+      writeFileSync(join(input, "perLine.xml"), perLine);
+      // a control of the release: a Danish ERSTORG number (0198) that is not DK and 8 digits, which only 3.0.21's rules check (PEPPOL-COMMON-R053)
+      const erstorg = renderUbl(docs.standard!).toString("utf8").replace('<cbc:EndpointID schemeID="9930">DE987654321<', '<cbc:EndpointID schemeID="0198">12345678<');
+      expect(erstorg).toContain('schemeID="0198"');
+      writeFileSync(join(input, "release.xml"), erstorg);
       // a control, to show the rules are live: the standard invoice without its buyer reference, its amount due 1 cent off
       const broken = renderUbl(docs.standard!).toString("utf8").replace(/\s*<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, "")
         .replace(/<cbc:PayableAmount currencyID="EUR">([\d.]+)</, (_, v: string) => `<cbc:PayableAmount currencyID="EUR">${(Number(v) + 0.01).toFixed(2)}<`);
@@ -68,6 +78,21 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
     it.each(["standard", "reverseCharge", "exempt", "outsideScope", "creditNote", "yen", "threePrices", "belgianReference", "referenceWithoutIban"])("%s passes both rule sets with no fatal error", (name) => {
       expect(names).toContain(name);
       expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
+    });
+
+    it.each(Object.entries(roundingDocuments()))("%s: tax per category, not per line, and no rule on totals or rounding fails", (name, { document, tax }) => {
+      const xml = renderUbl(document).toString("utf8");
+      expect(xml).toContain(`<cbc:TaxAmount currencyID="${document.currency}">${tax}</cbc:TaxAmount>`);
+      expect(failures.filter((f) => f.file === `${name}.xml` && (f.flag === "fatal" || /^BR-CO-1[4-7]$/.test(f.id)))).toEqual([]);
+    });
+
+    it("a category's tax rounded per line, against its document's total, fails the rule that the total is their sum (BR-CO-14)", () => {
+      expect(failures.filter((f) => f.file === "perLine.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`)).toContain("EN16931-UBL BR-CO-14");
+    });
+
+    it("the rules are OpenPeppol's release pinned, BIS Billing 3.0.21 (2026.5): a Danish ERSTORG address it checks fails it", () => {
+      expect(EINVOICE_RULES_RELEASE.bis).toBe("3.0.21");
+      expect(failures.filter((f) => f.file === "release.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`)).toEqual(["PEPPOL-EN16931-UBL PEPPOL-COMMON-R053"]);
     });
 
     it("a document without its buyer reference, and whose amount due is off by a cent, fails them", () => {

@@ -1,0 +1,163 @@
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  BadFileError, BadInputError, bill, ImpossibleValuesError, ingest, IssuedInvoiceDiffersError, loadBudgets, loadNames, loadPrices, loadStatementConfig, loadUnits, MissingHoursError,
+  monthPeriod, open, UsageError, WarehouseBusyError,
+} from "../../src/index.js";
+import { flagWords, OPTION_FLAGS } from "../../src/cli/flagWords.js";
+import { REPO } from "../helpers/shellExamples.js";
+import { runCli } from "../helpers/runCli.js";
+
+// Each surface in its own words: the library names its options (`skipBad: true`), the command
+// line its flags (`--skip-bad`); a missing file is INPUT_NOT_FOUND whatever its role; a warehouse
+// given as input points at --db; a misspelt flag gets the nearest one.
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "cloudunits-words-"));
+  expect((await runCli(["generate", "--out", join(dir, "data.zip"), "--accounts", "1", "--spaces", "1", "--machines", "2", "--hours", "3"])).code).toBe(0);
+  expect((await runCli(["ingest", join(dir, "data.zip"), "--db", join(dir, "warehouse.duckdb")])).code).toBe(0);
+  await writeFile(join(dir, "bad.zip"), "PK\x03\x04 not really a zip archive");
+  await copyFile(join(REPO, "examples", "prices.yaml"), join(dir, "prices.yaml"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const caught = async (work: () => Promise<unknown>): Promise<Error & { code?: string }> => {
+  try {
+    await work();
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error("expected a refusal");
+};
+
+describe("a missing file is INPUT_NOT_FOUND, whatever its role", () => {
+  const missing = (name: string) => join(dir, "missing", name);
+  it.each([
+    { role: "price list", load: () => loadPrices(missing("prices.yaml")), file: "prices.yaml" },
+    { role: "units file", load: () => loadUnits(missing("units.yaml")), file: "units.yaml" },
+    { role: "names file", load: () => loadNames(missing("names.csv")), file: "names.csv" },
+    { role: "statement config", load: () => loadStatementConfig(missing("statement.yaml")), file: "statement.yaml" },
+    { role: "budgets file", load: () => loadBudgets(missing("budgets.yaml")), file: "budgets.yaml" },
+    { role: "warehouse", load: () => open({ db: missing("warehouse.duckdb") }), file: "warehouse.duckdb" },
+  ])("library: the $role", async ({ role, load, file }) => {
+    const error = await caught(load);
+    expect(error).toBeInstanceOf(UsageError);
+    expect([error.code, error.message]).toEqual(["INPUT_NOT_FOUND", expect.stringMatching(new RegExp(`^${role} not found: \\S*/missing/${file}\\b`))]);
+  });
+
+  it.each([
+    { role: "price list", args: ["billing", "data.zip", "--month", "2026-10", "--prices", "nope.yaml"] },
+    { role: "units file", args: ["billing", "data.zip", "--month", "2026-10", "--units", "nope.yaml"] },
+    { role: "names file", args: ["billing", "data.zip", "--month", "2026-10", "--names", "nope.yaml"] },
+    { role: "budgets file", args: ["alerts", "--db", "warehouse.duckdb", "--budgets", "nope.yaml"] },
+    { role: "statement config", args: ["billing", "data.zip", "--month", "2026-10", "--account-id", "1", "--prices", "prices.yaml", "--format", "pdf", "--statement", "nope.yaml", "--out", "x.pdf"] },
+    { role: "input", args: ["billing", "nope.yaml", "--month", "2026-10"] },
+  ])("cloudunits: the $role, exit 2 and one line saying so", async ({ role, args }) => {
+    const run = await runCli(args.map((a) => (/\.(zip|duckdb|yaml|pdf)$/.test(a) ? join(dir, a) : a)));
+    expect([run.code, run.stdout]).toEqual([2, ""]);
+    expect(run.stderr).toMatch(new RegExp(`^cloudunits: ${role} not found: \\S*/nope\\.yaml( \\(.*\\))?\\n$`));
+  });
+});
+
+describe("the library names options, the command line flags", () => {
+  // every option the CLI translates, in an error the library throws, as the library words it
+  const LIBRARY: { option: string; error: () => Error | Promise<Error> }[] = [
+    { option: "skipBad: true", error: () => new BadInputError([new BadFileError("ARCHIVE_CORRUPT", "a.zip", "not a zip archive")]) },
+    { option: "skipBad: true", error: () => new ImpossibleValuesError([], []) },
+    { option: "acceptMissing: true", error: () => new MissingHoursError([{ accountId: 7, hours: [1790812800] }], "2026-10", ["account 7: 2026-10-01T00:00:00Z"]) },
+    { option: "replace: true", error: () => caught(() => ingestTwice()) },
+    { option: "waitSeconds: ", error: () => new WarehouseBusyError("w.duckdb", undefined, 60) },
+    { option: "correctInvoice({ number, reason })", error: () => new IssuedInvoiceDiffersError([{ number: "INV-2026-00001", accountId: 7, issued: "1.00", now: "2.00", currency: "EUR" }], ["INV-2026-00001"]) },
+    { option: "db: ", error: () => caught(() => bill({ source: [join(dir, "warehouse.duckdb")], period: monthPeriod("2026-10") })) },
+    { option: "skipBad: true", error: () => caught(() => bill({ source: [join(dir, "bad.zip")], period: monthPeriod("2026-10") })) },
+  ];
+
+  it.each(LIBRARY)("the library says $option, never a flag; the CLI says the flag", async ({ option, error }) => {
+    const { message } = await error();
+    const flag = OPTION_FLAGS.find((o) => o.option === option)!.flag;
+    expect(message).toContain(option);
+    expect(message).not.toMatch(/(^|\s|\()--[a-z]/);
+    expect(flagWords(message)).toContain(flag);
+    expect(flagWords(message)).not.toContain(option);
+  });
+
+  it.each([
+    ['bad per: "x" (use hour or month)', 'bad --per "x" (use hour or month)'],
+    ['bad by: "x" (use CU, SU, TU, NU, cost)', 'bad --by "x" (use CU, SU, TU, NU, cost)'],
+    ["bad limit: 0 (a whole number, 1 or more)", "bad --limit 0 (a whole number, 1 or more)"],
+    ['bad month: "2026-13" (use YYYY-MM, e.g. 2026-10)', 'bad --month: "2026-13" (use YYYY-MM, e.g. 2026-10)'],
+    ["ranking by cost needs a price list (the prices option)", "ranking by cost needs a price list (--prices FILE)"],
+    ["a.zip: timed out: no data for 60 s; try again later or raise timeoutMs", "a.zip: timed out: no data for 60 s; try again later or raise --timeout"],
+  ])("the CLI says %s as %s", (library, cli) => {
+    expect(flagWords(library)).toBe(cli);
+  });
+
+  it.each([
+    "cannot write /srv/warehouse.db: permission denied", "my-db: locked", "/srv/db: read-only", "the account's accountIds: 7, 8", "skipBad: truer",
+  ])("a file name or a longer word is left as it is: %s", (message) => {
+    expect(flagWords(message)).toBe(message);
+  });
+
+  it("every option the CLI translates is said by the library (src/ outside src/cli/), so no entry is dead", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const files = (await readdir(join(REPO, "src"), { recursive: true })).filter((f) => f.endsWith(".ts") && !f.startsWith("cli/"));
+    const library = (await Promise.all(files.map((f) => readFile(join(REPO, "src", f), "utf8")))).join("\n");
+    // `bad url`, `bad month: `: or the name a checker is given, said as `bad ${what}`
+    for (const { option } of OPTION_FLAGS) {
+      const named = /^bad (\w+)/.exec(option)?.[1];
+      expect(library.includes(option.trimEnd()) || (named !== undefined && library.includes(`"${named}"`)), option).toBe(true);
+    }
+  });
+
+  it("cloudunits billing of a bad file says --skip-bad, not skipBad (exit 3)", async () => {
+    const run = await runCli(["billing", join(dir, "bad.zip"), "--month", "2026-10"]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^cloudunits: 1 bad input file \(use --skip-bad to go on without them\):\n/);
+    expect(run.stderr).not.toContain("skipBad");
+  });
+
+  /** Two different files of one account-hour ingested one after the other: a conflict. */
+  async function ingestTwice(): Promise<void> {
+    const db = join(dir, "twice.duckdb");
+    for (const seed of ["1", "2"]) {
+      expect((await runCli(["generate", "--out", join(dir, `seed${seed}`), "--accounts", "1", "--hours", "1", "--seed", seed])).code).toBe(0);
+    }
+    await ingest([join(dir, "seed1")], { db });
+    await ingest([join(dir, "seed2")], { db });
+  }
+});
+
+describe("a warehouse given where inputs are read", () => {
+  it("library: INPUT_IS_WAREHOUSE, naming the file and the db option", async () => {
+    const error = await caught(() => bill({ source: [join(dir, "warehouse.duckdb")], period: monthPeriod("2026-10") }));
+    expect([error.code, error.message]).toEqual(["INPUT_IS_WAREHOUSE", expect.stringMatching(/warehouse\.duckdb is a DuckDB warehouse, not consumption files: read it as a warehouse, db: \S*warehouse\.duckdb$/)]);
+  });
+
+  // before: exit 3, "not an archive of a kind read (zip): not a zip archive", no word of --db
+  it("cloudunits billing X.duckdb: exit 2, suggesting --db X.duckdb", async () => {
+    const db = join(dir, "warehouse.duckdb");
+    const run = await runCli(["billing", db, "--month", "2026-10"]);
+    expect([run.code, run.stdout]).toEqual([2, ""]);
+    expect(run.stderr).toBe(`cloudunits: ${db} is a DuckDB warehouse, not consumption files: read it as a warehouse, --db ${db}\n`);
+  });
+});
+
+describe("a misspelt flag", () => {
+  it.each([
+    { args: ["billing", "data.zip", "--mnth", "2026-10"], said: "Unknown argument: mnth; did you mean --month?" },
+    { args: ["billing", "data.zip", "--month", "2026-10", "--prise", "p.yaml", "--acount-id", "1"], said: "Unknown arguments: prise, acount-id; did you mean --prices (for --prise), --account-id (for --acount-id)?" },
+    // a required flag misspelt: yargs says it is missing; the one given is named with the nearest
+    { args: ["forecast", "--db", "warehouse.duckdb", "--mnth", "2026-10"], said: "Missing required argument: month; --mnth is not a flag of this command: did you mean --month?" },
+    { args: ["stats", "machine", "data.zip", "--id", "1", "--from", "2026-10-01", "--till", "2026-10-02", "--inclde", "cpu"], said: "Missing required argument: include; --inclde is not a flag of this command: did you mean --include?" },
+    // nothing near: yargs' words alone
+    { args: ["billing", "data.zip", "--month", "2026-10", "--zzzzzz"], said: "Unknown argument: zzzzzz" },
+  ])("$said", async ({ args, said }) => {
+    const run = await runCli(args.map((a) => (/\.(zip|duckdb)$/.test(a) ? join(dir, a) : a)));
+    expect([run.code, run.stdout, run.stderr]).toEqual([2, "", `cloudunits: ${said}\n`]);
+  });
+});
