@@ -1,4 +1,4 @@
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -83,6 +83,7 @@ describe("the library names options, the command line flags", () => {
     { option: "verifyRegister() names every one", error: () => new RegisterBrokenError(["INV-2026-00001: its net changed"]) },
     { option: "since: T", error: () => new StaleWarehouseError({ stale: [], maxLagHours: undefined, incomplete: [], empty: true }) },
     { option: "correctInvoice({ number })", error: () => new StaleWarehouseError({ stale: [], maxLagHours: undefined, incomplete: [], invoicesToCorrect: ["INV-2026-00001"] }) },
+    { option: "db: ", error: () => caught(() => ingest([join(dir, "warehouse.duckdb")], { db: join(dir, "other.duckdb") })) },
   ];
 
   it.each(LIBRARY)("the library says $option, never a flag; the CLI says the flag", async ({ option, error }) => {
@@ -172,6 +173,24 @@ describe("a warehouse given where inputs are read", () => {
     const run = await runCli(["billing", db, "--month", "2026-10"]);
     expect([run.code, run.stdout]).toEqual([2, ""]);
     expect(run.stderr).toBe(`cloudunits: ${db} is a DuckDB warehouse, not consumption files: read it as a warehouse, --db ${db}\n`);
+  });
+});
+
+describe("a warehouse given to ingest as an input", () => {
+  // before: "read it as a warehouse, --db X.duckdb": advice for billing, wrong for ingest, which writes --db
+  it("library: INPUT_IS_WAREHOUSE, saying ingest reads zips and folders into the db it writes; that db is not made", async () => {
+    const other = join(dir, "other.duckdb");
+    const error = await caught(() => ingest([join(dir, "warehouse.duckdb")], { db: other }));
+    expect([error.code, error.message]).toEqual(["INPUT_IS_WAREHOUSE", `${join(dir, "warehouse.duckdb")} is a DuckDB warehouse, not an input: ingest reads consumption zips and folders, into the warehouse it writes (db: ${other})`]);
+    expect(error.message).not.toContain("read it as a warehouse");
+    await expect(access(other)).rejects.toThrow();
+  });
+
+  it("cloudunits ingest X.duckdb --db Y: exit 2, saying X.duckdb is a warehouse, not an input", async () => {
+    const [db, other] = [join(dir, "warehouse.duckdb"), join(dir, "other2.duckdb")];
+    const run = await runCli(["ingest", join(dir, "data.zip"), db, "--db", other]);
+    expect([run.code, run.stdout]).toEqual([2, ""]);
+    expect(run.stderr).toBe(`cloudunits: ${db} is a DuckDB warehouse, not an input: ingest reads consumption zips and folders, into the warehouse it writes (--db ${other})\n`);
   });
 });
 
