@@ -225,14 +225,14 @@ function alarmText(alarm: WarehouseAlarm): string {
   const { stale, incomplete, invoicesToCorrect = [] } = alarm;
   const hours = (m: WarehouseAlarm["incomplete"][number]) => [...(m.missingHours > 0 ? [`${m.missingHours} h missing`] : []), ...(m.lostHours > 0 ? [`${m.lostHours} h lost at source, not accepted`] : [])].join(", ");
   return [
-    ...(alarm.empty ? ["the warehouse holds no hour: no sync has committed one yet (run sync with --since, and look at its output)"] : []),
+    ...(alarm.empty ? ["the warehouse holds no hour: no sync has committed one yet (run sync with since: T, and look at its output)"] : []),
     ...(stale.length > 0 ? [`${plural(stale.length, "account is", "accounts are")} more than ${alarm.maxLagHours} h behind: ` + stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", ")] : []),
     ...(incomplete.length > 0
       ? [`${plural(incomplete.length, "account has", "accounts have")} missing or lost hours (accept a lost one with --accept-lost HOUR): ` +
         incomplete.map((m) => `account ${m.accountId} (${hours(m)})`).join(", ")]
       : []),
     ...(invoicesToCorrect.length > 0
-      ? [`${plural(invoicesToCorrect.length, "issued invoice", "issued invoices")} the warehouse now disagrees with (correct with \`invoices correct --number N\`): ${invoicesToCorrect.join(", ")}`]
+      ? [`${plural(invoicesToCorrect.length, "issued invoice", "issued invoices")} the warehouse now disagrees with (correct with correctInvoice({ number })): ${invoicesToCorrect.join(", ")}`]
       : []),
   ].join("; ");
 }
@@ -365,7 +365,7 @@ export class RegisterBrokenError extends CloudunitsError {
     super(
       "REGISTER_BROKEN",
       `the invoice register was changed outside cloudunits: ${problems.length} problem${problems.length === 1 ? "" : "s"}${listed ? " (listed above)" : ""}; ` +
-        "nothing is handed out or numbered until it is restored from a backup (cloudunits invoices verify names every one)" +
+        "nothing is handed out or numbered until it is restored from a backup (verifyRegister() names every one)" +
         (listed ? "" : `:\n${problems.map((p) => `  ${p}`).join("\n")}`),
     );
     this.problems = [...problems];

@@ -66,7 +66,7 @@ function factorLines(report: ReconcileReport): string[] {
   }
   const suggested = report.suggestedUnits;
   if (suggested !== undefined) {
-    lines.push(`a units file (--units) with these keys makes ${suggested.units.join(", ")} agree:`);
+    lines.push(`a units file (the units option) with these keys makes ${suggested.units.join(", ")} agree:`);
     for (const [key, value] of Object.entries(suggested.changes)) lines.push(`  ${key}: ${typeof value === "number" ? plainNumber(value) : String(value)}`);
   }
   lines.push("");

@@ -32,7 +32,7 @@ export interface BillingXlsxOptions {
 function refusalOf(error: unknown, file: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "EISDIR" || (code === "ENOTDIR" && /[\\/]$/.test(file))) {
-    return new UsageError(`cannot write ${file}: it names a folder, and a workbook is one file: give a file name (e.g. ${join(file, "billing.xlsx")}), or --per-account to write the pack into the folder`, { cause: error });
+    return new UsageError(`cannot write ${file}: it names a folder, and a workbook is one file: give a file name (e.g. ${join(file, "billing.xlsx")}), or writeInvoicePack() to write the pack into the folder`, { cause: error });
   }
   if (code === "ENOENT" || code === "ENOTDIR") return new UsageError(`cannot write ${file}: its folder ${dirname(file)} does not exist: create it, or give another path`, { cause: error });
   return environmentErrorOf(error, file) ?? error;

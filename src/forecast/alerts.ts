@@ -284,7 +284,7 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
   const held = (await connection.runAndReadAll("SELECT max(hour_epoch) AS last, list(DISTINCT account_id) AS ids FROM account_hours")).getRowObjectsJS()[0]!;
   const known = ((held.ids as unknown[] | null) ?? []).map(Number);
   checkKnownIds("account", request.budgets.flatMap((b) => (b.accountId === null ? [] : [b.accountId])), known, "the warehouse");
-  if (request.budgets.some((b) => b.limit.kind === "amount") && !request.prices) throw new UsageError("a budget of an amount needs a price list (--prices FILE)");
+  if (request.budgets.some((b) => b.limit.kind === "amount") && !request.prices) throw new UsageError("a budget of an amount needs a price list (the prices option)");
   const asOf = request.asOf ?? (held.last === null ? undefined : Number(held.last) + HOUR);
   if (asOf === undefined) throw new UsageError("the warehouse holds no hours: nothing to alert on");
   const month = isoUtc(asOf - HOUR).slice(0, 7);

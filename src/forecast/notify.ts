@@ -44,9 +44,9 @@ export function webhookAddress(address: string): WebhookAddress {
   try {
     url = new URL(address);
   } catch {
-    throw new UsageError("bad --notify address: not a URL (use http:// or https://)");
+    throw new UsageError("bad webhook address: not a URL (use http:// or https://)");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`bad --notify address: ${url.protocol} (use http:// or https://)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`bad webhook address: ${url.protocol} (use http:// or https://)`);
   let authorization: string | undefined;
   if (url.username !== "" || url.password !== "") {
     let user: string;
@@ -55,7 +55,7 @@ export function webhookAddress(address: string): WebhookAddress {
       user = decodeURIComponent(url.username);
       password = decodeURIComponent(url.password);
     } catch {
-      throw new UsageError("bad --notify address: its user name or password holds a malformed %-escape (write a % sign as %25)");
+      throw new UsageError("bad webhook address: its user name or password holds a malformed %-escape (write a % sign as %25)");
     }
     authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
   }

@@ -75,7 +75,7 @@ export async function writeDataset(options: WriteDatasetOptions): Promise<WriteD
     if (refused) throw refused;
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code !== "string" || !code.startsWith("E")) throw error;
-    throw new UsageError(`cannot write ${options.out}: ${(error as Error).message} (choose a writable --out)`, { cause: error });
+    throw new UsageError(`cannot write ${options.out}: ${(error as Error).message} (choose a writable out option)`, { cause: error });
   }
 }
 

@@ -158,7 +158,7 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
 }
 
 /** Whether a file is a DuckDB database (its header says `DUCK` at byte 8): a warehouse given where inputs are read. */
-async function isDuckDb(file: string): Promise<boolean> {
+export async function isDuckDb(file: string): Promise<boolean> {
   let handle;
   try {
     handle = await open(file, "r");

@@ -47,7 +47,7 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
   const [entry] = await readRegister(connection, { number });
   if (entry === undefined) {
     const last = (await readRegister(connection)).slice(-5).map((e) => e.document.number);
-    throw new UsageError(`no document ${number} in the register${last.length > 0 ? ` (the last issued: ${last.join(", ")}; all: cloudunits invoices list)` : " (it holds none yet)"}`, { code: "UNKNOWN_NUMBER" });
+    throw new UsageError(`no document ${number} in the register${last.length > 0 ? ` (the last issued: ${last.join(", ")}; all: invoiceRegister())` : " (it holds none yet)"}`, { code: "UNKNOWN_NUMBER" });
   }
   if (entry.document.kind !== "invoice") throw new UsageError(`${number} is a credit note: a credit note is not corrected; correct the invoice in force instead`, { code: "NOT_CORRECTABLE" });
   if (entry.correctedBy !== null) {

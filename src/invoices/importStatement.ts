@@ -95,7 +95,7 @@ export async function importStatement(connection: DuckDBConnection, camtFile: st
     }
     const unmatched = (reason: string) => result.unmatched.push({ bankReference: entry.bankReference, amount: entry.amount, currency: entry.currency, date: entry.date, remittance: remittanceOf(entry), reason });
     if (entry.bankReference === undefined) {
-      unmatched("no bank reference (AcctSvcrRef or NtryRef) to record it once by: record it with invoices pay");
+      unmatched("no bank reference (AcctSvcrRef or NtryRef) to record it once by: record it with recordPayment()");
       continue;
     }
     if (known.has(entry.bankReference)) {
@@ -110,7 +110,7 @@ export async function importStatement(connection: DuckDBConnection, camtFile: st
     const { document } = match;
     const amount = Exact.parse(entry.amount);
     if (entry.currency !== document.currency || amount === undefined || amount.compare(Exact.ZERO) <= 0) {
-      unmatched(`pays ${document.number} in ${entry.currency || "no currency"} (${entry.amount}): the invoice is in ${document.currency}; record it with invoices pay`);
+      unmatched(`pays ${document.number} in ${entry.currency || "no currency"} (${entry.amount}): the invoice is in ${document.currency}; record it with recordPayment()`);
       continue;
     }
     known.add(entry.bankReference);

@@ -52,7 +52,7 @@ function checkEnded(month: string, period: { end: number }, nowEpoch: number): v
   if (nowEpoch < period.end) {
     throw new UsageError(
       `${month} has not ended (it runs until ${isoUtc(period.end)}; now is ${isoUtc(Math.floor(nowEpoch))}): only an ended month is issued; ` +
-        "a draft meanwhile: cloudunits billing --db FILE --month " + month + " --format pdf --prices FILE --statement FILE --out DIR",
+        "a draft meanwhile: writeStatements() of the bill of month " + month,
       { code: "MONTH_RUNNING" },
     );
   }
@@ -164,7 +164,7 @@ function refuseMissing(month: string, drafts: readonly AccountDraft[], lost: Rea
       const missing = d.missingHours.filter((h) => !lost.get(d.accountId)?.has(h));
       return [
         ...(missing.length > 0 ? [`account ${d.accountId}: ${hours(missing.length)} not held: ${formatHours(missing)}: sync or ingest them`] : []),
-        ...(gone.length > 0 ? [`account ${d.accountId}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with --accept-missing`] : []),
+        ...(gone.length > 0 ? [`account ${d.accountId}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with acceptMissing: true`] : []),
       ];
     }),
   );

@@ -48,7 +48,7 @@ export function paymentAmount(text: string, document: InvoiceDocument): Exact {
   const amount = match ? Exact.parse(text.trim()) : undefined;
   if (!match || amount === undefined || (match[1]?.length ?? 0) > document.decimals || amount.isZero()) {
     throw new UsageError(
-      `--amount ${JSON.stringify(text)}: give the amount paid in ${document.currency} as a decimal with at most ${document.decimals} decimals, not 0 (e.g. ${document.gross.replace(/^-/, "")}; negative reverses a payment)`,
+      `bad amount: ${JSON.stringify(text)}: give the amount paid in ${document.currency} as a decimal with at most ${document.decimals} decimals, not 0 (e.g. ${document.gross.replace(/^-/, "")}; negative reverses a payment)`,
       { code: "BAD_AMOUNT" },
     );
   }
@@ -58,17 +58,17 @@ export function paymentAmount(text: string, document: InvoiceDocument): Exact {
 /** The invoice of a number in the register; a UsageError for an unknown number or a credit note. */
 export async function invoiceOf(connection: DuckDBConnection, number: string): Promise<InvoiceDocument> {
   const [entry] = await readRegister(connection, { number });
-  if (entry === undefined) throw new UsageError(`no document ${number} in the register (cloudunits invoices list --db FILE lists them)`, { code: "UNKNOWN_NUMBER" });
+  if (entry === undefined) throw new UsageError(`no document ${number} in the register (invoiceRegister() lists them)`, { code: "UNKNOWN_NUMBER" });
   if (entry.document.kind !== "invoice") throw new UsageError(`${number} is a credit note: nothing is paid on it (payments go to invoices)`, { code: "NOT_AN_INVOICE" });
   return entry.document;
 }
 
 function checkDate(date: string, nowEpoch: number): void {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || isoUtc(Date.parse(`${date}T00:00:00Z`) / 1000).slice(0, 10) !== date) {
-    throw new UsageError(`--date ${JSON.stringify(date)}: give the day it was paid as YYYY-MM-DD`, { code: "BAD_DATE" });
+    throw new UsageError(`bad date: ${JSON.stringify(date)}: give the day it was paid as YYYY-MM-DD`, { code: "BAD_DATE" });
   }
   const today = isoUtc(Math.floor(nowEpoch)).slice(0, 10);
-  if (date > today) throw new UsageError(`--date ${date} is after today (${today}, UTC): record a payment once it is received`, { code: "BAD_DATE" });
+  if (date > today) throw new UsageError(`bad date: ${date}: it is after today (${today}, UTC): record a payment once it is received`, { code: "BAD_DATE" });
 }
 
 /**

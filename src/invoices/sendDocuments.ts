@@ -83,9 +83,9 @@ function endpointOf(to: string): URL {
   try {
     url = new URL(to);
   } catch {
-    throw new UsageError(`--to ${JSON.stringify(to)}: give the access point's endpoint as an http or https URL`, { code: "BAD_URL" });
+    throw new UsageError(`bad to: ${JSON.stringify(to)}: give the access point's endpoint as an http or https URL`, { code: "BAD_URL" });
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--to ${url.protocol}: give an http or https URL`, { code: "BAD_URL" });
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`bad to: ${url.protocol}: give an http or https URL`, { code: "BAD_URL" });
   return url;
 }
 
@@ -104,7 +104,7 @@ export async function sendDocuments(connection: DuckDBConnection, request: SendR
   const heads = await readDocumentHeads(connection);
   const known = new Set(heads.map((h) => h.number));
   const unknown = (request.numbers ?? []).filter((n) => !known.has(n));
-  if (unknown.length > 0) throw new UsageError(`no document ${unknown.join(", ")} in the register (cloudunits invoices list --db FILE lists them)`, { code: "UNKNOWN_NUMBER" });
+  if (unknown.length > 0) throw new UsageError(`no document ${unknown.join(", ")} in the register (invoiceRegister() lists them)`, { code: "UNKNOWN_NUMBER" });
   const delivered = new Set((await readDeliveries(connection)).filter((d) => d.delivered).map((d) => d.number));
   const named = request.numbers === undefined ? undefined : new Set(request.numbers);
   const asked = named === undefined ? heads : heads.filter((h) => named.has(h.number));

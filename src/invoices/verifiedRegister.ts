@@ -27,6 +27,6 @@ export async function verifiedRegister(connection: DuckDBConnection, filter: Reg
  */
 export async function issuedFiles(connection: DuckDBConnection, number: string): Promise<IssuedFile[]> {
   const { entries } = await verifiedRegister(connection, { number });
-  if (entries.length === 0) throw new UsageError(`no document ${number} in the register (cloudunits invoices list lists them)`, { code: "UNKNOWN_NUMBER" });
+  if (entries.length === 0) throw new UsageError(`no document ${number} in the register (invoiceRegister() lists them)`, { code: "UNKNOWN_NUMBER" });
   return readRegisterFiles(connection, number);
 }

@@ -31,7 +31,7 @@ function kindOf(stats: Stats): string {
 function notAFile(path: string, what: string): UsageError {
   return new UsageError(
     `${path} is ${what}: the name of an issued document's file holds that file or nothing, and is never followed, read or replaced; ` +
-      "move it away or write to another folder (--out)",
+      "move it away or write to another folder (the out option)",
     { code: "NOT_A_FILE" },
   );
 }
@@ -71,13 +71,13 @@ async function heldAs(path: string, bytes: Uint8Array): Promise<"missing" | "sam
 function otherBytes(path: string): UsageError {
   return new UsageError(
     `${path} exists with other bytes than the register's: an issued document's file is never overwritten; ` +
-      "move it away or write to another folder (--out)",
+      "move it away or write to another folder (the out option)",
     { code: "FILE_EXISTS" },
   );
 }
 
 function notAFolder(out: string, what: string): UsageError {
-  return new UsageError(`--out ${out}: ${what}: give a folder (made when missing)`, { code: "OUT_NOT_FOLDER" });
+  return new UsageError(`the out folder ${out}: ${what}: give a folder (made when missing)`, { code: "OUT_NOT_FOLDER" });
 }
 
 /**

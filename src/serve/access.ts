@@ -19,10 +19,10 @@ export function isLoopback(host: string): boolean {
 
 /** Checks a listening address and token: a host other than loopback needs a token of 16 characters or more. */
 export function checkAccess(host: string, token: string | undefined): void {
-  if (token !== undefined && token.trim().length < 16) throw new UsageError(`the dashboard's token is too short: use 16 characters or more (from ${TOKEN_VARIABLE} or --token-file)`, { code: "SERVE_TOKEN" });
+  if (token !== undefined && token.trim().length < 16) throw new UsageError(`the dashboard's token is too short: use 16 characters or more (from ${TOKEN_VARIABLE} or the token option)`, { code: "SERVE_TOKEN" });
   if (!isLoopback(host) && token === undefined) {
     throw new UsageError(
-      `serving on ${host} makes the dashboard reachable from other machines: set a token in ${TOKEN_VARIABLE} or give --token-file FILE (never on the command line), or serve on 127.0.0.1`,
+      `serving on ${host} makes the dashboard reachable from other machines: set a token in ${TOKEN_VARIABLE} or give token: SECRET (never on the command line), or serve on 127.0.0.1`,
       { code: "SERVE_TOKEN" },
     );
   }

@@ -59,7 +59,7 @@ export async function issuedFileAnswer(store: Warehouse, data: AccountData, exte
 
 /** The account's PDF statement (a draft: the dashboard never numbers one), as a download. */
 export async function statementPdfAnswer(data: AccountData, config: StatementConfig | undefined): Promise<Answer> {
-  if (!config || !data.invoice) throw new NotFoundError("a PDF statement needs the dashboard started with --prices FILE and --statement FILE");
+  if (!config || !data.invoice) throw new NotFoundError("a PDF statement needs the dashboard started with a price list and a statement config");
   // a draft: the dashboard never issues an invoice
   return { type: "application/pdf", body: await renderInvoicePdf(draftDocument(data.report, data.accountId, config)), headers: { "content-disposition": contentDisposition(downloadName(data, "pdf")) } };
 }

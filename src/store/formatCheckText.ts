@@ -52,7 +52,7 @@ export function formatCheckText(report: CheckReport): string {
     out.push(`files naming another account than their path: ${report.accountIdMismatches.length}`);
     for (const m of report.accountIdMismatches) out.push(`  account ${m.accountId} ${m.hour}: the file says account ${m.fileAccountId}`);
   }
-  out.push(`impossible values (NaN, infinite or negative; null in the tables, billing refuses them without --skip-bad): ${report.impossibleValues.length === 0 ? "none" : report.impossibleValues.length}`);
+  out.push(`impossible values (NaN, infinite or negative; null in the tables, billing refuses them without skipBad: true): ${report.impossibleValues.length === 0 ? "none" : report.impossibleValues.length}`);
   for (const v of report.impossibleValues) out.push(`  ${describeImpossible(v)}`);
   out.push(
     !report.readable ? "result: some files could not be used (exit 3)"

@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { BadInputError, UsageError, type BadFileError, type ConflictError } from "../base/errors.js";
 import type { ReadProgress } from "../input/types.js";
 import { chooseStager } from "../load/chooseStager.js";
+import { isDuckDb } from "../input/indexInputs.js";
 import { loadAccountHours } from "./loadAccountHours.js";
 import { loadReader } from "../load/loadReader.js";
 import { Manifest, type ManifestScope } from "./manifest.js";
@@ -110,10 +111,26 @@ export async function writeWarehouse<T>(db: string, waitSeconds: number | undefi
  */
 export async function ingest(inputs: string[], options: IngestOptions): Promise<IngestReport> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
+  await refuseWarehouseInputs(inputs, options.db);
   const { report, errors } = await writeWarehouse(options.db, options.waitSeconds, (opened) =>
     ingestInto(opened, inputs, { ...options, batchBytes: options.batchBytes ?? INGEST_BATCH_BYTES }));
   if (errors.length > 0) throw new BadInputError(errors);
   return report;
+}
+
+/**
+ * A warehouse among the inputs is refused before the warehouse `db` is opened: ingest reads
+ * consumption files into `db`, so reading it "as a warehouse" (what billing is told) is no advice here.
+ */
+async function refuseWarehouseInputs(inputs: readonly string[], db: string): Promise<void> {
+  for (const input of inputs) {
+    if (await isDuckDb(input).catch(() => false)) {
+      throw new UsageError(
+        `${input} is a DuckDB warehouse, not an input: ingest reads consumption zips and folders, into the warehouse it writes (db: ${db})`,
+        { code: "INPUT_IS_WAREHOUSE" },
+      );
+    }
+  }
 }
 
 /**

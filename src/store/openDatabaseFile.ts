@@ -125,7 +125,7 @@ export async function openDatabaseFile(
         "SELECT count(*) AS n FROM information_schema.tables WHERE table_name IN ('files', 'account_hours')",
       );
       if (Number(found.getRowObjectsJS()[0]!.n) < 2) {
-        throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with \`cloudunits ingest\``, { code: "DB_NOT_WAREHOUSE" });
+        throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with ingest()`, { code: "DB_NOT_WAREHOUSE" });
       }
     } else if (!(await schemaCurrent(connection))) {
       // Only a new file, an older one or one another version of cloudunits wrote: each DDL
@@ -154,7 +154,7 @@ export async function openDatabaseFile(
 /** The error for a file DuckDB would not open (not for a lock). */
 function openError(file: string, message: string, cause: unknown): Error {
   if (/Corrupt database file|Could not read enough bytes|not a valid DuckDB database/.test(message)) {
-    const reason = `the database is damaged (${message.replace(/^IO Error: /, "")}): restore it from a backup, or build it again with \`cloudunits ingest\` or \`sync\``;
+    const reason = `the database is damaged (${message.replace(/^IO Error: /, "")}): restore it from a backup, or build it again with ingest() or sync()`;
     return new BadFileError("DB_CORRUPT", file, reason, { cause });
   }
   return storageErrorOf(file, cause) ?? walRoomError(file, message, cause) ?? new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause });

@@ -82,7 +82,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
       throw error;
     }
   }
-  if (source.length === 0) throw new UsageError("no inputs: name zip files or directories, or pass --db FILE");
+  if (source.length === 0) throw new UsageError("no inputs: name zip files or directories, or pass db: FILE");
   const { reader, badFiles, bytesTotal } = loadReader(source, options);
   const hours = iterateNow(reader); // the inputs are indexed while the database is made
   let instance: DuckDBInstance;

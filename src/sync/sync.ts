@@ -101,7 +101,7 @@ async function planRun(connection: Connection, db: string, accountIds: readonly 
   const state = await readSyncState(connection, currentHourEpoch);
   const bounds = accountIds.map((accountId) => {
     const b = accountBounds(accountId, state.accounts.get(accountId), state.firstHourEpoch, windows);
-    if (b === undefined) throw new UsageError(`${db} holds no hours yet: give --since T (the first hour to download) for the first sync`);
+    if (b === undefined) throw new UsageError(`${db} holds no hours yet: give since: T (the first hour to download) for the first sync`);
     return b;
   });
   const held = await readHeldHours(connection, bounds.map((b) => ({ accountId: b.accountId, startEpoch: b.heldFromEpoch, endEpoch: b.heldToEpoch })));

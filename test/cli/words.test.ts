@@ -1,11 +1,13 @@
-import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { access, copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BadFileError, BadInputError, bill, ImpossibleValuesError, ingest, IssuedInvoiceDiffersError, loadBudgets, loadNames, loadPrices, loadStatementConfig, loadUnits, MissingHoursError,
-  monthPeriod, open, UsageError, WarehouseBusyError,
+  monthPeriod, open, RegisterBrokenError, StaleWarehouseError, UsageError, WarehouseBusyError,
 } from "../../src/index.js";
+import { webhookAddress } from "../../src/forecast/notify.js";
+import { checkAccess } from "../../src/serve/access.js";
 import { flagWords, OPTION_FLAGS } from "../../src/cli/flagWords.js";
 import { REPO } from "../helpers/shellExamples.js";
 import { runCli } from "../helpers/runCli.js";
@@ -75,6 +77,13 @@ describe("the library names options, the command line flags", () => {
     { option: "correctInvoice({ number, reason })", error: () => new IssuedInvoiceDiffersError([{ number: "INV-2026-00001", accountId: 7, issued: "1.00", now: "2.00", currency: "EUR" }], ["INV-2026-00001"]) },
     { option: "db: ", error: () => caught(() => bill({ source: [join(dir, "warehouse.duckdb")], period: monthPeriod("2026-10") })) },
     { option: "skipBad: true", error: () => caught(() => bill({ source: [join(dir, "bad.zip")], period: monthPeriod("2026-10") })) },
+    { option: "bad webhook address", error: () => caught(async () => webhookAddress("not a url")) },
+    { option: "token: SECRET", error: () => caught(async () => checkAccess("0.0.0.0", undefined)) },
+    { option: "the token option", error: () => caught(async () => checkAccess("127.0.0.1", "short")) },
+    { option: "verifyRegister() names every one", error: () => new RegisterBrokenError(["INV-2026-00001: its net changed"]) },
+    { option: "since: T", error: () => new StaleWarehouseError({ stale: [], maxLagHours: undefined, incomplete: [], empty: true }) },
+    { option: "correctInvoice({ number })", error: () => new StaleWarehouseError({ stale: [], maxLagHours: undefined, incomplete: [], invoicesToCorrect: ["INV-2026-00001"] }) },
+    { option: "db: ", error: () => caught(() => ingest([join(dir, "warehouse.duckdb")], { db: join(dir, "other.duckdb") })) },
   ];
 
   it.each(LIBRARY)("the library says $option, never a flag; the CLI says the flag", async ({ option, error }) => {
@@ -93,6 +102,26 @@ describe("the library names options, the command line flags", () => {
     ['bad month: "2026-13" (use YYYY-MM, e.g. 2026-10)', 'bad --month: "2026-13" (use YYYY-MM, e.g. 2026-10)'],
     ["ranking by cost needs a price list (the prices option)", "ranking by cost needs a price list (--prices FILE)"],
     ["a.zip: timed out: no data for 60 s; try again later or raise timeoutMs", "a.zip: timed out: no data for 60 s; try again later or raise --timeout"],
+    // the CLI's words as they were before the library named options
+    ["2026-12 has not ended (…): only an ended month is issued; a draft meanwhile: writeStatements() of the bill of month 2026-12", "2026-12 has not ended (…): only an ended month is issued; a draft meanwhile: cloudunits billing --db FILE --format pdf --prices FILE --statement FILE --out DIR --month 2026-12"],
+    ["no document INV-1 in the register (invoiceRegister() lists them)", "no document INV-1 in the register (cloudunits invoices list --db FILE lists them)"],
+    ["no document INV-9 in the register (the last issued: INV-1; all: invoiceRegister())", "no document INV-9 in the register (the last issued: INV-1; all: cloudunits invoices list)"],
+    ["the out folder /srv/a: /srv/a is a file: give a folder (made when missing)", "--out /srv/a: /srv/a is a file: give a folder (made when missing)"],
+    ["/srv/a/INV-1.pdf is not a file the register wrote: move it away or write to another folder (the out option)", "/srv/a/INV-1.pdf is not a file the register wrote: move it away or write to another folder (--out)"],
+    ["cannot write /srv/d: read-only (choose a writable out option)", "cannot write /srv/d: read-only (choose a writable --out)"],
+    ["cannot write b/: it names a folder, and a workbook is one file: give a file name (e.g. b/billing.xlsx), or writeInvoicePack() to write the pack into the folder", "cannot write b/: it names a folder, and a workbook is one file: give a file name (e.g. b/billing.xlsx), or --per-account to write the pack into the folder"],
+    ["cannot listen on 127.0.0.1:80: the port is in use (pick another with the port option)", "cannot listen on 127.0.0.1:80: the port is in use (pick another with --port)"],
+    ["w.duckdb holds no hours yet: give since: T (the first hour to download) for the first sync", "w.duckdb holds no hours yet: give --since T (the first hour to download) for the first sync"],
+    ["no inputs: name zip files or directories, or pass db: FILE", "no inputs: name zip files or directories, or pass --db FILE"],
+    ["w.duckdb is not a cloudunits database (no manifest): make it with ingest()", "w.duckdb is not a cloudunits database (no manifest): make it with `cloudunits ingest`"],
+    ["the database is damaged (x): restore it from a backup, or build it again with ingest() or sync()", "the database is damaged (x): restore it from a backup, or build it again with `cloudunits ingest` or `sync`"],
+    ["a budget of an amount needs a price list (the prices option)", "a budget of an amount needs a price list (--prices FILE)"],
+    ["a units file (the units option) with these keys makes NU agree:", "a units file (--units) with these keys makes NU agree:"],
+    ["pays INV-1 in USD (1.00): the invoice is in EUR; record it with recordPayment()", "pays INV-1 in USD (1.00): the invoice is in EUR; record it with invoices pay"],
+    // a word more than before: `bad`, as for --per, --by, --limit (an option alone, `date: `, is in too many sentences: `month to date: `)
+    ['bad amount: "x": give the amount paid in EUR', 'bad --amount "x": give the amount paid in EUR'],
+    ['bad date: "x": give the day it was paid as YYYY-MM-DD', 'bad --date "x": give the day it was paid as YYYY-MM-DD'],
+    ['bad to: "x": give the access point\'s endpoint as an http or https URL', 'bad --to "x": give the access point\'s endpoint as an http or https URL'],
   ])("the CLI says %s as %s", (library, cli) => {
     expect(flagWords(library)).toBe(cli);
   });
@@ -144,6 +173,24 @@ describe("a warehouse given where inputs are read", () => {
     const run = await runCli(["billing", db, "--month", "2026-10"]);
     expect([run.code, run.stdout]).toEqual([2, ""]);
     expect(run.stderr).toBe(`cloudunits: ${db} is a DuckDB warehouse, not consumption files: read it as a warehouse, --db ${db}\n`);
+  });
+});
+
+describe("a warehouse given to ingest as an input", () => {
+  // before: "read it as a warehouse, --db X.duckdb": advice for billing, wrong for ingest, which writes --db
+  it("library: INPUT_IS_WAREHOUSE, saying ingest reads zips and folders into the db it writes; that db is not made", async () => {
+    const other = join(dir, "other.duckdb");
+    const error = await caught(() => ingest([join(dir, "warehouse.duckdb")], { db: other }));
+    expect([error.code, error.message]).toEqual(["INPUT_IS_WAREHOUSE", `${join(dir, "warehouse.duckdb")} is a DuckDB warehouse, not an input: ingest reads consumption zips and folders, into the warehouse it writes (db: ${other})`]);
+    expect(error.message).not.toContain("read it as a warehouse");
+    await expect(access(other)).rejects.toThrow();
+  });
+
+  it("cloudunits ingest X.duckdb --db Y: exit 2, saying X.duckdb is a warehouse, not an input", async () => {
+    const [db, other] = [join(dir, "warehouse.duckdb"), join(dir, "other2.duckdb")];
+    const run = await runCli(["ingest", join(dir, "data.zip"), db, "--db", other]);
+    expect([run.code, run.stdout]).toEqual([2, ""]);
+    expect(run.stderr).toBe(`cloudunits: ${db} is a DuckDB warehouse, not an input: ingest reads consumption zips and folders, into the warehouse it writes (--db ${other})\n`);
   });
 });
 

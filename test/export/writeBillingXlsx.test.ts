@@ -205,7 +205,7 @@ describe("where a workbook goes", () => {
     const deep = join(dir, "new", "deeper", "book.xlsx");
     await writeBillingXlsx(report, undefined, deep);
     expect(await readdir(join(dir, "new", "deeper"))).toEqual(["book.xlsx"]);
-    await expect(writeBillingXlsx(report, undefined, `${join(dir, "xlsx-nov2")}/`)).rejects.toThrow(/xlsx-nov2\/: it names a folder, and a workbook is one file: give a file name \(e\.g\. .*xlsx-nov2\/billing\.xlsx\), or --per-account/);
+    await expect(writeBillingXlsx(report, undefined, `${join(dir, "xlsx-nov2")}/`)).rejects.toThrow(/xlsx-nov2\/: it names a folder, and a workbook is one file: give a file name \(e\.g\. .*xlsx-nov2\/billing\.xlsx\), or writeInvoicePack\(\) to write the pack into the folder$/);
   });
 });
 

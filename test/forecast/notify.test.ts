@@ -104,6 +104,6 @@ describe("notify", () => {
   it("refuses user info with a malformed %-escape as bad usage, in one line that does not repeat it", async () => {
     const error = await notify("http://us%zzer:pw%zz@127.0.0.1:9/hook", {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toBe("bad --notify address: its user name or password holds a malformed %-escape (write a % sign as %25)");
+    expect((error as Error).message).toBe("bad webhook address: its user name or password holds a malformed %-escape (write a % sign as %25)");
   });
 });

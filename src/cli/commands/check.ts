@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { flagWords } from "../flagWords.js";
 import { BadFileError, BadInputError, ImpossibleValuesError } from "../../base/errors.js";
 import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
 import { formatCheckText } from "../../store/formatCheckText.js";
@@ -33,7 +34,7 @@ export const checkCommand: CommandModule<object, CheckArgs> = {
       notes: false,
       memoryLimitBytes: DB_MEMORY_LIMIT_BYTES,
     });
-    process.stdout.write(argv.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatCheckText(report));
+    process.stdout.write(argv.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : flagWords(formatCheckText(report))); // the report names options, the command line flags
     if (!report.readable) {
       throw new BadInputError([...report.unreadable, ...report.conflicts].map((s) => new BadFileError(s.code, s.file, s.reason)));
     }

@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { flagWords } from "../flagWords.js";
 import { DeliveryFailedError, OverdueDocumentsError, UsageError } from "../../base/errors.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
 import { clockNow } from "../../base/clock.js";
@@ -269,7 +270,7 @@ const paymentsCommand: CommandModule<object, PaymentsArgs> = {
     const nowEpoch = clockNow();
     const result = await withDatabase(argv, true, (connection) => importStatement(connection, argv.camt, nowEpoch));
     for (const p of result.recorded) say(`${fitLine(p)} (entry ${p.bankReference} of ${p.date}, matched by ${p.matchedBy === "reference" ? "payment reference" : "invoice number"})`);
-    for (const u of result.unmatched) say(`unmatched: entry ${u.bankReference ?? "(no reference)"} of ${u.date}, ${u.amount} ${u.currency}, "${u.remittance}": ${u.reason}`);
+    for (const u of result.unmatched) say(`unmatched: entry ${u.bankReference ?? "(no reference)"} of ${u.date}, ${u.amount} ${u.currency}, "${u.remittance}": ${flagWords(u.reason)}`);
     say(`${argv.camt}: ${result.recorded.length} payment${result.recorded.length === 1 ? "" : "s"} recorded, ${result.alreadyRecorded} recorded before, ` +
       `${result.unmatched.length} unmatched, ${result.ignored} debit${result.ignored === 1 ? "" : "s"}, reversal${result.ignored === 1 ? "" : "s"} or pending entr${result.ignored === 1 ? "y" : "ies"} left alone`);
   },

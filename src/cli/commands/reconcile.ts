@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { flagWords } from "../flagWords.js";
 import { BILLING_COLUMNS, BILLING_TABLES } from "../../billing/warehouseFacts.js";
 import { loadUnits } from "../../billing/units.js";
 import { ReconcileDifferenceError } from "../../base/errors.js";
@@ -54,7 +55,7 @@ export const reconcileCommand: CommandModule<object, ReconcileArgs> = {
       }),
       { tables: BILLING_TABLES, columns: BILLING_COLUMNS },
     );
-    const text = argv.format === "json" ? `${JSON.stringify(reconcileToJson(report), null, 2)}\n` : argv.format === "csv" ? reconcileToCsv(report) : reconcileToText(report);
+    const text = argv.format === "json" ? `${JSON.stringify(reconcileToJson(report), null, 2)}\n` : argv.format === "csv" ? reconcileToCsv(report) : flagWords(reconcileToText(report)); // names options: the command line says flags
     if (argv.out !== undefined) await writeAtomic(argv.out, text);
     else await new Promise<void>((resolve, reject) => process.stdout.write(text, (e) => (e ? reject(e) : resolve())));
     if (!report.agree) throw new ReconcileDifferenceError(report.rows.length, reconcileVerdict(report));
