@@ -10,7 +10,8 @@ import { runCli } from "../helpers/runCli.js";
 
 // Payments and delivery attempts are links of the register's chain: one changed or removed with
 // SQL is named by `invoices verify` (exit 10), and list, overdue, send and the dashboard's
-// receivables page count or decide nothing from the register while it disagrees with its chain.
+// receivables page count or decide nothing from the register while it disagrees with its chain,
+// nor does pay record anything.
 
 const NOW = "2026-12-10T09:00:00Z";
 const TOKEN = "ap-token-chain";
@@ -143,6 +144,11 @@ describe("payments and deliveries bent outside cloudunits", { timeout: 120_000 }
       const sent = await cli(["invoices", "send", "--db", db, "--to", ap.url]);
       expect(sent.code, sent.stderr).toBe(10);
       expect(ap.received.length).toBe(posted);
+
+      // nor is a payment recorded against what a bent register says is outstanding
+      const paid = await cli(["invoices", "pay", "--db", db, "--number", "INV-2026-00003", "--amount", "1.00", "--date", "2026-12-01"]);
+      expect(paid.code, paid.stderr).toBe(10);
+      expect(paid.stderr).toContain(says[0]);
 
       const dashboard = await serveDashboard({ db, port: 0 });
       try {
