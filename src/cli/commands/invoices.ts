@@ -318,7 +318,7 @@ const sendCommand: CommandModule<object, SendArgs> = {
 
 const verifyCommand: CommandModule<object, VerifyArgs> = {
   command: "verify",
-  describe: "verify the register against its chain: every document and file as issued, no number missing; prints the head to keep outside the warehouse",
+  describe: "verify the register against its chain: every document and file as issued, every payment and delivery attempt as recorded, no number missing; prints the head to keep outside the warehouse",
   builder: (yargs) => yargs.options(verifyOptions) as unknown as Argv<VerifyArgs>,
   handler: async (argv) => {
     const { parseHead, verifyRegister } = await import("../../store/registerChain.js");
