@@ -16,7 +16,7 @@ export interface PreflightRequest {
 
 /**
  * Everything a document needs before it is given a number, checked while nothing is numbered
- * (SPEC 9, "Integrity at the edges": a number is never spent on a document that cannot be
+ * (a number is never spent on a document that cannot be
  * written in full). The config's own values (rates, patterns and the length of their numbers,
  * electronic addresses, valid text) are checked when it is read (`parseStatementConfig`); the
  * issue date by `issueDateFor`; a name in `out` holding anything but the same file by

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingest, open, writeDataset } from "../../src/index.js";
 import { runCli, type CliRun } from "../helpers/runCli.js";
 
-// Everything an issue needs is checked before a number is given (SPEC 9, "Integrity at the
-// edges"): each case below is a run a user made by mistake, and each leaves the register empty, the
+// Everything an issue needs is checked before a number is given (docs/billing.md, the
+// refusals): each case below is a run a user made by mistake, and each leaves the register empty, the
 // year's sequence free and nothing half-written, with one line saying what to change.
 
 const NOW = "2026-12-03T09:00:00Z";
