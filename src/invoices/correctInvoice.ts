@@ -57,12 +57,29 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
 }
 
 /**
+ * Throws a UsageError when the invoice was issued by another issuer (another legal identity) than
+ * the config's: its new invoice would go into that other issuer's sequence, its credit note stay
+ * in the first's.
+ */
+function refuseOtherIssuer(original: RegisterEntry["document"], issuer: { legalName: string; peppolId?: string }, source: string): void {
+  const identity = issuerIdentity(issuer);
+  const theirs = issuerIdentity(original.issuer);
+  if (theirs === identity) return;
+  throw new UsageError(
+    `${original.number} was issued by ${original.issuer.legalName} (${theirs}); ${source} is of ${issuer.legalName} (${identity}): ` +
+      "correct an invoice with the statement config of the issuer who issued it",
+    { code: "ISSUER_DIFFERS" },
+  );
+}
+
+/**
  * Corrects an issued invoice (docs/billing.md): a credit note cancelling it in full (its lines
  * negated, referring to its number and issue date) and a new invoice of today's figures, both
  * numbered in their sequences and carrying the reason, recorded with the link between the three
  * in one transaction; the original's rows stay as they were. Then both documents' files are
  * written into `out`. Refused: a register that disagrees with its chain (RegisterBrokenError); a
- * number not in the register, a credit note, an invoice corrected already (UsageError); hours of the period not held that the original did not accept either,
+ * number not in the register, a credit note, an invoice corrected already, a config of another
+ * issuer than the invoice's (UsageError ISSUER_DIFFERS); hours of the period not held that the original did not accept either,
  * unless `acceptMissing` (MissingHoursError).
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
@@ -75,6 +92,7 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   const nowEpoch = request.nowEpoch ?? clockNow();
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
+  refuseOtherIssuer(o, inputs.config.issuer, inputs.config.source);
   const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
   const [draft] = await accountDrafts(connection, o, inputs, { accountIds: [o.accountId], alsoAccounts: [o.accountId] });
   request.onStep?.("computed");

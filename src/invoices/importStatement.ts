@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { intactRegister } from "../store/registerChain.js";
 import { clockNow } from "../base/clock.js";
 import { readFile } from "node:fs/promises";
 import { Exact } from "../billing/exact.js";
@@ -77,10 +78,13 @@ const remittanceOf = (entry: StatementEntry) => [...entry.references, ...entry.t
  * recorded again, so importing the same statement twice records nothing new. A credit that
  * names no invoice, or one in another currency, is listed as unmatched, never recorded. An
  * amount that is not what was outstanding is recorded all the same, as a partial or an
- * over-payment (`fit`). All the statement's payments are recorded together, or none.
+ * over-payment (`fit`). All the statement's payments are recorded together, or none. Refused
+ * (RegisterBrokenError) while the register disagrees with its chain.
  */
 export async function importStatement(connection: DuckDBConnection, camtFile: string, nowEpoch = clockNow()): Promise<StatementImport> {
   const entries = readCamt053(await readFile(camtFile), camtFile);
+  // which entries were recorded, and what is outstanding, are read from the register: not from one that disagrees with its chain
+  await intactRegister(connection);
   const documents = await readDocumentHeads(connection);
   const index = invoiceIndex(documents);
   const known = new Set((await readPayments(connection)).map((p) => p.bankReference).filter((r) => r !== undefined));

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { intactRegister } from "../store/registerChain.js";
 import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
@@ -75,10 +76,13 @@ function checkDate(date: string, nowEpoch: number): void {
  * Records a payment of an invoice (`invoices pay`), in the register: never an edit, a payment
  * reversed is a new one of the opposite amount. Says how it compares with what was outstanding.
  * Refused (UsageError): an unknown number, a credit note, an amount that is not a decimal of the
- * invoice's currency, a date that is not a day or is after today.
+ * invoice's currency, a date that is not a day or is after today; RegisterBrokenError: a register
+ * that disagrees with its chain.
  */
 export async function recordPayment(connection: DuckDBConnection, request: PaymentRequest): Promise<PaymentOutcome> {
   const nowEpoch = request.nowEpoch ?? clockNow();
+  // what is outstanding is read from the register: not from one that disagrees with its chain
+  await intactRegister(connection);
   const document = await invoiceOf(connection, request.number);
   const amount = paymentAmount(request.amount, document);
   checkDate(request.date, nowEpoch);

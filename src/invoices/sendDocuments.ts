@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
+import { intactRegister } from "../store/registerChain.js";
 import { appendDeliveryAttempt, type DeliveryRecord } from "../store/appendReceivables.js";
 import { readRegisterFile } from "../store/readRegister.js";
 import { readDeliveries, readDocumentHeads } from "../store/readReceivables.js";
@@ -97,10 +98,12 @@ function endpointOf(to: string): URL {
  * credit note is not sent before the invoice it corrects is delivered (held, for the next run).
  * A 2xx answer delivers; a 4xx (with the receiver's reason), a 5xx, no answer within the timeout
  * or no connection does not, and the next run tries again. Refused (UsageError): a URL that is not
- * http(s), a number not in the register.
+ * http(s), a number not in the register; RegisterBrokenError: a register that disagrees with its chain.
  */
 export async function sendDocuments(connection: DuckDBConnection, request: SendRequest): Promise<SendResult> {
   const url = endpointOf(request.to);
+  // what was delivered is read from the register: not from one that disagrees with its chain (RegisterBrokenError)
+  await intactRegister(connection);
   const heads = await readDocumentHeads(connection);
   const known = new Set(heads.map((h) => h.number));
   const unknown = (request.numbers ?? []).filter((n) => !known.has(n));

@@ -1,11 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { appendLinks } from "./registerChain.js";
 
 /**
  * Every record of receivables the register keeps, written here and nowhere else: payment
  * references (with the documents they belong to), payments and delivery attempts. Append-only,
  * as the rest of the register: this inserts, nothing updates or deletes; a payment is reversed
- * by a new record of the opposite amount. One module, so that whatever is later asked of every
- * record of the register (a hash chain over them, say) is done in one place.
+ * by a new record of the opposite amount. Each payment and each delivery attempt is a link of
+ * the register's chain (docs/billing.md#the-chain), made in the transaction that inserts it; a
+ * payment reference is part of its document's (written in the document's transaction).
  */
 
 /** A payment to record: an invoice's, in its currency, at the currency's decimals (negative: a reversal). */
@@ -60,7 +62,8 @@ export async function appendPayments(connection: DuckDBConnection, payments: rea
   if (payments.length === 0) return;
   await connection.run("BEGIN TRANSACTION");
   try {
-    let entry = await nextEntry(connection, "register_payments");
+    const first = await nextEntry(connection, "register_payments");
+    let entry = first;
     const appender = await connection.createAppender("register_payments");
     try {
       const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
@@ -74,6 +77,7 @@ export async function appendPayments(connection: DuckDBConnection, payments: rea
     } finally {
       appender.closeSync();
     }
+    await appendLinks(connection, "payment", payments.map((_p, i) => String(first + i)));
     await connection.run("COMMIT");
   } catch (error) {
     await connection.run("ROLLBACK");
@@ -81,11 +85,20 @@ export async function appendPayments(connection: DuckDBConnection, payments: rea
   }
 }
 
-/** Records one delivery attempt (committed at once: a run killed later still knows what was delivered). */
+/** Records one delivery attempt, with its link (committed at once: a run killed later still knows what was delivered). */
 export async function appendDeliveryAttempt(connection: DuckDBConnection, attempt: DeliveryRecord): Promise<void> {
-  await connection.run(
-    `INSERT INTO register_deliveries (entry, number, endpoint, attempted_at, http_status, message_id, error, delivered)
-     SELECT coalesce(max(entry), 0) + 1, $number, $endpoint, $attemptedAt, $httpStatus, $messageId, $error, $delivered FROM register_deliveries`,
-    { ...attempt },
-  );
+  await connection.run("BEGIN TRANSACTION");
+  try {
+    const entry = await nextEntry(connection, "register_deliveries");
+    await connection.run(
+      `INSERT INTO register_deliveries (entry, number, endpoint, attempted_at, http_status, message_id, error, delivered)
+       VALUES ($entry, $number, $endpoint, $attemptedAt, $httpStatus, $messageId, $error, $delivered)`,
+      { ...attempt, entry },
+    );
+    await appendLinks(connection, "delivery", [String(entry)]);
+    await connection.run("COMMIT");
+  } catch (error) {
+    await connection.run("ROLLBACK");
+    throw error;
+  }
 }

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
 import { RegisterBrokenError } from "../base/errors.js";
 import { chainedDocuments } from "./chainedDocuments.js";
+import { chainedDeliveries, chainedPayments } from "./chainedReceivables.js";
 import { hasTable } from "./hasTable.js";
 
 /**
@@ -18,8 +19,11 @@ import { hasTable } from "./hasTable.js";
  * mark counts more), a record added without a link. Someone who rewrites the chain after a
  * change makes it whole again: only a head kept outside (`verifyRegister(c, { kept })`) finds that.
  *
- * A new kind of record (a payment, a delivery) is an entry of {@link CHAINED_KINDS} (how its
- * records are read as fields) and a call of {@link appendLinks} in the transaction that inserts it.
+ * A kind of record (documents, payments, delivery attempts) is an entry of {@link CHAINED_KINDS}
+ * (how its records are read as fields) and a call of {@link appendLinks} in the transaction that
+ * inserts it. Which kinds a register chains is marked (`warehouse_meta.register_chained_kinds`):
+ * a kind added by a later version is chained, its records held then at once, on the first open
+ * to write ({@link chainRegisterOnce}); until then its records are `unchained`, not problems.
  */
 
 /** A record as the chain sees it: its key, its chain (and place there, when the chain is numbered), its fields by name. */
@@ -43,7 +47,7 @@ export interface ChainedKind {
 }
 
 /** Every kind of record the register chains, by the name its links carry (`register_chain.kind`). */
-export const CHAINED_KINDS = { document: chainedDocuments } satisfies Record<string, ChainedKind>;
+export const CHAINED_KINDS = { document: chainedDocuments, payment: chainedPayments, delivery: chainedDeliveries } satisfies Record<string, ChainedKind>;
 
 /** The name of a kind of chained record. */
 export type ChainedKindName = keyof typeof CHAINED_KINDS;
@@ -52,11 +56,15 @@ export type ChainedKindName = keyof typeof CHAINED_KINDS;
 export interface RegisterVerification {
   /** False for a register made before the chain and not opened to write since (nothing to verify against yet). */
   chained: boolean;
-  /** Records held, of every kind (documents). */
+  /** Documents held. */
   records: number;
+  /** Records held of each kind the register chains (`document`, `payment`, `delivery`). */
+  held: Record<ChainedKindName, number>;
+  /** Records of a kind this register does not chain yet (a register chained by an earlier version, not opened to write since): chained on the next open to write, not verified until then. */
+  unchained: Partial<Record<ChainedKindName, number>>;
   /** Links held. */
   links: number;
-  /** Chains (numbering sequences) held. */
+  /** Documents' numbering sequences held (payments and delivery attempts are a chain each, not counted here). */
   chains: number;
   /** The head of the links held, `N:SHA256`; undefined with no link. */
   head: string | undefined;
@@ -66,6 +74,9 @@ export interface RegisterVerification {
 
 /** The `warehouse_meta` key of the head after the last link recorded (`N:SHA256`). */
 const HEAD_KEY = "register_head";
+/** The `warehouse_meta` key of the kinds the register chains, comma-separated (absent: a register chained by a version that chained documents alone). */
+const KINDS_KEY = "register_chained_kinds";
+const KIND_NAMES = Object.keys(CHAINED_KINDS) as ChainedKindName[];
 
 /** JSON with the keys of every object sorted and bigints as decimal strings: the same value gives the same text. */
 export function canonicalJson(value: unknown): string {
@@ -158,26 +169,57 @@ export async function appendLinks(connection: DuckDBConnection, kind: ChainedKin
 }
 
 /**
- * Chains a register made before the chain, once, when a writer first opens it: every document, in
- * the order issued, in one transaction. Only a register without any link: a record found later
+ * The kinds the register chains: those its mark names, any kind with a link (a mark removed does
+ * not make linked records unchecked), and documents when it has a link or a head (a register
+ * chained by a version that chained documents alone). None for a register made before the chain.
+ */
+async function chainedKinds(connection: DuckDBConnection): Promise<{ kinds: Set<ChainedKindName>; marked: boolean }> {
+  const kinds = new Set<ChainedKindName>();
+  if (!(await hasTable(connection, "register_chain"))) return { kinds, marked: false };
+  let marked = false;
+  if (await hasTable(connection, "warehouse_meta")) {
+    const row = (await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = $key", { key: KINDS_KEY })).getRowsJS()[0];
+    if (row !== undefined) {
+      marked = true;
+      for (const name of String(row[0]).split(",")) if ((KIND_NAMES as string[]).includes(name)) kinds.add(name as ChainedKindName);
+    }
+  }
+  for (const [kind] of (await connection.runAndReadAll("SELECT DISTINCT kind FROM register_chain")).getRowsJS()) {
+    if ((KIND_NAMES as string[]).includes(String(kind))) kinds.add(String(kind) as ChainedKindName);
+  }
+  if (kinds.size > 0 || (await readHeadMark(connection)) !== undefined) kinds.add("document");
+  return { kinds, marked };
+}
+
+/**
+ * Chains, once, when a writer opens the warehouse (`openDatabaseFile`, on a file of an older
+ * schema): a register made before the chain, every record in the order recorded (documents, then
+ * payments, then delivery attempts); a register chained before a kind was (documents alone,
+ * before payments and deliveries were), that kind's records, after the links held. In one
+ * transaction, and the kinds chained are marked. Only a kind without a link: a record found later
  * without its link is a problem `verifyRegister` names, never chained quietly. Returns how many
  * records were chained.
  */
 export async function chainRegisterOnce(connection: DuckDBConnection): Promise<number> {
-  if (!(await hasTable(connection, "register_documents"))) return 0;
-  const linked = (await connection.runAndReadAll("SELECT count(*) FROM register_chain")).getRowsJS()[0]![0];
-  if (Number(linked) > 0 || (await readHeadMark(connection)) !== undefined) return 0;
-  const numbers = (await connection.runAndReadAll("SELECT number FROM register_documents ORDER BY entry")).getRowsJS().map(([n]) => String(n));
-  if (numbers.length === 0) return 0;
+  if (!(await hasTable(connection, "register_chain"))) return 0;
+  const { kinds, marked } = await chainedKinds(connection);
+  const missing = KIND_NAMES.filter((k) => !kinds.has(k));
+  if (missing.length === 0 && marked) return 0;
+  let chained = 0;
   await connection.run("BEGIN TRANSACTION");
   try {
-    await appendLinks(connection, "document", numbers);
+    for (const kind of missing) {
+      const keys = (await CHAINED_KINDS[kind].read(connection)).map((r) => r.key);
+      await appendLinks(connection, kind, keys);
+      chained += keys.length;
+    }
+    await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ($key, $value)", { key: KINDS_KEY, value: KIND_NAMES.join(",") });
     await connection.run("COMMIT");
   } catch (error) {
     await connection.run("ROLLBACK");
     throw error;
   }
-  return numbers.length;
+  return chained;
 }
 
 /**
@@ -188,13 +230,19 @@ export async function chainRegisterOnce(connection: DuckDBConnection): Promise<n
  * only; a register made before the chain (never opened to write since) is `chained: false`.
  */
 export async function verifyRegister(connection: DuckDBConnection, options: { kept?: string } = {}): Promise<RegisterVerification> {
-  const records = await readRecords(connection);
-  const count = [...records.values()].reduce((n, list) => n + list.length, 0);
+  const all = await readRecords(connection);
+  const held = Object.fromEntries(KIND_NAMES.map((k) => [k, all.get(k)?.length ?? 0])) as Record<ChainedKindName, number>;
   const mark = await readHeadMark(connection);
   if (!(await hasTable(connection, "register_chain"))) {
     const problems = mark === undefined ? [] : ["the register's chain (table register_chain) was removed"];
-    return { chained: false, records: count, links: 0, chains: 0, head: undefined, problems: [...problems, ...keptProblems(options.kept, new Map(), 0)] };
+    return {
+      chained: false, records: held.document, held, unchained: Object.fromEntries(KIND_NAMES.filter((k) => held[k] > 0).map((k) => [k, held[k]])), links: 0, chains: 0, head: undefined,
+      problems: [...problems, ...keptProblems(options.kept, new Map(), 0)],
+    };
   }
+  const { kinds, marked } = await chainedKinds(connection);
+  const records = new Map([...all].filter(([kind]) => kinds.has(kind as ChainedKindName)));
+  const unchained = Object.fromEntries(KIND_NAMES.filter((k) => !kinds.has(k) && held[k] > 0).map((k) => [k, held[k]]));
   const links = await readLinks(connection);
   const heads = new Map<number, string>();
   let head = "";
@@ -203,12 +251,16 @@ export async function verifyRegister(connection: DuckDBConnection, options: { ke
   const problems = [
     ...linkNumberProblems(links),
     ...markProblems(mark, heads, last),
+    ...(!marked && links.some((l) => l.kind !== "document") ? [`the register's mark of the kinds it chains (warehouse_meta ${KINDS_KEY}) was removed`] : []),
     ...chainProblems(links),
     ...recordProblems(records, links),
     ...placeProblems(records),
     ...keptProblems(options.kept, heads, last),
   ];
-  return { chained: true, records: count, links: links.length, chains: new Set(links.map((l) => l.chain)).size, head: last === 0 ? undefined : `${last}:${head}`, problems };
+  return {
+    chained: kinds.has("document"), records: held.document, held, unchained, links: links.length,
+    chains: new Set(links.filter((l) => l.kind === "document").map((l) => l.chain)).size, head: last === 0 ? undefined : `${last}:${head}`, problems,
+  };
 }
 
 /** Throws RegisterBrokenError when the register disagrees with its chain; else what `verifyRegister` found. */

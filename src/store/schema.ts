@@ -256,14 +256,14 @@ CREATE TABLE IF NOT EXISTS register_deliveries (
   delivered      BOOLEAN NOT NULL      -- a 2xx answer
 );
 -- The register's chain (docs/billing.md#the-chain, store/registerChain.ts): one link per record
--- (a document), in the order they were recorded. A link keeps the SHA-256 of each field of its
+-- (a document, a payment, a delivery attempt), in the order they were recorded. A link keeps the SHA-256 of each field of its
 -- record and its chain value, SHA-256 of the previous link's of the same chain and of its fields.
 CREATE TABLE IF NOT EXISTS register_chain (
   link           BIGINT PRIMARY KEY,   -- 1, 2, 3...: across every chain, without a gap
-  kind           VARCHAR NOT NULL,     -- what is chained: 'document'
-  key            VARCHAR NOT NULL,     -- which record of its kind: a document's number
-  chain          VARCHAR NOT NULL,     -- its chain: a document's numbering sequence (issuer, kind, year)
-  place          BIGINT,               -- its place in the chain's sequence (a document's seq), when it has one
+  kind           VARCHAR NOT NULL,     -- what is chained: 'document', 'payment', 'delivery'
+  key            VARCHAR NOT NULL,     -- which record of its kind: a document's number, a payment's or delivery attempt's entry
+  chain          VARCHAR NOT NULL,     -- its chain: a document's numbering sequence (issuer, kind, year), 'payments', 'delivery attempts'
+  place          BIGINT,               -- its place in the chain's sequence (a document's seq, a payment's entry), when it has one
   fields         JSON NOT NULL,        -- the SHA-256 of each field of the record as recorded, by name
   chain_sha256   VARCHAR NOT NULL,     -- SHA-256 of the previous link's chain_sha256 (of the same chain) and of its fields
   UNIQUE (kind, key)

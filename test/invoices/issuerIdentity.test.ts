@@ -7,7 +7,7 @@ import { runCli } from "../helpers/runCli.js";
 
 // The numbering sequence is the issuer's legal identity's (its peppolId, else its legal name), not
 // its VAT id as written: a VAT id put right goes on with the same sequence, and a month issued by
-// one issuer is not issued again with another's config.
+// one issuer is not issued again, nor one of its invoices corrected, with another's config.
 
 const NOW = "2026-11-02T08:00:00Z";
 let dir: string;
@@ -47,6 +47,14 @@ beforeAll(async () => {
     ["vatId: DE123456789", "vatId: DE555555555"],
     ['peppolId: "9930:DE123456789"', 'peppolId: "9930:DE555555555"'],
   ]);
+  // another company's config, its documents numbered in patterns of their own
+  configWith("other-numbers.yaml", [
+    ["legalName: Nordlicht Cloud Services GmbH", "legalName: Südwind Rechenzentrum AG"],
+    ["vatId: DE123456789", "vatId: DE555555555"],
+    ['peppolId: "9930:DE123456789"', 'peppolId: "9930:DE555555555"'],
+    ["pattern: INV-{yyyy}-{seq:05}", "pattern: SW-{yyyy}-{seq:05}"],
+    ["creditNotePattern: CN-{yyyy}-{seq:05}", "creditNotePattern: SWC-{yyyy}-{seq:05}"],
+  ]);
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -71,5 +79,25 @@ describe("the issuer's identity keys the sequence", { timeout: 120_000 }, () => 
     expect(existsSync(path("other-again"))).toBe(false);
     const listed = JSON.parse((await runCli(["invoices", "list", "--db", db, "--format", "json"])).stdout) as { number: string }[];
     expect(listed.map((d) => d.number)).toEqual(["INV-2026-00001", "INV-2026-00002"]);
+  });
+
+  it("an invoice issued by one issuer, corrected with another issuer's config: refused (exit 2) naming who issued it; nothing numbered, no file written", async () => {
+    const db = warehouse("correct-other.duckdb");
+    expect((await issue(db, "statement.yaml", "correct-first")).code).toBe(0);
+    const correct = (statement: string, out: string) => runCli(["invoices", "correct", "--db", db, "--number", "INV-2026-00002", "--reason", "wrong prices",
+      "--statement", path(statement), "--prices", path("prices.yaml"), "--out", path(out)], { CLOUDUNITS_TEST_NOW: "2026-11-03T08:00:00Z" });
+    for (const other of ["other-issuer.yaml", "other-numbers.yaml"]) {
+      const run = await correct(other, "correct-other-out");
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("INV-2026-00002 was issued by Nordlicht Cloud Services GmbH (9930:DE123456789)");
+      expect(run.stderr).toContain(`${other} is of Südwind Rechenzentrum AG (9930:DE555555555)`);
+      expect(existsSync(path("correct-other-out"))).toBe(false);
+    }
+    const listed = JSON.parse((await runCli(["invoices", "list", "--db", db, "--format", "json"])).stdout) as { number: string }[];
+    expect(listed.map((d) => d.number)).toEqual(["INV-2026-00001", "INV-2026-00002"]);
+    // with the issuer's own config (its VAT id put right) the correction goes into its sequences
+    const own = await correct("vat-fixed.yaml", "correct-own-out");
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toMatch(/corrected: credit note CN-2026-00001 \(-[\d.]+\), new invoice INV-2026-00003 /);
   });
 });

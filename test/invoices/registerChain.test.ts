@@ -232,7 +232,7 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
     await sql(db, [
       ["UPDATE register_documents SET gross = '1.00' WHERE number = 'INV-2026-00002'"],
       ["DELETE FROM register_chain"],
-      ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'schema_sql')"],
+      ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'register_chained_kinds', 'schema_sql')"],
     ]);
     (await open({ db }, { write: true })).close(); // a writer's open chains the register afresh, as if made before the chain
     const unaware = await verify(db);
@@ -249,7 +249,7 @@ describe("a register issued before the chain", { timeout: 120_000 }, () => {
     // as a version before the chain left it: no links, no head
     await sql(db, [
       ["DROP TABLE register_chain"],
-      ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'schema_sql')"],
+      ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'register_chained_kinds', 'schema_sql')"],
     ]);
     const before = await verify(db);
     expect(before.code).toBe(10);
@@ -270,7 +270,7 @@ describe("a register issued before the chain", { timeout: 120_000 }, () => {
     await sql(db, [
       ["UPDATE register_documents SET issuer = 'DE123456789'"],
       ["DROP TABLE register_chain"],
-      ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'schema_sql')"],
+      ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'register_chained_kinds', 'schema_sql')"],
     ]);
     const run = await runCli(["invoices", "correct", "--db", db, "--number", "INV-2026-00002", "--reason", "a test", "--statement", path("statement.yaml"),
       "--prices", path("prices.yaml"), "--out", path("vat-keyed-out")], { CLOUDUNITS_TEST_NOW: "2026-11-03T08:00:00Z" });

@@ -319,21 +319,25 @@ const sendCommand: CommandModule<object, SendArgs> = {
 
 const verifyCommand: CommandModule<object, VerifyArgs> = {
   command: "verify",
-  describe: "verify the register against its chain: every document and file as issued, no number missing; prints the head to keep outside the warehouse",
+  describe: "verify the register against its chain: every document and file as issued, every payment and delivery attempt as recorded, no number missing; prints the head to keep outside the warehouse",
   builder: (yargs) => yargs.options(verifyOptions) as unknown as Argv<VerifyArgs>,
   handler: async (argv) => {
     const { parseHead, verifyRegister } = await import("../../store/registerChain.js");
     const { RegisterBrokenError } = await import("../../base/errors.js");
     const v = await withDatabase(argv, false, (connection) => verifyRegister(connection, { kept: argv.head }));
-    // a register made before the chain, not opened to write since: nothing to verify it against yet
+    const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+    // a register made before the chain (or before payments and deliveries were chained), not opened to write since: nothing to verify those against yet
     const unchained = !v.chained && v.records > 0
       ? [`${v.records} document${v.records === 1 ? " was" : "s were"} issued before the register was chained: chained when the warehouse is next opened to write (an ingest, a sync, an issue)`]
       : [];
+    const later = v.chained ? [v.unchained.payment === undefined ? "" : plural(v.unchained.payment, "payment"), v.unchained.delivery === undefined ? "" : plural(v.unchained.delivery, "delivery attempt")].filter((t) => t !== "") : [];
+    if (later.length > 0) unchained.push(`${later.join(" and ")} recorded before they were chained: chained when the warehouse is next opened to write (an ingest, a sync, an issue)`);
     const problems = [...v.problems, ...unchained];
     for (const problem of problems) say(problem);
     if (problems.length > 0) throw new RegisterBrokenError(problems, true);
-    const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
-    say(`${plural(v.records, "document")} in ${plural(v.chains, "sequence")} verified: every one as issued, its files byte for byte, no number missing${argv.head === undefined ? "" : `; its first ${parseHead(argv.head)!.links} links are those of the head kept`}`);
+    const others = [v.held.payment > 0 ? plural(v.held.payment, "payment") : "", v.held.delivery > 0 ? plural(v.held.delivery, "delivery attempt") : ""].filter((t) => t !== "");
+    const what = `${plural(v.records, "document")} in ${plural(v.chains, "sequence")}${others.length === 0 ? "" : `, ${others.join(" and ")},`}`;
+    say(`${what} verified: every one as ${others.length === 0 ? "issued" : "recorded"}, its files byte for byte, no number missing${argv.head === undefined ? "" : `; its first ${parseHead(argv.head)!.links} links are those of the head kept`}`);
     say(v.head === undefined ? "no document issued yet" : `register head ${v.head}`);
   },
 };
