@@ -11,14 +11,14 @@ import { isoUtc, parseTime } from "../base/time.js";
 export const TEST_CLOCK_VARIABLE = "CLOUDUNITS_TEST_NOW";
 
 /**
- * Sets the one clock from `env` for this run and gives now, epoch seconds: the system's clock,
- * or the test clock (saying so through `note`).
+ * Sets the one clock from `env` for this run: the system's clock, or the test clock (saying so
+ * through `note`). Every decision by "now" then reads `clockNow()`.
  */
-export function clockOf(env: NodeJS.ProcessEnv, note: (line: string) => void): number {
+export function setClockFrom(env: NodeJS.ProcessEnv, note: (line: string) => void): void {
   const value = env[TEST_CLOCK_VARIABLE];
   if (value === undefined || value === "") {
     setClock(undefined);
-    return Date.now() / 1000;
+    return;
   }
   let epoch: number;
   try {
@@ -28,5 +28,4 @@ export function clockOf(env: NodeJS.ProcessEnv, note: (line: string) => void): n
   }
   note(`the time is taken as ${isoUtc(epoch)} from ${TEST_CLOCK_VARIABLE} (a test setting), not from the clock`);
   setClock(epoch);
-  return epoch;
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { CloudunitsError, UsageError } from "../base/errors.js";
 import { environmentErrorOf } from "../base/environmentError.js";
-import { clockOf } from "./clock.js";
+import { setClockFrom } from "./clock.js";
 import { commandName, commands } from "./commands/index.js";
 import { withExamples } from "./helpExamples.js";
 import { exitCodeFor } from "./exitCode.js";
@@ -41,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
   }
   let usageMessage: string | undefined;
   try {
-    clockOf(process.env, (line) => process.stderr.write(`cloudunits: ${line}\n`)); // the one clock of every decision by "now"
+    setClockFrom(process.env, (line) => process.stderr.write(`cloudunits: ${line}\n`)); // the one clock of every decision by "now"
     const { default: yargs } = await import("yargs");
     const named = new Set(argv);
     const modules = await Promise.all(commands.map(async (c) => (named.has(commandName(c)) ? withExamples(await c.load(), c) : { command: c.command, describe: c.describe, handler: () => {} })));
