@@ -22,7 +22,9 @@ const outDir = resolve(root, values["out-dir"]);
 
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 rmSync(outDir, { recursive: true, force: true }); // nothing stale: a module removed from src leaves dist too
-const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", outDir], { stdio: "inherit" });
+const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json"), "--outDir", outDir], {
+  stdio: "inherit",
+});
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
 // yargs in one module (scripts/bundleYargs.mjs)

@@ -18,10 +18,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
  * instead; the code is otherwise as published. A text not found (another version) is left as it is.
  */
 const LAZY = [
-  ["const segmenter = new Intl.Segmenter();",
-    "let madeSegmenter; const segmenter = { segment: (text) => (madeSegmenter ??= new Intl.Segmenter()).segment(text) };"],
-  ["const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;",
-    "let madeRgiEmojiRegex; const rgiEmojiRegex = { test: (text) => (madeRgiEmojiRegex ??= new RegExp(\"^\\\\p{RGI_Emoji}$\", \"v\")).test(text) };"],
+  [
+    "const segmenter = new Intl.Segmenter();",
+    "let madeSegmenter; const segmenter = { segment: (text) => (madeSegmenter ??= new Intl.Segmenter()).segment(text) };",
+  ],
+  [
+    "const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;",
+    'let madeRgiEmojiRegex; const rgiEmojiRegex = { test: (text) => (madeRgiEmojiRegex ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(text) };',
+  ],
 ];
 const lazyStringWidth = {
   name: "lazy-string-width",

@@ -26,9 +26,15 @@ try {
   }
   const { scripts: _scripts, devDependencies: _devDependencies, allowScripts: _allowScripts, ...published } = pkg;
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
-  const built = spawnSync(process.execPath, [join(root, "scripts/build.mjs"), "--out-dir", join(stage, "dist")], { stdio: "inherit" });
+  const built = spawnSync(process.execPath, [join(root, "scripts/build.mjs"), "--out-dir", join(stage, "dist")], {
+    stdio: "inherit",
+  });
   if (built.status !== 0) process.exit(built.status ?? 1);
-  const packed = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", destination], { cwd: stage, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  const packed = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", destination], {
+    cwd: stage,
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+  });
   if (packed.status !== 0) process.exit(packed.status ?? 1);
   const tarball = readdirSync(destination).find((f) => f === packed.stdout.trim().split("\n").at(-1));
   if (!tarball) throw new Error(`npm pack wrote no tarball into ${destination}`);

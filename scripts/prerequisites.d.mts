@@ -28,7 +28,12 @@ export const SPARK_REQUIREMENTS: string;
 export const SAXON_JAR: string;
 /** The official e-invoice rule sets, pinned (name, Maven artifact, path in it, SHA-256). */
 /** The release of the official e-invoice rules the tests apply: one entry, its artifact, folder and the SHA-256 of its two files. */
-export const EINVOICE_RULES_RELEASE: { bis: string; artifact: string; folder: string; sha256: Record<"EN16931-UBL" | "PEPPOL-EN16931-UBL", string> };
+export const EINVOICE_RULES_RELEASE: {
+  bis: string;
+  artifact: string;
+  folder: string;
+  sha256: Record<"EN16931-UBL" | "PEPPOL-EN16931-UBL", string>;
+};
 export const EINVOICE_RULES: { name: string; artifact: string; path: string; sha256: string }[];
 /** The folder the rules are kept in once fetched. */
 export function einvoiceRulesDir(): string;

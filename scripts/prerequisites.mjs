@@ -76,13 +76,19 @@ export const EINVOICE_RULES = [
   { name: "EN16931-UBL", file: "CEN-EN16931-UBL.xslt" },
   { name: "PEPPOL-EN16931-UBL", file: "PEPPOL-EN16931-UBL.xslt" },
 ].map(({ name, file }) => ({
-  name, artifact: EINVOICE_RULES_RELEASE.artifact, path: `${EINVOICE_RULES_RELEASE.folder}/${file}`, sha256: EINVOICE_RULES_RELEASE.sha256[name],
+  name,
+  artifact: EINVOICE_RULES_RELEASE.artifact,
+  path: `${EINVOICE_RULES_RELEASE.folder}/${file}`,
+  sha256: EINVOICE_RULES_RELEASE.sha256[name],
 }));
 
 /** Where the rules are kept once fetched: `CLOUDUNITS_EINVOICE_RULES`, else a folder of the user's cache named after the pins. */
 export function einvoiceRulesDir() {
   if (process.env.CLOUDUNITS_EINVOICE_RULES) return process.env.CLOUDUNITS_EINVOICE_RULES;
-  const pins = createHash("sha256").update(EINVOICE_RULES.map((r) => r.sha256).join()).digest("hex").slice(0, 12);
+  const pins = createHash("sha256")
+    .update(EINVOICE_RULES.map((r) => r.sha256).join())
+    .digest("hex")
+    .slice(0, 12);
   return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "cloudunits", `einvoice-rules-${pins}`);
 }
 
@@ -152,14 +158,19 @@ export const PREREQUISITES = [
     manual: `python3 -m venv DIR && DIR/bin/pip install -r scripts/spark-requirements.txt, with CLOUDUNITS_SPARK_VENV=DIR`,
     present: () => {
       const marker = join(sparkVenv(), INSTALLED);
-      return existsSync(marker) && readFileSync(marker, "utf8") === readFileSync(SPARK_REQUIREMENTS, "utf8") && existsSync(sparkPython());
+      return (
+        existsSync(marker) &&
+        readFileSync(marker, "utf8") === readFileSync(SPARK_REQUIREMENTS, "utf8") &&
+        existsSync(sparkPython())
+      );
     },
     install: () => {
       const venv = sparkVenv();
       rmSync(venv, { recursive: true, force: true });
       const step = (command, args) => {
         const r = spawnSync(command, args, { stdio: "inherit" });
-        if (r.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (exit ${r.status ?? r.signal ?? r.error?.message})`);
+        if (r.status !== 0)
+          throw new Error(`${command} ${args.join(" ")} failed (exit ${r.status ?? r.signal ?? r.error?.message})`);
       };
       step("python3", ["-m", "venv", venv]);
       step(join(venv, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", SPARK_REQUIREMENTS]);
@@ -168,7 +179,8 @@ export const PREREQUISITES = [
   },
   {
     name: "saxon",
-    usedBy: "the e-invoices checked against the official EN 16931 and Peppol BIS 3.0 rules (test/export/ubl/officialRules.test.ts)",
+    usedBy:
+      "the e-invoices checked against the official EN 16931 and Peppol BIS 3.0 rules (test/export/ubl/officialRules.test.ts)",
     apt: ["libsaxonhe-java"],
     present: () => existsSync(SAXON_JAR),
   },
@@ -180,23 +192,40 @@ export const PREREQUISITES = [
   },
   {
     name: "einvoice-rules",
-    usedBy: "the e-invoices checked against the official EN 16931 and Peppol BIS 3.0 rules (test/export/ubl/officialRules.test.ts)",
+    usedBy:
+      "the e-invoices checked against the official EN 16931 and Peppol BIS 3.0 rules (test/export/ubl/officialRules.test.ts)",
     after: ["maven"],
     manual: `the files ${EINVOICE_RULES.map((r) => `${r.path} of ${r.artifact}`).join(" and ")} as <name>.xslt in a folder named by CLOUDUNITS_EINVOICE_RULES`,
-    present: () => EINVOICE_RULES.every((r) => existsSync(einvoiceRulesFile(r.name)) && sha256Of(einvoiceRulesFile(r.name)) === r.sha256),
+    present: () =>
+      EINVOICE_RULES.every(
+        (r) => existsSync(einvoiceRulesFile(r.name)) && sha256Of(einvoiceRulesFile(r.name)) === r.sha256,
+      ),
     install: () => {
       const dir = einvoiceRulesDir();
       mkdirSync(dir, { recursive: true });
       for (const rules of EINVOICE_RULES) {
         const unpacked = mkdtempSync(join(tmpdir(), "cloudunits-rules-"));
         try {
-          const r = spawnSync("mvn", [
-            "-q", "-B", "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:unpack", `-Dartifact=${rules.artifact}`,
-            `-DoutputDirectory=${unpacked}`, `-Dmdep.unpack.includes=${rules.path}`, `-DmarkersDirectory=${join(unpacked, ".markers")}`,
-          ], { encoding: "utf8", cwd: unpacked });
-          if (r.status !== 0) throw new Error(`mvn could not unpack ${rules.path} from ${rules.artifact} (exit ${r.status ?? r.signal}): ${r.stdout}${r.stderr}`);
+          const r = spawnSync(
+            "mvn",
+            [
+              "-q",
+              "-B",
+              "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:unpack",
+              `-Dartifact=${rules.artifact}`,
+              `-DoutputDirectory=${unpacked}`,
+              `-Dmdep.unpack.includes=${rules.path}`,
+              `-DmarkersDirectory=${join(unpacked, ".markers")}`,
+            ],
+            { encoding: "utf8", cwd: unpacked },
+          );
+          if (r.status !== 0)
+            throw new Error(
+              `mvn could not unpack ${rules.path} from ${rules.artifact} (exit ${r.status ?? r.signal}): ${r.stdout}${r.stderr}`,
+            );
           const file = join(unpacked, rules.path);
-          if (sha256Of(file) !== rules.sha256) throw new Error(`${rules.path} of ${rules.artifact} is not the pinned file (SHA-256 ${sha256Of(file)})`);
+          if (sha256Of(file) !== rules.sha256)
+            throw new Error(`${rules.path} of ${rules.artifact} is not the pinned file (SHA-256 ${sha256Of(file)})`);
           copyFileSync(file, einvoiceRulesFile(rules.name));
         } finally {
           rmSync(unpacked, { recursive: true, force: true });

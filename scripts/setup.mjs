@@ -38,7 +38,10 @@ if (packages.length > 0) {
     for (const p of missing.filter((m) => m.apt)) failed.set(p.name, `as root: apt-get install ${p.apt.join(" ")}`);
   } else {
     say(`installing Debian's ${packages.join(", ")}`);
-    if (!aptGet(runner, ["update", "-qq"]) || !aptGet(runner, ["install", "-y", "-qq", "--no-install-recommends", ...packages])) {
+    if (
+      !aptGet(runner, ["update", "-qq"]) ||
+      !aptGet(runner, ["install", "-y", "-qq", "--no-install-recommends", ...packages])
+    ) {
       for (const p of missing.filter((m) => m.apt)) failed.set(p.name, `apt-get install ${p.apt.join(" ")} failed`);
     }
   }
@@ -59,9 +62,14 @@ for (const p of missing.filter((m) => m.install)) {
 }
 
 for (const p of missing) {
-  if (!failed.has(p.name) && !p.present()) failed.set(p.name, `still absent after installing it; by hand: ${p.apt ? `apt-get install ${p.apt.join(" ")}` : p.manual}`);
+  if (!failed.has(p.name) && !p.present())
+    failed.set(
+      p.name,
+      `still absent after installing it; by hand: ${p.apt ? `apt-get install ${p.apt.join(" ")}` : p.manual}`,
+    );
 }
-for (const [name, why] of failed) say(`${name} is missing (${PREREQUISITES.find((p) => p.name === name).usedBy}): ${why}`);
+for (const [name, why] of failed)
+  say(`${name} is missing (${PREREQUISITES.find((p) => p.name === name).usedBy}): ${why}`);
 if (failed.size === 0) say(`ready: ${PREREQUISITES.map((p) => p.name).join(", ")}`);
 else if (underCi()) {
   say("CI=true: the suite must run every test, so setup fails");

@@ -1,4 +1,5 @@
-// `npm test`: the type check (`tsc --noEmit`, over src/ and test/) and the test suite (`vitest
+// `npm test`: the format check (Prettier, line width 120, `.prettierrc.json`; `npx prettier --write .`
+// fixes what it names), the type check (`tsc --noEmit`, over src/ and test/) and the test suite (`vitest
 // run`, with any arguments given) at once, rather than one after the other: the suite keeps both
 // cores only about 1.8 busy (its files wait on the processes, servers and databases they start),
 // and the type check fills the rest. The suite's output streams as it comes; the type check's
@@ -23,7 +24,12 @@ const vitest = join(dirname(resolve("vitest/package.json")), "vitest.mjs");
 
 /** The test files whose outcome could depend on the day they run: each decides by "now" (or runs what does). */
 const DATE_SENSITIVE = [
-  "test/readme.test.ts", "test/cliReference.test.ts", "test/invoices/", "test/sync/", "test/forecast/alerts.test.ts", "test/forecast/forecast.test.ts",
+  "test/readme.test.ts",
+  "test/cliReference.test.ts",
+  "test/invoices/",
+  "test/sync/",
+  "test/forecast/alerts.test.ts",
+  "test/forecast/forecast.test.ts",
 ];
 
 /** The other dates they run at (faketime's format, UTC): the morning of a year's turn, and just after a February's end. */
@@ -34,7 +40,11 @@ function run(command, args, { capture = false, env = process.env } = {}) {
   return new Promise((done, fail) => {
     const child = spawn(command, args, { cwd: root, env, stdio: capture ? ["ignore", "pipe", "pipe"] : "inherit" });
     let output = "";
-    if (capture) for (const stream of [child.stdout, child.stderr]) stream.on("data", (data) => { output += data; });
+    if (capture)
+      for (const stream of [child.stdout, child.stderr])
+        stream.on("data", (data) => {
+          output += data;
+        });
     child.on("error", fail);
     child.on("close", (code) => done({ code: code ?? 1, output }));
   });
@@ -42,9 +52,22 @@ function run(command, args, { capture = false, env = process.env } = {}) {
 
 const args = process.argv.slice(2);
 const typecheck = run(process.execPath, [resolve("typescript/bin/tsc"), "--noEmit", "-p", root], { capture: true });
+const formatting = run(
+  process.execPath,
+  [resolve("prettier/bin/prettier.cjs"), "--check", "--log-level", "warn", "."],
+  { capture: true },
+);
 const suite = await run(process.execPath, [vitest, "run", ...args]);
+const format = await formatting;
+process.stdout.write(
+  format.code === 0
+    ? "\nprettier --check: formatted\n"
+    : `\nprettier --check: not formatted (npx prettier --write . formats them)\n${format.output}`,
+);
 const types = await typecheck;
-process.stdout.write(types.code === 0 ? "\ntsc --noEmit: no type errors\n" : `\ntsc --noEmit: type errors\n${types.output}`);
+process.stdout.write(
+  types.code === 0 ? "\ntsc --noEmit: no type errors\n" : `\ntsc --noEmit: type errors\n${types.output}`,
+);
 
 let dates = 0;
 if (args.length === 0) {
@@ -62,4 +85,4 @@ if (args.length === 0) {
     }
   }
 }
-process.exit(suite.code !== 0 ? suite.code : types.code !== 0 ? types.code : dates);
+process.exit(suite.code !== 0 ? suite.code : types.code !== 0 ? types.code : format.code !== 0 ? format.code : dates);

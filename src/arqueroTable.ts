@@ -12,7 +12,8 @@
  * every value of the column is a safe integer, else `bigint`; DECIMAL as `number`), text, booleans,
  * `Date` for dates and timestamps, bytes, lists, structs, and `null`.
  */
-export type ArqueroValue = null | boolean | number | bigint | string | Uint8Array | Date | ArqueroValue[] | { [key: string]: ArqueroValue };
+export type ArqueroValue =
+  null | boolean | number | bigint | string | Uint8Array | Date | ArqueroValue[] | { [key: string]: ArqueroValue };
 
 /**
  * A table expression: arquero's string form (`"d => d.cu_hours > 1"`, `"d => op.sum(d.cu_hours)"`)

@@ -20,7 +20,14 @@ export type { DataTable, FileStatus } from "./store/schema.js";
 export type { LoadReport, SkippedFile, StoreSource } from "./store/types.js";
 export { ingest } from "./store/ingest.js";
 export type { IngestOptions, IngestReport } from "./store/ingest.js";
-export type { CheckReport, AccountCheck, MissingRange, UnknownTypeCheck, ZeroResourceCheck, NicCollisionCheck } from "./store/checkWarehouse.js";
+export type {
+  CheckReport,
+  AccountCheck,
+  MissingRange,
+  UnknownTypeCheck,
+  ZeroResourceCheck,
+  NicCollisionCheck,
+} from "./store/checkWarehouse.js";
 export { formatCheckText } from "./store/formatCheckText.js";
 export { listReports } from "./store/reportDefinition.js";
 export type { ReportDefinition, ReportColumn } from "./store/reportDefinition.js";
@@ -33,16 +40,42 @@ export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arq
 
 // Billing: one entry (bill), and the units, rollups, periods, money and data quality of its bills
 export { bill } from "./bill/bill.js";
-export type { Bill, BillRequest, BillSource, WarehouseSource, BillProduce, BillReading, BilledDay, BillRoad } from "./bill/bill.js";
+export type {
+  Bill,
+  BillRequest,
+  BillSource,
+  WarehouseSource,
+  BillProduce,
+  BillReading,
+  BilledDay,
+  BillRoad,
+} from "./bill/bill.js";
 export type { SourceRoad } from "./bill/sourceRoad.js";
 export type { WarehouseRoadName } from "./billing/warehouseRoads.js";
 export type { Period } from "./base/period.js";
-export type { CalculateResult, CalculateAccount, CalculateCloudspace, CalculateMachine, Consumption } from "./billing/calculate.js";
+export type {
+  CalculateResult,
+  CalculateAccount,
+  CalculateCloudspace,
+  CalculateMachine,
+  Consumption,
+} from "./billing/calculate.js";
 export { LEVELS } from "./billing/levels.js";
 export type { Level, LineLevel } from "./billing/levels.js";
 export type { HourlyStream } from "./billing/hourlyStream.js";
 export type { BillingOptions, ResolvedBillingOptions } from "./billing/billingOptions.js";
-export type { BillingLine, EnvironmentLine, AccountLine, CloudspaceLine, GatewayLine, MachineLine, LineOf, Quantities, MachineQuantities, PeriodPart } from "./billing/lines.js";
+export type {
+  BillingLine,
+  EnvironmentLine,
+  AccountLine,
+  CloudspaceLine,
+  GatewayLine,
+  MachineLine,
+  LineOf,
+  Quantities,
+  MachineQuantities,
+  PeriodPart,
+} from "./billing/lines.js";
 export { DEFAULT_UNITS, loadUnits, parseUnits } from "./billing/units.js";
 export type { CpuReading, NicReading } from "./billing/units.js";
 export type { Units } from "./billing/units.js";
@@ -88,14 +121,29 @@ export { serveDashboard, type Dashboard, type DashboardOptions } from "./serve/s
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
 export { writeStatements } from "./export/pdf/writeStatements.js";
 export type { StatementTarget } from "./export/pdf/writeStatements.js";
-export { loadStatementConfig, parseStatementConfig, checkIssuable, issueProblems, eInvoiceProblems, taxOf } from "./billing/statementConfig.js";
+export {
+  loadStatementConfig,
+  parseStatementConfig,
+  checkIssuable,
+  issueProblems,
+  eInvoiceProblems,
+  taxOf,
+} from "./billing/statementConfig.js";
 export type { StatementConfig, StatementParty, StatementCustomer, TaxRule } from "./billing/statementConfig.js";
 
 // Invoices as records: the issued document every renderer reads (docs/billing.md)
 export { buildInvoiceDocument, creditNoteOf, lineDescription } from "./billing/buildInvoiceDocument.js";
 export type { DocumentRequest, CreditNoteRequest } from "./billing/buildInvoiceDocument.js";
 export type {
-  InvoiceDocument, DraftDocument, DocumentKind, DocumentLine, DocumentParty, DocumentBasis, TaxLine, TaxCategory, CustomerTax,
+  InvoiceDocument,
+  DraftDocument,
+  DocumentKind,
+  DocumentLine,
+  DocumentParty,
+  DocumentBasis,
+  TaxLine,
+  TaxCategory,
+  CustomerTax,
 } from "./billing/invoiceDocument.js";
 export { renderUbl, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID } from "./export/ubl/renderUbl.js";
 export { renderInvoicePdf } from "./export/pdf/invoicePdf.js";
@@ -126,7 +174,15 @@ export type { RegisterListItem } from "./export/registerReport.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";
-export type { FetchAuth, JwtAuth, SessionAuth, FetchProgress, RequestPolicy, FetchConsumptionOptions, FetchConsumptionResult } from "./fetch/types.js";
+export type {
+  FetchAuth,
+  JwtAuth,
+  SessionAuth,
+  FetchProgress,
+  RequestPolicy,
+  FetchConsumptionOptions,
+  FetchConsumptionResult,
+} from "./fetch/types.js";
 
 // Keeping a warehouse current from the service
 export { sync } from "./sync/sync.js";
@@ -136,18 +192,39 @@ export type { SyncChunk } from "./sync/syncChunks.js";
 // Reconciling our bill with the platform's billing/calculate
 export { reconcile, DEFAULT_TOLERANCE } from "./reconcile/reconcile.js";
 export type { ReconcileOptions, ReconcileReport, PlatformEnd } from "./reconcile/reconcile.js";
-export type { BillComparison, ReconcileRow, ReconcileLevel, ReconcileIssue, ComparedCounts } from "./reconcile/compareBills.js";
+export type {
+  BillComparison,
+  ReconcileRow,
+  ReconcileLevel,
+  ReconcileIssue,
+  ComparedCounts,
+} from "./reconcile/compareBills.js";
 export type { ReconciledUnit, Figures as ReconciledFigures } from "./reconcile/billTree.js";
 export type { UnitFactor, SuggestedUnits } from "./reconcile/unitFactors.js";
 export { reconcileToText, reconcileToCsv, reconcileToJson, reconcileVerdict } from "./export/reconcileReport.js";
 
 // Before the month ends: forecasts, budgets and alerts, anomalies, top consumers
 export { forecast, FORECAST_METHOD } from "./forecast/forecast.js";
-export type { Forecast, ForecastRequest, EntityForecast, ForecastAmounts, ForecastQuantities, ForecastUnit } from "./forecast/forecast.js";
+export type {
+  Forecast,
+  ForecastRequest,
+  EntityForecast,
+  ForecastAmounts,
+  ForecastQuantities,
+  ForecastUnit,
+} from "./forecast/forecast.js";
 export { anomalies, ANOMALY_RULE } from "./forecast/anomalies.js";
 export type { Anomaly, AnomalyReport, AnomalyRequest, AnomalyLevel, MachineChange } from "./forecast/anomalies.js";
 export { alerts } from "./forecast/alerts.js";
-export type { Alert, AlertReport, AlertsRequest, BudgetAlert, AnomalyAlert, MachineAlert, WarehouseBehindAlert } from "./forecast/alerts.js";
+export type {
+  Alert,
+  AlertReport,
+  AlertsRequest,
+  BudgetAlert,
+  AnomalyAlert,
+  MachineAlert,
+  WarehouseBehindAlert,
+} from "./forecast/alerts.js";
 export { BEHIND_AFTER_HOURS } from "./forecast/warehouseLag.js";
 export type { WarehouseLag } from "./forecast/warehouseLag.js";
 export { loadBudgets, parseBudgets } from "./forecast/budgets.js";

@@ -68,7 +68,16 @@ export { focusRows, focusWarnings, invoiceIdOf, COST_DECIMALS, CU_ALLOCATION_MET
 export { costText } from "./export/toFocusCsv.js";
 export { writeAtomic } from "./export/writeAtomic.js";
 export { unitsParagraph } from "./export/unitDefinitions.js";
-export { documentWords, capText, countryName, groupThousands, taxLabel, NAME_LIMIT, BLOCK_LINES_LIMIT, NOTE_LIMIT } from "./export/documentWords.js";
+export {
+  documentWords,
+  capText,
+  countryName,
+  groupThousands,
+  taxLabel,
+  NAME_LIMIT,
+  BLOCK_LINES_LIMIT,
+  NOTE_LIMIT,
+} from "./export/documentWords.js";
 export type { DocumentWords, LineWords, PartyWords } from "./export/documentWords.js";
 export { draftDocument, draftFileName, issueDateOf } from "./export/pdf/writeStatements.js";
 export { fontRuns, missingGlyphs } from "./export/pdf/pdfFonts.js";

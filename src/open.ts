@@ -31,7 +31,6 @@ import { sendDocuments, type SendRequest, type SendResult } from "./invoices/sen
 import type { RegisterFilter } from "./store/readRegister.js";
 import { verifyRegister, type RegisterVerification } from "./store/registerChain.js";
 
-
 /** An account the store holds data of, and the hours it holds. */
 export interface HeldAccount {
   accountId: number;
@@ -81,7 +80,10 @@ export interface Store {
    * period it holds no hour of (of that account, when given) an EmptyPeriodError naming the hours it holds.
    */
   calculate(params: Period & { accountId: number }, options?: BillingOptions): Promise<{ account: CalculateAccount }>;
-  calculate(params: Period & { accountId?: undefined }, options?: BillingOptions): Promise<{ consumption: Consumption }>;
+  calculate(
+    params: Period & { accountId?: undefined },
+    options?: BillingOptions,
+  ): Promise<{ consumption: Consumption }>;
   calculate(params: Period, options?: BillingOptions): Promise<CalculateResult>;
   /**
    * The invoice of an account over `[start, end)` under a price list (docs/formulas.md): one line per
@@ -160,7 +162,9 @@ export interface Store {
 /** BIGINT values as numbers when every value of the column is a safe integer, else kept as bigint. */
 function plainColumn(values: unknown[]): unknown[] {
   if (!values.some((v) => typeof v === "bigint")) return values;
-  const safe = values.every((v) => typeof v !== "bigint" || (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)));
+  const safe = values.every(
+    (v) => typeof v !== "bigint" || (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)),
+  );
   return safe ? values.map((v) => (typeof v === "bigint" ? Number(v) : v)) : values;
 }
 
@@ -192,16 +196,31 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     load: warehouse.load,
     connection,
     calculate: (async (period: Period, rules: BillingOptions = {}) => {
-      return (await bill({ source: warehouse, period, rules, produce: { calculate: true }, skipBad: options.skipBad })).calculate!;
+      return (await bill({ source: warehouse, period, rules, produce: { calculate: true }, skipBad: options.skipBad }))
+        .calculate!;
     }) as Store["calculate"],
     invoice: async (period, prices, rules = {}) => {
-      const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
+      const { report } = await bill({
+        source: warehouse,
+        period,
+        prices,
+        rules,
+        produce: { levels: ["account"] },
+        skipBad: options.skipBad,
+      });
       return report.invoices![0]!;
     },
     invoices: async (periods, prices, rules = {}) => {
       const invoices: Invoice[] = [];
       for (const period of periodsOf(periods)) {
-        const { report } = await bill({ source: warehouse, period, prices, rules, produce: { levels: ["account"] }, skipBad: options.skipBad });
+        const { report } = await bill({
+          source: warehouse,
+          period,
+          prices,
+          rules,
+          produce: { levels: ["account"] },
+          skipBad: options.skipBad,
+        });
         invoices.push(...report.invoices!);
       }
       return invoices;
@@ -219,7 +238,14 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
         const [first, last, hours] = [Number(r.first), Number(r.last) + 3600, Number(r.hours)];
         const account = held.get(accountId);
         if (account === undefined) {
-          held.set(accountId, { accountId, name: nameOf(all, "account", accountId), start: first, end: last, hours, months: [String(r.month)] });
+          held.set(accountId, {
+            accountId,
+            name: nameOf(all, "account", accountId),
+            start: first,
+            end: last,
+            hours,
+            months: [String(r.month)],
+          });
         } else {
           account.end = last;
           account.hours += hours;
@@ -249,7 +275,8 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
       checkWritable(source, options);
       return correctInvoice(connection, request);
     },
-    invoiceRegister: (filter = {}) => readReceivables(connection, registerFilterOf(filter), filter.nowEpoch ?? clockNow()),
+    invoiceRegister: (filter = {}) =>
+      readReceivables(connection, registerFilterOf(filter), filter.nowEpoch ?? clockNow()),
     overdueDocuments: (nowEpoch = clockNow()) => overdueDocuments(connection, nowEpoch),
     recordPayment: async (request) => {
       checkWritable(source, options);
@@ -270,8 +297,16 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
 
 /** Issuing writes the register of a warehouse file, opened to write. */
 function checkWritable(source: StoreSource, options: OpenOptions): void {
-  if (Array.isArray(source)) throw new UsageError("invoices are issued into a warehouse file: open({ db: FILE }, { write: true }), not a store of inputs (its register would vanish with it)", { code: "STORE_READ_ONLY" });
-  if (!options.write) throw new UsageError(`${source.db} is open read-only: open({ db: ${JSON.stringify(source.db)} }, { write: true }) to issue or correct invoices, or record payments and deliveries`, { code: "STORE_READ_ONLY" });
+  if (Array.isArray(source))
+    throw new UsageError(
+      "invoices are issued into a warehouse file: open({ db: FILE }, { write: true }), not a store of inputs (its register would vanish with it)",
+      { code: "STORE_READ_ONLY" },
+    );
+  if (!options.write)
+    throw new UsageError(
+      `${source.db} is open read-only: open({ db: ${JSON.stringify(source.db)} }, { write: true }) to issue or correct invoices, or record payments and deliveries`,
+      { code: "STORE_READ_ONLY" },
+    );
 }
 
 function registerFilterOf(filter: InvoiceRegisterFilter): RegisterFilter {
@@ -286,12 +321,16 @@ function registerFilterOf(filter: InvoiceRegisterFilter): RegisterFilter {
 function periodsOf(periods: InvoicePeriods): { start: number; end: number }[] {
   if ("month" in periods) return [monthPeriod(periods.month)];
   if ("months" in periods) {
-    if (periods.months.length === 0) throw new UsageError("no months: give one or more, e.g. { months: [\"2026-09\", \"2026-10\"] }");
+    if (periods.months.length === 0)
+      throw new UsageError('no months: give one or more, e.g. { months: ["2026-09", "2026-10"] }');
     const seen = new Set<string>();
     return periods.months.filter((m) => !seen.has(m.trim()) && seen.add(m.trim())).map((m) => monthPeriod(m));
   }
   const start = checkEpochSeconds(periods.start, "start");
   const end = checkEpochSeconds(periods.end, "end");
-  if (end <= start) throw new UsageError(`the period is empty: end ${isoUtc(end)} is not after start ${isoUtc(start)} (the period is [start, end))`);
+  if (end <= start)
+    throw new UsageError(
+      `the period is empty: end ${isoUtc(end)} is not after start ${isoUtc(start)} (the period is [start, end))`,
+    );
   return [{ start, end }];
 }

@@ -22,12 +22,14 @@ const MOST_FILES = 4;
 
 /** The edits of the change, file by file: each a text of the file and what replaces it. */
 const CHANGE: Record<string, [string, string][]> = {
-  "load/vmFacts.ts": [[
-    "} as const satisfies Record<string, VmFactDef>;",
-    `  /** CPU-minutes used in the hour. */
+  "load/vmFacts.ts": [
+    [
+      "} as const satisfies Record<string, VmFactDef>;",
+      `  /** CPU-minutes used in the hour. */
   cpuMinutes: { column: "cpu_minutes", kind: "f64", from: { machine: "cpuMinutes" } },
 } as const satisfies Record<string, VmFactDef>;`,
-  ]],
+    ],
+  ],
   "billing/unitCatalog.ts": [
     ['"WU", "PIU"] as const;', '"WU", "PIU", "CPUH"] as const;'],
     [
@@ -47,7 +49,13 @@ const CHANGE: Record<string, [string, string][]> = {
 async function hashes(dir: string): Promise<Map<string, string>> {
   const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
   const out = new Map<string, string>();
-  for (const e of files) out.set(relative(dir, join(e.parentPath, e.name)), createHash("sha256").update(await readFile(join(e.parentPath, e.name))).digest("hex"));
+  for (const e of files)
+    out.set(
+      relative(dir, join(e.parentPath, e.name)),
+      createHash("sha256")
+        .update(await readFile(join(e.parentPath, e.name)))
+        .digest("hex"),
+    );
   return out;
 }
 
@@ -58,31 +66,47 @@ let changed: typeof Internal;
 // Account 7, three hours: machine 1 uses 60, 90 then 120 CPU-minutes, machine 2 30 each hour,
 // machine 3 (halted: the published units bill every status) 45. CPUH: (60 + 90 + 120 + 3 × 30 +
 // 3 × 45) / 60 = 8.25, of which machine 1's 4.5, machine 2's 1.5 and machine 3's 2.25.
-const HOURS = [0, 1, 2].map((h) => accountHour(7, OCT_1 + h * HOUR, {
-  11: [
-    gateway([]),
-    vm(1, { vcpus: 2, cpuMinutes: 60 + 30 * h }),
-    vm(2, { vcpus: 1, cpuMinutes: 30 }),
-    vm(3, { vcpus: 1, cpuMinutes: 45, status: "HALTED" }),
-  ],
-}));
+const HOURS = [0, 1, 2].map((h) =>
+  accountHour(7, OCT_1 + h * HOUR, {
+    11: [
+      gateway([]),
+      vm(1, { vcpus: 2, cpuMinutes: 60 + 30 * h }),
+      vm(2, { vcpus: 1, cpuMinutes: 30 }),
+      vm(3, { vcpus: 1, cpuMinutes: 45, status: "HALTED" }),
+    ],
+  }),
+);
 const PERIOD: Internal.Period = { start: OCT_1, end: OCT_1 + 3 * HOUR };
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "cloudunits-changeability-"));
   await cp(join(REPO, "src"), join(scratch, "src"), { recursive: true });
   for (const name of ["package.json", "node_modules"]) await symlink(join(REPO, name), join(scratch, name));
-  await writeFile(join(scratch, "tsconfig.json"), JSON.stringify({ extends: join(REPO, "tsconfig.json"), compilerOptions: { noEmit: true, rootDir: "." }, include: ["src"] }));
+  await writeFile(
+    join(scratch, "tsconfig.json"),
+    JSON.stringify({
+      extends: join(REPO, "tsconfig.json"),
+      compilerOptions: { noEmit: true, rootDir: "." },
+      include: ["src"],
+    }),
+  );
   for (const [file, edits] of Object.entries(CHANGE)) {
     const path = join(scratch, "src", file);
     let text = await readFile(path, "utf8");
     for (const [from, to] of edits) {
-      expect(text.split(from), `${file} holds "${from}" once: mend this test's CHANGE to the file as it is`).toHaveLength(2);
+      expect(
+        text.split(from),
+        `${file} holds "${from}" once: mend this test's CHANGE to the file as it is`,
+      ).toHaveLength(2);
       text = text.replace(from, to);
     }
     await writeFile(path, text);
   }
-  const tsc = spawnSync(process.execPath, [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", scratch], { encoding: "utf8" });
+  const tsc = spawnSync(
+    process.execPath,
+    [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", scratch],
+    { encoding: "utf8" },
+  );
   typeCheck = { status: tsc.status, output: `${tsc.stdout}${tsc.stderr}` };
   changed = (await import(pathToFileURL(join(scratch, "src/internal.ts")).href)) as typeof Internal;
   const tree = join(scratch, "hours");
@@ -98,10 +122,15 @@ afterAll(async () => {
 });
 
 describe("a new measured per-VM field carried to a new unit", () => {
-  it(`touches at most ${MOST_FILES} source files: ${Object.keys(CHANGE).map((f) => `src/${f}`).join(", ")}`, async () => {
+  it(`touches at most ${MOST_FILES} source files: ${Object.keys(CHANGE)
+    .map((f) => `src/${f}`)
+    .join(", ")}`, async () => {
     const before = await hashes(join(REPO, "src"));
     const after = await hashes(join(scratch, "src"));
-    const touched = [...after].filter(([file, hash]) => before.get(file) !== hash).map(([file]) => file).sort();
+    const touched = [...after]
+      .filter(([file, hash]) => before.get(file) !== hash)
+      .map(([file]) => file)
+      .sort();
     expect(touched).toEqual(Object.keys(CHANGE).sort());
     expect(touched.length).toBeLessThanOrEqual(MOST_FILES);
   });
@@ -114,7 +143,10 @@ describe("a new measured per-VM field carried to a new unit", () => {
   it("bills the new unit on every road: files as they stream and read again by hour, a warehouse's grouped roads, stored facts and rows", async () => {
     const files = [join(scratch, "hours")];
     const warehouse = await changed.openWarehouse(files, { workers: 0 });
-    const rows = await changed.openWarehouse(files, { workers: 0, tables: ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"] });
+    const rows = await changed.openWarehouse(files, {
+      workers: 0,
+      tables: ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"],
+    });
     try {
       const sources: [string, Internal.BillSource, Internal.BillProduce][] = [
         ["files as they stream", files, {}],
@@ -127,16 +159,27 @@ describe("a new measured per-VM field carried to a new unit", () => {
         // each asks a warehouse for another road: every level, the environment alone, it and the accounts, one account, and
         // every level with a NIC value that is no power of two of bytes (the grouped levels refuse it: the stored facts answer)
         const asks: [Internal.Period, Internal.Level[] | undefined, Partial<Internal.Units>][] = [
-          [PERIOD, undefined, {}], [PERIOD, ["environment"], {}], [PERIOD, ["environment", "account"], {}],
-          [{ ...PERIOD, accountId: 7 }, undefined, {}], [PERIOD, undefined, { nicBytesPerValue: 3 }],
+          [PERIOD, undefined, {}],
+          [PERIOD, ["environment"], {}],
+          [PERIOD, ["environment", "account"], {}],
+          [{ ...PERIOD, accountId: 7 }, undefined, {}],
+          [PERIOD, undefined, { nicBytesPerValue: 3 }],
         ];
         for (const [period, levels, units] of asks) {
           const rules = { units: { ...changed.DEFAULT_UNITS, ...units } };
-          const billed = await changed.bill({ source, period, rules, produce: { ...produce, levels }, reading: { workers: 0 } });
+          const billed = await changed.bill({
+            source,
+            period,
+            rules,
+            produce: { ...produce, levels },
+            reading: { workers: 0 },
+          });
           try {
             roads.add(billed.road.source).add(billed.road.warehouse ?? "files");
             const cpuh = (level: string, id?: number) => {
-              const line = billed.report.lines.find((l) => l.level === level && (id === undefined || ("machineId" in l && l.machineId === id)))!;
+              const line = billed.report.lines.find(
+                (l) => l.level === level && (id === undefined || ("machineId" in l && l.machineId === id)),
+              )!;
               return (line.quantities as Record<string, number | null>).CPUH;
             };
             const where = `${road}, ${billed.road.warehouse ?? billed.road.source}`;
@@ -148,7 +191,8 @@ describe("a new measured per-VM field carried to a new unit", () => {
             }
             if (billed.hourly) {
               let hours = 0;
-              for await (const batch of billed.hourly.lines(["machine"])) for (const line of batch) hours += (line.quantities as Record<string, number>).CPUH!;
+              for await (const batch of billed.hourly.lines(["machine"]))
+                for (const line of batch) hours += (line.quantities as Record<string, number>).CPUH!;
               expect(hours, `${where}, hourly`).toBeCloseTo(8.25, 12);
             }
           } finally {
@@ -157,7 +201,15 @@ describe("a new measured per-VM field carried to a new unit", () => {
         }
       }
       expect([...roads].sort()).toEqual([
-        "files", "files read again by hour", "grouped account", "grouped accounts", "grouped environment", "grouped levels", "rows", "stored facts", "warehouse",
+        "files",
+        "files read again by hour",
+        "grouped account",
+        "grouped accounts",
+        "grouped environment",
+        "grouped levels",
+        "rows",
+        "stored facts",
+        "warehouse",
       ]);
     } finally {
       warehouse.close();

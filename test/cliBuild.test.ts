@@ -12,7 +12,9 @@ describe("the tool the tests spawn is built from the current sources", () => {
 
   it("has one module for every source file, and runs as cloudunits", async () => {
     const built = inject("cliBuild");
-    const missing = Object.keys(await builtFrom(built)).filter((file) => !existsSync(join(built, "dist", file.replace(/\.ts$/, ".js"))));
+    const missing = Object.keys(await builtFrom(built)).filter(
+      (file) => !existsSync(join(built, "dist", file.replace(/\.ts$/, ".js"))),
+    );
     expect(missing).toEqual([]);
     expect(CLI).toBe(join(built, "dist/cli/main.js"));
     const { version } = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as { version: string };

@@ -1,6 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { ingest } from "../src/store/ingest.js";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -34,7 +43,10 @@ type Node = { word: string } | { optional: Node[] } | { choice: Node[][] };
 
 /** Parses a synopsis: words, `[optional parts]`, `( a | b )` choices; a `( comment )` with no flag is dropped. */
 function parse(text: string): Node[] {
-  const tokens = text.replace(/([[\]()])/g, " $1 ").split(" ").filter((t) => t !== "");
+  const tokens = text
+    .replace(/([[\]()])/g, " $1 ")
+    .split(" ")
+    .filter((t) => t !== "");
   let i = 0;
   const seq = (close?: string): Node[][] => {
     const options: Node[][] = [[]];
@@ -70,10 +82,18 @@ function expand(nodes: Node[], full: boolean, k: number): string[] {
 
 /** How many runs with everything in a synopsis needs: one per choice of its widest alternative. */
 function widest(nodes: Node[]): number {
-  return Math.max(1, ...nodes.map((n) =>
-    "optional" in n ? widest(n.optional)
-      : "choice" in n ? Math.max(n.choice.length, ...n.choice.map(widest))
-        : n.word.includes("|") && !n.word.startsWith("<") ? n.word.split("|").length : 1));
+  return Math.max(
+    1,
+    ...nodes.map((n) =>
+      "optional" in n
+        ? widest(n.optional)
+        : "choice" in n
+          ? Math.max(n.choice.length, ...n.choice.map(widest))
+          : n.word.includes("|") && !n.word.startsWith("<")
+            ? n.word.split("|").length
+            : 1,
+    ),
+  );
 }
 
 /** What the placeholders stand for here, for this run. */
@@ -111,7 +131,8 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--notify URL": () => `${hook.url}/hooks/secret-token`,
   "--out FILE": (ctx) => `${ctx.command}-${ctx.run}.${ctx.command === "fetch" ? "zip" : valueOf("--format", ctx)}`,
   // status reads a warehouse: the one ingest made of data.zip (made here when the ingest lines have not run yet)
-  "--db FILE": (ctx) => (["status", "serve", "forecast", "alerts"].includes(ctx.command) ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`),
+  "--db FILE": (ctx) =>
+    ["status", "serve", "forecast", "alerts"].includes(ctx.command) ? "status.duckdb" : `warehouse-${ctx.run}.duckdb`,
   // invoices are issued from a whole October of examples/statement.yaml's customers (made below), and issued first
   "invoices --db FILE": "october.duckdb",
   "--number NUMBER": "INV-2026-00001",
@@ -125,7 +146,10 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--to URL": () => accessPoint.url,
   "--timeout SECONDS": "10",
   // a head kept: the one the register's verify prints now (the runs before issued and corrected)
-  "--head HEAD": () => /^register head (\S+)$/m.exec(execFileSync(process.execPath, [CLI, "invoices", "verify", "--db", "october.duckdb"], { cwd, encoding: "utf8" }))![1]!,
+  "--head HEAD": () =>
+    /^register head (\S+)$/m.exec(
+      execFileSync(process.execPath, [CLI, "invoices", "verify", "--db", "october.duckdb"], { cwd, encoding: "utf8" }),
+    )![1]!,
   // serve listens until stopped: on any free port (it prints its address), asked for its overview, then stopped with Ctrl-C
   "serve --port N": "0",
   "--out DIR": (ctx) => `${ctx.command}-${ctx.run}/`,
@@ -192,14 +216,19 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
       if (command === "stats") expect(Object.keys(shape)).toEqual(["time", "series"]);
       else expect(Object.keys(shape)).toEqual([words.includes("--account-id") ? "account" : "consumption"]);
       // examples/names.csv names account 1
-      if (command === "billing" && words.includes("--names")) expect((shape.account as { name: string }).name).toBe("Acme Corporation");
+      if (command === "billing" && words.includes("--names"))
+        expect((shape.account as { name: string }).name).toBe("Acme Corporation");
     }
     if (format === "csv") expect(text.split(/\r?\n/).filter((l) => l !== "").length).toBeGreaterThan(1);
     if (format === "xlsx") expect(readFileSync(join(cwd, out!)).subarray(0, 2).toString("latin1")).toBe("PK");
     if (format === "pdf") expect(readFileSync(join(cwd, out!)).subarray(0, 5).toString("latin1")).toBe("%PDF-");
   }
-  if (command === "invoices" && words[2] === "list" && words.includes("--format") && format === "json") expect((JSON.parse(stdout) as { number: string }[]).map((d) => d.number)).toContain("INV-2026-00001");
-  if (command === "invoices" && out !== undefined) expect(readdirSync(join(cwd, out)).some((f) => f.startsWith(words[2] === "correct" ? "CN-2026-" : "INV-2026-"))).toBe(true);
+  if (command === "invoices" && words[2] === "list" && words.includes("--format") && format === "json")
+    expect((JSON.parse(stdout) as { number: string }[]).map((d) => d.number)).toContain("INV-2026-00001");
+  if (command === "invoices" && out !== undefined)
+    expect(
+      readdirSync(join(cwd, out)).some((f) => f.startsWith(words[2] === "correct" ? "CN-2026-" : "INV-2026-")),
+    ).toBe(true);
 }
 
 /** How many alerts `alerts` printed as active (text or JSON). */
@@ -220,21 +249,42 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "cloudunits-spec-"));
   hook = await startWebhook();
   accessPoint = await startAccessPoint();
-  writeFileSync(join(cwd, "camt053.xml"), camtStatement([{ ref: "BANK-1", amount: "12.00", text: "INV-2026-00002" }, { ref: "BANK-2", amount: "3.00", text: "not ours" }]));
+  writeFileSync(
+    join(cwd, "camt053.xml"),
+    camtStatement([
+      { ref: "BANK-1", amount: "12.00", text: "INV-2026-00002" },
+      { ref: "BANK-2", amount: "3.00", text: "not ours" },
+    ]),
+  );
   await writeDataset({ out: join(cwd, "data.zip"), ...DATA });
   // the platform holds data.zip's hours: fetch, sync and reconcile ask it for them
   server = await startServer(fakePlatform({ hours: [...generateHours(DATA)] }));
   // the files FILE names: the price list, units file and names file the repository ships in examples/
-  for (const file of ["prices.yaml", "units.yaml", "names.csv", "budgets.yaml", "statement.yaml"]) copyFileSync(join(REPO, "examples", file), join(cwd, file));
+  for (const file of ["prices.yaml", "units.yaml", "names.csv", "budgets.yaml", "statement.yaml"])
+    copyFileSync(join(REPO, "examples", file), join(cwd, file));
   await ingest([join(cwd, "data.zip")], { db: join(cwd, "status.duckdb") });
-  await writeDataset({ out: join(cwd, "october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 2, hours: 744, start: 1790812800, seed: 5 });
+  await writeDataset({
+    out: join(cwd, "october"),
+    accounts: 3,
+    firstAccountId: 7101,
+    spaces: 1,
+    machines: 2,
+    hours: 744,
+    start: 1790812800,
+    seed: 5,
+  });
   await ingest([join(cwd, "october")], { db: join(cwd, "october.duckdb") });
-  writeFileSync(join(cwd, "budgets-units.yaml"), "budgets:\n  - account: 1\n    unit: CU\n    quantity: 1000000\n  - environment: true\n    unit: NU\n    quantity: 1000\n");
+  writeFileSync(
+    join(cwd, "budgets-units.yaml"),
+    "budgets:\n  - account: 1\n    unit: CU\n    quantity: 1000000\n  - environment: true\n    unit: NU\n    quantity: 1000\n",
+  );
   const w = await openWarehouse([join(cwd, "data.zip")]);
   try {
-    const row = (await w.connection.runAndReadAll(
-      "SELECT machine_id, cloudspace_id FROM machines WHERE account_id = 1 GROUP BY ALL ORDER BY count(*) DESC, machine_id LIMIT 1",
-    )).getRowObjectsJS()[0]!;
+    const row = (
+      await w.connection.runAndReadAll(
+        "SELECT machine_id, cloudspace_id FROM machines WHERE account_id = 1 GROUP BY ALL ORDER BY count(*) DESC, machine_id LIMIT 1",
+      )
+    ).getRowObjectsJS()[0]!;
     ids = { machine: Number(row.machine_id), cloudspace: Number(row.cloudspace_id), account: 1 };
   } finally {
     w.close();
@@ -261,13 +311,24 @@ describe("docs/cli.md, every synopsis line as written", () => {
       const text = line.map(quote).join(" ");
       // invoices: at a fixed time after October (the tests' clock, which the command notes on stderr)
       // invoices send: the access point's token
-      const env = { TMPDIR: cwd, ...(line[1] === "invoices" ? { CLOUDUNITS_TEST_NOW: "2026-11-02T08:00:00Z", CLOUDUNITS_AP_TOKEN: "ap-token-for-tests" } : {}) };
+      const env = {
+        TMPDIR: cwd,
+        ...(line[1] === "invoices"
+          ? { CLOUDUNITS_TEST_NOW: "2026-11-02T08:00:00Z", CLOUDUNITS_AP_TOKEN: "ap-token-for-tests" }
+          : {}),
+      };
       const result = isServing(text) ? await runServing(text, cwd, env) : await runShell(text, cwd, env);
       // alerts exits 7 when it lists an active alert (data.zip has machines created late: new in the last 24 h)
       const expected = line[1] === "alerts" && activeAlerts(result.stdout) > 0 ? 7 : 0;
       expect(result.code, `${synopsis}\n${line.join(" ")}\n${result.stderr}`).toBe(expected);
-      if ("page" in result) expect((result as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
-      if (expected === 7 && line.includes("--notify")) expect(hook.bodies.some((p) => (JSON.parse(p) as { alerts: unknown[] }).alerts.length === activeAlerts(result.stdout))).toBe(true);
+      if ("page" in result)
+        expect((result as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
+      if (expected === 7 && line.includes("--notify"))
+        expect(
+          hook.bodies.some(
+            (p) => (JSON.parse(p) as { alerts: unknown[] }).alerts.length === activeAlerts(result.stdout),
+          ),
+        ).toBe(true);
       checkOutput(line, result.stdout, cwd);
     });
   }
@@ -275,14 +336,22 @@ describe("docs/cli.md, every synopsis line as written", () => {
 
 /** A command's `--help` text (or its subcommand's: `invoices issue`), as the CLI prints it (its module's options, parsed in process). */
 async function helpOf(entry: (typeof commands)[number], sub: string[] = []): Promise<string> {
-  const parser = yargs([]).scriptName("cloudunits").command(await entry.load()).help().version("0").wrap(200);
+  const parser = yargs([])
+    .scriptName("cloudunits")
+    .command(await entry.load())
+    .help()
+    .version("0")
+    .wrap(200);
   return new Promise((resolve) => {
-    void parser.parse([commandName(entry), ...sub, "--help"], (_error: unknown, _argv: unknown, output: string) => resolve(output));
+    void parser.parse([commandName(entry), ...sub, "--help"], (_error: unknown, _argv: unknown, output: string) =>
+      resolve(output),
+    );
   });
 }
 
 /** The subcommands a command's help lists (`invoices`: issue, correct, list, show); none for most. */
-const subcommandsOf = (help: string, name: string): string[] => [...help.matchAll(new RegExp(`^ {2}cloudunits ${name} (\\w+)`, "gm"))].map((m) => m[1]!);
+const subcommandsOf = (help: string, name: string): string[] =>
+  [...help.matchAll(new RegExp(`^ {2}cloudunits ${name} (\\w+)`, "gm"))].map((m) => m[1]!);
 
 describe("docs/cli.md, the flags of every command", () => {
   for (const entry of commands) {
@@ -293,7 +362,9 @@ describe("docs/cli.md, the flags of every command", () => {
       for (const sub of subcommands.length > 0 ? subcommands.map((c) => [c]) : [[]]) {
         const table = section(readDoc("docs/cli.md"), new RegExp(`^### \`cloudunits ${[name, ...sub].join(" ")}\``));
         const documented = [...table.matchAll(/^\| `(--[\w-]+)` \|/gm)].map((m) => m[1]);
-        const flags = [...(await helpOf(entry, sub)).matchAll(/^ {2}(--[\w-]+)/gm)].map((m) => m[1]).filter((f) => f !== "--help" && f !== "--version");
+        const flags = [...(await helpOf(entry, sub)).matchAll(/^ {2}(--[\w-]+)/gm)]
+          .map((m) => m[1])
+          .filter((f) => f !== "--help" && f !== "--version");
         expect(documented, [name, ...sub].join(" ")).toEqual(flags);
       }
     });

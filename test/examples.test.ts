@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_UNITS, issueProblems, loadNames, loadPrices, loadStatementConfig, loadUnits, taxOf } from "../src/index.js";
+import {
+  DEFAULT_UNITS,
+  issueProblems,
+  loadNames,
+  loadPrices,
+  loadStatementConfig,
+  loadUnits,
+  taxOf,
+} from "../src/index.js";
 import { REPO } from "./helpers/shellExamples.js";
 
 // The files of examples/ as a user copies them. Each is also what the command-line reference's
@@ -31,6 +39,10 @@ describe("examples/", () => {
     const config = await loadStatementConfig(example("statement.yaml"));
     expect(config.deprecations).toEqual([]);
     expect([7101, 7102, 7103].map((id) => issueProblems(config, id))).toEqual([[], [], []]);
-    expect([7101, 7102, 7103].map((id) => [taxOf(config, id)?.category, taxOf(config, id)?.ratePercent])).toEqual([["AE", "0"], ["S", "19"], ["E", "0"]]);
+    expect([7101, 7102, 7103].map((id) => [taxOf(config, id)?.category, taxOf(config, id)?.ratePercent])).toEqual([
+      ["AE", "0"],
+      ["S", "19"],
+      ["E", "0"],
+    ]);
   });
 });

@@ -23,7 +23,10 @@ function layerOrder(doc: string): string[] {
   return order;
 }
 
-interface Edge { from: string; to: string }
+interface Edge {
+  from: string;
+  to: string;
+}
 
 /** Every value import between the .ts files under `root` (relative paths), as imports.mjs reads them. */
 function valueImports(root: string): { files: string[]; edges: Edge[] } {
@@ -53,18 +56,31 @@ function importCircles(files: readonly string[], edges: readonly Edge[]): string
   const out = new Map<string, string[]>(files.map((f) => [f, []]));
   for (const e of edges) if (out.has(e.to)) out.get(e.from)!.push(e.to);
   let next = 0;
-  const stack: string[] = [], onStack = new Set<string>(), index = new Map<string, number>(), low = new Map<string, number>();
+  const stack: string[] = [],
+    onStack = new Set<string>(),
+    index = new Map<string, number>(),
+    low = new Map<string, number>();
   const circles: string[][] = [];
   const visit = (v: string): void => {
-    index.set(v, next); low.set(v, next); next++; stack.push(v); onStack.add(v);
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of out.get(v)!) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
     if (low.get(v) === index.get(v)) {
       const c: string[] = [];
       let w: string;
-      do { w = stack.pop()!; onStack.delete(w); c.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        c.push(w);
+      } while (w !== v);
       if (c.length > 1) circles.push(c.sort());
     }
   };
@@ -78,7 +94,9 @@ const folderOf = (file: string): string => (file.includes("/") ? file.split("/")
 function upwardImports(edges: readonly Edge[], order: readonly string[]): string[] {
   return edges
     .filter((e) => folderOf(e.from) !== folderOf(e.to))
-    .filter((e) => !(order.indexOf(folderOf(e.to)) >= 0 && order.indexOf(folderOf(e.to)) < order.indexOf(folderOf(e.from))))
+    .filter(
+      (e) => !(order.indexOf(folderOf(e.to)) >= 0 && order.indexOf(folderOf(e.to)) < order.indexOf(folderOf(e.from))),
+    )
     .map((e) => `${e.from} -> ${e.to}`);
 }
 
@@ -108,7 +126,9 @@ describe("the layers of src/", () => {
       { from: "load/c.ts", to: "billing/a.ts" },
       { from: "billing/a.ts", to: "load/c.ts" },
     ];
-    expect(importCircles(["billing/a.ts", "billing/b.ts", "load/c.ts"], crafted)).toEqual([["billing/a.ts", "billing/b.ts", "load/c.ts"]]);
+    expect(importCircles(["billing/a.ts", "billing/b.ts", "load/c.ts"], crafted)).toEqual([
+      ["billing/a.ts", "billing/b.ts", "load/c.ts"],
+    ]);
     expect(upwardImports(crafted, ["load", "billing"])).toEqual(["load/c.ts -> billing/a.ts"]);
   });
 });

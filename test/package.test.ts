@@ -43,20 +43,31 @@ try {
 
 const USER_TSCONFIG = {
   compilerOptions: {
-    target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023"], types: ["node"],
-    strict: true, skipLibCheck: false, outDir: "out", rootDir: "src",
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2023"],
+    types: ["node"],
+    strict: true,
+    skipLibCheck: false,
+    outDir: "out",
+    rootDir: "src",
   },
   include: ["src"],
 };
 
-interface Run { stdout: string; stderr: string }
+interface Run {
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs a command; npm's own `npm_*` variables of `npm test` are left out so the child npm sees only the app. */
 function run(command: string, args: string[], cwd: string): Promise<Run> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith("npm_")));
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`, { cause: error }));
+      if (error)
+        reject(new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout}\n${stderr}`, { cause: error }));
       else resolve({ stdout, stderr });
     });
   });
@@ -99,7 +110,10 @@ beforeAll(async () => {
 
   app = join(dir, "app");
   await mkdir(join(app, "src"), { recursive: true });
-  await writeFile(join(app, "package.json"), JSON.stringify({ name: "user-app", version: "1.0.0", private: true, type: "module" }));
+  await writeFile(
+    join(app, "package.json"),
+    JSON.stringify({ name: "user-app", version: "1.0.0", private: true, type: "module" }),
+  );
   await writeFile(join(app, "tsconfig.json"), JSON.stringify(USER_TSCONFIG));
   await writeFile(join(app, "src/main.ts"), USER_SCRIPT);
   readmeExamples = readmeLibraryExamples(await readFile(join(ROOT, "README.md"), "utf8"));
@@ -107,10 +121,26 @@ beforeAll(async () => {
   await writeFile(join(app, "prices.yaml"), await readFile(join(ROOT, "examples/prices.yaml"), "utf8")); // the README's price list
   // the library scripts of examples/, as a user copies them into an app
   await mkdir(join(app, "src/examples"));
-  for (const script of EXAMPLE_SCRIPTS) await writeFile(join(app, "src/examples", script), await readFile(join(ROOT, "examples", script), "utf8"));
+  for (const script of EXAMPLE_SCRIPTS)
+    await writeFile(join(app, "src/examples", script), await readFile(join(ROOT, "examples", script), "utf8"));
   // A TypeScript app on Node has @types/node; the repo's version is already in npm's cache.
-  const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as { version: string };
-  installed = await timed("install", () => run("npm", ["install", join(dir, tarball), `@types/node@${typesNode.version}`, "--prefer-offline", "--no-audit", "--no-fund"], app));
+  const typesNode = JSON.parse(await readFile(join(ROOT, "node_modules/@types/node/package.json"), "utf8")) as {
+    version: string;
+  };
+  installed = await timed("install", () =>
+    run(
+      "npm",
+      [
+        "install",
+        join(dir, tarball),
+        `@types/node@${typesNode.version}`,
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+      ],
+      app,
+    ),
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -119,7 +149,10 @@ afterAll(async () => {
 
 describe("packing and installing in the repository", () => {
   it("npm run pack packs (above); a plain npm pack is refused, saying to use it", async () => {
-    const refused = await run("npm", ["pack", "--dry-run"], ROOT).then(() => null, (error: Error) => error.message);
+    const refused = await run("npm", ["pack", "--dry-run"], ROOT).then(
+      () => null,
+      (error: Error) => error.message,
+    );
     expect(refused).toContain("cloudunits: pack with npm run pack");
   });
 
@@ -133,24 +166,38 @@ describe("the packed package, installed into an empty app", () => {
   it("installs without a warning: its package.json has no scripts (the repo's prepare stays home), and ships no source map that points outside it", async () => {
     expect(`${installed.stdout}\n${installed.stderr}`).not.toMatch(/npm warn/i);
     const installedDir = join(app, "node_modules/cloudunits");
-    expect((JSON.parse(await readFile(join(installedDir, "package.json"), "utf8")) as { scripts?: unknown }).scripts).toBeUndefined();
+    expect(
+      (JSON.parse(await readFile(join(installedDir, "package.json"), "utf8")) as { scripts?: unknown }).scripts,
+    ).toBeUndefined();
     const files = (await readdir(installedDir, { recursive: true })).map(String);
     expect(files).toContain("dist/index.js");
     expect(files).toContain("docs/cli.md"); // the README's links work in the installed package
     for (const map of files.filter((f) => f.endsWith(".map"))) {
-      const { sources, sourcesContent } = JSON.parse(await readFile(join(installedDir, map), "utf8")) as { sources: string[]; sourcesContent?: string[] };
+      const { sources, sourcesContent } = JSON.parse(await readFile(join(installedDir, map), "utf8")) as {
+        sources: string[];
+        sourcesContent?: string[];
+      };
       for (const [i, source] of sources.entries()) {
-        const shipped = await readFile(join(installedDir, dirname(map), source), "utf8").then(() => true, () => false);
+        const shipped = await readFile(join(installedDir, dirname(map), source), "utf8").then(
+          () => true,
+          () => false,
+        );
         expect(shipped || typeof sourcesContent?.[i] === "string", `${map}: ${source}`).toBe(true);
       }
     }
   });
 
   it("installs what it needs with no overrides: arquero's @uwdata/flechette is the pinned one", async () => {
-    const flechette = JSON.parse(await readFile(join(app, "node_modules/@uwdata/flechette/package.json"), "utf8")) as { version: string };
-    const pinned = (JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies;
+    const flechette = JSON.parse(await readFile(join(app, "node_modules/@uwdata/flechette/package.json"), "utf8")) as {
+      version: string;
+    };
+    const pinned = (
+      JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> }
+    ).dependencies;
     expect(flechette.version).toBe(pinned["@uwdata/flechette"]);
-    await expect(readFile(join(app, "node_modules/@duckdb/node-bindings-linux-x64/package.json"), "utf8")).resolves.toContain("1.5.6");
+    await expect(
+      readFile(join(app, "node_modules/@duckdb/node-bindings-linux-x64/package.json"), "utf8"),
+    ).resolves.toContain("1.5.6");
   });
 
   it("type-checks a script and the README's Library examples against the published .d.ts, strict, skipLibCheck false", async () => {
@@ -159,7 +206,13 @@ describe("the packed package, installed into an empty app", () => {
 
   it("runs the script: its bill, statistics and money are the sources' answers over the same data", async () => {
     const { stdout } = await timed("run", () => run(process.execPath, [join(app, "out/main.js")], app));
-    const printed = JSON.parse(stdout) as { cuHours: number; machineId: number; stats: { time: number[]; series: Record<string, unknown> }; currency: string; amount: string };
+    const printed = JSON.parse(stdout) as {
+      cuHours: number;
+      machineId: number;
+      stats: { time: number[]; series: Record<string, unknown> };
+      currency: string;
+      amount: string;
+    };
 
     const start = parseTime("2026-10-01");
     const end = parseTime("2026-10-02");
@@ -168,7 +221,12 @@ describe("the packed package, installed into an empty app", () => {
       const { account } = await store.calculate({ start, end, accountId: 7 });
       expect(printed.cuHours).toBeGreaterThan(0);
       expect(printed.cuHours).toBe(account.consumption.CU);
-      const stats = await store.machineStats({ machineId: printed.machineId, from: start, till: end, include: ["cpu", "memory"] });
+      const stats = await store.machineStats({
+        machineId: printed.machineId,
+        from: start,
+        till: end,
+        include: ["cpu", "memory"],
+      });
       expect(printed.stats.time).toHaveLength(24);
       expect(Object.keys(printed.stats.series).sort()).toEqual(["cpu", "memory"]);
       expect(printed.stats).toEqual(stats);
@@ -204,18 +262,35 @@ describe("the packed package, installed into an empty app", () => {
   }, 300_000);
 
   it("ships examples/ with the library scripts, each type-checked above and run here: their figures are the sources' over the same data", async () => {
-    const shipped = (await readdir(join(app, "node_modules/cloudunits/examples"))).filter((f) => f.endsWith(".ts")).sort();
+    const shipped = (await readdir(join(app, "node_modules/cloudunits/examples")))
+      .filter((f) => f.endsWith(".ts"))
+      .sort();
     expect(shipped).toEqual([...EXAMPLE_SCRIPTS].sort());
     const script = (name: string, ...args: string[]) =>
-      timed(`example ${name}`, () => run(process.execPath, [join(app, `out/examples/${name}.js`), ...args], app)).then((r) => r.stdout);
+      timed(`example ${name}`, () => run(process.execPath, [join(app, `out/examples/${name}.js`), ...args], app)).then(
+        (r) => r.stdout,
+      );
     const data = join(app, "october.zip");
     const pricesFile = join(app, "node_modules/cloudunits/examples/prices.yaml");
     const prices = await loadPrices(pricesFile);
     const store = await open([data]);
     try {
       // month-invoices: a CSV row per invoice line and an amount due per account, those of store.invoice
-      const csv = (await script("month-invoices", data, pricesFile, "2026-10")).trim().split("\n").map((row) => row.split(","));
-      expect(csv[0]).toEqual(["account_id", "account_name", "unit", "quantity", "quantity_unit", "unit_price", "price_unit", "amount", "currency"]);
+      const csv = (await script("month-invoices", data, pricesFile, "2026-10"))
+        .trim()
+        .split("\n")
+        .map((row) => row.split(","));
+      expect(csv[0]).toEqual([
+        "account_id",
+        "account_name",
+        "unit",
+        "quantity",
+        "quantity_unit",
+        "unit_price",
+        "price_unit",
+        "amount",
+        "currency",
+      ]);
       const due = csv.filter((row) => row[2] === "amount due");
       expect(due.map((row) => row[0])).toEqual(["6", "7"]);
       for (const row of due) {
@@ -224,7 +299,10 @@ describe("the packed package, installed into an empty app", () => {
         expect(Number(row[7])).toBeGreaterThan(0);
       }
       // cloudspace-cost: each cloud space's share, adding up to the total, which is the accounts' amounts due
-      const costs = (await script("cloudspace-cost", data, pricesFile, "2026-10")).trim().split("\n").map((row) => row.split("\t"));
+      const costs = (await script("cloudspace-cost", data, pricesFile, "2026-10"))
+        .trim()
+        .split("\n")
+        .map((row) => row.split("\t"));
       const total = costs.at(-1)!;
       expect(total[0]).toBe("total");
       expect(total[3]).toBe(due.reduce((a, row) => a.add(Exact.parse(row[7]!)!), Exact.ZERO).toFixed(2));
@@ -234,9 +312,24 @@ describe("the packed package, installed into an empty app", () => {
       expect(costOrder.every((cost, k) => k === 0 || costOrder[k - 1]!.compare(cost) >= 0)).toBe(true); // largest first
       expect(spaces.reduce((a, row) => a.add(Exact.parse(row[3]!)!), Exact.ZERO).toFixed(2)).toBe(total[3]);
       // busiest-machine: the accounts held and the machine's CPU series, as the store gives them
-      const busiest = JSON.parse(await script("busiest-machine", data)) as { accounts: { accountId: number; hours: number }[]; accountId: number; machineId: number; stats: unknown };
-      expect(busiest.accounts).toEqual((await store.accounts()).map((a) => ({ accountId: a.accountId, hours: a.hours, months: a.months })));
-      expect(busiest.stats).toEqual(await store.machineStats({ machineId: busiest.machineId, accountId: busiest.accountId, from: parseTime("2026-10-01"), till: parseTime("2026-10-02"), include: ["cpu"] }));
+      const busiest = JSON.parse(await script("busiest-machine", data)) as {
+        accounts: { accountId: number; hours: number }[];
+        accountId: number;
+        machineId: number;
+        stats: unknown;
+      };
+      expect(busiest.accounts).toEqual(
+        (await store.accounts()).map((a) => ({ accountId: a.accountId, hours: a.hours, months: a.months })),
+      );
+      expect(busiest.stats).toEqual(
+        await store.machineStats({
+          machineId: busiest.machineId,
+          accountId: busiest.accountId,
+          from: parseTime("2026-10-01"),
+          till: parseTime("2026-10-02"),
+          include: ["cpu"],
+        }),
+      );
     } finally {
       store.close();
     }

@@ -21,23 +21,48 @@ function setupWithNothing(ci: string) {
 
 describe("what the suite needs beyond npm ci (scripts/prerequisites.mjs)", () => {
   it("the README's test command sets it up before the suite, and CI runs that command in a fresh clone", () => {
-    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts["test:all"]).toBe("node scripts/setup.mjs && node scripts/test.mjs");
     expect(readFileSync(join(ROOT, "README.md"), "utf8")).toMatch(/^npm run test:all +# /m);
-    const ci = readFileSync(join(ROOT, ".ci/run"), "utf8").split("\n").filter((l) => !l.startsWith("#"));
-    expect(ci.filter((l) => /^\s*npm /.test(l))).toEqual(["  npm ci --no-audit --no-fund", "  npm run test:all", "npm ci --no-audit --no-fund", "npm run test:all"]);
+    const ci = readFileSync(join(ROOT, ".ci/run"), "utf8")
+      .split("\n")
+      .filter((l) => !l.startsWith("#"));
+    expect(ci.filter((l) => /^\s*npm /.test(l))).toEqual([
+      "  npm ci --no-audit --no-fund",
+      "  npm run test:all",
+      "npm ci --no-audit --no-fund",
+      "npm run test:all",
+    ]);
   });
 
   it("lists each by a name, what needs it, a check, and a way to install it", () => {
-    expect(PREREQUISITES.map((p) => p.name)).toEqual(["capnp", "chromium", "faketime", "poppler", "java", "python-venv", "pyspark", "saxon", "maven", "einvoice-rules"]);
-    for (const p of PREREQUISITES) expect(p.apt !== undefined || (p.install !== undefined && p.manual !== undefined), p.name).toBe(true);
+    expect(PREREQUISITES.map((p) => p.name)).toEqual([
+      "capnp",
+      "chromium",
+      "faketime",
+      "poppler",
+      "java",
+      "python-venv",
+      "pyspark",
+      "saxon",
+      "maven",
+      "einvoice-rules",
+    ]);
+    for (const p of PREREQUISITES)
+      expect(p.apt !== undefined || (p.install !== undefined && p.manual !== undefined), p.name).toBe(true);
   });
 
   it("under CI, setup that cannot install what is missing fails and names each one with how to get it", () => {
     const run = setupWithNothing("true");
     expect(run.status, run.stderr).toBe(1);
-    expect(run.stderr).toContain("capnp is missing (the decoder's differential and fuzz tests against the reference Cap'n Proto tool): as root: apt-get install capnproto");
-    expect(run.stderr).toContain("poppler is missing (the PDF statements read back (pdftotext, pdfinfo)): as root: apt-get install poppler-utils");
+    expect(run.stderr).toContain(
+      "capnp is missing (the decoder's differential and fuzz tests against the reference Cap'n Proto tool): as root: apt-get install capnproto",
+    );
+    expect(run.stderr).toContain(
+      "poppler is missing (the PDF statements read back (pdftotext, pdfinfo)): as root: apt-get install poppler-utils",
+    );
     expect(run.stderr).toMatch(/pyspark is missing \(.*\): needs java, python-venv first/);
     expect(run.stderr).toContain("CI=true: the suite must run every test, so setup fails");
   });
@@ -55,6 +80,8 @@ describe("what the suite needs beyond npm ci (scripts/prerequisites.mjs)", () =>
     expect(has("capnp")).toBe(false);
     expect(needs("capnp")).toBe(false);
     vi.stubEnv("CI", "true");
-    expect(() => needs("capnp")).toThrow("CI=true: capnp is absent (needed by the decoder's differential and fuzz tests against the reference Cap'n Proto tool): `npm run test:all` installs it (Debian's capnproto)");
+    expect(() => needs("capnp")).toThrow(
+      "CI=true: capnp is absent (needed by the decoder's differential and fuzz tests against the reference Cap'n Proto tool): `npm run test:all` installs it (Debian's capnproto)",
+    );
   });
 });

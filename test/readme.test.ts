@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +36,12 @@ const substitute = (line: string, server: FakeServer): string =>
   line.replaceAll("https://cloud.example", server.url).replaceAll("https://iam.example", `${server.url}/idp`);
 
 /** Secrets through the variables the README names (`$ID` is the shell variable of its fetch line, `$LOGIN` of its session-key crontab line). */
-const ENV = { ID: SECRETS.clientId, CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret, LOGIN: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+const ENV = {
+  ID: SECRETS.clientId,
+  CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret,
+  LOGIN: SECRETS.username,
+  CLOUDUNITS_PASSWORD: SECRETS.password,
+};
 
 const isZip = (file: string): boolean => readFileSync(file).subarray(0, 4).equals(Buffer.from("PK\x03\x04", "latin1"));
 const filesUnder = (dir: string): string[] =>
@@ -49,8 +64,9 @@ const KNOWN: Known[] = [
     line: /^npm ci && npm start\b/,
     instead: "npx cloudunits demo",
     check: (run) => {
-      expect((JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start)
-        .toBe("node dist/cli/main.js demo");
+      expect(
+        (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start,
+      ).toBe("node dist/cli/main.js demo");
       expect(run.stdout).toMatch(/CU/);
     },
   },
@@ -60,7 +76,8 @@ const KNOWN: Known[] = [
     // the finance examples' files, copied from the checkout's examples/ as a reader does
     line: /^cp examples\/prices\.yaml examples\/statement\.yaml examples\/budgets\.yaml \.\s/,
     check: (_, cwd) => {
-      for (const file of ["prices.yaml", "statement.yaml", "budgets.yaml"]) expect(readFileSync(join(cwd, file), "utf8")).toBe(readFileSync(join(REPO, "examples", file), "utf8"));
+      for (const file of ["prices.yaml", "statement.yaml", "budgets.yaml"])
+        expect(readFileSync(join(cwd, file), "utf8")).toBe(readFileSync(join(REPO, "examples", file), "utf8"));
     },
   },
   {
@@ -70,7 +87,9 @@ const KNOWN: Known[] = [
   {
     line: /^npx cloudunits billing data\.zip .*--account-id 1 --format json$/,
     check: (run) => {
-      const bill = JSON.parse(run.stdout) as { account: { id: number; consumption: Record<string, number>; cloudspaces: Record<string, unknown> } };
+      const bill = JSON.parse(run.stdout) as {
+        account: { id: number; consumption: Record<string, number>; cloudspaces: Record<string, unknown> };
+      };
       expect(bill.account.id).toBe(1);
       expect(Object.keys(bill.account.consumption)).toEqual(["CU", "SU", "TU", "NU"]);
       expect(bill.account.consumption.CU).toBeGreaterThan(0);
@@ -105,39 +124,55 @@ const KNOWN: Known[] = [
   { line: /^npx cloudunits ingest october\/ --db october\.duckdb$/ },
   {
     line: /^npx cloudunits billing --db october\.duckdb --month 2026-10 --prices prices\.yaml --format pdf --statement statement\.yaml --out drafts\/$/,
-    check: (_, cwd) => expect(readdirSync(join(cwd, "drafts")).sort()).toEqual(["draft-7101-2026-10.pdf", "draft-7102-2026-10.pdf", "draft-7103-2026-10.pdf"]),
+    check: (_, cwd) =>
+      expect(readdirSync(join(cwd, "drafts")).sort()).toEqual([
+        "draft-7101-2026-10.pdf",
+        "draft-7102-2026-10.pdf",
+        "draft-7103-2026-10.pdf",
+      ]),
   },
   {
     line: /^npx cloudunits invoices issue --db october\.duckdb --month 2026-10 .*--out invoices-2026-10\/ --issue-date 2026-11-02$/,
     check: (run, cwd) => {
       expect(run.stdout).toMatch(/^issued INV-2026-00001 \(account 7101, 2026-11-02\): amount due \d+\.\d\d EUR/m);
       expect(run.stdout).toMatch(/^issued INV-2026-00003 \(account 7103, 2026-11-02\)/m);
-      expect(readdirSync(join(cwd, "invoices-2026-10")).filter((f) => f.endsWith(".xml")).sort()).toEqual(["INV-2026-00001.xml", "INV-2026-00002.xml", "INV-2026-00003.xml"]);
+      expect(
+        readdirSync(join(cwd, "invoices-2026-10"))
+          .filter((f) => f.endsWith(".xml"))
+          .sort(),
+      ).toEqual(["INV-2026-00001.xml", "INV-2026-00002.xml", "INV-2026-00003.xml"]);
     },
   },
   {
     line: /^npx cloudunits invoices list --db october\.duckdb --month 2026-10\b/,
     check: (run) => {
-      expect(run.stdout).toMatch(/^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR +(open, [\d.]+ outstanding|overdue \d+ d, [\d.]+ outstanding) +not delivered$/m);
+      expect(run.stdout).toMatch(
+        /^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR +(open, [\d.]+ outstanding|overdue \d+ d, [\d.]+ outstanding) +not delivered$/m,
+      );
       expect(run.stdout).toMatch(/^3 documents; amount due, credit notes deducted: [\d.]+ EUR$/m);
     },
   },
   {
     line: /^npx cloudunits invoices verify --db october\.duckdb \| tail -n 1 > head-2026-10\.txt /,
-    check: (_, cwd) => expect(readFileSync(join(cwd, "head-2026-10.txt"), "utf8")).toMatch(/^register head 3:[0-9a-f]{64}\n$/),
+    check: (_, cwd) =>
+      expect(readFileSync(join(cwd, "head-2026-10.txt"), "utf8")).toMatch(/^register head 3:[0-9a-f]{64}\n$/),
   },
   {
     line: /^npx cloudunits invoices verify --db october\.duckdb --head "\$\(cat head-2026-10\.txt\)" /,
     check: (run) => {
       // the correction is dated today: its credit note and new invoice in this year's sequences (2026's invoices, or new ones)
-      expect(run.stdout).toMatch(/^5 documents in [23] sequences verified: every one as issued, its files byte for byte, no number missing; its first 3 links are those of the head kept$/m);
+      expect(run.stdout).toMatch(
+        /^5 documents in [23] sequences verified: every one as issued, its files byte for byte, no number missing; its first 3 links are those of the head kept$/m,
+      );
       expect(run.stdout).toMatch(/^register head 5:[0-9a-f]{64}$/m);
     },
   },
   {
     line: /^npx cloudunits invoices correct --db october\.duckdb --number INV-2026-00002 --reason "corrected on the customer's request" /,
     check: (run, cwd) => {
-      expect(run.stdout).toMatch(/^INV-2026-00002 \(amount due ([\d.]+) EUR\) corrected: credit note CN-\d{4}-00001 \(-\1\), new invoice INV-\d{4}-0000[14] \(\1\)$/m);
+      expect(run.stdout).toMatch(
+        /^INV-2026-00002 \(amount due ([\d.]+) EUR\) corrected: credit note CN-\d{4}-00001 \(-\1\), new invoice INV-\d{4}-0000[14] \(\1\)$/m,
+      );
       expect(readdirSync(join(cwd, "invoices-2026-10")).some((f) => /^CN-\d{4}-00001\.xml$/.test(f))).toBe(true);
     },
   },
@@ -161,7 +196,9 @@ const KNOWN: Known[] = [
     line: /^npx cloudunits export --db warehouse\.duckdb --format parquet --out parquet\/$/,
     check: (_, cwd) => {
       const files = filesUnder(join(cwd, "parquet"));
-      expect(files).toEqual(expect.arrayContaining(["files.parquet", "manifest.json", "machines/year=2026/month=10/part-0.parquet"]));
+      expect(files).toEqual(
+        expect.arrayContaining(["files.parquet", "manifest.json", "machines/year=2026/month=10/part-0.parquet"]),
+      );
     },
   },
   {
@@ -190,8 +227,12 @@ const KNOWN: Known[] = [
     line: /^npx cloudunits forecast --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml$/,
     check: (run) => {
       expect(run.stdout).toContain("Method: The rest of the month repeats the last 7 days held hour by hour");
-      expect(run.stdout).toMatch(/^account 1 \(Account 1\): as of 2026-10-03T00:00:00Z, 48 h of the month held, 696 h to go/m);
-      expect(run.stdout).toMatch(/^ {2}amount due so far {2}\d+\.\d\d EUR; forecast for the month end \d+\.\d\d \(\d+\.\d\d to \d+\.\d\d\)$/m);
+      expect(run.stdout).toMatch(
+        /^account 1 \(Account 1\): as of 2026-10-03T00:00:00Z, 48 h of the month held, 696 h to go/m,
+      );
+      expect(run.stdout).toMatch(
+        /^ {2}amount due so far {2}\d+\.\d\d EUR; forecast for the month end \d+\.\d\d \(\d+\.\d\d to \d+\.\d\d\)$/m,
+      );
     },
   },
   {
@@ -207,10 +248,15 @@ const KNOWN: Known[] = [
   {
     line: /^npx cloudunits top --db warehouse\.duckdb --month 2026-10 --prices prices\.yaml --limit 5$/,
     check: (run) => {
-      expect(run.stdout).toMatch(/^top 5 of \d+ machines by cost \(EUR\), 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z/);
+      expect(run.stdout).toMatch(
+        /^top 5 of \d+ machines by cost \(EUR\), 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z/,
+      );
       // the README's warehouse holds October 2026: behind the clock once it has passed, and said so on a line of its own
       const lines = run.stdout.trim().split("\n");
-      for (const warning of lines.filter((l) => l.startsWith("warning: "))) expect(warning).toMatch(/^warning: the warehouse holds hours up to 2026-10-\d\dT\d\d:00:00Z, \d+ (h|days) behind: the figures end there$/);
+      for (const warning of lines.filter((l) => l.startsWith("warning: ")))
+        expect(warning).toMatch(
+          /^warning: the warehouse holds hours up to 2026-10-\d\dT\d\d:00:00Z, \d+ (h|days) behind: the figures end there$/,
+        );
       expect(lines.filter((l) => !l.startsWith("warning: "))).toHaveLength(6);
     },
   },
@@ -246,7 +292,10 @@ describe("README.md", () => {
   it("has its command examples, each known to this test", () => {
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(KNOWN.length);
     for (const example of EXAMPLES) {
-      expect(KNOWN.filter((k) => k.line.test(example)).length, `an example this test does not know how to run: ${example}`).toBe(1);
+      expect(
+        KNOWN.filter((k) => k.line.test(example)).length,
+        `an example this test does not know how to run: ${example}`,
+      ).toBe(1);
     }
   });
 
@@ -264,7 +313,10 @@ describe("README.md", () => {
   });
 
   it("docs/billing.md's month-end recipe is the README's, line for line, so it runs here", () => {
-    const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Invoices: drafts, issued, corrected/), "").join("\n").split("\n").filter((l) => l.trim() !== "");
+    const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Invoices: drafts, issued, corrected/), "")
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
     expect(recipe.length).toBeGreaterThanOrEqual(4);
     const runHere = EXAMPLES.map((e) => e.replace(/\s+#.*$/, "").replace(/\s+/g, " "));
     for (const line of recipe) expect(runHere, line).toContain(`npx ${line.replace(/\s+/g, " ")}`);
@@ -308,10 +360,17 @@ describe("README.md", () => {
     const recipe = crontabOf(README);
     expect(crontabOf(readDoc("docs/operations.md"))).toEqual(recipe);
     expect(recipe.env.PATH).toMatch(/^\/srv\/billing\/node_modules\/\.bin:/);
-    for (const job of recipe.jobs) expect(job.command).toMatch(/^cd \/srv\/billing && (out="\$\()?cloudunits (sync|status|alerts|invoices issue|forecast) /);
+    for (const job of recipe.jobs)
+      expect(job.command).toMatch(
+        /^cd \/srv\/billing && (out="\$\()?cloudunits (sync|status|alerts|invoices issue|forecast) /,
+      );
     // hourly alerts with a budgets file, a forecast of the month by the clock, and the sync with a session key too
-    expect(recipe.jobs.filter((job) => /\bcloudunits alerts .*--budgets \S+/.test(job.command)).map((job) => job.schedule)).toEqual(["25 * * * *"]);
-    expect(recipe.jobs.filter((job) => / cloudunits forecast .*--month "\$\(date -u \+%Y-%m\)"/.test(job.command))).toHaveLength(1);
+    expect(
+      recipe.jobs.filter((job) => /\bcloudunits alerts .*--budgets \S+/.test(job.command)).map((job) => job.schedule),
+    ).toEqual(["25 * * * *"]);
+    expect(
+      recipe.jobs.filter((job) => / cloudunits forecast .*--month "\$\(date -u \+%Y-%m\)"/.test(job.command)),
+    ).toHaveLength(1);
     expect(recipe.jobs.filter((job) => / cloudunits sync .*--username "\$LOGIN"$/.test(job.command))).toHaveLength(1);
     const issue = recipe.jobs.find((job) => job.command.includes(" invoices issue "));
     expect(issue!.command).toContain(" --prices prices.yaml ");
@@ -348,13 +407,20 @@ const CRON: { command: RegExp; check: (run: CliRun, cwd: string) => void }[] = [
   {
     // hourly: silent unless an alert is active; then its list and the count, on stdout for cron to mail. The README's
     // warehouse has machines new and gone in its last 24 h held (alerts are of the hours held, not of the clock)
-    command: / out="\$\(cloudunits alerts --db warehouse\.duckdb --budgets budgets\.yaml --prices prices\.yaml 2>&1\)" \|\| echo "\$out"$/,
+    command:
+      / out="\$\(cloudunits alerts --db warehouse\.duckdb --budgets budgets\.yaml --prices prices\.yaml 2>&1\)" \|\| echo "\$out"$/,
     check: (run) => {
       expect([run.code, run.stderr]).toEqual([0, ""]);
-      const active = Number(/^alerts as of 2026-10-0\dT\d\d:00:00Z \(budgets of 2026-10; anomalies and machine changes of the last 24 h\): (\d+) active$/m.exec(run.stdout)?.[1]);
+      const active = Number(
+        /^alerts as of 2026-10-0\dT\d\d:00:00Z \(budgets of 2026-10; anomalies and machine changes of the last 24 h\): (\d+) active$/m.exec(
+          run.stdout,
+        )?.[1],
+      );
       expect(active).toBeGreaterThan(0);
       expect(run.stdout).toMatch(/^machine-new: machine \d+ .*\[machine-new:\d+:\d+:\d+:2026-10-0\dT\d\d:00:00Z\]$/m);
-      expect(run.stdout.endsWith(`cloudunits: ${active} alert${active === 1 ? " is" : "s are"} active (listed above)\n`)).toBe(true);
+      expect(
+        run.stdout.endsWith(`cloudunits: ${active} alert${active === 1 ? " is" : "s are"} active (listed above)\n`),
+      ).toBe(true);
     },
   },
   // nightly and on the 2nd: the held hours of the last 7 and 35 days, compared: none changed (and none held so late here)
@@ -364,14 +430,19 @@ const CRON: { command: RegExp; check: (run: CliRun, cwd: string) => void }[] = [
     // on the 2nd, last month is issued; the README's warehouse holds 2 days of October, so nothing is issued and a human is
     // told why, whatever the date: October lacks hours; any later month holds none (the clock is this process's, which
     // scripts/test.mjs sets with faketime for its runs at other dates, and runAsCron keeps for the shell's `date`)
-    command: / cloudunits invoices issue --db warehouse\.duckdb --month "\$\(date -u -d 'last month' \+%Y-%m\)" --statement statement\.yaml --prices prices\.yaml --out issued\/$/,
+    command:
+      / cloudunits invoices issue --db warehouse\.duckdb --month "\$\(date -u -d 'last month' \+%Y-%m\)" --statement statement\.yaml --prices prices\.yaml --out issued\/$/,
     check: (run, cwd) => {
       const now = new Date();
       const last = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
       expect(run.code, run.stderr).toBe(3);
-      expect(run.stderr).toMatch(last === "2026-10"
-        ? /2026-10: \d+ accounts? lacks? hours, so nothing was issued/
-        : new RegExp(`^cloudunits: no hours held in ${last}: the inputs hold none of it, so there is nothing to bill; they hold \\[2026-10-01T00:00:00Z, 2026-10-03T00:00:00Z\\)\n$`));
+      expect(run.stderr).toMatch(
+        last === "2026-10"
+          ? /2026-10: \d+ accounts? lacks? hours, so nothing was issued/
+          : new RegExp(
+              `^cloudunits: no hours held in ${last}: the inputs hold none of it, so there is nothing to bill; they hold \\[2026-10-01T00:00:00Z, 2026-10-03T00:00:00Z\\)\n$`,
+            ),
+      );
       expect(existsSync(join(cwd, "issued"))).toBe(false);
     },
   },
@@ -388,7 +459,11 @@ const CRON: { command: RegExp; check: (run: CliRun, cwd: string) => void }[] = [
         return;
       }
       expect([run.code, run.stdout]).toEqual([3, ""]);
-      expect(run.stderr).toMatch(new RegExp(`^cloudunits: no hour of ${month} is held: the warehouse holds hours up to 2026-10-0\\dT\\d\\d:00:00Z, \\d+ days behind; nothing to forecast \\(sync the warehouse, or forecast a month it holds\\)\n$`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^cloudunits: no hour of ${month} is held: the warehouse holds hours up to 2026-10-0\\dT\\d\\d:00:00Z, \\d+ days behind; nothing to forecast \\(sync the warehouse, or forecast a month it holds\\)\n$`,
+        ),
+      );
     },
   },
   {
@@ -403,7 +478,9 @@ describe("README.md's crontab, as cron runs it with the installed bin", () => {
   const recipe = crontabOf(README);
 
   it("has its lines, each known to this test", () => {
-    expect(recipe.jobs.map((job) => CRON.filter((c) => c.command.test(job.command)).length)).toEqual(recipe.jobs.map(() => 1));
+    expect(recipe.jobs.map((job) => CRON.filter((c) => c.command.test(job.command)).length)).toEqual(
+      recipe.jobs.map(() => 1),
+    );
   });
 
   for (const job of recipe.jobs) {
@@ -411,7 +488,11 @@ describe("README.md's crontab, as cron runs it with the installed bin", () => {
       // the folder of the recipe is this test's; its installed bin runs the tool built from the sources
       const bin = join(cwd, "node_modules", ".bin");
       mkdirSync(bin, { recursive: true });
-      writeFileSync(join(bin, "cloudunits"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`, { mode: 0o755 });
+      writeFileSync(
+        join(bin, "cloudunits"),
+        `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+        { mode: 0o755 },
+      );
       const at = (text: string) => substitute(text.replaceAll("/srv/billing", cwd), server);
       const env = Object.fromEntries(Object.entries(recipe.env).map(([key, value]) => [key, at(value)]));
       const run = await runAsCron(at(job.command), cwd, { ...env, ...ENV });

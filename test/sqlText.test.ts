@@ -26,12 +26,15 @@ const SQL_WORDS = /\b(SELECT|INSERT|DELETE|UPDATE|COPY|CREATE|ALTER|DROP|PRAGMA|
  * Keep this list short: a value belongs in a parameter.
  */
 const NOT_VALUES: Record<string, Record<string, string>> = {
-  "src/stats/buildStatsSql.ts": { i: "the position of a series in the request's own list: an integer the code counts, not a value read" },
+  "src/stats/buildStatsSql.ts": {
+    i: "the position of a series in the request's own list: an integer the code counts, not a value read",
+  },
 };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []);
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /**
@@ -55,7 +58,11 @@ interface Finding {
 /** Findings of the rules above in `files`, checked with a program over them. */
 function findValuesInSql(files: string[]): Finding[] {
   const program = ts.createProgram(files, {
-    target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noEmit: true,
     skipLibCheck: true,
   });
   const checker = program.getTypeChecker();
@@ -71,12 +78,17 @@ function findValuesInSql(files: string[]): Finding[] {
           let before = node.head.text;
           for (const span of node.templateSpans) {
             const expression = span.expression.getText(source);
-            if (opensQuote(before)) findings.push({ where: where(span), problem: `\${${expression}} inside a SQL string literal` });
+            if (opensQuote(before))
+              findings.push({ where: where(span), problem: `\${${expression}} inside a SQL string literal` });
             const type = checker.getTypeAtLocation(span.expression);
-            const isString = (type.flags & ts.TypeFlags.StringLike) !== 0 ||
+            const isString =
+              (type.flags & ts.TypeFlags.StringLike) !== 0 ||
               (type.isUnion() && type.types.every((t) => (t.flags & ts.TypeFlags.StringLike) !== 0));
             if (!isString && NOT_VALUES[name]?.[expression] === undefined) {
-              findings.push({ where: where(span), problem: `\${${expression}} of type ${checker.typeToString(type)} written into SQL` });
+              findings.push({
+                where: where(span),
+                problem: `\${${expression}} of type ${checker.typeToString(type)} written into SQL`,
+              });
             }
             before += `\${}${span.literal.text}`;
           }
@@ -84,7 +96,12 @@ function findValuesInSql(files: string[]): Finding[] {
       }
       if (ts.isCallExpression(node) && /^replace(All)?$/.test(node.expression.getText(source).split(".").pop() ?? "")) {
         const [pattern, replacement] = node.arguments;
-        if (pattern && replacement && /^["'`/]\\?'/.test(pattern.getText(source)) && /''/.test(replacement.getText(source))) {
+        if (
+          pattern &&
+          replacement &&
+          /^["'`/]\\?'/.test(pattern.getText(source)) &&
+          /''/.test(replacement.getText(source))
+        ) {
           findings.push({ where: where(node), problem: `${node.getText(source)} escapes a value into SQL` });
         }
       }
@@ -105,21 +122,24 @@ describe("values never go into SQL text", () => {
     const dir = await mkdtemp(join(ROOT, "test/.sqlText-"));
     try {
       const file = join(dir, "bad.ts");
-      await writeFile(file, [
-        "export const a = (status: string) => `SELECT * FROM machines WHERE status = '${status}'`;",
-        "export const b = (limit: number) => `SELECT * FROM machines LIMIT ${limit}`;",
-        "export const c = (t: string) => `SELECT '${t.replaceAll(\"'\", \"''\")}'`;",
-        "export const ok = (table: string) => `SELECT count(*) FROM ${table} WHERE status = $status`;",
-        "const DDL = 'CREATE TABLE t (x INT)';",
-        "export const commented = `-- the account's table\\n${DDL}\\nSELECT 'it''s' AS s -- and a note's apostrophe\\n${DDL}`;",
-        "export const d = (v: string) => `-- a comment\\nSELECT 'x' -- it's\\nWHERE s = '${v}'`;",
-      ].join("\n"));
+      await writeFile(
+        file,
+        [
+          "export const a = (status: string) => `SELECT * FROM machines WHERE status = '${status}'`;",
+          "export const b = (limit: number) => `SELECT * FROM machines LIMIT ${limit}`;",
+          "export const c = (t: string) => `SELECT '${t.replaceAll(\"'\", \"''\")}'`;",
+          "export const ok = (table: string) => `SELECT count(*) FROM ${table} WHERE status = $status`;",
+          "const DDL = 'CREATE TABLE t (x INT)';",
+          "export const commented = `-- the account's table\\n${DDL}\\nSELECT 'it''s' AS s -- and a note's apostrophe\\n${DDL}`;",
+          "export const d = (v: string) => `-- a comment\\nSELECT 'x' -- it's\\nWHERE s = '${v}'`;",
+        ].join("\n"),
+      );
       const found = findValuesInSql([file]).map((f) => f.problem);
       expect(found).toEqual([
         "${status} inside a SQL string literal",
         "${limit} of type number written into SQL",
-        "${t.replaceAll(\"'\", \"''\")} inside a SQL string literal",
-        "t.replaceAll(\"'\", \"''\") escapes a value into SQL",
+        '${t.replaceAll("\'", "\'\'")} inside a SQL string literal',
+        't.replaceAll("\'", "\'\'") escapes a value into SQL',
         "${v} inside a SQL string literal",
       ]);
     } finally {

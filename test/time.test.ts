@@ -30,7 +30,11 @@ describe("parseTime", () => {
   });
 
   it.each([
-    [OCT_1 * 1000, "MILLISECOND_EPOCH", /1790812800000 is epoch milliseconds.*give 1790812800 \(2026-10-01T00:00:00Z\)/],
+    [
+      OCT_1 * 1000,
+      "MILLISECOND_EPOCH",
+      /1790812800000 is epoch milliseconds.*give 1790812800 \(2026-10-01T00:00:00Z\)/,
+    ],
     [String(OCT_1 * 1000), "MILLISECOND_EPOCH", /is epoch milliseconds/],
     [1e11, "MILLISECOND_EPOCH", /is epoch milliseconds/],
     [-(OCT_1 * 1000), "MILLISECOND_EPOCH", /is epoch milliseconds/],
@@ -65,8 +69,16 @@ describe("every call taking epoch seconds refuses epoch milliseconds (it would b
     const store = await open([data]);
     try {
       expect((await thrown(() => store.calculate(msPeriod))).code).toBe("MILLISECOND_EPOCH");
-      expect((await thrown(() => store.calculate({ start: OCT_1, end: msPeriod.end, accountId: 1 }))).message).toMatch(/^bad end: /);
-      expect((await thrown(() => store.machineStats({ machineId: 1, from: msPeriod.start, till: msPeriod.end, include: ["cpu"] }))).code).toBe("MILLISECOND_EPOCH");
+      expect((await thrown(() => store.calculate({ start: OCT_1, end: msPeriod.end, accountId: 1 }))).message).toMatch(
+        /^bad end: /,
+      );
+      expect(
+        (
+          await thrown(() =>
+            store.machineStats({ machineId: 1, from: msPeriod.start, till: msPeriod.end, include: ["cpu"] }),
+          )
+        ).code,
+      ).toBe("MILLISECOND_EPOCH");
       // the same period in seconds bills the two hours
       const { consumption } = await store.calculate({ start: OCT_1, end: OCT_1 + 7200 });
       expect(consumption.CU).toBeGreaterThan(0);

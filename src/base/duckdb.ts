@@ -55,7 +55,11 @@ export const MEMORY_CEILING_BYTES = Math.max(2 ** 30, Math.floor(totalmem() / 4)
  * again, up to `ceilingBytes` (default `MEMORY_CEILING_BYTES`); past it, DuckDB's error. The cap stays raised for the
  * connection's later queries: they are of the same data.
  */
-export async function withMemoryToSpare<T>(connection: DuckDBApi.DuckDBConnection, query: () => Promise<T>, ceilingBytes = MEMORY_CEILING_BYTES): Promise<T> {
+export async function withMemoryToSpare<T>(
+  connection: DuckDBApi.DuckDBConnection,
+  query: () => Promise<T>,
+  ceilingBytes = MEMORY_CEILING_BYTES,
+): Promise<T> {
   for (;;) {
     try {
       return await query();
@@ -74,6 +78,16 @@ export async function withMemoryToSpare<T>(connection: DuckDBApi.DuckDBConnectio
 export function parseBytes(text: string): number | undefined {
   const match = /^([\d.]+)\s*(bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/.exec(text.trim());
   if (!match) return undefined;
-  const scale: Record<string, number> = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
+  const scale: Record<string, number> = {
+    bytes: 1,
+    KiB: 2 ** 10,
+    MiB: 2 ** 20,
+    GiB: 2 ** 30,
+    TiB: 2 ** 40,
+    KB: 1e3,
+    MB: 1e6,
+    GB: 1e9,
+    TB: 1e12,
+  };
   return Number(match[1]) * scale[match[2]!]!;
 }

@@ -40,7 +40,9 @@ export function environmentErrorOf(error: unknown, file?: string, kept = KEPT): 
   // a recursive mkdir under a folder it may not write says ENOENT: ask the nearest folder that exists
   if (code === "ENOENT" && syscall === "mkdir" && typeof path === "string") code = refusalOfNearestFolder(path) ?? code;
   const message = error instanceof Error ? error.message : "";
-  const failure = (typeof code === "string" ? BY_ERRNO[code] : undefined) ?? BY_MESSAGE.find(([pattern]) => pattern.test(message))?.[1];
+  const failure =
+    (typeof code === "string" ? BY_ERRNO[code] : undefined) ??
+    BY_MESSAGE.find(([pattern]) => pattern.test(message))?.[1];
   if (failure === undefined) return undefined;
   const where = file ?? (typeof path === "string" ? path : QUOTED_PATH.exec(message)?.[1]) ?? "a file";
   return new EnvironmentError(failure, where, kept, { cause: error });

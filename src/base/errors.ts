@@ -75,9 +75,16 @@ export class BadInputError extends CloudunitsError {
     // a conflict's line names two or more files: the head counts files, not lines
     const head = [
       ...(bad > 0 ? [plural(bad, "bad input file", "bad input files")] : []),
-      ...(conflicts.length > 0 ? [`${plural(conflicts.length, "account-hour", "account-hours")} with different files (${plural(files, "file", "files")})`] : []),
+      ...(conflicts.length > 0
+        ? [
+            `${plural(conflicts.length, "account-hour", "account-hours")} with different files (${plural(files, "file", "files")})`,
+          ]
+        : []),
     ].join(" and ");
-    super("BAD_INPUT", `${head} (use skipBad: true to go on without them):\n` + errors.map((e) => `  ${e.message}`).join("\n"));
+    super(
+      "BAD_INPUT",
+      `${head} (use skipBad: true to go on without them):\n` + errors.map((e) => `  ${e.message}`).join("\n"),
+    );
     this.errors = errors;
   }
 }
@@ -90,7 +97,11 @@ export class ImpossibleValuesError extends CloudunitsError {
   readonly values: ImpossibleValue[];
 
   /** `lines`: one per value, naming its file, entity and field (see `describeImpossible`); `what`: where they are and what to do. */
-  constructor(values: ImpossibleValue[], lines: readonly string[], what = "in billed fields (use skipBad: true to count them as 0)") {
+  constructor(
+    values: ImpossibleValue[],
+    lines: readonly string[],
+    what = "in billed fields (use skipBad: true to count them as 0)",
+  ) {
     super(
       "IMPOSSIBLE_VALUE",
       `${values.length} impossible value${values.length === 1 ? "" : "s"} (NaN, infinite or negative) ${what}:\n` +
@@ -123,7 +134,12 @@ export class SyncIncompleteError extends FetchError {
     super(
       "SYNC_INCOMPLETE",
       `${failures.length} of ${accountCount} account${accountCount === 1 ? "" : "s"} could not be synced (the others were; run sync again to retry):\n` +
-        failures.map((f) => `  account ${f.accountId}: ${f.error.message}${"code" in f.error ? ` [${String(f.error.code)}]` : ""}`).join("\n"),
+        failures
+          .map(
+            (f) =>
+              `  account ${f.accountId}: ${f.error.message}${"code" in f.error ? ` [${String(f.error.code)}]` : ""}`,
+          )
+          .join("\n"),
     );
     this.failures = failures;
   }
@@ -136,8 +152,11 @@ export class ActiveAlertsError extends CloudunitsError {
 
   /** `unsent`: why the alerts could not be posted to the webhook, when they could not (the exit code still says they are active). */
   constructor(active: number, unsent?: FetchError) {
-    super("ALERTS_ACTIVE", `${active} alert${active === 1 ? " is" : "s are"} active (listed above)${unsent ? `; they were not posted: ${unsent.message}` : ""}`,
-      unsent ? { cause: unsent } : undefined);
+    super(
+      "ALERTS_ACTIVE",
+      `${active} alert${active === 1 ? " is" : "s are"} active (listed above)${unsent ? `; they were not posted: ${unsent.message}` : ""}`,
+      unsent ? { cause: unsent } : undefined,
+    );
     this.active = active;
   }
 }
@@ -177,9 +196,21 @@ export class WarehouseBusyError extends CloudunitsError {
 
 /** What the machine refused, in the words of {@link EnvironmentError}'s message. */
 export const ENVIRONMENT_FAILURES = {
-  DISK_FULL: { verb: "write", what: "no space left on the device", todo: "free some space (or raise the quota) and run again" },
-  READ_ONLY: { verb: "write", what: "the file system is read-only", todo: "make it writable, or give a path on a writable file system" },
-  PERMISSION_DENIED: { verb: "use", what: "permission denied", todo: "give this user access to it and its folder, or give another path" },
+  DISK_FULL: {
+    verb: "write",
+    what: "no space left on the device",
+    todo: "free some space (or raise the quota) and run again",
+  },
+  READ_ONLY: {
+    verb: "write",
+    what: "the file system is read-only",
+    todo: "make it writable, or give a path on a writable file system",
+  },
+  PERMISSION_DENIED: {
+    verb: "use",
+    what: "permission denied",
+    todo: "give this user access to it and its folder, or give another path",
+  },
 } as const;
 
 /** A kind of failure of the environment, see {@link ENVIRONMENT_FAILURES}. */
@@ -223,16 +254,31 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 /** The parts of a {@link WarehouseAlarm} as `status` says them, joined with "; ". */
 function alarmText(alarm: WarehouseAlarm): string {
   const { stale, incomplete, invoicesToCorrect = [] } = alarm;
-  const hours = (m: WarehouseAlarm["incomplete"][number]) => [...(m.missingHours > 0 ? [`${m.missingHours} h missing`] : []), ...(m.lostHours > 0 ? [`${m.lostHours} h lost at source, not accepted`] : [])].join(", ");
+  const hours = (m: WarehouseAlarm["incomplete"][number]) =>
+    [
+      ...(m.missingHours > 0 ? [`${m.missingHours} h missing`] : []),
+      ...(m.lostHours > 0 ? [`${m.lostHours} h lost at source, not accepted`] : []),
+    ].join(", ");
   return [
-    ...(alarm.empty ? ["the warehouse holds no hour: no sync has committed one yet (run sync with since: T, and look at its output)"] : []),
-    ...(stale.length > 0 ? [`${plural(stale.length, "account is", "accounts are")} more than ${alarm.maxLagHours} h behind: ` + stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", ")] : []),
+    ...(alarm.empty
+      ? ["the warehouse holds no hour: no sync has committed one yet (run sync with since: T, and look at its output)"]
+      : []),
+    ...(stale.length > 0
+      ? [
+          `${plural(stale.length, "account is", "accounts are")} more than ${alarm.maxLagHours} h behind: ` +
+            stale.map((s) => `account ${s.accountId} (${s.lagHours} h)`).join(", "),
+        ]
+      : []),
     ...(incomplete.length > 0
-      ? [`${plural(incomplete.length, "account has", "accounts have")} missing or lost hours (accept a lost one with --accept-lost HOUR): ` +
-        incomplete.map((m) => `account ${m.accountId} (${hours(m)})`).join(", ")]
+      ? [
+          `${plural(incomplete.length, "account has", "accounts have")} missing or lost hours (accept a lost one with --accept-lost HOUR): ` +
+            incomplete.map((m) => `account ${m.accountId} (${hours(m)})`).join(", "),
+        ]
       : []),
     ...(invoicesToCorrect.length > 0
-      ? [`${plural(invoicesToCorrect.length, "issued invoice", "issued invoices")} the warehouse now disagrees with (correct with correctInvoice({ number })): ${invoicesToCorrect.join(", ")}`]
+      ? [
+          `${plural(invoicesToCorrect.length, "issued invoice", "issued invoices")} the warehouse now disagrees with (correct with correctInvoice({ number })): ${invoicesToCorrect.join(", ")}`,
+        ]
       : []),
   ].join("; ");
 }
@@ -264,7 +310,10 @@ export class InvoicesToCorrectError extends CloudunitsError {
   readonly numbers: string[];
 
   constructor(numbers: string[]) {
-    super("INVOICES_TO_CORRECT", alarmText({ stale: [], maxLagHours: undefined, incomplete: [], invoicesToCorrect: numbers }));
+    super(
+      "INVOICES_TO_CORRECT",
+      alarmText({ stale: [], maxLagHours: undefined, incomplete: [], invoicesToCorrect: numbers }),
+    );
     this.numbers = numbers;
   }
 }
@@ -300,8 +349,12 @@ export class EmptyPeriodError extends CloudunitsError {
   readonly held: { start: number; end: number } | null;
 
   constructor(period: { start: number; end: number }, held: { start: number; end: number } | null, whose = "") {
-    const holds = held === null ? "they hold no hour at all" : `they hold [${isoText(held.start)}, ${isoText(held.end)})`;
-    super("EMPTY_PERIOD", `no hours held in ${periodName(period)}${whose}: the inputs hold none of it, so there is nothing to bill; ${holds}`);
+    const holds =
+      held === null ? "they hold no hour at all" : `they hold [${isoText(held.start)}, ${isoText(held.end)})`;
+    super(
+      "EMPTY_PERIOD",
+      `no hours held in ${periodName(period)}${whose}: the inputs hold none of it, so there is nothing to bill; ${holds}`,
+    );
     this.period = period;
     this.held = held;
   }
@@ -326,7 +379,10 @@ export class NoHoursHeldError extends CloudunitsError {
   readonly month: string;
 
   constructor(month: string, held: string) {
-    super("NO_HOURS_HELD", `no hour of ${month} is held: ${held}; nothing to forecast (sync the warehouse, or forecast a month it holds)`);
+    super(
+      "NO_HOURS_HELD",
+      `no hour of ${month} is held: ${held}; nothing to forecast (sync the warehouse, or forecast a month it holds)`,
+    );
     this.month = month;
   }
 }
@@ -393,7 +449,10 @@ export class DeliveryFailedError extends CloudunitsError {
   readonly numbers: string[];
 
   constructor(numbers: string[]) {
-    super("DELIVERY_FAILED", `${numbers.length} document${numbers.length === 1 ? " was" : "s were"} not delivered (listed above): the next run of invoices send tries again`);
+    super(
+      "DELIVERY_FAILED",
+      `${numbers.length} document${numbers.length === 1 ? " was" : "s were"} not delivered (listed above): the next run of invoices send tries again`,
+    );
     this.numbers = numbers;
   }
 }

@@ -31,7 +31,8 @@ export class SumBank {
     this.single = withRoom(this.single, first, first + count);
     const single = this.single;
     const partials = this.partials;
-    for (let i = first; i < first + count; i++) { // a loop: fill() costs more than it saves for a few sums
+    for (let i = first; i < first + count; i++) {
+      // a loop: fill() costs more than it saves for a few sums
       single[i] = 0;
       partials[i] = undefined;
     }
@@ -51,7 +52,7 @@ export class SumBank {
       const a = this.single[i]!;
       const s = a + x;
       const b = s - a;
-      const error = (a - (s - b)) + (x - b); // Knuth's TwoSum: a + x = s + error exactly
+      const error = a - (s - b) + (x - b); // Knuth's TwoSum: a + x = s + error exactly
       if (error === 0) this.single[i] = s;
       else this.partials[i] = [error, s];
       return;
@@ -119,7 +120,14 @@ export class SumBank {
   }
 
   /** Adds to sums `to .. to + count` the terms read from `terms` at `at`, `counts[c ..]` of them each; returns the next `at`. */
-  importTerms(to: number, count: number, counts: ArrayLike<number>, c: number, terms: ArrayLike<number>, at: number): number {
+  importTerms(
+    to: number,
+    count: number,
+    counts: ArrayLike<number>,
+    c: number,
+    terms: ArrayLike<number>,
+    at: number,
+  ): number {
     for (let k = 0; k < count; k++) {
       for (let n = counts[c + k]!; n > 0; n--) this.add(to + k, terms[at++]!);
     }
@@ -138,7 +146,7 @@ function split(a: number): [number, number] {
 export function twoProductError(a: number, b: number, p: number): number {
   const [ah, al] = split(a);
   const [bh, bl] = split(b);
-  return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  return ah * bh - p + ah * bl + al * bh + al * bl;
 }
 
 /** Adds `x` to non-overlapping partials in increasing magnitude, keeping them so (Shewchuk). */

@@ -6,7 +6,10 @@ import { UsageError } from "./errors.js";
  * `role` names it for the message (`price list`), `todo` what to do, when there is more to say.
  */
 export function fileNotFound(role: string, file: string, options: { cause?: unknown; todo?: string } = {}): UsageError {
-  return new UsageError(`${role} not found: ${file}${options.todo ? ` (${options.todo})` : ""}`, { code: "INPUT_NOT_FOUND", cause: options.cause });
+  return new UsageError(`${role} not found: ${file}${options.todo ? ` (${options.todo})` : ""}`, {
+    code: "INPUT_NOT_FOUND",
+    cause: options.cause,
+  });
 }
 
 /** Whether a file system error says the path does not exist (ENOENT, or a file where a folder of it was expected). */

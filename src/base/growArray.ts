@@ -9,7 +9,9 @@ type NumberArray = Float64Array | Int32Array | Uint32Array | Uint8Array;
 export function withRoom<T extends NumberArray>(array: T, used: number, length: number): T {
   if (length <= array.length) return array;
   const size = Math.max(2 * array.length, length);
-  const grown = (Buffer.isBuffer(array) ? Buffer.allocUnsafe(size) : new (array.constructor as new (n: number) => T)(size)) as T;
+  const grown = (
+    Buffer.isBuffer(array) ? Buffer.allocUnsafe(size) : new (array.constructor as new (n: number) => T)(size)
+  ) as T;
   grown.set(array.subarray(0, used));
   return grown;
 }

@@ -39,7 +39,10 @@ export function periodSql(alias?: string): string {
  */
 export function checkPeriod(period: Period): void {
   for (const key of ["start", "end"] as const) checkEpochSeconds(period[key], key);
-  if (period.end <= period.start) throw new UsageError(`the period is empty: end ${period.end} is not after start ${period.start} (the period is [start, end))`);
+  if (period.end <= period.start)
+    throw new UsageError(
+      `the period is empty: end ${period.end} is not after start ${period.start} (the period is [start, end))`,
+    );
   if (period.accountId !== undefined && !Number.isSafeInteger(period.accountId)) {
     throw new UsageError(`bad account id: ${String(period.accountId)} (a whole number)`);
   }
@@ -47,7 +50,9 @@ export function checkPeriod(period: Period): void {
 
 /** The period's own fields alone (`start`, `end`, and `accountId` when given), whatever else `period` holds: what a billed period says it is. */
 export function periodOnly(period: Period): Period {
-  return period.accountId === undefined ? { start: period.start, end: period.end } : { start: period.start, end: period.end, accountId: period.accountId };
+  return period.accountId === undefined
+    ? { start: period.start, end: period.end }
+    : { start: period.start, end: period.end, accountId: period.accountId };
 }
 
 /**
@@ -61,7 +66,11 @@ export function paramTypes(): Record<string, DuckDBType> {
 
 /** The query parameters of a period (see `periodSql`). */
 export function paramValues(params: Period): Record<string, bigint | null> {
-  return { start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId) };
+  return {
+    start: BigInt(params.start),
+    end: BigInt(params.end),
+    account: params.accountId === undefined ? null : BigInt(params.accountId),
+  };
 }
 
 /**
@@ -70,7 +79,12 @@ export function paramValues(params: Period): Record<string, bigint | null> {
  * the next step while its rows stay within `limit`, and a step holding more is a run alone.
  * A run spans the steps without rows between its own (they were not listed).
  */
-export function runsWithin(starts: ArrayLike<number>, rows: ArrayLike<number>, width: number, limit: number): [number, number][] {
+export function runsWithin(
+  starts: ArrayLike<number>,
+  rows: ArrayLike<number>,
+  width: number,
+  limit: number,
+): [number, number][] {
   const runs: [number, number][] = [];
   let held = 0;
   for (let i = 0; i < starts.length; i++) {

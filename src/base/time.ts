@@ -14,7 +14,8 @@ export const MILLISECONDS_FROM = 1e11;
  * number of ±1e11 or more (epoch milliseconds given as seconds would bill nothing, silently).
  */
 export function checkEpochSeconds(value: number, what = "time"): number {
-  if (!Number.isSafeInteger(value)) throw new UsageError(`bad ${what}: ${String(value)} (epoch seconds, a whole number)`, { code: "BAD_TIME" });
+  if (!Number.isSafeInteger(value))
+    throw new UsageError(`bad ${what}: ${String(value)} (epoch seconds, a whole number)`, { code: "BAD_TIME" });
   if (Math.abs(value) >= MILLISECONDS_FROM) {
     const seconds = Math.trunc(value / 1000);
     const asSeconds = Math.abs(seconds) < MILLISECONDS_FROM ? `: give ${seconds} (${isoUtc(seconds)})` : "";
@@ -44,8 +45,12 @@ export function parseTime(value: string | number, what = "time"): number {
     const ms = Date.UTC(...fields);
     const back = new Date(ms);
     const valid =
-      back.getUTCFullYear() === fields[0] && back.getUTCMonth() === fields[1] && back.getUTCDate() === fields[2] &&
-      fields[3] < 24 && fields[4] < 60 && fields[5] < 60;
+      back.getUTCFullYear() === fields[0] &&
+      back.getUTCMonth() === fields[1] &&
+      back.getUTCDate() === fields[2] &&
+      fields[3] < 24 &&
+      fields[4] < 60 &&
+      fields[5] < 60;
     if (valid && (frac === undefined || /^0+$/.test(frac))) {
       let offsetSeconds = 0;
       if (zone && zone.toUpperCase() !== "Z") {

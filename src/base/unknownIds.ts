@@ -14,13 +14,22 @@ export function checkKnownIds(kind: string, given: readonly number[], known: Ite
   const unknown = given.filter((id) => !knownSet.has(id));
   if (unknown.length === 0) return;
   const sorted = [...knownSet].sort((a, b) => a - b);
-  const nearest = sorted.length <= SHOWN
-    ? sorted
-    : [...sorted].sort((a, b) => Math.abs(a - unknown[0]!) - Math.abs(b - unknown[0]!) || a - b).slice(0, SHOWN).sort((a, b) => a - b);
-  const list = sorted.length === 0 ? "none"
-    : sorted.length <= SHOWN ? nearest.join(", ")
-      : `${nearest.join(", ")} (the nearest of ${sorted.length})`;
-  throw new UsageError(`unknown ${kind} ${unknown.join(", ")} (not in ${where}); known: ${list}`, { code: "UNKNOWN_ID" });
+  const nearest =
+    sorted.length <= SHOWN
+      ? sorted
+      : [...sorted]
+          .sort((a, b) => Math.abs(a - unknown[0]!) - Math.abs(b - unknown[0]!) || a - b)
+          .slice(0, SHOWN)
+          .sort((a, b) => a - b);
+  const list =
+    sorted.length === 0
+      ? "none"
+      : sorted.length <= SHOWN
+        ? nearest.join(", ")
+        : `${nearest.join(", ")} (the nearest of ${sorted.length})`;
+  throw new UsageError(`unknown ${kind} ${unknown.join(", ")} (not in ${where}); known: ${list}`, {
+    code: "UNKNOWN_ID",
+  });
 }
 
 /** The kinds of id a warehouse knows. */
@@ -38,7 +47,8 @@ const KNOWN_SQL: Record<IdKind, { any: string; ofAccount: string }> = {
   },
   cloudspace: {
     any: "SELECT cloudspace_id AS id FROM cloudspaces UNION SELECT id FROM entity_names WHERE kind = 'cloudspace'",
-    ofAccount: "SELECT cloudspace_id AS id FROM cloudspaces WHERE account_id = $account UNION SELECT id FROM entity_names WHERE kind = 'cloudspace' AND account_id = $account",
+    ofAccount:
+      "SELECT cloudspace_id AS id FROM cloudspaces WHERE account_id = $account UNION SELECT id FROM entity_names WHERE kind = 'cloudspace' AND account_id = $account",
   },
   machine: {
     any: "SELECT machine_id AS id FROM machines",
@@ -51,12 +61,34 @@ const KNOWN_SQL: Record<IdKind, { any: string; ofAccount: string }> = {
  * hour: an id known without samples in a period is not an error), listing the known ids or
  * the nearest; with `accountId`, among that account's only.
  */
-export async function checkKnownInWarehouse(connection: DuckDBConnection, kind: IdKind, id: number, accountId?: number): Promise<void> {
+export async function checkKnownInWarehouse(
+  connection: DuckDBConnection,
+  kind: IdKind,
+  id: number,
+  accountId?: number,
+): Promise<void> {
   const sql = accountId === undefined ? KNOWN_SQL[kind].any : KNOWN_SQL[kind].ofAccount;
-  const params: Record<string, bigint> = { id: BigInt(id), ...(accountId === undefined ? {} : { account: BigInt(accountId) }) };
-  const found = await connection.runAndReadAll(`SELECT EXISTS (SELECT 1 FROM (${sql}) WHERE id = $id) AS found`, params);
+  const params: Record<string, bigint> = {
+    id: BigInt(id),
+    ...(accountId === undefined ? {} : { account: BigInt(accountId) }),
+  };
+  const found = await connection.runAndReadAll(
+    `SELECT EXISTS (SELECT 1 FROM (${sql}) WHERE id = $id) AS found`,
+    params,
+  );
   if (found.getRowObjectsJS()[0]!.found === true) return;
-  const known = (await connection.runAndReadAll(`SELECT DISTINCT id FROM (${sql}) ORDER BY id`, accountId === undefined ? {} : { account: BigInt(accountId) }))
-    .getRowObjectsJS().map((r) => Number(r.id));
-  checkKnownIds(kind === "cloudspace" ? "cloud space" : kind, [id], known, accountId === undefined ? "the data" : `account ${accountId}'s data`);
+  const known = (
+    await connection.runAndReadAll(
+      `SELECT DISTINCT id FROM (${sql}) ORDER BY id`,
+      accountId === undefined ? {} : { account: BigInt(accountId) },
+    )
+  )
+    .getRowObjectsJS()
+    .map((r) => Number(r.id));
+  checkKnownIds(
+    kind === "cloudspace" ? "cloud space" : kind,
+    [id],
+    known,
+    accountId === undefined ? "the data" : `account ${accountId}'s data`,
+  );
 }

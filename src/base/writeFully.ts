@@ -8,7 +8,7 @@ import type { FileHandle } from "node:fs/promises";
  */
 export async function writeFully(handle: FileHandle, chunk: string | Uint8Array): Promise<void> {
   const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
-  for (let offset = 0; offset < bytes.length; ) {
+  for (let offset = 0; offset < bytes.length;) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
     offset += bytesWritten;
   }

@@ -159,9 +159,22 @@ export async function bill(request: BillRequest): Promise<Bill> {
   const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
   const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
   const billedWith = async (cuts: readonly number[]): Promise<BilledPeriod> => {
-    if (!isFiles(source)) return billWarehouse(source.connection, period, rules, { load: source.load, levels, cuts, fingerprint: produce.fingerprints ?? false });
+    if (!isFiles(source))
+      return billWarehouse(source.connection, period, rules, {
+        load: source.load,
+        levels,
+        cuts,
+        fingerprint: produce.fingerprints ?? false,
+      });
     const { billInputs } = await import("../billing/billInputs.js"); // the decoding pipeline loads only for files
-    return billInputs(source, period, { ...rules, levels, cuts, skipBad: request.skipBad, fingerprint: produce.fingerprints ?? false, ...request.reading });
+    return billInputs(source, period, {
+      ...rules,
+      levels,
+      cuts,
+      skipBad: request.skipBad,
+      fingerprint: produce.fingerprints ?? false,
+      ...request.reading,
+    });
   };
   const prices = priceCuts(request.prices, period);
   const days = produce.days ? dayCuts(period) : [];
@@ -171,11 +184,24 @@ export async function bill(request: BillRequest): Promise<Bill> {
   if (billed.quality.emptyPeriod) {
     billed.quality.held = await heldSpan(source, period.accountId, request.reading?.packed);
     // files skipped as bad (`skipBad`) are listed with the bill of zeros, exit 0, as any skipped file is
-    if (!request.allowEmpty && billed.quality.skipped.length === 0) throw new EmptyPeriodError(period, billed.quality.held, period.accountId === undefined ? "" : ` for account ${period.accountId}`);
+    if (!request.allowEmpty && billed.quality.skipped.length === 0)
+      throw new EmptyPeriodError(
+        period,
+        billed.quality.held,
+        period.accountId === undefined ? "" : ` for account ${period.accountId}`,
+      );
   }
-  const byDay = !produce.days ? undefined : days.length === 0 ? { ...billed, parts: undefined } : prices.length > 0 ? await billedWith(days) : billed;
+  const byDay = !produce.days
+    ? undefined
+    : days.length === 0
+      ? { ...billed, parts: undefined }
+      : prices.length > 0
+        ? await billedWith(days)
+        : billed;
   const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
-    prices: request.prices, unitsFile: request.unitsFile, fingerprints: produce.fingerprints,
+    prices: request.prices,
+    unitsFile: request.unitsFile,
+    fingerprints: produce.fingerprints,
   });
   return {
     report,
@@ -192,7 +218,10 @@ async function hourlyOf(source: BillSource, report: BillingReport, request: Bill
   const warehouse = warehouseOf(source);
   if (warehouse !== undefined) return warehouseHourly(warehouse.connection, report);
   const { filesHourly } = await import("../billing/filesHourly.js"); // the decoding pipeline loads only for files
-  return filesHourly(source as readonly string[], report, { skipBad: request.skipBad, packed: request.reading?.packed });
+  return filesHourly(source as readonly string[], report, {
+    skipBad: request.skipBad,
+    packed: request.reading?.packed,
+  });
 }
 
 /** The days of a period billed cut at midnights (or of one day, not cut): each with lines. */

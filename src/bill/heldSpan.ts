@@ -13,7 +13,11 @@ export interface HeldSpan {
  * when it holds none: what an empty period's warning names, so that a user who asked for the
  * wrong month sees which months the data covers. Input files are listed by their paths, not read.
  */
-export async function heldSpan(source: BillSource, accountId: number | undefined, packed = false): Promise<HeldSpan | null> {
+export async function heldSpan(
+  source: BillSource,
+  accountId: number | undefined,
+  packed = false,
+): Promise<HeldSpan | null> {
   if (isFiles(source)) {
     let start = Number.POSITIVE_INFINITY;
     let end = Number.NEGATIVE_INFINITY;

@@ -19,7 +19,10 @@ export function accountReport(report: BillingReport, accountId: number): Billing
     impossibleValues: report.quality.impossibleValues.filter((v) => v.accountId === accountId),
     emptyPeriod: keep.length === 0,
     // Not per account: machine types and empty records are counted over the load, skipped files and duplicates are its files.
-    unbilledMachineTypes: [], emptyRecords: { machineHours: 0, cloudSpaceHours: 0 }, skipped: [], duplicates: [],
+    unbilledMachineTypes: [],
+    emptyRecords: { machineHours: 0, cloudSpaceHours: 0 },
+    skipped: [],
+    duplicates: [],
   };
   return {
     ...report,

@@ -99,7 +99,11 @@ class RunManifest implements LoadManifest {
  *
  * The figures are those of `billWarehouse` over a warehouse loaded from the same inputs, to the bit.
  */
-export async function billInputs(inputs: readonly string[], params: Period, options: BillInputsOptions = {}): Promise<BilledPeriod> {
+export async function billInputs(
+  inputs: readonly string[],
+  params: Period,
+  options: BillInputsOptions = {},
+): Promise<BilledPeriod> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories");
   try {
     return await billInputsRead(inputs, params, options, true);
@@ -110,17 +114,27 @@ export async function billInputs(inputs: readonly string[], params: Period, opti
 }
 
 /** {@link billInputs}, reading a large input folder while it is walked when `stream` (see `streamInputs`). */
-async function billInputsRead(inputs: readonly string[], params: Period, options: BillInputsOptions, stream: boolean): Promise<BilledPeriod> {
+async function billInputsRead(
+  inputs: readonly string[],
+  params: Period,
+  options: BillInputsOptions,
+  stream: boolean,
+): Promise<BilledPeriod> {
   const cores = availableParallelism();
   const resolved = resolveOptions(options);
   const levels = options.levels ?? levelsFor(params);
   const splitAt = cutsWithin(options.cuts, params);
-  const rules = { units: resolved.units, cuRollup: resolved.cuRollup, environmentOnly: environmentOnly(levels), splitAt };
+  const rules = {
+    units: resolved.units,
+    cuRollup: resolved.cuRollup,
+    environmentOnly: environmentOnly(levels),
+    splitAt,
+  };
   const { reader, badFiles, bytesTotal } = loadReader([...inputs], {
     packed: options.packed,
     select: { accountId: params.accountId, start: params.start, end: params.end },
     onProgress: options.onProgress,
-    streamAfterBytes: stream ? options.streamAfterBytes ?? billingWorkersFrom(cores) : undefined,
+    streamAfterBytes: stream ? (options.streamAfterBytes ?? billingWorkersFrom(cores)) : undefined,
   });
   const impossible: ImpossibleValue[] = [];
   const target: LoadTarget = {
@@ -135,9 +149,11 @@ async function billInputsRead(inputs: readonly string[], params: Period, options
     stopOnError: true,
     batchBytes: Number.POSITIVE_INFINITY,
     tables: [],
-    stager: () => chooseStager(bytesTotal(), options.workers ?? billingWorkers(bytesTotal(), cores, freeCores(cores)), {
-      tap: billingTap(rules), hash: fingerprint,
-    }),
+    stager: () =>
+      chooseStager(bytesTotal(), options.workers ?? billingWorkers(bytesTotal(), cores, freeCores(cores)), {
+        tap: billingTap(rules),
+        hash: fingerprint,
+      }),
   });
   if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
   impossible.sort(compareImpossible);
@@ -147,7 +163,12 @@ async function billInputsRead(inputs: readonly string[], params: Period, options
   if (params.accountId !== undefined && outcome.accountHours === 0) {
     // nothing of the account in the period: an account of no file at all is an error, not a bill of 0
     const listing = await listAccountHours([...inputs], { packed: options.packed });
-    checkKnownIds("account", [params.accountId], listing.accountHours.map((h) => h.accountId), "the inputs");
+    checkKnownIds(
+      "account",
+      [params.accountId],
+      listing.accountHours.map((h) => h.accountId),
+      "the inputs",
+    );
   }
   const load: LoadReport = {
     inputs: [...inputs],

@@ -52,12 +52,29 @@ export interface WarehouseBilling {
  * seen is a UsageError (UNKNOWN_ID), not a bill of 0.
  */
 export async function billWarehouse(
-  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, how: WarehouseBilling = {},
+  connection: DuckDBConnection,
+  period: Period,
+  options: BillingOptions = {},
+  how: WarehouseBilling = {},
 ): Promise<BilledPeriod> {
   const resolved = resolveOptions(options);
-  const { lines, parts, seen, road } = await billingPass(connection, period, options, how.levels ?? levelsFor(period), how.cuts ?? []);
-  if (period.accountId !== undefined && lines.length === 0) await checkKnownInWarehouse(connection, "account", period.accountId);
-  const quality = qualityOf(seen, period, how.load, await billedImpossibleValues(connection, period, resolved.units), await syncedUntilOf(connection), await lostHoursOf(connection));
-  const data = how.fingerprint ?? true ? await dataFingerprint(connection) : undefined;
+  const { lines, parts, seen, road } = await billingPass(
+    connection,
+    period,
+    options,
+    how.levels ?? levelsFor(period),
+    how.cuts ?? [],
+  );
+  if (period.accountId !== undefined && lines.length === 0)
+    await checkKnownInWarehouse(connection, "account", period.accountId);
+  const quality = qualityOf(
+    seen,
+    period,
+    how.load,
+    await billedImpossibleValues(connection, period, resolved.units),
+    await syncedUntilOf(connection),
+    await lostHoursOf(connection),
+  );
+  const data = (how.fingerprint ?? true) ? await dataFingerprint(connection) : undefined;
   return { period: periodOnly(period), options: resolved, lines, parts, quality, load: how.load, data, road };
 }

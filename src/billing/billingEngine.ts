@@ -62,8 +62,16 @@ export interface SeenData {
 
 // The figures, by index (a line's sums are `F` consecutive sums of a bank): the extras, then
 // the units in catalog order (`UNITS_AT + k`); the catalog's CU and NU (its `cu` and `volume` units) have rules of their own.
-const CU_SUM = 0, GATEWAY_PIU = 1, CU_ALLOCATED = 2, OWN_NIC_NU = 3;
-const EXTRA_NAMES = ["cuSum", "gatewayPiu", "cuAllocated", "ownNicNu"] as const satisfies readonly (keyof FigureExtras)[];
+const CU_SUM = 0,
+  GATEWAY_PIU = 1,
+  CU_ALLOCATED = 2,
+  OWN_NIC_NU = 3;
+const EXTRA_NAMES = [
+  "cuSum",
+  "gatewayPiu",
+  "cuAllocated",
+  "ownNicNu",
+] as const satisfies readonly (keyof FigureExtras)[];
 const UNITS_AT = EXTRA_NAMES.length;
 const CU = UNITS_AT + UNIT_NAMES.findIndex((u) => unitDef(u).rule.kind === "cu");
 const NU = UNITS_AT + UNIT_NAMES.findIndex((u) => unitDef(u).rule.kind === "volume");
@@ -71,7 +79,11 @@ const NU = UNITS_AT + UNIT_NAMES.findIndex((u) => unitDef(u).rule.kind === "volu
 // The totals of a level in one hour (sums of a bank: `L` consecutive): the machines' CU (per
 // cloud space, for showback: never rolled up), then the totals a level adds up from its parts:
 // memory, Σ CU, external bytes, then each summed unit's (`T_SUMS + k`).
-const T_MACHINES_CU = 0, T_MEM = 1, T_CU_SUM = 2, T_BYTES = 3, T_SUMS = 4;
+const T_MACHINES_CU = 0,
+  T_MEM = 1,
+  T_CU_SUM = 2,
+  T_BYTES = 3,
+  T_SUMS = 4;
 export interface Counts {
   vcpus: number;
   gatewayPiu: number;
@@ -87,11 +99,17 @@ interface SummedUnit {
 
 /** Report order: by hour, then account, cloud space and machine (none first), then level. */
 export function compareLines(a: EngineLine, b: EngineLine): number {
-  return (a.hourEpoch ?? -Infinity) - (b.hourEpoch ?? -Infinity) || 0
-    || (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) || 0
-    || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) || 0
-    || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) || 0
-    || LEVEL_RANK[a.level] - LEVEL_RANK[b.level];
+  return (
+    (a.hourEpoch ?? -Infinity) - (b.hourEpoch ?? -Infinity) ||
+    0 ||
+    (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) ||
+    0 ||
+    (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) ||
+    0 ||
+    (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) ||
+    0 ||
+    LEVEL_RANK[a.level] - LEVEL_RANK[b.level]
+  );
 }
 
 /**
@@ -182,7 +200,12 @@ export class BillingEngine {
   private periodParts: EngineLine[][] | undefined;
   private readonly environment = new SumBank(1024);
   private readonly environmentHours = new Map<number, EnvironmentHour>();
-  private readonly seen: SeenData = { accountHours: new Map(), unbilledTypes: new Map(), emptyMachineHours: 0, emptyCloudspaceHours: 0 };
+  private readonly seen: SeenData = {
+    accountHours: new Map(),
+    unbilledTypes: new Map(),
+    emptyMachineHours: 0,
+    emptyCloudspaceHours: 0,
+  };
   private readonly windows = new Map<string, boolean>();
   private readonly windowsPattern: RegExp;
   private readonly billable: Set<string> | null;
@@ -257,10 +280,18 @@ export class BillingEngine {
     this.unitNames.forEach((unit, k) => {
       const rule = unitDef(unit).rule;
       if (rule.kind !== "sum") return;
-      this.summed.push({ figure: UNITS_AT + k, total: T_SUMS + this.summed.length, perVm: rule.perVm, gatewayPublicIp: rule.gatewayPublicIp === true });
+      this.summed.push({
+        figure: UNITS_AT + k,
+        total: T_SUMS + this.summed.length,
+        perVm: rule.perVm,
+        gatewayPublicIp: rule.gatewayPublicIp === true,
+      });
     });
     this.L = T_SUMS + this.summed.length;
-    this.exactFigure = Array.from({ length: this.F }, (_, k) => k === CU_SUM || (cuRollup === "sum" && k === CU) || this.summed.some((s) => s.figure === k));
+    this.exactFigure = Array.from(
+      { length: this.F },
+      (_, k) => k === CU_SUM || (cuRollup === "sum" && k === CU) || this.summed.some((s) => s.figure === k),
+    );
     this.machineFigures = new Float64Array(this.F * 256);
     this.accountFigures = new Float64Array(this.F);
     this.groupedScratch = new Float64Array(this.F);
@@ -292,7 +323,7 @@ export class BillingEngine {
   }
 
   private nuOf(bytes: number): number {
-    return bytes * nicBytesPerHourValue(this.units) / this.units.bytesPerNu;
+    return (bytes * nicBytesPerHourValue(this.units)) / this.units.bytesPerNu;
   }
 
   private isWindows(imageName: string): boolean {
@@ -317,7 +348,13 @@ export class BillingEngine {
     return (this.parts[part] ??= new Map());
   }
 
-  private entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, part: number): Entity {
+  private entity(
+    rank: number,
+    accountId: number,
+    cloudspaceId: number | null,
+    machineId: number | null,
+    part: number,
+  ): Entity {
     const e = { rank, part, accountId, cloudspaceId, machineId, base: this.period.alloc(this.F), samples: 0 };
     this.entities.push(e);
     return e;
@@ -372,7 +409,8 @@ export class BillingEngine {
     const period = this.period;
     // under `sum`, the allocated CU of an account or the environment is its CU
     const allocatedIsCu = this.cuRollup === "sum" && e.rank < 2;
-    for (let k = 0; k < this.F; k++) if (!this.exactFigure[k] && !(allocatedIsCu && k === CU_ALLOCATED)) period.addTimes(base + k, f[k]!, w);
+    for (let k = 0; k < this.F; k++)
+      if (!this.exactFigure[k] && !(allocatedIsCu && k === CU_ALLOCATED)) period.addTimes(base + k, f[k]!, w);
     period.addSumTimes(base + CU_SUM, bank, at + T_CU_SUM, w);
     if (this.cuRollup === "sum") period.addSumTimes(base + CU, bank, at + T_CU_SUM, w);
     if (allocatedIsCu) period.addSumTimes(base + CU_ALLOCATED, bank, at + T_CU_SUM, w);
@@ -390,7 +428,8 @@ export class BillingEngine {
    * (give them with {@link addHourTotals}, {@link addVmHours} and {@link addSeen}).
    */
   addWeighted(facts: AccountHourFacts, weight: number): void {
-    if (this.onHour !== undefined || this.environmentOnly) throw new Error("internal: weighted account-hours are for period lines below the environment");
+    if (this.onHour !== undefined || this.environmentOnly)
+      throw new Error("internal: weighted account-hours are for period lines below the environment");
     if (this.fedHours) throw new Error("internal: weighted account-hours after account-hours added one by one");
     this.weight = weight;
     this.weighted = true;
@@ -409,11 +448,24 @@ export class BillingEngine {
    * of two (each hour's NU then adds up to the NU of the bytes' sum, exactly). The entity must
    * have been added.
    */
-  addEntityBytes(part: number, accountId: number, cloudspaceId: number | null, machineId: number | null, bytes: number, gatewayBytes = 0): void {
+  addEntityBytes(
+    part: number,
+    accountId: number,
+    cloudspaceId: number | null,
+    machineId: number | null,
+    bytes: number,
+    gatewayBytes = 0,
+  ): void {
     const account = this.accountsOf(part).get(accountId);
     const cloudspace = cloudspaceId === null ? undefined : account?.cloudspaces.get(cloudspaceId);
-    const e = cloudspaceId === null ? account?.entity : machineId === null ? cloudspace?.entity : cloudspace?.machines.get(machineId);
-    if (e === undefined) throw new Error(`internal: bytes of an entity never added (${part}/${accountId}/${cloudspaceId}/${machineId})`);
+    const e =
+      cloudspaceId === null
+        ? account?.entity
+        : machineId === null
+          ? cloudspace?.entity
+          : cloudspace?.machines.get(machineId);
+    if (e === undefined)
+      throw new Error(`internal: bytes of an entity never added (${part}/${accountId}/${cloudspaceId}/${machineId})`);
     if (e.rank === 3) this.period.add(e.base + OWN_NIC_NU, this.nuOf(bytes));
     else {
       this.period.add(e.base + NU, this.nuOf(bytes));
@@ -467,8 +519,16 @@ export class BillingEngine {
    * external bytes and its gateways' public IPs (cloud spaces of each account-hour only). Each
    * hour once.
    */
-  addHourTotals(hourEpoch: number, accounts: number, memMb: number, vcpus: number, bytes: number, gatewayPiu: number): void {
-    if (this.fedHours || this.environmentHours.has(hourEpoch)) throw new Error(`internal: grouped hour ${hourEpoch} twice, or after account-hours added one by one`);
+  addHourTotals(
+    hourEpoch: number,
+    accounts: number,
+    memMb: number,
+    vcpus: number,
+    bytes: number,
+    gatewayPiu: number,
+  ): void {
+    if (this.fedHours || this.environmentHours.has(hourEpoch))
+      throw new Error(`internal: grouped hour ${hourEpoch} twice, or after account-hours added one by one`);
     const hour = { accounts, base: this.environment.alloc(this.L), counts: { vcpus, gatewayPiu } };
     this.environmentHours.set(hourEpoch, hour);
     this.environment.add(hour.base + T_MEM, memMb);
@@ -482,8 +542,16 @@ export class BillingEngine {
    * spaces of the account-hour only), as `add` would total them. Each account-hour once; their
    * VM-hours' own amounts with {@link addAccountVmHours}.
    */
-  addAccountHourTotals(accountId: number, hourEpoch: number, memMb: number, vcpus: number, bytes: number, gatewayPiu: number): void {
-    if (this.fedHours || this.weighted || this.environmentOnly) throw new Error("internal: accounts' grouped totals beside account-hours added one by one");
+  addAccountHourTotals(
+    accountId: number,
+    hourEpoch: number,
+    memMb: number,
+    vcpus: number,
+    bytes: number,
+    gatewayPiu: number,
+  ): void {
+    if (this.fedHours || this.weighted || this.environmentOnly)
+      throw new Error("internal: accounts' grouped totals beside account-hours added one by one");
     this.groupedAccounts = true;
     const entity = this.accountEntity(this.partOf(hourEpoch), accountId);
     const bank = this.levels;
@@ -517,14 +585,20 @@ export class BillingEngine {
   private accountEntity(part: number, accountId: number): Entity {
     const accounts = this.accountsOf(part);
     let account = accounts.get(accountId);
-    if (account === undefined) accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }));
+    if (account === undefined)
+      accounts.set(
+        accountId,
+        (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }),
+      );
     return account.entity;
   }
 
   /** Grouped input (see {@link addVmHours}): what the account-hours of the grouped input hold for data quality. */
   addSeen(seen: SeenData): void {
-    for (const [accountId, hours] of seen.accountHours) this.seen.accountHours.set(accountId, [...(this.seen.accountHours.get(accountId) ?? []), ...hours]);
-    for (const [type, n] of seen.unbilledTypes) this.seen.unbilledTypes.set(type, (this.seen.unbilledTypes.get(type) ?? 0) + n);
+    for (const [accountId, hours] of seen.accountHours)
+      this.seen.accountHours.set(accountId, [...(this.seen.accountHours.get(accountId) ?? []), ...hours]);
+    for (const [type, n] of seen.unbilledTypes)
+      this.seen.unbilledTypes.set(type, (this.seen.unbilledTypes.get(type) ?? 0) + n);
     this.seen.emptyMachineHours += seen.emptyMachineHours;
     this.seen.emptyCloudspaceHours += seen.emptyCloudspaceHours;
   }
@@ -535,7 +609,8 @@ export class BillingEngine {
     const u = this.units;
     const { accountId, hourEpoch } = facts;
     if (this.onHour !== undefined && this.currentHour !== hourEpoch) {
-      if (this.currentHour !== null && hourEpoch < this.currentHour) throw new Error(`account-hours out of hour order: ${hourEpoch} after ${this.currentHour}`);
+      if (this.currentHour !== null && hourEpoch < this.currentHour)
+        throw new Error(`account-hours out of hour order: ${hourEpoch} after ${this.currentHour}`);
       this.flushHour();
       this.currentHour = hourEpoch;
       this.hourRows?.begin(hourEpoch);
@@ -546,7 +621,11 @@ export class BillingEngine {
     const part = this.partOf(hourEpoch);
     const accounts = this.accountsOf(part);
     let account = accounts.get(accountId);
-    if (account === undefined && entities) accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }));
+    if (account === undefined && entities)
+      accounts.set(
+        accountId,
+        (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }),
+      );
 
     // machines (VMs only); their totals per cloud space (local index), the cloud spaces of the hour first
     const levels = this.levels;
@@ -596,7 +675,8 @@ export class BillingEngine {
         lastLocal = local(cloudspaceId);
         if (machines) {
           let cloudspace = account!.cloudspaces.get(cloudspaceId);
-          if (cloudspace === undefined) account!.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+          if (cloudspace === undefined)
+            account!.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
           lastCloudspace = cloudspace;
         }
       }
@@ -606,7 +686,11 @@ export class BillingEngine {
       if (machines) {
         const cloudspace = lastCloudspace!;
         let machine = cloudspace.machines.get(facts.machineId[i]!);
-        if (machine === undefined) cloudspace.machines.set(facts.machineId[i]!, (machine = this.entity(3, accountId, cloudspaceId, facts.machineId[i]!, part)));
+        if (machine === undefined)
+          cloudspace.machines.set(
+            facts.machineId[i]!,
+            (machine = this.entity(3, accountId, cloudspaceId, facts.machineId[i]!, part)),
+          );
         this.machineEntity[vms] = machine;
       }
       const t = L * c;
@@ -651,7 +735,11 @@ export class BillingEngine {
     if (this.weighted) return; // the environment of grouped input comes from its grouped totals (see `addHourTotals`)
     this.fedHours = true;
     let hour = this.environmentHours.get(hourEpoch);
-    if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }));
+    if (hour === undefined)
+      this.environmentHours.set(
+        hourEpoch,
+        (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }),
+      );
     hour.accounts++;
     this.addTotals(this.environment, hour.base, levels, accountAt);
     hour.counts.vcpus += accountCounts.vcpus;
@@ -664,7 +752,14 @@ export class BillingEngine {
    * lines when asked for. `locals`: the cloud spaces with a local index in `levels`;
    * `cloudspaceCu`: where the Σ of their CU is; `accountAt`: the account's totals.
    */
-  private addEntitySamples(facts: AccountHourFacts, account: AccountEntry, vms: number, locals: number, cloudspaceCu: number, accountAt: number): void {
+  private addEntitySamples(
+    facts: AccountHourFacts,
+    account: AccountEntry,
+    vms: number,
+    locals: number,
+    cloudspaceCu: number,
+    accountAt: number,
+  ): void {
     const { accountId, hourEpoch } = facts;
     const levels = this.levels;
     const mf = this.machineFigures;
@@ -690,11 +785,13 @@ export class BillingEngine {
         const cloudspaceId = facts.cloudspaceIds[c]!;
         if (this.sumCloudspaces) {
           let cloudspace = account.cloudspaces.get(cloudspaceId);
-          if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+          if (cloudspace === undefined)
+            account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
           cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, account.entity.part);
           this.addLevelSample(cloudspace.entity, this.csFigures[c]!, levels, this.L * c);
         }
-        if (this.onHour !== undefined) this.hourLine(2, accountId, cloudspaceId, null, hourEpoch, this.csFigures[c]!, 0);
+        if (this.onHour !== undefined)
+          this.hourLine(2, accountId, cloudspaceId, null, hourEpoch, this.csFigures[c]!, 0);
       }
     }
     if (!keepMachines) return;
@@ -711,15 +808,33 @@ export class BillingEngine {
     for (let v = 0; v < vms; v++) {
       if (sumMachines) this.addSample(this.machineEntity[v]!, mf, F * v);
       const i = this.machineRow[v]!;
-      if (this.onHour !== undefined) this.hourLine(3, accountId, facts.cloudspaceId[i]!, facts.machineId[i]!, hourEpoch, mf, F * v);
+      if (this.onHour !== undefined)
+        this.hourLine(3, accountId, facts.cloudspaceId[i]!, facts.machineId[i]!, hourEpoch, mf, F * v);
     }
   }
 
   /** Adds the hourly line of a level (`rank`) from its figures at `f[at .. at + F)`: a row, or an object. */
-  private hourLine(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, hourEpoch: number, f: Float64Array, at: number): void {
+  private hourLine(
+    rank: number,
+    accountId: number,
+    cloudspaceId: number | null,
+    machineId: number | null,
+    hourEpoch: number,
+    f: Float64Array,
+    at: number,
+  ): void {
     const rows = this.hourRows;
     if (rows !== undefined) rows.push(rank, accountId, cloudspaceId ?? Number.NaN, machineId ?? Number.NaN, f, at);
-    else this.hourLines.push({ level: LEVEL_OF_RANK[rank]!, accountId, cloudspaceId, machineId, hourEpoch, sampleHours: 1, figures: this.figuresOf(f, at, rank === 3) });
+    else
+      this.hourLines.push({
+        level: LEVEL_OF_RANK[rank]!,
+        accountId,
+        cloudspaceId,
+        machineId,
+        hourEpoch,
+        sampleHours: 1,
+        figures: this.figuresOf(f, at, rank === 3),
+      });
   }
 
   /** Notes what data quality reports of an account-hour. */
@@ -751,7 +866,9 @@ export class BillingEngine {
     const rows = this.hourRows;
     if (rows !== undefined) {
       let allocated = Exact.ZERO;
-      for (let r = 1; r < rows.count; r++) if (rows.rank[r] === LEVEL_RANK.account) allocated = allocated.add(Exact.fromNumber(rows.figures[this.F * r + CU_ALLOCATED]!));
+      for (let r = 1; r < rows.count; r++)
+        if (rows.rank[r] === LEVEL_RANK.account)
+          allocated = allocated.add(Exact.fromNumber(rows.figures[this.F * r + CU_ALLOCATED]!));
       f[CU_ALLOCATED] = allocated.toNumber();
       rows.setRow(0, LEVEL_RANK.environment, Number.NaN, Number.NaN, Number.NaN, f, 0);
       this.onHourRows!(rows);
@@ -759,8 +876,18 @@ export class BillingEngine {
     }
     const lines = this.hourLines;
     // allocated the Σ of its accounts' CU that hour, as its period line is (showback's allocateToEnvironment)
-    f[CU_ALLOCATED] = lines.reduce((sum, l) => (l.level === "account" ? sum.add(Exact.fromNumber(l.figures.cuAllocated)) : sum), Exact.ZERO).toNumber();
-    lines.push({ level: "environment", accountId: null, cloudspaceId: null, machineId: null, hourEpoch: this.currentHour, sampleHours: 1, figures: this.figuresOf(f, 0, false) });
+    f[CU_ALLOCATED] = lines
+      .reduce((sum, l) => (l.level === "account" ? sum.add(Exact.fromNumber(l.figures.cuAllocated)) : sum), Exact.ZERO)
+      .toNumber();
+    lines.push({
+      level: "environment",
+      accountId: null,
+      cloudspaceId: null,
+      machineId: null,
+      hourEpoch: this.currentHour,
+      sampleHours: 1,
+      figures: this.figuresOf(f, 0, false),
+    });
     lines.sort(compareLines);
     this.hourLines = [];
     this.onHourLines!(lines);
@@ -778,19 +905,31 @@ export class BillingEngine {
     const environments: Entity[] = [];
     for (const [hourEpoch, hour] of this.environmentHours) {
       const part = this.partOf(hourEpoch);
-      const environment = (environments[part] ??= { rank: 0, part, accountId: null, cloudspaceId: null, machineId: null, base: this.period.alloc(this.F), samples: 0 });
+      const environment = (environments[part] ??= {
+        rank: 0,
+        part,
+        accountId: null,
+        cloudspaceId: null,
+        machineId: null,
+        base: this.period.alloc(this.F),
+        samples: 0,
+      });
       this.addLevelSample(environment, this.environmentFigures(hour), this.environment, hour.base);
     }
     this.groupedTotals.forEach((at, part) => {
       // grouped VM-hours: their sums as the environment's, as if summed hour by hour (see `addVmHours`)
       const environment = environments[part];
-      if (environment === undefined) throw new Error(`internal: grouped VM-hours in part ${part} of the period, which has no hour`);
+      if (environment === undefined)
+        throw new Error(`internal: grouped VM-hours in part ${part} of the period, which has no hour`);
       environment.samples--;
       this.addLevelSample(environment, new Float64Array(this.F), this.environment, at);
     });
     for (const [account, at] of this.accountGroupedTotals) {
       // an account's grouped VM-hours: their sums as its own, as if summed hour by hour (see `addAccountVmHours`)
-      if (account.samples === 0) throw new Error(`internal: grouped VM-hours of account ${account.accountId} in part ${account.part} of the period, which has no hour of it`);
+      if (account.samples === 0)
+        throw new Error(
+          `internal: grouped VM-hours of account ${account.accountId} in part ${account.part} of the period, which has no hour of it`,
+        );
       account.samples--;
       this.addLevelSample(account, new Float64Array(this.F), this.accountTotals, at);
     }
@@ -827,7 +966,10 @@ export class BillingEngine {
     const id = (x: number | null) => x ?? Number.NaN;
     const entities = new Float64Array(ENTITY_FIELDS * this.entities.length);
     this.entities.forEach((e, i) => {
-      entities.set([e.rank, id(e.accountId), id(e.cloudspaceId), id(e.machineId), e.samples, e.part], ENTITY_FIELDS * i);
+      entities.set(
+        [e.rank, id(e.accountId), id(e.cloudspaceId), id(e.machineId), e.samples, e.part],
+        ENTITY_FIELDS * i,
+      );
       this.period.exportTerms(e.base, this.F, counts, terms);
     });
     const hours = new Float64Array(HOUR_FIELDS * this.environmentHours.size);
@@ -836,7 +978,14 @@ export class BillingEngine {
       hours.set([hourEpoch, h.accounts, h.counts.vcpus, h.counts.gatewayPiu], HOUR_FIELDS * i++);
       this.environment.exportTerms(h.base, this.L, counts, terms);
     }
-    return { entities, hours, units: this.unitNames, counts: Uint32Array.from(counts), terms: Float64Array.from(terms), seen: this.seen };
+    return {
+      entities,
+      hours,
+      units: this.unitNames,
+      counts: Uint32Array.from(counts),
+      terms: Float64Array.from(terms),
+      seen: this.seen,
+    };
   }
 
   /**
@@ -846,7 +995,9 @@ export class BillingEngine {
   merge(state: EngineState): void {
     const { entities, hours, counts, terms } = state;
     if (state.units.join() !== this.unitNames.join()) {
-      throw new Error(`internal: engines of different units merged (${state.units.join(", ")} into ${this.unitNames.join(", ")}): a unit registered in one thread only?`);
+      throw new Error(
+        `internal: engines of different units merged (${state.units.join(", ")} into ${this.unitNames.join(", ")}): a unit registered in one thread only?`,
+      );
     }
     const F = this.F;
     const L = this.L;
@@ -860,16 +1011,22 @@ export class BillingEngine {
       const part = entities[i + 5]!;
       const accounts = this.accountsOf(part);
       let account = accounts.get(accountId);
-      if (account === undefined) accounts.set(accountId, (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }));
+      if (account === undefined)
+        accounts.set(
+          accountId,
+          (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }),
+        );
       let mine: Entity;
       if (rank === 1) mine = account.entity;
       else {
         let cloudspace = account.cloudspaces.get(cloudspaceId);
-        if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
+        if (cloudspace === undefined)
+          account.cloudspaces.set(cloudspaceId, (cloudspace = { entity: undefined, machines: new Map() }));
         if (rank === 2) mine = cloudspace.entity ??= this.entity(2, accountId, cloudspaceId, null, part);
         else {
           let machine = cloudspace.machines.get(machineId);
-          if (machine === undefined) cloudspace.machines.set(machineId, (machine = this.entity(3, accountId, cloudspaceId, machineId, part)));
+          if (machine === undefined)
+            cloudspace.machines.set(machineId, (machine = this.entity(3, accountId, cloudspaceId, machineId, part)));
           mine = machine;
         }
       }
@@ -880,7 +1037,11 @@ export class BillingEngine {
     for (let i = 0; i < hours.length; i += HOUR_FIELDS) {
       const hourEpoch = hours[i]!;
       let hour = this.environmentHours.get(hourEpoch);
-      if (hour === undefined) this.environmentHours.set(hourEpoch, (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }));
+      if (hour === undefined)
+        this.environmentHours.set(
+          hourEpoch,
+          (hour = { accounts: 0, base: this.environment.alloc(L), counts: { vcpus: 0, gatewayPiu: 0 } }),
+        );
       hour.accounts += hours[i + 1]!;
       hour.counts.vcpus += hours[i + 2]!;
       hour.counts.gatewayPiu += hours[i + 3]!;
@@ -888,8 +1049,10 @@ export class BillingEngine {
       c += L;
     }
     const seen = this.seen;
-    for (const [accountId, list] of state.seen.accountHours) seen.accountHours.set(accountId, [...(seen.accountHours.get(accountId) ?? []), ...list]);
-    for (const [type, n] of state.seen.unbilledTypes) seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + n);
+    for (const [accountId, list] of state.seen.accountHours)
+      seen.accountHours.set(accountId, [...(seen.accountHours.get(accountId) ?? []), ...list]);
+    for (const [type, n] of state.seen.unbilledTypes)
+      seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + n);
     seen.emptyMachineHours += state.seen.emptyMachineHours;
     seen.emptyCloudspaceHours += state.seen.emptyCloudspaceHours;
   }
@@ -904,8 +1067,13 @@ export class BillingEngine {
     const f = new Float64Array(this.F);
     for (let k = 0; k < this.F; k++) f[k] = this.period.value(e.base + k);
     return {
-      level: LEVEL_OF_RANK[e.rank]!, accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId,
-      hourEpoch: null, sampleHours: e.samples, figures: this.figuresOf(f, 0, e.rank === 3),
+      level: LEVEL_OF_RANK[e.rank]!,
+      accountId: e.accountId,
+      cloudspaceId: e.cloudspaceId,
+      machineId: e.machineId,
+      hourEpoch: null,
+      sampleHours: e.samples,
+      figures: this.figuresOf(f, 0, e.rank === 3),
     };
   }
 

@@ -29,8 +29,15 @@ export interface ResolvedBillingOptions {
 /** Applies the defaults of BillingOptions and checks them. */
 export function resolveOptions(options: BillingOptions = {}): ResolvedBillingOptions {
   const cuRollup = options.cuRollup ?? "aggregate";
-  if (cuRollup !== "aggregate" && cuRollup !== "sum") throw new UsageError(`bad CU rollup "${String(cuRollup)}" (use aggregate or sum)`);
+  if (cuRollup !== "aggregate" && cuRollup !== "sum")
+    throw new UsageError(`bad CU rollup "${String(cuRollup)}" (use aggregate or sum)`);
   const per = options.per ?? "hour";
   if (per !== "hour" && per !== "month") throw new UsageError(`bad per: "${String(per)}" (use hour or month)`);
-  return { units: options.units ?? { ...DEFAULT_UNITS }, cuRollup, names: options.names, allUnits: options.allUnits ?? false, per };
+  return {
+    units: options.units ?? { ...DEFAULT_UNITS },
+    cuRollup,
+    names: options.names,
+    allUnits: options.allUnits ?? false,
+    per,
+  };
 }

@@ -23,7 +23,11 @@ export interface WarehousePass {
  * `warehouseRoads` that answers.
  */
 export async function billingPass(
-  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period), cuts: readonly number[] = [],
+  connection: DuckDBConnection,
+  period: Period,
+  options: BillingOptions = {},
+  levels: readonly Level[] = levelsFor(period),
+  cuts: readonly number[] = [],
 ): Promise<WarehousePass> {
   const resolved = resolveOptions(options);
   const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), cuts);

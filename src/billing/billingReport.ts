@@ -72,13 +72,31 @@ export async function reportOf(billed: BilledPeriod, extras: ReportExtras = {}):
   const { prices } = extras;
   const { period, options } = billed;
   const priced = { start: period.start, end: period.end, parts: billed.parts };
-  const invoices = prices ? billed.lines.filter((l): l is AccountLine => l.level === "account").map((l) => invoiceOf(l, prices, options.units, priced)) : undefined;
-  const { lines, money } = showback(billed.lines, invoices, options.per === "month" ? options.units.hoursPerMonth : 1, priced);
+  const invoices = prices
+    ? billed.lines
+        .filter((l): l is AccountLine => l.level === "account")
+        .map((l) => invoiceOf(l, prices, options.units, priced))
+    : undefined;
+  const { lines, money } = showback(
+    billed.lines,
+    invoices,
+    options.per === "month" ? options.units.hoursPerMonth : 1,
+    priced,
+  );
   return {
-    params: period, options, lines, parts: billed.parts,
-    money: prices ? money : undefined, invoices,
+    params: period,
+    options,
+    lines,
+    parts: billed.parts,
+    money: prices ? money : undefined,
+    invoices,
     amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
-    prices, quality: billed.quality, warnings: qualityWarnings(billed.quality, period), generatedAtMs: Date.now(), load: billed.load, unitsFile: extras.unitsFile,
+    prices,
+    quality: billed.quality,
+    warnings: qualityWarnings(billed.quality, period),
+    generatedAtMs: Date.now(),
+    load: billed.load,
+    unitsFile: extras.unitsFile,
     inputs: extras.fingerprints ? await inputFingerprints(billed.load?.inputs ?? []) : [],
     data: billed.data,
   };

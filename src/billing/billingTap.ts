@@ -28,7 +28,10 @@ export function createTap(options: unknown): HourTap {
     end: () => engine.add(builder.finish()),
     collect: () => {
       const state = engine.state();
-      return { state, transfer: [state.entities, state.hours, state.counts, state.terms].map((a) => a.buffer as ArrayBuffer) };
+      return {
+        state,
+        transfer: [state.entities, state.hours, state.counts, state.terms].map((a) => a.buffer as ArrayBuffer),
+      };
     },
   };
 }

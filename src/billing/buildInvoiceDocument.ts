@@ -66,8 +66,12 @@ function customerOf(request: DocumentRequest, draft: boolean): InvoiceDocument["
   const reference = entry?.reference ?? String(invoice.accountId);
   if (entry) {
     return {
-      legalName: entry.legalName, address: entry.address, country: entry.country ?? "", reference,
-      ...(entry.vatId ? { vatId: entry.vatId } : {}), ...(entry.peppolId ? { peppolId: entry.peppolId } : {}),
+      legalName: entry.legalName,
+      address: entry.address,
+      country: entry.country ?? "",
+      reference,
+      ...(entry.vatId ? { vatId: entry.vatId } : {}),
+      ...(entry.peppolId ? { peppolId: entry.peppolId } : {}),
     };
   }
   if (!draft) throw new RangeError("unreachable: an issued document has its customer entry (issueProblems)");
@@ -77,8 +81,11 @@ function customerOf(request: DocumentRequest, draft: boolean): InvoiceDocument["
 function issuerOf(config: StatementConfig): InvoiceDocument["issuer"] {
   const { issuer } = config;
   return {
-    legalName: issuer.legalName, address: issuer.address, country: issuer.country ?? "",
-    ...(issuer.vatId ? { vatId: issuer.vatId } : {}), ...(issuer.peppolId ? { peppolId: issuer.peppolId } : {}),
+    legalName: issuer.legalName,
+    address: issuer.address,
+    country: issuer.country ?? "",
+    ...(issuer.vatId ? { vatId: issuer.vatId } : {}),
+    ...(issuer.peppolId ? { peppolId: issuer.peppolId } : {}),
     ...(issuer.contact.length > 0 ? { contact: issuer.contact } : {}),
   };
 }
@@ -103,23 +110,39 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
   const { invoice, config, issueDate } = request;
   const draft = request.number === undefined;
   const problems = draft ? [] : issueProblems(config, invoice.accountId);
-  if (problems.length > 0) throw new UsageError(`${config.source}: cannot issue the invoice of account ${invoice.accountId}: missing ${problems.join("; ")}`, { code: "STATEMENT_CONFIG" });
+  if (problems.length > 0)
+    throw new UsageError(
+      `${config.source}: cannot issue the invoice of account ${invoice.accountId}: missing ${problems.join("; ")}`,
+      { code: "STATEMENT_CONFIG" },
+    );
   const tax = taxOf(config, invoice.accountId);
   if (tax === undefined) {
-    throw new UsageError(`${config.source}: no tax for account ${invoice.accountId}: set issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${invoice.accountId}.tax`, { code: "STATEMENT_CONFIG" });
+    throw new UsageError(
+      `${config.source}: no tax for account ${invoice.accountId}: set issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${invoice.accountId}.tax`,
+      { code: "STATEMENT_CONFIG" },
+    );
   }
   const { decimals } = invoice;
   const lines = invoice.lines.map((l) => documentLine(l, decimals, request.units ?? DEFAULT_UNITS, tax));
   const taxes = documentTaxes(lines, decimals, reasonsOf(tax));
-  const net = sumOf(lines.map((l) => l.net), decimals);
-  const taxTotal = sumOf(taxes.map((t) => t.amount), decimals);
+  const net = sumOf(
+    lines.map((l) => l.net),
+    decimals,
+  );
+  const taxTotal = sumOf(
+    taxes.map((t) => t.amount),
+    decimals,
+  );
   const missingHours = [...(request.missingHours ?? [])];
   const notes = [
-    taxMention(tax), missingHoursMention(missingHours),
+    taxMention(tax),
+    missingHoursMention(missingHours),
     request.corrects ? correctionMention("invoice", request.corrects, request.reason) : undefined,
   ].filter((n): n is string => n !== undefined);
   return {
-    ...(draft ? {} : { number: request.number, paymentReference: paymentReferenceOf(request.number!, config.issuer.country ?? "") }),
+    ...(draft
+      ? {}
+      : { number: request.number, paymentReference: paymentReferenceOf(request.number!, config.issuer.country ?? "") }),
     kind: "invoice",
     accountId: invoice.accountId,
     start: invoice.start,
@@ -169,10 +192,15 @@ export interface CreditNoteRequest {
  * payment reference: nothing is paid on it.
  */
 export function creditNoteOf(original: InvoiceDocument, request: CreditNoteRequest): InvoiceDocument {
-  if (original.kind !== "invoice") throw new RangeError(`${original.number} is a credit note: a credit note cancels an invoice`);
-  const termsDays = Math.round((Date.parse(`${original.dueDate}T00:00:00Z`) - Date.parse(`${original.issueDate}T00:00:00Z`)) / 86_400_000);
+  if (original.kind !== "invoice")
+    throw new RangeError(`${original.number} is a credit note: a credit note cancels an invoice`);
+  const termsDays = Math.round(
+    (Date.parse(`${original.dueDate}T00:00:00Z`) - Date.parse(`${original.issueDate}T00:00:00Z`)) / 86_400_000,
+  );
   const lines = original.lines.map((l) => ({ ...l, quantity: negated(l.quantity), net: negated(l.net) }));
-  const reasons = Object.fromEntries(original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]));
+  const reasons = Object.fromEntries(
+    original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]),
+  );
   const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
   const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
@@ -194,4 +222,3 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     reason: request.reason,
   };
 }
-

@@ -9,11 +9,25 @@ import { catalogUnits, isVolume } from "./unitCatalog.js";
 export type Consumption = Partial<Record<UnitName, number>>;
 
 /** A machine of `billing/calculate`. */
-export interface CalculateMachine { id: number; name: string; consumption: Consumption }
+export interface CalculateMachine {
+  id: number;
+  name: string;
+  consumption: Consumption;
+}
 /** A cloud space of `billing/calculate`, machines keyed by the decimal string of their id. */
-export interface CalculateCloudspace { id: number; name: string; consumption: Consumption; machines: Record<string, CalculateMachine> }
+export interface CalculateCloudspace {
+  id: number;
+  name: string;
+  consumption: Consumption;
+  machines: Record<string, CalculateMachine>;
+}
 /** An account of `billing/calculate`, cloud spaces keyed by the decimal string of their id. */
-export interface CalculateAccount { id: number; name: string; consumption: Consumption; cloudspaces: Record<string, CalculateCloudspace> }
+export interface CalculateAccount {
+  id: number;
+  name: string;
+  consumption: Consumption;
+  cloudspaces: Record<string, CalculateCloudspace>;
+}
 
 /**
  * The shape of `billing/calculate` (docs/cli.md): `{ account }` with an account id, else the
@@ -36,7 +50,11 @@ function consumptionOf(line: BillingLine | undefined, allUnits: boolean, withNu:
  * samples has zero consumption and no cloud spaces). Without: the environment's total only
  * (zeros when the period has no samples).
  */
-export function calculateOf(lines: readonly BillingLine[], params: Period, options: BillingOptions = {}): CalculateResult {
+export function calculateOf(
+  lines: readonly BillingLine[],
+  params: Period,
+  options: BillingOptions = {},
+): CalculateResult {
   const resolved = resolveOptions(options);
   if (params.accountId === undefined) {
     const environment = lines.find((l) => l.level === "environment");
@@ -52,12 +70,19 @@ export function calculateOf(lines: readonly BillingLine[], params: Period, optio
   for (const line of lines) {
     if (line.level === "cloudspace") {
       account.cloudspaces[String(line.cloudspaceId)] = {
-        id: line.cloudspaceId!, name: line.name, consumption: consumptionOf(line, resolved.allUnits, true), machines: {},
+        id: line.cloudspaceId!,
+        name: line.name,
+        consumption: consumptionOf(line, resolved.allUnits, true),
+        machines: {},
       };
     } else if (line.level === "machine") {
       const cloudspace = account.cloudspaces[String(line.cloudspaceId)];
       if (cloudspace) {
-        cloudspace.machines[String(line.machineId)] = { id: line.machineId!, name: line.name, consumption: consumptionOf(line, resolved.allUnits, false) };
+        cloudspace.machines[String(line.machineId)] = {
+          id: line.machineId!,
+          name: line.name,
+          consumption: consumptionOf(line, resolved.allUnits, false),
+        };
       }
     }
   }

@@ -18,7 +18,8 @@ const DAY_SECONDS = 86_400;
 /** The UTC midnights strictly inside `period`. */
 export function dayCuts(period: Period): number[] {
   const cuts: number[] = [];
-  for (let t = Math.floor(period.start / DAY_SECONDS) * DAY_SECONDS + DAY_SECONDS; t < period.end; t += DAY_SECONDS) cuts.push(t);
+  for (let t = Math.floor(period.start / DAY_SECONDS) * DAY_SECONDS + DAY_SECONDS; t < period.end; t += DAY_SECONDS)
+    cuts.push(t);
   return cuts;
 }
 

@@ -17,7 +17,10 @@ export interface MissingRun {
 export interface DataQuality {
   /** Hours of `[start, end)` without a sample, per account that has at least one sample in the period. */
   missingHours: {
-    accountId: number; hours: number; runs: MissingRun[]; notYetSynced?: { startHour: number; hours: number };
+    accountId: number;
+    hours: number;
+    runs: MissingRun[];
+    notYetSynced?: { startHour: number; hours: number };
     /** Of `runs`, the hours `sync` gave up as lost at source (never written within the platform's retention); absent when none. */
     lost?: { hours: number; runs: MissingRun[] };
   }[];
@@ -52,8 +55,11 @@ export interface DataQuality {
  * its last hour held), the hours after its last complete hour: those are "not yet synced".
  */
 export function missingHoursOf(
-  accountHours: ReadonlyMap<number, readonly number[]>, params: Period,
-  syncedUntil: ReadonlyMap<number, number> = new Map(), nowEpoch = clockNow(), lostHours: ReadonlyMap<number, ReadonlySet<number>> = new Map(),
+  accountHours: ReadonlyMap<number, readonly number[]>,
+  params: Period,
+  syncedUntil: ReadonlyMap<number, number> = new Map(),
+  nowEpoch = clockNow(),
+  lostHours: ReadonlyMap<number, ReadonlySet<number>> = new Map(),
 ): DataQuality["missingHours"] {
   const first = Math.ceil(params.start / 3600) * 3600;
   const ended = Math.min(params.end, Math.floor(nowEpoch / 3600) * 3600);
@@ -101,9 +107,13 @@ function runsOf(hours: readonly number[]): MissingRun[] {
 /** The hours `sync` gave up per account (`sync_log` event `lost`); none in a warehouse without the table. */
 export async function lostHoursOf(connection: DuckDBConnection): Promise<Map<number, Set<number>>> {
   const lost = new Map<number, Set<number>>();
-  const present = await connection.runAndReadAll("SELECT count(*) FROM information_schema.tables WHERE table_name = 'sync_log'");
+  const present = await connection.runAndReadAll(
+    "SELECT count(*) FROM information_schema.tables WHERE table_name = 'sync_log'",
+  );
   if (Number(present.getRows()[0]![0]) === 0) return lost;
-  for (const [accountId, hour] of (await connection.runAndReadAll("SELECT DISTINCT account_id, hour_epoch FROM sync_log WHERE event = 'lost'")).getRows()) {
+  for (const [accountId, hour] of (
+    await connection.runAndReadAll("SELECT DISTINCT account_id, hour_epoch FROM sync_log WHERE event = 'lost'")
+  ).getRows()) {
     const set = lost.get(Number(accountId)) ?? new Set<number>();
     set.add(Number(hour));
     lost.set(Number(accountId), set);
@@ -116,11 +126,13 @@ export async function lostHoursOf(connection: DuckDBConnection): Promise<Map<num
  * (an hour later than the current one, loaded by `ingest`, does not count): later hours are not yet synced.
  */
 export async function syncedUntilOf(connection: DuckDBConnection, nowEpoch = clockNow()): Promise<Map<number, number>> {
-  const rows = (await connection.runAndReadAll(
-    `SELECT s.account_id, coalesce(max(a.hour_epoch) FILTER (WHERE a.hour_epoch <= $now) + 3600, min(s.synced_until_epoch)) AS until
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT s.account_id, coalesce(max(a.hour_epoch) FILTER (WHERE a.hour_epoch <= $now) + 3600, min(s.synced_until_epoch)) AS until
      FROM sync_state s LEFT JOIN account_hours a USING (account_id) GROUP BY 1`,
-    { now: Math.floor(nowEpoch / 3600) * 3600 },
-  )).getRowsJS();
+      { now: Math.floor(nowEpoch / 3600) * 3600 },
+    )
+  ).getRowsJS();
   return new Map(rows.map(([accountId, until]) => [Number(accountId), Number(until)]));
 }
 
@@ -130,12 +142,18 @@ export async function syncedUntilOf(connection: DuckDBConnection, nowEpoch = clo
  * that are not billed, empty records, whether the period is empty, skipped files and duplicates.
  */
 export function qualityOf(
-  seen: SeenData, params: Period, load: LoadReport | undefined, impossibleValues: ImpossibleValue[], syncedUntil?: ReadonlyMap<number, number>,
+  seen: SeenData,
+  params: Period,
+  load: LoadReport | undefined,
+  impossibleValues: ImpossibleValue[],
+  syncedUntil?: ReadonlyMap<number, number>,
   lostHours?: ReadonlyMap<number, ReadonlySet<number>>,
 ): DataQuality {
   return {
     missingHours: missingHoursOf(seen.accountHours, params, syncedUntil, undefined, lostHours),
-    unbilledMachineTypes: [...seen.unbilledTypes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([type, machineHours]) => ({ type, machineHours })),
+    unbilledMachineTypes: [...seen.unbilledTypes]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([type, machineHours]) => ({ type, machineHours })),
     emptyRecords: { machineHours: seen.emptyMachineHours, cloudSpaceHours: seen.emptyCloudspaceHours },
     emptyPeriod: seen.accountHours.size === 0,
     skipped: load?.skipped ?? [],
@@ -149,7 +167,8 @@ export async function accountHoursIn(connection: DuckDBConnection, params: Perio
   checkPeriod(params);
   const reader = await connection.runAndReadAll(
     `SELECT account_id, hour_epoch FROM account_hours WHERE ${periodSql()} ORDER BY 1, 2`,
-    paramValues(params), paramTypes(),
+    paramValues(params),
+    paramTypes(),
   );
   const hours = new Map<number, number[]>();
   for (const [accountId, hourEpoch] of reader.getRowsJS()) {
@@ -162,7 +181,17 @@ export async function accountHoursIn(connection: DuckDBConnection, params: Perio
 
 /** A data-quality warning: a stable code, a one-line message, and the details behind it. */
 export interface Warning {
-  code: "EMPTY_PERIOD" | "MISSING_HOURS" | "LOST_AT_SOURCE" | "NOT_YET_SYNCED" | "UNBILLED_MACHINE_TYPE" | "EMPTY_RECORDS" | "SKIPPED_FILE" | "DUPLICATES" | "IMPOSSIBLE_VALUE" | "MARKETPLACE_CHARGES";
+  code:
+    | "EMPTY_PERIOD"
+    | "MISSING_HOURS"
+    | "LOST_AT_SOURCE"
+    | "NOT_YET_SYNCED"
+    | "UNBILLED_MACHINE_TYPE"
+    | "EMPTY_RECORDS"
+    | "SKIPPED_FILE"
+    | "DUPLICATES"
+    | "IMPOSSIBLE_VALUE"
+    | "MARKETPLACE_CHARGES";
   message: string;
   details?: unknown;
 }
@@ -171,7 +200,9 @@ export interface Warning {
 export function missingHoursWarnings(missingHours: DataQuality["missingHours"], params: Period): Warning[] {
   const period = `[${isoUtc(params.start)}, ${isoUtc(params.end)})`;
   const shownRuns = (runs: readonly MissingRun[]) => {
-    const texts = runs.map((r) => (r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`));
+    const texts = runs.map((r) =>
+      r.hours === 1 ? isoUtc(r.startHour) : `${isoUtc(r.startHour)}..${isoUtc(r.endHour)}`,
+    );
     return (texts.length > 5 ? [...texts.slice(0, 5), `and ${texts.length - 5} more runs`] : texts).join(", ");
   };
   return missingHours.flatMap((m): Warning[] => {
@@ -212,8 +243,12 @@ export function qualityWarnings(quality: DataQuality, params: Period): Warning[]
   const warnings: Warning[] = [];
   if (quality.emptyPeriod) {
     const whose = params.accountId === undefined ? "" : ` for account ${params.accountId}`;
-    const held = quality.held === undefined ? "" : quality.held === null ? "; it holds no hour at all"
-      : `; it holds [${isoUtc(quality.held.start)}, ${isoUtc(quality.held.end)})`;
+    const held =
+      quality.held === undefined
+        ? ""
+        : quality.held === null
+          ? "; it holds no hour at all"
+          : `; it holds [${isoUtc(quality.held.start)}, ${isoUtc(quality.held.end)})`;
     warnings.push({
       code: "EMPTY_PERIOD",
       message: `the data holds no hour of the period ${period}${whose}: the result is empty (all zero)${held}`,
@@ -232,7 +267,8 @@ export function qualityWarnings(quality: DataQuality, params: Period): Warning[]
   if (machineHours + cloudSpaceHours > 0) {
     warnings.push({
       code: "EMPTY_RECORDS",
-      message: `${machineHours} machine-hour${machineHours === 1 ? "" : "s"} and ${cloudSpaceHours} cloud-space-hour${cloudSpaceHours === 1 ? "" : "s"} ` +
+      message:
+        `${machineHours} machine-hour${machineHours === 1 ? "" : "s"} and ${cloudSpaceHours} cloud-space-hour${cloudSpaceHours === 1 ? "" : "s"} ` +
         "are empty records (no id, no type or state): a damaged file?",
       details: quality.emptyRecords,
     });
@@ -241,7 +277,11 @@ export function qualityWarnings(quality: DataQuality, params: Period): Warning[]
     warnings.push({ code: "SKIPPED_FILE", message: `skipped bad file ${s.file}: ${s.code}: ${s.reason}`, details: s });
   }
   for (const v of quality.impossibleValues) {
-    warnings.push({ code: "IMPOSSIBLE_VALUE", message: `impossible value counted as 0: ${describeImpossible(v)}`, details: v });
+    warnings.push({
+      code: "IMPOSSIBLE_VALUE",
+      message: `impossible value counted as 0: ${describeImpossible(v)}`,
+      details: v,
+    });
   }
   if (quality.duplicates.length > 0) {
     warnings.push({

@@ -7,7 +7,11 @@ import type { DocumentLine, TaxLine } from "./invoiceDocument.js";
  * currency's decimals (EN 16931: tax per category, not per line). `reasons`: the exemption reason
  * of a category (E, AE, O), carried on its tax line.
  */
-export function documentTaxes(lines: readonly DocumentLine[], decimals: number, reasons: Partial<Record<string, string>> = {}): TaxLine[] {
+export function documentTaxes(
+  lines: readonly DocumentLine[],
+  decimals: number,
+  reasons: Partial<Record<string, string>> = {},
+): TaxLine[] {
   const groups = new Map<string, { category: DocumentLine["taxCategory"]; ratePercent: string; base: Exact }>();
   for (const line of lines) {
     const key = `${line.taxCategory} ${line.taxRatePercent}`;
@@ -18,7 +22,13 @@ export function documentTaxes(lines: readonly DocumentLine[], decimals: number, 
   return [...groups.values()].map((g) => {
     const amount = g.base.mul(Exact.parse(g.ratePercent)!).div(Exact.of(100n));
     const reason = reasons[g.category];
-    return { category: g.category, ratePercent: g.ratePercent, base: g.base.toFixed(decimals), amount: amount.toFixed(decimals), ...(reason ? { exemptionReason: reason } : {}) };
+    return {
+      category: g.category,
+      ratePercent: g.ratePercent,
+      base: g.base.toFixed(decimals),
+      amount: amount.toFixed(decimals),
+      ...(reason ? { exemptionReason: reason } : {}),
+    };
   });
 }
 

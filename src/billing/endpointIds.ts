@@ -4,17 +4,24 @@
  * BIS Billing 3.0.21 and 3.1.0; R040–R053 for the others here, each fatal). A scheme is an entry here,
  * written as the rule computes it; schemes without one (Italy's 0201, 0210, 0211 among them) are taken as given.
  */
-export const ENDPOINT_ID_CHECKS: Readonly<Record<string, { name: string; check: (id: string) => string | undefined }>> = {
-  "0208": { name: "Belgian enterprise number", check: (id) => belgianEnterpriseNumber(id, "") },
-  "9925": { name: "Belgian VAT number", check: (id) => belgianEnterpriseNumber(id, "BE") },
-  "0088": { name: "GLN", check: (id) => gs1CheckDigit(id) }, // PEPPOL-COMMON-R040
-  "0192": { name: "Norwegian organisation number", check: (id) => norwegianOrganisationNumber(id) }, // R041
-  "0184": { name: "Danish CVR number", check: (id) => (/^(DK)?\d{8}$/.test(id) ? undefined : "expected 8 digits, or DK and 8 digits, e.g. DK12345678") }, // R042
-  "0096": { name: "Danish P number", check: (id) => (/^\d{10}$/.test(id) ? undefined : "expected 10 digits") }, // R052
-  "0198": { name: "Danish ERST number", check: (id) => (/^DK\d{8}$/.test(id) ? undefined : "expected DK and 8 digits, e.g. DK12345678") }, // R053
-  "0007": { name: "Swedish organisation number", check: (id) => swedishOrganisationNumber(id) }, // R049
-  "0151": { name: "Australian Business Number", check: (id) => australianBusinessNumber(id) }, // R050
-};
+export const ENDPOINT_ID_CHECKS: Readonly<Record<string, { name: string; check: (id: string) => string | undefined }>> =
+  {
+    "0208": { name: "Belgian enterprise number", check: (id) => belgianEnterpriseNumber(id, "") },
+    "9925": { name: "Belgian VAT number", check: (id) => belgianEnterpriseNumber(id, "BE") },
+    "0088": { name: "GLN", check: (id) => gs1CheckDigit(id) }, // PEPPOL-COMMON-R040
+    "0192": { name: "Norwegian organisation number", check: (id) => norwegianOrganisationNumber(id) }, // R041
+    "0184": {
+      name: "Danish CVR number",
+      check: (id) => (/^(DK)?\d{8}$/.test(id) ? undefined : "expected 8 digits, or DK and 8 digits, e.g. DK12345678"),
+    }, // R042
+    "0096": { name: "Danish P number", check: (id) => (/^\d{10}$/.test(id) ? undefined : "expected 10 digits") }, // R052
+    "0198": {
+      name: "Danish ERST number",
+      check: (id) => (/^DK\d{8}$/.test(id) ? undefined : "expected DK and 8 digits, e.g. DK12345678"),
+    }, // R053
+    "0007": { name: "Swedish organisation number", check: (id) => swedishOrganisationNumber(id) }, // R049
+    "0151": { name: "Australian Business Number", check: (id) => australianBusinessNumber(id) }, // R050
+  };
 
 /**
  * What is wrong with `id` as an electronic address of `scheme`, in a sentence, or undefined when
@@ -23,7 +30,9 @@ export const ENDPOINT_ID_CHECKS: Readonly<Record<string, { name: string; check: 
 export function checkEndpointId(scheme: string, id: string): string | undefined {
   const entry = ENDPOINT_ID_CHECKS[scheme];
   const problem = entry?.check(id);
-  return problem === undefined ? undefined : `not ${/^[AEIOU]/.test(entry!.name) ? "an" : "a"} ${entry!.name} (scheme ${scheme}): ${problem}`;
+  return problem === undefined
+    ? undefined
+    : `not ${/^[AEIOU]/.test(entry!.name) ? "an" : "a"} ${entry!.name} (scheme ${scheme}): ${problem}`;
 }
 
 /**
@@ -32,10 +41,12 @@ export function checkEndpointId(scheme: string, id: string): string | undefined 
  */
 function belgianEnterpriseNumber(id: string, prefix: string): string | undefined {
   const example = `${prefix}0123456749`;
-  if (!id.startsWith(prefix) || !/^\d{10}$/.test(id.slice(prefix.length))) return `expected ${prefix ? `${prefix} and ` : ""}10 digits, e.g. ${example}`;
+  if (!id.startsWith(prefix) || !/^\d{10}$/.test(id.slice(prefix.length)))
+    return `expected ${prefix ? `${prefix} and ` : ""}10 digits, e.g. ${example}`;
   const digits = id.slice(prefix.length);
   const check = 97 - (Number(digits.slice(0, 8)) % 97);
-  if (Number(digits.slice(8)) !== check) return `its check digits are ${digits.slice(8)}, and 97 − (${digits.slice(0, 8)} mod 97) is ${String(check).padStart(2, "0")}`;
+  if (Number(digits.slice(8)) !== check)
+    return `its check digits are ${digits.slice(8)}, and 97 − (${digits.slice(0, 8)} mod 97) is ${String(check).padStart(2, "0")}`;
   return undefined;
 }
 

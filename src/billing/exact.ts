@@ -60,12 +60,16 @@ export class Exact {
   sub(other: Exact): Exact {
     return this.add(new Exact(-other.num, other.den));
   }
-  mul(other: Exact): Exact { return new Exact(this.num * other.num, this.den * other.den); }
+  mul(other: Exact): Exact {
+    return new Exact(this.num * other.num, this.den * other.den);
+  }
   div(other: Exact): Exact {
     if (other.num === 0n) throw new RangeError("division by zero");
     return new Exact(this.num * other.den, this.den * other.num);
   }
-  equals(other: Exact): boolean { return this.num * other.den === other.num * this.den; }
+  equals(other: Exact): boolean {
+    return this.num * other.den === other.num * this.den;
+  }
   /**
    * -1, 0 or 1 as `this` is less than, equal to or greater than `other`, exactly: a comparator
    * for `sort` (`costs.sort((a, b) => b.amount.compare(a.amount))`: the largest first).
@@ -75,7 +79,9 @@ export class Exact {
     const right = other.num * this.den;
     return left < right ? -1 : left > right ? 1 : 0;
   }
-  isZero(): boolean { return this.num === 0n; }
+  isZero(): boolean {
+    return this.num === 0n;
+  }
 
   /** Rounded half-even to `decimals` places, as a plain decimal string with exactly that many decimals (`"12.30"`). */
   toFixed(decimals: number): string {
@@ -92,7 +98,9 @@ export class Exact {
   }
 
   /** Rounded half-even to `decimals` places, as an Exact. */
-  round(decimals: number): Exact { return Exact.parse(this.toFixed(decimals))!; }
+  round(decimals: number): Exact {
+    return Exact.parse(this.toFixed(decimals))!;
+  }
 
   /** The exact value as a terminating decimal string when it is one, else `undefined`. */
   toDecimalString(): string | undefined {
@@ -101,8 +109,14 @@ export class Exact {
     let d = this.den;
     let twos = 0;
     let fives = 0;
-    while (d % 2n === 0n) { d /= 2n; twos++; }
-    while (d % 5n === 0n) { d /= 5n; fives++; }
+    while (d % 2n === 0n) {
+      d /= 2n;
+      twos++;
+    }
+    while (d % 5n === 0n) {
+      d /= 5n;
+      fives++;
+    }
     if (d !== 1n) return undefined;
     const places = Math.max(twos, fives);
     const text = this.toFixed(places);

@@ -27,7 +27,12 @@ export interface FilesHourlyReading {
 const HOURS_AHEAD = 4;
 
 /** A manifest of nothing: the hourly lines are a second reading of files the report has loaded (and fingerprinted) already. */
-const NO_MANIFEST: LoadManifest = { loadedFiles: () => [], add: () => {}, supersede: () => {}, take: () => async () => {} };
+const NO_MANIFEST: LoadManifest = {
+  loadedFiles: () => [],
+  add: () => {},
+  supersede: () => {},
+  take: () => async () => {},
+};
 
 /**
  * The hourly lines of `[start, end)` (one account, or all) from input files, in batches of one
@@ -39,7 +44,10 @@ const NO_MANIFEST: LoadManifest = { loadedFiles: () => [], add: () => {}, supers
  * while a few hours of lines wait for the consumer.
  */
 export async function* filesHourlyLines(
-  inputs: readonly string[], params: Period, options: BillingOptions & FilesHourlyReading = {}, levels: readonly Level[] = levelsFor(params),
+  inputs: readonly string[],
+  params: Period,
+  options: BillingOptions & FilesHourlyReading = {},
+  levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<BillingLine[]> {
   yield* linesOfRows(filesHourlyRows(inputs, params, options, levels), resolveOptions(options));
 }
@@ -49,7 +57,10 @@ export async function* filesHourlyLines(
  * no object per line), an hour a batch (in report order, a batch the consumer may keep).
  */
 export async function* filesHourlyRows(
-  inputs: readonly string[], params: Period, options: BillingOptions & FilesHourlyReading = {}, levels: readonly Level[] = levelsFor(params),
+  inputs: readonly string[],
+  params: Period,
+  options: BillingOptions & FilesHourlyReading = {},
+  levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<HourRows> {
   const resolved = resolveOptions(options);
   const ready: HourRows[] = [];
@@ -61,7 +72,9 @@ export async function* filesHourlyRows(
   });
   engine.keepLevels(levels, []); // no period line is read: nothing summed over the period
   const { reader, badFiles } = loadReader([...inputs], {
-    packed: options.packed, select: { accountId: params.accountId, start: params.start, end: params.end }, order: "hour",
+    packed: options.packed,
+    select: { accountId: params.accountId, start: params.start, end: params.end },
+    order: "hour",
   });
   let wake = () => {};
   let drained = () => {};
@@ -75,7 +88,10 @@ export async function* filesHourlyRows(
     },
   };
   const load = loadSources(target, reader, NO_MANIFEST, badFiles, {
-    skipBad: options.skipBad, stopOnError: true, batchBytes: Number.POSITIVE_INFINITY, tables: [],
+    skipBad: options.skipBad,
+    stopOnError: true,
+    batchBytes: Number.POSITIVE_INFINITY,
+    tables: [],
     stager: () => inlineStager({ tap: hourlyTap(resolved.units.externalNicType, engine), hash: false }),
   }).finally(() => {
     finished = true;
@@ -122,16 +138,24 @@ function hourlyTap(externalNicType: string, engine: BillingEngine): TapPlugin {
  * it sums (an hour of the environment, an account-hour, a cloud space's, a machine record's);
  * levels the report has no lines of are counted by reading their lines.
  */
-export function filesHourly(inputs: readonly string[], report: BillingReport, reading: FilesHourlyReading = {}): HourlyStream {
+export function filesHourly(
+  inputs: readonly string[],
+  report: BillingReport,
+  reading: FilesHourlyReading = {},
+): HourlyStream {
   const options = { ...report.options, ...reading };
-  const rows = (levels: readonly Level[] = levelsFor(report.params)) => filesHourlyRows(inputs, report.params, options, levels);
+  const rows = (levels: readonly Level[] = levelsFor(report.params)) =>
+    filesHourlyRows(inputs, report.params, options, levels);
   return {
     report,
     rows,
     lines: (levels) => linesOfRows(rows(levels), report.options),
     count: async (levels = levelsFor(report.params)) => {
       const billed = new Set(report.lines.map((l) => l.level));
-      if (levels.every((l) => billed.has(l))) return report.lines.filter((l) => (levels as readonly string[]).includes(l.level)).reduce((n, l) => n + l.sampleHours, 0);
+      if (levels.every((l) => billed.has(l)))
+        return report.lines
+          .filter((l) => (levels as readonly string[]).includes(l.level))
+          .reduce((n, l) => n + l.sampleHours, 0);
       let n = 0;
       for await (const hour of rows(levels)) n += hour.count;
       return n;

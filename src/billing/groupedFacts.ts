@@ -51,7 +51,8 @@ const VMS = `vms AS (SELECT * FROM (SELECT * FROM machine_facts WHERE ${WHERE} A
  * every midnight took a query per day); without cuts they skip the join (every part is 0).
  */
 const PARTS = `parts AS (SELECT hour_epoch, len(list_filter($cuts, lambda c: c <= hour_epoch))::DOUBLE AS part FROM account_hours WHERE ${WHERE} GROUP BY hour_epoch)`;
-const partsOf = (cut: boolean, table: string) => (cut ? `(SELECT * FROM ${table} JOIN parts USING (hour_epoch))` : `(SELECT *, 0::DOUBLE AS part FROM ${table})`);
+const partsOf = (cut: boolean, table: string) =>
+  cut ? `(SELECT * FROM ${table} JOIN parts USING (hour_epoch))` : `(SELECT *, 0::DOUBLE AS part FROM ${table})`;
 
 /**
  * One scan of the VM-hours, two groupings: per part of the period, account and VM configuration
@@ -105,15 +106,25 @@ const paramTypesOf = (): Record<string, DuckDBType> => {
  * arrays copied from DuckDB's vectors, texts value by value (`readColumns`); a month cut at
  * midnights gives 70,000 rows of VM configurations, which row objects took a second to make.
  */
-async function columns(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<ArrayLike<unknown>[]> {
+async function columns(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<ArrayLike<unknown>[]> {
   return readColumns(connection, sql, values, paramTypesOf());
 }
 
 /** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
-async function rows(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>): Promise<unknown[][]> {
+async function rows(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+): Promise<unknown[][]> {
   const types: Record<string, DuckDBType> = { ...paramTypes(), ...paramTypesOf() };
   const used = paramsNamedIn(sql, values);
-  const reader = await withMemoryToSpare(connection, () => connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!]))));
+  const reader = await withMemoryToSpare(connection, () =>
+    connection.runAndReadAll(sql, used, Object.fromEntries(Object.keys(used).map((k) => [k, types[k]!]))),
+  );
   return reader.getRowsJS();
 }
 
@@ -121,8 +132,12 @@ async function rows(connection: DuckDBConnection, sql: string, values: Record<st
 function queryValues(params: Period, units: Units, splitAt: readonly number[]): Record<string, DuckDBValue> {
   const { listValue } = duckdbApi();
   return {
-    start: BigInt(params.start), end: BigInt(params.end), account: params.accountId === undefined ? null : BigInt(params.accountId),
-    vmType: units.vmType, publicIpStates: listValue([...units.publicIpStates]), cuts: listValue(splitAt.map(BigInt)),
+    start: BigInt(params.start),
+    end: BigInt(params.end),
+    account: params.accountId === undefined ? null : BigInt(params.accountId),
+    vmType: units.vmType,
+    publicIpStates: listValue([...units.publicIpStates]),
+    cuts: listValue(splitAt.map(BigInt)),
   };
 }
 
@@ -152,13 +167,29 @@ interface GroupedAccounts {
  * Reads the accounts' facts of the period grouped (see the top of this file); undefined when a
  * sum would not be exact (a value that is not whole, or a total of 2^53 or more).
  */
-async function readAccounts(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedAccounts | undefined> {
+async function readAccounts(
+  connection: DuckDBConnection,
+  values: Record<string, DuckDBValue>,
+  units: Units,
+  cut: boolean,
+): Promise<GroupedAccounts | undefined> {
   const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
   const byKey = new Map<number, HourTotals & { accountId: number }>();
-  const key = (accountId: number, hourEpoch: number) => accountId * 2 ** 21 + (hourEpoch / 3600) % 2 ** 21; // exact for ids below 2^32
-  for (const [accountId, hourEpoch, bytes, piu, fractional] of (await rows(connection, ACCOUNT_HOURS, values)) as number[][]) {
+  const key = (accountId: number, hourEpoch: number) => accountId * 2 ** 21 + ((hourEpoch / 3600) % 2 ** 21); // exact for ids below 2^32
+  for (const [accountId, hourEpoch, bytes, piu, fractional] of (await rows(
+    connection,
+    ACCOUNT_HOURS,
+    values,
+  )) as number[][]) {
     if (fractional! > 0) return undefined;
-    byKey.set(key(accountId!, hourEpoch!), { accountId: accountId!, hourEpoch: hourEpoch!, memMb: 0, vcpus: 0, bytes: bytes!, gatewayPiu: piu! });
+    byKey.set(key(accountId!, hourEpoch!), {
+      accountId: accountId!,
+      hourEpoch: hourEpoch!,
+      memMb: 0,
+      vcpus: 0,
+      bytes: bytes!,
+      gatewayPiu: piu!,
+    });
   }
   const configurations: GroupedAccounts["configurations"] = [];
   const read = await columns(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values);
@@ -175,7 +206,10 @@ async function readAccounts(connection: DuckDBConnection, values: Record<string,
       continue;
     }
     const hour = byKey.get(key(accountId, hourEpochs![r]!));
-    if (hour === undefined) throw new Error(`internal: VM-hours of account ${accountId} in hour ${hourEpochs![r]}, which is not one of its account-hours`);
+    if (hour === undefined)
+      throw new Error(
+        `internal: VM-hours of account ${accountId} in hour ${hourEpochs![r]}, which is not one of its account-hours`,
+      );
     if (billable === null || billable.has(statuses[r]!)) {
       hour.memMb += memSums![r]!;
       hour.vcpus += vcpuSums![r]!;
@@ -197,7 +231,15 @@ function environmentHours(hours: GroupedAccounts["hours"]): (HourTotals & { acco
   const byHour = new Map<number, HourTotals & { accounts: number }>();
   for (const h of hours) {
     const hour = byHour.get(h.hourEpoch);
-    if (hour === undefined) byHour.set(h.hourEpoch, { hourEpoch: h.hourEpoch, accounts: 1, memMb: h.memMb, vcpus: h.vcpus, bytes: h.bytes, gatewayPiu: h.gatewayPiu });
+    if (hour === undefined)
+      byHour.set(h.hourEpoch, {
+        hourEpoch: h.hourEpoch,
+        accounts: 1,
+        memMb: h.memMb,
+        vcpus: h.vcpus,
+        bytes: h.bytes,
+        gatewayPiu: h.gatewayPiu,
+      });
     else {
       hour.accounts++;
       hour.memMb += h.memMb;
@@ -211,7 +253,11 @@ function environmentHours(hours: GroupedAccounts["hours"]): (HourTotals & { acco
 }
 
 /** Feeds an engine the environment's grouped facts: its hours' totals (`environmentHours` of the accounts'), its VM configurations per part. */
-function feedEnvironment(engine: BillingEngine, hours: NonNullable<ReturnType<typeof environmentHours>>, configurations: GroupedAccounts["configurations"]): void {
+function feedEnvironment(
+  engine: BillingEngine,
+  hours: NonNullable<ReturnType<typeof environmentHours>>,
+  configurations: GroupedAccounts["configurations"],
+): void {
   for (const h of hours) engine.addHourTotals(h.hourEpoch, h.accounts, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
   for (const c of configurations) engine.addVmHours(c.part, c.facts, c.count);
 }
@@ -223,7 +269,11 @@ function feedEnvironment(engine: BillingEngine, hours: NonNullable<ReturnType<ty
  * not whole, or a total of 2^53 or more): billing then reads the facts row by row.
  */
 export async function addGroupedFacts(
-  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection,
+  params: Period,
+  units: Units,
+  splitAt: readonly number[],
+  engine: BillingEngine,
 ): Promise<boolean> {
   const values = queryValues(params, units, splitAt);
   const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
@@ -235,8 +285,17 @@ export async function addGroupedFacts(
 }
 
 /** What the engine would have seen of the period's account-hours (see `BillingEngine.seenData`). */
-async function seenOf(connection: DuckDBConnection, values: Record<string, DuckDBValue>, vmType: string): Promise<SeenData> {
-  const seen: SeenData = { accountHours: new Map(), unbilledTypes: new Map(), emptyMachineHours: 0, emptyCloudspaceHours: 0 };
+async function seenOf(
+  connection: DuckDBConnection,
+  values: Record<string, DuckDBValue>,
+  vmType: string,
+): Promise<SeenData> {
+  const seen: SeenData = {
+    accountHours: new Map(),
+    unbilledTypes: new Map(),
+    emptyMachineHours: 0,
+    emptyCloudspaceHours: 0,
+  };
   for (const [accountId, hourEpoch] of (await rows(connection, SEEN.accountHours, values)) as number[][]) {
     const list = seen.accountHours.get(accountId!);
     if (list === undefined) seen.accountHours.set(accountId!, [hourEpoch!]);
@@ -313,19 +372,41 @@ interface GroupedLevels {
  * undefined unless NU is the bytes scaled by a power of two (the published units) and every
  * byte count is a whole number with sums below 2^53.
  */
-async function readLevels(connection: DuckDBConnection, values: Record<string, DuckDBValue>, units: Units, cut: boolean): Promise<GroupedLevels | undefined> {
+async function readLevels(
+  connection: DuckDBConnection,
+  values: Record<string, DuckDBValue>,
+  units: Units,
+  cut: boolean,
+): Promise<GroupedLevels | undefined> {
   if (!powerOfTwo(nicBytesPerHourValue(units)) || !powerOfTwo(units.bytesPerNu)) return undefined;
   const bytes: GroupedLevels["bytes"] = [];
   // whole numbers add up exactly below 2^53: each entity's, and a cloud space's (VMs and gateways) and an account's totals
   const totals = new Map<string, number>();
-  for (const [kind, part, accountId, cloudspaceId, machineId, sum, fractional] of await rows(connection, cut ? BYTES.cut : BYTES.whole, values)) {
+  for (const [kind, part, accountId, cloudspaceId, machineId, sum, fractional] of await rows(
+    connection,
+    cut ? BYTES.cut : BYTES.whole,
+    values,
+  )) {
     if ((fractional as number) > 0 || (sum as number) >= EXACT) return undefined;
-    bytes.push({ kind: kind as string, part: part as number, accountId: accountId as number, cloudspaceId: cloudspaceId as number, machineId: machineId as number, sum: sum as number });
+    bytes.push({
+      kind: kind as string,
+      part: part as number,
+      accountId: accountId as number,
+      cloudspaceId: cloudspaceId as number,
+      machineId: machineId as number,
+      sum: sum as number,
+    });
     if (kind === "m") continue;
-    for (const key of [`${part}/${accountId}/${cloudspaceId}`, `${part}/${accountId}`]) totals.set(key, (totals.get(key) ?? 0) + (sum as number));
+    for (const key of [`${part}/${accountId}/${cloudspaceId}`, `${part}/${accountId}`])
+      totals.set(key, (totals.get(key) ?? 0) + (sum as number));
   }
   if ([...totals.values()].some((t) => t >= EXACT)) return undefined;
-  const classes = (await rows(connection, cut ? CLASSES.cut : CLASSES.whole, values)) as [number, number, number, number][];
+  const classes = (await rows(connection, cut ? CLASSES.cut : CLASSES.whole, values)) as [
+    number,
+    number,
+    number,
+    number,
+  ][];
   return { classes, bytes };
 }
 
@@ -333,7 +414,13 @@ async function readLevels(connection: DuckDBConnection, values: Record<string, D
  * Feeds an engine the levels below the environment grouped: one account-hour of each class,
  * weighted by the hours it stands for, its bytes 0; then the bytes summed per entity.
  */
-async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, params: Period, units: Units, { classes, bytes }: GroupedLevels): Promise<void> {
+async function feedLevels(
+  connection: DuckDBConnection,
+  engine: BillingEngine,
+  params: Period,
+  units: Units,
+  { classes, bytes }: GroupedLevels,
+): Promise<void> {
   if (classes.length > 0) {
     // the classes' first hours, of every account at once (those of other classes are passed over)
     const weights = new Map(classes.map(([accountId, , hour, count]) => [`${accountId}/${hour}`, count]));
@@ -343,11 +430,16 @@ async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, p
       const weight = weights.get(`${facts.accountId}/${facts.hourEpoch}`);
       if (weight === undefined) continue;
       // the class's facts without bytes (they are summed per entity, below)
-      const gateways = new Map([...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]));
+      const gateways = new Map(
+        [...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]),
+      );
       engine.addWeighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weight);
     }
   }
-  const spaces = new Map<string, { part: number; accountId: number; cloudspaceId: number; vms: number; gateways: number }>();
+  const spaces = new Map<
+    string,
+    { part: number; accountId: number; cloudspaceId: number; vms: number; gateways: number }
+  >();
   const accounts = new Map<string, { part: number; accountId: number; sum: number }>();
   for (const b of bytes) {
     if (b.kind === "m") {
@@ -356,7 +448,11 @@ async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, p
     }
     const key = `${b.part}/${b.accountId}/${b.cloudspaceId}`;
     let s = spaces.get(key);
-    if (s === undefined) spaces.set(key, (s = { part: b.part, accountId: b.accountId, cloudspaceId: b.cloudspaceId, vms: 0, gateways: 0 }));
+    if (s === undefined)
+      spaces.set(
+        key,
+        (s = { part: b.part, accountId: b.accountId, cloudspaceId: b.cloudspaceId, vms: 0, gateways: 0 }),
+      );
     if (b.kind === "c") s.vms = b.sum;
     else s.gateways = b.sum;
   }
@@ -380,7 +476,11 @@ async function feedLevels(connection: DuckDBConnection, engine: BillingEngine, p
  * units) and every byte count is a whole number with sums below 2^53.
  */
 export async function addGroupedAccount(
-  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection,
+  params: Period,
+  units: Units,
+  splitAt: readonly number[],
+  engine: BillingEngine,
 ): Promise<boolean> {
   if (params.accountId === undefined) return false;
   const values = queryValues(params, units, splitAt);
@@ -400,7 +500,11 @@ export async function addGroupedAccount(
  * having fed nothing, when either way would not be exact.
  */
 export async function addGroupedLevels(
-  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection,
+  params: Period,
+  units: Units,
+  splitAt: readonly number[],
+  engine: BillingEngine,
 ): Promise<boolean> {
   const grouped = await readGroupedAccounts(connection, params, units, splitAt);
   const levels = grouped && (await readLevels(connection, grouped.values, units, splitAt.length > 0));
@@ -412,7 +516,12 @@ export async function addGroupedLevels(
 }
 
 /** The account-hours' totals and the accounts' VM configurations of the period, grouped, and the environment's hours of them; undefined when a sum would not be exact. */
-async function readGroupedAccounts(connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[]) {
+async function readGroupedAccounts(
+  connection: DuckDBConnection,
+  params: Period,
+  units: Units,
+  splitAt: readonly number[],
+) {
   const values = queryValues(params, units, splitAt);
   const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
   const hours = accounts && environmentHours(accounts.hours);
@@ -429,13 +538,18 @@ async function readGroupedAccounts(connection: DuckDBConnection, params: Period,
  * would not be exact.
  */
 export async function addGroupedAccounts(
-  connection: DuckDBConnection, params: Period, units: Units, splitAt: readonly number[], engine: BillingEngine,
+  connection: DuckDBConnection,
+  params: Period,
+  units: Units,
+  splitAt: readonly number[],
+  engine: BillingEngine,
 ): Promise<boolean> {
   const grouped = await readGroupedAccounts(connection, params, units, splitAt);
   if (grouped === undefined) return false;
   const { values, accounts } = grouped;
   feedEnvironment(engine, grouped.hours, accounts.configurations);
-  for (const h of accounts.hours) engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
+  for (const h of accounts.hours)
+    engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
   for (const c of accounts.configurations) {
     engine.addAccountVmHours(c.part, c.accountId, c.facts, c.count);
   }

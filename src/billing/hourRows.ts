@@ -17,7 +17,10 @@ export class HourRows {
   /** `figures[width × row + k]`: figure `names[k]` of the row. */
   figures: Float64Array;
 
-  constructor(readonly names: readonly string[], capacity = 1024) {
+  constructor(
+    readonly names: readonly string[],
+    capacity = 1024,
+  ) {
     this.rank = new Uint8Array(capacity);
     this.accountId = new Float64Array(capacity);
     this.cloudspaceId = new Float64Array(capacity);
@@ -47,7 +50,15 @@ export class HourRows {
   }
 
   /** Writes row `row`. */
-  setRow(row: number, rank: number, accountId: number, cloudspaceId: number, machineId: number, f: Float64Array, at: number): void {
+  setRow(
+    row: number,
+    rank: number,
+    accountId: number,
+    cloudspaceId: number,
+    machineId: number,
+    f: Float64Array,
+    at: number,
+  ): void {
     this.rank[row] = rank;
     this.accountId[row] = accountId;
     this.cloudspaceId[row] = cloudspaceId;

@@ -9,7 +9,10 @@ import { levelsFor, type Level } from "./levels.js";
  * environment, an account-hour, a cloud-space-hour, a billed machine record each make one.
  */
 export async function hourlyLineCount(
-  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period),
+  connection: DuckDBConnection,
+  period: Period,
+  options: BillingOptions = {},
+  levels: readonly Level[] = levelsFor(period),
 ): Promise<number> {
   const resolved = resolveOptions(options);
   const where = periodSql();
@@ -21,6 +24,10 @@ export async function hourlyLineCount(
   };
   const sql = `SELECT ${levels.map((l) => `(${counts[l]})`).join(" + ")} AS n`;
   // without the machines, the query names no $vmType (DuckDB refuses a value for a parameter it lacks)
-  const reader = await connection.runAndReadAll(sql, paramsNamedIn(sql, { ...paramValues(period), vmType: resolved.units.vmType }), paramTypes());
+  const reader = await connection.runAndReadAll(
+    sql,
+    paramsNamedIn(sql, { ...paramValues(period), vmType: resolved.units.vmType }),
+    paramTypes(),
+  );
   return Number(reader.getRowObjectsJS()[0]!.n);
 }

@@ -15,7 +15,10 @@ import { warehouseFacts } from "./warehouseFacts.js";
  * lines are yielded as soon as the hour is complete (memory does not grow with the period).
  */
 export async function* hourlyLines(
-  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period),
+  connection: DuckDBConnection,
+  period: Period,
+  options: BillingOptions = {},
+  levels: readonly Level[] = levelsFor(period),
 ): AsyncGenerator<BillingLine[]> {
   yield* linesOfRows(hourlyRows(connection, period, options, levels), resolveOptions(options));
 }
@@ -25,11 +28,16 @@ export async function* hourlyLines(
  * object per line), an hour a batch (in report order, a batch the consumer may keep).
  */
 export async function* hourlyRows(
-  connection: DuckDBConnection, period: Period, options: BillingOptions = {}, levels: readonly Level[] = levelsFor(period),
+  connection: DuckDBConnection,
+  period: Period,
+  options: BillingOptions = {},
+  levels: readonly Level[] = levelsFor(period),
 ): AsyncGenerator<HourRows> {
   const resolved = resolveOptions(options);
   const ready: HourRows[] = [];
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup, { rows: (rows) => ready.push(inReportOrder(rows, levels)) });
+  const engine = new BillingEngine(resolved.units, resolved.cuRollup, {
+    rows: (rows) => ready.push(inReportOrder(rows, levels)),
+  });
   engine.keepLevels(levels, []); // no period line is read: nothing summed over the period
   for await (const facts of warehouseFacts(connection, period, resolved.units.externalNicType)) {
     engine.add(facts);

@@ -44,6 +44,8 @@ export function checkHourlyOf(hourly: HourlyStream, report: BillingReport): void
   const { params: a } = hourly.report;
   const { params: b } = report;
   if (a.start !== b.start || a.end !== b.end || a.accountId !== b.accountId) {
-    throw new UsageError("the hourly lines were made for another report (another period or account): make them with the report they go with");
+    throw new UsageError(
+      "the hourly lines were made for another report (another period or account): make them with the report they go with",
+    );
   }
 }

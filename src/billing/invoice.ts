@@ -80,20 +80,44 @@ export function invoiceOf(account: AccountLine, list: PriceList, units: Units, p
       exactAmount = exactAmount.add(exact);
       const priceUnit = pricingUnitOf(unit, price.per, units);
       lines.push({
-        unit, start, end, basis: price.per, quantity, quantityUnit: price.per === "TB" ? priceUnit : `${priceUnit}s`,
-        unitPrice: price.text, priceUnit, amount: exact.round(list.decimals),
+        unit,
+        start,
+        end,
+        basis: price.per,
+        quantity,
+        quantityUnit: price.per === "TB" ? priceUnit : `${priceUnit}s`,
+        unitPrice: price.text,
+        priceUnit,
+        amount: exact.round(list.decimals),
       });
     }
   }
   const amountDue = lines.reduce((a, l) => a.add(l.amount), Exact.ZERO);
   const invoice: Invoice = {
-    accountId: account.accountId, start: period.start, end: period.end, name: account.name, currency: list.currency, decimals: list.decimals,
-    lines, amountDue, exactAmount,
+    accountId: account.accountId,
+    start: period.start,
+    end: period.end,
+    name: account.name,
+    currency: list.currency,
+    decimals: list.decimals,
+    lines,
+    amountDue,
+    exactAmount,
     toJSON: () => ({
-      accountId: invoice.accountId, name: invoice.name, currency: invoice.currency, start: isoUtc(period.start), end: isoUtc(period.end),
+      accountId: invoice.accountId,
+      name: invoice.name,
+      currency: invoice.currency,
+      start: isoUtc(period.start),
+      end: isoUtc(period.end),
       lines: lines.map((l) => ({
-        unit: l.unit, start: isoUtc(l.start), end: isoUtc(l.end), quantity: l.quantity, quantityUnit: l.quantityUnit,
-        unitPrice: l.unitPrice, priceUnit: l.priceUnit, amount: l.amount.toFixed(list.decimals),
+        unit: l.unit,
+        start: isoUtc(l.start),
+        end: isoUtc(l.end),
+        quantity: l.quantity,
+        quantityUnit: l.quantityUnit,
+        unitPrice: l.unitPrice,
+        priceUnit: l.priceUnit,
+        amount: l.amount.toFixed(list.decimals),
       })),
       amountDue: amountDue.toFixed(list.decimals),
     }),

@@ -40,16 +40,23 @@ function hourRuns(hours: readonly number[]): { start: number; end: number }[] {
  */
 export function missingHoursMention(hours: readonly number[]): string | undefined {
   if (hours.length === 0) return undefined;
-  const runs = hourRuns(hours).map((r) => (r.end - r.start === 3600 ? hourWords(r.start) : `${hourWords(r.start)} – ${hourWords(r.end)}`));
+  const runs = hourRuns(hours).map((r) =>
+    r.end - r.start === 3600 ? hourWords(r.start) : `${hourWords(r.start)} – ${hourWords(r.end)}`,
+  );
   const shown = runs.length > 8 ? [...runs.slice(0, 8), `and ${runs.length - 8} more`] : runs;
   const n = hours.length;
   return `${n} hour${n === 1 ? "" : "s"} of the period had no consumption data and ${n === 1 ? "is" : "are"} not charged: ${shown.join(", ")}.`;
 }
 
 /** The mention of a correction: on a credit note, the invoice it cancels; on the new invoice, the one it replaces; with the reason. */
-export function correctionMention(kind: "invoice" | "creditNote", corrects: { number: string; issueDate: string }, reason: string | undefined): string {
-  const head = kind === "creditNote"
-    ? `This credit note cancels invoice ${corrects.number} of ${dateWords(corrects.issueDate)} in full.`
-    : `This invoice replaces invoice ${corrects.number} of ${dateWords(corrects.issueDate)}, cancelled by a credit note.`;
+export function correctionMention(
+  kind: "invoice" | "creditNote",
+  corrects: { number: string; issueDate: string },
+  reason: string | undefined,
+): string {
+  const head =
+    kind === "creditNote"
+      ? `This credit note cancels invoice ${corrects.number} of ${dateWords(corrects.issueDate)} in full.`
+      : `This invoice replaces invoice ${corrects.number} of ${dateWords(corrects.issueDate)}, cancelled by a credit note.`;
   return reason ? `${head} Reason: ${reason}` : head;
 }

@@ -21,4 +21,5 @@ export function calculateLevels(params: Period): readonly Level[] {
 }
 
 /** True when `levels` are the environment alone: an engine then keeps no other sums (see `BillingEngine`). */
-export const environmentOnly = (levels: readonly Level[]): boolean => levels.length === 1 && levels[0] === "environment";
+export const environmentOnly = (levels: readonly Level[]): boolean =>
+  levels.length === 1 && levels[0] === "environment";

@@ -55,8 +55,20 @@ export interface AccountLine extends LineFigures<Quantities> {
 export function emptyAccountLine(accountId: number, name: string): AccountLine {
   const zero = Object.fromEntries(catalogUnits().map((u) => [u, 0])) as Quantities;
   return {
-    level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name, sampleHours: 0, quantities: zero, unitHours: zero,
-    cuSumOfMachines: 0, gatewayPiuHours: 0, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
+    level: "account",
+    accountId,
+    cloudspaceId: null,
+    machineId: null,
+    hourEpoch: null,
+    name,
+    sampleHours: 0,
+    quantities: zero,
+    unitHours: zero,
+    cuSumOfMachines: 0,
+    gatewayPiuHours: 0,
+    cuAllocated: 0,
+    cuAllocatedHours: 0,
+    ownNicNu: 0,
   };
 }
 

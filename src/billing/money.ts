@@ -42,7 +42,6 @@ export function pricingUnitOf(unit: UnitName, basis: PriceBasis, units: Units): 
   return basis === "TB" ? nuUnit(units) : `${unit}-${basis}`;
 }
 
-
 /** Unit-hours (or TiB of NU) in the unit of a price basis: ÷ hoursPerMonth for monthly prices. */
 export function pricingQuantityOf(unitHours: number, basis: PriceBasis, units: Units): number {
   return basis === "month" ? unitHours / units.hoursPerMonth : unitHours;
@@ -54,7 +53,12 @@ export function pricingQuantityOf(unitHours: number, basis: PriceBasis, units: U
  * unit-hours / hoursPerMonth × unit-month price, TiB × price per TiB.
  */
 export function chargeOf(
-  unit: UnitName, unitHours: number, accountId: number | null, list: PriceList, units: Units, hourEpoch?: number,
+  unit: UnitName,
+  unitHours: number,
+  accountId: number | null,
+  list: PriceList,
+  units: Units,
+  hourEpoch?: number,
 ): Charge | undefined {
   const price = hourEpoch === undefined ? pricesFor(list, accountId)[unit] : priceAt(list, accountId, unit, hourEpoch);
   if (!price) return undefined;

@@ -39,9 +39,17 @@ export function overlayNames(base: Names | undefined, over: Names | undefined): 
 export function makeNames(rows: readonly { kind: unknown; id: unknown; name: unknown }[], source = "names"): Names {
   const names = new Map<string, string>();
   rows.forEach((row, i) => {
-    const kind = KINDS[String(row.kind ?? "").trim().toLowerCase()];
+    const kind =
+      KINDS[
+        String(row.kind ?? "")
+          .trim()
+          .toLowerCase()
+      ];
     const id = typeof row.id === "number" ? row.id : Number(String(row.id ?? "").trim());
-    if (!kind) throw new UsageError(`${source}: row ${i + 1}: unknown kind ${JSON.stringify(row.kind)} (use account, cloudspace or machine)`);
+    if (!kind)
+      throw new UsageError(
+        `${source}: row ${i + 1}: unknown kind ${JSON.stringify(row.kind)} (use account, cloudspace or machine)`,
+      );
     if (!Number.isSafeInteger(id) || String(row.id).trim() === "") {
       throw new UsageError(`${source}: row ${i + 1}: id must be a whole number, got ${JSON.stringify(row.id)}`);
     }
@@ -69,14 +77,18 @@ export async function loadNames(file: string): Promise<Names> {
     } catch (error) {
       throw new UsageError(`${file}: not valid JSON: ${(error as Error).message}`, { cause: error });
     }
-    if (!Array.isArray(rows)) throw new UsageError(`${file}: a JSON names file is an array of { "kind", "id", "name" }`);
+    if (!Array.isArray(rows))
+      throw new UsageError(`${file}: a JSON names file is an array of { "kind", "id", "name" }`);
     return makeNames(rows as { kind: unknown; id: unknown; name: unknown }[], file);
   }
   const table = parseCsv(text.replace(/^\uFEFF/, ""));
   const header = (table.shift() ?? []).map((h) => h.trim().toLowerCase());
   const at = (name: string) => {
     const i = header.indexOf(name);
-    if (i < 0) throw new UsageError(`${file}: the header row must name the columns kind,id,name (found ${header.join(",") || "nothing"})`);
+    if (i < 0)
+      throw new UsageError(
+        `${file}: the header row must name the columns kind,id,name (found ${header.join(",") || "nothing"})`,
+      );
     return i;
   };
   const [k, i, n] = [at("kind"), at("id"), at("name")];
@@ -95,16 +107,26 @@ function parseCsv(text: string): string[][] {
   for (let p = 0; p < text.length; p++) {
     const ch = text[p]!;
     if (quoted) {
-      if (ch === '"' && text[p + 1] === '"') { cell += '"'; p++; }
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && text[p + 1] === '"') {
+        cell += '"';
+        p++;
+      } else if (ch === '"') quoted = false;
       else cell += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") { row.push(cell); cell = ""; }
-    else if (ch === "\n" || ch === "\r") {
+    else if (ch === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (ch === "\n" || ch === "\r") {
       if (ch === "\r" && text[p + 1] === "\n") p++;
-      row.push(cell); rows.push(row); row = []; cell = "";
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
     } else cell += ch;
   }
-  if (cell !== "" || row.length > 0) { row.push(cell); rows.push(row); }
+  if (cell !== "" || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }

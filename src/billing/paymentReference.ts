@@ -16,7 +16,10 @@ export function paymentReferenceOf(number: string, issuerCountry: string): strin
 function referenceBody(number: string, pattern: RegExp, limit: number, radix: 10 | 36): string {
   const kept = (number.toUpperCase().match(pattern) ?? []).join("");
   if (kept.length <= limit) return kept;
-  return BigInt(`0x${createHash("sha256").update(number).digest("hex")}`).toString(radix).toUpperCase().slice(0, limit);
+  return BigInt(`0x${createHash("sha256").update(number).digest("hex")}`)
+    .toString(radix)
+    .toUpperCase()
+    .slice(0, limit);
 }
 
 /** `n mod 97` of a long decimal text. */
@@ -53,7 +56,8 @@ export function structuredReferenceIn(text: string): string | undefined {
   const belgian = /(?:\+{3}|\*{3})\s*(\d{3})\s*\/\s*(\d{4})\s*\/\s*(\d{5})\s*(?:\+{3}|\*{3})/.exec(text);
   if (belgian) {
     const digits = belgian.slice(1, 4).join("");
-    if ((mod97(digits.slice(0, 10)) || 97) === Number(digits.slice(10))) return `+++${belgian[1]}/${belgian[2]}/${belgian[3]}+++`;
+    if ((mod97(digits.slice(0, 10)) || 97) === Number(digits.slice(10)))
+      return `+++${belgian[1]}/${belgian[2]}/${belgian[3]}+++`;
   }
   // the reference may run on into the next word ("RF18 5390 0754 7034 THANKS"): the longest valid start of it
   for (const m of text.toUpperCase().matchAll(/\bRF\s?\d{2}(?:\s?[A-Z0-9]){1,21}/g)) {
@@ -65,7 +69,8 @@ export function structuredReferenceIn(text: string): string | undefined {
   }
   if (/^\d{12}$/.test(text.trim())) {
     const digits = text.trim();
-    if ((mod97(digits.slice(0, 10)) || 97) === Number(digits.slice(10))) return `+++${digits.slice(0, 3)}/${digits.slice(3, 7)}/${digits.slice(7)}+++`;
+    if ((mod97(digits.slice(0, 10)) || 97) === Number(digits.slice(10)))
+      return `+++${digits.slice(0, 3)}/${digits.slice(3, 7)}/${digits.slice(7)}+++`;
   }
   return undefined;
 }

@@ -14,7 +14,10 @@ function keyOf(line: BillingLine): string {
 export class PeriodParts {
   private readonly byKey: Map<string, BillingLine>[];
 
-  constructor(private readonly period: { start: number; end: number }, private readonly parts: readonly PeriodPart[] | undefined) {
+  constructor(
+    private readonly period: { start: number; end: number },
+    private readonly parts: readonly PeriodPart[] | undefined,
+  ) {
     this.byKey = (parts ?? []).map((p) => new Map(p.lines.map((l) => [keyOf(l), l])));
   }
 
@@ -28,7 +31,9 @@ export class PeriodParts {
     if (this.isWhole(start, end)) return figure(line);
     if (this.parts === undefined) {
       // bill() cuts every period at its price changes: only a period billed some other way lands here
-      throw new RangeError("a price changes within the period, which was billed without its price cuts: bill it with bill({ prices })");
+      throw new RangeError(
+        "a price changes within the period, which was billed without its price cuts: bill it with bill({ prices })",
+      );
     }
     const terms: number[] = [];
     this.parts.forEach((part, k) => {

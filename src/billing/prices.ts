@@ -56,8 +56,32 @@ export interface PriceList {
 
 /** ISO 4217 minor units that differ from 2. */
 const CURRENCY_DECIMALS: Record<string, number> = {
-  BHD: 3, BIF: 0, CLF: 4, CLP: 0, DJF: 0, GNF: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KMF: 0, KRW: 0, KWD: 3, LYD: 3,
-  OMR: 3, PYG: 0, RWF: 0, TND: 3, UGX: 0, UYI: 0, UYW: 4, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3,
+  BIF: 0,
+  CLF: 4,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  IQD: 3,
+  ISK: 0,
+  JOD: 3,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  PYG: 0,
+  RWF: 0,
+  TND: 3,
+  UGX: 0,
+  UYI: 0,
+  UYW: 4,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
 };
 
 /** The ISO 4217 number of decimals of a currency: 2 unless the standard says otherwise (JPY 0, KWD 3, ...). */
@@ -73,7 +97,9 @@ function parsePrice(value: unknown, per: PriceBasis, where: string, unit: UnitNa
     const v = value as Record<string, unknown>;
     const allowed = isVolume(unit) ? ["perTB"] : ["perHour", "perMonth"];
     if (keys.length !== 1 || !allowed.includes(keys[0]!)) {
-      const why = isVolume(unit) ? "NU is a volume, priced per TiB transferred: give a bare number or { perTB: 0.02 }" : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
+      const why = isVolume(unit)
+        ? "NU is a volume, priced per TiB transferred: give a bare number or { perTB: 0.02 }"
+        : "give one of perHour or perMonth, e.g. { perHour: 0.0125 }";
       throw new UsageError(`${where}: ${why} (found ${keys.join(", ") || "nothing"})`);
     }
     return parsePrice(v[keys[0]!], BASIS_KEYS[keys[0]!]!, where, unit);
@@ -89,10 +115,17 @@ function parsePrice(value: unknown, per: PriceBasis, where: string, unit: UnitNa
 
 /** When a dated price takes effect: an ISO date or time on the hour, UTC unless it says otherwise. */
 function parseFrom(value: unknown, where: string): number {
-  const text = value instanceof Date ? value.toISOString() : typeof value === "string" || typeof value === "number" ? value : undefined;
-  if (text === undefined) throw new UsageError(`${where}.from: give a date such as 2026-10-15 (UTC), got ${JSON.stringify(value)}`);
+  const text =
+    value instanceof Date
+      ? value.toISOString()
+      : typeof value === "string" || typeof value === "number"
+        ? value
+        : undefined;
+  if (text === undefined)
+    throw new UsageError(`${where}.from: give a date such as 2026-10-15 (UTC), got ${JSON.stringify(value)}`);
   const from = parseTime(text, `${where}.from`);
-  if (from % 3600 !== 0) throw new UsageError(`${where}.from: ${isoUtc(from)} is not on the hour (prices change between hours)`);
+  if (from % 3600 !== 0)
+    throw new UsageError(`${where}.from: ${isoUtc(from)} is not on the hour (prices change between hours)`);
   return from;
 }
 
@@ -113,14 +146,22 @@ function parseTimeline(value: readonly unknown[], per: PriceBasis, where: string
       const body = keys.length === 1 && keys[0] === "price" ? rest.price : rest;
       price = { ...parsePrice(body, per, at, unit), from: parseFrom(from, at) };
     } else {
-      if (k > 0) throw new UsageError(`${at}: only the first price may hold from the start; give { from: 2026-10-15, price: ... }`);
+      if (k > 0)
+        throw new UsageError(
+          `${at}: only the first price may hold from the start; give { from: 2026-10-15, price: ... }`,
+        );
       price = parsePrice(entry, per, at, unit);
     }
     const previous = out[k - 1];
     if (previous && previous.from !== undefined && price.from! <= previous.from) {
-      throw new UsageError(`${at}.from: ${isoUtc(price.from!)} is not after the previous price's ${isoUtc(previous.from)} (give prices in the order they take effect)`);
+      throw new UsageError(
+        `${at}.from: ${isoUtc(price.from!)} is not after the previous price's ${isoUtc(previous.from)} (give prices in the order they take effect)`,
+      );
     }
-    if (previous && previous.per !== price.per) throw new UsageError(`${at}: per unit-${price.per} but ${where}[0] is per unit-${previous.per}: give a unit one basis`);
+    if (previous && previous.per !== price.per)
+      throw new UsageError(
+        `${at}: per unit-${price.per} but ${where}[0] is per unit-${previous.per}: give a unit one basis`,
+      );
     out.push(price);
   });
   return out;
@@ -136,7 +177,9 @@ function parseUnitPrices(value: unknown, per: PriceBasis, where: string): DatedP
       throw new UsageError(`${where}: unknown unit ${unit} (units: ${catalogUnits().join(", ")})`);
     }
     const at = `${where}.${unit}`;
-    out[unit as UnitName] = Array.isArray(price) ? parseTimeline(price, per, at, unit as UnitName) : [parsePrice(price, per, at, unit as UnitName)];
+    out[unit as UnitName] = Array.isArray(price)
+      ? parseTimeline(price, per, at, unit as UnitName)
+      : [parsePrice(price, per, at, unit as UnitName)];
   }
   return out;
 }
@@ -167,33 +210,48 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
   const v = value as Record<string, unknown>;
   const KEYS = ["currency", "decimals", "per", "prices", "accounts", "provider", "invoiceIssuer"];
   const unknown = Object.keys(v).filter((k) => !KEYS.includes(k));
-  if (unknown.length > 0) throw new UsageError(`${source}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${KEYS.join(", ")})`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `${source}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${KEYS.join(", ")})`,
+    );
   for (const key of ["provider", "invoiceIssuer"]) {
-    if (v[key] !== undefined && (typeof v[key] !== "string" || v[key] === "")) throw new UsageError(`${source}: ${key} must be a non-empty string`);
+    if (v[key] !== undefined && (typeof v[key] !== "string" || v[key] === ""))
+      throw new UsageError(`${source}: ${key} must be a non-empty string`);
   }
   const provider = (v.provider as string | undefined) ?? "Cloud provider";
   const invoiceIssuer = (v.invoiceIssuer as string | undefined) ?? provider;
   const currency = typeof v.currency === "string" ? v.currency.trim().toUpperCase() : "";
-  if (!/^[A-Z]{3}$/.test(currency)) throw new UsageError(`${source}: currency must be an ISO 4217 code such as EUR, got ${JSON.stringify(v.currency)}`);
+  if (!/^[A-Z]{3}$/.test(currency))
+    throw new UsageError(`${source}: currency must be an ISO 4217 code such as EUR, got ${JSON.stringify(v.currency)}`);
   const decimals = v.decimals === undefined ? currencyDecimals(currency) : v.decimals;
   if (typeof decimals !== "number" || !Number.isInteger(decimals) || decimals < 0 || decimals > 12) {
     throw new UsageError(`${source}: decimals must be a whole number from 0 to 12, got ${JSON.stringify(v.decimals)}`);
   }
   const per = v.per ?? "hour";
-  if (per !== "hour" && per !== "month") throw new UsageError(`${source}: per must be hour or month, got ${JSON.stringify(v.per)}`);
+  if (per !== "hour" && per !== "month")
+    throw new UsageError(`${source}: per must be hour or month, got ${JSON.stringify(v.per)}`);
   if (v.prices === undefined) throw new UsageError(`${source}: no prices (add e.g. prices: { CU: 0.0125 })`);
   const prices = parseUnitPrices(v.prices, per, `${source}: prices`);
   const accounts = new Map<number, DatedPrices>();
   const basis = new Map<UnitName, { per: PriceBasis; where: string }>(
-    (Object.entries(prices) as [UnitName, UnitPrice[]][]).map(([unit, p]) => [unit, { per: p[0]!.per, where: `prices.${unit}` }]),
+    (Object.entries(prices) as [UnitName, UnitPrice[]][]).map(([unit, p]) => [
+      unit,
+      { per: p[0]!.per, where: `prices.${unit}` },
+    ]),
   );
   if (v.accounts !== undefined) {
     if (v.accounts === null || typeof v.accounts !== "object" || Array.isArray(v.accounts)) {
-      throw new UsageError(`${source}: accounts must map account ids to prices, e.g. { "7": { prices: { CU: 0.01 } } }`);
+      throw new UsageError(
+        `${source}: accounts must map account ids to prices, e.g. { "7": { prices: { CU: 0.01 } } }`,
+      );
     }
     for (const [id, overrides] of Object.entries(v.accounts)) {
       if (!/^\d+$/.test(id)) throw new UsageError(`${source}: accounts: "${id}" is not an account id`);
-      const own = parseUnitPrices(accountPrices(overrides, `${source}: accounts.${id}`), per, `${source}: accounts.${id}`);
+      const own = parseUnitPrices(
+        accountPrices(overrides, `${source}: accounts.${id}`),
+        per,
+        `${source}: accounts.${id}`,
+      );
       for (const [unit, [price]] of Object.entries(own) as [UnitName, UnitPrice[]][]) {
         const first = basis.get(unit);
         if (first && first.per !== price.per) {
@@ -223,7 +281,9 @@ export function pricedUnits(list: PriceList): { unit: UnitName; per: PriceBasis 
       if (price && !per.has(unit)) per.set(unit, price.per);
     }
   }
-  return catalogUnits().filter((u) => per.has(u)).map((unit) => ({ unit, per: per.get(unit)! }));
+  return catalogUnits()
+    .filter((u) => per.has(u))
+    .map((unit) => ({ unit, per: per.get(unit)! }));
 }
 
 /** The price of a timeline in force at `hourEpoch` (the last to take effect by then), if any. */
@@ -237,7 +297,12 @@ function inForce(timeline: readonly UnitPrice[] | undefined, hourEpoch: number):
 }
 
 /** The price of a unit in force for an account (its own when one is in force, else the list's) at an hour. */
-export function priceAt(list: PriceList, accountId: number | null, unit: UnitName, hourEpoch: number): UnitPrice | undefined {
+export function priceAt(
+  list: PriceList,
+  accountId: number | null,
+  unit: UnitName,
+  hourEpoch: number,
+): UnitPrice | undefined {
   const own = accountId === null ? undefined : list.accounts.get(accountId)?.[unit];
   return inForce(own, hourEpoch) ?? inForce(list.prices[unit], hourEpoch);
 }
@@ -252,7 +317,8 @@ export function hasDatedPrices(list: PriceList): boolean {
  * when it has one in force). Without an hour the list must have no dated prices.
  */
 export function pricesFor(list: PriceList, accountId: number | null, hourEpoch?: number): UnitPrices {
-  if (hourEpoch === undefined && hasDatedPrices(list)) throw new RangeError("this price list changes prices over time: give the hour");
+  if (hourEpoch === undefined && hasDatedPrices(list))
+    throw new RangeError("this price list changes prices over time: give the hour");
   const out: UnitPrices = {};
   for (const unit of catalogUnits()) {
     const price = priceAt(list, accountId, unit, hourEpoch ?? 0);
@@ -266,10 +332,14 @@ export function pricesFor(list: PriceList, accountId: number | null, hourEpoch?:
  * account's; else every account's too), ascending: billing bills the parts between them apart.
  */
 export function priceChanges(list: PriceList, start: number, end: number, accountId?: number): number[] {
-  const lists = accountId === undefined ? [list.prices, ...list.accounts.values()] : [list.prices, list.accounts.get(accountId) ?? {}];
+  const lists =
+    accountId === undefined
+      ? [list.prices, ...list.accounts.values()]
+      : [list.prices, list.accounts.get(accountId) ?? {}];
   const at = new Set<number>();
   for (const prices of lists) {
-    for (const timeline of Object.values(prices)) for (const p of timeline ?? []) if (p.from !== undefined && p.from > start && p.from < end) at.add(p.from);
+    for (const timeline of Object.values(prices))
+      for (const p of timeline ?? []) if (p.from !== undefined && p.from > start && p.from < end) at.add(p.from);
   }
   return [...at].sort((a, b) => a - b);
 }
@@ -278,7 +348,13 @@ export function priceChanges(list: PriceList, start: number, end: number, accoun
  * The price periods of a unit for an account within `[start, end)`: the parts of the period
  * during which one price is in force, in order (hours without a price are in none).
  */
-export function pricePeriods(list: PriceList, accountId: number | null, unit: UnitName, start: number, end: number): PricePeriod[] {
+export function pricePeriods(
+  list: PriceList,
+  accountId: number | null,
+  unit: UnitName,
+  start: number,
+  end: number,
+): PricePeriod[] {
   const cuts = [start, ...priceChanges(list, start, end, accountId ?? undefined), end];
   const out: PricePeriod[] = [];
   for (let k = 0; k + 1 < cuts.length; k++) {

@@ -32,9 +32,12 @@ export async function readBytes(file: string, limits: StructuredLimits = {}): Pr
     try {
       if (limits.maxBytes !== undefined) {
         const stat = await handle.stat();
-        if (!stat.isFile()) throw new UsageError(`${file}: not a regular file (${limits.what ?? "the file"} is read from a file)`);
+        if (!stat.isFile())
+          throw new UsageError(`${file}: not a regular file (${limits.what ?? "the file"} is read from a file)`);
         if (stat.size > limits.maxBytes) {
-          throw new UsageError(`${file}: ${bytesText(stat.size)} is more than ${limits.what ?? "the file"} may be (at most ${bytesText(limits.maxBytes)})`);
+          throw new UsageError(
+            `${file}: ${bytesText(stat.size)} is more than ${limits.what ?? "the file"} may be (at most ${bytesText(limits.maxBytes)})`,
+          );
         }
       }
       return await handle.readFile();
@@ -54,6 +57,9 @@ export async function parseStructured(text: string, file: string): Promise<unkno
     // The YAML parser loads only for YAML files.
     return file.toLowerCase().endsWith(".json") ? JSON.parse(text) : (await import("yaml")).parse(text);
   } catch (error) {
-    throw new UsageError(`${file}: not valid ${file.toLowerCase().endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}`, { cause: error });
+    throw new UsageError(
+      `${file}: not valid ${file.toLowerCase().endsWith(".json") ? "JSON" : "YAML"}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }

@@ -43,7 +43,10 @@ export class RowLines {
   private readonly cuAllocatedAt: number;
   private readonly ownNicNuAt: number;
 
-  constructor(private readonly options: ResolvedBillingOptions, figureNames: readonly string[]) {
+  constructor(
+    private readonly options: ResolvedBillingOptions,
+    figureNames: readonly string[],
+  ) {
     this.divisor = options.per === "month" ? options.units.hoursPerMonth : 1;
     const at = (name: string) => {
       const k = figureNames.indexOf(name);
@@ -69,8 +72,20 @@ export class RowLines {
     const unitHours: Record<string, number | null> = {};
     for (const u of this.units) quantities[u] = unitHours[u] = 0;
     const line: LineSlot = {
-      hourEpoch: 0, sampleHours: 1, cuSumOfMachines: 0, gatewayPiuHours: 0, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: 0,
-      level: "environment", accountId: null, cloudspaceId: null, machineId: null, name: "", quantities, unitHours,
+      hourEpoch: 0,
+      sampleHours: 1,
+      cuSumOfMachines: 0,
+      gatewayPiuHours: 0,
+      cuAllocated: 0,
+      cuAllocatedHours: 0,
+      ownNicNu: 0,
+      level: "environment",
+      accountId: null,
+      cloudspaceId: null,
+      machineId: null,
+      name: "",
+      quantities,
+      unitHours,
     };
     return line as unknown as BillingLine;
   }
@@ -102,7 +117,14 @@ export class RowLines {
     line.cloudspaceId = rank >= 2 ? rows.cloudspaceId[i]! : null;
     line.machineId = machine ? rows.machineId[i]! : null;
     const kind = KIND[rank];
-    line.name = kind === undefined ? "" : nameOf(this.options.names, kind, kind === "account" ? line.accountId! : kind === "cloudspace" ? line.cloudspaceId! : line.machineId!);
+    line.name =
+      kind === undefined
+        ? ""
+        : nameOf(
+            this.options.names,
+            kind,
+            kind === "account" ? line.accountId! : kind === "cloudspace" ? line.cloudspaceId! : line.machineId!,
+          );
     return target;
   }
 }
@@ -118,16 +140,26 @@ export function inReportOrder(rows: HourRows, levels: readonly Level[]): HourRow
   for (let i = 0; i < rows.count; i++) if (kept[rows.rank[i]!]) order.push(i);
   const key = (id: number) => (Number.isNaN(id) ? -Infinity : id);
   const { accountId, cloudspaceId, machineId, rank } = rows;
-  order.sort((i, j) => key(accountId[i]!) - key(accountId[j]!) || key(cloudspaceId[i]!) - key(cloudspaceId[j]!)
-    || key(machineId[i]!) - key(machineId[j]!) || rank[i]! - rank[j]! || i - j);
+  order.sort(
+    (i, j) =>
+      key(accountId[i]!) - key(accountId[j]!) ||
+      key(cloudspaceId[i]!) - key(cloudspaceId[j]!) ||
+      key(machineId[i]!) - key(machineId[j]!) ||
+      rank[i]! - rank[j]! ||
+      i - j,
+  );
   const out = new HourRows(rows.names, Math.max(1, order.length));
   out.hourEpoch = rows.hourEpoch;
-  for (const i of order) out.push(rank[i]!, accountId[i]!, cloudspaceId[i]!, machineId[i]!, rows.figures, i * rows.width);
+  for (const i of order)
+    out.push(rank[i]!, accountId[i]!, cloudspaceId[i]!, machineId[i]!, rows.figures, i * rows.width);
   return out;
 }
 
 /** The rows of each hour as `BillingLine`s (new objects: a consumer may keep them), batch by batch. */
-export async function* linesOfRows(hours: AsyncIterable<HourRows>, options: ResolvedBillingOptions): AsyncGenerator<BillingLine[]> {
+export async function* linesOfRows(
+  hours: AsyncIterable<HourRows>,
+  options: ResolvedBillingOptions,
+): AsyncGenerator<BillingLine[]> {
   let lines: RowLines | undefined;
   for await (const rows of hours) {
     lines ??= new RowLines(options, rows.names);
@@ -143,7 +175,8 @@ export async function* linesOfRows(hours: AsyncIterable<HourRows>, options: Reso
  * reads the next, so nothing per row is kept (the hourly CSV, the XLSX Hourly sheet).
  */
 export async function* refilledLinesOfRows(
-  hours: AsyncIterable<HourRows>, options: ResolvedBillingOptions,
+  hours: AsyncIterable<HourRows>,
+  options: ResolvedBillingOptions,
 ): AsyncGenerator<{ count: number; line: (i: number) => BillingLine }> {
   let lines: RowLines | undefined;
   let slot: BillingLine | undefined;

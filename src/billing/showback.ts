@@ -17,14 +17,24 @@ export interface Showback {
 
 /** A cloud space's gateway as a showback line: its own external traffic (NU, TiB) and public IP (PIU); 0 of the other units. */
 function gatewayLine(cloudspace: CloudspaceLine, divisor: number): GatewayLine {
-  const own = (u: UnitName): number => (isVolume(u) ? cloudspace.ownNicNu : countsGatewayIp(u) ? cloudspace.gatewayPiuHours : 0);
+  const own = (u: UnitName): number =>
+    isVolume(u) ? cloudspace.ownNicNu : countsGatewayIp(u) ? cloudspace.gatewayPiuHours : 0;
   const units = catalogUnits();
   return {
-    level: "gateway", accountId: cloudspace.accountId, cloudspaceId: cloudspace.cloudspaceId, machineId: null, hourEpoch: null,
-    name: "gateway", sampleHours: cloudspace.sampleHours,
+    level: "gateway",
+    accountId: cloudspace.accountId,
+    cloudspaceId: cloudspace.cloudspaceId,
+    machineId: null,
+    hourEpoch: null,
+    name: "gateway",
+    sampleHours: cloudspace.sampleHours,
     quantities: Object.fromEntries(units.map((u) => [u, isVolume(u) ? own(u) : own(u) / divisor])) as Quantities,
     unitHours: Object.fromEntries(units.map((u) => [u, own(u)])) as Quantities,
-    cuSumOfMachines: 0, gatewayPiuHours: cloudspace.gatewayPiuHours, cuAllocated: 0, cuAllocatedHours: 0, ownNicNu: cloudspace.ownNicNu,
+    cuSumOfMachines: 0,
+    gatewayPiuHours: cloudspace.gatewayPiuHours,
+    cuAllocated: 0,
+    cuAllocatedHours: 0,
+    ownNicNu: cloudspace.ownNicNu,
   };
 }
 
@@ -46,7 +56,10 @@ export function showbackWeight(line: BillingLine, unit: UnitName): number {
  * `period`: the billed period, with its parts' lines when a price changes within it.
  */
 export function showback(
-  lines: readonly BillingLine[], invoices: readonly Invoice[] | undefined, divisor: number, period?: { start: number; end: number; parts?: readonly PeriodPart[] },
+  lines: readonly BillingLine[],
+  invoices: readonly Invoice[] | undefined,
+  divisor: number,
+  period?: { start: number; end: number; parts?: readonly PeriodPart[] },
 ): Showback {
   const out: BillingLine[] = [];
   const cloudspacesOf = new Map<number, CloudspaceLine[]>();
@@ -61,7 +74,12 @@ export function showback(
     cloudspace = undefined;
   };
   for (const line of lines) {
-    if (line.level !== "machine" || line.cloudspaceId !== cloudspace?.cloudspaceId || line.accountId !== cloudspace.accountId) closeCloudspace();
+    if (
+      line.level !== "machine" ||
+      line.cloudspaceId !== cloudspace?.cloudspaceId ||
+      line.accountId !== cloudspace.accountId
+    )
+      closeCloudspace();
     out.push(line);
     if (line.level === "cloudspace") {
       cloudspace = line;
@@ -80,7 +98,13 @@ export function showback(
   const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
   const cloudspaceOf = new Map<BillingLine, CloudspaceLine>();
   for (const [cs, children] of childrenOf) for (const c of children) if (c.level === "gateway") cloudspaceOf.set(c, cs);
-  const split = (amount: Exact, decimals: number, line: InvoiceLine, children: BillingLine[], periodParts: PeriodParts) => {
+  const split = (
+    amount: Exact,
+    decimals: number,
+    line: InvoiceLine,
+    children: BillingLine[],
+    periodParts: PeriodParts,
+  ) => {
     const scale = 10n ** BigInt(decimals);
     const minor = amount.mul(Exact.of(scale));
     const weight = (c: BillingLine) => {
@@ -89,7 +113,10 @@ export function showback(
         ? periodParts.over(c, line.start, line.end, (l) => showbackWeight(l, line.unit))
         : periodParts.over(cs, line.start, line.end, (l) => showbackWeight(gatewayLine(l, divisor), line.unit));
     };
-    const parts = splitAmount(minor.num / minor.den, children.map((c) => ({ id: idOf(c), weight: weight(c) })));
+    const parts = splitAmount(
+      minor.num / minor.den,
+      children.map((c) => ({ id: idOf(c), weight: weight(c) })),
+    );
     children.forEach((c, k) => {
       let own = shares.get(c);
       if (!own) shares.set(c, (own = new Map()));
@@ -101,20 +128,29 @@ export function showback(
     const cloudspaces = cloudspacesOf.get(invoice.accountId) ?? [];
     for (const line of invoice.lines) {
       split(line.amount, invoice.decimals, line, cloudspaces, periodParts);
-      for (const cs of cloudspaces) split(shares.get(cs)!.get(line)!, invoice.decimals, line, childrenOf.get(cs)!, periodParts);
+      for (const cs of cloudspaces)
+        split(shares.get(cs)!.get(line)!, invoice.decimals, line, childrenOf.get(cs)!, periodParts);
     }
   }
   const money = out.map((line): LineMoney | undefined => {
     if (line.level === "environment") {
       const units = new Map<UnitName, Exact>();
-      for (const inv of invoices) for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
-      return lineMoneyOf(catalogUnits().filter((u) => units.has(u)).map((unit) => ({ unit, amount: units.get(unit)! })));
+      for (const inv of invoices)
+        for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
+      return lineMoneyOf(
+        catalogUnits()
+          .filter((u) => units.has(u))
+          .map((unit) => ({ unit, amount: units.get(unit)! })),
+      );
     }
     const invoice = line.accountId === null ? undefined : byAccount.get(line.accountId);
     if (!invoice) return undefined;
-    if (line.level === "account") return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: l.amount })));
+    if (line.level === "account")
+      return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: l.amount })));
     const own = shares.get(line);
-    return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: own?.get(l) ?? Exact.ZERO })));
+    return lineMoneyOf(
+      invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: own?.get(l) ?? Exact.ZERO })),
+    );
   });
   return { lines: out, money };
 }
@@ -129,8 +165,13 @@ function allocateToEnvironment(lines: BillingLine[]): void {
   const at = lines.findIndex((l) => l.level === "environment");
   const accounts = lines.filter((l) => l.level === "account");
   if (at < 0 || accounts.length === 0) return; // the environment alone: its own CU, as billed
-  const sum = (pick: (l: BillingLine) => number) => accounts.reduce((a, l) => a.add(Exact.fromNumber(pick(l))), Exact.ZERO).toNumber();
-  lines[at] = { ...lines[at]!, cuAllocated: sum((l) => l.cuAllocated), cuAllocatedHours: sum((l) => l.cuAllocatedHours) };
+  const sum = (pick: (l: BillingLine) => number) =>
+    accounts.reduce((a, l) => a.add(Exact.fromNumber(pick(l))), Exact.ZERO).toNumber();
+  lines[at] = {
+    ...lines[at]!,
+    cuAllocated: sum((l) => l.cuAllocated),
+    cuAllocatedHours: sum((l) => l.cuAllocatedHours),
+  };
 }
 
 /** The id that breaks ties (to the lower id): the cloud space's or machine's id; a gateway is id 0, as in the platform's files. */

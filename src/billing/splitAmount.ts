@@ -28,7 +28,8 @@ export function splitAmount(total: bigint, shares: readonly SplitShare[]): bigin
   const parts = weights.map((w) => (equal ? 1n : w) * magnitude);
   const whole = parts.map((p) => p / sum);
   let left = magnitude - whole.reduce((a, b) => a + b, 0n);
-  const order = shares.map((s, i) => ({ i, id: s.id, remainder: parts[i]! % sum }))
+  const order = shares
+    .map((s, i) => ({ i, id: s.id, remainder: parts[i]! % sum }))
     .sort((a, b) => (a.remainder === b.remainder ? a.id - b.id : a.remainder > b.remainder ? -1 : 1));
   for (const { i } of order) {
     if (left === 0n) break;

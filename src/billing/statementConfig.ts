@@ -70,7 +70,10 @@ export const MAX_NUMBER_BYTES = 200;
  * A document number from its pattern: `{seq}` the sequence number (`{seq:05}` padded with
  * zeros to 5 digits), `{yyyy}` and `{mm}` of the issue date, `{account}` the account id.
  */
-export function formatStatementNumber(pattern: string, values: { seq: number; issueDate: string; accountId: number }): string {
+export function formatStatementNumber(
+  pattern: string,
+  values: { seq: number; issueDate: string; accountId: number },
+): string {
   return pattern.replace(TOKEN, (_, token: string, width?: string) => {
     if (token === "yyyy") return values.issueDate.slice(0, 4);
     if (token === "mm") return values.issueDate.slice(5, 7);
@@ -94,31 +97,41 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function checkKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
   const unknown = Object.keys(value).filter((k) => !known.includes(k));
-  if (unknown.length > 0) fail(`${where}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${known.join(", ")})`);
+  if (unknown.length > 0)
+    fail(`${where}: unknown key${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${known.join(", ")})`);
 }
 
 function text(value: unknown, where: string): string {
-  if (typeof value !== "string" || value.trim() === "") fail(`${where}: expected a non-empty text, got ${JSON.stringify(value)}`);
+  if (typeof value !== "string" || value.trim() === "")
+    fail(`${where}: expected a non-empty text, got ${JSON.stringify(value)}`);
   return wellFormed(value.trim());
 }
 
 /** Lines: a list of texts, or one text whose lines (`\n`) are the lines. */
 function lines(value: unknown, where: string): string[] {
   if (value === undefined) return [];
-  if (typeof value === "string") return value.split("\n").map((l) => wellFormed(l.trim())).filter((l) => l !== "");
+  if (typeof value === "string")
+    return value
+      .split("\n")
+      .map((l) => wellFormed(l.trim()))
+      .filter((l) => l !== "");
   if (!Array.isArray(value)) fail(`${where}: expected a list of lines, got ${JSON.stringify(value)}`);
   return value.map((l, i) => text(l, `${where}[${i}]`));
 }
 
 function country(value: unknown, where: string): string {
   const code = text(value, where);
-  if (!/^[A-Z]{2}$/.test(code)) fail(`${where}: an ISO 3166-1 alpha-2 country code such as DE or FR, got ${JSON.stringify(value)}`);
+  if (!/^[A-Z]{2}$/.test(code))
+    fail(`${where}: an ISO 3166-1 alpha-2 country code such as DE or FR, got ${JSON.stringify(value)}`);
   return code;
 }
 
 function peppolId(value: unknown, where: string): string {
   const id = text(value, where);
-  if (!/^\d{4}:\S+$/.test(id)) fail(`${where}: a Peppol electronic address <scheme>:<id> with a 4-digit EAS scheme, e.g. "9930:DE123456789", got ${JSON.stringify(value)}`);
+  if (!/^\d{4}:\S+$/.test(id))
+    fail(
+      `${where}: a Peppol electronic address <scheme>:<id> with a 4-digit EAS scheme, e.g. "9930:DE123456789", got ${JSON.stringify(value)}`,
+    );
   const problem = checkEndpointId(id.slice(0, 4), id.slice(5));
   if (problem !== undefined) fail(`${where} ${JSON.stringify(id)}: ${problem}`);
   return id;
@@ -143,23 +156,33 @@ function customer(value: unknown, where: string): StatementCustomer {
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
-  if (tax?.category === "AE" && base.vatId === undefined) fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
+  if (tax?.category === "AE" && base.vatId === undefined)
+    fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
   return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
 }
 
 function pattern(value: unknown, where: string): string {
   const p = text(value, where);
-  if (![...p.matchAll(TOKEN)].some((m) => m[1]!.startsWith("seq"))) fail(`${where} ${JSON.stringify(p)} has no {seq}: without the sequence, two documents could get one number`);
+  if (![...p.matchAll(TOKEN)].some((m) => m[1]!.startsWith("seq")))
+    fail(`${where} ${JSON.stringify(p)} has no {seq}: without the sequence, two documents could get one number`);
   const stray = p.replace(TOKEN, "").match(/\{[^}]*\}?/);
   if (stray) fail(`${where}: unknown placeholder ${stray[0]} (known: {seq}, {seq:05}, {yyyy}, {mm}, {account})`);
   // a number names its files (<number>.pdf, <number>.xml)
   const unsafe = p.replace(TOKEN, "").match(/[/\\:*?"<>|\x00-\x1f]/);
-  if (unsafe) fail(`${where} ${JSON.stringify(p)}: ${JSON.stringify(unsafe[0])} cannot be in a file name, and a number names its files (<number>.pdf)`);
+  if (unsafe)
+    fail(
+      `${where} ${JSON.stringify(p)}: ${JSON.stringify(unsafe[0])} cannot be in a file name, and a number names its files (<number>.pdf)`,
+    );
   const width = Math.max(0, ...[...p.matchAll(TOKEN)].map((m) => (m[2] === undefined ? 0 : Number(m[2]))));
-  if (width > MAX_SEQ_WIDTH) fail(`${where} ${JSON.stringify(p)}: {seq:${width}} pads to ${width} digits; at most {seq:${String(MAX_SEQ_WIDTH).padStart(2, "0")}}`);
+  if (width > MAX_SEQ_WIDTH)
+    fail(
+      `${where} ${JSON.stringify(p)}: {seq:${width}} pads to ${width} digits; at most {seq:${String(MAX_SEQ_WIDTH).padStart(2, "0")}}`,
+    );
   const longest = Buffer.byteLength(longestNumber(p));
   if (longest > MAX_NUMBER_BYTES) {
-    fail(`${where} ${JSON.stringify(p)}: its numbers can take ${longest} bytes, and a number names its files (<number>.pdf): at most ${MAX_NUMBER_BYTES}`);
+    fail(
+      `${where} ${JSON.stringify(p)}: its numbers can take ${longest} bytes, and a number names its files (<number>.pdf): at most ${MAX_NUMBER_BYTES}`,
+    );
   }
   return p;
 }
@@ -176,13 +199,19 @@ function longestNumber(pattern: string): string {
 
 function numbering(value: unknown, source: string): { numberPattern: string; creditNotePattern: string } {
   const given = value ?? { pattern: "INV-{yyyy}-{seq:05}" };
-  if (!isObject(given)) fail(`${source}: numbering: expected { pattern: "INV-{yyyy}-{seq:05}", creditNotePattern: "CN-{yyyy}-{seq:05}" }`);
+  if (!isObject(given))
+    fail(`${source}: numbering: expected { pattern: "INV-{yyyy}-{seq:05}", creditNotePattern: "CN-{yyyy}-{seq:05}" }`);
   checkKeys(given, ["pattern", "creditNotePattern"], `${source}: numbering`);
   const numberPattern = pattern(given.pattern, `${source}: numbering.pattern`);
-  const creditNotePattern = pattern(given.creditNotePattern ?? "CN-{yyyy}-{seq:05}", `${source}: numbering.creditNotePattern`);
+  const creditNotePattern = pattern(
+    given.creditNotePattern ?? "CN-{yyyy}-{seq:05}",
+    `${source}: numbering.creditNotePattern`,
+  );
   // the two sequences both start at 1: only their fixed text keeps their numbers apart
   if (numberPattern.replace(TOKEN, "") === creditNotePattern.replace(TOKEN, "")) {
-    fail(`${source}: numbering.creditNotePattern ${JSON.stringify(creditNotePattern)} must differ from numbering.pattern ${JSON.stringify(numberPattern)} in its fixed text (e.g. CN- and INV-): credit notes have their own sequence, which would repeat invoice numbers`);
+    fail(
+      `${source}: numbering.creditNotePattern ${JSON.stringify(creditNotePattern)} must differ from numbering.pattern ${JSON.stringify(numberPattern)} in its fixed text (e.g. CN- and INV-): credit notes have their own sequence, which would repeat invoice numbers`,
+    );
   }
   return { numberPattern, creditNotePattern };
 }
@@ -190,25 +219,46 @@ function numbering(value: unknown, source: string): { numberPattern: string; cre
 function issueDateOfConfig(value: unknown, source: string): string | undefined {
   // YAML reads an unquoted 2026-11-01 as a text (the yaml package's default core schema)
   const date = value === undefined ? undefined : String(value);
-  if (date !== undefined && (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date)) {
+  if (
+    date !== undefined &&
+    (!/^\d{4}-\d{2}-\d{2}$/.test(date) ||
+      Number.isNaN(Date.parse(`${date}T00:00:00Z`)) ||
+      new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date)
+  ) {
     fail(`${source}: issueDate must be a date YYYY-MM-DD, got ${JSON.stringify(value)}`);
   }
   return date;
 }
 
-function issuerOf(value: unknown, source: string, oldTaxes: unknown, deprecations: string[]): StatementConfig["issuer"] {
-  if (value === undefined) fail(`${source}: no issuer (who sends the invoice: legalName, address, country, vatId, peppolId, tax)`);
+function issuerOf(
+  value: unknown,
+  source: string,
+  oldTaxes: unknown,
+  deprecations: string[],
+): StatementConfig["issuer"] {
+  if (value === undefined)
+    fail(`${source}: no issuer (who sends the invoice: legalName, address, country, vatId, peppolId, tax)`);
   const base = party(value, `${source}: issuer`, ["contact", "bank", "tax"]);
   const record = value as Record<string, unknown>;
   let tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${source}: issuer.tax`);
   if (oldTaxes !== undefined) {
-    if (tax !== undefined) fail(`${source}: taxes and issuer.tax both given: taxes is the older form of issuer.tax, keep issuer.tax alone`);
+    if (tax !== undefined)
+      fail(`${source}: taxes and issuer.tax both given: taxes is the older form of issuer.tax, keep issuer.tax alone`);
     tax = taxRuleOfOldList(oldTaxes, `${source}: taxes`);
-    if (tax) deprecations.push(`${source}: taxes is the older form of issuer.tax: write issuer.tax: { category: S, ratePercent: ${tax.ratePercent} }`);
+    if (tax)
+      deprecations.push(
+        `${source}: taxes is the older form of issuer.tax: write issuer.tax: { category: S, ratePercent: ${tax.ratePercent} }`,
+      );
   }
-  if (tax?.category === "AE") fail(`${source}: issuer.tax: reverse charge (AE) is a customer's tax, not a default: set it under customers.<id>.tax`);
+  if (tax?.category === "AE")
+    fail(
+      `${source}: issuer.tax: reverse charge (AE) is a customer's tax, not a default: set it under customers.<id>.tax`,
+    );
   return {
-    ...base, contact: lines(record.contact, `${source}: issuer.contact`), bank: lines(record.bank, `${source}: issuer.bank`), ...(tax === undefined ? {} : { tax }),
+    ...base,
+    contact: lines(record.contact, `${source}: issuer.contact`),
+    bank: lines(record.bank, `${source}: issuer.bank`),
+    ...(tax === undefined ? {} : { tax }),
   };
 }
 
@@ -227,19 +277,33 @@ export function parseStatementConfig(value: unknown, source = "statement config"
   const deprecations: string[] = [];
   const issuer = issuerOf(value.issuer, source, value.taxes, deprecations);
   const paymentTermsDays = value.paymentTermsDays ?? 30;
-  if (typeof paymentTermsDays !== "number" || !Number.isInteger(paymentTermsDays) || paymentTermsDays < 0 || paymentTermsDays > 3650) {
+  if (
+    typeof paymentTermsDays !== "number" ||
+    !Number.isInteger(paymentTermsDays) ||
+    paymentTermsDays < 0 ||
+    paymentTermsDays > 3650
+  ) {
     fail(`${source}: paymentTermsDays must be a whole number of days, got ${JSON.stringify(value.paymentTermsDays)}`);
   }
   const customers = new Map<number, StatementCustomer>();
   if (value.customers !== undefined) {
-    if (!isObject(value.customers)) fail(`${source}: customers must map account ids to { legalName, address, country, vatId, peppolId, reference, tax }`);
+    if (!isObject(value.customers))
+      fail(
+        `${source}: customers must map account ids to { legalName, address, country, vatId, peppolId, reference, tax }`,
+      );
     for (const [id, entry] of Object.entries(value.customers)) {
       if (!/^\d+$/.test(id)) fail(`${source}: customers: "${id}" is not an account id`);
       customers.set(Number(id), customer(entry, `${source}: customers.${id}`));
     }
   }
   return {
-    issuer, customers, ...numbering(value.numbering, source), paymentTermsDays, issueDate: issueDateOfConfig(value.issueDate, source), deprecations, source,
+    issuer,
+    customers,
+    ...numbering(value.numbering, source),
+    paymentTermsDays,
+    issueDate: issueDateOfConfig(value.issueDate, source),
+    deprecations,
+    source,
   };
 }
 
@@ -265,9 +329,10 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   const tax = taxOf(config, accountId);
   if (issuer.country === undefined) out.push("issuer.country (ISO 3166-1 alpha-2, e.g. DE)");
   if (issuer.vatId === undefined && tax?.category !== "O") out.push("issuer.vatId");
-  if (issuer.peppolId === undefined) out.push("issuer.peppolId (the electronic address, e.g. \"9930:DE123456789\")");
+  if (issuer.peppolId === undefined) out.push('issuer.peppolId (the electronic address, e.g. "9930:DE123456789")');
   if (issuer.address.length === 0) out.push("issuer.address");
-  if (tax === undefined) out.push(`a tax: issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${accountId}.tax`);
+  if (tax === undefined)
+    out.push(`a tax: issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${accountId}.tax`);
   const customer = config.customers.get(accountId);
   if (customer === undefined) {
     out.push(`customers.${accountId} (legalName, address, country, peppolId)`);
@@ -286,7 +351,9 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
  * before it is numbered (`checkIssuable`).
  */
 export function eInvoiceProblems(config: StatementConfig, accountId: number): string[] {
-  return config.issuer.country === "DE" && config.customers.get(accountId)?.country === "DE" ? germanProblems(config, accountId) : [];
+  return config.issuer.country === "DE" && config.customers.get(accountId)?.country === "DE"
+    ? germanProblems(config, accountId)
+    : [];
 }
 
 /** `postcode city`: a last address line whose first word holds a digit. */
@@ -296,12 +363,19 @@ const POSTCODE_CITY = /^\S*\d\S*\s+\S/;
 function germanProblems(config: StatementConfig, accountId: number): string[] {
   const { issuer } = config;
   const out: string[] = [];
-  if (!issuer.contact.some((l) => emailOf(l) !== undefined) || !issuer.contact.some((l) => telephoneOf(l) !== undefined)) {
-    out.push("issuer.contact: an e-mail line and a telephone line such as \"Tel. +49 40 1234567\" (an invoice between German parties names the seller's contact)");
+  if (
+    !issuer.contact.some((l) => emailOf(l) !== undefined) ||
+    !issuer.contact.some((l) => telephoneOf(l) !== undefined)
+  ) {
+    out.push(
+      'issuer.contact: an e-mail line and a telephone line such as "Tel. +49 40 1234567" (an invoice between German parties names the seller\'s contact)',
+    );
   }
-  if (!issuer.bank.some((l) => /^IBAN[:\s]/i.test(l))) out.push("issuer.bank: a line \"IBAN ...\" (an invoice between German parties carries the payment account)");
-  if (!POSTCODE_CITY.test(issuer.address.at(-1) ?? "")) out.push("issuer.address: a last line \"postcode city\"");
-  if (!POSTCODE_CITY.test(config.customers.get(accountId)?.address.at(-1) ?? "")) out.push(`customers.${accountId}.address: a last line "postcode city"`);
+  if (!issuer.bank.some((l) => /^IBAN[:\s]/i.test(l)))
+    out.push('issuer.bank: a line "IBAN ..." (an invoice between German parties carries the payment account)');
+  if (!POSTCODE_CITY.test(issuer.address.at(-1) ?? "")) out.push('issuer.address: a last line "postcode city"');
+  if (!POSTCODE_CITY.test(config.customers.get(accountId)?.address.at(-1) ?? ""))
+    out.push(`customers.${accountId}.address: a last line "postcode city"`);
   return out;
 }
 
@@ -311,6 +385,11 @@ function germanProblems(config: StatementConfig, accountId: number): string[] {
  * number is taken.
  */
 export function checkIssuable(config: StatementConfig, accountIds: readonly number[]): void {
-  const missing = [...new Set(accountIds.flatMap((id) => [...issueProblems(config, id), ...eInvoiceProblems(config, id)]))];
-  if (missing.length > 0) fail(`${config.source}: cannot issue invoice${accountIds.length === 1 ? "" : "s"} of account${accountIds.length === 1 ? "" : "s"} ${accountIds.join(", ")}: missing ${missing.join("; ")}`);
+  const missing = [
+    ...new Set(accountIds.flatMap((id) => [...issueProblems(config, id), ...eInvoiceProblems(config, id)])),
+  ];
+  if (missing.length > 0)
+    fail(
+      `${config.source}: cannot issue invoice${accountIds.length === 1 ? "" : "s"} of account${accountIds.length === 1 ? "" : "s"} ${accountIds.join(", ")}: missing ${missing.join("; ")}`,
+    );
 }

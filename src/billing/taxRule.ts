@@ -40,7 +40,9 @@ function rateText(value: unknown, where: string): string | undefined {
   const percent = RATE.test(text) ? Exact.parse(text) : undefined;
   if (percent === undefined || percent.num < 0n || percent.num > 100n * percent.den) {
     const shown = JSON.stringify(value)?.slice(0, 40) ?? String(value);
-    fail(`${where}.ratePercent: a percentage from 0 to 100 with at most ${RATE_DECIMALS} decimals, such as 19 or 7.7, got ${shown}${shown.length === 40 ? "…" : ""}`);
+    fail(
+      `${where}.ratePercent: a percentage from 0 to 100 with at most ${RATE_DECIMALS} decimals, such as 19 or 7.7, got ${shown}${shown.length === 40 ? "…" : ""}`,
+    );
   }
   return percent.toDecimalString()!;
 }
@@ -51,23 +53,40 @@ function rateText(value: unknown, where: string): string | undefined {
  * take none. Throws a UsageError (code STATEMENT_CONFIG) naming `where`.
  */
 export function parseTaxRule(value: unknown, where: string): TaxRule {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) fail(`${where}: expected { category, ratePercent, exemptionReason }`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    fail(`${where}: expected { category, ratePercent, exemptionReason }`);
   const record = value as Record<string, unknown>;
   const unknown = Object.keys(record).filter((k) => !["category", "ratePercent", "exemptionReason"].includes(k));
-  if (unknown.length > 0) fail(`${where}: unknown key ${unknown.join(", ")} (known: category, ratePercent, exemptionReason)`);
+  if (unknown.length > 0)
+    fail(`${where}: unknown key ${unknown.join(", ")} (known: category, ratePercent, exemptionReason)`);
   const category = record.category;
   if (typeof category !== "string" || !(category in TAX_CATEGORIES)) {
-    fail(`${where}.category: one of ${Object.entries(TAX_CATEGORIES).map(([c, what]) => `${c} ${what}`).join("; ")}; got ${JSON.stringify(category)}`);
+    fail(
+      `${where}.category: one of ${Object.entries(TAX_CATEGORIES)
+        .map(([c, what]) => `${c} ${what}`)
+        .join("; ")}; got ${JSON.stringify(category)}`,
+    );
   }
   const cat = category as TaxCategory;
   const rate = rateText(record.ratePercent, where);
   const reason = record.exemptionReason === undefined ? undefined : wellFormed(String(record.exemptionReason).trim());
-  if (cat === "S" && (rate === undefined || rate === "0")) fail(`${where}: category S (standard rated) needs a ratePercent above 0, e.g. { category: S, ratePercent: 19 }`);
-  if (cat !== "S" && rate !== undefined && rate !== "0") fail(`${where}: category ${cat} is ${TAX_CATEGORIES[cat]} at 0%: drop ratePercent ${rate} (or use category S)`);
-  if (cat === "E" && !reason) fail(`${where}: category E (exempt) needs exemptionReason, the legal ground printed on the invoice (e.g. "Exempt under Article 135(1)(g) of Directive 2006/112/EC")`);
-  if ((cat === "S" || cat === "Z") && reason !== undefined) fail(`${where}: exemptionReason applies to categories E, AE and O, not ${cat}`);
+  if (cat === "S" && (rate === undefined || rate === "0"))
+    fail(`${where}: category S (standard rated) needs a ratePercent above 0, e.g. { category: S, ratePercent: 19 }`);
+  if (cat !== "S" && rate !== undefined && rate !== "0")
+    fail(`${where}: category ${cat} is ${TAX_CATEGORIES[cat]} at 0%: drop ratePercent ${rate} (or use category S)`);
+  if (cat === "E" && !reason)
+    fail(
+      `${where}: category E (exempt) needs exemptionReason, the legal ground printed on the invoice (e.g. "Exempt under Article 135(1)(g) of Directive 2006/112/EC")`,
+    );
+  if ((cat === "S" || cat === "Z") && reason !== undefined)
+    fail(`${where}: exemptionReason applies to categories E, AE and O, not ${cat}`);
   const ratePercent = rate ?? "0";
-  return { category: cat, ratePercent, rate: Exact.parse(ratePercent)!.div(Exact.of(100n)), ...(reason ? { exemptionReason: reason } : {}) };
+  return {
+    category: cat,
+    ratePercent,
+    rate: Exact.parse(ratePercent)!.div(Exact.of(100n)),
+    ...(reason ? { exemptionReason: reason } : {}),
+  };
 }
 
 /**
@@ -77,15 +96,23 @@ export function parseTaxRule(value: unknown, where: string): TaxRule {
  */
 export function taxRuleOfOldList(value: unknown, where: string): TaxRule | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) fail(`${where}: expected a list of { label, ratePercent }; write issuer.tax: { category: S, ratePercent: 19 } instead`);
+  if (!Array.isArray(value))
+    fail(
+      `${where}: expected a list of { label, ratePercent }; write issuer.tax: { category: S, ratePercent: 19 } instead`,
+    );
   if (value.length === 0) return undefined;
   const first = value[0] as Record<string, unknown> | null;
   if (value.length > 1 || first === null || typeof first !== "object") {
-    fail(`${where}: an invoice has one VAT category per customer (EN 16931), not ${value.length} taxes added up: write issuer.tax: { category: S, ratePercent: N } and each customer's own tax under customers.<id>.tax`);
+    fail(
+      `${where}: an invoice has one VAT category per customer (EN 16931), not ${value.length} taxes added up: write issuer.tax: { category: S, ratePercent: N } and each customer's own tax under customers.<id>.tax`,
+    );
   }
   const unknown = Object.keys(first).filter((k) => k !== "label" && k !== "ratePercent");
   if (unknown.length > 0) fail(`${where}[0]: unknown key ${unknown.join(", ")} (known: label, ratePercent)`);
   const rate = rateText(first.ratePercent, `${where}[0]`);
-  if (rate === undefined || rate === "0") fail(`${where}[0].ratePercent: a rate above 0 (a 0% tax is a category: write issuer.tax: { category: Z } or E, AE, O)`);
+  if (rate === undefined || rate === "0")
+    fail(
+      `${where}[0].ratePercent: a rate above 0 (a 0% tax is a category: write issuer.tax: { category: Z } or E, AE, O)`,
+    );
   return parseTaxRule({ category: "S", ratePercent: rate }, where);
 }

@@ -70,29 +70,40 @@ export const UNIT_CATALOG = {
   CU: {
     rule: { kind: "cu" },
     label: () => "Compute units",
-    definition: (units, cuRollup) => cuRollup === "aggregate"
-      ? `CU (compute units): ${cuRuleText(units)} of the account's machines, per hour, from the account's own totals of memory (MiB) and virtual CPUs; the same rule gives each cloud space's and machine's own CU, so the account's CU can be less than the sum of its machines'.`
-      : `CU (compute units): the sum of the machines' CU, each ${cuRuleText(units).replaceAll("Σ", "")} per hour (memory in MiB).`,
+    definition: (units, cuRollup) =>
+      cuRollup === "aggregate"
+        ? `CU (compute units): ${cuRuleText(units)} of the account's machines, per hour, from the account's own totals of memory (MiB) and virtual CPUs; the same rule gives each cloud space's and machine's own CU, so the account's CU can be less than the sum of its machines'.`
+        : `CU (compute units): the sum of the machines' CU, each ${cuRuleText(units).replaceAll("Σ", "")} per hour (memory in MiB).`,
     focus: { ...compute, name: "Compute", meter: "Compute Units", what: () => "compute units" },
   },
   SU: {
     rule: { kind: "sum", perVm: (vm, units) => vm.sizeGb / units.gbPerSu },
     label: () => "Storage units (allocated disk)",
-    definition: (units) => `SU: allocated disk, one SU per ${units.gbPerSu} GiB${units.gbPerSu === 1024 ? " (1 TiB)" : ""}.`,
+    definition: (units) =>
+      `SU: allocated disk, one SU per ${units.gbPerSu} GiB${units.gbPerSu === 1024 ? " (1 TiB)" : ""}.`,
     focus: { ...storage, name: "Block storage", meter: "Storage Capacity", what: () => "storage units (TB allocated)" },
   },
   TU: {
     rule: { kind: "sum", perVm: (vm, units) => vm.iopsLimit / units.iopsPerTu },
     label: (units) => `Transaction units (${tuText(units)})`,
     definition: (units) => `TU: one per ${tuText(units)}.`,
-    focus: { ...storage, name: "Block storage IOPS", meter: "Storage IOPS", what: (units) => `transaction units (${tuText(units)})` },
+    focus: {
+      ...storage,
+      name: "Block storage IOPS",
+      meter: "Storage IOPS",
+      what: (units) => `transaction units (${tuText(units)})`,
+    },
   },
   NU: {
     rule: { kind: "volume" },
     label: () => "Network units (external traffic)",
-    definition: (units) => `NU: external traffic (sent and received) in ${nuUnit(units)} (${units.bytesPerNu === 1024 ** 4 ? "1024⁴ bytes" : `${units.bytesPerNu} bytes`}), a volume over the whole period.`,
+    definition: (units) =>
+      `NU: external traffic (sent and received) in ${nuUnit(units)} (${units.bytesPerNu === 1024 ** 4 ? "1024⁴ bytes" : `${units.bytesPerNu} bytes`}), a volume over the whole period.`,
     focus: {
-      category: "Networking", subcategory: "Network Connectivity", name: "Public network traffic", meter: "Data Transfer",
+      category: "Networking",
+      subcategory: "Network Connectivity",
+      name: "Public network traffic",
+      meter: "Data Transfer",
       what: () => "network units (TiB of external traffic, a volume)",
     },
   },
@@ -112,14 +123,22 @@ export const UNIT_CATALOG = {
     rule: { kind: "sum", perVm: (vm) => (vm.windows ? vm.cu : 0) },
     label: () => "Windows units",
     definition: (units) => `WU: the CU of machines whose image matches /${units.windowsPattern}/i.`,
-    focus: { ...compute, name: "Windows licensing", meter: "Windows Units", what: () => "Windows units (CU of Windows VMs)" },
+    focus: {
+      ...compute,
+      name: "Windows licensing",
+      meter: "Windows Units",
+      what: () => "Windows units (CU of Windows VMs)",
+    },
   },
   PIU: {
     rule: { kind: "sum", perVm: (vm) => vm.externalNics, gatewayPublicIp: true },
     label: () => "Public IP addresses",
     definition: () => "PIU: one public IP address (an external network interface).",
     focus: {
-      category: "Networking", subcategory: "Other (Networking)", name: "Public IP addresses", meter: "Public IP Addresses",
+      category: "Networking",
+      subcategory: "Other (Networking)",
+      name: "Public IP addresses",
+      meter: "Public IP Addresses",
       what: () => "public IP units",
     },
   },
@@ -136,7 +155,8 @@ export function catalogUnits(): readonly UnitName[] {
 
 /** A unit's definition. */
 export function unitDef(unit: UnitName): UnitDef {
-  const def: UnitDef | undefined = (UNIT_CATALOG as Record<string, UnitDef>)[unit] ?? added.find(([name]) => name === unit)?.[1];
+  const def: UnitDef | undefined =
+    (UNIT_CATALOG as Record<string, UnitDef>)[unit] ?? added.find(([name]) => name === unit)?.[1];
   if (def === undefined) throw new RangeError(`unknown unit ${unit} (units: ${names.join(", ")})`);
   return def;
 }
@@ -157,9 +177,11 @@ export const countsGatewayIp = (unit: UnitName): boolean => {
  * is declared in `UNIT_CATALOG`. Returns the function that removes it again.
  */
 export function registerUnit(name: string, def: UnitDef): () => void {
-  if (!/^[A-Z][A-Z0-9]*$/.test(name)) throw new UsageError(`a unit's name is capital letters and digits, such as XU: got ${JSON.stringify(name)}`);
+  if (!/^[A-Z][A-Z0-9]*$/.test(name))
+    throw new UsageError(`a unit's name is capital letters and digits, such as XU: got ${JSON.stringify(name)}`);
   if (names.includes(name as UnitName)) throw new UsageError(`the unit ${name} exists already`);
-  if (def.rule.kind !== "sum") throw new UsageError(`a registered unit is summed from a per-VM formula (rule kind "sum"), got "${def.rule.kind}"`);
+  if (def.rule.kind !== "sum")
+    throw new UsageError(`a registered unit is summed from a per-VM formula (rule kind "sum"), got "${def.rule.kind}"`);
   const entry = [name as UnitName, def] as const;
   added = [...added, entry];
   names = [...UNIT_NAMES, ...added.map(([n]) => n)];

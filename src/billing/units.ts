@@ -80,7 +80,16 @@ export const DEFAULT_UNITS: Readonly<Units> = Object.freeze({
   billableStatuses: null,
 });
 
-const NUMBER_KEYS = ["mbPerGb", "gbPerCu", "vcpusPerCu", "gbPerSu", "iopsPerTu", "bytesPerNu", "nicBytesPerValue", "hoursPerMonth"] as const;
+const NUMBER_KEYS = [
+  "mbPerGb",
+  "gbPerCu",
+  "vcpusPerCu",
+  "gbPerSu",
+  "iopsPerTu",
+  "bytesPerNu",
+  "nicBytesPerValue",
+  "hoursPerMonth",
+] as const;
 const STRING_KEYS = ["windowsPattern", "vmType", "externalNicType"] as const;
 
 /**
@@ -96,7 +105,9 @@ export function parseUnits(value: unknown, source = "units"): Units {
   const known = new Set<string>(Object.keys(DEFAULT_UNITS));
   const unknown = Object.keys(input).filter((k) => !known.has(k));
   if (unknown.length > 0) {
-    throw new UsageError(`${source}: unknown unit constant${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${[...known].join(", ")})`);
+    throw new UsageError(
+      `${source}: unknown unit constant${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")} (known: ${[...known].join(", ")})`,
+    );
   }
   const units: Units = { ...DEFAULT_UNITS, publicIpStates: [...DEFAULT_UNITS.publicIpStates] };
   for (const key of NUMBER_KEYS) {
@@ -110,19 +121,25 @@ export function parseUnits(value: unknown, source = "units"): Units {
   for (const key of STRING_KEYS) {
     const v = input[key];
     if (v === undefined) continue;
-    if (typeof v !== "string" || v === "") throw new UsageError(`${source}: ${key} must be a non-empty string, got ${JSON.stringify(v)}`);
+    if (typeof v !== "string" || v === "")
+      throw new UsageError(`${source}: ${key} must be a non-empty string, got ${JSON.stringify(v)}`);
     units[key] = v;
   }
   try {
     new RegExp(units.windowsPattern, "i");
   } catch (error) {
-    throw new UsageError(`${source}: windowsPattern is not a regular expression: ${JSON.stringify(units.windowsPattern)}`, { cause: error });
+    throw new UsageError(
+      `${source}: windowsPattern is not a regular expression: ${JSON.stringify(units.windowsPattern)}`,
+      { cause: error },
+    );
   }
   units.cpuReading = reading(input.cpuReading, "cpuReading", CPU_READINGS, source) ?? units.cpuReading;
   units.nicReading = reading(input.nicReading, "nicReading", NIC_READINGS, source) ?? units.nicReading;
-  if (input.publicIpStates !== undefined) units.publicIpStates = stringList(input.publicIpStates, "publicIpStates", source);
+  if (input.publicIpStates !== undefined)
+    units.publicIpStates = stringList(input.publicIpStates, "publicIpStates", source);
   if (input.billableStatuses !== undefined) {
-    units.billableStatuses = input.billableStatuses === null ? null : stringList(input.billableStatuses, "billableStatuses", source);
+    units.billableStatuses =
+      input.billableStatuses === null ? null : stringList(input.billableStatuses, "billableStatuses", source);
   }
   refuseInfiniteUnits(units, Object.keys(input), source);
   return units;
@@ -147,7 +164,7 @@ function largestUnits(u: Units): { unit: string; keys: (keyof Units)[]; value: n
     { unit: "SU", keys: ["gbPerSu"], value: LARGEST_FIELD_SUM / u.gbPerSu },
     { unit: "TU", keys: ["iopsPerTu"], value: LARGEST_FIELD_SUM / u.iopsPerTu },
     { unit: "the network series", keys: ["nicBytesPerValue"], value: LARGEST_FIELD_SUM * nicPerValue },
-    { unit: "NU", keys: ["nicBytesPerValue", "bytesPerNu"], value: LARGEST_FIELD_SUM * nicPerValue / u.bytesPerNu },
+    { unit: "NU", keys: ["nicBytesPerValue", "bytesPerNu"], value: (LARGEST_FIELD_SUM * nicPerValue) / u.bytesPerNu },
   ];
 }
 
@@ -160,7 +177,9 @@ function refuseInfiniteUnits(units: Units, given: readonly string[], source: str
   for (const { unit, keys, value } of largestUnits(units)) {
     const perMonth = value / units.hoursPerMonth;
     if (Number.isFinite(value) && Number.isFinite(perMonth)) continue;
-    const culprits = (Number.isFinite(value) ? [...keys, "hoursPerMonth" as const] : keys).filter((k) => given.includes(k));
+    const culprits = (Number.isFinite(value) ? [...keys, "hoursPerMonth" as const] : keys).filter((k) =>
+      given.includes(k),
+    );
     const named = (culprits.length > 0 ? culprits : keys).map((k) => `${k} ${String(units[k])}`).join(" with ");
     throw new UsageError(
       `${source}: ${named} makes ${unit}${Number.isFinite(value) ? " per month" : ""} infinite for values a file can hold ` +
@@ -172,7 +191,8 @@ function refuseInfiniteUnits(units: Units, given: readonly string[], source: str
 
 function reading<R extends string>(v: unknown, key: string, choices: readonly R[], source: string): R | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== "string" || !choices.includes(v as R)) throw new UsageError(`${source}: ${key} must be one of ${choices.join(", ")}, got ${JSON.stringify(v)}`);
+  if (typeof v !== "string" || !choices.includes(v as R))
+    throw new UsageError(`${source}: ${key} must be one of ${choices.join(", ")}, got ${JSON.stringify(v)}`);
   return v as R;
 }
 

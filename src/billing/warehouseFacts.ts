@@ -1,6 +1,15 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import { AccountHourFactsBuilder, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
-import { factColumnsSql, OWN_FACTS, perFact, storedFactColumns, VM_FACT_NAMES, VM_FACTS, type VmFactColumns, type VmFactName } from "../load/vmFacts.js";
+import {
+  factColumnsSql,
+  OWN_FACTS,
+  perFact,
+  storedFactColumns,
+  VM_FACT_NAMES,
+  VM_FACTS,
+  type VmFactColumns,
+  type VmFactName,
+} from "../load/vmFacts.js";
 import type { Period } from "../base/period.js";
 import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, duckdbBindings, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
@@ -28,23 +37,33 @@ type Dictionaries = Record<string, string[]>;
 /** The facts of the machine record, the text ones: read from `machines` by the rows' road. */
 const OWN_TEXTS = OWN_FACTS.filter((f) => f.text).map((f) => f.name);
 const TEXTS: TextColumns = {
-  machineType: ["machines", "type"], nicType: ["nics", "type"],
+  machineType: ["machines", "type"],
+  nicType: ["nics", "type"],
   ...Object.fromEntries(OWN_TEXTS.map((name) => [name, ["machines", VM_FACTS[name].column] as const])),
 };
 /** The same of the stored facts (they have no NIC type: their NICs are of the facts' external type). */
 const FACT_TEXTS: TextColumns = {
   machineType: ["machine_facts", "type"],
-  ...Object.fromEntries(VM_FACT_NAMES.filter((n) => VM_FACTS[n].kind === "str").map((name) => [name, ["machine_facts", VM_FACTS[name].column] as const])),
+  ...Object.fromEntries(
+    VM_FACT_NAMES.filter((n) => VM_FACTS[n].kind === "str").map((name) => [
+      name,
+      ["machine_facts", VM_FACTS[name].column] as const,
+    ]),
+  ),
 };
 
 /** A text column read as its position in its dictionary, bound as the parameter `$<text>` (a text is never written into SQL). */
 const code = (text: string, column: string): string => `list_position($${text}, ${column}) - 1`;
 
 /** A fact's column as the stored facts' road reads it: a text as its code. */
-const factColumn = (name: VmFactName): string => (VM_FACTS[name].kind === "str" ? code(name, VM_FACTS[name].column) : VM_FACTS[name].column);
+const factColumn = (name: VmFactName): string =>
+  VM_FACTS[name].kind === "str" ? code(name, VM_FACTS[name].column) : VM_FACTS[name].column;
 
 /** The dictionaries as the parameters `code` reads, with their types. */
-function dictionaryParams(d: Dictionaries, texts: TextColumns = TEXTS): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
+function dictionaryParams(
+  d: Dictionaries,
+  texts: TextColumns = TEXTS,
+): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } {
   const { listValue, LIST, VARCHAR } = duckdbApi();
   const names = Object.keys(texts);
   return {
@@ -90,7 +109,9 @@ const queriesIn = queriesWhere(IN_ACCOUNTS);
 export type FactsPeriod = Period & { accountIds?: readonly number[] };
 
 /** The parameter `$accounts` of a read of some accounts, and its type; none for one account or all. */
-function accountsParam(period: FactsPeriod): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } | undefined {
+function accountsParam(
+  period: FactsPeriod,
+): { values: Record<string, DuckDBValue>; types: Record<string, DuckDBType> } | undefined {
   if (period.accountIds === undefined) return undefined;
   const { listValue, LIST, BIGINT } = duckdbApi();
   return { values: { accounts: listValue(period.accountIds.map(BigInt)) }, types: { accounts: LIST(BIGINT) } };
@@ -100,8 +121,24 @@ function accountsParam(period: FactsPeriod): { values: Record<string, DuckDBValu
 export const BILLING_COLUMNS = {
   account_hours: ["account_id", "hour_epoch"],
   cloudspaces: ["account_id", "hour_epoch", "cloudspace_id", "state"],
-  machines: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "type", ...OWN_FACTS.map((f) => VM_FACTS[f.name].column)],
-  disks: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"],
+  machines: [
+    "account_id",
+    "hour_epoch",
+    "cloudspace_id",
+    "machine_id",
+    "type",
+    ...OWN_FACTS.map((f) => VM_FACTS[f.name].column),
+  ],
+  disks: [
+    "account_id",
+    "hour_epoch",
+    "cloudspace_id",
+    "machine_id",
+    "size_gb",
+    "cfg_total_iops_sec",
+    "cfg_read_iops_sec",
+    "cfg_write_iops_sec",
+  ],
   nics: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "is_gateway", "type", "tx_bytes", "rx_bytes"],
 } as const;
 
@@ -144,14 +181,20 @@ const TYPE_DOUBLE = 11;
  * queries read measures through `measure`), which is checked. Other columns are read value by value.
  */
 export async function readColumns(
-  connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType> = {},
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType> = {},
 ): Promise<ArrayLike<unknown>[]> {
   return withMemoryToSpare(connection, () => streamColumns(connection, sql, values, types));
 }
 
 /** `readColumns`' one run of the query. */
 async function streamColumns(
-  connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType>,
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType>,
 ): Promise<ArrayLike<unknown>[]> {
   const bindings = duckdbBindings();
   const named = { ...paramTypes(), ...types };
@@ -168,13 +211,16 @@ async function streamColumns(
       }
       const vector = bindings.data_chunk_get_vector(chunk.chunk, c);
       const validity = bindings.vector_get_validity(vector, Math.ceil(rows / 64) * 8);
-      if (validity && validity.length > 0 && !allValid(validity, rows)) throw new Error(`internal: a NULL in column ${c} of: ${sql}`);
+      if (validity && validity.length > 0 && !allValid(validity, rows))
+        throw new Error(`internal: a NULL in column ${c} of: ${sql}`);
       const width = column.typeId === TYPE_DOUBLE ? 8 : 4;
       const bytes = bindings.vector_get_data(vector, rows * width);
       const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
-      column.addNumbers(column.typeId === TYPE_DOUBLE
-        ? new Float64Array(aligned.buffer, aligned.byteOffset, rows)
-        : new Int32Array(aligned.buffer, aligned.byteOffset, rows));
+      column.addNumbers(
+        column.typeId === TYPE_DOUBLE
+          ? new Float64Array(aligned.buffer, aligned.byteOffset, rows)
+          : new Int32Array(aligned.buffer, aligned.byteOffset, rows),
+      );
     });
   }
   return columns.map((c) => c.result());
@@ -187,18 +233,25 @@ function allValid(mask: Uint8Array, rows: number): boolean {
 }
 
 /** The distinct values of the dictionary-read text columns in the period. */
-async function dictionaries(connection: DuckDBConnection, values: Record<string, bigint | null>, texts: TextColumns = TEXTS): Promise<Dictionaries> {
+async function dictionaries(
+  connection: DuckDBConnection,
+  values: Record<string, bigint | null>,
+  texts: TextColumns = TEXTS,
+): Promise<Dictionaries> {
   const out = {} as Dictionaries;
   for (const [text, [table, column]] of Object.entries(texts)) {
-    const [list] = await readColumns(connection, `SELECT DISTINCT ${column} FROM ${table} WHERE ${WHERE} AND ${column} IS NOT NULL`, values);
+    const [list] = await readColumns(
+      connection,
+      `SELECT DISTINCT ${column} FROM ${table} WHERE ${WHERE} AND ${column} IS NOT NULL`,
+      values,
+    );
     out[text] = (list as string[]).sort();
   }
   return out;
 }
 
-
 /** The key of an account-hour within a window: exact for account ids below 2^32 and any hour. */
-const hourKey = (account: number, hour: number): number => account * 2 ** 21 + (hour / 3600) % 2 ** 21;
+const hourKey = (account: number, hour: number): number => account * 2 ** 21 + ((hour / 3600) % 2 ** 21);
 
 /**
  * A table's rows of one window, as columns, with the rows of each account-hour found by key
@@ -231,15 +284,21 @@ class Rows {
     }
   }
 
-  static async read(connection: DuckDBConnection, sql: string, values: Record<string, DuckDBValue>, types: Record<string, DuckDBType>): Promise<Rows> {
+  static async read(
+    connection: DuckDBConnection,
+    sql: string,
+    values: Record<string, DuckDBValue>,
+    types: Record<string, DuckDBType>,
+  ): Promise<Rows> {
     return new Rows(await readColumns(connection, sql, values, types));
   }
 
   /** The (account, hour) of every row, by hour, then account. */
   keys(): [number, number][] {
     const [accounts, hours] = this.columns as [ArrayLike<number>, ArrayLike<number>];
-    return Array.from({ length: hours?.length ?? 0 }, (_, i): [number, number] => [accounts[i]!, hours[i]!])
-      .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+    return Array.from({ length: hours?.length ?? 0 }, (_, i): [number, number] => [accounts[i]!, hours[i]!]).sort(
+      (a, b) => a[1] - b[1] || a[0] - b[0],
+    );
   }
 
   /** Calls `each(column values, row)` for every row of account-hour (hour, account). */
@@ -257,9 +316,13 @@ class Rows {
  * the rows of the data tables, fed to the same facts builder as the files' bytes.
  */
 export async function* warehouseFacts(
-  connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection,
+  params: FactsPeriod,
+  externalNicType: string,
+  windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
-  if (await factsReadable(connection, externalNicType)) yield* storedFacts(connection, params, externalNicType, undefined, windowLimit);
+  if (await factsReadable(connection, externalNicType))
+    yield* storedFacts(connection, params, externalNicType, undefined, windowLimit);
   else yield* rowFacts(connection, params, externalNicType, windowLimit);
 }
 
@@ -270,12 +333,21 @@ export async function* warehouseFacts(
  * `VM_FACTS`.
  */
 export async function factsReadable(connection: DuckDBConnection, externalNicType: string): Promise<boolean> {
-  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'warehouse_meta'");
+  const found = await connection.runAndReadAll(
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'warehouse_meta'",
+  );
   if (Number(found.getRowObjectsJS()[0]!.n) === 0) return false; // a file made before the facts, opened read-only
-  const rows = (await connection.runAndReadAll("SELECT key, value FROM warehouse_meta WHERE key IN ('facts_external_nic_type', 'facts_columns')")).getRowObjectsJS();
+  const rows = (
+    await connection.runAndReadAll(
+      "SELECT key, value FROM warehouse_meta WHERE key IN ('facts_external_nic_type', 'facts_columns')",
+    )
+  ).getRowObjectsJS();
   const value = (key: string) => rows.find((r) => r.key === key)?.value as string | undefined;
   // a file whose facts are another set than VM_FACTS' (an older cloudunits'), opened read-only: the rows
-  return value("facts_external_nic_type") === externalNicType && storedFactColumns(value("facts_columns")) === factColumnsSql();
+  return (
+    value("facts_external_nic_type") === externalNicType &&
+    storedFactColumns(value("facts_columns")) === factColumnsSql()
+  );
 }
 
 /**
@@ -284,24 +356,54 @@ export async function factsReadable(connection: DuckDBConnection, externalNicTyp
  * dictionaries of the period's `texts`.
  */
 async function* windowRows<K extends keyof typeof queries>(
-  connection: DuckDBConnection, params: FactsPeriod, texts: TextColumns, names: readonly K[], hours: readonly number[] | undefined, limit: number,
+  connection: DuckDBConnection,
+  params: FactsPeriod,
+  texts: TextColumns,
+  names: readonly K[],
+  hours: readonly number[] | undefined,
+  limit: number,
 ): AsyncGenerator<{ d: Dictionaries; rows: Record<K, Rows> }> {
   const account = params.accountId === undefined ? null : BigInt(params.accountId);
   // the texts of every account of the period: a superset of the accounts listed (codes are positions)
   const d = await dictionaries(connection, { start: BigInt(params.start), end: BigInt(params.end), account }, texts);
   const dictionary = dictionaryParams(d, texts);
   // a few hours listed: read in one window
-  const only = hours === undefined ? undefined : { values: { hours: duckdbApi().listValue(hours.map(BigInt)) }, types: { hours: duckdbApi().LIST(duckdbApi().BIGINT) } };
+  const only =
+    hours === undefined
+      ? undefined
+      : {
+          values: { hours: duckdbApi().listValue(hours.map(BigInt)) },
+          types: { hours: duckdbApi().LIST(duckdbApi().BIGINT) },
+        };
   const accounts = accountsParam(params);
   const period = { start: BigInt(params.start), end: BigInt(params.end), account };
-  const windows = only === undefined
-    ? await dayWindows(connection, period, names.includes("machines" as K) ? "machines" : "machine_facts", limit, params.accountIds)
-    : [[params.start, params.end]];
+  const windows =
+    only === undefined
+      ? await dayWindows(
+          connection,
+          period,
+          names.includes("machines" as K) ? "machines" : "machine_facts",
+          limit,
+          params.accountIds,
+        )
+      : [[params.start, params.end]];
   const read = only !== undefined ? queriesOnly : accounts !== undefined ? queriesIn : queries;
   for (const [from, to] of windows) {
-    const values = { start: BigInt(from), end: BigInt(Math.min(to, params.end)), account, ...dictionary.values, ...only?.values, ...accounts?.values };
+    const values = {
+      start: BigInt(from),
+      end: BigInt(Math.min(to, params.end)),
+      account,
+      ...dictionary.values,
+      ...only?.values,
+      ...accounts?.values,
+    };
     const rows = {} as Record<K, Rows>;
-    for (const name of names) rows[name] = await Rows.read(connection, read[name], values, { ...dictionary.types, ...only?.types, ...accounts?.types });
+    for (const name of names)
+      rows[name] = await Rows.read(connection, read[name], values, {
+        ...dictionary.types,
+        ...only?.types,
+        ...accounts?.types,
+      });
     yield { d, rows };
   }
 }
@@ -312,22 +414,38 @@ async function* windowRows<K extends keyof typeof queries>(
  * account-hours and rows of `table` stay within `limit`; days without an account-hour are left out.
  */
 export async function dayWindows(
-  connection: DuckDBConnection, values: Record<string, bigint | null>, table: "machines" | "machine_facts", limit = WINDOW_ROWS, accountIds?: readonly number[],
+  connection: DuckDBConnection,
+  values: Record<string, bigint | null>,
+  table: "machines" | "machine_facts",
+  limit = WINDOW_ROWS,
+  accountIds?: readonly number[],
 ): Promise<[number, number][]> {
   const accounts = accountsParam({ start: 0, end: 0, ...(accountIds === undefined ? {} : { accountIds }) });
   const where = accounts === undefined ? WHERE : IN_ACCOUNTS;
-  const perDay = (from: string) => `SELECT (hour_epoch - $start) // 86400 AS day, count(*) AS n FROM ${from} WHERE ${where} GROUP BY ALL`; // DAY_SECONDS
-  const [days, rows] = await readColumns(connection, `
+  const perDay = (from: string) =>
+    `SELECT (hour_epoch - $start) // 86400 AS day, count(*) AS n FROM ${from} WHERE ${where} GROUP BY ALL`; // DAY_SECONDS
+  const [days, rows] = (await readColumns(
+    connection,
+    `
     SELECT day::DOUBLE AS day, sum(n)::DOUBLE AS n FROM (${perDay("account_hours")} UNION ALL ${perDay(table)})
-    GROUP BY day ORDER BY day`, { ...values, ...accounts?.values }, accounts?.types) as [Float64Array, Float64Array];
+    GROUP BY day ORDER BY day`,
+    { ...values, ...accounts?.values },
+    accounts?.types,
+  )) as [Float64Array, Float64Array];
   const start = Number(values.start);
-  return runsWithin(days.map((day) => start + day * DAY_SECONDS), rows, DAY_SECONDS, limit);
+  return runsWithin(
+    days.map((day) => start + day * DAY_SECONDS),
+    rows,
+    DAY_SECONDS,
+    limit,
+  );
 }
 
 /** A text by its code in a dictionary read by `code`. */
 function textOf(dictionary: string[], code: unknown): string {
   const value = dictionary[code as number];
-  if (value === undefined) throw new Error(`internal: text code ${String(code)} outside its dictionary of ${dictionary.length}`);
+  if (value === undefined)
+    throw new Error(`internal: text code ${String(code)} outside its dictionary of ${dictionary.length}`);
   return value;
 }
 
@@ -336,9 +454,17 @@ function textOf(dictionary: string[], code: unknown): string {
  * machine and type; a text by its code in its dictionary) into record `n` of `facts`: written
  * out fact by fact (see `perFact`), as it runs once per machine-hour.
  */
-const readFacts: (facts: Record<VmFactName, (string | number)[]>, c: Column[], r: number, n: number, d: Dictionaries, text: typeof textOf) => void = perFact(
-  ["facts", "c", "r", "n", "d", "text"], VM_FACT_NAMES,
-  (name, k) => (VM_FACTS[name].kind === "str" ? `facts.${name}[n] = text(d.${name}, c[${5 + k}][r]);` : `facts.${name}[n] = c[${5 + k}][r];`),
+const readFacts: (
+  facts: Record<VmFactName, (string | number)[]>,
+  c: Column[],
+  r: number,
+  n: number,
+  d: Dictionaries,
+  text: typeof textOf,
+) => void = perFact(["facts", "c", "r", "n", "d", "text"], VM_FACT_NAMES, (name, k) =>
+  VM_FACTS[name].kind === "str"
+    ? `facts.${name}[n] = text(d.${name}, c[${5 + k}][r]);`
+    : `facts.${name}[n] = c[${5 + k}][r];`,
 );
 
 /**
@@ -348,12 +474,26 @@ const readFacts: (facts: Record<VmFactName, (string | number)[]>, c: Column[], r
  * `hours`: only these hours of the period (a few: read at once, not in day windows).
  */
 export async function* storedFacts(
-  connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, hours?: readonly number[], windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection,
+  params: FactsPeriod,
+  externalNicType: string,
+  hours?: readonly number[],
+  windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const ids = { cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[] };
-  const facts = Object.fromEntries(VM_FACT_NAMES.map((n) => [n, []])) as unknown as Record<VmFactName, (string | number)[]>;
-  for await (const { d, rows } of windowRows(connection, params, FACT_TEXTS, ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"], hours, windowLimit)) {
+  const facts = Object.fromEntries(VM_FACT_NAMES.map((n) => [n, []])) as unknown as Record<
+    VmFactName,
+    (string | number)[]
+  >;
+  for await (const { d, rows } of windowRows(
+    connection,
+    params,
+    FACT_TEXTS,
+    ["accountHours", "cloudspaces", "machineFacts", "gatewayFacts"],
+    hours,
+    windowLimit,
+  )) {
     const { accountHours: hours, cloudspaces, machineFacts: machines, gatewayFacts: gateways } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
@@ -368,10 +508,19 @@ export async function* storedFacts(
         n++;
       });
       const gatewayFacts = new Map<number, { externalNics: number; externalBytes: number }>();
-      gateways.take(hourEpoch, accountId, (c, r) => gatewayFacts.set(c[2]![r] as number, { externalNics: c[3]![r] as number, externalBytes: c[4]![r] as number }));
+      gateways.take(hourEpoch, accountId, (c, r) =>
+        gatewayFacts.set(c[2]![r] as number, { externalNics: c[3]![r] as number, externalBytes: c[4]![r] as number }),
+      );
       yield {
-        accountId, hourEpoch, cloudspaceIds: spaces.cloudspaceIds, cloudspaceStates: spaces.cloudspaceStates, emptyCloudspaceRows: spaces.emptyCloudspaceRows,
-        machines: n, ...ids, ...(facts as unknown as VmFactColumns), gateways: gatewayFacts,
+        accountId,
+        hourEpoch,
+        cloudspaceIds: spaces.cloudspaceIds,
+        cloudspaceStates: spaces.cloudspaceStates,
+        emptyCloudspaceRows: spaces.emptyCloudspaceRows,
+        machines: n,
+        ...ids,
+        ...(facts as unknown as VmFactColumns),
+        gateways: gatewayFacts,
       };
     }
   }
@@ -382,28 +531,64 @@ export async function* storedFacts(
  * facts, or billed with another external NIC type than theirs), fed to the facts builder.
  */
 export async function* rowFacts(
-  connection: DuckDBConnection, params: FactsPeriod, externalNicType: string, windowLimit = WINDOW_ROWS,
+  connection: DuckDBConnection,
+  params: FactsPeriod,
+  externalNicType: string,
+  windowLimit = WINDOW_ROWS,
 ): AsyncGenerator<AccountHourFacts> {
   const builder = new AccountHourFactsBuilder(externalNicType);
   const text = textOf;
   /** The machine's fields: the facts of the record, each in its column of a `machines` row (after the keys, cloud space, machine and type). */
   const own = OWN_FACTS.map((f, k) => ({ ...f, at: 5 + k }));
-  const fields: Record<string, string | number | null> = { vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "" } satisfies MachineValues;
-  for await (const { d, rows } of windowRows(connection, params, TEXTS, ["accountHours", "cloudspaces", "machines", "disks", "nics"], undefined, windowLimit)) {
+  const fields: Record<string, string | number | null> = {
+    vcpus: 0,
+    cpuMinutes: 0,
+    mem: 0,
+    imageName: "",
+    status: "",
+  } satisfies MachineValues;
+  for await (const { d, rows } of windowRows(
+    connection,
+    params,
+    TEXTS,
+    ["accountHours", "cloudspaces", "machines", "disks", "nics"],
+    undefined,
+    windowLimit,
+  )) {
     const { accountHours: hours, cloudspaces, machines, disks, nics } = rows;
     for (const [accountId, hourEpoch] of hours.keys()) {
       builder.begin(accountId, hourEpoch);
       cloudspaces.take(hourEpoch, accountId, (c, r) => builder.cloudSpace(c[2]![r] as number, c[3]![r] as string));
       machines.take(hourEpoch, accountId, (c, r) => {
-        for (const { field, name, at, text: isText } of own) fields[field] = isText ? text(d[name]!, c[at]![r]) : (c[at]![r] as number);
-        builder.machine(c[2]![r] as number, c[3]![r] as number, text(d.machineType!, c[4]![r]), fields as MachineValues);
+        for (const { field, name, at, text: isText } of own)
+          fields[field] = isText ? text(d[name]!, c[at]![r]) : (c[at]![r] as number);
+        builder.machine(
+          c[2]![r] as number,
+          c[3]![r] as number,
+          text(d.machineType!, c[4]![r]),
+          fields as MachineValues,
+        );
       });
-      disks.take(hourEpoch, accountId, (c, r) => builder.diskOf(
-        c[2]![r] as number, c[3]![r] as number, c[4]![r] as number | null, c[5]![r] as number | null, c[6]![r] as number | null, c[7]![r] as number | null,
-      ));
-      nics.take(hourEpoch, accountId, (c, r) => builder.nicOf(
-        c[2]![r] as number, c[3]![r] as number, c[4]![r] as boolean, text(d.nicType!, c[5]![r]), c[6]![r] as number | null, c[7]![r] as number | null,
-      ));
+      disks.take(hourEpoch, accountId, (c, r) =>
+        builder.diskOf(
+          c[2]![r] as number,
+          c[3]![r] as number,
+          c[4]![r] as number | null,
+          c[5]![r] as number | null,
+          c[6]![r] as number | null,
+          c[7]![r] as number | null,
+        ),
+      );
+      nics.take(hourEpoch, accountId, (c, r) =>
+        builder.nicOf(
+          c[2]![r] as number,
+          c[3]![r] as number,
+          c[4]![r] as boolean,
+          text(d.nicType!, c[5]![r]),
+          c[6]![r] as number | null,
+          c[7]![r] as number | null,
+        ),
+      );
       yield builder.finish();
     }
   }

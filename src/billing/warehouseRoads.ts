@@ -1,13 +1,20 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
-import { addGroupedAccount, addGroupedAccounts, addGroupedFacts, addGroupedLevels, groupedReadable } from "./groupedFacts.js";
+import {
+  addGroupedAccount,
+  addGroupedAccounts,
+  addGroupedFacts,
+  addGroupedLevels,
+  groupedReadable,
+} from "./groupedFacts.js";
 import { environmentOnly, type Level } from "./levels.js";
 import type { Units } from "./units.js";
 import { factsReadable, rowFacts, storedFacts } from "./warehouseFacts.js";
 
 /** The name of a road from a warehouse to the billing engine (see {@link warehouseRoads}). */
-export type WarehouseRoadName = "grouped environment" | "grouped accounts" | "grouped account" | "grouped levels" | "stored facts" | "rows";
+export type WarehouseRoadName =
+  "grouped environment" | "grouped accounts" | "grouped account" | "grouped levels" | "stored facts" | "rows";
 
 /** One way of feeding a billing engine the facts of a period from a warehouse. */
 export interface WarehouseRoad {
@@ -42,18 +49,31 @@ const MAX_CLASS_CUTS = 12;
  * A new road is an entry here, before the one it is faster than.
  */
 export async function warehouseRoads(
-  connection: DuckDBConnection, period: Period, units: Units, levels: readonly Level[], cuts: readonly number[],
+  connection: DuckDBConnection,
+  period: Period,
+  units: Units,
+  levels: readonly Level[],
+  cuts: readonly number[],
 ): Promise<WarehouseRoad[]> {
   const roads: WarehouseRoad[] = [];
   const groupable = await groupedReadable(connection, units);
   if (groupable && environmentOnly(levels)) {
-    roads.push({ name: "grouped environment", feed: (engine) => addGroupedFacts(connection, period, units, cuts, engine) });
+    roads.push({
+      name: "grouped environment",
+      feed: (engine) => addGroupedFacts(connection, period, units, cuts, engine),
+    });
   } else if (groupable && levels.every((l) => l === "environment" || l === "account")) {
-    roads.push({ name: "grouped accounts", feed: (engine) => addGroupedAccounts(connection, period, units, cuts, engine) });
+    roads.push({
+      name: "grouped accounts",
+      feed: (engine) => addGroupedAccounts(connection, period, units, cuts, engine),
+    });
   }
   const classes = groupable && cuts.length <= MAX_CLASS_CUTS;
   if (classes && period.accountId !== undefined && !levels.includes("environment")) {
-    roads.push({ name: "grouped account", feed: (engine) => addGroupedAccount(connection, period, units, cuts, engine) });
+    roads.push({
+      name: "grouped account",
+      feed: (engine) => addGroupedAccount(connection, period, units, cuts, engine),
+    });
   }
   if (classes && period.accountId === undefined && !environmentOnly(levels)) {
     roads.push({ name: "grouped levels", feed: (engine) => addGroupedLevels(connection, period, units, cuts, engine) });
@@ -62,7 +82,9 @@ export async function warehouseRoads(
   roads.push({
     name: stored ? "stored facts" : "rows",
     feed: async (engine) => {
-      const facts = stored ? storedFacts(connection, period, units.externalNicType) : rowFacts(connection, period, units.externalNicType);
+      const facts = stored
+        ? storedFacts(connection, period, units.externalNicType)
+        : rowFacts(connection, period, units.externalNicType);
       for await (const hour of facts) engine.add(hour);
       return true;
     },

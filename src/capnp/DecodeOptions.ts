@@ -53,5 +53,7 @@ export const DEFAULT_MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
 
 /** The expansion limit of a file of `fileBytes` bytes (packed or not): the option, or the default. */
 export function expansionLimitWords(options: DecodeOptions, fileBytes: number): number {
-  return options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * ((fileBytes + 7) >>> 3), MIN_EXPANSION_LIMIT_WORDS);
+  return (
+    options.expansionLimitWords ?? Math.max(EXPANSION_LIMIT_FACTOR * ((fileBytes + 7) >>> 3), MIN_EXPANSION_LIMIT_WORDS)
+  );
 }

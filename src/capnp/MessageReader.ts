@@ -62,8 +62,14 @@ export class MessageReader {
   private target = 0;
 
   constructor(
-    bytes: Uint8Array, segments: Segments, name: string, traversalLimitWords: number, expansionLimitWords: number, nestingLimit: number,
-    maxTextBytes: number, textLimitBytes: number,
+    bytes: Uint8Array,
+    segments: Segments,
+    name: string,
+    traversalLimitWords: number,
+    expansionLimitWords: number,
+    nestingLimit: number,
+    maxTextBytes: number,
+    textLimitBytes: number,
   ) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -74,7 +80,8 @@ export class MessageReader {
     this.expansionLimitWords = expansionLimitWords;
     // Not Math.min: its result can be a heap number, and the budget field would then make
     // every charge a boxed double store (decode ~5% slower, measured).
-    this.budgetWords = this.startBudgetWords = traversalLimitWords < expansionLimitWords ? traversalLimitWords : expansionLimitWords;
+    this.budgetWords = this.startBudgetWords =
+      traversalLimitWords < expansionLimitWords ? traversalLimitWords : expansionLimitWords;
     this.nestingLimit = nestingLimit;
     this.maxTextBytes = maxTextBytes;
     this.textBudgetBytes = this.textLimitBytes = textLimitBytes;
@@ -87,7 +94,8 @@ export class MessageReader {
 
   /** Byte offset of the root pointer; fails when segment 0 is empty. */
   rootPointer(): number {
-    if (this.ends[0]! - this.starts[0]! < 8) this.fail("CAPNP_BAD_POINTER", "segment 0 is empty: the message has no root pointer");
+    if (this.ends[0]! - this.starts[0]! < 8)
+      this.fail("CAPNP_BAD_POINTER", "segment 0 is empty: the message has no root pointer");
     return this.starts[0]!;
   }
 
@@ -138,12 +146,18 @@ export class MessageReader {
       const tagLo = view.getInt32(start, true);
       const tagHi = view.getUint32(start + 4, true);
       if ((tagLo & 3) !== 0) {
-        this.fail("CAPNP_BAD_LIST", `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`);
+        this.fail(
+          "CAPNP_BAD_LIST",
+          `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`,
+        );
       }
       const count = tagLo >>> 2;
       if (count > MAX_LIST_ELEMENTS) {
         // The reference library reads such a count modulo 2^29; a corrupt file is refused here.
-        this.fail("CAPNP_BAD_LIST", `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`);
+        this.fail(
+          "CAPNP_BAD_LIST",
+          `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`,
+        );
       }
       const dataWords = tagHi & 0xffff;
       const wordsPerElement = dataWords + (tagHi >>> 16);
@@ -161,7 +175,10 @@ export class MessageReader {
       this.pointerCount = tagHi >>> 16;
     } else {
       if (elementSize === 1) {
-        this.fail("CAPNP_BAD_LIST", `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`);
+        this.fail(
+          "CAPNP_BAD_LIST",
+          `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`,
+        );
       }
       const count = hi >>> 3;
       const bits = ELEMENT_BITS[elementSize]!;
@@ -184,7 +201,10 @@ export class MessageReader {
     const lo = this.targetLo;
     const hi = this.targetHi;
     if ((lo & 3) !== 1 || (hi & 7) !== 2) {
-      this.fail("CAPNP_BAD_TEXT", `${this.where(segment, pointer)}: expected Text (a list of bytes), found ${describe(lo, hi)}`);
+      this.fail(
+        "CAPNP_BAD_TEXT",
+        `${this.where(segment, pointer)}: expected Text (a list of bytes), found ${describe(lo, hi)}`,
+      );
     }
     const length = hi >>> 3;
     const start = this.target;
@@ -233,7 +253,10 @@ export class MessageReader {
     const isDouble = (lo & 4) !== 0;
     const pad = this.starts[padSegment]! + (lo >>> 3) * 8;
     if (pad + (isDouble ? 16 : 8) > this.ends[padSegment]!) {
-      this.fail("CAPNP_OUT_OF_BOUNDS", `far pointer at ${this.where(segment, pointer)} lands outside segment ${padSegment}`);
+      this.fail(
+        "CAPNP_OUT_OF_BOUNDS",
+        `far pointer at ${this.where(segment, pointer)} lands outside segment ${padSegment}`,
+      );
     }
     const padLo = view.getInt32(pad, true);
     const padHi = view.getUint32(pad + 4, true);
@@ -256,7 +279,10 @@ export class MessageReader {
     const contentSegment = this.segmentOf(padHi, padSegment, pad);
     const tagLo = view.getInt32(pad + 8, true);
     if ((tagLo & 3) === 2) {
-      this.fail("CAPNP_BAD_POINTER", `double-far pointer at ${this.where(segment, pointer)}: its landing pad's tag is a far pointer`);
+      this.fail(
+        "CAPNP_BAD_POINTER",
+        `double-far pointer at ${this.where(segment, pointer)}: its landing pad's tag is a far pointer`,
+      );
     }
     this.segment = contentSegment;
     this.target = this.starts[contentSegment]! + (padLo >>> 3) * 8;
@@ -306,11 +332,17 @@ export class MessageReader {
   }
 
   private failKind(segment: number, pointer: number, expected: string, lo: number): never {
-    this.fail("CAPNP_BAD_POINTER", `${this.where(segment, pointer)}: expected a ${expected} pointer, found a ${KIND_NAMES[lo & 3]} pointer`);
+    this.fail(
+      "CAPNP_BAD_POINTER",
+      `${this.where(segment, pointer)}: expected a ${expected} pointer, found a ${KIND_NAMES[lo & 3]} pointer`,
+    );
   }
 
   private failDepth(depth: number): never {
-    this.fail("CAPNP_NESTING_LIMIT", `objects nested ${depth} deep, more than the nesting limit of ${this.nestingLimit} (a pointer cycle?)`);
+    this.fail(
+      "CAPNP_NESTING_LIMIT",
+      `objects nested ${depth} deep, more than the nesting limit of ${this.nestingLimit} (a pointer cycle?)`,
+    );
   }
 
   private where(segment: number, position: number): string {

@@ -13,13 +13,30 @@ export class RecordBuilder implements RecordVisitor {
   private nics: Nic[] = [];
   private disks: Disk[] = [];
 
-  nic(_cloudSpaceId: number, _machineId: number, _machineType: string, _index: number, id: number, type: string, tx: number, rx: number): void {
+  nic(
+    _cloudSpaceId: number,
+    _machineId: number,
+    _machineType: string,
+    _index: number,
+    id: number,
+    type: string,
+    tx: number,
+    rx: number,
+  ): void {
     this.nics.push({ id, type, tx, rx });
   }
 
   disk(
-    _cloudSpaceId: number, _machineId: number, _index: number, id: number, size: number,
-    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
+    _cloudSpaceId: number,
+    _machineId: number,
+    _index: number,
+    id: number,
+    size: number,
+    iopsRead: number,
+    iopsWrite: number,
+    iopsReadMax: number,
+    iopsWriteMax: number,
+    configuredIops: Float64Array | null,
   ): void {
     this.disks.push({
       id,
@@ -32,7 +49,16 @@ export class RecordBuilder implements RecordVisitor {
     });
   }
 
-  machine(_cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+  machine(
+    _cloudSpaceId: number,
+    id: number,
+    type: string,
+    vcpus: number,
+    cpuMinutes: number,
+    mem: number,
+    imageName: string,
+    status: string,
+  ): void {
     this.machines.push({ id, type, vcpus, cpuMinutes, mem, networks: this.nics, disks: this.disks, imageName, status });
     this.nics = [];
     this.disks = [];

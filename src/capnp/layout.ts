@@ -85,9 +85,19 @@ export const DISK_WORDS = 4;
 // struct ConfiguredIopsStruct  # 56 bytes, 0 ptrs: thirteen Float32 at bits[32·i, 32·i + 32)
 /** The fields in field-number order; field `i` is at byte offset 4·i. */
 export const CONFIGURED_IOPS_FIELDS = [
-  "totalBytesSec", "readBytesSec", "writeBytesSec", "totalIopsSec", "readIopsSec",
-  "writeIopsSec", "totalBytesSecMax", "readBytesSecMax", "writeBytesSecMax",
-  "totalIopsSecMax", "readIopsSecMax", "writeIopsSecMax", "sizeIopsSec",
+  "totalBytesSec",
+  "readBytesSec",
+  "writeBytesSec",
+  "totalIopsSec",
+  "readIopsSec",
+  "writeIopsSec",
+  "totalBytesSecMax",
+  "readBytesSecMax",
+  "writeBytesSecMax",
+  "totalIopsSecMax",
+  "readIopsSecMax",
+  "writeIopsSecMax",
+  "sizeIopsSec",
 ] as const;
 /** The data section's size in the schema, bytes (52 used, padded to 56). */
 export const CONFIGURED_IOPS_DATA_BYTES = 52;

@@ -1,7 +1,12 @@
 import { UsageError } from "../base/errors.js";
 import {
-  DEFAULT_MAX_TEXT_BYTES, DEFAULT_NAME, DEFAULT_NESTING_LIMIT, MIN_TRAVERSAL_LIMIT_WORDS, TRAVERSAL_LIMIT_FACTOR,
-  expansionLimitWords as expansionLimitOf, type DecodeOptions,
+  DEFAULT_MAX_TEXT_BYTES,
+  DEFAULT_NAME,
+  DEFAULT_NESTING_LIMIT,
+  MIN_TRAVERSAL_LIMIT_WORDS,
+  TRAVERSAL_LIMIT_FACTOR,
+  expansionLimitWords as expansionLimitOf,
+  type DecodeOptions,
 } from "./DecodeOptions.js";
 import { MessageReader } from "./MessageReader.js";
 import { readSegments } from "./readSegments.js";
@@ -23,7 +28,16 @@ export function openMessage(bytes: Uint8Array, options: DecodeOptions): MessageR
   checkLimit("nestingLimit", nestingLimit);
   checkLimit("maxTextBytes", maxTextBytes);
   // texts against the bytes as given too: a packed file's texts are no shorter in it
-  return new MessageReader(message, segments, name, traversalLimitWords, expansionLimitWords, nestingLimit, maxTextBytes, bytes.length);
+  return new MessageReader(
+    message,
+    segments,
+    name,
+    traversalLimitWords,
+    expansionLimitWords,
+    nestingLimit,
+    maxTextBytes,
+    bytes.length,
+  );
 }
 
 function checkLimit(option: string, value: number): void {

@@ -28,14 +28,16 @@ export function readSegments(bytes: Uint8Array, name: string): Segments {
   const count = view.getUint32(0, true) + 1;
   if (count > MAX_SEGMENTS) {
     throw new CapnpError(
-      "CAPNP_SEGMENT_TABLE", name,
+      "CAPNP_SEGMENT_TABLE",
+      name,
       `segment table declares ${count} segments (at most ${MAX_SEGMENTS}): not a Cap'n Proto message, or a corrupt one`,
     );
   }
   const tableBytes = 8 * (Math.floor(count / 2) + 1);
   if (tableBytes > length) {
     throw new CapnpError(
-      "CAPNP_TRUNCATED", name,
+      "CAPNP_TRUNCATED",
+      name,
       `segment table of ${count} segments needs ${tableBytes} bytes, the file has ${length}`,
     );
   }
@@ -46,7 +48,11 @@ export function readSegments(bytes: Uint8Array, name: string): Segments {
     const declaredWords = view.getUint32(4 + 4 * i, true);
     const availableWords = Math.floor((length - offset) / 8);
     if (declaredWords > availableWords) {
-      throw new CapnpError("CAPNP_TRUNCATED", name, `segment ${i} declares ${declaredWords} words, has ${availableWords}`);
+      throw new CapnpError(
+        "CAPNP_TRUNCATED",
+        name,
+        `segment ${i} declares ${declaredWords} words, has ${availableWords}`,
+      );
     }
     starts.push(offset);
     offset += declaredWords * 8;
@@ -54,7 +60,8 @@ export function readSegments(bytes: Uint8Array, name: string): Segments {
   }
   if (offset < length) {
     throw new CapnpError(
-      "CAPNP_TRAILING_BYTES", name,
+      "CAPNP_TRAILING_BYTES",
+      name,
       `${length - offset} bytes after the last segment (the message ends at byte ${offset})`,
     );
   }

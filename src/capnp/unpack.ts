@@ -19,9 +19,14 @@ export function unpack(bytes: Uint8Array, options: DecodeOptions = {}): Uint8Arr
   const name = options.name ?? DEFAULT_NAME;
   const maxUnpackedBytes = options.maxUnpackedBytes ?? DEFAULT_MAX_UNPACKED_BYTES;
   const expansionBytes = expansionLimitWords(options, bytes.length) * 8;
-  const limit: Limit = expansionBytes < maxUnpackedBytes
-    ? { bytes: expansionBytes, code: "CAPNP_EXPANSION_LIMIT", what: `its expansion limit of ${expansionBytes / 8} words, 8 × its own size (expansionLimitWords)` }
-    : { bytes: maxUnpackedBytes, code: "CAPNP_PACKED", what: `${maxUnpackedBytes} bytes (maxUnpackedBytes)` };
+  const limit: Limit =
+    expansionBytes < maxUnpackedBytes
+      ? {
+          bytes: expansionBytes,
+          code: "CAPNP_EXPANSION_LIMIT",
+          what: `its expansion limit of ${expansionBytes / 8} words, 8 × its own size (expansionLimitWords)`,
+        }
+      : { bytes: maxUnpackedBytes, code: "CAPNP_PACKED", what: `${maxUnpackedBytes} bytes (maxUnpackedBytes)` };
   const unpackedBytes = measure(bytes, name, limit);
   const out = new Uint8Array(unpackedBytes);
   const length = bytes.length;
@@ -64,14 +69,22 @@ function measure(bytes: Uint8Array, name: string, limit: Limit): number {
     size += 8;
     if (tag === 0x00 || tag === 0xff) {
       if (i >= length) {
-        throw new CapnpError("CAPNP_PACKED", name, `packed data ends inside the word that starts at byte ${tagAt} (its run count is missing)`);
+        throw new CapnpError(
+          "CAPNP_PACKED",
+          name,
+          `packed data ends inside the word that starts at byte ${tagAt} (its run count is missing)`,
+        );
       }
       const words = bytes[i++]!;
       size += words * 8;
       if (tag === 0xff) {
         i += words * 8;
         if (i > length) {
-          throw new CapnpError("CAPNP_PACKED", name, `packed data ends inside a run of ${words} verbatim words that starts at byte ${tagAt}`);
+          throw new CapnpError(
+            "CAPNP_PACKED",
+            name,
+            `packed data ends inside a run of ${words} verbatim words that starts at byte ${tagAt}`,
+          );
         }
       }
     } else if (i > length) {
@@ -79,7 +92,8 @@ function measure(bytes: Uint8Array, name: string, limit: Limit): number {
     }
     if (size > limit.bytes) {
       throw new CapnpError(
-        limit.code, name,
+        limit.code,
+        name,
         `packed data of ${length} bytes unpacks to more than ${limit.what}; raise the limit only for a file you trust`,
       );
     }

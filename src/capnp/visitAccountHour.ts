@@ -28,7 +28,10 @@ export function visitAccountHour(
         `account ${accountId}, hour ${hourEpoch}: an Account file must be alone in its account-hour, got ${sources.map((s) => s.name).join(", ")}`,
       );
     }
-    const root = visitAccountRoot(openMessage(first.bytes, { ...options, name: first.name, packed: first.packed }), visitor);
+    const root = visitAccountRoot(
+      openMessage(first.bytes, { ...options, name: first.name, packed: first.packed }),
+      visitor,
+    );
     return { rootAccountId: root.accountId, cloudspaces: root.cloudspaces };
   }
   for (const source of sources) {

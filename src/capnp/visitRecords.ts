@@ -10,13 +10,39 @@ import { TextCache } from "./TextCache.js";
  * section reads as 0, a pointer past its pointer section as the default ("", no rows, null).
  */
 export interface RecordVisitor {
-  nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void;
+  nic(
+    cloudSpaceId: number,
+    machineId: number,
+    machineType: string,
+    index: number,
+    id: number,
+    type: string,
+    tx: number,
+    rx: number,
+  ): void;
   /** `configuredIops`: the 13 limits in field order (a scratch array, valid during the call), null when the pointer is null. */
   disk(
-    cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
-    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
+    cloudSpaceId: number,
+    machineId: number,
+    index: number,
+    id: number,
+    size: number,
+    iopsRead: number,
+    iopsWrite: number,
+    iopsReadMax: number,
+    iopsWriteMax: number,
+    configuredIops: Float64Array | null,
   ): void;
-  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void;
+  machine(
+    cloudSpaceId: number,
+    id: number,
+    type: string,
+    vcpus: number,
+    cpuMinutes: number,
+    mem: number,
+    imageName: string,
+    status: string,
+  ): void;
   cloudSpace(cloudSpaceId: number, accountId: number, state: string): void;
 }
 
@@ -41,7 +67,10 @@ export function visitAccountRoot(m: MessageReader, visitor: RecordVisitor): { ac
   const dataBytes = m.dataBytes;
   const pointers = position + dataBytes;
   const accountId = dataBytes >= L.ACCOUNT_ACCOUNT_ID + 4 ? view.getUint32(position + L.ACCOUNT_ACCOUNT_ID, true) : 0;
-  const cloudspaces = m.pointerCount > L.ACCOUNT_CLOUDSPACES ? visitCloudSpaces(m, visitor, segment, pointers + 8 * L.ACCOUNT_CLOUDSPACES, 2) : 0;
+  const cloudspaces =
+    m.pointerCount > L.ACCOUNT_CLOUDSPACES
+      ? visitCloudSpaces(m, visitor, segment, pointers + 8 * L.ACCOUNT_CLOUDSPACES, 2)
+      : 0;
   return { accountId, cloudspaces };
 }
 
@@ -51,26 +80,50 @@ export function visitCloudSpaceRoot(m: MessageReader, visitor: RecordVisitor): v
   else visitCloudSpace(m, visitor, m.segment, m.position, m.dataBytes, m.pointerCount, 1);
 }
 
-function visitCloudSpaces(m: MessageReader, visitor: RecordVisitor, segment: number, pointer: number, depth: number): number {
+function visitCloudSpaces(
+  m: MessageReader,
+  visitor: RecordVisitor,
+  segment: number,
+  pointer: number,
+  depth: number,
+): number {
   if (!m.structList(segment, pointer, depth, L.CLOUDSPACE_WORDS)) return 0;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
-  for (let i = 0; i < count; i++) visitCloudSpace(m, visitor, s, position + i * stepBytes, dataBytes, pointerCount, depth + 1);
+  for (let i = 0; i < count; i++)
+    visitCloudSpace(m, visitor, s, position + i * stepBytes, dataBytes, pointerCount, depth + 1);
   return count;
 }
 
 function visitCloudSpace(
-  m: MessageReader, visitor: RecordVisitor, segment: number, position: number, dataBytes: number, pointerCount: number, depth: number,
+  m: MessageReader,
+  visitor: RecordVisitor,
+  segment: number,
+  position: number,
+  dataBytes: number,
+  pointerCount: number,
+  depth: number,
 ): void {
   const view = m.view;
   const pointers = position + dataBytes;
-  const cloudSpaceId = dataBytes >= L.CLOUDSPACE_CLOUD_SPACE_ID + 4 ? view.getInt32(position + L.CLOUDSPACE_CLOUD_SPACE_ID, true) : 0;
-  const accountId = dataBytes >= L.CLOUDSPACE_ACCOUNT_ID + 4 ? view.getInt32(position + L.CLOUDSPACE_ACCOUNT_ID, true) : 0;
-  if (pointerCount > L.CLOUDSPACE_MACHINES) visitMachines(m, visitor, cloudSpaceId, segment, pointers + 8 * L.CLOUDSPACE_MACHINES, depth + 1);
-  const state = pointerCount > L.CLOUDSPACE_STATE ? m.text(segment, pointers + 8 * L.CLOUDSPACE_STATE, cloudSpaceState) : "";
+  const cloudSpaceId =
+    dataBytes >= L.CLOUDSPACE_CLOUD_SPACE_ID + 4 ? view.getInt32(position + L.CLOUDSPACE_CLOUD_SPACE_ID, true) : 0;
+  const accountId =
+    dataBytes >= L.CLOUDSPACE_ACCOUNT_ID + 4 ? view.getInt32(position + L.CLOUDSPACE_ACCOUNT_ID, true) : 0;
+  if (pointerCount > L.CLOUDSPACE_MACHINES)
+    visitMachines(m, visitor, cloudSpaceId, segment, pointers + 8 * L.CLOUDSPACE_MACHINES, depth + 1);
+  const state =
+    pointerCount > L.CLOUDSPACE_STATE ? m.text(segment, pointers + 8 * L.CLOUDSPACE_STATE, cloudSpaceState) : "";
   visitor.cloudSpace(cloudSpaceId, accountId, state);
 }
 
-function visitMachines(m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number, segment: number, pointer: number, depth: number): void {
+function visitMachines(
+  m: MessageReader,
+  visitor: RecordVisitor,
+  cloudSpaceId: number,
+  segment: number,
+  pointer: number,
+  depth: number,
+): void {
   if (!m.structList(segment, pointer, depth, L.VMACHINE_WORDS)) return;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
   for (let i = 0; i < count; i++) {
@@ -79,8 +132,14 @@ function visitMachines(m: MessageReader, visitor: RecordVisitor, cloudSpaceId: n
 }
 
 function visitMachine(
-  m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number,
-  segment: number, position: number, dataBytes: number, pointerCount: number, depth: number,
+  m: MessageReader,
+  visitor: RecordVisitor,
+  cloudSpaceId: number,
+  segment: number,
+  position: number,
+  dataBytes: number,
+  pointerCount: number,
+  depth: number,
 ): void {
   const view = m.view;
   const pointers = position + dataBytes;
@@ -99,16 +158,26 @@ function visitMachine(
     if (dataBytes >= L.VMACHINE_CPU_MINUTES + 4) cpuMinutes = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
   }
   const type = pointerCount > L.VMACHINE_TYPE ? m.text(segment, pointers + 8 * L.VMACHINE_TYPE, machineType) : "";
-  if (pointerCount > L.VMACHINE_NETWORKS) visitNics(m, visitor, cloudSpaceId, id, type, segment, pointers + 8 * L.VMACHINE_NETWORKS, depth + 1);
-  if (pointerCount > L.VMACHINE_DISKS) visitDisks(m, visitor, cloudSpaceId, id, segment, pointers + 8 * L.VMACHINE_DISKS, depth + 1);
-  const imageName = pointerCount > L.VMACHINE_IMAGE_NAME ? m.text(segment, pointers + 8 * L.VMACHINE_IMAGE_NAME, machineImageName) : "";
-  const status = pointerCount > L.VMACHINE_STATUS ? m.text(segment, pointers + 8 * L.VMACHINE_STATUS, machineStatus) : "";
+  if (pointerCount > L.VMACHINE_NETWORKS)
+    visitNics(m, visitor, cloudSpaceId, id, type, segment, pointers + 8 * L.VMACHINE_NETWORKS, depth + 1);
+  if (pointerCount > L.VMACHINE_DISKS)
+    visitDisks(m, visitor, cloudSpaceId, id, segment, pointers + 8 * L.VMACHINE_DISKS, depth + 1);
+  const imageName =
+    pointerCount > L.VMACHINE_IMAGE_NAME ? m.text(segment, pointers + 8 * L.VMACHINE_IMAGE_NAME, machineImageName) : "";
+  const status =
+    pointerCount > L.VMACHINE_STATUS ? m.text(segment, pointers + 8 * L.VMACHINE_STATUS, machineStatus) : "";
   visitor.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
 }
 
 function visitNics(
-  m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number, machineId: number, machineType: string,
-  segment: number, pointer: number, depth: number,
+  m: MessageReader,
+  visitor: RecordVisitor,
+  cloudSpaceId: number,
+  machineId: number,
+  machineType: string,
+  segment: number,
+  pointer: number,
+  depth: number,
 ): void {
   if (!m.structList(segment, pointer, depth, L.NIC_WORDS)) return;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;
@@ -132,7 +201,13 @@ function visitNics(
 }
 
 function visitDisks(
-  m: MessageReader, visitor: RecordVisitor, cloudSpaceId: number, machineId: number, segment: number, pointer: number, depth: number,
+  m: MessageReader,
+  visitor: RecordVisitor,
+  cloudSpaceId: number,
+  machineId: number,
+  segment: number,
+  pointer: number,
+  depth: number,
 ): void {
   if (!m.structList(segment, pointer, depth, L.DISK_WORDS)) return;
   const { segment: s, position, count, stepBytes, dataBytes, pointerCount } = m;

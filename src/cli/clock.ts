@@ -24,7 +24,9 @@ export function setClockFrom(env: NodeJS.ProcessEnv, note: (line: string) => voi
   try {
     epoch = parseTime(value, TEST_CLOCK_VARIABLE);
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}; ${TEST_CLOCK_VARIABLE} is a test setting: unset it`, { cause: error });
+    throw new UsageError(`${(error as Error).message}; ${TEST_CLOCK_VARIABLE} is a test setting: unset it`, {
+      cause: error,
+    });
   }
   note(`the time is taken as ${isoUtc(epoch)} from ${TEST_CLOCK_VARIABLE} (a test setting), not from the clock`);
   setClock(epoch);

@@ -1,7 +1,23 @@
 import {
-  ActiveAlertsError, BadFileError, BadInputError, ConflictError, DeliveryFailedError, EmptyPeriodError, EnvironmentError, FetchError, ImpossibleValuesError,
-  InvoicesToCorrectError, IssuedInvoiceDiffersError, MissingHoursError, NoHoursHeldError, OverdueDocumentsError, RegisterBrokenError, ReconcileDifferenceError,
-  StaleWarehouseError, UsageError, WarehouseBusyError,
+  ActiveAlertsError,
+  BadFileError,
+  BadInputError,
+  ConflictError,
+  DeliveryFailedError,
+  EmptyPeriodError,
+  EnvironmentError,
+  FetchError,
+  ImpossibleValuesError,
+  InvoicesToCorrectError,
+  IssuedInvoiceDiffersError,
+  MissingHoursError,
+  NoHoursHeldError,
+  OverdueDocumentsError,
+  RegisterBrokenError,
+  ReconcileDifferenceError,
+  StaleWarehouseError,
+  UsageError,
+  WarehouseBusyError,
 } from "../base/errors.js";
 
 /**
@@ -15,11 +31,26 @@ import {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof EnvironmentError) return 8;
   if (error instanceof UsageError) return 2;
-  if (error instanceof BadFileError || error instanceof ConflictError || error instanceof BadInputError || error instanceof ImpossibleValuesError || error instanceof MissingHoursError || error instanceof EmptyPeriodError || error instanceof NoHoursHeldError) return 3;
+  if (
+    error instanceof BadFileError ||
+    error instanceof ConflictError ||
+    error instanceof BadInputError ||
+    error instanceof ImpossibleValuesError ||
+    error instanceof MissingHoursError ||
+    error instanceof EmptyPeriodError ||
+    error instanceof NoHoursHeldError
+  )
+    return 3;
   if (error instanceof FetchError) return 4;
   if (error instanceof ReconcileDifferenceError) return 5;
   if (error instanceof WarehouseBusyError) return 6;
-  if (error instanceof StaleWarehouseError || error instanceof ActiveAlertsError || error instanceof OverdueDocumentsError || error instanceof DeliveryFailedError) return 7;
+  if (
+    error instanceof StaleWarehouseError ||
+    error instanceof ActiveAlertsError ||
+    error instanceof OverdueDocumentsError ||
+    error instanceof DeliveryFailedError
+  )
+    return 7;
   if (error instanceof IssuedInvoiceDiffersError || error instanceof InvoicesToCorrectError) return 9;
   if (error instanceof RegisterBrokenError) return 10;
   return 1;

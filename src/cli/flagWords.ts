@@ -20,18 +20,24 @@ export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
   { option: "raise deadlineMs", flag: "raise --deadline" },
   { option: "raise maxDownloadBytes", flag: "raise --max-download-mib" },
   { option: "raise maxJsonBytes", flag: "raise --max-json-mib" },
-  { option: "chunk: \"day\"", flag: "--chunk day" },
+  { option: 'chunk: "day"', flag: "--chunk day" },
   { option: "the prices option", flag: "--prices FILE" },
   { option: "bad per: ", flag: "bad --per " },
   { option: "bad by: ", flag: "bad --by " },
   { option: "bad limit: ", flag: "bad --limit " },
   { option: "bad month: ", flag: "bad --month: " },
-  { option: "correctInvoice({ number, reason })", flag: "`cloudunits invoices correct --number NUMBER --reason TEXT ...`" },
+  {
+    option: "correctInvoice({ number, reason })",
+    flag: "`cloudunits invoices correct --number NUMBER --reason TEXT ...`",
+  },
   { option: "correctInvoice({ number })", flag: "`invoices correct --number N`" },
   { option: "invoiceRegister() lists them", flag: "cloudunits invoices list --db FILE lists them" },
   { option: "all: invoiceRegister()", flag: "all: cloudunits invoices list" },
   { option: "verifyRegister() names every one", flag: "cloudunits invoices verify names every one" },
-  { option: "writeStatements() of the bill of month ", flag: "cloudunits billing --db FILE --format pdf --prices FILE --statement FILE --out DIR --month " },
+  {
+    option: "writeStatements() of the bill of month ",
+    flag: "cloudunits billing --db FILE --format pdf --prices FILE --statement FILE --out DIR --month ",
+  },
   { option: "ingest()", flag: "`cloudunits ingest`" },
   { option: "sync()", flag: "`sync`" },
   { option: "since: T", flag: "--since T" },
@@ -52,7 +58,13 @@ export const OPTION_FLAGS: readonly { option: string; flag: string }[] = [
 
 const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 // an option is a word of its own: not the end of a file name (`x.db: `, `my-db: `, `/srv/db: `) nor of a longer word
-const PATTERN = new RegExp(OPTION_FLAGS.map(({ option }) => `${/^\w/.test(option) ? "(?<![\\w.\\-/])" : ""}${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`).join("|"), "g");
+const PATTERN = new RegExp(
+  OPTION_FLAGS.map(
+    ({ option }) =>
+      `${/^\w/.test(option) ? "(?<![\\w.\\-/])" : ""}${escaped(option)}${/\w$/.test(option) ? "\\b" : ""}`,
+  ).join("|"),
+  "g",
+);
 const FLAG_OF = new Map(OPTION_FLAGS.map(({ option, flag }) => [option, flag]));
 
 /** A library message in the words of the command line: each option named as its flag. */

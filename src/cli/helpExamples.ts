@@ -17,7 +17,9 @@ export function shellLines(line: string, width: number): string[] {
 /** A command's module with its entry's examples at the end of its `--help`, each line whole (to copy). */
 export function withExamples(module: CommandModule, entry: CommandEntry): CommandModule {
   const { builder } = module;
-  const examples = entry.examples.map(([line, description]) => `  ${description}:\n${shellLines(line, 96).join("\n")}`).join("\n");
+  const examples = entry.examples
+    .map(([line, description]) => `  ${description}:\n${shellLines(line, 96).join("\n")}`)
+    .join("\n");
   return {
     ...module,
     builder: (yargs: Argv) => {

@@ -24,7 +24,8 @@ export interface InputArgs {
 
 /** `--workers`, on every command that reads input files. */
 export const WORKERS_OPTION = {
-  describe: "threads decoding the files: 0 decodes in the main thread (the least memory); default: one per core for inputs large enough to repay their start",
+  describe:
+    "threads decoding the files: 0 decodes in the main thread (the least memory); default: one per core for inputs large enough to repay their start",
   type: "number",
   requiresArg: true,
 } as const;
@@ -46,7 +47,8 @@ export const NAMES_OPTION = {
 
 /** `--wait SECONDS`, on every command that opens a warehouse file. */
 export const WAIT_OPTION = {
-  describe: "with --db: while another process writes the file (a sync), wait up to this many seconds for its commit; then exit 6 (default 60)",
+  describe:
+    "with --db: while another process writes the file (a sync), wait up to this many seconds for its commit; then exit 6 (default 60)",
   type: "number",
   requiresArg: true,
 } as const;
@@ -55,7 +57,8 @@ export const WAIT_OPTION = {
 export function waitOf(argv: { wait?: number }): number | undefined {
   const { wait } = argv;
   if (wait === undefined) return undefined;
-  if (!Number.isFinite(wait) || wait < 0) throw new UsageError(`bad --wait ${String(wait)}: use a number of seconds, 0 or more`);
+  if (!Number.isFinite(wait) || wait < 0)
+    throw new UsageError(`bad --wait ${String(wait)}: use a number of seconds, 0 or more`);
   return wait;
 }
 
@@ -63,7 +66,8 @@ export function waitOf(argv: { wait?: number }): number | undefined {
 export function workersOf(argv: { workers?: number }): number | undefined {
   const { workers } = argv;
   if (workers === undefined) return undefined;
-  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`bad --workers ${String(workers)}: use a whole number from 0 to 64`);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64)
+    throw new UsageError(`bad --workers ${String(workers)}: use a whole number from 0 to 64`);
   return workers;
 }
 
@@ -76,10 +80,26 @@ export const INPUTS_POSITIONAL = "[inputs..]";
  */
 export function inputOptions<T>(yargs: Argv<T>): Argv<T & InputArgs> {
   return yargs
-    .positional("inputs", { describe: "zip files and directories of consumption files (or use --db)", type: "string", array: true })
-    .option("db", { describe: "a database file made by `cloudunits ingest`, instead of inputs", type: "string", requiresArg: true })
-    .option("skip-bad", { describe: "go on without unreadable files and conflicting account-hours, listing them on stderr", type: "boolean", default: false })
-    .option("packed", { describe: "read every file as packed Cap'n Proto (files named *.packed always are)", type: "boolean", default: false })
+    .positional("inputs", {
+      describe: "zip files and directories of consumption files (or use --db)",
+      type: "string",
+      array: true,
+    })
+    .option("db", {
+      describe: "a database file made by `cloudunits ingest`, instead of inputs",
+      type: "string",
+      requiresArg: true,
+    })
+    .option("skip-bad", {
+      describe: "go on without unreadable files and conflicting account-hours, listing them on stderr",
+      type: "boolean",
+      default: false,
+    })
+    .option("packed", {
+      describe: "read every file as packed Cap'n Proto (files named *.packed always are)",
+      type: "boolean",
+      default: false,
+    })
     .option("workers", WORKERS_OPTION)
     .option("wait", WAIT_OPTION) as unknown as Argv<T & InputArgs>;
 }
@@ -109,7 +129,9 @@ export function loadNotes(load: LoadReport): string[] {
     for (const s of load.skipped) notes.push(`  ${s.file}: ${s.reason} [${s.code}]`);
   }
   if (load.ignoredPaths > 0) {
-    notes.push(`ignored ${load.ignoredPaths} file${load.ignoredPaths === 1 ? "" : "s"} whose path is not a consumption path`);
+    notes.push(
+      `ignored ${load.ignoredPaths} file${load.ignoredPaths === 1 ? "" : "s"} whose path is not a consumption path`,
+    );
   }
   return notes;
 }
@@ -144,16 +166,25 @@ export interface WithWarehouseOptions {
  * is false).
  */
 export async function withReadProgress<T extends { load?: LoadReport }>(
-  read: (onProgress: (progress: ReadProgress) => void) => Promise<T>, notes = true,
+  read: (onProgress: (progress: ReadProgress) => void) => Promise<T>,
+  notes = true,
 ): Promise<T> {
   const bar = startFilesProgress("reading");
   let result: T;
   try {
-    result = await read((p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }));
+    result = await read((p) =>
+      bar.update({
+        filesDone: p.filesRead,
+        filesTotal: p.filesTotal,
+        bytesDone: p.bytesRead,
+        bytesTotal: p.bytesTotal,
+      }),
+    );
   } finally {
     bar.stop();
   }
-  if (notes && result.load !== undefined) for (const line of loadNotes(result.load)) process.stderr.write(`cloudunits: ${line}\n`);
+  if (notes && result.load !== undefined)
+    for (const line of loadNotes(result.load)) process.stderr.write(`cloudunits: ${line}\n`);
   return result;
 }
 
@@ -169,17 +200,21 @@ export async function withWarehouse<R>(
 ): Promise<R> {
   const source = storeSourceOf(argv);
   const { openWarehouse } = await import("../store/openWarehouse.js"); // DuckDB loads only for commands that read data
-  const warehouse = await withReadProgress((onProgress) => openWarehouse(source, {
-    skipBad: options.skipBad ?? argv.skipBad ?? false,
-    packed: argv.packed ?? false,
-    tables: options.tables,
-    columns: options.columns,
-    select: options.select,
-    memoryLimitBytes: options.memoryLimitBytes,
-    workers: workersOf(argv),
-    waitSeconds: waitOf(argv),
-    onProgress,
-  }), options.notes ?? Array.isArray(source)); // --db: what past loads dropped or skipped is history, for check and status
+  const warehouse = await withReadProgress(
+    (onProgress) =>
+      openWarehouse(source, {
+        skipBad: options.skipBad ?? argv.skipBad ?? false,
+        packed: argv.packed ?? false,
+        tables: options.tables,
+        columns: options.columns,
+        select: options.select,
+        memoryLimitBytes: options.memoryLimitBytes,
+        workers: workersOf(argv),
+        waitSeconds: waitOf(argv),
+        onProgress,
+      }),
+    options.notes ?? Array.isArray(source),
+  ); // --db: what past loads dropped or skipped is history, for check and status
   try {
     return await fn(warehouse);
   } finally {

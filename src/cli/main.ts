@@ -20,7 +20,8 @@ interface YargsInternals {
 
 /** cloudunits' version, from its package.json. */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string })
+    .version;
 }
 
 /**
@@ -44,7 +45,13 @@ async function main(argv: string[]): Promise<number> {
     setClockFrom(process.env, (line) => process.stderr.write(`cloudunits: ${line}\n`)); // the one clock of every decision by "now"
     const { default: yargs } = await import("yargs");
     const named = new Set(argv);
-    const modules = await Promise.all(commands.map(async (c) => (named.has(commandName(c)) ? withExamples(await c.load(), c) : { command: c.command, describe: c.describe, handler: () => {} })));
+    const modules = await Promise.all(
+      commands.map(async (c) =>
+        named.has(commandName(c))
+          ? withExamples(await c.load(), c)
+          : { command: c.command, describe: c.describe, handler: () => {} },
+      ),
+    );
     const parser = yargs(argv)
       .scriptName("cloudunits")
       .command(modules)
@@ -58,7 +65,11 @@ async function main(argv: string[]): Promise<number> {
         // yargs' own parse errors (e.g. "Not enough arguments following: include") are usage errors too
         if (err && err.name !== "YError") throw err;
         // an unknown flag: the nearest flag the command declares, when it is a typo away
-        usageMessage = withFlagSuggestions(msg ?? err?.message ?? "", argv, Object.keys((parser as unknown as YargsInternals).getOptions().key));
+        usageMessage = withFlagSuggestions(
+          msg ?? err?.message ?? "",
+          argv,
+          Object.keys((parser as unknown as YargsInternals).getOptions().key),
+        );
         throw new UsageError(usageMessage);
       });
     // after the command declared its flags, before its handler: a flag of one value given twice is refused
@@ -80,8 +91,11 @@ async function main(argv: string[]): Promise<number> {
     const error = thrown instanceof CloudunitsError ? thrown : (environmentErrorOf(thrown) ?? thrown);
     const code = exitCodeFor(error);
     const message = flagWords(error instanceof Error ? error.message : String(error)); // the library names options, the CLI flags
-    process.stderr.write(`cloudunits: ${usageMessage ?? message}${error instanceof CloudunitsError && code === 1 ? ` [${error.code}]` : ""}\n`);
-    if (code === 1 && !(error instanceof CloudunitsError) && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(
+      `cloudunits: ${usageMessage ?? message}${error instanceof CloudunitsError && code === 1 ? ` [${error.code}]` : ""}\n`,
+    );
+    if (code === 1 && !(error instanceof CloudunitsError) && error instanceof Error && error.stack)
+      process.stderr.write(`${error.stack}\n`);
     return code;
   }
 }

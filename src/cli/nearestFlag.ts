@@ -7,9 +7,14 @@
 export function withFlagSuggestions(message: string, argv: readonly string[], declared: Iterable<string>): string {
   const known = new Set([...declared].map(kebab));
   const flags = [...known].filter((k) => /^[a-z][a-z0-9-]*$/.test(k));
-  const given = [...new Set(argv.slice(0, argv.includes("--") ? argv.indexOf("--") : undefined)
-    .filter((arg) => /^--?[A-Za-z]/.test(arg))
-    .map((arg) => kebab(arg.replace(/^-+/, "").split("=")[0]!)))];
+  const given = [
+    ...new Set(
+      argv
+        .slice(0, argv.includes("--") ? argv.indexOf("--") : undefined)
+        .filter((arg) => /^--?[A-Za-z]/.test(arg))
+        .map((arg) => kebab(arg.replace(/^-+/, "").split("=")[0]!)),
+    ),
+  ];
   const unknown = given.filter((name) => !known.has(name) && !(name.startsWith("no-") && known.has(name.slice(3))));
   const suggestions = unknown
     .map((name) => ({ name, flag: nearestFlag(name, flags) }))
@@ -19,7 +24,10 @@ export function withFlagSuggestions(message: string, argv: readonly string[], de
     return `${message}; ${suggestions.map((s) => `--${s.name} is not a flag of this command: did you mean --${s.flag}?`).join("; ")}`;
   }
   // yargs names an unknown flag twice, as given and in camelCase: once here, as given
-  const meant = suggestions.length === 1 && unknown.length === 1 ? `--${suggestions[0]!.flag}` : suggestions.map((s) => `--${s.flag} (for --${s.name})`).join(", ");
+  const meant =
+    suggestions.length === 1 && unknown.length === 1
+      ? `--${suggestions[0]!.flag}`
+      : suggestions.map((s) => `--${s.flag} (for --${s.name})`).join(", ");
   return `Unknown argument${unknown.length === 1 ? "" : "s"}: ${unknown.join(", ")}; did you mean ${meant}?`;
 }
 
@@ -38,12 +46,15 @@ export function nearestFlag(given: string, flags: readonly string[]): string | u
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
 function edits(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;

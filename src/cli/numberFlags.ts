@@ -17,6 +17,7 @@ export function refuseNonNumbers(argv: readonly string[], options: DeclaredOptio
     if (!numbers.has(name)) continue;
     const text = inline ?? argv[i + 1];
     if (text === undefined || text.startsWith("--")) continue; // yargs says the value is missing
-    if (text.trim() === "" || !Number.isFinite(Number(text))) throw new UsageError(`bad --${name} ${JSON.stringify(text)}: give a number`);
+    if (text.trim() === "" || !Number.isFinite(Number(text)))
+      throw new UsageError(`bad --${name} ${JSON.stringify(text)}: give a number`);
   }
 }

@@ -71,10 +71,16 @@ function etaSeconds(done: number, total: number, elapsedSeconds: number): number
 
 /** The text of a files bar; `elapsedSeconds` since the bar started. Exported for tests. */
 export function formatFilesLine(label: string, state: FilesProgressState, elapsedSeconds: number): string {
-  const fraction = state.bytesTotal > 0 ? state.bytesDone / state.bytesTotal : state.filesTotal > 0 ? state.filesDone / state.filesTotal : 0;
-  const eta = state.bytesTotal > 0
-    ? etaSeconds(state.bytesDone, state.bytesTotal, elapsedSeconds)
-    : etaSeconds(state.filesDone, state.filesTotal, elapsedSeconds);
+  const fraction =
+    state.bytesTotal > 0
+      ? state.bytesDone / state.bytesTotal
+      : state.filesTotal > 0
+        ? state.filesDone / state.filesTotal
+        : 0;
+  const eta =
+    state.bytesTotal > 0
+      ? etaSeconds(state.bytesDone, state.bytesTotal, elapsedSeconds)
+      : etaSeconds(state.filesDone, state.filesTotal, elapsedSeconds);
   return (
     `${label} ${bar(fraction)} | ${state.filesDone}/${state.filesTotal} files` +
     ` | ${megabytes(state.bytesDone)}/${megabytes(state.bytesTotal)} MB | ETA ${seconds(eta)}`
@@ -178,7 +184,14 @@ export interface StepsProgress {
 }
 
 /** The text of a steps bar. Exported for tests. */
-export function formatStepsLine(label: string, unit: string, done: number, total: number, detail: string, elapsedSeconds: number): string {
+export function formatStepsLine(
+  label: string,
+  unit: string,
+  done: number,
+  total: number,
+  detail: string,
+  elapsedSeconds: number,
+): string {
   const fraction = total > 0 ? done / total : 0;
   return `${label} ${bar(fraction)} | ${done}/${total} ${unit} | ${detail} | ETA ${seconds(etaSeconds(done, total, elapsedSeconds))}`;
 }
@@ -191,7 +204,10 @@ export function startStepsProgress(label: string, unit: string, options: Progres
   return {
     update: (done, total, detail) => {
       state = { done, total, detail };
-      drawn ??= startBar((elapsed) => formatStepsLine(label, unit, state.done, state.total, state.detail, elapsed), options);
+      drawn ??= startBar(
+        (elapsed) => formatStepsLine(label, unit, state.done, state.total, state.detail, elapsed),
+        options,
+      );
       drawn.touch();
     },
     stop: () => drawn?.stop(),

@@ -21,10 +21,14 @@ export function refuseRepeatedFlags(argv: readonly string[], options: DeclaredOp
   for (const arg of argv) {
     if (arg === "--") break;
     if (!arg.startsWith("--")) continue;
-    const name = arg.slice(2).split("=")[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const name = arg
+      .slice(2)
+      .split("=")[0]!
+      .replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     if (!(name in options.key) || repeatable.has(name)) continue;
     seen.set(name, (seen.get(name) ?? 0) + 1);
   }
   const twice = [...seen].filter(([, n]) => n > 1).map(([name]) => `--${name}`);
-  if (twice.length > 0) throw new UsageError(`${twice.join(", ")} given more than once: give ${twice.length === 1 ? "it" : "each"} once`);
+  if (twice.length > 0)
+    throw new UsageError(`${twice.join(", ")} given more than once: give ${twice.length === 1 ? "it" : "each"} once`);
 }

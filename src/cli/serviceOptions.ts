@@ -8,15 +8,38 @@ const MIB = 1024 * 1024;
 export const SERVICE_OPTIONS = {
   "auth-url": { type: "string", describe: "JWT: identity provider address {auth_url}" },
   "client-id": { type: "string", describe: "JWT: application id (or env CLOUDUNITS_CLIENT_ID)" },
-  "client-secret": { type: "string", describe: "JWT: application secret (or env CLOUDUNITS_CLIENT_SECRET, safer than a flag)" },
+  "client-secret": {
+    type: "string",
+    describe: "JWT: application secret (or env CLOUDUNITS_CLIENT_SECRET, safer than a flag)",
+  },
   validity: { type: "number", describe: "JWT: optional validity passed to the identity provider" },
   username: { type: "string", describe: "session key: user name (or env CLOUDUNITS_USERNAME)" },
   password: { type: "string", describe: "session key: password (or env CLOUDUNITS_PASSWORD, safer than a flag)" },
-  timeout: { type: "number", default: FETCH_DEFAULTS.timeoutMs / 1000, describe: "seconds of silence from the server before giving up a request" },
-  retries: { type: "number", default: FETCH_DEFAULTS.retries, describe: "retries on 5xx, reset connections, cut-off downloads and timeouts" },
-  "max-json-mib": { type: "number", default: FETCH_DEFAULTS.maxJsonBytes / MIB, describe: "largest JSON answer read (accounts/list, cloudspaces/list), MiB" },
-  "max-download-mib": { type: "number", default: FETCH_DEFAULTS.maxDownloadBytes / MIB, describe: "largest consumption archive downloaded, MiB" },
-  deadline: { type: "number", default: FETCH_DEFAULTS.deadlineMs / 1000, describe: "seconds one download or call may take in all, retries included" },
+  timeout: {
+    type: "number",
+    default: FETCH_DEFAULTS.timeoutMs / 1000,
+    describe: "seconds of silence from the server before giving up a request",
+  },
+  retries: {
+    type: "number",
+    default: FETCH_DEFAULTS.retries,
+    describe: "retries on 5xx, reset connections, cut-off downloads and timeouts",
+  },
+  "max-json-mib": {
+    type: "number",
+    default: FETCH_DEFAULTS.maxJsonBytes / MIB,
+    describe: "largest JSON answer read (accounts/list, cloudspaces/list), MiB",
+  },
+  "max-download-mib": {
+    type: "number",
+    default: FETCH_DEFAULTS.maxDownloadBytes / MIB,
+    describe: "largest consumption archive downloaded, MiB",
+  },
+  deadline: {
+    type: "number",
+    default: FETCH_DEFAULTS.deadlineMs / 1000,
+    describe: "seconds one download or call may take in all, retries included",
+  },
 } as const;
 
 /** The authentication flags of the commands that call the service. */
@@ -28,7 +51,6 @@ export interface AuthFlags {
   username?: string;
   password?: string;
 }
-
 
 /** A secret from its flag, else its environment variable; a UsageError naming both when missing. */
 function secret(flagValue: string | undefined, flag: string, envName: string, env: NodeJS.ProcessEnv): string {
@@ -46,7 +68,9 @@ export function authFromArgs(argv: AuthFlags, env: NodeJS.ProcessEnv): FetchAuth
   const jwtFlags = [argv.authUrl, argv.clientId, argv.clientSecret, argv.validity].some((v) => v !== undefined);
   const sessionFlags = [argv.username, argv.password].some((v) => v !== undefined);
   if (jwtFlags && sessionFlags) {
-    throw new UsageError("give one authentication method: --client-id/--client-secret/--auth-url (JWT) or --username/--password (session key), not both");
+    throw new UsageError(
+      "give one authentication method: --client-id/--client-secret/--auth-url (JWT) or --username/--password (session key), not both",
+    );
   }
   const sessionFromEnv = !jwtFlags && !sessionFlags && (env.CLOUDUNITS_USERNAME || env.CLOUDUNITS_PASSWORD);
   if (sessionFlags || sessionFromEnv) {
@@ -57,9 +81,12 @@ export function authFromArgs(argv: AuthFlags, env: NodeJS.ProcessEnv): FetchAuth
     };
   }
   if (!jwtFlags && !env.CLOUDUNITS_CLIENT_ID && !env.CLOUDUNITS_CLIENT_SECRET) {
-    throw new UsageError("no authentication given: use --client-id/--client-secret/--auth-url (JWT) or --username/--password (session key), or their CLOUDUNITS_* environment variables");
+    throw new UsageError(
+      "no authentication given: use --client-id/--client-secret/--auth-url (JWT) or --username/--password (session key), or their CLOUDUNITS_* environment variables",
+    );
   }
-  if (argv.authUrl === undefined || argv.authUrl === "") throw new UsageError("missing --auth-url: the identity provider's address, needed for JWT authentication");
+  if (argv.authUrl === undefined || argv.authUrl === "")
+    throw new UsageError("missing --auth-url: the identity provider's address, needed for JWT authentication");
   return {
     kind: "jwt",
     authUrl: argv.authUrl,
@@ -85,7 +112,9 @@ function mibFlag(value: number, flag: string): number {
 }
 
 /** The request policy of the flags (UsageError for a bad --timeout, --deadline or size limit). */
-export function policyFromArgs(argv: ServiceFlags): Required<Pick<RequestPolicy, "timeoutMs" | "retries" | "maxJsonBytes" | "maxDownloadBytes" | "deadlineMs">> {
+export function policyFromArgs(
+  argv: ServiceFlags,
+): Required<Pick<RequestPolicy, "timeoutMs" | "retries" | "maxJsonBytes" | "maxDownloadBytes" | "deadlineMs">> {
   if (!(argv.timeout > 0)) throw new UsageError(`bad --timeout ${argv.timeout}: use a positive number of seconds`);
   if (!(argv.deadline > 0)) throw new UsageError(`bad --deadline ${argv.deadline}: use a positive number of seconds`);
   return {

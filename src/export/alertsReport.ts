@@ -23,5 +23,11 @@ export function alertsToJson(report: AlertReport): string {
 
 /** The JSON value of `alertsToJson`. */
 export function alertsBody(report: AlertReport): object {
-  return { asOf: isoUtc(report.asOf), month: report.month, windowHours: report.windowHours, ...(report.lag ? { warehouse: lagJson(report.lag) } : {}), alerts: report.alerts.map(alertJson) };
+  return {
+    asOf: isoUtc(report.asOf),
+    month: report.month,
+    windowHours: report.windowHours,
+    ...(report.lag ? { warehouse: lagJson(report.lag) } : {}),
+    alerts: report.alerts.map(alertJson),
+  };
 }

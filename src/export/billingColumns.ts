@@ -46,7 +46,10 @@ export function quantityHeader(report: BillingReport, unit: UnitName): string {
 export function isShown(report: BillingReport, line: BillingLine, money: LineMoney | undefined): boolean {
   if (line.level !== "gateway") return true;
   const units = shownUnits(report);
-  return units.some((u) => (isVolume(u) && line.ownNicNu > 0) || (countsGatewayIp(u) && line.gatewayPiuHours > 0)) || (money !== undefined && !money.amount.isZero());
+  return (
+    units.some((u) => (isVolume(u) && line.ownNicNu > 0) || (countsGatewayIp(u) && line.gatewayPiuHours > 0)) ||
+    (money !== undefined && !money.amount.isZero())
+  );
 }
 
 /** A line's quantity of a unit as reports show it: machines and gateways show the NU of their own NICs. */
@@ -82,11 +85,21 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
   }
   columns.push({ key: "cu_rollup", header: "cu_rollup", kind: "text", value: () => report.options.cuRollup });
   for (const unit of shownUnits(report)) {
-    columns.push({ key: unit, header: quantityHeader(report, unit), kind: "quantity", value: (l) => shownQuantity(l, unit) });
+    columns.push({
+      key: unit,
+      header: quantityHeader(report, unit),
+      kind: "quantity",
+      value: (l) => shownQuantity(l, unit),
+    });
     if (unit === "CU") {
       // the environment's, period or hour, is the Σ of its accounts' (see `showback`)
       const allocated = (l: BillingLine) => (l.level === "gateway" ? 0 : l.cuAllocated);
-      columns.push({ key: "cu_allocated", header: `CU allocated (CU-${per}; showback)`, kind: "quantity", value: allocated });
+      columns.push({
+        key: "cu_allocated",
+        header: `CU allocated (CU-${per}; showback)`,
+        kind: "quantity",
+        value: allocated,
+      });
     }
   }
   const list = report.prices;
@@ -97,29 +110,48 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
       const priceUnit = pricingUnitOf(unit, basis, units);
       if (basis !== "TB" && basis !== report.options.per) {
         columns.push({
-          key: `${unit}_billed_quantity`, header: `${unit} billed (${priceUnit}s${unit === "CU" ? "; allocated" : ""})`, kind: "quantity",
-          value: (l, m) => (m && l.level !== "environment" ? pricingQuantityOf(showbackWeight(l, unit), basis, units) : null),
+          key: `${unit}_billed_quantity`,
+          header: `${unit} billed (${priceUnit}s${unit === "CU" ? "; allocated" : ""})`,
+          kind: "quantity",
+          value: (l, m) =>
+            m && l.level !== "environment" ? pricingQuantityOf(showbackWeight(l, unit), basis, units) : null,
         });
       }
       columns.push(
         {
-          key: `${unit}_unit_price`, header: `${unit} unit price (${currency} per ${priceUnit})`, kind: "price",
+          key: `${unit}_unit_price`,
+          header: `${unit} unit price (${currency} per ${priceUnit})`,
+          kind: "price",
           value: (l, m) => (m && l.level !== "environment" ? unitPriceText(list, l, unit, report.params) : null),
         },
         // an account's (and the environment's) amount of the unit; below the account its share is allocated cost
         {
-          key: `${unit}_amount`, header: `${unit} amount (${currency})`, kind: "money",
-          value: (l, m) => (isBilled(l) ? unitAmountOf(m, unit) ?? null : null),
+          key: `${unit}_amount`,
+          header: `${unit} amount (${currency})`,
+          kind: "money",
+          value: (l, m) => (isBilled(l) ? (unitAmountOf(m, unit) ?? null) : null),
         },
         {
-          key: `${unit}_allocated_cost`, header: `${unit} allocated cost (${currency})`, kind: "money",
-          value: (l, m) => (isBilled(l) ? null : unitAmountOf(m, unit) ?? null),
+          key: `${unit}_allocated_cost`,
+          header: `${unit} allocated cost (${currency})`,
+          kind: "money",
+          value: (l, m) => (isBilled(l) ? null : (unitAmountOf(m, unit) ?? null)),
         },
       );
     }
     columns.push(
-      { key: "amount_due", header: `amount due (${currency})`, kind: "money", value: (l, m) => (isBilled(l) ? m?.amount ?? null : null) },
-      { key: "allocated_cost", header: `allocated cost (${currency}; ${ALLOCATION_NOTE})`, kind: "money", value: (l, m) => (isBilled(l) ? null : m?.amount ?? null) },
+      {
+        key: "amount_due",
+        header: `amount due (${currency})`,
+        kind: "money",
+        value: (l, m) => (isBilled(l) ? (m?.amount ?? null) : null),
+      },
+      {
+        key: "allocated_cost",
+        header: `allocated cost (${currency}; ${ALLOCATION_NOTE})`,
+        kind: "money",
+        value: (l, m) => (isBilled(l) ? null : (m?.amount ?? null)),
+      },
     );
   }
   return columns;
@@ -130,7 +162,12 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
  * or over the period; when it changes in the period, each with its half-open period in UTC, one
  * format whatever the hours (`0.0125 [2026-10-01T00:00:00Z, 2026-10-15T00:00:00Z); 0.014 [2026-10-15T00:00:00Z, 2026-11-01T00:00:00Z)`).
  */
-export function unitPriceText(list: PriceList, line: BillingLine, unit: UnitName, period: { start: number; end: number }): string | null {
+export function unitPriceText(
+  list: PriceList,
+  line: BillingLine,
+  unit: UnitName,
+  period: { start: number; end: number },
+): string | null {
   if (line.hourEpoch !== null) return priceAt(list, line.accountId, unit, line.hourEpoch)?.text ?? null;
   const periods = pricePeriods(list, line.accountId, unit, period.start, period.end);
   if (periods.length <= 1) return periods[0]?.price.text ?? null;
@@ -149,7 +186,8 @@ export const ALLOCATION_NOTE = "the account's lines split by largest remainder; 
  * The sentence every output with allocated cost states: how the account's invoice lines are
  * split below it, and that the split adds up to them to the cent.
  */
-export const ALLOCATION_SENTENCE = "Allocated cost is not an amount due: each of the account's invoice line amounts is split over its cloud spaces, " +
+export const ALLOCATION_SENTENCE =
+  "Allocated cost is not an amount due: each of the account's invoice line amounts is split over its cloud spaces, " +
   "then over their machines and gateways, in proportion to allocated CU (CU) or to the quantity (other units), by the largest-remainder " +
   "method (ties to the lower id; a gateway is id 0), so at every level it adds up to the account's lines exactly, " +
   "and one entity's share may be a cent off its quantity × unit price.";

@@ -93,12 +93,19 @@ export const BILLING_FORMATS = {
     produce: () => ({ calculate: true }),
     write: async (o) => o.write(`${JSON.stringify(o.calculate)}\n`),
   },
-  text: { description: "a readable table, with the invoices", flags: [], write: async (o) => o.write(toBillingText(o.report)) },
+  text: {
+    description: "a readable table, with the invoices",
+    flags: [],
+    write: async (o) => o.write(toBillingText(o.report)),
+  },
   csv: {
     description: "a row per entity and level (--detail hourly: per hour too)",
     flags: ["detail", "excel"],
     produce: (f) => ({ hourly: f.detail === "hourly" }),
-    write: async (o) => o.write(toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly! : undefined })),
+    write: async (o) =>
+      o.write(
+        toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly! : undefined }),
+      ),
   },
   xlsx: {
     description: "a workbook for finance (--hourly; --per-account: an invoice pack per account)",
@@ -111,10 +118,12 @@ export const BILLING_FORMATS = {
       const { draftDocument } = await import("./pdf/writeStatements.js");
       // an account's invoice issued for the period is shown as issued; a draft only for an account not issued
       const documentOf = (accountId: number): InvoiceDocument | DraftDocument | undefined =>
-        issued.find((d) => d.accountId === accountId) ?? (statement ? draftDocument(report, accountId, statement) : undefined);
+        issued.find((d) => d.accountId === accountId) ??
+        (statement ? draftDocument(report, accountId, statement) : undefined);
       const found = (report.invoices ?? []).map((inv) => documentOf(inv.accountId)).filter((d) => d !== undefined);
       const documents = found.length > 0 ? found : undefined;
-      if (flags.perAccount) await xlsx.writeInvoicePack(report, hourly, flags.out!, { hourly: flags.hourly, documents });
+      if (flags.perAccount)
+        await xlsx.writeInvoicePack(report, hourly, flags.out!, { hourly: flags.hourly, documents });
       else await xlsx.writeBillingXlsx(report, hourly, flags.out!, { hourly: flags.hourly });
     },
   },
@@ -123,7 +132,8 @@ export const BILLING_FORMATS = {
     flags: ["perPeriod"],
     needsPrices: FOCUS_NEEDS_PRICES,
     produce: () => ({ hourly: true }),
-    write: async (o) => o.write((await import("./toFocusCsv.js")).toFocusCsv(o.report, o.hourly!, { perPeriod: o.flags.perPeriod })),
+    write: async (o) =>
+      o.write((await import("./toFocusCsv.js")).toFocusCsv(o.report, o.hourly!, { perPeriod: o.flags.perPeriod })),
     warnings: focusWarningsOf,
   },
   "focus-parquet": {
@@ -132,11 +142,15 @@ export const BILLING_FORMATS = {
     needsPrices: FOCUS_NEEDS_PRICES,
     binary: true,
     produce: () => ({ hourly: true }),
-    write: async (o) => (await import("./writeFocusParquet.js")).writeFocusParquet(o.report, o.hourly!, o.flags.out!, { perPeriod: o.flags.perPeriod }),
+    write: async (o) =>
+      (await import("./writeFocusParquet.js")).writeFocusParquet(o.report, o.hourly!, o.flags.out!, {
+        perPeriod: o.flags.perPeriod,
+      }),
     warnings: focusWarningsOf,
   },
   pdf: {
-    description: "a draft invoice per account, DRAFT on every page and no number (into --out DIR, or --out FILE with --account-id; `invoices issue` issues invoices)",
+    description:
+      "a draft invoice per account, DRAFT on every page and no number (into --out DIR, or --out FILE with --account-id; `invoices issue` issues invoices)",
     flags: [],
     needsPrices: "a statement shows charges",
     needsStatement: true,
@@ -146,7 +160,9 @@ export const BILLING_FORMATS = {
 
 /** What the format needs besides the period and inputs: the flags it cannot go without. */
 function needsOf(format: BillingFormat): string[] {
-  return [format.needsPrices && "--prices", format.needsStatement && "--statement", format.binary && "--out"].filter((n): n is string => Boolean(n));
+  return [format.needsPrices && "--prices", format.needsStatement && "--statement", format.binary && "--out"].filter(
+    (n): n is string => Boolean(n),
+  );
 }
 
 /**
@@ -154,10 +170,12 @@ function needsOf(format: BillingFormat): string[] {
  * what it needs. `docs/cli.md` holds the same text (a test compares them).
  */
 export function formatHelp(): string {
-  return Object.entries(BILLING_FORMATS as Record<string, BillingFormat>).map(([name, format]) => {
-    const needs = needsOf(format);
-    return `${name}: ${format.description}${needs.length === 0 ? "" : `, needs ${needs.join(" ")}`}`;
-  }).join("; ");
+  return Object.entries(BILLING_FORMATS as Record<string, BillingFormat>)
+    .map(([name, format]) => {
+      const needs = needsOf(format);
+      return `${name}: ${format.description}${needs.length === 0 ? "" : `, needs ${needs.join(" ")}`}`;
+    })
+    .join("; ");
 }
 
 /** A billing format's name. */
@@ -168,7 +186,8 @@ export const BILLING_FORMAT_NAMES = Object.keys(BILLING_FORMATS) as BillingForma
 
 /** The format `name` (a UsageError for an unknown one). */
 export function billingFormat(name: string): BillingFormat {
-  if (!Object.hasOwn(BILLING_FORMATS, name)) throw new UsageError(`unknown billing format "${name}" (use ${BILLING_FORMAT_NAMES.join(", ")})`);
+  if (!Object.hasOwn(BILLING_FORMATS, name))
+    throw new UsageError(`unknown billing format "${name}" (use ${BILLING_FORMAT_NAMES.join(", ")})`);
   return BILLING_FORMATS[name as BillingFormatName];
 }
 
@@ -176,18 +195,24 @@ export function billingFormat(name: string): BillingFormat {
 export function checkFormatFlags(name: BillingFormatName, flags: FormatFlags): void {
   const format: BillingFormat = BILLING_FORMATS[name];
   if (format.needsStatement && (!flags.prices || !flags.statement || flags.out === undefined)) {
-    throw new UsageError(`--format ${name} needs --prices FILE, --statement FILE (issuer, customers, numbering) and --out DIR (--out FILE with --account-id)`);
+    throw new UsageError(
+      `--format ${name} needs --prices FILE, --statement FILE (issuer, customers, numbering) and --out DIR (--out FILE with --account-id)`,
+    );
   }
-  if (format.needsPrices !== undefined && !flags.prices) throw new UsageError(`--format ${name} needs --prices FILE (${format.needsPrices})`);
-  if (format.binary && flags.out === undefined) throw new UsageError(`--format ${name} writes a binary file: give --out FILE`);
-  const given = (flag: keyof typeof FLAG_RULES) => (flag === "detail" ? flags.detail !== undefined : flags[flag] === true);
+  if (format.needsPrices !== undefined && !flags.prices)
+    throw new UsageError(`--format ${name} needs --prices FILE (${format.needsPrices})`);
+  if (format.binary && flags.out === undefined)
+    throw new UsageError(`--format ${name} writes a binary file: give --out FILE`);
+  const given = (flag: keyof typeof FLAG_RULES) =>
+    flag === "detail" ? flags.detail !== undefined : flags[flag] === true;
   for (const flag of ["detail", "hourly", "perAccount"] as const) {
     if (given(flag) && !format.flags.includes(flag)) throw new UsageError(FLAG_RULES[flag]);
   }
   if (flags.statement && !format.needsStatement && !(name === "xlsx" && flags.perAccount)) {
     throw new UsageError("--statement applies to --format pdf and to the --per-account pack of --format xlsx");
   }
-  if (flags.statement && !flags.prices) throw new UsageError("--statement needs --prices FILE (a statement shows charges)");
+  if (flags.statement && !flags.prices)
+    throw new UsageError("--statement needs --prices FILE (a statement shows charges)");
   for (const flag of ["perPeriod", "excel"] as const) {
     if (given(flag) && !format.flags.includes(flag)) throw new UsageError(FLAG_RULES[flag]);
   }

@@ -1,6 +1,12 @@
 import { groupThousands } from "../base/groupThousands.js";
 import { dateWords, periodWords } from "../base/readableTime.js";
-import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "../billing/invoiceDocument.js";
+import type {
+  DocumentKind,
+  DocumentParty,
+  DraftDocument,
+  InvoiceDocument,
+  TaxLine,
+} from "../billing/invoiceDocument.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
 export const NAME_LIMIT = 120;
@@ -21,7 +27,9 @@ export function capText(text: string, limit = NAME_LIMIT): string {
 /** Lines of a block, each cut, at most `BLOCK_LINES_LIMIT` of them (the last saying how many more). */
 function capLines(lines: readonly string[]): string[] {
   const cut = lines.map((l) => capText(l));
-  return cut.length <= BLOCK_LINES_LIMIT ? cut : [...cut.slice(0, BLOCK_LINES_LIMIT - 1), `… and ${cut.length - BLOCK_LINES_LIMIT + 1} more lines`];
+  return cut.length <= BLOCK_LINES_LIMIT
+    ? cut
+    : [...cut.slice(0, BLOCK_LINES_LIMIT - 1), `… and ${cut.length - BLOCK_LINES_LIMIT + 1} more lines`];
 }
 
 export { groupThousands };
@@ -45,9 +53,19 @@ export function countryName(code: string): string {
 
 function partyWords(party: DocumentParty & { contact?: string[] }): PartyWords {
   const name = party.country ? countryName(party.country) : "";
-  const named = party.address.some((l) => [party.country.toLowerCase(), name.toLowerCase()].includes(l.trim().toLowerCase()));
+  const named = party.address.some((l) =>
+    [party.country.toLowerCase(), name.toLowerCase()].includes(l.trim().toLowerCase()),
+  );
   const country = party.country && !named ? [name] : [];
-  return { name: capText(party.legalName), lines: capLines([...party.address, ...country, ...(party.vatId ? [`VAT ${party.vatId}`] : []), ...(party.contact ?? [])]) };
+  return {
+    name: capText(party.legalName),
+    lines: capLines([
+      ...party.address,
+      ...country,
+      ...(party.vatId ? [`VAT ${party.vatId}`] : []),
+      ...(party.contact ?? []),
+    ]),
+  };
 }
 
 /** One invoice line as printed. */
@@ -86,35 +104,55 @@ export interface DocumentWords {
 export function taxLabel(t: TaxLine): string {
   const on = `on ${groupThousands(t.base)}`;
   switch (t.category) {
-    case "S": return `VAT ${t.ratePercent}% ${on}`;
-    case "Z": return `VAT 0% (zero rated) ${on}`;
-    case "AE": return `VAT reverse charge (0%) ${on}`;
-    case "E": return `VAT exempt (0%) ${on}`;
-    case "O": return `Not subject to VAT ${on}`;
+    case "S":
+      return `VAT ${t.ratePercent}% ${on}`;
+    case "Z":
+      return `VAT 0% (zero rated) ${on}`;
+    case "AE":
+      return `VAT reverse charge (0%) ${on}`;
+    case "E":
+      return `VAT exempt (0%) ${on}`;
+    case "O":
+      return `Not subject to VAT ${on}`;
   }
 }
 
 function factsOf(doc: InvoiceDocument | DraftDocument, title: string): [string, string][] {
   const facts: [string, string][] = [];
-  if (doc.number === undefined) facts.push([`${title} number`, "DRAFT, not numbered"], ["Date of the draft", dateWords(doc.issueDate)]);
+  if (doc.number === undefined)
+    facts.push([`${title} number`, "DRAFT, not numbered"], ["Date of the draft", dateWords(doc.issueDate)]);
   else {
     facts.push([`${title} number`, doc.number], ["Issue date", dateWords(doc.issueDate)]);
     if (doc.kind === "invoice") facts.push(["Due date", dateWords(doc.dueDate)]);
     if (doc.paymentReference !== undefined) facts.push(["Payment reference", doc.paymentReference]);
   }
-  if (doc.corrects) facts.push([doc.kind === "creditNote" ? "Cancels invoice" : "Replaces invoice", `${doc.corrects.number} of ${dateWords(doc.corrects.issueDate)}`]);
+  if (doc.corrects)
+    facts.push([
+      doc.kind === "creditNote" ? "Cancels invoice" : "Replaces invoice",
+      `${doc.corrects.number} of ${dateWords(doc.corrects.issueDate)}`,
+    ]);
   facts.push(["Period", periodWords(doc.start, doc.end)], ["Account", String(doc.accountId)]);
-  if (doc.customer.reference !== String(doc.accountId)) facts.push(["Your reference", capText(doc.customer.reference, 60)]);
+  if (doc.customer.reference !== String(doc.accountId))
+    facts.push(["Your reference", capText(doc.customer.reference, 60)]);
   return facts;
 }
 
 function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[] {
   const bank = doc.payment.length > 0 ? ["Payment details:", ...capLines(doc.payment)] : [];
-  if (doc.number === undefined) return ["This is a draft, not an invoice: no payment is due on it. The invoice is issued with its number.", ...bank];
+  if (doc.number === undefined)
+    return [
+      "This is a draft, not an invoice: no payment is due on it. The invoice is issued with its number.",
+      ...bank,
+    ];
   if (doc.kind === "creditNote") {
-    return [`${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.`];
+    return [
+      `${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.`,
+    ];
   }
-  const quoting = doc.paymentReference === undefined ? `invoice ${doc.number}` : `the payment reference ${doc.paymentReference} (invoice ${doc.number})`;
+  const quoting =
+    doc.paymentReference === undefined
+      ? `invoice ${doc.number}`
+      : `the payment reference ${doc.paymentReference} (invoice ${doc.number})`;
   return [`Please pay ${gross} ${doc.currency} by ${dateWords(doc.dueDate)}, quoting ${quoting}.`, ...bank];
 }
 

@@ -26,20 +26,59 @@ export type FocusType = "decimal" | "quantity" | "datetime" | "string";
  * `x_` extensions; ProviderName and PublisherName, deprecated by ServiceProviderName, are kept for 1.2 readers).
  */
 export const FOCUS_COLUMNS: readonly (readonly [string, FocusType])[] = [
-  ["AllocatedMethodDetails", "string"], ["AllocatedMethodId", "string"], ["AllocatedResourceId", "string"], ["AllocatedResourceName", "string"],
-  ["AllocatedTags", "string"], ["BilledCost", "decimal"], ["BillingAccountId", "string"], ["BillingAccountName", "string"], ["BillingAccountType", "string"],
-  ["BillingCurrency", "string"], ["BillingPeriodEnd", "datetime"], ["BillingPeriodStart", "datetime"], ["ChargeCategory", "string"],
-  ["ChargeClass", "string"], ["ChargeDescription", "string"], ["ChargeFrequency", "string"], ["ChargePeriodEnd", "datetime"],
-  ["ChargePeriodStart", "datetime"], ["ConsumedQuantity", "quantity"], ["ConsumedUnit", "string"], ["ContractedCost", "decimal"],
-  ["ContractedUnitPrice", "decimal"], ["EffectiveCost", "decimal"], ["HostProviderName", "string"], ["InvoiceId", "string"],
-  ["InvoiceIssuerName", "string"], ["ListCost", "decimal"],
-  ["ListUnitPrice", "decimal"], ["PricingCategory", "string"], ["PricingQuantity", "quantity"], ["PricingUnit", "string"],
-  ["ProviderName", "string"], ["PublisherName", "string"], ["ResourceId", "string"], ["ResourceName", "string"],
-  ["ResourceType", "string"], ["ServiceCategory", "string"], ["ServiceName", "string"], ["ServiceProviderName", "string"],
-  ["ServiceSubcategory", "string"], ["SkuId", "string"], ["SkuMeter", "string"], ["SkuPriceDetails", "string"], ["SkuPriceId", "string"],
-  ["SubAccountId", "string"], ["SubAccountName", "string"],
-  ["x_Level", "string"], ["x_Unit", "string"], ["x_CuRollup", "string"], ["x_AccountId", "string"], ["x_CloudspaceId", "string"],
-  ["x_MachineId", "string"], ["x_SampleHours", "quantity"],
+  ["AllocatedMethodDetails", "string"],
+  ["AllocatedMethodId", "string"],
+  ["AllocatedResourceId", "string"],
+  ["AllocatedResourceName", "string"],
+  ["AllocatedTags", "string"],
+  ["BilledCost", "decimal"],
+  ["BillingAccountId", "string"],
+  ["BillingAccountName", "string"],
+  ["BillingAccountType", "string"],
+  ["BillingCurrency", "string"],
+  ["BillingPeriodEnd", "datetime"],
+  ["BillingPeriodStart", "datetime"],
+  ["ChargeCategory", "string"],
+  ["ChargeClass", "string"],
+  ["ChargeDescription", "string"],
+  ["ChargeFrequency", "string"],
+  ["ChargePeriodEnd", "datetime"],
+  ["ChargePeriodStart", "datetime"],
+  ["ConsumedQuantity", "quantity"],
+  ["ConsumedUnit", "string"],
+  ["ContractedCost", "decimal"],
+  ["ContractedUnitPrice", "decimal"],
+  ["EffectiveCost", "decimal"],
+  ["HostProviderName", "string"],
+  ["InvoiceId", "string"],
+  ["InvoiceIssuerName", "string"],
+  ["ListCost", "decimal"],
+  ["ListUnitPrice", "decimal"],
+  ["PricingCategory", "string"],
+  ["PricingQuantity", "quantity"],
+  ["PricingUnit", "string"],
+  ["ProviderName", "string"],
+  ["PublisherName", "string"],
+  ["ResourceId", "string"],
+  ["ResourceName", "string"],
+  ["ResourceType", "string"],
+  ["ServiceCategory", "string"],
+  ["ServiceName", "string"],
+  ["ServiceProviderName", "string"],
+  ["ServiceSubcategory", "string"],
+  ["SkuId", "string"],
+  ["SkuMeter", "string"],
+  ["SkuPriceDetails", "string"],
+  ["SkuPriceId", "string"],
+  ["SubAccountId", "string"],
+  ["SubAccountName", "string"],
+  ["x_Level", "string"],
+  ["x_Unit", "string"],
+  ["x_CuRollup", "string"],
+  ["x_AccountId", "string"],
+  ["x_CloudspaceId", "string"],
+  ["x_MachineId", "string"],
+  ["x_SampleHours", "quantity"],
 ];
 
 /** A FOCUS row: column name → text, number, exact cost, or null. */
@@ -51,7 +90,8 @@ export const COST_DECIMALS = 12;
 /** The AllocatedMethodId of CU charged to the VMs (FOCUS split cost allocation), and its description. */
 export const CU_ALLOCATION_METHOD = "cloudunits-cu-by-own-cu";
 const CU_ALLOCATION_DETAILS = JSON.stringify({
-  x_Rule: "each hour the account's CU is split over its cloud spaces in proportion to their own CU, and each cloud space's over its VMs in proportion to theirs (equal shares when all are 0)",
+  x_Rule:
+    "each hour the account's CU is split over its cloud spaces in proportion to their own CU, and each cloud space's over its VMs in proportion to theirs (equal shares when all are 0)",
 });
 
 /**
@@ -79,11 +119,15 @@ function chargedUnits(line: BillingLine, report: BillingReport): [UnitName, numb
   const aggregate = report.options.cuRollup === "aggregate";
   switch (line.level) {
     case "machine":
-      return catalogUnits().filter((u) => !isVolume(u)).map((u): [UnitName, number, "allocated"?] =>
-        (unitDef(u).rule.kind === "cu" && aggregate ? [u, line.cuAllocatedHours, "allocated"] : [u, q[u] ?? 0]));
+      return catalogUnits()
+        .filter((u) => !isVolume(u))
+        .map((u): [UnitName, number, "allocated"?] =>
+          unitDef(u).rule.kind === "cu" && aggregate ? [u, line.cuAllocatedHours, "allocated"] : [u, q[u] ?? 0],
+        );
     case "cloudspace":
       return catalogUnits().flatMap((u): [UnitName, number][] =>
-        (isVolume(u) ? [[u, q[u] ?? 0]] : countsGatewayIp(u) ? [[u, line.gatewayPiuHours]] : []));
+        isVolume(u) ? [[u, q[u] ?? 0]] : countsGatewayIp(u) ? [[u, line.gatewayPiuHours]] : [],
+      );
     case "account":
     case "environment":
     case "gateway":
@@ -105,7 +149,12 @@ function focusName(names: Names | undefined, kind: "account" | "cloudspace", id:
 function originOf(line: BillingLine, report: BillingReport): BillingLine {
   // only the dimensions are read from it (its figures are the allocated line's)
   return {
-    ...line, level: "account", accountId: line.accountId!, cloudspaceId: null, machineId: null, name: nameOf(report.options.names, "account", line.accountId!),
+    ...line,
+    level: "account",
+    accountId: line.accountId!,
+    cloudspaceId: null,
+    machineId: null,
+    name: nameOf(report.options.names, "account", line.accountId!),
   } as AccountLine;
 }
 
@@ -113,7 +162,10 @@ function resource(line: BillingLine, unit: UnitName): { id: string; type: string
   const account = `account/${line.accountId}`;
   const cloudspace = `${account}/cloudspace/${line.cloudspaceId}`;
   if (line.level === "machine") return { id: `${cloudspace}/machine/${line.machineId}`, type: "Virtual Machine" };
-  if (line.level === "cloudspace") return countsGatewayIp(unit) ? { id: `${cloudspace}/gateway`, type: "Virtual Gateway" } : { id: cloudspace, type: "Cloud Space" };
+  if (line.level === "cloudspace")
+    return countsGatewayIp(unit)
+      ? { id: `${cloudspace}/gateway`, type: "Virtual Gateway" }
+      : { id: cloudspace, type: "Cloud Space" };
   return { id: account, type: "Account" };
 }
 
@@ -124,7 +176,9 @@ function describe(line: BillingLine, unit: UnitName, report: BillingReport): str
     return `${unit}: ${what} of account ${line.accountId}, aggregate rollup: ${cuRuleText(units)} of the account's VMs per hour`;
   }
   if (line.level === "cloudspace") {
-    return countsGatewayIp(unit) ? `${unit}: the public IP of the gateway of cloud space ${line.cloudspaceId}` : `${unit}: ${what} of cloud space ${line.cloudspaceId} (gateway and VMs)`;
+    return countsGatewayIp(unit)
+      ? `${unit}: the public IP of the gateway of cloud space ${line.cloudspaceId}`
+      : `${unit}: ${what} of cloud space ${line.cloudspaceId} (gateway and VMs)`;
   }
   return `${unit}: ${what} of VM ${line.machineId} in cloud space ${line.cloudspaceId}${unitDef(unit).rule.kind === "cu" ? `, ${report.options.cuRollup} rollup` : ""}`;
 }
@@ -134,7 +188,11 @@ function describe(line: BillingLine, unit: UnitName, report: BillingReport): str
  * `pricedAt` its first hour): one per charged unit with a price and a non-zero quantity.
  */
 function rowsOf(
-  entity: BillingLine, report: BillingReport, period: { start: string; end: string }, billingPeriod: { start: string; end: string }, pricedAt: number,
+  entity: BillingLine,
+  report: BillingReport,
+  period: { start: string; end: string },
+  billingPeriod: { start: string; end: string },
+  pricedAt: number,
 ): FocusRow[] {
   const list = report.prices!;
   const names = report.options.names;
@@ -154,29 +212,59 @@ function rowsOf(
     const price = priceAt(list, line.accountId, unit, pricedAt)!;
     const overridden = line.accountId !== null && list.accounts.get(line.accountId)?.[unit]?.includes(price) === true;
     rows.push({
-      AllocatedMethodDetails: allocated ? CU_ALLOCATION_DETAILS : null, AllocatedMethodId: allocated ? CU_ALLOCATION_METHOD : null,
-      AllocatedResourceId: allocated ? resource(entity, unit).id : null, AllocatedResourceName: allocated ? entity.name : null, AllocatedTags: null,
-      BilledCost: cost, BillingAccountId: String(line.accountId), BillingAccountName: focusName(names, "account", line.accountId!),
-      BillingAccountType: "Account", BillingCurrency: list.currency,
-      BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
-      ChargeCategory: "Usage", ChargeClass: null, ChargeDescription: describe(line, unit, report), ChargeFrequency: "Usage-Based",
-      ChargePeriodEnd: period.end, ChargePeriodStart: period.start,
-      ConsumedQuantity: unitHours, ConsumedUnit: isVolume(unit) ? nu : `${unit}-Hours`,
-      ContractedCost: cost, ContractedUnitPrice: charge.unitPrice, EffectiveCost: cost, HostProviderName: list.provider,
+      AllocatedMethodDetails: allocated ? CU_ALLOCATION_DETAILS : null,
+      AllocatedMethodId: allocated ? CU_ALLOCATION_METHOD : null,
+      AllocatedResourceId: allocated ? resource(entity, unit).id : null,
+      AllocatedResourceName: allocated ? entity.name : null,
+      AllocatedTags: null,
+      BilledCost: cost,
+      BillingAccountId: String(line.accountId),
+      BillingAccountName: focusName(names, "account", line.accountId!),
+      BillingAccountType: "Account",
+      BillingCurrency: list.currency,
+      BillingPeriodEnd: billingPeriod.end,
+      BillingPeriodStart: billingPeriod.start,
+      ChargeCategory: "Usage",
+      ChargeClass: null,
+      ChargeDescription: describe(line, unit, report),
+      ChargeFrequency: "Usage-Based",
+      ChargePeriodEnd: period.end,
+      ChargePeriodStart: period.start,
+      ConsumedQuantity: unitHours,
+      ConsumedUnit: isVolume(unit) ? nu : `${unit}-Hours`,
+      ContractedCost: cost,
+      ContractedUnitPrice: charge.unitPrice,
+      EffectiveCost: cost,
+      HostProviderName: list.provider,
       InvoiceId: invoiceIdOf(line.accountId!, report.params),
-      InvoiceIssuerName: list.invoiceIssuer, ListCost: cost, ListUnitPrice: charge.unitPrice, PricingCategory: "Standard",
-      PricingQuantity: charge.pricingQuantity, PricingUnit: pricingUnit,
-      ProviderName: list.provider, PublisherName: list.provider,
-      ResourceId: id, ResourceName: countsGatewayIp(unit) && line.level === "cloudspace" ? "" : line.name, ResourceType: type,
-      ServiceCategory: service.category, ServiceName: service.name, ServiceProviderName: list.provider,
-      ServiceSubcategory: service.subcategory, SkuMeter: service.meter,
+      InvoiceIssuerName: list.invoiceIssuer,
+      ListCost: cost,
+      ListUnitPrice: charge.unitPrice,
+      PricingCategory: "Standard",
+      PricingQuantity: charge.pricingQuantity,
+      PricingUnit: pricingUnit,
+      ProviderName: list.provider,
+      PublisherName: list.provider,
+      ResourceId: id,
+      ResourceName: countsGatewayIp(unit) && line.level === "cloudspace" ? "" : line.name,
+      ResourceType: type,
+      ServiceCategory: service.category,
+      ServiceName: service.name,
+      ServiceProviderName: list.provider,
+      ServiceSubcategory: service.subcategory,
+      SkuMeter: service.meter,
       SkuPriceDetails: JSON.stringify({ x_Unit: unit, x_PricingUnit: pricingUnit }),
-      SkuId: unit, SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
+      SkuId: unit,
+      SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       SubAccountName: line.cloudspaceId === null ? null : focusName(names, "cloudspace", line.cloudspaceId),
-      x_Level: line.level, x_Unit: unit, x_CuRollup: report.options.cuRollup, x_AccountId: String(line.accountId),
+      x_Level: line.level,
+      x_Unit: unit,
+      x_CuRollup: report.options.cuRollup,
+      x_AccountId: String(line.accountId),
       x_CloudspaceId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
-      x_MachineId: line.machineId === null ? null : String(line.machineId), x_SampleHours: line.sampleHours,
+      x_MachineId: line.machineId === null ? null : String(line.machineId),
+      x_SampleHours: line.sampleHours,
     });
   }
   return rows;
@@ -187,31 +275,76 @@ function rowsOf(
  * rounded amount less the Σ of the costs of its usage rows as written, as one `Adjustment` row
  * when not zero, so that the BilledCost written of an account's rows adds up to its amount due exactly.
  */
-function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact>, billingPeriod: { start: string; end: string }): FocusRow[] {
+function adjustmentRows(
+  report: BillingReport,
+  billed: ReadonlyMap<string, Exact>,
+  billingPeriod: { start: string; end: string },
+): FocusRow[] {
   const list = report.prices!;
   const names = report.options.names;
   const rows: FocusRow[] = [];
   for (const invoice of report.invoices ?? []) {
     for (const line of invoice.lines) {
-      const adjustment = line.amount.add(Exact.of(-1n).mul(billed.get(`${invoice.accountId}/${line.unit}/${line.start}`) ?? Exact.ZERO));
+      const adjustment = line.amount.add(
+        Exact.of(-1n).mul(billed.get(`${invoice.accountId}/${line.unit}/${line.start}`) ?? Exact.ZERO),
+      );
       if (adjustment.isZero()) continue;
       const account = String(invoice.accountId);
       const service = unitDef(line.unit).focus;
       rows.push({
-        AllocatedMethodDetails: null, AllocatedMethodId: null, AllocatedResourceId: null, AllocatedResourceName: null, AllocatedTags: null,
-        BilledCost: adjustment, BillingAccountId: account, BillingAccountName: focusName(names, "account", invoice.accountId),
-        BillingAccountType: "Account", BillingCurrency: list.currency, BillingPeriodEnd: billingPeriod.end, BillingPeriodStart: billingPeriod.start,
-        ChargeCategory: "Adjustment", ChargeClass: null,
+        AllocatedMethodDetails: null,
+        AllocatedMethodId: null,
+        AllocatedResourceId: null,
+        AllocatedResourceName: null,
+        AllocatedTags: null,
+        BilledCost: adjustment,
+        BillingAccountId: account,
+        BillingAccountName: focusName(names, "account", invoice.accountId),
+        BillingAccountType: "Account",
+        BillingCurrency: list.currency,
+        BillingPeriodEnd: billingPeriod.end,
+        BillingPeriodStart: billingPeriod.start,
+        ChargeCategory: "Adjustment",
+        ChargeClass: null,
         ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${list.currency}, half-even)`,
-        ChargeFrequency: "One-Time", ChargePeriodEnd: isoUtc(line.end), ChargePeriodStart: isoUtc(line.start),
-        ConsumedQuantity: null, ConsumedUnit: null, ContractedCost: adjustment, ContractedUnitPrice: null, EffectiveCost: adjustment,
-        HostProviderName: list.provider, InvoiceId: invoiceIdOf(invoice.accountId, report.params), InvoiceIssuerName: list.invoiceIssuer, ListCost: adjustment, ListUnitPrice: null, PricingCategory: null,
-        PricingQuantity: null, PricingUnit: null, ProviderName: list.provider, PublisherName: list.provider,
-        ResourceId: `account/${account}`, ResourceName: invoice.name, ResourceType: "Account",
-        ServiceCategory: service.category, ServiceName: service.name, ServiceProviderName: list.provider,
-        ServiceSubcategory: service.subcategory, SkuId: line.unit, SkuMeter: service.meter, SkuPriceDetails: null, SkuPriceId: null,
-        SubAccountId: null, SubAccountName: null, x_Level: "account", x_Unit: line.unit, x_CuRollup: report.options.cuRollup,
-        x_AccountId: account, x_CloudspaceId: null, x_MachineId: null, x_SampleHours: null,
+        ChargeFrequency: "One-Time",
+        ChargePeriodEnd: isoUtc(line.end),
+        ChargePeriodStart: isoUtc(line.start),
+        ConsumedQuantity: null,
+        ConsumedUnit: null,
+        ContractedCost: adjustment,
+        ContractedUnitPrice: null,
+        EffectiveCost: adjustment,
+        HostProviderName: list.provider,
+        InvoiceId: invoiceIdOf(invoice.accountId, report.params),
+        InvoiceIssuerName: list.invoiceIssuer,
+        ListCost: adjustment,
+        ListUnitPrice: null,
+        PricingCategory: null,
+        PricingQuantity: null,
+        PricingUnit: null,
+        ProviderName: list.provider,
+        PublisherName: list.provider,
+        ResourceId: `account/${account}`,
+        ResourceName: invoice.name,
+        ResourceType: "Account",
+        ServiceCategory: service.category,
+        ServiceName: service.name,
+        ServiceProviderName: list.provider,
+        ServiceSubcategory: service.subcategory,
+        SkuId: line.unit,
+        SkuMeter: service.meter,
+        SkuPriceDetails: null,
+        SkuPriceId: null,
+        SubAccountId: null,
+        SubAccountName: null,
+        x_Level: "account",
+        x_Unit: line.unit,
+        x_CuRollup: report.options.cuRollup,
+        x_AccountId: account,
+        x_CloudspaceId: null,
+        x_MachineId: null,
+        x_SampleHours: null,
       });
     }
   }
@@ -222,7 +355,12 @@ function adjustmentRows(report: BillingReport, billed: ReadonlyMap<string, Exact
  * Adds the BilledCost (as written) of usage rows charged from hour `at` per account, unit and invoice
  * line (keyed by its start; `starts`: the starts of the lines of each account and unit).
  */
-function tally(billed: Map<string, Exact>, rows: FocusRow[], at: number, starts: ReadonlyMap<string, number[]>): FocusRow[] {
+function tally(
+  billed: Map<string, Exact>,
+  rows: FocusRow[],
+  at: number,
+  starts: ReadonlyMap<string, number[]>,
+): FocusRow[] {
   for (const row of rows) {
     const key = `${String(row.x_AccountId)}/${String(row.x_Unit)}`;
     const start = starts.get(key)?.findLast((s) => s <= at);
@@ -256,7 +394,11 @@ function lineStarts(report: BillingReport): Map<string, number[]> {
  * from the Σ of its rows, so every account's BilledCost adds up to its amount due exactly.
  * `hourly`: the report's hourly lines (e.g. `warehouseHourly(connection, report)`).
  */
-export async function* focusRows(report: BillingReport, hourly: HourlyStream, options: FocusOptions = {}): AsyncGenerator<FocusRow[]> {
+export async function* focusRows(
+  report: BillingReport,
+  hourly: HourlyStream,
+  options: FocusOptions = {},
+): AsyncGenerator<FocusRow[]> {
   if (!report.prices) throw new UsageError("FOCUS rows are costs: give a price list (the prices option)");
   checkHourlyOf(hourly, report);
   const billingPeriod = { start: isoUtc(report.params.start), end: isoUtc(report.params.end) };
@@ -268,21 +410,31 @@ export async function* focusRows(report: BillingReport, hourly: HourlyStream, op
     const parts = report.parts ?? [{ start: report.params.start, end: report.params.end, lines: report.lines }];
     for (const part of parts) {
       const period = { start: isoUtc(part.start), end: isoUtc(part.end) };
-      yield tally(billed, part.lines.flatMap((l) => rowsOf(l, report, period, billingPeriod, part.start)), part.start, starts);
+      yield tally(
+        billed,
+        part.lines.flatMap((l) => rowsOf(l, report, period, billingPeriod, part.start)),
+        part.start,
+        starts,
+      );
     }
     yield adjustmentRows(report, billed, billingPeriod);
     return;
   }
   let hour = { epoch: Number.NaN, start: "", end: "" };
   for await (const batch of hourly.lines(levels)) {
-    yield tally(billed, batch.flatMap((l) => {
-      if (l.hourEpoch !== hour.epoch) hour = { epoch: l.hourEpoch!, start: isoUtc(l.hourEpoch!), end: isoUtc(l.hourEpoch! + 3600) };
-      return rowsOf(l, report, hour, billingPeriod, l.hourEpoch!);
-    }), hour.epoch, starts);
+    yield tally(
+      billed,
+      batch.flatMap((l) => {
+        if (l.hourEpoch !== hour.epoch)
+          hour = { epoch: l.hourEpoch!, start: isoUtc(l.hourEpoch!), end: isoUtc(l.hourEpoch! + 3600) };
+        return rowsOf(l, report, hour, billingPeriod, l.hourEpoch!);
+      }),
+      hour.epoch,
+      starts,
+    );
   }
   yield adjustmentRows(report, billed, billingPeriod);
 }
-
 
 /**
  * The warnings of a FOCUS file: when the price list's provider and invoice issuer differ, every
@@ -291,9 +443,11 @@ export async function* focusRows(report: BillingReport, hourly: HourlyStream, op
 export function focusWarnings(report: BillingReport): Warning[] {
   const list = report.prices;
   if (!list || list.provider === list.invoiceIssuer) return [];
-  return [{
-    code: "MARKETPLACE_CHARGES",
-    message: `the price list's provider "${list.provider}" is not its invoice issuer "${list.invoiceIssuer}": in FOCUS every charge then reads as bought through a marketplace or reseller (${list.source ?? "prices"}: give invoiceIssuer only when another party invoices)`,
-    details: { provider: list.provider, invoiceIssuer: list.invoiceIssuer },
-  }];
+  return [
+    {
+      code: "MARKETPLACE_CHARGES",
+      message: `the price list's provider "${list.provider}" is not its invoice issuer "${list.invoiceIssuer}": in FOCUS every charge then reads as bought through a marketplace or reseller (${list.source ?? "prices"}: give invoiceIssuer only when another party invoices)`,
+      details: { provider: list.provider, invoiceIssuer: list.invoiceIssuer },
+    },
+  ];
 }

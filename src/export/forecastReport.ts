@@ -7,16 +7,26 @@ const UNIT_LABEL: Record<ForecastUnit, string> = { CU: "CU-hours", SU: "SU-hours
 const figure = (v: number) => v.toFixed(v !== 0 && Math.abs(v) < 10 ? 4 : 2);
 
 function entityText(e: EntityForecast, f: Forecast): string[] {
-  const who = e.level === "environment" ? "environment (every account)" : `account ${e.accountId}${e.name ? ` (${e.name})` : ""}`;
-  const range = e.weeks === 0 ? "less than a week held: the average hour repeated, no range" : `range from ${e.weeks} week${e.weeks === 1 ? "" : "s"}`;
-  const lines = [`${who}: as of ${isoUtc(e.asOf)}, ${e.hoursHeld} h of the month held, ${e.hoursRemaining} h to go (${range})`];
+  const who =
+    e.level === "environment" ? "environment (every account)" : `account ${e.accountId}${e.name ? ` (${e.name})` : ""}`;
+  const range =
+    e.weeks === 0
+      ? "less than a week held: the average hour repeated, no range"
+      : `range from ${e.weeks} week${e.weeks === 1 ? "" : "s"}`;
+  const lines = [
+    `${who}: as of ${isoUtc(e.asOf)}, ${e.hoursHeld} h of the month held, ${e.hoursRemaining} h to go (${range})`,
+  ];
   for (const u of FORECAST_UNITS) {
-    lines.push(`  ${u}  ${figure(e.monthToDate[u])} ${UNIT_LABEL[u]} so far; month end ${figure(e.projected[u])} (${figure(e.low[u])} to ${figure(e.high[u])})`);
+    lines.push(
+      `  ${u}  ${figure(e.monthToDate[u])} ${UNIT_LABEL[u]} so far; month end ${figure(e.projected[u])} (${figure(e.low[u])} to ${figure(e.high[u])})`,
+    );
   }
   if (e.amount) {
     const d = f.decimals ?? 2;
     // the month-end figure is a forecast, not an amount due: the line says which is which
-    lines.push(`  amount due so far  ${e.amount.monthToDate.toFixed(d)} ${f.currency}; forecast for the month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`);
+    lines.push(
+      `  amount due so far  ${e.amount.monthToDate.toFixed(d)} ${f.currency}; forecast for the month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`,
+    );
   }
   return lines;
 }
@@ -25,7 +35,8 @@ function entityText(e: EntityForecast, f: Forecast): string[] {
 export function forecastToText(f: Forecast): string {
   const lines = [`Forecast of ${f.month} (${isoUtc(f.start)} to ${isoUtc(f.end)}, end exclusive)`];
   // a warehouse behind holds less of the month than has passed: the month to date ends where it does, and it is said first
-  if (f.lag?.behind) lines.push(`warning: ${lagText(f.lag)}: the month to date ends there and the rest is projected (sync it)`);
+  if (f.lag?.behind)
+    lines.push(`warning: ${lagText(f.lag)}: the month to date ends there and the rest is projected (sync it)`);
   lines.push(`Method: ${f.method}`, f.cuRule);
   for (const e of f.entries) lines.push("", ...entityText(e, f));
   return `${lines.join("\n")}\n`;
@@ -34,13 +45,27 @@ export function forecastToText(f: Forecast): string {
 /** A forecast as JSON: times in ISO 8601 UTC, amounts as decimal strings of the currency's decimals. */
 export function forecastToJson(f: Forecast): string {
   const d = f.decimals ?? 2;
-  return `${JSON.stringify({
-    month: f.month, start: isoUtc(f.start), end: isoUtc(f.end), ...(f.lag ? { warehouse: lagJson(f.lag) } : {}), method: f.method, cuRule: f.cuRule, currency: f.currency,
-    entries: f.entries.map((e) => ({
-      ...e, asOf: isoUtc(e.asOf),
-      amount: e.amount && {
-        monthToDate: e.amount.monthToDate.toFixed(d), projected: e.amount.projected.toFixed(d), low: e.amount.low.toFixed(d), high: e.amount.high.toFixed(d),
-      },
-    })),
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      month: f.month,
+      start: isoUtc(f.start),
+      end: isoUtc(f.end),
+      ...(f.lag ? { warehouse: lagJson(f.lag) } : {}),
+      method: f.method,
+      cuRule: f.cuRule,
+      currency: f.currency,
+      entries: f.entries.map((e) => ({
+        ...e,
+        asOf: isoUtc(e.asOf),
+        amount: e.amount && {
+          monthToDate: e.amount.monthToDate.toFixed(d),
+          projected: e.amount.projected.toFixed(d),
+          low: e.amount.low.toFixed(d),
+          high: e.amount.high.toFixed(d),
+        },
+      })),
+    },
+    null,
+    2,
+  )}\n`;
 }

@@ -47,11 +47,17 @@ export async function reportToXlsx(result: ReportResult): Promise<Uint8Array> {
   result.columns.forEach((c, i) => {
     const column = sheet.getColumn(i + 1);
     if (c.format) column.numFmt = c.format;
-    const longest = result.rows.reduce((n, row) => Math.max(n, typeof row[c.name] === "string" ? (row[c.name] as string).length : 12), 0);
+    const longest = result.rows.reduce(
+      (n, row) => Math.max(n, typeof row[c.name] === "string" ? (row[c.name] as string).length : 12),
+      0,
+    );
     column.width = Math.min(40, Math.max(10, heading(c).length + 2, longest + 2));
   });
   if (result.rows.length > 0) {
-    sheet.autoFilter = { from: { row: headerRow, column: 1 }, to: { row: headerRow + result.rows.length, column: result.columns.length } };
+    sheet.autoFilter = {
+      from: { row: headerRow, column: 1 },
+      to: { row: headerRow + result.rows.length, column: result.columns.length },
+    };
   }
   return new Uint8Array(await workbook.xlsx.writeBuffer());
 }

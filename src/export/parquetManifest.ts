@@ -72,7 +72,9 @@ export function readParquetManifest(dir: string): ParquetManifest | undefined {
     throw new UsageError(`${file} is not JSON: it is not the manifest of a cloudunits Parquet export`, { cause });
   }
   if (manifest.format !== PARQUET_MANIFEST_FORMAT || manifest.version !== 1 || !Array.isArray(manifest.partitions)) {
-    throw new UsageError(`${file} is not the manifest of a cloudunits Parquet export (format "${PARQUET_MANIFEST_FORMAT}", version 1)`);
+    throw new UsageError(
+      `${file} is not the manifest of a cloudunits Parquet export (format "${PARQUET_MANIFEST_FORMAT}", version 1)`,
+    );
   }
   return manifest as ParquetManifest;
 }

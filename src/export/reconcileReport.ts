@@ -22,17 +22,42 @@ function assumptions(report: ReconcileReport): string[] {
 
 /** The one-line verdict: agreement, or how many figures differ and how many are on one side only. */
 export function reconcileVerdict(report: ReconcileReport): string {
-  if (report.agree) return `our bill and the platform's agree (${report.compared.figures} figures within ${report.tolerance})`;
+  if (report.agree)
+    return `our bill and the platform's agree (${report.compared.figures} figures within ${report.tolerance})`;
   const differs = report.rows.filter((r) => r.issue === "differs").length;
   const oneSide = report.rows.length - differs;
   return `our bill and the platform's differ: ${differs} figure${differs === 1 ? "" : "s"} beyond the tolerance ${report.tolerance}, ${oneSide} on one side only`;
 }
 
-const COLUMNS = ["level", "account_id", "cloudspace_id", "machine_id", "name", "unit", "ours", "platform", "difference", "relative_difference", "issue"] as const;
+const COLUMNS = [
+  "level",
+  "account_id",
+  "cloudspace_id",
+  "machine_id",
+  "name",
+  "unit",
+  "ours",
+  "platform",
+  "difference",
+  "relative_difference",
+  "issue",
+] as const;
 
 function cells(row: ReconcileRow): string[] {
   const n = (v: number | null) => (v === null ? "" : plainNumber(v));
-  return [row.level, n(row.accountId), n(row.cloudspaceId), n(row.machineId), row.name, row.unit, n(row.ours), n(row.platform), n(row.difference), n(row.relativeDifference), row.issue];
+  return [
+    row.level,
+    n(row.accountId),
+    n(row.cloudspaceId),
+    n(row.machineId),
+    row.name,
+    row.unit,
+    n(row.ours),
+    n(row.platform),
+    n(row.difference),
+    n(row.relativeDifference),
+    row.issue,
+  ];
 }
 
 /**
@@ -44,7 +69,16 @@ export function reconcileToText(report: ReconcileReport): string {
   if (report.rows.length > 0) {
     const table = [[...COLUMNS], ...report.rows.map((r) => cells(r).map((c) => (c === "" ? "-" : c)))];
     const widths = COLUMNS.map((_c, i) => Math.max(...table.map((row) => row[i]!.length)));
-    lines.push("", ...table.map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()), "");
+    lines.push(
+      "",
+      ...table.map((row) =>
+        row
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd(),
+      ),
+      "",
+    );
   }
   lines.push(...factorLines(report), reconcileVerdict(report));
   return `${lines.join("\n")}\n`;
@@ -61,13 +95,21 @@ function factorLines(report: ReconcileReport): string[] {
   for (const f of report.factors) {
     const [least, greatest] = f.accounts ? [shown(f.accounts.least), shown(f.accounts.greatest)] : ["", ""];
     const range = least !== greatest ? `; accounts ${least} to ${greatest}` : "";
-    const what = f.factor === null ? "none (a figure of 0)" : f.constant ? `${shown(f.factor)}, every account alike: a constant or a reading` : Math.abs(f.factor - 1) <= report.tolerance ? "1" : `${shown(f.factor)}, not one factor: the data differs`;
+    const what =
+      f.factor === null
+        ? "none (a figure of 0)"
+        : f.constant
+          ? `${shown(f.factor)}, every account alike: a constant or a reading`
+          : Math.abs(f.factor - 1) <= report.tolerance
+            ? "1"
+            : `${shown(f.factor)}, not one factor: the data differs`;
     lines.push(`  ${f.unit}: ${what}${range}`);
   }
   const suggested = report.suggestedUnits;
   if (suggested !== undefined) {
     lines.push(`a units file (the units option) with these keys makes ${suggested.units.join(", ")} agree:`);
-    for (const [key, value] of Object.entries(suggested.changes)) lines.push(`  ${key}: ${typeof value === "number" ? plainNumber(value) : String(value)}`);
+    for (const [key, value] of Object.entries(suggested.changes))
+      lines.push(`  ${key}: ${typeof value === "number" ? plainNumber(value) : String(value)}`);
   }
   lines.push("");
   return lines;
@@ -80,8 +122,16 @@ function factorLines(report: ReconcileReport): string[] {
 export function reconcileToCsv(report: ReconcileReport): string {
   const header = [...COLUMNS, "period_start", "period_end", "platform_end", "cu_rollup", "tolerance"];
   const rows = report.rows.map((r) =>
-    [...cells(r).map((c, i) => (COLUMNS[i] === "name" ? guardFormula(c) : c)), isoUtc(report.startEpoch), isoUtc(report.endEpoch), report.platformEnd, report.cuRollup, plainNumber(report.tolerance)]
-      .map(csvField).join(","),
+    [
+      ...cells(r).map((c, i) => (COLUMNS[i] === "name" ? guardFormula(c) : c)),
+      isoUtc(report.startEpoch),
+      isoUtc(report.endEpoch),
+      report.platformEnd,
+      report.cuRollup,
+      plainNumber(report.tolerance),
+    ]
+      .map(csvField)
+      .join(","),
   );
   return `${[header.join(","), ...rows].join("\r\n")}\r\n`;
 }

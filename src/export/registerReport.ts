@@ -41,10 +41,25 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
   const d = e.document;
   const r = e.receivable;
   return {
-    number: d.number, kind: d.kind, accountId: d.accountId, start: isoUtc(d.start), end: isoUtc(d.end), issueDate: d.issueDate, dueDate: d.dueDate,
-    currency: d.currency, net: d.net, tax: d.tax, gross: d.gross, paid: r.paid, outstanding: r.outstanding, status: r.status, delivered: r.delivered,
-    corrects: d.corrects?.number ?? null, correctedBy: e.correctedBy,
-    missingHours: d.missingHours.map(isoUtc), files: e.files,
+    number: d.number,
+    kind: d.kind,
+    accountId: d.accountId,
+    start: isoUtc(d.start),
+    end: isoUtc(d.end),
+    issueDate: d.issueDate,
+    dueDate: d.dueDate,
+    currency: d.currency,
+    net: d.net,
+    tax: d.tax,
+    gross: d.gross,
+    paid: r.paid,
+    outstanding: r.outstanding,
+    status: r.status,
+    delivered: r.delivered,
+    corrects: d.corrects?.number ?? null,
+    correctedBy: e.correctedBy,
+    missingHours: d.missingHours.map(isoUtc),
+    files: e.files,
   };
 }
 
@@ -54,17 +69,56 @@ export function registerToJson(entries: readonly ReceivableEntry[]): string {
 }
 
 const CSV_COLUMNS = [
-  "number", "kind", "account_id", "start", "end", "issue_date", "due_date", "currency", "net", "tax", "gross", "paid", "outstanding", "status", "delivered",
-  "corrects", "corrected_by", "missing_hours", "files",
+  "number",
+  "kind",
+  "account_id",
+  "start",
+  "end",
+  "issue_date",
+  "due_date",
+  "currency",
+  "net",
+  "tax",
+  "gross",
+  "paid",
+  "outstanding",
+  "status",
+  "delivered",
+  "corrects",
+  "corrected_by",
+  "missing_hours",
+  "files",
 ] as const;
 
 /** The register as CSV (RFC 4180, CRLF): a row per document; missing hours and files (`name sha256`) separated by `;`. */
 export function registerToCsv(entries: readonly ReceivableEntry[]): string {
-  const rows = entries.map(registerListItem).map((i) => [
-    guardFormula(i.number), i.kind, String(i.accountId), i.start, i.end, i.issueDate, i.dueDate, i.currency, i.net, i.tax, i.gross,
-    i.paid, i.outstanding, i.status, String(i.delivered),
-    guardFormula(i.corrects ?? ""), guardFormula(i.correctedBy ?? ""), i.missingHours.join(";"), i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
-  ].map(csvField).join(","));
+  const rows = entries
+    .map(registerListItem)
+    .map((i) =>
+      [
+        guardFormula(i.number),
+        i.kind,
+        String(i.accountId),
+        i.start,
+        i.end,
+        i.issueDate,
+        i.dueDate,
+        i.currency,
+        i.net,
+        i.tax,
+        i.gross,
+        i.paid,
+        i.outstanding,
+        i.status,
+        String(i.delivered),
+        guardFormula(i.corrects ?? ""),
+        guardFormula(i.correctedBy ?? ""),
+        i.missingHours.join(";"),
+        i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
+      ]
+        .map(csvField)
+        .join(","),
+    );
   return `${[CSV_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
 }
 
@@ -78,16 +132,30 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
   const rows = entries.map((e) => {
     const d = e.document;
     const r = e.receivable;
-    const status = r.status === "overdue" ? `overdue ${r.daysPastDue} d, ${r.outstanding} outstanding`
-      : r.status === "open" ? `open, ${r.outstanding} outstanding` : r.status;
+    const status =
+      r.status === "overdue"
+        ? `overdue ${r.daysPastDue} d, ${r.outstanding} outstanding`
+        : r.status === "open"
+          ? `open, ${r.outstanding} outstanding`
+          : r.status;
     const links = [
       ...(d.corrects ? [`${d.kind === "creditNote" ? "cancels" : "replaces"} ${d.corrects.number}`] : []),
       ...(e.correctedBy ? [`corrected by ${e.correctedBy} and ${e.replacedBy}`] : []),
       ...(d.missingHours.length > 0 ? [`${d.missingHours.length} h missing accepted`] : []),
     ];
     return [
-      d.number, d.kind === "invoice" ? "invoice" : "credit note", `account ${d.accountId}`, `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
-      d.issueDate, `due ${d.dueDate}`, `net ${d.net}`, `tax ${d.tax}`, `amount due ${d.gross} ${d.currency}`, status, r.delivered ? "delivered" : "not delivered", links.join("; "),
+      d.number,
+      d.kind === "invoice" ? "invoice" : "credit note",
+      `account ${d.accountId}`,
+      `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
+      d.issueDate,
+      `due ${d.dueDate}`,
+      `net ${d.net}`,
+      `tax ${d.tax}`,
+      `amount due ${d.gross} ${d.currency}`,
+      status,
+      r.delivered ? "delivered" : "not delivered",
+      links.join("; "),
     ];
   });
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -97,6 +165,15 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
     totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(d.gross)!) });
   }
   const sums = [...totals].map(([currency, t]) => `${t.sum.toFixed(t.decimals)} ${currency}`).join(", ");
-  return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")}\n` +
-    `${entries.length} document${entries.length === 1 ? "" : "s"}; amount due, credit notes deducted: ${sums}\n`;
+  return (
+    `${rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n")}\n` +
+    `${entries.length} document${entries.length === 1 ? "" : "s"}; amount due, credit notes deducted: ${sums}\n`
+  );
 }

@@ -6,7 +6,16 @@ import { isoUtc } from "../base/time.js";
 import { csvField } from "./csvField.js";
 
 /** The columns of the long statistics CSV, in order. */
-export const STATS_CSV_COLUMNS = ["time_utc", "time_epoch", "entity", "entity_id", "series", "key", "value", "unit"] as const;
+export const STATS_CSV_COLUMNS = [
+  "time_utc",
+  "time_epoch",
+  "entity",
+  "entity_id",
+  "series",
+  "key",
+  "value",
+  "unit",
+] as const;
 
 /**
  * A statistics response as long-format CSV: one row per hour, series and key, with the
@@ -27,7 +36,9 @@ export function statsToCsv(response: StatsResponse, subject: { entity: StatsEnti
       leaf.values.forEach((value, i) => {
         if (value === null) return;
         const [iso, epoch] = times[i]!;
-        lines.push([iso, epoch, subject.entity, String(subject.id), name, key, String(value), unit].map(csvField).join(","));
+        lines.push(
+          [iso, epoch, subject.entity, String(subject.id), name, key, String(value), unit].map(csvField).join(","),
+        );
       });
     }
   }

@@ -28,13 +28,17 @@ function csvCell(cell: Cell, column: BillingColumn, decimals: number): string {
   if (cell === null) return "";
   let text: string;
   if (cell instanceof Exact) text = cell.toFixed(decimals);
-  else if (typeof cell === "number") return plainNumber(cell); // digits, a sign and a point: never quoted
+  else if (typeof cell === "number")
+    return plainNumber(cell); // digits, a sign and a point: never quoted
   else text = column.kind === "text" ? guardFormula(cell) : cell;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 /** Writes a column's cells; a time column's text is kept for the next line of the same hour (an hour's lines come together). */
-function cellWriter(column: BillingColumn, decimals: number): (line: BillingLine, money: LineMoney | undefined) => string {
+function cellWriter(
+  column: BillingColumn,
+  decimals: number,
+): (line: BillingLine, money: LineMoney | undefined) => string {
   if (column.kind !== "time") return (line, money) => csvCell(column.value(line, money), column, decimals);
   let hour: number | null = Number.NaN;
   let text = "";
@@ -56,7 +60,9 @@ function cellWriter(column: BillingColumn, decimals: number): (line: BillingLine
  */
 export async function* toBillingCsv(report: BillingReport, options: BillingCsvOptions = {}): AsyncGenerator<string> {
   // Hourly lines carry quantities only: amounts rounded per hour mislead; FOCUS has exact hourly costs.
-  const columns = options.hourly ? billingColumns({ ...report, prices: undefined }, true) : billingColumns(report, false);
+  const columns = options.hourly
+    ? billingColumns({ ...report, prices: undefined }, true)
+    : billingColumns(report, false);
   const decimals = report.prices?.decimals ?? 2;
   const row = (cells: string[]) => `${cells.join(",")}\r\n`;
   yield (options.excel ? "\uFEFF" : "") + row(columns.map((c) => csvCell(c.header, { ...c, kind: "text" }, decimals)));

@@ -27,7 +27,9 @@ export function toBillingText(report: BillingReport): string {
   const decimals = report.prices?.decimals ?? 2;
   const currency = report.prices?.currency;
   const one = params.accountId !== undefined;
-  const indexes = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account" || (one && l.level === "cloudspace"));
+  const indexes = report.lines
+    .map((l, i) => [l, i] as const)
+    .filter(([l]) => l.level === "account" || (one && l.level === "cloudspace"));
   const accounts = indexes.filter(([l]) => l.level === "account");
   const n = `${accounts.length} account${accounts.length === 1 ? "" : "s"}`;
   const quantity = (v: number | null) => (v ?? 0).toFixed(4);
@@ -35,9 +37,26 @@ export function toBillingText(report: BillingReport): string {
 
   const cuColumns = one && options.cuRollup === "aggregate";
   const quantities = table(
-    ["level", "id", "name", "hours", ...units.flatMap((u) => (u === "CU" && cuColumns ? ["CU own", "CU allocated"] : [isVolume(u) ? `${u}-${nuUnit(options.units)}` : `${u}${perUnit}`]))],
-    indexes.map(([l]) => [...head(l), ...units.flatMap((u) => (u === "CU" && cuColumns ? [quantity(l.quantities.CU), quantity(l.cuAllocated)] : [quantity(l.quantities[u])]))]),
-    one ? undefined : ["total", "", n, "", ...units.map((u) => quantity(accounts.reduce((a, [l]) => a + (l.quantities[u] ?? 0), 0)))],
+    [
+      "level",
+      "id",
+      "name",
+      "hours",
+      ...units.flatMap((u) =>
+        u === "CU" && cuColumns
+          ? ["CU own", "CU allocated"]
+          : [isVolume(u) ? `${u}-${nuUnit(options.units)}` : `${u}${perUnit}`],
+      ),
+    ],
+    indexes.map(([l]) => [
+      ...head(l),
+      ...units.flatMap((u) =>
+        u === "CU" && cuColumns ? [quantity(l.quantities.CU), quantity(l.cuAllocated)] : [quantity(l.quantities[u])],
+      ),
+    ]),
+    one
+      ? undefined
+      : ["total", "", n, "", ...units.map((u) => quantity(accounts.reduce((a, [l]) => a + (l.quantities[u] ?? 0), 0)))],
   );
   const out = [
     `period [${isoUtc(params.start)}, ${isoUtc(params.end)})${one ? `, account ${params.accountId}` : ""}`,
@@ -47,37 +66,73 @@ export function toBillingText(report: BillingReport): string {
   ];
   const environment = report.lines.find((l) => l.level === "environment");
   if (!one && environment && options.cuRollup === "aggregate") {
-    out.push("", `the environment's own CU (its own totals per hour, not a total of the rows above): ${quantity(environment.quantities.CU)} CU${perUnit}; the accounts' CU add up to ${quantity(environment.cuAllocated)}`);
+    out.push(
+      "",
+      `the environment's own CU (its own totals per hour, not a total of the rows above): ${quantity(environment.quantities.CU)} CU${perUnit}; the accounts' CU add up to ${quantity(environment.cuAllocated)}`,
+    );
   }
   if (cuColumns) {
-    out.push("", "CU own: a cloud space's CU from its own totals, so the cloud spaces' own CU may add up to more than the account's; CU allocated splits the account's CU in proportion to it, hour by hour, and adds up.");
+    out.push(
+      "",
+      "CU own: a cloud space's CU from its own totals, so the cloud spaces' own CU may add up to more than the account's; CU allocated splits the account's CU in proportion to it, hour by hour, and adds up.",
+    );
   }
   if (currency && report.amountDue && report.money) {
     const priced = pricedUnits(report.prices!).map((p) => p.unit);
     const amounts = (m: LineMoney | undefined) => priced.map((u) => unitAmountOf(m, u)?.toFixed(decimals) ?? "");
     const money = table(
-      ["level", "id", "name", ...priced, ...(one ? [`amount due (${currency})`, `allocated cost (${currency})`] : [`amount due (${currency})`])],
+      [
+        "level",
+        "id",
+        "name",
+        ...priced,
+        ...(one ? [`amount due (${currency})`, `allocated cost (${currency})`] : [`amount due (${currency})`]),
+      ],
       indexes.map(([l, i]) => {
         const m = report.money![i];
         const total = m?.amount.toFixed(decimals) ?? "";
-        return [...head(l).slice(0, 3), ...amounts(m), ...(l.level === "account" ? [total, ...(one ? [""] : [])] : ["", total])];
+        return [
+          ...head(l).slice(0, 3),
+          ...amounts(m),
+          ...(l.level === "account" ? [total, ...(one ? [""] : [])] : ["", total]),
+        ];
       }),
-      one ? undefined : ["total", "", n, ...priced.map((u) => sumOf(report, accounts.map(([, i]) => i), u).toFixed(decimals)), report.amountDue.toFixed(decimals)],
+      one
+        ? undefined
+        : [
+            "total",
+            "",
+            n,
+            ...priced.map((u) =>
+              sumOf(
+                report,
+                accounts.map(([, i]) => i),
+                u,
+              ).toFixed(decimals),
+            ),
+            report.amountDue.toFixed(decimals),
+          ],
     );
     out.push("", `amounts (${currency}) per priced unit:`, ...money);
-    const periods = (report.invoices ?? []).filter((inv) => inv.lines.some((l) => l.start !== params.start || l.end !== params.end));
+    const periods = (report.invoices ?? []).filter((inv) =>
+      inv.lines.some((l) => l.start !== params.start || l.end !== params.end),
+    );
     if (periods.length > 0) {
       out.push("", `prices that change in the period: the invoice lines of each price period (${currency})`);
       for (const inv of periods) {
         for (const l of inv.lines) {
-          out.push(`  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`);
+          out.push(
+            `  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`,
+          );
         }
       }
     }
     out.push("");
-    out.push(one
-      ? `amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the account's invoice lines, each quantity × unit price rounded half-even)`
-      : `total amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`);
+    out.push(
+      one
+        ? `amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the account's invoice lines, each quantity × unit price rounded half-even)`
+        : `total amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`,
+    );
     if (one) out.push(ALLOCATION_SENTENCE);
   }
   if (report.warnings.length > 0) out.push("", ...report.warnings.map((w) => `warning: ${w.message}`));
@@ -93,7 +148,11 @@ function sumOf(report: BillingReport, indexes: readonly number[], unit: UnitName
 function table(header: string[], rows: string[][], total: string[] | undefined): string[] {
   const all = total ? [...rows, total] : rows;
   const widths = header.map((h, i) => Math.max(h.length, ...all.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const rule = line(widths.map((w) => "-".repeat(w)));
   return [line(header), rule, ...rows.map(line), ...(total ? [rule, line(total)] : [])];
 }

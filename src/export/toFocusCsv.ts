@@ -12,7 +12,14 @@ export function costText(cost: Exact): string {
 
 function focusCell(value: FocusRow[string], guard: boolean): string {
   if (value === null) return "";
-  const text = typeof value === "number" ? plainNumber(value) : typeof value === "string" ? (guard ? guardFormula(value) : value) : costText(value);
+  const text =
+    typeof value === "number"
+      ? plainNumber(value)
+      : typeof value === "string"
+        ? guard
+          ? guardFormula(value)
+          : value
+        : costText(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -22,12 +29,15 @@ function focusCell(value: FocusRow[string], guard: boolean): string {
  * formula gets a leading `'` unless `guardFormulas` is false. `hourly`: the report's hourly lines.
  */
 export async function* toFocusCsv(
-  report: BillingReport, hourly: HourlyStream, options: FocusOptions & { guardFormulas?: boolean } = {},
+  report: BillingReport,
+  hourly: HourlyStream,
+  options: FocusOptions & { guardFormulas?: boolean } = {},
 ): AsyncGenerator<string> {
   const guard = options.guardFormulas ?? true;
   yield `${FOCUS_COLUMNS.map(([name]) => name).join(",")}\r\n`;
   for await (const rows of focusRows(report, hourly, options)) {
-    yield rows.map((row) => `${FOCUS_COLUMNS.map(([name]) => focusCell(row[name] ?? null, guard)).join(",")}\r\n`).join("");
+    yield rows
+      .map((row) => `${FOCUS_COLUMNS.map(([name]) => focusCell(row[name] ?? null, guard)).join(",")}\r\n`)
+      .join("");
   }
 }
-

@@ -7,8 +7,12 @@ import { UsageError } from "../base/errors.js";
 import { environmentErrorOf } from "../base/environmentError.js";
 import { isoUtc, monthPeriod } from "../base/time.js";
 import {
-  emptyParquetManifest, readParquetManifest, writeParquetManifest, PARQUET_MANIFEST,
-  type ParquetFileEntry, type ParquetPartition,
+  emptyParquetManifest,
+  readParquetManifest,
+  writeParquetManifest,
+  PARQUET_MANIFEST,
+  type ParquetFileEntry,
+  type ParquetPartition,
 } from "./parquetManifest.js";
 import { PARQUET_DATA_TABLES, PARTITION_FILE, partitionDir, type ParquetTable } from "./parquetTables.js";
 
@@ -58,13 +62,19 @@ export async function toParquet(connection: DuckDBConnection, options: ToParquet
   const outDir = resolve(options.outDir);
   const earlier = readParquetManifest(outDir);
   if (earlier === undefined && existsSync(outDir) && readdirSync(outDir).length > 0) {
-    throw new UsageError(`${options.outDir} is not empty and holds no ${PARQUET_MANIFEST}: export into a new or empty directory, or into an earlier export`);
+    throw new UsageError(
+      `${options.outDir} is not empty and holds no ${PARQUET_MANIFEST}: export into a new or empty directory, or into an earlier export`,
+    );
   }
   mkdirSync(outDir, { recursive: true });
   const manifest = earlier ?? emptyParquetManifest(PARQUET_LAYOUT);
   await removeTemporaries(outDir);
 
-  const present = new Set((await connection.runAndReadAll("SELECT table_name FROM duckdb_tables()")).getRowObjectsJS().map((r) => String(r.table_name)));
+  const present = new Set(
+    (await connection.runAndReadAll("SELECT table_name FROM duckdb_tables()"))
+      .getRowObjectsJS()
+      .map((r) => String(r.table_name)),
+  );
   const tables = PARQUET_DATA_TABLES.filter((t) => present.has(t.table));
   const months = options.month !== undefined ? [monthPeriod(options.month, "month")] : await monthsWithData(connection);
   const rowsByTable = new Map(tables.map((t) => [t.table, 0]));
@@ -74,20 +84,40 @@ export async function toParquet(connection: DuckDBConnection, options: ToParquet
     const kept = manifest.partitions.find((p) => p.year === partition.year && p.month === partition.month);
     manifest.partitions = manifest.partitions.filter((p) => p !== kept);
     manifest.partitions.push(partition);
-    for (const stale of kept?.files.filter((f) => !tables.some((t) => t.table === f.table)) ?? []) await rm(join(outDir, stale.file), { force: true }); // a table this warehouse lacks
+    for (const stale of kept?.files.filter((f) => !tables.some((t) => t.table === f.table)) ?? [])
+      await rm(join(outDir, stale.file), { force: true }); // a table this warehouse lacks
     for (const table of tables) {
       const dir = partitionDir(table.table, partition.year, partition.month);
       mkdirSync(join(outDir, dir), { recursive: true });
-      const entry = await copyAtomic(connection, monthQuery(table), period, outDir, `${dir}/${PARTITION_FILE}`, table.table);
+      const entry = await copyAtomic(
+        connection,
+        monthQuery(table),
+        period,
+        outDir,
+        `${dir}/${PARTITION_FILE}`,
+        table.table,
+      );
       partition.files.push(entry);
       rowsByTable.set(table.table, rowsByTable.get(table.table)! + entry.rows);
       await writeParquetManifest(outDir, manifest);
     }
     written.push(partition);
   }
-  manifest.sourceFiles = await copyAtomic(connection, "SELECT * FROM files ORDER BY file_id", undefined, outDir, SOURCE_FILES_PARQUET, "files");
+  manifest.sourceFiles = await copyAtomic(
+    connection,
+    "SELECT * FROM files ORDER BY file_id",
+    undefined,
+    outDir,
+    SOURCE_FILES_PARQUET,
+    "files",
+  );
   await writeParquetManifest(outDir, manifest);
-  return { outDir, manifest: join(outDir, PARQUET_MANIFEST), partitions: written, tables: [...rowsByTable].map(([table, rows]) => ({ table, rows })) };
+  return {
+    outDir,
+    manifest: join(outDir, PARQUET_MANIFEST),
+    partitions: written,
+    tables: [...rowsByTable].map(([table, rows]) => ({ table, rows })),
+  };
 }
 
 /** The SELECT of one table's month: every column plus `hour_utc`, in the table's order. */
@@ -98,24 +128,41 @@ function monthQuery(table: ParquetTable): string {
 
 /** The UTC months with at least one account-hour, ascending. */
 async function monthsWithData(connection: DuckDBConnection): Promise<{ start: number; end: number }[]> {
-  const rows = (await connection.runAndReadAll(`
+  const rows = (
+    await connection.runAndReadAll(`
     SELECT DISTINCT year(make_timestamp(hour_epoch * 1000000)) AS y, month(make_timestamp(hour_epoch * 1000000)) AS m
-    FROM account_hours ORDER BY y, m`)).getRowObjectsJS();
+    FROM account_hours ORDER BY y, m`)
+  ).getRowObjectsJS();
   return rows.map((r) => monthPeriod(`${String(r.y)}-${String(r.m).padStart(2, "0")}`, "month"));
 }
 
 /** The manifest entry of a month, before its files: what `account_hours` holds in it. */
-async function describeMonth(connection: DuckDBConnection, period: { start: number; end: number }): Promise<ParquetPartition> {
-  const row = (await connection.runAndReadAll(`
+async function describeMonth(
+  connection: DuckDBConnection,
+  period: { start: number; end: number },
+): Promise<ParquetPartition> {
+  const row = (
+    await connection.runAndReadAll(
+      `
     SELECT count(*) AS account_hours, count(DISTINCT hour_epoch) AS hours, min(hour_epoch) AS first, max(hour_epoch) AS last,
            coalesce(list(DISTINCT account_id ORDER BY account_id), []) AS accounts
-    FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end`, period)).getRowObjectsJS()[0]!;
+    FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end`,
+      period,
+    )
+  ).getRowObjectsJS()[0]!;
   const startDate = new Date(period.start * 1000);
   return {
-    year: startDate.getUTCFullYear(), month: startDate.getUTCMonth() + 1, start: isoUtc(period.start), end: isoUtc(period.end),
-    accountHours: Number(row.account_hours), hours: Number(row.hours),
-    firstHour: row.first === null ? null : isoUtc(Number(row.first)), lastHour: row.last === null ? null : isoUtc(Number(row.last)),
-    accounts: (row.accounts as unknown[]).map(Number), exportedAt: isoUtc(Date.now() / 1000), files: [],
+    year: startDate.getUTCFullYear(),
+    month: startDate.getUTCMonth() + 1,
+    start: isoUtc(period.start),
+    end: isoUtc(period.end),
+    accountHours: Number(row.account_hours),
+    hours: Number(row.hours),
+    firstHour: row.first === null ? null : isoUtc(Number(row.first)),
+    lastHour: row.last === null ? null : isoUtc(Number(row.last)),
+    accounts: (row.accounts as unknown[]).map(Number),
+    exportedAt: isoUtc(Date.now() / 1000),
+    files: [],
   };
 }
 
@@ -124,7 +171,12 @@ async function describeMonth(connection: DuckDBConnection, period: { start: numb
  * sibling, hashed, then renamed over `file`. Returns its manifest entry.
  */
 async function copyAtomic(
-  connection: DuckDBConnection, query: string, period: { start: number; end: number } | undefined, outDir: string, file: string, table: string,
+  connection: DuckDBConnection,
+  query: string,
+  period: { start: number; end: number } | undefined,
+  outDir: string,
+  file: string,
+  table: string,
 ): Promise<ParquetFileEntry> {
   const target = join(outDir, file);
   const temp = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
@@ -137,7 +189,13 @@ async function copyAtomic(
     return { table, file, rows, bytes: size, sha256 };
   } catch (error) {
     await rm(temp, { force: true });
-    throw environmentErrorOf(error, target, `the files written before it are whole and listed in ${PARQUET_MANIFEST}; an existing ${file} is as it was`) ?? error;
+    throw (
+      environmentErrorOf(
+        error,
+        target,
+        `the files written before it are whole and listed in ${PARQUET_MANIFEST}; an existing ${file} is as it was`,
+      ) ?? error
+    );
   }
 }
 

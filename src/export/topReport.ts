@@ -6,7 +6,12 @@ import { lagJson, lagText } from "../forecast/warehouseLag.js";
 import { guardFormula } from "./toBillingCsv.js";
 
 const num = (v: number) => v.toFixed(v !== 0 && Math.abs(v) < 10 ? 4 : 2);
-const change = (r: TopRow) => (r.change === null ? (r.previous === null ? "new" : "n/a") : `${r.change >= 0 ? "+" : ""}${(r.change * 100).toFixed(1)}%`);
+const change = (r: TopRow) =>
+  r.change === null
+    ? r.previous === null
+      ? "new"
+      : "n/a"
+    : `${r.change >= 0 ? "+" : ""}${(r.change * 100).toFixed(1)}%`;
 
 /** A ranking as text: a line per row with its value, the previous period's and the change. */
 export function topToText(t: TopReport): string {
@@ -20,7 +25,9 @@ export function topToText(t: TopReport): string {
     ...(t.lag?.behind ? [`warning: ${lagText(t.lag)}: the figures end there`] : []),
   ];
   for (const r of t.rows) {
-    lines.push(`${String(r.rank).padStart(3)}. ${entityLabel(r)}: ${num(r.value)} ${unit}, before ${r.previous === null ? "-" : num(r.previous)}, change ${change(r)}`);
+    lines.push(
+      `${String(r.rank).padStart(3)}. ${entityLabel(r)}: ${num(r.value)} ${unit}, before ${r.previous === null ? "-" : num(r.previous)}, change ${change(r)}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -28,10 +35,18 @@ export function topToText(t: TopReport): string {
 /** A ranking as JSON. */
 export function topToJson(t: TopReport): string {
   const { lag, ...rest } = t;
-  return `${JSON.stringify({
-    ...rest, start: isoUtc(t.start), end: isoUtc(t.end), ...(t.heldUntil === undefined ? {} : { heldUntil: isoUtc(t.heldUntil) }), ...(lag ? { warehouse: lagJson(lag) } : {}),
-    previous: { start: isoUtc(t.previous.start), end: isoUtc(t.previous.end) },
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      ...rest,
+      start: isoUtc(t.start),
+      end: isoUtc(t.end),
+      ...(t.heldUntil === undefined ? {} : { heldUntil: isoUtc(t.heldUntil) }),
+      ...(lag ? { warehouse: lagJson(lag) } : {}),
+      previous: { start: isoUtc(t.previous.start), end: isoUtc(t.previous.end) },
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /** A ranking as CSV: rank, level, ids, name, every figure, the ranked figure's previous value and change (a fraction), then the names of the account and cloud space. */
@@ -40,11 +55,41 @@ export function topToCsv(t: TopReport): string {
     const text = guardFormula(v);
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
   };
-  const head = ["rank", "level", "account_id", "cloudspace_id", "machine_id", "name", "CU", "SU", "TU", "NU", "cost", `previous_${t.by}`, `change_of_${t.by}`, "account_name", "cloudspace_name"];
-  const rows = t.rows.map((r) => [
-    r.rank, r.level, r.accountId, r.cloudspaceId ?? "", r.machineId ?? "", quote(r.name),
-    r.figures.CU ?? "", r.figures.SU ?? "", r.figures.TU ?? "", r.figures.NU ?? "", r.figures.cost ?? "", r.previous ?? "", r.change ?? "",
-    quote(r.accountName), quote(r.cloudspaceName ?? ""),
-  ].join(","));
+  const head = [
+    "rank",
+    "level",
+    "account_id",
+    "cloudspace_id",
+    "machine_id",
+    "name",
+    "CU",
+    "SU",
+    "TU",
+    "NU",
+    "cost",
+    `previous_${t.by}`,
+    `change_of_${t.by}`,
+    "account_name",
+    "cloudspace_name",
+  ];
+  const rows = t.rows.map((r) =>
+    [
+      r.rank,
+      r.level,
+      r.accountId,
+      r.cloudspaceId ?? "",
+      r.machineId ?? "",
+      quote(r.name),
+      r.figures.CU ?? "",
+      r.figures.SU ?? "",
+      r.figures.TU ?? "",
+      r.figures.NU ?? "",
+      r.figures.cost ?? "",
+      r.previous ?? "",
+      r.change ?? "",
+      quote(r.accountName),
+      quote(r.cloudspaceName ?? ""),
+    ].join(","),
+  );
   return `${[head.join(","), ...rows].join("\r\n")}\r\n`;
 }

@@ -12,13 +12,19 @@ import { writeFully } from "../base/writeFully.js";
  * EnvironmentError naming `file` (an existing one is left as it was); a folder that does not
  * exist, a UsageError.
  */
-export async function writeAtomic(file: string, content: string | Uint8Array | AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>): Promise<void> {
+export async function writeAtomic(
+  file: string,
+  content: string | Uint8Array | AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  const refused = (error: unknown) => environmentErrorOf(error, file, `an existing ${file} is as it was`) ?? (
-    (error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR"
-      ? new UsageError(`cannot write ${file}: its folder ${dirname(file)} does not exist: create it, or give another path`, { cause: error })
-      : error
-  );
+  const refused = (error: unknown) =>
+    environmentErrorOf(error, file, `an existing ${file} is as it was`) ??
+    ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR"
+      ? new UsageError(
+          `cannot write ${file}: its folder ${dirname(file)} does not exist: create it, or give another path`,
+          { cause: error },
+        )
+      : error);
   const handle = await open(temp, "w").catch((error: unknown) => {
     throw refused(error);
   });

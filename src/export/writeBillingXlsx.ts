@@ -32,20 +32,40 @@ export interface BillingXlsxOptions {
 function refusalOf(error: unknown, file: string): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "EISDIR" || (code === "ENOTDIR" && /[\\/]$/.test(file))) {
-    return new UsageError(`cannot write ${file}: it names a folder, and a workbook is one file: give a file name (e.g. ${join(file, "billing.xlsx")}), or writeInvoicePack() to write the pack into the folder`, { cause: error });
+    return new UsageError(
+      `cannot write ${file}: it names a folder, and a workbook is one file: give a file name (e.g. ${join(file, "billing.xlsx")}), or writeInvoicePack() to write the pack into the folder`,
+      { cause: error },
+    );
   }
-  if (code === "ENOENT" || code === "ENOTDIR") return new UsageError(`cannot write ${file}: its folder ${dirname(file)} does not exist: create it, or give another path`, { cause: error });
+  if (code === "ENOENT" || code === "ENOTDIR")
+    return new UsageError(
+      `cannot write ${file}: its folder ${dirname(file)} does not exist: create it, or give another path`,
+      { cause: error },
+    );
   return environmentErrorOf(error, file) ?? error;
 }
 
 /** Writes a workbook atomically (temporary file, then rename) with exceljs's streaming writer. */
-async function writeWorkbook(file: string, report: BillingReport, fill: (workbook: ExcelJS.stream.xlsx.WorkbookWriter) => Promise<void>): Promise<void> {
-  if (/[\\/]$/.test(file) || (await stat(file).then((s) => s.isDirectory(), () => false))) throw refusalOf(Object.assign(new Error("is a directory"), { code: "EISDIR" }), file);
+async function writeWorkbook(
+  file: string,
+  report: BillingReport,
+  fill: (workbook: ExcelJS.stream.xlsx.WorkbookWriter) => Promise<void>,
+): Promise<void> {
+  if (
+    /[\\/]$/.test(file) ||
+    (await stat(file).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  )
+    throw refusalOf(Object.assign(new Error("is a directory"), { code: "EISDIR" }), file);
   const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`);
   // a missing folder is made; opening the file first makes a refusal an error of this call, not of the stream
-  const handle = await mkdir(dirname(file), { recursive: true }).then(() => open(temp, "w")).catch((error: unknown) => {
-    throw refusalOf(error, file);
-  });
+  const handle = await mkdir(dirname(file), { recursive: true })
+    .then(() => open(temp, "w"))
+    .catch((error: unknown) => {
+      throw refusalOf(error, file);
+    });
   const stream = handle.createWriteStream();
   try {
     const { default: excel } = await import("exceljs"); // 0.3 s to load: only when a workbook is written
@@ -75,9 +95,15 @@ async function writeWorkbook(file: string, report: BillingReport, fill: (workboo
  * needs them; e.g. `warehouseHourly(connection, report)`).
  */
 export async function writeBillingXlsx(
-  report: BillingReport, hourly: HourlyStream | undefined, file: string, options: BillingXlsxOptions = {},
+  report: BillingReport,
+  hourly: HourlyStream | undefined,
+  file: string,
+  options: BillingXlsxOptions = {},
 ): Promise<void> {
-  if (options.hourly && hourly === undefined) throw new UsageError("the Hourly sheet lists the report's hourly lines: give them (e.g. warehouseHourly(connection, report))");
+  if (options.hourly && hourly === undefined)
+    throw new UsageError(
+      "the Hourly sheet lists the report's hourly lines: give them (e.g. warehouseHourly(connection, report))",
+    );
   // billed for one account, the workbook is that account's statement: nothing of the whole load (docs/formulas.md)
   const accountId = report.params.accountId;
   if (accountId !== undefined) report = accountReport(report, accountId);
@@ -99,7 +125,12 @@ export async function writeBillingXlsx(
  * its constants (those are in the internal workbook, `writeBillingXlsx`). Without prices, its
  * Accounts sheet of units instead of the Invoice.
  */
-export async function writeAccountXlsx(report: BillingReport, accountId: number, file: string, options: { document?: InvoiceDocument | DraftDocument } = {}): Promise<void> {
+export async function writeAccountXlsx(
+  report: BillingReport,
+  accountId: number,
+  file: string,
+  options: { document?: InvoiceDocument | DraftDocument } = {},
+): Promise<void> {
   const own = accountReport(report, accountId);
   await writeWorkbook(file, own, async (workbook) => {
     const invoice = own.invoices?.[0];
@@ -111,7 +142,7 @@ export async function writeAccountXlsx(report: BillingReport, accountId: number,
 }
 
 /** Letters that do not decompose into a base letter and an accent, as file names spell them. */
-const FOLDED: Record<string, string> = { "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "ł": "l", "þ": "th", "ı": "i" };
+const FOLDED: Record<string, string> = { ø: "o", æ: "ae", œ: "oe", ß: "ss", đ: "d", ð: "d", ł: "l", þ: "th", ı: "i" };
 
 /**
  * A file-name-safe form of a name: Latin letters without their accents (`Lumière` → `lumiere`),
@@ -120,9 +151,14 @@ const FOLDED: Record<string, string> = { "ø": "o", "æ": "ae", "œ": "oe", "ß"
  * Compatibility forms are folded first (`ﬁ` → `fi`, half-width `ﾄﾞ` → `ド`).
  */
 function slug(name: string): string {
-  const folded = name.toLowerCase().normalize("NFKD").replace(/(\p{Script=Latin})\p{M}+/gu, "$1").normalize("NFC")
+  const folded = name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/(\p{Script=Latin})\p{M}+/gu, "$1")
+    .normalize("NFC")
     .replace(/[øæœßđðłþı]/gu, (c) => FOLDED[c]!)
-    .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "");
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-")
+    .replace(/^-+|-+$/g, "");
   return [...folded].slice(0, 40).join("").replace(/-+$/, "");
 }
 
@@ -138,14 +174,21 @@ export function accountFileName(accountId: number, name: string): string {
  * (`writeAccountXlsx`, with its document of `options.documents`), named by `accountFileName`.
  * Returns the files written, summary first.
  */
-export async function writeInvoicePack(report: BillingReport, hourly: HourlyStream | undefined, dir: string, options: BillingXlsxOptions = {}): Promise<string[]> {
+export async function writeInvoicePack(
+  report: BillingReport,
+  hourly: HourlyStream | undefined,
+  dir: string,
+  options: BillingXlsxOptions = {},
+): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const files = [join(dir, "summary.xlsx")];
   await writeBillingXlsx(report, hourly, files[0]!, options);
   for (const line of report.lines) {
     if (line.level !== "account") continue;
     const file = join(dir, accountFileName(line.accountId!, line.name));
-    await writeAccountXlsx(report, line.accountId!, file, { document: options.documents?.find((d) => d.accountId === line.accountId) });
+    await writeAccountXlsx(report, line.accountId!, file, {
+      document: options.documents?.find((d) => d.accountId === line.accountId),
+    });
     files.push(file);
   }
   return files;

@@ -10,7 +10,10 @@ import { writeAtomic } from "./writeAtomic.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 
 const PARQUET_TYPE: Record<FocusType, string> = {
-  decimal: "DECIMAL(38, 12)", quantity: "DOUBLE", datetime: "TIMESTAMPTZ", string: "VARCHAR",
+  decimal: "DECIMAL(38, 12)",
+  quantity: "DOUBLE",
+  datetime: "TIMESTAMPTZ",
+  string: "VARCHAR",
 };
 
 /**
@@ -18,7 +21,12 @@ const PARQUET_TYPE: Record<FocusType, string> = {
  * quantities DOUBLE, timestamps TIMESTAMP WITH TIME ZONE (UTC), text VARCHAR. The rows go
  * through a temporary CSV converted by a private in-memory DuckDB. `hourly`: the report's hourly lines.
  */
-export async function writeFocusParquet(report: BillingReport, hourly: HourlyStream, file: string, options: FocusOptions = {}): Promise<void> {
+export async function writeFocusParquet(
+  report: BillingReport,
+  hourly: HourlyStream,
+  file: string,
+  options: FocusOptions = {},
+): Promise<void> {
   const token = `${process.pid}.${randomBytes(4).toString("hex")}`;
   const csv = join(tmpdir(), `cloudunits-focus.${token}.csv`);
   const temp = join(dirname(file), `.${basename(file)}.${token}.tmp`);
@@ -30,7 +38,10 @@ export async function writeFocusParquet(report: BillingReport, hourly: HourlyStr
     const names = FOCUS_COLUMNS.map(([name]) => name);
     const columns = structValue(Object.fromEntries(names.map((name) => [name, "VARCHAR"])));
     const select = FOCUS_COLUMNS.map(([name, type]) => {
-      const cast = type === "datetime" ? `strptime("${name}", '%Y-%m-%dT%H:%M:%SZ')::TIMESTAMP AT TIME ZONE 'UTC'` : `CAST("${name}" AS ${PARQUET_TYPE[type]})`;
+      const cast =
+        type === "datetime"
+          ? `strptime("${name}", '%Y-%m-%dT%H:%M:%SZ')::TIMESTAMP AT TIME ZONE 'UTC'`
+          : `CAST("${name}" AS ${PARQUET_TYPE[type]})`;
       return `${cast} AS "${name}"`;
     }).join(", ");
     await converter.run(

@@ -25,7 +25,9 @@ function credentialText(body: string, where: string): string {
       if (typeof parsed === "string") text = parsed;
       else if (parsed !== null && typeof parsed === "object") {
         const record = parsed as Record<string, unknown>;
-        const found = [record.id_token, record.access_token, record.token, record.key].find((v) => typeof v === "string");
+        const found = [record.id_token, record.access_token, record.token, record.key].find(
+          (v) => typeof v === "string",
+        );
         if (typeof found === "string") text = found;
       }
     } catch {
@@ -42,7 +44,14 @@ function credentialText(body: string, where: string): string {
   return text;
 }
 
-async function login(url: URL, form: URLSearchParams, secrets: string[], what: string, onRefused: string, policy: LoginPolicy): Promise<string> {
+async function login(
+  url: URL,
+  form: URLSearchParams,
+  secrets: string[],
+  what: string,
+  onRefused: string,
+  policy: LoginPolicy,
+): Promise<string> {
   return withRetries(async (_attempt, deadlineAt) => {
     const answer: HttpResponse = await httpRequest({
       deadlineAt,
@@ -78,13 +87,27 @@ export async function authenticate(baseUrl: string, auth: FetchAuth, policy: Log
       });
       if (auth.validity !== undefined) form.set("validity", String(auth.validity));
       const url = endpointUrl(auth.authUrl, "/v1/oauth/access_token", "authUrl");
-      const token = await login(url, form, [auth.clientSecret, auth.clientId], "the token request to the identity provider", "check the client id and secret (an application key of a user with access to the service)", policy);
+      const token = await login(
+        url,
+        form,
+        [auth.clientSecret, auth.clientId],
+        "the token request to the identity provider",
+        "check the client id and secret (an application key of a user with access to the service)",
+        policy,
+      );
       return { kind: "bearer", token };
     }
     case "session": {
       const form = new URLSearchParams({ username: auth.username, password: auth.password });
       const url = endpointUrl(baseUrl, "/restmachine/cloudapi/users/authenticate");
-      const key = await login(url, form, [auth.password, auth.username], "the login (users/authenticate)", "check the username and password", policy);
+      const key = await login(
+        url,
+        form,
+        [auth.password, auth.username],
+        "the login (users/authenticate)",
+        "check the username and password",
+        policy,
+      );
       return { kind: "authkey", key };
     }
     default:

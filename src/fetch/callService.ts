@@ -39,14 +39,28 @@ export async function callService(
       });
       const status = answer.response.statusCode ?? 0;
       if (status < 200 || status > 299) {
-        throw await statusError(answer, what, "check the credentials: billing operations need a user with access to the billing group");
+        throw await statusError(
+          answer,
+          what,
+          "check the credentials: billing operations need a user with access to the billing group",
+        );
       }
-      const text = await readBodyText(answer, session.policy.timeoutMs, session.policy.maxJsonBytes, `${what}: the answer`, "raise maxJsonBytes if it is genuinely that long");
+      const text = await readBodyText(
+        answer,
+        session.policy.timeoutMs,
+        session.policy.maxJsonBytes,
+        `${what}: the answer`,
+        "raise maxJsonBytes if it is genuinely that long",
+      );
       try {
         return JSON.parse(text) as unknown;
       } catch {
         const snippet = bodySnippet(text, answer.response.headers["content-type"]);
-        throw new FetchError("FETCH_NOT_JSON", `${what}: ${displayUrl(answer.url)} did not answer JSON${snippet ? `: ${snippet}` : " (an empty body)"}; check the url option`, { status });
+        throw new FetchError(
+          "FETCH_NOT_JSON",
+          `${what}: ${displayUrl(answer.url)} did not answer JSON${snippet ? `: ${snippet}` : " (an empty body)"}; check the url option`,
+          { status },
+        );
       }
     }, session.policy);
   } catch (error) {

@@ -28,7 +28,12 @@ export async function isDirectoryOut(out: string): Promise<boolean> {
  * Where the archive of `accountId` goes for `--out`: into the directory (named by
  * {@link consumptionFileName}) or the file itself. Creates missing parent directories.
  */
-export async function consumptionFilePath(out: string, accountId: number, startEpoch: number, endEpoch: number): Promise<string> {
+export async function consumptionFilePath(
+  out: string,
+  accountId: number,
+  startEpoch: number,
+  endEpoch: number,
+): Promise<string> {
   const file = (await isDirectoryOut(out)) ? join(out, consumptionFileName(accountId, startEpoch, endEpoch)) : out;
   await mkdir(dirname(file), { recursive: true });
   return file;

@@ -33,7 +33,11 @@ export async function downloadConsumption(
 ): Promise<{ bytes: number; accountHours: number }> {
   const { policy, credentials } = session;
   const url = endpointUrl(session.baseUrl, "/restmachine/cloudapi/accounts/getConsumption");
-  url.search = new URLSearchParams({ accountId: String(request.accountId), start: String(request.startEpoch), end: String(request.endEpoch) }).toString();
+  url.search = new URLSearchParams({
+    accountId: String(request.accountId),
+    start: String(request.startEpoch),
+    end: String(request.endEpoch),
+  }).toString();
   const what = `the consumption download of account ${request.accountId}`;
   await removeStaleParts(file);
   const temporary = temporaryPath(file);
@@ -51,9 +55,18 @@ export async function downloadConsumption(
       });
       const status = answer.response.statusCode ?? 0;
       if (status < 200 || status > 299) {
-        throw await statusError(answer, what, "downloading consumption needs a user with access to the billing group; ask an administrator, or check the credentials");
+        throw await statusError(
+          answer,
+          what,
+          "downloading consumption needs a user with access to the billing group; ask an administrator, or check the credentials",
+        );
       }
-      await downloadToFile(answer, temporary, { what, timeoutMs: policy.timeoutMs, maxBytes: policy.maxDownloadBytes }, onBytes);
+      await downloadToFile(
+        answer,
+        temporary,
+        { what, timeoutMs: policy.timeoutMs, maxBytes: policy.maxDownloadBytes },
+        onBytes,
+      );
       return validateConsumptionZip(temporary, request, file);
     }, policy);
     await rename(temporary, file);

@@ -17,11 +17,12 @@ async function notZipError(answer: HttpResponse, head: Buffer, what: string): Pr
   const contentType = answer.response.headers["content-type"];
   const rest = await readSmallText(answer, 4096);
   const snippet = bodySnippet(head.toString("utf8") + rest, contentType);
-  const kind = /html/i.test(contentType ?? "") || /^\s*</.test(snippet)
-    ? "an HTML page"
-    : /json/i.test(contentType ?? "") || /^\s*[[{]/.test(snippet)
-      ? "JSON"
-      : `data of type ${contentType ?? "unknown"}`;
+  const kind =
+    /html/i.test(contentType ?? "") || /^\s*</.test(snippet)
+      ? "an HTML page"
+      : /json/i.test(contentType ?? "") || /^\s*[[{]/.test(snippet)
+        ? "JSON"
+        : `data of type ${contentType ?? "unknown"}`;
   return new FetchError(
     "FETCH_NOT_ZIP",
     `${what}: ${displayUrl(answer.url)} sent ${kind} instead of a zip archive (HTTP ${answer.response.statusCode})` +
@@ -40,7 +41,10 @@ function writeError(error: unknown, file: string, what: string): Error {
   if (refused) return refused;
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
-  return new FetchError("FETCH_WRITE", `${what}: cannot write ${file} (${detail}); the partial download was removed: check the folder and run again`);
+  return new FetchError(
+    "FETCH_WRITE",
+    `${what}: cannot write ${file} (${detail}); the partial download was removed: check the folder and run again`,
+  );
 }
 
 /** How a body is downloaded: `what` names it in messages. */
@@ -120,7 +124,10 @@ export async function downloadToFile(
     }
     if (!checked) {
       if (head.length === 0 && totalBytes !== undefined && totalBytes > 0) {
-        throw new FetchError("FETCH_TRUNCATED", `${what}: ${displayUrl(answer.url)} announced ${totalBytes} bytes and sent none; try again`);
+        throw new FetchError(
+          "FETCH_TRUNCATED",
+          `${what}: ${displayUrl(answer.url)} announced ${totalBytes} bytes and sent none; try again`,
+        );
       }
       throw await notZipError(answer, head, what);
     }

@@ -18,7 +18,8 @@ function checkOptions(options: FetchConsumptionOptions): { startEpoch: number; e
   }
   const startEpoch = parseTime(options.start, "start");
   const endEpoch = parseTime(options.end, "end");
-  if (endEpoch <= startEpoch) throw new UsageError(`the end (${options.end}) must be after the start (${options.start})`);
+  if (endEpoch <= startEpoch)
+    throw new UsageError(`the end (${options.end}) must be after the start (${options.start})`);
   checkAuth(options.auth);
   return { startEpoch, endEpoch };
 }
@@ -45,8 +46,11 @@ export async function fetchConsumption(options: FetchConsumptionOptions): Promis
     const { startEpoch, endEpoch } = checkOptions(options);
     const session = await openSession(options.url, options.auth, policy);
     const file = await consumptionFilePath(options.out, options.accountId, startEpoch, endEpoch);
-    const { bytes, accountHours } = await downloadConsumption(session, { accountId: options.accountId, startEpoch, endEpoch }, file, (receivedBytes, totalBytes) =>
-      options.onProgress?.({ accountId: options.accountId, receivedBytes, totalBytes }),
+    const { bytes, accountHours } = await downloadConsumption(
+      session,
+      { accountId: options.accountId, startEpoch, endEpoch },
+      file,
+      (receivedBytes, totalBytes) => options.onProgress?.({ accountId: options.accountId, receivedBytes, totalBytes }),
     );
     if (accountHours === 0) await refuseUnknownAccount(session, options.url, options.accountId, file);
     return { file, bytes, accountHours };
@@ -56,9 +60,19 @@ export async function fetchConsumption(options: FetchConsumptionOptions): Promis
 }
 
 /** Throws UNKNOWN_ID (after removing `file`) when accounts/list answers and does not name the account. */
-async function refuseUnknownAccount(session: ServiceSession, url: string, accountId: number, file: string): Promise<void> {
+async function refuseUnknownAccount(
+  session: ServiceSession,
+  url: string,
+  accountId: number,
+  file: string,
+): Promise<void> {
   const listed = await listAccounts(session).catch(() => undefined); // no list (rights, an older service): the empty archive stands
   if (listed === undefined || listed.some((a) => a.id === accountId)) return;
   await rm(file, { force: true });
-  checkKnownIds("account", [accountId], listed.map((a) => a.id), `${url}'s accounts/list`);
+  checkKnownIds(
+    "account",
+    [accountId],
+    listed.map((a) => a.id),
+    `${url}'s accounts/list`,
+  );
 }

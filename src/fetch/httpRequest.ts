@@ -44,7 +44,16 @@ export interface HttpResponse {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** Network error codes worth a retry: the connection failed or broke, not the address. */
-const TRANSIENT_NETWORK = new Set(["ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "EAI_AGAIN", "ENETUNREACH", "EHOSTUNREACH", "ECONNABORTED"]);
+const TRANSIENT_NETWORK = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "ECONNABORTED",
+]);
 
 /** Marks a timeout raised by this module, so it is told apart from other socket errors. */
 class SilenceTimeout extends Error {}
@@ -77,8 +86,11 @@ export function networkError(error: unknown, url: URL, timeoutMs: number, what =
   }
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === "string" ? code : error instanceof Error ? error.message : String(error);
-  const hint = code === "ENOTFOUND" ? "check the host name in the URL" : "check the address and the network, then try again";
-  return new FetchError("FETCH_NETWORK", `${what} ${displayUrl(url)} failed: ${detail}; ${hint}`, { cause: plainCause(error) });
+  const hint =
+    code === "ENOTFOUND" ? "check the host name in the URL" : "check the address and the network, then try again";
+  return new FetchError("FETCH_NETWORK", `${what} ${displayUrl(url)} failed: ${detail}; ${hint}`, {
+    cause: plainCause(error),
+  });
 }
 
 /** True for failures a retry may cure: 5xx and 429 answers, broken connections, cut-off bodies, timeouts. */
@@ -133,10 +145,13 @@ function sendOnce(
     const deadline =
       request.deadlineAt === undefined
         ? undefined
-        : setTimeout(() => {
-          pastDeadline = true;
-          req.destroy(new DeadlinePassed());
-        }, Math.max(0, request.deadlineAt - Date.now()));
+        : setTimeout(
+            () => {
+              pastDeadline = true;
+              req.destroy(new DeadlinePassed());
+            },
+            Math.max(0, request.deadlineAt - Date.now()),
+          );
     deadline?.unref();
     req.on("close", () => clearTimeout(deadline));
     req.on("error", (error) => reject(networkError(error, url, request.timeoutMs)));
@@ -144,7 +159,13 @@ function sendOnce(
       // readers see body errors through their iterator; an aborted body nobody reads must not crash the process
       response.on("error", () => {});
       response.on("close", () => clearTimeout(deadline));
-      resolve({ response, url, abort: () => req.destroy(), timedOut: () => timedOut, pastDeadline: () => pastDeadline });
+      resolve({
+        response,
+        url,
+        abort: () => req.destroy(),
+        timedOut: () => timedOut,
+        pastDeadline: () => pastDeadline,
+      });
     });
     req.end(body);
   });
@@ -181,9 +202,13 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
     answer.response.resume();
     answer.abort();
     if (hop >= request.maxRedirects) {
-      throw new FetchError("FETCH_REDIRECTS", `${displayUrl(request.url)}: more than ${request.maxRedirects} redirects; check the URL`, {
-        status,
-      });
+      throw new FetchError(
+        "FETCH_REDIRECTS",
+        `${displayUrl(request.url)}: more than ${request.maxRedirects} redirects; check the URL`,
+        {
+          status,
+        },
+      );
     }
     let next: URL;
     try {
@@ -192,7 +217,9 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
       throw new FetchError("FETCH_HTTP", `${displayUrl(url)} redirected to an invalid address`, { status });
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") {
-      throw new FetchError("FETCH_HTTP", `${displayUrl(url)} redirected to an unsupported scheme ${next.protocol}`, { status });
+      throw new FetchError("FETCH_HTTP", `${displayUrl(url)} redirected to an unsupported scheme ${next.protocol}`, {
+        status,
+      });
     }
     if (next.origin !== origin && holdsSecret(`${location}\n${next.href}`, secretsOf(request))) {
       throw new FetchError(
@@ -249,19 +276,34 @@ export function bytesText(bytes: number): string {
  * The FetchError FETCH_TOO_LARGE (never retried) when `answer` announces, or `receivedBytes`
  * reaches, more than `maxBytes`; undefined otherwise. `what` names the body, `hint` what to do.
  */
-export function tooLargeError(answer: HttpResponse, receivedBytes: number, maxBytes: number, what: string, hint: string): FetchError | undefined {
+export function tooLargeError(
+  answer: HttpResponse,
+  receivedBytes: number,
+  maxBytes: number,
+  what: string,
+  hint: string,
+): FetchError | undefined {
   const length = answer.response.headers["content-length"];
   const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : 0;
   if (announced <= maxBytes && receivedBytes <= maxBytes) return undefined;
   const size = announced > maxBytes ? `announced ${bytesText(announced)}` : `went on past ${bytesText(maxBytes)}`;
-  return new FetchError("FETCH_TOO_LARGE", `${what} from ${displayUrl(answer.url)} ${size}, more than the limit of ${bytesText(maxBytes)}; it was not kept: ${hint}`);
+  return new FetchError(
+    "FETCH_TOO_LARGE",
+    `${what} from ${displayUrl(answer.url)} ${size}, more than the limit of ${bytesText(maxBytes)}; it was not kept: ${hint}`,
+  );
 }
 
 /**
  * Reads a whole small body (a token, a key, a JSON answer) as text, with the request's timeout,
  * or throws; a body longer than `maxBytes` is a FetchError FETCH_TOO_LARGE, read no further.
  */
-export async function readBodyText(answer: HttpResponse, timeoutMs: number, maxBytes = 1024 * 1024, what = "the answer", hint = "check the address"): Promise<string> {
+export async function readBodyText(
+  answer: HttpResponse,
+  timeoutMs: number,
+  maxBytes = 1024 * 1024,
+  what = "the answer",
+  hint = "check the address",
+): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {

@@ -20,13 +20,30 @@ export function displayUrl(url: URL | string): string {
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /** A hex number matched in either case: `3c` gives `3[cC]`. */
-const anyCaseHex = (hex: string) => [...hex].map((d) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d)).join("");
+const anyCaseHex = (hex: string) =>
+  [...hex].map((d) => (/[a-f]/i.test(d) ? `[${d.toLowerCase()}${d.toUpperCase()}]` : d)).join("");
 
 /** HTML's named references of the characters that have one in common use. */
-const HTML_NAMED: Record<string, string[]> = { "&": ["amp"], "<": ["lt"], ">": ["gt"], '"': ["quot"], "'": ["apos"], " ": ["nbsp"] };
+const HTML_NAMED: Record<string, string[]> = {
+  "&": ["amp"],
+  "<": ["lt"],
+  ">": ["gt"],
+  '"': ["quot"],
+  "'": ["apos"],
+  " ": ["nbsp"],
+};
 
 /** JSON's short escapes. */
-const JSON_SHORT: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t" };
+const JSON_SHORT: Record<string, string> = {
+  '"': '"',
+  "\\": "\\",
+  "/": "/",
+  "\b": "b",
+  "\f": "f",
+  "\n": "n",
+  "\r": "r",
+  "\t": "t",
+};
 
 /**
  * Every way one character may be written in a URL, a form, a JSON string or an HTML page, each
@@ -35,7 +52,9 @@ const JSON_SHORT: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", "\b
  */
 function characterPattern(char: string): string {
   const forms = [escapeRegExp(char)];
-  forms.push([...Buffer.from(char, "utf8")].map((byte) => `%(?:25)*${anyCaseHex(byte.toString(16).padStart(2, "0"))}`).join(""));
+  forms.push(
+    [...Buffer.from(char, "utf8")].map((byte) => `%(?:25)*${anyCaseHex(byte.toString(16).padStart(2, "0"))}`).join(""),
+  );
   if (char === " ") forms.push("\\+");
   const units = [...Array(char.length).keys()].map((i) => char.charCodeAt(i));
   forms.push(units.map((unit) => `\\\\+u${anyCaseHex(unit.toString(16).padStart(4, "0"))}`).join(""));
@@ -54,7 +73,11 @@ function characterPattern(char: string): string {
 function base64Forms(secret: string): string[] {
   const bytes = Buffer.from(secret, "utf8");
   const forms: string[] = [];
-  for (const [filler, skip] of [[0, 0], [1, 2], [2, 3]] as const) {
+  for (const [filler, skip] of [
+    [0, 0],
+    [1, 2],
+    [2, 3],
+  ] as const) {
     const encoded = Buffer.concat([Buffer.alloc(filler), bytes]).toString("base64");
     const core = encoded.slice(skip, Math.floor(((filler + bytes.length) * 8) / 6));
     if (core.length < 8) continue;
@@ -81,7 +104,8 @@ function secretPattern(secret: string): RegExp {
 }
 
 /** The secrets worth looking for: long enough not to garble ordinary text. */
-const lookedFor = (secrets: readonly string[]) => [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+const lookedFor = (secrets: readonly string[]) =>
+  [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
 
 /**
  * `text` with every occurrence of every secret replaced by `***`, however it is written: raw,

@@ -45,11 +45,14 @@ export function policyOf(options: RequestPolicy): Required<RequestPolicy> {
     deadlineMs: options.deadlineMs ?? FETCH_DEFAULTS.deadlineMs,
   };
   if (!(policy.timeoutMs > 0)) throw new UsageError(`bad timeout ${policy.timeoutMs} ms: use a positive number`);
-  if (!Number.isInteger(policy.retries) || policy.retries < 0) throw new UsageError(`bad retries ${policy.retries}: use a whole number ≥ 0`);
+  if (!Number.isInteger(policy.retries) || policy.retries < 0)
+    throw new UsageError(`bad retries ${policy.retries}: use a whole number ≥ 0`);
   if (!(policy.retryDelayMs >= 0)) throw new UsageError(`bad retry delay ${policy.retryDelayMs} ms: use a number ≥ 0`);
-  if (!Number.isInteger(policy.maxRedirects) || policy.maxRedirects < 0) throw new UsageError(`bad redirect limit ${policy.maxRedirects}: use a whole number ≥ 0`);
+  if (!Number.isInteger(policy.maxRedirects) || policy.maxRedirects < 0)
+    throw new UsageError(`bad redirect limit ${policy.maxRedirects}: use a whole number ≥ 0`);
   for (const key of ["maxJsonBytes", "maxDownloadBytes"] as const) {
-    if (!Number.isSafeInteger(policy[key]) || policy[key] < 1) throw new UsageError(`bad ${key} ${policy[key]}: use a whole number of bytes ≥ 1`);
+    if (!Number.isSafeInteger(policy[key]) || policy[key] < 1)
+      throw new UsageError(`bad ${key} ${policy[key]}: use a whole number of bytes ≥ 1`);
   }
   if (!(policy.deadlineMs > 0)) throw new UsageError(`bad deadline ${policy.deadlineMs} ms: use a positive number`);
   return policy;
@@ -57,15 +60,22 @@ export function policyOf(options: RequestPolicy): Required<RequestPolicy> {
 
 /** A UsageError naming the missing login values of `auth`, if any. */
 export function checkAuth(auth: FetchAuth): void {
-  const missing = Object.entries(auth).filter(([key, value]) => key !== "validity" && (value === undefined || value === ""));
-  if (missing.length > 0) throw new UsageError(`missing ${missing.map(([key]) => key).join(", ")} for ${auth.kind} authentication`);
+  const missing = Object.entries(auth).filter(
+    ([key, value]) => key !== "validity" && (value === undefined || value === ""),
+  );
+  if (missing.length > 0)
+    throw new UsageError(`missing ${missing.map(([key]) => key).join(", ")} for ${auth.kind} authentication`);
 }
 
 /**
  * Logs in once (either method of seed 5) and returns the session later calls use.
  * Throws UsageError for bad options, FetchError FETCH_AUTH when refused; no message holds a secret.
  */
-export async function openSession(baseUrl: string, auth: FetchAuth, options: RequestPolicy = {}): Promise<ServiceSession> {
+export async function openSession(
+  baseUrl: string,
+  auth: FetchAuth,
+  options: RequestPolicy = {},
+): Promise<ServiceSession> {
   const secrets = secretsOf(auth);
   try {
     const policy = policyOf(options);

@@ -49,10 +49,16 @@ export async function statusError(answer: HttpResponse, what: string, onAuthRefu
   const said = snippet ? `; the server said: ${snippet}` : "";
   const where = displayUrl(answer.url);
   if (status === 401 || status === 403) {
-    return new FetchError("FETCH_AUTH", `${what} was refused (HTTP ${status} from ${where}): ${onAuthRefused}${said}`, { status });
+    return new FetchError("FETCH_AUTH", `${what} was refused (HTTP ${status} from ${where}): ${onAuthRefused}${said}`, {
+      status,
+    });
   }
   if (status === 404) {
-    return new FetchError("FETCH_HTTP", `${what} found nothing (HTTP 404 from ${where}): check the url option (the base address, without /restmachine) and the ids${said}`, { status });
+    return new FetchError(
+      "FETCH_HTTP",
+      `${what} found nothing (HTTP 404 from ${where}): check the url option (the base address, without /restmachine) and the ids${said}`,
+      { status },
+    );
   }
   const hint = status >= 500 || status === 429 ? "the service has a problem; try again later" : "check the arguments";
   return new FetchError("FETCH_HTTP", `${what} failed (HTTP ${status} from ${where}): ${hint}${said}`, { status });

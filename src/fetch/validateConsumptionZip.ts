@@ -21,7 +21,11 @@ function renamed(error: BadFileError, temporary: string, displayName: string): B
  * it was asked for. The platform includes the hour `end` names, so the hours asked are those
  * from the one holding `start` to the one holding `end`, both included.
  */
-function unaskedHourError(hour: AccountHour, request: ConsumptionRequest, displayName: string): BadFileError | undefined {
+function unaskedHourError(
+  hour: AccountHour,
+  request: ConsumptionRequest,
+  displayName: string,
+): BadFileError | undefined {
   const entry = `${displayName}!${hour.sources[0]?.entry ?? ""}`;
   if (hour.accountId !== request.accountId) {
     return new BadFileError(
@@ -62,7 +66,11 @@ function unaskedHourError(hour: AccountHour, request: ConsumptionRequest, displa
  * FETCH_NO_CONSUMPTION; other damage keeps the reader's or the decoder's code (ARCHIVE_*, CAPNP_*,
  * INPUT_BAD_PATH).
  */
-export async function validateConsumptionZip(temporary: string, request: ConsumptionRequest, displayName: string): Promise<number> {
+export async function validateConsumptionZip(
+  temporary: string,
+  request: ConsumptionRequest,
+  displayName: string,
+): Promise<number> {
   const reader = readAccountHours([temporary]);
   let accountHours = 0;
   try {
@@ -73,13 +81,18 @@ export async function validateConsumptionZip(temporary: string, request: Consump
       accountHours++;
     }
   } catch (error) {
-    if (error instanceof BadFileError && error.code === "ARCHIVE_CORRUPT" && /end of central directory/i.test(error.reason)) {
+    if (
+      error instanceof BadFileError &&
+      error.code === "ARCHIVE_CORRUPT" &&
+      /end of central directory/i.test(error.reason)
+    ) {
       throw new FetchError(
         "FETCH_TRUNCATED",
         `${displayName}: the downloaded archive ends before its central directory (the download was cut off); try again`,
       );
     }
-    if (error instanceof BadFileError && !error.code.startsWith("FETCH_WRONG_")) throw renamed(error, temporary, displayName);
+    if (error instanceof BadFileError && !error.code.startsWith("FETCH_WRONG_"))
+      throw renamed(error, temporary, displayName);
     throw error;
   }
   if (accountHours === 0 && reader.summary.ignoredPaths > 0) {

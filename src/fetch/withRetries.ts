@@ -19,7 +19,10 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * `deadlineMs`, every attempt is given the same `deadlineAt` (epoch ms) to pass on to its
  * requests, and no retry starts whose wait would end after it.
  */
-export async function withRetries<T>(attempt: (attemptNumber: number, deadlineAt: number | undefined) => Promise<T>, policy: RetryPolicy): Promise<T> {
+export async function withRetries<T>(
+  attempt: (attemptNumber: number, deadlineAt: number | undefined) => Promise<T>,
+  policy: RetryPolicy,
+): Promise<T> {
   const deadlineAt = policy.deadlineMs === undefined ? undefined : Date.now() + policy.deadlineMs;
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
@@ -30,7 +33,8 @@ export async function withRetries<T>(attempt: (attemptNumber: number, deadlineAt
       const waitMs = policy.retryDelayMs * 2 ** (attemptNumber - 1);
       const outOfTime = deadlineAt !== undefined && Date.now() + waitMs >= deadlineAt;
       if (retriesLeft <= 0 || outOfTime) {
-        if (attemptNumber > 1 && error instanceof Error) error.message += ` (gave up after ${attemptNumber} attempts${outOfTime ? ", at the deadline" : ""})`;
+        if (attemptNumber > 1 && error instanceof Error)
+          error.message += ` (gave up after ${attemptNumber} attempts${outOfTime ? ", at the deadline" : ""})`;
         else if (outOfTime && error instanceof Error) error.message += " (not retried: the deadline would pass)";
         throw error;
       }

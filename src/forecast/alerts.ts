@@ -7,11 +7,28 @@ import { groupThousands } from "../base/groupThousands.js";
 import { isoUtc } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
 import {
-  ANOMALY_LEVELS, ANOMALY_RULE, anomaliesOf, anomalyReadStart, anomalyTableLevels, mergeReports, type Anomaly, type AnomalyScan, type MachineChange, type ScanResult,
+  ANOMALY_LEVELS,
+  ANOMALY_RULE,
+  anomaliesOf,
+  anomalyReadStart,
+  anomalyTableLevels,
+  mergeReports,
+  type Anomaly,
+  type AnomalyScan,
+  type MachineChange,
+  type ScanResult,
 } from "./anomalies.js";
 import type { Budget } from "./budgets.js";
 import { entityLabel } from "./entityLabel.js";
-import { billedMonth, forecastOfReading, forecastPlan, forecastTable, type EntityForecast, type Forecast, type ForecastPlan } from "./forecast.js";
+import {
+  billedMonth,
+  forecastOfReading,
+  forecastPlan,
+  forecastTable,
+  type EntityForecast,
+  type Forecast,
+  type ForecastPlan,
+} from "./forecast.js";
 import { withStoredNames } from "./storedNames.js";
 import { lagText, warehouseLag, type WarehouseLag } from "./warehouseLag.js";
 import { usagePass } from "./usagePass.js";
@@ -112,7 +129,8 @@ export interface AlertReport {
 }
 
 /** A quantity as people read it: whole and grouped by thousands from 100 on (12,345), 2 decimals from 1, 3 digits below. */
-export const quantityText = (v: number): string => (Math.abs(v) >= 100 ? groupThousands(v.toFixed(0)) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3));
+export const quantityText = (v: number): string =>
+  Math.abs(v) >= 100 ? groupThousands(v.toFixed(0)) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3);
 
 /** An amount of money as a statement gives it: to the cent, grouped by thousands (2,347.12). */
 export const moneyText = (v: number): string => groupThousands(v.toFixed(2));
@@ -147,7 +165,12 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
   const highest = (value: number) => budget.thresholds.filter((t) => value >= (limit * t) / 100).at(-1);
   const byActual = highest(actual);
   const byForecast = highest(projected);
-  const basis = byForecast !== undefined && (byActual === undefined || byForecast > byActual) ? "forecast" : byActual !== undefined ? "actual" : undefined;
+  const basis =
+    byForecast !== undefined && (byActual === undefined || byForecast > byActual)
+      ? "forecast"
+      : byActual !== undefined
+        ? "actual"
+        : undefined;
   if (basis === undefined) return undefined;
   const threshold = basis === "actual" ? byActual! : byForecast!;
   const value = basis === "actual" ? actual : projected;
@@ -156,11 +179,24 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
   const scope = budget.accountId === null ? "environment" : `account:${budget.accountId}`;
   const what = budget.limit.kind === "amount" ? "amount" : budget.limit.unit;
   const text = budget.limit.kind === "amount" ? moneyText : quantityText;
-  const soFar = basis === "forecast" ? `; month to date ${text(actual)} ${unit} (${percentText((actual / limit) * 100)})` : "";
+  const soFar =
+    basis === "forecast" ? `; month to date ${text(actual)} ${unit} (${percentText((actual / limit) * 100)})` : "";
   return {
-    id: `budget:${scope}:${f.month}:${what}=${limit}:${threshold}:${basis}`, type: "budget", basis, accountId: budget.accountId, name, month: f.month,
-    threshold, budget: limit, unit, value, percent: percentNumber(percent), monthToDate: actual, projected,
-    message: `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${text(value)} ${unit} ` +
+    id: `budget:${scope}:${f.month}:${what}=${limit}:${threshold}:${basis}`,
+    type: "budget",
+    basis,
+    accountId: budget.accountId,
+    name,
+    month: f.month,
+    threshold,
+    budget: limit,
+    unit,
+    value,
+    percent: percentNumber(percent),
+    monthToDate: actual,
+    projected,
+    message:
+      `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${text(value)} ${unit} ` +
       `is ${percentText(percent)} of its ${f.month} budget of ${text(limit)} ${unit} (threshold ${threshold}%)${soFar}`,
   };
 }
@@ -169,9 +205,14 @@ function anomalyMessage(a: Anomaly): string {
   const per = a.granularity === "hour" ? "in an hour" : "per hour that day";
   // CU, SU and TU are their own unit (unit-hours in an hour); NU is in TiB, cost in the currency
   const unit = a.metric === "cost" || a.metric === "NU" ? ` ${a.unit}` : "";
-  const size = a.ratio === null ? `from ${quantityText(a.baseline)}${unit}` : `${quantityText(a.ratio)}× its baseline of ${quantityText(a.baseline)}${unit}`;
-  return `${entityLabel(a)}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${quantityText(a.value)}${unit} ${per}, ` +
-    `${size}, since ${isoUtc(a.since)} (${a.points} ${a.granularity}${a.points === 1 ? "" : "s"}, robust score ${quantityText(a.score)})`;
+  const size =
+    a.ratio === null
+      ? `from ${quantityText(a.baseline)}${unit}`
+      : `${quantityText(a.ratio)}× its baseline of ${quantityText(a.baseline)}${unit}`;
+  return (
+    `${entityLabel(a)}: ${a.metric} ${a.direction === "up" ? "up" : "down"} to ${quantityText(a.value)}${unit} ${per}, ` +
+    `${size}, since ${isoUtc(a.since)} (${a.points} ${a.granularity}${a.points === 1 ? "" : "s"}, robust score ${quantityText(a.score)})`
+  );
 }
 
 /** The entities (machines, cloud spaces, the account) of each account held in `[start, end)`: what its anomalies keep, per hour. */
@@ -208,7 +249,11 @@ function accountGroups(entities: Map<number, number>, hours: number, max: number
  * accounts that fits it for the anomalies.
  */
 async function readAlerts(
-  connection: DuckDBConnection, plan: ForecastPlan, scan: AnomalyScan & { readStart: number; maxEntityHours: number }, prices: PriceList | undefined, options: ResolvedBillingOptions,
+  connection: DuckDBConnection,
+  plan: ForecastPlan,
+  scan: AnomalyScan & { readStart: number; maxEntityHours: number },
+  prices: PriceList | undefined,
+  options: ResolvedBillingOptions,
 ): Promise<{ table: UsageTable; billed: Awaited<ReturnType<typeof usagePass>>; found: ScanResult }> {
   const end = plan.limit;
   const table = forecastTable(plan, options);
@@ -220,7 +265,11 @@ async function readAlerts(
   const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
   let scratch: Float64Array = new Float64Array(0);
   const billed = await usagePass(connection, {
-    start, end, billed: billedMonth(plan, prices), options, levelsAt: (hour) => (shared && hour >= scan.readStart ? shared.levels : table.levels),
+    start,
+    end,
+    billed: billedMonth(plan, prices),
+    options,
+    levelsAt: (hour) => (shared && hour >= scan.readStart ? shared.levels : table.levels),
     onHour: (lines) => {
       scratch = hourFigures(lines, costs, scratch);
       table.add(lines, scratch);
@@ -232,7 +281,12 @@ async function readAlerts(
   for (const accountIds of groups) {
     const own = anomalyTable();
     await usagePass(connection, {
-      start: scan.readStart, end, accountIds, options, levelsAt: () => own.levels, onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
+      start: scan.readStart,
+      end,
+      accountIds,
+      options,
+      levelsAt: () => own.levels,
+      onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
     });
     results.push(anomaliesOf(own, scan));
   }
@@ -242,7 +296,10 @@ async function readAlerts(
 /** The alert of a warehouse behind. */
 function behindAlert(lag: WarehouseLag): WarehouseBehindAlert {
   return {
-    id: `warehouse-behind:${isoUtc(lag.lastHourEpoch)}`, type: "warehouse-behind", lastHour: lag.lastHourEpoch, lagHours: lag.lagHours,
+    id: `warehouse-behind:${isoUtc(lag.lastHourEpoch)}`,
+    type: "warehouse-behind",
+    lastHour: lag.lastHourEpoch,
+    lagHours: lag.lagHours,
     message: `${lagText(lag)}: the budgets, anomalies and machine changes below are as of then, nothing since is known (sync it; \`status\` says which account)`,
   };
 }
@@ -252,10 +309,25 @@ function behindAlert(lag: WarehouseLag): WarehouseBehindAlert {
  * `windowHours`, scored from a week before them (so a run that began before the window keeps
  * its first hour, and its id), their baselines read from `readStart`.
  */
-export function alertsScan(asOf: number, windowHours: number, threshold: number, currency: string | undefined, names: Names | undefined): AnomalyScan & { readStart: number; reachingPast: number } {
+export function alertsScan(
+  asOf: number,
+  windowHours: number,
+  threshold: number,
+  currency: string | undefined,
+  names: Names | undefined,
+): AnomalyScan & { readStart: number; reachingPast: number } {
   const windowStart = asOf - windowHours * HOUR;
   const start = windowStart - WEEK;
-  return { start, end: asOf, threshold, levels: ANOMALY_LEVELS, currency, names, reachingPast: windowStart, readStart: anomalyReadStart(start) };
+  return {
+    start,
+    end: asOf,
+    threshold,
+    levels: ANOMALY_LEVELS,
+    currency,
+    names,
+    reachingPast: windowStart,
+    readStart: anomalyReadStart(start),
+  };
 }
 
 /** The budgets' alerts, one per budget, each id once (two budgets alike give the same alert). */
@@ -278,20 +350,34 @@ function budgetAlerts(budgets: readonly Budget[], f: Forecast): BudgetAlert[] {
  */
 export async function alerts(connection: DuckDBConnection, request: AlertsRequest): Promise<AlertReport> {
   const windowHours = request.windowHours ?? 24;
-  if (!Number.isSafeInteger(windowHours) || windowHours < 1) throw new UsageError(`bad window ${String(windowHours)} (a whole number of hours, 1 or more)`);
+  if (!Number.isSafeInteger(windowHours) || windowHours < 1)
+    throw new UsageError(`bad window ${String(windowHours)} (a whole number of hours, 1 or more)`);
   const threshold = request.threshold ?? ANOMALY_RULE.threshold;
   if (!(threshold > 0)) throw new UsageError(`bad threshold ${String(threshold)} (a number above 0)`);
-  const held = (await connection.runAndReadAll("SELECT max(hour_epoch) AS last, list(DISTINCT account_id) AS ids FROM account_hours")).getRowObjectsJS()[0]!;
+  const held = (
+    await connection.runAndReadAll(
+      "SELECT max(hour_epoch) AS last, list(DISTINCT account_id) AS ids FROM account_hours",
+    )
+  ).getRowObjectsJS()[0]!;
   const known = ((held.ids as unknown[] | null) ?? []).map(Number);
-  checkKnownIds("account", request.budgets.flatMap((b) => (b.accountId === null ? [] : [b.accountId])), known, "the warehouse");
-  if (request.budgets.some((b) => b.limit.kind === "amount") && !request.prices) throw new UsageError("a budget of an amount needs a price list (the prices option)");
+  checkKnownIds(
+    "account",
+    request.budgets.flatMap((b) => (b.accountId === null ? [] : [b.accountId])),
+    known,
+    "the warehouse",
+  );
+  if (request.budgets.some((b) => b.limit.kind === "amount") && !request.prices)
+    throw new UsageError("a budget of an amount needs a price list (the prices option)");
   const asOf = request.asOf ?? (held.last === null ? undefined : Number(held.last) + HOUR);
   if (asOf === undefined) throw new UsageError("the warehouse holds no hours: nothing to alert on");
   const month = isoUtc(asOf - HOUR).slice(0, 7);
   const options = await withStoredNames(connection, request.options);
   const resolved = resolveOptions(options);
   const plan = await forecastPlan(connection, { month, asOf });
-  const scan = { ...alertsScan(asOf, windowHours, threshold, request.prices?.currency, resolved.names), maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS };
+  const scan = {
+    ...alertsScan(asOf, windowHours, threshold, request.prices?.currency, resolved.names),
+    maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
+  };
   const windowStart = scan.reachingPast;
   const { table, billed, found } = await readAlerts(connection, plan, scan, request.prices, resolved);
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
@@ -303,7 +389,8 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
     if (c.at < windowStart) continue;
     const { kind, ...rest } = c;
     out.push({
-      ...rest, type: kind === "new" ? "machine-new" : "machine-vanished",
+      ...rest,
+      type: kind === "new" ? "machine-new" : "machine-vanished",
       message: `${entityLabel({ ...c, level: "machine" })}: ${kind === "new" ? "new since" : "gone since"} ${isoUtc(c.at)}`,
     });
   }

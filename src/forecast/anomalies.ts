@@ -9,7 +9,15 @@ import type { NamedEntity } from "./entityLabel.js";
 import { lowerBound, robustScore, smallMedian, SortedWindow, type RobustScore } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
 import { usagePass } from "./usagePass.js";
-import { HourCosts, hourFigures, METRICS, metricUnit, UsageTable, type EntityUsage, type Metric } from "./usageTable.js";
+import {
+  HourCosts,
+  hourFigures,
+  METRICS,
+  metricUnit,
+  UsageTable,
+  type EntityUsage,
+  type Metric,
+} from "./usageTable.js";
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
@@ -232,7 +240,8 @@ function sameHoursScore(days: DaySlots, first: number, i: number, s: Scoring): P
   const sameSlot: number[] = [];
   for (let k = 1; k <= 4; k++) {
     const at = lowerBound(days.t, days.n, t - k * WEEK);
-    if (at < days.n && days.t[at] === t - k * WEEK && (days.mask[at]! & hours) === hours) sameSlot.push(dayOver(days, at, hours));
+    if (at < days.n && days.t[at] === t - k * WEEK && (days.mask[at]! & hours) === hours)
+      sameSlot.push(dayOver(days, at, hours));
   }
   return { t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) };
 }
@@ -289,7 +298,8 @@ function daySlots(hours: Slots): DaySlots {
   return { t, value, n, mask, first, hours };
 }
 
-const idOf = (e: EntityUsage) => [e.level, e.accountId, e.cloudspaceId, e.machineId].filter((v) => v !== null).join(":");
+const idOf = (e: EntityUsage) =>
+  [e.level, e.accountId, e.cloudspaceId, e.machineId].filter((v) => v !== null).join(":");
 
 /** How the anomalies of a table are looked for. */
 export interface AnomalyScan {
@@ -345,7 +355,7 @@ export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
   const window = new SortedWindow(ANOMALY_RULE.hourBaseline + 1);
   let scored = 0;
   let flagged = 0;
-  const dayStart = scan.start - scan.start % DAY;
+  const dayStart = scan.start - (scan.start % DAY);
   // what a scan reads of a table (one that holds more, a backtest's, gives the same as one of just that)
   const read = hoursRead(table, scan);
   for (const entity of table.entities) {
@@ -354,16 +364,46 @@ export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
       const hours = hourSlots(table, entity, METRICS.indexOf(metric), read);
       const days = daySlots(hours);
       const series = [
-        { granularity: "hour" as const, step: HOUR, slots: hours, days: undefined, scoring: { from: scan.start, to: scan.end, window: ANOMALY_RULE.hourBaseline * HOUR, minimum: ANOMALY_RULE.hourMinimum, metric } },
-        { granularity: "day" as const, step: DAY, slots: days, days, scoring: { from: dayStart, to: scan.end, window: ANOMALY_RULE.dayBaseline * DAY, minimum: ANOMALY_RULE.dayMinimum, metric } },
+        {
+          granularity: "hour" as const,
+          step: HOUR,
+          slots: hours,
+          days: undefined,
+          scoring: {
+            from: scan.start,
+            to: scan.end,
+            window: ANOMALY_RULE.hourBaseline * HOUR,
+            minimum: ANOMALY_RULE.hourMinimum,
+            metric,
+          },
+        },
+        {
+          granularity: "day" as const,
+          step: DAY,
+          slots: days,
+          days,
+          scoring: {
+            from: dayStart,
+            to: scan.end,
+            window: ANOMALY_RULE.dayBaseline * DAY,
+            minimum: ANOMALY_RULE.dayMinimum,
+            metric,
+          },
+        },
       ];
       for (const { granularity, step, slots, days: like, scoring } of series) {
         let points: Point[];
         if (scan.reachingPast === undefined) points = scorePoints(slots, scoring, window, like);
         else {
           // a point reaches past the hour when its end does; one before those is in a reaching run only if the first of them is anomalous
-          points = scorePoints(slots, { ...scoring, from: Math.max(scoring.from, scan.reachingPast - step + 1) }, window, like);
-          if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold) points = scorePoints(slots, scoring, window, like);
+          points = scorePoints(
+            slots,
+            { ...scoring, from: Math.max(scoring.from, scan.reachingPast - step + 1) },
+            window,
+            like,
+          );
+          if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold)
+            points = scorePoints(slots, scoring, window, like);
         }
         scored += points.length;
         const { runs, flagged: beyond } = runsOf(points, scan.threshold);
@@ -380,14 +420,21 @@ export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
 
 /** The reports of several tables (the accounts of a warehouse read apart) as one, in the order `anomalies` gives. */
 export function mergeReports(results: readonly ScanResult[]): ScanResult {
-  const anomalies = results.flatMap((r) => r.anomalies).sort((a, b) => a.since - b.since || a.accountId - b.accountId || a.id.localeCompare(b.id));
+  const anomalies = results
+    .flatMap((r) => r.anomalies)
+    .sort((a, b) => a.since - b.since || a.accountId - b.accountId || a.id.localeCompare(b.id));
   const changes = results.flatMap((r) => r.changes).sort((a, b) => a.at - b.at || a.machineId - b.machineId);
-  return { anomalies, changes, scored: results.reduce((n, r) => n + r.scored, 0), flagged: results.reduce((n, r) => n + r.flagged, 0) };
+  return {
+    anomalies,
+    changes,
+    scored: results.reduce((n, r) => n + r.scored, 0),
+    flagged: results.reduce((n, r) => n + r.flagged, 0),
+  };
 }
 
 /** The hours a search for anomalies of `[start, end)` reads: the 14 days before the day `start` is in, to `end`. */
 export function anomalyReadStart(start: number): number {
-  return start - start % DAY - ANOMALY_RULE.dayBaseline * DAY;
+  return start - (start % DAY) - ANOMALY_RULE.dayBaseline * DAY;
 }
 
 /** The levels a table for anomalies of `levels` holds: those, and the accounts (machine changes are against their account's hours). */
@@ -396,9 +443,13 @@ export function anomalyTableLevels(levels: readonly AnomalyLevel[]): Level[] {
 }
 
 /** Checks a request's period, threshold and levels; the threshold and levels with their defaults. */
-export function checkAnomalyRequest(request: Pick<AnomalyRequest, "start" | "end" | "threshold" | "levels">): { threshold: number; levels: readonly AnomalyLevel[] } {
+export function checkAnomalyRequest(request: Pick<AnomalyRequest, "start" | "end" | "threshold" | "levels">): {
+  threshold: number;
+  levels: readonly AnomalyLevel[];
+} {
   const { start, end } = request;
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start) throw new UsageError(`bad period ${String(start)}..${String(end)} (epoch seconds, end after start)`);
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end <= start)
+    throw new UsageError(`bad period ${String(start)}..${String(end)} (epoch seconds, end after start)`);
   const threshold = request.threshold ?? ANOMALY_RULE.threshold;
   if (!(threshold > 0)) throw new UsageError(`bad threshold ${String(threshold)} (a number above 0)`);
   return { threshold, levels: request.levels ?? ANOMALY_LEVELS };
@@ -419,34 +470,68 @@ export async function anomalies(connection: DuckDBConnection, request: AnomalyRe
   const costs = request.prices ? new HourCosts(request.prices, options.units, readStart, end) : undefined;
   let scratch: Float64Array = new Float64Array(0);
   await usagePass(connection, {
-    start: readStart, end, ...(request.accountId !== undefined ? { accountId: request.accountId } : {}), options, levelsAt: () => table.levels,
+    start: readStart,
+    end,
+    ...(request.accountId !== undefined ? { accountId: request.accountId } : {}),
+    options,
+    levelsAt: () => table.levels,
     onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
   });
-  const found = mergeReports([anomaliesOf(table, { start, end, threshold, levels, currency: request.prices?.currency, names: options.names })]);
+  const found = mergeReports([
+    anomaliesOf(table, { start, end, threshold, levels, currency: request.prices?.currency, names: options.names }),
+  ]);
   return { start, end, threshold, ...found };
 }
 
-function anomalyOf(entity: EntityUsage, metric: Metric, granularity: "hour" | "day", step: number, run: readonly Point[], scan: AnomalyScan): Anomaly {
+function anomalyOf(
+  entity: EntityUsage,
+  metric: Metric,
+  granularity: "hour" | "day",
+  step: number,
+  run: readonly Point[],
+  scan: AnomalyScan,
+): Anomaly {
   const peak = run.reduce((a, p) => (Math.abs(p.score) > Math.abs(a.score) ? p : a));
   const since = run[0]!.t;
   return {
     id: `anomaly:${idOf(entity)}:${metric}:${granularity}:${isoUtc(since)}`,
-    level: entity.level as AnomalyLevel, accountId: entity.accountId!, cloudspaceId: entity.cloudspaceId, machineId: entity.machineId, ...namesOf(entity, scan.names),
-    metric, unit: metricUnit(metric, scan.currency), granularity, direction: peak.score > 0 ? "up" : "down", since, until: run.at(-1)!.t + step,
-    value: peak.value, baseline: peak.median, ratio: peak.median === 0 ? null : peak.value / peak.median, score: peak.score, points: run.length,
+    level: entity.level as AnomalyLevel,
+    accountId: entity.accountId!,
+    cloudspaceId: entity.cloudspaceId,
+    machineId: entity.machineId,
+    ...namesOf(entity, scan.names),
+    metric,
+    unit: metricUnit(metric, scan.currency),
+    granularity,
+    direction: peak.score > 0 ? "up" : "down",
+    since,
+    until: run.at(-1)!.t + step,
+    value: peak.value,
+    baseline: peak.median,
+    ratio: peak.median === 0 ? null : peak.value / peak.median,
+    score: peak.score,
+    points: run.length,
   };
 }
 
 /** An entity's name and those of the account and cloud space it is in. */
-function namesOf(entity: EntityUsage, names: Names | undefined): { name: string; accountName: string; cloudspaceName: string | null } {
+function namesOf(
+  entity: EntityUsage,
+  names: Names | undefined,
+): { name: string; accountName: string; cloudspaceName: string | null } {
   return {
-    name: entity.name, accountName: nameOf(names, "account", entity.accountId!),
+    name: entity.name,
+    accountName: nameOf(names, "account", entity.accountId!),
     cloudspaceName: entity.cloudspaceId === null ? null : nameOf(names, "cloudspace", entity.cloudspaceId),
   };
 }
 
 /** The first hour an entity has a line in the hours read, and the hour after its last (undefined when it has none). */
-function spanOf(table: UsageTable, entity: EntityUsage, read: { from: number; to: number }): { first: number; gone: number } | undefined {
+function spanOf(
+  table: UsageTable,
+  entity: EntityUsage,
+  read: { from: number; to: number },
+): { first: number; gone: number } | undefined {
   let first = -1;
   let last = -1;
   for (let h = read.from; h < read.to; h++) {
@@ -473,9 +558,18 @@ function machineChanges(table: UsageTable, scan: AnomalyScan, read: { from: numb
     if (!account || !span) continue;
     const { first, gone } = span;
     const named = namesOf(e, scan.names);
-    const base = { accountId: e.accountId, cloudspaceId: e.cloudspaceId, machineId: e.machineId, name: named.name, accountName: named.accountName, cloudspaceName: named.cloudspaceName! };
-    if (first >= start && first < end && first > account.first) changes.push({ id: `machine-new:${idOf(e).slice(8)}:${isoUtc(first)}`, kind: "new", ...base, at: first });
-    if (gone >= start && gone < end && gone <= account.gone - HOUR) changes.push({ id: `machine-vanished:${idOf(e).slice(8)}:${isoUtc(gone)}`, kind: "vanished", ...base, at: gone });
+    const base = {
+      accountId: e.accountId,
+      cloudspaceId: e.cloudspaceId,
+      machineId: e.machineId,
+      name: named.name,
+      accountName: named.accountName,
+      cloudspaceName: named.cloudspaceName!,
+    };
+    if (first >= start && first < end && first > account.first)
+      changes.push({ id: `machine-new:${idOf(e).slice(8)}:${isoUtc(first)}`, kind: "new", ...base, at: first });
+    if (gone >= start && gone < end && gone <= account.gone - HOUR)
+      changes.push({ id: `machine-vanished:${idOf(e).slice(8)}:${isoUtc(gone)}`, kind: "vanished", ...base, at: gone });
   }
   return changes.sort((a, b) => a.at - b.at || a.machineId - b.machineId);
 }

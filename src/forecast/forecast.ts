@@ -168,7 +168,9 @@ function forecastOf(table: UsageTable, entity: EntityUsage, start: number, end: 
     hoursHeld++;
     for (const u of FORECAST_UNITS) monthToDate[u] += f[u];
   }
-  const weeks = [1, 2, 3, 4].map((k) => project(table, entity, asOf, end, k)).filter((p): p is Projection => p !== undefined);
+  const weeks = [1, 2, 3, 4]
+    .map((k) => project(table, entity, asOf, end, k))
+    .filter((p): p is Projection => p !== undefined);
   const point = weeks[0] ?? { quantities: zero(), cost: 0 };
   const total = (p: Projection) => add(monthToDate, p.quantities);
   const low = zero();
@@ -180,8 +182,14 @@ function forecastOf(table: UsageTable, entity: EntityUsage, start: number, end: 
   }
   const costs = weeks.length > 0 ? weeks.map((p) => p.cost) : [0];
   return {
-    asOf, hoursHeld, hoursRemaining: (end - asOf) / HOUR, weeks: weeks.length,
-    monthToDate, projected: total(point), low, high,
+    asOf,
+    hoursHeld,
+    hoursRemaining: (end - asOf) / HOUR,
+    weeks: weeks.length,
+    monthToDate,
+    projected: total(point),
+    low,
+    high,
     remainingCost: { point: point.cost, low: Math.min(...costs), high: Math.max(...costs) },
   };
 }
@@ -205,7 +213,10 @@ export interface ForecastPlan {
 }
 
 /** Plans a forecast (see `ForecastPlan`): the month checked, and the accounts' last hours read. */
-export async function forecastPlan(connection: DuckDBConnection, request: Pick<ForecastRequest, "month" | "asOf">): Promise<ForecastPlan> {
+export async function forecastPlan(
+  connection: DuckDBConnection,
+  request: Pick<ForecastRequest, "month" | "asOf">,
+): Promise<ForecastPlan> {
   const { start, end } = monthPeriod(request.month, "month");
   if (request.asOf !== undefined && (!Number.isSafeInteger(request.asOf) || request.asOf % HOUR !== 0)) {
     throw new UsageError(`bad asOf: ${String(request.asOf)} (epoch seconds at the start of an hour)`);
@@ -218,7 +229,8 @@ export async function forecastPlan(connection: DuckDBConnection, request: Pick<F
       "SELECT account_id::DOUBLE AS id, max(hour_epoch)::DOUBLE AS last FROM account_hours WHERE hour_epoch >= $from AND hour_epoch < $to GROUP BY account_id",
       { from: BigInt(earliest), to: BigInt(limit) },
     );
-    for (const row of reader.getRowObjectsJS()) accounts.set(Number(row.id), Math.min(limit, end, Math.max(start, Number(row.last) + HOUR)));
+    for (const row of reader.getRowObjectsJS())
+      accounts.set(Number(row.id), Math.min(limit, end, Math.max(start, Number(row.last) + HOUR)));
   }
   const readFrom = Math.max(earliest, Math.min(start, ...[...accounts.values()].map((asOf) => asOf - 4 * WEEK)));
   return { month: request.month.trim(), start, end, limit, readFrom, accounts };
@@ -232,7 +244,14 @@ export async function forecastPlan(connection: DuckDBConnection, request: Pick<F
 export function billedMonth(plan: ForecastPlan, prices: PriceList | undefined): UsagePassRequest["billed"] {
   if (!prices || plan.limit <= plan.start) return undefined;
   const current = [...plan.accounts].filter(([, asOf]) => asOf === plan.limit).map(([id]) => id);
-  return { start: plan.start, splitAt: priceCuts(prices, { start: plan.start, end: plan.limit, accountId: current.length === 1 ? current[0] : undefined }) };
+  return {
+    start: plan.start,
+    splitAt: priceCuts(prices, {
+      start: plan.start,
+      end: plan.limit,
+      accountId: current.length === 1 ? current[0] : undefined,
+    }),
+  };
 }
 
 /**
@@ -242,23 +261,40 @@ export function billedMonth(plan: ForecastPlan, prices: PriceList | undefined): 
  * the accounts held to the same `asOf` (one account: billed alone).
  */
 async function monthToDateInvoices(
-  connection: DuckDBConnection, plan: ForecastPlan, billed: BilledAccounts | undefined, prices: PriceList, options: BillingOptions, resolved: ResolvedBillingOptions,
+  connection: DuckDBConnection,
+  plan: ForecastPlan,
+  billed: BilledAccounts | undefined,
+  prices: PriceList,
+  options: BillingOptions,
+  resolved: ResolvedBillingOptions,
 ): Promise<Map<number, Exact>> {
   const { start, limit } = plan;
   const out = new Map<number, Exact>();
   if (billed) {
     for (const line of billed.lines) {
       if (line.level !== "account" || plan.accounts.get(line.accountId) !== limit) continue;
-      out.set(line.accountId, invoiceOf(line as AccountLine, prices, resolved.units, { start, end: limit, parts: billed.parts }).amountDue);
+      out.set(
+        line.accountId,
+        invoiceOf(line as AccountLine, prices, resolved.units, { start, end: limit, parts: billed.parts }).amountDue,
+      );
     }
   }
   const byAsOf = new Map<number, number[]>();
-  for (const [accountId, asOf] of plan.accounts) if (asOf > start && !out.has(accountId)) byAsOf.set(asOf, [...(byAsOf.get(asOf) ?? []), accountId]);
+  for (const [accountId, asOf] of plan.accounts)
+    if (asOf > start && !out.has(accountId)) byAsOf.set(asOf, [...(byAsOf.get(asOf) ?? []), accountId]);
   for (const [asOf, ids] of byAsOf) {
     // one account alone is billed alone; several, from one bill of every account (an account without data owes 0)
     const period = ids.length > 1 ? { start, end: asOf } : { start, end: asOf, accountId: ids[0] };
     // impossible values count as 0 here, as in every figure of the warehouse read before the month ends
-    const { report } = await bill({ source: { connection }, period, prices, rules: options, produce: { levels: ["account"] }, skipBad: true, allowEmpty: true });
+    const { report } = await bill({
+      source: { connection },
+      period,
+      prices,
+      rules: options,
+      produce: { levels: ["account"] },
+      skipBad: true,
+      allowEmpty: true,
+    });
     const invoices = new Map(report.invoices!.map((inv) => [inv.accountId, inv]));
     for (const accountId of ids) out.set(accountId, invoices.get(accountId)?.amountDue ?? Exact.ZERO);
   }
@@ -281,7 +317,11 @@ export function forecastTable(plan: ForecastPlan, options: ResolvedBillingOption
  * and projections, then the amounts with a price list.
  */
 export async function forecastOfReading(
-  connection: DuckDBConnection, plan: ForecastPlan, reading: ForecastReading, prices: PriceList | undefined, options: BillingOptions,
+  connection: DuckDBConnection,
+  plan: ForecastPlan,
+  reading: ForecastReading,
+  prices: PriceList | undefined,
+  options: BillingOptions,
 ): Promise<Forecast> {
   const { start, end, limit } = plan;
   const resolved = resolveOptions(options);
@@ -289,21 +329,35 @@ export async function forecastOfReading(
   const entries: EntityForecast[] = [];
   const ordered = [...table.entities].sort((a, b) => (a.accountId ?? -1) - (b.accountId ?? -1));
   const decimals = prices?.decimals ?? 2;
-  let environmentAmount: ForecastAmounts | undefined = prices ? { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO } : undefined;
+  let environmentAmount: ForecastAmounts | undefined = prices
+    ? { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO }
+    : undefined;
   const held = ordered.map((entity) => ({ entity, f: forecastOf(table, entity, start, end, limit) }));
-  const monthToDate = prices ? await monthToDateInvoices(connection, plan, reading.billed, prices, options, resolved) : new Map<number, Exact>();
+  const monthToDate = prices
+    ? await monthToDateInvoices(connection, plan, reading.billed, prices, options, resolved)
+    : new Map<number, Exact>();
   for (const { entity, f } of held) {
     const { remainingCost, ...figures } = f;
     const entry: EntityForecast = {
-      level: entity.level === "environment" ? "environment" : "account", accountId: entity.accountId, name: entity.name, ...figures,
+      level: entity.level === "environment" ? "environment" : "account",
+      accountId: entity.accountId,
+      name: entity.name,
+      ...figures,
     };
     if (prices && entity.level === "account" && entity.accountId !== null) {
       const sofar = monthToDate.get(entity.accountId) ?? Exact.ZERO;
       const plus = (cost: number) => sofar.add(Exact.fromNumber(cost).round(decimals));
-      entry.amount = { monthToDate: sofar, projected: plus(remainingCost.point), low: plus(remainingCost.low), high: plus(remainingCost.high) };
+      entry.amount = {
+        monthToDate: sofar,
+        projected: plus(remainingCost.point),
+        low: plus(remainingCost.low),
+        high: plus(remainingCost.high),
+      };
       environmentAmount = environmentAmount && {
-        monthToDate: environmentAmount.monthToDate.add(entry.amount.monthToDate), projected: environmentAmount.projected.add(entry.amount.projected),
-        low: environmentAmount.low.add(entry.amount.low), high: environmentAmount.high.add(entry.amount.high),
+        monthToDate: environmentAmount.monthToDate.add(entry.amount.monthToDate),
+        projected: environmentAmount.projected.add(entry.amount.projected),
+        low: environmentAmount.low.add(entry.amount.low),
+        high: environmentAmount.high.add(entry.amount.high),
       };
     }
     entries.push(entry);
@@ -311,8 +365,13 @@ export async function forecastOfReading(
   const environment = entries.find((e) => e.level === "environment");
   if (environment && environmentAmount) environment.amount = environmentAmount;
   return {
-    month: plan.month, start, end, method: FORECAST_METHOD, cuRule: cuRuleSentence(options.cuRollup, options.units),
-    ...(prices ? { currency: prices.currency, decimals: prices.decimals } : {}), entries,
+    month: plan.month,
+    start,
+    end,
+    method: FORECAST_METHOD,
+    cuRule: cuRuleSentence(options.cuRollup, options.units),
+    ...(prices ? { currency: prices.currency, decimals: prices.decimals } : {}),
+    entries,
   };
 }
 
@@ -328,7 +387,14 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
   const lag = last === undefined || request.nowEpoch === undefined ? undefined : lagOf(last, request.nowEpoch);
   if (![...plan.accounts.values()].some((asOf) => asOf > plan.start)) {
     // nothing of the month held: a projection would be the weeks before repeated, or zeros, presented as this month's
-    throw new NoHoursHeldError(plan.month, last === undefined ? "the warehouse holds no hour" : lag ? lagText(lag) : `the warehouse holds hours up to ${isoUtc(last)}`);
+    throw new NoHoursHeldError(
+      plan.month,
+      last === undefined
+        ? "the warehouse holds no hour"
+        : lag
+          ? lagText(lag)
+          : `the warehouse holds hours up to ${isoUtc(last)}`,
+    );
   }
   const options = await withStoredNames(connection, request.options);
   const resolved = resolveOptions(options);
@@ -338,7 +404,11 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
     const costs = request.prices ? new HourCosts(request.prices, resolved.units, plan.readFrom, plan.limit) : undefined;
     let scratch: Float64Array = new Float64Array(0);
     billed = await usagePass(connection, {
-      start: plan.readFrom, end: plan.limit, billed: billedMonth(plan, request.prices), options: resolved, levelsAt: () => table.levels,
+      start: plan.readFrom,
+      end: plan.limit,
+      billed: billedMonth(plan, request.prices),
+      options: resolved,
+      levelsAt: () => table.levels,
       onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
     });
   }

@@ -46,7 +46,8 @@ export function webhookAddress(address: string): WebhookAddress {
   } catch {
     throw new UsageError("bad webhook address: not a URL (use http:// or https://)");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`bad webhook address: ${url.protocol} (use http:// or https://)`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`bad webhook address: ${url.protocol} (use http:// or https://)`);
   let authorization: string | undefined;
   if (url.username !== "" || url.password !== "") {
     let user: string;
@@ -55,7 +56,9 @@ export function webhookAddress(address: string): WebhookAddress {
       user = decodeURIComponent(url.username);
       password = decodeURIComponent(url.password);
     } catch {
-      throw new UsageError("bad webhook address: its user name or password holds a malformed %-escape (write a % sign as %25)");
+      throw new UsageError(
+        "bad webhook address: its user name or password holds a malformed %-escape (write a % sign as %25)",
+      );
     }
     authorization = `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
   }
@@ -73,15 +76,28 @@ export function webhookAddress(address: string): WebhookAddress {
  * address nobody gave); any other answer, the deadline or a network failure is a FetchError
  * whose message names the host only, never the path, query or user info of the address.
  */
-export async function notify(address: string | WebhookAddress, body: unknown, options: NotifyOptions = {}): Promise<{ status: number }> {
+export async function notify(
+  address: string | WebhookAddress,
+  body: unknown,
+  options: NotifyOptions = {},
+): Promise<{ status: number }> {
   const { target, display: where, authorization } = typeof address === "string" ? webhookAddress(address) : address;
   const timeoutMs = options.timeoutMs ?? NOTIFY_LIMITS.deadlineMs;
   const payload = Buffer.from(JSON.stringify(body));
-  const headers: Record<string, string> = { "content-type": "application/json", "content-length": String(payload.length), "user-agent": "cloudunits" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "content-length": String(payload.length),
+    "user-agent": "cloudunits",
+  };
   if (authorization !== undefined) headers.authorization = authorization;
   return new Promise((resolve, reject) => {
     const transport = target.protocol === "https:" ? https : http;
-    const req = transport.request(target, { method: "POST", headers, agent: false, maxHeaderSize: NOTIFY_LIMITS.headerBytes });
+    const req = transport.request(target, {
+      method: "POST",
+      headers,
+      agent: false,
+      maxHeaderSize: NOTIFY_LIMITS.headerBytes,
+    });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
@@ -91,22 +107,38 @@ export async function notify(address: string | WebhookAddress, body: unknown, op
       req.destroy(); // nothing more is read: the answer's body, if any, is left unread
     };
     const deadline = setTimeout(
-      () => settle(() => reject(new FetchError("NOTIFY_TIMEOUT", `the webhook at ${where} did not answer within ${timeoutMs / 1000} s`))),
+      () =>
+        settle(() =>
+          reject(
+            new FetchError("NOTIFY_TIMEOUT", `the webhook at ${where} did not answer within ${timeoutMs / 1000} s`),
+          ),
+        ),
       timeoutMs,
     );
-    req.on("error", (error) => settle(() => {
-      const code = (error as { code?: unknown }).code;
-      reject(code === "HPE_HEADER_OVERFLOW"
-        ? new FetchError("NOTIFY_HTTP", `the webhook at ${where} answered with headers over ${NOTIFY_LIMITS.headerBytes / 1024} KiB (not read)`)
-        : new FetchError("NOTIFY_NETWORK", `posting the alerts to the webhook at ${where} failed: ${typeof code === "string" ? code : "network error"}`));
-    }));
+    req.on("error", (error) =>
+      settle(() => {
+        const code = (error as { code?: unknown }).code;
+        reject(
+          code === "HPE_HEADER_OVERFLOW"
+            ? new FetchError(
+                "NOTIFY_HTTP",
+                `the webhook at ${where} answered with headers over ${NOTIFY_LIMITS.headerBytes / 1024} KiB (not read)`,
+              )
+            : new FetchError(
+                "NOTIFY_NETWORK",
+                `posting the alerts to the webhook at ${where} failed: ${typeof code === "string" ? code : "network error"}`,
+              ),
+        );
+      }),
+    );
     req.on("response", (response) => {
       const status = response.statusCode ?? 0;
       if (status >= 200 && status < 300) return settle(() => resolve({ status }));
-      const why = status >= 300 && status < 400
-        ? "a redirect, not followed: give the webhook's final address"
-        : "not accepted";
-      settle(() => reject(new FetchError("NOTIFY_HTTP", `the webhook at ${where} answered ${status} (${why})`, { status })));
+      const why =
+        status >= 300 && status < 400 ? "a redirect, not followed: give the webhook's final address" : "not accepted";
+      settle(() =>
+        reject(new FetchError("NOTIFY_HTTP", `the webhook at ${where} answered ${status} (${why})`, { status })),
+      );
     });
     req.end(payload);
   });

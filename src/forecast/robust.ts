@@ -52,7 +52,12 @@ const scaleOf = (m: number, mad: number, relativeFloor: number, absoluteFloor: n
  * floored at `relativeFloor` × |median| and at `absoluteFloor` (> 0), so that a flat series
  * (MAD 0) flags only a move of more than threshold × floor.
  */
-export function robustScore(value: number, baseline: ArrayLike<number>, relativeFloor: number, absoluteFloor: number): RobustScore {
+export function robustScore(
+  value: number,
+  baseline: ArrayLike<number>,
+  relativeFloor: number,
+  absoluteFloor: number,
+): RobustScore {
   const window = new SortedWindow(baseline.length);
   window.fill(baseline);
   return window.score(value, relativeFloor, absoluteFloor);
@@ -148,7 +153,9 @@ export class SortedWindow {
     const n = this.n;
     const split = lowerBound(this.values, this.n, m);
     const mid = n >> 1;
-    return n % 2 === 1 ? this.deviation(m, split, mid) : (this.deviation(m, split, mid - 1) + this.deviation(m, split, mid)) / 2;
+    return n % 2 === 1
+      ? this.deviation(m, split, mid)
+      : (this.deviation(m, split, mid - 1) + this.deviation(m, split, mid)) / 2;
   }
 
   /** `robustScore` of `value` against the values held. */

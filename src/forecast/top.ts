@@ -76,8 +76,13 @@ export interface TopReport {
 function isMonth(start: number, end: number): boolean {
   const s = new Date(start * 1000);
   const e = new Date(end * 1000);
-  return s.getUTCDate() === 1 && e.getUTCDate() === 1 && s.getUTCHours() === 0 && e.getUTCHours() === 0 &&
-    (e.getUTCFullYear() * 12 + e.getUTCMonth()) - (s.getUTCFullYear() * 12 + s.getUTCMonth()) === 1;
+  return (
+    s.getUTCDate() === 1 &&
+    e.getUTCDate() === 1 &&
+    s.getUTCHours() === 0 &&
+    e.getUTCHours() === 0 &&
+    e.getUTCFullYear() * 12 + e.getUTCMonth() - (s.getUTCFullYear() * 12 + s.getUTCMonth()) === 1
+  );
 }
 
 /**
@@ -97,24 +102,42 @@ export function previousPeriod(start: number, end: number, heldUntil?: number): 
 async function heldUntilOf(connection: DuckDBConnection, accountId: number | undefined): Promise<number | undefined> {
   const reader = await connection.runAndReadAll(
     "SELECT max(hour_epoch)::DOUBLE AS last FROM account_hours WHERE $account IS NULL OR account_id = $account",
-    { account: accountId === undefined ? null : BigInt(accountId) }, { account: duckdbApi().BIGINT },
+    { account: accountId === undefined ? null : BigInt(accountId) },
+    { account: duckdbApi().BIGINT },
   );
   const last = reader.getRowObjectsJS()[0]?.last;
   return last === null || last === undefined ? undefined : Number(last) + 3600;
 }
 
 /** The names of the account and cloud space a line is in. */
-function namesAbove(line: BillingLine, names: Names | undefined): { accountName: string; cloudspaceName: string | null } {
-  return { accountName: nameOf(names, "account", line.accountId!), cloudspaceName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId) };
+function namesAbove(
+  line: BillingLine,
+  names: Names | undefined,
+): { accountName: string; cloudspaceName: string | null } {
+  return {
+    accountName: nameOf(names, "account", line.accountId!),
+    cloudspaceName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId),
+  };
 }
 
 const keyOf = (l: BillingLine) => `${l.accountId}:${l.cloudspaceId}:${l.machineId}`;
 
 /** Each line of a level and its figures, by entity. */
 async function figuresOf(
-  connection: DuckDBConnection, params: Period, level: TopLevel, prices: PriceList | undefined, options: BillingOptions,
+  connection: DuckDBConnection,
+  params: Period,
+  level: TopLevel,
+  prices: PriceList | undefined,
+  options: BillingOptions,
 ): Promise<Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>> {
-  const { report } = await bill({ source: { connection }, period: params, prices, rules: options, skipBad: true, allowEmpty: true }); // impossible values count as 0
+  const { report } = await bill({
+    source: { connection },
+    period: params,
+    prices,
+    rules: options,
+    skipBad: true,
+    allowEmpty: true,
+  }); // impossible values count as 0
   const out = new Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>();
   report.lines.forEach((line, i) => {
     if (line.level !== level) return;
@@ -122,7 +145,13 @@ async function figuresOf(
     const money = report.money?.[i];
     out.set(keyOf(line), {
       line,
-      figures: { CU: q.CU, SU: q.SU, TU: q.TU, NU: line.level === "machine" ? line.ownNicNu : q.NU, cost: money ? money.amount.toNumber() : null },
+      figures: {
+        CU: q.CU,
+        SU: q.SU,
+        TU: q.TU,
+        NU: line.level === "machine" ? line.ownNicNu : q.NU,
+        cost: money ? money.amount.toNumber() : null,
+      },
     });
   });
   return out;
@@ -136,33 +165,76 @@ async function figuresOf(
 export async function top(connection: DuckDBConnection, request: TopRequest): Promise<TopReport> {
   const level = request.level ?? "machine";
   if (!TOP_LEVELS.includes(level)) throw new UsageError(`bad level "${String(level)}" (use ${TOP_LEVELS.join(", ")})`);
-  if (!(METRICS as readonly string[]).includes(request.by)) throw new UsageError(`bad by: "${String(request.by)}" (use ${METRICS.join(", ")})`);
-  if (request.by === "cost" && !request.prices) throw new UsageError("ranking by cost needs a price list (the prices option)");
+  if (!(METRICS as readonly string[]).includes(request.by))
+    throw new UsageError(`bad by: "${String(request.by)}" (use ${METRICS.join(", ")})`);
+  if (request.by === "cost" && !request.prices)
+    throw new UsageError("ranking by cost needs a price list (the prices option)");
   const limit = request.limit ?? 10;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`bad limit: ${String(limit)} (a whole number, 1 or more)`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new UsageError(`bad limit: ${String(limit)} (a whole number, 1 or more)`);
   const options = await withStoredNames(connection, request.options);
   const account = request.accountId !== undefined ? { accountId: request.accountId } : {};
   // a month still running is compared with the same days of the month before, not all of it
-  const held = request.previous === undefined && isMonth(request.start, request.end) ? await heldUntilOf(connection, request.accountId) : undefined;
+  const held =
+    request.previous === undefined && isMonth(request.start, request.end)
+      ? await heldUntilOf(connection, request.accountId)
+      : undefined;
   const heldUntil = held !== undefined && held > request.start && held < request.end ? held : undefined;
   const previous = request.previous ?? previousPeriod(request.start, request.end, heldUntil);
-  const comparedWith = request.previous !== undefined ? "the period given"
-    : heldUntil !== undefined ? "the same days of the month before" : isMonth(request.start, request.end) ? "the month before" : "the period as long just before";
-  const now = await figuresOf(connection, { start: request.start, end: request.end, ...account }, level, request.prices, options);
+  const comparedWith =
+    request.previous !== undefined
+      ? "the period given"
+      : heldUntil !== undefined
+        ? "the same days of the month before"
+        : isMonth(request.start, request.end)
+          ? "the month before"
+          : "the period as long just before";
+  const now = await figuresOf(
+    connection,
+    { start: request.start, end: request.end, ...account },
+    level,
+    request.prices,
+    options,
+  );
   const before = await figuresOf(connection, { ...previous, ...account }, level, request.prices, options);
   const ranked = [...now.entries()]
     .map(([key, { line, figures }]) => ({ key, line, figures, value: figures[request.by] ?? 0 }))
-    .sort((a, b) => b.value - a.value || (a.line.accountId ?? 0) - (b.line.accountId ?? 0) || (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) || (a.line.machineId ?? 0) - (b.line.machineId ?? 0));
+    .sort(
+      (a, b) =>
+        b.value - a.value ||
+        (a.line.accountId ?? 0) - (b.line.accountId ?? 0) ||
+        (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) ||
+        (a.line.machineId ?? 0) - (b.line.machineId ?? 0),
+    );
   const rows = ranked.slice(0, limit).map(({ key, line, figures, value }, i): TopRow => {
     const prior = before.get(key)?.figures[request.by] ?? null;
     return {
-      rank: i + 1, level, accountId: line.accountId!, cloudspaceId: line.cloudspaceId, machineId: line.machineId, name: line.name, ...namesAbove(line, options.names),
-      value, previous: prior, change: prior === null || prior === 0 ? null : (value - prior) / prior, figures,
+      rank: i + 1,
+      level,
+      accountId: line.accountId!,
+      cloudspaceId: line.cloudspaceId,
+      machineId: line.machineId,
+      name: line.name,
+      ...namesAbove(line, options.names),
+      value,
+      previous: prior,
+      change: prior === null || prior === 0 ? null : (value - prior) / prior,
+      figures,
     };
   });
   const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
   return {
-    start: request.start, end: request.end, ...(heldUntil === undefined ? {} : { heldUntil }), previous, comparedWith, by: request.by, level, cuRule: cuRuleSentence(options.cuRollup, options.units),
-    ...(request.prices ? { currency: request.prices.currency } : {}), entities: now.size, rows, ...(lag ? { lag } : {}),
+    start: request.start,
+    end: request.end,
+    ...(heldUntil === undefined ? {} : { heldUntil }),
+    previous,
+    comparedWith,
+    by: request.by,
+    level,
+    cuRule: cuRuleSentence(options.cuRollup, options.units),
+    ...(request.prices ? { currency: request.prices.currency } : {}),
+    entities: now.size,
+    rows,
+    ...(lag ? { lag } : {}),
   };
 }

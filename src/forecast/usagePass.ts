@@ -42,16 +42,23 @@ export interface BilledAccounts {
  * account lines of the part of the period asked to be billed (`billed`). Every figure is
  * billing's own, to the bit; the hours are read as `hourlyLines` reads them.
  */
-export async function usagePass(connection: DuckDBConnection, request: UsagePassRequest): Promise<BilledAccounts | undefined> {
+export async function usagePass(
+  connection: DuckDBConnection,
+  request: UsagePassRequest,
+): Promise<BilledAccounts | undefined> {
   const { units, cuRollup } = request.options;
   const { start, end, billed } = request;
   const period = { start: billed?.start ?? start, end };
   const splitAt = cutsWithin(billed?.splitAt, period);
   const earlier = new BillingEngine(units, cuRollup, { rows: request.onHour });
-  const later = billed === undefined ? undefined : new BillingEngine(units, cuRollup, { rows: request.onHour }, false, splitAt);
+  const later =
+    billed === undefined ? undefined : new BillingEngine(units, cuRollup, { rows: request.onHour }, false, splitAt);
   let earlierOpen = true;
   const params = {
-    start, end, ...(request.accountId === undefined ? {} : { accountId: request.accountId }), ...(request.accountIds === undefined ? {} : { accountIds: request.accountIds }),
+    start,
+    end,
+    ...(request.accountId === undefined ? {} : { accountId: request.accountId }),
+    ...(request.accountIds === undefined ? {} : { accountIds: request.accountIds }),
   };
   let hour = Number.NaN;
   let kept: readonly Level[] | undefined;
@@ -79,5 +86,8 @@ export async function usagePass(connection: DuckDBConnection, request: UsagePass
   if (earlierOpen) earlier.finish();
   if (later === undefined) return undefined;
   const lines = later.finish();
-  return { lines: linesOf(lines, request.options, ["account"]), parts: partsOf(later, period, splitAt, request.options, ["account"]) };
+  return {
+    lines: linesOf(lines, request.options, ["account"]),
+    parts: partsOf(later, period, splitAt, request.options, ["account"]),
+  };
 }

@@ -17,7 +17,7 @@ const [CU, SU, TU, NU, COST] = [0, 1, 2, 3, 4];
 
 /** The unit a metric is counted in, as outputs name it: `CU-hours`, `SU-hours`, `TU-hours`, `TiB` (NU), the currency (cost). */
 export function metricUnit(metric: Metric, currency?: string): string {
-  return metric === "cost" ? currency ?? "" : metric === "NU" ? "TiB" : `${metric}-hours`;
+  return metric === "cost" ? (currency ?? "") : metric === "NU" ? "TiB" : `${metric}-hours`;
 }
 
 /** One entity of the billing hierarchy and its figures hour by hour over the hours of its table. */
@@ -39,8 +39,15 @@ export interface EntityUsage {
 }
 
 /** The key of an entity. */
-export function entityKey(l: { level: Level; accountId: number | null; cloudspaceId: number | null; machineId: number | null }): string {
-  return l.level === "environment" ? "environment" : [l.level, l.accountId, l.cloudspaceId, l.machineId].filter((v) => v !== null).join(":");
+export function entityKey(l: {
+  level: Level;
+  accountId: number | null;
+  cloudspaceId: number | null;
+  machineId: number | null;
+}): string {
+  return l.level === "environment"
+    ? "environment"
+    : [l.level, l.accountId, l.cloudspaceId, l.machineId].filter((v) => v !== null).join(":");
 }
 
 /**
@@ -58,7 +65,12 @@ export class HourCosts {
   private lastHour = Number.NaN;
   private lastPrices: { per: number; price: number }[] = [];
 
-  constructor(private readonly prices: PriceList, private readonly units: Units, start: number, end: number) {
+  constructor(
+    private readonly prices: PriceList,
+    private readonly units: Units,
+    start: number,
+    end: number,
+  ) {
     this.changes = priceChanges(prices, start, end);
   }
 
@@ -73,7 +85,9 @@ export class HourCosts {
     if (list === undefined) {
       list = UNIT_NAMES.map((unit) => {
         const price = priceAt(this.prices, accountId, unit, hourEpoch);
-        return price === undefined ? { per: Number.NaN, price: Number.NaN } : { per: price.per === "month" ? this.units.hoursPerMonth : 1, price: Number(price.text) };
+        return price === undefined
+          ? { per: Number.NaN, price: Number.NaN }
+          : { per: price.per === "month" ? this.units.hoursPerMonth : 1, price: Number(price.text) };
       });
       this.byAccount.set(accountId, list);
     }
@@ -123,7 +137,14 @@ function positionsIn(rows: HourRows): FigurePositions {
   if (positions?.names === rows.names) return positions;
   const at = (name: string) => rows.figureAt(name);
   return (positions = {
-    names: rows.names, CU: at("CU"), SU: at("SU"), TU: at("TU"), NU: at("NU"), cuAllocated: at("cuAllocated"), ownNicNu: at("ownNicNu"), units: UNIT_NAMES.map(at),
+    names: rows.names,
+    CU: at("CU"),
+    SU: at("SU"),
+    TU: at("TU"),
+    NU: at("NU"),
+    cuAllocated: at("cuAllocated"),
+    ownNicNu: at("ownNicNu"),
+    units: UNIT_NAMES.map(at),
   });
 }
 
@@ -166,10 +187,15 @@ const idOrNull = (id: number): number | null => (Number.isNaN(id) ? null : id);
 
 /** Report order of entities first seen in the same hour: by account, cloud space and machine (none first), then level. */
 function compareEntities(a: EntityUsage, b: EntityUsage): number {
-  return (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) || 0
-    || (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) || 0
-    || (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) || 0
-    || LEVEL_RANK[a.level] - LEVEL_RANK[b.level];
+  return (
+    (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) ||
+    0 ||
+    (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) ||
+    0 ||
+    (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) ||
+    0 ||
+    LEVEL_RANK[a.level] - LEVEL_RANK[b.level]
+  );
 }
 
 /** The entity of each row of an hour, and the row's rank and ids (a rank of 255: none yet). */
@@ -207,9 +233,17 @@ export class UsageTable {
   readonly entities: EntityUsage[] = [];
   private environment: EntityUsage | undefined;
   /** The entities by ids: an account's, its cloud spaces', their machines'. */
-  private readonly accounts = new Map<number, { entity?: EntityUsage; cloudspaces: Map<number, { entity?: EntityUsage; machines: Map<number, EntityUsage> }> }>();
+  private readonly accounts = new Map<
+    number,
+    { entity?: EntityUsage; cloudspaces: Map<number, { entity?: EntityUsage; machines: Map<number, EntityUsage> }> }
+  >();
 
-  constructor(readonly start: number, readonly end: number, readonly levels: readonly Level[], private readonly names: Names | undefined) {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly levels: readonly Level[],
+    private readonly names: Names | undefined,
+  ) {
     this.hours = Math.max(0, Math.ceil((end - start) / HOUR));
   }
 
@@ -233,7 +267,12 @@ export class UsageTable {
       const cloudspaceId = rows.cloudspaceId[r]!;
       const machineId = rows.machineId[r]!;
       let entity = last.entity[r]!;
-      if (last.rank[r] !== rank || !same(last.accountId[r]!, accountId) || !same(last.cloudspaceId[r]!, cloudspaceId) || !same(last.machineId[r]!, machineId)) {
+      if (
+        last.rank[r] !== rank ||
+        !same(last.accountId[r]!, accountId) ||
+        !same(last.cloudspaceId[r]!, cloudspaceId) ||
+        !same(last.machineId[r]!, machineId)
+      ) {
         last.entity[r] = entity = this.entityOf(rank, accountId, cloudspaceId, machineId);
         last.rank[r] = rank;
         last.accountId[r] = accountId;
@@ -255,26 +294,37 @@ export class UsageTable {
   private readonly lastRows = new RowEntities();
 
   private entityOf(rank: number, accountId: number, cloudspaceId: number, machineId: number): EntityUsage {
-    if (rank === LEVEL_RANK.environment) return (this.environment ??= this.made(rank, Number.NaN, Number.NaN, Number.NaN));
+    if (rank === LEVEL_RANK.environment)
+      return (this.environment ??= this.made(rank, Number.NaN, Number.NaN, Number.NaN));
     let account = this.accounts.get(accountId);
     if (account === undefined) this.accounts.set(accountId, (account = { cloudspaces: new Map() }));
     if (rank === LEVEL_RANK.account) return (account.entity ??= this.made(rank, accountId, Number.NaN, Number.NaN));
     let cloudspace = account.cloudspaces.get(cloudspaceId);
     if (cloudspace === undefined) account.cloudspaces.set(cloudspaceId, (cloudspace = { machines: new Map() }));
-    if (rank === LEVEL_RANK.cloudspace) return (cloudspace.entity ??= this.made(rank, accountId, cloudspaceId, Number.NaN));
+    if (rank === LEVEL_RANK.cloudspace)
+      return (cloudspace.entity ??= this.made(rank, accountId, cloudspaceId, Number.NaN));
     let machine = cloudspace.machines.get(machineId);
-    if (machine === undefined) cloudspace.machines.set(machineId, (machine = this.made(rank, accountId, cloudspaceId, machineId)));
+    if (machine === undefined)
+      cloudspace.machines.set(machineId, (machine = this.made(rank, accountId, cloudspaceId, machineId)));
     return machine;
   }
 
   /** A new entity of the table (NaN: no such id), its figures all absent. */
   private made(rank: number, accountId: number, cloudspaceId: number, machineId: number): EntityUsage {
     const level = LEVEL_OF_RANK[rank]!;
-    const ids = { level, accountId: idOrNull(accountId), cloudspaceId: idOrNull(cloudspaceId), machineId: idOrNull(machineId) };
+    const ids = {
+      level,
+      accountId: idOrNull(accountId),
+      cloudspaceId: idOrNull(cloudspaceId),
+      machineId: idOrNull(machineId),
+    };
     const kind = level === "machine" ? "machine" : level === "cloudspace" ? "cloudspace" : "account";
     const id = level === "machine" ? machineId : level === "cloudspace" ? cloudspaceId : accountId;
     const entity: EntityUsage = {
-      key: entityKey(ids), ...ids, name: level === "environment" ? "" : nameOf(this.names, kind, id), values: new Float64Array(M * this.hours).fill(Number.NaN),
+      key: entityKey(ids),
+      ...ids,
+      name: level === "environment" ? "" : nameOf(this.names, kind, id),
+      values: new Float64Array(M * this.hours).fill(Number.NaN),
     };
     this.fresh.push(entity);
     return entity;

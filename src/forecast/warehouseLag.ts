@@ -34,7 +34,8 @@ export function lagOf(lastHourEpoch: number, nowEpoch: number): WarehouseLag {
 export async function latestHour(connection: DuckDBConnection, nowEpoch?: number): Promise<number | undefined> {
   const reader = await connection.runAndReadAll(
     "SELECT max(hour_epoch)::DOUBLE AS last FROM account_hours WHERE $now IS NULL OR hour_epoch <= $now",
-    { now: nowEpoch === undefined ? null : BigInt(Math.floor(nowEpoch)) }, { now: duckdbApi().BIGINT },
+    { now: nowEpoch === undefined ? null : BigInt(Math.floor(nowEpoch)) },
+    { now: duckdbApi().BIGINT },
   );
   const last = reader.getRowObjectsJS()[0]?.last;
   return last === null || last === undefined ? undefined : Number(last);
@@ -58,6 +59,16 @@ export function lagText(lag: WarehouseLag): string {
 }
 
 /** A lag as JSON gives it: times in ISO 8601 UTC. */
-export function lagJson(lag: WarehouseLag): { lastHour: string; currentHour: string; lagHours: number; behind: boolean } {
-  return { lastHour: isoUtc(lag.lastHourEpoch), currentHour: isoUtc(lag.currentHourEpoch), lagHours: lag.lagHours, behind: lag.behind };
+export function lagJson(lag: WarehouseLag): {
+  lastHour: string;
+  currentHour: string;
+  lagHours: number;
+  behind: boolean;
+} {
+  return {
+    lastHour: isoUtc(lag.lastHourEpoch),
+    currentHour: isoUtc(lag.currentHourEpoch),
+    lagHours: lag.lagHours,
+    behind: lag.behind,
+  };
 }

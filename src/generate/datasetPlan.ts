@@ -129,7 +129,8 @@ export function datasetPlan(p: PlanParameters): AccountPlan[] {
         }));
         const diskCount = random.pick([1, 1, 1, 1, 2, 2, 2, 3, 3, 4]);
         for (let d = 0; d < diskCount; d++) {
-          const sizeGb = d === 0 ? random.pick(windows ? [50, 80, 100, 150] : [10, 20, 40, 50, 100]) : random.pick(DATA_DISK_GB);
+          const sizeGb =
+            d === 0 ? random.pick(windows ? [50, 80, 100, 150] : [10, 20, 40, 50, 100]) : random.pick(DATA_DISK_GB);
           machine.disks.push({
             id: nextDiskId,
             sizeGb,
@@ -182,9 +183,19 @@ function grown(random: Random, sizeGb: number): number {
 /** A disk's limits: a total IOPS limit, or read and write limits, or none at all. */
 function limits(random: Random): ConfiguredIops {
   const c: ConfiguredIops = {
-    totalBytesSec: 0, readBytesSec: 0, writeBytesSec: 0, totalIopsSec: 0, readIopsSec: 0, writeIopsSec: 0,
-    totalBytesSecMax: 0, readBytesSecMax: 0, writeBytesSecMax: 0, totalIopsSecMax: 0, readIopsSecMax: 0,
-    writeIopsSecMax: 0, sizeIopsSec: 0,
+    totalBytesSec: 0,
+    readBytesSec: 0,
+    writeBytesSec: 0,
+    totalIopsSec: 0,
+    readIopsSec: 0,
+    writeIopsSec: 0,
+    totalBytesSecMax: 0,
+    readBytesSecMax: 0,
+    writeBytesSecMax: 0,
+    totalIopsSecMax: 0,
+    readIopsSecMax: 0,
+    writeIopsSecMax: 0,
+    sizeIopsSec: 0,
   };
   const r = random.next();
   if (r < 0.6) {
@@ -208,7 +219,9 @@ function missing(random: Random, p: PlanParameters): Set<number> {
 /** Makes the properties tests rely on present in every account that has room for them. */
 function guarantee(random: Random, plan: AccountPlan, hours: number, nicIds: { next: number }): void {
   // Machines of DEPLOYED cloud spaces first: in a DISABLED one every machine is halted.
-  const shuffled = random.shuffle(plan.cloudSpaces.flatMap((cs) => cs.machines.map((m) => ({ m, deployed: cs.state === "DEPLOYED" }))));
+  const shuffled = random.shuffle(
+    plan.cloudSpaces.flatMap((cs) => cs.machines.map((m) => ({ m, deployed: cs.state === "DEPLOYED" }))),
+  );
   const all = [...shuffled.filter((x) => x.deployed), ...shuffled.filter((x) => !x.deployed)].map((x) => x.m);
   const [first, second, third, fourth] = all;
   if (first && second) {

@@ -5,7 +5,14 @@
  */
 import type { Account, CloudSpace, ConfiguredIops, Disk, Nic, VMachine } from "../capnp/records.js";
 import { UsageError } from "../base/errors.js";
-import { ELEMENT_BYTE, ELEMENT_COMPOSITE, LIST_POINTER, MessageWriter, STRUCT_POINTER, type WordRef } from "./messageWriter.js";
+import {
+  ELEMENT_BYTE,
+  ELEMENT_COMPOSITE,
+  LIST_POINTER,
+  MessageWriter,
+  STRUCT_POINTER,
+  type WordRef,
+} from "./messageWriter.js";
 import { packMessage } from "./packMessage.js";
 
 /** How a message is written. */
@@ -42,9 +49,19 @@ const CONFIGURED_IOPS = { data: 7, pointers: 0 };
 
 /** The 13 Float32 fields of ConfiguredIopsStruct, in ordinal (= offset) order. */
 const IOPS_FIELDS = [
-  "totalBytesSec", "readBytesSec", "writeBytesSec", "totalIopsSec", "readIopsSec", "writeIopsSec",
-  "totalBytesSecMax", "readBytesSecMax", "writeBytesSecMax", "totalIopsSecMax", "readIopsSecMax",
-  "writeIopsSecMax", "sizeIopsSec",
+  "totalBytesSec",
+  "readBytesSec",
+  "writeBytesSec",
+  "totalIopsSec",
+  "readIopsSec",
+  "writeIopsSec",
+  "totalBytesSecMax",
+  "readBytesSecMax",
+  "writeBytesSecMax",
+  "totalIopsSecMax",
+  "readIopsSecMax",
+  "writeIopsSecMax",
+  "sizeIopsSec",
 ] as const satisfies readonly (keyof ConfiguredIops)[];
 
 type Layout = { data: number; pointers: number };
@@ -54,7 +71,9 @@ export function encodeAccount(account: Account, options: EncodeOptions = {}): Ui
   return encode(options, (w) => {
     const at = structRoot(w, ACCOUNT);
     w.view(at.segment).setUint32(at.word * 8, account.accountId, true);
-    writeStructList(w, pointer(at, ACCOUNT, 0), account.cloudspaces, CLOUD_SPACE, (ref, cs) => writeCloudSpace(w, ref, cs, options));
+    writeStructList(w, pointer(at, ACCOUNT, 0), account.cloudspaces, CLOUD_SPACE, (ref, cs) =>
+      writeCloudSpace(w, ref, cs, options),
+    );
   });
 }
 
@@ -141,7 +160,13 @@ function writeDisk(w: MessageWriter, at: WordRef, d: Disk, layout: Layout): void
 }
 
 /** A composite list: tag word, then the elements; an empty list is just the tag. */
-function writeStructList<T>(w: MessageWriter, from: WordRef, items: readonly T[], layout: Layout, writeItem: (at: WordRef, item: T) => void): void {
+function writeStructList<T>(
+  w: MessageWriter,
+  from: WordRef,
+  items: readonly T[],
+  layout: Layout,
+  writeItem: (at: WordRef, item: T) => void,
+): void {
   const stride = layout.data + layout.pointers;
   const words = items.length * stride;
   const at = w.allocateFor(from, words + 1, LIST_POINTER, ELEMENT_COMPOSITE | (words << 3));

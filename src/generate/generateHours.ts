@@ -86,7 +86,12 @@ function* hoursOf(o: typeof GENERATE_DEFAULTS): Generator<DecodedAccountHour> {
     for (const plan of plans) {
       if (plan.missingHours.has(hour)) continue;
       const cloudspaces = plan.cloudSpaces.map((cs) => cloudSpaceAt(o, plan.accountId, cs, hour, hourEpoch));
-      yield { accountId: plan.accountId, hourEpoch, rootAccountId: plan.accountId, account: { accountId: plan.accountId, cloudspaces } };
+      yield {
+        accountId: plan.accountId,
+        hourEpoch,
+        rootAccountId: plan.accountId,
+        account: { accountId: plan.accountId, cloudspaces },
+      };
     }
   }
 }
@@ -98,7 +103,8 @@ function resolveOptions(options: GenerateOptions): typeof GENERATE_DEFAULTS {
     if (options[key] !== undefined) (o as Record<string, unknown>)[key] = options[key];
   }
   for (const key of ["accounts", "spaces", "machines", "hours", "firstAccountId"] as const) {
-    if (!Number.isInteger(o[key]) || o[key] < 0) throw new UsageError(`bad ${key}: ${o[key]} (a whole number, 0 or more)`);
+    if (!Number.isInteger(o[key]) || o[key] < 0)
+      throw new UsageError(`bad ${key}: ${o[key]} (a whole number, 0 or more)`);
   }
   if (!Number.isInteger(o.seed)) throw new UsageError(`bad seed: ${o.seed} (a whole number)`);
   if (checkEpochSeconds(o.start, "start") % SECONDS_PER_HOUR !== 0) {
@@ -117,7 +123,13 @@ function rhythm(hourEpoch: number): number {
   return 0.65 + 0.35 * Math.sin(((hourOfDay - 8) / 24) * 2 * Math.PI);
 }
 
-function cloudSpaceAt(o: typeof GENERATE_DEFAULTS, accountId: number, cs: CloudSpacePlan, hour: number, hourEpoch: number): CloudSpace {
+function cloudSpaceAt(
+  o: typeof GENERATE_DEFAULTS,
+  accountId: number,
+  cs: CloudSpacePlan,
+  hour: number,
+  hourEpoch: number,
+): CloudSpace {
   const deployed = cs.state === "DEPLOYED";
   const busy = rhythm(hourEpoch);
   const noise = (id: number, k: number) => unitFor(o.seed, id, hour, k);
@@ -147,7 +159,13 @@ function cloudSpaceAt(o: typeof GENERATE_DEFAULTS, accountId: number, cs: CloudS
   return { cloudSpaceId: cs.id, accountId, machines, state: cs.state };
 }
 
-function machineAt(m: MachinePlan, running: boolean, busy: number, noise: (k: number) => number, hour: number): VMachine {
+function machineAt(
+  m: MachinePlan,
+  running: boolean,
+  busy: number,
+  noise: (k: number) => number,
+  hour: number,
+): VMachine {
   const maxCpuMinutes = 60 * m.vcpus;
   const networks: Nic[] = m.nics.map((nic, i) => ({
     id: nic.id,
@@ -172,7 +190,9 @@ function machineAt(m: MachinePlan, running: boolean, busy: number, noise: (k: nu
     id: m.id,
     type: "vm",
     vcpus: m.vcpus,
-    cpuMinutes: running ? Math.fround(Math.min(maxCpuMinutes, maxCpuMinutes * m.load * busy * (0.7 + 0.6 * noise(1)))) : 0,
+    cpuMinutes: running
+      ? Math.fround(Math.min(maxCpuMinutes, maxCpuMinutes * m.load * busy * (0.7 + 0.6 * noise(1))))
+      : 0,
     mem: m.memMb,
     networks,
     disks,

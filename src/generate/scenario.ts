@@ -20,7 +20,15 @@ export type PlantedChange =
   /** A machine's first disk × factor from an hour on. */
   | { kind: "disk"; accountId: number; machineId: number; from: number; factor: number }
   /** `count` machines of 16 vCPUs added to a cloud space for some hours (ids from `firstMachineId`). */
-  | { kind: "burst"; accountId: number; cloudspaceId: number; firstMachineId: number; count: number; from: number; hours: number };
+  | {
+      kind: "burst";
+      accountId: number;
+      cloudspaceId: number;
+      firstMachineId: number;
+      count: number;
+      from: number;
+      hours: number;
+    };
 
 /** What to generate. */
 export interface ScenarioOptions {
@@ -68,30 +76,75 @@ export function* scenarioHours(o: ScenarioOptions): Generator<DecodedAccountHour
     const weekday = new Date(t * 1000).getUTCDay();
     const weekly = weekday === 0 || weekday === 6 ? (o.weekendTraffic ?? 0.6) : 1;
     for (let a = 1; a <= o.accounts; a++) {
-      const accountFactor = planted.filter((p) => p.kind === "account-traffic" && p.accountId === a && t >= p.from && t < p.from + p.hours * HOUR)
+      const accountFactor = planted
+        .filter((p) => p.kind === "account-traffic" && p.accountId === a && t >= p.from && t < p.from + p.hours * HOUR)
         .reduce((f, p) => f * (p as { factor: number }).factor, 1);
       const cloudspaces: CloudSpace[] = [];
       for (let s = 1; s <= o.spaces; s++) {
         const cloudSpaceId = scenarioCloudspaceId(a, s);
-        const traffic = (id: number, k: number, base: number) => Math.fround(Math.round(base * rhythm(t) * weekly * accountFactor * (0.7 + 0.6 * unitFor(o.seed, id, t, k))));
-        const machines: VMachine[] = [{
-          id: 0, type: "routeros", vcpus: 1, cpuMinutes: 1, mem: 256, disks: [], imageName: "", status: "RUNNING",
-          networks: [{ id: 0, type: "external", tx: traffic(cloudSpaceId, 1, 2e9), rx: traffic(cloudSpaceId, 2, 2e9) }],
-        }];
-        const slots = o.machines + (o.weekdayMachines ?? 0) + (o.addedAt !== undefined && t >= o.addedAt ? o.added ?? 0 : 0);
+        const traffic = (id: number, k: number, base: number) =>
+          Math.fround(Math.round(base * rhythm(t) * weekly * accountFactor * (0.7 + 0.6 * unitFor(o.seed, id, t, k))));
+        const machines: VMachine[] = [
+          {
+            id: 0,
+            type: "routeros",
+            vcpus: 1,
+            cpuMinutes: 1,
+            mem: 256,
+            disks: [],
+            imageName: "",
+            status: "RUNNING",
+            networks: [
+              { id: 0, type: "external", tx: traffic(cloudSpaceId, 1, 2e9), rx: traffic(cloudSpaceId, 2, 2e9) },
+            ],
+          },
+        ];
+        const slots =
+          o.machines + (o.weekdayMachines ?? 0) + (o.addedAt !== undefined && t >= o.addedAt ? (o.added ?? 0) : 0);
         for (let m = 1; m <= slots; m++) {
           if (m > o.machines && m <= o.machines + (o.weekdayMachines ?? 0) && !weekdayUp(t)) continue;
           const id = scenarioMachineId(a, s, m);
           const size = 1 + Math.floor(unitFor(o.seed, id, 1) * 4);
-          const factor = planted.filter((p) => p.kind === "traffic" && p.machineId === id && t >= p.from && t < p.from + p.hours * HOUR)
+          const factor = planted
+            .filter((p) => p.kind === "traffic" && p.machineId === id && t >= p.from && t < p.from + p.hours * HOUR)
             .reduce((f, p) => f * (p as { factor: number }).factor, 1);
           const base = 10 ** (8 + 2 * unitFor(o.seed, id, 2)) * factor;
-          const disk = planted.filter((p) => p.kind === "disk" && p.machineId === id && t >= p.from).reduce((f, p) => f * (p as { factor: number }).factor, 1);
-          machines.push(vm(id, 2 * size, 4096 * size, Math.round(50 * size * disk), 1000 * size, traffic(id, 3, base), traffic(id, 4, base)));
+          const disk = planted
+            .filter((p) => p.kind === "disk" && p.machineId === id && t >= p.from)
+            .reduce((f, p) => f * (p as { factor: number }).factor, 1);
+          machines.push(
+            vm(
+              id,
+              2 * size,
+              4096 * size,
+              Math.round(50 * size * disk),
+              1000 * size,
+              traffic(id, 3, base),
+              traffic(id, 4, base),
+            ),
+          );
         }
         for (const p of planted) {
-          if (p.kind !== "burst" || p.accountId !== a || p.cloudspaceId !== cloudSpaceId || t < p.from || t >= p.from + p.hours * HOUR) continue;
-          for (let k = 0; k < p.count; k++) machines.push(vm(p.firstMachineId + k, 16, 65536, 200, 4000, traffic(p.firstMachineId + k, 3, 1e9), traffic(p.firstMachineId + k, 4, 1e9)));
+          if (
+            p.kind !== "burst" ||
+            p.accountId !== a ||
+            p.cloudspaceId !== cloudSpaceId ||
+            t < p.from ||
+            t >= p.from + p.hours * HOUR
+          )
+            continue;
+          for (let k = 0; k < p.count; k++)
+            machines.push(
+              vm(
+                p.firstMachineId + k,
+                16,
+                65536,
+                200,
+                4000,
+                traffic(p.firstMachineId + k, 3, 1e9),
+                traffic(p.firstMachineId + k, 4, 1e9),
+              ),
+            );
         }
         cloudspaces.push({ cloudSpaceId, accountId: a, machines, state: "DEPLOYED" });
       }
@@ -102,14 +155,37 @@ export function* scenarioHours(o: ScenarioOptions): Generator<DecodedAccountHour
 
 function vm(id: number, vcpus: number, mem: number, diskGb: number, iops: number, tx: number, rx: number): VMachine {
   const disk: Disk = {
-    id: id * 10, size: diskGb, iopsRead: 10, iopsWrite: 10, iopsReadMax: 20, iopsWriteMax: 20,
+    id: id * 10,
+    size: diskGb,
+    iopsRead: 10,
+    iopsWrite: 10,
+    iopsReadMax: 20,
+    iopsWriteMax: 20,
     configuredIops: {
-      totalBytesSec: 0, readBytesSec: 0, writeBytesSec: 0, totalIopsSec: iops, readIopsSec: 0, writeIopsSec: 0,
-      totalBytesSecMax: 0, readBytesSecMax: 0, writeBytesSecMax: 0, totalIopsSecMax: 0, readIopsSecMax: 0, writeIopsSecMax: 0, sizeIopsSec: 0,
+      totalBytesSec: 0,
+      readBytesSec: 0,
+      writeBytesSec: 0,
+      totalIopsSec: iops,
+      readIopsSec: 0,
+      writeIopsSec: 0,
+      totalBytesSecMax: 0,
+      readBytesSecMax: 0,
+      writeBytesSecMax: 0,
+      totalIopsSecMax: 0,
+      readIopsSecMax: 0,
+      writeIopsSecMax: 0,
+      sizeIopsSec: 0,
     },
   };
   return {
-    id, type: "vm", vcpus, cpuMinutes: Math.fround(30 * vcpus), mem, disks: [disk], imageName: "Ubuntu 22.04", status: "RUNNING",
+    id,
+    type: "vm",
+    vcpus,
+    cpuMinutes: Math.fround(30 * vcpus),
+    mem,
+    disks: [disk],
+    imageName: "Ubuntu 22.04",
+    status: "RUNNING",
     networks: [{ id: 0, type: "external", tx, rx }],
   };
 }

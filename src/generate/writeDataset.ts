@@ -71,11 +71,17 @@ export async function writeDataset(options: WriteDatasetOptions): Promise<WriteD
     await mkdir(layout === "zip" ? dirname(options.out) : options.out, { recursive: true });
     return await (layout === "zip" ? writeZip(options, hours) : writeTree(options, hours));
   } catch (error) {
-    const refused = environmentErrorOf(error, options.out, "the files written before it are whole; run again to write the rest");
+    const refused = environmentErrorOf(
+      error,
+      options.out,
+      "the files written before it are whole; run again to write the rest",
+    );
     if (refused) throw refused;
     const code = (error as NodeJS.ErrnoException).code;
     if (typeof code !== "string" || !code.startsWith("E")) throw error;
-    throw new UsageError(`cannot write ${options.out}: ${(error as Error).message} (choose a writable out option)`, { cause: error });
+    throw new UsageError(`cannot write ${options.out}: ${(error as Error).message} (choose a writable out option)`, {
+      cause: error,
+    });
   }
 }
 
@@ -93,7 +99,10 @@ function filesOf(hour: DecodedAccountHour, options: WriteDatasetOptions): Datase
   }));
 }
 
-async function writeTree(options: WriteDatasetOptions, hours: Iterable<DecodedAccountHour>): Promise<WriteDatasetResult> {
+async function writeTree(
+  options: WriteDatasetOptions,
+  hours: Iterable<DecodedAccountHour>,
+): Promise<WriteDatasetResult> {
   const result: WriteDatasetResult = { files: 0, bytes: 0, accountHours: 0 };
   const madeDirs = new Set<string>();
   for (const hour of hours) {
@@ -110,7 +119,10 @@ async function writeTree(options: WriteDatasetOptions, hours: Iterable<DecodedAc
   return result;
 }
 
-async function writeZip(options: WriteDatasetOptions, hours: Iterable<DecodedAccountHour>): Promise<WriteDatasetResult> {
+async function writeZip(
+  options: WriteDatasetOptions,
+  hours: Iterable<DecodedAccountHour>,
+): Promise<WriteDatasetResult> {
   const result: WriteDatasetResult = { files: 0, bytes: 0, accountHours: 0 };
   const zip = new yazl.ZipFile();
   const output = createWriteStream(options.out);

@@ -58,7 +58,8 @@ const ZIP_END_RECORD = [0x50, 0x4b, 0x05, 0x06];
 
 /** Whether `bytes` hold `magic` anywhere. */
 function holds(bytes: Uint8Array, magic: readonly number[]): boolean {
-  for (let i = bytes.length - magic.length; i >= 0; i--) if (bytes[i] === magic[0] && startsWith(bytes.subarray(i), magic)) return true;
+  for (let i = bytes.length - magic.length; i >= 0; i--)
+    if (bytes[i] === magic[0] && startsWith(bytes.subarray(i), magic)) return true;
   return false;
 }
 
@@ -69,8 +70,10 @@ function holds(bytes: Uint8Array, magic: readonly number[]): boolean {
  */
 export const ZIP_KIND: ArchiveKind = {
   name: "zip",
-  matches: ({ head, tail }) => startsWith(head, ZIP_LOCAL_HEADER) || startsWith(head, ZIP_END_RECORD) || holds(tail, ZIP_END_RECORD),
-  open: async (path, displayName, limits) => (await import("./zipArchive.js")).ZipArchive.open(path, displayName, limits),
+  matches: ({ head, tail }) =>
+    startsWith(head, ZIP_LOCAL_HEADER) || startsWith(head, ZIP_END_RECORD) || holds(tail, ZIP_END_RECORD),
+  open: async (path, displayName, limits) =>
+    (await import("./zipArchive.js")).ZipArchive.open(path, displayName, limits),
 };
 
 /** The archive kinds an input file may be, tried in order. */
@@ -80,9 +83,14 @@ export const ARCHIVE_KINDS: readonly ArchiveKind[] = [ZIP_KIND];
  * Opens an input archive file for reading without blocking (a FIFO is named, not waited on)
  * and checks it is a regular file; a BadFileError otherwise (the handle then closed).
  */
-export async function openArchiveFile(path: string, displayName: string): Promise<{ handle: FileHandle; stats: Stats }> {
+export async function openArchiveFile(
+  path: string,
+  displayName: string,
+): Promise<{ handle: FileHandle; stats: Stats }> {
   const handle = await openFile(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch((error: unknown) => {
-    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, { cause: error });
+    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `cannot open the archive (${(error as Error).message})`, {
+      cause: error,
+    });
   });
   try {
     const stats = await handle.stat();
@@ -105,7 +113,9 @@ async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
     await handle.read(tail, 0, tail.length, stats.size - tail.length);
     return { head, tail };
   } catch (error) {
-    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `cannot read the archive (${(error as Error).message})`, { cause: error });
+    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `cannot read the archive (${(error as Error).message})`, {
+      cause: error,
+    });
   } finally {
     await handle.close();
   }
@@ -115,7 +125,11 @@ async function probe(path: string, displayName: string): Promise<ArchiveProbe> {
  * The archive kind of `kinds` (default every kind known) whose bytes `path` holds, or null
  * when it is of none; a file that cannot be opened or read is a BadFileError.
  */
-export async function archiveKindOf(path: string, displayName: string, kinds: readonly ArchiveKind[] = ARCHIVE_KINDS): Promise<ArchiveKind | null> {
+export async function archiveKindOf(
+  path: string,
+  displayName: string,
+  kinds: readonly ArchiveKind[] = ARCHIVE_KINDS,
+): Promise<ArchiveKind | null> {
   const bytes = await probe(path, displayName);
   return kinds.find((k) => k.matches(bytes)) ?? null;
 }
@@ -126,11 +140,18 @@ export async function archiveKindOf(path: string, displayName: string, kinds: re
  * service serves) naming the kinds read.
  */
 export async function openArchive(
-  path: string, displayName: string, limits: Required<InputLimits>, kinds: readonly ArchiveKind[] = ARCHIVE_KINDS,
+  path: string,
+  displayName: string,
+  limits: Required<InputLimits>,
+  kinds: readonly ArchiveKind[] = ARCHIVE_KINDS,
 ): Promise<Archive> {
   const kind = await archiveKindOf(path, displayName, kinds);
   if (kind === null) {
-    throw new BadFileError("ARCHIVE_CORRUPT", displayName, `not an archive of a kind read (${kinds.map((k) => k.name).join(", ")}): not a zip archive, nor a consumption file by its path`);
+    throw new BadFileError(
+      "ARCHIVE_CORRUPT",
+      displayName,
+      `not an archive of a kind read (${kinds.map((k) => k.name).join(", ")}): not a zip archive, nor a consumption file by its path`,
+    );
   }
   return kind.open(path, displayName, limits);
 }
@@ -153,20 +174,34 @@ export function unsafeEntryName(name: string): string | null {
  * (ARCHIVE_DUPLICATE, reported once, and no copy read: which one a tool reads differs).
  * Folder entries (names ending in `/`) are left out.
  */
-export async function listEntries<Entry extends ArchiveEntry>(archive: Archive<Entry>): Promise<{ entries: Entry[]; bad: BadFileError[] }> {
+export async function listEntries<Entry extends ArchiveEntry>(
+  archive: Archive<Entry>,
+): Promise<{ entries: Entry[]; bad: BadFileError[] }> {
   const bad: BadFileError[] = [];
   const seen = new Map<string, Entry | null>();
   for (const entry of await archive.list()) {
     const unsafe = unsafeEntryName(entry.name);
     if (unsafe !== null) {
-      bad.push(new BadFileError("ARCHIVE_UNSAFE_NAME", entry.displayName, `unsafe entry name (${unsafe}); the entry is not read`));
+      bad.push(
+        new BadFileError(
+          "ARCHIVE_UNSAFE_NAME",
+          entry.displayName,
+          `unsafe entry name (${unsafe}); the entry is not read`,
+        ),
+      );
       continue;
     }
     if (entry.name.endsWith("/")) continue;
     if (!seen.has(entry.name)) {
       seen.set(entry.name, entry);
     } else if (seen.get(entry.name)) {
-      bad.push(new BadFileError("ARCHIVE_DUPLICATE", entry.displayName, "the archive holds this entry name more than once; none of them is read"));
+      bad.push(
+        new BadFileError(
+          "ARCHIVE_DUPLICATE",
+          entry.displayName,
+          "the archive holds this entry name more than once; none of them is read",
+        ),
+      );
       seen.set(entry.name, null);
     }
   }

@@ -55,7 +55,11 @@ export async function indexArchive(
         continue;
       }
       totalBytes += entry.sizeBytes;
-      const location = { ...context.location(parsed, entry.displayName, entry.sizeBytes), archive: displayName, entry: entry.name };
+      const location = {
+        ...context.location(parsed, entry.displayName, entry.sizeBytes),
+        archive: displayName,
+        entry: entry.name,
+      };
       const { accountId, hourEpoch, cloudSpaceId } = parsed;
       sources.push({ location, accountId, hourEpoch, cloudSpaceId, archived: { archive, entry } });
     }

@@ -128,7 +128,12 @@ function* accountHours(table: SourceTable, order: Uint32Array): Generator<Uint32
   for (let start = 0; start < order.length;) {
     const first = order[start]!;
     let end = start + 1;
-    while (end < order.length && table.accountId(order[end]!) === table.accountId(first) && table.hourEpoch(order[end]!) === table.hourEpoch(first)) end++;
+    while (
+      end < order.length &&
+      table.accountId(order[end]!) === table.accountId(first) &&
+      table.hourEpoch(order[end]!) === table.hourEpoch(first)
+    )
+      end++;
     yield order.subarray(start, end);
     start = end;
   }
@@ -140,7 +145,10 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
     if (info.isDirectory()) return "dir";
     if (info.isFile()) {
       if (await isDuckDb(input)) {
-        throw new UsageError(`${input} is a DuckDB warehouse, not consumption files: read it as a warehouse, db: ${input}`, { code: "INPUT_IS_WAREHOUSE" });
+        throw new UsageError(
+          `${input} is a DuckDB warehouse, not consumption files: read it as a warehouse, db: ${input}`,
+          { code: "INPUT_IS_WAREHOUSE" },
+        );
       }
       return "file";
     }
@@ -153,7 +161,10 @@ async function inputKind(input: string): Promise<"dir" | "file"> {
         code: "INPUT_NOT_FOUND",
       });
     }
-    throw new UsageError(`cannot read input ${input} (${(error as Error).message})`, { code: "INPUT_NOT_FOUND", cause: error });
+    throw new UsageError(`cannot read input ${input} (${(error as Error).message})`, {
+      code: "INPUT_NOT_FOUND",
+      cause: error,
+    });
   }
 }
 

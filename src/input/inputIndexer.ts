@@ -35,7 +35,10 @@ export class InputIndexer implements IndexContext {
   private readonly seenArchives = new Set<string>();
   private readonly selected: (parsed: ConsumptionPath) => boolean;
 
-  constructor(readonly limits: Required<InputLimits>, readonly options: ListOptions) {
+  constructor(
+    readonly limits: Required<InputLimits>,
+    readonly options: ListOptions,
+  ) {
     this.selected = selection(options.select);
   }
 
@@ -71,7 +74,10 @@ export class InputIndexer implements IndexContext {
   };
 
   location = (parsed: ConsumptionPath, displayName: string, sizeBytes: number): SourceLocation => ({
-    name: displayName, root: parsed.root, packed: this.packed(parsed), sizeBytes,
+    name: displayName,
+    root: parsed.root,
+    packed: this.packed(parsed),
+    sizeBytes,
   });
 
   /** Closes every archive opened. */
@@ -89,7 +95,9 @@ export class InputIndexer implements IndexContext {
       const parsed = this.parse(item.path, item.displayName);
       if (parsed === "ignored") otherFiles.push({ path: item.path, displayName: item.displayName });
       else if (typeof parsed !== "string") {
-        const relative = item.path.startsWith(prefix) ? item.path.slice(prefix.length) : relativePath(absolute, item.path);
+        const relative = item.path.startsWith(prefix)
+          ? item.path.slice(prefix.length)
+          : relativePath(absolute, item.path);
         this.addTreeFile(root, item.path, relative, item.displayName, parsed);
       }
     });
@@ -100,7 +108,8 @@ export class InputIndexer implements IndexContext {
   async addFile(absolute: string, input: string): Promise<void> {
     const parsed = this.parse(absolute, input);
     if (parsed === "ignored") await this.addArchive(absolute, input, this.options.archiveKinds, false);
-    else if (typeof parsed !== "string") this.addTreeFile(this.table.addRoot({ absolute, displayName: input }), absolute, "", input, parsed);
+    else if (typeof parsed !== "string")
+      this.addTreeFile(this.table.addRoot({ absolute, displayName: input }), absolute, "", input, parsed);
   }
 
   private packed(parsed: ConsumptionPath): boolean {
@@ -124,7 +133,8 @@ export class InputIndexer implements IndexContext {
       this.report(unreadableFile(displayName, error));
       return;
     }
-    if (sizeBytes > this.limits.maxEntryBytes) this.report(tooLargeFile(displayName, sizeBytes, this.limits.maxEntryBytes));
+    if (sizeBytes > this.limits.maxEntryBytes)
+      this.report(tooLargeFile(displayName, sizeBytes, this.limits.maxEntryBytes));
     else this.table.addTreeFile(root, relative, parsed, this.packed(parsed), sizeBytes);
   }
 
@@ -132,7 +142,8 @@ export class InputIndexer implements IndexContext {
   private notAFile(path: string, displayName: string, what: string): void {
     const parsed = this.parse(path, displayName);
     if (parsed === "ignored") this.ignore(displayName);
-    else if (typeof parsed !== "string") this.report(new BadFileError("INPUT_NOT_A_FILE", displayName, `${what}, not a regular file: it cannot be read`));
+    else if (typeof parsed !== "string")
+      this.report(new BadFileError("INPUT_NOT_A_FILE", displayName, `${what}, not a regular file: it cannot be read`));
   }
 
   /** A link out of the input folder (never followed): named when it may hold consumption files, else ignored. */
@@ -140,11 +151,13 @@ export class InputIndexer implements IndexContext {
     const parsed = folder ? null : this.parse(path, displayName);
     if (parsed === "ignored") this.ignore(displayName);
     else if (typeof parsed !== "string") {
-      this.report(new BadFileError(
-        "INPUT_LINK_OUTSIDE",
-        displayName,
-        `a symbolic link to ${target}, outside ${input}: links are followed only within the input folder (give ${target} as an input of its own)`,
-      ));
+      this.report(
+        new BadFileError(
+          "INPUT_LINK_OUTSIDE",
+          displayName,
+          `a symbolic link to ${target}, outside ${input}: links are followed only within the input folder (give ${target} as an input of its own)`,
+        ),
+      );
     }
   }
 
@@ -154,13 +167,20 @@ export class InputIndexer implements IndexContext {
    * consumption file (a workbook saved beside the data, say) counts as one ignored file,
    * not as each of its entries.
    */
-  private async addArchive(path: string, displayName: string, kinds: readonly ArchiveKind[] | undefined, found: boolean): Promise<void> {
+  private async addArchive(
+    path: string,
+    displayName: string,
+    kinds: readonly ArchiveKind[] | undefined,
+    found: boolean,
+  ): Promise<void> {
     const real = await realpath(path);
     if (this.seenArchives.has(real)) return;
     this.seenArchives.add(real);
     const ignoredEntries: string[] = [];
     const badBefore = this.counts.badFiles;
-    const context: IndexContext = found ? { ...this.context(), ignore: (name: string) => void ignoredEntries.push(name) } : this;
+    const context: IndexContext = found
+      ? { ...this.context(), ignore: (name: string) => void ignoredEntries.push(name) }
+      : this;
     const indexed = await indexArchive(path, displayName, context, kinds);
     if (!indexed) {
       if (found && this.counts.badFiles === badBefore) this.ignore(displayName);

@@ -29,7 +29,10 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
     const summary = emptySummary();
     this.summary = summary;
     const { streamAfterBytes } = this.options;
-    const index = streamAfterBytes === undefined ? await indexInputs(this.inputs, this.options) : await streamInputs(this.inputs, this.options, streamAfterBytes);
+    const index =
+      streamAfterBytes === undefined
+        ? await indexInputs(this.inputs, this.options)
+        : await streamInputs(this.inputs, this.options, streamAfterBytes);
     /** What indexing found besides the files (of a streamed index: complete once its groups end). */
     const indexed = () => {
       summary.ignoredPaths = index.ignoredPaths;
@@ -60,9 +63,10 @@ export class AccountHourReader implements AsyncIterable<AccountHour> {
         const group = groups.next();
         if (group.done) return;
         const bytes = group.value.reduce((sum, source) => sum + source.location.sizeBytes, 0);
-        const read = bytes > index.limits.maxAccountHourBytes
-          ? Promise.resolve(tooLargeHour(group.value, bytes, index.limits.maxAccountHourBytes))
-          : readGroup(group.value, index, this.options.deferTreeReads ?? false);
+        const read =
+          bytes > index.limits.maxAccountHourBytes
+            ? Promise.resolve(tooLargeHour(group.value, bytes, index.limits.maxAccountHourBytes))
+            : readGroup(group.value, index, this.options.deferTreeReads ?? false);
         read.catch(() => {}); // taken in order below; never an unhandled rejection meanwhile
         queue.push({ read, bytes });
         queuedBytes += bytes;
@@ -117,7 +121,8 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
       errors.push(error);
     }
   }
-  const hour = sources.length === 0 ? null : { accountId: group[0]!.accountId, hourEpoch: group[0]!.hourEpoch, sources };
+  const hour =
+    sources.length === 0 ? null : { accountId: group[0]!.accountId, hourEpoch: group[0]!.hourEpoch, sources };
   return { hour, errors };
 }
 
@@ -125,9 +130,13 @@ async function readGroup(group: IndexedSource[], index: InputIndex, defer: boole
 function tooLargeHour(group: IndexedSource[], bytes: number, maxBytes: number): GroupRead {
   const { accountId, hourEpoch } = group[0]!;
   const hour = isoUtc(hourEpoch);
-  const reason = `account ${accountId}, hour ${hour}: its ${group.length} file${group.length === 1 ? "" : "s"} declare ${bytes} bytes in all, ` +
+  const reason =
+    `account ${accountId}, hour ${hour}: its ${group.length} file${group.length === 1 ? "" : "s"} declare ${bytes} bytes in all, ` +
     `more than the limit of ${maxBytes} for one account-hour; none is read (raise maxAccountHourBytes if the files are trusted)`;
-  return { hour: null, errors: group.map((source) => new BadFileError("INPUT_HOUR_TOO_LARGE", source.location.name, reason)) };
+  return {
+    hour: null,
+    errors: group.map((source) => new BadFileError("INPUT_HOUR_TOO_LARGE", source.location.name, reason)),
+  };
 }
 
 /**
@@ -170,5 +179,13 @@ export function readAccountHours(inputs: string[], options: ReadOptions = {}): A
 }
 
 function emptySummary(): ReadSummary {
-  return { filesRead: 0, bytesRead: 0, accountHours: 0, ignoredPaths: 0, ignoredExamples: [], syncthingCopies: [], badFiles: 0 };
+  return {
+    filesRead: 0,
+    bytesRead: 0,
+    accountHours: 0,
+    ignoredPaths: 0,
+    ignoredExamples: [],
+    syncthingCopies: [],
+    badFiles: 0,
+  };
 }

@@ -13,17 +13,25 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /** The error of a tree file that cannot be opened, sized or read. */
 export function unreadableFile(displayName: string, error: unknown): BadFileError {
-  return new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${(error as Error).message})`, { cause: error });
+  return new BadFileError("INPUT_UNREADABLE", displayName, `cannot read the file (${(error as Error).message})`, {
+    cause: error,
+  });
 }
 
 /** The error of a tree file larger than the limit. */
 export function tooLargeFile(displayName: string, sizeBytes: number, maxBytes: number): BadFileError {
-  return new BadFileError("INPUT_TOO_LARGE", displayName, `${sizeBytes} bytes, more than the limit of ${maxBytes} (raise maxEntryBytes if the file is trusted)`);
+  return new BadFileError(
+    "INPUT_TOO_LARGE",
+    displayName,
+    `${sizeBytes} bytes, more than the limit of ${maxBytes} (raise maxEntryBytes if the file is trusted)`,
+  );
 }
 
 /** The error of what was opened at a file's path, when it is not a regular file (a FIFO, a device); else null. */
 export function notARegularFile(displayName: string, stats: Stats): BadFileError | null {
-  return stats.isFile() ? null : new BadFileError("INPUT_NOT_A_FILE", displayName, `${whatItIs(stats)}, not a regular file: it cannot be read`);
+  return stats.isFile()
+    ? null
+    : new BadFileError("INPUT_NOT_A_FILE", displayName, `${whatItIs(stats)}, not a regular file: it cannot be read`);
 }
 
 /**
@@ -33,7 +41,13 @@ export function notARegularFile(displayName: string, stats: Stats): BadFileError
 export async function readSource(source: IndexedSource, limits: Required<InputLimits>, defer = false): Promise<Source> {
   const { name, archive, entry, root, packed } = source.location;
   if (defer && !source.archived) {
-    return { name, root, packed, bytes: new Uint8Array(0), deferred: { path: source.path!, sizeBytes: source.location.sizeBytes, maxBytes: limits.maxEntryBytes } };
+    return {
+      name,
+      root,
+      packed,
+      bytes: new Uint8Array(0),
+      deferred: { path: source.path!, sizeBytes: source.location.sizeBytes, maxBytes: limits.maxEntryBytes },
+    };
   }
   const bytes = source.archived
     ? await source.archived.archive.read(source.archived.entry)

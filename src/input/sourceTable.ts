@@ -57,13 +57,26 @@ export class SourceTable {
   /** Adds a zip entry's source. */
   addZipSource(source: IndexedSource): void {
     const { location } = source;
-    const i = this.next({ accountId: source.accountId, hourEpoch: source.hourEpoch, cloudSpaceId: source.cloudSpaceId, root: location.root }, location.sizeBytes, location.packed);
+    const i = this.next(
+      {
+        accountId: source.accountId,
+        hourEpoch: source.hourEpoch,
+        cloudSpaceId: source.cloudSpaceId,
+        root: location.root,
+      },
+      location.sizeBytes,
+      location.packed,
+    );
     this.rootOf[i] = -1;
     this.relativeStart[i + 1] = this.relativeStart[i]!;
     this.zipSources[i] = source;
   }
 
-  private next(parsed: Pick<ConsumptionPath, "accountId" | "hourEpoch" | "cloudSpaceId" | "root">, sizeBytes: number, packed: boolean): number {
+  private next(
+    parsed: Pick<ConsumptionPath, "accountId" | "hourEpoch" | "cloudSpaceId" | "root">,
+    sizeBytes: number,
+    packed: boolean,
+  ): number {
     if (this.size === this.accountIds.length) this.grow();
     const i = this.size++;
     this.accountIds[i] = parsed.accountId;
@@ -125,7 +138,12 @@ export class SourceTable {
     const flags = this.flags[i]!;
     const cloudSpaceId = this.cloudSpaceIds[i]!;
     return {
-      location: { name: this.displayName(i), root: flags & CLOUD_SPACE_ROOT ? "CloudSpace" : "Account", packed: (flags & PACKED) !== 0, sizeBytes: this.sizes[i]! },
+      location: {
+        name: this.displayName(i),
+        root: flags & CLOUD_SPACE_ROOT ? "CloudSpace" : "Account",
+        packed: (flags & PACKED) !== 0,
+        sizeBytes: this.sizes[i]!,
+      },
       accountId: this.accountIds[i]!,
       hourEpoch: this.hourEpochs[i]!,
       cloudSpaceId: Number.isNaN(cloudSpaceId) ? null : cloudSpaceId,
@@ -141,13 +159,18 @@ export class SourceTable {
   sorted(by: "account" | "hour" = "account"): Uint32Array {
     const order = new Uint32Array(this.size);
     for (let i = 0; i < order.length; i++) order[i] = i;
-    return order.sort(by === "account" ? this.compareRows : (a, b) => this.hourEpochs[a]! - this.hourEpochs[b]! || this.compareRows(a, b));
+    return order.sort(
+      by === "account"
+        ? this.compareRows
+        : (a, b) => this.hourEpochs[a]! - this.hourEpochs[b]! || this.compareRows(a, b),
+    );
   }
 
   /** The reading order of two rows (see {@link sorted}). */
   compareRows = (a: number, b: number): number => {
     const cs = (i: number) => (Number.isNaN(this.cloudSpaceIds[i]!) ? -1 : this.cloudSpaceIds[i]!);
-    const byKey = this.accountIds[a]! - this.accountIds[b]! || this.hourEpochs[a]! - this.hourEpochs[b]! || cs(a) - cs(b);
+    const byKey =
+      this.accountIds[a]! - this.accountIds[b]! || this.hourEpochs[a]! - this.hourEpochs[b]! || cs(a) - cs(b);
     if (byKey !== 0) return byKey;
     const x = this.displayName(a);
     const y = this.displayName(b);

@@ -32,13 +32,19 @@ const IGNORED_EXAMPLES = 5;
  * Anything else (several inputs, a file, a bad file, an archive inside the tree) is indexed by
  * `indexInputs`; once groups are out, the groups throw `StreamFallback` instead.
  */
-export async function streamInputs(inputs: string[], options: ListOptions, lookaheadBytes: number): Promise<InputIndex> {
-  if (inputs.length !== 1 || options.order === "hour" || !(await isFolder(inputs[0]!))) return indexInputs(inputs, options);
+export async function streamInputs(
+  inputs: string[],
+  options: ListOptions,
+  lookaheadBytes: number,
+): Promise<InputIndex> {
+  if (inputs.length !== 1 || options.order === "hour" || !(await isFolder(inputs[0]!)))
+    return indexInputs(inputs, options);
   const stream = new TreeStream(resolve(inputs[0]!), options.inputNames?.[0] ?? inputs[0]!, options);
   try {
     stream.walkUntil(lookaheadBytes);
     await stream.checkOtherFiles();
-    if (!stream.walked && !stream.inOrder) throw new StreamFallback("its folders are not in the order of their account-hours");
+    if (!stream.walked && !stream.inOrder)
+      throw new StreamFallback("its folders are not in the order of their account-hours");
   } catch (error) {
     if (error instanceof StreamFallback) return indexInputs(inputs, options);
     throw error;
@@ -103,13 +109,16 @@ class TreeStream {
       return;
     }
     const item = next.value;
-    if (item.kind !== "file") throw new StreamFallback(`${item.kind === "error" ? item.error.file : item.displayName} is not a plain file`);
+    if (item.kind !== "file")
+      throw new StreamFallback(`${item.kind === "error" ? item.error.file : item.displayName} is not a plain file`);
     const parsed = this.indexer.parse(item.path, item.displayName);
     if (parsed === "ignored") return this.ignore(item.path, item.displayName);
     if (typeof parsed === "string") return; // not selected (a bad path has thrown)
     const table = this.indexer.table;
     const before = table.length;
-    const relative = item.path.startsWith(this.prefix) ? item.path.slice(this.prefix.length) : relativePath(this.prefix, item.path);
+    const relative = item.path.startsWith(this.prefix)
+      ? item.path.slice(this.prefix.length)
+      : relativePath(this.prefix, item.path);
     this.indexer.addTreeFile(this.root, item.path, relative, item.displayName, parsed);
     if (table.length === before) return;
     this.bytes += table.sizeBytes(before);
@@ -120,7 +129,8 @@ class TreeStream {
     this.ignoredPaths++;
     if (!basename(path).startsWith(".")) {
       // found once groups are out: it may be an archive `indexInputs` would read, and telling needs its first bytes, read asynchronously (rare in a consumption tree)
-      if (this.streaming) throw new StreamFallback(`${displayName} is not at a consumption path, and may be an archive`);
+      if (this.streaming)
+        throw new StreamFallback(`${displayName} is not at a consumption path, and may be an archive`);
       this.others.push({ path, displayName });
     }
     this.ignored.push(displayName);

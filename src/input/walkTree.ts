@@ -72,12 +72,18 @@ export function* treeItems(path: string, displayName: string, order: WalkOrder =
     const undecodable: TreeItem[] = [];
     try {
       dirents = readdirSync(dir.path, { withFileTypes: true });
-      if (dirents.some((dirent) => dirent.name.includes("\uFFFD"))) dirents = withoutUndecodable(dir, dirents, (item) => undecodable.push(item));
+      if (dirents.some((dirent) => dirent.name.includes("\uFFFD")))
+        dirents = withoutUndecodable(dir, dirents, (item) => undecodable.push(item));
     } catch (error) {
       yield* undecodable;
       yield {
         kind: "error",
-        error: new BadFileError("INPUT_UNREADABLE", dir.displayName, `cannot read the folder (${(error as Error).message})`, { cause: error }),
+        error: new BadFileError(
+          "INPUT_UNREADABLE",
+          dir.displayName,
+          `cannot read the folder (${(error as Error).message})`,
+          { cause: error },
+        ),
       };
       continue;
     }
@@ -99,7 +105,12 @@ export function* treeItems(path: string, displayName: string, order: WalkOrder =
         else if (!within(root, real)) yield { kind: "outside", ...child, target: real, folder: target.isDirectory() };
         else if (target.isFile()) yield { kind: "file", ...child };
         else if (target.isDirectory() && followOnce(dir.path, real, followed)) isDir = true;
-        else yield { kind: "other", ...child, what: target.isDirectory() ? "a symbolic link to a folder above it" : whatItIs(target) };
+        else
+          yield {
+            kind: "other",
+            ...child,
+            what: target.isDirectory() ? "a symbolic link to a folder above it" : whatItIs(target),
+          };
       } else if (!isDir) yield { kind: "other", ...child, what: whatItIs(dirent) };
       if (isDir) subdirs.push(child);
     }
@@ -111,7 +122,11 @@ export function* treeItems(path: string, displayName: string, order: WalkOrder =
  * `dirents` without the names that are not valid UTF-8 (they read as U+FFFD and name nothing):
  * each such folder is reported, each such file is `other`. Names holding a real U+FFFD stay.
  */
-function withoutUndecodable(dir: { path: string; displayName: string }, dirents: Dirent[], onItem: (item: TreeItem) => void): Dirent[] {
+function withoutUndecodable(
+  dir: { path: string; displayName: string },
+  dirents: Dirent[],
+  onItem: (item: TreeItem) => void,
+): Dirent[] {
   const valid = new Set<string>();
   for (const raw of readdirSync(dir.path, { withFileTypes: true, encoding: "buffer" }) as unknown as Dirent<Buffer>[]) {
     const name = raw.name.toString();
@@ -124,7 +139,11 @@ function withoutUndecodable(dir: { path: string; displayName: string }, dirents:
     if (raw.isDirectory()) {
       onItem({
         kind: "error",
-        error: new BadFileError("INPUT_BAD_NAME", shown.displayName, `the folder's name is not valid UTF-8 (${bytes}); nothing in it is read: rename it`),
+        error: new BadFileError(
+          "INPUT_BAD_NAME",
+          shown.displayName,
+          `the folder's name is not valid UTF-8 (${bytes}); nothing in it is read: rename it`,
+        ),
       });
     } else onItem({ kind: "other", ...shown, what: `a file whose name is not valid UTF-8 (${bytes})` });
   }

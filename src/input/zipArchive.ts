@@ -7,7 +7,14 @@ import { BlockReader } from "./blockReader.js";
 import { crc32 } from "./crc32.js";
 import { openArchiveFile, type Archive } from "./archive.js";
 import type { InputLimits } from "./types.js";
-import { firstOverlap, LOCAL_HEADER_BYTES, readCentralDirectory, readEndRecord, type CentralRecord, type EndRecord } from "./zipDirectory.js";
+import {
+  firstOverlap,
+  LOCAL_HEADER_BYTES,
+  readCentralDirectory,
+  readEndRecord,
+  type CentralRecord,
+  type EndRecord,
+} from "./zipDirectory.js";
 
 const inflateRawAsync = promisify(inflateRaw);
 /** Entries up to this compressed size are inflated on the main thread (cheaper than a thread hop). */
@@ -68,7 +75,12 @@ export class ZipArchive implements Archive<ZipEntry> {
     } catch (error) {
       await handle.close();
       if (error instanceof BadFileError) throw error;
-      throw new BadFileError("ARCHIVE_CORRUPT", displayName, `not a readable zip archive (${(error as Error).message})`, { cause: error });
+      throw new BadFileError(
+        "ARCHIVE_CORRUPT",
+        displayName,
+        `not a readable zip archive (${(error as Error).message})`,
+        { cause: error },
+      );
     }
   }
 
@@ -86,12 +98,21 @@ export class ZipArchive implements Archive<ZipEntry> {
       }
     } catch (error) {
       if (error instanceof BadFileError) throw error;
-      throw new BadFileError("ARCHIVE_CORRUPT", this.displayName, `corrupt central directory (${(error as Error).message})`, { cause: error });
+      throw new BadFileError(
+        "ARCHIVE_CORRUPT",
+        this.displayName,
+        `corrupt central directory (${(error as Error).message})`,
+        { cause: error },
+      );
     }
-    const overlap = firstOverlap(entries.map((entry) => entry.raw), this.end.directoryStart);
+    const overlap = firstOverlap(
+      entries.map((entry) => entry.raw),
+      this.end.directoryStart,
+    );
     if (overlap) {
       const [first, second] = overlap;
-      const name = (record: CentralRecord) => JSON.stringify(yauzl.getFileNameLowLevel(record.flags, record.nameRaw, record.extraFields, true));
+      const name = (record: CentralRecord) =>
+        JSON.stringify(yauzl.getFileNameLowLevel(record.flags, record.nameRaw, record.extraFields, true));
       throw new BadFileError(
         "ARCHIVE_OVERLAP",
         this.displayName,
@@ -107,10 +128,18 @@ export class ZipArchive implements Archive<ZipEntry> {
   check(entry: ZipEntry, limits: Required<InputLimits>): BadFileError | null {
     const { raw, displayName } = entry;
     if (raw.flags & ENCRYPTED_FLAGS) {
-      return new BadFileError("ARCHIVE_CORRUPT", displayName, `${raw.flags & 0x0040 ? "strongly " : ""}encrypted entry, not supported`);
+      return new BadFileError(
+        "ARCHIVE_CORRUPT",
+        displayName,
+        `${raw.flags & 0x0040 ? "strongly " : ""}encrypted entry, not supported`,
+      );
     }
     if (raw.method !== 0 && raw.method !== 8) {
-      return new BadFileError("ARCHIVE_CORRUPT", displayName, `unsupported compression method ${raw.method} (use deflate or store)`);
+      return new BadFileError(
+        "ARCHIVE_CORRUPT",
+        displayName,
+        `unsupported compression method ${raw.method} (use deflate or store)`,
+      );
     }
     if (raw.uncompressedSize > limits.maxEntryBytes || raw.compressedSize > limits.maxEntryBytes) {
       return new BadFileError(
@@ -148,19 +177,28 @@ export class ZipArchive implements Archive<ZipEntry> {
     try {
       const compressed = await this.readData(raw);
       if (raw.method === 0) bytes = compressed;
-      else if (compressed.length <= SYNC_INFLATE_BYTES) bytes = inflateRawSync(compressed, { maxOutputLength: declared + 1 });
+      else if (compressed.length <= SYNC_INFLATE_BYTES)
+        bytes = inflateRawSync(compressed, { maxOutputLength: declared + 1 });
       else bytes = await inflateRawAsync(compressed, { maxOutputLength: declared + 1 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
-        throw new BadFileError("ARCHIVE_SIZE_MISMATCH", displayName, `holds more than the ${declared} bytes it declares`);
+        throw new BadFileError(
+          "ARCHIVE_SIZE_MISMATCH",
+          displayName,
+          `holds more than the ${declared} bytes it declares`,
+        );
       }
-      throw new BadFileError("ARCHIVE_CORRUPT", displayName, `unreadable entry (${(error as Error).message})`, { cause: error });
+      throw new BadFileError("ARCHIVE_CORRUPT", displayName, `unreadable entry (${(error as Error).message})`, {
+        cause: error,
+      });
     }
     if (bytes.length !== declared) {
       throw new BadFileError(
         "ARCHIVE_SIZE_MISMATCH",
         displayName,
-        bytes.length > declared ? `holds more than the ${declared} bytes it declares` : `holds ${bytes.length} bytes but declares ${declared}`,
+        bytes.length > declared
+          ? `holds more than the ${declared} bytes it declares`
+          : `holds ${bytes.length} bytes but declares ${declared}`,
       );
     }
     const crc = crc32(bytes);

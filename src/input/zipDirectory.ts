@@ -51,13 +51,17 @@ export async function readEndRecord(reader: BlockReader, displayName: string): P
   const tail = Buffer.from(await reader.read(tailStart, tailBytes));
   const found: number[] = [];
   for (let i = tail.length - END_BYTES; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === END_SIGNATURE && i + END_BYTES + tail.readUInt16LE(i + 20) === tail.length) found.push(i);
+    if (tail.readUInt32LE(i) === END_SIGNATURE && i + END_BYTES + tail.readUInt16LE(i + 20) === tail.length)
+      found.push(i);
   }
   // "end of central directory" names a missing record only: fetch reads it as a download cut off.
   if (found.length === 0) throw corrupt("no end of central directory record: not a zip archive, or one cut off");
   if (found.length > 1) {
     throw corrupt(
-      `two end records (at bytes ${found.map((i) => tailStart + i).reverse().join(" and ")}): the archive's comment holds a second one, and tools would read different archives; refused`,
+      `two end records (at bytes ${found
+        .map((i) => tailStart + i)
+        .reverse()
+        .join(" and ")}): the archive's comment holds a second one, and tools would read different archives; refused`,
     );
   }
   const at = found[0]!;
@@ -102,14 +106,19 @@ export async function readEndRecord(reader: BlockReader, displayName: string): P
  * for the whole archive. More than `maxEntries` records stop the reading (ARCHIVE_TOO_MANY_ENTRIES).
  */
 export async function* readCentralDirectory(
-  reader: BlockReader, end: EndRecord, displayName: string, maxEntries: number,
+  reader: BlockReader,
+  end: EndRecord,
+  displayName: string,
+  maxEntries: number,
 ): AsyncGenerator<CentralRecord> {
-  const corrupt = (reason: string) => new BadFileError("ARCHIVE_CORRUPT", displayName, `corrupt central directory (${reason})`);
+  const corrupt = (reason: string) =>
+    new BadFileError("ARCHIVE_CORRUPT", displayName, `corrupt central directory (${reason})`);
   let position = end.directoryStart;
   let count = 0;
   while (position < end.directoryEnd) {
     const header = await reader.read(position, CENTRAL_BYTES);
-    if (header.length < CENTRAL_BYTES || position + CENTRAL_BYTES > end.directoryEnd) throw corrupt(`record ${count + 1} is cut off at byte ${position}`);
+    if (header.length < CENTRAL_BYTES || position + CENTRAL_BYTES > end.directoryEnd)
+      throw corrupt(`record ${count + 1} is cut off at byte ${position}`);
     if (header.readUInt32LE(0) !== CENTRAL_SIGNATURE) throw corrupt(`no record signature at byte ${position}`);
     if (++count > maxEntries) {
       throw new BadFileError(
@@ -142,14 +151,16 @@ export async function* readCentralDirectory(
   }
   if (count !== end.entryCount) {
     const entries = (n: number) => `${n} ${n === 1 ? "entry" : "entries"}`;
-    throw corrupt(`the end record declares ${entries(end.entryCount)}, the directory holds ${count}: refused, it would be read in part`);
+    throw corrupt(
+      `the end record declares ${entries(end.entryCount)}, the directory holds ${count}: refused, it would be read in part`,
+    );
   }
 }
 
 /** Splits an extra field into its parts; a part running past the field's end is ignored. */
 function extraFields(bytes: Buffer): { id: number; data: Buffer }[] {
   const fields: { id: number; data: Buffer }[] = [];
-  for (let i = 0; i + 4 <= bytes.length; ) {
+  for (let i = 0; i + 4 <= bytes.length;) {
     const size = bytes.readUInt16LE(i + 2);
     if (i + 4 + size > bytes.length) break;
     fields.push({ id: bytes.readUInt16LE(i), data: bytes.subarray(i + 4, i + 4 + size) });
@@ -174,7 +185,11 @@ function applyZip64(record: CentralRecord): boolean {
   if (record.uncompressedSize === 0xffffffff) record.uncompressedSize = next();
   if (record.compressedSize === 0xffffffff) record.compressedSize = next();
   if (record.localHeaderOffset === 0xffffffff) record.localHeaderOffset = next();
-  return Number.isSafeInteger(record.uncompressedSize) && Number.isSafeInteger(record.compressedSize) && Number.isSafeInteger(record.localHeaderOffset);
+  return (
+    Number.isSafeInteger(record.uncompressedSize) &&
+    Number.isSafeInteger(record.compressedSize) &&
+    Number.isSafeInteger(record.localHeaderOffset)
+  );
 }
 
 /**
@@ -183,7 +198,10 @@ function applyZip64(record: CentralRecord): boolean {
  * next entry's header and before the central directory. Overlapping entries are how a small
  * archive declares many large files over the same compressed bytes (a Fifield-style zip bomb).
  */
-export function firstOverlap(records: readonly CentralRecord[], directoryStart: number): [CentralRecord, CentralRecord | null] | null {
+export function firstOverlap(
+  records: readonly CentralRecord[],
+  directoryStart: number,
+): [CentralRecord, CentralRecord | null] | null {
   const order = records.map((_, i) => i).sort((a, b) => records[a]!.localHeaderOffset - records[b]!.localHeaderOffset);
   for (let k = 0; k < order.length; k++) {
     const record = records[order[k]!]!;

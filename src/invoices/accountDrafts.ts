@@ -31,7 +31,9 @@ const HOUR = 3600;
  * one account asked that holds no hour of it, beside others that do, a UsageError.
  */
 export async function accountDrafts(
-  connection: DuckDBConnection, period: { start: number; end: number }, inputs: IssueInputs,
+  connection: DuckDBConnection,
+  period: { start: number; end: number },
+  inputs: IssueInputs,
   select: { accountIds?: readonly number[]; alsoAccounts?: readonly number[] } = {},
 ): Promise<AccountDraft[]> {
   const held = await heldHourFiles(connection, period);
@@ -40,19 +42,33 @@ export async function accountDrafts(
   if (!asked.some((id) => held.has(id)) && (select.alsoAccounts ?? []).length === 0) {
     // not a month of zeros: a stalled sync or a mistyped month must not read as "nothing to invoice"
     for (const id of select.accountIds ?? []) await checkKnownInWarehouse(connection, "account", id); // a typo'd id is unknown (exit 2), not empty
-    const whose = select.accountIds === undefined ? "" : ` for account${asked.length === 1 ? "" : "s"} ${asked.join(", ")}`;
-    throw new EmptyPeriodError(period, await heldSpan({ connection }, asked.length === 1 ? asked[0] : undefined), whose);
+    const whose =
+      select.accountIds === undefined ? "" : ` for account${asked.length === 1 ? "" : "s"} ${asked.join(", ")}`;
+    throw new EmptyPeriodError(
+      period,
+      await heldSpan({ connection }, asked.length === 1 ? asked[0] : undefined),
+      whose,
+    );
   }
   for (const id of select.accountIds ?? []) {
     if (!held.has(id) && !(select.alsoAccounts ?? []).includes(id)) {
       const known = [...held.keys()];
-      throw new UsageError(`account ${id} holds no hour of ${what}: nothing to invoice (accounts with hours: ${known.length > 0 ? known.join(", ") : "none"})`, { code: "UNKNOWN_ID" });
+      throw new UsageError(
+        `account ${id} holds no hour of ${what}: nothing to invoice (accounts with hours: ${known.length > 0 ? known.join(", ") : "none"})`,
+        { code: "UNKNOWN_ID" },
+      );
     }
   }
-  const accountIds = [...new Set(select.accountIds ?? [...held.keys(), ...(select.alsoAccounts ?? [])])].sort((a, b) => a - b);
+  const accountIds = [...new Set(select.accountIds ?? [...held.keys(), ...(select.alsoAccounts ?? [])])].sort(
+    (a, b) => a - b,
+  );
   // every account's figures in one bill (an impossible value in a billed field refuses it, exit 3)
   const { report } = await bill({
-    source: { connection }, period, prices: inputs.prices, rules: { units: inputs.units, cuRollup: inputs.cuRollup }, produce: { levels: ["account"] },
+    source: { connection },
+    period,
+    prices: inputs.prices,
+    rules: { units: inputs.units, cuRollup: inputs.cuRollup },
+    produce: { levels: ["account"] },
     allowEmpty: true, // an account of the register that holds no hour now is compared as zeros
   });
   const invoices = new Map(report.invoices!.map((i) => [i.accountId, i]));
@@ -63,8 +79,14 @@ export async function accountDrafts(
     const missingHours: number[] = [];
     for (let hour = period.start; hour < period.end; hour += HOUR) if (!present.has(hour)) missingHours.push(hour);
     // an account of the register that holds no hour now: its lines of 0
-    const invoice = invoices.get(accountId)
-      ?? invoiceOf(emptyAccountLine(accountId, nameOf(report.options.names, "account", accountId)), inputs.prices, report.options.units, { ...period, parts: [] });
+    const invoice =
+      invoices.get(accountId) ??
+      invoiceOf(
+        emptyAccountLine(accountId, nameOf(report.options.names, "account", accountId)),
+        inputs.prices,
+        report.options.units,
+        { ...period, parts: [] },
+      );
     drafts.push({ accountId, invoice, held: hours, missingHours });
   }
   return drafts;

@@ -50,8 +50,12 @@ function dateOf(entry: Node): string {
 function remittance(tx: Node): { references: string[]; texts: string[] } {
   const info = node(tx.RmtInf);
   return {
-    references: list(info.Strd).map((s) => text(node(node(s).CdtrRefInf).Ref)).filter((r): r is string => !!r),
-    texts: list(info.Ustrd).map(text).filter((t): t is string => !!t),
+    references: list(info.Strd)
+      .map((s) => text(node(node(s).CdtrRefInf).Ref))
+      .filter((r): r is string => !!r),
+    texts: list(info.Ustrd)
+      .map(text)
+      .filter((t): t is string => !!t),
   };
 }
 
@@ -61,25 +65,43 @@ function entriesOf(entry: Node): StatementEntry[] {
   const key = text(entry.AcctSvcrRef) ?? text(entry.NtryRef);
   const status = text(node(entry.Sts).Cd) ?? text(entry.Sts);
   const base = {
-    credit: text(entry.CdtDbtInd) === "CRDT", reversal: text(entry.RvslInd) === "true", booked: status === undefined || status === "BOOK", date: dateOf(entry),
+    credit: text(entry.CdtDbtInd) === "CRDT",
+    reversal: text(entry.RvslInd) === "true",
+    booked: status === undefined || status === "BOOK",
+    date: dateOf(entry),
   };
-  const extra = list(entry.AddtlNtryInf).map(text).filter((t): t is string => !!t);
-  const txs = list(entry.NtryDtls).flatMap((d) => list(node(d).TxDtls)).map(node);
-  const own = (tx: Node) => node(tx.Amt)["#text"] !== undefined ? node(tx.Amt) : node(node(node(tx.AmtDtls).TxAmt).Amt);
+  const extra = list(entry.AddtlNtryInf)
+    .map(text)
+    .filter((t): t is string => !!t);
+  const txs = list(entry.NtryDtls)
+    .flatMap((d) => list(node(d).TxDtls))
+    .map(node);
+  const own = (tx: Node) =>
+    node(tx.Amt)["#text"] !== undefined ? node(tx.Amt) : node(node(node(tx.AmtDtls).TxAmt).Amt);
   if (txs.length > 1 && txs.every((tx) => text(own(tx)) !== undefined)) {
     return txs.map((tx, i) => {
       const r = remittance(tx);
       return {
-        ...base, bankReference: text(node(tx.Refs).AcctSvcrRef) ?? (key === undefined ? undefined : `${key}/${i + 1}`),
-        amount: text(own(tx))!, currency: String(own(tx)["@_Ccy"] ?? amount["@_Ccy"] ?? ""), references: r.references, texts: [...r.texts, ...extra],
+        ...base,
+        bankReference: text(node(tx.Refs).AcctSvcrRef) ?? (key === undefined ? undefined : `${key}/${i + 1}`),
+        amount: text(own(tx))!,
+        currency: String(own(tx)["@_Ccy"] ?? amount["@_Ccy"] ?? ""),
+        references: r.references,
+        texts: [...r.texts, ...extra],
       };
     });
   }
   const r = txs.map(remittance);
-  return [{
-    ...base, bankReference: key, amount: text(amount) ?? "", currency: String(amount["@_Ccy"] ?? ""),
-    references: r.flatMap((x) => x.references), texts: [...r.flatMap((x) => x.texts), ...extra],
-  }];
+  return [
+    {
+      ...base,
+      bankReference: key,
+      amount: text(amount) ?? "",
+      currency: String(amount["@_Ccy"] ?? ""),
+      references: r.flatMap((x) => x.references),
+      texts: [...r.flatMap((x) => x.texts), ...extra],
+    },
+  ];
 }
 
 /**
@@ -91,22 +113,46 @@ function entriesOf(entry: Node): StatementEntry[] {
  */
 export function readCamt053(bytes: Uint8Array, file: string): StatementEntry[] {
   if (bytes.length > MAX_STATEMENT_BYTES) {
-    throw new BadFileError("CAMT_TOO_LARGE", file, `${bytes.length} bytes: a bank statement is read up to ${MAX_STATEMENT_BYTES} bytes (split it by day)`);
+    throw new BadFileError(
+      "CAMT_TOO_LARGE",
+      file,
+      `${bytes.length} bytes: a bank statement is read up to ${MAX_STATEMENT_BYTES} bytes (split it by day)`,
+    );
   }
   const xml = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8");
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
-    throw new BadFileError("CAMT_DOCTYPE", file, "has a document type declaration (<!DOCTYPE or <!ENTITY): a camt.053 statement has none, and its entities are never expanded");
+    throw new BadFileError(
+      "CAMT_DOCTYPE",
+      file,
+      "has a document type declaration (<!DOCTYPE or <!ENTITY): a camt.053 statement has none, and its entities are never expanded",
+    );
   }
   let parsed: Node;
   try {
     parsed = new XMLParser({
-      ignoreAttributes: false, removeNSPrefix: true, parseTagValue: false, parseAttributeValue: false, trimValues: true,
-      processEntities: true, htmlEntities: false, isArray: (name) => LISTS.has(name),
+      ignoreAttributes: false,
+      removeNSPrefix: true,
+      parseTagValue: false,
+      parseAttributeValue: false,
+      trimValues: true,
+      processEntities: true,
+      htmlEntities: false,
+      isArray: (name) => LISTS.has(name),
     }).parse(xml, true) as Node;
   } catch (error) {
-    throw new BadFileError("CAMT_MALFORMED", file, `not well-formed XML: ${(error as Error).message}`, { cause: error });
+    throw new BadFileError("CAMT_MALFORMED", file, `not well-formed XML: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const statement = node(node(parsed.Document).BkToCstmrStmt);
-  if (Object.keys(statement).length === 0) throw new BadFileError("CAMT_NOT_STATEMENT", file, "no Document/BkToCstmrStmt: not a camt.053 bank-to-customer statement");
-  return list(statement.Stmt).flatMap((s) => list(node(s).Ntry)).map(node).flatMap(entriesOf);
+  if (Object.keys(statement).length === 0)
+    throw new BadFileError(
+      "CAMT_NOT_STATEMENT",
+      file,
+      "no Document/BkToCstmrStmt: not a camt.053 bank-to-customer statement",
+    );
+  return list(statement.Stmt)
+    .flatMap((s) => list(node(s).Ntry))
+    .map(node)
+    .flatMap(entriesOf);
 }

@@ -47,11 +47,21 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
   const [entry] = await readRegister(connection, { number });
   if (entry === undefined) {
     const last = (await readRegister(connection)).slice(-5).map((e) => e.document.number);
-    throw new UsageError(`no document ${number} in the register${last.length > 0 ? ` (the last issued: ${last.join(", ")}; all: invoiceRegister())` : " (it holds none yet)"}`, { code: "UNKNOWN_NUMBER" });
+    throw new UsageError(
+      `no document ${number} in the register${last.length > 0 ? ` (the last issued: ${last.join(", ")}; all: invoiceRegister())` : " (it holds none yet)"}`,
+      { code: "UNKNOWN_NUMBER" },
+    );
   }
-  if (entry.document.kind !== "invoice") throw new UsageError(`${number} is a credit note: a credit note is not corrected; correct the invoice in force instead`, { code: "NOT_CORRECTABLE" });
+  if (entry.document.kind !== "invoice")
+    throw new UsageError(
+      `${number} is a credit note: a credit note is not corrected; correct the invoice in force instead`,
+      { code: "NOT_CORRECTABLE" },
+    );
   if (entry.correctedBy !== null) {
-    throw new UsageError(`${number} was corrected already, by ${entry.correctedBy} and ${entry.replacedBy}: correct ${entry.replacedBy} instead`, { code: "NOT_CORRECTABLE" });
+    throw new UsageError(
+      `${number} was corrected already, by ${entry.correctedBy} and ${entry.replacedBy}: correct ${entry.replacedBy} instead`,
+      { code: "NOT_CORRECTABLE" },
+    );
   }
   return entry;
 }
@@ -61,7 +71,11 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  * the config's: its new invoice would go into that other issuer's sequence, its credit note stay
  * in the first's.
  */
-function refuseOtherIssuer(original: RegisterEntry["document"], issuer: { legalName: string; peppolId?: string }, source: string): void {
+function refuseOtherIssuer(
+  original: RegisterEntry["document"],
+  issuer: { legalName: string; peppolId?: string },
+  source: string,
+): void {
   const identity = issuerIdentity(issuer);
   const theirs = issuerIdentity(original.issuer);
   if (theirs === identity) return;
@@ -84,7 +98,10 @@ function refuseOtherIssuer(original: RegisterEntry["document"], issuer: { legalN
  */
 export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
   const reason = wellFormed(request.reason.trim()); // a lone surrogate of a library caller's text is no text the register's JSON holds
-  if (reason === "") throw new UsageError("a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice");
+  if (reason === "")
+    throw new UsageError(
+      "a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice",
+    );
   // nothing is numbered from a register that disagrees with its chain
   await intactRegister(connection);
   const original = await invoiceInForce(connection, request.number);
@@ -94,32 +111,73 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   checkNumbering(inputs.config);
   refuseOtherIssuer(o, inputs.config.issuer, inputs.config.source);
   const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
-  const [draft] = await accountDrafts(connection, o, inputs, { accountIds: [o.accountId], alsoAccounts: [o.accountId] });
+  const [draft] = await accountDrafts(connection, o, inputs, {
+    accountIds: [o.accountId],
+    alsoAccounts: [o.accountId],
+  });
   request.onStep?.("computed");
   const newlyMissing = draft!.missingHours.filter((h) => !o.missingHours.includes(h));
   if (newlyMissing.length > 0 && !request.acceptMissing) {
-    throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number,
-      [`account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`]);
+    throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number, [
+      `account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`,
+    ]);
   }
   await preflight({ config: inputs.config, accountIds: [o.accountId], out: request.out });
   const corrects = { number: o.number, issueDate: o.issueDate };
   const warnings: string[] = [];
-  const recorded = await recordDocuments(connection, [
+  const recorded = await recordDocuments(
+    connection,
+    [
+      {
+        kind: "creditNote",
+        accountId: o.accountId,
+        issuer: issuerIdentity(o.issuer),
+        make: (number) => creditNoteOf(o, { number, issueDate, reason }),
+      },
+      {
+        kind: "invoice",
+        accountId: o.accountId,
+        issuer: issuerIdentity(inputs.config.issuer),
+        make: (number) =>
+          buildInvoiceDocument({
+            number,
+            invoice: draft!.invoice,
+            config: inputs.config,
+            issueDate,
+            units: inputs.units,
+            basis: basisOf(draft!, inputs),
+            missingHours: draft!.missingHours,
+            corrects,
+            reason,
+          }),
+      },
+    ],
     {
-      kind: "creditNote", accountId: o.accountId, issuer: issuerIdentity(o.issuer),
-      make: (number) => creditNoteOf(o, { number, issueDate, reason }),
-    },
-    {
-      kind: "invoice", accountId: o.accountId, issuer: issuerIdentity(inputs.config.issuer),
-      make: (number) => buildInvoiceDocument({
-        number, invoice: draft!.invoice, config: inputs.config, issueDate, units: inputs.units, basis: basisOf(draft!, inputs), missingHours: draft!.missingHours, corrects, reason,
+      config: inputs.config,
+      issueDate,
+      out: request.out,
+      onStep: request.onStep,
+      onWarning: (message) => warnings.push(message),
+      correction: ([creditNote, replacement]) => ({
+        corrected: o.number,
+        creditNote: creditNote!,
+        replacement: replacement!,
+        reason,
       }),
     },
-  ], {
-    config: inputs.config, issueDate, out: request.out, onStep: request.onStep, onWarning: (message) => warnings.push(message),
-    correction: ([creditNote, replacement]) => ({ corrected: o.number, creditNote: creditNote!, replacement: replacement!, reason }),
-  });
+  );
   const entry = async (number: string) => (await readRegister(connection, { number }))[0]!;
-  const [creditNote, replacement] = await writeDocuments(connection, [await entry(recorded[0]!.document.number), await entry(recorded[1]!.document.number)], request.out, request.onStep);
-  return { notes: inputs.config.deprecations, warnings, corrected: await entry(o.number), creditNote: creditNote!, replacement: replacement! };
+  const [creditNote, replacement] = await writeDocuments(
+    connection,
+    [await entry(recorded[0]!.document.number), await entry(recorded[1]!.document.number)],
+    request.out,
+    request.onStep,
+  );
+  return {
+    notes: inputs.config.deprecations,
+    warnings,
+    corrected: await entry(o.number),
+    creditNote: creditNote!,
+    replacement: replacement!,
+  };
 }

@@ -9,7 +9,10 @@ import type { IssuedFile } from "../store/appendToRegister.js";
  * e-invoice's rules ask of the config was checked before the number was given (`preflight`).
  * `onWarning` is told what the PDF could not print as written (a character no font has).
  */
-export async function documentFiles(document: InvoiceDocument, onWarning?: (message: string) => void): Promise<IssuedFile[]> {
+export async function documentFiles(
+  document: InvoiceDocument,
+  onWarning?: (message: string) => void,
+): Promise<IssuedFile[]> {
   return [
     { name: `${document.number}.pdf`, bytes: await renderInvoicePdf(document, { onWarning }) },
     { name: `${document.number}.xml`, bytes: renderUbl(document) },

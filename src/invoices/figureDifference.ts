@@ -5,7 +5,16 @@ import { Exact } from "../billing/exact.js";
 function figuresOf(d: InvoiceDocument): unknown {
   return {
     currency: d.currency,
-    lines: d.lines.map((l) => [l.unit, l.start, l.end, l.quantity, l.unitPrice, l.net, l.taxCategory, l.taxRatePercent]),
+    lines: d.lines.map((l) => [
+      l.unit,
+      l.start,
+      l.end,
+      l.quantity,
+      l.unitPrice,
+      l.net,
+      l.taxCategory,
+      l.taxRatePercent,
+    ]),
     taxes: d.taxes.map((t) => [t.category, t.ratePercent, t.base, t.amount]),
     totals: [d.net, d.tax, d.gross],
   };
@@ -42,9 +51,13 @@ export function differenceLine(issued: InvoiceDocument, now: InvoiceDocument): s
     const was = before.get(key(l));
     if (was === undefined) return [`${l.unit} new line ${l.quantity} ${l.quantityUnit}`];
     if (was.quantity === l.quantity && was.unitPrice === l.unitPrice) return [];
-    return [`${l.unit} ${was.quantity} → ${l.quantity} ${l.quantityUnit}${was.unitPrice === l.unitPrice ? "" : ` at ${was.unitPrice} → ${l.unitPrice}`}`];
+    return [
+      `${l.unit} ${was.quantity} → ${l.quantity} ${l.quantityUnit}${was.unitPrice === l.unitPrice ? "" : ` at ${was.unitPrice} → ${l.unitPrice}`}`,
+    ];
   });
-  const gone = issued.lines.filter((l) => !now.lines.some((n) => key(n) === key(l))).map((l) => `${l.unit} line gone (${l.quantity} ${l.quantityUnit})`);
+  const gone = issued.lines
+    .filter((l) => !now.lines.some((n) => key(n) === key(l)))
+    .map((l) => `${l.unit} line gone (${l.quantity} ${l.quantityUnit})`);
   if (changed.length + gone.length > 0) parts.push([...changed, ...gone].join(", "));
   return parts.join("; ");
 }

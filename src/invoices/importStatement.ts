@@ -40,7 +40,10 @@ export interface StatementImport {
 }
 
 /** The invoices a credit may name: by structured reference (those named twice by none) and by number, upper case. */
-function invoiceIndex(documents: readonly DocumentHead[]): { byReference: Map<string, DocumentHead>; byNumber: Map<string, DocumentHead> } {
+function invoiceIndex(documents: readonly DocumentHead[]): {
+  byReference: Map<string, DocumentHead>;
+  byNumber: Map<string, DocumentHead>;
+} {
   const invoices = documents.filter((d) => d.kind === "invoice");
   const byReference = new Map<string, DocumentHead>();
   const twice = new Set<string>();
@@ -54,7 +57,10 @@ function invoiceIndex(documents: readonly DocumentHead[]): { byReference: Map<st
 }
 
 /** The invoice a credit pays: by its structured reference first, then by an invoice number in its remittance text. */
-function matchOf(entry: StatementEntry, index: ReturnType<typeof invoiceIndex>): { document: DocumentHead; by: "reference" | "number" } | undefined {
+function matchOf(
+  entry: StatementEntry,
+  index: ReturnType<typeof invoiceIndex>,
+): { document: DocumentHead; by: "reference" | "number" } | undefined {
   for (const candidate of [...entry.references, ...entry.texts]) {
     const reference = structuredReferenceIn(candidate);
     const document = reference === undefined ? undefined : index.byReference.get(reference);
@@ -81,7 +87,11 @@ const remittanceOf = (entry: StatementEntry) => [...entry.references, ...entry.t
  * over-payment (`fit`). All the statement's payments are recorded together, or none. Refused
  * (RegisterBrokenError) while the register disagrees with its chain.
  */
-export async function importStatement(connection: DuckDBConnection, camtFile: string, nowEpoch = clockNow()): Promise<StatementImport> {
+export async function importStatement(
+  connection: DuckDBConnection,
+  camtFile: string,
+  nowEpoch = clockNow(),
+): Promise<StatementImport> {
   const entries = readCamt053(await readFile(camtFile), camtFile);
   // which entries were recorded, and what is outstanding, are read from the register: not from one that disagrees with its chain
   await intactRegister(connection);
@@ -97,7 +107,15 @@ export async function importStatement(connection: DuckDBConnection, camtFile: st
       result.ignored++;
       continue;
     }
-    const unmatched = (reason: string) => result.unmatched.push({ bankReference: entry.bankReference, amount: entry.amount, currency: entry.currency, date: entry.date, remittance: remittanceOf(entry), reason });
+    const unmatched = (reason: string) =>
+      result.unmatched.push({
+        bankReference: entry.bankReference,
+        amount: entry.amount,
+        currency: entry.currency,
+        date: entry.date,
+        remittance: remittanceOf(entry),
+        reason,
+      });
     if (entry.bankReference === undefined) {
       unmatched("no bank reference (AcctSvcrRef or NtryRef) to record it once by: record it with recordPayment()");
       continue;
@@ -114,20 +132,35 @@ export async function importStatement(connection: DuckDBConnection, camtFile: st
     const { document } = match;
     const amount = Exact.parse(entry.amount);
     if (entry.currency !== document.currency || amount === undefined || amount.compare(Exact.ZERO) <= 0) {
-      unmatched(`pays ${document.number} in ${entry.currency || "no currency"} (${entry.amount}): the invoice is in ${document.currency}; record it with recordPayment()`);
+      unmatched(
+        `pays ${document.number} in ${entry.currency || "no currency"} (${entry.amount}): the invoice is in ${document.currency}; record it with recordPayment()`,
+      );
       continue;
     }
     known.add(entry.bankReference);
-    const before = outstanding.get(document.number) ?? Exact.parse(receivableOf(document, facts, nowEpoch).outstanding)!;
+    const before =
+      outstanding.get(document.number) ?? Exact.parse(receivableOf(document, facts, nowEpoch).outstanding)!;
     outstanding.set(document.number, before.sub(amount));
     const paid = amount.toFixed(document.decimals);
     records.push({
-      number: document.number, amount: paid, currency: document.currency, paidOn: entry.date, reference: remittanceOf(entry) || undefined,
-      source: "camt.053", bankReference: entry.bankReference, matchedBy: match.by,
+      number: document.number,
+      amount: paid,
+      currency: document.currency,
+      paidOn: entry.date,
+      reference: remittanceOf(entry) || undefined,
+      source: "camt.053",
+      bankReference: entry.bankReference,
+      matchedBy: match.by,
     });
     result.recorded.push({
-      number: document.number, amount: paid, currency: document.currency, fit: paymentFit(amount, before), outstanding: before.sub(amount).toFixed(document.decimals),
-      bankReference: entry.bankReference, date: entry.date, matchedBy: match.by,
+      number: document.number,
+      amount: paid,
+      currency: document.currency,
+      fit: paymentFit(amount, before),
+      outstanding: before.sub(amount).toFixed(document.decimals),
+      bankReference: entry.bankReference,
+      date: entry.date,
+      matchedBy: match.by,
     });
   }
   await appendPayments(connection, records);

@@ -42,7 +42,8 @@ export async function readIssueInputs(files: IssueFiles): Promise<IssueInputs> {
   const prices = await readHashed(files.prices, "price list");
   const units = files.units === undefined ? DEFAULT_UNITS : await loadUnits(files.units);
   const cuRollup = files.cuRollup ?? "aggregate";
-  if (cuRollup !== "aggregate" && cuRollup !== "sum") throw new UsageError(`bad cuRollup "${String(cuRollup)}" (aggregate or sum)`);
+  if (cuRollup !== "aggregate" && cuRollup !== "sum")
+    throw new UsageError(`bad cuRollup "${String(cuRollup)}" (aggregate or sum)`);
   return {
     config: parseStatementConfig(statement.value, files.statement),
     statementSha256: statement.sha256,

@@ -52,7 +52,8 @@ function checkEnded(month: string, period: { end: number }, nowEpoch: number): v
   if (nowEpoch < period.end) {
     throw new UsageError(
       `${month} has not ended (it runs until ${isoUtc(period.end)}; now is ${isoUtc(Math.floor(nowEpoch))}): only an ended month is issued; ` +
-        "a draft meanwhile: writeStatements() of the bill of month " + month,
+        "a draft meanwhile: writeStatements() of the bill of month " +
+        month,
       { code: "MONTH_RUNNING" },
     );
   }
@@ -80,30 +81,60 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
   const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
-  const issueDate = issueDateFor(request.issueDate ?? inputs.config.issueDate, period, nowEpoch, fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:");
+  const issueDate = issueDateFor(
+    request.issueDate ?? inputs.config.issueDate,
+    period,
+    nowEpoch,
+    fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:",
+  );
   // nothing is numbered, nor written again, from a register that disagrees with its chain
   await intactRegister(connection);
   const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });
   refuseOtherIssuer(request.month, ofMonth, inputs);
-  const inForce = new Map(ofMonth.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => [e.document.accountId, e]));
-  const drafts = await accountDrafts(connection, period, inputs, { accountIds: request.accountIds, alsoAccounts: [...inForce.keys()] });
+  const inForce = new Map(
+    ofMonth
+      .filter((e) => e.document.kind === "invoice" && e.correctedBy === null)
+      .map((e) => [e.document.accountId, e]),
+  );
+  const drafts = await accountDrafts(connection, period, inputs, {
+    accountIds: request.accountIds,
+    alsoAccounts: [...inForce.keys()],
+  });
   request.onStep?.("computed");
 
   refuseOtherFigures(drafts, inForce, inputs);
   const fresh = drafts.filter((d) => !inForce.has(d.accountId));
   // whether the month can be issued before how: a month-end run from cron says first that hours are missing
   if (!request.acceptMissing) refuseMissing(request.month, fresh, await lostHoursOf(connection));
-  if (fresh.length > 0) await preflight({ config: inputs.config, accountIds: fresh.map((d) => d.accountId), out: request.out });
+  if (fresh.length > 0)
+    await preflight({ config: inputs.config, accountIds: fresh.map((d) => d.accountId), out: request.out });
 
   const warnings: string[] = [];
-  const recorded = await recordDocuments(connection, fresh.map((draft) => ({
-    kind: "invoice" as const,
-    accountId: draft.accountId,
-    issuer: issuerIdentity(inputs.config.issuer),
-    make: (number: string) => buildInvoiceDocument({
-      number, invoice: draft.invoice, config: inputs.config, issueDate, units: inputs.units, basis: basisOf(draft, inputs), missingHours: draft.missingHours,
-    }),
-  })), { config: inputs.config, issueDate, out: request.out, onStep: request.onStep, onWarning: (message) => warnings.push(message) });
+  const recorded = await recordDocuments(
+    connection,
+    fresh.map((draft) => ({
+      kind: "invoice" as const,
+      accountId: draft.accountId,
+      issuer: issuerIdentity(inputs.config.issuer),
+      make: (number: string) =>
+        buildInvoiceDocument({
+          number,
+          invoice: draft.invoice,
+          config: inputs.config,
+          issueDate,
+          units: inputs.units,
+          basis: basisOf(draft, inputs),
+          missingHours: draft.missingHours,
+        }),
+    })),
+    {
+      config: inputs.config,
+      issueDate,
+      out: request.out,
+      onStep: request.onStep,
+      onWarning: (message) => warnings.push(message),
+    },
+  );
 
   // the month's documents (new, issued before, credit notes) of the accounts billed, from the register
   const numbers = new Set(recorded.map((r) => r.document.number));
@@ -123,7 +154,9 @@ function refuseOtherIssuer(month: string, ofMonth: readonly RegisterEntry[], inp
   const identity = issuerIdentity(inputs.config.issuer);
   const others = ofMonth.filter((e) => issuerIdentity(e.document.issuer) !== identity);
   if (others.length === 0) return;
-  const issuers = [...new Map(others.map((e) => [issuerIdentity(e.document.issuer), e.document.issuer.legalName])).entries()];
+  const issuers = [
+    ...new Map(others.map((e) => [issuerIdentity(e.document.issuer), e.document.issuer.legalName])).entries(),
+  ];
   const self = inputs.config.issuer;
   throw new UsageError(
     `${month} was issued by ${issuers.map(([id, name]) => `${name} (${id})`).join(" and ")}: ${others.map((e) => e.document.number).join(", ")}; ` +
@@ -133,26 +166,46 @@ function refuseOtherIssuer(month: string, ofMonth: readonly RegisterEntry[], inp
 }
 
 /** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */
-function refuseOtherFigures(drafts: readonly AccountDraft[], inForce: ReadonlyMap<number, RegisterEntry>, inputs: IssueInputs): void {
+function refuseOtherFigures(
+  drafts: readonly AccountDraft[],
+  inForce: ReadonlyMap<number, RegisterEntry>,
+  inputs: IssueInputs,
+): void {
   const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
   for (const draft of drafts) {
     const issued = inForce.get(draft.accountId);
     if (issued === undefined) continue;
     const d = issued.document;
     const now = buildInvoiceDocument({
-      number: d.number, invoice: draft.invoice, config: inputs.config, issueDate: d.issueDate, units: inputs.units, basis: basisOf(draft, inputs), missingHours: draft.missingHours,
+      number: d.number,
+      invoice: draft.invoice,
+      config: inputs.config,
+      issueDate: d.issueDate,
+      units: inputs.units,
+      basis: basisOf(draft, inputs),
+      missingHours: draft.missingHours,
     });
     if (!sameFigures(d, now)) differences.push({ issued, line: differenceLine(d, now), now: now.gross });
   }
   if (differences.length === 0) return;
   throw new IssuedInvoiceDiffersError(
-    differences.map(({ issued, now }) => ({ number: issued.document.number, accountId: issued.document.accountId, issued: issued.document.gross, now, currency: issued.document.currency })),
+    differences.map(({ issued, now }) => ({
+      number: issued.document.number,
+      accountId: issued.document.accountId,
+      issued: issued.document.gross,
+      now,
+      currency: issued.document.currency,
+    })),
     differences.map((d) => d.line),
   );
 }
 
 /** Throws MissingHoursError naming the hours not held of each account to invoice: missing (may still come) apart from lost at source (never will). */
-function refuseMissing(month: string, drafts: readonly AccountDraft[], lost: ReadonlyMap<number, ReadonlySet<number>>): void {
+function refuseMissing(
+  month: string,
+  drafts: readonly AccountDraft[],
+  lost: ReadonlyMap<number, ReadonlySet<number>>,
+): void {
   const lacking = drafts.filter((d) => d.missingHours.length > 0);
   if (lacking.length === 0) return;
   const hours = (n: number) => `${n} hour${n === 1 ? "" : "s"}`;
@@ -163,8 +216,14 @@ function refuseMissing(month: string, drafts: readonly AccountDraft[], lost: Rea
       const gone = d.missingHours.filter((h) => lost.get(d.accountId)?.has(h));
       const missing = d.missingHours.filter((h) => !lost.get(d.accountId)?.has(h));
       return [
-        ...(missing.length > 0 ? [`account ${d.accountId}: ${hours(missing.length)} not held: ${formatHours(missing)}: sync or ingest them`] : []),
-        ...(gone.length > 0 ? [`account ${d.accountId}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with acceptMissing: true`] : []),
+        ...(missing.length > 0
+          ? [`account ${d.accountId}: ${hours(missing.length)} not held: ${formatHours(missing)}: sync or ingest them`]
+          : []),
+        ...(gone.length > 0
+          ? [
+              `account ${d.accountId}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with acceptMissing: true`,
+            ]
+          : []),
       ];
     }),
   );

@@ -3,7 +3,14 @@ import { Exact } from "../billing/exact.js";
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
 import type { RegisterEntry, RegisterFilter } from "../store/readRegister.js";
 import { verifiedRegister } from "./verifiedRegister.js";
-import { readCredits, readDeliveries, readPayments, type RecordedCredit, type RecordedDelivery, type RecordedPayment } from "../store/readReceivables.js";
+import {
+  readCredits,
+  readDeliveries,
+  readPayments,
+  type RecordedCredit,
+  type RecordedDelivery,
+  type RecordedPayment,
+} from "../store/readReceivables.js";
 
 /** Where a document stands: `open` (not yet due), `paid`, `overdue` (past its due date and something outstanding), `credited` (cancelled by credit notes; a credit note itself). */
 export type DocumentStatus = "open" | "paid" | "overdue" | "credited";
@@ -47,10 +54,22 @@ function grouped<T>(items: readonly T[], key: (item: T) => string, value: (item:
 }
 
 /** The facts of receivables from the register's payments, credit notes and delivery attempts. */
-export function receivableFacts(payments: readonly RecordedPayment[], credits: readonly RecordedCredit[], deliveries: readonly RecordedDelivery[]): ReceivableFacts {
+export function receivableFacts(
+  payments: readonly RecordedPayment[],
+  credits: readonly RecordedCredit[],
+  deliveries: readonly RecordedDelivery[],
+): ReceivableFacts {
   return {
-    payments: grouped(payments, (p) => p.number, (p) => p.amount),
-    credits: grouped(credits, (c) => c.corrects, (c) => c.gross),
+    payments: grouped(
+      payments,
+      (p) => p.number,
+      (p) => p.amount,
+    ),
+    credits: grouped(
+      credits,
+      (c) => c.corrects,
+      (c) => c.gross,
+    ),
     delivered: new Set(deliveries.filter((d) => d.delivered).map((d) => d.number)),
   };
 }
@@ -66,25 +85,39 @@ const sum = (texts: readonly string[]) => texts.reduce((s, t) => s.add(Exact.par
  * status (overdue from the day after its due date, UTC, while something is outstanding), its days
  * past due, and whether it was delivered.
  */
-export function receivableOf(document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate">, facts: ReceivableFacts, nowEpoch: number): Receivable {
+export function receivableOf(
+  document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate">,
+  facts: ReceivableFacts,
+  nowEpoch: number,
+): Receivable {
   const paid = sum(facts.payments.get(document.number) ?? []);
   const delivered = facts.delivered.has(document.number);
   const daysPastDue = Math.floor((nowEpoch - dayOf(document.dueDate)) / DAY_SECONDS);
   const base = { dueDate: document.dueDate, paid: paid.toFixed(document.decimals), daysPastDue, delivered };
-  if (document.kind === "creditNote") return { ...base, outstanding: Exact.ZERO.toFixed(document.decimals), status: "credited" };
+  if (document.kind === "creditNote")
+    return { ...base, outstanding: Exact.ZERO.toFixed(document.decimals), status: "credited" };
   const credited = facts.credits.get(document.number) ?? [];
   // prepaid credit (EN 16931 BT-113) is not given by this version: gross − credit notes − payments
   const afterCredits = Exact.parse(document.gross)!.add(sum(credited));
   const outstanding = afterCredits.sub(paid);
-  const status: DocumentStatus = credited.length > 0 && afterCredits.compare(Exact.ZERO) <= 0 ? "credited"
-    : outstanding.compare(Exact.ZERO) <= 0 ? "paid"
-      : daysPastDue > 0 ? "overdue" : "open";
+  const status: DocumentStatus =
+    credited.length > 0 && afterCredits.compare(Exact.ZERO) <= 0
+      ? "credited"
+      : outstanding.compare(Exact.ZERO) <= 0
+        ? "paid"
+        : daysPastDue > 0
+          ? "overdue"
+          : "open";
   return { ...base, outstanding: outstanding.toFixed(document.decimals), status };
 }
 
 /** The register's other records that receivables are computed from. */
 export async function readReceivableFacts(connection: DuckDBConnection): Promise<ReceivableFacts> {
-  return receivableFacts(await readPayments(connection), await readCredits(connection), await readDeliveries(connection));
+  return receivableFacts(
+    await readPayments(connection),
+    await readCredits(connection),
+    await readDeliveries(connection),
+  );
 }
 
 /**
@@ -93,7 +126,9 @@ export async function readReceivableFacts(connection: DuckDBConnection): Promise
  * disagrees), and the register's head.
  */
 export async function verifiedReceivables(
-  connection: DuckDBConnection, filter: RegisterFilter, nowEpoch: number,
+  connection: DuckDBConnection,
+  filter: RegisterFilter,
+  nowEpoch: number,
 ): Promise<{ entries: ReceivableEntry[]; head: string | undefined }> {
   const { entries, head } = await verifiedRegister(connection, filter);
   const facts = await readReceivableFacts(connection);
@@ -101,12 +136,18 @@ export async function verifiedReceivables(
 }
 
 /** The register's documents the filter selects, oldest first, each with what is owed on it at `nowEpoch` (verified, as `verifiedReceivables`). */
-export async function readReceivables(connection: DuckDBConnection, filter: RegisterFilter, nowEpoch: number): Promise<ReceivableEntry[]> {
+export async function readReceivables(
+  connection: DuckDBConnection,
+  filter: RegisterFilter,
+  nowEpoch: number,
+): Promise<ReceivableEntry[]> {
   return (await verifiedReceivables(connection, filter, nowEpoch)).entries;
 }
 
 /** The overdue documents at `nowEpoch` (past their due date with something outstanding), longest overdue first. */
 export async function overdueDocuments(connection: DuckDBConnection, nowEpoch: number): Promise<ReceivableEntry[]> {
   const all = await readReceivables(connection, {}, nowEpoch);
-  return all.filter((e) => e.receivable.status === "overdue").sort((a, b) => b.receivable.daysPastDue - a.receivable.daysPastDue || a.entry - b.entry);
+  return all
+    .filter((e) => e.receivable.status === "overdue")
+    .sort((a, b) => b.receivable.daysPastDue - a.receivable.daysPastDue || a.entry - b.entry);
 }

@@ -2,7 +2,12 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import type { DocumentKind, InvoiceDocument } from "../billing/invoiceDocument.js";
 import { formatStatementNumber, type StatementConfig } from "../billing/statementConfig.js";
-import { appendToRegister, type CorrectionRecord, type IssuedFile, type RegisterRecord } from "../store/appendToRegister.js";
+import {
+  appendToRegister,
+  type CorrectionRecord,
+  type IssuedFile,
+  type RegisterRecord,
+} from "../store/appendToRegister.js";
 import { numbersTaken, sequenceEnd } from "../store/documentSequence.js";
 import { documentFiles } from "./documentFiles.js";
 import { checkIssuedFiles } from "./writeIssuedFiles.js";
@@ -47,7 +52,11 @@ export interface RecordedDocument {
  * an issue date before the last one of a sequence (numbers go with dates), a pattern that would
  * give a number already given, a file in `out` of a new name with other bytes.
  */
-export async function recordDocuments(connection: DuckDBConnection, planned: readonly PlannedDocument[], options: RecordOptions): Promise<RecordedDocument[]> {
+export async function recordDocuments(
+  connection: DuckDBConnection,
+  planned: readonly PlannedDocument[],
+  options: RecordOptions,
+): Promise<RecordedDocument[]> {
   if (planned.length === 0) return [];
   await connection.run("BEGIN TRANSACTION");
   try {
@@ -59,8 +68,15 @@ export async function recordDocuments(connection: DuckDBConnection, planned: rea
       recorded.push({ document, files: await documentFiles(document, options.onWarning) });
     }
     options.onStep?.("rendered");
-    await checkIssuedFiles(options.out, recorded.flatMap((r) => r.files));
-    const records: RegisterRecord[] = recorded.map((r, i) => ({ ...r, issuer: planned[i]!.issuer, seq: numbered[i]!.seq }));
+    await checkIssuedFiles(
+      options.out,
+      recorded.flatMap((r) => r.files),
+    );
+    const records: RegisterRecord[] = recorded.map((r, i) => ({
+      ...r,
+      issuer: planned[i]!.issuer,
+      seq: numbered[i]!.seq,
+    }));
     await appendToRegister(connection, records, options.correction?.(numbered.map((n) => n.number)));
     options.onStep?.("recorded");
     await connection.run("COMMIT");
@@ -77,7 +93,10 @@ export async function recordDocuments(connection: DuckDBConnection, planned: rea
  * such a pattern would give last year's numbers again.
  */
 export function checkNumbering(config: StatementConfig): void {
-  for (const [key, pattern] of [["pattern", config.numberPattern], ["creditNotePattern", config.creditNotePattern]] as const) {
+  for (const [key, pattern] of [
+    ["pattern", config.numberPattern],
+    ["creditNotePattern", config.creditNotePattern],
+  ] as const) {
     if (!pattern.includes("{yyyy}")) {
       throw new UsageError(
         `${config.source}: numbering.${key} ${JSON.stringify(pattern)} has no {yyyy}: a sequence starts again at 1 each year, ` +
@@ -90,7 +109,9 @@ export function checkNumbering(config: StatementConfig): void {
 
 /** The number and place of each planned document, in its sequence, checked against the register. */
 async function numberDocuments(
-  connection: DuckDBConnection, planned: readonly PlannedDocument[], { config, issueDate }: RecordOptions,
+  connection: DuckDBConnection,
+  planned: readonly PlannedDocument[],
+  { config, issueDate }: RecordOptions,
 ): Promise<{ number: string; seq: number }[]> {
   const year = Number(issueDate.slice(0, 4));
   const next = new Map<string, number>();
@@ -103,7 +124,9 @@ async function numberDocuments(
       if (end.issueDate !== undefined && end.issueDate > issueDate) {
         throw new UsageError(
           `issue date ${issueDate} is before ${end.issueDate}, the date of the last ${plan.kind === "invoice" ? "invoice" : "credit note"} numbered in ${year}: ` +
-            "numbers follow the dates they are given on, so give issueDate: " + end.issueDate + " or later",
+            "numbers follow the dates they are given on, so give issueDate: " +
+            end.issueDate +
+            " or later",
           { code: "ISSUE_DATE_ORDER" },
         );
       }

@@ -59,17 +59,32 @@ export function paymentAmount(text: string, document: InvoiceDocument): Exact {
 /** The invoice of a number in the register; a UsageError for an unknown number or a credit note. */
 export async function invoiceOf(connection: DuckDBConnection, number: string): Promise<InvoiceDocument> {
   const [entry] = await readRegister(connection, { number });
-  if (entry === undefined) throw new UsageError(`no document ${number} in the register (invoiceRegister() lists them)`, { code: "UNKNOWN_NUMBER" });
-  if (entry.document.kind !== "invoice") throw new UsageError(`${number} is a credit note: nothing is paid on it (payments go to invoices)`, { code: "NOT_AN_INVOICE" });
+  if (entry === undefined)
+    throw new UsageError(`no document ${number} in the register (invoiceRegister() lists them)`, {
+      code: "UNKNOWN_NUMBER",
+    });
+  if (entry.document.kind !== "invoice")
+    throw new UsageError(`${number} is a credit note: nothing is paid on it (payments go to invoices)`, {
+      code: "NOT_AN_INVOICE",
+    });
   return entry.document;
 }
 
 function checkDate(date: string, nowEpoch: number): void {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`)) || isoUtc(Date.parse(`${date}T00:00:00Z`) / 1000).slice(0, 10) !== date) {
-    throw new UsageError(`bad date: ${JSON.stringify(date)}: give the day it was paid as YYYY-MM-DD`, { code: "BAD_DATE" });
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(date) ||
+    Number.isNaN(Date.parse(`${date}T00:00:00Z`)) ||
+    isoUtc(Date.parse(`${date}T00:00:00Z`) / 1000).slice(0, 10) !== date
+  ) {
+    throw new UsageError(`bad date: ${JSON.stringify(date)}: give the day it was paid as YYYY-MM-DD`, {
+      code: "BAD_DATE",
+    });
   }
   const today = isoUtc(Math.floor(nowEpoch)).slice(0, 10);
-  if (date > today) throw new UsageError(`bad date: ${date}: it is after today (${today}, UTC): record a payment once it is received`, { code: "BAD_DATE" });
+  if (date > today)
+    throw new UsageError(`bad date: ${date}: it is after today (${today}, UTC): record a payment once it is received`, {
+      code: "BAD_DATE",
+    });
 }
 
 /**
@@ -88,9 +103,19 @@ export async function recordPayment(connection: DuckDBConnection, request: Payme
   checkDate(request.date, nowEpoch);
   const before = Exact.parse(receivableOf(document, await readReceivableFacts(connection), nowEpoch).outstanding)!;
   const record: PaymentRecord = {
-    number: document.number, amount: amount.toFixed(document.decimals), currency: document.currency, paidOn: request.date,
-    ...(request.reference === undefined ? {} : { reference: request.reference }), source: "manual",
+    number: document.number,
+    amount: amount.toFixed(document.decimals),
+    currency: document.currency,
+    paidOn: request.date,
+    ...(request.reference === undefined ? {} : { reference: request.reference }),
+    source: "manual",
   };
   await appendPayments(connection, [record]);
-  return { number: document.number, amount: record.amount, currency: document.currency, fit: paymentFit(amount, before), outstanding: before.sub(amount).toFixed(document.decimals) };
+  return {
+    number: document.number,
+    amount: record.amount,
+    currency: document.currency,
+    fit: paymentFit(amount, before),
+    outstanding: before.sub(amount).toFixed(document.decimals),
+  };
 }

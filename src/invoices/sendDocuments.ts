@@ -63,18 +63,42 @@ async function post(url: URL, number: string, xml: Uint8Array, request: SendRequ
   try {
     const answer = await fetch(url, {
       method: "POST",
-      headers: { "Content-Type": "application/xml", Authorization: `Bearer ${request.token}`, "Idempotency-Key": number },
+      headers: {
+        "Content-Type": "application/xml",
+        Authorization: `Bearer ${request.token}`,
+        "Idempotency-Key": number,
+      },
       body: xml,
       signal: AbortSignal.timeout(timeoutMs),
       redirect: "error",
     });
     const body = await answer.text();
-    if (answer.ok) return { number, endpoint, attemptedAt, httpStatus: answer.status, messageId: messageIdOf(body, answer.headers), error: null, delivered: true };
+    if (answer.ok)
+      return {
+        number,
+        endpoint,
+        attemptedAt,
+        httpStatus: answer.status,
+        messageId: messageIdOf(body, answer.headers),
+        error: null,
+        delivered: true,
+      };
     const reason = hide(body.trim().slice(0, REASON_CHARS)) || answer.statusText;
-    return { number, endpoint, attemptedAt, httpStatus: answer.status, messageId: null, error: `HTTP ${answer.status}: ${reason}`, delivered: false };
+    return {
+      number,
+      endpoint,
+      attemptedAt,
+      httpStatus: answer.status,
+      messageId: null,
+      error: `HTTP ${answer.status}: ${reason}`,
+      delivered: false,
+    };
   } catch (error) {
     const e = error as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === "TimeoutError" || e.name === "AbortError" ? `no answer within ${timeoutMs / 1000} s` : `${e.cause?.code ?? e.cause?.message ?? e.message}`;
+    const why =
+      e.name === "TimeoutError" || e.name === "AbortError"
+        ? `no answer within ${timeoutMs / 1000} s`
+        : `${e.cause?.code ?? e.cause?.message ?? e.message}`;
     return { number, endpoint, attemptedAt, httpStatus: null, messageId: null, error: hide(why), delivered: false };
   }
 }
@@ -84,9 +108,12 @@ function endpointOf(to: string): URL {
   try {
     url = new URL(to);
   } catch {
-    throw new UsageError(`bad to: ${JSON.stringify(to)}: give the access point's endpoint as an http or https URL`, { code: "BAD_URL" });
+    throw new UsageError(`bad to: ${JSON.stringify(to)}: give the access point's endpoint as an http or https URL`, {
+      code: "BAD_URL",
+    });
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`bad to: ${url.protocol}: give an http or https URL`, { code: "BAD_URL" });
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new UsageError(`bad to: ${url.protocol}: give an http or https URL`, { code: "BAD_URL" });
   return url;
 }
 
@@ -107,7 +134,10 @@ export async function sendDocuments(connection: DuckDBConnection, request: SendR
   const heads = await readDocumentHeads(connection);
   const known = new Set(heads.map((h) => h.number));
   const unknown = (request.numbers ?? []).filter((n) => !known.has(n));
-  if (unknown.length > 0) throw new UsageError(`no document ${unknown.join(", ")} in the register (invoiceRegister() lists them)`, { code: "UNKNOWN_NUMBER" });
+  if (unknown.length > 0)
+    throw new UsageError(`no document ${unknown.join(", ")} in the register (invoiceRegister() lists them)`, {
+      code: "UNKNOWN_NUMBER",
+    });
   const delivered = new Set((await readDeliveries(connection)).filter((d) => d.delivered).map((d) => d.number));
   const named = request.numbers === undefined ? undefined : new Set(request.numbers);
   const asked = named === undefined ? heads : heads.filter((h) => named.has(h.number));
@@ -123,8 +153,16 @@ export async function sendDocuments(connection: DuckDBConnection, request: SendR
       continue;
     }
     // a credit note waits for its invoice's delivery (an invoice without an e-invoice is never delivered: it does not hold it)
-    if (d.kind === "creditNote" && d.corrects !== undefined && !delivered.has(d.corrects) && (await readRegisterFile(connection, `${d.corrects}.xml`)) !== undefined) {
-      result.held.push({ number: d.number, reason: `not sent before ${d.corrects}, the invoice it corrects, is delivered` });
+    if (
+      d.kind === "creditNote" &&
+      d.corrects !== undefined &&
+      !delivered.has(d.corrects) &&
+      (await readRegisterFile(connection, `${d.corrects}.xml`)) !== undefined
+    ) {
+      result.held.push({
+        number: d.number,
+        reason: `not sent before ${d.corrects}, the invoice it corrects, is delivered`,
+      });
       continue;
     }
     const attempt = await post(url, d.number, xml.bytes, request);

@@ -15,7 +15,10 @@ export interface VerifiedRegister {
  * chain: a register that disagrees (a record or a file changed, a document removed) is
  * RegisterBrokenError, and none of its documents is listed or counted.
  */
-export async function verifiedRegister(connection: DuckDBConnection, filter: RegisterFilter = {}): Promise<VerifiedRegister> {
+export async function verifiedRegister(
+  connection: DuckDBConnection,
+  filter: RegisterFilter = {},
+): Promise<VerifiedRegister> {
   const { head } = await intactRegister(connection);
   return { entries: await readRegister(connection, filter), head };
 }
@@ -27,6 +30,9 @@ export async function verifiedRegister(connection: DuckDBConnection, filter: Reg
  */
 export async function issuedFiles(connection: DuckDBConnection, number: string): Promise<IssuedFile[]> {
   const { entries } = await verifiedRegister(connection, { number });
-  if (entries.length === 0) throw new UsageError(`no document ${number} in the register (invoiceRegister() lists them)`, { code: "UNKNOWN_NUMBER" });
+  if (entries.length === 0)
+    throw new UsageError(`no document ${number} in the register (invoiceRegister() lists them)`, {
+      code: "UNKNOWN_NUMBER",
+    });
   return readRegisterFiles(connection, number);
 }

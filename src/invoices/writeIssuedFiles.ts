@@ -77,7 +77,9 @@ function otherBytes(path: string): UsageError {
 }
 
 function notAFolder(out: string, what: string): UsageError {
-  return new UsageError(`the out folder ${out}: ${what}: give a folder (made when missing)`, { code: "OUT_NOT_FOLDER" });
+  return new UsageError(`the out folder ${out}: ${what}: give a folder (made when missing)`, {
+    code: "OUT_NOT_FOLDER",
+  });
 }
 
 /**
@@ -92,7 +94,8 @@ export async function outFolder(out: string): Promise<void> {
     const found = await stat(folder).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return undefined;
       if (error.code === "ENOTDIR") throw notAFolder(out, `${folder} is below a file`);
-      if (error.code === "ENAMETOOLONG" || error.code === "ELOOP") throw notAFolder(out, "the path is too long or loops");
+      if (error.code === "ENAMETOOLONG" || error.code === "ELOOP")
+        throw notAFolder(out, "the path is too long or loops");
       throw error;
     });
     if (found === undefined) {
@@ -154,7 +157,11 @@ async function linkNew(temp: string, path: string): Promise<boolean> {
  * file already there with the same bytes is left as it is; with other bytes, a UsageError
  * (FILE_EXISTS) names it. `onFile` is told of each file once it is in place.
  */
-export async function writeIssuedFiles(out: string, files: readonly IssuedFile[], onFile?: (file: WrittenFile) => void): Promise<WrittenFile[]> {
+export async function writeIssuedFiles(
+  out: string,
+  files: readonly IssuedFile[],
+  onFile?: (file: WrittenFile) => void,
+): Promise<WrittenFile[]> {
   await outFolder(out);
   const written: WrittenFile[] = [];
   for (const file of files) {
@@ -185,11 +192,19 @@ export interface DocumentWritten {
 
 /** Writes the files of register entries into `out`, from the register's bytes. */
 export async function writeDocuments(
-  connection: DuckDBConnection, entries: readonly RegisterEntry[], out: string, onStep?: (step: IssueStep) => void,
+  connection: DuckDBConnection,
+  entries: readonly RegisterEntry[],
+  out: string,
+  onStep?: (step: IssueStep) => void,
 ): Promise<DocumentWritten[]> {
   const written: DocumentWritten[] = [];
   for (const entry of entries) {
-    written.push({ entry, files: await writeIssuedFiles(out, await readRegisterFiles(connection, entry.document.number), () => onStep?.("file")) });
+    written.push({
+      entry,
+      files: await writeIssuedFiles(out, await readRegisterFiles(connection, entry.document.number), () =>
+        onStep?.("file"),
+      ),
+    });
   }
   return written;
 }

@@ -2,12 +2,24 @@ import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
 import {
-  GATEWAY_TYPE, inlineRecord, keptColumns, TABLE_COLUMNS,
-  type ColumnBatch, type ColumnData, type ColumnSelection, type ColumnSpec, type TableColumns,
+  GATEWAY_TYPE,
+  inlineRecord,
+  keptColumns,
+  TABLE_COLUMNS,
+  type ColumnBatch,
+  type ColumnData,
+  type ColumnSelection,
+  type ColumnSpec,
+  type TableColumns,
 } from "./columnBatch.js";
 import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
-import { AccountHourFactsBuilder, FACTS_EXTERNAL_NIC_TYPE, FactsVisitor, type AccountHourFacts } from "./machineFacts.js";
+import {
+  AccountHourFactsBuilder,
+  FACTS_EXTERNAL_NIC_TYPE,
+  FactsVisitor,
+  type AccountHourFacts,
+} from "./machineFacts.js";
 import { VM_FACT_NAMES, VM_FACTS } from "./vmFacts.js";
 
 const TWO_32 = 4294967296;
@@ -18,7 +30,14 @@ const MIN_ROWS = 64;
  * NICs takes about 340 bytes), to size the arrays once for a group instead of growing them.
  */
 const BYTES_PER_ROW: Record<DataTable, number> = {
-  account_hours: 16384, cloudspaces: 8192, machines: 320, gateways: 8192, disks: 160, nics: 240, machine_facts: 320, gateway_facts: 8192,
+  account_hours: 16384,
+  cloudspaces: 8192,
+  machines: 320,
+  gateways: 8192,
+  disks: 160,
+  nics: 240,
+  machine_facts: 320,
+  gateway_facts: 8192,
 };
 
 /**
@@ -53,11 +72,20 @@ class TableBuilder {
       if (!this.kept.includes(i)) return undefined;
       const was = old[i];
       switch (kind) {
-        case "i64": return { kind, values: copied(new Int32Array(capacity * 2), was) };
-        case "i64null": return { kind, values: copied(new Int32Array(capacity * 2), was), valid: copiedValid(new Uint8Array(capacity), was) };
-        case "i32": return { kind, values: copied(new Int32Array(capacity), was), nulls: nullsOf(was) };
-        case "f64": return { kind, values: copied(new Float64Array(capacity), was), nulls: nullsOf(was) };
-        case "bool": return { kind, values: copied(new Uint8Array(capacity), was) };
+        case "i64":
+          return { kind, values: copied(new Int32Array(capacity * 2), was) };
+        case "i64null":
+          return {
+            kind,
+            values: copied(new Int32Array(capacity * 2), was),
+            valid: copiedValid(new Uint8Array(capacity), was),
+          };
+        case "i32":
+          return { kind, values: copied(new Int32Array(capacity), was), nulls: nullsOf(was) };
+        case "f64":
+          return { kind, values: copied(new Float64Array(capacity), was), nulls: nullsOf(was) };
+        case "bool":
+          return { kind, values: copied(new Uint8Array(capacity), was) };
         case "str": {
           const records = new Uint8Array(capacity * 16);
           if (was?.kind === "str") {
@@ -68,7 +96,9 @@ class TableBuilder {
         }
       }
     });
-    this.words = this.columns.map((c) => (c?.kind === "str" ? new Int32Array(c.records.buffer, c.records.byteOffset, c.records.length >> 2) : undefined));
+    this.words = this.columns.map((c) =>
+      c?.kind === "str" ? new Int32Array(c.records.buffer, c.records.byteOffset, c.records.length >> 2) : undefined,
+    );
     this.capacity = capacity;
   }
 
@@ -95,12 +125,23 @@ class TableBuilder {
       columns: this.kept.map((i): ColumnData => {
         const c = this.columns[i]!;
         switch (c.kind) {
-          case "i64": return { kind: c.kind, values: c.values.subarray(0, rows * 2) };
-          case "i64null": return { kind: c.kind, values: c.values.subarray(0, rows * 2), valid: c.valid.subarray(0, rows) };
-          case "i32": return { kind: c.kind, values: c.values.subarray(0, rows), nulls: c.nulls };
-          case "f64": return { kind: c.kind, values: c.values.subarray(0, rows), nulls: c.nulls };
-          case "bool": return { kind: c.kind, values: c.values.subarray(0, rows) };
-          case "str": return { kind: c.kind, records: c.records.subarray(0, rows * 16), longRows: c.longRows, longValues: c.longValues };
+          case "i64":
+            return { kind: c.kind, values: c.values.subarray(0, rows * 2) };
+          case "i64null":
+            return { kind: c.kind, values: c.values.subarray(0, rows * 2), valid: c.valid.subarray(0, rows) };
+          case "i32":
+            return { kind: c.kind, values: c.values.subarray(0, rows), nulls: c.nulls };
+          case "f64":
+            return { kind: c.kind, values: c.values.subarray(0, rows), nulls: c.nulls };
+          case "bool":
+            return { kind: c.kind, values: c.values.subarray(0, rows) };
+          case "str":
+            return {
+              kind: c.kind,
+              records: c.records.subarray(0, rows * 16),
+              longRows: c.longRows,
+              longValues: c.longValues,
+            };
         }
       }),
     };
@@ -225,11 +266,21 @@ export class ColumnBuilder implements RecordVisitor {
     this.nics = want("nics");
     this.machineFacts = want("machine_facts");
     this.gatewayFacts = want("gateway_facts");
-    if (this.machineFacts !== undefined || this.gatewayFacts !== undefined) this.facts = new FactsVisitor(new AccountHourFactsBuilder(FACTS_EXTERNAL_NIC_TYPE));
+    if (this.machineFacts !== undefined || this.gatewayFacts !== undefined)
+      this.facts = new FactsVisitor(new AccountHourFactsBuilder(FACTS_EXTERNAL_NIC_TYPE));
   }
 
   private tables(): (TableBuilder | undefined)[] {
-    return [this.accountHours, this.cloudspaces, this.machines, this.gateways, this.disks, this.nics, this.machineFacts, this.gatewayFacts];
+    return [
+      this.accountHours,
+      this.cloudspaces,
+      this.machines,
+      this.gateways,
+      this.disks,
+      this.nics,
+      this.machineFacts,
+      this.gatewayFacts,
+    ];
   }
 
   /**
@@ -259,14 +310,32 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   private record(
-    part: ImpossiblePart, field: number, value: number, cloudspaceId: number, machineId: number, machineType: string,
-    index: number | null, partId: number | null, nicType: string | null,
+    part: ImpossiblePart,
+    field: number,
+    value: number,
+    cloudspaceId: number,
+    machineId: number,
+    machineType: string,
+    index: number | null,
+    partId: number | null,
+    nicType: string | null,
   ): void {
     const { field: name, column } = MEASURED_FIELDS[part][field]!;
     const file = this.files.length <= 1 ? (this.files[0] ?? "") : (this.files[this.ordinal] ?? this.files[0]!);
     this.impossible.push({
-      file, accountId: this.accountId, hourEpoch: this.hourEpoch, cloudspaceId, machineId, machineType,
-      part, index, partId, nicType, field: name, column, value: String(value),
+      file,
+      accountId: this.accountId,
+      hourEpoch: this.hourEpoch,
+      cloudspaceId,
+      machineId,
+      machineType,
+      part,
+      index,
+      partId,
+      nicType,
+      field: name,
+      column,
+      value: String(value),
     });
   }
 
@@ -340,7 +409,16 @@ export class ColumnBuilder implements RecordVisitor {
     setStr(t, 4, r, state);
   }
 
-  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+  machine(
+    cloudSpaceId: number,
+    id: number,
+    type: string,
+    vcpus: number,
+    cpuMinutes: number,
+    mem: number,
+    imageName: string,
+    status: string,
+  ): void {
     this.also?.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
     this.facts?.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
     let r = -1;
@@ -369,13 +447,27 @@ export class ColumnBuilder implements RecordVisitor {
     }
     // the checks stay here, the rare rest out of line: this is the decoder's hot path
     if (this.ownerFrom < this.impossible.length || vcpus < 0 || isImpossible(cpuMinutes) || isImpossible(mem)) {
-      this.impossibleMachine(cloudSpaceId, id, type, [vcpus, cpuMinutes, mem], c, r, gateway ? GATEWAY_MEASURES : MACHINE_MEASURES);
+      this.impossibleMachine(
+        cloudSpaceId,
+        id,
+        type,
+        [vcpus, cpuMinutes, mem],
+        c,
+        r,
+        gateway ? GATEWAY_MEASURES : MACHINE_MEASURES,
+      );
     }
   }
 
   /** Names the machine's type in its NICs' and disks' impossible values, and records and nulls its own. */
   private impossibleMachine(
-    cloudSpaceId: number, id: number, type: string, values: number[], c: (ColumnData | undefined)[] | undefined, r: number, measures: readonly number[],
+    cloudSpaceId: number,
+    id: number,
+    type: string,
+    values: number[],
+    c: (ColumnData | undefined)[] | undefined,
+    r: number,
+    measures: readonly number[],
   ): void {
     for (let k = this.ownerFrom; k < this.impossible.length; k++) this.impossible[k]!.machineType = type;
     values.forEach((v, f) => {
@@ -386,11 +478,41 @@ export class ColumnBuilder implements RecordVisitor {
   }
 
   disk(
-    cloudSpaceId: number, machineId: number, index: number, id: number, size: number,
-    iopsRead: number, iopsWrite: number, iopsReadMax: number, iopsWriteMax: number, configuredIops: Float64Array | null,
+    cloudSpaceId: number,
+    machineId: number,
+    index: number,
+    id: number,
+    size: number,
+    iopsRead: number,
+    iopsWrite: number,
+    iopsReadMax: number,
+    iopsWriteMax: number,
+    configuredIops: Float64Array | null,
   ): void {
-    this.also?.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
-    this.facts?.disk(cloudSpaceId, machineId, index, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configuredIops);
+    this.also?.disk(
+      cloudSpaceId,
+      machineId,
+      index,
+      id,
+      size,
+      iopsRead,
+      iopsWrite,
+      iopsReadMax,
+      iopsWriteMax,
+      configuredIops,
+    );
+    this.facts?.disk(
+      cloudSpaceId,
+      machineId,
+      index,
+      id,
+      size,
+      iopsRead,
+      iopsWrite,
+      iopsReadMax,
+      iopsWriteMax,
+      configuredIops,
+    );
     let r = -1;
     const t = this.disks;
     if (t !== undefined) {
@@ -408,8 +530,14 @@ export class ColumnBuilder implements RecordVisitor {
       setBool(c[11], r, configuredIops !== null);
       for (let f = 0; f < 13; f++) setF64(c[12 + f], r, configuredIops === null ? 0 : configuredIops[f]!);
     }
-    if (isImpossible(size) || isImpossible(iopsRead) || isImpossible(iopsWrite) || isImpossible(iopsReadMax) || isImpossible(iopsWriteMax) ||
-      (configuredIops !== null && anyImpossible(configuredIops))) {
+    if (
+      isImpossible(size) ||
+      isImpossible(iopsRead) ||
+      isImpossible(iopsWrite) ||
+      isImpossible(iopsReadMax) ||
+      isImpossible(iopsWriteMax) ||
+      (configuredIops !== null && anyImpossible(configuredIops))
+    ) {
       const values = [size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, ...Array.from(configuredIops ?? NO_LIMITS)];
       // the machine's type is filled in when the machine is visited, right after its disks
       values.forEach((v, f) => {
@@ -419,7 +547,16 @@ export class ColumnBuilder implements RecordVisitor {
     }
   }
 
-  nic(cloudSpaceId: number, machineId: number, machineType: string, index: number, id: number, type: string, tx: number, rx: number): void {
+  nic(
+    cloudSpaceId: number,
+    machineId: number,
+    machineType: string,
+    index: number,
+    id: number,
+    type: string,
+    tx: number,
+    rx: number,
+  ): void {
     this.also?.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
     this.facts?.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
     let r = -1;
@@ -447,7 +584,16 @@ export class ColumnBuilder implements RecordVisitor {
   /** The staged rows of every table asked for. */
   finish(): ColumnBatch {
     const batch: ColumnBatch = {};
-    const names: DataTable[] = ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics", "machine_facts", "gateway_facts"];
+    const names: DataTable[] = [
+      "account_hours",
+      "cloudspaces",
+      "machines",
+      "gateways",
+      "disks",
+      "nics",
+      "machine_facts",
+      "gateway_facts",
+    ];
     this.tables().forEach((t, i) => {
       if (t !== undefined) batch[names[i]!] = t.finish();
     });
@@ -462,7 +608,12 @@ function anyImpossible(values: ArrayLike<number>): boolean {
 }
 
 /** Marks NULL, in row `r`, the measure columns (indexes `measures`) whose value is impossible. */
-function nullImpossible(c: (ColumnData | undefined)[], r: number, measures: readonly number[], values: readonly number[]): void {
+function nullImpossible(
+  c: (ColumnData | undefined)[],
+  r: number,
+  measures: readonly number[],
+  values: readonly number[],
+): void {
   values.forEach((v, f) => {
     if (isImpossible(v)) setNull(c[measures[f]!], r);
   });
@@ -475,7 +626,11 @@ const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
  * Stages decoded account-hours column by column for the given tables (the records'
  * counterpart of decoding straight into a {@link ColumnBuilder}).
  */
-export function buildColumns(hours: readonly DecodedAccountHour[], tables: ReadonlySet<DataTable>, selection?: ColumnSelection): ColumnBatch {
+export function buildColumns(
+  hours: readonly DecodedAccountHour[],
+  tables: ReadonlySet<DataTable>,
+  selection?: ColumnSelection,
+): ColumnBatch {
   return stageRecords(hours, tables, selection).batch;
 }
 
@@ -484,7 +639,10 @@ export function buildColumns(hours: readonly DecodedAccountHour[], tables: Reado
  * the files of `hours[i]` (default: none, the file is then "").
  */
 export function stageRecords(
-  hours: readonly DecodedAccountHour[], tables: ReadonlySet<DataTable>, selection?: ColumnSelection, files: readonly (readonly string[])[] = [],
+  hours: readonly DecodedAccountHour[],
+  tables: ReadonlySet<DataTable>,
+  selection?: ColumnSelection,
+  files: readonly (readonly string[])[] = [],
 ): { batch: ColumnBatch; impossible: ImpossibleValue[] } {
   const builder = new ColumnBuilder(tables, 0, selection);
   hours.forEach((h, hourIndex) => {
@@ -496,7 +654,18 @@ export function stageRecords(
         m.disks.forEach((d, i) => {
           const q = d.configuredIops;
           if (q !== null) CONFIGURED_IOPS_FIELDS.forEach((name, f) => (limits[f] = q[name]));
-          builder.disk(csId, m.id, i, d.id, d.size, d.iopsRead, d.iopsWrite, d.iopsReadMax, d.iopsWriteMax, q === null ? null : limits);
+          builder.disk(
+            csId,
+            m.id,
+            i,
+            d.id,
+            d.size,
+            d.iopsRead,
+            d.iopsWrite,
+            d.iopsReadMax,
+            d.iopsWriteMax,
+            q === null ? null : limits,
+          );
         });
         builder.machine(csId, m.id, m.type, m.vcpus, m.cpuMinutes, m.mem, m.imageName, m.status);
       }

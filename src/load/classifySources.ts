@@ -100,7 +100,10 @@ export function classifySources(
     if (!verdicts.has(s.sha256)) verdicts.set(s.sha256, decodes(s));
     const error = verdicts.get(s.sha256);
     if (error === undefined) return true;
-    bad.push({ ...s, error: error.file === s.source.name ? error : new BadFileError(error.code, s.source.name, error.reason) });
+    bad.push({
+      ...s,
+      error: error.file === s.source.name ? error : new BadFileError(error.code, s.source.name, error.reason),
+    });
     return false;
   });
   const none = { kept: [], duplicates: [], conflicting: [], bad, incomplete: [] };

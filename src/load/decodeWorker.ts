@@ -34,7 +34,8 @@ async function handle(message: Message): Promise<void> {
       parentPort!.postMessage({ id: message.id, state: collected?.state }, collected?.transfer ?? []);
       return;
     }
-    if (message.tap !== undefined && tap === undefined) tap = ((await import(message.tap.module)) as TapModule).createTap(message.tap.options);
+    if (message.tap !== undefined && tap === undefined)
+      tap = ((await import(message.tap.module)) as TapModule).createTap(message.tap.options);
     const group = stageHours(message.hours, message.tables, { columns: message.columns, tap, hash: message.hash });
     parentPort!.postMessage({ id: message.id, group }, batchBuffers(group.batch));
   } catch (error) {

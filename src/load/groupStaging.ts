@@ -33,7 +33,11 @@ export class GroupStaging {
   /** Impossible values of the batch's hours: recorded with its rows and manifest (never an error of the load; billing decides). */
   private impossible: ImpossibleValue[] = [];
 
-  constructor(private readonly target: LoadTarget, private readonly book: LoadBook, private readonly rules: StagingRules) {
+  constructor(
+    private readonly target: LoadTarget,
+    private readonly book: LoadBook,
+    private readonly rules: StagingRules,
+  ) {
     this.groupTarget = Math.max(1, Math.floor(rules.groupBytes / 8));
   }
 
@@ -64,7 +68,11 @@ export class GroupStaging {
     if (this.group.length === 0) return;
     const stager = (this.stager ??= this.rules.stager());
     const jobs = this.group;
-    const staged = stager.stage(jobs.map((j) => j.hour), this.rules.tables, this.rules.columns);
+    const staged = stager.stage(
+      jobs.map((j) => j.hour),
+      this.rules.tables,
+      this.rules.columns,
+    );
     staged.catch(() => {}); // awaited in order by drain; do not report it as unhandled meanwhile
     this.inFlight.push({ jobs, staged });
     this.group = [];
@@ -109,8 +117,12 @@ export class GroupStaging {
       const e = failed.get(i);
       if (e === undefined) return;
       const error = new BadFileError(e.code, e.file, e.reason);
-      this.book.reject(job.kept.map((s) => manifestRow(s, job.hour, "rejected",
-        s.source.name === e.file ? e.reason : partUnreadable(e.file), e.code)), error);
+      this.book.reject(
+        job.kept.map((s) =>
+          manifestRow(s, job.hour, "rejected", s.source.name === e.file ? e.reason : partUnreadable(e.file), e.code),
+        ),
+        error,
+      );
     });
     return jobs.filter((_, i) => !failed.has(i));
   }

@@ -28,25 +28,45 @@ export function jobOf(hour: AccountHour, book: LoadBook, rules: JobRules): Job |
   book.takeReaderErrors();
   if (lost !== undefined) {
     // one bad cloud space rejects its split hour, named (without skipBad, `lost` is already an error)
-    if (book.skipBad) book.reject(hour.sources.map((source) => manifestRow(unhashed(source), hour, "rejected", partUnreadable(lost.file), lost.code)), lost);
+    if (book.skipBad)
+      book.reject(
+        hour.sources.map((source) =>
+          manifestRow(unhashed(source), hour, "rejected", partUnreadable(lost.file), lost.code),
+        ),
+        lost,
+      );
     return undefined;
   }
   const loaded = book.manifest.loadedFiles(hour.accountId, hour.hourEpoch);
-  if (loaded.length === 0 && needsNoComparison(hour.sources)) return { hour, kept: hour.sources.map(unhashed), duplicates: [], replacing: false };
+  if (loaded.length === 0 && needsNoComparison(hour.sources))
+    return { hour, kept: hour.sources.map(unhashed), duplicates: [], replacing: false };
   const { kept, duplicates, conflicting, bad, incomplete } = classifySources(
-    hashedSources(hour), (s) => decodesAlone(hour, s, rules.decode), new Set(loaded.map((f) => f.sha256)),
+    hashedSources(hour),
+    (s) => decodesAlone(hour, s, rules.decode),
+    new Set(loaded.map((f) => f.sha256)),
   );
   // a file that cannot be read or decoded is bad on its own, with its own reason (docs/cli.md)
   for (const b of bad) book.reject([manifestRow(b, hour, "rejected", b.error.reason, b.error.code)], b.error);
   if (incomplete.length > 0) {
     // one bad cloud space rejects its split hour, naming it (without skipBad, `cause` is already an error)
     const cause = bad[0]!.error;
-    if (book.skipBad) book.reject(incomplete.map((s) => manifestRow(s, hour, "rejected", partUnreadable(cause.file), cause.code)), cause);
+    if (book.skipBad)
+      book.reject(
+        incomplete.map((s) => manifestRow(s, hour, "rejected", partUnreadable(cause.file), cause.code)),
+        cause,
+      );
     return undefined;
   }
   if (conflicting.length > 0) {
-    const error = new ConflictError(hour.accountId, hour.hourEpoch, conflicting.map((s) => s.source.name));
-    book.reject(conflicting.map((s) => manifestRow(s, hour, "rejected", "different files for the same account-hour", "CONFLICT")), error);
+    const error = new ConflictError(
+      hour.accountId,
+      hour.hourEpoch,
+      conflicting.map((s) => s.source.name),
+    );
+    book.reject(
+      conflicting.map((s) => manifestRow(s, hour, "rejected", "different files for the same account-hour", "CONFLICT")),
+      error,
+    );
     return undefined;
   }
   if (kept.length === 0) return undefined;
@@ -66,17 +86,30 @@ function againstLoaded(job: Job, loaded: readonly LoadedFile[], book: LoadBook, 
     book.duplicates(hour, job.duplicates);
     for (const s of kept) {
       book.outcome.duplicates.push(s.source.name);
-      if (loadedBy.get(s.sha256) !== s.source.name) book.manifest.add(manifestRow(s, hour, "duplicate", `same bytes as ${loadedBy.get(s.sha256)}`, null));
+      if (loadedBy.get(s.sha256) !== s.source.name)
+        book.manifest.add(manifestRow(s, hour, "duplicate", `same bytes as ${loadedBy.get(s.sha256)}`, null));
     }
     return undefined;
   }
   if (!replace) {
     const error = new ConflictError(
-      hour.accountId, hour.hourEpoch,
+      hour.accountId,
+      hour.hourEpoch,
       [...loaded.map((f) => `${f.source} (loaded)`), ...kept.map((s) => s.source.name)],
       "use replace: true to load the new file instead",
     );
-    book.reject(kept.map((s) => manifestRow(s, hour, "rejected", `differs from the loaded ${loaded.map((f) => f.source).join(", ")}`, "CONFLICT")), error);
+    book.reject(
+      kept.map((s) =>
+        manifestRow(
+          s,
+          hour,
+          "rejected",
+          `differs from the loaded ${loaded.map((f) => f.source).join(", ")}`,
+          "CONFLICT",
+        ),
+      ),
+      error,
+    );
     return undefined;
   }
   return { ...job, replacing: true };
@@ -124,8 +157,12 @@ function unreadPart(hour: AccountHour, readerErrors: readonly BadFileError[]): B
     } catch {
       return false; // an impossible path belongs to no hour
     }
-    return path?.root === "CloudSpace" && path.accountId === hour.accountId && path.hourEpoch === hour.hourEpoch
-      && !slots.has(sourceSlot({ root: "CloudSpace", name }));
+    return (
+      path?.root === "CloudSpace" &&
+      path.accountId === hour.accountId &&
+      path.hourEpoch === hour.hourEpoch &&
+      !slots.has(sourceSlot({ root: "CloudSpace", name }))
+    );
   });
 }
 

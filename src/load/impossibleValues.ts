@@ -14,7 +14,6 @@ export function isImpossible(value: number): boolean {
   return !(value >= 0 && value < Infinity);
 }
 
-
 /** A numeric field of the files (schema name) and the warehouse column holding it. */
 export interface MeasuredField {
   field: string;
@@ -55,7 +54,11 @@ const TABLES_OF_PART: Readonly<Record<ImpossiblePart, readonly string[]>> = {
 
 /** Statements making the measured columns of a database made before docs/warehouse.md nullable (idempotent). */
 export const NULLABLE_MEASURES_SQL = (Object.keys(MEASURED_FIELDS) as ImpossiblePart[])
-  .flatMap((part) => TABLES_OF_PART[part].flatMap((table) => MEASURED_FIELDS[part].map((f) => `ALTER TABLE ${table} ALTER COLUMN ${f.column} DROP NOT NULL;`)))
+  .flatMap((part) =>
+    TABLES_OF_PART[part].flatMap((table) =>
+      MEASURED_FIELDS[part].map((f) => `ALTER TABLE ${table} ALTER COLUMN ${f.column} DROP NOT NULL;`),
+    ),
+  )
   .join("\n");
 
 /** The DDL of the table listing impossible values (one row per value, found while staging). */
@@ -78,10 +81,12 @@ CREATE TABLE IF NOT EXISTS impossible_values (
 );
 `;
 
-
 /** `machine 5`, `gateway 0`, `machine 5 disk 1 (id 7)`, `machine 5 NIC 0 (id 0, external)`. */
 export function impossibleEntity(v: ImpossibleValue): string {
-  const owner = v.machineType === "routeros" ? `gateway ${v.machineId}` : `machine ${v.machineId}${v.machineType === "vm" ? "" : ` (type ${v.machineType})`}`;
+  const owner =
+    v.machineType === "routeros"
+      ? `gateway ${v.machineId}`
+      : `machine ${v.machineId}${v.machineType === "vm" ? "" : ` (type ${v.machineType})`}`;
   if (v.part === "disk") return `${owner} disk ${v.index} (id ${v.partId})`;
   if (v.part === "nic") return `${owner} NIC ${v.index} (id ${v.partId}, ${v.nicType})`;
   return owner;
@@ -93,7 +98,10 @@ export function describeImpossible(v: ImpossibleValue): string {
 }
 
 /** Appends impossible values to `impossible_values` in the connection's current transaction. */
-export async function appendImpossibleValues(connection: DuckDBConnection, values: readonly ImpossibleValue[]): Promise<void> {
+export async function appendImpossibleValues(
+  connection: DuckDBConnection,
+  values: readonly ImpossibleValue[],
+): Promise<void> {
   if (values.length === 0) return;
   const appender = await connection.createAppender("impossible_values");
   const intOrNull = (a: DuckDBAppender, n: number | null) => (n === null ? a.appendNull() : a.appendInteger(n));
@@ -127,23 +135,39 @@ export async function appendImpossibleValues(connection: DuckDBConnection, value
  * space, machine, part, index, field. A database made before docs/warehouse.md has none.
  */
 export async function readImpossibleValues(
-  connection: DuckDBConnection, where = "TRUE", params: Record<string, DuckDBValue> = {}, types: Record<string, DuckDBType> = {},
+  connection: DuckDBConnection,
+  where = "TRUE",
+  params: Record<string, DuckDBValue> = {},
+  types: Record<string, DuckDBType> = {},
 ): Promise<ImpossibleValue[]> {
-  const exists = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'impossible_values'");
+  const exists = await connection.runAndReadAll(
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'impossible_values'",
+  );
   if (Number(exists.getRowObjectsJS()[0]!.n) === 0) return [];
   const isUsed = ([name]: [string, unknown]) => where.includes(`$${name}`);
   const used = Object.fromEntries(Object.entries(params).filter(isUsed));
-  const rows = (await connection.runAndReadAll(
-    `SELECT * FROM impossible_values b WHERE ${where}
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT * FROM impossible_values b WHERE ${where}
      ORDER BY account_id, hour_epoch, file, cloudspace_id, machine_id, part <> 'machine', part, part_index, field`,
-    used,
-    Object.fromEntries(Object.entries(types).filter(isUsed)),
-  )).getRowObjectsJS();
+      used,
+      Object.fromEntries(Object.entries(types).filter(isUsed)),
+    )
+  ).getRowObjectsJS();
   const intOrNull = (n: unknown) => (n === null ? null : Number(n));
   return rows.map((r) => ({
-    file: String(r.file), accountId: Number(r.account_id), hourEpoch: Number(r.hour_epoch),
-    cloudspaceId: Number(r.cloudspace_id), machineId: Number(r.machine_id), machineType: String(r.machine_type),
-    part: String(r.part) as ImpossiblePart, index: intOrNull(r.part_index), partId: intOrNull(r.part_id),
-    nicType: r.nic_type === null ? null : String(r.nic_type), field: String(r.field), column: String(r.column_name), value: String(r.value),
+    file: String(r.file),
+    accountId: Number(r.account_id),
+    hourEpoch: Number(r.hour_epoch),
+    cloudspaceId: Number(r.cloudspace_id),
+    machineId: Number(r.machine_id),
+    machineType: String(r.machine_type),
+    part: String(r.part) as ImpossiblePart,
+    index: intOrNull(r.part_index),
+    partId: intOrNull(r.part_id),
+    nicType: r.nic_type === null ? null : String(r.nic_type),
+    field: String(r.field),
+    column: String(r.column_name),
+    value: String(r.value),
   }));
 }

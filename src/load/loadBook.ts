@@ -31,13 +31,26 @@ export interface Job {
 }
 
 /** The manifest reason of a file left out because another file of its account-hour is unreadable. */
-export const partUnreadable = (badFile: string): string => `not loaded: ${badFile} of the same account-hour is unreadable`;
+export const partUnreadable = (badFile: string): string =>
+  `not loaded: ${badFile} of the same account-hour is unreadable`;
 
 /** The manifest row of a file of `hour`. */
-export function manifestRow(s: HashedSource, hour: AccountHour, status: ManifestRow["status"], reason: string | null, code: string | null): ManifestRow {
+export function manifestRow(
+  s: HashedSource,
+  hour: AccountHour,
+  status: ManifestRow["status"],
+  reason: string | null,
+  code: string | null,
+): ManifestRow {
   return {
-    sha256: s.sha256, source: s.source.name, accountId: hour.accountId, hourEpoch: hour.hourEpoch,
-    sizeBytes: s.sizeBytes, status, reason, code,
+    sha256: s.sha256,
+    source: s.source.name,
+    accountId: hour.accountId,
+    hourEpoch: hour.hourEpoch,
+    sizeBytes: s.sizeBytes,
+    status,
+    reason,
+    code,
   };
 }
 
@@ -48,7 +61,16 @@ export function manifestRow(s: HashedSource, hour: AccountHour, status: Manifest
  * reader is iterated) are taken in the order it found them.
  */
 export class LoadBook {
-  readonly outcome: LoadOutcome = { filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], errors: [], replacedHours: 0, replaced: [], tapped: [] };
+  readonly outcome: LoadOutcome = {
+    filesLoaded: 0,
+    accountHours: 0,
+    duplicates: [],
+    skipped: [],
+    errors: [],
+    replacedHours: 0,
+    replaced: [],
+    tapped: [],
+  };
   private readerErrorsSeen = 0;
 
   constructor(
@@ -78,7 +100,21 @@ export class LoadBook {
   takeReaderErrors(): void {
     for (; this.readerErrorsSeen < this.readerBadFiles.length; this.readerErrorsSeen++) {
       const e = this.readerBadFiles[this.readerErrorsSeen]!;
-      this.reject([{ sha256: "", source: e.file, accountId: null, hourEpoch: null, sizeBytes: 0, status: "rejected", reason: e.reason, code: e.code }], e);
+      this.reject(
+        [
+          {
+            sha256: "",
+            source: e.file,
+            accountId: null,
+            hourEpoch: null,
+            sizeBytes: 0,
+            status: "rejected",
+            reason: e.reason,
+            code: e.code,
+          },
+        ],
+        e,
+      );
     }
   }
 

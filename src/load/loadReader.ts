@@ -18,7 +18,11 @@ export interface LoadReader {
 export function loadReader(
   inputs: string[],
   options: {
-    packed?: boolean; select?: AccountHourSelection; inputNames?: readonly string[]; onProgress?: (progress: ReadProgress) => void; streamAfterBytes?: number;
+    packed?: boolean;
+    select?: AccountHourSelection;
+    inputNames?: readonly string[];
+    onProgress?: (progress: ReadProgress) => void;
+    streamAfterBytes?: number;
     order?: "account" | "hour";
   },
 ): LoadReader {

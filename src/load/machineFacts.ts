@@ -1,4 +1,12 @@
-import { OWN_FACTS, perFact, VM_FACT_NAMES, type MachineRecordFields, type VmFactColumns, type VmFactName, type VmFacts } from "./vmFacts.js";
+import {
+  OWN_FACTS,
+  perFact,
+  VM_FACT_NAMES,
+  type MachineRecordFields,
+  type VmFactColumns,
+  type VmFactName,
+  type VmFacts,
+} from "./vmFacts.js";
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
 import { GATEWAY_TYPE } from "./columnBatch.js";
@@ -48,18 +56,25 @@ const counted = (value: number | null): number => (value === null || isImpossibl
  * into `own[k][r]`, a measure as billing counts it; written out fact by fact (see `perFact`):
  * it runs once per machine record.
  */
-const keepOwnFacts: (own: (string | number)[][], r: number, fields: MachineValues, count: typeof counted) => void = perFact(
-  ["own", "r", "fields", "count"], OWN_FACTS.map((f) => f.name),
-  (_name, k) => `own[${k}][r] = ${OWN_FACTS[k]!.text ? `fields.${OWN_FACTS[k]!.field}` : `count(fields.${OWN_FACTS[k]!.field})`};`,
-);
+const keepOwnFacts: (own: (string | number)[][], r: number, fields: MachineValues, count: typeof counted) => void =
+  perFact(
+    ["own", "r", "fields", "count"],
+    OWN_FACTS.map((f) => f.name),
+    (_name, k) =>
+      `own[${k}][r] = ${OWN_FACTS[k]!.text ? `fields.${OWN_FACTS[k]!.field}` : `count(fields.${OWN_FACTS[k]!.field})`};`,
+  );
 
 /** Copies record `r`'s own facts (`own[k][r]`) into the facts' columns at `m`, written out fact by fact. */
 const ownFactsInto: (own: (string | number)[][], r: number, facts: VmFactColumns, m: number) => void = perFact(
-  ["own", "r", "facts", "m"], OWN_FACTS.map((f) => f.name), (name, k) => `facts.${name}[m] = own[${k}][r];`,
+  ["own", "r", "facts", "m"],
+  OWN_FACTS.map((f) => f.name),
+  (name, k) => `facts.${name}[m] = own[${k}][r];`,
 );
 
 /** A machine record's fields as the builder takes them: a database's NULL (an impossible value) counts as 0. */
-export type MachineValues = { readonly [K in keyof MachineRecordFields]: MachineRecordFields[K] extends number ? number | null : string };
+export type MachineValues = {
+  readonly [K in keyof MachineRecordFields]: MachineRecordFields[K] extends number ? number | null : string;
+};
 
 /** The fields of a gateway known by its NICs alone (a database's billing rows hold no gateway record). */
 const NO_FIELDS: MachineValues = { vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "" };
@@ -82,7 +97,8 @@ const BYTES = 2;
 const SUMS = 3;
 
 /** Exact key of (cloud space, machine id, gateway or not), for grouping records. */
-const keyOf = (cloudspaceId: number, machineId: number, gateway: boolean): string => `${cloudspaceId}/${machineId}/${gateway ? 1 : 0}`;
+const keyOf = (cloudspaceId: number, machineId: number, gateway: boolean): string =>
+  `${cloudspaceId}/${machineId}/${gateway ? 1 : 0}`;
 
 /**
  * Builds the facts of one account-hour, the one definition of what billing reads of the
@@ -108,8 +124,15 @@ export class AccountHourFactsBuilder {
   private readonly byKey = new Map<number, Map<number, number>>();
   private readonly groupCloudspaces = new Set<number>();
   private readonly facts = {
-    accountId: 0, hourEpoch: 0, cloudspaceIds: [] as number[], cloudspaceStates: [] as string[], emptyCloudspaceRows: 0, machines: 0,
-    cloudspaceId: [] as number[], machineId: [] as number[], type: [] as string[],
+    accountId: 0,
+    hourEpoch: 0,
+    cloudspaceIds: [] as number[],
+    cloudspaceStates: [] as string[],
+    emptyCloudspaceRows: 0,
+    machines: 0,
+    cloudspaceId: [] as number[],
+    machineId: [] as number[],
+    type: [] as string[],
     ...(Object.fromEntries(VM_FACT_NAMES.map((n) => [n, []])) as unknown as { [K in VmFactName]: VmFacts[K][] }),
     gateways: new Map<number, { externalNics: number; externalBytes: number }>(),
   };
@@ -185,7 +208,8 @@ export class AccountHourFactsBuilder {
   /** By key: the record of (cloud space, machine id, gateway or not), or -1. */
   private recordOf(cloudspaceId: number, machineId: number, gateway: boolean): number {
     if (this.byKey.size === 0 && this.records > 0) {
-      for (let r = 0; r < this.records; r++) this.keyRecord(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!, r);
+      for (let r = 0; r < this.records; r++)
+        this.keyRecord(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!, r);
     }
     return this.byKey.get(cloudspaceId)?.get(2 * machineId + (gateway ? 1 : 0)) ?? -1;
   }
@@ -199,7 +223,14 @@ export class AccountHourFactsBuilder {
   }
 
   /** By key: a disk of (cloud space, machine id): of its machine, else of its gateway. */
-  diskOf(cloudspaceId: number, machineId: number, sizeGb: number | null, totalIops: number | null, readIops: number | null, writeIops: number | null): void {
+  diskOf(
+    cloudspaceId: number,
+    machineId: number,
+    sizeGb: number | null,
+    totalIops: number | null,
+    readIops: number | null,
+    writeIops: number | null,
+  ): void {
     let r = this.recordOf(cloudspaceId, machineId, false);
     if (r < 0) r = this.recordOf(cloudspaceId, machineId, true);
     if (r < 0) return;
@@ -208,7 +239,14 @@ export class AccountHourFactsBuilder {
   }
 
   /** By key: a NIC of (cloud space, machine id, gateway or not). */
-  nicOf(cloudspaceId: number, machineId: number, gateway: boolean, type: string, tx: number | null, rx: number | null): void {
+  nicOf(
+    cloudspaceId: number,
+    machineId: number,
+    gateway: boolean,
+    type: string,
+    tx: number | null,
+    rx: number | null,
+  ): void {
     let r = this.recordOf(cloudspaceId, machineId, gateway);
     if (r < 0 && gateway) {
       // a gateway is known by its NICs (a database's billing rows hold no gateway record)
@@ -288,7 +326,9 @@ export class AccountHourFactsBuilder {
     f.gateways = new Map();
     let m = 0;
     for (let r = 0; r < n; r++) {
-      const nicGroup = shared ? nicKeys.get(keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!))! : undefined;
+      const nicGroup = shared
+        ? nicKeys.get(keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!))!
+        : undefined;
       if (this.isGateway[r]) {
         if (nicGroup !== undefined && nicGroup[0] !== r) continue; // a gateway key counts once for its cloud space
         const nics = nicGroup === undefined ? this.nicCount[r]! : nicsOf(nicGroup);
@@ -345,19 +385,45 @@ export class FactsVisitor implements RecordVisitor {
 
   constructor(readonly builder: AccountHourFactsBuilder) {}
 
-  nic(_cloudSpaceId: number, _machineId: number, _machineType: string, _index: number, _id: number, type: string, tx: number, rx: number): void {
+  nic(
+    _cloudSpaceId: number,
+    _machineId: number,
+    _machineType: string,
+    _index: number,
+    _id: number,
+    type: string,
+    tx: number,
+    rx: number,
+  ): void {
     this.builder.nic(type, tx, rx);
   }
 
   disk(
-    _cloudSpaceId: number, _machineId: number, _index: number, _id: number, size: number,
-    _iopsRead: number, _iopsWrite: number, _iopsReadMax: number, _iopsWriteMax: number, configuredIops: ArrayLike<number> | null,
+    _cloudSpaceId: number,
+    _machineId: number,
+    _index: number,
+    _id: number,
+    size: number,
+    _iopsRead: number,
+    _iopsWrite: number,
+    _iopsReadMax: number,
+    _iopsWriteMax: number,
+    configuredIops: ArrayLike<number> | null,
   ): void {
     if (configuredIops === null) this.builder.disk(size, 0, 0, 0);
     else this.builder.disk(size, configuredIops[TOTAL_IOPS]!, configuredIops[READ_IOPS]!, configuredIops[WRITE_IOPS]!);
   }
 
-  machine(cloudSpaceId: number, id: number, type: string, vcpus: number, cpuMinutes: number, mem: number, imageName: string, status: string): void {
+  machine(
+    cloudSpaceId: number,
+    id: number,
+    type: string,
+    vcpus: number,
+    cpuMinutes: number,
+    mem: number,
+    imageName: string,
+    status: string,
+  ): void {
     const f = this.fields;
     f.vcpus = vcpus;
     f.cpuMinutes = cpuMinutes;

@@ -99,9 +99,14 @@ export interface StageOptions {
  * `options.decode` and its records when given. An hour with a file that cannot be read fails
  * like one that cannot be decoded (its hashes are "").
  */
-export function stageHours(hours: AccountHour[], tables: readonly DataTable[], options: StageOptions = {}): StagedGroup {
+export function stageHours(
+  hours: AccountHour[],
+  tables: readonly DataTable[],
+  options: StageOptions = {},
+): StagedGroup {
   const { decode, columns, tap } = options;
-  if (decode !== undefined && tap !== undefined) throw new Error("stageHours: a tap needs the visit of the bytes, not decoded records");
+  if (decode !== undefined && tap !== undefined)
+    throw new Error("stageHours: a tap needs the visit of the bytes, not decoded records");
   const hash = options.hash ?? true;
   const errors: StageError[] = [];
   const failed = (index: number, error: unknown): void => {
@@ -193,4 +198,5 @@ export function billingWorkers(bytesTotal: number, cores: number, free: number):
 }
 
 /** The input bytes from which billing may use workers (see `billingWorkers`): a tree is walked that far before its first account-hour is billed. */
-export const billingWorkersFrom = (cores: number): number => (cores < 2 ? Number.POSITIVE_INFINITY : (256 * 1024 * 1024) / (cores - 1));
+export const billingWorkersFrom = (cores: number): number =>
+  cores < 2 ? Number.POSITIVE_INFINITY : (256 * 1024 * 1024) / (cores - 1);

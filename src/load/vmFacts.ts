@@ -60,16 +60,20 @@ export type VmFactColumns = { readonly [K in VmFactName]: readonly VmFacts[K][] 
 export const VM_FACT_NAMES = Object.keys(VM_FACTS) as VmFactName[];
 
 /** The facts that are fields of the machine record, and the field each comes from. */
-export const OWN_FACTS: readonly { name: VmFactName; field: keyof MachineRecordFields; text: boolean }[] = VM_FACT_NAMES.flatMap((name) => {
-  const def: VmFactDef = VM_FACTS[name];
-  return typeof def.from === "object" ? [{ name, field: def.from.machine, text: def.kind === "str" }] : [];
-});
+export const OWN_FACTS: readonly { name: VmFactName; field: keyof MachineRecordFields; text: boolean }[] =
+  VM_FACT_NAMES.flatMap((name) => {
+    const def: VmFactDef = VM_FACTS[name];
+    return typeof def.from === "object" ? [{ name, field: def.from.machine, text: def.kind === "str" }] : [];
+  });
 
 /** The facts a grouped road groups VM-hours by (all but those summed per hour). */
-export const CONFIGURATION_FACTS: readonly VmFactName[] = VM_FACT_NAMES.filter((name) => !(VM_FACTS[name] as VmFactDef).perHour);
+export const CONFIGURATION_FACTS: readonly VmFactName[] = VM_FACT_NAMES.filter(
+  (name) => !(VM_FACTS[name] as VmFactDef).perHour,
+);
 
 /** The `machine_facts` column of each fact, in order, as SQL (`a, b, c`); `names`: of these facts only. */
-export const factColumnsSql = (names: readonly VmFactName[] = VM_FACT_NAMES): string => names.map((n) => VM_FACTS[n].column).join(", ");
+export const factColumnsSql = (names: readonly VmFactName[] = VM_FACT_NAMES): string =>
+  names.map((n) => VM_FACTS[n].column).join(", ");
 
 /** Facts of no VM: texts "", numbers 0 (a scratch record to fill). */
 export function emptyVmFacts(): VmFacts {
@@ -84,13 +88,21 @@ export function emptyVmFacts(): VmFacts {
  * facts, alternating: 0.44 against 0.37 CPU s, 0.60 against 0.43); written out they cost what
  * the hand-written copies cost. `names` come from `VM_FACTS` alone, so the body is ours.
  */
-export function perFact<F>(params: readonly string[], names: readonly VmFactName[], statement: (name: VmFactName, k: number) => string, result = ""): F {
+export function perFact<F>(
+  params: readonly string[],
+  names: readonly VmFactName[],
+  statement: (name: VmFactName, k: number) => string,
+  result = "",
+): F {
   return new Function(...params, `${names.map(statement).join("\n")}\n${result}`) as F;
 }
 
 /** Copies record `i` of `columns` into `into` (a scratch record, reused VM after VM). */
 export const vmFactsAt: (columns: VmFactColumns, i: number, into: VmFacts) => VmFacts = perFact(
-  ["columns", "i", "into"], VM_FACT_NAMES, (name) => `into.${name} = columns.${name}[i];`, "return into;",
+  ["columns", "i", "into"],
+  VM_FACT_NAMES,
+  (name) => `into.${name} = columns.${name}[i];`,
+  "return into;",
 );
 
 /**

@@ -30,7 +30,8 @@ const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2 };
  * tsx's loader registered inside the worker.
  */
 function startWorker(): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./decodeWorker.js", import.meta.url), { resourceLimits: WORKER_LIMITS });
+  if (!import.meta.url.endsWith(".ts"))
+    return new Worker(new URL("./decodeWorker.js", import.meta.url), { resourceLimits: WORKER_LIMITS });
   const script = new URL("./decodeWorker.ts", import.meta.url).href;
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm/api")).href.replace(/\.cjs$/, ".mjs");
   return new Worker(
@@ -47,7 +48,8 @@ function ownBuffers(hours: AccountHour[]): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   for (const hour of hours) {
     for (const { bytes } of hour.sources) {
-      if (bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) buffers.add(bytes.buffer);
+      if (bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength)
+        buffers.add(bytes.buffer);
     }
   }
   return [...buffers];
@@ -69,19 +71,27 @@ export function workerStager(count: number, options: StagerOptions = {}): Stager
   let nextId = 0;
   const workers = Array.from({ length: Math.max(1, count) }, () => {
     const worker = startWorker();
-    worker.on("message", (message: { id: number; group?: StagedGroup; state?: unknown; failure?: { message: string; stack?: string } }) => {
-      const p = pending.get(message.id);
-      if (p === undefined) return;
-      pending.delete(message.id);
-      owner.delete(message.id);
-      if (message.group) p.resolve(message.group);
-      else if (!message.failure) p.resolve(message.state);
-      else {
-        const error = new Error(`decoding worker failed: ${message.failure?.message}`);
-        if (message.failure?.stack) error.stack = message.failure.stack;
-        p.reject(error);
-      }
-    });
+    worker.on(
+      "message",
+      (message: {
+        id: number;
+        group?: StagedGroup;
+        state?: unknown;
+        failure?: { message: string; stack?: string };
+      }) => {
+        const p = pending.get(message.id);
+        if (p === undefined) return;
+        pending.delete(message.id);
+        owner.delete(message.id);
+        if (message.group) p.resolve(message.group);
+        else if (!message.failure) p.resolve(message.state);
+        else {
+          const error = new Error(`decoding worker failed: ${message.failure?.message}`);
+          if (message.failure?.stack) error.stack = message.failure.stack;
+          p.reject(error);
+        }
+      },
+    );
     const failAll = (error: Error) => {
       for (const [id, w] of owner) {
         if (w !== worker) continue;
@@ -111,10 +121,13 @@ export function workerStager(count: number, options: StagerOptions = {}): Stager
     inFlight: Math.max(MIN_GROUPS_IN_FLIGHT, GROUPS_IN_FLIGHT_PER_THREAD * workers.length),
     stage: (hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection) =>
       ask<StagedGroup>(leastBusy(), { hours, tables, columns, tap, hash }, ownBuffers(hours)),
-    collect: tap === undefined ? undefined : async () => {
-      const states = await Promise.all(workers.map((w) => ask<unknown>(w, { collect: true })));
-      return states.filter((s) => s !== undefined);
-    },
+    collect:
+      tap === undefined
+        ? undefined
+        : async () => {
+            const states = await Promise.all(workers.map((w) => ask<unknown>(w, { collect: true })));
+            return states.filter((s) => s !== undefined);
+          },
     close: async () => {
       await Promise.all(workers.map((w) => w.terminate()));
     },

@@ -13,13 +13,19 @@ export interface AccountTree {
   id: number;
   name: string;
   consumption: Figures;
-  cloudspaces: Map<number, { name: string; consumption: Figures; machines: Map<number, { name: string; consumption: Figures }> }>;
+  cloudspaces: Map<
+    number,
+    { name: string; consumption: Figures; machines: Map<number, { name: string; consumption: Figures }> }
+  >;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function bad(where: string, why: string): FetchError {
-  return new FetchError("FETCH_BAD_ANSWER", `${where} answered in a shape cloudunits does not know (billing/calculate: docs/cli.md): ${why}`);
+  return new FetchError(
+    "FETCH_BAD_ANSWER",
+    `${where} answered in a shape cloudunits does not know (billing/calculate: docs/cli.md): ${why}`,
+  );
 }
 
 function figuresOf(value: unknown, where: string, path: string): Figures {
@@ -29,7 +35,11 @@ function figuresOf(value: unknown, where: string, path: string): Figures {
     const v = value[unit];
     if (v === undefined || v === null) continue;
     const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v; // "decimal" figures may come as strings
-    if (typeof n !== "number" || !Number.isFinite(n)) throw bad(where, `${path}.consumption.${unit} is not a number (${printableExcerpt(JSON.stringify(v) ?? String(v), 60)})`);
+    if (typeof n !== "number" || !Number.isFinite(n))
+      throw bad(
+        where,
+        `${path}.consumption.${unit} is not a number (${printableExcerpt(JSON.stringify(v) ?? String(v), 60)})`,
+      );
     out[unit] = n;
   }
   return out;
@@ -43,9 +53,14 @@ export function environmentFigures(answer: unknown, where: string): Figures {
 
 /** The account of an answer with `accountId`: `{ account: { id, name, consumption, cloudspaces: { <id>: { ..., machines } } } }`. */
 export function accountTree(answer: unknown, accountId: number, where: string): AccountTree {
-  if (!isObject(answer) || !isObject(answer.account)) throw bad(where, "no \"account\" object");
+  if (!isObject(answer) || !isObject(answer.account)) throw bad(where, 'no "account" object');
   const account = answer.account;
-  const tree: AccountTree = { id: accountId, name: typeof account.name === "string" ? account.name : "", consumption: figuresOf(account.consumption, where, "account"), cloudspaces: new Map() };
+  const tree: AccountTree = {
+    id: accountId,
+    name: typeof account.name === "string" ? account.name : "",
+    consumption: figuresOf(account.consumption, where, "account"),
+    cloudspaces: new Map(),
+  };
   const spaces = account.cloudspaces ?? {};
   if (!isObject(spaces)) throw bad(where, "account.cloudspaces is not an object keyed by id");
   for (const [key, space] of Object.entries(spaces)) {
@@ -61,9 +76,16 @@ export function accountTree(answer: unknown, accountId: number, where: string): 
       if (!isObject(machine)) throw bad(where, `${mpath} is not an object`);
       const mid = Number(machine.id ?? mkey);
       if (!Number.isSafeInteger(mid)) throw bad(where, `${mpath} has no whole-number id`);
-      machines.set(mid, { name: typeof machine.name === "string" ? machine.name : "", consumption: figuresOf(machine.consumption, where, mpath) });
+      machines.set(mid, {
+        name: typeof machine.name === "string" ? machine.name : "",
+        consumption: figuresOf(machine.consumption, where, mpath),
+      });
     }
-    tree.cloudspaces.set(id, { name: typeof space.name === "string" ? space.name : "", consumption: figuresOf(space.consumption, where, path), machines });
+    tree.cloudspaces.set(id, {
+      name: typeof space.name === "string" ? space.name : "",
+      consumption: figuresOf(space.consumption, where, path),
+      machines,
+    });
   }
   return tree;
 }

@@ -37,7 +37,13 @@ export interface BillComparison {
   readonly rows: ReconcileRow[];
   readonly compared: ComparedCounts;
   /** Compares one entity's figures; `ours` or `platform` undefined when that side lacks the entity. */
-  entity(level: ReconcileLevel, ids: { accountId?: number; cloudspaceId?: number; machineId?: number }, name: string, ours: Figures | undefined, platform: Figures | undefined): void;
+  entity(
+    level: ReconcileLevel,
+    ids: { accountId?: number; cloudspaceId?: number; machineId?: number },
+    name: string,
+    ours: Figures | undefined,
+    platform: Figures | undefined,
+  ): void;
   /** Compares an account, its cloud spaces and their machines (either side may lack any of them). */
   account(accountId: number, ours: AccountTree, platform: AccountTree): void;
 }
@@ -57,15 +63,36 @@ export function compareBills(tolerance: number): BillComparison {
       const p = platform?.[unit];
       if (o === undefined && p === undefined) continue;
       compared.figures++;
-      const base = { level, accountId: ids.accountId ?? null, cloudspaceId: ids.cloudspaceId ?? null, machineId: ids.machineId ?? null, name, unit };
+      const base = {
+        level,
+        accountId: ids.accountId ?? null,
+        cloudspaceId: ids.cloudspaceId ?? null,
+        machineId: ids.machineId ?? null,
+        name,
+        unit,
+      };
       if (o === undefined || p === undefined) {
-        rows.push({ ...base, ours: o ?? null, platform: p ?? null, difference: (o ?? 0) - (p ?? 0), relativeDifference: null, issue: o === undefined ? "only-platform" : "only-ours" });
+        rows.push({
+          ...base,
+          ours: o ?? null,
+          platform: p ?? null,
+          difference: (o ?? 0) - (p ?? 0),
+          relativeDifference: null,
+          issue: o === undefined ? "only-platform" : "only-ours",
+        });
         continue;
       }
       const scale = Math.max(Math.abs(o), Math.abs(p));
       const difference = o - p;
       if (Math.abs(difference) > tolerance * scale) {
-        rows.push({ ...base, ours: o, platform: p, difference, relativeDifference: Math.abs(difference) / scale, issue: "differs" });
+        rows.push({
+          ...base,
+          ours: o,
+          platform: p,
+          difference,
+          relativeDifference: Math.abs(difference) / scale,
+          issue: "differs",
+        });
       }
     }
   };
@@ -76,11 +103,19 @@ export function compareBills(tolerance: number): BillComparison {
       const o = ours.cloudspaces.get(cloudspaceId);
       const p = platform.cloudspaces.get(cloudspaceId);
       entity("cloudspace", { accountId, cloudspaceId }, p?.name || o?.name || "", o?.consumption, p?.consumption);
-      const machineIds = [...new Set([...(o?.machines.keys() ?? []), ...(p?.machines.keys() ?? [])])].sort((a, b) => a - b);
+      const machineIds = [...new Set([...(o?.machines.keys() ?? []), ...(p?.machines.keys() ?? [])])].sort(
+        (a, b) => a - b,
+      );
       for (const machineId of machineIds) {
         const om = o?.machines.get(machineId);
         const pm = p?.machines.get(machineId);
-        entity("machine", { accountId, cloudspaceId, machineId }, pm?.name || om?.name || "", om?.consumption, pm?.consumption);
+        entity(
+          "machine",
+          { accountId, cloudspaceId, machineId },
+          pm?.name || om?.name || "",
+          om?.consumption,
+          pm?.consumption,
+        );
       }
     }
   };

@@ -80,32 +80,49 @@ export const DEFAULT_TOLERANCE = 1e-9;
 export async function reconcile(connection: DuckDBConnection, options: ReconcileOptions): Promise<ReconcileReport> {
   const startEpoch = parseTime(options.start, "start");
   const endEpoch = parseTime(options.end, "end");
-  if (endEpoch <= startEpoch) throw new UsageError(`the end (${String(options.end)}) is not after the start (${String(options.start)}): the period is [start, end)`);
+  if (endEpoch <= startEpoch)
+    throw new UsageError(
+      `the end (${String(options.end)}) is not after the start (${String(options.start)}): the period is [start, end)`,
+    );
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
   if (!(tolerance >= 0)) throw new UsageError(`bad tolerance ${tolerance}: use a relative difference ≥ 0, e.g. 1e-9`);
   const platformEnd = options.platformEnd ?? "exclusive";
-  if (platformEnd !== "exclusive" && platformEnd !== "inclusive") throw new UsageError(`bad platform end ${String(platformEnd)}: use exclusive or inclusive`);
+  if (platformEnd !== "exclusive" && platformEnd !== "inclusive")
+    throw new UsageError(`bad platform end ${String(platformEnd)}: use exclusive or inclusive`);
   for (const id of options.accountIds ?? []) {
     if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`bad account id ${id}: use a positive whole number`);
   }
   const cuRollup = options.cuRollup ?? "aggregate";
   const billing = { cuRollup, units: options.units };
-  const request = { start: startEpoch, end: platformEnd === "inclusive" ? hourCeil(endEpoch) - HOUR_SECONDS : endEpoch };
+  const request = {
+    start: startEpoch,
+    end: platformEnd === "inclusive" ? hourCeil(endEpoch) - HOUR_SECONDS : endEpoch,
+  };
 
   const session = await openSession(options.url, options.auth, options);
   const ask = (accountId?: number) =>
-    callService(session, "GET", CALCULATE_PATH, { start: String(request.start), end: String(request.end), ...(accountId === undefined ? {} : { accountId: String(accountId) }) });
+    callService(session, "GET", CALCULATE_PATH, {
+      start: String(request.start),
+      end: String(request.end),
+      ...(accountId === undefined ? {} : { accountId: String(accountId) }),
+    });
   let accountIds = options.accountIds;
   if (accountIds === undefined) {
-    const ours = (await connection.runAndReadAll(
-      "SELECT DISTINCT account_id FROM account_hours WHERE hour_epoch >= $s AND hour_epoch < $e", { s: startEpoch, e: endEpoch },
-    )).getRowObjectsJS().map((r) => Number(r.account_id));
+    const ours = (
+      await connection.runAndReadAll(
+        "SELECT DISTINCT account_id FROM account_hours WHERE hour_epoch >= $s AND hour_epoch < $e",
+        { s: startEpoch, e: endEpoch },
+      )
+    )
+      .getRowObjectsJS()
+      .map((r) => Number(r.account_id));
     accountIds = [...new Set([...(await listAccounts(session)).map((a) => a.id), ...ours])];
   }
   accountIds = [...new Set(accountIds)].sort((a, b) => a - b);
 
   const comparison = compareBills(tolerance);
-  const where = (accountId?: number) => `GET billing/calculate${accountId === undefined ? "" : ` (account ${accountId})`}`;
+  const where = (accountId?: number) =>
+    `GET billing/calculate${accountId === undefined ? "" : ` (account ${accountId})`}`;
   /**
    * Our `billing/calculate` of the period, of one account or the environment (impossible values
    * count 0: `check` names them); an account of the platform's our data never saw has zeros.
@@ -113,18 +130,27 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
   const calculate = async (accountId?: number): Promise<CalculateResult> => {
     const period = { start: startEpoch, end: endEpoch, accountId };
     try {
-      return (await bill({ source: { connection }, period, rules: billing, produce: { calculate: true }, skipBad: true, allowEmpty: true })).calculate!;
+      return (
+        await bill({
+          source: { connection },
+          period,
+          rules: billing,
+          produce: { calculate: true },
+          skipBad: true,
+          allowEmpty: true,
+        })
+      ).calculate!;
     } catch (error) {
       if (error instanceof UsageError && error.code === "UNKNOWN_ID") return calculateOf([], period, billing);
       throw error;
     }
   };
-  const environment = await calculate() as { consumption: Consumption };
+  const environment = (await calculate()) as { consumption: Consumption };
   const platformEnvironment = environmentFigures(await ask(), where());
   comparison.entity("environment", {}, "", environment.consumption, platformEnvironment);
   const accounts: { ours: Figures; platform: Figures }[] = [];
   for (const accountId of accountIds) {
-    const ours = accountTree(await calculate(accountId) as { account: CalculateAccount }, accountId, "our bill");
+    const ours = accountTree((await calculate(accountId)) as { account: CalculateAccount }, accountId, "our bill");
     const platform = accountTree(await ask(accountId), accountId, where(accountId));
     comparison.account(accountId, ours, platform);
     accounts.push({ ours: ours.consumption, platform: platform.consumption });

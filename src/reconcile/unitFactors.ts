@@ -35,16 +35,23 @@ const SAME_FACTOR = 1e-3;
  * range over the accounts (`accounts`: our and the platform's consumption of each).
  */
 export function unitFactors(
-  environment: { ours: Figures; platform: Figures }, accounts: readonly { ours: Figures; platform: Figures }[], tolerance: number,
+  environment: { ours: Figures; platform: Figures },
+  accounts: readonly { ours: Figures; platform: Figures }[],
+  tolerance: number,
 ): UnitFactor[] {
   return RECONCILED_UNITS.map((unit): UnitFactor => {
     const ours = environment.ours[unit] ?? 0;
     const platform = environment.platform[unit] ?? 0;
     const factor = ours > 0 && platform > 0 ? platform / ours : null;
-    const each = accounts.flatMap((a) => ((a.ours[unit] ?? 0) > 0 && (a.platform[unit] ?? 0) > 0 ? [a.platform[unit]! / a.ours[unit]!] : []));
+    const each = accounts.flatMap((a) =>
+      (a.ours[unit] ?? 0) > 0 && (a.platform[unit] ?? 0) > 0 ? [a.platform[unit]! / a.ours[unit]!] : [],
+    );
     const range = each.length === 0 ? null : { least: Math.min(...each), greatest: Math.max(...each) };
     const differs = factor !== null && Math.abs(factor - 1) > Math.max(tolerance, 1e-12);
-    const shared = range === null || (range.greatest - range.least <= SAME_FACTOR * range.greatest && Math.abs(range.least - factor!) <= SAME_FACTOR * factor!);
+    const shared =
+      range === null ||
+      (range.greatest - range.least <= SAME_FACTOR * range.greatest &&
+        Math.abs(range.least - factor!) <= SAME_FACTOR * factor!);
     return { unit, ours, platform, factor, accounts: range, constant: differs && shared };
   });
 }
@@ -63,16 +70,20 @@ export function suggestUnits(factors: readonly UnitFactor[], units: Units = DEFA
   for (const { unit, factor, constant } of factors) {
     if (!constant || factor === null) continue;
     explained.push(unit);
-    if (unit === "CU") Object.assign(changes, { gbPerCu: units.gbPerCu / factor, vcpusPerCu: units.vcpusPerCu / factor });
+    if (unit === "CU")
+      Object.assign(changes, { gbPerCu: units.gbPerCu / factor, vcpusPerCu: units.vcpusPerCu / factor });
     else if (unit === "SU") changes.gbPerSu = units.gbPerSu / factor;
     else if (unit === "TU") changes.iopsPerTu = units.iopsPerTu / factor;
     else {
       const perValue = nicBytesPerHourValue(units) * factor; // the bytes one value must stand for over its hour
       const perPacket = perValue / 3600;
       const packets = perPacket >= 1 && Math.abs(perPacket - Math.round(perPacket)) <= 1e-6 * perPacket;
-      Object.assign(changes, packets
-        ? { nicReading: "host-packets-per-second", nicBytesPerValue: Math.round(perPacket) }
-        : { nicReading: "bytes", nicBytesPerValue: perValue });
+      Object.assign(
+        changes,
+        packets
+          ? { nicReading: "host-packets-per-second", nicBytesPerValue: Math.round(perPacket) }
+          : { nicReading: "bytes", nicBytesPerValue: perValue },
+      );
     }
   }
   return explained.length === 0 ? undefined : { changes, units: explained };

@@ -19,7 +19,11 @@ export function isLoopback(host: string): boolean {
 
 /** Checks a listening address and token: a host other than loopback needs a token of 16 characters or more. */
 export function checkAccess(host: string, token: string | undefined): void {
-  if (token !== undefined && token.trim().length < 16) throw new UsageError(`the dashboard's token is too short: use 16 characters or more (from ${TOKEN_VARIABLE} or the token option)`, { code: "SERVE_TOKEN" });
+  if (token !== undefined && token.trim().length < 16)
+    throw new UsageError(
+      `the dashboard's token is too short: use 16 characters or more (from ${TOKEN_VARIABLE} or the token option)`,
+      { code: "SERVE_TOKEN" },
+    );
   if (!isLoopback(host) && token === undefined) {
     throw new UsageError(
       `serving on ${host} makes the dashboard reachable from other machines: set a token in ${TOKEN_VARIABLE} or give token: SECRET (never on the command line), or serve on 127.0.0.1`,
@@ -55,7 +59,9 @@ export function requestToken(headers: { authorization?: string; cookie?: string 
 /** Whether a request's Host header names this machine (a page of another site that resolves its name to 127.0.0.1 gets no answer). */
 export function hostIsLocal(hostHeader: string | undefined): boolean {
   if (hostHeader === undefined) return false;
-  const host = hostHeader.startsWith("[") ? hostHeader.slice(0, hostHeader.indexOf("]") + 1) : hostHeader.split(":")[0]!;
+  const host = hostHeader.startsWith("[")
+    ? hostHeader.slice(0, hostHeader.indexOf("]") + 1)
+    : hostHeader.split(":")[0]!;
   return isLoopback(host);
 }
 
@@ -66,16 +72,29 @@ export function hostIsLocal(hostHeader: string | undefined): boolean {
  * send the browser to `//evil.example/`); one without it is 401. Without a token: a request
  * not addressed to this machine is 403.
  */
-export function accessAnswer(request: IncomingMessage, url: URL, token: string | undefined, isOwnPath: (path: string) => boolean): Answer | undefined {
+export function accessAnswer(
+  request: IncomingMessage,
+  url: URL,
+  token: string | undefined,
+  isOwnPath: (path: string) => boolean,
+): Answer | undefined {
   if (token === undefined) {
-    return hostIsLocal(request.headers.host) ? undefined : errorAnswer(403, "This dashboard answers only requests addressed to this machine (127.0.0.1 or localhost).");
+    return hostIsLocal(request.headers.host)
+      ? undefined
+      : errorAnswer(403, "This dashboard answers only requests addressed to this machine (127.0.0.1 or localhost).");
   }
   const given = url.searchParams.get("token");
   if (given !== null && tokenMatches(token, given)) {
     url.searchParams.delete("token");
     const location = isOwnPath(url.pathname) ? `${url.pathname}${url.search}` : "/";
-    return redirect(location, { "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/` });
+    return redirect(location, {
+      "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(given)}; HttpOnly; SameSite=Strict; Path=/`,
+    });
   }
-  if (!tokenMatches(token, requestToken(request.headers))) return errorAnswer(401, "This dashboard needs its token: open it once as /?token=TOKEN, or send Authorization: Bearer TOKEN.");
+  if (!tokenMatches(token, requestToken(request.headers)))
+    return errorAnswer(
+      401,
+      "This dashboard needs its token: open it once as /?token=TOKEN, or send Authorization: Bearer TOKEN.",
+    );
   return undefined;
 }

@@ -71,25 +71,49 @@ export interface AccountData {
  * runs past the last hour held, of the month to date (so its statement says so). Throws
  * NotFoundError for an account the warehouse does not hold, or a month it holds no hour of.
  */
-export async function accountData(store: Warehouse, settings: DashboardSettings, accountId: number, month?: string): Promise<AccountData> {
+export async function accountData(
+  store: Warehouse,
+  settings: DashboardSettings,
+  accountId: number,
+  month?: string,
+): Promise<AccountData> {
   const status = await warehouseStatus(store);
-  if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null)) throw notInWarehouse(`account ${accountId}`);
+  if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null))
+    throw notInWarehouse(`account ${accountId}`);
   const months = monthsOf(status);
   const chosen = chosenMonth(months, month, "the warehouse");
   const { report, days = [] } = await bill({
-    source: store, period: { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId }, prices: settings.prices,
-    rules: { units: settings.units, names: settings.names }, produce: { days: true }, skipBad: true, allowEmpty: true, // impossible values count as 0, listed in the data quality
+    source: store,
+    period: { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId },
+    prices: settings.prices,
+    rules: { units: settings.units, names: settings.names },
+    produce: { days: true },
+    skipBad: true,
+    allowEmpty: true, // impossible values count as 0, listed in the data quality
   });
   const account = report.lines.find((l) => l.level === "account") ?? emptyAccountLine(accountId, "");
-  const rows = report.lines.map((line, i): AccountRow | undefined => line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"
-    ? {
-      level: line.level, cloudspaceId: line.cloudspaceId!, machineId: line.machineId, name: line.name, sampleHours: line.sampleHours,
-      quantities: line.level === "cloudspace" ? line.quantities : { ...line.quantities, NU: line.ownNicNu },
-      cuAllocated: line.cuAllocated, cost: report.money?.[i]?.amount.toFixed(report.invoices?.[0]?.decimals ?? 2),
-    }
-    : undefined).filter((r): r is AccountRow => r !== undefined);
+  const rows = report.lines
+    .map((line, i): AccountRow | undefined =>
+      line.level === "cloudspace" || line.level === "machine" || line.level === "gateway"
+        ? {
+            level: line.level,
+            cloudspaceId: line.cloudspaceId!,
+            machineId: line.machineId,
+            name: line.name,
+            sampleHours: line.sampleHours,
+            quantities: line.level === "cloudspace" ? line.quantities : { ...line.quantities, NU: line.ownNicNu },
+            cuAllocated: line.cuAllocated,
+            cost: report.money?.[i]?.amount.toFixed(report.invoices?.[0]?.decimals ?? 2),
+          }
+        : undefined,
+    )
+    .filter((r): r is AccountRow => r !== undefined);
   return {
-    accountId, name: account.name || status.accounts.find((a) => a.accountId === accountId)?.name || "", month: chosen, months, account,
+    accountId,
+    name: account.name || status.accounts.find((a) => a.accountId === accountId)?.name || "",
+    month: chosen,
+    months,
+    account,
     invoice: report.invoices?.[0],
     totals: await invoiceTotals(store, settings, accountId, chosen, report),
     cloudspaces: rows.filter((r) => r.level === "cloudspace"),
@@ -99,22 +123,40 @@ export async function accountData(store: Warehouse, settings: DashboardSettings,
   };
 }
 
-
 /**
  * The totals of an account's invoice of a month: the issued invoice in force of the whole month
  * (the register's figures, as its PDF and XML give them), else, with a statement config that
  * taxes the account, the draft's (as the dashboard's PDF statement gives them); undefined when
  * the taxes are not known.
  */
-async function invoiceTotals(store: Warehouse, settings: DashboardSettings, accountId: number, month: MonthChoice, report: BillingReport): Promise<InvoiceTotals | undefined> {
-  const entry = (await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] }))
-    .find((e) => e.document.kind === "invoice" && e.correctedBy === null);
+async function invoiceTotals(
+  store: Warehouse,
+  settings: DashboardSettings,
+  accountId: number,
+  month: MonthChoice,
+  report: BillingReport,
+): Promise<InvoiceTotals | undefined> {
+  const entry = (
+    await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] })
+  ).find((e) => e.document.kind === "invoice" && e.correctedBy === null);
   if (entry) {
     const issued = entry.document;
-    return { net: issued.net, taxes: issued.taxes, tax: issued.tax, gross: issued.gross, currency: issued.currency, issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) } };
+    return {
+      net: issued.net,
+      taxes: issued.taxes,
+      tax: issued.tax,
+      gross: issued.gross,
+      currency: issued.currency,
+      issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) },
+    };
   }
   const config = settings.statement;
-  if (config === undefined || !report.invoices?.some((i) => i.accountId === accountId) || taxOf(config, accountId) === undefined) return undefined;
+  if (
+    config === undefined ||
+    !report.invoices?.some((i) => i.accountId === accountId) ||
+    taxOf(config, accountId) === undefined
+  )
+    return undefined;
   const draft = draftDocument(report, accountId, config);
   return { net: draft.net, taxes: draft.taxes, tax: draft.tax, gross: draft.gross, currency: draft.currency };
 }

@@ -21,7 +21,8 @@ const SAFE_HEADERS = {
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
   "referrer-policy": "no-referrer",
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
 };
 
 /** A page. */
@@ -29,18 +30,29 @@ export const htmlAnswer = (body: string): Answer => ({ type: HTML, body });
 
 /** A short page for an error status, saying why. */
 export function errorAnswer(status: number, message: string, headers?: Record<string, string>): Answer {
-  return { status, type: HTML, body: page(`${status}`, `<h1>${status}</h1><p>${esc(message)}</p><p><a href="/">Overview</a></p>`), headers };
+  return {
+    status,
+    type: HTML,
+    body: page(`${status}`, `<h1>${status}</h1><p>${esc(message)}</p><p><a href="/">Overview</a></p>`),
+    headers,
+  };
 }
 
 export const notFound = (): Answer => errorAnswer(404, "No such page.");
 
 /** A redirect to one of the dashboard's own paths (`location` is never another site's). */
-export const redirect = (location: string, headers: Record<string, string> = {}): Answer => ({ status: 303, type: TEXT, body: "", headers: { location, ...headers } });
+export const redirect = (location: string, headers: Record<string, string> = {}): Answer => ({
+  status: 303,
+  type: TEXT,
+  body: "",
+  headers: { location, ...headers },
+});
 
 /** A page of the warehouse as it was before its last change, saying so (its figures are being computed again). */
 export function staleAnswer(answer: Answer): Answer {
   if (answer.type !== HTML || typeof answer.body !== "string") return answer;
-  const note = '<p class="stale" id="stale">The warehouse changed since these figures were computed (a sync wrote to it): they are being computed again. Reload in a moment for the current ones.</p>';
+  const note =
+    '<p class="stale" id="stale">The warehouse changed since these figures were computed (a sync wrote to it): they are being computed again. Reload in a moment for the current ones.</p>';
   return { ...answer, body: answer.body.replace("<main>\n", `<main>\n${note}\n`) };
 }
 
@@ -61,7 +73,10 @@ export function failureAnswer(error: unknown, onError: ((error: unknown) => void
     // the caller's hook failed: the request still gets its answer
   }
   const code = error instanceof CloudunitsError ? ` [${error.code}]` : "";
-  return errorAnswer(500, `The figures could not be computed${code}: ${error instanceof Error ? error.message : String(error)}`);
+  return errorAnswer(
+    500,
+    `The figures could not be computed${code}: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
 
 /**
@@ -69,10 +84,20 @@ export function failureAnswer(error: unknown, onError: ((error: unknown) => void
  * written (a header Node refuses) is a 500 instead, and a response that cannot be written at
  * all is ended by closing its connection; no request ends the server.
  */
-export function send(request: IncomingMessage, response: ServerResponse, answer: Answer, onError?: (error: unknown) => void): void {
+export function send(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: Answer,
+  onError?: (error: unknown) => void,
+): void {
   try {
     const body = typeof answer.body === "string" ? Buffer.from(answer.body) : answer.body;
-    response.writeHead(answer.status ?? 200, { ...SAFE_HEADERS, "content-type": answer.type, "content-length": String(body.length), ...answer.headers });
+    response.writeHead(answer.status ?? 200, {
+      ...SAFE_HEADERS,
+      "content-type": answer.type,
+      "content-length": String(body.length),
+      ...answer.headers,
+    });
     response.end(request.method === "HEAD" ? undefined : body);
   } catch (error) {
     if (response.headersSent || answer.status === 500) {

@@ -39,7 +39,11 @@ export class DashboardPages {
   /** The account page of each account's data kept (its tables are long: rendered once). */
   private readonly rendered = new WeakMap<AccountData, Answer>();
 
-  constructor(private readonly db: string, private readonly settings: DashboardSettings, private readonly queue: WarehouseQueue) {}
+  constructor(
+    private readonly db: string,
+    private readonly settings: DashboardSettings,
+    private readonly queue: WarehouseQueue,
+  ) {}
 
   /** The overview of a month (default: the latest), kept under the month it shows too. */
   async overview(client: Client, month: string | undefined): Promise<Answer> {
@@ -54,7 +58,9 @@ export class DashboardPages {
 
   /** The data-quality page. */
   quality(client: Client): Promise<Answer> {
-    return this.cached(client, "quality", async (store) => htmlAnswer(qualityPage(await qualityData(store, this.settings.names))));
+    return this.cached(client, "quality", async (store) =>
+      htmlAnswer(qualityPage(await qualityData(store, this.settings.names))),
+    );
   }
 
   /** The receivables page: what each customer owes and its ageing (of the register as it is now: payments change it, not hours). */
@@ -65,7 +71,8 @@ export class DashboardPages {
   /** The account page (its tables are long: rendered once per data). */
   async account(client: Client, id: number, month: string | undefined): Promise<Answer> {
     const { data, stale } = await this.accountData(client, id, month);
-    const answer = this.rendered.get(data) ?? htmlAnswer(accountPage(data, { pdf: this.settings.statement !== undefined }));
+    const answer =
+      this.rendered.get(data) ?? htmlAnswer(accountPage(data, { pdf: this.settings.statement !== undefined }));
     this.rendered.set(data, answer);
     return stale ? staleAnswer(answer) : answer;
   }
@@ -73,7 +80,12 @@ export class DashboardPages {
   /** The account's statement workbook, of the warehouse as it is now. */
   async workbook(client: Client, id: number, month: string | undefined): Promise<Answer> {
     const { data } = await this.accountData(client, id, month, true);
-    return this.answers.get(`xlsx|${data.accountId}|${data.month.month}`, await warehouseVersion(this.db), () => workbookAnswer(data), true).value;
+    return this.answers.get(
+      `xlsx|${data.accountId}|${data.month.month}`,
+      await warehouseVersion(this.db),
+      () => workbookAnswer(data),
+      true,
+    ).value;
   }
 
   /** The account's PDF statement (a draft), of the warehouse as it is now. */
@@ -91,7 +103,9 @@ export class DashboardPages {
   /** A machine's or cloud space's page. */
   async entity(client: Client, kind: "machine" | "cloudspace", id: number, month: string | undefined): Promise<Answer> {
     await this.check(client, kind, id, month);
-    return this.cached(client, `${kind}|${id}|${month}`, async (store) => htmlAnswer(entityPage(await entityData(store, kind, id, month, this.settings.names, this.settings.units))));
+    return this.cached(client, `${kind}|${id}|${month}`, async (store) =>
+      htmlAnswer(entityPage(await entityData(store, kind, id, month, this.settings.names, this.settings.units))),
+    );
   }
 
   /** The months the overview offers (those of the hours held, not those dated in the future), oldest first (`YYYY-MM`). */
@@ -101,12 +115,19 @@ export class DashboardPages {
 
   /** The ids of the accounts the warehouse holds, ascending. */
   async accountIds(client: Client): Promise<number[]> {
-    const known = await this.known.get("known", await warehouseVersion(this.db), () => this.queue.run(client, knownEntities)).value;
+    const known = await this.known.get("known", await warehouseVersion(this.db), () =>
+      this.queue.run(client, knownEntities),
+    ).value;
     return [...known.ids.account.keys()].sort((a, b) => a - b);
   }
 
   /** What the warehouse holds, as kept: a NotFoundError for an id or month not held (checked again against the current version before refusing). */
-  private async check(client: Client, kind: EntityKind | "overview", id: number, month: string | undefined): Promise<void> {
+  private async check(
+    client: Client,
+    kind: EntityKind | "overview",
+    id: number,
+    month: string | undefined,
+  ): Promise<void> {
     const version = await warehouseVersion(this.db);
     const kept = this.known.get("known", version, () => this.queue.run(client, knownEntities));
     try {
@@ -114,26 +135,48 @@ export class DashboardPages {
     } catch (error) {
       if (!kept.stale) throw error;
       // held by the warehouse as it is now, perhaps (a sync added it)
-      checkKnown(await this.known.get("known", version, () => this.queue.run(client, knownEntities), true).value, kind, id, month);
+      checkKnown(
+        await this.known.get("known", version, () => this.queue.run(client, knownEntities), true).value,
+        kind,
+        id,
+        month,
+      );
     }
   }
 
   /** An account's month; `fresh`: of the warehouse as it is now (a download), else possibly the one before a sync while it is recomputed. */
-  private async accountData(client: Client, id: number, month: string | undefined, fresh = false): Promise<{ data: AccountData; stale: boolean }> {
+  private async accountData(
+    client: Client,
+    id: number,
+    month: string | undefined,
+    fresh = false,
+  ): Promise<{ data: AccountData; stale: boolean }> {
     await this.check(client, "account", id, month);
     const version = await warehouseVersion(this.db);
-    const { value, stale } = this.accounts.get(`${id}|${month ?? ""}`, version, () => this.queue.run(client, async (store) => {
-      const data = await accountData(store, this.settings, id, month);
-      if (month === undefined) this.accounts.put(`${id}|${data.month.month}`, version, data); // the same page as /account/ID?month=
-      return data;
-    }), fresh);
+    const { value, stale } = this.accounts.get(
+      `${id}|${month ?? ""}`,
+      version,
+      () =>
+        this.queue.run(client, async (store) => {
+          const data = await accountData(store, this.settings, id, month);
+          if (month === undefined) this.accounts.put(`${id}|${data.month.month}`, version, data); // the same page as /account/ID?month=
+          return data;
+        }),
+      fresh,
+    );
     return { data: await value, stale };
   }
 
   /** The page kept under `key`, else computed on the queue for `client`. */
-  private async cached(client: Client, key: string, compute: (store: Warehouse, version: string) => Promise<Answer>): Promise<Answer> {
+  private async cached(
+    client: Client,
+    key: string,
+    compute: (store: Warehouse, version: string) => Promise<Answer>,
+  ): Promise<Answer> {
     const version = await warehouseVersion(this.db);
-    const { value, stale } = this.answers.get(key, version, () => this.queue.run(client, (store) => compute(store, version)));
+    const { value, stale } = this.answers.get(key, version, () =>
+      this.queue.run(client, (store) => compute(store, version)),
+    );
     return stale ? staleAnswer(await value) : value;
   }
 }

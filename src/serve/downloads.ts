@@ -27,7 +27,10 @@ export function downloadName(data: AccountData, extension: string): string {
 export function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, "_");
   if (ascii === fileName) return `attachment; filename="${fileName}"`;
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
@@ -37,7 +40,11 @@ export async function workbookAnswer(data: AccountData): Promise<Answer> {
   try {
     const file = join(dir, "statement.xlsx");
     await writeBillingXlsx(data.report, undefined, file);
-    return { type: XLSX, body: await readFile(file), headers: { "content-disposition": contentDisposition(downloadName(data, "xlsx")) } };
+    return {
+      type: XLSX,
+      body: await readFile(file),
+      headers: { "content-disposition": contentDisposition(downloadName(data, "xlsx")) },
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -51,15 +58,27 @@ export async function workbookAnswer(data: AccountData): Promise<Answer> {
 export async function issuedFileAnswer(store: Warehouse, data: AccountData, extension: "pdf" | "xml"): Promise<Answer> {
   const issued = data.totals?.issued;
   const name = issued?.files.find((f) => f.endsWith(`.${extension}`));
-  if (!issued || !name) throw new NotFoundError(`account ${data.accountId} has no issued invoice ${extension === "pdf" ? "PDF" : "e-invoice (XML)"} for ${data.month.month}`);
+  if (!issued || !name)
+    throw new NotFoundError(
+      `account ${data.accountId} has no issued invoice ${extension === "pdf" ? "PDF" : "e-invoice (XML)"} for ${data.month.month}`,
+    );
   const file = (await issuedFiles(store.connection, issued.number)).find((f) => f.name === name);
   if (!file) throw new NotFoundError(`${name} of ${issued.number} is not in the register`);
-  return { type: extension === "pdf" ? "application/pdf" : "application/xml", body: Buffer.from(file.bytes), headers: { "content-disposition": contentDisposition(name) } };
+  return {
+    type: extension === "pdf" ? "application/pdf" : "application/xml",
+    body: Buffer.from(file.bytes),
+    headers: { "content-disposition": contentDisposition(name) },
+  };
 }
 
 /** The account's PDF statement (a draft: the dashboard never numbers one), as a download. */
 export async function statementPdfAnswer(data: AccountData, config: StatementConfig | undefined): Promise<Answer> {
-  if (!config || !data.invoice) throw new NotFoundError("a PDF statement needs the dashboard started with a price list and a statement config");
+  if (!config || !data.invoice)
+    throw new NotFoundError("a PDF statement needs the dashboard started with a price list and a statement config");
   // a draft: the dashboard never issues an invoice
-  return { type: "application/pdf", body: await renderInvoicePdf(draftDocument(data.report, data.accountId, config)), headers: { "content-disposition": contentDisposition(downloadName(data, "pdf")) } };
+  return {
+    type: "application/pdf",
+    body: await renderInvoicePdf(draftDocument(data.report, data.accountId, config)),
+    headers: { "content-disposition": contentDisposition(downloadName(data, "pdf")) },
+  };
 }

@@ -31,14 +31,18 @@ export interface EntityData {
 
 /** Where and when an entity has samples: its account, cloud space and first and last hour. */
 const WHERE_SQL = {
-  machine: "SELECT account_id, any_value(cloudspace_id ORDER BY hour_epoch DESC) AS cloudspace_id, min(hour_epoch) AS first, max(hour_epoch) AS last FROM machines WHERE machine_id = $id GROUP BY account_id ORDER BY last DESC LIMIT 1",
-  cloudspace: "SELECT account_id, cloudspace_id, min(hour_epoch) AS first, max(hour_epoch) AS last FROM cloudspaces WHERE cloudspace_id = $id GROUP BY account_id, cloudspace_id ORDER BY last DESC LIMIT 1",
+  machine:
+    "SELECT account_id, any_value(cloudspace_id ORDER BY hour_epoch DESC) AS cloudspace_id, min(hour_epoch) AS first, max(hour_epoch) AS last FROM machines WHERE machine_id = $id GROUP BY account_id ORDER BY last DESC LIMIT 1",
+  cloudspace:
+    "SELECT account_id, cloudspace_id, min(hour_epoch) AS first, max(hour_epoch) AS last FROM cloudspaces WHERE cloudspace_id = $id GROUP BY account_id, cloudspace_id ORDER BY last DESC LIMIT 1",
 } as const;
 
 /** The hours of a period a machine was not running, or a cloud space had no running machine. */
 const HALTED_SQL = {
-  machine: "SELECT hour_epoch, any_value(status) AS status FROM machines WHERE machine_id = $id AND account_id = $account AND hour_epoch >= $start AND hour_epoch < $end AND status <> 'RUNNING' GROUP BY hour_epoch ORDER BY hour_epoch",
-  cloudspace: "SELECT hour_epoch, 'no machine running' AS status FROM machines WHERE cloudspace_id = $id AND account_id = $account AND hour_epoch >= $start AND hour_epoch < $end AND type = 'vm' GROUP BY hour_epoch HAVING bool_and(status <> 'RUNNING') ORDER BY hour_epoch",
+  machine:
+    "SELECT hour_epoch, any_value(status) AS status FROM machines WHERE machine_id = $id AND account_id = $account AND hour_epoch >= $start AND hour_epoch < $end AND status <> 'RUNNING' GROUP BY hour_epoch ORDER BY hour_epoch",
+  cloudspace:
+    "SELECT hour_epoch, 'no machine running' AS status FROM machines WHERE cloudspace_id = $id AND account_id = $account AND hour_epoch >= $start AND hour_epoch < $end AND type = 'vm' GROUP BY hour_epoch HAVING bool_and(status <> 'RUNNING') ORDER BY hour_epoch",
 } as const;
 
 /**
@@ -48,13 +52,23 @@ const HALTED_SQL = {
  * as the units file says (`readings`, see docs/formulas.md). Throws NotFoundError for an id the warehouse does not hold, or a month the entity has no sample in.
  */
 export async function entityData(
-  store: Warehouse, entity: "machine" | "cloudspace", id: number, month?: string, namesFile?: Names, readings?: FieldReadings,
+  store: Warehouse,
+  entity: "machine" | "cloudspace",
+  id: number,
+  month?: string,
+  namesFile?: Names,
+  readings?: FieldReadings,
 ): Promise<EntityData> {
   const { connection } = store;
   const { BIGINT } = duckdbApi();
   const rows = async (sql: string, values: Record<string, number>) =>
-    (await connection.runAndReadAll(sql, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, BigInt(v)])),
-      Object.fromEntries(Object.keys(values).map((k) => [k, BIGINT])))).getRowObjectsJS();
+    (
+      await connection.runAndReadAll(
+        sql,
+        Object.fromEntries(Object.entries(values).map(([k, v]) => [k, BigInt(v)])),
+        Object.fromEntries(Object.keys(values).map((k) => [k, BIGINT])),
+      )
+    ).getRowObjectsJS();
   const where = (await rows(WHERE_SQL[entity], { id }))[0];
   const what = `${entity === "machine" ? "machine" : "cloud space"} ${id}`;
   if (!where) throw notInWarehouse(what);
@@ -62,15 +76,32 @@ export async function entityData(
   const cloudspaceId = Number(where.cloudspace_id);
   const months = monthsOf({ period: { firstHourEpoch: Number(where.first), lastHourEpoch: Number(where.last) } });
   const chosen = chosenMonth(months, month, `the samples of ${what}`);
-  const request = { from: chosen.start, till: chosen.end, accountId, include: SERIES_CATALOG[entity].map((d) => d.name), readings };
-  const stats = entity === "machine"
-    ? await machineStats(connection, { ...request, machineId: id })
-    : await cloudspaceStats(connection, { ...request, cloudspaceId: id });
-  const halted = (await rows(HALTED_SQL[entity], { id, account: accountId, start: chosen.start, end: chosen.end }))
-    .map((r) => ({ hourEpoch: Number(r.hour_epoch), status: String(r.status) }));
+  const request = {
+    from: chosen.start,
+    till: chosen.end,
+    accountId,
+    include: SERIES_CATALOG[entity].map((d) => d.name),
+    readings,
+  };
+  const stats =
+    entity === "machine"
+      ? await machineStats(connection, { ...request, machineId: id })
+      : await cloudspaceStats(connection, { ...request, cloudspaceId: id });
+  const halted = (await rows(HALTED_SQL[entity], { id, account: accountId, start: chosen.start, end: chosen.end })).map(
+    (r) => ({ hourEpoch: Number(r.hour_epoch), status: String(r.status) }),
+  );
   const names = overlayNames(await readEntityNames(connection), namesFile);
   return {
-    entity, id, name: nameOf(names, entity, id), accountId, accountName: nameOf(names, "account", accountId),
-    cloudspaceId, cloudspaceName: nameOf(names, "cloudspace", cloudspaceId), month: chosen, months, stats, halted,
+    entity,
+    id,
+    name: nameOf(names, entity, id),
+    accountId,
+    accountName: nameOf(names, "account", accountId),
+    cloudspaceId,
+    cloudspaceName: nameOf(names, "cloudspace", cloudspaceId),
+    month: chosen,
+    months,
+    stats,
+    halted,
   };
 }

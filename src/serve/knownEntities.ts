@@ -33,7 +33,10 @@ export async function knownEntities(store: Warehouse): Promise<KnownEntities> {
     ids[row.kind as EntityKind].set(Number(row.id), { first: Number(row.first), last: Number(row.last) });
   }
   const accounts = [...ids.account.values()];
-  const period = accounts.length === 0 ? null : { first: Math.min(...accounts.map((s) => s.first)), last: Math.max(...accounts.map((s) => s.last)) };
+  const period =
+    accounts.length === 0
+      ? null
+      : { first: Math.min(...accounts.map((s) => s.first)), last: Math.max(...accounts.map((s) => s.last)) };
   return { period, ids };
 }
 
@@ -44,14 +47,28 @@ const NAMES: Record<EntityKind, string> = { account: "account", machine: "machin
  * it (for a machine or cloud space: the entity) holds no hour of; else nothing. `month`
  * undefined: the default month, always held.
  */
-export function checkKnown(known: KnownEntities, kind: EntityKind | "overview", id: number, month: string | undefined): void {
+export function checkKnown(
+  known: KnownEntities,
+  kind: EntityKind | "overview",
+  id: number,
+  month: string | undefined,
+): void {
   if (kind === "overview" || kind === "account") {
     if (kind === "account" && !known.ids.account.has(id)) throw notInWarehouse(`account ${id}`);
-    if (known.period !== null) chosenMonth(monthsOf({ period: { firstHourEpoch: known.period.first, lastHourEpoch: known.period.last } }), month, "the warehouse");
+    if (known.period !== null)
+      chosenMonth(
+        monthsOf({ period: { firstHourEpoch: known.period.first, lastHourEpoch: known.period.last } }),
+        month,
+        "the warehouse",
+      );
     return;
   }
   const span = known.ids[kind].get(id);
   const what = `${NAMES[kind]} ${id}`;
   if (!span) throw notInWarehouse(what);
-  chosenMonth(monthsOf({ period: { firstHourEpoch: span.first, lastHourEpoch: span.last } }), month, `the samples of ${what}`);
+  chosenMonth(
+    monthsOf({ period: { firstHourEpoch: span.first, lastHourEpoch: span.last } }),
+    month,
+    `the samples of ${what}`,
+  );
 }

@@ -24,7 +24,7 @@ export function monthsOf(status: Pick<WarehouseStatus, "period"> | null, nowEpoc
   const last = status?.period?.lastHourEpoch ?? nowEpoch;
   const heldEnd = status?.period ? last + 3600 : Math.floor(nowEpoch / 3600) * 3600;
   const out: MonthChoice[] = [];
-  for (let month = monthOf(first); ; ) {
+  for (let month = monthOf(first); ;) {
     const period = monthPeriod(month);
     out.push({ month, ...period, heldUntil: heldEnd > period.start && heldEnd < period.end ? heldEnd : null });
     if (period.end > last) break;
@@ -42,6 +42,7 @@ export function chosenMonth(months: readonly MonthChoice[], month: string | unde
   if (month === undefined) return months.at(-1)!;
   const found = months.find((m) => m.month === month);
   if (found) return found;
-  const held = months.length === 1 ? `the month ${months[0]!.month}` : `the months ${months[0]!.month} to ${months.at(-1)!.month}`;
+  const held =
+    months.length === 1 ? `the month ${months[0]!.month}` : `the months ${months[0]!.month} to ${months.at(-1)!.month}`;
   throw new NotFoundError(`no hour of ${month} in ${what}: it holds ${held}`);
 }

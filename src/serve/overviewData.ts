@@ -51,32 +51,64 @@ export interface OverviewData {
  * day too (`bill`); while the month runs past the last hour held, its month-end
  * forecast too.
  */
-export async function overviewData(store: Warehouse, settings: DashboardSettings, month?: string, nowEpoch = clockNow()): Promise<OverviewData> {
+export async function overviewData(
+  store: Warehouse,
+  settings: DashboardSettings,
+  month?: string,
+  nowEpoch = clockNow(),
+): Promise<OverviewData> {
   const { connection } = store;
   const status = await warehouseStatus(store, nowEpoch);
   const months = monthsOf(status, nowEpoch);
   const chosen = chosenMonth(months, month, "the warehouse");
   const names = overlayNames(await readEntityNames(connection), settings.names);
   const { report, days = [] } = await bill({
-    source: store, period: { start: chosen.start, end: chosen.end }, prices: settings.prices, rules: { units: settings.units, names: settings.names },
-    produce: { levels: ["environment", "account"], days: true }, skipBad: true, allowEmpty: true, // impossible values count as 0: the report's data quality lists them
+    source: store,
+    period: { start: chosen.start, end: chosen.end },
+    prices: settings.prices,
+    rules: { units: settings.units, names: settings.names },
+    produce: { levels: ["environment", "account"], days: true },
+    skipBad: true,
+    allowEmpty: true, // impossible values count as 0: the report's data quality lists them
   });
   const invoices = new Map(report.invoices?.map((inv) => [inv.accountId, inv]));
-  const accounts = report.lines.filter((l) => l.level === "account").map((l): OverviewAccount => {
-    const invoice = invoices.get(l.accountId!);
-    return { accountId: l.accountId!, name: l.name, quantities: l.quantities, amount: invoice?.amountDue.toFixed(invoice.decimals) };
-  });
-  accounts.sort((a, b) => (a.amount !== undefined && b.amount !== undefined ? Number(b.amount) - Number(a.amount) : (b.quantities.CU ?? 0) - (a.quantities.CU ?? 0)) || a.accountId - b.accountId);
+  const accounts = report.lines
+    .filter((l) => l.level === "account")
+    .map((l): OverviewAccount => {
+      const invoice = invoices.get(l.accountId!);
+      return {
+        accountId: l.accountId!,
+        name: l.name,
+        quantities: l.quantities,
+        amount: invoice?.amountDue.toFixed(invoice.decimals),
+      };
+    });
+  accounts.sort(
+    (a, b) =>
+      (a.amount !== undefined && b.amount !== undefined
+        ? Number(b.amount) - Number(a.amount)
+        : (b.quantities.CU ?? 0) - (a.quantities.CU ?? 0)) || a.accountId - b.accountId,
+  );
   const first = report.invoices?.[0];
-  const projection = status.period !== null && chosen.heldUntil !== null
-    ? (await forecast(connection, { month: chosen.month, prices: settings.prices, options: { units: settings.units, names } })).entries.find((e) => e.level === "environment")
-    : undefined;
+  const projection =
+    status.period !== null && chosen.heldUntil !== null
+      ? (
+          await forecast(connection, {
+            month: chosen.month,
+            prices: settings.prices,
+            options: { units: settings.units, names },
+          })
+        ).entries.find((e) => e.level === "environment")
+      : undefined;
   return {
     month: chosen,
     months,
     days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "environment")!.quantities })),
     accounts,
-    amountDue: report.amountDue && first ? { amount: report.amountDue.toFixed(first.decimals), currency: first.currency } : undefined,
+    amountDue:
+      report.amountDue && first
+        ? { amount: report.amountDue.toFixed(first.decimals), currency: first.currency }
+        : undefined,
     taxesKnown: settings.statement !== undefined,
     forecast: projection,
     report,

@@ -44,7 +44,10 @@ export async function qualityData(store: Warehouse, namesFile?: Names, nowEpoch 
   const status = await warehouseStatus(store, nowEpoch);
   const impossibleValues = await readImpossibleValues(store.connection);
   // check's order: unreadable files, then conflicts
-  const bad = [...load.skipped.filter((s) => s.code !== "CONFLICT"), ...load.skipped.filter((s) => s.code === "CONFLICT")];
+  const bad = [
+    ...load.skipped.filter((s) => s.code !== "CONFLICT"),
+    ...load.skipped.filter((s) => s.code === "CONFLICT"),
+  ];
   const byAccount = new Map(bad.map((f) => [f, accountOfFile(f.file)]));
   return {
     status,

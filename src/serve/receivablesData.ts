@@ -41,7 +41,15 @@ export async function receivablesData(store: Warehouse, nowEpoch = clockNow()): 
     if (d.kind !== "invoice" || outstanding.compare(Exact.ZERO) <= 0) continue;
     const key = `${d.accountId}|${d.currency}`;
     const held = rows.get(key) ?? {
-      row: { accountId: d.accountId, customer: d.customer.legalName, currency: d.currency, decimals: d.decimals, outstanding: "", ageing: [], documents: 0 },
+      row: {
+        accountId: d.accountId,
+        customer: d.customer.legalName,
+        currency: d.currency,
+        decimals: d.decimals,
+        outstanding: "",
+        ageing: [],
+        documents: 0,
+      },
       sums: AGEING.map(() => Exact.ZERO),
     };
     const bucket = ageingBucket(r.daysPastDue);
@@ -50,7 +58,9 @@ export async function receivablesData(store: Warehouse, nowEpoch = clockNow()): 
     rows.set(key, held);
   }
   const result = [...rows.values()].map(({ row, sums }) => ({
-    ...row, outstanding: sums.reduce((a, b) => a.add(b), Exact.ZERO).toFixed(row.decimals), ageing: sums.map((s) => s.toFixed(row.decimals)),
+    ...row,
+    outstanding: sums.reduce((a, b) => a.add(b), Exact.ZERO).toFixed(row.decimals),
+    ageing: sums.map((s) => s.toFixed(row.decimals)),
   }));
   return result.sort((a, b) => Number(b.outstanding) - Number(a.outstanding) || a.accountId - b.accountId);
 }

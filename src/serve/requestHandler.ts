@@ -21,7 +21,13 @@ const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
  * `WarehouseQueue`), anything else 404. A page that fails rejects (see `failureAnswer`).
  */
 export async function answerRequest(request: IncomingMessage, site: Site): Promise<Answer> {
-  if (request.method !== "GET" && request.method !== "HEAD") return { status: 405, type: "text/plain; charset=utf-8", body: "only GET and HEAD\n", headers: { allow: "GET, HEAD" } };
+  if (request.method !== "GET" && request.method !== "HEAD")
+    return {
+      status: 405,
+      type: "text/plain; charset=utf-8",
+      body: "only GET and HEAD\n",
+      headers: { allow: "GET, HEAD" },
+    };
   const url = new URL(request.url ?? "/", "http://dashboard");
   const refused = accessAnswer(request, url, site.token, isOwnPath);
   if (refused) return refused;

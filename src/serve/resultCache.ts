@@ -30,7 +30,8 @@ export class ResultCache<T> {
   /** The result of `key` at `version`: the one kept, else `compute()`'s (see the class). */
   get(key: string, version: string, compute: () => Promise<T>, fresh = false): Cached<T> {
     const kept = this.entries.get(key);
-    if (kept) { // most recently used last
+    if (kept) {
+      // most recently used last
       this.entries.delete(key);
       this.entries.set(key, kept);
     }
@@ -57,9 +58,14 @@ export class ResultCache<T> {
   private start(key: string, version: string, compute: () => Promise<T>): Entry<T> {
     const entry: Entry<T> = { version, value: compute() };
     this.entries.set(key, entry);
-    entry.value.then((value) => { entry.done = { value }; }, () => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    entry.value.then(
+      (value) => {
+        entry.done = { value };
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
     while (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value!);
     return entry;
   }
@@ -68,11 +74,14 @@ export class ResultCache<T> {
   private refresh(key: string, kept: Entry<T>, version: string, compute: () => Promise<T>): void {
     kept.refresh = { version };
     const entry: Entry<T> = { version, value: compute() };
-    entry.value.then((value) => {
-      entry.done = { value };
-      if (this.entries.get(key) === kept) this.entries.set(key, entry);
-    }, () => {
-      if (kept.refresh?.version === version) kept.refresh = undefined;
-    });
+    entry.value.then(
+      (value) => {
+        entry.done = { value };
+        if (this.entries.get(key) === kept) this.entries.set(key, entry);
+      },
+      () => {
+        if (kept.refresh?.version === version) kept.refresh = undefined;
+      },
+    );
   }
 }

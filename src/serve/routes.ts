@@ -15,10 +15,23 @@ export const ROUTES: readonly Route[] = [
   { path: /^\/quality$/, answer: (pages, client) => pages.quality(client) },
   { path: /^\/receivables$/, answer: (pages, client) => pages.receivables(client) },
   { path: /^\/account\/(\d{1,15})$/, answer: (pages, client, parts, month) => pages.account(client, id(parts), month) },
-  { path: /^\/account\/(\d{1,15})\/statement\.xlsx$/, answer: (pages, client, parts, month) => pages.workbook(client, id(parts), month) },
-  { path: /^\/account\/(\d{1,15})\/statement\.pdf$/, answer: (pages, client, parts, month) => pages.statementPdf(client, id(parts), month) },
-  { path: /^\/account\/(\d{1,15})\/invoice\.(pdf|xml)$/, answer: (pages, client, parts, month) => pages.issuedFile(client, id(parts), month, parts[2] as "pdf" | "xml") },
-  { path: /^\/(machine|cloudspace)\/(\d{1,15})$/, answer: (pages, client, parts, month) => pages.entity(client, parts[1] as "machine" | "cloudspace", id(parts, 2), month) },
+  {
+    path: /^\/account\/(\d{1,15})\/statement\.xlsx$/,
+    answer: (pages, client, parts, month) => pages.workbook(client, id(parts), month),
+  },
+  {
+    path: /^\/account\/(\d{1,15})\/statement\.pdf$/,
+    answer: (pages, client, parts, month) => pages.statementPdf(client, id(parts), month),
+  },
+  {
+    path: /^\/account\/(\d{1,15})\/invoice\.(pdf|xml)$/,
+    answer: (pages, client, parts, month) => pages.issuedFile(client, id(parts), month, parts[2] as "pdf" | "xml"),
+  },
+  {
+    path: /^\/(machine|cloudspace)\/(\d{1,15})$/,
+    answer: (pages, client, parts, month) =>
+      pages.entity(client, parts[1] as "machine" | "cloudspace", id(parts, 2), month),
+  },
 ];
 
 /** The route of `path`, with its parts, or undefined. */

@@ -80,9 +80,16 @@ export async function serveDashboard(options: DashboardOptions): Promise<Dashboa
 /** Starts `server` listening; resolves to its port. An address in use or not allowed is a UsageError (SERVE_LISTEN). */
 async function listen(server: Server, host: string, port: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => reject(error.code === "EADDRINUSE" || error.code === "EACCES" || error.code === "EADDRNOTAVAIL"
-      ? new UsageError(`cannot listen on ${host}:${port}: ${error.code === "EADDRINUSE" ? "the port is in use (pick another with the port option)" : error.message}`, { code: "SERVE_LISTEN", cause: error })
-      : error));
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE" || error.code === "EACCES" || error.code === "EADDRNOTAVAIL"
+          ? new UsageError(
+              `cannot listen on ${host}:${port}: ${error.code === "EADDRINUSE" ? "the port is in use (pick another with the port option)" : error.message}`,
+              { code: "SERVE_LISTEN", cause: error },
+            )
+          : error,
+      ),
+    );
     server.listen(port, host, () => resolve());
   });
   const address = server.address();

@@ -17,7 +17,12 @@ export const EARLIER_OVERVIEWS = 12;
  * from memory when first asked for (a month's overview costs some 1.5 CPU s to compute at 26
  * weeks of 2,000 machines), and after a sync at once, marked stale, while it is computed again.
  */
-export async function startUp(pages: DashboardPages, queue: WarehouseQueue, precompute: boolean, closed: () => boolean): Promise<void> {
+export async function startUp(
+  pages: DashboardPages,
+  queue: WarehouseQueue,
+  precompute: boolean,
+  closed: () => boolean,
+): Promise<void> {
   await pages.overview(SELF, undefined);
   if (!precompute) return;
   await queue.idle();

@@ -8,7 +8,10 @@ export const PAGES_IN_FLIGHT_PER_CLIENT = 8;
 /** A client that asks for more pages than it may have in flight (the dashboard answers 429). */
 export class ClientBusyError extends UsageError {
   constructor(pages: number) {
-    super(`this client has ${pages} pages being computed or waiting already, the most one may: ask again once they are answered`, { code: "SERVE_CLIENT_BUSY" });
+    super(
+      `this client has ${pages} pages being computed or waiting already, the most one may: ask again once they are answered`,
+      { code: "SERVE_CLIENT_BUSY" },
+    );
   }
 }
 
@@ -33,7 +36,10 @@ export class WarehouseQueue {
   private running: string | undefined;
   private idleWaiters: (() => void)[] = [];
 
-  constructor(private readonly db: string, private readonly waitSeconds: number | undefined) {}
+  constructor(
+    private readonly db: string,
+    private readonly waitSeconds: number | undefined,
+  ) {}
 
   /** Runs `work` for `client` on the warehouse, after the computations under way and, by turns, those of the other clients. */
   run<T>(client: string, work: (store: Warehouse) => Promise<T>): Promise<T> {

@@ -1,6 +1,14 @@
-import { CPU_SPLIT_SERIES, capacityTbSeries, machineDisksSql, totalIopsSeries, sumOrNull, type EntityQueries } from "./seriesDefinition.js";
+import {
+  CPU_SPLIT_SERIES,
+  capacityTbSeries,
+  machineDisksSql,
+  totalIopsSeries,
+  sumOrNull,
+  type EntityQueries,
+} from "./seriesDefinition.js";
 
-const where = (alias: string) => `${alias}.account_id = $account AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
+const where = (alias: string) =>
+  `${alias}.account_id = $account AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
 
 /**
  * The series of one account (seed 2.4 / 4.3; docs/statistics.md), over all its cloud spaces.

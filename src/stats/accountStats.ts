@@ -11,9 +11,5 @@ import type { AccountStatsRequest, StatsResponse } from "./types.js";
  * never seen is a UsageError (UNKNOWN_ID); a known one without samples gives an empty `time`.
  */
 export function accountStats(connection: DuckDBConnection, request: AccountStatsRequest): Promise<StatsResponse> {
-  return runStats(
-    connection,
-    { entity: "account", queries: ACCOUNT_QUERIES, accountId: request.accountId },
-    request,
-  );
+  return runStats(connection, { entity: "account", queries: ACCOUNT_QUERIES, accountId: request.accountId }, request);
 }

@@ -14,7 +14,12 @@ export interface SeriesRow {
  * hour to its position). Sums over nothing are 0 (`array`, `fixed`); an absent disk or NIC
  * is `null` (`keyed`), and so is a value an impossible value entered (docs/warehouse.md). Rows at hours outside `time` are not the entity's and are dropped.
  */
-export function assembleSeries(layout: SeriesLayout, hours: number, indexOfHour: Map<number, number>, rows: Iterable<SeriesRow>): SeriesTree {
+export function assembleSeries(
+  layout: SeriesLayout,
+  hours: number,
+  indexOfHour: Map<number, number>,
+  rows: Iterable<SeriesRow>,
+): SeriesTree {
   if (layout.kind === "array") {
     const values: SeriesArray = new Array<number | null>(hours).fill(0);
     for (const row of rows) {
@@ -39,7 +44,12 @@ export function assembleSeries(layout: SeriesLayout, hours: number, indexOfHour:
   return tree;
 }
 
-function arrayAt(tree: { [key: string]: SeriesTree }, path: readonly string[], hours: number, fill: 0 | null): SeriesArray {
+function arrayAt(
+  tree: { [key: string]: SeriesTree },
+  path: readonly string[],
+  hours: number,
+  fill: 0 | null,
+): SeriesArray {
   let node = tree;
   for (const key of path.slice(0, -1)) {
     const child = node[key];

@@ -11,14 +11,19 @@ export type FieldReadings = Pick<Units, "cpuReading" | "nicReading" | "nicBytesP
  * factors are bound: `$cpuPerValue` and `$nicBytesPerHour` (`readingValues`).
  */
 function readAs(name: string, sql: string, readings: FieldReadings): string {
-  if (name === "entity_machines" && cpuMinutesPerValue(readings) !== 1) return `SELECT * REPLACE (cpu_minutes * $cpuPerValue AS cpu_minutes) FROM (${sql})`;
+  if (name === "entity_machines" && cpuMinutesPerValue(readings) !== 1)
+    return `SELECT * REPLACE (cpu_minutes * $cpuPerValue AS cpu_minutes) FROM (${sql})`;
   if (name !== "entity_nics" || (nicBytesPerHourValue(readings) === 1 && readings.nicReading === "bytes")) return sql;
-  const [sent, received] = readings.nicReading === "host-packets-per-second" ? ["rx_bytes", "tx_bytes"] : ["tx_bytes", "rx_bytes"];
+  const [sent, received] =
+    readings.nicReading === "host-packets-per-second" ? ["rx_bytes", "tx_bytes"] : ["tx_bytes", "rx_bytes"];
   return `SELECT * REPLACE (${sent} * $nicBytesPerHour AS tx_bytes, ${received} * $nicBytesPerHour AS rx_bytes) FROM (${sql})`;
 }
 
 /** The values of the parameters `readAs` names: what one unit of a `cpuMinutes` value and of a NIC's value stand for. */
-export function readingValues(readings: FieldReadings = DEFAULT_UNITS): { cpuPerValue: number; nicBytesPerHour: number } {
+export function readingValues(readings: FieldReadings = DEFAULT_UNITS): {
+  cpuPerValue: number;
+  nicBytesPerHour: number;
+} {
   return { cpuPerValue: cpuMinutesPerValue(readings), nicBytesPerHour: nicBytesPerHourValue(readings) };
 }
 
@@ -28,7 +33,11 @@ export function readingValues(readings: FieldReadings = DEFAULT_UNITS): { cpuPer
  * every requested series, unioned as rows `(series, hour_epoch, k1, k2, value)` where
  * `series` is -1 for the hours and the position in `definitions` for a series.
  */
-export function buildStatsSql(queries: EntityQueries, definitions: readonly SeriesDefinition[], readings: FieldReadings = DEFAULT_UNITS): string {
+export function buildStatsSql(
+  queries: EntityQueries,
+  definitions: readonly SeriesDefinition[],
+  readings: FieldReadings = DEFAULT_UNITS,
+): string {
   const parts = [
     `SELECT -1 AS series, hour_epoch, NULL::VARCHAR AS k1, NULL::VARCHAR AS k2, NULL::DOUBLE AS value FROM (${queries.timeSql})`,
     ...definitions.map(

@@ -1,4 +1,12 @@
-import { CPU_SPLIT_SERIES, capacityTbSeries, inOutSql, machineDisksSql, totalIopsSeries, sumOrNull, type EntityQueries } from "./seriesDefinition.js";
+import {
+  CPU_SPLIT_SERIES,
+  capacityTbSeries,
+  inOutSql,
+  machineDisksSql,
+  totalIopsSeries,
+  sumOrNull,
+  type EntityQueries,
+} from "./seriesDefinition.js";
 
 const where = (alias: string) =>
   `${alias}.account_id = $account AND ${alias}.cloudspace_id = $id AND ${alias}.hour_epoch >= $from AND ${alias}.hour_epoch < $till`;
@@ -31,7 +39,15 @@ export const CLOUDSPACE_QUERIES: EntityQueries = {
       name: "network",
       title: "Network in the hour: machines (vms) and gateway; in = received, out = sent",
       unit: "MB",
-      layout: { kind: "fixed", paths: [["vms", "in"], ["vms", "out"], ["gateways", "in"], ["gateways", "out"]] },
+      layout: {
+        kind: "fixed",
+        paths: [
+          ["vms", "in"],
+          ["vms", "out"],
+          ["gateways", "in"],
+          ["gateways", "out"],
+        ],
+      },
       sql: inOutSql(
         `SELECT hour_epoch, CASE WHEN is_gateway THEN 'gateways' ELSE 'vms' END AS k1,
             ${sumOrNull("rx_bytes")} AS rx_bytes, ${sumOrNull("tx_bytes")} AS tx_bytes

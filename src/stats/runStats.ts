@@ -25,14 +25,26 @@ export interface StatsPlan {
  * no account was given, or an id (or account) the warehouse has never seen (UNKNOWN_ID, listing
  * the known ones or the nearest; an id known but without samples in the period gives empty series).
  */
-export async function runStats(connection: DuckDBConnection, plan: StatsPlan, period: StatsPeriod): Promise<StatsResponse> {
+export async function runStats(
+  connection: DuckDBConnection,
+  plan: StatsPlan,
+  period: StatsPeriod,
+): Promise<StatsResponse> {
   const { fromEpoch, tillEpoch } = parsePeriod(period.from, period.till);
   const definitions = selectSeries(plan.entity, plan.queries.series, period.include);
-  for (const [what, value] of [["id", plan.id], ["accountId", plan.accountId]] as const) {
-    if (value !== undefined && !Number.isSafeInteger(value)) throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
+  for (const [what, value] of [
+    ["id", plan.id],
+    ["accountId", plan.accountId],
+  ] as const) {
+    if (value !== undefined && !Number.isSafeInteger(value))
+      throw new UsageError(`bad ${plan.entity} ${what}: ${value} (a whole number)`);
   }
   const accountId = await resolveAccount(connection, plan, fromEpoch, tillEpoch);
-  const params: Record<string, bigint | number> = { from: BigInt(fromEpoch), till: BigInt(tillEpoch), ...readingValues(period.readings) };
+  const params: Record<string, bigint | number> = {
+    from: BigInt(fromEpoch),
+    till: BigInt(tillEpoch),
+    ...readingValues(period.readings),
+  };
   if (plan.id !== undefined) params.id = BigInt(plan.id);
   const rows: SeriesRow[][] = definitions.map(() => []);
   const time: number[] = [];
@@ -42,7 +54,13 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
       const hourEpoch = Number(r.hour_epoch);
       const series = Number(r.series);
       if (series < 0) time.push(hourEpoch);
-      else rows[series]!.push({ hourEpoch, k1: r.k1 as string | null, k2: r.k2 as string | null, value: r.value === null ? null : Number(r.value) });
+      else
+        rows[series]!.push({
+          hourEpoch,
+          k1: r.k1 as string | null,
+          k2: r.k2 as string | null,
+          value: r.value === null ? null : Number(r.value),
+        });
     }
   }
   if (time.length === 0) {
@@ -66,11 +84,17 @@ export async function runStats(connection: DuckDBConnection, plan: StatsPlan, pe
  * The period `[from, till)` in epoch seconds, from epoch seconds or ISO 8601 (`what` names the
  * options in messages). Throws a UsageError for a bad time or when `till` is not after `from`.
  */
-export function parsePeriod(from: number | string, till: number | string, what = { from: "from", till: "till" }): { fromEpoch: number; tillEpoch: number } {
+export function parsePeriod(
+  from: number | string,
+  till: number | string,
+  what = { from: "from", till: "till" },
+): { fromEpoch: number; tillEpoch: number } {
   const fromEpoch = parseTime(from, what.from);
   const tillEpoch = parseTime(till, what.till);
   if (tillEpoch <= fromEpoch) {
-    throw new UsageError(`${what.till} (${isoUtc(tillEpoch)}) must be after ${what.from} (${isoUtc(fromEpoch)}): the period is [from, till)`);
+    throw new UsageError(
+      `${what.till} (${isoUtc(tillEpoch)}) must be after ${what.from} (${isoUtc(fromEpoch)}): the period is [from, till)`,
+    );
   }
   return { fromEpoch, tillEpoch };
 }
@@ -81,9 +105,13 @@ export function parsePeriod(from: number | string, till: number | string, what =
  * when none does. Throws a UsageError when several do.
  */
 export async function resolveAccount(
-  connection: DuckDBConnection, plan: StatsPlan, fromEpoch: number, tillEpoch: number,
+  connection: DuckDBConnection,
+  plan: StatsPlan,
+  fromEpoch: number,
+  tillEpoch: number,
 ): Promise<number | undefined> {
-  if (plan.accountId !== undefined || plan.queries.accountsSql === undefined || plan.id === undefined) return plan.accountId;
+  if (plan.accountId !== undefined || plan.queries.accountsSql === undefined || plan.id === undefined)
+    return plan.accountId;
   const params = { from: BigInt(fromEpoch), till: BigInt(tillEpoch), id: BigInt(plan.id) };
   const rows = await query(connection, plan.queries.accountsSql, params);
   const accounts = rows.map((r) => Number(r.account_id));
@@ -97,7 +125,11 @@ export async function resolveAccount(
   return accounts[0];
 }
 
-async function query(connection: DuckDBConnection, sql: string, params: Record<string, bigint | number>): Promise<Record<string, DuckDBValue>[]> {
+async function query(
+  connection: DuckDBConnection,
+  sql: string,
+  params: Record<string, bigint | number>,
+): Promise<Record<string, DuckDBValue>[]> {
   const used: Record<string, bigint | number> = {};
   for (const [name, value] of Object.entries(params)) if (sql.includes(`$${name}`)) used[name] = value;
   const reader = await connection.runAndReadAll(sql, used);

@@ -17,7 +17,8 @@ export function selectSeries(
 ): SeriesDefinition[] {
   const names = [...new Set(typeof include === "string" ? [include] : include)];
   const allowed = catalog.map((d) => d.name).join(", ");
-  if (names.length === 0) throw new UsageError(`no series requested for the ${entity}: name one or more of ${allowed} with include`);
+  if (names.length === 0)
+    throw new UsageError(`no series requested for the ${entity}: name one or more of ${allowed} with include`);
   const notInFiles = names.filter((n) => SERIES_NOT_IN_FILES.includes(n));
   const unknown = names.filter((n) => !SERIES_NOT_IN_FILES.includes(n) && !catalog.some((d) => d.name === n));
   const problems: string[] = [];
@@ -29,6 +30,7 @@ export function selectSeries(
   if (unknown.length > 0) {
     problems.push(`unknown ${entity} series ${unknown.map((n) => `"${n}"`).join(", ")}`);
   }
-  if (problems.length > 0) throw new UsageError(`${problems.join("; ")} (${entity} series: ${allowed})`, { code: "BAD_INCLUDE" });
+  if (problems.length > 0)
+    throw new UsageError(`${problems.join("; ")} (${entity} series: ${allowed})`, { code: "BAD_INCLUDE" });
   return names.map((n) => catalog.find((d) => d.name === n)!);
 }

@@ -31,6 +31,12 @@ export function seriesDefinition(entity: StatsEntity, name: string): SeriesDefin
  */
 export function statsTables(entity: StatsEntity, include: readonly string[]): DataTable[] {
   const queries = ENTITY_QUERIES[entity];
-  const sql = [buildStatsSql(queries, queries.series.filter((d) => include.includes(d.name))), queries.accountsSql ?? ""].join("\n");
+  const sql = [
+    buildStatsSql(
+      queries,
+      queries.series.filter((d) => include.includes(d.name)),
+    ),
+    queries.accountsSql ?? "",
+  ].join("\n");
   return DATA_TABLES.filter((table) => new RegExp(`\\b(FROM|JOIN)\\s+${table}\\b`, "i").test(sql));
 }

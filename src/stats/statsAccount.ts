@@ -16,5 +16,10 @@ export function statsAccount(
 ): Promise<number | undefined> {
   const { fromEpoch, tillEpoch } = parsePeriod(request.from, request.till);
   if (entity === "account") return Promise.resolve(request.id);
-  return resolveAccount(connection, { entity, queries: ENTITY_QUERIES[entity], id: request.id, accountId: request.accountId }, fromEpoch, tillEpoch);
+  return resolveAccount(
+    connection,
+    { entity, queries: ENTITY_QUERIES[entity], id: request.id, accountId: request.accountId },
+    fromEpoch,
+    tillEpoch,
+  );
 }

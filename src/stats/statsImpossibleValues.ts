@@ -19,15 +19,26 @@ const OWNER: Record<StatsEntity, string> = {
  * series; its NICs are in the cloud space's and account's `network`.
  */
 export async function statsImpossibleValues(
-  connection: DuckDBConnection, entity: StatsEntity, accountId: number, request: StatsPeriod & { id: number },
+  connection: DuckDBConnection,
+  entity: StatsEntity,
+  accountId: number,
+  request: StatsPeriod & { id: number },
 ): Promise<ImpossibleValue[]> {
   const { fromEpoch, tillEpoch } = parsePeriod(request.from, request.till);
-  const sql = selectSeries(entity, ENTITY_QUERIES[entity].series, request.include).map((d) => d.sql).join("\n");
+  const sql = selectSeries(entity, ENTITY_QUERIES[entity].series, request.include)
+    .map((d) => d.sql)
+    .join("\n");
   const found = await readImpossibleValues(
     connection,
     `account_id = $account AND hour_epoch >= $from AND hour_epoch < $till ${OWNER[entity]}
       AND NOT (machine_type = $gateway AND part IN ('machine', 'disk'))`,
-    { account: BigInt(accountId), from: BigInt(fromEpoch), till: BigInt(tillEpoch), id: BigInt(request.id), gateway: GATEWAY_TYPE },
+    {
+      account: BigInt(accountId),
+      from: BigInt(fromEpoch),
+      till: BigInt(tillEpoch),
+      id: BigInt(request.id),
+      gateway: GATEWAY_TYPE,
+    },
   );
   return found.filter((v) => new RegExp(`\\b${v.column}\\b`).test(sql));
 }

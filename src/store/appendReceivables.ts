@@ -44,12 +44,20 @@ const nextEntry = async (connection: DuckDBConnection, table: string): Promise<n
   Number((await connection.runAndReadAll(`SELECT coalesce(max(entry), 0) FROM ${table}`)).getRowsJS()[0]![0]) + 1;
 
 /** The payment references of newly issued documents (those that have one), in the caller's transaction. */
-export async function appendPaymentReferences(connection: DuckDBConnection, documents: readonly { number: string; paymentReference?: string }[]): Promise<void> {
+export async function appendPaymentReferences(
+  connection: DuckDBConnection,
+  documents: readonly { number: string; paymentReference?: string }[],
+): Promise<void> {
   for (const { number, paymentReference } of documents) {
     if (paymentReference === undefined) continue;
-    await connection.run("INSERT INTO register_payment_references (number, reference, scheme) VALUES ($number, $reference, $scheme)", {
-      number, reference: paymentReference, scheme: paymentReference.startsWith("RF") ? "ISO11649" : "BE",
-    });
+    await connection.run(
+      "INSERT INTO register_payment_references (number, reference, scheme) VALUES ($number, $reference, $scheme)",
+      {
+        number,
+        reference: paymentReference,
+        scheme: paymentReference.startsWith("RF") ? "ISO11649" : "BE",
+      },
+    );
   }
 }
 
@@ -66,10 +74,21 @@ export async function appendPayments(connection: DuckDBConnection, payments: rea
     let entry = first;
     const appender = await connection.createAppender("register_payments");
     try {
-      const text = (value: string | undefined) => (value === undefined ? appender.appendNull() : appender.appendVarchar(value));
+      const text = (value: string | undefined) =>
+        value === undefined ? appender.appendNull() : appender.appendVarchar(value);
       for (const p of payments) {
         appender.appendBigInt(BigInt(entry++));
-        for (const value of [p.number, p.amount, p.currency, p.paidOn, p.reference, p.source, p.bankReference, p.matchedBy]) text(value);
+        for (const value of [
+          p.number,
+          p.amount,
+          p.currency,
+          p.paidOn,
+          p.reference,
+          p.source,
+          p.bankReference,
+          p.matchedBy,
+        ])
+          text(value);
         appender.appendDefault(); // recorded_at
         appender.endRow();
       }
@@ -77,7 +96,11 @@ export async function appendPayments(connection: DuckDBConnection, payments: rea
     } finally {
       appender.closeSync();
     }
-    await appendLinks(connection, "payment", payments.map((_p, i) => String(first + i)));
+    await appendLinks(
+      connection,
+      "payment",
+      payments.map((_p, i) => String(first + i)),
+    );
     await connection.run("COMMIT");
   } catch (error) {
     await connection.run("ROLLBACK");

@@ -47,8 +47,14 @@ function storedDocument(document: InvoiceDocument): string {
  * A number, a file name or a place in a sequence already held fails the insert (and so the
  * caller's transaction). Each document is chained (`appendLinks`) once its rows are in.
  */
-export async function appendToRegister(connection: DuckDBConnection, records: readonly RegisterRecord[], correction?: CorrectionRecord): Promise<void> {
-  const last = (await connection.runAndReadAll("SELECT coalesce(max(entry), 0) FROM register_documents")).getRowsJS()[0]![0];
+export async function appendToRegister(
+  connection: DuckDBConnection,
+  records: readonly RegisterRecord[],
+  correction?: CorrectionRecord,
+): Promise<void> {
+  const last = (
+    await connection.runAndReadAll("SELECT coalesce(max(entry), 0) FROM register_documents")
+  ).getRowsJS()[0]![0];
   let entry = Number(last);
   for (const { document: d, issuer, seq, files } of records) {
     await connection.run(
@@ -57,9 +63,25 @@ export async function appendToRegister(connection: DuckDBConnection, records: re
        VALUES ($entry, $number, $kind, $issuer, $year, $seq, $account, $start, $end, $issueDate, $dueDate, $currency, $net, $tax, $gross,
          $corrects, $reason, $prices, $statement, $document)`,
       {
-        entry: ++entry, number: d.number, kind: d.kind, issuer, year: Number(d.issueDate.slice(0, 4)), seq, account: d.accountId,
-        start: d.start, end: d.end, issueDate: d.issueDate, dueDate: d.dueDate, currency: d.currency, net: d.net, tax: d.tax, gross: d.gross,
-        corrects: d.corrects?.number ?? null, reason: d.reason ?? null, prices: d.basis.pricesSha256, statement: d.basis.statementSha256,
+        entry: ++entry,
+        number: d.number,
+        kind: d.kind,
+        issuer,
+        year: Number(d.issueDate.slice(0, 4)),
+        seq,
+        account: d.accountId,
+        start: d.start,
+        end: d.end,
+        issueDate: d.issueDate,
+        dueDate: d.dueDate,
+        currency: d.currency,
+        net: d.net,
+        tax: d.tax,
+        gross: d.gross,
+        corrects: d.corrects?.number ?? null,
+        reason: d.reason ?? null,
+        prices: d.basis.pricesSha256,
+        statement: d.basis.statementSha256,
         document: storedDocument(d),
       },
     );
@@ -67,24 +89,37 @@ export async function appendToRegister(connection: DuckDBConnection, records: re
     for (const file of files) {
       await connection.run(
         "INSERT INTO register_files (name, number, sha256, content) VALUES ($name, $number, $sha256, $content)",
-        { name: file.name, number: d.number, sha256: sha256Hex(file.bytes), content: duckdbApi().blobValue(file.bytes) },
+        {
+          name: file.name,
+          number: d.number,
+          sha256: sha256Hex(file.bytes),
+          content: duckdbApi().blobValue(file.bytes),
+        },
       );
     }
   }
-  await appendPaymentReferences(connection, records.map((r) => r.document));
+  await appendPaymentReferences(
+    connection,
+    records.map((r) => r.document),
+  );
   if (correction !== undefined) {
     await connection.run(
       "INSERT INTO register_corrections (corrected, credit_note, replacement, reason) VALUES ($corrected, $creditNote, $replacement, $reason)",
       { ...correction },
     );
   }
-  await appendLinks(connection, "document", records.map((r) => r.document.number));
+  await appendLinks(
+    connection,
+    "document",
+    records.map((r) => r.document.number),
+  );
 }
 
 /** A document's basis hours, one row each (a month of an account is ~744 rows: appended, not inserted one by one). */
 async function appendBasisHours(connection: DuckDBConnection, document: InvoiceDocument): Promise<void> {
   const { hours, hourSha256 } = document.basis;
-  if (hours.length !== hourSha256.length) throw new RangeError(`${document.number}: ${hours.length} basis hours but ${hourSha256.length} SHA-256`);
+  if (hours.length !== hourSha256.length)
+    throw new RangeError(`${document.number}: ${hours.length} basis hours but ${hourSha256.length} SHA-256`);
   const appender = await connection.createAppender("register_basis_hours");
   try {
     hours.forEach((hour, i) => {

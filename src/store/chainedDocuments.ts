@@ -4,8 +4,25 @@ import type { ChainedKind, ChainedRecord } from "./registerChain.js";
 
 /** The columns of `register_documents` a document's link covers: every one (a column added later is not part of documents linked before it). */
 const COLUMNS = [
-  "entry", "number", "kind", "issuer", "seq_year", "seq", "account_id", "period_start_epoch", "period_end_epoch", "issue_date", "due_date",
-  "currency", "net", "tax", "gross", "corrects", "reason", "prices_sha256", "statement_sha256",
+  "entry",
+  "number",
+  "kind",
+  "issuer",
+  "seq_year",
+  "seq",
+  "account_id",
+  "period_start_epoch",
+  "period_end_epoch",
+  "issue_date",
+  "due_date",
+  "currency",
+  "net",
+  "tax",
+  "gross",
+  "corrects",
+  "reason",
+  "prices_sha256",
+  "statement_sha256",
 ] as const;
 
 /** Whose numbering sequence a document is of: the issuer's legal identity, its `peppolId`, else its legal name. */
@@ -26,16 +43,18 @@ export function sequenceName(identity: string, kind: string, year: number): stri
  */
 async function readDocuments(connection: DuckDBConnection, keys?: readonly string[]): Promise<ChainedRecord[]> {
   if (!(await hasTable(connection, "register_documents"))) return [];
-  const rows = (await connection.runAndReadAll(
-    `SELECT ${COLUMNS.map((c) => `d.${c}`).join(", ")}, d.document::VARCHAR AS document, epoch_us(d.issued_at) AS issued_at_us,
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT ${COLUMNS.map((c) => `d.${c}`).join(", ")}, d.document::VARCHAR AS document, epoch_us(d.issued_at) AS issued_at_us,
        (SELECT list([b.hour_epoch::VARCHAR, b.files_sha256] ORDER BY b.hour_epoch) FROM register_basis_hours b WHERE b.number = d.number) AS basis,
        (SELECT list([f.name, f.sha256, sha256(f.content)] ORDER BY f.name) FROM register_files f WHERE f.number = d.number) AS files,
        (SELECT list([c.corrected, c.credit_note, c.replacement, c.reason, strftime(c.corrected_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ')] ORDER BY c.corrected)
           FROM register_corrections c WHERE c.credit_note = d.number OR c.replacement = d.number) AS corrections
      FROM register_documents d ${keys === undefined ? "" : "WHERE list_contains($keys::VARCHAR[], d.number)"}
      ORDER BY d.entry`,
-    keys === undefined ? {} : { keys: JSON.stringify(keys) },
-  )).getRowObjectsJS();
+      keys === undefined ? {} : { keys: JSON.stringify(keys) },
+    )
+  ).getRowObjectsJS();
   return rows.map((r) => {
     const fields: Record<string, unknown> = {};
     for (const column of COLUMNS) fields[column] = r[column];
@@ -52,7 +71,12 @@ async function readDocuments(connection: DuckDBConnection, keys?: readonly strin
     }
     if (r.corrections !== null) fields.correction = r.corrections;
     const issuer = (document.issuer ?? {}) as { legalName: string; peppolId?: string };
-    return { key: String(r.number), chain: sequenceName(issuerIdentity(issuer), String(r.kind), Number(r.seq_year)), place: Number(r.seq), fields };
+    return {
+      key: String(r.number),
+      chain: sequenceName(issuerIdentity(issuer), String(r.kind), Number(r.seq_year)),
+      place: Number(r.seq),
+      fields,
+    };
   });
 }
 

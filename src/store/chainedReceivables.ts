@@ -13,17 +13,38 @@ import type { ChainedKind, ChainedRecord } from "./registerChain.js";
  */
 
 /** The columns a link covers, by table: every one (a column added later is not part of rows linked before it). */
-const PAYMENT_COLUMNS = ["entry", "number", "amount", "currency", "paid_on", "reference", "source", "bank_reference", "matched_by"] as const;
-const DELIVERY_COLUMNS = ["entry", "number", "endpoint", "attempted_at", "http_status", "message_id", "error", "delivered"] as const;
+const PAYMENT_COLUMNS = [
+  "entry",
+  "number",
+  "amount",
+  "currency",
+  "paid_on",
+  "reference",
+  "source",
+  "bank_reference",
+  "matched_by",
+] as const;
+const DELIVERY_COLUMNS = [
+  "entry",
+  "number",
+  "endpoint",
+  "attempted_at",
+  "http_status",
+  "message_id",
+  "error",
+  "delivered",
+] as const;
 
 function reader(table: string, chain: string, columns: readonly string[], extra: Record<string, string> = {}) {
   return async (connection: DuckDBConnection, keys?: readonly string[]): Promise<ChainedRecord[]> => {
     if (!(await hasTable(connection, table))) return [];
     const select = [...columns, ...Object.entries(extra).map(([name, sql]) => `${sql} AS ${name}`)].join(", ");
-    const rows = (await connection.runAndReadAll(
-      `SELECT ${select} FROM ${table} ${keys === undefined ? "" : "WHERE list_contains($keys::BIGINT[], entry)"} ORDER BY entry`,
-      keys === undefined ? {} : { keys: `[${keys.map(Number).join(",")}]` },
-    )).getRowObjectsJS();
+    const rows = (
+      await connection.runAndReadAll(
+        `SELECT ${select} FROM ${table} ${keys === undefined ? "" : "WHERE list_contains($keys::BIGINT[], entry)"} ORDER BY entry`,
+        keys === undefined ? {} : { keys: `[${keys.map(Number).join(",")}]` },
+      )
+    ).getRowObjectsJS();
     return rows.map((r) => {
       const fields: Record<string, unknown> = {};
       for (const column of [...columns, ...Object.keys(extra)]) fields[column] = r[column];

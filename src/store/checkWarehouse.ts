@@ -126,8 +126,15 @@ const NIC_ROWS_PER_QUERY = 100_000;
  * hours holding at most `rowsPerRun` rows each (an hour holding more is a run alone).
  */
 async function nicHourRuns(connection: DuckDBConnection, rowsPerRun: number): Promise<[number, number][]> {
-  const hours = (await connection.runAndReadAll("SELECT hour_epoch, count(*) AS n FROM nics GROUP BY ALL ORDER BY ALL")).getRows();
-  return runsWithin(hours.map(([hour]) => num(hour)), hours.map(([, n]) => num(n)), 3600, rowsPerRun);
+  const hours = (
+    await connection.runAndReadAll("SELECT hour_epoch, count(*) AS n FROM nics GROUP BY ALL ORDER BY ALL")
+  ).getRows();
+  return runsWithin(
+    hours.map(([hour]) => num(hour)),
+    hours.map(([, n]) => num(n)),
+    3600,
+    rowsPerRun,
+  );
 }
 
 /** The order of NIC id collisions: account, hour, machine, then cloud space, gateway or not, NIC id (as the SQL orders them). */
@@ -141,12 +148,20 @@ function byCollision(a: Record<string, unknown>, b: Record<string, unknown>): nu
 
 /** `[fromEpoch, tillEpoch)` as a {@link MissingRange}. */
 function missingRange(fromEpoch: number, tillEpoch: number): MissingRange {
-  return { fromEpoch, tillEpoch, from: isoUtc(fromEpoch), till: isoUtc(tillEpoch), hours: (tillEpoch - fromEpoch) / 3600 };
+  return {
+    fromEpoch,
+    tillEpoch,
+    from: isoUtc(fromEpoch),
+    till: isoUtc(tillEpoch),
+    hours: (tillEpoch - fromEpoch) / 3600,
+  };
 }
 
 /** The hours `sync` gave up per account (`sync_log` event `lost`), ascending; none where the table is absent (a load of files). */
 async function lostHours(connection: DuckDBConnection): Promise<Map<number, number[]>> {
-  return new Map([...(await lostHoursOf(connection))].map(([accountId, hours]) => [accountId, [...hours].sort((x, y) => x - y)]));
+  return new Map(
+    [...(await lostHoursOf(connection))].map(([accountId, hours]) => [accountId, [...hours].sort((x, y) => x - y)]),
+  );
 }
 
 /**
@@ -158,9 +173,14 @@ async function lostHours(connection: DuckDBConnection): Promise<Map<number, numb
  * quirk, only counted), empty records (no id and no type or state), files naming another
  * account than their path, and every impossible value (docs/warehouse.md).
  */
-export async function checkWarehouse(connection: DuckDBConnection, load: LoadReport, options: CheckOptions = {}): Promise<CheckReport> {
+export async function checkWarehouse(
+  connection: DuckDBConnection,
+  load: LoadReport,
+  options: CheckOptions = {},
+): Promise<CheckReport> {
   const limit = options.limit ?? 100;
-  const all = async (sql: string) => (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
+  const all = async (sql: string) =>
+    (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
 
   // hours later than the current one (test or generated data) are set apart: they make no span longer, no hour missing
   const now = { now: Math.floor(clockNow() / 3600) * 3600 };
@@ -173,34 +193,55 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
       SELECT account_id, hour_epoch, lead(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS next
       FROM account_hours WHERE hour_epoch <= $now)
     WHERE next > hour_epoch + 3600 ORDER BY account_id, from_epoch`);
-  const future = await rows("SELECT account_id, count(*) AS hours FROM account_hours WHERE hour_epoch > $now GROUP BY 1");
+  const future = await rows(
+    "SELECT account_id, count(*) AS hours FROM account_hours WHERE hour_epoch > $now GROUP BY 1",
+  );
   const lost = await lostHours(connection);
   const accounts: AccountCheck[] = spans.map((s) => {
     const accountId = num(s.account_id);
-    const missing = gaps.filter((g) => num(g.account_id) === accountId).map((g) => missingRange(num(g.from_epoch), num(g.till_epoch)));
-    const stillLost = (lost.get(accountId) ?? []).filter((h) => missing.some((m) => h >= m.fromEpoch && h < m.tillEpoch));
+    const missing = gaps
+      .filter((g) => num(g.account_id) === accountId)
+      .map((g) => missingRange(num(g.from_epoch), num(g.till_epoch)));
+    const stillLost = (lost.get(accountId) ?? []).filter((h) =>
+      missing.some((m) => h >= m.fromEpoch && h < m.tillEpoch),
+    );
     const lostRanges = hourRanges(stillLost).map((r) => missingRange(r.startEpoch, r.endEpoch));
     return {
-      accountId, firstHour: isoUtc(num(s.first)), lastHour: isoUtc(num(s.last)), hours: num(s.hours),
-      missingHours: missing.reduce((sum, m) => sum + m.hours, 0), missing,
-      lostHours: lostRanges.reduce((sum, m) => sum + m.hours, 0), lost: lostRanges,
+      accountId,
+      firstHour: isoUtc(num(s.first)),
+      lastHour: isoUtc(num(s.last)),
+      hours: num(s.hours),
+      missingHours: missing.reduce((sum, m) => sum + m.hours, 0),
+      missing,
+      lostHours: lostRanges.reduce((sum, m) => sum + m.hours, 0),
+      lost: lostRanges,
       futureHours: num(future.find((f) => num(f.account_id) === accountId)?.hours ?? 0),
     };
   });
 
-  const unknownMachineTypes = (await all(`
+  const unknownMachineTypes = (
+    await all(`
     SELECT type, count(DISTINCT (account_id, machine_id)) AS machines, count(*) AS machine_hours
-    FROM machines WHERE type <> 'vm' GROUP BY type ORDER BY machine_hours DESC, type`)).map((r) => ({
-    type: String(r.type), machines: num(r.machines), machineHours: num(r.machine_hours),
+    FROM machines WHERE type <> 'vm' GROUP BY type ORDER BY machine_hours DESC, type`)
+  ).map((r) => ({
+    type: String(r.type),
+    machines: num(r.machines),
+    machineHours: num(r.machine_hours),
   }));
 
-  const zeroResources = (await all(`
+  const zeroResources = (
+    await all(`
     SELECT account_id, cloudspace_id, machine_id, count(*) FILTER (WHERE vcpus = 0) AS zero_vcpus,
            count(*) FILTER (WHERE mem_mb = 0) AS zero_mem, min(hour_epoch) AS first
     FROM machines WHERE vcpus = 0 OR mem_mb = 0
-    GROUP BY ALL ORDER BY zero_vcpus + zero_mem DESC, account_id, machine_id LIMIT $limit`)).map((r) => ({
-    accountId: num(r.account_id), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
-    zeroVcpusHours: num(r.zero_vcpus), zeroMemoryHours: num(r.zero_mem), firstHour: isoUtc(num(r.first)),
+    GROUP BY ALL ORDER BY zero_vcpus + zero_mem DESC, account_id, machine_id LIMIT $limit`)
+  ).map((r) => ({
+    accountId: num(r.account_id),
+    cloudspaceId: num(r.cloudspace_id),
+    machineId: num(r.machine_id),
+    zeroVcpusHours: num(r.zero_vcpus),
+    zeroMemoryHours: num(r.zero_mem),
+    firstHour: isoUtc(num(r.first)),
   }));
 
   // NICs are grouped per machine-hour: as many groups as machine-hours, so one query over every
@@ -210,31 +251,54 @@ export async function checkWarehouse(connection: DuckDBConnection, load: LoadRep
   let collisions: Record<string, unknown>[] = [];
   for (const [start, end] of await nicHourRuns(connection, options.nicRowsPerQuery ?? NIC_ROWS_PER_QUERY)) {
     const run = { start, end };
-    const owners = (await connection.runAndReadAll(`
+    const owners = (
+      await connection.runAndReadAll(
+        `
       SELECT count(*) FILTER (WHERE all_zero) AS all_zero, count(*) AS several FROM (
         SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, bool_and(nic_id = 0) AS all_zero
-        FROM nics WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL HAVING count(*) > 1)`, run)).getRowObjectsJS()[0]!;
+        FROM nics WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL HAVING count(*) > 1)`,
+        run,
+      )
+    ).getRowObjectsJS()[0]!;
     zero.all_zero += num(owners.all_zero);
     zero.several += num(owners.several);
-    collisions.push(...(await connection.runAndReadAll(`
+    collisions.push(
+      ...(
+        await connection.runAndReadAll(
+          `
       SELECT account_id, hour_epoch, cloudspace_id, machine_id, is_gateway, nic_id, count(*) AS nics
       FROM nics WHERE nic_id <> 0 AND hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL HAVING count(*) > 1
-      ORDER BY account_id, hour_epoch, machine_id, cloudspace_id, is_gateway, nic_id LIMIT $limit`, { ...run, limit })).getRowObjectsJS());
+      ORDER BY account_id, hour_epoch, machine_id, cloudspace_id, is_gateway, nic_id LIMIT $limit`,
+          { ...run, limit },
+        )
+      ).getRowObjectsJS(),
+    );
     collisions = collisions.sort(byCollision).slice(0, limit);
   }
   const nicIdCollisions = collisions.map((r) => ({
-    accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), cloudspaceId: num(r.cloudspace_id), machineId: num(r.machine_id),
-    isGateway: Boolean(r.is_gateway), nicId: num(r.nic_id), nics: num(r.nics),
+    accountId: num(r.account_id),
+    hour: isoUtc(num(r.hour_epoch)),
+    cloudspaceId: num(r.cloudspace_id),
+    machineId: num(r.machine_id),
+    isGateway: Boolean(r.is_gateway),
+    nicId: num(r.nic_id),
+    nics: num(r.nics),
   }));
 
-  const empty = (await all(`
+  const empty = (
+    await all(`
     SELECT (SELECT count(*) FROM machines WHERE machine_id = 0 AND type = '') AS machine_hours,
-           (SELECT count(*) FROM cloudspaces WHERE cloudspace_id = 0 AND state = '') AS cloudspace_hours`))[0]!;
+           (SELECT count(*) FROM cloudspaces WHERE cloudspace_id = 0 AND state = '') AS cloudspace_hours`)
+  )[0]!;
 
-  const accountIdMismatches = (await all(`
+  const accountIdMismatches = (
+    await all(`
     SELECT account_id, hour_epoch, root_account_id FROM account_hours
-    WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT $limit`)).map((r) => ({
-    accountId: num(r.account_id), hour: isoUtc(num(r.hour_epoch)), fileAccountId: num(r.root_account_id),
+    WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT $limit`)
+  ).map((r) => ({
+    accountId: num(r.account_id),
+    hour: isoUtc(num(r.hour_epoch)),
+    fileAccountId: num(r.root_account_id),
   }));
 
   const conflicts = load.skipped.filter((s) => s.code === "CONFLICT");

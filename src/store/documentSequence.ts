@@ -26,7 +26,8 @@ function hasLegacyNumbers(connection: DuckDBConnection): Promise<boolean> {
 }
 
 /** The identity of a document's issuer, from its JSON (a register made before kept the VAT id in `issuer`): as `issuerIdentity`. */
-const ISSUER_IDENTITY_SQL = "coalesce(json_extract_string(document, '$.issuer.peppolId'), json_extract_string(document, '$.issuer.legalName'))";
+const ISSUER_IDENTITY_SQL =
+  "coalesce(json_extract_string(document, '$.issuer.peppolId'), json_extract_string(document, '$.issuer.legalName'))";
 
 /**
  * The end of a sequence in the register, in the caller's transaction: its largest place and the
@@ -36,19 +37,26 @@ const ISSUER_IDENTITY_SQL = "coalesce(json_extract_string(document, '$.issuer.pe
  * its year (see `statement_numbers` in docs/warehouse.md).
  */
 export async function sequenceEnd(connection: DuckDBConnection, key: SequenceKey): Promise<SequenceEnd> {
-  const row = (await connection.runAndReadAll(
-    `SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM register_documents WHERE ${ISSUER_IDENTITY_SQL} = $issuer AND kind = $kind AND seq_year = $year`,
-    { ...key },
-  )).getRowObjectsJS()[0]!;
+  const row = (
+    await connection.runAndReadAll(
+      `SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM register_documents WHERE ${ISSUER_IDENTITY_SQL} = $issuer AND kind = $kind AND seq_year = $year`,
+      { ...key },
+    )
+  ).getRowObjectsJS()[0]!;
   const end = { seq: Number(row.seq), issueDate: row.issue_date === null ? undefined : String(row.issue_date) };
   if (key.kind !== "invoice" || !(await hasLegacyNumbers(connection))) return end;
-  const legacy = (await connection.runAndReadAll(
-    "SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM statement_numbers WHERE issue_date LIKE $year",
-    { year: `${key.year}-%` },
-  )).getRowObjectsJS()[0]!;
+  const legacy = (
+    await connection.runAndReadAll(
+      "SELECT coalesce(max(seq), 0) AS seq, max(issue_date) AS issue_date FROM statement_numbers WHERE issue_date LIKE $year",
+      { year: `${key.year}-%` },
+    )
+  ).getRowObjectsJS()[0]!;
   return {
     seq: Math.max(end.seq, Number(legacy.seq)),
-    issueDate: [end.issueDate, legacy.issue_date === null ? undefined : String(legacy.issue_date)].filter((d) => d !== undefined).sort().at(-1),
+    issueDate: [end.issueDate, legacy.issue_date === null ? undefined : String(legacy.issue_date)]
+      .filter((d) => d !== undefined)
+      .sort()
+      .at(-1),
   };
 }
 
@@ -57,9 +65,11 @@ export async function numbersTaken(connection: DuckDBConnection, candidates: rea
   if (candidates.length === 0) return [];
   const list = JSON.stringify(candidates);
   const legacy = (await hasLegacyNumbers(connection)) ? " UNION SELECT number FROM statement_numbers" : "";
-  const rows = (await connection.runAndReadAll(
-    `SELECT number FROM (SELECT number FROM register_documents${legacy}) WHERE list_contains($list::VARCHAR[], number) ORDER BY number`,
-    { list },
-  )).getRowsJS();
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT number FROM (SELECT number FROM register_documents${legacy}) WHERE list_contains($list::VARCHAR[], number) ORDER BY number`,
+      { list },
+    )
+  ).getRowsJS();
   return rows.map(([n]) => String(n));
 }

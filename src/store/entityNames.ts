@@ -26,7 +26,9 @@ function lastOfEach(names: readonly ListedName[]): ListedName[] {
 export async function writeEntityNames(connection: DuckDBConnection, names: readonly ListedName[]): Promise<void> {
   await connection.run("BEGIN TRANSACTION");
   try {
-    await connection.run("CREATE OR REPLACE TEMP TABLE entity_names_listed (kind VARCHAR NOT NULL, id BIGINT NOT NULL, name VARCHAR NOT NULL, account_id BIGINT)");
+    await connection.run(
+      "CREATE OR REPLACE TEMP TABLE entity_names_listed (kind VARCHAR NOT NULL, id BIGINT NOT NULL, name VARCHAR NOT NULL, account_id BIGINT)",
+    );
     const appender = await connection.createAppender("entity_names_listed", "main", "temp");
     try {
       for (const n of lastOfEach(names)) {
@@ -41,7 +43,9 @@ export async function writeEntityNames(connection: DuckDBConnection, names: read
     } finally {
       appender.closeSync();
     }
-    await connection.run("INSERT OR REPLACE INTO entity_names (kind, id, name, account_id) SELECT kind, id, name, account_id FROM entity_names_listed");
+    await connection.run(
+      "INSERT OR REPLACE INTO entity_names (kind, id, name, account_id) SELECT kind, id, name, account_id FROM entity_names_listed",
+    );
     await connection.run("DROP TABLE entity_names_listed");
     await connection.run("COMMIT");
   } catch (error) {
@@ -55,10 +59,14 @@ export async function writeEntityNames(connection: DuckDBConnection, names: read
  * warehouse without any, or made before the table existed.
  */
 export async function readEntityNames(connection: DuckDBConnection): Promise<Names> {
-  const exists = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'entity_names'");
+  const exists = await connection.runAndReadAll(
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'entity_names'",
+  );
   const names = new Map<string, string>();
   if (Number(exists.getRowObjectsJS()[0]!.n) === 0) return names;
-  const rows = (await connection.runAndReadAll("SELECT kind, id, name FROM entity_names ORDER BY kind, id")).getRowObjectsJS();
+  const rows = (
+    await connection.runAndReadAll("SELECT kind, id, name FROM entity_names ORDER BY kind, id")
+  ).getRowObjectsJS();
   for (const row of rows) names.set(`${String(row.kind)}:${Number(row.id)}`, String(row.name));
   return names;
 }

@@ -17,11 +17,16 @@ export interface HeldHour {
 }
 
 /** The hours of `[start, end)` each account holds, ascending, with their files' SHA-256, by account id. */
-export async function heldHourFiles(connection: DuckDBConnection, period: { start: number; end: number }): Promise<Map<number, HeldHour[]>> {
-  const rows = (await connection.runAndReadAll(
-    `SELECT account_id, hour_epoch, files_sha256 FROM (${HELD_HOUR_FILES_SQL}) WHERE hour_epoch >= $start AND hour_epoch < $end ORDER BY 1, 2`,
-    { start: period.start, end: period.end },
-  )).getRowsJS();
+export async function heldHourFiles(
+  connection: DuckDBConnection,
+  period: { start: number; end: number },
+): Promise<Map<number, HeldHour[]>> {
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT account_id, hour_epoch, files_sha256 FROM (${HELD_HOUR_FILES_SQL}) WHERE hour_epoch >= $start AND hour_epoch < $end ORDER BY 1, 2`,
+      { start: period.start, end: period.end },
+    )
+  ).getRowsJS();
   const held = new Map<number, HeldHour[]>();
   for (const [accountId, hourEpoch, filesSha256] of rows) {
     const hours = held.get(Number(accountId)) ?? [];

@@ -82,7 +82,11 @@ export interface OpenedWarehouse {
  * closes: one open, so readers get the file between two calls. A full disk is
  * WarehouseStorageError.
  */
-export async function writeWarehouse<T>(db: string, waitSeconds: number | undefined, fn: (opened: OpenedWarehouse) => Promise<T>): Promise<T> {
+export async function writeWarehouse<T>(
+  db: string,
+  waitSeconds: number | undefined,
+  fn: (opened: OpenedWarehouse) => Promise<T>,
+): Promise<T> {
   const opened = await openDatabaseFile(db, { memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES, waitSeconds });
   try {
     const value = await fn(opened);
@@ -113,7 +117,8 @@ export async function ingest(inputs: string[], options: IngestOptions): Promise<
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
   await refuseWarehouseInputs(inputs, options.db);
   const { report, errors } = await writeWarehouse(options.db, options.waitSeconds, (opened) =>
-    ingestInto(opened, inputs, { ...options, batchBytes: options.batchBytes ?? INGEST_BATCH_BYTES }));
+    ingestInto(opened, inputs, { ...options, batchBytes: options.batchBytes ?? INGEST_BATCH_BYTES }),
+  );
   if (errors.length > 0) throw new BadInputError(errors);
   return report;
 }
@@ -142,13 +147,21 @@ async function refuseWarehouseInputs(inputs: readonly string[], db: string): Pro
  * first. `options.db` names the file in messages; `waitSeconds` is not used. With `scope` (every account-hour the inputs
  * may hold), only those rows of the manifest are read (see `Manifest.read`).
  */
-export async function ingestInto(opened: OpenedWarehouse, inputs: string[], options: IngestOptions, scope?: readonly ManifestScope[]): Promise<{ report: IngestReport; errors: (BadFileError | ConflictError)[] }> {
+export async function ingestInto(
+  opened: OpenedWarehouse,
+  inputs: string[],
+  options: IngestOptions,
+  scope?: readonly ManifestScope[],
+): Promise<{ report: IngestReport; errors: (BadFileError | ConflictError)[] }> {
   if (inputs.length === 0) throw new UsageError("no inputs: name zip files or directories to ingest");
   const { instance, connection } = opened;
   const spare = await instance.connect(); // the next batch inserts on one while the last commits on the other
   try {
     const manifest = await Manifest.read(connection, scope);
-    await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(inputs) });
+    await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", {
+      r: manifest.runId,
+      i: JSON.stringify(inputs),
+    });
     const { reader, badFiles, bytesTotal } = loadReader(inputs, options);
     const outcome = await loadAccountHours(connection, reader, manifest, badFiles, {
       skipBad: options.skipBad,
@@ -159,7 +172,10 @@ export async function ingestInto(opened: OpenedWarehouse, inputs: string[], opti
       moreConnections: [spare],
     });
     const ignoredPaths = reader.summary.ignoredPaths;
-    await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
+    await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", {
+      n: ignoredPaths,
+      r: manifest.runId,
+    });
     const total = (await connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]!;
     const currentHourEpoch = Math.floor(clockNow() / 3600) * 3600;
     const future = await connection.runAndReadAll(

@@ -1,5 +1,12 @@
 import type { DuckDBConnection, DuckDBDataChunk, DuckDBTableFunction, DuckDBType } from "@duckdb/node-api";
-import { keptColumns, TABLE_COLUMNS, type ColumnBatch, type ColumnKind, type ColumnSelection, type TableColumns } from "../load/columnBatch.js";
+import {
+  keptColumns,
+  TABLE_COLUMNS,
+  type ColumnBatch,
+  type ColumnKind,
+  type ColumnSelection,
+  type TableColumns,
+} from "../load/columnBatch.js";
 import type { DataTable } from "./schema.js";
 import { duckdbApi, duckdbBindings } from "../base/duckdb.js";
 
@@ -55,7 +62,13 @@ function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, 
     const vector = duckdb.data_chunk_get_vector(output.chunk, i);
     if (column.kind === "str") {
       const records = column.records;
-      duckdb.copy_data_to_vector(vector, 0, records.buffer as ArrayBuffer, records.byteOffset + offset * 16, count * 16);
+      duckdb.copy_data_to_vector(
+        vector,
+        0,
+        records.buffer as ArrayBuffer,
+        records.byteOffset + offset * 16,
+        count * 16,
+      );
       const rows = column.longRows;
       for (let k = lowerBound(rows, offset); k < rows.length && rows[k]! < offset + count; k++) {
         duckdb.vector_assign_string_element(vector, rows[k]! - offset, column.longValues[k]!);
@@ -64,7 +77,13 @@ function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, 
     }
     const size = BYTES[column.kind];
     const values = column.values;
-    duckdb.copy_data_to_vector(vector, 0, values.buffer as ArrayBuffer, values.byteOffset + offset * size, count * size);
+    duckdb.copy_data_to_vector(
+      vector,
+      0,
+      values.buffer as ArrayBuffer,
+      values.byteOffset + offset * size,
+      count * size,
+    );
     if (column.kind === "i64null") {
       const mask = new Uint8Array(CHUNK_ROWS / 8).fill(0xff);
       for (let r = 0; r < count; r++) {
@@ -72,7 +91,11 @@ function fillChunk(output: DuckDBDataChunk, data: TableColumns, offset: number, 
       }
       duckdb.vector_ensure_validity_writable(vector);
       duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength);
-    } else if ((column.kind === "f64" || column.kind === "i32") && column.nulls !== undefined && column.nulls.length > 0) {
+    } else if (
+      (column.kind === "f64" || column.kind === "i32") &&
+      column.nulls !== undefined &&
+      column.nulls.length > 0
+    ) {
       // impossible values (docs/warehouse.md): a few listed rows, NULL
       const nulls = column.nulls;
       const first = lowerBound(nulls, offset);
@@ -158,14 +181,19 @@ export function registerStagedColumns(connections: readonly DuckDBConnection[]):
  * connection's current transaction (or auto-committed).
  */
 export async function insertColumns(
-  connection: DuckDBConnection, table: DataTable, parts: readonly (TableColumns | undefined)[], selection?: ColumnSelection,
+  connection: DuckDBConnection,
+  table: DataTable,
+  parts: readonly (TableColumns | undefined)[],
+  selection?: ColumnSelection,
 ): Promise<void> {
   const kept = parts.filter((p): p is TableColumns => p !== undefined && p.rows > 0);
   if (kept.length === 0) return;
   const columns = keptColumns(table, selection).map((i) => TABLE_COLUMNS[table][i]!);
   for (const part of kept) {
     if (part.columns.length !== columns.length || part.columns.some((c, i) => c.kind !== columns[i]!.kind)) {
-      throw new Error(`the staged columns of ${table} do not match its columns ${columns.map((c) => c.name).join(", ")}`);
+      throw new Error(
+        `the staged columns of ${table} do not match its columns ${columns.map((c) => c.name).join(", ")}`,
+      );
     }
   }
   registerStagedColumns([connection]);
@@ -177,7 +205,8 @@ export async function insertColumns(
       await connection.run(insert, { key });
     } catch (error) {
       // Registered in a transaction that was rolled back since: register it again.
-      if (!String((error as Error).message).includes(`Table Function with name ${FUNCTION_NAME} does not exist`)) throw error;
+      if (!String((error as Error).message).includes(`Table Function with name ${FUNCTION_NAME} does not exist`))
+        throw error;
       connection.registerTableFunction(stagedColumnsFunction());
       await connection.run(insert, { key });
     }
@@ -199,7 +228,16 @@ export function longStringBytes(batch: ColumnBatch): number {
 
 /** Inserts staged batches (in order) into each of `tables`, one table after the other. */
 export async function insertBatches(
-  connection: DuckDBConnection, batches: readonly ColumnBatch[], tables: Iterable<DataTable>, selection?: ColumnSelection,
+  connection: DuckDBConnection,
+  batches: readonly ColumnBatch[],
+  tables: Iterable<DataTable>,
+  selection?: ColumnSelection,
 ): Promise<void> {
-  for (const table of tables) await insertColumns(connection, table, batches.map((b) => b[table]), selection);
+  for (const table of tables)
+    await insertColumns(
+      connection,
+      table,
+      batches.map((b) => b[table]),
+      selection,
+    );
 }

@@ -32,26 +32,38 @@ export interface DatabaseRules extends LoadRules {
  * inserts while the previous one commits (commits stay in order).
  */
 export function databaseTarget(connection: DuckDBConnection, rules: DatabaseRules = {}): Required<LoadTarget> {
-  const writer = new BatchWriter([connection, ...(rules.moreConnections ?? [])], rules.tables ?? DATA_TABLES, rules.columns, rules.memoryLimitBytes);
+  const writer = new BatchWriter(
+    [connection, ...(rules.moreConnections ?? [])],
+    rules.tables ?? DATA_TABLES,
+    rules.columns,
+    rules.memoryLimitBytes,
+  );
   let threads: number | undefined;
   return {
     begin: async () => {
-      threads = Number((await connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]!.n);
+      threads = Number(
+        (await connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS()[0]!.n,
+      );
       await connection.run("SET threads = $threads", { threads: LOAD_THREADS });
     },
     add: (staged, loadedBytes) => writer.add(staged.batch, loadedBytes),
-    commit: (writeManifest, impossible) => writer.commit(async (c) => {
-      await writeManifest(c);
-      await appendImpossibleValues(c, impossible);
-    }),
+    commit: (writeManifest, impossible) =>
+      writer.commit(async (c) => {
+        await writeManifest(c);
+        await appendImpossibleValues(c, impossible);
+      }),
     // No other statement of this run overlaps the deletes (their rows were committed by an earlier run).
-    deleteHours: (hours) => writer.exclusive(async (current) => {
-      for (const hour of hours) {
-        for (const table of [...DATA_TABLES, "impossible_values"]) {
-          await current.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, { a: hour.accountId, h: hour.hourEpoch });
+    deleteHours: (hours) =>
+      writer.exclusive(async (current) => {
+        for (const hour of hours) {
+          for (const table of [...DATA_TABLES, "impossible_values"]) {
+            await current.run(`DELETE FROM ${table} WHERE account_id = $a AND hour_epoch = $h`, {
+              a: hour.accountId,
+              h: hour.hourEpoch,
+            });
+          }
         }
-      }
-    }),
+      }),
     settle: () => writer.settle(),
     abort: () => writer.abort(),
     end: async () => {

@@ -26,7 +26,11 @@ export class Manifest implements LoadManifest {
   private superseding: { accountId: number; hourEpoch: number; by: string }[] = [];
   private nextFileId: number;
 
-  private constructor(readonly runId: number, nextFileId: number, private readonly scope?: ReadonlyMap<number, ManifestScope>) {
+  private constructor(
+    readonly runId: number,
+    nextFileId: number,
+    private readonly scope?: ReadonlyMap<number, ManifestScope>,
+  ) {
     this.nextFileId = nextFileId;
   }
 
@@ -38,25 +42,34 @@ export class Manifest implements LoadManifest {
    * Asking a scoped manifest about another account-hour is a bug, and throws.
    */
   static async read(connection: DuckDBConnection, scope?: readonly ManifestScope[]): Promise<Manifest> {
-    const ids = (await connection.runAndReadAll(
-      "SELECT coalesce(max(file_id), 0) + 1 AS f, (SELECT coalesce(max(run_id), 0) + 1 FROM runs) AS r FROM files",
-    )).getRowObjectsJS()[0]!;
+    const ids = (
+      await connection.runAndReadAll(
+        "SELECT coalesce(max(file_id), 0) + 1 AS f, (SELECT coalesce(max(run_id), 0) + 1 FROM runs) AS r FROM files",
+      )
+    ).getRowObjectsJS()[0]!;
     const manifest = new Manifest(Number(ids.r), Number(ids.f), scope && new Map(scope.map((s) => [s.accountId, s])));
     const columns = "SELECT source, content_sha256, account_id, hour_epoch, status FROM files";
     const { BIGINT, LIST, listValue } = duckdbApi();
-    const rows = (scope === undefined
-      ? await connection.runAndReadAll(`${columns} WHERE status <> 'superseded'`)
-      : await connection.runAndReadAll(
-        `${columns} WHERE status <> 'superseded' AND (account_id IS NULL OR hour_epoch IS NULL)
+    const rows = (
+      scope === undefined
+        ? await connection.runAndReadAll(`${columns} WHERE status <> 'superseded'`)
+        : await connection.runAndReadAll(
+            `${columns} WHERE status <> 'superseded' AND (account_id IS NULL OR hour_epoch IS NULL)
          UNION ALL
          ${columns} JOIN (SELECT unnest($a) AS a, unnest($s) AS s, unnest($e) AS e) q ON account_id = q.a AND hour_epoch >= q.s AND hour_epoch < q.e
          WHERE status <> 'superseded'`,
-        { a: listValue(scope.map((s) => BigInt(s.accountId))), s: listValue(scope.map((s) => BigInt(s.startEpoch))), e: listValue(scope.map((s) => BigInt(s.endEpoch))) },
-        { a: LIST(BIGINT), s: LIST(BIGINT), e: LIST(BIGINT) },
-      )).getRows();
+            {
+              a: listValue(scope.map((s) => BigInt(s.accountId))),
+              s: listValue(scope.map((s) => BigInt(s.startEpoch))),
+              e: listValue(scope.map((s) => BigInt(s.endEpoch))),
+            },
+            { a: LIST(BIGINT), s: LIST(BIGINT), e: LIST(BIGINT) },
+          )
+    ).getRows();
     for (const [source, sha256, accountId, hourEpoch, status] of rows) {
       manifest.seen.add(rowKey(String(source), String(sha256), String(status)));
-      if (status === "loaded") manifest.addLoaded(Number(accountId), Number(hourEpoch), { source: String(source), sha256: String(sha256) });
+      if (status === "loaded")
+        manifest.addLoaded(Number(accountId), Number(hourEpoch), { source: String(source), sha256: String(sha256) });
     }
     return manifest;
   }
@@ -138,15 +151,30 @@ export class Manifest implements LoadManifest {
          SELECT unnest($ids), unnest($sha256), unnest($sources), unnest($accounts), unnest($hours), unnest($sizes),
                 to_timestamp($now_us / 1000000), unnest($statuses), unnest($reasons), unnest($codes), $run`,
         {
-          ids: column((r) => BigInt(r.fileId)), sha256: column((r) => r.sha256), sources: column((r) => r.source),
+          ids: column((r) => BigInt(r.fileId)),
+          sha256: column((r) => r.sha256),
+          sources: column((r) => r.source),
           accounts: column((r) => (r.accountId === null ? null : BigInt(r.accountId))),
           hours: column((r) => (r.hourEpoch === null ? null : BigInt(r.hourEpoch))),
-          sizes: column((r) => BigInt(r.sizeBytes)), now_us: BigInt(Date.now()) * 1000n,
-          statuses: column((r) => r.status), reasons: column((r) => r.reason), codes: column((r) => r.code), run: BigInt(runId),
+          sizes: column((r) => BigInt(r.sizeBytes)),
+          now_us: BigInt(Date.now()) * 1000n,
+          statuses: column((r) => r.status),
+          reasons: column((r) => r.reason),
+          codes: column((r) => r.code),
+          run: BigInt(runId),
         },
         {
-          ids: LIST(BIGINT), sha256: LIST(VARCHAR), sources: LIST(VARCHAR), accounts: LIST(BIGINT), hours: LIST(BIGINT), sizes: LIST(BIGINT),
-          now_us: BIGINT, statuses: LIST(VARCHAR), reasons: LIST(VARCHAR), codes: LIST(VARCHAR), run: BIGINT,
+          ids: LIST(BIGINT),
+          sha256: LIST(VARCHAR),
+          sources: LIST(VARCHAR),
+          accounts: LIST(BIGINT),
+          hours: LIST(BIGINT),
+          sizes: LIST(BIGINT),
+          now_us: BIGINT,
+          statuses: LIST(VARCHAR),
+          reasons: LIST(VARCHAR),
+          codes: LIST(VARCHAR),
+          run: BIGINT,
         },
       );
     };

@@ -85,14 +85,19 @@ export async function openDatabaseFile(
     throw fileNotFound("warehouse", file, { todo: "make it with ingest or sync" });
   }
   const what = notDuckDb(file);
-  if (what) throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`, { code: "DB_NOT_DUCKDB" });
+  if (what)
+    throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`, {
+      code: "DB_NOT_DUCKDB",
+    });
   const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
-  if (options.memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
+  if (options.memoryLimitBytes !== undefined)
+    settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
   const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;
   const deadline = Date.now() + waitSeconds * 1000;
   let instance: DuckDBInstance;
   let mark: WriterMark | undefined;
-  const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_MS.min + Math.random() * (RETRY_MS.max - RETRY_MS.min)));
+  const pause = () =>
+    new Promise((resolve) => setTimeout(resolve, RETRY_MS.min + Math.random() * (RETRY_MS.max - RETRY_MS.min)));
   try {
     for (;;) {
       // a reader lets a waiting writer go first (within its own wait)
@@ -106,7 +111,10 @@ export async function openDatabaseFile(
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (!LOCK_MESSAGE.test(message)) throw openError(file, message, error);
-        if (Date.now() >= deadline) throw new WarehouseBusyError(file, /held in (.*?\(PID \d+\))/.exec(message)?.[1], waitSeconds, { cause: error });
+        if (Date.now() >= deadline)
+          throw new WarehouseBusyError(file, /held in (.*?\(PID \d+\))/.exec(message)?.[1], waitSeconds, {
+            cause: error,
+          });
         if (!readOnly) {
           if (mark) mark.touch();
           else mark = markWriterWaiting(file);
@@ -125,7 +133,9 @@ export async function openDatabaseFile(
         "SELECT count(*) AS n FROM information_schema.tables WHERE table_name IN ('files', 'account_hours')",
       );
       if (Number(found.getRowObjectsJS()[0]!.n) < 2) {
-        throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with ingest()`, { code: "DB_NOT_WAREHOUSE" });
+        throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with ingest()`, {
+          code: "DB_NOT_WAREHOUSE",
+        });
       }
     } else if (!(await schemaCurrent(connection))) {
       // Only a new file, an older one or one another version of cloudunits wrote: each DDL
@@ -146,7 +156,12 @@ export async function openDatabaseFile(
   } catch (error) {
     connection?.closeSync();
     instance.closeSync();
-    throw storageErrorOf(file, error) ?? (error instanceof Error && /Corrupt database|Could not read enough bytes/.test(error.message) ? openError(file, error.message, error) : error);
+    throw (
+      storageErrorOf(file, error) ??
+      (error instanceof Error && /Corrupt database|Could not read enough bytes/.test(error.message)
+        ? openError(file, error.message, error)
+        : error)
+    );
   }
   return { instance, connection };
 }
@@ -157,7 +172,11 @@ function openError(file: string, message: string, cause: unknown): Error {
     const reason = `the database is damaged (${message.replace(/^IO Error: /, "")}): restore it from a backup, or build it again with ingest() or sync()`;
     return new BadFileError("DB_CORRUPT", file, reason, { cause });
   }
-  return storageErrorOf(file, cause) ?? walRoomError(file, message, cause) ?? new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause });
+  return (
+    storageErrorOf(file, cause) ??
+    walRoomError(file, message, cause) ??
+    new UsageError(`cannot open database ${file}: ${message}`, { code: "DB_OPEN", cause })
+  );
 }
 
 /**
@@ -168,6 +187,10 @@ function openError(file: string, message: string, cause: unknown): Error {
  * nothing committed is lost: the log is replayed once there is room.
  */
 function walRoomError(file: string, message: string, cause: unknown): Error | undefined {
-  if (!/Failure while replaying WAL/i.test(message) || !/Out of Memory|offload|max_temp_directory_size|temporary/i.test(message)) return undefined;
+  if (
+    !/Failure while replaying WAL/i.test(message) ||
+    !/Out of Memory|offload|max_temp_directory_size|temporary/i.test(message)
+  )
+    return undefined;
   return new EnvironmentError("DISK_FULL", file, WAREHOUSE_KEPT, { cause });
 }

@@ -72,7 +72,12 @@ export interface OpenWarehouseOptions {
  */
 export async function openWarehouse(source: StoreSource, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
   if (!Array.isArray(source)) {
-    const { instance, connection } = await openDatabaseFile(source.db, { readOnly: !options.write, create: false, memoryLimitBytes: options.memoryLimitBytes, waitSeconds: options.waitSeconds });
+    const { instance, connection } = await openDatabaseFile(source.db, {
+      readOnly: !options.write,
+      create: false,
+      memoryLimitBytes: options.memoryLimitBytes,
+      waitSeconds: options.waitSeconds,
+    });
     try {
       const load = await readLoadReport(connection, [source.db]);
       return warehouse(instance, connection, load, source.db);
@@ -99,7 +104,10 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     await dropColumns(connection, options.columns);
     if (loadsFacts(options)) await writeWarehouseMeta(connection);
     const manifest = await Manifest.read(connection);
-    await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", { r: manifest.runId, i: JSON.stringify(source) });
+    await connection.run("INSERT INTO runs (run_id, inputs) VALUES ($r, $i::VARCHAR[])", {
+      r: manifest.runId,
+      i: JSON.stringify(source),
+    });
     const outcome = await loadAccountHours(connection, hours.items, manifest, badFiles, {
       skipBad: options.skipBad,
       stopOnError: true,
@@ -110,7 +118,10 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
     });
     if (outcome.errors.length > 0) throw new BadInputError(outcome.errors);
     const ignoredPaths = reader.summary.ignoredPaths;
-    await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", { n: ignoredPaths, r: manifest.runId });
+    await connection.run("UPDATE runs SET ignored_paths = $n, finished = true WHERE run_id = $r", {
+      n: ignoredPaths,
+      r: manifest.runId,
+    });
     return warehouse(instance, connection, {
       inputs: [...source],
       filesLoaded: outcome.filesLoaded,
@@ -131,7 +142,9 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
 /** True when an in-memory load stages the billing facts whole (billing may then read them, as from a file). */
 function loadsFacts(options: OpenWarehouseOptions): boolean {
   const tables = options.tables ?? DATA_TABLES;
-  return (["machine_facts", "gateway_facts"] as const).every((t) => tables.includes(t) && options.columns?.[t] === undefined);
+  return (["machine_facts", "gateway_facts"] as const).every(
+    (t) => tables.includes(t) && options.columns?.[t] === undefined,
+  );
 }
 
 /** Drops the columns `selection` leaves out of the (empty) data tables it names. */
@@ -144,7 +157,12 @@ async function dropColumns(connection: DuckDBConnection, selection: ColumnSelect
   }
 }
 
-function warehouse(instance: DuckDBInstance, connection: DuckDBConnection, load: Warehouse["load"], db?: string): Warehouse {
+function warehouse(
+  instance: DuckDBInstance,
+  connection: DuckDBConnection,
+  load: Warehouse["load"],
+  db?: string,
+): Warehouse {
   let closed = false;
   return {
     connection,

@@ -32,7 +32,10 @@ export async function hasRegister(connection: DuckDBConnection): Promise<boolean
 }
 
 /** The register's documents that the filter selects, in the order they were issued. */
-export async function readRegister(connection: DuckDBConnection, filter: RegisterFilter = {}): Promise<RegisterEntry[]> {
+export async function readRegister(
+  connection: DuckDBConnection,
+  filter: RegisterFilter = {},
+): Promise<RegisterEntry[]> {
   if (!(await hasRegister(connection))) return [];
   const where: string[] = [];
   const params: Record<string, string | number> = {};
@@ -52,8 +55,9 @@ export async function readRegister(connection: DuckDBConnection, filter: Registe
     where.push("d.period_start_epoch >= $start AND d.period_start_epoch < $end");
     Object.assign(params, filter.periodStartsIn);
   }
-  const rows = (await connection.runAndReadAll(
-    `SELECT d.entry, d.number, d.document::VARCHAR AS document, strftime(d.issued_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS issued_at,
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT d.entry, d.number, d.document::VARCHAR AS document, strftime(d.issued_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS issued_at,
        c.credit_note, c.replacement,
        (SELECT list({'name': f.name, 'sha256': f.sha256} ORDER BY f.name) FROM register_files f WHERE f.number = d.number) AS files,
        (SELECT list(b.hour_epoch ORDER BY b.hour_epoch) FROM register_basis_hours b WHERE b.number = d.number) AS hours,
@@ -61,16 +65,22 @@ export async function readRegister(connection: DuckDBConnection, filter: Registe
      FROM register_documents d LEFT JOIN register_corrections c ON c.corrected = d.number
      ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
      ORDER BY d.entry`,
-    params,
-  )).getRowObjectsJS();
+      params,
+    )
+  ).getRowObjectsJS();
   return rows.map((r) => {
-    const stored = JSON.parse(String(r.document)) as Omit<InvoiceDocument, "basis"> & { basis: Omit<InvoiceDocument["basis"], "hours" | "hourSha256"> };
+    const stored = JSON.parse(String(r.document)) as Omit<InvoiceDocument, "basis"> & {
+      basis: Omit<InvoiceDocument["basis"], "hours" | "hourSha256">;
+    };
     const hours = ((r.hours as bigint[] | null) ?? []).map(Number);
     const hourSha256 = ((r.hour_sha256 as string[] | null) ?? []).map(String);
     return {
       entry: Number(r.entry),
       document: { ...stored, basis: { ...stored.basis, hours, hourSha256 } },
-      files: ((r.files as { name: string; sha256: string }[] | null) ?? []).map((f) => ({ name: String(f.name), sha256: String(f.sha256) })),
+      files: ((r.files as { name: string; sha256: string }[] | null) ?? []).map((f) => ({
+        name: String(f.name),
+        sha256: String(f.sha256),
+      })),
       correctedBy: r.credit_note === null ? null : String(r.credit_note),
       replacedBy: r.replacement === null ? null : String(r.replacement),
       issuedAt: String(r.issued_at),
@@ -80,13 +90,19 @@ export async function readRegister(connection: DuckDBConnection, filter: Registe
 
 /** The files of a document as issued, byte for byte, by name. */
 export async function readRegisterFiles(connection: DuckDBConnection, number: string): Promise<IssuedFile[]> {
-  const rows = (await connection.runAndReadAll("SELECT name, content FROM register_files WHERE number = $number ORDER BY name", { number })).getRowsJS();
+  const rows = (
+    await connection.runAndReadAll("SELECT name, content FROM register_files WHERE number = $number ORDER BY name", {
+      number,
+    })
+  ).getRowsJS();
   return rows.map(([name, content]) => ({ name: String(name), bytes: new Uint8Array(content as Uint8Array) }));
 }
 
 /** One file of the register by its name (`<number>.xml`), byte for byte; undefined when the register has none of that name. */
 export async function readRegisterFile(connection: DuckDBConnection, name: string): Promise<IssuedFile | undefined> {
-  const rows = (await connection.runAndReadAll("SELECT content FROM register_files WHERE name = $name", { name })).getRowsJS();
+  const rows = (
+    await connection.runAndReadAll("SELECT content FROM register_files WHERE name = $name", { name })
+  ).getRowsJS();
   return rows.length === 0 ? undefined : { name, bytes: new Uint8Array(rows[0]![0] as Uint8Array) };
 }
 
@@ -94,7 +110,11 @@ export async function readRegisterFile(connection: DuckDBConnection, name: strin
  * The invoices in force (issued, not corrected) for exactly this period, of these accounts (default
  * every account): what the period's statements show as issued instead of a draft.
  */
-export async function invoicesInForce(connection: DuckDBConnection, period: { start: number; end: number }, accountIds?: readonly number[]): Promise<InvoiceDocument[]> {
+export async function invoicesInForce(
+  connection: DuckDBConnection,
+  period: { start: number; end: number },
+  accountIds?: readonly number[],
+): Promise<InvoiceDocument[]> {
   const entries = await readRegister(connection, { period, ...(accountIds === undefined ? {} : { accountIds }) });
   return entries.filter((e) => e.document.kind === "invoice" && e.correctedBy === null).map((e) => e.document);
 }

@@ -47,7 +47,11 @@ export interface ChainedKind {
 }
 
 /** Every kind of record the register chains, by the name its links carry (`register_chain.kind`). */
-export const CHAINED_KINDS = { document: chainedDocuments, payment: chainedPayments, delivery: chainedDeliveries } satisfies Record<string, ChainedKind>;
+export const CHAINED_KINDS = {
+  document: chainedDocuments,
+  payment: chainedPayments,
+  delivery: chainedDeliveries,
+} satisfies Record<string, ChainedKind>;
 
 /** The name of a kind of chained record. */
 export type ChainedKindName = keyof typeof CHAINED_KINDS;
@@ -83,7 +87,9 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === "bigint") return v.toString();
     if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array)) {
-      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
     }
     return v;
   });
@@ -93,7 +99,9 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 /** The SHA-256 of each field's canonical JSON, by name. */
 export function fieldHashes(fields: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, sha256(canonicalJson(value ?? null))]));
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [name, sha256(canonicalJson(value ?? null))]),
+  );
 }
 
 /** A link's chain value: SHA-256 of the previous link's value (empty for a chain's first) and of its fields' hashes. */
@@ -114,19 +122,33 @@ interface Link {
   chainSha256: string;
 }
 
-async function readLinks(connection: DuckDBConnection, where = "", params: Record<string, string> = {}): Promise<Link[]> {
-  const rows = (await connection.runAndReadAll(
-    `SELECT link, kind, key, chain, place, fields::VARCHAR AS fields, chain_sha256 FROM register_chain ${where} ORDER BY link`, params,
-  )).getRowObjectsJS();
+async function readLinks(
+  connection: DuckDBConnection,
+  where = "",
+  params: Record<string, string> = {},
+): Promise<Link[]> {
+  const rows = (
+    await connection.runAndReadAll(
+      `SELECT link, kind, key, chain, place, fields::VARCHAR AS fields, chain_sha256 FROM register_chain ${where} ORDER BY link`,
+      params,
+    )
+  ).getRowObjectsJS();
   return rows.map((r) => ({
-    link: Number(r.link), kind: String(r.kind), key: String(r.key), chain: String(r.chain), place: r.place === null ? undefined : Number(r.place),
-    fields: JSON.parse(String(r.fields)) as Record<string, string>, chainSha256: String(r.chain_sha256),
+    link: Number(r.link),
+    kind: String(r.kind),
+    key: String(r.key),
+    chain: String(r.chain),
+    place: r.place === null ? undefined : Number(r.place),
+    fields: JSON.parse(String(r.fields)) as Record<string, string>,
+    chainSha256: String(r.chain_sha256),
   }));
 }
 
 async function readHeadMark(connection: DuckDBConnection): Promise<{ links: number; sha256: string } | undefined> {
   if (!(await hasTable(connection, "warehouse_meta"))) return undefined;
-  const row = (await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = $key", { key: HEAD_KEY })).getRowsJS()[0];
+  const row = (
+    await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = $key", { key: HEAD_KEY })
+  ).getRowsJS()[0];
   return row === undefined ? undefined : parseHead(String(row[0]));
 }
 
@@ -141,7 +163,11 @@ export function parseHead(text: string): { links: number; sha256: string } | und
  * `keys` of `kind`, in that order, gets the next link, its fields read back from the warehouse as
  * `verifyRegister` reads them, and the head mark moves on.
  */
-export async function appendLinks(connection: DuckDBConnection, kind: ChainedKindName, keys: readonly string[]): Promise<void> {
+export async function appendLinks(
+  connection: DuckDBConnection,
+  kind: ChainedKindName,
+  keys: readonly string[],
+): Promise<void> {
   if (keys.length === 0) return;
   const records = new Map((await CHAINED_KINDS[kind].read(connection, keys)).map((r) => [r.key, r]));
   const mark = await readHeadMark(connection);
@@ -153,19 +179,35 @@ export async function appendLinks(connection: DuckDBConnection, kind: ChainedKin
     const record = records.get(key);
     if (record === undefined) throw new Error(`${kind} ${key}: not in the register, so not chained`);
     if (!previous.has(record.chain)) {
-      const row = (await connection.runAndReadAll("SELECT chain_sha256 FROM register_chain WHERE chain = $chain ORDER BY link DESC LIMIT 1", { chain: record.chain })).getRowsJS()[0];
+      const row = (
+        await connection.runAndReadAll(
+          "SELECT chain_sha256 FROM register_chain WHERE chain = $chain ORDER BY link DESC LIMIT 1",
+          { chain: record.chain },
+        )
+      ).getRowsJS()[0];
       previous.set(record.chain, row === undefined ? "" : String(row[0]));
     }
     const hashes = fieldHashes(record.fields);
     const value = chainValue(previous.get(record.chain)!, hashes);
     await connection.run(
       "INSERT INTO register_chain (link, kind, key, chain, place, fields, chain_sha256) VALUES ($link, $kind, $key, $chain, $place, $fields, $value)",
-      { link: ++link, kind, key, chain: record.chain, place: record.place ?? null, fields: canonicalJson(hashes), value },
+      {
+        link: ++link,
+        kind,
+        key,
+        chain: record.chain,
+        place: record.place ?? null,
+        fields: canonicalJson(hashes),
+        value,
+      },
     );
     previous.set(record.chain, value);
     head = nextHead(head, value);
   }
-  await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ($key, $value)", { key: HEAD_KEY, value: `${link}:${head}` });
+  await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ($key, $value)", {
+    key: HEAD_KEY,
+    value: `${link}:${head}`,
+  });
 }
 
 /**
@@ -178,10 +220,13 @@ async function chainedKinds(connection: DuckDBConnection): Promise<{ kinds: Set<
   if (!(await hasTable(connection, "register_chain"))) return { kinds, marked: false };
   let marked = false;
   if (await hasTable(connection, "warehouse_meta")) {
-    const row = (await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = $key", { key: KINDS_KEY })).getRowsJS()[0];
+    const row = (
+      await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = $key", { key: KINDS_KEY })
+    ).getRowsJS()[0];
     if (row !== undefined) {
       marked = true;
-      for (const name of String(row[0]).split(",")) if ((KIND_NAMES as string[]).includes(name)) kinds.add(name as ChainedKindName);
+      for (const name of String(row[0]).split(","))
+        if ((KIND_NAMES as string[]).includes(name)) kinds.add(name as ChainedKindName);
     }
   }
   for (const [kind] of (await connection.runAndReadAll("SELECT DISTINCT kind FROM register_chain")).getRowsJS()) {
@@ -213,7 +258,10 @@ export async function chainRegisterOnce(connection: DuckDBConnection): Promise<n
       await appendLinks(connection, kind, keys);
       chained += keys.length;
     }
-    await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ($key, $value)", { key: KINDS_KEY, value: KIND_NAMES.join(",") });
+    await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ($key, $value)", {
+      key: KINDS_KEY,
+      value: KIND_NAMES.join(","),
+    });
     await connection.run("COMMIT");
   } catch (error) {
     await connection.run("ROLLBACK");
@@ -229,14 +277,26 @@ export async function chainRegisterOnce(connection: DuckDBConnection): Promise<n
  * printed before (`N:SHA256`), which the register's first N links must still fold into. Reads
  * only; a register made before the chain (never opened to write since) is `chained: false`.
  */
-export async function verifyRegister(connection: DuckDBConnection, options: { kept?: string } = {}): Promise<RegisterVerification> {
+export async function verifyRegister(
+  connection: DuckDBConnection,
+  options: { kept?: string } = {},
+): Promise<RegisterVerification> {
   const all = await readRecords(connection);
-  const held = Object.fromEntries(KIND_NAMES.map((k) => [k, all.get(k)?.length ?? 0])) as Record<ChainedKindName, number>;
+  const held = Object.fromEntries(KIND_NAMES.map((k) => [k, all.get(k)?.length ?? 0])) as Record<
+    ChainedKindName,
+    number
+  >;
   const mark = await readHeadMark(connection);
   if (!(await hasTable(connection, "register_chain"))) {
     const problems = mark === undefined ? [] : ["the register's chain (table register_chain) was removed"];
     return {
-      chained: false, records: held.document, held, unchained: Object.fromEntries(KIND_NAMES.filter((k) => held[k] > 0).map((k) => [k, held[k]])), links: 0, chains: 0, head: undefined,
+      chained: false,
+      records: held.document,
+      held,
+      unchained: Object.fromEntries(KIND_NAMES.filter((k) => held[k] > 0).map((k) => [k, held[k]])),
+      links: 0,
+      chains: 0,
+      head: undefined,
       problems: [...problems, ...keptProblems(options.kept, new Map(), 0)],
     };
   }
@@ -251,15 +311,23 @@ export async function verifyRegister(connection: DuckDBConnection, options: { ke
   const problems = [
     ...linkNumberProblems(links),
     ...markProblems(mark, heads, last),
-    ...(!marked && links.some((l) => l.kind !== "document") ? [`the register's mark of the kinds it chains (warehouse_meta ${KINDS_KEY}) was removed`] : []),
+    ...(!marked && links.some((l) => l.kind !== "document")
+      ? [`the register's mark of the kinds it chains (warehouse_meta ${KINDS_KEY}) was removed`]
+      : []),
     ...chainProblems(links),
     ...recordProblems(records, links),
     ...placeProblems(records),
     ...keptProblems(options.kept, heads, last),
   ];
   return {
-    chained: kinds.has("document"), records: held.document, held, unchained, links: links.length,
-    chains: new Set(links.filter((l) => l.kind === "document").map((l) => l.chain)).size, head: last === 0 ? undefined : `${last}:${head}`, problems,
+    chained: kinds.has("document"),
+    records: held.document,
+    held,
+    unchained,
+    links: links.length,
+    chains: new Set(links.filter((l) => l.kind === "document").map((l) => l.chain)).size,
+    head: last === 0 ? undefined : `${last}:${head}`,
+    problems,
   };
 }
 
@@ -283,18 +351,31 @@ function linkNumberProblems(links: readonly Link[]): string[] {
   const problems: string[] = [];
   let expected = 1;
   for (const l of links) {
-    if (l.link > expected) problems.push(`link${l.link - expected === 1 ? ` ${expected} is` : `s ${expected}–${l.link - 1} are`} missing (removed), before ${nounOf(l.kind)} ${l.key}'s`);
+    if (l.link > expected)
+      problems.push(
+        `link${l.link - expected === 1 ? ` ${expected} is` : `s ${expected}–${l.link - 1} are`} missing (removed), before ${nounOf(l.kind)} ${l.key}'s`,
+      );
     expected = l.link + 1;
   }
   return problems;
 }
 
 /** The head mark written with the last link names as many links as are held, and their head. */
-function markProblems(mark: { links: number; sha256: string } | undefined, heads: ReadonlyMap<number, string>, last: number): string[] {
-  if (mark === undefined) return last === 0 ? [] : [`the register's head mark (warehouse_meta ${HEAD_KEY}) was removed`];
-  if (mark.links > last) return [`the last link${mark.links - last === 1 ? ` (${mark.links}) was` : `s (${last + 1}–${mark.links}) were`} removed: ${mark.links} were recorded, ${last} are held`];
-  if (mark.links < last) return [`links ${mark.links + 1}–${last} were added outside cloudunits: the last recorded is ${mark.links}`];
-  if (heads.get(mark.links) !== mark.sha256) return [`the links are not those recorded: their head is not the head mark ${mark.links}:${mark.sha256}`];
+function markProblems(
+  mark: { links: number; sha256: string } | undefined,
+  heads: ReadonlyMap<number, string>,
+  last: number,
+): string[] {
+  if (mark === undefined)
+    return last === 0 ? [] : [`the register's head mark (warehouse_meta ${HEAD_KEY}) was removed`];
+  if (mark.links > last)
+    return [
+      `the last link${mark.links - last === 1 ? ` (${mark.links}) was` : `s (${last + 1}–${mark.links}) were`} removed: ${mark.links} were recorded, ${last} are held`,
+    ];
+  if (mark.links < last)
+    return [`links ${mark.links + 1}–${last} were added outside cloudunits: the last recorded is ${mark.links}`];
+  if (heads.get(mark.links) !== mark.sha256)
+    return [`the links are not those recorded: their head is not the head mark ${mark.links}:${mark.sha256}`];
   return [];
 }
 
@@ -330,9 +411,15 @@ function recordProblems(records: ReadonlyMap<string, ChainedRecord[]>, links: re
         continue;
       }
       const now = fieldHashes(record.fields);
-      const changed = Object.keys(now).filter((name) => link.fields[name] !== undefined && link.fields[name] !== now[name]).sort();
-      const removed = Object.keys(link.fields).filter((name) => now[name] === undefined).sort();
-      const added = Object.keys(now).filter((name) => link.fields[name] === undefined).sort();
+      const changed = Object.keys(now)
+        .filter((name) => link.fields[name] !== undefined && link.fields[name] !== now[name])
+        .sort();
+      const removed = Object.keys(link.fields)
+        .filter((name) => now[name] === undefined)
+        .sort();
+      const added = Object.keys(now)
+        .filter((name) => link.fields[name] === undefined)
+        .sort();
       if (record.chain !== link.chain) changed.unshift(`its sequence (${link.chain} → ${record.chain})`);
       const parts = [
         ...(changed.length > 0 ? [`changed since recorded: ${changed.join(", ")}`] : []),
@@ -343,7 +430,8 @@ function recordProblems(records: ReadonlyMap<string, ChainedRecord[]>, links: re
     }
   }
   for (const l of links) {
-    if (!held.has(`${l.kind}\n${l.key}`)) problems.push(`${nounOf(l.kind)} ${l.key} was removed: its records are gone, its link ${l.link} is left`);
+    if (!held.has(`${l.kind}\n${l.key}`))
+      problems.push(`${nounOf(l.kind)} ${l.key} was removed: its records are gone, its link ${l.link} is left`);
   }
   return problems;
 }
@@ -352,13 +440,15 @@ function recordProblems(records: ReadonlyMap<string, ChainedRecord[]>, links: re
 function placeProblems(records: ReadonlyMap<string, ChainedRecord[]>): string[] {
   const problems: string[] = [];
   const chains = new Map<string, ChainedRecord[]>();
-  for (const list of records.values()) for (const r of list) if (r.place !== undefined) chains.set(r.chain, [...(chains.get(r.chain) ?? []), r]);
+  for (const list of records.values())
+    for (const r of list) if (r.place !== undefined) chains.set(r.chain, [...(chains.get(r.chain) ?? []), r]);
   for (const [chain, list] of chains) {
     const sorted = [...list].sort((a, b) => a.place! - b.place!);
     for (let i = 1; i < sorted.length; i++) {
       const [a, b] = [sorted[i - 1]!, sorted[i]!];
       if (b.place! - a.place! > 1) {
-        const gap = b.place! - a.place! === 2 ? `number ${a.place! + 1} is` : `numbers ${a.place! + 1}–${b.place! - 1} are`;
+        const gap =
+          b.place! - a.place! === 2 ? `number ${a.place! + 1} is` : `numbers ${a.place! + 1}–${b.place! - 1} are`;
         problems.push(`${chain}: ${gap} missing, between ${a.key} and ${b.key} (removed)`);
       }
     }
@@ -370,10 +460,16 @@ function placeProblems(records: ReadonlyMap<string, ChainedRecord[]>): string[] 
 function keptProblems(kept: string | undefined, heads: ReadonlyMap<number, string>, last: number): string[] {
   if (kept === undefined) return [];
   const head = parseHead(kept);
-  if (head === undefined) return [`the head kept, "${kept}", is not a head (N:SHA256, as invoices verify and list print it)`];
-  if (head.links > last) return [`the head kept, ${head.links}:${head.sha256}, names ${head.links} links; the register holds ${last}: links were removed since it was kept`];
+  if (head === undefined)
+    return [`the head kept, "${kept}", is not a head (N:SHA256, as invoices verify and list print it)`];
+  if (head.links > last)
+    return [
+      `the head kept, ${head.links}:${head.sha256}, names ${head.links} links; the register holds ${last}: links were removed since it was kept`,
+    ];
   if (heads.get(head.links) !== head.sha256) {
-    return [`the register's first ${head.links} links are not those of the head kept (${head.links}:${head.sha256}): a record was changed, added or removed since, and the chain made again`];
+    return [
+      `the register's first ${head.links} links are not those of the head kept (${head.links}:${head.sha256}): a record was changed, added or removed since, and the chain made again`,
+    ];
   }
   return [];
 }

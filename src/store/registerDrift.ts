@@ -28,8 +28,9 @@ export interface RegisterDrift {
  */
 export async function registerDrift(connection: DuckDBConnection): Promise<RegisterDrift[]> {
   if (!(await hasRegister(connection))) return [];
-  const rows = (await connection.runAndReadAll(
-    `WITH current AS (
+  const rows = (
+    await connection.runAndReadAll(
+      `WITH current AS (
        SELECT number, account_id, period_start_epoch, period_end_epoch, issue_date, entry FROM register_documents
        WHERE kind = 'invoice' AND number NOT IN (SELECT corrected FROM register_corrections)
      ),
@@ -50,10 +51,17 @@ export async function registerDrift(connection: DuckDBConnection): Promise<Regis
        list(x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'gone') AS gone
      FROM changes x JOIN current c USING (number)
      GROUP BY ALL ORDER BY min(c.entry)`,
-  )).getRowObjectsJS();
+    )
+  ).getRowObjectsJS();
   const hours = (v: unknown) => ((v as bigint[] | null) ?? []).map(Number);
   return rows.map((r) => ({
-    number: String(r.number), accountId: Number(r.account_id), start: Number(r.period_start_epoch), end: Number(r.period_end_epoch),
-    issueDate: String(r.issue_date), late: hours(r.late), rewritten: hours(r.rewritten), gone: hours(r.gone),
+    number: String(r.number),
+    accountId: Number(r.account_id),
+    start: Number(r.period_start_epoch),
+    end: Number(r.period_end_epoch),
+    issueDate: String(r.issue_date),
+    late: hours(r.late),
+    rewritten: hours(r.rewritten),
+    gone: hours(r.gone),
   }));
 }

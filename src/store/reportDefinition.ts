@@ -39,7 +39,10 @@ export const REPORTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../
 /** The names of the shipped reports. */
 export function listReports(): string[] {
   if (!existsSync(REPORTS_DIR)) return [];
-  return readdirSync(REPORTS_DIR).filter((f) => f.endsWith(".sql")).map((f) => f.slice(0, -4)).sort();
+  return readdirSync(REPORTS_DIR)
+    .filter((f) => f.endsWith(".sql"))
+    .map((f) => f.slice(0, -4))
+    .sort();
 }
 
 /**
@@ -68,13 +71,24 @@ export function loadReportDefinition(nameOrPath: string): ReportDefinition {
   }
   const known = new Set(["title", "description", "tables", "columns"]);
   const unknown = Object.keys(meta).filter((k) => !known.has(k));
-  if (unknown.length > 0) throw new UsageError(`bad report metadata ${metaFile}: unknown key ${unknown.join(", ")} (use title, description, tables, columns)`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `bad report metadata ${metaFile}: unknown key ${unknown.join(", ")} (use title, description, tables, columns)`,
+    );
   const tables = (meta.tables as string[] | undefined) ?? [...DATA_TABLES];
   const badTables = tables.filter((t) => !(DATA_TABLES as readonly string[]).includes(t));
-  if (badTables.length > 0) throw new UsageError(`bad report metadata ${metaFile}: unknown table ${badTables.join(", ")} (tables: ${DATA_TABLES.join(", ")})`);
-  const columns = Object.entries((meta.columns as Record<string, Partial<ReportColumn>> | undefined) ?? {}).map(([columnName, c]) => ({
-    name: columnName, title: c.title ?? columnName, ...(c.unit ? { unit: c.unit } : {}), ...(c.format ? { format: c.format } : {}),
-  }));
+  if (badTables.length > 0)
+    throw new UsageError(
+      `bad report metadata ${metaFile}: unknown table ${badTables.join(", ")} (tables: ${DATA_TABLES.join(", ")})`,
+    );
+  const columns = Object.entries((meta.columns as Record<string, Partial<ReportColumn>> | undefined) ?? {}).map(
+    ([columnName, c]) => ({
+      name: columnName,
+      title: c.title ?? columnName,
+      ...(c.unit ? { unit: c.unit } : {}),
+      ...(c.format ? { format: c.format } : {}),
+    }),
+  );
   return {
     name,
     title: typeof meta.title === "string" ? meta.title : name,

@@ -54,7 +54,11 @@ function shownAs(typeId: number): (value: unknown) => string | number | boolean 
 }
 
 /** Runs a report's SQL with `$start`, `$end`, `$account_id` bound (only those it uses). */
-export async function runReport(connection: DuckDBConnection, report: ReportDefinition, params: ReportParams = {}): Promise<ReportResult> {
+export async function runReport(
+  connection: DuckDBConnection,
+  report: ReportDefinition,
+  params: ReportParams = {},
+): Promise<ReportResult> {
   const all: Record<string, number | null> = {
     start: params.start ?? Number.MIN_SAFE_INTEGER,
     end: params.end ?? Number.MAX_SAFE_INTEGER,
@@ -64,7 +68,11 @@ export async function runReport(connection: DuckDBConnection, report: ReportDefi
   let reader;
   try {
     const { BIGINT } = duckdbApi();
-    reader = await connection.runAndReadAll(report.sql, used, Object.fromEntries(Object.keys(used).map((key) => [key, BIGINT])));
+    reader = await connection.runAndReadAll(
+      report.sql,
+      used,
+      Object.fromEntries(Object.keys(used).map((key) => [key, BIGINT])),
+    );
   } catch (error) {
     throw new UsageError(`report ${report.file} failed: ${(error as Error).message}`, { cause: error });
   }

@@ -24,7 +24,9 @@ export async function upgradeFacts(connection: DuckDBConnection): Promise<number
   const meta = await readWarehouseMeta(connection);
   const otherFacts = meta.factsColumns !== undefined && meta.factsColumns !== factColumnsSql();
   if (meta.schemaVersion >= SCHEMA_VERSION && !otherFacts) return 0;
-  const span = (await connection.runAndReadAll("SELECT min(hour_epoch) AS first, max(hour_epoch) AS last FROM account_hours")).getRowObjectsJS()[0]!;
+  const span = (
+    await connection.runAndReadAll("SELECT min(hour_epoch) AS first, max(hour_epoch) AS last FROM account_hours")
+  ).getRowObjectsJS()[0]!;
   let hours = 0;
   const restore = await roomForTexts(connection);
   await connection.run("BEGIN TRANSACTION");
@@ -60,7 +62,17 @@ export async function upgradeFacts(connection: DuckDBConnection): Promise<number
   return hours;
 }
 
-const UNIT_BYTES: Record<string, number> = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30, TiB: 2 ** 40, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
+const UNIT_BYTES: Record<string, number> = {
+  bytes: 1,
+  KiB: 2 ** 10,
+  MiB: 2 ** 20,
+  GiB: 2 ** 30,
+  TiB: 2 ** 40,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
+};
 
 /**
  * DuckDB holds a transaction's texts longer than 12 bytes in memory until its commit (see
@@ -71,9 +83,11 @@ const UNIT_BYTES: Record<string, number> = { bytes: 1, KiB: 2 ** 10, MiB: 2 ** 2
  */
 async function roomForTexts(connection: DuckDBConnection): Promise<string | undefined> {
   const long = (column: string) => `coalesce(sum(strlen(${column})) FILTER (WHERE strlen(${column}) > 12), 0)`;
-  const row = (await connection.runAndReadAll(
-    `SELECT (${["type", ...VM_FACT_NAMES.filter((n) => VM_FACTS[n].kind === "str").map((n) => VM_FACTS[n].column)].map(long).join(" + ")})::DOUBLE AS bytes, current_setting('memory_limit') AS cap FROM machines`,
-  )).getRowObjectsJS()[0]!;
+  const row = (
+    await connection.runAndReadAll(
+      `SELECT (${["type", ...VM_FACT_NAMES.filter((n) => VM_FACTS[n].kind === "str").map((n) => VM_FACTS[n].column)].map(long).join(" + ")})::DOUBLE AS bytes, current_setting('memory_limit') AS cap FROM machines`,
+    )
+  ).getRowObjectsJS()[0]!;
   const bytes = Number(row.bytes);
   const cap = String(row.cap);
   const parsed = /^([\d.]+)\s*(\w+)$/.exec(cap);

@@ -26,9 +26,15 @@ export interface WarehouseMeta {
 
 /** Reads the meta of a warehouse (a read-only one too: a missing table is version 1). */
 export async function readWarehouseMeta(connection: DuckDBConnection): Promise<WarehouseMeta> {
-  const found = await connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'warehouse_meta'");
-  if (Number(found.getRowObjectsJS()[0]!.n) === 0) return { schemaVersion: 1, factsExternalNicType: undefined, factsColumns: undefined };
-  const rows = (await connection.runAndReadAll("SELECT key, value FROM warehouse_meta")).getRowObjectsJS() as { key: string; value: string }[];
+  const found = await connection.runAndReadAll(
+    "SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'warehouse_meta'",
+  );
+  if (Number(found.getRowObjectsJS()[0]!.n) === 0)
+    return { schemaVersion: 1, factsExternalNicType: undefined, factsColumns: undefined };
+  const rows = (await connection.runAndReadAll("SELECT key, value FROM warehouse_meta")).getRowObjectsJS() as {
+    key: string;
+    value: string;
+  }[];
   const value = (key: string) => rows.find((r) => r.key === key)?.value;
   const version = Number(value("schema_version") ?? 1);
   return {
@@ -55,14 +61,20 @@ export async function writeWarehouseMeta(connection: DuckDBConnection): Promise<
 export async function schemaCurrent(connection: DuckDBConnection): Promise<boolean> {
   const tables = SCHEMA_TABLES.map((t) => `'${t}'`).join(", ");
   try {
-    const row = (await connection.runAndReadAll(
-      `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN (${tables})) AS tables,
+    const row = (
+      await connection.runAndReadAll(
+        `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN (${tables})) AS tables,
          (SELECT value FROM warehouse_meta WHERE key = 'schema_version') AS version,
          (SELECT value FROM warehouse_meta WHERE key = 'schema_sql') AS schema_sql,
          (SELECT value FROM warehouse_meta WHERE key = 'facts_columns') AS facts`,
-    )).getRowObjectsJS()[0]!;
-    return Number(row.tables) === SCHEMA_TABLES.length && row.version === String(SCHEMA_VERSION) && row.schema_sql === SCHEMA_SQL_SHA256
-      && storedFactColumns((row.facts ?? undefined) as string | undefined) === factColumnsSql();
+      )
+    ).getRowObjectsJS()[0]!;
+    return (
+      Number(row.tables) === SCHEMA_TABLES.length &&
+      row.version === String(SCHEMA_VERSION) &&
+      row.schema_sql === SCHEMA_SQL_SHA256 &&
+      storedFactColumns((row.facts ?? undefined) as string | undefined) === factColumnsSql()
+    );
   } catch {
     return false; // no warehouse_meta: a new or older file
   }
@@ -70,5 +82,7 @@ export async function schemaCurrent(connection: DuckDBConnection): Promise<boole
 
 /** Records that this version of SCHEMA_SQL has run on the warehouse and its facts are upgraded (after both, so a process killed before runs them again). */
 export async function writeSchemaMark(connection: DuckDBConnection): Promise<void> {
-  await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('schema_sql', $sha)", { sha: SCHEMA_SQL_SHA256 });
+  await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('schema_sql', $sha)", {
+    sha: SCHEMA_SQL_SHA256,
+  });
 }

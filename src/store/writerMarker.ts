@@ -1,4 +1,17 @@
-import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync, type BigIntStats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type BigIntStats,
+} from "node:fs";
 
 /**
  * A writer that finds a warehouse file held says so in `FILE.writer-waiting` until it has the

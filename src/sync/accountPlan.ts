@@ -68,8 +68,16 @@ export function hoursIn(startEpoch: number, endEpoch: number): number[] {
  * warehouse's first hour, so every account covers the same span. Undefined when none is known
  * (an empty warehouse without `--since`).
  */
-export function accountBounds(accountId: number, state: AccountSyncState | undefined, warehouseFirstHourEpoch: number | undefined, windows: RunWindows): AccountBounds | undefined {
-  const newFromEpoch = windows.sinceEpoch ?? state?.syncedUntilEpoch ?? (state?.lastHourEpoch === undefined ? warehouseFirstHourEpoch : state.lastHourEpoch + HOUR_SECONDS);
+export function accountBounds(
+  accountId: number,
+  state: AccountSyncState | undefined,
+  warehouseFirstHourEpoch: number | undefined,
+  windows: RunWindows,
+): AccountBounds | undefined {
+  const newFromEpoch =
+    windows.sinceEpoch ??
+    state?.syncedUntilEpoch ??
+    (state?.lastHourEpoch === undefined ? warehouseFirstHourEpoch : state.lastHourEpoch + HOUR_SECONDS);
   if (newFromEpoch === undefined) return undefined;
   const floorEpoch = windows.sinceEpoch ?? state?.syncedFromEpoch ?? newFromEpoch;
   const { untilEpoch } = windows;
@@ -83,7 +91,13 @@ export function accountBounds(accountId: number, state: AccountSyncState | undef
     untilEpoch - windows.verifyDays * 24 * HOUR_SECONDS,
   );
   const heldToEpoch = Math.min(newFromEpoch, untilEpoch);
-  return { accountId, floorEpoch, newFromEpoch, heldFromEpoch: Math.min(Math.max(reach, floorEpoch), heldToEpoch), heldToEpoch };
+  return {
+    accountId,
+    floorEpoch,
+    newFromEpoch,
+    heldFromEpoch: Math.min(Math.max(reach, floorEpoch), heldToEpoch),
+    heldToEpoch,
+  };
 }
 
 /** Ranges of the hours `again` (before `newFromEpoch`) and the new hours `[newFromEpoch, untilEpoch)`, merged, ascending. */
@@ -109,7 +123,12 @@ function rangesOf(again: ReadonlySet<number>, newFromEpoch: number, untilEpoch: 
  * - with `verifyDays`, the held hours of those days before the settle window, to compare.
  * `held` must hold the account's hours held in `[bounds.heldFromEpoch, bounds.heldToEpoch)`.
  */
-export function planAccount(bounds: AccountBounds, state: AccountSyncState | undefined, windows: RunWindows, held: ReadonlySet<number>): AccountPlan {
+export function planAccount(
+  bounds: AccountBounds,
+  state: AccountSyncState | undefined,
+  windows: RunWindows,
+  held: ReadonlySet<number>,
+): AccountPlan {
   const H = HOUR_SECONDS;
   const { floorEpoch, newFromEpoch } = bounds;
   const { untilEpoch } = windows;
@@ -119,23 +138,45 @@ export function planAccount(bounds: AccountBounds, state: AccountSyncState | und
   const retentionStartEpoch = Math.max(untilEpoch - windows.retentionHours * H, floorEpoch);
   // missing hours are those after the account's first hour held (before it, it may not have existed)
   const holesFrom = state?.firstHourEpoch === undefined ? againEnd : Math.max(floorEpoch, state.firstHourEpoch);
-  const notHeld = (from: number, to: number) => hoursIn(Math.max(from, bounds.heldFromEpoch), Math.min(to, againEnd)).filter((h) => !held.has(h));
+  const notHeld = (from: number, to: number) =>
+    hoursIn(Math.max(from, bounds.heldFromEpoch), Math.min(to, againEnd)).filter((h) => !held.has(h));
 
-  const leavingLookBack = new Set(notHeld(Math.max(floorEpoch, previousUntilEpoch - windows.lookBackHours * H), lookBackStartEpoch));
-  const leavingRetention = notHeld(Math.max(holesFrom, previousUntilEpoch - windows.retentionHours * H), retentionStartEpoch);
-  const older = notHeld(Math.max(holesFrom, retentionStartEpoch), lookBackStartEpoch).filter((h) => !leavingLookBack.has(h));
+  const leavingLookBack = new Set(
+    notHeld(Math.max(floorEpoch, previousUntilEpoch - windows.lookBackHours * H), lookBackStartEpoch),
+  );
+  const leavingRetention = notHeld(
+    Math.max(holesFrom, previousUntilEpoch - windows.retentionHours * H),
+    retentionStartEpoch,
+  );
+  const older = notHeld(Math.max(holesFrom, retentionStartEpoch), lookBackStartEpoch).filter(
+    (h) => !leavingLookBack.has(h),
+  );
   const lastAsked = state?.missingAskedUntilEpoch;
-  const asksMissing = older.length > 0 && (lastAsked === undefined || untilEpoch - lastAsked >= windows.askMissingEveryHours * H);
+  const asksMissing =
+    older.length > 0 && (lastAsked === undefined || untilEpoch - lastAsked >= windows.askMissingEveryHours * H);
   const settleStartEpoch = untilEpoch - windows.settleHours * H;
-  const verified = windows.verifyDays > 0
-    ? hoursIn(Math.max(floorEpoch, untilEpoch - windows.verifyDays * 24 * H, bounds.heldFromEpoch), Math.min(settleStartEpoch, againEnd)).filter((h) => held.has(h))
-    : [];
+  const verified =
+    windows.verifyDays > 0
+      ? hoursIn(
+          Math.max(floorEpoch, untilEpoch - windows.verifyDays * 24 * H, bounds.heldFromEpoch),
+          Math.min(settleStartEpoch, againEnd),
+        ).filter((h) => held.has(h))
+      : [];
 
   const again = new Set<number>([...leavingLookBack, ...leavingRetention, ...(asksMissing ? older : []), ...verified]);
-  for (const r of planHours({ fromEpoch: newFromEpoch, untilEpoch, floorEpoch, lookBackHours: windows.lookBackHours, settleHours: windows.settleHours, held: (h) => held.has(h) })) {
+  for (const r of planHours({
+    fromEpoch: newFromEpoch,
+    untilEpoch,
+    floorEpoch,
+    lookBackHours: windows.lookBackHours,
+    settleHours: windows.settleHours,
+    held: (h) => held.has(h),
+  })) {
     for (const h of hoursIn(r.startEpoch, Math.min(r.endEpoch, againEnd))) again.add(h);
   }
-  const chunks = rangesOf(again, newFromEpoch, untilEpoch).flatMap((r) => syncChunks(r.startEpoch, r.endEpoch, windows.chunkSeconds));
+  const chunks = rangesOf(again, newFromEpoch, untilEpoch).flatMap((r) =>
+    syncChunks(r.startEpoch, r.endEpoch, windows.chunkSeconds),
+  );
   return {
     ...bounds,
     lookBackStartEpoch,

@@ -13,7 +13,12 @@ import { accountBounds, planAccount, type AccountPlan, type RunWindows } from ".
 import { AccountSync, countAccountHours, hoursOf, type RunContext } from "./syncAccount.js";
 import { DEFAULT_DOWNLOADS, syncAccounts } from "./syncSteps.js";
 import { CHUNK_SECONDS, HOUR_SECONDS, hourCeil } from "./syncChunks.js";
-import { DEFAULT_ASK_MISSING_EVERY_HOURS, DEFAULT_LOOK_BACK_HOURS, DEFAULT_RETENTION_HOURS, DEFAULT_SETTLE_HOURS } from "./syncPlan.js";
+import {
+  DEFAULT_ASK_MISSING_EVERY_HOURS,
+  DEFAULT_LOOK_BACK_HOURS,
+  DEFAULT_RETENTION_HOURS,
+  DEFAULT_SETTLE_HOURS,
+} from "./syncPlan.js";
 import { readHeldHours, readSyncState } from "./syncState.js";
 import type { SyncOptions, SyncReport } from "./syncTypes.js";
 import { claimChunks, registerRun, thisProcess, withoutClaimed } from "./syncRuns.js";
@@ -44,13 +49,15 @@ type Connection = DuckDBConnection;
 
 function checkAccountIds(ids: number[]): void {
   for (const id of ids) {
-    if (!Number.isInteger(id) || id < 1 || id > 2 ** 32 - 1) throw new UsageError(`bad account id ${String(id)}: use a positive whole number`);
+    if (!Number.isInteger(id) || id < 1 || id > 2 ** 32 - 1)
+      throw new UsageError(`bad account id ${String(id)}: use a positive whole number`);
   }
   if (new Set(ids).size !== ids.length) throw new UsageError("an account id is given twice");
 }
 
 function checkWhole(value: number | undefined, what: string, unit: string): number | undefined {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new UsageError(`bad ${what} ${String(value)}: use a whole number of ${unit}, 0 or more`);
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+    throw new UsageError(`bad ${what} ${String(value)}: use a whole number of ${unit}, 0 or more`);
   return value;
 }
 
@@ -62,12 +69,19 @@ function windowsOf(options: SyncOptions, currentHourEpoch: number): RunWindows {
   const askedUntil = options.until === undefined ? currentHourEpoch : hourCeil(parseTime(options.until, "until"));
   // the hour now has not ended: an end within it means "up to now"; one after it asks what the platform cannot have written
   if (askedUntil > currentHourEpoch + HOUR_SECONDS) {
-    throw new UsageError(`bad until ${isoUtc(askedUntil)}: it is after the current hour (${isoUtc(currentHourEpoch)}), and the platform cannot have written those hours; leave it out to sync up to the current hour`);
+    throw new UsageError(
+      `bad until ${isoUtc(askedUntil)}: it is after the current hour (${isoUtc(currentHourEpoch)}), and the platform cannot have written those hours; leave it out to sync up to the current hour`,
+    );
   }
   const untilEpoch = Math.min(currentHourEpoch, askedUntil);
-  if (sinceEpoch !== undefined && untilEpoch <= sinceEpoch) throw new UsageError(`the end (${String(options.until ?? "now")}) must be after the start (${String(options.since)})`);
-  const askMissingEveryHours = checkWhole(options.askMissingEveryHours, "ask-missing-every", "hours") ?? DEFAULT_ASK_MISSING_EVERY_HOURS;
-  if (askMissingEveryHours === 0) throw new UsageError("bad ask-missing-every 0: use a whole number of hours, 1 or more");
+  if (sinceEpoch !== undefined && untilEpoch <= sinceEpoch)
+    throw new UsageError(
+      `the end (${String(options.until ?? "now")}) must be after the start (${String(options.since)})`,
+    );
+  const askMissingEveryHours =
+    checkWhole(options.askMissingEveryHours, "ask-missing-every", "hours") ?? DEFAULT_ASK_MISSING_EVERY_HOURS;
+  if (askMissingEveryHours === 0)
+    throw new UsageError("bad ask-missing-every 0: use a whole number of hours, 1 or more");
   return {
     untilEpoch,
     sinceEpoch,
@@ -97,14 +111,24 @@ async function listService(options: SyncOptions) {
 }
 
 /** What the run asks of each account, from the warehouse's state (an empty warehouse without `since` is a UsageError). */
-async function planRun(connection: Connection, db: string, accountIds: readonly number[], windows: RunWindows, currentHourEpoch: number): Promise<AccountPlan[]> {
+async function planRun(
+  connection: Connection,
+  db: string,
+  accountIds: readonly number[],
+  windows: RunWindows,
+  currentHourEpoch: number,
+): Promise<AccountPlan[]> {
   const state = await readSyncState(connection, currentHourEpoch);
   const bounds = accountIds.map((accountId) => {
     const b = accountBounds(accountId, state.accounts.get(accountId), state.firstHourEpoch, windows);
-    if (b === undefined) throw new UsageError(`${db} holds no hours yet: give since: T (the first hour to download) for the first sync`);
+    if (b === undefined)
+      throw new UsageError(`${db} holds no hours yet: give since: T (the first hour to download) for the first sync`);
     return b;
   });
-  const held = await readHeldHours(connection, bounds.map((b) => ({ accountId: b.accountId, startEpoch: b.heldFromEpoch, endEpoch: b.heldToEpoch })));
+  const held = await readHeldHours(
+    connection,
+    bounds.map((b) => ({ accountId: b.accountId, startEpoch: b.heldFromEpoch, endEpoch: b.heldToEpoch })),
+  );
   return bounds.map((b) => planAccount(b, state.accounts.get(b.accountId), windows, held.get(b.accountId)!));
 }
 
@@ -158,7 +182,8 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   const stepBytes = options.stepBytes ?? DEFAULT_STEP_BYTES;
   if (!(stepBytes >= 0)) throw new UsageError(`bad stepBytes ${String(options.stepBytes)}: use 0 or more bytes`);
   const downloads = options.downloads ?? DEFAULT_DOWNLOADS;
-  if (!(Number.isInteger(downloads) && downloads >= 1)) throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
+  if (!(Number.isInteger(downloads) && downloads >= 1))
+    throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
   const currentHourEpoch = Math.floor(clockNow() / HOUR_SECONDS) * HOUR_SECONDS;
   const windows = windowsOf(options, currentHourEpoch);
   const waitSeconds = options.waitSeconds ?? DEFAULT_SYNC_WAIT_SECONDS;
@@ -171,7 +196,11 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     // registered once planned (a run refused for its options never ran); the hours another live run is downloading are left to it
     const registered = await registerRun(connection, listed.accountIds, thisProcess());
     const planned = all.map((p) => withoutClaimed(p, registered.claims, windows.chunkSeconds));
-    await claimChunks(connection, registered.runId, planned.map((p) => p.plan));
+    await claimChunks(
+      connection,
+      registered.runId,
+      planned.map((p) => p.plan),
+    );
     await writeEntityNames(connection, listed.names);
     return { runId: registered.runId, plans: planned };
   });
@@ -182,13 +211,31 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     session: listed.session,
     renew: async (stale) => {
       if (service.session !== stale) return; // another download logged in again since
-      renewing ??= openSession(options.url, options.auth, options).then((session) => { service.session = session; }).finally(() => { renewing = undefined; });
+      renewing ??= openSession(options.url, options.auth, options)
+        .then((session) => {
+          service.session = session;
+        })
+        .finally(() => {
+          renewing = undefined;
+        });
       await renewing;
     },
   };
   const run: RunContext = {
-    db: options.db, replace: options.replace ?? true, skipBad: options.skipBad, stepBytes, windows, currentHourEpoch, tempDir, service, withDatabase,
-    progress: { hoursDone: 0, hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.plan.chunks), 0), onProgress: options.onProgress },
+    db: options.db,
+    replace: options.replace ?? true,
+    skipBad: options.skipBad,
+    stepBytes,
+    windows,
+    currentHourEpoch,
+    tempDir,
+    service,
+    withDatabase,
+    progress: {
+      hoursDone: 0,
+      hoursTotal: plans.reduce((sum, p) => sum + hoursOf(p.plan.chunks), 0),
+      onProgress: options.onProgress,
+    },
     runId,
   };
   const accounts = plans.map(({ plan, skipped, by }) => {
@@ -203,11 +250,16 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     await rm(tempDir, { recursive: true, force: true });
   }
   const results = accounts.map((a) => a.result);
-  const failures = results.filter((r) => r.status === "failed").map((r) => ({ accountId: r.accountId, error: r.error! }));
+  const failures = results
+    .filter((r) => r.status === "failed")
+    .map((r) => ({ accountId: r.accountId, error: r.error! }));
   if (failures.length > 0) throw new SyncIncompleteError(failures, results.length);
   return {
     accounts: results,
-    namesStored: { accounts: listed.names.filter((n) => n.kind === "account").length, cloudspaces: listed.cloudspaceCount },
+    namesStored: {
+      accounts: listed.names.filter((n) => n.kind === "account").length,
+      cloudspaces: listed.cloudspaceCount,
+    },
     // read with the last account's result (no open of its own); a sync of no account opens for it
     totalAccountHours: run.totalAccountHours ?? (await withDatabase(countAccountHours)),
   };

@@ -77,7 +77,10 @@ export class AccountSync {
   private recorded = false;
   private asksMissing: boolean;
 
-  constructor(private readonly plan: AccountPlan, private readonly run: RunContext) {
+  constructor(
+    private readonly plan: AccountPlan,
+    private readonly run: RunContext,
+  ) {
     const { windows } = run;
     this.chunks = [...plan.chunks];
     this.asksMissing = plan.asksMissing;
@@ -119,7 +122,11 @@ export class AccountSync {
 
   /** True when the next step has something of this account to write: chunks downloaded, or its result (nothing more to download). */
   get wantsStep(): boolean {
-    return !this.recorded && !this.downloading && (this.pending.length > 0 || this.failure !== undefined || this.next >= this.chunks.length);
+    return (
+      !this.recorded &&
+      !this.downloading &&
+      (this.pending.length > 0 || this.failure !== undefined || this.next >= this.chunks.length)
+    );
   }
 
   /** The archives downloaded for the next step. */
@@ -129,12 +136,26 @@ export class AccountSync {
 
   /** The hours the next step's archives may hold (the download refuses any other). */
   get stepScope(): { accountId: number; startEpoch: number; endEpoch: number } | undefined {
-    return this.pending.length === 0 ? undefined : { accountId: this.plan.accountId, startEpoch: this.pending[0]!.startEpoch, endEpoch: this.pending.at(-1)!.endEpoch };
+    return this.pending.length === 0
+      ? undefined
+      : {
+          accountId: this.plan.accountId,
+          startEpoch: this.pending[0]!.startEpoch,
+          endEpoch: this.pending.at(-1)!.endEpoch,
+        };
   }
 
   private reportProgress(phase: SyncProgress["phase"], first: HourRange, last: HourRange, receivedBytes: number): void {
     const { hoursDone, hoursTotal, onProgress } = this.run.progress;
-    onProgress?.({ phase, accountId: this.plan.accountId, chunkStartEpoch: first.startEpoch, chunkEndEpoch: last.endEpoch, hoursDone, hoursTotal, receivedBytes });
+    onProgress?.({
+      phase,
+      accountId: this.plan.accountId,
+      chunkStartEpoch: first.startEpoch,
+      chunkEndEpoch: last.endEpoch,
+      hoursDone,
+      hoursTotal,
+      receivedBytes,
+    });
   }
 
   /** Says the step ingests this account's chunks downloaded (for a progress bar). */
@@ -157,7 +178,10 @@ export class AccountSync {
       this.reportProgress("download", chunk, chunk, 0);
       const request = { accountId, startEpoch: chunk.startEpoch, endEpoch: chunk.endEpoch - HOUR_SECONDS };
       const session = this.run.service.session;
-      const get = () => downloadConsumption(this.run.service.session, request, file, (received) => this.reportProgress("download", chunk, chunk, received));
+      const get = () =>
+        downloadConsumption(this.run.service.session, request, file, (received) =>
+          this.reportProgress("download", chunk, chunk, received),
+        );
       const { bytes, accountHours } = await get().catch(async (error: unknown) => {
         // a token or key that expired during a long sync: log in again, once per chunk
         if (!(error instanceof FetchError && error.code === "FETCH_AUTH" && error.status === 401)) throw error;
@@ -204,7 +228,12 @@ export class AccountSync {
         }
       }
       for (const chunk of step) events.push(...this.classify(chunk, held));
-      record = { accountId: this.plan.accountId, fromEpoch: this.plan.floorEpoch, untilEpoch: step.at(-1)!.endEpoch, events };
+      record = {
+        accountId: this.plan.accountId,
+        fromEpoch: this.plan.floorEpoch,
+        untilEpoch: step.at(-1)!.endEpoch,
+        events,
+      };
       this.result.chunksDone += step.length;
       this.run.progress.hoursDone += hoursOf(step);
     }
@@ -260,7 +289,9 @@ export class AccountSync {
 
   /** The platform writes again after a stall longer than the look-back: the missing hours it did not ask are asked now, in this run. */
   private askAtOnce(hours: readonly number[]): void {
-    const chunks = hourRanges(hours).flatMap((r) => syncChunks(r.startEpoch, r.endEpoch, this.run.windows.chunkSeconds));
+    const chunks = hourRanges(hours).flatMap((r) =>
+      syncChunks(r.startEpoch, r.endEpoch, this.run.windows.chunkSeconds),
+    );
     this.chunks.push(...chunks);
     this.asksMissing = true;
     this.result.missingAsked += hours.length;
@@ -281,12 +312,22 @@ export class AccountSync {
     const { windows } = this.run;
     const r = this.result;
     const { first, last } = span;
-    r.missingHours = r.missingHours.filter((h) => first !== undefined && last !== undefined && h > first && h < last && h >= retentionStartEpoch).sort((a, b) => a - b);
+    r.missingHours = r.missingHours
+      .filter((h) => first !== undefined && last !== undefined && h > first && h < last && h >= retentionStartEpoch)
+      .sort((a, b) => a - b);
     r.lostHours = first === undefined ? [] : span.unloggedHoles;
     if (r.status !== "failed") {
       // up to date only when every hour of its retention (from its first hour held) up to the end is held
-      const expected = Math.max(0, (windows.untilEpoch - Math.max(floorEpoch, retentionStartEpoch, first ?? floorEpoch)) / HOUR_SECONDS);
-      r.status = r.accountHoursLoaded > 0 || r.rewrittenHours.length > 0 ? "synced" : span.recent < expected ? "waiting" : "up-to-date";
+      const expected = Math.max(
+        0,
+        (windows.untilEpoch - Math.max(floorEpoch, retentionStartEpoch, first ?? floorEpoch)) / HOUR_SECONDS,
+      );
+      r.status =
+        r.accountHoursLoaded > 0 || r.rewrittenHours.length > 0
+          ? "synced"
+          : span.recent < expected
+            ? "waiting"
+            : "up-to-date";
     }
     this.recorded = true;
     this.finishing = false;

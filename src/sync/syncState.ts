@@ -15,15 +15,32 @@ export interface AccountSyncState {
 }
 
 /** The sync state of every account the warehouse knows, and its earliest hour, as of the hour `currentHourEpoch`. */
-export async function readSyncState(connection: DuckDBConnection, currentHourEpoch: number): Promise<{ accounts: Map<number, AccountSyncState>; firstHourEpoch: number | undefined }> {
+export async function readSyncState(
+  connection: DuckDBConnection,
+  currentHourEpoch: number,
+): Promise<{ accounts: Map<number, AccountSyncState>; firstHourEpoch: number | undefined }> {
   const accounts = new Map<number, AccountSyncState>();
   const state = (id: number) => {
     let s = accounts.get(id);
-    if (!s) accounts.set(id, (s = { syncedUntilEpoch: undefined, syncedFromEpoch: undefined, firstHourEpoch: undefined, lastHourEpoch: undefined, missingAskedUntilEpoch: undefined }));
+    if (!s)
+      accounts.set(
+        id,
+        (s = {
+          syncedUntilEpoch: undefined,
+          syncedFromEpoch: undefined,
+          firstHourEpoch: undefined,
+          lastHourEpoch: undefined,
+          missingAskedUntilEpoch: undefined,
+        }),
+      );
     return s;
   };
   const optional = (value: unknown) => (value === null || value === undefined ? undefined : Number(value));
-  for (const row of (await connection.runAndReadAll("SELECT account_id, synced_until_epoch, synced_from_epoch, missing_asked_until_epoch FROM sync_state")).getRowObjectsJS()) {
+  for (const row of (
+    await connection.runAndReadAll(
+      "SELECT account_id, synced_until_epoch, synced_from_epoch, missing_asked_until_epoch FROM sync_state",
+    )
+  ).getRowObjectsJS()) {
     const s = state(Number(row.account_id));
     s.syncedUntilEpoch = Number(row.synced_until_epoch);
     s.syncedFromEpoch = optional(row.synced_from_epoch);
@@ -56,10 +73,12 @@ function columns<T>(rows: readonly T[], of: Record<string, (row: T) => number | 
   const types: Record<string, DuckDBType> = {};
   for (const [name, get] of Object.entries(of)) {
     const text = rows.some((r) => typeof get(r) === "string");
-    values[name] = listValue(rows.map((r) => {
-      const v = get(r);
-      return v === null ? null : text ? String(v) : BigInt(v);
-    }));
+    values[name] = listValue(
+      rows.map((r) => {
+        const v = get(r);
+        return v === null ? null : text ? String(v) : BigInt(v);
+      }),
+    );
     types[name] = LIST(text ? VARCHAR : BIGINT);
   }
   return { values, types };
@@ -69,14 +88,18 @@ function columns<T>(rows: readonly T[], of: Record<string, (row: T) => number | 
  * The hours the warehouse holds of each account in its range, in one query (a query per account
  * cost a run of 1,000 accounts seconds): a set, empty when none, for every account of `ranges`.
  */
-export async function readHeldHours(connection: DuckDBConnection, ranges: readonly AccountRange[]): Promise<Map<number, Set<number>>> {
+export async function readHeldHours(
+  connection: DuckDBConnection,
+  ranges: readonly AccountRange[],
+): Promise<Map<number, Set<number>>> {
   const held = new Map<number, Set<number>>(ranges.map((r) => [r.accountId, new Set<number>()]));
   if (ranges.length === 0) return held;
   const { values, types } = columns(ranges, { a: (r) => r.accountId, s: (r) => r.startEpoch, e: (r) => r.endEpoch });
   const rows = await connection.runAndReadAll(
     `SELECT account_id, hour_epoch FROM account_hours JOIN (SELECT unnest($a) AS a, unnest($s) AS s, unnest($e) AS e) q
        ON account_id = q.a AND hour_epoch >= q.s AND hour_epoch < q.e`,
-    values, types,
+    values,
+    types,
   );
   for (const [a, h] of rows.getRows()) held.get(Number(a))!.add(Number(h));
   return held;
@@ -99,7 +122,11 @@ type AccountEvent = SyncEvent & { accountId: number };
 async function logEvents(connection: DuckDBConnection, events: readonly AccountEvent[]): Promise<void> {
   if (events.length === 0) return;
   const { values, types } = columns(events, { a: (e) => e.accountId, h: (e) => e.hourEpoch, e: (e) => e.event });
-  await connection.run("INSERT INTO sync_log (account_id, hour_epoch, event) SELECT unnest($a), unnest($h), unnest($e)", values, types);
+  await connection.run(
+    "INSERT INTO sync_log (account_id, hour_epoch, event) SELECT unnest($a), unnest($h), unnest($e)",
+    values,
+    types,
+  );
 }
 
 /** Runs `fn` in one transaction of `connection`. */
@@ -135,9 +162,13 @@ export async function recordChunks(connection: DuckDBConnection, records: readon
       `INSERT INTO sync_state (account_id, synced_until_epoch, synced_from_epoch) SELECT unnest($a), unnest($u), unnest($f)
        ON CONFLICT (account_id) DO UPDATE SET synced_until_epoch = greatest(sync_state.synced_until_epoch, excluded.synced_until_epoch),
          synced_from_epoch = least(coalesce(sync_state.synced_from_epoch, excluded.synced_from_epoch), excluded.synced_from_epoch), synced_at = now()`,
-      values, types,
+      values,
+      types,
     );
-    await logEvents(connection, records.flatMap((r) => r.events.map((e) => ({ ...e, accountId: r.accountId }))));
+    await logEvents(
+      connection,
+      records.flatMap((r) => r.events.map((e) => ({ ...e, accountId: r.accountId }))),
+    );
   });
 }
 
@@ -158,10 +189,19 @@ export interface AccountResultRecord {
 }
 
 /** Records, in one transaction for every account done in a step, how its sync of this run ended, the windows it used, and the hours it gave up; releases the run's claims on their hours (`runId`). */
-export async function recordResults(connection: DuckDBConnection, results: readonly AccountResultRecord[], runId?: number): Promise<void> {
+export async function recordResults(
+  connection: DuckDBConnection,
+  results: readonly AccountResultRecord[],
+  runId?: number,
+): Promise<void> {
   if (results.length === 0) return;
   const { values, types } = columns(results, {
-    a: (r) => r.accountId, f: (r) => r.fromEpoch, r: (r) => r.result, e: (r) => r.error, lb: (r) => r.lookBackHours, rt: (r) => r.retentionHours,
+    a: (r) => r.accountId,
+    f: (r) => r.fromEpoch,
+    r: (r) => r.result,
+    e: (r) => r.error,
+    lb: (r) => r.lookBackHours,
+    rt: (r) => r.retentionHours,
     m: (r) => r.missingAskedUntilEpoch ?? null,
   });
   types.e = duckdbApi().LIST(duckdbApi().VARCHAR); // every error null is still a text
@@ -172,11 +212,22 @@ export async function recordResults(connection: DuckDBConnection, results: reado
        ON CONFLICT (account_id) DO UPDATE SET last_run_at = now(), last_result = excluded.last_result, last_error = excluded.last_error,
          look_back_hours = excluded.look_back_hours, retention_hours = excluded.retention_hours,
          missing_asked_until_epoch = coalesce(excluded.missing_asked_until_epoch, sync_state.missing_asked_until_epoch)`,
-      values, types,
+      values,
+      types,
     );
-    await logEvents(connection, results.flatMap((r) => r.lost.map((hourEpoch) => ({ accountId: r.accountId, hourEpoch, event: "lost" as const }))));
+    await logEvents(
+      connection,
+      results.flatMap((r) =>
+        r.lost.map((hourEpoch) => ({ accountId: r.accountId, hourEpoch, event: "lost" as const })),
+      ),
+    );
     // the run is done with these accounts: a sync that starts now asks their hours again
-    if (runId !== undefined) await connection.run("DELETE FROM sync_claims WHERE run_id = $run AND list_contains($a, account_id)", { run: runId, a: values.a! }, { run: duckdbApi().BIGINT, a: types.a! });
+    if (runId !== undefined)
+      await connection.run(
+        "DELETE FROM sync_claims WHERE run_id = $run AND list_contains($a, account_id)",
+        { run: runId, a: values.a! },
+        { run: duckdbApi().BIGINT, a: types.a! },
+      );
   });
 }
 
@@ -204,19 +255,32 @@ export interface AccountSpan {
 }
 
 /** The spans of every account of `queries`, in two queries whatever their number, as of the hour `currentHourEpoch`. */
-export async function readAccountSpans(connection: DuckDBConnection, queries: readonly SpanQuery[], currentHourEpoch: number): Promise<Map<number, AccountSpan>> {
-  const spans = new Map<number, AccountSpan>(queries.map((q) => [q.accountId, { first: undefined, last: undefined, recent: 0, unloggedHoles: [] }]));
+export async function readAccountSpans(
+  connection: DuckDBConnection,
+  queries: readonly SpanQuery[],
+  currentHourEpoch: number,
+): Promise<Map<number, AccountSpan>> {
+  const spans = new Map<number, AccountSpan>(
+    queries.map((q) => [q.accountId, { first: undefined, last: undefined, recent: 0, unloggedHoles: [] }]),
+  );
   if (queries.length === 0) return spans;
-  const { values, types } = columns(queries, { a: (q) => q.accountId, f: (q) => q.fromEpoch, rt: (q) => q.retentionStartEpoch, u: (q) => q.untilEpoch });
+  const { values, types } = columns(queries, {
+    a: (q) => q.accountId,
+    f: (q) => q.fromEpoch,
+    rt: (q) => q.retentionStartEpoch,
+    u: (q) => q.untilEpoch,
+  });
   const asked = "(SELECT unnest($a) AS a, unnest($f) AS f, unnest($rt) AS rt, unnest($u) AS u)";
   const params = { ...values, now: currentHourEpoch };
   const rows = await connection.runAndReadAll(
     `SELECT q.a, min(hour_epoch) AS first, max(hour_epoch) AS last,
             count(*) FILTER (WHERE hour_epoch >= greatest(q.f, q.rt) AND hour_epoch < q.u) AS recent
      FROM account_hours JOIN ${asked} q ON account_id = q.a WHERE hour_epoch <= $now GROUP BY q.a`,
-    params, types,
+    params,
+    types,
   );
-  for (const [a, first, last, recent] of rows.getRows()) Object.assign(spans.get(Number(a))!, { first: Number(first), last: Number(last), recent: Number(recent) });
+  for (const [a, first, last, recent] of rows.getRows())
+    Object.assign(spans.get(Number(a))!, { first: Number(first), last: Number(last), recent: Number(recent) });
   const holes = await connection.runAndReadAll(
     `WITH q AS ${asked},
      held AS (SELECT account_id, hour_epoch, lead(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS next
@@ -225,7 +289,8 @@ export async function readAccountSpans(connection: DuckDBConnection, queries: re
      SELECT account_id, hour_epoch FROM holes JOIN q ON account_id = q.a WHERE hour_epoch >= q.f AND hour_epoch < q.rt
        AND NOT EXISTS (SELECT 1 FROM sync_log l WHERE l.account_id = holes.account_id AND l.hour_epoch = holes.hour_epoch AND l.event = 'lost')
      ORDER BY 1, 2`,
-    params, types,
+    params,
+    types,
   );
   for (const [a, h] of holes.getRows()) spans.get(Number(a))!.unloggedHoles.push(Number(h));
   return spans;

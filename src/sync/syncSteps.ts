@@ -27,16 +27,25 @@ function accountOf(error: BadFileError | ConflictError): number | undefined {
  * the load's run), replaced, and its bad files (a bad file no account's name claims fails every
  * account of the step, whose chunks are then asked again by the next run).
  */
-async function ingestTogether(opened: OpenedWarehouse, accounts: readonly AccountSync[], run: RunContext): Promise<Map<number, AccountIngest>> {
+async function ingestTogether(
+  opened: OpenedWarehouse,
+  accounts: readonly AccountSync[],
+  run: RunContext,
+): Promise<Map<number, AccountIngest>> {
   const files = accounts.flatMap((a) => a.files);
   const out = new Map<number, AccountIngest>(accounts.map((a) => [a.accountId, { loadedHours: 0, replaced: [] }]));
   if (files.length === 0) return out;
-  const { report, errors } = await ingestInto(opened, [...files], {
-    db: run.db,
-    inputNames: accounts.flatMap((a) => a.files.map(() => inputName(a.accountId))),
-    replace: run.replace,
-    skipBad: run.skipBad,
-  }, accounts.flatMap((a) => a.stepScope ?? []));
+  const { report, errors } = await ingestInto(
+    opened,
+    [...files],
+    {
+      db: run.db,
+      inputNames: accounts.flatMap((a) => a.files.map(() => inputName(a.accountId))),
+      replace: run.replace,
+      skipBad: run.skipBad,
+    },
+    accounts.flatMap((a) => a.stepScope ?? []),
+  );
   const loaded = await opened.connection.runAndReadAll(
     `SELECT account_id, count(DISTINCT hour_epoch) AS n FROM files
      WHERE run_id = (SELECT max(run_id) FROM runs) AND status = 'loaded' AND account_id IS NOT NULL GROUP BY 1`,
@@ -83,18 +92,38 @@ async function writeStep(accounts: readonly AccountSync[], run: RunContext): Pro
       if (withFiles.length === 1) return new Map([[withFiles[0]!.accountId, failed(error)]]);
       const each = new Map<number, AccountIngest>();
       for (const a of withFiles) {
-        each.set(a.accountId, await ingestTogether(opened, [a], run).then((one) => one.get(a.accountId)!, (second: unknown) => {
-          if (stopsSync(second)) throw second;
-          return failed(second);
-        }));
+        each.set(
+          a.accountId,
+          await ingestTogether(opened, [a], run).then(
+            (one) => one.get(a.accountId)!,
+            (second: unknown) => {
+              if (stopsSync(second)) throw second;
+              return failed(second);
+            },
+          ),
+        );
       }
       return each;
     });
-    const held = await readHeldHours(connection, accounts.flatMap((a) => a.stepScope ?? []));
-    await recordChunks(connection, accounts.flatMap((a) => a.stepRecord(ingested.get(a.accountId), held.get(a.accountId) ?? new Set()) ?? []));
+    const held = await readHeldHours(
+      connection,
+      accounts.flatMap((a) => a.stepScope ?? []),
+    );
+    await recordChunks(
+      connection,
+      accounts.flatMap((a) => a.stepRecord(ingested.get(a.accountId), held.get(a.accountId) ?? new Set()) ?? []),
+    );
     const finishing = accounts.flatMap((a) => (a.spanQuery ? [a] : []));
-    const spans = await readAccountSpans(connection, finishing.map((a) => a.spanQuery!), run.currentHourEpoch);
-    await recordResults(connection, finishing.map((a) => a.settle(spans.get(a.accountId)!)), run.runId);
+    const spans = await readAccountSpans(
+      connection,
+      finishing.map((a) => a.spanQuery!),
+      run.currentHourEpoch,
+    );
+    await recordResults(
+      connection,
+      finishing.map((a) => a.settle(spans.get(a.accountId)!)),
+      run.runId,
+    );
     run.totalAccountHours = await countAccountHours(connection);
   });
   const done: AccountSync[] = [];
@@ -137,7 +166,12 @@ async function downloadRound(accounts: readonly AccountSync[], run: RunContext, 
  * Syncs the accounts of a run: rounds of downloads (see {@link downloadRound}), each followed by
  * a step that writes what every account downloaded; `onAccount` as each account is done.
  */
-export async function syncAccounts(accounts: readonly AccountSync[], run: RunContext, downloads: number, onAccount?: (a: AccountSync) => void): Promise<void> {
+export async function syncAccounts(
+  accounts: readonly AccountSync[],
+  run: RunContext,
+  downloads: number,
+  onAccount?: (a: AccountSync) => void,
+): Promise<void> {
   for (;;) {
     await downloadRound(accounts, run, downloads);
     const ready = accounts.filter((a) => a.wantsStep);

@@ -75,7 +75,11 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 /** Consecutive hours (ascending epochs) as spans. */
 function spans(hours: readonly number[]): HourSpan[] {
-  return hourRanges(hours).map((r) => ({ fromEpoch: r.startEpoch, toEpoch: r.endEpoch - HOUR_SECONDS, hours: (r.endEpoch - r.startEpoch) / HOUR_SECONDS }));
+  return hourRanges(hours).map((r) => ({
+    fromEpoch: r.startEpoch,
+    toEpoch: r.endEpoch - HOUR_SECONDS,
+    hours: (r.endEpoch - r.startEpoch) / HOUR_SECONDS,
+  }));
 }
 
 /** The hours of spans, ascending. */
@@ -87,14 +91,19 @@ type Row = Record<string, unknown>;
 
 /** The columns a warehouse has of `sync_state` and whether it has `sync_log` (one made before sync kept them, opened read-only, is not brought up to date). */
 async function syncColumns(rows: (sql: string) => Promise<Row[]>): Promise<Set<string>> {
-  return new Set((await rows(
-    "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_name IN ('sync_state', 'sync_log')",
-  )).map((r) => String(r.c)));
+  return new Set(
+    (
+      await rows(
+        "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_name IN ('sync_state', 'sync_log')",
+      )
+    ).map((r) => String(r.c)),
+  );
 }
 
 /** The state of each account's last sync, whichever columns the warehouse has. */
 function syncStateSql(known: Set<string>): string {
-  const column = (name: string, fallback = "NULL") => (known.has(`sync_state.${name}`) ? name : `${fallback} AS ${name}`);
+  const column = (name: string, fallback = "NULL") =>
+    known.has(`sync_state.${name}`) ? name : `${fallback} AS ${name}`;
   return `SELECT account_id, synced_until_epoch, ${column("synced_from_epoch")}, epoch(${known.has("sync_state.last_run_at") ? "last_run_at" : "synced_at"}) AS at,
             ${column("last_result")}, ${column("last_error")}, ${column("look_back_hours")}, ${column("retention_hours")} FROM sync_state`;
 }
@@ -105,39 +114,73 @@ function syncStateSql(known: Set<string>): string {
  * last sync's look-back), lost hours, hours not yet synced, hours later than the current hour,
  * late and rewritten hours (`sync_log`), and the last sync (when, result).
  */
-export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db">, nowEpoch = clockNow()): Promise<WarehouseStatus> {
+export async function warehouseStatus(
+  store: Pick<Warehouse, "connection" | "db">,
+  nowEpoch = clockNow(),
+): Promise<WarehouseStatus> {
   const { connection, db = "" } = store;
   const currentHourEpoch = Math.floor(nowEpoch / HOUR_SECONDS) * HOUR_SECONDS;
-  const rows = async (sql: string, params?: Record<string, number>) => (await connection.runAndReadAll(sql, params)).getRowObjectsJS();
+  const rows = async (sql: string, params?: Record<string, number>) =>
+    (await connection.runAndReadAll(sql, params)).getRowObjectsJS();
   const now = { now: currentHourEpoch };
-  const held = await rows("SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS n FROM account_hours WHERE hour_epoch <= $now GROUP BY 1", now);
-  const future = await rows("SELECT account_id, hour_epoch FROM account_hours WHERE hour_epoch > $now ORDER BY 1, 2", now);
+  const held = await rows(
+    "SELECT account_id, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS n FROM account_hours WHERE hour_epoch <= $now GROUP BY 1",
+    now,
+  );
+  const future = await rows(
+    "SELECT account_id, hour_epoch FROM account_hours WHERE hour_epoch > $now ORDER BY 1, 2",
+    now,
+  );
   const known = await syncColumns(rows);
   const state = await rows(syncStateSql(known));
   const names = await rows("SELECT id, name FROM entity_names WHERE kind = 'account'");
   // the holes between held hours (3600: an hour, in seconds)
-  const gaps = await rows(`
+  const gaps = await rows(
+    `
     SELECT account_id, prev + 3600 AS gap_from, hour_epoch - 3600 AS gap_to
     FROM (SELECT account_id, hour_epoch, lag(hour_epoch) OVER (PARTITION BY account_id ORDER BY hour_epoch) AS prev FROM account_hours WHERE hour_epoch <= $now)
-    WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`, now);
-  const log = known.has("sync_log.event") ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch") : [];
+    WHERE hour_epoch - prev > 3600 ORDER BY account_id, gap_from`,
+    now,
+  );
+  const log = known.has("sync_log.event")
+    ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch")
+    : [];
 
   const unfinished = await readUnfinishedRuns(connection);
-  const ids = [...new Set([...held.map((r) => Number(r.account_id)), ...state.map((r) => Number(r.account_id)), ...future.map((r) => Number(r.account_id)), ...unfinished.keys()])].sort((a, b) => a - b);
+  const ids = [
+    ...new Set([
+      ...held.map((r) => Number(r.account_id)),
+      ...state.map((r) => Number(r.account_id)),
+      ...future.map((r) => Number(r.account_id)),
+      ...unfinished.keys(),
+    ]),
+  ].sort((a, b) => a - b);
   const accounts = ids.map((accountId): AccountStatus => {
     const h = held.find((r) => Number(r.account_id) === accountId);
     const s = state.find((r) => Number(r.account_id) === accountId);
     const lastHourEpoch = num(h?.last);
-    const completeUntilEpoch = lastHourEpoch !== null ? lastHourEpoch + HOUR_SECONDS : num(s?.synced_from_epoch) ?? num(s?.synced_until_epoch);
-    const lagHours = completeUntilEpoch === null ? null : Math.max(0, (currentHourEpoch - completeUntilEpoch) / HOUR_SECONDS);
-    const logged = (event: string) => log.filter((r) => Number(r.account_id) === accountId && r.event === event).map((r) => Number(r.hour_epoch));
-    const holes = hoursOf(gaps.filter((r) => Number(r.account_id) === accountId).map((r) => ({
-      fromEpoch: Number(r.gap_from), toEpoch: Number(r.gap_to), hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
-    })));
+    const completeUntilEpoch =
+      lastHourEpoch !== null ? lastHourEpoch + HOUR_SECONDS : (num(s?.synced_from_epoch) ?? num(s?.synced_until_epoch));
+    const lagHours =
+      completeUntilEpoch === null ? null : Math.max(0, (currentHourEpoch - completeUntilEpoch) / HOUR_SECONDS);
+    const logged = (event: string) =>
+      log.filter((r) => Number(r.account_id) === accountId && r.event === event).map((r) => Number(r.hour_epoch));
+    const holes = hoursOf(
+      gaps
+        .filter((r) => Number(r.account_id) === accountId)
+        .map((r) => ({
+          fromEpoch: Number(r.gap_from),
+          toEpoch: Number(r.gap_to),
+          hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
+        })),
+    );
     const lost = new Set(logged("lost"));
     const accepted = new Set(logged("accepted"));
     // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
-    const lookBackStartEpoch = s && s.synced_until_epoch !== null ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS : Number.POSITIVE_INFINITY;
+    const lookBackStartEpoch =
+      s && s.synced_until_epoch !== null
+        ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS
+        : Number.POSITIVE_INFINITY;
     return {
       accountId,
       name: (names.find((r) => Number(r.id) === accountId)?.name as string | undefined) ?? null,
@@ -149,9 +192,10 @@ export async function warehouseStatus(store: Pick<Warehouse, "connection" | "db"
       insideLookBack: spans(holes.filter((hour) => !lost.has(hour) && hour >= lookBackStartEpoch)),
       lost: spans(holes.filter((hour) => lost.has(hour))),
       acceptedLost: spans(holes.filter((hour) => lost.has(hour) && accepted.has(hour))),
-      notYetSynced: completeUntilEpoch !== null && lagHours! > 0
-        ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
-        : null,
+      notYetSynced:
+        completeUntilEpoch !== null && lagHours! > 0
+          ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
+          : null,
       future: spans(future.filter((r) => Number(r.account_id) === accountId).map((r) => Number(r.hour_epoch))),
       late: spans(logged("late")),
       rewritten: spans(logged("rewritten")),
@@ -182,10 +226,15 @@ function lastSyncOf(s: Row | undefined, run: UnfinishedRun | undefined): Account
   };
   if (run === undefined) return recorded ?? null;
   return {
-    syncedUntilEpoch: null, lookBackHours: null, retentionHours: null, ...recorded,
+    syncedUntilEpoch: null,
+    lookBackHours: null,
+    retentionHours: null,
+    ...recorded,
     atEpoch: run.startedAtEpoch,
     result: run.live ? "running" : "failed",
-    error: run.live ? null : `the sync that started at ${isoUtc(run.startedAtEpoch)} (PID ${run.pid} on ${run.host}) stopped before it recorded a result: killed, or the machine refused a write (its exit code and output say which)`,
+    error: run.live
+      ? null
+      : `the sync that started at ${isoUtc(run.startedAtEpoch)} (PID ${run.pid} on ${run.host}) stopped before it recorded a result: killed, or the machine refused a write (its exit code and output say which)`,
   };
 }
 

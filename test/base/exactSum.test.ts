@@ -15,7 +15,14 @@ describe("SumBank.addTimes: n copies of a double, exactly", () => {
   });
 
   it("gives the sum of adding the copies one by one, with other terms, to the bit (TU amounts like iops/400)", () => {
-    const cases: [number, number][] = [[333 / 400, 100_003], [1001 / 400, 4368], [7 / 1024, 5], [0.1, 10], [1 / 3, 2 ** 20 + 1], [123.456, 1]];
+    const cases: [number, number][] = [
+      [333 / 400, 100_003],
+      [1001 / 400, 4368],
+      [7 / 1024, 5],
+      [0.1, 10],
+      [1 / 3, 2 ** 20 + 1],
+      [123.456, 1],
+    ];
     for (const [x, n] of cases) {
       const bank = new SumBank();
       const times = bank.alloc(1);
@@ -28,12 +35,14 @@ describe("SumBank.addTimes: n copies of a double, exactly", () => {
       expect(bank.value(times), `${x} × ${n}`).toBe(bank.value(ones));
     }
     // and the same as the order-free sum of every term written out
-    expect(exactSum([...Array(7).fill(333 / 400), 5 / 400])).toBe((() => {
-      const bank = new SumBank();
-      const i = bank.alloc(1);
-      bank.addTimes(i, 333 / 400, 7);
-      bank.add(i, 5 / 400);
-      return bank.value(i);
-    })());
+    expect(exactSum([...Array(7).fill(333 / 400), 5 / 400])).toBe(
+      (() => {
+        const bank = new SumBank();
+        const i = bank.alloc(1);
+        bank.addTimes(i, 333 / 400, 7);
+        bank.add(i, 5 / 400);
+        return bank.value(i);
+      })(),
+    );
   });
 });

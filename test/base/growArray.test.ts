@@ -8,14 +8,17 @@ describe("withRoom: the growth of the typed arrays that hold a run's numbers (in
     ["Int32Array", 4, 3, 9, 9],
     ["Uint8Array", 256, 256, 257, 512],
     ["Uint32Array", 1, 1, 2, 2],
-  ] as const)("%s of %i, %i used, room for %i: a new one of length %i keeping the used elements", (kind, length, used, wanted, grown) => {
-    const array = new globalThis[kind](length).map((_, i) => i + 1);
-    const result = withRoom(array, used, wanted);
-    expect(result).not.toBe(array);
-    expect(result.constructor).toBe(array.constructor);
-    expect(result.length).toBe(grown);
-    expect([...result.subarray(0, used)]).toEqual([...array.subarray(0, used)]);
-  });
+  ] as const)(
+    "%s of %i, %i used, room for %i: a new one of length %i keeping the used elements",
+    (kind, length, used, wanted, grown) => {
+      const array = new globalThis[kind](length).map((_, i) => i + 1);
+      const result = withRoom(array, used, wanted);
+      expect(result).not.toBe(array);
+      expect(result.constructor).toBe(array.constructor);
+      expect(result.length).toBe(grown);
+      expect([...result.subarray(0, used)]).toEqual([...array.subarray(0, used)]);
+    },
+  );
 
   it("returns the array itself when it has room, and a Buffer stays a Buffer", () => {
     const array = new Float64Array(8);

@@ -7,7 +7,8 @@ const BIG_LIST = "SELECT len(list(range)) AS n FROM range(1000000)";
 
 let instance: DuckDBInstance;
 let connection: DuckDBConnection;
-const limit = async () => String((await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRowsJS()[0]![0]);
+const limit = async () =>
+  String((await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRowsJS()[0]![0]);
 const count = async () => Number((await connection.runAndReadAll(BIG_LIST)).getRowsJS()[0]![0]);
 
 beforeEach(async () => {
@@ -34,7 +35,9 @@ describe("withMemoryToSpare: a query past DuckDB's memory cap runs again with th
 
   it("passes any other error through at once, the cap unchanged", async () => {
     let runs = 0;
-    await expect(withMemoryToSpare(connection, () => (runs++, connection.run("SELECT * FROM no_such_table")))).rejects.toThrow(/no_such_table/);
+    await expect(
+      withMemoryToSpare(connection, () => (runs++, connection.run("SELECT * FROM no_such_table"))),
+    ).rejects.toThrow(/no_such_table/);
     expect([runs, await limit()]).toEqual([1, "2.0 MiB"]);
   });
 });

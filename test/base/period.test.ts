@@ -27,10 +27,14 @@ describe("a period", () => {
       await connection.run("CREATE TABLE t (account_id BIGINT, hour_epoch BIGINT)");
       await connection.run("INSERT INTO t SELECT a, h * 3600 FROM range(1, 3) r(a), range(8, 14) s(h)");
       for (const [, period, accountId, hourEpoch, inside] of cases) {
-        for (const [sql, alias] of [[periodSql(), "t"], [periodSql("x"), "x"]] as const) {
+        for (const [sql, alias] of [
+          [periodSql(), "t"],
+          [periodSql("x"), "x"],
+        ] as const) {
           const reader = await connection.runAndReadAll(
             `SELECT count(*)::INTEGER FROM t AS ${alias} WHERE ${sql} AND ${alias}.account_id = ${accountId} AND ${alias}.hour_epoch = ${hourEpoch}`,
-            paramValues(period), paramTypes(),
+            paramValues(period),
+            paramTypes(),
           );
           expect(reader.getRowsJS()[0]![0]).toBe(inside ? 1 : 0);
         }

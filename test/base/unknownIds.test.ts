@@ -24,7 +24,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as UsageError | EmptyPeriodError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as UsageError | EmptyPeriodError,
+  );
 
 describe("an id the data has never seen is an error, never a zero", () => {
   it("the library's calculate and invoice throw UNKNOWN_ID naming the known accounts; a known account without hours in the period is refused as empty", async () => {
@@ -54,11 +58,25 @@ describe("an id the data has never seen is an error, never a zero", () => {
     for (const source of [[tree], ["--db", db]]) {
       const run = await runCli(["billing", ...source, ...period]);
       expect([source[0], run.code]).toEqual([source[0], 2]);
-      expect(run.stderr).toContain(`unknown account 9 (not in the ${source[0] === "--db" ? "data" : "inputs"}); known: 1, 2, 3`);
+      expect(run.stderr).toContain(
+        `unknown account 9 (not in the ${source[0] === "--db" ? "data" : "inputs"}); known: 1, 2, 3`,
+      );
       expect(run.stdout).toBe("");
     }
     // known, but no hour in the period: exit 3, not exit 2 (the id is right, the period holds nothing)
-    const quiet = await runCli(["billing", "--db", db, "--start", String(END), "--end", String(END + 3600), "--account-id", "1", "--format", "json"]);
+    const quiet = await runCli([
+      "billing",
+      "--db",
+      db,
+      "--start",
+      String(END),
+      "--end",
+      String(END + 3600),
+      "--account-id",
+      "1",
+      "--format",
+      "json",
+    ]);
     expect([quiet.code, quiet.stdout]).toEqual([3, ""]);
     expect(quiet.stderr).toMatch(/^cloudunits: no hours held in \[.*\) for account 1: /);
   }, 120_000);
@@ -70,7 +88,20 @@ describe("an id the data has never seen is an error, never a zero", () => {
       ["account", /unknown account 99999 \(not in the data\); known: 1, 2, 3/],
     ];
     for (const [entity, message] of cases) {
-      const run = await runCli(["stats", entity, "--db", db, "--id", "99999", "--from", String(START), "--till", String(END), "--include", "memory"]);
+      const run = await runCli([
+        "stats",
+        entity,
+        "--db",
+        db,
+        "--id",
+        "99999",
+        "--from",
+        String(START),
+        "--till",
+        String(END),
+        "--include",
+        "memory",
+      ]);
       expect([entity, run.code]).toEqual([entity, 2]);
       expect(run.stderr).toMatch(message);
     }

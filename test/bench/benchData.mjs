@@ -2,7 +2,17 @@
 // generated once into the temp folder, keyed by its shape, never in git; a longer period is the
 // week's files hard-linked under later hours) and whole-process runs with their peak RSS.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +25,10 @@ export const START = 1790812800; // 2026-10-01T00:00Z
 export const WEEK_HOURS = 168;
 export const ROUNDS = Number(process.env.CLOUDUNITS_BENCH_ROUNDS ?? 3);
 const SHAPE = { accounts: 10, spaces: 4, machines: 50, seed: 7 };
-export const cache = join(tmpdir(), `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`);
+export const cache = join(
+  tmpdir(),
+  `cloudunits-bench-a${SHAPE.accounts}-s${SHAPE.spaces}-m${SHAPE.machines}-seed${SHAPE.seed}`,
+);
 /** This run's scratch folder (peak files, databases): the caller removes it. */
 export const work = join(cache, `run-${process.pid}`);
 mkdirSync(work, { recursive: true });
@@ -80,7 +93,14 @@ export function linkPeriods(one, dir, n, periodHours) {
     for (const f of files) {
       const [account, y, m, d, h] = f.parts.map(Number);
       const t = new Date((Date.UTC(y, m - 1, d, h) / 1000 + w * periodHours * 3600) * 1000);
-      const to = join(partial, String(account), String(t.getUTCFullYear()), String(t.getUTCMonth() + 1), String(t.getUTCDate()), String(t.getUTCHours()));
+      const to = join(
+        partial,
+        String(account),
+        String(t.getUTCFullYear()),
+        String(t.getUTCMonth() + 1),
+        String(t.getUTCDate()),
+        String(t.getUTCHours()),
+      );
       mkdirSync(to, { recursive: true });
       try {
         linkSync(f.path, join(to, f.name));
@@ -104,7 +124,10 @@ export async function warehouseOfWeeks(n) {
   const partial = `${db}.partial`;
   rmSync(partial, { force: true });
   const started = performance.now();
-  const r = spawnSync(process.execPath, [CLI, "ingest", dir, "--db", partial], { encoding: "utf8", env: { ...process.env, CI: "1" } });
+  const r = spawnSync(process.execPath, [CLI, "ingest", dir, "--db", partial], {
+    encoding: "utf8",
+    env: { ...process.env, CI: "1" },
+  });
   if (r.status !== 0) throw new Error(`ingest failed: ${r.stderr}`);
   console.log(`(ingested ${n} weeks once in ${((performance.now() - started) / 1000).toFixed(0)} s, kept as ${db})`);
   renameSync(partial, db);
@@ -122,7 +145,9 @@ export function run(args, { peak = true, codes = [0] } = {}) {
   const file = join(work, `peak-${runs++}.json`);
   const started = performance.now();
   const r = spawnSync(process.execPath, peak ? ["--import", PEAK, ...args] : args, {
-    encoding: "utf8", maxBuffer: 1 << 30, env: { ...process.env, CI: "1", CLOUDUNITS_BENCH_PEAK: file },
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+    env: { ...process.env, CI: "1", CLOUDUNITS_BENCH_PEAK: file },
   });
   const wallSeconds = (performance.now() - started) / 1000;
   if (!codes.includes(r.status)) throw new Error(`node ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
@@ -132,7 +157,10 @@ export function run(args, { peak = true, codes = [0] } = {}) {
 
 function runNative(program, args, codes) {
   const started = performance.now();
-  const r = spawnSync("/usr/bin/time", ["-f", "cloudunits-bench %U %S %M", program, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const r = spawnSync("/usr/bin/time", ["-f", "cloudunits-bench %U %S %M", program, ...args], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
   const wallSeconds = (performance.now() - started) / 1000;
   if (!codes.includes(r.status)) throw new Error(`${program} ${args.join(" ")} failed (${r.status}): ${r.stderr}`);
   const [user, system, peakKb] = r.stderr.trim().split("\n").at(-1).split(" ").slice(1).map(Number);
@@ -142,7 +170,8 @@ function runNative(program, args, codes) {
 /** Runs each of `commands` (name → node args) `rounds` times, alternating; name → runs. */
 export function alternate(commands, rounds, options) {
   const all = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  for (let i = 0; i < rounds; i++) for (const [name, args] of Object.entries(commands)) all[name].push(run(args, options));
+  for (let i = 0; i < rounds; i++)
+    for (const [name, args] of Object.entries(commands)) all[name].push(run(args, options));
   return all;
 }
 export const med = (list, key = "wallSeconds") => median(list.map((r) => r[key]));
@@ -153,10 +182,10 @@ export function sameFigures(actual, expected, path = "") {
   for (const [k, v] of Object.entries(expected)) {
     if (typeof v === "number") {
       const a = actual?.[k];
-      if (typeof a !== "number" || Math.abs(a - v) > 1e-9 * Math.max(1, Math.abs(v))) throw new Error(`figures differ at ${path}${k}: ${a} vs ${v}`);
+      if (typeof a !== "number" || Math.abs(a - v) > 1e-9 * Math.max(1, Math.abs(v)))
+        throw new Error(`figures differ at ${path}${k}: ${a} vs ${v}`);
       compared++;
     } else if (v && typeof v === "object") compared += sameFigures(actual?.[k], v, `${path}${k}.`);
   }
   return compared;
 }
-

@@ -31,9 +31,24 @@ const env = { ...process.env, CI: "1", CLOUDUNITS_USERNAME: "user-q8w2e6", CLOUD
 
 /** A loopback platform of the accounts in its own process; `holes`: hours it never writes. */
 async function platform(...holes) {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "test/bench/syncServer.ts"), String(ACCOUNTS), "1", "2", String(HOURS), String(START), ...holes.map(String)], {
-    cwd: root, stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(root, "test/bench/syncServer.ts"),
+      String(ACCOUNTS),
+      "1",
+      "2",
+      String(HOURS),
+      String(START),
+      ...holes.map(String),
+    ],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const url = await new Promise((resolve) => child.stdout.once("data", (d) => resolve(d.toString().trim())));
   return { url, stop: () => child.kill() };
 }
@@ -41,13 +56,20 @@ async function platform(...holes) {
 /** Runs a sync; its wall-clock seconds and what it downloaded. */
 function sync(url, db, ...more) {
   const began = performance.now();
-  const r = spawnSync(process.execPath, [cli, "sync", "--url", url, "--db", db, "--format", "json", ...more], { env, encoding: "utf8", maxBuffer: 256 << 20 });
+  const r = spawnSync(process.execPath, [cli, "sync", "--url", url, "--db", db, "--format", "json", ...more], {
+    env,
+    encoding: "utf8",
+    maxBuffer: 256 << 20,
+  });
   const seconds = (performance.now() - began) / 1000;
   if (r.status !== 0) throw new Error(`sync ${more.join(" ")} exited ${r.status}: ${r.stderr}`);
   const report = JSON.parse(r.stdout);
   return {
-    seconds, chunks: report.accounts.reduce((n, a) => n + a.chunks, 0), bytes: report.accounts.reduce((n, a) => n + a.bytes, 0),
-    missingAsked: report.accounts.reduce((n, a) => n + a.missingAsked, 0), loaded: report.accounts.reduce((n, a) => n + a.accountHoursLoaded, 0),
+    seconds,
+    chunks: report.accounts.reduce((n, a) => n + a.chunks, 0),
+    bytes: report.accounts.reduce((n, a) => n + a.bytes, 0),
+    missingAsked: report.accounts.reduce((n, a) => n + a.missingAsked, 0),
+    loaded: report.accounts.reduce((n, a) => n + a.accountHoursLoaded, 0),
   };
 }
 
@@ -65,8 +87,11 @@ try {
   // a backfill asks the hole as a new hour, and marks no asking of the missing hours: the run after it does
   const asked = sync(holey.url, holed, "--until", String(UNTIL - H));
   // the figures of the holed runs mean something only if the hole is missing there
-  if (asked.missingAsked !== ACCOUNTS || asked.loaded !== 0) throw new Error(`the holed warehouse is not missing its hole: ${JSON.stringify(asked)}`);
-  console.log(`two warehouses of ${ACCOUNTS} accounts × ${HOURS} hours synced in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+  if (asked.missingAsked !== ACCOUNTS || asked.loaded !== 0)
+    throw new Error(`the holed warehouse is not missing its hole: ${JSON.stringify(asked)}`);
+  console.log(
+    `two warehouses of ${ACCOUNTS} accounts × ${HOURS} hours synced in ${((performance.now() - began) / 1000).toFixed(0)} s`,
+  );
 
   const until = ["--until", String(UNTIL)];
   const runs = {
@@ -86,7 +111,9 @@ try {
       const result = sync(holey.url, db, ...more);
       results[name].push(result);
       // as it goes, so a run cut short still says what it measured
-      console.log(`  round ${n + 1} ${name.padEnd(15)} ${result.seconds.toFixed(2).padStart(7)} s  ${String(result.chunks).padStart(5)} downloads  load ${load()}`);
+      console.log(
+        `  round ${n + 1} ${name.padEnd(15)} ${result.seconds.toFixed(2).padStart(7)} s  ${String(result.chunks).padStart(5)} downloads  load ${load()}`,
+      );
     }
   }
   const median = (list) => {
@@ -94,15 +121,23 @@ try {
     const middle = Math.floor(sorted.length / 2);
     return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   };
-  const m = Object.fromEntries(Object.entries(results).map(([name, list]) => [name, { ...list[0], seconds: median(list.map((r) => r.seconds)) }]));
+  const m = Object.fromEntries(
+    Object.entries(results).map(([name, list]) => [name, { ...list[0], seconds: median(list.map((r) => r.seconds)) }]),
+  );
   const plain = m.plain.seconds;
-  console.log(`an hourly run of ${ACCOUNTS} accounts, ${ROUNDS} rounds in turn, medians; load ${load0} before, ${load()} after:`);
+  console.log(
+    `an hourly run of ${ACCOUNTS} accounts, ${ROUNDS} rounds in turn, medians; load ${load0} before, ${load()} after:`,
+  );
   for (const [name, r] of Object.entries(m)) {
-    console.log(`  ${name.padEnd(15)} ${r.seconds.toFixed(2).padStart(6)} s  ${String(r.chunks).padStart(5)} downloads ${(r.bytes / 1e6).toFixed(1).padStart(6)} MB  ${(r.seconds / plain).toFixed(2)}× plain  (${results[name].map((x) => x.seconds.toFixed(2)).join(", ")})`);
+    console.log(
+      `  ${name.padEnd(15)} ${r.seconds.toFixed(2).padStart(6)} s  ${String(r.chunks).padStart(5)} downloads ${(r.bytes / 1e6).toFixed(1).padStart(6)} MB  ${(r.seconds / plain).toFixed(2)}× plain  (${results[name].map((x) => x.seconds.toFixed(2)).join(", ")})`,
+    );
   }
   const perHour = (extra, runs) => `+${((extra / runs / plain) * 100).toFixed(1)}% of a plain hourly run`;
   console.log("at the recipe's cadences, what each adds to an hourly run:");
-  console.log(`  missing hours older than the look-back, asked once a day: ${perHour(23 * (m["holes, waiting"].seconds - plain) + (m["holes, asked"].seconds - plain), 24)} (with one hour missing per account)`);
+  console.log(
+    `  missing hours older than the look-back, asked once a day: ${perHour(23 * (m["holes, waiting"].seconds - plain) + (m["holes, asked"].seconds - plain), 24)} (with one hour missing per account)`,
+  );
   console.log(`  never giving up, when nothing is missing: ${perHour(m.plain.seconds - m["no retention"].seconds, 1)}`);
   console.log(`  --verify 7 every night: ${perHour(m["--verify 7"].seconds - plain, 24)}`);
   console.log(`  --verify 35 once a month: ${perHour(m["--verify 35"].seconds - plain, 30 * 24)}`);

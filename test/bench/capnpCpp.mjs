@@ -17,13 +17,28 @@ export function buildCapnpCpp(dir) {
   const step = (command, args, what) => {
     const r = spawnSync(command, args, { cwd: dir, encoding: "utf8" });
     if (r.error?.code === "ENOENT") return `${command} not found (${what})`;
-    if (r.status !== 0) return `${command} failed (${what}): ${(r.stderr || r.stdout).trim().split("\n").slice(0, 3).join(" ")}`;
+    if (r.status !== 0)
+      return `${command} failed (${what}): ${(r.stderr || r.stdout).trim().split("\n").slice(0, 3).join(" ")}`;
     return undefined;
   };
   copyFileSync(schema, join(dir, "resourcemonitoring.capnp"));
   copyFileSync(join(here, "capnpCppBilling.cpp"), join(dir, "capnpCppBilling.cpp"));
-  const missing = step("/usr/bin/time", ["true"], "GNU time, which measures its CPU and peak") ?? step("capnp", ["compile", "-oc++", "resourcemonitoring.capnp"], "the capnproto package") ??
-    step("g++", ["-O2", "-std=c++17", "-o", "capnpCppBilling", "capnpCppBilling.cpp", "resourcemonitoring.capnp.c++", "-lcapnp", "-lkj"],
-      "g++ and libcapnp-dev");
+  const missing =
+    step("/usr/bin/time", ["true"], "GNU time, which measures its CPU and peak") ??
+    step("capnp", ["compile", "-oc++", "resourcemonitoring.capnp"], "the capnproto package") ??
+    step(
+      "g++",
+      [
+        "-O2",
+        "-std=c++17",
+        "-o",
+        "capnpCppBilling",
+        "capnpCppBilling.cpp",
+        "resourcemonitoring.capnp.c++",
+        "-lcapnp",
+        "-lkj",
+      ],
+      "g++ and libcapnp-dev",
+    );
   return missing === undefined ? { bin: join(dir, "capnpCppBilling") } : { missing };
 }

@@ -24,13 +24,19 @@ export function compileCapnpEs(dir) {
   if (r.status !== 0) throw new Error(`capnp-es compiler failed: ${r.stderr}`);
   const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
   const generated = join(dir, "resourcemonitoring.js");
-  writeFileSync(generated, readFileSync(generated, "utf8").replace('from "capnp-es"', `from ${JSON.stringify(runtime)}`));
+  writeFileSync(
+    generated,
+    readFileSync(generated, "utf8").replace('from "capnp-es"', `from ${JSON.stringify(runtime)}`),
+  );
 }
 
 /** The capnp-es runtime and the code {@link compileCapnpEs} generated into `dir`. */
 export async function capnpEsModules(dir) {
   const runtime = pathToFileURL(createRequire(join(root, "package.json")).resolve("capnp-es")).href;
-  return { capnp: await import(runtime), schemaModule: await import(pathToFileURL(join(dir, "resourcemonitoring.js")).href) };
+  return {
+    capnp: await import(runtime),
+    schemaModule: await import(pathToFileURL(join(dir, "resourcemonitoring.js")).href),
+  };
 }
 
 function recordsOf({ capnp, schemaModule }) {
@@ -40,21 +46,47 @@ function recordsOf({ capnp, schemaModule }) {
     return out;
   };
   const iops = (c) => ({
-    totalBytesSec: c.totalBytesSec, readBytesSec: c.readBytesSec, writeBytesSec: c.writeBytesSec, totalIopsSec: c.totalIopsSec,
-    readIopsSec: c.readIopsSec, writeIopsSec: c.writeIopsSec, totalBytesSecMax: c.totalBytesSecMax, readBytesSecMax: c.readBytesSecMax,
-    writeBytesSecMax: c.writeBytesSecMax, totalIopsSecMax: c.totalIopsSecMax, readIopsSecMax: c.readIopsSecMax,
-    writeIopsSecMax: c.writeIopsSecMax, sizeIopsSec: c.sizeIopsSec,
+    totalBytesSec: c.totalBytesSec,
+    readBytesSec: c.readBytesSec,
+    writeBytesSec: c.writeBytesSec,
+    totalIopsSec: c.totalIopsSec,
+    readIopsSec: c.readIopsSec,
+    writeIopsSec: c.writeIopsSec,
+    totalBytesSecMax: c.totalBytesSecMax,
+    readBytesSecMax: c.readBytesSecMax,
+    writeBytesSecMax: c.writeBytesSecMax,
+    totalIopsSecMax: c.totalIopsSecMax,
+    readIopsSecMax: c.readIopsSecMax,
+    writeIopsSecMax: c.writeIopsSecMax,
+    sizeIopsSec: c.sizeIopsSec,
   });
   const disk = (d) => ({
-    id: d.id, size: d.size, iopsRead: d.iopsRead, iopsWrite: d.iopsWrite, iopsReadMax: d.iopsReadMax, iopsWriteMax: d.iopsWriteMax,
+    id: d.id,
+    size: d.size,
+    iopsRead: d.iopsRead,
+    iopsWrite: d.iopsWrite,
+    iopsReadMax: d.iopsReadMax,
+    iopsWriteMax: d.iopsWriteMax,
     configuredIops: d._hasConfiguredIops() ? iops(d.configuredIops) : null,
   });
   const nic = (n) => ({ id: n.id, type: n.type, tx: n.tx, rx: n.rx });
   const machine = (m) => ({
-    id: m.id, type: m.type, vcpus: m.vcpus, cpuMinutes: m.cpuMinutes, mem: m.mem, networks: list(m.networks, nic),
-    disks: list(m.disks, disk), imageName: m.imageName, status: m.status,
+    id: m.id,
+    type: m.type,
+    vcpus: m.vcpus,
+    cpuMinutes: m.cpuMinutes,
+    mem: m.mem,
+    networks: list(m.networks, nic),
+    disks: list(m.disks, disk),
+    imageName: m.imageName,
+    status: m.status,
   });
-  const space = (c) => ({ cloudSpaceId: c.cloudSpaceId, accountId: c.accountId, machines: list(c.machines, machine), state: c.state });
+  const space = (c) => ({
+    cloudSpaceId: c.cloudSpaceId,
+    accountId: c.accountId,
+    machines: list(c.machines, machine),
+    state: c.state,
+  });
   return (bytes) => {
     const account = new capnp.Message(bytes, false).getRoot(schemaModule.Account);
     return { accountId: account.accountId, cloudspaces: list(account.cloudspaces, space) };

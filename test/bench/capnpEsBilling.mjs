@@ -39,7 +39,10 @@ const UNITS = ["CU", "SU", "TU", "NU", "VCU", "MU", "WU", "PIU"];
 const sums = () => Object.fromEntries([...UNITS, "mem", "vcpus", "bytes"].map((k) => [k, new Sum()]));
 const values = (s, keys) => Object.fromEntries(keys.map((k) => [k, s[k].value]));
 
-const { capnp, schemaModule: { Account } } = await capnpEsModules(codeDir);
+const {
+  capnp,
+  schemaModule: { Account },
+} = await capnpEsModules(codeDir);
 
 /** Every file of the tree with its account and hour (`ACCOUNT/YYYY/M/D/H/file`). */
 function files() {
@@ -100,11 +103,19 @@ for (const file of files()) {
         size += disk.size;
         if (!disk._hasConfiguredIops()) continue;
         const c = disk.configuredIops;
-        iops += c.totalIopsSec > 0 ? c.totalIopsSec : c.readIopsSec + c.writeIopsSec > 0 ? c.readIopsSec + c.writeIopsSec : 0;
+        iops +=
+          c.totalIopsSec > 0 ? c.totalIopsSec : c.readIopsSec + c.writeIopsSec > 0 ? c.readIopsSec + c.writeIopsSec : 0;
       }
       const cu = cuOf(m.mem, m.vcpus);
-      const unit = { CU: cu, SU: size / U.gbPerSu, TU: iops / U.iopsPerTu, VCU: m.vcpus, MU: m.mem / U.mbPerGb,
-        WU: /windows/i.test(m.imageName) ? cu : 0, PIU: external };
+      const unit = {
+        CU: cu,
+        SU: size / U.gbPerSu,
+        TU: iops / U.iopsPerTu,
+        VCU: m.vcpus,
+        MU: m.mem / U.mbPerGb,
+        WU: /windows/i.test(m.imageName) ? cu : 0,
+        PIU: external,
+      };
       const machine = space.machines.get(m.id) ?? sums();
       space.machines.set(m.id, machine);
       for (const [k, v] of Object.entries(unit)) {
@@ -130,13 +141,18 @@ const withNu = (s, keys) => ({ ...values(s, keys), NU: s.bytes.value / U.bytesPe
 const order = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
 if (only === undefined) {
-  process.stdout.write(`${JSON.stringify({ consumption: order(withNu(env, ["CU", "SU", "TU"]), ["CU", "SU", "TU", "NU"]) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ consumption: order(withNu(env, ["CU", "SU", "TU"]), ["CU", "SU", "TU", "NU"]) })}\n`,
+  );
 } else {
   const cloudspaces = {};
   for (const [id, space] of spaces) {
     const machines = {};
-    for (const [mid, m] of space.machines) machines[mid] = { id: mid, consumption: values(m, ["CU", "SU", "TU", "VCU", "MU", "WU", "PIU"]) };
+    for (const [mid, m] of space.machines)
+      machines[mid] = { id: mid, consumption: values(m, ["CU", "SU", "TU", "VCU", "MU", "WU", "PIU"]) };
     cloudspaces[id] = { id, consumption: order(withNu(space.sums, UNITS), UNITS), machines };
   }
-  process.stdout.write(`${JSON.stringify({ account: { id: only, consumption: order(withNu(account, UNITS), UNITS), cloudspaces } })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ account: { id: only, consumption: order(withNu(account, UNITS), UNITS), cloudspaces } })}\n`,
+  );
 }

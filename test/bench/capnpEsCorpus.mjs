@@ -12,7 +12,10 @@ import { capnpEsDecoder, capnpEsModules } from "./capnpEs.mjs";
  */
 export async function capnpEsCodec(codeDir) {
   const decode = await capnpEsDecoder(codeDir);
-  const { capnp, schemaModule: { Account } } = await capnpEsModules(codeDir);
+  const {
+    capnp,
+    schemaModule: { Account },
+  } = await capnpEsModules(codeDir);
   return { decode, encode: (record) => encode(capnp, Account, record) };
 }
 
@@ -25,7 +28,11 @@ export function capnpEsCorpus(weekDir, dir, codec) {
     mkdirSync(to, { recursive: true });
     for (const e of readdirSync(from, { withFileTypes: true })) {
       if (e.isDirectory()) walk(join(from, e.name), join(to, e.name));
-      else writeFileSync(join(to, e.name), new Uint8Array(codec.encode(codec.decode(new Uint8Array(readFileSync(join(from, e.name)))))));
+      else
+        writeFileSync(
+          join(to, e.name),
+          new Uint8Array(codec.encode(codec.decode(new Uint8Array(readFileSync(join(from, e.name)))))),
+        );
     }
   };
   walk(weekDir, partial);

@@ -36,7 +36,14 @@ function prng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const IMAGES = ["Ubuntu 22.04", "Ubuntu 20.04", "Windows 2019 Standard", "Debian 12", "CentOS 7", "Windows 2022 Datacenter"];
+const IMAGES = [
+  "Ubuntu 22.04",
+  "Ubuntu 20.04",
+  "Windows 2019 Standard",
+  "Debian 12",
+  "CentOS 7",
+  "Windows 2022 Datacenter",
+];
 const f = (x) => Math.fround(x).toExponential();
 
 function accountText(rand, accountId, vms) {
@@ -45,31 +52,48 @@ function accountText(rand, accountId, vms) {
   for (let s = 0; left > 0; s++) {
     const count = Math.min(left, 10 + Math.floor(rand() * 40));
     left -= count;
-    const machines = [`(id = 0, type = "routeros", vcpus = 1, cpuMinutes = ${f(rand() * 5)}, mem = 128, networks = [` +
-      `(id = 0, type = "external", tx = ${f(rand() * 1e9)}, rx = ${f(rand() * 1e9)}), (id = 0, type = "space", tx = ${f(rand() * 1e9)}, rx = ${f(rand() * 1e9)})], ` +
-      `imageName = "routeros", status = "RUNNING")`];
+    const machines = [
+      `(id = 0, type = "routeros", vcpus = 1, cpuMinutes = ${f(rand() * 5)}, mem = 128, networks = [` +
+        `(id = 0, type = "external", tx = ${f(rand() * 1e9)}, rx = ${f(rand() * 1e9)}), (id = 0, type = "space", tx = ${f(rand() * 1e9)}, rx = ${f(rand() * 1e9)})], ` +
+        `imageName = "routeros", status = "RUNNING")`,
+    ];
     for (let m = 0; m < count; m++) {
       const vcpus = 1 << Math.floor(rand() * 4);
       const disks = Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, d) => {
         const iops = 200 * (1 + Math.floor(rand() * 10));
-        return `(id = ${1000 * m + d}, size = ${10 * (1 + Math.floor(rand() * 100))}, iopsRead = ${f(rand() * iops)}, iopsWrite = ${f(rand() * iops)}, ` +
+        return (
+          `(id = ${1000 * m + d}, size = ${10 * (1 + Math.floor(rand() * 100))}, iopsRead = ${f(rand() * iops)}, iopsWrite = ${f(rand() * iops)}, ` +
           `iopsReadMax = ${f(rand() * iops)}, iopsWriteMax = ${f(rand() * iops)}, configuredIops = (totalBytesSec = 0, readBytesSec = ${f(rand() * 1e8)}, ` +
           `writeBytesSec = ${f(rand() * 1e8)}, totalIopsSec = ${iops}, readIopsSec = 0, writeIopsSec = 0, totalBytesSecMax = 0, readBytesSecMax = 0, ` +
-          `writeBytesSecMax = 0, totalIopsSecMax = ${iops * 2}, readIopsSecMax = 0, writeIopsSecMax = 0, sizeIopsSec = 4096))`;
+          `writeBytesSecMax = 0, totalIopsSecMax = ${iops * 2}, readIopsSecMax = 0, writeIopsSecMax = 0, sizeIopsSec = 4096))`
+        );
       });
-      const nics = Array.from({ length: 1 + Math.floor(rand() * 2) }, (_, n) =>
-        `(id = 0, type = "${n === 0 ? "space" : "external"}", tx = ${f(rand() * 1e10)}, rx = ${f(rand() * 1e10)})`);
-      machines.push(`(id = ${100000 * s + m + 1}, type = "vm", vcpus = ${vcpus}, cpuMinutes = ${f(rand() * 60 * vcpus)}, mem = ${1024 * vcpus * 2}, ` +
-        `networks = [${nics.join(", ")}], disks = [${disks.join(", ")}], imageName = "${IMAGES[Math.floor(rand() * IMAGES.length)]}", ` +
-        `status = "${rand() < 0.9 ? "RUNNING" : "HALTED"}")`);
+      const nics = Array.from(
+        { length: 1 + Math.floor(rand() * 2) },
+        (_, n) =>
+          `(id = 0, type = "${n === 0 ? "space" : "external"}", tx = ${f(rand() * 1e10)}, rx = ${f(rand() * 1e10)})`,
+      );
+      machines.push(
+        `(id = ${100000 * s + m + 1}, type = "vm", vcpus = ${vcpus}, cpuMinutes = ${f(rand() * 60 * vcpus)}, mem = ${1024 * vcpus * 2}, ` +
+          `networks = [${nics.join(", ")}], disks = [${disks.join(", ")}], imageName = "${IMAGES[Math.floor(rand() * IMAGES.length)]}", ` +
+          `status = "${rand() < 0.9 ? "RUNNING" : "HALTED"}")`,
+      );
     }
-    spaces.push(`(cloudSpaceId = ${s + 1}, accountId = ${accountId}, machines = [${machines.join(", ")}], state = "DEPLOYED")`);
+    spaces.push(
+      `(cloudSpaceId = ${s + 1}, accountId = ${accountId}, machines = [${machines.join(", ")}], state = "DEPLOYED")`,
+    );
   }
   return `(accountId = ${accountId}, cloudspaces = [${spaces.join(", ")}])`;
 }
 
 function encode(text, segmentWords) {
-  const args = ["convert", "text:binary", ...(segmentWords ? [`--segment-size=${segmentWords}`] : []), schema, "Account"];
+  const args = [
+    "convert",
+    "text:binary",
+    ...(segmentWords ? [`--segment-size=${segmentWords}`] : []),
+    schema,
+    "Account",
+  ];
   const r = spawnSync("capnp", args, { input: text, maxBuffer: 1 << 30 });
   if (r.status !== 0) throw new Error(`capnp convert failed (is capnproto installed?): ${r.stderr}`);
   return new Uint8Array(r.stdout);
@@ -94,7 +118,11 @@ function throughput(decode, files) {
   } while (cpuSeconds < MIN_CPU_SECONDS);
   const wallSeconds = (performance.now() - wallStart) / 1000;
   const megabytes = (rounds * totalBytes) / 1e6;
-  return { mbPerCpuSecond: megabytes / cpuSeconds, filesPerCpuSecond: (rounds * files.length) / cpuSeconds, mbPerWallSecond: megabytes / wallSeconds };
+  return {
+    mbPerCpuSecond: megabytes / cpuSeconds,
+    filesPerCpuSecond: (rounds * files.length) / cpuSeconds,
+    mbPerWallSecond: megabytes / wallSeconds,
+  };
 }
 
 // --- expansion ----------------------------------------------------------------------------
@@ -109,7 +137,10 @@ function expansionOf(bytes, root, packed = false, limits = {}) {
     if (error instanceof CapnpError) return null;
     throw error;
   }
-  const rows = records.cloudspaces.reduce((n, cs) => n + 1 + cs.machines.reduce((m, vm) => m + 1 + vm.networks.length + vm.disks.length, 0), 0);
+  const rows = records.cloudspaces.reduce(
+    (n, cs) => n + 1 + cs.machines.reduce((m, vm) => m + 1 + vm.networks.length + vm.disks.length, 0),
+    0,
+  );
   return { wordsPerWord: reader.chargedWords / Math.ceil(bytes.length / 8), rowsPerKiB: rows / (bytes.length / 1024) };
 }
 
@@ -129,24 +160,36 @@ function expansionLines() {
     ...generateHours({ accounts: 2, spaces: 4, machines: 30, hours: 3, seed: 6 }),
   ];
   const kinds = {
-    "one segment": {}, packed: { packed: true }, "older schema": { oldSchema: true }, "older, packed": { oldSchema: true, packed: true },
-    "many segments": { segmentWords: 64 }, "double-far": { segmentWords: 64, doubleFar: true },
+    "one segment": {},
+    packed: { packed: true },
+    "older schema": { oldSchema: true },
+    "older, packed": { oldSchema: true, packed: true },
+    "many segments": { segmentWords: 64 },
+    "double-far": { segmentWords: 64, doubleFar: true },
   };
   const line = (name, w) =>
     `${name.padEnd(30)} ${w.wordsPerWord.toFixed(2).padStart(6)} words charged per input word ${w.rowsPerKiB.toFixed(1).padStart(7)} rows per input KiB`;
-  console.log(`expansion (limit: ${EXPANSION_LIMIT_FACTOR} words charged per input word, at least ${MIN_EXPANSION_LIMIT_WORDS} words a file)`);
+  console.log(
+    `expansion (limit: ${EXPANSION_LIMIT_FACTOR} words charged per input word, at least ${MIN_EXPANSION_LIMIT_WORDS} words a file)`,
+  );
   for (const [kind, options] of Object.entries(kinds)) {
     const packed = options.packed === true;
     const accounts = hours.map((h) => expansionOf(encodeAccount(h.account, options), "Account", packed));
-    const spaces = hours.flatMap((h) => h.account.cloudspaces.map((cs) => expansionOf(encodeCloudSpace(cs, options), "CloudSpace", packed)));
+    const spaces = hours.flatMap((h) =>
+      h.account.cloudspaces.map((cs) => expansionOf(encodeCloudSpace(cs, options), "CloudSpace", packed)),
+    );
     console.log(line(`generated, ${kind}`, worst([...accounts, ...spaces])));
   }
   // The fuzz: list-kind swaps of the cloud-space and machine pointers of real files.
   const rand = prng(14);
-  const swapped = hours.slice(0, 4).flatMap((h) => [
-    ...listKindSwaps(encodeAccount(h.account), "Account", rand, 500).map((b) => expansionOf(b, "Account")),
-    ...listKindSwaps(encodeCloudSpace(h.account.cloudspaces[0]), "CloudSpace", rand, 500).map((b) => expansionOf(b, "CloudSpace")),
-  ]);
+  const swapped = hours
+    .slice(0, 4)
+    .flatMap((h) => [
+      ...listKindSwaps(encodeAccount(h.account), "Account", rand, 500).map((b) => expansionOf(b, "Account")),
+      ...listKindSwaps(encodeCloudSpace(h.account.cloudspaces[0]), "CloudSpace", rand, 500).map((b) =>
+        expansionOf(b, "CloudSpace"),
+      ),
+    ]);
   const w = worst(swapped);
   console.log(`${line("worst of the list-kind fuzz", w)} (${w.accepted} of ${w.of} swaps accepted)`);
   // The shapes of issue 14, as 32-bit halves of words: a segment table, then the message.
@@ -157,7 +200,9 @@ function expansionLines() {
   };
   for (const [name, bytes] of Object.entries(shapes)) {
     const unbounded = expansionOf(bytes, "Account", false, { expansionLimitWords: 2 ** 30 });
-    console.log(`${line(name, unbounded)} without the expansion limit; with it: ${expansionOf(bytes, "Account") === null ? "refused" : "ACCEPTED"}`);
+    console.log(
+      `${line(name, unbounded)} without the expansion limit; with it: ${expansionOf(bytes, "Account") === null ? "refused" : "ACCEPTED"}`,
+    );
   }
 }
 
@@ -174,7 +219,8 @@ try {
   const ours = (bytes) => decodeAccount(bytes);
   // Same records from both, or the comparison means nothing.
   for (const file of files) {
-    if (JSON.stringify(ours(file)) !== JSON.stringify(es(file))) throw new Error("capnp-es and cloudunits decode a file differently");
+    if (JSON.stringify(ours(file)) !== JSON.stringify(es(file)))
+      throw new Error("capnp-es and cloudunits decode a file differently");
   }
   console.log(`files: ${files.map((f) => `${(f.length / 1024).toFixed(0)} KiB`).join(", ")}`);
   const a = throughput(ours, files);
@@ -184,7 +230,9 @@ try {
     ` (${r.mbPerWallSecond.toFixed(1)} MB/s wall clock)`;
   console.log(line("cloudunits", a));
   console.log(line("capnp-es", b));
-  console.log(`ratio        ${(a.mbPerCpuSecond / b.mbPerCpuSecond).toFixed(1)}× capnp-es (target: ≥ 20× and ≥ 200 MB/s on one core)`);
+  console.log(
+    `ratio        ${(a.mbPerCpuSecond / b.mbPerCpuSecond).toFixed(1)}× capnp-es (target: ≥ 20× and ≥ 200 MB/s on one core)`,
+  );
   expansionLines();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const [memory, db, dir, ...tables] = process.argv.slice(2);
 const { openDatabaseFile } = await import(pathToFileURL(join(root, "dist/store/openDatabaseFile.js")).href);
-const { instance, connection } = await openDatabaseFile(db, memory === "capped" ? { memoryLimitBytes: 96 * 1024 * 1024 } : {});
+const { instance, connection } = await openDatabaseFile(
+  db,
+  memory === "capped" ? { memoryLimitBytes: 96 * 1024 * 1024 } : {},
+);
 try {
   await connection.run("BEGIN TRANSACTION");
   for (const table of tables) {

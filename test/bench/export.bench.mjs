@@ -25,11 +25,18 @@ try {
     const [one, many] = PERIODS.map((n) => runs[`w${n}`]);
     const peak = (r) => mib(med(r, "peakRssBytes"));
     const ratio = peak(many) / peak(one);
-    console.log(`${label.padEnd(22)} 1 week ${fmt(med(one), 1)} s, peak ${fmt(peak(one), 0)} MiB; ` +
-      `26 weeks ${fmt(med(many), 1)} s, peak ${fmt(peak(many), 0)} MiB: peak ×${fmt(ratio)}  ` +
-      `[target ≤ ${TARGET}×: ${ratio <= TARGET ? "met" : "NOT met"}; ${before}]`);
+    console.log(
+      `${label.padEnd(22)} 1 week ${fmt(med(one), 1)} s, peak ${fmt(peak(one), 0)} MiB; ` +
+        `26 weeks ${fmt(med(many), 1)} s, peak ${fmt(peak(many), 0)} MiB: peak ×${fmt(ratio)}  ` +
+        `[target ≤ ${TARGET}×: ${ratio <= TARGET ? "met" : "NOT met"}; ${before}]`,
+    );
   };
-  const exports = alternate(Object.fromEntries(PERIODS.map((n) => [`w${n}`, [CLI, "export", "--db", dbs[n], "--out", join(work, `parquet-${n}`)]])), EXPORT_ROUNDS);
+  const exports = alternate(
+    Object.fromEntries(
+      PERIODS.map((n) => [`w${n}`, [CLI, "export", "--db", dbs[n], "--out", join(work, `parquet-${n}`)]]),
+    ),
+    EXPORT_ROUNDS,
+  );
   report("export --db parquet", exports, "before: 4.5 GiB at 26 weeks, ×9.5 a week's");
   const checks = alternate(Object.fromEntries(PERIODS.map((n) => [`w${n}`, [CLI, "check", "--db", dbs[n]]])), ROUNDS);
   report("check --db", checks, "before: 742 MiB at 26 weeks, ×5.8 a week's; 1.65× with DuckDB at 64 MiB");

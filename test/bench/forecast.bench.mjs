@@ -11,7 +11,10 @@ const HOUR = 3600;
 const SEP_1 = Date.UTC(2026, 8, 1) / 1000;
 const OCT_1 = Date.UTC(2026, 9, 1) / 1000;
 const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
-const PRICES = parsePrices({ currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } }, "bench prices");
+const PRICES = parsePrices(
+  { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } },
+  "bench prices",
+);
 const BASE = { start: SEP_1, days: 61, accounts: 3, spaces: 2, machines: 4, seed: 11, weekdayMachines: 2 };
 
 async function warehouse(options) {
@@ -27,43 +30,133 @@ async function warehouse(options) {
 const SCENARIOS = [
   ["steady, weekly cycle", BASE],
   ["machines added on the 15th (+50%)", { ...BASE, addedAt: OCT_1 + 14 * DAY, added: 3 }],
-  ["a spike: 8 large machines for a day (Oct 3) and a traffic spike (Oct 4)", {
-    ...BASE, planted: [
-      { kind: "burst", accountId: 1, cloudspaceId: scenarioCloudspaceId(1, 1), firstMachineId: 99001, count: 8, from: OCT_1 + 2 * DAY, hours: 24 },
-      { kind: "traffic", accountId: 2, machineId: scenarioMachineId(2, 1, 1), from: OCT_1 + 3 * DAY, hours: 6, factor: 40 },
-    ],
-  }],
+  [
+    "a spike: 8 large machines for a day (Oct 3) and a traffic spike (Oct 4)",
+    {
+      ...BASE,
+      planted: [
+        {
+          kind: "burst",
+          accountId: 1,
+          cloudspaceId: scenarioCloudspaceId(1, 1),
+          firstMachineId: 99001,
+          count: 8,
+          from: OCT_1 + 2 * DAY,
+          hours: 24,
+        },
+        {
+          kind: "traffic",
+          accountId: 2,
+          machineId: scenarioMachineId(2, 1, 1),
+          from: OCT_1 + 3 * DAY,
+          hours: 6,
+          factor: 40,
+        },
+      ],
+    },
+  ],
 ];
 
 const pct = (v) => `${(v * 100).toFixed(1)}%`;
-console.log("forecast backtest: |projected − actual| / actual of October's amount due (and CU), per account, mean and worst; in range: actual within [low, high]");
+console.log(
+  "forecast backtest: |projected − actual| / actual of October's amount due (and CU), per account, mean and worst; in range: actual within [low, high]",
+);
 for (const [label, options] of SCENARIOS) {
   const connection = await warehouse(options);
   const actual = await forecast(connection, { month: "2026-10", prices: PRICES });
   for (const day of [5, 10, 20]) {
     const f = await forecast(connection, { month: "2026-10", prices: PRICES, asOf: OCT_1 + day * DAY });
-    const rows = f.entries.filter((e) => e.level === "account").map((e) => {
-      const a = actual.entries.find((x) => x.accountId === e.accountId);
-      const amount = a.amount.monthToDate.toNumber();
-      return {
-        amount: Math.abs(e.amount.projected.toNumber() / amount - 1), cu: Math.abs(e.projected.CU / a.monthToDate.CU - 1),
-        inRange: e.amount.low.toNumber() <= amount && amount <= e.amount.high.toNumber(),
-      };
-    });
+    const rows = f.entries
+      .filter((e) => e.level === "account")
+      .map((e) => {
+        const a = actual.entries.find((x) => x.accountId === e.accountId);
+        const amount = a.amount.monthToDate.toNumber();
+        return {
+          amount: Math.abs(e.amount.projected.toNumber() / amount - 1),
+          cu: Math.abs(e.projected.CU / a.monthToDate.CU - 1),
+          inRange: e.amount.low.toNumber() <= amount && amount <= e.amount.high.toNumber(),
+        };
+      });
     const mean = (k) => rows.reduce((s, r) => s + r[k], 0) / rows.length;
     const worst = (k) => Math.max(...rows.map((r) => r[k]));
-    console.log(`  ${label}, day ${String(day).padStart(2)}: amount error mean ${pct(mean("amount"))}, worst ${pct(worst("amount"))}; CU mean ${pct(mean("cu"))}; in range ${rows.filter((r) => r.inRange).length}/${rows.length}`);
+    console.log(
+      `  ${label}, day ${String(day).padStart(2)}: amount error mean ${pct(mean("amount"))}, worst ${pct(worst("amount"))}; CU mean ${pct(mean("cu"))}; in range ${rows.filter((r) => r.inRange).length}/${rows.length}`,
+    );
   }
   connection.closeSync();
 }
 
 const PLANTED = [
-  { change: { kind: "traffic", accountId: 1, machineId: scenarioMachineId(1, 1, 2), from: OCT_1 + 10 * DAY + 14 * HOUR, hours: 4, factor: 15 }, level: "machine", id: scenarioMachineId(1, 1, 2), metric: "NU", direction: "up" },
-  { change: { kind: "traffic", accountId: 3, machineId: scenarioMachineId(3, 2, 3), from: OCT_1 + 5 * DAY + 2 * HOUR, hours: 1, factor: 8 }, level: "machine", id: scenarioMachineId(3, 2, 3), metric: "NU", direction: "up" },
-  { change: { kind: "disk", accountId: 2, machineId: scenarioMachineId(2, 2, 1), from: OCT_1 + 12 * DAY + 9 * HOUR, factor: 3 }, level: "machine", id: scenarioMachineId(2, 2, 1), metric: "SU", direction: "up" },
-  { change: { kind: "burst", accountId: 2, cloudspaceId: scenarioCloudspaceId(2, 1), firstMachineId: 99001, count: 6, from: OCT_1 + 16 * DAY, hours: 24 }, level: "cloudspace", id: scenarioCloudspaceId(2, 1), metric: "CU", direction: "up" },
-  { change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 }, level: "account", id: 1, metric: "NU", direction: "down" },
-  { change: { kind: "account-traffic", accountId: 3, from: OCT_1 + 25 * DAY + 10 * HOUR, hours: 6, factor: 4 }, level: "account", id: 3, metric: "NU", direction: "up" },
+  {
+    change: {
+      kind: "traffic",
+      accountId: 1,
+      machineId: scenarioMachineId(1, 1, 2),
+      from: OCT_1 + 10 * DAY + 14 * HOUR,
+      hours: 4,
+      factor: 15,
+    },
+    level: "machine",
+    id: scenarioMachineId(1, 1, 2),
+    metric: "NU",
+    direction: "up",
+  },
+  {
+    change: {
+      kind: "traffic",
+      accountId: 3,
+      machineId: scenarioMachineId(3, 2, 3),
+      from: OCT_1 + 5 * DAY + 2 * HOUR,
+      hours: 1,
+      factor: 8,
+    },
+    level: "machine",
+    id: scenarioMachineId(3, 2, 3),
+    metric: "NU",
+    direction: "up",
+  },
+  {
+    change: {
+      kind: "disk",
+      accountId: 2,
+      machineId: scenarioMachineId(2, 2, 1),
+      from: OCT_1 + 12 * DAY + 9 * HOUR,
+      factor: 3,
+    },
+    level: "machine",
+    id: scenarioMachineId(2, 2, 1),
+    metric: "SU",
+    direction: "up",
+  },
+  {
+    change: {
+      kind: "burst",
+      accountId: 2,
+      cloudspaceId: scenarioCloudspaceId(2, 1),
+      firstMachineId: 99001,
+      count: 6,
+      from: OCT_1 + 16 * DAY,
+      hours: 24,
+    },
+    level: "cloudspace",
+    id: scenarioCloudspaceId(2, 1),
+    metric: "CU",
+    direction: "up",
+  },
+  {
+    change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 },
+    level: "account",
+    id: 1,
+    metric: "NU",
+    direction: "down",
+  },
+  {
+    change: { kind: "account-traffic", accountId: 3, from: OCT_1 + 25 * DAY + 10 * HOUR, hours: 6, factor: 4 },
+    level: "account",
+    id: 3,
+    metric: "NU",
+    direction: "up",
+  },
 ];
 const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId);
 {
@@ -71,13 +164,28 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
   let t = performance.now();
   const found = await anomalies(planted, { start: OCT_1, end: NOV_1, prices: PRICES });
   const seconds = (performance.now() - t) / 1000;
-  const missed = PLANTED.filter((p) => !found.anomalies.some((a) => a.level === p.level && idOf(a) === p.id && a.metric === p.metric && a.direction === p.direction && a.since <= p.change.from + DAY && a.until > p.change.from));
-  console.log(`anomalies: planted ${PLANTED.length}, found ${PLANTED.length - missed.length}${missed.length ? ` (missed: ${missed.map((m) => `${m.change.kind} ${m.id}`).join(", ")})` : ""}; ${found.anomalies.length} runs reported in all (a planted change also moves its cloud space and account, and its cost); ${seconds.toFixed(1)} s for a month of ${BASE.accounts * BASE.spaces * (BASE.machines + BASE.weekdayMachines)} machines`);
+  const missed = PLANTED.filter(
+    (p) =>
+      !found.anomalies.some(
+        (a) =>
+          a.level === p.level &&
+          idOf(a) === p.id &&
+          a.metric === p.metric &&
+          a.direction === p.direction &&
+          a.since <= p.change.from + DAY &&
+          a.until > p.change.from,
+      ),
+  );
+  console.log(
+    `anomalies: planted ${PLANTED.length}, found ${PLANTED.length - missed.length}${missed.length ? ` (missed: ${missed.map((m) => `${m.change.kind} ${m.id}`).join(", ")})` : ""}; ${found.anomalies.length} runs reported in all (a planted change also moves its cloud space and account, and its cost); ${seconds.toFixed(1)} s for a month of ${BASE.accounts * BASE.spaces * (BASE.machines + BASE.weekdayMachines)} machines`,
+  );
   planted.closeSync();
   const clean = await warehouse(BASE);
   t = performance.now();
   const none = await anomalies(clean, { start: OCT_1, end: NOV_1, prices: PRICES });
-  console.log(`false positives on the same month without them: ${none.flagged} of ${none.scored} scored points (${(none.flagged / none.scored * 100).toFixed(3)}%), ${none.anomalies.length} runs reported`);
+  console.log(
+    `false positives on the same month without them: ${none.flagged} of ${none.scored} scored points (${((none.flagged / none.scored) * 100).toFixed(3)}%), ${none.anomalies.length} runs reported`,
+  );
   clean.closeSync();
 }
 
@@ -94,11 +202,17 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
   const { loadavg } = await import("node:os");
   const { join } = await import("node:path");
   const { alternate, cache, CLI, med, root, ROUNDS, run, warehouseOfWeeks, work } = await import("./benchData.mjs");
-  const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(", ")}`;
+  const load = () =>
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(", ")}`;
   const MONTH = "2027-03";
   const prices = join(root, "examples/prices.yaml");
   const budgets = join(work, "budgets.yaml");
-  writeFileSync(budgets, "budgets:\n  - environment: true\n    amount: 100000\n  - account: 1\n    amount: 1000\n    thresholds: [50, 80, 100]\n");
+  writeFileSync(
+    budgets,
+    "budgets:\n  - environment: true\n    amount: 100000\n  - account: 1\n    amount: 1000\n    thresholds: [50, 80, 100]\n",
+  );
   const commands = (db) => ({
     "billing --db": [CLI, "billing", "--db", db, "--month", MONTH],
     forecast: [CLI, "forecast", "--db", db, "--month", MONTH, "--prices", prices],
@@ -112,11 +226,16 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
   };
 
   const db = await warehouseOfWeeks(26);
-  console.log(`\nwhole processes, ${MONTH} of 26 weeks × 2,000 machines (10 accounts), alternating, medians of ${ROUNDS}; ${load()}`);
+  console.log(
+    `\nwhole processes, ${MONTH} of 26 weeks × 2,000 machines (10 accounts), alternating, medians of ${ROUNDS}; ${load()}`,
+  );
   const runs = alternate(commands(db), ROUNDS, { codes: [0, 7] });
   const alertsOf = (r) => JSON.parse(r.stdout).alerts.length;
-  for (const [name, list] of Object.entries(runs)) console.log(row(name, list, name === "billing --db" ? undefined : runs["billing --db"]));
-  console.log(`  (${alertsOf(runs.alerts[0])} alerts active; targets: forecast ≤ 2×, alerts ≤ 3×, peak ≤ 400 MB); ${load()}`);
+  for (const [name, list] of Object.entries(runs))
+    console.log(row(name, list, name === "billing --db" ? undefined : runs["billing --db"]));
+  console.log(
+    `  (${alertsOf(runs.alerts[0])} alerts active; targets: forecast ≤ 2×, alerts ≤ 3×, peak ≤ 400 MB); ${load()}`,
+  );
 
   // 20,000 machines: the month ×10 under other ids, the tables alerts, forecast and billing read
   const big = join(cache, `alerts-${MONTH}-x10.duckdb`);
@@ -130,11 +249,31 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
     await c.run(`ATTACH '${db}' AS src (READ_ONLY)`);
     const from = Date.UTC(2027, 1, 1) / 1000;
     const to = Date.UTC(2027, 3, 1) / 1000;
-    const offsets = { account_id: "10 * k", root_account_id: "10 * k", cs_account_id: "10 * k", cloudspace_id: "100000 * k", machine_id: "1000000 * k" };
+    const offsets = {
+      account_id: "10 * k",
+      root_account_id: "10 * k",
+      cs_account_id: "10 * k",
+      cloudspace_id: "100000 * k",
+      machine_id: "1000000 * k",
+    };
     for (const table of ["account_hours", "cloudspaces", "machines", "machine_facts", "gateway_facts"]) {
-      const columns = (await c.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_catalog = 'src' AND table_name = '${table}'`)).getRowObjectsJS().map((r) => r.column_name);
-      const replaced = columns.filter((col) => col in offsets).map((col) => (col === "machine_id" ? `CASE WHEN machine_id = 0 THEN 0 ELSE machine_id + ${offsets[col]} END AS machine_id` : `${col} + ${offsets[col]} AS ${col}`));
-      await c.run(`INSERT INTO ${table} SELECT t.* REPLACE (${replaced.join(", ")}) FROM src.${table} t, range(10) r(k) WHERE hour_epoch >= ${from} AND hour_epoch < ${to}`);
+      const columns = (
+        await c.runAndReadAll(
+          `SELECT column_name FROM information_schema.columns WHERE table_catalog = 'src' AND table_name = '${table}'`,
+        )
+      )
+        .getRowObjectsJS()
+        .map((r) => r.column_name);
+      const replaced = columns
+        .filter((col) => col in offsets)
+        .map((col) =>
+          col === "machine_id"
+            ? `CASE WHEN machine_id = 0 THEN 0 ELSE machine_id + ${offsets[col]} END AS machine_id`
+            : `${col} + ${offsets[col]} AS ${col}`,
+        );
+      await c.run(
+        `INSERT INTO ${table} SELECT t.* REPLACE (${replaced.join(", ")}) FROM src.${table} t, range(10) r(k) WHERE hour_epoch >= ${from} AND hour_epoch < ${to}`,
+      );
     }
     await c.run("INSERT OR REPLACE INTO warehouse_meta SELECT * FROM src.warehouse_meta");
     await c.run("DETACH src");
@@ -143,11 +282,15 @@ const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspa
     instance.closeSync();
     renameSync(partial, big);
   }
-  console.log(`20,000 machines (100 accounts; ${MONTH} and the month before, made from the above), once each; ${load()}`);
+  console.log(
+    `20,000 machines (100 accounts; ${MONTH} and the month before, made from the above), once each; ${load()}`,
+  );
   const billing = [run(commands(big)["billing --db"])];
   const alerts = [run(commands(big).alerts, { codes: [0, 7] })];
   console.log(row("billing --db", billing));
   console.log(row("alerts", alerts, billing));
-  console.log(`  (${alertsOf(alerts[0])} alerts active; target ≤ 60 s; peak RSS against 2,000 machines' ${(Math.max(...runs.alerts.map((r) => r.peakRssBytes)) / 1e6).toFixed(0)} MB); ${load()}`);
+  console.log(
+    `  (${alertsOf(alerts[0])} alerts active; target ≤ 60 s; peak RSS against 2,000 machines' ${(Math.max(...runs.alerts.map((r) => r.peakRssBytes)) / 1e6).toFixed(0)} MB); ${load()}`,
+  );
   rmSync(work, { recursive: true, force: true });
 }

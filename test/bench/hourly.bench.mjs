@@ -12,7 +12,19 @@
 import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { alternate, CLI, fmt, med, mib, ROUNDS, START, WEEK_HOURS, warehouseOfWeeks, weeks, work } from "./benchData.mjs";
+import {
+  alternate,
+  CLI,
+  fmt,
+  med,
+  mib,
+  ROUNDS,
+  START,
+  WEEK_HOURS,
+  warehouseOfWeeks,
+  weeks,
+  work,
+} from "./benchData.mjs";
 import { loadavg } from "node:os";
 
 const BASELINE = process.env.CLOUDUNITS_BENCH_BASELINE;
@@ -25,18 +37,40 @@ try {
   const files = { 1: await weeks(1), 4: await weeks(4) };
   const db = await warehouseOfWeeks(4); // the week is its first week
   const out = (name) => join(work, `${name}.csv`);
-  const hourly = (cli, name, source, n) => [cli, "billing", "--format", "csv", "--detail", "hourly", ...source, ...period(n), "--out", out(name)];
+  const hourly = (cli, name, source, n) => [
+    cli,
+    "billing",
+    "--format",
+    "csv",
+    "--detail",
+    "hourly",
+    ...source,
+    ...period(n),
+    "--out",
+    out(name),
+  ];
   const plain = (name, source) => [CLI, "billing", "--format", "csv", ...source, ...period(1), "--out", out(name)];
   const fromFiles = (n) => [files[n]];
   const fromDb = ["--db", db];
 
-  const load = () => loadavg().map((x) => x.toFixed(1)).join(" ");
-  console.log(`load average before: ${load()}; rounds: ${ROUNDS}; baseline: ${BASELINE ?? "none (set CLOUDUNITS_BENCH_BASELINE to another build's dist/cli/main.js)"}`);
-  const line = (label, runs) => `${label.padEnd(34)} ${fmt(med(runs), 2)} s, ${fmt(med(runs, "cpuSeconds"), 2)} CPU s, peak ${fmt(mib(med(runs, "peakRssBytes")), 0)} MiB`;
+  const load = () =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ");
+  console.log(
+    `load average before: ${load()}; rounds: ${ROUNDS}; baseline: ${BASELINE ?? "none (set CLOUDUNITS_BENCH_BASELINE to another build's dist/cli/main.js)"}`,
+  );
+  const line = (label, runs) =>
+    `${label.padEnd(34)} ${fmt(med(runs), 2)} s, ${fmt(med(runs, "cpuSeconds"), 2)} CPU s, peak ${fmt(mib(med(runs, "peakRssBytes")), 0)} MiB`;
   const hashes = {};
   const check = (name) => (hashes[name] = sha(out(name)));
 
-  for (const [road, source] of ROUNDS > 0 ? [["files", fromFiles(1)], ["--db", fromDb]] : []) {
+  for (const [road, source] of ROUNDS > 0
+    ? [
+        ["files", fromFiles(1)],
+        ["--db", fromDb],
+      ]
+    : []) {
     const commands = { hourly: hourly(CLI, `${road}-hourly`, source, 1), plain: plain(`${road}-plain`, source) };
     if (BASELINE) commands.baseline = hourly(BASELINE, `${road}-baseline`, source, 1);
     const runs = alternate(commands, ROUNDS);
@@ -46,14 +80,18 @@ try {
     console.log(line("CSV without the hourly detail", runs.plain));
     const above = med(runs.hourly, "cpuSeconds") - med(runs.plain, "cpuSeconds");
     const rows = readFileSync(out(`${road}-hourly`), "utf8").split("\r\n").length - 2;
-    console.log(`  the hourly detail's own CPU: ${fmt(above, 2)} s, ${fmt((above / rows) * 1e6, 1)} µs a line (${rows} lines)`);
+    console.log(
+      `  the hourly detail's own CPU: ${fmt(above, 2)} s, ${fmt((above / rows) * 1e6, 1)} µs a line (${rows} lines)`,
+    );
     if (BASELINE) {
       check(`${road}-baseline`);
       const same = hashes[`${road}-hourly`] === hashes[`${road}-baseline`];
       console.log(line("baseline's hourly CSV", runs.baseline));
-      console.log(`  against the baseline: CPU ${fmt(med(runs.baseline, "cpuSeconds") / med(runs.hourly, "cpuSeconds"))}× faster, ` +
-        `wall ${fmt(med(runs.baseline) / med(runs.hourly))}×, peak ${fmt(med(runs.baseline, "peakRssBytes") / med(runs.hourly, "peakRssBytes"))}× lower; ` +
-        `same SHA-256: ${same ? "yes" : "NO"}  [target ≥ 2× faster]`);
+      console.log(
+        `  against the baseline: CPU ${fmt(med(runs.baseline, "cpuSeconds") / med(runs.hourly, "cpuSeconds"))}× faster, ` +
+          `wall ${fmt(med(runs.baseline) / med(runs.hourly))}×, peak ${fmt(med(runs.baseline, "peakRssBytes") / med(runs.hourly, "peakRssBytes"))}× lower; ` +
+          `same SHA-256: ${same ? "yes" : "NO"}  [target ≥ 2× faster]`,
+      );
       if (!same) process.exitCode = 1;
     }
   }
@@ -63,15 +101,22 @@ try {
   }
 
   // flat: 4 weeks against a week, each road, alternating
-  const flat = alternate({
-    files1: hourly(CLI, "files-1", fromFiles(1), 1), files4: hourly(CLI, "files-4", fromFiles(4), 4),
-    db1: hourly(CLI, "db-1", fromDb, 1), db4: hourly(CLI, "db-4", fromDb, 4),
-  }, FLAT_ROUNDS);
+  const flat = alternate(
+    {
+      files1: hourly(CLI, "files-1", fromFiles(1), 1),
+      files4: hourly(CLI, "files-4", fromFiles(4), 4),
+      db1: hourly(CLI, "db-1", fromDb, 1),
+      db4: hourly(CLI, "db-4", fromDb, 4),
+    },
+    FLAT_ROUNDS,
+  );
   console.log(`\n4 weeks against a week (load ${load()})`);
   for (const road of ["files", "db"]) {
     const [one, four] = [flat[`${road}1`], flat[`${road}4`]];
     const ratio = med(four, "peakRssBytes") / med(one, "peakRssBytes");
-    console.log(`${line(`${road}: a week`, one)}; ${line("4 weeks", four)}: peak ×${fmt(ratio)}  [target ≤ 1.3×: ${ratio <= 1.3 ? "met" : "NOT met"}]`);
+    console.log(
+      `${line(`${road}: a week`, one)}; ${line("4 weeks", four)}: peak ×${fmt(ratio)}  [target ≤ 1.3×: ${ratio <= 1.3 ? "met" : "NOT met"}]`,
+    );
   }
   if (sha(out("files-4")) !== sha(out("db-4"))) {
     console.log("the hourly CSV of 4 weeks from the files and from --db differ: NOT the same bytes");

@@ -6,6 +6,12 @@ const file = process.env.CLOUDUNITS_BENCH_PEAK;
 if (file) {
   process.on("exit", () => {
     const usage = process.resourceUsage();
-    writeFileSync(file, JSON.stringify({ peakRssBytes: usage.maxRSS * 1024, cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6 }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        peakRssBytes: usage.maxRSS * 1024,
+        cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+      }),
+    );
   });
 }

@@ -9,7 +9,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
 // the scale bench takes hours at full size: it runs when named (`npm run bench -- scale`)
 const whenNamed = ["scale.bench.mjs"];
-const benches = readdirSync(here).filter((f) => f.endsWith(".bench.mjs")).sort()
+const benches = readdirSync(here)
+  .filter((f) => f.endsWith(".bench.mjs"))
+  .sort()
   .filter((f) => (only.length === 0 ? !whenNamed.includes(f) : only.some((o) => f.includes(o))));
 let failed = 0;
 for (const file of benches) {

@@ -35,8 +35,13 @@ const MONTH = new Date(START * 1000).toISOString().slice(0, 7); // 2026-10: the 
 const PRICES = join(root, "examples/prices.yaml");
 const cache = join(tmpdir(), "cloudunits-bench-scale");
 mkdirSync(cache, { recursive: true });
-const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
-console.log(`scale bench: ${ACCOUNTS} accounts × 200 machines × ${DAYS} days, 100 accounts × 2 machines × ${YEAR_HOURS} hours, sync of ${SYNC} accounts; load ${load()}`);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+console.log(
+  `scale bench: ${ACCOUNTS} accounts × 200 machines × ${DAYS} days, 100 accounts × 2 machines × ${YEAR_HOURS} hours, sync of ${SYNC} accounts; load ${load()}`,
+);
 
 /** `days` days of `shape`: one generated day, hard-linked (or copied) under each later day; made once. */
 async function days(shape, n) {
@@ -66,12 +71,12 @@ function line(name, small, big, dataRatio) {
   const m = (list, key) => median(list.map((r) => r[key]));
   const s = { wall: m(small, "wallSeconds"), cpu: m(small, "cpuSeconds"), rss: m(small, "peakRssBytes") / 2 ** 20 };
   const b = { wall: m(big, "wallSeconds"), cpu: m(big, "cpuSeconds"), rss: m(big, "peakRssBytes") / 2 ** 20 };
-  const grows = (b.cpu / s.cpu) / dataRatio;
+  const grows = b.cpu / s.cpu / dataRatio;
   const verdict = grows > 1.25 ? "FASTER than the data" : grows < 0.8 ? "slower than the data" : "with the data";
   console.log(
     `  ${name.padEnd(26)} small ${fmt(s.wall).padStart(7)} s, CPU ${fmt(s.cpu).padStart(7)} s, peak ${fmt(s.rss, 0).padStart(5)} MiB | ` +
-    `big ${fmt(b.wall).padStart(8)} s, CPU ${fmt(b.cpu).padStart(8)} s, peak ${fmt(b.rss, 0).padStart(5)} MiB | ` +
-    `×${fmt(b.wall / s.wall, 1)} wall, ×${fmt(b.cpu / s.cpu, 1)} CPU, ×${fmt(b.rss / s.rss, 2)} peak for ×${fmt(dataRatio, 1)} data: ${fmt(grows)} (${verdict})`,
+      `big ${fmt(b.wall).padStart(8)} s, CPU ${fmt(b.cpu).padStart(8)} s, peak ${fmt(b.rss, 0).padStart(5)} MiB | ` +
+      `×${fmt(b.wall / s.wall, 1)} wall, ×${fmt(b.cpu / s.cpu, 1)} CPU, ×${fmt(b.rss / s.rss, 2)} peak for ×${fmt(dataRatio, 1)} data: ${fmt(grows)} (${verdict})`,
   );
 }
 
@@ -97,7 +102,10 @@ function usageOf(pid) {
 /** The dashboard's first pages: `serve` started, the overview of the month, then account 1's page, each the first time. */
 async function dashboard(db) {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, "serve", "--db", db, "--port", "0", "--prices", PRICES], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, CI: "1" } });
+  const child = spawn(process.execPath, [CLI, "serve", "--db", db, "--port", "0", "--prices", PRICES], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, CI: "1" },
+  });
   try {
     const url = await new Promise((resolve, reject) => {
       let out = "";
@@ -118,7 +126,11 @@ async function dashboard(db) {
     const before = performance.now();
     await get(`account/1?month=${MONTH}`);
     const after = usageOf(child.pid);
-    const account = { wallSeconds: (performance.now() - before) / 1000, cpuSeconds: after.cpuSeconds - overview.cpuSeconds, peakRssBytes: after.peakRssBytes };
+    const account = {
+      wallSeconds: (performance.now() - before) / 1000,
+      cpuSeconds: after.cpuSeconds - overview.cpuSeconds,
+      peakRssBytes: after.peakRssBytes,
+    };
     return { overview, account };
   } finally {
     child.kill("SIGTERM");
@@ -126,26 +138,61 @@ async function dashboard(db) {
 }
 
 const machines = () => {
-  console.log(`\nmachines: ${ACCOUNTS} vs ${Math.max(1, ACCOUNTS / 10)} accounts × 200 machines × ${DAYS} days (${MONTH})`);
+  console.log(
+    `\nmachines: ${ACCOUNTS} vs ${Math.max(1, ACCOUNTS / 10)} accounts × 200 machines × ${DAYS} days (${MONTH})`,
+  );
   return (async () => {
     const shape = (accounts) => ({ accounts, spaces: 4, machines: 50 });
     const smallDir = await days(shape(Math.max(1, ACCOUNTS / 10)), DAYS);
     const bigDir = await days(shape(ACCOUNTS), DAYS);
     const size = { small: treeSize(smallDir), big: treeSize(bigDir) };
     const ratio = size.big.bytes / size.small.bytes;
-    console.log(`  data: ${size.small.files} files, ${fmt(size.small.bytes / 1e6, 0)} MB vs ${size.big.files} files, ${fmt(size.big.bytes / 1e6, 0)} MB; load ${load()}`);
+    console.log(
+      `  data: ${size.small.files} files, ${fmt(size.small.bytes / 1e6, 0)} MB vs ${size.big.files} files, ${fmt(size.big.bytes / 1e6, 0)} MB; load ${load()}`,
+    );
     const small = warehouse(smallDir);
     const big = warehouse(bigDir);
     if (small.ingest && big.ingest) line("ingest", [small.ingest], [big.ingest], ratio);
-    else console.log("  ingest                     (warehouses made by an earlier run: remove them from the temp folder to measure it)");
+    else
+      console.log(
+        "  ingest                     (warehouses made by an earlier run: remove them from the temp folder to measure it)",
+      );
     const month = ["--month", MONTH];
-    compare("billing files, environment", [CLI, "billing", smallDir, ...month], [CLI, "billing", bigDir, ...month], ratio);
-    compare("billing files, every level", [CLI, "billing", smallDir, ...month, "--format", "csv", "--out", join(work, "s.csv")], [CLI, "billing", bigDir, ...month, "--format", "csv", "--out", join(work, "b.csv")], ratio);
-    compare("billing --db, environment", [CLI, "billing", "--db", small.db, ...month], [CLI, "billing", "--db", big.db, ...month], ratio);
-    compare("billing --db, every level", [CLI, "billing", "--db", small.db, ...month, "--format", "csv", "--out", join(work, "s.csv")], [CLI, "billing", "--db", big.db, ...month, "--format", "csv", "--out", join(work, "b.csv")], ratio);
-    compare("forecast", [CLI, "forecast", "--db", small.db, ...month, "--prices", PRICES], [CLI, "forecast", "--db", big.db, ...month, "--prices", PRICES], ratio);
+    compare(
+      "billing files, environment",
+      [CLI, "billing", smallDir, ...month],
+      [CLI, "billing", bigDir, ...month],
+      ratio,
+    );
+    compare(
+      "billing files, every level",
+      [CLI, "billing", smallDir, ...month, "--format", "csv", "--out", join(work, "s.csv")],
+      [CLI, "billing", bigDir, ...month, "--format", "csv", "--out", join(work, "b.csv")],
+      ratio,
+    );
+    compare(
+      "billing --db, environment",
+      [CLI, "billing", "--db", small.db, ...month],
+      [CLI, "billing", "--db", big.db, ...month],
+      ratio,
+    );
+    compare(
+      "billing --db, every level",
+      [CLI, "billing", "--db", small.db, ...month, "--format", "csv", "--out", join(work, "s.csv")],
+      [CLI, "billing", "--db", big.db, ...month, "--format", "csv", "--out", join(work, "b.csv")],
+      ratio,
+    );
+    compare(
+      "forecast",
+      [CLI, "forecast", "--db", small.db, ...month, "--prices", PRICES],
+      [CLI, "forecast", "--db", big.db, ...month, "--prices", PRICES],
+      ratio,
+    );
     const budgets = join(work, "budgets.yaml");
-    writeFileSync(budgets, "budgets:\n  - environment: true\n    amount: 100000\n  - account: 1\n    amount: 1000\n    thresholds: [50, 80, 100]\n");
+    writeFileSync(
+      budgets,
+      "budgets:\n  - environment: true\n    amount: 100000\n  - account: 1\n    amount: 1000\n    thresholds: [50, 80, 100]\n",
+    );
     const alerts = (db) => [CLI, "alerts", "--db", db, "--budgets", budgets, "--prices", PRICES, "--format", "json"];
     compare("alerts", alerts(small.db), alerts(big.db), ratio, { codes: [0, 7] });
     compare("top", [CLI, "top", "--db", small.db, ...month], [CLI, "top", "--db", big.db, ...month], ratio);
@@ -154,8 +201,18 @@ const machines = () => {
       pages.small.push(await dashboard(small.db));
       pages.big.push(await dashboard(big.db));
     }
-    line("dashboard: start, overview", pages.small.map((p) => p.overview), pages.big.map((p) => p.overview), ratio);
-    line("dashboard: then an account", pages.small.map((p) => p.account), pages.big.map((p) => p.account), ratio);
+    line(
+      "dashboard: start, overview",
+      pages.small.map((p) => p.overview),
+      pages.big.map((p) => p.overview),
+      ratio,
+    );
+    line(
+      "dashboard: then an account",
+      pages.small.map((p) => p.account),
+      pages.big.map((p) => p.account),
+      ratio,
+    );
   })();
 };
 
@@ -167,20 +224,46 @@ const hours = async () => {
   const bigDir = await days(shape, YEAR_HOURS / 24);
   const size = { small: treeSize(smallDir), big: treeSize(bigDir) };
   const ratio = size.big.bytes / size.small.bytes;
-  console.log(`  data: ${size.small.files} files, ${fmt(size.small.bytes / 1e6, 0)} MB vs ${size.big.files} files, ${fmt(size.big.bytes / 1e6, 0)} MB; load ${load()}`);
+  console.log(
+    `  data: ${size.small.files} files, ${fmt(size.small.bytes / 1e6, 0)} MB vs ${size.big.files} files, ${fmt(size.big.bytes / 1e6, 0)} MB; load ${load()}`,
+  );
   const s = warehouse(smallDir);
   const b = warehouse(bigDir);
   if (s.ingest && b.ingest) line("ingest", [s.ingest], [b.ingest], ratio);
   const period = (n) => ["--start", String(START), "--end", String(START + n * H)];
-  compare("billing files, environment", [CLI, "billing", smallDir, ...period(small)], [CLI, "billing", bigDir, ...period(YEAR_HOURS)], ratio);
-  compare("billing --db, environment", [CLI, "billing", "--db", s.db, ...period(small)], [CLI, "billing", "--db", b.db, ...period(YEAR_HOURS)], ratio);
+  compare(
+    "billing files, environment",
+    [CLI, "billing", smallDir, ...period(small)],
+    [CLI, "billing", bigDir, ...period(YEAR_HOURS)],
+    ratio,
+  );
+  compare(
+    "billing --db, environment",
+    [CLI, "billing", "--db", s.db, ...period(small)],
+    [CLI, "billing", "--db", b.db, ...period(YEAR_HOURS)],
+    ratio,
+  );
 };
 
 /** The loopback fake of the platform: `accounts` × 1 cloud space × 2 machines, `hours` hours from START, in its own process. */
 async function platform(accounts, hours) {
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "test/bench/syncServer.ts"), String(accounts), "1", "2", String(hours), String(START)], {
-    cwd: root, stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(root, "test/bench/syncServer.ts"),
+      String(accounts),
+      "1",
+      "2",
+      String(hours),
+      String(START),
+    ],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const url = await new Promise((resolve) => child.stdout.once("data", (d) => resolve(d.toString().trim())));
   return { url, stop: () => child.kill() };
 }
@@ -201,9 +284,28 @@ const syncs = async () => {
       const held = join(work, `sync-${n}.duckdb`);
       // the warehouse synced to the hour before: a month per download, one download per account
       const began = performance.now();
-      const prep = spawnSync(process.execPath, [CLI, "sync", "--url", server.url, "--db", held, "--since", String(START), "--until", String(UNTIL - H), "--chunk", "month"], { env: { ...process.env, CI: "1" }, encoding: "utf8" });
+      const prep = spawnSync(
+        process.execPath,
+        [
+          CLI,
+          "sync",
+          "--url",
+          server.url,
+          "--db",
+          held,
+          "--since",
+          String(START),
+          "--until",
+          String(UNTIL - H),
+          "--chunk",
+          "month",
+        ],
+        { env: { ...process.env, CI: "1" }, encoding: "utf8" },
+      );
       if (prep.status !== 0) throw new Error(`sync of ${n} accounts failed: ${prep.stderr}`);
-      console.log(`  (${n} accounts × ${HOURS - 1} hours synced by one backfill in ${fmt((performance.now() - began) / 1000, 0)} s; load ${load()})`);
+      console.log(
+        `  (${n} accounts × ${HOURS - 1} hours synced by one backfill in ${fmt((performance.now() - began) / 1000, 0)} s; load ${load()})`,
+      );
       runs[n] = { server, held, list: [] };
     }
     for (let i = 0; i < ROUNDS; i++) {
@@ -214,7 +316,8 @@ const syncs = async () => {
         list.push(run([CLI, "sync", "--url", server.url, "--db", db, "--until", String(UNTIL), "--format", "json"]));
         const report = JSON.parse(list.at(-1).stdout);
         const loaded = report.accounts.reduce((sum, a) => sum + a.accountHoursLoaded, 0);
-        if (loaded !== n) throw new Error(`the hourly sync of ${n} accounts loaded ${loaded} account-hours, not one each`);
+        if (loaded !== n)
+          throw new Error(`the hourly sync of ${n} accounts loaded ${loaded} account-hours, not one each`);
         rmSync(db, { force: true });
       }
     }

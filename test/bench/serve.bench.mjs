@@ -18,19 +18,30 @@ const SHAPE = { accounts: 10, spaces: 4, machines: 50 }; // benchData's data set
 const WARM_ROUNDS = 5;
 
 const ms = (s) => `${(s * 1000).toFixed(0)} ms`;
-const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(", ")}`;
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(", ")}`;
 
 /** Seconds a whole process takes. */
 function wall(args) {
   const started = performance.now();
-  const r = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, CI: "1" }, maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, args, {
+    encoding: "utf8",
+    env: { ...process.env, CI: "1" },
+    maxBuffer: 1 << 30,
+  });
   if (r.status !== 0) throw new Error(`node ${args.join(" ")} failed: ${r.stderr}`);
   return (performance.now() - started) / 1000;
 }
 
 /** Starts `serve`, resolves its address. */
 function serve(db) {
-  const child = spawn(process.execPath, [CLI, "serve", "--db", db, "--port", "0", "--prices", join(root, "examples/prices.yaml")], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--db", db, "--port", "0", "--prices", join(root, "examples/prices.yaml")],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
@@ -76,8 +87,10 @@ try {
     ["data quality (computed at start)", `${url}quality`],
     ["statement XLSX", `${url}account/${accountId}/statement.xlsx?month=${last}`],
   ];
-  console.log(`${WEEKS} weeks of ${SHAPE.accounts} accounts × ${SHAPE.spaces * SHAPE.machines} machines; first request after start ${ms(first.seconds)}; ` +
-    `the account pages computed at start after it ${ms(startUpSeconds)} later; ${load()}`);
+  console.log(
+    `${WEEKS} weeks of ${SHAPE.accounts} accounts × ${SHAPE.spaces * SHAPE.machines} machines; first request after start ${ms(first.seconds)}; ` +
+      `the account pages computed at start after it ${ms(startUpSeconds)} later; ${load()}`,
+  );
   const rows = [];
   for (const [name, page] of pages) {
     const cold = await timed(page);
@@ -85,14 +98,31 @@ try {
     for (let i = 0; i < WARM_ROUNDS; i++) warm.push((await timed(page)).seconds);
     rows.push({ name, cold: cold.seconds, warm: median(warm), status: cold.status });
   }
-  const billing = wall([CLI, "billing", "--db", db, "--month", "2026-10", "--prices", join(root, "examples/prices.yaml"), "--format", "csv"]);
+  const billing = wall([
+    CLI,
+    "billing",
+    "--db",
+    db,
+    "--month",
+    "2026-10",
+    "--prices",
+    join(root, "examples/prices.yaml"),
+    "--format",
+    "csv",
+  ]);
   const forecast = wall([CLI, "forecast", "--db", db, "--month", last, "--prices", join(root, "examples/prices.yaml")]);
   const node = wall(["-e", "0"]);
   for (const r of rows) {
-    console.log(`${r.name.padEnd(42)} ${r.status}  cold ${ms(r.cold).padStart(9)}  again ${ms(r.warm).padStart(7)} (median of ${WARM_ROUNDS})  ${r.warm <= 0.2 ? "≤" : ">"} 200 ms target${r.cold <= 0.2 ? "" : `; cold ${(r.cold / billing).toFixed(2)}× billing --db of a month`}`);
+    console.log(
+      `${r.name.padEnd(42)} ${r.status}  cold ${ms(r.cold).padStart(9)}  again ${ms(r.warm).padStart(7)} (median of ${WARM_ROUNDS})  ${r.warm <= 0.2 ? "≤" : ">"} 200 ms target${r.cold <= 0.2 ? "" : `; cold ${(r.cold / billing).toFixed(2)}× billing --db of a month`}`,
+    );
   }
-  console.log(`baseline in this run: billing --db --month 2026-10 --prices (whole process) ${billing.toFixed(1)} s; node -e 0 ${ms(node)}; ${load()}`);
-  console.log(`forecast --db --month ${last} --prices (whole process; what the overview of a running month adds) ${forecast.toFixed(1)} s: ${(forecast / billing).toFixed(2)}× billing --db of a month`);
+  console.log(
+    `baseline in this run: billing --db --month 2026-10 --prices (whole process) ${billing.toFixed(1)} s; node -e 0 ${ms(node)}; ${load()}`,
+  );
+  console.log(
+    `forecast --db --month ${last} --prices (whole process; what the overview of a running month adds) ${forecast.toFixed(1)} s: ${(forecast / billing).toFixed(2)}× billing --db of a month`,
+  );
 } finally {
   child.kill("SIGTERM");
 }
@@ -107,5 +137,7 @@ try {
 } finally {
   w.close();
 }
-console.log(`data quality computed cold (the warehouse opened, then the page's library calls, in this process): ${ms((performance.now() - started) / 1000)}; ${load()}`);
+console.log(
+  `data quality computed cold (the warehouse opened, then the page's library calls, in this process): ${ms((performance.now() - started) / 1000)}; ${load()}`,
+);
 rmSync(work, { recursive: true, force: true }); // this run's scratch folder (benchData makes one per run)

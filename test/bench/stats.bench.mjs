@@ -6,14 +6,24 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { accountStats, appendAccountHours, cloudspaceStats, generateHours, machineStats, SCHEMA_SQL } from "../../dist/internal.js";
+import {
+  accountStats,
+  appendAccountHours,
+  cloudspaceStats,
+  generateHours,
+  machineStats,
+  SCHEMA_SQL,
+} from "../../dist/internal.js";
 
 const DATASET = { accounts: 10, spaces: 10, machines: 20, hours: 720, seed: 1 }; // 200 machine slots per account, 30 days
 const LIMIT_MS = 1000;
 /** Issue 12's target for the stats of one machine from a .duckdb file (the 7 series, warm). */
 const MACHINE_TARGET_MS = 100;
 const RUNS = 7;
-const file = join(tmpdir(), `cloudunits-bench-stats-a${DATASET.accounts}-s${DATASET.spaces}-m${DATASET.machines}-h${DATASET.hours}.duckdb`);
+const file = join(
+  tmpdir(),
+  `cloudunits-bench-stats-a${DATASET.accounts}-s${DATASET.spaces}-m${DATASET.machines}-h${DATASET.hours}.duckdb`,
+);
 
 async function build() {
   const partial = `${file}.partial`;
@@ -29,7 +39,9 @@ async function build() {
   connection.closeSync();
   instance.closeSync();
   renameSync(partial, file);
-  console.log(`built ${file} (${(statSync(file).size / 1e6).toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `built ${file} (${(statSync(file).size / 1e6).toFixed(0)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 async function time(fn) {
@@ -60,41 +72,80 @@ async function withFile(fn) {
 }
 
 // The baseline: a full scan of one column of each of the three tables a machine's series read.
-const FLOOR_SQL = "SELECT (SELECT sum(machine_id) FROM machines), (SELECT sum(machine_id) FROM disks), (SELECT sum(machine_id) FROM nics)";
+const FLOOR_SQL =
+  "SELECT (SELECT sum(machine_id) FROM machines), (SELECT sum(machine_id) FROM disks), (SELECT sum(machine_id) FROM nics)";
 
 const { from, till, machine, counts } = await withFile(async (connection, rows) => {
-  const [counts] = await rows(`SELECT (SELECT count(*) FROM machines) AS machines, (SELECT count(*) FROM disks) AS disks,
+  const [counts] =
+    await rows(`SELECT (SELECT count(*) FROM machines) AS machines, (SELECT count(*) FROM disks) AS disks,
     (SELECT count(*) FROM nics) AS nics, (SELECT min(hour_epoch) FROM account_hours) AS first, (SELECT max(hour_epoch) FROM account_hours) AS last`);
   // a machine present all month, in the middle of the data set
   const [machine] = await rows(`SELECT account_id, cloudspace_id, machine_id, count(*) AS hours FROM machines
     GROUP BY account_id, cloudspace_id, machine_id ORDER BY hours DESC, abs(account_id - 6), machine_id LIMIT 1`);
   return { from: Number(counts.first), till: Number(counts.last) + 3600, machine, counts };
 });
-console.log(`data set: ${counts.machines} machine-hours, ${counts.disks} disk-hours, ${counts.nics} NIC-hours; ` +
-  `machine ${machine.machine_id} of account ${machine.account_id} has ${machine.hours} hours`);
+console.log(
+  `data set: ${counts.machines} machine-hours, ${counts.disks} disk-hours, ${counts.nics} NIC-hours; ` +
+    `machine ${machine.machine_id} of account ${machine.account_id} has ${machine.hours} hours`,
+);
 
 const machineRequest = {
-  machineId: Number(machine.machine_id), from, till,
+  machineId: Number(machine.machine_id),
+  from,
+  till,
   include: ["cpu", "memory", "vdisk-iops", "vm-iops", "vdisk-capacity", "vm-capacity", "network"],
 };
 // First calls after opening the file (what one CLI run pays), each in a fresh instance.
 const cold = await withFile((connection) => time(() => machineStats(connection, machineRequest)));
-if (cold.result.time.length !== Number(machine.hours)) throw new Error(`machine stats returned ${cold.result.time.length} hours, expected ${machine.hours}`);
+if (cold.result.time.length !== Number(machine.hours))
+  throw new Error(`machine stats returned ${cold.result.time.length} hours, expected ${machine.hours}`);
 const coldFloor = await withFile((_, rows) => time(() => rows(FLOOR_SQL)));
 
 let slow = cold.ms > LIMIT_MS;
 await withFile(async (connection, rows) => {
   const floorMs = await median(() => rows(FLOOR_SQL));
   const scanMs = await median(() => rows("SELECT sum(cpu_minutes), sum(mem_mb) FROM machines"));
-  console.log(`baseline: full scans of machine_id in machines, disks and nics ${floorMs.toFixed(1)} ms (first call after opening: ${coldFloor.ms.toFixed(1)} ms); ` +
-    `sum of two columns of machines ${scanMs.toFixed(1)} ms`);
-  console.log(`machine stats, 7 series, first call after opening the file: ${cold.ms.toFixed(1)} ms (${(cold.ms / coldFloor.ms).toFixed(1)}× the first baseline call)`);
+  console.log(
+    `baseline: full scans of machine_id in machines, disks and nics ${floorMs.toFixed(1)} ms (first call after opening: ${coldFloor.ms.toFixed(1)} ms); ` +
+      `sum of two columns of machines ${scanMs.toFixed(1)} ms`,
+  );
+  console.log(
+    `machine stats, 7 series, first call after opening the file: ${cold.ms.toFixed(1)} ms (${(cold.ms / coldFloor.ms).toFixed(1)}× the first baseline call)`,
+  );
   const cases = [
-    ["machine, 7 series (no accountId: the id is checked across accounts)", () => machineStats(connection, machineRequest)],
-    ["machine, 7 series, with accountId", () => machineStats(connection, { ...machineRequest, accountId: Number(machine.account_id) })],
-    ["machine, cpu only", () => machineStats(connection, { ...machineRequest, include: ["cpu"], accountId: Number(machine.account_id) })],
-    ["cloud space, 5 series", () => cloudspaceStats(connection, { cloudspaceId: Number(machine.cloudspace_id), accountId: Number(machine.account_id), from, till, include: ["vdisk-iops", "capacity", "cpu", "memory", "network"] })],
-    ["account, 5 series", () => accountStats(connection, { accountId: Number(machine.account_id), from, till, include: ["capacity", "vdisk-iops", "cpu", "memory", "network"] })],
+    [
+      "machine, 7 series (no accountId: the id is checked across accounts)",
+      () => machineStats(connection, machineRequest),
+    ],
+    [
+      "machine, 7 series, with accountId",
+      () => machineStats(connection, { ...machineRequest, accountId: Number(machine.account_id) }),
+    ],
+    [
+      "machine, cpu only",
+      () => machineStats(connection, { ...machineRequest, include: ["cpu"], accountId: Number(machine.account_id) }),
+    ],
+    [
+      "cloud space, 5 series",
+      () =>
+        cloudspaceStats(connection, {
+          cloudspaceId: Number(machine.cloudspace_id),
+          accountId: Number(machine.account_id),
+          from,
+          till,
+          include: ["vdisk-iops", "capacity", "cpu", "memory", "network"],
+        }),
+    ],
+    [
+      "account, 5 series",
+      () =>
+        accountStats(connection, {
+          accountId: Number(machine.account_id),
+          from,
+          till,
+          include: ["capacity", "vdisk-iops", "cpu", "memory", "network"],
+        }),
+    ],
   ];
   for (const [i, [name, fn]] of cases.entries()) {
     const ms = await median(fn);

@@ -25,9 +25,23 @@ const load = () => loadavg()[0].toFixed(1);
 const load0 = load();
 const env = { ...process.env, CI: "1", CLOUDUNITS_USERNAME: "user-q8w2e6", CLOUDUNITS_PASSWORD: "pa55-w0rd-x7y1z3" };
 
-const server = spawn(process.execPath, ["--import", "tsx", join(root, "test/bench/syncServer.ts"), String(ACCOUNTS), "4", "25", String(DAYS * 24), String(START)], {
-  cwd: root, stdio: ["ignore", "pipe", "inherit"],
-});
+const server = spawn(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    join(root, "test/bench/syncServer.ts"),
+    String(ACCOUNTS),
+    "4",
+    "25",
+    String(DAYS * 24),
+    String(START),
+  ],
+  {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const url = await new Promise((resolve) => server.stdout.once("data", (d) => resolve(d.toString().trim())));
 const dir = mkdtempSync(join(tmpdir(), "cloudunits-bench-sync-"));
 
@@ -48,25 +62,53 @@ const runs = {
     const out = join(dir, `hand${n}`) + "/";
     const began = performance.now();
     timed([["fetch", "--url", url, ...ids.flatMap((id) => ["--account-id", String(id)]), ...period, "--out", out]]);
-    const zips = readdirSync(out).filter((f) => f.endsWith(".zip")).map((f) => join(out, f));
+    const zips = readdirSync(out)
+      .filter((f) => f.endsWith(".zip"))
+      .map((f) => join(out, f));
     if (zips.length !== ACCOUNTS) throw new Error(`fetch wrote ${zips.length} zips, not ${ACCOUNTS}`);
     timed([["ingest", ...zips, "--db", join(dir, `hand${n}.duckdb`)]]);
     return (performance.now() - began) / 1000;
   },
-  ...Object.fromEntries(["day", "week", "month"].map((chunk) => [`sync --chunk ${chunk}`, (n) =>
-    timed([["sync", "--url", url, "--db", join(dir, `${chunk}${n}.duckdb`), "--since", String(START), "--until", String(END), "--chunk", chunk]])])),
+  ...Object.fromEntries(
+    ["day", "week", "month"].map((chunk) => [
+      `sync --chunk ${chunk}`,
+      (n) =>
+        timed([
+          [
+            "sync",
+            "--url",
+            url,
+            "--db",
+            join(dir, `${chunk}${n}.duckdb`),
+            "--since",
+            String(START),
+            "--until",
+            String(END),
+            "--chunk",
+            chunk,
+          ],
+        ]),
+    ]),
+  ),
 };
 try {
   const seconds = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));
   for (let n = 0; n < ROUNDS; n++) for (const [name, run] of Object.entries(runs)) seconds[name].push(run(n));
   const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const hand = median(seconds["fetch + ingest"]);
-  console.log(`a month (${DAYS} days) of ${ACCOUNTS} accounts × 100 machines from the loopback fake, ${ROUNDS} rounds in turn, medians; load ${load0} before, ${load()} after:`);
+  console.log(
+    `a month (${DAYS} days) of ${ACCOUNTS} accounts × 100 machines from the loopback fake, ${ROUNDS} rounds in turn, medians; load ${load0} before, ${load()} after:`,
+  );
   for (const [name, list] of Object.entries(seconds)) {
     const m = median(list);
-    const ratio = name === "fetch + ingest" ? "" : `  ${(m / hand).toFixed(2)}× by hand, target ≤ ${TARGET}×: ${m / hand <= TARGET ? "met" : "NOT met"}`;
+    const ratio =
+      name === "fetch + ingest"
+        ? ""
+        : `  ${(m / hand).toFixed(2)}× by hand, target ≤ ${TARGET}×: ${m / hand <= TARGET ? "met" : "NOT met"}`;
     const mark = name === `sync --chunk ${DEFAULT_CHUNK}` ? " (default)" : "";
-    console.log(`  ${(name + mark).padEnd(28)} ${m.toFixed(1).padStart(6)} s  (${list.map((s) => s.toFixed(1)).join(", ")})${ratio}`);
+    console.log(
+      `  ${(name + mark).padEnd(28)} ${m.toFixed(1).padStart(6)} s  (${list.map((s) => s.toFixed(1)).join(", ")})${ratio}`,
+    );
   }
 } finally {
   server.kill();

@@ -6,7 +6,14 @@ import { generateHours } from "../../src/generate/generateHours.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { startServer } from "../fetch/fakeService.js";
 
-const [accounts, spaces, machines, hours, start, ...holes] = process.argv.slice(2).map(Number) as [number, number, number, number, number, ...number[]];
+const [accounts, spaces, machines, hours, start, ...holes] = process.argv.slice(2).map(Number) as [
+  number,
+  number,
+  number,
+  number,
+  number,
+  ...number[],
+];
 const records = [...generateHours({ accounts, spaces, machines, hours, start, seed: 11 })];
 const written = records.filter((r) => !holes.includes(r.hourEpoch));
 const server = await startServer(fakePlatform({ hours: records, published: () => written }));

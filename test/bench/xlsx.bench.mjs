@@ -20,7 +20,9 @@ try {
   rmSync(week, { recursive: true });
   const period = JSON.stringify({ start: START, end: START + 168 * 3600 });
   const run = (mode) => {
-    const r = spawnSync(process.execPath, [join(here, "xlsxChild.mjs"), db, period, join(dir, `${mode}.xlsx`), mode], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(here, "xlsxChild.mjs"), db, period, join(dir, `${mode}.xlsx`), mode], {
+      encoding: "utf8",
+    });
     if (r.status !== 0) throw new Error(`xlsx child (${mode}) failed: ${r.stderr}`);
     return JSON.parse(r.stdout);
   };
@@ -29,10 +31,13 @@ try {
   const median = (list) => list.sort((a, b) => a.seconds - b.seconds)[1];
   const without = median(all.summary);
   const withHourly = median(all.hourly);
-  const line = (name, m) => `${name.padEnd(24)} ${m.seconds.toFixed(2).padStart(6)} s, ${(m.bytes / 1e6).toFixed(1).padStart(5)} MB workbook, peak RSS ${m.peakRssMb.toFixed(0)} MB`;
+  const line = (name, m) =>
+    `${name.padEnd(24)} ${m.seconds.toFixed(2).padStart(6)} s, ${(m.bytes / 1e6).toFixed(1).padStart(5)} MB workbook, peak RSS ${m.peakRssMb.toFixed(0)} MB`;
   console.log(line("xlsx without --hourly", without));
   console.log(line("xlsx with --hourly", withHourly));
-  console.log(`--hourly costs ${(withHourly.seconds / without.seconds).toFixed(1)}× the time and ${(withHourly.peakRssMb / without.peakRssMb).toFixed(2)}× the peak RSS`);
+  console.log(
+    `--hourly costs ${(withHourly.seconds / without.seconds).toFixed(1)}× the time and ${(withHourly.peakRssMb / without.peakRssMb).toFixed(2)}× the peak RSS`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

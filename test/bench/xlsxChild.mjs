@@ -9,14 +9,24 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const dist = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "../../dist/index.js")).href;
 const { open, bill, parsePrices, writeBillingXlsx } = await import(dist);
 const [db, period, out, mode] = process.argv.slice(2);
-const prices = parsePrices({ currency: "EUR", prices: { CU: "0.0125", SU: { perMonth: 40 }, TU: "0.0004", NU: 20, PIU: "0.005" } });
+const prices = parsePrices({
+  currency: "EUR",
+  prices: { CU: "0.0125", SU: { perMonth: 40 }, TU: "0.0004", NU: 20, PIU: "0.005" },
+});
 const store = await open({ db });
 try {
-  const { report, hourly } = await bill({ source: store, period: JSON.parse(period), prices, produce: { hourly: true } });
+  const { report, hourly } = await bill({
+    source: store,
+    period: JSON.parse(period),
+    prices,
+    produce: { hourly: true },
+  });
   const wall = performance.now();
   await writeBillingXlsx(report, hourly, out, { hourly: mode === "hourly" });
   const seconds = (performance.now() - wall) / 1000;
-  process.stdout.write(JSON.stringify({ seconds, bytes: statSync(out).size, peakRssMb: (process.resourceUsage().maxRSS * 1024) / 1e6 }));
+  process.stdout.write(
+    JSON.stringify({ seconds, bytes: statSync(out).size, peakRssMb: (process.resourceUsage().maxRSS * 1024) / 1e6 }),
+  );
 } finally {
   store.close();
 }

@@ -2,7 +2,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bill, openWarehouse, parsePrices, writeDataset, type Bill, type BillRequest, type Warehouse } from "../../src/internal.js";
+import {
+  bill,
+  openWarehouse,
+  parsePrices,
+  writeDataset,
+  type Bill,
+  type BillRequest,
+  type Warehouse,
+} from "../../src/internal.js";
 import { HOUR, OCT_1 } from "../helpers/warehouse.js";
 
 // `bill` is the one billing call: it takes a source, a period, prices, rules and what to produce,
@@ -34,7 +42,11 @@ afterAll(async () => {
 /** The bill of `request` from the files, the files with their hourly lines (read again by hour) and the warehouse, each released. */
 async function everyRoad(request: Omit<BillRequest, "source">): Promise<Bill[]> {
   const bills: Bill[] = [];
-  for (const [source, hourly] of [[[data], false], [[data], true], [warehouse, false]] as const) {
+  for (const [source, hourly] of [
+    [[data], false],
+    [[data], true],
+    [warehouse, false],
+  ] as const) {
     const billed = await bill({ ...request, source, produce: { ...request.produce, hourly } });
     billed.close();
     bills.push(billed);
@@ -51,28 +63,50 @@ describe("bill", () => {
       for (const other of others) expect(other).toBe(files);
       const two = bills[0]!.report.invoices!.find((i) => i.accountId === 2)!;
       expect(two.lines.map((l) => `${l.unit} ${new Date(l.start * 1000).toISOString()} ${l.unitPrice}`)).toEqual([
-        "CU 2026-10-01T00:00:00.000Z 0.05", "CU 2026-10-02T06:00:00.000Z 0.07",
-        "SU 2026-10-01T00:00:00.000Z 40", "SU 2026-10-03T00:00:00.000Z 30",
+        "CU 2026-10-01T00:00:00.000Z 0.05",
+        "CU 2026-10-02T06:00:00.000Z 0.07",
+        "SU 2026-10-01T00:00:00.000Z 40",
+        "SU 2026-10-03T00:00:00.000Z 30",
       ]);
       // the quantities of the price periods add up to the period's, and the report says which period it is
-      expect(two.lines[0]!.quantity + two.lines[1]!.quantity).toBeCloseTo(bills[0]!.report.lines.find((l) => l.level === "account" && l.accountId === 2)!.quantities.CU, 9);
+      expect(two.lines[0]!.quantity + two.lines[1]!.quantity).toBeCloseTo(
+        bills[0]!.report.lines.find((l) => l.level === "account" && l.accountId === 2)!.quantities.CU,
+        9,
+      );
       expect(bills[0]!.report.params).toEqual(period);
       expect(two.start).toBe(PERIOD.start);
     }
   });
 
   it("gives each UTC day's lines, adding up to the period's, and the same report with prices that change as without the days", async () => {
-    const byDay = await bill({ source: warehouse, period: PERIOD, prices: PRICES, produce: { levels: ["environment", "account"], days: true } });
-    const whole = await bill({ source: warehouse, period: PERIOD, prices: PRICES, produce: { levels: ["environment", "account"] } });
+    const byDay = await bill({
+      source: warehouse,
+      period: PERIOD,
+      prices: PRICES,
+      produce: { levels: ["environment", "account"], days: true },
+    });
+    const whole = await bill({
+      source: warehouse,
+      period: PERIOD,
+      prices: PRICES,
+      produce: { levels: ["environment", "account"] },
+    });
     expect(byDay.days!.map((d) => d.start)).toEqual([OCT_1, OCT_1 + DAY, OCT_1 + 2 * DAY]);
-    const cu = (lines: { level: string; quantities: { CU: number } }[]) => lines.find((l) => l.level === "environment")!.quantities.CU;
+    const cu = (lines: { level: string; quantities: { CU: number } }[]) =>
+      lines.find((l) => l.level === "environment")!.quantities.CU;
     expect(byDay.days!.reduce((sum, d) => sum + cu(d.lines), 0)).toBeCloseTo(cu(whole.report.lines), 9);
     expect(JSON.stringify(byDay.report.invoices)).toBe(JSON.stringify(whole.report.invoices));
     expect(byDay.report.lines).toEqual(whole.report.lines);
     // a period of one day is its own single day
-    const oneDay = await bill({ source: warehouse, period: { start: OCT_1, end: OCT_1 + DAY }, produce: { days: true } });
+    const oneDay = await bill({
+      source: warehouse,
+      period: { start: OCT_1, end: OCT_1 + DAY },
+      produce: { days: true },
+    });
     expect(oneDay.days!.map((d) => d.start)).toEqual([OCT_1]);
-    expect(oneDay.days![0]!.lines.map((l) => l.quantities)).toEqual(oneDay.report.lines.filter((l) => l.level !== "gateway").map((l) => l.quantities));
+    expect(oneDay.days![0]!.lines.map((l) => l.quantities)).toEqual(
+      oneDay.report.lines.filter((l) => l.level !== "gateway").map((l) => l.quantities),
+    );
     // an account's two weeks by day (14 cuts) are read from the stored facts, not from classes of its account-hours (as many as its hours cut so), with the same lines
     const twoWeeks = { start: OCT_1, end: OCT_1 + 14 * DAY, accountId: 1 };
     const account = await bill({ source: warehouse, period: twoWeeks, produce: { days: true } });
@@ -105,11 +139,17 @@ describe("bill", () => {
     const environment = await bill({ source: [data], period: PERIOD, produce: { calculate: true } });
     expect(environment.report.lines.map((l) => l.level)).toEqual(["environment"]);
     expect(Object.keys(environment.calculate!)).toEqual(["consumption"]);
-    const account = await bill({ source: warehouse, period: { ...PERIOD, accountId: 1 }, produce: { calculate: true } });
+    const account = await bill({
+      source: warehouse,
+      period: { ...PERIOD, accountId: 1 },
+      produce: { calculate: true },
+    });
     expect("account" in account.calculate! && account.calculate.account.id).toBe(1);
   });
 
   it("checks the period once, before reading anything", async () => {
-    await expect(bill({ source: [join(dir, "nothing here")], period: { start: OCT_1, end: OCT_1 } })).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/the period is empty/) });
+    await expect(
+      bill({ source: [join(dir, "nothing here")], period: { start: OCT_1, end: OCT_1 } }),
+    ).rejects.toMatchObject({ code: "USAGE", message: expect.stringMatching(/the period is empty/) });
   });
 });

@@ -4,8 +4,22 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DecodedAccountHour } from "../../src/capnp/records.js";
 import {
-  BadInputError, bill, DEFAULT_UNITS, encodeAccount, hourPath, openWarehouse, parsePrices, writeDataset, UsageError,
-  type Bill, type BillingLine, type BillingOptions, type BillRequest, type Period, type PriceList, type Warehouse,
+  BadInputError,
+  bill,
+  DEFAULT_UNITS,
+  encodeAccount,
+  hourPath,
+  openWarehouse,
+  parsePrices,
+  writeDataset,
+  UsageError,
+  type Bill,
+  type BillingLine,
+  type BillingOptions,
+  type BillRequest,
+  type Period,
+  type PriceList,
+  type Warehouse,
 } from "../../src/internal.js";
 import { factsReadable } from "../../src/billing/warehouseFacts.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
@@ -23,22 +37,45 @@ function oddHours(): DecodedAccountHour[] {
   const hours: DecodedAccountHour[] = [];
   for (let h = 0; h < 4; h++) {
     const t = OCT_1 + h * HOUR;
-    hours.push(accountHour(7, t, {
-      11: [
-        gateway([nic("external", 1e9 + h, 2e9), nic("space", 5, 5)]),
-        vm(1, { mem: 6144, vcpus: 3, imageName: "Windows Server 2022", disks: [disk(1, 100, { total: 500 }), disk(2, 50, null)], networks: [nic("external", 7e8, 3e8)] }),
-        vm(2, { mem: 2048, vcpus: 1, status: "HALTED", disks: [disk(3, 20, { read: 100, write: 60 })] }),
-        // two records of one machine id in a cloud space (a damaged or odd file): both keyed alike
-        vm(3, { mem: 1024, disks: [disk(4, 10, { total: 200 })], networks: [nic("external", 1, 2)] }),
-        vm(3, { mem: 4096, vcpus: 4, disks: [disk(5, 30, { total: 300 })] }),
-        // a type that is not billed, and an empty record
-        { ...vm(4, { disks: [disk(6, 40, { total: 100 })], networks: [nic("external", 10, 10)] }), type: "lxc" },
-        { ...vm(0), type: "", imageName: "", status: "", mem: 0, vcpus: 0 },
-      ],
-      12: [gateway([nic("external", 4e6, 0)]), vm(5, { mem: h === 2 ? Number.NaN : 8192, vcpus: 2, networks: [nic("external", 9e6, Number.POSITIVE_INFINITY)] })],
-      13: [gateway([nic("external", 5e6, 5e6)]), vm(6, { mem: 512, vcpus: 1 })],
-    }, { 12: "DISABLED" }));
-    if (h !== 1) hours.push(accountHour(8, t, { 21: [gateway([]), vm(9, { mem: 3000, vcpus: 1, disks: [disk(7, 1, { total: 1 })] })] }));
+    hours.push(
+      accountHour(
+        7,
+        t,
+        {
+          11: [
+            gateway([nic("external", 1e9 + h, 2e9), nic("space", 5, 5)]),
+            vm(1, {
+              mem: 6144,
+              vcpus: 3,
+              imageName: "Windows Server 2022",
+              disks: [disk(1, 100, { total: 500 }), disk(2, 50, null)],
+              networks: [nic("external", 7e8, 3e8)],
+            }),
+            vm(2, { mem: 2048, vcpus: 1, status: "HALTED", disks: [disk(3, 20, { read: 100, write: 60 })] }),
+            // two records of one machine id in a cloud space (a damaged or odd file): both keyed alike
+            vm(3, { mem: 1024, disks: [disk(4, 10, { total: 200 })], networks: [nic("external", 1, 2)] }),
+            vm(3, { mem: 4096, vcpus: 4, disks: [disk(5, 30, { total: 300 })] }),
+            // a type that is not billed, and an empty record
+            { ...vm(4, { disks: [disk(6, 40, { total: 100 })], networks: [nic("external", 10, 10)] }), type: "lxc" },
+            { ...vm(0), type: "", imageName: "", status: "", mem: 0, vcpus: 0 },
+          ],
+          12: [
+            gateway([nic("external", 4e6, 0)]),
+            vm(5, {
+              mem: h === 2 ? Number.NaN : 8192,
+              vcpus: 2,
+              networks: [nic("external", 9e6, Number.POSITIVE_INFINITY)],
+            }),
+          ],
+          13: [gateway([nic("external", 5e6, 5e6)]), vm(6, { mem: 512, vcpus: 1 })],
+        },
+        { 12: "DISABLED" },
+      ),
+    );
+    if (h !== 1)
+      hours.push(
+        accountHour(8, t, { 21: [gateway([]), vm(9, { mem: 3000, vcpus: 1, disks: [disk(7, 1, { total: 1 })] })] }),
+      );
   }
   return hours;
 }
@@ -55,16 +92,49 @@ function exactSumHours(): DecodedAccountHour[] {
   const hours: DecodedAccountHour[] = [];
   for (let h = 0; h < HOURS; h++) {
     const t = OCT_1 + h * HOUR;
-    hours.push(accountHour(7, t, {
-      31: [
-        gateway([nic("external", 3e9 + 7 * h, 1)]),
-        vm(1, { mem: 3000, vcpus: 3, imageName: h < 9 ? "Windows Server" : "ubuntu", disks: [disk(1, 7, { total: 301 }), disk(2, 0.1, { total: 1 })] }),
-        vm(2, { mem: h < 14 ? 1536 : 2560, vcpus: 1, status: h < 17 ? "RUNNING" : "HALTED", disks: [disk(3, 3, { read: 1001, write: 0 })] }),
-        vm(3, { mem: 1000, vcpus: 1, disks: [disk(4, 11, { total: h < 6 ? 7 : 13 })], networks: [nic("external", 12_345 * h, 1)] }),
-      ],
-      32: [vm(4, { mem: 700, vcpus: 5, imageName: "windows 11", disks: [disk(5, 1, { total: 123 }), disk(6, 1, { total: 77 })] })],
-    }, { 32: h < 11 ? "DEPLOYED" : "HALTED" }));
-    hours.push(accountHour(1, t, { 41: [gateway([nic("external", 1, 1)]), vm(5, { mem: 333, vcpus: 1, disks: [disk(7, 0.3, { total: 77 })] })] }));
+    hours.push(
+      accountHour(
+        7,
+        t,
+        {
+          31: [
+            gateway([nic("external", 3e9 + 7 * h, 1)]),
+            vm(1, {
+              mem: 3000,
+              vcpus: 3,
+              imageName: h < 9 ? "Windows Server" : "ubuntu",
+              disks: [disk(1, 7, { total: 301 }), disk(2, 0.1, { total: 1 })],
+            }),
+            vm(2, {
+              mem: h < 14 ? 1536 : 2560,
+              vcpus: 1,
+              status: h < 17 ? "RUNNING" : "HALTED",
+              disks: [disk(3, 3, { read: 1001, write: 0 })],
+            }),
+            vm(3, {
+              mem: 1000,
+              vcpus: 1,
+              disks: [disk(4, 11, { total: h < 6 ? 7 : 13 })],
+              networks: [nic("external", 12_345 * h, 1)],
+            }),
+          ],
+          32: [
+            vm(4, {
+              mem: 700,
+              vcpus: 5,
+              imageName: "windows 11",
+              disks: [disk(5, 1, { total: 123 }), disk(6, 1, { total: 77 })],
+            }),
+          ],
+        },
+        { 32: h < 11 ? "DEPLOYED" : "HALTED" },
+      ),
+    );
+    hours.push(
+      accountHour(1, t, {
+        41: [gateway([nic("external", 1, 1)]), vm(5, { mem: 333, vcpus: 1, disks: [disk(7, 0.3, { total: 77 })] })],
+      }),
+    );
   }
   return hours;
 }
@@ -79,13 +149,19 @@ beforeAll(async () => {
     ["older schema", { out: join(root, "old"), oldSchema: true }],
     ["per-cloud-space files", { out: join(root, "cs"), cloudSpaceFiles: true }],
     ["missing hours", { out: join(root, "missing"), missingHours: 0.2 }],
-    ["packed zip, gateway rx in tx, many segments", { out: join(root, "packed.zip"), packed: true, gatewayRxInTx: true, segmentWords: 64 }],
+    [
+      "packed zip, gateway rx in tx, many segments",
+      { out: join(root, "packed.zip"), packed: true, gatewayRxInTx: true, segmentWords: 64 },
+    ],
   ];
   for (const [name, options] of generated) {
     await writeDataset({ ...SHAPE, ...options });
     datasets.set(name, options.out);
   }
-  for (const [name, hours] of [["odd records", oddHours()], ["exact sums, changing configurations", exactSumHours()]] as const) {
+  for (const [name, hours] of [
+    ["odd records", oddHours()],
+    ["exact sums, changing configurations", exactSumHours()],
+  ] as const) {
     const tree = join(root, name.replace(/\W+/g, "-"));
     for (const hour of hours) {
       const dir = join(tree, hourPath(hour.accountId, hour.hourEpoch));
@@ -101,13 +177,19 @@ afterAll(async () => {
 });
 
 /** Prices that change at 07:00 and 12:00: each part is billed apart too. */
-const CUT_PRICES = parsePrices({ currency: "EUR", prices: { CU: [0.01, { from: "2026-10-01T07:00Z", price: 0.02 }, { from: "2026-10-01T12:00Z", price: 0.03 }] } });
+const CUT_PRICES = parsePrices({
+  currency: "EUR",
+  prices: { CU: [0.01, { from: "2026-10-01T07:00Z", price: 0.02 }, { from: "2026-10-01T12:00Z", price: 0.03 }] },
+});
 const RULES: [string, BillingOptions, PriceList?][] = [
   ["aggregate", {}],
   ["--cu-rollup sum", { cuRollup: "sum" }],
   ["--all-units --per month", { allUnits: true, per: "month" }],
   ["cut where prices change", {}, CUT_PRICES],
-  ["billable statuses and constants that are not powers of two", { units: { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"], gbPerCu: 3, iopsPerTu: 300, bytesPerNu: 1e12 } }],
+  [
+    "billable statuses and constants that are not powers of two",
+    { units: { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"], gbPerCu: 3, iopsPerTu: 300, bytesPerNu: 1e12 } },
+  ],
 ];
 /** The whole data, and one account from an unaligned start to mid-period. */
 const PERIODS: [string, Period][] = [
@@ -140,19 +222,39 @@ function roadHere(name: string, rule: string, k: number): boolean {
   return (turn(name, rule) + k) % 3 === 0;
 }
 
-const DATASETS = ["plain tree", "older schema", "per-cloud-space files", "missing hours", "packed zip, gateway rx in tx, many segments", "odd records", "exact sums, changing configurations"];
+const DATASETS = [
+  "plain tree",
+  "older schema",
+  "per-cloud-space files",
+  "missing hours",
+  "packed zip, gateway rx in tx, many segments",
+  "odd records",
+  "exact sums, changing configurations",
+];
 
 describe("billing files as they stream equals billing their warehouse, to the bit", () => {
   it("bills every data set, and every rule of the default units, on two threads somewhere in the matrix", () => {
     const threaded = RULES.filter(([, options]) => options.units === undefined).map(([rule]) => rule);
-    for (const name of DATASETS) expect(threaded.some((rule) => threadedHere(name, rule)), name).toBe(true);
-    for (const rule of threaded) expect(DATASETS.filter((name) => threadedHere(name, rule)).length, rule).toBeGreaterThanOrEqual(2);
-    expect(threadedHere("exact sums, changing configurations", "aggregate") && threadedHere("exact sums, changing configurations", "cut where prices change")).toBe(true);
+    for (const name of DATASETS)
+      expect(
+        threaded.some((rule) => threadedHere(name, rule)),
+        name,
+      ).toBe(true);
+    for (const rule of threaded)
+      expect(DATASETS.filter((name) => threadedHere(name, rule)).length, rule).toBeGreaterThanOrEqual(2);
+    expect(
+      threadedHere("exact sums, changing configurations", "aggregate") &&
+        threadedHere("exact sums, changing configurations", "cut where prices change"),
+    ).toBe(true);
   });
 
   it("bills every data set from each of the other three roads under some rule, and each pair from one", () => {
     for (const name of DATASETS) {
-      for (const k of [0, 1, 2]) expect(RULES.some(([rule]) => roadHere(name, rule, k)), `${name}, road ${k}`).toBe(true);
+      for (const k of [0, 1, 2])
+        expect(
+          RULES.some(([rule]) => roadHere(name, rule, k)),
+          `${name}, road ${k}`,
+        ).toBe(true);
       for (const [rule] of RULES) expect([0, 1, 2].filter((k) => roadHere(name, rule, k))).toHaveLength(1);
     }
   });
@@ -164,7 +266,11 @@ describe("billing files as they stream equals billing their warehouse, to the bi
     beforeAll(async () => {
       warehouse = await openWarehouse([datasets.get(name)!], { workers: 0, skipBad: true });
       expect(await factsReadable(warehouse.connection, "external")).toBe(true);
-      const rows = await openWarehouse([datasets.get(name)!], { workers: 0, skipBad: true, tables: ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"] });
+      const rows = await openWarehouse([datasets.get(name)!], {
+        workers: 0,
+        skipBad: true,
+        tables: ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"],
+      });
       expect(await factsReadable(rows.connection, "external")).toBe(false);
       const file = (kind: string) => join(root, `${name.replace(/\W+/g, "-")}-${kind}.duckdb`);
       await agedWarehouse([datasets.get(name)!], file("old"));
@@ -210,28 +316,41 @@ describe("billing files as they stream equals billing their warehouse, to the bi
         }
         expect(inline.report.parts?.length).toBe(prices ? 3 : undefined);
         // the period's lines are the parts' exact sums: the same as billed whole, to the bit
-        if (prices) expect(db.lines).toEqual((await ask({ connection: warehouse.connection }, { prices: undefined })).report.lines);
+        if (prices)
+          expect(db.lines).toEqual(
+            (await ask({ connection: warehouse.connection }, { prices: undefined })).report.lines,
+          );
         if (period === "environment") {
           // the environment alone (what --format json shows): the same line, without the other levels' work ...
           const alone = await ask(files, { produce: { levels: ["environment"] } });
           // (but its allocated CU: with the accounts billed, it is the Σ of theirs; alone, its own CU)
           const ownFigures = ({ cuAllocated: _a, cuAllocatedHours: _h, ...figures }: BillingLine) => figures;
-          expect(alone.report.lines.map(ownFigures)).toEqual(db.lines.filter((l) => l.level === "environment").map(ownFigures));
+          expect(alone.report.lines.map(ownFigures)).toEqual(
+            db.lines.filter((l) => l.level === "environment").map(ownFigures),
+          );
           // ... read grouped from the stored facts (docs/warehouse.md), not row by row: every data set here answers exactly
           const grouped = await ask({ connection: warehouse.connection }, { produce: { levels: ["environment"] } });
           expect(grouped.road).toEqual({ source: "warehouse", warehouse: "grouped environment" });
           expect(grouped.report.lines).toEqual(alone.report.lines);
-          if (name === "exact sums, changing configurations" && rules.units === undefined && !prices) expect(alone.report.lines[0]!.unitHours.TU).toBe(119.385);
+          if (name === "exact sums, changing configurations" && rules.units === undefined && !prices)
+            expect(alone.report.lines[0]!.unitHours.TU).toBe(119.385);
         }
         // one account's levels are read from the classes of its identical account-hours, weighted, every level of every account too, with
         // the environment grouped (where NU is bytes scaled by a power of two)
         const nuScaledByPowerOfTwo = (rules.units?.bytesPerNu ?? 2 ** 40) === 2 ** 40;
-        expect(fromDb.road.warehouse).toBe(!nuScaledByPowerOfTwo ? "stored facts" : params.accountId !== undefined ? "grouped account" : "grouped levels");
+        expect(fromDb.road.warehouse).toBe(
+          !nuScaledByPowerOfTwo
+            ? "stored facts"
+            : params.accountId !== undefined
+              ? "grouped account"
+              : "grouped levels",
+        );
         // the environment and the accounts alone (the dashboard's overview), from the account-hours' totals and the accounts' VM configurations
-        const levels = params.accountId === undefined ? ["environment", "account"] as const : ["account"] as const;
+        const levels = params.accountId === undefined ? (["environment", "account"] as const) : (["account"] as const);
         const accounts = await ask({ connection: warehouse.connection }, { produce: { levels } });
         expect(accounts.road).toEqual({ source: "warehouse", warehouse: "grouped accounts" });
-        const ofLevels = (lines: readonly BillingLine[]) => lines.filter((l) => (levels as readonly string[]).includes(l.level));
+        const ofLevels = (lines: readonly BillingLine[]) =>
+          lines.filter((l) => (levels as readonly string[]).includes(l.level));
         expect(accounts.report.lines).toEqual(ofLevels(db.lines));
         expect(accounts.report.parts).toEqual(db.parts?.map((part) => ({ ...part, lines: ofLevels(part.lines) })));
         if (period === "environment" && rules.units === undefined && threadedHere(name, rule)) {
@@ -252,15 +371,33 @@ describe("billing files as they stream equals billing their warehouse, to the bi
 
   it("the odd records are what they claim: impossible values counted, an unbilled type, empty records, missing hours", async () => {
     const period = { start: OCT_1, end: OCT_1 + 4 * HOUR };
-    const { report: billed } = await bill({ source: [datasets.get("odd records")!], period, skipBad: true, produce: { fingerprints: true } });
-    expect(billed.quality.impossibleValues.map((v) => `${v.machineId} ${v.field} ${v.value}`)).toEqual(["5 rx Infinity", "5 rx Infinity", "5 mem NaN", "5 rx Infinity", "5 rx Infinity"]);
-    expect(billed.quality.unbilledMachineTypes).toEqual([{ type: "", machineHours: 4 }, { type: "lxc", machineHours: 4 }]);
+    const { report: billed } = await bill({
+      source: [datasets.get("odd records")!],
+      period,
+      skipBad: true,
+      produce: { fingerprints: true },
+    });
+    expect(billed.quality.impossibleValues.map((v) => `${v.machineId} ${v.field} ${v.value}`)).toEqual([
+      "5 rx Infinity",
+      "5 rx Infinity",
+      "5 mem NaN",
+      "5 rx Infinity",
+      "5 rx Infinity",
+    ]);
+    expect(billed.quality.unbilledMachineTypes).toEqual([
+      { type: "", machineHours: 4 },
+      { type: "lxc", machineHours: 4 },
+    ]);
     expect(billed.quality.emptyRecords).toEqual({ machineHours: 4, cloudSpaceHours: 0 });
-    expect(billed.quality.missingHours).toEqual([{ accountId: 8, hours: 1, runs: [{ startHour: OCT_1 + HOUR, endHour: OCT_1 + HOUR, hours: 1 }] }]);
+    expect(billed.quality.missingHours).toEqual([
+      { accountId: 8, hours: 1, runs: [{ startHour: OCT_1 + HOUR, endHour: OCT_1 + HOUR, hours: 1 }] },
+    ]);
     // the fingerprint is the warehouse's: the same 7 files
     const warehouse = await openWarehouse([datasets.get("odd records")!]);
     try {
-      expect(billed.data).toEqual((await bill({ source: warehouse, period, skipBad: true, produce: { fingerprints: true } })).report.data);
+      expect(billed.data).toEqual(
+        (await bill({ source: warehouse, period, skipBad: true, produce: { fingerprints: true } })).report.data,
+      );
       expect(billed.data?.files).toBe(7);
     } finally {
       warehouse.close();
@@ -279,8 +416,14 @@ describe("billing files as they stream equals billing their warehouse, to the bi
     const all = bill({ source: [dir], period: { start: OCT_1, end: OCT_1 + 3 * HOUR } });
     await expect(all).rejects.toBeInstanceOf(BadInputError);
     await expect(all).rejects.toThrow(/2\/2026\/10\/1\/2\/account_capnp\.bin/);
-    const { report: skipped } = await bill({ source: [dir], period: { start: OCT_1, end: OCT_1 + 3 * HOUR }, skipBad: true });
+    const { report: skipped } = await bill({
+      source: [dir],
+      period: { start: OCT_1, end: OCT_1 + 3 * HOUR },
+      skipBad: true,
+    });
     expect(skipped.quality.skipped.map((s) => s.code)).toEqual(["CAPNP_TRUNCATED"]);
-    expect(skipped.quality.missingHours).toEqual([{ accountId: 2, hours: 1, runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 2 * HOUR, hours: 1 }] }]);
+    expect(skipped.quality.missingHours).toEqual([
+      { accountId: 2, hours: 1, runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 2 * HOUR, hours: 1 }] },
+    ]);
   });
 });

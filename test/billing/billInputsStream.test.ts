@@ -10,7 +10,15 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-stream-"));
-  await writeDataset({ out: join(dir, "tree"), accounts: 3, spaces: 2, machines: 3, hours: 48, start: START, seed: 11 });
+  await writeDataset({
+    out: join(dir, "tree"),
+    accounts: 3,
+    spaces: 2,
+    machines: 3,
+    hours: 48,
+    start: START,
+    seed: 11,
+  });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

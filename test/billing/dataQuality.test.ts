@@ -9,10 +9,16 @@ describe("data quality of a period", () => {
     const connection = await memoryWarehouse([0, 1, 4].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1)] })));
     const params = { start: OCT_1, end: OCT_1 + 6 * HOUR };
     const quality = await qualityFrom(connection, params);
-    expect(quality.missingHours).toEqual([{
-      accountId: 7, hours: 3,
-      runs: [{ startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 3 * HOUR, hours: 2 }, { startHour: OCT_1 + 5 * HOUR, endHour: OCT_1 + 5 * HOUR, hours: 1 }],
-    }]);
+    expect(quality.missingHours).toEqual([
+      {
+        accountId: 7,
+        hours: 3,
+        runs: [
+          { startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 3 * HOUR, hours: 2 },
+          { startHour: OCT_1 + 5 * HOUR, endHour: OCT_1 + 5 * HOUR, hours: 1 },
+        ],
+      },
+    ]);
     expect(quality.emptyPeriod).toBe(false);
     expect(qualityWarnings(quality, params).map((w) => w.message)).toEqual([
       "account 7: 3 hours missing in [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z): 2026-10-01T02:00:00Z..2026-10-01T03:00:00Z, 2026-10-01T05:00:00Z",
@@ -20,15 +26,20 @@ describe("data quality of a period", () => {
   });
 
   it("an empty period is a warning that names the hours the warehouse holds", async () => {
-    const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] }), accountHour(8, OCT_1 + 3 * HOUR, { 21: [vm(2)] })]);
+    const connection = await memoryWarehouse([
+      accountHour(7, OCT_1, { 11: [vm(1)] }),
+      accountHour(8, OCT_1 + 3 * HOUR, { 21: [vm(2)] }),
+    ]);
     const params = { start: OCT_1 + HOUR, end: OCT_1 + 2 * HOUR, accountId: 7 };
     const quality = await qualityFrom(connection, params);
     expect(quality.emptyPeriod).toBe(true);
     expect(quality.held).toEqual({ start: OCT_1, end: OCT_1 + HOUR }); // account 7's hours alone
-    expect(qualityWarnings(quality, params).map((w) => [w.code, w.message])).toEqual([[
-      "EMPTY_PERIOD",
-      "the data holds no hour of the period [2026-10-01T01:00:00Z, 2026-10-01T02:00:00Z) for account 7: the result is empty (all zero); it holds [2026-10-01T00:00:00Z, 2026-10-01T01:00:00Z)",
-    ]]);
+    expect(qualityWarnings(quality, params).map((w) => [w.code, w.message])).toEqual([
+      [
+        "EMPTY_PERIOD",
+        "the data holds no hour of the period [2026-10-01T01:00:00Z, 2026-10-01T02:00:00Z) for account 7: the result is empty (all zero); it holds [2026-10-01T00:00:00Z, 2026-10-01T01:00:00Z)",
+      ],
+    ]);
     const all = await qualityFrom(connection, { start: OCT_1 + 5 * HOUR, end: OCT_1 + 6 * HOUR });
     expect(all.held).toEqual({ start: OCT_1, end: OCT_1 + 4 * HOUR });
   });
@@ -51,16 +62,31 @@ describe("data quality of a period", () => {
     const quality = await qualityFrom(connection, params);
     expect(quality.emptyRecords).toEqual({ machineHours: 3, cloudSpaceHours: 2 });
     const warnings = qualityWarnings(quality, params).filter((w) => w.code === "EMPTY_RECORDS");
-    expect(warnings.map((w) => w.message)).toEqual(["3 machine-hours and 2 cloud-space-hours are empty records (no id, no type or state): a damaged file?"]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      "3 machine-hours and 2 cloud-space-hours are empty records (no id, no type or state): a damaged file?",
+    ]);
     // A VM numbered 0 with a type is not empty, nor is the gateway (id 0, routeros).
-    expect((await qualityFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 8 })).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
+    expect((await qualityFrom(connection, { start: OCT_1, end: OCT_1 + HOUR, accountId: 8 })).emptyRecords).toEqual({
+      machineHours: 0,
+      cloudSpaceHours: 0,
+    });
   });
 
   it("skipped files and duplicates of the load report travel with the period", async () => {
     const connection = await memoryWarehouse([accountHour(7, OCT_1, { 11: [vm(1)] })]);
-    const load = { inputs: ["a.zip"], filesLoaded: 1, accountHours: 1, duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"], skipped: [{ file: "c.bin", code: "CAPNP_TRUNCATED", reason: "too short" }], ignoredPaths: 0 };
+    const load = {
+      inputs: ["a.zip"],
+      filesLoaded: 1,
+      accountHours: 1,
+      duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"],
+      skipped: [{ file: "c.bin", code: "CAPNP_TRUNCATED", reason: "too short" }],
+      ignoredPaths: 0,
+    };
     const params = { start: OCT_1, end: OCT_1 + HOUR };
     const warnings = qualityWarnings(await qualityFrom(connection, params, load), params);
-    expect(warnings.map((w) => w.message)).toEqual(["skipped bad file c.bin: CAPNP_TRUNCATED: too short", "1 byte-identical duplicate file dropped"]);
+    expect(warnings.map((w) => w.message)).toEqual([
+      "skipped bad file c.bin: CAPNP_TRUNCATED: too short",
+      "1 byte-identical duplicate file dropped",
+    ]);
   });
 });

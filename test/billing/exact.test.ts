@@ -39,7 +39,8 @@ describe("exact money arithmetic", () => {
     { a: "-1.5", b: "-1.50", difference: "0", order: 0 },
     { a: "40/720", b: "0.0556", difference: "-0.0000444…", order: -1 },
   ])("$a − $b is $difference, and $a compares to $b as $order", ({ a, b, difference, order }) => {
-    const of = (text: string) => (text.includes("/") ? Exact.of(BigInt(text.split("/")[0]!), BigInt(text.split("/")[1]!)) : Exact.parse(text)!);
+    const of = (text: string) =>
+      text.includes("/") ? Exact.of(BigInt(text.split("/")[0]!), BigInt(text.split("/")[1]!)) : Exact.parse(text)!;
     const d = of(a).sub(of(b));
     expect(d.toDecimalString() ?? `${d.toFixed(7)}…`).toBe(difference);
     expect(of(a).compare(of(b))).toBe(order);
@@ -48,7 +49,13 @@ describe("exact money arithmetic", () => {
 
   it("sorts amounts largest first by compare, as exact decimals and not as text or floats", () => {
     const amounts = ["9.99", "10.00", "0.10", "100", "10"].map((t) => Exact.parse(t)!);
-    expect(amounts.sort((x, y) => y.compare(x)).map((x) => x.toFixed(2))).toEqual(["100.00", "10.00", "10.00", "9.99", "0.10"]);
+    expect(amounts.sort((x, y) => y.compare(x)).map((x) => x.toFixed(2))).toEqual([
+      "100.00",
+      "10.00",
+      "10.00",
+      "9.99",
+      "0.10",
+    ]);
   });
 
   it("rejects text that is not a decimal number", () => {

@@ -2,7 +2,15 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_UNITS, encodeAccount, hourPath, machineStats, parseUnits, UsageError, type Units } from "../../src/internal.js";
+import {
+  DEFAULT_UNITS,
+  encodeAccount,
+  hourPath,
+  machineStats,
+  parseUnits,
+  UsageError,
+  type Units,
+} from "../../src/internal.js";
 import { runCli } from "../helpers/runCli.js";
 import { linesFrom } from "../helpers/billFrom.js";
 import { accountHour, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
@@ -13,11 +21,19 @@ import { accountHour, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../
 // received). Billing (NU) and the statistics series read them alike.
 
 const TIB = 1024 ** 4;
-const COLLECTORS: Partial<Units> = { cpuReading: "busy-vcpus-per-60", nicReading: "host-packets-per-second", nicBytesPerValue: 1000 };
+const COLLECTORS: Partial<Units> = {
+  cpuReading: "busy-vcpus-per-60",
+  nicReading: "host-packets-per-second",
+  nicBytesPerValue: 1000,
+};
 
 // Account 7, one hour: machine 1 (2 vCPUs) with cpuMinutes 0.01 and an external NIC of tx 2, rx 1;
 // the gateway's external NIC tx 4, rx 0 (the collectors never set a gateway's rx).
-const HOURS = [accountHour(7, OCT_1, { 11: [gateway([nic("external", 4, 0)]), vm(1, { vcpus: 2, cpuMinutes: 0.01, networks: [nic("external", 2, 1)] })] })];
+const HOURS = [
+  accountHour(7, OCT_1, {
+    11: [gateway([nic("external", 4, 0)]), vm(1, { vcpus: 2, cpuMinutes: 0.01, networks: [nic("external", 2, 1)] })],
+  }),
+];
 const PERIOD = { start: OCT_1, end: OCT_1 + HOUR, accountId: 7 };
 
 describe("field readings", () => {
@@ -26,17 +42,27 @@ describe("field readings", () => {
     ["bytes (the default)", {}, 7 / TIB, (0.01 / (60 * 2)) * 100, 1 / 1024 / 3600, 2 / 1024 / 3600],
     // 7 packets/s × 3600 s × 1000 bytes; 0.01 × 60 = 0.6 busy vCPUs of 2 = 30%; in = host tx = 2 packets/s × 1000 bytes
     ["the public collectors'", COLLECTORS, (7 * 3600 * 1000) / TIB, 30, 2000 / 1024, 1000 / 1024],
-  ] as const)("%s: NU, the cpu series and the network series read the fields alike", async (_, readings, nu, cpuInUse, nicIn, nicOut) => {
-    const connection = await memoryWarehouse(HOURS);
-    const units = { ...DEFAULT_UNITS, ...readings };
-    const [account] = await linesFrom(connection, PERIOD, { units }, ["account"]);
-    expect(account!.quantities.NU! / nu).toBeCloseTo(1, 12);
-    const stats = await machineStats(connection, { machineId: 1, accountId: 7, from: OCT_1, till: OCT_1 + HOUR, include: ["cpu", "network"], readings: units });
-    expect((stats.series.cpu as number[])[0]).toBeCloseTo(cpuInUse, 12);
-    const network = stats.series.network as Record<string, { in: number[]; out: number[] }>;
-    expect(network["0"]!.in[0]).toBeCloseTo(nicIn, 12);
-    expect(network["0"]!.out[0]).toBeCloseTo(nicOut, 12);
-  });
+  ] as const)(
+    "%s: NU, the cpu series and the network series read the fields alike",
+    async (_, readings, nu, cpuInUse, nicIn, nicOut) => {
+      const connection = await memoryWarehouse(HOURS);
+      const units = { ...DEFAULT_UNITS, ...readings };
+      const [account] = await linesFrom(connection, PERIOD, { units }, ["account"]);
+      expect(account!.quantities.NU! / nu).toBeCloseTo(1, 12);
+      const stats = await machineStats(connection, {
+        machineId: 1,
+        accountId: 7,
+        from: OCT_1,
+        till: OCT_1 + HOUR,
+        include: ["cpu", "network"],
+        readings: units,
+      });
+      expect((stats.series.cpu as number[])[0]).toBeCloseTo(cpuInUse, 12);
+      const network = stats.series.network as Record<string, { in: number[]; out: number[] }>;
+      expect(network["0"]!.in[0]).toBeCloseTo(nicIn, 12);
+      expect(network["0"]!.out[0]).toBeCloseTo(nicOut, 12);
+    },
+  );
 
   it("stats --units reads the series as the units file says", async () => {
     const dir = await mkdtemp(join(tmpdir(), "cloudunits-readings-"));
@@ -44,8 +70,23 @@ describe("field readings", () => {
       const hour = HOURS[0]!;
       await mkdir(join(dir, "data", hourPath(7, OCT_1)), { recursive: true });
       await writeFile(join(dir, "data", hourPath(7, OCT_1), "account_capnp.bin"), encodeAccount(hour.account));
-      await writeFile(join(dir, "units.yaml"), "cpuReading: busy-vcpus-per-60\nnicReading: host-packets-per-second\nnicBytesPerValue: 1024\n");
-      const args = ["stats", "machine", join(dir, "data"), "--id", "1", "--from", String(OCT_1), "--till", String(OCT_1 + HOUR), "--include", "cpu,network"];
+      await writeFile(
+        join(dir, "units.yaml"),
+        "cpuReading: busy-vcpus-per-60\nnicReading: host-packets-per-second\nnicBytesPerValue: 1024\n",
+      );
+      const args = [
+        "stats",
+        "machine",
+        join(dir, "data"),
+        "--id",
+        "1",
+        "--from",
+        String(OCT_1),
+        "--till",
+        String(OCT_1 + HOUR),
+        "--include",
+        "cpu,network",
+      ];
       const plain = JSON.parse((await runCli(args)).stdout);
       const read = await runCli([...args, "--units", join(dir, "units.yaml")]);
       expect(read.code).toBe(0);
@@ -69,6 +110,10 @@ describe("field readings", () => {
   });
 
   it("a units file that names no reading reads CPU-minutes and bytes", () => {
-    expect(parseUnits({ gbPerCu: 8 })).toMatchObject({ cpuReading: "cpu-minutes", nicReading: "bytes", nicBytesPerValue: 1 });
+    expect(parseUnits({ gbPerCu: 8 })).toMatchObject({
+      cpuReading: "cpu-minutes",
+      nicReading: "bytes",
+      nicBytesPerValue: 1,
+    });
   });
 });

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BadInputError, openWarehouse, writeDataset, type BillingLine, type BillingOptions, type Period } from "../../src/internal.js";
+import {
+  BadInputError,
+  openWarehouse,
+  writeDataset,
+  type BillingLine,
+  type BillingOptions,
+  type Period,
+} from "../../src/internal.js";
 import { filesHourlyLines } from "../../src/billing/filesHourly.js";
 import { hourlyLines } from "../../src/billing/hourlyLines.js";
 import { hourPath } from "../../src/generate/hourPath.js";
@@ -15,7 +22,10 @@ let root: string;
 const sets = new Map<string, string>();
 const SHAPE = { accounts: 3, spaces: 2, machines: 3, hours: 10, start: OCT_1, seed: 5 };
 const SETS = [
-  ["plain tree", {}], ["per-cloud-space files", { cloudSpaceFiles: true }], ["missing hours", { missingHours: 0.3 }], ["zip", { out: "data.zip" }],
+  ["plain tree", {}],
+  ["per-cloud-space files", { cloudSpaceFiles: true }],
+  ["missing hours", { missingHours: 0.3 }],
+  ["zip", { out: "data.zip" }],
 ] as const;
 
 beforeAll(async () => {
@@ -37,7 +47,11 @@ async function all(lines: AsyncIterable<BillingLine[]>): Promise<BillingLine[][]
 describe("hourly lines read by hour from the files", () => {
   const cases: [string, Period, BillingOptions][] = [
     ["every account", { start: OCT_1, end: OCT_1 + 10 * HOUR }, {}],
-    ["one account from an unaligned start, per month, sum rollup", { start: OCT_1 + 1800, end: OCT_1 + 7 * HOUR, accountId: 2 }, { per: "month", cuRollup: "sum", allUnits: true }],
+    [
+      "one account from an unaligned start, per month, sum rollup",
+      { start: OCT_1 + 1800, end: OCT_1 + 7 * HOUR, accountId: 2 },
+      { per: "month", cuRollup: "sum", allUnits: true },
+    ],
   ];
   it.each(SETS.map(([name]) => name))("are the warehouse's, hour by hour: %s", async (name) => {
     const warehouse = await openWarehouse([sets.get(name)!], { workers: 0 });

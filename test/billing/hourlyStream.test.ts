@@ -5,8 +5,14 @@ import { reportFrom } from "../helpers/billFrom.js";
 
 // Exporters take a report and its hourly lines, never a connection: the hourly lines may come
 // from anywhere the engine ran, and a stream of another period is refused.
-const hours = [0, 1, 2].map((h) => accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1, { mem: 4096, vcpus: 2 }), vm(2, { mem: 1024, vcpus: 1 })] }));
-const prices = parsePrices({ currency: "EUR", provider: "Example Cloud", prices: { CU: "0.01", SU: { perMonth: 36 } } });
+const hours = [0, 1, 2].map((h) =>
+  accountHour(7, OCT_1 + h * HOUR, { 11: [vm(1, { mem: 4096, vcpus: 2 }), vm(2, { mem: 1024, vcpus: 1 })] }),
+);
+const prices = parsePrices({
+  currency: "EUR",
+  provider: "Example Cloud",
+  prices: { CU: "0.01", SU: { perMonth: 36 } },
+});
 const params = { start: OCT_1, end: OCT_1 + 3 * HOUR };
 
 async function text(chunks: AsyncIterable<string>): Promise<string> {
@@ -27,7 +33,9 @@ describe("an hourly stream", () => {
     connection.closeSync();
     const inMemory: HourlyStream = {
       report,
-      lines: async function* () { yield* kept; },
+      lines: async function* () {
+        yield* kept;
+      },
       count: async () => count,
     };
     expect(kept.length).toBe(3); // one batch per hour
@@ -40,7 +48,9 @@ describe("an hourly stream", () => {
     try {
       const report = await reportFrom(connection, params, {}, { prices });
       const other = await reportFrom(connection, { ...params, end: OCT_1 + 2 * HOUR }, {}, { prices });
-      await expect(text(toFocusCsv(report, warehouseHourly(connection, other)))).rejects.toMatchObject({ code: "USAGE" });
+      await expect(text(toFocusCsv(report, warehouseHourly(connection, other)))).rejects.toMatchObject({
+        code: "USAGE",
+      });
     } finally {
       connection.closeSync();
     }

@@ -27,14 +27,26 @@ const TB = 1024 ** 4;
 async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   const run = await inProcessCli([billingCommand, checkCommand, ingestCommand, statsCommand], args);
   const error = run.error as Error | undefined;
-  const stderr = error === undefined ? run.stderr : `${run.stderr}${error.message}${run.code === 1 ? String(error.stack) : ""}`;
+  const stderr =
+    error === undefined ? run.stderr : `${run.stderr}${error.message}${run.code === 1 ? String(error.stack) : ""}`;
   return { stdout: run.stdout, stderr, code: run.code };
 }
 
 const limits = (over: Partial<ConfiguredIops>): ConfiguredIops => ({
-  totalBytesSec: 1000, readBytesSec: 1000, writeBytesSec: 1000, totalIopsSec: 0, readIopsSec: 0, writeIopsSec: 0,
-  totalBytesSecMax: 1000, readBytesSecMax: 1000, writeBytesSecMax: 1000, totalIopsSecMax: 0, readIopsSecMax: 0, writeIopsSecMax: 0,
-  sizeIopsSec: 0, ...over,
+  totalBytesSec: 1000,
+  readBytesSec: 1000,
+  writeBytesSec: 1000,
+  totalIopsSec: 0,
+  readIopsSec: 0,
+  writeIopsSec: 0,
+  totalBytesSecMax: 1000,
+  readBytesSecMax: 1000,
+  writeBytesSecMax: 1000,
+  totalIopsSecMax: 0,
+  readIopsSecMax: 0,
+  writeIopsSecMax: 0,
+  sizeIopsSec: 0,
+  ...over,
 });
 
 /**
@@ -45,15 +57,40 @@ const limits = (over: Partial<ConfiguredIops>): ConfiguredIops => ({
  */
 function account(): Account {
   const disk = (id: number, size: number, configured: ConfiguredIops): Disk => ({
-    id, size, iopsRead: 10, iopsWrite: 20, iopsReadMax: 30, iopsWriteMax: 40, configuredIops: configured,
+    id,
+    size,
+    iopsRead: 10,
+    iopsWrite: 20,
+    iopsReadMax: 30,
+    iopsWriteMax: 40,
+    configuredIops: configured,
   });
   const vm: VMachine = {
-    id: 5, type: "vm", vcpus: 4, cpuMinutes: 120, mem: 16384, imageName: "ubuntu-22.04", status: "RUNNING",
-    disks: [disk(11, 512, limits({ totalIopsSec: 800, readIopsSec: 40, writeIopsSec: 40 })), disk(12, 256, limits({ readIopsSec: 100, writeIopsSec: 300 }))],
-    networks: [{ id: 0, type: "external", tx: TB, rx: TB / 2 }, { id: 0, type: "space", tx: 2048, rx: 1024 }],
+    id: 5,
+    type: "vm",
+    vcpus: 4,
+    cpuMinutes: 120,
+    mem: 16384,
+    imageName: "ubuntu-22.04",
+    status: "RUNNING",
+    disks: [
+      disk(11, 512, limits({ totalIopsSec: 800, readIopsSec: 40, writeIopsSec: 40 })),
+      disk(12, 256, limits({ readIopsSec: 100, writeIopsSec: 300 })),
+    ],
+    networks: [
+      { id: 0, type: "external", tx: TB, rx: TB / 2 },
+      { id: 0, type: "space", tx: 2048, rx: 1024 },
+    ],
   };
   const gateway: VMachine = {
-    id: 0, type: "routeros", vcpus: 1, cpuMinutes: 6, mem: 256, imageName: "", status: "RUNNING", disks: [],
+    id: 0,
+    type: "routeros",
+    vcpus: 1,
+    cpuMinutes: 6,
+    mem: 256,
+    imageName: "",
+    status: "RUNNING",
+    disks: [],
     networks: [{ id: 0, type: "external", tx: TB / 4, rx: 0 }],
   };
   return { accountId: 2, cloudspaces: [{ cloudSpaceId: 3, accountId: 2, state: "DEPLOYED", machines: [gateway, vm] }] };
@@ -77,75 +114,156 @@ interface Case {
   /** Account totals with the value counted as 0 (--skip-bad); absent: billing does not use the field (clean totals, exit 0). */
   skipBad?: Partial<typeof CLEAN>;
   /** A stats request whose value at the bad hour becomes null. */
-  stats?: { entity: "machine" | "cloudspace" | "account"; id: number; include: string; at: (series: any) => unknown; clean: unknown };
+  stats?: {
+    entity: "machine" | "cloudspace" | "account";
+    id: number;
+    include: string;
+    at: (series: any) => unknown;
+    clean: unknown;
+  };
 }
 
 const CASES: Case[] = [
   {
-    field: "vcpus", value: -128, entity: "machine 5", set: (a, v) => (vmOf(a).vcpus = v),
+    field: "vcpus",
+    value: -128,
+    entity: "machine 5",
+    set: (a, v) => (vmOf(a).vcpus = v),
     skipBad: { CU: 8, VCU: 4 }, // hour 2: CU max(16384/1024/4, 0) = 4
     stats: { entity: "cloudspace", id: 3, include: "cpu", at: (s) => s.cpu.allocated[1], clean: 4 },
   },
   {
-    field: "mem", value: NaN, entity: "machine 5", set: (a, v) => (vmOf(a).mem = v),
+    field: "mem",
+    value: NaN,
+    entity: "machine 5",
+    set: (a, v) => (vmOf(a).mem = v),
     skipBad: { CU: 6, MU: 16 }, // hour 2: CU max(0, 4/2) = 2
     stats: { entity: "account", id: 2, include: "memory", at: (s) => s.memory[1], clean: 16 },
   },
   {
-    field: "cpuMinutes", value: Infinity, entity: "machine 5", set: (a, v) => (vmOf(a).cpuMinutes = v),
+    field: "cpuMinutes",
+    value: Infinity,
+    entity: "machine 5",
+    set: (a, v) => (vmOf(a).cpuMinutes = v),
     stats: { entity: "machine", id: 5, include: "cpu", at: (s) => s.cpu[1], clean: 50 },
   },
   {
-    field: "size", value: -Infinity, entity: "machine 5 disk 0 (id 11)", set: (a, v) => (diskOf(a, 0).size = v),
+    field: "size",
+    value: -Infinity,
+    entity: "machine 5 disk 0 (id 11)",
+    set: (a, v) => (diskOf(a, 0).size = v),
     skipBad: { SU: 1.0 }, // hour 2: 256 / 1024
     stats: { entity: "machine", id: 5, include: "vdisk-capacity", at: (s) => s["vdisk-capacity"]["11"][1], clean: 512 },
   },
   {
-    field: "iopsRead", value: NaN, entity: "machine 5 disk 1 (id 12)", set: (a, v) => (diskOf(a, 1).iopsRead = v),
+    field: "iopsRead",
+    value: NaN,
+    entity: "machine 5 disk 1 (id 12)",
+    set: (a, v) => (diskOf(a, 1).iopsRead = v),
     stats: { entity: "machine", id: 5, include: "vdisk-iops", at: (s) => s["vdisk-iops"]["12"][1], clean: 30 },
   },
   {
-    field: "iopsWrite", value: -3, entity: "machine 5 disk 0 (id 11)", set: (a, v) => (diskOf(a, 0).iopsWrite = v),
+    field: "iopsWrite",
+    value: -3,
+    entity: "machine 5 disk 0 (id 11)",
+    set: (a, v) => (diskOf(a, 0).iopsWrite = v),
     stats: { entity: "cloudspace", id: 3, include: "vdisk-iops", at: (s) => s["vdisk-iops"][1], clean: 60 },
   },
-  { field: "iopsReadMax", value: Infinity, entity: "machine 5 disk 0 (id 11)", set: (a, v) => (diskOf(a, 0).iopsReadMax = v) },
-  { field: "iopsWriteMax", value: -0.5, entity: "machine 5 disk 1 (id 12)", set: (a, v) => (diskOf(a, 1).iopsWriteMax = v) },
+  {
+    field: "iopsReadMax",
+    value: Infinity,
+    entity: "machine 5 disk 0 (id 11)",
+    set: (a, v) => (diskOf(a, 0).iopsReadMax = v),
+  },
+  {
+    field: "iopsWriteMax",
+    value: -0.5,
+    entity: "machine 5 disk 1 (id 12)",
+    set: (a, v) => (diskOf(a, 1).iopsWriteMax = v),
+  },
   {
     // NaN is not > 0: read + write applies (80 / 400), beside disk 1's 1
-    field: "configuredIops.totalIopsSec", value: NaN, entity: "machine 5 disk 0 (id 11)",
-    set: (a, v) => (diskOf(a, 0).configuredIops!.totalIopsSec = v), skipBad: { TU: 4.2 },
+    field: "configuredIops.totalIopsSec",
+    value: NaN,
+    entity: "machine 5 disk 0 (id 11)",
+    set: (a, v) => (diskOf(a, 0).configuredIops!.totalIopsSec = v),
+    skipBad: { TU: 4.2 },
   },
   {
-    field: "configuredIops.readIopsSec", value: -100, entity: "machine 5 disk 1 (id 12)",
-    set: (a, v) => (diskOf(a, 1).configuredIops!.readIopsSec = v), skipBad: { TU: 5.75 }, // hour 2: 2 + 300 / 400
+    field: "configuredIops.readIopsSec",
+    value: -100,
+    entity: "machine 5 disk 1 (id 12)",
+    set: (a, v) => (diskOf(a, 1).configuredIops!.readIopsSec = v),
+    skipBad: { TU: 5.75 }, // hour 2: 2 + 300 / 400
   },
   {
-    field: "configuredIops.writeIopsSec", value: Infinity, entity: "machine 5 disk 1 (id 12)",
-    set: (a, v) => (diskOf(a, 1).configuredIops!.writeIopsSec = v), skipBad: { TU: 5.25 }, // hour 2: 2 + 100 / 400
+    field: "configuredIops.writeIopsSec",
+    value: Infinity,
+    entity: "machine 5 disk 1 (id 12)",
+    set: (a, v) => (diskOf(a, 1).configuredIops!.writeIopsSec = v),
+    skipBad: { TU: 5.25 }, // hour 2: 2 + 100 / 400
   },
-  ...(["totalBytesSec", "readBytesSec", "writeBytesSec", "totalBytesSecMax", "readBytesSecMax", "writeBytesSecMax",
-    "totalIopsSecMax", "readIopsSecMax", "writeIopsSecMax", "sizeIopsSec"] as const).map((name, i): Case => ({
-    field: `configuredIops.${name}`, value: [NaN, -Infinity, Infinity, -1][i % 4]!, entity: "machine 5 disk 0 (id 11)",
+  ...(
+    [
+      "totalBytesSec",
+      "readBytesSec",
+      "writeBytesSec",
+      "totalBytesSecMax",
+      "readBytesSecMax",
+      "writeBytesSecMax",
+      "totalIopsSecMax",
+      "readIopsSecMax",
+      "writeIopsSecMax",
+      "sizeIopsSec",
+    ] as const
+  ).map((name, i): Case => ({
+    field: `configuredIops.${name}`,
+    value: [NaN, -Infinity, Infinity, -1][i % 4]!,
+    entity: "machine 5 disk 0 (id 11)",
     set: (a, v) => (diskOf(a, 0).configuredIops![name] = v),
   })),
   {
-    field: "tx", value: -Infinity, entity: "machine 5 NIC 0 (id 0, external)", set: (a, v) => (nicOf(vmOf(a), 0).tx = v),
+    field: "tx",
+    value: -Infinity,
+    entity: "machine 5 NIC 0 (id 0, external)",
+    set: (a, v) => (nicOf(vmOf(a), 0).tx = v),
     skipBad: { NU: 2.5 }, // hour 2: 0.5 + 0.25
     stats: { entity: "machine", id: 5, include: "network", at: (s) => s.network["0"].out[1], clean: TB / 1024 / 3600 },
   },
   {
-    field: "rx", value: NaN, entity: "machine 5 NIC 0 (id 0, external)", set: (a, v) => (nicOf(vmOf(a), 0).rx = v),
+    field: "rx",
+    value: NaN,
+    entity: "machine 5 NIC 0 (id 0, external)",
+    set: (a, v) => (nicOf(vmOf(a), 0).rx = v),
     skipBad: { NU: 3.0 }, // hour 2: 1 + 0.25
-    stats: { entity: "account", id: 2, include: "network", at: (s) => s.network.in[1], clean: (TB / 2 + 1024) / 1024 / 1024 / 3600 },
+    stats: {
+      entity: "account",
+      id: 2,
+      include: "network",
+      at: (s) => s.network.in[1],
+      clean: (TB / 2 + 1024) / 1024 / 1024 / 3600,
+    },
   },
   {
-    field: "tx", value: -1, entity: "gateway 0 NIC 0 (id 0, external)", set: (a, v) => (nicOf(gatewayOf(a), 0).tx = v),
+    field: "tx",
+    value: -1,
+    entity: "gateway 0 NIC 0 (id 0, external)",
+    set: (a, v) => (nicOf(gatewayOf(a), 0).tx = v),
     skipBad: { NU: 3.25 }, // hour 2: 1.5
-    stats: { entity: "cloudspace", id: 3, include: "network", at: (s) => s.network.gateways.out[1], clean: TB / 4 / 1024 / 1024 },
+    stats: {
+      entity: "cloudspace",
+      id: 3,
+      include: "network",
+      at: (s) => s.network.gateways.out[1],
+      clean: TB / 4 / 1024 / 1024,
+    },
   },
   {
     // not external: no NU, billing does not use it
-    field: "rx", value: NaN, entity: "machine 5 NIC 1 (id 0, space)", set: (a, v) => (nicOf(vmOf(a), 1).rx = v),
+    field: "rx",
+    value: NaN,
+    entity: "machine 5 NIC 1 (id 0, space)",
+    set: (a, v) => (nicOf(vmOf(a), 1).rx = v),
     stats: { entity: "machine", id: 5, include: "network", at: (s) => s.network["1"].in[1], clean: 1024 / 1024 / 3600 },
   },
 ];
@@ -157,7 +275,10 @@ let clean: string;
 /** Writes the two hours of `a` clean and `bad` under a fresh tree; returns it and the bad file. */
 async function tree(name: string, bad: Account): Promise<{ dir: string; badFile: string }> {
   const dir = join(root, name);
-  const files = [[T0, account()], [T1, bad]] as const;
+  const files = [
+    [T0, account()],
+    [T1, bad],
+  ] as const;
   for (const [hour, content] of files) {
     const file = join(dir, hourPath(2, hour), "account_capnp.bin");
     await mkdir(dirname(file), { recursive: true });
@@ -218,14 +339,37 @@ describe("impossible values (docs/warehouse.md), one field at a time", () => {
 
     if (c.stats !== undefined) {
       const { entity, id, include, at, clean: cleanValue } = c.stats;
-      const stats = await cli("stats", entity, dir, "--id", String(id), "--from", "2026-10-01", "--till", "2026-10-01T02:00Z", "--include", include);
+      const stats = await cli(
+        "stats",
+        entity,
+        dir,
+        "--id",
+        String(id),
+        "--from",
+        "2026-10-01",
+        "--till",
+        "2026-10-01T02:00Z",
+        "--include",
+        include,
+      );
       expect(stats.code).toBe(0);
       const series = JSON.parse(stats.stdout).series;
       expect(stats.stdout).not.toMatch(/NaN|Infinity/);
       expect(at(series)).toBeNull();
       expect(stats.stderr).toContain(`warning: impossible value, null in the series: ${line}`);
-      const cleanStats = await cli("stats", entity, clean, "--id", String(id),
-        "--from", "2026-10-01", "--till", "2026-10-01T02:00Z", "--include", include);
+      const cleanStats = await cli(
+        "stats",
+        entity,
+        clean,
+        "--id",
+        String(id),
+        "--from",
+        "2026-10-01",
+        "--till",
+        "2026-10-01T02:00Z",
+        "--include",
+        include,
+      );
       expect(cleanStats.stderr).toBe("");
       expect(at(JSON.parse(cleanStats.stdout).series)).toBeCloseTo(cleanValue as number, 9);
     }
@@ -247,43 +391,77 @@ describe("impossible values in every output", () => {
   beforeAll(async () => {
     ({ dir } = await tree("outputs", bad));
     prices = join(root, "prices.json");
-    await writeFile(prices, JSON.stringify({ currency: "EUR", prices: { CU: 0.05, SU: 10, TU: 0.1, NU: 5, VCU: 0.01, MU: 0.002 } }));
+    await writeFile(
+      prices,
+      JSON.stringify({ currency: "EUR", prices: { CU: 0.05, SU: 10, TU: 0.1, NU: 5, VCU: 0.01, MU: 0.002 } }),
+    );
   });
 
   it("priced CSV and FOCUS CSV never crash and never carry NaN, and the warnings JSON lists every value", async () => {
     const warnings = join(root, "warnings.json");
-    const csv = await cli("billing", dir, ...PERIOD, "--format", "csv", "--prices", prices, "--all-units", "--skip-bad", "--warnings-json", warnings);
+    const csv = await cli(
+      "billing",
+      dir,
+      ...PERIOD,
+      "--format",
+      "csv",
+      "--prices",
+      prices,
+      "--all-units",
+      "--skip-bad",
+      "--warnings-json",
+      warnings,
+    );
     expect(csv.stderr).not.toContain("RangeError");
     expect(csv.code).toBe(0);
     expect(csv.stdout).not.toMatch(/NaN|Infinity/);
     // the account row: CU 4 CU-hours at 0.05 = 0.20 EUR
     const account = csv.stdout.split("\n").find((l) => l.startsWith("account,2,"))!;
     expect(account).toContain(",4,1.5,4.2,2.5,");
-    const listed = JSON.parse(await readFile(warnings, "utf8")).warnings.filter((w: { code: string }) => w.code === "IMPOSSIBLE_VALUE");
-    expect(listed.map((w: { details: { field: string; value: string } }) => `${w.details.field}=${w.details.value}`).sort()).toEqual(
-      ["configuredIops.totalIopsSec=NaN", "mem=NaN", "tx=-Infinity", "vcpus=-128"],
+    const listed = JSON.parse(await readFile(warnings, "utf8")).warnings.filter(
+      (w: { code: string }) => w.code === "IMPOSSIBLE_VALUE",
     );
+    expect(
+      listed.map((w: { details: { field: string; value: string } }) => `${w.details.field}=${w.details.value}`).sort(),
+    ).toEqual(["configuredIops.totalIopsSec=NaN", "mem=NaN", "tx=-Infinity", "vcpus=-128"]);
     const focus = await cli("billing", dir, ...PERIOD, "--format", "focus-csv", "--prices", prices, "--skip-bad");
     expect(focus.code).toBe(0);
     expect(focus.stdout).not.toMatch(/NaN|Infinity/);
     expect(focus.stdout.split("\n").length).toBeGreaterThan(2);
   });
 
-  it.each([["priced", true], ["unpriced", false]] as const)("the %s XLSX has finite numbers only and lists the values in About", async (_, priced) => {
+  it.each([
+    ["priced", true],
+    ["unpriced", false],
+  ] as const)("the %s XLSX has finite numbers only and lists the values in About", async (_, priced) => {
     const out = join(root, `${_}.xlsx`);
-    const run = await cli("billing", dir, ...PERIOD, "--format", "xlsx", "--out", out, "--skip-bad", ...(priced ? ["--prices", prices] : []));
+    const run = await cli(
+      "billing",
+      dir,
+      ...PERIOD,
+      "--format",
+      "xlsx",
+      "--out",
+      out,
+      "--skip-bad",
+      ...(priced ? ["--prices", prices] : []),
+    );
     expect(run.stderr).not.toContain("RangeError");
     expect(run.code).toBe(0);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(out);
     let numbers = 0;
-    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => {
-      if (sheet.name !== "About") expect(String(cell.text)).not.toMatch(/NaN|Infinity/); // About lists the values as found
-      if (typeof cell.value === "number") {
-        numbers++;
-        expect(Number.isFinite(cell.value), `${sheet.name}!${cell.address}`).toBe(true);
-      }
-    })));
+    workbook.eachSheet((sheet) =>
+      sheet.eachRow((row) =>
+        row.eachCell((cell) => {
+          if (sheet.name !== "About") expect(String(cell.text)).not.toMatch(/NaN|Infinity/); // About lists the values as found
+          if (typeof cell.value === "number") {
+            numbers++;
+            expect(Number.isFinite(cell.value), `${sheet.name}!${cell.address}`).toBe(true);
+          }
+        }),
+      ),
+    );
     expect(numbers).toBeGreaterThan(0);
     const about: string[] = [];
     workbook.getWorksheet("About")!.eachRow((row) => about.push(row.values!.toString()));
@@ -308,7 +486,17 @@ describe("impossible values in every output", () => {
     expect(check.stdout).toContain("machine 5 NIC 0 (id 0, external): tx = -Infinity");
     // the environment (no account id) is refused too; a period without them bills as usual
     expect((await cli("billing", "--db", db, ...PERIOD)).code).toBe(3);
-    const clean = await cli("billing", "--db", db, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T01:00Z", "--account-id", "2");
+    const clean = await cli(
+      "billing",
+      "--db",
+      db,
+      "--start",
+      "2026-10-01T00:00Z",
+      "--end",
+      "2026-10-01T01:00Z",
+      "--account-id",
+      "2",
+    );
     expect(clean.code).toBe(0);
     expectClose(consumption(clean.stdout), { CU: 4, SU: 0.75, TU: 3, NU: 1.75 });
   });
@@ -318,9 +506,12 @@ describe("impossible values in every output", () => {
     const expectRefused = (error: unknown) => {
       expect(error).toBeInstanceOf(ImpossibleValuesError);
       expect((error as ImpossibleValuesError).code).toBe("IMPOSSIBLE_VALUE");
-      expect((error as ImpossibleValuesError).values.map((v) => `${v.field}=${v.value}`).sort()).toEqual(
-        ["configuredIops.totalIopsSec=NaN", "mem=NaN", "tx=-Infinity", "vcpus=-128"],
-      );
+      expect((error as ImpossibleValuesError).values.map((v) => `${v.field}=${v.value}`).sort()).toEqual([
+        "configuredIops.totalIopsSec=NaN",
+        "mem=NaN",
+        "tx=-Infinity",
+        "vcpus=-128",
+      ]);
     };
     const store = await open([dir]);
     try {
@@ -338,7 +529,12 @@ describe("impossible values in every output", () => {
     }
     const { report: streamed } = await bill({ source: [dir], period, skipBad: true, rules: { allUnits: true } });
     const line = streamed.lines.find((l) => l.level === "account")!;
-    expectClose(Object.fromEntries(Object.keys(skipped).map((u) => [u, line.quantities[u as keyof typeof line.quantities]])) as Record<string, number>, skipped);
+    expectClose(
+      Object.fromEntries(
+        Object.keys(skipped).map((u) => [u, line.quantities[u as keyof typeof line.quantities]]),
+      ) as Record<string, number>,
+      skipped,
+    );
     expect(streamed.quality.impossibleValues).toHaveLength(4);
   });
 });

@@ -5,9 +5,30 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
-import { DEFAULT_UNITS, Exact, focusRows, parsePrices, warehouseHourly, toBillingCsv, toBillingText, UNIT_NAMES, unitsParagraph, type BillingReport, type FocusRow, type UnitName } from "../../src/internal.js";
+import {
+  DEFAULT_UNITS,
+  Exact,
+  focusRows,
+  parsePrices,
+  warehouseHourly,
+  toBillingCsv,
+  toBillingText,
+  UNIT_NAMES,
+  unitsParagraph,
+  type BillingReport,
+  type FocusRow,
+  type UnitName,
+} from "../../src/internal.js";
 import { writeAccountXlsx } from "../../src/export/writeBillingXlsx.js";
-import { allUnitsText, catalogUnits, registerUnit, UNIT_CATALOG, unitDef, type UnitDef, type VmHour } from "../../src/billing/unitCatalog.js";
+import {
+  allUnitsText,
+  catalogUnits,
+  registerUnit,
+  UNIT_CATALOG,
+  unitDef,
+  type UnitDef,
+  type VmHour,
+} from "../../src/billing/unitCatalog.js";
 import { BillingEngine } from "../../src/billing/billingEngine.js";
 import { reportFrom, calculateFrom } from "../helpers/billFrom.js";
 
@@ -21,7 +42,13 @@ const DU: UnitDef = {
   rule: { kind: "sum", perVm: (vm) => vm.sizeGb },
   label: () => "Disk units (GB allocated)",
   definition: () => "DU: one GB of allocated disk.",
-  focus: { category: "Storage", subcategory: "Block Storage", name: "Block storage (GB)", meter: "Disk GB", what: () => "disk units (GB allocated)" },
+  focus: {
+    category: "Storage",
+    subcategory: "Block Storage",
+    name: "Block storage (GB)",
+    meter: "Disk GB",
+    what: () => "disk units (GB allocated)",
+  },
 };
 const du = "DU" as UnitName;
 
@@ -61,21 +88,41 @@ describe("the unit catalog", () => {
   });
 
   // A VM's hour: 6144 MB, 3 vCPUs (CU 1.5), 2 disks of 1536 GB in all with 1000 IOPS of limit, 2 external NICs, a Windows image.
-  const windowsVm: VmHour = { status: "RUNNING", imageName: "Windows Server 2022", memMb: 6144, vcpus: 3, cu: 1.5, sizeGb: 1536, iopsLimit: 1000, externalNics: 2, externalBytes: 5e9, windows: true };
+  const windowsVm: VmHour = {
+    status: "RUNNING",
+    imageName: "Windows Server 2022",
+    memMb: 6144,
+    vcpus: 3,
+    cu: 1.5,
+    sizeGb: 1536,
+    iopsLimit: 1000,
+    externalNics: 2,
+    externalBytes: 5e9,
+    windows: true,
+  };
   it.each([
-    ["SU", 1536 / 1024], ["TU", 1000 / 400], ["VCU", 3], ["MU", 6144 / 1024], ["WU", 1.5], ["PIU", 2],
+    ["SU", 1536 / 1024],
+    ["TU", 1000 / 400],
+    ["VCU", 3],
+    ["MU", 6144 / 1024],
+    ["WU", 1.5],
+    ["PIU", 2],
   ] as const)("a VM's hour of %s is %d with the published constants", (unit, expected) => {
     const rule = UNIT_CATALOG[unit].rule;
     expect(rule.kind === "sum" ? rule.perVm(windowsVm, DEFAULT_UNITS) : undefined).toBe(expected);
   });
 
   it("a unit added through the catalog alone is in the JSON of billing/calculate at every level", async () => {
-    const account = JSON.parse(JSON.stringify(await calculateFrom(connection, { ...params, accountId: 7 }, { allUnits: true })));
+    const account = JSON.parse(
+      JSON.stringify(await calculateFrom(connection, { ...params, accountId: 7 }, { allUnits: true })),
+    );
     expect(account.account.consumption.DU).toBe(1824);
     expect(account.account.cloudspaces["11"].consumption.DU).toBe(1824);
     expect(account.account.cloudspaces["11"].machines["1"].consumption.DU).toBe(1024);
     expect(account.account.cloudspaces["11"].machines["2"].consumption.DU).toBe(800);
-    const environment = JSON.parse(JSON.stringify(await calculateFrom(connection, params, { allUnits: true, per: "month" })));
+    const environment = JSON.parse(
+      JSON.stringify(await calculateFrom(connection, params, { allUnits: true, per: "month" })),
+    );
     expect(environment.consumption.DU).toBe(3824 / DEFAULT_UNITS.hoursPerMonth);
     // the other units are as without it: CU max(6144 MB / 1024 / 4, 3 vCPUs / 2) = 1.5 per hour
     expect(account.account.consumption.CU).toBe(2 * 1.5);
@@ -85,21 +132,41 @@ describe("the unit catalog", () => {
   it("is priced, invoiced and split over the machines (the gateway gets none of it)", () => {
     const invoice = report.invoices!.find((i) => i.accountId === 7)!;
     const line = invoice.lines.find((l) => l.unit === du)!;
-    expect([line.quantity, line.quantityUnit, line.unitPrice, line.amount.toFixed(2)]).toEqual([1824, "DU-hours", "0.001", "1.82"]);
-    expect(report.invoices!.find((i) => i.accountId === 8)!.lines.find((l) => l.unit === du)!.amount.toFixed(2)).toBe("2.00");
-    const shares = report.lines.map((l, i) => [l, report.money![i]] as const).filter(([l]) => l.accountId === 7 && (l.level === "machine" || l.level === "gateway"))
+    expect([line.quantity, line.quantityUnit, line.unitPrice, line.amount.toFixed(2)]).toEqual([
+      1824,
+      "DU-hours",
+      "0.001",
+      "1.82",
+    ]);
+    expect(
+      report
+        .invoices!.find((i) => i.accountId === 8)!
+        .lines.find((l) => l.unit === du)!
+        .amount.toFixed(2),
+    ).toBe("2.00");
+    const shares = report.lines
+      .map((l, i) => [l, report.money![i]] as const)
+      .filter(([l]) => l.accountId === 7 && (l.level === "machine" || l.level === "gateway"))
       .map(([l, m]) => [l.level, l.machineId, m!.charges.find((c) => c.unit === du)!.amount.toFixed(2)]);
     // 1.82 split 1024 : 800 : 0 by largest remainder: 1.0225… → 1.02, 0.7988… → 0.80
-    expect(shares).toEqual([["machine", 1, "1.02"], ["machine", 2, "0.80"], ["gateway", null, "0.00"]]);
+    expect(shares).toEqual([
+      ["machine", 1, "1.02"],
+      ["machine", 2, "0.80"],
+      ["gateway", null, "0.00"],
+    ]);
   });
 
   it("is a column of the CSV with its quantity, unit price and amounts", async () => {
     let csv = "";
     for await (const chunk of toBillingCsv(report)) csv += chunk;
-    const [header, ...rows] = csv.trim().split("\r\n").map((r) => r.split(","));
+    const [header, ...rows] = csv
+      .trim()
+      .split("\r\n")
+      .map((r) => r.split(","));
     const at = (name: string) => header!.indexOf(name);
     expect(at("DU (DU-hours)")).toBeGreaterThan(at("PIU (PIU-hours)"));
-    const row = (level: string, id: string) => rows.find((r) => r[0] === level && r[level === "account" ? 1 : 3] === id)!;
+    const row = (level: string, id: string) =>
+      rows.find((r) => r[0] === level && r[level === "account" ? 1 : 3] === id)!;
     expect(row("account", "7")[at("DU (DU-hours)")]).toBe("1824");
     expect(row("account", "7")[at("DU unit price (EUR per DU-hour)")]).toBe("0.001");
     expect(row("account", "7")[at("DU amount (EUR)")]).toBe("1.82");
@@ -113,7 +180,9 @@ describe("the unit catalog", () => {
     const text = toBillingText(report);
     expect(text).toMatch(/\bDU-hours\b/);
     expect(text.split("\n").find((l) => l.startsWith("account") && / 7 /.test(l))).toMatch(/ 1824\.0000\b/);
-    expect(unitsParagraph(DEFAULT_UNITS, ["CU", du], "aggregate", "hour")).toMatch(/compute units\).*DU: one GB of allocated disk\.$/);
+    expect(unitsParagraph(DEFAULT_UNITS, ["CU", du], "aggregate", "hour")).toMatch(
+      /compute units\).*DU: one GB of allocated disk\.$/,
+    );
   });
 
   it("is a line of the account's XLSX Invoice, with its label, and a row of its Machines sheet", async () => {
@@ -123,7 +192,9 @@ describe("the unit catalog", () => {
     await book.xlsx.readFile(file);
     const invoice = book.getWorksheet("Invoice")!;
     let found: unknown[] | undefined;
-    invoice.eachRow((row) => { if (row.getCell(1).value === "DU") found = [2, 4, 5, 8].map((c) => row.getCell(c).value); });
+    invoice.eachRow((row) => {
+      if (row.getCell(1).value === "DU") found = [2, 4, 5, 8].map((c) => row.getCell(c).value);
+    });
     expect(found).toEqual(["Disk units (DU, GB allocated)", 1824, "DU-hours", 1.82]);
     const machines = book.getWorksheet("Machines")!;
     const units: unknown[] = [];
@@ -135,14 +206,28 @@ describe("the unit catalog", () => {
     const rows: FocusRow[] = [];
     for await (const batch of focusRows(report, warehouseHourly(connection, report))) rows.push(...batch);
     const usage = rows.filter((r) => r.x_Unit === "DU" && r.ChargeCategory === "Usage");
-    expect(usage.map((r) => [r.BillingAccountId, r.ResourceId, r.ConsumedQuantity, r.ConsumedUnit, r.ServiceName, r.SkuMeter])).toEqual([0, 1].flatMap(() => [
-      ["7", "account/7/cloudspace/11/machine/1", 512, "DU-Hours", "Block storage (GB)", "Disk GB"],
-      ["7", "account/7/cloudspace/11/machine/2", 400, "DU-Hours", "Block storage (GB)", "Disk GB"],
-      ["8", "account/8/cloudspace/21/machine/9", 1000, "DU-Hours", "Block storage (GB)", "Disk GB"],
-    ]));
+    expect(
+      usage.map((r) => [
+        r.BillingAccountId,
+        r.ResourceId,
+        r.ConsumedQuantity,
+        r.ConsumedUnit,
+        r.ServiceName,
+        r.SkuMeter,
+      ]),
+    ).toEqual(
+      [0, 1].flatMap(() => [
+        ["7", "account/7/cloudspace/11/machine/1", 512, "DU-Hours", "Block storage (GB)", "Disk GB"],
+        ["7", "account/7/cloudspace/11/machine/2", 400, "DU-Hours", "Block storage (GB)", "Disk GB"],
+        ["8", "account/8/cloudspace/21/machine/9", 1000, "DU-Hours", "Block storage (GB)", "Disk GB"],
+      ]),
+    );
     expect(usage[0]!.ChargeDescription).toBe("DU: disk units (GB allocated) of VM 1 in cloud space 11");
-    const billed = (account: string) => rows.filter((r) => r.BillingAccountId === account && r.x_Unit === "DU")
-      .reduce((a, r) => a.add(r.BilledCost as Exact), Exact.ZERO).toFixed(2);
+    const billed = (account: string) =>
+      rows
+        .filter((r) => r.BillingAccountId === account && r.x_Unit === "DU")
+        .reduce((a, r) => a.add(r.BilledCost as Exact), Exact.ZERO)
+        .toFixed(2);
     expect([billed("7"), billed("8")]).toEqual(["1.82", "2.00"]);
   });
 

@@ -17,10 +17,16 @@ const NOT_FINITE: { units: Record<string, unknown>; key: RegExp }[] = [
   { units: { bytesPerNu: 5e-324 }, key: /\bbytesPerNu 5e-324 makes NU infinite/ },
   { units: { nicBytesPerValue: 1e300 }, key: /\bnicBytesPerValue 1e\+300 makes the network series infinite/ },
   // packets per second stand for 3600 × nicBytesPerValue bytes: finite alone, not with this reading
-  { units: { nicBytesPerValue: 1e252, nicReading: "host-packets-per-second" }, key: /\bnicBytesPerValue 1e\+252 makes the network series infinite/ },
+  {
+    units: { nicBytesPerValue: 1e252, nicReading: "host-packets-per-second" },
+    key: /\bnicBytesPerValue 1e\+252 makes the network series infinite/,
+  },
   // each is finite per hour; divided by a tiny month, not
   { units: { hoursPerMonth: 1e-300 }, key: /\bhoursPerMonth 1e-300 makes MU per month infinite/ },
-  { units: { gbPerCu: 1e-200, hoursPerMonth: 1e-100 }, key: /\bgbPerCu 1e-200 with hoursPerMonth 1e-100 makes CU per month infinite/ },
+  {
+    units: { gbPerCu: 1e-200, hoursPerMonth: 1e-100 },
+    key: /\bgbPerCu 1e-200 with hoursPerMonth 1e-100 makes CU per month infinite/,
+  },
   // two constants each fine alone, infinite together in the order the engine divides
   { units: { mbPerGb: 1e-150, gbPerCu: 1e-150 }, key: /\bmbPerGb 1e-150 with gbPerCu 1e-150 makes CU infinite/ },
 ];
@@ -41,7 +47,12 @@ describe("units constants whose units could be infinite", () => {
   });
 
   it.each([
-    { gbPerCu: 1e-200 }, { mbPerGb: 1e200, gbPerCu: 1e200 }, { bytesPerNu: 1e-200 }, { nicBytesPerValue: 1e200 }, { hoursPerMonth: 1e300 }, { hoursPerMonth: 1 },
+    { gbPerCu: 1e-200 },
+    { mbPerGb: 1e200, gbPerCu: 1e200 },
+    { bytesPerNu: 1e-200 },
+    { nicBytesPerValue: 1e200 },
+    { hoursPerMonth: 1e300 },
+    { hoursPerMonth: 1 },
   ])("$0 is still read: small or large, its units stay finite", (units) => {
     expect(parseUnits(units)).toMatchObject(units);
   });
@@ -51,7 +62,23 @@ describe("cloudunits billing --units with a constant making a unit infinite", ()
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "cloudunits-units-"));
-    expect((await runCli(["generate", "--out", join(dir, "data.zip"), "--accounts", "1", "--spaces", "1", "--machines", "2", "--hours", "2"])).code).toBe(0);
+    expect(
+      (
+        await runCli([
+          "generate",
+          "--out",
+          join(dir, "data.zip"),
+          "--accounts",
+          "1",
+          "--spaces",
+          "1",
+          "--machines",
+          "2",
+          "--hours",
+          "2",
+        ])
+      ).code,
+    ).toBe(0);
     await writeFile(join(dir, "units.yaml"), "gbPerCu: 5e-324\n");
   });
   afterAll(async () => {
@@ -59,9 +86,21 @@ describe("cloudunits billing --units with a constant making a unit infinite", ()
   });
 
   // before: csv crashed (exit 1, a RangeError and its stack), json printed "CU": null and exit 0
-  it.each(["csv", "json", "text"])("--format %s: exit 2, one line naming gbPerCu, nothing on stdout", async (format) => {
-    const run = await runCli(["billing", join(dir, "data.zip"), "--month", "2026-10", "--units", join(dir, "units.yaml"), "--format", format]);
-    expect([run.code, run.stdout]).toEqual([2, ""]);
-    expect(run.stderr).toMatch(/^cloudunits: \S*units\.yaml: gbPerCu 5e-324 makes CU infinite .*\n$/);
-  });
+  it.each(["csv", "json", "text"])(
+    "--format %s: exit 2, one line naming gbPerCu, nothing on stdout",
+    async (format) => {
+      const run = await runCli([
+        "billing",
+        join(dir, "data.zip"),
+        "--month",
+        "2026-10",
+        "--units",
+        join(dir, "units.yaml"),
+        "--format",
+        format,
+      ]);
+      expect([run.code, run.stdout]).toEqual([2, ""]);
+      expect(run.stderr).toMatch(/^cloudunits: \S*units\.yaml: gbPerCu 5e-324 makes CU infinite .*\n$/);
+    },
+  );
 });

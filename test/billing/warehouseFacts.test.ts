@@ -19,14 +19,19 @@ import { HOUR, OCT_1, accountHour, gateway, memoryWarehouse, nic, vm } from "../
 const ODD = ["RUN\0NING", "ubu'ntu\0 22.04", "it's", "\0", "'); DROP TABLE machines; --"];
 
 function oddHour(hourEpoch: number) {
-  return accountHour(2, hourEpoch, {
-    5: [
-      gateway([nic("PUB\0LIC", 10, 10)]),
-      vm(9, { vcpus: 2, mem: 2048, status: ODD[0], imageName: ODD[1] }),
-      vm(10, { vcpus: 4, mem: 1024, status: ODD[2], imageName: ODD[3], networks: [nic("ext'ernal\0", 1, 1)] }),
-      vm(11, { type: "v\0m", status: ODD[4], imageName: ODD[4] }),
-    ],
-  }, { 5: "DEPL'OYED\0" });
+  return accountHour(
+    2,
+    hourEpoch,
+    {
+      5: [
+        gateway([nic("PUB\0LIC", 10, 10)]),
+        vm(9, { vcpus: 2, mem: 2048, status: ODD[0], imageName: ODD[1] }),
+        vm(10, { vcpus: 4, mem: 1024, status: ODD[2], imageName: ODD[3], networks: [nic("ext'ernal\0", 1, 1)] }),
+        vm(11, { type: "v\0m", status: ODD[4], imageName: ODD[4] }),
+      ],
+    },
+    { 5: "DEPL'OYED\0" },
+  );
 }
 
 describe("texts with NUL bytes and quotes", () => {
@@ -34,18 +39,32 @@ describe("texts with NUL bytes and quotes", () => {
     const connection = await memoryWarehouse([oddHour(OCT_1), oddHour(OCT_1 + HOUR)]);
     const seen: unknown[] = [];
     // the builder's facts are good until the next account-hour: read each as it comes
-    for await (const f of warehouseFacts(connection, { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 2 }, "PUB\0LIC")) {
+    for await (const f of warehouseFacts(
+      connection,
+      { start: OCT_1, end: OCT_1 + 2 * HOUR, accountId: 2 },
+      "PUB\0LIC",
+    )) {
       const of = (id: number) => f.machineId.indexOf(id);
       seen.push({
         hour: f.hourEpoch,
-        texts: [f.status[of(9)], f.imageName[of(9)], f.status[of(10)], f.imageName[of(10)], f.type[of(11)], f.status[of(11)]],
+        texts: [
+          f.status[of(9)],
+          f.imageName[of(9)],
+          f.status[of(10)],
+          f.imageName[of(10)],
+          f.type[of(11)],
+          f.status[of(11)],
+        ],
         states: [...f.cloudspaceStates],
         // the gateway's one NIC is of the external type "PUB\0LIC", matched as a whole text
         gateway: f.gateways.get(5),
       });
     }
     const expected = (hour: number) => ({
-      hour, texts: [ODD[0], ODD[1], ODD[2], ODD[3], "v\0m", ODD[4]], states: ["DEPL'OYED\0"], gateway: { externalNics: 1, externalBytes: 20 },
+      hour,
+      texts: [ODD[0], ODD[1], ODD[2], ODD[3], "v\0m", ODD[4]],
+      states: ["DEPL'OYED\0"],
+      gateway: { externalNics: 1, externalBytes: 20 },
     });
     expect(seen).toEqual([expected(OCT_1), expected(OCT_1 + HOUR)]);
   });
@@ -105,11 +124,19 @@ describe("texts with NUL bytes and quotes", () => {
         await runCli(["billing", tree, ...period, "--format", "xlsx", "--hourly", "--out", xlsx, "--prices", prices]),
         await runCli(["billing", tree, ...period, "--format", "focus-parquet", "--out", parquet, "--prices", prices]),
       ];
-      expect(runs.map((r) => [r.code, r.stderr.match(/Parser Error|at async/)?.[0]])).toEqual([[0, undefined], [0, undefined]]);
+      expect(runs.map((r) => [r.code, r.stderr.match(/Parser Error|at async/)?.[0]])).toEqual([
+        [0, undefined],
+        [0, undefined],
+      ]);
       expect((await readFile(xlsx)).subarray(0, 2).toString()).toBe("PK");
       const instance = await duckdbApi().DuckDBInstance.create(":memory:");
       const connection = await instance.connect();
-      const rows = (await connection.runAndReadAll("SELECT sum(ConsumedQuantity) AS cu FROM read_parquet($f) WHERE x_Level = 'account' AND x_Unit = 'CU'", { f: parquet })).getRowObjectsJS();
+      const rows = (
+        await connection.runAndReadAll(
+          "SELECT sum(ConsumedQuantity) AS cu FROM read_parquet($f) WHERE x_Level = 'account' AND x_Unit = 'CU'",
+          { f: parquet },
+        )
+      ).getRowObjectsJS();
       expect(Number(rows[0]!.cu)).toBe(CU);
       connection.closeSync();
       instance.closeSync();
@@ -121,8 +148,24 @@ describe("texts with NUL bytes and quotes", () => {
 function factsOf(f: AccountHourFacts) {
   const n = f.machines;
   return {
-    accountId: f.accountId, hourEpoch: f.hourEpoch, cloudspaceIds: [...f.cloudspaceIds], cloudspaceStates: [...f.cloudspaceStates], emptyCloudspaceRows: f.emptyCloudspaceRows,
-    machines: [f.cloudspaceId, f.machineId, f.type, f.status, f.imageName, f.memMb, f.vcpus, f.sizeGb, f.iopsLimit, f.externalNics, f.externalBytes].map((a) => a.slice(0, n)),
+    accountId: f.accountId,
+    hourEpoch: f.hourEpoch,
+    cloudspaceIds: [...f.cloudspaceIds],
+    cloudspaceStates: [...f.cloudspaceStates],
+    emptyCloudspaceRows: f.emptyCloudspaceRows,
+    machines: [
+      f.cloudspaceId,
+      f.machineId,
+      f.type,
+      f.status,
+      f.imageName,
+      f.memMb,
+      f.vcpus,
+      f.sizeGb,
+      f.iopsLimit,
+      f.externalNics,
+      f.externalBytes,
+    ].map((a) => a.slice(0, n)),
     gateways: [...f.gateways].sort((a, b) => a[0] - b[0]),
   };
 }
@@ -132,7 +175,9 @@ describe("the windows a warehouse is read in", () => {
   const DAY = 24 * HOUR;
   const start = OCT_1 + 1800;
   const end = OCT_1 + 4 * DAY;
-  const hours = [...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 72, start: OCT_1, seed: 9 })].filter((h) => h.hourEpoch < OCT_1 + DAY || h.hourEpoch >= OCT_1 + 2 * DAY);
+  const hours = [...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 72, start: OCT_1, seed: 9 })].filter(
+    (h) => h.hourEpoch < OCT_1 + DAY || h.hourEpoch >= OCT_1 + 2 * DAY,
+  );
   let root: string;
   let warehouse: Awaited<ReturnType<typeof openWarehouse>>;
   beforeAll(async () => {
@@ -154,12 +199,16 @@ describe("the windows a warehouse is read in", () => {
     // one day each at the smallest limit, days counted from 00:30: day 1's hours, day 3's 00:00 (day 2 held none), day 3's
     // other hours; the fourth day, after the data, is not read
     expect(await dayWindows(warehouse.connection, period, "machine_facts", 1)).toEqual([
-      [start, start + DAY], [start + DAY, start + 2 * DAY], [start + 2 * DAY, start + 3 * DAY],
+      [start, start + DAY],
+      [start + DAY, start + 2 * DAY],
+      [start + 2 * DAY, start + 3 * DAY],
     ]);
     // a small warehouse is read in one window, across the day it lacks
     expect(await dayWindows(warehouse.connection, period, "machine_facts")).toEqual([[start, start + 3 * DAY]]);
     // one account's rows alone; an account with none has no window
-    expect(await dayWindows(warehouse.connection, { ...period, account: 2n }, "machines")).toEqual([[start, start + 3 * DAY]]);
+    expect(await dayWindows(warehouse.connection, { ...period, account: 2n }, "machines")).toEqual([
+      [start, start + 3 * DAY],
+    ]);
     expect(await dayWindows(warehouse.connection, { ...period, account: 9n }, "machines")).toEqual([]);
   });
 
@@ -172,7 +221,9 @@ describe("the windows a warehouse is read in", () => {
     };
     const whole = await read(storedFacts(warehouse.connection, params, "external"));
     // every held account-hour of the period, in hour order, then account
-    expect(whole.map((f) => `${f.hourEpoch}/${f.accountId}`)).toEqual(hours.filter((h) => h.hourEpoch >= start).map((h) => `${h.hourEpoch}/${h.accountId}`));
+    expect(whole.map((f) => `${f.hourEpoch}/${f.accountId}`)).toEqual(
+      hours.filter((h) => h.hourEpoch >= start).map((h) => `${h.hourEpoch}/${h.accountId}`),
+    );
     expect(whole.some((f) => f.machines[0]!.length > 0)).toBe(true);
     expect(await read(storedFacts(warehouse.connection, params, "external", undefined, 1))).toEqual(whole);
     expect(await read(rowFacts(warehouse.connection, params, "external", 1))).toEqual(whole);
@@ -188,9 +239,13 @@ describe("the windows a warehouse is read in", () => {
     const whole = await read(storedFacts(warehouse.connection, { start, end }, "external"));
     const second = whole.filter((f) => f.accountId === 2);
     expect(second.length).toBeGreaterThan(0);
-    expect(await read(storedFacts(warehouse.connection, { start, end, accountIds: [2] }, "external", undefined, 1))).toEqual(second);
+    expect(
+      await read(storedFacts(warehouse.connection, { start, end, accountIds: [2] }, "external", undefined, 1)),
+    ).toEqual(second);
     expect(await read(rowFacts(warehouse.connection, { start, end, accountIds: [2, 9] }, "external"))).toEqual(second);
-    expect(await read(warehouseFacts(warehouse.connection, { start, end, accountIds: [1, 2] }, "external"))).toEqual(whole);
+    expect(await read(warehouseFacts(warehouse.connection, { start, end, accountIds: [1, 2] }, "external"))).toEqual(
+      whole,
+    );
     expect(await read(warehouseFacts(warehouse.connection, { start, end, accountIds: [] }, "external"))).toEqual([]);
   });
 });

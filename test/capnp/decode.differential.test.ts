@@ -10,12 +10,16 @@ const SMALL: Shape = { spaces: 3, machines: 4, parts: 3 };
 const BIG: Shape = { spaces: 6, machines: 40, parts: 4 };
 
 function decode(bytes: Uint8Array, root: Root, packed = false): Account | CloudSpace {
-  return root === "Account" ? decodeAccount(bytes, { name: "t", packed }) : decodeCloudSpace(bytes, { name: "t", packed });
+  return root === "Account"
+    ? decodeAccount(bytes, { name: "t", packed })
+    : decodeCloudSpace(bytes, { name: "t", packed });
 }
 
 function values(root: Root, seed: number, count: number, shape: Shape): (Account | CloudSpace)[] {
   const rand = prng(seed);
-  return Array.from({ length: count }, () => (root === "Account" ? randomAccount(rand, shape) : randomCloudSpace(rand, shape)));
+  return Array.from({ length: count }, () =>
+    root === "Account" ? randomAccount(rand, shape) : randomCloudSpace(rand, shape),
+  );
 }
 
 /** Decodes each message with ours and with the reference; both must equal the value encoded. */
@@ -31,7 +35,6 @@ function expectSameAsReference(messages: Uint8Array[], expected: (Account | Clou
 }
 
 describeWith("capnp", "decoding matches the reference capnp tool", () => {
-
   for (const root of ["Account", "CloudSpace"] as const) {
     it(`reads 40 random single-segment ${root} messages field by field`, () => {
       const expected = values(root, 1, 40, SMALL);
@@ -53,7 +56,9 @@ describeWith("capnp", "decoding matches the reference capnp tool", () => {
   it("reads files of the older schema (Disk without configuredIops) with configuredIops null", () => {
     const expected = values("Account", 3, 10, { ...SMALL, oldSchema: true });
     const messages = encodeTexts(expected.map(toCapnpText), "Account", { schema: OLD_SCHEMA, segmentWords: 64 });
-    expect(expected.some((a) => (a as Account).cloudspaces.some((c) => c.machines.some((m) => m.disks.length > 0)))).toBe(true);
+    expect(
+      expected.some((a) => (a as Account).cloudspaces.some((c) => c.machines.some((m) => m.disks.length > 0))),
+    ).toBe(true);
     expectSameAsReference(messages, expected, "Account");
   });
 

@@ -35,7 +35,7 @@ function framingAndPointerWords(bytes: Uint8Array): number[] {
     const kind = lo & 3;
     const looksLikePointer =
       (kind === 0 && SCHEMA_STRUCT_SIZES.has(hi)) ||
-      (kind === 1 && ((hi & 7) === 7 || (hi & 7) === 2) && hi >>> 3 < bytes.length / 8 * 8) ||
+      (kind === 1 && ((hi & 7) === 7 || (hi & 7) === 2) && hi >>> 3 < (bytes.length / 8) * 8) ||
       (kind === 2 && hi < segments);
     if (looksLikePointer) out.push(at);
   }
@@ -47,18 +47,24 @@ type Outcome = { value: Account | CloudSpace } | { error: CapnpError };
 /** Words the records of a decoded value take at the schema's struct sizes (texts aside). */
 function recordWords(value: Account | CloudSpace): number {
   const space = (cs: CloudSpace) =>
-    3 + cs.machines.reduce((n, m) => n + 7 + 3 * m.networks.length + m.disks.reduce((d, k) => d + 4 + (k.configuredIops ? 7 : 0), 0), 0);
+    3 +
+    cs.machines.reduce(
+      (n, m) => n + 7 + 3 * m.networks.length + m.disks.reduce((d, k) => d + 4 + (k.configuredIops ? 7 : 0), 0),
+      0,
+    );
   return "cloudspaces" in value ? 2 + value.cloudspaces.reduce((n, cs) => n + space(cs), 0) : space(value);
 }
 
 /** The default expansion limit of a file of `bytes` bytes, words. */
-const expansionLimit = (bytes: number) => Math.max(EXPANSION_LIMIT_FACTOR * Math.ceil(bytes / 8), MIN_EXPANSION_LIMIT_WORDS);
+const expansionLimit = (bytes: number) =>
+  Math.max(EXPANSION_LIMIT_FACTOR * Math.ceil(bytes / 8), MIN_EXPANSION_LIMIT_WORDS);
 
 function ours(bytes: Uint8Array, root: Root): Outcome {
   // CPU time, not wall time: the test must not fail because the machine is busy.
   const started = process.cpuUsage();
   try {
-    const value = root === "Account" ? decodeAccount(bytes, { name: "fuzz" }) : decodeCloudSpace(bytes, { name: "fuzz" });
+    const value =
+      root === "Account" ? decodeAccount(bytes, { name: "fuzz" }) : decodeCloudSpace(bytes, { name: "fuzz" });
     return { value };
   } catch (error) {
     // Anything but our typed error fails the test here, with the offending bytes.
@@ -93,7 +99,9 @@ function mutations(file: Uint8Array, rand: () => number, count: number): Mutatio
     } else {
       // Random bytes, half of them behind a plausible one-segment table.
       const words = Math.floor(rand() * 40);
-      const bytes = new Uint8Array(8 * words + (rand() < 0.2 ? Math.floor(rand() * 8) : 0)).map(() => Math.floor(rand() * 256));
+      const bytes = new Uint8Array(8 * words + (rand() < 0.2 ? Math.floor(rand() * 8) : 0)).map(() =>
+        Math.floor(rand() * 256),
+      );
       if (words > 0 && rand() < 0.5) {
         new DataView(bytes.buffer).setUint32(0, 0, true);
         new DataView(bytes.buffer).setUint32(4, words - 1, true);
@@ -114,7 +122,9 @@ function acceptedButReferenceRefuses(messages: Uint8Array[], decoded: (Account |
   while (start < messages.length) {
     const r = referenceJson(concat(messages.slice(start)), root);
     r.messages.forEach((json, i) => {
-      expect(decoded[start + i], `message ${start + i}: ${Buffer.from(messages[start + i]!).toString("hex")}`).toEqual(fromJson(json, root));
+      expect(decoded[start + i], `message ${start + i}: ${Buffer.from(messages[start + i]!).toString("hex")}`).toEqual(
+        fromJson(json, root),
+      );
     });
     if (r.error === null) break;
     refused.push(start + r.messages.length);
@@ -126,7 +136,9 @@ function acceptedButReferenceRefuses(messages: Uint8Array[], decoded: (Account |
 /** The reference's verdict on one message: true when it decodes it. */
 function referenceAccepts(bytes: Uint8Array, root: Root): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn("capnp", ["convert", "binary:json", "--short", "--quiet", SCHEMA, root], { stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn("capnp", ["convert", "binary:json", "--short", "--quiet", SCHEMA, root], {
+      stdio: ["pipe", "ignore", "ignore"],
+    });
     child.on("error", reject);
     child.on("close", (status) => resolve(status === 0 && bytes.length > 0));
     child.stdin.on("error", () => undefined);
@@ -140,8 +152,18 @@ function realFiles(rand: () => number, spaces: number): { name: string; root: Ro
   return [
     { name: "one segment", root: "Account", file: encodeTexts([account()], "Account")[0]! },
     { name: "many segments", root: "Account", file: encodeTexts([account()], "Account", { segmentWords: 24 })[0]! },
-    { name: "older schema", root: "Account", file: encodeTexts([account(true)], "Account", { schema: OLD_SCHEMA })[0]! },
-    { name: "cloud space", root: "CloudSpace", file: encodeTexts([toCapnpText(randomCloudSpace(rand, { spaces: 1, machines: 4, parts: 2 }))], "CloudSpace", { segmentWords: 32 })[0]! },
+    {
+      name: "older schema",
+      root: "Account",
+      file: encodeTexts([account(true)], "Account", { schema: OLD_SCHEMA })[0]!,
+    },
+    {
+      name: "cloud space",
+      root: "CloudSpace",
+      file: encodeTexts([toCapnpText(randomCloudSpace(rand, { spaces: 1, machines: 4, parts: 2 }))], "CloudSpace", {
+        segmentWords: 32,
+      })[0]!,
+    },
   ];
 }
 
@@ -150,77 +172,108 @@ describeWith("capnp", "mutated files decode as the reference does, or fail with 
   const corpus = realFiles(rand, 2);
 
   for (const { name, root, file } of corpus) {
-    it(`${name}: flips, truncations and random bytes`, async () => {
-      const mutated = mutations(file, rand, MUTATIONS_PER_FILE);
-      const messages = mutated.map((m) => m.bytes);
-      const outcomes = messages.map((m) => ours(m, root));
-      const acceptedIndexes = outcomes.flatMap((o, i) => ("value" in o ? [i] : []));
-      const accepted = acceptedIndexes.map((i) => messages[i]!);
-      const refusedByReference = acceptedButReferenceRefuses(accepted, acceptedIndexes.map((i) => (outcomes[i] as { value: Account | CloudSpace }).value), root);
-      expect(refusedByReference.map((i) => Buffer.from(accepted[i]!).toString("hex"))).toEqual([]);
+    it(
+      `${name}: flips, truncations and random bytes`,
+      async () => {
+        const mutated = mutations(file, rand, MUTATIONS_PER_FILE);
+        const messages = mutated.map((m) => m.bytes);
+        const outcomes = messages.map((m) => ours(m, root));
+        const acceptedIndexes = outcomes.flatMap((o, i) => ("value" in o ? [i] : []));
+        const accepted = acceptedIndexes.map((i) => messages[i]!);
+        const refusedByReference = acceptedButReferenceRefuses(
+          accepted,
+          acceptedIndexes.map((i) => (outcomes[i] as { value: Account | CloudSpace }).value),
+          root,
+        );
+        expect(refusedByReference.map((i) => Buffer.from(accepted[i]!).toString("hex"))).toEqual([]);
 
-      // Messages we refuse that the reference reads: only for the documented reasons.
-      const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, ...mutated[i]! }] : []));
-      expect(await referenceAccepts(file, root)).toBe(true);
-      // Bit flips first: truncations and random bytes rarely make a message the reference reads.
-      const asked = [...refusals.filter((r) => r.kind === "flip"), ...refusals.filter((r) => r.kind !== "flip")].slice(0, REFUSALS_ASKED);
-      const verdicts = await inPool(asked.map((r) => () => referenceAccepts(r.bytes, root)));
-      const stricter = asked.filter((_, i) => verdicts[i]);
-      for (const { error, bytes } of stricter) {
-        const documented = STRICTER_THAN_REFERENCE.some((allowed) => allowed(error));
-        expect(documented, `${error.code} ${error.reason} on ${Buffer.from(bytes).toString("hex")}`).toBe(true);
-      }
-      if (LONG) {
-        console.log(`${name}: ${messages.length} messages, ${accepted.length} read as the reference does, ${refusals.length} refused, of which ${stricter.length} the reference reads:`,
-          countBy(stricter.map((s) => s.error.code)));
-      }
-      expect(accepted.length).toBeGreaterThan(0);
-      expect(refusals.length).toBeGreaterThan(0);
-    }, LONG ? 1_800_000 : 60_000);
+        // Messages we refuse that the reference reads: only for the documented reasons.
+        const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, ...mutated[i]! }] : []));
+        expect(await referenceAccepts(file, root)).toBe(true);
+        // Bit flips first: truncations and random bytes rarely make a message the reference reads.
+        const asked = [
+          ...refusals.filter((r) => r.kind === "flip"),
+          ...refusals.filter((r) => r.kind !== "flip"),
+        ].slice(0, REFUSALS_ASKED);
+        const verdicts = await inPool(asked.map((r) => () => referenceAccepts(r.bytes, root)));
+        const stricter = asked.filter((_, i) => verdicts[i]);
+        for (const { error, bytes } of stricter) {
+          const documented = STRICTER_THAN_REFERENCE.some((allowed) => allowed(error));
+          expect(documented, `${error.code} ${error.reason} on ${Buffer.from(bytes).toString("hex")}`).toBe(true);
+        }
+        if (LONG) {
+          console.log(
+            `${name}: ${messages.length} messages, ${accepted.length} read as the reference does, ${refusals.length} refused, of which ${stricter.length} the reference reads:`,
+            countBy(stricter.map((s) => s.error.code)),
+          );
+        }
+        expect(accepted.length).toBeGreaterThan(0);
+        expect(refusals.length).toBeGreaterThan(0);
+      },
+      LONG ? 1_800_000 : 60_000,
+    );
   }
 });
 
-describeWith("capnp", "list-kind swaps of the cloud-space and machine pointers decode as the reference does, within the expansion limit", () => {
-  const rand = prng(Number(process.env.CLOUDUNITS_FUZZ_SEED ?? 20261123));
-  const corpus = realFiles(rand, 3);
-  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
+describeWith(
+  "capnp",
+  "list-kind swaps of the cloud-space and machine pointers decode as the reference does, within the expansion limit",
+  () => {
+    const rand = prng(Number(process.env.CLOUDUNITS_FUZZ_SEED ?? 20261123));
+    const corpus = realFiles(rand, 3);
+    const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
-  for (const { name, root, file } of corpus) {
-    it(`${name}: element sizes and counts swapped`, async () => {
-      const messages = listKindSwaps(file, root, rand, SWAPS_PER_FILE);
-      const outcomes = messages.map((m) => ours(m, root));
-      const acceptedIndexes = outcomes.flatMap((o, i) => ("value" in o ? [i] : []));
-      const values = acceptedIndexes.map((i) => (outcomes[i] as { value: Account | CloudSpace }).value);
-      const accepted = acceptedIndexes.map((i) => messages[i]!);
-      expect(acceptedButReferenceRefuses(accepted, values, root).map((i) => hex(accepted[i]!))).toEqual([]);
+    for (const { name, root, file } of corpus) {
+      it(
+        `${name}: element sizes and counts swapped`,
+        async () => {
+          const messages = listKindSwaps(file, root, rand, SWAPS_PER_FILE);
+          const outcomes = messages.map((m) => ours(m, root));
+          const acceptedIndexes = outcomes.flatMap((o, i) => ("value" in o ? [i] : []));
+          const values = acceptedIndexes.map((i) => (outcomes[i] as { value: Account | CloudSpace }).value);
+          const accepted = acceptedIndexes.map((i) => messages[i]!);
+          expect(acceptedButReferenceRefuses(accepted, values, root).map((i) => hex(accepted[i]!))).toEqual([]);
 
-      // No message we accept makes more records than its expansion limit allows.
-      const over = accepted.filter((bytes, i) => recordWords(values[i]!) > expansionLimit(bytes.length));
-      expect(over.slice(0, 3).map(hex), `${over.length} of ${accepted.length} accepted messages over the limit`).toEqual([]);
+          // No message we accept makes more records than its expansion limit allows.
+          const over = accepted.filter((bytes, i) => recordWords(values[i]!) > expansionLimit(bytes.length));
+          expect(
+            over.slice(0, 3).map(hex),
+            `${over.length} of ${accepted.length} accepted messages over the limit`,
+          ).toEqual([]);
 
-      // The expansion limit stops swaps the reference reads (lists of empty elements): a
-      // documented strictness, as is every other refusal the reference reads.
-      const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, bytes: messages[i]! }] : []));
-      const expanding = refusals.filter((r) => r.error.code === "CAPNP_EXPANSION_LIMIT");
-      expect(expanding.length).toBeGreaterThan(0);
-      // Not the swaps past the traversal limit: the reference reads a list of up to 8 Mi empty
-      // elements, and prints each (gigabytes of JSON); they are a documented strictness anyway.
-      const others = refusals.filter((r) => r.error.code !== "CAPNP_EXPANSION_LIMIT" && r.error.code !== "CAPNP_TRAVERSAL_LIMIT");
-      const asked = [...expanding.slice(0, REFUSALS_ASKED / 2), ...others].slice(0, REFUSALS_ASKED);
-      const verdicts = await inPool(asked.map((r) => () => referenceAccepts(r.bytes, root)));
-      const stricter = asked.filter((_, i) => verdicts[i]);
-      for (const { error, bytes } of stricter) {
-        expect(STRICTER_THAN_REFERENCE.some((allowed) => allowed(error)), `${error.code} ${error.reason} on ${hex(bytes)}`).toBe(true);
-      }
-      expect(stricter.some((r) => r.error.code === "CAPNP_EXPANSION_LIMIT")).toBe(true);
-      if (LONG) {
-        console.log(`${name}: ${messages.length} swaps, ${accepted.length} read as the reference does, ${refusals.length} refused:`,
-          countBy(refusals.map((r) => r.error.code)));
-      }
-      expect(accepted.length).toBeGreaterThan(0);
-    }, LONG ? 1_800_000 : 60_000);
-  }
-});
+          // The expansion limit stops swaps the reference reads (lists of empty elements): a
+          // documented strictness, as is every other refusal the reference reads.
+          const refusals = outcomes.flatMap((o, i) => ("error" in o ? [{ error: o.error, bytes: messages[i]! }] : []));
+          const expanding = refusals.filter((r) => r.error.code === "CAPNP_EXPANSION_LIMIT");
+          expect(expanding.length).toBeGreaterThan(0);
+          // Not the swaps past the traversal limit: the reference reads a list of up to 8 Mi empty
+          // elements, and prints each (gigabytes of JSON); they are a documented strictness anyway.
+          const others = refusals.filter(
+            (r) => r.error.code !== "CAPNP_EXPANSION_LIMIT" && r.error.code !== "CAPNP_TRAVERSAL_LIMIT",
+          );
+          const asked = [...expanding.slice(0, REFUSALS_ASKED / 2), ...others].slice(0, REFUSALS_ASKED);
+          const verdicts = await inPool(asked.map((r) => () => referenceAccepts(r.bytes, root)));
+          const stricter = asked.filter((_, i) => verdicts[i]);
+          for (const { error, bytes } of stricter) {
+            expect(
+              STRICTER_THAN_REFERENCE.some((allowed) => allowed(error)),
+              `${error.code} ${error.reason} on ${hex(bytes)}`,
+            ).toBe(true);
+          }
+          expect(stricter.some((r) => r.error.code === "CAPNP_EXPANSION_LIMIT")).toBe(true);
+          if (LONG) {
+            console.log(
+              `${name}: ${messages.length} swaps, ${accepted.length} read as the reference does, ${refusals.length} refused:`,
+              countBy(refusals.map((r) => r.error.code)),
+            );
+          }
+          expect(accepted.length).toBeGreaterThan(0);
+        },
+        LONG ? 1_800_000 : 60_000,
+      );
+    }
+  },
+);
 
 /**
  * Where we are stricter than the reference library, on purpose: it reads an empty stream as no
@@ -231,7 +284,11 @@ describeWith("capnp", "list-kind swaps of the cloud-space and machine pointers d
  * the corrupt count.
  */
 const STRICTER_THAN_REFERENCE: ((error: CapnpError) => boolean)[] = [
-  (e) => e.code === "CAPNP_TRAILING_BYTES" || e.code === "CAPNP_TRUNCATED" || e.code === "CAPNP_TRAVERSAL_LIMIT" || e.code === "CAPNP_EXPANSION_LIMIT",
+  (e) =>
+    e.code === "CAPNP_TRAILING_BYTES" ||
+    e.code === "CAPNP_TRUNCATED" ||
+    e.code === "CAPNP_TRAVERSAL_LIMIT" ||
+    e.code === "CAPNP_EXPANSION_LIMIT",
   (e) => e.code === "CAPNP_BAD_LIST" && e.reason.includes("more than a list holds"),
 ];
 

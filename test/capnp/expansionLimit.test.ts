@@ -37,9 +37,15 @@ describe("the expansion limit and real files", () => {
     it(`${kind}: Account and per-cloud-space files use at most half their expansion limit`, () => {
       let worst = 0;
       for (const hour of hours) {
-        worst = Math.max(worst, chargedPerInputWord(encodeAccount(hour.account, options), "Account", options.packed === true));
+        worst = Math.max(
+          worst,
+          chargedPerInputWord(encodeAccount(hour.account, options), "Account", options.packed === true),
+        );
         for (const cloudSpace of hour.account.cloudspaces) {
-          worst = Math.max(worst, chargedPerInputWord(encodeCloudSpace(cloudSpace, options), "CloudSpace", options.packed === true));
+          worst = Math.max(
+            worst,
+            chargedPerInputWord(encodeCloudSpace(cloudSpace, options), "CloudSpace", options.packed === true),
+          );
         }
       }
       expect(worst).toBeGreaterThan(0.5);
@@ -50,7 +56,10 @@ describe("the expansion limit and real files", () => {
       it(`${kind}: files unpack to at most half their expansion limit, which bounds unpacking too`, () => {
         let worst = 0;
         for (const hour of hours) {
-          const files = [encodeAccount(hour.account, options), ...hour.account.cloudspaces.map((c) => encodeCloudSpace(c, options))];
+          const files = [
+            encodeAccount(hour.account, options),
+            ...hour.account.cloudspaces.map((c) => encodeCloudSpace(c, options)),
+          ];
           for (const file of files) worst = Math.max(worst, unpack(file).length / file.length);
         }
         expect(worst).toBeGreaterThan(1);

@@ -8,19 +8,44 @@ import { packMessage } from "../../src/generate/packMessage.js";
 import { needs } from "../helpers/prerequisites.js";
 import { accountFromJson, cloudSpaceFromJson, concat, referenceJson, type Root } from "./reference.js";
 import {
-  BIT, BYTE, COMPOSITE, EIGHT_BYTES, FOUR_BYTES, NULL, POINTER, VOID, data, farPtr, floats, listPtr, message, structPtr, tag,
-  textBytes, textWords, type Word,
+  BIT,
+  BYTE,
+  COMPOSITE,
+  EIGHT_BYTES,
+  FOUR_BYTES,
+  NULL,
+  POINTER,
+  VOID,
+  data,
+  farPtr,
+  floats,
+  listPtr,
+  message,
+  structPtr,
+  tag,
+  textBytes,
+  textWords,
+  type Word,
 } from "./words.js";
 
 const FILE = "7/2026/10/31/18/account_capnp.bin";
 
 /** Account 7 with one cloud space 5 in state DEPLOYED. */
 const TINY_WORDS: Word[] = [
-  structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), NULL,
-  listPtr(0, BYTE, textBytes("DEPLOYED")), ...textWords("DEPLOYED"),
+  structPtr(0, 1, 1),
+  data(7),
+  listPtr(0, COMPOSITE, 3),
+  tag(1, 1, 2),
+  data(5, 7),
+  NULL,
+  listPtr(0, BYTE, textBytes("DEPLOYED")),
+  ...textWords("DEPLOYED"),
 ];
 const TINY = message(TINY_WORDS);
-const TINY_ACCOUNT: Account = { accountId: 7, cloudspaces: [{ cloudSpaceId: 5, accountId: 7, machines: [], state: "DEPLOYED" }] };
+const TINY_ACCOUNT: Account = {
+  accountId: 7,
+  cloudspaces: [{ cloudSpaceId: 5, accountId: 7, machines: [], state: "DEPLOYED" }],
+};
 
 function withWord(words: Word[], index: number, word: Word): Word[] {
   return words.map((w, i) => (i === index ? word : w));
@@ -40,7 +65,8 @@ function refusal(decode: () => unknown): CapnpError {
 }
 
 function accountRefusal(
-  bytes: Uint8Array, options: { packed?: boolean; traversalLimitWords?: number; expansionLimitWords?: number } = {},
+  bytes: Uint8Array,
+  options: { packed?: boolean; traversalLimitWords?: number; expansionLimitWords?: number } = {},
 ): CapnpError {
   return refusal(() => decodeAccount(bytes, { name: FILE, ...options }));
 }
@@ -50,7 +76,9 @@ function reference(bytes: Uint8Array, root: Root = "Account"): unknown {
   const r = referenceJson(bytes, root);
   if (r.error !== null) return null;
   expect(r.messages).toHaveLength(1);
-  return root === "Account" ? accountFromJson(r.messages[0] as Record<string, unknown>) : cloudSpaceFromJson(r.messages[0] as Record<string, unknown>);
+  return root === "Account"
+    ? accountFromJson(r.messages[0] as Record<string, unknown>)
+    : cloudSpaceFromJson(r.messages[0] as Record<string, unknown>);
 }
 const referenceRefuses = (bytes: Uint8Array, root: Root = "Account") => {
   if (needs("capnp")) expect(reference(bytes, root)).toBeNull();
@@ -69,7 +97,9 @@ describe("framing", () => {
     const bytes = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
     const error = accountRefusal(bytes);
     expect(error.code).toBe("CAPNP_SEGMENT_TABLE");
-    expect(error.message).toBe(`${FILE}: segment table declares 4294967296 segments (at most 512): not a Cap'n Proto message, or a corrupt one`);
+    expect(error.message).toBe(
+      `${FILE}: segment table declares 4294967296 segments (at most 512): not a Cap'n Proto message, or a corrupt one`,
+    );
   });
 
   it("refuses a segment table longer than the file", () => {
@@ -176,7 +206,9 @@ describe("pointers", () => {
   it("refuses a double-far pointer whose landing pad is bad", () => {
     const notFar = message([farPtr(1, 0, true)], [structPtr(0, 1, 1), structPtr(0, 1, 1)], [data(7), NULL]);
     expect(accountRefusal(notFar).code).toBe("CAPNP_BAD_POINTER");
-    expect(accountRefusal(notFar).reason).toContain("double-far pointer at segment 0 word 0: its landing pad starts with a struct pointer");
+    expect(accountRefusal(notFar).reason).toContain(
+      "double-far pointer at segment 0 word 0: its landing pad starts with a struct pointer",
+    );
     referenceRefuses(notFar);
     const toMissing = message([farPtr(1, 0, true)], [farPtr(9, 0), structPtr(0, 1, 1)], [data(7), NULL]);
     expect(accountRefusal(toMissing).code).toBe("CAPNP_BAD_POINTER");
@@ -200,7 +232,9 @@ describe("lists and text", () => {
     const bytes = message(withWord(TINY_WORDS, 3, tag(2 ** 29 + 1, 1, 2)));
     const error = accountRefusal(bytes);
     expect(error.code).toBe("CAPNP_BAD_LIST");
-    expect(error.reason).toBe("composite list at segment 0 word 3 declares 536870913 elements, more than a list holds (536870911)");
+    expect(error.reason).toBe(
+      "composite list at segment 0 word 3 declares 536870913 elements, more than a list holds (536870911)",
+    );
     if (needs("capnp")) expect(reference(bytes)).toEqual(TINY_ACCOUNT);
   });
 
@@ -245,16 +279,38 @@ describe("lists and text", () => {
     expect(accountRefusal(bytes, { traversalLimitWords: 2_000_000 }).code).toBe("CAPNP_EXPANSION_LIMIT");
     const account = decodeAccount(bytes, { traversalLimitWords: 2_000_000, expansionLimitWords: 2_000_000 });
     expect(account.cloudspaces).toHaveLength(spaces);
-    expect(account.cloudspaces[spaces - 1]!.machines[machines - 1]).toMatchObject({ id: machines - 1, vcpus: 2, mem: 1024 });
+    expect(account.cloudspaces[spaces - 1]!.machines[machines - 1]).toMatchObject({
+      id: machines - 1,
+      vcpus: 2,
+      mem: 1024,
+    });
   });
 
   // The shapes of issue 14: each within the traversal limit (64 Ki words), so 2,000 copies
   // made 18.7 million empty machine-hours. Each element costs its schema size (machine 7
   // words, cloud space 3) against the expansion limit: 8 × the file's words, at least 64.
   const emptyMachines = (count: number) =>
-    message([structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), listPtr(0, VOID, count), NULL]);
+    message([
+      structPtr(0, 1, 1),
+      data(7),
+      listPtr(0, COMPOSITE, 3),
+      tag(1, 1, 2),
+      data(5, 7),
+      listPtr(0, VOID, count),
+      NULL,
+    ]);
   const emptySpaces = (count: number) => message([structPtr(0, 1, 1), data(7), listPtr(0, VOID, count)]);
-  const emptyMachine = { id: 0, type: "", vcpus: 0, cpuMinutes: 0, mem: 0, networks: [], disks: [], imageName: "", status: "" };
+  const emptyMachine = {
+    id: 0,
+    type: "",
+    vcpus: 0,
+    cpuMinutes: 0,
+    mem: 0,
+    networks: [],
+    disks: [],
+    imageName: "",
+    status: "",
+  };
   const emptySpace = { cloudSpaceId: 0, accountId: 0, machines: [], state: "" };
 
   it("stops a 64-byte file whose machines are a List(Void) of 9,361 at the expansion limit, not the traversal limit", () => {
@@ -262,9 +318,14 @@ describe("lists and text", () => {
     expect(bytes.length).toBe(64);
     const error = accountRefusal(bytes);
     expect(error.code).toBe("CAPNP_EXPANSION_LIMIT");
-    expect(error.message).toMatch(/^7\/2026\/10\/31\/18\/account_capnp\.bin: the message decodes to more than its expansion limit of 64 words/);
+    expect(error.message).toMatch(
+      /^7\/2026\/10\/31\/18\/account_capnp\.bin: the message decodes to more than its expansion limit of 64 words/,
+    );
     // Read as the reference reads it once the caller raises the limit for a file it trusts.
-    const expected = { accountId: 7, cloudspaces: [{ cloudSpaceId: 5, accountId: 7, state: "", machines: Array(9361).fill(emptyMachine) }] };
+    const expected = {
+      accountId: 7,
+      cloudspaces: [{ cloudSpaceId: 5, accountId: 7, state: "", machines: Array(9361).fill(emptyMachine) }],
+    };
     expect(decodeAccount(bytes, { expansionLimitWords: 70_000 })).toEqual(expected);
     referenceReads(bytes, expected);
   });
@@ -289,7 +350,16 @@ describe("lists and text", () => {
   it("measures a packed file's expansion against its packed bytes: zero runs do not multiply what it makes", () => {
     // 4,000 empty machines as a composite list of zero words: 28,000 words unpacked (within
     // the traversal limit of 8 × the message), about 250 bytes packed.
-    const words: Word[] = [structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), listPtr(1, COMPOSITE, 4000 * 7), NULL, tag(4000, 2, 5)];
+    const words: Word[] = [
+      structPtr(0, 1, 1),
+      data(7),
+      listPtr(0, COMPOSITE, 3),
+      tag(1, 1, 2),
+      data(5, 7),
+      listPtr(1, COMPOSITE, 4000 * 7),
+      NULL,
+      tag(4000, 2, 5),
+    ];
     for (let i = 0; i < 4000 * 7; i++) words.push(NULL);
     const packed = packMessage(message(words));
     expect(packed.length).toBeLessThan(300);
@@ -299,7 +369,8 @@ describe("lists and text", () => {
 
   it("refuses text without its NUL, empty text lists and non-byte lists as text", () => {
     const noNul = message([
-      ...withWord(TINY_WORDS.slice(0, 7), 6, listPtr(0, BYTE, 8)), ...textWords("DEPLOYED", false),
+      ...withWord(TINY_WORDS.slice(0, 7), 6, listPtr(0, BYTE, 8)),
+      ...textWords("DEPLOYED", false),
     ]);
     expect(accountRefusal(noNul).code).toBe("CAPNP_BAD_TEXT");
     referenceRefuses(noNul);
@@ -315,10 +386,26 @@ describe("lists and text", () => {
     // A CloudSpace whose machines list is a list of 2 pointers to texts: each element reads as
     // a VMachine with no data and one pointer, its `type`.
     const pointers = message([
-      structPtr(0, 1, 2), data(5, 7), listPtr(1, POINTER, 2), NULL,
-      listPtr(1, BYTE, textBytes("vm")), listPtr(1, BYTE, textBytes("routeros")), ...textWords("vm"), ...textWords("routeros"),
+      structPtr(0, 1, 2),
+      data(5, 7),
+      listPtr(1, POINTER, 2),
+      NULL,
+      listPtr(1, BYTE, textBytes("vm")),
+      listPtr(1, BYTE, textBytes("routeros")),
+      ...textWords("vm"),
+      ...textWords("routeros"),
     ]);
-    const machine = (type: string, id = 0) => ({ id, type, vcpus: 0, cpuMinutes: 0, mem: 0, networks: [], disks: [], imageName: "", status: "" });
+    const machine = (type: string, id = 0) => ({
+      id,
+      type,
+      vcpus: 0,
+      cpuMinutes: 0,
+      mem: 0,
+      networks: [],
+      disks: [],
+      imageName: "",
+      status: "",
+    });
     const expected = { cloudSpaceId: 5, accountId: 7, machines: [machine("vm"), machine("routeros")], state: "" };
     expect(decodeCloudSpace(pointers)).toEqual(expected);
     referenceReads(pointers, expected, "CloudSpace");
@@ -333,27 +420,67 @@ describe("lists and text", () => {
   });
 
   it("reads fields past a smaller data section as 0 and skips the rest of a larger one", () => {
-    const machine = { id: 0, type: "vm", vcpus: 0, cpuMinutes: 0, mem: 0, networks: [], disks: [], imageName: "", status: "" };
+    const machine = {
+      id: 0,
+      type: "vm",
+      vcpus: 0,
+      cpuMinutes: 0,
+      mem: 0,
+      networks: [],
+      disks: [],
+      imageName: "",
+      status: "",
+    };
     // Machines of 1 data word (id, vcpus: no cpuMinutes, no mem) and 1 pointer (type).
     const smaller = message([
-      structPtr(0, 1, 2), data(5, 7), listPtr(1, COMPOSITE, 4), NULL,
-      tag(2, 1, 1), data(11, 3), listPtr(2, BYTE, textBytes("vm")), data(12, 4), listPtr(0, BYTE, textBytes("vm")), ...textWords("vm"),
+      structPtr(0, 1, 2),
+      data(5, 7),
+      listPtr(1, COMPOSITE, 4),
+      NULL,
+      tag(2, 1, 1),
+      data(11, 3),
+      listPtr(2, BYTE, textBytes("vm")),
+      data(12, 4),
+      listPtr(0, BYTE, textBytes("vm")),
+      ...textWords("vm"),
     ]);
     const expectedSmaller = {
-      cloudSpaceId: 5, accountId: 7, state: "", machines: [{ ...machine, id: 11, vcpus: 3 }, { ...machine, id: 12, vcpus: 4 }],
+      cloudSpaceId: 5,
+      accountId: 7,
+      state: "",
+      machines: [
+        { ...machine, id: 11, vcpus: 3 },
+        { ...machine, id: 12, vcpus: 4 },
+      ],
     };
     expect(decodeCloudSpace(smaller)).toEqual(expectedSmaller);
     referenceReads(smaller, expectedSmaller, "CloudSpace");
     // A machine of 3 data words and 7 pointers: a newer schema's extra data and pointers,
     // here garbage (out of bounds, a capability), are never read.
     const larger = message([
-      structPtr(0, 1, 2), data(5, 7), listPtr(1, COMPOSITE, 10), NULL,
-      tag(1, 3, 7), data(21, 2), floats(30, 2048), data(0xdeadbeef, 0xdeadbeef),
-      listPtr(6, BYTE, textBytes("vm")), NULL, NULL, NULL, listPtr(3, BYTE, textBytes("RUNNING")), listPtr(1000, COMPOSITE, 5), [3, 0],
-      ...textWords("vm"), ...textWords("RUNNING"),
+      structPtr(0, 1, 2),
+      data(5, 7),
+      listPtr(1, COMPOSITE, 10),
+      NULL,
+      tag(1, 3, 7),
+      data(21, 2),
+      floats(30, 2048),
+      data(0xdeadbeef, 0xdeadbeef),
+      listPtr(6, BYTE, textBytes("vm")),
+      NULL,
+      NULL,
+      NULL,
+      listPtr(3, BYTE, textBytes("RUNNING")),
+      listPtr(1000, COMPOSITE, 5),
+      [3, 0],
+      ...textWords("vm"),
+      ...textWords("RUNNING"),
     ]);
     const expectedLarger = {
-      cloudSpaceId: 5, accountId: 7, state: "", machines: [{ ...machine, id: 21, vcpus: 2, cpuMinutes: 30, mem: 2048, status: "RUNNING" }],
+      cloudSpaceId: 5,
+      accountId: 7,
+      state: "",
+      machines: [{ ...machine, id: 21, vcpus: 2, cpuMinutes: 30, mem: 2048, status: "RUNNING" }],
     };
     expect(decodeCloudSpace(larger)).toEqual(expectedLarger);
     referenceReads(larger, expectedLarger, "CloudSpace");
@@ -368,13 +495,42 @@ describe("limits", () => {
 
   it("counts the configured limits of a disk as depth 8 of an account", () => {
     const bytes = message([
-      structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), listPtr(1, COMPOSITE, 7), NULL,
-      tag(1, 2, 5), data(1, 2), floats(3, 4), NULL, NULL, listPtr(2, COMPOSITE, 4), NULL, NULL,
-      tag(1, 3, 1), data(1), floats(0), floats(0), structPtr(0, 7, 0), floats(1, 2), NULL, NULL, NULL, NULL, NULL, NULL,
+      structPtr(0, 1, 1),
+      data(7),
+      listPtr(0, COMPOSITE, 3),
+      tag(1, 1, 2),
+      data(5, 7),
+      listPtr(1, COMPOSITE, 7),
+      NULL,
+      tag(1, 2, 5),
+      data(1, 2),
+      floats(3, 4),
+      NULL,
+      NULL,
+      listPtr(2, COMPOSITE, 4),
+      NULL,
+      NULL,
+      tag(1, 3, 1),
+      data(1),
+      floats(0),
+      floats(0),
+      structPtr(0, 7, 0),
+      floats(1, 2),
+      NULL,
+      NULL,
+      NULL,
+      NULL,
+      NULL,
+      NULL,
     ]);
     const account = decodeAccount(bytes, { nestingLimit: 8 });
-    expect(account.cloudspaces[0]!.machines[0]!.disks[0]!.configuredIops).toMatchObject({ totalBytesSec: 1, readBytesSec: 2 });
-    expect(() => decodeAccount(bytes, { nestingLimit: 7 })).toThrowError(expect.objectContaining({ code: "CAPNP_NESTING_LIMIT" }));
+    expect(account.cloudspaces[0]!.machines[0]!.disks[0]!.configuredIops).toMatchObject({
+      totalBytesSec: 1,
+      readBytesSec: 2,
+    });
+    expect(() => decodeAccount(bytes, { nestingLimit: 7 })).toThrowError(
+      expect.objectContaining({ code: "CAPNP_NESTING_LIMIT" }),
+    );
   });
 });
 
@@ -404,7 +560,8 @@ describe("packed encoding", () => {
     expect(unpack(bomb, { expansionLimitWords: 1 << 20 }).length).toBe(1000 * 256 * 8);
     const error = refusal(() => unpack(bomb, { name: FILE, expansionLimitWords: 1 << 20, maxUnpackedBytes: 1 << 20 }));
     expect([error.code, error.message]).toEqual([
-      "CAPNP_PACKED", `${FILE}: packed data of 2000 bytes unpacks to more than 1048576 bytes (maxUnpackedBytes); raise the limit only for a file you trust`,
+      "CAPNP_PACKED",
+      `${FILE}: packed data of 2000 bytes unpacks to more than 1048576 bytes (maxUnpackedBytes); raise the limit only for a file you trust`,
     ]);
   });
 
@@ -413,7 +570,8 @@ describe("packed encoding", () => {
     const bomb = new Uint8Array(2000).map((_, i) => (i % 2 === 0 ? 0x00 : 0xff));
     const error = refusal(() => unpack(bomb, { name: FILE }));
     expect([error.code, error.message]).toEqual([
-      "CAPNP_EXPANSION_LIMIT", `${FILE}: packed data of 2000 bytes unpacks to more than its expansion limit of 2000 words, 8 × its own size (expansionLimitWords); raise the limit only for a file you trust`,
+      "CAPNP_EXPANSION_LIMIT",
+      `${FILE}: packed data of 2000 bytes unpacks to more than its expansion limit of 2000 words, 8 × its own size (expansionLimitWords); raise the limit only for a file you trust`,
     ]);
     expect(accountRefusal(bomb, { packed: true }).code).toBe("CAPNP_EXPANSION_LIMIT");
   });

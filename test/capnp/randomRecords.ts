@@ -23,7 +23,21 @@ export interface Shape {
   oldSchema?: boolean;
 }
 
-const WORDS = ["vm", "routeros", "external", "space", "RUNNING", "HALTED", "DEPLOYED", "DESTROYED", "Windows 2019", "ubuntu-22.04", "", "é☃ unicode", "a \"quoted\" \\ name"];
+const WORDS = [
+  "vm",
+  "routeros",
+  "external",
+  "space",
+  "RUNNING",
+  "HALTED",
+  "DEPLOYED",
+  "DESTROYED",
+  "Windows 2019",
+  "ubuntu-22.04",
+  "",
+  "é☃ unicode",
+  'a "quoted" \\ name',
+];
 
 export function randomAccount(rand: () => number, shape: Shape): Account {
   const accountId = pickInt(rand, 0, 4294967295);
@@ -46,7 +60,12 @@ function randomMachine(rand: () => number, shape: Shape): VMachine {
     vcpus: pickInt(rand, -128, 127),
     cpuMinutes: float32(rand),
     mem: float32(rand),
-    networks: many(rand, shape.parts, (): Nic => ({ id: int32(rand), type: pick(rand, WORDS), tx: float32(rand), rx: float32(rand) })),
+    networks: many(rand, shape.parts, (): Nic => ({
+      id: int32(rand),
+      type: pick(rand, WORDS),
+      tx: float32(rand),
+      rx: float32(rand),
+    })),
     disks: many(rand, shape.parts, () => randomDisk(rand, shape)),
     imageName: pick(rand, WORDS),
     status: pick(rand, WORDS),
@@ -60,15 +79,30 @@ function randomDisk(rand: () => number, shape: Shape): Disk {
     for (const name of IOPS_FIELDS) configuredIops[name] = float32(rand);
   }
   return {
-    id: int32(rand), size: float32(rand), iopsRead: float32(rand), iopsWrite: float32(rand),
-    iopsReadMax: float32(rand), iopsWriteMax: float32(rand), configuredIops,
+    id: int32(rand),
+    size: float32(rand),
+    iopsRead: float32(rand),
+    iopsWrite: float32(rand),
+    iopsReadMax: float32(rand),
+    iopsWriteMax: float32(rand),
+    configuredIops,
   };
 }
 
 const IOPS_FIELDS = [
-  "totalBytesSec", "readBytesSec", "writeBytesSec", "totalIopsSec", "readIopsSec", "writeIopsSec",
-  "totalBytesSecMax", "readBytesSecMax", "writeBytesSecMax", "totalIopsSecMax", "readIopsSecMax",
-  "writeIopsSecMax", "sizeIopsSec",
+  "totalBytesSec",
+  "readBytesSec",
+  "writeBytesSec",
+  "totalIopsSec",
+  "readIopsSec",
+  "writeIopsSec",
+  "totalBytesSecMax",
+  "readBytesSecMax",
+  "writeBytesSecMax",
+  "totalIopsSecMax",
+  "readIopsSecMax",
+  "writeIopsSecMax",
+  "sizeIopsSec",
 ] as const;
 
 function many<T>(rand: () => number, most: number, make: () => T): T[] {
@@ -104,17 +138,21 @@ function cloudSpaceText(c: CloudSpace): string {
 }
 
 function machineText(m: VMachine): string {
-  return `(id = ${m.id}, type = ${str(m.type)}, vcpus = ${m.vcpus}, cpuMinutes = ${num(m.cpuMinutes)}, mem = ${num(m.mem)}, ` +
+  return (
+    `(id = ${m.id}, type = ${str(m.type)}, vcpus = ${m.vcpus}, cpuMinutes = ${num(m.cpuMinutes)}, mem = ${num(m.mem)}, ` +
     `networks = [${m.networks.map((n) => `(id = ${n.id}, type = ${str(n.type)}, tx = ${num(n.tx)}, rx = ${num(n.rx)})`).join(", ")}], ` +
-    `disks = [${m.disks.map(diskText).join(", ")}], imageName = ${str(m.imageName)}, status = ${str(m.status)})`;
+    `disks = [${m.disks.map(diskText).join(", ")}], imageName = ${str(m.imageName)}, status = ${str(m.status)})`
+  );
 }
 
 function diskText(d: Disk): string {
   const iops = d.configuredIops
     ? `, configuredIops = (${IOPS_FIELDS.map((f) => `${f} = ${num(d.configuredIops![f])}`).join(", ")})`
     : "";
-  return `(id = ${d.id}, size = ${num(d.size)}, iopsRead = ${num(d.iopsRead)}, iopsWrite = ${num(d.iopsWrite)}, ` +
-    `iopsReadMax = ${num(d.iopsReadMax)}, iopsWriteMax = ${num(d.iopsWriteMax)}${iops})`;
+  return (
+    `(id = ${d.id}, size = ${num(d.size)}, iopsRead = ${num(d.iopsRead)}, iopsWrite = ${num(d.iopsWrite)}, ` +
+    `iopsReadMax = ${num(d.iopsReadMax)}, iopsWriteMax = ${num(d.iopsWriteMax)}${iops})`
+  );
 }
 
 function num(x: number): string {

@@ -9,7 +9,9 @@ export { SCHEMA, OLD_SCHEMA };
 
 /** Encodes one value given in capnp text form; `segmentWords` splits it into segments of that size. */
 export function encodeText(
-  text: string, root: Root, options: { schema?: string; segmentWords?: number; packed?: boolean } = {},
+  text: string,
+  root: Root,
+  options: { schema?: string; segmentWords?: number; packed?: boolean } = {},
 ): Uint8Array {
   const args = ["convert", `text:${options.packed ? "packed" : "binary"}`];
   if (options.segmentWords !== undefined) args.push(`--segment-size=${options.segmentWords}`);
@@ -26,7 +28,10 @@ export function encodeText(
  */
 export function referenceJson(stream: Uint8Array, root: Root): { messages: unknown[]; error: string | null } {
   const r = runCapnp(["convert", "binary:json", "--short", "--quiet", SCHEMA, root], stream);
-  const lines = r.stdout.toString("utf8").split("\n").filter((l) => l.length > 0);
+  const lines = r.stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((l) => l.length > 0);
   return { messages: lines.map((l) => JSON.parse(l) as unknown), error: r.status === 0 ? null : r.stderr };
 }
 
@@ -45,9 +50,19 @@ const text = (value: unknown): string => (value as string | undefined) ?? "";
 const list = (value: unknown): Json[] => (value as Json[] | undefined) ?? [];
 
 const IOPS_FIELDS = [
-  "totalBytesSec", "readBytesSec", "writeBytesSec", "totalIopsSec", "readIopsSec", "writeIopsSec",
-  "totalBytesSecMax", "readBytesSecMax", "writeBytesSecMax", "totalIopsSecMax", "readIopsSecMax",
-  "writeIopsSecMax", "sizeIopsSec",
+  "totalBytesSec",
+  "readBytesSec",
+  "writeBytesSec",
+  "totalIopsSec",
+  "readIopsSec",
+  "writeIopsSec",
+  "totalBytesSecMax",
+  "readBytesSecMax",
+  "writeBytesSecMax",
+  "totalIopsSecMax",
+  "readIopsSecMax",
+  "writeIopsSecMax",
+  "sizeIopsSec",
 ] as const;
 
 /** The reference JSON as our records: the fields it leaves out (null pointers) read as defaults. */
@@ -107,7 +122,9 @@ export function fromJson(json: unknown, root: Root): Account | CloudSpace {
 
 /** Encodes many values in one process and splits the output stream into one message each. */
 export function encodeTexts(
-  texts: string[], root: Root, options: { schema?: string; segmentWords?: number } = {},
+  texts: string[],
+  root: Root,
+  options: { schema?: string; segmentWords?: number } = {},
 ): Uint8Array[] {
   return splitStream(encodeText(texts.join("\n"), root, options));
 }

@@ -10,7 +10,13 @@ export function structPtr(offsetWords: number, dataWords: number, pointerCount: 
 }
 
 /** Element size codes of list pointers. */
-export const VOID = 0, BIT = 1, BYTE = 2, FOUR_BYTES = 4, EIGHT_BYTES = 5, POINTER = 6, COMPOSITE = 7;
+export const VOID = 0,
+  BIT = 1,
+  BYTE = 2,
+  FOUR_BYTES = 4,
+  EIGHT_BYTES = 5,
+  POINTER = 6,
+  COMPOSITE = 7;
 
 /** A list pointer; `count` is the element count, or the word count for a composite list. */
 export function listPtr(offsetWords: number, elementSize: number, count: number): Word {
@@ -46,7 +52,10 @@ export function textWords(text: string, nul = true): Word[] {
   const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
   padded.set(bytes);
   const view = new DataView(padded.buffer);
-  return Array.from({ length: padded.length / 8 }, (_, i) => [view.getUint32(8 * i, true), view.getUint32(8 * i + 4, true)] as Word);
+  return Array.from(
+    { length: padded.length / 8 },
+    (_, i) => [view.getUint32(8 * i, true), view.getUint32(8 * i + 4, true)] as Word,
+  );
 }
 
 /** The byte length of a text with its NUL, as a Text list pointer counts it. */

@@ -8,7 +8,17 @@ import { CLI, runCli } from "../helpers/runCli.js";
 let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "cloudunits-pipe-"));
-  const made = await runCli(["generate", "--out", join(root, "d.zip"), "--accounts", "3", "--hours", "48", "--start", "2026-10-01"]);
+  const made = await runCli([
+    "generate",
+    "--out",
+    join(root, "d.zip"),
+    "--accounts",
+    "3",
+    "--hours",
+    "48",
+    "--start",
+    "2026-10-01",
+  ]);
   expect(made.code).toBe(0);
 });
 afterAll(async () => {
@@ -33,7 +43,16 @@ function runIntoClosedPipe(args: string[]): Promise<{ code: number | null; stder
 describe("a reader that closes the pipe early (cloudunits … | head)", () => {
   it("ends the command quietly with exit 0, where it was an unhandled EPIPE stack trace", async () => {
     const { code, stderr, read } = await runIntoClosedPipe([
-      "billing", join(root, "d.zip"), "--start", "2026-10-01", "--end", "2026-10-03", "--format", "csv", "--detail", "hourly",
+      "billing",
+      join(root, "d.zip"),
+      "--start",
+      "2026-10-01",
+      "--end",
+      "2026-10-03",
+      "--format",
+      "csv",
+      "--detail",
+      "hourly",
     ]);
     expect(read).toMatch(/^level,account_id/);
     expect(stderr).toBe("");

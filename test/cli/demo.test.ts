@@ -44,8 +44,12 @@ describe("npm start (cloudunits demo)", () => {
 
   it("says on its first lines where the names come from, and why an hour is missing: the generator leaves it out on purpose", () => {
     const [generated, why] = run.stdout.split("\n");
-    expect(generated).toMatch(/^generated 141 hourly files \(.* MB\) in \S+consumption, and the accounts' names in \S+names\.csv;$/);
-    expect(why).toBe("the hour 2026-10-02T06:00:00Z is left out on purpose, to show how a missing hour is reported (the warnings below)");
+    expect(generated).toMatch(
+      /^generated 141 hourly files \(.* MB\) in \S+consumption, and the accounts' names in \S+names\.csv;$/,
+    );
+    expect(why).toBe(
+      "the hour 2026-10-02T06:00:00Z is left out on purpose, to show how a missing hour is reported (the warnings below)",
+    );
     expect(run.stdout).toMatch(/--names \S+names\.csv --format json/);
   });
 

@@ -32,13 +32,79 @@ afterAll(async () => {
 
 /** The commands that write, each into `folder`. */
 const writers = (folder: string): [string, string[], string][] => [
-  ["ingest", ["ingest", data, "--db", join(folder, "new.duckdb"), "--batch-mb", "0.05", "--workers", "0"], join(folder, "new.duckdb")],
-  ["billing --out", ["billing", data, "--start", "2026-10-01", "--end", "2026-10-02T06:00", "--per", "hour", "--format", "csv", "--out", join(folder, "bill.csv")], join(folder, "bill.csv")],
-  ["report --out", ["report", "top-consumers", data, "--format", "json", "--out", join(folder, "top.json")], join(folder, "top.json")],
-  ["stats --out", ["stats", "account", "--id", "1", "--from", "2026-10-01", "--till", "2026-10-02", "--include", "cpu", data, "--format", "csv", "--out", join(folder, "stats.csv")], join(folder, "stats.csv")],
+  [
+    "ingest",
+    ["ingest", data, "--db", join(folder, "new.duckdb"), "--batch-mb", "0.05", "--workers", "0"],
+    join(folder, "new.duckdb"),
+  ],
+  [
+    "billing --out",
+    [
+      "billing",
+      data,
+      "--start",
+      "2026-10-01",
+      "--end",
+      "2026-10-02T06:00",
+      "--per",
+      "hour",
+      "--format",
+      "csv",
+      "--out",
+      join(folder, "bill.csv"),
+    ],
+    join(folder, "bill.csv"),
+  ],
+  [
+    "report --out",
+    ["report", "top-consumers", data, "--format", "json", "--out", join(folder, "top.json")],
+    join(folder, "top.json"),
+  ],
+  [
+    "stats --out",
+    [
+      "stats",
+      "account",
+      "--id",
+      "1",
+      "--from",
+      "2026-10-01",
+      "--till",
+      "2026-10-02",
+      "--include",
+      "cpu",
+      data,
+      "--format",
+      "csv",
+      "--out",
+      join(folder, "stats.csv"),
+    ],
+    join(folder, "stats.csv"),
+  ],
   ["export", ["export", data, "--format", "parquet", "--out", join(folder, "parquet")], join(folder, "parquet")],
-  ["generate", ["generate", "--out", join(folder, "generated"), "--accounts", "3", "--hours", "48"], join(folder, "generated")],
-  ["fetch", ["fetch", "--url", server.url, "--account-id", "1", "--start", "2026-10-01", "--end", "2026-10-02", "--out", join(folder, "dl") + "/", ...SESSION], join(folder, "dl")],
+  [
+    "generate",
+    ["generate", "--out", join(folder, "generated"), "--accounts", "3", "--hours", "48"],
+    join(folder, "generated"),
+  ],
+  [
+    "fetch",
+    [
+      "fetch",
+      "--url",
+      server.url,
+      "--account-id",
+      "1",
+      "--start",
+      "2026-10-01",
+      "--end",
+      "2026-10-02",
+      "--out",
+      join(folder, "dl") + "/",
+      ...SESSION,
+    ],
+    join(folder, "dl"),
+  ],
 ];
 
 /** Shell lines that make a warehouse of 2 account-hours at `held`. */
@@ -53,7 +119,9 @@ function expectOneLine(run: CliRun, path: string, failure: RegExp, what: string)
   expect(run.code, `${what}: ${run.stderr}`).toBe(8);
   const lines = run.stderr.trimEnd().split("\n");
   expect(lines, `${what}: ${run.stderr}`).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`^cloudunits: cannot (write|use) ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\S*: `));
+  expect(lines[0]).toMatch(
+    new RegExp(`^cloudunits: cannot (write|use) ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\S*: `),
+  );
   expect(lines[0]).toMatch(failure);
   expect(lines[0]).toContain("nothing committed was lost");
   expect(lines[0].match(/cannot (write|use)/g)).toHaveLength(1); // said once, never nested in itself
@@ -63,9 +131,23 @@ describe("a full disk", () => {
   it("every command that writes exits 8 with one line naming the path; the warehouse keeps its commits", async () => {
     const folder = join(dir, "full");
     const held = join(folder, "held.duckdb");
-    const list: [string, string[], string][] = [["ingest into a warehouse already there", ["ingest", data, "--db", held, "--batch-mb", "0.05", "--workers", "0"], held], ...writers(folder)];
-    const runs = await withRefusingFolder(folder, { kind: "full", freeKib: 1 }, setupHeld(held), list.map(([, args]) => args), { keep: [`cp ${held} ${dir}/left.duckdb`], env: PASSWORD });
-    for (const [i, [what, , path]] of list.entries()) expectOneLine(runs[i]!, path, /no space left on the device/, what);
+    const list: [string, string[], string][] = [
+      [
+        "ingest into a warehouse already there",
+        ["ingest", data, "--db", held, "--batch-mb", "0.05", "--workers", "0"],
+        held,
+      ],
+      ...writers(folder),
+    ];
+    const runs = await withRefusingFolder(
+      folder,
+      { kind: "full", freeKib: 1 },
+      setupHeld(held),
+      list.map(([, args]) => args),
+      { keep: [`cp ${held} ${dir}/left.duckdb`], env: PASSWORD },
+    );
+    for (const [i, [what, , path]] of list.entries())
+      expectOneLine(runs[i]!, path, /no space left on the device/, what);
     // "nothing committed was lost": the warehouse the full disk stopped opens, with its hours and whole batches of the new ones
     const left = await runCli(["check", "--db", join(dir, "left.duckdb"), "--format", "json"]);
     expect(left.code, left.stderr).toBe(0);
@@ -80,8 +162,15 @@ describe("a write cut short", () => {
     // a file size limit takes the first KiB and cuts the write short (as a filling disk does) before it refuses
     const out = join(dir, "cut.csv");
     const run = await new Promise<CliRun>((resolve) => {
-      execFile("bash", ["-c", `trap '' XFSZ; ulimit -f 1; exec ${process.execPath} ${CLI} billing ${data} --start 2026-10-01 --end 2026-10-02T06:00 --per hour --format csv --out ${out}`], { env: { ...process.env, CI: "1" } },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
+      execFile(
+        "bash",
+        [
+          "-c",
+          `trap '' XFSZ; ulimit -f 1; exec ${process.execPath} ${CLI} billing ${data} --start 2026-10-01 --end 2026-10-02T06:00 --per hour --format csv --out ${out}`,
+        ],
+        { env: { ...process.env, CI: "1" } },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
     });
     expectOneLine(run, out, /no space left on the device/, "billing --out");
     expect(existsSync(out)).toBe(false);
@@ -97,8 +186,15 @@ describe.skipIf(!canMount && process.getuid?.() === 0)("a read-only folder", () 
       ["ingest into a warehouse already there", ["ingest", data, "--db", held], held],
       ["sync", ["sync", "--url", server.url, "--db", held, "--until", "2026-10-02", ...SESSION], held],
     ];
-    const runs = await withRefusingFolder(folder, { kind: "read-only" }, setupHeld(held), list.map(([, args]) => args), { env: PASSWORD });
-    for (const [i, [what, , path]] of list.entries()) expectOneLine(runs[i]!, path, canMount ? /the file system is read-only/ : /permission denied/, what);
+    const runs = await withRefusingFolder(
+      folder,
+      { kind: "read-only" },
+      setupHeld(held),
+      list.map(([, args]) => args),
+      { env: PASSWORD },
+    );
+    for (const [i, [what, , path]] of list.entries())
+      expectOneLine(runs[i]!, path, canMount ? /the file system is read-only/ : /permission denied/, what);
   }, 180_000);
 });
 
@@ -106,26 +202,37 @@ describe.skipIf(!canMount)("a write-ahead log a reader cannot replay for want of
   it.each([
     ["a full disk", { kind: "full", freeKib: 1 } as const, /no space left on the device/],
     ["a read-only folder", { kind: "read-only" } as const, /the file system is read-only/],
-  ])("check and billing --db on %s exit 8 with the one line sync gives (not 2 with DuckDB's words); status, uncapped, reads it", async (name, refusal, failure) => {
-    const folder = join(dir, `wal-${refusal.kind}`);
-    const held = join(folder, "held.duckdb");
-    // a writer killed before its checkpoint leaves its commits in the log (some 90 MB of rows here),
-    // which a reader replays on opening, beyond its memory cap into temporary files beside the file
-    const writer = join(dir, `killedWriter-${refusal.kind}.mjs`);
-    writeFileSync(writer, [
-      `import { DuckDBInstance } from ${JSON.stringify(createRequire(import.meta.url).resolve("@duckdb/node-api"))};`,
-      "const connection = await (await DuckDBInstance.create(process.argv[2])).connect();",
-      "await connection.run(\"SET checkpoint_threshold = '100GB'\");",
-      "await connection.run('CREATE TABLE kept (x BIGINT, y VARCHAR)');",
-      "for (let k = 0; k < 20; k++) await connection.run(`INSERT INTO kept SELECT range, md5(range::VARCHAR) || md5((range + 1)::VARCHAR) FROM range(${k * 60000}, ${(k + 1) * 60000})`);",
-      "process.kill(process.pid, 'SIGKILL');",
-    ].join("\n"));
-    const setup = [...setupHeld(held), `${process.execPath} ${writer} ${held} || true`, `test -s ${held}.wal`];
-    const readers: string[][] = [["check", "--db", held], ["billing", "--db", held, "--start", "2026-10-01", "--end", "2026-10-02"], ["status", "--db", held]];
-    const [check, billing, status] = await withRefusingFolder(folder, refusal, setup, readers, { setupMib: 160 });
-    expectOneLine(check!, held, failure, `check --db on ${name}`);
-    expectOneLine(billing!, held, failure, `billing --db on ${name}`);
-    expect([0, 7], status!.stderr).toContain(status!.code);
-    expect(status!.stdout).toContain("2 account-hours");
-  }, 180_000);
+  ])(
+    "check and billing --db on %s exit 8 with the one line sync gives (not 2 with DuckDB's words); status, uncapped, reads it",
+    async (name, refusal, failure) => {
+      const folder = join(dir, `wal-${refusal.kind}`);
+      const held = join(folder, "held.duckdb");
+      // a writer killed before its checkpoint leaves its commits in the log (some 90 MB of rows here),
+      // which a reader replays on opening, beyond its memory cap into temporary files beside the file
+      const writer = join(dir, `killedWriter-${refusal.kind}.mjs`);
+      writeFileSync(
+        writer,
+        [
+          `import { DuckDBInstance } from ${JSON.stringify(createRequire(import.meta.url).resolve("@duckdb/node-api"))};`,
+          "const connection = await (await DuckDBInstance.create(process.argv[2])).connect();",
+          "await connection.run(\"SET checkpoint_threshold = '100GB'\");",
+          "await connection.run('CREATE TABLE kept (x BIGINT, y VARCHAR)');",
+          "for (let k = 0; k < 20; k++) await connection.run(`INSERT INTO kept SELECT range, md5(range::VARCHAR) || md5((range + 1)::VARCHAR) FROM range(${k * 60000}, ${(k + 1) * 60000})`);",
+          "process.kill(process.pid, 'SIGKILL');",
+        ].join("\n"),
+      );
+      const setup = [...setupHeld(held), `${process.execPath} ${writer} ${held} || true`, `test -s ${held}.wal`];
+      const readers: string[][] = [
+        ["check", "--db", held],
+        ["billing", "--db", held, "--start", "2026-10-01", "--end", "2026-10-02"],
+        ["status", "--db", held],
+      ];
+      const [check, billing, status] = await withRefusingFolder(folder, refusal, setup, readers, { setupMib: 160 });
+      expectOneLine(check!, held, failure, `check --db on ${name}`);
+      expectOneLine(billing!, held, failure, `billing --db on ${name}`);
+      expect([0, 7], status!.stderr).toContain(status!.code);
+      expect(status!.stdout).toContain("2 account-hours");
+    },
+    180_000,
+  );
 });

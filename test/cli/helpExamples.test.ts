@@ -18,9 +18,16 @@ import { isServing, REPO, runServing, runShell } from "../helpers/shellExamples.
 
 /** A command's `--help`, as the CLI prints it at a width of 110. */
 async function helpOf(entry: (typeof commands)[number]): Promise<string> {
-  const parser = yargs([]).scriptName("cloudunits").command(withExamples(await entry.load(), entry)).help().version("0").wrap(110);
+  const parser = yargs([])
+    .scriptName("cloudunits")
+    .command(withExamples(await entry.load(), entry))
+    .help()
+    .version("0")
+    .wrap(110);
   return new Promise((resolve) => {
-    void parser.parse([commandName(entry), "--help"], (_error: unknown, _argv: unknown, output: string) => resolve(output));
+    void parser.parse([commandName(entry), "--help"], (_error: unknown, _argv: unknown, output: string) =>
+      resolve(output),
+    );
   });
 }
 
@@ -34,7 +41,15 @@ beforeAll(async () => {
   copyFileSync(join(REPO, "examples/budgets.yaml"), join(cwd, "budgets.yaml")); // and alert with the shipped budgets
   // the invoices examples issue a whole October of the shipped statement config's customers
   copyFileSync(join(REPO, "examples/statement.yaml"), join(cwd, "statement.yaml"));
-  await writeDataset({ out: join(cwd, "october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 2, hours: 744, start: 1790812800 });
+  await writeDataset({
+    out: join(cwd, "october"),
+    accounts: 3,
+    firstAccountId: 7101,
+    spaces: 1,
+    machines: 2,
+    hours: 744,
+    start: 1790812800,
+  });
   await ingest([join(cwd, "october")], { db: join(cwd, "october.duckdb") });
 });
 afterAll(async () => {
@@ -62,7 +77,11 @@ describe("--help", () => {
         expect(line.startsWith(`cloudunits ${commandName(entry)} `)).toBe(true);
         expect(examples).toContain(`  ${description}:\n${shellLines(line, 96).join("\n")}\n`);
         // the shown lines, continuations joined, are the example
-        expect(shellLines(line, 96).map((l) => l.trim().replace(/ \\$/, "")).join(" ")).toBe(line);
+        expect(
+          shellLines(line, 96)
+            .map((l) => l.trim().replace(/ \\$/, ""))
+            .join(" "),
+        ).toBe(line);
       }
     });
   }
@@ -86,13 +105,19 @@ describe("every --help example runs as written", () => {
         { CLOUDUNITS_CLIENT_ID: SECRETS.clientId, CLOUDUNITS_CLIENT_SECRET: SECRETS.clientSecret, TMPDIR: cwd },
       );
       // alerts exits 7 when it lists an active alert (the generated data has machines created late: new in the last 24 h)
-      const active = line.startsWith("cloudunits alerts ") ? Number(/: (\d+) active\n/.exec(run.stdout)?.[1] ?? (JSON.parse(run.stdout) as { alerts: unknown[] }).alerts.length) : 0;
+      const active = line.startsWith("cloudunits alerts ")
+        ? Number(
+            /: (\d+) active\n/.exec(run.stdout)?.[1] ?? (JSON.parse(run.stdout) as { alerts: unknown[] }).alerts.length,
+          )
+        : 0;
       expect(run.code, `${line}\n${run.stderr}`).toBe(active > 0 ? 7 : 0);
-      if ("page" in run) expect((run as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
+      if ("page" in run)
+        expect((run as { page?: { status: number } }).page?.status, "the dashboard answers its overview").toBe(200);
       const out = / --out (\S+)/.exec(line)?.[1];
       if (out !== undefined) expect(existsSync(join(cwd, out)), `${out} written`).toBe(true);
       if (out?.endsWith("/")) expect(readdirSync(join(cwd, out)).length).toBeGreaterThan(0);
-      if (out === undefined && !line.includes(" --db ") && !line.startsWith("cloudunits ingest")) expect(run.stdout.length).toBeGreaterThan(0);
+      if (out === undefined && !line.includes(" --db ") && !line.startsWith("cloudunits ingest"))
+        expect(run.stdout.length).toBeGreaterThan(0);
     });
   }
 });

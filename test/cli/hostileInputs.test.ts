@@ -15,14 +15,23 @@ let dir: string;
 let cleanup: () => Promise<void>;
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir());
-  const hours = [...generateHours({ accounts: 1, spaces: 1, machines: 2, hours: 2, start: Date.UTC(2026, 9, 1) / 1000, seed: 1 })];
+  const hours = [
+    ...generateHours({ accounts: 1, spaces: 1, machines: 2, hours: 2, start: Date.UTC(2026, 9, 1) / 1000, seed: 1 }),
+  ];
   const entries = hours.map((hour) => {
     const h = new Date(hour.hourEpoch * 1000);
-    return { name: `${hour.accountId}/2026/10/1/${h.getUTCHours()}/account_capnp.bin`, data: Buffer.from(encodeAccount(hour.account)) };
+    return {
+      name: `${hour.accountId}/2026/10/1/${h.getUTCHours()}/account_capnp.bin`,
+      data: Buffer.from(encodeAccount(hour.account)),
+    };
   });
   await writeFile(join(dir, "whole.zip"), rawZip(entries));
   await writeFile(join(dir, "half.zip"), rawZip(entries, { entryCount: 1 }));
-  await writeTree(dir, entries.map((e) => `tree/${e.name}`), (path) => entries.find((e) => `tree/${e.name}` === path)!.data);
+  await writeTree(
+    dir,
+    entries.map((e) => `tree/${e.name}`),
+    (path) => entries.find((e) => `tree/${e.name}` === path)!.data,
+  );
   await symlink("/", join(dir, "tree/root"));
 });
 afterAll(() => cleanup());
@@ -33,7 +42,9 @@ describe("cloudunits billing over hostile inputs", () => {
     expect(whole.code, whole.stderr).toBe(0);
     const half = await runCli(["billing", join(dir, "half.zip"), ...PERIOD]);
     expect(half.code).toBe(3);
-    expect(half.stderr).toContain(`${join(dir, "half.zip")}: corrupt central directory (the end record declares 1 entry, the directory holds 2: refused, it would be read in part)`);
+    expect(half.stderr).toContain(
+      `${join(dir, "half.zip")}: corrupt central directory (the end record declares 1 entry, the directory holds 2: refused, it would be read in part)`,
+    );
     expect(half.stdout).toBe("");
   });
 

@@ -17,16 +17,29 @@ describe("the shared input options", () => {
   });
 
   it("lists every skipped file with its reason and counts ignored paths; byte-identical duplicates are dropped silently", () => {
-    expect(loadNotes({
-      inputs: ["x"], filesLoaded: 3, accountHours: 3, ignoredPaths: 2,
-      duplicates: ["b/7/2026/10/1/0/account_capnp.bin"],
-      skipped: [{ file: "a/7/2026/10/1/1/account_capnp.bin", code: "CAPNP_TRUNCATED", reason: "segment 0 declares 9 words, has 2" }],
-    })).toEqual([
+    expect(
+      loadNotes({
+        inputs: ["x"],
+        filesLoaded: 3,
+        accountHours: 3,
+        ignoredPaths: 2,
+        duplicates: ["b/7/2026/10/1/0/account_capnp.bin"],
+        skipped: [
+          {
+            file: "a/7/2026/10/1/1/account_capnp.bin",
+            code: "CAPNP_TRUNCATED",
+            reason: "segment 0 declares 9 words, has 2",
+          },
+        ],
+      }),
+    ).toEqual([
       "skipped 1 bad file:",
       "  a/7/2026/10/1/1/account_capnp.bin: segment 0 declares 9 words, has 2 [CAPNP_TRUNCATED]",
       "ignored 2 files whose path is not a consumption path",
     ]);
-    expect(loadNotes({ inputs: ["x"], filesLoaded: 3, accountHours: 3, ignoredPaths: 0, duplicates: [], skipped: [] })).toEqual([]);
+    expect(
+      loadNotes({ inputs: ["x"], filesLoaded: 3, accountHours: 3, ignoredPaths: 0, duplicates: [], skipped: [] }),
+    ).toEqual([]);
   });
 });
 
@@ -52,7 +65,19 @@ describe("a folder of zips as an input (the zips fetch writes into --out DIR)", 
       cli(["billing", ...zips, ...PERIOD, "--format", "json"]),
       cli(["ingest", dl, "--db", db]),
       cli(["check", dl, "--format", "json"]),
-      cli(["stats", "account", dl, "--id", "2", "--from", "2026-10-01T00:00Z", "--till", "2026-10-01T03:00Z", "--include", "memory"]),
+      cli([
+        "stats",
+        "account",
+        dl,
+        "--id",
+        "2",
+        "--from",
+        "2026-10-01T00:00Z",
+        "--till",
+        "2026-10-01T03:00Z",
+        "--include",
+        "memory",
+      ]),
       cli(["export", dl, "--format", "parquet", "--out", join(dir, "parquet")]),
     ]);
     for (const run of [fromFolder, fromZips, check, stats]) expect([run.code, run.stderr]).toEqual([0, ""]);
@@ -62,10 +87,21 @@ describe("a folder of zips as an input (the zips fetch writes into --out DIR)", 
     expect(ingest.stderr).toMatch(/ingested 6 files \(6 account-hours\)/); // it said "ingested 0 files" before
     const fromDb = await cli(["billing", "--db", db, ...PERIOD, "--format", "json"]);
     expect(JSON.parse(fromDb.stdout)).toEqual(JSON.parse(fromZips.stdout));
-    const report = JSON.parse(check.stdout) as { accounts: { accountId: number; hours: number }[]; ignoredPaths: number };
-    expect([report.accounts.map((a) => [a.accountId, a.hours]), report.ignoredPaths]).toEqual([[[1, 3], [2, 3]], 0]);
+    const report = JSON.parse(check.stdout) as {
+      accounts: { accountId: number; hours: number }[];
+      ignoredPaths: number;
+    };
+    expect([report.accounts.map((a) => [a.accountId, a.hours]), report.ignoredPaths]).toEqual([
+      [
+        [1, 3],
+        [2, 3],
+      ],
+      0,
+    ]);
     expect(JSON.parse(stats.stdout).time).toEqual([START, START + 3600, START + 7200]);
-    const manifest = JSON.parse(await readFile(join(dir, "parquet/manifest.json"), "utf8")) as { partitions: { accountHours: number; accounts: number[] }[] };
+    const manifest = JSON.parse(await readFile(join(dir, "parquet/manifest.json"), "utf8")) as {
+      partitions: { accountHours: number; accounts: number[] }[];
+    };
     expect(manifest.partitions.map((p) => [p.accountHours, p.accounts])).toEqual([[6, [1, 2]]]);
   });
 });

@@ -10,7 +10,17 @@ import { runCli } from "../helpers/runCli.js";
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-number-flags-"));
-  const run = await runCli(["generate", "--out", join(dir, "data.zip"), "--accounts", "1", "--hours", "2", "--start", "2026-10-01"]);
+  const run = await runCli([
+    "generate",
+    "--out",
+    join(dir, "data.zip"),
+    "--accounts",
+    "1",
+    "--hours",
+    "2",
+    "--start",
+    "2026-10-01",
+  ]);
   expect(run.code, run.stderr).toBe(0);
 }, 60_000);
 afterAll(() => {
@@ -42,9 +52,21 @@ describe("billing --out says what it wrote, as the other writers do", () => {
     ["csv", "bill.csv", []],
     ["xlsx", "invoices", ["--per-account", "--prices", join(import.meta.dirname, "../../examples/prices.yaml")]],
   ] as const)("--format %s --out %s", async (format, out, more) => {
-    const run = await runCli(["billing", join(dir, "data.zip"), "--month", "2026-10", "--format", format, ...more, "--out", join(dir, out)]);
+    const run = await runCli([
+      "billing",
+      join(dir, "data.zip"),
+      "--month",
+      "2026-10",
+      "--format",
+      format,
+      ...more,
+      "--out",
+      join(dir, out),
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain(`cloudunits: wrote ${format}${more.length > 0 ? " workbooks" : ""} to ${join(dir, out)}\n`);
+    expect(run.stderr).toContain(
+      `cloudunits: wrote ${format}${more.length > 0 ? " workbooks" : ""} to ${join(dir, out)}\n`,
+    );
     expect(statSync(join(dir, out)).size).toBeGreaterThan(0);
     expect(run.stdout).toBe("");
   });

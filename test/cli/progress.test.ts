@@ -56,11 +56,21 @@ describe("progress", () => {
 
   it.each([
     // 2.5 of 10 MB in 5 s → 0.5 MB/s, 7.5 MB left → 15 s
-    { done: 2_500_000, total: 10_000_000, elapsed: 5, line: "get [██████░░░░░░░░░░░░░░░░░░] 25% | 2.5/10.0 MB | 0.5 MB/s | ETA 15s" },
+    {
+      done: 2_500_000,
+      total: 10_000_000,
+      elapsed: 5,
+      line: "get [██████░░░░░░░░░░░░░░░░░░] 25% | 2.5/10.0 MB | 0.5 MB/s | ETA 15s",
+    },
     // size unknown: no bar, no ETA
     { done: 3_000_000, total: undefined, elapsed: 2, line: "get 3.0 MB | 1.5 MB/s" },
     // nothing yet: ETA unknown
-    { done: 0, total: 1_000_000, elapsed: 0, line: "get [░░░░░░░░░░░░░░░░░░░░░░░░] 0% | 0.0/1.0 MB | 0.0 MB/s | ETA ?" },
+    {
+      done: 0,
+      total: 1_000_000,
+      elapsed: 0,
+      line: "get [░░░░░░░░░░░░░░░░░░░░░░░░] 0% | 0.0/1.0 MB | 0.0 MB/s | ETA ?",
+    },
   ])("the bytes bar shows size, rate and ETA ($line)", ({ done, total, elapsed, line }) => {
     expect(formatBytesLine("get", done, total, elapsed)).toBe(line);
   });
@@ -84,10 +94,23 @@ describe("progress", () => {
 
   it.each([
     // 48 of 120 hours in 10 s: 40% (10 of 24 cells), 72 hours left at 4.8 hours/s
-    { done: 48, total: 120, elapsed: 10, line: "syncing [██████████░░░░░░░░░░░░░░] 40% | 48/120 hours | account 7 2026-10-03 download | ETA 15s" },
+    {
+      done: 48,
+      total: 120,
+      elapsed: 10,
+      line: "syncing [██████████░░░░░░░░░░░░░░] 40% | 48/120 hours | account 7 2026-10-03 download | ETA 15s",
+    },
     // nothing done yet: no rate, so no ETA
-    { done: 0, total: 24, elapsed: 3, line: "syncing [░░░░░░░░░░░░░░░░░░░░░░░░] 0% | 0/24 hours | account 7 2026-10-03 download | ETA ?" },
-  ])("the sync bar shows hours done of all accounts' hours, the chunk in hand and ETA ($line)", ({ done, total, elapsed, line }) => {
-    expect(formatStepsLine("syncing", "hours", done, total, "account 7 2026-10-03 download", elapsed)).toBe(line);
-  });
+    {
+      done: 0,
+      total: 24,
+      elapsed: 3,
+      line: "syncing [░░░░░░░░░░░░░░░░░░░░░░░░] 0% | 0/24 hours | account 7 2026-10-03 download | ETA ?",
+    },
+  ])(
+    "the sync bar shows hours done of all accounts' hours, the chunk in hand and ETA ($line)",
+    ({ done, total, elapsed, line }) => {
+      expect(formatStepsLine("syncing", "hours", done, total, "account 7 2026-10-03 download", elapsed)).toBe(line);
+    },
+  );
 });

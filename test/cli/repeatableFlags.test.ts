@@ -18,7 +18,10 @@ const PERIOD = ["--from", "2026-10-01T00:00Z", "--till", "2026-10-01T03:00Z"];
 
 /** The repeatable flags these tests cover, by command: `--help` must list no other array option. */
 const COVERED: Record<string, string[]> = {
-  stats: ["--include"], fetch: ["--account-id"], sync: ["--account-id"], reconcile: ["--account-id"],
+  stats: ["--include"],
+  fetch: ["--account-id"],
+  sync: ["--account-id"],
+  reconcile: ["--account-id"],
   status: ["--accept-lost", "--account-id"], // status takes no inputs to swallow: accepting lost hours is tested in test/sync/lostHours.test.ts
 };
 
@@ -31,7 +34,8 @@ beforeAll(async () => {
   tree = join(dir, "tree");
   await writeDataset({ ...DATA, out: tree });
   const hours = [...generateHours(DATA)];
-  const vms = (h: (typeof hours)[number]) => h.account.cloudspaces.flatMap((c) => c.machines).filter((m) => m.type === "vm");
+  const vms = (h: (typeof hours)[number]) =>
+    h.account.cloudspaces.flatMap((c) => c.machines).filter((m) => m.type === "vm");
   machineId = vms(hours[0]!)[0]!.id;
   machineHours = hours.filter((h) => vms(h).some((m) => m.id === machineId)).map((h) => h.hourEpoch);
 });
@@ -47,7 +51,9 @@ describe("repeatable flags before or after the inputs", () => {
       const parser = yargs([]);
       await (command.builder as (y: Argv) => unknown)(parser);
       // getOptions is yargs' own (untyped) view of the declared options
-      const { array, narg } = (parser as unknown as { getOptions(): { array: string[]; narg: Record<string, number> } }).getOptions();
+      const { array, narg } = (
+        parser as unknown as { getOptions(): { array: string[]; narg: Record<string, number> } }
+      ).getOptions();
       const flags = array.filter((key) => key !== "inputs" && !/[A-Z]/.test(key)); // the inputs positional takes the rest
       for (const key of flags) expect([key, narg[key]]).toEqual([key, 1]);
       if (flags.length > 0) found[String(command.command).split(" ")[0]!] = flags.map((key) => `--${key}`);
@@ -57,10 +63,30 @@ describe("repeatable flags before or after the inputs", () => {
 
   it("stats --include S --include S <inputs> (the reference's order, docs/cli.md) gives the same series as the inputs first", async () => {
     const id = ["--id", String(machineId)];
-    const specOrder = await cli(["stats", "machine", ...id, ...PERIOD, "--include", "cpu", "--include", "memory", tree]);
+    const specOrder = await cli([
+      "stats",
+      "machine",
+      ...id,
+      ...PERIOD,
+      "--include",
+      "cpu",
+      "--include",
+      "memory",
+      tree,
+    ]);
     expect(specOrder.stderr).toBe("");
     expect(specOrder.code).toBe(0);
-    const inputsFirst = await cli(["stats", "machine", tree, ...id, ...PERIOD, "--include", "cpu", "--include", "memory"]);
+    const inputsFirst = await cli([
+      "stats",
+      "machine",
+      tree,
+      ...id,
+      ...PERIOD,
+      "--include",
+      "cpu",
+      "--include",
+      "memory",
+    ]);
     expect(inputsFirst.code).toBe(0);
     expect(specOrder.stdout).toBe(inputsFirst.stdout);
     const response = JSON.parse(specOrder.stdout) as { time: number[]; series: Record<string, unknown> };
@@ -75,9 +101,16 @@ describe("repeatable flags before or after the inputs", () => {
   it("a flag of one value given twice is a usage error (exit 2), never the sum yargs made of it", async () => {
     // yargs' parser counts a repeated flag whose value is 1: --account-id 2 --account-id 1 billed account 3
     const period = ["--start", "2026-10-01", "--end", "2026-10-01T03:00Z"];
-    for (const ids of [["1", "1"], ["2", "1"]]) {
+    for (const ids of [
+      ["1", "1"],
+      ["2", "1"],
+    ]) {
       const run = await cli(["billing", tree, ...period, "--account-id", ids[0]!, "--account-id", ids[1]!]);
-      expect([run.code, run.stdout, run.stderr]).toEqual([2, "", "cloudunits: --account-id given more than once: give it once\n"]);
+      expect([run.code, run.stdout, run.stderr]).toEqual([
+        2,
+        "",
+        "cloudunits: --account-id given more than once: give it once\n",
+      ]);
     }
     const camel = await cli(["billing", tree, ...period, "--account-id=1", "--accountId", "1"]);
     expect(camel.code).toBe(2);
@@ -100,16 +133,39 @@ describe("repeatable flags before or after the inputs", () => {
       await writeDataset({ ...DATA, firstAccountId: accountId, out: file });
       zips.set(String(accountId), await readFile(file));
     }
-    const server = await startServer(platform((request, response) => sendBytes(response, zips.get(request.query.get("accountId") ?? "") ?? Buffer.alloc(0))));
+    const server = await startServer(
+      platform((request, response) =>
+        sendBytes(response, zips.get(request.query.get("accountId") ?? "") ?? Buffer.alloc(0)),
+      ),
+    );
     try {
       const env = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
-      const rest = (out: string) => ["--url", server.url, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T03:00Z", "--out", out];
-      const first = await cli(["fetch", "--account-id", "7", "--account-id", "8", ...rest(join(dir, "first") + "/")], env);
-      const last = await cli(["fetch", ...rest(join(dir, "last") + "/"), "--account-id", "7", "--account-id", "8"], env);
-      for (const [run, sub] of [[first, "first"], [last, "last"]] as const) {
+      const rest = (out: string) => [
+        "--url",
+        server.url,
+        "--start",
+        "2026-10-01T00:00Z",
+        "--end",
+        "2026-10-01T03:00Z",
+        "--out",
+        out,
+      ];
+      const first = await cli(
+        ["fetch", "--account-id", "7", "--account-id", "8", ...rest(join(dir, "first") + "/")],
+        env,
+      );
+      const last = await cli(
+        ["fetch", ...rest(join(dir, "last") + "/"), "--account-id", "7", "--account-id", "8"],
+        env,
+      );
+      for (const [run, sub] of [
+        [first, "first"],
+        [last, "last"],
+      ] as const) {
         expect([run.code, run.stderr]).toEqual([0, ""]);
         expect((await readdir(join(dir, sub))).sort()).toEqual([
-          "consumption-7-20261001T000000Z-20261001T030000Z.zip", "consumption-8-20261001T000000Z-20261001T030000Z.zip",
+          "consumption-7-20261001T000000Z-20261001T030000Z.zip",
+          "consumption-8-20261001T000000Z-20261001T030000Z.zip",
         ]);
       }
     } finally {
@@ -124,14 +180,40 @@ describe("repeatable flags before or after the inputs", () => {
       const env = { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
       const data = join(dir, "two.zip");
       await writeDataset({ ...DATA, accounts: 2, out: data });
-      const rest = ["--url", server.url, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T03:00Z", "--format", "json"];
+      const rest = [
+        "--url",
+        server.url,
+        "--start",
+        "2026-10-01T00:00Z",
+        "--end",
+        "2026-10-01T03:00Z",
+        "--format",
+        "json",
+      ];
       const first = await cli(["reconcile", "--account-id", "1", "--account-id", "2", data, ...rest], env);
       const last = await cli(["reconcile", data, ...rest, "--account-id", "1", "--account-id", "2"], env);
       for (const run of [first, last]) {
         expect([run.code, run.stderr]).toEqual([0, ""]);
         expect((JSON.parse(run.stdout) as { accountIds: number[] }).accountIds).toEqual([1, 2]);
       }
-      const synced = await cli(["sync", "--url", server.url, "--db", join(dir, "two.duckdb"), "--since", "2026-10-01", "--until", "2026-10-01T03:00Z", "--account-id", "1", "--account-id", "2"], env);
+      const synced = await cli(
+        [
+          "sync",
+          "--url",
+          server.url,
+          "--db",
+          join(dir, "two.duckdb"),
+          "--since",
+          "2026-10-01",
+          "--until",
+          "2026-10-01T03:00Z",
+          "--account-id",
+          "1",
+          "--account-id",
+          "2",
+        ],
+        env,
+      );
       expect(synced.code).toBe(0);
       expect(server.seenAt(CONSUMPTION_PATH).map((r) => r.query.get("accountId"))).toEqual(["1", "2"]);
     } finally {

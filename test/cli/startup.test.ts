@@ -28,18 +28,25 @@ function run(args: string[]): Promise<{ code: number; stdout: string; packages: 
 function runNode(args: string[]): Promise<{ code: number; stdout: string; packages: Set<string> }> {
   const log = join(root, `packages-${runs++}.txt`);
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", HOOKS, ...args], {
-      env: { ...process.env, CI: "1", CLOUDUNITS_TEST_PACKAGE_LOG: log },
-    }, async (error, stdout) => {
-      const text = await readFile(log, "utf8").catch(() => "");
-      resolve({ code: error ? Number(error.code) : 0, stdout, packages: new Set(text.split("\n").filter(Boolean)) });
-    });
+    execFile(
+      process.execPath,
+      ["--import", HOOKS, ...args],
+      {
+        env: { ...process.env, CI: "1", CLOUDUNITS_TEST_PACKAGE_LOG: log },
+      },
+      async (error, stdout) => {
+        const text = await readFile(log, "utf8").catch(() => "");
+        resolve({ code: error ? Number(error.code) : 0, stdout, packages: new Set(text.split("\n").filter(Boolean)) });
+      },
+    );
   });
 }
 
 describe("start-up: a command loads only what it uses", () => {
   it("--version prints the package's version without loading any package", async () => {
-    const { version } = JSON.parse(await readFile(join(import.meta.dirname, "../../package.json"), "utf8")) as { version: string };
+    const { version } = JSON.parse(await readFile(join(import.meta.dirname, "../../package.json"), "utf8")) as {
+      version: string;
+    };
     const { code, stdout, packages } = await run(["--version"]);
     expect(code).toBe(0);
     expect(stdout).toBe(`${version}\n`);
@@ -76,7 +83,8 @@ describe("start-up: a command loads only what it uses", () => {
       const { code, stdout, packages } = await run(["billing", data, ...period, "--format", format]);
       expect(code).toBe(0);
       expect(stdout).toMatch(format === "json" ? /^\{"consumption":\{"CU":[1-9]/ : /CU/);
-      for (const heavy of ["@duckdb/node-api", "@duckdb/node-bindings", "exceljs", "arquero"]) expect(packages.has(heavy)).toBe(false);
+      for (const heavy of ["@duckdb/node-api", "@duckdb/node-bindings", "exceljs", "arquero"])
+        expect(packages.has(heavy)).toBe(false);
     }
     const db = join(root, "data.duckdb");
     expect((await run(["ingest", data, "--db", db])).code).toBe(0);
@@ -101,13 +109,19 @@ describe("the library loads the heavy packages only where a function needs them"
     expect(imported.stdout).toBe("function function\n");
     for (const p of heavy) expect(imported.packages.has(p)).toBe(false);
 
-    const billed = await script("bill", `const { report: r } = await cu.bill({ source: [${JSON.stringify(data)}], period: { start: cu.parseTime("2026-10-01"), end: cu.parseTime("2026-10-02") } });
-console.log(r.lines.find((l) => l.level === "environment").quantities.CU > 0);`);
+    const billed = await script(
+      "bill",
+      `const { report: r } = await cu.bill({ source: [${JSON.stringify(data)}], period: { start: cu.parseTime("2026-10-01"), end: cu.parseTime("2026-10-02") } });
+console.log(r.lines.find((l) => l.level === "environment").quantities.CU > 0);`,
+    );
     expect(billed.stdout).toBe("true\n");
     for (const p of heavy) expect(billed.packages.has(p)).toBe(false);
 
-    const queried = await script("query", `const store = await cu.open([${JSON.stringify(data)}]);
-try { console.log((await store.query("SELECT count(*)::INTEGER AS n FROM account_hours")).get("n", 0)); } finally { store.close(); }`);
+    const queried = await script(
+      "query",
+      `const store = await cu.open([${JSON.stringify(data)}]);
+try { console.log((await store.query("SELECT count(*)::INTEGER AS n FROM account_hours")).get("n", 0)); } finally { store.close(); }`,
+    );
     expect(queried.stdout).toBe("2\n");
     expect(queried.packages.has("@duckdb/node-api")).toBe(true);
     expect(queried.packages.has("arquero")).toBe(true);

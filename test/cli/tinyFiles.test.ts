@@ -14,7 +14,15 @@ const MAX_RSS_MB = 600;
 const PRINT_MAX_RSS = join(import.meta.dirname, "../helpers/printMaxRss.mjs");
 
 /** Account 7, cloud space 5 whose machines pointer is a List(Void) of 9,361: 64 bytes. */
-const EMPTY_MACHINES = message([structPtr(0, 1, 1), data(7), listPtr(0, COMPOSITE, 3), tag(1, 1, 2), data(5, 7), listPtr(0, VOID, 9361), NULL]);
+const EMPTY_MACHINES = message([
+  structPtr(0, 1, 1),
+  data(7),
+  listPtr(0, COMPOSITE, 3),
+  tag(1, 1, 2),
+  data(5, 7),
+  listPtr(0, VOID, 9361),
+  NULL,
+]);
 /** Account 7 whose cloudspaces pointer is a List(Void) of 21,844: 32 bytes. */
 const EMPTY_SPACES = message([structPtr(0, 1, 1), data(7), listPtr(0, VOID, 21844)]);
 
@@ -22,7 +30,10 @@ const EMPTY_SPACES = message([structPtr(0, 1, 1), data(7), listPtr(0, VOID, 2184
 function copies(file: Uint8Array): { name: string; data: Buffer }[] {
   return Array.from({ length: COPIES }, (_, i) => {
     const hour = new Date(Date.UTC(2026, 9, 1) + (i % 100) * 3600_000);
-    return { name: `${1 + Math.floor(i / 100)}/2026/10/${hour.getUTCDate()}/${hour.getUTCHours()}/account_capnp.bin`, data: Buffer.from(file) };
+    return {
+      name: `${1 + Math.floor(i / 100)}/2026/10/${hour.getUTCDate()}/${hour.getUTCHours()}/account_capnp.bin`,
+      data: Buffer.from(file),
+    };
   });
 }
 
@@ -44,9 +55,21 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 describe("cloudunits billing over 2,000 tiny files that expand", () => {
-  for (const [zip, what] of [["machines.zip", "9,361 empty machines"], ["spaces.zip", "21,844 empty cloud spaces"]] as const) {
+  for (const [zip, what] of [
+    ["machines.zip", "9,361 empty machines"],
+    ["spaces.zip", "21,844 empty cloud spaces"],
+  ] as const) {
     it(`exits 3 naming every file of ${what} at its expansion limit, in bounded memory`, async () => {
-      const run = await measuredRun(["billing", join(dir, zip), "--start", "2026-10-01", "--end", "2026-11-01", "--format", "json"]);
+      const run = await measuredRun([
+        "billing",
+        join(dir, zip),
+        "--start",
+        "2026-10-01",
+        "--end",
+        "2026-11-01",
+        "--format",
+        "json",
+      ]);
       expect(run.code, run.stderr.slice(0, 2000)).toBe(3);
       expect(run.stdout).toBe("");
       expect(run.stderr).toContain(`${COPIES} bad input files (use --skip-bad to go on without them)`);
@@ -62,7 +85,17 @@ describe("cloudunits billing over 2,000 tiny files that expand", () => {
   }
 
   it("with --skip-bad goes on without them: exit 0, each listed with its code, nothing billed", async () => {
-    const run = await measuredRun(["billing", join(dir, "machines.zip"), "--start", "2026-10-01", "--end", "2026-11-01", "--format", "json", "--skip-bad"]);
+    const run = await measuredRun([
+      "billing",
+      join(dir, "machines.zip"),
+      "--start",
+      "2026-10-01",
+      "--end",
+      "2026-11-01",
+      "--format",
+      "json",
+      "--skip-bad",
+    ]);
     expect(run.code, run.stderr.slice(0, 2000)).toBe(0);
     expect(run.stderr).toContain(`skipped ${COPIES} bad files:`);
     expect(run.stderr.split("\n").filter((line) => line.endsWith("[CAPNP_EXPANSION_LIMIT]"))).toHaveLength(COPIES);
@@ -82,8 +115,19 @@ describe("cloudunits billing over 2,000 tiny files that expand", () => {
       { name: "7/2026/10/1/0/account_capnp.bin", data: few(EMPTY_MACHINES, 3, 52) },
       { name: "8/2026/10/1/0/account_capnp.bin", data: few(EMPTY_SPACES, 5, 28) },
     ]);
-    const run = await runCli(["billing", zip, "--start", "2026-10-01T00:00Z", "--end", "2026-10-01T01:00Z", "--format", "json"]);
+    const run = await runCli([
+      "billing",
+      zip,
+      "--start",
+      "2026-10-01T00:00Z",
+      "--end",
+      "2026-10-01T01:00Z",
+      "--format",
+      "json",
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain("warning: 3 machine-hours and 5 cloud-space-hours are empty records (no id, no type or state): a damaged file?\n");
+    expect(run.stderr).toContain(
+      "warning: 3 machine-hours and 5 cloud-space-hours are empty records (no id, no type or state): a damaged file?\n",
+    );
   }, 180_000);
 });

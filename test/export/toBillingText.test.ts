@@ -13,8 +13,12 @@ let account: string;
 beforeAll(async () => {
   connection = await memoryWarehouse(fixture.hours);
   const options = { names: fixture.names };
-  environment = toBillingText(await reportFrom(connection, monthPeriod("2026-10"), options, { prices: fixture.prices }));
-  account = toBillingText(await reportFrom(connection, { ...monthPeriod("2026-10"), accountId: 7101 }, options, { prices: fixture.prices }));
+  environment = toBillingText(
+    await reportFrom(connection, monthPeriod("2026-10"), options, { prices: fixture.prices }),
+  );
+  account = toBillingText(
+    await reportFrom(connection, { ...monthPeriod("2026-10"), accountId: 7101 }, options, { prices: fixture.prices }),
+  );
 });
 
 /** The rows of the table whose header starts with `first` and holds `holds`: cells split on 2+ spaces. */
@@ -23,7 +27,13 @@ function tableAfter(text: string, holds: string): { header: string[]; rows: stri
   const start = lines.findIndex((l) => l.startsWith("level") && l.includes(holds));
   const end = lines.findIndex((l, i) => i > start && l.trim() === "");
   const split = (l: string) => l.trim().split(/ {2,}/);
-  return { header: split(lines[start]!), rows: lines.slice(start + 2, end).filter((l) => !l.startsWith("---")).map(split) };
+  return {
+    header: split(lines[start]!),
+    rows: lines
+      .slice(start + 2, end)
+      .filter((l) => !l.startsWith("---"))
+      .map(split),
+  };
 }
 
 const cents = (cells: string[]) => cells.reduce((a, c) => a.add(Exact.parse(c)!), Exact.ZERO).toFixed(2);
@@ -31,7 +41,18 @@ const cents = (cells: string[]) => cells.reduce((a, c) => a.add(Exact.parse(c)!)
 describe("billing as text", () => {
   it("shows every priced unit (WU and PIU too, without --all-units) and its money; each account's amounts add up to its amount due", () => {
     const quantities = tableAfter(environment, "hours");
-    expect(quantities.header).toEqual(["level", "id", "name", "hours", "CU-hours", "SU-hours", "TU-hours", "NU-TiB", "WU-hours", "PIU-hours"]);
+    expect(quantities.header).toEqual([
+      "level",
+      "id",
+      "name",
+      "hours",
+      "CU-hours",
+      "SU-hours",
+      "TU-hours",
+      "NU-TiB",
+      "WU-hours",
+      "PIU-hours",
+    ]);
     const money = tableAfter(environment, "amount due (EUR)");
     expect(money.header).toEqual(["level", "id", "name", "CU", "SU", "TU", "NU", "WU", "PIU", "amount due (EUR)"]);
     for (const row of money.rows) expect(cents(row.slice(-7, -1)), row.join(" ")).toBe(row.at(-1));
@@ -47,10 +68,15 @@ describe("billing as text", () => {
     const total = rows.at(-1)!;
     const sum = rows.slice(0, -1).reduce((a, r) => a + Number(r[4]), 0);
     expect(total.slice(0, 3)).toEqual(["total", "5 accounts", sum.toFixed(4)]);
-    const own = /^the environment's own CU \(its own totals per hour, not a total of the rows above\): (\d+\.\d{4}) CU-hours; the accounts' CU add up to (\d+\.\d{4})$/m.exec(environment)!;
+    const own =
+      /^the environment's own CU \(its own totals per hour, not a total of the rows above\): (\d+\.\d{4}) CU-hours; the accounts' CU add up to (\d+\.\d{4})$/m.exec(
+        environment,
+      )!;
     expect(Number(own[2])).toBe(sum);
     expect(Number(own[1])).toBeLessThan(sum);
-    expect(environment).toMatch(/^CU rule: aggregate \(each level's CU per hour is max\(Σmem\/1024\/4, Σvcpus\/2\) of its own totals\)$/m);
+    expect(environment).toMatch(
+      /^CU rule: aggregate \(each level's CU per hour is max\(Σmem\/1024\/4, Σvcpus\/2\) of its own totals\)$/m,
+    );
   });
 
   it("for one account: amount due on its line only; its cloud spaces carry allocated cost and allocated CU that add up to it, and say how", () => {

@@ -13,7 +13,8 @@ import { accountHour, disk, memoryWarehouse, nic, vm } from "../helpers/warehous
 
 const OCT_31_23H = 1793487600; // 2026-10-31T23:00Z
 const NOV_1 = OCT_31_23H + 3600;
-const machine = (id: number, memMb: number) => vm(id, { mem: memMb, disks: [disk(1, 10), disk(2, 20)], networks: [nic("external", 5, 6)] });
+const machine = (id: number, memMb: number) =>
+  vm(id, { mem: memMb, disks: [disk(1, 10), disk(2, 20)], networks: [nic("external", 5, 6)] });
 
 let connection: DuckDBConnection;
 let reader: DuckDBConnection;
@@ -34,7 +35,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const read = async (sql: string, values?: Record<string, string>) => (await reader.runAndReadAll(sql, values)).getRowObjectsJson();
+const read = async (sql: string, values?: Record<string, string>) =>
+  (await reader.runAndReadAll(sql, values)).getRowObjectsJson();
 const manifestOf = (out: string) => JSON.parse(readFileSync(join(out, "manifest.json"), "utf8")) as ParquetManifest;
 
 describe("Parquet export", () => {
@@ -45,10 +47,12 @@ describe("Parquet export", () => {
     expect(readdirSync(join(out, "machines"))).toEqual(["year=2026"]);
     expect(readdirSync(join(out, "machines/year=2026")).sort()).toEqual(["month=10", "month=11"]);
     expect(readdirSync(join(out, "machines/year=2026/month=10"))).toEqual(["part-0.parquet"]);
-    const rows = await read(`
+    const rows = await read(
+      `
       SELECT account_id, year, month, machine_id, strftime(hour_utc, '%Y-%m-%dT%H:%M') AS hour_utc, mem_mb
       FROM read_parquet($glob, hive_partitioning = true, filename = true, file_row_number = true) ORDER BY filename, file_row_number`,
-    { glob: `${out}/machines/**/*.parquet` });
+      { glob: `${out}/machines/**/*.parquet` },
+    );
     expect(rows).toEqual([
       { account_id: "7", year: "2026", month: "10", machine_id: 1, hour_utc: "2026-10-31T23:00", mem_mb: 256 },
       { account_id: "7", year: "2026", month: "10", machine_id: 9, hour_utc: "2026-10-31T23:00", mem_mb: 1024 },
@@ -56,21 +60,61 @@ describe("Parquet export", () => {
       { account_id: "7", year: "2026", month: "11", machine_id: 1, hour_utc: "2026-11-01T00:00", mem_mb: 512 },
       { account_id: "7", year: "2026", month: "11", machine_id: 9, hour_utc: "2026-11-01T00:00", mem_mb: 2048 },
     ]);
-    const disks = await read("SELECT machine_id, disk_index FROM read_parquet($file)", { file: `${out}/disks/year=2026/month=10/part-0.parquet` });
+    const disks = await read("SELECT machine_id, disk_index FROM read_parquet($file)", {
+      file: `${out}/disks/year=2026/month=10/part-0.parquet`,
+    });
     expect(disks).toEqual([
-      { machine_id: 1, disk_index: 0 }, { machine_id: 1, disk_index: 1 }, { machine_id: 9, disk_index: 0 }, { machine_id: 9, disk_index: 1 },
-      { machine_id: 9, disk_index: 0 }, { machine_id: 9, disk_index: 1 },
+      { machine_id: 1, disk_index: 0 },
+      { machine_id: 1, disk_index: 1 },
+      { machine_id: 9, disk_index: 0 },
+      { machine_id: 9, disk_index: 1 },
+      { machine_id: 9, disk_index: 0 },
+      { machine_id: 9, disk_index: 1 },
     ]);
-    expect(await read("SELECT count(*)::INT AS n FROM read_parquet($file)", { file: `${out}/files.parquet` })).toEqual([{ n: 0 }]);
+    expect(await read("SELECT count(*)::INT AS n FROM read_parquet($file)", { file: `${out}/files.parquet` })).toEqual([
+      { n: 0 },
+    ]);
   });
 
   it("states in manifest.json what each month holds: tables, rows, hours, accounts, files and their SHA-256", async () => {
     const out = join(dir, "manifest");
     await toParquet(connection, { outDir: out });
     const manifest = manifestOf(out);
-    expect(manifest.partitions.map((p) => [p.year, p.month, p.start, p.end, p.accountHours, p.hours, p.firstHour, p.lastHour, p.accounts])).toEqual([
-      [2026, 10, "2026-10-01T00:00:00Z", "2026-11-01T00:00:00Z", 2, 1, "2026-10-31T23:00:00Z", "2026-10-31T23:00:00Z", [7, 8]],
-      [2026, 11, "2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", 1, 1, "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z", [7]],
+    expect(
+      manifest.partitions.map((p) => [
+        p.year,
+        p.month,
+        p.start,
+        p.end,
+        p.accountHours,
+        p.hours,
+        p.firstHour,
+        p.lastHour,
+        p.accounts,
+      ]),
+    ).toEqual([
+      [
+        2026,
+        10,
+        "2026-10-01T00:00:00Z",
+        "2026-11-01T00:00:00Z",
+        2,
+        1,
+        "2026-10-31T23:00:00Z",
+        "2026-10-31T23:00:00Z",
+        [7, 8],
+      ],
+      [
+        2026,
+        11,
+        "2026-11-01T00:00:00Z",
+        "2026-12-01T00:00:00Z",
+        1,
+        1,
+        "2026-11-01T00:00:00Z",
+        "2026-11-01T00:00:00Z",
+        [7],
+      ],
     ]);
     const october = manifest.partitions[0]!;
     expect(october.files.map((f) => [f.table, f.file, f.rows])).toEqual([
@@ -85,9 +129,15 @@ describe("Parquet export", () => {
     ]);
     for (const f of [...october.files, manifest.sourceFiles!]) {
       const bytes = readFileSync(join(out, f.file));
-      expect({ file: f.file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length }).toEqual({ file: f.file, sha256: f.sha256, bytes: f.bytes });
+      expect({ file: f.file, sha256: createHash("sha256").update(bytes).digest("hex"), bytes: bytes.length }).toEqual({
+        file: f.file,
+        sha256: f.sha256,
+        bytes: f.bytes,
+      });
     }
-    const gateways = await read("SELECT count(*)::INT AS n FROM read_parquet($file)", { file: join(out, october.files[3]!.file) });
+    const gateways = await read("SELECT count(*)::INT AS n FROM read_parquet($file)", {
+      file: join(out, october.files[3]!.file),
+    });
     expect(gateways).toEqual([{ n: 0 }]); // an empty month of a table is a file with the table's columns and no row
   });
 
@@ -105,9 +155,14 @@ describe("Parquet export", () => {
     const after = manifestOf(out);
     expect(after.partitions[1]).toEqual(before.partitions[1]);
     expect(after.partitions[0]!.files.find((f) => f.table === "machines")!.rows).toBe(1);
-    const rows = await read("SELECT account_id, machine_id, mem_mb FROM read_parquet($glob, hive_partitioning = true) ORDER BY ALL", { glob: `${out}/machines/**/*.parquet` });
+    const rows = await read(
+      "SELECT account_id, machine_id, mem_mb FROM read_parquet($glob, hive_partitioning = true) ORDER BY ALL",
+      { glob: `${out}/machines/**/*.parquet` },
+    );
     expect(rows).toEqual([
-      { account_id: "7", machine_id: 1, mem_mb: 512 }, { account_id: "7", machine_id: 5, mem_mb: 8192 }, { account_id: "7", machine_id: 9, mem_mb: 2048 },
+      { account_id: "7", machine_id: 1, mem_mb: 512 },
+      { account_id: "7", machine_id: 5, mem_mb: 8192 },
+      { account_id: "7", machine_id: 9, mem_mb: 2048 },
     ]);
     expect(readdirSync(join(out, "machines/year=2026/month=10"))).toEqual(["part-0.parquet"]);
   });
@@ -123,7 +178,14 @@ describe("Parquet export", () => {
       older.closeSync();
     }
     const october = manifestOf(out).partitions[0]!;
-    expect(october.files.map((f) => f.table)).toEqual(["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]);
+    expect(october.files.map((f) => f.table)).toEqual([
+      "account_hours",
+      "cloudspaces",
+      "machines",
+      "gateways",
+      "disks",
+      "nics",
+    ]);
     expect(existsSync(join(out, "machine_facts/year=2026/month=10/part-0.parquet"))).toBe(false);
     expect(existsSync(join(out, "machine_facts/year=2026/month=11/part-0.parquet"))).toBe(true);
   });
@@ -133,7 +195,9 @@ describe("Parquet export", () => {
     await toParquet(connection, { outDir: out });
     const left = join(out, "disks/year=2026/month=10/.part-0.parquet.4242.tmp");
     writeFileSync(left, "half a file");
-    expect(await read("SELECT count(*)::INT AS n FROM read_parquet($glob)", { glob: `${out}/disks/**/*.parquet` })).toEqual([{ n: 10 }]); // the half file would fail the read
+    expect(
+      await read("SELECT count(*)::INT AS n FROM read_parquet($glob)", { glob: `${out}/disks/**/*.parquet` }),
+    ).toEqual([{ n: 10 }]); // the half file would fail the read
     await toParquet(connection, { outDir: out });
     expect(existsSync(left)).toBe(false);
   });
@@ -146,7 +210,9 @@ describe("Parquet export", () => {
     const used = join(dir, "used");
     mkdirSync(used);
     writeFileSync(join(used, "keep.txt"), "mine");
-    await expect(toParquet(connection, { outDir: used })).rejects.toThrow(/used is not empty and holds no manifest.json/);
+    await expect(toParquet(connection, { outDir: used })).rejects.toThrow(
+      /used is not empty and holds no manifest.json/,
+    );
     writeFileSync(join(used, "manifest.json"), JSON.stringify({ format: "something else" }));
     await expect(toParquet(connection, { outDir: used })).rejects.toBeInstanceOf(UsageError);
     expect(readdirSync(used).sort()).toEqual(["keep.txt", "manifest.json"]);

@@ -48,8 +48,13 @@ describe("Parquet export killed while it replaces a month", () => {
     // Re-export into the old export; SIGKILL the moment the disks file's temporary appears.
     const disksDir = join(out, "disks/year=2026/month=10");
     let caught: string | undefined;
-    const child = spawn(process.execPath, [CLI, "export", "--db", db, "--out", out], { stdio: "ignore", env: { ...process.env, CI: "1" } });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    const child = spawn(process.execPath, [CLI, "export", "--db", db, "--out", out], {
+      stdio: "ignore",
+      env: { ...process.env, CI: "1" },
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
     const watcher = watch(disksDir, (_event, name) => {
       if (caught === undefined && name !== null && /^\..*\.tmp$/.test(name)) {
         caught = join(disksDir, name);
@@ -66,22 +71,34 @@ describe("Parquet export killed while it replaces a month", () => {
     try {
       for (const [file, before] of old) {
         const now = sha256(join(out, file));
-        expect({ file, whole: now === before.sha256 || now === fresh.get(file)!.sha256 }).toEqual({ file, whole: true });
-        const rows = (await reader.runAndReadAll("SELECT count(*)::INT AS n FROM read_parquet($file)", { file: join(out, file) })).getRowObjectsJS()[0]!.n;
+        expect({ file, whole: now === before.sha256 || now === fresh.get(file)!.sha256 }).toEqual({
+          file,
+          whole: true,
+        });
+        const rows = (
+          await reader.runAndReadAll("SELECT count(*)::INT AS n FROM read_parquet($file)", { file: join(out, file) })
+        ).getRowObjectsJS()[0]!.n;
         expect([before.rows, fresh.get(file)!.rows]).toContain(rows);
       }
     } finally {
       reader.closeSync();
     }
     // The disks file being written when the kill came is the old one, whole.
-    if (existsSync(caught!)) expect(sha256(join(disksDir, "part-0.parquet"))).toBe(old.get("disks/year=2026/month=10/part-0.parquet")!.sha256);
-    expect(old.get("disks/year=2026/month=10/part-0.parquet")!.rows).toBeLessThan(fresh.get("disks/year=2026/month=10/part-0.parquet")!.rows);
+    if (existsSync(caught!))
+      expect(sha256(join(disksDir, "part-0.parquet"))).toBe(old.get("disks/year=2026/month=10/part-0.parquet")!.sha256);
+    expect(old.get("disks/year=2026/month=10/part-0.parquet")!.rows).toBeLessThan(
+      fresh.get("disks/year=2026/month=10/part-0.parquet")!.rows,
+    );
 
     // Run again: it completes, leaves no temporary file, and the manifest states the files as they are.
     const again = filesOf(await exportTo(out));
     expect(readdirSync(disksDir)).toEqual(["part-0.parquet"]);
     for (const [file, entry] of again) {
-      expect({ file, sha256: sha256(join(out, file)), rows: entry.rows }).toEqual({ file, sha256: entry.sha256, rows: fresh.get(file)!.rows });
+      expect({ file, sha256: sha256(join(out, file)), rows: entry.rows }).toEqual({
+        file,
+        sha256: entry.sha256,
+        rows: fresh.get(file)!.rows,
+      });
     }
   }, 180_000);
 });

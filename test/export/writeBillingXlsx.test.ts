@@ -6,7 +6,15 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 import { formulaMismatches } from "../helpers/xlsxFormulas.js";
 import {
-  accountFileName, draftDocument, makeNames, parsePrices, parseStatementConfig, warehouseHourly, writeBillingXlsx, writeInvoicePack, type BillingReport,
+  accountFileName,
+  draftDocument,
+  makeNames,
+  parsePrices,
+  parseStatementConfig,
+  warehouseHourly,
+  writeBillingXlsx,
+  writeInvoicePack,
+  type BillingReport,
 } from "../../src/internal.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { reportFrom } from "../helpers/billFrom.js";
@@ -16,7 +24,12 @@ import { reportFrom } from "../helpers/billFrom.js";
 // Hours 0, 1, 2 of October. Account 7 per hour: Σ 31 GB, 9 vCPUs → 7.75 CU, allocated 3.875 to each cloud space.
 const hours = [0, 1, 2].flatMap((h) => [
   accountHour(7, OCT_1 + h * HOUR, {
-    11: [gateway([nic("external", 0, 0)]), vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512, { total: 800 })] }), vm(2, { mem: 5120, vcpus: 2 }), vm(3, { mem: 5120, vcpus: 4 })],
+    11: [
+      gateway([nic("external", 0, 0)]),
+      vm(1, { mem: 5120, vcpus: 2, disks: [disk(1, 512, { total: 800 })] }),
+      vm(2, { mem: 5120, vcpus: 2 }),
+      vm(3, { mem: 5120, vcpus: 4 }),
+    ],
     12: [vm(4, { mem: 16384, vcpus: 1 })],
   }),
   accountHour(8, OCT_1 + h * HOUR, { 21: [vm(9, { mem: 2048, vcpus: 1 })] }),
@@ -48,7 +61,9 @@ beforeAll(async () => {
 /** The row whose first cell starts with `label`. */
 function rowStarting(sheet: ExcelJS.Worksheet, label: string): ExcelJS.Row {
   let found: ExcelJS.Row | undefined;
-  sheet.eachRow((row) => { if (!found && String(row.getCell(1).value ?? "").startsWith(label)) found = row; });
+  sheet.eachRow((row) => {
+    if (!found && String(row.getCell(1).value ?? "").startsWith(label)) found = row;
+  });
   if (!found) throw new Error(`no row starting with ${label} in ${sheet.name}`);
   return found;
 }
@@ -63,7 +78,9 @@ function column(sheet: ExcelJS.Worksheet, headerRow: number, header: string): nu
 function unitRow(sheet: ExcelJS.Worksheet, label: string, unit: string): ExcelJS.Row {
   const u = column(sheet, 1, "unit");
   let found: ExcelJS.Row | undefined;
-  sheet.eachRow((row) => { if (!found && String(row.getCell(1).value ?? "").startsWith(label) && row.getCell(u).value === unit) found = row; });
+  sheet.eachRow((row) => {
+    if (!found && String(row.getCell(1).value ?? "").startsWith(label) && row.getCell(u).value === unit) found = row;
+  });
   if (!found) throw new Error(`no row ${label} ${unit} in ${sheet.name}`);
   return found;
 }
@@ -72,7 +89,9 @@ function unitRow(sheet: ExcelJS.Worksheet, label: string, unit: string): ExcelJS
 function entityRows(sheet: ExcelJS.Worksheet, unit: string): ExcelJS.Row[] {
   const u = column(sheet, 1, "unit");
   const rows: ExcelJS.Row[] = [];
-  sheet.eachRow((row) => { if (/^\d+$/.test(String(row.getCell(1).value)) && row.getCell(u).value === unit) rows.push(row); });
+  sheet.eachRow((row) => {
+    if (/^\d+$/.test(String(row.getCell(1).value)) && row.getCell(u).value === unit) rows.push(row);
+  });
   return rows;
 }
 
@@ -83,19 +102,37 @@ const result = (cell: ExcelJS.Cell) => (cell.formula ? cell.result : cell.value)
 /** How many cells of a workbook hold a formula. */
 function formulaCount(book: ExcelJS.Workbook): number {
   let n = 0;
-  book.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "object" && cell.value !== null && "formula" in cell.value) n++; })));
+  book.eachSheet((sheet) =>
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (typeof cell.value === "object" && cell.value !== null && "formula" in cell.value) n++;
+      }),
+    ),
+  );
   return n;
 }
 
 function allText(book: ExcelJS.Workbook): string {
   const texts: string[] = [];
-  book.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "string") texts.push(cell.value); })));
+  book.eachSheet((sheet) =>
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (typeof cell.value === "string") texts.push(cell.value);
+      }),
+    ),
+  );
   return texts.join("\n");
 }
 
 describe("billing workbook", () => {
   it("has the sheets a finance team expects, in order, no Hourly sheet unless asked, and nothing left over", async () => {
-    expect(workbook.worksheets.map((s) => s.name)).toEqual(["Summary", "Accounts", "Cloud spaces", "Machines", "About"]);
+    expect(workbook.worksheets.map((s) => s.name)).toEqual([
+      "Summary",
+      "Accounts",
+      "Cloud spaces",
+      "Machines",
+      "About",
+    ]);
     expect(await readdir(dir)).toEqual(["bill.xlsx"]);
   });
 
@@ -107,7 +144,13 @@ describe("billing workbook", () => {
     }
     const summary = workbook.getWorksheet("Summary")!;
     expect(summary.views[0]).toMatchObject({ state: "frozen", ySplit: 8 });
-    expect(summary.pageSetup).toMatchObject({ orientation: "landscape", paperSize: 9, fitToPage: true, fitToWidth: 1, fitToHeight: 0 });
+    expect(summary.pageSetup).toMatchObject({
+      orientation: "landscape",
+      paperSize: 9,
+      fitToPage: true,
+      fitToWidth: 1,
+      fitToHeight: 0,
+    });
   });
 
   it("the Summary shows each account's amounts and their net total (no tax known: never headed amount due); the net total of all stored as the exact cents", () => {
@@ -124,10 +167,16 @@ describe("billing workbook", () => {
     // the total row totals each unit's amount too, so it is headed "Total": only its amount-due cell is an amount due
     const total = rowStarting(sheet, "Total (2 accounts)");
     const labels: string[] = [];
-    sheet.eachRow((row, n) => { const v = row.getCell(1).value; if (n > 8 && typeof v === "string") labels.push(v); }); // below the heading row
+    sheet.eachRow((row, n) => {
+      const v = row.getCell(1).value;
+      if (n > 8 && typeof v === "string") labels.push(v);
+    }); // below the heading row
     expect(labels.filter((l) => /amount due/i.test(l))).toEqual([]);
     // 0.31 + 0.02 as a float sum is 0.32999999999999996; the stored result is the exact 0.33.
-    expect(total.getCell(due).value).toEqual({ formula: `ROUND(SUM(${String.fromCharCode(64 + due)}9:${String.fromCharCode(64 + due)}10),2)`, result: 0.33 });
+    expect(total.getCell(due).value).toEqual({
+      formula: `ROUND(SUM(${String.fromCharCode(64 + due)}9:${String.fromCharCode(64 + due)}10),2)`,
+      result: 0.33,
+    });
     expect(allText(workbook)).not.toMatch(/sum of rounded|rounded once|exact amounts/i);
     expect(String(sheet.getCell("A3").value)).toBe("Quantities in unit-hours, NU in TiB transferred");
     expect(String(sheet.getCell("A4").value)).toMatch(/^CU rule: aggregate: /);
@@ -143,7 +192,13 @@ describe("billing workbook", () => {
       expect(result(unitRow(machines, "Difference (check)", unit).getCell(quantity)), unit).toBe(0);
       expect(result(unitRow(machines, "Difference (check)", unit).getCell(money)), unit).toBe(0);
     }
-    expect(result(rowStarting(machines, "Total allocated cost (5 machines), equal to the lines' total on the invoice").getCell(money))).toBe(0.33);
+    expect(
+      result(
+        rowStarting(machines, "Total allocated cost (5 machines), equal to the lines' total on the invoice").getCell(
+          money,
+        ),
+      ),
+    ).toBe(0.33);
     expect(() => column(machines, 1, "amount due")).toThrow();
     expect(allText(workbook)).toContain("CU own is the level's own CU (the platform's figure), information only");
     const cloudspaces = workbook.getWorksheet("Cloud spaces")!;
@@ -153,7 +208,10 @@ describe("billing workbook", () => {
     expect(result(unitRow(cloudspaces, "Difference (check)", "CU allocated").getCell(csQuantity))).toBe(0);
     // Account 7's 0.23 of CU: cloud spaces 11 and 12 weigh the same (3 × 3.875 allocated CU-hours): 11.5 cents each, the tie to the lower id.
     const cu = entityRows(cloudspaces, "CU allocated").filter((r) => r.getCell(1).value === "7");
-    expect(cu.map((r) => [r.getCell(2).value, r.getCell(csMoney).value])).toEqual([["11", 0.12], ["12", 0.11]]);
+    expect(cu.map((r) => [r.getCell(2).value, r.getCell(csMoney).value])).toEqual([
+      ["11", 0.12],
+      ["12", 0.11],
+    ]);
   });
 
   it("on Accounts a line's money is its amount; their sum is the lines' total excluding tax, never headed amount due", () => {
@@ -162,7 +220,11 @@ describe("billing workbook", () => {
     const acme = entityRows(accounts, "CU")[0]!;
     expect([acme.getCell(1).value, acme.getCell(amount).value]).toEqual(["7", 0.23]); // 23.25 CU-hours × 0.01, one line of the 0.31 due
     const due: string[] = [];
-    accounts.eachRow((row) => row.eachCell((cell) => { if (typeof cell.value === "string" && /amount due/i.test(cell.value)) due.push(cell.value); }));
+    accounts.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (typeof cell.value === "string" && /amount due/i.test(cell.value)) due.push(cell.value);
+      }),
+    );
     expect(due).toEqual([]);
     expect(result(rowStarting(accounts, "Total of the lines, excluding tax (2 accounts)").getCell(amount))).toBe(0.33);
   });
@@ -181,7 +243,13 @@ describe("billing workbook", () => {
     const billed = allocated!.getCell(column(cloudspaces, 1, "billed quantity"));
     expect([billed.value, billed.numFmt]).toEqual([11.625, "#,##0.0000"]);
     const fonts = new Set<string>();
-    workbook.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => { if (cell.font?.name) fonts.add(cell.font.name); })));
+    workbook.eachSheet((sheet) =>
+      sheet.eachRow((row) =>
+        row.eachCell((cell) => {
+          if (cell.font?.name) fonts.add(cell.font.name);
+        }),
+      ),
+    );
     expect([...fonts]).toEqual(["Calibri"]);
   });
 
@@ -194,7 +262,9 @@ describe("billing workbook", () => {
     expect(about.get("CU rollup")).toMatch(/^aggregate/);
     expect(about.get("Rounding")).toMatch(/half-even to 2 decimals/);
     // 0.2325 + 0.083333… + 0.015: shown to 12 places.
-    expect(about.get("Unrounded sum (information)")).toBe("0.330833333333… EUR: the lines before rounding; information only, not an amount due");
+    expect(about.get("Unrounded sum (information)")).toBe(
+      "0.330833333333… EUR: the lines before rounding; information only, not an amount due",
+    );
     expect(about.get("Missing hours")).toBe("none");
     expect(about.get("Price list")).toMatch(/^prices.yaml: EUR/);
   });
@@ -205,7 +275,9 @@ describe("where a workbook goes", () => {
     const deep = join(dir, "new", "deeper", "book.xlsx");
     await writeBillingXlsx(report, undefined, deep);
     expect(await readdir(join(dir, "new", "deeper"))).toEqual(["book.xlsx"]);
-    await expect(writeBillingXlsx(report, undefined, `${join(dir, "xlsx-nov2")}/`)).rejects.toThrow(/xlsx-nov2\/: it names a folder, and a workbook is one file: give a file name \(e\.g\. .*xlsx-nov2\/billing\.xlsx\), or writeInvoicePack\(\) to write the pack into the folder$/);
+    await expect(writeBillingXlsx(report, undefined, `${join(dir, "xlsx-nov2")}/`)).rejects.toThrow(
+      /xlsx-nov2\/: it names a folder, and a workbook is one file: give a file name \(e\.g\. .*xlsx-nov2\/billing\.xlsx\), or writeInvoicePack\(\) to write the pack into the folder$/,
+    );
   });
 });
 
@@ -214,7 +286,14 @@ describe("billing workbook with --hourly", () => {
     const file = join(dir, "hourly.xlsx");
     await writeBillingXlsx(report, warehouseHourly(connection, report), file, { hourly: true });
     const book = await read(file);
-    expect(book.worksheets.map((s) => s.name)).toEqual(["Summary", "Accounts", "Cloud spaces", "Machines", "Hourly", "About"]);
+    expect(book.worksheets.map((s) => s.name)).toEqual([
+      "Summary",
+      "Accounts",
+      "Cloud spaces",
+      "Machines",
+      "Hourly",
+      "About",
+    ]);
     const sheet = book.getWorksheet("Hourly")!;
     // Per hour: environment, 2 accounts, 3 cloud spaces, 5 machines = 11 rows; 3 hours; plus the header.
     expect(sheet.actualRowCount).toBe(1 + 3 * 11);
@@ -243,37 +322,58 @@ describe("billing workbook with --hourly", () => {
     await writeBillingXlsx(report, warehouseHourly(connection, report), file, { hourly: true, maxHourlyRows: 10 });
     const hourly = (await read(file)).getWorksheet("Hourly")!;
     expect(hourly.actualRowCount).toBe(1);
-    expect(String(hourly.getCell("A1").value)).toBe("33 hourly lines do not fit Excel's 1,048,576 rows: use --format csv --detail hourly, or --format focus-parquet");
+    expect(String(hourly.getCell("A1").value)).toBe(
+      "33 hourly lines do not fit Excel's 1,048,576 rows: use --format csv --detail hourly, or --format focus-parquet",
+    );
   });
 });
 
 describe("invoice pack", () => {
   it.each([
-    ["Lumière Studios SARL", "account-7-lumiere-studios-sarl.xlsx"], ["Ørsted Nordic A/S", "account-7-orsted-nordic-a-s.xlsx"],
-    ["Café Müller & Söhne", "account-7-cafe-muller-sohne.xlsx"], ["", "account-7.xlsx"],
+    ["Lumière Studios SARL", "account-7-lumiere-studios-sarl.xlsx"],
+    ["Ørsted Nordic A/S", "account-7-orsted-nordic-a-s.xlsx"],
+    ["Café Müller & Söhne", "account-7-cafe-muller-sohne.xlsx"],
+    ["", "account-7.xlsx"],
     // other scripts keep their letters whole: a kana's voicing mark is part of the letter (ド is not ト, パ not ハ)
-    ["ドイツ銀行", "account-7-ドイツ銀行.xlsx"], ["パナソニック株式会社", "account-7-パナソニック株式会社.xlsx"], ["ﾄﾞｲﾂ ﾊﾟﾝ", "account-7-ドイツ-パン.xlsx"],
-    ["हिन्दी सेवा", "account-7-हिन्दी-सेवा.xlsx"], ["Ελληνική Εταιρεία", "account-7-ελληνική-εταιρεία.xlsx"], ["Crème ドレ", "account-7-creme-ドレ.xlsx"],
+    ["ドイツ銀行", "account-7-ドイツ銀行.xlsx"],
+    ["パナソニック株式会社", "account-7-パナソニック株式会社.xlsx"],
+    ["ﾄﾞｲﾂ ﾊﾟﾝ", "account-7-ドイツ-パン.xlsx"],
+    ["हिन्दी सेवा", "account-7-हिन्दी-सेवा.xlsx"],
+    ["Ελληνική Εταιρεία", "account-7-ελληνική-εταιρεία.xlsx"],
+    ["Crème ドレ", "account-7-creme-ドレ.xlsx"],
   ])("an account's file name keeps the letters of %j, Latin ones without accents", (name, file) => {
     expect(accountFileName(7, name)).toBe(file);
   });
 
   it("writes the summary and one workbook per account, named from the names file; the summary lists each account's document and amount due", async () => {
     const pack = join(dir, "pack");
-    const config = parseStatementConfig({ issuer: { legalName: "Nordlicht", tax: { category: "S", ratePercent: 19 } }, issueDate: "2026-11-02" }, "statement.yaml");
+    const config = parseStatementConfig(
+      { issuer: { legalName: "Nordlicht", tax: { category: "S", ratePercent: 19 } }, issueDate: "2026-11-02" },
+      "statement.yaml",
+    );
     const documents = [7, 8].map((id) => draftDocument(report, id, config));
     const files = await writeInvoicePack(report, warehouseHourly(connection, report), pack, { documents });
-    expect(files.map((f) => f.slice(pack.length + 1))).toEqual(["summary.xlsx", "account-7-acme-corp.xlsx", "account-8.xlsx"]);
+    expect(files.map((f) => f.slice(pack.length + 1))).toEqual([
+      "summary.xlsx",
+      "account-7-acme-corp.xlsx",
+      "account-8.xlsx",
+    ]);
     expect((await readdir(pack)).sort()).toEqual(["account-7-acme-corp.xlsx", "account-8.xlsx", "summary.xlsx"]);
     const summary = (await read(join(pack, "summary.xlsx"))).getWorksheet("Summary")!;
     // 0.31 net, 19% = 0.0589 → 0.06, due 0.37; account 8: 0.02, 0.0038 → 0.00, due 0.02
     const acme = rowStarting(summary, "7");
-    expect([acme.getCell(column(summary, 8, "document")).value, acme.getCell(column(summary, 8, "tax (EUR)")).value, acme.getCell(column(summary, 8, "amount due (EUR)")).value])
-      .toEqual(["DRAFT", 0.06, 0.37]);
+    expect([
+      acme.getCell(column(summary, 8, "document")).value,
+      acme.getCell(column(summary, 8, "tax (EUR)")).value,
+      acme.getCell(column(summary, 8, "amount due (EUR)")).value,
+    ]).toEqual(["DRAFT", 0.06, 0.37]);
     expect(rowStarting(summary, "8").getCell(column(summary, 8, "amount due (EUR)")).value).toBe(0.02);
     // the totals row adds up the documents' tax and amount due too
     const total = rowStarting(summary, "Total (2 accounts)");
-    expect([result(total.getCell(column(summary, 8, "tax (EUR)"))), result(total.getCell(column(summary, 8, "amount due (EUR)")))]).toEqual([0.06, 0.39]);
+    expect([
+      result(total.getCell(column(summary, 8, "tax (EUR)"))),
+      result(total.getCell(column(summary, 8, "amount due (EUR)"))),
+    ]).toEqual([0.06, 0.39]);
   });
 
   it("an account's workbook is what its customer reads: the Invoice (lines, net, VAT, the amount due as the gross) and the showback, values only, no check row or rule", async () => {
@@ -282,12 +382,30 @@ describe("invoice pack", () => {
     const invoice = book.getWorksheet("Invoice")!;
     const line = (unit: string) => invoice.getRows(1, invoice.rowCount)!.find((r) => r.getCell(1).value === unit)!;
     const [cu, su] = [line("CU"), line("SU")];
-    expect([cu.getCell(2).value, cu.getCell(4).value, cu.getCell(5).value, cu.getCell(6).value, cu.getCell(7).value, cu.getCell(8).value])
-      .toEqual(["Compute units (CU)", 23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
+    expect([
+      cu.getCell(2).value,
+      cu.getCell(4).value,
+      cu.getCell(5).value,
+      cu.getCell(6).value,
+      cu.getCell(7).value,
+      cu.getCell(8).value,
+    ]).toEqual(["Compute units (CU)", 23.25, "CU-hours", 0.01, "CU-hour", 0.23]);
     // 1.5 SU-hours = 0.0020833… SU-months, × 40 per SU-month = 0.0833… → 0.08; shown as the 0.002 a reader multiplies (× 40 = 0.08)
-    expect([su.getCell(4).value, su.getCell(5).value, su.getCell(6).value, su.getCell(7).value, su.getCell(8).value]).toEqual([0.002, "SU-months", 40, "SU-month", 0.08]);
-    const total = (label: string) => invoice.getRows(1, invoice.rowCount)!.find((r) => r.getCell(2).value === label)!.getCell(8).value;
-    expect([total("Net amount, excluding VAT (EUR)"), total("VAT 19% on 0.31"), total("Amount due (EUR)")]).toEqual([0.31, 0.06, 0.37]);
+    expect([
+      su.getCell(4).value,
+      su.getCell(5).value,
+      su.getCell(6).value,
+      su.getCell(7).value,
+      su.getCell(8).value,
+    ]).toEqual([0.002, "SU-months", 40, "SU-month", 0.08]);
+    const total = (label: string) =>
+      invoice
+        .getRows(1, invoice.rowCount)!
+        .find((r) => r.getCell(2).value === label)!
+        .getCell(8).value;
+    expect([total("Net amount, excluding VAT (EUR)"), total("VAT 19% on 0.31"), total("Amount due (EUR)")]).toEqual([
+      0.31, 0.06, 0.37,
+    ]);
     expect(cu.getCell(3).value).toBe("1 Oct 2026 00:00 – 03:00 UTC");
     expect(String(invoice.getCell("A1").value)).toBe("Invoice (DRAFT)");
     const machines = book.getWorksheet("Machines")!;

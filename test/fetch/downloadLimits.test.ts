@@ -10,7 +10,15 @@ import { downloadToFile } from "../../src/fetch/downloadToFile.js";
 import { httpRequest, isTransient } from "../../src/fetch/httpRequest.js";
 import { withRetries } from "../../src/fetch/withRetries.js";
 import { runCli } from "../helpers/runCli.js";
-import { CONSUMPTION_PATH, SECRETS, platform, serversPerTest, sessionFetchOptions, type FakeServer, type Handler } from "./fakeService.js";
+import {
+  CONSUMPTION_PATH,
+  SECRETS,
+  platform,
+  serversPerTest,
+  sessionFetchOptions,
+  type FakeServer,
+  type Handler,
+} from "./fakeService.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
 const MIB = 1024 * 1024;
@@ -70,7 +78,9 @@ describe("download size cap", () => {
     const error = await fetchConsumption(opts).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ code: "FETCH_TOO_LARGE" });
-    expect((error as Error).message).toMatch(/went on past 2097152 bytes \(2 MiB\), more than the limit of 2097152 bytes \(2 MiB\)/);
+    expect((error as Error).message).toMatch(
+      /went on past 2097152 bytes \(2 MiB\), more than the limit of 2097152 bytes \(2 MiB\)/,
+    );
     expect((error as Error).message).toContain("raise maxDownloadBytes if the archive is genuinely that large"); // the option; the CLI says the flag (below)
     expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
     expect(sent.bytes).toBeLessThan(64 * MIB); // socket buffers only, not an endless file
@@ -78,24 +88,48 @@ describe("download size cap", () => {
   });
 
   it("an announced length over the cap is refused before the body is read", async () => {
-    const server = await serve(platform((_request, response) => {
-      response.writeHead(200, { "content-type": "application/zip", "content-length": String(5 * 1024 ** 3) });
-      response.write(ZIP_START);
-    }));
+    const server = await serve(
+      platform((_request, response) => {
+        response.writeHead(200, { "content-type": "application/zip", "content-length": String(5 * 1024 ** 3) });
+        response.write(ZIP_START);
+      }),
+    );
     const opts = options(server, { maxDownloadBytes: MIB });
     const error = await fetchConsumption(opts).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "FETCH_TOO_LARGE" });
-    expect((error as Error).message).toContain("announced 5368709120 bytes (5120 MiB), more than the limit of 1048576 bytes (1 MiB)");
+    expect((error as Error).message).toContain(
+      "announced 5368709120 bytes (5120 MiB), more than the limit of 1048576 bytes (1 MiB)",
+    );
     expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
     expect(await filesIn(opts.out)).toEqual([]);
   });
 
   it("the CLI takes the cap in MiB (--max-download-mib) and exits 4 naming it", async () => {
     const server = await serve(platform(endlessZip({ bytes: 0 })));
-    const run = await runCli(["fetch", "--url", server.url, "--account-id", "7", "--start", String(START), "--end", String(START + 3600),
-      "--out", join(dir, "cli.zip"), "--max-download-mib", "1"], { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password });
-    expect(run.stderr).toMatch(/the consumption download of account 7 from http:\/\/127\.0\.0\.1:\d+\/restmachine\/cloudapi\/accounts\/getConsumption went on past 1048576 bytes/);
-    expect(run.stderr).toContain("raise --max-download-mib if the archive is genuinely that large, or sync in smaller chunks (--chunk day)");
+    const run = await runCli(
+      [
+        "fetch",
+        "--url",
+        server.url,
+        "--account-id",
+        "7",
+        "--start",
+        String(START),
+        "--end",
+        String(START + 3600),
+        "--out",
+        join(dir, "cli.zip"),
+        "--max-download-mib",
+        "1",
+      ],
+      { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password },
+    );
+    expect(run.stderr).toMatch(
+      /the consumption download of account 7 from http:\/\/127\.0\.0\.1:\d+\/restmachine\/cloudapi\/accounts\/getConsumption went on past 1048576 bytes/,
+    );
+    expect(run.stderr).toContain(
+      "raise --max-download-mib if the archive is genuinely that large, or sync in smaller chunks (--chunk day)",
+    );
     expect(run.code).toBe(4);
   }, 60_000);
 });
@@ -107,14 +141,20 @@ describe("download deadline", () => {
     const error = await fetchConsumption(opts).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FetchError);
     expect(error).toMatchObject({ code: "FETCH_DEADLINE" });
-    expect((error as Error).message).toMatch(/did not finish within its deadline \(deadlineMs\); it was cut off and not retried: try again later, raise deadlineMs/);
+    expect((error as Error).message).toMatch(
+      /did not finish within its deadline \(deadlineMs\); it was cut off and not retried: try again later, raise deadlineMs/,
+    );
     expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
     expect(await filesIn(opts.out)).toEqual([]);
   }, 30_000);
 
   it("retries stop at the deadline: a service failing with 500 is not asked again once the next wait would pass it", async () => {
-    const server = await serve(platform((_request, response) => response.writeHead(500, { "content-type": "text/plain" }).end("down")));
-    const error = await fetchConsumption(options(server, { retries: 20, retryDelayMs: 200, deadlineMs: 1000 })).catch((e: unknown) => e);
+    const server = await serve(
+      platform((_request, response) => response.writeHead(500, { "content-type": "text/plain" }).end("down")),
+    );
+    const error = await fetchConsumption(options(server, { retries: 20, retryDelayMs: 200, deadlineMs: 1000 })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: "FETCH_HTTP", status: 500 });
     expect((error as Error).message).toMatch(/gave up after [2-3] attempts, at the deadline/);
     expect(server.seenAt(CONSUMPTION_PATH).length).toBeLessThanOrEqual(3);
@@ -126,14 +166,29 @@ describe("a full disk", () => {
     const sent = { bytes: 0 };
     const server = await serve(endlessZip(sent));
     let attempts = 0;
-    const error = await withRetries(async () => {
-      attempts++;
-      const answer = await httpRequest({ method: "GET", url: new URL(`${server.url}/archive`), timeoutMs: 2000, maxRedirects: 0 });
-      return downloadToFile(answer, "/dev/full", { what: "the download", timeoutMs: 2000, maxBytes: 64 * MIB }, () => {});
-    }, { retries: 3, retryDelayMs: 5 }).catch((e: unknown) => e);
+    const error = await withRetries(
+      async () => {
+        attempts++;
+        const answer = await httpRequest({
+          method: "GET",
+          url: new URL(`${server.url}/archive`),
+          timeoutMs: 2000,
+          maxRedirects: 0,
+        });
+        return downloadToFile(
+          answer,
+          "/dev/full",
+          { what: "the download", timeoutMs: 2000, maxBytes: 64 * MIB },
+          () => {},
+        );
+      },
+      { retries: 3, retryDelayMs: 5 },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EnvironmentError);
     expect(error).toMatchObject({ code: "DISK_FULL", file: "/dev/full" });
-    expect((error as Error).message).toBe("cannot write /dev/full: no space left on the device; nothing committed was lost (the partial download was removed, and not retried): free some space (or raise the quota) and run again");
+    expect((error as Error).message).toBe(
+      "cannot write /dev/full: no space left on the device; nothing committed was lost (the partial download was removed, and not retried): free some space (or raise the quota) and run again",
+    );
     expect(isTransient(error)).toBe(false);
     expect(attempts).toBe(1);
   });

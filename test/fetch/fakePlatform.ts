@@ -51,13 +51,18 @@ export const cloudspaceName = (id: number) => `Space ${id} — ünïcode`;
 
 function json(response: http.ServerResponse, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) }).end(text);
+  response
+    .writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) })
+    .end(text);
 }
 
 /** The records as a zip archive, at the platform's paths. */
 export function zipOf(hours: DecodedAccountHour[]): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const h of hours) zip.addBuffer(Buffer.from(encodeAccount(h.account)), `${hourPath(h.accountId, h.hourEpoch)}/account_capnp.bin`, { mtime: new Date(h.hourEpoch * 1000) });
+  for (const h of hours)
+    zip.addBuffer(Buffer.from(encodeAccount(h.account)), `${hourPath(h.accountId, h.hourEpoch)}/account_capnp.bin`, {
+      mtime: new Date(h.hourEpoch * 1000),
+    });
   zip.end();
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {
@@ -89,11 +94,18 @@ function vmHour(m: DecodedAccountHour["account"]["cloudspaces"][number]["machine
 }
 
 /** The platform's billing/calculate answer, from the records of the hours it counts. */
-export function platformCalculate(all: DecodedAccountHour[], start: number, end: number, accountId: number | undefined, quirks: PlatformQuirks = {}) {
+export function platformCalculate(
+  all: DecodedAccountHour[],
+  start: number,
+  end: number,
+  accountId: number | undefined,
+  quirks: PlatformQuirks = {},
+) {
   const inPeriod = (t: number) => t >= start && (quirks.endInclusive ? t <= end : t < end);
   const hours = all.filter((h) => inPeriod(h.hourEpoch) && (accountId === undefined || h.accountId === accountId));
   /** Per hour and level: its memory, vcpus and VMs' CU, for the level's CU that hour. */
-  const levelCu = (memMb: number, vcpus: number, vmCu: number) => (quirks.cuSum ? vmCu : Math.max(memMb / 1024 / 4, vcpus / 2));
+  const levelCu = (memMb: number, vcpus: number, vmCu: number) =>
+    quirks.cuSum ? vmCu : Math.max(memMb / 1024 / 4, vcpus / 2);
   const environment = zero();
   const envByHour = new Map<number, { memMb: number; vcpus: number; vmCu: number }>();
   const account = zero();
@@ -105,7 +117,10 @@ export function platformCalculate(all: DecodedAccountHour[], start: number, end:
       spaces.set(cs.cloudSpaceId, space);
       const spaceHour = { memMb: 0, vcpus: 0, vmCu: 0 };
       for (const m of cs.machines) {
-        const nu = m.networks.filter((n) => n.type === "external").reduce((s, n) => s + n.tx + n.rx, 0) * (quirks.packetBytes ? 3600 * quirks.packetBytes : 1) / TB;
+        const nu =
+          (m.networks.filter((n) => n.type === "external").reduce((s, n) => s + n.tx + n.rx, 0) *
+            (quirks.packetBytes ? 3600 * quirks.packetBytes : 1)) /
+          TB;
         space.figures.NU += nu;
         account.NU += nu;
         environment.NU += nu;
@@ -127,7 +142,11 @@ export function platformCalculate(all: DecodedAccountHour[], start: number, end:
     }
     account.CU += levelCu(accountHour.memMb, accountHour.vcpus, accountHour.vmCu);
     const env = envByHour.get(h.hourEpoch) ?? { memMb: 0, vcpus: 0, vmCu: 0 };
-    envByHour.set(h.hourEpoch, { memMb: env.memMb + accountHour.memMb, vcpus: env.vcpus + accountHour.vcpus, vmCu: env.vmCu + accountHour.vmCu });
+    envByHour.set(h.hourEpoch, {
+      memMb: env.memMb + accountHour.memMb,
+      vcpus: env.vcpus + accountHour.vcpus,
+      vmCu: env.vmCu + accountHour.vmCu,
+    });
   }
   for (const e of envByHour.values()) environment.CU += levelCu(e.memMb, e.vcpus, e.vmCu);
   if (accountId === undefined) return { consumption: environment };
@@ -150,7 +169,9 @@ export function listsOf(hours: DecodedAccountHour[]) {
   for (const h of hours) for (const cs of h.account.cloudspaces) spaces.set(cs.cloudSpaceId, h.accountId);
   return {
     accounts: accounts.map((id) => ({ id, name: accountName(id), status: "CONFIRMED" })),
-    cloudspaces: [...spaces].sort((a, b) => a[0] - b[0]).map(([id, accountId]) => ({ id, name: cloudspaceName(id), accountId, status: "DEPLOYED" })),
+    cloudspaces: [...spaces]
+      .sort((a, b) => a[0] - b[0])
+      .map(([id, accountId]) => ({ id, name: cloudspaceName(id), accountId, status: "DEPLOYED" })),
   };
 }
 
@@ -166,17 +187,35 @@ export function fakePlatform(options: FakePlatformOptions): Handler {
     }
     const start = Number(request.query.get("start"));
     const end = Number(request.query.get("end"));
-    const bytes = await zipOf((options.published?.() ?? options.hours).filter((h) => h.accountId === accountId && h.hourEpoch >= start && h.hourEpoch <= end));
-    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) }).end(bytes);
+    const bytes = await zipOf(
+      (options.published?.() ?? options.hours).filter(
+        (h) => h.accountId === accountId && h.hourEpoch >= start && h.hourEpoch <= end,
+      ),
+    );
+    response
+      .writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) })
+      .end(bytes);
   };
   return platform(consumption, {
-    [ACCOUNTS_LIST]: (request, response) => (request.method === "POST" ? json(response, options.accountsListBody ?? lists.accounts) : response.writeHead(405).end()),
-    [CLOUDSPACES_LIST]: (request, response) => (request.method === "POST" ? json(response, lists.cloudspaces) : response.writeHead(405).end()),
+    [ACCOUNTS_LIST]: (request, response) =>
+      request.method === "POST"
+        ? json(response, options.accountsListBody ?? lists.accounts)
+        : response.writeHead(405).end(),
+    [CLOUDSPACES_LIST]: (request, response) =>
+      request.method === "POST" ? json(response, lists.cloudspaces) : response.writeHead(405).end(),
     [CALCULATE]: (request, response) => {
       if (request.method !== "GET") return response.writeHead(405).end();
       const account = request.query.get("accountId");
-      json(response, platformCalculate(options.hours, Number(request.query.get("start")), Number(request.query.get("end")),
-        account === null ? undefined : Number(account), options.quirks));
+      json(
+        response,
+        platformCalculate(
+          options.hours,
+          Number(request.query.get("start")),
+          Number(request.query.get("end")),
+          account === null ? undefined : Number(account),
+          options.quirks,
+        ),
+      );
     },
   });
 }

@@ -97,10 +97,21 @@ export const SECRET_VALUES: string[] = Object.values(SECRETS);
  * Options of a `fetchConsumption` of account 7's first hour of October 2026 from `server`,
  * logged in with the session secrets, quick to retry and time out; `overrides` win.
  */
-export function sessionFetchOptions(server: FakeServer, out: string, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {
+export function sessionFetchOptions(
+  server: FakeServer,
+  out: string,
+  overrides: Partial<FetchConsumptionOptions> = {},
+): FetchConsumptionOptions {
   return {
-    url: server.url, auth: { kind: "session", username: SECRETS.username, password: SECRETS.password },
-    accountId: 7, start: 1790812800, end: 1790812800 + 3600, out, retryDelayMs: 5, timeoutMs: 2000, ...overrides,
+    url: server.url,
+    auth: { kind: "session", username: SECRETS.username, password: SECRETS.password },
+    accountId: 7,
+    start: 1790812800,
+    end: 1790812800 + 3600,
+    out,
+    retryDelayMs: 5,
+    timeoutMs: 2000,
+    ...overrides,
   };
 }
 
@@ -139,7 +150,8 @@ export function platform(consumption: Handler, routes: Record<string, Handler> =
     const route = request.path === CONSUMPTION_PATH ? consumption : routes[request.path];
     if (route) {
       const authorized =
-        request.headers.authorization === `bearer ${SECRETS.token}` || request.query.get("authkey") === SECRETS.sessionKey;
+        request.headers.authorization === `bearer ${SECRETS.token}` ||
+        request.query.get("authkey") === SECRETS.sessionKey;
       if (!authorized) {
         response.writeHead(401, { "content-type": "text/plain" }).end("not authenticated");
         return;

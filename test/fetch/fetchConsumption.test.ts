@@ -5,7 +5,14 @@ import yazl from "yazl";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { flagWords } from "../../src/cli/flagWords.js";
 import { hourPath } from "../../src/generate/hourPath.js";
-import { BadFileError, FetchError, UsageError, fetchConsumption, generateHours, writeDataset } from "../../src/index.js";
+import {
+  BadFileError,
+  FetchError,
+  UsageError,
+  fetchConsumption,
+  generateHours,
+  writeDataset,
+} from "../../src/index.js";
 import type { FetchAuth, FetchConsumptionOptions, FetchProgress } from "../../src/index.js";
 import {
   CONSUMPTION_PATH,
@@ -48,7 +55,15 @@ async function serve(handler: Handler): Promise<FakeServer> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cloudunits-fetch-"));
   for (const accountId of [7, 8]) {
-    await writeDataset({ out: join(dir, `source-${accountId}.zip`), accounts: 1, firstAccountId: accountId, spaces: 1, machines: 2, hours: HOURS, start: START });
+    await writeDataset({
+      out: join(dir, `source-${accountId}.zip`),
+      accounts: 1,
+      firstAccountId: accountId,
+      spaces: 1,
+      machines: 2,
+      hours: HOURS,
+      start: START,
+    });
   }
   zip7 = await readFile(join(dir, "source-7.zip"));
   zip8 = await readFile(join(dir, "source-8.zip"));
@@ -68,7 +83,17 @@ function outFile(): string {
 }
 
 function options(server: FakeServer, overrides: Partial<FetchConsumptionOptions> = {}): FetchConsumptionOptions {
-  return { url: server.url, auth: SESSION, accountId: 7, start: START, end: END, out: outFile(), retryDelayMs: 5, timeoutMs: 2000, ...overrides };
+  return {
+    url: server.url,
+    auth: SESSION,
+    accountId: 7,
+    start: START,
+    end: END,
+    out: outFile(),
+    retryDelayMs: 5,
+    timeoutMs: 2000,
+    ...overrides,
+  };
 }
 
 /** Every text an error carries: message, stack and causes, own properties included. */
@@ -113,7 +138,9 @@ describe("fetchConsumption", () => {
     const server = await serve(platform(serveZip7));
     const progress: FetchProgress[] = [];
     const out = outFile();
-    const result = await fetchConsumption(options(server, { auth: JWT(server), out, onProgress: (p) => progress.push(p) }));
+    const result = await fetchConsumption(
+      options(server, { auth: JWT(server), out, onProgress: (p) => progress.push(p) }),
+    );
 
     const [token] = server.seenAt(TOKEN_PATH);
     expect(token?.method).toBe("POST");
@@ -129,7 +156,11 @@ describe("fetchConsumption", () => {
     expect(download?.method).toBe("GET");
     expect(download?.headers.authorization).toBe(`bearer ${SECRETS.token}`);
     expect(download?.headers.accept).toBe("application/octet-stream");
-    expect(Object.fromEntries(download?.query ?? [])).toEqual({ accountId: "7", start: String(START), end: String(END) });
+    expect(Object.fromEntries(download?.query ?? [])).toEqual({
+      accountId: "7",
+      start: String(START),
+      end: String(END),
+    });
 
     expect(result).toEqual({ file: out, bytes: zip7.length, accountHours: HOURS });
     expect((await readFile(out)).equals(zip7)).toBe(true);
@@ -144,7 +175,10 @@ describe("fetchConsumption", () => {
     const [login] = server.seenAt(LOGIN_PATH);
     expect(login?.method).toBe("POST");
     expect(login?.headers["content-type"]).toBe("application/x-www-form-urlencoded");
-    expect(Object.fromEntries(new URLSearchParams(login?.body))).toEqual({ username: SECRETS.username, password: SECRETS.password });
+    expect(Object.fromEntries(new URLSearchParams(login?.body))).toEqual({
+      username: SECRETS.username,
+      password: SECRETS.password,
+    });
     const [download] = server.seenAt(CONSUMPTION_PATH);
     expect(download?.query.get("authkey")).toBe(SECRETS.sessionKey);
     expect(download?.query.get("start")).toBe(String(START));
@@ -188,7 +222,10 @@ describe("fetchConsumption", () => {
     );
     const result = await fetchConsumption(options(server));
     expect(result.accountHours).toBe(HOURS);
-    expect(server.seenAt(CONSUMPTION_PATH).map((r) => r.query.get("authkey"))).toEqual([SECRETS.sessionKey, SECRETS.sessionKey]);
+    expect(server.seenAt(CONSUMPTION_PATH).map((r) => r.query.get("authkey"))).toEqual([
+      SECRETS.sessionKey,
+      SECRETS.sessionKey,
+    ]);
   });
 
   it("a redirect that comes with a large body is followed without reading the body", async () => {
@@ -205,7 +242,9 @@ describe("fetchConsumption", () => {
 
   it("refuses to send a login form to another host on a 307 redirect", async () => {
     const elsewhere = await serve((_request, response) => response.writeHead(200).end("key"));
-    const server = await serve((_request, response) => response.writeHead(307, { location: `${elsewhere.url}/login` }).end());
+    const server = await serve((_request, response) =>
+      response.writeHead(307, { location: `${elsewhere.url}/login` }).end(),
+    );
     const error = await failure(fetchConsumption(options(server)));
     expect(error).toBeInstanceOf(FetchError);
     expect((error as FetchError).code).toBe("FETCH_REDIRECT_REFUSED");
@@ -213,23 +252,30 @@ describe("fetchConsumption", () => {
   });
 
   it("stops after the redirect limit", async () => {
-    const server = await serve(platform((_request, response) => response.writeHead(302, { location: CONSUMPTION_PATH }).end()));
+    const server = await serve(
+      platform((_request, response) => response.writeHead(302, { location: CONSUMPTION_PATH }).end()),
+    );
     const error = await failure(fetchConsumption(options(server, { maxRedirects: 3 })));
     expect((error as FetchError).code).toBe("FETCH_REDIRECTS");
     expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(4);
   });
 
-  it.each([401, 403])("a %d on the download says billing-group access is needed, and is not retried", async (status) => {
-    const server = await serve(platform((_request, response) => response.writeHead(status, { "content-type": "text/plain" }).end("forbidden")));
-    const out = outFile();
-    const error = await failure(fetchConsumption(options(server, { out })));
-    expect(error).toBeInstanceOf(FetchError);
-    expect(error).toMatchObject({ code: "FETCH_AUTH", status });
-    expect(error.message).toMatch(/billing group/);
-    expect(error.message).toContain(`HTTP ${status}`);
-    expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
-    expect(await filesBeside(out)).toEqual([]);
-  });
+  it.each([401, 403])(
+    "a %d on the download says billing-group access is needed, and is not retried",
+    async (status) => {
+      const server = await serve(
+        platform((_request, response) => response.writeHead(status, { "content-type": "text/plain" }).end("forbidden")),
+      );
+      const out = outFile();
+      const error = await failure(fetchConsumption(options(server, { out })));
+      expect(error).toBeInstanceOf(FetchError);
+      expect(error).toMatchObject({ code: "FETCH_AUTH", status });
+      expect(error.message).toMatch(/billing group/);
+      expect(error.message).toContain(`HTTP ${status}`);
+      expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
+      expect(await filesBeside(out)).toEqual([]);
+    },
+  );
 
   it.each([
     { method: "jwt", hint: /client id and secret/ },
@@ -237,7 +283,9 @@ describe("fetchConsumption", () => {
   ])("refused credentials are an authentication error naming what to check ($method)", async ({ method, hint }) => {
     const server = await serve(platform(serveZip7));
     const auth: FetchAuth =
-      method === "jwt" ? { ...(JWT(server) as Extract<FetchAuth, { kind: "jwt" }>), clientSecret: "wrong-secret-value" } : { ...SESSION, password: "wrong-password-value" };
+      method === "jwt"
+        ? { ...(JWT(server) as Extract<FetchAuth, { kind: "jwt" }>), clientSecret: "wrong-secret-value" }
+        : { ...SESSION, password: "wrong-password-value" };
     const error = await failure(fetchConsumption(options(server, { auth })));
     expect(error).toMatchObject({ code: "FETCH_AUTH", status: 401 });
     expect(error.message).toMatch(hint);
@@ -248,7 +296,9 @@ describe("fetchConsumption", () => {
   it("a server that echoes the credentials in its error page has them redacted", async () => {
     const server = await serve((request, response) => {
       const form = new URLSearchParams(request.body);
-      response.writeHead(403, { "content-type": "text/plain" }).end(`user ${form.get("username")} with password ${form.get("password")} is locked`);
+      response
+        .writeHead(403, { "content-type": "text/plain" })
+        .end(`user ${form.get("username")} with password ${form.get("password")} is locked`);
     });
     const error = await failure(fetchConsumption(options(server)));
     expect(error).toMatchObject({ code: "FETCH_AUTH", status: 403 });
@@ -256,17 +306,19 @@ describe("fetchConsumption", () => {
   });
 
   it("a token answered as a JSON object is accepted", async () => {
-    const server = await serve(
-      platform((_request, response) => sendBytes(response, zip7)),
-    );
+    const server = await serve(platform((_request, response) => sendBytes(response, zip7)));
     const wrapped = await serve((request, response) => {
       if (request.path === TOKEN_PATH) {
-        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ id_token: SECRETS.token }));
+        response
+          .writeHead(200, { "content-type": "application/json" })
+          .end(JSON.stringify({ id_token: SECRETS.token }));
         return;
       }
       response.writeHead(404).end();
     });
-    const result = await fetchConsumption(options(server, { auth: { ...(JWT(wrapped) as Extract<FetchAuth, { kind: "jwt" }>) } }));
+    const result = await fetchConsumption(
+      options(server, { auth: { ...(JWT(wrapped) as Extract<FetchAuth, { kind: "jwt" }>) } }),
+    );
     expect(result.accountHours).toBe(HOURS);
     expect(server.seenAt(CONSUMPTION_PATH)[0]?.headers.authorization).toBe(`bearer ${SECRETS.token}`);
   });
@@ -365,20 +417,33 @@ describe("fetchConsumption", () => {
   });
 
   it.each([
-    { contentType: "text/html; charset=utf-8", body: "<!DOCTYPE html><html><head><title>x</title></head><body><h1>Service under maintenance</h1></body></html>", kind: "an HTML page", shown: "Service under maintenance" },
-    { contentType: "application/json", body: '{"error":"no such account"}', kind: "JSON", shown: '{"error":"no such account"}' },
-  ])("$kind where a zip was expected is named, with what the server said", async ({ contentType, body, kind, shown }) => {
-    const server = await serve(platform((_request, response) => sendBytes(response, Buffer.from(body), contentType)));
-    const out = outFile();
-    const error = await failure(fetchConsumption(options(server, { out })));
-    expect(error).toBeInstanceOf(FetchError);
-    expect((error as FetchError).code).toBe("FETCH_NOT_ZIP");
-    expect(error.message).toContain(kind);
-    expect(error.message).toContain(shown);
-    expect(error.message).not.toContain("<h1>");
-    expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
-    expect(await filesBeside(out)).toEqual([]);
-  });
+    {
+      contentType: "text/html; charset=utf-8",
+      body: "<!DOCTYPE html><html><head><title>x</title></head><body><h1>Service under maintenance</h1></body></html>",
+      kind: "an HTML page",
+      shown: "Service under maintenance",
+    },
+    {
+      contentType: "application/json",
+      body: '{"error":"no such account"}',
+      kind: "JSON",
+      shown: '{"error":"no such account"}',
+    },
+  ])(
+    "$kind where a zip was expected is named, with what the server said",
+    async ({ contentType, body, kind, shown }) => {
+      const server = await serve(platform((_request, response) => sendBytes(response, Buffer.from(body), contentType)));
+      const out = outFile();
+      const error = await failure(fetchConsumption(options(server, { out })));
+      expect(error).toBeInstanceOf(FetchError);
+      expect((error as FetchError).code).toBe("FETCH_NOT_ZIP");
+      expect(error.message).toContain(kind);
+      expect(error.message).toContain(shown);
+      expect(error.message).not.toContain("<h1>");
+      expect(server.seenAt(CONSUMPTION_PATH)).toHaveLength(1);
+      expect(await filesBeside(out)).toEqual([]);
+    },
+  );
 
   it("an archive of another account is bad data and is not kept", async () => {
     const server = await serve(platform((_request, response) => sendBytes(response, zip8)));
@@ -396,14 +461,21 @@ describe("fetchConsumption", () => {
     { first: START, why: "the hour after the end's hour" },
   ])("an archive holding $why is bad data naming the entry, and is not kept", async ({ first }) => {
     // the requested hours of account 7 (the platform includes the end's hour) and one more
-    const hours = [...generateHours({ accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: HOURS + 2, start: first })];
+    const hours = [
+      ...generateHours({ accounts: 1, firstAccountId: 7, spaces: 1, machines: 2, hours: HOURS + 2, start: first }),
+    ];
     const outside = hours.find((h) => h.hourEpoch < START || h.hourEpoch > END)!;
     const server = await serve(platform(async (_request, response) => sendBytes(response, await platformZip(hours))));
     const out = outFile();
     const error = await failure(fetchConsumption(options(server, { out })));
     expect(error).toBeInstanceOf(BadFileError);
-    expect(error).toMatchObject({ code: "FETCH_WRONG_PERIOD", file: `${out}!${hourPath(7, outside.hourEpoch)}/account_capnp.bin` });
-    expect(error.message).toContain("outside the hours asked for (2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z, both included)");
+    expect(error).toMatchObject({
+      code: "FETCH_WRONG_PERIOD",
+      file: `${out}!${hourPath(7, outside.hourEpoch)}/account_capnp.bin`,
+    });
+    expect(error.message).toContain(
+      "outside the hours asked for (2026-10-01T00:00:00Z to 2026-10-01T03:00:00Z, both included)",
+    );
     expect(await filesBeside(out)).toEqual([]);
   });
 
@@ -435,9 +507,11 @@ describe("fetchConsumption", () => {
 
   it("a failure after a redirect names the URL it tried, without its query", async () => {
     // a server that redirects to an unreachable port: the error names the URL it tried
-    const server = await serve(platform((_request, response) => {
-      response.writeHead(302, { location: "http://127.0.0.1:1/dl?sig=abc" }).end();
-    }));
+    const server = await serve(
+      platform((_request, response) => {
+        response.writeHead(302, { location: "http://127.0.0.1:1/dl?sig=abc" }).end();
+      }),
+    );
     const error = await failure(fetchConsumption(options(server, { retries: 0 })));
     expect(error).toBeInstanceOf(FetchError);
     expect((error as FetchError).code).toBe("FETCH_NETWORK");
@@ -450,7 +524,10 @@ describe("fetchConsumption", () => {
     { change: { start: END, end: START }, message: /must be after the start/ },
     { change: { start: "yesterday" }, message: /bad start/ },
     { change: { url: "ftp://example.com" }, message: /use http/ },
-    { change: { auth: { kind: "session", username: SECRETS.username, password: "" } as FetchAuth }, message: /missing password/ },
+    {
+      change: { auth: { kind: "session", username: SECRETS.username, password: "" } as FetchAuth },
+      message: /missing password/,
+    },
   ])("bad options are usage errors ($message)", async ({ change, message }) => {
     const server = await serve(platform(serveZip7));
     const error = await failure(fetchConsumption(options(server, change as Partial<FetchConsumptionOptions>)));

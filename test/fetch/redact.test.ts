@@ -4,7 +4,10 @@ import { displayUrl, redactError, redactText } from "../../src/fetch/redact.js";
 
 describe("redact", () => {
   it.each([
-    { url: "https://user:pa55word@cloud.example.com:8443/restmachine/x?authkey=abc&start=1#frag", shown: "https://cloud.example.com:8443/restmachine/x" },
+    {
+      url: "https://user:pa55word@cloud.example.com:8443/restmachine/x?authkey=abc&start=1#frag",
+      shown: "https://cloud.example.com:8443/restmachine/x",
+    },
     { url: "http://127.0.0.1:1/dl?authkey=k", shown: "http://127.0.0.1:1/dl" },
     { url: "not a url", shown: "<invalid URL>" },
   ])("a URL is shown without user info, query or fragment ($shown)", ({ url, shown }) => {
@@ -18,7 +21,11 @@ describe("redact", () => {
     { text: 'echo {"pw":"a\\"b<c"}', secrets: ['a"b<c'], out: 'echo {"pw":"***"}' },
     { text: "echo <b>a&quot;b&lt;c</b>", secrets: ['a"b<c'], out: "echo <b>***</b>" },
     { text: "echo a%2522b%253Cc", secrets: ['a"b<c'], out: "echo ***" },
-    { text: `basic ${Buffer.from("me:long-secret-42").toString("base64")}`, secrets: ["long-secret-42"], out: "basic ***" },
+    {
+      text: `basic ${Buffer.from("me:long-secret-42").toString("base64")}`,
+      secrets: ["long-secret-42"],
+      out: "basic ***",
+    },
     // secrets shorter than 4 characters would garble ordinary text: left alone
     { text: "HTTP 401 from host", secrets: ["401"], out: "HTTP 401 from host" },
   ])("every form of a secret is replaced ($out)", ({ text, secrets, out }) => {

@@ -15,7 +15,8 @@ function failing(errors: Error[]): { attempt: () => Promise<string>; calls: () =
 }
 
 const http = (status: number) => new FetchError("FETCH_HTTP", `HTTP ${status}`, { status });
-const network = (code: string) => new FetchError("FETCH_NETWORK", code, { cause: Object.assign(new Error(code), { code }) });
+const network = (code: string) =>
+  new FetchError("FETCH_NETWORK", code, { cause: Object.assign(new Error(code), { code }) });
 
 describe("withRetries", () => {
   it.each([

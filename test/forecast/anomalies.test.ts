@@ -5,17 +5,71 @@ import { robustScore } from "../../src/forecast/robust.js";
 import { scenarioCloudspaceId, scenarioMachineId, type PlantedChange } from "../../src/generate/scenario.js";
 import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
 
-const PRICES = parsePrices({ currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } }, "test prices");
+const PRICES = parsePrices(
+  { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } },
+  "test prices",
+);
 const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
 /** A month after a month of history, with a daily rhythm, a weekly cycle of traffic and weekday-only machines. */
 const BASE = { start: SEP_1, days: 61, accounts: 2, spaces: 2, machines: 3, seed: 9, weekdayMachines: 1 };
 
 /** What is planted, and where it must be found: entity, figure, direction, the hour it starts. */
-const PLANTED: { change: PlantedChange; level: Anomaly["level"]; id: number; metric: Anomaly["metric"]; direction: Anomaly["direction"] }[] = [
-  { change: { kind: "traffic", accountId: 1, machineId: scenarioMachineId(1, 1, 2), from: OCT_1 + 10 * DAY + 14 * HOUR, hours: 4, factor: 15 }, level: "machine", id: scenarioMachineId(1, 1, 2), metric: "NU", direction: "up" },
-  { change: { kind: "disk", accountId: 2, machineId: scenarioMachineId(2, 2, 1), from: OCT_1 + 12 * DAY + 9 * HOUR, factor: 3 }, level: "machine", id: scenarioMachineId(2, 2, 1), metric: "SU", direction: "up" },
-  { change: { kind: "burst", accountId: 2, cloudspaceId: scenarioCloudspaceId(2, 1), firstMachineId: 99001, count: 6, from: OCT_1 + 16 * DAY, hours: 24 }, level: "cloudspace", id: scenarioCloudspaceId(2, 1), metric: "CU", direction: "up" },
-  { change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 }, level: "account", id: 1, metric: "NU", direction: "down" },
+const PLANTED: {
+  change: PlantedChange;
+  level: Anomaly["level"];
+  id: number;
+  metric: Anomaly["metric"];
+  direction: Anomaly["direction"];
+}[] = [
+  {
+    change: {
+      kind: "traffic",
+      accountId: 1,
+      machineId: scenarioMachineId(1, 1, 2),
+      from: OCT_1 + 10 * DAY + 14 * HOUR,
+      hours: 4,
+      factor: 15,
+    },
+    level: "machine",
+    id: scenarioMachineId(1, 1, 2),
+    metric: "NU",
+    direction: "up",
+  },
+  {
+    change: {
+      kind: "disk",
+      accountId: 2,
+      machineId: scenarioMachineId(2, 2, 1),
+      from: OCT_1 + 12 * DAY + 9 * HOUR,
+      factor: 3,
+    },
+    level: "machine",
+    id: scenarioMachineId(2, 2, 1),
+    metric: "SU",
+    direction: "up",
+  },
+  {
+    change: {
+      kind: "burst",
+      accountId: 2,
+      cloudspaceId: scenarioCloudspaceId(2, 1),
+      firstMachineId: 99001,
+      count: 6,
+      from: OCT_1 + 16 * DAY,
+      hours: 24,
+    },
+    level: "cloudspace",
+    id: scenarioCloudspaceId(2, 1),
+    metric: "CU",
+    direction: "up",
+  },
+  {
+    change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 },
+    level: "account",
+    id: 1,
+    metric: "NU",
+    direction: "down",
+  },
 ];
 
 let clean: DuckDBConnection;
@@ -29,7 +83,8 @@ afterAll(() => {
   planted?.closeSync();
 });
 
-const idOf = (a: Anomaly) => (a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId);
+const idOf = (a: Anomaly) =>
+  a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId;
 
 describe("robustScore", () => {
   it.each([
@@ -47,24 +102,42 @@ describe("anomalies", () => {
   it("finds every planted anomaly, with its size and since when", { timeout: 120_000 }, async () => {
     const report = await anomalies(planted, { start: OCT_1, end: NOV_1, prices: PRICES });
     for (const p of PLANTED) {
-      const hit = report.anomalies.find((a) => a.level === p.level && idOf(a) === p.id && a.metric === p.metric && a.direction === p.direction &&
-        a.since <= p.change.from + DAY && a.until > p.change.from);
+      const hit = report.anomalies.find(
+        (a) =>
+          a.level === p.level &&
+          idOf(a) === p.id &&
+          a.metric === p.metric &&
+          a.direction === p.direction &&
+          a.since <= p.change.from + DAY &&
+          a.until > p.change.from,
+      );
       expect(hit, `${p.change.kind} of ${p.level} ${p.id} ${p.metric}`).toBeDefined();
       if (hit!.granularity === "hour") expect(hit!.since).toBe(p.change.from);
     }
-    const spike = report.anomalies.find((a) => a.machineId === PLANTED[0]!.id && a.metric === "NU" && a.granularity === "hour")!;
+    const spike = report.anomalies.find(
+      (a) => a.machineId === PLANTED[0]!.id && a.metric === "NU" && a.granularity === "hour",
+    )!;
     expect(spike.points).toBe(4);
     expect(spike.ratio).toBeGreaterThan(8);
     // the burst's machines are called out as new, then as vanished
-    expect(report.changes.filter((c) => c.machineId >= 99001).map((c) => c.kind).sort()).toEqual([...Array(6).fill("new"), ...Array(6).fill("vanished")]);
+    expect(
+      report.changes
+        .filter((c) => c.machineId >= 99001)
+        .map((c) => c.kind)
+        .sort(),
+    ).toEqual([...Array(6).fill("new"), ...Array(6).fill("vanished")]);
     expect(report.changes.find((c) => c.machineId === 99001 && c.kind === "new")!.at).toBe(OCT_1 + 16 * DAY);
   });
 
-  it("flags almost nothing on the same data without planted changes (under 0.1% of the scored points)", { timeout: 120_000 }, async () => {
-    const report = await anomalies(clean, { start: OCT_1, end: NOV_1, prices: PRICES });
-    expect(report.scored).toBeGreaterThan(10_000);
-    expect(report.flagged / report.scored).toBeLessThan(0.001);
-  });
+  it(
+    "flags almost nothing on the same data without planted changes (under 0.1% of the scored points)",
+    { timeout: 120_000 },
+    async () => {
+      const report = await anomalies(clean, { start: OCT_1, end: NOV_1, prices: PRICES });
+      expect(report.scored).toBeGreaterThan(10_000);
+      expect(report.flagged / report.scored).toBeLessThan(0.001);
+    },
+  );
 
   it("gives the same ids when run again", { timeout: 120_000 }, async () => {
     const a = await anomalies(planted, { start: OCT_1 + 9 * DAY, end: OCT_1 + 12 * DAY });

@@ -4,14 +4,19 @@ import { describe, expect, it } from "vitest";
 import { FetchError, notify, UsageError } from "../../src/internal.js";
 import { startHostileWebhook, startWebhook } from "../helpers/webhook.js";
 
-const secretUrl = (base: string) => `${base.replace("http://", "http://hookuser:hookpass@")}/services/T0/B0/s3cr3t-token?sig=qu3ry-secret`;
+const secretUrl = (base: string) =>
+  `${base.replace("http://", "http://hookuser:hookpass@")}/services/T0/B0/s3cr3t-token?sig=qu3ry-secret`;
 const noSecret = (message: string) => {
-  for (const secret of ["s3cr3t-token", "qu3ry-secret", "hookuser", "hookpass", "/services"]) expect(message).not.toContain(secret);
+  for (const secret of ["s3cr3t-token", "qu3ry-secret", "hookuser", "hookpass", "/services"])
+    expect(message).not.toContain(secret);
 };
 /** The error a promise rejects with, and how long it took to settle (ms). */
 async function settled(promise: Promise<unknown>): Promise<{ error: unknown; ms: number }> {
   const started = performance.now();
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   return { error, ms: performance.now() - started };
 }
 
@@ -78,7 +83,9 @@ describe("notify", () => {
     const hostile = await startHostileWebhook("endless-body", 20);
     try {
       const started = performance.now();
-      await expect(notify(`${hostile.url}/hook`, { alerts: [] }, { timeoutMs: 5000 })).resolves.toEqual({ status: 200 });
+      await expect(notify(`${hostile.url}/hook`, { alerts: [] }, { timeoutMs: 5000 })).resolves.toEqual({
+        status: 200,
+      });
       expect(performance.now() - started).toBeLessThan(2500);
     } finally {
       hostile.close();
@@ -104,6 +111,8 @@ describe("notify", () => {
   it("refuses user info with a malformed %-escape as bad usage, in one line that does not repeat it", async () => {
     const error = await notify("http://us%zzer:pw%zz@127.0.0.1:9/hook", {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toBe("bad webhook address: its user name or password holds a malformed %-escape (write a % sign as %25)");
+    expect((error as Error).message).toBe(
+      "bad webhook address: its user name or password holds a malformed %-escape (write a % sign as %25)",
+    );
   });
 });

@@ -17,7 +17,7 @@ function plainScore(value: number, baseline: number[], relativeFloor: number, ab
 /** A deterministic series: noise, a daily rhythm, repeated values (ties), a step, zeros. */
 function series(seed: number, n: number): number[] {
   let x = seed;
-  const next = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: n }, (_, i) => {
     const kind = (seed + Math.floor(i / 97)) % 4;
     if (kind === 0) return Math.round(next() * 4); // few distinct values: many ties
@@ -27,13 +27,21 @@ function series(seed: number, n: number): number[] {
 }
 
 describe("SortedWindow", () => {
-  it.each([[1, 168], [2, 167], [3, 48], [4, 14], [5, 1]])("scores every point of series %d against the %d before it as sorting them does, to the bit", (seed, width) => {
+  it.each([
+    [1, 168],
+    [2, 167],
+    [3, 48],
+    [4, 14],
+    [5, 1],
+  ])("scores every point of series %d against the %d before it as sorting them does, to the bit", (seed, width) => {
     const values = series(seed, 700);
     const window = new SortedWindow(4);
     for (let i = 0; i < values.length; i++) {
       if (i >= width) {
         expect(window.size).toBe(width);
-        expect(window.score(values[i]!, 0.05, 0.01)).toEqual(plainScore(values[i]!, values.slice(i - width, i), 0.05, 0.01));
+        expect(window.score(values[i]!, 0.05, 0.01)).toEqual(
+          plainScore(values[i]!, values.slice(i - width, i), 0.05, 0.01),
+        );
         window.remove(values[i - width]!);
       }
       window.insert(values[i]!);

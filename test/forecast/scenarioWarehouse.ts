@@ -4,12 +4,21 @@ import { SCHEMA_SQL } from "../../src/store/schema.js";
 import { scenarioHours, type ScenarioOptions } from "../../src/generate/scenario.js";
 
 /** A warehouse of a scenario: in memory (no file) or a .duckdb file (closed again, for the CLI); with `endEpoch`, its hours before that one only (a day still running). */
-export async function scenarioWarehouse(options: ScenarioOptions, file?: string, endEpoch = Number.POSITIVE_INFINITY): Promise<DuckDBConnection> {
+export async function scenarioWarehouse(
+  options: ScenarioOptions,
+  file?: string,
+  endEpoch = Number.POSITIVE_INFINITY,
+): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(file ?? ":memory:");
   const connection = await instance.connect();
   await connection.run(SCHEMA_SQL);
   await connection.run("BEGIN");
-  await appendAccountHours(connection, Number.isFinite(endEpoch) ? [...scenarioHours(options)].filter((h) => h.hourEpoch < endEpoch) : scenarioHours(options));
+  await appendAccountHours(
+    connection,
+    Number.isFinite(endEpoch)
+      ? [...scenarioHours(options)].filter((h) => h.hourEpoch < endEpoch)
+      : scenarioHours(options),
+  );
   await connection.run("COMMIT");
   if (file !== undefined) {
     await connection.run("CHECKPOINT");

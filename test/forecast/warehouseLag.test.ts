@@ -32,7 +32,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("how far behind the warehouse is", () => {
   it.each([
-    [0, "0 h"], [3, "3 h"], [47, "47 h"], [48, "2 days"], [513, "21 days"],
+    [0, "0 h"],
+    [3, "3 h"],
+    [47, "47 h"],
+    [48, "2 days"],
+    [513, "21 days"],
   ])("reads %d hours behind as %s", (hours, text) => {
     expect(lagDuration(hours)).toBe(text);
   });
@@ -43,41 +47,83 @@ describe("how far behind the warehouse is", () => {
     expect(lagOf(LAST_HOUR, LAST_HOUR + 5 * HOUR)).toMatchObject({ lagHours: 4, behind: true });
   });
 
-  it("`forecast` of a warehouse weeks behind says so first, in text and JSON; of a current one, nothing", { timeout: 120_000 }, async () => {
-    const text = await runCli(["forecast", "--db", db, "--month", "2026-10"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
-    expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout.split("\n")[1]).toBe(`warning: ${BEHIND}: the month to date ends there and the rest is projected (sync it)`);
-    expect(text.stderr).toContain("CLOUDUNITS_TEST_NOW (a test setting)");
-    const json = JSON.parse((await runCli(["forecast", "--db", db, "--month", "2026-10", "--format", "json"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER })).stdout) as { warehouse: unknown };
-    expect(json.warehouse).toEqual({ lastHour: "2026-10-21T23:00:00Z", currentHour: "2026-11-12T09:00:00Z", lagHours: 21 * 24 + 9, behind: true });
-    const current = await runCli(["forecast", "--db", db, "--month", "2026-10"], { CLOUDUNITS_TEST_NOW: CURRENT });
-    expect(current.stdout).not.toContain("behind");
-  });
+  it(
+    "`forecast` of a warehouse weeks behind says so first, in text and JSON; of a current one, nothing",
+    { timeout: 120_000 },
+    async () => {
+      const text = await runCli(["forecast", "--db", db, "--month", "2026-10"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout.split("\n")[1]).toBe(
+        `warning: ${BEHIND}: the month to date ends there and the rest is projected (sync it)`,
+      );
+      expect(text.stderr).toContain("CLOUDUNITS_TEST_NOW (a test setting)");
+      const json = JSON.parse(
+        (
+          await runCli(["forecast", "--db", db, "--month", "2026-10", "--format", "json"], {
+            CLOUDUNITS_TEST_NOW: WEEKS_LATER,
+          })
+        ).stdout,
+      ) as { warehouse: unknown };
+      expect(json.warehouse).toEqual({
+        lastHour: "2026-10-21T23:00:00Z",
+        currentHour: "2026-11-12T09:00:00Z",
+        lagHours: 21 * 24 + 9,
+        behind: true,
+      });
+      const current = await runCli(["forecast", "--db", db, "--month", "2026-10"], { CLOUDUNITS_TEST_NOW: CURRENT });
+      expect(current.stdout).not.toContain("behind");
+    },
+  );
 
-  it("`forecast` of a month with no hour held refuses to project it: exit 3, saying what the warehouse holds and how far behind", { timeout: 120_000 }, async () => {
-    const run = await runCli(["forecast", "--db", db, "--month", "2026-11", "--format", "json"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
-    expect(run.stdout).toBe("");
-    expect(run.stderr.split("\n").at(-2)).toBe(`cloudunits: no hour of 2026-11 is held: ${BEHIND}; nothing to forecast (sync the warehouse, or forecast a month it holds)`);
-    expect(run.code).toBe(3);
-  });
+  it(
+    "`forecast` of a month with no hour held refuses to project it: exit 3, saying what the warehouse holds and how far behind",
+    { timeout: 120_000 },
+    async () => {
+      const run = await runCli(["forecast", "--db", db, "--month", "2026-11", "--format", "json"], {
+        CLOUDUNITS_TEST_NOW: WEEKS_LATER,
+      });
+      expect(run.stdout).toBe("");
+      expect(run.stderr.split("\n").at(-2)).toBe(
+        `cloudunits: no hour of 2026-11 is held: ${BEHIND}; nothing to forecast (sync the warehouse, or forecast a month it holds)`,
+      );
+      expect(run.code).toBe(3);
+    },
+  );
 
-  it("`alerts` of a warehouse weeks behind raises it, exit 7, with its lag in the JSON", { timeout: 120_000 }, async () => {
-    const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--format", "json"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
-    const printed = JSON.parse(run.stdout) as { warehouse: { lagHours: number }; alerts: { id: string; type: string; message: string }[] };
-    expect(printed.warehouse.lagHours).toBe(21 * 24 + 9);
-    const behind = printed.alerts.filter((a) => a.type === "warehouse-behind");
-    expect(behind.map((a) => a.id)).toEqual(["warehouse-behind:2026-10-21T23:00:00Z"]);
-    expect(behind[0]!.message).toMatch(new RegExp(`^${BEHIND}: `));
-    expect(run.code, run.stderr).toBe(7);
-    const text = await runCli(["alerts", "--db", db, "--budgets", budgets], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
-    expect(text.stdout).toContain(`warehouse-behind: ${BEHIND}: `);
-  });
+  it(
+    "`alerts` of a warehouse weeks behind raises it, exit 7, with its lag in the JSON",
+    { timeout: 120_000 },
+    async () => {
+      const run = await runCli(["alerts", "--db", db, "--budgets", budgets, "--format", "json"], {
+        CLOUDUNITS_TEST_NOW: WEEKS_LATER,
+      });
+      const printed = JSON.parse(run.stdout) as {
+        warehouse: { lagHours: number };
+        alerts: { id: string; type: string; message: string }[];
+      };
+      expect(printed.warehouse.lagHours).toBe(21 * 24 + 9);
+      const behind = printed.alerts.filter((a) => a.type === "warehouse-behind");
+      expect(behind.map((a) => a.id)).toEqual(["warehouse-behind:2026-10-21T23:00:00Z"]);
+      expect(behind[0]!.message).toMatch(new RegExp(`^${BEHIND}: `));
+      expect(run.code, run.stderr).toBe(7);
+      const text = await runCli(["alerts", "--db", db, "--budgets", budgets], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
+      expect(text.stdout).toContain(`warehouse-behind: ${BEHIND}: `);
+    },
+  );
 
   it("`top` of a warehouse weeks behind says so, in text and JSON", { timeout: 120_000 }, async () => {
-    const text = await runCli(["top", "--db", db, "--month", "2026-10", "--limit", "2"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER });
+    const text = await runCli(["top", "--db", db, "--month", "2026-10", "--limit", "2"], {
+      CLOUDUNITS_TEST_NOW: WEEKS_LATER,
+    });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`\nwarning: ${BEHIND}: the figures end there\n`);
-    const json = JSON.parse((await runCli(["top", "--db", db, "--month", "2026-10", "--format", "json"], { CLOUDUNITS_TEST_NOW: WEEKS_LATER })).stdout) as { warehouse: { behind: boolean; lastHour: string } };
+    const json = JSON.parse(
+      (
+        await runCli(["top", "--db", db, "--month", "2026-10", "--format", "json"], {
+          CLOUDUNITS_TEST_NOW: WEEKS_LATER,
+        })
+      ).stdout,
+    ) as { warehouse: { behind: boolean; lastHour: string } };
     expect(json.warehouse).toMatchObject({ behind: true, lastHour: "2026-10-21T23:00:00Z" });
     const current = await runCli(["top", "--db", db, "--month", "2026-10"], { CLOUDUNITS_TEST_NOW: CURRENT });
     expect(current.stdout).not.toContain("behind");
@@ -87,7 +133,9 @@ describe("how far behind the warehouse is", () => {
     const store = await openWarehouse({ db });
     try {
       const page = overviewPage(await overviewData(store, {}, undefined, Date.parse(WEEKS_LATER) / 1000));
-      expect(page).toContain('<p class="lead" id="warehouse-behind"><span class="bad">The warehouse holds hours up to 2026-10-21T23:00:00Z, 21 days behind</span>');
+      expect(page).toContain(
+        '<p class="lead" id="warehouse-behind"><span class="bad">The warehouse holds hours up to 2026-10-21T23:00:00Z, 21 days behind</span>',
+      );
       expect(page.indexOf('id="warehouse-behind"')).toBeLessThan(page.indexOf('class="cards'));
       const current = overviewPage(await overviewData(store, {}, undefined, Date.parse(CURRENT) / 1000));
       expect(current).not.toContain('id="warehouse-behind"');

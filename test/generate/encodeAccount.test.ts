@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { encodeAccount, encodeCloudSpace, generateHours, UsageError, type Account, type EncodeOptions } from "../../src/internal.js";
+import {
+  encodeAccount,
+  encodeCloudSpace,
+  generateHours,
+  UsageError,
+  type Account,
+  type EncodeOptions,
+} from "../../src/internal.js";
 import { concat, OLD_SCHEMA, referenceDecode, referenceShape } from "./referenceDecode.js";
 
 const hours = [...generateHours({ accounts: 2, spaces: 2, machines: 4, hours: 6, seed: 11 })];
@@ -69,20 +76,41 @@ describe("encodeAccount", () => {
   it("rounds Float32 fields to float32 and leaves a null configuredIops out", () => {
     const account: Account = {
       accountId: 4_000_000_000,
-      cloudspaces: [{
-        cloudSpaceId: -5,
-        accountId: 7,
-        state: "DEPLOYED",
-        machines: [{
-          id: 12, type: "vm", vcpus: -3, cpuMinutes: 0.1, mem: 1024.3, imageName: "Ubuntu 22.04 – ü", status: "RUNNING",
-          networks: [{ id: 0, type: "external", tx: 123456789, rx: 1e12 }],
-          disks: [{ id: 1, size: 10.5, iopsRead: 1 / 3, iopsWrite: 0, iopsReadMax: 0, iopsWriteMax: 0, configuredIops: null }],
-        }],
-      }],
+      cloudspaces: [
+        {
+          cloudSpaceId: -5,
+          accountId: 7,
+          state: "DEPLOYED",
+          machines: [
+            {
+              id: 12,
+              type: "vm",
+              vcpus: -3,
+              cpuMinutes: 0.1,
+              mem: 1024.3,
+              imageName: "Ubuntu 22.04 – ü",
+              status: "RUNNING",
+              networks: [{ id: 0, type: "external", tx: 123456789, rx: 1e12 }],
+              disks: [
+                {
+                  id: 1,
+                  size: 10.5,
+                  iopsRead: 1 / 3,
+                  iopsWrite: 0,
+                  iopsReadMax: 0,
+                  iopsWriteMax: 0,
+                  configuredIops: null,
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
     const [decoded] = referenceDecode(encodeAccount(account), "Account");
     expect(decoded).toEqual(referenceShape(account));
-    const machine = (decoded as { cloudspaces: { machines: Record<string, unknown>[] }[] }).cloudspaces[0]!.machines[0]!;
+    const machine = (decoded as { cloudspaces: { machines: Record<string, unknown>[] }[] }).cloudspaces[0]!
+      .machines[0]!;
     expect(machine.cpuMinutes).toBe(Math.fround(0.1));
     expect(machine.vcpus).toBe(-3);
     expect(machine.imageName).toBe("Ubuntu 22.04 – ü");
@@ -104,6 +132,8 @@ describe("encodeCloudSpace", () => {
     ["segments of 16 words, packed", { segmentWords: 16, packed: true }],
   ])("writes CloudSpace files the reference tool decodes to the same records: %s", (_name, options) => {
     const stream = concat(cloudSpaces.map((cs) => encodeCloudSpace(cs, options)));
-    expect(referenceDecode(stream, "CloudSpace", { packed: options.packed })).toEqual(cloudSpaces.map((cs) => referenceShape(cs)));
+    expect(referenceDecode(stream, "CloudSpace", { packed: options.packed })).toEqual(
+      cloudSpaces.map((cs) => referenceShape(cs)),
+    );
   });
 });

@@ -27,8 +27,26 @@ async function cli(...args: string[]): Promise<string> {
 describe("cloudunits generate", () => {
   it("writes the data set and prints a one-line summary on stderr", async () => {
     const out = join(root, "tree");
-    const stderr = await cli("generate", "--out", out, "--accounts", "1", "--spaces", "1", "--machines", "2", "--hours", "3",
-      "--start", "2026-11-05T07:00Z", "--seed", "5", "--missing-hours", "0.34", "--packed");
+    const stderr = await cli(
+      "generate",
+      "--out",
+      out,
+      "--accounts",
+      "1",
+      "--spaces",
+      "1",
+      "--machines",
+      "2",
+      "--hours",
+      "3",
+      "--start",
+      "2026-11-05T07:00Z",
+      "--seed",
+      "5",
+      "--missing-hours",
+      "0.34",
+      "--packed",
+    );
     expect(stderr).toMatch(/^cloudunits: wrote 2 files, [\d.]+ MB, 2 account-hours to .*tree\n$/);
     const present = [7, 8, 9].filter((h) => existsSync(join(out, `1/2026/11/5/${h}/account_capnp.bin.packed`)));
     expect(present).toHaveLength(2);
@@ -36,7 +54,15 @@ describe("cloudunits generate", () => {
 
   it("drops the listed hours, given as times, from every account", async () => {
     const out = join(root, "listed");
-    const stderr = await cli("generate", "--out", out, "--hours", "4", "--missing-hours", "2026-10-01T01:00Z,1790820000");
+    const stderr = await cli(
+      "generate",
+      "--out",
+      out,
+      "--hours",
+      "4",
+      "--missing-hours",
+      "2026-10-01T01:00Z,1790820000",
+    );
     expect(stderr).toMatch(/wrote 4 files, .* 4 account-hours/);
     expect(existsSync(join(out, "1/2026/10/1/0"))).toBe(true);
     expect(existsSync(join(out, "1/2026/10/1/1"))).toBe(false);
@@ -57,7 +83,10 @@ describe("cloudunits generate", () => {
     ["a missing-hours fraction above 1", ["--missing-hours", "1.5"], /missing-hours/],
   ])("refuses %s with a usage error (exit 2)", async (_name, args, message) => {
     const out = join(root, `never-${args[0]}-${args[1]}`);
-    const error = await cli("generate", "--out", out, ...args).then(() => undefined, (e: unknown) => e);
+    const error = await cli("generate", "--out", out, ...args).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
     expect(exitCodeFor(error)).toBe(2);

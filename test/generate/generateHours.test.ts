@@ -1,11 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { generateHours, UsageError, type DecodedAccountHour, type GenerateOptions, type VMachine } from "../../src/index.js";
+import {
+  generateHours,
+  UsageError,
+  type DecodedAccountHour,
+  type GenerateOptions,
+  type VMachine,
+} from "../../src/index.js";
 
 const options: GenerateOptions = { accounts: 3, spaces: 2, machines: 5, hours: 24, seed: 7 };
 const hours = [...generateHours(options)];
 
-const vms = (h: DecodedAccountHour): VMachine[] => h.account.cloudspaces.flatMap((cs) => cs.machines.filter((m) => m.type === "vm"));
-const gateways = (h: DecodedAccountHour): VMachine[] => h.account.cloudspaces.flatMap((cs) => cs.machines.filter((m) => m.type === "routeros"));
+const vms = (h: DecodedAccountHour): VMachine[] =>
+  h.account.cloudspaces.flatMap((cs) => cs.machines.filter((m) => m.type === "vm"));
+const gateways = (h: DecodedAccountHour): VMachine[] =>
+  h.account.cloudspaces.flatMap((cs) => cs.machines.filter((m) => m.type === "routeros"));
 const accountIds = [1, 2, 3];
 
 /** Machine ids present per hour index, for one account. */
@@ -17,7 +25,10 @@ describe("generateHours", () => {
   it("yields every account for every hour, hour by hour, from 2026-10-01T00:00Z by default", () => {
     expect(hours).toHaveLength(3 * 24);
     expect(hours.slice(0, 4).map((h) => [h.accountId, h.hourEpoch])).toEqual([
-      [1, 1790812800], [2, 1790812800], [3, 1790812800], [1, 1790816400],
+      [1, 1790812800],
+      [2, 1790812800],
+      [3, 1790812800],
+      [1, 1790816400],
     ]);
     expect(hours.at(-1)!.hourEpoch).toBe(1790812800 + 23 * 3600);
     for (const h of hours) {
@@ -36,8 +47,19 @@ describe("generateHours", () => {
   it("keeps every Float32 field a float32 value, so an encoded hour decodes to the same records", () => {
     for (const h of hours.slice(0, 6)) {
       for (const m of h.account.cloudspaces.flatMap((cs) => cs.machines)) {
-        const floats = [m.cpuMinutes, m.mem, ...m.networks.flatMap((n) => [n.tx, n.rx]),
-          ...m.disks.flatMap((d) => [d.size, d.iopsRead, d.iopsWrite, d.iopsReadMax, d.iopsWriteMax, ...Object.values(d.configuredIops ?? {})])];
+        const floats = [
+          m.cpuMinutes,
+          m.mem,
+          ...m.networks.flatMap((n) => [n.tx, n.rx]),
+          ...m.disks.flatMap((d) => [
+            d.size,
+            d.iopsRead,
+            d.iopsWrite,
+            d.iopsReadMax,
+            d.iopsWriteMax,
+            ...Object.values(d.configuredIops ?? {}),
+          ]),
+        ];
         for (const value of floats) expect(Math.fround(value)).toBe(value);
       }
     }
@@ -53,13 +75,18 @@ describe("generateHours", () => {
         expect(gw[0]!.networks.map((n) => n.type)).toEqual(["external", "space"]);
       }
     }
-    const deployedTraffic = hours.flatMap(gateways).filter((g) => g.status === "RUNNING").map((g) => g.networks[0]!.tx + g.networks[0]!.rx);
+    const deployedTraffic = hours
+      .flatMap(gateways)
+      .filter((g) => g.status === "RUNNING")
+      .map((g) => g.networks[0]!.tx + g.networks[0]!.rx);
     expect(deployedTraffic.length).toBeGreaterThan(0);
     expect(deployedTraffic.every((bytes) => bytes > 0)).toBe(true);
   });
 
   it("disables about one cloud space in ten, with every machine halted and no gateway traffic", () => {
-    const spaces = [...generateHours({ accounts: 10, spaces: 4, hours: 2, seed: 1 })].flatMap((h) => h.account.cloudspaces);
+    const spaces = [...generateHours({ accounts: 10, spaces: 4, hours: 2, seed: 1 })].flatMap(
+      (h) => h.account.cloudspaces,
+    );
     const disabled = spaces.filter((cs) => cs.state !== "DEPLOYED");
     expect(disabled.length).toBeGreaterThan(0);
     expect(disabled.length).toBeLessThan(spaces.length / 4);
@@ -101,7 +128,10 @@ describe("generateHours", () => {
 
   it("has halted machines in every account that keep their memory and disks but use no CPU", () => {
     for (const accountId of accountIds) {
-      const halted = hours.filter((h) => h.accountId === accountId).flatMap(vms).filter((m) => m.status === "HALTED");
+      const halted = hours
+        .filter((h) => h.accountId === accountId)
+        .flatMap(vms)
+        .filter((m) => m.status === "HALTED");
       expect(halted.length).toBeGreaterThan(0);
       for (const m of halted) {
         expect(m.cpuMinutes).toBe(0);
@@ -112,7 +142,8 @@ describe("generateHours", () => {
     // And in every account a machine halts for a while and runs again.
     for (const accountId of accountIds) {
       const byMachine = new Map<number, string[]>();
-      for (const m of hours.filter((h) => h.accountId === accountId).flatMap(vms)) byMachine.set(m.id, [...(byMachine.get(m.id) ?? []), m.status]);
+      for (const m of hours.filter((h) => h.accountId === accountId).flatMap(vms))
+        byMachine.set(m.id, [...(byMachine.get(m.id) ?? []), m.status]);
       expect([...byMachine.values()].some((s) => s.join().includes("HALTED,RUNNING"))).toBe(true);
     }
     const statuses = new Set(hours.flatMap(vms).map((m) => m.status));
@@ -163,11 +194,16 @@ describe("generateHours", () => {
   it("drops the given share of each account's hours, rounded, at different hours per account", () => {
     const some = [...generateHours({ ...options, missingHours: 0.25 })];
     expect(some).toHaveLength(3 * 18);
-    const missing = accountIds.map((id) => hours.filter((h) => h.accountId === id && !some.some((s) => s.accountId === id && s.hourEpoch === h.hourEpoch)).map((h) => h.hourEpoch));
+    const missing = accountIds.map((id) =>
+      hours
+        .filter((h) => h.accountId === id && !some.some((s) => s.accountId === id && s.hourEpoch === h.hourEpoch))
+        .map((h) => h.hourEpoch),
+    );
     expect(missing.map((m) => m.length)).toEqual([6, 6, 6]);
     expect(new Set(missing.map((m) => m.join())).size).toBeGreaterThan(1);
     // The hours that remain are the same data as without missing hours.
-    for (const s of some) expect(s).toEqual(hours.find((h) => h.accountId === s.accountId && h.hourEpoch === s.hourEpoch));
+    for (const s of some)
+      expect(s).toEqual(hours.find((h) => h.accountId === s.accountId && h.hourEpoch === s.hourEpoch));
   });
 
   it("drops the listed hour epochs from every account", () => {

@@ -10,7 +10,11 @@ describe("packMessage", () => {
     ["three zero words are a zero tag and a count of 2 more", [...Array(24).fill(0)], [0x00, 0x02]],
     ["a sparse word keeps its nonzero bytes after the tag", word(1, 0, 0, 0, 0, 0, 0, 2), [0x81, 1, 2]],
     ["the spec's example word", word(0x08, 0, 0, 0, 0x03, 0, 0x02, 0), [0x51, 0x08, 0x03, 0x02]],
-    ["a full word is tag 0xff, its bytes, and a count of 0 verbatim words", word(1, 2, 3, 4, 5, 6, 7, 8), [0xff, 1, 2, 3, 4, 5, 6, 7, 8, 0x00]],
+    [
+      "a full word is tag 0xff, its bytes, and a count of 0 verbatim words",
+      word(1, 2, 3, 4, 5, 6, 7, 8),
+      [0xff, 1, 2, 3, 4, 5, 6, 7, 8, 0x00],
+    ],
     [
       "a full word takes the next words with at most one zero byte verbatim",
       [...word(1, 2, 3, 4, 5, 6, 7, 8), ...word(9, 0, 9, 9, 9, 9, 9, 9), ...word(0, 0, 0, 0, 0, 0, 0, 5)],

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decodeAccount, decodeCloudSpace, encodeAccount, encodeCloudSpace, generateHours, type EncodeOptions } from "../../src/internal.js";
+import {
+  decodeAccount,
+  decodeCloudSpace,
+  encodeAccount,
+  encodeCloudSpace,
+  generateHours,
+  type EncodeOptions,
+} from "../../src/internal.js";
 
 const hours = [...generateHours({ accounts: 2, spaces: 3, machines: 6, hours: 4, seed: 21 })];
 
@@ -20,7 +27,9 @@ describe("generated files through cloudunits' own decoder", () => {
       const expected = options.oldSchema ? withoutIops(h.account) : h.account;
       expect(decodeAccount(encodeAccount(h.account, options), { packed: options.packed })).toEqual(expected);
       for (const [i, cs] of h.account.cloudspaces.entries()) {
-        expect(decodeCloudSpace(encodeCloudSpace(cs, options), { packed: options.packed })).toEqual(expected.cloudspaces[i]);
+        expect(decodeCloudSpace(encodeCloudSpace(cs, options), { packed: options.packed })).toEqual(
+          expected.cloudspaces[i],
+        );
       }
     }
   });

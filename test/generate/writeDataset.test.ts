@@ -19,7 +19,10 @@ afterAll(async () => {
 /** Every file under `dir`, as sorted relative paths with `/`. */
 async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join("/")).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join("/"))
+    .sort();
 }
 
 describe("writeDataset", () => {
@@ -59,19 +62,30 @@ describe("writeDataset", () => {
     const out = join(root, "cloudspaces");
     const result = await writeDataset({ ...small, out, cloudSpaceFiles: true, packed: true, segmentWords: 32 });
     const hours = [...generateHours(small)];
-    const spaces = hours.flatMap((h) => h.account.cloudspaces.map((cs) => ({ path: `${hourPath(h.accountId, h.hourEpoch)}/${cs.cloudSpaceId}.bin.packed`, cs })));
+    const spaces = hours.flatMap((h) =>
+      h.account.cloudspaces.map((cs) => ({
+        path: `${hourPath(h.accountId, h.hourEpoch)}/${cs.cloudSpaceId}.bin.packed`,
+        cs,
+      })),
+    );
     expect(await listFiles(out)).toEqual(spaces.map((s) => s.path).sort());
     expect(result).toMatchObject({ files: 20, accountHours: 10 });
     const files = await Promise.all(spaces.map((s) => readFile(join(out, s.path))));
-    expect(referenceDecode(concat(files), "CloudSpace", { packed: true })).toEqual(spaces.map((s) => referenceShape(s.cs)));
+    expect(referenceDecode(concat(files), "CloudSpace", { packed: true })).toEqual(
+      spaces.map((s) => referenceShape(s.cs)),
+    );
   });
 
   it("writes old-schema files that decode with the old schema", async () => {
     const out = join(root, "old");
     await writeDataset({ ...small, out, oldSchema: true, hours: 2 });
     const hours = [...generateHours({ ...small, hours: 2 })];
-    const files = await Promise.all(hours.map((h) => readFile(join(out, hourPath(h.accountId, h.hourEpoch), "account_capnp.bin"))));
-    expect(referenceDecode(concat(files), "Account", { schema: OLD_SCHEMA })).toEqual(hours.map((h) => referenceShape(h.account, { withoutIops: true })));
+    const files = await Promise.all(
+      hours.map((h) => readFile(join(out, hourPath(h.accountId, h.hourEpoch), "account_capnp.bin"))),
+    );
+    expect(referenceDecode(concat(files), "Account", { schema: OLD_SCHEMA })).toEqual(
+      hours.map((h) => referenceShape(h.account, { withoutIops: true })),
+    );
   });
 
   it("writes byte-identical trees and zips for the same seed, and different ones for another seed", async () => {
@@ -90,7 +104,12 @@ describe("writeDataset", () => {
   it("leaves missing hours without a directory and reports progress per account-hour", async () => {
     const out = join(root, "missing");
     const progress: number[] = [];
-    const result = await writeDataset({ ...small, out, missingHours: [1790848800 + 3600], onProgress: (p) => progress.push(p.accountHours) });
+    const result = await writeDataset({
+      ...small,
+      out,
+      missingHours: [1790848800 + 3600],
+      onProgress: (p) => progress.push(p.accountHours),
+    });
     expect(result.accountHours).toBe(8);
     expect(progress).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect((await listFiles(out)).some((p) => p.includes("/2026/10/1/11/"))).toBe(false);

@@ -22,20 +22,25 @@ const LINKED = ["package.json", "reports", "node_modules"];
 /** Every .ts file under src/, as paths relative to src/, sorted. */
 async function sourceFiles(): Promise<string[]> {
   const entries = await readdir(SRC, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile() && e.name.endsWith(".ts"))
-    .map((e) => relative(SRC, join(e.parentPath, e.name))).sort();
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .map((e) => relative(SRC, join(e.parentPath, e.name)))
+    .sort();
 }
 
 /** The SHA-256 of every .ts file under src/ now, by path relative to src/. */
 export async function sourceHashes(): Promise<Record<string, string>> {
   const hashes: Record<string, string> = {};
-  for (const file of await sourceFiles()) hashes[file] = createHash("sha256").update(await readFile(join(SRC, file))).digest("hex");
+  for (const file of await sourceFiles())
+    hashes[file] = createHash("sha256")
+      .update(await readFile(join(SRC, file)))
+      .digest("hex");
   return hashes;
 }
 
 /** Builds the tool into a new temporary folder, or again into `into` (a folder it made); returns the folder. */
 export async function buildCli(into?: string): Promise<string> {
-  const root = into ?? await mkdtemp(join(tmpdir(), "cloudunits-testcli-"));
+  const root = into ?? (await mkdtemp(join(tmpdir(), "cloudunits-testcli-")));
   const hashes = await sourceHashes();
   await rm(join(root, "dist"), { recursive: true, force: true }); // a module removed from src leaves the build too
   await build({

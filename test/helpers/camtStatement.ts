@@ -15,7 +15,9 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
 /** An ISO 20022 camt.053.001.08 bank-to-customer statement of these entries, as a bank writes it. */
 export function camtStatement(entries: readonly CamtEntry[], id = "STMT-2026-12-10"): string {
-  const ntry = entries.map((e) => `      <Ntry>
+  const ntry = entries
+    .map(
+      (e) => `      <Ntry>
         <Amt Ccy="${e.currency ?? "EUR"}">${e.amount}</Amt>
         <CdtDbtInd>${e.debit ? "DBIT" : "CRDT"}</CdtDbtInd>
         <Sts><Cd>BOOK</Cd></Sts>
@@ -28,7 +30,9 @@ export function camtStatement(entries: readonly CamtEntry[], id = "STMT-2026-12-
           <RltdPties><Dbtr><Pty><Nm>Customer</Nm></Pty></Dbtr></RltdPties>
           <RmtInf>${e.text === undefined ? "" : `<Ustrd>${esc(e.text)}</Ustrd>`}${e.reference === undefined ? "" : `<Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry><Issr>ISO</Issr></Tp><Ref>${esc(e.reference)}</Ref></CdtrRefInf></Strd>`}</RmtInf>
         </TxDtls></NtryDtls>
-      </Ntry>`).join("\n");
+      </Ntry>`,
+    )
+    .join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>
 <Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
   <BkToCstmrStmt>

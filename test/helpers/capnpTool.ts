@@ -9,7 +9,10 @@ export const SCHEMA = fileURLToPath(new URL("../../schema/resourcemonitoring.cap
 export const OLD_SCHEMA = fileURLToPath(new URL("../fixtures/resourcemonitoring-old.capnp", import.meta.url));
 
 /** Runs `capnp ARGS` with `input` on stdin; throws (saying what to install) when it cannot start. */
-export function runCapnp(args: string[], input: Uint8Array | string): { stdout: Buffer; stderr: string; status: number | null } {
+export function runCapnp(
+  args: string[],
+  input: Uint8Array | string,
+): { stdout: Buffer; stderr: string; status: number | null } {
   const r = spawnSync("capnp", args, { input, maxBuffer: 1 << 30 });
   if (r.error) throw new Error(`cannot run capnp (install Debian's capnproto): ${r.error.message}`);
   return { stdout: r.stdout, stderr: r.stderr.toString(), status: r.status };

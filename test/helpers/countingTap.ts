@@ -13,15 +13,26 @@ export function createTap(options: unknown): HourTap {
   let current: [number, number, number] = [0, 0, 0];
   let pending: [number, number, number] = [0, 0, 0];
   const visitor: RecordVisitor = {
-    nic: (_cs, _m, _t, _i, _id, type) => { if (type === nicType) pending[1]++; },
+    nic: (_cs, _m, _t, _i, _id, type) => {
+      if (type === nicType) pending[1]++;
+    },
     disk: () => {},
-    machine: () => { pending[0]++; },
+    machine: () => {
+      pending[0]++;
+    },
     cloudSpace: () => {},
   };
   return {
     visitor,
-    begin: (accountId) => { current = counts[accountId] ??= [0, 0, 0]; pending = [0, 0, 0]; },
-    end: () => { current[0] += pending[0]; current[1] += pending[1]; current[2]++; },
+    begin: (accountId) => {
+      current = counts[accountId] ??= [0, 0, 0];
+      pending = [0, 0, 0];
+    },
+    end: () => {
+      current[0] += pending[0];
+      current[1] += pending[1];
+      current[2]++;
+    },
     collect: () => ({ state: counts, transfer: [] }),
   };
 }

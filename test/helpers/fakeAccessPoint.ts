@@ -33,7 +33,12 @@ export async function startAccessPoint(): Promise<FakeAccessPoint> {
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
     req.on("end", () => {
       const key = req.headers["idempotency-key"] as string | undefined;
-      received.push({ idempotencyKey: key, contentType: req.headers["content-type"], authorization: req.headers.authorization, body });
+      received.push({
+        idempotencyKey: key,
+        contentType: req.headers["content-type"],
+        authorization: req.headers.authorization,
+        body,
+      });
       const how = behaviour.get(key ?? "") ?? "accept";
       const accept = () => {
         accepted.push(key ?? "");
@@ -55,10 +60,13 @@ export async function startAccessPoint(): Promise<FakeAccessPoint> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/outbound`,
-    received, behaviour, accepted,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    received,
+    behaviour,
+    accepted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

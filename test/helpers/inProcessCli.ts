@@ -21,22 +21,29 @@ export interface InProcessRun {
  * files that do: mocks, spies, fake timers, units registered).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each command module has its own argument types, as in src/cli/commands/index.ts
-export async function inProcessCli(commands: readonly CommandModule<any, any>[], args: readonly string[]): Promise<InProcessRun> {
+export async function inProcessCli(
+  commands: readonly CommandModule<any, any>[],
+  args: readonly string[],
+): Promise<InProcessRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const capture = (into: string[]) => ((chunk: unknown, ...rest: unknown[]) => {
-    into.push(String(chunk));
-    (rest.find((r) => typeof r === "function") as (() => void) | undefined)?.();
-    return true;
-  }) as typeof process.stdout.write;
+  const capture = (into: string[]) =>
+    ((chunk: unknown, ...rest: unknown[]) => {
+      into.push(String(chunk));
+      (rest.find((r) => typeof r === "function") as (() => void) | undefined)?.();
+      return true;
+    }) as typeof process.stdout.write;
   const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
   process.stdout.write = capture(out);
   process.stderr.write = capture(err);
   try {
     const parser = commands.reduce((p, command) => p.command(command), yargs([...args]));
-    await parser.strict().fail((message, error) => {
-      throw error ?? new UsageError(message);
-    }).parseAsync();
+    await parser
+      .strict()
+      .fail((message, error) => {
+        throw error ?? new UsageError(message);
+      })
+      .parseAsync();
     return { stdout: out.join(""), stderr: err.join(""), code: 0 };
   } catch (error) {
     return { stdout: out.join(""), stderr: err.join(""), code: exitCodeFor(error), error };

@@ -2,8 +2,17 @@
 // account's invoice as billing computes it, the statement config, a number): the UBL, PDF and
 // official-rules tests render these.
 import {
-  bill, buildInvoiceDocument, creditNoteOf, DEFAULT_UNITS, invoiceOf, monthPeriod, parsePrices, parseStatementConfig,
-  type AccountLine, type InvoiceDocument, type Quantities,
+  bill,
+  buildInvoiceDocument,
+  creditNoteOf,
+  DEFAULT_UNITS,
+  invoiceOf,
+  monthPeriod,
+  parsePrices,
+  parseStatementConfig,
+  type AccountLine,
+  type InvoiceDocument,
+  type Quantities,
 } from "../../src/internal.js";
 import { accountHour, disk, memoryWarehouse, vm } from "./warehouse.js";
 
@@ -13,29 +22,78 @@ export const OCTOBER = monthPeriod("2026-10");
 export function accountLine(unitHours: Partial<Quantities>, accountId: number, name = ""): AccountLine {
   const q = { CU: 0, SU: 0, TU: 0, NU: 0, VCU: 0, MU: 0, WU: 0, PIU: 0, ...unitHours } as Quantities;
   return {
-    level: "account", accountId, cloudspaceId: null, machineId: null, hourEpoch: null, name, sampleHours: 1, quantities: q,
-    cuSumOfMachines: q.CU, gatewayPiuHours: 0, unitHours: q, cuAllocated: q.CU, cuAllocatedHours: q.CU, ownNicNu: 0,
+    level: "account",
+    accountId,
+    cloudspaceId: null,
+    machineId: null,
+    hourEpoch: null,
+    name,
+    sampleHours: 1,
+    quantities: q,
+    cuSumOfMachines: q.CU,
+    gatewayPiuHours: 0,
+    unitHours: q,
+    cuAllocated: q.CU,
+    cuAllocatedHours: q.CU,
+    ownNicNu: 0,
   };
 }
 
 export const HOSPITAL = "Exempt under Article 132(1)(b) of Directive 2006/112/EC (hospital care)";
 
 /** The issuer of Hamburg and its customers: 7102 German (the default 19%), 7101 French (reverse charge), 7103 Dutch (exempt), 7104 Japanese (outside the scope). */
-export const sampleConfig = parseStatementConfig({
-  issuer: {
-    legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "20457 Hamburg"], country: "DE", vatId: "DE123456789", peppolId: "9930:DE123456789",
-    contact: ["billing@nordlicht.example", "+49 40 1234567"], bank: ["Hamburger Sparkasse", "IBAN DE89 3704 0044 0532 0130 00", "BIC HASPDEHHXXX"],
-    tax: { category: "S", ratePercent: 19 },
+export const sampleConfig = parseStatementConfig(
+  {
+    issuer: {
+      legalName: "Nordlicht Cloud Services GmbH",
+      address: ["Hafenstraße 12", "20457 Hamburg"],
+      country: "DE",
+      vatId: "DE123456789",
+      peppolId: "9930:DE123456789",
+      contact: ["billing@nordlicht.example", "+49 40 1234567"],
+      bank: ["Hamburger Sparkasse", "IBAN DE89 3704 0044 0532 0130 00", "BIC HASPDEHHXXX"],
+      tax: { category: "S", ratePercent: 19 },
+    },
+    customers: {
+      7101: {
+        legalName: "Lumière Énergie SARL",
+        address: ["12 rue de la Gare", "69001 Lyon"],
+        country: "FR",
+        vatId: "FR12345678901",
+        peppolId: "9957:FR12345678901",
+        reference: "PO-2026-118",
+        tax: { category: "AE" },
+      },
+      7102: {
+        legalName: "Hafenkontor Logistik GmbH",
+        address: ["Am Sandtorkai 5", "20457 Hamburg"],
+        country: "DE",
+        vatId: "DE987654321",
+        peppolId: "9930:DE987654321",
+      },
+      7103: {
+        legalName: "Stichting Zorgcentrum Noord",
+        address: ["Grote Markt 1", "9711 LV Groningen"],
+        country: "NL",
+        peppolId: "0106:12345678",
+        tax: { category: "E", exemptionReason: HOSPITAL },
+      },
+      7104: {
+        legalName: "株式会社さくらクラウド",
+        address: ["1-2-3 Marunouchi", "100-0005 Tokyo"],
+        country: "JP",
+        peppolId: "0188:1234567890123",
+        tax: { category: "O", exemptionReason: "Services supplied outside the EU" },
+      },
+    },
   },
-  customers: {
-    7101: { legalName: "Lumière Énergie SARL", address: ["12 rue de la Gare", "69001 Lyon"], country: "FR", vatId: "FR12345678901", peppolId: "9957:FR12345678901", reference: "PO-2026-118", tax: { category: "AE" } },
-    7102: { legalName: "Hafenkontor Logistik GmbH", address: ["Am Sandtorkai 5", "20457 Hamburg"], country: "DE", vatId: "DE987654321", peppolId: "9930:DE987654321" },
-    7103: { legalName: "Stichting Zorgcentrum Noord", address: ["Grote Markt 1", "9711 LV Groningen"], country: "NL", peppolId: "0106:12345678", tax: { category: "E", exemptionReason: HOSPITAL } },
-    7104: { legalName: "株式会社さくらクラウド", address: ["1-2-3 Marunouchi", "100-0005 Tokyo"], country: "JP", peppolId: "0188:1234567890123", tax: { category: "O", exemptionReason: "Services supplied outside the EU" } },
-  },
-}, "statement.yaml");
+  "statement.yaml",
+);
 
-const EUR = parsePrices({ currency: "EUR", prices: { CU: "0.0125", SU: { perMonth: 36 }, TU: "0.004", NU: "5.99" } }, "prices.yaml");
+const EUR = parsePrices(
+  { currency: "EUR", prices: { CU: "0.0125", SU: { perMonth: 36 }, TU: "0.004", NU: "5.99" } },
+  "prices.yaml",
+);
 const JPY = parsePrices({ currency: "JPY", prices: { CU: "1.9", SU: { perMonth: 5400 }, NU: 899 } }, "prices.yaml");
 
 function issued(accountId: number, unitHours: Partial<Quantities>, number: string, prices = EUR): InvoiceDocument {
@@ -50,13 +108,29 @@ function issued(accountId: number, unitHours: Partial<Quantities>, number: strin
 export async function sampleDocuments(): Promise<Record<string, InvoiceDocument>> {
   const standard = issued(7102, { CU: 1234.5, SU: 1800, TU: 3333.3, NU: 0.75 }, "INV-2026-00001");
   // one VM of 6 GiB, 1 vCPU (1.5 CU) and a 2048 GB disk at seven hours of October; CU 0.10, from 11 Oct 0.20, from 21 Oct 12:00 0.35
-  const connection = await memoryWarehouse([0, 5, 12, 15, 22, 25, 30].map((d) => accountHour(7102, OCTOBER.start + d * 86_400 + 3600, {
-    11: [vm(1, { mem: 6144, vcpus: 1, disks: [disk(1, 2048)] })],
-  })));
-  const changing = parsePrices({
-    currency: "EUR", prices: { CU: ["0.10", { from: "2026-10-11", price: "0.20" }, { from: "2026-10-21T12:00Z", price: "0.35" }], SU: { perMonth: 36 } },
-  }, "prices.yaml");
-  const { report } = await bill({ source: { connection }, period: { start: OCTOBER.start, end: OCTOBER.end, accountId: 7102 }, prices: changing, produce: { levels: ["account"] } });
+  const connection = await memoryWarehouse(
+    [0, 5, 12, 15, 22, 25, 30].map((d) =>
+      accountHour(7102, OCTOBER.start + d * 86_400 + 3600, {
+        11: [vm(1, { mem: 6144, vcpus: 1, disks: [disk(1, 2048)] })],
+      }),
+    ),
+  );
+  const changing = parsePrices(
+    {
+      currency: "EUR",
+      prices: {
+        CU: ["0.10", { from: "2026-10-11", price: "0.20" }, { from: "2026-10-21T12:00Z", price: "0.35" }],
+        SU: { perMonth: 36 },
+      },
+    },
+    "prices.yaml",
+  );
+  const { report } = await bill({
+    source: { connection },
+    period: { start: OCTOBER.start, end: OCTOBER.end, accountId: 7102 },
+    prices: changing,
+    produce: { levels: ["account"] },
+  });
   const invoice = report.invoices![0]!;
   connection.closeSync();
   return {
@@ -64,9 +138,18 @@ export async function sampleDocuments(): Promise<Record<string, InvoiceDocument>
     reverseCharge: issued(7101, { CU: 59299.5, SU: 21000, NU: 2.25 }, "INV-2026-00002"),
     exempt: issued(7103, { CU: 744, SU: 744 }, "INV-2026-00003"),
     outsideScope: issued(7104, { CU: 100 }, "INV-2026-00004"),
-    creditNote: creditNoteOf(standard, { number: "CN-2026-00001", issueDate: "2026-11-20", reason: "late hours of 31 Oct 2026 arrived" }),
+    creditNote: creditNoteOf(standard, {
+      number: "CN-2026-00001",
+      issueDate: "2026-11-20",
+      reason: "late hours of 31 Oct 2026 arrived",
+    }),
     yen: issued(7102, { CU: 1234.567, SU: 1799.3, NU: 0.3333 }, "INV-2026-00005", JPY),
-    threePrices: buildInvoiceDocument({ invoice, config: sampleConfig, issueDate: "2026-11-02", number: "INV-2026-00006" }),
+    threePrices: buildInvoiceDocument({
+      invoice,
+      config: sampleConfig,
+      issueDate: "2026-11-02",
+      number: "INV-2026-00006",
+    }),
   };
 }
 

@@ -32,7 +32,10 @@ export function listPointerWords(bytes, root) {
     if ((lo & 3) !== 2) return { describing: pointer, target: pointer + 8 + (lo >> 2) * 8 };
     const pad = starts[view.getUint32(pointer + 4, true)] + (lo >>> 3) * 8;
     if ((lo & 4) === 0) return { describing: pad, target: pad + 8 + (view.getInt32(pad, true) >> 2) * 8 };
-    return { describing: pad + 8, target: starts[view.getUint32(pad + 4, true)] + (view.getUint32(pad, true) >>> 3) * 8 };
+    return {
+      describing: pad + 8,
+      target: starts[view.getUint32(pad + 4, true)] + (view.getUint32(pad, true) >>> 3) * 8,
+    };
   };
   const isNull = (pointer) => view.getUint32(pointer, true) === 0 && view.getUint32(pointer + 4, true) === 0;
   const struct = (pointer) => {
@@ -81,10 +84,13 @@ export function listKindSwaps(bytes, root, rand, count) {
     const hi = view.getUint32(at + 4, true);
     const r = rand();
     const elements =
-      r < 0.25 ? hi >>> 3
-      : r < 0.5 ? Math.floor(rand() * 64)
-      : r < 0.8 ? Math.floor(TRAVERSAL_FLOOR_WORDS / elementWords) - Math.floor(rand() * 16)
-      : Math.floor(rand() * 2 ** 29);
+      r < 0.25
+        ? hi >>> 3
+        : r < 0.5
+          ? Math.floor(rand() * 64)
+          : r < 0.8
+            ? Math.floor(TRAVERSAL_FLOOR_WORDS / elementWords) - Math.floor(rand() * 16)
+            : Math.floor(rand() * 2 ** 29);
     const elementSize = Math.floor(rand() * 8);
     view.setUint32(at + 4, ((elements << 3) | elementSize) >>> 0, true);
     out.push(copy);

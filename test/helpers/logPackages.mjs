@@ -11,7 +11,8 @@ const log = process.env.CLOUDUNITS_TEST_PACKAGE_LOG;
 /** Logs the package of a resolved URL (not the loader's own). */
 function logPackage(url) {
   const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-  if (match && log && !match[1].startsWith("tsx") && !match[1].startsWith("get-tsconfig")) appendFileSync(log, `${match[1]}\n`);
+  if (match && log && !match[1].startsWith("tsx") && !match[1].startsWith("get-tsconfig"))
+    appendFileSync(log, `${match[1]}\n`);
 }
 
 if (log) {

@@ -17,8 +17,18 @@ export async function addManyInvoices(db: string, count: number): Promise<string
     const records = Array.from({ length: count }, (_, i) => {
       const number = `FIX-2026-${String(i + 1).padStart(5, "0")}`;
       numbers.push(number);
-      const document = { ...template, number, paymentReference: paymentReferenceOf(number, template.issuer.country), basis: { ...template.basis, hours: [], hourSha256: [] } };
-      return { document, issuer: "fixture", seq: i + 1, files: [{ name: `${number}.xml`, bytes: renderUbl(document) }] };
+      const document = {
+        ...template,
+        number,
+        paymentReference: paymentReferenceOf(number, template.issuer.country),
+        basis: { ...template.basis, hours: [], hourSha256: [] },
+      };
+      return {
+        document,
+        issuer: "fixture",
+        seq: i + 1,
+        files: [{ name: `${number}.xml`, bytes: renderUbl(document) }],
+      };
     });
     await connection.run("BEGIN TRANSACTION");
     await appendToRegister(connection, records);

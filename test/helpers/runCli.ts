@@ -28,10 +28,14 @@ export const builtModule = (source: string): string => join(inject("cliBuild"), 
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDUNITS_")));
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...base, CI: "1", ...env }, maxBuffer: 256 << 20 },
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...base, CI: "1", ...env }, maxBuffer: 256 << 20 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });
-      });
+      },
+    );
   });
 }

@@ -6,14 +6,23 @@ import * as L from "../../src/capnp/layout.js";
  * file, as the platform writes each text once per machine, while Cap'n Proto lets pointers
  * share a target. Type "vm", status "RUNNING" and the state "DEPLOYED" are shared the same way.
  */
-export function sharedTextAccount(accountId: number, machinesPerImage: number, imageBytes: number, images = 1): Uint8Array {
+export function sharedTextAccount(
+  accountId: number,
+  machinesPerImage: number,
+  imageBytes: number,
+  images = 1,
+): Uint8Array {
   const machines = machinesPerImage * images;
   const texts = ["vm", "RUNNING", "DEPLOYED"].map((t) => new TextEncoder().encode(`${t}\0`));
   const words = (n: number) => Math.ceil(n / 8);
   // segment words: root pointer, account (1 + 1), list tag, cloud space (1 + 2), machine tag, machines, texts
   const machinesAt = 8;
   const textsAt = machinesAt + machines * L.VMACHINE_WORDS;
-  const textAt = [textsAt, textsAt + words(texts[0]!.length), textsAt + words(texts[0]!.length) + words(texts[1]!.length)];
+  const textAt = [
+    textsAt,
+    textsAt + words(texts[0]!.length),
+    textsAt + words(texts[0]!.length) + words(texts[1]!.length),
+  ];
   const imageAt = textAt[2]! + words(texts[2]!.length);
   const imageWords = words(imageBytes + 1);
   const segmentWords = imageAt + images * imageWords;

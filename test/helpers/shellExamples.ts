@@ -21,10 +21,15 @@ cloudunits() { node ${JSON.stringify(CLI)} "$@"; }
 export function runShell(line: string, cwd: string, env: Record<string, string> = {}): Promise<CliRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDUNITS_")));
   return new Promise((resolve) => {
-    execFile("bash", ["-c", `${PRELUDE}${line}`], { cwd, env: { ...base, CI: "1", ...env }, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      "bash",
+      ["-c", `${PRELUDE}${line}`],
+      { cwd, env: { ...base, CI: "1", ...env }, maxBuffer: 256 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -36,23 +41,49 @@ export const isServing = (line: string): boolean => /^(npx )?cloudunits serve\b/
  * address it prints, asks it for `/` and stops it with Ctrl-C (SIGINT to its process group):
  * the run, with `page` the status and text of `/`.
  */
-export function runServing(line: string, cwd: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliRun & { page?: { status: number; text: string } }> {
+export function runServing(
+  line: string,
+  cwd: string,
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+): Promise<CliRun & { page?: { status: number; text: string } }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CLOUDUNITS_")));
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", `${PRELUDE}${line}`], { cwd, env: { ...base, CI: "1", ...env }, detached: true });
+    const child = spawn("bash", ["-c", `${PRELUDE}${line}`], {
+      cwd,
+      env: { ...base, CI: "1", ...env },
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     let page: { status: number; text: string } | undefined;
     let asked = false;
-    const stop = () => { try { process.kill(-child.pid!, "SIGINT"); } catch { /* gone */ } };
+    const stop = () => {
+      try {
+        process.kill(-child.pid!, "SIGINT");
+      } catch {
+        /* gone */
+      }
+    };
     const timer = setTimeout(stop, timeoutMs);
-    child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
       const url = /(http:\/\/\S+\/)/.exec(stdout)?.[1];
       if (url && !asked) {
         asked = true;
-        fetch(url).then(async (r) => { page = { status: r.status, text: await r.text() }; }, (e: unknown) => { page = { status: -1, text: String(e) }; }).finally(stop);
+        fetch(url)
+          .then(
+            async (r) => {
+              page = { status: r.status, text: await r.text() };
+            },
+            (e: unknown) => {
+              page = { status: -1, text: String(e) };
+            },
+          )
+          .finally(stop);
       }
     });
     child.on("close", (code) => {
@@ -83,10 +114,15 @@ export function codeBlocks(markdown: string, lang: string): string[] {
 }
 
 /** The jobs of a crontab (its fenced ```crontab blocks): `NAME=value` lines and `m h dom mon dow command` lines, `\\%` given to the shell as `%`, as cron does. */
-export function crontabOf(markdown: string): { env: Record<string, string>; jobs: { schedule: string; command: string }[] } {
+export function crontabOf(markdown: string): {
+  env: Record<string, string>;
+  jobs: { schedule: string; command: string }[];
+} {
   const env: Record<string, string> = {};
   const jobs: { schedule: string; command: string }[] = [];
-  for (const line of codeBlocks(markdown, "crontab").flatMap((block) => block.split("\n")).map((l) => l.trim())) {
+  for (const line of codeBlocks(markdown, "crontab")
+    .flatMap((block) => block.split("\n"))
+    .map((l) => l.trim())) {
     if (line === "" || line.startsWith("#")) continue;
     const variable = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(line);
     if (variable) {
@@ -117,9 +153,14 @@ function fakedClock(): Record<string, string> {
 
 export function runAsCron(command: string, cwd: string, env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile("/bin/sh", ["-c", command], { cwd, env: { HOME: cwd, SHELL: "/bin/sh", CI: "1", ...fakedClock(), ...env }, maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      "/bin/sh",
+      ["-c", command],
+      { cwd, env: { HOME: cwd, SHELL: "/bin/sh", CI: "1", ...fakedClock(), ...env }, maxBuffer: 256 << 20 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

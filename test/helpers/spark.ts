@@ -7,11 +7,7 @@ import { sparkPython } from "../../scripts/prerequisites.mjs";
 
 /** One step of a job; see sparkSteps.py. */
 export type SparkStep = { name: string; args?: Record<string, string | number> } & (
-  | { run: string[] }
-  | { rows: string }
-  | { explain: string }
-  | { tableSchema: string }
-  | { fileSchema: string }
+  { run: string[] } | { rows: string } | { explain: string } | { tableSchema: string } | { fileSchema: string }
 );
 
 /** What a job gave: each step's result or error, by name. */
@@ -32,10 +28,15 @@ export function runSpark(steps: SparkStep[], dir: string, timeZone = "Pacific/Au
   writeFileSync(job, JSON.stringify({ warehouseDir: join(dir, "spark-warehouse"), steps }));
   const env = { ...process.env, TZ: timeZone, SPARK_LOCAL_IP: "127.0.0.1", PYSPARK_PYTHON: sparkPython() };
   return new Promise((resolve, reject) => {
-    execFile(sparkPython(), [join(import.meta.dirname, "sparkSteps.py"), job], { cwd: dir, env, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`Spark failed: ${error.message}\n${stderr.slice(-4000)}`));
-      else resolve(JSON.parse(stdout) as SparkAnswer);
-    });
+    execFile(
+      sparkPython(),
+      [join(import.meta.dirname, "sparkSteps.py"), job],
+      { cwd: dir, env, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`Spark failed: ${error.message}\n${stderr.slice(-4000)}`));
+        else resolve(JSON.parse(stdout) as SparkAnswer);
+      },
+    );
   });
 }
 

@@ -11,7 +11,13 @@ export interface FixtureAccount {
   machines: { id: number; name: string }[];
 }
 
-const NAMES = ["Lumière Studios SARL", "Ørsted Nordic A/S", "Café Müller & Söhne GmbH", "Zürich Datenwerk AG", "Ñandú Logística S.L."];
+const NAMES = [
+  "Lumière Studios SARL",
+  "Ørsted Nordic A/S",
+  "Café Müller & Söhne GmbH",
+  "Zürich Datenwerk AG",
+  "Ñandú Logística S.L.",
+];
 const TIB = 1024 ** 4;
 
 /**
@@ -21,41 +27,72 @@ const TIB = 1024 ** 4;
  * price list pricing every unit with an override for 7103. What a statement for one account
  * is tested against: the other four's ids and names must not be in it.
  */
-export function statementFixture(): { hours: DecodedAccountHour[]; names: Names; prices: PriceList; accounts: FixtureAccount[] } {
+export function statementFixture(): {
+  hours: DecodedAccountHour[];
+  names: Names;
+  prices: PriceList;
+  accounts: FixtureAccount[];
+} {
   const accounts: FixtureAccount[] = NAMES.map((name, a) => {
     const id = 7101 + a;
     return {
-      id, name,
-      cloudspaces: [1, 2].map((k) => ({ id: id * 10 + k, name: `${name.split(" ")[0]} ${k === 1 ? "production" : "staging"}` })),
+      id,
+      name,
+      cloudspaces: [1, 2].map((k) => ({
+        id: id * 10 + k,
+        name: `${name.split(" ")[0]} ${k === 1 ? "production" : "staging"}`,
+      })),
       machines: [1, 2, 3].map((k) => ({ id: id * 100 + k, name: `${name.split(" ")[0]!.toLowerCase()}-vm-${k}` })),
     };
   });
-  const missing = new Map([[7102, new Set([5, 6, 7])], [7104, new Set([30])]]);
+  const missing = new Map([
+    [7102, new Set([5, 6, 7])],
+    [7104, new Set([30])],
+  ]);
   const hours: DecodedAccountHour[] = [];
   for (let h = 0; h < 744; h++) {
     for (const [a, account] of accounts.entries()) {
       if (missing.get(account.id)?.has(h)) continue;
       const [m1, m2, m3] = account.machines;
-      hours.push(accountHour(account.id, OCT_1 + h * HOUR, {
-        [account.cloudspaces[0]!.id]: [
-          gateway([nic("external", TIB / (64 + a), 0)]),
-          vm(m1!.id, { mem: 16384 + 1024 * a, vcpus: 1, disks: [disk(1, 200 + 10 * a, { total: 1200 })] }),
-          vm(m2!.id, { mem: 4096, vcpus: a % 2 === 1 ? 11 : 3, imageName: "windows-server-2022", networks: [nic("external", TIB / 512, TIB / 1024)] }),
-        ],
-        [account.cloudspaces[1]!.id]: [vm(m3!.id, { mem: 2048 * (a + 1), vcpus: 4, disks: [disk(2, 50)] })],
-      }));
+      hours.push(
+        accountHour(account.id, OCT_1 + h * HOUR, {
+          [account.cloudspaces[0]!.id]: [
+            gateway([nic("external", TIB / (64 + a), 0)]),
+            vm(m1!.id, { mem: 16384 + 1024 * a, vcpus: 1, disks: [disk(1, 200 + 10 * a, { total: 1200 })] }),
+            vm(m2!.id, {
+              mem: 4096,
+              vcpus: a % 2 === 1 ? 11 : 3,
+              imageName: "windows-server-2022",
+              networks: [nic("external", TIB / 512, TIB / 1024)],
+            }),
+          ],
+          [account.cloudspaces[1]!.id]: [vm(m3!.id, { mem: 2048 * (a + 1), vcpus: 4, disks: [disk(2, 50)] })],
+        }),
+      );
     }
   }
-  const names = makeNames(accounts.flatMap((a) => [
-    { kind: "account", id: a.id, name: a.name },
-    ...a.cloudspaces.map((c) => ({ kind: "cloudspace", id: c.id, name: c.name })),
-    ...a.machines.map((m) => ({ kind: "machine", id: m.id, name: m.name })),
-  ]));
-  const prices = parsePrices({
-    currency: "EUR",
-    prices: { CU: { perMonth: 18.5 }, SU: { perMonth: 41.3 }, TU: "0.0071", NU: 9.9, WU: "0.0213", PIU: { perMonth: 3.1 } },
-    accounts: { 7103: { CU: { perMonth: 16.65 } } },
-  }, "prices.yaml");
+  const names = makeNames(
+    accounts.flatMap((a) => [
+      { kind: "account", id: a.id, name: a.name },
+      ...a.cloudspaces.map((c) => ({ kind: "cloudspace", id: c.id, name: c.name })),
+      ...a.machines.map((m) => ({ kind: "machine", id: m.id, name: m.name })),
+    ]),
+  );
+  const prices = parsePrices(
+    {
+      currency: "EUR",
+      prices: {
+        CU: { perMonth: 18.5 },
+        SU: { perMonth: 41.3 },
+        TU: "0.0071",
+        NU: 9.9,
+        WU: "0.0213",
+        PIU: { perMonth: 3.1 },
+      },
+      accounts: { 7103: { CU: { perMonth: 16.65 } } },
+    },
+    "prices.yaml",
+  );
   return { hours, names, prices, accounts };
 }
 
@@ -75,7 +112,11 @@ function decodeXml(text: string): string {
   return text
     .replace(/&#x([0-9a-f]+);/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
     .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&apos;", "'").replaceAll("&amp;", "&")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&apos;", "'")
+    .replaceAll("&amp;", "&")
     .normalize("NFC");
 }
 
@@ -98,7 +139,8 @@ export function leaksOf(parts: readonly StatementPart[], others: readonly Fixtur
         if (idPattern(id).test(text)) found.push(`${part}: id ${id} of account ${other.id}`);
       }
       for (const name of [other.name, ...other.cloudspaces.map((c) => c.name), ...other.machines.map((m) => m.name)]) {
-        if (lower.includes(name.normalize("NFC").toLowerCase())) found.push(`${part}: name "${name}" of account ${other.id}`);
+        if (lower.includes(name.normalize("NFC").toLowerCase()))
+          found.push(`${part}: name "${name}" of account ${other.id}`);
       }
     }
   }

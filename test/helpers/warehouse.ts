@@ -18,21 +18,60 @@ export async function memoryWarehouse(hours: DecodedAccountHour[]): Promise<Duck
 
 /** A VM with defaults: 1 vCPU, 1024 MB, no disks, no NICs, RUNNING, an Ubuntu image. */
 export function vm(id: number, fields: Partial<VMachine> = {}): VMachine {
-  return { id, type: "vm", vcpus: 1, cpuMinutes: 0, mem: 1024, networks: [], disks: [], imageName: "ubuntu-22.04", status: "RUNNING", ...fields };
+  return {
+    id,
+    type: "vm",
+    vcpus: 1,
+    cpuMinutes: 0,
+    mem: 1024,
+    networks: [],
+    disks: [],
+    imageName: "ubuntu-22.04",
+    status: "RUNNING",
+    ...fields,
+  };
 }
 
 /** The cloud space's gateway (type routeros, id 0) with the given NICs. */
 export function gateway(networks: Nic[]): VMachine {
-  return { id: 0, type: "routeros", vcpus: 1, cpuMinutes: 1, mem: 256, networks, disks: [], imageName: "routeros", status: "RUNNING" };
+  return {
+    id: 0,
+    type: "routeros",
+    vcpus: 1,
+    cpuMinutes: 1,
+    mem: 256,
+    networks,
+    disks: [],
+    imageName: "routeros",
+    status: "RUNNING",
+  };
 }
 
 /** A disk of `size` GB; `limits` sets configuredIops (null: a disk of the older schema). */
-export function disk(id: number, size: number, limits: { total?: number; read?: number; write?: number } | null = {}, iops = { read: 0, write: 0 }): Disk {
-  const configuredIops = limits === null ? null : {
-    totalBytesSec: 0, readBytesSec: 0, writeBytesSec: 0, totalIopsSec: limits.total ?? 0, readIopsSec: limits.read ?? 0,
-    writeIopsSec: limits.write ?? 0, totalBytesSecMax: 0, readBytesSecMax: 0, writeBytesSecMax: 0, totalIopsSecMax: 0,
-    readIopsSecMax: 0, writeIopsSecMax: 0, sizeIopsSec: 0,
-  };
+export function disk(
+  id: number,
+  size: number,
+  limits: { total?: number; read?: number; write?: number } | null = {},
+  iops = { read: 0, write: 0 },
+): Disk {
+  const configuredIops =
+    limits === null
+      ? null
+      : {
+          totalBytesSec: 0,
+          readBytesSec: 0,
+          writeBytesSec: 0,
+          totalIopsSec: limits.total ?? 0,
+          readIopsSec: limits.read ?? 0,
+          writeIopsSec: limits.write ?? 0,
+          totalBytesSecMax: 0,
+          readBytesSecMax: 0,
+          writeBytesSecMax: 0,
+          totalIopsSecMax: 0,
+          readIopsSecMax: 0,
+          writeIopsSecMax: 0,
+          sizeIopsSec: 0,
+        };
   return { id, size, iopsRead: iops.read, iopsWrite: iops.write, iopsReadMax: 0, iopsWriteMax: 0, configuredIops };
 }
 
@@ -43,14 +82,22 @@ export function nic(type: string, tx: number, rx: number, id = 0): Nic {
 
 /** One account-hour with its cloud spaces: `{ csId: [machines] }`, every cloud space DEPLOYED unless `states` says otherwise. */
 export function accountHour(
-  accountId: number, hourEpoch: number, cloudspaces: Record<number, VMachine[]>, states: Record<number, string> = {},
+  accountId: number,
+  hourEpoch: number,
+  cloudspaces: Record<number, VMachine[]>,
+  states: Record<number, string> = {},
 ): DecodedAccountHour {
   return {
-    accountId, hourEpoch, rootAccountId: accountId,
+    accountId,
+    hourEpoch,
+    rootAccountId: accountId,
     account: {
       accountId,
       cloudspaces: Object.entries(cloudspaces).map(([cs, machines]) => ({
-        cloudSpaceId: Number(cs), accountId, machines, state: states[Number(cs)] ?? "DEPLOYED",
+        cloudSpaceId: Number(cs),
+        accountId,
+        machines,
+        state: states[Number(cs)] ?? "DEPLOYED",
       })),
     },
   };
@@ -68,7 +115,8 @@ export async function agedWarehouse(inputs: string[], db: string): Promise<void>
   await ingest(inputs, { db, skipBad: true });
   const { instance, connection } = await openDatabaseFile(db);
   try {
-    for (const table of ["machine_facts", "gateway_facts", "warehouse_meta"]) await connection.run(`DROP TABLE ${table}`);
+    for (const table of ["machine_facts", "gateway_facts", "warehouse_meta"])
+      await connection.run(`DROP TABLE ${table}`);
     await connection.run("CHECKPOINT");
   } finally {
     connection.closeSync();
@@ -83,7 +131,8 @@ export async function dataTables(db: string): Promise<Record<string, string[]>> 
   try {
     const out: Record<string, string[]> = {};
     for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) {
-      out[table] = (await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY ALL`)).getRowObjectsJS()
+      out[table] = (await connection.runAndReadAll(`SELECT * FROM ${table} ORDER BY ALL`))
+        .getRowObjectsJS()
         .map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? Number(v) : v)));
     }
     return out;

@@ -27,14 +27,23 @@ export async function startWebhook(status = 200, location?: string): Promise<Web
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, auth, server, close: () => server.close() };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bodies,
+    auth,
+    server,
+    close: () => server.close(),
+  };
 }
 
 /** How a hostile webhook answers once it has read the request: headers a byte at a time, a body without end, or a flood of headers. */
 export type HostileAnswer = "trickled-headers" | "endless-body" | "header-flood";
 
 /** A loopback webhook that answers as `answer` says, never ending on its own; `close()` cuts every connection. */
-export async function startHostileWebhook(answer: HostileAnswer, everyMs = 50): Promise<{ url: string; close(): void }> {
+export async function startHostileWebhook(
+  answer: HostileAnswer,
+  everyMs = 50,
+): Promise<{ url: string; close(): void }> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const server = createNetServer((socket) => {
@@ -45,7 +54,11 @@ export async function startHostileWebhook(answer: HostileAnswer, everyMs = 50): 
         socket.write(`HTTP/1.1 200 OK\r\n${`${"x-flood: ".padEnd(1000, "a")}\r\n`.repeat(1000)}`);
         return;
       }
-      socket.write(answer === "trickled-headers" ? "HTTP/1.1 200 OK\r\nx-slow: " : "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n");
+      socket.write(
+        answer === "trickled-headers"
+          ? "HTTP/1.1 200 OK\r\nx-slow: "
+          : "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n",
+      );
       const timer = setInterval(() => socket.write(answer === "trickled-headers" ? "a" : "1\r\na\r\n"), everyMs);
       timers.add(timer);
       socket.on("close", () => clearInterval(timer));

@@ -2,7 +2,11 @@ import type ExcelJS from "exceljs";
 
 /** A formula's value: a number, a text, or the cells of a range. */
 type Value = number | string | Cell[];
-interface Cell { sheet: ExcelJS.Worksheet; row: number; column: number }
+interface Cell {
+  sheet: ExcelJS.Worksheet;
+  row: number;
+  column: number;
+}
 
 /**
  * Test helper: recomputes every formula of a workbook as a spreadsheet would on opening it
@@ -15,21 +19,27 @@ export function formulaMismatches(book: ExcelJS.Workbook): string[] {
   const memo = new Map<string, number | string>();
   const found: string[] = [];
   for (const sheet of book.worksheets) {
-    sheet.eachRow((row) => row.eachCell((cell) => {
-      if (!cell.formula) return;
-      const at = `${sheet.name}!${cell.address}`;
-      let computed: number | string;
-      try {
-        computed = cellValue({ sheet, row: Number(cell.row), column: Number(cell.col) });
-      } catch (error) {
-        found.push(`${at}: ${cell.formula} = ${(error as Error).message}, stored ${String(cell.result)}`);
-        return;
-      }
-      const stored = cell.result ?? 0; // exceljs leaves a 0 result out
-      if (typeof computed !== "number" || typeof stored !== "number" || Math.abs(computed - stored) > 1e-9 * Math.max(1, Math.abs(stored))) {
-        found.push(`${at}: ${cell.formula} = ${String(computed)}, stored ${String(stored)}`);
-      }
-    }));
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (!cell.formula) return;
+        const at = `${sheet.name}!${cell.address}`;
+        let computed: number | string;
+        try {
+          computed = cellValue({ sheet, row: Number(cell.row), column: Number(cell.col) });
+        } catch (error) {
+          found.push(`${at}: ${cell.formula} = ${(error as Error).message}, stored ${String(cell.result)}`);
+          return;
+        }
+        const stored = cell.result ?? 0; // exceljs leaves a 0 result out
+        if (
+          typeof computed !== "number" ||
+          typeof stored !== "number" ||
+          Math.abs(computed - stored) > 1e-9 * Math.max(1, Math.abs(stored))
+        ) {
+          found.push(`${at}: ${cell.formula} = ${String(computed)}, stored ${String(stored)}`);
+        }
+      }),
+    );
   }
   return found;
 
@@ -66,16 +76,21 @@ export function formulaMismatches(book: ExcelJS.Workbook): string[] {
   }
 
   function evaluate(formula: string, home: ExcelJS.Worksheet): Value {
-    const pattern = /\s*('[^']*'!\$?[A-Z]+\$?\d+|[A-Za-z_]\w*!\$?[A-Z]+\$?\d+|\$?[A-Z]+\$?\d+|[A-Z]+(?=\()|\d+(?:\.\d+)?|"[^"]*"|[-+*/(),:])\s*/y;
+    const pattern =
+      /\s*('[^']*'!\$?[A-Z]+\$?\d+|[A-Za-z_]\w*!\$?[A-Z]+\$?\d+|\$?[A-Z]+\$?\d+|[A-Z]+(?=\()|\d+(?:\.\d+)?|"[^"]*"|[-+*/(),:])\s*/y;
     const tokens: string[] = [];
     let read = 0;
-    for (let m = pattern.exec(formula); m; m = pattern.exec(formula)) { tokens.push(m[1]!); read = pattern.lastIndex; }
+    for (let m = pattern.exec(formula); m; m = pattern.exec(formula)) {
+      tokens.push(m[1]!);
+      read = pattern.lastIndex;
+    }
     if (read !== formula.length) throw new Error(`#UNSUPPORTED formula ${formula}`);
     let i = 0;
     const peek = () => tokens[i];
     const take = (expected?: string) => {
       const t = tokens[i++];
-      if (expected !== undefined && t !== expected) throw new Error(`#PARSE ${formula}: expected ${expected}, got ${t}`);
+      if (expected !== undefined && t !== expected)
+        throw new Error(`#PARSE ${formula}: expected ${expected}, got ${t}`);
       return t!;
     };
     const reference = (text: string): Cell => {
@@ -89,24 +104,33 @@ export function formulaMismatches(book: ExcelJS.Workbook): string[] {
     };
     const expression = (): Value => {
       let left = term();
-      while (peek() === "+" || peek() === "-") left = take() === "+" ? numberOf(left) + numberOf(term()) : numberOf(left) - numberOf(term());
+      while (peek() === "+" || peek() === "-")
+        left = take() === "+" ? numberOf(left) + numberOf(term()) : numberOf(left) - numberOf(term());
       return left;
     };
     const term = (): Value => {
       let left = factor();
-      while (peek() === "*" || peek() === "/") left = take() === "*" ? numberOf(left) * numberOf(factor()) : numberOf(left) / numberOf(factor());
+      while (peek() === "*" || peek() === "/")
+        left = take() === "*" ? numberOf(left) * numberOf(factor()) : numberOf(left) / numberOf(factor());
       return left;
     };
     const factor = (): Value => {
       const t = take();
       if (t === "-") return -numberOf(factor());
-      if (t === "(") { const v = expression(); take(")"); return v; }
+      if (t === "(") {
+        const v = expression();
+        take(")");
+        return v;
+      }
       if (/^\d/.test(t)) return Number(t);
       if (t.startsWith('"')) return t.slice(1, -1);
       if (peek() === "(" && /^[A-Z]+$/.test(t)) {
         take("(");
         const args: Value[] = [];
-        while (peek() !== ")") { args.push(expression()); if (peek() === ",") take(","); }
+        while (peek() !== ")") {
+          args.push(expression());
+          if (peek() === ",") take(",");
+        }
         take(")");
         return call(t, args);
       }
@@ -115,7 +139,8 @@ export function formulaMismatches(book: ExcelJS.Workbook): string[] {
       take(":");
       const to = reference(take());
       const cells: Cell[] = [];
-      for (let r = from.row; r <= to.row; r++) for (let c = from.column; c <= to.column; c++) cells.push({ sheet: from.sheet, row: r, column: c });
+      for (let r = from.row; r <= to.row; r++)
+        for (let c = from.column; c <= to.column; c++) cells.push({ sheet: from.sheet, row: r, column: c });
       return cells;
     };
     const value = expression();
@@ -126,9 +151,14 @@ export function formulaMismatches(book: ExcelJS.Workbook): string[] {
   function call(name: string, args: Value[]): number {
     const numbers = (cells: Cell[]) => cells.map(cellValue).filter((v): v is number => typeof v === "number");
     switch (name) {
-      case "SUM": return args.flatMap((a) => (Array.isArray(a) ? numbers(a) : [numberOf(a)])).reduce((s, v) => s + v, 0);
+      case "SUM":
+        return args.flatMap((a) => (Array.isArray(a) ? numbers(a) : [numberOf(a)])).reduce((s, v) => s + v, 0);
       case "SUMIF": {
-        const [range, criterion, sumRange] = [cellsOf(args[0]!), String(scalar(args[1]!)).toLowerCase(), cellsOf(args[2] ?? args[0]!)];
+        const [range, criterion, sumRange] = [
+          cellsOf(args[0]!),
+          String(scalar(args[1]!)).toLowerCase(),
+          cellsOf(args[2] ?? args[0]!),
+        ];
         return range.reduce((s, c, k) => {
           const v = String(cellValue(c)).toLowerCase() === criterion ? cellValue(sumRange[k]!) : 0;
           return s + (typeof v === "number" ? v : 0);
@@ -139,7 +169,8 @@ export function formulaMismatches(book: ExcelJS.Workbook): string[] {
         const scaled = Number((Math.abs(x) * 10 ** places).toPrecision(15)); // Excel rounds its 15 significant digits, halves away from 0
         return (Math.sign(x) * Math.round(scaled)) / 10 ** places;
       }
-      default: throw new Error(`#NAME? ${name}`);
+      default:
+        throw new Error(`#NAME? ${name}`);
     }
   }
 }

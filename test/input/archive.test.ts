@@ -15,7 +15,10 @@ const TOY_KIND: ArchiveKind = {
   name: "toy",
   matches: ({ head }) => Buffer.from(head.subarray(0, MAGIC.length)).toString("latin1") === MAGIC,
   open: async (path, displayName): Promise<Archive> => {
-    const lines = (await readFile(path, "utf8")).slice(MAGIC.length).split("\n").filter((l) => l !== "");
+    const lines = (await readFile(path, "utf8"))
+      .slice(MAGIC.length)
+      .split("\n")
+      .filter((l) => l !== "");
     const entries = lines.map((line) => {
       const [name, data] = line.split("\t") as [string, string];
       return { name, displayName: `${displayName}!${name}`, sizeBytes: Buffer.from(data, "base64").length, data };
@@ -24,8 +27,11 @@ const TOY_KIND: ArchiveKind = {
       displayName,
       list: async () => entries,
       check: (entry: ArchiveEntry, limits) =>
-        entry.sizeBytes > limits.maxEntryBytes ? new BadFileError("ARCHIVE_TOO_LARGE", entry.displayName, "too large") : null,
-      read: async (entry: ArchiveEntry) => new Uint8Array(Buffer.from(entries.find((e) => e.name === entry.name)!.data, "base64")),
+        entry.sizeBytes > limits.maxEntryBytes
+          ? new BadFileError("ARCHIVE_TOO_LARGE", entry.displayName, "too large")
+          : null,
+      read: async (entry: ArchiveEntry) =>
+        new Uint8Array(Buffer.from(entries.find((e) => e.name === entry.name)!.data, "base64")),
       close: async () => {},
     };
   },
@@ -43,10 +49,17 @@ describe("an archive kind", () => {
   it("plugs into the input reader by its bytes: a toy archive's entries are read as account-hours", async () => {
     const toy = join(dir, "october.toy");
     const entry = (name: string, bytes: number[]) => `${name}\t${Buffer.from(bytes).toString("base64")}\n`;
-    await writeFile(toy, MAGIC + entry("7/2026/10/1/0/account_capnp.bin", [1, 2, 3]) + entry("7/2026/10/1/1/account_capnp.bin", [4, 5]) + entry("README", [0]));
+    await writeFile(
+      toy,
+      MAGIC +
+        entry("7/2026/10/1/0/account_capnp.bin", [1, 2, 3]) +
+        entry("7/2026/10/1/1/account_capnp.bin", [4, 5]) +
+        entry("README", [0]),
+    );
     const reader = readAccountHours([toy], { archiveKinds: [ZIP_KIND, TOY_KIND] });
     const hours: [number, number, string, number[]][] = [];
-    for await (const h of reader) for (const s of h.sources) hours.push([h.accountId, h.hourEpoch, s.name, [...s.bytes]]);
+    for await (const h of reader)
+      for (const s of h.sources) hours.push([h.accountId, h.hourEpoch, s.name, [...s.bytes]]);
     expect(hours).toEqual([
       [7, 1790812800, `${toy}!7/2026/10/1/0/account_capnp.bin`, [1, 2, 3]],
       [7, 1790816400, `${toy}!7/2026/10/1/1/account_capnp.bin`, [4, 5]],
@@ -62,7 +75,8 @@ describe("an archive kind", () => {
     await writeFile(toy, MAGIC + entry(`../${good}`) + entry(`/${good}`) + entry(twice) + entry(good) + entry(twice));
     const bad: BadFileError[] = [];
     const names: string[] = [];
-    for await (const h of readAccountHours([toy], { archiveKinds: [TOY_KIND], onBadFile: (e) => bad.push(e) })) names.push(...h.sources.map((s) => s.entry!));
+    for await (const h of readAccountHours([toy], { archiveKinds: [TOY_KIND], onBadFile: (e) => bad.push(e) }))
+      names.push(...h.sources.map((s) => s.entry!));
     expect(names).toEqual([good]);
     expect(bad.map((e) => [e.code, e.file])).toEqual([
       ["ARCHIVE_UNSAFE_NAME", `${toy}!../${good}`],
@@ -74,7 +88,9 @@ describe("an archive kind", () => {
   it("is chosen by bytes, not by name: without the toy kind, the same file is refused as no archive known", async () => {
     const toy = join(dir, "looks-like.zip");
     await writeFile(toy, `${MAGIC}7/2026/10/1/0/account_capnp.bin\tAQID\n`);
-    const error = await (async () => { for await (const _ of readAccountHours([toy])) void _; })().catch((e: unknown) => e);
+    const error = await (async () => {
+      for await (const _ of readAccountHours([toy])) void _;
+    })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadFileError);
     expect((error as BadFileError).reason).toMatch(/not an archive of a kind read \(zip\)/);
   });

@@ -19,7 +19,18 @@ describe("BlockReader", () => {
       const read = async (position: number, length: number) => Buffer.from(await reader.read(position, length));
       // sequential small reads (a central directory), a read straddling blocks, a read larger
       // than a block, backwards reads, and reads running past the end of the file
-      const ranges: [number, number][] = [[0, 46], [46, 30], [76, 46], [60, 10], [63, 2], [100, 200], [5, 5], [990, 10], [995, 20], [1000, 4]];
+      const ranges: [number, number][] = [
+        [0, 46],
+        [46, 30],
+        [76, 46],
+        [60, 10],
+        [63, 2],
+        [100, 200],
+        [5, 5],
+        [990, 10],
+        [995, 20],
+        [1000, 4],
+      ];
       for (const [position, length] of ranges) {
         expect(await read(position, length)).toEqual(content.subarray(position, position + length));
       }

@@ -32,9 +32,11 @@ describe("iterateNow", () => {
   it("throws a failed first step to the consumer, not before", async () => {
     const begun = iterateNow(counting([], true));
     await new Promise((r) => setImmediate(r));
-    await expect((async () => {
-      for await (const _ of begun.items) void _;
-    })()).rejects.toThrow("cannot index");
+    await expect(
+      (async () => {
+        for await (const _ of begun.items) void _;
+      })(),
+    ).rejects.toThrow("cannot index");
   });
 
   it("ends an iteration nobody consumes when closed, and one left early by the consumer", async () => {

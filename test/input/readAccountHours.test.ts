@@ -22,7 +22,11 @@ async function collect(inputs: string[], base = "", options: ReadOptions = {}) {
   const reader = readAccountHours(inputs, options);
   const hours: [number, string, string[]][] = [];
   for await (const h of reader) {
-    hours.push([h.accountId, new Date(h.hourEpoch * 1000).toISOString(), h.sources.map((s) => s.name.replace(base, ""))]);
+    hours.push([
+      h.accountId,
+      new Date(h.hourEpoch * 1000).toISOString(),
+      h.sources.map((s) => s.name.replace(base, "")),
+    ]);
   }
   return { hours, summary: reader.summary };
 }
@@ -34,7 +38,11 @@ afterEach(() => cleanup());
 
 describe("readAccountHours on directory trees", () => {
   it("reads unpadded and zero-padded folders as the same kind of hours", async () => {
-    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin", "7/2026/11/05/08/account_capnp.bin", "7/2026/1/31/23/account_capnp.bin"]);
+    await writeTree(dir, [
+      "7/2026/11/5/7/account_capnp.bin",
+      "7/2026/11/05/08/account_capnp.bin",
+      "7/2026/1/31/23/account_capnp.bin",
+    ]);
     const reader = readAccountHours([dir]);
     const hours: AccountHour[] = [];
     for await (const h of reader) hours.push(h);
@@ -93,7 +101,12 @@ describe("readAccountHours on directory trees", () => {
   });
 
   it("ignores and counts files that are not at a consumption path", async () => {
-    await writeTree(dir, ["7/2026/11/5/7/account_capnp.bin", "README.txt", "7/notes.md", "7/2026/11/5/7/account_capnp.bin.bak"]);
+    await writeTree(dir, [
+      "7/2026/11/5/7/account_capnp.bin",
+      "README.txt",
+      "7/notes.md",
+      "7/2026/11/5/7/account_capnp.bin.bak",
+    ]);
     const { hours, summary } = await collect([dir], dir);
     expect(hours).toHaveLength(1);
     expect(summary.ignoredPaths).toBe(3);
@@ -128,7 +141,9 @@ describe("readAccountHours on directory trees", () => {
     const bad: BadFileError[] = [];
     const { hours, summary } = await collect([dir], dir, { onBadFile: (e) => bad.push(e) });
     expect(hours.map((h) => h[1])).toEqual(["2026-11-05T07:00:00.000Z"]);
-    expect(bad.map((e) => [e.code, e.file.replace(dir, "")])).toEqual([["INPUT_BAD_PATH", "/7/2026/13/5/7/account_capnp.bin"]]);
+    expect(bad.map((e) => [e.code, e.file.replace(dir, "")])).toEqual([
+      ["INPUT_BAD_PATH", "/7/2026/13/5/7/account_capnp.bin"],
+    ]);
     expect(summary.badFiles).toBe(1);
     expect(summary.ignoredPaths).toBe(0);
   });
@@ -154,7 +169,10 @@ describe("readAccountHours on zip archives", () => {
     const plain = join(dir, "plain.zip");
     const nested = join(dir, "nested.zip");
     await writeYazl(plain, [{ name: "7/2026/11/5/7/account_capnp.bin" }]);
-    await writeYazl(nested, [{ name: "var/billing/8/2026/11/05/07/account_capnp.bin" }, { name: "var/billing/" + "index.html" }]);
+    await writeYazl(nested, [
+      { name: "var/billing/8/2026/11/05/07/account_capnp.bin" },
+      { name: "var/billing/" + "index.html" },
+    ]);
     const reader = readAccountHours([plain, nested]);
     const hours: AccountHour[] = [];
     for await (const h of reader) hours.push(h);
@@ -167,7 +185,12 @@ describe("readAccountHours on zip archives", () => {
     expect(source.archive).toBe(nested);
     expect(source.entry).toBe("var/billing/8/2026/11/05/07/account_capnp.bin");
     expect(Buffer.from(source.bytes).toString()).toBe(contentOf(source.entry!).toString());
-    expect(reader.summary).toMatchObject({ accountHours: 2, filesRead: 2, ignoredPaths: 1, ignoredExamples: [`${nested}!var/billing/index.html`] });
+    expect(reader.summary).toMatchObject({
+      accountHours: 2,
+      filesRead: 2,
+      ignoredPaths: 1,
+      ignoredExamples: [`${nested}!var/billing/index.html`],
+    });
   });
 
   it("yields one account-hour holding every copy when a zip and a tree both have it", async () => {
@@ -176,7 +199,11 @@ describe("readAccountHours on zip archives", () => {
     await writeTree(join(dir, "tree"), ["7/2026/11/05/07/account_capnp.bin"]);
     const { hours } = await collect([join(dir, "tree"), zip], dir);
     expect(hours).toEqual([
-      [7, "2026-11-05T07:00:00.000Z", ["/a.zip!7/2026/11/5/7/account_capnp.bin", "/tree/7/2026/11/05/07/account_capnp.bin"]],
+      [
+        7,
+        "2026-11-05T07:00:00.000Z",
+        ["/a.zip!7/2026/11/5/7/account_capnp.bin", "/tree/7/2026/11/05/07/account_capnp.bin"],
+      ],
       [7, "2026-11-05T08:00:00.000Z", ["/a.zip!7/2026/11/5/8/account_capnp.bin"]],
     ]);
   });
@@ -191,8 +218,14 @@ describe("readAccountHours on zip archives", () => {
       "7/2026/1/1/10/account_capnp.bin",
     ];
     const shuffled = [names[3]!, names[5]!, names[0]!, names[2]!, names[4]!, names[1]!];
-    await writeYazl(join(dir, "a.zip"), names.map((name) => ({ name })));
-    await writeYazl(join(dir, "b.zip"), shuffled.map((name) => ({ name })));
+    await writeYazl(
+      join(dir, "a.zip"),
+      names.map((name) => ({ name })),
+    );
+    await writeYazl(
+      join(dir, "b.zip"),
+      shuffled.map((name) => ({ name })),
+    );
     await writeTree(join(dir, "t1"), names);
     await writeTree(join(dir, "t2"), shuffled);
     const a = (await collect([join(dir, "a.zip")], dir)).hours;
@@ -254,7 +287,10 @@ describe("readAccountHours on zip archives", () => {
 
   it("reads the zips found in an input folder (as fetch writes them into one), each once, beside its tree files", async () => {
     await mkdir(join(dir, "dl/old"), { recursive: true });
-    await writeYazl(join(dir, "dl/consumption-7.zip"), [{ name: "7/2026/11/5/7/account_capnp.bin" }, { name: "7/2026/11/5/8/account_capnp.bin" }]);
+    await writeYazl(join(dir, "dl/consumption-7.zip"), [
+      { name: "7/2026/11/5/7/account_capnp.bin" },
+      { name: "7/2026/11/5/8/account_capnp.bin" },
+    ]);
     await writeYazl(join(dir, "dl/old/consumption-8"), [{ name: "var/billing/8/2026/11/5/7/account_capnp.bin" }]); // known by its bytes, not its name
     await writeTree(join(dir, "dl"), ["9/2026/11/5/7/account_capnp.bin"]);
     const { hours, summary } = await collect([join(dir, "dl"), join(dir, "dl/consumption-7.zip")], dir);
@@ -269,8 +305,14 @@ describe("readAccountHours on zip archives", () => {
 
   it("ignores what in a folder holds no consumption file (a workbook is a zip too) and hidden downloads in progress, each counted once", async () => {
     await mkdir(join(dir, "dl"), { recursive: true });
-    await writeYazl(join(dir, "dl/october.xlsx"), [{ name: "xl/workbook.xml" }, { name: "xl/styles.xml" }, { name: "[Content_Types].xml" }]);
-    await writeYazl(join(dir, "dl/.consumption-7.zip.part-host-1-0123abcd.zip"), [{ name: "7/2026/11/5/7/account_capnp.bin" }]);
+    await writeYazl(join(dir, "dl/october.xlsx"), [
+      { name: "xl/workbook.xml" },
+      { name: "xl/styles.xml" },
+      { name: "[Content_Types].xml" },
+    ]);
+    await writeYazl(join(dir, "dl/.consumption-7.zip.part-host-1-0123abcd.zip"), [
+      { name: "7/2026/11/5/7/account_capnp.bin" },
+    ]);
     await writeTree(join(dir, "dl"), ["notes.txt"]);
     const { hours, summary } = await collect([join(dir, "dl")], dir);
     expect(hours).toEqual([]);
@@ -320,7 +362,11 @@ describe("readAccountHours reads lazily", () => {
     expect(hours).toEqual([
       [7, "2026-01-01T00:00:00.000Z", ["/data/7/2026/1/1/0/account_capnp.bin"]],
       // the same file by two names (the link's and its own): the store finds their bytes the same
-      [8, "2026-01-01T00:00:00.000Z", ["/data/8/2026/1/1/0/account_capnp.bin", "/data/archive/8/2026/1/1/0/account_capnp.bin"]],
+      [
+        8,
+        "2026-01-01T00:00:00.000Z",
+        ["/data/8/2026/1/1/0/account_capnp.bin", "/data/archive/8/2026/1/1/0/account_capnp.bin"],
+      ],
     ]);
     expect(summary.ignoredExamples).toEqual([join(dir, "data/7/2026/1/1/0/loop/back")]);
   });
@@ -339,7 +385,11 @@ describe("readAccountHours reads lazily", () => {
     expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual([
       ["INPUT_LINK_OUTSIDE", join(dir, "data/8"), outside(join(dir, "elsewhere/8"))],
       ["INPUT_LINK_OUTSIDE", join(dir, "data/root"), outside("/")],
-      ["INPUT_LINK_OUTSIDE", join(dir, "data/7/2026/1/1/0/9.bin"), outside(join(dir, "elsewhere/8/2026/1/1/0/account_capnp.bin"))],
+      [
+        "INPUT_LINK_OUTSIDE",
+        join(dir, "data/7/2026/1/1/0/9.bin"),
+        outside(join(dir, "elsewhere/8/2026/1/1/0/account_capnp.bin")),
+      ],
     ]);
     expect(summary.ignoredExamples).toEqual([join(dir, "data/notes.txt")]);
   });
@@ -393,18 +443,25 @@ describe("readAccountHours reads lazily", () => {
     }
   });
 
-  it.runIf(process.platform === "linux")("names a folder whose name is not valid UTF-8, and reads its neighbours", async () => {
-    await writeTree(dir, ["7/2026/1/1/0/account_capnp.bin"]);
-    const raw = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x62, 0x61, 0x64, 0xff])]);
-    mkdirSync(raw);
-    mkdirSync(Buffer.concat([raw, Buffer.from("/8")]));
-    const bad: BadFileError[] = [];
-    const { hours } = await collect([dir], dir, { onBadFile: (e) => bad.push(e) });
-    expect(hours).toEqual([[7, "2026-01-01T00:00:00.000Z", ["/7/2026/1/1/0/account_capnp.bin"]]]);
-    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual([
-      ["INPUT_BAD_NAME", join(dir, "bad\uFFFD"), "the folder's name is not valid UTF-8 (its name's bytes are 62 61 64 ff); nothing in it is read: rename it"],
-    ]);
-  });
+  it.runIf(process.platform === "linux")(
+    "names a folder whose name is not valid UTF-8, and reads its neighbours",
+    async () => {
+      await writeTree(dir, ["7/2026/1/1/0/account_capnp.bin"]);
+      const raw = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from([0x62, 0x61, 0x64, 0xff])]);
+      mkdirSync(raw);
+      mkdirSync(Buffer.concat([raw, Buffer.from("/8")]));
+      const bad: BadFileError[] = [];
+      const { hours } = await collect([dir], dir, { onBadFile: (e) => bad.push(e) });
+      expect(hours).toEqual([[7, "2026-01-01T00:00:00.000Z", ["/7/2026/1/1/0/account_capnp.bin"]]]);
+      expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual([
+        [
+          "INPUT_BAD_NAME",
+          join(dir, "bad\uFFFD"),
+          "the folder's name is not valid UTF-8 (its name's bytes are 62 61 64 ff); nothing in it is read: rename it",
+        ],
+      ]);
+    },
+  );
 });
 
 describe("readAccountHours bounds one account-hour", () => {
@@ -414,30 +471,48 @@ describe("readAccountHours bounds one account-hour", () => {
     const bad: BadFileError[] = [];
     const { hours, summary } = await collect([dir], dir, { onBadFile: (e) => bad.push(e), maxAccountHourBytes: 100 });
     expect(hours).toEqual([[7, "2026-01-01T01:00:00.000Z", ["/7/2026/1/1/1/1.bin"]]]);
-    const reason = "account 7, hour 2026-01-01T00:00:00Z: its 3 files declare 120 bytes in all, more than the limit of 100 for one account-hour; " +
+    const reason =
+      "account 7, hour 2026-01-01T00:00:00Z: its 3 files declare 120 bytes in all, more than the limit of 100 for one account-hour; " +
       "none is read (raise maxAccountHourBytes if the files are trusted)";
-    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual(big.map((name) => ["INPUT_HOUR_TOO_LARGE", join(dir, name), reason]));
+    expect(bad.map((e) => [e.code, e.file, e.reason])).toEqual(
+      big.map((name) => ["INPUT_HOUR_TOO_LARGE", join(dir, name), reason]),
+    );
     expect(summary).toMatchObject({ filesRead: 1, accountHours: 1, badFiles: 3 });
-    await expect(collect([dir], dir, { maxAccountHourBytes: 100 })).rejects.toMatchObject({ code: "INPUT_HOUR_TOO_LARGE" });
+    await expect(collect([dir], dir, { maxAccountHourBytes: 100 })).rejects.toMatchObject({
+      code: "INPUT_HOUR_TOO_LARGE",
+    });
     expect((await collect([dir], dir, { maxAccountHourBytes: 120 })).hours).toHaveLength(2);
   });
 });
 
 describe("readAccountHours with deferTreeReads", () => {
   it("leaves tree files unread, and readDeferred reads each or names the problem", async () => {
-    const names = ["7/2026/1/1/0/account_capnp.bin", "7/2026/1/1/1/account_capnp.bin", "7/2026/1/1/2/account_capnp.bin"];
+    const names = [
+      "7/2026/1/1/0/account_capnp.bin",
+      "7/2026/1/1/1/account_capnp.bin",
+      "7/2026/1/1/2/account_capnp.bin",
+    ];
     await writeTree(dir, names);
     const sources: Source[] = [];
-    for await (const h of readAccountHours([dir], { deferTreeReads: true, maxEntryBytes: 100 })) sources.push(...h.sources);
+    for await (const h of readAccountHours([dir], { deferTreeReads: true, maxEntryBytes: 100 }))
+      sources.push(...h.sources);
     expect(sources.map((s) => [s.bytes.length, s.deferred?.path])).toEqual(names.map((n) => [0, join(dir, n)]));
     await rm(join(dir, names[1]!));
     await writeFile(join(dir, names[2]!), Buffer.alloc(101));
     readDeferred(sources[0]!);
-    expect([Buffer.from(sources[0]!.bytes).equals(contentOf(names[0]!)), sources[0]!.deferred]).toEqual([true, undefined]);
-    expect(() => readDeferred(sources[1]!)).toThrow(expect.objectContaining({ code: "INPUT_UNREADABLE", file: join(dir, names[1]!) }));
-    expect(() => readDeferred(sources[2]!)).toThrow(expect.objectContaining({
-      code: "INPUT_TOO_LARGE", reason: "101 bytes, more than the limit of 100 (raise maxEntryBytes if the file is trusted)",
-    }));
+    expect([Buffer.from(sources[0]!.bytes).equals(contentOf(names[0]!)), sources[0]!.deferred]).toEqual([
+      true,
+      undefined,
+    ]);
+    expect(() => readDeferred(sources[1]!)).toThrow(
+      expect.objectContaining({ code: "INPUT_UNREADABLE", file: join(dir, names[1]!) }),
+    );
+    expect(() => readDeferred(sources[2]!)).toThrow(
+      expect.objectContaining({
+        code: "INPUT_TOO_LARGE",
+        reason: "101 bytes, more than the limit of 100 (raise maxEntryBytes if the file is trusted)",
+      }),
+    );
   });
 });
 
@@ -445,8 +520,14 @@ describe("readAccountHours releases files", () => {
   it("closes every archive when the consumer breaks out of the loop early", async () => {
     const names = Array.from({ length: 6 }, (_, h) => ({ name: `7/2026/1/1/${h}/account_capnp.bin` }));
     await writeYazl(join(dir, "a.zip"), names);
-    await writeYazl(join(dir, "b.zip"), names.map(({ name }) => ({ name: `x/${name.replace(/^7/, "8")}` })));
-    await writeTree(join(dir, "t"), names.map(({ name }) => name.replace(/^7/, "9")));
+    await writeYazl(
+      join(dir, "b.zip"),
+      names.map(({ name }) => ({ name: `x/${name.replace(/^7/, "8")}` })),
+    );
+    await writeTree(
+      join(dir, "t"),
+      names.map(({ name }) => name.replace(/^7/, "9")),
+    );
     const before = openFds();
     const reader = readAccountHours([join(dir, "a.zip"), join(dir, "b.zip"), join(dir, "t")]);
     let seen = 0;

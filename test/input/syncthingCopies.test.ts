@@ -36,7 +36,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const bill = (input: string) => runCli(["billing", input, "--start", String(START), "--end", String(START + 6 * 3600), "--format", "json"]);
+const bill = (input: string) =>
+  runCli(["billing", input, "--start", String(START), "--end", String(START + 6 * 3600), "--format", "json"]);
 
 describe("copies Syncthing leaves in a billing tree", () => {
   it("are never read as consumption files: the tree bills as the clean one, and check counts and names them", async () => {

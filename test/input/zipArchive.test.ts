@@ -61,8 +61,16 @@ describe("zip archives are read safely", () => {
   });
 
   it.each([
-    ["a deflated entry holding more than it declares", { deflate: true, uncompressedSize: 100 }, "holds more than the 100 bytes"],
-    ["a deflated entry holding less than it declares", { deflate: true, uncompressedSize: 300 }, "holds 200 bytes but declares 300"],
+    [
+      "a deflated entry holding more than it declares",
+      { deflate: true, uncompressedSize: 100 },
+      "holds more than the 100 bytes",
+    ],
+    [
+      "a deflated entry holding less than it declares",
+      { deflate: true, uncompressedSize: 300 },
+      "holds 200 bytes but declares 300",
+    ],
     ["a stored entry whose sizes disagree", { uncompressedSize: 150 }, "stored entry declares 150 bytes but holds 200"],
   ])("refuses %s", async (_, lie, why) => {
     const liar = { name: "7/2026/1/1/3/account_capnp.bin", data: Buffer.alloc(200, 0x41), ...lie };
@@ -92,7 +100,12 @@ describe("zip archives are read safely", () => {
   });
 
   it("refuses an entry whose CRC-32 does not match its bytes", async () => {
-    const damaged = { name: "7/2026/1/1/4/account_capnp.bin", data: Buffer.from("flipped bits"), deflate: true, crc: 0xdeadbeef };
+    const damaged = {
+      name: "7/2026/1/1/4/account_capnp.bin",
+      data: Buffer.from("flipped bits"),
+      deflate: true,
+      crc: 0xdeadbeef,
+    };
     const { zip, thrown, reported, names } = await readZip([good, damaged]);
     expect(thrown!.code).toBe("ARCHIVE_CHECKSUM");
     expect(thrown!.file).toBe(`${zip}!${damaged.name}`);
@@ -131,7 +144,8 @@ describe("zip archives are read safely", () => {
     const zip = join(dir, "extra.zip");
     await writeFile(zip, rawZip([entry]));
     const contents: string[] = [];
-    for await (const hour of readAccountHours([zip])) contents.push(...hour.sources.map((s) => Buffer.from(s.bytes).toString()));
+    for await (const hour of readAccountHours([zip]))
+      contents.push(...hour.sources.map((s) => Buffer.from(s.bytes).toString()));
     expect(contents).toEqual(["good bytes"]);
   });
 
@@ -164,7 +178,9 @@ describe("zip archives are read whole or refused, never in part", () => {
   it("refuses an archive whose end record counts fewer entries than its directory holds (1 for 2 billed half)", async () => {
     const { zip, thrown, reported, names } = await readZip([good, second], {}, { entryCount: 1 });
     expect([thrown?.code, thrown?.file, thrown?.reason]).toEqual([
-      "ARCHIVE_CORRUPT", zip, "corrupt central directory (the end record declares 1 entry, the directory holds 2: refused, it would be read in part)",
+      "ARCHIVE_CORRUPT",
+      zip,
+      "corrupt central directory (the end record declares 1 entry, the directory holds 2: refused, it would be read in part)",
     ]);
     expect([reported.length, names]).toEqual([1, []]);
   });
@@ -176,7 +192,9 @@ describe("zip archives are read whole or refused, never in part", () => {
     const reported: BadFileError[] = [];
     const listing = await listAccountHours([zip], { onBadFile: (e) => reported.push(e) });
     expect(listing.accountHours).toEqual([]);
-    expect(reported.map((e) => e.reason)).toEqual(["corrupt central directory (the end record declares 4465 entries, the directory holds 70001: refused, it would be read in part)"]);
+    expect(reported.map((e) => e.reason)).toEqual([
+      "corrupt central directory (the end record declares 4465 entries, the directory holds 70001: refused, it would be read in part)",
+    ]);
   });
 
   it("refuses an archive whose comment holds a fake end record (it read as empty)", async () => {
@@ -184,7 +202,9 @@ describe("zip archives are read whole or refused, never in part", () => {
     fake.writeUInt32LE(0x06054b50, 0); // no entries, an empty directory, no comment: it ends the file too
     const { zip, thrown, names } = await readZip([good, second], {}, { comment: fake });
     expect([thrown?.code, thrown?.file]).toEqual(["ARCHIVE_CORRUPT", zip]);
-    expect(thrown?.reason).toMatch(/^two end records \(at bytes \d+ and \d+\): the archive's comment holds a second one/);
+    expect(thrown?.reason).toMatch(
+      /^two end records \(at bytes \d+ and \d+\): the archive's comment holds a second one/,
+    );
     expect(names).toEqual([]);
   });
 
@@ -192,14 +212,22 @@ describe("zip archives are read whole or refused, never in part", () => {
     const zip64 = rawZip([good, second], { zip64: {} });
     expect(zip64.readUInt16LE(zip64.length - 22 + 4)).toBe(0xffff); // the classic record's disk fields: "see the zip64 record"
     const { zip, thrown, names } = await readZip([good, second], {}, { zip64: {} });
-    const others = spawnSync("python3", ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.testzip(), z.namelist())", zip], { encoding: "utf8" });
+    const others = spawnSync(
+      "python3",
+      ["-c", "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(z.testzip(), z.namelist())", zip],
+      { encoding: "utf8" },
+    );
     if (others.status !== null) expect(others.stdout).toBe(`None ['${GOOD}', '${second.name}']\n`); // the archive is a valid one
     expect([thrown, names]).toEqual([undefined, [GOOD, second.name]]);
   });
 
   it("refuses a zip64 archive whose zip64 end record says it spans disks", async () => {
     const { zip, thrown, names } = await readZip([good, second], {}, { zip64: { disk: 1 } });
-    expect([thrown?.code, thrown?.file, thrown?.reason]).toEqual(["ARCHIVE_CORRUPT", zip, "a multi-disk (split) archive, not supported"]);
+    expect([thrown?.code, thrown?.file, thrown?.reason]).toEqual([
+      "ARCHIVE_CORRUPT",
+      zip,
+      "a multi-disk (split) archive, not supported",
+    ]);
     expect(names).toEqual([]);
   });
 
@@ -213,10 +241,17 @@ describe("zip archives are read whole or refused, never in part", () => {
     ["an entry starting inside another", 10],
   ])("refuses overlapping entries outright: %s", async (_, offset) => {
     const zeros = Buffer.alloc(200_000);
-    const bomb = [0, 1, 2].map((h) => ({ name: `7/2026/1/1/${h}/account_capnp.bin`, data: zeros, deflate: true, localHeaderOffset: h === 0 ? undefined : offset }));
+    const bomb = [0, 1, 2].map((h) => ({
+      name: `7/2026/1/1/${h}/account_capnp.bin`,
+      data: zeros,
+      deflate: true,
+      localHeaderOffset: h === 0 ? undefined : offset,
+    }));
     const { zip, thrown, reported, names } = await readZip(bomb);
     expect([thrown?.code, thrown?.file]).toEqual(["ARCHIVE_OVERLAP", zip]);
-    expect(thrown?.reason).toMatch(/^entries "7\/2026\/1\/1\/\d\/account_capnp.bin" and "7\/2026\/1\/1\/\d\/account_capnp.bin" overlap .*: a crafted archive \(a zip bomb\?\); nothing in it is read$/);
+    expect(thrown?.reason).toMatch(
+      /^entries "7\/2026\/1\/1\/\d\/account_capnp.bin" and "7\/2026\/1\/1\/\d\/account_capnp.bin" overlap .*: a crafted archive \(a zip bomb\?\); nothing in it is read$/,
+    );
     expect([reported.map((e) => e.code), names]).toEqual([["ARCHIVE_OVERLAP"], []]);
   });
 });

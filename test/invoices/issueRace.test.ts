@@ -18,7 +18,12 @@ let dir: string;
 let base: string;
 const path = (...parts: string[]) => join(dir, ...parts);
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-const folder = (out: string) => Object.fromEntries(readdirSync(out).sort().map((name) => [name, sha256(join(out, name))]));
+const folder = (out: string) =>
+  Object.fromEntries(
+    readdirSync(out)
+      .sort()
+      .map((name) => [name, sha256(join(out, name))]),
+  );
 
 /** The register of a warehouse, as `invoices list --format json` gives it. */
 async function register(db: string): Promise<RegisterListItem[]> {
@@ -36,13 +41,32 @@ function warehouse(name: string): string {
   return path(name);
 }
 
-const issue = (db: string, out: string, extra: string[] = []) => runCli(["invoices", "issue", "--db", db, "--month", "2026-10", "--statement", path("statement.yaml"),
-  "--prices", path("prices.yaml"), "--out", out, ...extra], { CLOUDUNITS_TEST_NOW: NOW });
+const issue = (db: string, out: string, extra: string[] = []) =>
+  runCli(
+    [
+      "invoices",
+      "issue",
+      "--db",
+      db,
+      "--month",
+      "2026-10",
+      "--statement",
+      path("statement.yaml"),
+      "--prices",
+      path("prices.yaml"),
+      "--out",
+      out,
+      ...extra,
+    ],
+    { CLOUDUNITS_TEST_NOW: NOW },
+  );
 
 /** Issues October through the library in a child process that SIGKILLs itself when `onStep` reports `step` (its `nth` report of it). */
 function killedAt(db: string, out: string, step: IssueStep, nth = 1): Promise<NodeJS.Signals | null> {
   const script = path(`kill-${step}.mjs`);
-  writeFileSync(script, `
+  writeFileSync(
+    script,
+    `
     const { open } = await import(${JSON.stringify(LIBRARY)});
     const store = await open({ db: ${JSON.stringify(db)} }, { write: true });
     let seen = 0;
@@ -52,7 +76,8 @@ function killedAt(db: string, out: string, step: IssueStep, nth = 1): Promise<No
       onStep: (step) => { if (step === ${JSON.stringify(step)} && ++seen === ${nth}) process.kill(process.pid, "SIGKILL"); },
     });
     process.exit(3); // not killed: the step never came
-  `);
+  `,
+  );
   const child = spawn(process.execPath, [script], { stdio: "ignore" });
   return new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 }
@@ -61,7 +86,16 @@ let clean: { register: RegisterListItem[]; files: Record<string, string> };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-issue-race-"));
-  await writeDataset({ out: path("october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 1, hours: 744, start: Date.parse("2026-10-01T00:00:00Z") / 1000, seed: 3 });
+  await writeDataset({
+    out: path("october"),
+    accounts: 3,
+    firstAccountId: 7101,
+    spaces: 1,
+    machines: 1,
+    hours: 744,
+    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
+    seed: 3,
+  });
   base = path("base.duckdb");
   await ingest([path("october")], { db: base });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
@@ -70,7 +104,11 @@ beforeAll(async () => {
   const run = await issue(db, path("clean-out"));
   expect(run.code, run.stderr).toBe(0);
   clean = { register: await register(db), files: folder(path("clean-out")) };
-  expect(clean.register.map((d) => [d.number, d.accountId])).toEqual([["INV-2026-00001", 7101], ["INV-2026-00002", 7102], ["INV-2026-00003", 7103]]);
+  expect(clean.register.map((d) => [d.number, d.accountId])).toEqual([
+    ["INV-2026-00001", 7101],
+    ["INV-2026-00002", 7102],
+    ["INV-2026-00003", 7103],
+  ]);
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -88,7 +126,10 @@ describe("two issue runs at once", { timeout: 120_000 }, () => {
 
   it("two accounts apart: each gets its own number, together 1 and 2", async () => {
     const db = warehouse("race-accounts.duckdb");
-    const [a, b] = await Promise.all([issue(db, path("race-7101"), ["--account-id", "7101"]), issue(db, path("race-7102"), ["--account-id", "7102"])]);
+    const [a, b] = await Promise.all([
+      issue(db, path("race-7101"), ["--account-id", "7101"]),
+      issue(db, path("race-7102"), ["--account-id", "7102"]),
+    ]);
     expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
     const numbers = (await register(db)).map((d) => [d.accountId, d.number]).sort();
     expect(numbers.map(([, n]) => n).sort()).toEqual(["INV-2026-00001", "INV-2026-00002"]);
@@ -112,8 +153,13 @@ describe("a run killed at any step, then run again", { timeout: 120_000 }, () =>
       expect(await killedAt(db, out, step, step === "file" ? 2 : 1)).toBe("SIGKILL");
       const after = await register(db);
       expect(after, "all or nothing").toEqual(recorded ? clean.register : []);
-      if (step === "file") expect(Object.keys(folder(out))).toHaveLength(2); // two files in place, the rest not yet
-      else if (!recorded) expect(existsSync(out) ? readdirSync(out) : [], "no file: the folder is made and tried before numbering").toEqual([]);
+      if (step === "file")
+        expect(Object.keys(folder(out))).toHaveLength(2); // two files in place, the rest not yet
+      else if (!recorded)
+        expect(
+          existsSync(out) ? readdirSync(out) : [],
+          "no file: the folder is made and tried before numbering",
+        ).toEqual([]);
       const again = await issue(db, out);
       expect(again.code, again.stderr).toBe(0);
       expect(await register(db)).toEqual(clean.register);
@@ -124,9 +170,17 @@ describe("a run killed at any step, then run again", { timeout: 120_000 }, () =>
 
 describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceRegister", { timeout: 120_000 }, () => {
   const request = (out: string) => ({
-    month: "2026-10", statement: path("statement.yaml"), prices: path("prices.yaml"), out: path(out), nowEpoch: Date.parse(NOW) / 1000,
+    month: "2026-10",
+    statement: path("statement.yaml"),
+    prices: path("prices.yaml"),
+    out: path(out),
+    nowEpoch: Date.parse(NOW) / 1000,
   });
-  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error & { code?: string });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as Error & { code?: string },
+    );
 
   it("issues into a warehouse file opened to write, and refuses a store that is read-only or of inputs", async () => {
     const db = warehouse("library.duckdb");
@@ -150,16 +204,29 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
     const store = await open({ db }, { write: true });
     try {
       const result = await store.issueInvoices(request("lib-out"));
-      expect(result.issued.map((d) => d.entry.document.number)).toEqual(["INV-2026-00001", "INV-2026-00002", "INV-2026-00003"]);
+      expect(result.issued.map((d) => d.entry.document.number)).toEqual([
+        "INV-2026-00001",
+        "INV-2026-00002",
+        "INV-2026-00003",
+      ]);
       expect(result.issued.flatMap((d) => d.files.map((f) => f.written))).toEqual([true, true, true, true, true, true]);
       expect((await store.invoiceRegister({ month: "2026-10" })).map(registerListItem)).toEqual(clean.register);
-      expect((await store.invoiceRegister({ accountId: 7102 })).map((e) => e.document.number)).toEqual(["INV-2026-00002"]);
+      expect((await store.invoiceRegister({ accountId: 7102 })).map((e) => e.document.number)).toEqual([
+        "INV-2026-00002",
+      ]);
       expect(await store.invoiceRegister({ month: "2026-09" })).toEqual([]);
       const corrected = await store.correctInvoice({
-        number: "INV-2026-00002", reason: "test", statement: path("statement.yaml"), prices: path("prices.yaml"), out: path("lib-out"),
+        number: "INV-2026-00002",
+        reason: "test",
+        statement: path("statement.yaml"),
+        prices: path("prices.yaml"),
+        out: path("lib-out"),
         nowEpoch: Date.parse("2026-11-03T00:00:00Z") / 1000,
       });
-      expect([corrected.creditNote.entry.document.number, corrected.replacement.entry.document.number]).toEqual(["CN-2026-00001", "INV-2026-00004"]);
+      expect([corrected.creditNote.entry.document.number, corrected.replacement.entry.document.number]).toEqual([
+        "CN-2026-00001",
+        "INV-2026-00004",
+      ]);
       expect(corrected.corrected.correctedBy).toBe("CN-2026-00001");
     } finally {
       store.close();
@@ -167,11 +234,36 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
   });
 
   it.each([
-    { what: "an issue date before the month's last day", extra: { issueDate: "2026-10-30" }, code: "BAD_TIME", message: "issueDate: 2026-10-30 is before 2026-10-31, the last day billed" },
-    { what: "an issue date that is not a date", extra: { issueDate: "2026-11-31" }, code: "BAD_TIME", message: "bad issueDate: \"2026-11-31\"" },
-    { what: "a month not ended", extra: { nowEpoch: Date.parse("2026-10-31T23:59:59Z") / 1000 }, code: "MONTH_RUNNING", message: "2026-10 has not ended" },
-    { what: "an account never seen", extra: { accountIds: [9999] }, code: "UNKNOWN_ID", message: "unknown account 9999" },
-    { what: "a month the warehouse holds no hour of", extra: { month: "2026-09" }, code: "EMPTY_PERIOD", message: "no hours held in 2026-09: the inputs hold none of it" },
+    {
+      what: "an issue date before the month's last day",
+      extra: { issueDate: "2026-10-30" },
+      code: "BAD_TIME",
+      message: "issueDate: 2026-10-30 is before 2026-10-31, the last day billed",
+    },
+    {
+      what: "an issue date that is not a date",
+      extra: { issueDate: "2026-11-31" },
+      code: "BAD_TIME",
+      message: 'bad issueDate: "2026-11-31"',
+    },
+    {
+      what: "a month not ended",
+      extra: { nowEpoch: Date.parse("2026-10-31T23:59:59Z") / 1000 },
+      code: "MONTH_RUNNING",
+      message: "2026-10 has not ended",
+    },
+    {
+      what: "an account never seen",
+      extra: { accountIds: [9999] },
+      code: "UNKNOWN_ID",
+      message: "unknown account 9999",
+    },
+    {
+      what: "a month the warehouse holds no hour of",
+      extra: { month: "2026-09" },
+      code: "EMPTY_PERIOD",
+      message: "no hours held in 2026-09: the inputs hold none of it",
+    },
   ])("refuses $what, numbering nothing", async ({ extra, code, message }) => {
     const db = warehouse("library-refused.duckdb");
     const store = await open({ db }, { write: true });
@@ -193,9 +285,14 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
       await store.issueInvoices({ ...later, accountIds: [7101], issueDate: "2026-11-05" });
       const error = await failure(store.issueInvoices({ ...later, accountIds: [7102], issueDate: "2026-11-04" }));
       expect(error?.code).toBe("ISSUE_DATE_ORDER");
-      expect(error?.message).toContain("issue date 2026-11-04 is before 2026-11-05, the date of the last invoice numbered in 2026");
+      expect(error?.message).toContain(
+        "issue date 2026-11-04 is before 2026-11-05, the date of the last invoice numbered in 2026",
+      );
       await store.issueInvoices({ ...later, accountIds: [7102], issueDate: "2026-11-05" });
-      expect((await store.invoiceRegister()).map((e) => e.document.number)).toEqual(["INV-2026-00001", "INV-2026-00002"]);
+      expect((await store.invoiceRegister()).map((e) => e.document.number)).toEqual([
+        "INV-2026-00001",
+        "INV-2026-00002",
+      ]);
     } finally {
       store.close();
     }
@@ -203,11 +300,16 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
 
   it("refuses a numbering pattern without {yyyy}: each year's sequence starts at 1 again", async () => {
     const db = warehouse("library-pattern.duckdb");
-    writeFileSync(path("no-year.yaml"), readFileSync(path("statement.yaml"), "utf8").replace("pattern: INV-{yyyy}-{seq:05}", "pattern: INV-{seq:05}"));
+    writeFileSync(
+      path("no-year.yaml"),
+      readFileSync(path("statement.yaml"), "utf8").replace("pattern: INV-{yyyy}-{seq:05}", "pattern: INV-{seq:05}"),
+    );
     const store = await open({ db }, { write: true });
     try {
       const error = await failure(store.issueInvoices({ ...request("lib-pattern"), statement: path("no-year.yaml") }));
-      expect(error?.message).toContain('numbering.pattern "INV-{seq:05}" has no {yyyy}: a sequence starts again at 1 each year');
+      expect(error?.message).toContain(
+        'numbering.pattern "INV-{seq:05}" has no {yyyy}: a sequence starts again at 1 each year',
+      );
       expect(await store.invoiceRegister()).toEqual([]);
     } finally {
       store.close();

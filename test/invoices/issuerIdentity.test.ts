@@ -14,8 +14,25 @@ let dir: string;
 let base: string;
 const path = (...parts: string[]) => join(dir, ...parts);
 
-const issue = (db: string, statement: string, out: string, extra: string[] = []) => runCli(["invoices", "issue", "--db", db, "--month", "2026-10",
-  "--statement", path(statement), "--prices", path("prices.yaml"), "--out", path(out), ...extra], { CLOUDUNITS_TEST_NOW: NOW });
+const issue = (db: string, statement: string, out: string, extra: string[] = []) =>
+  runCli(
+    [
+      "invoices",
+      "issue",
+      "--db",
+      db,
+      "--month",
+      "2026-10",
+      "--statement",
+      path(statement),
+      "--prices",
+      path("prices.yaml"),
+      "--out",
+      path(out),
+      ...extra,
+    ],
+    { CLOUDUNITS_TEST_NOW: NOW },
+  );
 
 /** examples/statement.yaml with its issuer's lines changed. */
 function configWith(name: string, replacements: [string, string][]): void {
@@ -34,7 +51,16 @@ function warehouse(name: string): string {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-issuer-identity-"));
-  await writeDataset({ out: path("october"), accounts: 2, firstAccountId: 7101, spaces: 1, machines: 1, hours: 744, start: Date.parse("2026-10-01T00:00:00Z") / 1000, seed: 4 });
+  await writeDataset({
+    out: path("october"),
+    accounts: 2,
+    firstAccountId: 7101,
+    spaces: 1,
+    machines: 1,
+    hours: 744,
+    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
+    seed: 4,
+  });
   base = path("base.duckdb");
   await ingest([path("october")], { db: base });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
@@ -74,18 +100,40 @@ describe("the issuer's identity keys the sequence", { timeout: 120_000 }, () => 
     expect((await issue(db, "statement.yaml", "other-first")).code).toBe(0);
     const run = await issue(db, "other-issuer.yaml", "other-again");
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain("2026-10 was issued by Nordlicht Cloud Services GmbH (9930:DE123456789): INV-2026-00001, INV-2026-00002");
+    expect(run.stderr).toContain(
+      "2026-10 was issued by Nordlicht Cloud Services GmbH (9930:DE123456789): INV-2026-00001, INV-2026-00002",
+    );
     expect(run.stderr).toContain("is of Südwind Rechenzentrum AG (9930:DE555555555)");
     expect(existsSync(path("other-again"))).toBe(false);
-    const listed = JSON.parse((await runCli(["invoices", "list", "--db", db, "--format", "json"])).stdout) as { number: string }[];
+    const listed = JSON.parse((await runCli(["invoices", "list", "--db", db, "--format", "json"])).stdout) as {
+      number: string;
+    }[];
     expect(listed.map((d) => d.number)).toEqual(["INV-2026-00001", "INV-2026-00002"]);
   });
 
   it("an invoice issued by one issuer, corrected with another issuer's config: refused (exit 2) naming who issued it; nothing numbered, no file written", async () => {
     const db = warehouse("correct-other.duckdb");
     expect((await issue(db, "statement.yaml", "correct-first")).code).toBe(0);
-    const correct = (statement: string, out: string) => runCli(["invoices", "correct", "--db", db, "--number", "INV-2026-00002", "--reason", "wrong prices",
-      "--statement", path(statement), "--prices", path("prices.yaml"), "--out", path(out)], { CLOUDUNITS_TEST_NOW: "2026-11-03T08:00:00Z" });
+    const correct = (statement: string, out: string) =>
+      runCli(
+        [
+          "invoices",
+          "correct",
+          "--db",
+          db,
+          "--number",
+          "INV-2026-00002",
+          "--reason",
+          "wrong prices",
+          "--statement",
+          path(statement),
+          "--prices",
+          path("prices.yaml"),
+          "--out",
+          path(out),
+        ],
+        { CLOUDUNITS_TEST_NOW: "2026-11-03T08:00:00Z" },
+      );
     for (const other of ["other-issuer.yaml", "other-numbers.yaml"]) {
       const run = await correct(other, "correct-other-out");
       expect(run.code, run.stderr).toBe(2);
@@ -93,7 +141,9 @@ describe("the issuer's identity keys the sequence", { timeout: 120_000 }, () => 
       expect(run.stderr).toContain(`${other} is of Südwind Rechenzentrum AG (9930:DE555555555)`);
       expect(existsSync(path("correct-other-out"))).toBe(false);
     }
-    const listed = JSON.parse((await runCli(["invoices", "list", "--db", db, "--format", "json"])).stdout) as { number: string }[];
+    const listed = JSON.parse((await runCli(["invoices", "list", "--db", db, "--format", "json"])).stdout) as {
+      number: string;
+    }[];
     expect(listed.map((d) => d.number)).toEqual(["INV-2026-00001", "INV-2026-00002"]);
     // with the issuer's own config (its VAT id put right) the correction goes into its sequences
     const own = await correct("vat-fixed.yaml", "correct-own-out");

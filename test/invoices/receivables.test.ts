@@ -40,16 +40,50 @@ function copyOfBase(name: string): string {
 
 /** Issues October into `db` (exit 0 asserted). */
 async function issue(db: string): Promise<void> {
-  const run = await runCli(["invoices", "issue", "--db", db, "--month", "2026-10", "--statement", path("statement.yaml"), "--prices", path("prices.yaml"),
-    "--out", path(`out-${db.split("/").at(-1)}`), "--issue-date", "2026-11-02"], at("2026-11-02T08:00:00Z"));
+  const run = await runCli(
+    [
+      "invoices",
+      "issue",
+      "--db",
+      db,
+      "--month",
+      "2026-10",
+      "--statement",
+      path("statement.yaml"),
+      "--prices",
+      path("prices.yaml"),
+      "--out",
+      path(`out-${db.split("/").at(-1)}`),
+      "--issue-date",
+      "2026-11-02",
+    ],
+    at("2026-11-02T08:00:00Z"),
+  );
   expect(run.code, run.stderr).toBe(0);
 }
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-receivables-"));
   base = path("base.duckdb");
-  const generated = await runCli(["generate", "--out", path("october"), "--accounts", "3", "--first-account-id", "7101", "--spaces", "1", "--machines", "1",
-    "--hours", "744", "--start", "2026-10-01", "--seed", "4"]);
+  const generated = await runCli([
+    "generate",
+    "--out",
+    path("october"),
+    "--accounts",
+    "3",
+    "--first-account-id",
+    "7101",
+    "--spaces",
+    "1",
+    "--machines",
+    "1",
+    "--hours",
+    "744",
+    "--start",
+    "2026-10-01",
+    "--seed",
+    "4",
+  ]);
   expect(generated.code, generated.stderr).toBe(0);
   expect((await runCli(["ingest", path("october"), "--db", base])).code).toBe(0);
   for (const file of ["statement.yaml", "prices.yaml"]) copyFileSync(join(REPO, "examples", file), path(file));
@@ -62,9 +96,16 @@ afterAll(async () => {
 
 describe("after the invoice: references, delivery, payments, overdue", { timeout: 300_000 }, () => {
   it("docs/billing.md's recipe of the weeks after month end runs as written: issued, sent, the bank statement read, two overdue (exit 7)", async () => {
-    const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Receivables: payments, overdue, delivery/), "").join("\n").split("\n").filter((l) => l.trim() !== "");
+    const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Receivables: payments, overdue, delivery/), "")
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
     expect(recipe.map((l) => l.split(" ").slice(0, 3).join(" "))).toEqual([
-      "cloudunits invoices issue", "cloudunits invoices send", "cloudunits invoices payments", "cloudunits invoices list", "cloudunits invoices overdue",
+      "cloudunits invoices issue",
+      "cloudunits invoices send",
+      "cloudunits invoices payments",
+      "cloudunits invoices list",
+      "cloudunits invoices overdue",
     ]);
     copyOfBase("october.duckdb");
     // the bank statement of 10 Dec: INV-2026-00001 paid by its reference, INV-2026-00002 short by a cent quoting its number, a stranger's credit
@@ -82,11 +123,14 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
       if (line.includes("--camt")) {
         const [one, two] = (await register()).map((e) => e.document);
         const short = (Number(two!.gross) - 0.01).toFixed(2);
-        writeFileSync(path("statement-2026-12-10.xml"), camtStatement([
-          { ref: "BANK-1", amount: one!.gross, reference: one!.paymentReference! },
-          { ref: "BANK-2", amount: short, text: `Invoice ${two!.number} thank you` },
-          { ref: "BANK-3", amount: "50.00", text: "Refund of deposit" },
-        ]));
+        writeFileSync(
+          path("statement-2026-12-10.xml"),
+          camtStatement([
+            { ref: "BANK-1", amount: one!.gross, reference: one!.paymentReference! },
+            { ref: "BANK-2", amount: short, text: `Invoice ${two!.number} thank you` },
+            { ref: "BANK-3", amount: "50.00", text: "Refund of deposit" },
+          ]),
+        );
       }
       const run = await runShell(line, dir, env);
       runs.push(run);
@@ -96,11 +140,17 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     expect(issued!.stdout).toContain("issued INV-2026-00003");
     expect(sent!.stdout).toContain("3 delivered, 0 failed, 0 held, 0 delivered before");
     expect(ap.received.map((r) => r.idempotencyKey)).toEqual(["INV-2026-00001", "INV-2026-00002", "INV-2026-00003"]);
-    expect(payments!.stdout).toMatch(/INV-2026-00001: [\d.]+ EUR recorded, paid in full \(entry BANK-1 of 2026-12-10, matched by payment reference\)/);
-    expect(payments!.stdout).toMatch(/INV-2026-00002: [\d.]+ EUR recorded, a partial payment: 0\.01 EUR outstanding \(entry BANK-2 of 2026-12-10, matched by invoice number\)/);
+    expect(payments!.stdout).toMatch(
+      /INV-2026-00001: [\d.]+ EUR recorded, paid in full \(entry BANK-1 of 2026-12-10, matched by payment reference\)/,
+    );
+    expect(payments!.stdout).toMatch(
+      /INV-2026-00002: [\d.]+ EUR recorded, a partial payment: 0\.01 EUR outstanding \(entry BANK-2 of 2026-12-10, matched by invoice number\)/,
+    );
     expect(payments!.stdout).toContain('unmatched: entry BANK-3 of 2026-12-10, 50.00 EUR, "Refund of deposit"');
     expect(list!.stdout).toMatch(/^INV-2026-00001 .* paid +delivered$/m);
-    expect(overdue!.stdout).toMatch(/^INV-2026-00002 {2}account 7102 {2}Hafenkontor Logistik GmbH {2}due 2026-12-02 {2}8 days overdue {2}0\.01 EUR outstanding of/m);
+    expect(overdue!.stdout).toMatch(
+      /^INV-2026-00002 {2}account 7102 {2}Hafenkontor Logistik GmbH {2}due 2026-12-02 {2}8 days overdue {2}0\.01 EUR outstanding of/m,
+    );
     expect(overdue!.stdout).toMatch(/^INV-2026-00003 .* 8 days overdue/m);
     expect(overdue!.stdout).not.toContain("INV-2026-00001");
     expect(overdue!.stderr).toContain("2 documents are overdue");
@@ -110,11 +160,19 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     const db = path("october.duckdb");
     const pdf = execFileSync("pdftotext", [path("invoices-2026-10", "INV-2026-00002.pdf"), "-"], { encoding: "utf8" });
     expect(pdf).toContain("Payment reference");
-    expect(pdf.replace(/\s+/g, " ")).toContain("quoting the payment reference RF49INV202600002 (invoice INV-2026-00002)");
-    expect(readFileSync(path("invoices-2026-10", "INV-2026-00002.xml"), "utf8")).toContain("<cbc:PaymentID>RF49INV202600002</cbc:PaymentID>");
+    expect(pdf.replace(/\s+/g, " ")).toContain(
+      "quoting the payment reference RF49INV202600002 (invoice INV-2026-00002)",
+    );
+    expect(readFileSync(path("invoices-2026-10", "INV-2026-00002.xml"), "utf8")).toContain(
+      "<cbc:PaymentID>RF49INV202600002</cbc:PaymentID>",
+    );
     const store = await open({ db });
     try {
-      expect((await store.query("SELECT number, reference, scheme FROM register_payment_references ORDER BY number")).objects()).toEqual([
+      expect(
+        (
+          await store.query("SELECT number, reference, scheme FROM register_payment_references ORDER BY number")
+        ).objects(),
+      ).toEqual([
         { number: "INV-2026-00001", reference: "RF76INV202600001", scheme: "ISO11649" },
         { number: "INV-2026-00002", reference: "RF49INV202600002", scheme: "ISO11649" },
         { number: "INV-2026-00003", reference: "RF22INV202600003", scheme: "ISO11649" },
@@ -131,7 +189,12 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
   it("invoices list gives dueDate, paid, outstanding, status and delivered, in JSON, CSV and the library alike; overdue is the clock's", async () => {
     const db = path("october.duckdb");
     const items = byNumber(await listed(db));
-    expect(items["INV-2026-00001"]).toMatchObject({ dueDate: "2026-12-02", status: "paid", outstanding: "0.00", delivered: true });
+    expect(items["INV-2026-00001"]).toMatchObject({
+      dueDate: "2026-12-02",
+      status: "paid",
+      outstanding: "0.00",
+      delivered: true,
+    });
     expect(items["INV-2026-00002"]).toMatchObject({ status: "overdue", outstanding: "0.01", delivered: true });
     expect(items["INV-2026-00002"]!.paid).toBe((Number(items["INV-2026-00002"]!.gross) - 0.01).toFixed(2));
     expect(items["INV-2026-00003"]).toMatchObject({ status: "overdue", paid: "0.00" });
@@ -146,7 +209,8 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     try {
       const library = await store.invoiceRegister({ nowEpoch: Date.parse(DECEMBER_10) / 1000 });
       expect(library.map((e) => [e.document.number, e.receivable.status, e.receivable.outstanding])).toEqual(
-        Object.values(items).map((i) => [i.number, i.status, i.outstanding]));
+        Object.values(items).map((i) => [i.number, i.status, i.outstanding]),
+      );
     } finally {
       store.close();
     }
@@ -155,7 +219,10 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
   it("invoices pay records a payment, says a partial or over-payment, and a reversal is a new record; refusals change nothing", async () => {
     const db = path("october.duckdb");
     const pay = (number: string, amount: string, date = "2026-12-10", extra: string[] = []) =>
-      runCli(["invoices", "pay", "--db", db, "--number", number, "--amount", amount, "--date", date, ...extra], at(DECEMBER_10));
+      runCli(
+        ["invoices", "pay", "--db", db, "--number", number, "--amount", amount, "--date", date, ...extra],
+        at(DECEMBER_10),
+      );
     const paid = await pay("INV-2026-00002", "0.01", "2026-12-10", ["--reference", "the missing cent"]);
     expect([paid.code, paid.stdout]).toEqual([0, "INV-2026-00002: 0.01 EUR recorded, paid in full\n"]);
     const over = await pay("INV-2026-00002", "5.00");
@@ -165,7 +232,9 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     expect(byNumber(await listed(db))["INV-2026-00002"]).toMatchObject({ status: "paid", outstanding: "0.00" });
     const gross3 = byNumber(await listed(db))["INV-2026-00003"]!.gross;
     const partial = await pay("INV-2026-00003", "10.00");
-    expect(partial.stdout).toBe(`INV-2026-00003: 10.00 EUR recorded, a partial payment: ${(Number(gross3) - 10).toFixed(2)} EUR outstanding\n`);
+    expect(partial.stdout).toBe(
+      `INV-2026-00003: 10.00 EUR recorded, a partial payment: ${(Number(gross3) - 10).toFixed(2)} EUR outstanding\n`,
+    );
     for (const [run, message] of [
       [await pay("INV-2026-00003", "1.001"), "at most 2 decimals"],
       [await pay("INV-2026-00003", "0"), "not 0"],
@@ -177,7 +246,11 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     }
     const store = await open({ db });
     try {
-      const rows = (await store.query("SELECT number, amount, source, reference FROM register_payments WHERE source = 'manual' ORDER BY entry")).objects();
+      const rows = (
+        await store.query(
+          "SELECT number, amount, source, reference FROM register_payments WHERE source = 'manual' ORDER BY entry",
+        )
+      ).objects();
       expect(rows).toEqual([
         { number: "INV-2026-00002", amount: "0.01", source: "manual", reference: "the missing cent" },
         { number: "INV-2026-00002", amount: "5.00", source: "manual", reference: null },
@@ -195,7 +268,9 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     const numbers = await addManyInvoices(db, 496);
     const gross = byNumber(await listed(db))["FIX-2026-00001"]!.gross;
     const store = await open({ db });
-    const references = new Map((await store.invoiceRegister()).map((e) => [e.document.number, e.document.paymentReference]));
+    const references = new Map(
+      (await store.invoiceRegister()).map((e) => [e.document.number, e.document.paymentReference]),
+    );
     store.close();
     const entries: CamtEntry[] = numbers.map((number, i) => ({
       ref: `2026121000${String(i).padStart(4, "0")}`,
@@ -204,19 +279,40 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
       ...(i % 2 === 0 ? { reference: references.get(number)! } : { text: `Payment ${number} October cloud` }),
     }));
     entries.push({ ref: "20261210009996", amount: gross, text: "FIX-2026-00007 paid again by mistake" });
-    entries.push({ ref: "20261210009997", amount: "120.00", text: "Rent December" }, { ref: "20261210009998", amount: "19.99", text: "INV-1999-00001" },
-      { ref: "20261210009999", amount: "7.50", reference: "RF18539007547034" });
+    entries.push(
+      { ref: "20261210009997", amount: "120.00", text: "Rent December" },
+      { ref: "20261210009998", amount: "19.99", text: "INV-1999-00001" },
+      { ref: "20261210009999", amount: "7.50", reference: "RF18539007547034" },
+    );
     expect(entries.length).toBe(500);
     writeFileSync(path("statement-500.xml"), camtStatement(entries));
-    const first = await runCli(["invoices", "payments", "--db", db, "--camt", path("statement-500.xml")], at(DECEMBER_10));
+    const first = await runCli(
+      ["invoices", "payments", "--db", db, "--camt", path("statement-500.xml")],
+      at(DECEMBER_10),
+    );
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain("statement-500.xml: 497 payments recorded, 0 recorded before, 3 unmatched");
-    expect(first.stdout).toContain("FIX-2026-00007: " + gross + " EUR recorded, an over-payment: paid " + gross + " EUR too much (entry 20261210009996");
-    expect(first.stdout).toContain("FIX-2026-00010: " + (Number(gross) - 0.01).toFixed(2) + " EUR recorded, a partial payment: 0.01 EUR outstanding");
-    expect(first.stdout.match(/^unmatched: entry (\d+)/gm)).toEqual(["unmatched: entry 20261210009997", "unmatched: entry 20261210009998", "unmatched: entry 20261210009999"]);
+    expect(first.stdout).toContain(
+      "FIX-2026-00007: " +
+        gross +
+        " EUR recorded, an over-payment: paid " +
+        gross +
+        " EUR too much (entry 20261210009996",
+    );
+    expect(first.stdout).toContain(
+      "FIX-2026-00010: " + (Number(gross) - 0.01).toFixed(2) + " EUR recorded, a partial payment: 0.01 EUR outstanding",
+    );
+    expect(first.stdout.match(/^unmatched: entry (\d+)/gm)).toEqual([
+      "unmatched: entry 20261210009997",
+      "unmatched: entry 20261210009998",
+      "unmatched: entry 20261210009999",
+    ]);
     expect(first.stdout).toMatch(/FIX-2026-00001: .* matched by payment reference/);
     expect(first.stdout).toMatch(/FIX-2026-00002: .* matched by invoice number/);
-    const again = await runCli(["invoices", "payments", "--db", db, "--camt", path("statement-500.xml")], at(DECEMBER_10));
+    const again = await runCli(
+      ["invoices", "payments", "--db", db, "--camt", path("statement-500.xml")],
+      at(DECEMBER_10),
+    );
     expect(again.stdout).toContain("0 payments recorded, 497 recorded before, 3 unmatched");
     const items = byNumber(await listed(db));
     expect(items["FIX-2026-00007"]).toMatchObject({ status: "paid", outstanding: `-${gross}` });
@@ -230,10 +326,12 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
     writeFileSync(path("laughs.xml"), laughs);
     writeFileSync(path("huge.xml"), Buffer.alloc(65 * 1024 * 1024, 0x20));
     writeFileSync(path("not-xml.xml"), "<Document><BkToCstmrStmt><Stmt>");
-    writeFileSync(path("other.xml"), "<?xml version=\"1.0\"?><Invoice/>");
+    writeFileSync(path("other.xml"), '<?xml version="1.0"?><Invoice/>');
     for (const [file, message] of [
-      ["laughs.xml", "has a document type declaration"], ["huge.xml", "a bank statement is read up to 67108864 bytes"],
-      ["not-xml.xml", "not well-formed XML"], ["other.xml", "not a camt.053 bank-to-customer statement"],
+      ["laughs.xml", "has a document type declaration"],
+      ["huge.xml", "a bank statement is read up to 67108864 bytes"],
+      ["not-xml.xml", "not well-formed XML"],
+      ["other.xml", "not a camt.053 bank-to-customer statement"],
     ]) {
       const started = Date.now();
       const run = await runCli(["invoices", "payments", "--db", db, "--camt", path(file)], at(DECEMBER_10));
@@ -246,43 +344,98 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
   it("send: rejected (4xx, the reason recorded), failing (5xx), silent (timeout), slow but in time; a credit note waits for its invoice; the next runs retry and never send a delivered document again", async () => {
     const db = copyOfBase("send.duckdb");
     await issue(db);
-    const corrected = await runCli(["invoices", "correct", "--db", db, "--number", "INV-2026-00001", "--reason", "wrong reference", "--statement", path("statement.yaml"),
-      "--prices", path("prices.yaml"), "--out", path("out-send"), "--issue-date", "2026-11-20"], at("2026-11-20T08:00:00Z"));
+    const corrected = await runCli(
+      [
+        "invoices",
+        "correct",
+        "--db",
+        db,
+        "--number",
+        "INV-2026-00001",
+        "--reason",
+        "wrong reference",
+        "--statement",
+        path("statement.yaml"),
+        "--prices",
+        path("prices.yaml"),
+        "--out",
+        path("out-send"),
+        "--issue-date",
+        "2026-11-20",
+      ],
+      at("2026-11-20T08:00:00Z"),
+    );
     expect(corrected.code, corrected.stderr).toBe(0);
     const before = ap.received.length;
     ap.behaviour.set("INV-2026-00001", "reject");
     ap.behaviour.set("INV-2026-00002", "fail");
     ap.behaviour.set("INV-2026-00003", "hang");
     ap.behaviour.set("INV-2026-00004", { slowMs: 300 });
-    const send = (extra: string[] = []) => runCli(["invoices", "send", "--db", db, "--to", ap.url, "--timeout", "2", ...extra], { CLOUDUNITS_AP_TOKEN: TOKEN });
+    const send = (extra: string[] = []) =>
+      runCli(["invoices", "send", "--db", db, "--to", ap.url, "--timeout", "2", ...extra], {
+        CLOUDUNITS_AP_TOKEN: TOKEN,
+      });
     const first = await send();
     expect(first.code, first.stderr).toBe(7);
-    expect(first.stdout).toContain("INV-2026-00001: not delivered: HTTP 422: PEPPOL-EN16931-R010: Buyer electronic address MUST be provided");
+    expect(first.stdout).toContain(
+      "INV-2026-00001: not delivered: HTTP 422: PEPPOL-EN16931-R010: Buyer electronic address MUST be provided",
+    );
     expect(first.stdout).toContain("INV-2026-00002: not delivered: HTTP 503: service unavailable");
     expect(first.stdout).toContain("INV-2026-00003: not delivered: no answer within 2 s");
     expect(first.stdout).toMatch(/INV-2026-00004: delivered \(HTTP 202, message msg-INV-2026-00004-\d+\)/);
-    expect(first.stdout).toContain("CN-2026-00001: not sent: not sent before INV-2026-00001, the invoice it corrects, is delivered");
+    expect(first.stdout).toContain(
+      "CN-2026-00001: not sent: not sent before INV-2026-00001, the invoice it corrects, is delivered",
+    );
     expect(first.stderr).toContain("4 documents were not delivered");
     expect(first.stdout + first.stderr).not.toContain(TOKEN);
     const posted = ap.received.slice(before);
-    expect(posted.map((r) => r.idempotencyKey)).toEqual(["INV-2026-00001", "INV-2026-00002", "INV-2026-00003", "INV-2026-00004"]);
-    expect(posted.every((r) => r.contentType === "application/xml" && r.authorization === `Bearer ${TOKEN}`)).toBe(true);
+    expect(posted.map((r) => r.idempotencyKey)).toEqual([
+      "INV-2026-00001",
+      "INV-2026-00002",
+      "INV-2026-00003",
+      "INV-2026-00004",
+    ]);
+    expect(posted.every((r) => r.contentType === "application/xml" && r.authorization === `Bearer ${TOKEN}`)).toBe(
+      true,
+    );
     expect(posted[0]!.body).toBe(readFileSync(path("out-send.duckdb", "INV-2026-00001.xml"), "utf8"));
     expect(Object.values(byNumber(await listed(db))).map((i) => [i.number, i.delivered])).toEqual([
-      ["INV-2026-00001", false], ["INV-2026-00002", false], ["INV-2026-00003", false], ["CN-2026-00001", false], ["INV-2026-00004", true],
+      ["INV-2026-00001", false],
+      ["INV-2026-00002", false],
+      ["INV-2026-00003", false],
+      ["CN-2026-00001", false],
+      ["INV-2026-00004", true],
     ]);
     for (const n of ["INV-2026-00001", "INV-2026-00002", "INV-2026-00003"]) ap.behaviour.delete(n);
     const second = await send();
     expect(second.code, second.stderr).toBe(0);
-    expect(ap.received.slice(before + 4).map((r) => r.idempotencyKey)).toEqual(["INV-2026-00001", "INV-2026-00002", "INV-2026-00003", "CN-2026-00001"]);
+    expect(ap.received.slice(before + 4).map((r) => r.idempotencyKey)).toEqual([
+      "INV-2026-00001",
+      "INV-2026-00002",
+      "INV-2026-00003",
+      "CN-2026-00001",
+    ]);
     const third = await send(["--number", "INV-2026-00004"]);
     expect([third.code, third.stdout]).toEqual([0, "0 delivered, 0 failed, 0 held, 1 delivered before\n"]);
     const store = await open({ db });
     try {
-      const attempts = (await store.query("SELECT number, http_status, delivered, error FROM register_deliveries ORDER BY entry")).objects();
-      expect(attempts.map((a) => { const r = a as Record<string, unknown>; return [r.number, r.http_status, r.delivered]; })).toEqual([
-        ["INV-2026-00001", 422, false], ["INV-2026-00002", 503, false], ["INV-2026-00003", null, false], ["INV-2026-00004", 202, true],
-        ["INV-2026-00001", 202, true], ["INV-2026-00002", 202, true], ["INV-2026-00003", 202, true], ["CN-2026-00001", 202, true],
+      const attempts = (
+        await store.query("SELECT number, http_status, delivered, error FROM register_deliveries ORDER BY entry")
+      ).objects();
+      expect(
+        attempts.map((a) => {
+          const r = a as Record<string, unknown>;
+          return [r.number, r.http_status, r.delivered];
+        }),
+      ).toEqual([
+        ["INV-2026-00001", 422, false],
+        ["INV-2026-00002", 503, false],
+        ["INV-2026-00003", null, false],
+        ["INV-2026-00004", 202, true],
+        ["INV-2026-00001", 202, true],
+        ["INV-2026-00002", 202, true],
+        ["INV-2026-00003", 202, true],
+        ["CN-2026-00001", 202, true],
       ]);
     } finally {
       store.close();
@@ -311,7 +464,17 @@ describe("the dashboard's receivables page", { timeout: 120_000 }, () => {
 });
 
 describe("ageing of what is outstanding", { timeout: 120_000 }, () => {
-  it.each([[-3, 0], [0, 0], [1, 1], [30, 1], [31, 2], [60, 2], [61, 3], [90, 3], [91, 4]])("%i days past due is bucket %i", async (days, bucket) => {
+  it.each([
+    [-3, 0],
+    [0, 0],
+    [1, 1],
+    [30, 1],
+    [31, 2],
+    [60, 2],
+    [61, 3],
+    [90, 3],
+    [91, 4],
+  ])("%i days past due is bucket %i", async (days, bucket) => {
     const { ageingBucket } = await import("../../src/serve/receivablesData.js");
     expect(ageingBucket(days)).toBe(bucket);
   });
@@ -320,8 +483,12 @@ describe("ageing of what is outstanding", { timeout: 120_000 }, () => {
     const { receivablesData } = await import("../../src/serve/receivablesData.js");
     const store = await open({ db: path("october.duckdb") });
     try {
-      const owed = async (now: string) => (await receivablesData({ connection: store.connection } as never, Date.parse(now) / 1000))
-        .map((r) => [r.accountId, r.outstanding, r.ageing]);
+      const owed = async (now: string) =>
+        (await receivablesData({ connection: store.connection } as never, Date.parse(now) / 1000)).map((r) => [
+          r.accountId,
+          r.outstanding,
+          r.ageing,
+        ]);
       const gross3 = (await store.invoiceRegister({ number: "INV-2026-00003" }))[0]!.document.gross;
       const left = (Number(gross3) - 10).toFixed(2);
       expect(await owed("2026-12-01T12:00:00Z")).toEqual([[7103, left, [left, "0.00", "0.00", "0.00", "0.00"]]]);

@@ -44,20 +44,59 @@ function copyOfRecorded(name: string): string {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-receivables-chain-"));
   ap = await startAccessPoint();
-  await writeDataset({ out: path("october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 1, hours: 744, start: Date.parse("2026-10-01T00:00:00Z") / 1000, seed: 3 });
+  await writeDataset({
+    out: path("october"),
+    accounts: 3,
+    firstAccountId: 7101,
+    spaces: 1,
+    machines: 1,
+    hours: 744,
+    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
+    seed: 3,
+  });
   recorded = path("recorded.duckdb");
   await ingest([path("october")], { db: recorded });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
   writeFileSync(path("prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
-  const issued = await cli(["invoices", "issue", "--db", recorded, "--month", "2026-10", "--statement", path("statement.yaml"), "--prices", path("prices.yaml"),
-    "--out", path("out"), "--issue-date", "2026-11-02"]);
+  const issued = await cli([
+    "invoices",
+    "issue",
+    "--db",
+    recorded,
+    "--month",
+    "2026-10",
+    "--statement",
+    path("statement.yaml"),
+    "--prices",
+    path("prices.yaml"),
+    "--out",
+    path("out"),
+    "--issue-date",
+    "2026-11-02",
+  ]);
   expect(issued.code, issued.stderr).toBe(0);
   documentsHead = HEAD.exec((await verify(recorded)).stdout)![1]!;
-  const items = JSON.parse((await cli(["invoices", "list", "--db", recorded, "--format", "json"])).stdout) as RegisterListItem[];
+  const items = JSON.parse(
+    (await cli(["invoices", "list", "--db", recorded, "--format", "json"])).stdout,
+  ) as RegisterListItem[];
   const gross = items.find((i) => i.number === "INV-2026-00001")!.gross;
   // INV-2026-00001 paid in full and delivered; INV-2026-00002 paid in part (overdue since 2 Dec); INV-2026-00003 unpaid
-  for (const [number, amount] of [["INV-2026-00001", gross], ["INV-2026-00002", "10.00"]] as const) {
-    const paid = await cli(["invoices", "pay", "--db", recorded, "--number", number, "--amount", amount, "--date", "2026-12-01"]);
+  for (const [number, amount] of [
+    ["INV-2026-00001", gross],
+    ["INV-2026-00002", "10.00"],
+  ] as const) {
+    const paid = await cli([
+      "invoices",
+      "pay",
+      "--db",
+      recorded,
+      "--number",
+      number,
+      "--amount",
+      amount,
+      "--date",
+      "2026-12-01",
+    ]);
     expect(paid.code, paid.stderr).toBe(0);
   }
   const sent = await cli(["invoices", "send", "--db", recorded, "--to", ap.url, "--number", "INV-2026-00001"]);
@@ -91,7 +130,11 @@ interface Bend {
 }
 
 const BENDS: Bend[] = [
-  { what: "a payment's amount changed", statements: ["UPDATE register_payments SET amount = '9999.00' WHERE entry = 2"], says: ["payment 2: changed since recorded: amount"] },
+  {
+    what: "a payment's amount changed",
+    statements: ["UPDATE register_payments SET amount = '9999.00' WHERE entry = 2"],
+    says: ["payment 2: changed since recorded: amount"],
+  },
   {
     what: "a payment deleted (its link left)",
     statements: ["DELETE FROM register_payments WHERE entry = 1"],
@@ -99,12 +142,17 @@ const BENDS: Bend[] = [
   },
   {
     what: "the last payment deleted with its link",
-    statements: ["DELETE FROM register_payments WHERE entry = 2", "DELETE FROM register_chain WHERE kind = 'payment' AND key = '2'"],
+    statements: [
+      "DELETE FROM register_payments WHERE entry = 2",
+      "DELETE FROM register_chain WHERE kind = 'payment' AND key = '2'",
+    ],
     says: ["link 5 is missing (removed), before delivery attempt 1's"],
   },
   {
     what: "a payment added with SQL",
-    statements: ["INSERT INTO register_payments (entry, number, amount, currency, paid_on, source) VALUES (3, 'INV-2026-00003', '500.00', 'EUR', '2026-12-01', 'manual')"],
+    statements: [
+      "INSERT INTO register_payments (entry, number, amount, currency, paid_on, source) VALUES (3, 'INV-2026-00003', '500.00', 'EUR', '2026-12-01', 'manual')",
+    ],
     says: ["payment 3: not chained: recorded outside cloudunits"],
   },
   {
@@ -146,7 +194,18 @@ describe("payments and deliveries bent outside cloudunits", { timeout: 120_000 }
       expect(ap.received.length).toBe(posted);
 
       // nor is a payment recorded against what a bent register says is outstanding
-      const paid = await cli(["invoices", "pay", "--db", db, "--number", "INV-2026-00003", "--amount", "1.00", "--date", "2026-12-01"]);
+      const paid = await cli([
+        "invoices",
+        "pay",
+        "--db",
+        db,
+        "--number",
+        "INV-2026-00003",
+        "--amount",
+        "1.00",
+        "--date",
+        "2026-12-01",
+      ]);
       expect(paid.code, paid.stderr).toBe(10);
       expect(paid.stderr).toContain(says[0]);
 
@@ -172,7 +231,9 @@ describe("a register chained before payments and deliveries were", { timeout: 12
     ]);
     const before = await verify(db);
     expect(before.code).toBe(10);
-    expect(before.stdout).toContain("2 payments and 1 delivery attempt recorded before they were chained: chained when the warehouse is next opened to write");
+    expect(before.stdout).toContain(
+      "2 payments and 1 delivery attempt recorded before they were chained: chained when the warehouse is next opened to write",
+    );
     expect((await cli(["invoices", "list", "--db", db])).code).toBe(0);
 
     (await open({ db }, { write: true })).close();

@@ -49,14 +49,37 @@ function copyOfIssued(name: string): string {
 
 const cli = (args: string[]) => runCli(args, { CLOUDUNITS_TEST_NOW: NOW });
 const verify = (db: string, extra: string[] = []) => cli(["invoices", "verify", "--db", db, ...extra]);
-const issue = (db: string, out: string) => cli(["invoices", "issue", "--db", db, "--month", "2026-10", "--statement", path("statement.yaml"), "--prices", path("prices.yaml"), "--out", out]);
+const issue = (db: string, out: string) =>
+  cli([
+    "invoices",
+    "issue",
+    "--db",
+    db,
+    "--month",
+    "2026-10",
+    "--statement",
+    path("statement.yaml"),
+    "--prices",
+    path("prices.yaml"),
+    "--out",
+    out,
+  ]);
 
 /** The dashboard's download of an account's issued invoice file of October: its status and the SHA-256 of its body. */
-async function download(db: string, accountId: number, extension: "pdf" | "xml"): Promise<{ status: number; sha256: string }> {
+async function download(
+  db: string,
+  accountId: number,
+  extension: "pdf" | "xml",
+): Promise<{ status: number; sha256: string }> {
   const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices.yaml")) });
   try {
     const answer = await fetch(`${dashboard.url}account/${accountId}/invoice.${extension}?month=2026-10`);
-    return { status: answer.status, sha256: createHash("sha256").update(Buffer.from(await answer.arrayBuffer())).digest("hex") };
+    return {
+      status: answer.status,
+      sha256: createHash("sha256")
+        .update(Buffer.from(await answer.arrayBuffer()))
+        .digest("hex"),
+    };
   } finally {
     await dashboard.close();
   }
@@ -64,7 +87,9 @@ async function download(db: string, accountId: number, extension: "pdf" | "xml")
 
 /** The XML of INV-2026-00002 as issued, its amount due's first digit made a 9 (133.20 → 933.20). */
 async function bentXml(db: string): Promise<Buffer> {
-  const xml = Buffer.from((await value(db, "SELECT content FROM register_files WHERE name = 'INV-2026-00002.xml'")) as Uint8Array).toString("utf8");
+  const xml = Buffer.from(
+    (await value(db, "SELECT content FROM register_files WHERE name = 'INV-2026-00002.xml'")) as Uint8Array,
+  ).toString("utf8");
   const bent = xml.replace(/(<cbc:PayableAmount currencyID="EUR">)\d/, "$19");
   expect(bent).not.toBe(xml);
   return Buffer.from(bent, "utf8");
@@ -72,13 +97,24 @@ async function bentXml(db: string): Promise<Buffer> {
 
 /** Every row of a document in the register's tables, its link included when `link`. */
 const deleteDocument = (number: string, link: boolean): [string][] => [
-  ...["register_documents", "register_basis_hours", "register_files"].map((t): [string] => [`DELETE FROM ${t} WHERE number = '${number}'`]),
+  ...["register_documents", "register_basis_hours", "register_files"].map((t): [string] => [
+    `DELETE FROM ${t} WHERE number = '${number}'`,
+  ]),
   ...(link ? [[`DELETE FROM register_chain WHERE key = '${number}'`] as [string]] : []),
 ];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-register-chain-"));
-  await writeDataset({ out: path("october"), accounts: 3, firstAccountId: 7101, spaces: 1, machines: 1, hours: 744, start: Date.parse("2026-10-01T00:00:00Z") / 1000, seed: 3 });
+  await writeDataset({
+    out: path("october"),
+    accounts: 3,
+    firstAccountId: 7101,
+    spaces: 1,
+    machines: 1,
+    hours: 744,
+    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
+    seed: 3,
+  });
   issued = path("issued.duckdb");
   await ingest([path("october")], { db: issued });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
@@ -94,7 +130,9 @@ describe("a register as issued", { timeout: 120_000 }, () => {
     const db = copyOfIssued("untouched.duckdb");
     const run = await verify(db);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain("3 documents in 1 sequence verified: every one as issued, its files byte for byte, no number missing");
+    expect(run.stdout).toContain(
+      "3 documents in 1 sequence verified: every one as issued, its files byte for byte, no number missing",
+    );
     const head = HEAD.exec(run.stdout)?.[1];
     expect(head, run.stdout).toBeDefined();
     const list = await cli(["invoices", "list", "--db", db]);
@@ -123,7 +161,13 @@ interface Bend {
 const BENDS: Bend[] = [
   {
     what: "a file's bytes changed, its recorded SHA-256 left",
-    bend: async (db) => sql(db, [["UPDATE register_files SET content = unhex($hex) WHERE name = 'INV-2026-00002.xml'", { hex: (await bentXml(db)).toString("hex") }]]),
+    bend: async (db) =>
+      sql(db, [
+        [
+          "UPDATE register_files SET content = unhex($hex) WHERE name = 'INV-2026-00002.xml'",
+          { hex: (await bentXml(db)).toString("hex") },
+        ],
+      ]),
     says: ["document INV-2026-00002: changed since recorded: bytes of INV-2026-00002.xml"],
     show: "INV-2026-00002",
     download: [7102, "xml"],
@@ -132,9 +176,16 @@ const BENDS: Bend[] = [
     what: "a file's bytes changed and its recorded SHA-256 with them",
     bend: async (db) => {
       const bytes = await bentXml(db);
-      await sql(db, [["UPDATE register_files SET content = unhex($hex), sha256 = $sha WHERE name = 'INV-2026-00002.xml'", { hex: bytes.toString("hex"), sha: createHash("sha256").update(bytes).digest("hex") }]]);
+      await sql(db, [
+        [
+          "UPDATE register_files SET content = unhex($hex), sha256 = $sha WHERE name = 'INV-2026-00002.xml'",
+          { hex: bytes.toString("hex"), sha: createHash("sha256").update(bytes).digest("hex") },
+        ],
+      ]);
     },
-    says: ["document INV-2026-00002: changed since recorded: bytes of INV-2026-00002.xml, recorded SHA-256 of INV-2026-00002.xml"],
+    says: [
+      "document INV-2026-00002: changed since recorded: bytes of INV-2026-00002.xml, recorded SHA-256 of INV-2026-00002.xml",
+    ],
     show: "INV-2026-00002",
     download: [7102, "xml"],
   },
@@ -148,9 +199,16 @@ const BENDS: Bend[] = [
   {
     what: "a line's amount",
     bend: async (db) => {
-      const document = JSON.parse(String(await value(db, "SELECT document::VARCHAR FROM register_documents WHERE number = 'INV-2026-00002'"))) as { lines: { net: string }[] };
+      const document = JSON.parse(
+        String(await value(db, "SELECT document::VARCHAR FROM register_documents WHERE number = 'INV-2026-00002'")),
+      ) as { lines: { net: string }[] };
       document.lines[0]!.net = "0.01";
-      await sql(db, [["UPDATE register_documents SET document = $document WHERE number = 'INV-2026-00002'", { document: JSON.stringify(document) }]]);
+      await sql(db, [
+        [
+          "UPDATE register_documents SET document = $document WHERE number = 'INV-2026-00002'",
+          { document: JSON.stringify(document) },
+        ],
+      ]);
     },
     says: ["document INV-2026-00002: changed since recorded: document lines[0]"],
     show: "INV-2026-00002",
@@ -194,7 +252,16 @@ const BENDS: Bend[] = [
 ];
 
 describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
-  for (const [i, { what, bend, says, show, download: [accountId, extension] }] of BENDS.entries()) {
+  for (const [
+    i,
+    {
+      what,
+      bend,
+      says,
+      show,
+      download: [accountId, extension],
+    },
+  ] of BENDS.entries()) {
     it(`${what}: verify names it (exit 10); show, issue, list and the dashboard's download refuse`, async () => {
       const db = copyOfIssued(`bent-${i}.duckdb`);
       await bend(db);
@@ -253,7 +320,9 @@ describe("a register issued before the chain", { timeout: 120_000 }, () => {
     ]);
     const before = await verify(db);
     expect(before.code).toBe(10);
-    expect(before.stdout).toContain("3 documents were issued before the register was chained: chained when the warehouse is next opened to write");
+    expect(before.stdout).toContain(
+      "3 documents were issued before the register was chained: chained when the warehouse is next opened to write",
+    );
     expect((await cli(["invoices", "list", "--db", db])).code).toBe(0);
 
     const again = await issue(db, path("before-chain-out"));
@@ -272,8 +341,25 @@ describe("a register issued before the chain", { timeout: 120_000 }, () => {
       ["DROP TABLE register_chain"],
       ["DELETE FROM warehouse_meta WHERE key IN ('register_head', 'register_chained_kinds', 'schema_sql')"],
     ]);
-    const run = await runCli(["invoices", "correct", "--db", db, "--number", "INV-2026-00002", "--reason", "a test", "--statement", path("statement.yaml"),
-      "--prices", path("prices.yaml"), "--out", path("vat-keyed-out")], { CLOUDUNITS_TEST_NOW: "2026-11-03T08:00:00Z" });
+    const run = await runCli(
+      [
+        "invoices",
+        "correct",
+        "--db",
+        db,
+        "--number",
+        "INV-2026-00002",
+        "--reason",
+        "a test",
+        "--statement",
+        path("statement.yaml"),
+        "--prices",
+        path("prices.yaml"),
+        "--out",
+        path("vat-keyed-out"),
+      ],
+      { CLOUDUNITS_TEST_NOW: "2026-11-03T08:00:00Z" },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/corrected: credit note CN-2026-00001 \(-[\d.]+\), new invoice INV-2026-00004 /);
     expect((await verify(db)).stdout).toMatch(/^register head 5:/m);

@@ -2,7 +2,15 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BadInputError, ConflictError, ingest, openWarehouse, writeDataset, type BadFileError, type Warehouse } from "../../src/internal.js";
+import {
+  BadInputError,
+  ConflictError,
+  ingest,
+  openWarehouse,
+  writeDataset,
+  type BadFileError,
+  type Warehouse,
+} from "../../src/internal.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { runCli as cli } from "../helpers/runCli.js";
 import { rawZip } from "../input/zipFixtures.js";
@@ -19,7 +27,12 @@ let dir: string;
 let tree: string; // the good data
 let split: string; // the same hours as per-cloud-space files
 /** A second tree holding only a damaged copy of one file of `root`'s hour HOUR. */
-const damagedCopy = (root: string, name: string, damage: (bytes: Buffer) => Uint8Array, file = "account_capnp.bin"): string => {
+const damagedCopy = (
+  root: string,
+  name: string,
+  damage: (bytes: Buffer) => Uint8Array,
+  file = "account_capnp.bin",
+): string => {
   const out = join(dir, name);
   const path = join(hourPath(1, HOUR), file);
   mkdirSync(join(out, dirname(path)), { recursive: true });
@@ -40,9 +53,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** What a user compares: account-hours and machine-hours loaded, per hour. */
 async function loaded(w: Warehouse): Promise<unknown> {
-  return (await w.connection.runAndReadAll(
-    "SELECT hour_epoch, count(*)::INT AS machines, sum(mem_mb) AS mem FROM machines GROUP BY ALL ORDER BY ALL",
-  )).getRowObjectsJson();
+  return (
+    await w.connection.runAndReadAll(
+      "SELECT hour_epoch, count(*)::INT AS machines, sum(mem_mb) AS mem FROM machines GROUP BY ALL ORDER BY ALL",
+    )
+  ).getRowObjectsJson();
 }
 async function reference(inputs: string[]): Promise<unknown> {
   const w = await openWarehouse(inputs);
@@ -53,18 +68,27 @@ async function reference(inputs: string[]): Promise<unknown> {
   }
 }
 const errorsOf = async (load: Promise<unknown>): Promise<(BadFileError | ConflictError)[]> => {
-  const error = await load.then(() => undefined, (e: unknown) => e);
+  const error = await load.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(BadInputError);
   return (error as BadInputError).errors as (BadFileError | ConflictError)[];
 };
 
 describe("a damaged copy beside a good one", () => {
-  for (const [kind, damage, code] of [["truncated", truncate, "CAPNP_TRUNCATED"], ["garbage", garbage, "CAPNP_SEGMENT_TABLE"]] as const) {
+  for (const [kind, damage, code] of [
+    ["truncated", truncate, "CAPNP_TRUNCATED"],
+    ["garbage", garbage, "CAPNP_SEGMENT_TABLE"],
+  ] as const) {
     for (const workers of [0, 1]) {
       it(`a ${kind} copy is bad on its own (${code}), never a conflict, and --skip-bad keeps the good hour (${workers ? "worker" : "inline"} decoding)`, async () => {
         const bad = damagedCopy(tree, `${kind}-${workers}`, damage);
         const badFile = join(bad, hourPath(1, HOUR), "account_capnp.bin");
-        for (const inputs of [[tree, bad], [bad, tree]]) {
+        for (const inputs of [
+          [tree, bad],
+          [bad, tree],
+        ]) {
           const errors = await errorsOf(openWarehouse(inputs, { workers }));
           expect(errors.map((e) => [e.code, e.message.split(":")[0]])).toEqual([[code, badFile]]);
           expect(errors.some((e) => e instanceof ConflictError)).toBe(false);
@@ -89,7 +113,9 @@ describe("a damaged copy beside a good one", () => {
     const path = join(hourPath(1, HOUR), "account_capnp.bin");
     const conflicts = errors.filter((e): e is ConflictError => e instanceof ConflictError && e.hourEpoch === HOUR);
     expect(conflicts.map((e) => e.files)).toEqual([[join(other, path), join(tree, path)]]); // read in name order
-    expect(errors.filter((e) => e.code === "CAPNP_TRUNCATED").map((e) => (e as BadFileError).file)).toEqual([join(bad, path)]);
+    expect(errors.filter((e) => e.code === "CAPNP_TRUNCATED").map((e) => (e as BadFileError).file)).toEqual([
+      join(bad, path),
+    ]);
   });
 
   it("a damaged copy of one cloud space's file leaves the split hour whole; a cloud space with only bad files rejects the hour, named", async () => {
@@ -98,7 +124,9 @@ describe("a damaged copy beside a good one", () => {
     const bad = damagedCopy(split, "split-bad", truncate, first);
     const w = await openWarehouse([split, bad], { skipBad: true });
     try {
-      expect(w.load.skipped.map((s) => [s.file, s.code])).toEqual([[join(bad, hourPath(1, HOUR), first!), "CAPNP_TRUNCATED"]]);
+      expect(w.load.skipped.map((s) => [s.file, s.code])).toEqual([
+        [join(bad, hourPath(1, HOUR), first!), "CAPNP_TRUNCATED"],
+      ]);
       expect(await loaded(w)).toEqual(await reference([split]));
     } finally {
       w.close();
@@ -109,14 +137,18 @@ describe("a damaged copy beside a good one", () => {
     writeFileSync(join(broken, hourPath(1, HOUR), second!), truncate(readFileSync(join(hourDir, second!))));
     const copy = damagedCopy(split, "split-copy", (b) => b, first);
     const errors = await errorsOf(openWarehouse([broken, copy]));
-    expect(errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["CAPNP_TRUNCATED", join(broken, hourPath(1, HOUR), second!)]]);
+    expect(errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([
+      ["CAPNP_TRUNCATED", join(broken, hourPath(1, HOUR), second!)],
+    ]);
     const skipping = await openWarehouse([broken, copy], { skipBad: true });
     try {
       expect(skipping.load.skipped.map((s) => [s.file, s.code])).toEqual([
         [join(broken, hourPath(1, HOUR), first!), "CAPNP_TRUNCATED"],
         [join(broken, hourPath(1, HOUR), second!), "CAPNP_TRUNCATED"],
       ]);
-      expect(skipping.load.skipped[0]!.reason).toBe(`not loaded: ${join(broken, hourPath(1, HOUR), second!)} of the same account-hour is unreadable`);
+      expect(skipping.load.skipped[0]!.reason).toBe(
+        `not loaded: ${join(broken, hourPath(1, HOUR), second!)} of the same account-hour is unreadable`,
+      );
       expect(skipping.load.accountHours).toBe(DATA.hours - 1);
     } finally {
       skipping.close();
@@ -140,11 +172,18 @@ describe("a damaged copy beside a good one", () => {
 describe("a bad zip entry of a split hour", () => {
   /** The split tree as a zip, the entry of the first cloud space of hour HOUR with a wrong CRC. */
   const zipWithBadEntry = (): { zip: string; bad: string; other: string } => {
-    const files = readdirSync(split, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".bin")).sort();
+    const files = readdirSync(split, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".bin"))
+      .sort();
     const [first, second] = readdirSync(join(split, hourPath(1, HOUR))).sort();
     const badName = join(hourPath(1, HOUR), first!);
     const zip = join(dir, "split-crc.zip");
-    writeFileSync(zip, rawZip(files.map((name) => ({ name, data: readFileSync(join(split, name)), crc: name === badName ? 1 : undefined }))));
+    writeFileSync(
+      zip,
+      rawZip(
+        files.map((name) => ({ name, data: readFileSync(join(split, name)), crc: name === badName ? 1 : undefined })),
+      ),
+    );
     return { zip, bad: `${zip}!${badName}`, other: `${zip}!${join(hourPath(1, HOUR), second!)}` };
   };
 
@@ -154,11 +193,18 @@ describe("a bad zip entry of a split hour", () => {
     expect(errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["ARCHIVE_CHECKSUM", bad]]);
     const w = await openWarehouse([zip], { skipBad: true });
     try {
-      expect(w.load.skipped.map((s) => [s.file, s.code, s.reason.startsWith("not loaded") ? "not loaded" : "own"])).toEqual([
-        [bad, "ARCHIVE_CHECKSUM", "own"], [other, "ARCHIVE_CHECKSUM", "not loaded"],
+      expect(
+        w.load.skipped.map((s) => [s.file, s.code, s.reason.startsWith("not loaded") ? "not loaded" : "own"]),
+      ).toEqual([
+        [bad, "ARCHIVE_CHECKSUM", "own"],
+        [other, "ARCHIVE_CHECKSUM", "not loaded"],
       ]);
       expect(w.load.accountHours).toBe(DATA.hours - 1);
-      expect((await w.connection.runAndReadAll(`SELECT count(*)::INT AS n FROM machines WHERE hour_epoch = ${HOUR}`)).getRowObjectsJson()).toEqual([{ n: 0 }]);
+      expect(
+        (
+          await w.connection.runAndReadAll(`SELECT count(*)::INT AS n FROM machines WHERE hour_epoch = ${HOUR}`)
+        ).getRowObjectsJson(),
+      ).toEqual([{ n: 0 }]);
     } finally {
       w.close();
     }
@@ -187,8 +233,11 @@ describe("ingest: a damaged copy against an already ingested hour", () => {
     const w = await openWarehouse({ db });
     try {
       expect(await loaded(w)).toEqual(await reference([tree]));
-      expect((await w.connection.runAndReadAll("SELECT source, status, code FROM files WHERE status <> 'loaded'")).getRowObjectsJson())
-        .toEqual([{ source: badFile, status: "rejected", code: "CAPNP_TRUNCATED" }]);
+      expect(
+        (
+          await w.connection.runAndReadAll("SELECT source, status, code FROM files WHERE status <> 'loaded'")
+        ).getRowObjectsJson(),
+      ).toEqual([{ source: badFile, status: "rejected", code: "CAPNP_TRUNCATED" }]);
     } finally {
       w.close();
     }
@@ -218,7 +267,17 @@ describe("a damaged copy beside a good one, through the CLI", () => {
     expect(strict.stderr).toContain(`${badFile}: `);
     expect(strict.stderr).not.toContain("CONFLICT");
     expect(strict.stderr).not.toContain("different files");
-    const skipping = await cli(["billing", tree, bad, ...period, "--account-id", "1", "--format", "json", "--skip-bad"]);
+    const skipping = await cli([
+      "billing",
+      tree,
+      bad,
+      ...period,
+      "--account-id",
+      "1",
+      "--format",
+      "json",
+      "--skip-bad",
+    ]);
     const good = await cli(["billing", tree, ...period, "--account-id", "1", "--format", "json"]);
     expect(skipping.code).toBe(0);
     expect(skipping.stderr).toMatch(new RegExp(`skipped 1 bad file:\\n.*  ${badFile}: .*\\[CAPNP_TRUNCATED\\]`));
@@ -230,11 +289,24 @@ describe("a damaged copy beside a good one, through the CLI", () => {
     expect(run.code).toBe(3);
     expect(run.stdout).toContain("conflicts (different files for one account-hour, none of them loaded): 0\n");
     expect(run.stdout).toMatch(new RegExp(`unreadable files: 1\\n  ${badFile}: .* \\[CAPNP_TRUNCATED\\]\\n`));
-    expect(run.stdout).toContain(`account 1: [2026-10-01T00:00:00Z, 2026-10-01T03:00:00Z) ${DATA.hours} hours: ${DATA.hours} held, 0 missing`);
+    expect(run.stdout).toContain(
+      `account 1: [2026-10-01T00:00:00Z, 2026-10-01T03:00:00Z) ${DATA.hours} hours: ${DATA.hours} held, 0 missing`,
+    );
   });
 
   it("stats --skip-bad gives the series of the good data", async () => {
-    const args = ["--id", "1", "--from", "2026-10-01T00:00Z", "--till", "2026-10-01T03:00Z", "--include", "cpu", "--include", "network"];
+    const args = [
+      "--id",
+      "1",
+      "--from",
+      "2026-10-01T00:00Z",
+      "--till",
+      "2026-10-01T03:00Z",
+      "--include",
+      "cpu",
+      "--include",
+      "network",
+    ];
     const skipping = await cli(["stats", "account", ...args, tree, bad, "--skip-bad"]);
     const good = await cli(["stats", "account", ...args, tree]);
     expect([skipping.code, good.code]).toEqual([0, 0]);

@@ -14,7 +14,11 @@ function hours(): AccountHour[] {
   return [...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 4, seed: 5 })].map((h, i) => {
     const bytes = encodeAccount(h.account);
     if (i === 5) bytes.fill(0xff, 8); // a damaged hour: its records must not count
-    return { accountId: h.accountId, hourEpoch: h.hourEpoch, sources: [{ name: `${h.accountId}/${i}.bin`, root: "Account" as const, packed: false, bytes }] };
+    return {
+      accountId: h.accountId,
+      hourEpoch: h.hourEpoch,
+      sources: [{ name: `${h.accountId}/${i}.bin`, root: "Account" as const, packed: false, bytes }],
+    };
   });
 }
 
@@ -23,10 +27,11 @@ function expected(): Counts {
   [...generateHours({ accounts: 2, spaces: 2, machines: 3, hours: 4, seed: 5 })].forEach((h, i) => {
     if (i === 5) return;
     const c = (counts[h.accountId] ??= [0, 0, 0]);
-    for (const cs of h.account.cloudspaces) for (const m of cs.machines) {
-      c[0]++;
-      c[1] += m.networks.filter((n) => n.type === "external").length;
-    }
+    for (const cs of h.account.cloudspaces)
+      for (const m of cs.machines) {
+        c[0]++;
+        c[1] += m.networks.filter((n) => n.type === "external").length;
+      }
     c[2]++;
   });
   return counts;
@@ -36,12 +41,15 @@ function expected(): Counts {
 async function tapped(stager: Stager, input: AccountHour[]): Promise<{ counts: Counts; failed: number }> {
   let failed = 0;
   try {
-    for (let i = 0; i < input.length; i += 3) failed += (await stager.stage(input.slice(i, i + 3), DATA_TABLES)).errors.length;
+    for (let i = 0; i < input.length; i += 3)
+      failed += (await stager.stage(input.slice(i, i + 3), DATA_TABLES)).errors.length;
     const counts: Counts = {};
     for (const state of (await stager.collect!()) as Counts[]) {
       for (const [id, [m, n, h]] of Object.entries(state)) {
         const c = (counts[Number(id)] ??= [0, 0, 0]);
-        c[0] += m; c[1] += n; c[2] += h;
+        c[0] += m;
+        c[1] += n;
+        c[2] += h;
       }
     }
     return { counts, failed };
@@ -52,7 +60,9 @@ async function tapped(stager: Stager, input: AccountHour[]): Promise<{ counts: C
 
 describe("a tap plugged into the loading layer", () => {
   it("sees every machine and NIC of the hours decoded whole, none of a damaged hour, in this thread", async () => {
-    expect(Object.values(expected()).every(([machines, nics, hours]) => machines > 0 && nics > 0 && hours > 0)).toBe(true);
+    expect(Object.values(expected()).every(([machines, nics, hours]) => machines > 0 && nics > 0 && hours > 0)).toBe(
+      true,
+    );
     const result = await tapped(inlineStager({ tap: countingTap("external") }), hours());
     expect(result.failed).toBe(1);
     expect(result.counts).toEqual(expected());

@@ -15,7 +15,7 @@ const plain = (value: unknown): unknown =>
 function sampleHours(): AccountHour[] {
   const hours: AccountHour[] = [];
   let seed = 99;
-  const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   let i = 0;
   for (const h of generateHours({ accounts: 3, spaces: 2, machines: 5, hours: 6, seed: 3 })) {
     const name = `${h.accountId}/2026/10/1/${i % 24}/account_capnp.bin`;
@@ -24,7 +24,9 @@ function sampleHours(): AccountHour[] {
     if (variant === 3) {
       // The controller's per-cloud-space files, one with a far pointer layout.
       sources = h.account.cloudspaces.map((cs, k) => ({
-        name: `${h.accountId}/2026/10/1/${i % 24}/${cs.cloudSpaceId}.bin`, root: "CloudSpace", packed: k === 1,
+        name: `${h.accountId}/2026/10/1/${i % 24}/${cs.cloudSpaceId}.bin`,
+        root: "CloudSpace",
+        packed: k === 1,
         bytes: encodeCloudSpace(cs, { packed: k === 1, segmentWords: 64 }),
       }));
     } else {
@@ -69,8 +71,14 @@ describe("staging account-hours as columns", () => {
     vm.disks[0]!.size = -2;
     const names = spaces.map((cs) => `${h!.accountId}/2026/10/1/0/${cs.cloudSpaceId}.bin`);
     const hour: AccountHour = {
-      accountId: h!.accountId, hourEpoch: h!.hourEpoch,
-      sources: spaces.map((cs, k) => ({ name: names[k]!, root: "CloudSpace", packed: false, bytes: encodeCloudSpace(cs) })),
+      accountId: h!.accountId,
+      hourEpoch: h!.hourEpoch,
+      sources: spaces.map((cs, k) => ({
+        name: names[k]!,
+        root: "CloudSpace",
+        packed: false,
+        bytes: encodeCloudSpace(cs),
+      })),
     };
     const direct = stageHours([hour], DATA_TABLES);
     expect(direct.impossible.map((v) => [v.file, v.machineId, v.machineType, v.part, v.field, v.value])).toEqual([
@@ -84,7 +92,10 @@ describe("staging account-hours as columns", () => {
     expect(plain(stageHours([hour], DATA_TABLES, { decode: (x) => decodeAccountHour(x) }))).toEqual(plain(direct));
     const stager = workerStager(1);
     try {
-      const onWorker = await stager.stage([{ ...hour, sources: hour.sources.map((s) => ({ ...s, bytes: s.bytes.slice() })) }], DATA_TABLES);
+      const onWorker = await stager.stage(
+        [{ ...hour, sources: hour.sources.map((s) => ({ ...s, bytes: s.bytes.slice() })) }],
+        DATA_TABLES,
+      );
       expect(plain(onWorker)).toEqual(plain(direct));
     } finally {
       await stager.close();

@@ -31,7 +31,9 @@ describe("open()", () => {
     expect(Object.keys(bill.account.cloudspaces)).toHaveLength(2);
     expect(bill.account.consumption.CU).toBeGreaterThan(0);
     expect(await fromDb.calculate(params)).toEqual(bill);
-    expect(await fromDb.calculate({ start: START, end: START + 3600 })).toEqual(await fromFiles.calculate({ start: START, end: START + 3600 }));
+    expect(await fromDb.calculate({ start: START, end: START + 3600 })).toEqual(
+      await fromFiles.calculate({ start: START, end: START + 3600 }),
+    );
   });
 
   it("gives the same statistics series both ways", async () => {
@@ -42,8 +44,13 @@ describe("open()", () => {
   });
 
   it("answers SQL with arquero tables whose counts are plain numbers", async () => {
-    const t = await fromFiles.query("SELECT account_id, count(*) AS hours FROM account_hours GROUP BY ALL ORDER BY ALL");
-    expect(t.objects()).toEqual([{ account_id: 1, hours: 6 }, { account_id: 2, hours: 6 }]);
+    const t = await fromFiles.query(
+      "SELECT account_id, count(*) AS hours FROM account_hours GROUP BY ALL ORDER BY ALL",
+    );
+    expect(t.objects()).toEqual([
+      { account_id: 1, hours: 6 },
+      { account_id: 2, hours: 6 },
+    ]);
     const machines = await fromDb.table("machines");
     expect(machines.numRows()).toBe((await fromFiles.table("machines")).numRows());
     expect(machines.columnNames()).toContain("mem_mb");

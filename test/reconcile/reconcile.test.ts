@@ -45,14 +45,23 @@ describe("cloudunits reconcile", () => {
     const run = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD], JWT);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("platform period rule: half-open [start, end), like ours (billing/calculate asked start=1790812800, end=1790856000)");
+    expect(run.stdout).toContain(
+      "platform period rule: half-open [start, end), like ours (billing/calculate asked start=1790812800, end=1790856000)",
+    );
     expect(run.stdout).toContain("our CU rollup: aggregate; tolerance: 1e-9 relative");
     expect(run.stdout).toMatch(/compared: \d+ entities \(the environment and 2 accounts: 1, 2\), \d+ figures/);
     expect(run.stdout).toMatch(/our bill and the platform's agree/);
     // the environment, then each account, all with the period as sent
-    const asked = server!.seenAt(CALCULATE).map((r) => [r.query.get("accountId"), r.query.get("start"), r.query.get("end")]);
-    expect(asked).toEqual([[null, String(START), String(END)], ["1", String(START), String(END)], ["2", String(START), String(END)]]);
-    for (const request of server!.seenAt(CALCULATE)) expect(request.headers.authorization).toBe(`bearer ${SECRETS.token}`);
+    const asked = server!
+      .seenAt(CALCULATE)
+      .map((r) => [r.query.get("accountId"), r.query.get("start"), r.query.get("end")]);
+    expect(asked).toEqual([
+      [null, String(START), String(END)],
+      ["1", String(START), String(END)],
+      ["2", String(START), String(END)],
+    ]);
+    for (const request of server!.seenAt(CALCULATE))
+      expect(request.headers.authorization).toBe(`bearer ${SECRETS.token}`);
     for (const secret of SECRET_VALUES) expect(run.stdout + run.stderr).not.toContain(secret);
   }, 120_000);
 
@@ -60,18 +69,36 @@ describe("cloudunits reconcile", () => {
     const db = join(dir, "w.duckdb");
     await ingest([zip], { db });
     const url = await serve();
-    const run = await runCli(["reconcile", "--db", db, "--url", url, ...PERIOD, "--account-id", "2", "--format", "json"], SESSION);
+    const run = await runCli(
+      ["reconcile", "--db", db, "--url", url, ...PERIOD, "--account-id", "2", "--format", "json"],
+      SESSION,
+    );
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report).toMatchObject({ period: { start: "2026-10-01T00:00:00Z", end: "2026-10-01T12:00:00Z" }, platformEnd: "exclusive", cuRollup: "aggregate", agree: true, rows: [], accountIds: [2] });
-    expect(server!.seenAt(CALCULATE).map((r) => r.query.get("authkey"))).toEqual([SECRETS.sessionKey, SECRETS.sessionKey]);
+    expect(report).toMatchObject({
+      period: { start: "2026-10-01T00:00:00Z", end: "2026-10-01T12:00:00Z" },
+      platformEnd: "exclusive",
+      cuRollup: "aggregate",
+      agree: true,
+      rows: [],
+      accountIds: [2],
+    });
+    expect(server!.seenAt(CALCULATE).map((r) => r.query.get("authkey"))).toEqual([
+      SECRETS.sessionKey,
+      SECRETS.sessionKey,
+    ]);
   }, 120_000);
 
   it("an end-inclusive platform differs in every figure of the extra hour (exit 5) and agrees with --platform-end inclusive", async () => {
     const url = await serve({ endInclusive: true });
-    const run = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--format", "json"], JWT);
+    const run = await runCli(
+      ["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--format", "json"],
+      JWT,
+    );
     expect(run.code).toBe(5);
-    expect(run.stderr).toMatch(/^cloudunits: our bill and the platform's differ: \d+ figures beyond the tolerance 1e-9, 0 on one side only\n$/);
+    expect(run.stderr).toMatch(
+      /^cloudunits: our bill and the platform's differ: \d+ figures beyond the tolerance 1e-9, 0 on one side only\n$/,
+    );
     const rows: ReconcileRow[] = JSON.parse(run.stdout).rows;
     const environment = rows.filter((r) => r.level === "environment");
     expect(environment.map((r) => r.unit)).toEqual(["CU", "SU", "TU", "NU"]);
@@ -82,9 +109,14 @@ describe("cloudunits reconcile", () => {
       expect(row.difference).toBeCloseTo(row.ours! - row.platform!, 12);
       expect(row.difference).toBeLessThan(0);
     }
-    const fixed = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--platform-end", "inclusive"], JWT);
+    const fixed = await runCli(
+      ["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--platform-end", "inclusive"],
+      JWT,
+    );
     expect(fixed.code).toBe(0);
-    expect(fixed.stdout).toContain("platform period rule: end-inclusive [start, end]: asked for the period's last hour as end (billing/calculate asked start=1790812800, end=1790852400)");
+    expect(fixed.stdout).toContain(
+      "platform period rule: end-inclusive [start, end]: asked for the period's last hour as end (billing/calculate asked start=1790812800, end=1790852400)",
+    );
   }, 120_000);
 
   it("a platform that sums the VMs' CU differs in CU above the machines only (exit 5) and agrees with --cu-rollup sum", async () => {
@@ -92,7 +124,9 @@ describe("cloudunits reconcile", () => {
     const run = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--format", "csv"], JWT);
     expect(run.code).toBe(5);
     const [header, ...lines] = run.stdout.trimEnd().split("\r\n");
-    expect(header).toBe("level,account_id,cloudspace_id,machine_id,name,unit,ours,platform,difference,relative_difference,issue,period_start,period_end,platform_end,cu_rollup,tolerance");
+    expect(header).toBe(
+      "level,account_id,cloudspace_id,machine_id,name,unit,ours,platform,difference,relative_difference,issue,period_start,period_end,platform_end,cu_rollup,tolerance",
+    );
     expect(lines.length).toBeGreaterThan(0);
     const rows = lines.map((l) => l.split(","));
     expect(new Set(rows.map((r) => r[5]))).toEqual(new Set(["CU"]));
@@ -117,10 +151,20 @@ describe("cloudunits reconcile", () => {
     for (const unit of ["CU", "SU", "TU"]) expect(lines).toContain(`  ${unit}: 1`);
     const at = lines.indexOf("a units file (--units) with these keys makes NU agree:");
     expect(lines.slice(at + 1, at + 3)).toEqual(["  nicReading: host-packets-per-second", "  nicBytesPerValue: 1500"]);
-    const json = JSON.parse((await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--format", "json"], JWT)).stdout);
-    expect(json.factors.map((f: { unit: string; constant: boolean }) => [f.unit, f.constant])).toEqual([["CU", false], ["SU", false], ["TU", false], ["NU", true]]);
+    const json = JSON.parse(
+      (await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--format", "json"], JWT)).stdout,
+    );
+    expect(json.factors.map((f: { unit: string; constant: boolean }) => [f.unit, f.constant])).toEqual([
+      ["CU", false],
+      ["SU", false],
+      ["TU", false],
+      ["NU", true],
+    ]);
     expect(json.factors[3].factor).toBeCloseTo(5_400_000, 3);
-    expect(json.suggestedUnits).toEqual({ changes: { nicReading: "host-packets-per-second", nicBytesPerValue: 1500 }, units: ["NU"] });
+    expect(json.suggestedUnits).toEqual({
+      changes: { nicReading: "host-packets-per-second", nicBytesPerValue: 1500 },
+      units: ["NU"],
+    });
     // the units file it suggests makes every figure agree
     const units = join(dir, "packets.yaml");
     await writeFile(units, "nicReading: host-packets-per-second\nnicBytesPerValue: 1500\n");
@@ -134,7 +178,10 @@ describe("cloudunits reconcile", () => {
     const machine = space.machines.find((m) => m.type === "vm")!;
     const url = await serve({ missingMachine: { cloudspaceId: space.cloudSpaceId, machineId: machine.id } });
     const out = join(dir, "missing.json");
-    const run = await runCli(["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--format", "json", "--out", out], JWT);
+    const run = await runCli(
+      ["reconcile", zip, ...jwtArgs(url), ...PERIOD, "--account-id", "1", "--format", "json", "--out", out],
+      JWT,
+    );
     expect(run.code).toBe(5);
     expect(run.stdout).toBe("");
     const rows: ReconcileRow[] = JSON.parse(await readFile(out, "utf8")).rows;
@@ -152,7 +199,19 @@ describe("cloudunits reconcile", () => {
     expect(run.code).toBe(5);
     const table = run.stdout.split("\n");
     const header = table.find((l) => l.startsWith("level"))!;
-    expect(header.split(/\s+/)).toEqual(["level", "account_id", "cloudspace_id", "machine_id", "name", "unit", "ours", "platform", "difference", "relative_difference", "issue"]);
+    expect(header.split(/\s+/)).toEqual([
+      "level",
+      "account_id",
+      "cloudspace_id",
+      "machine_id",
+      "name",
+      "unit",
+      "ours",
+      "platform",
+      "difference",
+      "relative_difference",
+      "issue",
+    ]);
     const account2 = table.filter((l) => /^(cloudspace|machine)\s+2\s/.test(l));
     expect(account2.length).toBeGreaterThan(0);
     for (const line of account2) expect(line).toMatch(/\s-\s+[\d.]+\s+-?[\d.]+\s+-\s+only-platform$/);
@@ -188,14 +247,30 @@ describe("compareBills", () => {
     expect(comparison.rows.length === 1).toBe(differs);
     if (differs) {
       expect(comparison.rows[0]!.difference).toBe(ours - platform);
-      expect(comparison.rows[0]!.relativeDifference).toBe(Math.abs(ours - platform) / Math.max(Math.abs(ours), Math.abs(platform)));
+      expect(comparison.rows[0]!.relativeDifference).toBe(
+        Math.abs(ours - platform) / Math.max(Math.abs(ours), Math.abs(platform)),
+      );
     }
   });
   it("a figure one side lacks is a one-side row, and machines are never compared on NU", () => {
     const comparison = compareBills(1e-9);
-    comparison.entity("cloudspace", { accountId: 1, cloudspaceId: 2 }, "s", { CU: 1, SU: 2, TU: 3, NU: 4 }, { CU: 1, SU: 2, TU: 3 });
-    comparison.entity("machine", { accountId: 1, cloudspaceId: 2, machineId: 3 }, "m", { CU: 1, SU: 1, TU: 1, NU: 9 }, { CU: 1, SU: 1, TU: 1 });
-    expect(comparison.rows.map((r) => [r.level, r.unit, r.issue, r.ours, r.platform])).toEqual([["cloudspace", "NU", "only-ours", 4, null]]);
+    comparison.entity(
+      "cloudspace",
+      { accountId: 1, cloudspaceId: 2 },
+      "s",
+      { CU: 1, SU: 2, TU: 3, NU: 4 },
+      { CU: 1, SU: 2, TU: 3 },
+    );
+    comparison.entity(
+      "machine",
+      { accountId: 1, cloudspaceId: 2, machineId: 3 },
+      "m",
+      { CU: 1, SU: 1, TU: 1, NU: 9 },
+      { CU: 1, SU: 1, TU: 1 },
+    );
+    expect(comparison.rows.map((r) => [r.level, r.unit, r.issue, r.ours, r.platform])).toEqual([
+      ["cloudspace", "NU", "only-ours", 4, null],
+    ]);
     expect(comparison.compared).toEqual({ entities: 2, figures: 7 });
   });
 });

@@ -6,7 +6,10 @@ import { suggestUnits, unitFactors } from "../../src/reconcile/unitFactors.js";
 // it: each unit's figure is linear in its constants, so one factor shared by every account is a
 // constant (or a reading of the files), and a factor that varies is a difference of data.
 
-const env = (ours: number, platform: number, unit: "CU" | "SU" | "TU" | "NU") => ({ ours: { [unit]: ours }, platform: { [unit]: platform } });
+const env = (ours: number, platform: number, unit: "CU" | "SU" | "TU" | "NU") => ({
+  ours: { [unit]: ours },
+  platform: { [unit]: platform },
+});
 
 describe("unit factors and the units file they suggest", () => {
   it.each([
@@ -24,7 +27,8 @@ describe("unit factors and the units file they suggest", () => {
     const factor = factors.find((f) => f.unit === unit)!;
     expect(factor.factor).toBeCloseTo(platform / ours, 9);
     expect(factor.constant).toBe(true);
-    for (const other of factors.filter((f) => f.unit !== unit)) expect([other.factor, other.constant]).toEqual([null, false]);
+    for (const other of factors.filter((f) => f.unit !== unit))
+      expect([other.factor, other.constant]).toEqual([null, false]);
     expect(suggestUnits(factors, DEFAULT_UNITS)).toEqual({ changes, units: [unit] });
   });
 

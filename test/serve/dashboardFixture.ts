@@ -27,22 +27,37 @@ export const FIXTURE_MONTHS = ["2026-10", "2026-11"];
 export async function dashboardFixture(): Promise<DashboardFixture> {
   const dir = mkdtempSync(join(tmpdir(), "cloudunits-serve-"));
   const zip = join(dir, "data.zip");
-  await writeDataset({ out: zip, accounts: 3, spaces: 2, machines: 4, hours: 24 * 40, start: 1790812800, seed: 11, missingHours: 0.01 });
+  await writeDataset({
+    out: zip,
+    accounts: 3,
+    spaces: 2,
+    machines: 4,
+    hours: 24 * 40,
+    start: 1790812800,
+    seed: 11,
+    missingHours: 0.01,
+  });
   const db = join(dir, "warehouse.duckdb");
   await ingest([zip], { db });
   const w = await openWarehouse({ db });
   let rows: { kind: string; id: number }[];
   try {
-    rows = (await w.connection.runAndReadAll(
-      "SELECT DISTINCT 'account' AS kind, account_id AS id FROM account_hours UNION ALL SELECT DISTINCT 'cloudspace', cloudspace_id FROM cloudspaces UNION ALL SELECT DISTINCT 'machine', machine_id FROM machines WHERE type = 'vm'",
-    )).getRowObjectsJS().map((r) => ({ kind: String(r.kind), id: Number(r.id) }));
+    rows = (
+      await w.connection.runAndReadAll(
+        "SELECT DISTINCT 'account' AS kind, account_id AS id FROM account_hours UNION ALL SELECT DISTINCT 'cloudspace', cloudspace_id FROM cloudspaces UNION ALL SELECT DISTINCT 'machine', machine_id FROM machines WHERE type = 'vm'",
+      )
+    )
+      .getRowObjectsJS()
+      .map((r) => ({ kind: String(r.kind), id: Number(r.id) }));
   } finally {
     w.close();
   }
   const namesFile = join(dir, "names.csv");
   writeFileSync(namesFile, `kind,id,name\n${rows.map((r) => `${r.kind},${r.id},${r.kind} ${r.id} name`).join("\n")}\n`);
   return {
-    dir, db, namesFile,
+    dir,
+    db,
+    namesFile,
     prices: await loadPrices(join(REPO, "examples/prices.yaml")),
     names: await loadNames(namesFile),
     remove: () => rmSync(dir, { recursive: true, force: true }),

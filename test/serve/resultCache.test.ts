@@ -5,7 +5,10 @@ import { ResultCache } from "../../src/serve/resultCache.js";
 function deferred<T>() {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
@@ -14,14 +17,26 @@ describe("ResultCache", () => {
     const cache = new ResultCache<string>();
     let computed = 0;
     const v1 = deferred<string>();
-    const first = cache.get("k", "v1", () => { computed++; return v1.promise; });
-    const shared = cache.get("k", "v1", () => { computed++; return Promise.resolve("other"); });
+    const first = cache.get("k", "v1", () => {
+      computed++;
+      return v1.promise;
+    });
+    const shared = cache.get("k", "v1", () => {
+      computed++;
+      return Promise.resolve("other");
+    });
     v1.resolve("one");
     expect([await first.value, await shared.value, first.stale, computed]).toEqual(["one", "one", false, 1]);
     const v2 = deferred<string>();
-    const meanwhile = cache.get("k", "v2", () => { computed++; return v2.promise; });
+    const meanwhile = cache.get("k", "v2", () => {
+      computed++;
+      return v2.promise;
+    });
     expect([await meanwhile.value, meanwhile.stale]).toEqual(["one", true]);
-    cache.get("k", "v2", () => { computed++; return Promise.resolve("again"); }); // one recomputation, not two
+    cache.get("k", "v2", () => {
+      computed++;
+      return Promise.resolve("again");
+    }); // one recomputation, not two
     expect(computed).toBe(2);
     v2.resolve("two");
     await v2.promise;
@@ -45,7 +60,10 @@ describe("ResultCache", () => {
     failing.reject(new Error("busy"));
     await failing.promise.catch(() => undefined);
     let retried = false;
-    const again = cache.get("k", "v2", () => { retried = true; return Promise.resolve("two"); });
+    const again = cache.get("k", "v2", () => {
+      retried = true;
+      return Promise.resolve("two");
+    });
     expect([await again.value, again.stale, retried]).toEqual(["one", true, true]);
   });
 

@@ -4,7 +4,14 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingest } from "../../src/store/ingest.js";
-import { monthPeriod, open, parseStatementConfig, serveDashboard, writeDataset, type Dashboard } from "../../src/index.js";
+import {
+  monthPeriod,
+  open,
+  parseStatementConfig,
+  serveDashboard,
+  writeDataset,
+  type Dashboard,
+} from "../../src/index.js";
 import { CLI, runCli } from "../helpers/runCli.js";
 import { REPO } from "../helpers/shellExamples.js";
 import { dashboardFixture, type DashboardFixture } from "./dashboardFixture.js";
@@ -12,14 +19,22 @@ import { reportFrom } from "../helpers/billFrom.js";
 import { Exact } from "../../src/billing/exact.js";
 
 /** A raw GET (the path sent as written: no URL normalisation), with the Host header and more. */
-function get(url: string, path: string, headers: Record<string, string> = {}, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function get(
+  url: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method = "GET",
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = request(
+      { host: hostname, port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -39,7 +54,9 @@ afterAll(async () => {
 
 describe("serve: who may ask", () => {
   it("refuses to listen off loopback without a token (library and CLI, exit 2 naming the variable)", async () => {
-    await expect(serveDashboard({ db: fixture.db, host: "0.0.0.0", port: 0 })).rejects.toMatchObject({ code: "SERVE_TOKEN" });
+    await expect(serveDashboard({ db: fixture.db, host: "0.0.0.0", port: 0 })).rejects.toMatchObject({
+      code: "SERVE_TOKEN",
+    });
     const cli = await runCli(["serve", "--db", fixture.db, "--host", "0.0.0.0", "--port", "0"]);
     expect(cli.code).toBe(2);
     expect(cli.stderr).toMatch(/CLOUDUNITS_SERVE_TOKEN or give --token-file/);
@@ -65,8 +82,11 @@ describe("serve: who may ask", () => {
       expect((await get(url, "/quality", { cookie })).status).toBe(200);
       // the redirect stays on the dashboard's own pages: never to another site (an open redirect)
       for (const [path, location] of [
-        [`/.//evil.example/?token=${TOKEN}`, "/"], [`//evil.example/?token=${TOKEN}`, "/"], [`/\\evil.example/?token=${TOKEN}`, "/"],
-        [`/no/such/page?token=${TOKEN}`, "/"], [`/account/1?month=2026-10&token=${TOKEN}`, "/account/1?month=2026-10"],
+        [`/.//evil.example/?token=${TOKEN}`, "/"],
+        [`//evil.example/?token=${TOKEN}`, "/"],
+        [`/\\evil.example/?token=${TOKEN}`, "/"],
+        [`/no/such/page?token=${TOKEN}`, "/"],
+        [`/account/1?month=2026-10&token=${TOKEN}`, "/account/1?month=2026-10"],
       ]) {
         const answer = await get(url, path!);
         expect([path, answer.status, answer.headers.location]).toEqual([path, 303, location]);
@@ -94,9 +114,23 @@ describe("serve: who may ask", () => {
 
 describe("serve: nothing outside its routes", () => {
   const PATHS = [
-    "/../../../../etc/passwd", "/assets/../../package.json", "/assets/..%2f..%2fpackage.json", "/assets/%2e%2e/%2e%2e/package.json",
-    "/assets/", "/assets", "/assets/uPlot.iife.min.js/", "/src/", "/node_modules/uplot/package.json", "/package.json", "//etc/passwd",
-    "/account/1/../../package.json", "/account/1/statement.csv", "/account/abc", "/machine/", "/.git/config", "/docs/",
+    "/../../../../etc/passwd",
+    "/assets/../../package.json",
+    "/assets/..%2f..%2fpackage.json",
+    "/assets/%2e%2e/%2e%2e/package.json",
+    "/assets/",
+    "/assets",
+    "/assets/uPlot.iife.min.js/",
+    "/src/",
+    "/node_modules/uplot/package.json",
+    "/package.json",
+    "//etc/passwd",
+    "/account/1/../../package.json",
+    "/account/1/statement.csv",
+    "/account/abc",
+    "/machine/",
+    "/.git/config",
+    "/docs/",
   ];
   for (const path of PATHS) {
     it(`GET ${path}: 404, no file`, async () => {
@@ -131,11 +165,20 @@ describe("serve: nothing outside its routes", () => {
   });
 
   it("a month the warehouse (or the machine) holds no hour of is a 404 naming the months held, never another month's page", async () => {
-    const machine = Number(/href="\/machine\/(\d+)\?/.exec((await get(dashboard.url, "/account/1?month=2026-10")).body.toString())![1]);
-    for (const path of ["/?month=2025-01", "/account/1?month=2025-01", "/account/1/statement.xlsx?month=2026-12", `/machine/${machine}?month=2025-01`]) {
+    const machine = Number(
+      /href="\/machine\/(\d+)\?/.exec((await get(dashboard.url, "/account/1?month=2026-10")).body.toString())![1],
+    );
+    for (const path of [
+      "/?month=2025-01",
+      "/account/1?month=2025-01",
+      "/account/1/statement.xlsx?month=2026-12",
+      `/machine/${machine}?month=2025-01`,
+    ]) {
       const answer = await get(dashboard.url, path);
       expect([path, answer.status]).toEqual([path, 404]);
-      expect(answer.body.toString()).toMatch(/no hour of 20\d\d-\d\d in (the warehouse|the samples of machine \d+): it holds the months 2026-10 to 2026-11/);
+      expect(answer.body.toString()).toMatch(
+        /no hour of 20\d\d-\d\d in (the warehouse|the samples of machine \d+): it holds the months 2026-10 to 2026-11/,
+      );
     }
   });
 
@@ -150,7 +193,12 @@ describe("serve: nothing outside its routes", () => {
     // the amount is the bill of the hours held
     const store = await open({ db: fixture.db });
     try {
-      const report = await reportFrom(store.connection, { ...monthPeriod("2026-11"), accountId: 1 }, { names: fixture.names }, { prices: fixture.prices });
+      const report = await reportFrom(
+        store.connection,
+        { ...monthPeriod("2026-11"), accountId: 1 },
+        { names: fixture.names },
+        { prices: fixture.prices },
+      );
       expect(invoice).toContain(`id="amount-due">${report.invoices![0]!.amountDue.toFixed(2)}<`);
     } finally {
       store.close();
@@ -168,14 +216,23 @@ describe("serve: words", () => {
     let machine: number;
     let cloudspace: number;
     try {
-      const first = async (sql: string) => Number((await store.connection.runAndReadAll(sql, monthPeriod("2026-10"))).getRows()[0]![0]);
-      machine = await first("SELECT min(machine_id) FROM (SELECT machine_id FROM machines WHERE type = 'vm' AND hour_epoch >= $start AND hour_epoch < $end GROUP BY machine_id HAVING bool_and(status = 'RUNNING'))");
-      cloudspace = await first("SELECT min(cloudspace_id) FROM (SELECT cloudspace_id FROM (SELECT cloudspace_id, hour_epoch, bool_or(status = 'RUNNING') AS up FROM machines WHERE type = 'vm' AND hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL) GROUP BY cloudspace_id HAVING bool_and(up))");
+      const first = async (sql: string) =>
+        Number((await store.connection.runAndReadAll(sql, monthPeriod("2026-10"))).getRows()[0]![0]);
+      machine = await first(
+        "SELECT min(machine_id) FROM (SELECT machine_id FROM machines WHERE type = 'vm' AND hour_epoch >= $start AND hour_epoch < $end GROUP BY machine_id HAVING bool_and(status = 'RUNNING'))",
+      );
+      cloudspace = await first(
+        "SELECT min(cloudspace_id) FROM (SELECT cloudspace_id FROM (SELECT cloudspace_id, hour_epoch, bool_or(status = 'RUNNING') AS up FROM machines WHERE type = 'vm' AND hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL) GROUP BY cloudspace_id HAVING bool_and(up))",
+      );
     } finally {
       store.close();
     }
-    expect((await get(dashboard.url, `/machine/${machine}?month=2026-10`)).body.toString()).toContain('<p class="note" id="halted">Running in every hour of 2026-10 it has a sample for.</p>');
-    expect((await get(dashboard.url, `/cloudspace/${cloudspace}?month=2026-10`)).body.toString()).toContain('<p class="note" id="halted">A machine running in every hour of 2026-10 the cloud space has a sample for.</p>');
+    expect((await get(dashboard.url, `/machine/${machine}?month=2026-10`)).body.toString()).toContain(
+      '<p class="note" id="halted">Running in every hour of 2026-10 it has a sample for.</p>',
+    );
+    expect((await get(dashboard.url, `/cloudspace/${cloudspace}?month=2026-10`)).body.toString()).toContain(
+      '<p class="note" id="halted">A machine running in every hour of 2026-10 the cloud space has a sample for.</p>',
+    );
   });
 });
 
@@ -195,7 +252,12 @@ describe("serve: downloads", () => {
     // the amount due is the library's
     const store = await open({ db: fixture.db });
     try {
-      const report = await reportFrom(store.connection, { ...monthPeriod("2026-10"), accountId: 2 }, { names: fixture.names }, { prices: fixture.prices });
+      const report = await reportFrom(
+        store.connection,
+        { ...monthPeriod("2026-10"), accountId: 2 },
+        { names: fixture.names },
+        { prices: fixture.prices },
+      );
       expect(all).toContain(report.invoices![0]!.amountDue.toFixed(2));
     } finally {
       store.close();
@@ -204,92 +266,158 @@ describe("serve: downloads", () => {
 });
 
 describe("serve: no request ends it", () => {
-  it("an account named in Chinese, Greek or Cyrillic downloads its statement under its name (RFC 6266), and the server goes on (it exited 1)", { timeout: 120_000 }, async () => {
-    const names = join(fixture.dir, "names-scripts.csv");
-    writeFileSync(names, "kind,id,name\naccount,1,北京云计算\naccount,2,Ελληνικά Νέφη\naccount,3,Облако Сибирь\n");
-    const serve = spawn(process.execPath, [CLI, "serve", "--db", fixture.db, "--port", "0", "--names", names, "--prices", join(REPO, "examples/prices.yaml")], { env: { ...process.env, CI: "1" } });
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        serve.stdout.on("data", (chunk: Buffer) => { const m = /on (http:\/\/\S+\/)/.exec(chunk.toString()); if (m) resolve(m[1]!); });
-        serve.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
-      });
-      for (const [id, slug] of [[1, "北京云计算"], [2, "ελληνικά-νέφη"], [3, "облако-сибирь"]] as const) {
-        const answer = await get(url, `/account/${id}/statement.xlsx?month=2026-10`);
-        expect(answer.status).toBe(200);
-        const disposition = String(answer.headers["content-disposition"]);
-        const fallback = /filename="([^"]*)"/.exec(disposition)![1]!;
-        expect(fallback).toMatch(/^[\x20-\x7e]+$/);
-        expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(disposition)![1]!)).toBe(`account-${id}-${slug}-2026-10.xlsx`);
+  it(
+    "an account named in Chinese, Greek or Cyrillic downloads its statement under its name (RFC 6266), and the server goes on (it exited 1)",
+    { timeout: 120_000 },
+    async () => {
+      const names = join(fixture.dir, "names-scripts.csv");
+      writeFileSync(names, "kind,id,name\naccount,1,北京云计算\naccount,2,Ελληνικά Νέφη\naccount,3,Облако Сибирь\n");
+      const serve = spawn(
+        process.execPath,
+        [
+          CLI,
+          "serve",
+          "--db",
+          fixture.db,
+          "--port",
+          "0",
+          "--names",
+          names,
+          "--prices",
+          join(REPO, "examples/prices.yaml"),
+        ],
+        { env: { ...process.env, CI: "1" } },
+      );
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          serve.stdout.on("data", (chunk: Buffer) => {
+            const m = /on (http:\/\/\S+\/)/.exec(chunk.toString());
+            if (m) resolve(m[1]!);
+          });
+          serve.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+        });
+        for (const [id, slug] of [
+          [1, "北京云计算"],
+          [2, "ελληνικά-νέφη"],
+          [3, "облако-сибирь"],
+        ] as const) {
+          const answer = await get(url, `/account/${id}/statement.xlsx?month=2026-10`);
+          expect(answer.status).toBe(200);
+          const disposition = String(answer.headers["content-disposition"]);
+          const fallback = /filename="([^"]*)"/.exec(disposition)![1]!;
+          expect(fallback).toMatch(/^[\x20-\x7e]+$/);
+          expect(decodeURIComponent(/filename\*=UTF-8''(\S+)$/.exec(disposition)![1]!)).toBe(
+            `account-${id}-${slug}-2026-10.xlsx`,
+          );
+        }
+        expect((await get(url, "/quality")).status).toBe(200);
+        expect(serve.exitCode).toBe(null);
+      } finally {
+        serve.kill("SIGTERM");
       }
-      expect((await get(url, "/quality")).status).toBe(200);
-      expect(serve.exitCode).toBe(null);
-    } finally {
-      serve.kill("SIGTERM");
-    }
-  });
+    },
+  );
 });
 
 describe("serve: many requests at once", () => {
   /** A GET from a client at `from` (an address of 127.0.0.0/8: another client), with the time it was answered. */
-  const from = (address: string, url: string, path: string) => new Promise<{ status: number; body: string; at: number }>((resolve, reject) => {
-    const { port } = new URL(url);
-    const req = request({ host: "127.0.0.1", port, path, localAddress: address, agent: false, headers: { host: `127.0.0.1:${port}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), at: Date.now() }));
+  const from = (address: string, url: string, path: string) =>
+    new Promise<{ status: number; body: string; at: number }>((resolve, reject) => {
+      const { port } = new URL(url);
+      const req = request(
+        { host: "127.0.0.1", port, path, localAddress: address, agent: false, headers: { host: `127.0.0.1:${port}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () =>
+            resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), at: Date.now() }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end();
     });
-    req.on("error", reject);
-    req.end();
-  });
 
-  it("400 pages of unknown machines at once answer 404 from the list of what is held, computing nothing: another client's page is not held up", { timeout: 120_000 }, async () => {
-    const served = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, precompute: false });
-    try {
-      await served.ready;
-      const machine = /href="\/machine\/(\d+)\?/.exec((await from("127.0.0.1", served.url, "/account/2?month=2026-10")).body)![1];
-      const began = Date.now();
-      const flood = Array.from({ length: 400 }, (_, i) => from("127.0.0.2", served.url, `/machine/${900_000 + i}?month=2026-10`));
-      const normal = await from("127.0.0.1", served.url, `/machine/${machine}?month=2026-10`);
-      const answers = await Promise.all(flood);
-      expect(normal.status).toBe(200);
-      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
-      expect(answers[7]!.body).toContain("no machine 900007 in the warehouse");
-      // each unknown page was computed one at a time before (400 openings of the warehouse: a page waited 56 s)
-      expect(Math.max(...answers.map((a) => a.at)) - began).toBeLessThan(10_000);
-    } finally {
-      await served.close();
-    }
-  });
+  it(
+    "400 pages of unknown machines at once answer 404 from the list of what is held, computing nothing: another client's page is not held up",
+    { timeout: 120_000 },
+    async () => {
+      const served = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, precompute: false });
+      try {
+        await served.ready;
+        const machine = /href="\/machine\/(\d+)\?/.exec(
+          (await from("127.0.0.1", served.url, "/account/2?month=2026-10")).body,
+        )![1];
+        const began = Date.now();
+        const flood = Array.from({ length: 400 }, (_, i) =>
+          from("127.0.0.2", served.url, `/machine/${900_000 + i}?month=2026-10`),
+        );
+        const normal = await from("127.0.0.1", served.url, `/machine/${machine}?month=2026-10`);
+        const answers = await Promise.all(flood);
+        expect(normal.status).toBe(200);
+        expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
+        expect(answers[7]!.body).toContain("no machine 900007 in the warehouse");
+        // each unknown page was computed one at a time before (400 openings of the warehouse: a page waited 56 s)
+        expect(Math.max(...answers.map((a) => a.at)) - began).toBeLessThan(10_000);
+      } finally {
+        await served.close();
+      }
+    },
+  );
 
-  it("a client asking for many pages at once gets 8 computed and 429 for the rest; another client's page goes ahead of its queue", { timeout: 180_000 }, async () => {
-    const served = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, precompute: false });
-    try {
-      await served.ready;
-      const ids: string[] = [];
-      for (const account of [1, 2]) ids.push(...[...(await from("127.0.0.1", served.url, `/account/${account}?month=2026-10`)).body.matchAll(/href="\/machine\/(\d+)\?/g)].map((m) => m[1]!));
-      const pages = [...new Set(ids)].map((id) => `/machine/${id}?month=2026-10`).slice(0, 12);
-      expect(pages).toHaveLength(12);
-      const greedy = pages.map((path) => from("127.0.0.2", served.url, path));
-      await new Promise((resolve) => setTimeout(resolve, 200)); // its pages are queued
-      const other = await from("127.0.0.1", served.url, "/quality");
-      const answers = await Promise.all(greedy);
-      const computed = answers.filter((a) => a.status === 200);
-      expect(computed.length).toBe(8);
-      expect(answers.filter((a) => a.status === 429).map((a) => a.body)).toEqual(Array(4).fill(expect.stringContaining("this client has 8 pages being computed or waiting already")));
-      expect(other.status).toBe(200);
-      expect(other.at).toBeLessThan(Math.max(...computed.map((a) => a.at))); // its turn came before the greedy client's queue was done
-    } finally {
-      await served.close();
-    }
-  });
+  it(
+    "a client asking for many pages at once gets 8 computed and 429 for the rest; another client's page goes ahead of its queue",
+    { timeout: 180_000 },
+    async () => {
+      const served = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, precompute: false });
+      try {
+        await served.ready;
+        const ids: string[] = [];
+        for (const account of [1, 2])
+          ids.push(
+            ...[
+              ...(await from("127.0.0.1", served.url, `/account/${account}?month=2026-10`)).body.matchAll(
+                /href="\/machine\/(\d+)\?/g,
+              ),
+            ].map((m) => m[1]!),
+          );
+        const pages = [...new Set(ids)].map((id) => `/machine/${id}?month=2026-10`).slice(0, 12);
+        expect(pages).toHaveLength(12);
+        const greedy = pages.map((path) => from("127.0.0.2", served.url, path));
+        await new Promise((resolve) => setTimeout(resolve, 200)); // its pages are queued
+        const other = await from("127.0.0.1", served.url, "/quality");
+        const answers = await Promise.all(greedy);
+        const computed = answers.filter((a) => a.status === 200);
+        expect(computed.length).toBe(8);
+        expect(answers.filter((a) => a.status === 429).map((a) => a.body)).toEqual(
+          Array(4).fill(expect.stringContaining("this client has 8 pages being computed or waiting already")),
+        );
+        expect(other.status).toBe(200);
+        expect(other.at).toBeLessThan(Math.max(...computed.map((a) => a.at))); // its turn came before the greedy client's queue was done
+      } finally {
+        await served.close();
+      }
+    },
+  );
 });
 
 describe("serve: statements as PDF", () => {
   it("with a statement config, the account page offers its PDF statement (a draft); without one, none", async () => {
     const config = parseStatementConfig({
-      issuer: { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12", "Hamburg"], tax: { category: "S", ratePercent: 19 } }, numbering: { pattern: "INV-{yyyy}-{seq:05}" },
+      issuer: {
+        legalName: "Nordlicht Cloud Services GmbH",
+        address: ["Hafenstraße 12", "Hamburg"],
+        tax: { category: "S", ratePercent: 19 },
+      },
+      numbering: { pattern: "INV-{yyyy}-{seq:05}" },
     });
-    const withPdf = await serveDashboard({ db: fixture.db, port: 0, prices: fixture.prices, names: fixture.names, statement: config });
+    const withPdf = await serveDashboard({
+      db: fixture.db,
+      port: 0,
+      prices: fixture.prices,
+      names: fixture.names,
+      statement: config,
+    });
     try {
       const page = (await get(withPdf.url, "/account/1?month=2026-10")).body.toString();
       expect(page).toContain('href="/account/1/statement.pdf?month=2026-10"');
@@ -297,7 +425,14 @@ describe("serve: statements as PDF", () => {
       const store = await open({ db: fixture.db });
       let net: string;
       try {
-        net = (await reportFrom(store.connection, { ...monthPeriod("2026-10"), accountId: 1 }, { names: fixture.names }, { prices: fixture.prices })).invoices![0]!.amountDue.toFixed(2);
+        net = (
+          await reportFrom(
+            store.connection,
+            { ...monthPeriod("2026-10"), accountId: 1 },
+            { names: fixture.names },
+            { prices: fixture.prices },
+          )
+        ).invoices![0]!.amountDue.toFixed(2);
       } finally {
         store.close();
       }
@@ -306,7 +441,9 @@ describe("serve: statements as PDF", () => {
       const shown = (amount: string) => Number(amount).toLocaleString("en-US", { minimumFractionDigits: 2 });
       expect(page).toContain(`id="net">${shown(net)}<`);
       expect(page).toContain(`<td colspan="4">VAT 19% on ${shown(net)}</td><td class="num">${shown(tax)}<`);
-      expect(page).toContain(`<td colspan="4">Amount due (tax included; a draft, not issued)</td><td class="num" id="amount-due">${shown(gross)}<`);
+      expect(page).toContain(
+        `<td colspan="4">Amount due (tax included; a draft, not issued)</td><td class="num" id="amount-due">${shown(gross)}<`,
+      );
       expect(/id="account-amount-due">.*?<div class="value">(.*?)<\/div>/s.exec(page)![1]).toBe(`${shown(gross)} EUR`);
       // the overview's sums of the lines are then named net, never an amount due
       const overview = (await get(withPdf.url, "/?month=2026-10")).body.toString();
@@ -321,39 +458,56 @@ describe("serve: statements as PDF", () => {
       await withPdf.close();
     }
     expect((await get(dashboard.url, "/account/1?month=2026-10")).body.toString()).not.toContain("statement.pdf");
-    expect((await get(dashboard.url, "/?month=2026-10")).body.toString()).toContain('<div class="label">Amount due, 2026-10</div>');
+    expect((await get(dashboard.url, "/?month=2026-10")).body.toString()).toContain(
+      '<div class="label">Amount due, 2026-10</div>',
+    );
     expect((await get(dashboard.url, "/account/1/statement.pdf?month=2026-10")).status).toBe(404);
   });
 });
 
 describe("serve: the warehouse under a running sync", () => {
-  it("holds no lock between pages (an ingest writes meanwhile); answers the page kept, marked stale, while it computes the new one", { timeout: 300_000 }, async () => {
-    await dashboard.ready; // the pages computed at start: nothing is held after them
-    // a writer while the dashboard runs: a fourth account's first day
-    const zip = join(fixture.dir, "more.zip");
-    await writeDataset({ out: zip, accounts: 1, firstAccountId: 4, spaces: 1, machines: 2, hours: 24, start: monthPeriod("2026-10").start, seed: 3 });
-    await ingest([zip], { db: fixture.db, waitSeconds: 0 }); // no waiting: the dashboard must not hold the file
-    // the page kept is answered at once, saying that it is being computed again; then the new one.
-    // The earlier month's overview was never asked for: it was computed at start, as the latest's was
-    const meanwhile = (await get(dashboard.url, "/?month=2026-10")).body.toString();
-    expect(meanwhile).toContain('id="stale"');
-    expect(meanwhile).not.toContain('href="/account/4?');
-    // the latest month's account pages were computed at start, unasked: kept, they are answered at once too
-    const account = (await get(dashboard.url, "/account/1?month=2026-11")).body.toString();
-    expect(account).toContain('id="stale"');
-    let after = meanwhile;
-    for (let i = 0; i < 240 && after.includes('id="stale"'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      after = (await get(dashboard.url, "/?month=2026-10")).body.toString();
-    }
-    expect(after).not.toContain('id="stale"');
-    expect(after).toContain('href="/account/4?month=2026-10"');
-    const store = await open({ db: fixture.db });
-    try {
-      const report = await reportFrom(store.connection, monthPeriod("2026-10"), {}, { prices: fixture.prices });
-      expect(after).toContain(`id="accounts-total">${Number(report.amountDue!.toFixed(2)).toLocaleString("en-US", { minimumFractionDigits: 2 })}<`);
-    } finally {
-      store.close();
-    }
-  });
+  it(
+    "holds no lock between pages (an ingest writes meanwhile); answers the page kept, marked stale, while it computes the new one",
+    { timeout: 300_000 },
+    async () => {
+      await dashboard.ready; // the pages computed at start: nothing is held after them
+      // a writer while the dashboard runs: a fourth account's first day
+      const zip = join(fixture.dir, "more.zip");
+      await writeDataset({
+        out: zip,
+        accounts: 1,
+        firstAccountId: 4,
+        spaces: 1,
+        machines: 2,
+        hours: 24,
+        start: monthPeriod("2026-10").start,
+        seed: 3,
+      });
+      await ingest([zip], { db: fixture.db, waitSeconds: 0 }); // no waiting: the dashboard must not hold the file
+      // the page kept is answered at once, saying that it is being computed again; then the new one.
+      // The earlier month's overview was never asked for: it was computed at start, as the latest's was
+      const meanwhile = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+      expect(meanwhile).toContain('id="stale"');
+      expect(meanwhile).not.toContain('href="/account/4?');
+      // the latest month's account pages were computed at start, unasked: kept, they are answered at once too
+      const account = (await get(dashboard.url, "/account/1?month=2026-11")).body.toString();
+      expect(account).toContain('id="stale"');
+      let after = meanwhile;
+      for (let i = 0; i < 240 && after.includes('id="stale"'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        after = (await get(dashboard.url, "/?month=2026-10")).body.toString();
+      }
+      expect(after).not.toContain('id="stale"');
+      expect(after).toContain('href="/account/4?month=2026-10"');
+      const store = await open({ db: fixture.db });
+      try {
+        const report = await reportFrom(store.connection, monthPeriod("2026-10"), {}, { prices: fixture.prices });
+        expect(after).toContain(
+          `id="accounts-total">${Number(report.amountDue!.toFixed(2)).toLocaleString("en-US", { minimumFractionDigits: 2 })}<`,
+        );
+      } finally {
+        store.close();
+      }
+    },
+  );
 });

@@ -10,7 +10,8 @@ function recordingPages(months: string[], gone: string[] = []) {
   const pages = {
     overview: async (_client: string, month: string | undefined) => {
       asked.push(`overview ${month ?? "latest"}`);
-      if (month !== undefined && gone.includes(month)) throw new NotFoundError(`the warehouse holds no hour of ${month}`);
+      if (month !== undefined && gone.includes(month))
+        throw new NotFoundError(`the warehouse holds no hour of ${month}`);
     },
     quality: async () => void asked.push("quality"),
     accountIds: async () => [1, 2],
@@ -21,7 +22,8 @@ function recordingPages(months: string[], gone: string[] = []) {
   return { pages, queue, asked };
 }
 
-const monthsFrom = (count: number) => Array.from({ length: count }, (_, i) => `${2025 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}`);
+const monthsFrom = (count: number) =>
+  Array.from({ length: count }, (_, i) => `${2025 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, "0")}`);
 
 describe("startUp: the pages computed as the dashboard starts", () => {
   it("computes the latest overview, data quality, the accounts' pages, then the earlier months' overviews newest first, at most 12", async () => {
@@ -31,7 +33,10 @@ describe("startUp: the pages computed as the dashboard starts", () => {
     await startUp(pages, queue, true, () => false);
     expect(EARLIER_OVERVIEWS).toBe(12);
     expect(asked).toEqual([
-      "overview latest", "quality", "account 1", "account 2",
+      "overview latest",
+      "quality",
+      "account 1",
+      "account 2",
       ...earlier.map((m) => `overview ${m}`),
     ]);
   });
@@ -39,7 +44,11 @@ describe("startUp: the pages computed as the dashboard starts", () => {
   it("skips a month the warehouse no longer holds and goes on with the earlier ones", async () => {
     const { pages, queue, asked } = recordingPages(["2026-08", "2026-09", "2026-10", "2026-11"], ["2026-10"]);
     await startUp(pages, queue, true, () => false);
-    expect(asked.filter((a) => a.startsWith("overview 2026"))).toEqual(["overview 2026-10", "overview 2026-09", "overview 2026-08"]);
+    expect(asked.filter((a) => a.startsWith("overview 2026"))).toEqual([
+      "overview 2026-10",
+      "overview 2026-09",
+      "overview 2026-08",
+    ]);
   });
 
   it("computes only the latest overview without precompute, and stops once closed", async () => {

@@ -11,13 +11,21 @@ beforeAll(async () => {
 
 // Account 7 (statsFixture.ts): cloud space 70 (VMs 101, 102, gateway) and 71 (VM 103:
 // 4 vcpus, 8192 MB, 120 CPU-minutes, disk 31 of 1024 GB at 100 + 100 IOPS). T2 is missing.
-const capacityTb = [(100 + 20 + 1024) / 1024, (100 + 20 + 1024) / 1024, (150 + 20 + 1024) / 1024, (150 + 20 + 1024) / 1024];
+const capacityTb = [
+  (100 + 20 + 1024) / 1024,
+  (100 + 20 + 1024) / 1024,
+  (150 + 20 + 1024) / 1024,
+  (150 + 20 + 1024) / 1024,
+];
 const account7: [string, SeriesTree][] = [
   ["capacity", capacityTb],
   ["storage-capacity", capacityTb],
   ["vdisk-iops", [15 + 2 + 200, 15 + 2 + 200, 36 + 2 + 200, 0 + 2 + 200]],
   // allocated 2 + 0 + 4 vcpus; inuse Σ cpuMinutes / (60 × 6) × 100
-  ["cpu", { allocated: [6, 6, 6, 6], inuse: [(156 / 360) * 100, (186 / 360) * 100, (216 / 360) * 100, (126 / 360) * 100] }],
+  [
+    "cpu",
+    { allocated: [6, 6, 6, 6], inuse: [(156 / 360) * 100, (186 / 360) * 100, (216 / 360) * 100, (126 / 360) * 100] },
+  ],
   // Σ mem / 1024: (4096 + 1024 + 8192) / 1024
   ["memory", [13, 13, 13, 13]],
   // MB/s over every NIC of machines and gateways: bytes / 1024² / 3600
@@ -41,7 +49,12 @@ describe("accountStats", () => {
   });
 
   it("answers storage-capacity and capacity together, each under the name asked for", async () => {
-    const r = await accountStats(connection, { accountId: 7, from: T0, till: T5, include: ["storage-capacity", "capacity"] });
+    const r = await accountStats(connection, {
+      accountId: 7,
+      from: T0,
+      till: T5,
+      include: ["storage-capacity", "capacity"],
+    });
     expect(Object.keys(r.series)).toEqual(["storage-capacity", "capacity"]);
     expect(r.series["storage-capacity"]).toEqual(r.series.capacity);
   });

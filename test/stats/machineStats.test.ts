@@ -22,7 +22,10 @@ const machine101: [string, SeriesTree][] = [
   ["vdisk-capacity", { "11": [100, 100, 100, 100], "12": [null, null, 50, 50] }],
   ["vm-capacity", [100, 100, 150, 150]],
   // bytes / 1024 / 3600 per NIC position; rx is in, tx is out; NIC 1 gone from T3
-  ["network", { "0": { in: [2, 3, 1, 0], out: [1, 2, 4, 0] }, "1": { in: [0, 0, null, null], out: [10, 10, null, null] } }],
+  [
+    "network",
+    { "0": { in: [2, 3, 1, 0], out: [1, 2, 4, 0] }, "1": { in: [0, 0, null, null], out: [10, 10, null, null] } },
+  ],
 ];
 
 describe("machineStats", () => {
@@ -33,7 +36,12 @@ describe("machineStats", () => {
   });
 
   it("returns only the requested series, all of them aligned with time", async () => {
-    const r = await machineStats(connection, { machineId: 101, accountId: 7, ...period, include: ["memory", "cpu", "memory"] });
+    const r = await machineStats(connection, {
+      machineId: 101,
+      accountId: 7,
+      ...period,
+      include: ["memory", "cpu", "memory"],
+    });
     expect(Object.keys(r.series)).toEqual(["memory", "cpu"]);
   });
 
@@ -49,7 +57,12 @@ describe("machineStats", () => {
   });
 
   it("accepts ISO 8601 times", async () => {
-    const r = await machineStats(connection, { machineId: 102, from: "2026-10-01T01:00Z", till: "2026-10-01T04:00Z", include: "memory" });
+    const r = await machineStats(connection, {
+      machineId: 102,
+      from: "2026-10-01T01:00Z",
+      till: "2026-10-01T04:00Z",
+      include: "memory",
+    });
     expect(r.time).toEqual([T1, T3]);
   });
 
@@ -70,12 +83,22 @@ describe("machineStats", () => {
   });
 
   it("returns empty arrays for a machine without samples in the period", async () => {
-    const r = await machineStats(connection, { machineId: 101, accountId: 7, from: T5 + 3600, till: T5 + 7200, include: ["cpu", "vdisk-iops", "network"] });
+    const r = await machineStats(connection, {
+      machineId: 101,
+      accountId: 7,
+      from: T5 + 3600,
+      till: T5 + 7200,
+      include: ["cpu", "vdisk-iops", "network"],
+    });
     expect(r).toEqual({ time: [], series: { cpu: [], "vdisk-iops": {}, network: {} } });
   });
 
   it("an id the warehouse has never seen is an error naming the known ones (UNKNOWN_ID), not empty series", async () => {
-    const unknown = (request: Parameters<typeof machineStats>[1]) => machineStats(connection, request).then(() => undefined, (error: unknown) => error as UsageError);
+    const unknown = (request: Parameters<typeof machineStats>[1]) =>
+      machineStats(connection, request).then(
+        () => undefined,
+        (error: unknown) => error as UsageError,
+      );
     const machine = await unknown({ machineId: 999, ...period, include: "cpu" });
     expect(machine).toBeInstanceOf(UsageError);
     expect(machine!.code).toBe("UNKNOWN_ID");
@@ -87,7 +110,9 @@ describe("machineStats", () => {
   });
 
   it("never lists the gateway as a machine", async () => {
-    await expect(machineStats(connection, { machineId: 0, ...period, include: "memory" })).rejects.toThrow(/^unknown machine 0 \(not in the data\); known: 101, 102, 103$/);
+    await expect(machineStats(connection, { machineId: 0, ...period, include: "memory" })).rejects.toThrow(
+      /^unknown machine 0 \(not in the data\); known: 101, 102, 103$/,
+    );
   });
 });
 
@@ -97,13 +122,38 @@ describe("machineStats on data-quality cases", () => {
     const c = await instance.connect();
     await c.run(SCHEMA_SQL);
     const disk = { id: 1, size: 10, iopsRead: 1, iopsWrite: 2, iopsReadMax: 0, iopsWriteMax: 0, configuredIops: null };
-    const machine = { id: 500, type: "vm", vcpus: 2, cpuMinutes: 60, mem: 1024, imageName: "", status: "RUNNING", networks: [], disks: [disk, disk] };
-    await appendAccountHours(c, [{
-      accountId: 9, hourEpoch: T0, rootAccountId: 9,
-      account: { accountId: 9, cloudspaces: [1, 2].map((id) => ({ cloudSpaceId: id, accountId: 9, state: "DEPLOYED", machines: [machine] })) },
-    }]);
-    const r = await machineStats(c, { machineId: 500, from: T0, till: T1, include: ["cpu", "memory", "vdisk-iops", "vm-capacity"] });
+    const machine = {
+      id: 500,
+      type: "vm",
+      vcpus: 2,
+      cpuMinutes: 60,
+      mem: 1024,
+      imageName: "",
+      status: "RUNNING",
+      networks: [],
+      disks: [disk, disk],
+    };
+    await appendAccountHours(c, [
+      {
+        accountId: 9,
+        hourEpoch: T0,
+        rootAccountId: 9,
+        account: {
+          accountId: 9,
+          cloudspaces: [1, 2].map((id) => ({ cloudSpaceId: id, accountId: 9, state: "DEPLOYED", machines: [machine] })),
+        },
+      },
+    ]);
+    const r = await machineStats(c, {
+      machineId: 500,
+      from: T0,
+      till: T1,
+      include: ["cpu", "memory", "vdisk-iops", "vm-capacity"],
+    });
     // cpu: (60 + 60) / (60 × (2 + 2)) × 100; disk 1 four times (two per listing)
-    expect(r).toEqual({ time: [T0], series: { cpu: [50], memory: [2048], "vdisk-iops": { "1": [12] }, "vm-capacity": [40] } });
+    expect(r).toEqual({
+      time: [T0],
+      series: { cpu: [50], memory: [2048], "vdisk-iops": { "1": [12] }, "vm-capacity": [40] },
+    });
   });
 });

@@ -1,6 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { beforeAll, describe, expect, it } from "vitest";
-import { accountStats, cloudspaceStats, machineStats, UsageError, type SeriesTree, type StatsResponse } from "../../src/internal.js";
+import {
+  accountStats,
+  cloudspaceStats,
+  machineStats,
+  UsageError,
+  type SeriesTree,
+  type StatsResponse,
+} from "../../src/internal.js";
 import { fixtureConnection, T0, T5 } from "./statsFixture.js";
 
 let connection: DuckDBConnection;
@@ -13,20 +20,32 @@ type Shape = "array" | { perKey: Shape } | { [key: string]: Shape };
 const perKey = (shape: Shape): Shape => ({ perKey: shape });
 const inOut: Shape = { in: "array", out: "array" };
 
-const seedTables: { entity: string; stats: (include: string[]) => Promise<StatsResponse>; shapes: Record<string, Shape> }[] = [
+const seedTables: {
+  entity: string;
+  stats: (include: string[]) => Promise<StatsResponse>;
+  shapes: Record<string, Shape>;
+}[] = [
   {
     entity: "machine (seed 2.2)",
     stats: (include) => machineStats(connection, { machineId: 101, accountId: 7, from: T0, till: T5, include }),
     shapes: {
-      "vdisk-iops": perKey("array"), "vm-iops": "array", "vdisk-capacity": perKey("array"), "vm-capacity": "array",
-      cpu: "array", memory: "array", network: perKey(inOut),
+      "vdisk-iops": perKey("array"),
+      "vm-iops": "array",
+      "vdisk-capacity": perKey("array"),
+      "vm-capacity": "array",
+      cpu: "array",
+      memory: "array",
+      network: perKey(inOut),
     },
   },
   {
     entity: "cloud space (seed 2.3)",
     stats: (include) => cloudspaceStats(connection, { cloudspaceId: 70, accountId: 7, from: T0, till: T5, include }),
     shapes: {
-      "vdisk-iops": "array", capacity: "array", cpu: { allocated: "array", inuse: "array" }, memory: "array",
+      "vdisk-iops": "array",
+      capacity: "array",
+      cpu: { allocated: "array", inuse: "array" },
+      memory: "array",
       network: { vms: inOut, gateways: inOut },
     },
   },
@@ -34,8 +53,12 @@ const seedTables: { entity: string; stats: (include: string[]) => Promise<StatsR
     entity: "account (seed 2.4)",
     stats: (include) => accountStats(connection, { accountId: 7, from: T0, till: T5, include }),
     shapes: {
-      capacity: "array", "storage-capacity": "array", "vdisk-iops": "array", cpu: { allocated: "array", inuse: "array" },
-      memory: "array", network: inOut,
+      capacity: "array",
+      "storage-capacity": "array",
+      "vdisk-iops": "array",
+      cpu: { allocated: "array", inuse: "array" },
+      memory: "array",
+      network: inOut,
     },
   },
 ];
@@ -73,7 +96,9 @@ describe.each(seedTables)("the $entity series", ({ stats, shapes }) => {
   it.each(["vdisk-latency", "vdisk-bandwidth"])("refuse %s, saying the files do not hold it", async (name) => {
     const ask = stats(["memory", name]);
     await expect(ask).rejects.toThrow(UsageError);
-    await expect(ask).rejects.toThrow(new RegExp(`${name} cannot be computed: the consumption files record no disk latency or bandwidth`));
+    await expect(ask).rejects.toThrow(
+      new RegExp(`${name} cannot be computed: the consumption files record no disk latency or bandwidth`),
+    );
   });
 
   it("refuse an unknown name, naming it and the allowed ones", async () => {
@@ -83,15 +108,23 @@ describe.each(seedTables)("the $entity series", ({ stats, shapes }) => {
 
 describe("series names of one entity", () => {
   it("are not accepted for another: a machine has no capacity, an account no vm-iops", async () => {
-    await expect(machineStats(connection, { machineId: 101, accountId: 7, from: T0, till: T5, include: "capacity" })).rejects.toThrow(/unknown machine series "capacity"/);
-    await expect(accountStats(connection, { accountId: 7, from: T0, till: T5, include: "vm-iops" })).rejects.toThrow(/unknown account series "vm-iops"/);
+    await expect(
+      machineStats(connection, { machineId: 101, accountId: 7, from: T0, till: T5, include: "capacity" }),
+    ).rejects.toThrow(/unknown machine series "capacity"/);
+    await expect(accountStats(connection, { accountId: 7, from: T0, till: T5, include: "vm-iops" })).rejects.toThrow(
+      /unknown account series "vm-iops"/,
+    );
   });
 
   it("must name at least one series", async () => {
-    await expect(accountStats(connection, { accountId: 7, from: T0, till: T5, include: [] })).rejects.toThrow(/no series requested/);
+    await expect(accountStats(connection, { accountId: 7, from: T0, till: T5, include: [] })).rejects.toThrow(
+      /no series requested/,
+    );
   });
 
   it("come with a period whose till is after its from", async () => {
-    await expect(accountStats(connection, { accountId: 7, from: T5, till: T0, include: "memory" })).rejects.toThrow(/till .* must be after from/);
+    await expect(accountStats(connection, { accountId: 7, from: T5, till: T0, include: "memory" })).rejects.toThrow(
+      /till .* must be after from/,
+    );
   });
 });

@@ -12,6 +12,8 @@ describe("statsAccount", () => {
     expect(await statsAccount(connection, "cloudspace", { id: 71, ...period })).toBe(7);
     expect(await statsAccount(connection, "account", { id: 7, ...period })).toBe(7);
     expect(await statsAccount(connection, "machine", { id: 999, ...period })).toBeUndefined();
-    await expect(statsAccount(connection, "cloudspace", { id: 70, ...period })).rejects.toThrow(/cloudspace 70 has samples in 2 accounts/);
+    await expect(statsAccount(connection, "cloudspace", { id: 70, ...period })).rejects.toThrow(
+      /cloudspace 70 has samples in 2 accounts/,
+    );
   });
 });

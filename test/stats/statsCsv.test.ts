@@ -8,21 +8,46 @@ beforeAll(async () => {
   connection = await fixtureConnection();
 });
 
-const rows = (csv: string) => csv.trimEnd().split("\r\n").map((line) => line.split(","));
+const rows = (csv: string) =>
+  csv
+    .trimEnd()
+    .split("\r\n")
+    .map((line) => line.split(","));
 
 describe("statsToCsv", () => {
   it("writes one long row per hour, series and key, with time as ISO UTC and epoch and the unit", async () => {
-    const r = await machineStats(connection, { machineId: 101, accountId: 7, from: T0, till: T5, include: ["cpu", "network"] });
+    const r = await machineStats(connection, {
+      machineId: 101,
+      accountId: 7,
+      from: T0,
+      till: T5,
+      include: ["cpu", "network"],
+    });
     const [header, ...body] = rows(statsToCsv(r, { entity: "machine", id: 101 }));
     expect(header).toEqual([...STATS_CSV_COLUMNS]);
     expect(body[0]).toEqual(["2026-10-01T00:00:00Z", String(T0), "machine", "101", "cpu", "", "25", "%"]);
-    expect(body).toContainEqual(["2026-10-01T03:00:00Z", String(T0 + 3 * 3600), "machine", "101", "network", "0.out", "4", "KB/s"]);
+    expect(body).toContainEqual([
+      "2026-10-01T03:00:00Z",
+      String(T0 + 3 * 3600),
+      "machine",
+      "101",
+      "network",
+      "0.out",
+      "4",
+      "KB/s",
+    ]);
     // cpu: 4 hours; network: NIC 0 in/out for 4 hours, NIC 1 in/out for the 2 hours it exists
     expect(body).toHaveLength(4 + 4 * 2 + 2 * 2);
   });
 
   it("leaves out the hours at which a disk or NIC is absent, so a pivot shows an empty cell", async () => {
-    const r = await machineStats(connection, { machineId: 101, accountId: 7, from: T0, till: T5, include: ["vdisk-iops"] });
+    const r = await machineStats(connection, {
+      machineId: 101,
+      accountId: 7,
+      from: T0,
+      till: T5,
+      include: ["vdisk-iops"],
+    });
     const body = rows(statsToCsv(r, { entity: "machine", id: 101 })).slice(1);
     expect(body.filter((row) => row[5] === "12").map((row) => [row[0], row[6]])).toEqual([
       ["2026-10-01T03:00:00Z", "6"],
@@ -32,7 +57,13 @@ describe("statsToCsv", () => {
   });
 
   it("keys fixed sub-series by their path and gives each its unit", async () => {
-    const r = await cloudspaceStats(connection, { cloudspaceId: 70, accountId: 7, from: T0, till: T0 + 3600, include: ["cpu", "network"] });
+    const r = await cloudspaceStats(connection, {
+      cloudspaceId: 70,
+      accountId: 7,
+      from: T0,
+      till: T0 + 3600,
+      include: ["cpu", "network"],
+    });
     const body = rows(statsToCsv(r, { entity: "cloudspace", id: 70 })).slice(1);
     expect(body.map((row) => [row[4], row[5], row[6], row[7]])).toEqual([
       ["cpu", "allocated", "2", "vCPUs"],
@@ -46,6 +77,8 @@ describe("statsToCsv", () => {
   });
 
   it("writes only the header when there is no sample", () => {
-    expect(statsToCsv({ time: [], series: { cpu: [] } }, { entity: "machine", id: 1 })).toBe(`${STATS_CSV_COLUMNS.join(",")}\r\n`);
+    expect(statsToCsv({ time: [], series: { cpu: [] } }, { entity: "machine", id: 1 })).toBe(
+      `${STATS_CSV_COLUMNS.join(",")}\r\n`,
+    );
   });
 });

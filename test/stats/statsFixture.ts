@@ -29,25 +29,43 @@ export const KBPS = 1024 * 3600;
 export const MB = 1024 * 1024;
 
 const disk = (id: number, size: number, iopsRead: number, iopsWrite: number): Disk => ({
-  id, size, iopsRead, iopsWrite, iopsReadMax: iopsRead * 2, iopsWriteMax: iopsWrite * 2, configuredIops: null,
+  id,
+  size,
+  iopsRead,
+  iopsWrite,
+  iopsReadMax: iopsRead * 2,
+  iopsWriteMax: iopsWrite * 2,
+  configuredIops: null,
 });
 const nic = (type: string, tx: number, rx: number): Nic => ({ id: 0, type, tx, rx });
 const vm = (m: Omit<VMachine, "type" | "imageName" | "status"> & { status?: string }): VMachine => ({
-  type: "vm", imageName: "ubuntu-24.04", status: "RUNNING", ...m,
+  type: "vm",
+  imageName: "ubuntu-24.04",
+  status: "RUNNING",
+  ...m,
 });
 
 /** VM 101 at hour index i (0, 1, 3, 4; other hours look like hour 4). */
 function vm101(i: number): VMachine {
   const running = i <= 3;
   return vm({
-    id: 101, vcpus: 2, mem: 4096, status: running ? "RUNNING" : "HALTED",
+    id: 101,
+    vcpus: 2,
+    mem: 4096,
+    status: running ? "RUNNING" : "HALTED",
     cpuMinutes: [30, 60, 0, 90][i] ?? 0,
     disks: [
       i <= 1 ? disk(11, 100, 10, 5) : running ? disk(11, 100, 20, 10) : disk(11, 100, 0, 0),
       ...(i >= 3 ? [running ? disk(12, 50, 4, 2) : disk(12, 50, 0, 0)] : []),
     ],
     networks: [
-      i === 0 ? nic("space", 1 * KBPS, 2 * KBPS) : i === 1 ? nic("space", 2 * KBPS, 3 * KBPS) : running ? nic("space", 4 * KBPS, 1 * KBPS) : nic("space", 0, 0),
+      i === 0
+        ? nic("space", 1 * KBPS, 2 * KBPS)
+        : i === 1
+          ? nic("space", 2 * KBPS, 3 * KBPS)
+          : running
+            ? nic("space", 4 * KBPS, 1 * KBPS)
+            : nic("space", 0, 0),
       ...(i <= 1 ? [nic("external", 10 * KBPS, 0)] : []),
     ],
   });
@@ -62,18 +80,45 @@ function accountSevenHour(i: number): DecodedAccountHour {
       accountId: 7,
       cloudspaces: [
         {
-          cloudSpaceId: 70, accountId: 7, state: "DEPLOYED",
+          cloudSpaceId: 70,
+          accountId: 7,
+          state: "DEPLOYED",
           machines: [
-            { id: 0, type: "routeros", vcpus: 1, cpuMinutes: 10, mem: 256, imageName: "routeros", status: "RUNNING",
-              disks: [], networks: [nic("external", 10 * MB, 0), nic("space", 1 * MB, 1 * MB)] },
+            {
+              id: 0,
+              type: "routeros",
+              vcpus: 1,
+              cpuMinutes: 10,
+              mem: 256,
+              imageName: "routeros",
+              status: "RUNNING",
+              disks: [],
+              networks: [nic("external", 10 * MB, 0), nic("space", 1 * MB, 1 * MB)],
+            },
             vm101(i),
-            vm({ id: 102, vcpus: 0, mem: 1024, cpuMinutes: 6, disks: [disk(21, 20, 1, 1)], networks: [nic("space", 2 * MB, 1 * MB)] }),
+            vm({
+              id: 102,
+              vcpus: 0,
+              mem: 1024,
+              cpuMinutes: 6,
+              disks: [disk(21, 20, 1, 1)],
+              networks: [nic("space", 2 * MB, 1 * MB)],
+            }),
           ],
         },
         {
-          cloudSpaceId: 71, accountId: 7, state: "VIRTUAL",
+          cloudSpaceId: 71,
+          accountId: 7,
+          state: "VIRTUAL",
           machines: [
-            vm({ id: 103, vcpus: 4, mem: 8192, cpuMinutes: 120, disks: [disk(31, 1024, 100, 100)], networks: [nic("space", 0, 4 * MB)] }),
+            vm({
+              id: 103,
+              vcpus: 4,
+              mem: 8192,
+              cpuMinutes: 120,
+              disks: [disk(31, 1024, 100, 100)],
+              networks: [nic("space", 0, 4 * MB)],
+            }),
           ],
         },
       ],
@@ -88,8 +133,12 @@ const accountEightHour: DecodedAccountHour = {
   account: {
     accountId: 8,
     cloudspaces: [
-      { cloudSpaceId: 70, accountId: 8, state: "DEPLOYED",
-        machines: [vm({ id: 101, vcpus: 1, cpuMinutes: 60, mem: 512, disks: [disk(11, 10, 1, 1)], networks: [] })] },
+      {
+        cloudSpaceId: 70,
+        accountId: 8,
+        state: "DEPLOYED",
+        machines: [vm({ id: 101, vcpus: 1, cpuMinutes: 60, mem: 512, disks: [disk(11, 10, 1, 1)], networks: [] })],
+      },
     ],
   },
 };

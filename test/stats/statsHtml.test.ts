@@ -10,7 +10,13 @@ import { fixtureConnection, T0, T5 } from "./statsFixture.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const UNITS: Record<string, string> = {
-  cpu: "%", memory: "MB", "vdisk-iops": "IOPS", "vm-iops": "IOPS", "vdisk-capacity": "GB", "vm-capacity": "GB", network: "KB/s",
+  cpu: "%",
+  memory: "MB",
+  "vdisk-iops": "IOPS",
+  "vm-iops": "IOPS",
+  "vdisk-capacity": "GB",
+  "vm-capacity": "GB",
+  network: "KB/s",
 };
 const ALL_MACHINE_SERIES = Object.keys(UNITS);
 
@@ -19,7 +25,13 @@ let machine: StatsResponse;
 let page: string;
 beforeAll(async () => {
   connection = await fixtureConnection();
-  machine = await machineStats(connection, { machineId: 101, accountId: 7, from: T0, till: T5, include: ALL_MACHINE_SERIES });
+  machine = await machineStats(connection, {
+    machineId: 101,
+    accountId: 7,
+    from: T0,
+    till: T5,
+    include: ALL_MACHINE_SERIES,
+  });
   page = await statsToHtml(machine, { entity: "machine", id: 101, fromEpoch: T0, tillEpoch: T5 });
 });
 
@@ -49,7 +61,14 @@ describeWith("chromium", "statsToHtml in headless Chromium", () => {
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     dir = await mkdtemp(join(tmpdir(), "cloudunits-stats-html-"));
   });
@@ -61,7 +80,9 @@ describeWith("chromium", "statsToHtml in headless Chromium", () => {
   /** The axis labels of every chart (uPlot draws them on the canvas, not in the DOM). */
   function axisLabels(tab: Page): Promise<string[][]> {
     return tab.evaluate(() =>
-      (globalThis as unknown as { cloudunitsCharts: { axes: { label?: string }[] }[] }).cloudunitsCharts.map((u) => u.axes.map((a) => a.label ?? "")),
+      (globalThis as unknown as { cloudunitsCharts: { axes: { label?: string }[] }[] }).cloudunitsCharts.map((u) =>
+        u.axes.map((a) => a.label ?? ""),
+      ),
     );
   }
 
@@ -70,9 +91,13 @@ describeWith("chromium", "statsToHtml in headless Chromium", () => {
     await writeFile(file, html);
     const tab = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const problems: string[] = [];
-    tab.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(m.text()); });
+    tab.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(m.text());
+    });
     tab.on("pageerror", (e) => problems.push(String(e)));
-    tab.on("request", (r) => { if (!r.url().startsWith("file:")) problems.push(`network request: ${r.url()}`); });
+    tab.on("request", (r) => {
+      if (!r.url().startsWith("file:")) problems.push(`network request: ${r.url()}`);
+    });
     await tab.goto(`file://${file}`);
     return { tab, problems };
   }
@@ -81,9 +106,17 @@ describeWith("chromium", "statsToHtml in headless Chromium", () => {
     const { tab, problems } = await open(page);
     expect(problems).toEqual([]);
     expect(await tab.locator(".uplot canvas").count()).toBe(ALL_MACHINE_SERIES.length);
-    expect(await tab.locator("section.chart h2").allTextContents()).toEqual(ALL_MACHINE_SERIES.map((n) => expect.stringContaining(n)));
+    expect(await tab.locator("section.chart h2").allTextContents()).toEqual(
+      ALL_MACHINE_SERIES.map((n) => expect.stringContaining(n)),
+    );
     const network = tab.locator("section.chart").nth(6);
-    expect(await network.locator(".u-legend .u-label").allTextContents()).toEqual(["time", "NIC 0 in", "NIC 0 out", "NIC 1 in", "NIC 1 out"]);
+    expect(await network.locator(".u-legend .u-label").allTextContents()).toEqual([
+      "time",
+      "NIC 0 in",
+      "NIC 0 out",
+      "NIC 1 in",
+      "NIC 1 out",
+    ]);
     expect(await axisLabels(tab)).toEqual(ALL_MACHINE_SERIES.map((n) => ["time (UTC)", UNITS[n]]));
     await tab.close();
   });

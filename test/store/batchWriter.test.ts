@@ -21,7 +21,11 @@ afterEach(() => {
   instance.closeSync();
 });
 
-const staged = (...hours: number[]) => buildColumns(hours.map((h) => accountHour(7, h, { 1: [vm(5, { mem: h / 3600 })] })), new Set(DATA_TABLES));
+const staged = (...hours: number[]) =>
+  buildColumns(
+    hours.map((h) => accountHour(7, h, { 1: [vm(5, { mem: h / 3600 })] })),
+    new Set(DATA_TABLES),
+  );
 /** A stand-in for the manifest write of a batch: a row of `runs`. */
 const noteRun = (id: number, label: string) => async (c: DuckDBConnection) => {
   await c.run("INSERT INTO runs (run_id, inputs) VALUES ($id, [$label])", { id, label });
@@ -37,10 +41,13 @@ describe("writing staged batches", () => {
     await writer.commit(noteRun(2, "second"));
     await writer.settle();
     expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
-      { hour_epoch: "3600", mem_mb: 1 }, { hour_epoch: "7200", mem_mb: 2 }, { hour_epoch: "10800", mem_mb: 3 },
+      { hour_epoch: "3600", mem_mb: 1 },
+      { hour_epoch: "7200", mem_mb: 2 },
+      { hour_epoch: "10800", mem_mb: 3 },
     ]);
     expect(await rows("SELECT run_id, inputs FROM runs ORDER BY run_id")).toEqual([
-      { run_id: "1", inputs: ["first"] }, { run_id: "2", inputs: ["second"] },
+      { run_id: "1", inputs: ["first"] },
+      { run_id: "2", inputs: ["second"] },
     ]);
   });
 
@@ -66,11 +73,19 @@ describe("writing staged batches", () => {
       const image = "i".repeat(64 * 1024 - 8);
       const machines = Array.from({ length: 2048 }, (_, i) => vm(i + 1, { imageName: `${i}:${image}` }));
       const writer = new BatchWriter([connection, more], ["machines"], undefined, cap);
-      await writer.add(buildColumns([accountHour(2, OCT_1, { 1: machines })], new Set(["machines"])), 128 * 1024 * 1024);
+      await writer.add(
+        buildColumns([accountHour(2, OCT_1, { 1: machines })], new Set(["machines"])),
+        128 * 1024 * 1024,
+      );
       await writer.commit(noteRun(1, "texts"));
       await writer.settle();
-      const found = (await connection.runAndReadAll("SELECT count(*) AS n, sum(strlen(image_name)) AS bytes FROM machines")).getRowObjectsJS()[0]!;
-      expect([Number(found.n), Number(found.bytes)]).toEqual([2048, machines.reduce((n, m) => n + m.imageName.length, 0)]);
+      const found = (
+        await connection.runAndReadAll("SELECT count(*) AS n, sum(strlen(image_name)) AS bytes FROM machines")
+      ).getRowObjectsJS()[0]!;
+      expect([Number(found.n), Number(found.bytes)]).toEqual([
+        2048,
+        machines.reduce((n, m) => n + m.imageName.length, 0),
+      ]);
     } finally {
       more.closeSync();
       connection.closeSync();

@@ -16,13 +16,31 @@ import type { LoadReport } from "../../src/store/types.js";
 const T0 = 1790812800; // 2026-10-01T00:00Z
 const nic = (id: number): Nic => ({ id, type: "space", tx: 1, rx: 1 });
 const machine = (id: number, over: Partial<VMachine> = {}): VMachine => ({
-  id, type: "vm", vcpus: 2, cpuMinutes: 10, mem: 2048, imageName: "Ubuntu", status: "RUNNING", disks: [], networks: [nic(0), nic(0)], ...over,
+  id,
+  type: "vm",
+  vcpus: 2,
+  cpuMinutes: 10,
+  mem: 2048,
+  imageName: "Ubuntu",
+  status: "RUNNING",
+  disks: [],
+  networks: [nic(0), nic(0)],
+  ...over,
 });
 const hour = (accountId: number, h: number, machines: VMachine[], rootAccountId = accountId): DecodedAccountHour => ({
-  accountId, hourEpoch: T0 + h * 3600, rootAccountId,
+  accountId,
+  hourEpoch: T0 + h * 3600,
+  rootAccountId,
   account: { accountId: rootAccountId, cloudspaces: [{ cloudSpaceId: 1, accountId, state: "DEPLOYED", machines }] },
 });
-const cleanLoad: LoadReport = { inputs: ["x"], filesLoaded: 0, accountHours: 0, duplicates: [], skipped: [], ignoredPaths: 0 };
+const cleanLoad: LoadReport = {
+  inputs: ["x"],
+  filesLoaded: 0,
+  accountHours: 0,
+  duplicates: [],
+  skipped: [],
+  ignoredPaths: 0,
+};
 
 let connection: DuckDBConnection;
 let dir: string;
@@ -31,7 +49,8 @@ beforeAll(async () => {
     // account 7: hours 0, 1, 4, 5, 9 → missing [2, 4) and [6, 9)
     ...[0, 1, 4, 5, 9].map((h) => hour(7, h, [machine(1), machine(2, { type: "lxc", networks: [nic(3), nic(3)] })])),
     // account 8: a machine with 0 vCPUs in 2 hours and 0 memory in 1; its file says account 80 once
-    hour(8, 0, [machine(5, { vcpus: 0 })]), hour(8, 1, [machine(5, { vcpus: 0, mem: 0 })], 80),
+    hour(8, 0, [machine(5, { vcpus: 0 })]),
+    hour(8, 1, [machine(5, { vcpus: 0, mem: 0 })], 80),
   ]);
   dir = mkdtempSync(join(tmpdir(), "cloudunits-check-"));
 });
@@ -44,12 +63,30 @@ describe("check", () => {
   it("lists each account's span and the missing hours inside it as half-open UTC ranges", async () => {
     const report = await checkWarehouse(connection, cleanLoad);
     expect(report.accounts[0]).toEqual({
-      accountId: 7, firstHour: "2026-10-01T00:00:00Z", lastHour: "2026-10-01T09:00:00Z", hours: 5, missingHours: 5,
+      accountId: 7,
+      firstHour: "2026-10-01T00:00:00Z",
+      lastHour: "2026-10-01T09:00:00Z",
+      hours: 5,
+      missingHours: 5,
       missing: [
-        { fromEpoch: T0 + 2 * 3600, tillEpoch: T0 + 4 * 3600, from: "2026-10-01T02:00:00Z", till: "2026-10-01T04:00:00Z", hours: 2 },
-        { fromEpoch: T0 + 6 * 3600, tillEpoch: T0 + 9 * 3600, from: "2026-10-01T06:00:00Z", till: "2026-10-01T09:00:00Z", hours: 3 },
+        {
+          fromEpoch: T0 + 2 * 3600,
+          tillEpoch: T0 + 4 * 3600,
+          from: "2026-10-01T02:00:00Z",
+          till: "2026-10-01T04:00:00Z",
+          hours: 2,
+        },
+        {
+          fromEpoch: T0 + 6 * 3600,
+          tillEpoch: T0 + 9 * 3600,
+          from: "2026-10-01T06:00:00Z",
+          till: "2026-10-01T09:00:00Z",
+          hours: 3,
+        },
       ],
-      lostHours: 0, lost: [], futureHours: 0,
+      lostHours: 0,
+      lost: [],
+      futureHours: 0,
     });
     expect(report.accounts[1]).toMatchObject({ accountId: 8, hours: 2, missingHours: 0, missing: [] });
   });
@@ -57,7 +94,9 @@ describe("check", () => {
   it("the text gives each account's span in the half-open notation of its missing ranges, and held + missing = the span", async () => {
     const text = formatCheckText(await checkWarehouse(connection, cleanLoad));
     // hours 0 to 9 are 10 hours: 5 held, 5 missing (it read "00:00 to 09:00, 5 hours", which a reader takes for 9 hours)
-    expect(text).toContain("  account 7: [2026-10-01T00:00:00Z, 2026-10-01T10:00:00Z) 10 hours: 5 held, 5 missing\n    missing [2026-10-01T02:00:00Z, 2026-10-01T04:00:00Z) 2 hours\n");
+    expect(text).toContain(
+      "  account 7: [2026-10-01T00:00:00Z, 2026-10-01T10:00:00Z) 10 hours: 5 held, 5 missing\n    missing [2026-10-01T02:00:00Z, 2026-10-01T04:00:00Z) 2 hours\n",
+    );
     expect(text).toContain("  account 8: [2026-10-01T00:00:00Z, 2026-10-01T02:00:00Z) 2 hours: 2 held, 0 missing\n");
   });
 
@@ -65,7 +104,14 @@ describe("check", () => {
     const report = await checkWarehouse(connection, cleanLoad);
     expect(report.unknownMachineTypes).toEqual([{ type: "lxc", machines: 1, machineHours: 5 }]);
     expect(report.zeroResources).toEqual([
-      { accountId: 8, cloudspaceId: 1, machineId: 5, zeroVcpusHours: 2, zeroMemoryHours: 1, firstHour: "2026-10-01T00:00:00Z" },
+      {
+        accountId: 8,
+        cloudspaceId: 1,
+        machineId: 5,
+        zeroVcpusHours: 2,
+        zeroMemoryHours: 1,
+        firstHour: "2026-10-01T00:00:00Z",
+      },
     ]);
     expect(report.accountIdMismatches).toEqual([{ accountId: 8, hour: "2026-10-01T01:00:00Z", fileAccountId: 80 }]);
   });
@@ -74,45 +120,91 @@ describe("check", () => {
     const report = await checkWarehouse(connection, cleanLoad);
     expect(report.nicIdsAllZero).toEqual({ machineHours: 7, ofMachineHoursWithSeveralNics: 12 });
     expect(report.nicIdCollisions).toHaveLength(5);
-    expect(report.nicIdCollisions[0]).toEqual({ accountId: 7, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 2, isGateway: false, nicId: 3, nics: 2 });
+    expect(report.nicIdCollisions[0]).toEqual({
+      accountId: 7,
+      hour: "2026-10-01T00:00:00Z",
+      cloudspaceId: 1,
+      machineId: 2,
+      isGateway: false,
+      nicId: 3,
+      nics: 2,
+    });
   });
 
   it("finds the same NIC findings when the NICs are grouped an hour at a time (as a long period is), the first collisions listed in order", async () => {
     const byHour = await checkWarehouse(connection, cleanLoad, { nicRowsPerQuery: 1, limit: 3 });
     expect(byHour.nicIdsAllZero).toEqual({ machineHours: 7, ofMachineHoursWithSeveralNics: 12 });
     expect(byHour.nicIdCollisions.map((c) => [c.accountId, c.hour, c.machineId, c.nicId])).toEqual([
-      [7, "2026-10-01T00:00:00Z", 2, 3], [7, "2026-10-01T01:00:00Z", 2, 3], [7, "2026-10-01T04:00:00Z", 2, 3],
+      [7, "2026-10-01T00:00:00Z", 2, 3],
+      [7, "2026-10-01T01:00:00Z", 2, 3],
+      [7, "2026-10-01T04:00:00Z", 2, 3],
     ]);
     expect(byHour).toEqual(await checkWarehouse(connection, cleanLoad, { limit: 3 }));
     const colliding = machine(3, { networks: [nic(4), nic(4)] });
-    const twoAccounts = await memoryWarehouse([hour(8, 0, [colliding]), hour(7, 1, [colliding]), hour(7, 2, [colliding])]);
+    const twoAccounts = await memoryWarehouse([
+      hour(8, 0, [colliding]),
+      hour(7, 1, [colliding]),
+      hour(7, 2, [colliding]),
+    ]);
     const listed = await checkWarehouse(twoAccounts, cleanLoad, { nicRowsPerQuery: 1, limit: 2 });
     twoAccounts.closeSync();
-    expect(listed.nicIdCollisions.map((c) => [c.accountId, c.hour])).toEqual([[7, "2026-10-01T01:00:00Z"], [7, "2026-10-01T02:00:00Z"]]);
+    expect(listed.nicIdCollisions.map((c) => [c.accountId, c.hour])).toEqual([
+      [7, "2026-10-01T01:00:00Z"],
+      [7, "2026-10-01T02:00:00Z"],
+    ]);
   });
 
   it("takes NIC ids at the ends of their range (-2^31, 2^31 - 1) as ids: no overflow, a collision is a collision", async () => {
     const MIN = -(2 ** 31);
-    const extremes = await memoryWarehouse([hour(9, 0, [machine(1, { networks: [nic(MIN), nic(MIN)] }), machine(2, { networks: [nic(MIN), nic(2 ** 31 - 1)] })])]);
+    const extremes = await memoryWarehouse([
+      hour(9, 0, [
+        machine(1, { networks: [nic(MIN), nic(MIN)] }),
+        machine(2, { networks: [nic(MIN), nic(2 ** 31 - 1)] }),
+      ]),
+    ]);
     const report = await checkWarehouse(extremes, cleanLoad);
     extremes.closeSync();
     expect(report.nicIdsAllZero).toEqual({ machineHours: 0, ofMachineHoursWithSeveralNics: 2 });
-    expect(report.nicIdCollisions).toEqual([{ accountId: 9, hour: "2026-10-01T00:00:00Z", cloudspaceId: 1, machineId: 1, isGateway: false, nicId: MIN, nics: 2 }]);
+    expect(report.nicIdCollisions).toEqual([
+      {
+        accountId: 9,
+        hour: "2026-10-01T00:00:00Z",
+        cloudspaceId: 1,
+        machineId: 1,
+        isGateway: false,
+        nicId: MIN,
+        nics: 2,
+      },
+    ]);
   });
 
   it("counts empty records: machines with no id and no type, cloud spaces with no id and no state", async () => {
     expect((await checkWarehouse(connection, cleanLoad)).emptyRecords).toEqual({ machineHours: 0, cloudSpaceHours: 0 });
     // What a list of Void reads as: two empty machines, then an empty cloud space.
     const empty = machine(0, { type: "", vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "", networks: [] });
-    const damaged = await memoryWarehouse([{
-      accountId: 9, hourEpoch: T0, rootAccountId: 9,
-      account: { accountId: 9, cloudspaces: [{ cloudSpaceId: 1, accountId: 9, state: "DEPLOYED", machines: [empty, empty, machine(0)] }, { cloudSpaceId: 0, accountId: 0, state: "", machines: [] }] },
-    }]);
+    const damaged = await memoryWarehouse([
+      {
+        accountId: 9,
+        hourEpoch: T0,
+        rootAccountId: 9,
+        account: {
+          accountId: 9,
+          cloudspaces: [
+            { cloudSpaceId: 1, accountId: 9, state: "DEPLOYED", machines: [empty, empty, machine(0)] },
+            { cloudSpaceId: 0, accountId: 0, state: "", machines: [] },
+          ],
+        },
+      },
+    ]);
     try {
       const report = await checkWarehouse(damaged, cleanLoad);
       expect(report.emptyRecords).toEqual({ machineHours: 2, cloudSpaceHours: 1 });
-      expect(formatCheckText(report)).toContain("\nempty records (no id, no type or state: a damaged file?): 2 machine-hours, 1 cloud-space-hour\n");
-      expect(formatCheckText(await checkWarehouse(connection, cleanLoad))).toContain("\nempty records (no id, no type or state: a damaged file?): none\n");
+      expect(formatCheckText(report)).toContain(
+        "\nempty records (no id, no type or state: a damaged file?): 2 machine-hours, 1 cloud-space-hour\n",
+      );
+      expect(formatCheckText(await checkWarehouse(connection, cleanLoad))).toContain(
+        "\nempty records (no id, no type or state: a damaged file?): none\n",
+      );
     } finally {
       damaged.closeSync();
     }
@@ -120,8 +212,12 @@ describe("check", () => {
 
   it("is readable only when no file was skipped, and splits conflicts from unreadable files", async () => {
     const report = await checkWarehouse(connection, {
-      ...cleanLoad, duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"],
-      skipped: [{ file: "a", code: "CONFLICT", reason: "different files" }, { file: "b", code: "CAPNP_TRUNCATED", reason: "short" }],
+      ...cleanLoad,
+      duplicates: ["b.zip!7/2026/10/1/0/account_capnp.bin"],
+      skipped: [
+        { file: "a", code: "CONFLICT", reason: "different files" },
+        { file: "b", code: "CAPNP_TRUNCATED", reason: "short" },
+      ],
     });
     expect(report.readable).toBe(false);
     expect(report.conflicts.map((c) => c.file)).toEqual(["a"]);

@@ -8,7 +8,10 @@ import { readEntityNames, writeEntityNames, type ListedName } from "../../src/st
 const dir = mkdtempSync(join(tmpdir(), "cloudunits-names-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function withWarehouse<T>(file: string, fn: (connection: Awaited<ReturnType<typeof openDatabaseFile>>["connection"]) => Promise<T>): Promise<T> {
+async function withWarehouse<T>(
+  file: string,
+  fn: (connection: Awaited<ReturnType<typeof openDatabaseFile>>["connection"]) => Promise<T>,
+): Promise<T> {
   const { instance, connection } = await openDatabaseFile(file);
   try {
     return await fn(connection);
@@ -34,7 +37,9 @@ describe("writeEntityNames", () => {
     const names = await withWarehouse(db, async (connection) => {
       await writeEntityNames(connection, first);
       await writeEntityNames(connection, second);
-      const accountIds = (await connection.runAndReadAll("SELECT id, account_id FROM entity_names WHERE kind = 'cloudspace'")).getRowObjectsJS();
+      const accountIds = (
+        await connection.runAndReadAll("SELECT id, account_id FROM entity_names WHERE kind = 'cloudspace'")
+      ).getRowObjectsJS();
       expect(accountIds).toEqual([{ id: 1n, account_id: 2n }]);
       return readEntityNames(connection);
     });
@@ -48,7 +53,12 @@ describe("writeEntityNames", () => {
 
   it("stores a list of 100,000 names in one go", async () => {
     const db = join(dir, "many.duckdb");
-    const many: ListedName[] = Array.from({ length: 100_000 }, (_, i) => ({ kind: "cloudspace", id: i + 1, name: `space ${i + 1}`, accountId: (i % 7) + 1 }));
+    const many: ListedName[] = Array.from({ length: 100_000 }, (_, i) => ({
+      kind: "cloudspace",
+      id: i + 1,
+      name: `space ${i + 1}`,
+      accountId: (i % 7) + 1,
+    }));
     const names = await withWarehouse(db, async (connection) => {
       await writeEntityNames(connection, many);
       return readEntityNames(connection);

@@ -31,10 +31,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function totals(db: string): Promise<unknown> {
   const w = await openWarehouse({ db });
   try {
-    return (await w.connection.runAndReadAll(`SELECT
+    return (
+      await w.connection.runAndReadAll(`SELECT
       (SELECT count(*) FROM account_hours) AS hours, (SELECT count(*) FROM machines) AS machine_hours,
       (SELECT sum(mem_mb) FROM machines) AS mem, (SELECT sum(size_gb) FROM disks) AS disk,
-      (SELECT sum(tx_bytes + rx_bytes) FROM nics) AS traffic, (SELECT count(*) FROM files WHERE status = 'loaded') AS files`)).getRowObjectsJson()[0];
+      (SELECT sum(tx_bytes + rx_bytes) FROM nics) AS traffic, (SELECT count(*) FROM files WHERE status = 'loaded') AS files`)
+    ).getRowObjectsJson()[0];
   } finally {
     w.close();
   }
@@ -58,7 +60,9 @@ describe("ingest into a database file", () => {
     const file = await openWarehouse({ db });
     try {
       const sql = "SELECT account_id, hour_epoch, machine_id, mem_mb, vcpus FROM machines ORDER BY ALL";
-      expect((await file.connection.runAndReadAll(sql)).getRows()).toEqual((await memory.connection.runAndReadAll(sql)).getRows());
+      expect((await file.connection.runAndReadAll(sql)).getRows()).toEqual(
+        (await memory.connection.runAndReadAll(sql)).getRows(),
+      );
       // A .duckdb file does not keep the Syncthing copies an input held (they were never loaded): the in-memory load lists them, here none.
       const { syncthingCopies, ...memoryLoad } = memory.load;
       expect(syncthingCopies).toEqual([]);
@@ -74,20 +78,29 @@ describe("ingest into a database file", () => {
     await ingest([small], { db });
     const refused = await ingest([changed], { db }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(BadInputError);
-    expect((refused as Error).message).toMatch(/small\/1\/2026\/10\/1\/0\/account_capnp\.bin \(loaded\), .*changed\/1\/2026\/10\/1\/0\/account_capnp\.bin.*use replace: true to load the new file instead/);
+    expect((refused as Error).message).toMatch(
+      /small\/1\/2026\/10\/1\/0\/account_capnp\.bin \(loaded\), .*changed\/1\/2026\/10\/1\/0\/account_capnp\.bin.*use replace: true to load the new file instead/,
+    );
     expect((refused as Error).message).not.toContain("--replace"); // a flag is the command line's word
     const replaced = await ingest([changed], { db, replace: true });
     expect(replaced.replacedHours).toBe(1);
     const w = await openWarehouse({ db });
     try {
-      const rows = (await w.connection.runAndReadAll("SELECT source, status FROM files WHERE hour_epoch = $h AND account_id = 1 ORDER BY file_id", { h: START })).getRowObjectsJson();
+      const rows = (
+        await w.connection.runAndReadAll(
+          "SELECT source, status FROM files WHERE hour_epoch = $h AND account_id = 1 ORDER BY file_id",
+          { h: START },
+        )
+      ).getRowObjectsJson();
       expect(rows).toEqual([
         { source: join(small, "1/2026/10/1/0/account_capnp.bin"), status: "superseded" },
         { source: join(changed, "1/2026/10/1/0/account_capnp.bin"), status: "loaded" },
       ]);
       const expected = await openWarehouse([changed]);
       const sql = `SELECT machine_id, mem_mb FROM machines WHERE account_id = 1 AND hour_epoch = ${START} ORDER BY ALL`;
-      expect((await w.connection.runAndReadAll(sql)).getRows()).toEqual((await expected.connection.runAndReadAll(sql)).getRows());
+      expect((await w.connection.runAndReadAll(sql)).getRows()).toEqual(
+        (await expected.connection.runAndReadAll(sql)).getRows(),
+      );
       expected.close();
     } finally {
       w.close();
@@ -113,10 +126,13 @@ describe("ingest into a database file", () => {
     await ingest([big], { db: clean });
     const db = join(dir, "killed.duckdb");
     const child = spawn(process.execPath, cli(["ingest", big, "--db", db, "--batch-mb", "0.2"]), { stdio: "ignore" });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
     // Kill once a few batches are committed (the write-ahead log has grown), mid-way.
     const wal = `${db}.wal`;
-    for (let i = 0; i < 3000 && !(existsSync(wal) && statSync(wal).size > 2_000_000); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 3000 && !(existsSync(wal) && statSync(wal).size > 2_000_000); i++)
+      await new Promise((r) => setTimeout(r, 10));
     child.kill("SIGKILL");
     expect(await exited).toBe("SIGKILL");
     const partial = (await totals(db)) as { hours: string; files: string };
@@ -134,14 +150,21 @@ describe("ingest into a database file", () => {
   it("cloudunits ingest --workers 0 and --workers 2 give the same totals; a bad --workers is a usage error", async () => {
     const here = join(dir, "workers0.duckdb");
     const onWorkers = join(dir, "workers2.duckdb");
-    for (const [db, n] of [[here, "0"], [onWorkers, "2"]] as const) {
+    for (const [db, n] of [
+      [here, "0"],
+      [onWorkers, "2"],
+    ] as const) {
       const r = spawnSync(process.execPath, cli(["ingest", big, "--db", db, "--workers", n]), { encoding: "utf8" });
       expect(r.status, r.stderr).toBe(0);
     }
     const expected = await totals(here);
     expect(Number((expected as { machine_hours: string }).machine_hours)).toBeGreaterThan(0);
     expect(await totals(onWorkers)).toEqual(expected);
-    const refused = spawnSync(process.execPath, cli(["ingest", big, "--db", join(dir, "refused.duckdb"), "--workers", "-2"]), { encoding: "utf8" });
+    const refused = spawnSync(
+      process.execPath,
+      cli(["ingest", big, "--db", join(dir, "refused.duckdb"), "--workers", "-2"]),
+      { encoding: "utf8" },
+    );
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain("bad --workers -2");
     expect(existsSync(join(dir, "refused.duckdb"))).toBe(false);
@@ -166,7 +189,16 @@ describe("ingest into a database file", () => {
 
   it("loads the controller's per-cloud-space files as the same account-hours as Account files", async () => {
     const spaces = join(dir, "spaces");
-    await writeDataset({ out: spaces, accounts: 2, spaces: 2, machines: 2, hours: 2, start: START, seed: 9, cloudSpaceFiles: true });
+    await writeDataset({
+      out: spaces,
+      accounts: 2,
+      spaces: 2,
+      machines: 2,
+      hours: 2,
+      start: START,
+      seed: 9,
+      cloudSpaceFiles: true,
+    });
     const whole = join(dir, "whole");
     await writeDataset({ out: whole, accounts: 2, spaces: 2, machines: 2, hours: 2, start: START, seed: 9 });
     const a = await openWarehouse([spaces]);
@@ -176,9 +208,15 @@ describe("ingest into a database file", () => {
       expect(a.load.accountHours).toBe(4);
       for (const table of ["cloudspaces", "machines", "gateways", "disks", "nics"]) {
         const sql = `SELECT * FROM ${table} ORDER BY ALL`;
-        expect((await a.connection.runAndReadAll(sql)).getRows()).toEqual((await b.connection.runAndReadAll(sql)).getRows());
+        expect((await a.connection.runAndReadAll(sql)).getRows()).toEqual(
+          (await b.connection.runAndReadAll(sql)).getRows(),
+        );
       }
-      expect((await a.connection.runAndReadAll("SELECT count(*)::INT FROM account_hours WHERE root_account_id IS NULL")).getRows()).toEqual([[4]]);
+      expect(
+        (
+          await a.connection.runAndReadAll("SELECT count(*)::INT FROM account_hours WHERE root_account_id IS NULL")
+        ).getRows(),
+      ).toEqual([[4]]);
     } finally {
       a.close();
       b.close();

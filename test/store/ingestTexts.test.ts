@@ -24,8 +24,16 @@ describe("ingest and files with outsized texts", () => {
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "cloudunits-texts-"));
-    const account = (imageName: string) => encodeAccount({ accountId: 2, cloudspaces: [{ cloudSpaceId: 1, accountId: 2, state: "DEPLOYED", machines: [vm(1, { imageName })] }] });
-    const contents = { good: account("ubuntu-22.04"), long: account("x".repeat(1 << 20)), shared: sharedTextAccount(2, 7, 10_000) };
+    const account = (imageName: string) =>
+      encodeAccount({
+        accountId: 2,
+        cloudspaces: [{ cloudSpaceId: 1, accountId: 2, state: "DEPLOYED", machines: [vm(1, { imageName })] }],
+      });
+    const contents = {
+      good: account("ubuntu-22.04"),
+      long: account("x".repeat(1 << 20)),
+      shared: sharedTextAccount(2, 7, 10_000),
+    };
     for (const [name, bytes] of Object.entries(contents)) {
       const file = join(root, "tree", files[name as keyof typeof files]);
       await mkdir(dirname(file), { recursive: true });
@@ -46,7 +54,9 @@ describe("ingest and files with outsized texts", () => {
     expect(skipped.stderr).toMatch(/CAPNP_TEXT_LIMIT/);
     expect(skipped.code).toBe(0);
     const { instance, connection } = await openDatabaseFile(db, { readOnly: true });
-    const hours = (await connection.runAndReadAll("SELECT hour_epoch FROM machines ORDER BY ALL")).getRowObjectsJS().map((r) => Number(r.hour_epoch));
+    const hours = (await connection.runAndReadAll("SELECT hour_epoch FROM machines ORDER BY ALL"))
+      .getRowObjectsJS()
+      .map((r) => Number(r.hour_epoch));
     connection.closeSync();
     instance.closeSync();
     expect(hours).toEqual([OCT_1]);

@@ -15,15 +15,38 @@ import { stageHours } from "../../src/load/stageHours.js";
 // and the bytes "bad" are unreadable. The store's rules do not depend on the encoding.
 const account = (accountId: number, memMb: number): Account => ({
   accountId,
-  cloudspaces: [{ cloudSpaceId: 1, accountId, state: "DEPLOYED", machines: [
-    { id: 5, type: "vm", vcpus: 2, cpuMinutes: 30, mem: memMb, imageName: "Ubuntu", status: "RUNNING", disks: [], networks: [] },
-  ] }],
+  cloudspaces: [
+    {
+      cloudSpaceId: 1,
+      accountId,
+      state: "DEPLOYED",
+      machines: [
+        {
+          id: 5,
+          type: "vm",
+          vcpus: 2,
+          cpuMinutes: 30,
+          mem: memMb,
+          imageName: "Ubuntu",
+          status: "RUNNING",
+          disks: [],
+          networks: [],
+        },
+      ],
+    },
+  ],
 });
 const file = (name: string, content: Account | "bad"): Source => ({
-  name, root: "Account", packed: false,
+  name,
+  root: "Account",
+  packed: false,
   bytes: new TextEncoder().encode(content === "bad" ? "bad" : JSON.stringify(content)),
 });
-const hour = (accountId: number, hourEpoch: number, ...sources: Source[]): AccountHour => ({ accountId, hourEpoch, sources });
+const hour = (accountId: number, hourEpoch: number, ...sources: Source[]): AccountHour => ({
+  accountId,
+  hourEpoch,
+  sources,
+});
 const decode = (h: AccountHour): DecodedAccountHour => {
   const s = h.sources[0]!;
   const text = new TextDecoder().decode(s.bytes);
@@ -45,7 +68,11 @@ afterEach(() => {
 
 const load = async (hours: AccountHour[], rules: Partial<LoadRules> = {}, readerBad: BadFileError[] = []) =>
   loadAccountHours(connection, iterate(hours), await Manifest.read(connection), readerBad, {
-    stager: () => ({ inFlight: 1, stage: async (h, tables) => stageHours(h, tables, { decode }), close: async () => {} }),
+    stager: () => ({
+      inFlight: 1,
+      stage: async (h, tables) => stageHours(h, tables, { decode }),
+      close: async () => {},
+    }),
     decode,
     ...rules,
   });
@@ -54,40 +81,71 @@ const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRow
 describe("loading account-hours", () => {
   it("loads each account-hour once and drops a byte-identical copy found elsewhere, counting it", async () => {
     const outcome = await load([
-      hour(7, 3600, file("a.zip!7/1970/1/1/1/account_capnp.bin", account(7, 1024)), file("tree/7/1970/1/1/1/account_capnp.bin", account(7, 1024))),
+      hour(
+        7,
+        3600,
+        file("a.zip!7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
+        file("tree/7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
+      ),
       hour(7, 7200, file("tree/7/1970/1/1/2/account_capnp.bin", account(7, 2048))),
     ]);
-    expect(outcome).toMatchObject({ filesLoaded: 2, accountHours: 2, duplicates: ["tree/7/1970/1/1/1/account_capnp.bin"], skipped: [], errors: [] });
+    expect(outcome).toMatchObject({
+      filesLoaded: 2,
+      accountHours: 2,
+      duplicates: ["tree/7/1970/1/1/1/account_capnp.bin"],
+      skipped: [],
+      errors: [],
+    });
     expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
-      { hour_epoch: "3600", mem_mb: 1024 }, { hour_epoch: "7200", mem_mb: 2048 },
+      { hour_epoch: "3600", mem_mb: 1024 },
+      { hour_epoch: "7200", mem_mb: 2048 },
     ]);
     expect(await rows("SELECT source, status, reason FROM files ORDER BY file_id")).toEqual([
       { source: "a.zip!7/1970/1/1/1/account_capnp.bin", status: "loaded", reason: null },
-      { source: "tree/7/1970/1/1/1/account_capnp.bin", status: "duplicate", reason: "same bytes as a.zip!7/1970/1/1/1/account_capnp.bin" },
+      {
+        source: "tree/7/1970/1/1/1/account_capnp.bin",
+        status: "duplicate",
+        reason: "same bytes as a.zip!7/1970/1/1/1/account_capnp.bin",
+      },
       { source: "tree/7/1970/1/1/2/account_capnp.bin", status: "loaded", reason: null },
     ]);
   });
 
   it("names both files of a conflicting account-hour and loads neither under skip-bad", async () => {
-    const hours = [hour(7, 3600, file("a/7/1970/1/1/1/account_capnp.bin", account(7, 1024)), file("b/7/1970/1/1/1/account_capnp.bin", account(7, 4096)))];
+    const hours = [
+      hour(
+        7,
+        3600,
+        file("a/7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
+        file("b/7/1970/1/1/1/account_capnp.bin", account(7, 4096)),
+      ),
+    ];
     const strict = await load(hours);
     expect(strict.errors).toHaveLength(1);
     expect(strict.errors[0]).toBeInstanceOf(ConflictError);
-    expect((strict.errors[0] as ConflictError).files).toEqual(["a/7/1970/1/1/1/account_capnp.bin", "b/7/1970/1/1/1/account_capnp.bin"]);
+    expect((strict.errors[0] as ConflictError).files).toEqual([
+      "a/7/1970/1/1/1/account_capnp.bin",
+      "b/7/1970/1/1/1/account_capnp.bin",
+    ]);
     const skipping = await load(hours, { skipBad: true });
     expect(skipping.errors).toEqual([]);
     expect(skipping.skipped.map((s) => [s.file, s.code])).toEqual([
-      ["a/7/1970/1/1/1/account_capnp.bin", "CONFLICT"], ["b/7/1970/1/1/1/account_capnp.bin", "CONFLICT"],
+      ["a/7/1970/1/1/1/account_capnp.bin", "CONFLICT"],
+      ["b/7/1970/1/1/1/account_capnp.bin", "CONFLICT"],
     ]);
     expect(await rows("SELECT count(*)::INT AS n FROM machines")).toEqual([{ n: 0 }]);
   });
 
   it("collects every unreadable file, from the reader and the decoder, instead of stopping at the first", async () => {
     const zipError = new BadFileError("ARCHIVE_CHECKSUM", "x.zip!7/1970/1/1/3/account_capnp.bin", "CRC mismatch");
-    const outcome = await load([
-      hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
-      hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
-    ], { stopOnError: true }, [zipError]);
+    const outcome = await load(
+      [
+        hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
+        hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
+      ],
+      { stopOnError: true },
+      [zipError],
+    );
     expect(outcome.errors.map((e) => e.message)).toEqual([
       "x.zip!7/1970/1/1/3/account_capnp.bin: CRC mismatch",
       "t/7/1970/1/1/1/account_capnp.bin: segment 0 declares 9 words, has 0",
@@ -95,11 +153,20 @@ describe("loading account-hours", () => {
   });
 
   it("records skipped bad files in the manifest as rejected with their reason and goes on", async () => {
-    const outcome = await load([
-      hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
-      hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
-    ], { skipBad: true });
-    expect(outcome.skipped).toEqual([{ file: "t/7/1970/1/1/1/account_capnp.bin", code: "CAPNP_TRUNCATED", reason: "segment 0 declares 9 words, has 0" }]);
+    const outcome = await load(
+      [
+        hour(7, 3600, file("t/7/1970/1/1/1/account_capnp.bin", "bad")),
+        hour(7, 7200, file("t/7/1970/1/1/2/account_capnp.bin", account(7, 1024))),
+      ],
+      { skipBad: true },
+    );
+    expect(outcome.skipped).toEqual([
+      {
+        file: "t/7/1970/1/1/1/account_capnp.bin",
+        code: "CAPNP_TRUNCATED",
+        reason: "segment 0 declares 9 words, has 0",
+      },
+    ]);
     expect(outcome.accountHours).toBe(1);
     expect(await rows("SELECT source, status, code FROM files WHERE status = 'rejected'")).toEqual([
       { source: "t/7/1970/1/1/1/account_capnp.bin", status: "rejected", code: "CAPNP_TRUNCATED" },
@@ -117,32 +184,65 @@ describe("loading files the reader left unread (deferTreeReads)", () => {
   const deferred = (name: string, content: Account | "missing"): Source => {
     const path = join(dir, name.replaceAll("/", "_"));
     if (content !== "missing") writeFileSync(path, JSON.stringify(content));
-    return { name, root: "Account", packed: false, bytes: new Uint8Array(0), deferred: { path, sizeBytes: 100, maxBytes: 1 << 20 } };
+    return {
+      name,
+      root: "Account",
+      packed: false,
+      bytes: new Uint8Array(0),
+      deferred: { path, sizeBytes: 100, maxBytes: 1 << 20 },
+    };
   };
 
   it("reads them where they are decoded, and rejects one that has gone, naming it, while the others load", async () => {
-    const outcome = await load([
-      hour(7, 3600, deferred("t/7/1970/1/1/1/account_capnp.bin", account(7, 1024))),
-      hour(7, 7200, deferred("t/7/1970/1/1/2/account_capnp.bin", "missing")),
-      hour(7, 10800, deferred("t/7/1970/1/1/3/account_capnp.bin", account(7, 3072))),
-    ], { skipBad: true });
-    expect(outcome.skipped).toEqual([{ file: "t/7/1970/1/1/2/account_capnp.bin", code: "INPUT_UNREADABLE", reason: expect.stringMatching(/^cannot read the file \(ENOENT/) }]);
-    expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
-      { hour_epoch: "3600", mem_mb: 1024 }, { hour_epoch: "10800", mem_mb: 3072 },
+    const outcome = await load(
+      [
+        hour(7, 3600, deferred("t/7/1970/1/1/1/account_capnp.bin", account(7, 1024))),
+        hour(7, 7200, deferred("t/7/1970/1/1/2/account_capnp.bin", "missing")),
+        hour(7, 10800, deferred("t/7/1970/1/1/3/account_capnp.bin", account(7, 3072))),
+      ],
+      { skipBad: true },
+    );
+    expect(outcome.skipped).toEqual([
+      {
+        file: "t/7/1970/1/1/2/account_capnp.bin",
+        code: "INPUT_UNREADABLE",
+        reason: expect.stringMatching(/^cannot read the file \(ENOENT/),
+      },
     ]);
-    expect(await rows("SELECT source, hour_epoch, status, code, length(content_sha256)::INT AS hash FROM files ORDER BY hour_epoch")).toEqual([
+    expect(await rows("SELECT hour_epoch, mem_mb FROM machines ORDER BY hour_epoch")).toEqual([
+      { hour_epoch: "3600", mem_mb: 1024 },
+      { hour_epoch: "10800", mem_mb: 3072 },
+    ]);
+    expect(
+      await rows(
+        "SELECT source, hour_epoch, status, code, length(content_sha256)::INT AS hash FROM files ORDER BY hour_epoch",
+      ),
+    ).toEqual([
       { source: "t/7/1970/1/1/1/account_capnp.bin", hour_epoch: "3600", status: "loaded", code: null, hash: 64 },
-      { source: "t/7/1970/1/1/2/account_capnp.bin", hour_epoch: "7200", status: "rejected", code: "INPUT_UNREADABLE", hash: 0 },
+      {
+        source: "t/7/1970/1/1/2/account_capnp.bin",
+        hour_epoch: "7200",
+        status: "rejected",
+        code: "INPUT_UNREADABLE",
+        hash: 0,
+      },
       { source: "t/7/1970/1/1/3/account_capnp.bin", hour_epoch: "10800", status: "loaded", code: null, hash: 64 },
     ]);
   });
 
   it("compares the copies of one account-hour by their bytes once read, and names a copy that cannot be read", async () => {
     const outcome = await load([
-      hour(7, 3600, deferred("a/7/1970/1/1/1/account_capnp.bin", account(7, 1024)), deferred("b/7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
-        deferred("c/7/1970/1/1/1/account_capnp.bin", "missing")),
+      hour(
+        7,
+        3600,
+        deferred("a/7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
+        deferred("b/7/1970/1/1/1/account_capnp.bin", account(7, 1024)),
+        deferred("c/7/1970/1/1/1/account_capnp.bin", "missing"),
+      ),
     ]);
-    expect(outcome.errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([["INPUT_UNREADABLE", "c/7/1970/1/1/1/account_capnp.bin"]]);
+    expect(outcome.errors.map((e) => [e.code, (e as BadFileError).file])).toEqual([
+      ["INPUT_UNREADABLE", "c/7/1970/1/1/1/account_capnp.bin"],
+    ]);
     expect(outcome).toMatchObject({ accountHours: 1, duplicates: ["b/7/1970/1/1/1/account_capnp.bin"] });
     expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 1024 }]);
   });
@@ -157,7 +257,9 @@ describe("loading into a warehouse that already holds data (ingest)", () => {
     await load([first]);
     const again = await load([first]);
     const renamed = await load([renamedCopy]);
-    expect([again.accountHours, again.duplicates.length, renamed.accountHours, renamed.duplicates.length]).toEqual([0, 1, 0, 1]);
+    expect([again.accountHours, again.duplicates.length, renamed.accountHours, renamed.duplicates.length]).toEqual([
+      0, 1, 0, 1,
+    ]);
     expect(await rows("SELECT count(*)::INT AS n FROM machines")).toEqual([{ n: 1 }]);
     expect(await rows("SELECT source, status FROM files ORDER BY file_id")).toEqual([
       { source: "t/7/1970/1/1/1/account_capnp.bin", status: "loaded" },
@@ -168,7 +270,9 @@ describe("loading into a warehouse that already holds data (ingest)", () => {
   it("refuses a different file for a loaded account-hour, naming both and suggesting the option replace (not the flag)", async () => {
     await load([first]);
     const outcome = await load([changed]);
-    expect(outcome.errors[0]!.message).toContain("t/7/1970/1/1/1/account_capnp.bin (loaded), v/7/1970/1/1/1/account_capnp.bin");
+    expect(outcome.errors[0]!.message).toContain(
+      "t/7/1970/1/1/1/account_capnp.bin (loaded), v/7/1970/1/1/1/account_capnp.bin",
+    );
     expect(outcome.errors[0]!.message).toContain("use replace: true to load the new file instead");
     expect(outcome.errors[0]!.message).not.toContain("--replace");
     expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 1024 }]);
@@ -181,7 +285,11 @@ describe("loading into a warehouse that already holds data (ingest)", () => {
     expect(await rows("SELECT mem_mb FROM machines")).toEqual([{ mem_mb: 8192 }]);
     expect(await rows("SELECT count(*)::INT AS n FROM account_hours")).toEqual([{ n: 1 }]);
     expect(await rows("SELECT source, status, reason FROM files ORDER BY file_id")).toEqual([
-      { source: "t/7/1970/1/1/1/account_capnp.bin", status: "superseded", reason: "replaced by v/7/1970/1/1/1/account_capnp.bin" },
+      {
+        source: "t/7/1970/1/1/1/account_capnp.bin",
+        status: "superseded",
+        reason: "replaced by v/7/1970/1/1/1/account_capnp.bin",
+      },
       { source: "v/7/1970/1/1/1/account_capnp.bin", status: "loaded", reason: null },
     ]);
   });

@@ -27,16 +27,29 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error as Error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
 
 /** A child process that opens `db` (to write, or read-only) and holds it until killed; resolves once it holds it. */
 async function holdFile(db: string, readOnly = false): Promise<{ pid: number; release: () => Promise<void> }> {
   const settings = readOnly ? `,{access_mode:'READ_ONLY'}` : "";
   const script = `const {DuckDBInstance}=require('@duckdb/node-api');DuckDBInstance.create(${JSON.stringify(db)}${settings}).then(()=>{console.log('held');setInterval(()=>{},1000)})`;
-  const child = spawn(process.execPath, ["-e", script], { cwd: join(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", script], {
+    cwd: join(import.meta.dirname, "../.."),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  return { pid: child.pid!, release: async () => { child.kill("SIGKILL"); await exited; } };
+  return {
+    pid: child.pid!,
+    release: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
 }
 
 describe("openDatabaseFile tells a held file, a damaged one and a file of another kind apart", () => {
@@ -45,7 +58,11 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
     bytes.fill(0xab, 3 * 4096, 3 * 4096 + 100_000); // past the headers: a checksum of a data block fails
     const corrupt = join(dir, "corrupt.duckdb");
     writeFileSync(corrupt, bytes);
-    const error = await failure(openWarehouse({ db: corrupt }).then((w) => w.connection.runAndReadAll("SELECT count(*), sum(mem_mb) FROM machines")));
+    const error = await failure(
+      openWarehouse({ db: corrupt }).then((w) =>
+        w.connection.runAndReadAll("SELECT count(*), sum(mem_mb) FROM machines"),
+      ),
+    );
     expect(error).toBeInstanceOf(BadFileError);
     expect((error as BadFileError).code).toBe("DB_CORRUPT");
     expect(error!.message).toMatch(/damaged \(Corrupt database file: computed checksum/);
@@ -60,12 +77,17 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
     writeFileSync(sqlite, Buffer.concat([Buffer.from("SQLite format 3\0", "latin1"), Buffer.alloc(4080)]));
     const noise = join(dir, "noise.duckdb");
     writeFileSync(noise, Buffer.alloc(8192, 7));
-    for (const [file, what] of [[sqlite, "a SQLite database"], [noise, "not a DuckDB database"]] as const) {
+    for (const [file, what] of [
+      [sqlite, "a SQLite database"],
+      [noise, "not a DuckDB database"],
+    ] as const) {
       for (const readOnly of [true, false]) {
         const error = await failure(openDatabaseFile(file, { readOnly }));
         expect(error).toBeInstanceOf(UsageError);
         expect((error as UsageError).code).toBe("DB_NOT_DUCKDB");
-        expect(error!.message).toBe(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`);
+        expect(error!.message).toBe(
+          `${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`,
+        );
       }
     }
     const run = await runCli(["billing", "--db", sqlite, "--start", "2026-10-01", "--end", "2026-10-02"]);
@@ -74,7 +96,8 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
   });
 
   it("every DuckDB instance we make neither loads nor installs an extension by itself", async () => {
-    const settings = "SELECT current_setting('autoload_known_extensions') AS l, current_setting('autoinstall_known_extensions') AS i";
+    const settings =
+      "SELECT current_setting('autoload_known_extensions') AS l, current_setting('autoinstall_known_extensions') AS i";
     const file = await openDatabaseFile(good, { readOnly: true });
     const memory = await openWarehouse([tree]);
     try {
@@ -108,7 +131,9 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
       const waiting = openWarehouse({ db: good }, { waitSeconds: 30 });
       setTimeout(() => void held.release(), 500);
       const w = await waiting;
-      expect(Number((await w.connection.runAndReadAll("SELECT count(*) FROM account_hours")).getRows()[0]![0])).toBe(48);
+      expect(Number((await w.connection.runAndReadAll("SELECT count(*) FROM account_hours")).getRows()[0]![0])).toBe(
+        48,
+      );
       w.close();
     } finally {
       await held.release();
@@ -121,7 +146,9 @@ describe("openDatabaseFile tells a held file, a damaged one and a file of anothe
     const writing = openDatabaseFile(good, { waitSeconds: 30 });
     const deadline = Date.now() + 20_000;
     while (!existsSync(marker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(readFileSync(marker, "utf8")).toMatch(new RegExp(`^cloudunits writer-waiting\npid ${process.pid}\nstart \\d+\nfile \\d+:\\d+\n$`));
+    expect(readFileSync(marker, "utf8")).toMatch(
+      new RegExp(`^cloudunits writer-waiting\npid ${process.pid}\nstart \\d+\nfile \\d+:\\d+\n$`),
+    );
     await reader.release();
     const writer = await writing;
     expect(existsSync(marker)).toBe(false); // removed once the writer has the file
@@ -153,7 +180,9 @@ describe("opening a warehouse to write", () => {
     copyFileSync(good, db);
     const older = await duckdbApi().DuckDBInstance.create(db);
     const c = await older.connect();
-    await c.run("DROP TABLE sync_log; UPDATE warehouse_meta SET value = 'an older schema' WHERE key = 'schema_sql'; CHECKPOINT");
+    await c.run(
+      "DROP TABLE sync_log; UPDATE warehouse_meta SET value = 'an older schema' WHERE key = 'schema_sql'; CHECKPOINT",
+    );
     c.closeSync();
     older.closeSync();
     const changed = sha(db);
@@ -163,7 +192,9 @@ describe("opening a warehouse to write", () => {
     const { instance, connection } = await openDatabaseFile(db, { readOnly: true });
     try {
       expect((await connection.runAndReadAll("SELECT count(*) FROM sync_log")).getRows()).toEqual([[0n]]);
-      expect((await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = 'schema_sql'")).getRows()[0]![0]).toMatch(/^[0-9a-f]{64}$/);
+      expect(
+        (await connection.runAndReadAll("SELECT value FROM warehouse_meta WHERE key = 'schema_sql'")).getRows()[0]![0],
+      ).toMatch(/^[0-9a-f]{64}$/);
     } finally {
       connection.closeSync();
       instance.closeSync();
@@ -186,9 +217,15 @@ describe.skipIf(!canMount)("a full disk", () => {
       `${process.execPath} ${CLI} ingest ${tree} --db ${mnt}/w.duckdb --batch-mb 0.05 --workers 0; echo "rc=$?"`,
       `cp ${mnt}/w.duckdb* ${dir}/`,
     ].join(" && ");
-    const run = spawnSync("unshare", ["-rm", "sh", "-c", script], { encoding: "utf8", env: { ...process.env, CI: "1" }, cwd: join(import.meta.dirname, "../..") });
+    const run = spawnSync("unshare", ["-rm", "sh", "-c", script], {
+      encoding: "utf8",
+      env: { ...process.env, CI: "1" },
+      cwd: join(import.meta.dirname, "../.."),
+    });
     expect(run.stdout).toContain("rc=8");
-    expect(run.stderr).toMatch(/^cloudunits: cannot write \S+w\.duckdb: no space left on the device; nothing committed was lost \(the transaction in flight was rolled back; the warehouse keeps every commit before it\): free some space \(or raise the quota\) and run again\n$/);
+    expect(run.stderr).toMatch(
+      /^cloudunits: cannot write \S+w\.duckdb: no space left on the device; nothing committed was lost \(the transaction in flight was rolled back; the warehouse keeps every commit before it\): free some space \(or raise the quota\) and run again\n$/,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack: not a bug
     // "rolled back": the file left on the full disk opens, holds whole committed batches only, and a rerun completes it
     const left = join(dir, "w.duckdb");

@@ -17,7 +17,15 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-open-"));
   tree = join(dir, "tree");
   await writeDataset({ out: tree, accounts: 2, spaces: 1, machines: 3, hours: 3, start: START, seed: 5 });
-  await writeDataset({ out: join(dir, "same.zip"), accounts: 2, spaces: 1, machines: 3, hours: 3, start: START, seed: 5 });
+  await writeDataset({
+    out: join(dir, "same.zip"),
+    accounts: 2,
+    spaces: 1,
+    machines: 3,
+    hours: 3,
+    start: START,
+    seed: 5,
+  });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -43,7 +51,9 @@ describe("openWarehouse from input paths", () => {
       expect(twice.load.accountHours).toBe(6);
       expect(twice.load.duplicates).toHaveLength(6);
       const sql = "SELECT count(*) || '/' || sum(mem_mb) || '/' || sum(cpu_minutes) FROM machines";
-      expect((await twice.connection.runAndReadAll(sql)).getRows()).toEqual((await once.connection.runAndReadAll(sql)).getRows());
+      expect((await twice.connection.runAndReadAll(sql)).getRows()).toEqual(
+        (await once.connection.runAndReadAll(sql)).getRows(),
+      );
     } finally {
       once.close();
       twice.close();
@@ -57,7 +67,10 @@ describe("openWarehouse from input paths", () => {
     writeFileSync(truncated, Buffer.from([0, 0, 0, 0, 9, 0, 0, 0]));
     const other = join(dir, "other");
     mkdirSync(join(other, hourPath(2, START + 3600)), { recursive: true });
-    cpSync(join(tree, hourPath(2, START), "account_capnp.bin"), join(other, hourPath(2, START + 3600), "account_capnp.bin"));
+    cpSync(
+      join(tree, hourPath(2, START), "account_capnp.bin"),
+      join(other, hourPath(2, START + 3600), "account_capnp.bin"),
+    );
     const error = await openWarehouse([bad, other]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadInputError);
     const message = (error as BadInputError).message;
@@ -67,13 +80,17 @@ describe("openWarehouse from input paths", () => {
 
     const w = await openWarehouse([bad, other], { skipBad: true });
     try {
-      expect(w.load.skipped.map((s) => s.file).sort()).toEqual([
-        join(bad, hourPath(2, START + 3600), "account_capnp.bin"),
-        join(other, hourPath(2, START + 3600), "account_capnp.bin"),
-        truncated,
-      ].sort());
+      expect(w.load.skipped.map((s) => s.file).sort()).toEqual(
+        [
+          join(bad, hourPath(2, START + 3600), "account_capnp.bin"),
+          join(other, hourPath(2, START + 3600), "account_capnp.bin"),
+          truncated,
+        ].sort(),
+      );
       expect(w.load.accountHours).toBe(4);
-      expect(await count(w, `SELECT count(*) FROM account_hours WHERE account_id = 2 AND hour_epoch = ${START + 3600}`)).toBe(0);
+      expect(
+        await count(w, `SELECT count(*) FROM account_hours WHERE account_id = 2 AND hour_epoch = ${START + 3600}`),
+      ).toBe(0);
     } finally {
       w.close();
     }
@@ -114,7 +131,9 @@ describe("openWarehouse keeping only some columns", () => {
     const full = await openWarehouse([tree], { workers: 0 });
     const narrow = await openWarehouse([tree], { tables: BILLING_TABLES, columns: BILLING_COLUMNS, workers: 1 });
     try {
-      const disks = (await narrow.connection.runAndReadAll("SELECT column_name FROM (DESCRIBE disks)")).getRows().map((r) => r[0]);
+      const disks = (await narrow.connection.runAndReadAll("SELECT column_name FROM (DESCRIBE disks)"))
+        .getRows()
+        .map((r) => r[0]);
       expect(disks).toEqual([...BILLING_COLUMNS.disks]);
       expect(await count(narrow, "SELECT count(*) FROM disks")).toBe(await count(full, "SELECT count(*) FROM disks"));
       const period = { start: START, end: START + 3 * 3600 };
@@ -130,7 +149,9 @@ describe("openWarehouse keeping only some columns", () => {
   });
 
   it("refuses a column the table does not have, naming it", async () => {
-    await expect(openWarehouse([tree], { columns: { disks: ["account_id", "size_tb"] } })).rejects.toThrow("table disks has no column size_tb");
+    await expect(openWarehouse([tree], { columns: { disks: ["account_id", "size_tb"] } })).rejects.toThrow(
+      "table disks has no column size_tb",
+    );
   });
 });
 
@@ -146,7 +167,9 @@ describe("openWarehouse with decoding worker threads", () => {
       expect(threaded.load.skipped).toHaveLength(1);
       for (const table of ["account_hours", "cloudspaces", "machines", "gateways", "disks", "nics"]) {
         const sql = `SELECT * FROM ${table} ORDER BY ALL`;
-        expect((await threaded.connection.runAndReadAll(sql)).getRows()).toEqual((await inline.connection.runAndReadAll(sql)).getRows());
+        expect((await threaded.connection.runAndReadAll(sql)).getRows()).toEqual(
+          (await inline.connection.runAndReadAll(sql)).getRows(),
+        );
       }
     } finally {
       inline.close();

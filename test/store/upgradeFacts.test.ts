@@ -34,7 +34,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function billed(db: string): Promise<{ lines: unknown; facts: boolean }> {
   const w = await openWarehouse({ db });
   try {
-    return { lines: (await billWarehouse(w.connection, PERIOD, { allUnits: true })).lines, facts: await factsReadable(w.connection, "external") };
+    return {
+      lines: (await billWarehouse(w.connection, PERIOD, { allUnits: true })).lines,
+      facts: await factsReadable(w.connection, "external"),
+    };
   } finally {
     w.close();
   }
@@ -77,8 +80,16 @@ describe("the billing facts of a warehouse file", () => {
     await ingest([data], { db });
     const { instance, connection } = await openDatabaseFile(db, { readOnly: true });
     try {
-      expect(await readWarehouseMeta(connection)).toEqual({ schemaVersion: 2, factsExternalNicType: "external", factsColumns: factColumnsSql() });
-      const counts = (await connection.runAndReadAll("SELECT (SELECT count(*) FROM machines)::INT AS m, (SELECT count(*) FROM machine_facts)::INT AS f")).getRowObjectsJS()[0];
+      expect(await readWarehouseMeta(connection)).toEqual({
+        schemaVersion: 2,
+        factsExternalNicType: "external",
+        factsColumns: factColumnsSql(),
+      });
+      const counts = (
+        await connection.runAndReadAll(
+          "SELECT (SELECT count(*) FROM machines)::INT AS m, (SELECT count(*) FROM machine_facts)::INT AS f",
+        )
+      ).getRowObjectsJS()[0];
       // a row of facts per machine-hour (every record but the gateways)
       expect(counts!.f).toBe(counts!.m);
       expect(counts!.m).toBeGreaterThan(2 * 40 * HOURS);
@@ -117,7 +128,9 @@ describe("the billing facts of a warehouse file", () => {
       const { instance, connection } = await openDatabaseFile(db);
       try {
         await connection.run("ALTER TABLE machine_facts DROP COLUMN iops_limit");
-        await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('facts_columns', $c)", { c: factColumnsSql(fewer) });
+        await connection.run("INSERT OR REPLACE INTO warehouse_meta (key, value) VALUES ('facts_columns', $c)", {
+          c: factColumnsSql(fewer),
+        });
       } finally {
         connection.closeSync();
         instance.closeSync();
@@ -127,7 +140,13 @@ describe("the billing facts of a warehouse file", () => {
     const { instance, connection } = await openDatabaseFile(db); // opened to write: remade
     try {
       expect((await readWarehouseMeta(connection)).factsColumns).toBe(factColumnsSql());
-      const columns = (await connection.runAndReadAll("SELECT column_name FROM information_schema.columns WHERE table_name = 'machine_facts'")).getRowObjectsJS().map((r) => r.column_name);
+      const columns = (
+        await connection.runAndReadAll(
+          "SELECT column_name FROM information_schema.columns WHERE table_name = 'machine_facts'",
+        )
+      )
+        .getRowObjectsJS()
+        .map((r) => r.column_name);
       expect(columns).toContain("iops_limit");
     } finally {
       connection.closeSync();
@@ -143,9 +162,13 @@ describe("the billing facts of a warehouse file", () => {
     try {
       expect((await readWarehouseMeta(connection)).schemaVersion).toBe(2);
       // the generated Windows images ("Windows 2022 Datacenter") are longer than DuckDB inlines
-      const long = (await connection.runAndReadAll("SELECT count(*)::INT AS n FROM machine_facts WHERE strlen(image_name) > 12")).getRowObjectsJS()[0]!;
+      const long = (
+        await connection.runAndReadAll("SELECT count(*)::INT AS n FROM machine_facts WHERE strlen(image_name) > 12")
+      ).getRowObjectsJS()[0]!;
       expect(long.n).toBeGreaterThan(0);
-      expect((await connection.runAndReadAll("SELECT current_setting('memory_limit') AS cap")).getRowObjectsJS()[0]!.cap).toBe("32.0 MiB");
+      expect(
+        (await connection.runAndReadAll("SELECT current_setting('memory_limit') AS cap")).getRowObjectsJS()[0]!.cap,
+      ).toBe("32.0 MiB");
     } finally {
       connection.closeSync();
       instance.closeSync();
@@ -174,13 +197,23 @@ describe("the billing facts of a warehouse file", () => {
     const db = join(dir, "replace.duckdb");
     await ingest([data], { db });
     const rewritten = join(dir, "rewritten");
-    await writeDataset({ out: rewritten, accounts: 1, spaces: 1, machines: 3, hours: 1, start: START + 5 * 3600, seed: 9 });
+    await writeDataset({
+      out: rewritten,
+      accounts: 1,
+      spaces: 1,
+      machines: 3,
+      hours: 1,
+      start: START + 5 * 3600,
+      seed: 9,
+    });
     await ingest([rewritten], { db, replace: true });
     // the files as the platform has them now: the hour of account 1 swapped
     const now = join(dir, "now");
     cpSync(data, now, { recursive: true });
     rmSync(join(now, hourPath(1, START + 5 * 3600)), { recursive: true });
-    cpSync(join(rewritten, hourPath(1, START + 5 * 3600)), join(now, hourPath(1, START + 5 * 3600)), { recursive: true });
+    cpSync(join(rewritten, hourPath(1, START + 5 * 3600)), join(now, hourPath(1, START + 5 * 3600)), {
+      recursive: true,
+    });
     const fromFiles = await billInputs([now], PERIOD, { allUnits: true });
     const fromDb = await billed(db);
     expect(fromDb).toEqual({ lines: fromFiles.lines, facts: true });

@@ -1,5 +1,16 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -36,7 +47,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A child process running `script` (an ES module), resolved once it prints its first line. */
 async function child(script: string): Promise<ChildProcess> {
-  const c = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: REPO, stdio: ["ignore", "pipe", "inherit"] });
+  const c = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(c);
   await new Promise<void>((resolve, reject) => {
     c.stdout!.once("data", () => resolve());
@@ -46,17 +60,29 @@ async function child(script: string): Promise<ChildProcess> {
 }
 
 /** A process that holds `db` open read-only (so a writer must wait) until killed. */
-const holdReadOnly = () => child(`import { DuckDBInstance } from "@duckdb/node-api"; await DuckDBInstance.create(${JSON.stringify(db)}, { access_mode: "READ_ONLY" }); console.log("held"); setInterval(() => {}, 1000);`);
+const holdReadOnly = () =>
+  child(
+    `import { DuckDBInstance } from "@duckdb/node-api"; await DuckDBInstance.create(${JSON.stringify(db)}, { access_mode: "READ_ONLY" }); console.log("held"); setInterval(() => {}, 1000);`,
+  );
 
 /** A process that waits to write `db` (openDatabaseFile, as ingest and sync do), printing "started" at once and "writing" once it has the file. */
-const waitingWriter = () => child(`const { openDatabaseFile } = await import(${JSON.stringify(builtModule("store/openDatabaseFile.ts"))}); console.log("started"); await openDatabaseFile(${JSON.stringify(db)}, { waitSeconds: 60 }); console.log("writing"); setInterval(() => {}, 1000);`);
+const waitingWriter = () =>
+  child(
+    `const { openDatabaseFile } = await import(${JSON.stringify(builtModule("store/openDatabaseFile.ts"))}); console.log("started"); await openDatabaseFile(${JSON.stringify(db)}, { waitSeconds: 60 }); console.log("writing"); setInterval(() => {}, 1000);`,
+  );
 
 const until = async (done: () => boolean, ms = 20_000) => {
   for (const deadline = Date.now() + ms; !done(); await new Promise((resolve) => setTimeout(resolve, 25))) {
     if (Date.now() > deadline) throw new Error("timed out");
   }
 };
-const isRegularMarker = () => { try { return lstatSync(marker).isFile() && readFileSync(marker, "latin1").includes("pid "); } catch { return false; } };
+const isRegularMarker = () => {
+  try {
+    return lstatSync(marker).isFile() && readFileSync(marker, "latin1").includes("pid ");
+  } catch {
+    return false;
+  }
+};
 
 /** Milliseconds a reader in this process takes to open `db` with the given wait. */
 async function readerMs(waitSeconds: number): Promise<number> {
@@ -67,54 +93,84 @@ async function readerMs(waitSeconds: number): Promise<number> {
 }
 
 /** A process's start time (`/proc/PID/stat`, field 22). */
-const startOf = (pid: number) => { const stat = readFileSync(`/proc/${pid}/stat`, "latin1"); return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!; };
-const identityOf = (file: string) => { const s = statSync(file, { bigint: true }); return `${s.dev}:${s.ino}`; };
-const proof = (pid: number, start: string, file: string) => `cloudunits writer-waiting\npid ${pid}\nstart ${start}\nfile ${file}\n`;
+const startOf = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]!;
+};
+const identityOf = (file: string) => {
+  const s = statSync(file, { bigint: true });
+  return `${s.dev}:${s.ino}`;
+};
+const proof = (pid: number, start: string, file: string) =>
+  `cloudunits writer-waiting\npid ${pid}\nstart ${start}\nfile ${file}\n`;
 
 describe("a writer marks itself waiting without trusting what is at the marker's path", () => {
   it.each([
-    ["a link to another file (its content became the writer's PID)", () => symlinkSync(join(dir, "victim.txt"), marker)],
+    [
+      "a link to another file (its content became the writer's PID)",
+      () => symlinkSync(join(dir, "victim.txt"), marker),
+    ],
     ["a link to a file not there yet (it was created)", () => symlinkSync(join(dir, "made-by-the-writer.txt"), marker)],
     ["a FIFO", () => spawnSync("mkfifo", [marker])],
     ["a stale marker of a process gone", () => writeFileSync(marker, proof(2 ** 22 + 17, "1", identityOf(db)))],
-  ])("replaces %s with its own marker, writing nothing through it", async (_, plant) => {
-    writeFileSync(join(dir, "victim.txt"), "the victim's words\n");
-    plant();
-    const reader = await holdReadOnly();
-    const writing = openDatabaseFile(db, { waitSeconds: 30 });
-    const own = proof(process.pid, startOf(process.pid), identityOf(db));
-    try {
-      await until(() => isRegularMarker() && readFileSync(marker, "latin1") === own);
-    } finally {
-      reader.kill("SIGKILL");
-      const writer = await writing;
-      writer.connection.closeSync();
-      writer.instance.closeSync();
-    }
-    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("the victim's words\n");
-    expect(existsSync(join(dir, "made-by-the-writer.txt"))).toBe(false);
-    expect(existsSync(marker)).toBe(false); // its own, removed once it has the file
-  }, 60_000);
+  ])(
+    "replaces %s with its own marker, writing nothing through it",
+    async (_, plant) => {
+      writeFileSync(join(dir, "victim.txt"), "the victim's words\n");
+      plant();
+      const reader = await holdReadOnly();
+      const writing = openDatabaseFile(db, { waitSeconds: 30 });
+      const own = proof(process.pid, startOf(process.pid), identityOf(db));
+      try {
+        await until(() => isRegularMarker() && readFileSync(marker, "latin1") === own);
+      } finally {
+        reader.kill("SIGKILL");
+        const writer = await writing;
+        writer.connection.closeSync();
+        writer.instance.closeSync();
+      }
+      expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("the victim's words\n");
+      expect(existsSync(join(dir, "made-by-the-writer.txt"))).toBe(false);
+      expect(existsSync(marker)).toBe(false); // its own, removed once it has the file
+    },
+    60_000,
+  );
 });
 
 describe("a reader reads a marker only as a small regular file, never blocking", () => {
   // The CLI in a child process: a reader blocked on a FIFO blocks its whole process (it was killed at 25 s).
-  const status = (wait: number) => new Promise<{ code: number | null; ms: number }>((resolve) => {
-    const began = Date.now();
-    const run = execFile(process.execPath, [CLI, "status", "--db", db, "--wait", String(wait)], { timeout: 30_000, env: { ...process.env, CI: "1" } }, () => resolve({ code: run.exitCode, ms: Date.now() - began }));
-  });
+  const status = (wait: number) =>
+    new Promise<{ code: number | null; ms: number }>((resolve) => {
+      const began = Date.now();
+      const run = execFile(
+        process.execPath,
+        [CLI, "status", "--db", db, "--wait", String(wait)],
+        { timeout: 30_000, env: { ...process.env, CI: "1" } },
+        () => resolve({ code: run.exitCode, ms: Date.now() - began }),
+      );
+    });
 
   it.each([
     ["a FIFO (it blocked every reader)", () => spawnSync("mkfifo", [marker])],
     ["a link to /dev/zero (it grew to 7.8 GB)", () => symlinkSync("/dev/zero", marker)],
-    ["a link to a live writer's real marker", () => { writeFileSync(join(dir, "elsewhere"), proof(process.pid, startOf(process.pid), identityOf(db))); symlinkSync(join(dir, "elsewhere"), marker); }],
+    [
+      "a link to a live writer's real marker",
+      () => {
+        writeFileSync(join(dir, "elsewhere"), proof(process.pid, startOf(process.pid), identityOf(db)));
+        symlinkSync(join(dir, "elsewhere"), marker);
+      },
+    ],
     ["a folder", () => mkdirSync(marker)],
-  ])("ignores %s: status answers at once, not after its --wait", async (_, plant) => {
-    plant();
-    const { code, ms } = await status(20);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(15_000); // the CLI's start, not the 20 s wait
-  }, 60_000);
+  ])(
+    "ignores %s: status answers at once, not after its --wait",
+    async (_, plant) => {
+      plant();
+      const { code, ms } = await status(20);
+      expect(code).toBe(0);
+      expect(ms).toBeLessThan(15_000); // the CLI's start, not the 20 s wait
+    },
+    60_000,
+  );
 });
 
 describe("a marker holds readers back only while a live writer of this file proves it", () => {
@@ -132,15 +188,28 @@ describe("a marker holds readers back only while a live writer of this file prov
   }, 60_000);
 
   it.each([
-    ["only a live process's PID (the form before: a forged one, or a killed sync's whose PID was reused, held readers 61 s)", (pid: number) => String(pid)],
-    ["a live process's PID with another start time (the PID reused)", (pid: number) => proof(pid, String(Number(startOf(pid)) + 1), identityOf(db))],
-    ["a live process of another warehouse file", (pid: number) => proof(pid, startOf(pid), identityOf(join(dir, "tree")))],
-  ])("ignores a marker naming %s", async (_, text) => {
-    const live = spawn("sleep", ["60"]);
-    children.push(live);
-    writeFileSync(marker, text(live.pid!));
-    expect(await readerMs(20)).toBeLessThan(5000);
-  }, 60_000);
+    [
+      "only a live process's PID (the form before: a forged one, or a killed sync's whose PID was reused, held readers 61 s)",
+      (pid: number) => String(pid),
+    ],
+    [
+      "a live process's PID with another start time (the PID reused)",
+      (pid: number) => proof(pid, String(Number(startOf(pid)) + 1), identityOf(db)),
+    ],
+    [
+      "a live process of another warehouse file",
+      (pid: number) => proof(pid, startOf(pid), identityOf(join(dir, "tree"))),
+    ],
+  ])(
+    "ignores a marker naming %s",
+    async (_, text) => {
+      const live = spawn("sleep", ["60"]);
+      children.push(live);
+      writeFileSync(marker, text(live.pid!));
+      expect(await readerMs(20)).toBeLessThan(5000);
+    },
+    60_000,
+  );
 
   it("ignores a writer's marker it has stopped touching (a writer stopped, or a copy)", async () => {
     const live = spawn("sleep", ["60"]);

@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hostTag } from "../../src/fetch/staleTemporaries.js";
-import { fetchConsumption, generateHours, sync, SyncIncompleteError, type DecodedAccountHour } from "../../src/index.js";
+import {
+  fetchConsumption,
+  generateHours,
+  sync,
+  SyncIncompleteError,
+  type DecodedAccountHour,
+} from "../../src/index.js";
 import { CLI, runCli } from "../helpers/runCli.js";
 import { ACCOUNTS_LIST, CLOUDSPACES_LIST, fakePlatform, zipOf } from "../fetch/fakePlatform.js";
 import { CONSUMPTION_PATH, SECRETS, startServer, type FakeServer, type Handler } from "../fetch/fakeService.js";
@@ -60,13 +66,24 @@ describe("sync refuses what the service was not asked for", () => {
     await serve(async (request, response) => {
       if (request.path === CONSUMPTION_PATH && Number(request.query.get("start")) === START) {
         const bytes = await zipOf([...records.filter((h) => h.hourEpoch < START + DAY), stray]);
-        response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) }).end(bytes);
+        response
+          .writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) })
+          .end(bytes);
         return;
       }
       return honest(request, response);
     });
     const db = newDb();
-    const options = { url: server!.url, auth: AUTH, db, accountIds: [1], since: START, until: START + 2 * DAY, retries: 0, chunk: "day" as const };
+    const options = {
+      url: server!.url,
+      auth: AUTH,
+      db,
+      accountIds: [1],
+      since: START,
+      until: START + 2 * DAY,
+      retries: 0,
+      chunk: "day" as const,
+    };
     const error = await sync(options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SyncIncompleteError);
     const failure = (error as SyncIncompleteError).failures[0]!;
@@ -75,7 +92,9 @@ describe("sync refuses what the service was not asked for", () => {
     expect(failure.error.message).toContain("1/2026/10/2/1/account_capnp.bin");
     expect(await rows(db, "SELECT * FROM account_hours")).toEqual([]);
     // recorded as asked up to where it began: nothing marked synced
-    expect(await rows(db, "SELECT account_id, synced_until_epoch, last_result FROM sync_state")).toEqual([{ account_id: 1n, synced_until_epoch: BigInt(START), last_result: "failed" }]);
+    expect(await rows(db, "SELECT account_id, synced_until_epoch, last_result FROM sync_state")).toEqual([
+      { account_id: 1n, synced_until_epoch: BigInt(START), last_result: "failed" },
+    ]);
 
     // the service mended: the same warehouse completes, holding exactly the platform's hours
     await server!.close();
@@ -92,16 +111,28 @@ describe("sync refuses what the service was not asked for", () => {
     await serve(async (request, response) => {
       if (request.path === CONSUMPTION_PATH) {
         const bytes = await zipOf([...records.filter((h) => h.hourEpoch < START + DAY), ahead]);
-        response.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) }).end(bytes);
+        response
+          .writeHead(200, { "content-type": "application/octet-stream", "content-length": String(bytes.length) })
+          .end(bytes);
         return;
       }
       return honest(request, response);
     });
     const db = newDb();
-    const error = await sync({ url: server!.url, auth: AUTH, db, accountIds: [1], since: START, until: START + DAY, retries: 0 }).catch((e: unknown) => e);
+    const error = await sync({
+      url: server!.url,
+      auth: AUTH,
+      db,
+      accountIds: [1],
+      since: START,
+      until: START + DAY,
+      retries: 0,
+    }).catch((e: unknown) => e);
     const failure = (error as SyncIncompleteError).failures[0]!;
     expect(failure.error).toMatchObject({ code: "FETCH_WRONG_PERIOD" });
-    expect(failure.error.message).toMatch(/1\/2027\/6\/1\/0\/account_capnp\.bin: is the hour 2027-06-01T00:00:00Z, later than the current hour \(\d{4}-\d\d-\d\dT\d\d:00:00Z\): the platform cannot have written it/);
+    expect(failure.error.message).toMatch(
+      /1\/2027\/6\/1\/0\/account_capnp\.bin: is the hour 2027-06-01T00:00:00Z, later than the current hour \(\d{4}-\d\d-\d\dT\d\d:00:00Z\): the platform cannot have written it/,
+    );
     expect(await rows(db, "SELECT * FROM account_hours")).toEqual([]);
   }, 120_000);
 });
@@ -109,12 +140,31 @@ describe("sync refuses what the service was not asked for", () => {
 describe("sync bounds what the lists may cost", () => {
   it("an accounts/list longer than --max-json-mib is refused after one request, naming the list and the limit (exit 4), and nothing is written", async () => {
     // 30,000 accounts with long names: about 2.7 MB of JSON
-    const accountsListBody = Array.from({ length: 30_000 }, (_, i) => ({ id: i + 1, name: `account ${i + 1} `.padEnd(80, "x") }));
+    const accountsListBody = Array.from({ length: 30_000 }, (_, i) => ({
+      id: i + 1,
+      name: `account ${i + 1} `.padEnd(80, "x"),
+    }));
     await serve(fakePlatform({ hours: records, accountsListBody }));
     const db = newDb();
-    const run = await runCli(["sync", "--url", server!.url, "--db", db, "--since", "2026-10-01", "--until", "2026-10-02", "--max-json-mib", "1"],
-      { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password });
-    expect(run.stderr).toMatch(/POST accounts\/list: the answer from http:\/\/127\.0\.0\.1:\d+\/restmachine\/cloudapi\/accounts\/list announced \d+ bytes \(2\.\d MiB\), more than the limit of 1048576 bytes \(1 MiB\)/);
+    const run = await runCli(
+      [
+        "sync",
+        "--url",
+        server!.url,
+        "--db",
+        db,
+        "--since",
+        "2026-10-01",
+        "--until",
+        "2026-10-02",
+        "--max-json-mib",
+        "1",
+      ],
+      { CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password },
+    );
+    expect(run.stderr).toMatch(
+      /POST accounts\/list: the answer from http:\/\/127\.0\.0\.1:\d+\/restmachine\/cloudapi\/accounts\/list announced \d+ bytes \(2\.\d MiB\), more than the limit of 1048576 bytes \(1 MiB\)/,
+    );
     expect(run.stderr).toContain("--max-json-mib");
     expect(run.code).toBe(4);
     expect(server!.seenAt(ACCOUNTS_LIST)).toHaveLength(1);
@@ -139,7 +189,14 @@ describe("sync bounds what the lists may cost", () => {
       };
       write();
     });
-    const error = await sync({ url: server!.url, auth: AUTH, db: newDb(), since: START, until: START + DAY, maxJsonBytes: 1024 * 1024 }).catch((e: unknown) => e);
+    const error = await sync({
+      url: server!.url,
+      auth: AUTH,
+      db: newDb(),
+      since: START,
+      until: START + DAY,
+      maxJsonBytes: 1024 * 1024,
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "FETCH_TOO_LARGE" });
     expect((error as Error).message).toMatch(/went on past 1048576 bytes \(1 MiB\)/);
     expect(sent).toBeLessThan(big.length * 40);
@@ -150,21 +207,30 @@ describe("sync bounds what the lists may cost", () => {
     { list: ACCOUNTS_LIST, id: 0, field: "id" },
     { list: ACCOUNTS_LIST, id: 2 ** 32, field: "id" },
     { list: CLOUDSPACES_LIST, id: 0, field: "accountId" },
-  ])("$list listing account id $id is refused, naming the item", async ({ list, id, field }) => {
-    const inner = fakePlatform({ hours: records });
-    await serve((request, response) => {
-      if (request.path !== list) return inner(request, response);
-      const body = JSON.stringify([{ id: 1, name: "one", accountId: 1 }, { id: list === ACCOUNTS_LIST ? id : 5, name: "bad", accountId: id }]);
-      response.writeHead(200, { "content-type": "application/json" }).end(body);
-    });
-    const db = newDb();
-    const error = await sync({ url: server!.url, auth: AUTH, db, since: START, until: START + DAY }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "FETCH_BAD_LIST" });
-    expect((error as Error).message).toContain(`lists account id ${id} (item 2, "${field}")`);
-    expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(0);
-    // nothing written: the warehouse is not even made when the lists are refused
-    expect(existsSync(db) ? await rows(db, "SELECT * FROM entity_names") : []).toEqual([]);
-  }, 120_000);
+  ])(
+    "$list listing account id $id is refused, naming the item",
+    async ({ list, id, field }) => {
+      const inner = fakePlatform({ hours: records });
+      await serve((request, response) => {
+        if (request.path !== list) return inner(request, response);
+        const body = JSON.stringify([
+          { id: 1, name: "one", accountId: 1 },
+          { id: list === ACCOUNTS_LIST ? id : 5, name: "bad", accountId: id },
+        ]);
+        response.writeHead(200, { "content-type": "application/json" }).end(body);
+      });
+      const db = newDb();
+      const error = await sync({ url: server!.url, auth: AUTH, db, since: START, until: START + DAY }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: "FETCH_BAD_LIST" });
+      expect((error as Error).message).toContain(`lists account id ${id} (item 2, "${field}")`);
+      expect(server!.seenAt(CONSUMPTION_PATH)).toHaveLength(0);
+      // nothing written: the warehouse is not even made when the lists are refused
+      expect(existsSync(db) ? await rows(db, "SELECT * FROM entity_names") : []).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 /** The pid of a process that has exited. */
@@ -195,9 +261,32 @@ describe("what killed runs leave behind", () => {
       }
       return honest(request, response);
     });
-    const env = { ...process.env, CI: "1", TMPDIR: temp, CLOUDUNITS_USERNAME: SECRETS.username, CLOUDUNITS_PASSWORD: SECRETS.password };
+    const env = {
+      ...process.env,
+      CI: "1",
+      TMPDIR: temp,
+      CLOUDUNITS_USERNAME: SECRETS.username,
+      CLOUDUNITS_PASSWORD: SECRETS.password,
+    };
     const db = newDb();
-    const running = spawn(process.execPath, [CLI, "sync", "--url", server!.url, "--db", db, "--since", "2026-10-01", "--until", "2026-10-02", "--account-id", "1"], { env, stdio: "ignore" });
+    const running = spawn(
+      process.execPath,
+      [
+        CLI,
+        "sync",
+        "--url",
+        server!.url,
+        "--db",
+        db,
+        "--since",
+        "2026-10-01",
+        "--until",
+        "2026-10-02",
+        "--account-id",
+        "1",
+      ],
+      { env, stdio: "ignore" },
+    );
     const signal = await new Promise((resolve) => running.on("exit", (_code, exitSignal) => resolve(exitSignal)));
     expect(signal).toBe("SIGKILL");
     const left = (await readdir(temp)).filter((name) => name.startsWith("cloudunits-sync-"));
@@ -207,12 +296,26 @@ describe("what killed runs leave behind", () => {
 
     const live = liveProcess();
     try {
-      const others = [`cloudunits-sync-${hostTag()}-${live.pid}-abcDEF`, `cloudunits-sync-other_host-${running.pid}-ghiJKL`, "cloudunits-sync-notes"];
+      const others = [
+        `cloudunits-sync-${hostTag()}-${live.pid}-abcDEF`,
+        `cloudunits-sync-other_host-${running.pid}-ghiJKL`,
+        "cloudunits-sync-notes",
+      ];
       for (const name of others) await mkdir(join(temp, name));
       hold = false;
-      const report = await sync({ url: server!.url, auth: AUTH, db, accountIds: [1], since: START, until: START + DAY, tempDir: temp });
+      const report = await sync({
+        url: server!.url,
+        auth: AUTH,
+        db,
+        accountIds: [1],
+        since: START,
+        until: START + DAY,
+        tempDir: temp,
+      });
       expect(report.accounts.map((a) => a.status)).toEqual(["synced"]);
-      expect((await readdir(temp)).filter((name) => name.startsWith("cloudunits-sync-")).sort()).toEqual([...others].sort());
+      expect((await readdir(temp)).filter((name) => name.startsWith("cloudunits-sync-")).sort()).toEqual(
+        [...others].sort(),
+      );
     } finally {
       live.stop();
     }
@@ -223,11 +326,25 @@ describe("what killed runs leave behind", () => {
     const dead = await deadPid();
     const live = liveProcess();
     try {
-      const stale = [`.consumption.zip.part-${hostTag()}-${dead}-0123abcd.zip`, `.other.zip.part-${hostTag()}-${dead}-89abcdef.zip`];
-      const kept = [`.consumption.zip.part-${hostTag()}-${live.pid}-0123abcd.zip`, `.consumption.zip.part-other_host-${dead}-0123abcd.zip`, "notes.part-1-2.zip"];
+      const stale = [
+        `.consumption.zip.part-${hostTag()}-${dead}-0123abcd.zip`,
+        `.other.zip.part-${hostTag()}-${dead}-89abcdef.zip`,
+      ];
+      const kept = [
+        `.consumption.zip.part-${hostTag()}-${live.pid}-0123abcd.zip`,
+        `.consumption.zip.part-other_host-${dead}-0123abcd.zip`,
+        "notes.part-1-2.zip",
+      ];
       for (const name of [...stale, ...kept]) await writeFile(join(out, name), "partial");
       await serve(fakePlatform({ hours: records }));
-      await fetchConsumption({ url: server!.url, auth: AUTH, accountId: 1, start: START, end: START + 3600, out: join(out, "consumption.zip") });
+      await fetchConsumption({
+        url: server!.url,
+        auth: AUTH,
+        accountId: 1,
+        start: START,
+        end: START + 3600,
+        out: join(out, "consumption.zip"),
+      });
       expect((await readdir(out)).sort()).toEqual(["consumption.zip", ...kept].sort());
     } finally {
       live.stop();

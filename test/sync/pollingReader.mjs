@@ -18,7 +18,8 @@ while (!existsSync(stopFile) && Date.now() < stopAt) {
   try {
     const reader = await openWarehouse({ db }, { waitSeconds: 120 });
     try {
-      const n = (await reader.connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0].n;
+      const n = (await reader.connection.runAndReadAll("SELECT count(*) AS n FROM account_hours")).getRowObjectsJS()[0]
+        .n;
       await sleep(holdMs);
       process.stdout.write(`${String(n)}\n`);
     } finally {

@@ -25,7 +25,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "cloudunits-readers-"));
   records = [...generateHours({ accounts: 2, spaces: 2, machines: 10, hours: DAYS * 24, start: START, seed: 4 })];
   // a platform that takes 300 ms per download, so the sync lasts while the readers poll
-  server = await startServer(fakePlatform({ hours: records, beforeConsumption: () => new Promise((resolve) => setTimeout(resolve, 300)) }));
+  server = await startServer(
+    fakePlatform({ hours: records, beforeConsumption: () => new Promise((resolve) => setTimeout(resolve, 300)) }),
+  );
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -33,12 +35,15 @@ afterAll(async () => {
 });
 
 const day = (d: number) => String(START + d * DAY);
-const billDayOne = (db: string) => runCli(["billing", "--db", db, "--start", day(0), "--end", day(1), "--account-id", "1", "--format", "json"]);
+const billDayOne = (db: string) =>
+  runCli(["billing", "--db", db, "--start", day(0), "--end", day(1), "--account-id", "1", "--format", "json"]);
 
 describe("readers of the warehouse during a sync", () => {
   it("a report started every second during a sync gets its answer, and the sync finishes in bounded time", async () => {
     const db = join(dir, "poll.duckdb");
-    expect((await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code).toBe(0);
+    expect(
+      (await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code,
+    ).toBe(0);
     const before = await billDayOne(db);
     expect(before.code).toBe(0);
     const bill = JSON.parse(before.stdout).account;
@@ -48,7 +53,10 @@ describe("readers of the warehouse during a sync", () => {
     // --wait 60: a sync starved by the readers would give up with exit 6 instead of finishing
     const began = Date.now();
     let syncing = true;
-    const sync = runCli(["sync", "--url", server.url, "--db", db, "--until", day(DAYS), "--chunk", "day", "--wait", "60"], SESSION).finally(() => (syncing = false));
+    const sync = runCli(
+      ["sync", "--url", server.url, "--db", db, "--until", day(DAYS), "--chunk", "day", "--wait", "60"],
+      SESSION,
+    ).finally(() => (syncing = false));
     // two pollers, as `while true; do cloudunits ...; sleep 1; done` would run them
     const poll = async (read: () => Promise<CliRun>): Promise<CliRun[]> => {
       const answers: CliRun[] = [];
@@ -58,7 +66,10 @@ describe("readers of the warehouse during a sync", () => {
       }
       return answers;
     };
-    const pollers = Promise.all([poll(() => billDayOne(db)), poll(() => runCli(["status", "--db", db, "--format", "json"]))]);
+    const pollers = Promise.all([
+      poll(() => billDayOne(db)),
+      poll(() => runCli(["status", "--db", db, "--format", "json"])),
+    ]);
     const run = await sync;
     const seconds = (Date.now() - began) / 1000;
     expect(run.stderr).toMatch(/account 2: synced/);
@@ -73,18 +84,31 @@ describe("readers of the warehouse during a sync", () => {
     }
     // day 1 was complete before the sync began: every read bills it alike
     for (const bill of bills) expect(bill.stdout).toBe(before.stdout);
-    for (const status of statuses) expect(JSON.parse(status.stdout).accounts.map((a: { accountId: number }) => a.accountId)).toEqual([1, 2]);
+    for (const status of statuses)
+      expect(JSON.parse(status.stdout).accounts.map((a: { accountId: number }) => a.accountId)).toEqual([1, 2]);
     const after = JSON.parse((await runCli(["status", "--db", db, "--format", "json"])).stdout);
     expect(after.accountHours).toBe(records.length);
   }, 300_000);
 
   it("readers that together always hold the file do not starve a sync: it finishes, and every read answers", async () => {
     const db = join(dir, "overlap.duckdb");
-    expect((await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code).toBe(0);
+    expect(
+      (await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code,
+    ).toBe(0);
     // four reader processes that overlap (each holds the file 1 s, pauses 50 ms, 250 ms apart): the file is never
     // free of readers, so a writer that only retried would wait until its --wait ran out (exit 6)
     const stopFile = join(dir, "stop");
-    const readers = [0, 1, 2, 3].map((i) => execFileAsync(process.execPath, [READER, builtModule("store/openWarehouse.ts"), db, stopFile, "1000", "50", String(250 * i)]));
+    const readers = [0, 1, 2, 3].map((i) =>
+      execFileAsync(process.execPath, [
+        READER,
+        builtModule("store/openWarehouse.ts"),
+        db,
+        stopFile,
+        "1000",
+        "50",
+        String(250 * i),
+      ]),
+    );
     try {
       // the readers are reading: each has held the file once and printed what it counted
       await Promise.all(readers.map((reader) => new Promise((resolve) => reader.child.stdout!.once("data", resolve))));
@@ -102,7 +126,9 @@ describe("readers of the warehouse during a sync", () => {
 
   it("a report started while a writer holds the file waits for it, then answers", async () => {
     const db = join(dir, "held.duckdb");
-    expect((await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code).toBe(0);
+    expect(
+      (await runCli(["sync", "--url", server.url, "--db", db, "--since", day(0), "--until", day(1)], SESSION)).code,
+    ).toBe(0);
     const before = await billDayOne(db);
     expect(before.code).toBe(0);
     // another process's open for writing: this test process holds DuckDB's lock while "committing"

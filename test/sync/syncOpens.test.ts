@@ -7,7 +7,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { generateHours, sync, SyncIncompleteError, type CloudunitsError, type DecodedAccountHour } from "../../src/index.js";
+import {
+  generateHours,
+  sync,
+  SyncIncompleteError,
+  type CloudunitsError,
+  type DecodedAccountHour,
+} from "../../src/index.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { fakePlatform } from "../fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "../fetch/fakeService.js";
@@ -63,7 +69,10 @@ async function contents(db: string): Promise<Record<string, unknown[]>> {
 async function backfill(db: string, stepBytes?: number): Promise<number> {
   opened.toWrite = 0;
   const report = await sync({ url: server.url, auth: AUTH, db, since: START, until: UNTIL, chunk: "day", stepBytes });
-  expect(report.accounts.map((a) => [a.status, a.chunksDone])).toEqual([["synced", DAYS], ["synced", DAYS]]);
+  expect(report.accounts.map((a) => [a.status, a.chunksDone])).toEqual([
+    ["synced", DAYS],
+    ["synced", DAYS],
+  ]);
   expect(report.totalAccountHours).toBe(records.length);
   return opened.toWrite;
 }
@@ -94,7 +103,13 @@ describe("one step writes every account, and an account whose archive fails fail
     const rewritten = structuredClone(original);
     rewritten.account.cloudspaces[0]!.machines.find((m) => m.type === "vm")!.mem *= 2;
     let now = UNTIL - 3600;
-    const platform = await startServer(fakePlatform({ hours: three, published: () => three.filter((r) => r.hourEpoch < now).map((r) => (r === original && now === UNTIL ? rewritten : r)) }));
+    const platform = await startServer(
+      fakePlatform({
+        hours: three,
+        published: () =>
+          three.filter((r) => r.hourEpoch < now).map((r) => (r === original && now === UNTIL ? rewritten : r)),
+      }),
+    );
     try {
       const db = join(dir, "three.duckdb");
       await sync({ url: platform.url, auth: AUTH, db, since: START, until: now });
@@ -102,23 +117,33 @@ describe("one step writes every account, and an account whose archive fails fail
 
       now = UNTIL;
       opened.toWrite = 0;
-      const failed = await sync({ url: platform.url, auth: AUTH, db, until: now, replace: false }).catch((error: unknown) => error);
+      const failed = await sync({ url: platform.url, auth: AUTH, db, until: now, replace: false }).catch(
+        (error: unknown) => error,
+      );
       expect(failed).toBeInstanceOf(SyncIncompleteError);
       const report = failed as SyncIncompleteError;
       expect(report.failures.map((f) => [f.accountId, (f.error as CloudunitsError).code])).toEqual([[2, "BAD_INPUT"]]);
       expect(report.failures[0]!.error.message).toContain("account 2, hour 2026-10-03T22:00:00Z: different files");
       expect(opened.toWrite).toBe(1 + 1);
       const after = await contents(db);
-      const marks = Object.fromEntries(after.sync_state!.map((r) => [Number((r as unknown[])[0]), Number((r as unknown[])[1])]));
+      const marks = Object.fromEntries(
+        after.sync_state!.map((r) => [Number((r as unknown[])[0]), Number((r as unknown[])[1])]),
+      );
       expect(marks).toEqual({ 1: UNTIL, 2: UNTIL - 3600, 3: UNTIL }); // 2's chunk not recorded: asked again
       expect((after.sync_state as unknown[][]).map((r) => r[3])).toEqual(["synced", "failed", "synced"]);
       // the new hour of 1 and 3 is in; 2's held hour is the one held before
       const hours = (rows: unknown[]) => rows.map((r) => `${(r as unknown[])[0]}/${(r as unknown[])[1]}`);
-      expect(hours(after.account_hours!).filter((h) => !hours(before.account_hours!).includes(h))).toEqual(expect.arrayContaining([`1/${UNTIL - 3600}`, `3/${UNTIL - 3600}`]));
+      expect(hours(after.account_hours!).filter((h) => !hours(before.account_hours!).includes(h))).toEqual(
+        expect.arrayContaining([`1/${UNTIL - 3600}`, `3/${UNTIL - 3600}`]),
+      );
 
       // with replace (the default), the next run takes the rewritten hour; the warehouse is that of one clean sync of what the platform publishes
       const again = await sync({ url: platform.url, auth: AUTH, db, until: now });
-      expect(again.accounts.map((a) => [a.accountId, a.rewrittenHours])).toEqual([[1, []], [2, [REWRITTEN]], [3, []]]);
+      expect(again.accounts.map((a) => [a.accountId, a.rewrittenHours])).toEqual([
+        [1, []],
+        [2, [REWRITTEN]],
+        [3, []],
+      ]);
       const clean = join(dir, "three-clean.duckdb");
       await sync({ url: platform.url, auth: AUTH, db: clean, since: START, until: now });
       const { sync_state: _a, ...got } = await contents(db);

@@ -17,11 +17,31 @@ interface AlertsArgs {
 
 const options = {
   db: WAREHOUSE_OPTION,
-  budgets: { type: "string", demandOption: true, requiresArg: true, describe: "a budgets file (YAML or JSON): monthly amounts or unit quantities per account or the environment, thresholds in %" },
-  prices: { type: "string", requiresArg: true, describe: "a price list (JSON or YAML): needed by budgets of an amount; adds cost anomalies" },
+  budgets: {
+    type: "string",
+    demandOption: true,
+    requiresArg: true,
+    describe:
+      "a budgets file (YAML or JSON): monthly amounts or unit quantities per account or the environment, thresholds in %",
+  },
+  prices: {
+    type: "string",
+    requiresArg: true,
+    describe: "a price list (JSON or YAML): needed by budgets of an amount; adds cost anomalies",
+  },
   names: NAMES_OPTION,
-  notify: { type: "string", requiresArg: true, describe: "POST the alerts' JSON to this webhook when any is active (never redirected; its path and query are never printed)" },
-  window: { type: "number", default: 24, requiresArg: true, describe: "anomalies and new or vanished machines of the last this many hours held are active" },
+  notify: {
+    type: "string",
+    requiresArg: true,
+    describe:
+      "POST the alerts' JSON to this webhook when any is active (never redirected; its path and query are never printed)",
+  },
+  window: {
+    type: "number",
+    default: 24,
+    requiresArg: true,
+    describe: "anomalies and new or vanished machines of the last this many hours held are active",
+  },
   format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
   wait: WAIT_OPTION,
 } as const;
@@ -31,7 +51,8 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
   ...commandLine("alerts"),
   builder: (yargs) => yargs.options(options) as unknown as Argv<AlertsArgs>,
   handler: async (argv) => {
-    if (!Number.isSafeInteger(argv.window) || argv.window < 1) throw new UsageError(`bad --window ${String(argv.window)}: use a whole number of hours, 1 or more`);
+    if (!Number.isSafeInteger(argv.window) || argv.window < 1)
+      throw new UsageError(`bad --window ${String(argv.window)}: use a whole number of hours, 1 or more`);
     const { loadPrices } = await import("../../billing/prices.js");
     const { loadNames } = await import("../../billing/names.js");
     const { loadBudgets } = await import("../../forecast/budgets.js");
@@ -44,14 +65,24 @@ export const alertsCommand: CommandModule<object, AlertsArgs> = {
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const nowEpoch = clockNow();
-    const report = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => alerts(w.connection, { budgets, prices, windowHours: argv.window, options: { names }, nowEpoch }), { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES });
+    const report = await withWarehouse(
+      { db: argv.db, wait: argv.wait },
+      (w) => alerts(w.connection, { budgets, prices, windowHours: argv.window, options: { names }, nowEpoch }),
+      { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES },
+    );
     process.stdout.write(argv.format === "json" ? alertsToJson(report) : alertsToText(report));
     if (report.alerts.length === 0) return;
     // a webhook that fails does not hide the alerts: exit 7 still, with why they were not posted
-    const unsent = webhook === undefined ? undefined : await notify(webhook, alertsBody(report)).then(() => undefined, (error: unknown) => {
-      if (error instanceof FetchError) return error;
-      throw error;
-    });
+    const unsent =
+      webhook === undefined
+        ? undefined
+        : await notify(webhook, alertsBody(report)).then(
+            () => undefined,
+            (error: unknown) => {
+              if (error instanceof FetchError) return error;
+              throw error;
+            },
+          );
     throw new ActiveAlertsError(report.alerts.length, unsent);
   },
 };

@@ -12,7 +12,14 @@ import { loadStatementConfig, type StatementConfig } from "../../billing/stateme
 import { loadUnits } from "../../billing/units.js";
 import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
-import { BILLING_FORMAT_NAMES, billingFormat, checkFormatFlags, formatHelp, type BillingFormatName, type FormatFlags } from "../../export/billingFormats.js";
+import {
+  BILLING_FORMAT_NAMES,
+  billingFormat,
+  checkFormatFlags,
+  formatHelp,
+  type BillingFormatName,
+  type FormatFlags,
+} from "../../export/billingFormats.js";
 import { writeAtomic } from "../../export/writeAtomic.js";
 import { isoUtc } from "../../base/time.js";
 import { argvPeriod } from "../periodArgs.js";
@@ -21,27 +28,58 @@ import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 import { flagWords } from "../flagWords.js";
 
-
 /** DuckDB's memory for billing from `--db`: its queries are a day's rows each (a day of 10 × 200 machines is ~30 MB of rows). */
 const DB_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const options = {
   start: { type: "string", describe: "start of the period, inclusive: epoch seconds or ISO 8601 (UTC without a zone)" },
   end: { type: "string", describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
-  month: { type: "string", describe: "a calendar month in UTC, YYYY-MM: the period [first day, first day of the next month), instead of --start/--end" },
-  "account-id": { type: "number", describe: "one account, detailed per cloud space and machine (default: the whole environment)" },
+  month: {
+    type: "string",
+    describe:
+      "a calendar month in UTC, YYYY-MM: the period [first day, first day of the next month), instead of --start/--end",
+  },
+  "account-id": {
+    type: "number",
+    describe: "one account, detailed per cloud space and machine (default: the whole environment)",
+  },
   "all-units": { type: "boolean", default: false, describe: allUnitsText() },
-  per: { choices: ["hour", "month"] as const, default: "hour", describe: "unit-hours, or unit-months (unit-hours / 720); NU stays TiB transferred" },
+  per: {
+    choices: ["hour", "month"] as const,
+    default: "hour",
+    describe: "unit-hours, or unit-months (unit-hours / 720); NU stays TiB transferred",
+  },
   prices: { type: "string", describe: "a price list (JSON or YAML): currency, price per unit-hour or unit-month" },
   units: { type: "string", describe: "a units file (JSON or YAML) overriding the published constants" },
   names: { type: "string", describe: "names of accounts, cloud spaces and machines (CSV or JSON: kind,id,name)" },
-  "cu-rollup": { choices: ["aggregate", "sum"] as const, default: "aggregate", describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU" },
+  "cu-rollup": {
+    choices: ["aggregate", "sum"] as const,
+    default: "aggregate",
+    describe: "CU of a level from its own totals (aggregate) or the sum of its machines' CU",
+  },
   format: { choices: BILLING_FORMAT_NAMES, default: "json", describe: formatHelp() },
-  hourly: { type: "boolean", default: false, describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)" },
-  "per-account": { type: "boolean", default: false, describe: "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its draft PDF too)" },
-  statement: { type: "string", describe: "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, their taxes, numbering, payment terms" },
+  hourly: {
+    type: "boolean",
+    default: false,
+    describe: "xlsx: add the Hourly sheet (one row per entity, level and hour)",
+  },
+  "per-account": {
+    type: "boolean",
+    default: false,
+    describe:
+      "xlsx: --out is a directory; write summary.xlsx and one workbook per account (its invoice pack; with --statement, its draft PDF too)",
+  },
+  statement: {
+    type: "string",
+    describe:
+      "pdf, and the --per-account pack: the statement config (YAML or JSON): issuer, customers, their taxes, numbering, payment terms",
+  },
   detail: { choices: ["hourly"] as const, describe: "csv: one row per entity, level and hour" },
-  "per-period": { type: "boolean", default: false, describe: "FOCUS: one row per entity and unit over the period instead of per hour" },
+  "per-period": {
+    type: "boolean",
+    default: false,
+    describe: "FOCUS: one row per entity and unit over the period instead of per hour",
+  },
   excel: { type: "boolean", default: false, describe: "csv: start with a UTF-8 byte order mark for Excel" },
   out: { type: "string", describe: "write to FILE (atomically) instead of stdout" },
   "warnings-json": { type: "string", describe: "also write the data-quality warnings to FILE as JSON" },
@@ -72,11 +110,11 @@ interface BillingArgs extends InputArgs {
 async function writeOut(out: string | undefined, content: AsyncIterable<string> | string): Promise<void> {
   if (out !== undefined) return writeAtomic(out, content);
   const stdout: Writable = process.stdout;
-  const write = (text: string) => new Promise<void>((resolve, reject) => stdout.write(text, (e) => (e ? reject(e) : resolve())));
+  const write = (text: string) =>
+    new Promise<void>((resolve, reject) => stdout.write(text, (e) => (e ? reject(e) : resolve())));
   if (typeof content === "string") await write(content);
   else for await (const chunk of content) await write(chunk);
 }
-
 
 /** Whether `--out` names a folder: it ends in a slash, or is a folder already. */
 function namesFolder(out: string): boolean {
@@ -97,16 +135,26 @@ async function writeStatementFiles(argv: BillingArgs, report: BillingReport, con
   if (report.invoices!.length === 0) {
     if (argv.format !== "pdf") return; // the pack of no account has no draft either
     const who = argv.accountId === undefined ? "no account has" : `account ${argv.accountId} has no`;
-    throw new UsageError(`${who} consumption in [${isoUtc(report.params.start)}, ${isoUtc(report.params.end)}): no draft to make (nothing written)`, { code: "NO_STATEMENT" });
+    throw new UsageError(
+      `${who} consumption in [${isoUtc(report.params.start)}, ${isoUtc(report.params.end)}): no draft to make (nothing written)`,
+      { code: "NO_STATEMENT" },
+    );
   }
   const { writeStatements } = await import("../../export/pdf/writeStatements.js");
   for (const note of config.deprecations) process.stderr.write(`cloudunits: note: ${note}\n`);
   const unlisted = report.invoices!.map((inv) => inv.accountId).filter((id) => !config.customers.has(id));
   if (unlisted.length > 0) {
-    process.stderr.write(`cloudunits: warning: ${config.source} has no customer entry (legal name, address, country) for account${unlisted.length === 1 ? "" : "s"} ${unlisted.join(", ")}: the draft is addressed by the account's name, and an invoice cannot be issued\n`);
+    process.stderr.write(
+      `cloudunits: warning: ${config.source} has no customer entry (legal name, address, country) for account${unlisted.length === 1 ? "" : "s"} ${unlisted.join(", ")}: the draft is addressed by the account's name, and an invoice cannot be issued\n`,
+    );
   }
-  const target = argv.format === "pdf" && argv.accountId !== undefined && !namesFolder(argv.out!) ? { file: argv.out! } : { dir: argv.out! };
-  await writeStatements(report, config, target, { onWarning: (message) => process.stderr.write(`cloudunits: warning: ${message}\n`) });
+  const target =
+    argv.format === "pdf" && argv.accountId !== undefined && !namesFolder(argv.out!)
+      ? { file: argv.out! }
+      : { dir: argv.out! };
+  await writeStatements(report, config, target, {
+    onWarning: (message) => process.stderr.write(`cloudunits: warning: ${message}\n`),
+  });
 }
 
 /** `cloudunits billing`: billing units and money of a period as JSON, CSV, XLSX or FOCUS. */
@@ -117,8 +165,14 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     const period = { ...argvPeriod(argv), accountId: argv.accountId };
     const format = billingFormat(argv.format);
     const flags: FormatFlags = {
-      detail: argv.detail, hourly: argv.hourly, perAccount: argv.perAccount, perPeriod: argv.perPeriod, excel: argv.excel,
-      statement: argv.statement !== undefined, prices: argv.prices !== undefined, out: argv.out,
+      detail: argv.detail,
+      hourly: argv.hourly,
+      perAccount: argv.perAccount,
+      perPeriod: argv.perPeriod,
+      excel: argv.excel,
+      statement: argv.statement !== undefined,
+      prices: argv.prices !== undefined,
+      out: argv.out,
     };
     checkFormatFlags(argv.format, flags);
     const produce = format.produce?.(flags) ?? {};
@@ -131,50 +185,83 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
       rules: {
         units: argv.units === undefined ? undefined : await loadUnits(argv.units),
         names: argv.names === undefined ? undefined : await loadNames(argv.names),
-        cuRollup: argv.cuRollup, allUnits: argv.allUnits, per: argv.per,
+        cuRollup: argv.cuRollup,
+        allUnits: argv.allUnits,
+        per: argv.per,
       },
       produce,
       skipBad: argv.skipBad,
       unitsFile: argv.units,
     };
-    if (produce.calculate && prices) process.stderr.write("cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n");
+    if (produce.calculate && prices)
+      process.stderr.write(
+        "cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n",
+      );
     /** The report statements are made from, once the warehouse is closed (numbering writes to it). */
     let statementReport: BillingReport | undefined;
 
     /** Hands the bill to its format's writer; the warnings to print. */
     const render = async (billed: Bill, issued?: readonly InvoiceDocument[]): Promise<Warning[]> => {
       const { report } = billed;
-      await format.write?.({ report, calculate: billed.calculate, hourly: billed.hourly, flags, statement: statementConfig, issued, write: (content) => writeOut(argv.out, content) });
+      await format.write?.({
+        report,
+        calculate: billed.calculate,
+        hourly: billed.hourly,
+        flags,
+        statement: statementConfig,
+        issued,
+        write: (content) => writeOut(argv.out, content),
+      });
       if (statementConfig) statementReport = report;
       return [...report.warnings, ...((await format.warnings?.(report)) ?? [])];
     };
     const source = storeSourceOf(argv);
     const warnings = Array.isArray(source)
-      ? await withBill(await withReadProgress(async (onProgress) => {
-        // and for the hourly CSV, which writes the engine's rows (no object per line): a week peaked at 116
-        // against 142 MiB for the same CPU (2 pairs, alternating, load 24); not for the other hourly outputs
-        // (FOCUS makes line objects, exceljs keeps objects per row: the XLSX Hourly sheet took 15% longer so)
-        const road = sourceRoad(source, produce);
-        if (road === "files" || (road === "files read again by hour" && argv.format === "csv")) sizeHeapsForStreaming();
-        const billed = await bill({ ...request, source, reading: { packed: argv.packed, workers: workersOf(argv), onProgress } });
-        return { billed, load: billed.report.load };
-      }), render)
-      // From --db the engine reads a day's rows at a time; DuckDB would otherwise keep every page it
-      // read cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
-      : await withWarehouse(argv, async (warehouse) => {
-        // the pack of an issued month shows its invoices as the register holds them
-        const { invoicesInForce } = await import("../../store/readRegister.js");
-        const issued = argv.perAccount ? await invoicesInForce(warehouse.connection, period, argv.accountId === undefined ? undefined : [argv.accountId]) : undefined;
-        return render(await bill({ ...request, source: warehouse }), issued);
-      }, { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES });
+      ? await withBill(
+          await withReadProgress(async (onProgress) => {
+            // and for the hourly CSV, which writes the engine's rows (no object per line): a week peaked at 116
+            // against 142 MiB for the same CPU (2 pairs, alternating, load 24); not for the other hourly outputs
+            // (FOCUS makes line objects, exceljs keeps objects per row: the XLSX Hourly sheet took 15% longer so)
+            const road = sourceRoad(source, produce);
+            if (road === "files" || (road === "files read again by hour" && argv.format === "csv"))
+              sizeHeapsForStreaming();
+            const billed = await bill({
+              ...request,
+              source,
+              reading: { packed: argv.packed, workers: workersOf(argv), onProgress },
+            });
+            return { billed, load: billed.report.load };
+          }),
+          render,
+        )
+      : // From --db the engine reads a day's rows at a time; DuckDB would otherwise keep every page it
+        // read cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
+        await withWarehouse(
+          argv,
+          async (warehouse) => {
+            // the pack of an issued month shows its invoices as the register holds them
+            const { invoicesInForce } = await import("../../store/readRegister.js");
+            const issued = argv.perAccount
+              ? await invoicesInForce(
+                  warehouse.connection,
+                  period,
+                  argv.accountId === undefined ? undefined : [argv.accountId],
+                )
+              : undefined;
+            return render(await bill({ ...request, source: warehouse }), issued);
+          },
+          { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES },
+        );
     if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
     // as generate, fetch and export do: a file written says so (stdout stays the report's, or empty)
-    if (argv.out !== undefined) process.stderr.write(`cloudunits: wrote ${argv.format}${argv.perAccount ? " workbooks" : ""} to ${argv.out}\n`);
+    if (argv.out !== undefined)
+      process.stderr.write(`cloudunits: wrote ${argv.format}${argv.perAccount ? " workbooks" : ""} to ${argv.out}\n`);
     // Skipped files and duplicates were already listed with the load.
     // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
     const warningsShown = argv.format === "text" && argv.out === undefined;
     for (const w of warningsShown ? [] : warnings) {
-      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES") process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
+      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES")
+        process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
     }
     if (argv.warningsJson !== undefined) {
       const body = {

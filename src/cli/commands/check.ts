@@ -26,7 +26,11 @@ const DB_MEMORY_LIMIT_BYTES = 24 * 1024 * 1024;
 export const checkCommand: CommandModule<object, CheckArgs> = {
   ...commandLine("check"),
   builder: (yargs) =>
-    inputOptions(yargs).option("format", { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" }) as unknown as Argv<CheckArgs>,
+    inputOptions(yargs).option("format", {
+      choices: ["text", "json"] as const,
+      default: "text" as const,
+      describe: "output format",
+    }) as unknown as Argv<CheckArgs>,
   handler: async (argv) => {
     const report = await withWarehouse(argv, (warehouse) => checkWarehouse(warehouse.connection, warehouse.load), {
       tables: CHECK_TABLES,
@@ -34,12 +38,20 @@ export const checkCommand: CommandModule<object, CheckArgs> = {
       notes: false,
       memoryLimitBytes: DB_MEMORY_LIMIT_BYTES,
     });
-    process.stdout.write(argv.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : flagWords(formatCheckText(report))); // the report names options, the command line flags
+    process.stdout.write(
+      argv.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : flagWords(formatCheckText(report)),
+    ); // the report names options, the command line flags
     if (!report.readable) {
-      throw new BadInputError([...report.unreadable, ...report.conflicts].map((s) => new BadFileError(s.code, s.file, s.reason)));
+      throw new BadInputError(
+        [...report.unreadable, ...report.conflicts].map((s) => new BadFileError(s.code, s.file, s.reason)),
+      );
     }
     if (report.impossibleValues.length > 0) {
-      throw new ImpossibleValuesError(report.impossibleValues, report.impossibleValues.map(describeImpossible), "in the data");
+      throw new ImpossibleValuesError(
+        report.impossibleValues,
+        report.impossibleValues.map(describeImpossible),
+        "in the data",
+      );
     }
   },
 };

@@ -25,7 +25,9 @@ const NAMES = ["Nordlicht Media", "Lumière Énergie", "Zeta Logistics"];
 export const demoCommand: CommandModule<object, DemoArgs> = {
   ...commandLine("demo"),
   builder: (yargs) =>
-    yargs.options({ keep: { type: "boolean", default: false, describe: "keep the temporary folder (its path is printed)" } }),
+    yargs.options({
+      keep: { type: "boolean", default: false, describe: "keep the temporary folder (its path is printed)" },
+    }),
   handler: async (argv) => {
     const dir = await mkdtemp(join(tmpdir(), "cloudunits-demo-"));
     const data = join(dir, "consumption");
@@ -33,28 +35,42 @@ export const demoCommand: CommandModule<object, DemoArgs> = {
       const start = GENERATE_DEFAULTS.start;
       const end = start + HOURS * 3600;
       const missing = start + 30 * 3600;
-      const written = await writeDataset({ out: data, accounts: NAMES.length, spaces: 2, machines: 6, hours: HOURS, seed: 1, missingHours: [missing] });
+      const written = await writeDataset({
+        out: data,
+        accounts: NAMES.length,
+        spaces: 2,
+        machines: 6,
+        hours: HOURS,
+        seed: 1,
+        missingHours: [missing],
+      });
       const accountId = GENERATE_DEFAULTS.firstAccountId;
       const namesFile = join(dir, "names.csv");
-      await writeFile(namesFile, `kind,id,name\n${NAMES.map((name, i) => `account,${accountId + i},${name}`).join("\n")}\n`);
+      await writeFile(
+        namesFile,
+        `kind,id,name\n${NAMES.map((name, i) => `account,${accountId + i},${name}`).join("\n")}\n`,
+      );
       process.stdout.write(
         `generated ${written.files} hourly files (${(written.bytes / 1e6).toFixed(1)} MB) in ${data}, and the accounts' names in ${namesFile};\n` +
-        `the hour ${isoUtc(missing)} is left out on purpose, to show how a missing hour is reported (the warnings below)\n\n`,
+          `the hour ${isoUtc(missing)} is left out on purpose, to show how a missing hour is reported (the warnings below)\n\n`,
       );
       const names = await loadNames(namesFile);
       const { report } = await bill({ source: [data], period: { start, end }, rules: { names } });
       process.stdout.write(toBillingText(report));
-      const machineId = Math.min(...report.lines.filter((l) => l.level === "machine" && l.accountId === accountId).map((l) => l.machineId!));
+      const machineId = Math.min(
+        ...report.lines.filter((l) => l.level === "machine" && l.accountId === accountId).map((l) => l.machineId!),
+      );
       const next = [
         `npx cloudunits billing ${data} --start ${isoUtc(start)} --end ${isoUtc(end)} --account-id ${accountId} --names ${namesFile} --format json`,
         `npx cloudunits stats machine ${data} --id ${machineId} --account-id ${accountId} --from ${isoUtc(start)} --till ${isoUtc(end)} --include cpu --include memory`,
         `npx cloudunits check ${data}`,
       ];
-      const intro = argv.keep ? "the data is kept; try" : "to explore further, keep the data with `npm start -- --keep` and try";
+      const intro = argv.keep
+        ? "the data is kept; try"
+        : "to explore further, keep the data with `npm start -- --keep` and try";
       process.stdout.write(`\n${intro}:\n${next.map((c) => `  ${c}`).join("\n")}\n`);
     } finally {
       if (!argv.keep) await rm(dir, { recursive: true, force: true });
     }
   },
 };
-

@@ -15,7 +15,11 @@ interface ForecastArgs {
 const options = {
   db: WAREHOUSE_OPTION,
   month: { type: "string", demandOption: true, requiresArg: true, describe: "the month to forecast, YYYY-MM (UTC)" },
-  prices: { type: "string", requiresArg: true, describe: "a price list (JSON or YAML): adds the amount due so far and projected" },
+  prices: {
+    type: "string",
+    requiresArg: true,
+    describe: "a price list (JSON or YAML): adds the amount due so far and projected",
+  },
   names: NAMES_OPTION,
   format: { choices: ["text", "json"] as const, default: "text" as const, describe: "output format" },
   wait: WAIT_OPTION,
@@ -34,7 +38,11 @@ export const forecastCommand: CommandModule<object, ForecastArgs> = {
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
     const nowEpoch = clockNow();
-    const result = await withWarehouse({ db: argv.db, wait: argv.wait }, (w) => forecast(w.connection, { month: argv.month, prices, options: { names }, nowEpoch }), { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES });
+    const result = await withWarehouse(
+      { db: argv.db, wait: argv.wait },
+      (w) => forecast(w.connection, { month: argv.month, prices, options: { names }, nowEpoch }),
+      { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES },
+    );
     process.stdout.write(argv.format === "json" ? forecastToJson(result) : forecastToText(result));
   },
 };

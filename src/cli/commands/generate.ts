@@ -12,22 +12,47 @@ const options = {
   spaces: { type: "number", default: GENERATE_DEFAULTS.spaces, describe: "cloud spaces per account" },
   machines: { type: "number", default: GENERATE_DEFAULTS.machines, describe: "virtual machines per cloud space" },
   hours: { type: "number", default: GENERATE_DEFAULTS.hours, describe: "number of consecutive hours" },
-  start: { type: "string", default: "2026-10-01T00:00Z", describe: "first hour: epoch seconds or ISO 8601, on the hour" },
+  start: {
+    type: "string",
+    default: "2026-10-01T00:00Z",
+    describe: "first hour: epoch seconds or ISO 8601, on the hour",
+  },
   seed: { type: "number", default: GENERATE_DEFAULTS.seed, describe: "seed of the model: same seed, same files" },
-  "first-account-id": { type: "number", default: GENERATE_DEFAULTS.firstAccountId, describe: "id of the first account" },
+  "first-account-id": {
+    type: "number",
+    default: GENERATE_DEFAULTS.firstAccountId,
+    describe: "id of the first account",
+  },
   "missing-hours": {
     type: "string",
     default: "0",
-    describe: "hours without a file: a fraction (0–1) of each account's hours, or a comma-separated list of times dropped for every account",
+    describe:
+      "hours without a file: a fraction (0–1) of each account's hours, or a comma-separated list of times dropped for every account",
   },
-  "cloudspace-files": { type: "boolean", default: false, describe: "write per-cloud-space <cloudSpaceId>.bin files (root CloudSpace)" },
+  "cloudspace-files": {
+    type: "boolean",
+    default: false,
+    describe: "write per-cloud-space <cloudSpaceId>.bin files (root CloudSpace)",
+  },
   packed: { type: "boolean", default: false, describe: "packed encoding, files named *.packed" },
   "old-schema": { type: "boolean", default: false, describe: "write Disk as the older schema did (no configuredIops)" },
   "segment-words": { type: "number", describe: "split messages into segments of this many words (far pointers)" },
-  "double-far": { type: "boolean", default: false, describe: "with --segment-words: double-far pointers (two-word landing pads)" },
-  padded: { type: "boolean", default: false, describe: "zero-padded month/day/hour directories (the platform writes them unpadded)" },
+  "double-far": {
+    type: "boolean",
+    default: false,
+    describe: "with --segment-words: double-far pointers (two-word landing pads)",
+  },
+  padded: {
+    type: "boolean",
+    default: false,
+    describe: "zero-padded month/day/hour directories (the platform writes them unpadded)",
+  },
   "leading-folders": { type: "string", describe: "folders before <accountId>, e.g. var/billing" },
-  "gateway-rx-in-tx": { type: "boolean", default: false, describe: "gateway external NIC with received bytes in tx and 0 in rx (a platform quirk)" },
+  "gateway-rx-in-tx": {
+    type: "boolean",
+    default: false,
+    describe: "gateway external NIC with received bytes in tx and 0 in rx (a platform quirk)",
+  },
 } as const;
 
 interface GenerateArgs {
@@ -57,10 +82,13 @@ export const generateCommand: CommandModule<object, GenerateArgs> = {
   handler: async (argv) => {
     const start = parseTime(argv.start, "--start");
     const missingHours = parseMissingHours(argv.missingHours);
-    const missingPerAccount = typeof missingHours === "number"
-      ? Math.round(missingHours * argv.hours)
-      : new Set(missingHours.filter((t) => t >= start && t < start + argv.hours * 3600 && (t - start) % 3600 === 0)).size;
-    const filesTotal = argv.accounts * Math.max(0, argv.hours - missingPerAccount) * (argv.cloudspaceFiles ? argv.spaces : 1);
+    const missingPerAccount =
+      typeof missingHours === "number"
+        ? Math.round(missingHours * argv.hours)
+        : new Set(missingHours.filter((t) => t >= start && t < start + argv.hours * 3600 && (t - start) % 3600 === 0))
+            .size;
+    const filesTotal =
+      argv.accounts * Math.max(0, argv.hours - missingPerAccount) * (argv.cloudspaceFiles ? argv.spaces : 1);
     const progress = startFilesProgress("generate");
     const result = await writeDataset({
       out: argv.out,
@@ -81,7 +109,13 @@ export const generateCommand: CommandModule<object, GenerateArgs> = {
       leadingFolders: argv.leadingFolders,
       gatewayRxInTx: argv.gatewayRxInTx,
       // The size is known only as files are written: the total is extrapolated from those so far.
-      onProgress: (p) => progress.update({ filesDone: p.files, filesTotal, bytesDone: p.bytes, bytesTotal: (p.bytes / p.files) * filesTotal }),
+      onProgress: (p) =>
+        progress.update({
+          filesDone: p.files,
+          filesTotal,
+          bytesDone: p.bytes,
+          bytesTotal: (p.bytes / p.files) * filesTotal,
+        }),
     }).finally(() => progress.stop());
     const archive = argv.out.toLowerCase().endsWith(".zip") ? `, zip ${mb((await stat(argv.out)).size)} MB` : "";
     process.stderr.write(

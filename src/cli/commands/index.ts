@@ -37,8 +37,14 @@ export const commands: readonly CommandEntry[] = [
     command: "generate",
     describe: "write synthetic hourly consumption files (a tree, or a zip when --out ends with .zip)",
     examples: [
-      ["cloudunits generate --out data.zip --accounts 3 --hours 48", "two days of 3 accounts, a zip as getConsumption serves it"],
-      ["cloudunits generate --out tree/ --cloudspace-files --padded", "a folder tree of per-cloud-space files in zero-padded folders"],
+      [
+        "cloudunits generate --out data.zip --accounts 3 --hours 48",
+        "two days of 3 accounts, a zip as getConsumption serves it",
+      ],
+      [
+        "cloudunits generate --out tree/ --cloudspace-files --padded",
+        "a folder tree of per-cloud-space files in zero-padded folders",
+      ],
     ],
     load: async () => (await import("./generate.js")).generateCommand,
   },
@@ -46,32 +52,47 @@ export const commands: readonly CommandEntry[] = [
     command: "fetch",
     describe: "download consumption archives (accounts/getConsumption) from the live service",
     examples: [
-      [`cloudunits fetch ${CLOUD} --account-id 1 --start 2026-10-01 --end 2026-10-03 --out dl/`, "account 1's two days into dl/ (client id and secret from CLOUDUNITS_CLIENT_ID and CLOUDUNITS_CLIENT_SECRET)"],
+      [
+        `cloudunits fetch ${CLOUD} --account-id 1 --start 2026-10-01 --end 2026-10-03 --out dl/`,
+        "account 1's two days into dl/ (client id and secret from CLOUDUNITS_CLIENT_ID and CLOUDUNITS_CLIENT_SECRET)",
+      ],
     ],
     load: async () => (await import("./fetch.js")).fetchCommand,
   },
   {
     command: "sync",
-    describe: "keep a warehouse file current from the live service (accounts/list, cloudspaces/list, getConsumption, ingest)",
+    describe:
+      "keep a warehouse file current from the live service (accounts/list, cloudspaces/list, getConsumption, ingest)",
     examples: [
-      [`cloudunits sync ${CLOUD} --db synced.duckdb --since 2026-10-01 --until 2026-10-03`, "a first run (credentials as for fetch); from cron, leave out --since and --until: each run asks what is new"],
+      [
+        `cloudunits sync ${CLOUD} --db synced.duckdb --since 2026-10-01 --until 2026-10-03`,
+        "a first run (credentials as for fetch); from cron, leave out --since and --until: each run asks what is new",
+      ],
     ],
     load: async () => (await import("./sync.js")).syncCommand,
   },
   {
     command: "status",
-    describe: "how fresh a warehouse is, per account: complete until, lag, missing, late and rewritten hours, last sync (exit 7 past --max-lag)",
+    describe:
+      "how fresh a warehouse is, per account: complete until, lag, missing, late and rewritten hours, last sync (exit 7 past --max-lag)",
     examples: [
       ["cloudunits status --db synced.duckdb", "per account: complete until, hours behind, missing hours, last sync"],
-      ["cloudunits status --db synced.duckdb --format json --max-lag 100000", "as JSON; exit 7 past 100000 hours behind"],
+      [
+        "cloudunits status --db synced.duckdb --format json --max-lag 100000",
+        "as JSON; exit 7 past 100000 hours behind",
+      ],
     ],
     load: async () => (await import("./status.js")).statusCommand,
   },
   {
     command: "serve",
-    describe: "a read-only web dashboard of a warehouse: units per day, accounts, machines, data quality, statements (127.0.0.1 by default)",
+    describe:
+      "a read-only web dashboard of a warehouse: units per day, accounts, machines, data quality, statements (127.0.0.1 by default)",
     examples: [
-      ["cloudunits serve --db synced.duckdb --prices prices.yaml --port 0", "the dashboard on a free port of 127.0.0.1 (its address printed; the default port is 8080), until Ctrl-C"],
+      [
+        "cloudunits serve --db synced.duckdb --prices prices.yaml --port 0",
+        "the dashboard on a free port of 127.0.0.1 (its address printed; the default port is 8080), until Ctrl-C",
+      ],
     ],
     load: async () => (await import("./serve.js")).serveCommand,
   },
@@ -79,7 +100,10 @@ export const commands: readonly CommandEntry[] = [
     command: "ingest <inputs..>",
     describe: "load consumption files into a DuckDB database file (incremental, idempotent)",
     examples: [
-      ["cloudunits ingest data.zip --db warehouse.duckdb", "create or update a warehouse file (files already in it are skipped)"],
+      [
+        "cloudunits ingest data.zip --db warehouse.duckdb",
+        "create or update a warehouse file (files already in it are skipped)",
+      ],
     ],
     load: async () => (await import("./ingest.js")).ingestCommand,
   },
@@ -88,17 +112,30 @@ export const commands: readonly CommandEntry[] = [
     describe: "billing units (CU, SU, TU, NU, ...) and money of a period",
     examples: [
       ["cloudunits billing data.zip --month 2026-10 --format text", "October's units per account, as a table"],
-      ["cloudunits billing data.zip --start 2026-10-01 --end 2026-10-03 --account-id 1", "account 1 in the billing/calculate JSON shape"],
-      ["cloudunits billing data.zip --month 2026-10 --prices prices.yaml --format xlsx --per-account --out invoices/", "one invoice workbook per account, and a summary workbook"],
+      [
+        "cloudunits billing data.zip --start 2026-10-01 --end 2026-10-03 --account-id 1",
+        "account 1 in the billing/calculate JSON shape",
+      ],
+      [
+        "cloudunits billing data.zip --month 2026-10 --prices prices.yaml --format xlsx --per-account --out invoices/",
+        "one invoice workbook per account, and a summary workbook",
+      ],
     ],
     load: async () => (await import("./billing.js")).billingCommand,
   },
   {
     command: "invoices",
-    describe: "the invoice register: issue an ended month's invoices, correct one (credit note and new invoice), list them, write one's files again",
+    describe:
+      "the invoice register: issue an ended month's invoices, correct one (credit note and new invoice), list them, write one's files again",
     examples: [
-      ["cloudunits invoices issue --db october.duckdb --month 2026-10 --statement statement.yaml --prices prices.yaml --out invoices-2026-10/", "number and record October's invoices, write their PDF and UBL XML (again byte for byte if issued)"],
-      ["cloudunits invoices list --db october.duckdb --month 2026-10 --format json", "October's documents as JSON, oldest first: amounts, corrections, files and their SHA-256"],
+      [
+        "cloudunits invoices issue --db october.duckdb --month 2026-10 --statement statement.yaml --prices prices.yaml --out invoices-2026-10/",
+        "number and record October's invoices, write their PDF and UBL XML (again byte for byte if issued)",
+      ],
+      [
+        "cloudunits invoices list --db october.duckdb --month 2026-10 --format json",
+        "October's documents as JSON, oldest first: amounts, corrections, files and their SHA-256",
+      ],
     ],
     load: async () => (await import("./invoices.js")).invoicesCommand,
   },
@@ -106,25 +143,39 @@ export const commands: readonly CommandEntry[] = [
     command: `reconcile ${INPUTS_POSITIONAL}`,
     describe: "compare our CU, SU, TU, NU with the platform's billing/calculate (exit 5 when they differ)",
     examples: [
-      [`cloudunits reconcile --db warehouse.duckdb ${CLOUD} --start 2026-10-01 --end 2026-10-03`, "compare with the platform's billing/calculate (credentials as for fetch; exit 5 when they differ)"],
+      [
+        `cloudunits reconcile --db warehouse.duckdb ${CLOUD} --start 2026-10-01 --end 2026-10-03`,
+        "compare with the platform's billing/calculate (credentials as for fetch; exit 5 when they differ)",
+      ],
     ],
     load: async () => (await import("./reconcile.js")).reconcileCommand,
   },
   {
     command: `check ${INPUTS_POSITIONAL}`,
-    describe: "data-quality report: accounts, missing hours, duplicates, conflicts, unreadable files, odd machines and NICs",
+    describe:
+      "data-quality report: accounts, missing hours, duplicates, conflicts, unreadable files, odd machines and NICs",
     examples: [
-      ["cloudunits check data.zip", "missing hours, duplicates, conflicts, unreadable files and impossible values of the files"],
+      [
+        "cloudunits check data.zip",
+        "missing hours, duplicates, conflicts, unreadable files and impossible values of the files",
+      ],
       ["cloudunits check --db warehouse.duckdb --format json", "the same report of a warehouse, as JSON"],
     ],
     load: async () => (await import("./check.js")).checkCommand,
   },
   {
     command: `export ${INPUTS_POSITIONAL}`,
-    describe: "write the tables as Parquet, a partition per UTC month, with a manifest (for Spark, Trino, ClickHouse, DuckDB)",
+    describe:
+      "write the tables as Parquet, a partition per UTC month, with a manifest (for Spark, Trino, ClickHouse, DuckDB)",
     examples: [
-      ["cloudunits export --db warehouse.duckdb --out parquet/", "every table as Parquet under parquet/<table>/year=.../month=.../part-0.parquet, and parquet/manifest.json"],
-      ["cloudunits export --db warehouse.duckdb --out parquet/ --month 2026-11", "replace November's partitions of that earlier export (each file swapped whole)"],
+      [
+        "cloudunits export --db warehouse.duckdb --out parquet/",
+        "every table as Parquet under parquet/<table>/year=.../month=.../part-0.parquet, and parquet/manifest.json",
+      ],
+      [
+        "cloudunits export --db warehouse.duckdb --out parquet/ --month 2026-11",
+        "replace November's partitions of that earlier export (each file swapped whole)",
+      ],
     ],
     load: async () => (await import("./export.js")).exportCommand,
   },
@@ -132,16 +183,26 @@ export const commands: readonly CommandEntry[] = [
     command: `report <report> ${INPUTS_POSITIONAL}`,
     describe: "run a report of reports/ (machine-hours-per-image, top-consumers, daily-totals) or your own .sql",
     examples: [
-      ["cloudunits report top-consumers --db warehouse.duckdb --start 2026-10-01 --end 2026-10-03", "the shipped top-consumers report of a period, as CSV"],
+      [
+        "cloudunits report top-consumers --db warehouse.duckdb --start 2026-10-01 --end 2026-10-03",
+        "the shipped top-consumers report of a period, as CSV",
+      ],
     ],
     load: async () => (await import("./report.js")).reportCommand,
   },
   {
     command: `top ${INPUTS_POSITIONAL}`,
-    describe: "the machines, cloud spaces or accounts that cost or consumed most (CU, SU, TU, NU), with names and the change against the period before",
+    describe:
+      "the machines, cloud spaces or accounts that cost or consumed most (CU, SU, TU, NU), with names and the change against the period before",
     examples: [
-      ["cloudunits top --db warehouse.duckdb --month 2026-10 --prices prices.yaml --limit 5", "the 5 machines that cost most in October, and their change against September"],
-      ["cloudunits top data.zip --start 2026-10-01 --end 2026-10-03 --by NU --level cloudspace", "cloud spaces by traffic (TiB) over two days"],
+      [
+        "cloudunits top --db warehouse.duckdb --month 2026-10 --prices prices.yaml --limit 5",
+        "the 5 machines that cost most in October, and their change against September",
+      ],
+      [
+        "cloudunits top data.zip --start 2026-10-01 --end 2026-10-03 --by NU --level cloudspace",
+        "cloud spaces by traffic (TiB) over two days",
+      ],
     ],
     load: async () => (await import("./top.js")).topCommand,
   },
@@ -149,16 +210,26 @@ export const commands: readonly CommandEntry[] = [
     command: "forecast",
     describe: "month to date and month-end forecast (with a range) of every account's quantities and amount due",
     examples: [
-      ["cloudunits forecast --db warehouse.duckdb --month 2026-10 --prices prices.yaml", "October so far and projected to its end, per account and for the environment"],
+      [
+        "cloudunits forecast --db warehouse.duckdb --month 2026-10 --prices prices.yaml",
+        "October so far and projected to its end, per account and for the environment",
+      ],
     ],
     load: async () => (await import("./forecast.js")).forecastCommand,
   },
   {
     command: "alerts",
-    describe: "budget thresholds crossed (actually or by forecast), anomalies, new and vanished machines; exit 7 when any is active",
+    describe:
+      "budget thresholds crossed (actually or by forecast), anomalies, new and vanished machines; exit 7 when any is active",
     examples: [
-      ["cloudunits alerts --db warehouse.duckdb --budgets budgets.yaml --prices prices.yaml", "every active alert, a line each with its id; exit 7 when there is one"],
-      ["cloudunits alerts --db warehouse.duckdb --budgets budgets.yaml --prices prices.yaml --format json", "the same as JSON, one object per alert (what --notify URL posts)"],
+      [
+        "cloudunits alerts --db warehouse.duckdb --budgets budgets.yaml --prices prices.yaml",
+        "every active alert, a line each with its id; exit 7 when there is one",
+      ],
+      [
+        "cloudunits alerts --db warehouse.duckdb --budgets budgets.yaml --prices prices.yaml --format json",
+        "the same as JSON, one object per alert (what --notify URL posts)",
+      ],
     ],
     load: async () => (await import("./alerts.js")).alertsCommand,
   },
@@ -166,17 +237,21 @@ export const commands: readonly CommandEntry[] = [
     command: `stats <entity> ${INPUTS_POSITIONAL}`,
     describe: "hourly statistics series of a machine, cloud space or account",
     examples: [
-      ["cloudunits stats machine data.zip --id 4392 --from 2026-10-01 --till 2026-10-02 --include cpu --include memory", "a machine's CPU and memory series, hour by hour, as JSON"],
-      ["cloudunits stats account --db warehouse.duckdb --id 1 --from 2026-10-01 --till 2026-10-03 --include network --format csv", "an account's network series, as CSV"],
+      [
+        "cloudunits stats machine data.zip --id 4392 --from 2026-10-01 --till 2026-10-02 --include cpu --include memory",
+        "a machine's CPU and memory series, hour by hour, as JSON",
+      ],
+      [
+        "cloudunits stats account --db warehouse.duckdb --id 1 --from 2026-10-01 --till 2026-10-03 --include network --format csv",
+        "an account's network series, as CSV",
+      ],
     ],
     load: async () => (await import("./stats.js")).statsCommand,
   },
   {
     command: "demo",
     describe: "generate a small sample data set in a temporary folder and print its billing summary",
-    examples: [
-      ["cloudunits demo --keep", "keep the sample's folder, and try the commands it prints"],
-    ],
+    examples: [["cloudunits demo --keep", "keep the sample's folder, and try the commands it prints"]],
     load: async () => (await import("./demo.js")).demoCommand,
   },
 ];

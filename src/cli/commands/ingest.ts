@@ -19,12 +19,33 @@ interface IngestArgs {
 
 const options = {
   db: { type: "string", demandOption: true, requiresArg: true, describe: "the database file to create or update" },
-  replace: { type: "boolean", default: false, describe: "a different file for a loaded account-hour replaces it (the old one stays in the manifest as superseded)" },
-  "skip-bad": { type: "boolean", default: false, describe: "record unreadable files and conflicts as rejected and go on" },
-  packed: { type: "boolean", default: false, describe: "read every file as packed Cap'n Proto (files named *.packed always are)" },
-  "batch-mb": { type: "number", default: INGEST_BATCH_BYTES / 2 ** 20, describe: "megabytes of input per transaction (a killed run loses at most the one in flight)" },
+  replace: {
+    type: "boolean",
+    default: false,
+    describe:
+      "a different file for a loaded account-hour replaces it (the old one stays in the manifest as superseded)",
+  },
+  "skip-bad": {
+    type: "boolean",
+    default: false,
+    describe: "record unreadable files and conflicts as rejected and go on",
+  },
+  packed: {
+    type: "boolean",
+    default: false,
+    describe: "read every file as packed Cap'n Proto (files named *.packed always are)",
+  },
+  "batch-mb": {
+    type: "number",
+    default: INGEST_BATCH_BYTES / 2 ** 20,
+    describe: "megabytes of input per transaction (a killed run loses at most the one in flight)",
+  },
   workers: WORKERS_OPTION,
-  wait: { ...WAIT_OPTION, describe: "while another process holds the file (a sync, readers), wait up to this many seconds; then exit 6 (default 60)" },
+  wait: {
+    ...WAIT_OPTION,
+    describe:
+      "while another process holds the file (a sync, readers), wait up to this many seconds; then exit 6 (default 60)",
+  },
 } as const;
 
 /** One warning per account of the hours loaded that are later than the current hour: kept, and counted as nothing until their hour comes. */
@@ -32,8 +53,10 @@ function futureWarnings(hours: readonly { accountId: number; hourEpoch: number }
   const accounts = [...new Set(hours.map((h) => h.accountId))];
   return accounts.map((accountId) => {
     const own = hours.filter((h) => h.accountId === accountId).map((h) => h.hourEpoch);
-    return `warning: account ${accountId}: ${own.length} hour${own.length === 1 ? "" : "s"} later than the current hour, which no platform can have written yet (generated or test data?): ` +
-      `${formatHours(own)}; kept, and counted as neither complete, missing nor behind until their hour comes`;
+    return (
+      `warning: account ${accountId}: ${own.length} hour${own.length === 1 ? "" : "s"} later than the current hour, which no platform can have written yet (generated or test data?): ` +
+      `${formatHours(own)}; kept, and counted as neither complete, missing nor behind until their hour comes`
+    );
   });
 }
 
@@ -58,7 +81,13 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
         batchBytes: argv.batchMb * 1024 * 1024,
         workers,
         waitSeconds: waitOf(argv),
-        onProgress: (p) => bar.update({ filesDone: p.filesRead, filesTotal: p.filesTotal, bytesDone: p.bytesRead, bytesTotal: p.bytesTotal }),
+        onProgress: (p) =>
+          bar.update({
+            filesDone: p.filesRead,
+            filesTotal: p.filesTotal,
+            bytesDone: p.bytesRead,
+            bytesTotal: p.bytesTotal,
+          }),
       });
     } finally {
       bar.stop();

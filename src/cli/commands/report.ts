@@ -22,13 +22,37 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   ...commandLine("report"),
   builder: (yargs) =>
     inputOptions(
-      yargs.positional("report", { type: "string", describe: "a shipped report's name, or a path to a .sql file (with an optional .json of column metadata beside it)" }),
+      yargs.positional("report", {
+        type: "string",
+        describe:
+          "a shipped report's name, or a path to a .sql file (with an optional .json of column metadata beside it)",
+      }),
     )
-      .option("format", { choices: ["csv", "json", "xlsx"] as const, default: "csv" as const, describe: "output format" })
-      .option("out", { type: "string", requiresArg: true, describe: "write to FILE instead of stdout (required for xlsx)" })
-      .option("start", { type: "string", requiresArg: true, describe: "first hour ($start): epoch seconds or ISO 8601" })
-      .option("end", { type: "string", requiresArg: true, describe: "end, exclusive ($end): epoch seconds or ISO 8601" })
-      .option("account-id", { type: "number", requiresArg: true, describe: "one account ($account_id)" }) as unknown as Argv<ReportArgs>,
+      .option("format", {
+        choices: ["csv", "json", "xlsx"] as const,
+        default: "csv" as const,
+        describe: "output format",
+      })
+      .option("out", {
+        type: "string",
+        requiresArg: true,
+        describe: "write to FILE instead of stdout (required for xlsx)",
+      })
+      .option("start", {
+        type: "string",
+        requiresArg: true,
+        describe: "first hour ($start): epoch seconds or ISO 8601",
+      })
+      .option("end", {
+        type: "string",
+        requiresArg: true,
+        describe: "end, exclusive ($end): epoch seconds or ISO 8601",
+      })
+      .option("account-id", {
+        type: "number",
+        requiresArg: true,
+        describe: "one account ($account_id)",
+      }) as unknown as Argv<ReportArgs>,
   handler: async (argv) => {
     const definition = loadReportDefinition(argv.report);
     if (argv.format === "xlsx" && argv.out === undefined) throw new UsageError("--format xlsx needs --out FILE");
@@ -37,8 +61,15 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       ...(argv.end !== undefined ? { end: parseTime(argv.end, "--end") } : {}),
       ...(argv.accountId !== undefined ? { accountId: argv.accountId } : {}),
     };
-    const result = await withWarehouse(argv, (warehouse) => runReport(warehouse.connection, definition, params), { tables: definition.tables });
-    const content = argv.format === "xlsx" ? await reportToXlsx(result) : argv.format === "json" ? reportToJson(result) : reportToCsv(result);
+    const result = await withWarehouse(argv, (warehouse) => runReport(warehouse.connection, definition, params), {
+      tables: definition.tables,
+    });
+    const content =
+      argv.format === "xlsx"
+        ? await reportToXlsx(result)
+        : argv.format === "json"
+          ? reportToJson(result)
+          : reportToCsv(result);
     if (argv.out !== undefined) await writeAtomic(argv.out, content);
     else process.stdout.write(content);
   },

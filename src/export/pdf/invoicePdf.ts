@@ -1,6 +1,20 @@
 import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
 import { documentWords, type DocumentWords } from "../documentWords.js";
-import { block, CONTENT_WIDTH, draftMarks, ensureRoom, footers, GREY, heading, PAGE, paragraph, row, rule, table, type Column } from "./pdfLayout.js";
+import {
+  block,
+  CONTENT_WIDTH,
+  draftMarks,
+  ensureRoom,
+  footers,
+  GREY,
+  heading,
+  PAGE,
+  paragraph,
+  row,
+  rule,
+  table,
+  type Column,
+} from "./pdfLayout.js";
 import { missingGlyphs, registerFonts } from "./pdfFonts.js";
 
 type Doc = PDFKit.PDFDocument;
@@ -16,12 +30,19 @@ function head(doc: Doc, w: DocumentWords): void {
   const right = PAGE.margin + CONTENT_WIDTH / 2 - 10;
   const rightWidth = CONTENT_WIDTH / 2 + 10;
   const leftBottom = block(doc, PAGE.margin, PAGE.margin, CONTENT_WIDTH / 2 - 20, w.issuer.name, w.issuer.lines);
-  doc.font("bold").fontSize(18).fillColor("black").text(w.draft ? `${w.title} (DRAFT)` : w.title, right, PAGE.margin, { width: rightWidth });
+  doc
+    .font("bold")
+    .fontSize(18)
+    .fillColor("black")
+    .text(w.draft ? `${w.title} (DRAFT)` : w.title, right, PAGE.margin, { width: rightWidth });
   doc.moveDown(0.3);
   for (const [label, value] of w.facts) {
     const y = doc.y;
     doc.font("regular").fontSize(8.5).fillColor(GREY).text(label, right, y, { width: 86 });
-    doc.fillColor("black").font("bold").text(value, right + 86, y, { width: rightWidth - 86 });
+    doc
+      .fillColor("black")
+      .font("bold")
+      .text(value, right + 86, y, { width: rightWidth - 86 });
   }
   const y = Math.max(leftBottom, doc.y) + 18;
   doc.font("regular").fontSize(8).fillColor(GREY).text("BILL TO", PAGE.margin, y);
@@ -45,14 +66,27 @@ function charges(doc: Doc, w: DocumentWords): void {
   const dated = w.lines.some((l) => l.period !== undefined);
   const columns: Column[] = dated
     ? [
-      { header: "Description", width: 100, align: "left" }, { header: "Price period", width: 135, align: "left" },
-      { header: "Quantity", width: 90, align: "right" }, { header: "Unit price", width: 90, align: "right" }, { header: "Net amount", width: 80.28, align: "right" },
-    ]
+        { header: "Description", width: 100, align: "left" },
+        { header: "Price period", width: 135, align: "left" },
+        { header: "Quantity", width: 90, align: "right" },
+        { header: "Unit price", width: 90, align: "right" },
+        { header: "Net amount", width: 80.28, align: "right" },
+      ]
     : [
-      { header: "Description", width: 190, align: "left" }, { header: "Quantity", width: 115, align: "right" },
-      { header: "Unit price", width: 105, align: "right" }, { header: "Net amount", width: 85.28, align: "right" },
-    ];
-  table(doc, columns, w.lines.map((l) => (dated ? [l.description, l.period ?? "", l.quantity, l.unitPrice, l.net] : [l.description, l.quantity, l.unitPrice, l.net])));
+        { header: "Description", width: 190, align: "left" },
+        { header: "Quantity", width: 115, align: "right" },
+        { header: "Unit price", width: 105, align: "right" },
+        { header: "Net amount", width: 85.28, align: "right" },
+      ];
+  table(
+    doc,
+    columns,
+    w.lines.map((l) =>
+      dated
+        ? [l.description, l.period ?? "", l.quantity, l.unitPrice, l.net]
+        : [l.description, l.quantity, l.unitPrice, l.net],
+    ),
+  );
   rule(doc, 0.8, "#333333");
   const last = columns[columns.length - 1]!;
   const merged: Column[] = [{ header: "", width: CONTENT_WIDTH - last.width, align: "right" }, last];
@@ -71,7 +105,16 @@ function charges(doc: Doc, w: DocumentWords): void {
 
 /** Every text of the document a customer reads, for the glyph check. */
 function textsOf(w: DocumentWords): string[] {
-  return [w.issuer.name, ...w.issuer.lines, w.customer.name, ...w.customer.lines, ...w.notes, ...w.facts.flat(), ...w.payment, ...w.lines.map((l) => l.description)];
+  return [
+    w.issuer.name,
+    ...w.issuer.lines,
+    w.customer.name,
+    ...w.customer.lines,
+    ...w.notes,
+    ...w.facts.flat(),
+    ...w.payment,
+    ...w.lines.map((l) => l.description),
+  ];
 }
 
 /**
@@ -84,20 +127,31 @@ function textsOf(w: DocumentWords): string[] {
  * character); one no font has prints as U+FFFD and `onWarning` is told. The same document
  * gives the same bytes: the PDF's dates and ID come from the document, not the clock.
  */
-export async function renderInvoicePdf(document: InvoiceDocument | DraftDocument, options: InvoicePdfOptions = {}): Promise<Buffer> {
+export async function renderInvoicePdf(
+  document: InvoiceDocument | DraftDocument,
+  options: InvoicePdfOptions = {},
+): Promise<Buffer> {
   const w = documentWords(document);
   const missing = [...new Set(textsOf(w).flatMap(missingGlyphs))];
   if (missing.length > 0) {
     const which = missing.map((c) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`).join(", ");
-    options.onWarning?.(`${document.number ?? `the draft of account ${document.accountId}`}: no font of the PDF has ${which}: printed as \uFFFD (the e-invoice and the register keep the text as written)`);
+    options.onWarning?.(
+      `${document.number ?? `the draft of account ${document.accountId}`}: no font of the PDF has ${which}: printed as \uFFFD (the e-invoice and the register keep the text as written)`,
+    );
   }
   const { default: PDFDocument } = await import("pdfkit"); // loads only when a PDF is made
   const created = new Date(`${document.issueDate}T00:00:00Z`);
   const doc = new PDFDocument({
-    size: "A4", margins: { top: PAGE.margin, bottom: PAGE.margin + PAGE.footer, left: PAGE.margin, right: PAGE.margin }, bufferPages: true,
+    size: "A4",
+    margins: { top: PAGE.margin, bottom: PAGE.margin + PAGE.footer, left: PAGE.margin, right: PAGE.margin },
+    bufferPages: true,
     info: {
-      Title: `${w.title} ${document.number ?? "(draft)"}, account ${document.accountId}`, Author: w.issuer.name, Subject: w.customer.name, Creator: "cloudunits",
-      CreationDate: created, ModDate: created, // the same document renders the same bytes
+      Title: `${w.title} ${document.number ?? "(draft)"}, account ${document.accountId}`,
+      Author: w.issuer.name,
+      Subject: w.customer.name,
+      Creator: "cloudunits",
+      CreationDate: created,
+      ModDate: created, // the same document renders the same bytes
     },
   });
   registerFonts(doc);

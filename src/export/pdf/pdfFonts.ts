@@ -36,9 +36,17 @@ export function woffToSfnt(woff: Buffer): Buffer {
   const numTables = woff.readUInt16BE(12);
   const tables = Array.from({ length: numTables }, (_, i) => {
     const at = 44 + 20 * i;
-    const [offset, compLength, origLength] = [woff.readUInt32BE(at + 4), woff.readUInt32BE(at + 8), woff.readUInt32BE(at + 12)];
+    const [offset, compLength, origLength] = [
+      woff.readUInt32BE(at + 4),
+      woff.readUInt32BE(at + 8),
+      woff.readUInt32BE(at + 12),
+    ];
     const stored = woff.subarray(offset, offset + compLength);
-    return { tag: woff.subarray(at, at + 4), checksum: woff.readUInt32BE(at + 16), data: compLength < origLength ? inflateSync(stored) : stored };
+    return {
+      tag: woff.subarray(at, at + 4),
+      checksum: woff.readUInt32BE(at + 16),
+      data: compLength < origLength ? inflateSync(stored) : stored,
+    };
   });
   const entrySelector = Math.floor(Math.log2(numTables));
   const head = Buffer.alloc(12 + 16 * numTables);
@@ -74,14 +82,18 @@ function fontCoverage(): NonNullable<typeof coverage> {
     const { create: openFont } = require("fontkit") as typeof Fontkit; // loads only when a document is made
     const primary = openFont(readFileSync(fileOf("regular")));
     const fallback = openFont(fallbackBytes());
-    coverage = { primary: (cp) => primary.hasGlyphForCodePoint(cp), fallback: (cp) => fallback.hasGlyphForCodePoint(cp) };
+    coverage = {
+      primary: (cp) => primary.hasGlyphForCodePoint(cp),
+      fallback: (cp) => fallback.hasGlyphForCodePoint(cp),
+    };
   }
   return coverage;
 }
 
 /** Registers the faces and the fallback in a document. */
 export function registerFonts(doc: Doc): void {
-  for (const key of Object.keys(FILES) as (keyof typeof FILES)[]) doc.registerFont(key, key === "fallback" ? fallbackBytes() : fileOf(key));
+  for (const key of Object.keys(FILES) as (keyof typeof FILES)[])
+    doc.registerFont(key, key === "fallback" ? fallbackBytes() : fileOf(key));
 }
 
 /** A piece of a line drawn in one font. */
@@ -133,7 +145,10 @@ export function fontRuns(text: string, face: Face): FontRun[] {
     if (!p.rtl) return [{ font: p.font, text: p.text }];
     const inner = p.text.replace(/ +$/, "");
     const trailing = p.text.slice(inner.length);
-    return [{ font: p.font, text: inner.replaceAll(" ", "\u00A0") }, ...(trailing ? [{ font: p.font, text: trailing }] : [])];
+    return [
+      { font: p.font, text: inner.replaceAll(" ", "\u00A0") },
+      ...(trailing ? [{ font: p.font, text: trailing }] : []),
+    ];
   });
   const first = [...text].find((ch) => STRONG.test(ch));
   return first !== undefined && RTL.test(first) ? runs.reverse() : runs;

@@ -43,11 +43,17 @@ export function writeText(doc: Doc, text: string, x: number, y: number, width: n
 }
 
 /** Writes one table row at the current y, each cell wrapped in its column; `bold` for headers and totals. */
-export function row(doc: Doc, columns: readonly Column[], cells: readonly string[], options: { bold?: boolean; size?: number } = {}): void {
+export function row(
+  doc: Doc,
+  columns: readonly Column[],
+  cells: readonly string[],
+  options: { bold?: boolean; size?: number } = {},
+): void {
   const size = options.size ?? 8.5;
   doc.font(options.bold ? "condensedBold" : "condensed").fontSize(size);
   const pad = 3;
-  const height = Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? "", { width: c.width - 2 * pad }))) + 2 * pad;
+  const height =
+    Math.max(...columns.map((c, i) => doc.heightOfString(cells[i] ?? "", { width: c.width - 2 * pad }))) + 2 * pad;
   const top = doc.y;
   let x = PAGE.margin;
   columns.forEach((c, i) => {
@@ -59,13 +65,25 @@ export function row(doc: Doc, columns: readonly Column[], cells: readonly string
 }
 
 export function rule(doc: Doc, weight = 0.5, color = RULE): void {
-  doc.save().moveTo(PAGE.margin, doc.y).lineTo(PAGE.margin + CONTENT_WIDTH, doc.y).lineWidth(weight).strokeColor(color).stroke().restore();
+  doc
+    .save()
+    .moveTo(PAGE.margin, doc.y)
+    .lineTo(PAGE.margin + CONTENT_WIDTH, doc.y)
+    .lineWidth(weight)
+    .strokeColor(color)
+    .stroke()
+    .restore();
 }
 
 /** A table: the header row (repeated on each new page), then the rows. */
 export function table(doc: Doc, columns: readonly Column[], rows: readonly string[][]): void {
   const header = () => {
-    row(doc, columns, columns.map((c) => c.header), { bold: true, size: 8 });
+    row(
+      doc,
+      columns,
+      columns.map((c) => c.header),
+      { bold: true, size: 8 },
+    );
     rule(doc, 0.8, "#333333");
   };
   header();
@@ -93,7 +111,11 @@ export function heading(doc: Doc, text: string): void {
 }
 
 /** A paragraph across the page, in the fonts its characters need. */
-export function paragraph(doc: Doc, text: string, options: { size?: number; color?: string; bold?: boolean } = {}): void {
+export function paragraph(
+  doc: Doc,
+  text: string,
+  options: { size?: number; color?: string; bold?: boolean } = {},
+): void {
   const size = options.size ?? 8.5;
   doc.font(options.bold ? "bold" : "regular").fontSize(size);
   ensureRoom(doc, doc.heightOfString(text, { width: CONTENT_WIDTH }));
@@ -110,10 +132,21 @@ export function footers(doc: Doc, left: string): void {
     const y = PAGE.height - PAGE.margin - 16;
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0; // writing below the body must not open a page
-    doc.save().moveTo(PAGE.margin, y - 6).lineTo(PAGE.margin + CONTENT_WIDTH, y - 6).lineWidth(0.5).strokeColor(RULE).stroke().restore();
+    doc
+      .save()
+      .moveTo(PAGE.margin, y - 6)
+      .lineTo(PAGE.margin + CONTENT_WIDTH, y - 6)
+      .lineWidth(0.5)
+      .strokeColor(RULE)
+      .stroke()
+      .restore();
     doc.font("regular").fontSize(7.5).fillColor(GREY);
     doc.text(left, PAGE.margin, y, { width: CONTENT_WIDTH - 80, lineBreak: false });
-    doc.text(`page ${i + 1 - range.start} of ${range.count}`, PAGE.margin + CONTENT_WIDTH - 80, y, { width: 80, align: "right", lineBreak: false });
+    doc.text(`page ${i + 1 - range.start} of ${range.count}`, PAGE.margin + CONTENT_WIDTH - 80, y, {
+      width: 80,
+      align: "right",
+      lineBreak: false,
+    });
     doc.page.margins.bottom = bottom;
   }
   doc.fillColor("black");
@@ -128,7 +161,11 @@ export function draftMarks(doc: Doc): void {
     doc.page.margins.bottom = 0;
     doc.save();
     doc.rotate(-40, { origin: [PAGE.width / 2, PAGE.height / 2] });
-    doc.font("bold").fontSize(120).fillColor("#d9d9d9").fillOpacity(0.55)
+    doc
+      .font("bold")
+      .fontSize(120)
+      .fillColor("#d9d9d9")
+      .fillOpacity(0.55)
       .text("DRAFT", 0, PAGE.height / 2 - 70, { width: PAGE.width, align: "center", lineBreak: false });
     doc.restore();
     doc.page.margins.bottom = bottom;

@@ -22,17 +22,30 @@ export function issueDateOf(config: StatementConfig, nowMs = clockNow() * 1000):
 /** The hours of an account a report found missing in its period, ascending (epoch seconds). */
 export function missingHoursOf(report: BillingReport, accountId: number): number[] {
   const runs = report.quality.missingHours.find((m) => m.accountId === accountId)?.runs ?? [];
-  return runs.flatMap((r) => Array.from({ length: (r.endHour - r.startHour) / 3600 + 1 }, (_, k) => r.startHour + k * 3600));
+  return runs.flatMap((r) =>
+    Array.from({ length: (r.endHour - r.startHour) / 3600 + 1 }, (_, k) => r.startHour + k * 3600),
+  );
 }
 
 /**
  * The draft invoice of an account of a report with prices: its invoice, taxed by the config, its
  * missing hours printed, no number. Throws a RangeError when the report has no invoice for it.
  */
-export function draftDocument(report: BillingReport, accountId: number, config: StatementConfig, issueDate = issueDateOf(config)): DraftDocument {
+export function draftDocument(
+  report: BillingReport,
+  accountId: number,
+  config: StatementConfig,
+  issueDate = issueDateOf(config),
+): DraftDocument {
   const invoice = report.invoices?.find((inv) => inv.accountId === accountId);
   if (!invoice) throw new RangeError(`no invoice for account ${accountId} in the report (a draft needs a price list)`);
-  return buildInvoiceDocument({ invoice, config, issueDate, units: report.options.units, missingHours: missingHoursOf(report, accountId) });
+  return buildInvoiceDocument({
+    invoice,
+    config,
+    issueDate,
+    units: report.options.units,
+    missingHours: missingHoursOf(report, accountId),
+  });
 }
 
 /** The file name of a draft: `draft-7101-2026-10.pdf` for a calendar month, else `draft-7101-20261001T0000-20261015T1200.pdf`. */
@@ -53,15 +66,22 @@ export type StatementTarget = { dir: string } | { file: string };
  * files written.
  */
 export async function writeStatements(
-  report: BillingReport, config: StatementConfig, target: StatementTarget, options: InvoicePdfOptions & { nowMs?: number } = {},
+  report: BillingReport,
+  config: StatementConfig,
+  target: StatementTarget,
+  options: InvoicePdfOptions & { nowMs?: number } = {},
 ): Promise<string[]> {
   const accounts = invoicedAccounts(report);
-  if ("file" in target && accounts.length !== 1) throw new RangeError(`one draft file holds one account; the report has ${accounts.length}: write to a directory`);
+  if ("file" in target && accounts.length !== 1)
+    throw new RangeError(`one draft file holds one account; the report has ${accounts.length}: write to a directory`);
   await mkdir("dir" in target ? target.dir : dirname(target.file), { recursive: true });
   const files: string[] = [];
   for (const accountId of accounts) {
     const document = draftDocument(report, accountId, config, issueDateOf(config, options.nowMs));
-    const file = "file" in target ? target.file : join(target.dir, draftFileName(accountId, report.params.start, report.params.end));
+    const file =
+      "file" in target
+        ? target.file
+        : join(target.dir, draftFileName(accountId, report.params.start, report.params.end));
     await writeAtomic(file, await renderInvoicePdf(document, options));
     files.push(file);
   }

@@ -25,7 +25,10 @@ function taxTotal(doc: InvoiceDocument, sign: 1 | -1): XmlNode {
     "cac:TaxSubtotal": doc.taxes.map((t) => ({
       "cbc:TaxableAmount": ublAmount(t.base, doc.currency, sign),
       "cbc:TaxAmount": ublAmount(t.amount, doc.currency, sign),
-      "cac:TaxCategory": ublCategory(t.category, t.ratePercent, { code: VATEX[t.category], text: t.exemptionReason ? xmlText(t.exemptionReason) : undefined }),
+      "cac:TaxCategory": ublCategory(t.category, t.ratePercent, {
+        code: VATEX[t.category],
+        text: t.exemptionReason ? xmlText(t.exemptionReason) : undefined,
+      }),
     })),
   };
 }
@@ -37,19 +40,33 @@ function taxTotal(doc: InvoiceDocument, sign: 1 | -1): XmlNode {
  * Without an IBAN, an invoice with a reference still carries it (payment means not defined, 1).
  */
 function paymentMeans(doc: InvoiceDocument): XmlNode | undefined {
-  const iban = doc.payment.map((l) => /^IBAN[:\s]\s*([A-Z]{2}\d{2}[A-Z0-9 ]+)$/i.exec(l)?.[1]).find((v) => v !== undefined);
-  if (iban === undefined) return doc.paymentReference === undefined ? undefined : { "cbc:PaymentMeansCode": "1", "cbc:PaymentID": xmlText(doc.paymentReference) };
-  const bic = doc.payment.map((l) => /^(?:BIC|SWIFT)[:\s]\s*([A-Z0-9]{8,11})$/i.exec(l)?.[1]).find((v) => v !== undefined);
+  const iban = doc.payment
+    .map((l) => /^IBAN[:\s]\s*([A-Z]{2}\d{2}[A-Z0-9 ]+)$/i.exec(l)?.[1])
+    .find((v) => v !== undefined);
+  if (iban === undefined)
+    return doc.paymentReference === undefined
+      ? undefined
+      : { "cbc:PaymentMeansCode": "1", "cbc:PaymentID": xmlText(doc.paymentReference) };
+  const bic = doc.payment
+    .map((l) => /^(?:BIC|SWIFT)[:\s]\s*([A-Z0-9]{8,11})$/i.exec(l)?.[1])
+    .find((v) => v !== undefined);
   const account: XmlNode = { "cbc:ID": iban.replace(/\s+/g, "").toUpperCase() };
   if (bic) account["cac:FinancialInstitutionBranch"] = { "cbc:ID": bic.toUpperCase() };
-  return { "cbc:PaymentMeansCode": "30", "cbc:PaymentID": xmlText(doc.paymentReference ?? doc.number), "cac:PayeeFinancialAccount": account };
+  return {
+    "cbc:PaymentMeansCode": "30",
+    "cbc:PaymentID": xmlText(doc.paymentReference ?? doc.number),
+    "cac:PayeeFinancialAccount": account,
+  };
 }
 
 function paymentTerms(doc: InvoiceDocument): XmlNode {
-  const days = Math.round((Date.parse(`${doc.dueDate}T00:00:00Z`) - Date.parse(`${doc.issueDate}T00:00:00Z`)) / 86_400_000);
-  const note = doc.kind === "creditNote"
-    ? `Credited to the customer against invoice ${doc.corrects?.number ?? ""}`.trim()
-    : `Payment within ${days} days, by ${dateWords(doc.dueDate)}`;
+  const days = Math.round(
+    (Date.parse(`${doc.dueDate}T00:00:00Z`) - Date.parse(`${doc.issueDate}T00:00:00Z`)) / 86_400_000,
+  );
+  const note =
+    doc.kind === "creditNote"
+      ? `Credited to the customer against invoice ${doc.corrects?.number ?? ""}`.trim()
+      : `Payment within ${days} days, by ${dateWords(doc.dueDate)}`;
   return { "cbc:Note": xmlText(note) };
 }
 
@@ -74,12 +91,21 @@ function head(doc: InvoiceDocument): XmlNode {
   if (!credit) node["cbc:DueDate"] = doc.dueDate;
   node[credit ? "cbc:CreditNoteTypeCode" : "cbc:InvoiceTypeCode"] = credit ? "381" : "380";
   // Peppol allows one note (PEPPOL-EN16931-R002): the legal mentions, one a line
-  const notes = [...doc.notes, ...(doc.start % 86_400 !== 0 || doc.end % 86_400 !== 0 ? [`Period: ${periodWords(doc.start, doc.end)}.`] : [])];
+  const notes = [
+    ...doc.notes,
+    ...(doc.start % 86_400 !== 0 || doc.end % 86_400 !== 0 ? [`Period: ${periodWords(doc.start, doc.end)}.`] : []),
+  ];
   if (notes.length > 0) node["cbc:Note"] = xmlText(notes.join("\n"));
   node["cbc:DocumentCurrencyCode"] = doc.currency;
   node["cbc:BuyerReference"] = xmlText(doc.customer.reference);
   node["cac:InvoicePeriod"] = { "cbc:StartDate": isoDate(doc.start), "cbc:EndDate": isoDate(doc.end - 1) };
-  if (doc.corrects) node["cac:BillingReference"] = { "cac:InvoiceDocumentReference": { "cbc:ID": xmlText(doc.corrects.number), "cbc:IssueDate": doc.corrects.issueDate } };
+  if (doc.corrects)
+    node["cac:BillingReference"] = {
+      "cac:InvoiceDocumentReference": {
+        "cbc:ID": xmlText(doc.corrects.number),
+        "cbc:IssueDate": doc.corrects.issueDate,
+      },
+    };
   return node;
 }
 

@@ -45,14 +45,18 @@ export function ublLine(doc: InvoiceDocument, line: DocumentLine, index: number)
   const credit = doc.kind === "creditNote";
   const sign = credit ? -1 : 1;
   const node: XmlNode = { "cbc:ID": String(index + 1) };
-  node[credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity"] = { "@unitCode": unitCodeOf(line.quantityUnit), "#": credit ? line.quantity.replace(/^-/, "") : line.quantity };
+  node[credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity"] = {
+    "@unitCode": unitCodeOf(line.quantityUnit),
+    "#": credit ? line.quantity.replace(/^-/, "") : line.quantity,
+  };
   node["cbc:LineExtensionAmount"] = ublAmount(line.net, doc.currency, sign);
   node["cac:InvoicePeriod"] = { "cbc:StartDate": isoDate(line.start), "cbc:EndDate": isoDate(line.end - 1) };
   const rounding = roundingOf(line);
   if (rounding) node["cac:AllowanceCharge"] = roundingCharge(rounding, doc.currency, sign);
   const item: XmlNode = {};
   // the price period in words when a price changes within the document's period
-  if (line.start !== doc.start || line.end !== doc.end) item["cbc:Description"] = `${xmlText(line.description)}, ${periodWords(line.start, line.end)}`;
+  if (line.start !== doc.start || line.end !== doc.end)
+    item["cbc:Description"] = `${xmlText(line.description)}, ${periodWords(line.start, line.end)}`;
   item["cbc:Name"] = xmlText(line.description);
   item["cac:ClassifiedTaxCategory"] = ublCategory(line.taxCategory, line.taxRatePercent);
   node["cac:Item"] = item;

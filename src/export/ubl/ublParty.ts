@@ -58,9 +58,11 @@ export function ublContact(party: DocumentParty & { contact?: string[] }): XmlNo
 export function ublParty(party: DocumentParty & { contact?: string[] }, category: TaxCategory): XmlNode {
   const node: XmlNode = {};
   if (party.peppolId) node["cbc:EndpointID"] = endpoint(party.peppolId);
-  if (party.peppolId && category === "O") node["cac:PartyIdentification"] = { "cbc:ID": endpoint(party.peppolId)["#"]! };
+  if (party.peppolId && category === "O")
+    node["cac:PartyIdentification"] = { "cbc:ID": endpoint(party.peppolId)["#"]! };
   node["cac:PostalAddress"] = postalAddress(party);
-  if (party.vatId && category !== "O") node["cac:PartyTaxScheme"] = { "cbc:CompanyID": xmlText(party.vatId), "cac:TaxScheme": { "cbc:ID": "VAT" } };
+  if (party.vatId && category !== "O")
+    node["cac:PartyTaxScheme"] = { "cbc:CompanyID": xmlText(party.vatId), "cac:TaxScheme": { "cbc:ID": "VAT" } };
   node["cac:PartyLegalEntity"] = { "cbc:RegistrationName": xmlText(party.legalName) };
   const contact = ublContact(party);
   if (contact) node["cac:Contact"] = contact;

@@ -13,7 +13,11 @@ export function ublAmount(text: string, currency: string, sign: 1 | -1 = 1): Xml
 }
 
 /** A VAT category (ClassifiedTaxCategory, TaxCategory): its code and rate; outside the scope (O) has no rate (EN 16931 BR-O-05). */
-export function ublCategory(category: TaxCategory, ratePercent: string, reason?: { code?: string; text?: string }): XmlNode {
+export function ublCategory(
+  category: TaxCategory,
+  ratePercent: string,
+  reason?: { code?: string; text?: string },
+): XmlNode {
   const node: XmlNode = { "cbc:ID": category };
   if (category !== "O") node["cbc:Percent"] = ratePercent;
   if (reason?.code) node["cbc:TaxExemptionReasonCode"] = reason.code;

@@ -14,8 +14,12 @@ export interface XmlNode {
  * name holding the text `&amp;` would otherwise be read back as `&`.
  */
 export function xmlText(text: string): string {
-  return text.replaceAll("&", "&amp;")
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return text
+    .replaceAll("&", "&amp;")
+    .replace(
+      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      "\uFFFD",
+    );
 }
 
 function add(parent: XMLBuilder, name: string, node: string | XmlNode): void {

@@ -24,7 +24,15 @@ export interface AllocationLayout {
   billedLevel: boolean;
   headers: string[];
   widths: number[];
-  col: { unit: number; quantity: number; quantityUnit: number; billed: number; pricePer: number; price: number; money: number };
+  col: {
+    unit: number;
+    quantity: number;
+    quantityUnit: number;
+    billed: number;
+    pricePer: number;
+    price: number;
+    money: number;
+  };
   kinds: RowKind[];
   /** The price basis of each priced unit. */
   basis: Map<UnitName, PriceBasis>;
@@ -39,31 +47,72 @@ export interface AllocationLayout {
 }
 
 const SHEET_OF: Record<SheetLevel, string> = { account: "Accounts", cloudspace: "Cloud spaces", machine: "Machines" };
-const WIDTHS: Record<string, number> = { name: 30, unit: 13, quantity: 14, "quantity unit": 13, "billed quantity": 14, "price per": 12, hours: 8 };
+const WIDTHS: Record<string, number> = {
+  name: 30,
+  unit: 13,
+  quantity: 14,
+  "quantity unit": 13,
+  "billed quantity": 14,
+  "price per": 12,
+  hours: 8,
+};
 
 /** The layout of a level's allocation sheet from the report: ids, name, hours, unit, quantity, and with prices the billed quantity, price and money. */
 export function allocationLayout(report: BillingReport, level: SheetLevel): AllocationLayout {
   const list = report.prices;
   const billedLevel = level === "account";
   // a line's amount is not an amount due: that is the sum of an account's rounded lines
-  const moneyHeader = list ? (billedLevel ? `amount (${list.currency})` : `allocated cost (${list.currency})`) : undefined;
+  const moneyHeader = list
+    ? billedLevel
+      ? `amount (${list.currency})`
+      : `allocated cost (${list.currency})`
+    : undefined;
   const headers = [
-    "account id", ...(level !== "account" ? ["cloud space id"] : []), ...(level === "machine" ? ["machine id"] : []), "name", "hours",
-    "unit", "quantity", "quantity unit", ...(list ? ["billed quantity", "price per", `unit price (${list.currency})`, moneyHeader!] : []),
+    "account id",
+    ...(level !== "account" ? ["cloud space id"] : []),
+    ...(level === "machine" ? ["machine id"] : []),
+    "name",
+    "hours",
+    "unit",
+    "quantity",
+    "quantity unit",
+    ...(list ? ["billed quantity", "price per", `unit price (${list.currency})`, moneyHeader!] : []),
   ];
   const at = (h: string) => headers.indexOf(h) + 1;
   const per = report.options.per === "month" ? "months" : "hours";
-  const kinds = shownUnits(report).flatMap((unit): RowKind[] => (unit === "CU" && !billedLevel && report.options.cuRollup === "aggregate"
-    ? [{ key: "CU own", unit, own: true }, { key: "CU", unit, own: false }] : [{ key: unit, unit, own: false }]));
+  const kinds = shownUnits(report).flatMap((unit): RowKind[] =>
+    unit === "CU" && !billedLevel && report.options.cuRollup === "aggregate"
+      ? [
+          { key: "CU own", unit, own: true },
+          { key: "CU", unit, own: false },
+        ]
+      : [{ key: unit, unit, own: false }],
+  );
   return {
-    name: SHEET_OF[level], level, billedLevel, headers,
+    name: SHEET_OF[level],
+    level,
+    billedLevel,
+    headers,
     widths: headers.map((h) => WIDTHS[h] ?? (h.startsWith("unit price") ? 13 : h.endsWith("id") ? 12 : 16)),
-    col: { unit: at("unit"), quantity: at("quantity"), quantityUnit: at("quantity unit"), billed: at("billed quantity"), pricePer: at("price per"), price: headers.length - 1, money: headers.length },
+    col: {
+      unit: at("unit"),
+      quantity: at("quantity"),
+      quantityUnit: at("quantity unit"),
+      billed: at("billed quantity"),
+      pricePer: at("price per"),
+      price: headers.length - 1,
+      money: headers.length,
+    },
     kinds,
     basis: new Map((list ? pricedUnits(list) : []).map((p) => [p.unit, p.per])),
     decimals: list?.decimals ?? 2,
-    entities: report.lines.map((l, i) => [l, i] as const)
-      .filter(([l, i]) => (l.level === level || (level === "machine" && l.level === "gateway")) && isShown(report, l, report.money?.[i])),
+    entities: report.lines
+      .map((l, i) => [l, i] as const)
+      .filter(
+        ([l, i]) =>
+          (l.level === level || (level === "machine" && l.level === "gateway")) &&
+          isShown(report, l, report.money?.[i]),
+      ),
     label: (kind) => (kind.own ? "CU own" : kind.unit === "CU" && !billedLevel ? "CU allocated" : kind.unit),
     quantityUnit: (unit) => (isVolume(unit) ? nuUnit(report.options.units) : `${unit}-${per}`),
     quantityOf: (line, kind) => {

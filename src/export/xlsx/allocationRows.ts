@@ -27,14 +27,23 @@ function writeEntity(row: ExcelJS.Row, layout: AllocationLayout, line: BillingLi
   let c = 1;
   row.getCell(c++).value = String(line.accountId);
   if (layout.level !== "account") row.getCell(c++).value = String(line.cloudspaceId);
-  if (layout.level === "machine") row.getCell(c++).value = line.level === "gateway" ? "gateway" : String(line.machineId);
+  if (layout.level === "machine")
+    row.getCell(c++).value = line.level === "gateway" ? "gateway" : String(line.machineId);
   row.getCell(c++).value = line.level === "gateway" ? "gateway (id 0)" : line.name;
   row.getCell(c).value = line.sampleHours;
   row.getCell(c).numFmt = "#,##0";
 }
 
 /** The money columns of a priced unit's row: billed quantity, price per, unit price, amount (or allocated cost). */
-function writeMoney(row: ExcelJS.Row, report: BillingReport, layout: AllocationLayout, line: BillingLine, index: number, kind: RowKind, sums: RowSums): void {
+function writeMoney(
+  row: ExcelJS.Row,
+  report: BillingReport,
+  layout: AllocationLayout,
+  line: BillingLine,
+  index: number,
+  kind: RowKind,
+  sums: RowSums,
+): void {
   const priceBasis = layout.basis.get(kind.unit);
   const list = report.prices;
   if (!list || !priceBasis || kind.own) return;

@@ -23,7 +23,9 @@ function notesOf(report: BillingReport, layout: AllocationLayout, customer: bool
   return [
     ...(customer ? [] : [cuRuleSentence(report)]),
     ...(aggregateBelow
-      ? ["CU own is the level's own CU (the platform's figure), information only: the parts' own CU may add up to more than the level above. CU allocated splits the account's CU hour by hour in proportion to own CU and adds up; it is what is billed."]
+      ? [
+          "CU own is the level's own CU (the platform's figure), information only: the parts' own CU may add up to more than the level above. CU allocated splits the account's CU hour by hour in proportion to own CU and adds up; it is what is billed.",
+        ]
       : []),
     "Quantities are shown to 2 decimals and billed quantities (in the unit of the price) to 4; each cell holds the exact value.",
     ...(report.prices && !layout.billedLevel ? [ALLOCATION_SENTENCE] : []),
@@ -39,7 +41,10 @@ function notesOf(report: BillingReport, layout: AllocationLayout, customer: bool
  * Returns where its totals are.
  */
 export function writeAllocationSheet(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, level: SheetLevel, options: AllocationSheetOptions = {},
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  report: BillingReport,
+  level: SheetLevel,
+  options: AllocationSheetOptions = {},
 ): UnitTotals {
   const layout = allocationLayout(report, level);
   const formulas = !options.customer;
@@ -47,11 +52,22 @@ export function writeAllocationSheet(
   sheet.columns = layout.widths.map((width) => ({ width }));
   setHeader(sheet, layout.headers, 1);
   const sums = writeEntityRows(sheet, report, layout);
-  const { rows, next } = writeUnitTotals(sheet, layout, sums, sums.last + 2, { formulas, parent: options.customer ? undefined : options.parent });
+  const { rows, next } = writeUnitTotals(sheet, layout, sums, sums.last + 2, {
+    formulas,
+    parent: options.customer ? undefined : options.parent,
+  });
   let r = next;
   if (report.prices) writeMoneyTotal(sheet, layout, sums, r++, formulas);
   r++;
-  for (const text of notesOf(report, layout, options.customer === true)) writeNote(sheet, r++, text, layout.headers.length);
+  for (const text of notesOf(report, layout, options.customer === true))
+    writeNote(sheet, r++, text, layout.headers.length);
   sheet.commit();
-  return { sheet: layout.name, rows, quantities: sums.quantities, billed: sums.billed, money: sums.money, columns: { quantity: layout.col.quantity, billed: layout.col.billed, money: layout.col.money } };
+  return {
+    sheet: layout.name,
+    rows,
+    quantities: sums.quantities,
+    billed: sums.billed,
+    money: sums.money,
+    columns: { quantity: layout.col.quantity, billed: layout.col.billed, money: layout.col.money },
+  };
 }

@@ -29,7 +29,10 @@ export const EXCEL_MAX_ROWS = 1_048_576;
  * do not fit in `maxRows`.
  */
 export async function writeHourlySheet(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, hourly: HourlyStream, maxRows: number,
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  report: BillingReport,
+  hourly: HourlyStream,
+  maxRows: number,
 ): Promise<void> {
   const sheet = addSheet(workbook, "Hourly", 1);
   checkHourlyOf(hourly, report);
@@ -37,7 +40,8 @@ export async function writeHourlySheet(
   if (count > maxRows) {
     sheet.columns = [{ width: 120 }];
     const row = sheet.getRow(1);
-    row.getCell(1).value = `${count.toLocaleString("en")} hourly lines do not fit Excel's ${EXCEL_MAX_ROWS.toLocaleString("en")} rows: use --format csv --detail hourly, or --format focus-parquet`;
+    row.getCell(1).value =
+      `${count.toLocaleString("en")} hourly lines do not fit Excel's ${EXCEL_MAX_ROWS.toLocaleString("en")} rows: use --format csv --detail hourly, or --format focus-parquet`;
     row.commit();
     sheet.commit();
     return;
@@ -48,11 +52,19 @@ export async function writeHourlySheet(
   // Formats per column, not per cell (a style per cell is most of exceljs's time): quantities in
   // General, which shows whole numbers without decimals and fractions as they are.
   const formats = columns.map((c) => (c.kind === "quantity" ? undefined : formatOf(c, decimals)));
-  sheet.columns = columns.map((c, k) => ({ key: c.key, width: widthOf(c), ...(formats[k] ? { style: { numFmt: formats[k] } } : {}) }));
+  sheet.columns = columns.map((c, k) => ({
+    key: c.key,
+    width: widthOf(c),
+    ...(formats[k] ? { style: { numFmt: formats[k] } } : {}),
+  }));
   // each cell takes its column's style object, the same one every row: exceljs knows an object
   // it has seen (a cell's own merged copy was turned into its XML again for every cell)
   const styles = formats.map((format): Partial<ExcelJS.Style> => (format ? { numFmt: format } : {}));
-  setHeader(sheet, columns.map((c) => c.header), 1);
+  setHeader(
+    sheet,
+    columns.map((c) => c.header),
+    1,
+  );
   const values = columns.map((c) => hourlyValue(c, decimals));
   let r = 2;
   const write = (line: BillingLine) => {
@@ -66,10 +78,10 @@ export async function writeHourlySheet(
   };
   if (hourly.rows) {
     // one line object rewritten for every row: a cell's value is a number or text, nothing of the line is kept
-    for await (const batch of refilledLinesOfRows(hourly.rows(), report.options)) for (let i = 0; i < batch.count; i++) write(batch.line(i));
+    for await (const batch of refilledLinesOfRows(hourly.rows(), report.options))
+      for (let i = 0; i < batch.count; i++) write(batch.line(i));
   } else {
     for await (const batch of hourly.lines()) for (const line of batch) write(line);
   }
   sheet.commit();
 }
-

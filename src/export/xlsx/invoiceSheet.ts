@@ -44,7 +44,14 @@ function writeHead(sheet: ExcelJS.Worksheet, title: string, facts: readonly [str
 
 function writeLine(row: ExcelJS.Row, l: SheetLine, decimals: number): void {
   const cells: [ExcelJS.CellValue, string?][] = [
-    [l.unit], [l.description], [l.period], [l.quantity, INVOICE_QUANTITY], [l.quantityUnit], [l.unitPrice, PRICE], [l.priceUnit], [l.net, moneyFormat(decimals)],
+    [l.unit],
+    [l.description],
+    [l.period],
+    [l.quantity, INVOICE_QUANTITY],
+    [l.quantityUnit],
+    [l.unitPrice, PRICE],
+    [l.priceUnit],
+    [l.net, moneyFormat(decimals)],
   ];
   cells.forEach(([value, format], i) => {
     row.getCell(i + 1).value = value;
@@ -55,7 +62,14 @@ function writeLine(row: ExcelJS.Row, l: SheetLine, decimals: number): void {
 }
 
 /** A total row: the label under the description, the figure under the net amounts. */
-function writeTotal(sheet: ExcelJS.Worksheet, r: number, label: string, amount: number, decimals: number, bold: boolean): void {
+function writeTotal(
+  sheet: ExcelJS.Worksheet,
+  r: number,
+  label: string,
+  amount: number,
+  decimals: number,
+  bold: boolean,
+): void {
   const row = sheet.getRow(r);
   row.getCell(2).value = label;
   row.getCell(8).value = amount;
@@ -71,33 +85,86 @@ function writeTotal(sheet: ExcelJS.Worksheet, r: number, label: string, amount: 
  * gross), the notes and the payment; without one (no statement config), the lines and their net
  * total, and no amount due, since the tax is not known.
  */
-export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, invoice: Invoice, document?: InvoiceDocument | DraftDocument): void {
+export function writeInvoiceSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  report: BillingReport,
+  invoice: Invoice,
+  document?: InvoiceDocument | DraftDocument,
+): void {
   const units = report.options.units;
   const words = document ? documentWords(document) : undefined;
   const facts: [string, string][] = words
     ? [...words.facts, ["From", words.issuer.name], ["Bill to", words.customer.name]]
-    : [["Account", `${invoice.accountId}${invoice.name ? `: ${invoice.name}` : ""}`], ["Period", periodWords(invoice.start, invoice.end)]];
+    : [
+        ["Account", `${invoice.accountId}${invoice.name ? `: ${invoice.name}` : ""}`],
+        ["Period", periodWords(invoice.start, invoice.end)],
+      ];
   const headerRow = 2 + facts.length + 1;
   const sheet = addSheet(workbook, "Invoice", headerRow);
-  sheet.columns = [{ width: 8 }, { width: 44 }, { width: 30 }, { width: 16 }, { width: 14 }, { width: 14 }, { width: 14 }, { width: 16 }];
-  writeHead(sheet, words ? (words.draft ? `${words.title} (DRAFT)` : words.title) : `Charges of account ${invoice.accountId}`, facts);
+  sheet.columns = [
+    { width: 8 },
+    { width: 44 },
+    { width: 30 },
+    { width: 16 },
+    { width: 14 },
+    { width: 14 },
+    { width: 14 },
+    { width: 16 },
+  ];
+  writeHead(
+    sheet,
+    words ? (words.draft ? `${words.title} (DRAFT)` : words.title) : `Charges of account ${invoice.accountId}`,
+    facts,
+  );
   // an issued document keeps the currency it was issued in, whatever price list this report was made with
   const currency = document?.currency ?? invoice.currency;
   const decimals = document?.decimals ?? invoice.decimals;
-  setHeader(sheet, ["unit", "description", "price period", "quantity", "quantity unit", `unit price (${currency})`, "price per", `net amount (${currency})`], headerRow);
+  setHeader(
+    sheet,
+    [
+      "unit",
+      "description",
+      "price period",
+      "quantity",
+      "quantity unit",
+      `unit price (${currency})`,
+      "price per",
+      `net amount (${currency})`,
+    ],
+    headerRow,
+  );
   const lines: SheetLine[] = document
     ? document.lines.map((l) => ({
-      unit: l.unit, description: l.description, period: periodWords(l.start, l.end), quantity: Number(l.quantity), quantityUnit: l.quantityUnit,
-      unitPrice: Number(l.unitPrice), priceUnit: l.priceUnit, net: Number(l.net),
-    }))
+        unit: l.unit,
+        description: l.description,
+        period: periodWords(l.start, l.end),
+        quantity: Number(l.quantity),
+        quantityUnit: l.quantityUnit,
+        unitPrice: Number(l.unitPrice),
+        priceUnit: l.priceUnit,
+        net: Number(l.net),
+      }))
     : invoice.lines.map((l) => ({
-      unit: l.unit, description: lineDescription(l.unit, units), period: periodWords(l.start, l.end), quantity: l.quantity, quantityUnit: l.quantityUnit,
-      unitPrice: Number(l.unitPrice), priceUnit: l.priceUnit, net: l.amount.toNumber(),
-    }));
+        unit: l.unit,
+        description: lineDescription(l.unit, units),
+        period: periodWords(l.start, l.end),
+        quantity: l.quantity,
+        quantityUnit: l.quantityUnit,
+        unitPrice: Number(l.unitPrice),
+        priceUnit: l.priceUnit,
+        net: l.amount.toNumber(),
+      }));
   let r = headerRow + 1;
   for (const line of lines) writeLine(sheet.getRow(r++), line, decimals);
   r++;
-  writeTotal(sheet, r++, `Net amount, excluding VAT (${currency})`, document ? Number(document.net) : invoice.amountDue.toNumber(), decimals, !document);
+  writeTotal(
+    sheet,
+    r++,
+    `Net amount, excluding VAT (${currency})`,
+    document ? Number(document.net) : invoice.amountDue.toNumber(),
+    decimals,
+    !document,
+  );
   if (document) {
     for (const t of document.taxes) writeTotal(sheet, r++, taxLabel(t), Number(t.amount), decimals, false);
     writeTotal(sheet, r++, grossLabel(document.kind, currency), Number(document.gross), decimals, true);
@@ -105,8 +172,11 @@ export function writeInvoiceSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   r++;
   const notes = words
     ? [...words.notes, ...words.payment, words.rounding]
-    : [...[missingHoursMention(missingHoursOf(report, invoice.accountId))].filter((n): n is string => n !== undefined),
-      "No statement config was given: VAT and the amount due are on the invoice, with the customer's tax.", "Each net amount is quantity × unit price, rounded half-even; the net total is the sum of the rounded lines."];
+    : [
+        ...[missingHoursMention(missingHoursOf(report, invoice.accountId))].filter((n): n is string => n !== undefined),
+        "No statement config was given: VAT and the amount due are on the invoice, with the customer's tax.",
+        "Each net amount is quantity × unit price, rounded half-even; the net total is the sum of the rounded lines.",
+      ];
   for (const text of notes) writeNote(sheet, r++, text, COLUMNS);
   sheet.commit();
 }

@@ -19,14 +19,29 @@ export const TOTAL_FILL: ExcelJS.Fill = { type: "pattern", pattern: "solid", fgC
 
 /** The one font of the workbooks (every styled cell names it, so no reader substitutes another), with bold, italic or size. */
 export function font(style: { bold?: boolean; italic?: boolean; size?: number } = {}): Partial<ExcelJS.Font> {
-  return { name: "Calibri", family: 2, size: style.size ?? 11, ...(style.bold ? { bold: true } : {}), ...(style.italic ? { italic: true } : {}) };
+  return {
+    name: "Calibri",
+    family: 2,
+    size: style.size ?? 11,
+    ...(style.bold ? { bold: true } : {}),
+    ...(style.italic ? { italic: true } : {}),
+  };
 }
 
 /** A sheet printed on A4 landscape pages, every column on one page width, rows up to `frozenRows` frozen and repeated. */
-export function addSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, frozenRows: number): ExcelJS.Worksheet {
+export function addSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  name: string,
+  frozenRows: number,
+): ExcelJS.Worksheet {
   return workbook.addWorksheet(name, {
     pageSetup: {
-      orientation: "landscape", fitToPage: true, fitToWidth: 1, fitToHeight: 0, paperSize: 9, horizontalCentered: true,
+      orientation: "landscape",
+      fitToPage: true,
+      fitToWidth: 1,
+      fitToHeight: 0,
+      paperSize: 9,
+      horizontalCentered: true,
       margins: { left: 0.4, right: 0.4, top: 0.6, bottom: 0.6, header: 0.3, footer: 0.3 },
       ...(frozenRows > 0 ? { printTitlesRow: `${frozenRows}:${frozenRows}` } : {}),
     },
@@ -58,13 +73,20 @@ export function cellValue(cell: Cell, column: BillingColumn, decimals: number): 
 /** The number format of a value of a column: whole quantities without decimals. */
 export function formatOf(column: BillingColumn, decimals: number, value?: ExcelJS.CellValue): string | undefined {
   switch (column.kind) {
-    case "id": return "@";
-    case "quantity": return typeof value === "number" ? quantityFormat(value) : QUANTITY;
-    case "count": return COUNT;
-    case "price": return PRICE;
-    case "money": return moneyFormat(decimals);
-    case "time": return DATE_TIME;
-    default: return undefined;
+    case "id":
+      return "@";
+    case "quantity":
+      return typeof value === "number" ? quantityFormat(value) : QUANTITY;
+    case "count":
+      return COUNT;
+    case "price":
+      return PRICE;
+    case "money":
+      return moneyFormat(decimals);
+    case "time":
+      return DATE_TIME;
+    default:
+      return undefined;
   }
 }
 
@@ -86,13 +108,19 @@ export function widthOf(column: BillingColumn): number {
  * About sheet says once (level, period, CU rule: in the CU header), and without the ids of
  * levels below the sheet's.
  */
-export function sheetColumns(report: BillingReport, level: Exclude<Level, "environment">, hourly = false): BillingColumn[] {
+export function sheetColumns(
+  report: BillingReport,
+  level: Exclude<Level, "environment">,
+  hourly = false,
+): BillingColumn[] {
   const drop = new Set(["level", "period_start", "period_end", "cu_rollup"]);
   if (level === "account") drop.add("cloudspace_id").add("machine_id").add("allocated_cost");
   else drop.add("amount_due");
   if (level === "cloudspace") drop.add("machine_id");
   // Spaces, not underscores, in a sheet's headers, so they wrap between words.
-  return billingColumns(report, hourly).filter((c) => !drop.has(c.key)).map((c) => ({ ...c, header: c.header.replaceAll("_", " ") }));
+  return billingColumns(report, hourly)
+    .filter((c) => !drop.has(c.key))
+    .map((c) => ({ ...c, header: c.header.replaceAll("_", " ") }));
 }
 
 /** Writes a bold, filled header row with an autofilter. */

@@ -7,12 +7,25 @@ import { nuUnit } from "../../billing/money.js";
 import { cuRuleText } from "../../billing/units.js";
 import { shownQuantity } from "../billingColumns.js";
 import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
-import { addSheet, cellValue, columnLetter, font, moneyFormat, moneyTotal, quantityFormat, setHeader, sheetColumns, styleTotal, writeCell } from "./style.js";
+import {
+  addSheet,
+  cellValue,
+  columnLetter,
+  font,
+  moneyFormat,
+  moneyTotal,
+  quantityFormat,
+  setHeader,
+  sheetColumns,
+  styleTotal,
+  writeCell,
+} from "./style.js";
 
 /** The title lines of a sheet that introduces a report: period, quantities, rules, data quality. */
 export function titleLines(report: BillingReport): string[] {
   const decimals = report.prices?.decimals ?? 2;
-  const per = report.options.per === "month" ? `unit-months (unit-hours / ${report.options.units.hoursPerMonth})` : "unit-hours";
+  const per =
+    report.options.per === "month" ? `unit-months (unit-hours / ${report.options.units.hoursPerMonth})` : "unit-hours";
   return [
     `Period (UTC): ${isoUtc(report.params.start).replace("T", " ").replace(":00Z", "")} to ${isoUtc(report.params.end).replace("T", " ").replace(":00Z", "")}, end exclusive`,
     `Quantities in ${per}, NU in ${nuUnit(report.options.units)} transferred`,
@@ -20,7 +33,9 @@ export function titleLines(report: BillingReport): string[] {
     report.prices
       ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; an account's net amount is the sum of its rounded lines, and its amount due that plus its tax`
       : "No price list: quantities only",
-    report.warnings.length > 0 ? `Data quality: ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}, see About` : "Data quality: no warnings",
+    report.warnings.length > 0
+      ? `Data quality: ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}, see About`
+      : "Data quality: no warnings",
   ];
 }
 
@@ -53,7 +68,12 @@ function headerOf(column: { key: string; header: string }, currency: string): st
 }
 
 /** Beside each account's figures, its document's: number (or DRAFT), its currency when the documents have several, tax and amount due (the gross), in its currency. */
-function writeDocumentCells(row: ExcelJS.Row, at: number, document: InvoiceDocument | DraftDocument | undefined, withCurrency: boolean): void {
+function writeDocumentCells(
+  row: ExcelJS.Row,
+  at: number,
+  document: InvoiceDocument | DraftDocument | undefined,
+  withCurrency: boolean,
+): void {
   if (!document) return;
   row.getCell(at).value = document.number ?? "DRAFT";
   if (withCurrency) row.getCell(++at).value = document.currency;
@@ -63,7 +83,12 @@ function writeDocumentCells(row: ExcelJS.Row, at: number, document: InvoiceDocum
 }
 
 /** The documents' tax and amount due added up, in one currency: a formula over their cells, its value the exact sum. */
-function writeDocumentTotals(row: ExcelJS.Row, at: number, range: { first: number; last: number }, documents: readonly (InvoiceDocument | DraftDocument)[]): void {
+function writeDocumentTotals(
+  row: ExcelJS.Row,
+  at: number,
+  range: { first: number; last: number },
+  documents: readonly (InvoiceDocument | DraftDocument)[],
+): void {
   const decimals = documents[0]?.decimals ?? 2;
   const sum = (key: "tax" | "gross") => documents.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
   (["tax", "gross"] as const).forEach((key, k) => {
@@ -80,13 +105,19 @@ function writeDocumentTotals(row: ExcelJS.Row, at: number, range: { first: numbe
  * (Σ of the accounts' lines); with `documents`, each account's number, tax and amount due (the
  * gross); without prices, its CU, SU, TU and NU and the environment's.
  */
-export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, report: BillingReport, documents?: readonly (InvoiceDocument | DraftDocument)[]): void {
+export function writeSummarySheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  report: BillingReport,
+  documents?: readonly (InvoiceDocument | DraftDocument)[],
+): void {
   const headerRow = 8;
   const sheet = addSheet(workbook, "Summary", headerRow);
   const decimals = report.prices?.decimals ?? 2;
   const all = sheetColumns(report, "account");
   const keep = (key: string) =>
-    key === "account_id" || key === "name" || (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
+    key === "account_id" ||
+    key === "name" ||
+    (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
   const columns = all.filter((c) => keep(c.key));
   const currency = report.prices?.currency ?? "";
   const withDocuments = report.prices !== undefined && documents !== undefined && documents.length > 0;
@@ -95,14 +126,30 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
   const severalCurrencies = documentCurrencies.length > 1;
   const documentCurrency = severalCurrencies ? "" : ` (${documentCurrencies[0] ?? currency})`;
   sheet.columns = [
-    ...columns.map((c) => ({ key: c.key, width: c.key === "name" ? 34 : c.key === "account_id" ? 12 : c.kind === "money" ? 16 : 18 })),
-    ...(withDocuments ? [{ width: 18 }, ...(severalCurrencies ? [{ width: 10 }] : []), { width: 14 }, { width: 16 }] : []),
+    ...columns.map((c) => ({
+      key: c.key,
+      width: c.key === "name" ? 34 : c.key === "account_id" ? 12 : c.kind === "money" ? 16 : 18,
+    })),
+    ...(withDocuments
+      ? [{ width: 18 }, ...(severalCurrencies ? [{ width: 10 }] : []), { width: 14 }, { width: 16 }]
+      : []),
   ];
   writeTitle(sheet, "Billing summary (internal)", titleLines(report));
-  setHeader(sheet, [
-    ...columns.map((c) => headerOf(c, currency)),
-    ...(withDocuments ? ["document", ...(severalCurrencies ? ["currency"] : []), `tax${documentCurrency}`, `amount due${documentCurrency}`] : []),
-  ], headerRow);
+  setHeader(
+    sheet,
+    [
+      ...columns.map((c) => headerOf(c, currency)),
+      ...(withDocuments
+        ? [
+            "document",
+            ...(severalCurrencies ? ["currency"] : []),
+            `tax${documentCurrency}`,
+            `amount due${documentCurrency}`,
+          ]
+        : []),
+    ],
+    headerRow,
+  );
   let r = headerRow + 1;
   const accounts = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account");
   const sums = new Map<string, number>();
@@ -116,7 +163,13 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
       if (typeof v === "number") sums.set(c.key, (sums.get(c.key) ?? 0) + v);
       if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(decimals)));
     });
-    if (withDocuments) writeDocumentCells(row, columns.length + 1, documents.find((d) => d.accountId === line.accountId), severalCurrencies);
+    if (withDocuments)
+      writeDocumentCells(
+        row,
+        columns.length + 1,
+        documents.find((d) => d.accountId === line.accountId),
+        severalCurrencies,
+      );
     row.commit();
   }
   const first = headerRow + 1;
@@ -162,14 +215,16 @@ export function writeSummarySheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, 
     row.getCell(1).value = "Environment (all accounts, its own CU)";
     row.getCell(1).font = font({ italic: true });
     columns.forEach((c, k) => {
-      if (c.kind === "quantity") writeCell(row.getCell(k + 1), shownQuantity(environment, c.key as (typeof BASE_UNITS)[number]), c, decimals);
+      if (c.kind === "quantity")
+        writeCell(row.getCell(k + 1), shownQuantity(environment, c.key as (typeof BASE_UNITS)[number]), c, decimals);
     });
     row.commit();
   }
   if (report.prices && report.amountDue) {
     r++;
     const note = sheet.getRow(r++);
-    note.getCell(1).value = `Amounts per unit are on 'Accounts' with quantities and unit prices; 'Cloud spaces' and 'Machines' split each account's lines (showback, adding up to them exactly).`;
+    note.getCell(1).value =
+      `Amounts per unit are on 'Accounts' with quantities and unit prices; 'Cloud spaces' and 'Machines' split each account's lines (showback, adding up to them exactly).`;
     note.getCell(1).font = font({ italic: true });
     note.commit();
   }

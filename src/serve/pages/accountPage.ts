@@ -14,49 +14,122 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
   const invoice = data.invoice;
   const currency = invoice?.currency;
   const base = `/account/${data.accountId}`;
-  const link = (row: AccountRow) => row.level === "machine"
-    ? `<a href="${esc(withMonth(`/machine/${row.machineId}`, month))}">${row.machineId}</a>`
-    : row.level === "gateway" ? '<span class="tag">gateway</span>' : `<a href="${esc(withMonth(`/cloudspace/${row.cloudspaceId}`, month))}">${row.cloudspaceId}</a>`;
+  const link = (row: AccountRow) =>
+    row.level === "machine"
+      ? `<a href="${esc(withMonth(`/machine/${row.machineId}`, month))}">${row.machineId}</a>`
+      : row.level === "gateway"
+        ? '<span class="tag">gateway</span>'
+        : `<a href="${esc(withMonth(`/cloudspace/${row.cloudspaceId}`, month))}">${row.cloudspaceId}</a>`;
   const unitColumns = (own: string): Column<AccountRow>[] => [
-    { heading: "CU own", note: "CU-hours", numeric: true, cell: (r) => ({ html: num(r.quantities.CU), sort: r.quantities.CU ?? 0 }) },
-    { heading: "CU allocated", note: "CU-hours", numeric: true, cell: (r) => ({ html: num(r.cuAllocated), sort: r.cuAllocated }) },
+    {
+      heading: "CU own",
+      note: "CU-hours",
+      numeric: true,
+      cell: (r) => ({ html: num(r.quantities.CU), sort: r.quantities.CU ?? 0 }),
+    },
+    {
+      heading: "CU allocated",
+      note: "CU-hours",
+      numeric: true,
+      cell: (r) => ({ html: num(r.cuAllocated), sort: r.cuAllocated }),
+    },
     ...SHOWN_UNITS.filter((u) => u.unit !== "CU").map(({ unit, of, digits }): Column<AccountRow> => ({
-      heading: unit === "NU" ? `NU ${own}` : unit, note: of, numeric: true, cell: (r) => ({ html: num(r.quantities[unit], digits), sort: r.quantities[unit] ?? 0 }),
+      heading: unit === "NU" ? `NU ${own}` : unit,
+      note: of,
+      numeric: true,
+      cell: (r) => ({ html: num(r.quantities[unit], digits), sort: r.quantities[unit] ?? 0 }),
     })),
-    ...(invoice ? [{ heading: "Cost", note: `${currency}, share of the amount due`, numeric: true, cell: (r: AccountRow) => ({ html: esc(money(r.cost, undefined)), sort: Number(r.cost ?? 0) }) }] : []),
+    ...(invoice
+      ? [
+          {
+            heading: "Cost",
+            note: `${currency}, share of the amount due`,
+            numeric: true,
+            cell: (r: AccountRow) => ({ html: esc(money(r.cost, undefined)), sort: Number(r.cost ?? 0) }),
+          },
+        ]
+      : []),
   ];
   const spaceName = new Map(data.cloudspaces.map((c) => [c.cloudspaceId, c.name]));
-  const cloudspaces = table("cloudspaces", [
-    { heading: "Cloud space", numeric: true, cell: (r) => ({ html: link(r), sort: r.cloudspaceId }) },
-    { heading: "Name", cell: (r) => ({ html: esc(r.name) }) },
-    { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
-    ...unitColumns("(all)"),
-  ], data.cloudspaces);
-  const machines = table("machines", [
-    { heading: "Machine", numeric: true, cell: (r) => ({ html: link(r), sort: r.machineId ?? -1 }) },
-    { heading: "Name", cell: (r) => ({ html: esc(r.level === "gateway" ? "gateway" : r.name) }) },
-    { heading: "Cloud space", cell: (r) => ({ html: `${r.cloudspaceId}${spaceName.get(r.cloudspaceId) ? ` <span class="note">${esc(spaceName.get(r.cloudspaceId))}</span>` : ""}`, sort: r.cloudspaceId }) },
-    { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
-    ...unitColumns("(own NICs)"),
-  ], data.machines);
+  const cloudspaces = table(
+    "cloudspaces",
+    [
+      { heading: "Cloud space", numeric: true, cell: (r) => ({ html: link(r), sort: r.cloudspaceId }) },
+      { heading: "Name", cell: (r) => ({ html: esc(r.name) }) },
+      { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
+      ...unitColumns("(all)"),
+    ],
+    data.cloudspaces,
+  );
+  const machines = table(
+    "machines",
+    [
+      { heading: "Machine", numeric: true, cell: (r) => ({ html: link(r), sort: r.machineId ?? -1 }) },
+      { heading: "Name", cell: (r) => ({ html: esc(r.level === "gateway" ? "gateway" : r.name) }) },
+      {
+        heading: "Cloud space",
+        cell: (r) => ({
+          html: `${r.cloudspaceId}${spaceName.get(r.cloudspaceId) ? ` <span class="note">${esc(spaceName.get(r.cloudspaceId))}</span>` : ""}`,
+          sort: r.cloudspaceId,
+        }),
+      },
+      { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
+      ...unitColumns("(own NICs)"),
+    ],
+    data.machines,
+  );
   const invoiceTable = invoice
-    ? table("invoice", [
-      { heading: "Unit", cell: (l) => ({ html: esc(l.unit) }) },
-      { heading: "Period", cell: (l) => ({ html: esc(pricePeriodText(l.start, l.end)), sort: l.start }) },
-      { heading: "Quantity", numeric: true, cell: (l) => ({ html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`, sort: l.quantity }) },
-      { heading: "Unit price", numeric: true, cell: (l) => ({ html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`, sort: Number(l.unitPrice) }) },
-      { heading: "Amount", note: currency, numeric: true, cell: (l) => ({ html: esc(money(l.amount.toFixed(invoice.decimals), undefined)), sort: Number(l.amount.toFixed(invoice.decimals)) }) },
-    ], invoice.lines, `<tfoot>${totalRows(data, soFar, toDate === null ? "" : "; a draft, month to date")}</tfoot>`)
+    ? table(
+        "invoice",
+        [
+          { heading: "Unit", cell: (l) => ({ html: esc(l.unit) }) },
+          { heading: "Period", cell: (l) => ({ html: esc(pricePeriodText(l.start, l.end)), sort: l.start }) },
+          {
+            heading: "Quantity",
+            numeric: true,
+            cell: (l) => ({
+              html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`,
+              sort: l.quantity,
+            }),
+          },
+          {
+            heading: "Unit price",
+            numeric: true,
+            cell: (l) => ({
+              html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`,
+              sort: Number(l.unitPrice),
+            }),
+          },
+          {
+            heading: "Amount",
+            note: currency,
+            numeric: true,
+            cell: (l) => ({
+              html: esc(money(l.amount.toFixed(invoice.decimals), undefined)),
+              sort: Number(l.amount.toFixed(invoice.decimals)),
+            }),
+          },
+        ],
+        invoice.lines,
+        `<tfoot>${totalRows(data, soFar, toDate === null ? "" : "; a draft, month to date")}</tfoot>`,
+      )
     : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
-  const cards = SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`).join("")
-    + (invoice ? `<div class="card" id="account-amount-due"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div>` +
-      `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), data.totals?.currency ?? currency))}</div>${amountNote(data)}</div>` : "");
+  const cards =
+    SHOWN_UNITS.map(
+      ({ unit, of, digits }) =>
+        `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`,
+    ).join("") +
+    (invoice
+      ? `<div class="card" id="account-amount-due"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div>` +
+        `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), data.totals?.currency ?? currency))}</div>${amountNote(data)}</div>`
+      : "");
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;
   const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${documentLinks(data, downloads, base, query)}</p>`;
-  const lead = toDate === null
-    ? `${month}: the account's bill, its cloud spaces and machines, and its units per day (UTC).`
-    : `${month}, month to date: the hours held run to ${when(toDate)}, so this is the account's bill so far (a draft, not the month's), its cloud spaces and machines, and its units per day (UTC).`;
+  const lead =
+    toDate === null
+      ? `${month}: the account's bill, its cloud spaces and machines, and its units per day (UTC).`
+      : `${month}, month to date: the hours held run to ${when(toDate)}, so this is the account's bill so far (a draft, not the month's), its cloud spaces and machines, and its units per day (UTC).`;
   const body = `
 <p class="crumbs"><a href="${esc(withMonth("/", month))}">Overview</a> › account ${data.accountId}</p>
 <div class="head"><div><h1>Account ${data.accountId}${data.name ? ` <small>${esc(data.name)}</small>` : ""}</h1>
@@ -84,9 +157,10 @@ ${machines}
 function documentLinks(data: AccountData, downloads: { pdf: boolean }, base: string, query: string): string {
   const issued = data.totals?.issued;
   if (issued) {
-    const file = (extension: string, what: string) => issued.files.some((f) => f.endsWith(`.${extension}`))
-      ? `<a href="${esc(`${base}/invoice.${extension}${query}`)}" download>Invoice ${esc(issued.number)}, as issued (${what})</a>`
-      : "";
+    const file = (extension: string, what: string) =>
+      issued.files.some((f) => f.endsWith(`.${extension}`))
+        ? `<a href="${esc(`${base}/invoice.${extension}${query}`)}" download>Invoice ${esc(issued.number)}, as issued (${what})</a>`
+        : "";
     return file("pdf", "PDF") + file("xml", "e-invoice, UBL XML");
   }
   if (!downloads.pdf || !data.invoice) return "";
@@ -101,7 +175,8 @@ function documentLinks(data: AccountData, downloads: { pdf: boolean }, base: str
  */
 function totalRows(data: AccountData, soFar: string, draft: string): string {
   const invoice = data.invoice!;
-  const row = (label: string, amount: string, id?: string) => `<tr><td colspan="4">${esc(label)}</td><td class="num"${id ? ` id="${id}"` : ""}>${esc(money(amount, undefined))}</td></tr>`;
+  const row = (label: string, amount: string, id?: string) =>
+    `<tr><td colspan="4">${esc(label)}</td><td class="num"${id ? ` id="${id}"` : ""}>${esc(money(amount, undefined))}</td></tr>`;
   const lines = invoice.amountDue.toFixed(invoice.decimals);
   const totals = data.totals;
   if (totals === undefined) return row(`Amount due${soFar} (the sum of the lines${draft})`, lines, "amount-due");
@@ -109,11 +184,27 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
   // an invoice issued in another currency than the dashboard's price list gives the lines in: its figures say theirs
   const other = totals.currency === invoice.currency ? "" : `, in ${totals.currency}`;
   return [
-    row(issued ? `Net of invoice ${issued.number}${other}` : `Net${soFar} (the sum of the lines${draft})`, totals.net, "net"),
+    row(
+      issued ? `Net of invoice ${issued.number}${other}` : `Net${soFar} (the sum of the lines${draft})`,
+      totals.net,
+      "net",
+    ),
     ...totals.taxes.map((t) => row(`${taxLabel(t)}${other}`, t.amount)),
-    row(issued ? `Amount due, invoice ${issued.number} issued ${issued.issueDate} (tax included)${other}` : `Amount due${soFar} (tax included; a draft, not issued)`, totals.gross, "amount-due"),
+    row(
+      issued
+        ? `Amount due, invoice ${issued.number} issued ${issued.issueDate} (tax included)${other}`
+        : `Amount due${soFar} (tax included; a draft, not issued)`,
+      totals.gross,
+      "amount-due",
+    ),
     ...(issued && totals.currency === invoice.currency && totals.net !== lines
-      ? [row(`The sum of the lines as the warehouse now gives it, before tax: not the issued net; correct the invoice (cloudunits invoices correct --number ${issued.number})`, lines, "net-now")]
+      ? [
+          row(
+            `The sum of the lines as the warehouse now gives it, before tax: not the issued net; correct the invoice (cloudunits invoices correct --number ${issued.number})`,
+            lines,
+            "net-now",
+          ),
+        ]
       : []),
   ].join("");
 }
@@ -121,7 +212,8 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
 /** Under the amount due card: its net and tax, and whether it is an issued invoice or a draft. */
 function amountNote(data: AccountData): string {
   const t = data.totals;
-  if (t === undefined) return '<div class="sub">before tax (the dashboard knows taxes from a statement config, --statement FILE)</div>';
+  if (t === undefined)
+    return '<div class="sub">before tax (the dashboard knows taxes from a statement config, --statement FILE)</div>';
   return `<div class="sub">net ${esc(money(t.net, undefined))} ${esc(t.currency)} + tax ${esc(money(t.tax, undefined))}; ${t.issued ? `invoice ${esc(t.issued.number)}, issued ${esc(t.issued.issueDate)}` : "a draft, not issued"}</div>`;
 }
 

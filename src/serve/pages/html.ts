@@ -32,11 +32,23 @@ export interface Column<R> {
 
 /** A table whose rows the reader can sort by clicking a heading (`dashboard.js`); on a narrow screen it scrolls sideways in its box, never the page. */
 export function table<R>(id: string, columns: readonly Column<R>[], rows: readonly R[], footer?: string): string {
-  const head = columns.map((c) => `<th${c.numeric ? ' class="num"' : ""} scope="col">${esc(c.heading)}${c.note ? `<small>${esc(c.note)}</small>` : ""}</th>`).join("");
-  const body = rows.map((row) => `<tr>${columns.map((c) => {
-    const { html, sort } = c.cell(row);
-    return `<td${c.numeric ? ' class="num"' : ""}${sort !== undefined ? ` data-sort="${esc(sort)}"` : ""}>${html}</td>`;
-  }).join("")}</tr>`).join("\n");
+  const head = columns
+    .map(
+      (c) =>
+        `<th${c.numeric ? ' class="num"' : ""} scope="col">${esc(c.heading)}${c.note ? `<small>${esc(c.note)}</small>` : ""}</th>`,
+    )
+    .join("");
+  const body = rows
+    .map(
+      (row) =>
+        `<tr>${columns
+          .map((c) => {
+            const { html, sort } = c.cell(row);
+            return `<td${c.numeric ? ' class="num"' : ""}${sort !== undefined ? ` data-sort="${esc(sort)}"` : ""}>${html}</td>`;
+          })
+          .join("")}</tr>`,
+    )
+    .join("\n");
   return `<div class="table-wrap"><table class="sortable" id="${esc(id)}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody>${footer ?? ""}</table></div>`;
 }
 
@@ -60,7 +72,10 @@ export const withMonth = (path: string, month: string): string => `${path}?month
 
 /** The month picker: a form (works without the script), which the script submits on change. */
 export function monthPicker(months: readonly { month: string }[], chosen: string, action: string): string {
-  const options = [...months].reverse().map((m) => `<option value="${esc(m.month)}"${m.month === chosen ? " selected" : ""}>${esc(m.month)}</option>`).join("");
+  const options = [...months]
+    .reverse()
+    .map((m) => `<option value="${esc(m.month)}"${m.month === chosen ? " selected" : ""}>${esc(m.month)}</option>`)
+    .join("");
   return `<form class="picker" method="get" action="${esc(action)}"><label>Month <select name="month" data-autosubmit>${options}</select></label><noscript><button>Show</button></noscript></form>`;
 }
 

@@ -8,14 +8,24 @@ import { when, esc, money, monthPicker, num, page, table, withMonth, type ChartS
 
 /** The four units of the service's bill, with what their quantities are in. */
 export const SHOWN_UNITS: readonly { unit: ForecastUnit; of: string; digits: number }[] = [
-  { unit: "CU", of: "CU-hours", digits: 2 }, { unit: "SU", of: "SU-hours", digits: 2 }, { unit: "TU", of: "TU-hours", digits: 2 },
+  { unit: "CU", of: "CU-hours", digits: 2 },
+  { unit: "SU", of: "SU-hours", digits: 2 },
+  { unit: "TU", of: "TU-hours", digits: 2 },
   { unit: "NU", of: "TiB", digits: 4 }, // a machine's traffic is often well under 0.01 TiB
 ];
 
 /** Charts of units per day: one per unit, bars. */
-export function dailyCharts(prefix: string, days: readonly { start: number; quantities: Record<UnitName, number | null> }[]): ChartSpec[] {
+export function dailyCharts(
+  prefix: string,
+  days: readonly { start: number; quantities: Record<UnitName, number | null> }[],
+): ChartSpec[] {
   return SHOWN_UNITS.map(({ unit, of }) => ({
-    id: `${prefix}-${unit}`, title: `${unit} per day`, subtitle: of, x: days.map((d) => d.start), units: [of], bars: true,
+    id: `${prefix}-${unit}`,
+    title: `${unit} per day`,
+    subtitle: of,
+    x: days.map((d) => d.start),
+    units: [of],
+    bars: true,
     lines: [{ label: unit, unit: of, values: days.map((d) => d.quantities[unit]) }],
   }));
 }
@@ -25,7 +35,8 @@ export const chartBoxes = (charts: readonly ChartSpec[], wide = false): string =
   `<div class="charts${wide ? " wide" : ""}">${charts.map((c) => `<section class="chart"><h3>${esc(c.title)}${c.subtitle ? `<small>${esc(c.subtitle)}</small>` : ""}</h3><div id="${esc(c.id)}"></div></section>`).join("")}</div>`;
 
 /** When the month ends after the last hour held: "so far". */
-const soFar = (data: OverviewData) => (data.status.period !== null && data.month.end > data.status.period.lastHourEpoch + 3600);
+const soFar = (data: OverviewData) =>
+  data.status.period !== null && data.month.end > data.status.period.lastHourEpoch + 3600;
 
 /**
  * The month-end forecast beside the amount so far (while the month runs, with a price list):
@@ -36,17 +47,21 @@ function forecastCard(data: OverviewData): string[] {
   if (!f?.amount || !data.amountDue) return [];
   const decimals = data.report.invoices?.[0]?.decimals ?? 2;
   const currency = data.amountDue.currency;
-  const range = f.weeks > 0
-    ? `range ${money(f.amount.low.toFixed(decimals), undefined)} to ${money(f.amount.high.toFixed(decimals), currency)} (each of the last ${f.weeks} week${f.weeks === 1 ? "" : "s"} repeated instead)`
-    : "less than a week held: no range";
-  return [`<div class="card forecast" id="forecast"><div class="label">Forecast for the month's end, ${esc(data.month.month)}</div>` +
-    `<div class="value">${esc(money(f.amount.projected.toFixed(decimals), currency))}</div>` +
-    `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${f.hoursRemaining} h to go; ${esc(range)}</div></div>`];
+  const range =
+    f.weeks > 0
+      ? `range ${money(f.amount.low.toFixed(decimals), undefined)} to ${money(f.amount.high.toFixed(decimals), currency)} (each of the last ${f.weeks} week${f.weeks === 1 ? "" : "s"} repeated instead)`
+      : "less than a week held: no range";
+  return [
+    `<div class="card forecast" id="forecast"><div class="label">Forecast for the month's end, ${esc(data.month.month)}</div>` +
+      `<div class="value">${esc(money(f.amount.projected.toFixed(decimals), currency))}</div>` +
+      `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${f.hoursRemaining} h to go; ${esc(range)}</div></div>`,
+  ];
 }
 
 /** A line first when the warehouse is behind (as `forecast`, `alerts` and `top` say it): its figures end at its latest hour held. */
 function behind(data: OverviewData): string {
-  const lag = data.status.period === null ? undefined : lagOf(data.status.period.lastHourEpoch, data.status.currentHourEpoch);
+  const lag =
+    data.status.period === null ? undefined : lagOf(data.status.period.lastHourEpoch, data.status.currentHourEpoch);
   if (!lag?.behind) return "";
   const text = lagText(lag);
   return `<p class="lead" id="warehouse-behind"><span class="bad">${esc(text.charAt(0).toUpperCase() + text.slice(1))}</span>: the figures end there (as of ${esc(when(lag.currentHourEpoch))}; <code>cloudunits status</code> says which account).</p>`;
@@ -56,16 +71,41 @@ function behind(data: OverviewData): string {
 function toCorrect(data: OverviewData): string {
   if (data.invoicesToCorrect.length === 0) return "";
   const changed = (hours: readonly number[], what: string) => (hours.length === 0 ? [] : [`${hours.length} h ${what}`]);
-  const rows = table("to-correct", [
-    { heading: "Invoice", cell: (d) => ({ html: esc(d.number) }) },
-    { heading: "Account", numeric: true, cell: (d) => ({ html: `<a href="${esc(withMonth(`/account/${d.accountId}`, isoUtc(d.start).slice(0, 7)))}">${d.accountId}</a>`, sort: d.accountId }) },
-    { heading: "Month", cell: (d) => ({ html: esc(isoUtc(d.start).slice(0, 7)) }) },
-    { heading: "Issued", cell: (d) => ({ html: esc(d.issueDate) }) },
-    { heading: "Hours changed since", cell: (d) => ({ html: esc([...changed(d.late, "arrived late"), ...changed(d.rewritten, "rewritten"), ...changed(d.gone, "no longer held")].join(", ")) }) },
-  ], data.invoicesToCorrect);
-  return `<h2 id="invoices-to-correct">Issued invoices to correct</h2>
+  const rows = table(
+    "to-correct",
+    [
+      { heading: "Invoice", cell: (d) => ({ html: esc(d.number) }) },
+      {
+        heading: "Account",
+        numeric: true,
+        cell: (d) => ({
+          html: `<a href="${esc(withMonth(`/account/${d.accountId}`, isoUtc(d.start).slice(0, 7)))}">${d.accountId}</a>`,
+          sort: d.accountId,
+        }),
+      },
+      { heading: "Month", cell: (d) => ({ html: esc(isoUtc(d.start).slice(0, 7)) }) },
+      { heading: "Issued", cell: (d) => ({ html: esc(d.issueDate) }) },
+      {
+        heading: "Hours changed since",
+        cell: (d) => ({
+          html: esc(
+            [
+              ...changed(d.late, "arrived late"),
+              ...changed(d.rewritten, "rewritten"),
+              ...changed(d.gone, "no longer held"),
+            ].join(", "),
+          ),
+        }),
+      },
+    ],
+    data.invoicesToCorrect,
+  );
+  return (
+    `<h2 id="invoices-to-correct">Issued invoices to correct</h2>
 <p class="lead"><span class="bad">${data.invoicesToCorrect.length}</span> issued invoice${data.invoicesToCorrect.length === 1 ? " was" : "s were"} computed from hours the warehouse now holds otherwise. ` +
-    "An issued invoice never changes: <code>cloudunits invoices issue</code> says by how much the figures differ, <code>cloudunits invoices correct --number N</code> issues a credit note and a new invoice.</p>\n" + rows;
+    "An issued invoice never changes: <code>cloudunits invoices issue</code> says by how much the figures differ, <code>cloudunits invoices correct --number N</code> issues a credit note and a new invoice.</p>\n" +
+    rows
+  );
 }
 
 /** The overview page: the month's units per day, its amount due, the accounts ranked, the warehouse's freshness. */
@@ -82,40 +122,112 @@ export function overviewPage(data: OverviewData): string {
     ...forecastCard(data),
   ].join("");
   const cards = [
-    ...SHOWN_UNITS.map(({ unit, of, digits }) => `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}${partial ? " so far" : ""}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div>${
-      data.forecast ? `<div class="sub" id="forecast-${unit}">month-end forecast ${esc(num(data.forecast.projected[unit], digits))}</div>` : ""}</div>`),
+    ...SHOWN_UNITS.map(
+      ({ unit, of, digits }) =>
+        `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}${partial ? " so far" : ""}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div>${
+          data.forecast
+            ? `<div class="sub" id="forecast-${unit}">month-end forecast ${esc(num(data.forecast.projected[unit], digits))}</div>`
+            : ""
+        }</div>`,
+    ),
   ].join("");
   const charts = dailyCharts("day", data.days);
   const currency = data.amountDue?.currency;
   const columns: Column<OverviewAccount & { rank: number }>[] = [
     { heading: "#", numeric: true, cell: (a) => ({ html: String(a.rank), sort: a.rank }) },
-    { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
+    {
+      heading: "Account",
+      numeric: true,
+      cell: (a) => ({
+        html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`,
+        sort: a.accountId,
+      }),
+    },
     { heading: "Name", cell: (a) => ({ html: esc(a.name) }) },
-    ...SHOWN_UNITS.map(({ unit, of, digits }): Column<OverviewAccount & { rank: number }> => ({ heading: unit, note: of, numeric: true, cell: (a) => ({ html: num(a.quantities[unit], digits), sort: a.quantities[unit] ?? 0 }) })),
-    ...(data.amountDue ? [{ heading: data.taxesKnown ? "Net amount" : "Amount due", note: data.taxesKnown ? `${currency}, before tax` : currency, numeric: true, cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }) }] : []),
+    ...SHOWN_UNITS.map(({ unit, of, digits }): Column<OverviewAccount & { rank: number }> => ({
+      heading: unit,
+      note: of,
+      numeric: true,
+      cell: (a) => ({ html: num(a.quantities[unit], digits), sort: a.quantities[unit] ?? 0 }),
+    })),
+    ...(data.amountDue
+      ? [
+          {
+            heading: data.taxesKnown ? "Net amount" : "Amount due",
+            note: data.taxesKnown ? `${currency}, before tax` : currency,
+            numeric: true,
+            cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }),
+          },
+        ]
+      : []),
   ];
   const total = data.amountDue
     ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' ${data.taxesKnown ? "net amounts" : "amounts due"}</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
     : "";
   const names = new Map(data.accounts.map((a) => [a.accountId, a.name]));
   const ranked = data.accounts.map((a, i) => ({ ...a, rank: i + 1 }));
-  const freshness = table("freshness", [
-    { heading: "Account", numeric: true, cell: (a) => ({ html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`, sort: a.accountId }) },
-    { heading: "Name", cell: (a) => ({ html: esc(names.get(a.accountId) || a.name || "") }) },
-    { heading: "Complete until", note: "UTC", cell: (a) => ({ html: a.completeUntilEpoch === null ? "—" : esc(when(a.completeUntilEpoch)), sort: a.completeUntilEpoch ?? 0 }) },
-    { heading: "Behind", note: "hours", numeric: true, cell: (a) => ({ html: a.lagHours === null ? "—" : `<span class="${a.lagHours > 2 ? "warn" : "ok"}">${a.lagHours}</span>`, sort: a.lagHours ?? -1 }) },
-    { heading: "Missing", note: "hours", numeric: true, cell: (a) => { const n = a.missing.reduce((s, m) => s + m.hours, 0); return { html: `<span class="${n > 0 ? "bad" : "ok"}">${n}</span>`, sort: n }; } },
-    { heading: "Lost", note: "hours, at source", numeric: true, cell: (a) => lostCell(a) },
-    { heading: "Last sync", cell: (a) => ({ html: a.lastSync ? `${a.lastSync.atEpoch === null ? "—" : esc(when(a.lastSync.atEpoch))} ${a.lastSync.result ? `<span class="tag">${esc(a.lastSync.result)}</span>` : ""}` : '<span class="note">never synced (ingested)</span>' }) },
-  ], data.status.accounts);
+  const freshness = table(
+    "freshness",
+    [
+      {
+        heading: "Account",
+        numeric: true,
+        cell: (a) => ({
+          html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`,
+          sort: a.accountId,
+        }),
+      },
+      { heading: "Name", cell: (a) => ({ html: esc(names.get(a.accountId) || a.name || "") }) },
+      {
+        heading: "Complete until",
+        note: "UTC",
+        cell: (a) => ({
+          html: a.completeUntilEpoch === null ? "—" : esc(when(a.completeUntilEpoch)),
+          sort: a.completeUntilEpoch ?? 0,
+        }),
+      },
+      {
+        heading: "Behind",
+        note: "hours",
+        numeric: true,
+        cell: (a) => ({
+          html: a.lagHours === null ? "—" : `<span class="${a.lagHours > 2 ? "warn" : "ok"}">${a.lagHours}</span>`,
+          sort: a.lagHours ?? -1,
+        }),
+      },
+      {
+        heading: "Missing",
+        note: "hours",
+        numeric: true,
+        cell: (a) => {
+          const n = a.missing.reduce((s, m) => s + m.hours, 0);
+          return { html: `<span class="${n > 0 ? "bad" : "ok"}">${n}</span>`, sort: n };
+        },
+      },
+      { heading: "Lost", note: "hours, at source", numeric: true, cell: (a) => lostCell(a) },
+      {
+        heading: "Last sync",
+        cell: (a) => ({
+          html: a.lastSync
+            ? `${a.lastSync.atEpoch === null ? "—" : esc(when(a.lastSync.atEpoch))} ${a.lastSync.result ? `<span class="tag">${esc(a.lastSync.result)}</span>` : ""}`
+            : '<span class="note">never synced (ingested)</span>',
+        }),
+      },
+    ],
+    data.status.accounts,
+  );
   const body = `
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? `the ${due.toLowerCase()},` : ""} the accounts ranked by ${data.amountDue ? due.toLowerCase() : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
 ${behind(data)}
 ${toCorrect(data)}
-${data.forecast?.amount ? `<div class="cards amounts">${amounts}</div>
-<div class="cards">${cards}</div>` : `<div class="cards">${amounts}${cards}</div>`}
+${
+  data.forecast?.amount
+    ? `<div class="cards amounts">${amounts}</div>
+<div class="cards">${cards}</div>`
+    : `<div class="cards">${amounts}${cards}</div>`
+}
 ${chartBoxes(charts)}
 <h2>Accounts by ${data.amountDue ? due.toLowerCase() : "CU"}, ${esc(month)}</h2>
 ${table("accounts", columns, ranked, total)}

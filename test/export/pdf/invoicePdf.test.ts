@@ -11,7 +11,10 @@ const dir = mkdtempSync(join(tmpdir(), "cu-invoice-pdf-"));
 let docs: Record<string, InvoiceDocument>;
 
 /** Renders a document to a file; returns the file and the warnings it gave. */
-async function render(name: string, doc: InvoiceDocument | DraftDocument): Promise<{ file: string; warnings: string[]; bytes: Buffer }> {
+async function render(
+  name: string,
+  doc: InvoiceDocument | DraftDocument,
+): Promise<{ file: string; warnings: string[]; bytes: Buffer }> {
   const warnings: string[] = [];
   const bytes = await renderInvoicePdf(doc, { onWarning: (m) => warnings.push(m) });
   const file = join(dir, `${name}.pdf`);
@@ -21,13 +24,23 @@ async function render(name: string, doc: InvoiceDocument | DraftDocument): Promi
 
 /** The text of each page in the order it is drawn (pdftotext -raw: a table cell's lines together), whitespace folded, bidirectional marks dropped. */
 function pages(file: string): string[] {
-  return execFileSync("pdftotext", ["-raw", file, "-"], { encoding: "utf8" }).split("\f").filter((p) => p.trim() !== "")
-    .map((p) => p.replace(/[\u202A-\u202E]/g, "").replace(/\s+/g, " ").normalize("NFC"));
+  return execFileSync("pdftotext", ["-raw", file, "-"], { encoding: "utf8" })
+    .split("\f")
+    .filter((p) => p.trim() !== "")
+    .map((p) =>
+      p
+        .replace(/[\u202A-\u202E]/g, "")
+        .replace(/\s+/g, " ")
+        .normalize("NFC"),
+    );
 }
 
 const text = (file: string) => pages(file).join(" ");
 /** The text as laid out on the page (pdftotext -layout): right-to-left words in their reading order. */
-const layoutText = (file: string) => execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" }).replace(/[\u202A-\u202E]/g, "").replace(/\s+/g, " ");
+const layoutText = (file: string) =>
+  execFileSync("pdftotext", ["-layout", file, "-"], { encoding: "utf8" })
+    .replace(/[\u202A-\u202E]/g, "")
+    .replace(/\s+/g, " ");
 
 beforeAll(async () => {
   docs = await sampleDocuments();
@@ -38,21 +51,53 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
     const { file } = await render("standard", docs.standard!);
     const t = text(file);
     for (const words of [
-      "Nordlicht Cloud Services GmbH", "Invoice", "Invoice number INV-2026-00001", "Issue date 2 Nov 2026", "Due date 2 Dec 2026", "Payment reference RF76INV202600001",
-      "Period 1 Oct 2026 – 31 Oct 2026", "Account 7102", "BILL TO Hafenkontor Logistik GmbH", "Am Sandtorkai 5", "Germany", "VAT DE987654321",
-      "Compute units (CU) 1,234.5 CU-hours 0.0125 per CU-hour 15.43", "Storage units (SU, allocated disk) 2.5 SU-months 36 per SU-month 90.00",
-      "Net amount, excluding VAT (EUR) 123.25", "VAT 19% on 123.25 23.42", "Amount due (EUR) 146.67",
-      "Please pay 146.67 EUR by 2 Dec 2026, quoting the payment reference RF76INV202600001 (invoice INV-2026-00001).", "IBAN DE89 3704 0044 0532 0130 00",
+      "Nordlicht Cloud Services GmbH",
+      "Invoice",
+      "Invoice number INV-2026-00001",
+      "Issue date 2 Nov 2026",
+      "Due date 2 Dec 2026",
+      "Payment reference RF76INV202600001",
+      "Period 1 Oct 2026 – 31 Oct 2026",
+      "Account 7102",
+      "BILL TO Hafenkontor Logistik GmbH",
+      "Am Sandtorkai 5",
+      "Germany",
+      "VAT DE987654321",
+      "Compute units (CU) 1,234.5 CU-hours 0.0125 per CU-hour 15.43",
+      "Storage units (SU, allocated disk) 2.5 SU-months 36 per SU-month 90.00",
+      "Net amount, excluding VAT (EUR) 123.25",
+      "VAT 19% on 123.25 23.42",
+      "Amount due (EUR) 146.67",
+      "Please pay 146.67 EUR by 2 Dec 2026, quoting the payment reference RF76INV202600001 (invoice INV-2026-00001).",
+      "IBAN DE89 3704 0044 0532 0130 00",
       "Invoice INV-2026-00001 · account 7102 · 1 Oct 2026 – 31 Oct 2026 page 1 of 1",
-    ]) expect(t).toContain(words);
+    ])
+      expect(t).toContain(words);
     // no formula, no internal constant or check row, no machine time
     expect(t).not.toMatch(/max\(|Σ|\/ ?1024|Difference|check|\d{4}-\d{2}-\d{2}T\d{2}|720|DRAFT/);
-    expect(t).toContain("Transaction units (TU, 400 IOPS of configured limit) 3,333.3 TU-hours 0.004 per TU-hour 13.33");
+    expect(t).toContain(
+      "Transaction units (TU, 400 IOPS of configured limit) 3,333.3 TU-hours 0.004 per TU-hour 13.33",
+    );
   });
 
   it.each([
-    ["reverseCharge", ["Reverse charge: VAT to be accounted for by the customer (Article 196 of Council Directive 2006/112/EC).", "VAT reverse charge (0%) on", "Your reference PO-2026-118", "VAT FR12345678901"]],
-    ["exempt", ["Exempt from VAT: Exempt under Article 132(1)(b) of Directive 2006/112/EC (hospital care).", "VAT exempt (0%) on", "Netherlands"]],
+    [
+      "reverseCharge",
+      [
+        "Reverse charge: VAT to be accounted for by the customer (Article 196 of Council Directive 2006/112/EC).",
+        "VAT reverse charge (0%) on",
+        "Your reference PO-2026-118",
+        "VAT FR12345678901",
+      ],
+    ],
+    [
+      "exempt",
+      [
+        "Exempt from VAT: Exempt under Article 132(1)(b) of Directive 2006/112/EC (hospital care).",
+        "VAT exempt (0%) on",
+        "Netherlands",
+      ],
+    ],
     ["outsideScope", ["Not subject to VAT: Services supplied outside the EU.", "Not subject to VAT on 1.25", "Japan"]],
   ])("%s: its legal mention, its tax line, the amount due equal to the net", async (name, words) => {
     const doc = docs[name]!;
@@ -65,10 +110,18 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
   it("a credit note: its title, the invoice it cancels, the reason, negative figures and what is credited", async () => {
     const t = text((await render("creditNote", docs.creditNote!)).file);
     for (const w of [
-      "Credit note", "Credit note number CN-2026-00001", "Issue date 20 Nov 2026", "Cancels invoice INV-2026-00001 of 2 Nov 2026",
+      "Credit note",
+      "Credit note number CN-2026-00001",
+      "Issue date 20 Nov 2026",
+      "Cancels invoice INV-2026-00001 of 2 Nov 2026",
       "This credit note cancels invoice INV-2026-00001 of 2 Nov 2026 in full. Reason: late hours of 31 Oct 2026 arrived",
-      "-1,234.5 CU-hours", "-15.43", "VAT 19% on -123.25 -23.42", "Credit note total (EUR) -146.67", "146.67 EUR is credited to you against invoice INV-2026-00001.",
-    ]) expect(t).toContain(w);
+      "-1,234.5 CU-hours",
+      "-15.43",
+      "VAT 19% on -123.25 -23.42",
+      "Credit note total (EUR) -146.67",
+      "146.67 EUR is credited to you against invoice INV-2026-00001.",
+    ])
+      expect(t).toContain(w);
     expect(t).not.toContain("Please pay");
     // nothing is due on a credit note: its total is not called an amount due
     expect(t).not.toContain("Amount due");
@@ -81,13 +134,20 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
     const three = text((await render("threePrices", docs.threePrices!)).file);
     expect(three).toContain("Price period");
     expect(three).toMatch(/Compute units \(CU\) 1 Oct 2026 – 10 Oct 2026 3 CU-hours 0\.1 per CU-hour 0\.30/);
-    expect(three).toMatch(/Compute units \(CU\) 11 Oct 2026 00:00 – 21 Oct 2026 12:00 UTC 3 CU-hours 0\.2 per CU-hour 0\.60/);
-    expect(three).toMatch(/Compute units \(CU\) 21 Oct 2026 12:00 – 31 Oct 2026 24:00 UTC 4\.5 CU-hours 0\.35 per CU-hour 1\.58/);
+    expect(three).toMatch(
+      /Compute units \(CU\) 11 Oct 2026 00:00 – 21 Oct 2026 12:00 UTC 3 CU-hours 0\.2 per CU-hour 0\.60/,
+    );
+    expect(three).toMatch(
+      /Compute units \(CU\) 21 Oct 2026 12:00 – 31 Oct 2026 24:00 UTC 4\.5 CU-hours 0\.35 per CU-hour 1\.58/,
+    );
   });
 
   it("names in any script print: Chinese, Japanese, Korean, Greek, Cyrillic, Arabic, Hebrew, each with a font that has it", async () => {
     const name = "株式会社さくらクラウド 北京云计算 한국전자 Ωmega Αθήνα Москва Łódź شركة الخليج للتقنية חברת הייטק";
-    const { file, warnings } = await render("scripts", { ...docs.standard!, customer: { ...docs.standard!.customer, legalName: name } });
+    const { file, warnings } = await render("scripts", {
+      ...docs.standard!,
+      customer: { ...docs.standard!.customer, legalName: name },
+    });
     expect(warnings).toEqual([]);
     expect(layoutText(file)).toContain(`BILL TO ${name}`);
     const fonts = execFileSync("pdffonts", [file], { encoding: "utf8" });
@@ -96,21 +156,38 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
   });
 
   it("a character no font has is a warning, and prints visibly as U+FFFD, never as an empty box", async () => {
-    const { file, warnings } = await render("hieroglyph", { ...docs.standard!, customer: { ...docs.standard!.customer, legalName: "Pharaoh 𓀀 Ltd" } });
-    expect(warnings).toEqual(["INV-2026-00001: no font of the PDF has U+13000: printed as \uFFFD (the e-invoice and the register keep the text as written)"]);
+    const { file, warnings } = await render("hieroglyph", {
+      ...docs.standard!,
+      customer: { ...docs.standard!.customer, legalName: "Pharaoh 𓀀 Ltd" },
+    });
+    expect(warnings).toEqual([
+      "INV-2026-00001: no font of the PDF has U+13000: printed as \uFFFD (the e-invoice and the register keep the text as written)",
+    ]);
     expect(text(file)).toContain("BILL TO Pharaoh \uFFFD Ltd");
   });
 
   it(`a name of 10,000 characters prints cut to ${NAME_LIMIT}, visibly, on one page; the document keeps it whole`, async () => {
     const long = `Ü${"lange Firma ".repeat(834)}`;
-    const doc = { ...docs.standard!, customer: { ...docs.standard!.customer, legalName: long, address: Array.from({ length: 50 }, (_, i) => `Street ${i} ${"x".repeat(500)}`) } };
+    const doc = {
+      ...docs.standard!,
+      customer: {
+        ...docs.standard!.customer,
+        legalName: long,
+        address: Array.from({ length: 50 }, (_, i) => `Street ${i} ${"x".repeat(500)}`),
+      },
+    };
     const started = process.hrtime.bigint();
     const { file, bytes } = await render("long", doc);
     expect(Number(process.hrtime.bigint() - started) / 1e9).toBeLessThan(5);
     expect(bytes.length).toBeLessThan(200_000);
     const all = pages(file);
     expect(all).toHaveLength(1);
-    expect(all[0]).toContain(`BILL TO ${Array.from(long).slice(0, NAME_LIMIT - 1).join("").replace(/\s+/g, " ")}…`);
+    expect(all[0]).toContain(
+      `BILL TO ${Array.from(long)
+        .slice(0, NAME_LIMIT - 1)
+        .join("")
+        .replace(/\s+/g, " ")}…`,
+    );
     expect(all[0]).toContain("… and 45 more lines");
     expect(doc.customer.legalName).toHaveLength(long.length);
   });

@@ -24,22 +24,42 @@ function pdfParts(file: string): StatementPart[] {
 beforeAll(async () => {
   const connection = await memoryWarehouse(fixture.hours);
   // the fixture's 48 hours, so that its missing hours are the only ones
-  const report = await reportFrom(connection, { start: OCT_1, end: OCT_1 + 48 * HOUR }, { names: fixture.names }, { prices: fixture.prices });
+  const report = await reportFrom(
+    connection,
+    { start: OCT_1, end: OCT_1 + 48 * HOUR },
+    { names: fixture.names },
+    { prices: fixture.prices },
+  );
   const config = parseStatementConfig({
-    issuer: { legalName: "Nordlicht Cloud Services GmbH", address: ["Hafenstraße 12"], tax: { category: "S", ratePercent: 19 } },
-    numbering: { pattern: "INV-{yyyy}-{seq:05}" }, issueDate: "2026-11-02",
+    issuer: {
+      legalName: "Nordlicht Cloud Services GmbH",
+      address: ["Hafenstraße 12"],
+      tax: { category: "S", ratePercent: 19 },
+    },
+    numbering: { pattern: "INV-{yyyy}-{seq:05}" },
+    issueDate: "2026-11-02",
     customers: Object.fromEntries(fixture.accounts.map((a) => [a.id, { legalName: a.name, address: ["Somewhere"] }])),
   });
-  files = await writeStatements(report, config, { dir: join(await mkdtemp(join(tmpdir(), "cu-pdf-isolation-")), "pdf") });
+  files = await writeStatements(report, config, {
+    dir: join(await mkdtemp(join(tmpdir(), "cu-pdf-isolation-")), "pdf"),
+  });
 }, 60_000);
 
 describeWith("poppler", "an account's draft PDF holds that account alone", () => {
-  it.each(fixture.accounts.map((a) => [a.id, a] as const))("account %i's PDF: no other account's id or name on any page or in its information, its own are there", (id, own) => {
-    const file = files.find((f) => basename(f).startsWith(`draft-${id}-`))!;
-    const parts = pdfParts(file);
-    expect(leaksOf(parts, fixture.accounts.filter((a) => a.id !== id))).toEqual([]);
-    expect(leaksOf(parts, [own]).length).toBeGreaterThan(0);
-  });
+  it.each(fixture.accounts.map((a) => [a.id, a] as const))(
+    "account %i's PDF: no other account's id or name on any page or in its information, its own are there",
+    (id, own) => {
+      const file = files.find((f) => basename(f).startsWith(`draft-${id}-`))!;
+      const parts = pdfParts(file);
+      expect(
+        leaksOf(
+          parts,
+          fixture.accounts.filter((a) => a.id !== id),
+        ),
+      ).toEqual([]);
+      expect(leaksOf(parts, [own]).length).toBeGreaterThan(0);
+    },
+  );
 
   it("flags only its own missing hours: 7102 has three, 7104 one, the others none", () => {
     const missing = (id: number) => {

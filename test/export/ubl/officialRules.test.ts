@@ -6,7 +6,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import { EINVOICE_RULES, EINVOICE_RULES_RELEASE, einvoiceRulesFile, javaCommand, SAXON_JAR } from "../../../scripts/prerequisites.mjs";
+import {
+  EINVOICE_RULES,
+  EINVOICE_RULES_RELEASE,
+  einvoiceRulesFile,
+  javaCommand,
+  SAXON_JAR,
+} from "../../../scripts/prerequisites.mjs";
 import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
 import { roundingDocuments, sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
@@ -23,7 +29,18 @@ function validate(input: string): Failure[] {
   const failures: Failure[] = [];
   for (const rules of EINVOICE_RULES) {
     const output = mkdtempSync(join(tmpdir(), `cu-svrl-${rules.name}-`));
-    const run = spawnSync(javaCommand(), ["-cp", SAXON_JAR, "net.sf.saxon.Transform", `-s:${input}`, `-xsl:${einvoiceRulesFile(rules.name)}`, `-o:${output}`], { encoding: "utf8" });
+    const run = spawnSync(
+      javaCommand(),
+      [
+        "-cp",
+        SAXON_JAR,
+        "net.sf.saxon.Transform",
+        `-s:${input}`,
+        `-xsl:${einvoiceRulesFile(rules.name)}`,
+        `-o:${output}`,
+      ],
+      { encoding: "utf8" },
+    );
     if (run.status !== 0) throw new Error(`Saxon failed on ${rules.name}: ${run.stderr}`);
     for (const file of readdirSync(output)) {
       const svrl = readFileSync(join(output, file), "utf8");
@@ -51,52 +68,91 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       docs.referenceWithoutIban = { ...docs.standard!, payment: [] };
       names = Object.keys(docs);
       for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
-      for (const [name, { document }] of Object.entries(roundingDocuments())) writeFileSync(join(input, `${name}.xml`), renderUbl(document));
+      for (const [name, { document }] of Object.entries(roundingDocuments()))
+        writeFileSync(join(input, `${name}.xml`), renderUbl(document));
       // a control of the rounding: the category's tax rounded per line (3 × 0.01), the document's total left per category (0.02)
-      const perLine = renderUbl(roundingDocuments().roundingCents!.document).toString("utf8")
-        .replace(/(<cac:TaxSubtotal>\s*<cbc:TaxableAmount currencyID="EUR">0\.09<\/cbc:TaxableAmount>\s*<cbc:TaxAmount currencyID="EUR">)0\.02</, "$10.03<");
+      const perLine = renderUbl(roundingDocuments().roundingCents!.document)
+        .toString("utf8")
+        .replace(
+          /(<cac:TaxSubtotal>\s*<cbc:TaxableAmount currencyID="EUR">0\.09<\/cbc:TaxableAmount>\s*<cbc:TaxAmount currencyID="EUR">)0\.02</,
+          "$10.03<",
+        );
       expect(perLine).toContain(">0.03</cbc:TaxAmount>");
       writeFileSync(join(input, "perLine.xml"), perLine);
       // a control of the release: a Danish ERSTORG number (0198) that is not DK and 8 digits, which only 3.0.21's rules check (PEPPOL-COMMON-R053)
-      const erstorg = renderUbl(docs.standard!).toString("utf8").replace('<cbc:EndpointID schemeID="9930">DE987654321<', '<cbc:EndpointID schemeID="0198">12345678<');
+      const erstorg = renderUbl(docs.standard!)
+        .toString("utf8")
+        .replace('<cbc:EndpointID schemeID="9930">DE987654321<', '<cbc:EndpointID schemeID="0198">12345678<');
       expect(erstorg).toContain('schemeID="0198"');
       writeFileSync(join(input, "release.xml"), erstorg);
       // a control, to show the rules are live: the standard invoice without its buyer reference, its amount due 1 cent off
-      const broken = renderUbl(docs.standard!).toString("utf8").replace(/\s*<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, "")
-        .replace(/<cbc:PayableAmount currencyID="EUR">([\d.]+)</, (_, v: string) => `<cbc:PayableAmount currencyID="EUR">${(Number(v) + 0.01).toFixed(2)}<`);
+      const broken = renderUbl(docs.standard!)
+        .toString("utf8")
+        .replace(/\s*<cbc:BuyerReference>[^<]*<\/cbc:BuyerReference>/, "")
+        .replace(
+          /<cbc:PayableAmount currencyID="EUR">([\d.]+)</,
+          (_, v: string) => `<cbc:PayableAmount currencyID="EUR">${(Number(v) + 0.01).toFixed(2)}<`,
+        );
       writeFileSync(join(input, "broken.xml"), broken);
       failures = validate(input);
     }, 300_000);
 
     it("invoices carry their structured payment reference as remittance information (BT-83)", () => {
       const standard = readFileSync(join(input, "standard.xml"), "utf8");
-      expect(standard).toMatch(/<cac:PaymentMeans>\s*<cbc:PaymentMeansCode>30<\/cbc:PaymentMeansCode>\s*<cbc:PaymentID>RF\d{2}INV\w+<\/cbc:PaymentID>/);
-      expect(readFileSync(join(input, "belgianReference.xml"), "utf8")).toMatch(/<cbc:PaymentID>\+\+\+\d{3}\/\d{4}\/\d{5}\+\+\+<\/cbc:PaymentID>/);
-      expect(readFileSync(join(input, "referenceWithoutIban.xml"), "utf8")).toMatch(/<cbc:PaymentMeansCode>1<\/cbc:PaymentMeansCode>\s*<cbc:PaymentID>RF/);
+      expect(standard).toMatch(
+        /<cac:PaymentMeans>\s*<cbc:PaymentMeansCode>30<\/cbc:PaymentMeansCode>\s*<cbc:PaymentID>RF\d{2}INV\w+<\/cbc:PaymentID>/,
+      );
+      expect(readFileSync(join(input, "belgianReference.xml"), "utf8")).toMatch(
+        /<cbc:PaymentID>\+\+\+\d{3}\/\d{4}\/\d{5}\+\+\+<\/cbc:PaymentID>/,
+      );
+      expect(readFileSync(join(input, "referenceWithoutIban.xml"), "utf8")).toMatch(
+        /<cbc:PaymentMeansCode>1<\/cbc:PaymentMeansCode>\s*<cbc:PaymentID>RF/,
+      );
     });
 
-    it.each(["standard", "reverseCharge", "exempt", "outsideScope", "creditNote", "yen", "threePrices", "belgianReference", "referenceWithoutIban"])("%s passes both rule sets with no fatal error", (name) => {
+    it.each([
+      "standard",
+      "reverseCharge",
+      "exempt",
+      "outsideScope",
+      "creditNote",
+      "yen",
+      "threePrices",
+      "belgianReference",
+      "referenceWithoutIban",
+    ])("%s passes both rule sets with no fatal error", (name) => {
       expect(names).toContain(name);
       expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
     });
 
-    it.each(Object.entries(roundingDocuments()))("%s: tax per category, not per line, and no rule on totals or rounding fails", (name, { document, tax }) => {
-      const xml = renderUbl(document).toString("utf8");
-      expect(xml).toContain(`<cbc:TaxAmount currencyID="${document.currency}">${tax}</cbc:TaxAmount>`);
-      expect(failures.filter((f) => f.file === `${name}.xml` && (f.flag === "fatal" || /^BR-CO-1[4-7]$/.test(f.id)))).toEqual([]);
-    });
+    it.each(Object.entries(roundingDocuments()))(
+      "%s: tax per category, not per line, and no rule on totals or rounding fails",
+      (name, { document, tax }) => {
+        const xml = renderUbl(document).toString("utf8");
+        expect(xml).toContain(`<cbc:TaxAmount currencyID="${document.currency}">${tax}</cbc:TaxAmount>`);
+        expect(
+          failures.filter((f) => f.file === `${name}.xml` && (f.flag === "fatal" || /^BR-CO-1[4-7]$/.test(f.id))),
+        ).toEqual([]);
+      },
+    );
 
     it("a category's tax rounded per line, against its document's total, fails the rule that the total is their sum (BR-CO-14)", () => {
-      expect(failures.filter((f) => f.file === "perLine.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`)).toContain("EN16931-UBL BR-CO-14");
+      expect(
+        failures.filter((f) => f.file === "perLine.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`),
+      ).toContain("EN16931-UBL BR-CO-14");
     });
 
     it("the rules are OpenPeppol's release pinned, BIS Billing 3.0.21 (2026.5): a Danish ERSTORG address it checks fails it", () => {
       expect(EINVOICE_RULES_RELEASE.bis).toBe("3.0.21");
-      expect(failures.filter((f) => f.file === "release.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`)).toEqual(["PEPPOL-EN16931-UBL PEPPOL-COMMON-R053"]);
+      expect(
+        failures.filter((f) => f.file === "release.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`),
+      ).toEqual(["PEPPOL-EN16931-UBL PEPPOL-COMMON-R053"]);
     });
 
     it("a document without its buyer reference, and whose amount due is off by a cent, fails them", () => {
-      const fatal = failures.filter((f) => f.file === "broken.xml" && f.flag === "fatal").map((f) => `${f.rules} ${f.id}`);
+      const fatal = failures
+        .filter((f) => f.file === "broken.xml" && f.flag === "fatal")
+        .map((f) => `${f.rules} ${f.id}`);
       expect(fatal).toEqual(expect.arrayContaining(["PEPPOL-EN16931-UBL PEPPOL-EN16931-R003", "EN16931-UBL BR-CO-16"]));
     });
   });

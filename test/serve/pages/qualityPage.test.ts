@@ -9,8 +9,22 @@ const T = 1790812800; // 2026-10-01T00:00Z
 function account(accountId: number, change: Partial<AccountStatus> = {}): AccountQuality {
   return {
     status: {
-      accountId, name: null, firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR, completeUntilEpoch: T + 100 * HOUR, lagHours: 0,
-      missing: [], insideLookBack: [], lost: [], acceptedLost: [], future: [], notYetSynced: null, late: [], rewritten: [], lastSync: null, ...change,
+      accountId,
+      name: null,
+      firstHourEpoch: T,
+      lastHourEpoch: T + 99 * HOUR,
+      completeUntilEpoch: T + 100 * HOUR,
+      lagHours: 0,
+      missing: [],
+      insideLookBack: [],
+      lost: [],
+      acceptedLost: [],
+      future: [],
+      notYetSynced: null,
+      late: [],
+      rewritten: [],
+      lastSync: null,
+      ...change,
     },
     badFiles: [],
     impossibleValues: [],
@@ -20,21 +34,41 @@ function account(accountId: number, change: Partial<AccountStatus> = {}): Accoun
 describe("the data-quality page", () => {
   it("names the accounts with nothing to report in one line, and gives a section to each account with findings", () => {
     const html = qualityPage({
-      status: { db: "w.duckdb", sizeBytes: 0, currentHourEpoch: T + 100 * HOUR, period: { firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR }, accountHours: 300, accounts: [] },
-      accounts: [account(1), account(2, { missing: [{ fromEpoch: T + 5 * HOUR, toEpoch: T + 6 * HOUR, hours: 2 }] }), account(3)],
+      status: {
+        db: "w.duckdb",
+        sizeBytes: 0,
+        currentHourEpoch: T + 100 * HOUR,
+        period: { firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR },
+        accountHours: 300,
+        accounts: [],
+      },
+      accounts: [
+        account(1),
+        account(2, { missing: [{ fromEpoch: T + 5 * HOUR, toEpoch: T + 6 * HOUR, hours: 2 }] }),
+        account(3),
+      ],
       otherBadFiles: [],
     });
     const clean = /<p class="ok" id="quality-clean">(.*?)<\/p>/.exec(html)?.[1] ?? "";
     expect(clean.replace(/<[^>]+>/g, "")).toMatch(/^Nothing to report for accounts 1, 3:/);
     expect(html).toContain('id="quality-2"><h2>Account 2');
-    expect(html).toContain("<h3>Missing hours</h3><ul class=\"compact\"><li>2026-10-01T05:00:00Z to 2026-10-01T06:00:00Z (2 h)</li>");
+    expect(html).toContain(
+      '<h3>Missing hours</h3><ul class="compact"><li>2026-10-01T05:00:00Z to 2026-10-01T06:00:00Z (2 h)</li>',
+    );
     expect(html.match(/class="account-quality"/g)).toHaveLength(1);
   });
 
   it("counts an account's lost hours in a Lost column beside Missing, red, never a green Missing 0 alone; accepted ones in amber", () => {
     const lost = { fromEpoch: T + 5 * HOUR, toEpoch: T + 5 * HOUR, hours: 1 };
     const html = qualityPage({
-      status: { db: "w.duckdb", sizeBytes: 0, currentHourEpoch: T + 100 * HOUR, period: { firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR }, accountHours: 300, accounts: [] },
+      status: {
+        db: "w.duckdb",
+        sizeBytes: 0,
+        currentHourEpoch: T + 100 * HOUR,
+        period: { firstHourEpoch: T, lastHourEpoch: T + 99 * HOUR },
+        accountHours: 300,
+        accounts: [],
+      },
       accounts: [account(1, { lost: [lost] }), account(2, { lost: [lost], acceptedLost: [lost] })],
       otherBadFiles: [],
     });
