@@ -1,6 +1,13 @@
 import { UsageError } from "../base/errors.js";
 import type { Invoice, InvoiceLine } from "./invoice.js";
-import type { DocumentBasis, DocumentLine, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import type {
+  DocumentBasis,
+  DocumentLine,
+  DocumentSection,
+  DraftDocument,
+  InvoiceDocument,
+  TaxLine,
+} from "./invoiceDocument.js";
 import { documentTaxes, sumOf } from "./documentTaxes.js";
 import { shownQuantity } from "./invoiceQuantity.js";
 import { correctionMention, defaultExemptionReason, missingHoursMention, taxMention } from "./legalMentions.js";
@@ -26,6 +33,11 @@ export interface DocumentRequest {
   /** On the invoice replacing a corrected one: the corrected invoice, and why. */
   corrects?: { number: string; issueDate: string };
   reason?: string;
+  /**
+   * On the invoice of a customer of several accounts: the customer's id and each of its accounts'
+   * invoices, ascending by account (`invoice` is the first's). Its lines are theirs, in sections.
+   */
+  customer?: { id: string; invoices: readonly Invoice[]; missingHours?: ReadonlyMap<number, readonly number[]> };
 }
 
 const NO_BASIS: DocumentBasis = { hours: [], hourSha256: [], pricesSha256: "", statementSha256: "", rules: {} };
@@ -63,7 +75,7 @@ function reasonsOf(tax: TaxRule): Partial<Record<string, string>> {
 function customerOf(request: DocumentRequest, draft: boolean): InvoiceDocument["customer"] {
   const { invoice, config } = request;
   const entry = config.customers.get(invoice.accountId);
-  const reference = entry?.reference ?? String(invoice.accountId);
+  const reference = entry?.reference ?? request.customer?.id ?? String(invoice.accountId);
   if (entry) {
     return {
       legalName: entry.legalName,
@@ -123,7 +135,9 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     );
   }
   const { decimals } = invoice;
-  const lines = invoice.lines.map((l) => documentLine(l, decimals, request.units ?? DEFAULT_UNITS, tax));
+  const units = request.units ?? DEFAULT_UNITS;
+  const grouped = request.customer === undefined ? undefined : customerLines(request.customer, decimals, units, tax);
+  const lines = grouped?.lines ?? invoice.lines.map((l) => documentLine(l, decimals, units, tax));
   const taxes = documentTaxes(lines, decimals, reasonsOf(tax));
   const net = sumOf(
     lines.map((l) => l.net),
@@ -136,7 +150,12 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
   const missingHours = [...(request.missingHours ?? [])];
   const notes = [
     taxMention(tax),
-    missingHoursMention(missingHours),
+    ...(request.customer === undefined
+      ? [missingHoursMention(missingHours)]
+      : request.customer.invoices.map((i) => {
+          const mention = missingHoursMention(request.customer!.missingHours?.get(i.accountId) ?? []);
+          return mention === undefined ? undefined : `Account ${i.accountId}: ${mention}`;
+        })),
     request.corrects ? correctionMention("invoice", request.corrects, request.reason) : undefined,
   ].filter((n): n is string => n !== undefined);
   return {
@@ -145,6 +164,13 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
       : { number: request.number, paymentReference: paymentReferenceOf(request.number!, config.issuer.country ?? "") }),
     kind: "invoice",
     accountId: invoice.accountId,
+    ...(grouped === undefined
+      ? {}
+      : {
+          customerId: request.customer!.id,
+          accountIds: request.customer!.invoices.map((i) => i.accountId),
+          sections: grouped.sections,
+        }),
     start: invoice.start,
     end: invoice.end,
     issueDate,
@@ -165,6 +191,36 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     payment: [...config.issuer.bank],
     basis: request.basis ?? NO_BASIS,
   } as InvoiceDocument | DraftDocument;
+}
+
+/** The lines of a customer's accounts, each saying its account, and each account's section with its subtotal. */
+function customerLines(
+  customer: { id: string; invoices: readonly Invoice[] },
+  decimals: number,
+  units: Units,
+  tax: TaxRule,
+): { lines: DocumentLine[]; sections: DocumentSection[] } {
+  const currencies = [...new Set(customer.invoices.map((i) => i.currency))];
+  if (currencies.length > 1)
+    throw new UsageError(
+      `customer ${customer.id}: its accounts are priced in ${currencies.join(" and ")}: one invoice is in one currency (price the customer's accounts in one)`,
+      { code: "STATEMENT_CONFIG" },
+    );
+  const lines: DocumentLine[] = [];
+  const sections: DocumentSection[] = [];
+  for (const account of customer.invoices) {
+    const own = account.lines.map((l) => ({ ...documentLine(l, decimals, units, tax), accountId: account.accountId }));
+    lines.push(...own);
+    sections.push({
+      accountId: account.accountId,
+      name: account.name,
+      net: sumOf(
+        own.map((l) => l.net),
+        decimals,
+      ),
+    });
+  }
+  return { lines, sections };
 }
 
 /** A decimal text negated (`"12.30"` → `"-12.30"`, `"0.00"` stays). */
@@ -213,6 +269,7 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     issueDate: request.issueDate,
     dueDate: dueDateOf(request.issueDate, termsDays),
     lines,
+    ...(original.sections ? { sections: original.sections.map((x) => ({ ...x, net: negated(x.net) })) } : {}),
     taxes,
     net: negated(original.net),
     tax: negated(original.tax),

@@ -57,6 +57,17 @@ export interface DocumentLine {
   net: string;
   taxCategory: TaxCategory;
   taxRatePercent: string;
+  /** On an invoice of a customer of several accounts: the account whose consumption the line is (its section). */
+  accountId?: number;
+}
+
+/** On an invoice of a customer of several accounts: an account's section, its lines' subtotal. */
+export interface DocumentSection {
+  accountId: number;
+  /** The account's name from the names file, `""` when unknown. */
+  name: string;
+  /** Σ of the net of the account's lines (decimal text, negative on a credit note). */
+  net: string;
 }
 
 /** The tax of one category and rate: Σ of its lines' net × rate, rounded half-even at the currency's decimals. */
@@ -80,13 +91,27 @@ export interface DocumentBasis {
   statementSha256: string;
   /** The rules in force: `cuRollup`, the units file's constants, as a plain object. */
   rules: Record<string, unknown>;
+  /**
+   * On an invoice of a customer of several accounts, the hours billed of each account (then
+   * `hours` and `hourSha256` are empty); absent on a document of one account.
+   */
+  accounts?: { accountId: number; hours: number[]; hourSha256: string[] }[];
 }
 
 /** An issued invoice or credit note: the record the register keeps and every renderer reads. */
 export interface InvoiceDocument {
   number: string;
   kind: DocumentKind;
+  /** The account billed; on an invoice of a customer of several accounts, its first (`accountIds` lists them all). */
   accountId: number;
+  /**
+   * On an invoice of a customer of several accounts (`customers.<id>.accounts`): the customer's id
+   * and its accounts billed, ascending, each line saying its account and a section per account.
+   * Absent on a document of one account, whose customer id is its account id (`documentCustomerId`).
+   */
+  customerId?: string;
+  accountIds?: number[];
+  sections?: DocumentSection[];
   /** The billed period, half-open, epoch seconds. */
   start: number;
   end: number;

@@ -27,6 +27,8 @@ export interface StatementCustomer extends StatementParty {
   reference?: string;
   /** How this customer is taxed; default: the issuer's `tax`. */
   tax?: TaxRule;
+  /** A customer of several accounts (`customers.<customerId>.accounts`): its id and its accounts, ascending. */
+  group?: { customerId: string; accountIds: number[] };
 }
 
 /** What invoices need beyond the billing report: the issuer, the customers, numbering, dates and taxes. */
@@ -39,7 +41,11 @@ export interface StatementConfig {
     /** The tax of customers without their own (`issuer.tax`; the old `taxes` list of one entry means S at its rate). */
     tax?: TaxRule;
   };
-  /** Customers by account id; an account without an entry is addressed by its name alone on a draft, and cannot be issued. */
+  /**
+   * Customers by account id (a customer of several accounts is the entry of each of its accounts,
+   * its `group` naming them); an account without an entry is addressed by its name alone on a
+   * draft, and cannot be issued. Whose invoice an account is on: `customerOf` (billing/customers.ts).
+   */
   customers: ReadonlyMap<number, StatementCustomer>;
   /** The numbering pattern of invoices: `{seq}` (or `{seq:05}`, zero-padded to 5 digits), `{yyyy}`, `{mm}` of the issue date, `{account}`. */
   numberPattern: string;
@@ -152,13 +158,43 @@ function party(value: unknown, where: string, extra: readonly string[]): Stateme
 }
 
 function customer(value: unknown, where: string): StatementCustomer {
-  const base = party(value, where, ["reference", "tax"]);
+  const base = party(value, where, ["reference", "tax", "accounts"]);
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
   if (tax?.category === "AE" && base.vatId === undefined)
     fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
   return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
+}
+
+/** Which key of `customers` lists an account: `customers.acme.accounts`, or `customers.7101`. */
+function listedBy(customers: ReadonlyMap<number, StatementCustomer>, accountId: number): string {
+  const group = customers.get(accountId)?.group;
+  return group === undefined ? `customers.${accountId}` : `customers.${group.customerId}.accounts`;
+}
+
+/** A customer's `accounts` (ascending), or undefined for an entry without them (an account id as key: its own customer). */
+function accountsOf(id: string, entry: unknown, where: string): number[] | undefined {
+  if (!isObject(entry) || entry.accounts === undefined) return undefined;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id))
+    fail(`${where}: a customer id is letters, digits, ".", "_" and "-" (at most 64), got ${JSON.stringify(id)}`);
+  const list = entry.accounts;
+  if (!Array.isArray(list) || list.length === 0)
+    fail(`${where}.accounts: expected a list of account ids, e.g. [7101, 7102], got ${JSON.stringify(list)}`);
+  const ids = list.map((a, i) => {
+    const n = typeof a === "string" && /^\d+$/.test(a) ? Number(a) : a;
+    if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0)
+      fail(`${where}.accounts[${i}]: an account id, got ${JSON.stringify(a)}`);
+    return n;
+  });
+  const twice = ids.find((a, i) => ids.indexOf(a) !== i);
+  if (twice !== undefined) fail(`${where}.accounts: account ${twice} is listed twice`);
+  // a customer's id is never another account's: an account not listed is its own customer, of its id
+  if (/^\d+$/.test(id) && !ids.includes(Number(id)))
+    fail(
+      `${where}: a customer id of digits names account ${id}'s customer: list account ${id} in its accounts, or give the customer another id`,
+    );
+  return ids.sort((a, b) => a - b);
 }
 
 function pattern(value: unknown, where: string): string {
@@ -292,8 +328,27 @@ export function parseStatementConfig(value: unknown, source = "statement config"
         `${source}: customers must map account ids to { legalName, address, country, vatId, peppolId, reference, tax }`,
       );
     for (const [id, entry] of Object.entries(value.customers)) {
-      if (!/^\d+$/.test(id)) fail(`${source}: customers: "${id}" is not an account id`);
-      customers.set(Number(id), customer(entry, `${source}: customers.${id}`));
+      const where = `${source}: customers.${id}`;
+      const accountIds = accountsOf(id, entry, where);
+      if (accountIds === undefined) {
+        if (!/^\d+$/.test(id))
+          fail(
+            `${source}: customers: "${id}" is not an account id (a customer of several accounts lists them: accounts: [...])`,
+          );
+        if (customers.has(Number(id)))
+          fail(`${where}: account ${id} is already listed by ${listedBy(customers, Number(id))}`);
+        customers.set(Number(id), customer(entry, where));
+        continue;
+      }
+      const group = { customerId: id, accountIds };
+      const parsed = { ...customer(entry, where), group };
+      for (const accountId of accountIds) {
+        if (customers.has(accountId))
+          fail(
+            `${where}.accounts: account ${accountId} is already listed by ${listedBy(customers, accountId)}: an account is of one customer`,
+          );
+        customers.set(accountId, parsed);
+      }
     }
   }
   return {
@@ -331,16 +386,17 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   if (issuer.vatId === undefined && tax?.category !== "O") out.push("issuer.vatId");
   if (issuer.peppolId === undefined) out.push('issuer.peppolId (the electronic address, e.g. "9930:DE123456789")');
   if (issuer.address.length === 0) out.push("issuer.address");
-  if (tax === undefined)
-    out.push(`a tax: issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or customers.${accountId}.tax`);
   const customer = config.customers.get(accountId);
+  const key = `customers.${customer?.group?.customerId ?? accountId}`;
+  if (tax === undefined)
+    out.push(`a tax: issuer.tax (the default, e.g. { category: S, ratePercent: 19 }) or ${key}.tax`);
   if (customer === undefined) {
     out.push(`customers.${accountId} (legalName, address, country, peppolId)`);
     return out;
   }
-  if (customer.address.length === 0) out.push(`customers.${accountId}.address`);
-  if (customer.country === undefined) out.push(`customers.${accountId}.country`);
-  if (customer.peppolId === undefined) out.push(`customers.${accountId}.peppolId (the customer's electronic address)`);
+  if (customer.address.length === 0) out.push(`${key}.address`);
+  if (customer.country === undefined) out.push(`${key}.country`);
+  if (customer.peppolId === undefined) out.push(`${key}.peppolId (the customer's electronic address)`);
   return out;
 }
 
@@ -375,7 +431,9 @@ function germanProblems(config: StatementConfig, accountId: number): string[] {
     out.push('issuer.bank: a line "IBAN ..." (an invoice between German parties carries the payment account)');
   if (!POSTCODE_CITY.test(issuer.address.at(-1) ?? "")) out.push('issuer.address: a last line "postcode city"');
   if (!POSTCODE_CITY.test(config.customers.get(accountId)?.address.at(-1) ?? ""))
-    out.push(`customers.${accountId}.address: a last line "postcode city"`);
+    out.push(
+      `customers.${config.customers.get(accountId)?.group?.customerId ?? accountId}.address: a last line "postcode city"`,
+    );
   return out;
 }
 

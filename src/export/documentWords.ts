@@ -2,6 +2,7 @@ import { groupThousands } from "../base/groupThousands.js";
 import { dateWords, periodWords } from "../base/readableTime.js";
 import type {
   DocumentKind,
+  DocumentLine,
   DocumentParty,
   DraftDocument,
   InvoiceDocument,
@@ -90,6 +91,11 @@ export interface DocumentWords {
   notes: string[];
   currency: string;
   lines: LineWords[];
+  /**
+   * On an invoice of a customer of several accounts: its lines by account, each section with its
+   * heading (`Account 7101 – Production`) and its subtotal (`Subtotal of account 7101`); `lines` holds them all.
+   */
+  sections?: { heading: string; lines: LineWords[]; subtotal: { label: string; amount: string } }[];
   /** Net, each tax line, the amount due (bold): label and figure. */
   totals: { label: string; amount: string; bold?: boolean }[];
   /** How amounts are rounded. */
@@ -131,8 +137,11 @@ function factsOf(doc: InvoiceDocument | DraftDocument, title: string): [string, 
       doc.kind === "creditNote" ? "Cancels invoice" : "Replaces invoice",
       `${doc.corrects.number} of ${dateWords(doc.corrects.issueDate)}`,
     ]);
-  facts.push(["Period", periodWords(doc.start, doc.end)], ["Account", String(doc.accountId)]);
-  if (doc.customer.reference !== String(doc.accountId))
+  facts.push(
+    ["Period", periodWords(doc.start, doc.end)],
+    doc.accountIds === undefined ? ["Account", String(doc.accountId)] : ["Accounts", doc.accountIds.join(", ")],
+  );
+  if (doc.customer.reference !== (doc.customerId ?? String(doc.accountId)))
     facts.push(["Your reference", capText(doc.customer.reference, 60)]);
   return facts;
 }
@@ -176,6 +185,13 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
   const dated = doc.lines.some((l) => l.start !== doc.start || l.end !== doc.end);
   const gross = groupThousands(doc.gross);
   const taxes = doc.taxes.map((t) => ({ label: taxLabel(t), amount: groupThousands(t.amount) }));
+  const lineWords = (l: DocumentLine): LineWords => ({
+    description: l.description,
+    ...(dated ? { period: periodWords(l.start, l.end) } : {}),
+    quantity: `${groupThousands(l.quantity)} ${l.quantityUnit}`,
+    unitPrice: `${l.unitPrice} per ${l.priceUnit}`,
+    net: groupThousands(l.net),
+  });
   const unit = doc.decimals === 0 ? "whole units" : `${doc.decimals} decimal${doc.decimals === 1 ? "" : "s"}`;
   return {
     draft: doc.number === undefined,
@@ -185,13 +201,16 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
     customer: partyWords(doc.customer),
     notes: doc.notes.map((n) => capText(n, NOTE_LIMIT)),
     currency: doc.currency,
-    lines: doc.lines.map((l) => ({
-      description: l.description,
-      ...(dated ? { period: periodWords(l.start, l.end) } : {}),
-      quantity: `${groupThousands(l.quantity)} ${l.quantityUnit}`,
-      unitPrice: `${l.unitPrice} per ${l.priceUnit}`,
-      net: groupThousands(l.net),
-    })),
+    lines: doc.lines.map(lineWords),
+    ...(doc.sections === undefined
+      ? {}
+      : {
+          sections: doc.sections.map((x) => ({
+            heading: capText(`Account ${x.accountId}${x.name === "" ? "" : ` – ${x.name}`}`),
+            lines: doc.lines.filter((l) => l.accountId === x.accountId).map(lineWords),
+            subtotal: { label: `Subtotal of account ${x.accountId} (${doc.currency})`, amount: groupThousands(x.net) },
+          })),
+        }),
     totals: [
       { label: `Net amount, excluding VAT (${doc.currency})`, amount: groupThousands(doc.net) },
       ...taxes,
@@ -200,6 +219,6 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
     ],
     rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.`,
     payment: paymentOf(doc, gross),
-    footer: `${doc.number === undefined ? "DRAFT, not an invoice" : `${title} ${doc.number}`} · account ${doc.accountId} · ${periodWords(doc.start, doc.end)}`,
+    footer: `${doc.number === undefined ? "DRAFT, not an invoice" : `${title} ${doc.number}`} · ${doc.accountIds === undefined ? `account ${doc.accountId}` : `customer ${doc.customerId}`} · ${periodWords(doc.start, doc.end)}`,
   };
 }

@@ -2,13 +2,19 @@ import { isoUtc } from "../base/time.js";
 import { Exact } from "../billing/exact.js";
 import type { DocumentStatus, ReceivableEntry } from "../invoices/receivables.js";
 import { csvField } from "./csvField.js";
+import { documentAccountIds, documentCustomerId, documentWhose } from "../billing/customers.js";
 import { guardFormula } from "./toBillingCsv.js";
 
 /** A document of the register as `invoices list --format json` gives it (docs/cli.md). */
 export interface RegisterListItem {
   number: string;
   kind: "invoice" | "creditNote";
-  accountId: number;
+  /** The account billed; null on a document of several accounts (a customer's: `accountIds`). */
+  accountId: number | null;
+  /** Whose invoice it is: the statement config's customer id (`customers.<id>.accounts`), else the account id as text. */
+  customerId: string;
+  /** The accounts it bills, ascending. */
+  accountIds: number[];
   /** The billed period, half-open, ISO 8601 UTC. */
   start: string;
   end: string;
@@ -43,7 +49,9 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
   return {
     number: d.number,
     kind: d.kind,
-    accountId: d.accountId,
+    accountId: documentAccountIds(d).length === 1 ? d.accountId : null,
+    customerId: documentCustomerId(d),
+    accountIds: documentAccountIds(d),
     start: isoUtc(d.start),
     end: isoUtc(d.end),
     issueDate: d.issueDate,
@@ -88,6 +96,8 @@ const CSV_COLUMNS = [
   "corrected_by",
   "missing_hours",
   "files",
+  "customer_id",
+  "account_ids",
 ] as const;
 
 /** The register as CSV (RFC 4180, CRLF): a row per document; missing hours and files (`name sha256`) separated by `;`. */
@@ -98,7 +108,7 @@ export function registerToCsv(entries: readonly ReceivableEntry[]): string {
       [
         guardFormula(i.number),
         i.kind,
-        String(i.accountId),
+        i.accountId === null ? "" : String(i.accountId),
         i.start,
         i.end,
         i.issueDate,
@@ -115,6 +125,8 @@ export function registerToCsv(entries: readonly ReceivableEntry[]): string {
         guardFormula(i.correctedBy ?? ""),
         i.missingHours.join(";"),
         i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
+        guardFormula(i.customerId),
+        i.accountIds.join(";"),
       ]
         .map(csvField)
         .join(","),
@@ -146,7 +158,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
     return [
       d.number,
       d.kind === "invoice" ? "invoice" : "credit note",
-      `account ${d.accountId}`,
+      documentWhose(d),
       `${isoUtc(d.start).slice(0, 10)}..${isoUtc(d.end - 1).slice(0, 10)}`,
       d.issueDate,
       `due ${d.dueDate}`,

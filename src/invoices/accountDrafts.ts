@@ -34,7 +34,12 @@ export async function accountDrafts(
   connection: DuckDBConnection,
   period: { start: number; end: number },
   inputs: IssueInputs,
-  select: { accountIds?: readonly number[]; alsoAccounts?: readonly number[] } = {},
+  select: {
+    accountIds?: readonly number[];
+    alsoAccounts?: readonly number[];
+    /** The accounts to compute for those selected: their customers' (a customer of several accounts is billed whole). */
+    expand?: (accountIds: readonly number[]) => readonly number[];
+  } = {},
 ): Promise<AccountDraft[]> {
   const held = await heldHourFiles(connection, period);
   const what = `[${isoUtc(period.start)}, ${isoUtc(period.end)})`;
@@ -59,9 +64,8 @@ export async function accountDrafts(
       );
     }
   }
-  const accountIds = [...new Set(select.accountIds ?? [...held.keys(), ...(select.alsoAccounts ?? [])])].sort(
-    (a, b) => a - b,
-  );
+  const selected = [...new Set(select.accountIds ?? [...held.keys(), ...(select.alsoAccounts ?? [])])];
+  const accountIds = [...new Set(select.expand?.(selected) ?? selected)].sort((a, b) => a - b);
   // every account's figures in one bill (an impossible value in a billed field refuses it, exit 3)
   const { report } = await bill({
     source: { connection },

@@ -5,11 +5,13 @@ import { issuerIdentity } from "../store/chainedDocuments.js";
 import { readRegister, type RegisterEntry } from "../store/readRegister.js";
 import { intactRegister } from "../store/registerChain.js";
 import { formatHours } from "../sync/formatHours.js";
-import { accountDrafts, basisOf } from "./accountDrafts.js";
+import { accountDrafts } from "./accountDrafts.js";
+import { customerDocument, type CustomerDraft } from "./customerDrafts.js";
+import { documentAccountIds, documentCustomerId } from "../billing/customers.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
-import { buildInvoiceDocument, creditNoteOf } from "../billing/buildInvoiceDocument.js";
+import { creditNoteOf } from "../billing/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
@@ -111,18 +113,30 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
   checkNumbering(inputs.config);
   refuseOtherIssuer(o, inputs.config.issuer, inputs.config.source);
   const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
-  const [draft] = await accountDrafts(connection, o, inputs, {
-    accountIds: [o.accountId],
-    alsoAccounts: [o.accountId],
-  });
+  // the invoice's accounts, today's figures of each (a customer's invoice is corrected whole)
+  const accountIds = documentAccountIds(o);
+  const accounts = await accountDrafts(connection, o, inputs, { accountIds, alsoAccounts: accountIds });
+  const draft: CustomerDraft = {
+    customer: { id: documentCustomerId(o), accountIds, grouped: o.accountIds !== undefined },
+    accounts,
+    accountId: o.accountId,
+    missingHours: [...new Set(accounts.flatMap((d) => d.missingHours))].sort((a, b) => a - b),
+  };
   request.onStep?.("computed");
-  const newlyMissing = draft!.missingHours.filter((h) => !o.missingHours.includes(h));
-  if (newlyMissing.length > 0 && !request.acceptMissing) {
-    throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number, [
-      `account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`,
-    ]);
+  const newly = accounts
+    .map((d) => ({ accountId: d.accountId, hours: d.missingHours.filter((h) => !o.missingHours.includes(h)) }))
+    .filter((d) => d.hours.length > 0);
+  if (newly.length > 0 && !request.acceptMissing) {
+    throw new MissingHoursError(
+      newly,
+      o.number,
+      newly.map(
+        ({ accountId, hours }) =>
+          `account ${accountId}: ${hours.length} hour${hours.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(hours)}`,
+      ),
+    );
   }
-  await preflight({ config: inputs.config, accountIds: [o.accountId], out: request.out });
+  await preflight({ config: inputs.config, accountIds, out: request.out });
   const corrects = { number: o.number, issueDate: o.issueDate };
   const warnings: string[] = [];
   const recorded = await recordDocuments(
@@ -138,18 +152,7 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
         kind: "invoice",
         accountId: o.accountId,
         issuer: issuerIdentity(inputs.config.issuer),
-        make: (number) =>
-          buildInvoiceDocument({
-            number,
-            invoice: draft!.invoice,
-            config: inputs.config,
-            issueDate,
-            units: inputs.units,
-            basis: basisOf(draft!, inputs),
-            missingHours: draft!.missingHours,
-            corrects,
-            reason,
-          }),
+        make: (number) => customerDocument(draft, inputs, { number, issueDate, corrects, reason }),
       },
     ],
     {

@@ -1,5 +1,6 @@
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
 import { Exact } from "../billing/exact.js";
+import { documentWhose } from "../billing/customers.js";
 
 /** The figures of a document: what a customer pays and why, without its number, dates, parties or words. */
 function figuresOf(d: InvoiceDocument): unknown {
@@ -39,10 +40,10 @@ function change(issued: string, now: string, decimals: number): string {
 export function differenceLine(issued: InvoiceDocument, now: InvoiceDocument): string {
   const money = (d: InvoiceDocument, text: string) => `${text} ${d.currency}`;
   if (issued.currency !== now.currency) {
-    return `${issued.number} (account ${issued.accountId}): issued in ${issued.currency} (amount due ${issued.gross}), the price list now gives ${money(now, now.gross)}`;
+    return `${issued.number} (${documentWhose(issued)}): issued in ${issued.currency} (amount due ${issued.gross}), the price list now gives ${money(now, now.gross)}`;
   }
   const parts = [
-    `${issued.number} (account ${issued.accountId}): amount due ${money(issued, issued.gross)} issued, ${now.gross} now (${change(issued.gross, now.gross, issued.decimals)})`,
+    `${issued.number} (${documentWhose(issued)}): amount due ${money(issued, issued.gross)} issued, ${now.gross} now (${change(issued.gross, now.gross, issued.decimals)})`,
     `net ${issued.net} → ${now.net}, tax ${issued.tax} → ${now.tax}`,
   ];
   const key = (l: InvoiceDocument["lines"][number]) => `${l.unit} ${l.start} ${l.end}`;

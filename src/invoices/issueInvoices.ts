@@ -4,12 +4,14 @@ import { isoUtc, monthPeriod } from "../base/time.js";
 import { issuerIdentity } from "../store/chainedDocuments.js";
 import { readRegister, type RegisterEntry } from "../store/readRegister.js";
 import { intactRegister } from "../store/registerChain.js";
-import { accountDrafts, basisOf, type AccountDraft } from "./accountDrafts.js";
+import { accountDrafts } from "./accountDrafts.js";
+import { customerDocument, customerDrafts, customersAccounts, type CustomerDraft } from "./customerDrafts.js";
+import { documentAccountIds, documentCustomerId } from "../billing/customers.js";
+import type { InvoiceDocument } from "../billing/invoiceDocument.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
-import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { formatHours } from "../sync/formatHours.js";
 import { lostHoursOf } from "../billing/dataQuality.js";
@@ -22,7 +24,11 @@ export interface IssueRequest extends IssueFiles {
   month: string;
   /** The folder the documents' files are written to (made when missing). */
   out: string;
-  /** Only these accounts. Default: every account holding an hour of the month. */
+  /**
+   * Only the invoices of these accounts' customers (an account of a customer of several accounts
+   * means that customer's invoice, all of its accounts). Default: the customer of every account
+   * holding an hour of the month.
+   */
   accountIds?: readonly number[];
   /** Issue accounts with hours of the month not held: the hours are recorded and printed on the invoice. Default false (refused, exit 3). */
   acceptMissing?: boolean;
@@ -89,25 +95,39 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   );
   // nothing is numbered, nor written again, from a register that disagrees with its chain
   await intactRegister(connection);
-  const ofMonth = await readRegister(connection, { period, accountIds: request.accountIds });
+  const accountIds =
+    request.accountIds === undefined ? undefined : customersAccounts(inputs.config, request.accountIds);
+  const ofMonth = await readRegister(connection, { period, accountIds });
   refuseOtherIssuer(request.month, ofMonth, inputs);
   const inForce = new Map(
     ofMonth
       .filter((e) => e.document.kind === "invoice" && e.correctedBy === null)
-      .map((e) => [e.document.accountId, e]),
+      .map((e) => [documentCustomerId(e.document), e]),
   );
-  const drafts = await accountDrafts(connection, period, inputs, {
-    accountIds: request.accountIds,
-    alsoAccounts: [...inForce.keys()],
+  const accountDraftsOfMonth = await accountDrafts(connection, period, inputs, {
+    accountIds: accountIds === undefined ? undefined : request.accountIds,
+    alsoAccounts: [
+      ...new Set([
+        ...[...inForce.values()].flatMap((e) => documentAccountIds(e.document)),
+        // the other accounts of an asked account's customer (an asked account holding no hour is refused)
+        ...(accountIds ?? []).filter((id) => !request.accountIds!.includes(id)),
+      ]),
+    ],
+    expand: (ids) => customersAccounts(inputs.config, ids),
   });
+  const drafts = customerDrafts(inputs.config, accountDraftsOfMonth);
   request.onStep?.("computed");
 
   refuseOtherFigures(drafts, inForce, inputs);
-  const fresh = drafts.filter((d) => !inForce.has(d.accountId));
+  const fresh = drafts.filter((d) => !inForce.has(d.customer.id));
   // whether the month can be issued before how: a month-end run from cron says first that hours are missing
   if (!request.acceptMissing) refuseMissing(request.month, fresh, await lostHoursOf(connection));
   if (fresh.length > 0)
-    await preflight({ config: inputs.config, accountIds: fresh.map((d) => d.accountId), out: request.out });
+    await preflight({
+      config: inputs.config,
+      accountIds: fresh.flatMap((d) => d.accounts.map((a) => a.accountId)),
+      out: request.out,
+    });
 
   const warnings: string[] = [];
   const recorded = await recordDocuments(
@@ -116,16 +136,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
       kind: "invoice" as const,
       accountId: draft.accountId,
       issuer: issuerIdentity(inputs.config.issuer),
-      make: (number: string) =>
-        buildInvoiceDocument({
-          number,
-          invoice: draft.invoice,
-          config: inputs.config,
-          issueDate,
-          units: inputs.units,
-          basis: basisOf(draft, inputs),
-          missingHours: draft.missingHours,
-        }),
+      make: (number: string) => customerDocument(draft, inputs, { number, issueDate }),
     })),
     {
       config: inputs.config,
@@ -138,7 +149,10 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
 
   // the month's documents (new, issued before, credit notes) of the accounts billed, from the register
   const numbers = new Set(recorded.map((r) => r.document.number));
-  const documents = await readRegister(connection, { period, accountIds: drafts.map((d) => d.accountId) });
+  const documents = await readRegister(connection, {
+    period,
+    accountIds: drafts.flatMap((d) => d.accounts.map((a) => a.accountId)),
+  });
   const written = await writeDocuments(connection, documents, request.out, request.onStep);
   return {
     month: request.month,
@@ -167,25 +181,18 @@ function refuseOtherIssuer(month: string, ofMonth: readonly RegisterEntry[], inp
 
 /** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */
 function refuseOtherFigures(
-  drafts: readonly AccountDraft[],
-  inForce: ReadonlyMap<number, RegisterEntry>,
+  drafts: readonly CustomerDraft[],
+  inForce: ReadonlyMap<string, RegisterEntry>,
   inputs: IssueInputs,
 ): void {
   const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
   for (const draft of drafts) {
-    const issued = inForce.get(draft.accountId);
+    const issued = inForce.get(draft.customer.id);
     if (issued === undefined) continue;
     const d = issued.document;
-    const now = buildInvoiceDocument({
-      number: d.number,
-      invoice: draft.invoice,
-      config: inputs.config,
-      issueDate: d.issueDate,
-      units: inputs.units,
-      basis: basisOf(draft, inputs),
-      missingHours: draft.missingHours,
-    });
-    if (!sameFigures(d, now)) differences.push({ issued, line: differenceLine(d, now), now: now.gross });
+    const now = customerDocument(draft, inputs, { number: d.number, issueDate: d.issueDate });
+    if (!sameFigures(d, now) || !sameAccounts(d, now))
+      differences.push({ issued, line: differenceLine(d, now), now: now.gross });
   }
   if (differences.length === 0) return;
   throw new IssuedInvoiceDiffersError(
@@ -200,28 +207,38 @@ function refuseOtherFigures(
   );
 }
 
+/** True when two documents bill the same accounts, each line the same account's. */
+function sameAccounts(a: InvoiceDocument, b: InvoiceDocument): boolean {
+  const accounts = (d: InvoiceDocument) => JSON.stringify([documentAccountIds(d), d.lines.map((l) => l.accountId)]);
+  return accounts(a) === accounts(b);
+}
+
 /** Throws MissingHoursError naming the hours not held of each account to invoice: missing (may still come) apart from lost at source (never will). */
 function refuseMissing(
   month: string,
-  drafts: readonly AccountDraft[],
+  drafts: readonly CustomerDraft[],
   lost: ReadonlyMap<number, ReadonlySet<number>>,
 ): void {
-  const lacking = drafts.filter((d) => d.missingHours.length > 0);
+  // one account lacking hours refuses its customer's invoice: every account of it is named
+  const lacking = drafts.flatMap((c) =>
+    c.accounts.filter((d) => d.missingHours.length > 0).map((d) => ({ draft: d, customer: c.customer })),
+  );
   if (lacking.length === 0) return;
   const hours = (n: number) => `${n} hour${n === 1 ? "" : "s"}`;
   throw new MissingHoursError(
-    lacking.map((d) => ({ accountId: d.accountId, hours: d.missingHours })),
+    lacking.map(({ draft: d }) => ({ accountId: d.accountId, hours: d.missingHours })),
     month,
-    lacking.flatMap((d) => {
+    lacking.flatMap(({ draft: d, customer }) => {
+      const whose = customer.grouped ? `account ${d.accountId} (customer ${customer.id})` : `account ${d.accountId}`;
       const gone = d.missingHours.filter((h) => lost.get(d.accountId)?.has(h));
       const missing = d.missingHours.filter((h) => !lost.get(d.accountId)?.has(h));
       return [
         ...(missing.length > 0
-          ? [`account ${d.accountId}: ${hours(missing.length)} not held: ${formatHours(missing)}: sync or ingest them`]
+          ? [`${whose}: ${hours(missing.length)} not held: ${formatHours(missing)}: sync or ingest them`]
           : []),
         ...(gone.length > 0
           ? [
-              `account ${d.accountId}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with acceptMissing: true`,
+              `${whose}: ${hours(gone.length)} lost at source (never written within the platform's retention): ${formatHours(gone)}: accept with acceptMissing: true`,
             ]
           : []),
       ];

@@ -42,7 +42,13 @@ export interface InvoiceTotals {
   /** The currency of these figures: the issued invoice's (which may not be the dashboard's price list's), or the draft's. */
   currency: string;
   /** The issued invoice these totals are of, with the names of its files as issued; absent on a draft. */
-  issued?: { number: string; issueDate: string; files: string[] };
+  issued?: {
+    number: string;
+    issueDate: string;
+    files: string[];
+    /** On an invoice of a customer of several accounts: the customer, its accounts, and this account's subtotal (its section's net). */
+    customer?: { id: string; accountIds: number[]; sectionNet: string };
+  };
 }
 
 /** What the account page shows of one month. */
@@ -147,7 +153,21 @@ async function invoiceTotals(
       tax: issued.tax,
       gross: issued.gross,
       currency: issued.currency,
-      issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) },
+      issued: {
+        number: issued.number,
+        issueDate: issued.issueDate,
+        files: entry.files.map((f) => f.name),
+        ...(issued.accountIds === undefined
+          ? {}
+          : {
+              customer: {
+                id: issued.customerId ?? String(issued.accountId),
+                accountIds: issued.accountIds,
+                sectionNet:
+                  issued.sections?.find((x) => x.accountId === accountId)?.net ?? (0).toFixed(issued.decimals),
+              },
+            }),
+      },
     };
   }
   const config = settings.statement;

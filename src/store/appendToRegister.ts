@@ -4,6 +4,7 @@ import { duckdbApi } from "../base/duckdb.js";
 import type { InvoiceDocument } from "../billing/invoiceDocument.js";
 import { appendPaymentReferences } from "./appendReceivables.js";
 import { appendLinks } from "./registerChain.js";
+import { documentAccountIds, documentCustomerId } from "../billing/customers.js";
 
 /** A file of an issued document: its name (`<number>.pdf`, `<number>.xml`) and its bytes. */
 export interface IssuedFile {
@@ -36,7 +37,7 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 
 /** The document as `register_documents.document` keeps it: its basis hours are rows of `register_basis_hours`. */
 function storedDocument(document: InvoiceDocument): string {
-  const { hours: _hours, hourSha256: _hourSha256, ...basis } = document.basis;
+  const { hours: _hours, hourSha256: _hourSha256, accounts: _accounts, ...basis } = document.basis;
   return JSON.stringify({ ...document, basis });
 }
 
@@ -59,9 +60,9 @@ export async function appendToRegister(
   for (const { document: d, issuer, seq, files } of records) {
     await connection.run(
       `INSERT INTO register_documents (entry, number, kind, issuer, seq_year, seq, account_id, period_start_epoch, period_end_epoch,
-         issue_date, due_date, currency, net, tax, gross, corrects, reason, prices_sha256, statement_sha256, document)
+         issue_date, due_date, currency, net, tax, gross, corrects, reason, prices_sha256, statement_sha256, document, customer_id, account_ids)
        VALUES ($entry, $number, $kind, $issuer, $year, $seq, $account, $start, $end, $issueDate, $dueDate, $currency, $net, $tax, $gross,
-         $corrects, $reason, $prices, $statement, $document)`,
+         $corrects, $reason, $prices, $statement, $document, $customer, $accounts::BIGINT[])`,
       {
         entry: ++entry,
         number: d.number,
@@ -83,6 +84,8 @@ export async function appendToRegister(
         prices: d.basis.pricesSha256,
         statement: d.basis.statementSha256,
         document: storedDocument(d),
+        customer: documentCustomerId(d),
+        accounts: JSON.stringify(documentAccountIds(d)),
       },
     );
     await appendBasisHours(connection, d);
@@ -117,7 +120,8 @@ export async function appendToRegister(
 
 /** A document's basis hours, one row each (a month of an account is ~744 rows: appended, not inserted one by one). */
 async function appendBasisHours(connection: DuckDBConnection, document: InvoiceDocument): Promise<void> {
-  const { hours, hourSha256 } = document.basis;
+  const { hours, hourSha256, accounts } = document.basis;
+  if (accounts !== undefined) await appendAccountHours(connection, document.number, accounts);
   if (hours.length !== hourSha256.length)
     throw new RangeError(`${document.number}: ${hours.length} basis hours but ${hourSha256.length} SHA-256`);
   const appender = await connection.createAppender("register_basis_hours");
@@ -128,6 +132,33 @@ async function appendBasisHours(connection: DuckDBConnection, document: InvoiceD
       appender.appendVarchar(hourSha256[i]!);
       appender.endRow();
     });
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}
+
+/** The basis hours of a document of several accounts, one row per account-hour. */
+async function appendAccountHours(
+  connection: DuckDBConnection,
+  number: string,
+  accounts: NonNullable<InvoiceDocument["basis"]["accounts"]>,
+): Promise<void> {
+  const appender = await connection.createAppender("register_basis_account_hours");
+  try {
+    for (const { accountId, hours, hourSha256 } of accounts) {
+      if (hours.length !== hourSha256.length)
+        throw new RangeError(
+          `${number}: account ${accountId}: ${hours.length} basis hours but ${hourSha256.length} SHA-256`,
+        );
+      hours.forEach((hour, i) => {
+        appender.appendVarchar(number);
+        appender.appendBigInt(BigInt(accountId));
+        appender.appendBigInt(BigInt(hour));
+        appender.appendVarchar(hourSha256[i]!);
+        appender.endRow();
+      });
+    }
     appender.flushSync();
   } finally {
     appender.closeSync();

@@ -43,10 +43,15 @@ export function sequenceName(identity: string, kind: string, year: number): stri
  */
 async function readDocuments(connection: DuckDBConnection, keys?: readonly string[]): Promise<ChainedRecord[]> {
   if (!(await hasTable(connection, "register_documents"))) return [];
+  const accountHours = (await hasTable(connection, "register_basis_account_hours"))
+    ? `(SELECT list([a.account_id::VARCHAR, a.hour_epoch::VARCHAR, a.files_sha256] ORDER BY a.account_id, a.hour_epoch)
+          FROM register_basis_account_hours a WHERE a.number = d.number)`
+    : "NULL";
   const rows = (
     await connection.runAndReadAll(
       `SELECT ${COLUMNS.map((c) => `d.${c}`).join(", ")}, d.document::VARCHAR AS document, epoch_us(d.issued_at) AS issued_at_us,
        (SELECT list([b.hour_epoch::VARCHAR, b.files_sha256] ORDER BY b.hour_epoch) FROM register_basis_hours b WHERE b.number = d.number) AS basis,
+       ${accountHours} AS account_hours,
        (SELECT list([f.name, f.sha256, sha256(f.content)] ORDER BY f.name) FROM register_files f WHERE f.number = d.number) AS files,
        (SELECT list([c.corrected, c.credit_note, c.replacement, c.reason, strftime(c.corrected_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%fZ')] ORDER BY c.corrected)
           FROM register_corrections c WHERE c.credit_note = d.number OR c.replacement = d.number) AS corrections
@@ -65,6 +70,8 @@ async function readDocuments(connection: DuckDBConnection, keys?: readonly strin
       else value.forEach((item, i) => (fields[`document ${name}[${i}]`] = item));
     }
     fields["basis hours"] = r.basis ?? [];
+    // a document of several accounts: its account-hours (a field documents of one account never had)
+    if (r.account_hours !== null) fields["basis account hours"] = r.account_hours;
     for (const [name, sha256, bytes] of (r.files as string[][] | null) ?? []) {
       fields[`recorded SHA-256 of ${name}`] = sha256;
       fields[`bytes of ${name}`] = bytes;

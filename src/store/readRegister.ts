@@ -44,7 +44,10 @@ export async function readRegister(
     params.number = filter.number;
   }
   if (filter.accountIds !== undefined) {
-    where.push("list_contains($accounts::BIGINT[], d.account_id)");
+    // a document of several accounts is of each (its JSON lists them: a warehouse made before has no account_ids column)
+    where.push(
+      `list_has_any($accounts::BIGINT[], coalesce(from_json(d.document->'accountIds', '["BIGINT"]'), [d.account_id]))`,
+    );
     params.accounts = JSON.stringify(filter.accountIds);
   }
   if (filter.period !== undefined) {
@@ -55,9 +58,13 @@ export async function readRegister(
     where.push("d.period_start_epoch >= $start AND d.period_start_epoch < $end");
     Object.assign(params, filter.periodStartsIn);
   }
+  const accountHours = (await hasTable(connection, "register_basis_account_hours"))
+    ? `(SELECT list({'accountId': a.account_id, 'hour': a.hour_epoch, 'sha256': a.files_sha256} ORDER BY a.account_id, a.hour_epoch)
+          FROM register_basis_account_hours a WHERE a.number = d.number)`
+    : "NULL";
   const rows = (
     await connection.runAndReadAll(
-      `SELECT d.entry, d.number, d.document::VARCHAR AS document, strftime(d.issued_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS issued_at,
+      `SELECT ${accountHours} AS account_hours, d.entry, d.number, d.document::VARCHAR AS document, strftime(d.issued_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS issued_at,
        c.credit_note, c.replacement,
        (SELECT list({'name': f.name, 'sha256': f.sha256} ORDER BY f.name) FROM register_files f WHERE f.number = d.number) AS files,
        (SELECT list(b.hour_epoch ORDER BY b.hour_epoch) FROM register_basis_hours b WHERE b.number = d.number) AS hours,
@@ -74,9 +81,10 @@ export async function readRegister(
     };
     const hours = ((r.hours as bigint[] | null) ?? []).map(Number);
     const hourSha256 = ((r.hour_sha256 as string[] | null) ?? []).map(String);
+    const accounts = accountsBasis(r.account_hours as { accountId: bigint; hour: bigint; sha256: string }[] | null);
     return {
       entry: Number(r.entry),
-      document: { ...stored, basis: { ...stored.basis, hours, hourSha256 } },
+      document: { ...stored, basis: { ...stored.basis, hours, hourSha256, ...(accounts ? { accounts } : {}) } },
       files: ((r.files as { name: string; sha256: string }[] | null) ?? []).map((f) => ({
         name: String(f.name),
         sha256: String(f.sha256),
@@ -86,6 +94,21 @@ export async function readRegister(
       issuedAt: String(r.issued_at),
     };
   });
+}
+
+/** The basis hours of a document of several accounts, per account; undefined for a document of one. */
+function accountsBasis(
+  rows: { accountId: bigint; hour: bigint; sha256: string }[] | null,
+): InvoiceDocument["basis"]["accounts"] {
+  if (rows === null || rows.length === 0) return undefined;
+  const out: NonNullable<InvoiceDocument["basis"]["accounts"]> = [];
+  for (const row of rows) {
+    const accountId = Number(row.accountId);
+    if (out.at(-1)?.accountId !== accountId) out.push({ accountId, hours: [], hourSha256: [] });
+    out.at(-1)!.hours.push(Number(row.hour));
+    out.at(-1)!.hourSha256.push(String(row.sha256));
+  }
+  return out;
 }
 
 /** The files of a document as issued, byte for byte, by name. */

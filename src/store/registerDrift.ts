@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { HELD_HOUR_FILES_SQL } from "./heldHourFiles.js";
 import { hasRegister } from "./readRegister.js";
+import { hasTable } from "./hasTable.js";
 
 /**
  * An issued invoice the warehouse now disagrees with: hours of its period held now that it was
@@ -28,29 +29,40 @@ export interface RegisterDrift {
  */
 export async function registerDrift(connection: DuckDBConnection): Promise<RegisterDrift[]> {
   if (!(await hasRegister(connection))) return [];
+  const accountHours = (await hasTable(connection, "register_basis_account_hours"))
+    ? "UNION ALL SELECT a.number, a.account_id, a.hour_epoch, a.files_sha256 FROM register_basis_account_hours a JOIN current USING (number)"
+    : "";
   const rows = (
     await connection.runAndReadAll(
       `WITH current AS (
-       SELECT number, account_id, period_start_epoch, period_end_epoch, issue_date, entry FROM register_documents
+       SELECT number, account_id, document, period_start_epoch, period_end_epoch, issue_date, entry FROM register_documents
        WHERE kind = 'invoice' AND number NOT IN (SELECT corrected FROM register_corrections)
      ),
+     -- each account a document bills (a customer's invoice bills several: its JSON lists them)
+     accounts AS (
+       SELECT number, unnest(coalesce(from_json(document->'accountIds', '["BIGINT"]'), [account_id])) AS account_id,
+         period_start_epoch, period_end_epoch FROM current
+     ),
      held AS (${HELD_HOUR_FILES_SQL}),
-     basis AS (SELECT b.* FROM register_basis_hours b JOIN current USING (number)),
+     basis AS (
+       SELECT b.number, c.account_id, b.hour_epoch, b.files_sha256 FROM register_basis_hours b JOIN current c USING (number)
+       ${accountHours}
+     ),
      changes AS (
        SELECT b.number, b.hour_epoch, CASE WHEN h.hour_epoch IS NULL THEN 'gone' ELSE 'rewritten' END AS change
-       FROM basis b JOIN current c USING (number) LEFT JOIN held h ON h.account_id = c.account_id AND h.hour_epoch = b.hour_epoch
+       FROM basis b LEFT JOIN held h ON h.account_id = b.account_id AND h.hour_epoch = b.hour_epoch
        WHERE h.hour_epoch IS NULL OR h.files_sha256 <> b.files_sha256
        UNION ALL
-       SELECT c.number, h.hour_epoch, 'late' FROM current c JOIN held h
-         ON h.account_id = c.account_id AND h.hour_epoch >= c.period_start_epoch AND h.hour_epoch < c.period_end_epoch
-       WHERE NOT EXISTS (SELECT 1 FROM basis b WHERE b.number = c.number AND b.hour_epoch = h.hour_epoch)
+       SELECT a.number, h.hour_epoch, 'late' FROM accounts a JOIN held h
+         ON h.account_id = a.account_id AND h.hour_epoch >= a.period_start_epoch AND h.hour_epoch < a.period_end_epoch
+       WHERE NOT EXISTS (SELECT 1 FROM basis b WHERE b.number = a.number AND b.account_id = a.account_id AND b.hour_epoch = h.hour_epoch)
      )
      SELECT c.number, c.account_id, c.period_start_epoch, c.period_end_epoch, c.issue_date,
-       list(x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'late') AS late,
-       list(x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'rewritten') AS rewritten,
-       list(x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'gone') AS gone
+       list(DISTINCT x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'late') AS late,
+       list(DISTINCT x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'rewritten') AS rewritten,
+       list(DISTINCT x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'gone') AS gone
      FROM changes x JOIN current c USING (number)
-     GROUP BY ALL ORDER BY min(c.entry)`,
+     GROUP BY c.number, c.account_id, c.period_start_epoch, c.period_end_epoch, c.issue_date ORDER BY min(c.entry)`,
     )
   ).getRowObjectsJS();
   const hours = (v: unknown) => ((v as bigint[] | null) ?? []).map(Number);

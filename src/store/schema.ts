@@ -277,6 +277,22 @@ CREATE OR REPLACE VIEW register_taxes AS
   SELECT number, unnest(tax) FROM (
     SELECT number, unnest(from_json(document->'taxes', '[{"category":"VARCHAR","ratePercent":"VARCHAR","base":"VARCHAR","amount":"VARCHAR","exemptionReason":"VARCHAR"}]')) AS tax
     FROM register_documents);
+-- Customers across accounts (docs/billing.md#customers-of-several-accounts): whose invoice a document is,
+-- and the accounts it bills. NULL on rows recorded before customers: their customer is their account
+-- (customer_id = account_id, account_ids = [account_id]; the view register_customers says so).
+ALTER TABLE register_documents ADD COLUMN IF NOT EXISTS customer_id VARCHAR;
+ALTER TABLE register_documents ADD COLUMN IF NOT EXISTS account_ids BIGINT[];
+CREATE OR REPLACE VIEW register_customers AS
+  SELECT number, coalesce(customer_id, account_id::VARCHAR) AS customer_id, coalesce(account_ids, [account_id]) AS account_ids
+  FROM register_documents;
+-- The account-hours billed by a document of several accounts (register_basis_hours keeps those of a document of one).
+CREATE TABLE IF NOT EXISTS register_basis_account_hours (
+  number         VARCHAR NOT NULL,
+  account_id     BIGINT NOT NULL,
+  hour_epoch     BIGINT NOT NULL,
+  files_sha256   VARCHAR NOT NULL,
+  PRIMARY KEY (number, account_id, hour_epoch)
+);
 
 -- Where the account's syncs began (hours before it are never asked again), and how its last sync ended.
 ALTER TABLE sync_state ADD COLUMN IF NOT EXISTS synced_from_epoch BIGINT;

@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { documentWhose } from "../../billing/customers.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { flagWords } from "../flagWords.js";
 import { DeliveryFailedError, OverdueDocumentsError, UsageError } from "../../base/errors.js";
@@ -305,11 +306,11 @@ const issueCommand: CommandModule<object, IssueArgs> = {
       files,
     } of result.issued) {
       say(
-        `issued ${d.number} (account ${d.accountId}, ${d.issueDate}): amount due ${d.gross} ${d.currency} (net ${d.net}, tax ${d.tax}): ${files.map((f) => f.path).join(", ")}`,
+        `issued ${d.number} (${documentWhose(d)}, ${d.issueDate}): amount due ${d.gross} ${d.currency} (net ${d.net}, tax ${d.tax}): ${files.map((f) => f.path).join(", ")}`,
       );
       if (d.missingHours.length > 0)
         note(
-          `${d.number} (account ${d.accountId}): issued without ${d.missingHours.length} hour${d.missingHours.length === 1 ? "" : "s"} not held, recorded and printed on it: ${formatHours(d.missingHours)}`,
+          `${d.number} (${documentWhose(d)}): issued without ${d.missingHours.length} hour${d.missingHours.length === 1 ? "" : "s"} not held, recorded and printed on it: ${formatHours(d.missingHours)}`,
         );
     }
     for (const {
@@ -318,7 +319,7 @@ const issueCommand: CommandModule<object, IssueArgs> = {
     } of result.reissued) {
       const wrote = files.some((f) => f.written);
       say(
-        `${d.number} (${d.kind === "invoice" ? "invoice" : "credit note"}, account ${d.accountId}) was issued on ${d.issueDate}: ${wrote ? "its files written again from the register" : "its files are in place"}`,
+        `${d.number} (${d.kind === "invoice" ? "invoice" : "credit note"}, ${documentWhose(d)}) was issued on ${d.issueDate}: ${wrote ? "its files written again from the register" : "its files are in place"}`,
       );
     }
     if (result.issued.length + result.reissued.length === 0) say(`${argv.month}: no account to invoice`);
@@ -482,7 +483,7 @@ const overdueCommand: CommandModule<object, OverdueArgs> = {
     else {
       for (const { document: d, receivable: r } of overdue) {
         say(
-          `${d.number}  account ${d.accountId}  ${d.customer.legalName}  due ${r.dueDate}  ${r.daysPastDue} day${r.daysPastDue === 1 ? "" : "s"} overdue  ${r.outstanding} ${d.currency} outstanding of ${d.gross}`,
+          `${d.number}  ${documentWhose(d)}  ${d.customer.legalName}  due ${r.dueDate}  ${r.daysPastDue} day${r.daysPastDue === 1 ? "" : "s"} overdue  ${r.outstanding} ${d.currency} outstanding of ${d.gross}`,
         );
       }
     }

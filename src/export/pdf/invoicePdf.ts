@@ -78,18 +78,24 @@ function charges(doc: Doc, w: DocumentWords): void {
         { header: "Unit price", width: 105, align: "right" },
         { header: "Net amount", width: 85.28, align: "right" },
       ];
-  table(
-    doc,
-    columns,
-    w.lines.map((l) =>
+  const cells = (lines: DocumentWords["lines"]) =>
+    lines.map((l) =>
       dated
         ? [l.description, l.period ?? "", l.quantity, l.unitPrice, l.net]
         : [l.description, l.quantity, l.unitPrice, l.net],
-    ),
-  );
-  rule(doc, 0.8, "#333333");
+    );
   const last = columns[columns.length - 1]!;
   const merged: Column[] = [{ header: "", width: CONTENT_WIDTH - last.width, align: "right" }, last];
+  if (w.sections === undefined) table(doc, columns, cells(w.lines));
+  // a customer of several accounts: a section per account, its lines and its subtotal
+  for (const section of w.sections ?? []) {
+    ensureRoom(doc, 48);
+    doc.moveDown(0.4);
+    paragraph(doc, section.heading, { size: 9.5, bold: true });
+    table(doc, columns, cells(section.lines));
+    row(doc, merged, [section.subtotal.label, section.subtotal.amount], { bold: true, size: 8.5 });
+  }
+  rule(doc, 0.8, "#333333");
   for (const t of w.totals) {
     ensureRoom(doc, 18);
     if (t.bold) rule(doc);
@@ -114,6 +120,7 @@ function textsOf(w: DocumentWords): string[] {
     ...w.facts.flat(),
     ...w.payment,
     ...w.lines.map((l) => l.description),
+    ...(w.sections ?? []).map((x) => x.heading),
   ];
 }
 
@@ -146,7 +153,7 @@ export async function renderInvoicePdf(
     margins: { top: PAGE.margin, bottom: PAGE.margin + PAGE.footer, left: PAGE.margin, right: PAGE.margin },
     bufferPages: true,
     info: {
-      Title: `${w.title} ${document.number ?? "(draft)"}, account ${document.accountId}`,
+      Title: `${w.title} ${document.number ?? "(draft)"}, ${document.accountIds === undefined ? `account ${document.accountId}` : `customer ${document.customerId}`}`,
       Author: w.issuer.name,
       Subject: w.customer.name,
       Creator: "cloudunits",

@@ -45,6 +45,10 @@ export function ublLine(doc: InvoiceDocument, line: DocumentLine, index: number)
   const credit = doc.kind === "creditNote";
   const sign = credit ? -1 : 1;
   const node: XmlNode = { "cbc:ID": String(index + 1) };
+  // a customer's invoice of several accounts: which account's consumption the line is
+  const section = line.accountId === undefined ? undefined : doc.sections?.find((x) => x.accountId === line.accountId);
+  if (line.accountId !== undefined)
+    node["cbc:Note"] = xmlText(`Account ${line.accountId}${section?.name ? ` – ${section.name}` : ""}`);
   node[credit ? "cbc:CreditedQuantity" : "cbc:InvoicedQuantity"] = {
     "@unitCode": unitCodeOf(line.quantityUnit),
     "#": credit ? line.quantity.replace(/^-/, "") : line.quantity,

@@ -183,6 +183,7 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
   const issued = totals.issued;
   // an invoice issued in another currency than the dashboard's price list gives the lines in: its figures say theirs
   const other = totals.currency === invoice.currency ? "" : `, in ${totals.currency}`;
+  if (issued?.customer) return customerTotalRows(data, issued, row, lines, other);
   return [
     row(
       issued ? `Net of invoice ${issued.number}${other}` : `Net${soFar} (the sum of the lines${draft})`,
@@ -209,11 +210,47 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
   ].join("");
 }
 
+/**
+ * The foot of the invoice table of an account on the invoice of a customer of several accounts:
+ * the account's subtotal on it, then the invoice's amount due (all of the customer's accounts),
+ * and today's sum of the lines beside the subtotal when it differs.
+ */
+function customerTotalRows(
+  data: AccountData,
+  issued: NonNullable<NonNullable<AccountData["totals"]>["issued"]>,
+  row: (label: string, amount: string, id?: string) => string,
+  lines: string,
+  other: string,
+): string {
+  const customer = issued.customer!;
+  const totals = data.totals!;
+  const on = `invoice ${issued.number} of customer ${customer.id}`;
+  return [
+    row(`Subtotal of account ${data.accountId} on ${on}, before tax${other}`, customer.sectionNet, "net"),
+    row(
+      `Amount due of ${on}, accounts ${customer.accountIds.join(", ")}, issued ${issued.issueDate} (tax included)${other}`,
+      totals.gross,
+      "amount-due",
+    ),
+    ...(other === "" && customer.sectionNet !== lines
+      ? [
+          row(
+            `The sum of the lines as the warehouse now gives it, before tax: not the issued subtotal; correct the invoice (cloudunits invoices correct --number ${issued.number})`,
+            lines,
+            "net-now",
+          ),
+        ]
+      : []),
+  ].join("");
+}
+
 /** Under the amount due card: its net and tax, and whether it is an issued invoice or a draft. */
 function amountNote(data: AccountData): string {
   const t = data.totals;
   if (t === undefined)
     return '<div class="sub">before tax (the dashboard knows taxes from a statement config, --statement FILE)</div>';
+  if (t.issued?.customer)
+    return `<div class="sub" id="on-invoice">on invoice ${esc(t.issued.number)} of customer ${esc(t.issued.customer.id)} (accounts ${esc(t.issued.customer.accountIds.join(", "))}), issued ${esc(t.issued.issueDate)}: this account's subtotal ${esc(money(t.issued.customer.sectionNet, undefined))} ${esc(t.currency)} before tax; the invoice's net ${esc(money(t.net, undefined))} + tax ${esc(money(t.tax, undefined))}</div>`;
   return `<div class="sub">net ${esc(money(t.net, undefined))} ${esc(t.currency)} + tax ${esc(money(t.tax, undefined))}; ${t.issued ? `invoice ${esc(t.issued.number)}, issued ${esc(t.issued.issueDate)}` : "a draft, not issued"}</div>`;
 }
 
