@@ -133,7 +133,26 @@ export async function sampleDocuments(): Promise<Record<string, InvoiceDocument>
   });
   const invoice = report.invoices![0]!;
   connection.closeSync();
+  // a customer of three accounts (customers.acme.accounts: [7102, 7105, 7106]): a section per account, one tax breakdown
+  const accounts = [
+    invoiceOf(accountLine({ CU: 1234.5, SU: 1800 }, 7102, "Production"), EUR, DEFAULT_UNITS, OCTOBER),
+    invoiceOf(accountLine({ CU: 99.5, TU: 10 }, 7105, "Staging"), EUR, DEFAULT_UNITS, OCTOBER),
+    invoiceOf(accountLine({ CU: 10, NU: 0.5 }, 7106, ""), EUR, DEFAULT_UNITS, OCTOBER),
+  ];
+  const threeAccounts = buildInvoiceDocument({
+    invoice: accounts[0]!,
+    customer: { id: "acme", invoices: accounts },
+    config: sampleConfig,
+    issueDate: "2026-11-02",
+    number: "INV-2026-00007",
+  });
   return {
+    customerOfThreeAccounts: threeAccounts,
+    customerOfThreeAccountsCredited: creditNoteOf(threeAccounts, {
+      number: "CN-2026-00002",
+      issueDate: "2026-11-20",
+      reason: "account 7105 was a test account",
+    }),
     standard,
     reverseCharge: issued(7101, { CU: 59299.5, SU: 21000, NU: 2.25 }, "INV-2026-00002"),
     exempt: issued(7103, { CU: 744, SU: 744 }, "INV-2026-00003"),
