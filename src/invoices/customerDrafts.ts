@@ -1,7 +1,7 @@
-import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
-import { customersOf, type Customer } from "../billing/customers.js";
-import type { DocumentBasis, InvoiceDocument } from "../billing/invoiceDocument.js";
-import type { StatementConfig } from "../billing/statementConfig.js";
+import { buildInvoiceDocument } from "./document/buildInvoiceDocument.js";
+import { customersOf, type Customer } from "./document/customers.js";
+import type { DocumentBasis, InvoiceDocument } from "./document/invoiceDocument.js";
+import type { StatementConfig } from "./document/statementConfig.js";
 import { basisOf, type AccountDraft } from "./accountDrafts.js";
 import type { IssueInputs } from "./issueInputs.js";
 

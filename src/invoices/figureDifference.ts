@@ -1,6 +1,6 @@
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
 import { Exact } from "../billing/exact.js";
-import { documentWhose } from "../billing/customers.js";
+import { documentWhose } from "./document/customers.js";
 
 /** The figures of a document: what a customer pays and why, without its number, dates, parties or words. */
 function figuresOf(d: InvoiceDocument): unknown {

@@ -1,13 +1,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { IssuedInvoiceDiffersError, MissingHoursError, UsageError } from "../base/errors.js";
 import { isoUtc, monthPeriod } from "../base/time.js";
-import { issuerIdentity } from "../store/chainedDocuments.js";
-import { readRegister, type RegisterEntry } from "../store/readRegister.js";
-import { intactRegister } from "../store/registerChain.js";
+import { issuerIdentity } from "./register/chainedDocuments.js";
+import { readRegister, type RegisterEntry } from "./register/readRegister.js";
+import { intactRegister } from "./register/registerChain.js";
 import { accountDrafts } from "./accountDrafts.js";
 import { customerDocument, customerDrafts, customersAccounts, type CustomerDraft } from "./customerDrafts.js";
-import { documentAccountIds, documentCustomerId } from "../billing/customers.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { documentAccountIds, documentCustomerId } from "./document/customers.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";

@@ -1,5 +1,5 @@
-import { groupThousands } from "../base/groupThousands.js";
-import { dateWords, periodWords } from "../base/readableTime.js";
+import { groupThousands } from "../../base/groupThousands.js";
+import { dateWords, periodWords } from "../../base/readableTime.js";
 import type {
   DocumentKind,
   DocumentLine,
@@ -7,7 +7,7 @@ import type {
   DraftDocument,
   InvoiceDocument,
   TaxLine,
-} from "../billing/invoiceDocument.js";
+} from "./invoiceDocument.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
 export const NAME_LIMIT = 120;

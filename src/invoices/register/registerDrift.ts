@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { HELD_HOUR_FILES_SQL } from "./heldHourFiles.js";
 import { hasRegister } from "./readRegister.js";
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 
 /**
  * An issued invoice the warehouse now disagrees with: hours of its period held now that it was

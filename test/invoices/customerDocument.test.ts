@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
-import type { InvoiceDocument } from "../../src/billing/invoiceDocument.js";
-import { parseStatementConfig } from "../../src/billing/statementConfig.js";
-import { customerOf } from "../../src/billing/customers.js";
-import { documentWords } from "../../src/export/documentWords.js";
+import type { InvoiceDocument } from "../../src/invoices/document/invoiceDocument.js";
+import { parseStatementConfig } from "../../src/invoices/document/statementConfig.js";
+import { customerOf } from "../../src/invoices/document/customers.js";
+import { documentWords } from "../../src/invoices/document/documentWords.js";
 import { renderUbl } from "../../src/internal.js";
 import { sampleDocuments } from "../helpers/invoiceDocuments.js";
 

@@ -1,10 +1,10 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
-import { duckdbApi } from "../base/duckdb.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { duckdbApi } from "../../base/duckdb.js";
+import type { InvoiceDocument } from "../document/invoiceDocument.js";
 import { appendPaymentReferences } from "./appendReceivables.js";
 import { appendLinks } from "./registerChain.js";
-import { documentAccountIds, documentCustomerId } from "../billing/customers.js";
+import { documentAccountIds, documentCustomerId } from "../document/customers.js";
 
 /** A file of an issued document: its name (`<number>.pdf`, `<number>.xml`) and its bytes. */
 export interface IssuedFile {
