@@ -135,6 +135,14 @@ export type {
   StatementCustomer,
   TaxRule,
 } from "./invoices/document/statementConfig.js";
+// Customers across accounts: whose invoice an account is on (customers.<id>.accounts)
+export {
+  customerOf,
+  customersOf,
+  documentCustomerId,
+  documentAccountIds,
+  type Customer,
+} from "./invoices/document/customers.js";
 
 // Invoices as records: the issued document every renderer reads (docs/billing.md)
 export { buildInvoiceDocument, creditNoteOf, lineDescription } from "./invoices/document/buildInvoiceDocument.js";
@@ -144,6 +152,7 @@ export type {
   DraftDocument,
   DocumentKind,
   DocumentLine,
+  DocumentSection,
   DocumentParty,
   DocumentBasis,
   TaxLine,

@@ -239,6 +239,8 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
         "number",
         "kind",
         "accountId",
+        "customerId",
+        "accountIds",
         "start",
         "end",
         "issueDate",
