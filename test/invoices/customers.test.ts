@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { loadPrices, open, serveDashboard } from "../../src/index.js";
-import { runCli, type CliRun } from "../helpers/runCli.js";
+import { LIBRARY, runCli, type CliRun } from "../helpers/runCli.js";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 
 // October 2026 of a customer of three accounts (acme: 11, 12, 13) and of account 2, its own
 // customer, against the tool as a user runs it and a warehouse file. Account 12's hour
@@ -104,6 +106,8 @@ beforeAll(async () => {
     expect(run.code, run.stderr).toBe(0);
   }
   copyFileSync(db, path("solo.duckdb"));
+  for (const name of ["clean", "killed-recorded", "killed-file"])
+    copyFileSync(path("full.duckdb"), path(`${name}.duckdb`));
   writeFileSync(path("statement.yaml"), `${ISSUER}customers:\n  acme: ${ACME}, accounts: [11, 12, 13] }\n  ${TWO}\n`);
   // the same parties, each account its own customer: what each account's invoice alone would be
   writeFileSync(
@@ -199,6 +203,9 @@ describe("customers across accounts: one invoice per customer and month", { time
     const status = await runCli(["status", "--db", db], at(MONTH_END));
     expect(status.code, status.stderr).toBe(9);
     expect(status.stderr).toContain("INV-2026-00002");
+    expect(status.stdout).toContain(
+      `INV-2026-00002 (customer acme, accounts 11, 12, 13, 2026-10, issued 2026-11-02): 1 h arrived late: ${LATE_HOUR}`,
+    );
     const refused = await issue(db, "drift");
     expect(refused.code, refused.stderr).toBe(9);
     expect(refused.stderr).toContain("INV-2026-00002 (customer acme, accounts 11, 12, 13)");
@@ -246,5 +253,44 @@ describe("customers across accounts: one invoice per customer and month", { time
     const listed = await list(full);
     expect(listed.map((d) => d.number).sort()).toEqual(["INV-2026-00001", "INV-2026-00002"]);
     expect(listed.map((d) => d.customerId).sort()).toEqual(["2", "acme"]);
+  });
+
+  it("a run killed before its commit records nothing, one killed after it everything; run again, the register and files are a clean run's", async () => {
+    const clean = await issue(path("clean.duckdb"), "clean");
+    expect(clean.code, clean.stderr).toBe(0);
+    const numbers = (listed: RegisterListItem[]) => listed.map((d) => [d.number, d.customerId, d.accountIds, d.gross]);
+    const expected = numbers(await list(path("clean.duckdb")));
+    expect(expected.map(([n, c]) => [n, c])).toEqual([
+      ["INV-2026-00001", "2"],
+      ["INV-2026-00002", "acme"],
+    ]);
+    for (const [step, nth, recorded] of [
+      ["recorded", 1, false],
+      ["file", 2, true],
+    ] as const) {
+      const killed = path(`killed-${step}.duckdb`);
+      const out = path(`killed-${step}`);
+      const script = path(`kill-${step}.mjs`);
+      writeFileSync(
+        script,
+        `const { open } = await import(${JSON.stringify(LIBRARY)});
+        const store = await open({ db: ${JSON.stringify(killed)} }, { write: true });
+        let seen = 0;
+        await store.issueInvoices({
+          month: "2026-10", statement: ${JSON.stringify(path("statement.yaml"))}, prices: ${JSON.stringify(path("prices.yaml"))},
+          out: ${JSON.stringify(out)}, issueDate: "2026-11-02", nowEpoch: Date.parse(${JSON.stringify(MONTH_END)}) / 1000,
+          onStep: (s) => { if (s === ${JSON.stringify(step)} && ++seen === ${nth}) process.kill(process.pid, "SIGKILL"); },
+        });
+        process.exit(3);`,
+      );
+      const child = spawn(process.execPath, [script], { stdio: "ignore" });
+      const signal = await new Promise((resolve) => child.on("exit", (_code, sig) => resolve(sig)));
+      expect(signal).toBe("SIGKILL");
+      expect(numbers(await list(killed)), step).toEqual(recorded ? expected : []);
+      const again = await issue(killed, `killed-${step}`);
+      expect(again.code, again.stderr).toBe(0);
+      expect(numbers(await list(killed))).toEqual(expected);
+      expect(existsSync(out) && folder(out)).toEqual(folder(path("clean")));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
+import { documentWhose } from "../../invoices/document/customers.js";
 import { InvoicesToCorrectError, StaleWarehouseError, UsageError } from "../../base/errors.js";
 import { alarmingHours, type AccountStatus, type HourSpan, type WarehouseStatus } from "../../sync/warehouseStatus.js";
 import type { RegisterDrift } from "../../invoices/register/registerDrift.js";
@@ -105,7 +106,7 @@ function driftText(drift: readonly RegisterDrift[]): string[] {
       .filter(([, hours]) => hours.length > 0)
       .map(([what, hours]) => `${hours.length} h ${what}: ${formatHours(hours)}`);
     lines.push(
-      `  ${d.number} (account ${d.accountId}, ${isoUtc(d.start).slice(0, 7)}, issued ${d.issueDate}): ${changes.join("; ")}`,
+      `  ${d.number} (${documentWhose(d)}, ${isoUtc(d.start).slice(0, 7)}, issued ${d.issueDate}): ${changes.join("; ")}`,
     );
   }
   return lines;

@@ -11,6 +11,9 @@ import { hasTable } from "../../base/hasTable.js";
 export interface RegisterDrift {
   number: string;
   accountId: number;
+  /** On an invoice of a customer of several accounts: the customer and its accounts (absent on an invoice of one account). */
+  customerId?: string;
+  accountIds?: number[];
   /** The invoice's period `[start, end)`, epoch seconds. */
   start: number;
   end: number;
@@ -58,6 +61,7 @@ export async function registerDrift(connection: DuckDBConnection): Promise<Regis
        WHERE NOT EXISTS (SELECT 1 FROM basis b WHERE b.number = a.number AND b.account_id = a.account_id AND b.hour_epoch = h.hour_epoch)
      )
      SELECT c.number, c.account_id, c.period_start_epoch, c.period_end_epoch, c.issue_date,
+       any_value(c.document->>'customerId') AS customer_id, any_value((c.document->'accountIds')::VARCHAR) AS account_ids,
        list(DISTINCT x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'late') AS late,
        list(DISTINCT x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'rewritten') AS rewritten,
        list(DISTINCT x.hour_epoch ORDER BY x.hour_epoch) FILTER (WHERE x.change = 'gone') AS gone
@@ -69,6 +73,9 @@ export async function registerDrift(connection: DuckDBConnection): Promise<Regis
   return rows.map((r) => ({
     number: String(r.number),
     accountId: Number(r.account_id),
+    ...(r.customer_id === null || r.account_ids === null
+      ? {}
+      : { customerId: String(r.customer_id), accountIds: (JSON.parse(String(r.account_ids)) as number[]).map(Number) }),
     start: Number(r.period_start_epoch),
     end: Number(r.period_end_epoch),
     issueDate: String(r.issue_date),
