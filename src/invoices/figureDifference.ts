@@ -46,19 +46,23 @@ export function differenceLine(issued: InvoiceDocument, now: InvoiceDocument): s
     `${issued.number} (${documentWhose(issued)}): amount due ${money(issued, issued.gross)} issued, ${now.gross} now (${change(issued.gross, now.gross, issued.decimals)})`,
     `net ${issued.net} → ${now.net}, tax ${issued.tax} → ${now.tax}`,
   ];
-  const key = (l: InvoiceDocument["lines"][number]) => `${l.unit} ${l.start} ${l.end}`;
+  const key = (l: InvoiceDocument["lines"][number]) => `${l.accountId ?? ""} ${l.unit} ${l.start} ${l.end}`;
   const before = new Map(issued.lines.map((l) => [key(l), l]));
   const changed = now.lines.flatMap((l) => {
     const was = before.get(key(l));
-    if (was === undefined) return [`${l.unit} new line ${l.quantity} ${l.quantityUnit}`];
+    const of = l.accountId === undefined ? "" : `account ${l.accountId} `;
+    if (was === undefined) return [`${of}${l.unit} new line ${l.quantity} ${l.quantityUnit}`];
     if (was.quantity === l.quantity && was.unitPrice === l.unitPrice) return [];
     return [
-      `${l.unit} ${was.quantity} → ${l.quantity} ${l.quantityUnit}${was.unitPrice === l.unitPrice ? "" : ` at ${was.unitPrice} → ${l.unitPrice}`}`,
+      `${of}${l.unit} ${was.quantity} → ${l.quantity} ${l.quantityUnit}${was.unitPrice === l.unitPrice ? "" : ` at ${was.unitPrice} → ${l.unitPrice}`}`,
     ];
   });
   const gone = issued.lines
     .filter((l) => !now.lines.some((n) => key(n) === key(l)))
-    .map((l) => `${l.unit} line gone (${l.quantity} ${l.quantityUnit})`);
+    .map(
+      (l) =>
+        `${l.accountId === undefined ? "" : `account ${l.accountId} `}${l.unit} line gone (${l.quantity} ${l.quantityUnit})`,
+    );
   if (changed.length + gone.length > 0) parts.push([...changed, ...gone].join(", "));
   return parts.join("; ");
 }
