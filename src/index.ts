@@ -2,6 +2,8 @@
 
 // Errors, times
 export * from "./base/errors.js";
+export { ERROR_CODES } from "./base/errorCodes.js";
+export type { ErrorCode, ErrorCodeInfo, ErrorCodeWithExit } from "./base/errorCodes.js";
 export { parseTime, isoUtc, monthPeriod } from "./base/time.js";
 
 // Reading: find account-hours in zips and trees
