@@ -120,11 +120,18 @@ export class ImpossibleValuesError extends CloudunitsError {
 export class FetchError extends CloudunitsError {
   /** HTTP status, when the server answered. */
   readonly status: number | undefined;
+  /** How long the server asked to wait before trying again (its `Retry-After`), ms, when it said. */
+  readonly retryAfterMs: number | undefined;
   declare readonly code: ErrorCodeWithExit<4>;
 
-  constructor(code: ErrorCodeWithExit<4>, message: string, options?: { cause?: unknown; status?: number }) {
+  constructor(
+    code: ErrorCodeWithExit<4>,
+    message: string,
+    options?: { cause?: unknown; status?: number; retryAfterMs?: number },
+  ) {
     super(code, message, options);
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
