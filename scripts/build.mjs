@@ -9,7 +9,7 @@
 //
 //   node scripts/build.mjs [--out-dir DIR]     (default dist; the package test builds elsewhere)
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,14 +31,18 @@ if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 await bundleYargs(outDir);
 chmodSync(join(outDir, "cli/main.js"), 0o755);
 
-// The fonts documents use, and their licenses, into DIR/fonts (src/export/pdf/pdfFonts.ts reads them
-// there): the five files its FILES lists, not the font packages, which are development dependencies.
+// The fonts documents use, and their licenses, into a fonts/ folder beside the module that reads
+// them (pdfFonts.js, wherever it is under src/): the five files its FILES lists, not the font
+// packages, which are development dependencies.
 const require = createRequire(import.meta.url);
-const fontList = readFileSync(join(root, "src/export/pdf/pdfFonts.ts"), "utf8");
+const fontModule = readdirSync(join(root, "src"), { recursive: true }).find((f) => basename(f) === "pdfFonts.ts");
+if (fontModule === undefined) throw new Error("build: no pdfFonts.ts under src/");
+const fontList = readFileSync(join(root, "src", fontModule), "utf8");
 const fonts = [...fontList.matchAll(/^\s+\w+: "([^"]+\.(?:ttf|woff))",$/gm)].map((m) => m[1]);
-if (fonts.length !== 5) throw new Error(`build: expected 5 fonts in pdfFonts.ts, found ${fonts.length}`);
-mkdirSync(join(outDir, "fonts"));
-for (const font of fonts) copyFileSync(require.resolve(font), join(outDir, "fonts", basename(font)));
+if (fonts.length !== 5) throw new Error(`build: expected 5 fonts in ${fontModule}, found ${fonts.length}`);
+const fontDir = join(outDir, dirname(fontModule), "fonts");
+mkdirSync(fontDir);
+for (const font of fonts) copyFileSync(require.resolve(font), join(fontDir, basename(font)));
 for (const pkg of new Set(
   fonts.map((font) =>
     font
@@ -48,7 +52,7 @@ for (const pkg of new Set(
   ),
 )) {
   const license = join(dirname(require.resolve(`${pkg}/package.json`)), "LICENSE");
-  copyFileSync(license, join(outDir, "fonts", `LICENSE-${basename(pkg)}`));
+  copyFileSync(license, join(fontDir, `LICENSE-${basename(pkg)}`));
 }
 
 // ESM only: a CommonJS `require("cloudunits")` meets these (package.json's "require" condition)

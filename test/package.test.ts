@@ -44,7 +44,7 @@ try {
 /**
  * A script of `cloudunits/internal`: its published types must need nothing the package does not
  * install (PDFKit's types are a development dependency). It lays out a name in the documents'
- * fonts, which the package ships in dist/fonts.
+ * fonts, which the package ships beside the module that reads them.
  */
 const INTERNAL_SCRIPT = `
 import { DEFAULT_INPUT_LIMITS, fontRuns } from "cloudunits/internal";
@@ -241,7 +241,10 @@ describe("the packed package, installed into an empty app", () => {
   }, 300_000);
 
   it("ships the five font files documents use (no font package installed), and lays text out in them", async () => {
-    const fonts = (await readdir(join(app, "node_modules/cloudunits/dist/fonts"))).sort();
+    const dist = join(app, "node_modules/cloudunits/dist");
+    const fontDirs = (await readdir(dist, { recursive: true })).map(String).filter((f) => f.endsWith("/fonts"));
+    expect(fontDirs).toHaveLength(1); // beside the module that reads them
+    const fonts = (await readdir(join(dist, fontDirs[0]!))).sort();
     expect(fonts).toEqual([
       "DejaVuSans-Bold.ttf",
       "DejaVuSans.ttf",

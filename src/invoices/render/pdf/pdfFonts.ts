@@ -15,7 +15,7 @@ interface Doc {
  * Armenian, Georgian) and, for every character it lacks, UnifontEX (the whole of Unicode's first
  * planes: Chinese, Japanese and Korean, Thai, Devanagari...). Both are free fonts from npm
  * packages, embedded as subsets. The packages are development dependencies: the build copies these
- * five files (and their licenses) into dist/fonts (scripts/build.mjs reads this list), and the package
+ * five files (and their licenses) into fonts/ beside this module (scripts/build.mjs reads this list), and the package
  * ships those alone, not the packages' other 19 font files.
  */
 const FILES = {
@@ -31,8 +31,8 @@ const FILES = {
 export type Face = "regular" | "bold" | "condensed" | "condensedBold";
 
 const require = createRequire(import.meta.url);
-/** The built package's fonts: dist/fonts, beside dist/export/. */
-const BUILT_FONTS = new URL("../../fonts/", import.meta.url);
+/** The built package's fonts: a fonts/ folder beside this module's .js (scripts/build.mjs). */
+const BUILT_FONTS = new URL("./fonts/", import.meta.url);
 /** A font's file: the built package's copy, else (running from src/) the development dependency's. */
 const fileOf = (key: keyof typeof FILES) => {
   const built = fileURLToPath(new URL(basename(FILES[key]), BUILT_FONTS));
