@@ -1,6 +1,5 @@
 import { UsageError } from "../base/errors.js";
 import { openWarehouse } from "../store/openWarehouse.js";
-import { ENGINE_READ_MEMORY_BYTES } from "../store/readMemory.js";
 import type { Warehouse } from "../store/types.js";
 
 /** Pages one client (one address) may have computed or waiting at once (docs/safety.md); more are refused at once. */
@@ -74,11 +73,7 @@ export class WarehouseQueue {
     if (queue.length > 0) this.queues.set(client, queue);
     this.running = client;
     try {
-      // DuckDB's cache of the file capped as the engine's readers cap it: the pages' peak stays flat in the machines
-      const store = await openWarehouse(
-        { db: this.db },
-        { waitSeconds: this.waitSeconds, memoryLimitBytes: ENGINE_READ_MEMORY_BYTES },
-      );
+      const store = await openWarehouse({ db: this.db }, { waitSeconds: this.waitSeconds });
       try {
         job.resolve(await job.work(store));
       } finally {
