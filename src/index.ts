@@ -160,6 +160,11 @@ export { registerToCsv, registerToJson, registerToText } from "./export/register
 // Receivables: payment references, payments, status, delivery (docs/billing.md#receivables-payments-overdue-delivery)
 export { paymentReferenceOf, structuredReferenceIn } from "./billing/paymentReference.js";
 export { readReceivables, overdueDocuments, receivableOf } from "./invoices/receivables.js";
+/** Prepaid credit of contracts: each movement with its credit's balance after it (`invoices credits`). */
+export { creditStatement, type CreditStatementLine } from "./invoices/contracts/creditBalances.js";
+export type { CreditMovement, CreditMovementKind, RecordedCreditMovement } from "./store/creditMovements.js";
+export type { ContractTerms, ContractDiscount, ContractCommitment, ContractCredit } from "./billing/contractTerms.js";
+export type { DocumentAllowance, DocumentCommitment, DocumentPrepaid } from "./billing/invoiceDocument.js";
 export type { Receivable, ReceivableEntry, ReceivableFacts, DocumentStatus } from "./invoices/receivables.js";
 export { recordPayment } from "./invoices/recordPayment.js";
 export type { PaymentRequest, PaymentOutcome, PaymentFit } from "./invoices/recordPayment.js";

@@ -9,6 +9,7 @@ import type { TaxRule } from "./taxRule.js";
 import { unitDef } from "./unitCatalog.js";
 import { DEFAULT_UNITS, type Units } from "./units.js";
 import { paymentReferenceOf } from "./paymentReference.js";
+import { contractParts, negatedContract } from "./contractLines.js";
 
 /** What an invoice document is built from, beside its number. */
 export interface DocumentRequest {
@@ -124,9 +125,10 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
   }
   const { decimals } = invoice;
   const lines = invoice.lines.map((l) => documentLine(l, decimals, request.units ?? DEFAULT_UNITS, tax));
-  const taxes = documentTaxes(lines, decimals, reasonsOf(tax));
+  const contract = contractParts(config.customers.get(invoice.accountId)?.contract, invoice, lines, tax);
+  const taxes = documentTaxes([...lines, ...contract.taxed], decimals, reasonsOf(tax));
   const net = sumOf(
-    lines.map((l) => l.net),
+    [...lines, ...contract.taxed].map((l) => l.net),
     decimals,
   );
   const taxTotal = sumOf(
@@ -154,6 +156,7 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     issuer: issuerOf(config),
     customer: customerOf(request, draft),
     lines,
+    ...contract.fields,
     taxes,
     net,
     tax: taxTotal,
@@ -201,7 +204,8 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   const reasons = Object.fromEntries(
     original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]),
   );
-  const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
+  const contract = negatedContract(original, negated);
+  const taxes: TaxLine[] = documentTaxes([...lines, ...contract.taxed], original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
   const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
@@ -213,6 +217,7 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     issueDate: request.issueDate,
     dueDate: dueDateOf(request.issueDate, termsDays),
     lines,
+    ...contract.fields,
     taxes,
     net: negated(original.net),
     tax: negated(original.tax),

@@ -4,6 +4,7 @@ import { emailOf, telephoneOf } from "./contactLines.js";
 import { checkEndpointId } from "./endpointIds.js";
 import { readStructured } from "./readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
+import { parseContract, type ContractTerms } from "./contractTerms.js";
 
 export type { TaxRule };
 
@@ -27,6 +28,8 @@ export interface StatementCustomer extends StatementParty {
   reference?: string;
   /** How this customer is taxed; default: the issuer's `tax`. */
   tax?: TaxRule;
+  /** Its contract: discounts, a monthly commitment, prepaid credits (docs/billing.md#contracts). */
+  contract?: ContractTerms;
 }
 
 /** What invoices need beyond the billing report: the issuer, the customers, numbering, dates and taxes. */
@@ -152,13 +155,19 @@ function party(value: unknown, where: string, extra: readonly string[]): Stateme
 }
 
 function customer(value: unknown, where: string): StatementCustomer {
-  const base = party(value, where, ["reference", "tax"]);
+  const base = party(value, where, ["reference", "tax", "contract"]);
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
   if (tax?.category === "AE" && base.vatId === undefined)
     fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
-  return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
+  const contract = record.contract === undefined ? undefined : parseContract(record.contract, `${where}.contract`);
+  return {
+    ...base,
+    ...(reference === undefined ? {} : { reference }),
+    ...(tax === undefined ? {} : { tax }),
+    ...(contract === undefined ? {} : { contract }),
+  };
 }
 
 function pattern(value: unknown, where: string): string {

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { RegisterBrokenError } from "../base/errors.js";
 import { chainedDocuments } from "./chainedDocuments.js";
 import { chainedDeliveries, chainedPayments } from "./chainedReceivables.js";
+import { chainedCredits } from "./chainedCredits.js";
 import { hasTable } from "./hasTable.js";
 
 /**
@@ -51,6 +52,7 @@ export const CHAINED_KINDS = {
   document: chainedDocuments,
   payment: chainedPayments,
   delivery: chainedDeliveries,
+  credit: chainedCredits,
 } satisfies Record<string, ChainedKind>;
 
 /** The name of a kind of chained record. */
