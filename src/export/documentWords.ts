@@ -147,8 +147,11 @@ function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[
       ...bank,
     ];
   if (doc.kind === "creditNote") {
+    const back = doc.prepaid
+      ? ` Prepaid credit of ${groupThousands(doc.prepaid.amount.replace(/^-/, ""))} ${doc.currency} is given back to your balance.`
+      : "";
     return [
-      `${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.`,
+      `${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.${back}`,
     ];
   }
   if (doc.prepaid && /^[0.,]+$/.test(gross))

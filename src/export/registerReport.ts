@@ -1,5 +1,6 @@
 import { isoUtc } from "../base/time.js";
 import { Exact } from "../billing/exact.js";
+import { amountDue } from "../billing/contractLines.js";
 import type { DocumentStatus, ReceivableEntry } from "../invoices/receivables.js";
 import { csvField } from "./csvField.js";
 import { guardFormula } from "./toBillingCsv.js";
@@ -20,6 +21,8 @@ export interface RegisterListItem {
   net: string;
   tax: string;
   gross: string;
+  /** Prepaid credit consumed (an invoice) or given back (a credit note): the amount due is gross − prepaid. Only when there is some. */
+  prepaid?: string;
   /** Σ of the payments recorded (reversals deducted), decimal text. */
   paid: string;
   /** gross − prepaid − credit notes − payments, decimal text (0 on a credit note; negative: paid too much). */
@@ -52,6 +55,7 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
     net: d.net,
     tax: d.tax,
     gross: d.gross,
+    ...(d.prepaid ? { prepaid: d.prepaid.amount } : {}),
     paid: r.paid,
     outstanding: r.outstanding,
     status: r.status,
@@ -152,7 +156,9 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
       `due ${d.dueDate}`,
       `net ${d.net}`,
       `tax ${d.tax}`,
-      `amount due ${d.gross} ${d.currency}`,
+      d.prepaid
+        ? `gross ${d.gross}, paid in advance ${d.prepaid.amount}, amount due ${amountDue(d)} ${d.currency}`
+        : `amount due ${d.gross} ${d.currency}`,
       status,
       r.delivered ? "delivered" : "not delivered",
       links.join("; "),
@@ -162,7 +168,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
   const totals = new Map<string, { sum: Exact; decimals: number }>();
   for (const { document: d } of entries) {
     const total = totals.get(d.currency) ?? { sum: Exact.ZERO, decimals: d.decimals };
-    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(d.gross)!) });
+    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(amountDue(d))!) });
   }
   const sums = [...totals].map(([currency, t]) => `${t.sum.toFixed(t.decimals)} ${currency}`).join(", ");
   return (
