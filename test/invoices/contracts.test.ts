@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { documentWords } from "../../src/export/documentWords.js";
+import { documentWords } from "../../src/invoices/document/documentWords.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { ingest, open, writeDataset, type CreditStatementLine, type ReceivableEntry } from "../../src/index.js";
 import { validate, type Failure } from "../helpers/einvoiceRules.js";

@@ -1,5 +1,5 @@
 import { periodWords } from "../../base/readableTime.js";
-import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
+import type { DraftDocument, InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
 
 /**
  * A contract's lines on the invoice sheet, after the document's lines: each discount (one, at

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../../billing/exact.js";
-import { readCreditMovements, type RecordedCreditMovement } from "../../store/creditMovements.js";
-import { intactRegister } from "../../store/registerChain.js";
+import { readCreditMovements, type RecordedCreditMovement } from "../register/creditMovements.js";
+import { intactRegister } from "../register/registerChain.js";
 
 /** A movement of prepaid credit with the credit's balance after it. */
 export interface CreditStatementLine extends RecordedCreditMovement {

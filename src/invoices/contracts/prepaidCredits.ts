@@ -1,8 +1,8 @@
 import { Exact } from "../../billing/exact.js";
-import { lastDayOf, type ContractCredit } from "../../billing/contractTerms.js";
-import type { InvoiceDocument } from "../../billing/invoiceDocument.js";
-import type { StatementConfig } from "../../billing/statementConfig.js";
-import type { CreditMovement } from "../../store/creditMovements.js";
+import { lastDayOf, type ContractCredit } from "../document/contractTerms.js";
+import type { InvoiceDocument } from "../document/invoiceDocument.js";
+import type { StatementConfig } from "../document/statementConfig.js";
+import type { CreditMovement } from "../register/creditMovements.js";
 
 /**
  * Prepaid credit (docs/billing.md#prepaid-credit): a customer's balances are the sums of their

@@ -1,4 +1,4 @@
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 import type { ChainedKind } from "./registerChain.js";
 
 /** The columns a link of a movement covers: every one. */

@@ -1,6 +1,6 @@
-import { UsageError } from "../base/errors.js";
-import { wellFormed } from "../base/wellFormed.js";
-import { Exact } from "./exact.js";
+import { UsageError } from "../../base/errors.js";
+import { wellFormed } from "../../base/wellFormed.js";
+import { Exact } from "../../billing/exact.js";
 import type { DocumentAllowance, DocumentCommitment, DocumentLine } from "./invoiceDocument.js";
 
 /**

@@ -1,13 +1,7 @@
-import { groupThousands } from "../base/groupThousands.js";
-import { dateWords, periodWords } from "../base/readableTime.js";
-import type {
-  DocumentKind,
-  DocumentParty,
-  DraftDocument,
-  InvoiceDocument,
-  TaxLine,
-} from "../billing/invoiceDocument.js";
-import { amountDue } from "../billing/contractLines.js";
+import { groupThousands } from "../../base/groupThousands.js";
+import { dateWords, periodWords } from "../../base/readableTime.js";
+import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import { amountDue } from "./contractLines.js";
 import { contractLineWords, prepaidTotals } from "./contractWords.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */

@@ -1,6 +1,6 @@
 import { commitmentShortfall, contractAllowances, type ContractTerms } from "./contractTerms.js";
 import { sumOf } from "./documentTaxes.js";
-import type { Invoice } from "./invoice.js";
+import type { Invoice } from "../../billing/invoice.js";
 import type { DocumentLine, InvoiceDocument } from "./invoiceDocument.js";
 import type { TaxRule } from "./taxRule.js";
 

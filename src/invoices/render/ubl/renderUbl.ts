@@ -1,8 +1,8 @@
-import { dateWords, periodWords } from "../../base/readableTime.js";
-import type { InvoiceDocument, TaxLine } from "../../billing/invoiceDocument.js";
+import { dateWords, periodWords } from "../../../base/readableTime.js";
+import type { InvoiceDocument, TaxLine } from "../../document/invoiceDocument.js";
 import { ublLine } from "./ublLine.js";
 import { ublAllowances, ublShortfallLine } from "./ublContract.js";
-import { allowancesTotal, amountDue, linesTotal } from "../../billing/contractLines.js";
+import { allowancesTotal, amountDue, linesTotal } from "../../document/contractLines.js";
 import { ublParty } from "./ublParty.js";
 import { isoDate, ublAmount, ublCategory } from "./ublValues.js";
 import { xmlDocument, xmlText, type XmlNode } from "./xmlText.js";

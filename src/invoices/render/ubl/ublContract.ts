@@ -1,4 +1,4 @@
-import type { InvoiceDocument } from "../../billing/invoiceDocument.js";
+import type { InvoiceDocument } from "../../document/invoiceDocument.js";
 import { isoDate, ublAmount, ublCategory } from "./ublValues.js";
 import { xmlText, type XmlNode } from "./xmlText.js";
 

@@ -1,7 +1,7 @@
-import { groupThousands } from "../base/groupThousands.js";
-import { periodWords } from "../base/readableTime.js";
-import { amountDue } from "../billing/contractLines.js";
-import type { DraftDocument, InvoiceDocument } from "../billing/invoiceDocument.js";
+import { groupThousands } from "../../base/groupThousands.js";
+import { periodWords } from "../../base/readableTime.js";
+import { amountDue } from "./contractLines.js";
+import type { DraftDocument, InvoiceDocument } from "./invoiceDocument.js";
 
 /** A printed line (as documentWords' LineWords). */
 interface ContractLineWords {
