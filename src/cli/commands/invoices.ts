@@ -616,6 +616,6 @@ export const invoicesCommand: CommandModule = {
       .command(overdueCommand as CommandModule)
       .command(sendCommand as CommandModule)
       .command(creditsCommand as CommandModule)
-      .demandCommand(1, "name what to do: issue, correct, list, show, verify, pay, payments, overdue or send"),
+      .demandCommand(1, "name what to do: issue, correct, list, show, verify, pay, payments, overdue, send or credits"),
   handler: () => {},
 };
