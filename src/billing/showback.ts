@@ -134,6 +134,8 @@ export function showback(
   }
   const money = out.map((line): LineMoney | undefined => {
     if (line.level === "environment") {
+      // two currencies are never added: the environment's sums are per currency then (the report's amountsDue)
+      if (new Set(invoices.map((inv) => inv.currency)).size > 1) return undefined;
       const units = new Map<UnitName, Exact>();
       for (const inv of invoices)
         for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
