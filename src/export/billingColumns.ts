@@ -2,7 +2,7 @@ import type { Exact } from "../billing/exact.js";
 import type { BillingLine } from "../billing/lines.js";
 import { nuUnit, pricingQuantityOf, pricingUnitOf, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { showbackWeight } from "../billing/showback.js";
-import { currenciesOf, currencyOf, priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
+import { currencyOf, priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, type UnitName } from "../billing/unitNames.js";
 import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
@@ -105,7 +105,7 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
   const list = report.prices;
   if (list) {
     // accounts billed in several currencies: a currency column, and each row's money in its own
-    const several = currenciesOf(list).length > 1;
+    const several = (report.amountsDue?.length ?? 0) > 1;
     const currency = several ? "the row's currency" : list.currency;
     const units = report.options.units;
     if (several)
