@@ -1,5 +1,5 @@
 import { UsageError } from "../base/errors.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
 
 /** An issued invoice whose figures the price list now gives in another currency. */
 export interface CurrencyChange {

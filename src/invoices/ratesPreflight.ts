@@ -1,8 +1,8 @@
 import { UsageError } from "../base/errors.js";
-import { missingRate, needsAccountingCurrency } from "../billing/accountingCurrency.js";
-import { buildInvoiceDocument } from "../billing/buildInvoiceDocument.js";
+import { missingRate, needsAccountingCurrency } from "./document/accountingCurrency.js";
+import { buildInvoiceDocument } from "./document/buildInvoiceDocument.js";
 import type { Invoice } from "../billing/invoice.js";
-import type { StatementConfig } from "../billing/statementConfig.js";
+import type { StatementConfig } from "./document/statementConfig.js";
 
 /** An invoice about to be numbered, with its issue date `YYYY-MM-DD`. */
 export interface RatedInvoice {

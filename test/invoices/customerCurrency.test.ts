@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
-import type { RegisterListItem } from "../../src/export/registerReport.js";
+import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { ingest, open, writeDataset, type InvoiceDocument } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
 

@@ -1,7 +1,7 @@
-import { UsageError } from "../base/errors.js";
-import { Exact } from "./exact.js";
+import { UsageError } from "../../base/errors.js";
+import { Exact } from "../../billing/exact.js";
 import type { InvoiceDocument } from "./invoiceDocument.js";
-import { currencyDecimals } from "./prices.js";
+import { currencyDecimals } from "../../billing/prices.js";
 
 /** The issuer's VAT accounting currency when the statement config does not name one (`issuer.currency`). */
 export const DEFAULT_ACCOUNTING_CURRENCY = "EUR";
