@@ -118,8 +118,8 @@ const KNOWN: Known[] = [
   },
   // the month end, on a whole October of examples/statement.yaml's customers
   {
-    line: /^npx cloudunits generate --out october\/ --accounts 3 --first-account-id 7101 /,
-    check: (_, cwd) => expect(readdirSync(join(cwd, "october")).sort()).toEqual(["7101", "7102", "7103"]),
+    line: /^npx cloudunits generate --out october\/ --accounts 4 --first-account-id 7101 /,
+    check: (_, cwd) => expect(readdirSync(join(cwd, "october")).sort()).toEqual(["7101", "7102", "7103", "7104"]),
   },
   { line: /^npx cloudunits ingest october\/ --db october\.duckdb$/ },
   {
@@ -129,6 +129,7 @@ const KNOWN: Known[] = [
         "draft-7101-2026-10.pdf",
         "draft-7102-2026-10.pdf",
         "draft-7103-2026-10.pdf",
+        "draft-7104-2026-10.pdf",
       ]),
   },
   {
