@@ -258,8 +258,8 @@ function feedEnvironment(
   hours: NonNullable<ReturnType<typeof environmentHours>>,
   configurations: GroupedAccounts["configurations"],
 ): void {
-  for (const h of hours) engine.addHourTotals(h.hourEpoch, h.accounts, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
-  for (const c of configurations) engine.addVmHours(c.part, c.facts, c.count);
+  for (const h of hours) engine.grouped.hourTotals(h);
+  for (const c of configurations) engine.grouped.vmHours(c.part, c.facts, c.count);
 }
 
 /**
@@ -280,7 +280,7 @@ export async function addGroupedFacts(
   const hours = accounts && environmentHours(accounts.hours);
   if (accounts === undefined || hours === undefined) return false;
   feedEnvironment(engine, hours, accounts.configurations);
-  engine.addSeen(await seenOf(connection, values, units.vmType));
+  engine.grouped.seen(await seenOf(connection, values, units.vmType));
   return true;
 }
 
@@ -433,7 +433,7 @@ async function feedLevels(
       const gateways = new Map(
         [...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]),
       );
-      engine.addWeighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weight);
+      engine.grouped.weighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weight);
     }
   }
   const spaces = new Map<
@@ -443,7 +443,7 @@ async function feedLevels(
   const accounts = new Map<string, { part: number; accountId: number; sum: number }>();
   for (const b of bytes) {
     if (b.kind === "m") {
-      engine.addEntityBytes(b.part, b.accountId, b.cloudspaceId, b.machineId, b.sum);
+      engine.grouped.entityBytes({ ...b, bytes: b.sum });
       continue;
     }
     const key = `${b.part}/${b.accountId}/${b.cloudspaceId}`;
@@ -457,13 +457,14 @@ async function feedLevels(
     else s.gateways = b.sum;
   }
   for (const s of spaces.values()) {
-    engine.addEntityBytes(s.part, s.accountId, s.cloudspaceId, null, s.vms + s.gateways, s.gateways);
+    engine.grouped.entityBytes({ ...s, machineId: null, bytes: s.vms + s.gateways, gatewayBytes: s.gateways });
     const key = `${s.part}/${s.accountId}`;
     let a = accounts.get(key);
     if (a === undefined) accounts.set(key, (a = { part: s.part, accountId: s.accountId, sum: 0 }));
     a.sum += s.vms + s.gateways;
   }
-  for (const a of accounts.values()) engine.addEntityBytes(a.part, a.accountId, null, null, a.sum);
+  for (const a of accounts.values())
+    engine.grouped.entityBytes({ ...a, cloudspaceId: null, machineId: null, bytes: a.sum });
 }
 
 /**
@@ -488,7 +489,7 @@ export async function addGroupedAccount(
   const levels = await readLevels(connection, values, units, cut);
   if (levels === undefined) return false;
   await feedLevels(connection, engine, params, units, levels);
-  engine.addSeen(await seenOf(connection, values, units.vmType));
+  engine.grouped.seen(await seenOf(connection, values, units.vmType));
   return true;
 }
 
@@ -511,7 +512,7 @@ export async function addGroupedLevels(
   if (grouped === undefined || levels === undefined) return false;
   feedEnvironment(engine, grouped.hours, grouped.accounts.configurations);
   await feedLevels(connection, engine, params, units, levels);
-  engine.addSeen(await seenOf(connection, grouped.values, units.vmType));
+  engine.grouped.seen(await seenOf(connection, grouped.values, units.vmType));
   return true;
 }
 
@@ -548,11 +549,10 @@ export async function addGroupedAccounts(
   if (grouped === undefined) return false;
   const { values, accounts } = grouped;
   feedEnvironment(engine, grouped.hours, accounts.configurations);
-  for (const h of accounts.hours)
-    engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
+  for (const h of accounts.hours) engine.grouped.accountHourTotals(h);
   for (const c of accounts.configurations) {
-    engine.addAccountVmHours(c.part, c.accountId, c.facts, c.count);
+    engine.grouped.accountVmHours(c.part, c.accountId, c.facts, c.count);
   }
-  engine.addSeen(await seenOf(connection, values, units.vmType));
+  engine.grouped.seen(await seenOf(connection, values, units.vmType));
   return true;
 }
