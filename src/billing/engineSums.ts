@@ -163,7 +163,7 @@ export class EngineSums {
   /** The figures a level's sample adds from its totals' terms (see `addLevelSample`), by index. */
   private readonly exactFigure: boolean[];
   /** The VM of the machine formulas, rewritten for each VM. */
-  readonly vm: VmHour = { ...emptyVmFacts(), cu: 0, windows: false };
+  readonly vm: VmFacts & VmHour = { ...emptyVmFacts(), cu: 0, windows: false };
   readonly period = new SumBank(4096);
   readonly entities: Entity[] = [];
   /** Per part of the period: its accounts. */

@@ -7,7 +7,14 @@ import { catalogUnits } from "./unitCatalog.js";
 import { nicBytesPerHourValue, type Units } from "./units.js";
 import type { Period } from "../base/period.js";
 import { factsReadable, readColumns, storedFacts } from "./warehouseFacts.js";
-import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
+import {
+  CONFIGURATION_FACTS,
+  emptyVmFacts,
+  factColumnsSql,
+  PER_HOUR_FACTS,
+  VM_FACTS,
+  type VmFacts,
+} from "../load/vmFacts.js";
 
 /**
  * The environment's figures from a warehouse's stored facts, grouped in DuckDB instead of read
@@ -429,11 +436,13 @@ async function feedLevels(
     for await (const facts of storedFacts(connection, within, units.externalNicType, hours)) {
       const weight = weights.get(`${facts.accountId}/${facts.hourEpoch}`);
       if (weight === undefined) continue;
-      // the class's facts without bytes (they are summed per entity, below)
+      // the class's facts without those summed per hour (the bytes: summed per entity, below)
       const gateways = new Map(
         [...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]),
       );
-      engine.grouped.weighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weight);
+      const zeros = new Array<number>(facts.machines).fill(0);
+      const perHour = Object.fromEntries(PER_HOUR_FACTS.map((name) => [name, zeros]));
+      engine.grouped.weighted({ ...facts, ...perHour, gateways }, weight);
     }
   }
   const spaces = new Map<

@@ -1,6 +1,8 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { AccountHourFactsBuilder, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
+import { AccountHourFactsBuilder, counted, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
 import {
+  DISK_FIELDS,
+  DISK_FIELDS_READ,
   factColumnsSql,
   OWN_FACTS,
   perFact,
@@ -90,7 +92,8 @@ const queriesWhere = (WHERE: string) => ({
   machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")},
              ${OWN_FACTS.map((f) => (f.text ? code(f.name, VM_FACTS[f.name].column) : measure(VM_FACTS[f.name].column))).join(", ")}
              FROM machines WHERE ${WHERE}`,
-  disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${["size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"].map(measure).join(", ")}
+  // the fields of a disk the facts read (DISK_FIELDS_READ)
+  disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${DISK_FIELDS_READ.map((f) => measure(DISK_FIELDS[f])).join(", ")}
           FROM disks WHERE ${WHERE}`,
   nics: `SELECT ${KEYS}, cloudspace_id, machine_id, is_gateway, ${code("nicType", "type")}, ${measure("tx_bytes")}, ${measure("rx_bytes")} FROM nics WHERE ${WHERE}`,
   // the stored facts (docs/warehouse.md): NOT NULL columns, an impossible value was counted as 0 at ingest
@@ -129,16 +132,7 @@ export const BILLING_COLUMNS = {
     "type",
     ...OWN_FACTS.map((f) => VM_FACTS[f.name].column),
   ],
-  disks: [
-    "account_id",
-    "hour_epoch",
-    "cloudspace_id",
-    "machine_id",
-    "size_gb",
-    "cfg_total_iops_sec",
-    "cfg_read_iops_sec",
-    "cfg_write_iops_sec",
-  ],
+  disks: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", ...DISK_FIELDS_READ.map((f) => DISK_FIELDS[f])],
   nics: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "is_gateway", "type", "tx_bytes", "rx_bytes"],
 } as const;
 
@@ -569,16 +563,11 @@ export async function* rowFacts(
           fields as MachineValues,
         );
       });
-      disks.take(hourEpoch, accountId, (c, r) =>
-        builder.diskOf(
-          c[2]![r] as number,
-          c[3]![r] as number,
-          c[4]![r] as number | null,
-          c[5]![r] as number | null,
-          c[6]![r] as number | null,
-          c[7]![r] as number | null,
-        ),
-      );
+      disks.take(hourEpoch, accountId, (c, r) => {
+        const disk = builder.diskRecord;
+        for (let k = 0; k < DISK_FIELDS_READ.length; k++) disk[DISK_FIELDS_READ[k]!] = counted(c[4 + k]![r] as number);
+        builder.diskOf(c[2]![r] as number, c[3]![r] as number);
+      });
       nics.take(hourEpoch, accountId, (c, r) =>
         builder.nicOf(
           c[2]![r] as number,
