@@ -1,13 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
-import {
-  addGroupedAccount,
-  addGroupedAccounts,
-  addGroupedFacts,
-  addGroupedLevels,
-  groupedReadable,
-} from "./groupedFacts.js";
+import { addGroupedAccounts, addGroupedFacts, groupedReadable } from "./groupedFacts.js";
+import { addGroupedAccount, addGroupedLevels } from "./groupedLevels.js";
 import { environmentOnly, type Level } from "./levels.js";
 import type { Units } from "./units.js";
 import { factsReadable, rowFacts, storedFacts } from "./warehouseFacts.js";
