@@ -23,7 +23,7 @@ import {
   type EnvironmentHour,
   type SeenData,
 } from "./engineSums.js";
-import { HourOutput, type HourSink } from "./engineHours.js";
+import { HourlyOutput, type HourSink } from "./engineHourly.js";
 import { GroupedInput } from "./engineGrouped.js";
 import { engineState, mergeEngineState, type EngineState } from "./engineState.js";
 
@@ -38,7 +38,7 @@ export {
   type SeenData,
 } from "./engineSums.js";
 export type { EngineState } from "./engineState.js";
-export type { HourRowsSink } from "./engineHours.js";
+export type { HourlyRowsSink } from "./engineHourly.js";
 
 /**
  * The one definition of the billing units (docs/formulas.md) and of showback (docs/formulas.md). It takes the
@@ -61,8 +61,8 @@ export type { HourRowsSink } from "./engineHours.js";
 export class BillingEngine extends EngineSums {
   /** The grouped roads' way in (`engineGrouped.ts`): VM-hours per configuration, hours' totals, weighted account-hours. */
   readonly grouped: GroupedInput;
-  /** The hourly road (`engineHours.ts`), when hourly lines are asked for. */
-  private readonly hours: HourOutput | undefined;
+  /** The hourly road (`engineHourly.ts`), when hourly lines are asked for. */
+  private readonly hours: HourlyOutput | undefined;
   private periodParts: EngineLine[][] | undefined;
   // scratch of one account-hour: its cloud spaces by local index, its VMs' figures, its account's totals
   private readonly csIndex = new Map<number, number>();
@@ -96,7 +96,7 @@ export class BillingEngine extends EngineSums {
    * `onHour`: called with the lines of each hour (in report order, the environment's first)
    * once the next hour's first account-hour arrives, and at `finish`; account-hours must then
    * come in hour order. Given as `{ rows }`, each hour's lines come as rows of numbers
-   * (`HourRows`, in the order it says), the same figures without an object per line.
+   * (`HourlyRows`, in the order it says), the same figures without an object per line.
    *
    * `environmentOnly`: keep the environment's sums only (its figures are the same): no account,
    * cloud space or machine is summed over the period, nor allocated CU (what a bill of the
@@ -115,7 +115,7 @@ export class BillingEngine extends EngineSums {
     this.hours =
       onHour === undefined
         ? undefined
-        : new HourOutput(this, onHour, (hourEpoch) => this.environmentFigures(this.environmentHours.get(hourEpoch)!));
+        : new HourlyOutput(this, onHour, (hourEpoch) => this.environmentFigures(this.environmentHours.get(hourEpoch)!));
     this.grouped = new GroupedInput(this, (facts) => this.add(facts), onHour !== undefined, environmentOnly);
     this.machineFigures = new Float64Array(this.F * 256);
     this.accountFigures = new Float64Array(this.F);

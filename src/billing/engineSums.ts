@@ -150,7 +150,7 @@ export interface EnvironmentHour {
  * The sums of a {@link BillingEngine} and the formulas every road shares: the entities of the
  * period and their exact sums, the environment's hours, the per-VM and per-level figures. The
  * engine adds account-hours one by one (`billingEngine.ts`); its companions add grouped input
- * (`engineGrouped.ts`), give hourly lines (`engineHours.ts`) and move its sums between threads
+ * (`engineGrouped.ts`), give hourly lines (`engineHourly.ts`) and move its sums between threads
  * (`engineState.ts`): they read and write these members, which no other module does.
  */
 export class EngineSums {

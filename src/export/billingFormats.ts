@@ -1,5 +1,5 @@
 import { UsageError } from "../base/errors.js";
-import type { BillProduce } from "../bill/bill.js";
+import type { BillProduce } from "../billEntry/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { CalculateResult } from "../billing/calculate.js";
 import type { Warning } from "../billing/dataQuality.js";

@@ -1,5 +1,5 @@
 import { Exact } from "./exact.js";
-import { HourRows } from "./hourRows.js";
+import { HourlyRows } from "./hourlyRows.js";
 import {
   compareLines,
   CU_ALLOCATED,
@@ -10,24 +10,24 @@ import {
   type EntityIds,
 } from "./engineSums.js";
 
-/** Where an engine gives each hour's lines as rows of numbers (see {@link HourRows}) instead of line objects. */
-export interface HourRowsSink {
-  rows: (rows: HourRows) => void;
+/** Where an engine gives each hour's lines as rows of numbers (see {@link HourlyRows}) instead of line objects. */
+export interface HourlyRowsSink {
+  rows: (rows: HourlyRows) => void;
 }
 
 /** What an engine calls with each hour's lines: line objects, or rows of numbers. */
-export type HourSink = ((lines: EngineLine[]) => void) | HourRowsSink;
+export type HourSink = ((lines: EngineLine[]) => void) | HourlyRowsSink;
 
 /**
  * The hourly road of a {@link BillingEngine}: the lines of the current hour, gathered as its
  * account-hours are added (`line`), and given to the sink, the environment's first, once the
  * next hour begins (`begin`) or the period ends (`flush`): as line objects, or as rows.
  */
-export class HourOutput {
+export class HourlyOutput {
   private lines: EngineLine[] = [];
   private readonly onLines: ((lines: EngineLine[]) => void) | undefined;
-  private readonly rows: HourRows | undefined;
-  private readonly onRows: ((rows: HourRows) => void) | undefined;
+  private readonly rows: HourlyRows | undefined;
+  private readonly onRows: ((rows: HourlyRows) => void) | undefined;
   /** The hour whose lines are gathered (null before the first and after `flush`). */
   hour: number | null = null;
 
@@ -40,7 +40,7 @@ export class HourOutput {
     if (typeof sink === "function") this.onLines = sink;
     else {
       this.onRows = sink.rows;
-      this.rows = new HourRows(sums.figureNames);
+      this.rows = new HourlyRows(sums.figureNames);
     }
   }
 
