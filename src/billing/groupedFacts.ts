@@ -105,7 +105,7 @@ const paramTypesOf = (): Record<string, DuckDBType> => {
 /**
  * Runs a query of many rows and returns its columns: numbers (DOUBLE, never NULL) as typed
  * arrays copied from DuckDB's vectors, texts value by value (`readColumns`); a month cut at
- * midnights gives 70,000 rows of VM configurations, which row objects took a second to make.
+ * midnights gives 70,000 rows of VM configurations, too many for row objects (docs/performance.md).
  */
 async function columns(
   connection: DuckDBConnection,

@@ -32,8 +32,8 @@ const TYPE_DOUBLE = 11;
 
 /**
  * Runs a query and returns its columns. DOUBLE and INTEGER columns are copied from each
- * chunk's vector data in one go (node-api's per-value reading, with a BigInt per value where
- * a vector has a validity mask, took 1 s for a week's rows); they must hold no NULL (the
+ * chunk's vector data in one go (not node-api's per-value reading, with a BigInt per value where
+ * a vector has a validity mask: docs/performance.md); they must hold no NULL (the
  * queries read measures through `measure`), which is checked. Other columns are read value by value.
  */
 export async function readColumns(

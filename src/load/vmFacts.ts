@@ -214,9 +214,8 @@ export function emptyVmFacts(): VmFacts {
  * A function whose body is one statement per fact (`statement(name, k)` for the `k`-th of
  * `names`), as if each were written by hand. The loops that copy facts run once per VM-hour:
  * written as a loop over the names (each property reached by a computed key) they took a fifth
- * of billing's time (in-process, a week of 1,000 VMs from files and from a warehouse's stored
- * facts, alternating: 0.44 against 0.37 CPU s, 0.60 against 0.43); written out they cost what
- * the hand-written copies cost. `names` come from `VM_FACTS` alone, so the body is ours.
+ * of billing's time (docs/performance.md, "Why the code is written so"); written out they cost
+ * what the hand-written copies cost. `names` come from `VM_FACTS` alone, so the body is ours.
  */
 export function perFact<F>(
   params: readonly string[],
