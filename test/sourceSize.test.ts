@@ -29,7 +29,6 @@ const OVER_WHEN_THE_LIMITS_CAME: Record<string, number> = {
   "export/toBillingText.ts:toBillingText": 118,
   "cli/commands/billing.ts:handler": 112,
   "open.ts:open": 111,
-  "billing/showback.ts:showback": 99,
   "sync/warehouseStatus.ts:warehouseStatus": 99,
   "export/xlsx/invoiceSheet.ts:writeInvoiceSheet": 95,
   "reconcile/reconcile.ts:reconcile": 94,
