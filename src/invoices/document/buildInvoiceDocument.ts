@@ -3,7 +3,13 @@ import type { Invoice, InvoiceLine } from "../../billing/invoice.js";
 import type { DocumentBasis, DocumentLine, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 import { documentTaxes, sumOf } from "./documentTaxes.js";
 import { shownQuantity } from "./invoiceQuantity.js";
-import { correctionMention, defaultExemptionReason, missingHoursMention, taxMention } from "./legalMentions.js";
+import {
+  correctionMention,
+  defaultExemptionReason,
+  isTaxMention,
+  missingHoursMention,
+  taxMention,
+} from "./legalMentions.js";
 import { dueDateOf, issueProblems, taxOf, type StatementConfig } from "./statementConfig.js";
 import type { TaxRule } from "./taxRule.js";
 import { unitDef } from "../../billing/unitCatalog.js";
@@ -203,7 +209,7 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   );
   const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
-  const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
+  const taxNotes = original.notes.filter(isTaxMention);
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
   const { paymentReference: _paid, ...cancelled } = original;
   return {

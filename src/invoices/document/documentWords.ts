@@ -1,5 +1,6 @@
 import { groupThousands } from "../../base/groupThousands.js";
 import { dateWords, periodWords } from "../../base/readableTime.js";
+import { taxCategoryDef } from "./taxCategories.js";
 import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
@@ -96,19 +97,7 @@ export interface DocumentWords {
 
 /** A tax line's label: `VAT 19% on 123.25`, `VAT reverse charge (0%) on 109.92`, `Not subject to VAT on 1.25`. */
 export function taxLabel(t: TaxLine): string {
-  const on = `on ${groupThousands(t.base)}`;
-  switch (t.category) {
-    case "S":
-      return `VAT ${t.ratePercent}% ${on}`;
-    case "Z":
-      return `VAT 0% (zero rated) ${on}`;
-    case "AE":
-      return `VAT reverse charge (0%) ${on}`;
-    case "E":
-      return `VAT exempt (0%) ${on}`;
-    case "O":
-      return `Not subject to VAT ${on}`;
-  }
+  return `${taxCategoryDef(t.category).label(t.ratePercent)} on ${groupThousands(t.base)}`;
 }
 
 function factsOf(doc: InvoiceDocument | DraftDocument, title: string): [string, string][] {

@@ -9,8 +9,10 @@
  * (`1 Oct 2026 – 31 Oct 2026`) is the renderers' business.
  */
 
-/** An EN 16931 VAT category (UNCL5305): standard, reverse charge, exempt, zero rated, outside the scope. */
-export type TaxCategory = "S" | "AE" | "E" | "Z" | "O";
+import type { TaxCategory } from "./taxCategories.js";
+
+/** An EN 16931 VAT category (UNCL5305), one of the tax catalog's (taxCategories.ts). */
+export type { TaxCategory };
 
 /** `invoice` (UNCL1001 380) or `creditNote` (381). */
 export type DocumentKind = "invoice" | "creditNote";

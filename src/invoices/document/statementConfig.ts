@@ -4,6 +4,7 @@ import { emailOf, telephoneOf } from "./contactLines.js";
 import { checkEndpointId } from "./endpointIds.js";
 import { readStructured } from "../../billing/readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
+import { taxCategoryDef } from "./taxCategories.js";
 
 export type { TaxRule };
 
@@ -156,8 +157,10 @@ function customer(value: unknown, where: string): StatementCustomer {
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
-  if (tax?.category === "AE" && base.vatId === undefined)
-    fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
+  if (tax && taxCategoryDef(tax.category).vatIds === "both" && base.vatId === undefined)
+    fail(
+      `${where}: a customer of tax category ${tax.category} (${taxCategoryDef(tax.category).name}) needs its vatId: the invoice must name it`,
+    );
   return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
 }
 
@@ -250,9 +253,9 @@ function issuerOf(
         `${source}: taxes is the older form of issuer.tax: write issuer.tax: { category: S, ratePercent: ${tax.ratePercent} }`,
       );
   }
-  if (tax?.category === "AE")
+  if (tax && taxCategoryDef(tax.category).vatIds === "both")
     fail(
-      `${source}: issuer.tax: reverse charge (AE) is a customer's tax, not a default: set it under customers.<id>.tax`,
+      `${source}: issuer.tax: ${taxCategoryDef(tax.category).name} (${tax.category}) is a customer's tax, not a default: set it under customers.<id>.tax`,
     );
   return {
     ...base,
@@ -328,7 +331,8 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   const { issuer } = config;
   const tax = taxOf(config, accountId);
   if (issuer.country === undefined) out.push("issuer.country (ISO 3166-1 alpha-2, e.g. DE)");
-  if (issuer.vatId === undefined && tax?.category !== "O") out.push("issuer.vatId");
+  if (issuer.vatId === undefined && (tax === undefined || taxCategoryDef(tax.category).vatIds !== "none"))
+    out.push("issuer.vatId");
   if (issuer.peppolId === undefined) out.push('issuer.peppolId (the electronic address, e.g. "9930:DE123456789")');
   if (issuer.address.length === 0) out.push("issuer.address");
   if (tax === undefined)
