@@ -41,7 +41,7 @@ export type { Store, OpenOptions, HeldAccount, InvoicePeriods, InvoiceRegisterFi
 export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arqueroTable.js";
 
 // Billing: one entry (bill), and the units, rollups, periods, money and data quality of its bills
-export { bill } from "./bill/bill.js";
+export { bill } from "./billEntry/bill.js";
 export type {
   Bill,
   BillRequest,
@@ -51,8 +51,8 @@ export type {
   BillReading,
   BilledDay,
   BillRoad,
-} from "./bill/bill.js";
-export type { SourceRoad } from "./bill/sourceRoad.js";
+} from "./billEntry/bill.js";
+export type { SourceRoad } from "./billEntry/sourceRoad.js";
 export type { WarehouseRoadName } from "./billing/warehouseRoads.js";
 export type { Period } from "./base/period.js";
 export type {

@@ -258,16 +258,23 @@ function rowsOf(
       SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       SubAccountName: line.cloudspaceId === null ? null : focusName(names, "cloudspace", line.cloudspaceId),
-      x_Level: line.level,
-      x_Unit: unit,
-      x_CuRollup: report.options.cuRollup,
-      x_AccountId: String(line.accountId),
-      x_CloudspaceId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
-      x_MachineId: line.machineId === null ? null : String(line.machineId),
-      x_SampleHours: line.sampleHours,
+      ...extensionsOf(line, unit, report),
     });
   }
   return rows;
+}
+
+/** A usage row's own columns (`x_`): the line's level, unit, CU rule, ids and sample hours. */
+function extensionsOf(line: BillingLine, unit: UnitName, report: BillingReport) {
+  return {
+    x_Level: line.level,
+    x_Unit: unit,
+    x_CuRollup: report.options.cuRollup,
+    x_AccountId: String(line.accountId),
+    x_CloudspaceId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
+    x_MachineId: line.machineId === null ? null : String(line.machineId),
+    x_SampleHours: line.sampleHours,
+  };
 }
 
 /**

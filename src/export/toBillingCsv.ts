@@ -4,7 +4,7 @@ import type { BillingReport } from "../billing/billingReport.js";
 import { currencyOf } from "../billing/prices.js";
 import { Exact } from "../billing/exact.js";
 import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
-import { refilledLinesOfRows } from "../billing/rowLines.js";
+import { refilledLinesOfRows } from "../billing/hourlyRowLines.js";
 import { billingColumns, isShown, type BillingColumn, type Cell } from "./billingColumns.js";
 import { plainNumber } from "./plainNumber.js";
 
