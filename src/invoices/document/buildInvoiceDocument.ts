@@ -16,6 +16,7 @@ import { unitDef } from "../../billing/unitCatalog.js";
 import { DEFAULT_UNITS, type Units } from "../../billing/units.js";
 import { paymentReferenceOf } from "./paymentReference.js";
 import { contractParts, negatedContract } from "./contractLines.js";
+import { accountingCurrencyTax, negatedAccountingTax } from "./accountingCurrency.js";
 
 /** What an invoice document is built from, beside its number. */
 export interface DocumentRequest {
@@ -173,7 +174,23 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     ...(request.reason !== undefined ? { reason: request.reason } : {}),
     payment: [...config.issuer.bank],
     basis: request.basis ?? NO_BASIS,
+    ...withAccountingTax(config, { currency: invoice.currency, tax: taxTotal, issueDate }, draft),
   } as InvoiceDocument | DraftDocument;
+}
+
+/** An issued document's VAT in the accounting currency when it needs one (a draft's only when the config has the rate). */
+function withAccountingTax(
+  config: StatementConfig,
+  document: { currency: string; tax: string; issueDate: string },
+  draft: boolean,
+): { taxInAccountingCurrency?: InvoiceDocument["taxInAccountingCurrency"] } {
+  let tax: InvoiceDocument["taxInAccountingCurrency"];
+  try {
+    tax = accountingCurrencyTax(config, document);
+  } catch (error) {
+    if (!draft) throw error; // an issued invoice has its rate (checked in preflight); a draft goes without
+  }
+  return tax === undefined ? {} : { taxInAccountingCurrency: tax };
 }
 
 /** A decimal text negated (`"12.30"` → `"-12.30"`, `"0.00"` stays). */
@@ -215,7 +232,9 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   const corrects = { number: original.number, issueDate: original.issueDate };
   const taxNotes = original.notes.filter(isTaxMention);
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
-  const { paymentReference: _paid, ...cancelled } = original;
+  const { paymentReference: _paid, taxInAccountingCurrency, ...cancelled } = original;
+  // the VAT it cancels, in the accounting currency at the invoice's rate: invoice + credit note = 0 there too
+  const accountingTax = negatedAccountingTax(taxInAccountingCurrency);
   return {
     ...cancelled,
     number: request.number,
@@ -231,5 +250,6 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     notes: [correctionMention("creditNote", corrects, request.reason), ...taxNotes],
     corrects,
     reason: request.reason,
+    ...(accountingTax ? { taxInAccountingCurrency: accountingTax } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { groupThousands } from "../../base/groupThousands.js";
 import { dateWords, periodWords } from "../../base/readableTime.js";
+import { currencyDecimals } from "../../billing/prices.js";
 import { taxCategoryDef } from "./taxCategories.js";
 import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 import { amountDue } from "./contractLines.js";
@@ -97,6 +98,22 @@ export interface DocumentWords {
   footer: string;
 }
 
+/**
+ * Under the amount due, when the document is in another currency than the issuer's VAT accounting
+ * currency: its total VAT in that currency and the rate it was converted at (`VAT in EUR, at 1 USD =
+ * 0.9215 EUR on 2 Nov 2026`), for information; nothing is paid in it.
+ */
+function accountingTaxWords(doc: InvoiceDocument | DraftDocument): { label: string; amount: string }[] {
+  const tax = doc.taxInAccountingCurrency;
+  if (tax === undefined) return [];
+  return [
+    {
+      label: `Total VAT in ${tax.currency}, at 1 ${doc.currency} = ${tax.rate} ${tax.currency} on ${dateWords(doc.issueDate)}`,
+      amount: `${groupThousands(tax.amount)} ${tax.currency}`,
+    },
+  ];
+}
+
 /** A tax line's label: `VAT 19% on 123.25`, `VAT reverse charge (0%) on 109.92`, `Not subject to VAT on 1.25`. */
 export function taxLabel(t: TaxLine): string {
   return `${taxCategoryDef(t.category).label(t.ratePercent)} on ${groupThousands(t.base)}`;
@@ -192,8 +209,13 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
       ...(prepaidTotals(doc, grossLabel(doc.kind, doc.currency)) ?? [
         { label: grossLabel(doc.kind, doc.currency), amount: gross, bold: true },
       ]),
+      ...accountingTaxWords(doc),
     ],
-    rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.`,
+    rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.${
+      doc.taxInAccountingCurrency
+        ? ` The VAT in ${doc.taxInAccountingCurrency.currency} is the total VAT × the rate of the issue date, rounded half-even to ${currencyDecimals(doc.taxInAccountingCurrency.currency)} decimals; it is not added to the amount due.`
+        : ""
+    }`,
     payment: paymentOf(doc, gross),
     footer: `${doc.number === undefined ? "DRAFT, not an invoice" : `${title} ${doc.number}`} · account ${doc.accountId} · ${periodWords(doc.start, doc.end)}`,
   };

@@ -184,6 +184,13 @@ export interface InvoiceDocument {
   /** Payment lines (bank, IBAN) from the statement config. */
   payment: string[];
   basis: DocumentBasis;
+  /**
+   * The VAT total in the issuer's accounting currency (EN 16931 BT-6, BT-111), when the document is
+   * in another currency and tax is due: the currency, the rate of the issue date (one unit of the
+   * document's currency in it) and the tax × rate rounded half-even at its decimals. Absent otherwise,
+   * and on documents issued before it was given (they keep their bytes).
+   */
+  taxInAccountingCurrency?: { currency: string; rate: string; amount: string };
 }
 
 /**

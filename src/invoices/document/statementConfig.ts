@@ -2,6 +2,7 @@ import { UsageError } from "../../base/errors.js";
 import { wellFormed } from "../../base/wellFormed.js";
 import { emailOf, telephoneOf } from "./contactLines.js";
 import { checkEndpointId } from "./endpointIds.js";
+import { parseAccountingCurrency, parseFxRates, type FxRates } from "./accountingCurrency.js";
 import { readStructured } from "../../billing/readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
 import { parseContract, type ContractTerms } from "./contractTerms.js";
@@ -57,6 +58,10 @@ export interface StatementConfig {
   deprecations: string[];
   /** The file it came from, for messages. */
   source: string;
+  /** The issuer's VAT accounting currency (`issuer.currency`, default EUR): an invoice in another currency also gives its VAT in it. */
+  accountingCurrency?: string;
+  /** `fxRates.<currency>.<YYYY-MM-DD>`: one unit of the currency in the accounting currency on that day. */
+  fxRates?: FxRates;
 }
 
 const TOKEN = /\{(seq(?::0?(\d+))?|yyyy|mm|account)\}/g;
@@ -250,7 +255,7 @@ function issuerOf(
 ): StatementConfig["issuer"] {
   if (value === undefined)
     fail(`${source}: no issuer (who sends the invoice: legalName, address, country, vatId, peppolId, tax)`);
-  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax"]);
+  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax", "currency"]);
   const record = value as Record<string, unknown>;
   let tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${source}: issuer.tax`);
   if (oldTaxes !== undefined) {
@@ -285,7 +290,7 @@ function issuerOf(
  */
 export function parseStatementConfig(value: unknown, source = "statement config"): StatementConfig {
   if (!isObject(value)) fail(`${source}: a statement config is an object { issuer, numbering, customers, ... }`);
-  checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers"], source);
+  checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers", "fxRates"], source);
   const deprecations: string[] = [];
   const issuer = issuerOf(value.issuer, source, value.taxes, deprecations);
   const paymentTermsDays = value.paymentTermsDays ?? 30;
@@ -316,6 +321,11 @@ export function parseStatementConfig(value: unknown, source = "statement config"
     issueDate: issueDateOfConfig(value.issueDate, source),
     deprecations,
     source,
+    accountingCurrency: parseAccountingCurrency(
+      (value.issuer as Record<string, unknown>).currency,
+      `${source}: issuer.currency`,
+    ),
+    fxRates: parseFxRates(value.fxRates, `${source}: fxRates`),
   };
 }
 

@@ -101,6 +101,8 @@ function head(doc: InvoiceDocument): XmlNode {
   ];
   if (notes.length > 0) node["cbc:Note"] = xmlText(notes.join("\n"));
   node["cbc:DocumentCurrencyCode"] = doc.currency;
+  // BT-6: the VAT accounting currency, when the VAT total is also given in it (BT-111)
+  if (doc.taxInAccountingCurrency) node["cbc:TaxCurrencyCode"] = doc.taxInAccountingCurrency.currency;
   node["cbc:BuyerReference"] = xmlText(doc.customer.reference);
   node["cac:InvoicePeriod"] = { "cbc:StartDate": isoDate(doc.start), "cbc:EndDate": isoDate(doc.end - 1) };
   if (doc.corrects)
@@ -138,7 +140,11 @@ export function renderUbl(doc: InvoiceDocument): Buffer {
   if (means) body["cac:PaymentMeans"] = means;
   body["cac:PaymentTerms"] = paymentTerms(doc);
   if (doc.allowances) body["cac:AllowanceCharge"] = ublAllowances(doc, sign);
-  body["cac:TaxTotal"] = taxTotal(doc, sign);
+  const accounting = doc.taxInAccountingCurrency;
+  // BT-111: a second TaxTotal with the VAT total in the accounting currency alone
+  body["cac:TaxTotal"] = accounting
+    ? [taxTotal(doc, sign), { "cbc:TaxAmount": ublAmount(accounting.amount, accounting.currency, sign) }]
+    : taxTotal(doc, sign);
   body["cac:LegalMonetaryTotal"] = monetaryTotal(doc, sign);
   const shortfall = ublShortfallLine(doc, sign);
   body[credit ? "cac:CreditNoteLine" : "cac:InvoiceLine"] = [
