@@ -10,6 +10,7 @@ import { customerDocument, type CustomerDraft } from "./customerDrafts.js";
 import { documentAccountIds, documentCustomerId } from "./document/customers.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
+import { refuseCurrencyChange } from "./currencyChange.js";
 import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
 import { creditNoteOf } from "./document/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
@@ -123,6 +124,19 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
     missingHours: [...new Set(accounts.flatMap((d) => d.missingHours))].sort((a, b) => a - b),
   };
   request.onStep?.("computed");
+  // the credit note is in the invoice's currency, and so must the invoice replacing it be (exit 2)
+  for (const account of accounts)
+    if (account.invoice.currency !== o.currency)
+      refuseCurrencyChange(
+        [
+          {
+            issued: o,
+            currency: account.invoice.currency,
+            net: account.invoice.amountDue.toFixed(account.invoice.decimals),
+          },
+        ],
+        inputs.prices.source ?? "the price list",
+      );
   const newly = accounts
     .map((d) => ({ accountId: d.accountId, hours: d.missingHours.filter((h) => !o.missingHours.includes(h)) }))
     .filter((d) => d.hours.length > 0);
@@ -136,7 +150,12 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
       ),
     );
   }
-  await preflight({ config: inputs.config, accountIds, out: request.out });
+  await preflight({
+    config: inputs.config,
+    accountIds,
+    out: request.out,
+    invoices: accounts.map((d) => ({ invoice: d.invoice, issueDate })),
+  });
   const corrects = { number: o.number, issueDate: o.issueDate };
   const warnings: string[] = [];
   const recorded = await recordDocuments(

@@ -11,6 +11,7 @@ import type { InvoiceDocument } from "./document/invoiceDocument.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
+import { refuseCurrencyChange } from "./currencyChange.js";
 import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { formatHours } from "../sync/formatHours.js";
@@ -127,6 +128,7 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
       config: inputs.config,
       accountIds: fresh.flatMap((d) => d.accounts.map((a) => a.accountId)),
       out: request.out,
+      invoices: fresh.flatMap((d) => d.accounts.map((a) => ({ invoice: a.invoice, issueDate }))),
     });
 
   const warnings: string[] = [];
@@ -185,6 +187,17 @@ function refuseOtherFigures(
   inForce: ReadonlyMap<string, RegisterEntry>,
   inputs: IssueInputs,
 ): void {
+  // an invoice in force is never recomputed in another currency (exit 2), before any other difference (exit 9)
+  refuseCurrencyChange(
+    drafts.flatMap((draft) => {
+      const issued = inForce.get(draft.customer.id)?.document;
+      const other = draft.accounts.find((a) => a.invoice.currency !== issued?.currency)?.invoice;
+      return issued && other
+        ? [{ issued, currency: other.currency, net: other.amountDue.toFixed(other.decimals) }]
+        : [];
+    }),
+    inputs.prices.source ?? "the price list",
+  );
   const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
   for (const draft of drafts) {
     const issued = inForce.get(draft.customer.id);

@@ -10,12 +10,20 @@ import type {
 } from "./invoiceDocument.js";
 import { documentTaxes, sumOf } from "./documentTaxes.js";
 import { shownQuantity } from "./invoiceQuantity.js";
-import { correctionMention, defaultExemptionReason, missingHoursMention, taxMention } from "./legalMentions.js";
+import {
+  correctionMention,
+  defaultExemptionReason,
+  isTaxMention,
+  missingHoursMention,
+  taxMention,
+} from "./legalMentions.js";
 import { dueDateOf, issueProblems, taxOf, type StatementConfig } from "./statementConfig.js";
 import type { TaxRule } from "./taxRule.js";
 import { unitDef } from "../../billing/unitCatalog.js";
 import { DEFAULT_UNITS, type Units } from "../../billing/units.js";
 import { paymentReferenceOf } from "./paymentReference.js";
+import { contractParts, negatedContract } from "./contractLines.js";
+import { accountingCurrencyTax, negatedAccountingTax } from "./accountingCurrency.js";
 
 /** What an invoice document is built from, beside its number. */
 export interface DocumentRequest {
@@ -138,9 +146,10 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
   const units = request.units ?? DEFAULT_UNITS;
   const grouped = request.customer === undefined ? undefined : customerLines(request.customer, decimals, units, tax);
   const lines = grouped?.lines ?? invoice.lines.map((l) => documentLine(l, decimals, units, tax));
-  const taxes = documentTaxes(lines, decimals, reasonsOf(tax));
+  const contract = contractParts(config.customers.get(invoice.accountId)?.contract, invoice, lines, tax);
+  const taxes = documentTaxes([...lines, ...contract.taxed], decimals, reasonsOf(tax));
   const net = sumOf(
-    lines.map((l) => l.net),
+    [...lines, ...contract.taxed].map((l) => l.net),
     decimals,
   );
   const taxTotal = sumOf(
@@ -180,6 +189,7 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     issuer: issuerOf(config),
     customer: customerOf(request, draft),
     lines,
+    ...contract.fields,
     taxes,
     net,
     tax: taxTotal,
@@ -190,6 +200,7 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     ...(request.reason !== undefined ? { reason: request.reason } : {}),
     payment: [...config.issuer.bank],
     basis: request.basis ?? NO_BASIS,
+    ...withAccountingTax(config, { currency: invoice.currency, tax: taxTotal, issueDate }, draft),
   } as InvoiceDocument | DraftDocument;
 }
 
@@ -221,6 +232,21 @@ function customerLines(
     });
   }
   return { lines, sections };
+}
+
+/** An issued document's VAT in the accounting currency when it needs one (a draft's only when the config has the rate). */
+function withAccountingTax(
+  config: StatementConfig,
+  document: { currency: string; tax: string; issueDate: string },
+  draft: boolean,
+): { taxInAccountingCurrency?: InvoiceDocument["taxInAccountingCurrency"] } {
+  let tax: InvoiceDocument["taxInAccountingCurrency"];
+  try {
+    tax = accountingCurrencyTax(config, document);
+  } catch (error) {
+    if (!draft) throw error; // an issued invoice has its rate (checked in preflight); a draft goes without
+  }
+  return tax === undefined ? {} : { taxInAccountingCurrency: tax };
 }
 
 /** A decimal text negated (`"12.30"` → `"-12.30"`, `"0.00"` stays). */
@@ -257,11 +283,14 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   const reasons = Object.fromEntries(
     original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]),
   );
-  const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
+  const contract = negatedContract(original, negated);
+  const taxes: TaxLine[] = documentTaxes([...lines, ...contract.taxed], original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
-  const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
+  const taxNotes = original.notes.filter(isTaxMention);
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
-  const { paymentReference: _paid, ...cancelled } = original;
+  const { paymentReference: _paid, taxInAccountingCurrency, ...cancelled } = original;
+  // the VAT it cancels, in the accounting currency at the invoice's rate: invoice + credit note = 0 there too
+  const accountingTax = negatedAccountingTax(taxInAccountingCurrency);
   return {
     ...cancelled,
     number: request.number,
@@ -270,6 +299,7 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     dueDate: dueDateOf(request.issueDate, termsDays),
     lines,
     ...(original.sections ? { sections: original.sections.map((x) => ({ ...x, net: negated(x.net) })) } : {}),
+    ...contract.fields,
     taxes,
     net: negated(original.net),
     tax: negated(original.tax),
@@ -277,5 +307,6 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     notes: [correctionMention("creditNote", corrects, request.reason), ...taxNotes],
     corrects,
     reason: request.reason,
+    ...(accountingTax ? { taxInAccountingCurrency: accountingTax } : {}),
   };
 }

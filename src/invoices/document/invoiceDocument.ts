@@ -9,8 +9,10 @@
  * (`1 Oct 2026 – 31 Oct 2026`) is the renderers' business.
  */
 
-/** An EN 16931 VAT category (UNCL5305): standard, reverse charge, exempt, zero rated, outside the scope. */
-export type TaxCategory = "S" | "AE" | "E" | "Z" | "O";
+import type { TaxCategory } from "./taxCategories.js";
+
+/** An EN 16931 VAT category (UNCL5305), one of the tax catalog's (taxCategories.ts). */
+export type { TaxCategory };
 
 /** `invoice` (UNCL1001 380) or `creditNote` (381). */
 export type DocumentKind = "invoice" | "creditNote";
@@ -68,6 +70,49 @@ export interface DocumentSection {
   name: string;
   /** Σ of the net of the account's lines (decimal text, negative on a credit note). */
   net: string;
+}
+
+/**
+ * A contract discount (EN 16931 BG-20, a document level allowance): a percentage off the net of one
+ * unit's line over (part of) its price period. Amounts are positive on an invoice, negative on a
+ * credit note (as its lines are).
+ */
+export interface DocumentAllowance {
+  unit: string;
+  /** Where the discount was in force within the line's price period, half-open, epoch seconds. */
+  start: number;
+  end: number;
+  /** Words a customer reads: `Contract discount 10 % on CU`. */
+  reason: string;
+  /** As the contract writes it (`"10"`). */
+  percent: string;
+  /** The share of the line's net the discount applies to (decimal text). */
+  base: string;
+  /** base × percent / 100, rounded half-even at the currency's decimals. */
+  amount: string;
+  taxCategory: TaxCategory;
+  taxRatePercent: string;
+}
+
+/** A contract's minimum commitment not reached in the period: a line "Minimum commitment: shortfall". */
+export interface DocumentCommitment {
+  description: string;
+  /** The part of the period the commitment ran, half-open, epoch seconds. */
+  start: number;
+  end: number;
+  /** The commitment of that part (the monthly amount × its share of the period's hours). */
+  committed: string;
+  /** committed − the net after discounts: the line's net. */
+  amount: string;
+  taxCategory: TaxCategory;
+  taxRatePercent: string;
+}
+
+/** Prepaid credit consumed by an invoice (EN 16931 BT-113, paid in advance), oldest first. */
+export interface DocumentPrepaid {
+  /** Σ of the credits consumed (tax included); negative on a credit note, which gives it back. */
+  amount: string;
+  credits: { id: string; amount: string }[];
 }
 
 /** The tax of one category and rate: Σ of its lines' net × rate, rounded half-even at the currency's decimals. */
@@ -131,12 +176,21 @@ export interface InvoiceDocument {
   };
   lines: DocumentLine[];
   taxes: TaxLine[];
-  /** Σ of the lines' net. */
+  /**
+   * A contract's discounts (BG-20), absent when none applies (and on documents issued before
+   * contracts, which keep their bytes).
+   */
+  allowances?: DocumentAllowance[];
+  /** A contract's commitment shortfall line, when the period's net after discounts was below it. */
+  commitment?: DocumentCommitment;
+  /** Σ of the lines' net − Σ of the allowances + the commitment shortfall. */
   net: string;
   /** Σ of the tax lines' amounts. */
   tax: string;
-  /** net + tax: the amount due. */
+  /** net + tax: the invoice's total; the amount due less `prepaid` when credit paid in advance was consumed. */
   gross: string;
+  /** Prepaid credit consumed (BT-113): the amount due is gross − prepaid. Absent when none was. */
+  prepaid?: DocumentPrepaid;
   /** Legal mentions printed on the document (reverse charge, exemption reason, accepted missing hours). */
   notes: string[];
   /** Hours of the period accepted as missing (`--accept-missing`), epoch seconds, ascending. */
@@ -155,6 +209,13 @@ export interface InvoiceDocument {
   /** Payment lines (bank, IBAN) from the statement config. */
   payment: string[];
   basis: DocumentBasis;
+  /**
+   * The VAT total in the issuer's accounting currency (EN 16931 BT-6, BT-111), when the document is
+   * in another currency and tax is due: the currency, the rate of the issue date (one unit of the
+   * document's currency in it) and the tax × rate rounded half-even at its decimals. Absent otherwise,
+   * and on documents issued before it was given (they keep their bytes).
+   */
+  taxInAccountingCurrency?: { currency: string; rate: string; amount: string };
 }
 
 /**

@@ -2,8 +2,11 @@ import { UsageError } from "../../base/errors.js";
 import { wellFormed } from "../../base/wellFormed.js";
 import { emailOf, telephoneOf } from "./contactLines.js";
 import { checkEndpointId } from "./endpointIds.js";
+import { parseAccountingCurrency, parseFxRates, type FxRates } from "./accountingCurrency.js";
 import { readStructured } from "../../billing/readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
+import { parseContract, type ContractTerms } from "./contractTerms.js";
+import { taxCategoryDef } from "./taxCategories.js";
 
 export type { TaxRule };
 
@@ -29,6 +32,8 @@ export interface StatementCustomer extends StatementParty {
   tax?: TaxRule;
   /** A customer of several accounts (`customers.<customerId>.accounts`): its id and its accounts, ascending. */
   group?: { customerId: string; accountIds: number[] };
+  /** Its contract: discounts, a monthly commitment, prepaid credits (docs/billing.md#contracts). */
+  contract?: ContractTerms;
 }
 
 /** What invoices need beyond the billing report: the issuer, the customers, numbering, dates and taxes. */
@@ -59,6 +64,10 @@ export interface StatementConfig {
   deprecations: string[];
   /** The file it came from, for messages. */
   source: string;
+  /** The issuer's VAT accounting currency (`issuer.currency`, default EUR): an invoice in another currency also gives its VAT in it. */
+  accountingCurrency?: string;
+  /** `fxRates.<currency>.<YYYY-MM-DD>`: one unit of the currency in the accounting currency on that day. */
+  fxRates?: FxRates;
 }
 
 const TOKEN = /\{(seq(?::0?(\d+))?|yyyy|mm|account)\}/g;
@@ -158,13 +167,21 @@ function party(value: unknown, where: string, extra: readonly string[]): Stateme
 }
 
 function customer(value: unknown, where: string): StatementCustomer {
-  const base = party(value, where, ["reference", "tax", "accounts"]);
+  const base = party(value, where, ["reference", "tax", "contract", "accounts"]);
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
-  if (tax?.category === "AE" && base.vatId === undefined)
-    fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
-  return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
+  if (tax && taxCategoryDef(tax.category).vatIds === "both" && base.vatId === undefined)
+    fail(
+      `${where}: a customer of tax category ${tax.category} (${taxCategoryDef(tax.category).name}) needs its vatId: the invoice must name it`,
+    );
+  const contract = record.contract === undefined ? undefined : parseContract(record.contract, `${where}.contract`);
+  return {
+    ...base,
+    ...(reference === undefined ? {} : { reference }),
+    ...(tax === undefined ? {} : { tax }),
+    ...(contract === undefined ? {} : { contract }),
+  };
 }
 
 /** Which key of `customers` lists an account: `customers.acme.accounts`, or `customers.7101`. */
@@ -274,7 +291,7 @@ function issuerOf(
 ): StatementConfig["issuer"] {
   if (value === undefined)
     fail(`${source}: no issuer (who sends the invoice: legalName, address, country, vatId, peppolId, tax)`);
-  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax"]);
+  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax", "currency"]);
   const record = value as Record<string, unknown>;
   let tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${source}: issuer.tax`);
   if (oldTaxes !== undefined) {
@@ -286,9 +303,9 @@ function issuerOf(
         `${source}: taxes is the older form of issuer.tax: write issuer.tax: { category: S, ratePercent: ${tax.ratePercent} }`,
       );
   }
-  if (tax?.category === "AE")
+  if (tax && taxCategoryDef(tax.category).vatIds === "both")
     fail(
-      `${source}: issuer.tax: reverse charge (AE) is a customer's tax, not a default: set it under customers.<id>.tax`,
+      `${source}: issuer.tax: ${taxCategoryDef(tax.category).name} (${tax.category}) is a customer's tax, not a default: set it under customers.<id>.tax`,
     );
   return {
     ...base,
@@ -309,7 +326,7 @@ function issuerOf(
  */
 export function parseStatementConfig(value: unknown, source = "statement config"): StatementConfig {
   if (!isObject(value)) fail(`${source}: a statement config is an object { issuer, numbering, customers, ... }`);
-  checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers"], source);
+  checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers", "fxRates"], source);
   const deprecations: string[] = [];
   const issuer = issuerOf(value.issuer, source, value.taxes, deprecations);
   const paymentTermsDays = value.paymentTermsDays ?? 30;
@@ -359,6 +376,11 @@ export function parseStatementConfig(value: unknown, source = "statement config"
     issueDate: issueDateOfConfig(value.issueDate, source),
     deprecations,
     source,
+    accountingCurrency: parseAccountingCurrency(
+      (value.issuer as Record<string, unknown>).currency,
+      `${source}: issuer.currency`,
+    ),
+    fxRates: parseFxRates(value.fxRates, `${source}: fxRates`),
   };
 }
 
@@ -383,7 +405,8 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   const { issuer } = config;
   const tax = taxOf(config, accountId);
   if (issuer.country === undefined) out.push("issuer.country (ISO 3166-1 alpha-2, e.g. DE)");
-  if (issuer.vatId === undefined && tax?.category !== "O") out.push("issuer.vatId");
+  if (issuer.vatId === undefined && (tax === undefined || taxCategoryDef(tax.category).vatIds !== "none"))
+    out.push("issuer.vatId");
   if (issuer.peppolId === undefined) out.push('issuer.peppolId (the electronic address, e.g. "9930:DE123456789")');
   if (issuer.address.length === 0) out.push("issuer.address");
   const customer = config.customers.get(accountId);

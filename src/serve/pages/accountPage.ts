@@ -198,7 +198,7 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
       totals.gross,
       "amount-due",
     ),
-    ...(issued && totals.currency === invoice.currency && totals.net !== lines
+    ...(issued && totals.currency === invoice.currency && (totals.linesNet ?? totals.net) !== lines
       ? [
           row(
             `The sum of the lines as the warehouse now gives it, before tax: not the issued net; correct the invoice (cloudunits invoices correct --number ${issued.number})`,
