@@ -153,6 +153,10 @@ export type { RegisterEntry } from "./store/readRegister.js";
 export type { RegisterVerification } from "./store/registerChain.js";
 export type { IssueRequest, IssueResult } from "./invoices/issueInvoices.js";
 export type { CorrectRequest, CorrectResult } from "./invoices/correctInvoice.js";
+// Partial credit notes: store.creditNote (docs/billing.md#partial-credit-notes)
+export type { CreditRequest, CreditResult } from "./invoices/creditInvoice.js";
+export type { CreditAsked, PartialCreditRequest } from "./invoices/partialCreditNote.js";
+export { partialCreditNoteOf, lineName } from "./invoices/partialCreditNote.js";
 export type { IssueFiles } from "./invoices/issueInputs.js";
 export type { IssueStep } from "./invoices/recordDocuments.js";
 export type { DocumentWritten, WrittenFile } from "./invoices/writeIssuedFiles.js";
