@@ -14,6 +14,7 @@ import {
   SAXON_JAR,
 } from "../../../scripts/prerequisites.mjs";
 import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
+import { partialCreditNoteOf } from "../../../src/index.js";
 import { roundingDocuments, sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
 
@@ -66,6 +67,23 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       // the payment reference (BT-83) as a Belgian issuer gives it, and on an invoice without an IBAN (payment means not defined)
       docs.belgianReference = { ...docs.standard!, paymentReference: paymentReferenceOf(docs.standard!.number, "BE") };
       docs.referenceWithoutIban = { ...docs.standard!, payment: [] };
+      // partial credit notes (invoices credit): 10.00 before tax of the standard invoice; the CU line of the price from 11 Oct
+      const partial = { issueDate: "2026-11-20", reason: "one machine was down on 3 Oct" };
+      docs.partialByAmount = partialCreditNoteOf(docs.standard!, [], {
+        ...partial,
+        number: "CN-2026-00002",
+        credit: { amount: "10.00" },
+      });
+      docs.partialByLine = partialCreditNoteOf(docs.threePrices!, [], {
+        ...partial,
+        number: "CN-2026-00003",
+        credit: { lines: ["CU@2026-10-11"] },
+      });
+      docs.partialYen = partialCreditNoteOf(docs.yen!, [], {
+        ...partial,
+        number: "CN-2026-00004",
+        credit: { amount: "333" },
+      });
       names = Object.keys(docs);
       for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
       for (const [name, { document }] of Object.entries(roundingDocuments()))
@@ -120,6 +138,9 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       "threePrices",
       "belgianReference",
       "referenceWithoutIban",
+      "partialByAmount",
+      "partialByLine",
+      "partialYen",
     ])("%s passes both rule sets with no fatal error", (name) => {
       expect(names).toContain(name);
       expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
