@@ -6,6 +6,7 @@ import { taxOf } from "../billing/statementConfig.js";
 import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
 import { draftDocument } from "../export/pdf/writeStatements.js";
 import { readRegister } from "../store/readRegister.js";
+import { remainderOf } from "../invoices/partialCreditNote.js";
 import type { Warehouse } from "../store/types.js";
 import { warehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
@@ -42,7 +43,13 @@ export interface InvoiceTotals {
   /** The currency of these figures: the issued invoice's (which may not be the dashboard's price list's), or the draft's. */
   currency: string;
   /** The issued invoice these totals are of, with the names of its files as issued; absent on a draft. */
-  issued?: { number: string; issueDate: string; files: string[] };
+  issued?: {
+    number: string;
+    issueDate: string;
+    files: string[];
+    /** Its credit notes (`invoices credit`), when it has any: their numbers, Σ of their gross (positive) and the gross − that, in force. */
+    credits?: { numbers: string[]; credited: string; remaining: string };
+  };
 }
 
 /** What the account page shows of one month. */
@@ -136,18 +143,42 @@ async function invoiceTotals(
   month: MonthChoice,
   report: BillingReport,
 ): Promise<InvoiceTotals | undefined> {
-  const entry = (
-    await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] })
-  ).find((e) => e.document.kind === "invoice" && e.correctedBy === null);
+  const entries = await readRegister(store.connection, {
+    period: { start: month.start, end: month.end },
+    accountIds: [accountId],
+  });
+  const entry = entries.find((e) => e.document.kind === "invoice" && e.correctedBy === null);
   if (entry) {
     const issued = entry.document;
+    const notes = entries.filter(
+      (e) => e.document.kind === "creditNote" && e.document.corrects?.number === issued.number,
+    );
+    const remainder = remainderOf(
+      issued,
+      notes.map((e) => e.document),
+    );
+    const credits =
+      notes.length === 0
+        ? {}
+        : {
+            credits: {
+              numbers: notes.map((e) => e.document.number),
+              credited: remainder.credited.toFixed(issued.decimals),
+              remaining: remainder.gross.toFixed(issued.decimals),
+            },
+          };
     return {
       net: issued.net,
       taxes: issued.taxes,
       tax: issued.tax,
       gross: issued.gross,
       currency: issued.currency,
-      issued: { number: issued.number, issueDate: issued.issueDate, files: entry.files.map((f) => f.name) },
+      issued: {
+        number: issued.number,
+        issueDate: issued.issueDate,
+        files: entry.files.map((f) => f.name),
+        ...credits,
+      },
     };
   }
   const config = settings.statement;

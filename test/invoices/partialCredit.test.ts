@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisterListItem } from "../../src/export/registerReport.js";
-import { ingest, writeDataset } from "../../src/index.js";
+import { ingest, loadPrices, serveDashboard, writeDataset } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";
 
@@ -236,6 +236,25 @@ describe("invoices credit", { timeout: 120_000 }, () => {
     expect(readFileSync(path("correct-out", "CN-2026-00002.xml"), "utf8")).toContain(
       "cancels what remains of invoice INV-2026-00001",
     );
+  });
+
+  it("the dashboard's account page gives the credit notes of the issued invoice and what remains of it", async () => {
+    const db = issued("dashboard.duckdb");
+    expect((await credit(db, "INV-2026-00002", ["--amount", "10.00"], "dashboard-out")).code).toBe(0);
+    const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices.yaml")) });
+    try {
+      const page = await (await fetch(`${dashboard.url}account/7102?month=2026-10`)).text();
+      expect(page).toContain("Amount due, invoice INV-2026-00002 issued 2026-11-02 (tax included)");
+      // 10.00 + 1.90 = 11.90 credited; 275.15 − 11.90 = 263.25
+      expect(page).toMatch(
+        /Credited by CN-2026-00001 \(credit notes, tax included\)<\/td><td class="num" id="credited">[^<]*11\.90</,
+      );
+      expect(page).toMatch(
+        /What remains of invoice INV-2026-00002 \(tax included\)<\/td><td class="num" id="remaining">263\.25</,
+      );
+    } finally {
+      await dashboard.close();
+    }
   });
 
   it("refuses a credit note of a credit note, of an unknown number, without what to credit, or both ways at once", async () => {
