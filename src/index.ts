@@ -91,7 +91,7 @@ export type { DatedPrices, PriceList, PricePeriod, UnitPrice, UnitPrices } from 
 export { chargeOf } from "./billing/money.js";
 export type { Charge, LineCharge, LineMoney } from "./billing/money.js";
 export type { Invoice, InvoiceLine } from "./billing/invoice.js";
-export { shownQuantity } from "./billing/invoiceQuantity.js";
+export { shownQuantity } from "./invoices/document/invoiceQuantity.js";
 export { splitAmount } from "./billing/splitAmount.js";
 export type { SplitShare } from "./billing/splitAmount.js";
 export type { PriceBasis } from "./billing/prices.js";
@@ -119,8 +119,8 @@ export { toBillingText } from "./export/toBillingText.js";
 // The dashboard (cloudunits serve)
 export { serveDashboard, type Dashboard, type DashboardOptions } from "./serve/server.js";
 export { writeFocusParquet } from "./export/writeFocusParquet.js";
-export { writeStatements } from "./export/pdf/writeStatements.js";
-export type { StatementTarget } from "./export/pdf/writeStatements.js";
+export { writeStatements } from "./invoices/render/pdf/writeStatements.js";
+export type { StatementTarget } from "./invoices/render/pdf/writeStatements.js";
 export {
   loadStatementConfig,
   parseStatementConfig,
@@ -128,12 +128,17 @@ export {
   issueProblems,
   eInvoiceProblems,
   taxOf,
-} from "./billing/statementConfig.js";
-export type { StatementConfig, StatementParty, StatementCustomer, TaxRule } from "./billing/statementConfig.js";
+} from "./invoices/document/statementConfig.js";
+export type {
+  StatementConfig,
+  StatementParty,
+  StatementCustomer,
+  TaxRule,
+} from "./invoices/document/statementConfig.js";
 
 // Invoices as records: the issued document every renderer reads (docs/billing.md)
-export { buildInvoiceDocument, creditNoteOf, lineDescription } from "./billing/buildInvoiceDocument.js";
-export type { DocumentRequest, CreditNoteRequest } from "./billing/buildInvoiceDocument.js";
+export { buildInvoiceDocument, creditNoteOf, lineDescription } from "./invoices/document/buildInvoiceDocument.js";
+export type { DocumentRequest, CreditNoteRequest } from "./invoices/document/buildInvoiceDocument.js";
 export type {
   InvoiceDocument,
   DraftDocument,
@@ -144,25 +149,25 @@ export type {
   TaxLine,
   TaxCategory,
   CustomerTax,
-} from "./billing/invoiceDocument.js";
-export { renderUbl, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID } from "./export/ubl/renderUbl.js";
-export { renderInvoicePdf } from "./export/pdf/invoicePdf.js";
-export type { InvoicePdfOptions } from "./export/pdf/invoicePdf.js";
+} from "./invoices/document/invoiceDocument.js";
+export { renderUbl, PEPPOL_CUSTOMIZATION_ID, PEPPOL_PROFILE_ID } from "./invoices/render/ubl/renderUbl.js";
+export { renderInvoicePdf } from "./invoices/render/pdf/invoicePdf.js";
+export type { InvoicePdfOptions } from "./invoices/render/pdf/invoicePdf.js";
 // The invoice register: store.issueInvoices, store.correctInvoice, store.invoiceRegister
-export type { RegisterEntry } from "./store/readRegister.js";
-export type { RegisterVerification } from "./store/registerChain.js";
+export type { RegisterEntry } from "./invoices/register/readRegister.js";
+export type { RegisterVerification } from "./invoices/register/registerChain.js";
 export type { IssueRequest, IssueResult } from "./invoices/issueInvoices.js";
 export type { CorrectRequest, CorrectResult } from "./invoices/correctInvoice.js";
 // Partial credit notes: store.creditNote (docs/billing.md#partial-credit-notes)
 export type { CreditRequest, CreditResult } from "./invoices/creditInvoice.js";
-export type { CreditAsked, PartialCreditRequest } from "./invoices/partialCreditNote.js";
-export { partialCreditNoteOf, lineName } from "./invoices/partialCreditNote.js";
+export type { CreditAsked, PartialCreditRequest } from "./invoices/document/partialCreditNote.js";
+export { partialCreditNoteOf, lineName } from "./invoices/document/partialCreditNote.js";
 export type { IssueFiles } from "./invoices/issueInputs.js";
 export type { IssueStep } from "./invoices/recordDocuments.js";
 export type { DocumentWritten, WrittenFile } from "./invoices/writeIssuedFiles.js";
-export { registerToCsv, registerToJson, registerToText } from "./export/registerReport.js";
+export { registerToCsv, registerToJson, registerToText } from "./invoices/render/registerReport.js";
 // Receivables: payment references, payments, status, delivery (docs/billing.md#receivables-payments-overdue-delivery)
-export { paymentReferenceOf, structuredReferenceIn } from "./billing/paymentReference.js";
+export { paymentReferenceOf, structuredReferenceIn } from "./invoices/document/paymentReference.js";
 export { readReceivables, overdueDocuments, receivableOf } from "./invoices/receivables.js";
 export type { Receivable, ReceivableEntry, ReceivableFacts, DocumentStatus } from "./invoices/receivables.js";
 export { recordPayment } from "./invoices/recordPayment.js";
@@ -173,8 +178,8 @@ export { readCamt053, MAX_STATEMENT_BYTES } from "./invoices/camtStatement.js";
 export type { StatementEntry } from "./invoices/camtStatement.js";
 export { sendDocuments } from "./invoices/sendDocuments.js";
 export type { SendRequest, SendResult, NotSent } from "./invoices/sendDocuments.js";
-export type { PaymentRecord, DeliveryRecord } from "./store/appendReceivables.js";
-export type { RegisterListItem } from "./export/registerReport.js";
+export type { PaymentRecord, DeliveryRecord } from "./invoices/register/appendReceivables.js";
+export type { RegisterListItem } from "./invoices/render/registerReport.js";
 
 // Fetching archives from the live service
 export { fetchConsumption, FETCH_DEFAULTS } from "./fetch/fetchConsumption.js";

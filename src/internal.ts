@@ -77,11 +77,12 @@ export {
   NAME_LIMIT,
   BLOCK_LINES_LIMIT,
   NOTE_LIMIT,
-} from "./export/documentWords.js";
-export type { DocumentWords, LineWords, PartyWords } from "./export/documentWords.js";
-export { draftDocument, draftFileName, issueDateOf } from "./export/pdf/writeStatements.js";
-export { fontRuns, missingGlyphs } from "./export/pdf/pdfFonts.js";
-export { formatStatementNumber, dueDateOf } from "./billing/statementConfig.js";
+} from "./invoices/document/documentWords.js";
+export type { DocumentWords, LineWords, PartyWords } from "./invoices/document/documentWords.js";
+export { draftDocument, issueDateOf } from "./invoices/document/draftDocument.js";
+export { draftFileName } from "./invoices/render/pdf/writeStatements.js";
+export { fontRuns, missingGlyphs } from "./invoices/render/pdf/pdfFonts.js";
+export { formatStatementNumber, dueDateOf } from "./invoices/document/statementConfig.js";
 export { consumptionFileName } from "./fetch/consumptionFile.js";
 export { openSession } from "./fetch/serviceSession.js";
 export type { ServiceSession } from "./fetch/serviceSession.js";

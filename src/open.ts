@@ -29,8 +29,8 @@ import { overdueDocuments, readReceivables, type ReceivableEntry } from "./invoi
 import { recordPayment, type PaymentOutcome, type PaymentRequest } from "./invoices/recordPayment.js";
 import { importStatement, type StatementImport } from "./invoices/importStatement.js";
 import { sendDocuments, type SendRequest, type SendResult } from "./invoices/sendDocuments.js";
-import type { RegisterFilter } from "./store/readRegister.js";
-import { verifyRegister, type RegisterVerification } from "./store/registerChain.js";
+import type { RegisterFilter } from "./invoices/register/readRegister.js";
+import { verifyRegister, type RegisterVerification } from "./invoices/register/registerChain.js";
 
 /** An account the store holds data of, and the hours it holds. */
 export interface HeldAccount {

@@ -6,16 +6,18 @@ import { REPO } from "./helpers/shellExamples.js";
 // The layers of src/ are the pipeline, in the order docs/architecture.md lists them: a file
 // imports (at run time) only from its own folder or from folders listed before it, and no
 // files import each other in a circle. Type-only imports vanish at run time and are not
-// counted. The order is read from the document, so the document stays the rule.
+// counted. The order is read from the document, so the document stays the rule. A sub-folder
+// the diagram lists (`invoices/document/`) is a layer of its own, in its place: a file belongs to
+// the longest folder listed that holds it.
 
 const SRC = join(REPO, "src");
 
-/** The folders of src/ in the order of the architecture diagram; "(top)" for index.ts and open.ts. */
+/** The folders of src/ (and sub-folders listed) in the order of the architecture diagram; "(top)" for index.ts and open.ts. */
 function layerOrder(doc: string): string[] {
   const block = doc.slice(doc.indexOf("```\nsrc/"), doc.indexOf("```\n", doc.indexOf("```\nsrc/") + 4));
   const order: string[] = [];
   for (const line of block.split("\n")) {
-    const m = /^ {2}(\w+\/|\w+\.ts)\s/.exec(line);
+    const m = /^ {2}((?:\w+\/)+|\w+\.ts)\s/.exec(line);
     if (m === null) continue;
     const name = m[1].endsWith("/") ? m[1].slice(0, -1) : "(top)";
     if (!order.includes(name)) order.push(name);
@@ -88,15 +90,19 @@ function importCircles(files: readonly string[], edges: readonly Edge[]): string
   return circles;
 }
 
-const folderOf = (file: string): string => (file.includes("/") ? file.split("/")[0] : "(top)");
+/** The layer of a file: the longest folder of `order` that holds it, else its top folder; "(top)" for a file of src/ itself. */
+function folderOf(file: string, order: readonly string[]): string {
+  if (!file.includes("/")) return "(top)";
+  const listed = order.filter((f) => file.startsWith(`${f}/`)).sort((a, b) => b.length - a.length);
+  return listed[0] ?? file.split("/")[0];
+}
 
 /** The imports going from a folder to one listed after it (or to a folder the order does not list). */
 function upwardImports(edges: readonly Edge[], order: readonly string[]): string[] {
+  const rank = (file: string): number => order.indexOf(folderOf(file, order));
   return edges
-    .filter((e) => folderOf(e.from) !== folderOf(e.to))
-    .filter(
-      (e) => !(order.indexOf(folderOf(e.to)) >= 0 && order.indexOf(folderOf(e.to)) < order.indexOf(folderOf(e.from))),
-    )
+    .filter((e) => folderOf(e.from, order) !== folderOf(e.to, order))
+    .filter((e) => !(rank(e.to) >= 0 && rank(e.to) < rank(e.from)))
     .map((e) => `${e.from} -> ${e.to}`);
 }
 
@@ -107,7 +113,7 @@ describe("the layers of src/", () => {
   it("are listed in docs/architecture.md, every folder of src/ in its place (a new folder: add it to the diagram where it belongs)", () => {
     expect(order.slice(0, 4)).toEqual(["base", "input", "capnp", "load"]);
     expect(order.at(-1)).toBe("cli");
-    const folders = [...new Set(files.map(folderOf))].sort();
+    const folders = [...new Set(files.map((f) => folderOf(f, order)))].sort();
     expect(folders.filter((f) => !order.includes(f))).toEqual([]);
   });
 
@@ -130,5 +136,22 @@ describe("the layers of src/", () => {
       ["billing/a.ts", "billing/b.ts", "load/c.ts"],
     ]);
     expect(upwardImports(crafted, ["load", "billing"])).toEqual(["load/c.ts -> billing/a.ts"]);
+  });
+
+  it("place a sub-folder the diagram lists in its own layer, apart from its parent (crafted graph)", () => {
+    const order = ["billing", "invoices/document", "store", "invoices"];
+    const crafted: Edge[] = [
+      { from: "store/s.ts", to: "invoices/document/d.ts" }, // store may use the document, listed before it
+      { from: "invoices/i.ts", to: "invoices/document/d.ts" }, // the parent uses its earlier sub-folder
+      { from: "invoices/document/d.ts", to: "store/s.ts" }, // upward: store comes after the sub-folder
+      { from: "invoices/document/d.ts", to: "invoices/i.ts" }, // upward: into its own parent, listed later
+      { from: "invoices/document/deep/e.ts", to: "invoices/document/d.ts" }, // one layer: a folder inside it
+    ];
+    expect(folderOf("invoices/document/deep/e.ts", order)).toBe("invoices/document");
+    expect(folderOf("invoices/render/r.ts", order)).toBe("invoices");
+    expect(upwardImports(crafted, order)).toEqual([
+      "invoices/document/d.ts -> store/s.ts",
+      "invoices/document/d.ts -> invoices/i.ts",
+    ]);
   });
 });

@@ -4,8 +4,8 @@ import type { BillingReport } from "../billing/billingReport.js";
 import type { CalculateResult } from "../billing/calculate.js";
 import type { Warning } from "../billing/dataQuality.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
-import type { StatementConfig } from "../billing/statementConfig.js";
-import type { DraftDocument, InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { StatementConfig } from "../invoices/document/statementConfig.js";
+import type { DraftDocument, InvoiceDocument } from "../invoices/document/invoiceDocument.js";
 import { toBillingCsv } from "./toBillingCsv.js";
 import { toBillingText } from "./toBillingText.js";
 
@@ -115,7 +115,7 @@ export const BILLING_FORMATS = {
     produce: (f) => ({ hourly: f.hourly === true, fingerprints: true }),
     write: async ({ report, hourly, flags, statement, issued = [] }) => {
       const xlsx = await import("./writeBillingXlsx.js");
-      const { draftDocument } = await import("./pdf/writeStatements.js");
+      const { draftDocument } = await import("../invoices/document/draftDocument.js");
       // an account's invoice issued for the period is shown as issued; a draft only for an account not issued
       const documentOf = (accountId: number): InvoiceDocument | DraftDocument | undefined =>
         issued.find((d) => d.accountId === accountId) ??

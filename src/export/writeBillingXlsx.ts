@@ -3,7 +3,7 @@ import { mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
-import type { DraftDocument, InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { DraftDocument, InvoiceDocument } from "../invoices/document/invoiceDocument.js";
 import { accountReport } from "../billing/accountReport.js";
 import { UsageError } from "../base/errors.js";
 import { environmentErrorOf } from "../base/environmentError.js";

@@ -5,10 +5,10 @@ import { checkKnownInWarehouse } from "../base/unknownIds.js";
 import { bill } from "../bill/bill.js";
 import { heldSpan } from "../bill/heldSpan.js";
 import { invoiceOf, type Invoice } from "../billing/invoice.js";
-import type { DocumentBasis } from "../billing/invoiceDocument.js";
+import type { DocumentBasis } from "./document/invoiceDocument.js";
 import { emptyAccountLine } from "../billing/lines.js";
 import { nameOf } from "../billing/names.js";
-import { heldHourFiles, type HeldHour } from "../store/heldHourFiles.js";
+import { heldHourFiles, type HeldHour } from "./register/heldHourFiles.js";
 import type { IssueInputs } from "./issueInputs.js";
 
 /** An account's figures of a period as the warehouse gives them today, and the hours they come from. */

@@ -1,20 +1,20 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { MissingHoursError, UsageError } from "../base/errors.js";
 import { wellFormed } from "../base/wellFormed.js";
-import { issuerIdentity } from "../store/chainedDocuments.js";
-import { readRegister, type RegisterEntry } from "../store/readRegister.js";
-import { intactRegister } from "../store/registerChain.js";
+import { issuerIdentity } from "./register/chainedDocuments.js";
+import { readRegister, type RegisterEntry } from "./register/readRegister.js";
+import { intactRegister } from "./register/registerChain.js";
 import { formatHours } from "../sync/formatHours.js";
 import { accountDrafts, basisOf } from "./accountDrafts.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
 import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
-import { buildInvoiceDocument, creditNoteOf } from "../billing/buildInvoiceDocument.js";
+import { buildInvoiceDocument, creditNoteOf } from "./document/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
 import { creditNotesOf } from "./creditNotesOf.js";
-import { remainderCreditNoteOf } from "./partialCreditNote.js";
+import { remainderCreditNoteOf } from "./document/partialCreditNote.js";
 
 /** What `correctInvoice` is asked: the invoice, why, the files to compute today's figures with, and where the documents go. */
 export interface CorrectRequest extends IssueFiles {

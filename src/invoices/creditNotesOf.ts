@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
-import { readRegister } from "../store/readRegister.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import { readRegister } from "./register/readRegister.js";
 
 /** The credit notes of the register that refer to an invoice. */
 export async function creditNotesOf(connection: DuckDBConnection, number: string): Promise<InvoiceDocument[]> {

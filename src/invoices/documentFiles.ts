@@ -1,7 +1,7 @@
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
-import { renderInvoicePdf } from "../export/pdf/invoicePdf.js";
-import { renderUbl } from "../export/ubl/renderUbl.js";
-import type { IssuedFile } from "../store/appendToRegister.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import { renderInvoicePdf } from "./render/pdf/invoicePdf.js";
+import { renderUbl } from "./render/ubl/renderUbl.js";
+import type { IssuedFile } from "./register/appendToRegister.js";
 
 /**
  * The files of an issued document, named by its number: `<number>.pdf`, what the customer reads,

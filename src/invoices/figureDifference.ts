@@ -1,4 +1,4 @@
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
 import { Exact } from "../billing/exact.js";
 
 /** The figures of a document: what a customer pays and why, without its number, dates, parties or words. */

@@ -1,11 +1,11 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { intactRegister } from "../store/registerChain.js";
+import { intactRegister } from "./register/registerChain.js";
 import { clockNow } from "../base/clock.js";
 import { readFile } from "node:fs/promises";
 import { Exact } from "../billing/exact.js";
-import { structuredReferenceIn } from "../billing/paymentReference.js";
-import { appendPayments, type PaymentRecord } from "../store/appendReceivables.js";
-import { readDocumentHeads, readPayments, type DocumentHead } from "../store/readReceivables.js";
+import { structuredReferenceIn } from "./document/paymentReference.js";
+import { appendPayments, type PaymentRecord } from "./register/appendReceivables.js";
+import { readDocumentHeads, readPayments, type DocumentHead } from "./register/readReceivables.js";
 import { readCamt053, type StatementEntry } from "./camtStatement.js";
 import { readReceivableFacts, receivableOf } from "./receivables.js";
 import { paymentFit, type PaymentOutcome } from "./recordPayment.js";

@@ -1,10 +1,10 @@
 import { UsageError } from "../base/errors.js";
 import { parsePrices, type PriceList } from "../billing/prices.js";
-import { parseStatementConfig, type StatementConfig } from "../billing/statementConfig.js";
+import { parseStatementConfig, type StatementConfig } from "./document/statementConfig.js";
 import { parseStructured, readBytes } from "../billing/readStructured.js";
 import { loadUnits, DEFAULT_UNITS, type Units } from "../billing/units.js";
 import type { CuRollup } from "../billing/unitNames.js";
-import { sha256Hex } from "../store/appendToRegister.js";
+import { sha256Hex } from "./register/appendToRegister.js";
 
 /** What issuing and correcting read besides the warehouse: the files named, as given. */
 export interface IssueFiles {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { environmentErrorOf } from "../base/environmentError.js";
-import { checkIssuable, type StatementConfig } from "../billing/statementConfig.js";
+import { checkIssuable, type StatementConfig } from "./document/statementConfig.js";
 import { outFolder } from "./writeIssuedFiles.js";
 
 /** What is about to be numbered: under which config, for which accounts, into which folder. */

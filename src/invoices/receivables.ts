@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
-import type { RegisterEntry, RegisterFilter } from "../store/readRegister.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import type { RegisterEntry, RegisterFilter } from "./register/readRegister.js";
 import { verifiedRegister } from "./verifiedRegister.js";
 import {
   readCredits,
@@ -10,7 +10,7 @@ import {
   type RecordedCredit,
   type RecordedDelivery,
   type RecordedPayment,
-} from "../store/readReceivables.js";
+} from "./register/readReceivables.js";
 
 /** Where a document stands: `open` (not yet due), `paid`, `overdue` (past its due date and something outstanding), `credited` (cancelled by credit notes; a credit note itself). */
 export type DocumentStatus = "open" | "paid" | "overdue" | "credited";

@@ -1,14 +1,14 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
-import type { DocumentKind, InvoiceDocument } from "../billing/invoiceDocument.js";
-import { formatStatementNumber, type StatementConfig } from "../billing/statementConfig.js";
+import type { DocumentKind, InvoiceDocument } from "./document/invoiceDocument.js";
+import { formatStatementNumber, type StatementConfig } from "./document/statementConfig.js";
 import {
   appendToRegister,
   type CorrectionRecord,
   type IssuedFile,
   type RegisterRecord,
-} from "../store/appendToRegister.js";
-import { numbersTaken, sequenceEnd } from "../store/documentSequence.js";
+} from "./register/appendToRegister.js";
+import { numbersTaken, sequenceEnd } from "./register/documentSequence.js";
 import { documentFiles } from "./documentFiles.js";
 import { checkIssuedFiles } from "./writeIssuedFiles.js";
 

@@ -1,12 +1,12 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { intactRegister } from "../store/registerChain.js";
+import { intactRegister } from "./register/registerChain.js";
 import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
 import { Exact } from "../billing/exact.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
-import { appendPayments, type PaymentRecord } from "../store/appendReceivables.js";
-import { readRegister } from "../store/readRegister.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import { appendPayments, type PaymentRecord } from "./register/appendReceivables.js";
+import { readRegister } from "./register/readRegister.js";
 import { readReceivableFacts, receivableOf } from "./receivables.js";
 
 /** A payment to record by hand (`invoices pay`). */

@@ -2,10 +2,10 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
-import { intactRegister } from "../store/registerChain.js";
-import { appendDeliveryAttempt, type DeliveryRecord } from "../store/appendReceivables.js";
-import { readRegisterFile } from "../store/readRegister.js";
-import { readDeliveries, readDocumentHeads } from "../store/readReceivables.js";
+import { intactRegister } from "./register/registerChain.js";
+import { appendDeliveryAttempt, type DeliveryRecord } from "./register/appendReceivables.js";
+import { readRegisterFile } from "./register/readRegister.js";
+import { readDeliveries, readDocumentHeads } from "./register/readReceivables.js";
 
 /** What `sendDocuments` is asked. */
 export interface SendRequest {

@@ -1,8 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
-import type { IssuedFile } from "../store/appendToRegister.js";
-import { readRegister, readRegisterFiles, type RegisterEntry, type RegisterFilter } from "../store/readRegister.js";
-import { intactRegister } from "../store/registerChain.js";
+import type { IssuedFile } from "./register/appendToRegister.js";
+import { readRegister, readRegisterFiles, type RegisterEntry, type RegisterFilter } from "./register/readRegister.js";
+import { intactRegister } from "./register/registerChain.js";
 
 /** The register's documents a filter selects, and the register's head (`N:SHA256`; undefined for a register with no link yet). */
 export interface VerifiedRegister {

@@ -4,8 +4,8 @@ import { link, lstat, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../base/errors.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { sha256Hex, type IssuedFile } from "../store/appendToRegister.js";
-import { readRegisterFiles, type RegisterEntry } from "../store/readRegister.js";
+import { sha256Hex, type IssuedFile } from "./register/appendToRegister.js";
+import { readRegisterFiles, type RegisterEntry } from "./register/readRegister.js";
 import type { IssueStep } from "./recordDocuments.js";
 
 /** A file of an issued document in the `--out` folder. */

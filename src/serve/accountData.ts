@@ -1,12 +1,12 @@
 import { bill } from "../bill/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Invoice } from "../billing/invoice.js";
-import type { TaxLine } from "../billing/invoiceDocument.js";
-import { taxOf } from "../billing/statementConfig.js";
+import type { TaxLine } from "../invoices/document/invoiceDocument.js";
+import { taxOf } from "../invoices/document/statementConfig.js";
 import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
-import { draftDocument } from "../export/pdf/writeStatements.js";
-import { readRegister } from "../store/readRegister.js";
-import { remainderOf } from "../invoices/partialCreditNote.js";
+import { draftDocument } from "../invoices/document/draftDocument.js";
+import { readRegister } from "../invoices/register/readRegister.js";
+import { remainderOf } from "../invoices/document/partialCreditNote.js";
 import type { Warehouse } from "../store/types.js";
 import { warehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";

@@ -1,6 +1,6 @@
 import type { Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
-import type { StatementConfig } from "../billing/statementConfig.js";
+import type { StatementConfig } from "../invoices/document/statementConfig.js";
 import type { Units } from "../billing/units.js";
 
 /** What the dashboard bills with: the same files `billing` takes. */

@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { StatementConfig } from "../billing/statementConfig.js";
-import { renderInvoicePdf } from "../export/pdf/invoicePdf.js";
-import { draftDocument } from "../export/pdf/writeStatements.js";
+import type { StatementConfig } from "../invoices/document/statementConfig.js";
+import { renderInvoicePdf } from "../invoices/render/pdf/invoicePdf.js";
+import { draftDocument } from "../invoices/document/draftDocument.js";
 import { accountFileName, writeBillingXlsx } from "../export/writeBillingXlsx.js";
 import { issuedFiles } from "../invoices/verifiedRegister.js";
 import type { Warehouse } from "../store/types.js";

@@ -5,7 +5,7 @@ import type { Quantities } from "../billing/lines.js";
 import { forecast, type EntityForecast } from "../forecast/forecast.js";
 import { readEntityNames } from "../store/entityNames.js";
 import type { Warehouse } from "../store/types.js";
-import { registerDrift, type RegisterDrift } from "../store/registerDrift.js";
+import { registerDrift, type RegisterDrift } from "../invoices/register/registerDrift.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";

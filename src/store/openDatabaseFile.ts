@@ -5,7 +5,7 @@ import { fileNotFound } from "../base/fileNotFound.js";
 import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
 import { storageErrorOf, WAREHOUSE_KEPT } from "./storageError.js";
-import { chainRegisterOnce } from "./registerChain.js";
+import { chainRegisterOnce } from "../invoices/register/registerChain.js";
 import { upgradeFacts } from "./upgradeFacts.js";
 import { schemaCurrent, writeSchemaMark } from "./warehouseMeta.js";
 import { markWriterWaiting, writerWaiting, type WriterMark } from "./writerMarker.js";

@@ -195,7 +195,7 @@ CREATE TABLE IF NOT EXISTS register_documents (
   reason         VARCHAR,              -- why (invoices correct --reason)
   prices_sha256  VARCHAR NOT NULL,     -- SHA-256 of the price list's bytes
   statement_sha256 VARCHAR NOT NULL,   -- SHA-256 of the statement config's bytes
-  document       JSON NOT NULL,        -- the whole document as issued (billing/invoiceDocument.ts), but its basis hours
+  document       JSON NOT NULL,        -- the whole document as issued (invoices/document/invoiceDocument.ts), but its basis hours
   issued_at      TIMESTAMPTZ NOT NULL DEFAULT current_timestamp,
   UNIQUE (issuer, kind, seq_year, seq)
 );
@@ -224,7 +224,7 @@ CREATE TABLE IF NOT EXISTS register_corrections (
 );
 -- Receivables (docs/billing.md#receivables-payments-overdue-delivery), append-only like the rest of the
 -- register: a payment reversed is a new row with a negative amount; each delivery attempt is a row.
--- Written by store/appendReceivables.ts alone.
+-- Written by invoices/register/appendReceivables.ts alone.
 -- The structured payment reference of each invoice issued with one (the document's paymentReference).
 CREATE TABLE IF NOT EXISTS register_payment_references (
   number         VARCHAR PRIMARY KEY,
@@ -255,7 +255,7 @@ CREATE TABLE IF NOT EXISTS register_deliveries (
   error          VARCHAR,              -- why not, when not delivered
   delivered      BOOLEAN NOT NULL      -- a 2xx answer
 );
--- The register's chain (docs/billing.md#the-chain, store/registerChain.ts): one link per record
+-- The register's chain (docs/billing.md#the-chain, invoices/register/registerChain.ts): one link per record
 -- (a document, a payment, a delivery attempt), in the order they were recorded. A link keeps the SHA-256 of each field of its
 -- record and its chain value, SHA-256 of the previous link's of the same chain and of its fields.
 CREATE TABLE IF NOT EXISTS register_chain (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkEndpointId } from "../../src/billing/endpointIds.js";
+import { checkEndpointId } from "../../src/invoices/document/endpointIds.js";
 
 // An electronic address a receiving access point would reject (Peppol's PEPPOL-COMMON rules, fatal)
 // is refused when the statement config is read, before any number is given. Check digits by hand:

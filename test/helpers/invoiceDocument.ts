@@ -1,4 +1,4 @@
-import type { InvoiceDocument } from "../../src/billing/invoiceDocument.js";
+import type { InvoiceDocument } from "../../src/invoices/document/invoiceDocument.js";
 import { HOUR, OCT_1 } from "./warehouse.js";
 
 /**

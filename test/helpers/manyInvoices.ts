@@ -1,6 +1,6 @@
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
-import { appendToRegister } from "../../src/store/appendToRegister.js";
-import { readRegister } from "../../src/store/readRegister.js";
+import { appendToRegister } from "../../src/invoices/register/appendToRegister.js";
+import { readRegister } from "../../src/invoices/register/readRegister.js";
 import { paymentReferenceOf, renderUbl } from "../../src/internal.js";
 
 /**

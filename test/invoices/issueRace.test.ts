@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { registerListItem, type RegisterListItem } from "../../src/export/registerReport.js";
+import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { ingest, open, writeDataset } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
-import { registerListItem, type RegisterListItem } from "../../src/export/registerReport.js";
+import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { loadPrices, open, serveDashboard } from "../../src/index.js";
 import { describeWith } from "../helpers/prerequisites.js";
 import { runCli, type CliRun } from "../helpers/runCli.js";

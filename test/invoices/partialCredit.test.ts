@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RegisterListItem } from "../../src/export/registerReport.js";
+import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { ingest, loadPrices, serveDashboard, writeDataset } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";

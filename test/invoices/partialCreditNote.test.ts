@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { DocumentLine, InvoiceDocument } from "../../src/billing/invoiceDocument.js";
-import { partialCreditNoteOf, remainderCreditNoteOf } from "../../src/invoices/partialCreditNote.js";
+import type { DocumentLine, InvoiceDocument } from "../../src/invoices/document/invoiceDocument.js";
+import { partialCreditNoteOf, remainderCreditNoteOf } from "../../src/invoices/document/partialCreditNote.js";
 import { invoiceFixture } from "../helpers/invoiceDocument.js";
 import { OCT_1 } from "../helpers/warehouse.js";
 

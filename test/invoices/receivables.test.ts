@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RegisterListItem } from "../../src/export/registerReport.js";
+import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { open } from "../../src/index.js";
 import { camtStatement, type CamtEntry } from "../helpers/camtStatement.js";
 import { startAccessPoint, type FakeAccessPoint } from "../helpers/fakeAccessPoint.js";

@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RegisterListItem } from "../../src/export/registerReport.js";
+import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { ingest, open, serveDashboard, writeDataset } from "../../src/index.js";
 import { startAccessPoint, type FakeAccessPoint } from "../helpers/fakeAccessPoint.js";
 import { runCli } from "../helpers/runCli.js";

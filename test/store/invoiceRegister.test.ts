@@ -4,13 +4,13 @@ import { join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeDataset } from "../../src/generate/writeDataset.js";
-import { appendToRegister, sha256Hex, type RegisterRecord } from "../../src/store/appendToRegister.js";
-import { numbersTaken, sequenceEnd } from "../../src/store/documentSequence.js";
-import { heldHourFiles } from "../../src/store/heldHourFiles.js";
+import { appendToRegister, sha256Hex, type RegisterRecord } from "../../src/invoices/register/appendToRegister.js";
+import { numbersTaken, sequenceEnd } from "../../src/invoices/register/documentSequence.js";
+import { heldHourFiles } from "../../src/invoices/register/heldHourFiles.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
-import { readRegister, readRegisterFiles } from "../../src/store/readRegister.js";
-import { registerDrift } from "../../src/store/registerDrift.js";
+import { readRegister, readRegisterFiles } from "../../src/invoices/register/readRegister.js";
+import { registerDrift } from "../../src/invoices/register/registerDrift.js";
 import { invoiceFixture } from "../helpers/invoiceDocument.js";
 import { HOUR, OCT_1 } from "../helpers/warehouse.js";
 

@@ -7,8 +7,8 @@ import type { Warning } from "../../billing/dataQuality.js";
 import { loadNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";
 import type { BillingReport } from "../../billing/billingReport.js";
-import type { InvoiceDocument } from "../../billing/invoiceDocument.js";
-import { loadStatementConfig, type StatementConfig } from "../../billing/statementConfig.js";
+import type { InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
+import { loadStatementConfig, type StatementConfig } from "../../invoices/document/statementConfig.js";
 import { loadUnits } from "../../billing/units.js";
 import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
@@ -140,7 +140,7 @@ async function writeStatementFiles(argv: BillingArgs, report: BillingReport, con
       { code: "NO_STATEMENT" },
     );
   }
-  const { writeStatements } = await import("../../export/pdf/writeStatements.js");
+  const { writeStatements } = await import("../../invoices/render/pdf/writeStatements.js");
   for (const note of config.deprecations) process.stderr.write(`cloudunits: note: ${note}\n`);
   const unlisted = report.invoices!.map((inv) => inv.accountId).filter((id) => !config.customers.has(id));
   if (unlisted.length > 0) {
@@ -240,7 +240,7 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
           argv,
           async (warehouse) => {
             // the pack of an issued month shows its invoices as the register holds them
-            const { invoicesInForce } = await import("../../store/readRegister.js");
+            const { invoicesInForce } = await import("../../invoices/register/readRegister.js");
             const issued = argv.perAccount
               ? await invoicesInForce(
                   warehouse.connection,

@@ -447,7 +447,7 @@ const listCommand: CommandModule<object, ListArgs> = {
   handler: async (argv) => {
     const { monthPeriod } = await import("../../base/time.js");
     const { verifiedReceivables } = await import("../../invoices/receivables.js");
-    const { registerToCsv, registerToJson, registerToText } = await import("../../export/registerReport.js");
+    const { registerToCsv, registerToJson, registerToText } = await import("../../invoices/render/registerReport.js");
     const period = argv.month === undefined ? undefined : monthPeriod(argv.month);
     const nowEpoch = clockNow();
     const { entries, head } = await withDatabase(argv, false, (connection) =>
@@ -544,7 +544,7 @@ const overdueCommand: CommandModule<object, OverdueArgs> = {
   builder: (yargs) => yargs.options(overdueOptions) as unknown as Argv<OverdueArgs>,
   handler: async (argv) => {
     const { overdueDocuments } = await import("../../invoices/receivables.js");
-    const { registerListItem } = await import("../../export/registerReport.js");
+    const { registerListItem } = await import("../../invoices/render/registerReport.js");
     const nowEpoch = clockNow();
     const overdue = await withDatabase(argv, false, (connection) => overdueDocuments(connection, nowEpoch));
     if (argv.format === "json")
@@ -613,7 +613,7 @@ const verifyCommand: CommandModule<object, VerifyArgs> = {
     "verify the register against its chain: every document and file as issued, every payment and delivery attempt as recorded, no number missing; prints the head to keep outside the warehouse",
   builder: (yargs) => yargs.options(verifyOptions) as unknown as Argv<VerifyArgs>,
   handler: async (argv) => {
-    const { parseHead, verifyRegister } = await import("../../store/registerChain.js");
+    const { parseHead, verifyRegister } = await import("../../invoices/register/registerChain.js");
     const { RegisterBrokenError } = await import("../../base/errors.js");
     const v = await withDatabase(argv, false, (connection) => verifyRegister(connection, { kept: argv.head }));
     const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;

@@ -99,7 +99,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     const { loadPrices } = await import("../../billing/prices.js");
     const { loadNames } = await import("../../billing/names.js");
     const { loadUnits } = await import("../../billing/units.js");
-    const { loadStatementConfig } = await import("../../billing/statementConfig.js");
+    const { loadStatementConfig } = await import("../../invoices/document/statementConfig.js");
     const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
     if (argv.statement !== undefined && argv.prices === undefined)
       throw new UsageError("--statement needs --prices FILE (a statement shows charges)");

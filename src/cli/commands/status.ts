@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { InvoicesToCorrectError, StaleWarehouseError, UsageError } from "../../base/errors.js";
 import { alarmingHours, type AccountStatus, type HourSpan, type WarehouseStatus } from "../../sync/warehouseStatus.js";
-import type { RegisterDrift } from "../../store/registerDrift.js";
+import type { RegisterDrift } from "../../invoices/register/registerDrift.js";
 import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
 import { isoUtc, parseTime } from "../../base/time.js";
 import { DEFAULT_LOOK_BACK_HOURS } from "../../sync/syncPlan.js";
@@ -207,7 +207,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     const accepting = acceptedHoursOf(argv);
     const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
     const { warehouseStatus } = await import("../../sync/warehouseStatus.js");
-    const { registerDrift } = await import("../../store/registerDrift.js");
+    const { registerDrift } = await import("../../invoices/register/registerDrift.js");
     // accepting writes (one statement); otherwise read-only, beside a running sync
     const { instance, connection } = await openDatabaseFile(argv.db, {
       readOnly: accepting.length === 0,

@@ -1,12 +1,12 @@
 import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
-import { lineDescription } from "../../billing/buildInvoiceDocument.js";
+import { lineDescription } from "../../invoices/document/buildInvoiceDocument.js";
 import type { Invoice } from "../../billing/invoice.js";
-import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
+import type { DraftDocument, InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
 import { periodWords } from "../../base/readableTime.js";
-import { missingHoursMention } from "../../billing/legalMentions.js";
-import { documentWords, grossLabel, taxLabel } from "../documentWords.js";
-import { missingHoursOf } from "../pdf/writeStatements.js";
+import { missingHoursMention } from "../../invoices/document/legalMentions.js";
+import { documentWords, grossLabel, taxLabel } from "../../invoices/document/documentWords.js";
+import { missingHoursOf } from "../../invoices/document/draftDocument.js";
 import { addSheet, font, moneyFormat, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 
 /** Invoice quantities: 4 decimals, aligned (the cell keeps the exact value). */

@@ -6,7 +6,7 @@ import { BASE_UNITS } from "../../billing/unitNames.js";
 import { nuUnit } from "../../billing/money.js";
 import { cuRuleText } from "../../billing/units.js";
 import { shownQuantity } from "../billingColumns.js";
-import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
+import type { DraftDocument, InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
 import {
   addSheet,
   cellValue,

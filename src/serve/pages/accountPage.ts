@@ -1,6 +1,6 @@
 import { isoUtc } from "../../base/time.js";
-import { shownQuantity } from "../../billing/invoiceQuantity.js";
-import { groupThousands, taxLabel } from "../../export/documentWords.js";
+import { shownQuantity } from "../../invoices/document/invoiceQuantity.js";
+import { groupThousands, taxLabel } from "../../invoices/document/documentWords.js";
 import type { AccountData, AccountRow } from "../accountData.js";
 import { esc, money, monthPicker, num, page, table, when, withMonth, type Column } from "./html.js";
 import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";

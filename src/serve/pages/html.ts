@@ -1,4 +1,4 @@
-import { groupThousands } from "../../export/documentWords.js";
+import { groupThousands } from "../../invoices/document/documentWords.js";
 import { escapeHtml } from "../../export/statsHtml.js";
 import { isoUtc } from "../../base/time.js";
 

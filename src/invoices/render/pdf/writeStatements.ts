@@ -1,51 +1,15 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { BillingReport } from "../../billing/billingReport.js";
-import { buildInvoiceDocument } from "../../billing/buildInvoiceDocument.js";
-import type { DraftDocument } from "../../billing/invoiceDocument.js";
-import type { StatementConfig } from "../../billing/statementConfig.js";
-import { writeAtomic } from "../writeAtomic.js";
+import type { BillingReport } from "../../../billing/billingReport.js";
+import { draftDocument, issueDateOf } from "../../document/draftDocument.js";
+import type { StatementConfig } from "../../document/statementConfig.js";
+import { writeAtomic } from "../../../export/writeAtomic.js";
 import { renderInvoicePdf, type InvoicePdfOptions } from "./invoicePdf.js";
-import { clockNow } from "../../base/clock.js";
 
 /** The accounts of a report that have an invoice (a report made with a price list), in report order. */
 function invoicedAccounts(report: BillingReport): number[] {
   if (!report.invoices) throw new RangeError("drafts need a billing report with a price list");
   return report.invoices.map((inv) => inv.accountId);
-}
-
-/** The date of drafts made now: the config's issue date, else today (UTC). */
-export function issueDateOf(config: StatementConfig, nowMs = clockNow() * 1000): string {
-  return config.issueDate ?? new Date(nowMs).toISOString().slice(0, 10);
-}
-
-/** The hours of an account a report found missing in its period, ascending (epoch seconds). */
-export function missingHoursOf(report: BillingReport, accountId: number): number[] {
-  const runs = report.quality.missingHours.find((m) => m.accountId === accountId)?.runs ?? [];
-  return runs.flatMap((r) =>
-    Array.from({ length: (r.endHour - r.startHour) / 3600 + 1 }, (_, k) => r.startHour + k * 3600),
-  );
-}
-
-/**
- * The draft invoice of an account of a report with prices: its invoice, taxed by the config, its
- * missing hours printed, no number. Throws a RangeError when the report has no invoice for it.
- */
-export function draftDocument(
-  report: BillingReport,
-  accountId: number,
-  config: StatementConfig,
-  issueDate = issueDateOf(config),
-): DraftDocument {
-  const invoice = report.invoices?.find((inv) => inv.accountId === accountId);
-  if (!invoice) throw new RangeError(`no invoice for account ${accountId} in the report (a draft needs a price list)`);
-  return buildInvoiceDocument({
-    invoice,
-    config,
-    issueDate,
-    units: report.options.units,
-    missingHours: missingHoursOf(report, accountId),
-  });
 }
 
 /** The file name of a draft: `draft-7101-2026-10.pdf` for a calendar month, else `draft-7101-20261001T0000-20261015T1200.pdf`. */

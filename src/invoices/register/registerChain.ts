@@ -1,9 +1,9 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
-import { RegisterBrokenError } from "../base/errors.js";
+import { RegisterBrokenError } from "../../base/errors.js";
 import { chainedDocuments } from "./chainedDocuments.js";
 import { chainedDeliveries, chainedPayments } from "./chainedReceivables.js";
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 
 /**
  * The register's chain (docs/billing.md#the-chain): every record of the register gets a link, in

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import type { InvoiceDocument } from "../document/invoiceDocument.js";
 import type { IssuedFile } from "./appendToRegister.js";
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 
 /** A document of the register, as issued, with what later rows say of it. */
 export interface RegisterEntry {

@@ -1,5 +1,5 @@
-import { dateWords, periodWords } from "../../base/readableTime.js";
-import type { InvoiceDocument, TaxLine } from "../../billing/invoiceDocument.js";
+import { dateWords, periodWords } from "../../../base/readableTime.js";
+import type { InvoiceDocument, TaxLine } from "../../document/invoiceDocument.js";
 import { ublLine } from "./ublLine.js";
 import { ublParty } from "./ublParty.js";
 import { isoDate, ublAmount, ublCategory } from "./ublValues.js";

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { DocumentKind } from "../billing/invoiceDocument.js";
-import { hasTable } from "./hasTable.js";
+import type { DocumentKind } from "../document/invoiceDocument.js";
+import { hasTable } from "../../base/hasTable.js";
 
 /** A sequence of numbers: one per issuer, kind of document and year of the issue date. */
 export interface SequenceKey {

@@ -1,5 +1,5 @@
-import { Exact } from "./exact.js";
-import type { InvoiceLine } from "./invoice.js";
+import { Exact } from "../../billing/exact.js";
+import type { InvoiceLine } from "../../billing/invoice.js";
 
 /**
  * The quantity of an invoice line as printed: the fewest decimals (at least `min`, trailing

@@ -1,8 +1,8 @@
-import { UsageError } from "../base/errors.js";
-import { wellFormed } from "../base/wellFormed.js";
+import { UsageError } from "../../base/errors.js";
+import { wellFormed } from "../../base/wellFormed.js";
 import { emailOf, telephoneOf } from "./contactLines.js";
 import { checkEndpointId } from "./endpointIds.js";
-import { readStructured } from "./readStructured.js";
+import { readStructured } from "../../billing/readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
 
 export type { TaxRule };

@@ -1,6 +1,6 @@
-import { UsageError } from "../base/errors.js";
-import { wellFormed } from "../base/wellFormed.js";
-import { Exact } from "./exact.js";
+import { UsageError } from "../../base/errors.js";
+import { wellFormed } from "../../base/wellFormed.js";
+import { Exact } from "../../billing/exact.js";
 import type { TaxCategory } from "./invoiceDocument.js";
 
 /** The EN 16931 VAT categories a statement config accepts (UNCL5305), with what each means. */

@@ -1,5 +1,5 @@
-import type { DraftDocument, InvoiceDocument } from "../../billing/invoiceDocument.js";
-import { documentWords, type DocumentWords } from "../documentWords.js";
+import type { DraftDocument, InvoiceDocument } from "../../document/invoiceDocument.js";
+import { documentWords, type DocumentWords } from "../../document/documentWords.js";
 import {
   block,
   CONTENT_WIDTH,

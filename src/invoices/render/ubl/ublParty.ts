@@ -1,5 +1,5 @@
-import type { DocumentParty, TaxCategory } from "../../billing/invoiceDocument.js";
-import { emailOf, telephoneOf } from "../../billing/contactLines.js";
+import type { DocumentParty, TaxCategory } from "../../document/invoiceDocument.js";
+import { emailOf, telephoneOf } from "../../document/contactLines.js";
 import { xmlText, type XmlNode } from "./xmlText.js";
 
 /**

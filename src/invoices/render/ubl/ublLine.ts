@@ -1,6 +1,6 @@
-import { periodWords } from "../../base/readableTime.js";
-import { Exact } from "../../billing/exact.js";
-import type { DocumentLine, InvoiceDocument } from "../../billing/invoiceDocument.js";
+import { periodWords } from "../../../base/readableTime.js";
+import { Exact } from "../../../billing/exact.js";
+import type { DocumentLine, InvoiceDocument } from "../../document/invoiceDocument.js";
 import { isoDate, ublAmount, ublCategory } from "./ublValues.js";
 import { xmlText, type XmlNode } from "./xmlText.js";
 

@@ -1,4 +1,4 @@
-import { dateWords, hourWords } from "../base/readableTime.js";
+import { dateWords, hourWords } from "../../base/readableTime.js";
 import type { TaxCategory } from "./invoiceDocument.js";
 import type { TaxRule } from "./taxRule.js";
 

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 import type { ChainedKind, ChainedRecord } from "./registerChain.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { TaxCategory } from "../../billing/invoiceDocument.js";
+import type { TaxCategory } from "../../document/invoiceDocument.js";
 import type { XmlNode } from "./xmlText.js";
 
 /** The date `YYYY-MM-DD` (UTC) of an instant in epoch seconds. */

@@ -1,8 +1,8 @@
-import { isoUtc } from "../base/time.js";
-import { Exact } from "../billing/exact.js";
-import type { DocumentStatus, ReceivableEntry } from "../invoices/receivables.js";
-import { csvField } from "./csvField.js";
-import { guardFormula } from "./toBillingCsv.js";
+import { isoUtc } from "../../base/time.js";
+import { Exact } from "../../billing/exact.js";
+import type { DocumentStatus, ReceivableEntry } from "../receivables.js";
+import { csvField } from "../../export/csvField.js";
+import { guardFormula } from "../../export/toBillingCsv.js";
 
 /** A document of the register as `invoices list --format json` gives it (docs/cli.md). */
 export interface RegisterListItem {

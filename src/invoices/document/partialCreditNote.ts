@@ -1,10 +1,10 @@
-import { UsageError } from "../base/errors.js";
-import { dateWords, periodWords } from "../base/readableTime.js";
-import { isoUtc } from "../base/time.js";
-import { Exact } from "../billing/exact.js";
-import type { DocumentLine, InvoiceDocument, TaxLine } from "../billing/invoiceDocument.js";
-import { dueDateOf } from "../billing/statementConfig.js";
-import { splitAmount } from "../billing/splitAmount.js";
+import { UsageError } from "../../base/errors.js";
+import { dateWords, periodWords } from "../../base/readableTime.js";
+import { isoUtc } from "../../base/time.js";
+import { Exact } from "../../billing/exact.js";
+import type { DocumentLine, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import { dueDateOf } from "./statementConfig.js";
+import { splitAmount } from "../../billing/splitAmount.js";
 
 /** What a partial credit note credits: an amount before tax (spread over the tax categories), or whole lines by name (`CU`, `CU@2026-10-16`). */
 export type CreditAsked = { amount: string } | { lines: readonly string[] };

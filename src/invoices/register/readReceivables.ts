@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DeliveryRecord, PaymentRecord } from "./appendReceivables.js";
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 
 /** A payment of the register, with its place in the order recorded. */
 export interface RecordedPayment extends PaymentRecord {

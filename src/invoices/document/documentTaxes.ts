@@ -1,4 +1,4 @@
-import { Exact } from "./exact.js";
+import { Exact } from "../../billing/exact.js";
 import type { DocumentLine, TaxLine } from "./invoiceDocument.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { createHash } from "node:crypto";
-import { duckdbApi } from "../base/duckdb.js";
-import type { InvoiceDocument } from "../billing/invoiceDocument.js";
+import { duckdbApi } from "../../base/duckdb.js";
+import type { InvoiceDocument } from "../document/invoiceDocument.js";
 import { appendPaymentReferences } from "./appendReceivables.js";
 import { appendLinks } from "./registerChain.js";
 

@@ -1,13 +1,13 @@
-import { UsageError } from "../base/errors.js";
-import type { Invoice, InvoiceLine } from "./invoice.js";
+import { UsageError } from "../../base/errors.js";
+import type { Invoice, InvoiceLine } from "../../billing/invoice.js";
 import type { DocumentBasis, DocumentLine, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 import { documentTaxes, sumOf } from "./documentTaxes.js";
 import { shownQuantity } from "./invoiceQuantity.js";
 import { correctionMention, defaultExemptionReason, missingHoursMention, taxMention } from "./legalMentions.js";
 import { dueDateOf, issueProblems, taxOf, type StatementConfig } from "./statementConfig.js";
 import type { TaxRule } from "./taxRule.js";
-import { unitDef } from "./unitCatalog.js";
-import { DEFAULT_UNITS, type Units } from "./units.js";
+import { unitDef } from "../../billing/unitCatalog.js";
+import { DEFAULT_UNITS, type Units } from "../../billing/units.js";
 import { paymentReferenceOf } from "./paymentReference.js";
 
 /** What an invoice document is built from, beside its number. */

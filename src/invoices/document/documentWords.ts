@@ -1,12 +1,6 @@
-import { groupThousands } from "../base/groupThousands.js";
-import { dateWords, periodWords } from "../base/readableTime.js";
-import type {
-  DocumentKind,
-  DocumentParty,
-  DraftDocument,
-  InvoiceDocument,
-  TaxLine,
-} from "../billing/invoiceDocument.js";
+import { groupThousands } from "../../base/groupThousands.js";
+import { dateWords, periodWords } from "../../base/readableTime.js";
+import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
 export const NAME_LIMIT = 120;

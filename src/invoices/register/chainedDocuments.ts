@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { hasTable } from "./hasTable.js";
+import { hasTable } from "../../base/hasTable.js";
 import type { ChainedKind, ChainedRecord } from "./registerChain.js";
 
 /** The columns of `register_documents` a document's link covers: every one (a column added later is not part of documents linked before it). */
