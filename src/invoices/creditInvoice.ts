@@ -71,6 +71,12 @@ export async function creditInvoice(connection: DuckDBConnection, request: Credi
   if (reason === "")
     throw new UsageError("a credit note needs a reason (reason: TEXT): it is printed on the credit note");
   await intactRegister(connection);
+  const [asked] = await readRegister(connection, { number: request.number });
+  if (asked?.document.kind === "creditNote")
+    throw new UsageError(
+      `${request.number} is a credit note: a credit note credits an invoice; credit ${asked.document.corrects?.number ?? "the invoice"} instead`,
+      { code: "NOT_CORRECTABLE" },
+    );
   const invoice = await invoiceInForce(connection, request.number);
   const o = invoice.document;
   const nowEpoch = request.nowEpoch ?? clockNow();

@@ -91,7 +91,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("invoices credit", { timeout: 120_000 }, () => {
+describe("invoices credit", { timeout: 300_000 }, () => {
   it("by amount, then by line; the invoice stays in force and list shows what remains; never more than the invoice", async () => {
     const db = issued("credit.duckdb");
     // 10.00 before tax, VAT 19 %: 1.90, credit note total 11.90; 275.15 − 11.90 = 263.25 remains
@@ -121,6 +121,13 @@ describe("invoices credit", { timeout: 120_000 }, () => {
     expect([again.code, again.stderr]).toEqual([
       2,
       expect.stringContaining("CU of INV-2026-00002 was credited already, by CN-2026-00002"),
+    ]);
+    const ofNote = await credit(db, "CN-2026-00001", ["--amount", "1.00"]);
+    expect([ofNote.code, ofNote.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        "CN-2026-00001 is a credit note: a credit note credits an invoice; credit INV-2026-00002 instead",
+      ),
     ]);
     const unknown = await credit(db, "INV-2026-00002", ["--line", "XU"]);
     expect([unknown.code, unknown.stderr]).toEqual([
@@ -257,7 +264,7 @@ describe("invoices credit", { timeout: 120_000 }, () => {
     }
   });
 
-  it("refuses a credit note of a credit note, of an unknown number, without what to credit, or both ways at once", async () => {
+  it("refuses an unknown number, a bad amount, nothing to credit, or both ways at once, numbering nothing", async () => {
     const db = issued("refused.duckdb");
     expect((await credit(db, "INV-2026-00009", ["--amount", "1"])).stderr).toContain(
       "no document INV-2026-00009 in the register",
@@ -270,7 +277,7 @@ describe("invoices credit", { timeout: 120_000 }, () => {
   });
 });
 
-describe("two credit runs at once, and a run killed", { timeout: 120_000 }, () => {
+describe("two credit runs at once, and a run killed", { timeout: 300_000 }, () => {
   it("two runs of 150.00 on one invoice of 231.22 before tax: one credits, the other is refused; never more than the invoice", async () => {
     const db = issued("race.duckdb");
     const [a, b] = await Promise.all([
