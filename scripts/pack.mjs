@@ -24,7 +24,14 @@ try {
   for (const entry of ["README.md", ...pkg.files.filter((f) => f !== "dist")]) {
     cpSync(join(root, entry), join(stage, entry), { recursive: true });
   }
-  const { scripts: _scripts, devDependencies: _devDependencies, allowScripts: _allowScripts, ...published } = pkg;
+  // overrides: only a devDependency's (capnpc-ts's TypeScript, for the bench), nothing of a user's install
+  const {
+    scripts: _scripts,
+    devDependencies: _devDependencies,
+    allowScripts: _allowScripts,
+    overrides: _overrides,
+    ...published
+  } = pkg;
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
   const built = spawnSync(process.execPath, [join(root, "scripts/build.mjs"), "--out-dir", join(stage, "dist")], {
     stdio: "inherit",

@@ -2,6 +2,8 @@
 
 // Errors, times
 export * from "./base/errors.js";
+export { ERROR_CODES } from "./base/errorCodes.js";
+export type { ErrorCode, ErrorCodeInfo, ErrorCodeWithExit } from "./base/errorCodes.js";
 export { parseTime, isoUtc, monthPeriod } from "./base/time.js";
 
 // Reading: find account-hours in zips and trees
@@ -102,19 +104,20 @@ export { SERIES_CATALOG } from "./stats/seriesCatalog.js";
 export type { SeriesDefinition, SeriesLayout } from "./stats/seriesDefinition.js";
 export type * from "./stats/types.js";
 
-// Exports: CSV, XLSX, text, Parquet, FOCUS, stats pages
+// Exports: CSV, XLSX, text, Parquet, FOCUS, stats pages. A function that gives a text is named
+// <subject>To<Format> (billingToCsv, statsToCsv, topToText), one that writes a file write<Subject><Format>.
 export type { ToParquetOptions, ParquetExport } from "./export/toParquet.js";
 export { statsToCsv, STATS_CSV_COLUMNS } from "./export/statsCsv.js";
 export { statsToHtml } from "./export/statsHtml.js";
 export type { StatsPageSubject } from "./export/statsHtml.js";
-export { toBillingCsv } from "./export/toBillingCsv.js";
+export { toBillingCsv as billingToCsv } from "./export/toBillingCsv.js";
 export type { BillingCsvOptions } from "./export/toBillingCsv.js";
 export { writeBillingXlsx, writeAccountXlsx, writeInvoicePack } from "./export/writeBillingXlsx.js";
 export type { BillingXlsxOptions } from "./export/writeBillingXlsx.js";
 export { FOCUS_COLUMNS } from "./export/focusRows.js";
 export type { FocusOptions, FocusRow } from "./export/focusRows.js";
-export { toFocusCsv } from "./export/toFocusCsv.js";
-export { toBillingText } from "./export/toBillingText.js";
+export { toFocusCsv as billingToFocusCsv } from "./export/toFocusCsv.js";
+export { toBillingText as billingToText } from "./export/toBillingText.js";
 
 // The dashboard (cloudunits serve)
 export { serveDashboard, type Dashboard, type DashboardOptions } from "./serve/server.js";
@@ -252,3 +255,14 @@ export { generateHours, GENERATE_DEFAULTS } from "./generate/generateHours.js";
 export type { GenerateOptions } from "./generate/generateHours.js";
 export { writeDataset } from "./generate/writeDataset.js";
 export type { WriteDatasetOptions, WriteDatasetResult } from "./generate/writeDataset.js";
+
+// Names of the previous release, kept for one more (docs/library.md, "Names")
+import { toBillingCsv as billingToCsvOf } from "./export/toBillingCsv.js";
+import { toBillingText as billingToTextOf } from "./export/toBillingText.js";
+import { toFocusCsv as billingToFocusCsvOf } from "./export/toFocusCsv.js";
+/** @deprecated Renamed {@link billingToCsv} (a text is named <subject>To<Format>); this name goes in the next release. */
+export const toBillingCsv: typeof billingToCsvOf = billingToCsvOf;
+/** @deprecated Renamed {@link billingToText}; this name goes in the next release. */
+export const toBillingText: typeof billingToTextOf = billingToTextOf;
+/** @deprecated Renamed {@link billingToFocusCsv}; this name goes in the next release. */
+export const toFocusCsv: typeof billingToFocusCsvOf = billingToFocusCsvOf;

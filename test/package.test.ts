@@ -41,6 +41,17 @@ try {
 }
 `;
 
+/**
+ * A script of `cloudunits/internal`: its published types must need nothing the package does not
+ * install (PDFKit's types are a development dependency). It lays out a name in the documents'
+ * fonts, which the package ships beside the module that reads them.
+ */
+const INTERNAL_SCRIPT = `
+import { DEFAULT_INPUT_LIMITS, fontRuns } from "cloudunits/internal";
+
+console.log(JSON.stringify({ limits: typeof DEFAULT_INPUT_LIMITS, runs: fontRuns("Zoë 東京", "regular") }));
+`;
+
 const USER_TSCONFIG = {
   compilerOptions: {
     target: "ES2022",
@@ -116,6 +127,15 @@ beforeAll(async () => {
   );
   await writeFile(join(app, "tsconfig.json"), JSON.stringify(USER_TSCONFIG));
   await writeFile(join(app, "src/main.ts"), USER_SCRIPT);
+  await writeFile(join(app, "src/internal.ts"), INTERNAL_SCRIPT);
+  // a CommonJS app beside it (npm init -y: no "type"), resolving the same node_modules
+  await mkdir(join(app, "cjs/src"), { recursive: true });
+  await writeFile(join(app, "cjs/package.json"), JSON.stringify({ name: "cjs-app", version: "1.0.0", private: true }));
+  await writeFile(join(app, "cjs/tsconfig.json"), JSON.stringify(USER_TSCONFIG));
+  await writeFile(
+    join(app, "cjs/src/main.ts"),
+    'import { parseTime } from "cloudunits";\nconsole.log(parseTime("2026-10-01"));\n',
+  );
   readmeExamples = readmeLibraryExamples(await readFile(join(ROOT, "README.md"), "utf8"));
   for (const [i, example] of readmeExamples.entries()) await writeFile(join(app, `src/readme${i + 1}.ts`), example);
   await writeFile(join(app, "prices.yaml"), await readFile(join(ROOT, "examples/prices.yaml"), "utf8")); // the README's price list
@@ -200,9 +220,81 @@ describe("the packed package, installed into an empty app", () => {
     ).resolves.toContain("1.5.6");
   });
 
-  it("type-checks a script and the README's Library examples against the published .d.ts, strict, skipLibCheck false", async () => {
+  it("type-checks a script, one of cloudunits/internal and the README's Library examples against the published .d.ts, strict, skipLibCheck false", async () => {
     await timed("typecheck", () => run(process.execPath, [TSC, "-p", app], app));
   }, 300_000);
+
+  it("is ESM only: a CommonJS app fails tsc on its import, naming the file that says so, and require() throws that it is ESM only", async () => {
+    const refused = await run(process.execPath, [TSC, "-p", join(app, "cjs")], join(app, "cjs")).then(
+      () => "",
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(
+      /src\/main\.ts\(1,27\): error TS2306: File '.*cloudunits-is-ESM-only\.d\.cts' is not a module/,
+    );
+    const required = await run(process.execPath, ["-e", 'require("cloudunits")'], join(app, "cjs")).then(
+      () => "",
+      (error: Error) => error.message,
+    );
+    expect(required).toContain("cloudunits is an ES module only: load it with import from an ES module");
+    expect(required).not.toContain("ERR_PACKAGE_PATH_NOT_EXPORTED");
+  }, 300_000);
+
+  it("ships the five font files documents use (no font package installed), and lays text out in them", async () => {
+    const dist = join(app, "node_modules/cloudunits/dist");
+    const fontDirs = (await readdir(dist, { recursive: true })).map(String).filter((f) => f.endsWith("/fonts"));
+    expect(fontDirs).toHaveLength(1); // beside the module that reads them
+    const fonts = (await readdir(join(dist, fontDirs[0]!))).sort();
+    expect(fonts).toEqual([
+      "DejaVuSans-Bold.ttf",
+      "DejaVuSans.ttf",
+      "DejaVuSansCondensed-Bold.ttf",
+      "DejaVuSansCondensed.ttf",
+      "LICENSE-dejavu-fonts-ttf",
+      "LICENSE-unifontex",
+      "unifontex-latin-400-normal.woff",
+    ]);
+    for (const pkg of ["dejavu-fonts-ttf", "@fontsource/unifontex", "yargs"])
+      await expect(readFile(join(app, "node_modules", pkg, "package.json")), pkg).rejects.toThrow();
+    const { stdout } = await run(process.execPath, [join(app, "out/internal.js")], app);
+    // DejaVu has the Latin, UnifontEX the Japanese
+    expect(JSON.parse(stdout)).toEqual({
+      limits: "object",
+      runs: [
+        { font: "regular", text: "Zoë " },
+        { font: "fallback", text: "東京" },
+      ],
+    });
+  }, 300_000);
+
+  it("has no unused runtime dependency: each is loaded by dist/ or its declarations, or pins a dependency's own", async () => {
+    const installedDir = join(app, "node_modules/cloudunits");
+    const { dependencies } = JSON.parse(await readFile(join(installedDir, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const dist = join(installedDir, "dist");
+    const texts = await Promise.all(
+      (await readdir(dist, { recursive: true }))
+        .map(String)
+        .filter((f) => /\.(js|d\.ts)$/.test(f))
+        .map((f) => readFile(join(dist, f), "utf8")),
+    );
+    const pinned = new Set<string>();
+    for (const name of Object.keys(dependencies)) {
+      const own = JSON.parse(await readFile(join(app, "node_modules", name, "package.json"), "utf8")) as {
+        dependencies?: Record<string, string>;
+      };
+      for (const dep of Object.keys(own.dependencies ?? {})) pinned.add(dep);
+    }
+    const unused = Object.keys(dependencies).filter(
+      (name) =>
+        !pinned.has(name) &&
+        !texts.some(
+          (t) => t.includes(`"${name}"`) || t.includes(`"${name}/`) || t.includes(`"${name.replace("@types/", "")}"`),
+        ),
+    );
+    expect(unused).toEqual([]);
+  });
 
   it("runs the script: its bill, statistics and money are the sources' answers over the same data", async () => {
     const { stdout } = await timed("run", () => run(process.execPath, [join(app, "out/main.js")], app));

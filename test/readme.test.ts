@@ -289,6 +289,11 @@ afterAll(async () => {
 });
 
 describe("README.md", () => {
+  it("reads in one sitting: 280 lines at most (detail goes to docs/), and says the package is an ES module only", () => {
+    expect(README.split("\n").length - 1).toBeLessThanOrEqual(280);
+    expect(README).toContain("The package is an ES module only");
+  });
+
   it("has its command examples, each known to this test", () => {
     expect(EXAMPLES.length).toBeGreaterThanOrEqual(KNOWN.length);
     for (const example of EXAMPLES) {

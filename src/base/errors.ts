@@ -1,5 +1,6 @@
 /**
- * The errors a user of cloudunits can hit. Every class has a stable `code`, and every
+ * The errors a user of cloudunits can hit. Every class has a stable `code` of the catalog
+ * (./errorCodes.ts, which gives each its exit code and meaning), and every
  * message names the file or value at fault and what to do, in the library's words: an option as a
  * script writes it (`skipBad: true`), never a flag (the CLI says `--skip-bad`: src/cli/flagWords.ts). The CLI maps them to exit
  * codes (docs/cli.md): UsageError → 2, BadFileError, ConflictError, ImpossibleValuesError, MissingHoursError, EmptyPeriodError and NoHoursHeldError → 3,
@@ -7,14 +8,15 @@
  * EnvironmentError → 8, IssuedInvoiceDiffersError and InvoicesToCorrectError → 9, RegisterBrokenError → 10.
  */
 
+import type { ErrorCode, ErrorCodeWithExit } from "./errorCodes.js";
 import type { ImpossibleValue } from "./impossibleValue.js";
 
 /** Base class: every error thrown on purpose by cloudunits. */
 export class CloudunitsError extends Error {
-  /** A stable, machine-readable code, e.g. `CAPNP_OUT_OF_BOUNDS`. */
-  readonly code: string;
+  /** A stable, machine-readable code of {@link ERROR_CODES}, e.g. `CAPNP_OUT_OF_BOUNDS`. */
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -23,7 +25,9 @@ export class CloudunitsError extends Error {
 
 /** A bad command-line argument or library option (exit 2). */
 export class UsageError extends CloudunitsError {
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+  declare readonly code: ErrorCodeWithExit<2>;
+
+  constructor(message: string, options?: { cause?: unknown; code?: ErrorCodeWithExit<2> }) {
     super(options?.code ?? "USAGE", message, options);
   }
 }
@@ -37,8 +41,9 @@ export class BadFileError extends CloudunitsError {
   readonly file: string;
   /** The reason without the file name, e.g. `segment 0 declares 212 words, has 98`. */
   readonly reason: string;
+  declare readonly code: ErrorCodeWithExit<3>;
 
-  constructor(code: string, file: string, reason: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCodeWithExit<3>, file: string, reason: string, options?: { cause?: unknown }) {
     super(code, `${file}: ${reason}`, options);
     this.file = file;
     this.reason = reason;
@@ -115,10 +120,18 @@ export class ImpossibleValuesError extends CloudunitsError {
 export class FetchError extends CloudunitsError {
   /** HTTP status, when the server answered. */
   readonly status: number | undefined;
+  /** How long the server asked to wait before trying again (its `Retry-After`), ms, when it said. */
+  readonly retryAfterMs: number | undefined;
+  declare readonly code: ErrorCodeWithExit<4>;
 
-  constructor(code: string, message: string, options?: { cause?: unknown; status?: number }) {
+  constructor(
+    code: ErrorCodeWithExit<4>,
+    message: string,
+    options?: { cause?: unknown; status?: number; retryAfterMs?: number },
+  ) {
     super(code, message, options);
     this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 
@@ -211,7 +224,7 @@ export const ENVIRONMENT_FAILURES = {
     what: "permission denied",
     todo: "give this user access to it and its folder, or give another path",
   },
-} as const;
+} as const satisfies Record<ErrorCodeWithExit<8>, { verb: string; what: string; todo: string }>;
 
 /** A kind of failure of the environment, see {@link ENVIRONMENT_FAILURES}. */
 export type EnvironmentFailure = keyof typeof ENVIRONMENT_FAILURES;

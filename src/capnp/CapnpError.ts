@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../base/errorCodes.js";
 import { BadFileError } from "../base/errors.js";
 
 /**
@@ -20,19 +21,7 @@ import { BadFileError } from "../base/errors.js";
  * - `CAPNP_TEXT_LIMIT`: a Text longer than the text limit (64 KiB unless set).
  * - `CAPNP_PACKED`: packed data that ends inside a word or run, or unpacks past the cap.
  */
-export type CapnpErrorCode =
-  | "CAPNP_SEGMENT_TABLE"
-  | "CAPNP_TRUNCATED"
-  | "CAPNP_TRAILING_BYTES"
-  | "CAPNP_OUT_OF_BOUNDS"
-  | "CAPNP_TRAVERSAL_LIMIT"
-  | "CAPNP_EXPANSION_LIMIT"
-  | "CAPNP_NESTING_LIMIT"
-  | "CAPNP_BAD_POINTER"
-  | "CAPNP_BAD_LIST"
-  | "CAPNP_BAD_TEXT"
-  | "CAPNP_TEXT_LIMIT"
-  | "CAPNP_PACKED";
+export type CapnpErrorCode = Extract<ErrorCode, `CAPNP_${string}`>;
 
 /**
  * A consumption file that is not a well-formed Cap'n Proto message of the schema, or that

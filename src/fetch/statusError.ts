@@ -1,6 +1,7 @@
 import { FetchError } from "../base/errors.js";
 import { readSmallText, type HttpResponse } from "./httpRequest.js";
 import { displayUrl } from "./redact.js";
+import { retryAfterMs } from "./retryAfter.js";
 
 /** Characters of a body quoted in a message, at most. */
 const SNIPPET_CHARS = 200;
@@ -60,6 +61,12 @@ export async function statusError(answer: HttpResponse, what: string, onAuthRefu
       { status },
     );
   }
-  const hint = status >= 500 || status === 429 ? "the service has a problem; try again later" : "check the arguments";
-  return new FetchError("FETCH_HTTP", `${what} failed (HTTP ${status} from ${where}): ${hint}${said}`, { status });
+  const busy = status >= 500 || status === 429;
+  const hint = busy ? "the service has a problem; try again later" : "check the arguments";
+  // a busy server may say when to come back: withRetries waits that long
+  const wait = busy ? retryAfterMs(answer.response.headers["retry-after"], Date.now()) : undefined;
+  return new FetchError("FETCH_HTTP", `${what} failed (HTTP ${status} from ${where}): ${hint}${said}`, {
+    status,
+    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+  });
 }

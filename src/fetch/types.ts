@@ -39,7 +39,7 @@ export interface RequestPolicy {
   timeoutMs?: number;
   /** Retries after a 5xx/429 answer, a reset connection, a cut-off body or a timeout. Default 3. */
   retries?: number;
-  /** Wait before the first retry, ms; it doubles at each retry. Default 1000. */
+  /** Longest wait before the first retry, ms (each wait is random up to it: full jitter), doubling at each retry; a server's `Retry-After` (on 429 and 5xx) is waited instead, up to 2 min. Default 1000. */
   retryDelayMs?: number;
   /** Redirects followed per request. Default 10. */
   maxRedirects?: number;

@@ -14,7 +14,7 @@ import type { HourTap, TapPlugin } from "./hourTap.js";
 export interface StageError {
   /** Index of the account-hour in the staged group. */
   index: number;
-  code: string;
+  code: BadFileError["code"];
   file: string;
   reason: string;
 }

@@ -1,6 +1,7 @@
 // `cloudunits billing` as a user runs it: the built CLI, each run a whole process (start-up
 // included), against its peer, a whole process that decodes the same files with capnp-es and
-// sums the same units (capnpEsBilling.mjs), on a week of 10 accounts × 200 machines. Runs
+// sums the same units (capnpEsBilling.mjs), and a second peer doing the same with capnp-ts 0.9.3
+// (capnpTsBilling.mjs: the package most JavaScript users know), on a week of 10 accounts × 200 machines. Runs
 // alternate (CLI, peer, CLI, peer, ...) so that a busy machine weighs on both alike; the
 // figures are medians and the ratios are of medians measured in this run. Both print the
 // same JSON, and the bench checks the figures agree.
@@ -21,6 +22,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { compileCapnpEs } from "./capnpEs.mjs";
+import { compileCapnpTs } from "./capnpTs.mjs";
 import { capnpEsCodec, capnpEsCorpus } from "./capnpEsCorpus.mjs";
 import { buildCapnpCpp } from "./capnpCpp.mjs";
 import {
@@ -45,6 +47,7 @@ import {
 } from "./benchData.mjs";
 
 const PEER = join(here, "capnpEsBilling.mjs");
+const PEER_TS = join(here, "capnpTsBilling.mjs");
 const loads = () => loadavg()[0].toFixed(1);
 const WEEKS = (process.env.CLOUDUNITS_BENCH_WEEKS ?? "1,26,52").split(",").map(Number);
 /** Runs of each command per period (long periods take a while: fewer than ROUNDS by default). */
@@ -98,6 +101,9 @@ try {
   const codeDir = join(work, "capnp-es");
   mkdirSync(codeDir);
   compileCapnpEs(codeDir);
+  const tsCodeDir = join(work, "capnp-ts");
+  mkdirSync(tsCodeDir);
+  compileCapnpTs(tsCodeDir);
   const period = ["--start", String(START), "--end", String(START + WEEK_HOURS * 3600)];
 
   // 1. start-up
@@ -125,9 +131,11 @@ try {
     {
       cli: [CLI, "billing", weekDir, ...period],
       peer: [PEER, codeDir, weekDir, period[1], period[3]],
+      peerTs: [PEER_TS, tsCodeDir, weekDir, period[1], period[3]],
       ...(cpp.bin === undefined ? {} : { cpp: cppRun(weekDir, period[3]) }),
       cliAccount: [CLI, "billing", weekDir, ...period, "--account-id", account, "--all-units"],
       peerAccount: [PEER, codeDir, weekDir, period[1], period[3], account],
+      peerTsAccount: [PEER_TS, tsCodeDir, weekDir, period[1], period[3], account],
     },
     ROUNDS,
   );
@@ -136,15 +144,28 @@ try {
     JSON.parse(billing.cliAccount[0].stdout),
     JSON.parse(billing.peerAccount[0].stdout),
   );
-  const line = (label, cli, peer, figures) =>
+  const envTsFigures = sameFigures(JSON.parse(billing.cli[0].stdout), JSON.parse(billing.peerTs[0].stdout));
+  const accountTsFigures = sameFigures(
+    JSON.parse(billing.cliAccount[0].stdout),
+    JSON.parse(billing.peerTsAccount[0].stdout),
+  );
+  const line = (label, cli, peer, figures, peerName = "capnp-es") =>
     console.log(
       `${label.padEnd(34)} cloudunits ${fmt(med(cli))} s (${fmt(med(cli, "cpuSeconds"))} CPU s, peak ${fmt(mib(med(cli, "peakRssBytes")), 0)} MiB); ` +
-        `capnp-es peer ${fmt(med(peer))} s (${fmt(med(peer, "cpuSeconds"))} CPU s): ` +
+        `${peerName} peer ${fmt(med(peer))} s (${fmt(med(peer, "cpuSeconds"))} CPU s): ` +
         `**${fmt(med(peer) / med(cli), 1)}×** wall clock, ${fmt(med(peer, "cpuSeconds") / med(cli, "cpuSeconds"), 1)}× per CPU second; ` +
         `${figures} figures equal  [target ≥ 20×]`,
     );
   line("billing, environment total", billing.cli, billing.peer, envFigures);
   line(`billing --account-id ${account} --all-units`, billing.cliAccount, billing.peerAccount, accountFigures);
+  line("billing, environment total", billing.cli, billing.peerTs, envTsFigures, "capnp-ts 0.9.3");
+  line(
+    `billing --account-id ${account} --all-units`,
+    billing.cliAccount,
+    billing.peerTsAccount,
+    accountTsFigures,
+    "capnp-ts 0.9.3",
+  );
   if (billing.cpp !== undefined) {
     const figures = sameFigures(JSON.parse(billing.cpp[0].stdout), JSON.parse(billing.cli[0].stdout));
     console.log(

@@ -62,7 +62,7 @@ describe("the billing formats", () => {
     expect(BILLING_FORMAT_NAMES.filter((n) => produce(n).fingerprints)).toEqual(["xlsx"]);
   });
 
-  it("are described once, in the registry: --help, docs/cli.md's --format row and its commands table are made of it", async () => {
+  it("are described once, in the registry: --help, docs/cli.md's --format row and the format lists of docs/cli.md and the README are made of it", async () => {
     const help = (await runCli(["billing", "--help"])).stdout.replace(/\s+/g, " ");
     expect(help).toContain(formatHelp());
     for (const [name, format] of Object.entries(BILLING_FORMATS as Record<string, BillingFormat>)) {
@@ -73,8 +73,11 @@ describe("the billing formats", () => {
     expect(row).toBe(
       `| \`--format\` | ${formatHelp()} (one of ${BILLING_FORMAT_NAMES.map((n) => `\`${n}\``).join(", ")}) | \`json\` |`,
     );
-    // the commands' table (the README points to it): it lists the formats, in the registry's order
-    for (const [doc, text] of [["docs/cli.md", cli]] as const) {
+    // the commands' tables: each lists the formats, in the registry's order
+    for (const [doc, text] of [
+      ["docs/cli.md", cli],
+      ["README.md", readFileSync(join(REPO, "README.md"), "utf8")],
+    ] as const) {
       const line = text.split("\n").find((l) => l.startsWith("| `billing` | units and money"))!;
       const listed = [...line.matchAll(/`([\w-]+)`/g)]
         .map((m) => m[1])

@@ -37,10 +37,10 @@ describe("withRetries", () => {
     expect(run.calls()).toBe(retried ? 2 : 1);
   });
 
-  it("waits retryDelayMs, then twice as long, then four times", async () => {
+  it("waits up to retryDelayMs, then up to twice as long, then four times (here the longest: the jitter drew 1)", async () => {
     const run = failing([http(500), http(500), http(500)]);
     const started = performance.now();
-    expect(await withRetries(run.attempt, { retries: 3, retryDelayMs: 40 })).toBe("done");
+    expect(await withRetries(run.attempt, { retries: 3, retryDelayMs: 40, random: () => 1 })).toBe("done");
     // 40 + 80 + 160 ms of backoff
     expect(performance.now() - started).toBeGreaterThanOrEqual(275);
     expect(run.calls()).toBe(4);

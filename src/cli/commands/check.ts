@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { flagWords } from "../flagWords.js";
 import { BadFileError, BadInputError, ImpossibleValuesError } from "../../base/errors.js";
+import { isErrorCodeWithExit } from "../../base/errorCodes.js";
 import { CHECK_TABLES, checkWarehouse } from "../../store/checkWarehouse.js";
 import { formatCheckText } from "../../store/formatCheckText.js";
 import { describeImpossible } from "../../load/impossibleValues.js";
@@ -43,7 +44,10 @@ export const checkCommand: CommandModule<object, CheckArgs> = {
     ); // the report names options, the command line flags
     if (!report.readable) {
       throw new BadInputError(
-        [...report.unreadable, ...report.conflicts].map((s) => new BadFileError(s.code, s.file, s.reason)),
+        [...report.unreadable, ...report.conflicts].map(
+          // a code the warehouse recorded; one a later version no longer has reads as BAD_INPUT
+          (s) => new BadFileError(isErrorCodeWithExit(s.code, 3) ? s.code : "BAD_INPUT", s.file, s.reason),
+        ),
       );
     }
     if (report.impossibleValues.length > 0) {

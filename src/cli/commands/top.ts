@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from "yargs";
-import { inputOptions, NAMES_OPTION, withWarehouse, type InputArgs } from "../inputs.js";
+import { ENGINE_READ_MEMORY_BYTES, inputOptions, NAMES_OPTION, withWarehouse, type InputArgs } from "../inputs.js";
 import { argvPeriod } from "../periodArgs.js";
 import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
@@ -65,18 +65,22 @@ export const topCommand: CommandModule<object, TopArgs> = {
     const { topToCsv, topToJson, topToText } = await import("../../export/topReport.js");
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const names = argv.names === undefined ? undefined : await loadNames(argv.names);
-    const report = await withWarehouse(argv, (w) =>
-      top(w.connection, {
-        ...period,
-        ...(argv.accountId !== undefined ? { accountId: argv.accountId } : {}),
-        by: argv.by ?? (prices ? "cost" : "CU"),
-        level: argv.level,
-        limit: argv.limit,
-        prices,
-        options: { names },
-        // a warehouse kept by sync is behind or not; files given are what they are
-        ...(argv.db !== undefined ? { nowEpoch: clockNow() } : {}),
-      }),
+    const report = await withWarehouse(
+      argv,
+      (w) =>
+        top(w.connection, {
+          ...period,
+          ...(argv.accountId !== undefined ? { accountId: argv.accountId } : {}),
+          by: argv.by ?? (prices ? "cost" : "CU"),
+          level: argv.level,
+          limit: argv.limit,
+          prices,
+          options: { names },
+          // a warehouse kept by sync is behind or not; files given are what they are
+          ...(argv.db !== undefined ? { nowEpoch: clockNow() } : {}),
+        }),
+      // from --db, DuckDB's cache of the file stays flat in the machines (20,000 machines' month: 986 MiB without it)
+      { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES },
     );
     process.stdout.write(
       argv.format === "json" ? topToJson(report) : argv.format === "csv" ? topToCsv(report) : topToText(report),

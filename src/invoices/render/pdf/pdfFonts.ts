@@ -1,15 +1,22 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
 import { inflateSync } from "node:zlib";
 import type * as Fontkit from "fontkit";
 
-type Doc = PDFKit.PDFDocument;
+/** What fonts are registered in: a PDFKit document (typed here on its own, so that this module's declarations need no PDFKit types). */
+interface Doc {
+  registerFont(name: string, src: string | Buffer): unknown;
+}
 
 /**
  * The fonts of documents: DejaVu Sans (Latin with its accents, Greek, Cyrillic, Arabic, Hebrew,
  * Armenian, Georgian) and, for every character it lacks, UnifontEX (the whole of Unicode's first
- * planes: Chinese, Japanese and Korean, Thai, Devanagari...). Both are SIL Open Font License fonts
- * from npm packages, embedded as subsets.
+ * planes: Chinese, Japanese and Korean, Thai, Devanagari...). Both are free fonts from npm
+ * packages, embedded as subsets. The packages are development dependencies: the build copies these
+ * five files (and their licenses) into fonts/ beside this module (scripts/build.mjs reads this list), and the package
+ * ships those alone, not the packages' other 19 font files.
  */
 const FILES = {
   regular: "dejavu-fonts-ttf/ttf/DejaVuSans.ttf",
@@ -24,7 +31,13 @@ const FILES = {
 export type Face = "regular" | "bold" | "condensed" | "condensedBold";
 
 const require = createRequire(import.meta.url);
-const fileOf = (key: keyof typeof FILES) => require.resolve(FILES[key]);
+/** The built package's fonts: a fonts/ folder beside this module's .js (scripts/build.mjs). */
+const BUILT_FONTS = new URL("./fonts/", import.meta.url);
+/** A font's file: the built package's copy, else (running from src/) the development dependency's. */
+const fileOf = (key: keyof typeof FILES) => {
+  const built = fileURLToPath(new URL(basename(FILES[key]), BUILT_FONTS));
+  return existsSync(built) ? built : require.resolve(FILES[key]);
+};
 
 /**
  * A WOFF (1.0) font as the plain TrueType/OpenType file it wraps: each table inflated once. The
