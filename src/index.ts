@@ -41,7 +41,7 @@ export type { Store, OpenOptions, HeldAccount, InvoicePeriods, InvoiceRegisterFi
 export type { ArqueroTable, ArqueroExpr, ArqueroKeys, ArqueroValue } from "./arqueroTable.js";
 
 // Billing: one entry (bill), and the units, rollups, periods, money and data quality of its bills
-export { bill } from "./bill/bill.js";
+export { bill } from "./billEntry/bill.js";
 export type {
   Bill,
   BillRequest,
@@ -51,8 +51,8 @@ export type {
   BillReading,
   BilledDay,
   BillRoad,
-} from "./bill/bill.js";
-export type { SourceRoad } from "./bill/sourceRoad.js";
+} from "./billEntry/bill.js";
+export type { SourceRoad } from "./billEntry/sourceRoad.js";
 export type { WarehouseRoadName } from "./billing/warehouseRoads.js";
 export type { Period } from "./base/period.js";
 export type {
@@ -85,11 +85,11 @@ export { loadNames, makeNames } from "./billing/names.js";
 export type { Names, NameKind } from "./billing/names.js";
 export { UNIT_NAMES } from "./billing/unitNames.js";
 export type { UnitName, CuRollup } from "./billing/unitNames.js";
-export type { BillingReport } from "./billing/billingReport.js";
+export type { BillingReport, CurrencyTotal } from "./billing/billingReport.js";
 export type { DataQuality, MissingRun, Warning as BillingWarning } from "./billing/dataQuality.js";
 export type { ImpossiblePart, ImpossibleValue, MeasuredField } from "./load/impossibleValues.js";
-export { loadPrices, parsePrices, priceAt, priceChanges, pricePeriods } from "./billing/prices.js";
-export type { DatedPrices, PriceList, PricePeriod, UnitPrice, UnitPrices } from "./billing/prices.js";
+export { currencyOf, loadPrices, parsePrices, priceAt, priceChanges, pricePeriods } from "./billing/prices.js";
+export type { CustomerPrices, DatedPrices, PriceList, PricePeriod, UnitPrice, UnitPrices } from "./billing/prices.js";
 export { chargeOf } from "./billing/money.js";
 export type { Charge, LineCharge, LineMoney } from "./billing/money.js";
 export type { Invoice, InvoiceLine } from "./billing/invoice.js";

@@ -1,7 +1,7 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { clockNow } from "./base/clock.js";
 import type { ArqueroTable } from "./arqueroTable.js";
-import { bill } from "./bill/bill.js";
+import { bill } from "./billEntry/bill.js";
 import type { CalculateAccount, CalculateResult, Consumption } from "./billing/calculate.js";
 import type { BillingOptions } from "./billing/billingOptions.js";
 import type { Period } from "./base/period.js";

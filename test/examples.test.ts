@@ -27,6 +27,13 @@ describe("examples/", () => {
     expect(list.currency).toBe("EUR");
     expect(Object.keys(list.prices).sort()).toEqual(["CU", "NU", "PIU", "SU", "TU"]);
     expect(list.accounts.get(2)?.CU?.map((p) => p.text)).toEqual(["0.04"]);
+    // customer 7104 pays in yen: every unit priced in JPY, whole yen
+    const yen = list.customers?.get("7104");
+    expect([yen?.currency, yen?.decimals, Object.keys(yen?.prices ?? {}).sort()]).toEqual([
+      "JPY",
+      0,
+      ["CU", "NU", "PIU", "SU", "TU"],
+    ]);
   });
 
   it("names.csv names accounts, a quoted name with its comma intact", async () => {

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { generateHours, loadBudgets, loadPrices } from "../src/index.js";
+import { Exact, generateHours, loadBudgets, loadPrices } from "../src/index.js";
 import { fakePlatform } from "./fetch/fakePlatform.js";
 import { SECRETS, startServer, type FakeServer } from "./fetch/fakeService.js";
 import { CLI, type CliRun } from "./helpers/runCli.js";
@@ -118,8 +118,8 @@ const KNOWN: Known[] = [
   },
   // the month end, on a whole October of examples/statement.yaml's customers
   {
-    line: /^npx cloudunits generate --out october\/ --accounts 3 --first-account-id 7101 /,
-    check: (_, cwd) => expect(readdirSync(join(cwd, "october")).sort()).toEqual(["7101", "7102", "7103"]),
+    line: /^npx cloudunits generate --out october\/ --accounts 4 --first-account-id 7101 /,
+    check: (_, cwd) => expect(readdirSync(join(cwd, "october")).sort()).toEqual(["7101", "7102", "7103", "7104"]),
   },
   { line: /^npx cloudunits ingest october\/ --db october\.duckdb$/ },
   {
@@ -129,6 +129,7 @@ const KNOWN: Known[] = [
         "draft-7101-2026-10.pdf",
         "draft-7102-2026-10.pdf",
         "draft-7103-2026-10.pdf",
+        "draft-7104-2026-10.pdf",
       ]),
   },
   {
@@ -136,11 +137,24 @@ const KNOWN: Known[] = [
     check: (run, cwd) => {
       expect(run.stdout).toMatch(/^issued INV-2026-00001 \(account 7101, 2026-11-02\): amount due \d+\.\d\d EUR/m);
       expect(run.stdout).toMatch(/^issued INV-2026-00003 \(account 7103, 2026-11-02\)/m);
+      // the customer paying in yen, from the same price list: whole yen, taxed at 19%
+      expect(run.stdout).toMatch(
+        /^issued INV-2026-00004 \(account 7104, 2026-11-02\): amount due \d+ JPY \(net \d+, tax \d+\)/m,
+      );
+      const [, net, tax] = /account 7104, 2026-11-02\): amount due \d+ JPY \(net (\d+), tax (\d+)\)/.exec(run.stdout)!;
+      // VAT 19% of the net, rounded half-even to the yen
+      expect(tax).toBe(Exact.parse(net!)!.mul(Exact.parse("0.19")!).toFixed(0));
+      // its VAT also in EUR (BT-6, BT-111): the yen VAT × 0.0061 (statement.yaml's rate of 2026-11-02), rounded to the cent
+      const xml = readFileSync(join(cwd, "invoices-2026-10", "INV-2026-00004.xml"), "utf8");
+      expect(xml).toContain("<cbc:TaxCurrencyCode>EUR</cbc:TaxCurrencyCode>");
+      expect(xml).toContain(
+        `<cbc:TaxAmount currencyID="EUR">${Exact.parse(tax!)!.mul(Exact.parse("0.0061")!).toFixed(2)}</cbc:TaxAmount>`,
+      );
       expect(
         readdirSync(join(cwd, "invoices-2026-10"))
           .filter((f) => f.endsWith(".xml"))
           .sort(),
-      ).toEqual(["INV-2026-00001.xml", "INV-2026-00002.xml", "INV-2026-00003.xml"]);
+      ).toEqual(["INV-2026-00001.xml", "INV-2026-00002.xml", "INV-2026-00003.xml", "INV-2026-00004.xml"]);
     },
   },
   {
@@ -149,29 +163,30 @@ const KNOWN: Known[] = [
       expect(run.stdout).toMatch(
         /^INV-2026-00002 +invoice +account 7102 +2026-10-01\.\.2026-10-31 +2026-11-02 +due 2026-12-02 +net [\d.]+ +tax [\d.]+ +amount due [\d.]+ EUR +(open, [\d.]+ outstanding|overdue \d+ d, [\d.]+ outstanding) +not delivered$/m,
       );
-      expect(run.stdout).toMatch(/^3 documents; amount due, credit notes deducted: [\d.]+ EUR$/m);
+      // each currency's total apart: EUR and JPY are never added
+      expect(run.stdout).toMatch(/^4 documents; amount due, credit notes deducted: [\d.]+ EUR, \d+ JPY$/m);
     },
   },
   {
     line: /^npx cloudunits invoices verify --db october\.duckdb \| tail -n 1 > head-2026-10\.txt /,
     check: (_, cwd) =>
-      expect(readFileSync(join(cwd, "head-2026-10.txt"), "utf8")).toMatch(/^register head 3:[0-9a-f]{64}\n$/),
+      expect(readFileSync(join(cwd, "head-2026-10.txt"), "utf8")).toMatch(/^register head 4:[0-9a-f]{64}\n$/),
   },
   {
     line: /^npx cloudunits invoices verify --db october\.duckdb --head "\$\(cat head-2026-10\.txt\)" /,
     check: (run) => {
       // the correction is dated today: its credit note and new invoice in this year's sequences (2026's invoices, or new ones)
       expect(run.stdout).toMatch(
-        /^5 documents in [23] sequences verified: every one as issued, its files byte for byte, no number missing; its first 3 links are those of the head kept$/m,
+        /^6 documents in [23] sequences verified: every one as issued, its files byte for byte, no number missing; its first 4 links are those of the head kept$/m,
       );
-      expect(run.stdout).toMatch(/^register head 5:[0-9a-f]{64}$/m);
+      expect(run.stdout).toMatch(/^register head 6:[0-9a-f]{64}$/m);
     },
   },
   {
     line: /^npx cloudunits invoices correct --db october\.duckdb --number INV-2026-00002 --reason "corrected on the customer's request" /,
     check: (run, cwd) => {
       expect(run.stdout).toMatch(
-        /^INV-2026-00002 \(amount due ([\d.]+) EUR\) corrected: credit note CN-\d{4}-00001 \(-\1\), new invoice INV-\d{4}-0000[14] \(\1\)$/m,
+        /^INV-2026-00002 \(amount due ([\d.]+) EUR\) corrected: credit note CN-\d{4}-00001 \(-\1\), new invoice INV-\d{4}-0000[15] \(\1\)$/m,
       );
       expect(readdirSync(join(cwd, "invoices-2026-10")).some((f) => /^CN-\d{4}-00001\.xml$/.test(f))).toBe(true);
     },

@@ -6,9 +6,9 @@ import type DuckDBBindings from "@duckdb/node-bindings";
 /**
  * DuckDB's packages, each loaded by the first function that needs it: importing cloudunits
  * loads neither, and billing files as they stream never does. Through `require`: both are
- * CommonJS, and `import()` of the API took twice as long (0.21 s against 0.11 s, measured
- * alternating: Node scans every module of a CommonJS package imported from ESM for the names
- * it exports). Either way it is the one instance of each module.
+ * CommonJS, and `import()` of the API takes longer (Node scans every module of a CommonJS
+ * package imported from ESM for the names it exports; docs/performance.md, "Why the code is
+ * written so"). Either way it is the one instance of each module.
  */
 const require = createRequire(import.meta.url);
 let api: typeof DuckDBApi | undefined;

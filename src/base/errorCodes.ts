@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   BAD_TIME: { exit: 2, meaning: "a time, day or issue date that cannot be read" },
   BAD_URL: { exit: 2, meaning: "an access point address that is not an http or https URL" },
   CREDIT_EXCEEDS: { exit: 2, meaning: "a credit note of more than remains of its invoice" },
+  CURRENCY_CHANGED: { exit: 2, meaning: "an issued invoice's figures now come out in another currency" },
   DB_NOT_DUCKDB: { exit: 2, meaning: "the warehouse file is not a DuckDB database" },
   DB_NOT_WAREHOUSE: { exit: 2, meaning: "a DuckDB database that is not a cloudunits warehouse" },
   DB_OPEN: { exit: 2, meaning: "the warehouse file cannot be opened" },

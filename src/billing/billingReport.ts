@@ -31,8 +31,13 @@ export interface BillingReport {
   money?: (LineMoney | undefined)[];
   /** The invoice of each account, in account order (absent without a price list). */
   invoices?: Invoice[];
-  /** The grand total: Σ of the accounts' amounts due (absent without a price list). */
+  /**
+   * The grand total: Σ of the accounts' amounts due (absent without a price list, and when the
+   * accounts are billed in more than one currency: two currencies are never added; see `amountsDue`).
+   */
   amountDue?: Exact;
+  /** Σ of the accounts' amounts due per currency, in the order the accounts first bill in it (absent without a price list). */
+  amountsDue?: CurrencyTotal[];
   prices?: PriceList;
   quality: DataQuality;
   warnings: Warning[];
@@ -51,6 +56,31 @@ export interface BillingReport {
    * another account (no inputs or counts of the whole load); renderers leave those parts out.
    */
   statementOf?: number;
+}
+
+/** The amounts due of the accounts billed in one currency, added up. */
+export interface CurrencyTotal {
+  currency: string;
+  decimals: number;
+  /** The accounts billed in it, ascending. */
+  accountIds: number[];
+  amount: Exact;
+}
+
+/** The invoices' amounts due added up per currency (never across two). */
+export function totalsPerCurrency(invoices: readonly Invoice[]): CurrencyTotal[] {
+  const out = new Map<string, CurrencyTotal>();
+  for (const inv of invoices) {
+    let total = out.get(inv.currency);
+    if (!total)
+      out.set(
+        inv.currency,
+        (total = { currency: inv.currency, decimals: inv.decimals, accountIds: [], amount: Exact.ZERO }),
+      );
+    total.accountIds.push(inv.accountId);
+    total.amount = total.amount.add(inv.amountDue);
+  }
+  return [...out.values()];
 }
 
 /** What a report adds to a billed period: money, and what its About part names. */
@@ -77,6 +107,7 @@ export async function reportOf(billed: BilledPeriod, extras: ReportExtras = {}):
         .filter((l): l is AccountLine => l.level === "account")
         .map((l) => invoiceOf(l, prices, options.units, priced))
     : undefined;
+  const amountsDue = invoices ? totalsPerCurrency(invoices) : undefined;
   const { lines, money } = showback(
     billed.lines,
     invoices,
@@ -90,7 +121,8 @@ export async function reportOf(billed: BilledPeriod, extras: ReportExtras = {}):
     parts: billed.parts,
     money: prices ? money : undefined,
     invoices,
-    amountDue: invoices?.reduce((a, inv) => a.add(inv.amountDue), Exact.ZERO),
+    amountDue: amountsDue && amountsDue.length <= 1 ? (amountsDue[0]?.amount ?? Exact.ZERO) : undefined,
+    amountsDue,
     prices,
     quality: billed.quality,
     warnings: qualityWarnings(billed.quality, period),

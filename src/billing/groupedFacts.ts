@@ -4,9 +4,10 @@ import { duckdbApi, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
 import type { BillingEngine, SeenData } from "./billingEngine.js";
 import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
-import { nicBytesPerHourValue, type Units } from "./units.js";
+import type { Units } from "./units.js";
 import type { Period } from "../base/period.js";
-import { factsReadable, readColumns, storedFacts } from "./warehouseFacts.js";
+import { factsReadable } from "./warehouseFacts.js";
+import { readColumns } from "./readColumns.js";
 import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
 
 /**
@@ -23,7 +24,7 @@ import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFac
  */
 
 /** Sums of whole numbers below this are exact in a double, whatever their order. */
-const EXACT = 2 ** 53;
+export const EXACT = 2 ** 53;
 
 /**
  * True when the environment of this warehouse can be billed grouped: its stored facts count
@@ -34,10 +35,10 @@ export async function groupedReadable(connection: DuckDBConnection, units: Units
   return catalogUnits().length === UNIT_NAMES.length && (await factsReadable(connection, units.externalNicType));
 }
 
-const WHERE = periodSql();
+export const WHERE = periodSql();
 
 /** The cloud spaces of each account-hour of the period (with their state: the greatest, as the facts builder keeps it). */
-const SPACES = `spaces AS (
+export const SPACES = `spaces AS (
   SELECT account_id, hour_epoch, cloudspace_id, max(state) AS state
   FROM (SELECT * FROM cloudspaces WHERE ${WHERE}) SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)
   GROUP BY ALL)`;
@@ -50,8 +51,8 @@ const VMS = `vms AS (SELECT * FROM (SELECT * FROM machine_facts WHERE ${WHERE} A
  * grouped queries group by it, each run once however many cuts the period has (a month cut at
  * every midnight took a query per day); without cuts they skip the join (every part is 0).
  */
-const PARTS = `parts AS (SELECT hour_epoch, len(list_filter($cuts, lambda c: c <= hour_epoch))::DOUBLE AS part FROM account_hours WHERE ${WHERE} GROUP BY hour_epoch)`;
-const partsOf = (cut: boolean, table: string) =>
+export const PARTS = `parts AS (SELECT hour_epoch, len(list_filter($cuts, lambda c: c <= hour_epoch))::DOUBLE AS part FROM account_hours WHERE ${WHERE} GROUP BY hour_epoch)`;
+export const partsOf = (cut: boolean, table: string) =>
   cut ? `(SELECT * FROM ${table} JOIN parts USING (hour_epoch))` : `(SELECT *, 0::DOUBLE AS part FROM ${table})`;
 
 /**
@@ -104,7 +105,7 @@ const paramTypesOf = (): Record<string, DuckDBType> => {
 /**
  * Runs a query of many rows and returns its columns: numbers (DOUBLE, never NULL) as typed
  * arrays copied from DuckDB's vectors, texts value by value (`readColumns`); a month cut at
- * midnights gives 70,000 rows of VM configurations, which row objects took a second to make.
+ * midnights gives 70,000 rows of VM configurations, too many for row objects (docs/performance.md).
  */
 async function columns(
   connection: DuckDBConnection,
@@ -115,7 +116,7 @@ async function columns(
 }
 
 /** Runs a query with the period's and the units' parameters (those it names) and returns its rows. */
-async function rows(
+export async function rows(
   connection: DuckDBConnection,
   sql: string,
   values: Record<string, DuckDBValue>,
@@ -129,7 +130,7 @@ async function rows(
 }
 
 /** The parameters of the grouped queries of a period (its account, or every one), its units and cuts. */
-function queryValues(params: Period, units: Units, splitAt: readonly number[]): Record<string, DuckDBValue> {
+export function queryValues(params: Period, units: Units, splitAt: readonly number[]): Record<string, DuckDBValue> {
   const { listValue } = duckdbApi();
   return {
     start: BigInt(params.start),
@@ -253,13 +254,13 @@ function environmentHours(hours: GroupedAccounts["hours"]): (HourTotals & { acco
 }
 
 /** Feeds an engine the environment's grouped facts: its hours' totals (`environmentHours` of the accounts'), its VM configurations per part. */
-function feedEnvironment(
+export function feedEnvironment(
   engine: BillingEngine,
   hours: NonNullable<ReturnType<typeof environmentHours>>,
   configurations: GroupedAccounts["configurations"],
 ): void {
-  for (const h of hours) engine.addHourTotals(h.hourEpoch, h.accounts, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
-  for (const c of configurations) engine.addVmHours(c.part, c.facts, c.count);
+  for (const h of hours) engine.grouped.hourTotals(h);
+  for (const c of configurations) engine.grouped.vmHours(c.part, c.facts, c.count);
 }
 
 /**
@@ -280,12 +281,12 @@ export async function addGroupedFacts(
   const hours = accounts && environmentHours(accounts.hours);
   if (accounts === undefined || hours === undefined) return false;
   feedEnvironment(engine, hours, accounts.configurations);
-  engine.addSeen(await seenOf(connection, values, units.vmType));
+  engine.grouped.seen(await seenOf(connection, values, units.vmType));
   return true;
 }
 
 /** What the engine would have seen of the period's account-hours (see `BillingEngine.seenData`). */
-async function seenOf(
+export async function seenOf(
   connection: DuckDBConnection,
   values: Record<string, DuckDBValue>,
   vmType: string,
@@ -309,214 +310,8 @@ async function seenOf(
   return seen;
 }
 
-/** True when `x` is a power of two (2^k, k an integer of either sign): multiplying or dividing by it is exact. */
-const powerOfTwo = (x: number): boolean => x > 0 && Number.isFinite(x) && Number.isInteger(Math.log2(x));
-
-/**
- * The account-hours of the period grouped by all they hold but bytes and time: each class of
- * identical account-hours of an account and part of the period (the same cloud spaces and
- * states, machine records and gateways' NICs), its first hour and how many hours it stands for.
- * An account-hour's rows are a multiset: it is known by sums of two hashes of each row, with the
- * count of rows (order-free, and a few numbers per account-hour where lists of its rows took
- * more than 64 MiB for 26 weeks); two different account-hours would share all four by chance,
- * one in about 2^120.
- */
-const rowHashes = (columns: string) => {
-  const reversed = columns.split(", ").reverse().join(", ");
-  return `count(*) AS n, sum(hash(${columns})::HUGEINT) AS h1, sum(hash(${reversed}, 'b')::HUGEINT) AS h2`;
-};
-const classesSql = (cut: boolean) => `WITH${cut ? ` ${PARTS},` : ""}
-  ah AS (SELECT account_id, hour_epoch, part FROM ${partsOf(cut, "account_hours")} WHERE ${WHERE}),
-  cs AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, state")} FROM cloudspaces WHERE ${WHERE} GROUP BY ALL),
-  m AS (SELECT account_id, hour_epoch, ${rowHashes(`cloudspace_id, machine_id, type, ${factColumnsSql(CONFIGURATION_FACTS)}`)}
-        FROM machine_facts WHERE ${WHERE} GROUP BY ALL),
-  g AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, external_nics")} FROM gateway_facts WHERE ${WHERE} GROUP BY ALL)
-  SELECT ah.account_id::DOUBLE, ah.part, min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE
-  FROM ah LEFT JOIN cs USING (account_id, hour_epoch) LEFT JOIN m USING (account_id, hour_epoch) LEFT JOIN g USING (account_id, hour_epoch)
-  GROUP BY ah.account_id, ah.part, cs.n, cs.h1, cs.h2, m.n, m.h1, m.h2, g.n, g.h1, g.h2`;
-const CLASSES = { cut: classesSql(true), whole: classesSql(false) };
-
-/**
- * The external bytes of the period, summed per part and entity: each VM's (`m`), each cloud
- * space's VMs' (`c`) and gateways' (`g`), the cloud spaces of their account-hour only; and the
- * values that are not whole numbers.
- */
-const bytesSql = (cut: boolean) => `WITH ${SPACES}${cut ? `, ${PARTS}` : ""},
-  ah AS (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}),
-  vms AS (SELECT * FROM (SELECT account_id, hour_epoch, cloudspace_id, machine_id, external_bytes FROM machine_facts WHERE ${WHERE} AND type = $vmType)
-          SEMI JOIN ah USING (account_id, hour_epoch)),
-  vmParts AS ${partsOf(cut, "vms")}
-  SELECT 'm', part, account_id::DOUBLE, cloudspace_id::DOUBLE, machine_id::DOUBLE, sum(external_bytes)::DOUBLE,
-      count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
-    FROM vmParts GROUP BY part, account_id, cloudspace_id, machine_id
-  UNION ALL
-  SELECT 'c', part, account_id::DOUBLE, cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE, 0
-    FROM vmParts SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id) GROUP BY part, account_id, cloudspace_id
-  UNION ALL
-  SELECT 'g', part, account_id::DOUBLE, cloudspace_id::DOUBLE, NULL, sum(external_bytes)::DOUBLE,
-      count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE
-    FROM ${partsOf(cut, `(SELECT * FROM gateway_facts WHERE ${WHERE})`)} SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id)
-    GROUP BY part, account_id, cloudspace_id`;
-const BYTES = { cut: bytesSql(true), whole: bytesSql(false) };
-
-/** The levels below the environment, grouped: the classes of identical account-hours, and the bytes summed per entity. */
-interface GroupedLevels {
-  /** Per class: its account, its part of the period, its first hour, the hours it stands for. */
-  classes: [number, number, number, number][];
-  /** Per entity and part: a VM's own bytes (`m`); a cloud space's VMs' and gateways' (`c`, `g`). */
-  bytes: { kind: string; part: number; accountId: number; cloudspaceId: number; machineId: number; sum: number }[];
-}
-
-/**
- * Reads the levels below the environment grouped (of `params.accountId`, or of every account);
- * undefined unless NU is the bytes scaled by a power of two (the published units) and every
- * byte count is a whole number with sums below 2^53.
- */
-async function readLevels(
-  connection: DuckDBConnection,
-  values: Record<string, DuckDBValue>,
-  units: Units,
-  cut: boolean,
-): Promise<GroupedLevels | undefined> {
-  if (!powerOfTwo(nicBytesPerHourValue(units)) || !powerOfTwo(units.bytesPerNu)) return undefined;
-  const bytes: GroupedLevels["bytes"] = [];
-  // whole numbers add up exactly below 2^53: each entity's, and a cloud space's (VMs and gateways) and an account's totals
-  const totals = new Map<string, number>();
-  for (const [kind, part, accountId, cloudspaceId, machineId, sum, fractional] of await rows(
-    connection,
-    cut ? BYTES.cut : BYTES.whole,
-    values,
-  )) {
-    if ((fractional as number) > 0 || (sum as number) >= EXACT) return undefined;
-    bytes.push({
-      kind: kind as string,
-      part: part as number,
-      accountId: accountId as number,
-      cloudspaceId: cloudspaceId as number,
-      machineId: machineId as number,
-      sum: sum as number,
-    });
-    if (kind === "m") continue;
-    for (const key of [`${part}/${accountId}/${cloudspaceId}`, `${part}/${accountId}`])
-      totals.set(key, (totals.get(key) ?? 0) + (sum as number));
-  }
-  if ([...totals.values()].some((t) => t >= EXACT)) return undefined;
-  const classes = (await rows(connection, cut ? CLASSES.cut : CLASSES.whole, values)) as [
-    number,
-    number,
-    number,
-    number,
-  ][];
-  return { classes, bytes };
-}
-
-/**
- * Feeds an engine the levels below the environment grouped: one account-hour of each class,
- * weighted by the hours it stands for, its bytes 0; then the bytes summed per entity.
- */
-async function feedLevels(
-  connection: DuckDBConnection,
-  engine: BillingEngine,
-  params: Period,
-  units: Units,
-  { classes, bytes }: GroupedLevels,
-): Promise<void> {
-  if (classes.length > 0) {
-    // the classes' first hours, of every account at once (those of other classes are passed over)
-    const weights = new Map(classes.map(([accountId, , hour, count]) => [`${accountId}/${hour}`, count]));
-    const hours = [...new Set(classes.map(([, , hour]) => hour))].sort((a, b) => a - b);
-    const within = { start: hours[0]!, end: hours.at(-1)! + 3600, accountId: params.accountId };
-    for await (const facts of storedFacts(connection, within, units.externalNicType, hours)) {
-      const weight = weights.get(`${facts.accountId}/${facts.hourEpoch}`);
-      if (weight === undefined) continue;
-      // the class's facts without bytes (they are summed per entity, below)
-      const gateways = new Map(
-        [...facts.gateways].map(([id, g]) => [id, { externalNics: g.externalNics, externalBytes: 0 }]),
-      );
-      engine.addWeighted({ ...facts, externalBytes: new Array<number>(facts.machines).fill(0), gateways }, weight);
-    }
-  }
-  const spaces = new Map<
-    string,
-    { part: number; accountId: number; cloudspaceId: number; vms: number; gateways: number }
-  >();
-  const accounts = new Map<string, { part: number; accountId: number; sum: number }>();
-  for (const b of bytes) {
-    if (b.kind === "m") {
-      engine.addEntityBytes(b.part, b.accountId, b.cloudspaceId, b.machineId, b.sum);
-      continue;
-    }
-    const key = `${b.part}/${b.accountId}/${b.cloudspaceId}`;
-    let s = spaces.get(key);
-    if (s === undefined)
-      spaces.set(
-        key,
-        (s = { part: b.part, accountId: b.accountId, cloudspaceId: b.cloudspaceId, vms: 0, gateways: 0 }),
-      );
-    if (b.kind === "c") s.vms = b.sum;
-    else s.gateways = b.sum;
-  }
-  for (const s of spaces.values()) {
-    engine.addEntityBytes(s.part, s.accountId, s.cloudspaceId, null, s.vms + s.gateways, s.gateways);
-    const key = `${s.part}/${s.accountId}`;
-    let a = accounts.get(key);
-    if (a === undefined) accounts.set(key, (a = { part: s.part, accountId: s.accountId, sum: 0 }));
-    a.sum += s.vms + s.gateways;
-  }
-  for (const a of accounts.values()) engine.addEntityBytes(a.part, a.accountId, null, null, a.sum);
-}
-
-/**
- * Feeds an engine (made with `splitAt`; lines of one account, its cloud spaces and machines)
- * the period of `params.accountId` grouped: one account-hour of each class of identical
- * account-hours (all but bytes), weighted by the hours it stands for; the bytes summed per
- * entity; what data quality reads. An account's hours repeat (26 weeks of the bench's account:
- * 107 classes of 4,368 hours), and its figures but NU are functions of the hour's facts alone.
- * False, having fed nothing, unless NU is the bytes scaled by a power of two (the published
- * units) and every byte count is a whole number with sums below 2^53.
- */
-export async function addGroupedAccount(
-  connection: DuckDBConnection,
-  params: Period,
-  units: Units,
-  splitAt: readonly number[],
-  engine: BillingEngine,
-): Promise<boolean> {
-  if (params.accountId === undefined) return false;
-  const values = queryValues(params, units, splitAt);
-  const cut = splitAt.length > 0;
-  const levels = await readLevels(connection, values, units, cut);
-  if (levels === undefined) return false;
-  await feedLevels(connection, engine, params, units, levels);
-  engine.addSeen(await seenOf(connection, values, units.vmType));
-  return true;
-}
-
-/**
- * Feeds an engine (made with `splitAt`; every level of every account) the period grouped: the
- * environment from its hours and VM configurations (as `addGroupedFacts`), the accounts, cloud
- * spaces and machines from the classes of identical account-hours of each account, weighted,
- * and the bytes summed per entity (as `addGroupedAccount`); what data quality reads. False,
- * having fed nothing, when either way would not be exact.
- */
-export async function addGroupedLevels(
-  connection: DuckDBConnection,
-  params: Period,
-  units: Units,
-  splitAt: readonly number[],
-  engine: BillingEngine,
-): Promise<boolean> {
-  const grouped = await readGroupedAccounts(connection, params, units, splitAt);
-  const levels = grouped && (await readLevels(connection, grouped.values, units, splitAt.length > 0));
-  if (grouped === undefined || levels === undefined) return false;
-  feedEnvironment(engine, grouped.hours, grouped.accounts.configurations);
-  await feedLevels(connection, engine, params, units, levels);
-  engine.addSeen(await seenOf(connection, grouped.values, units.vmType));
-  return true;
-}
-
 /** The account-hours' totals and the accounts' VM configurations of the period, grouped, and the environment's hours of them; undefined when a sum would not be exact. */
-async function readGroupedAccounts(
+export async function readGroupedAccounts(
   connection: DuckDBConnection,
   params: Period,
   units: Units,
@@ -548,11 +343,10 @@ export async function addGroupedAccounts(
   if (grouped === undefined) return false;
   const { values, accounts } = grouped;
   feedEnvironment(engine, grouped.hours, accounts.configurations);
-  for (const h of accounts.hours)
-    engine.addAccountHourTotals(h.accountId, h.hourEpoch, h.memMb, h.vcpus, h.bytes, h.gatewayPiu);
+  for (const h of accounts.hours) engine.grouped.accountHourTotals(h);
   for (const c of accounts.configurations) {
-    engine.addAccountVmHours(c.part, c.accountId, c.facts, c.count);
+    engine.grouped.accountVmHours(c.part, c.accountId, c.facts, c.count);
   }
-  engine.addSeen(await seenOf(connection, values, units.vmType));
+  engine.grouped.seen(await seenOf(connection, values, units.vmType));
   return true;
 }

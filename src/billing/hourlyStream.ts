@@ -2,8 +2,8 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { UsageError } from "../base/errors.js";
 import type { BillingReport } from "./billingReport.js";
 import { hourlyLineCount } from "./hourlyLineCount.js";
-import { hourlyLines, hourlyRows } from "./hourlyLines.js";
-import type { HourRows } from "./hourRows.js";
+import { hourlyLines, hourlyRows } from "./hourlyWarehouse.js";
+import type { HourlyRows } from "./hourlyRows.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
 
@@ -18,11 +18,11 @@ export interface HourlyStream {
   /** The lines of `levels` (default: the report's levels), in batches of one hour. */
   lines(levels?: readonly Level[]): AsyncIterable<BillingLine[]>;
   /**
-   * The same lines as the engine's rows, an hour a batch (`HourRows`: numbers in columns, no
-   * object per line; `RowLines` reads them as lines): what an output that writes every
+   * The same lines as the engine's rows, an hour a batch (`HourlyRows`: numbers in columns, no
+   * object per line; `HourlyRowLines` reads them as lines): what an output that writes every
    * line and keeps none reads. Optional: without it, outputs read `lines`.
    */
-  rows?(levels?: readonly Level[]): AsyncIterable<HourRows>;
+  rows?(levels?: readonly Level[]): AsyncIterable<HourlyRows>;
   /** How many lines `lines(levels)` yields. */
   count(levels?: readonly Level[]): Promise<number>;
 }

@@ -57,7 +57,7 @@ export class ContentFingerprint {
 /**
  * The {@link ContentFingerprint} of the files loaded in a warehouse (its `files` manifest),
  * computed by DuckDB: the same hashes, in the same order (lowercase hex sorts as the bytes do),
- * each followed by a newline (reading every file's hash into JavaScript took 2 s for 26 weeks).
+ * each followed by a newline (not every file's hash read into JavaScript: docs/performance.md).
  */
 export async function dataFingerprint(connection: DuckDBConnection): Promise<{ files: number; hash: string }> {
   const reader = await connection.runAndReadAll(

@@ -2,7 +2,7 @@ import { Exact } from "./exact.js";
 import type { AccountLine, PeriodPart } from "./lines.js";
 import { pricingQuantityOf, pricingUnitOf } from "./money.js";
 import { PeriodParts } from "./periodParts.js";
-import { pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
+import { currencyOf, pricePeriods, type PriceBasis, type PriceList } from "./prices.js";
 import { isoUtc } from "../base/time.js";
 import type { Units } from "./units.js";
 import type { UnitName } from "./unitNames.js";
@@ -70,6 +70,8 @@ export interface PricedPeriod {
 export function invoiceOf(account: AccountLine, list: PriceList, units: Units, period: PricedPeriod): Invoice {
   if (account.level !== "account") throw new RangeError("an invoice is of an account line");
   const parts = new PeriodParts(period, period.parts);
+  // in the currency of the account's customer when the list prices it apart, else the list's
+  const { currency, decimals } = currencyOf(list, account.accountId);
   const lines: InvoiceLine[] = [];
   let exactAmount = Exact.ZERO;
   for (const unit of catalogUnits()) {
@@ -88,7 +90,7 @@ export function invoiceOf(account: AccountLine, list: PriceList, units: Units, p
         quantityUnit: price.per === "TB" ? priceUnit : `${priceUnit}s`,
         unitPrice: price.text,
         priceUnit,
-        amount: exact.round(list.decimals),
+        amount: exact.round(decimals),
       });
     }
   }
@@ -98,8 +100,8 @@ export function invoiceOf(account: AccountLine, list: PriceList, units: Units, p
     start: period.start,
     end: period.end,
     name: account.name,
-    currency: list.currency,
-    decimals: list.decimals,
+    currency,
+    decimals,
     lines,
     amountDue,
     exactAmount,
@@ -117,9 +119,9 @@ export function invoiceOf(account: AccountLine, list: PriceList, units: Units, p
         quantityUnit: l.quantityUnit,
         unitPrice: l.unitPrice,
         priceUnit: l.priceUnit,
-        amount: l.amount.toFixed(list.decimals),
+        amount: l.amount.toFixed(decimals),
       })),
-      amountDue: amountDue.toFixed(list.decimals),
+      amountDue: amountDue.toFixed(decimals),
     }),
   };
   return invoice;

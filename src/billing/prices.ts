@@ -46,12 +46,28 @@ export interface PriceList {
    * replaces the list's; a unit keeps one basis (hour or month) in a list.
    */
   accounts: ReadonlyMap<number, DatedPrices>;
+  /**
+   * Customers priced in their own currency (`customers.<id>: { currency: JPY, prices: {...} }`),
+   * by customer id (an account id as text while an account is its own customer): all their prices
+   * are given in that currency and replace the list's; nothing is ever converted. Absent: none.
+   */
+  customers?: ReadonlyMap<string, CustomerPrices>;
   /** Who provides the services (FOCUS ProviderName and PublisherName); default `Cloud provider`. */
   provider: string;
   /** Who issues the invoice (FOCUS InvoiceIssuerName); default the provider. */
   invoiceIssuer: string;
   /** The file it came from, for reports. */
   source?: string;
+}
+
+/** A customer's own price list in its own currency: every price it pays, none taken from the list's. */
+export interface CustomerPrices {
+  /** ISO 4217 code, e.g. `JPY`. */
+  currency: string;
+  /** Decimals its amounts are rounded to (half-even); default from the currency (0 for JPY). */
+  decimals: number;
+  /** Its prices, each unit's in the order they take effect. */
+  prices: DatedPrices;
 }
 
 /** ISO 4217 minor units that differ from 2. */
@@ -208,7 +224,7 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
     throw new UsageError(`${source}: a price list is an object { currency, prices, ... }`);
   }
   const v = value as Record<string, unknown>;
-  const KEYS = ["currency", "decimals", "per", "prices", "accounts", "provider", "invoiceIssuer"];
+  const KEYS = ["currency", "decimals", "per", "prices", "accounts", "customers", "provider", "invoiceIssuer"];
   const unknown = Object.keys(v).filter((k) => !KEYS.includes(k));
   if (unknown.length > 0)
     throw new UsageError(
@@ -264,7 +280,17 @@ export function parsePrices(value: unknown, source = "prices"): PriceList {
       accounts.set(Number(id), own);
     }
   }
-  return { currency, decimals, prices, accounts, provider, invoiceIssuer, source };
+  const customers = parseCustomerPrices(v.customers, per, source, basis);
+  return {
+    currency,
+    decimals,
+    prices,
+    accounts,
+    ...(customers.size > 0 ? { customers } : {}),
+    provider,
+    invoiceIssuer,
+    source,
+  };
 }
 
 /** Reads a price list file (JSON when it ends in `.json`, else YAML) and checks it. */
@@ -275,7 +301,11 @@ export async function loadPrices(file: string): Promise<PriceList> {
 /** The basis of each priced unit of a list (its own price's, else the first override's). */
 export function pricedUnits(list: PriceList): { unit: UnitName; per: PriceBasis }[] {
   const per = new Map<UnitName, PriceBasis>();
-  for (const prices of [list.prices, ...list.accounts.values()]) {
+  for (const prices of [
+    list.prices,
+    ...list.accounts.values(),
+    ...[...(list.customers?.values() ?? [])].map((c) => c.prices),
+  ]) {
     for (const unit of catalogUnits()) {
       const price = prices[unit]?.[0];
       if (price && !per.has(unit)) per.set(unit, price.per);
@@ -303,6 +333,8 @@ export function priceAt(
   unit: UnitName,
   hourEpoch: number,
 ): UnitPrice | undefined {
+  const customer = customerPricesOf(list, accountId);
+  if (customer) return inForce(customer.prices[unit], hourEpoch);
   const own = accountId === null ? undefined : list.accounts.get(accountId)?.[unit];
   return inForce(own, hourEpoch) ?? inForce(list.prices[unit], hourEpoch);
 }
@@ -332,10 +364,13 @@ export function pricesFor(list: PriceList, accountId: number | null, hourEpoch?:
  * account's; else every account's too), ascending: billing bills the parts between them apart.
  */
 export function priceChanges(list: PriceList, start: number, end: number, accountId?: number): number[] {
+  const customer = accountId === undefined ? undefined : customerPricesOf(list, accountId);
   const lists =
     accountId === undefined
-      ? [list.prices, ...list.accounts.values()]
-      : [list.prices, list.accounts.get(accountId) ?? {}];
+      ? [list.prices, ...list.accounts.values(), ...[...(list.customers?.values() ?? [])].map((c) => c.prices)]
+      : customer
+        ? [customer.prices]
+        : [list.prices, list.accounts.get(accountId) ?? {}];
   const at = new Set<number>();
   for (const prices of lists) {
     for (const timeline of Object.values(prices))
@@ -363,6 +398,85 @@ export function pricePeriods(
     if (!price) continue;
     if (last && last.price === price && last.end === cuts[k]) last.end = cuts[k + 1]!;
     else out.push({ start: cuts[k]!, end: cuts[k + 1]!, price });
+  }
+  return out;
+}
+
+/**
+ * The own prices of an account's customer, when the list prices that customer apart. Until
+ * accounts are grouped into customers, an account is its own customer: its id as text.
+ */
+export function customerPricesOf(list: PriceList, accountId: number | null): CustomerPrices | undefined {
+  return accountId === null ? undefined : list.customers?.get(String(accountId));
+}
+
+/** The currency an account is billed in, with its decimals: its customer's own, else the list's. */
+export function currencyOf(list: PriceList, accountId: number | null): { currency: string; decimals: number } {
+  const own = customerPricesOf(list, accountId);
+  return own
+    ? { currency: own.currency, decimals: own.decimals }
+    : { currency: list.currency, decimals: list.decimals };
+}
+
+/** Every currency a list bills in, the list's first, then the customers' in order of first appearance. */
+export function currenciesOf(list: PriceList): string[] {
+  return [...new Set([list.currency, ...[...(list.customers?.values() ?? [])].map((c) => c.currency)])];
+}
+
+/** The ISO 4217 code of a `currency` key, upper-cased, or a UsageError naming where. */
+function currencyCode(value: unknown, where: string): string {
+  const currency = typeof value === "string" ? value.trim().toUpperCase() : "";
+  if (!/^[A-Z]{3}$/.test(currency))
+    throw new UsageError(`${where}: currency must be an ISO 4217 code such as JPY, got ${JSON.stringify(value)}`);
+  return currency;
+}
+
+/**
+ * Checks `customers: { "<id>": { currency: JPY, decimals?, prices: { CU: 2, SU: { perMonth: 6000 } } } }`:
+ * each customer's whole price list in its currency. Every unit the list or an account prices must
+ * have the customer's price too (a price is never converted, nor taken from another currency's list).
+ */
+function parseCustomerPrices(
+  value: unknown,
+  per: PriceBasis,
+  source: string,
+  basis: Map<UnitName, { per: PriceBasis; where: string }>,
+): Map<string, CustomerPrices> {
+  const out = new Map<string, CustomerPrices>();
+  if (value === undefined) return out;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new UsageError(
+      `${source}: customers must map customer ids to their own prices, e.g. { "7101": { currency: JPY, prices: { CU: 2 } } }`,
+    );
+  }
+  for (const [id, entry] of Object.entries(value)) {
+    const where = `${source}: customers.${id}`;
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id)) throw new UsageError(`${where}: "${id}" is not a customer id`);
+    if (entry === null || typeof entry !== "object" || Array.isArray(entry))
+      throw new UsageError(`${where}: give { currency: JPY, prices: { ... } }`);
+    const e = entry as Record<string, unknown>;
+    const unknown = Object.keys(e).filter((k) => !["currency", "decimals", "prices"].includes(k));
+    if (unknown.length > 0)
+      throw new UsageError(`${where}: unknown key ${unknown.join(", ")} (known: currency, decimals, prices)`);
+    const currency = currencyCode(e.currency, where);
+    const decimals = e.decimals === undefined ? currencyDecimals(currency) : e.decimals;
+    if (typeof decimals !== "number" || !Number.isInteger(decimals) || decimals < 0 || decimals > 12)
+      throw new UsageError(`${where}: decimals must be a whole number from 0 to 12, got ${JSON.stringify(e.decimals)}`);
+    if (e.prices === undefined) throw new UsageError(`${where}: no prices (give every price in ${currency})`);
+    const prices = parseUnitPrices(e.prices, per, `${where}.prices`);
+    for (const [unit, timeline] of Object.entries(prices) as [UnitName, UnitPrice[]][]) {
+      const first = basis.get(unit);
+      if (first && first.per !== timeline[0]!.per)
+        throw new UsageError(
+          `${where}.prices.${unit} is per unit-${timeline[0]!.per} but ${first.where} is per unit-${first.per}: give one unit one basis (hour or month) in a price list`,
+        );
+    }
+    const lacking = [...basis.keys()].filter((unit) => prices[unit] === undefined);
+    if (lacking.length > 0)
+      throw new UsageError(
+        `${where}: no ${currency} price of ${lacking.join(", ")}: a customer in its own currency gives every price in it (a price is never converted)`,
+      );
+    out.set(id, { currency, decimals, prices });
   }
   return out;
 }

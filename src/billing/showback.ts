@@ -61,6 +61,37 @@ export function showback(
   divisor: number,
   period?: { start: number; end: number; parts?: readonly PeriodPart[] },
 ): Showback {
+  const tree = withGateways(lines, divisor);
+  const out = tree.lines;
+  allocateToEnvironment(out);
+  if (!invoices) return { lines: out, money: out.map(() => undefined) };
+  const shares = sharesOf(tree, invoices, divisor, period);
+  const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
+  const money = out.map((line): LineMoney | undefined => {
+    if (line.level === "environment") return environmentMoney(invoices);
+    const invoice = line.accountId === null ? undefined : byAccount.get(line.accountId);
+    if (!invoice) return undefined;
+    if (line.level === "account")
+      return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: l.amount })));
+    const own = shares.get(line);
+    return lineMoneyOf(
+      invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: own?.get(l) ?? Exact.ZERO })),
+    );
+  });
+  return { lines: out, money };
+}
+
+/** The period lines with a gateway line after each cloud space's machines (when it has NU or PIU of its own), and the tree of them. */
+interface LineTree {
+  lines: BillingLine[];
+  /** Per account: its cloud spaces' lines. */
+  cloudspacesOf: Map<number, CloudspaceLine[]>;
+  /** Per cloud space: its machines' and gateway's lines. */
+  childrenOf: Map<CloudspaceLine, BillingLine[]>;
+}
+
+/** `lines` (in hierarchy order) with their gateway lines, and the tree of cloud spaces and their children. */
+function withGateways(lines: readonly BillingLine[], divisor: number): LineTree {
   const out: BillingLine[] = [];
   const cloudspacesOf = new Map<number, CloudspaceLine[]>();
   const childrenOf = new Map<CloudspaceLine, BillingLine[]>();
@@ -92,10 +123,21 @@ export function showback(
     }
   }
   closeCloudspace();
-  allocateToEnvironment(out);
-  if (!invoices) return { lines: out, money: out.map(() => undefined) };
+  return { lines: out, cloudspacesOf, childrenOf };
+}
+
+/**
+ * Each invoice line's amount split over the account's cloud spaces, and each cloud space's
+ * share over its children (largest remainder, `showbackWeight` over the line's price period):
+ * per line of the tree, its share of each invoice line.
+ */
+function sharesOf(
+  { cloudspacesOf, childrenOf }: LineTree,
+  invoices: readonly Invoice[],
+  divisor: number,
+  period: { start: number; end: number; parts?: readonly PeriodPart[] } | undefined,
+): Map<BillingLine, Map<InvoiceLine, Exact>> {
   const shares = new Map<BillingLine, Map<InvoiceLine, Exact>>();
-  const byAccount = new Map(invoices.map((inv) => [inv.accountId, inv]));
   const cloudspaceOf = new Map<BillingLine, CloudspaceLine>();
   for (const [cs, children] of childrenOf) for (const c of children) if (c.level === "gateway") cloudspaceOf.set(c, cs);
   const split = (
@@ -132,27 +174,20 @@ export function showback(
         split(shares.get(cs)!.get(line)!, invoice.decimals, line, childrenOf.get(cs)!, periodParts);
     }
   }
-  const money = out.map((line): LineMoney | undefined => {
-    if (line.level === "environment") {
-      const units = new Map<UnitName, Exact>();
-      for (const inv of invoices)
-        for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
-      return lineMoneyOf(
-        catalogUnits()
-          .filter((u) => units.has(u))
-          .map((unit) => ({ unit, amount: units.get(unit)! })),
-      );
-    }
-    const invoice = line.accountId === null ? undefined : byAccount.get(line.accountId);
-    if (!invoice) return undefined;
-    if (line.level === "account")
-      return lineMoneyOf(invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: l.amount })));
-    const own = shares.get(line);
-    return lineMoneyOf(
-      invoice.lines.map((l) => ({ unit: l.unit, start: l.start, end: l.end, amount: own?.get(l) ?? Exact.ZERO })),
-    );
-  });
-  return { lines: out, money };
+  return shares;
+}
+
+/** The environment's money: each unit's Σ over the invoices, in catalog order; none when they are in two currencies (never added). */
+function environmentMoney(invoices: readonly Invoice[]): LineMoney | undefined {
+  if (new Set(invoices.map((inv) => inv.currency)).size > 1) return undefined;
+  const units = new Map<UnitName, Exact>();
+  for (const inv of invoices)
+    for (const l of inv.lines) units.set(l.unit, (units.get(l.unit) ?? Exact.ZERO).add(l.amount));
+  return lineMoneyOf(
+    catalogUnits()
+      .filter((u) => units.has(u))
+      .map((unit) => ({ unit, amount: units.get(unit)! })),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { UsageError } from "../base/errors.js";
 import { cuRuleText, nuUnit, tuText, type Units } from "./units.js";
-import type { VmFacts } from "../load/vmFacts.js";
+import type { ConfigurationFacts } from "../load/vmFacts.js";
 
 /** How CU rolls up from machines to cloud spaces, accounts and the environment (docs/formulas.md). */
 export type CuRollup = "aggregate" | "sum";
@@ -14,10 +14,11 @@ export const BASE_UNITS = ["CU", "SU", "TU", "NU"] as const;
 
 /**
  * What a billed VM holds in one hour, the inputs of the per-VM formulas (docs/formulas.md):
- * its facts (`VM_FACTS`: those of its record, the totals of its disks and external NICs), its
- * CU and whether its image is Windows. Compute (memory, vCPUs, CU) is 0 when its status is not billable.
+ * its facts (`VM_FACTS`: those of its record, the totals of its disks and NICs; not those
+ * summed per hour, which the grouped roads hold per hour, not per VM), its CU and whether its
+ * image is Windows. Compute (memory, vCPUs, CU) is 0 when its status is not billable.
  */
-export type VmHour = VmFacts & {
+export type VmHour = ConfigurationFacts & {
   /** The VM's CU: max(mem / mbPerGb / gbPerCu, vcpus / vcpusPerCu). */
   cu: number;
   /** Its image matches `units.windowsPattern`. */

@@ -1,6 +1,8 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { AccountHourFactsBuilder, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
+import { AccountHourFactsBuilder, counted, type AccountHourFacts, type MachineValues } from "../load/machineFacts.js";
 import {
+  DISK_FIELDS,
+  DISK_FIELDS_READ,
   factColumnsSql,
   OWN_FACTS,
   perFact,
@@ -11,9 +13,9 @@ import {
   type VmFactName,
 } from "../load/vmFacts.js";
 import type { Period } from "../base/period.js";
-import { paramTypes, periodSql, runsWithin } from "../base/period.js";
-import { duckdbApi, duckdbBindings, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
-import { withRoom } from "../base/growArray.js";
+import { periodSql, runsWithin } from "../base/period.js";
+import { duckdbApi } from "../base/duckdb.js";
+import { readColumns } from "./readColumns.js";
 
 /**
  * The warehouse is read in windows of whole days, so memory does not grow with the period: a
@@ -90,7 +92,8 @@ const queriesWhere = (WHERE: string) => ({
   machines: `SELECT ${KEYS}, cloudspace_id, machine_id, ${code("machineType", "type")},
              ${OWN_FACTS.map((f) => (f.text ? code(f.name, VM_FACTS[f.name].column) : measure(VM_FACTS[f.name].column))).join(", ")}
              FROM machines WHERE ${WHERE}`,
-  disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${["size_gb", "cfg_total_iops_sec", "cfg_read_iops_sec", "cfg_write_iops_sec"].map(measure).join(", ")}
+  // the fields of a disk the facts read (DISK_FIELDS_READ)
+  disks: `SELECT ${KEYS}, cloudspace_id, machine_id, ${DISK_FIELDS_READ.map((f) => measure(DISK_FIELDS[f])).join(", ")}
           FROM disks WHERE ${WHERE}`,
   nics: `SELECT ${KEYS}, cloudspace_id, machine_id, is_gateway, ${code("nicType", "type")}, ${measure("tx_bytes")}, ${measure("rx_bytes")} FROM nics WHERE ${WHERE}`,
   // the stored facts (docs/warehouse.md): NOT NULL columns, an impossible value was counted as 0 at ingest
@@ -129,16 +132,7 @@ export const BILLING_COLUMNS = {
     "type",
     ...OWN_FACTS.map((f) => VM_FACTS[f.name].column),
   ],
-  disks: [
-    "account_id",
-    "hour_epoch",
-    "cloudspace_id",
-    "machine_id",
-    "size_gb",
-    "cfg_total_iops_sec",
-    "cfg_read_iops_sec",
-    "cfg_write_iops_sec",
-  ],
+  disks: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", ...DISK_FIELDS_READ.map((f) => DISK_FIELDS[f])],
   nics: ["account_id", "hour_epoch", "cloudspace_id", "machine_id", "is_gateway", "type", "tx_bytes", "rx_bytes"],
 } as const;
 
@@ -146,91 +140,6 @@ export const BILLING_COLUMNS = {
 export const BILLING_TABLES = Object.keys(BILLING_COLUMNS) as (keyof typeof BILLING_COLUMNS)[];
 
 type Column = ArrayLike<unknown>;
-
-/** A column being read: numbers go into a typed array as they come, other values into an array. */
-class ColumnReader {
-  numbers: Float64Array | Int32Array | undefined;
-  values: unknown[] | undefined;
-  length = 0;
-
-  constructor(readonly typeId: number) {
-    if (typeId === TYPE_DOUBLE) this.numbers = new Float64Array(4096);
-    else if (typeId === TYPE_INTEGER) this.numbers = new Int32Array(4096);
-    else this.values = [];
-  }
-
-  /** Adds `rows` numbers from a vector's data. */
-  addNumbers(from: Float64Array | Int32Array): void {
-    const to = (this.numbers = withRoom(this.numbers!, this.length, this.length + from.length));
-    to.set(from, this.length);
-    this.length += from.length;
-  }
-
-  result(): ArrayLike<unknown> {
-    return this.numbers?.subarray(0, this.length) ?? this.values!;
-  }
-}
-
-const TYPE_INTEGER = 4;
-const TYPE_DOUBLE = 11;
-
-/**
- * Runs a query and returns its columns. DOUBLE and INTEGER columns are copied from each
- * chunk's vector data in one go (node-api's per-value reading, with a BigInt per value where
- * a vector has a validity mask, took 1 s for a week's rows); they must hold no NULL (the
- * queries read measures through `measure`), which is checked. Other columns are read value by value.
- */
-export async function readColumns(
-  connection: DuckDBConnection,
-  sql: string,
-  values: Record<string, DuckDBValue>,
-  types: Record<string, DuckDBType> = {},
-): Promise<ArrayLike<unknown>[]> {
-  return withMemoryToSpare(connection, () => streamColumns(connection, sql, values, types));
-}
-
-/** `readColumns`' one run of the query. */
-async function streamColumns(
-  connection: DuckDBConnection,
-  sql: string,
-  values: Record<string, DuckDBValue>,
-  types: Record<string, DuckDBType>,
-): Promise<ArrayLike<unknown>[]> {
-  const bindings = duckdbBindings();
-  const named = { ...paramTypes(), ...types };
-  // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
-  const result = await connection.stream(sql, paramsNamedIn(sql, values), paramsNamedIn(sql, named));
-  const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
-  for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-    const rows = chunk.rowCount;
-    columns.forEach((column, c) => {
-      if (column.numbers === undefined) {
-        const vector = chunk.getColumnVector(c);
-        for (let r = 0; r < rows; r++) column.values!.push(vector.getItem(r));
-        return;
-      }
-      const vector = bindings.data_chunk_get_vector(chunk.chunk, c);
-      const validity = bindings.vector_get_validity(vector, Math.ceil(rows / 64) * 8);
-      if (validity && validity.length > 0 && !allValid(validity, rows))
-        throw new Error(`internal: a NULL in column ${c} of: ${sql}`);
-      const width = column.typeId === TYPE_DOUBLE ? 8 : 4;
-      const bytes = bindings.vector_get_data(vector, rows * width);
-      const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
-      column.addNumbers(
-        column.typeId === TYPE_DOUBLE
-          ? new Float64Array(aligned.buffer, aligned.byteOffset, rows)
-          : new Int32Array(aligned.buffer, aligned.byteOffset, rows),
-      );
-    });
-  }
-  return columns.map((c) => c.result());
-}
-
-/** True when the first `rows` bits of a validity mask are set. */
-function allValid(mask: Uint8Array, rows: number): boolean {
-  for (let r = 0; r < rows; r++) if ((mask[r >> 3]! & (1 << (r & 7))) === 0) return false;
-  return true;
-}
 
 /** The distinct values of the dictionary-read text columns in the period. */
 async function dictionaries(
@@ -569,16 +478,11 @@ export async function* rowFacts(
           fields as MachineValues,
         );
       });
-      disks.take(hourEpoch, accountId, (c, r) =>
-        builder.diskOf(
-          c[2]![r] as number,
-          c[3]![r] as number,
-          c[4]![r] as number | null,
-          c[5]![r] as number | null,
-          c[6]![r] as number | null,
-          c[7]![r] as number | null,
-        ),
-      );
+      disks.take(hourEpoch, accountId, (c, r) => {
+        const disk = builder.diskRecord;
+        for (let k = 0; k < DISK_FIELDS_READ.length; k++) disk[DISK_FIELDS_READ[k]!] = counted(c[4 + k]![r] as number);
+        builder.diskOf(c[2]![r] as number, c[3]![r] as number);
+      });
       nics.take(hourEpoch, accountId, (c, r) =>
         builder.nicOf(
           c[2]![r] as number,

@@ -1,13 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
-import {
-  addGroupedAccount,
-  addGroupedAccounts,
-  addGroupedFacts,
-  addGroupedLevels,
-  groupedReadable,
-} from "./groupedFacts.js";
+import { addGroupedAccounts, addGroupedFacts, groupedReadable } from "./groupedFacts.js";
+import { addGroupedAccount, addGroupedLevels } from "./groupedLevels.js";
 import { environmentOnly, type Level } from "./levels.js";
 import type { Units } from "./units.js";
 import { factsReadable, rowFacts, storedFacts } from "./warehouseFacts.js";
@@ -44,8 +39,8 @@ const MAX_CLASS_CUTS = 12;
  * - `rows`: the disk and NIC rows (a warehouse without stored facts), through the facts builder.
  * A grouped road runs each query once for the whole period, grouping by the part of it an hour
  * is in. The roads of classes of account-hours (`grouped account`, `grouped levels`) are taken
- * for a few cuts only: cut at every midnight, an account's classes are about its hours (a
- * month's account page grouped took 1.17× the CPU of its stored facts, whole processes).
+ * for a few cuts only: cut at every midnight, an account's classes are about its hours, and
+ * grouping them costs more than reading its stored facts (docs/performance.md, the roads).
  * A new road is an entry here, before the one it is faster than.
  */
 export async function warehouseRoads(

@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
       refuseNonNumbers(argv, declared);
     });
     // yargs renders the command's whole help before running it, in case the handler shows it
-    // (0.1-0.3 s of string-width for billing's options); ours never does, and --help still renders it.
+    // (string-width over billing's options: docs/performance.md); ours never does, and --help still renders it.
     const usage = (parser as unknown as YargsInternals).getInternalMethods?.().getUsageInstance?.();
     if (usage?.cacheHelpMessage) usage.cacheHelpMessage = () => {};
     await parser.parseAsync();

@@ -2,7 +2,7 @@ import type { Exact } from "../billing/exact.js";
 import type { BillingLine } from "../billing/lines.js";
 import { nuUnit, pricingQuantityOf, pricingUnitOf, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { showbackWeight } from "../billing/showback.js";
-import { priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
+import { currencyOf, priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, type UnitName } from "../billing/unitNames.js";
 import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
@@ -104,8 +104,17 @@ export function billingColumns(report: BillingReport, hourly: boolean): BillingC
   }
   const list = report.prices;
   if (list) {
-    const currency = list.currency;
+    // accounts billed in several currencies: a currency column, and each row's money in its own
+    const several = (report.amountsDue?.length ?? 0) > 1;
+    const currency = several ? "the row's currency" : list.currency;
     const units = report.options.units;
+    if (several)
+      columns.push({
+        key: "currency",
+        header: "currency",
+        kind: "text",
+        value: (l) => (l.accountId === null ? null : currencyOf(list, l.accountId).currency),
+      });
     for (const { unit, per: basis } of pricedUnits(list)) {
       const priceUnit = pricingUnitOf(unit, basis, units);
       if (basis !== "TB" && basis !== report.options.per) {

@@ -1,5 +1,5 @@
 import { UsageError } from "../base/errors.js";
-import type { BillProduce } from "../bill/bill.js";
+import type { BillProduce } from "../billEntry/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { CalculateResult } from "../billing/calculate.js";
 import type { Warning } from "../billing/dataQuality.js";
@@ -84,7 +84,7 @@ const focusWarningsOf = async (report: BillingReport) => (await import("./focusR
 /**
  * The billing formats, in the order `--help` lists them: what each takes and needs, and its
  * writer. The CLI's choices, checks and dispatch all come from here. The writers of xlsx, FOCUS
- * and pdf load only for their format (exceljs alone takes 0.4 s).
+ * and pdf load only for their format (exceljs is the slowest to load: docs/performance.md, start-up).
  */
 export const BILLING_FORMATS = {
   json: {

@@ -5,7 +5,7 @@ import type { AccountLine, BillingLine } from "../billing/lines.js";
 import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
 import { Exact } from "../billing/exact.js";
 import { chargeOf, nuUnit } from "../billing/money.js";
-import { priceAt } from "../billing/prices.js";
+import { currencyOf, priceAt } from "../billing/prices.js";
 import { nameOf, type Names } from "../billing/names.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { UnitName } from "../billing/unitNames.js";
@@ -221,7 +221,7 @@ function rowsOf(
       BillingAccountId: String(line.accountId),
       BillingAccountName: focusName(names, "account", line.accountId!),
       BillingAccountType: "Account",
-      BillingCurrency: list.currency,
+      BillingCurrency: currencyOf(list, line.accountId).currency,
       BillingPeriodEnd: billingPeriod.end,
       BillingPeriodStart: billingPeriod.start,
       ChargeCategory: "Usage",
@@ -258,16 +258,23 @@ function rowsOf(
       SkuPriceId: `${pricingUnit}${overridden ? `/account-${line.accountId}` : ""}${price.from === undefined ? "" : `/from-${isoUtc(price.from)}`}`,
       SubAccountId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
       SubAccountName: line.cloudspaceId === null ? null : focusName(names, "cloudspace", line.cloudspaceId),
-      x_Level: line.level,
-      x_Unit: unit,
-      x_CuRollup: report.options.cuRollup,
-      x_AccountId: String(line.accountId),
-      x_CloudspaceId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
-      x_MachineId: line.machineId === null ? null : String(line.machineId),
-      x_SampleHours: line.sampleHours,
+      ...extensionsOf(line, unit, report),
     });
   }
   return rows;
+}
+
+/** A usage row's own columns (`x_`): the line's level, unit, CU rule, ids and sample hours. */
+function extensionsOf(line: BillingLine, unit: UnitName, report: BillingReport) {
+  return {
+    x_Level: line.level,
+    x_Unit: unit,
+    x_CuRollup: report.options.cuRollup,
+    x_AccountId: String(line.accountId),
+    x_CloudspaceId: line.cloudspaceId === null ? null : String(line.cloudspaceId),
+    x_MachineId: line.machineId === null ? null : String(line.machineId),
+    x_SampleHours: line.sampleHours,
+  };
 }
 
 /**
@@ -301,12 +308,12 @@ function adjustmentRows(
         BillingAccountId: account,
         BillingAccountName: focusName(names, "account", invoice.accountId),
         BillingAccountType: "Account",
-        BillingCurrency: list.currency,
+        BillingCurrency: invoice.currency,
         BillingPeriodEnd: billingPeriod.end,
         BillingPeriodStart: billingPeriod.start,
         ChargeCategory: "Adjustment",
         ChargeClass: null,
-        ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${list.currency}, half-even)`,
+        ChargeDescription: `${line.unit}: rounding of the invoice line of account ${account} (${line.quantity} ${line.quantityUnit} × ${line.unitPrice} = ${line.amount.toFixed(invoice.decimals)} ${invoice.currency}, half-even)`,
         ChargeFrequency: "One-Time",
         ChargePeriodEnd: isoUtc(line.end),
         ChargePeriodStart: isoUtc(line.start),

@@ -1,9 +1,10 @@
 import type { BillingLine } from "../billing/lines.js";
 import type { LineMoney } from "../billing/money.js";
 import type { BillingReport } from "../billing/billingReport.js";
+import { currencyOf } from "../billing/prices.js";
 import { Exact } from "../billing/exact.js";
 import { checkHourlyOf, type HourlyStream } from "../billing/hourlyStream.js";
-import { refilledLinesOfRows } from "../billing/rowLines.js";
+import { refilledLinesOfRows } from "../billing/hourlyRowLines.js";
 import { billingColumns, isShown, type BillingColumn, type Cell } from "./billingColumns.js";
 import { plainNumber } from "./plainNumber.js";
 
@@ -38,8 +39,9 @@ function csvCell(cell: Cell, column: BillingColumn, decimals: number): string {
 function cellWriter(
   column: BillingColumn,
   decimals: number,
+  decimalsOf: (line: BillingLine) => number = () => decimals,
 ): (line: BillingLine, money: LineMoney | undefined) => string {
-  if (column.kind !== "time") return (line, money) => csvCell(column.value(line, money), column, decimals);
+  if (column.kind !== "time") return (line, money) => csvCell(column.value(line, money), column, decimalsOf(line));
   let hour: number | null = Number.NaN;
   let text = "";
   return (line, money) => {
@@ -66,7 +68,10 @@ export async function* toBillingCsv(report: BillingReport, options: BillingCsvOp
   const decimals = report.prices?.decimals ?? 2;
   const row = (cells: string[]) => `${cells.join(",")}\r\n`;
   yield (options.excel ? "\uFEFF" : "") + row(columns.map((c) => csvCell(c.header, { ...c, kind: "text" }, decimals)));
-  const cells = columns.map((c) => cellWriter(c, decimals));
+  const list = report.prices;
+  // each account's money at its own currency's decimals (a customer may be billed in JPY beside EUR)
+  const decimalsOf = (line: BillingLine) => (list ? currencyOf(list, line.accountId).decimals : decimals);
+  const cells = columns.map((c) => cellWriter(c, decimals, decimalsOf));
   const rowOf = (line: BillingLine, money: LineMoney | undefined) => {
     if (!isShown(report, line, money)) return "";
     let text = cells[0]!(line, money);

@@ -24,7 +24,6 @@ export function toBillingText(report: BillingReport): string {
   const { params, options } = report;
   const units = shownUnits(report);
   const perUnit = options.per === "month" ? "-months" : "-hours";
-  const decimals = report.prices?.decimals ?? 2;
   const currency = report.prices?.currency;
   const one = params.accountId !== undefined;
   const indexes = report.lines
@@ -77,63 +76,85 @@ export function toBillingText(report: BillingReport): string {
       "CU own: a cloud space's CU from its own totals, so the cloud spaces' own CU may add up to more than the account's; CU allocated splits the account's CU in proportion to it, hour by hour, and adds up.",
     );
   }
-  if (currency && report.amountDue && report.money) {
+  const totals = report.amountsDue ?? [];
+  if (currency && report.money && totals.length > 0) {
     const priced = pricedUnits(report.prices!).map((p) => p.unit);
-    const amounts = (m: LineMoney | undefined) => priced.map((u) => unitAmountOf(m, u)?.toFixed(decimals) ?? "");
-    const money = table(
-      [
-        "level",
-        "id",
-        "name",
-        ...priced,
-        ...(one ? [`amount due (${currency})`, `allocated cost (${currency})`] : [`amount due (${currency})`]),
-      ],
-      indexes.map(([l, i]) => {
-        const m = report.money![i];
-        const total = m?.amount.toFixed(decimals) ?? "";
-        return [
-          ...head(l).slice(0, 3),
-          ...amounts(m),
-          ...(l.level === "account" ? [total, ...(one ? [""] : [])] : ["", total]),
-        ];
-      }),
-      one
-        ? undefined
-        : [
-            "total",
-            "",
-            n,
-            ...priced.map((u) =>
-              sumOf(
-                report,
-                accounts.map(([, i]) => i),
-                u,
-              ).toFixed(decimals),
-            ),
-            report.amountDue.toFixed(decimals),
-          ],
-    );
-    out.push("", `amounts (${currency}) per priced unit:`, ...money);
-    const periods = (report.invoices ?? []).filter((inv) =>
-      inv.lines.some((l) => l.start !== params.start || l.end !== params.end),
-    );
-    if (periods.length > 0) {
-      out.push("", `prices that change in the period: the invoice lines of each price period (${currency})`);
-      for (const inv of periods) {
-        for (const l of inv.lines) {
-          out.push(
-            `  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`,
-          );
+    const several = totals.length > 1;
+    // one table per currency: two currencies are never added
+    for (const total of totals) {
+      const { currency, decimals } = total;
+      const of = (id: number | null) => id !== null && total.accountIds.includes(id);
+      const rows = several ? indexes.filter(([l]) => of(l.accountId)) : indexes;
+      const mine = rows.filter(([l]) => l.level === "account");
+      const count = `${mine.length} account${mine.length === 1 ? "" : "s"}`;
+      const amounts = (m: LineMoney | undefined) => priced.map((u) => unitAmountOf(m, u)?.toFixed(decimals) ?? "");
+      const money = table(
+        [
+          "level",
+          "id",
+          "name",
+          ...priced,
+          ...(one ? [`amount due (${currency})`, `allocated cost (${currency})`] : [`amount due (${currency})`]),
+        ],
+        rows.map(([l, i]) => {
+          const m = report.money![i];
+          const sum = m?.amount.toFixed(decimals) ?? "";
+          return [
+            ...head(l).slice(0, 3),
+            ...amounts(m),
+            ...(l.level === "account" ? [sum, ...(one ? [""] : [])] : ["", sum]),
+          ];
+        }),
+        one
+          ? undefined
+          : [
+              "total",
+              "",
+              several ? count : n,
+              ...priced.map((u) =>
+                sumOf(
+                  report,
+                  mine.map(([, i]) => i),
+                  u,
+                ).toFixed(decimals),
+              ),
+              total.amount.toFixed(decimals),
+            ],
+      );
+      out.push(
+        "",
+        `amounts (${currency}) per priced unit${several ? `, the accounts billed in ${currency}` : ""}:`,
+        ...money,
+      );
+      const periods = (report.invoices ?? []).filter(
+        (inv) => inv.currency === currency && inv.lines.some((l) => l.start !== params.start || l.end !== params.end),
+      );
+      if (periods.length > 0) {
+        out.push("", `prices that change in the period: the invoice lines of each price period (${currency})`);
+        for (const inv of periods) {
+          for (const l of inv.lines) {
+            out.push(
+              `  account ${inv.accountId} ${l.unit} ${periodText(l)}: ${l.quantity.toFixed(4)} ${l.quantityUnit} × ${l.unitPrice} = ${l.amount.toFixed(inv.decimals)}`,
+            );
+          }
         }
       }
     }
     out.push("");
-    out.push(
-      one
-        ? `amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the account's invoice lines, each quantity × unit price rounded half-even)`
-        : `total amount due: ${report.amountDue.toFixed(decimals)} ${currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`,
-    );
-    if (one) out.push(ALLOCATION_SENTENCE);
+    if (one) {
+      out.push(
+        `amount due: ${totals[0]!.amount.toFixed(totals[0]!.decimals)} ${totals[0]!.currency} (the sum of the account's invoice lines, each quantity × unit price rounded half-even)`,
+        ALLOCATION_SENTENCE,
+      );
+    } else if (!several) {
+      out.push(
+        `total amount due: ${totals[0]!.amount.toFixed(totals[0]!.decimals)} ${totals[0]!.currency} (the sum of the accounts' amounts due; each is the sum of its lines, each rounded half-even)`,
+      );
+    } else {
+      out.push(
+        `total amount due per currency (never added across currencies): ${totals.map((t) => `${t.amount.toFixed(t.decimals)} ${t.currency} (${t.accountIds.length} account${t.accountIds.length === 1 ? "" : "s"})`).join("; ")}; each is the sum of its accounts' amounts due, each the sum of its lines, each rounded half-even`,
+      );
+    }
   }
   if (report.warnings.length > 0) out.push("", ...report.warnings.map((w) => `warning: ${w.message}`));
   return `${out.join("\n")}\n`;

@@ -68,7 +68,7 @@ async function writeWorkbook(
     });
   const stream = handle.createWriteStream();
   try {
-    const { default: excel } = await import("exceljs"); // 0.3 s to load: only when a workbook is written
+    const { default: excel } = await import("exceljs"); // slow to load (docs/performance.md): only when a workbook is written
     const workbook = new excel.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
     workbook.creator = "cloudunits";
     workbook.created = new Date(report.generatedAtMs);

@@ -1,7 +1,7 @@
 import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { Exact } from "../billing/exact.js";
-import { bill } from "../bill/bill.js";
+import { bill } from "../billEntry/bill.js";
 import { invoiceOf } from "../billing/invoice.js";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
 import type { AccountLine } from "../billing/lines.js";

@@ -1,7 +1,7 @@
 import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { duckdbApi } from "../base/duckdb.js";
-import { bill } from "../bill/bill.js";
+import { bill } from "../billEntry/bill.js";
 import type { BillingLine } from "../billing/lines.js";
 import type { BillingOptions } from "../billing/billingOptions.js";
 import type { Period } from "../base/period.js";

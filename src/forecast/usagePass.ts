@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { BillingEngine } from "../billing/billingEngine.js";
-import type { HourRows } from "../billing/hourRows.js";
+import type { HourlyRows } from "../billing/hourlyRows.js";
 import { cutsWithin } from "../billing/cuts.js";
 import { linesOf, partsOf } from "../billing/engineLines.js";
 import type { BillingLine, PeriodPart } from "../billing/lines.js";
@@ -26,8 +26,8 @@ export interface UsagePassRequest {
    * given): the engine leaves the others out (less work per machine). Default every level.
    */
   levelsAt?: (hourEpoch: number) => readonly Level[];
-  /** The lines of each hour as rows of numbers, hours ascending (see `HourRows` for their order). */
-  onHour: (rows: HourRows) => void;
+  /** The lines of each hour as rows of numbers, hours ascending (see `HourlyRows` for their order). */
+  onHour: (rows: HourlyRows) => void;
 }
 
 /** The account lines of `request.billed`'s period, and of its parts when it is cut. */

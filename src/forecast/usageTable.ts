@@ -1,5 +1,5 @@
 import { LEVEL_RANK } from "../billing/billingEngine.js";
-import type { HourRows } from "../billing/hourRows.js";
+import type { HourlyRows } from "../billing/hourlyRows.js";
 import type { Level } from "../billing/levels.js";
 import { nameOf, type Names } from "../billing/names.js";
 import { priceAt, priceChanges, type PriceList } from "../billing/prices.js";
@@ -95,7 +95,7 @@ export class HourCosts {
   }
 
   /** The cost of row `r` of an hour's rows (not the environment's), its figures read where `at` says. */
-  of(rows: HourRows, r: number, at: FigurePositions): number {
+  of(rows: HourlyRows, r: number, at: FigurePositions): number {
     const accountId = rows.accountId[r]!;
     if (accountId !== this.lastAccount || rows.hourEpoch !== this.lastHour) {
       this.lastPrices = this.pricesOf(accountId, rows.hourEpoch);
@@ -119,7 +119,7 @@ export class HourCosts {
   }
 }
 
-/** Where the figures read are in a row of `HourRows` (-1: not there, read as 0). */
+/** Where the figures read are in a row of `HourlyRows` (-1: not there, read as 0). */
 interface FigurePositions {
   names: readonly string[];
   CU: number;
@@ -133,7 +133,7 @@ interface FigurePositions {
 }
 
 let positions: FigurePositions | undefined;
-function positionsIn(rows: HourRows): FigurePositions {
+function positionsIn(rows: HourlyRows): FigurePositions {
   if (positions?.names === rows.names) return positions;
   const at = (name: string) => rows.figureAt(name);
   return (positions = {
@@ -152,7 +152,7 @@ function positionsIn(rows: HourRows): FigurePositions {
  * The figures of each row of an hour, `M` per row in `METRICS` order (`out`, grown as needed,
  * is returned); the environment's cost is the sum of its accounts', in the rows' order.
  */
-export function hourFigures(rows: HourRows, costs: HourCosts | undefined, out: Float64Array): Float64Array {
+export function hourFigures(rows: HourlyRows, costs: HourCosts | undefined, out: Float64Array): Float64Array {
   if (out.length < M * rows.count) out = new Float64Array(M * rows.count * 2);
   const at = positionsIn(rows);
   const f = rows.figures;
@@ -251,7 +251,7 @@ export class UsageTable {
    * Adds an hour's rows and their figures (`hourFigures`); rows of other levels or hours outside
    * the table are left out. Entities first seen in the same hour join `entities` in report order.
    */
-  add(rows: HourRows, figures: Float64Array): void {
+  add(rows: HourlyRows, figures: Float64Array): void {
     const h = (rows.hourEpoch - this.start) / HOUR;
     if (!(h >= 0 && h < this.hours)) return;
     const wanted = [false, false, false, false];

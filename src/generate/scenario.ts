@@ -124,33 +124,38 @@ export function* scenarioHours(o: ScenarioOptions): Generator<DecodedAccountHour
             ),
           );
         }
-        for (const p of planted) {
-          if (
-            p.kind !== "burst" ||
-            p.accountId !== a ||
-            p.cloudspaceId !== cloudSpaceId ||
-            t < p.from ||
-            t >= p.from + p.hours * HOUR
-          )
-            continue;
-          for (let k = 0; k < p.count; k++)
-            machines.push(
-              vm(
-                p.firstMachineId + k,
-                16,
-                65536,
-                200,
-                4000,
-                traffic(p.firstMachineId + k, 3, 1e9),
-                traffic(p.firstMachineId + k, 4, 1e9),
-              ),
-            );
-        }
+        machines.push(...burstMachines(planted, a, cloudSpaceId, t, traffic));
         cloudspaces.push({ cloudSpaceId, accountId: a, machines, state: "DEPLOYED" });
       }
       yield { accountId: a, hourEpoch: t, rootAccountId: a, account: { accountId: a, cloudspaces } };
     }
   }
+}
+
+/** The machines of the bursts planted in cloud space `cloudSpaceId` of account `a` in hour `t`. */
+function burstMachines(
+  planted: NonNullable<ScenarioOptions["planted"]>,
+  a: number,
+  cloudSpaceId: number,
+  t: number,
+  traffic: (id: number, k: number, base: number) => number,
+): VMachine[] {
+  const machines: VMachine[] = [];
+  for (const p of planted) {
+    if (
+      p.kind !== "burst" ||
+      p.accountId !== a ||
+      p.cloudspaceId !== cloudSpaceId ||
+      t < p.from ||
+      t >= p.from + p.hours * HOUR
+    )
+      continue;
+    for (let k = 0; k < p.count; k++) {
+      const id = p.firstMachineId + k;
+      machines.push(vm(id, 16, 65536, 200, 4000, traffic(id, 3, 1e9), traffic(id, 4, 1e9)));
+    }
+  }
+  return machines;
 }
 
 function vm(id: number, vcpus: number, mem: number, diskGb: number, iops: number, tx: number, rx: number): VMachine {

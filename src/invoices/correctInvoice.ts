@@ -8,6 +8,7 @@ import { formatHours } from "../sync/formatHours.js";
 import { accountDrafts, basisOf } from "./accountDrafts.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
+import { refuseCurrencyChange } from "./currencyChange.js";
 import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
 import { buildInvoiceDocument, creditNoteOf } from "./document/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
@@ -118,13 +119,30 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
     alsoAccounts: [o.accountId],
   });
   request.onStep?.("computed");
+  // the credit note is in the invoice's currency, and so must the invoice replacing it be (exit 2)
+  if (draft!.invoice.currency !== o.currency)
+    refuseCurrencyChange(
+      [
+        {
+          issued: o,
+          currency: draft!.invoice.currency,
+          net: draft!.invoice.amountDue.toFixed(draft!.invoice.decimals),
+        },
+      ],
+      inputs.prices.source ?? "the price list",
+    );
   const newlyMissing = draft!.missingHours.filter((h) => !o.missingHours.includes(h));
   if (newlyMissing.length > 0 && !request.acceptMissing) {
     throw new MissingHoursError([{ accountId: o.accountId, hours: newlyMissing }], o.number, [
       `account ${o.accountId}: ${newlyMissing.length} hour${newlyMissing.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(newlyMissing)}`,
     ]);
   }
-  await preflight({ config: inputs.config, accountIds: [o.accountId], out: request.out });
+  await preflight({
+    config: inputs.config,
+    accountIds: [o.accountId],
+    out: request.out,
+    invoices: [{ invoice: draft!.invoice, issueDate }],
+  });
   const corrects = { number: o.number, issueDate: o.issueDate };
   // an invoice credited in part: its credit note cancels what remains (docs/billing.md)
   const credited = await creditNotesOf(connection, o.number);

@@ -8,6 +8,7 @@ import { accountDrafts, basisOf, type AccountDraft } from "./accountDrafts.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
+import { refuseCurrencyChange } from "./currencyChange.js";
 import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
 import { buildInvoiceDocument } from "./document/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
@@ -107,7 +108,12 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   // whether the month can be issued before how: a month-end run from cron says first that hours are missing
   if (!request.acceptMissing) refuseMissing(request.month, fresh, await lostHoursOf(connection));
   if (fresh.length > 0)
-    await preflight({ config: inputs.config, accountIds: fresh.map((d) => d.accountId), out: request.out });
+    await preflight({
+      config: inputs.config,
+      accountIds: fresh.map((d) => d.accountId),
+      out: request.out,
+      invoices: fresh.map((d) => ({ invoice: d.invoice, issueDate })),
+    });
 
   const warnings: string[] = [];
   const recorded = await recordDocuments(
@@ -171,6 +177,16 @@ function refuseOtherFigures(
   inForce: ReadonlyMap<number, RegisterEntry>,
   inputs: IssueInputs,
 ): void {
+  // an invoice in force is never recomputed in another currency (exit 2), before any other difference (exit 9)
+  refuseCurrencyChange(
+    drafts.flatMap((draft) => {
+      const issued = inForce.get(draft.accountId)?.document;
+      return issued && issued.currency !== draft.invoice.currency
+        ? [{ issued, currency: draft.invoice.currency, net: draft.invoice.amountDue.toFixed(draft.invoice.decimals) }]
+        : [];
+    }),
+    inputs.prices.source ?? "the price list",
+  );
   const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
   for (const draft of drafts) {
     const issued = inForce.get(draft.accountId);

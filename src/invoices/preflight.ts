@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { environmentErrorOf } from "../base/environmentError.js";
 import { checkIssuable, type StatementConfig } from "./document/statementConfig.js";
 import { outFolder } from "./writeIssuedFiles.js";
+import { checkRates, type RatedInvoice } from "./ratesPreflight.js";
 
 /** What is about to be numbered: under which config, for which accounts, into which folder. */
 export interface PreflightRequest {
@@ -12,6 +13,8 @@ export interface PreflightRequest {
   accountIds: readonly number[];
   /** The `--out` folder their files go to. */
   out: string;
+  /** The invoices about to be numbered and their issue date: one in another currency than the accounting one needs its rate. */
+  invoices?: readonly RatedInvoice[];
 }
 
 /**
@@ -27,6 +30,7 @@ export interface PreflightRequest {
  */
 export async function preflight(request: PreflightRequest): Promise<void> {
   checkIssuable(request.config, request.accountIds);
+  checkRates(request.config, request.invoices ?? []);
   await writableFolder(request.out);
 }
 

@@ -1,8 +1,12 @@
 import {
+  DISK_FACTS,
+  NIC_FACTS,
   OWN_FACTS,
   perFact,
   VM_FACT_NAMES,
+  type DiskRecord,
   type MachineRecordFields,
+  type NicRecord,
   type VmFactColumns,
   type VmFactName,
   type VmFacts,
@@ -49,7 +53,7 @@ export interface AccountHourFacts extends VmFactColumns {
 }
 
 /** A measure as billing counts it: an impossible value (or NULL, its form in a database) is 0. */
-const counted = (value: number | null): number => (value === null || isImpossible(value) ? 0 : value);
+export const counted = (value: number | null): number => (value === null || isImpossible(value) ? 0 : value);
 
 /**
  * Keeps record `r`'s own facts (`OWN_FACTS`, the fields of the machine record) from `fields`
@@ -71,6 +75,13 @@ const ownFactsInto: (own: (string | number)[][], r: number, facts: VmFactColumns
   (name, k) => `facts.${name}[m] = own[${k}][r];`,
 );
 
+/** Copies a record's sums (`sums` from `at` on: see `SUMS`) into the facts' columns at `m`, written out fact by fact. */
+const sumsInto: (facts: VmFactColumns, m: number, sums: SumBank, at: number) => void = perFact(
+  ["facts", "m", "sums", "at"],
+  [...DISK_FACTS, ...NIC_FACTS].map((f) => f.name),
+  (name, k) => `facts.${name}[m] = sums.value(at + ${k});`,
+);
+
 /** A machine record's fields as the builder takes them: a database's NULL (an impossible value) counts as 0. */
 export type MachineValues = {
   readonly [K in keyof MachineRecordFields]: MachineRecordFields[K] extends number ? number | null : string;
@@ -79,22 +90,39 @@ export type MachineValues = {
 /** The fields of a gateway known by its NICs alone (a database's billing rows hold no gateway record). */
 const NO_FIELDS: MachineValues = { vcpus: 0, cpuMinutes: 0, mem: 0, imageName: "", status: "" };
 
-/**
- * The IOPS limit of one disk (docs/formulas.md, TU): its configured total IOPS when set (> 0), else
- * read + write IOPS when they are, else 0.
- */
-export function diskIopsLimit(total: number | null, read: number | null, write: number | null): number {
-  const t = counted(total);
-  if (t > 0) return t;
-  const rw = counted(read) + counted(write);
-  return rw > 0 ? rw : 0;
-}
+// The sums kept per machine record (index `SUMS * record + k`): its disks' facts (`DISK_FACTS`), then its NICs' (`NIC_FACTS`).
+const NICS_AT = DISK_FACTS.length;
+const SUMS = NICS_AT + NIC_FACTS.length;
+/** Where a gateway's external NICs and bytes are among its sums (the NIC facts a cloud space's gateways are billed by). */
+const GATEWAY_NICS = NICS_AT + NIC_FACTS.findIndex((f) => f.name === "externalNics");
+const GATEWAY_BYTES = NICS_AT + NIC_FACTS.findIndex((f) => f.name === "externalBytes");
+if (GATEWAY_NICS < NICS_AT || GATEWAY_BYTES < NICS_AT)
+  throw new Error("internal: externalNics and externalBytes are sums over NICs (VM_FACTS)");
 
-// The sums kept per machine record (index `SUMS * record + k`).
-const SIZE = 0;
-const IOPS = 1;
-const BYTES = 2;
-const SUMS = 3;
+/**
+ * Adds each fact's amount of one record (a disk, or a NIC) to sums `at + offset + k` of `bank`:
+ * written out fact by fact (see `perFact`), as it runs once per disk and per NIC.
+ */
+function amountsAdder<R>(
+  facts: readonly { amount: (record: R) => number }[],
+  offset: number,
+): (bank: SumBank, at: number, record: R) => void {
+  const body = facts.map((_, k) => `bank.add(at + ${offset + k}, amounts[${k}](record));`).join("\n");
+  return new Function("amounts", `return function (bank, at, record) {\n${body}\n};`)(facts.map((f) => f.amount));
+}
+const addDisk = amountsAdder(DISK_FACTS, 0);
+const addNic = amountsAdder(NIC_FACTS, NICS_AT);
+
+/** A disk of no value: every field 0 (a scratch record to fill). */
+const emptyDisk = (): DiskRecord =>
+  ({
+    size: 0,
+    iopsRead: 0,
+    iopsWrite: 0,
+    iopsReadMax: 0,
+    iopsWriteMax: 0,
+    ...Object.fromEntries(CONFIGURED_IOPS_FIELDS.map((name) => [name, 0])),
+  }) as DiskRecord;
 
 /** Exact key of (cloud space, machine id, gateway or not), for grouping records. */
 const keyOf = (cloudspaceId: number, machineId: number, gateway: boolean): string =>
@@ -116,10 +144,11 @@ const keyOf = (cloudspaceId: number, machineId: number, gateway: boolean): strin
 export class AccountHourFactsBuilder {
   private readonly sums = new SumBank(1024);
   private readonly pending = new SumBank(SUMS);
-  private pendingNics = 0;
   private readonly states = new Map<number, string>();
   private readonly isGateway: boolean[] = [];
-  private readonly nicCount: number[] = [];
+  /** The disk or NIC being added, rewritten for each (its fields counted: see `counted`). */
+  readonly diskRecord: DiskRecord = emptyDisk();
+  private readonly nicRecord: NicRecord = { external: false, tx: 0, rx: 0 };
   /** Cloud space → (machine id × 2 + 1 for a gateway) → record, built on the first look-up by key. */
   private readonly byKey = new Map<number, Map<number, number>>();
   private readonly groupCloudspaces = new Set<number>();
@@ -167,24 +196,29 @@ export class AccountHourFactsBuilder {
     if (seen === undefined || state > seen) this.states.set(cloudspaceId, state);
   }
 
-  /** Visiting order: a NIC of the machine visited next. */
-  nic(type: string, tx: number | null, rx: number | null): void {
-    if (type !== this.externalNicType) return;
-    this.pendingNics++;
-    this.pending.add(BYTES, counted(tx) + counted(rx));
+  /** The NIC record of these values, counted. */
+  private nicOfValues(type: string, tx: number | null, rx: number | null): NicRecord {
+    const nic = this.nicRecord;
+    nic.external = type === this.externalNicType;
+    nic.tx = counted(tx);
+    nic.rx = counted(rx);
+    return nic;
   }
 
-  /** Visiting order: a disk of the machine visited next. */
-  disk(sizeGb: number | null, totalIops: number | null, readIops: number | null, writeIops: number | null): void {
-    this.pending.add(SIZE, counted(sizeGb));
-    this.pending.add(IOPS, diskIopsLimit(totalIops, readIops, writeIops));
+  /** Visiting order: a NIC of the machine visited next. */
+  nic(type: string, tx: number | null, rx: number | null): void {
+    addNic(this.pending, 0, this.nicOfValues(type, tx, rx));
+  }
+
+  /** Visiting order: the disk in `diskRecord` is of the machine visited next. */
+  disk(): void {
+    addDisk(this.pending, 0, this.diskRecord);
   }
 
   /** Forgets the NICs and disks gathered since the last machine (they belong to none). */
   dropPending(): void {
     this.pending.truncate(0);
     this.pending.alloc(SUMS);
-    this.pendingNics = 0;
   }
 
   /**
@@ -201,7 +235,6 @@ export class AccountHourFactsBuilder {
     this.isGateway[r] = gateway;
     const at = this.sums.alloc(SUMS);
     for (let k = 0; k < SUMS; k++) this.sums.addSum(at + k, this.pending, k);
-    this.nicCount[r] = this.pendingNics;
     this.dropPending();
   }
 
@@ -222,20 +255,12 @@ export class AccountHourFactsBuilder {
     if (!ids.has(id)) ids.set(id, r);
   }
 
-  /** By key: a disk of (cloud space, machine id): of its machine, else of its gateway. */
-  diskOf(
-    cloudspaceId: number,
-    machineId: number,
-    sizeGb: number | null,
-    totalIops: number | null,
-    readIops: number | null,
-    writeIops: number | null,
-  ): void {
+  /** By key: the disk in `diskRecord` is of (cloud space, machine id): of its machine, else of its gateway. */
+  diskOf(cloudspaceId: number, machineId: number): void {
     let r = this.recordOf(cloudspaceId, machineId, false);
     if (r < 0) r = this.recordOf(cloudspaceId, machineId, true);
     if (r < 0) return;
-    this.sums.add(SUMS * r + SIZE, counted(sizeGb));
-    this.sums.add(SUMS * r + IOPS, diskIopsLimit(totalIops, readIops, writeIops));
+    addDisk(this.sums, SUMS * r, this.diskRecord);
   }
 
   /** By key: a NIC of (cloud space, machine id, gateway or not). */
@@ -254,9 +279,8 @@ export class AccountHourFactsBuilder {
       this.machine(cloudspaceId, machineId, GATEWAY_TYPE, NO_FIELDS);
       this.keyRecord(cloudspaceId, machineId, true, r);
     }
-    if (r < 0 || type !== this.externalNicType) return;
-    this.nicCount[r]!++;
-    this.sums.add(SUMS * r + BYTES, counted(tx) + counted(rx));
+    if (r < 0) return;
+    addNic(this.sums, SUMS * r, this.nicOfValues(type, tx, rx));
   }
 
   /**
@@ -288,35 +312,64 @@ export class AccountHourFactsBuilder {
     return false;
   }
 
+  /**
+   * The records of each key when two records of the hour share one (see `sharesKeys`): per
+   * record, the records whose disks it has (same cloud space and id) and whose NICs (same
+   * cloud space, id, and gateway or not).
+   */
+  private sharedKeys(): { disks: number[][]; nics: number[][] } | undefined {
+    if (!this.sharesKeys()) return undefined;
+    const diskKeys = new Map<string, number[]>();
+    const nicKeys = new Map<string, number[]>();
+    const disks: number[][] = [];
+    const nics: number[][] = [];
+    for (let r = 0; r < this.records; r++) {
+      const disk = `${this.recordCloudspace[r]}/${this.recordId[r]}`;
+      const nic = keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!);
+      if (!diskKeys.has(disk)) diskKeys.set(disk, []);
+      if (!nicKeys.has(nic)) nicKeys.set(nic, []);
+      diskKeys.get(disk)!.push(r);
+      nicKeys.get(nic)!.push(r);
+      disks[r] = diskKeys.get(disk)!;
+      nics[r] = nicKeys.get(nic)!;
+    }
+    return { disks, nics };
+  }
+
+  /** The exact Σ of sum `k` of the records of `group`. */
+  private total(group: readonly number[], k: number): number {
+    if (group.length === 1) return this.sums.value(SUMS * group[0]! + k);
+    const bank = new SumBank(1);
+    bank.alloc(1);
+    for (const r of group) bank.addSum(0, this.sums, SUMS * r + k);
+    return bank.value(0);
+  }
+
+  /** Adds gateway record `r`'s external NICs and bytes (its key's, `nicGroup`, when shared) to its cloud space's. */
+  private addGateway(r: number, nicGroup: readonly number[] | undefined): void {
+    const gateways = this.facts.gateways;
+    const nics = nicGroup === undefined ? this.sums.value(SUMS * r + GATEWAY_NICS) : this.total(nicGroup, GATEWAY_NICS);
+    const bytes =
+      nicGroup === undefined ? this.sums.value(SUMS * r + GATEWAY_BYTES) : this.total(nicGroup, GATEWAY_BYTES);
+    const cloudspaceId = this.recordCloudspace[r]!;
+    const seen = gateways.get(cloudspaceId);
+    if (seen === undefined) gateways.set(cloudspaceId, { externalNics: nics, externalBytes: bytes });
+    else {
+      // Σ over the cloud space's gateways of each one's total
+      const bank = new SumBank(1);
+      bank.alloc(1);
+      bank.add(0, seen.externalBytes);
+      bank.add(0, bytes);
+      seen.externalNics += nics;
+      seen.externalBytes = bank.value(0);
+    }
+  }
+
   /** The account-hour's facts. */
   finish(): AccountHourFacts {
     const f = this.facts;
-    const n = this.records;
-    const sums = this.sums;
     // records sharing a key share their totals: disks by (cloud space, id), NICs by (cloud space, id, gateway)
-    const shared = this.sharesKeys();
-    const diskKeys = new Map<string, number[]>();
-    const nicKeys = new Map<string, number[]>();
-    if (shared) {
-      for (let r = 0; r < n; r++) {
-        const disk = `${this.recordCloudspace[r]}/${this.recordId[r]}`;
-        const nic = keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!);
-        diskKeys.set(disk, [...(diskKeys.get(disk) ?? []), r]);
-        nicKeys.set(nic, [...(nicKeys.get(nic) ?? []), r]);
-      }
-    }
-    const total = (group: number[], k: number): number => {
-      if (group.length === 1) return sums.value(SUMS * group[0]! + k);
-      const bank = new SumBank(1);
-      bank.alloc(1);
-      for (const r of group) bank.addSum(0, sums, SUMS * r + k);
-      return bank.value(0);
-    };
-    const nicsOf = (group: number[]): number => {
-      let nics = 0;
-      for (const g of group) nics += this.nicCount[g]!;
-      return nics;
-    };
+    const shared = this.sharedKeys();
     f.cloudspaceIds.length = 0;
     f.cloudspaceStates.length = 0;
     for (const [id, state] of this.states) {
@@ -325,43 +378,21 @@ export class AccountHourFactsBuilder {
     }
     f.gateways = new Map();
     let m = 0;
-    for (let r = 0; r < n; r++) {
-      const nicGroup = shared
-        ? nicKeys.get(keyOf(this.recordCloudspace[r]!, this.recordId[r]!, this.isGateway[r]!))!
-        : undefined;
+    for (let r = 0; r < this.records; r++) {
+      const nicGroup = shared?.nics[r];
       if (this.isGateway[r]) {
-        if (nicGroup !== undefined && nicGroup[0] !== r) continue; // a gateway key counts once for its cloud space
-        const nics = nicGroup === undefined ? this.nicCount[r]! : nicsOf(nicGroup);
-        const bytes = nicGroup === undefined ? sums.value(SUMS * r + BYTES) : total(nicGroup, BYTES);
-        const cloudspaceId = this.recordCloudspace[r]!;
-        const seen = f.gateways.get(cloudspaceId);
-        if (seen === undefined) f.gateways.set(cloudspaceId, { externalNics: nics, externalBytes: bytes });
-        else {
-          // Σ over the cloud space's gateways of each one's total
-          const bank = new SumBank(1);
-          bank.alloc(1);
-          bank.add(0, seen.externalBytes);
-          bank.add(0, bytes);
-          seen.externalNics += nics;
-          seen.externalBytes = bank.value(0);
-        }
+        // a gateway key counts once for its cloud space
+        if (nicGroup === undefined || nicGroup[0] === r) this.addGateway(r, nicGroup);
         continue;
       }
       f.cloudspaceId[m] = this.recordCloudspace[r]!;
       f.machineId[m] = this.recordId[r]!;
       f.type[m] = this.recordType[r]!;
       ownFactsInto(this.own, r, f, m);
-      if (shared) {
-        const diskGroup = diskKeys.get(`${this.recordCloudspace[r]}/${this.recordId[r]}`)!;
-        f.sizeGb[m] = total(diskGroup, SIZE);
-        f.iopsLimit[m] = total(diskGroup, IOPS);
-        f.externalNics[m] = nicsOf(nicGroup!);
-        f.externalBytes[m] = total(nicGroup!, BYTES);
-      } else {
-        f.sizeGb[m] = sums.value(SUMS * r + SIZE);
-        f.iopsLimit[m] = sums.value(SUMS * r + IOPS);
-        f.externalNics[m] = this.nicCount[r]!;
-        f.externalBytes[m] = sums.value(SUMS * r + BYTES);
+      if (shared === undefined) sumsInto(f, m, this.sums, SUMS * r);
+      else {
+        DISK_FACTS.forEach(({ name }, k) => ((f[name] as number[])[m] = this.total(shared.disks[r]!, k)));
+        NIC_FACTS.forEach(({ name }, k) => ((f[name] as number[])[m] = this.total(nicGroup!, NICS_AT + k)));
       }
       m++;
     }
@@ -370,10 +401,16 @@ export class AccountHourFactsBuilder {
   }
 }
 
-/** The indexes of the configured total, read and write IOPS limits in a disk's `configuredIops`. */
-const TOTAL_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("totalIopsSec");
-const READ_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("readIopsSec");
-const WRITE_IOPS = CONFIGURED_IOPS_FIELDS.indexOf("writeIopsSec");
+/**
+ * Sets a disk record's configured limits from a disk's `configuredIops` (in `CONFIGURED_IOPS_FIELDS`
+ * order; null: a disk of the older schema, all 0), counted: written out field by field, as it runs once per disk.
+ */
+const setConfigured: (disk: DiskRecord, limits: ArrayLike<number> | null, count: typeof counted) => void = new Function(
+  "disk",
+  "limits",
+  "count",
+  CONFIGURED_IOPS_FIELDS.map((name, k) => `disk.${name} = limits === null ? 0 : count(limits[${k}]);`).join("\n"),
+) as (disk: DiskRecord, limits: ArrayLike<number> | null, count: typeof counted) => void;
 
 /**
  * Feeds the records a decoder visits (see `visitRecords.ts`) to an {@link AccountHourFactsBuilder}:
@@ -404,14 +441,20 @@ export class FactsVisitor implements RecordVisitor {
     _index: number,
     _id: number,
     size: number,
-    _iopsRead: number,
-    _iopsWrite: number,
-    _iopsReadMax: number,
-    _iopsWriteMax: number,
+    iopsRead: number,
+    iopsWrite: number,
+    iopsReadMax: number,
+    iopsWriteMax: number,
     configuredIops: ArrayLike<number> | null,
   ): void {
-    if (configuredIops === null) this.builder.disk(size, 0, 0, 0);
-    else this.builder.disk(size, configuredIops[TOTAL_IOPS]!, configuredIops[READ_IOPS]!, configuredIops[WRITE_IOPS]!);
+    const disk = this.builder.diskRecord;
+    disk.size = counted(size);
+    disk.iopsRead = counted(iopsRead);
+    disk.iopsWrite = counted(iopsWrite);
+    disk.iopsReadMax = counted(iopsReadMax);
+    disk.iopsWriteMax = counted(iopsWriteMax);
+    setConfigured(disk, configuredIops, counted);
+    this.builder.disk();
   }
 
   machine(

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { bill } from "../bill/bill.js";
+import { bill } from "../billEntry/bill.js";
 import { calculateOf, type CalculateAccount, type CalculateResult, type Consumption } from "../billing/calculate.js";
 import type { CuRollup } from "../billing/unitNames.js";
 import type { Units } from "../billing/units.js";

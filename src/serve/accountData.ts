@@ -1,4 +1,4 @@
-import { bill } from "../bill/bill.js";
+import { bill } from "../billEntry/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import type { Invoice } from "../billing/invoice.js";
 import type { TaxLine } from "../invoices/document/invoiceDocument.js";

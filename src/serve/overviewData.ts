@@ -1,4 +1,4 @@
-import { bill } from "../bill/bill.js";
+import { bill } from "../billEntry/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { overlayNames } from "../billing/names.js";
 import type { Quantities } from "../billing/lines.js";

@@ -54,7 +54,12 @@ const customer = {
 /** A config whose customer 7 is taxed by `tax`. */
 function configWith(tax: object, currencyIssuerTax: object = { category: "S", ratePercent: 19 }) {
   return parseStatementConfig(
-    { issuer: { ...issuer, tax: currencyIssuerTax }, customers: { 7: { ...customer, tax } } },
+    {
+      issuer: { ...issuer, tax: currencyIssuerTax },
+      customers: { 7: { ...customer, tax } },
+      // an invoice in JPY also gives its VAT in EUR, at the rate of its issue date
+      fxRates: { JPY: { "2026-11-02": "0.0061" } },
+    },
     "statement.yaml",
   );
 }

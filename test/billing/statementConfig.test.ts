@@ -145,7 +145,7 @@ describe("statement config", () => {
     [{ issuer, numbering: { pattern: "INV-{yyyy}-{seq:21}" } }, /\{seq:21\} pads to 21 digits; at most \{seq:20\}/],
     [
       { issuer, customers: { 7: { legalName: "A", tax: { category: "AE" } } } },
-      /customers\.7: a reverse-charged customer \(tax category AE\) needs its vatId/,
+      /customers\.7: a customer of tax category AE \(reverse charge\) needs its vatId/,
     ],
     [{ issuer, customers: { acme: { legalName: "A" } } }, /customers: "acme" is not an account id/],
   ])("refuses %j naming the file and the key", (value, message) => {

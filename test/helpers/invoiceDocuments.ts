@@ -54,6 +54,8 @@ export const sampleConfig = parseStatementConfig(
       bank: ["Hamburger Sparkasse", "IBAN DE89 3704 0044 0532 0130 00", "BIC HASPDEHHXXX"],
       tax: { category: "S", ratePercent: 19 },
     },
+    // one JPY and one USD in EUR, the issuer's VAT accounting currency, on the issue date of the samples
+    fxRates: { JPY: { "2026-11-02": "0.0061" }, USD: { "2026-11-02": "0.9215" } },
     customers: {
       7101: {
         legalName: "Lumière Énergie SARL",
@@ -95,6 +97,18 @@ const EUR = parsePrices(
   "prices.yaml",
 );
 const JPY = parsePrices({ currency: "JPY", prices: { CU: "1.9", SU: { perMonth: 5400 }, NU: 899 } }, "prices.yaml");
+/** A list in EUR pricing customer 7102 in USD (all its prices in USD) and 7104 in JPY. */
+const PER_CUSTOMER = parsePrices(
+  {
+    currency: "EUR",
+    prices: { CU: "0.0125", SU: { perMonth: 36 } },
+    customers: {
+      7102: { currency: "USD", prices: { CU: "0.0135", SU: { perMonth: 39 } } },
+      7104: { currency: "JPY", prices: { CU: "2", SU: { perMonth: 6000 } } },
+    },
+  },
+  "prices.yaml",
+);
 
 function issued(accountId: number, unitHours: Partial<Quantities>, number: string, prices = EUR): InvoiceDocument {
   const invoice = invoiceOf(accountLine(unitHours, accountId), prices, DEFAULT_UNITS, OCTOBER);
@@ -144,6 +158,9 @@ export async function sampleDocuments(): Promise<Record<string, InvoiceDocument>
       reason: "late hours of 31 Oct 2026 arrived",
     }),
     yen: issued(7102, { CU: 1234.567, SU: 1799.3, NU: 0.3333 }, "INV-2026-00005", JPY),
+    // USD at 19%: the VAT total also in EUR (BT-6, BT-111); JPY outside the scope: no VAT, no second total
+    dollar: issued(7102, { CU: 1234.5, SU: 1800 }, "INV-2026-00007", PER_CUSTOMER),
+    yenOutsideScope: issued(7104, { CU: 1234.5, SU: 1800 }, "INV-2026-00008", PER_CUSTOMER),
     threePrices: buildInvoiceDocument({
       invoice,
       config: sampleConfig,

@@ -15,6 +15,7 @@ let dir: string;
 let db: string;
 const path = (...parts: string[]) => join(dir, ...parts);
 let issued: {
+  taxInAccountingCurrency?: { currency: string; rate: string; amount: string };
   number: string;
   issueDate: string;
   dueDate: string;
@@ -63,6 +64,8 @@ beforeAll(async () => {
       "customers:",
       "  '1': { legalName: Hanse Logistik AG, address: [Am Sandtorkai 1, 20457 Hamburg], country: DE, vatId: DE987654321, peppolId: '9930:DE987654321' }",
       "  '2': { legalName: Elbe Werft AG, address: [Am Kai 2, 20457 Hamburg], country: DE, vatId: DE111111111, peppolId: '9930:DE111111111' }",
+      // an invoice in yen also gives its VAT in EUR, the issuer's accounting currency
+      "fxRates: { JPY: { '2026-11-02': 0.0061 } }",
     ].join("\n"),
   );
   writeFileSync(
@@ -143,7 +146,9 @@ describe("an issued document is shown as issued", { timeout: 120_000 }, () => {
     expect(text).not.toContain("DRAFT");
     expect(text).not.toContain("no payment is due");
     expect(text).toContain("net amount (JPY)");
-    expect(text).not.toContain("EUR");
+    // EUR appears only as the VAT in the issuer's accounting currency (the register's rate and amount), never as the invoice's currency
+    expect(text.replace(/VAT in EUR[^\n]*|[\d.,]+ EUR\b/g, "")).not.toContain("EUR");
+    expect(text).toContain("The VAT in EUR is the total VAT × the rate of the issue date");
     expect(amountOf(one, "Amount due (JPY)")).toBe(Number(issued.gross));
     const two = (await read("account-2.xlsx")).getWorksheet("Invoice")!;
     expect(two.getCell("A1").value).toBe("Invoice (DRAFT)");

@@ -125,6 +125,7 @@ describe("a partial credit note by amount", () => {
       net: "1000",
       tax: "100",
       gross: "1100",
+      taxInAccountingCurrency: { currency: "EUR", rate: "0.0061", amount: "0.61" },
     });
     expect(() => credit(yen, [], { amount: "10.5" })).toThrow(expect.objectContaining({ code: "BAD_AMOUNT" }));
     // 333 × 10 % = 33.3 → 33
@@ -133,6 +134,12 @@ describe("a partial credit note by amount", () => {
       net: "-333",
       tax: "-33",
       gross: "-366",
+    });
+    // its VAT in EUR at the invoice's rate: −33 × 0.0061 = −0.2013 → −0.20
+    expect(credit(yen, [], { amount: "333" }).taxInAccountingCurrency).toEqual({
+      currency: "EUR",
+      rate: "0.0061",
+      amount: "-0.20",
     });
   });
 

@@ -1,8 +1,8 @@
 import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
-import { bill, type Bill, type BillRequest } from "../../bill/bill.js";
-import { sourceRoad } from "../../bill/sourceRoad.js";
+import { bill, type Bill, type BillRequest } from "../../billEntry/bill.js";
+import { sourceRoad } from "../../billEntry/sourceRoad.js";
 import type { Warning } from "../../billing/dataQuality.js";
 import { loadNames } from "../../billing/names.js";
 import { loadPrices } from "../../billing/prices.js";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { bill } from "../../bill/bill.js";
+import { bill } from "../../billEntry/bill.js";
 import { loadNames } from "../../billing/names.js";
 import { toBillingText } from "../../export/toBillingText.js";
 import { GENERATE_DEFAULTS } from "../../generate/generateHours.js";

@@ -2,7 +2,7 @@ import type ExcelJS from "exceljs";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { BillingLine } from "../../billing/lines.js";
 import { checkHourlyOf, type HourlyStream } from "../../billing/hourlyStream.js";
-import { refilledLinesOfRows } from "../../billing/rowLines.js";
+import { refilledLinesOfRows } from "../../billing/hourlyRowLines.js";
 import { billingColumns, type BillingColumn } from "../billingColumns.js";
 import { addSheet, cellValue, formatOf, setHeader, widthOf } from "./style.js";
 

@@ -3,12 +3,19 @@ import type { Invoice, InvoiceLine } from "../../billing/invoice.js";
 import type { DocumentBasis, DocumentLine, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 import { documentTaxes, sumOf } from "./documentTaxes.js";
 import { shownQuantity } from "./invoiceQuantity.js";
-import { correctionMention, defaultExemptionReason, missingHoursMention, taxMention } from "./legalMentions.js";
+import {
+  correctionMention,
+  defaultExemptionReason,
+  isTaxMention,
+  missingHoursMention,
+  taxMention,
+} from "./legalMentions.js";
 import { dueDateOf, issueProblems, taxOf, type StatementConfig } from "./statementConfig.js";
 import type { TaxRule } from "./taxRule.js";
 import { unitDef } from "../../billing/unitCatalog.js";
 import { DEFAULT_UNITS, type Units } from "../../billing/units.js";
 import { paymentReferenceOf } from "./paymentReference.js";
+import { accountingCurrencyTax, negatedAccountingTax } from "./accountingCurrency.js";
 
 /** What an invoice document is built from, beside its number. */
 export interface DocumentRequest {
@@ -164,7 +171,23 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     ...(request.reason !== undefined ? { reason: request.reason } : {}),
     payment: [...config.issuer.bank],
     basis: request.basis ?? NO_BASIS,
+    ...withAccountingTax(config, { currency: invoice.currency, tax: taxTotal, issueDate }, draft),
   } as InvoiceDocument | DraftDocument;
+}
+
+/** An issued document's VAT in the accounting currency when it needs one (a draft's only when the config has the rate). */
+function withAccountingTax(
+  config: StatementConfig,
+  document: { currency: string; tax: string; issueDate: string },
+  draft: boolean,
+): { taxInAccountingCurrency?: InvoiceDocument["taxInAccountingCurrency"] } {
+  let tax: InvoiceDocument["taxInAccountingCurrency"];
+  try {
+    tax = accountingCurrencyTax(config, document);
+  } catch (error) {
+    if (!draft) throw error; // an issued invoice has its rate (checked in preflight); a draft goes without
+  }
+  return tax === undefined ? {} : { taxInAccountingCurrency: tax };
 }
 
 /** A decimal text negated (`"12.30"` → `"-12.30"`, `"0.00"` stays). */
@@ -203,9 +226,11 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   );
   const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
-  const taxNotes = original.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
+  const taxNotes = original.notes.filter(isTaxMention);
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
-  const { paymentReference: _paid, ...cancelled } = original;
+  const { paymentReference: _paid, taxInAccountingCurrency, ...cancelled } = original;
+  // the VAT it cancels, in the accounting currency at the invoice's rate: invoice + credit note = 0 there too
+  const accountingTax = negatedAccountingTax(taxInAccountingCurrency);
   return {
     ...cancelled,
     number: request.number,
@@ -220,5 +245,6 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     notes: [correctionMention("creditNote", corrects, request.reason), ...taxNotes],
     corrects,
     reason: request.reason,
+    ...(accountingTax ? { taxInAccountingCurrency: accountingTax } : {}),
   };
 }

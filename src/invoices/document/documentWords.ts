@@ -1,5 +1,7 @@
 import { groupThousands } from "../../base/groupThousands.js";
 import { dateWords, periodWords } from "../../base/readableTime.js";
+import { currencyDecimals } from "../../billing/prices.js";
+import { taxCategoryDef } from "./taxCategories.js";
 import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
@@ -94,21 +96,25 @@ export interface DocumentWords {
   footer: string;
 }
 
+/**
+ * Under the amount due, when the document is in another currency than the issuer's VAT accounting
+ * currency: its total VAT in that currency and the rate it was converted at (`VAT in EUR, at 1 USD =
+ * 0.9215 EUR on 2 Nov 2026`), for information; nothing is paid in it.
+ */
+function accountingTaxWords(doc: InvoiceDocument | DraftDocument): { label: string; amount: string }[] {
+  const tax = doc.taxInAccountingCurrency;
+  if (tax === undefined) return [];
+  return [
+    {
+      label: `Total VAT in ${tax.currency}, at 1 ${doc.currency} = ${tax.rate} ${tax.currency} on ${dateWords(doc.issueDate)}`,
+      amount: `${groupThousands(tax.amount)} ${tax.currency}`,
+    },
+  ];
+}
+
 /** A tax line's label: `VAT 19% on 123.25`, `VAT reverse charge (0%) on 109.92`, `Not subject to VAT on 1.25`. */
 export function taxLabel(t: TaxLine): string {
-  const on = `on ${groupThousands(t.base)}`;
-  switch (t.category) {
-    case "S":
-      return `VAT ${t.ratePercent}% ${on}`;
-    case "Z":
-      return `VAT 0% (zero rated) ${on}`;
-    case "AE":
-      return `VAT reverse charge (0%) ${on}`;
-    case "E":
-      return `VAT exempt (0%) ${on}`;
-    case "O":
-      return `Not subject to VAT ${on}`;
-  }
+  return `${taxCategoryDef(t.category).label(t.ratePercent)} on ${groupThousands(t.base)}`;
 }
 
 function factsOf(doc: InvoiceDocument | DraftDocument, title: string): [string, string][] {
@@ -191,8 +197,13 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
       ...taxes,
       ...(taxes.length > 1 ? [{ label: "Total VAT", amount: groupThousands(doc.tax) }] : []),
       { label: grossLabel(doc.kind, doc.currency), amount: gross, bold: true },
+      ...accountingTaxWords(doc),
     ],
-    rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.`,
+    rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.${
+      doc.taxInAccountingCurrency
+        ? ` The VAT in ${doc.taxInAccountingCurrency.currency} is the total VAT × the rate of the issue date, rounded half-even to ${currencyDecimals(doc.taxInAccountingCurrency.currency)} decimals; it is not added to the amount due.`
+        : ""
+    }`,
     payment: paymentOf(doc, gross),
     footer: `${doc.number === undefined ? "DRAFT, not an invoice" : `${title} ${doc.number}`} · account ${doc.accountId} · ${periodWords(doc.start, doc.end)}`,
   };

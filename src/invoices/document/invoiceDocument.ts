@@ -9,8 +9,10 @@
  * (`1 Oct 2026 – 31 Oct 2026`) is the renderers' business.
  */
 
-/** An EN 16931 VAT category (UNCL5305): standard, reverse charge, exempt, zero rated, outside the scope. */
-export type TaxCategory = "S" | "AE" | "E" | "Z" | "O";
+import type { TaxCategory } from "./taxCategories.js";
+
+/** An EN 16931 VAT category (UNCL5305), one of the tax catalog's (taxCategories.ts). */
+export type { TaxCategory };
 
 /** `invoice` (UNCL1001 380) or `creditNote` (381). */
 export type DocumentKind = "invoice" | "creditNote";
@@ -136,6 +138,13 @@ export interface InvoiceDocument {
   /** Payment lines (bank, IBAN) from the statement config. */
   payment: string[];
   basis: DocumentBasis;
+  /**
+   * The VAT total in the issuer's accounting currency (EN 16931 BT-6, BT-111), when the document is
+   * in another currency and tax is due: the currency, the rate of the issue date (one unit of the
+   * document's currency in it) and the tax × rate rounded half-even at its decimals. Absent otherwise,
+   * and on documents issued before it was given (they keep their bytes).
+   */
+  taxInAccountingCurrency?: { currency: string; rate: string; amount: string };
 }
 
 /**

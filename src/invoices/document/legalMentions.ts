@@ -1,26 +1,24 @@
 import { dateWords, hourWords } from "../../base/readableTime.js";
-import type { TaxCategory } from "./invoiceDocument.js";
+import { TAX_CATEGORY_CODES, taxCategoryDef, type TaxCategory } from "./taxCategories.js";
 import type { TaxRule } from "./taxRule.js";
 
-/** The exemption reason carried on a tax line of AE and O when the config gives none (E always has its own). */
+/** The exemption reason carried on a tax line when the config gives none (the catalog's: AE and O; E always has its own). */
 export function defaultExemptionReason(category: TaxCategory): string | undefined {
-  if (category === "AE") return "Reverse charge";
-  if (category === "O") return "Not subject to VAT";
-  return undefined;
+  return taxCategoryDef(category).defaultExemptionReason;
 }
 
-/** The legal mention a tax needs on the invoice: reverse charge, exemption, outside the scope; none for S and Z. */
+/** The legal mention a tax needs on the invoice (the catalog's: reverse charge, exemption, outside the scope; none for S and Z). */
 export function taxMention(tax: TaxRule): string | undefined {
-  switch (tax.category) {
-    case "AE":
-      return `Reverse charge: VAT to be accounted for by the customer (Article 196 of Council Directive 2006/112/EC)${tax.exemptionReason ? `; ${tax.exemptionReason}` : ""}.`;
-    case "E":
-      return `Exempt from VAT: ${tax.exemptionReason}.`;
-    case "O":
-      return `Not subject to VAT: ${tax.exemptionReason ?? "outside the scope of VAT"}.`;
-    default:
-      return undefined;
-  }
+  const mention = taxCategoryDef(tax.category).mention;
+  return mention && `${mention.lead}: ${mention.words(tax.exemptionReason)}`;
+}
+
+/** Whether a note of a document is the legal mention of a tax (begins with a catalog mention's lead), which its credit note repeats. */
+export function isTaxMention(note: string): boolean {
+  return TAX_CATEGORY_CODES.some((c) => {
+    const lead = taxCategoryDef(c).mention?.lead;
+    return lead !== undefined && note.startsWith(`${lead}:`);
+  });
 }
 
 /** Runs of consecutive hours `[start, end)` from hours ascending (epoch seconds). */

@@ -5,6 +5,7 @@ import { Exact } from "../../billing/exact.js";
 import type { DocumentLine, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 import { dueDateOf } from "./statementConfig.js";
 import { splitAmount } from "../../billing/splitAmount.js";
+import { currencyDecimals } from "../../billing/prices.js";
 
 /** What a partial credit note credits: an amount before tax (spread over the tax categories), or whole lines by name (`CU`, `CU@2026-10-16`). */
 export type CreditAsked = { amount: string } | { lines: readonly string[] };
@@ -311,7 +312,12 @@ function creditNoteWith(
   const corrects = { number: invoice.number, issueDate: invoice.issueDate };
   const taxNotes = invoice.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
-  const { paymentReference: _paid, ...credited } = invoice;
+  const { paymentReference: _paid, taxInAccountingCurrency: fx, ...credited } = invoice;
+  // its VAT in the accounting currency at the invoice's rate (EN 16931 BT-111), as the invoice gave it
+  const accountingTax =
+    fx === undefined || tax.isZero()
+      ? undefined
+      : { ...fx, amount: tax.mul(Exact.parse(fx.rate)!).toFixed(currencyDecimals(fx.currency)) };
   return {
     ...credited,
     number: request.number,
@@ -326,6 +332,7 @@ function creditNoteWith(
     notes: [request.mention, ...taxNotes],
     corrects,
     reason: request.reason,
+    ...(accountingTax ? { taxInAccountingCurrency: accountingTax } : {}),
     ...(request.kind ? { partialCredit: request.kind } : {}),
   };
 }

@@ -2,8 +2,10 @@ import { UsageError } from "../../base/errors.js";
 import { wellFormed } from "../../base/wellFormed.js";
 import { emailOf, telephoneOf } from "./contactLines.js";
 import { checkEndpointId } from "./endpointIds.js";
+import { parseAccountingCurrency, parseFxRates, type FxRates } from "./accountingCurrency.js";
 import { readStructured } from "../../billing/readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
+import { taxCategoryDef } from "./taxCategories.js";
 
 export type { TaxRule };
 
@@ -53,6 +55,10 @@ export interface StatementConfig {
   deprecations: string[];
   /** The file it came from, for messages. */
   source: string;
+  /** The issuer's VAT accounting currency (`issuer.currency`, default EUR): an invoice in another currency also gives its VAT in it. */
+  accountingCurrency?: string;
+  /** `fxRates.<currency>.<YYYY-MM-DD>`: one unit of the currency in the accounting currency on that day. */
+  fxRates?: FxRates;
 }
 
 const TOKEN = /\{(seq(?::0?(\d+))?|yyyy|mm|account)\}/g;
@@ -156,8 +162,10 @@ function customer(value: unknown, where: string): StatementCustomer {
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
-  if (tax?.category === "AE" && base.vatId === undefined)
-    fail(`${where}: a reverse-charged customer (tax category AE) needs its vatId: the invoice must name it`);
+  if (tax && taxCategoryDef(tax.category).vatIds === "both" && base.vatId === undefined)
+    fail(
+      `${where}: a customer of tax category ${tax.category} (${taxCategoryDef(tax.category).name}) needs its vatId: the invoice must name it`,
+    );
   return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
 }
 
@@ -238,7 +246,7 @@ function issuerOf(
 ): StatementConfig["issuer"] {
   if (value === undefined)
     fail(`${source}: no issuer (who sends the invoice: legalName, address, country, vatId, peppolId, tax)`);
-  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax"]);
+  const base = party(value, `${source}: issuer`, ["contact", "bank", "tax", "currency"]);
   const record = value as Record<string, unknown>;
   let tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${source}: issuer.tax`);
   if (oldTaxes !== undefined) {
@@ -250,9 +258,9 @@ function issuerOf(
         `${source}: taxes is the older form of issuer.tax: write issuer.tax: { category: S, ratePercent: ${tax.ratePercent} }`,
       );
   }
-  if (tax?.category === "AE")
+  if (tax && taxCategoryDef(tax.category).vatIds === "both")
     fail(
-      `${source}: issuer.tax: reverse charge (AE) is a customer's tax, not a default: set it under customers.<id>.tax`,
+      `${source}: issuer.tax: ${taxCategoryDef(tax.category).name} (${tax.category}) is a customer's tax, not a default: set it under customers.<id>.tax`,
     );
   return {
     ...base,
@@ -273,7 +281,7 @@ function issuerOf(
  */
 export function parseStatementConfig(value: unknown, source = "statement config"): StatementConfig {
   if (!isObject(value)) fail(`${source}: a statement config is an object { issuer, numbering, customers, ... }`);
-  checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers"], source);
+  checkKeys(value, ["issuer", "numbering", "paymentTermsDays", "issueDate", "taxes", "customers", "fxRates"], source);
   const deprecations: string[] = [];
   const issuer = issuerOf(value.issuer, source, value.taxes, deprecations);
   const paymentTermsDays = value.paymentTermsDays ?? 30;
@@ -304,6 +312,11 @@ export function parseStatementConfig(value: unknown, source = "statement config"
     issueDate: issueDateOfConfig(value.issueDate, source),
     deprecations,
     source,
+    accountingCurrency: parseAccountingCurrency(
+      (value.issuer as Record<string, unknown>).currency,
+      `${source}: issuer.currency`,
+    ),
+    fxRates: parseFxRates(value.fxRates, `${source}: fxRates`),
   };
 }
 
@@ -328,7 +341,8 @@ export function issueProblems(config: StatementConfig, accountId: number): strin
   const { issuer } = config;
   const tax = taxOf(config, accountId);
   if (issuer.country === undefined) out.push("issuer.country (ISO 3166-1 alpha-2, e.g. DE)");
-  if (issuer.vatId === undefined && tax?.category !== "O") out.push("issuer.vatId");
+  if (issuer.vatId === undefined && (tax === undefined || taxCategoryDef(tax.category).vatIds !== "none"))
+    out.push("issuer.vatId");
   if (issuer.peppolId === undefined) out.push('issuer.peppolId (the electronic address, e.g. "9930:DE123456789")');
   if (issuer.address.length === 0) out.push("issuer.address");
   if (tax === undefined)

@@ -1,18 +1,15 @@
 import { UsageError } from "../../base/errors.js";
 import { wellFormed } from "../../base/wellFormed.js";
 import { Exact } from "../../billing/exact.js";
-import type { TaxCategory } from "./invoiceDocument.js";
+import {
+  isTaxCategory,
+  TAX_CATEGORY_CODES,
+  taxCategoryDef,
+  taxCategoryText,
+  type TaxCategory,
+} from "./taxCategories.js";
 
-/** The EN 16931 VAT categories a statement config accepts (UNCL5305), with what each means. */
-export const TAX_CATEGORIES: Readonly<Record<TaxCategory, string>> = {
-  S: "standard rated (needs ratePercent)",
-  AE: "reverse charge (the customer accounts for the VAT; needs the customer's vatId)",
-  E: "exempt (needs exemptionReason)",
-  Z: "zero rated",
-  O: "outside the scope of VAT",
-};
-
-/** How a customer is taxed: one EN 16931 category with its rate, and for E (optionally AE, O) why no VAT is charged. */
+/** How a customer is taxed: one EN 16931 category of the tax catalog with its rate, and for E (optionally AE, O) why no VAT is charged. */
 export interface TaxRule {
   category: TaxCategory;
   /** The rate in percent as written (`"19"`, `"7.7"`); `"0"` for AE, E, Z and O. */
@@ -48,9 +45,9 @@ function rateText(value: unknown, where: string): string | undefined {
 }
 
 /**
- * Checks a tax of the config, `{ category, ratePercent?, exemptionReason? }`: S needs a rate above 0;
- * AE, E, Z and O are 0% (a rate other than 0 is refused); E needs its exemption reason, S and Z
- * take none. Throws a UsageError (code STATEMENT_CONFIG) naming `where`.
+ * Checks a tax of the config, `{ category, ratePercent?, exemptionReason? }`, by its category's entry
+ * of the tax catalog: S needs a rate above 0; AE, E, Z and O are 0% (a rate other than 0 is refused);
+ * E needs its exemption reason, S and Z take none. Throws a UsageError (code STATEMENT_CONFIG) naming `where`.
  */
 export function parseTaxRule(value: unknown, where: string): TaxRule {
   if (value === null || typeof value !== "object" || Array.isArray(value))
@@ -59,27 +56,28 @@ export function parseTaxRule(value: unknown, where: string): TaxRule {
   const unknown = Object.keys(record).filter((k) => !["category", "ratePercent", "exemptionReason"].includes(k));
   if (unknown.length > 0)
     fail(`${where}: unknown key ${unknown.join(", ")} (known: category, ratePercent, exemptionReason)`);
-  const category = record.category;
-  if (typeof category !== "string" || !(category in TAX_CATEGORIES)) {
-    fail(
-      `${where}.category: one of ${Object.entries(TAX_CATEGORIES)
-        .map(([c, what]) => `${c} ${what}`)
-        .join("; ")}; got ${JSON.stringify(category)}`,
-    );
-  }
-  const cat = category as TaxCategory;
+  const cat = record.category;
+  if (!isTaxCategory(cat))
+    fail(`${where}.category: one of ${TAX_CATEGORY_CODES.map(taxCategoryText).join("; ")}; got ${JSON.stringify(cat)}`);
+  const def = taxCategoryDef(cat);
   const rate = rateText(record.ratePercent, where);
   const reason = record.exemptionReason === undefined ? undefined : wellFormed(String(record.exemptionReason).trim());
-  if (cat === "S" && (rate === undefined || rate === "0"))
-    fail(`${where}: category S (standard rated) needs a ratePercent above 0, e.g. { category: S, ratePercent: 19 }`);
-  if (cat !== "S" && rate !== undefined && rate !== "0")
-    fail(`${where}: category ${cat} is ${TAX_CATEGORIES[cat]} at 0%: drop ratePercent ${rate} (or use category S)`);
-  if (cat === "E" && !reason)
+  if (def.rate === "above zero" && (rate === undefined || rate === "0"))
     fail(
-      `${where}: category E (exempt) needs exemptionReason, the legal ground printed on the invoice (e.g. "Exempt under Article 135(1)(g) of Directive 2006/112/EC")`,
+      `${where}: category ${cat} (${def.name}) needs a ratePercent above 0, e.g. { category: ${cat}, ratePercent: 19 }`,
     );
-  if ((cat === "S" || cat === "Z") && reason !== undefined)
-    fail(`${where}: exemptionReason applies to categories E, AE and O, not ${cat}`);
+  if (def.rate !== "above zero" && rate !== undefined && rate !== "0") {
+    const rated = TAX_CATEGORY_CODES.find((c) => taxCategoryDef(c).rate === "above zero");
+    fail(`${where}: category ${cat} is ${def.name} at 0%: drop ratePercent ${rate} (or use category ${rated})`);
+  }
+  if (def.exemptionReason === "required" && !reason)
+    fail(
+      `${where}: category ${cat} (${def.name}) needs exemptionReason, the legal ground printed on the invoice (e.g. "Exempt under Article 135(1)(g) of Directive 2006/112/EC")`,
+    );
+  if (def.exemptionReason === "refused" && reason !== undefined) {
+    const taking = TAX_CATEGORY_CODES.filter((c) => taxCategoryDef(c).exemptionReason !== "refused");
+    fail(`${where}: exemptionReason applies to categories ${taking.join(", ")}, not ${cat}`);
+  }
   const ratePercent = rate ?? "0";
   return {
     category: cat,

@@ -142,6 +142,13 @@ describeWith("poppler", "an invoice or credit note as a PDF", () => {
     );
   });
 
+  it("USD with its VAT also in EUR: under the amount due, the EUR VAT and the rate of the issue date, not added to it", async () => {
+    // net 114.17 USD, VAT 19% = 21.69 USD, amount due 135.86 USD; in EUR: 21.69 × 0.9215 = 19.987335 → 19.99
+    const dollar = text((await render("dollar", docs.dollar!)).file);
+    expect(dollar).toContain("Amount due (USD) 135.86 Total VAT in EUR, at 1 USD = 0.9215 EUR on 2 Nov 2026 19.99 EUR");
+    expect(dollar).toContain("The VAT in EUR is the total VAT × the rate of the issue date");
+  });
+
   it("names in any script print: Chinese, Japanese, Korean, Greek, Cyrillic, Arabic, Hebrew, each with a font that has it", async () => {
     const name = "株式会社さくらクラウド 北京云计算 한국전자 Ωmega Αθήνα Москва Łódź شركة الخليج للتقنية חברת הייטק";
     const { file, warnings } = await render("scripts", {

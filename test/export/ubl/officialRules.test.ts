@@ -17,6 +17,7 @@ import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
 import { partialCreditNoteOf } from "../../../src/index.js";
 import { roundingDocuments, sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
+import { categoryDocuments } from "../../helpers/taxCategoryDocuments.js";
 
 interface Failure {
   file: string;
@@ -86,6 +87,9 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       });
       names = Object.keys(docs);
       for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
+      // one invoice per category of the tax catalog, so a category added to it is checked here
+      for (const [category, doc] of Object.entries(categoryDocuments()))
+        writeFileSync(join(input, `category-${category}.xml`), renderUbl(doc));
       for (const [name, { document }] of Object.entries(roundingDocuments()))
         writeFileSync(join(input, `${name}.xml`), renderUbl(document));
       // a control of the rounding: the category's tax rounded per line (3 × 0.01), the document's total left per category (0.02)
@@ -145,6 +149,13 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       expect(names).toContain(name);
       expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
     });
+
+    it.each(Object.keys(categoryDocuments()))(
+      "a customer taxed %s, as the tax catalog says, passes both rule sets with no fatal error",
+      (category) => {
+        expect(failures.filter((f) => f.file === `category-${category}.xml` && f.flag === "fatal")).toEqual([]);
+      },
+    );
 
     it.each(Object.entries(roundingDocuments()))(
       "%s: tax per category, not per line, and no rule on totals or rounding fails",

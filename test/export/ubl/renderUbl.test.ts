@@ -93,48 +93,55 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
     );
   });
 
-  it.each(["standard", "reverseCharge", "exempt", "outsideScope", "creditNote", "yen", "threePrices"])(
-    "%s: the figures add up as a receiver checks them",
-    (name) => {
-      const doc = docs[name]!;
-      const x = ubl(doc);
-      const lines = list(x["cac:InvoiceLine"] ?? x["cac:CreditNoteLine"]);
-      const total = (path: string) => dec(text(x, `cac:LegalMonetaryTotal/${path}`));
-      // BR-CO-10: Σ line net = the total's line extension amount; BR-CO-15: with VAT = without + VAT
-      expect(
-        lines
-          .reduce((a, l) => a.add(dec(text(l, "cbc:LineExtensionAmount"))), Exact.ZERO)
-          .equals(total("cbc:LineExtensionAmount")),
-      ).toBe(true);
-      expect(
-        total("cbc:TaxExclusiveAmount")
-          .add(dec(text(x, "cac:TaxTotal/cbc:TaxAmount")))
-          .equals(total("cbc:TaxInclusiveAmount")),
-      ).toBe(true);
-      expect(total("cbc:PayableAmount").equals(dec(doc.gross.replace(/^-/, "")))).toBe(true);
-      for (const line of lines) {
-        // PEPPOL-EN16931-R120: net = quantity × price + charges − allowances, within 0.02
-        const quantity = dec(text(line, x["cac:InvoiceLine"] ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"));
-        const charge = line["cac:AllowanceCharge"]
-          ? dec(text(line, "cac:AllowanceCharge/cbc:Amount")).mul(
-              Exact.of(at(line, "cac:AllowanceCharge/cbc:ChargeIndicator") === "true" ? 1n : -1n),
-            )
-          : Exact.ZERO;
-        const off = quantity
-          .mul(dec(text(line, "cac:Price/cbc:PriceAmount")))
-          .add(charge)
-          .add(dec(text(line, "cbc:LineExtensionAmount")).mul(Exact.of(-1n)));
-        expect(Math.abs(off.toNumber())).toBeLessThanOrEqual(0.02);
-        expect(quantity.num >= 0n).toBe(true);
-      }
-      // BR-DEC: amounts have at most 2 decimals
-      expect(
-        renderUbl(doc)
-          .toString("utf8")
-          .match(/<cbc:(?!PriceAmount)\w+ currencyID="[A-Z]+">-?\d+\.\d{3,}</g),
-      ).toBeNull();
-    },
-  );
+  it.each([
+    "standard",
+    "reverseCharge",
+    "exempt",
+    "outsideScope",
+    "creditNote",
+    "yen",
+    "threePrices",
+    "dollar",
+    "yenOutsideScope",
+  ])("%s: the figures add up as a receiver checks them", (name) => {
+    const doc = docs[name]!;
+    const x = ubl(doc);
+    const lines = list(x["cac:InvoiceLine"] ?? x["cac:CreditNoteLine"]);
+    const total = (path: string) => dec(text(x, `cac:LegalMonetaryTotal/${path}`));
+    // BR-CO-10: Σ line net = the total's line extension amount; BR-CO-15: with VAT = without + VAT
+    expect(
+      lines
+        .reduce((a, l) => a.add(dec(text(l, "cbc:LineExtensionAmount"))), Exact.ZERO)
+        .equals(total("cbc:LineExtensionAmount")),
+    ).toBe(true);
+    expect(
+      total("cbc:TaxExclusiveAmount")
+        .add(dec(text(list(x["cac:TaxTotal"])[0], "cbc:TaxAmount")))
+        .equals(total("cbc:TaxInclusiveAmount")),
+    ).toBe(true);
+    expect(total("cbc:PayableAmount").equals(dec(doc.gross.replace(/^-/, "")))).toBe(true);
+    for (const line of lines) {
+      // PEPPOL-EN16931-R120: net = quantity × price + charges − allowances, within 0.02
+      const quantity = dec(text(line, x["cac:InvoiceLine"] ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"));
+      const charge = line["cac:AllowanceCharge"]
+        ? dec(text(line, "cac:AllowanceCharge/cbc:Amount")).mul(
+            Exact.of(at(line, "cac:AllowanceCharge/cbc:ChargeIndicator") === "true" ? 1n : -1n),
+          )
+        : Exact.ZERO;
+      const off = quantity
+        .mul(dec(text(line, "cac:Price/cbc:PriceAmount")))
+        .add(charge)
+        .add(dec(text(line, "cbc:LineExtensionAmount")).mul(Exact.of(-1n)));
+      expect(Math.abs(off.toNumber())).toBeLessThanOrEqual(0.02);
+      expect(quantity.num >= 0n).toBe(true);
+    }
+    // BR-DEC: amounts have at most 2 decimals
+    expect(
+      renderUbl(doc)
+        .toString("utf8")
+        .match(/<cbc:(?!PriceAmount)\w+ currencyID="[A-Z]+">-?\d+\.\d{3,}</g),
+    ).toBeNull();
+  });
 
   it("reverse charge: category AE with its exemption code, both VAT ids, the legal mention as the note", () => {
     const x = ubl(docs.reverseCharge!);
@@ -213,6 +220,27 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
     expect(list(ubl(docs.standard!)["cac:InvoiceLine"]).some((l) => l["cac:AllowanceCharge"] !== undefined)).toBe(
       false,
     );
+  });
+
+  it("USD at 19%: the VAT total also in EUR (BT-6, BT-111); a JPY invoice outside the scope has none", () => {
+    // USD prices of customer 7102: CU 1234.5 × 0.0135 = 16.66575 → 16.67; SU 1800 h = 2.5 SU-months × 39 = 97.50;
+    // net 114.17; VAT 19% = 21.6923 → 21.69 USD; in EUR at 0.9215: 21.69 × 0.9215 = 19.987335 → 19.99 EUR
+    const x = ubl(docs.dollar!);
+    expect([x["cbc:DocumentCurrencyCode"], x["cbc:TaxCurrencyCode"]]).toEqual(["USD", "EUR"]);
+    const totals = list(x["cac:TaxTotal"]);
+    expect(totals.map((t) => [at(t, "cbc:TaxAmount/@currencyID"), text(t, "cbc:TaxAmount")])).toEqual([
+      ["USD", "21.69"],
+      ["EUR", "19.99"],
+    ]);
+    expect(totals[1]!["cac:TaxSubtotal"]).toBeUndefined();
+    // JPY outside the scope (customer 7104): CU 1234.5 × 2 = 2469; SU 2.5 × 6000 = 15000; net 17469, no VAT due
+    const y = ubl(docs.yenOutsideScope!);
+    expect([y["cbc:DocumentCurrencyCode"], y["cbc:TaxCurrencyCode"], list(y["cac:TaxTotal"]).length]).toEqual([
+      "JPY",
+      undefined,
+      1,
+    ]);
+    expect(text(y, "cac:LegalMonetaryTotal/cbc:PayableAmount")).toBe("17469");
   });
 
   it("a month of three prices: a line each, its price period as dates and in words", () => {

@@ -1,5 +1,6 @@
 import { dateWords, periodWords } from "../../../base/readableTime.js";
-import type { InvoiceDocument, TaxLine } from "../../document/invoiceDocument.js";
+import type { InvoiceDocument } from "../../document/invoiceDocument.js";
+import { taxCategoryDef } from "../../document/taxCategories.js";
 import { ublLine } from "./ublLine.js";
 import { ublParty } from "./ublParty.js";
 import { isoDate, ublAmount, ublCategory } from "./ublValues.js";
@@ -16,9 +17,6 @@ const NS = {
 export const PEPPOL_CUSTOMIZATION_ID = "urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0";
 export const PEPPOL_PROFILE_ID = "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0";
 
-/** The VATEX code (CEF VAT exemption reason code list) of a category's exemption, where EN 16931 has one. */
-const VATEX: Partial<Record<TaxLine["category"], string>> = { AE: "VATEX-EU-AE", O: "VATEX-EU-O" };
-
 function taxTotal(doc: InvoiceDocument, sign: 1 | -1): XmlNode {
   return {
     "cbc:TaxAmount": ublAmount(doc.tax, doc.currency, sign),
@@ -26,7 +24,7 @@ function taxTotal(doc: InvoiceDocument, sign: 1 | -1): XmlNode {
       "cbc:TaxableAmount": ublAmount(t.base, doc.currency, sign),
       "cbc:TaxAmount": ublAmount(t.amount, doc.currency, sign),
       "cac:TaxCategory": ublCategory(t.category, t.ratePercent, {
-        code: VATEX[t.category],
+        code: taxCategoryDef(t.category).vatex,
         text: t.exemptionReason ? xmlText(t.exemptionReason) : undefined,
       }),
     })),
@@ -97,6 +95,8 @@ function head(doc: InvoiceDocument): XmlNode {
   ];
   if (notes.length > 0) node["cbc:Note"] = xmlText(notes.join("\n"));
   node["cbc:DocumentCurrencyCode"] = doc.currency;
+  // BT-6: the VAT accounting currency, when the VAT total is also given in it (BT-111)
+  if (doc.taxInAccountingCurrency) node["cbc:TaxCurrencyCode"] = doc.taxInAccountingCurrency.currency;
   node["cbc:BuyerReference"] = xmlText(doc.customer.reference);
   node["cac:InvoicePeriod"] = { "cbc:StartDate": isoDate(doc.start), "cbc:EndDate": isoDate(doc.end - 1) };
   if (doc.corrects)
@@ -133,7 +133,11 @@ export function renderUbl(doc: InvoiceDocument): Buffer {
   const means = paymentMeans(doc);
   if (means) body["cac:PaymentMeans"] = means;
   body["cac:PaymentTerms"] = paymentTerms(doc);
-  body["cac:TaxTotal"] = taxTotal(doc, sign);
+  const accounting = doc.taxInAccountingCurrency;
+  // BT-111: a second TaxTotal with the VAT total in the accounting currency alone
+  body["cac:TaxTotal"] = accounting
+    ? [taxTotal(doc, sign), { "cbc:TaxAmount": ublAmount(accounting.amount, accounting.currency, sign) }]
+    : taxTotal(doc, sign);
   body["cac:LegalMonetaryTotal"] = monetaryTotal(doc, sign);
   body[credit ? "cac:CreditNoteLine" : "cac:InvoiceLine"] = doc.lines.map((line, i) => ublLine(doc, line, i));
   const xml = xmlDocument(credit ? "CreditNote" : "Invoice", body);

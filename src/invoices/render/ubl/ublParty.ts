@@ -1,4 +1,5 @@
-import type { DocumentParty, TaxCategory } from "../../document/invoiceDocument.js";
+import type { DocumentParty } from "../../document/invoiceDocument.js";
+import { taxCategoryDef, type TaxCategory } from "../../document/taxCategories.js";
 import { emailOf, telephoneOf } from "../../document/contactLines.js";
 import { xmlText, type XmlNode } from "./xmlText.js";
 
@@ -52,16 +53,16 @@ export function ublContact(party: DocumentParty & { contact?: string[] }): XmlNo
 /**
  * A party of the document (AccountingSupplierParty or AccountingCustomerParty's Party): its
  * electronic address, postal address, VAT id and registered name, and the contact of its contact
- * lines. Outside the scope of VAT (O) the VAT ids are left out (EN 16931 BR-O-02) and the
- * electronic address's id identifies the party instead (BR-CO-26).
+ * lines. Where the tax catalog carries no VAT ids (O, outside the scope: EN 16931 BR-O-02) they are
+ * left out and the electronic address's id identifies the party instead (BR-CO-26).
  */
 export function ublParty(party: DocumentParty & { contact?: string[] }, category: TaxCategory): XmlNode {
   const node: XmlNode = {};
   if (party.peppolId) node["cbc:EndpointID"] = endpoint(party.peppolId);
-  if (party.peppolId && category === "O")
-    node["cac:PartyIdentification"] = { "cbc:ID": endpoint(party.peppolId)["#"]! };
+  const vatIds = taxCategoryDef(category).vatIds !== "none";
+  if (party.peppolId && !vatIds) node["cac:PartyIdentification"] = { "cbc:ID": endpoint(party.peppolId)["#"]! };
   node["cac:PostalAddress"] = postalAddress(party);
-  if (party.vatId && category !== "O")
+  if (party.vatId && vatIds)
     node["cac:PartyTaxScheme"] = { "cbc:CompanyID": xmlText(party.vatId), "cac:TaxScheme": { "cbc:ID": "VAT" } };
   node["cac:PartyLegalEntity"] = { "cbc:RegistrationName": xmlText(party.legalName) };
   const contact = ublContact(party);

@@ -1,4 +1,4 @@
-import type { TaxCategory } from "../../document/invoiceDocument.js";
+import { taxCategoryDef, type TaxCategory } from "../../document/taxCategories.js";
 import type { XmlNode } from "./xmlText.js";
 
 /** The date `YYYY-MM-DD` (UTC) of an instant in epoch seconds. */
@@ -12,14 +12,14 @@ export function ublAmount(text: string, currency: string, sign: 1 | -1 = 1): Xml
   return { "@currencyID": currency, "#": value };
 }
 
-/** A VAT category (ClassifiedTaxCategory, TaxCategory): its code and rate; outside the scope (O) has no rate (EN 16931 BR-O-05). */
+/** A VAT category (ClassifiedTaxCategory, TaxCategory): its code and rate, unless the catalog says it has none (O, EN 16931 BR-O-05). */
 export function ublCategory(
   category: TaxCategory,
   ratePercent: string,
   reason?: { code?: string; text?: string },
 ): XmlNode {
   const node: XmlNode = { "cbc:ID": category };
-  if (category !== "O") node["cbc:Percent"] = ratePercent;
+  if (taxCategoryDef(category).rate !== "none") node["cbc:Percent"] = ratePercent;
   if (reason?.code) node["cbc:TaxExemptionReasonCode"] = reason.code;
   if (reason?.text) node["cbc:TaxExemptionReason"] = reason.text;
   node["cac:TaxScheme"] = { "cbc:ID": "VAT" };

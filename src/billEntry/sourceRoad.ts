@@ -5,7 +5,7 @@ import type { BillProduce, BillSource, WarehouseSource } from "./bill.js";
  * - `files`: decoded and billed as they stream (on worker threads for inputs large enough to
  *   repay their start), nothing loaded into a database; memory all but flat in the period;
  * - `files read again by hour`: as `files`, and for the outputs that list every hour, read again
- *   by hour, then account, each hour's lines handed over as the next begins (`filesHourly`):
+ *   by hour, then account, each hour's lines handed over as the next begins (`hourlyFiles`):
  *   nothing loaded into a database, memory flat in the period;
  * - `warehouse`: the warehouse given, by the first of `warehouseRoads` that answers.
  */

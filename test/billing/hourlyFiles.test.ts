@@ -10,8 +10,8 @@ import {
   type BillingOptions,
   type Period,
 } from "../../src/internal.js";
-import { filesHourlyLines } from "../../src/billing/filesHourly.js";
-import { hourlyLines } from "../../src/billing/hourlyLines.js";
+import { hourlyFilesLines } from "../../src/billing/hourlyFiles.js";
+import { hourlyLines } from "../../src/billing/hourlyWarehouse.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { OCT_1, HOUR } from "../helpers/warehouse.js";
 
@@ -57,7 +57,7 @@ describe("hourly lines read by hour from the files", () => {
     const warehouse = await openWarehouse([sets.get(name)!], { workers: 0 });
     try {
       for (const [, params, options] of cases) {
-        const fromFiles = await all(filesHourlyLines([sets.get(name)!], params, options));
+        const fromFiles = await all(hourlyFilesLines([sets.get(name)!], params, options));
         expect(fromFiles).toEqual(await all(hourlyLines(warehouse.connection, params, options)));
         expect(fromFiles.length).toBeGreaterThan(3);
       }
@@ -71,14 +71,14 @@ describe("hourly lines read by hour from the files", () => {
     await writeDataset({ ...SHAPE, hours: 4, out: dir });
     await writeFile(join(dir, hourPath(2, OCT_1 + 2 * HOUR), "account_capnp.bin"), new Uint8Array([1, 2, 3]));
     const params = { start: OCT_1, end: OCT_1 + 4 * HOUR };
-    await expect(all(filesHourlyLines([dir], params))).rejects.toBeInstanceOf(BadInputError);
-    const skipped = await all(filesHourlyLines([dir], params, { skipBad: true }));
+    await expect(all(hourlyFilesLines([dir], params))).rejects.toBeInstanceOf(BadInputError);
+    const skipped = await all(hourlyFilesLines([dir], params, { skipBad: true }));
     expect(skipped[2]!.filter((l) => l.level === "account").map((l) => l.accountId)).toEqual([1, 3]);
   });
 
   it("stop reading when the reader leaves", async () => {
     let n = 0;
-    for await (const batch of filesHourlyLines([sets.get("plain tree")!], { start: OCT_1, end: OCT_1 + 10 * HOUR })) {
+    for await (const batch of hourlyFilesLines([sets.get("plain tree")!], { start: OCT_1, end: OCT_1 + 10 * HOUR })) {
       expect(batch[0]!.level).toBe("environment");
       if (++n === 2) break;
     }

@@ -17,9 +17,9 @@ import {
 import { BillingEngine, type EngineLine } from "../../src/billing/billingEngine.js";
 import { resolveOptions } from "../../src/billing/billingOptions.js";
 import { toLine } from "../../src/billing/engineLines.js";
-import type { HourRows } from "../../src/billing/hourRows.js";
+import type { HourlyRows } from "../../src/billing/hourlyRows.js";
 import { levelsFor } from "../../src/billing/levels.js";
-import { inReportOrder, RowLines } from "../../src/billing/rowLines.js";
+import { inReportOrder, HourlyRowLines } from "../../src/billing/hourlyRowLines.js";
 import { warehouseFacts } from "../../src/billing/warehouseFacts.js";
 import { reportFrom } from "../helpers/billFrom.js";
 import { HOUR, OCT_1 } from "../helpers/warehouse.js";
@@ -72,11 +72,11 @@ afterAll(async () => {
 async function bothWays(
   period: Period,
   options: BillingOptions,
-): Promise<{ objects: BillingLine[][]; rows: HourRows[] }> {
+): Promise<{ objects: BillingLine[][]; rows: HourlyRows[] }> {
   const resolved = resolveOptions(options);
   const levels = levelsFor(period);
   const objects: BillingLine[][] = [];
-  const rows: HourRows[] = [];
+  const rows: HourlyRows[] = [];
   const byObjects = new BillingEngine(resolved.units, resolved.cuRollup, (lines: EngineLine[]) => {
     objects.push(lines.filter((l) => levels.includes(l.level)).map((l) => toLine(l, resolved)));
   });
@@ -98,7 +98,7 @@ describe("an engine's hourly rows", () => {
       const { objects, rows } = await bothWays(period, options);
       expect(rows.length).toBe(objects.length);
       expect(rows.length).toBeGreaterThan(3);
-      const reader = new RowLines(resolveOptions(options), rows[0]!.names);
+      const reader = new HourlyRowLines(resolveOptions(options), rows[0]!.names);
       const reused = reader.empty();
       rows.forEach((hour, h) => {
         const fresh: string[] = [];

@@ -1,11 +1,11 @@
 import type { ResolvedBillingOptions } from "./billingOptions.js";
-import { HourRows } from "./hourRows.js";
+import { HourlyRows } from "./hourlyRows.js";
 import { LEVELS, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
 import { nameOf, type NameKind } from "./names.js";
 import { catalogUnits, isVolume } from "./unitCatalog.js";
 
-/** A line as {@link RowLines.fill} writes it (a `BillingLine` of any level). */
+/** A line as {@link HourlyRowLines.fill} writes it (a `BillingLine` of any level). */
 interface LineSlot {
   hourEpoch: number | null;
   sampleHours: number;
@@ -26,13 +26,13 @@ interface LineSlot {
 const KIND: readonly (NameKind | undefined)[] = [undefined, "account", "cloudspace", "machine"];
 
 /**
- * The rows of an engine's hours (`HourRows`, in report order: see {@link inReportOrder}) as
+ * The rows of an engine's hours (`HourlyRows`, in report order: see {@link inReportOrder}) as
  * `BillingLine`s, the same as `toLine` makes of its line objects (names from the options,
  * quantities per `options.per`): {@link line} makes one, {@link fill} rewrites one line object
  * in place, so an output that writes a row before it reads the next keeps one object for all
  * its rows (of one shape, hour after hour).
  */
-export class RowLines {
+export class HourlyRowLines {
   private readonly units = catalogUnits();
   private readonly divisor: number;
   /** Per unit: where its figure is in a row. */
@@ -62,7 +62,7 @@ export class RowLines {
   }
 
   /** Row `i` of `rows` as a new line. */
-  line(rows: HourRows, i: number): BillingLine {
+  line(rows: HourlyRows, i: number): BillingLine {
     return this.fill(this.empty(), rows, i);
   }
 
@@ -91,7 +91,7 @@ export class RowLines {
   }
 
   /** Writes row `i` of `rows` into `target` (made by {@link empty}), and returns it. */
-  fill(target: BillingLine, rows: HourRows, i: number): BillingLine {
+  fill(target: BillingLine, rows: HourlyRows, i: number): BillingLine {
     const line = target as unknown as LineSlot;
     const f = rows.figures;
     const at = i * rows.width;
@@ -134,7 +134,7 @@ export class RowLines {
  * of the rows at `levels`, in report order: by account, cloud space and machine (none first),
  * then level, as `compareLines` orders line objects (rows of the same ids stay in the order they came).
  */
-export function inReportOrder(rows: HourRows, levels: readonly Level[]): HourRows {
+export function inReportOrder(rows: HourlyRows, levels: readonly Level[]): HourlyRows {
   const kept = LEVELS.map((l) => levels.includes(l));
   const order: number[] = [];
   for (let i = 0; i < rows.count; i++) if (kept[rows.rank[i]!]) order.push(i);
@@ -148,7 +148,7 @@ export function inReportOrder(rows: HourRows, levels: readonly Level[]): HourRow
       rank[i]! - rank[j]! ||
       i - j,
   );
-  const out = new HourRows(rows.names, Math.max(1, order.length));
+  const out = new HourlyRows(rows.names, Math.max(1, order.length));
   out.hourEpoch = rows.hourEpoch;
   for (const i of order)
     out.push(rank[i]!, accountId[i]!, cloudspaceId[i]!, machineId[i]!, rows.figures, i * rows.width);
@@ -157,12 +157,12 @@ export function inReportOrder(rows: HourRows, levels: readonly Level[]): HourRow
 
 /** The rows of each hour as `BillingLine`s (new objects: a consumer may keep them), batch by batch. */
 export async function* linesOfRows(
-  hours: AsyncIterable<HourRows>,
+  hours: AsyncIterable<HourlyRows>,
   options: ResolvedBillingOptions,
 ): AsyncGenerator<BillingLine[]> {
-  let lines: RowLines | undefined;
+  let lines: HourlyRowLines | undefined;
   for await (const rows of hours) {
-    lines ??= new RowLines(options, rows.names);
+    lines ??= new HourlyRowLines(options, rows.names);
     const batch: BillingLine[] = [];
     for (let i = 0; i < rows.count; i++) batch.push(lines.line(rows, i));
     yield batch;
@@ -175,13 +175,13 @@ export async function* linesOfRows(
  * reads the next, so nothing per row is kept (the hourly CSV, the XLSX Hourly sheet).
  */
 export async function* refilledLinesOfRows(
-  hours: AsyncIterable<HourRows>,
+  hours: AsyncIterable<HourlyRows>,
   options: ResolvedBillingOptions,
 ): AsyncGenerator<{ count: number; line: (i: number) => BillingLine }> {
-  let lines: RowLines | undefined;
+  let lines: HourlyRowLines | undefined;
   let slot: BillingLine | undefined;
   for await (const rows of hours) {
-    const reader = (lines ??= new RowLines(options, rows.names));
+    const reader = (lines ??= new HourlyRowLines(options, rows.names));
     const target = (slot ??= reader.empty());
     yield { count: rows.count, line: (i) => reader.fill(target, rows, i) };
   }

@@ -2,10 +2,10 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import { BillingEngine } from "./billingEngine.js";
 import { resolveOptions, type BillingOptions } from "./billingOptions.js";
-import type { HourRows } from "./hourRows.js";
+import type { HourlyRows } from "./hourlyRows.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
-import { inReportOrder, linesOfRows } from "./rowLines.js";
+import { inReportOrder, linesOfRows } from "./hourlyRowLines.js";
 import { warehouseFacts } from "./warehouseFacts.js";
 
 /**
@@ -24,7 +24,7 @@ export async function* hourlyLines(
 }
 
 /**
- * The hourly lines of {@link hourlyLines} as the engine's rows (`HourRows`: numbers in columns, no
+ * The hourly lines of {@link hourlyLines} as the engine's rows (`HourlyRows`: numbers in columns, no
  * object per line), an hour a batch (in report order, a batch the consumer may keep).
  */
 export async function* hourlyRows(
@@ -32,9 +32,9 @@ export async function* hourlyRows(
   period: Period,
   options: BillingOptions = {},
   levels: readonly Level[] = levelsFor(period),
-): AsyncGenerator<HourRows> {
+): AsyncGenerator<HourlyRows> {
   const resolved = resolveOptions(options);
-  const ready: HourRows[] = [];
+  const ready: HourlyRows[] = [];
   const engine = new BillingEngine(resolved.units, resolved.cuRollup, {
     rows: (rows) => ready.push(inReportOrder(rows, levels)),
   });

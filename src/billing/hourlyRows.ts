@@ -7,7 +7,7 @@
  * order, then account: the account's, its cloud spaces' (in the facts' order), its machines'
  * (in the facts' order). Valid until the engine's next hour: copy what is kept.
  */
-export class HourRows {
+export class HourlyRows {
   hourEpoch = Number.NaN;
   count = 0;
   rank: Uint8Array;

@@ -217,8 +217,8 @@ export async function bill(request: BillRequest): Promise<Bill> {
 async function hourlyOf(source: BillSource, report: BillingReport, request: BillRequest): Promise<HourlyStream> {
   const warehouse = warehouseOf(source);
   if (warehouse !== undefined) return warehouseHourly(warehouse.connection, report);
-  const { filesHourly } = await import("../billing/filesHourly.js"); // the decoding pipeline loads only for files
-  return filesHourly(source as readonly string[], report, {
+  const { hourlyFiles } = await import("../billing/hourlyFiles.js"); // the decoding pipeline loads only for files
+  return hourlyFiles(source as readonly string[], report, {
     skipBad: request.skipBad,
     packed: request.reading?.packed,
   });

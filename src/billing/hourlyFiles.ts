@@ -8,15 +8,15 @@ import { inlineStager } from "../load/stageHours.js";
 import { BillingEngine } from "./billingEngine.js";
 import type { Period } from "../base/period.js";
 import { resolveOptions, type BillingOptions } from "./billingOptions.js";
-import type { HourRows } from "./hourRows.js";
+import type { HourlyRows } from "./hourlyRows.js";
 import { levelsFor, type Level } from "./levels.js";
 import type { BillingLine } from "./lines.js";
 import type { BillingReport } from "./billingReport.js";
 import type { HourlyStream } from "./hourlyStream.js";
-import { inReportOrder, linesOfRows } from "./rowLines.js";
+import { inReportOrder, linesOfRows } from "./hourlyRowLines.js";
 
 /** How input files are read for their hourly lines. */
-export interface FilesHourlyReading {
+export interface HourlyFilesReading {
   /** Leave out bad files and conflicting account-hours (as the report did). Default false: they throw a BadInputError. */
   skipBad?: boolean;
   /** Read every file as packed Cap'n Proto. Default false. */
@@ -43,27 +43,27 @@ const NO_MANIFEST: LoadManifest = {
  * (the files' index, about 150 bytes each, and an engine's sums per entity). Reading waits
  * while a few hours of lines wait for the consumer.
  */
-export async function* filesHourlyLines(
+export async function* hourlyFilesLines(
   inputs: readonly string[],
   params: Period,
-  options: BillingOptions & FilesHourlyReading = {},
+  options: BillingOptions & HourlyFilesReading = {},
   levels: readonly Level[] = levelsFor(params),
 ): AsyncGenerator<BillingLine[]> {
-  yield* linesOfRows(filesHourlyRows(inputs, params, options, levels), resolveOptions(options));
+  yield* linesOfRows(hourlyFilesRows(inputs, params, options, levels), resolveOptions(options));
 }
 
 /**
- * The hourly lines of {@link filesHourlyLines} as the engine's rows (`HourRows`: numbers in columns,
+ * The hourly lines of {@link hourlyFilesLines} as the engine's rows (`HourlyRows`: numbers in columns,
  * no object per line), an hour a batch (in report order, a batch the consumer may keep).
  */
-export async function* filesHourlyRows(
+export async function* hourlyFilesRows(
   inputs: readonly string[],
   params: Period,
-  options: BillingOptions & FilesHourlyReading = {},
+  options: BillingOptions & HourlyFilesReading = {},
   levels: readonly Level[] = levelsFor(params),
-): AsyncGenerator<HourRows> {
+): AsyncGenerator<HourlyRows> {
   const resolved = resolveOptions(options);
-  const ready: HourRows[] = [];
+  const ready: HourlyRows[] = [];
   const engine = new BillingEngine(resolved.units, resolved.cuRollup, {
     rows: (rows) => {
       ready.push(inReportOrder(rows, levels));
@@ -134,18 +134,18 @@ function hourlyTap(externalNicType: string, engine: BillingEngine): TapPlugin {
 
 /**
  * The hourly lines of `report` (billed from `inputs`), read again from the files by hour (see
- * `filesHourlyLines`). Their count is the report's: a line's sample hours are the hourly lines
+ * `hourlyFilesLines`). Their count is the report's: a line's sample hours are the hourly lines
  * it sums (an hour of the environment, an account-hour, a cloud space's, a machine record's);
  * levels the report has no lines of are counted by reading their lines.
  */
-export function filesHourly(
+export function hourlyFiles(
   inputs: readonly string[],
   report: BillingReport,
-  reading: FilesHourlyReading = {},
+  reading: HourlyFilesReading = {},
 ): HourlyStream {
   const options = { ...report.options, ...reading };
   const rows = (levels: readonly Level[] = levelsFor(report.params)) =>
-    filesHourlyRows(inputs, report.params, options, levels);
+    hourlyFilesRows(inputs, report.params, options, levels);
   return {
     report,
     rows,

@@ -1,0 +1,89 @@
+import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
+import { paramTypes } from "../base/period.js";
+import { duckdbBindings, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
+import { withRoom } from "../base/growArray.js";
+
+/** A column being read: numbers go into a typed array as they come, other values into an array. */
+class ColumnReader {
+  numbers: Float64Array | Int32Array | undefined;
+  values: unknown[] | undefined;
+  length = 0;
+
+  constructor(readonly typeId: number) {
+    if (typeId === TYPE_DOUBLE) this.numbers = new Float64Array(4096);
+    else if (typeId === TYPE_INTEGER) this.numbers = new Int32Array(4096);
+    else this.values = [];
+  }
+
+  /** Adds `rows` numbers from a vector's data. */
+  addNumbers(from: Float64Array | Int32Array): void {
+    const to = (this.numbers = withRoom(this.numbers!, this.length, this.length + from.length));
+    to.set(from, this.length);
+    this.length += from.length;
+  }
+
+  result(): ArrayLike<unknown> {
+    return this.numbers?.subarray(0, this.length) ?? this.values!;
+  }
+}
+
+const TYPE_INTEGER = 4;
+const TYPE_DOUBLE = 11;
+
+/**
+ * Runs a query and returns its columns. DOUBLE and INTEGER columns are copied from each
+ * chunk's vector data in one go (not node-api's per-value reading, with a BigInt per value where
+ * a vector has a validity mask: docs/performance.md); they must hold no NULL (the
+ * queries read measures through `measure`), which is checked. Other columns are read value by value.
+ */
+export async function readColumns(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType> = {},
+): Promise<ArrayLike<unknown>[]> {
+  return withMemoryToSpare(connection, () => streamColumns(connection, sql, values, types));
+}
+
+/** `readColumns`' one run of the query. */
+async function streamColumns(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType>,
+): Promise<ArrayLike<unknown>[]> {
+  const bindings = duckdbBindings();
+  const named = { ...paramTypes(), ...types };
+  // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
+  const result = await connection.stream(sql, paramsNamedIn(sql, values), paramsNamedIn(sql, named));
+  const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
+  for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    const rows = chunk.rowCount;
+    columns.forEach((column, c) => {
+      if (column.numbers === undefined) {
+        const vector = chunk.getColumnVector(c);
+        for (let r = 0; r < rows; r++) column.values!.push(vector.getItem(r));
+        return;
+      }
+      const vector = bindings.data_chunk_get_vector(chunk.chunk, c);
+      const validity = bindings.vector_get_validity(vector, Math.ceil(rows / 64) * 8);
+      if (validity && validity.length > 0 && !allValid(validity, rows))
+        throw new Error(`internal: a NULL in column ${c} of: ${sql}`);
+      const width = column.typeId === TYPE_DOUBLE ? 8 : 4;
+      const bytes = bindings.vector_get_data(vector, rows * width);
+      const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
+      column.addNumbers(
+        column.typeId === TYPE_DOUBLE
+          ? new Float64Array(aligned.buffer, aligned.byteOffset, rows)
+          : new Int32Array(aligned.buffer, aligned.byteOffset, rows),
+      );
+    });
+  }
+  return columns.map((c) => c.result());
+}
+
+/** True when the first `rows` bits of a validity mask are set. */
+function allValid(mask: Uint8Array, rows: number): boolean {
+  for (let r = 0; r < rows; r++) if ((mask[r >> 3]! & (1 << (r & 7))) === 0) return false;
+  return true;
+}
