@@ -172,6 +172,20 @@ export { registerToCsv, registerToJson, registerToText } from "./invoices/render
 // Receivables: payment references, payments, status, delivery (docs/billing.md#receivables-payments-overdue-delivery)
 export { paymentReferenceOf, structuredReferenceIn } from "./invoices/document/paymentReference.js";
 export { readReceivables, overdueDocuments, receivableOf } from "./invoices/receivables.js";
+/** Prepaid credit of contracts: each movement with its credit's balance after it (`invoices credits`). */
+export { creditStatement, type CreditStatementLine } from "./invoices/contracts/creditBalances.js";
+export type {
+  CreditMovement,
+  CreditMovementKind,
+  RecordedCreditMovement,
+} from "./invoices/register/creditMovements.js";
+export type {
+  ContractTerms,
+  ContractDiscount,
+  ContractCommitment,
+  ContractCredit,
+} from "./invoices/document/contractTerms.js";
+export type { DocumentAllowance, DocumentCommitment, DocumentPrepaid } from "./invoices/document/invoiceDocument.js";
 export type { Receivable, ReceivableEntry, ReceivableFacts, DocumentStatus } from "./invoices/receivables.js";
 export { recordPayment } from "./invoices/recordPayment.js";
 export type { PaymentRequest, PaymentOutcome, PaymentFit } from "./invoices/recordPayment.js";

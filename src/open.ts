@@ -26,6 +26,7 @@ import { issueInvoices, type IssueRequest, type IssueResult } from "./invoices/i
 import { correctInvoice, type CorrectRequest, type CorrectResult } from "./invoices/correctInvoice.js";
 import { creditInvoice, type CreditRequest, type CreditResult } from "./invoices/creditInvoice.js";
 import { overdueDocuments, readReceivables, type ReceivableEntry } from "./invoices/receivables.js";
+import { creditStatement, type CreditStatementLine } from "./invoices/contracts/creditBalances.js";
 import { recordPayment, type PaymentOutcome, type PaymentRequest } from "./invoices/recordPayment.js";
 import { importStatement, type StatementImport } from "./invoices/importStatement.js";
 import { sendDocuments, type SendRequest, type SendResult } from "./invoices/sendDocuments.js";
@@ -153,6 +154,12 @@ export interface Store {
   invoiceRegister(filter?: InvoiceRegisterFilter): Promise<ReceivableEntry[]>;
   /** The overdue documents at `nowEpoch` (default: the clock), longest overdue first (`cloudunits invoices overdue`). */
   overdueDocuments(nowEpoch?: number): Promise<ReceivableEntry[]>;
+  /**
+   * Prepaid credit's movements (granted, consumed, given back, expired), oldest first, each with its
+   * credit's balance after it; of one customer with `customerId` (`cloudunits invoices credits`).
+   * Throws RegisterBrokenError when the register disagrees with its chain.
+   */
+  credits(filter?: { customerId?: string }): Promise<CreditStatementLine[]>;
   /** Records a payment of an invoice (`cloudunits invoices pay`). Needs `open({ db }, { write: true })`. */
   recordPayment(request: PaymentRequest): Promise<PaymentOutcome>;
   /** Records the payments of a camt.053 bank statement file (`cloudunits invoices payments`). Needs `open({ db }, { write: true })`. */
@@ -291,6 +298,7 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     invoiceRegister: (filter = {}) =>
       readReceivables(connection, registerFilterOf(filter), filter.nowEpoch ?? clockNow()),
     overdueDocuments: (nowEpoch = clockNow()) => overdueDocuments(connection, nowEpoch),
+    credits: (filter = {}) => creditStatement(connection, filter),
     recordPayment: async (request) => {
       checkWritable(source, options);
       return recordPayment(connection, request);

@@ -139,6 +139,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   // invoices are issued from a whole October of examples/statement.yaml's customers (made below), and issued first
   "invoices --db FILE": "october.duckdb",
   "--number NUMBER": "INV-2026-00001",
+  "--customer ID": "7101", // invoices credits: a customer of examples/statement.yaml
   "--reason TEXT": "an hour arrived late",
   "--issue-date YYYY-MM-DD": "2026-11-02",
   // receivables: a payment of the invoice issued first, a bank statement paying it, the loopback access point

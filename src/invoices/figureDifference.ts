@@ -15,6 +15,9 @@ function figuresOf(d: InvoiceDocument): unknown {
       l.taxCategory,
       l.taxRatePercent,
     ]),
+    // a contract's lines (absent without a contract, so documents issued before compare as they did)
+    allowances: d.allowances?.map((a) => [a.unit, a.start, a.end, a.percent, a.base, a.amount]),
+    commitment: d.commitment && [d.commitment.start, d.commitment.end, d.commitment.committed, d.commitment.amount],
     taxes: d.taxes.map((t) => [t.category, t.ratePercent, t.base, t.amount]),
     totals: [d.net, d.tax, d.gross],
   };
@@ -59,5 +62,15 @@ export function differenceLine(issued: InvoiceDocument, now: InvoiceDocument): s
     .filter((l) => !now.lines.some((n) => key(n) === key(l)))
     .map((l) => `${l.unit} line gone (${l.quantity} ${l.quantityUnit})`);
   if (changed.length + gone.length > 0) parts.push([...changed, ...gone].join(", "));
+  const contract = (d: InvoiceDocument) =>
+    JSON.stringify([d.allowances?.map((a) => [a.reason, a.amount]), d.commitment?.amount]);
+  if (contract(issued) !== contract(now)) {
+    const words = (d: InvoiceDocument) =>
+      [
+        ...(d.allowances ?? []).map((a) => `${a.reason} −${a.amount}`),
+        ...(d.commitment ? [`shortfall ${d.commitment.amount}`] : []),
+      ].join(", ") || "none";
+    parts.push(`contract lines ${words(issued)} → ${words(now)}`);
+  }
   return parts.join("; ");
 }

@@ -41,7 +41,7 @@ export type ReceivableEntry = RegisterEntry & { receivable: Receivable };
 export interface ReceivableFacts {
   /** The amounts paid on each document. */
   payments: ReadonlyMap<string, readonly string[]>;
-  /** The gross of the credit notes crediting each invoice. */
+  /** What the credit notes crediting each invoice credit in money: their gross less the prepaid credit they gave back. */
   credits: ReadonlyMap<string, readonly string[]>;
   delivered: ReadonlySet<string>;
 }
@@ -72,7 +72,8 @@ export function receivableFacts(
     credits: grouped(
       credits,
       (c) => c.corrects,
-      (c) => c.gross,
+      (c) =>
+        c.prepaid === undefined ? c.gross : Exact.parse(c.gross)!.sub(Exact.parse(c.prepaid)!).toDecimalString()!,
     ),
     delivered: new Set(deliveries.filter((d) => d.delivered).map((d) => d.number)),
   };
@@ -90,7 +91,9 @@ const sum = (texts: readonly string[]) => texts.reduce((s, t) => s.add(Exact.par
  * past due, and whether it was delivered.
  */
 export function receivableOf(
-  document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate">,
+  document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate"> & {
+    prepaid?: { amount: string };
+  },
   facts: ReceivableFacts,
   nowEpoch: number,
 ): Receivable {
@@ -107,8 +110,9 @@ export function receivableOf(
       remaining: null,
     };
   const credited = facts.credits.get(document.number) ?? [];
-  // prepaid credit (EN 16931 BT-113) is not given by this version: gross − credit notes − payments
-  const afterCredits = Exact.parse(document.gross)!.add(sum(credited));
+  // gross − prepaid credit consumed (EN 16931 BT-113) − credit notes − payments
+  const prepaid = document.prepaid === undefined ? Exact.ZERO : Exact.parse(document.prepaid.amount)!;
+  const afterCredits = Exact.parse(document.gross)!.sub(prepaid).add(sum(credited));
   const outstanding = afterCredits.sub(paid);
   const status: DocumentStatus =
     credited.length > 0 && afterCredits.compare(Exact.ZERO) <= 0

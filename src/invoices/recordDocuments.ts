@@ -11,6 +11,8 @@ import {
 import { numbersTaken, sequenceEnd } from "./register/documentSequence.js";
 import { documentFiles } from "./documentFiles.js";
 import { checkIssuedFiles } from "./writeIssuedFiles.js";
+import { appendCreditMovements, readCreditMovements } from "./register/creditMovements.js";
+import { CreditLedger } from "./contracts/prepaidCredits.js";
 
 /** The steps of issuing, told to `onStep` as each is done (a progress callback; tests kill a run at each). */
 export type IssueStep = "computed" | "numbered" | "rendered" | "recorded" | "committed" | "file";
@@ -63,8 +65,10 @@ export async function recordDocuments(
     const numbered = await numberDocuments(connection, planned, options);
     options.onStep?.("numbered");
     const recorded: RecordedDocument[] = [];
+    // prepaid credit consumed and given back in this transaction, with the documents
+    const ledger = new CreditLedger(await readCreditMovements(connection));
     for (const [i, plan] of planned.entries()) {
-      const document = plan.make(numbered[i]!.number);
+      const document = ledger.record(plan.make(numbered[i]!.number), options.config);
       recorded.push({ document, files: await documentFiles(document, options.onWarning) });
     }
     options.onStep?.("rendered");
@@ -78,6 +82,7 @@ export async function recordDocuments(
       seq: numbered[i]!.seq,
     }));
     await appendToRegister(connection, records, options.correction?.(numbered.map((n) => n.number)));
+    await appendCreditMovements(connection, ledger.made);
     options.onStep?.("recorded");
     await connection.run("COMMIT");
     options.onStep?.("committed");

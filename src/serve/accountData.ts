@@ -7,6 +7,8 @@ import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/
 import { draftDocument } from "../invoices/document/draftDocument.js";
 import { readRegister } from "../invoices/register/readRegister.js";
 import { remainderOf } from "../invoices/document/partialCreditNote.js";
+import { amountDue } from "../invoices/document/contractLines.js";
+import { sumOf } from "../invoices/document/documentTaxes.js";
 import type { Warehouse } from "../store/types.js";
 import { warehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
@@ -38,8 +40,10 @@ export interface InvoiceTotals {
   net: string;
   taxes: TaxLine[];
   tax: string;
-  /** net + tax: the amount due. */
+  /** net + tax: the amount due (less prepaid credit an issued invoice consumed). */
   gross: string;
+  /** Σ of the document's own lines when a contract's lines (discounts, a shortfall) make its net differ from them. */
+  linesNet?: string;
   /** The currency of these figures: the issued invoice's (which may not be the dashboard's price list's), or the draft's. */
   currency: string;
   /** The issued invoice these totals are of, with the names of its files as issued; absent on a draft. */
@@ -171,7 +175,15 @@ async function invoiceTotals(
       net: issued.net,
       taxes: issued.taxes,
       tax: issued.tax,
-      gross: issued.gross,
+      gross: amountDue(issued),
+      ...(issued.allowances || issued.commitment
+        ? {
+            linesNet: sumOf(
+              issued.lines.map((l) => l.net),
+              issued.decimals,
+            ),
+          }
+        : {}),
       currency: issued.currency,
       issued: {
         number: issued.number,

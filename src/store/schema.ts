@@ -255,6 +255,19 @@ CREATE TABLE IF NOT EXISTS register_deliveries (
   error          VARCHAR,              -- why not, when not delivered
   delivered      BOOLEAN NOT NULL      -- a 2xx answer
 );
+-- Prepaid credit of contracts (docs/billing.md#prepaid-credit): each balance as movements, append-only;
+-- a consumption is written in the transaction of the invoice consuming it. Written by invoices/register/creditMovements.ts alone.
+CREATE TABLE IF NOT EXISTS register_credit_movements (
+  entry          BIGINT NOT NULL UNIQUE, -- 1, 2, 3...: the order movements were recorded in
+  customer_id    VARCHAR NOT NULL,
+  credit_id      VARCHAR NOT NULL,     -- the contract's credits[].id
+  movement       VARCHAR NOT NULL,     -- 'granted', 'consumed', 'givenBack', 'expired'
+  amount         VARCHAR NOT NULL,     -- decimal text, tax included: positive grants and gives back, negative consumes and expires
+  number         VARCHAR,              -- the invoice consuming it, the credit note giving it back
+  day            VARCHAR NOT NULL,     -- YYYY-MM-DD: validFrom of a grant, the issue date of a document, validTo of an expiry
+  valid_from     VARCHAR NOT NULL,
+  valid_to       VARCHAR NOT NULL
+);
 -- The register's chain (docs/billing.md#the-chain, invoices/register/registerChain.ts): one link per record
 -- (a document, a payment, a delivery attempt), in the order they were recorded. A link keeps the SHA-256 of each field of its
 -- record and its chain value, SHA-256 of the previous link's of the same chain and of its fields.

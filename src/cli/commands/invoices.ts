@@ -150,6 +150,17 @@ const listOptions = {
   wait: FILES.wait,
 } as const;
 
+const creditsOptions = {
+  db: FILES.db,
+  customer: { type: "string", requiresArg: true, describe: "only this customer's credits (its id: the account id)" },
+  format: {
+    choices: ["text", "json"] as const,
+    default: "text" as const,
+    describe: "text; json: an array, one object per movement, oldest first, with the credit's balance after it",
+  },
+  wait: FILES.wait,
+} as const;
+
 const showOptions = {
   db: FILES.db,
   number: { type: "string", demandOption: true, requiresArg: true, describe: "the number of the document" },
@@ -263,6 +274,10 @@ interface CreditArgs extends WarehouseArgs {
 interface ListArgs extends WarehouseArgs {
   month?: string;
   format: "text" | "json" | "csv";
+}
+interface CreditsArgs extends WarehouseArgs {
+  customer?: string;
+  format: "text" | "json";
 }
 interface VerifyArgs extends WarehouseArgs {
   head?: string;
@@ -457,6 +472,20 @@ const listCommand: CommandModule<object, ListArgs> = {
     process.stdout.write(format(entries));
     // the head of the whole register, to keep outside the warehouse (text: its last line; json and csv keep their shape)
     if (head !== undefined) (argv.format === "text" ? say : note)(`register head ${head}`);
+  },
+};
+
+const creditsCommand: CommandModule<object, CreditsArgs> = {
+  command: "credits",
+  describe:
+    "prepaid credit: each movement (granted, consumed, given back, expired), oldest first, with the balance after it",
+  builder: (yargs) => yargs.options(creditsOptions) as unknown as Argv<CreditsArgs>,
+  handler: async (argv) => {
+    const { creditStatement, creditStatementText } = await import("../../invoices/contracts/creditBalances.js");
+    const lines = await withDatabase(argv, false, (connection) =>
+      creditStatement(connection, argv.customer === undefined ? {} : { customerId: String(argv.customer) }),
+    );
+    process.stdout.write(argv.format === "json" ? `${JSON.stringify(lines, null, 2)}\n` : creditStatementText(lines));
   },
 };
 
@@ -664,6 +693,10 @@ export const invoicesCommand: CommandModule = {
       .command(paymentsCommand as CommandModule)
       .command(overdueCommand as CommandModule)
       .command(sendCommand as CommandModule)
-      .demandCommand(1, "name what to do: issue, correct, credit, list, show, verify, pay, payments, overdue or send"),
+      .command(creditsCommand as CommandModule)
+      .demandCommand(
+        1,
+        "name what to do: issue, correct, credit, list, show, verify, pay, payments, overdue, send or credits",
+      ),
   handler: () => {},
 };

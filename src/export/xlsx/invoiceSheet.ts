@@ -7,6 +7,7 @@ import { periodWords } from "../../base/readableTime.js";
 import { missingHoursMention } from "../../invoices/document/legalMentions.js";
 import { documentWords, grossLabel, taxLabel } from "../../invoices/document/documentWords.js";
 import { missingHoursOf } from "../../invoices/document/draftDocument.js";
+import { contractSheetLines } from "./contractSheetLines.js";
 import { addSheet, font, moneyFormat, PRICE, setHeader, styleTotal, writeNote } from "./style.js";
 
 /** Invoice quantities: 4 decimals, aligned (the cell keeps the exact value). */
@@ -134,16 +135,18 @@ export function writeInvoiceSheet(
     headerRow,
   );
   const lines: SheetLine[] = document
-    ? document.lines.map((l) => ({
-        unit: l.unit,
-        description: l.description,
-        period: periodWords(l.start, l.end),
-        quantity: Number(l.quantity),
-        quantityUnit: l.quantityUnit,
-        unitPrice: Number(l.unitPrice),
-        priceUnit: l.priceUnit,
-        net: Number(l.net),
-      }))
+    ? document.lines
+        .map((l) => ({
+          unit: l.unit,
+          description: l.description,
+          period: periodWords(l.start, l.end),
+          quantity: Number(l.quantity),
+          quantityUnit: l.quantityUnit,
+          unitPrice: Number(l.unitPrice),
+          priceUnit: l.priceUnit,
+          net: Number(l.net),
+        }))
+        .concat(contractSheetLines(document))
     : invoice.lines.map((l) => ({
         unit: l.unit,
         description: lineDescription(l.unit, units),

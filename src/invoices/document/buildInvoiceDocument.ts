@@ -15,6 +15,7 @@ import type { TaxRule } from "./taxRule.js";
 import { unitDef } from "../../billing/unitCatalog.js";
 import { DEFAULT_UNITS, type Units } from "../../billing/units.js";
 import { paymentReferenceOf } from "./paymentReference.js";
+import { contractParts, negatedContract } from "./contractLines.js";
 import { accountingCurrencyTax, negatedAccountingTax } from "./accountingCurrency.js";
 
 /** What an invoice document is built from, beside its number. */
@@ -131,9 +132,10 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
   }
   const { decimals } = invoice;
   const lines = invoice.lines.map((l) => documentLine(l, decimals, request.units ?? DEFAULT_UNITS, tax));
-  const taxes = documentTaxes(lines, decimals, reasonsOf(tax));
+  const contract = contractParts(config.customers.get(invoice.accountId)?.contract, invoice, lines, tax);
+  const taxes = documentTaxes([...lines, ...contract.taxed], decimals, reasonsOf(tax));
   const net = sumOf(
-    lines.map((l) => l.net),
+    [...lines, ...contract.taxed].map((l) => l.net),
     decimals,
   );
   const taxTotal = sumOf(
@@ -161,6 +163,7 @@ export function buildInvoiceDocument(request: DocumentRequest & { number?: strin
     issuer: issuerOf(config),
     customer: customerOf(request, draft),
     lines,
+    ...contract.fields,
     taxes,
     net,
     tax: taxTotal,
@@ -224,7 +227,8 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   const reasons = Object.fromEntries(
     original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]),
   );
-  const taxes: TaxLine[] = documentTaxes(lines, original.decimals, reasons);
+  const contract = negatedContract(original, negated);
+  const taxes: TaxLine[] = documentTaxes([...lines, ...contract.taxed], original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
   const taxNotes = original.notes.filter(isTaxMention);
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
@@ -238,6 +242,7 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     issueDate: request.issueDate,
     dueDate: dueDateOf(request.issueDate, termsDays),
     lines,
+    ...contract.fields,
     taxes,
     net: negated(original.net),
     tax: negated(original.tax),

@@ -8,7 +8,7 @@ import type { DocumentLine, TaxLine } from "./invoiceDocument.js";
  * of a category (E, AE, O), carried on its tax line.
  */
 export function documentTaxes(
-  lines: readonly DocumentLine[],
+  lines: readonly Pick<DocumentLine, "taxCategory" | "taxRatePercent" | "net">[],
   decimals: number,
   reasons: Partial<Record<string, string>> = {},
 ): TaxLine[] {

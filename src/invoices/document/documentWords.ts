@@ -3,6 +3,8 @@ import { dateWords, periodWords } from "../../base/readableTime.js";
 import { currencyDecimals } from "../../billing/prices.js";
 import { taxCategoryDef } from "./taxCategories.js";
 import type { DocumentKind, DocumentParty, DraftDocument, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import { amountDue } from "./contractLines.js";
+import { contractLineWords, prepaidTotals } from "./contractWords.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
 export const NAME_LIMIT = 120;
@@ -145,10 +147,15 @@ function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[
       ...bank,
     ];
   if (doc.kind === "creditNote") {
+    const back = doc.prepaid
+      ? ` Prepaid credit of ${groupThousands(doc.prepaid.amount.replace(/^-/, ""))} ${doc.currency} is given back to your balance.`
+      : "";
     return [
-      `${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.`,
+      `${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.${back}`,
     ];
   }
+  if (doc.prepaid && /^[0.,]+$/.test(gross))
+    return [`Nothing is left to pay: prepaid credit covers invoice ${doc.number}.`, ...bank];
   const quoting =
     doc.paymentReference === undefined
       ? `invoice ${doc.number}`
@@ -174,7 +181,8 @@ export function grossLabel(kind: DocumentKind, currency: string): string {
 export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWords {
   const title = doc.kind === "creditNote" ? "Credit note" : "Invoice";
   const dated = doc.lines.some((l) => l.start !== doc.start || l.end !== doc.end);
-  const gross = groupThousands(doc.gross);
+  // the amount due: the gross, less prepaid credit consumed
+  const gross = groupThousands(amountDue(doc));
   const taxes = doc.taxes.map((t) => ({ label: taxLabel(t), amount: groupThousands(t.amount) }));
   const unit = doc.decimals === 0 ? "whole units" : `${doc.decimals} decimal${doc.decimals === 1 ? "" : "s"}`;
   return {
@@ -185,18 +193,22 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
     customer: partyWords(doc.customer),
     notes: doc.notes.map((n) => capText(n, NOTE_LIMIT)),
     currency: doc.currency,
-    lines: doc.lines.map((l) => ({
-      description: l.description,
-      ...(dated ? { period: periodWords(l.start, l.end) } : {}),
-      quantity: `${groupThousands(l.quantity)} ${l.quantityUnit}`,
-      unitPrice: `${l.unitPrice} per ${l.priceUnit}`,
-      net: groupThousands(l.net),
-    })),
+    lines: doc.lines
+      .map((l) => ({
+        description: l.description,
+        ...(dated ? { period: periodWords(l.start, l.end) } : {}),
+        quantity: `${groupThousands(l.quantity)} ${l.quantityUnit}`,
+        unitPrice: `${l.unitPrice} per ${l.priceUnit}`,
+        net: groupThousands(l.net),
+      }))
+      .concat(contractLineWords(doc, dated)),
     totals: [
       { label: `Net amount, excluding VAT (${doc.currency})`, amount: groupThousands(doc.net) },
       ...taxes,
       ...(taxes.length > 1 ? [{ label: "Total VAT", amount: groupThousands(doc.tax) }] : []),
-      { label: grossLabel(doc.kind, doc.currency), amount: gross, bold: true },
+      ...(prepaidTotals(doc, grossLabel(doc.kind, doc.currency)) ?? [
+        { label: grossLabel(doc.kind, doc.currency), amount: gross, bold: true },
+      ]),
       ...accountingTaxWords(doc),
     ],
     rounding: `Amounts in ${doc.currency}. Each line is its quantity × unit price, rounded half-even to ${unit}; the VAT of each rate is that rate × the net amount of its lines, rounded the same way.${

@@ -61,6 +61,49 @@ export interface DocumentLine {
   taxRatePercent: string;
 }
 
+/**
+ * A contract discount (EN 16931 BG-20, a document level allowance): a percentage off the net of one
+ * unit's line over (part of) its price period. Amounts are positive on an invoice, negative on a
+ * credit note (as its lines are).
+ */
+export interface DocumentAllowance {
+  unit: string;
+  /** Where the discount was in force within the line's price period, half-open, epoch seconds. */
+  start: number;
+  end: number;
+  /** Words a customer reads: `Contract discount 10 % on CU`. */
+  reason: string;
+  /** As the contract writes it (`"10"`). */
+  percent: string;
+  /** The share of the line's net the discount applies to (decimal text). */
+  base: string;
+  /** base × percent / 100, rounded half-even at the currency's decimals. */
+  amount: string;
+  taxCategory: TaxCategory;
+  taxRatePercent: string;
+}
+
+/** A contract's minimum commitment not reached in the period: a line "Minimum commitment: shortfall". */
+export interface DocumentCommitment {
+  description: string;
+  /** The part of the period the commitment ran, half-open, epoch seconds. */
+  start: number;
+  end: number;
+  /** The commitment of that part (the monthly amount × its share of the period's hours). */
+  committed: string;
+  /** committed − the net after discounts: the line's net. */
+  amount: string;
+  taxCategory: TaxCategory;
+  taxRatePercent: string;
+}
+
+/** Prepaid credit consumed by an invoice (EN 16931 BT-113, paid in advance), oldest first. */
+export interface DocumentPrepaid {
+  /** Σ of the credits consumed (tax included); negative on a credit note, which gives it back. */
+  amount: string;
+  credits: { id: string; amount: string }[];
+}
+
 /** The tax of one category and rate: Σ of its lines' net × rate, rounded half-even at the currency's decimals. */
 export interface TaxLine {
   category: TaxCategory;
@@ -108,12 +151,21 @@ export interface InvoiceDocument {
   };
   lines: DocumentLine[];
   taxes: TaxLine[];
-  /** Σ of the lines' net. */
+  /**
+   * A contract's discounts (BG-20), absent when none applies (and on documents issued before
+   * contracts, which keep their bytes).
+   */
+  allowances?: DocumentAllowance[];
+  /** A contract's commitment shortfall line, when the period's net after discounts was below it. */
+  commitment?: DocumentCommitment;
+  /** Σ of the lines' net − Σ of the allowances + the commitment shortfall. */
   net: string;
   /** Σ of the tax lines' amounts. */
   tax: string;
-  /** net + tax: the amount due. */
+  /** net + tax: the invoice's total; the amount due less `prepaid` when credit paid in advance was consumed. */
   gross: string;
+  /** Prepaid credit consumed (BT-113): the amount due is gross − prepaid. Absent when none was. */
+  prepaid?: DocumentPrepaid;
   /** Legal mentions printed on the document (reverse charge, exemption reason, accepted missing hours). */
   notes: string[];
   /** Hours of the period accepted as missing (`--accept-missing`), epoch seconds, ascending. */

@@ -312,7 +312,15 @@ function creditNoteWith(
   const corrects = { number: invoice.number, issueDate: invoice.issueDate };
   const taxNotes = invoice.notes.filter((n) => /^(Reverse charge|Exempt from VAT|Not subject to VAT)/.test(n));
   // nothing is paid on a credit note: the invoice's payment reference stays the invoice's
-  const { paymentReference: _paid, taxInAccountingCurrency: fx, ...credited } = invoice;
+  // nor the invoice's contract parts: a partial credit is its own lines, and gives no prepaid credit back (docs/billing.md)
+  const {
+    paymentReference: _paid,
+    taxInAccountingCurrency: fx,
+    allowances: _allowances,
+    commitment: _commitment,
+    prepaid: _prepaid,
+    ...credited
+  } = invoice;
   // its VAT in the accounting currency at the invoice's rate (EN 16931 BT-111), as the invoice gave it
   const accountingTax =
     fx === undefined || tax.isZero()

@@ -5,6 +5,7 @@ import { checkEndpointId } from "./endpointIds.js";
 import { parseAccountingCurrency, parseFxRates, type FxRates } from "./accountingCurrency.js";
 import { readStructured } from "../../billing/readStructured.js";
 import { parseTaxRule, taxRuleOfOldList, type TaxRule } from "./taxRule.js";
+import { parseContract, type ContractTerms } from "./contractTerms.js";
 import { taxCategoryDef } from "./taxCategories.js";
 
 export type { TaxRule };
@@ -29,6 +30,8 @@ export interface StatementCustomer extends StatementParty {
   reference?: string;
   /** How this customer is taxed; default: the issuer's `tax`. */
   tax?: TaxRule;
+  /** Its contract: discounts, a monthly commitment, prepaid credits (docs/billing.md#contracts). */
+  contract?: ContractTerms;
 }
 
 /** What invoices need beyond the billing report: the issuer, the customers, numbering, dates and taxes. */
@@ -158,7 +161,7 @@ function party(value: unknown, where: string, extra: readonly string[]): Stateme
 }
 
 function customer(value: unknown, where: string): StatementCustomer {
-  const base = party(value, where, ["reference", "tax"]);
+  const base = party(value, where, ["reference", "tax", "contract"]);
   const record = value as Record<string, unknown>;
   const reference = record.reference === undefined ? undefined : text(String(record.reference), `${where}.reference`);
   const tax = record.tax === undefined ? undefined : parseTaxRule(record.tax, `${where}.tax`);
@@ -166,7 +169,13 @@ function customer(value: unknown, where: string): StatementCustomer {
     fail(
       `${where}: a customer of tax category ${tax.category} (${taxCategoryDef(tax.category).name}) needs its vatId: the invoice must name it`,
     );
-  return { ...base, ...(reference === undefined ? {} : { reference }), ...(tax === undefined ? {} : { tax }) };
+  const contract = record.contract === undefined ? undefined : parseContract(record.contract, `${where}.contract`);
+  return {
+    ...base,
+    ...(reference === undefined ? {} : { reference }),
+    ...(tax === undefined ? {} : { tax }),
+    ...(contract === undefined ? {} : { contract }),
+  };
 }
 
 function pattern(value: unknown, where: string): string {

@@ -58,6 +58,8 @@ export interface RecordedCredit {
   number: string;
   corrects: string;
   gross: string;
+  /** The prepaid credit it gave back (negative), when the invoice it cancels had consumed some. */
+  prepaid?: string;
 }
 
 /** The register's credit notes that credit an invoice (read without their documents' other parts). */
@@ -65,10 +67,15 @@ export async function readCredits(connection: DuckDBConnection): Promise<Recorde
   if (!(await hasTable(connection, "register_documents"))) return [];
   const rows = (
     await connection.runAndReadAll(
-      "SELECT number, corrects, gross FROM register_documents WHERE kind = 'creditNote' AND corrects IS NOT NULL ORDER BY entry",
+      "SELECT number, corrects, gross, document->>'$.prepaid.amount' AS prepaid FROM register_documents WHERE kind = 'creditNote' AND corrects IS NOT NULL ORDER BY entry",
     )
   ).getRowObjectsJS();
-  return rows.map((r) => ({ number: String(r.number), corrects: String(r.corrects), gross: String(r.gross) }));
+  return rows.map((r) => ({
+    number: String(r.number),
+    corrects: String(r.corrects),
+    gross: String(r.gross),
+    ...(r.prepaid === null ? {} : { prepaid: String(r.prepaid) }),
+  }));
 }
 
 /** What receivables read of a document: its number, kind, account, amounts and dates, without its lines or basis. */
@@ -84,6 +91,8 @@ export interface DocumentHead {
   /** The invoice a credit note cancels (or a new invoice replaces). */
   corrects?: string;
   paymentReference?: string;
+  /** Prepaid credit consumed (an invoice) or given back (a credit note, negative). */
+  prepaid?: { amount: string };
 }
 
 /** The heads of the register's documents, in the order issued (a statement of thousands is matched against them without reading every document whole). */
@@ -92,7 +101,8 @@ export async function readDocumentHeads(connection: DuckDBConnection): Promise<D
   const rows = (
     await connection.runAndReadAll(
       `SELECT entry, number, kind, account_id, currency, gross, due_date, corrects,
-       CAST(document->>'decimals' AS INTEGER) AS decimals, document->>'paymentReference' AS payment_reference
+       CAST(document->>'decimals' AS INTEGER) AS decimals, document->>'paymentReference' AS payment_reference,
+       document->>'$.prepaid.amount' AS prepaid
      FROM register_documents ORDER BY entry`,
     )
   ).getRowObjectsJS();
@@ -107,5 +117,6 @@ export async function readDocumentHeads(connection: DuckDBConnection): Promise<D
     dueDate: String(r.due_date),
     ...(r.corrects === null ? {} : { corrects: String(r.corrects) }),
     ...(r.payment_reference === null ? {} : { paymentReference: String(r.payment_reference) }),
+    ...(r.prepaid === null ? {} : { prepaid: { amount: String(r.prepaid) } }),
   }));
 }

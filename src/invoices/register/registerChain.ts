@@ -4,6 +4,7 @@ import { RegisterBrokenError } from "../../base/errors.js";
 import { chainedDocuments } from "./chainedDocuments.js";
 import { chainedDeliveries, chainedPayments } from "./chainedReceivables.js";
 import { hasTable } from "../../base/hasTable.js";
+import { chainedCredits } from "./chainedCredits.js";
 
 /**
  * The register's chain (docs/billing.md#the-chain): every record of the register gets a link, in
@@ -51,6 +52,7 @@ export const CHAINED_KINDS = {
   document: chainedDocuments,
   payment: chainedPayments,
   delivery: chainedDeliveries,
+  credit: chainedCredits,
 } satisfies Record<string, ChainedKind>;
 
 /** The name of a kind of chained record. */

@@ -3,6 +3,7 @@ import { Exact } from "../../billing/exact.js";
 import type { DocumentStatus, ReceivableEntry } from "../receivables.js";
 import { csvField } from "../../export/csvField.js";
 import { guardFormula } from "../../export/toBillingCsv.js";
+import { amountDue } from "../document/contractLines.js";
 
 /** A document of the register as `invoices list --format json` gives it (docs/cli.md). */
 export interface RegisterListItem {
@@ -20,6 +21,8 @@ export interface RegisterListItem {
   net: string;
   tax: string;
   gross: string;
+  /** Prepaid credit consumed (an invoice) or given back (a credit note): the amount due is gross − prepaid. Only when there is some. */
+  prepaid?: string;
   /** Σ of the payments recorded (reversals deducted), decimal text. */
   paid: string;
   /** gross − prepaid − credit notes − payments, decimal text (0 on a credit note; negative: paid too much). */
@@ -56,6 +59,7 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
     net: d.net,
     tax: d.tax,
     gross: d.gross,
+    ...(d.prepaid ? { prepaid: d.prepaid.amount } : {}),
     paid: r.paid,
     outstanding: r.outstanding,
     status: r.status,
@@ -169,7 +173,9 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
       `due ${d.dueDate}`,
       `net ${d.net}`,
       `tax ${d.tax}`,
-      `amount due ${d.gross} ${d.currency}`,
+      d.prepaid
+        ? `gross ${d.gross}, paid in advance ${d.prepaid.amount}, amount due ${amountDue(d)} ${d.currency}`
+        : `amount due ${d.gross} ${d.currency}`,
       status,
       r.delivered ? "delivered" : "not delivered",
       links.join("; "),
@@ -179,7 +185,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
   const totals = new Map<string, { sum: Exact; decimals: number }>();
   for (const { document: d } of entries) {
     const total = totals.get(d.currency) ?? { sum: Exact.ZERO, decimals: d.decimals };
-    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(d.gross)!) });
+    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(amountDue(d))!) });
   }
   const sums = [...totals].map(([currency, t]) => `${t.sum.toFixed(t.decimals)} ${currency}`).join(", ");
   return (

@@ -207,7 +207,7 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
           row(`What remains of invoice ${issued.number} (tax included)${other}`, issued.credits.remaining, "remaining"),
         ]
       : []),
-    ...(issued && totals.currency === invoice.currency && totals.net !== lines
+    ...(issued && totals.currency === invoice.currency && (totals.linesNet ?? totals.net) !== lines
       ? [
           row(
             `The sum of the lines as the warehouse now gives it, before tax: not the issued net; correct the invoice (cloudunits invoices correct --number ${issued.number})`,

@@ -1,59 +1,17 @@
 // The e-invoices against the official rules a receiving Peppol access point applies: EN 16931's
 // UBL rules and Peppol BIS Billing 3.0's, compiled to XSLT and run with Saxon-HE, as released
 // (scripts/prerequisites.mjs pins them and `npm run test:all` fetches them).
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
-import {
-  EINVOICE_RULES,
-  EINVOICE_RULES_RELEASE,
-  einvoiceRulesFile,
-  javaCommand,
-  SAXON_JAR,
-} from "../../../scripts/prerequisites.mjs";
+import { EINVOICE_RULES_RELEASE } from "../../../scripts/prerequisites.mjs";
+import { validate, type Failure } from "../../helpers/einvoiceRules.js";
 import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
 import { partialCreditNoteOf } from "../../../src/index.js";
 import { roundingDocuments, sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
 import { categoryDocuments } from "../../helpers/taxCategoryDocuments.js";
-
-interface Failure {
-  file: string;
-  rules: string;
-  id: string;
-  flag: string;
-}
-
-/** Runs each rule set over every file of `input` at once (one Saxon run per rule set), and lists every rule that failed. */
-function validate(input: string): Failure[] {
-  const failures: Failure[] = [];
-  for (const rules of EINVOICE_RULES) {
-    const output = mkdtempSync(join(tmpdir(), `cu-svrl-${rules.name}-`));
-    const run = spawnSync(
-      javaCommand(),
-      [
-        "-cp",
-        SAXON_JAR,
-        "net.sf.saxon.Transform",
-        `-s:${input}`,
-        `-xsl:${einvoiceRulesFile(rules.name)}`,
-        `-o:${output}`,
-      ],
-      { encoding: "utf8" },
-    );
-    if (run.status !== 0) throw new Error(`Saxon failed on ${rules.name}: ${run.stderr}`);
-    for (const file of readdirSync(output)) {
-      const svrl = readFileSync(join(output, file), "utf8");
-      for (const m of svrl.matchAll(/<svrl:failed-assert\b([^>]*)>/g)) {
-        const attr = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(m[1]!)?.[1] ?? "";
-        failures.push({ file, rules: rules.name, id: attr("id"), flag: attr("flag") || "fatal" });
-      }
-    }
-  }
-  return failures;
-}
 
 describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 rules", () => {
   describeWith("einvoice-rules", "as a receiving access point checks them", () => {

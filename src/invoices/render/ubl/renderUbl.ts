@@ -2,6 +2,8 @@ import { dateWords, periodWords } from "../../../base/readableTime.js";
 import type { InvoiceDocument } from "../../document/invoiceDocument.js";
 import { taxCategoryDef } from "../../document/taxCategories.js";
 import { ublLine } from "./ublLine.js";
+import { ublAllowances, ublShortfallLine } from "./ublContract.js";
+import { allowancesTotal, amountDue, linesTotal } from "../../document/contractLines.js";
 import { ublParty } from "./ublParty.js";
 import { isoDate, ublAmount, ublCategory } from "./ublValues.js";
 import { xmlDocument, xmlText, type XmlNode } from "./xmlText.js";
@@ -68,13 +70,17 @@ function paymentTerms(doc: InvoiceDocument): XmlNode {
   return { "cbc:Note": xmlText(note) };
 }
 
+/** The totals (BG-22): lines (and a shortfall line), less allowances, is the net; with tax the gross; less prepaid credit, the amount due. */
 function monetaryTotal(doc: InvoiceDocument, sign: 1 | -1): XmlNode {
-  return {
-    "cbc:LineExtensionAmount": ublAmount(doc.net, doc.currency, sign),
+  const node: XmlNode = {
+    "cbc:LineExtensionAmount": ublAmount(linesTotal(doc), doc.currency, sign),
     "cbc:TaxExclusiveAmount": ublAmount(doc.net, doc.currency, sign),
     "cbc:TaxInclusiveAmount": ublAmount(doc.gross, doc.currency, sign),
-    "cbc:PayableAmount": ublAmount(doc.gross, doc.currency, sign),
   };
+  if (doc.allowances) node["cbc:AllowanceTotalAmount"] = ublAmount(allowancesTotal(doc), doc.currency, sign);
+  if (doc.prepaid) node["cbc:PrepaidAmount"] = ublAmount(doc.prepaid.amount, doc.currency, sign);
+  node["cbc:PayableAmount"] = ublAmount(amountDue(doc), doc.currency, sign);
+  return node;
 }
 
 /** The document's head, in UBL 2.1's order: identification, dates, type, note, currency, references. */
@@ -133,13 +139,18 @@ export function renderUbl(doc: InvoiceDocument): Buffer {
   const means = paymentMeans(doc);
   if (means) body["cac:PaymentMeans"] = means;
   body["cac:PaymentTerms"] = paymentTerms(doc);
+  if (doc.allowances) body["cac:AllowanceCharge"] = ublAllowances(doc, sign);
   const accounting = doc.taxInAccountingCurrency;
   // BT-111: a second TaxTotal with the VAT total in the accounting currency alone
   body["cac:TaxTotal"] = accounting
     ? [taxTotal(doc, sign), { "cbc:TaxAmount": ublAmount(accounting.amount, accounting.currency, sign) }]
     : taxTotal(doc, sign);
   body["cac:LegalMonetaryTotal"] = monetaryTotal(doc, sign);
-  body[credit ? "cac:CreditNoteLine" : "cac:InvoiceLine"] = doc.lines.map((line, i) => ublLine(doc, line, i));
+  const shortfall = ublShortfallLine(doc, sign);
+  body[credit ? "cac:CreditNoteLine" : "cac:InvoiceLine"] = [
+    ...doc.lines.map((line, i) => ublLine(doc, line, i)),
+    ...(shortfall ? [shortfall] : []),
+  ];
   const xml = xmlDocument(credit ? "CreditNote" : "Invoice", body);
   return Buffer.from(`${xml}\n`, "utf8");
 }
