@@ -170,6 +170,10 @@ export type { RegisterEntry } from "./invoices/register/readRegister.js";
 export type { RegisterVerification } from "./invoices/register/registerChain.js";
 export type { IssueRequest, IssueResult } from "./invoices/issueInvoices.js";
 export type { CorrectRequest, CorrectResult } from "./invoices/correctInvoice.js";
+// Partial credit notes: store.creditNote (docs/billing.md#partial-credit-notes)
+export type { CreditRequest, CreditResult } from "./invoices/creditInvoice.js";
+export type { CreditAsked, PartialCreditRequest } from "./invoices/document/partialCreditNote.js";
+export { partialCreditNoteOf, lineName } from "./invoices/document/partialCreditNote.js";
 export type { IssueFiles } from "./invoices/issueInputs.js";
 export type { IssueStep } from "./invoices/recordDocuments.js";
 export type { DocumentWritten, WrittenFile } from "./invoices/writeIssuedFiles.js";

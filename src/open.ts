@@ -24,6 +24,7 @@ import { DATA_TABLES, type DataTable } from "./store/schema.js";
 import type { LoadReport, StoreSource } from "./store/types.js";
 import { issueInvoices, type IssueRequest, type IssueResult } from "./invoices/issueInvoices.js";
 import { correctInvoice, type CorrectRequest, type CorrectResult } from "./invoices/correctInvoice.js";
+import { creditInvoice, type CreditRequest, type CreditResult } from "./invoices/creditInvoice.js";
 import { overdueDocuments, readReceivables, type ReceivableEntry } from "./invoices/receivables.js";
 import { creditStatement, type CreditStatementLine } from "./invoices/contracts/creditBalances.js";
 import { recordPayment, type PaymentOutcome, type PaymentRequest } from "./invoices/recordPayment.js";
@@ -136,6 +137,14 @@ export interface Store {
    * with `open({ db }, { write: true })`.
    */
   correctInvoice(request: CorrectRequest): Promise<CorrectResult>;
+  /**
+   * Credits part of an issued invoice (`cloudunits invoices credit`): a credit note of an amount
+   * before tax (`credit: { amount }`, spread over its tax categories in proportion to their net) or
+   * of whole lines (`credit: { lines }`), recorded and written into `request.out`; the invoice stays
+   * in force, and its credit notes never add up to more than it (a UsageError, CREDIT_EXCEEDS).
+   * Needs a store opened with `open({ db }, { write: true })`.
+   */
+  creditNote(request: CreditRequest): Promise<CreditResult>;
   /**
    * The register's documents (every invoice and credit note issued), oldest first, each with what is
    * owed on it at `filter.nowEpoch` (`receivable`: due date, paid, outstanding, status, delivered);
@@ -281,6 +290,10 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     correctInvoice: async (request) => {
       checkWritable(source, options);
       return correctInvoice(connection, request);
+    },
+    creditNote: async (request) => {
+      checkWritable(source, options);
+      return creditInvoice(connection, request);
     },
     invoiceRegister: (filter = {}) =>
       readReceivables(connection, registerFilterOf(filter), filter.nowEpoch ?? clockNow()),

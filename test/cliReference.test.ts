@@ -43,10 +43,13 @@ type Node = { word: string } | { optional: Node[] } | { choice: Node[][] };
 
 /** Parses a synopsis: words, `[optional parts]`, `( a | b )` choices; a `( comment )` with no flag is dropped. */
 function parse(text: string): Node[] {
+  // `UNIT[@PERIOD]`: an optional part within one word is one placeholder, not an optional word
   const tokens = text
+    .replace(/(\w)\[(@\w+)\]/g, "$1\u0001$2\u0002")
     .replace(/([[\]()])/g, " $1 ")
     .split(" ")
-    .filter((t) => t !== "");
+    .filter((t) => t !== "")
+    .map((t) => t.replace("\u0001", "[").replace("\u0002", "]"));
   let i = 0;
   const seq = (close?: string): Node[][] => {
     const options: Node[][] = [[]];
@@ -141,6 +144,8 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--issue-date YYYY-MM-DD": "2026-11-02",
   // receivables: a payment of the invoice issued first, a bank statement paying it, the loopback access point
   "--amount X": "10.00",
+  // invoices credit: a whole line of the invoice issued first (before its correction, which cancels what remains)
+  "--line UNIT[@PERIOD]": "CU",
   "--date YYYY-MM-DD": "2026-11-02",
   "--reference TEXT": "bank transfer",
   "--camt FILE.xml": "camt053.xml",
@@ -164,7 +169,7 @@ const VALUES: Record<string, string | ((ctx: Context, occurrence: number) => str
   "--username": SECRETS.username,
   "--password": SECRETS.password,
 };
-const PLACEHOLDER = /^(<.*>|(?!(CU|SU|TU|NU)$)[A-Z]+(-[A-Z]+)*(\.\w+)?)$/;
+const PLACEHOLDER = /^(<.*>|(?!(CU|SU|TU|NU)$)[A-Z]+(-[A-Z]+)*(\.\w+)?|[A-Z]+\[@[A-Z]+\])$/;
 const FLAGS_WITHOUT_PLACEHOLDER = new Set(["--client-id", "--client-secret", "--auth-url", "--username", "--password"]);
 
 /** The command line of one run, placeholders substituted (throws on one it does not know). */
@@ -228,7 +233,9 @@ function checkOutput(words: string[], stdout: string, cwd: string): void {
     expect((JSON.parse(stdout) as { number: string }[]).map((d) => d.number)).toContain("INV-2026-00001");
   if (command === "invoices" && out !== undefined)
     expect(
-      readdirSync(join(cwd, out)).some((f) => f.startsWith(words[2] === "correct" ? "CN-2026-" : "INV-2026-")),
+      readdirSync(join(cwd, out)).some((f) =>
+        f.startsWith(["correct", "credit"].includes(words[2]!) ? "CN-2026-" : "INV-2026-"),
+      ),
     ).toBe(true);
 }
 

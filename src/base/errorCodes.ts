@@ -22,11 +22,12 @@ export const ERROR_CODES = {
   // exit 2: bad usage, a bad option or argument
   USAGE: { exit: 2, meaning: "a bad flag, option or argument" },
   AMBIGUOUS_ID: { exit: 2, meaning: "a machine or space id found in several accounts: name the account" },
-  BAD_AMOUNT: { exit: 2, meaning: "a payment amount that is not a decimal of the currency, or is 0" },
+  BAD_AMOUNT: { exit: 2, meaning: "a payment or credit amount that is not a decimal of the currency, or is 0" },
   BAD_DATE: { exit: 2, meaning: "a payment date that is not a day YYYY-MM-DD, or is after today" },
   BAD_INCLUDE: { exit: 2, meaning: "an unknown or unavailable statistics series" },
   BAD_TIME: { exit: 2, meaning: "a time, day or issue date that cannot be read" },
   BAD_URL: { exit: 2, meaning: "an access point address that is not an http or https URL" },
+  CREDIT_EXCEEDS: { exit: 2, meaning: "a credit note of more than remains of its invoice" },
   CURRENCY_CHANGED: { exit: 2, meaning: "an issued invoice's figures now come out in another currency" },
   DB_NOT_DUCKDB: { exit: 2, meaning: "the warehouse file is not a DuckDB database" },
   DB_NOT_WAREHOUSE: { exit: 2, meaning: "a DuckDB database that is not a cloudunits warehouse" },
@@ -36,11 +37,15 @@ export const ERROR_CODES = {
   INPUT_NOT_FOUND: { exit: 2, meaning: "a file named (an input, a price list, a config...) does not exist" },
   ISSUER_DIFFERS: { exit: 2, meaning: "the statement config names another issuer than the register's" },
   ISSUE_DATE_ORDER: { exit: 2, meaning: "an issue date before the last one numbered in its year" },
+  LINE_CREDITED: { exit: 2, meaning: "a line of an invoice credited by an earlier credit note" },
   MILLISECOND_EPOCH: { exit: 2, meaning: "epoch milliseconds given where seconds are read" },
   MONTH_RUNNING: { exit: 2, meaning: "invoices asked for a month not over yet" },
   NOT_AN_INVOICE: { exit: 2, meaning: "a payment recorded against a credit note" },
   NOT_A_FILE: { exit: 2, meaning: "an issued document's file name holds a folder or a link" },
-  NOT_CORRECTABLE: { exit: 2, meaning: "a credit note, or an invoice corrected already, asked to be corrected" },
+  NOT_CORRECTABLE: {
+    exit: 2,
+    meaning: "a credit note, or an invoice corrected or credited in full already, asked to be corrected or credited",
+  },
   NOT_FOUND: { exit: 2, meaning: "the dashboard: a page or file that does not exist (HTTP 404)" },
   NO_STATEMENT: { exit: 2, meaning: "a PDF draft asked of a period with no consumption" },
   NO_TOKEN: { exit: 2, meaning: "CLOUDUNITS_AP_TOKEN is not set for invoices send" },
@@ -53,6 +58,7 @@ export const ERROR_CODES = {
   STORE_READ_ONLY: { exit: 2, meaning: "an invoice write asked of a store opened read-only" },
   UNITS_NOT_FINITE: { exit: 2, meaning: "a units file whose constants could make a unit infinite" },
   UNKNOWN_ID: { exit: 2, meaning: "an account, space or machine id the inputs or warehouse never held" },
+  UNKNOWN_LINE: { exit: 2, meaning: "a line an invoice does not have, to credit" },
   UNKNOWN_NUMBER: { exit: 2, meaning: "a document number the register does not hold" },
 
   // exit 3: bad input data

@@ -16,6 +16,8 @@ import { creditNoteOf } from "./document/buildInvoiceDocument.js";
 import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
+import { creditNotesOf } from "./creditNotesOf.js";
+import { remainderCreditNoteOf } from "./document/partialCreditNote.js";
 
 /** What `correctInvoice` is asked: the invoice, why, the files to compute today's figures with, and where the documents go. */
 export interface CorrectRequest extends IssueFiles {
@@ -46,7 +48,7 @@ export interface CorrectResult {
 }
 
 /** The invoice of `number` in force, or a UsageError saying why it cannot be corrected. */
-async function invoiceInForce(connection: DuckDBConnection, number: string): Promise<RegisterEntry> {
+export async function invoiceInForce(connection: DuckDBConnection, number: string): Promise<RegisterEntry> {
   const [entry] = await readRegister(connection, { number });
   if (entry === undefined) {
     const last = (await readRegister(connection)).slice(-5).map((e) => e.document.number);
@@ -74,7 +76,7 @@ async function invoiceInForce(connection: DuckDBConnection, number: string): Pro
  * the config's: its new invoice would go into that other issuer's sequence, its credit note stay
  * in the first's.
  */
-function refuseOtherIssuer(
+export function refuseOtherIssuer(
   original: RegisterEntry["document"],
   issuer: { legalName: string; peppolId?: string },
   source: string,
@@ -157,6 +159,9 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
     invoices: accounts.map((d) => ({ invoice: d.invoice, issueDate })),
   });
   const corrects = { number: o.number, issueDate: o.issueDate };
+  // an invoice credited in part: its credit note cancels what remains (docs/billing.md)
+  const credited = await creditNotesOf(connection, o.number);
+  if (credited.length > 0) remainderCreditNoteOf(o, credited, { number: o.number, issueDate, reason }); // nothing left: refused before numbering
   const warnings: string[] = [];
   const recorded = await recordDocuments(
     connection,
@@ -165,7 +170,10 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
         kind: "creditNote",
         accountId: o.accountId,
         issuer: issuerIdentity(o.issuer),
-        make: (number) => creditNoteOf(o, { number, issueDate, reason }),
+        make: (number) =>
+          credited.length === 0
+            ? creditNoteOf(o, { number, issueDate, reason })
+            : remainderCreditNoteOf(o, credited, { number, issueDate, reason }),
       },
       {
         kind: "invoice",

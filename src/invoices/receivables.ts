@@ -24,6 +24,10 @@ export interface Receivable {
   /** gross − prepaid − its credit notes − payments; 0 on a credit note (its amount is deducted from its invoice). Negative: paid too much. */
   outstanding: string;
   status: DocumentStatus;
+  /** On an invoice: Σ of its credit notes' gross, positive (partial credit notes and a correction's); null on a credit note. */
+  credited: string | null;
+  /** On an invoice: its gross − credited, what of it remains in force (0 once cancelled in full); null on a credit note. */
+  remaining: string | null;
   /** Whole days since the due date (0 on the due date, negative before it). */
   daysPastDue: number;
   /** Whether an access point accepted its e-invoice (`invoices send`). */
@@ -98,7 +102,13 @@ export function receivableOf(
   const daysPastDue = Math.floor((nowEpoch - dayOf(document.dueDate)) / DAY_SECONDS);
   const base = { dueDate: document.dueDate, paid: paid.toFixed(document.decimals), daysPastDue, delivered };
   if (document.kind === "creditNote")
-    return { ...base, outstanding: Exact.ZERO.toFixed(document.decimals), status: "credited" };
+    return {
+      ...base,
+      outstanding: Exact.ZERO.toFixed(document.decimals),
+      status: "credited",
+      credited: null,
+      remaining: null,
+    };
   const credited = facts.credits.get(document.number) ?? [];
   // gross − prepaid credit consumed (EN 16931 BT-113) − credit notes − payments
   const prepaid = document.prepaid === undefined ? Exact.ZERO : Exact.parse(document.prepaid.amount)!;
@@ -112,7 +122,13 @@ export function receivableOf(
         : daysPastDue > 0
           ? "overdue"
           : "open";
-  return { ...base, outstanding: outstanding.toFixed(document.decimals), status };
+  return {
+    ...base,
+    outstanding: outstanding.toFixed(document.decimals),
+    status,
+    credited: sum(credited).mul(Exact.of(-1n)).toFixed(document.decimals),
+    remaining: afterCredits.toFixed(document.decimals),
+  };
 }
 
 /** The register's other records that receivables are computed from. */

@@ -6,6 +6,7 @@ import { taxOf } from "../invoices/document/statementConfig.js";
 import { emptyAccountLine, type BillingLine, type Quantities } from "../billing/lines.js";
 import { draftDocument } from "../invoices/document/draftDocument.js";
 import { readRegister } from "../invoices/register/readRegister.js";
+import { remainderOf } from "../invoices/document/partialCreditNote.js";
 import { amountDue } from "../invoices/document/contractLines.js";
 import { sumOf } from "../invoices/document/documentTaxes.js";
 import type { Warehouse } from "../store/types.js";
@@ -52,6 +53,8 @@ export interface InvoiceTotals {
     files: string[];
     /** On an invoice of a customer of several accounts: the customer, its accounts, and this account's subtotal (its section's net). */
     customer?: { id: string; accountIds: number[]; sectionNet: string };
+    /** Its credit notes (`invoices credit`), when it has any: their numbers, Σ of their gross (positive) and the gross − that, in force. */
+    credits?: { numbers: string[]; credited: string; remaining: string };
   };
 }
 
@@ -146,11 +149,30 @@ async function invoiceTotals(
   month: MonthChoice,
   report: BillingReport,
 ): Promise<InvoiceTotals | undefined> {
-  const entry = (
-    await readRegister(store.connection, { period: { start: month.start, end: month.end }, accountIds: [accountId] })
-  ).find((e) => e.document.kind === "invoice" && e.correctedBy === null);
+  const entries = await readRegister(store.connection, {
+    period: { start: month.start, end: month.end },
+    accountIds: [accountId],
+  });
+  const entry = entries.find((e) => e.document.kind === "invoice" && e.correctedBy === null);
   if (entry) {
     const issued = entry.document;
+    const notes = entries.filter(
+      (e) => e.document.kind === "creditNote" && e.document.corrects?.number === issued.number,
+    );
+    const remainder = remainderOf(
+      issued,
+      notes.map((e) => e.document),
+    );
+    const credits =
+      notes.length === 0
+        ? {}
+        : {
+            credits: {
+              numbers: notes.map((e) => e.document.number),
+              credited: remainder.credited.toFixed(issued.decimals),
+              remaining: remainder.gross.toFixed(issued.decimals),
+            },
+          };
     return {
       net: issued.net,
       taxes: issued.taxes,
@@ -179,6 +201,7 @@ async function invoiceTotals(
                   issued.sections?.find((x) => x.accountId === accountId)?.net ?? (0).toFixed(issued.decimals),
               },
             }),
+        ...credits,
       },
     };
   }

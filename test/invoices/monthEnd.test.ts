@@ -255,6 +255,8 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
         "delivered",
         "corrects",
         "correctedBy",
+        "credited",
+        "remaining",
         "missingHours",
         "files",
       ]),
@@ -568,7 +570,7 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
     const csv = await runCli(["invoices", "list", "--db", db, "--format", "csv"]);
     const rows = csv.stdout.trim().split("\r\n");
     expect(rows[0]).toBe(
-      "number,kind,account_id,start,end,issue_date,due_date,currency,net,tax,gross,paid,outstanding,status,delivered,corrects,corrected_by,missing_hours,files,customer_id,account_ids",
+      "number,kind,account_id,start,end,issue_date,due_date,currency,net,tax,gross,paid,outstanding,status,delivered,corrects,corrected_by,credited,remaining,missing_hours,files,customer_id,account_ids",
     );
     // a document of one account: its customer is its account
     expect(rows.slice(1).map((r) => r.split(",").slice(-2).join(","))).toEqual(

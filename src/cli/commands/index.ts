@@ -126,15 +126,19 @@ export const commands: readonly CommandEntry[] = [
   {
     command: "invoices",
     describe:
-      "the invoice register: issue an ended month's invoices, correct one (credit note and new invoice), list them, write one's files again",
+      "the invoice register: issue an ended month's invoices, correct one (credit note and new invoice), credit part of one, list them, write one's files again",
     examples: [
       [
         "cloudunits invoices issue --db october.duckdb --month 2026-10 --statement statement.yaml --prices prices.yaml --out invoices-2026-10/",
         "number and record October's invoices, write their PDF and UBL XML (again byte for byte if issued)",
       ],
       [
+        "cloudunits invoices credit --db october.duckdb --number INV-2026-00002 --amount 10.00 --reason goodwill --statement statement.yaml --out invoices-2026-10/",
+        "credit 10.00 before tax of INV-2026-00002 (VAT added per rate); the invoice stays in force for the rest",
+      ],
+      [
         "cloudunits invoices list --db october.duckdb --month 2026-10 --format json",
-        "October's documents as JSON, oldest first: amounts, corrections, files and their SHA-256",
+        "October's documents as JSON, oldest first: amounts, corrections, what remains, files and their SHA-256",
       ],
     ],
     load: async () => (await import("./invoices.js")).invoicesCommand,

@@ -99,6 +99,43 @@ const correctOptions = {
   wait: FILES.wait,
 } as const;
 
+const creditOptions = {
+  db: FILES.db,
+  number: {
+    type: "string",
+    demandOption: true,
+    requiresArg: true,
+    describe: "the number of the invoice to credit in part (it stays in force)",
+  },
+  amount: {
+    type: "string",
+    requiresArg: true,
+    conflicts: "line",
+    describe:
+      "an amount to credit BEFORE TAX (net), in the invoice's currency: spread over its VAT rates in proportion to their net, VAT added per rate",
+  },
+  line: {
+    type: "string",
+    array: true,
+    nargs: 1,
+    conflicts: "amount",
+    describe:
+      "a whole line to credit: its unit (CU), or UNIT@YYYY-MM-DD (the first day of its price period) when the unit has a line per price period (repeat for several)",
+  },
+  reason: { type: "string", demandOption: true, requiresArg: true, describe: "why: printed on the credit note" },
+  statement: FILES.statement,
+  out: {
+    ...FILES.out,
+    describe: "the folder the credit note's files go to (<number>.pdf, <number>.xml), made when missing",
+  },
+  "issue-date": {
+    ...FILES["issue-date"],
+    describe:
+      "the issue date of the credit note, YYYY-MM-DD: not before the invoice's, not after today (default: today, UTC)",
+  },
+  wait: FILES.wait,
+} as const;
+
 const listOptions = {
   db: FILES.db,
   month: {
@@ -225,6 +262,15 @@ interface IssueArgs extends FilesArgs {
 interface CorrectArgs extends FilesArgs {
   number: string;
   reason: string;
+}
+interface CreditArgs extends WarehouseArgs {
+  number: string;
+  amount?: string;
+  line?: string[];
+  reason: string;
+  statement: string;
+  out: string;
+  issueDate?: string;
 }
 interface ListArgs extends WarehouseArgs {
   month?: string;
@@ -376,6 +422,37 @@ const correctCommand: CommandModule<object, CorrectArgs> = {
       `${o.number} (amount due ${o.gross} ${o.currency}) corrected: credit note ${c.number} (${c.gross}), new invoice ${r.number} (${r.gross})`,
     );
     for (const f of [...result.creditNote.files, ...result.replacement.files]) say(`  ${f.path}`);
+  },
+};
+
+const creditCommand: CommandModule<object, CreditArgs> = {
+  command: "credit",
+  describe:
+    "credit part of an issued invoice: a credit note of an amount before tax or of whole lines, numbered; the invoice stays in force",
+  builder: (yargs) => yargs.options(creditOptions) as unknown as Argv<CreditArgs>,
+  handler: async (argv) => {
+    if ((argv.amount === undefined) === (argv.line === undefined))
+      throw new UsageError("give what to credit: --amount X (before tax) or --line UNIT[@PERIOD] (repeat for several)");
+    const { creditInvoice } = await import("../../invoices/creditInvoice.js");
+    const result = await withDatabase(argv, true, (connection) =>
+      creditInvoice(connection, {
+        number: argv.number,
+        credit: argv.amount !== undefined ? { amount: argv.amount } : { lines: argv.line! },
+        reason: argv.reason,
+        statement: argv.statement,
+        out: argv.out,
+        issueDate: argv.issueDate,
+        nowEpoch: clockNow(),
+      }),
+    );
+    noteAll(result);
+    const o = result.invoice.document;
+    const c = result.creditNote.entry.document;
+    say(
+      `credit note ${c.number} of ${o.number}: ${c.gross} ${c.currency} (net ${c.net}, tax ${c.tax}); ` +
+        `credited ${result.credited} of ${o.gross}, ${result.remaining} ${o.currency} remains in force`,
+    );
+    for (const f of result.creditNote.files) say(`  ${f.path}`);
   },
 };
 
@@ -602,13 +679,14 @@ const verifyCommand: CommandModule<object, VerifyArgs> = {
   },
 };
 
-/** `cloudunits invoices issue|correct|list|show|verify|pay|payments|overdue|send`: the invoice register and its receivables (docs/billing.md). */
+/** `cloudunits invoices issue|correct|credit|list|show|verify|pay|payments|overdue|send`: the invoice register and its receivables (docs/billing.md). */
 export const invoicesCommand: CommandModule = {
   ...commandLine("invoices"),
   builder: (yargs) =>
     yargs
       .command(issueCommand as CommandModule)
       .command(correctCommand as CommandModule)
+      .command(creditCommand as CommandModule)
       .command(listCommand as CommandModule)
       .command(showCommand as CommandModule)
       .command(verifyCommand as CommandModule)
@@ -617,6 +695,9 @@ export const invoicesCommand: CommandModule = {
       .command(overdueCommand as CommandModule)
       .command(sendCommand as CommandModule)
       .command(creditsCommand as CommandModule)
-      .demandCommand(1, "name what to do: issue, correct, list, show, verify, pay, payments, overdue, send or credits"),
+      .demandCommand(
+        1,
+        "name what to do: issue, correct, credit, list, show, verify, pay, payments, overdue, send or credits",
+      ),
   handler: () => {},
 };

@@ -206,6 +206,12 @@ export interface InvoiceDocument {
    * references were given (they keep their bytes).
    */
   paymentReference?: string;
+  /**
+   * On a partial credit note (`invoices credit`): whether it credits an amount before tax spread over
+   * the tax categories (`amount`) or whole lines of the invoice (`lines`). Absent on invoices, on
+   * the credit note of a correction and on documents issued before partial credit notes.
+   */
+  partialCredit?: "amount" | "lines";
   /** Payment lines (bank, IBAN) from the statement config. */
   payment: string[];
   basis: DocumentBasis;

@@ -40,6 +40,10 @@ export interface RegisterListItem {
   /** The invoice a credit note cancels or a new invoice replaces; the credit note that cancels a corrected invoice. */
   corrects: string | null;
   correctedBy: string | null;
+  /** On an invoice: Σ of its credit notes' gross, positive; null on a credit note. */
+  credited: string | null;
+  /** On an invoice: gross − credited, what remains in force (partial credit notes leave the rest); null on a credit note. */
+  remaining: string | null;
   /** Hours of the period accepted as missing, ISO 8601 UTC. */
   missingHours: string[];
   files: { name: string; sha256: string }[];
@@ -70,6 +74,8 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
     delivered: r.delivered,
     corrects: d.corrects?.number ?? null,
     correctedBy: e.correctedBy,
+    credited: r.credited,
+    remaining: r.remaining,
     missingHours: d.missingHours.map(isoUtc),
     files: e.files,
   };
@@ -98,6 +104,8 @@ const CSV_COLUMNS = [
   "delivered",
   "corrects",
   "corrected_by",
+  "credited",
+  "remaining",
   "missing_hours",
   "files",
   "customer_id",
@@ -127,6 +135,8 @@ export function registerToCsv(entries: readonly ReceivableEntry[]): string {
         String(i.delivered),
         guardFormula(i.corrects ?? ""),
         guardFormula(i.correctedBy ?? ""),
+        i.credited ?? "",
+        i.remaining ?? "",
         i.missingHours.join(";"),
         i.files.map((f) => `${guardFormula(f.name)} ${f.sha256}`).join(";"),
         guardFormula(i.customerId),
@@ -155,8 +165,15 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
           ? `open, ${r.outstanding} outstanding`
           : r.status;
     const links = [
-      ...(d.corrects ? [`${d.kind === "creditNote" ? "cancels" : "replaces"} ${d.corrects.number}`] : []),
+      ...(d.corrects
+        ? [
+            `${d.kind === "invoice" ? "replaces" : d.partialCredit ? "credits part of" : "cancels"} ${d.corrects.number}`,
+          ]
+        : []),
       ...(e.correctedBy ? [`corrected by ${e.correctedBy} and ${e.replacedBy}`] : []),
+      ...(e.correctedBy === null && r.credited !== null && !Exact.parse(r.credited)!.isZero()
+        ? [`credited ${r.credited}, ${r.remaining} remains`]
+        : []),
       ...(d.missingHours.length > 0 ? [`${d.missingHours.length} h missing accepted`] : []),
     ];
     return [

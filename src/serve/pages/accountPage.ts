@@ -198,6 +198,16 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
       totals.gross,
       "amount-due",
     ),
+    ...(issued?.credits
+      ? [
+          row(
+            `Credited by ${issued.credits.numbers.join(", ")} (credit notes, tax included)${other}`,
+            `-${issued.credits.credited}`,
+            "credited",
+          ),
+          row(`What remains of invoice ${issued.number} (tax included)${other}`, issued.credits.remaining, "remaining"),
+        ]
+      : []),
     ...(issued && totals.currency === invoice.currency && (totals.linesNet ?? totals.net) !== lines
       ? [
           row(

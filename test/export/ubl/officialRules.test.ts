@@ -8,6 +8,7 @@ import { beforeAll, expect, it } from "vitest";
 import { EINVOICE_RULES_RELEASE } from "../../../scripts/prerequisites.mjs";
 import { validate, type Failure } from "../../helpers/einvoiceRules.js";
 import { paymentReferenceOf, renderUbl } from "../../../src/internal.js";
+import { partialCreditNoteOf } from "../../../src/index.js";
 import { roundingDocuments, sampleDocuments } from "../../helpers/invoiceDocuments.js";
 import { describeWith } from "../../helpers/prerequisites.js";
 import { categoryDocuments } from "../../helpers/taxCategoryDocuments.js";
@@ -25,6 +26,23 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       // the payment reference (BT-83) as a Belgian issuer gives it, and on an invoice without an IBAN (payment means not defined)
       docs.belgianReference = { ...docs.standard!, paymentReference: paymentReferenceOf(docs.standard!.number, "BE") };
       docs.referenceWithoutIban = { ...docs.standard!, payment: [] };
+      // partial credit notes (invoices credit): 10.00 before tax of the standard invoice; the CU line of the price from 11 Oct
+      const partial = { issueDate: "2026-11-20", reason: "one machine was down on 3 Oct" };
+      docs.partialByAmount = partialCreditNoteOf(docs.standard!, [], {
+        ...partial,
+        number: "CN-2026-00002",
+        credit: { amount: "10.00" },
+      });
+      docs.partialByLine = partialCreditNoteOf(docs.threePrices!, [], {
+        ...partial,
+        number: "CN-2026-00003",
+        credit: { lines: ["CU@2026-10-11"] },
+      });
+      docs.partialYen = partialCreditNoteOf(docs.yen!, [], {
+        ...partial,
+        number: "CN-2026-00004",
+        credit: { amount: "333" },
+      });
       names = Object.keys(docs);
       for (const [name, doc] of Object.entries(docs)) writeFileSync(join(input, `${name}.xml`), renderUbl(doc));
       // one invoice per category of the tax catalog, so a category added to it is checked here
@@ -82,6 +100,9 @@ describeWith("saxon", "e-invoices and the official EN 16931 and Peppol BIS 3.0 r
       "threePrices",
       "belgianReference",
       "referenceWithoutIban",
+      "partialByAmount",
+      "partialByLine",
+      "partialYen",
     ])("%s passes both rule sets with no fatal error", (name) => {
       expect(names).toContain(name);
       expect(failures.filter((f) => f.file === `${name}.xml` && f.flag === "fatal")).toEqual([]);
