@@ -4,6 +4,7 @@ import type { BillingReport } from "../../billing/billingReport.js";
 import { isoUtc } from "../../base/time.js";
 import { BASE_UNITS } from "../../billing/unitNames.js";
 import { nuUnit } from "../../billing/money.js";
+import { currencyOf } from "../../billing/prices.js";
 import { cuRuleText } from "../../billing/units.js";
 import { shownQuantity } from "../billingColumns.js";
 import type { DraftDocument, InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
@@ -30,9 +31,11 @@ export function titleLines(report: BillingReport): string[] {
     `Period (UTC): ${isoUtc(report.params.start).replace("T", " ").replace(":00Z", "")} to ${isoUtc(report.params.end).replace("T", " ").replace(":00Z", "")}, end exclusive`,
     `Quantities in ${per}, NU in ${nuUnit(report.options.units)} transferred`,
     cuRuleSentence(report),
-    report.prices
-      ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; an account's net amount is the sum of its rounded lines, and its amount due that plus its tax`
-      : "No price list: quantities only",
+    report.prices && (report.amountsDue?.length ?? 0) > 1
+      ? `Amounts in each account's own currency (${report.amountsDue!.map((t) => t.currency).join(", ")}), never added across two: each line is quantity × unit price rounded half-even to its currency's decimals; an account's net amount is the sum of its rounded lines, and its amount due that plus its tax`
+      : report.prices
+        ? `Amounts in ${report.prices.currency}: each line is quantity × unit price rounded half-even to ${decimals} decimals; an account's net amount is the sum of its rounded lines, and its amount due that plus its tax`
+        : "No price list: quantities only",
     report.warnings.length > 0
       ? `Data quality: ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}, see About`
       : "Data quality: no warnings",
@@ -100,6 +103,49 @@ function writeDocumentTotals(
 }
 
 /**
+ * Below the totals row of accounts billed in several currencies: one row per currency adding up the
+ * money columns of that currency's accounts only (a SUMIF over the currency column, its value the exact
+ * sum of the rounded cells); two currencies are never added. Returns the next free row.
+ */
+function writeCurrencyTotals(
+  sheet: ExcelJS.Worksheet,
+  r: number,
+  report: BillingReport,
+  columns: ReturnType<typeof sheetColumns>,
+  accounts: readonly (readonly [BillingReport["lines"][number], number])[],
+  range: { first: number; last: number },
+): number {
+  const at = columns.findIndex((c) => c.key === "currency");
+  const C = columnLetter(at + 1);
+  for (const total of report.amountsDue ?? []) {
+    const mine = accounts.filter(([l]) => total.accountIds.includes(l.accountId!));
+    const row = sheet.getRow(r++);
+    row.getCell(1).value = `Total in ${total.currency} (${mine.length} account${mine.length === 1 ? "" : "s"})`;
+    if (at >= 0) row.getCell(at + 1).value = total.currency;
+    columns.forEach((c, k) => {
+      if (c.kind !== "money") return;
+      const sum = mine.reduce((a, [l, i]) => {
+        const v = c.value(l, report.money?.[i]);
+        return v instanceof Exact ? a.add(v.round(total.decimals)) : a;
+      }, Exact.ZERO);
+      const L = columnLetter(k + 1);
+      const cell = row.getCell(k + 1);
+      cell.value =
+        range.last >= range.first
+          ? {
+              formula: `ROUND(SUMIF(${C}${range.first}:${C}${range.last},"${total.currency}",${L}${range.first}:${L}${range.last}),${total.decimals})`,
+              result: sum.toNumber(),
+            }
+          : 0;
+      cell.numFmt = moneyFormat(total.decimals);
+    });
+    styleTotal(row, columns.length);
+    row.commit();
+  }
+  return r;
+}
+
+/**
  * The Summary sheet, short enough to print on A4: title lines, then one row per account:
  * with a price list its amount per priced unit and their net total, and the net total of all
  * (Σ of the accounts' lines); with `documents`, each account's number, tax and amount due (the
@@ -117,9 +163,14 @@ export function writeSummarySheet(
   const keep = (key: string) =>
     key === "account_id" ||
     key === "name" ||
+    key === "currency" ||
     (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
   const columns = all.filter((c) => keep(c.key));
-  const currency = report.prices?.currency ?? "";
+  // accounts billed in several currencies (a customer's own): each row's money in its own, a total per currency
+  const severalBilled = (report.amountsDue?.length ?? 0) > 1;
+  const currency = severalBilled ? "the row's currency" : (report.prices?.currency ?? "");
+  const decimalsOf = (accountId: number | null) =>
+    report.prices ? currencyOf(report.prices, accountId).decimals : decimals;
   const withDocuments = report.prices !== undefined && documents !== undefined && documents.length > 0;
   // issued documents keep the currency they were issued in, which may not be this price list's
   const documentCurrencies = [...new Set((documents ?? []).map((d) => d.currency))];
@@ -156,12 +207,13 @@ export function writeSummarySheet(
   const money = new Map<string, Exact>();
   for (const [line, i] of accounts) {
     const row = sheet.getRow(r++);
+    const own = decimalsOf(line.accountId);
     columns.forEach((c, k) => {
       const cell = c.value(line, report.money?.[i]);
-      const v = cellValue(cell, c, decimals);
-      writeCell(row.getCell(k + 1), v, c, decimals);
+      const v = cellValue(cell, c, own);
+      writeCell(row.getCell(k + 1), v, c, own);
       if (typeof v === "number") sums.set(c.key, (sums.get(c.key) ?? 0) + v);
-      if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(decimals)));
+      if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(own)));
     });
     if (withDocuments)
       writeDocumentCells(
@@ -181,7 +233,7 @@ export function writeSummarySheet(
   columns.forEach((c, k) => {
     const L = columnLetter(k + 1);
     const cell = total.getCell(k + 1);
-    if (c.kind === "money") {
+    if (c.kind === "money" && !severalBilled) {
       cell.value = last >= first ? moneyTotal(`${L}${first}:${L}${last}`, money.get(c.key) ?? Exact.ZERO, decimals) : 0;
       cell.numFmt = moneyFormat(decimals);
     } else if (c.kind === "quantity") {
@@ -194,6 +246,7 @@ export function writeSummarySheet(
   if (withDocuments && !severalCurrencies) writeDocumentTotals(total, columns.length + 1, { first, last }, billed);
   styleTotal(total, columns.length + (withDocuments && !severalCurrencies ? 3 : 0));
   total.commit();
+  if (severalBilled) r = writeCurrencyTotals(sheet, r, report, columns, accounts, { first, last });
   if (withDocuments && severalCurrencies) {
     for (const c of documentCurrencies) {
       const ofCurrency = billed.filter((d) => d.currency === c);
@@ -220,7 +273,7 @@ export function writeSummarySheet(
     });
     row.commit();
   }
-  if (report.prices && report.amountDue) {
+  if (report.prices && (report.amountsDue?.length ?? 0) > 0) {
     r++;
     const note = sheet.getRow(r++);
     note.getCell(1).value =
