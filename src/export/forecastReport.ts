@@ -1,4 +1,4 @@
-import type { EntityForecast, Forecast, ForecastUnit } from "../forecast/forecast.js";
+import type { EntityForecast, Forecast, ForecastAmounts, ForecastUnit } from "../forecast/forecast.js";
 import { FORECAST_UNITS } from "../forecast/forecast.js";
 import { isoUtc } from "../base/time.js";
 import { lagJson, lagText } from "../forecast/warehouseLag.js";
@@ -22,11 +22,20 @@ function entityText(e: EntityForecast, f: Forecast): string[] {
     );
   }
   if (e.amount) {
-    const d = f.decimals ?? 2;
+    const d = e.decimals ?? f.decimals ?? 2;
     // the month-end figure is a forecast, not an amount due: the line says which is which
     lines.push(
-      `  amount due so far  ${e.amount.monthToDate.toFixed(d)} ${f.currency}; forecast for the month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`,
+      `  amount due so far  ${e.amount.monthToDate.toFixed(d)} ${e.currency ?? f.currency}; forecast for the month end ${e.amount.projected.toFixed(d)} (${e.amount.low.toFixed(d)} to ${e.amount.high.toFixed(d)})`,
     );
+  } else if (e.level === "environment" && (f.amounts?.length ?? 0) > 1) {
+    // accounts billed in several currencies: a line per currency, two currencies never added
+    for (const t of f.amounts!) {
+      const d = t.decimals;
+      const ids = t.accountIds.join(", ");
+      lines.push(
+        `  in ${t.currency} (account${t.accountIds.length === 1 ? "" : "s"} ${ids}): amount due so far  ${t.monthToDate.toFixed(d)} ${t.currency}; forecast for the month end ${t.projected.toFixed(d)} (${t.low.toFixed(d)} to ${t.high.toFixed(d)})`,
+      );
+    }
   }
   return lines;
 }
@@ -44,7 +53,12 @@ export function forecastToText(f: Forecast): string {
 
 /** A forecast as JSON: times in ISO 8601 UTC, amounts as decimal strings of the currency's decimals. */
 export function forecastToJson(f: Forecast): string {
-  const d = f.decimals ?? 2;
+  const money = (a: ForecastAmounts, d: number) => ({
+    monthToDate: a.monthToDate.toFixed(d),
+    projected: a.projected.toFixed(d),
+    low: a.low.toFixed(d),
+    high: a.high.toFixed(d),
+  });
   return `${JSON.stringify(
     {
       month: f.month,
@@ -54,15 +68,20 @@ export function forecastToJson(f: Forecast): string {
       method: f.method,
       cuRule: f.cuRule,
       currency: f.currency,
-      entries: f.entries.map((e) => ({
+      // the amounts per currency: two currencies are never added (the environment has no amount then)
+      ...(f.amounts && f.amounts.length > 1
+        ? {
+            amounts: f.amounts.map((t) => ({
+              currency: t.currency,
+              accountIds: t.accountIds,
+              ...money(t, t.decimals),
+            })),
+          }
+        : {}),
+      entries: f.entries.map(({ decimals, ...e }) => ({
         ...e,
         asOf: isoUtc(e.asOf),
-        amount: e.amount && {
-          monthToDate: e.amount.monthToDate.toFixed(d),
-          projected: e.amount.projected.toFixed(d),
-          low: e.amount.low.toFixed(d),
-          high: e.amount.high.toFixed(d),
-        },
+        amount: e.amount && money(e.amount, decimals ?? f.decimals ?? 2),
       })),
     },
     null,

@@ -6,7 +6,7 @@ import { invoiceOf } from "../billing/invoice.js";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
 import type { AccountLine } from "../billing/lines.js";
 import { priceCuts } from "../billing/cuts.js";
-import type { PriceList } from "../billing/prices.js";
+import { currencyOf, type PriceList } from "../billing/prices.js";
 import { NoHoursHeldError, UsageError } from "../base/errors.js";
 import { isoUtc, monthPeriod } from "../base/time.js";
 import { withStoredNames } from "./storedNames.js";
@@ -45,7 +45,7 @@ export interface ForecastRequest {
   nowEpoch?: number;
 }
 
-/** Amounts of a forecast, in the price list's currency, rounded to its decimals. */
+/** Amounts of a forecast, in the entity's currency (`EntityForecast.currency`), rounded to its decimals. */
 export interface ForecastAmounts {
   /** The amount due of the month's hours held: the invoice of `[month start, asOf)`. */
   monthToDate: Exact;
@@ -73,8 +73,22 @@ export interface EntityForecast {
   projected: ForecastQuantities;
   low: ForecastQuantities;
   high: ForecastQuantities;
-  /** With a price list. */
+  /**
+   * With a price list: an account's in the currency it is billed in; the environment's only when
+   * every account bills in one currency (two currencies are never added: see `Forecast.amounts`).
+   */
   amount?: ForecastAmounts;
+  /** The currency of `amount` and its decimals (with it). */
+  currency?: string;
+  decimals?: number;
+}
+
+/** The amounts of the accounts billed in one currency, added up (never across two). */
+export interface ForecastCurrencyAmounts extends ForecastAmounts {
+  currency: string;
+  decimals: number;
+  /** The accounts billed in it, ascending. */
+  accountIds: number[];
 }
 
 /** A month's forecast: the environment, then each account by id. */
@@ -85,8 +99,11 @@ export interface Forecast {
   method: string;
   /** The CU rule of the CU figures, in a sentence (`CU rule: aggregate (...)`). */
   cuRule: string;
+  /** The price list's currency and decimals; an account billed in its own says so on its entry. */
   currency?: string;
   decimals?: number;
+  /** With a price list: the accounts' amounts added up per currency, the list's first. */
+  amounts?: ForecastCurrencyAmounts[];
   entries: EntityForecast[];
   /** How far the warehouse's latest hour is behind the request's `nowEpoch` (with it). */
   lag?: WarehouseLag;
@@ -328,10 +345,12 @@ export async function forecastOfReading(
   const { table } = reading;
   const entries: EntityForecast[] = [];
   const ordered = [...table.entities].sort((a, b) => (a.accountId ?? -1) - (b.accountId ?? -1));
-  const decimals = prices?.decimals ?? 2;
-  let environmentAmount: ForecastAmounts | undefined = prices
-    ? { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO }
-    : undefined;
+  // the accounts' amounts added up per currency, the list's first (a customer may bill in its own)
+  const totals = new Map<string, ForecastCurrencyAmounts>();
+  if (prices) {
+    const zero = { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO };
+    totals.set(prices.currency, { currency: prices.currency, decimals: prices.decimals, accountIds: [], ...zero });
+  }
   const held = ordered.map((entity) => ({ entity, f: forecastOf(table, entity, start, end, limit) }));
   const monthToDate = prices
     ? await monthToDateInvoices(connection, plan, reading.billed, prices, options, resolved)
@@ -345,6 +364,7 @@ export async function forecastOfReading(
       ...figures,
     };
     if (prices && entity.level === "account" && entity.accountId !== null) {
+      const { currency, decimals } = currencyOf(prices, entity.accountId);
       const sofar = monthToDate.get(entity.accountId) ?? Exact.ZERO;
       const plus = (cost: number) => sofar.add(Exact.fromNumber(cost).round(decimals));
       entry.amount = {
@@ -353,24 +373,37 @@ export async function forecastOfReading(
         low: plus(remainingCost.low),
         high: plus(remainingCost.high),
       };
-      environmentAmount = environmentAmount && {
-        monthToDate: environmentAmount.monthToDate.add(entry.amount.monthToDate),
-        projected: environmentAmount.projected.add(entry.amount.projected),
-        low: environmentAmount.low.add(entry.amount.low),
-        high: environmentAmount.high.add(entry.amount.high),
-      };
+      entry.currency = currency;
+      entry.decimals = decimals;
+      const zero = { monthToDate: Exact.ZERO, projected: Exact.ZERO, low: Exact.ZERO, high: Exact.ZERO };
+      const total = totals.get(currency) ?? { currency, decimals, accountIds: [], ...zero };
+      totals.set(currency, {
+        currency,
+        decimals,
+        accountIds: [...total.accountIds, entity.accountId],
+        monthToDate: total.monthToDate.add(entry.amount.monthToDate),
+        projected: total.projected.add(entry.amount.projected),
+        low: total.low.add(entry.amount.low),
+        high: total.high.add(entry.amount.high),
+      });
     }
     entries.push(entry);
   }
   const environment = entries.find((e) => e.level === "environment");
-  if (environment && environmentAmount) environment.amount = environmentAmount;
+  // the list's currency stays listed (0) when no account bills in it but another currency does
+  const amounts = [...totals.values()].filter((t, i) => i === 0 || t.accountIds.length > 0);
+  if (amounts.length > 1 && amounts[0]!.accountIds.length === 0) amounts.shift();
+  if (environment && amounts.length === 1) {
+    const { monthToDate, projected, low, high, currency, decimals } = amounts[0]!;
+    Object.assign(environment, { amount: { monthToDate, projected, low, high }, currency, decimals });
+  }
   return {
     month: plan.month,
     start,
     end,
     method: FORECAST_METHOD,
     cuRule: cuRuleSentence(options.cuRollup, options.units),
-    ...(prices ? { currency: prices.currency, decimals: prices.decimals } : {}),
+    ...(prices ? { currency: prices.currency, decimals: prices.decimals, amounts } : {}),
     entries,
   };
 }
