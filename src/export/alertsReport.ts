@@ -13,7 +13,8 @@ export function alertJson(a: Alert): object {
 /** Alerts as text: a line per alert (its id in brackets), or a line saying there is none. */
 export function alertsToText(report: AlertReport): string {
   const head = `alerts as of ${isoUtc(report.asOf)} (budgets of ${report.month}; anomalies and machine changes of the last ${report.windowHours} h): ${report.alerts.length} active`;
-  return `${[head, ...report.alerts.map((a) => `${a.type}: ${a.message} [${a.id}]`)].join("\n")}\n`;
+  const warnings = (report.warnings ?? []).map((w) => `warning: ${w}`);
+  return `${[head, ...warnings, ...report.alerts.map((a) => `${a.type}: ${a.message} [${a.id}]`)].join("\n")}\n`;
 }
 
 /** Alerts as JSON: `{ asOf, month, windowHours, warehouse, alerts: [...] }`, one object per alert (what `--notify` posts); `warehouse`, its lag, when now is known. */
@@ -28,6 +29,7 @@ export function alertsBody(report: AlertReport): object {
     month: report.month,
     windowHours: report.windowHours,
     ...(report.lag ? { warehouse: lagJson(report.lag) } : {}),
+    ...(report.warnings ? { warnings: report.warnings } : {}),
     alerts: report.alerts.map(alertJson),
   };
 }

@@ -26,6 +26,7 @@ import {
   forecastPlan,
   forecastTable,
   type EntityForecast,
+  type ForecastAmounts,
   type Forecast,
   type ForecastPlan,
 } from "./forecast.js";
@@ -92,6 +93,11 @@ export interface BudgetAlert {
   /** The month to date and the month-end forecast, in `unit`. */
   monthToDate: number;
   projected: number;
+  /**
+   * A budget of an amount of the environment counts only the accounts billed in its currency (the
+   * price list's): the accounts billed in another, by currency, left out of `value` (absent when none).
+   */
+  leftOut?: { currency: string; accountIds: number[] }[];
   message: string;
 }
 
@@ -126,6 +132,36 @@ export interface AlertReport {
   forecast: Forecast;
   /** How far the warehouse is behind the request's `nowEpoch` (with it). */
   lag?: WarehouseLag;
+  /**
+   * What the budgets could not count, in sentences: an environment's budget of an amount leaves out
+   * the accounts billed in another currency than the price list's (absent when nothing was left out).
+   */
+  warnings?: string[];
+}
+
+/**
+ * The money an environment's budget of an amount counts: the accounts billed in the price list's
+ * currency only (two currencies are never added), and the accounts of each other currency it leaves out.
+ */
+export function environmentBudgetMoney(f: Forecast): {
+  counted?: Pick<ForecastAmounts, "monthToDate" | "projected">;
+  leftOut: { currency: string; accountIds: number[] }[];
+} {
+  const amounts = f.amounts ?? [];
+  return {
+    counted: amounts.find((t) => t.currency === f.currency),
+    leftOut: amounts
+      .filter((t) => t.currency !== f.currency && t.accountIds.length > 0)
+      .map((t) => ({ currency: t.currency, accountIds: t.accountIds })),
+  };
+}
+
+/** The sentence of the accounts an environment's budget of an amount leaves out. */
+export function leftOutText(leftOut: readonly { currency: string; accountIds: number[] }[], currency: string): string {
+  const each = leftOut.map(
+    (l) => `account${l.accountIds.length === 1 ? "" : "s"} ${l.accountIds.join(", ")} (billed in ${l.currency})`,
+  );
+  return `not counted: ${each.join("; ")}: the environment's budget is in ${currency}, and two currencies are never added (give such an account its own budget, in its currency)`;
 }
 
 /** A quantity as people read it: whole and grouped by thousands from 100 on (12,345), 2 decimals from 1, 3 digits below. */
@@ -154,12 +190,22 @@ function who(accountId: number | null, name: string): string {
 /** The one alert of a budget, at its highest threshold crossed, or undefined when none is. */
 function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forecast): BudgetAlert | undefined {
   const limit = budget.limit.kind === "amount" ? budget.limit.amount : budget.limit.quantity;
-  const unit = budget.limit.kind === "amount" ? f.currency! : metricUnit(budget.limit.unit);
+  // an account's budget of an amount is in the currency it is billed in; the environment's in the list's,
+  // counting only the accounts billed in it
+  const money = budget.limit.kind === "amount" && budget.accountId === null ? environmentBudgetMoney(f) : undefined;
+  const unit =
+    budget.limit.kind === "amount"
+      ? money
+        ? f.currency!
+        : (entry?.currency ?? f.currency!)
+      : metricUnit(budget.limit.unit);
   const pick = (which: "monthToDate" | "projected"): number => {
+    if (money) return money.counted?.[which].toNumber() ?? 0;
     if (!entry) return 0;
     if (budget.limit.kind === "amount") return entry.amount?.[which].toNumber() ?? 0;
     return entry[which][budget.limit.unit];
   };
+  const leftOut = money && money.leftOut.length > 0 ? money.leftOut : undefined;
   const actual = pick("monthToDate");
   const projected = pick("projected");
   const highest = (value: number) => budget.thresholds.filter((t) => value >= (limit * t) / 100).at(-1);
@@ -195,9 +241,11 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
     percent: percentNumber(percent),
     monthToDate: actual,
     projected,
+    ...(leftOut ? { leftOut } : {}),
     message:
       `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${text(value)} ${unit} ` +
-      `is ${percentText(percent)} of its ${f.month} budget of ${text(limit)} ${unit} (threshold ${threshold}%)${soFar}`,
+      `is ${percentText(percent)} of its ${f.month} budget of ${text(limit)} ${unit} (threshold ${threshold}%)${soFar}` +
+      (leftOut ? `; ${leftOutText(leftOut, unit)}` : ""),
   };
 }
 
@@ -394,5 +442,18 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
       message: `${entityLabel({ ...c, level: "machine" })}: ${kind === "new" ? "new since" : "gone since"} ${isoUtc(c.at)}`,
     });
   }
-  return { asOf, month, windowHours, alerts: out, forecast: f, ...(lag ? { lag } : {}) };
+  const leftOut = request.budgets.some((b) => b.limit.kind === "amount" && b.accountId === null)
+    ? environmentBudgetMoney(f).leftOut
+    : [];
+  const warnings =
+    leftOut.length > 0 ? [`the environment's budget of an amount: ${leftOutText(leftOut, f.currency!)}`] : [];
+  return {
+    asOf,
+    month,
+    windowHours,
+    alerts: out,
+    forecast: f,
+    ...(lag ? { lag } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }
