@@ -15,7 +15,7 @@ const change = (r: TopRow) =>
 
 /** A ranking as text: a line per row with its value, the previous period's and the change. */
 export function topToText(t: TopReport): string {
-  const unit = metricUnit(t.by, t.currency);
+  const unit = t.currencies ? `each currency ranked apart: ${t.currencies.join(", ")}` : metricUnit(t.by, t.currency);
   const running = t.heldUntil === undefined ? "" : ` (the month to date: hours held until ${isoUtc(t.heldUntil)})`;
   const lines = [
     `top ${t.rows.length} of ${t.entities} ${t.level === "cloudspace" ? "cloud space" : t.level}s by ${t.by} (${unit}), ${isoUtc(t.start)} to ${isoUtc(t.end)}${running}; ` +
@@ -26,7 +26,7 @@ export function topToText(t: TopReport): string {
   ];
   for (const r of t.rows) {
     lines.push(
-      `${String(r.rank).padStart(3)}. ${entityLabel(r)}: ${num(r.value)} ${unit}, before ${r.previous === null ? "-" : num(r.previous)}, change ${change(r)}`,
+      `${String(r.rank).padStart(3)}. ${entityLabel(r)}: ${num(r.value)} ${t.by === "cost" ? (r.currency ?? unit) : unit}, before ${r.previous === null ? "-" : num(r.previous)}, change ${change(r)}`,
     );
   }
   return `${lines.join("\n")}\n`;
@@ -67,6 +67,7 @@ export function topToCsv(t: TopReport): string {
     "TU",
     "NU",
     "cost",
+    ...(t.currency ? ["currency"] : []),
     `previous_${t.by}`,
     `change_of_${t.by}`,
     "account_name",
@@ -85,6 +86,7 @@ export function topToCsv(t: TopReport): string {
       r.figures.TU ?? "",
       r.figures.NU ?? "",
       r.figures.cost ?? "",
+      ...(t.currency ? [r.currency ?? ""] : []),
       r.previous ?? "",
       r.change ?? "",
       quote(r.accountName),

@@ -5,7 +5,7 @@ import { bill } from "../billEntry/bill.js";
 import type { BillingLine } from "../billing/lines.js";
 import type { BillingOptions } from "../billing/billingOptions.js";
 import type { Period } from "../base/period.js";
-import type { PriceList } from "../billing/prices.js";
+import { currencyOf, type PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { nameOf, type Names } from "../billing/names.js";
 import type { NamedEntity } from "./entityLabel.js";
@@ -49,6 +49,8 @@ export interface TopRow extends NamedEntity {
   change: number | null;
   /** Its CU, SU, TU (unit-hours; a machine's own CU), NU (TiB; a machine's own external NICs) and cost (its invoice or allocated share). */
   figures: Record<Metric, number | null>;
+  /** With a price list: the currency of its cost (its account's: a customer may bill in its own). */
+  currency?: string;
 }
 
 /** A ranking. */
@@ -62,7 +64,13 @@ export interface TopReport {
   comparedWith: string;
   by: Metric;
   level: TopLevel;
+  /** The price list's currency; each row says its own (`TopRow.currency`). */
   currency?: string;
+  /**
+   * Ranked by cost over entities billed in several currencies: each currency ranked apart (ranks
+   * from 1 and `limit` rows in each, the list's currency first), as two currencies are never compared.
+   */
+  currencies?: string[];
   /** The CU rule of the CU figures, in a sentence (`CU rule: aggregate (...)`). */
   cuRule: string;
   /** Entities with a line in the period, before the limit. */
@@ -206,22 +214,38 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
         (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) ||
         (a.line.machineId ?? 0) - (b.line.machineId ?? 0),
     );
-  const rows = ranked.slice(0, limit).map(({ key, line, figures, value }, i): TopRow => {
-    const prior = before.get(key)?.figures[request.by] ?? null;
-    return {
-      rank: i + 1,
-      level,
-      accountId: line.accountId!,
-      cloudspaceId: line.cloudspaceId,
-      machineId: line.machineId,
-      name: line.name,
-      ...namesAbove(line, options.names),
-      value,
-      previous: prior,
-      change: prior === null || prior === 0 ? null : (value - prior) / prior,
-      figures,
-    };
-  });
+  // by cost, each currency ranked apart (the list's first): 150 JPY is not more than 0.06 EUR
+  const currencyOfLine = (line: BillingLine) =>
+    request.prices ? currencyOf(request.prices, line.accountId).currency : undefined;
+  const currencies =
+    request.by === "cost" && request.prices
+      ? [...new Set([request.prices.currency, ...ranked.map((r) => currencyOfLine(r.line)!)])].filter((c) =>
+          ranked.some((r) => currencyOfLine(r.line) === c),
+        )
+      : [];
+  const groups =
+    currencies.length > 1
+      ? currencies.map((c) => ranked.filter((r) => currencyOfLine(r.line) === c).slice(0, limit))
+      : [ranked.slice(0, limit)];
+  const rows = groups.flatMap((group) =>
+    group.map(({ key, line, figures, value }, i): TopRow => {
+      const prior = before.get(key)?.figures[request.by] ?? null;
+      return {
+        rank: i + 1,
+        level,
+        accountId: line.accountId!,
+        cloudspaceId: line.cloudspaceId,
+        machineId: line.machineId,
+        name: line.name,
+        ...namesAbove(line, options.names),
+        value,
+        previous: prior,
+        change: prior === null || prior === 0 ? null : (value - prior) / prior,
+        figures,
+        ...(request.prices ? { currency: currencyOfLine(line) } : {}),
+      };
+    }),
+  );
   const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
   return {
     start: request.start,
@@ -233,6 +257,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     level,
     cuRule: cuRuleSentence(options.cuRollup, options.units),
     ...(request.prices ? { currency: request.prices.currency } : {}),
+    ...(currencies.length > 1 ? { currencies } : {}),
     entities: now.size,
     rows,
     ...(lag ? { lag } : {}),
