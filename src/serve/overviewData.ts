@@ -18,6 +18,8 @@ export interface OverviewAccount {
   quantities: Quantities;
   /** The account's amount due for the month so far (absent without a price list), as the invoice writes it. */
   amount?: string;
+  /** The currency of `amount` (with it): a customer may bill in its own. */
+  currency?: string;
 }
 
 /** What the overview page shows of one month. */
@@ -28,8 +30,10 @@ export interface OverviewData {
   /** The environment's units per UTC day with samples. */
   days: { start: number; quantities: Quantities }[];
   accounts: OverviewAccount[];
-  /** Σ of the accounts' amounts due and its currency (absent without a price list). */
+  /** Σ of the accounts' amounts due and its currency (absent without a price list, or when they bill in several currencies). */
   amountDue?: { amount: string; currency: string };
+  /** Σ of the accounts' amounts due per currency, and its accounts (absent without a price list): two currencies are never added. */
+  amountsDue?: { amount: string; currency: string; accountIds: number[] }[];
   /** True when the dashboard knows taxes (a statement config): its amounts, before tax, are then not called amounts due (the account page gives those). */
   taxesKnown: boolean;
   /**
@@ -81,11 +85,14 @@ export async function overviewData(
         name: l.name,
         quantities: l.quantities,
         amount: invoice?.amountDue.toFixed(invoice.decimals),
+        ...(invoice ? { currency: invoice.currency } : {}),
       };
     });
+  // amounts in several currencies are not compared: the accounts are then ranked by CU
+  const oneCurrency = (report.amountsDue?.length ?? 0) <= 1;
   accounts.sort(
     (a, b) =>
-      (a.amount !== undefined && b.amount !== undefined
+      (oneCurrency && a.amount !== undefined && b.amount !== undefined
         ? Number(b.amount) - Number(a.amount)
         : (b.quantities.CU ?? 0) - (a.quantities.CU ?? 0)) || a.accountId - b.accountId,
   );
@@ -109,6 +116,11 @@ export async function overviewData(
       report.amountDue && first
         ? { amount: report.amountDue.toFixed(first.decimals), currency: first.currency }
         : undefined,
+    amountsDue: report.amountsDue?.map((t) => ({
+      amount: t.amount.toFixed(t.decimals),
+      currency: t.currency,
+      accountIds: t.accountIds,
+    })),
     taxesKnown: settings.statement !== undefined,
     forecast: projection,
     report,

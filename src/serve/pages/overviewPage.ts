@@ -115,10 +115,19 @@ export function overviewPage(data: OverviewData): string {
   const partial = soFar(data);
   // the amounts are the sums of the invoices' lines: where taxes are known, an amount due is the gross, so these are named the net
   const due = data.taxesKnown ? "Net amount (before tax)" : "Amount due";
+  const several = (data.amountsDue?.length ?? 0) > 1;
   const amounts = [
-    data.amountDue
-      ? `<div class="card" id="amount-due"><div class="label">${due}${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
-      : `<div class="card"><div class="label">Amount due</div><div class="sub">start with --prices FILE to see amounts</div></div>`,
+    several
+      ? // accounts billing in several currencies: a card per currency, two currencies never added
+        data
+          .amountsDue!.map(
+            (t) =>
+              `<div class="card amount-due-currency" id="amount-due-${esc(t.currency)}"><div class="label">${due}${partial ? " so far (month to date)" : ""} in ${esc(t.currency)}, ${esc(month)}</div><div class="value">${esc(money(t.amount, t.currency))}</div><div class="sub">account${t.accountIds.length === 1 ? "" : "s"} ${esc(t.accountIds.join(", "))}; accounts bill in ${data.amountsDue!.length} currencies, never added</div></div>`,
+          )
+          .join("")
+      : data.amountDue
+        ? `<div class="card" id="amount-due"><div class="label">${due}${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
+        : `<div class="card"><div class="label">Amount due</div><div class="sub">start with --prices FILE to see amounts</div></div>`,
     ...forecastCard(data),
   ].join("");
   const cards = [
@@ -150,16 +159,25 @@ export function overviewPage(data: OverviewData): string {
       numeric: true,
       cell: (a) => ({ html: num(a.quantities[unit], digits), sort: a.quantities[unit] ?? 0 }),
     })),
-    ...(data.amountDue
+    ...(several
       ? [
           {
             heading: data.taxesKnown ? "Net amount" : "Amount due",
-            note: data.taxesKnown ? `${currency}, before tax` : currency,
+            note: data.taxesKnown ? "its currency, before tax" : "its currency",
             numeric: true,
-            cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }),
+            cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, a.currency)), sort: Number(a.amount ?? 0) }),
           },
         ]
-      : []),
+      : data.amountDue
+        ? [
+            {
+              heading: data.taxesKnown ? "Net amount" : "Amount due",
+              note: data.taxesKnown ? `${currency}, before tax` : currency,
+              numeric: true,
+              cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }),
+            },
+          ]
+        : []),
   ];
   const total = data.amountDue
     ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' ${data.taxesKnown ? "net amounts" : "amounts due"}</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
