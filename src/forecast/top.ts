@@ -166,6 +166,27 @@ async function figuresOf(
 }
 
 /**
+ * The ranked entities in groups of `limit` at most: by cost over several currencies, a group per
+ * currency (the list's first), as 150 JPY is not more than 0.06 EUR; else one group.
+ */
+function perCurrency<R extends { line: BillingLine }>(ranked: R[], request: TopRequest, limit: number) {
+  const currencyOfLine = (line: BillingLine) =>
+    request.prices ? currencyOf(request.prices, line.accountId).currency : undefined;
+  const currencies =
+    request.by === "cost" && request.prices
+      ? [...new Set([request.prices.currency, ...ranked.map((r) => currencyOfLine(r.line)!)])].filter((c) =>
+          ranked.some((r) => currencyOfLine(r.line) === c),
+        )
+      : [];
+  const groups =
+    currencies.length > 1
+      ? currencies.map((c) => ranked.filter((r) => currencyOfLine(r.line) === c).slice(0, limit))
+      : [ranked.slice(0, limit)];
+  const picked = groups.flatMap((g) => g.map((r, i) => ({ ...r, rank: i + 1, currency: currencyOfLine(r.line) })));
+  return { currencies, picked };
+}
+
+/**
  * The machines, cloud spaces or accounts that consumed most over `[start, end)` by one unit or
  * by cost (the invoice of an account, the allocated share of a cloud space or machine), each
  * with its change against the previous period; the same billing figures as `billing`.
@@ -214,38 +235,24 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
         (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) ||
         (a.line.machineId ?? 0) - (b.line.machineId ?? 0),
     );
-  // by cost, each currency ranked apart (the list's first): 150 JPY is not more than 0.06 EUR
-  const currencyOfLine = (line: BillingLine) =>
-    request.prices ? currencyOf(request.prices, line.accountId).currency : undefined;
-  const currencies =
-    request.by === "cost" && request.prices
-      ? [...new Set([request.prices.currency, ...ranked.map((r) => currencyOfLine(r.line)!)])].filter((c) =>
-          ranked.some((r) => currencyOfLine(r.line) === c),
-        )
-      : [];
-  const groups =
-    currencies.length > 1
-      ? currencies.map((c) => ranked.filter((r) => currencyOfLine(r.line) === c).slice(0, limit))
-      : [ranked.slice(0, limit)];
-  const rows = groups.flatMap((group) =>
-    group.map(({ key, line, figures, value }, i): TopRow => {
-      const prior = before.get(key)?.figures[request.by] ?? null;
-      return {
-        rank: i + 1,
-        level,
-        accountId: line.accountId!,
-        cloudspaceId: line.cloudspaceId,
-        machineId: line.machineId,
-        name: line.name,
-        ...namesAbove(line, options.names),
-        value,
-        previous: prior,
-        change: prior === null || prior === 0 ? null : (value - prior) / prior,
-        figures,
-        ...(request.prices ? { currency: currencyOfLine(line) } : {}),
-      };
-    }),
-  );
+  const { currencies, picked } = perCurrency(ranked, request, limit);
+  const rows = picked.map(({ key, line, figures, value, rank, currency }): TopRow => {
+    const prior = before.get(key)?.figures[request.by] ?? null;
+    return {
+      rank,
+      level,
+      accountId: line.accountId!,
+      cloudspaceId: line.cloudspaceId,
+      machineId: line.machineId,
+      name: line.name,
+      ...namesAbove(line, options.names),
+      value,
+      previous: prior,
+      change: prior === null || prior === 0 ? null : (value - prior) / prior,
+      figures,
+      currency,
+    };
+  });
   const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
   return {
     start: request.start,

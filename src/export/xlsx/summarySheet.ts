@@ -102,6 +102,16 @@ function writeDocumentTotals(
   });
 }
 
+/** The Summary's columns: the account, its currency (when they bill in several), and its amounts (else its units). */
+function summaryColumns(report: BillingReport): ReturnType<typeof sheetColumns> {
+  const keep = (key: string) =>
+    key === "account_id" ||
+    key === "name" ||
+    key === "currency" ||
+    (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
+  return sheetColumns(report, "account").filter((c) => keep(c.key));
+}
+
 /**
  * Below the totals row of accounts billed in several currencies: one row per currency adding up the
  * money columns of that currency's accounts only (a SUMIF over the currency column, its value the exact
@@ -159,18 +169,10 @@ export function writeSummarySheet(
   const headerRow = 8;
   const sheet = addSheet(workbook, "Summary", headerRow);
   const decimals = report.prices?.decimals ?? 2;
-  const all = sheetColumns(report, "account");
-  const keep = (key: string) =>
-    key === "account_id" ||
-    key === "name" ||
-    key === "currency" ||
-    (report.prices ? key.endsWith("_amount") || key === "amount_due" : (BASE_UNITS as readonly string[]).includes(key));
-  const columns = all.filter((c) => keep(c.key));
+  const columns = summaryColumns(report);
   // accounts billed in several currencies (a customer's own): each row's money in its own, a total per currency
   const severalBilled = (report.amountsDue?.length ?? 0) > 1;
   const currency = severalBilled ? "the row's currency" : (report.prices?.currency ?? "");
-  const decimalsOf = (accountId: number | null) =>
-    report.prices ? currencyOf(report.prices, accountId).decimals : decimals;
   const withDocuments = report.prices !== undefined && documents !== undefined && documents.length > 0;
   // issued documents keep the currency they were issued in, which may not be this price list's
   const documentCurrencies = [...new Set((documents ?? []).map((d) => d.currency))];
@@ -207,7 +209,7 @@ export function writeSummarySheet(
   const money = new Map<string, Exact>();
   for (const [line, i] of accounts) {
     const row = sheet.getRow(r++);
-    const own = decimalsOf(line.accountId);
+    const own = report.prices ? currencyOf(report.prices, line.accountId).decimals : decimals;
     columns.forEach((c, k) => {
       const cell = c.value(line, report.money?.[i]);
       const v = cellValue(cell, c, own);

@@ -58,6 +58,38 @@ function forecastCard(data: OverviewData): string[] {
   ];
 }
 
+/** The amount-due cards: one, or one per currency when the accounts bill in several (never added). */
+function amountCards(data: OverviewData, due: string, partial: boolean): string[] {
+  const month = data.month.month;
+  return [
+    (data.amountsDue?.length ?? 0) > 1
+      ? // accounts billing in several currencies: a card per currency, two currencies never added
+        data
+          .amountsDue!.map(
+            (t) =>
+              `<div class="card amount-due-currency" id="amount-due-${esc(t.currency)}"><div class="label">${due}${partial ? " so far (month to date)" : ""} in ${esc(t.currency)}, ${esc(month)}</div><div class="value">${esc(money(t.amount, t.currency))}</div><div class="sub">account${t.accountIds.length === 1 ? "" : "s"} ${esc(t.accountIds.join(", "))}; accounts bill in ${data.amountsDue!.length} currencies, never added</div></div>`,
+          )
+          .join("")
+      : data.amountDue
+        ? `<div class="card" id="amount-due"><div class="label">${due}${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
+        : `<div class="card"><div class="label">Amount due</div><div class="sub">start with --prices FILE to see amounts</div></div>`,
+  ];
+}
+
+/** The accounts' amount column: with its currency per row when they bill in several, else the one of the heading. */
+function amountColumn(data: OverviewData, several: boolean): Column<OverviewAccount & { rank: number }>[] {
+  if (!several && !data.amountDue) return [];
+  const currency = several ? "its currency" : data.amountDue!.currency;
+  return [
+    {
+      heading: data.taxesKnown ? "Net amount" : "Amount due",
+      note: data.taxesKnown ? `${currency}, before tax` : currency,
+      numeric: true,
+      cell: (a) => ({ html: esc(money(a.amount, several ? a.currency : undefined)), sort: Number(a.amount ?? 0) }),
+    },
+  ];
+}
+
 /** A line first when the warehouse is behind (as `forecast`, `alerts` and `top` say it): its figures end at its latest hour held. */
 function behind(data: OverviewData): string {
   const lag =
@@ -116,20 +148,7 @@ export function overviewPage(data: OverviewData): string {
   // the amounts are the sums of the invoices' lines: where taxes are known, an amount due is the gross, so these are named the net
   const due = data.taxesKnown ? "Net amount (before tax)" : "Amount due";
   const several = (data.amountsDue?.length ?? 0) > 1;
-  const amounts = [
-    several
-      ? // accounts billing in several currencies: a card per currency, two currencies never added
-        data
-          .amountsDue!.map(
-            (t) =>
-              `<div class="card amount-due-currency" id="amount-due-${esc(t.currency)}"><div class="label">${due}${partial ? " so far (month to date)" : ""} in ${esc(t.currency)}, ${esc(month)}</div><div class="value">${esc(money(t.amount, t.currency))}</div><div class="sub">account${t.accountIds.length === 1 ? "" : "s"} ${esc(t.accountIds.join(", "))}; accounts bill in ${data.amountsDue!.length} currencies, never added</div></div>`,
-          )
-          .join("")
-      : data.amountDue
-        ? `<div class="card" id="amount-due"><div class="label">${due}${partial ? " so far (month to date)" : ""}, ${esc(month)}</div><div class="value">${esc(money(data.amountDue.amount, data.amountDue.currency))}</div></div>`
-        : `<div class="card"><div class="label">Amount due</div><div class="sub">start with --prices FILE to see amounts</div></div>`,
-    ...forecastCard(data),
-  ].join("");
+  const amounts = [...amountCards(data, due, partial), ...forecastCard(data)].join("");
   const cards = [
     ...SHOWN_UNITS.map(
       ({ unit, of, digits }) =>
@@ -141,7 +160,6 @@ export function overviewPage(data: OverviewData): string {
     ),
   ].join("");
   const charts = dailyCharts("day", data.days);
-  const currency = data.amountDue?.currency;
   const columns: Column<OverviewAccount & { rank: number }>[] = [
     { heading: "#", numeric: true, cell: (a) => ({ html: String(a.rank), sort: a.rank }) },
     {
@@ -159,25 +177,7 @@ export function overviewPage(data: OverviewData): string {
       numeric: true,
       cell: (a) => ({ html: num(a.quantities[unit], digits), sort: a.quantities[unit] ?? 0 }),
     })),
-    ...(several
-      ? [
-          {
-            heading: data.taxesKnown ? "Net amount" : "Amount due",
-            note: data.taxesKnown ? "its currency, before tax" : "its currency",
-            numeric: true,
-            cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, a.currency)), sort: Number(a.amount ?? 0) }),
-          },
-        ]
-      : data.amountDue
-        ? [
-            {
-              heading: data.taxesKnown ? "Net amount" : "Amount due",
-              note: data.taxesKnown ? `${currency}, before tax` : currency,
-              numeric: true,
-              cell: (a: OverviewAccount) => ({ html: esc(money(a.amount, undefined)), sort: Number(a.amount ?? 0) }),
-            },
-          ]
-        : []),
+    ...amountColumn(data, several),
   ];
   const total = data.amountDue
     ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' ${data.taxesKnown ? "net amounts" : "amounts due"}</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
