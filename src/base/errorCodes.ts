@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   // exit 2: bad usage, a bad option or argument
   USAGE: { exit: 2, meaning: "a bad flag, option or argument" },
   AMBIGUOUS_ID: { exit: 2, meaning: "a machine or space id found in several accounts: name the account" },
+  AMBIGUOUS_LINE: { exit: 2, meaning: "a line to credit named so that it names several lines of the invoice" },
   BAD_AMOUNT: { exit: 2, meaning: "a payment or credit amount that is not a decimal of the currency, or is 0" },
   BAD_DATE: { exit: 2, meaning: "a payment date that is not a day YYYY-MM-DD, or is after today" },
   BAD_INCLUDE: { exit: 2, meaning: "an unknown or unavailable statistics series" },

@@ -22,7 +22,8 @@ export interface CreditRequest {
    * `{ amount }`: an amount before tax (net, a decimal of the invoice's currency), spread over the
    * invoice's tax categories in proportion to their net, tax added per category; or `{ lines }`:
    * whole lines by name, `CU` or `CU@2026-10-16` (the first day of the line's price period, when
-   * the unit has a line per price period).
+   * the unit has a line per price period), then `@account:7101` on an invoice of several accounts
+   * when the unit has a line in more than one.
    */
   credit: CreditAsked;
   /** Why: printed on the credit note. */
@@ -59,9 +60,9 @@ export interface CreditResult {
  * force (not marked corrected); its credit notes never add up to more than it. Refused before any
  * number is given: a register that disagrees with its chain (RegisterBrokenError); an unknown
  * number, a credit note, a corrected invoice, a config of another issuer, no reason, an issue date
- * before the invoice's, a bad amount, an unknown line or one credited before, a credit of more than
+ * before the invoice's, a bad amount, an unknown line, a name of several lines or a line credited before, a credit of more than
  * remains (UsageError: UNKNOWN_NUMBER, NOT_CORRECTABLE, ISSUER_DIFFERS, BAD_AMOUNT, UNKNOWN_LINE,
- * LINE_CREDITED, CREDIT_EXCEEDS).
+ * AMBIGUOUS_LINE, LINE_CREDITED, CREDIT_EXCEEDS).
  *
  * `connection`: the warehouse opened to write, which keeps other writers out until it is closed, so
  * two credits of one invoice never both count on what remains.

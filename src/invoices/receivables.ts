@@ -43,6 +43,8 @@ export interface ReceivableFacts {
   payments: ReadonlyMap<string, readonly string[]>;
   /** What the credit notes crediting each invoice credit in money: their gross less the prepaid credit they gave back. */
   credits: ReadonlyMap<string, readonly string[]>;
+  /** What the credit notes crediting each invoice take off it, tax included: their gross (negative). */
+  creditedGross: ReadonlyMap<string, readonly string[]>;
   delivered: ReadonlySet<string>;
 }
 
@@ -74,6 +76,11 @@ export function receivableFacts(
       (c) => c.corrects,
       (c) =>
         c.prepaid === undefined ? c.gross : Exact.parse(c.gross)!.sub(Exact.parse(c.prepaid)!).toDecimalString()!,
+    ),
+    creditedGross: grouped(
+      credits,
+      (c) => c.corrects,
+      (c) => c.gross,
     ),
     delivered: new Set(deliveries.filter((d) => d.delivered).map((d) => d.number)),
   };
@@ -109,13 +116,16 @@ export function receivableOf(
       credited: null,
       remaining: null,
     };
-  const credited = facts.credits.get(document.number) ?? [];
-  // gross − prepaid credit consumed (EN 16931 BT-113) − credit notes − payments
+  const creditedCash = facts.credits.get(document.number) ?? [];
+  const creditedGross = facts.creditedGross.get(document.number) ?? [];
+  // what of the invoice remains in force: its gross − the gross of its credit notes (a credit note
+  // that gives prepaid credit back credits the invoice as much as one that gives money back)
+  const remaining = Exact.parse(document.gross)!.add(sum(creditedGross));
+  // what is owed: gross − prepaid credit consumed (EN 16931 BT-113) − what credit notes give back in money − payments
   const prepaid = document.prepaid === undefined ? Exact.ZERO : Exact.parse(document.prepaid.amount)!;
-  const afterCredits = Exact.parse(document.gross)!.sub(prepaid).add(sum(credited));
-  const outstanding = afterCredits.sub(paid);
+  const outstanding = Exact.parse(document.gross)!.sub(prepaid).add(sum(creditedCash)).sub(paid);
   const status: DocumentStatus =
-    credited.length > 0 && afterCredits.compare(Exact.ZERO) <= 0
+    creditedGross.length > 0 && remaining.compare(Exact.ZERO) <= 0
       ? "credited"
       : outstanding.compare(Exact.ZERO) <= 0
         ? "paid"
@@ -126,8 +136,8 @@ export function receivableOf(
     ...base,
     outstanding: outstanding.toFixed(document.decimals),
     status,
-    credited: sum(credited).mul(Exact.of(-1n)).toFixed(document.decimals),
-    remaining: afterCredits.toFixed(document.decimals),
+    credited: sum(creditedGross).mul(Exact.of(-1n)).toFixed(document.decimals),
+    remaining: remaining.toFixed(document.decimals),
   };
 }
 

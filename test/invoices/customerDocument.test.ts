@@ -85,6 +85,41 @@ describe("the invoice of a customer of three accounts", () => {
     expect(w.footer).toContain("customer acme");
   });
 
+  it("prints a contract's discount as a section of its own, so that the subtotals on paper add up to the net", () => {
+    // a 10 % discount of 7105's CU line: 10 % of 1.24 = 0.124 → 0.12 (half-even); net 0.12 lower
+    const discounted: InvoiceDocument = {
+      ...doc,
+      allowances: [
+        {
+          unit: "CU",
+          start: doc.start,
+          end: doc.end,
+          reason: "Contract discount 10 % on CU",
+          percent: "10",
+          base: "1.24",
+          amount: "0.12",
+          taxCategory: "S",
+          taxRatePercent: "19",
+        },
+      ],
+      net: Exact.parse(doc.net)!.sub(Exact.parse("0.12")!).toFixed(2),
+    };
+    const w = documentWords(discounted);
+    expect(w.sections!.map((x) => x.heading)).toEqual([
+      "Account 7102 – Production",
+      "Account 7105 – Staging",
+      "Account 7106",
+      "Contract",
+    ]);
+    expect(w.sections!.at(-1)!.lines.map((l) => [l.description, l.net])).toEqual([
+      ["Contract discount 10 % on CU", "-0.12"],
+    ]);
+    expect(w.sections!.at(-1)!.subtotal).toEqual({ label: "Subtotal of the contract (EUR)", amount: "-0.12" });
+    const printed = w.sections!.reduce((s, x) => s.add(Exact.parse(x.subtotal.amount.replace(/,/g, ""))!), Exact.ZERO);
+    expect(printed.toFixed(2)).toBe(discounted.net);
+    expect(documentWords(doc).sections!.map((x) => x.heading)).not.toContain("Contract");
+  });
+
   it("says in the e-invoice each line's account; the credit note negates each section", () => {
     const xml = renderUbl(doc).toString("utf8");
     // a line per priced unit of each account: CU, SU, TU, NU

@@ -193,10 +193,19 @@ describe("a partial credit note by line", () => {
       tax: "19.00",
       gross: "119.00",
     });
-    for (const name of ["CU", "SU", "CU@2026-10-02"])
+    for (const name of ["SU", "CU@2026-10-02"])
       expect(() => credit(periods, [], { lines: [name] })).toThrow(
         `INV-2026-00001 has no line "${name}": its lines are CU@2026-10-01, CU@2026-10-16`,
       );
+    // CU alone fits both lines: refused naming them as they are typed
+    expect(() => credit(periods, [], { lines: ["CU"] })).toThrow(
+      expect.objectContaining({
+        code: "AMBIGUOUS_LINE",
+        message: expect.stringContaining(
+          `"CU" names 2 lines of INV-2026-00001: CU@2026-10-01, CU@2026-10-16: name one of them`,
+        ),
+      }),
+    );
     // 60.00 × 19 % = 11.40
     expect(figures(credit(periods, [], { lines: ["CU@2026-10-16"] }))).toEqual({
       taxes: [["19", "-60.00", "-11.40"]],

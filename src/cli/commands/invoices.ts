@@ -120,7 +120,7 @@ const creditOptions = {
     nargs: 1,
     conflicts: "amount",
     describe:
-      "a whole line to credit: its unit (CU), or UNIT@YYYY-MM-DD (the first day of its price period) when the unit has a line per price period (repeat for several)",
+      "a whole line to credit: its unit (CU), or UNIT@YYYY-MM-DD (the first day of its price period) when the unit has a line per price period, then @account:ID when the unit has a line in several accounts (CU@account:7101; repeat for several)",
   },
   reason: { type: "string", demandOption: true, requiresArg: true, describe: "why: printed on the credit note" },
   statement: FILES.statement,
@@ -432,7 +432,9 @@ const creditCommand: CommandModule<object, CreditArgs> = {
   builder: (yargs) => yargs.options(creditOptions) as unknown as Argv<CreditArgs>,
   handler: async (argv) => {
     if ((argv.amount === undefined) === (argv.line === undefined))
-      throw new UsageError("give what to credit: --amount X (before tax) or --line UNIT[@PERIOD] (repeat for several)");
+      throw new UsageError(
+        "give what to credit: --amount X (before tax) or --line UNIT[@PERIOD][@account:ID] (repeat for several)",
+      );
     const { creditInvoice } = await import("../../invoices/creditInvoice.js");
     const result = await withDatabase(argv, true, (connection) =>
       creditInvoice(connection, {

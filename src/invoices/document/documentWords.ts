@@ -1,6 +1,7 @@
 import { groupThousands } from "../../base/groupThousands.js";
 import { dateWords, periodWords } from "../../base/readableTime.js";
 import { currencyDecimals } from "../../billing/prices.js";
+import { Exact } from "../../billing/exact.js";
 import { taxCategoryDef } from "./taxCategories.js";
 import type {
   DocumentKind,
@@ -187,6 +188,24 @@ export function grossLabel(kind: DocumentKind, currency: string): string {
   return kind === "creditNote" ? `Credit note total (${currency})` : `Amount due (${currency})`;
 }
 
+/** The contract's lines of a document of several accounts as one section, with their sum; none without a contract line. */
+function contractSection(doc: InvoiceDocument | DraftDocument, dated: boolean): NonNullable<DocumentWords["sections"]> {
+  const lines = contractLineWords(doc, dated);
+  if (lines.length === 0) return [];
+  const allowances = (doc.allowances ?? []).reduce((s, a) => s.sub(Exact.parse(a.amount)!), Exact.ZERO);
+  const sum = doc.commitment ? allowances.add(Exact.parse(doc.commitment.amount)!) : allowances;
+  return [
+    {
+      heading: "Contract",
+      lines,
+      subtotal: {
+        label: `Subtotal of the contract (${doc.currency})`,
+        amount: groupThousands(sum.toFixed(doc.decimals)),
+      },
+    },
+  ];
+}
+
 /**
  * The words of a document: title and facts (number, dates in words, period, account, the
  * customer's reference), both parties, the notes, each line (quantity and unit price as
@@ -219,11 +238,19 @@ export function documentWords(doc: InvoiceDocument | DraftDocument): DocumentWor
     ...(doc.sections === undefined
       ? {}
       : {
-          sections: doc.sections.map((x) => ({
-            heading: capText(`Account ${x.accountId}${x.name === "" ? "" : ` – ${x.name}`}`),
-            lines: doc.lines.filter((l) => l.accountId === x.accountId).map(lineWords),
-            subtotal: { label: `Subtotal of account ${x.accountId} (${doc.currency})`, amount: groupThousands(x.net) },
-          })),
+          sections: [
+            ...doc.sections.map((x) => ({
+              heading: capText(`Account ${x.accountId}${x.name === "" ? "" : ` – ${x.name}`}`),
+              lines: doc.lines.filter((l) => l.accountId === x.accountId).map(lineWords),
+              subtotal: {
+                label: `Subtotal of account ${x.accountId} (${doc.currency})`,
+                amount: groupThousands(x.net),
+              },
+            })),
+            // the contract's discounts and shortfall are the customer's, not an account's: a section
+            // of their own, so that the subtotals printed add up to the net amount
+            ...contractSection(doc, dated),
+          ],
         }),
     totals: [
       { label: `Net amount, excluding VAT (${doc.currency})`, amount: groupThousands(doc.net) },

@@ -2,12 +2,15 @@ import { UsageError } from "../../base/errors.js";
 import { dateWords, periodWords } from "../../base/readableTime.js";
 import { isoUtc } from "../../base/time.js";
 import { Exact } from "../../billing/exact.js";
-import type { DocumentLine, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import type { DocumentLine, DocumentSection, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
 import { dueDateOf } from "./statementConfig.js";
 import { splitAmount } from "../../billing/splitAmount.js";
 import { currencyDecimals } from "../../billing/prices.js";
 
-/** What a partial credit note credits: an amount before tax (spread over the tax categories), or whole lines by name (`CU`, `CU@2026-10-16`). */
+/**
+ * What a partial credit note credits: an amount before tax (spread over the tax categories), or
+ * whole lines by name (`CU`, `CU@2026-10-16`, `CU@account:7101`, `CU@2026-10-16@account:7101`).
+ */
 export type CreditAsked = { amount: string } | { lines: readonly string[] };
 
 /** What a partial credit note needs beyond the invoice it credits. */
@@ -44,14 +47,44 @@ const keyOf = (t: { category: string; ratePercent: string }) => `${t.category} $
 const NEG = Exact.of(-1n);
 const abs = (e: Exact) => (e.compare(Exact.ZERO) < 0 ? e.mul(NEG) : e);
 
+/** The first day of a line's price period, `YYYY-MM-DD` (UTC). */
+const dayOf = (line: DocumentLine) => isoUtc(line.start).slice(0, 10);
+
 /**
  * The name a line is credited by: its unit (`CU`) when the unit has one line on the invoice; with
  * `@` and the first day of its price period (`CU@2026-10-16`, UTC) when a price changes within the
- * period and the unit has a line per price period.
+ * period and the unit has a line per price period (of its account); with `@account:` and its account
+ * (`CU@account:7101`, `CU@2026-10-16@account:7101`) when, on an invoice of several accounts, the
+ * unit has lines in more than one account. Each name names one line of the invoice.
  */
 export function lineName(invoice: Pick<InvoiceDocument, "lines">, line: DocumentLine): string {
-  const same = invoice.lines.filter((l) => l.unit === line.unit).length;
-  return same === 1 ? line.unit : `${line.unit}@${isoUtc(line.start).slice(0, 10)}`;
+  const same = invoice.lines.filter((l) => l.unit === line.unit);
+  const dated = same.some((l) => l.accountId === line.accountId && l.start !== line.start);
+  const accounted = line.accountId !== undefined && same.some((l) => l.accountId !== line.accountId);
+  return `${line.unit}${dated ? `@${dayOf(line)}` : ""}${accounted ? `@account:${line.accountId}` : ""}`;
+}
+
+/**
+ * The lines of the invoice a name given names: `UNIT`, then, after `@` and in any order, the first
+ * day of the price period (`YYYY-MM-DD`) and the account (`account:ID`); each part given narrows
+ * them. None when the name is not of that form.
+ */
+function linesNamed(invoice: InvoiceDocument, name: string): DocumentLine[] {
+  const [unit, ...parts] = name.trim().split("@");
+  let day: string | undefined;
+  let accountId: number | undefined;
+  for (const part of parts) {
+    const account = /^account:(\d+)$/.exec(part);
+    if (account && accountId === undefined) accountId = Number(account[1]);
+    else if (/^\d{4}-\d{2}-\d{2}$/.test(part) && day === undefined) day = part;
+    else return [];
+  }
+  return invoice.lines.filter(
+    (l) =>
+      l.unit === unit &&
+      (day === undefined || dayOf(l) === day) &&
+      (accountId === undefined || l.accountId === accountId),
+  );
 }
 
 /** What remains of `invoice` after `creditNotes` (the credit notes referring to it, in any order). */
@@ -79,8 +112,9 @@ export function remainderOf(invoice: InvoiceDocument, creditNotes: readonly Invo
   return { categories, linesCredited, credited, gross: Exact.parse(invoice.gross)!.sub(credited) };
 }
 
-/** A line's identity on its invoice: unit and price period. */
-const lineKey = (l: Pick<DocumentLine, "unit" | "start" | "end">) => `${l.unit} ${l.start} ${l.end}`;
+/** A line's identity on its invoice: unit, price period and account (the same unit and period appear once per account). */
+const lineKey = (l: Pick<DocumentLine, "unit" | "start" | "end" | "accountId">) =>
+  `${l.unit} ${l.start} ${l.end} ${l.accountId ?? ""}`;
 
 /** The amount asked, before tax, as an Exact above 0 with at most the currency's decimals; a UsageError otherwise. */
 function amountAsked(text: string, invoice: InvoiceDocument): Exact {
@@ -127,22 +161,26 @@ function spreadAmount(invoice: InvoiceDocument, remainder: InvoiceRemainder, tex
 
 /** The invoice's lines a request names, each once; a UsageError naming the lines there are for an unknown, ambiguous or credited one. */
 function linesAsked(invoice: InvoiceDocument, remainder: InvoiceRemainder, names: readonly string[]): DocumentLine[] {
-  const named = new Map<string, DocumentLine>();
-  for (const line of invoice.lines) {
-    named.set(lineName(invoice, line), line);
-    named.set(`${line.unit}@${isoUtc(line.start).slice(0, 10)}`, line);
-  }
   const there = invoice.lines.map((l) => lineName(invoice, l)).join(", ");
   if (names.length === 0) throw new UsageError(`name a line to credit (its lines: ${there})`, { code: "UNKNOWN_LINE" });
   const chosen: DocumentLine[] = [];
   for (const name of names) {
-    const line = named.get(name.trim());
-    if (line === undefined)
+    const matched = linesNamed(invoice, name);
+    if (matched.length === 0)
       throw new UsageError(
         `${invoice.number} has no line ${JSON.stringify(name)}: its lines are ${there}` +
-          " (UNIT, or UNIT@YYYY-MM-DD, the first day of its price period, when the unit has a line per price period)",
+          " (UNIT, or UNIT@YYYY-MM-DD, the first day of its price period, when the unit has a line per price period;" +
+          " @account:ID after it when the unit has a line in several accounts)",
         { code: "UNKNOWN_LINE" },
       );
+    if (matched.length > 1)
+      throw new UsageError(
+        `${JSON.stringify(name)} names ${matched.length} lines of ${invoice.number}: ${matched
+          .map((l) => lineName(invoice, l))
+          .join(", ")}: name one of them (its lines are ${there})`,
+        { code: "AMBIGUOUS_LINE" },
+      );
+    const line = matched[0]!;
     const by = remainder.linesCredited.get(lineKey(line));
     if (by !== undefined)
       throw new UsageError(
@@ -227,7 +265,7 @@ function partialMention(
     : `the line${lines.length === 1 ? "" : "s"} ${lines
         .map(
           (l) =>
-            `${l.description}${l.start !== invoice.start || l.end !== invoice.end ? ` (${periodWords(l.start, l.end)})` : ""}`,
+            `${l.description}${l.accountId === undefined ? "" : ` of account ${l.accountId}`}${l.start !== invoice.start || l.end !== invoice.end ? ` (${periodWords(l.start, l.end)})` : ""}`,
         )
         .join(", ")} of ${of}`;
   return `This credit note credits ${what}; the rest of the invoice stays in force. Reason: ${reason}`;
@@ -240,8 +278,11 @@ function partialMention(
  * category of the larger remainder, ties to the first), or whole lines (negated as issued). The
  * same parties, period and currency as the invoice; it refers to the invoice's number and issue
  * date and says why. `creditNotes`: the credit notes of the invoice issued before, so the credits
- * never add up to more than the invoice. Throws a UsageError: BAD_AMOUNT, UNKNOWN_LINE (naming the
- * lines there are), LINE_CREDITED (a line credited before), CREDIT_EXCEEDS (more than remains).
+ * never add up to more than the invoice. A line credited keeps its account; the credit note has a
+ * section for each account of its lines (a credit of an amount is no account's: no sections).
+ * Throws a UsageError: BAD_AMOUNT, UNKNOWN_LINE (naming the lines there are), AMBIGUOUS_LINE (a name
+ * of more than one line, naming them), LINE_CREDITED (a line credited before), CREDIT_EXCEEDS (more
+ * than remains).
  */
 export function partialCreditNoteOf(
   invoice: InvoiceDocument,
@@ -295,6 +336,24 @@ export function remainderCreditNoteOf(
   return creditNoteWith(invoice, remainder, lines, { ...request, mention });
 }
 
+/**
+ * The sections of a credit note of an invoice of several accounts: one per account of its lines (in
+ * the invoice's order), its net the Σ of theirs. None when a line is no account's (a credit of an
+ * amount, spread over the tax categories): its lines are then listed as one table.
+ */
+function sectionsOf(invoice: InvoiceDocument, lines: readonly DocumentLine[]): { sections?: DocumentSection[] } {
+  if (invoice.sections === undefined || lines.some((l) => l.accountId === undefined)) return {};
+  const sections = invoice.sections
+    .map((x) => {
+      const own = lines.filter((l) => l.accountId === x.accountId);
+      if (own.length === 0) return undefined;
+      const net = own.reduce((s, l) => s.add(Exact.parse(l.net)!), Exact.ZERO);
+      return { ...x, net: net.toFixed(invoice.decimals) };
+    })
+    .filter((x) => x !== undefined);
+  return sections.length === 0 ? {} : { sections };
+}
+
 /** The credit note of `lines`: its taxes (`creditTaxes`), totals, notes and reference to the invoice. */
 function creditNoteWith(
   invoice: InvoiceDocument,
@@ -319,6 +378,7 @@ function creditNoteWith(
     allowances: _allowances,
     commitment: _commitment,
     prepaid: _prepaid,
+    sections: _sections,
     ...credited
   } = invoice;
   // its VAT in the accounting currency at the invoice's rate (EN 16931 BT-111), as the invoice gave it
@@ -333,6 +393,7 @@ function creditNoteWith(
     issueDate: request.issueDate,
     dueDate: dueDateOf(request.issueDate, termsDays),
     lines,
+    ...sectionsOf(invoice, lines),
     taxes,
     net: net.toFixed(d),
     tax: tax.toFixed(d),
