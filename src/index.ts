@@ -245,6 +245,7 @@ export type {
   ForecastRequest,
   EntityForecast,
   ForecastAmounts,
+  ForecastCurrencyAmounts,
   ForecastQuantities,
   ForecastUnit,
 } from "./forecast/forecast.js";
