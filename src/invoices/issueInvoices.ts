@@ -182,6 +182,15 @@ function refuseOtherIssuer(month: string, ofMonth: readonly RegisterEntry[], inp
 }
 
 /** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */
+/**
+ * The inputs today's figures of an issued invoice are computed with to be compared with it: its VAT
+ * in the accounting currency is not one of the figures compared (its rate is the record's), so the
+ * fx rate of its issue date is not asked again: issuing a month again needs no rate of a day gone.
+ */
+function comparedAsIssued(inputs: IssueInputs, issued: InvoiceDocument): IssueInputs {
+  return { ...inputs, config: { ...inputs.config, accountingCurrency: issued.currency } };
+}
+
 function refuseOtherFigures(
   drafts: readonly CustomerDraft[],
   inForce: ReadonlyMap<string, RegisterEntry>,
@@ -203,7 +212,7 @@ function refuseOtherFigures(
     const issued = inForce.get(draft.customer.id);
     if (issued === undefined) continue;
     const d = issued.document;
-    const now = customerDocument(draft, inputs, { number: d.number, issueDate: d.issueDate });
+    const now = customerDocument(draft, comparedAsIssued(inputs, d), { number: d.number, issueDate: d.issueDate });
     if (!sameFigures(d, now) || !sameAccounts(d, now))
       differences.push({ issued, line: differenceLine(d, now), now: now.gross });
   }

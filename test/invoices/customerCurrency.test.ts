@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -143,6 +143,17 @@ describe("a currency per customer", { timeout: 120_000 }, () => {
       [eur!.number, "EUR", eur!.gross],
       [yen!.number, "JPY", yen!.gross],
     ]);
+  });
+
+  it("issued again with a config that no longer holds the rate of its issue date: the same files, nothing asked (the rate is the record's)", async () => {
+    const before = await documents();
+    const files = readdirSync(path("issued")).map((f) => [f, readFileSync(path("issued", f)).toString("base64")]);
+    const again = await issue("prices.yaml", "no-rate.yaml");
+    expect(again.code, again.stderr).toBe(0);
+    expect(await documents()).toEqual(before);
+    expect(readdirSync(path("issued")).map((f) => [f, readFileSync(path("issued", f)).toString("base64")])).toEqual(
+      files,
+    );
   });
 
   it("billing with the one list: a table and a total per currency, never a sum of EUR and JPY; CSV and FOCUS carry each account's currency", async () => {
