@@ -181,7 +181,6 @@ function refuseOtherIssuer(month: string, ofMonth: readonly RegisterEntry[], inp
   );
 }
 
-/** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */
 /**
  * The inputs today's figures of an issued invoice are computed with to be compared with it: its VAT
  * in the accounting currency is not one of the figures compared (its rate is the record's), so the
@@ -191,6 +190,7 @@ function comparedAsIssued(inputs: IssueInputs, issued: InvoiceDocument): IssueIn
   return { ...inputs, config: { ...inputs.config, accountingCurrency: issued.currency } };
 }
 
+/** Throws IssuedInvoiceDiffersError when today's figures of an issued invoice in force are not those issued. */
 function refuseOtherFigures(
   drafts: readonly CustomerDraft[],
   inForce: ReadonlyMap<string, RegisterEntry>,
