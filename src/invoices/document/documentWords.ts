@@ -11,7 +11,7 @@ import type {
   InvoiceDocument,
   TaxLine,
 } from "./invoiceDocument.js";
-import { amountDue } from "./contractLines.js";
+import { allowancesTotal, amountDue } from "./contractLines.js";
 import { contractLineWords, prepaidTotals } from "./contractWords.js";
 
 /** The longest a name or a line of an address, contact or payment block prints on a document, in characters. */
@@ -192,8 +192,8 @@ export function grossLabel(kind: DocumentKind, currency: string): string {
 function contractSection(doc: InvoiceDocument | DraftDocument, dated: boolean): NonNullable<DocumentWords["sections"]> {
   const lines = contractLineWords(doc, dated);
   if (lines.length === 0) return [];
-  const allowances = (doc.allowances ?? []).reduce((s, a) => s.sub(Exact.parse(a.amount)!), Exact.ZERO);
-  const sum = doc.commitment ? allowances.add(Exact.parse(doc.commitment.amount)!) : allowances;
+  // the shortfall, less the allowances' total (BT-107)
+  const sum = Exact.parse(doc.commitment?.amount ?? "0")!.sub(Exact.parse(allowancesTotal(doc))!);
   return [
     {
       heading: "Contract",
