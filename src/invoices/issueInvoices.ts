@@ -18,6 +18,7 @@ import { formatHours } from "../sync/formatHours.js";
 import { lostHoursOf } from "../billing/dataQuality.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
+import { Exact } from "../billing/exact.js";
 
 /** What `issueInvoices` is asked: a month, the files to issue it with, and where its documents go. */
 export interface IssueRequest extends IssueFiles {
@@ -221,8 +222,8 @@ function refuseOtherFigures(
     differences.map(({ issued, now }) => ({
       number: issued.document.number,
       accountId: issued.document.accountId,
-      issued: issued.document.gross,
-      now,
+      issued: Exact.amount(issued.document.gross),
+      now: Exact.amount(now),
       currency: issued.document.currency,
     })),
     differences.map((d) => d.line),

@@ -19,15 +19,15 @@ export type DocumentStatus = "open" | "paid" | "overdue" | "credited";
 export interface Receivable {
   /** `YYYY-MM-DD`: the document's due date. */
   dueDate: string;
-  /** Σ of its payments (decimal text at the currency's decimals; reversals deducted). */
-  paid: string;
+  /** Σ of its payments (reversals deducted), at the currency's decimals (`"119.00"` in JSON). */
+  paid: Exact;
   /** gross − prepaid − its credit notes − payments; 0 on a credit note (its amount is deducted from its invoice). Negative: paid too much. */
-  outstanding: string;
+  outstanding: Exact;
   status: DocumentStatus;
   /** On an invoice: Σ of its credit notes' gross, positive (partial credit notes and a correction's); null on a credit note. */
-  credited: string | null;
+  credited: Exact | null;
   /** On an invoice: its gross − credited, what of it remains in force (0 once cancelled in full); null on a credit note. */
-  remaining: string | null;
+  remaining: Exact | null;
   /** Whole days since the due date (0 on the due date, negative before it). */
   daysPastDue: number;
   /** Whether an access point accepted its e-invoice (`invoices send`). */
@@ -69,7 +69,7 @@ export function receivableFacts(
     payments: grouped(
       payments,
       (p) => p.number,
-      (p) => p.amount,
+      (p) => p.amount.toJSON(),
     ),
     credits: grouped(
       credits,
@@ -107,11 +107,11 @@ export function receivableOf(
   const paid = sum(facts.payments.get(document.number) ?? []);
   const delivered = facts.delivered.has(document.number);
   const daysPastDue = Math.floor((nowEpoch - dayOf(document.dueDate)) / DAY_SECONDS);
-  const base = { dueDate: document.dueDate, paid: paid.toFixed(document.decimals), daysPastDue, delivered };
+  const base = { dueDate: document.dueDate, paid: paid.fixed(document.decimals), daysPastDue, delivered };
   if (document.kind === "creditNote")
     return {
       ...base,
-      outstanding: Exact.ZERO.toFixed(document.decimals),
+      outstanding: Exact.ZERO.fixed(document.decimals),
       status: "credited",
       credited: null,
       remaining: null,
@@ -134,10 +134,10 @@ export function receivableOf(
           : "open";
   return {
     ...base,
-    outstanding: outstanding.toFixed(document.decimals),
+    outstanding: outstanding.fixed(document.decimals),
     status,
-    credited: sum(creditedGross).mul(Exact.of(-1n)).toFixed(document.decimals),
-    remaining: remaining.toFixed(document.decimals),
+    credited: sum(creditedGross).mul(Exact.of(-1n)).fixed(document.decimals),
+    remaining: remaining.fixed(document.decimals),
   };
 }
 

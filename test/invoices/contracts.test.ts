@@ -39,7 +39,7 @@ async function withStore<T>(db: string, fn: (store: Awaited<ReturnType<typeof op
 const register = (db: string) => withStore(db, (s) => s.invoiceRegister({ nowEpoch: Date.parse(NOW) / 1000 }));
 const credits = (db: string) => withStore(db, (s) => s.credits({ customerId: "7102" }));
 const movements = (lines: readonly CreditStatementLine[]) =>
-  lines.map((l) => [l.movement, l.amount, l.number, l.balance]);
+  lines.map((l) => [l.movement, String(l.amount), l.number, String(l.balance)]);
 
 const issue = (db: string, month: string, issueDate: string, statement = "contract.yaml") =>
   runCli(

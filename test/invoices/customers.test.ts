@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
+import type { JsonOf } from "../helpers/jsonOf.js";
 import { loadPrices, open, serveDashboard } from "../../src/index.js";
 import { LIBRARY, runCli, type CliRun } from "../helpers/runCli.js";
 import { spawn } from "node:child_process";
@@ -58,10 +59,10 @@ function issue(db: string, out: string, extra: string[] = [], statement = "state
   );
 }
 
-async function list(db: string): Promise<RegisterListItem[]> {
+async function list(db: string): Promise<JsonOf<RegisterListItem>[]> {
   const run = await runCli(["invoices", "list", "--db", db, "--format", "json"]);
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as RegisterListItem[];
+  return JSON.parse(run.stdout) as JsonOf<RegisterListItem>[];
 }
 
 let db: string;
@@ -258,7 +259,8 @@ describe("customers across accounts: one invoice per customer and month", { time
   it("a run killed before its commit records nothing, one killed after it everything; run again, the register and files are a clean run's", async () => {
     const clean = await issue(path("clean.duckdb"), "clean");
     expect(clean.code, clean.stderr).toBe(0);
-    const numbers = (listed: RegisterListItem[]) => listed.map((d) => [d.number, d.customerId, d.accountIds, d.gross]);
+    const numbers = (listed: JsonOf<RegisterListItem>[]) =>
+      listed.map((d) => [d.number, d.customerId, d.accountIds, d.gross]);
     const expected = numbers(await list(path("clean.duckdb")));
     expect(expected.map(([n, c]) => [n, c])).toEqual([
       ["INV-2026-00001", "2"],

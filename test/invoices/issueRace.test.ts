@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
+import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
 import { ingest, open, writeDataset } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";
@@ -26,10 +27,10 @@ const folder = (out: string) =>
   );
 
 /** The register of a warehouse, as `invoices list --format json` gives it. */
-async function register(db: string): Promise<RegisterListItem[]> {
+async function register(db: string): Promise<JsonOf<RegisterListItem>[]> {
   const store = await open({ db });
   try {
-    return (await store.invoiceRegister()).map(registerListItem);
+    return jsonOf((await store.invoiceRegister()).map(registerListItem));
   } finally {
     store.close();
   }
@@ -82,7 +83,7 @@ function killedAt(db: string, out: string, step: IssueStep, nth = 1): Promise<No
   return new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 }
 
-let clean: { register: RegisterListItem[]; files: Record<string, string> };
+let clean: { register: JsonOf<RegisterListItem>[]; files: Record<string, string> };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-issue-race-"));

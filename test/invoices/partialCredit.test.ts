@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
+import type { JsonOf } from "../helpers/jsonOf.js";
 import { ingest, loadPrices, serveDashboard, writeDataset } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";
@@ -45,10 +46,10 @@ const credit = (db: string, number: string, what: string[], out = "out") =>
     env,
   );
 
-async function list(db: string): Promise<RegisterListItem[]> {
+async function list(db: string): Promise<JsonOf<RegisterListItem>[]> {
   const run = await runCli(["invoices", "list", "--db", db, "--format", "json"], env);
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as RegisterListItem[];
+  return JSON.parse(run.stdout) as JsonOf<RegisterListItem>[];
 }
 const byNumber = async (db: string) => new Map((await list(db)).map((d) => [d.number, d]));
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
+import type { JsonOf } from "../helpers/jsonOf.js";
 import { ingest, open, serveDashboard, writeDataset } from "../../src/index.js";
 import { startAccessPoint, type FakeAccessPoint } from "../helpers/fakeAccessPoint.js";
 import { runCli } from "../helpers/runCli.js";
@@ -78,7 +79,7 @@ beforeAll(async () => {
   documentsHead = HEAD.exec((await verify(recorded)).stdout)![1]!;
   const items = JSON.parse(
     (await cli(["invoices", "list", "--db", recorded, "--format", "json"])).stdout,
-  ) as RegisterListItem[];
+  ) as JsonOf<RegisterListItem>[];
   const gross = items.find((i) => i.number === "INV-2026-00001")!.gross;
   // INV-2026-00001 paid in full and delivered; INV-2026-00002 paid in part (overdue since 2 Dec); INV-2026-00003 unpaid
   for (const [number, amount] of [

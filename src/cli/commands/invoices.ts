@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from "yargs";
 import { documentWhose } from "../../invoices/document/customers.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import type { PaymentOutcome } from "../../invoices/recordPayment.js";
 import { flagWords } from "../flagWords.js";
 import { DeliveryFailedError, OverdueDocumentsError, UsageError } from "../../base/errors.js";
 import { WAIT_OPTION, waitOf, WAREHOUSE_OPTION } from "../inputs.js";
@@ -511,16 +512,10 @@ const FIT_WORDS = {
   over: "an over-payment",
   reversal: "a reversal",
 } as const;
-const fitLine = (p: {
-  number: string;
-  amount: string;
-  currency: string;
-  fit: keyof typeof FIT_WORDS;
-  outstanding: string;
-}) =>
+const fitLine = (p: PaymentOutcome) =>
   `${p.number}: ${p.amount} ${p.currency} recorded, ${FIT_WORDS[p.fit]}` +
-  (p.outstanding.startsWith("-")
-    ? `: paid ${p.outstanding.slice(1)} ${p.currency} too much`
+  (String(p.outstanding).startsWith("-")
+    ? `: paid ${String(p.outstanding).slice(1)} ${p.currency} too much`
     : p.fit === "exact"
       ? ""
       : `: ${p.outstanding} ${p.currency} outstanding`);

@@ -5,8 +5,8 @@ import { intactRegister } from "../register/registerChain.js";
 
 /** A movement of prepaid credit with the credit's balance after it. */
 export interface CreditStatementLine extends RecordedCreditMovement {
-  /** The credit's balance after this movement (decimal text, never below zero). */
-  balance: string;
+  /** The credit's balance after this movement (never below zero; its exact decimal in JSON, `"80"`). */
+  balance: Exact;
 }
 
 /**
@@ -22,9 +22,9 @@ export async function creditStatement(
   const balances = new Map<string, Exact>();
   return (await readCreditMovements(connection, options)).map((m) => {
     const key = JSON.stringify([m.customerId, m.creditId]);
-    const balance = (balances.get(key) ?? Exact.ZERO).add(Exact.parse(m.amount)!);
+    const balance = (balances.get(key) ?? Exact.ZERO).add(m.amount);
     balances.set(key, balance);
-    return { ...m, balance: balance.toDecimalString()! };
+    return { ...m, balance };
   });
 }
 

@@ -45,9 +45,9 @@ export class CreditLedger {
   private apply(m: CreditMovement): void {
     const key = keyOf(m.customerId, m.creditId);
     const held = this.balances.get(key);
-    const credit = { id: m.creditId, amount: m.amount, validFrom: m.validFrom, validTo: m.validTo };
+    const credit = { id: m.creditId, amount: m.amount.toJSON(), validFrom: m.validFrom, validTo: m.validTo };
     const balance = held ?? { credit, order: this.balances.size, balance: Exact.ZERO };
-    balance.balance = balance.balance.add(Exact.parse(m.amount)!);
+    balance.balance = balance.balance.add(m.amount);
     if (balance.balance.compare(Exact.ZERO) < 0)
       throw new RangeError(`prepaid credit ${m.creditId} of customer ${m.customerId} would go below zero`);
     this.balances.set(key, balance);
@@ -73,7 +73,7 @@ export class CreditLedger {
           customerId,
           creditId: c.id,
           movement: "givenBack",
-          amount: c.amount.replace(/^-/, ""),
+          amount: Exact.amount(c.amount.replace(/^-/, "")),
           number: document.number,
           day: document.issueDate,
           validFrom: held.credit.validFrom,
@@ -91,7 +91,7 @@ export class CreditLedger {
         customerId,
         creditId: credit.id,
         movement: "granted",
-        amount: credit.amount,
+        amount: Exact.amount(credit.amount),
         number: null,
         day: credit.validFrom,
         validFrom: credit.validFrom,
@@ -109,7 +109,7 @@ export class CreditLedger {
         this.make({
           ...this.movementOf(customerId, b),
           movement: "expired",
-          amount: `-${b.balance.toDecimalString()}`,
+          amount: Exact.amount(`-${b.balance.toDecimalString()}`),
           number: null,
           day: b.credit.validTo,
         });
@@ -125,7 +125,7 @@ export class CreditLedger {
       this.make({
         ...this.movementOf(customerId, b),
         movement: "consumed",
-        amount: `-${amount}`,
+        amount: Exact.amount(`-${amount}`),
         number: document.number,
         day: document.issueDate,
       });

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DeliveryRecord, PaymentRecord } from "./appendReceivables.js";
 import { hasTable } from "../../base/hasTable.js";
+import { Exact } from "../../billing/exact.js";
 
 /** A payment of the register, with its place in the order recorded. */
 export interface RecordedPayment extends PaymentRecord {
@@ -23,7 +24,7 @@ export async function readPayments(connection: DuckDBConnection): Promise<Record
   return rows.map((r) => ({
     entry: Number(r.entry),
     number: String(r.number),
-    amount: String(r.amount),
+    amount: Exact.amount(String(r.amount)),
     currency: String(r.currency),
     paidOn: String(r.paid_on),
     ...(r.reference === null ? {} : { reference: String(r.reference) }),
