@@ -134,7 +134,7 @@ describe("docs/billing.md's contract, month by month", { timeout: 300_000 }, () 
     expect([d.net, d.tax, d.gross]).toEqual(["516.13", "98.06", "614.19"]);
     // the credit (3000.00) covers the whole gross: nothing is left to pay
     expect(d.prepaid).toEqual({ amount: "614.19", credits: [{ id: "ADV-2026-1", amount: "614.19" }] });
-    expect([receivable.outstanding, receivable.status]).toEqual(["0.00", "paid"]);
+    expect([String(receivable.outstanding), receivable.status]).toEqual(["0.00", "paid"]);
     const words = documentWords(d);
     expect(words.lines.map((l) => [l.description, l.net]).slice(4)).toEqual([
       ["Contract discount 10 % on CU", "-7.44"],
@@ -194,7 +194,7 @@ describe("docs/billing.md's contract, month by month", { timeout: 300_000 }, () 
       "1190.00",
     ]);
     // 1190.00 − 1190.00 prepaid: nothing outstanding on either
-    expect(replacement.receivable.outstanding).toBe("0.00");
+    expect(String(replacement.receivable.outstanding)).toBe("0.00");
     const xml = readFileSync(path("invoices", "CN-2026-00001.xml"), "utf8");
     expect(xml).toContain('<cbc:PrepaidAmount currencyID="EUR">1190.00</cbc:PrepaidAmount>');
     expect(xml).toContain('<cbc:PayableAmount currencyID="EUR">0.00</cbc:PayableAmount>');
@@ -203,7 +203,7 @@ describe("docs/billing.md's contract, month by month", { timeout: 300_000 }, () 
   it("April: the credit expired with what was left; the invoice is paid in money", () => {
     const { document: d, receivable } = doc("INV-2026-00005");
     expect([d.net, d.tax, d.gross, d.prepaid]).toEqual(["1000.00", "190.00", "1190.00", undefined]);
-    expect(receivable.outstanding).toBe("1190.00");
+    expect(String(receivable.outstanding)).toBe("1190.00");
   });
 
   it("invoices credits: each movement with the balance after it, never below zero", async () => {
