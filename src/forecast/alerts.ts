@@ -361,7 +361,7 @@ export function alertsScan(
   asOf: number,
   windowHours: number,
   threshold: number,
-  currency: string | undefined,
+  prices: PriceList | undefined,
   names: Names | undefined,
 ): AnomalyScan & { readStart: number; reachingPast: number } {
   const windowStart = asOf - windowHours * HOUR;
@@ -371,7 +371,7 @@ export function alertsScan(
     end: asOf,
     threshold,
     levels: ANOMALY_LEVELS,
-    currency,
+    prices,
     names,
     reachingPast: windowStart,
     readStart: anomalyReadStart(start),
@@ -423,7 +423,7 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
   const resolved = resolveOptions(options);
   const plan = await forecastPlan(connection, { month, asOf });
   const scan = {
-    ...alertsScan(asOf, windowHours, threshold, request.prices?.currency, resolved.names),
+    ...alertsScan(asOf, windowHours, threshold, request.prices, resolved.names),
     maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
   };
   const windowStart = scan.reachingPast;

@@ -108,7 +108,7 @@ function octoberAlerts(table: UsageTable): { asOf: number; anomalies: Anomaly[] 
   for (let asOf = OCT_1 + HOUR; asOf <= NOV_1; asOf += HOUR) {
     out.push({
       asOf,
-      anomalies: anomaliesOf(table, alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES.currency, undefined)).anomalies,
+      anomalies: anomaliesOf(table, alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES, undefined)).anomalies,
     });
   }
   return out;
@@ -182,10 +182,7 @@ describe("alerts' anomalies, backtested at every hour of a month", () => {
     const table = await usageOf(planted, SEP_1, NOV_1);
     for (const asOf of [OCT_1 + 20 * DAY + 9 * HOUR, OCT_1 + 22 * DAY + 9 * HOUR]) {
       const report = await alerts(planted, { budgets: [], prices: PRICES, asOf });
-      const backtest = anomaliesOf(
-        table,
-        alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES.currency, undefined),
-      ).anomalies;
+      const backtest = anomaliesOf(table, alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES, undefined)).anomalies;
       expect(
         report.alerts
           .filter((a) => a.type === "anomaly")
