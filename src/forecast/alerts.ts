@@ -41,8 +41,8 @@ const WEEK = 7 * 24 * HOUR;
 /**
  * The most entity-hours (an entity: a machine, cloud space or account; an hour of the 3 weeks
  * anomalies read) kept at once: each holds 5 figures (40 bytes). A warehouse with more is read
- * for anomalies a group of accounts at a time, so memory stays within about 50 MB whatever
- * the number of machines (but grows with an account larger than that alone).
+ * for anomalies a group of accounts at a time, so their memory is bounded whatever the number of
+ * machines (but grows with an account larger than that alone; docs/performance.md).
  */
 export const ALERTS_ENTITY_HOURS = 1_200_000;
 
