@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isoUtc } from "../../src/base/time.js";
 import { scenarioMachineId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 
 // Account 1 bills in EUR (the list's), account 2 in JPY (its own customer list). Only SU is
 // priced, so a machine's cost in an hour is its SU-hours × the SU price: 0.1 EUR for account 1,
