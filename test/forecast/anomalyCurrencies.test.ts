@@ -5,13 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isoUtc } from "../../src/base/time.js";
 import { scenarioMachineId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
+import { DAY, HOUR, OCT_1, scenarioWarehouse, STEADY_MONTH } from "../helpers/scenarioWarehouse.js";
 
-// Account 1 bills in EUR (the list's), account 2 in JPY (its own customer list). Only SU is
-// priced, so a machine's cost in an hour is its SU-hours × the SU price: 0.1 EUR for account 1,
-// 10 JPY for account 2. Each account has a machine whose disk triples for good on October 13:
-// machine 10102 (EUR) from 03:00, machine 20201 (JPY) from 09:00. As of 10:00 both runs reach
-// into the last 24 hours: SU ×3 and cost ×3 (a flat disk: its cost is its SU × one price).
+// The generated month of the anomaly tests (test/helpers/generatedMonth.mjs). Account 1 bills in
+// EUR (the list's), account 2 in JPY (its own customer list). Only SU is priced, so a machine's
+// cost in an hour is its SU-hours × the SU price: 0.1 EUR for account 1, 10 JPY for account 2.
+// Each account has a machine whose disk triples for good on October 13: machine 10102 (EUR) from
+// 03:00, machine 20201 (JPY) from 09:00. As of 10:00 both runs reach into the last 24 hours: SU ×3
+// and cost ×3 (a flat disk: its cost is its SU × one price).
 const PRICES = [
   "currency: EUR",
   "prices:",
@@ -57,13 +58,7 @@ beforeAll(async () => {
   writeFileSync(budgets, "budgets:\n  - environment: true\n    unit: CU\n    quantity: 1000000000\n");
   await scenarioWarehouse(
     {
-      start: SEP_1,
-      days: 61,
-      accounts: 2,
-      spaces: 2,
-      machines: 3,
-      seed: 9,
-      weekdayMachines: 1,
+      ...STEADY_MONTH,
       planted: [
         { kind: "disk", accountId: 1, machineId: EUR_MACHINE, from: OCT_13 + 3 * HOUR, factor: 3 },
         { kind: "disk", accountId: 2, machineId: JPY_MACHINE, from: OCT_13 + 9 * HOUR, factor: 3 },
