@@ -21,7 +21,6 @@ const MOST_FUNCTION_LINES = 80;
  */
 const OVER_WHEN_THE_LIMITS_CAME: Record<string, number> = {
   "cli/commands/invoices.ts": 705, // 591 then; + credit, credits and customers (issue 42): split by subcommand next
-  "forecast/anomalies.ts": 575,
   "cli/commands/billing.ts:handler": 112,
   "open.ts:open": 116, // 111 then; + creditNote, credits (issue 42)
   "invoices/correctInvoice.ts:correctInvoice": 110, // 85 then; + customers, currencies, partial credits (issue 42)
