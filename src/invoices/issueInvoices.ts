@@ -8,6 +8,7 @@ import { accountDrafts } from "./accountDrafts.js";
 import { customerDocument, customerDrafts, customersAccounts, type CustomerDraft } from "./customerDrafts.js";
 import { documentAccountIds, documentCustomerId } from "./document/customers.js";
 import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import type { Exact } from "../billing/exact.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
@@ -18,7 +19,6 @@ import { formatHours } from "../sync/formatHours.js";
 import { lostHoursOf } from "../billing/dataQuality.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
-import { Exact } from "../billing/exact.js";
 
 /** What `issueInvoices` is asked: a month, the files to issue it with, and where its documents go. */
 export interface IssueRequest extends IssueFiles {
@@ -208,7 +208,7 @@ function refuseOtherFigures(
     }),
     inputs.prices.source ?? "the price list",
   );
-  const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
+  const differences: { issued: RegisterEntry; line: string; now: Exact }[] = [];
   for (const draft of drafts) {
     const issued = inForce.get(draft.customer.id);
     if (issued === undefined) continue;
@@ -222,8 +222,8 @@ function refuseOtherFigures(
     differences.map(({ issued, now }) => ({
       number: issued.document.number,
       accountId: issued.document.accountId,
-      issued: Exact.amount(issued.document.gross),
-      now: Exact.amount(now),
+      issued: issued.document.gross,
+      now,
       currency: issued.document.currency,
     })),
     differences.map((d) => d.line),

@@ -99,7 +99,7 @@ const sum = (texts: readonly string[]) => texts.reduce((s, t) => s.add(Exact.par
  */
 export function receivableOf(
   document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate"> & {
-    prepaid?: { amount: string };
+    prepaid?: { amount: Exact };
   },
   facts: ReceivableFacts,
   nowEpoch: number,
@@ -120,10 +120,10 @@ export function receivableOf(
   const creditedGross = facts.creditedGross.get(document.number) ?? [];
   // what of the invoice remains in force: its gross − the gross of its credit notes (a credit note
   // that gives prepaid credit back credits the invoice as much as one that gives money back)
-  const remaining = Exact.parse(document.gross)!.add(sum(creditedGross));
+  const remaining = document.gross.add(sum(creditedGross));
   // what is owed: gross − prepaid credit consumed (EN 16931 BT-113) − what credit notes give back in money − payments
-  const prepaid = document.prepaid === undefined ? Exact.ZERO : Exact.parse(document.prepaid.amount)!;
-  const outstanding = Exact.parse(document.gross)!.sub(prepaid).add(sum(creditedCash)).sub(paid);
+  const prepaid = document.prepaid === undefined ? Exact.ZERO : document.prepaid.amount;
+  const outstanding = document.gross.sub(prepaid).add(sum(creditedCash)).sub(paid);
   const status: DocumentStatus =
     creditedGross.length > 0 && remaining.compare(Exact.ZERO) <= 0
       ? "credited"

@@ -50,7 +50,7 @@ export function paymentAmount(text: string, document: InvoiceDocument): Exact {
   const amount = match ? Exact.parse(text.trim()) : undefined;
   if (!match || amount === undefined || (match[1]?.length ?? 0) > document.decimals || amount.isZero()) {
     throw new UsageError(
-      `bad amount: ${JSON.stringify(text)}: give the amount paid in ${document.currency} as a decimal with at most ${document.decimals} decimals, not 0 (e.g. ${document.gross.replace(/^-/, "")}; negative reverses a payment)`,
+      `bad amount: ${JSON.stringify(text)}: give the amount paid in ${document.currency} as a decimal with at most ${document.decimals} decimals, not 0 (e.g. ${document.gross.toJSON().replace(/^-/, "")}; negative reverses a payment)`,
       { code: "BAD_AMOUNT" },
     );
   }

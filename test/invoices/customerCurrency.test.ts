@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
-import type { JsonOf } from "../helpers/jsonOf.js";
+import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
 import { ingest, open, writeDataset, type InvoiceDocument } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
 
@@ -36,10 +36,11 @@ async function listed(): Promise<JsonOf<RegisterListItem>[]> {
 }
 
 /** The register's documents, in order. */
-async function documents(): Promise<InvoiceDocument[]> {
+/** The register's documents as it records them: amounts as their texts. */
+async function documents(): Promise<JsonOf<InvoiceDocument>[]> {
   const store = await open({ db });
   try {
-    return (await store.invoiceRegister()).map((e) => e.document);
+    return jsonOf((await store.invoiceRegister()).map((e) => e.document));
   } finally {
     store.close();
   }

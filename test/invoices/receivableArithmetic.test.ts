@@ -11,10 +11,10 @@ const NOW = Date.parse("2026-11-20T00:00:00Z") / 1000; // before the due date: o
 const invoice = (gross: string, prepaid?: string) => ({
   number: "INV-1",
   kind: "invoice" as const,
-  gross,
+  gross: Exact.amount(gross),
   decimals: 2,
   dueDate: "2026-12-02",
-  ...(prepaid === undefined ? {} : { prepaid: { amount: prepaid } }),
+  ...(prepaid === undefined ? {} : { prepaid: { amount: Exact.amount(prepaid) } }),
 });
 
 const CASES: {

@@ -127,7 +127,7 @@ describe("after the invoice: references, delivery, payments, overdue", { timeout
         writeFileSync(
           path("statement-2026-12-10.xml"),
           camtStatement([
-            { ref: "BANK-1", amount: one!.gross, reference: one!.paymentReference! },
+            { ref: "BANK-1", amount: String(one!.gross), reference: one!.paymentReference! },
             { ref: "BANK-2", amount: short, text: `Invoice ${two!.number} thank you` },
             { ref: "BANK-3", amount: "50.00", text: "Refund of deposit" },
           ]),

@@ -13,9 +13,9 @@ import {
   type Store,
 } from "../../src/index.js";
 
-// Money through the library is one type: every amount a script reads (a bill's, a register
-// document's list figures, a receivable's, a payment's, a credit note's) is an Exact, added and
-// compared the same way, and printed as the register recorded it. October of two accounts (seed 3),
+// Money through the library is one type: every amount a script reads (a bill's, an issued
+// document's, a receivable's, a payment's, a credit note's) is an Exact, added and compared the
+// same way, and printed as the register recorded it. October of two accounts (seed 3),
 // examples/statement.yaml, issued on 2 Nov 2026, due on 2 Dec 2026 (as test/invoices/partialCredit):
 //   INV-2026-00002, account 7102, VAT 19 %: net 231.22, tax 231.22 × 19 % = 43.93, amount due 275.15 EUR
 
@@ -110,6 +110,24 @@ describe("money through the library", { timeout: 300_000 }, () => {
     expect(note.credited).toBeNull();
     // the amounts add and compare as they are: paid + outstanding + credited = 100.00 + 163.25 + 11.90 = 275.15
     expect(r.paid.add(r.outstanding).add(r.credited!).equals(Exact.parse("275.15")!)).toBe(true);
+
+    // the issued documents' own figures: 231.22 + 43.93 = 275.15; the credit note's −10.00 − 1.90 = −11.90
+    const invoiceDoc = byNumber.get("INV-2026-00002")!.document;
+    expectAmount(invoiceDoc.net, "231.22");
+    expectAmount(invoiceDoc.tax, "43.93");
+    expectAmount(invoiceDoc.gross, "275.15");
+    expectAmount(invoiceDoc.taxes[0]!.base, "231.22");
+    expectAmount(invoiceDoc.taxes[0]!.amount, "43.93");
+    // CU 65.80, SU 0.36, TU 2.47, NU 162.59 (the header's lines)
+    invoiceDoc.lines.forEach((l, i) => expectAmount(l.net, ["65.80", "0.36", "2.47", "162.59"][i]!));
+    expect(invoiceDoc.lines.reduce((sum, l) => sum.add(l.net), Exact.ZERO).equals(invoiceDoc.net)).toBe(true);
+    const noteDoc = byNumber.get("CN-2026-00001")!.document;
+    expectAmount(noteDoc.net, "-10.00");
+    expectAmount(noteDoc.tax, "-1.90");
+    expectAmount(noteDoc.gross, "-11.90");
+    expectAmount(credit.creditNote.entry.document.gross, "-11.90");
+    // the invoice's gross less what was credited is what remains: 275.15 − 11.90 = 263.25
+    expect(invoiceDoc.gross.add(noteDoc.gross).equals(r.remaining!)).toBe(true);
 
     // the register's JSON prints the amounts as recorded: 275.15 of the invoice, -11.90 of the credit note
     const listed = JSON.parse(registerToJson(entries)) as Record<string, unknown>[];

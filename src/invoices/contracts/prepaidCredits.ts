@@ -73,7 +73,7 @@ export class CreditLedger {
           customerId,
           creditId: c.id,
           movement: "givenBack",
-          amount: Exact.amount(c.amount.replace(/^-/, "")),
+          amount: Exact.amount(c.amount.toJSON().replace(/^-/, "")),
           number: document.number,
           day: document.issueDate,
           validFrom: held.credit.validFrom,
@@ -114,14 +114,14 @@ export class CreditLedger {
           day: b.credit.validTo,
         });
     }
-    let left = Exact.parse(document.gross)!;
-    const consumed: { id: string; amount: string }[] = [];
+    let left = document.gross;
+    const consumed: { id: string; amount: Exact }[] = [];
     for (const b of mine) {
       if (left.compare(Exact.ZERO) <= 0) break;
       if (b.credit.validFrom > lastDay || b.credit.validTo < lastDay || b.balance.compare(Exact.ZERO) <= 0) continue;
       const take = b.balance.compare(left) < 0 ? b.balance : left;
-      const amount = take.toFixed(document.decimals);
-      if (Exact.parse(amount)!.isZero()) continue;
+      const amount = take.fixed(document.decimals);
+      if (amount.isZero()) continue;
       this.make({
         ...this.movementOf(customerId, b),
         movement: "consumed",
@@ -130,10 +130,10 @@ export class CreditLedger {
         day: document.issueDate,
       });
       consumed.push({ id: b.credit.id, amount });
-      left = left.sub(Exact.parse(amount)!);
+      left = left.sub(amount);
     }
     if (consumed.length === 0) return document;
-    const total = consumed.reduce((s, c) => s.add(Exact.parse(c.amount)!), Exact.ZERO).toFixed(document.decimals);
+    const total = consumed.reduce((s, c) => s.add(c.amount), Exact.ZERO).fixed(document.decimals);
     return { ...document, prepaid: { amount: total, credits: consumed } };
   }
 

@@ -87,13 +87,13 @@ export interface DocumentHead {
   accountId: number;
   currency: string;
   decimals: number;
-  gross: string;
+  gross: Exact;
   dueDate: string;
   /** The invoice a credit note cancels (or a new invoice replaces). */
   corrects?: string;
   paymentReference?: string;
   /** Prepaid credit consumed (an invoice) or given back (a credit note, negative). */
-  prepaid?: { amount: string };
+  prepaid?: { amount: Exact };
 }
 
 /** The heads of the register's documents, in the order issued (a statement of thousands is matched against them without reading every document whole). */
@@ -114,10 +114,10 @@ export async function readDocumentHeads(connection: DuckDBConnection): Promise<D
     accountId: Number(r.account_id),
     currency: String(r.currency),
     decimals: Number(r.decimals),
-    gross: String(r.gross),
+    gross: Exact.amount(String(r.gross)),
     dueDate: String(r.due_date),
     ...(r.corrects === null ? {} : { corrects: String(r.corrects) }),
     ...(r.payment_reference === null ? {} : { paymentReference: String(r.payment_reference) }),
-    ...(r.prepaid === null ? {} : { prepaid: { amount: String(r.prepaid) } }),
+    ...(r.prepaid === null ? {} : { prepaid: { amount: Exact.amount(String(r.prepaid)) } }),
   }));
 }

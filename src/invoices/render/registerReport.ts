@@ -64,10 +64,10 @@ export function registerListItem(e: ReceivableEntry): RegisterListItem {
     issueDate: d.issueDate,
     dueDate: d.dueDate,
     currency: d.currency,
-    net: Exact.amount(d.net),
-    tax: Exact.amount(d.tax),
-    gross: Exact.amount(d.gross),
-    ...(d.prepaid ? { prepaid: Exact.amount(d.prepaid.amount) } : {}),
+    net: d.net,
+    tax: d.tax,
+    gross: d.gross,
+    ...(d.prepaid ? { prepaid: d.prepaid.amount } : {}),
     paid: r.paid,
     outstanding: r.outstanding,
     status: r.status,
@@ -197,7 +197,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
   const totals = new Map<string, { sum: Exact; decimals: number }>();
   for (const { document: d } of entries) {
     const total = totals.get(d.currency) ?? { sum: Exact.ZERO, decimals: d.decimals };
-    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(amountDue(d))!) });
+    totals.set(d.currency, { ...total, sum: total.sum.add(amountDue(d)) });
   }
   const sums = [...totals].map(([currency, t]) => `${t.sum.toFixed(t.decimals)} ${currency}`).join(", ");
   return (
