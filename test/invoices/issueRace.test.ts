@@ -6,9 +6,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
-import { ingest, open, writeDataset } from "../../src/index.js";
+import { ingest, open } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";
+import { writeOctober } from "../helpers/octoberWarehouse.js";
 
 // Numbers stay gapless and records whole when two `issue` runs race, and when a run is killed
 // (SIGKILL) at any step: before numbering, with numbers taken, documents rendered, rows written,
@@ -87,16 +88,7 @@ let clean: { register: JsonOf<RegisterListItem>[]; files: Record<string, string>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-issue-race-"));
-  await writeDataset({
-    out: path("october"),
-    accounts: 3,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
+  await writeOctober(path("october"), 3);
   base = path("base.duckdb");
   await ingest([path("october")], { db: base });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));

@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import type { JsonOf } from "../helpers/jsonOf.js";
-import { ingest, open, serveDashboard, writeDataset } from "../../src/index.js";
+import { ingest, open, serveDashboard } from "../../src/index.js";
 import { startAccessPoint, type FakeAccessPoint } from "../helpers/fakeAccessPoint.js";
 import { runCli } from "../helpers/runCli.js";
+import { writeOctober } from "../helpers/octoberWarehouse.js";
 
 // Payments and delivery attempts are links of the register's chain: one changed or removed with
 // SQL is named by `invoices verify` (exit 10), and list, overdue, send and the dashboard's
@@ -45,16 +46,7 @@ function copyOfRecorded(name: string): string {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-receivables-chain-"));
   ap = await startAccessPoint();
-  await writeDataset({
-    out: path("october"),
-    accounts: 3,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
+  await writeOctober(path("october"), 3);
   recorded = path("recorded.duckdb");
   await ingest([path("october")], { db: recorded });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));

@@ -1,17 +1,9 @@
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  Exact,
-  ingest,
-  loadPrices,
-  monthPeriod,
-  open,
-  registerToJson,
-  writeDataset,
-  type Store,
-} from "../../src/index.js";
+import { Exact, loadPrices, monthPeriod, open, registerToJson, type Store } from "../../src/index.js";
+import { octoberWarehouse } from "../helpers/octoberWarehouse.js";
 
 // Money through the library is one type: every amount a script reads (a bill's, an issued
 // document's, a receivable's, a payment's, a credit note's) is an Exact, added and compared the
@@ -35,19 +27,7 @@ function expectAmount(value: unknown, text: string): void {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-money-"));
-  await writeDataset({
-    out: path("october"),
-    accounts: 2,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
-  await ingest([path("october")], { db: path("w.duckdb") });
-  copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
-  writeFileSync(path("prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
+  await octoberWarehouse(dir, path("w.duckdb"));
   store = await open({ db: path("w.duckdb") }, { write: true });
   await store.issueInvoices({
     month: "2026-10",
