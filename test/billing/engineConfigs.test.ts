@@ -74,7 +74,6 @@ const machineHours = (lines: EngineLine[], machineId: number) =>
 describe("the billing engine's VM configurations, computed once", () => {
   it("follows a machine whose facts change mid-period: each hour's units are of that hour's facts", () => {
     const windows = {
-      id: 12,
       ...linux(12),
       imageName: "windows-2022",
       memMb: 2048,
