@@ -212,6 +212,7 @@ export class BillingEngine extends EngineSums {
     let configurations = this.configurations.get(facts.accountId);
     if (configurations === undefined)
       this.configurations.set(facts.accountId, (configurations = new VmConfigurations(F)));
+    configurations.begin();
     // a machine's cloud space is most often the previous machine's
     let lastCloudspaceId = Number.NaN;
     let lastLocal = -1;

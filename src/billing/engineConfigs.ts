@@ -28,9 +28,8 @@ const keepConfiguration: (facts: VmFactColumns, i: number, kept: ConfigurationCo
  * (most machine-hours: memory, vCPUs, disks, status and image change seldom) takes its figures
  * from here instead of computing them again; the facts summed per hour are not configuration
  * (`CONFIGURATION_FACTS`), and the formulas read no other (`VmHour`), so the figures are the
- * same to the bit. A machine is found first at the place it had among the account-hour's
- * records the hour before (the same machines come in the same order hour after hour), else by
- * its cloud space and id.
+ * same to the bit. A machine is found first after the VM it followed the hour before (the same
+ * machines come in the same order hour after hour), else by its cloud space and id.
  */
 export class VmConfigurations {
   private slots = 0;
@@ -43,44 +42,59 @@ export class VmConfigurations {
   private compute = new Float64Array(0);
   /** Cloud space id → machine id → slot. */
   private readonly bySpace = new Map<number, Map<number, number>>();
-  /** The slot of each record of the account's last account-hour. */
-  private atRecord = new Int32Array(0);
+  /** The slot of the VM that followed each slot's in the last account-hour (-1: none), and of its first VM. */
+  private next = new Int32Array(64).fill(-1);
+  private first = -1;
+  /** The slot of the account-hour's VM before (-1 at its first). */
+  private previous = -1;
 
   constructor(private readonly F: number) {
     this.figures = new Float64Array(F * 64);
   }
 
-  /** The slot of record `i`'s machine (made, with no configuration yet, when the machine is new). */
+  /** Starts an account-hour of the account: its VMs come next, in their order (`slotOf`). */
+  begin(): void {
+    this.previous = -1;
+  }
+
+  /**
+   * The slot of record `i`'s machine, the account-hour's next VM (made, with no configuration
+   * yet, when the machine is new): first looked for where the VM before it was followed last
+   * time, so a machine that comes or goes sends only its neighbour to the maps.
+   */
   slotOf(facts: AccountHourFacts, i: number): number {
     const cloudspaceId = facts.cloudspaceId[i]!;
     const machineId = facts.machineId[i]!;
-    if (i >= this.atRecord.length) {
-      const more = new Int32Array(Math.max(16, 2 * (i + 1))).fill(-1);
-      more.set(this.atRecord);
-      this.atRecord = more;
+    const previous = this.previous;
+    let s = previous < 0 ? this.first : this.next[previous]!;
+    if (s < 0 || this.machineId[s] !== machineId || this.cloudspaceId[s] !== cloudspaceId) {
+      let machines = this.bySpace.get(cloudspaceId);
+      if (machines === undefined) this.bySpace.set(cloudspaceId, (machines = new Map()));
+      s = machines.get(machineId) ?? -1;
+      if (s < 0) machines.set(machineId, (s = this.made(cloudspaceId, machineId)));
+      if (previous < 0) this.first = s;
+      else this.next[previous] = s;
     }
-    let s = this.atRecord[i]!;
-    if (s >= 0 && this.machineId[s] === machineId && this.cloudspaceId[s] === cloudspaceId) return s;
-    let machines = this.bySpace.get(cloudspaceId);
-    if (machines === undefined) this.bySpace.set(cloudspaceId, (machines = new Map()));
-    s = machines.get(machineId) ?? -1;
-    if (s < 0) {
-      machines.set(machineId, (s = this.slots++));
-      this.cloudspaceId[s] = cloudspaceId;
-      this.machineId[s] = machineId;
-      this.computed[s] = false;
-      if (this.figures.length < this.F * this.slots) {
-        const grown = new Float64Array(this.F * this.slots * 2);
-        grown.set(this.figures);
-        this.figures = grown;
-      }
-      if (this.compute.length < 2 * this.slots) {
-        const grown = new Float64Array(this.slots * 4);
-        grown.set(this.compute);
-        this.compute = grown;
-      }
-    }
-    this.atRecord[i] = s;
+    this.previous = s;
+    return s;
+  }
+
+  /** A new slot of a machine, with no configuration yet. */
+  private made(cloudspaceId: number, machineId: number): number {
+    const s = this.slots++;
+    this.cloudspaceId[s] = cloudspaceId;
+    this.machineId[s] = machineId;
+    this.computed[s] = false;
+    const grown = <T extends Float64Array | Int32Array>(a: T, size: number, fill: number): T => {
+      if (a.length >= size) return a;
+      const b = new (a.constructor as new (n: number) => T)(size * 2);
+      b.fill(fill);
+      b.set(a);
+      return b;
+    };
+    this.figures = grown(this.figures, this.F * this.slots, 0);
+    this.compute = grown(this.compute, 2 * this.slots, 0);
+    this.next = grown(this.next, this.slots, -1);
     return s;
   }
 
