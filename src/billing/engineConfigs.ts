@@ -38,6 +38,7 @@ export class VmConfigurations {
   private readonly facts: ConfigurationColumns = Object.fromEntries(CONFIGURATION_FACTS.map((n) => [n, []]));
   /** Whether the slot holds a configuration computed (a slot is made before its first). */
   private readonly computed: boolean[] = [];
+  /** Each slot's figures (`F` of them), and the memory and vCPUs it counts (two). */
   private figures: Float64Array;
   private compute = new Float64Array(0);
   /** Cloud space id → machine id → slot. */
