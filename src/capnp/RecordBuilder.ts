@@ -31,20 +31,16 @@ export class RecordBuilder implements RecordVisitor {
     _machineId: number,
     _index: number,
     id: number,
-    size: number,
-    iopsRead: number,
-    iopsWrite: number,
-    iopsReadMax: number,
-    iopsWriteMax: number,
+    measures: Float64Array,
     configuredIops: Float64Array | null,
   ): void {
     this.disks.push({
       id,
-      size,
-      iopsRead,
-      iopsWrite,
-      iopsReadMax,
-      iopsWriteMax,
+      size: measures[0]!,
+      iopsRead: measures[1]!,
+      iopsWrite: measures[2]!,
+      iopsReadMax: measures[3]!,
+      iopsWriteMax: measures[4]!,
       configuredIops: configuredIops === null ? null : toConfiguredIops(configuredIops),
     });
   }

@@ -1,6 +1,6 @@
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import type { RecordVisitor } from "../capnp/visitRecords.js";
+import { DISK_MEASURES as DISK_MEASURES_VISITED, type RecordVisitor } from "../capnp/visitRecords.js";
 import {
   GATEWAY_TYPE,
   inlineRecord,
@@ -482,37 +482,16 @@ export class ColumnBuilder implements RecordVisitor {
     machineId: number,
     index: number,
     id: number,
-    size: number,
-    iopsRead: number,
-    iopsWrite: number,
-    iopsReadMax: number,
-    iopsWriteMax: number,
+    measures: Float64Array,
     configuredIops: Float64Array | null,
   ): void {
-    this.also?.disk(
-      cloudSpaceId,
-      machineId,
-      index,
-      id,
-      size,
-      iopsRead,
-      iopsWrite,
-      iopsReadMax,
-      iopsWriteMax,
-      configuredIops,
-    );
-    this.facts?.disk(
-      cloudSpaceId,
-      machineId,
-      index,
-      id,
-      size,
-      iopsRead,
-      iopsWrite,
-      iopsReadMax,
-      iopsWriteMax,
-      configuredIops,
-    );
+    this.also?.disk(cloudSpaceId, machineId, index, id, measures, configuredIops);
+    this.facts?.disk(cloudSpaceId, machineId, index, id, measures, configuredIops);
+    const size = measures[0]!;
+    const iopsRead = measures[1]!;
+    const iopsWrite = measures[2]!;
+    const iopsReadMax = measures[3]!;
+    const iopsWriteMax = measures[4]!;
     let r = -1;
     const t = this.disks;
     if (t !== undefined) {
@@ -619,8 +598,9 @@ function nullImpossible(
   });
 }
 
-/** Scratch for one disk's configured limits, in field order. */
+/** Scratch for one disk's configured limits, in field order, and for its measures (see `RecordVisitor.disk`). */
 const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
+const measures = new Float64Array(DISK_MEASURES_VISITED.length);
 
 /**
  * Stages decoded account-hours column by column for the given tables (the records'
@@ -654,18 +634,8 @@ export function stageRecords(
         m.disks.forEach((d, i) => {
           const q = d.configuredIops;
           if (q !== null) CONFIGURED_IOPS_FIELDS.forEach((name, f) => (limits[f] = q[name]));
-          builder.disk(
-            csId,
-            m.id,
-            i,
-            d.id,
-            d.size,
-            d.iopsRead,
-            d.iopsWrite,
-            d.iopsReadMax,
-            d.iopsWriteMax,
-            q === null ? null : limits,
-          );
+          DISK_MEASURES_VISITED.forEach((name, f) => (measures[f] = d[name]));
+          builder.disk(csId, m.id, i, d.id, measures, q === null ? null : limits);
         });
         builder.machine(csId, m.id, m.type, m.vcpus, m.cpuMinutes, m.mem, m.imageName, m.status);
       }
