@@ -218,6 +218,16 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
         : isMonth(request.start, request.end)
           ? "the month before"
           : "the period as long just before";
+  // the period before first, kept as one figure an entity: its lines are let go before the period's are made
+  const before = new Map<string, number | null>();
+  for (const [key, { figures }] of await figuresOf(
+    connection,
+    { ...previous, ...account },
+    level,
+    request.prices,
+    options,
+  ))
+    before.set(key, figures[request.by]);
   const now = await figuresOf(
     connection,
     { start: request.start, end: request.end, ...account },
@@ -225,7 +235,6 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     request.prices,
     options,
   );
-  const before = await figuresOf(connection, { ...previous, ...account }, level, request.prices, options);
   const ranked = [...now.entries()]
     .map(([key, { line, figures }]) => ({ key, line, figures, value: figures[request.by] ?? 0 }))
     .sort(
@@ -237,7 +246,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     );
   const { currencies, picked } = perCurrency(ranked, request, limit);
   const rows = picked.map(({ key, line, figures, value, rank, currency }): TopRow => {
-    const prior = before.get(key)?.figures[request.by] ?? null;
+    const prior = before.get(key) ?? null;
     return {
       rank,
       level,
