@@ -166,6 +166,23 @@ async function figuresOf(
 }
 
 /**
+ * The figure `request.by` of each line of a level over a period, by entity: one number each, so
+ * that the period's lines are let go before the next period's are made.
+ */
+async function figureOfEach(
+  connection: DuckDBConnection,
+  params: Period,
+  level: TopLevel,
+  request: TopRequest,
+  options: BillingOptions,
+): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  for (const [key, { figures }] of await figuresOf(connection, params, level, request.prices, options))
+    out.set(key, figures[request.by]);
+  return out;
+}
+
+/**
  * The ranked entities in groups of `limit` at most: by cost over several currencies, a group per
  * currency (the list's first), as 150 JPY is not more than 0.06 EUR; else one group.
  */
@@ -218,16 +235,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
         : isMonth(request.start, request.end)
           ? "the month before"
           : "the period as long just before";
-  // the period before first, kept as one figure an entity: its lines are let go before the period's are made
-  const before = new Map<string, number | null>();
-  for (const [key, { figures }] of await figuresOf(
-    connection,
-    { ...previous, ...account },
-    level,
-    request.prices,
-    options,
-  ))
-    before.set(key, figures[request.by]);
+  const before = await figureOfEach(connection, { ...previous, ...account }, level, request, options);
   const now = await figuresOf(
     connection,
     { start: request.start, end: request.end, ...account },
