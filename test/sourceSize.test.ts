@@ -20,9 +20,6 @@ const MOST_FUNCTION_LINES = 80;
  * credit notes (issue 42) landed beside them: the lengths those grew to are noted, to split first.
  */
 const OVER_WHEN_THE_LIMITS_CAME: Record<string, number> = {
-  "cli/commands/invoices.ts": 705, // 591 then; + credit, credits and customers (issue 42): split by subcommand next
-  "cli/commands/billing.ts:handler": 112,
-  "open.ts:open": 116, // 111 then; + creditNote, credits (issue 42)
   "invoices/correctInvoice.ts:correctInvoice": 110, // 85 then; + customers, currencies, partial credits (issue 42)
   "invoices/issueInvoices.ts:issueInvoices": 83, // + customers (issue 42)
 };
