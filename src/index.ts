@@ -257,6 +257,8 @@ export type {
   AlertReport,
   AlertsRequest,
   BudgetAlert,
+  AmountBudgetAlert,
+  QuantityBudgetAlert,
   AnomalyAlert,
   MachineAlert,
   WarehouseBehindAlert,
@@ -268,7 +270,7 @@ export type { Budget } from "./forecast/budgets.js";
 export { notify } from "./forecast/notify.js";
 export type { NotifyOptions } from "./forecast/notify.js";
 export { top } from "./forecast/top.js";
-export type { TopRequest, TopReport, TopRow, TopLevel } from "./forecast/top.js";
+export type { TopRequest, TopReport, TopRow, TopLevel, TopFigures } from "./forecast/top.js";
 export type { Metric, EntityUsage } from "./forecast/usageTable.js";
 export { forecastToText, forecastToJson } from "./export/forecastReport.js";
 export { alertsToText, alertsToJson } from "./export/alertsReport.js";

@@ -353,9 +353,9 @@ describe("README.md", () => {
   it("the budgets its alerts example and crontab read are examples/budgets.yaml (copied by its finance examples), budgets the CLI reads", async () => {
     expect(README).toContain("`budgets.yaml`, copied above");
     expect(await loadBudgets(join(REPO, "examples", "budgets.yaml"))).toEqual([
-      { accountId: 1, limit: { kind: "amount", amount: 100000 }, thresholds: [50, 80, 100] },
+      { accountId: 1, limit: { kind: "amount", amount: Exact.amount("100000") }, thresholds: [50, 80, 100] },
       { accountId: 2, limit: { kind: "quantity", unit: "CU", quantity: 500000 }, thresholds: [80, 100] },
-      { accountId: null, limit: { kind: "amount", amount: 250000 }, thresholds: [50, 80, 100] },
+      { accountId: null, limit: { kind: "amount", amount: Exact.amount("250000") }, thresholds: [50, 80, 100] },
     ]);
   });
 

@@ -1,10 +1,22 @@
+import type { Exact } from "../billing/exact.js";
 import type { Alert, AlertReport } from "../forecast/alerts.js";
 import { isoUtc } from "../base/time.js";
 import { lagJson } from "../forecast/warehouseLag.js";
 
-/** An alert as JSON: its fields, times in ISO 8601 UTC. */
+/** An alert as JSON: its fields, times in ISO 8601 UTC; a budget's figures numbers, as they always printed. */
 export function alertJson(a: Alert): object {
-  if (a.type === "budget") return a;
+  if (a.type === "budget") {
+    const { kind, ...fields } = a;
+    if (kind === "quantity") return fields;
+    const n = (v: Exact) => v.toNumber();
+    return {
+      ...fields,
+      budget: n(a.budget),
+      value: n(a.value),
+      monthToDate: n(a.monthToDate),
+      projected: n(a.projected),
+    };
+  }
   if (a.type === "anomaly") return { ...a, since: isoUtc(a.since), until: isoUtc(a.until) };
   if (a.type === "warehouse-behind") return { ...a, lastHour: isoUtc(a.lastHour) };
   return { ...a, at: isoUtc(a.at) };

@@ -32,12 +32,13 @@ export function topToText(t: TopReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** A ranking as JSON. */
+/** A ranking as JSON; each row's cost a number, as it always printed. */
 export function topToJson(t: TopReport): string {
   const { lag, ...rest } = t;
   return `${JSON.stringify(
     {
       ...rest,
+      rows: t.rows.map((r) => ({ ...r, figures: { ...r.figures, cost: r.figures.cost?.toNumber() ?? null } })),
       start: isoUtc(t.start),
       end: isoUtc(t.end),
       ...(t.heldUntil === undefined ? {} : { heldUntil: isoUtc(t.heldUntil) }),
@@ -85,7 +86,7 @@ export function topToCsv(t: TopReport): string {
       r.figures.SU ?? "",
       r.figures.TU ?? "",
       r.figures.NU ?? "",
-      r.figures.cost ?? "",
+      r.figures.cost?.toNumber() ?? "",
       ...(t.currency ? [r.currency ?? ""] : []),
       r.previous ?? "",
       r.change ?? "",

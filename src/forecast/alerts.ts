@@ -34,6 +34,7 @@ import { withStoredNames } from "./storedNames.js";
 import { lagText, warehouseLag, type WarehouseLag } from "./warehouseLag.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, metricUnit, UsageTable } from "./usageTable.js";
+import { Exact } from "../billing/exact.js";
 
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
@@ -64,11 +65,8 @@ export interface AlertsRequest {
   nowEpoch?: number;
 }
 
-/**
- * A budget crossed: its highest threshold crossed by the month to date (`actual`), or a higher
- * one crossed by the month-end forecast alone (`forecast`). One alert per budget.
- */
-export interface BudgetAlert {
+/** What every budget alert says. */
+interface BudgetAlertBase {
   /**
    * `budget:account:7:2026-10:amount=2500:80:actual`: the budget (whose, what, how much), the
    * month, the threshold and the basis; the same crossing of the same budget has the same id
@@ -82,17 +80,8 @@ export interface BudgetAlert {
   month: string;
   /** The highest threshold crossed on that basis, % of the budget. */
   threshold: number;
-  /** The monthly budget, in `unit`. */
-  budget: number;
-  /** The currency of an amount, else `CU-hours`, `SU-hours`, `TU-hours`, `TiB` (NU). */
-  unit: string;
-  /** Month to date (actual) or projected to the month's end (forecast), in `unit`. */
-  value: number;
   /** value / budget × 100, to 2 decimals. */
   percent: number;
-  /** The month to date and the month-end forecast, in `unit`. */
-  monthToDate: number;
-  projected: number;
   /**
    * A budget of an amount of the environment counts only the accounts billed in its currency (the
    * price list's): the accounts billed in another, by currency, left out of `value` (absent when none).
@@ -100,6 +89,41 @@ export interface BudgetAlert {
   leftOut?: { currency: string; accountIds: number[] }[];
   message: string;
 }
+
+/** The alert of a budget of an amount: its figures are money, `Exact`s in the currency `unit`. */
+export interface AmountBudgetAlert extends BudgetAlertBase {
+  kind: "amount";
+  /** The monthly budget, as the budgets file wrote it. */
+  budget: Exact;
+  /** The currency. */
+  unit: string;
+  /** Month to date (actual) or projected to the month's end (forecast). */
+  value: Exact;
+  /** The month to date and the month-end forecast. */
+  monthToDate: Exact;
+  projected: Exact;
+}
+
+/** The alert of a budget of a quantity: its figures are numbers of `unit`. */
+export interface QuantityBudgetAlert extends BudgetAlertBase {
+  kind: "quantity";
+  /** The monthly budget, in `unit`. */
+  budget: number;
+  /** `CU-hours`, `SU-hours`, `TU-hours` or `TiB` (NU). */
+  unit: string;
+  /** Month to date (actual) or projected to the month's end (forecast), in `unit`. */
+  value: number;
+  /** The month to date and the month-end forecast, in `unit`. */
+  monthToDate: number;
+  projected: number;
+}
+
+/**
+ * A budget crossed: its highest threshold crossed by the month to date (`actual`), or a higher
+ * one crossed by the month-end forecast alone (`forecast`). One alert per budget; `kind` says
+ * whether its figures are money (`Exact`s) or a quantity (numbers), as its budget's limit.
+ */
+export type BudgetAlert = AmountBudgetAlert | QuantityBudgetAlert;
 
 /** An anomaly active in the window. */
 export type AnomalyAlert = Anomaly & { type: "anomaly"; message: string };
@@ -187,9 +211,8 @@ function who(accountId: number | null, name: string): string {
   return accountId === null ? "the environment" : `account ${accountId}${name ? ` (${name})` : ""}`;
 }
 
-/** The one alert of a budget, at its highest threshold crossed, or undefined when none is. */
-function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forecast): BudgetAlert | undefined {
-  const limit = budget.limit.kind === "amount" ? budget.limit.amount : budget.limit.quantity;
+/** A budget's month to date and month-end forecast, exact: money as the forecast gives it, a quantity as its number. */
+function budgetFigures(budget: Budget, entry: EntityForecast | undefined, f: Forecast) {
   // an account's budget of an amount is in the currency it is billed in; the environment's in the list's,
   // counting only the accounts billed in it
   const money = budget.limit.kind === "amount" && budget.accountId === null ? environmentBudgetMoney(f) : undefined;
@@ -199,16 +222,22 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
         ? f.currency!
         : (entry?.currency ?? f.currency!)
       : metricUnit(budget.limit.unit);
-  const pick = (which: "monthToDate" | "projected"): number => {
-    if (money) return money.counted?.[which].toNumber() ?? 0;
-    if (!entry) return 0;
-    if (budget.limit.kind === "amount") return entry.amount?.[which].toNumber() ?? 0;
-    return entry[which][budget.limit.unit];
+  const pick = (which: "monthToDate" | "projected"): Exact => {
+    if (money) return money.counted?.[which] ?? Exact.ZERO;
+    if (!entry) return Exact.ZERO;
+    if (budget.limit.kind === "amount") return entry.amount?.[which] ?? Exact.ZERO;
+    return Exact.fromNumber(entry[which][budget.limit.unit]);
   };
   const leftOut = money && money.leftOut.length > 0 ? money.leftOut : undefined;
-  const actual = pick("monthToDate");
-  const projected = pick("projected");
-  const highest = (value: number) => budget.thresholds.filter((t) => value >= (limit * t) / 100).at(-1);
+  return { unit, leftOut, actual: pick("monthToDate"), projected: pick("projected") };
+}
+
+/** The one alert of a budget, at its highest threshold crossed, or undefined when none is. */
+function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forecast): BudgetAlert | undefined {
+  const limit = budget.limit.kind === "amount" ? budget.limit.amount : Exact.fromNumber(budget.limit.quantity);
+  const { unit, leftOut, actual, projected } = budgetFigures(budget, entry, f);
+  const crossed = (value: Exact, t: number) => value.compare(limit.mul(Exact.fromNumber(t)).div(Exact.of(100))) >= 0;
+  const highest = (value: Exact) => budget.thresholds.filter((t) => crossed(value, t)).at(-1);
   const byActual = highest(actual);
   const byForecast = highest(projected);
   const basis =
@@ -220,33 +249,42 @@ function budgetAlert(budget: Budget, entry: EntityForecast | undefined, f: Forec
   if (basis === undefined) return undefined;
   const threshold = basis === "actual" ? byActual! : byForecast!;
   const value = basis === "actual" ? actual : projected;
-  const percent = (value / limit) * 100;
+  const percentOf = (v: Exact) => (v.toNumber() / limit.toNumber()) * 100;
+  const percent = percentOf(value);
   const name = entry?.name ?? "";
   const scope = budget.accountId === null ? "environment" : `account:${budget.accountId}`;
   const what = budget.limit.kind === "amount" ? "amount" : budget.limit.unit;
-  const text = budget.limit.kind === "amount" ? moneyText : quantityText;
+  const limitText = budget.limit.kind === "amount" ? String(budget.limit.amount) : String(budget.limit.quantity);
+  const text = (v: Exact) => (budget.limit.kind === "amount" ? moneyText : quantityText)(v.toNumber());
   const soFar =
-    basis === "forecast" ? `; month to date ${text(actual)} ${unit} (${percentText((actual / limit) * 100)})` : "";
-  return {
-    id: `budget:${scope}:${f.month}:${what}=${limit}:${threshold}:${basis}`,
-    type: "budget",
-    basis,
+    basis === "forecast" ? `; month to date ${text(actual)} ${unit} (${percentText(percentOf(actual))})` : "";
+  const said = {
+    id: `budget:${scope}:${f.month}:${what}=${limitText}:${threshold}:${basis}`,
+    type: "budget" as const,
+    basis: basis as BudgetAlert["basis"],
     accountId: budget.accountId,
     name,
     month: f.month,
     threshold,
-    budget: limit,
-    unit,
-    value,
-    percent: percentNumber(percent),
-    monthToDate: actual,
-    projected,
+  };
+  const tail = {
     ...(leftOut ? { leftOut } : {}),
     message:
       `${who(budget.accountId, name)}: ${basis === "actual" ? "month to date" : "forecast for the month's end"} ${text(value)} ${unit} ` +
       `is ${percentText(percent)} of its ${f.month} budget of ${text(limit)} ${unit} (threshold ${threshold}%)${soFar}` +
       (leftOut ? `; ${leftOutText(leftOut, unit)}` : ""),
   };
+  // in the order the JSON always gave them; money as Exacts, a quantity as numbers
+  const figures = <T>(as: (v: Exact) => T) => ({
+    budget: as(limit),
+    unit,
+    value: as(value),
+    percent: percentNumber(percent),
+    monthToDate: as(actual),
+    projected: as(projected),
+  });
+  if (budget.limit.kind === "amount") return { kind: "amount", ...said, ...figures((v) => v), ...tail };
+  return { kind: "quantity", ...said, ...figures((v) => v.toNumber()), ...tail };
 }
 
 function anomalyMessage(a: Anomaly): string {

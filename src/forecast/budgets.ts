@@ -1,6 +1,7 @@
 import { readStructured } from "../billing/readStructured.js";
 import { UsageError } from "../base/errors.js";
 import { FORECAST_UNITS, type ForecastUnit } from "./forecast.js";
+import { Exact } from "../billing/exact.js";
 
 /**
  * What a budgets file may hold (docs/safety.md): its size (parsing YAML is slow:
@@ -18,9 +19,10 @@ export interface Budget {
   accountId: number | null;
   /**
    * A monthly amount (an account's in the currency it is billed in; the environment's in the price
-   * list's, of the accounts billed in it), or a monthly quantity of one unit (unit-hours; NU: TiB).
+   * list's, of the accounts billed in it; an `Exact` that prints as the file wrote it, `2500`), or a
+   * monthly quantity of one unit (unit-hours; NU: TiB).
    */
-  limit: { kind: "amount"; amount: number } | { kind: "quantity"; unit: ForecastUnit; quantity: number };
+  limit: { kind: "amount"; amount: Exact } | { kind: "quantity"; unit: ForecastUnit; quantity: number };
   /** Percentages of the limit that raise an alert once crossed, ascending. */
   thresholds: number[];
 }
@@ -82,7 +84,7 @@ export function parseBudgets(value: unknown, source = "budgets"): Budget[] {
         throw new UsageError(
           `${where}: amount must be a number of at least ${BUDGET_LIMITS.smallest} (per month, in the currency the account is billed in)`,
         );
-      limit = { kind: "amount", amount: b.amount as number };
+      limit = { kind: "amount", amount: Exact.amount(String(b.amount)) };
     } else {
       if (!FORECAST_UNITS.includes(b.unit as ForecastUnit))
         throw new UsageError(`${where}: unit must be one of ${FORECAST_UNITS.join(", ")} (or give amount)`);

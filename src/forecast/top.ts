@@ -12,6 +12,14 @@ import type { NamedEntity } from "./entityLabel.js";
 import { withStoredNames } from "./storedNames.js";
 import { warehouseLag, type WarehouseLag } from "./warehouseLag.js";
 import { METRICS, type Metric } from "./usageTable.js";
+import { Exact } from "../billing/exact.js";
+
+/** An entity's figures over a period: its units as numbers, its cost (money) as an `Exact`; null when it has none. */
+export type TopFigures = Record<Exclude<Metric, "cost">, number | null> & { cost: Exact | null };
+
+/** One figure as a number (a chart's): the cost's nearest float. */
+const figureNumber = (figures: TopFigures, by: Metric): number | null =>
+  by === "cost" ? (figures.cost?.toNumber() ?? null) : figures[by];
 
 /** What `top` ranks. */
 export type TopLevel = "account" | "cloudspace" | "machine";
@@ -41,14 +49,17 @@ export interface TopRequest extends Period {
 export interface TopRow extends NamedEntity {
   rank: number;
   level: TopLevel;
-  /** The figure ranked by, over the period. */
+  /** The figure ranked by, over the period, as a number (by cost: `figures.cost`'s nearest float). */
   value: number;
   /** Over the previous period; null when the entity had no line then. */
   previous: number | null;
   /** (value − previous) / previous; null when there is no previous value or it is 0. */
   change: number | null;
-  /** Its CU, SU, TU (unit-hours; a machine's own CU), NU (TiB; a machine's own external NICs) and cost (its invoice or allocated share). */
-  figures: Record<Metric, number | null>;
+  /**
+   * Its CU, SU, TU (unit-hours; a machine's own CU), NU (TiB; a machine's own external NICs) and cost
+   * (its invoice or allocated share, an `Exact` in `currency`: ranked by cost, rows are ordered by it exactly).
+   */
+  figures: TopFigures;
   /** With a price list: the currency of its cost (its account's: a customer may bill in its own). */
   currency?: string;
 }
@@ -137,7 +148,7 @@ async function figuresOf(
   level: TopLevel,
   prices: PriceList | undefined,
   options: BillingOptions,
-): Promise<Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>> {
+): Promise<Map<string, { line: BillingLine; figures: TopFigures }>> {
   const { report } = await bill({
     source: { connection },
     period: params,
@@ -146,7 +157,7 @@ async function figuresOf(
     skipBad: true,
     allowEmpty: true,
   }); // impossible values count as 0
-  const out = new Map<string, { line: BillingLine; figures: Record<Metric, number | null> }>();
+  const out = new Map<string, { line: BillingLine; figures: TopFigures }>();
   report.lines.forEach((line, i) => {
     if (line.level !== level) return;
     const q = line.quantities;
@@ -158,7 +169,7 @@ async function figuresOf(
         SU: q.SU,
         TU: q.TU,
         NU: line.level === "machine" ? line.ownNicNu : q.NU,
-        cost: money ? money.amount.toNumber() : null,
+        cost: money ? money.amount : null,
       },
     });
   });
@@ -178,9 +189,20 @@ async function figureOfEach(
 ): Promise<Map<string, number | null>> {
   const out = new Map<string, number | null>();
   for (const [key, { figures }] of await figuresOf(connection, params, level, request.prices, options))
-    out.set(key, figures[request.by]);
+    out.set(key, figureNumber(figures, request.by));
   return out;
 }
+
+type Ranked = { line: BillingLine; figures: TopFigures; value: number };
+
+/** The largest figure first (costs compared as Exacts), ties by account, cloud space, then machine id. */
+const rankOrder =
+  (by: Metric) =>
+  (a: Ranked, b: Ranked): number =>
+    (by === "cost" ? (b.figures.cost ?? Exact.ZERO).compare(a.figures.cost ?? Exact.ZERO) : b.value - a.value) ||
+    (a.line.accountId ?? 0) - (b.line.accountId ?? 0) ||
+    (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) ||
+    (a.line.machineId ?? 0) - (b.line.machineId ?? 0);
 
 /**
  * The ranked entities in groups of `limit` at most: by cost over several currencies, a group per
@@ -244,14 +266,8 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     options,
   );
   const ranked = [...now.entries()]
-    .map(([key, { line, figures }]) => ({ key, line, figures, value: figures[request.by] ?? 0 }))
-    .sort(
-      (a, b) =>
-        b.value - a.value ||
-        (a.line.accountId ?? 0) - (b.line.accountId ?? 0) ||
-        (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) ||
-        (a.line.machineId ?? 0) - (b.line.machineId ?? 0),
-    );
+    .map(([key, { line, figures }]) => ({ key, line, figures, value: figureNumber(figures, request.by) ?? 0 }))
+    .sort(rankOrder(request.by));
   const { currencies, picked } = perCurrency(ranked, request, limit);
   const rows = picked.map(({ key, line, figures, value, rank, currency }): TopRow => {
     const prior = before.get(key) ?? null;

@@ -15,6 +15,7 @@ import {
   type MachineAlert,
 } from "../../src/internal.js";
 import { moneyText, percentText, quantityText } from "../../src/forecast/alerts.js";
+import { Exact } from "../../src/billing/exact.js";
 import { scenarioCloudspaceId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
 import { startWebhook } from "../helpers/webhook.js";
@@ -104,7 +105,7 @@ describe("budgets files", () => {
       "thresholds: [100, 50]\nbudgets:\n  - account: 1\n    amount: 1000\n  - environment: true\n    unit: NU\n    quantity: 2\n    thresholds: [90]\n",
     );
     expect(await loadBudgets(file)).toEqual([
-      { accountId: 1, limit: { kind: "amount", amount: 1000 }, thresholds: [50, 100] },
+      { accountId: 1, limit: { kind: "amount", amount: Exact.amount("1000") }, thresholds: [50, 100] },
       { accountId: null, limit: { kind: "quantity", unit: "NU", quantity: 2 }, thresholds: [90] },
     ]);
   });
@@ -211,9 +212,10 @@ describe("alerts", () => {
       });
       const report = await alerts(connection, { budgets, prices: PRICES });
       for (const a of report.alerts.filter((x): x is BudgetAlert => x.type === "budget")) {
-        expect(a.percent).toBe(Math.round((a.value / a.budget) * 10_000) / 100);
+        const [value, budget] = [Number(a.value), Number(a.budget)]; // an amount's Exacts as their floats
+        expect(a.percent).toBe(Math.round((value / budget) * 10_000) / 100);
         expect(String(a.percent)).toMatch(/^\d+(\.\d\d?)?$/);
-        expect(a.message).toContain(` is ${percentText((a.value / a.budget) * 100)} of its 2026-10 budget`);
+        expect(a.message).toContain(` is ${percentText((value / budget) * 100)} of its 2026-10 budget`);
       }
     },
   );

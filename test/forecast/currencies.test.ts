@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { alerts, forecast, parseBudgets, parsePrices, top, type BudgetAlert } from "../../src/internal.js";
 import { forecastToJson } from "../../src/export/forecastReport.js";
 import { topToJson } from "../../src/export/topReport.js";
+import { Exact } from "../../src/billing/exact.js";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
 
 // Account 7 bills in EUR (the list's: CU 0.01), account 8 in JPY (its own: CU 100), hours 0, 1, 2 of October.
@@ -68,7 +69,14 @@ describe("money of accounts billed in EUR and JPY", () => {
       asOf: AS_OF,
     });
     const alert = report.alerts.find((a): a is BudgetAlert => a.type === "budget")!;
-    expect([alert.id, alert.unit, alert.value]).toEqual([id, unit, value]);
+    // a budget of an amount: its figures are money, Exacts
+    expect([alert.id, alert.unit, alert.kind, alert.value instanceof Exact, Number(alert.value)]).toEqual([
+      id,
+      unit,
+      "amount",
+      true,
+      value,
+    ]);
     if (leftOut) {
       // the environment's budget is in EUR: account 8's yen are left out, and the alert and the report say so
       expect(alert.leftOut).toEqual([{ currency: "JPY", accountIds: [8] }]);

@@ -2,7 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Exact, loadPrices, monthPeriod, open, registerToJson, type Store } from "../../src/index.js";
+import {
+  alerts,
+  Exact,
+  loadPrices,
+  monthPeriod,
+  open,
+  parseBudgets,
+  registerToJson,
+  top,
+  type BudgetAlert,
+  type Store,
+} from "../../src/index.js";
 import { octoberWarehouse } from "../helpers/octoberWarehouse.js";
 
 // Money through the library is one type: every amount a script reads (a bill's, an issued
@@ -122,5 +133,40 @@ describe("money through the library", { timeout: 300_000 }, () => {
       remaining: "263.25",
     });
     expect(item("CN-2026-00001")).toMatchObject({ net: "-10.00", tax: "-1.90", gross: "-11.90", outstanding: "0.00" });
+  });
+
+  it("is an Exact in a ranking by cost and in a budget's alert of an amount; a budget of a quantity keeps numbers", async () => {
+    const prices = await loadPrices(path("prices.yaml"));
+    // ranked by cost: account 7102's cost is its invoice, 65.80 + 0.36 + 2.47 + 162.59 = 231.22 EUR
+    const ranking = await top(store.connection, { ...monthPeriod("2026-10"), by: "cost", level: "account", prices });
+    const row = ranking.rows.find((r) => r.accountId === 7102)!;
+    expectAmount(row.figures.cost, "231.22");
+    expect(row.value).toBe(231.22);
+    // the rows are in the order of their Exact costs, the largest first
+    const costs = ranking.rows.map((r) => r.figures.cost!);
+    expect(costs.every((c, i) => i === 0 || costs[i - 1]!.compare(c) >= 0)).toBe(true);
+
+    // October held whole, as of 1 Nov: month to date = month end = 231.22 EUR, 231.22 / 200 = 115.61 % of a 200 EUR budget;
+    // CU 65.80 EUR / 0.05 EUR = 1316 CU-hours, 1316 / 1000 = 131.6 % of a 1000 CU-hours budget
+    const report = await alerts(store.connection, {
+      budgets: parseBudgets({
+        budgets: [
+          { account: 7102, amount: 200, thresholds: [100] },
+          { account: 7102, unit: "CU", quantity: 1000, thresholds: [100] },
+        ],
+      }),
+      prices,
+      asOf: Date.parse("2026-11-01T00:00:00Z") / 1000,
+    });
+    const budgets = report.alerts.filter((a): a is BudgetAlert => a.type === "budget");
+    const amount = budgets.find((a) => a.kind === "amount")!;
+    expect(amount.kind === "amount" && [amount.unit, amount.basis, amount.percent]).toEqual(["EUR", "actual", 115.61]);
+    if (amount.kind !== "amount") return;
+    expectAmount(amount.budget, "200");
+    expectAmount(amount.value, "231.22");
+    expectAmount(amount.monthToDate, "231.22");
+    expectAmount(amount.projected, "231.22");
+    const quantity = budgets.find((a) => a.kind === "quantity")!;
+    expect([quantity.unit, quantity.budget, quantity.value, quantity.percent]).toEqual(["CU-hours", 1000, 1316, 131.6]);
   });
 });
