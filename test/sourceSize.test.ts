@@ -20,7 +20,6 @@ const MOST_FUNCTION_LINES = 80;
  * credit notes (issue 42) landed beside them: the lengths those grew to are noted, to split first.
  */
 const OVER_WHEN_THE_LIMITS_CAME: Record<string, number> = {
-  "load/ColumnBuilder.ts": 677,
   "cli/commands/invoices.ts": 705, // 591 then; + credit, credits and customers (issue 42): split by subcommand next
   "forecast/anomalies.ts": 575,
   "store/checkWarehouse.ts:checkWarehouse": 147,

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { stageRecords } from "../load/ColumnBuilder.js";
+import { stageRecords } from "../load/stageRecords.js";
 import { appendImpossibleValues } from "../load/impossibleValues.js";
 import { insertBatches } from "./insertColumns.js";
 import { DATA_TABLES, type DataTable } from "./schema.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { accountHour, OCT_1, vm } from "../helpers/warehouse.js";
 import { BatchWriter } from "../../src/store/batchWriter.js";
-import { buildColumns } from "../../src/load/ColumnBuilder.js";
+import { buildColumns } from "../../src/load/stageRecords.js";
 import { openDatabaseFile } from "../../src/store/openDatabaseFile.js";
 import { DATA_TABLES, SCHEMA_SQL } from "../../src/store/schema.js";
 

@@ -1,0 +1,63 @@
+import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
+import type { DecodedAccountHour } from "../capnp/records.js";
+import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
+import { ColumnBuilder } from "./ColumnBuilder.js";
+import type { DataTable } from "./dataTables.js";
+import type { ImpossibleValue } from "./impossibleValues.js";
+
+/** Scratch for one disk's configured limits, in field order. */
+const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
+
+/**
+ * Stages decoded account-hours column by column for the given tables (the records'
+ * counterpart of decoding straight into a {@link ColumnBuilder}).
+ */
+export function buildColumns(
+  hours: readonly DecodedAccountHour[],
+  tables: ReadonlySet<DataTable>,
+  selection?: ColumnSelection,
+): ColumnBatch {
+  return stageRecords(hours, tables, selection).batch;
+}
+
+/**
+ * {@link buildColumns}, with the impossible values found; `files[i]`: the display names of
+ * the files of `hours[i]` (default: none, the file is then "").
+ */
+export function stageRecords(
+  hours: readonly DecodedAccountHour[],
+  tables: ReadonlySet<DataTable>,
+  selection?: ColumnSelection,
+  files: readonly (readonly string[])[] = [],
+): { batch: ColumnBatch; impossible: ImpossibleValue[] } {
+  const builder = new ColumnBuilder(tables, 0, selection);
+  hours.forEach((h, hourIndex) => {
+    builder.beginHour(h.accountId, h.hourEpoch, files[hourIndex]);
+    for (const space of h.account.cloudspaces) {
+      const csId = space.cloudSpaceId;
+      for (const m of space.machines) {
+        m.networks.forEach((n, i) => builder.nic(csId, m.id, m.type, i, n.id, n.type, n.tx, n.rx));
+        m.disks.forEach((d, i) => {
+          const q = d.configuredIops;
+          if (q !== null) CONFIGURED_IOPS_FIELDS.forEach((name, f) => (limits[f] = q[name]));
+          builder.disk(
+            csId,
+            m.id,
+            i,
+            d.id,
+            d.size,
+            d.iopsRead,
+            d.iopsWrite,
+            d.iopsReadMax,
+            d.iopsWriteMax,
+            q === null ? null : limits,
+          );
+        });
+        builder.machine(csId, m.id, m.type, m.vcpus, m.cpuMinutes, m.mem, m.imageName, m.status);
+      }
+      builder.cloudSpace(csId, space.accountId, space.state);
+    }
+    builder.endHour(h.rootAccountId, h.account.cloudspaces.length);
+  });
+  return { batch: builder.finish(), impossible: [...builder.impossibleValues] };
+}
