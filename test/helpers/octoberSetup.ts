@@ -59,3 +59,30 @@ export function folderHashes(dir: string): Record<string, string> {
       ]),
   );
 }
+
+/** `cloudunits invoices issue` of October 2026 from these files, at `now` (default `MONTH_END`). */
+export function issueOctober(
+  files: { db: string; statement: string; prices: string; out: string },
+  extra: string[] = [],
+  now = MONTH_END,
+): Promise<CliRun> {
+  const { db, statement, prices, out } = files;
+  return runCli(
+    [
+      "invoices",
+      "issue",
+      "--db",
+      db,
+      "--month",
+      "2026-10",
+      "--statement",
+      statement,
+      "--prices",
+      prices,
+      "--out",
+      out,
+      ...extra,
+    ],
+    at(now),
+  );
+}

@@ -9,6 +9,7 @@ import {
   at,
   folderHashes as folder,
   generateOctober,
+  issueOctober,
   ISSUER_YAML as ISSUER,
   MONTH_END,
   PRICES_YAML,
@@ -30,24 +31,7 @@ const TWO =
   "'2': { legalName: Lumière Énergie SARL, address: [12 rue de la Gare, 69001 Lyon], country: FR, vatId: FR12345678901, peppolId: '9957:FR12345678901', tax: { category: AE } }";
 
 function issue(db: string, out: string, extra: string[] = [], statement = "statement.yaml"): Promise<CliRun> {
-  return runCli(
-    [
-      "invoices",
-      "issue",
-      "--db",
-      db,
-      "--month",
-      "2026-10",
-      "--statement",
-      path(statement),
-      "--prices",
-      path("prices.yaml"),
-      "--out",
-      path(out),
-      ...extra,
-    ],
-    at(MONTH_END),
-  );
+  return issueOctober({ db, statement: path(statement), prices: path("prices.yaml"), out: path(out) }, extra);
 }
 
 async function list(db: string): Promise<RegisterListItem[]> {

@@ -11,6 +11,7 @@ import {
   at,
   folderHashes as folder,
   generateOctober,
+  issueOctober,
   ISSUER_YAML,
   MONTH_END,
   PRICES_YAML,
@@ -150,24 +151,7 @@ beforeAll(async () => {
   );
   writeFileSync(path("prices.yaml"), PRICES_YAML);
   issue = (out, extra = [], now = MONTH_END) =>
-    runCli(
-      [
-        "invoices",
-        "issue",
-        "--db",
-        db,
-        "--month",
-        "2026-10",
-        "--statement",
-        path("statement.yaml"),
-        "--prices",
-        path("prices.yaml"),
-        "--out",
-        path(out),
-        ...extra,
-      ],
-      at(now),
-    );
+    issueOctober({ db, statement: path("statement.yaml"), prices: path("prices.yaml"), out: path(out) }, extra, now);
   list = async () => {
     const run = await runCli(["invoices", "list", "--db", db, "--format", "json"]);
     expect(run.code, run.stderr).toBe(0);

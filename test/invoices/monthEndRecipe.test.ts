@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { open } from "../../src/index.js";
 import { validate, type Failure } from "../helpers/einvoiceRules.js";
 import { describeWith } from "../helpers/prerequisites.js";
+import { issueOctober } from "../helpers/octoberSetup.js";
 import { runCli, type CliRun } from "../helpers/runCli.js";
 import { codeBlocks, readDoc, recipeSteps, runShell, section, shownFiles } from "../helpers/shellExamples.js";
 
@@ -228,28 +229,11 @@ describe("docs/billing.md's customers of several accounts, as written", { timeou
     const db = path("customers.duckdb");
     expect((await runCli(["ingest", path("october"), "--db", db])).code).toBe(0);
     // --account-id 7103 means the invoice of 7103's customer, of both its accounts
-    const run = await runCli(
-      [
-        "invoices",
-        "issue",
-        "--db",
-        db,
-        "--month",
-        "2026-10",
-        "--statement",
-        path("customers.yaml"),
-        "--prices",
-        path("prices.yaml"),
-        "--out",
-        path("customers"),
-        "--issue-date",
-        "2026-11-02",
-        "--account-id",
-        "7101",
-        "--account-id",
-        "7103",
-      ],
-      { CLOUDUNITS_TEST_NOW: NOW },
+    const files = { db, statement: path("customers.yaml"), prices: path("prices.yaml"), out: path("customers") };
+    const run = await issueOctober(
+      files,
+      ["--issue-date", "2026-11-02", "--account-id", "7101", "--account-id", "7103"],
+      NOW,
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^issued INV-2026-00001 \(account 7101, 2026-11-02\)/m);
