@@ -21,7 +21,7 @@ import { openWarehouse, type OpenWarehouseOptions } from "./store/openWarehouse.
 import { loadReportDefinition } from "./store/reportDefinition.js";
 import { runReport, type ReportParams, type ReportResult } from "./store/runReport.js";
 import { DATA_TABLES, type DataTable } from "./store/schema.js";
-import type { LoadReport, StoreSource } from "./store/types.js";
+import type { LoadReport, StoreSource, Warehouse } from "./store/types.js";
 import { issueInvoices, type IssueRequest, type IssueResult } from "./invoices/issueInvoices.js";
 import { correctInvoice, type CorrectRequest, type CorrectResult } from "./invoices/correctInvoice.js";
 import { creditInvoice, type CreditRequest, type CreditResult } from "./invoices/creditInvoice.js";
@@ -211,65 +211,8 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
   return {
     load: warehouse.load,
     connection,
-    calculate: (async (period: Period, rules: BillingOptions = {}) => {
-      return (await bill({ source: warehouse, period, rules, produce: { calculate: true }, skipBad: options.skipBad }))
-        .calculate!;
-    }) as Store["calculate"],
-    invoice: async (period, prices, rules = {}) => {
-      const { report } = await bill({
-        source: warehouse,
-        period,
-        prices,
-        rules,
-        produce: { levels: ["account"] },
-        skipBad: options.skipBad,
-      });
-      return report.invoices![0]!;
-    },
-    invoices: async (periods, prices, rules = {}) => {
-      const invoices: Invoice[] = [];
-      for (const period of periodsOf(periods)) {
-        const { report } = await bill({
-          source: warehouse,
-          period,
-          prices,
-          rules,
-          produce: { levels: ["account"] },
-          skipBad: options.skipBad,
-        });
-        invoices.push(...report.invoices!);
-      }
-      return invoices;
-    },
-    accounts: async ({ names } = {}) => {
-      const all = overlayNames(await readEntityNames(connection), names);
-      // per account and UTC month (hour_epoch is whole hours in epoch seconds)
-      const reader = await connection.runAndReadAll(
-        "SELECT account_id, strftime(epoch_ms(hour_epoch * 1000), '%Y-%m') AS month, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours " +
-          "FROM account_hours GROUP BY 1, 2 ORDER BY 1, 2",
-      );
-      const held = new Map<number, HeldAccount>();
-      for (const r of reader.getRowObjectsJS()) {
-        const accountId = Number(r.account_id);
-        const [first, last, hours] = [Number(r.first), Number(r.last) + 3600, Number(r.hours)];
-        const account = held.get(accountId);
-        if (account === undefined) {
-          held.set(accountId, {
-            accountId,
-            name: nameOf(all, "account", accountId),
-            start: first,
-            end: last,
-            hours,
-            months: [String(r.month)],
-          });
-        } else {
-          account.end = last;
-          account.hours += hours;
-          account.months.push(String(r.month));
-        }
-      }
-      return [...held.values()];
-    },
+    ...billingMethods(warehouse, options),
+    accounts: ({ names } = {}) => heldAccounts(connection, names),
     machineStats: (request) => machineStatsOf(connection, request),
     cloudspaceStats: (request) => cloudspaceStatsOf(connection, request),
     accountStats: (request) => accountStatsOf(connection, request),
@@ -283,36 +226,105 @@ export async function open(source: StoreSource, options: OpenOptions = {}): Prom
     check: () => checkWarehouse(connection, warehouse.load),
     report: (nameOrPath, params) => runReport(connection, loadReportDefinition(nameOrPath), params),
     exportParquet: (outDir) => toParquet(connection, { outDir }),
-    issueInvoices: async (request) => {
-      checkWritable(source, options);
-      return issueInvoices(connection, request);
+    ...registerMethods(connection, () => checkWritable(source, options)),
+    close: () => warehouse.close(),
+  };
+}
+
+/** The store's bills: `calculate`, `invoice` and `invoices`, each a bill of the warehouse. */
+function billingMethods(warehouse: Warehouse, options: OpenOptions): Pick<Store, "calculate" | "invoice" | "invoices"> {
+  const accountInvoices = async (period: Period, prices: PriceList, rules: BillingOptions) => {
+    const { report } = await bill({
+      source: warehouse,
+      period,
+      prices,
+      rules,
+      produce: { levels: ["account"] },
+      skipBad: options.skipBad,
+    });
+    return report.invoices!;
+  };
+  return {
+    calculate: (async (period: Period, rules: BillingOptions = {}) => {
+      return (await bill({ source: warehouse, period, rules, produce: { calculate: true }, skipBad: options.skipBad }))
+        .calculate!;
+    }) as Store["calculate"],
+    invoice: async (period, prices, rules = {}) => (await accountInvoices(period, prices, rules))[0]!,
+    invoices: async (periods, prices, rules = {}) => {
+      const invoices: Invoice[] = [];
+      for (const period of periodsOf(periods)) invoices.push(...(await accountInvoices(period, prices, rules)));
+      return invoices;
     },
-    correctInvoice: async (request) => {
-      checkWritable(source, options);
-      return correctInvoice(connection, request);
-    },
-    creditNote: async (request) => {
-      checkWritable(source, options);
-      return creditInvoice(connection, request);
-    },
+  };
+}
+
+/** The accounts the warehouse holds hours of, in id order, with their names (under `names`) and the months held. */
+async function heldAccounts(connection: DuckDBConnection, names: Names | undefined): Promise<HeldAccount[]> {
+  const all = overlayNames(await readEntityNames(connection), names);
+  // per account and UTC month (hour_epoch is whole hours in epoch seconds)
+  const reader = await connection.runAndReadAll(
+    "SELECT account_id, strftime(epoch_ms(hour_epoch * 1000), '%Y-%m') AS month, min(hour_epoch) AS first, max(hour_epoch) AS last, count(*) AS hours " +
+      "FROM account_hours GROUP BY 1, 2 ORDER BY 1, 2",
+  );
+  const held = new Map<number, HeldAccount>();
+  for (const r of reader.getRowObjectsJS()) {
+    const accountId = Number(r.account_id);
+    const [first, last, hours] = [Number(r.first), Number(r.last) + 3600, Number(r.hours)];
+    const account = held.get(accountId);
+    if (account === undefined) {
+      held.set(accountId, {
+        accountId,
+        name: nameOf(all, "account", accountId),
+        start: first,
+        end: last,
+        hours,
+        months: [String(r.month)],
+      });
+    } else {
+      account.end = last;
+      account.hours += hours;
+      account.months.push(String(r.month));
+    }
+  }
+  return [...held.values()];
+}
+
+/** The methods of the invoice register: those that write to it call `checkWritable` first. */
+function registerMethods(
+  connection: DuckDBConnection,
+  checkWritable: () => void,
+): Pick<
+  Store,
+  | "issueInvoices"
+  | "correctInvoice"
+  | "creditNote"
+  | "invoiceRegister"
+  | "overdueDocuments"
+  | "credits"
+  | "recordPayment"
+  | "importStatement"
+  | "sendDocuments"
+  | "verifyRegister"
+> {
+  /** `write` on this connection, once the store is known to be open to write. */
+  const writing =
+    <A extends unknown[], R>(write: (connection: DuckDBConnection, ...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      checkWritable();
+      return write(connection, ...args);
+    };
+  return {
+    issueInvoices: writing(issueInvoices),
+    correctInvoice: writing(correctInvoice),
+    creditNote: writing(creditInvoice),
     invoiceRegister: (filter = {}) =>
       readReceivables(connection, registerFilterOf(filter), filter.nowEpoch ?? clockNow()),
     overdueDocuments: (nowEpoch = clockNow()) => overdueDocuments(connection, nowEpoch),
     credits: (filter = {}) => creditStatement(connection, filter),
-    recordPayment: async (request) => {
-      checkWritable(source, options);
-      return recordPayment(connection, request);
-    },
-    importStatement: async (camtFile, nowEpoch) => {
-      checkWritable(source, options);
-      return importStatement(connection, camtFile, nowEpoch);
-    },
-    sendDocuments: async (request) => {
-      checkWritable(source, options);
-      return sendDocuments(connection, request);
-    },
+    recordPayment: writing(recordPayment),
+    importStatement: writing(importStatement),
+    sendDocuments: writing(sendDocuments),
     verifyRegister: (verifyOptions = {}) => verifyRegister(connection, verifyOptions),
-    close: () => warehouse.close(),
   };
 }
 

@@ -79,7 +79,7 @@ export class MessageReader {
     this.traversalLimitWords = traversalLimitWords;
     this.expansionLimitWords = expansionLimitWords;
     // Not Math.min: its result can be a heap number, and the budget field would then make
-    // every charge a boxed double store (decode ~5% slower, measured).
+    // every charge a boxed double store (a slower decode: docs/performance.md).
     this.budgetWords = this.startBudgetWords =
       traversalLimitWords < expansionLimitWords ? traversalLimitWords : expansionLimitWords;
     this.nestingLimit = nestingLimit;

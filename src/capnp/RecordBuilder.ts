@@ -74,7 +74,7 @@ export class RecordBuilder implements RecordVisitor {
  * Copies the visitor's scratch array of limits (field order of `CONFIGURED_IOPS_FIELDS`).
  * `Math.fround` leaves each value as it is (each is a Float32 of the file) but, as reading the
  * file does, returns a whole number as a small integer, where a Float64Array element is always
- * a heap number: the many whole limits (0, 4096, ...) then cost no allocation (decode +20%).
+ * a heap number: the many whole limits (0, 4096, ...) then cost no allocation (a faster decode: docs/performance.md).
  */
 function toConfiguredIops(limits: Float64Array): ConfiguredIops {
   return {

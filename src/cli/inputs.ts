@@ -139,7 +139,7 @@ export function loadNotes(load: LoadReport): string[] {
 /**
  * DuckDB's memory for a command that reads a warehouse through the billing engine (`forecast`,
  * `alerts`, `top`): what it caches of the file stays under this, so the peak does not grow with the
- * rows read (20,000 machines' month cached 280 MB more than 2,000's); the file is read again
+ * rows read (docs/performance.md); the file is read again
  * from the system's cache when needed.
  */
 export const ENGINE_READ_MEMORY_BYTES = 64 * 1024 * 1024;

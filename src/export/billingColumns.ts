@@ -2,7 +2,7 @@ import type { Exact } from "../billing/exact.js";
 import type { BillingLine } from "../billing/lines.js";
 import { nuUnit, pricingQuantityOf, pricingUnitOf, unitAmountOf, type LineMoney } from "../billing/money.js";
 import { showbackWeight } from "../billing/showback.js";
-import { currencyOf, priceAt, pricedUnits, pricePeriods, type PriceList } from "../billing/prices.js";
+import { currencyOf, priceAt, pricedUnits, pricePeriods, type PriceBasis, type PriceList } from "../billing/prices.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { BASE_UNITS, type UnitName } from "../billing/unitNames.js";
 import { catalogUnits, countsGatewayIp, isVolume, unitDef } from "../billing/unitCatalog.js";
@@ -65,104 +65,139 @@ export function shownQuantity(line: BillingLine, unit: UnitName): number | null 
  * the price (when it is not the unit shown), the unit price and the amount, then the amount due.
  */
 export function billingColumns(report: BillingReport, hourly: boolean): BillingColumn[] {
-  const per = report.options.per === "month" ? "months" : "hours";
+  return [
+    ...entityColumns(report, hourly),
+    { key: "cu_rollup", header: "cu_rollup", kind: "text", value: () => report.options.cuRollup },
+    ...quantityColumns(report),
+    ...(report.prices ? moneyColumns(report, report.prices) : []),
+  ];
+}
+
+/** Which entity a row is, and of when: the hour (`hourly`), else the period and the hours sampled. */
+function entityColumns(report: BillingReport, hourly: boolean): BillingColumn[] {
   const { start, end } = report.params;
-  const columns: BillingColumn[] = [
+  return [
     { key: "level", header: "level", kind: "text", value: (l) => l.level },
     { key: "account_id", header: "account_id", kind: "id", value: (l) => l.accountId },
     { key: "cloudspace_id", header: "cloudspace_id", kind: "id", value: (l) => l.cloudspaceId },
     { key: "machine_id", header: "machine_id", kind: "id", value: (l) => l.machineId },
     { key: "name", header: "name", kind: "text", value: (l) => l.name },
+    ...(hourly
+      ? [
+          {
+            key: "hour",
+            header: "hour (UTC)",
+            kind: "time",
+            value: (l) => isoUtc(l.hourEpoch!),
+          } satisfies BillingColumn,
+        ]
+      : ([
+          { key: "period_start", header: "period_start (UTC)", kind: "time", value: () => isoUtc(start) },
+          { key: "period_end", header: "period_end (UTC exclusive)", kind: "time", value: () => isoUtc(end) },
+          { key: "sample_hours", header: "sample_hours", kind: "count", value: (l) => l.sampleHours },
+        ] satisfies BillingColumn[])),
   ];
-  if (hourly) {
-    columns.push({ key: "hour", header: "hour (UTC)", kind: "time", value: (l) => isoUtc(l.hourEpoch!) });
-  } else {
-    columns.push(
-      { key: "period_start", header: "period_start (UTC)", kind: "time", value: () => isoUtc(start) },
-      { key: "period_end", header: "period_end (UTC exclusive)", kind: "time", value: () => isoUtc(end) },
-      { key: "sample_hours", header: "sample_hours", kind: "count", value: (l) => l.sampleHours },
-    );
-  }
-  columns.push({ key: "cu_rollup", header: "cu_rollup", kind: "text", value: () => report.options.cuRollup });
-  for (const unit of shownUnits(report)) {
+}
+
+/** A quantity column per unit shown, the CU's followed by its allocated CU (showback). */
+function quantityColumns(report: BillingReport): BillingColumn[] {
+  const per = report.options.per === "month" ? "months" : "hours";
+  return shownUnits(report).flatMap((unit): BillingColumn[] => [
+    { key: unit, header: quantityHeader(report, unit), kind: "quantity", value: (l) => shownQuantity(l, unit) },
+    ...(unit === "CU"
+      ? [
+          // the environment's, period or hour, is the Σ of its accounts' (see `showback`)
+          {
+            key: "cu_allocated",
+            header: `CU allocated (CU-${per}; showback)`,
+            kind: "quantity",
+            value: (l: BillingLine) => (l.level === "gateway" ? 0 : l.cuAllocated),
+          } satisfies BillingColumn,
+        ]
+      : []),
+  ]);
+}
+
+/**
+ * With a price list: the currency (when the accounts bill in several), per priced unit its billed
+ * quantity (when priced on another basis), unit price, amount and allocated cost, then the amount
+ * due and the allocated cost.
+ */
+function moneyColumns(report: BillingReport, list: PriceList): BillingColumn[] {
+  // accounts billed in several currencies: a currency column, and each row's money in its own
+  const several = (report.amountsDue?.length ?? 0) > 1;
+  const currency = several ? "the row's currency" : list.currency;
+  const columns: BillingColumn[] = [];
+  if (several)
     columns.push({
-      key: unit,
-      header: quantityHeader(report, unit),
-      kind: "quantity",
-      value: (l) => shownQuantity(l, unit),
+      key: "currency",
+      header: "currency",
+      kind: "text",
+      value: (l) => (l.accountId === null ? null : currencyOf(list, l.accountId).currency),
     });
-    if (unit === "CU") {
-      // the environment's, period or hour, is the Σ of its accounts' (see `showback`)
-      const allocated = (l: BillingLine) => (l.level === "gateway" ? 0 : l.cuAllocated);
-      columns.push({
-        key: "cu_allocated",
-        header: `CU allocated (CU-${per}; showback)`,
-        kind: "quantity",
-        value: allocated,
-      });
-    }
+  for (const { unit, per: basis } of pricedUnits(list))
+    columns.push(...unitMoneyColumns(report, list, unit, basis, currency));
+  columns.push(
+    {
+      key: "amount_due",
+      header: `amount due (${currency})`,
+      kind: "money",
+      value: (l, m) => (isBilled(l) ? (m?.amount ?? null) : null),
+    },
+    {
+      key: "allocated_cost",
+      header: `allocated cost (${currency}; ${ALLOCATION_NOTE})`,
+      kind: "money",
+      value: (l, m) => (isBilled(l) ? null : (m?.amount ?? null)),
+    },
+  );
+  return columns;
+}
+
+/**
+ * One priced unit's columns: its billed quantity (priced on another basis than the report's), unit price, amount,
+ * allocated cost.
+ */
+function unitMoneyColumns(
+  report: BillingReport,
+  list: PriceList,
+  unit: UnitName,
+  basis: PriceBasis,
+  currency: string,
+): BillingColumn[] {
+  const units = report.options.units;
+  const priceUnit = pricingUnitOf(unit, basis, units);
+  const columns: BillingColumn[] = [];
+  if (basis !== "TB" && basis !== report.options.per) {
+    columns.push({
+      key: `${unit}_billed_quantity`,
+      header: `${unit} billed (${priceUnit}s${unit === "CU" ? "; allocated" : ""})`,
+      kind: "quantity",
+      value: (l, m) =>
+        m && l.level !== "environment" ? pricingQuantityOf(showbackWeight(l, unit), basis, units) : null,
+    });
   }
-  const list = report.prices;
-  if (list) {
-    // accounts billed in several currencies: a currency column, and each row's money in its own
-    const several = (report.amountsDue?.length ?? 0) > 1;
-    const currency = several ? "the row's currency" : list.currency;
-    const units = report.options.units;
-    if (several)
-      columns.push({
-        key: "currency",
-        header: "currency",
-        kind: "text",
-        value: (l) => (l.accountId === null ? null : currencyOf(list, l.accountId).currency),
-      });
-    for (const { unit, per: basis } of pricedUnits(list)) {
-      const priceUnit = pricingUnitOf(unit, basis, units);
-      if (basis !== "TB" && basis !== report.options.per) {
-        columns.push({
-          key: `${unit}_billed_quantity`,
-          header: `${unit} billed (${priceUnit}s${unit === "CU" ? "; allocated" : ""})`,
-          kind: "quantity",
-          value: (l, m) =>
-            m && l.level !== "environment" ? pricingQuantityOf(showbackWeight(l, unit), basis, units) : null,
-        });
-      }
-      columns.push(
-        {
-          key: `${unit}_unit_price`,
-          header: `${unit} unit price (${currency} per ${priceUnit})`,
-          kind: "price",
-          value: (l, m) => (m && l.level !== "environment" ? unitPriceText(list, l, unit, report.params) : null),
-        },
-        // an account's (and the environment's) amount of the unit; below the account its share is allocated cost
-        {
-          key: `${unit}_amount`,
-          header: `${unit} amount (${currency})`,
-          kind: "money",
-          value: (l, m) => (isBilled(l) ? (unitAmountOf(m, unit) ?? null) : null),
-        },
-        {
-          key: `${unit}_allocated_cost`,
-          header: `${unit} allocated cost (${currency})`,
-          kind: "money",
-          value: (l, m) => (isBilled(l) ? null : (unitAmountOf(m, unit) ?? null)),
-        },
-      );
-    }
-    columns.push(
-      {
-        key: "amount_due",
-        header: `amount due (${currency})`,
-        kind: "money",
-        value: (l, m) => (isBilled(l) ? (m?.amount ?? null) : null),
-      },
-      {
-        key: "allocated_cost",
-        header: `allocated cost (${currency}; ${ALLOCATION_NOTE})`,
-        kind: "money",
-        value: (l, m) => (isBilled(l) ? null : (m?.amount ?? null)),
-      },
-    );
-  }
+  columns.push(
+    {
+      key: `${unit}_unit_price`,
+      header: `${unit} unit price (${currency} per ${priceUnit})`,
+      kind: "price",
+      value: (l, m) => (m && l.level !== "environment" ? unitPriceText(list, l, unit, report.params) : null),
+    },
+    // an account's (and the environment's) amount of the unit; below the account its share is allocated cost
+    {
+      key: `${unit}_amount`,
+      header: `${unit} amount (${currency})`,
+      kind: "money",
+      value: (l, m) => (isBilled(l) ? (unitAmountOf(m, unit) ?? null) : null),
+    },
+    {
+      key: `${unit}_allocated_cost`,
+      header: `${unit} allocated cost (${currency})`,
+      kind: "money",
+      value: (l, m) => (isBilled(l) ? null : (unitAmountOf(m, unit) ?? null)),
+    },
+  );
   return columns;
 }
 

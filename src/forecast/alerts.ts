@@ -41,8 +41,8 @@ const WEEK = 7 * 24 * HOUR;
 /**
  * The most entity-hours (an entity: a machine, cloud space or account; an hour of the 3 weeks
  * anomalies read) kept at once: each holds 5 figures (40 bytes). A warehouse with more is read
- * for anomalies a group of accounts at a time, so memory stays within about 50 MB whatever
- * the number of machines (but grows with an account larger than that alone).
+ * for anomalies a group of accounts at a time, so their memory is bounded whatever the number of
+ * machines (but grows with an account larger than that alone; docs/performance.md).
  */
 export const ALERTS_ENTITY_HOURS = 1_200_000;
 
@@ -361,7 +361,7 @@ export function alertsScan(
   asOf: number,
   windowHours: number,
   threshold: number,
-  currency: string | undefined,
+  prices: PriceList | undefined,
   names: Names | undefined,
 ): AnomalyScan & { readStart: number; reachingPast: number } {
   const windowStart = asOf - windowHours * HOUR;
@@ -371,7 +371,7 @@ export function alertsScan(
     end: asOf,
     threshold,
     levels: ANOMALY_LEVELS,
-    currency,
+    prices,
     names,
     reachingPast: windowStart,
     readStart: anomalyReadStart(start),
@@ -423,7 +423,7 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
   const resolved = resolveOptions(options);
   const plan = await forecastPlan(connection, { month, asOf });
   const scan = {
-    ...alertsScan(asOf, windowHours, threshold, request.prices?.currency, resolved.names),
+    ...alertsScan(asOf, windowHours, threshold, request.prices, resolved.names),
     maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
   };
   const windowStart = scan.reachingPast;

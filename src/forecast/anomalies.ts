@@ -1,12 +1,25 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { resolveOptions, type BillingOptions } from "../billing/billingOptions.js";
 import type { Level } from "../billing/levels.js";
-import { nameOf, type Names } from "../billing/names.js";
-import type { PriceList } from "../billing/prices.js";
+import type { Names } from "../billing/names.js";
+import { currencyOf, type PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
 import { isoUtc } from "../base/time.js";
-import type { NamedEntity } from "./entityLabel.js";
-import { lowerBound, robustScore, smallMedian, SortedWindow, type RobustScore } from "./robust.js";
+import {
+  ANOMALY_RULE,
+  anomalyFloor,
+  daySlots,
+  hourSlots,
+  runsOf,
+  scorePoints,
+  type Point,
+  type Scoring,
+  type Slots,
+  type DaySlots,
+} from "./anomalyScores.js";
+import { namesOf, type NamedEntity } from "./entityLabel.js";
+import { machineChanges, type MachineChange } from "./machineChanges.js";
+import { SortedWindow } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
 import { usagePass } from "./usagePass.js";
 import {
@@ -19,30 +32,15 @@ import {
   type Metric,
 } from "./usageTable.js";
 
+export { ANOMALY_RULE } from "./anomalyScores.js";
+export type { MachineChange } from "./machineChanges.js";
+
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-const WEEK = 7 * DAY;
 
 /** The levels anomalies are looked for at. */
 export type AnomalyLevel = Exclude<Level, "environment">;
 export const ANOMALY_LEVELS: readonly AnomalyLevel[] = ["account", "cloudspace", "machine"];
-
-/** The rule's constants (docs/anomalies.md). */
-export const ANOMALY_RULE = {
-  /** A point is anomalous when |value − median| > threshold × scale of its baseline. */
-  threshold: 6,
-  /** The scale is 1.4826 × MAD, at least this share of the median... */
-  relativeFloor: 0.05,
-  /** ...and at least these (a move smaller than threshold × this is never one): CU, TU unit-hours, SU, NU TiB, cost. */
-  absoluteFloor: { CU: 0.01, SU: 0.001, TU: 0.01, NU: 1e-6, cost: 1e-4 } as Record<Metric, number>,
-  /** An hour's baseline: the entity's hours held in the 7 days before it, at least 48 of them. */
-  hourBaseline: 7 * 24,
-  hourMinimum: 48,
-  /** A day's baseline: the entity's days in the 14 days before it, at least 5; a day counts with 6 hours or more. */
-  dayBaseline: 14,
-  dayMinimum: 5,
-  dayMinimumHours: 6,
-} as const;
 
 /** What to look for anomalies in. */
 export interface AnomalyRequest {
@@ -53,7 +51,7 @@ export interface AnomalyRequest {
   accountId?: number;
   /** Default account, cloud space and machine. */
   levels?: readonly AnomalyLevel[];
-  /** A price list: adds cost to CU, SU, TU, NU. */
+  /** A price list: adds cost to CU, SU, TU, NU, each account's in the currency it is billed in. */
   prices?: PriceList;
   /** Default `ANOMALY_RULE.threshold` (robust scores beyond ± this). */
   threshold?: number;
@@ -68,6 +66,11 @@ export interface Anomaly extends NamedEntity {
   metric: Metric;
   /** What `value` and `baseline` are counted in: `CU-hours`, `SU-hours`, `TU-hours`, `TiB` (NU), the currency (cost). */
   unit: string;
+  /**
+   * Cost only: the currency of its account (a customer may bill in its own), as `unit` says; an
+   * account's figures, its cloud spaces' and machines' are all in it, and never added to another's.
+   */
+  currency?: string;
   granularity: "hour" | "day";
   direction: "up" | "down";
   /** Since when: the first anomalous hour (or day), epoch seconds; `until` is the end of the last one. */
@@ -85,22 +88,6 @@ export interface Anomaly extends NamedEntity {
   points: number;
 }
 
-/** A machine that appeared or disappeared while its account's files went on. */
-export interface MachineChange {
-  /** `machine-new:7:120:4392:2026-10-20T03:00:00Z`. */
-  id: string;
-  kind: "new" | "vanished";
-  accountId: number;
-  cloudspaceId: number;
-  machineId: number;
-  /** The machine's name; `accountName` and `cloudspaceName` those of its account and cloud space (`""` when unknown). */
-  name: string;
-  accountName: string;
-  cloudspaceName: string;
-  /** new: its first hour; vanished: the hour after its last one (epoch seconds). */
-  at: number;
-}
-
 /** Anomalies and machine changes of a period. */
 export interface AnomalyReport {
   start: number;
@@ -113,193 +100,11 @@ export interface AnomalyReport {
   flagged: number;
 }
 
-interface Point {
-  t: number;
-  value: number;
-  median: number;
-  score: number;
-}
-
-/** One figure of an entity at its times held (hours, or days), ascending. */
-interface Slots {
-  t: Float64Array;
-  value: Float64Array;
-  n: number;
-}
-
-/** Where a series is scored: `[from, to)`, and the window and minimum of its baseline. */
-interface Scoring {
-  from: number;
-  to: number;
-  window: number;
-  minimum: number;
-  metric: Metric;
-}
-
-/** The value of the slot at time `t`, if held (binary search: slots ascend). */
-function slotAt(slots: Slots, t: number): number | undefined {
-  const at = lowerBound(slots.t, slots.n, t);
-  return at < slots.n && slots.t[at] === t ? slots.value[at] : undefined;
-}
-
-/**
- * The scored points of one figure in `[from, to)`: each slot against the slots of the
- * `window` before it (at least `minimum` of them), kept sorted as the window slides; when the
- * same slot of earlier weeks is held, the score is the smaller (in size) of that and the
- * score against their median, so what recurs every week (weekends) is no anomaly. Days
- * (`days` given) are compared like with like: a day not held whole (the day still running),
- * or one whose baseline holds such a day, against the same hours of the days before it.
- */
-function scorePoints(slots: Slots, s: Scoring, window: SortedWindow, days?: DaySlots): Point[] {
-  const out: Point[] = [];
-  const { t: times, value: values } = slots;
-  const relativeFloor = ANOMALY_RULE.relativeFloor;
-  const absoluteFloor = ANOMALY_RULE.absoluteFloor[s.metric];
-  // the window holds values[lo .. hi): the baseline of slot i is [first, i)
-  let first = 0;
-  let lo = 0;
-  let hi = 0;
-  window.clear();
-  const sameSlot: number[] = [];
-  for (let i = 0; i < slots.n; i++) {
-    const t = times[i]!;
-    while (times[first]! < t - s.window) first++;
-    if (t < s.from || t >= s.to || i - first < s.minimum) continue;
-    if (days !== undefined && !wholeDays(days, first, i)) {
-      const point = sameHoursScore(days, first, i, s);
-      if (point) out.push(point);
-      continue;
-    }
-    if (first >= hi) {
-      window.fill(values.subarray(first, i));
-      lo = first;
-      hi = i;
-    } else {
-      for (; lo < first; lo++) window.remove(values[lo]!);
-      for (; hi < i; hi++) window.insert(values[hi]!);
-    }
-    const value = values[i]!;
-    const scored = window.score(value, relativeFloor, absoluteFloor);
-    sameSlot.length = 0;
-    for (let k = 1; k <= 4; k++) {
-      const v = slotAt(slots, t - k * WEEK);
-      if (v !== undefined) sameSlot.push(v);
-    }
-    out.push({ t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) });
-  }
-  return out;
-}
-
-/** The score of a value against its baseline (`scored`), or, smaller in size, against the median of the same slot of earlier weeks (`sameSlot`, sorted in place). */
-function weeklyScore(value: number, scored: RobustScore, sameSlot: number[]): number {
-  let score = scored.score;
-  if (sameSlot.length > 0) {
-    const weekly = (value - smallMedian(sameSlot)) / scored.scale;
-    if (Math.abs(weekly) < Math.abs(score)) score = Math.sign(score) === Math.sign(weekly) ? weekly : 0;
-  }
-  return score;
-}
-
-/** Every hour of the day, one bit each (hour 0 the lowest). */
-const WHOLE_DAY = 2 ** 24 - 1;
-
-/** True when days `[first, i]` are all held whole (24 hours): a day's score then slides its window of whole days. */
-function wholeDays(days: DaySlots, first: number, i: number): boolean {
-  for (let j = first; j <= i; j++) if (days.mask[j] !== WHOLE_DAY) return false;
-  return true;
-}
-
-/** The average hour of day `j` over the hours of `hours` (bits of hours of the day), all held that day. */
-function dayOver(days: DaySlots, j: number, hours: number): number {
-  const { t, value, n } = days.hours;
-  const day = days.t[j]!;
-  let sum = 0;
-  let count = 0;
-  for (let k = days.first[j]!; k < n && t[k]! < day + DAY; k++) {
-    if ((hours & (1 << ((t[k]! - day) / HOUR))) === 0) continue;
-    sum += value[k]!;
-    count++;
-  }
-  return sum / count;
-}
-
-/**
- * Day `i` scored like with like: its average hour against the average of the same hours of
- * each day of its baseline `[first, i)` that holds them all (at least the minimum of such
- * days), and of the same weekday of earlier weeks; so the day still running, 9 hours held,
- * is compared with the 9 same hours of the days before, never with whole days.
- */
-function sameHoursScore(days: DaySlots, first: number, i: number, s: Scoring): Point | undefined {
-  const hours = days.mask[i]!;
-  const baseline: number[] = [];
-  for (let j = first; j < i; j++) if ((days.mask[j]! & hours) === hours) baseline.push(dayOver(days, j, hours));
-  if (baseline.length < s.minimum) return undefined;
-  const t = days.t[i]!;
-  const value = days.value[i]!;
-  const scored = robustScore(value, baseline, ANOMALY_RULE.relativeFloor, ANOMALY_RULE.absoluteFloor[s.metric]);
-  const sameSlot: number[] = [];
-  for (let k = 1; k <= 4; k++) {
-    const at = lowerBound(days.t, days.n, t - k * WEEK);
-    if (at < days.n && days.t[at] === t - k * WEEK && (days.mask[at]! & hours) === hours)
-      sameSlot.push(dayOver(days, at, hours));
-  }
-  return { t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) };
-}
-
 /** The hours of a table a scan reads, `[from, to)` (table hours): those of `[anomalyReadStart(start), end)` it has. */
 function hoursRead(table: UsageTable, scan: Pick<AnomalyScan, "start" | "end">): { from: number; to: number } {
   const from = Math.max(0, Math.ceil((anomalyReadStart(scan.start) - table.start) / HOUR));
   return { from, to: Math.max(from, Math.min(table.hours, Math.ceil((scan.end - table.start) / HOUR))) };
 }
-
-/** An entity's hourly figures of one metric: the hours `[read.from, read.to)` it has a line in, ascending. */
-function hourSlots(table: UsageTable, entity: EntityUsage, m: number, read: { from: number; to: number }): Slots {
-  const t = new Float64Array(read.to - read.from);
-  const value = new Float64Array(read.to - read.from);
-  let n = 0;
-  for (let h = read.from; h < read.to; h++) {
-    if (!table.held(entity, h)) continue;
-    t[n] = table.start + h * HOUR;
-    value[n++] = table.value(entity, m, h);
-  }
-  return { t, value, n };
-}
-
-/** An entity's days of one metric: each day's hours held (bits of hours of the day) and where they start among its hours. */
-interface DaySlots extends Slots {
-  mask: Int32Array;
-  first: Int32Array;
-  hours: Slots;
-}
-
-/** An entity's daily figures of one metric: each UTC day's average hour over the hours it has (days with enough hours). */
-function daySlots(hours: Slots): DaySlots {
-  const size = Math.floor(hours.n / ANOMALY_RULE.dayMinimumHours) + 1;
-  const t = new Float64Array(size);
-  const value = new Float64Array(size);
-  const mask = new Int32Array(size);
-  const first = new Int32Array(size);
-  let n = 0;
-  for (let i = 0; i < hours.n;) {
-    const day = hours.t[i]! - (hours.t[i]! % DAY);
-    const from = i;
-    let sum = 0;
-    let held = 0;
-    for (; i < hours.n && hours.t[i]! < day + DAY; i++) {
-      sum += hours.value[i]!;
-      held |= 1 << ((hours.t[i]! - day) / HOUR);
-    }
-    if (i - from < ANOMALY_RULE.dayMinimumHours) continue;
-    t[n] = day;
-    value[n] = sum / (i - from);
-    mask[n] = held;
-    first[n++] = from;
-  }
-  return { t, value, n, mask, first, hours };
-}
-
-const idOf = (e: EntityUsage) =>
-  [e.level, e.accountId, e.cloudspaceId, e.machineId].filter((v) => v !== null).join(":");
 
 /** How the anomalies of a table are looked for. */
 export interface AnomalyScan {
@@ -308,8 +113,8 @@ export interface AnomalyScan {
   end: number;
   threshold: number;
   levels: readonly AnomalyLevel[];
-  /** The price list's currency, with prices (then cost is scored too). */
-  currency: string | undefined;
+  /** A price list: cost is scored too, each account's in the currency it is billed in. */
+  prices: PriceList | undefined;
   names: Names | undefined;
   /**
    * Only the runs that reach past this hour (their `until` after it), as alerts need them:
@@ -323,93 +128,82 @@ export interface AnomalyScan {
 /** The report's parts found in one table (see `anomaliesOf`); tables of several accounts add up (`mergeReports`). */
 export type ScanResult = Omit<AnomalyReport, "start" | "end" | "threshold">;
 
-/** The runs of anomalous points of a series: consecutive points beyond the threshold on one side. */
-function runsOf(points: readonly Point[], threshold: number): { runs: Point[][]; flagged: number } {
-  const runs: Point[][] = [];
-  let flagged = 0;
-  let run: Point[] = [];
-  const close = () => {
-    if (run.length > 0) runs.push(run);
-    run = [];
-  };
-  for (const p of points) {
-    if (Math.abs(p.score) <= threshold) {
-      close();
-      continue;
-    }
-    flagged++;
-    if (run.length > 0 && Math.sign(run[0]!.score) !== Math.sign(p.score)) close();
-    run.push(p);
-  }
-  close();
-  return { runs, flagged };
+/** One figure of an entity as a series scored: its hours, or its days (`days`: the same, compared like with like). */
+interface Series {
+  granularity: "hour" | "day";
+  step: number;
+  slots: Slots;
+  days: DaySlots | undefined;
+  scoring: Scoring;
+}
+
+/** The two series of one figure of an entity, its hours and its days, scored with the absolute floor `floor`. */
+function seriesOf(hours: Slots, scan: AnomalyScan, floor: number): Series[] {
+  const days = daySlots(hours);
+  const { start, end } = scan;
+  const rule = ANOMALY_RULE;
+  return [
+    {
+      granularity: "hour",
+      step: HOUR,
+      slots: hours,
+      days: undefined,
+      scoring: { from: start, to: end, window: rule.hourBaseline * HOUR, minimum: rule.hourMinimum, floor },
+    },
+    {
+      granularity: "day",
+      step: DAY,
+      slots: days,
+      days,
+      scoring: {
+        from: start - (start % DAY),
+        to: end,
+        window: rule.dayBaseline * DAY,
+        minimum: rule.dayMinimum,
+        floor,
+      },
+    },
+  ];
+}
+
+/** The points of a series a scan scores: all those of its period, or (`reachingPast`) those that may be in a run reaching past it. */
+function pointsOf(series: Series, scan: AnomalyScan, window: SortedWindow): Point[] {
+  const { slots, scoring, days, step } = series;
+  if (scan.reachingPast === undefined) return scorePoints(slots, scoring, window, days);
+  // a point reaches past the hour when its end does; one before those is in a reaching run only if the first of them is anomalous
+  const from = Math.max(scoring.from, scan.reachingPast - step + 1);
+  const points = scorePoints(slots, { ...scoring, from }, window, days);
+  if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold)
+    return scorePoints(slots, scoring, window, days);
+  return points;
 }
 
 /**
  * The anomalies and machine changes of the entities of a table (see `anomalies`): each
- * figure of each entity of `scan.levels` scored hour by hour and day by day.
+ * figure of each entity of `scan.levels` scored hour by hour and day by day; cost in the
+ * currency of the entity's account, never with another's.
  */
 export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
-  const metrics = METRICS.filter((m) => m !== "cost" || scan.currency !== undefined);
+  const metrics = METRICS.filter((m) => m !== "cost" || scan.prices !== undefined);
   const found: Anomaly[] = [];
   const window = new SortedWindow(ANOMALY_RULE.hourBaseline + 1);
   let scored = 0;
   let flagged = 0;
-  const dayStart = scan.start - (scan.start % DAY);
   // what a scan reads of a table (one that holds more, a backtest's, gives the same as one of just that)
   const read = hoursRead(table, scan);
   for (const entity of table.entities) {
     if (entity.level === "environment" || !scan.levels.includes(entity.level) || entity.accountId === null) continue;
+    // the money of an account, its cloud spaces and machines is in the currency the account is billed in
+    const money = scan.prices === undefined ? undefined : currencyOf(scan.prices, entity.accountId);
     for (const metric of metrics) {
       const hours = hourSlots(table, entity, METRICS.indexOf(metric), read);
-      const days = daySlots(hours);
-      const series = [
-        {
-          granularity: "hour" as const,
-          step: HOUR,
-          slots: hours,
-          days: undefined,
-          scoring: {
-            from: scan.start,
-            to: scan.end,
-            window: ANOMALY_RULE.hourBaseline * HOUR,
-            minimum: ANOMALY_RULE.hourMinimum,
-            metric,
-          },
-        },
-        {
-          granularity: "day" as const,
-          step: DAY,
-          slots: days,
-          days,
-          scoring: {
-            from: dayStart,
-            to: scan.end,
-            window: ANOMALY_RULE.dayBaseline * DAY,
-            minimum: ANOMALY_RULE.dayMinimum,
-            metric,
-          },
-        },
-      ];
-      for (const { granularity, step, slots, days: like, scoring } of series) {
-        let points: Point[];
-        if (scan.reachingPast === undefined) points = scorePoints(slots, scoring, window, like);
-        else {
-          // a point reaches past the hour when its end does; one before those is in a reaching run only if the first of them is anomalous
-          points = scorePoints(
-            slots,
-            { ...scoring, from: Math.max(scoring.from, scan.reachingPast - step + 1) },
-            window,
-            like,
-          );
-          if (points.length > 0 && Math.abs(points[0]!.score) > scan.threshold)
-            points = scorePoints(slots, scoring, window, like);
-        }
+      for (const series of seriesOf(hours, scan, anomalyFloor(metric, money?.decimals ?? 2))) {
+        const points = pointsOf(series, scan, window);
         scored += points.length;
         const { runs, flagged: beyond } = runsOf(points, scan.threshold);
         flagged += beyond;
         for (const run of runs) {
-          const anomaly = anomalyOf(entity, metric, granularity, step, run, scan);
+          const anomaly = anomalyOf(entity, metric, series, run, scan.names, money?.currency);
           if (scan.reachingPast === undefined || anomaly.until > scan.reachingPast) found.push(anomaly);
         }
       }
@@ -478,30 +272,32 @@ export async function anomalies(connection: DuckDBConnection, request: AnomalyRe
     onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
   });
   const found = mergeReports([
-    anomaliesOf(table, { start, end, threshold, levels, currency: request.prices?.currency, names: options.names }),
+    anomaliesOf(table, { start, end, threshold, levels, prices: request.prices, names: options.names }),
   ]);
   return { start, end, threshold, ...found };
 }
 
+/** The anomaly of a run of a series; `currency`: that of the entity's account (with prices). */
 function anomalyOf(
   entity: EntityUsage,
   metric: Metric,
-  granularity: "hour" | "day",
-  step: number,
+  { granularity, step }: Series,
   run: readonly Point[],
-  scan: AnomalyScan,
+  names: Names | undefined,
+  currency: string | undefined,
 ): Anomaly {
   const peak = run.reduce((a, p) => (Math.abs(p.score) > Math.abs(a.score) ? p : a));
   const since = run[0]!.t;
   return {
-    id: `anomaly:${idOf(entity)}:${metric}:${granularity}:${isoUtc(since)}`,
+    id: `anomaly:${entity.key}:${metric}:${granularity}:${isoUtc(since)}`,
     level: entity.level as AnomalyLevel,
     accountId: entity.accountId!,
     cloudspaceId: entity.cloudspaceId,
     machineId: entity.machineId,
-    ...namesOf(entity, scan.names),
+    ...namesOf(entity, names),
     metric,
-    unit: metricUnit(metric, scan.currency),
+    unit: metricUnit(metric, currency),
+    ...(metric === "cost" ? { currency } : {}),
     granularity,
     direction: peak.score > 0 ? "up" : "down",
     since,
@@ -512,64 +308,4 @@ function anomalyOf(
     score: peak.score,
     points: run.length,
   };
-}
-
-/** An entity's name and those of the account and cloud space it is in. */
-function namesOf(
-  entity: EntityUsage,
-  names: Names | undefined,
-): { name: string; accountName: string; cloudspaceName: string | null } {
-  return {
-    name: entity.name,
-    accountName: nameOf(names, "account", entity.accountId!),
-    cloudspaceName: entity.cloudspaceId === null ? null : nameOf(names, "cloudspace", entity.cloudspaceId),
-  };
-}
-
-/** The first hour an entity has a line in the hours read, and the hour after its last (undefined when it has none). */
-function spanOf(
-  table: UsageTable,
-  entity: EntityUsage,
-  read: { from: number; to: number },
-): { first: number; gone: number } | undefined {
-  let first = -1;
-  let last = -1;
-  for (let h = read.from; h < read.to; h++) {
-    if (!table.held(entity, h)) continue;
-    if (first < 0) first = h;
-    last = h;
-  }
-  return first < 0 ? undefined : { first: table.start + first * HOUR, gone: table.start + (last + 1) * HOUR };
-}
-
-/** Machines first seen in `[start, end)` after their account's first hour read, and those last seen before their account's last hour. */
-function machineChanges(table: UsageTable, scan: AnomalyScan, read: { from: number; to: number }): MachineChange[] {
-  const { start, end } = scan;
-  const accountSpan = new Map<number, { first: number; gone: number }>();
-  for (const e of table.entities) {
-    const span = e.level === "account" && e.accountId !== null ? spanOf(table, e, read) : undefined;
-    if (span) accountSpan.set(e.accountId!, span);
-  }
-  const changes: MachineChange[] = [];
-  for (const e of table.entities) {
-    if (e.level !== "machine" || e.accountId === null || e.cloudspaceId === null || e.machineId === null) continue;
-    const account = accountSpan.get(e.accountId);
-    const span = spanOf(table, e, read);
-    if (!account || !span) continue;
-    const { first, gone } = span;
-    const named = namesOf(e, scan.names);
-    const base = {
-      accountId: e.accountId,
-      cloudspaceId: e.cloudspaceId,
-      machineId: e.machineId,
-      name: named.name,
-      accountName: named.accountName,
-      cloudspaceName: named.cloudspaceName!,
-    };
-    if (first >= start && first < end && first > account.first)
-      changes.push({ id: `machine-new:${idOf(e).slice(8)}:${isoUtc(first)}`, kind: "new", ...base, at: first });
-    if (gone >= start && gone < end && gone <= account.gone - HOUR)
-      changes.push({ id: `machine-vanished:${idOf(e).slice(8)}:${isoUtc(gone)}`, kind: "vanished", ...base, at: gone });
-  }
-  return changes.sort((a, b) => a.at - b.at || a.machineId - b.machineId);
 }

@@ -3,9 +3,9 @@ import { UsageError } from "../base/errors.js";
 import { FORECAST_UNITS, type ForecastUnit } from "./forecast.js";
 
 /**
- * What a budgets file may hold (docs/safety.md): its size (parsing YAML takes about a second
- * per 100 KiB on a busy machine), how many budgets, and the smallest budget (a smaller one
- * is no budget a month could keep, and its percentages leave the range of numbers).
+ * What a budgets file may hold (docs/safety.md): its size (parsing YAML is slow:
+ * docs/performance.md), how many budgets, and the smallest budget (a smaller one is no budget a
+ * month could keep, and its percentages leave the range of numbers).
  */
 export const BUDGET_LIMITS = { fileBytes: 512 * 1024, budgets: 10_000, smallest: 1e-6 } as const;
 
@@ -16,7 +16,10 @@ export const DEFAULT_THRESHOLDS = [50, 80, 100] as const;
 export interface Budget {
   /** The account; null: the environment. */
   accountId: number | null;
-  /** A monthly amount in the price list's currency, or a monthly quantity of one unit (unit-hours; NU: TiB). */
+  /**
+   * A monthly amount (an account's in the currency it is billed in; the environment's in the price
+   * list's, of the accounts billed in it), or a monthly quantity of one unit (unit-hours; NU: TiB).
+   */
   limit: { kind: "amount"; amount: number } | { kind: "quantity"; unit: ForecastUnit; quantity: number };
   /** Percentages of the limit that raise an alert once crossed, ascending. */
   thresholds: number[];
@@ -77,7 +80,7 @@ export function parseBudgets(value: unknown, source = "budgets"): Budget[] {
         throw new UsageError(`${where}: give either amount, or unit and quantity, not both`);
       if (!positive(b.amount))
         throw new UsageError(
-          `${where}: amount must be a number of at least ${BUDGET_LIMITS.smallest} (per month, in the price list's currency)`,
+          `${where}: amount must be a number of at least ${BUDGET_LIMITS.smallest} (per month, in the currency the account is billed in)`,
         );
       limit = { kind: "amount", amount: b.amount as number };
     } else {

@@ -1,3 +1,6 @@
+import { nameOf, type Names } from "../billing/names.js";
+import type { EntityUsage } from "./usageTable.js";
+
 /** An account, cloud space or machine with its ids, its name and the names of the account and cloud space it is in (what alerts and rankings name). */
 export interface NamedEntity {
   level: "account" | "cloudspace" | "machine";
@@ -24,4 +27,16 @@ export function entityLabel(e: NamedEntity): string {
   const cloudspace = named("cloud space", e.cloudspaceId, e.level === "cloudspace" ? e.name : e.cloudspaceName);
   if (e.level === "cloudspace") return `${cloudspace} of ${account}`;
   return `${named("machine", e.machineId, e.name)} in ${cloudspace} of ${account}`;
+}
+
+/** An entity's name and those of the account and cloud space it is in. */
+export function namesOf(
+  entity: EntityUsage,
+  names: Names | undefined,
+): { name: string; accountName: string; cloudspaceName: string | null } {
+  return {
+    name: entity.name,
+    accountName: nameOf(names, "account", entity.accountId!),
+    cloudspaceName: entity.cloudspaceId === null ? null : nameOf(names, "cloudspace", entity.cloudspaceId),
+  };
 }

@@ -10,7 +10,7 @@ const HOUR = 3600;
 
 /** What forecasts, anomalies and rankings measure: the four billing units, and money. */
 export const METRICS = ["CU", "SU", "TU", "NU", "cost"] as const;
-/** A measured figure: CU, SU, TU (unit-hours), NU (TiB transferred) or cost (in the price list's currency). */
+/** A measured figure: CU, SU, TU (unit-hours), NU (TiB transferred) or cost (in the currency of the entity's account). */
 export type Metric = (typeof METRICS)[number];
 const M = METRICS.length;
 const [CU, SU, TU, NU, COST] = [0, 1, 2, 3, 4];
@@ -32,8 +32,9 @@ export interface EntityUsage {
   name: string;
   /**
    * `values[h × 5 + m]`: metric `METRICS[m]` in hour `h` of the table (its start + h × 3600 s):
-   * CU (own), SU, TU (unit-hours), NU (TiB; a machine's own external NICs), cost (NaN without
-   * prices). NaN everywhere in an hour the entity has no line.
+   * CU (own), SU, TU (unit-hours), NU (TiB; a machine's own external NICs), cost (in its
+   * account's currency; NaN without prices, and for the environment). NaN everywhere in an hour
+   * the entity has no line.
    */
   values: Float64Array;
 }
@@ -53,8 +54,10 @@ export function entityKey(l: {
 /**
  * The money of each line of an hour: each unit's unit-hours (CU: the line's allocated CU, so
  * machines' costs add up to their account's; NU of a machine: its own external NICs) at the
- * account's price in force that hour, unrounded; the environment's is the sum of its
- * accounts'. The prices of an account are looked up once per stretch of hours without a price change.
+ * account's price in force that hour, unrounded, in the currency the account is billed in. The
+ * environment has none: its accounts may bill in several currencies, and two are never added
+ * (`Forecast.amounts` adds them up per currency). The prices of an account are looked up once
+ * per stretch of hours without a price change.
  */
 export class HourCosts {
   private readonly changes: number[];
@@ -150,7 +153,7 @@ function positionsIn(rows: HourlyRows): FigurePositions {
 
 /**
  * The figures of each row of an hour, `M` per row in `METRICS` order (`out`, grown as needed,
- * is returned); the environment's cost is the sum of its accounts', in the rows' order.
+ * is returned); cost in the currency of the row's account, none (NaN) for the environment (`HourCosts`).
  */
 export function hourFigures(rows: HourlyRows, costs: HourCosts | undefined, out: Float64Array): Float64Array {
   if (out.length < M * rows.count) out = new Float64Array(M * rows.count * 2);
@@ -158,8 +161,6 @@ export function hourFigures(rows: HourlyRows, costs: HourCosts | undefined, out:
   const f = rows.figures;
   const width = rows.width;
   const figure = (row: number, k: number) => (k < 0 ? 0 : f[row + k]!);
-  let environment = -1;
-  let environmentCost = 0;
   for (let r = 0; r < rows.count; r++) {
     const rank = rows.rank[r]!;
     const row = width * r;
@@ -168,15 +169,8 @@ export function hourFigures(rows: HourlyRows, costs: HourCosts | undefined, out:
     out[to + SU] = figure(row, at.SU);
     out[to + TU] = figure(row, at.TU);
     out[to + NU] = figure(row, rank === LEVEL_RANK.machine ? at.ownNicNu : at.NU);
-    if (rank === LEVEL_RANK.environment) {
-      environment = to;
-      continue;
-    }
-    const cost = costs === undefined ? Number.NaN : costs.of(rows, r, at);
-    out[to + COST] = cost;
-    if (rank === LEVEL_RANK.account) environmentCost += cost;
+    out[to + COST] = costs === undefined || rank === LEVEL_RANK.environment ? Number.NaN : costs.of(rows, r, at);
   }
-  if (environment >= 0) out[environment + COST] = costs === undefined ? Number.NaN : environmentCost;
   return out;
 }
 

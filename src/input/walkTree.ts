@@ -48,9 +48,8 @@ function byValue(a: Dirent, b: Dirent): number {
  * A folder whose name is not valid UTF-8 cannot be named by a string path: it comes out as an
  * `INPUT_BAD_NAME` error naming its bytes (nothing below it is read); such a file is `other`.
  *
- * The walk is synchronous: listing folders one after another costs less than half the time of
- * asynchronous listing a few at a time, and keeps no promise per folder (indexing 26 weeks of
- * hourly folders peaked 40 MB higher asynchronously, 2.3× slower).
+ * The walk is synchronous: listing folders one after another costs less time and memory than
+ * asynchronous listing a few at a time, and keeps no promise per folder (docs/performance.md, "Ingest").
  *
  * @param path the directory (absolute or relative to the working directory)
  * @param displayName how `path` is shown in messages (the input as the user gave it)

@@ -62,9 +62,8 @@ export interface Stager {
   /**
    * Groups a load keeps handed over and not yet applied, at most. 1 for a stager that stages
    * in the calling thread: each group is staged as it is handed over, and holding more only
-   * keeps their objects alive long enough to reach V8's old generation (billing 26 weeks in
-   * the main thread peaked at 122 MiB with 4, 99 MiB with 1, measured alternating). More on
-   * workers, so that none waits for work.
+   * keeps their objects alive long enough to reach V8's old generation (a higher peak, measured:
+   * docs/performance.md). More on workers, so that none waits for work.
    */
   inFlight: number;
   stage(hours: AccountHour[], tables: readonly DataTable[], columns?: ColumnSelection): Promise<StagedGroup>;
@@ -183,15 +182,13 @@ export function defaultWorkers(bytesTotal: number, cores: number): number {
 /**
  * Worker threads worth starting to bill `bytesTotal` of input as it streams, with `free` cores
  * idle besides this process's work (see `freeCores`): none until the input is large enough to
- * repay their start (each worker loads its code, about 0.15 s, and warms up its compiler
- * anew), nor when less than half a core is free (they would only take turns with the main
- * thread: at a load of 17 on 2 cores, 2 workers made 4 weeks 39% slower than none); else one
- * per free core and one for the core this thread leaves (the main thread only walks, reads and
- * hands out work), at most 8 and at most one per core. Measured on 2 cores (whole `billing`
- * processes, alternating): a week of 10 × 200 machines (103 MB) took 0.79 s in the main thread
- * and 0.98 s on 2 workers; 4 weeks the same on both; 26 weeks 7.1 s against 5.1 s. So 256 MiB
+ * repay their start (each worker loads its code and warms up its compiler anew), nor when
+ * less than half a core is free (they would only take turns with the main thread, slower than
+ * none); else one per free core and one for the core this thread leaves (the main thread only
+ * walks, reads and hands out work), at most 8 and at most one per core. Where workers start to
+ * pay, measured on 2 cores, is in docs/performance.md ("Why the code is written so"): 256 MiB
  * with one spare core, and proportionally less with more spare cores (an estimate: not
- * measured here).
+ * measured).
  */
 export function billingWorkers(bytesTotal: number, cores: number, free: number): number {
   if (bytesTotal < billingWorkersFrom(cores) || free < 0.5) return 0;

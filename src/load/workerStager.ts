@@ -18,9 +18,9 @@ interface Pending {
 /**
  * A decoding worker's young generation, at most: what it allocates dies young (decoded values,
  * per-hour scratch), and V8 otherwise grows a busy thread's young generation the longer it
- * runs. Billing 26 weeks of 10 × 200 machines on 2 workers peaked at 194 MiB against 109 MiB
- * for one week; with the cap at 2 MiB, 127 against 99 MiB, in the same time. A cap on the
- * young generation only makes its collections more frequent; the old generation is not capped.
+ * runs, so a long period peaked far above a week (docs/performance.md, "Why the code is written
+ * so"). A cap on the young generation only makes its collections more frequent; the old
+ * generation is not capped.
  */
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 2 };
 

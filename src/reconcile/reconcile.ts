@@ -69,15 +69,13 @@ export interface ReconcileReport {
 /** Default relative tolerance of a reconciliation. */
 export const DEFAULT_TOLERANCE = 1e-9;
 
-/**
- * Compares our bill of `[start, end)` over the warehouse `connection` with the platform's
- * (`GET billing/calculate`, seed 4.4): the environment's total, then each account, its
- * cloud spaces and machines, unit by unit (CU, SU, TU, NU). Returns every figure differing
- * beyond the relative tolerance and every entity present on one side only; never throws for
- * a difference. Throws UsageError for bad options, FetchError when it cannot log in or call
- * (FETCH_BAD_ANSWER for an answer not in the seed's shape). No message holds a secret.
- */
-export async function reconcile(connection: DuckDBConnection, options: ReconcileOptions): Promise<ReconcileReport> {
+/** The period and the comparison's options, checked (a UsageError names a bad one), with their defaults. */
+function checkedOptions(options: ReconcileOptions): {
+  startEpoch: number;
+  endEpoch: number;
+  tolerance: number;
+  platformEnd: PlatformEnd;
+} {
   const startEpoch = parseTime(options.start, "start");
   const endEpoch = parseTime(options.end, "end");
   if (endEpoch <= startEpoch)
@@ -92,6 +90,63 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
   for (const id of options.accountIds ?? []) {
     if (!Number.isSafeInteger(id) || id < 1) throw new UsageError(`bad account id ${id}: use a positive whole number`);
   }
+  return { startEpoch, endEpoch, tolerance, platformEnd };
+}
+
+/** Every account of the platform's list, and every account our warehouse holds hours of in `[startEpoch, endEpoch)`. */
+async function everyAccount(
+  connection: DuckDBConnection,
+  session: Awaited<ReturnType<typeof openSession>>,
+  startEpoch: number,
+  endEpoch: number,
+): Promise<number[]> {
+  const ours = (
+    await connection.runAndReadAll(
+      "SELECT DISTINCT account_id FROM account_hours WHERE hour_epoch >= $s AND hour_epoch < $e",
+      { s: startEpoch, e: endEpoch },
+    )
+  )
+    .getRowObjectsJS()
+    .map((r) => Number(r.account_id));
+  return [...(await listAccounts(session)).map((a) => a.id), ...ours];
+}
+
+/**
+ * Our `billing/calculate` of the period, of one account or the environment (impossible values
+ * count 0: `check` names them); an account of the platform's our data never saw has zeros.
+ */
+async function ourCalculate(
+  connection: DuckDBConnection,
+  period: { start: number; end: number; accountId?: number },
+  billing: { cuRollup: CuRollup; units?: Units },
+): Promise<CalculateResult> {
+  try {
+    return (
+      await bill({
+        source: { connection },
+        period,
+        rules: billing,
+        produce: { calculate: true },
+        skipBad: true,
+        allowEmpty: true,
+      })
+    ).calculate!;
+  } catch (error) {
+    if (error instanceof UsageError && error.code === "UNKNOWN_ID") return calculateOf([], period, billing);
+    throw error;
+  }
+}
+
+/**
+ * Compares our bill of `[start, end)` over the warehouse `connection` with the platform's
+ * (`GET billing/calculate`, seed 4.4): the environment's total, then each account, its
+ * cloud spaces and machines, unit by unit (CU, SU, TU, NU). Returns every figure differing
+ * beyond the relative tolerance and every entity present on one side only; never throws for
+ * a difference. Throws UsageError for bad options, FetchError when it cannot log in or call
+ * (FETCH_BAD_ANSWER for an answer not in the seed's shape). No message holds a secret.
+ */
+export async function reconcile(connection: DuckDBConnection, options: ReconcileOptions): Promise<ReconcileReport> {
+  const { startEpoch, endEpoch, tolerance, platformEnd } = checkedOptions(options);
   const cuRollup = options.cuRollup ?? "aggregate";
   const billing = { cuRollup, units: options.units };
   const request = {
@@ -106,45 +161,15 @@ export async function reconcile(connection: DuckDBConnection, options: Reconcile
       end: String(request.end),
       ...(accountId === undefined ? {} : { accountId: String(accountId) }),
     });
-  let accountIds = options.accountIds;
-  if (accountIds === undefined) {
-    const ours = (
-      await connection.runAndReadAll(
-        "SELECT DISTINCT account_id FROM account_hours WHERE hour_epoch >= $s AND hour_epoch < $e",
-        { s: startEpoch, e: endEpoch },
-      )
-    )
-      .getRowObjectsJS()
-      .map((r) => Number(r.account_id));
-    accountIds = [...new Set([...(await listAccounts(session)).map((a) => a.id), ...ours])];
-  }
-  accountIds = [...new Set(accountIds)].sort((a, b) => a - b);
+  const accountIds = [
+    ...new Set(options.accountIds ?? (await everyAccount(connection, session, startEpoch, endEpoch))),
+  ].sort((a, b) => a - b);
 
   const comparison = compareBills(tolerance);
   const where = (accountId?: number) =>
     `GET billing/calculate${accountId === undefined ? "" : ` (account ${accountId})`}`;
-  /**
-   * Our `billing/calculate` of the period, of one account or the environment (impossible values
-   * count 0: `check` names them); an account of the platform's our data never saw has zeros.
-   */
-  const calculate = async (accountId?: number): Promise<CalculateResult> => {
-    const period = { start: startEpoch, end: endEpoch, accountId };
-    try {
-      return (
-        await bill({
-          source: { connection },
-          period,
-          rules: billing,
-          produce: { calculate: true },
-          skipBad: true,
-          allowEmpty: true,
-        })
-      ).calculate!;
-    } catch (error) {
-      if (error instanceof UsageError && error.code === "UNKNOWN_ID") return calculateOf([], period, billing);
-      throw error;
-    }
-  };
+  const calculate = (accountId?: number) =>
+    ourCalculate(connection, { start: startEpoch, end: endEpoch, accountId }, billing);
   const environment = (await calculate()) as { consumption: Consumption };
   const platformEnvironment = environmentFigures(await ask(), where());
   comparison.entity("environment", {}, "", environment.consumption, platformEnvironment);

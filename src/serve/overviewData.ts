@@ -2,7 +2,7 @@ import { bill } from "../billEntry/bill.js";
 import type { BillingReport } from "../billing/billingReport.js";
 import { overlayNames } from "../billing/names.js";
 import type { Quantities } from "../billing/lines.js";
-import { forecast, type EntityForecast } from "../forecast/forecast.js";
+import { forecast, type EntityForecast, type ForecastCurrencyAmounts } from "../forecast/forecast.js";
 import { readEntityNames } from "../store/entityNames.js";
 import type { Warehouse } from "../store/types.js";
 import { registerDrift, type RegisterDrift } from "../invoices/register/registerDrift.js";
@@ -41,6 +41,11 @@ export interface OverviewData {
    * the month runs past the last hour held; its amounts need a price list.
    */
   forecast?: EntityForecast;
+  /**
+   * The month-end forecast's amounts per currency (with `forecast` and a price list): when the
+   * accounts bill in several, the environment's `forecast` has no amount and each currency its own.
+   */
+  forecastAmounts?: ForecastCurrencyAmounts[];
   /** The report the figures come from (invoices, data quality). */
   report: BillingReport;
   status: WarehouseStatus;
@@ -99,13 +104,11 @@ export async function overviewData(
   const first = report.invoices?.[0];
   const projection =
     status.period !== null && chosen.heldUntil !== null
-      ? (
-          await forecast(connection, {
-            month: chosen.month,
-            prices: settings.prices,
-            options: { units: settings.units, names },
-          })
-        ).entries.find((e) => e.level === "environment")
+      ? await forecast(connection, {
+          month: chosen.month,
+          prices: settings.prices,
+          options: { units: settings.units, names },
+        })
       : undefined;
   return {
     month: chosen,
@@ -122,7 +125,8 @@ export async function overviewData(
       accountIds: t.accountIds,
     })),
     taxesKnown: settings.statement !== undefined,
-    forecast: projection,
+    forecast: projection?.entries.find((e) => e.level === "environment"),
+    forecastAmounts: projection?.amounts,
     report,
     status,
     invoicesToCorrect: await registerDrift(connection),

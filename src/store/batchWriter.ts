@@ -12,7 +12,7 @@ const MAX_UNITS_QUEUED = 2;
 /**
  * DuckDB's memory cap is raised to its base plus this many times the long strings of the
  * batches not yet committed: DuckDB holds a transaction's strings in memory until its commit
- * (96 MiB of image names failed the commit of a load capped at 96 MiB; 63 MiB passed).
+ * (a load's long image names near its cap failed its commit: docs/performance.md).
  */
 const MEMORY_PER_STRING_BYTE = 2;
 

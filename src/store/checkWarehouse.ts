@@ -164,24 +164,14 @@ async function lostHours(connection: DuckDBConnection): Promise<Map<number, numb
   );
 }
 
-/**
- * The data-quality report of a warehouse (`check`, docs/warehouse.md): accounts with their first
- * and last hour and the hours missing inside that span (as half-open UTC ranges; those `sync`
- * gave up as lost at source marked; hours later than the current hour set apart),
- * duplicates, conflicts and unreadable files (from the load report), unknown machine
- * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
- * quirk, only counted), empty records (no id and no type or state), files naming another
- * account than their path, and every impossible value (docs/warehouse.md).
- */
-export async function checkWarehouse(
-  connection: DuckDBConnection,
-  load: LoadReport,
-  options: CheckOptions = {},
-): Promise<CheckReport> {
-  const limit = options.limit ?? 100;
-  const all = async (sql: string) =>
-    (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
+/** Rows of a query, as objects (`$limit` bound to the report's limit where the query names it). */
+type Query = (sql: string) => Promise<Record<string, unknown>[]>;
 
+/**
+ * Each account's span, the hours missing inside it (those `sync` gave up marked lost at source),
+ * and its hours later than the current one, set apart: they make no span longer, no hour missing.
+ */
+async function accountChecks(connection: DuckDBConnection): Promise<AccountCheck[]> {
   // hours later than the current one (test or generated data) are set apart: they make no span longer, no hour missing
   const now = { now: Math.floor(clockNow() / 3600) * 3600 };
   const rows = async (sql: string) => (await connection.runAndReadAll(sql, now)).getRowObjectsJS();
@@ -197,7 +187,7 @@ export async function checkWarehouse(
     "SELECT account_id, count(*) AS hours FROM account_hours WHERE hour_epoch > $now GROUP BY 1",
   );
   const lost = await lostHours(connection);
-  const accounts: AccountCheck[] = spans.map((s) => {
+  return spans.map((s) => {
     const accountId = num(s.account_id);
     const missing = gaps
       .filter((g) => num(g.account_id) === accountId)
@@ -218,8 +208,11 @@ export async function checkWarehouse(
       futureHours: num(future.find((f) => num(f.account_id) === accountId)?.hours ?? 0),
     };
   });
+}
 
-  const unknownMachineTypes = (
+/** Machines whose type is neither `vm` nor the gateway's, per type. */
+async function unknownMachineTypes(all: Query): Promise<UnknownTypeCheck[]> {
+  return (
     await all(`
     SELECT type, count(DISTINCT (account_id, machine_id)) AS machines, count(*) AS machine_hours
     FROM machines WHERE type <> 'vm' GROUP BY type ORDER BY machine_hours DESC, type`)
@@ -228,8 +221,11 @@ export async function checkWarehouse(
     machines: num(r.machines),
     machineHours: num(r.machine_hours),
   }));
+}
 
-  const zeroResources = (
+/** Machines with 0 vCPUs or 0 memory in some hours, the worst first. */
+async function zeroResources(all: Query): Promise<ZeroResourceCheck[]> {
+  return (
     await all(`
     SELECT account_id, cloudspace_id, machine_id, count(*) FILTER (WHERE vcpus = 0) AS zero_vcpus,
            count(*) FILTER (WHERE mem_mb = 0) AS zero_mem, min(hour_epoch) AS first
@@ -243,13 +239,23 @@ export async function checkWarehouse(
     zeroMemoryHours: num(r.zero_mem),
     firstHour: isoUtc(num(r.first)),
   }));
+}
 
+/**
+ * The NIC findings: machine-hours whose several NICs all have id 0 (counted), and NICs sharing a non-zero id (at most
+ * `limit`).
+ */
+async function nicFindings(
+  connection: DuckDBConnection,
+  limit: number,
+  rowsPerQuery: number,
+): Promise<Pick<CheckReport, "nicIdsAllZero" | "nicIdCollisions">> {
   // NICs are grouped per machine-hour: as many groups as machine-hours, so one query over every
   // row held a hash table that grew with the period (and with the machines). Runs of hours
   // holding a bounded number of rows (found by the zone maps of hour_epoch) keep it to a run's.
   const zero = { all_zero: 0, several: 0 };
   let collisions: Record<string, unknown>[] = [];
-  for (const [start, end] of await nicHourRuns(connection, options.nicRowsPerQuery ?? NIC_ROWS_PER_QUERY)) {
+  for (const [start, end] of await nicHourRuns(connection, rowsPerQuery)) {
     const run = { start, end };
     const owners = (
       await connection.runAndReadAll(
@@ -275,23 +281,36 @@ export async function checkWarehouse(
     );
     collisions = collisions.sort(byCollision).slice(0, limit);
   }
-  const nicIdCollisions = collisions.map((r) => ({
-    accountId: num(r.account_id),
-    hour: isoUtc(num(r.hour_epoch)),
-    cloudspaceId: num(r.cloudspace_id),
-    machineId: num(r.machine_id),
-    isGateway: Boolean(r.is_gateway),
-    nicId: num(r.nic_id),
-    nics: num(r.nics),
-  }));
+  return {
+    nicIdsAllZero: { machineHours: num(zero.all_zero), ofMachineHoursWithSeveralNics: num(zero.several) },
+    nicIdCollisions: collisions.map((r) => ({
+      accountId: num(r.account_id),
+      hour: isoUtc(num(r.hour_epoch)),
+      cloudspaceId: num(r.cloudspace_id),
+      machineId: num(r.machine_id),
+      isGateway: Boolean(r.is_gateway),
+      nicId: num(r.nic_id),
+      nics: num(r.nics),
+    })),
+  };
+}
 
+/**
+ * Machine-hours with id 0 and type "", cloud-space-hours with id 0 and state "": what a damaged file's lists of Void
+ * read as.
+ */
+async function emptyRecords(all: Query): Promise<CheckReport["emptyRecords"]> {
   const empty = (
     await all(`
     SELECT (SELECT count(*) FROM machines WHERE machine_id = 0 AND type = '') AS machine_hours,
            (SELECT count(*) FROM cloudspaces WHERE cloudspace_id = 0 AND state = '') AS cloudspace_hours`)
   )[0]!;
+  return { machineHours: num(empty.machine_hours), cloudSpaceHours: num(empty.cloudspace_hours) };
+}
 
-  const accountIdMismatches = (
+/** Account-hours whose file names another account than its path. */
+async function accountIdMismatches(all: Query): Promise<CheckReport["accountIdMismatches"]> {
+  return (
     await all(`
     SELECT account_id, hour_epoch, root_account_id FROM account_hours
     WHERE root_account_id IS NOT NULL AND root_account_id <> account_id ORDER BY ALL LIMIT $limit`)
@@ -300,23 +319,44 @@ export async function checkWarehouse(
     hour: isoUtc(num(r.hour_epoch)),
     fileAccountId: num(r.root_account_id),
   }));
+}
 
-  const conflicts = load.skipped.filter((s) => s.code === "CONFLICT");
-  const unreadable = load.skipped.filter((s) => s.code !== "CONFLICT");
+/**
+ * The data-quality report of a warehouse (`check`, docs/warehouse.md): accounts with their first
+ * and last hour and the hours missing inside that span (as half-open UTC ranges; those `sync`
+ * gave up as lost at source marked; hours later than the current hour set apart),
+ * duplicates, conflicts and unreadable files (from the load report), unknown machine
+ * types, machines with 0 vCPUs or 0 memory, NIC id collisions (all-zero ids, a platform
+ * quirk, only counted), empty records (no id and no type or state), files naming another
+ * account than their path, and every impossible value (docs/warehouse.md).
+ */
+export async function checkWarehouse(
+  connection: DuckDBConnection,
+  load: LoadReport,
+  options: CheckOptions = {},
+): Promise<CheckReport> {
+  const limit = options.limit ?? 100;
+  const all: Query = async (sql) =>
+    (await connection.runAndReadAll(sql, /\$limit\b/.test(sql) ? { limit } : undefined)).getRowObjectsJS();
+  const accounts = await accountChecks(connection);
+  const unknownTypes = await unknownMachineTypes(all);
+  const zeroes = await zeroResources(all);
+  const nics = await nicFindings(connection, limit, options.nicRowsPerQuery ?? NIC_ROWS_PER_QUERY);
+  const empty = await emptyRecords(all);
+  const mismatches = await accountIdMismatches(all);
   return {
     readable: load.skipped.length === 0,
     accounts,
     duplicates: load.duplicates,
-    conflicts,
-    unreadable,
+    conflicts: load.skipped.filter((s) => s.code === "CONFLICT"),
+    unreadable: load.skipped.filter((s) => s.code !== "CONFLICT"),
     ignoredPaths: load.ignoredPaths,
     syncthingCopies: load.syncthingCopies ?? [],
-    unknownMachineTypes,
-    zeroResources,
-    nicIdsAllZero: { machineHours: num(zero.all_zero), ofMachineHoursWithSeveralNics: num(zero.several) },
-    nicIdCollisions,
-    emptyRecords: { machineHours: num(empty.machine_hours), cloudSpaceHours: num(empty.cloudspace_hours) },
-    accountIdMismatches,
+    unknownMachineTypes: unknownTypes,
+    zeroResources: zeroes,
+    ...nics,
+    emptyRecords: empty,
+    accountIdMismatches: mismatches,
     impossibleValues: await readImpossibleValues(connection),
   };
 }

@@ -21,7 +21,7 @@ function lastOfEach(names: readonly ListedName[]): ListedName[] {
  * Stores names listed by the service in the warehouse's `entity_names` table, in one
  * transaction: a name already there is replaced (the service's current name wins; of an id
  * listed twice, the later item). The names are appended in bulk to a temporary table and merged
- * with one statement, so a list of a million names takes seconds, not one statement each.
+ * with one statement, not one statement each.
  */
 export async function writeEntityNames(connection: DuckDBConnection, names: readonly ListedName[]): Promise<void> {
   await connection.run("BEGIN TRANSACTION");

@@ -22,9 +22,8 @@ const INGEST_MEMORY_LIMIT_BYTES = 96 * 1024 * 1024;
  * Input bytes per transaction of {@link ingest}, by default. Each commit costs DuckDB more than
  * its rows: the rows that do not fill a whole row group (122,880 rows of a table) go through the
  * write-ahead log, and the checkpoint that follows rewrites the last, partly filled row group of
- * every table appended to. 4 weeks of 10 × 200 machines (390 MB) took 15–20% less CPU in 3
- * commits than in 12 at 32 MiB, with the same peak memory (the rows spill to the file as they
- * go); 256 and 512 MiB saved nothing more (measured alternating, 2026-11-27).
+ * every table appended to. Fewer, larger commits took less CPU with the same peak memory (the
+ * rows spill to the file as they go), up to this size and no further (docs/performance.md).
  */
 export const INGEST_BATCH_BYTES = 128 * 1024 * 1024;
 

@@ -11,8 +11,8 @@ export type { LoadOutcome, LoadRules, LoadTarget } from "../load/loadSources.js"
 
 /**
  * DuckDB's threads while loading. The inserts take their rows from the JavaScript thread a
- * chunk at a time, so one thread inserts as fast as two, and two burn 40-80% more CPU for the
- * same time (measured), CPU the decoding worker needs on a small machine. The database's own
+ * chunk at a time, so one thread inserts as fast as two, and two burn more CPU for the same
+ * time (docs/performance.md, "Ingest"), CPU the decoding worker needs on a small machine. The database's own
  * setting is restored for what runs after the load.
  */
 const LOAD_THREADS = 1;

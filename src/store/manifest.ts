@@ -142,7 +142,7 @@ export class Manifest implements LoadManifest {
       }
       if (rows.length === 0) return;
       // One INSERT of list parameters, run on DuckDB's thread: an appender's flush ran on the
-      // JavaScript thread and waited there (up to 0.7 s) while the other batch's COMMIT held
+      // JavaScript thread and waited there while the other batch's COMMIT held
       // the database, stalling the reading, decoding and inserts it feeds.
       const { BIGINT, LIST, VARCHAR, listValue } = duckdbApi();
       const column = (get: (row: (typeof rows)[number]) => DuckDBValue) => listValue(rows.map(get));

@@ -12,9 +12,8 @@ import { markWriterWaiting, writerWaiting, type WriterMark } from "./writerMarke
 
 /**
  * How long a reader waits for a writer's commit by default, seconds: a sync holds the file
- * for one chunk's ingest at a time (a day of an account: well under a second; a week of a
- * large account: seconds), so a minute covers it many times over and still answers a
- * person at a terminal.
+ * for one step's ingest at a time (docs/performance.md), so a minute covers it many times over
+ * and still answers a person at a terminal.
  */
 export const DEFAULT_READ_WAIT_SECONDS = 60;
 
@@ -60,6 +59,85 @@ function notDuckDb(file: string): string | undefined {
   return undefined;
 }
 
+/** DuckDB's settings of an open: ours, read-only or not, and the memory limit when one is given. */
+function openSettings(readOnly: boolean, memoryLimitBytes: number | undefined): Record<string, string> {
+  const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
+  if (memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(memoryLimitBytes / 1024)}KiB`;
+  return settings;
+}
+
+/**
+ * DuckDB's instance of `file`, tried again while another process holds its lock, up to
+ * `waitSeconds` (then WarehouseBusyError naming the holder); a writer that waits marks itself
+ * for the readers, which let it go first.
+ */
+async function instanceWhenFree(
+  file: string,
+  settings: Record<string, string>,
+  readOnly: boolean,
+  waitSeconds: number,
+): Promise<DuckDBInstance> {
+  const deadline = Date.now() + waitSeconds * 1000;
+  let mark: WriterMark | undefined;
+  const pause = () =>
+    new Promise((resolve) => setTimeout(resolve, RETRY_MS.min + Math.random() * (RETRY_MS.max - RETRY_MS.min)));
+  try {
+    for (;;) {
+      // a reader lets a waiting writer go first (within its own wait)
+      if (readOnly && Date.now() < deadline && writerWaiting(file)) {
+        await pause();
+        continue;
+      }
+      try {
+        return await duckdbApi().DuckDBInstance.create(file, settings);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (!LOCK_MESSAGE.test(message)) throw openError(file, message, error);
+        if (Date.now() >= deadline)
+          throw new WarehouseBusyError(file, /held in (.*?\(PID \d+\))/.exec(message)?.[1], waitSeconds, {
+            cause: error,
+          });
+        if (!readOnly) {
+          if (mark) mark.touch();
+          else mark = markWriterWaiting(file);
+        }
+        await pause();
+      }
+    }
+  } finally {
+    mark?.remove();
+  }
+}
+
+/** Read-only: refuses a database without the manifest. To write: the schema made or upgraded, when not current. */
+async function readyWarehouse(connection: DuckDBConnection, file: string, readOnly: boolean): Promise<void> {
+  if (readOnly) {
+    const found = await connection.runAndReadAll(
+      "SELECT count(*) AS n FROM information_schema.tables WHERE table_name IN ('files', 'account_hours')",
+    );
+    if (Number(found.getRowObjectsJS()[0]!.n) < 2) {
+      throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with ingest()`, {
+        code: "DB_NOT_WAREHOUSE",
+      });
+    }
+  } else if (!(await schemaCurrent(connection))) {
+    // Only a new file, an older one or one another version of cloudunits wrote: each DDL
+    // statement changes the catalog, and the checkpoint that keeps them writes it out again
+    // (what a write open paid, every step of a sync: docs/performance.md).
+    await connection.run(SCHEMA_SQL);
+    // The schema's changes go into the file now, not the write-ahead log: DuckDB 1.5 cannot
+    // replay an ALTER TABLE ... ADD COLUMN from its log ("GetDefaultDatabase with no default
+    // database set"), so a run killed before its first checkpoint left a file no one could open.
+    await connection.run("CHECKPOINT");
+    await upgradeFacts(connection);
+    // a register made before the chain: its documents chained, once (docs/billing.md#the-chain)
+    await chainRegisterOnce(connection);
+    // last, and after the checkpoint: a row, no DDL, so the log replays it; a run killed
+    // before it runs the schema again next time
+    await writeSchemaMark(connection);
+  }
+}
+
 /**
  * Opens a warehouse database file made by `ingest`. Read-only, the file must exist and hold
  * the manifest; to write, it is created when missing, the tables of schema.ts are
@@ -89,70 +167,13 @@ export async function openDatabaseFile(
     throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`, {
       code: "DB_NOT_DUCKDB",
     });
-  const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
-  if (options.memoryLimitBytes !== undefined)
-    settings.memory_limit = `${Math.ceil(options.memoryLimitBytes / 1024)}KiB`;
+  const settings = openSettings(readOnly, options.memoryLimitBytes);
   const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;
-  const deadline = Date.now() + waitSeconds * 1000;
-  let instance: DuckDBInstance;
-  let mark: WriterMark | undefined;
-  const pause = () =>
-    new Promise((resolve) => setTimeout(resolve, RETRY_MS.min + Math.random() * (RETRY_MS.max - RETRY_MS.min)));
-  try {
-    for (;;) {
-      // a reader lets a waiting writer go first (within its own wait)
-      if (readOnly && Date.now() < deadline && writerWaiting(file)) {
-        await pause();
-        continue;
-      }
-      try {
-        instance = await duckdbApi().DuckDBInstance.create(file, settings);
-        break;
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        if (!LOCK_MESSAGE.test(message)) throw openError(file, message, error);
-        if (Date.now() >= deadline)
-          throw new WarehouseBusyError(file, /held in (.*?\(PID \d+\))/.exec(message)?.[1], waitSeconds, {
-            cause: error,
-          });
-        if (!readOnly) {
-          if (mark) mark.touch();
-          else mark = markWriterWaiting(file);
-        }
-        await pause();
-      }
-    }
-  } finally {
-    mark?.remove();
-  }
+  const instance = await instanceWhenFree(file, settings, readOnly, waitSeconds);
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
-    if (readOnly) {
-      const found = await connection.runAndReadAll(
-        "SELECT count(*) AS n FROM information_schema.tables WHERE table_name IN ('files', 'account_hours')",
-      );
-      if (Number(found.getRowObjectsJS()[0]!.n) < 2) {
-        throw new UsageError(`${file} is not a cloudunits database (no manifest): make it with ingest()`, {
-          code: "DB_NOT_WAREHOUSE",
-        });
-      }
-    } else if (!(await schemaCurrent(connection))) {
-      // Only a new file, an older one or one another version of cloudunits wrote: each DDL
-      // statement changes the catalog, and the checkpoint that keeps them writes it out again
-      // (about a third of a second a write open paid, every step of a sync).
-      await connection.run(SCHEMA_SQL);
-      // The schema's changes go into the file now, not the write-ahead log: DuckDB 1.5 cannot
-      // replay an ALTER TABLE ... ADD COLUMN from its log ("GetDefaultDatabase with no default
-      // database set"), so a run killed before its first checkpoint left a file no one could open.
-      await connection.run("CHECKPOINT");
-      await upgradeFacts(connection);
-      // a register made before the chain: its documents chained, once (docs/billing.md#the-chain)
-      await chainRegisterOnce(connection);
-      // last, and after the checkpoint: a row, no DDL, so the log replays it; a run killed
-      // before it runs the schema again next time
-      await writeSchemaMark(connection);
-    }
+    await readyWarehouse(connection, file, readOnly);
   } catch (error) {
     connection?.closeSync();
     instance.closeSync();

@@ -28,7 +28,7 @@ export type { SyncOptions, SyncProgress, SyncReport, SyncedAccount } from "./syn
 
 /**
  * How long a sync waits for readers to let go of the warehouse before each write, seconds, by
- * default: a sync from cron has the hour; a report read from the file takes seconds.
+ * default: a sync from cron has the hour, and a report reading the file ends well within it.
  */
 export const DEFAULT_SYNC_WAIT_SECONDS = 300;
 
@@ -37,11 +37,11 @@ export const DEFAULT_SYNC_WAIT_SECONDS = 300;
  * the accounts are downloaded (several accounts at once, each account's chunks in order) and
  * ingested together once their archives reach this, or nothing is left to ask. Each step costs
  * an open of the warehouse and a checkpoint that rewrites the last, partly filled block of rows
- * of every table it appended to (about half a second whatever the step's size, measured): a step
+ * of every table it appended to (the same whatever the step's size: docs/performance.md): a step
  * per day of a backfill paid it 31 times a month, and a step per account made an hourly run of
- * 100 accounts take 100 of them. 8 MiB of archives are about 36 MB of files (4.5 : 1 measured on
- * generated data), about one ingest batch (32 MiB), so a step holds the file about as long as
- * one batch's commit and readers wait no longer than that; an hourly run is one step.
+ * 100 accounts take 100 of them. 8 MiB of archives unpack to about one ingest batch (32 MiB) of
+ * files, so a step holds the file about as long as one batch's commit and readers wait no
+ * longer than that; an hourly run is one step.
  */
 export const DEFAULT_STEP_BYTES = 8 * 1024 * 1024;
 
@@ -92,6 +92,52 @@ function windowsOf(options: SyncOptions, currentHourEpoch: number): RunWindows {
     verifyDays: checkWhole(options.verifyDays, "verify", "days") ?? 0,
     chunkSeconds,
   };
+}
+
+/**
+ * The run's `stepBytes` and `downloads` (defaults applied), and its `accountIds`, checked: a UsageError names a bad
+ * one.
+ */
+function checkedSizes(options: SyncOptions): { stepBytes: number; downloads: number } {
+  if (options.accountIds) checkAccountIds(options.accountIds);
+  const stepBytes = options.stepBytes ?? DEFAULT_STEP_BYTES;
+  if (!(stepBytes >= 0)) throw new UsageError(`bad stepBytes ${String(options.stepBytes)}: use 0 or more bytes`);
+  const downloads = options.downloads ?? DEFAULT_DOWNLOADS;
+  if (!(Number.isInteger(downloads) && downloads >= 1))
+    throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
+  return { stepBytes, downloads };
+}
+
+/**
+ * The service's session, logged in again once when a download finds it stale (the downloads waiting on that one
+ * login).
+ */
+function renewableSession(session: RunContext["service"]["session"], options: SyncOptions): RunContext["service"] {
+  let renewing: Promise<void> | undefined;
+  const service: RunContext["service"] = {
+    session,
+    renew: async (stale) => {
+      if (service.session !== stale) return; // another download logged in again since
+      renewing ??= openSession(options.url, options.auth, options)
+        .then((fresh) => {
+          service.session = fresh;
+        })
+        .finally(() => {
+          renewing = undefined;
+        });
+      await renewing;
+    },
+  };
+  return service;
+}
+
+/** The sync of one account's plan, saying which of its hours another live run is downloading. */
+function accountSync(planned: ReturnType<typeof withoutClaimed>, run: RunContext): AccountSync {
+  const account = new AccountSync(planned.plan, run);
+  account.result.leftToOtherRun = planned.skipped;
+  const by = planned.by;
+  if (by) account.result.otherRun = { host: by.host, pid: by.pid, startedAtEpoch: by.startedAtEpoch };
+  return account;
 }
 
 /** Logs in, lists the accounts (an `accountIds` the list does not name is a UsageError) and cloud spaces: the session, the accounts to sync and their names. */
@@ -178,12 +224,7 @@ async function planRun(
  * holds a secret.
  */
 export async function sync(options: SyncOptions): Promise<SyncReport> {
-  if (options.accountIds) checkAccountIds(options.accountIds);
-  const stepBytes = options.stepBytes ?? DEFAULT_STEP_BYTES;
-  if (!(stepBytes >= 0)) throw new UsageError(`bad stepBytes ${String(options.stepBytes)}: use 0 or more bytes`);
-  const downloads = options.downloads ?? DEFAULT_DOWNLOADS;
-  if (!(Number.isInteger(downloads) && downloads >= 1))
-    throw new UsageError(`bad downloads ${String(options.downloads)}: use a whole number, 1 or more`);
+  const { stepBytes, downloads } = checkedSizes(options);
   const currentHourEpoch = Math.floor(clockNow() / HOUR_SECONDS) * HOUR_SECONDS;
   const windows = windowsOf(options, currentHourEpoch);
   const waitSeconds = options.waitSeconds ?? DEFAULT_SYNC_WAIT_SECONDS;
@@ -206,21 +247,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
   });
 
   const tempDir = await makeSyncFolder(options.tempDir ?? tmpdir());
-  let renewing: Promise<void> | undefined;
-  const service: RunContext["service"] = {
-    session: listed.session,
-    renew: async (stale) => {
-      if (service.session !== stale) return; // another download logged in again since
-      renewing ??= openSession(options.url, options.auth, options)
-        .then((session) => {
-          service.session = session;
-        })
-        .finally(() => {
-          renewing = undefined;
-        });
-      await renewing;
-    },
-  };
+  const service = renewableSession(listed.session, options);
   const run: RunContext = {
     db: options.db,
     replace: options.replace ?? true,
@@ -238,12 +265,7 @@ export async function sync(options: SyncOptions): Promise<SyncReport> {
     },
     runId,
   };
-  const accounts = plans.map(({ plan, skipped, by }) => {
-    const account = new AccountSync(plan, run);
-    account.result.leftToOtherRun = skipped;
-    if (by) account.result.otherRun = { host: by.host, pid: by.pid, startedAtEpoch: by.startedAtEpoch };
-    return account;
-  });
+  const accounts = plans.map((planned) => accountSync(planned, run));
   try {
     await syncAccounts(accounts, run, downloads, (a) => options.onAccount?.(a.result));
   } finally {

@@ -120,6 +120,44 @@ export async function warehouseStatus(
 ): Promise<WarehouseStatus> {
   const { connection, db = "" } = store;
   const currentHourEpoch = Math.floor(nowEpoch / HOUR_SECONDS) * HOUR_SECONDS;
+  const read = await readStatusRows(connection, currentHourEpoch);
+  const unfinished = await readUnfinishedRuns(connection);
+  const ids = [
+    ...new Set([
+      ...read.held.map((r) => Number(r.account_id)),
+      ...read.state.map((r) => Number(r.account_id)),
+      ...read.future.map((r) => Number(r.account_id)),
+      ...unfinished.keys(),
+    ]),
+  ].sort((a, b) => a - b);
+  const accounts = ids.map((accountId) => accountStatus(accountId, read, unfinished.get(accountId), currentHourEpoch));
+  const firsts = read.held.map((r) => Number(r.first));
+  const lasts = read.held.map((r) => Number(r.last));
+  return {
+    db,
+    sizeBytes: db === "" ? 0 : statSync(db).size,
+    currentHourEpoch,
+    period: firsts.length === 0 ? null : { firstHourEpoch: Math.min(...firsts), lastHourEpoch: Math.max(...lasts) },
+    accountHours: read.held.reduce((sum, r) => sum + Number(r.n), 0),
+    accounts,
+  };
+}
+
+/**
+ * What the status is made of, every account's rows: hours held (to the current hour) and later, sync state, names,
+ * holes, the sync log's events.
+ */
+interface StatusRows {
+  held: Row[];
+  future: Row[];
+  state: Row[];
+  names: Row[];
+  gaps: Row[];
+  log: Row[];
+}
+
+/** Reads the rows of the status, hours later than `currentHourEpoch` apart. */
+async function readStatusRows(connection: Warehouse["connection"], currentHourEpoch: number): Promise<StatusRows> {
   const rows = async (sql: string, params?: Record<string, number>) =>
     (await connection.runAndReadAll(sql, params)).getRowObjectsJS();
   const now = { now: currentHourEpoch };
@@ -145,72 +183,63 @@ export async function warehouseStatus(
   const log = known.has("sync_log.event")
     ? await rows("SELECT DISTINCT account_id, event, hour_epoch FROM sync_log ORDER BY account_id, event, hour_epoch")
     : [];
+  return { held, future, state, names, gaps, log };
+}
 
-  const unfinished = await readUnfinishedRuns(connection);
-  const ids = [
-    ...new Set([
-      ...held.map((r) => Number(r.account_id)),
-      ...state.map((r) => Number(r.account_id)),
-      ...future.map((r) => Number(r.account_id)),
-      ...unfinished.keys(),
-    ]),
-  ].sort((a, b) => a - b);
-  const accounts = ids.map((accountId): AccountStatus => {
-    const h = held.find((r) => Number(r.account_id) === accountId);
-    const s = state.find((r) => Number(r.account_id) === accountId);
-    const lastHourEpoch = num(h?.last);
-    const completeUntilEpoch =
-      lastHourEpoch !== null ? lastHourEpoch + HOUR_SECONDS : (num(s?.synced_from_epoch) ?? num(s?.synced_until_epoch));
-    const lagHours =
-      completeUntilEpoch === null ? null : Math.max(0, (currentHourEpoch - completeUntilEpoch) / HOUR_SECONDS);
-    const logged = (event: string) =>
-      log.filter((r) => Number(r.account_id) === accountId && r.event === event).map((r) => Number(r.hour_epoch));
-    const holes = hoursOf(
-      gaps
-        .filter((r) => Number(r.account_id) === accountId)
-        .map((r) => ({
-          fromEpoch: Number(r.gap_from),
-          toEpoch: Number(r.gap_to),
-          hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
-        })),
-    );
-    const lost = new Set(logged("lost"));
-    const accepted = new Set(logged("accepted"));
-    // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
-    const lookBackStartEpoch =
-      s && s.synced_until_epoch !== null
-        ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS
-        : Number.POSITIVE_INFINITY;
-    return {
-      accountId,
-      name: (names.find((r) => Number(r.id) === accountId)?.name as string | undefined) ?? null,
-      firstHourEpoch: num(h?.first),
-      lastHourEpoch,
-      completeUntilEpoch,
-      lagHours,
-      missing: spans(holes.filter((hour) => !lost.has(hour))),
-      insideLookBack: spans(holes.filter((hour) => !lost.has(hour) && hour >= lookBackStartEpoch)),
-      lost: spans(holes.filter((hour) => lost.has(hour))),
-      acceptedLost: spans(holes.filter((hour) => lost.has(hour) && accepted.has(hour))),
-      notYetSynced:
-        completeUntilEpoch !== null && lagHours! > 0
-          ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
-          : null,
-      future: spans(future.filter((r) => Number(r.account_id) === accountId).map((r) => Number(r.hour_epoch))),
-      late: spans(logged("late")),
-      rewritten: spans(logged("rewritten")),
-      lastSync: lastSyncOf(s, unfinished.get(accountId)),
-    };
-  });
-  const firsts = held.map((r) => Number(r.first));
-  const lasts = held.map((r) => Number(r.last));
+/**
+ * One account's status from the rows read: its span, how far behind, its holes (missing, lost, accepted), late and
+ * rewritten hours, last sync.
+ */
+function accountStatus(
+  accountId: number,
+  read: StatusRows,
+  unfinished: UnfinishedRun | undefined,
+  currentHourEpoch: number,
+): AccountStatus {
+  const h = read.held.find((r) => Number(r.account_id) === accountId);
+  const s = read.state.find((r) => Number(r.account_id) === accountId);
+  const lastHourEpoch = num(h?.last);
+  const completeUntilEpoch =
+    lastHourEpoch !== null ? lastHourEpoch + HOUR_SECONDS : (num(s?.synced_from_epoch) ?? num(s?.synced_until_epoch));
+  const lagHours =
+    completeUntilEpoch === null ? null : Math.max(0, (currentHourEpoch - completeUntilEpoch) / HOUR_SECONDS);
+  const logged = (event: string) =>
+    read.log.filter((r) => Number(r.account_id) === accountId && r.event === event).map((r) => Number(r.hour_epoch));
+  const holes = hoursOf(
+    read.gaps
+      .filter((r) => Number(r.account_id) === accountId)
+      .map((r) => ({
+        fromEpoch: Number(r.gap_from),
+        toEpoch: Number(r.gap_to),
+        hours: (Number(r.gap_to) - Number(r.gap_from)) / HOUR_SECONDS + 1,
+      })),
+  );
+  const lost = new Set(logged("lost"));
+  const accepted = new Set(logged("accepted"));
+  // the last sync asks again on every run for the hours of its look-back; a warehouse never synced has none
+  const lookBackStartEpoch =
+    s && s.synced_until_epoch !== null
+      ? Number(s.synced_until_epoch) - (num(s.look_back_hours) ?? DEFAULT_LOOK_BACK_HOURS) * HOUR_SECONDS
+      : Number.POSITIVE_INFINITY;
   return {
-    db,
-    sizeBytes: db === "" ? 0 : statSync(db).size,
-    currentHourEpoch,
-    period: firsts.length === 0 ? null : { firstHourEpoch: Math.min(...firsts), lastHourEpoch: Math.max(...lasts) },
-    accountHours: held.reduce((sum, r) => sum + Number(r.n), 0),
-    accounts,
+    accountId,
+    name: (read.names.find((r) => Number(r.id) === accountId)?.name as string | undefined) ?? null,
+    firstHourEpoch: num(h?.first),
+    lastHourEpoch,
+    completeUntilEpoch,
+    lagHours,
+    missing: spans(holes.filter((hour) => !lost.has(hour))),
+    insideLookBack: spans(holes.filter((hour) => !lost.has(hour) && hour >= lookBackStartEpoch)),
+    lost: spans(holes.filter((hour) => lost.has(hour))),
+    acceptedLost: spans(holes.filter((hour) => lost.has(hour) && accepted.has(hour))),
+    notYetSynced:
+      completeUntilEpoch !== null && lagHours! > 0
+        ? { fromEpoch: completeUntilEpoch, toEpoch: currentHourEpoch - HOUR_SECONDS, hours: lagHours! }
+        : null,
+    future: spans(read.future.filter((r) => Number(r.account_id) === accountId).map((r) => Number(r.hour_epoch))),
+    late: spans(logged("late")),
+    rewritten: spans(logged("rewritten")),
+    lastSync: lastSyncOf(s, unfinished),
   };
 }
 

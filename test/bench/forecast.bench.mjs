@@ -2,30 +2,25 @@
 // October forecast as of the end of day 5, 10 and 20 against October's bill, in three
 // scenarios with a weekly cycle (weekday-only machines, quieter weekends); then planted
 // anomalies (each must be found) and the false-positive rate on the same data without them.
-import { DuckDBInstance } from "@duckdb/node-api";
 import { anomalies, appendAccountHours, forecast, parsePrices, SCHEMA_SQL } from "../../dist/internal.js";
 import { scenarioCloudspaceId, scenarioHours, scenarioMachineId } from "../../dist/generate/scenario.js";
+import {
+  DAY,
+  findsPlanted,
+  HOUR,
+  MONTH_PRICES,
+  monthWarehouse,
+  NOV_1,
+  OCT_1,
+  plantedAnomalies,
+  STEADY_MONTH,
+} from "../helpers/generatedMonth.mjs";
 
-const DAY = 86400;
-const HOUR = 3600;
-const SEP_1 = Date.UTC(2026, 8, 1) / 1000;
-const OCT_1 = Date.UTC(2026, 9, 1) / 1000;
-const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
-const PRICES = parsePrices(
-  { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } },
-  "bench prices",
-);
-const BASE = { start: SEP_1, days: 61, accounts: 3, spaces: 2, machines: 4, seed: 11, weekdayMachines: 2 };
-
-async function warehouse(options) {
-  const instance = await DuckDBInstance.create(":memory:");
-  const connection = await instance.connect();
-  await connection.run(SCHEMA_SQL);
-  await connection.run("BEGIN");
-  await appendAccountHours(connection, scenarioHours(options));
-  await connection.run("COMMIT");
-  return connection;
-}
+// the month the anomaly tests generate (test/helpers/generatedMonth.mjs), made larger here
+const LIB = { SCHEMA_SQL, appendAccountHours, scenarioHours, scenarioMachineId, scenarioCloudspaceId };
+const PRICES = parsePrices(MONTH_PRICES, "bench prices");
+const BASE = { ...STEADY_MONTH, accounts: 3, machines: 4, seed: 11, weekdayMachines: 2 };
+const warehouse = (options) => monthWarehouse(LIB, options);
 
 const SCENARIOS = [
   ["steady, weekly cycle", BASE],
@@ -86,21 +81,9 @@ for (const [label, options] of SCENARIOS) {
   connection.closeSync();
 }
 
+// the tests' four, and two more in account 3 (which they do not have)
 const PLANTED = [
-  {
-    change: {
-      kind: "traffic",
-      accountId: 1,
-      machineId: scenarioMachineId(1, 1, 2),
-      from: OCT_1 + 10 * DAY + 14 * HOUR,
-      hours: 4,
-      factor: 15,
-    },
-    level: "machine",
-    id: scenarioMachineId(1, 1, 2),
-    metric: "NU",
-    direction: "up",
-  },
+  ...plantedAnomalies(LIB),
   {
     change: {
       kind: "traffic",
@@ -116,41 +99,6 @@ const PLANTED = [
     direction: "up",
   },
   {
-    change: {
-      kind: "disk",
-      accountId: 2,
-      machineId: scenarioMachineId(2, 2, 1),
-      from: OCT_1 + 12 * DAY + 9 * HOUR,
-      factor: 3,
-    },
-    level: "machine",
-    id: scenarioMachineId(2, 2, 1),
-    metric: "SU",
-    direction: "up",
-  },
-  {
-    change: {
-      kind: "burst",
-      accountId: 2,
-      cloudspaceId: scenarioCloudspaceId(2, 1),
-      firstMachineId: 99001,
-      count: 6,
-      from: OCT_1 + 16 * DAY,
-      hours: 24,
-    },
-    level: "cloudspace",
-    id: scenarioCloudspaceId(2, 1),
-    metric: "CU",
-    direction: "up",
-  },
-  {
-    change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 },
-    level: "account",
-    id: 1,
-    metric: "NU",
-    direction: "down",
-  },
-  {
     change: { kind: "account-traffic", accountId: 3, from: OCT_1 + 25 * DAY + 10 * HOUR, hours: 6, factor: 4 },
     level: "account",
     id: 3,
@@ -158,24 +106,12 @@ const PLANTED = [
     direction: "up",
   },
 ];
-const idOf = (a) => (a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId);
 {
   const planted = await warehouse({ ...BASE, planted: PLANTED.map((p) => p.change) });
   let t = performance.now();
   const found = await anomalies(planted, { start: OCT_1, end: NOV_1, prices: PRICES });
   const seconds = (performance.now() - t) / 1000;
-  const missed = PLANTED.filter(
-    (p) =>
-      !found.anomalies.some(
-        (a) =>
-          a.level === p.level &&
-          idOf(a) === p.id &&
-          a.metric === p.metric &&
-          a.direction === p.direction &&
-          a.since <= p.change.from + DAY &&
-          a.until > p.change.from,
-      ),
-  );
+  const missed = PLANTED.filter((p) => !found.anomalies.some((a) => findsPlanted(a, p)));
   console.log(
     `anomalies: planted ${PLANTED.length}, found ${PLANTED.length - missed.length}${missed.length ? ` (missed: ${missed.map((m) => `${m.change.kind} ${m.id}`).join(", ")})` : ""}; ${found.anomalies.length} runs reported in all (a planted change also moves its cloud space and account, and its cost); ${seconds.toFixed(1)} s for a month of ${BASE.accounts * BASE.spaces * (BASE.machines + BASE.weekdayMachines)} machines`,
   );

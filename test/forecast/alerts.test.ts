@@ -18,7 +18,7 @@ import { moneyText, percentText, quantityText } from "../../src/forecast/alerts.
 import { scenarioCloudspaceId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
 import { startWebhook } from "../helpers/webhook.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 
 const PRICES_JSON = { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } };
 const PRICES = parsePrices(PRICES_JSON, "test prices");

@@ -1,90 +1,32 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anomalies, parsePrices, type Anomaly } from "../../src/internal.js";
+import { anomalies, parsePrices } from "../../src/internal.js";
 import { robustScore } from "../../src/forecast/robust.js";
-import { scenarioCloudspaceId, scenarioMachineId, type PlantedChange } from "../../src/generate/scenario.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import {
+  DAY,
+  findsPlanted,
+  MONTH_PRICES,
+  NOV_1,
+  OCT_1,
+  PLANTED,
+  scenarioWarehouse,
+  STEADY_MONTH,
+} from "../helpers/scenarioWarehouse.js";
 
-const PRICES = parsePrices(
-  { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } },
-  "test prices",
-);
-const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
-/** A month after a month of history, with a daily rhythm, a weekly cycle of traffic and weekday-only machines. */
-const BASE = { start: SEP_1, days: 61, accounts: 2, spaces: 2, machines: 3, seed: 9, weekdayMachines: 1 };
-
-/** What is planted, and where it must be found: entity, figure, direction, the hour it starts. */
-const PLANTED: {
-  change: PlantedChange;
-  level: Anomaly["level"];
-  id: number;
-  metric: Anomaly["metric"];
-  direction: Anomaly["direction"];
-}[] = [
-  {
-    change: {
-      kind: "traffic",
-      accountId: 1,
-      machineId: scenarioMachineId(1, 1, 2),
-      from: OCT_1 + 10 * DAY + 14 * HOUR,
-      hours: 4,
-      factor: 15,
-    },
-    level: "machine",
-    id: scenarioMachineId(1, 1, 2),
-    metric: "NU",
-    direction: "up",
-  },
-  {
-    change: {
-      kind: "disk",
-      accountId: 2,
-      machineId: scenarioMachineId(2, 2, 1),
-      from: OCT_1 + 12 * DAY + 9 * HOUR,
-      factor: 3,
-    },
-    level: "machine",
-    id: scenarioMachineId(2, 2, 1),
-    metric: "SU",
-    direction: "up",
-  },
-  {
-    change: {
-      kind: "burst",
-      accountId: 2,
-      cloudspaceId: scenarioCloudspaceId(2, 1),
-      firstMachineId: 99001,
-      count: 6,
-      from: OCT_1 + 16 * DAY,
-      hours: 24,
-    },
-    level: "cloudspace",
-    id: scenarioCloudspaceId(2, 1),
-    metric: "CU",
-    direction: "up",
-  },
-  {
-    change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 },
-    level: "account",
-    id: 1,
-    metric: "NU",
-    direction: "down",
-  },
-];
+// A month after a month of history, with a daily rhythm, a weekly cycle of traffic and weekday-only
+// machines, and the anomalies planted in it (test/helpers/generatedMonth.mjs).
+const PRICES = parsePrices(MONTH_PRICES, "test prices");
 
 let clean: DuckDBConnection;
 let planted: DuckDBConnection;
 beforeAll(async () => {
-  clean = await scenarioWarehouse(BASE);
-  planted = await scenarioWarehouse({ ...BASE, planted: PLANTED.map((p) => p.change) });
+  clean = await scenarioWarehouse(STEADY_MONTH);
+  planted = await scenarioWarehouse({ ...STEADY_MONTH, planted: PLANTED.map((p) => p.change) });
 }, 120_000);
 afterAll(() => {
   clean?.closeSync();
   planted?.closeSync();
 });
-
-const idOf = (a: Anomaly) =>
-  a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId;
 
 describe("robustScore", () => {
   it.each([
@@ -102,15 +44,7 @@ describe("anomalies", () => {
   it("finds every planted anomaly, with its size and since when", { timeout: 120_000 }, async () => {
     const report = await anomalies(planted, { start: OCT_1, end: NOV_1, prices: PRICES });
     for (const p of PLANTED) {
-      const hit = report.anomalies.find(
-        (a) =>
-          a.level === p.level &&
-          idOf(a) === p.id &&
-          a.metric === p.metric &&
-          a.direction === p.direction &&
-          a.since <= p.change.from + DAY &&
-          a.until > p.change.from,
-      );
+      const hit = report.anomalies.find((a) => findsPlanted(a, p));
       expect(hit, `${p.change.kind} of ${p.level} ${p.id} ${p.metric}`).toBeDefined();
       if (hit!.granularity === "hour") expect(hit!.since).toBe(p.change.from);
     }

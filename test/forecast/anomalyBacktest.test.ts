@@ -12,79 +12,22 @@ import { usagePass } from "../../src/forecast/usagePass.js";
 import { HourCosts, hourFigures, UsageTable } from "../../src/forecast/usageTable.js";
 import { isoUtc } from "../../src/base/time.js";
 import { runCli } from "../helpers/runCli.js";
-import { scenarioCloudspaceId, scenarioMachineId, type PlantedChange } from "../../src/generate/scenario.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import {
+  DAY,
+  findsPlanted,
+  HOUR,
+  MONTH_PRICES,
+  NOV_1,
+  OCT_1,
+  PLANTED,
+  scenarioWarehouse,
+  SEP_1,
+  STEADY_MONTH,
+} from "../helpers/scenarioWarehouse.js";
 
-const PRICES = parsePrices(
-  { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } },
-  "test prices",
-);
-const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
-/** September as history, October evaluated: a daily rhythm, quieter weekends, weekday-only machines. */
-const STEADY = { start: SEP_1, days: 61, accounts: 2, spaces: 2, machines: 3, seed: 9, weekdayMachines: 1 };
-
-/** What is planted in October, and where `alerts` must find it: entity, figure, direction. */
-const PLANTED: {
-  change: PlantedChange;
-  level: Anomaly["level"];
-  id: number;
-  metric: Anomaly["metric"];
-  direction: Anomaly["direction"];
-}[] = [
-  // a machine whose traffic jumps ×15 for 4 hours
-  {
-    change: {
-      kind: "traffic",
-      accountId: 1,
-      machineId: scenarioMachineId(1, 1, 2),
-      from: OCT_1 + 10 * DAY + 14 * HOUR,
-      hours: 4,
-      factor: 15,
-    },
-    level: "machine",
-    id: scenarioMachineId(1, 1, 2),
-    metric: "NU",
-    direction: "up",
-  },
-  // a machine whose disk triples, for good
-  {
-    change: {
-      kind: "disk",
-      accountId: 2,
-      machineId: scenarioMachineId(2, 2, 1),
-      from: OCT_1 + 12 * DAY + 9 * HOUR,
-      factor: 3,
-    },
-    level: "machine",
-    id: scenarioMachineId(2, 2, 1),
-    metric: "SU",
-    direction: "up",
-  },
-  // 6 large machines for a day in a cloud space
-  {
-    change: {
-      kind: "burst",
-      accountId: 2,
-      cloudspaceId: scenarioCloudspaceId(2, 1),
-      firstMachineId: 99001,
-      count: 6,
-      from: OCT_1 + 16 * DAY,
-      hours: 24,
-    },
-    level: "cloudspace",
-    id: scenarioCloudspaceId(2, 1),
-    metric: "CU",
-    direction: "up",
-  },
-  // an account's NU collapses to 5% for 12 hours from 03:00
-  {
-    change: { kind: "account-traffic", accountId: 1, from: OCT_1 + 20 * DAY + 3 * HOUR, hours: 12, factor: 0.05 },
-    level: "account",
-    id: 1,
-    metric: "NU",
-    direction: "down",
-  },
-];
+// September as history, October evaluated: a daily rhythm, quieter weekends, weekday-only machines,
+// and the anomalies planted in October where `alerts` must find them (test/helpers/generatedMonth.mjs).
+const PRICES = parsePrices(MONTH_PRICES, "test prices");
 
 /** Every hour's lines of a warehouse, `[start, end)`, as `alerts` reads them: one pass for a backtest of many hours. */
 async function usageOf(connection: DuckDBConnection, start: number, end: number): Promise<UsageTable> {
@@ -108,20 +51,17 @@ function octoberAlerts(table: UsageTable): { asOf: number; anomalies: Anomaly[] 
   for (let asOf = OCT_1 + HOUR; asOf <= NOV_1; asOf += HOUR) {
     out.push({
       asOf,
-      anomalies: anomaliesOf(table, alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES.currency, undefined)).anomalies,
+      anomalies: anomaliesOf(table, alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES, undefined)).anomalies,
     });
   }
   return out;
 }
 
-const idOf = (a: Anomaly) =>
-  a.level === "machine" ? a.machineId : a.level === "cloudspace" ? a.cloudspaceId : a.accountId;
-
 let steady: DuckDBConnection;
 let planted: DuckDBConnection;
 beforeAll(async () => {
-  steady = await scenarioWarehouse(STEADY);
-  planted = await scenarioWarehouse({ ...STEADY, planted: PLANTED.map((p) => p.change) });
+  steady = await scenarioWarehouse(STEADY_MONTH);
+  planted = await scenarioWarehouse({ ...STEADY_MONTH, planted: PLANTED.map((p) => p.change) });
 }, 120_000);
 afterAll(() => {
   steady?.closeSync();
@@ -130,20 +70,7 @@ afterAll(() => {
 
 /** The first hour as of which `alerts` raises each planted anomaly (undefined: never in October). */
 function detections(runs: readonly { asOf: number; anomalies: Anomaly[] }[]): (number | undefined)[] {
-  return PLANTED.map(
-    (p) =>
-      runs.find((r) =>
-        r.anomalies.some(
-          (a) =>
-            a.level === p.level &&
-            idOf(a) === p.id &&
-            a.metric === p.metric &&
-            a.direction === p.direction &&
-            a.since <= p.change.from + DAY &&
-            a.until > p.change.from,
-        ),
-      )?.asOf,
-  );
+  return PLANTED.map((p) => runs.find((r) => r.anomalies.some((a) => findsPlanted(a, p)))?.asOf);
 }
 
 describe("alerts' anomalies, backtested at every hour of a month", () => {
@@ -182,10 +109,7 @@ describe("alerts' anomalies, backtested at every hour of a month", () => {
     const table = await usageOf(planted, SEP_1, NOV_1);
     for (const asOf of [OCT_1 + 20 * DAY + 9 * HOUR, OCT_1 + 22 * DAY + 9 * HOUR]) {
       const report = await alerts(planted, { budgets: [], prices: PRICES, asOf });
-      const backtest = anomaliesOf(
-        table,
-        alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES.currency, undefined),
-      ).anomalies;
+      const backtest = anomaliesOf(table, alertsScan(asOf, 24, ANOMALY_RULE.threshold, PRICES, undefined)).anomalies;
       expect(
         report.alerts
           .filter((a) => a.type === "anomaly")
@@ -203,7 +127,7 @@ describe("alerts' anomalies, backtested at every hour of a month", () => {
       try {
         const db = join(dir, "w.duckdb");
         const asOf = OCT_1 + 21 * DAY + 9 * HOUR;
-        await scenarioWarehouse(STEADY, db, asOf);
+        await scenarioWarehouse(STEADY_MONTH, db, asOf);
         const budgets = join(dir, "budgets.yaml");
         writeFileSync(budgets, "budgets:\n  - environment: true\n    unit: CU\n    quantity: 1000000000\n");
         // run a quarter of an hour after the hour, as the README's cron line does

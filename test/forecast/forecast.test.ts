@@ -13,7 +13,7 @@ import {
 } from "../../src/internal.js";
 import { lagOf, latestHour } from "../../src/forecast/warehouseLag.js";
 import { runCli } from "../helpers/runCli.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 
 const PRICES = parsePrices(
   { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeNames, parsePrices, previousPeriod, top, topToCsv, topToJson, topToText } from "../../src/internal.js";
 import { scenarioCloudspaceId, scenarioMachineId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
-import { OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import { OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 import { reportFrom } from "../helpers/billFrom.js";
 
 const PRICES_JSON = { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } };

@@ -7,7 +7,7 @@ import { overviewData } from "../../src/serve/overviewData.js";
 import { overviewPage } from "../../src/serve/pages/overviewPage.js";
 import { lagDuration, lagOf } from "../../src/forecast/warehouseLag.js";
 import { runCli } from "../helpers/runCli.js";
-import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "./scenarioWarehouse.js";
+import { DAY, HOUR, OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 
 /** September 1 to October 21 held (the last hour 2026-10-21T23:00Z). */
 const SCENARIO = { start: SEP_1, days: 51, accounts: 2, spaces: 1, machines: 2, seed: 5 };

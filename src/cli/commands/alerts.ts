@@ -27,7 +27,8 @@ const options = {
   prices: {
     type: "string",
     requiresArg: true,
-    describe: "a price list (JSON or YAML): needed by budgets of an amount; adds cost anomalies",
+    describe:
+      "a price list (JSON or YAML): needed by budgets of an amount; adds cost anomalies, each in its account's currency",
   },
   names: NAMES_OPTION,
   notify: {

@@ -1,11 +1,11 @@
 import { statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { Argv, CommandModule } from "yargs";
-import { bill, type Bill, type BillRequest } from "../../billEntry/bill.js";
+import { bill, type Bill, type BillProduce, type BillRequest } from "../../billEntry/bill.js";
 import { sourceRoad } from "../../billEntry/sourceRoad.js";
 import type { Warning } from "../../billing/dataQuality.js";
 import { loadNames } from "../../billing/names.js";
-import { loadPrices } from "../../billing/prices.js";
+import { loadPrices, type PriceList } from "../../billing/prices.js";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
 import { loadStatementConfig, type StatementConfig } from "../../invoices/document/statementConfig.js";
@@ -28,7 +28,7 @@ import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 import { flagWords } from "../flagWords.js";
 
-/** DuckDB's memory for billing from `--db`: its queries are a day's rows each (a day of 10 × 200 machines is ~30 MB of rows). */
+/** DuckDB's memory for billing from `--db`: its queries are a day's rows each (docs/performance.md). */
 const DB_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const options = {
@@ -157,6 +157,119 @@ async function writeStatementFiles(argv: BillingArgs, report: BillingReport, con
   });
 }
 
+/** The flags the formats read (`checkFormatFlags` refuses those a format has no use for). */
+function formatFlagsOf(argv: BillingArgs): FormatFlags {
+  return {
+    detail: argv.detail,
+    hourly: argv.hourly,
+    perAccount: argv.perAccount,
+    perPeriod: argv.perPeriod,
+    excel: argv.excel,
+    statement: argv.statement !== undefined,
+    prices: argv.prices !== undefined,
+    out: argv.out,
+  };
+}
+
+/** The bill asked for, but its source: the period, the prices, the rules (units and names files read), what to produce. */
+async function billRequestOf(
+  argv: BillingArgs,
+  period: BillRequest["period"],
+  produce: BillProduce,
+  prices: PriceList | undefined,
+): Promise<Omit<BillRequest, "source">> {
+  const request: Omit<BillRequest, "source"> = {
+    period,
+    // json is the billing/calculate shape: without an account, the environment alone, and no money
+    prices: produce.calculate ? undefined : prices,
+    rules: {
+      units: argv.units === undefined ? undefined : await loadUnits(argv.units),
+      names: argv.names === undefined ? undefined : await loadNames(argv.names),
+      cuRollup: argv.cuRollup,
+      allUnits: argv.allUnits,
+      per: argv.per,
+    },
+    produce,
+    skipBad: argv.skipBad,
+    unitsFile: argv.units,
+  };
+  if (produce.calculate && prices)
+    process.stderr.write(
+      "cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n",
+    );
+  return request;
+}
+
+/** Bills the input files (a progress bar on a terminal) and renders the bill, released after. */
+async function billFiles(
+  argv: BillingArgs,
+  source: string[],
+  request: Omit<BillRequest, "source">,
+  render: (billed: Bill) => Promise<Warning[]>,
+): Promise<Warning[]> {
+  const read = await withReadProgress(async (onProgress) => {
+    // and for the hourly CSV, which writes the engine's rows (no object per line); not for the other hourly outputs
+    // (FOCUS makes line objects, exceljs keeps objects per row)
+    const road = sourceRoad(source, request.produce ?? {});
+    if (road === "files" || (road === "files read again by hour" && argv.format === "csv")) sizeHeapsForStreaming();
+    const billed = await bill({
+      ...request,
+      source,
+      reading: { packed: argv.packed, workers: workersOf(argv), onProgress },
+    });
+    return { billed, load: billed.report.load };
+  });
+  return withBill(read, render);
+}
+
+/** Bills the warehouse of `--db` and renders the bill; the `--per-account` pack of an issued month with its invoices as the register holds them. */
+async function billWarehouse(
+  argv: BillingArgs,
+  request: Omit<BillRequest, "source">,
+  render: (billed: Bill, issued?: readonly InvoiceDocument[]) => Promise<Warning[]>,
+): Promise<Warning[]> {
+  // the engine reads a day's rows at a time; DuckDB would otherwise keep every page it read cached
+  return withWarehouse(
+    argv,
+    async (warehouse) => {
+      const { invoicesInForce } = await import("../../invoices/register/readRegister.js");
+      const issued = argv.perAccount
+        ? await invoicesInForce(
+            warehouse.connection,
+            request.period,
+            argv.accountId === undefined ? undefined : [argv.accountId],
+          )
+        : undefined;
+      return render(await bill({ ...request, source: warehouse }), issued);
+    },
+    { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES },
+  );
+}
+
+/** The data-quality warnings on stderr (but those the load listed, and those the text report on stdout holds), and in `--warnings-json`. */
+async function reportWarnings(
+  argv: BillingArgs,
+  period: BillRequest["period"],
+  warnings: readonly Warning[],
+): Promise<void> {
+  // Skipped files and duplicates were already listed with the load.
+  // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
+  const warningsShown = argv.format === "text" && argv.out === undefined;
+  for (const w of warningsShown ? [] : warnings) {
+    if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES")
+      process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
+  }
+  if (argv.warningsJson !== undefined) {
+    const body = {
+      period: { start: isoUtc(period.start), end: isoUtc(period.end), accountId: argv.accountId ?? null },
+      cuRollup: argv.cuRollup,
+      per: argv.per,
+      warnings,
+    };
+    await writeAtomic(argv.warningsJson, `${JSON.stringify(body, null, 2)}\n`);
+  }
+}
+
 /** `cloudunits billing`: billing units and money of a period as JSON, CSV, XLSX or FOCUS. */
 export const billingCommand: CommandModule<object, BillingArgs> = {
   ...commandLine("billing"),
@@ -164,39 +277,12 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
   handler: async (argv) => {
     const period = { ...argvPeriod(argv), accountId: argv.accountId };
     const format = billingFormat(argv.format);
-    const flags: FormatFlags = {
-      detail: argv.detail,
-      hourly: argv.hourly,
-      perAccount: argv.perAccount,
-      perPeriod: argv.perPeriod,
-      excel: argv.excel,
-      statement: argv.statement !== undefined,
-      prices: argv.prices !== undefined,
-      out: argv.out,
-    };
+    const flags = formatFlagsOf(argv);
     checkFormatFlags(argv.format, flags);
     const produce = format.produce?.(flags) ?? {};
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
     const statementConfig = argv.statement === undefined ? undefined : await loadStatementConfig(argv.statement);
-    const request: Omit<BillRequest, "source"> = {
-      period,
-      // json is the billing/calculate shape: without an account, the environment alone, and no money
-      prices: produce.calculate ? undefined : prices,
-      rules: {
-        units: argv.units === undefined ? undefined : await loadUnits(argv.units),
-        names: argv.names === undefined ? undefined : await loadNames(argv.names),
-        cuRollup: argv.cuRollup,
-        allUnits: argv.allUnits,
-        per: argv.per,
-      },
-      produce,
-      skipBad: argv.skipBad,
-      unitsFile: argv.units,
-    };
-    if (produce.calculate && prices)
-      process.stderr.write(
-        "cloudunits: note: --format json is the billing/calculate shape, without money; use csv, xlsx or focus-csv for amounts\n",
-      );
+    const request = await billRequestOf(argv, period, produce, prices);
     /** The report statements are made from, once the warehouse is closed (numbering writes to it). */
     let statementReport: BillingReport | undefined;
 
@@ -217,61 +303,13 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     };
     const source = storeSourceOf(argv);
     const warnings = Array.isArray(source)
-      ? await withBill(
-          await withReadProgress(async (onProgress) => {
-            // and for the hourly CSV, which writes the engine's rows (no object per line): a week peaked at 116
-            // against 142 MiB for the same CPU (2 pairs, alternating, load 24); not for the other hourly outputs
-            // (FOCUS makes line objects, exceljs keeps objects per row: the XLSX Hourly sheet took 15% longer so)
-            const road = sourceRoad(source, produce);
-            if (road === "files" || (road === "files read again by hour" && argv.format === "csv"))
-              sizeHeapsForStreaming();
-            const billed = await bill({
-              ...request,
-              source,
-              reading: { packed: argv.packed, workers: workersOf(argv), onProgress },
-            });
-            return { billed, load: billed.report.load };
-          }),
-          render,
-        )
-      : // From --db the engine reads a day's rows at a time; DuckDB would otherwise keep every page it
-        // read cached (a week's bill peaked at 239 MiB, 26 weeks' at 593 MiB; capped: 233 and 291).
-        await withWarehouse(
-          argv,
-          async (warehouse) => {
-            // the pack of an issued month shows its invoices as the register holds them
-            const { invoicesInForce } = await import("../../invoices/register/readRegister.js");
-            const issued = argv.perAccount
-              ? await invoicesInForce(
-                  warehouse.connection,
-                  period,
-                  argv.accountId === undefined ? undefined : [argv.accountId],
-                )
-              : undefined;
-            return render(await bill({ ...request, source: warehouse }), issued);
-          },
-          { memoryLimitBytes: DB_MEMORY_LIMIT_BYTES },
-        );
+      ? await billFiles(argv, source, request, render)
+      : await billWarehouse(argv, request, render);
     if (statementReport && statementConfig) await writeStatementFiles(argv, statementReport, statementConfig);
     // as generate, fetch and export do: a file written says so (stdout stays the report's, or empty)
     if (argv.out !== undefined)
       process.stderr.write(`cloudunits: wrote ${argv.format}${argv.perAccount ? " workbooks" : ""} to ${argv.out}\n`);
-    // Skipped files and duplicates were already listed with the load.
-    // the text report on stdout holds its warnings: printed on stderr too, a terminal showed each twice
-    const warningsShown = argv.format === "text" && argv.out === undefined;
-    for (const w of warningsShown ? [] : warnings) {
-      if (w.code !== "SKIPPED_FILE" && w.code !== "DUPLICATES")
-        process.stderr.write(`cloudunits: warning: ${flagWords(w.message)}\n`);
-    }
-    if (argv.warningsJson !== undefined) {
-      const body = {
-        period: { start: isoUtc(period.start), end: isoUtc(period.end), accountId: argv.accountId ?? null },
-        cuRollup: argv.cuRollup,
-        per: argv.per,
-        warnings,
-      };
-      await writeAtomic(argv.warningsJson, `${JSON.stringify(body, null, 2)}\n`);
-    }
+    await reportWarnings(argv, period, warnings);
   },
 };
 

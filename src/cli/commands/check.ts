@@ -15,7 +15,7 @@ interface CheckArgs extends InputArgs {
 /**
  * DuckDB's memory with `--db`: what it caches of the file stays under this, and its groupings
  * (the NIC findings, a run of hours at a time) go to disk beyond it, so the peak stays flat in
- * the period (a month's cache filled to 64 MiB where a week's held less).
+ * the period (a month's cache filled to the limit where a week's held less).
  */
 const DB_MEMORY_LIMIT_BYTES = 24 * 1024 * 1024;
 

@@ -79,7 +79,7 @@ export const topCommand: CommandModule<object, TopArgs> = {
           // a warehouse kept by sync is behind or not; files given are what they are
           ...(argv.db !== undefined ? { nowEpoch: clockNow() } : {}),
         }),
-      // from --db, DuckDB's cache of the file stays flat in the machines (20,000 machines' month: 986 MiB without it)
+      // from --db, DuckDB's cache of the file stays flat in the machines (docs/performance.md)
       { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES },
     );
     process.stdout.write(

@@ -13,6 +13,10 @@ import { addSheet, font, moneyFormat, PRICE, setHeader, styleTotal, writeNote } 
 /** Invoice quantities: 4 decimals, aligned (the cell keeps the exact value). */
 const INVOICE_QUANTITY = "#,##0.0000";
 const COLUMNS = 8;
+/**
+ * The widths of the sheet's columns: unit, description, price period, quantity, its unit, unit price, price per, net.
+ */
+const COLUMN_WIDTHS = [8, 44, 30, 16, 14, 14, 14, 16];
 
 /** One line as the sheet shows it: the figures as numbers, the words as text. */
 interface SheetLine {
@@ -79,6 +83,50 @@ function writeTotal(
   row.commit();
 }
 
+/** The sheet's lines: the document's (its contract lines after them) when there is one, else the invoice's. */
+function sheetLines(report: BillingReport, invoice: Invoice, document?: InvoiceDocument | DraftDocument): SheetLine[] {
+  if (document)
+    return document.lines
+      .map((l) => ({
+        unit: l.unit,
+        description: l.description,
+        period: periodWords(l.start, l.end),
+        quantity: Number(l.quantity),
+        quantityUnit: l.quantityUnit,
+        unitPrice: Number(l.unitPrice),
+        priceUnit: l.priceUnit,
+        net: Number(l.net),
+      }))
+      .concat(contractSheetLines(document));
+  return invoice.lines.map((l) => ({
+    unit: l.unit,
+    description: lineDescription(l.unit, report.options.units),
+    period: periodWords(l.start, l.end),
+    quantity: l.quantity,
+    quantityUnit: l.quantityUnit,
+    unitPrice: Number(l.unitPrice),
+    priceUnit: l.priceUnit,
+    net: l.amount.toNumber(),
+  }));
+}
+
+/**
+ * The notes under the totals: the document's (notes, payment, rounding), else what a sheet without a statement config
+ * says.
+ */
+function sheetNotes(
+  report: BillingReport,
+  invoice: Invoice,
+  words: ReturnType<typeof documentWords> | undefined,
+): string[] {
+  if (words) return [...words.notes, ...words.payment, words.rounding];
+  return [
+    ...[missingHoursMention(missingHoursOf(report, invoice.accountId))].filter((n): n is string => n !== undefined),
+    "No statement config was given: VAT and the amount due are on the invoice, with the customer's tax.",
+    "Each net amount is quantity × unit price, rounded half-even; the net total is the sum of the rounded lines.",
+  ];
+}
+
 /**
  * The Invoice sheet of an account's workbook, what the customer reads (values, no formula): with
  * its document (an issued invoice or credit note from the register, or a draft) the title, number,
@@ -92,7 +140,6 @@ export function writeInvoiceSheet(
   invoice: Invoice,
   document?: InvoiceDocument | DraftDocument,
 ): void {
-  const units = report.options.units;
   const words = document ? documentWords(document) : undefined;
   const facts: [string, string][] = words
     ? [...words.facts, ["From", words.issuer.name], ["Bill to", words.customer.name]]
@@ -102,16 +149,7 @@ export function writeInvoiceSheet(
       ];
   const headerRow = 2 + facts.length + 1;
   const sheet = addSheet(workbook, "Invoice", headerRow);
-  sheet.columns = [
-    { width: 8 },
-    { width: 44 },
-    { width: 30 },
-    { width: 16 },
-    { width: 14 },
-    { width: 14 },
-    { width: 14 },
-    { width: 16 },
-  ];
+  sheet.columns = COLUMN_WIDTHS.map((width) => ({ width }));
   writeHead(
     sheet,
     words ? (words.draft ? `${words.title} (DRAFT)` : words.title) : `Charges of account ${invoice.accountId}`,
@@ -134,29 +172,7 @@ export function writeInvoiceSheet(
     ],
     headerRow,
   );
-  const lines: SheetLine[] = document
-    ? document.lines
-        .map((l) => ({
-          unit: l.unit,
-          description: l.description,
-          period: periodWords(l.start, l.end),
-          quantity: Number(l.quantity),
-          quantityUnit: l.quantityUnit,
-          unitPrice: Number(l.unitPrice),
-          priceUnit: l.priceUnit,
-          net: Number(l.net),
-        }))
-        .concat(contractSheetLines(document))
-    : invoice.lines.map((l) => ({
-        unit: l.unit,
-        description: lineDescription(l.unit, units),
-        period: periodWords(l.start, l.end),
-        quantity: l.quantity,
-        quantityUnit: l.quantityUnit,
-        unitPrice: Number(l.unitPrice),
-        priceUnit: l.priceUnit,
-        net: l.amount.toNumber(),
-      }));
+  const lines = sheetLines(report, invoice, document);
   let r = headerRow + 1;
   for (const line of lines) writeLine(sheet.getRow(r++), line, decimals);
   r++;
@@ -173,13 +189,6 @@ export function writeInvoiceSheet(
     writeTotal(sheet, r++, grossLabel(document.kind, currency), Number(document.gross), decimals, true);
   }
   r++;
-  const notes = words
-    ? [...words.notes, ...words.payment, words.rounding]
-    : [
-        ...[missingHoursMention(missingHoursOf(report, invoice.accountId))].filter((n): n is string => n !== undefined),
-        "No statement config was given: VAT and the amount due are on the invoice, with the customer's tax.",
-        "Each net amount is quantity × unit price, rounded half-even; the net total is the sum of the rounded lines.",
-      ];
-  for (const text of notes) writeNote(sheet, r++, text, COLUMNS);
+  for (const text of sheetNotes(report, invoice, words)) writeNote(sheet, r++, text, COLUMNS);
   sheet.commit();
 }

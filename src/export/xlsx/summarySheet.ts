@@ -155,29 +155,55 @@ function writeCurrencyTotals(
   return r;
 }
 
-/**
- * The Summary sheet, short enough to print on A4: title lines, then one row per account:
- * with a price list its amount per priced unit and their net total, and the net total of all
- * (Σ of the accounts' lines); with `documents`, each account's number, tax and amount due (the
- * gross); without prices, its CU, SU, TU and NU and the environment's.
- */
-export function writeSummarySheet(
-  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+/** What the Summary shows, decided once from the report and the documents. */
+interface SummaryLayout {
+  columns: ReturnType<typeof sheetColumns>;
+  /** The price list's decimals (2 without one). */
+  decimals: number;
+  /** Accounts billed in several currencies (a customer's own): each row's money in its own, a total per currency. */
+  severalBilled: boolean;
+  /** What the money headers say they are in. */
+  currency: string;
+  withDocuments: boolean;
+  /**
+   * The documents' currencies: issued documents keep the currency they were issued in, which may not be this price
+   * list's.
+   */
+  documentCurrencies: string[];
+  severalCurrencies: boolean;
+  documents: readonly (InvoiceDocument | DraftDocument)[];
+}
+
+/** An account's line of the report and its index in `report.lines` (its money's). */
+type AccountAt = readonly [BillingReport["lines"][number], number];
+
+function summaryLayout(
   report: BillingReport,
-  documents?: readonly (InvoiceDocument | DraftDocument)[],
-): void {
-  const headerRow = 8;
-  const sheet = addSheet(workbook, "Summary", headerRow);
-  const decimals = report.prices?.decimals ?? 2;
-  const columns = summaryColumns(report);
-  // accounts billed in several currencies (a customer's own): each row's money in its own, a total per currency
+  documents: readonly (InvoiceDocument | DraftDocument)[] = [],
+): SummaryLayout {
   const severalBilled = (report.amountsDue?.length ?? 0) > 1;
-  const currency = severalBilled ? "the row's currency" : (report.prices?.currency ?? "");
-  const withDocuments = report.prices !== undefined && documents !== undefined && documents.length > 0;
-  // issued documents keep the currency they were issued in, which may not be this price list's
-  const documentCurrencies = [...new Set((documents ?? []).map((d) => d.currency))];
-  const severalCurrencies = documentCurrencies.length > 1;
-  const documentCurrency = severalCurrencies ? "" : ` (${documentCurrencies[0] ?? currency})`;
+  const documentCurrencies = [...new Set(documents.map((d) => d.currency))];
+  return {
+    columns: summaryColumns(report),
+    decimals: report.prices?.decimals ?? 2,
+    severalBilled,
+    currency: severalBilled ? "the row's currency" : (report.prices?.currency ?? ""),
+    withDocuments: report.prices !== undefined && documents.length > 0,
+    documentCurrencies,
+    severalCurrencies: documentCurrencies.length > 1,
+    documents,
+  };
+}
+
+/** The column widths, the title lines and the header row (`headerRow`). */
+function writeSummaryHead(
+  sheet: ExcelJS.Worksheet,
+  report: BillingReport,
+  layout: SummaryLayout,
+  headerRow: number,
+): void {
+  const { columns, withDocuments, severalCurrencies } = layout;
+  const documentCurrency = severalCurrencies ? "" : ` (${layout.documentCurrencies[0] ?? layout.currency})`;
   sheet.columns = [
     ...columns.map((c) => ({
       key: c.key,
@@ -191,7 +217,7 @@ export function writeSummarySheet(
   setHeader(
     sheet,
     [
-      ...columns.map((c) => headerOf(c, currency)),
+      ...columns.map((c) => headerOf(c, layout.currency)),
       ...(withDocuments
         ? [
             "document",
@@ -203,13 +229,25 @@ export function writeSummarySheet(
     ],
     headerRow,
   );
-  let r = headerRow + 1;
-  const accounts = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account");
+}
+
+/**
+ * One row per account from row `r` on (its document's cells beside it); returns the next free row
+ * and, per column, the sum of its quantities and of its rounded money.
+ */
+function writeAccountRows(
+  sheet: ExcelJS.Worksheet,
+  r: number,
+  report: BillingReport,
+  layout: SummaryLayout,
+  accounts: readonly AccountAt[],
+): { next: number; sums: Map<string, number>; money: Map<string, Exact> } {
+  const { columns } = layout;
   const sums = new Map<string, number>();
   const money = new Map<string, Exact>();
   for (const [line, i] of accounts) {
     const row = sheet.getRow(r++);
-    const own = report.prices ? currencyOf(report.prices, line.accountId).decimals : decimals;
+    const own = report.prices ? currencyOf(report.prices, line.accountId).decimals : layout.decimals;
     columns.forEach((c, k) => {
       const cell = c.value(line, report.money?.[i]);
       const v = cellValue(cell, c, own);
@@ -217,64 +255,130 @@ export function writeSummarySheet(
       if (typeof v === "number") sums.set(c.key, (sums.get(c.key) ?? 0) + v);
       if (cell instanceof Exact) money.set(c.key, (money.get(c.key) ?? Exact.ZERO).add(cell.round(own)));
     });
-    if (withDocuments)
+    if (layout.withDocuments)
       writeDocumentCells(
         row,
         columns.length + 1,
-        documents.find((d) => d.accountId === line.accountId),
-        severalCurrencies,
+        layout.documents.find((d) => d.accountId === line.accountId),
+        layout.severalCurrencies,
       );
     row.commit();
   }
-  const first = headerRow + 1;
-  const last = r - 1;
-  const total = sheet.getRow(r++);
+  return { next: r, sums, money };
+}
+
+/**
+ * The totals row: each quantity column's sum, each money column's when the accounts bill in one
+ * currency, and the documents' tax and amount due when they share one (`billed`: the accounts' documents).
+ */
+function writeTotalRow(
+  total: ExcelJS.Row,
+  layout: SummaryLayout,
+  accounts: readonly AccountAt[],
+  written: { sums: Map<string, number>; money: Map<string, Exact> },
+  range: { first: number; last: number },
+  billed: readonly (InvoiceDocument | DraftDocument)[],
+): void {
+  const { columns, decimals } = layout;
+  const { first, last } = range;
   const n = `${accounts.length} account${accounts.length === 1 ? "" : "s"}`;
   // "Total": the row totals each unit's amount column and the net amounts
   total.getCell(1).value = `Total (${n})`;
   columns.forEach((c, k) => {
     const L = columnLetter(k + 1);
     const cell = total.getCell(k + 1);
-    if (c.kind === "money" && !severalBilled) {
-      cell.value = last >= first ? moneyTotal(`${L}${first}:${L}${last}`, money.get(c.key) ?? Exact.ZERO, decimals) : 0;
+    if (c.kind === "money" && !layout.severalBilled) {
+      cell.value =
+        last >= first ? moneyTotal(`${L}${first}:${L}${last}`, written.money.get(c.key) ?? Exact.ZERO, decimals) : 0;
       cell.numFmt = moneyFormat(decimals);
     } else if (c.kind === "quantity") {
-      cell.value = last >= first ? { formula: `SUM(${L}${first}:${L}${last})`, result: sums.get(c.key) ?? 0 } : 0;
-      cell.numFmt = quantityFormat(sums.get(c.key) ?? 0);
+      cell.value =
+        last >= first ? { formula: `SUM(${L}${first}:${L}${last})`, result: written.sums.get(c.key) ?? 0 } : 0;
+      cell.numFmt = quantityFormat(written.sums.get(c.key) ?? 0);
     }
   });
-  const billed = (documents ?? []).filter((d) => accounts.some(([l]) => l.accountId === d.accountId));
   // the documents' tax and amount due: added up in the totals row when they share a currency, else a row per currency
-  if (withDocuments && !severalCurrencies) writeDocumentTotals(total, columns.length + 1, { first, last }, billed);
-  styleTotal(total, columns.length + (withDocuments && !severalCurrencies ? 3 : 0));
+  const documentTotals = layout.withDocuments && !layout.severalCurrencies;
+  if (documentTotals) writeDocumentTotals(total, columns.length + 1, range, billed);
+  styleTotal(total, columns.length + (documentTotals ? 3 : 0));
   total.commit();
-  if (severalBilled) r = writeCurrencyTotals(sheet, r, report, columns, accounts, { first, last });
-  if (withDocuments && severalCurrencies) {
-    for (const c of documentCurrencies) {
-      const ofCurrency = billed.filter((d) => d.currency === c);
-      const row = sheet.getRow(r++);
-      row.getCell(1).value = `Total of the documents in ${c} (${ofCurrency.length})`;
-      row.getCell(columns.length + 2).value = c;
-      const sum = (key: "tax" | "gross") => ofCurrency.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
-      (["tax", "gross"] as const).forEach((key, k) => {
-        row.getCell(columns.length + 3 + k).value = sum(key).toNumber();
-        row.getCell(columns.length + 3 + k).numFmt = moneyFormat(ofCurrency[0]!.decimals);
-      });
-      styleTotal(row, columns.length + 4);
-      row.commit();
-    }
-  }
-  const environment = report.lines.find((l) => l.level === "environment");
-  if (environment && !report.prices) {
+}
+
+/**
+ * Documents in several currencies: a row per currency adding up their tax and amount due. Returns the next free row.
+ */
+function writeDocumentCurrencyTotals(
+  sheet: ExcelJS.Worksheet,
+  r: number,
+  layout: SummaryLayout,
+  billed: readonly (InvoiceDocument | DraftDocument)[],
+): number {
+  const at = layout.columns.length;
+  for (const c of layout.documentCurrencies) {
+    const ofCurrency = billed.filter((d) => d.currency === c);
     const row = sheet.getRow(r++);
-    row.getCell(1).value = "Environment (all accounts, its own CU)";
-    row.getCell(1).font = font({ italic: true });
-    columns.forEach((c, k) => {
-      if (c.kind === "quantity")
-        writeCell(row.getCell(k + 1), shownQuantity(environment, c.key as (typeof BASE_UNITS)[number]), c, decimals);
+    row.getCell(1).value = `Total of the documents in ${c} (${ofCurrency.length})`;
+    row.getCell(at + 2).value = c;
+    const sum = (key: "tax" | "gross") => ofCurrency.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
+    (["tax", "gross"] as const).forEach((key, k) => {
+      row.getCell(at + 3 + k).value = sum(key).toNumber();
+      row.getCell(at + 3 + k).numFmt = moneyFormat(ofCurrency[0]!.decimals);
     });
+    styleTotal(row, at + 4);
     row.commit();
   }
+  return r;
+}
+
+/** Without prices, the environment's own quantities (its own CU) in row `r`; returns the next free row. */
+function writeEnvironmentRow(
+  sheet: ExcelJS.Worksheet,
+  r: number,
+  report: BillingReport,
+  layout: SummaryLayout,
+): number {
+  const environment = report.lines.find((l) => l.level === "environment");
+  if (!environment || report.prices) return r;
+  const row = sheet.getRow(r++);
+  row.getCell(1).value = "Environment (all accounts, its own CU)";
+  row.getCell(1).font = font({ italic: true });
+  layout.columns.forEach((c, k) => {
+    if (c.kind === "quantity")
+      writeCell(
+        row.getCell(k + 1),
+        shownQuantity(environment, c.key as (typeof BASE_UNITS)[number]),
+        c,
+        layout.decimals,
+      );
+  });
+  row.commit();
+  return r;
+}
+
+/**
+ * The Summary sheet, short enough to print on A4: title lines, then one row per account:
+ * with a price list its amount per priced unit and their net total, and the net total of all
+ * (Σ of the accounts' lines); with `documents`, each account's number, tax and amount due (the
+ * gross); without prices, its CU, SU, TU and NU and the environment's.
+ */
+export function writeSummarySheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  report: BillingReport,
+  documents?: readonly (InvoiceDocument | DraftDocument)[],
+): void {
+  const headerRow = 8;
+  const sheet = addSheet(workbook, "Summary", headerRow);
+  const layout = summaryLayout(report, documents);
+  writeSummaryHead(sheet, report, layout, headerRow);
+  const accounts = report.lines.map((l, i) => [l, i] as const).filter(([l]) => l.level === "account");
+  const written = writeAccountRows(sheet, headerRow + 1, report, layout, accounts);
+  const range = { first: headerRow + 1, last: written.next - 1 };
+  let r = written.next;
+  const billed = layout.documents.filter((d) => accounts.some(([l]) => l.accountId === d.accountId));
+  writeTotalRow(sheet.getRow(r++), layout, accounts, written, range, billed);
+  if (layout.severalBilled) r = writeCurrencyTotals(sheet, r, report, layout.columns, accounts, range);
+  if (layout.withDocuments && layout.severalCurrencies) r = writeDocumentCurrencyTotals(sheet, r, layout, billed);
+  r = writeEnvironmentRow(sheet, r, report, layout);
   if (report.prices && (report.amountsDue?.length ?? 0) > 0) {
     r++;
     const note = sheet.getRow(r++);

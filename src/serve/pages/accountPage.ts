@@ -5,22 +5,20 @@ import type { AccountData, AccountRow } from "../accountData.js";
 import { esc, money, monthPicker, num, page, table, when, withMonth, type Column } from "./html.js";
 import { chartBoxes, dailyCharts, footerOf, SHOWN_UNITS } from "./overviewPage.js";
 
-/** The account page: its invoice, its cloud spaces and machines (own and allocated units, cost), its units per day, downloads. */
-export function accountPage(data: AccountData, downloads: { pdf: boolean }): string {
-  const month = data.month.month;
-  // a month that runs past the hours held is billed to date: a draft, never read as the whole month
-  const toDate = data.month.heldUntil;
-  const soFar = toDate === null ? "" : " so far";
-  const invoice = data.invoice;
-  const currency = invoice?.currency;
-  const base = `/account/${data.accountId}`;
-  const link = (row: AccountRow) =>
-    row.level === "machine"
-      ? `<a href="${esc(withMonth(`/machine/${row.machineId}`, month))}">${row.machineId}</a>`
-      : row.level === "gateway"
-        ? '<span class="tag">gateway</span>'
-        : `<a href="${esc(withMonth(`/cloudspace/${row.cloudspaceId}`, month))}">${row.cloudspaceId}</a>`;
-  const unitColumns = (own: string): Column<AccountRow>[] => [
+/** A row's link: a machine's page, a gateway's tag, or a cloud space's page, of `month`. */
+function rowLink(row: AccountRow, month: string): string {
+  if (row.level === "machine")
+    return `<a href="${esc(withMonth(`/machine/${row.machineId}`, month))}">${row.machineId}</a>`;
+  if (row.level === "gateway") return '<span class="tag">gateway</span>';
+  return `<a href="${esc(withMonth(`/cloudspace/${row.cloudspaceId}`, month))}">${row.cloudspaceId}</a>`;
+}
+
+/**
+ * The units columns of the cloud spaces' and machines' tables (`own`: what their NU counts), and the cost with a
+ * price list.
+ */
+function unitColumns(data: AccountData, own: string): Column<AccountRow>[] {
+  return [
     {
       heading: "CU own",
       note: "CU-hours",
@@ -39,32 +37,42 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
       numeric: true,
       cell: (r) => ({ html: num(r.quantities[unit], digits), sort: r.quantities[unit] ?? 0 }),
     })),
-    ...(invoice
+    ...(data.invoice
       ? [
           {
             heading: "Cost",
-            note: `${currency}, share of the amount due`,
+            note: `${data.invoice.currency}, share of the amount due`,
             numeric: true,
             cell: (r: AccountRow) => ({ html: esc(money(r.cost, undefined)), sort: Number(r.cost ?? 0) }),
           },
         ]
       : []),
   ];
-  const spaceName = new Map(data.cloudspaces.map((c) => [c.cloudspaceId, c.name]));
-  const cloudspaces = table(
+}
+
+/** The account's cloud spaces, with their units and costs. */
+function cloudspacesTable(data: AccountData): string {
+  const month = data.month.month;
+  return table(
     "cloudspaces",
     [
-      { heading: "Cloud space", numeric: true, cell: (r) => ({ html: link(r), sort: r.cloudspaceId }) },
+      { heading: "Cloud space", numeric: true, cell: (r) => ({ html: rowLink(r, month), sort: r.cloudspaceId }) },
       { heading: "Name", cell: (r) => ({ html: esc(r.name) }) },
       { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
-      ...unitColumns("(all)"),
+      ...unitColumns(data, "(all)"),
     ],
     data.cloudspaces,
   );
-  const machines = table(
+}
+
+/** The account's machines and gateways, each with its cloud space, units and cost. */
+function machinesTable(data: AccountData): string {
+  const month = data.month.month;
+  const spaceName = new Map(data.cloudspaces.map((c) => [c.cloudspaceId, c.name]));
+  return table(
     "machines",
     [
-      { heading: "Machine", numeric: true, cell: (r) => ({ html: link(r), sort: r.machineId ?? -1 }) },
+      { heading: "Machine", numeric: true, cell: (r) => ({ html: rowLink(r, month), sort: r.machineId ?? -1 }) },
       { heading: "Name", cell: (r) => ({ html: esc(r.level === "gateway" ? "gateway" : r.name) }) },
       {
         heading: "Cloud space",
@@ -74,55 +82,80 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
         }),
       },
       { heading: "Hours", numeric: true, cell: (r) => ({ html: String(r.sampleHours), sort: r.sampleHours }) },
-      ...unitColumns("(own NICs)"),
+      ...unitColumns(data, "(own NICs)"),
     ],
     data.machines,
   );
-  const invoiceTable = invoice
-    ? table(
-        "invoice",
-        [
-          { heading: "Unit", cell: (l) => ({ html: esc(l.unit) }) },
-          { heading: "Period", cell: (l) => ({ html: esc(pricePeriodText(l.start, l.end)), sort: l.start }) },
-          {
-            heading: "Quantity",
-            numeric: true,
-            cell: (l) => ({
-              html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`,
-              sort: l.quantity,
-            }),
-          },
-          {
-            heading: "Unit price",
-            numeric: true,
-            cell: (l) => ({
-              html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`,
-              sort: Number(l.unitPrice),
-            }),
-          },
-          {
-            heading: "Amount",
-            note: currency,
-            numeric: true,
-            cell: (l) => ({
-              html: esc(money(l.amount.toFixed(invoice.decimals), undefined)),
-              sort: Number(l.amount.toFixed(invoice.decimals)),
-            }),
-          },
-        ],
-        invoice.lines,
-        `<tfoot>${totalRows(data, soFar, toDate === null ? "" : "; a draft, month to date")}</tfoot>`,
-      )
-    : '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
-  const cards =
-    SHOWN_UNITS.map(
-      ({ unit, of, digits }) =>
-        `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`,
-    ).join("") +
-    (invoice
-      ? `<div class="card" id="account-amount-due"><div class="label">Amount due${toDate === null ? "" : " so far (month to date)"}, ${esc(month)}</div>` +
-        `<div class="value">${esc(money(data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals), data.totals?.currency ?? currency))}</div>${amountNote(data)}</div>`
-      : "");
+}
+
+/** The invoice's lines and its totals (`soFar`: "" or " so far"), or how to see them without a price list. */
+function invoiceTable(data: AccountData, soFar: string): string {
+  const invoice = data.invoice;
+  if (!invoice)
+    return '<p class="note">Start the dashboard with <code>--prices FILE</code> to see the invoice and costs.</p>';
+  return table(
+    "invoice",
+    [
+      { heading: "Unit", cell: (l) => ({ html: esc(l.unit) }) },
+      { heading: "Period", cell: (l) => ({ html: esc(pricePeriodText(l.start, l.end)), sort: l.start }) },
+      {
+        heading: "Quantity",
+        numeric: true,
+        cell: (l) => ({
+          html: `${esc(groupThousands(shownQuantity(l, invoice.decimals)))} <span class="note">${esc(l.quantityUnit)}</span>`,
+          sort: l.quantity,
+        }),
+      },
+      {
+        heading: "Unit price",
+        numeric: true,
+        cell: (l) => ({
+          html: `${esc(l.unitPrice)} <span class="note">per ${esc(l.priceUnit)}</span>`,
+          sort: Number(l.unitPrice),
+        }),
+      },
+      {
+        heading: "Amount",
+        note: invoice.currency,
+        numeric: true,
+        cell: (l) => ({
+          html: esc(money(l.amount.toFixed(invoice.decimals), undefined)),
+          sort: Number(l.amount.toFixed(invoice.decimals)),
+        }),
+      },
+    ],
+    invoice.lines,
+    `<tfoot>${totalRows(data, soFar, data.month.heldUntil === null ? "" : "; a draft, month to date")}</tfoot>`,
+  );
+}
+
+/** The cards: the account's units of the month, and its amount due with a price list. */
+function accountCards(data: AccountData): string {
+  const month = data.month.month;
+  const invoice = data.invoice;
+  const units = SHOWN_UNITS.map(
+    ({ unit, of, digits }) =>
+      `<div class="card" id="account-${unit}"><div class="label">${esc(unit)}, ${esc(month)}</div><div class="value">${esc(num(data.account.quantities[unit], digits))} <small>${esc(of)}</small></div></div>`,
+  ).join("");
+  if (!invoice) return units;
+  const amount = money(
+    data.totals?.gross ?? invoice.amountDue.toFixed(invoice.decimals),
+    data.totals?.currency ?? invoice.currency,
+  );
+  return (
+    units +
+    `<div class="card" id="account-amount-due"><div class="label">Amount due${data.month.heldUntil === null ? "" : " so far (month to date)"}, ${esc(month)}</div>` +
+    `<div class="value">${esc(amount)}</div>${amountNote(data)}</div>`
+  );
+}
+
+/** The account page: its invoice, its cloud spaces and machines (own and allocated units, cost), its units per day, downloads. */
+export function accountPage(data: AccountData, downloads: { pdf: boolean }): string {
+  const month = data.month.month;
+  // a month that runs past the hours held is billed to date: a draft, never read as the whole month
+  const toDate = data.month.heldUntil;
+  const soFar = toDate === null ? "" : " so far";
+  const base = `/account/${data.accountId}`;
   const charts = dailyCharts("account-day", data.days);
   const query = `?month=${encodeURIComponent(month)}`;
   const links = `<p class="downloads"><a href="${esc(`${base}/statement.xlsx${query}`)}" download>Statement${soFar} (XLSX${toDate === null ? "" : ", month to date"})</a>${documentLinks(data, downloads, base, query)}</p>`;
@@ -135,16 +168,16 @@ export function accountPage(data: AccountData, downloads: { pdf: boolean }): str
 <div class="head"><div><h1>Account ${data.accountId}${data.name ? ` <small>${esc(data.name)}</small>` : ""}</h1>
 <p class="lead">${esc(lead)}</p></div>
 ${monthPicker(data.months, month, base)}</div>
-<div class="cards">${cards}</div>
+<div class="cards">${accountCards(data)}</div>
 ${links}
 <h2 id="invoice-heading">${toDate === null ? "Invoice" : `Invoice so far <small>a draft, month to date: to ${esc(when(toDate))}</small>`}</h2>
-${invoiceTable}
+${invoiceTable(data, soFar)}
 <h2>Units per day</h2>
 ${chartBoxes(charts)}
 <h2>Cloud spaces</h2>
-${cloudspaces}
+${cloudspacesTable(data)}
 <h2>Machines and gateways</h2>
-${machines}
+${machinesTable(data)}
 <p class="note">Own CU: the CU rule applied to the entity's own totals each hour. Allocated CU: the account's CU shared out hour by hour in proportion to own CU; the allocated CU and the costs add up to the account's CU and amount due.</p>`;
   return page(`Account ${data.accountId} ${month}`, body, charts, footerOf(data.report.generatedAtMs));
 }

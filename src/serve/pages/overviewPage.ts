@@ -1,3 +1,4 @@
+import type { Exact } from "../../billing/exact.js";
 import type { UnitName } from "../../billing/unitNames.js";
 import { isoUtc } from "../../base/time.js";
 import type { ForecastUnit } from "../../forecast/forecast.js";
@@ -38,24 +39,52 @@ export const chartBoxes = (charts: readonly ChartSpec[], wide = false): string =
 const soFar = (data: OverviewData) =>
   data.status.period !== null && data.month.end > data.status.period.lastHourEpoch + 3600;
 
+/** A month-end forecast of one currency's amounts, rounded to its decimals. */
+interface ForecastCardFigures {
+  currency: string;
+  decimals: number;
+  projected: Exact;
+  low: Exact;
+  high: Exact;
+}
+
 /**
  * The month-end forecast beside the amount so far (while the month runs, with a price list):
- * the projected amount and its range, labelled a forecast (it is not owed).
+ * the projected amount and its range, labelled a forecast (it is not owed). One card, or one
+ * per currency when the accounts bill in several (two currencies never added).
  */
-function forecastCard(data: OverviewData): string[] {
+function forecastCards(data: OverviewData): string[] {
   const f = data.forecast;
-  if (!f?.amount || !data.amountDue) return [];
-  const decimals = data.report.invoices?.[0]?.decimals ?? 2;
-  const currency = data.amountDue.currency;
+  if (f === undefined) return [];
+  if (f.amount && data.amountDue) {
+    const decimals = data.report.invoices?.[0]?.decimals ?? 2;
+    return [forecastCard(data, { ...f.amount, currency: data.amountDue.currency, decimals }, "forecast", "")];
+  }
+  const perCurrency = data.forecastAmounts ?? [];
+  if (perCurrency.length <= 1) return [];
+  return perCurrency.map((t) =>
+    forecastCard(
+      data,
+      t,
+      `forecast-in-${t.currency}`,
+      ` in ${t.currency}, account${t.accountIds.length === 1 ? "" : "s"} ${t.accountIds.join(", ")}`,
+    ),
+  );
+}
+
+/** One forecast card: `id` its element's, `of` what its label adds after "Forecast for the month's end". */
+function forecastCard(data: OverviewData, figures: ForecastCardFigures, id: string, of: string): string {
+  const { weeks, hoursRemaining } = data.forecast!;
+  const { currency, decimals } = figures;
   const range =
-    f.weeks > 0
-      ? `range ${money(f.amount.low.toFixed(decimals), undefined)} to ${money(f.amount.high.toFixed(decimals), currency)} (each of the last ${f.weeks} week${f.weeks === 1 ? "" : "s"} repeated instead)`
+    weeks > 0
+      ? `range ${money(figures.low.toFixed(decimals), undefined)} to ${money(figures.high.toFixed(decimals), currency)} (each of the last ${weeks} week${weeks === 1 ? "" : "s"} repeated instead)`
       : "less than a week held: no range";
-  return [
-    `<div class="card forecast" id="forecast"><div class="label">Forecast for the month's end, ${esc(data.month.month)}</div>` +
-      `<div class="value">${esc(money(f.amount.projected.toFixed(decimals), currency))}</div>` +
-      `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${f.hoursRemaining} h to go; ${esc(range)}</div></div>`,
-  ];
+  return (
+    `<div class="card forecast" id="${esc(id)}"><div class="label">Forecast for the month's end${esc(of)}, ${esc(data.month.month)}</div>` +
+    `<div class="value">${esc(money(figures.projected.toFixed(decimals), currency))}</div>` +
+    `<div class="sub">the amount so far plus the last 7 days repeated hour by hour for the ${hoursRemaining} h to go; ${esc(range)}</div></div>`
+  );
 }
 
 /** The amount-due cards: one, or one per currency when the accounts bill in several (never added). */
@@ -77,7 +106,7 @@ function amountCards(data: OverviewData, due: string, partial: boolean): string[
 }
 
 /** The accounts' amount column: with its currency per row when they bill in several, else the one of the heading. */
-function amountColumn(data: OverviewData, several: boolean): Column<OverviewAccount & { rank: number }>[] {
+function amountColumn(data: OverviewData, several: boolean): Column<RankedAccount>[] {
   if (!several && !data.amountDue) return [];
   const currency = several ? "its currency" : data.amountDue!.currency;
   return [
@@ -107,14 +136,7 @@ function toCorrect(data: OverviewData): string {
     "to-correct",
     [
       { heading: "Invoice", cell: (d) => ({ html: esc(d.number) }) },
-      {
-        heading: "Account",
-        numeric: true,
-        cell: (d) => ({
-          html: `<a href="${esc(withMonth(`/account/${d.accountId}`, isoUtc(d.start).slice(0, 7)))}">${d.accountId}</a>`,
-          sort: d.accountId,
-        }),
-      },
+      { heading: "Account", numeric: true, cell: (d) => accountLink(isoUtc(d.start).slice(0, 7), d.accountId) },
       { heading: "Month", cell: (d) => ({ html: esc(isoUtc(d.start).slice(0, 7)) }) },
       { heading: "Issued", cell: (d) => ({ html: esc(d.issueDate) }) },
       {
@@ -140,38 +162,36 @@ function toCorrect(data: OverviewData): string {
   );
 }
 
-/** The overview page: the month's units per day, its amount due, the accounts ranked, the warehouse's freshness. */
-export function overviewPage(data: OverviewData): string {
-  const month = data.month.month;
+type RankedAccount = OverviewAccount & { rank: number };
+
+/**
+ * The environment's card of each unit: the month's quantity (so far), and its month-end forecast while the month
+ * runs.
+ */
+function unitCards(data: OverviewData, partial: boolean): string {
   const environment = data.report.lines.find((l) => l.level === "environment");
-  const partial = soFar(data);
-  // the amounts are the sums of the invoices' lines: where taxes are known, an amount due is the gross, so these are named the net
-  const due = data.taxesKnown ? "Net amount (before tax)" : "Amount due";
-  const several = (data.amountsDue?.length ?? 0) > 1;
-  const amounts = [...amountCards(data, due, partial), ...forecastCard(data)].join("");
-  const cards = [
-    ...SHOWN_UNITS.map(
-      ({ unit, of, digits }) =>
-        `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(month)}${partial ? " so far" : ""}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div>${
-          data.forecast
-            ? `<div class="sub" id="forecast-${unit}">month-end forecast ${esc(num(data.forecast.projected[unit], digits))}</div>`
-            : ""
-        }</div>`,
-    ),
-  ].join("");
-  const charts = dailyCharts("day", data.days);
-  const columns: Column<OverviewAccount & { rank: number }>[] = [
+  return SHOWN_UNITS.map(
+    ({ unit, of, digits }) =>
+      `<div class="card" id="env-${unit}"><div class="label">Environment ${esc(unit)}, ${esc(data.month.month)}${partial ? " so far" : ""}</div><div class="value">${esc(num(environment?.quantities[unit] ?? 0, digits))} <small>${esc(of)}</small></div>${
+        data.forecast
+          ? `<div class="sub" id="forecast-${unit}">month-end forecast ${esc(num(data.forecast.projected[unit], digits))}</div>`
+          : ""
+      }</div>`,
+  ).join("");
+}
+
+/** A cell linking an account to its page of `month`. */
+function accountLink(month: string, accountId: number): { html: string; sort: number } {
+  return { html: `<a href="${esc(withMonth(`/account/${accountId}`, month))}">${accountId}</a>`, sort: accountId };
+}
+
+/** The accounts table's columns: rank, account, name, the units, and the amount with a price list. */
+function accountColumns(data: OverviewData, several: boolean): Column<RankedAccount>[] {
+  return [
     { heading: "#", numeric: true, cell: (a) => ({ html: String(a.rank), sort: a.rank }) },
-    {
-      heading: "Account",
-      numeric: true,
-      cell: (a) => ({
-        html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`,
-        sort: a.accountId,
-      }),
-    },
+    { heading: "Account", numeric: true, cell: (a) => accountLink(data.month.month, a.accountId) },
     { heading: "Name", cell: (a) => ({ html: esc(a.name) }) },
-    ...SHOWN_UNITS.map(({ unit, of, digits }): Column<OverviewAccount & { rank: number }> => ({
+    ...SHOWN_UNITS.map(({ unit, of, digits }): Column<RankedAccount> => ({
       heading: unit,
       note: of,
       numeric: true,
@@ -179,22 +199,25 @@ export function overviewPage(data: OverviewData): string {
     })),
     ...amountColumn(data, several),
   ];
+}
+
+/** The accounts ranked, with the total of their amounts when they bill in one currency. */
+function accountsTable(data: OverviewData, several: boolean): string {
+  const columns = accountColumns(data, several);
   const total = data.amountDue
     ? `<tfoot><tr><td colspan="${columns.length - 1}">Total: the sum of the accounts' ${data.taxesKnown ? "net amounts" : "amounts due"}</td><td class="num" id="accounts-total">${esc(money(data.amountDue.amount, undefined))}</td></tr></tfoot>`
     : "";
-  const names = new Map(data.accounts.map((a) => [a.accountId, a.name]));
   const ranked = data.accounts.map((a, i) => ({ ...a, rank: i + 1 }));
-  const freshness = table(
+  return table("accounts", columns, ranked, total);
+}
+
+/** How fresh the warehouse is, per account: complete until, behind, missing, lost, last sync. */
+function freshnessTable(data: OverviewData): string {
+  const names = new Map(data.accounts.map((a) => [a.accountId, a.name]));
+  return table(
     "freshness",
     [
-      {
-        heading: "Account",
-        numeric: true,
-        cell: (a) => ({
-          html: `<a href="${esc(withMonth(`/account/${a.accountId}`, month))}">${a.accountId}</a>`,
-          sort: a.accountId,
-        }),
-      },
+      { heading: "Account", numeric: true, cell: (a) => accountLink(data.month.month, a.accountId) },
       { heading: "Name", cell: (a) => ({ html: esc(names.get(a.accountId) || a.name || "") }) },
       {
         heading: "Complete until",
@@ -234,6 +257,19 @@ export function overviewPage(data: OverviewData): string {
     ],
     data.status.accounts,
   );
+}
+
+/** The overview page: the month's units per day, its amount due, the accounts ranked, the warehouse's freshness. */
+export function overviewPage(data: OverviewData): string {
+  const month = data.month.month;
+  const partial = soFar(data);
+  // the amounts are the sums of the invoices' lines: where taxes are known, an amount due is the gross, so these are named the net
+  const due = data.taxesKnown ? "Net amount (before tax)" : "Amount due";
+  const several = (data.amountsDue?.length ?? 0) > 1;
+  const forecasts = forecastCards(data);
+  const amounts = [...amountCards(data, due, partial), ...forecasts].join("");
+  const cards = unitCards(data, partial);
+  const charts = dailyCharts("day", data.days);
   const body = `
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? `the ${due.toLowerCase()},` : ""} the accounts ranked by ${data.amountDue ? due.toLowerCase() : "CU"}, and how fresh the warehouse is.</p></div>
@@ -241,17 +277,17 @@ ${monthPicker(data.months, month, "/")}</div>
 ${behind(data)}
 ${toCorrect(data)}
 ${
-  data.forecast?.amount
+  forecasts.length > 0
     ? `<div class="cards amounts">${amounts}</div>
 <div class="cards">${cards}</div>`
     : `<div class="cards">${amounts}${cards}</div>`
 }
 ${chartBoxes(charts)}
 <h2>Accounts by ${data.amountDue ? due.toLowerCase() : "CU"}, ${esc(month)}</h2>
-${table("accounts", columns, ranked, total)}
+${accountsTable(data, several)}
 <p class="note">Each account's CU is its own (the CU rule applied to the account's totals each hour); the environment's is the rule applied to everything at once, so it is at most the sum of the accounts'.</p>
 <h2>Freshness</h2>
-${freshness}
+${freshnessTable(data)}
 <p class="note">Complete until: every hour before it is held, missing or lost at source (never written within the platform's retention: red until accepted with <code>status --accept-lost</code>); hours after it are not yet synced.</p>`;
   return page(`Overview ${month}`, body, charts, footerOf(data.report.generatedAtMs));
 }

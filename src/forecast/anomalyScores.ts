@@ -1,0 +1,243 @@
+import type { UsageTable, EntityUsage, Metric } from "./usageTable.js";
+import { lowerBound, robustScore, smallMedian, type RobustScore, type SortedWindow } from "./robust.js";
+
+// How one figure of one entity is scored, hour by hour and day by day, against its own recent
+// baseline (docs/budgets.md, Anomalies); what is scored and reported is anomalies.ts's.
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+
+/** The rule's constants (docs/budgets.md, Anomalies). */
+export const ANOMALY_RULE = {
+  /** A point is anomalous when |value − median| > threshold × scale of its baseline. */
+  threshold: 6,
+  /** The scale is 1.4826 × MAD, at least this share of the median... */
+  relativeFloor: 0.05,
+  /**
+   * ...and at least these (a move smaller than threshold × this is never one): CU, TU unit-hours, SU, NU TiB, cost
+   * in a currency of 2 decimals (a hundredth of a cent; a currency of other decimals: a hundredth of its smallest unit, `anomalyFloor`).
+   */
+  absoluteFloor: { CU: 0.01, SU: 0.001, TU: 0.01, NU: 1e-6, cost: 1e-4 } as Record<Metric, number>,
+  /** An hour's baseline: the entity's hours held in the 7 days before it, at least 48 of them. */
+  hourBaseline: 7 * 24,
+  hourMinimum: 48,
+  /** A day's baseline: the entity's days in the 14 days before it, at least 5; a day counts with 6 hours or more. */
+  dayBaseline: 14,
+  dayMinimum: 5,
+  dayMinimumHours: 6,
+} as const;
+
+/**
+ * The absolute floor of a figure's scale (`ANOMALY_RULE.absoluteFloor`); cost's in the currency
+ * of the entity's account, by its decimals: 0.0001 EUR (2 decimals), 0.01 JPY (0 decimals).
+ */
+export function anomalyFloor(metric: Metric, decimals: number): number {
+  const floor = ANOMALY_RULE.absoluteFloor[metric];
+  return metric === "cost" ? floor * 10 ** (2 - decimals) : floor;
+}
+
+export interface Point {
+  t: number;
+  value: number;
+  median: number;
+  score: number;
+}
+
+/** One figure of an entity at its times held (hours, or days), ascending. */
+export interface Slots {
+  t: Float64Array;
+  value: Float64Array;
+  n: number;
+}
+
+/** Where a series is scored: `[from, to)`, the window and minimum of its baseline, and its absolute floor (`anomalyFloor`). */
+export interface Scoring {
+  from: number;
+  to: number;
+  window: number;
+  minimum: number;
+  floor: number;
+}
+
+/** The value of the slot at time `t`, if held (binary search: slots ascend). */
+function slotAt(slots: Slots, t: number): number | undefined {
+  const at = lowerBound(slots.t, slots.n, t);
+  return at < slots.n && slots.t[at] === t ? slots.value[at] : undefined;
+}
+
+/**
+ * The scored points of one figure in `[from, to)`: each slot against the slots of the
+ * `window` before it (at least `minimum` of them), kept sorted as the window slides; when the
+ * same slot of earlier weeks is held, the score is the smaller (in size) of that and the
+ * score against their median, so what recurs every week (weekends) is no anomaly. Days
+ * (`days` given) are compared like with like: a day not held whole (the day still running),
+ * or one whose baseline holds such a day, against the same hours of the days before it.
+ */
+export function scorePoints(slots: Slots, s: Scoring, window: SortedWindow, days?: DaySlots): Point[] {
+  const out: Point[] = [];
+  const { t: times, value: values } = slots;
+  const relativeFloor = ANOMALY_RULE.relativeFloor;
+  // the window holds values[lo .. hi): the baseline of slot i is [first, i)
+  let first = 0;
+  let lo = 0;
+  let hi = 0;
+  window.clear();
+  const sameSlot: number[] = [];
+  for (let i = 0; i < slots.n; i++) {
+    const t = times[i]!;
+    while (times[first]! < t - s.window) first++;
+    if (t < s.from || t >= s.to || i - first < s.minimum) continue;
+    if (days !== undefined && !wholeDays(days, first, i)) {
+      const point = sameHoursScore(days, first, i, s);
+      if (point) out.push(point);
+      continue;
+    }
+    if (first >= hi) {
+      window.fill(values.subarray(first, i));
+      lo = first;
+      hi = i;
+    } else {
+      for (; lo < first; lo++) window.remove(values[lo]!);
+      for (; hi < i; hi++) window.insert(values[hi]!);
+    }
+    const value = values[i]!;
+    const scored = window.score(value, relativeFloor, s.floor);
+    sameSlot.length = 0;
+    for (let k = 1; k <= 4; k++) {
+      const v = slotAt(slots, t - k * WEEK);
+      if (v !== undefined) sameSlot.push(v);
+    }
+    out.push({ t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) });
+  }
+  return out;
+}
+
+/** The score of a value against its baseline (`scored`), or, smaller in size, against the median of the same slot of earlier weeks (`sameSlot`, sorted in place). */
+function weeklyScore(value: number, scored: RobustScore, sameSlot: number[]): number {
+  let score = scored.score;
+  if (sameSlot.length > 0) {
+    const weekly = (value - smallMedian(sameSlot)) / scored.scale;
+    if (Math.abs(weekly) < Math.abs(score)) score = Math.sign(score) === Math.sign(weekly) ? weekly : 0;
+  }
+  return score;
+}
+
+/** Every hour of the day, one bit each (hour 0 the lowest). */
+const WHOLE_DAY = 2 ** 24 - 1;
+
+/** True when days `[first, i]` are all held whole (24 hours): a day's score then slides its window of whole days. */
+function wholeDays(days: DaySlots, first: number, i: number): boolean {
+  for (let j = first; j <= i; j++) if (days.mask[j] !== WHOLE_DAY) return false;
+  return true;
+}
+
+/** The average hour of day `j` over the hours of `hours` (bits of hours of the day), all held that day. */
+function dayOver(days: DaySlots, j: number, hours: number): number {
+  const { t, value, n } = days.hours;
+  const day = days.t[j]!;
+  let sum = 0;
+  let count = 0;
+  for (let k = days.first[j]!; k < n && t[k]! < day + DAY; k++) {
+    if ((hours & (1 << ((t[k]! - day) / HOUR))) === 0) continue;
+    sum += value[k]!;
+    count++;
+  }
+  return sum / count;
+}
+
+/**
+ * Day `i` scored like with like: its average hour against the average of the same hours of
+ * each day of its baseline `[first, i)` that holds them all (at least the minimum of such
+ * days), and of the same weekday of earlier weeks; so the day still running, 9 hours held,
+ * is compared with the 9 same hours of the days before, never with whole days.
+ */
+function sameHoursScore(days: DaySlots, first: number, i: number, s: Scoring): Point | undefined {
+  const hours = days.mask[i]!;
+  const baseline: number[] = [];
+  for (let j = first; j < i; j++) if ((days.mask[j]! & hours) === hours) baseline.push(dayOver(days, j, hours));
+  if (baseline.length < s.minimum) return undefined;
+  const t = days.t[i]!;
+  const value = days.value[i]!;
+  const scored = robustScore(value, baseline, ANOMALY_RULE.relativeFloor, s.floor);
+  const sameSlot: number[] = [];
+  for (let k = 1; k <= 4; k++) {
+    const at = lowerBound(days.t, days.n, t - k * WEEK);
+    if (at < days.n && days.t[at] === t - k * WEEK && (days.mask[at]! & hours) === hours)
+      sameSlot.push(dayOver(days, at, hours));
+  }
+  return { t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) };
+}
+
+/** An entity's hourly figures of one metric: the hours `[read.from, read.to)` it has a line in, ascending. */
+export function hourSlots(
+  table: UsageTable,
+  entity: EntityUsage,
+  m: number,
+  read: { from: number; to: number },
+): Slots {
+  const t = new Float64Array(read.to - read.from);
+  const value = new Float64Array(read.to - read.from);
+  let n = 0;
+  for (let h = read.from; h < read.to; h++) {
+    if (!table.held(entity, h)) continue;
+    t[n] = table.start + h * HOUR;
+    value[n++] = table.value(entity, m, h);
+  }
+  return { t, value, n };
+}
+
+/** An entity's days of one metric: each day's hours held (bits of hours of the day) and where they start among its hours. */
+export interface DaySlots extends Slots {
+  mask: Int32Array;
+  first: Int32Array;
+  hours: Slots;
+}
+
+/** An entity's daily figures of one metric: each UTC day's average hour over the hours it has (days with enough hours). */
+export function daySlots(hours: Slots): DaySlots {
+  const size = Math.floor(hours.n / ANOMALY_RULE.dayMinimumHours) + 1;
+  const t = new Float64Array(size);
+  const value = new Float64Array(size);
+  const mask = new Int32Array(size);
+  const first = new Int32Array(size);
+  let n = 0;
+  for (let i = 0; i < hours.n;) {
+    const day = hours.t[i]! - (hours.t[i]! % DAY);
+    const from = i;
+    let sum = 0;
+    let held = 0;
+    for (; i < hours.n && hours.t[i]! < day + DAY; i++) {
+      sum += hours.value[i]!;
+      held |= 1 << ((hours.t[i]! - day) / HOUR);
+    }
+    if (i - from < ANOMALY_RULE.dayMinimumHours) continue;
+    t[n] = day;
+    value[n] = sum / (i - from);
+    mask[n] = held;
+    first[n++] = from;
+  }
+  return { t, value, n, mask, first, hours };
+}
+
+/** The runs of anomalous points of a series: consecutive points beyond the threshold on one side. */
+export function runsOf(points: readonly Point[], threshold: number): { runs: Point[][]; flagged: number } {
+  const runs: Point[][] = [];
+  let flagged = 0;
+  let run: Point[] = [];
+  const close = () => {
+    if (run.length > 0) runs.push(run);
+    run = [];
+  };
+  for (const p of points) {
+    if (Math.abs(p.score) <= threshold) {
+      close();
+      continue;
+    }
+    flagged++;
+    if (run.length > 0 && Math.sign(run[0]!.score) !== Math.sign(p.score)) close();
+    run.push(p);
+  }
+  close();
+  return { runs, flagged };
+}
