@@ -308,23 +308,12 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
       path("prices-raised.yaml"),
       "currency: EUR\nprices: { CU: [0.05, { from: 2026-10-15, price: 0.06 }], SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n",
     );
-    const run = await runCli(
-      [
-        "invoices",
-        "issue",
-        "--db",
-        db,
-        "--month",
-        "2026-10",
-        "--statement",
-        path("statement.yaml"),
-        "--prices",
-        path("prices-raised.yaml"),
-        "--out",
-        path("raised"),
-      ],
-      at(MONTH_END),
-    );
+    const run = await issueOctober({
+      db,
+      statement: path("statement.yaml"),
+      prices: path("prices-raised.yaml"),
+      out: path("raised"),
+    });
     expect(run.code, run.stderr).toBe(9);
     expect(run.stderr).toContain("2 issued invoices would now have other figures; nothing was changed");
     // the command that corrects one, in the command line's words (the library names correctInvoice)
