@@ -41,7 +41,7 @@ const credits = (db: string) => withStore(db, (s) => s.credits({ customerId: "71
 const movements = (lines: readonly CreditStatementLine[]) =>
   lines.map((l) => [l.movement, l.amount, l.number, l.balance]);
 
-const issue = (db: string, month: string, issueDate: string, statement = "contract.yaml") =>
+const issue = (db: string, month: string, issueDate: string, statement = "contract.yaml", prices = "prices.yaml") =>
   runCli(
     [
       "invoices",
@@ -53,7 +53,7 @@ const issue = (db: string, month: string, issueDate: string, statement = "contra
       "--statement",
       path(statement),
       "--prices",
-      path("prices.yaml"),
+      path(prices),
       "--out",
       path(`out-${month}-${statement}`),
       "--account-id",
@@ -216,10 +216,20 @@ describe("docs/billing.md's contract, month by month", { timeout: 300_000 }, () 
       ["consumed", "-1190.00", "INV-2026-00004", "5.81"],
       ["expired", "-5.81", null, "0"], // April 30 is after validTo, 31 Mar
     ]);
-    const text = runs.at(-1)!.stdout.trim().split("\n");
-    expect(text.at(-1)).toBe("2026-03-31  customer 7102  credit ADV-2026-1  expired  -5.81  balance 0");
-    expect(text[1]).toBe(
-      "2026-02-02  customer 7102  credit ADV-2026-1  consumed by INV-2026-00001  -614.19  balance 2385.81",
+    // the listing prints each amount as money in the customer's currency: the grant of 3000 as
+    // written in the config is 3000.00 EUR, the balance of 0 after the expiry 0.00 EUR
+    expect(runs.at(-1)!.stdout.split("\n")).toEqual([
+      "2026-01-01  customer 7102  credit ADV-2026-1  granted  3000.00 EUR  balance 3000.00 EUR",
+      "2026-02-02  customer 7102  credit ADV-2026-1  consumed by INV-2026-00001  -614.19 EUR  balance 2385.81 EUR",
+      "2026-03-02  customer 7102  credit ADV-2026-1  consumed by INV-2026-00002  -1190.00 EUR  balance 1195.81 EUR",
+      "2026-04-01  customer 7102  credit ADV-2026-1  consumed by INV-2026-00003  -1190.00 EUR  balance 5.81 EUR",
+      "2026-05-02  customer 7102  credit ADV-2026-1  given back by CN-2026-00001  1190.00 EUR  balance 1195.81 EUR",
+      "2026-05-02  customer 7102  credit ADV-2026-1  consumed by INV-2026-00004  -1190.00 EUR  balance 5.81 EUR",
+      "2026-03-31  customer 7102  credit ADV-2026-1  expired  -5.81 EUR  balance 0.00 EUR",
+      "",
+    ]);
+    expect(new Set((await credits(path("contract.duckdb"))).map((l) => [l.currency, l.decimals].join(" ")))).toEqual(
+      new Set(["EUR 2"]),
     );
   });
 
@@ -305,4 +315,39 @@ describe("a run killed while it consumes prepaid credit", { timeout: 180_000 }, 
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     },
   );
+});
+
+describe("prepaid credit of a customer paying in yen", { timeout: 180_000 }, () => {
+  it("invoices credits prints its amounts as whole yen, with the currency", async () => {
+    const db = warehouse("yen.duckdb");
+    // customer 7102 of the shipped config priced in JPY (CU only), a credit of 20000 JPY, and the EUR rate of the issue date
+    const customer = '    peppolId: "9930:DE987654321"  # no tax of its own: the issuer\'s (S, 19%)\n';
+    const credit =
+      "    contract:\n      credits: [{ id: ADV-JPY-1, amount: 20000, validFrom: 2026-01-01, validTo: 2026-03-31 }]\n";
+    writeFileSync(
+      path("yen.yaml"),
+      readFileSync(join(REPO, "examples", "statement.yaml"), "utf8")
+        .replace(customer, customer + credit)
+        .replace('JPY: { "2026-11-02": 0.0061 }', 'JPY: { "2026-02-02": 0.0061 }'),
+    );
+    writeFileSync(
+      path("yen-prices.yaml"),
+      "currency: EUR\nprices: { CU: 0.05 }\ncustomers:\n  '7102': { currency: JPY, prices: { CU: 8 } }\n",
+    );
+    const issued = await issue(db, "2026-01", "2026-02-02", "yen.yaml", "yen-prices.yaml");
+    expect(issued.code, issued.stderr).toBe(0);
+    const listed = await runCli(["invoices", "credits", "--db", db, "--customer", "7102"], {
+      CLOUDUNITS_TEST_NOW: NOW,
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    // January: 1488 CU-hours × 8 JPY = 11904 JPY net; VAT 19 %: 2261.76 → 2262; gross 11904 + 2262 = 14166,
+    // all of it consumed from the credit: 20000 − 14166 = 5834 left
+    expect(listed.stdout).toBe(
+      [
+        "2026-01-01  customer 7102  credit ADV-JPY-1  granted  20000 JPY  balance 20000 JPY",
+        "2026-02-02  customer 7102  credit ADV-JPY-1  consumed by INV-2026-00001  -14166 JPY  balance 5834 JPY",
+        "",
+      ].join("\n"),
+    );
+  });
 });
