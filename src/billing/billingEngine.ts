@@ -26,6 +26,7 @@ import {
 import { HourlyOutput, type HourSink } from "./engineHourly.js";
 import { GroupedInput } from "./engineGrouped.js";
 import { engineState, mergeEngineState, type EngineState } from "./engineState.js";
+import { VmConfigurations } from "./engineConfigs.js";
 
 export {
   compareLines,
@@ -67,6 +68,8 @@ export class BillingEngine extends EngineSums {
   // scratch of one account-hour: its cloud spaces by local index, its VMs' figures, its account's totals
   private readonly csIndex = new Map<number, number>();
   private locals = 0;
+  /** Per account, its machines' last VM configurations and their figures (see `VmConfigurations`). */
+  private readonly configurations = new Map<number, VmConfigurations>();
   private readonly csCounts: Counts[] = [];
   private readonly csMachines: number[] = [];
   private machineFigures: Float64Array;
@@ -198,13 +201,18 @@ export class BillingEngine extends EngineSums {
 
   /**
    * The account-hour's VMs (machines of the billed type): each one's figures, and their totals
-   * per cloud space (local index). Returns how many.
+   * per cloud space (local index). A VM's figures are computed once per configuration: a
+   * machine configured as in its last hour takes them from then (`VmConfigurations`). Returns how many.
    */
   private addVms(facts: AccountHourFacts, account: AccountEntry | undefined, part: number): number {
     const machines = account !== undefined && this.sumMachines;
     const { levels, F, L, summed, vm, csCounts } = this;
     const vmType = this.units.vmType;
     const mf = this.machineFigures;
+    let configurations = this.configurations.get(facts.accountId);
+    if (configurations === undefined)
+      this.configurations.set(facts.accountId, (configurations = new VmConfigurations(F)));
+    configurations.begin();
     // a machine's cloud space is most often the previous machine's
     let lastCloudspaceId = Number.NaN;
     let lastLocal = -1;
@@ -213,7 +221,16 @@ export class BillingEngine extends EngineSums {
     for (let i = 0; i < facts.machines; i++) {
       if (facts.type[i] !== vmType) continue;
       const at = F * vms;
-      this.vmFigures(mf, at, vmFactsAt(facts, i, vm));
+      const s = configurations.slotOf(facts, i);
+      if (configurations.figuresOf(facts, i, s, mf, at)) {
+        vm.memMb = configurations.memMb(s);
+        vm.vcpus = configurations.vcpus(s);
+        vm.cu = mf[at + CU]!;
+        mf[at + OWN_NIC_NU] = this.nuOf(facts.externalBytes[i]!);
+      } else {
+        this.vmFigures(mf, at, vmFactsAt(facts, i, vm));
+        configurations.keep(facts, i, s, mf, at, vm.memMb, vm.vcpus);
+      }
       const cloudspaceId = facts.cloudspaceId[i]!;
       if (cloudspaceId !== lastCloudspaceId) {
         lastCloudspaceId = cloudspaceId;

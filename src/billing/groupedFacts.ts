@@ -67,24 +67,38 @@ export const partsOf = (cut: boolean, table: string) =>
  * took as long as two queries: the mark needs a join of every VM-hour.)
  */
 const VM_HOURS_FACTS = 8;
-const vmHoursSql = (cut: boolean) => `WITH ${SPACES}, ${VMS}${cut ? `, ${PARTS}` : ""}
-  SELECT coalesce(hour_epoch, -1)::DOUBLE, coalesce(part, -1)::DOUBLE, account_id::DOUBLE,
+const vmHoursSql = (cut: boolean, byAccount: boolean) => `WITH ${SPACES}, ${VMS}${cut ? `, ${PARTS}` : ""}
+  SELECT coalesce(hour_epoch, -1)::DOUBLE, coalesce(part, -1)::DOUBLE, coalesce(account_id, -1)::DOUBLE,
     count(*)::DOUBLE, sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
     count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE,
     ${CONFIGURATION_FACTS.map((n) => (VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`)).join(", ")}
   FROM ${partsOf(cut, "vms")}
-  GROUP BY GROUPING SETS ((account_id, hour_epoch, status), (part, account_id, ${factColumnsSql(CONFIGURATION_FACTS)}))`;
-const VM_HOURS = { cut: vmHoursSql(true), whole: vmHoursSql(false) };
+  GROUP BY GROUPING SETS ((${byAccount ? "account_id, " : ""}hour_epoch, status), (part, account_id, ${factColumnsSql(CONFIGURATION_FACTS)}))`;
+/** The VM-hours grouped per account-hour (`cut`, `whole`), or per hour of the environment (`environmentCut`, `environmentWhole`: `account_id` -1 in those rows). */
+const VM_HOURS = {
+  cut: vmHoursSql(true, true),
+  whole: vmHoursSql(false, true),
+  environmentCut: vmHoursSql(true, false),
+  environmentWhole: vmHoursSql(false, false),
+};
 
-/** Per account-hour: Σ external bytes of its gateways and their public IPs (cloud spaces of the account-hour only). */
-const ACCOUNT_HOURS = `WITH ${SPACES},
-  gateways AS (
+/** Per account-hour of the period: Σ external bytes of its gateways, their public IPs, and those bytes that are not whole (cloud spaces of the account-hour only). */
+const GATEWAYS = `gateways AS (
     SELECT account_id, hour_epoch, sum(g.external_bytes) AS bytes,
       count(*) FILTER (WHERE list_contains($publicIpStates, state) AND g.external_nics > 0) AS piu,
       count(*) FILTER (WHERE g.external_bytes <> trunc(g.external_bytes)) AS fractional
-    FROM spaces JOIN (SELECT * FROM gateway_facts WHERE ${WHERE}) g USING (account_id, hour_epoch, cloudspace_id) GROUP BY account_id, hour_epoch)
+    FROM spaces JOIN (SELECT * FROM gateway_facts WHERE ${WHERE}) g USING (account_id, hour_epoch, cloudspace_id) GROUP BY account_id, hour_epoch)`;
+
+/** Per account-hour: Σ external bytes of its gateways and their public IPs. */
+const ACCOUNT_HOURS = `WITH ${SPACES}, ${GATEWAYS}
   SELECT h.account_id::DOUBLE, h.hour_epoch::DOUBLE, coalesce(g.bytes, 0)::DOUBLE, coalesce(g.piu, 0)::DOUBLE, coalesce(g.fractional, 0)::DOUBLE
   FROM (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) h LEFT JOIN gateways g USING (account_id, hour_epoch)`;
+
+/** Per hour of the environment: its account-hours, the Σ of their gateways' external bytes and public IPs. */
+const ENVIRONMENT_HOURS = `WITH ${SPACES}, ${GATEWAYS}
+  SELECT h.hour_epoch::DOUBLE, count(*)::DOUBLE, coalesce(sum(g.bytes), 0)::DOUBLE, coalesce(sum(g.piu), 0)::DOUBLE, coalesce(sum(g.fractional), 0)::DOUBLE
+  FROM (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) h LEFT JOIN gateways g USING (account_id, hour_epoch)
+  GROUP BY h.hour_epoch ORDER BY 1`;
 
 /** What data quality reads of the account-hours: their hours, the machine records by type, empty records. */
 const SEEN = {
@@ -174,7 +188,6 @@ async function readAccounts(
   units: Units,
   cut: boolean,
 ): Promise<GroupedAccounts | undefined> {
-  const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
   const byKey = new Map<number, HourTotals & { accountId: number }>();
   const key = (accountId: number, hourEpoch: number) => accountId * 2 ** 21 + ((hourEpoch / 3600) % 2 ** 21); // exact for ids below 2^32
   for (const [accountId, hourEpoch, bytes, piu, fractional] of (await rows(
@@ -192,8 +205,28 @@ async function readAccounts(
       gatewayPiu: piu!,
     });
   }
-  const configurations: GroupedAccounts["configurations"] = [];
   const read = await columns(connection, cut ? VM_HOURS.cut : VM_HOURS.whole, values);
+  const configurations = addVmHours(read, units, (accountId, hourEpoch) => byKey.get(key(accountId, hourEpoch)));
+  const hours = [...byKey.values()];
+  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their account-hour's total)
+  if (configurations === undefined || hours.some(inexact)) return undefined;
+  return { hours, configurations };
+}
+
+const inexact = (h: HourTotals) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT;
+
+/**
+ * The VM-hours of the period grouped (the columns of `VM_HOURS`): each hour's sums added to
+ * the totals `hourOf` finds for it, and the VM configurations returned; undefined when a value
+ * is not whole.
+ */
+function addVmHours(
+  read: ArrayLike<unknown>[],
+  units: Units,
+  hourOf: (accountId: number, hourEpoch: number) => HourTotals | undefined,
+): GroupedAccounts["configurations"] | undefined {
+  const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
+  const configurations: GroupedAccounts["configurations"] = [];
   const [hourEpochs, parts, accountIds, counts, memSums, vcpuSums, bytesSums, fractional] = read as ArrayLike<number>[];
   const facts = CONFIGURATION_FACTS.map((name, k) => ({ name, values: read[VM_HOURS_FACTS + k]! }));
   const statuses = facts.find((f) => f.name === "status")!.values as ArrayLike<string>;
@@ -206,7 +239,7 @@ async function readAccounts(
       configurations.push({ part: parts![r]!, accountId, facts: configuration as VmFacts, count: counts![r]! });
       continue;
     }
-    const hour = byKey.get(key(accountId, hourEpochs![r]!));
+    const hour = hourOf(accountId, hourEpochs![r]!);
     if (hour === undefined)
       throw new Error(
         `internal: VM-hours of account ${accountId} in hour ${hourEpochs![r]}, which is not one of its account-hours`,
@@ -217,9 +250,46 @@ async function readAccounts(
     }
     hour.bytes += bytesSums![r]!;
   }
-  const hours = [...byKey.values()];
-  // whole numbers add up exactly, in any order, below 2^53 (DuckDB's sums per status are below their account-hour's total)
-  if (hours.some((h) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT)) return undefined;
+  return configurations;
+}
+
+/**
+ * The environment's hours and the accounts' VM configurations of the period, grouped per hour
+ * in DuckDB (not per account-hour: nothing is held per account-hour, so a year of many
+ * accounts costs its hours); undefined when a sum would not be exact. The values are whole
+ * and never negative (an impossible value is stored as NULL), so DuckDB's sums, in any order,
+ * are exact while each hour's totals are below 2^53.
+ */
+async function readEnvironment(
+  connection: DuckDBConnection,
+  values: Record<string, DuckDBValue>,
+  units: Units,
+  cut: boolean,
+): Promise<
+  { hours: (HourTotals & { accounts: number })[]; configurations: GroupedAccounts["configurations"] } | undefined
+> {
+  const byHour = new Map<number, HourTotals & { accounts: number }>();
+  const [hourEpochs, accounts, bytes, piu, fractional] = (await columns(
+    connection,
+    ENVIRONMENT_HOURS,
+    values,
+  )) as ArrayLike<number>[];
+  for (let r = 0; r < hourEpochs!.length; r++) {
+    if (fractional![r]! > 0) return undefined;
+    const hourEpoch = hourEpochs![r]!;
+    byHour.set(hourEpoch, {
+      hourEpoch,
+      accounts: accounts![r]!,
+      memMb: 0,
+      vcpus: 0,
+      bytes: bytes![r]!,
+      gatewayPiu: piu![r]!,
+    });
+  }
+  const read = await columns(connection, cut ? VM_HOURS.environmentCut : VM_HOURS.environmentWhole, values);
+  const configurations = addVmHours(read, units, (_, hourEpoch) => byHour.get(hourEpoch));
+  const hours = [...byHour.values()];
+  if (configurations === undefined || hours.some(inexact)) return undefined;
   return { hours, configurations };
 }
 
@@ -250,7 +320,7 @@ function environmentHours(hours: GroupedAccounts["hours"]): (HourTotals & { acco
     }
   }
   const totals = [...byHour.values()];
-  return totals.some((h) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT) ? undefined : totals;
+  return totals.some(inexact) ? undefined : totals;
 }
 
 /** Feeds an engine the environment's grouped facts: its hours' totals (`environmentHours` of the accounts'), its VM configurations per part. */
@@ -277,10 +347,9 @@ export async function addGroupedFacts(
   engine: BillingEngine,
 ): Promise<boolean> {
   const values = queryValues(params, units, splitAt);
-  const accounts = await readAccounts(connection, values, units, splitAt.length > 0);
-  const hours = accounts && environmentHours(accounts.hours);
-  if (accounts === undefined || hours === undefined) return false;
-  feedEnvironment(engine, hours, accounts.configurations);
+  const environment = await readEnvironment(connection, values, units, splitAt.length > 0);
+  if (environment === undefined) return false;
+  feedEnvironment(engine, environment.hours, environment.configurations);
   engine.grouped.seen(await seenOf(connection, values, units.vmType));
   return true;
 }
@@ -297,10 +366,12 @@ export async function seenOf(
     emptyMachineHours: 0,
     emptyCloudspaceHours: 0,
   };
-  for (const [accountId, hourEpoch] of (await rows(connection, SEEN.accountHours, values)) as number[][]) {
-    const list = seen.accountHours.get(accountId!);
-    if (list === undefined) seen.accountHours.set(accountId!, [hourEpoch!]);
-    else list.push(hourEpoch!);
+  // as typed columns: a year of 100 accounts is 876,000 account-hours, too many for a row array each
+  const [accountIds, hourEpochs] = (await columns(connection, SEEN.accountHours, values)) as ArrayLike<number>[];
+  for (let r = 0; r < accountIds!.length; r++) {
+    const list = seen.accountHours.get(accountIds![r]!);
+    if (list === undefined) seen.accountHours.set(accountIds![r]!, [hourEpochs![r]!]);
+    else list.push(hourEpochs![r]!);
   }
   for (const [type, n, empty] of await rows(connection, SEEN.types, values)) {
     if (type !== vmType) seen.unbilledTypes.set(type as string, n as number);

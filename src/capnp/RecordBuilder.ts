@@ -31,20 +31,17 @@ export class RecordBuilder implements RecordVisitor {
     _machineId: number,
     _index: number,
     id: number,
-    size: number,
-    iopsRead: number,
-    iopsWrite: number,
-    iopsReadMax: number,
-    iopsWriteMax: number,
+    measures: Float64Array,
     configuredIops: Float64Array | null,
   ): void {
     this.disks.push({
       id,
-      size,
-      iopsRead,
-      iopsWrite,
-      iopsReadMax,
-      iopsWriteMax,
+      // Math.fround: a whole number as a small integer, not a heap number (see `toConfiguredIops`)
+      size: Math.fround(measures[0]!),
+      iopsRead: Math.fround(measures[1]!),
+      iopsWrite: Math.fround(measures[2]!),
+      iopsReadMax: Math.fround(measures[3]!),
+      iopsWriteMax: Math.fround(measures[4]!),
       configuredIops: configuredIops === null ? null : toConfiguredIops(configuredIops),
     });
   }

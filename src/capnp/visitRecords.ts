@@ -2,6 +2,9 @@ import * as L from "./layout.js";
 import type { MessageReader } from "./MessageReader.js";
 import { TextCache } from "./TextCache.js";
 
+/** The numbers of a disk record, in the order `RecordVisitor.disk` gets them. */
+export const DISK_MEASURES = ["size", "iopsRead", "iopsWrite", "iopsReadMax", "iopsWriteMax"] as const;
+
 /**
  * Receives the records of one message as they are read, without building them: the store
  * stages them straight into columns, `RecordBuilder` makes the plain records of `records.ts`.
@@ -20,17 +23,18 @@ export interface RecordVisitor {
     tx: number,
     rx: number,
   ): void;
-  /** `configuredIops`: the 13 limits in field order (a scratch array, valid during the call), null when the pointer is null. */
+  /**
+   * `measures`: the disk's size, iopsRead, iopsWrite, iopsReadMax and iopsWriteMax (`DISK_MEASURES`
+   * order); `configuredIops`: the 13 limits in field order, null when the pointer is null. Both
+   * are scratch arrays, valid during the call: numbers passed as arguments to a call the
+   * compiler does not inline are each allocated, and a week has a disk or more per machine-hour.
+   */
   disk(
     cloudSpaceId: number,
     machineId: number,
     index: number,
     id: number,
-    size: number,
-    iopsRead: number,
-    iopsWrite: number,
-    iopsReadMax: number,
-    iopsWriteMax: number,
+    measures: Float64Array,
     configuredIops: Float64Array | null,
   ): void;
   machine(
@@ -53,6 +57,7 @@ const machineImageName = new TextCache();
 const machineStatus = new TextCache();
 const nicType = new TextCache();
 const limits = new Float64Array(L.CONFIGURED_IOPS_FIELDS.length);
+const diskMeasures = new Float64Array(DISK_MEASURES.length);
 
 // The walkers below read one struct each. A struct is given by its segment, its data
 // section's byte offset, its data size in bytes and its pointer count, all taken from the
@@ -214,31 +219,28 @@ function visitDisks(
   const view = m.view;
   for (let i = 0; i < count; i++) {
     const at = position + i * stepBytes;
+    const measures = diskMeasures;
     let id = 0;
-    let size = 0;
-    let iopsRead = 0;
-    let iopsWrite = 0;
-    let iopsReadMax = 0;
-    let iopsWriteMax = 0;
     if (dataBytes >= L.DISK_DATA_BYTES) {
       id = view.getInt32(at + L.DISK_ID, true);
-      size = view.getFloat32(at + L.DISK_SIZE, true);
-      iopsRead = view.getFloat32(at + L.DISK_IOPS_READ, true);
-      iopsWrite = view.getFloat32(at + L.DISK_IOPS_WRITE, true);
-      iopsReadMax = view.getFloat32(at + L.DISK_IOPS_READ_MAX, true);
-      iopsWriteMax = view.getFloat32(at + L.DISK_IOPS_WRITE_MAX, true);
+      measures[0] = view.getFloat32(at + L.DISK_SIZE, true);
+      measures[1] = view.getFloat32(at + L.DISK_IOPS_READ, true);
+      measures[2] = view.getFloat32(at + L.DISK_IOPS_WRITE, true);
+      measures[3] = view.getFloat32(at + L.DISK_IOPS_READ_MAX, true);
+      measures[4] = view.getFloat32(at + L.DISK_IOPS_WRITE_MAX, true);
     } else {
+      measures.fill(0);
       if (dataBytes >= L.DISK_ID + 4) id = view.getInt32(at + L.DISK_ID, true);
-      if (dataBytes >= L.DISK_SIZE + 4) size = view.getFloat32(at + L.DISK_SIZE, true);
-      if (dataBytes >= L.DISK_IOPS_READ + 4) iopsRead = view.getFloat32(at + L.DISK_IOPS_READ, true);
-      if (dataBytes >= L.DISK_IOPS_WRITE + 4) iopsWrite = view.getFloat32(at + L.DISK_IOPS_WRITE, true);
-      if (dataBytes >= L.DISK_IOPS_READ_MAX + 4) iopsReadMax = view.getFloat32(at + L.DISK_IOPS_READ_MAX, true);
+      if (dataBytes >= L.DISK_SIZE + 4) measures[0] = view.getFloat32(at + L.DISK_SIZE, true);
+      if (dataBytes >= L.DISK_IOPS_READ + 4) measures[1] = view.getFloat32(at + L.DISK_IOPS_READ, true);
+      if (dataBytes >= L.DISK_IOPS_WRITE + 4) measures[2] = view.getFloat32(at + L.DISK_IOPS_WRITE, true);
+      if (dataBytes >= L.DISK_IOPS_READ_MAX + 4) measures[3] = view.getFloat32(at + L.DISK_IOPS_READ_MAX, true);
     }
     let configured: Float64Array | null = null;
     if (pointerCount > L.DISK_CONFIGURED_IOPS && m.struct(s, at + dataBytes + 8 * L.DISK_CONFIGURED_IOPS, depth + 2)) {
       configured = readLimits(view, m.position, m.dataBytes);
     }
-    visitor.disk(cloudSpaceId, machineId, i, id, size, iopsRead, iopsWrite, iopsReadMax, iopsWriteMax, configured);
+    visitor.disk(cloudSpaceId, machineId, i, id, measures, configured);
   }
 }
 

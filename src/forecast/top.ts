@@ -166,6 +166,23 @@ async function figuresOf(
 }
 
 /**
+ * The figure `request.by` of each line of a level over a period, by entity: one number each, so
+ * that the period's lines are let go before the next period's are made.
+ */
+async function figureOfEach(
+  connection: DuckDBConnection,
+  params: Period,
+  level: TopLevel,
+  request: TopRequest,
+  options: BillingOptions,
+): Promise<Map<string, number | null>> {
+  const out = new Map<string, number | null>();
+  for (const [key, { figures }] of await figuresOf(connection, params, level, request.prices, options))
+    out.set(key, figures[request.by]);
+  return out;
+}
+
+/**
  * The ranked entities in groups of `limit` at most: by cost over several currencies, a group per
  * currency (the list's first), as 150 JPY is not more than 0.06 EUR; else one group.
  */
@@ -218,6 +235,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
         : isMonth(request.start, request.end)
           ? "the month before"
           : "the period as long just before";
+  const before = await figureOfEach(connection, { ...previous, ...account }, level, request, options);
   const now = await figuresOf(
     connection,
     { start: request.start, end: request.end, ...account },
@@ -225,7 +243,6 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     request.prices,
     options,
   );
-  const before = await figuresOf(connection, { ...previous, ...account }, level, request.prices, options);
   const ranked = [...now.entries()]
     .map(([key, { line, figures }]) => ({ key, line, figures, value: figures[request.by] ?? 0 }))
     .sort(
@@ -237,7 +254,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     );
   const { currencies, picked } = perCurrency(ranked, request, limit);
   const rows = picked.map(({ key, line, figures, value, rank, currency }): TopRow => {
-    const prior = before.get(key)?.figures[request.by] ?? null;
+    const prior = before.get(key) ?? null;
     return {
       rank,
       level,

@@ -192,8 +192,12 @@ function compareEntities(a: EntityUsage, b: EntityUsage): number {
   );
 }
 
-/** The entity of each row of an hour, and the row's rank and ids (a rank of 255: none yet). */
+/** Where row r of an hour is first looked for among the rows of the hour before: at r + shift, then a few places on either side. */
+const NEAR = [0, 1, -1, 2, -2, 3, -3, 4, -4];
+
+/** The entity of each row kept of an hour (`count` of them), and the row's rank and ids. */
 class RowEntities {
+  count = 0;
   rank = new Uint8Array(0);
   accountId = new Float64Array(0);
   cloudspaceId = new Float64Array(0);
@@ -208,11 +212,32 @@ class RowEntities {
       return b;
     };
     const n = Math.max(rows, 2 * this.rank.length);
-    this.rank = grown(this.rank, new Uint8Array(n).fill(255));
+    this.rank = grown(this.rank, new Uint8Array(n));
     this.accountId = grown(this.accountId, new Float64Array(n));
     this.cloudspaceId = grown(this.cloudspaceId, new Float64Array(n));
     this.machineId = grown(this.machineId, new Float64Array(n));
     return this;
+  }
+
+  /** True when row `p` is kept and of this rank and ids. */
+  holds(p: number, rank: number, accountId: number, cloudspaceId: number, machineId: number): boolean {
+    return (
+      p >= 0 &&
+      p < this.count &&
+      this.rank[p] === rank &&
+      same(this.accountId[p]!, accountId) &&
+      same(this.cloudspaceId[p]!, cloudspaceId) &&
+      same(this.machineId[p]!, machineId)
+    );
+  }
+
+  /** Sets row `p`. */
+  set(p: number, entity: EntityUsage, rank: number, accountId: number, cloudspaceId: number, machineId: number): void {
+    this.entity[p] = entity;
+    this.rank[p] = rank;
+    this.accountId[p] = accountId;
+    this.cloudspaceId[p] = cloudspaceId;
+    this.machineId[p] = machineId;
   }
 }
 
@@ -251,32 +276,38 @@ export class UsageTable {
     const wanted = [false, false, false, false];
     for (const level of this.levels) wanted[LEVEL_RANK[level]] = true;
     const fresh = this.fresh;
-    // hour after hour the rows are mostly the same entities in the same places: the entity of
-    // row r is looked up by its ids only when they are not those of row r the hour before
+    // hour after hour the rows are mostly the same entities in the same places: row r is looked
+    // for at row r + shift of the hour before (a few places on where machines came or went, the
+    // shift then following), by its ids only when it is not there
     const last = this.lastRows.holding(rows.count);
+    const now = this.rowsNow.holding(rows.count);
+    let shift = 0;
+    let n = 0;
     for (let r = 0; r < rows.count; r++) {
       const rank = rows.rank[r]!;
       if (!wanted[rank]) continue;
       const accountId = rows.accountId[r]!;
       const cloudspaceId = rows.cloudspaceId[r]!;
       const machineId = rows.machineId[r]!;
-      let entity = last.entity[r]!;
-      if (
-        last.rank[r] !== rank ||
-        !same(last.accountId[r]!, accountId) ||
-        !same(last.cloudspaceId[r]!, cloudspaceId) ||
-        !same(last.machineId[r]!, machineId)
-      ) {
-        last.entity[r] = entity = this.entityOf(rank, accountId, cloudspaceId, machineId);
-        last.rank[r] = rank;
-        last.accountId[r] = accountId;
-        last.cloudspaceId[r] = cloudspaceId;
-        last.machineId[r] = machineId;
+      let entity: EntityUsage | undefined;
+      for (const d of NEAR) {
+        const p = n + shift + d;
+        if (last.holds(p, rank, accountId, cloudspaceId, machineId)) {
+          entity = last.entity[p]!;
+          shift += d;
+          break;
+        }
       }
+      entity ??= this.entityOf(rank, accountId, cloudspaceId, machineId);
+      now.set(n++, entity, rank, accountId, cloudspaceId, machineId);
       // an hour's figures are side by side (one cache line), as the engine gives them
       const values = entity.values;
       for (let m = 0, to = M * h, from = M * r; m < M; m++) values[to + m] = figures[from + m]!;
     }
+    last.count = 0;
+    now.count = n;
+    this.rowsNow = last;
+    this.lastRows = now;
     if (fresh.length === 0) return;
     this.entities.push(...fresh.sort(compareEntities));
     fresh.length = 0;
@@ -284,8 +315,9 @@ export class UsageTable {
 
   /** Entities made in the hour being added. */
   private readonly fresh: EntityUsage[] = [];
-  /** The entity of each row of the hour added last, with its ids as the rows give them. */
-  private readonly lastRows = new RowEntities();
+  /** The entity of each row kept of the hour added last, with its ids as the rows give them; and of the hour being added. */
+  private lastRows = new RowEntities();
+  private rowsNow = new RowEntities();
 
   private entityOf(rank: number, accountId: number, cloudspaceId: number, machineId: number): EntityUsage {
     if (rank === LEVEL_RANK.environment)

@@ -341,37 +341,16 @@ export class ColumnBuilder implements RecordVisitor {
     machineId: number,
     index: number,
     id: number,
-    size: number,
-    iopsRead: number,
-    iopsWrite: number,
-    iopsReadMax: number,
-    iopsWriteMax: number,
+    measures: Float64Array,
     configuredIops: Float64Array | null,
   ): void {
-    this.also?.disk(
-      cloudSpaceId,
-      machineId,
-      index,
-      id,
-      size,
-      iopsRead,
-      iopsWrite,
-      iopsReadMax,
-      iopsWriteMax,
-      configuredIops,
-    );
-    this.facts?.disk(
-      cloudSpaceId,
-      machineId,
-      index,
-      id,
-      size,
-      iopsRead,
-      iopsWrite,
-      iopsReadMax,
-      iopsWriteMax,
-      configuredIops,
-    );
+    this.also?.disk(cloudSpaceId, machineId, index, id, measures, configuredIops);
+    this.facts?.disk(cloudSpaceId, machineId, index, id, measures, configuredIops);
+    const size = measures[0]!;
+    const iopsRead = measures[1]!;
+    const iopsWrite = measures[2]!;
+    const iopsReadMax = measures[3]!;
+    const iopsWriteMax = measures[4]!;
     let r = -1;
     const t = this.disks;
     if (t !== undefined) {

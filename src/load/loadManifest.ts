@@ -36,7 +36,13 @@ export interface LoadedFile {
 
 /** What a load reads and records of a manifest (see {@link Manifest}). */
 export interface LoadManifest {
-  /** The files loaded for an account-hour (earlier runs and this one); empty when none. */
+  /**
+   * Called before each account-hour of the inputs, in the reader's order: a manifest that keeps
+   * only a window of the rows already recorded reads the one that holds this account-hour (a
+   * promise then; `undefined` when it holds it already), so that {@link loadedFiles} can answer.
+   */
+  cover?(accountId: number, hourEpoch: number): Promise<void> | undefined;
+  /** The files loaded by earlier runs for an account-hour (the reader gives each account-hour once a run); empty when none. */
   loadedFiles(accountId: number, hourEpoch: number): LoadedFile[];
   /** Records a row, written by the next flush. */
   add(row: ManifestRow): void;

@@ -90,6 +90,8 @@ export async function loadSources(
   await target.begin?.();
   try {
     for await (const hour of hours) {
+      const covering = manifest.cover?.(hour.accountId, hour.hourEpoch);
+      if (covering !== undefined) await covering;
       const job = jobOf(hour, book, jobRules);
       if (job !== undefined) await staging.push(job);
     }

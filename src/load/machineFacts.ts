@@ -1,5 +1,6 @@
 import {
   DISK_FACTS,
+  DISK_FIELDS_READ,
   NIC_FACTS,
   OWN_FACTS,
   perFact,
@@ -12,7 +13,7 @@ import {
   type VmFacts,
 } from "./vmFacts.js";
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
-import type { RecordVisitor } from "../capnp/visitRecords.js";
+import { DISK_MEASURES, type RecordVisitor } from "../capnp/visitRecords.js";
 import { GATEWAY_TYPE } from "./columnBatch.js";
 import { isImpossible } from "./impossibleValues.js";
 import { SumBank } from "../base/exactSum.js";
@@ -56,23 +57,15 @@ export interface AccountHourFacts extends VmFactColumns {
 export const counted = (value: number | null): number => (value === null || isImpossible(value) ? 0 : value);
 
 /**
- * Keeps record `r`'s own facts (`OWN_FACTS`, the fields of the machine record) from `fields`
- * into `own[k][r]`, a measure as billing counts it; written out fact by fact (see `perFact`):
- * it runs once per machine record.
+ * Writes a machine's own facts (`OWN_FACTS`, the fields of the machine record) from `fields`
+ * into the facts' columns at `m`, a measure as billing counts it; written out fact by fact
+ * (see `perFact`): it runs once per machine record.
  */
-const keepOwnFacts: (own: (string | number)[][], r: number, fields: MachineValues, count: typeof counted) => void =
-  perFact(
-    ["own", "r", "fields", "count"],
-    OWN_FACTS.map((f) => f.name),
-    (_name, k) =>
-      `own[${k}][r] = ${OWN_FACTS[k]!.text ? `fields.${OWN_FACTS[k]!.field}` : `count(fields.${OWN_FACTS[k]!.field})`};`,
-  );
-
-/** Copies record `r`'s own facts (`own[k][r]`) into the facts' columns at `m`, written out fact by fact. */
-const ownFactsInto: (own: (string | number)[][], r: number, facts: VmFactColumns, m: number) => void = perFact(
-  ["own", "r", "facts", "m"],
+const ownFactsInto: (facts: VmFactColumns, m: number, fields: MachineValues, count: typeof counted) => void = perFact(
+  ["facts", "m", "fields", "count"],
   OWN_FACTS.map((f) => f.name),
-  (name, k) => `facts.${name}[m] = own[${k}][r];`,
+  (name, k) =>
+    `facts.${name}[m] = ${OWN_FACTS[k]!.text ? `fields.${OWN_FACTS[k]!.field}` : `count(fields.${OWN_FACTS[k]!.field})`};`,
 );
 
 /** Copies a record's sums (`sums` from `at` on: see `SUMS`) into the facts' columns at `m`, written out fact by fact. */
@@ -142,8 +135,11 @@ const keyOf = (cloudspaceId: number, machineId: number, gateway: boolean): strin
  * hour share a key, each gets the key's totals.
  */
 export class AccountHourFactsBuilder {
+  /**
+   * The sums of each record (`SUMS` from `SUMS * r`), and after the last record's those of the
+   * NICs and disks visited since (the next record's: `machine` takes them where they are).
+   */
   private readonly sums = new SumBank(1024);
-  private readonly pending = new SumBank(SUMS);
   private readonly states = new Map<number, string>();
   private readonly isGateway: boolean[] = [];
   /** The disk or NIC being added, rewritten for each (its fields counted: see `counted`). */
@@ -169,13 +165,12 @@ export class AccountHourFactsBuilder {
   private records = 0;
   private readonly recordCloudspace: number[] = [];
   private readonly recordId: number[] = [];
-  private readonly recordType: string[] = [];
-  /** The facts that are fields of the record (`OWN_FACTS`), by record: `own[k][r]`. */
-  private readonly own: (string | number)[][] = OWN_FACTS.map(() => []);
+  /** The machines among the records (not gateways), whose facts are written in `facts` at `0 .. machines - 1`. */
+  private machines = 0;
 
   /** `externalNicType`: the NIC type whose traffic and public IPs are billed (units). */
   constructor(private readonly externalNicType: string) {
-    this.pending.alloc(SUMS);
+    this.sums.alloc(SUMS);
   }
 
   /** Starts an account-hour (the previous one's facts are overwritten). */
@@ -185,9 +180,10 @@ export class AccountHourFactsBuilder {
     this.facts.emptyCloudspaceRows = 0;
     this.states.clear();
     this.sums.truncate(0);
+    this.sums.alloc(SUMS);
     this.records = 0;
+    this.machines = 0;
     this.byKey.clear();
-    this.dropPending();
   }
 
   cloudSpace(cloudspaceId: number, state: string): void {
@@ -207,18 +203,17 @@ export class AccountHourFactsBuilder {
 
   /** Visiting order: a NIC of the machine visited next. */
   nic(type: string, tx: number | null, rx: number | null): void {
-    addNic(this.pending, 0, this.nicOfValues(type, tx, rx));
+    addNic(this.sums, SUMS * this.records, this.nicOfValues(type, tx, rx));
   }
 
   /** Visiting order: the disk in `diskRecord` is of the machine visited next. */
   disk(): void {
-    addDisk(this.pending, 0, this.diskRecord);
+    addDisk(this.sums, SUMS * this.records, this.diskRecord);
   }
 
   /** Forgets the NICs and disks gathered since the last machine (they belong to none). */
   dropPending(): void {
-    this.pending.truncate(0);
-    this.pending.alloc(SUMS);
+    for (let k = SUMS * this.records; k < SUMS * (this.records + 1); k++) this.sums.set(k, 0);
   }
 
   /**
@@ -230,12 +225,16 @@ export class AccountHourFactsBuilder {
     const gateway = type === GATEWAY_TYPE;
     this.recordCloudspace[r] = cloudspaceId;
     this.recordId[r] = machineId;
-    this.recordType[r] = type;
-    keepOwnFacts(this.own, r, fields, counted);
     this.isGateway[r] = gateway;
-    const at = this.sums.alloc(SUMS);
-    for (let k = 0; k < SUMS; k++) this.sums.addSum(at + k, this.pending, k);
-    this.dropPending();
+    if (!gateway) {
+      const f = this.facts;
+      const m = this.machines++;
+      f.cloudspaceId[m] = cloudspaceId;
+      f.machineId[m] = machineId;
+      f.type[m] = type;
+      ownFactsInto(f, m, fields, counted);
+    }
+    this.sums.alloc(SUMS); // the next record's, empty
   }
 
   /** By key: the record of (cloud space, machine id, gateway or not), or -1. */
@@ -385,10 +384,6 @@ export class AccountHourFactsBuilder {
         if (nicGroup === undefined || nicGroup[0] === r) this.addGateway(r, nicGroup);
         continue;
       }
-      f.cloudspaceId[m] = this.recordCloudspace[r]!;
-      f.machineId[m] = this.recordId[r]!;
-      f.type[m] = this.recordType[r]!;
-      ownFactsInto(this.own, r, f, m);
       if (shared === undefined) sumsInto(f, m, this.sums, SUMS * r);
       else {
         DISK_FACTS.forEach(({ name }, k) => ((f[name] as number[])[m] = this.total(shared.disks[r]!, k)));
@@ -402,15 +397,29 @@ export class AccountHourFactsBuilder {
 }
 
 /**
- * Sets a disk record's configured limits from a disk's `configuredIops` (in `CONFIGURED_IOPS_FIELDS`
- * order; null: a disk of the older schema, all 0), counted: written out field by field, as it runs once per disk.
+ * Sets the fields of a disk record that the facts read (`DISK_FIELDS_READ`; the others stay 0)
+ * from a visited disk's `measures` (`DISK_MEASURES` order) and `configuredIops` (in
+ * `CONFIGURED_IOPS_FIELDS` order; null: a disk of the older schema, all 0), counted: written out
+ * field by field, as it runs once per disk.
  */
-const setConfigured: (disk: DiskRecord, limits: ArrayLike<number> | null, count: typeof counted) => void = new Function(
+const setDiskRead: (
+  disk: DiskRecord,
+  measures: Float64Array,
+  limits: Float64Array | null,
+  count: typeof counted,
+) => void = new Function(
   "disk",
+  "measures",
   "limits",
   "count",
-  CONFIGURED_IOPS_FIELDS.map((name, k) => `disk.${name} = limits === null ? 0 : count(limits[${k}]);`).join("\n"),
-) as (disk: DiskRecord, limits: ArrayLike<number> | null, count: typeof counted) => void;
+  DISK_FIELDS_READ.map((name) => {
+    const m = (DISK_MEASURES as readonly string[]).indexOf(name);
+    if (m >= 0) return `disk.${name} = count(measures[${m}]);`;
+    const k = (CONFIGURED_IOPS_FIELDS as readonly string[]).indexOf(name);
+    if (k < 0) throw new Error(`internal: the disk field ${name} is neither visited nor a configured limit`);
+    return `disk.${name} = limits === null ? 0 : count(limits[${k}]);`;
+  }).join("\n"),
+) as (disk: DiskRecord, measures: Float64Array, limits: Float64Array | null, count: typeof counted) => void;
 
 /**
  * Feeds the records a decoder visits (see `visitRecords.ts`) to an {@link AccountHourFactsBuilder}:
@@ -440,20 +449,10 @@ export class FactsVisitor implements RecordVisitor {
     _machineId: number,
     _index: number,
     _id: number,
-    size: number,
-    iopsRead: number,
-    iopsWrite: number,
-    iopsReadMax: number,
-    iopsWriteMax: number,
-    configuredIops: ArrayLike<number> | null,
+    measures: Float64Array,
+    configuredIops: Float64Array | null,
   ): void {
-    const disk = this.builder.diskRecord;
-    disk.size = counted(size);
-    disk.iopsRead = counted(iopsRead);
-    disk.iopsWrite = counted(iopsWrite);
-    disk.iopsReadMax = counted(iopsReadMax);
-    disk.iopsWriteMax = counted(iopsWriteMax);
-    setConfigured(disk, configuredIops, counted);
+    setDiskRead(this.builder.diskRecord, measures, configuredIops, counted);
     this.builder.disk();
   }
 

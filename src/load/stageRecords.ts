@@ -1,12 +1,14 @@
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
+import { DISK_MEASURES } from "../capnp/visitRecords.js";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { ColumnBuilder } from "./ColumnBuilder.js";
 import type { DataTable } from "./dataTables.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
 
-/** Scratch for one disk's configured limits, in field order. */
+/** Scratch for one disk's configured limits, in field order, and for its measures (see `RecordVisitor.disk`). */
 const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
+const measures = new Float64Array(DISK_MEASURES.length);
 
 /**
  * Stages decoded account-hours column by column for the given tables (the records'
@@ -40,18 +42,8 @@ export function stageRecords(
         m.disks.forEach((d, i) => {
           const q = d.configuredIops;
           if (q !== null) CONFIGURED_IOPS_FIELDS.forEach((name, f) => (limits[f] = q[name]));
-          builder.disk(
-            csId,
-            m.id,
-            i,
-            d.id,
-            d.size,
-            d.iopsRead,
-            d.iopsWrite,
-            d.iopsReadMax,
-            d.iopsWriteMax,
-            q === null ? null : limits,
-          );
+          DISK_MEASURES.forEach((name, f) => (measures[f] = d[name]));
+          builder.disk(csId, m.id, i, d.id, measures, q === null ? null : limits);
         });
         builder.machine(csId, m.id, m.type, m.vcpus, m.cpuMinutes, m.mem, m.imageName, m.status);
       }

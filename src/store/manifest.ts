@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
-import type { FileStatus, LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
+import type { LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
 
 export type { LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
 import { duckdbApi } from "../base/duckdb.js";
@@ -14,64 +14,144 @@ export interface ManifestScope {
 }
 const rowKey = (source: string, sha256: string, status: string): string => `${status}\0${sha256}\0${source}`;
 
+/** The rows of loaded files a window of the manifest holds, at most about (see {@link Manifest.cover}). */
+const WINDOW_ROWS = 16_384;
+
+/** Rows of the manifest per INSERT: the statement's list parameters are held whole, outside DuckDB's memory cap. */
+const INSERT_ROWS = 16_384;
+
+/** An account's loaded files in the manifest: its first and last hours, and how many. */
+interface AccountExtent {
+  first: number;
+  last: number;
+  files: number;
+}
+
 /**
- * The manifest of one load: the rows already in the database (read once at the start)
- * and the rows and supersessions of the current batch, written with the batch's data in
- * one transaction by what {@link Manifest.take} returns.
+ * The manifest of one load: the rows already in the database and the rows and supersessions of
+ * the current batch, written with the batch's data in one transaction by what
+ * {@link Manifest.take} returns. Of the files loaded by earlier runs, only a window of hours of
+ * one account is held (read as the reader reaches it, {@link Manifest.cover}), so a load's memory
+ * does not grow with the files the warehouse or the load holds; the rows of files not loaded
+ * (rejected, duplicates) are all held, to record each once.
  */
 export class Manifest implements LoadManifest {
-  private readonly loaded = new Map<string, LoadedFile[]>();
+  /** Loaded files of the window, by account-hour. */
+  private loaded = new Map<string, LoadedFile[]>();
+  /** The account-hours the window covers: `all` when every row was read (a scoped manifest). */
+  private window: { accountId: number; start: number; end: number } | "all" | undefined;
+  /** Rows recorded that are not of a loaded file (rejected, duplicate), earlier runs' and this one's. */
   private readonly seen = new Set<string>();
   private pending: ManifestRow[] = [];
   private superseding: { accountId: number; hourEpoch: number; by: string }[] = [];
   private nextFileId: number;
 
   private constructor(
+    private readonly connection: DuckDBConnection,
     readonly runId: number,
     nextFileId: number,
+    private readonly extents: ReadonlyMap<number, AccountExtent>,
+    private readonly windowRows: number,
     private readonly scope?: ReadonlyMap<number, ManifestScope>,
   ) {
     this.nextFileId = nextFileId;
   }
 
   /**
-   * Reads the manifest of `connection` (empty for a new database) and starts run `runId`.
-   * With `scope`, only the rows of those account-hours (and those of no account-hour) are
-   * read: a sync's step knows what its archives may hold (the download refuses anything else),
-   * and reading every row of a large warehouse for each step was most of an hourly sync's time.
-   * Asking a scoped manifest about another account-hour is a bug, and throws.
+   * Reads the manifest of `connection` (empty for a new database) and starts run `runId`: the
+   * rows of files not loaded, and where each account's loaded files lie (the files themselves are
+   * read a window at a time, {@link Manifest.cover}). With `scope`, only the rows of those
+   * account-hours (and those of no account-hour) are read, all at once: a sync's step knows what
+   * its archives may hold (the download refuses anything else), and reading every row of a large
+   * warehouse for each step was most of an hourly sync's time. Asking a scoped manifest about
+   * another account-hour is a bug, and throws. `windowRows`: the loaded files a window holds, about.
    */
-  static async read(connection: DuckDBConnection, scope?: readonly ManifestScope[]): Promise<Manifest> {
+  static async read(
+    connection: DuckDBConnection,
+    scope?: readonly ManifestScope[],
+    windowRows = WINDOW_ROWS,
+  ): Promise<Manifest> {
     const ids = (
       await connection.runAndReadAll(
         "SELECT coalesce(max(file_id), 0) + 1 AS f, (SELECT coalesce(max(run_id), 0) + 1 FROM runs) AS r FROM files",
       )
     ).getRowObjectsJS()[0]!;
-    const manifest = new Manifest(Number(ids.r), Number(ids.f), scope && new Map(scope.map((s) => [s.accountId, s])));
-    const columns = "SELECT source, content_sha256, account_id, hour_epoch, status FROM files";
-    const { BIGINT, LIST, listValue } = duckdbApi();
-    const rows = (
-      scope === undefined
-        ? await connection.runAndReadAll(`${columns} WHERE status <> 'superseded'`)
-        : await connection.runAndReadAll(
-            `${columns} WHERE status <> 'superseded' AND (account_id IS NULL OR hour_epoch IS NULL)
-         UNION ALL
-         ${columns} JOIN (SELECT unnest($a) AS a, unnest($s) AS s, unnest($e) AS e) q ON account_id = q.a AND hour_epoch >= q.s AND hour_epoch < q.e
-         WHERE status <> 'superseded'`,
-            {
-              a: listValue(scope.map((s) => BigInt(s.accountId))),
-              s: listValue(scope.map((s) => BigInt(s.startEpoch))),
-              e: listValue(scope.map((s) => BigInt(s.endEpoch))),
-            },
-            { a: LIST(BIGINT), s: LIST(BIGINT), e: LIST(BIGINT) },
-          )
-    ).getRows();
-    for (const [source, sha256, accountId, hourEpoch, status] of rows) {
-      manifest.seen.add(rowKey(String(source), String(sha256), String(status)));
-      if (status === "loaded")
-        manifest.addLoaded(Number(accountId), Number(hourEpoch), { source: String(source), sha256: String(sha256) });
+    const runId = Number(ids.r);
+    const nextFileId = Number(ids.f);
+    if (scope !== undefined) {
+      const manifest = new Manifest(
+        connection,
+        runId,
+        nextFileId,
+        new Map(),
+        windowRows,
+        new Map(scope.map((s) => [s.accountId, s])),
+      );
+      manifest.window = "all";
+      manifest.hold(await scopedRows(connection, scope));
+      return manifest;
     }
+    const extents = new Map<number, AccountExtent>();
+    const accounts = await connection.runAndReadAll(
+      `SELECT account_id, min(hour_epoch), max(hour_epoch), count(*) FROM files
+       WHERE status = 'loaded' AND account_id IS NOT NULL AND hour_epoch IS NOT NULL GROUP BY account_id`,
+    );
+    for (const [a, first, last, files] of accounts.getRows()) {
+      extents.set(Number(a), { first: Number(first), last: Number(last), files: Number(files) });
+    }
+    const manifest = new Manifest(connection, runId, nextFileId, extents, windowRows);
+    manifest.hold(
+      (
+        await connection.runAndReadAll(
+          "SELECT source, content_sha256, account_id, hour_epoch, status FROM files WHERE status NOT IN ('superseded', 'loaded')",
+        )
+      ).getRows(),
+    );
     return manifest;
+  }
+
+  /** Holds rows read (source, content_sha256, account_id, hour_epoch, status). */
+  private hold(rows: readonly (readonly DuckDBValue[])[]): void {
+    for (const [source, sha256, accountId, hourEpoch, status] of rows) {
+      if (status === "loaded")
+        this.addLoaded(Number(accountId), Number(hourEpoch), { source: String(source), sha256: String(sha256) });
+      else this.seen.add(rowKey(String(source), String(sha256), String(status)));
+    }
+  }
+
+  /**
+   * Makes the window hold `accountId`'s loaded files from `hourEpoch` on, for as many hours as
+   * hold about `windowRows` files (judged from the account's first and last hours and its
+   * count): a query when the account has files there, else none. The reader gives an account's
+   * hours in order, so a window is read once; `undefined` when it holds the hour already.
+   */
+  cover(accountId: number, hourEpoch: number): Promise<void> | undefined {
+    const w = this.window;
+    if (w === "all" || (w !== undefined && w.accountId === accountId && hourEpoch >= w.start && hourEpoch < w.end))
+      return undefined;
+    this.loaded = new Map();
+    const extent = this.extents.get(accountId);
+    if (extent === undefined || hourEpoch > extent.last) {
+      this.window = { accountId, start: hourEpoch, end: Infinity };
+      return undefined;
+    }
+    if (hourEpoch < extent.first) {
+      this.window = { accountId, start: hourEpoch, end: extent.first };
+      return undefined;
+    }
+    const perHour = extent.files / ((extent.last - extent.first) / 3600 + 1);
+    const end = hourEpoch + Math.max(1, Math.floor(this.windowRows / perHour)) * 3600;
+    this.window = { accountId, start: hourEpoch, end };
+    return this.readWindow(accountId, hourEpoch, end);
+  }
+
+  private async readWindow(accountId: number, start: number, end: number): Promise<void> {
+    const rows = await this.connection.runAndReadAll(
+      `SELECT source, content_sha256, account_id, hour_epoch, status FROM files
+       WHERE status = 'loaded' AND account_id = $a AND hour_epoch >= $s AND hour_epoch < $e`,
+      { a: accountId, s: start, e: end },
+    );
+    this.hold(rows.getRows());
   }
 
   private addLoaded(accountId: number, hourEpoch: number, file: LoadedFile): void {
@@ -90,27 +170,28 @@ export class Manifest implements LoadManifest {
     }
   }
 
-  /** The files loaded for an account-hour (earlier runs and this one); empty when none. */
+  /** The files loaded by earlier runs for an account-hour; empty when none. Throws unless {@link cover} made the window hold it. */
   loadedFiles(accountId: number, hourEpoch: number): LoadedFile[] {
     this.checkScope(accountId, hourEpoch);
+    const w = this.window;
+    if (w !== "all" && (w === undefined || w.accountId !== accountId || hourEpoch < w.start || hourEpoch >= w.end))
+      throw new Error(`the manifest's window does not hold account ${accountId}, hour ${hourEpoch}`);
     return this.loaded.get(hourKey(accountId, hourEpoch)) ?? [];
   }
 
-  /** True when the manifest already holds this file (same name, same bytes) with this status. */
-  has(source: string, sha256: string, status: FileStatus): boolean {
-    return this.seen.has(rowKey(source, sha256, status));
-  }
-
-  /** Records a row, written by the next flush; a row already present is not written twice. */
+  /**
+   * Records a row, written by the next flush; a row already present is not written twice. (A
+   * loaded file is never recorded twice: an account-hour whose files are loaded gives no job,
+   * and the reader gives each account-hour once.)
+   */
   add(row: ManifestRow): void {
     this.checkScope(row.accountId, row.hourEpoch);
-    const key = rowKey(row.source, row.sha256, row.status);
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
-    this.pending.push(row);
-    if (row.status === "loaded" && row.accountId !== null && row.hourEpoch !== null) {
-      this.addLoaded(row.accountId, row.hourEpoch, { source: row.source, sha256: row.sha256 });
+    if (row.status !== "loaded") {
+      const key = rowKey(row.source, row.sha256, row.status);
+      if (this.seen.has(key)) return;
+      this.seen.add(key);
     }
+    this.pending.push(row);
   }
 
   /**
@@ -118,7 +199,7 @@ export class Manifest implements LoadManifest {
    * forgets them; the next flush updates their rows and the caller deletes their data.
    */
   supersede(accountId: number, hourEpoch: number, by: string): void {
-    for (const f of this.loadedFiles(accountId, hourEpoch)) this.seen.delete(rowKey(f.source, f.sha256, "loaded"));
+    this.checkScope(accountId, hourEpoch);
     this.loaded.delete(hourKey(accountId, hourEpoch));
     this.superseding.push({ accountId, hourEpoch, by });
   }
@@ -140,43 +221,73 @@ export class Manifest implements LoadManifest {
           { reason: `replaced by ${s.by}`, a: s.accountId, h: s.hourEpoch },
         );
       }
-      if (rows.length === 0) return;
-      // One INSERT of list parameters, run on DuckDB's thread: an appender's flush ran on the
-      // JavaScript thread and waited there while the other batch's COMMIT held
-      // the database, stalling the reading, decoding and inserts it feeds.
-      const { BIGINT, LIST, VARCHAR, listValue } = duckdbApi();
-      const column = (get: (row: (typeof rows)[number]) => DuckDBValue) => listValue(rows.map(get));
-      await connection.run(
-        `INSERT INTO files (file_id, content_sha256, source, account_id, hour_epoch, size_bytes, loaded_at, status, reason, code, run_id)
-         SELECT unnest($ids), unnest($sha256), unnest($sources), unnest($accounts), unnest($hours), unnest($sizes),
-                to_timestamp($now_us / 1000000), unnest($statuses), unnest($reasons), unnest($codes), $run`,
-        {
-          ids: column((r) => BigInt(r.fileId)),
-          sha256: column((r) => r.sha256),
-          sources: column((r) => r.source),
-          accounts: column((r) => (r.accountId === null ? null : BigInt(r.accountId))),
-          hours: column((r) => (r.hourEpoch === null ? null : BigInt(r.hourEpoch))),
-          sizes: column((r) => BigInt(r.sizeBytes)),
-          now_us: BigInt(Date.now()) * 1000n,
-          statuses: column((r) => r.status),
-          reasons: column((r) => r.reason),
-          codes: column((r) => r.code),
-          run: BigInt(runId),
-        },
-        {
-          ids: LIST(BIGINT),
-          sha256: LIST(VARCHAR),
-          sources: LIST(VARCHAR),
-          accounts: LIST(BIGINT),
-          hours: LIST(BIGINT),
-          sizes: LIST(BIGINT),
-          now_us: BIGINT,
-          statuses: LIST(VARCHAR),
-          reasons: LIST(VARCHAR),
-          codes: LIST(VARCHAR),
-          run: BIGINT,
-        },
-      );
+      // INSERTs of list parameters, run on DuckDB's thread: an appender's flush ran on the
+      // JavaScript thread and waited there while the other batch's COMMIT held the database,
+      // stalling the reading, decoding and inserts it feeds. A few thousand rows each: the
+      // parameters are held whole, outside DuckDB's memory cap.
+      for (let from = 0; from < rows.length; from += INSERT_ROWS) {
+        await insertRows(connection, rows.slice(from, from + INSERT_ROWS), runId);
+      }
     };
   }
+}
+
+/** The rows of `scope`'s account-hours and of no account-hour, not superseded. */
+async function scopedRows(connection: DuckDBConnection, scope: readonly ManifestScope[]): Promise<DuckDBValue[][]> {
+  const columns = "SELECT source, content_sha256, account_id, hour_epoch, status FROM files";
+  const { BIGINT, LIST, listValue } = duckdbApi();
+  const read = await connection.runAndReadAll(
+    `${columns} WHERE status <> 'superseded' AND (account_id IS NULL OR hour_epoch IS NULL)
+     UNION ALL
+     ${columns} JOIN (SELECT unnest($a) AS a, unnest($s) AS s, unnest($e) AS e) q ON account_id = q.a AND hour_epoch >= q.s AND hour_epoch < q.e
+     WHERE status <> 'superseded'`,
+    {
+      a: listValue(scope.map((s) => BigInt(s.accountId))),
+      s: listValue(scope.map((s) => BigInt(s.startEpoch))),
+      e: listValue(scope.map((s) => BigInt(s.endEpoch))),
+    },
+    { a: LIST(BIGINT), s: LIST(BIGINT), e: LIST(BIGINT) },
+  );
+  return read.getRows();
+}
+
+/** Inserts manifest rows (their file ids given) of run `runId`, in the connection's current transaction. */
+async function insertRows(
+  connection: DuckDBConnection,
+  rows: readonly (ManifestRow & { fileId: number })[],
+  runId: number,
+): Promise<void> {
+  const { BIGINT, LIST, VARCHAR, listValue } = duckdbApi();
+  const column = (get: (row: (typeof rows)[number]) => DuckDBValue) => listValue(rows.map(get));
+  await connection.run(
+    `INSERT INTO files (file_id, content_sha256, source, account_id, hour_epoch, size_bytes, loaded_at, status, reason, code, run_id)
+     SELECT unnest($ids), unnest($sha256), unnest($sources), unnest($accounts), unnest($hours), unnest($sizes),
+            to_timestamp($now_us / 1000000), unnest($statuses), unnest($reasons), unnest($codes), $run`,
+    {
+      ids: column((r) => BigInt(r.fileId)),
+      sha256: column((r) => r.sha256),
+      sources: column((r) => r.source),
+      accounts: column((r) => (r.accountId === null ? null : BigInt(r.accountId))),
+      hours: column((r) => (r.hourEpoch === null ? null : BigInt(r.hourEpoch))),
+      sizes: column((r) => BigInt(r.sizeBytes)),
+      now_us: BigInt(Date.now()) * 1000n,
+      statuses: column((r) => r.status),
+      reasons: column((r) => r.reason),
+      codes: column((r) => r.code),
+      run: BigInt(runId),
+    },
+    {
+      ids: LIST(BIGINT),
+      sha256: LIST(VARCHAR),
+      sources: LIST(VARCHAR),
+      accounts: LIST(BIGINT),
+      hours: LIST(BIGINT),
+      sizes: LIST(BIGINT),
+      now_us: BIGINT,
+      statuses: LIST(VARCHAR),
+      reasons: LIST(VARCHAR),
+      codes: LIST(VARCHAR),
+      run: BIGINT,
+    },
+  );
 }

@@ -11,8 +11,8 @@
 // and time of billing a long period from files (CLOUDUNITS_BENCH_WEEKS, default "1,26,52":
 // a week, half a year, a year; by default, and on the main thread alone with `--workers 0`),
 // each against a week (from `--db`: warehouse.bench.mjs). The C++ reference (capnpCppBilling.cpp:
-// the Cap'n Proto C++ library, built here when g++ and libcapnp-dev are installed; skipped with
-// a message when not) bills the environment of the week and of each period, alternating with
+// the Cap'n Proto C++ library, built here with g++, against Debian's libcapnp-dev fetched into the
+// temp folder when it is not installed: capnpCpp.mjs; skipped with a message when neither works) bills the environment of the week and of each period, alternating with
 // the CLI. The corpus a third party would bill, the week written again by capnp-es, is checked
 // against the week byte for byte on a sample (and benched apart should it differ). Data sets are generated
 // into the temp folder once and kept there (never in git); a longer period is the week's

@@ -267,6 +267,33 @@ describe("loading into a warehouse that already holds data (ingest)", () => {
     ]);
   });
 
+  it("finds the loaded files of every hour when the manifest holds a few hours' files at a time", async () => {
+    // 6 hours of account 7 loaded; the manifest read again holds 2 files a window, so 3 windows cover them
+    const name = (h: number) => `t/7/1970/1/1/${h}/account_capnp.bin`;
+    const hours = [1, 2, 3, 4, 5, 6].map((h) => hour(7, h * 3600, file(name(h), account(7, 1024))));
+    await load(hours);
+    const changedFifth = hour(7, 5 * 3600, file("v/7/1970/1/1/5/account_capnp.bin", account(7, 8192)));
+    const again = [...hours.slice(0, 4), changedFifth, hours[5]!, hour(7, 7 * 3600, file(name(7), account(7, 1024)))];
+    const outcome = await loadAccountHours(
+      connection,
+      iterate(again),
+      await Manifest.read(connection, undefined, 2),
+      [],
+      {
+        stager: () => ({
+          inFlight: 1,
+          stage: async (h, tables) => stageHours(h, tables, { decode }),
+          close: async () => {},
+        }),
+        decode,
+      },
+    );
+    // hours 1-4 and 6 are the same files again, hour 5 conflicts with its loaded file, hour 7 is new
+    expect([outcome.accountHours, outcome.duplicates.length, outcome.errors.length]).toEqual([1, 5, 1]);
+    expect(outcome.errors[0]!.message).toContain(`${name(5)} (loaded), v/7/1970/1/1/5/account_capnp.bin`);
+    expect(await rows("SELECT count(*)::INT AS n FROM files")).toEqual([{ n: 7 }]);
+  });
+
   it("refuses a different file for a loaded account-hour, naming both and suggesting the option replace (not the flag)", async () => {
     await load([first]);
     const outcome = await load([changed]);
