@@ -10,6 +10,7 @@
 
 import type { ErrorCode, ErrorCodeWithExit } from "./errorCodes.js";
 import type { ImpossibleValue } from "./impossibleValue.js";
+import type { Exact } from "../billing/exact.js";
 
 /** Base class: every error thrown on purpose by cloudunits. */
 export class CloudunitsError extends Error {
@@ -406,8 +407,8 @@ export class NoHoursHeldError extends CloudunitsError {
  * with `invoices correct`.
  */
 export class IssuedInvoiceDiffersError extends CloudunitsError {
-  /** The issued invoices that differ, with the amounts due (gross) issued and computed now (decimal texts). */
-  readonly differences: { number: string; accountId: number; issued: string; now: string; currency: string }[];
+  /** The issued invoices that differ, with the amounts due (gross) issued and computed now, at the currency's decimals. */
+  readonly differences: { number: string; accountId: number; issued: Exact; now: Exact; currency: string }[];
 
   constructor(differences: IssuedInvoiceDiffersError["differences"], lines: readonly string[]) {
     super(

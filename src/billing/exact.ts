@@ -1,17 +1,23 @@
 /**
  * Exact rational numbers (BigInt numerator / denominator) for money: a price times a
- * quantity is kept exact, and rounding happens only at presentation (half-even).
+ * quantity is kept exact, and rounding happens only at presentation (half-even). Every money
+ * amount the library hands out is one (a bill's, a register document's, a receivable's, a
+ * forecast's); an amount with a currency's decimals (`Exact.amount("12.30")`, `x.fixed(2)`) keeps
+ * them in its text, so that `JSON.stringify` and `String` print `"12.30"`, not `"12.3"`.
  */
 export class Exact {
   /** Numerator; the sign lives here (not necessarily reduced). */
   readonly num: bigint;
   /** Denominator, always > 0. */
   readonly den: bigint;
+  /** The text an amount was written with (`Exact.amount`, `fixed`): what `toJSON` and `toString` give back. */
+  readonly #written: string | undefined;
 
   /** Not reduced (reducing costs a gcd per operation); `reduced()` and the text forms reduce. */
-  private constructor(num: bigint, den: bigint) {
+  private constructor(num: bigint, den: bigint, written?: string) {
     this.num = den < 0n ? -num : num;
     this.den = den < 0n ? -den : den;
+    this.#written = written;
   }
 
   /** The same value with numerator and denominator coprime. */
@@ -41,6 +47,18 @@ export class Exact {
     if (e >= 0) num *= 10n ** BigInt(e);
     else den *= 10n ** BigInt(-e);
     return new Exact(num, den);
+  }
+
+  /**
+   * A money amount as written (`"12.30"`, `"-1105.23"`, `"47241"` in JPY): the value `Exact.parse`
+   * gives, whose `toJSON()` and `toString()` give `text` back, decimals and all. An amount read from
+   * the register is one, so it prints what the register recorded. A RangeError when `text` is not a
+   * decimal.
+   */
+  static amount(text: string): Exact {
+    const value = Exact.parse(text);
+    if (value === undefined) throw new RangeError(`not a decimal amount: ${JSON.stringify(text)}`);
+    return new Exact(value.num, value.den, text);
   }
 
   /**
@@ -102,6 +120,14 @@ export class Exact {
     return Exact.parse(this.toFixed(decimals))!;
   }
 
+  /**
+   * Rounded half-even to `decimals` places and written with exactly that many: an amount at a
+   * currency's decimals, whose `toJSON()` and `toString()` give `"12.30"` (`Exact.amount(x.toFixed(2))`).
+   */
+  fixed(decimals: number): Exact {
+    return Exact.amount(this.toFixed(decimals));
+  }
+
   /** The exact value as a terminating decimal string when it is one, else `undefined`. */
   toDecimalString(): string | undefined {
     const r = this.reduced();
@@ -124,11 +150,17 @@ export class Exact {
   }
 
   /**
-   * `JSON.stringify` form: the exact decimal string (`"12.3"`), or rounded half-even to 12
-   * decimals when the fraction has no terminating decimal. A string, so no digit is lost.
+   * `JSON.stringify` form: an amount's written text (`"12.30"`, see `Exact.amount` and `fixed`), else
+   * the exact decimal string (`"12.3"`), or rounded half-even to 12 decimals when the fraction has no
+   * terminating decimal. A string, so no digit is lost.
    */
   toJSON(): string {
-    return this.toDecimalString() ?? this.toFixed(12);
+    return this.#written ?? this.toDecimalString() ?? this.toFixed(12);
+  }
+
+  /** The same text as `toJSON()`: `${amount} ${currency}` prints `12.30 EUR`. */
+  toString(): string {
+    return this.toJSON();
   }
 
   /** The nearest float64 (for spreadsheets and Parquet, after rounding). */

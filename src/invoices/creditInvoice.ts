@@ -2,6 +2,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { clockNow } from "../base/clock.js";
 import { UsageError } from "../base/errors.js";
 import { wellFormed } from "../base/wellFormed.js";
+import type { Exact } from "../billing/exact.js";
 import { loadStatementConfig } from "./document/statementConfig.js";
 import { issuerIdentity } from "./register/chainedDocuments.js";
 import { readRegister, type RegisterEntry } from "./register/readRegister.js";
@@ -47,10 +48,10 @@ export interface CreditResult {
   warnings: string[];
   invoice: RegisterEntry;
   creditNote: DocumentWritten;
-  /** Σ of the gross of the invoice's credit notes, this one included (positive decimal text). */
-  credited: string;
-  /** The invoice's gross − credited (decimal text): what remains of it in force. */
-  remaining: string;
+  /** Σ of the gross of the invoice's credit notes, this one included (positive), at the currency's decimals. */
+  credited: Exact;
+  /** The invoice's gross − credited, at the currency's decimals: what remains of it in force. */
+  remaining: Exact;
 }
 
 /**
@@ -117,7 +118,7 @@ export async function creditInvoice(connection: DuckDBConnection, request: Credi
     warnings,
     invoice: (await readRegister(connection, { number: o.number }))[0]!,
     creditNote: creditNote!,
-    credited: remainder.credited.toFixed(o.decimals),
-    remaining: remainder.gross.toFixed(o.decimals),
+    credited: remainder.credited.fixed(o.decimals),
+    remaining: remainder.gross.fixed(o.decimals),
   };
 }

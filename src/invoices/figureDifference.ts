@@ -29,9 +29,9 @@ export function sameFigures(a: InvoiceDocument, b: InvoiceDocument): boolean {
   return JSON.stringify(figuresOf(a)) === JSON.stringify(figuresOf(b));
 }
 
-/** `+166.30` / `-12.00`: `now − issued` of two decimal texts, at the currency's decimals. */
-function change(issued: string, now: string, decimals: number): string {
-  const difference = Exact.parse(now)!.add(Exact.parse(issued)!.mul(Exact.of(-1)));
+/** `+166.30` / `-12.00`: `now − issued` of two amounts, at the currency's decimals. */
+function change(issued: Exact, now: Exact, decimals: number): string {
+  const difference = now.sub(issued);
   const text = difference.toFixed(decimals);
   return text.startsWith("-") ? text : `+${text}`;
 }
@@ -41,7 +41,7 @@ function change(issued: string, now: string, decimals: number): string {
  * now, by how much, net and tax beside it, and the lines whose quantity or price changed.
  */
 export function differenceLine(issued: InvoiceDocument, now: InvoiceDocument): string {
-  const money = (d: InvoiceDocument, text: string) => `${text} ${d.currency}`;
+  const money = (d: InvoiceDocument, amount: Exact) => `${amount} ${d.currency}`;
   if (issued.currency !== now.currency) {
     return `${issued.number} (${documentWhose(issued)}): issued in ${issued.currency} (amount due ${issued.gross}), the price list now gives ${money(now, now.gross)}`;
   }

@@ -20,6 +20,7 @@ export interface MatchedPayment extends PaymentOutcome {
 /** A statement credit not recorded: not ours (no invoice named), or ours but not payable as it stands. */
 export interface UnmatchedEntry {
   bankReference: string | undefined;
+  /** The amount as the statement writes it: a text, as it may be no decimal at all (then it is why the entry is unmatched). */
   amount: string;
   currency: string;
   date: string;
@@ -138,10 +139,9 @@ export async function importStatement(
       continue;
     }
     known.add(entry.bankReference);
-    const before =
-      outstanding.get(document.number) ?? Exact.parse(receivableOf(document, facts, nowEpoch).outstanding)!;
+    const before = outstanding.get(document.number) ?? receivableOf(document, facts, nowEpoch).outstanding;
     outstanding.set(document.number, before.sub(amount));
-    const paid = amount.toFixed(document.decimals);
+    const paid = amount.fixed(document.decimals);
     records.push({
       number: document.number,
       amount: paid,
@@ -157,7 +157,7 @@ export async function importStatement(
       amount: paid,
       currency: document.currency,
       fit: paymentFit(amount, before),
-      outstanding: before.sub(amount).toFixed(document.decimals),
+      outstanding: before.sub(amount).fixed(document.decimals),
       bankReference: entry.bankReference,
       date: entry.date,
       matchedBy: match.by,

@@ -8,6 +8,7 @@ import { accountDrafts } from "./accountDrafts.js";
 import { customerDocument, customerDrafts, customersAccounts, type CustomerDraft } from "./customerDrafts.js";
 import { documentAccountIds, documentCustomerId } from "./document/customers.js";
 import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import type { Exact } from "../billing/exact.js";
 import { differenceLine, sameFigures } from "./figureDifference.js";
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
@@ -236,7 +237,7 @@ function refuseOtherFigures(
     }),
     inputs.prices.source ?? "the price list",
   );
-  const differences: { issued: RegisterEntry; line: string; now: string }[] = [];
+  const differences: { issued: RegisterEntry; line: string; now: Exact }[] = [];
   for (const draft of drafts) {
     const issued = inForce.get(draft.customer.id);
     if (issued === undefined) continue;

@@ -19,15 +19,15 @@ export type DocumentStatus = "open" | "paid" | "overdue" | "credited";
 export interface Receivable {
   /** `YYYY-MM-DD`: the document's due date. */
   dueDate: string;
-  /** Σ of its payments (decimal text at the currency's decimals; reversals deducted). */
-  paid: string;
+  /** Σ of its payments (reversals deducted), at the currency's decimals (`"119.00"` in JSON). */
+  paid: Exact;
   /** gross − prepaid − its credit notes − payments; 0 on a credit note (its amount is deducted from its invoice). Negative: paid too much. */
-  outstanding: string;
+  outstanding: Exact;
   status: DocumentStatus;
   /** On an invoice: Σ of its credit notes' gross, positive (partial credit notes and a correction's); null on a credit note. */
-  credited: string | null;
+  credited: Exact | null;
   /** On an invoice: its gross − credited, what of it remains in force (0 once cancelled in full); null on a credit note. */
-  remaining: string | null;
+  remaining: Exact | null;
   /** Whole days since the due date (0 on the due date, negative before it). */
   daysPastDue: number;
   /** Whether an access point accepted its e-invoice (`invoices send`). */
@@ -71,7 +71,7 @@ export function receivableFacts(
     payments: grouped(
       payments,
       (p) => p.number,
-      (p) => p.amount,
+      (p) => p.amount.toJSON(),
     ),
     credits: grouped(
       credits,
@@ -98,7 +98,7 @@ const sum = (texts: readonly string[]) => texts.reduce((s, t) => s.add(Exact.par
  */
 export function receivableOf(
   document: Pick<InvoiceDocument, "number" | "kind" | "gross" | "decimals" | "dueDate"> & {
-    prepaid?: { amount: string };
+    prepaid?: { amount: Exact };
   },
   facts: ReceivableFacts,
   nowEpoch: number,
@@ -106,11 +106,11 @@ export function receivableOf(
   const paid = sum(facts.payments.get(document.number) ?? []);
   const delivered = facts.delivered.has(document.number);
   const daysPastDue = Math.floor((nowEpoch - dayOf(document.dueDate)) / DAY_SECONDS);
-  const base = { dueDate: document.dueDate, paid: paid.toFixed(document.decimals), daysPastDue, delivered };
+  const base = { dueDate: document.dueDate, paid: paid.fixed(document.decimals), daysPastDue, delivered };
   if (document.kind === "creditNote")
     return {
       ...base,
-      outstanding: Exact.ZERO.toFixed(document.decimals),
+      outstanding: Exact.ZERO.fixed(document.decimals),
       status: "credited",
       credited: null,
       remaining: null,
@@ -120,10 +120,10 @@ export function receivableOf(
   const creditedGross = credits.map((c) => c.gross);
   // what of the invoice remains in force: its gross − the gross of its credit notes (a credit note
   // that gives prepaid credit back credits the invoice as much as one that gives money back)
-  const remaining = Exact.parse(document.gross)!.add(sum(creditedGross));
+  const remaining = document.gross.add(sum(creditedGross));
   // what is owed: gross − prepaid credit consumed (EN 16931 BT-113) − what credit notes give back in money − payments
-  const prepaid = document.prepaid === undefined ? Exact.ZERO : Exact.parse(document.prepaid.amount)!;
-  const outstanding = Exact.parse(document.gross)!.sub(prepaid).add(sum(creditedCash)).sub(paid);
+  const prepaid = document.prepaid === undefined ? Exact.ZERO : document.prepaid.amount;
+  const outstanding = document.gross.sub(prepaid).add(sum(creditedCash)).sub(paid);
   const status: DocumentStatus =
     creditedGross.length > 0 && remaining.compare(Exact.ZERO) <= 0
       ? "credited"
@@ -134,10 +134,10 @@ export function receivableOf(
           : "open";
   return {
     ...base,
-    outstanding: outstanding.toFixed(document.decimals),
+    outstanding: outstanding.fixed(document.decimals),
     status,
-    credited: sum(creditedGross).mul(Exact.of(-1n)).toFixed(document.decimals),
-    remaining: remaining.toFixed(document.decimals),
+    credited: sum(creditedGross).mul(Exact.of(-1n)).fixed(document.decimals),
+    remaining: remaining.fixed(document.decimals),
   };
 }
 

@@ -29,11 +29,12 @@ export type PaymentFit = "exact" | "partial" | "over" | "reversal";
 /** A payment recorded, with what it left outstanding. */
 export interface PaymentOutcome {
   number: string;
-  amount: string;
+  /** The amount recorded, at the currency's decimals. */
+  amount: Exact;
   currency: string;
   fit: PaymentFit;
-  /** What is outstanding after it (decimal text; negative: paid too much). */
-  outstanding: string;
+  /** What is outstanding after it, at the currency's decimals (negative: paid too much). */
+  outstanding: Exact;
 }
 
 /** How `amount` compares with `outstanding` (before it). */
@@ -49,7 +50,7 @@ export function paymentAmount(text: string, document: InvoiceDocument): Exact {
   const amount = match ? Exact.parse(text.trim()) : undefined;
   if (!match || amount === undefined || (match[1]?.length ?? 0) > document.decimals || amount.isZero()) {
     throw new UsageError(
-      `bad amount: ${JSON.stringify(text)}: give the amount paid in ${document.currency} as a decimal with at most ${document.decimals} decimals, not 0 (e.g. ${document.gross.replace(/^-/, "")}; negative reverses a payment)`,
+      `bad amount: ${JSON.stringify(text)}: give the amount paid in ${document.currency} as a decimal with at most ${document.decimals} decimals, not 0 (e.g. ${document.gross.toJSON().replace(/^-/, "")}; negative reverses a payment)`,
       { code: "BAD_AMOUNT" },
     );
   }
@@ -101,10 +102,10 @@ export async function recordPayment(connection: DuckDBConnection, request: Payme
   const document = await invoiceOf(connection, request.number);
   const amount = paymentAmount(request.amount, document);
   checkDate(request.date, nowEpoch);
-  const before = Exact.parse(receivableOf(document, await readReceivableFacts(connection), nowEpoch).outstanding)!;
+  const before = receivableOf(document, await readReceivableFacts(connection), nowEpoch).outstanding;
   const record: PaymentRecord = {
     number: document.number,
-    amount: amount.toFixed(document.decimals),
+    amount: amount.fixed(document.decimals),
     currency: document.currency,
     paidOn: request.date,
     ...(request.reference === undefined ? {} : { reference: request.reference }),
@@ -116,6 +117,6 @@ export async function recordPayment(connection: DuckDBConnection, request: Payme
     amount: record.amount,
     currency: document.currency,
     fit: paymentFit(amount, before),
-    outstanding: before.sub(amount).toFixed(document.decimals),
+    outstanding: before.sub(amount).fixed(document.decimals),
   };
 }

@@ -174,16 +174,16 @@ async function invoiceTotals(
             },
           };
     return {
-      net: issued.net,
+      net: issued.net.toJSON(),
       taxes: issued.taxes,
-      tax: issued.tax,
-      gross: amountDue(issued),
+      tax: issued.tax.toJSON(),
+      gross: amountDue(issued).toJSON(),
       ...(issued.allowances || issued.commitment
         ? {
             linesNet: sumOf(
               issued.lines.map((l) => l.net),
               issued.decimals,
-            ),
+            ).toJSON(),
           }
         : {}),
       currency: issued.currency,
@@ -198,7 +198,7 @@ async function invoiceTotals(
                 id: issued.customerId ?? String(issued.accountId),
                 accountIds: issued.accountIds,
                 sectionNet:
-                  issued.sections?.find((x) => x.accountId === accountId)?.net ?? (0).toFixed(issued.decimals),
+                  issued.sections?.find((x) => x.accountId === accountId)?.net.toJSON() ?? (0).toFixed(issued.decimals),
               },
             }),
         ...credits,
@@ -213,5 +213,11 @@ async function invoiceTotals(
   )
     return undefined;
   const draft = draftDocument(report, accountId, config);
-  return { net: draft.net, taxes: draft.taxes, tax: draft.tax, gross: draft.gross, currency: draft.currency };
+  return {
+    net: draft.net.toJSON(),
+    taxes: draft.taxes,
+    tax: draft.tax.toJSON(),
+    gross: draft.gross.toJSON(),
+    currency: draft.currency,
+  };
 }

@@ -37,7 +37,7 @@ export async function receivablesData(store: Warehouse, nowEpoch = clockNow()): 
   const entries = await readReceivables(store.connection, {}, nowEpoch);
   const rows = new Map<string, { row: CustomerReceivables; sums: Exact[] }>();
   for (const { document: d, receivable: r } of entries) {
-    const outstanding = Exact.parse(r.outstanding)!;
+    const outstanding = r.outstanding;
     if (d.kind !== "invoice" || outstanding.compare(Exact.ZERO) <= 0) continue;
     const key = `${d.accountId}|${d.currency}`;
     const held = rows.get(key) ?? {

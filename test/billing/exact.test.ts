@@ -63,4 +63,19 @@ describe("exact money arithmetic", () => {
     expect(Exact.parse("")).toBeUndefined();
     expect(Exact.parse(".")).toBeUndefined();
   });
+
+  it("keeps an amount's written decimals in its JSON and text, and loses them in arithmetic", () => {
+    const recorded = Exact.amount("12.30");
+    expect(JSON.stringify({ gross: recorded })).toBe('{"gross":"12.30"}');
+    expect(`${recorded} EUR`).toBe("12.30 EUR");
+    expect(String(Exact.amount("47241"))).toBe("47241"); // JPY, no decimals
+    expect(recorded.equals(Exact.parse("12.3")!)).toBe(true);
+    // 12.30 + 0.70 = 13.00: a sum is computed, not written, so it prints its exact decimal
+    expect(recorded.add(Exact.amount("0.70")).toJSON()).toBe("13");
+    // 1/3 rounded at 2 decimals, written with them: 0.33; 0.125 half-even at 2: 0.12; 5 at 2: 5.00
+    expect(Exact.of(1, 3).fixed(2).toJSON()).toBe("0.33");
+    expect(Exact.parse("0.125")!.fixed(2).toJSON()).toBe("0.12");
+    expect(Exact.of(5).fixed(2).toString()).toBe("5.00");
+    expect(() => Exact.amount("12,30")).toThrow(RangeError);
+  });
 });

@@ -26,6 +26,7 @@ import { webhookAddress } from "../../src/forecast/notify.js";
 import { checkAccess } from "../../src/serve/access.js";
 import { flagWords, OPTION_FLAGS } from "../../src/cli/flagWords.js";
 import { REPO } from "../helpers/shellExamples.js";
+import { Exact } from "../../src/billing/exact.js";
 import { runCli } from "../helpers/runCli.js";
 
 // Each surface in its own words: the library names its options (`skipBad: true`), the command
@@ -138,7 +139,15 @@ describe("the library names options, the command line flags", () => {
       option: "correctInvoice({ number, reason })",
       error: () =>
         new IssuedInvoiceDiffersError(
-          [{ number: "INV-2026-00001", accountId: 7, issued: "1.00", now: "2.00", currency: "EUR" }],
+          [
+            {
+              number: "INV-2026-00001",
+              accountId: 7,
+              issued: Exact.amount("1.00"),
+              now: Exact.amount("2.00"),
+              currency: "EUR",
+            },
+          ],
           ["INV-2026-00001"],
         ),
     },

@@ -1,4 +1,6 @@
 import type { InvoiceDocument } from "../../src/invoices/document/invoiceDocument.js";
+import { withAmounts, type Recorded } from "../../src/invoices/document/documentAmounts.js";
+import { jsonOf } from "./jsonOf.js";
 import { HOUR, OCT_1 } from "./warehouse.js";
 
 /**
@@ -7,11 +9,12 @@ import { HOUR, OCT_1 } from "./warehouse.js";
  * computed from `hours` (default: the first three hours of October, their files' SHA-256 made up).
  */
 export function invoiceFixture(
-  overrides: Partial<InvoiceDocument> = {},
+  overrides: Partial<Recorded<InvoiceDocument>> | Partial<InvoiceDocument> = {},
   hours: number[] = [OCT_1, OCT_1 + HOUR, OCT_1 + 2 * HOUR],
 ): InvoiceDocument {
   const end = Date.UTC(2026, 10, 1) / 1000;
-  return {
+  // as the register records it (amounts as their texts), then read as the library hands it out
+  const recorded: Recorded<InvoiceDocument> = {
     number: "INV-2026-00001",
     kind: "invoice",
     accountId: 7,
@@ -75,6 +78,7 @@ export function invoiceFixture(
       statementSha256: "b".repeat(64),
       rules: { cuRollup: "aggregate" },
     },
-    ...overrides,
+    ...(jsonOf(overrides) as Partial<Recorded<InvoiceDocument>>),
   };
+  return withAmounts<InvoiceDocument>(recorded);
 }

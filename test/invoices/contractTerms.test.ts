@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { commitmentShortfall, contractAllowances, parseContract } from "../../src/invoices/document/contractTerms.js";
 import type { DocumentLine } from "../../src/invoices/document/invoiceDocument.js";
+import { Exact } from "../../src/billing/exact.js";
 
 // A contract as the statement config writes it, and its lines computed by hand.
 
@@ -14,7 +15,7 @@ const line = (unit: string, net: string, start = day("2026-01-01"), end = day("2
   quantityUnit: "",
   unitPrice: net,
   priceUnit: "",
-  net,
+  net: Exact.amount(net),
   taxCategory: "AE",
   taxRatePercent: "0",
 });
@@ -54,8 +55,8 @@ describe("customers.<id>.contract", () => {
     expect(
       contractAllowances(terms, [line("CU", "100.00"), line("SU", "31.00"), line("TU", "9.00")], 2).map((a) => [
         a.reason,
-        a.base,
-        a.amount,
+        String(a.base),
+        String(a.amount),
         a.taxCategory,
       ]),
     ).toEqual([
@@ -68,12 +69,12 @@ describe("customers.<id>.contract", () => {
     const terms = parseContract({ commitment: { monthly: "500", to: "2026-01-31" } }, "c");
     const january = { start: day("2026-01-01"), end: day("2026-02-01") };
     const tax = { category: "S" as const, ratePercent: "19" };
-    expect(commitmentShortfall(terms, january, "499.99", 2, tax)?.amount).toBe("0.01"); // 500.00 − 499.99
-    expect(commitmentShortfall(terms, january, "500.00", 2, tax)).toBeUndefined();
+    expect(commitmentShortfall(terms, january, Exact.amount("499.99"), 2, tax)?.amount.toJSON()).toBe("0.01"); // 500.00 − 499.99
+    expect(commitmentShortfall(terms, january, Exact.amount("500.00"), 2, tax)).toBeUndefined();
     expect(
-      commitmentShortfall(terms, { start: day("2026-02-01"), end: day("2026-03-01") }, "0", 2, tax),
+      commitmentShortfall(terms, { start: day("2026-02-01"), end: day("2026-03-01") }, Exact.ZERO, 2, tax),
     ).toBeUndefined();
     // in yen: 500 × 1 (the whole month) − 120 = 380
-    expect(commitmentShortfall(terms, january, "120", 0, tax)?.amount).toBe("380");
+    expect(commitmentShortfall(terms, january, Exact.amount("120"), 0, tax)?.amount.toJSON()).toBe("380");
   });
 });

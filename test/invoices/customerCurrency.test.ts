@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
+import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
 import { ingest, open, writeDataset, type InvoiceDocument } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
 
@@ -28,17 +29,18 @@ const ISSUER = [
 ];
 
 /** The register, as `invoices list --format json` prints it. */
-async function listed(): Promise<RegisterListItem[]> {
+async function listed(): Promise<JsonOf<RegisterListItem>[]> {
   const run = await runCli(["invoices", "list", "--db", db, "--format", "json"], env);
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as RegisterListItem[];
+  return JSON.parse(run.stdout) as JsonOf<RegisterListItem>[];
 }
 
 /** The register's documents, in order. */
-async function documents(): Promise<InvoiceDocument[]> {
+/** The register's documents as it records them: amounts as their texts. */
+async function documents(): Promise<JsonOf<InvoiceDocument>[]> {
   const store = await open({ db });
   try {
-    return (await store.invoiceRegister()).map((e) => e.document);
+    return jsonOf((await store.invoiceRegister()).map((e) => e.document));
   } finally {
     store.close();
   }

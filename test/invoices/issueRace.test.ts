@@ -5,9 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
-import { ingest, open, writeDataset } from "../../src/index.js";
+import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
+import { ingest, open } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";
+import { writeOctober } from "../helpers/octoberWarehouse.js";
 
 // Numbers stay gapless and records whole when two `issue` runs race, and when a run is killed
 // (SIGKILL) at any step: before numbering, with numbers taken, documents rendered, rows written,
@@ -26,10 +28,10 @@ const folder = (out: string) =>
   );
 
 /** The register of a warehouse, as `invoices list --format json` gives it. */
-async function register(db: string): Promise<RegisterListItem[]> {
+async function register(db: string): Promise<JsonOf<RegisterListItem>[]> {
   const store = await open({ db });
   try {
-    return (await store.invoiceRegister()).map(registerListItem);
+    return jsonOf((await store.invoiceRegister()).map(registerListItem));
   } finally {
     store.close();
   }
@@ -82,20 +84,11 @@ function killedAt(db: string, out: string, step: IssueStep, nth = 1): Promise<No
   return new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
 }
 
-let clean: { register: RegisterListItem[]; files: Record<string, string> };
+let clean: { register: JsonOf<RegisterListItem>[]; files: Record<string, string> };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-issue-race-"));
-  await writeDataset({
-    out: path("october"),
-    accounts: 3,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
+  await writeOctober(path("october"), 3);
   base = path("base.duckdb");
   await ingest([path("october")], { db: base });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
@@ -210,7 +203,7 @@ describe("the library: store.issueInvoices, store.correctInvoice, store.invoiceR
         "INV-2026-00003",
       ]);
       expect(result.issued.flatMap((d) => d.files.map((f) => f.written))).toEqual([true, true, true, true, true, true]);
-      expect((await store.invoiceRegister({ month: "2026-10" })).map(registerListItem)).toEqual(clean.register);
+      expect(jsonOf((await store.invoiceRegister({ month: "2026-10" })).map(registerListItem))).toEqual(clean.register);
       expect((await store.invoiceRegister({ accountId: 7102 })).map((e) => e.document.number)).toEqual([
         "INV-2026-00002",
       ]);

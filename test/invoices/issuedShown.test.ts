@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingest, loadPrices, open, serveDashboard, writeDataset } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
+import type { InvoiceDocument } from "../../src/invoices/document/invoiceDocument.js";
 
 // An issued document is shown as issued wherever its figures appear after the month is issued:
 // the XLSX pack and the dashboard show the register's number, dates, currency and amounts, even
@@ -14,16 +15,10 @@ const NOW = "2026-11-02T08:00:00Z";
 let dir: string;
 let db: string;
 const path = (...parts: string[]) => join(dir, ...parts);
-let issued: {
-  taxInAccountingCurrency?: { currency: string; rate: string; amount: string };
-  number: string;
-  issueDate: string;
-  dueDate: string;
-  currency: string;
-  net: string;
-  tax: string;
-  gross: string;
-};
+let issued: Pick<
+  InvoiceDocument,
+  "taxInAccountingCurrency" | "number" | "issueDate" | "dueDate" | "currency" | "net" | "tax" | "gross"
+>;
 
 /** Every text of a worksheet's cells, one string. */
 function textOf(sheet: ExcelJS.Worksheet): string {
@@ -182,7 +177,7 @@ describe("an issued document is shown as issued", { timeout: 120_000 }, () => {
     const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices-eur.yaml")) });
     try {
       const page = await (await fetch(`${dashboard.url}account/1?month=2026-10`)).text();
-      const grouped = issued.gross.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+      const grouped = String(issued.gross).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
       const card = page.slice(
         page.indexOf('id="account-amount-due"'),
         page.indexOf("</div></div>", page.indexOf('id="account-amount-due"')),

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Exact } from "../../src/billing/exact.js";
 import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
+import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
 import { loadPrices, open, serveDashboard } from "../../src/index.js";
 import {
   at,
@@ -26,7 +27,7 @@ const LATE_HOUR = "2026-10-05T03:00:00Z";
 let dir: string;
 let db: string;
 let issue: (out: string, extra?: string[], now?: string) => Promise<CliRun>;
-let list: () => Promise<RegisterListItem[]>;
+let list: () => Promise<JsonOf<RegisterListItem>[]>;
 
 /** The dashboard's overview page of the warehouse (its default month). */
 async function overview(): Promise<string> {
@@ -66,7 +67,7 @@ async function download(urlPath: string): Promise<{ status: number; disposition:
 }
 
 /** The account page offers the invoice in force of October as issued, each of its files byte for byte from the register, and no draft beside it. */
-async function expectIssuedDownloads(page: string, accountId: number, issued: RegisterListItem): Promise<void> {
+async function expectIssuedDownloads(page: string, accountId: number, issued: JsonOf<RegisterListItem>): Promise<void> {
   expect(page).not.toContain("statement.pdf");
   for (const extension of ["pdf", "xml"]) {
     const file = issued.files.find((f) => f.name.endsWith(`.${extension}`));
@@ -118,10 +119,10 @@ async function registerRows(): Promise<string[]> {
 }
 
 /** The register as `invoices list --format json` gives it, read through the library (`store.invoiceRegister`). */
-async function register(): Promise<RegisterListItem[]> {
+async function register(): Promise<JsonOf<RegisterListItem>[]> {
   const store = await open({ db });
   try {
-    return (await store.invoiceRegister()).map(registerListItem);
+    return jsonOf((await store.invoiceRegister()).map(registerListItem));
   } finally {
     store.close();
   }
@@ -155,7 +156,7 @@ beforeAll(async () => {
   list = async () => {
     const run = await runCli(["invoices", "list", "--db", db, "--format", "json"]);
     expect(run.code, run.stderr).toBe(0);
-    const listed = JSON.parse(run.stdout) as RegisterListItem[];
+    const listed = JSON.parse(run.stdout) as JsonOf<RegisterListItem>[];
     expect(listed).toEqual(await register());
     return listed;
   };

@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
-import { ingest, loadPrices, serveDashboard, writeDataset } from "../../src/index.js";
+import type { JsonOf } from "../helpers/jsonOf.js";
+import { loadPrices, serveDashboard } from "../../src/index.js";
 import type { IssueStep } from "../../src/invoices/recordDocuments.js";
 import { LIBRARY, runCli } from "../helpers/runCli.js";
+import { octoberWarehouse } from "../helpers/octoberWarehouse.js";
 
 // `invoices credit`: a credit note for part of an invoice, by amount (before tax) or by whole lines,
 // against the real CLI and a warehouse. October of two accounts (seed 3), examples/statement.yaml:
@@ -45,28 +47,16 @@ const credit = (db: string, number: string, what: string[], out = "out") =>
     env,
   );
 
-async function list(db: string): Promise<RegisterListItem[]> {
+async function list(db: string): Promise<JsonOf<RegisterListItem>[]> {
   const run = await runCli(["invoices", "list", "--db", db, "--format", "json"], env);
   expect(run.code, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as RegisterListItem[];
+  return JSON.parse(run.stdout) as JsonOf<RegisterListItem>[];
 }
 const byNumber = async (db: string) => new Map((await list(db)).map((d) => [d.number, d]));
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-partial-credit-"));
-  await writeDataset({
-    out: path("october"),
-    accounts: 2,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
-  await ingest([path("october")], { db: path("issued.duckdb") });
-  copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
-  writeFileSync(path("prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
+  await octoberWarehouse(dir, path("issued.duckdb"));
   const run = await runCli(
     [
       "invoices",

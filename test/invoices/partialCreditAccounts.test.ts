@@ -43,12 +43,13 @@ const credit = (before: InvoiceDocument[], asked: { amount: string } | { lines: 
     reason: "the staging account was down on 3 Oct",
     credit: asked,
   });
+/** A document's figures as the register records them (texts at the currency's decimals). */
 const figures = (d: InvoiceDocument) => ({
-  lines: d.lines.map((l) => [l.unit, l.accountId, l.net]),
-  sections: d.sections?.map((x) => [x.accountId, x.net]),
-  net: d.net,
-  tax: d.tax,
-  gross: d.gross,
+  lines: d.lines.map((l) => [l.unit, l.accountId, String(l.net)]),
+  sections: d.sections?.map((x) => [x.accountId, String(x.net)]),
+  net: String(d.net),
+  tax: String(d.tax),
+  gross: String(d.gross),
 });
 
 describe("the invoice of two accounts credited by line", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Exact } from "../../src/billing/exact.js";
 import { receivableFacts, receivableOf } from "../../src/invoices/receivables.js";
 
 // What a finance team reads of an invoice in `invoices list`: what is credited and what remains of
@@ -10,10 +11,10 @@ const NOW = Date.parse("2026-11-20T00:00:00Z") / 1000; // before the due date: o
 const invoice = (gross: string, prepaid?: string) => ({
   number: "INV-1",
   kind: "invoice" as const,
-  gross,
+  gross: Exact.amount(gross),
   decimals: 2,
   dueDate: "2026-12-02",
-  ...(prepaid === undefined ? {} : { prepaid: { amount: prepaid } }),
+  ...(prepaid === undefined ? {} : { prepaid: { amount: Exact.amount(prepaid) } }),
 });
 
 const CASES: {
@@ -64,13 +65,17 @@ const CASES: {
 describe("an invoice's receivable after credit notes", () => {
   it.each(CASES)("$name", (c) => {
     const facts = receivableFacts(
-      c.paid.map((amount) => ({ number: "INV-1", amount }) as never),
+      c.paid.map((amount) => ({ number: "INV-1", amount: Exact.amount(amount) }) as never),
       c.credits.map((cn, i) => ({ number: `CN-${i + 1}`, corrects: "INV-1", ...cn })),
       [],
     );
     const r = receivableOf(invoice(c.gross, c.prepaid), facts, NOW);
-    expect({ credited: r.credited, remaining: r.remaining, outstanding: r.outstanding, status: r.status }).toEqual(
-      c.expect,
-    );
+    // each amount an Exact, printed at the currency's decimals
+    expect({
+      credited: String(r.credited),
+      remaining: String(r.remaining),
+      outstanding: r.outstanding.toJSON(),
+      status: r.status,
+    }).toEqual(c.expect);
   });
 });

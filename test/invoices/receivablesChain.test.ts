@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
-import { ingest, open, serveDashboard, writeDataset } from "../../src/index.js";
+import type { JsonOf } from "../helpers/jsonOf.js";
+import { ingest, open, serveDashboard } from "../../src/index.js";
 import { startAccessPoint, type FakeAccessPoint } from "../helpers/fakeAccessPoint.js";
 import { runCli } from "../helpers/runCli.js";
+import { writeOctober } from "../helpers/octoberWarehouse.js";
 
 // Payments and delivery attempts are links of the register's chain: one changed or removed with
 // SQL is named by `invoices verify` (exit 10), and list, overdue, send and the dashboard's
@@ -44,16 +46,7 @@ function copyOfRecorded(name: string): string {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-receivables-chain-"));
   ap = await startAccessPoint();
-  await writeDataset({
-    out: path("october"),
-    accounts: 3,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
+  await writeOctober(path("october"), 3);
   recorded = path("recorded.duckdb");
   await ingest([path("october")], { db: recorded });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));
@@ -78,7 +71,7 @@ beforeAll(async () => {
   documentsHead = HEAD.exec((await verify(recorded)).stdout)![1]!;
   const items = JSON.parse(
     (await cli(["invoices", "list", "--db", recorded, "--format", "json"])).stdout,
-  ) as RegisterListItem[];
+  ) as JsonOf<RegisterListItem>[];
   const gross = items.find((i) => i.number === "INV-2026-00001")!.gross;
   // INV-2026-00001 paid in full and delivered; INV-2026-00002 paid in part (overdue since 2 Dec); INV-2026-00003 unpaid
   for (const [number, amount] of [

@@ -4,8 +4,9 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ingest, loadPrices, open, serveDashboard, writeDataset } from "../../src/index.js";
+import { ingest, loadPrices, open, serveDashboard } from "../../src/index.js";
 import { runCli } from "../helpers/runCli.js";
+import { writeOctober } from "../helpers/octoberWarehouse.js";
 
 // The register bent by someone with SQL and the warehouse file, every way the issue found: the
 // changed or missing record is named by `invoices verify` (exit 10), and `show`, issuing again,
@@ -105,16 +106,7 @@ const deleteDocument = (number: string, link: boolean): [string][] => [
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-register-chain-"));
-  await writeDataset({
-    out: path("october"),
-    accounts: 3,
-    firstAccountId: 7101,
-    spaces: 1,
-    machines: 1,
-    hours: 744,
-    start: Date.parse("2026-10-01T00:00:00Z") / 1000,
-    seed: 3,
-  });
+  await writeOctober(path("october"), 3);
   issued = path("issued.duckdb");
   await ingest([path("october")], { db: issued });
   copyFileSync(join(import.meta.dirname, "../../examples/statement.yaml"), path("statement.yaml"));

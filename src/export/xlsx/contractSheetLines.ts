@@ -1,4 +1,5 @@
 import { periodWords } from "../../base/readableTime.js";
+import type { Exact } from "../../billing/exact.js";
 import type { DraftDocument, InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
 
 /**
@@ -7,7 +8,7 @@ import type { DraftDocument, InvoiceDocument } from "../../invoices/document/inv
  * to the net printed under them.
  */
 export function contractSheetLines(document: InvoiceDocument | DraftDocument) {
-  const minus = (text: string) => -Number(text);
+  const minus = (amount: Exact) => -amount.toNumber();
   return [
     ...(document.allowances ?? []).map((a) => ({
       unit: a.unit,

@@ -93,7 +93,7 @@ function writeDocumentTotals(
   documents: readonly (InvoiceDocument | DraftDocument)[],
 ): void {
   const decimals = documents[0]?.decimals ?? 2;
-  const sum = (key: "tax" | "gross") => documents.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
+  const sum = (key: "tax" | "gross") => documents.reduce((a, d) => a.add(d[key]), Exact.ZERO);
   (["tax", "gross"] as const).forEach((key, k) => {
     const L = columnLetter(at + 1 + k);
     const cell = row.getCell(at + 1 + k);
@@ -319,7 +319,7 @@ function writeDocumentCurrencyTotals(
     const row = sheet.getRow(r++);
     row.getCell(1).value = `Total of the documents in ${c} (${ofCurrency.length})`;
     row.getCell(at + 2).value = c;
-    const sum = (key: "tax" | "gross") => ofCurrency.reduce((a, d) => a.add(Exact.parse(d[key])!), Exact.ZERO);
+    const sum = (key: "tax" | "gross") => ofCurrency.reduce((a, d) => a.add(d[key]), Exact.ZERO);
     (["tax", "gross"] as const).forEach((key, k) => {
       row.getCell(at + 3 + k).value = sum(key).toNumber();
       row.getCell(at + 3 + k).numFmt = moneyFormat(ofCurrency[0]!.decimals);

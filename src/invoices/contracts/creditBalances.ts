@@ -6,8 +6,8 @@ import { intactRegister } from "../register/registerChain.js";
 
 /** A movement of prepaid credit with the credit's balance after it. */
 export interface CreditStatementLine extends RecordedCreditMovement {
-  /** The credit's balance after this movement (decimal text, never below zero). */
-  balance: string;
+  /** The credit's balance after this movement (never below zero; its exact decimal in JSON, `"80"`). */
+  balance: Exact;
   /**
    * The customer's currency, the credit's (ISO 4217): that of the document of the movement, else
    * that of the customer's latest document in the register (a grant and an expiry are recorded
@@ -58,10 +58,10 @@ export async function creditStatement(
   const balances = new Map<string, Exact>();
   return movements.map((m) => {
     const key = JSON.stringify([m.customerId, m.creditId]);
-    const balance = (balances.get(key) ?? Exact.ZERO).add(Exact.parse(m.amount)!);
+    const balance = (balances.get(key) ?? Exact.ZERO).add(m.amount);
     balances.set(key, balance);
     const inCurrency = (m.number === null ? undefined : ofDocument.get(m.number)) ?? ofCustomer.get(m.customerId)!;
-    return { ...m, balance: balance.toDecimalString()!, ...inCurrency };
+    return { ...m, balance, ...inCurrency };
   });
 }
 
@@ -73,8 +73,7 @@ const WORDS: Record<RecordedCreditMovement["movement"], string> = {
 };
 
 /** An amount of a line as money: at its decimals (rounded half-even), then its currency's code (`3000.00 EUR`, `20000 JPY`). */
-const money = (amount: string, { currency, decimals }: Money) =>
-  `${Exact.parse(amount)!.toFixed(decimals)} ${currency}`;
+const money = (amount: Exact, { currency, decimals }: Money) => `${amount.toFixed(decimals)} ${currency}`;
 
 /** The movements as text, one a line: day, customer, credit, what happened (and by which document), amount, balance after, as money. */
 export function creditStatementText(lines: readonly CreditStatementLine[]): string {

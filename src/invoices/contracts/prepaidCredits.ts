@@ -45,9 +45,9 @@ export class CreditLedger {
   private apply(m: CreditMovement): void {
     const key = keyOf(m.customerId, m.creditId);
     const held = this.balances.get(key);
-    const credit = { id: m.creditId, amount: m.amount, validFrom: m.validFrom, validTo: m.validTo };
+    const credit = { id: m.creditId, amount: m.amount.toJSON(), validFrom: m.validFrom, validTo: m.validTo };
     const balance = held ?? { credit, order: this.balances.size, balance: Exact.ZERO };
-    balance.balance = balance.balance.add(Exact.parse(m.amount)!);
+    balance.balance = balance.balance.add(m.amount);
     if (balance.balance.compare(Exact.ZERO) < 0)
       throw new RangeError(`prepaid credit ${m.creditId} of customer ${m.customerId} would go below zero`);
     this.balances.set(key, balance);
@@ -73,7 +73,7 @@ export class CreditLedger {
           customerId,
           creditId: c.id,
           movement: "givenBack",
-          amount: c.amount.replace(/^-/, ""),
+          amount: Exact.amount(c.amount.toJSON().replace(/^-/, "")),
           number: document.number,
           day: document.issueDate,
           validFrom: held.credit.validFrom,
@@ -91,7 +91,7 @@ export class CreditLedger {
         customerId,
         creditId: credit.id,
         movement: "granted",
-        amount: credit.amount,
+        amount: Exact.amount(credit.amount),
         number: null,
         day: credit.validFrom,
         validFrom: credit.validFrom,
@@ -109,31 +109,31 @@ export class CreditLedger {
         this.make({
           ...this.movementOf(customerId, b),
           movement: "expired",
-          amount: `-${b.balance.toDecimalString()}`,
+          amount: Exact.amount(`-${b.balance.toDecimalString()}`),
           number: null,
           day: b.credit.validTo,
         });
     }
-    let left = Exact.parse(document.gross)!;
-    const consumed: { id: string; amount: string }[] = [];
+    let left = document.gross;
+    const consumed: { id: string; amount: Exact }[] = [];
     for (const b of mine) {
       if (left.compare(Exact.ZERO) <= 0) break;
       if (b.credit.validFrom > lastDay || b.credit.validTo < lastDay || b.balance.compare(Exact.ZERO) <= 0) continue;
       const take = b.balance.compare(left) < 0 ? b.balance : left;
-      const amount = take.toFixed(document.decimals);
-      if (Exact.parse(amount)!.isZero()) continue;
+      const amount = take.fixed(document.decimals);
+      if (amount.isZero()) continue;
       this.make({
         ...this.movementOf(customerId, b),
         movement: "consumed",
-        amount: `-${amount}`,
+        amount: Exact.amount(`-${amount}`),
         number: document.number,
         day: document.issueDate,
       });
       consumed.push({ id: b.credit.id, amount });
-      left = left.sub(Exact.parse(amount)!);
+      left = left.sub(amount);
     }
     if (consumed.length === 0) return document;
-    const total = consumed.reduce((s, c) => s.add(Exact.parse(c.amount)!), Exact.ZERO).toFixed(document.decimals);
+    const total = consumed.reduce((s, c) => s.add(c.amount), Exact.ZERO).fixed(document.decimals);
     return { ...document, prepaid: { amount: total, credits: consumed } };
   }
 

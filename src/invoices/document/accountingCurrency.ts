@@ -2,6 +2,7 @@ import { UsageError } from "../../base/errors.js";
 import { Exact } from "../../billing/exact.js";
 import type { InvoiceDocument } from "./invoiceDocument.js";
 import { currencyDecimals } from "../../billing/prices.js";
+import { negatedAmount } from "./documentAmounts.js";
 
 /** The issuer's VAT accounting currency when the statement config does not name one (`issuer.currency`). */
 export const DEFAULT_ACCOUNTING_CURRENCY = "EUR";
@@ -20,7 +21,7 @@ export interface AccountingCurrencyTax {
   /** What one unit of the document's currency is worth in it, as the config wrote it for the issue date. */
   rate: string;
   /** The document's tax total × rate, rounded half-even at the accounting currency's decimals (negative on a credit note). */
-  amount: string;
+  amount: Exact;
 }
 
 function fail(message: string): never {
@@ -71,9 +72,9 @@ export interface AccountingCurrencyConfig {
 }
 
 /** True when a document in `currency` with this tax total must give its VAT in the accounting currency too. */
-export function needsAccountingCurrency(config: AccountingCurrencyConfig, currency: string, tax: string): boolean {
+export function needsAccountingCurrency(config: AccountingCurrencyConfig, currency: string, tax: Exact): boolean {
   const accounting = config.accountingCurrency ?? DEFAULT_ACCOUNTING_CURRENCY;
-  return currency !== accounting && !Exact.parse(tax)!.isZero();
+  return currency !== accounting && !tax.isZero();
 }
 
 /**
@@ -101,17 +102,12 @@ export function accountingCurrencyTax(
   if (missing !== undefined) fail(`${config.source}: missing ${missing}`);
   const currency = config.accountingCurrency ?? DEFAULT_ACCOUNTING_CURRENCY;
   const rate = config.fxRates!.get(document.currency)!.get(document.issueDate)!;
-  const amount = Exact.parse(document.tax)!.mul(Exact.parse(rate)!).toFixed(currencyDecimals(currency));
+  const amount = document.tax.mul(Exact.parse(rate)!).fixed(currencyDecimals(currency));
   return { currency, rate, amount };
 }
 
 /** The accounting-currency VAT of a credit note cancelling a document in full: the same rate, the amount negated (it cancels the same VAT). */
 export function negatedAccountingTax(tax: AccountingCurrencyTax | undefined): AccountingCurrencyTax | undefined {
   if (tax === undefined) return undefined;
-  const amount = /^-?0*\.?0*$/.test(tax.amount)
-    ? tax.amount.replace(/^-/, "")
-    : tax.amount.startsWith("-")
-      ? tax.amount.slice(1)
-      : `-${tax.amount}`;
-  return { ...tax, amount };
+  return { ...tax, amount: negatedAmount(tax.amount) };
 }

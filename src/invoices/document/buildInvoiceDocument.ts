@@ -1,4 +1,5 @@
 import { UsageError } from "../../base/errors.js";
+import type { Exact } from "../../billing/exact.js";
 import type { Invoice, InvoiceLine } from "../../billing/invoice.js";
 import type {
   DocumentBasis,
@@ -9,6 +10,7 @@ import type {
   TaxLine,
 } from "./invoiceDocument.js";
 import { documentTaxes, sumOf } from "./documentTaxes.js";
+import { negatedAmount, negatedText } from "./documentAmounts.js";
 import { shownQuantity } from "./invoiceQuantity.js";
 import {
   correctionMention,
@@ -67,7 +69,7 @@ function documentLine(line: InvoiceLine, decimals: number, units: Units, tax: Ta
     quantityUnit: line.quantityUnit,
     unitPrice: line.unitPrice,
     priceUnit: line.priceUnit,
-    net: line.amount.toFixed(decimals),
+    net: line.amount.fixed(decimals),
     taxCategory: tax.category,
     taxRatePercent: tax.ratePercent,
   };
@@ -237,7 +239,7 @@ function customerLines(
 /** An issued document's VAT in the accounting currency when it needs one (a draft's only when the config has the rate). */
 function withAccountingTax(
   config: StatementConfig,
-  document: { currency: string; tax: string; issueDate: string },
+  document: { currency: string; tax: Exact; issueDate: string },
   draft: boolean,
 ): { taxInAccountingCurrency?: InvoiceDocument["taxInAccountingCurrency"] } {
   let tax: InvoiceDocument["taxInAccountingCurrency"];
@@ -247,12 +249,6 @@ function withAccountingTax(
     if (!draft) throw error; // an issued invoice has its rate (checked in preflight); a draft goes without
   }
   return tax === undefined ? {} : { taxInAccountingCurrency: tax };
-}
-
-/** A decimal text negated (`"12.30"` → `"-12.30"`, `"0.00"` stays). */
-function negated(text: string): string {
-  if (/^-?0*\.?0*$/.test(text)) return text.replace(/^-/, "");
-  return text.startsWith("-") ? text.slice(1) : `-${text}`;
 }
 
 /** What a credit note needs beyond the invoice it cancels. */
@@ -279,11 +275,11 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
   const termsDays = Math.round(
     (Date.parse(`${original.dueDate}T00:00:00Z`) - Date.parse(`${original.issueDate}T00:00:00Z`)) / 86_400_000,
   );
-  const lines = original.lines.map((l) => ({ ...l, quantity: negated(l.quantity), net: negated(l.net) }));
+  const lines = original.lines.map((l) => ({ ...l, quantity: negatedText(l.quantity), net: negatedAmount(l.net) }));
   const reasons = Object.fromEntries(
     original.taxes.filter((t) => t.exemptionReason).map((t) => [t.category, t.exemptionReason!]),
   );
-  const contract = negatedContract(original, negated);
+  const contract = negatedContract(original, negatedAmount);
   const taxes: TaxLine[] = documentTaxes([...lines, ...contract.taxed], original.decimals, reasons);
   const corrects = { number: original.number, issueDate: original.issueDate };
   const taxNotes = original.notes.filter(isTaxMention);
@@ -298,12 +294,12 @@ export function creditNoteOf(original: InvoiceDocument, request: CreditNoteReque
     issueDate: request.issueDate,
     dueDate: dueDateOf(request.issueDate, termsDays),
     lines,
-    ...(original.sections ? { sections: original.sections.map((x) => ({ ...x, net: negated(x.net) })) } : {}),
+    ...(original.sections ? { sections: original.sections.map((x) => ({ ...x, net: negatedAmount(x.net) })) } : {}),
     ...contract.fields,
     taxes,
-    net: negated(original.net),
-    tax: negated(original.tax),
-    gross: negated(original.gross),
+    net: negatedAmount(original.net),
+    tax: negatedAmount(original.tax),
+    gross: negatedAmount(original.gross),
     notes: [correctionMention("creditNote", corrects, request.reason), ...taxNotes],
     corrects,
     reason: request.reason,

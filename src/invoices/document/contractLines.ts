@@ -1,3 +1,4 @@
+import { Exact } from "../../billing/exact.js";
 import { commitmentShortfall, contractAllowances, type ContractTerms } from "./contractTerms.js";
 import { sumOf } from "./documentTaxes.js";
 import type { Invoice } from "../../billing/invoice.js";
@@ -27,7 +28,7 @@ export function contractParts(
   if (terms === undefined) return { fields: {}, taxed: [] };
   const { decimals } = invoice;
   const allowances = contractAllowances(terms, lines, decimals);
-  const discounted = allowances.map((a) => ({ ...a, net: `-${a.amount}` }));
+  const discounted = allowances.map((a) => ({ ...a, net: Exact.amount(`-${a.amount}`) }));
   const afterDiscounts = sumOf(
     [...lines, ...discounted].map((l) => l.net),
     decimals,
@@ -43,7 +44,7 @@ export function contractParts(
 }
 
 /** The contract parts of a credit note cancelling `original`: its allowances, shortfall and prepaid credit negated. */
-export function negatedContract(original: InvoiceDocument, negated: (text: string) => string): ContractParts {
+export function negatedContract(original: InvoiceDocument, negated: (amount: Exact) => Exact): ContractParts {
   const allowances = original.allowances?.map((a) => ({ ...a, base: negated(a.base), amount: negated(a.amount) }));
   const commitment = original.commitment && {
     ...original.commitment,
@@ -69,12 +70,12 @@ export function negatedContract(original: InvoiceDocument, negated: (text: strin
 }
 
 /** Σ of the document's lines and its shortfall line: UBL's LineExtensionAmount (BT-106). */
-export function linesTotal(doc: Pick<InvoiceDocument, "lines" | "commitment" | "decimals">): string {
+export function linesTotal(doc: Pick<InvoiceDocument, "lines" | "commitment" | "decimals">): Exact {
   return sumOf([...doc.lines.map((l) => l.net), ...(doc.commitment ? [doc.commitment.amount] : [])], doc.decimals);
 }
 
 /** Σ of the document's allowances (BT-107), "0" at the decimals when none. */
-export function allowancesTotal(doc: Pick<InvoiceDocument, "allowances" | "decimals">): string {
+export function allowancesTotal(doc: Pick<InvoiceDocument, "allowances" | "decimals">): Exact {
   return sumOf(
     (doc.allowances ?? []).map((a) => a.amount),
     doc.decimals,
@@ -82,8 +83,6 @@ export function allowancesTotal(doc: Pick<InvoiceDocument, "allowances" | "decim
 }
 
 /** gross − prepaid: what is left to pay (BT-115, PayableAmount). */
-export function amountDue(doc: Pick<InvoiceDocument, "gross" | "prepaid" | "decimals">): string {
-  return doc.prepaid === undefined ? doc.gross : sumOf([doc.gross, negate(doc.prepaid.amount)], doc.decimals);
+export function amountDue(doc: Pick<InvoiceDocument, "gross" | "prepaid" | "decimals">): Exact {
+  return doc.prepaid === undefined ? doc.gross : doc.gross.sub(doc.prepaid.amount).fixed(doc.decimals);
 }
-
-const negate = (text: string) => (text.startsWith("-") ? text.slice(1) : `-${text}`);

@@ -160,7 +160,7 @@ export function contractAllowances(
       const end = Math.min(line.end, d.end);
       if (end <= start) continue;
       const share = Exact.of(BigInt(end - start), BigInt(line.end - line.start));
-      const base = Exact.parse(Exact.parse(line.net)!.mul(share).toFixed(decimals))!;
+      const base = line.net.mul(share).fixed(decimals);
       if (base.isZero()) continue;
       out.push({
         unit: line.unit,
@@ -168,8 +168,8 @@ export function contractAllowances(
         end,
         reason: `Contract discount ${percentWords(d.percent)} % on ${line.unit}`,
         percent: d.percent,
-        base: base.toFixed(decimals),
-        amount: base.mul(Exact.parse(d.percent)!).div(Exact.of(100n)).toFixed(decimals),
+        base,
+        amount: base.mul(Exact.parse(d.percent)!).div(Exact.of(100n)).fixed(decimals),
         taxCategory: line.taxCategory,
         taxRatePercent: line.taxRatePercent,
       });
@@ -187,7 +187,7 @@ export function contractAllowances(
 export function commitmentShortfall(
   terms: ContractTerms,
   period: { start: number; end: number },
-  netAfterDiscounts: string,
+  netAfterDiscounts: Exact,
   decimals: number,
   tax: { category: DocumentLine["taxCategory"]; ratePercent: string },
 ): DocumentCommitment | undefined {
@@ -201,14 +201,14 @@ export function commitmentShortfall(
       .mul(Exact.of(BigInt(end - start), BigInt(period.end - period.start)))
       .toFixed(decimals),
   )!;
-  const short = committed.sub(Exact.parse(netAfterDiscounts)!);
+  const short = committed.sub(netAfterDiscounts);
   if (short.compare(Exact.ZERO) <= 0) return undefined;
   return {
     description: "Minimum commitment: shortfall",
     start,
     end,
-    committed: committed.toFixed(decimals),
-    amount: short.toFixed(decimals),
+    committed: committed.fixed(decimals),
+    amount: short.fixed(decimals),
     taxCategory: tax.category,
     taxRatePercent: tax.ratePercent,
   };

@@ -1,4 +1,5 @@
 import { groupThousands } from "../../base/groupThousands.js";
+import type { Exact } from "../../billing/exact.js";
 import { periodWords } from "../../base/readableTime.js";
 import { amountDue } from "./contractLines.js";
 import type { DraftDocument, InvoiceDocument } from "./invoiceDocument.js";
@@ -12,7 +13,10 @@ interface ContractLineWords {
   net: string;
 }
 
-const minus = (text: string) => (text.startsWith("-") ? text.slice(1) : `-${text}`);
+const minus = (amount: Exact) => {
+  const text = amount.toJSON();
+  return text.startsWith("-") ? text.slice(1) : `-${text}`;
+};
 
 /**
  * A contract's lines as a customer reads them, after the document's own lines: each discount

@@ -16,7 +16,7 @@ export function documentTaxes(
   for (const line of lines) {
     const key = `${line.taxCategory} ${line.taxRatePercent}`;
     const group = groups.get(key) ?? { category: line.taxCategory, ratePercent: line.taxRatePercent, base: Exact.ZERO };
-    group.base = group.base.add(Exact.parse(line.net)!);
+    group.base = group.base.add(line.net);
     groups.set(key, group);
   }
   return [...groups.values()].map((g) => {
@@ -25,14 +25,14 @@ export function documentTaxes(
     return {
       category: g.category,
       ratePercent: g.ratePercent,
-      base: g.base.toFixed(decimals),
-      amount: amount.toFixed(decimals),
+      base: g.base.fixed(decimals),
+      amount: amount.fixed(decimals),
       ...(reason ? { exemptionReason: reason } : {}),
     };
   });
 }
 
-/** Σ of decimal texts, as a decimal text at `decimals`. */
-export function sumOf(texts: readonly string[], decimals: number): string {
-  return texts.reduce((a, t) => a.add(Exact.parse(t)!), Exact.ZERO).toFixed(decimals);
+/** Σ of amounts, written at `decimals` (`"0.00"` when none). */
+export function sumOf(amounts: readonly Exact[], decimals: number): Exact {
+  return amounts.reduce((a, t) => a.add(t), Exact.ZERO).fixed(decimals);
 }

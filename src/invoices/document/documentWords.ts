@@ -164,7 +164,7 @@ function paymentOf(doc: InvoiceDocument | DraftDocument, gross: string): string[
     ];
   if (doc.kind === "creditNote") {
     const back = doc.prepaid
-      ? ` Prepaid credit of ${groupThousands(doc.prepaid.amount.replace(/^-/, ""))} ${doc.currency} is given back to your balance.`
+      ? ` Prepaid credit of ${groupThousands(doc.prepaid.amount.toJSON().replace(/^-/, ""))} ${doc.currency} is given back to your balance.`
       : "";
     return [
       `${gross.replace(/^-/, "")} ${doc.currency} is credited to you${doc.corrects ? ` against invoice ${doc.corrects.number}` : ""}.${back}`,
@@ -193,7 +193,7 @@ function contractSection(doc: InvoiceDocument | DraftDocument, dated: boolean): 
   const lines = contractLineWords(doc, dated);
   if (lines.length === 0) return [];
   // the shortfall, less the allowances' total (BT-107)
-  const sum = Exact.parse(doc.commitment?.amount ?? "0")!.sub(Exact.parse(allowancesTotal(doc))!);
+  const sum = (doc.commitment?.amount ?? Exact.ZERO).sub(allowancesTotal(doc));
   return [
     {
       heading: "Contract",

@@ -1,14 +1,16 @@
 /**
  * An issued document (an invoice or a credit note) as the register keeps it and as every renderer
- * (PDF, UBL XML, the XLSX pack, the dashboard) reads it: all figures are already decided here, as
- * decimal texts at the currency's decimals, so a document renders the same bytes from the register
- * alone, whatever the warehouse, the price list or the code's rounding become later.
+ * (PDF, UBL XML, the XLSX pack, the dashboard) reads it: all figures are already decided here, at
+ * the currency's decimals, so a document renders the same bytes from the register alone, whatever
+ * the warehouse, the price list or the code's rounding become later.
  *
- * Money texts are plain decimals (`"1105.23"`, `"-1105.23"` on a credit note, `"1200"` in JPY),
- * never localized. Periods are half-open `[start, end)` in epoch seconds; what a customer reads
+ * Money is an `Exact` written at the currency's decimals (`Exact.amount`): its text, the one the
+ * register's JSON holds, is a plain decimal (`"1105.23"`, `"-1105.23"` on a credit note, `"1200"` in
+ * JPY), never localized. Quantities, prices and rates stay the decimal texts they were written as. Periods are half-open `[start, end)` in epoch seconds; what a customer reads
  * (`1 Oct 2026 – 31 Oct 2026`) is the renderers' business.
  */
 
+import type { Exact } from "../../billing/exact.js";
 import type { TaxCategory } from "./taxCategories.js";
 
 /** An EN 16931 VAT category (UNCL5305), one of the tax catalog's (taxCategories.ts). */
@@ -56,7 +58,7 @@ export interface DocumentLine {
   /** What the unit price is per, e.g. `CU-hour`, `SU-month`, `TiB`. */
   priceUnit: string;
   /** quantity × unit price, rounded half-even at the currency's decimals (negative on a credit note). */
-  net: string;
+  net: Exact;
   taxCategory: TaxCategory;
   taxRatePercent: string;
   /** On an invoice of a customer of several accounts: the account whose consumption the line is (its section). */
@@ -68,8 +70,8 @@ export interface DocumentSection {
   accountId: number;
   /** The account's name from the names file, `""` when unknown. */
   name: string;
-  /** Σ of the net of the account's lines (decimal text, negative on a credit note). */
-  net: string;
+  /** Σ of the net of the account's lines (negative on a credit note). */
+  net: Exact;
 }
 
 /**
@@ -86,10 +88,10 @@ export interface DocumentAllowance {
   reason: string;
   /** As the contract writes it (`"10"`). */
   percent: string;
-  /** The share of the line's net the discount applies to (decimal text). */
-  base: string;
+  /** The share of the line's net the discount applies to. */
+  base: Exact;
   /** base × percent / 100, rounded half-even at the currency's decimals. */
-  amount: string;
+  amount: Exact;
   taxCategory: TaxCategory;
   taxRatePercent: string;
 }
@@ -101,9 +103,9 @@ export interface DocumentCommitment {
   start: number;
   end: number;
   /** The commitment of that part (the monthly amount × its share of the period's hours). */
-  committed: string;
+  committed: Exact;
   /** committed − the net after discounts: the line's net. */
-  amount: string;
+  amount: Exact;
   taxCategory: TaxCategory;
   taxRatePercent: string;
 }
@@ -111,17 +113,17 @@ export interface DocumentCommitment {
 /** Prepaid credit consumed by an invoice (EN 16931 BT-113, paid in advance), oldest first. */
 export interface DocumentPrepaid {
   /** Σ of the credits consumed (tax included); negative on a credit note, which gives it back. */
-  amount: string;
-  credits: { id: string; amount: string }[];
+  amount: Exact;
+  credits: { id: string; amount: Exact }[];
 }
 
 /** The tax of one category and rate: Σ of its lines' net × rate, rounded half-even at the currency's decimals. */
 export interface TaxLine {
   category: TaxCategory;
   ratePercent: string;
-  /** Σ of the category's line nets (decimal text). */
-  base: string;
-  amount: string;
+  /** Σ of the category's line nets. */
+  base: Exact;
+  amount: Exact;
   exemptionReason?: string;
 }
 
@@ -184,11 +186,11 @@ export interface InvoiceDocument {
   /** A contract's commitment shortfall line, when the period's net after discounts was below it. */
   commitment?: DocumentCommitment;
   /** Σ of the lines' net − Σ of the allowances + the commitment shortfall. */
-  net: string;
+  net: Exact;
   /** Σ of the tax lines' amounts. */
-  tax: string;
+  tax: Exact;
   /** net + tax: the invoice's total; the amount due less `prepaid` when credit paid in advance was consumed. */
-  gross: string;
+  gross: Exact;
   /** Prepaid credit consumed (BT-113): the amount due is gross − prepaid. Absent when none was. */
   prepaid?: DocumentPrepaid;
   /** Legal mentions printed on the document (reverse charge, exemption reason, accepted missing hours). */
@@ -221,7 +223,7 @@ export interface InvoiceDocument {
    * document's currency in it) and the tax × rate rounded half-even at its decimals. Absent otherwise,
    * and on documents issued before it was given (they keep their bytes).
    */
-  taxInAccountingCurrency?: { currency: string; rate: string; amount: string };
+  taxInAccountingCurrency?: { currency: string; rate: string; amount: Exact };
 }
 
 /**

@@ -3,6 +3,7 @@ import { dateWords, periodWords } from "../../base/readableTime.js";
 import { isoUtc } from "../../base/time.js";
 import { Exact } from "../../billing/exact.js";
 import type { DocumentLine, DocumentSection, InvoiceDocument, TaxLine } from "./invoiceDocument.js";
+import { negatedAmount, negatedText } from "./documentAmounts.js";
 import { dueDateOf } from "./statementConfig.js";
 import { splitAmount } from "../../billing/splitAmount.js";
 import { currencyDecimals } from "../../billing/prices.js";
@@ -93,23 +94,23 @@ export function remainderOf(invoice: InvoiceDocument, creditNotes: readonly Invo
     category: t.category,
     ratePercent: t.ratePercent,
     ...(t.exemptionReason ? { exemptionReason: t.exemptionReason } : {}),
-    net: Exact.parse(t.base)!,
-    tax: Exact.parse(t.amount)!,
+    net: t.base,
+    tax: t.amount,
   }));
   const byKey = new Map(categories.map((c) => [keyOf(c), c]));
   const linesCredited = new Map<string, string>();
   let credited = Exact.ZERO;
   for (const note of creditNotes) {
-    credited = credited.add(abs(Exact.parse(note.gross)!));
+    credited = credited.add(abs(note.gross));
     for (const t of note.taxes) {
       const c = byKey.get(keyOf(t));
       if (c === undefined) continue;
-      c.net = c.net.sub(abs(Exact.parse(t.base)!));
-      c.tax = c.tax.sub(abs(Exact.parse(t.amount)!));
+      c.net = c.net.sub(abs(t.base));
+      c.tax = c.tax.sub(abs(t.amount));
     }
     if (note.partialCredit === "lines") for (const l of note.lines) linesCredited.set(lineKey(l), note.number);
   }
-  return { categories, linesCredited, credited, gross: Exact.parse(invoice.gross)!.sub(credited) };
+  return { categories, linesCredited, credited, gross: invoice.gross.sub(credited) };
 }
 
 /** A line's identity on its invoice: unit, price period and account (the same unit and period appear once per account). */
@@ -192,10 +193,6 @@ function linesAsked(invoice: InvoiceDocument, remainder: InvoiceRemainder, names
   return chosen;
 }
 
-/** A decimal text negated as written (`"12.50"` → `"-12.50"`, `"0"` stays). */
-const negated = (text: string) =>
-  /^-?0*\.?0*$/.test(text) ? text.replace(/^-/, "") : text.startsWith("-") ? text.slice(1) : `-${text}`;
-
 /** The lines of a credit of an amount: one per tax category credited, its net as the unit price of a quantity of 1. */
 function amountLines(invoice: InvoiceDocument, remainder: InvoiceRemainder, parts: readonly Exact[]): DocumentLine[] {
   const several = parts.filter((p) => !p.isZero()).length > 1;
@@ -213,7 +210,7 @@ function amountLines(invoice: InvoiceDocument, remainder: InvoiceRemainder, part
         quantityUnit: "credit",
         unitPrice: part.toFixed(invoice.decimals),
         priceUnit: "credit",
-        net: part.mul(NEG).toFixed(invoice.decimals),
+        net: part.mul(NEG).fixed(invoice.decimals),
         taxCategory: c.category,
         taxRatePercent: c.ratePercent,
       },
@@ -230,7 +227,7 @@ function creditTaxes(invoice: InvoiceDocument, remainder: InvoiceRemainder, line
   return remainder.categories.flatMap((c) => {
     const mine = lines.filter((l) => keyOf({ category: l.taxCategory, ratePercent: l.taxRatePercent }) === keyOf(c));
     if (mine.length === 0) return [];
-    const net = mine.reduce((s, l) => s.add(abs(Exact.parse(l.net)!)), Exact.ZERO);
+    const net = mine.reduce((s, l) => s.add(abs(l.net)), Exact.ZERO);
     if (net.compare(c.net) > 0)
       exceeds(
         invoice,
@@ -243,8 +240,8 @@ function creditTaxes(invoice: InvoiceDocument, remainder: InvoiceRemainder, line
       {
         category: c.category,
         ratePercent: c.ratePercent,
-        base: net.mul(NEG).toFixed(invoice.decimals),
-        amount: tax.mul(NEG).toFixed(invoice.decimals),
+        base: net.mul(NEG).fixed(invoice.decimals),
+        amount: tax.mul(NEG).fixed(invoice.decimals),
         ...(c.exemptionReason ? { exemptionReason: c.exemptionReason } : {}),
       },
     ];
@@ -259,7 +256,7 @@ function partialMention(
   reason: string,
 ): string {
   const of = `invoice ${invoice.number} of ${dateWords(invoice.issueDate)}`;
-  const net = lines.reduce((s, l) => s.add(abs(Exact.parse(l.net)!)), Exact.ZERO).toFixed(invoice.decimals);
+  const net = lines.reduce((s, l) => s.add(abs(l.net)), Exact.ZERO).toFixed(invoice.decimals);
   const what = byAmount
     ? `${net} ${invoice.currency} before tax of ${of}, spread over its VAT rates in proportion to their net, VAT added per rate`
     : `the line${lines.length === 1 ? "" : "s"} ${lines
@@ -298,8 +295,8 @@ export function partialCreditNoteOf(
       ? amountLines(invoice, remainder, spreadAmount(invoice, remainder, request.credit.amount))
       : linesAsked(invoice, remainder, request.credit.lines).map((l) => ({
           ...l,
-          quantity: negated(l.quantity),
-          net: negated(l.net),
+          quantity: negatedText(l.quantity),
+          net: negatedAmount(l.net),
         }));
   return creditNoteWith(invoice, remainder, lines, {
     ...request,
@@ -347,8 +344,8 @@ function sectionsOf(invoice: InvoiceDocument, lines: readonly DocumentLine[]): {
     .map((x) => {
       const own = lines.filter((l) => l.accountId === x.accountId);
       if (own.length === 0) return undefined;
-      const net = own.reduce((s, l) => s.add(Exact.parse(l.net)!), Exact.ZERO);
-      return { ...x, net: net.toFixed(invoice.decimals) };
+      const net = own.reduce((s, l) => s.add(l.net), Exact.ZERO);
+      return { ...x, net: net.fixed(invoice.decimals) };
     })
     .filter((x) => x !== undefined);
   return sections.length === 0 ? {} : { sections };
@@ -363,8 +360,8 @@ function creditNoteWith(
 ): InvoiceDocument {
   const d = invoice.decimals;
   const taxes = creditTaxes(invoice, remainder, lines);
-  const net = taxes.reduce((s, t) => s.add(Exact.parse(t.base)!), Exact.ZERO);
-  const tax = taxes.reduce((s, t) => s.add(Exact.parse(t.amount)!), Exact.ZERO);
+  const net = taxes.reduce((s, t) => s.add(t.base), Exact.ZERO);
+  const tax = taxes.reduce((s, t) => s.add(t.amount), Exact.ZERO);
   const termsDays = Math.round(
     (Date.parse(`${invoice.dueDate}T00:00:00Z`) - Date.parse(`${invoice.issueDate}T00:00:00Z`)) / 86_400_000,
   );
@@ -385,7 +382,7 @@ function creditNoteWith(
   const accountingTax =
     fx === undefined || tax.isZero()
       ? undefined
-      : { ...fx, amount: tax.mul(Exact.parse(fx.rate)!).toFixed(currencyDecimals(fx.currency)) };
+      : { ...fx, amount: tax.mul(Exact.parse(fx.rate)!).fixed(currencyDecimals(fx.currency)) };
   return {
     ...credited,
     number: request.number,
@@ -395,9 +392,9 @@ function creditNoteWith(
     lines,
     ...sectionsOf(invoice, lines),
     taxes,
-    net: net.toFixed(d),
-    tax: tax.toFixed(d),
-    gross: net.add(tax).toFixed(d),
+    net: net.fixed(d),
+    tax: tax.fixed(d),
+    gross: net.add(tax).fixed(d),
     notes: [request.mention, ...taxNotes],
     corrects,
     reason: request.reason,

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import type { Exact } from "../../billing/exact.js";
 import { appendLinks } from "./registerChain.js";
 
 /**
@@ -13,8 +14,8 @@ import { appendLinks } from "./registerChain.js";
 /** A payment to record: an invoice's, in its currency, at the currency's decimals (negative: a reversal). */
 export interface PaymentRecord {
   number: string;
-  /** Decimal text, e.g. `"119.00"`, `"-119.00"`. */
-  amount: string;
+  /** At the currency's decimals (`Exact.amount("119.00")`, `"-119.00"` a reversal): recorded as its text. */
+  amount: Exact;
   currency: string;
   /** `YYYY-MM-DD`. */
   paidOn: string;
@@ -80,7 +81,7 @@ export async function appendPayments(connection: DuckDBConnection, payments: rea
         appender.appendBigInt(BigInt(entry++));
         for (const value of [
           p.number,
-          p.amount,
+          p.amount.toJSON(),
           p.currency,
           p.paidOn,
           p.reference,

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { hasTable } from "../../base/hasTable.js";
+import { Exact } from "../../billing/exact.js";
 import { appendLinks } from "./registerChain.js";
 import { CREDIT_COLUMNS as COLUMNS } from "./chainedCredits.js";
 
@@ -18,8 +19,8 @@ export interface CreditMovement {
   customerId: string;
   creditId: string;
   movement: CreditMovementKind;
-  /** Decimal text, tax included: positive for granted and givenBack, negative for consumed and expired. */
-  amount: string;
+  /** Tax included, as recorded (`"-119.00"` in JSON): positive for granted and givenBack, negative for consumed and expired. */
+  amount: Exact;
   /** The invoice consuming, the credit note giving back; null for granted and expired. */
   number: string | null;
   /** `YYYY-MM-DD`: validFrom of a grant, the document's issue date, validTo of an expiry. */
@@ -50,7 +51,7 @@ export async function readCreditMovements(
     customerId: String(r.customer_id),
     creditId: String(r.credit_id),
     movement: String(r.movement) as CreditMovementKind,
-    amount: String(r.amount),
+    amount: Exact.amount(String(r.amount)),
     number: r.number === null ? null : String(r.number),
     day: String(r.day),
     validFrom: String(r.valid_from),
@@ -79,7 +80,7 @@ export async function appendCreditMovements(
         customer: m.customerId,
         credit: m.creditId,
         movement: m.movement,
-        amount: m.amount,
+        amount: m.amount.toJSON(),
         number: m.number,
         day: m.day,
         from: m.validFrom,

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { DeliveryRecord, PaymentRecord } from "./appendReceivables.js";
 import { hasTable } from "../../base/hasTable.js";
+import { Exact } from "../../billing/exact.js";
 
 /** A payment of the register, with its place in the order recorded. */
 export interface RecordedPayment extends PaymentRecord {
@@ -23,7 +24,7 @@ export async function readPayments(connection: DuckDBConnection): Promise<Record
   return rows.map((r) => ({
     entry: Number(r.entry),
     number: String(r.number),
-    amount: String(r.amount),
+    amount: Exact.amount(String(r.amount)),
     currency: String(r.currency),
     paidOn: String(r.paid_on),
     ...(r.reference === null ? {} : { reference: String(r.reference) }),
@@ -86,13 +87,13 @@ export interface DocumentHead {
   accountId: number;
   currency: string;
   decimals: number;
-  gross: string;
+  gross: Exact;
   dueDate: string;
   /** The invoice a credit note cancels (or a new invoice replaces). */
   corrects?: string;
   paymentReference?: string;
   /** Prepaid credit consumed (an invoice) or given back (a credit note, negative). */
-  prepaid?: { amount: string };
+  prepaid?: { amount: Exact };
 }
 
 /** The heads of the register's documents, in the order issued (a statement of thousands is matched against them without reading every document whole). */
@@ -113,10 +114,10 @@ export async function readDocumentHeads(connection: DuckDBConnection): Promise<D
     accountId: Number(r.account_id),
     currency: String(r.currency),
     decimals: Number(r.decimals),
-    gross: String(r.gross),
+    gross: Exact.amount(String(r.gross)),
     dueDate: String(r.due_date),
     ...(r.corrects === null ? {} : { corrects: String(r.corrects) }),
     ...(r.payment_reference === null ? {} : { paymentReference: String(r.payment_reference) }),
-    ...(r.prepaid === null ? {} : { prepaid: { amount: String(r.prepaid) } }),
+    ...(r.prepaid === null ? {} : { prepaid: { amount: Exact.amount(String(r.prepaid)) } }),
   }));
 }

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { InvoiceDocument } from "../document/invoiceDocument.js";
+import { withAmounts, type Recorded } from "../document/documentAmounts.js";
 import type { IssuedFile } from "./appendToRegister.js";
 import { hasTable } from "../../base/hasTable.js";
 
@@ -76,9 +77,11 @@ export async function readRegister(
     )
   ).getRowObjectsJS();
   return rows.map((r) => {
-    const stored = JSON.parse(String(r.document)) as Omit<InvoiceDocument, "basis"> & {
-      basis: Omit<InvoiceDocument["basis"], "hours" | "hourSha256">;
-    };
+    const stored = withAmounts(
+      JSON.parse(String(r.document)) as Recorded<Omit<InvoiceDocument, "basis">> & {
+        basis: Omit<InvoiceDocument["basis"], "hours" | "hourSha256">;
+      },
+    ) as Omit<InvoiceDocument, "basis"> & { basis: Omit<InvoiceDocument["basis"], "hours" | "hourSha256"> };
     const hours = ((r.hours as bigint[] | null) ?? []).map(Number);
     const hourSha256 = ((r.hour_sha256 as string[] | null) ?? []).map(String);
     const accounts = accountsBasis(r.account_hours as { accountId: bigint; hour: bigint; sha256: string }[] | null);

@@ -23,16 +23,16 @@ export interface RegisterListItem {
   /** `YYYY-MM-DD`: the issue date plus the payment terms (a credit note: the terms of the invoice it cancels). */
   dueDate: string;
   currency: string;
-  /** Decimal texts at the currency's decimals, negative on a credit note; gross is the amount due. */
-  net: string;
-  tax: string;
-  gross: string;
+  /** At the currency's decimals, as recorded (`"1105.23"` in JSON), negative on a credit note; gross is the amount due. */
+  net: Exact;
+  tax: Exact;
+  gross: Exact;
   /** Prepaid credit consumed (an invoice) or given back (a credit note): the amount due is gross − prepaid. Only when there is some. */
-  prepaid?: string;
-  /** Σ of the payments recorded (reversals deducted), decimal text. */
-  paid: string;
-  /** gross − prepaid − credit notes − payments, decimal text (0 on a credit note; negative: paid too much). */
-  outstanding: string;
+  prepaid?: Exact;
+  /** Σ of the payments recorded (reversals deducted). */
+  paid: Exact;
+  /** gross − prepaid − credit notes − payments (0 on a credit note; negative: paid too much). */
+  outstanding: Exact;
   /** `open`, `paid`, `overdue` (past due with something outstanding) or `credited` (cancelled by credit notes; a credit note). */
   status: DocumentStatus;
   /** Whether an access point accepted its e-invoice (`invoices send`). */
@@ -41,9 +41,9 @@ export interface RegisterListItem {
   corrects: string | null;
   correctedBy: string | null;
   /** On an invoice: Σ of its credit notes' gross, positive; null on a credit note. */
-  credited: string | null;
+  credited: Exact | null;
   /** On an invoice: gross − credited, what remains in force (partial credit notes leave the rest); null on a credit note. */
-  remaining: string | null;
+  remaining: Exact | null;
   /** Hours of the period accepted as missing, ISO 8601 UTC. */
   missingHours: string[];
   files: { name: string; sha256: string }[];
@@ -142,7 +142,7 @@ export function registerToCsv(entries: readonly ReceivableEntry[]): string {
         guardFormula(i.customerId),
         i.accountIds.join(";"),
       ]
-        .map(csvField)
+        .map((field) => csvField(String(field)))
         .join(","),
     );
   return `${[CSV_COLUMNS.join(","), ...rows].join("\r\n")}\r\n`;
@@ -171,7 +171,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
           ]
         : []),
       ...(e.correctedBy ? [`corrected by ${e.correctedBy} and ${e.replacedBy}`] : []),
-      ...(e.correctedBy === null && r.credited !== null && !Exact.parse(r.credited)!.isZero()
+      ...(e.correctedBy === null && r.credited !== null && !r.credited.isZero()
         ? [`credited ${r.credited}, ${r.remaining} remains`]
         : []),
       ...(d.missingHours.length > 0 ? [`${d.missingHours.length} h missing accepted`] : []),
@@ -197,7 +197,7 @@ export function registerToText(entries: readonly ReceivableEntry[]): string {
   const totals = new Map<string, { sum: Exact; decimals: number }>();
   for (const { document: d } of entries) {
     const total = totals.get(d.currency) ?? { sum: Exact.ZERO, decimals: d.decimals };
-    totals.set(d.currency, { ...total, sum: total.sum.add(Exact.parse(amountDue(d))!) });
+    totals.set(d.currency, { ...total, sum: total.sum.add(amountDue(d)) });
   }
   const sums = [...totals].map(([currency, t]) => `${t.sum.toFixed(t.decimals)} ${currency}`).join(", ");
   return (

@@ -223,7 +223,7 @@ function totalRows(data: AccountData, soFar: string, draft: string): string {
       totals.net,
       "net",
     ),
-    ...totals.taxes.map((t) => row(`${taxLabel(t)}${other}`, t.amount)),
+    ...totals.taxes.map((t) => row(`${taxLabel(t)}${other}`, t.amount.toJSON())),
     row(
       issued
         ? `Amount due, invoice ${issued.number} issued ${issued.issueDate} (tax included)${other}`

@@ -2,6 +2,7 @@ import { create } from "xmlbuilder2";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Exact, renderUbl, type InvoiceDocument } from "../../../src/internal.js";
 import { HOSPITAL, sampleDocuments } from "../../helpers/invoiceDocuments.js";
+import { jsonOf, readBack } from "../../helpers/jsonOf.js";
 
 type Node = Record<string, unknown>;
 let docs: Record<string, InvoiceDocument>;
@@ -73,9 +74,9 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
       "cac:TaxScheme": { "cbc:ID": "VAT" },
     });
     // CU 1234.5 × 0.0125 = 15.43, SU 2.5 × 36 = 90.00, TU 3333.3 × 0.004 = 13.33, NU 0.75 × 5.99 = 4.49: 123.25; 19% = 23.4175 → 23.42
-    expect([doc.net, doc.tax, doc.gross]).toEqual(["123.25", "23.42", "146.67"]);
-    expect(text(x, "cac:LegalMonetaryTotal/cbc:PayableAmount")).toBe(doc.gross);
-    expect(text(x, "cac:TaxTotal/cbc:TaxAmount")).toBe(doc.tax);
+    expect(jsonOf([doc.net, doc.tax, doc.gross])).toEqual(["123.25", "23.42", "146.67"]);
+    expect(text(x, "cac:LegalMonetaryTotal/cbc:PayableAmount")).toBe(String(doc.gross));
+    expect(text(x, "cac:TaxTotal/cbc:TaxAmount")).toBe(String(doc.tax));
     expect(
       list(x["cac:InvoiceLine"]).map((l) => [
         text(l, "cbc:InvoicedQuantity"),
@@ -87,7 +88,7 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
       doc.lines.map((l) => [
         l.quantity,
         l.quantityUnit.endsWith("-hours") ? "HUR" : l.quantityUnit.endsWith("-months") ? "MON" : "C62",
-        l.net,
+        String(l.net),
         l.description,
       ]),
     );
@@ -119,7 +120,7 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
         .add(dec(text(list(x["cac:TaxTotal"])[0], "cbc:TaxAmount")))
         .equals(total("cbc:TaxInclusiveAmount")),
     ).toBe(true);
-    expect(total("cbc:PayableAmount").equals(dec(doc.gross.replace(/^-/, "")))).toBe(true);
+    expect(total("cbc:PayableAmount").equals(dec(String(doc.gross).replace(/^-/, "")))).toBe(true);
     for (const line of lines) {
       // PEPPOL-EN16931-R120: net = quantity × price + charges − allowances, within 0.02
       const quantity = dec(text(line, x["cac:InvoiceLine"] ? "cbc:InvoicedQuantity" : "cbc:CreditedQuantity"));
@@ -192,10 +193,10 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
       "cbc:ID": "INV-2026-00001",
       "cbc:IssueDate": "2026-11-02",
     });
-    expect(text(x, "cac:LegalMonetaryTotal/cbc:PayableAmount")).toBe(doc.gross.slice(1));
+    expect(text(x, "cac:LegalMonetaryTotal/cbc:PayableAmount")).toBe(String(doc.gross).slice(1));
     expect(
       list(x["cac:CreditNoteLine"]).map((l) => [text(l, "cbc:CreditedQuantity"), text(l, "cbc:LineExtensionAmount")]),
-    ).toEqual(docs.standard!.lines.map((l) => [l.quantity, l.net]));
+    ).toEqual(docs.standard!.lines.map((l) => [l.quantity, String(l.net)]));
     // nothing is paid on a credit note: no payment reference of its own, nor its invoice's
     expect(doc.paymentReference).toBeUndefined();
     expect((x["cac:PaymentMeans"] as Record<string, unknown>)["cbc:PaymentID"]).toBe(doc.number);
@@ -275,6 +276,6 @@ describe("UBL invoices of Peppol BIS Billing 3.0", () => {
       "<cbc:RegistrationName>&lt;/cbc:RegistrationName&gt;&lt;x&gt;&amp;amp; \uFFFD Ω</cbc:RegistrationName>",
     );
     expect(xml).toContain("<cbc:BuyerReference>&lt;PO&gt;</cbc:BuyerReference>");
-    expect(renderUbl(docs.standard!).equals(renderUbl(structuredClone(docs.standard!)))).toBe(true);
+    expect(renderUbl(docs.standard!).equals(renderUbl(readBack(docs.standard!)))).toBe(true);
   });
 });

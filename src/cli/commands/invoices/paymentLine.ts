@@ -10,8 +10,8 @@ const FIT_WORDS = {
 /** A payment recorded, as `pay` and `payments` print it: how it fits the invoice, and what is outstanding or paid too much. */
 export const paymentLine = (p: PaymentOutcome): string =>
   `${p.number}: ${p.amount} ${p.currency} recorded, ${FIT_WORDS[p.fit]}` +
-  (p.outstanding.startsWith("-")
-    ? `: paid ${p.outstanding.slice(1)} ${p.currency} too much`
+  (String(p.outstanding).startsWith("-")
+    ? `: paid ${String(p.outstanding).slice(1)} ${p.currency} too much`
     : p.fit === "exact"
       ? ""
       : `: ${p.outstanding} ${p.currency} outstanding`);

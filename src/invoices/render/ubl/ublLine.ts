@@ -20,7 +20,7 @@ export function unitCodeOf(quantityUnit: string): string {
 export function roundingOf(line: DocumentLine): Exact | undefined {
   const quantity = Exact.parse(line.quantity)!;
   const exact = quantity.mul(Exact.parse(line.unitPrice)!);
-  const difference = Exact.parse(line.net)!.add(exact.mul(Exact.of(-1n)));
+  const difference = line.net.add(exact.mul(Exact.of(-1n)));
   const abs = difference.num < 0n ? difference.mul(Exact.of(-1n)) : difference;
   return abs.mul(Exact.of(50n)).num > abs.den ? difference : undefined; // |d| > 0.02
 }

@@ -1,3 +1,4 @@
+import type { Exact } from "../../../billing/exact.js";
 import { taxCategoryDef, type TaxCategory } from "../../document/taxCategories.js";
 import type { XmlNode } from "./xmlText.js";
 
@@ -7,7 +8,8 @@ export function isoDate(epochSeconds: number): string {
 }
 
 /** An amount with its currency; `sign` -1 turns a credit note's negative figure into the positive one UBL's CreditNote carries. */
-export function ublAmount(text: string, currency: string, sign: 1 | -1 = 1): XmlNode {
+export function ublAmount(amount: Exact, currency: string, sign: 1 | -1 = 1): XmlNode {
+  const text = amount.toJSON();
   const value = sign === 1 ? text : text.startsWith("-") ? text.slice(1) : /^0*\.?0*$/.test(text) ? text : `-${text}`;
   return { "@currencyID": currency, "#": value };
 }
