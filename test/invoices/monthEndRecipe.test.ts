@@ -110,6 +110,15 @@ describe("docs/billing.md's month-end recipe, as written", { timeout: 300_000 },
     expect(readFileSync(path("head-2026-10.txt"), "utf8")).toMatch(/^register head 5:[0-9a-f]{64}\n$/);
   });
 
+  it("issue says what is left to pay, as the PDF and the e-invoice do: hafenkontor's total less its prepaid credit", () => {
+    const issued = runs.find((r) => r.line.startsWith("cloudunits invoices issue"))!.run.stdout;
+    // 846.61 net + 160.86 VAT = 1007.47 total; 500.00 prepaid consumed: 1007.47 − 500.00 = 507.47 due
+    expect(issued).toContain(
+      "issued INV-2026-00002 (customer hafenkontor, accounts 7102, 7103, 2026-11-02): amount due 507.47 EUR (after prepaid credit 500.00 of 1007.47; net 846.61, tax 160.86)",
+    );
+    expect(issued).not.toContain("amount due 1007.47");
+  });
+
   it("hafenkontor: one invoice of its two accounts, the contract's discount, the prepaid credit, as the page states", () => {
     const { document: d, receivable } = documents["INV-2026-00002"]!;
     expect([d.customerId, d.accountIds]).toEqual(["hafenkontor", [7102, 7103]]);
