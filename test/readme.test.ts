@@ -332,16 +332,6 @@ describe("README.md", () => {
     expect([...copied].sort()).toEqual(["budgets.yaml", "prices.yaml", "statement.yaml"]);
   });
 
-  it("docs/billing.md's month-end recipe is the README's, line for line, so it runs here", () => {
-    const recipe = codeBlocks(section(readDoc("docs/billing.md"), /^## Invoices: drafts, issued, corrected/), "")
-      .join("\n")
-      .split("\n")
-      .filter((l) => l.trim() !== "");
-    expect(recipe.length).toBeGreaterThanOrEqual(4);
-    const runHere = EXAMPLES.map((e) => e.replace(/\s+#.*$/, "").replace(/\s+/g, " "));
-    for (const line of recipe) expect(runHere, line).toContain(`npx ${line.replace(/\s+/g, " ")}`);
-  });
-
   it("the price list the README shows is examples/prices.yaml, which its examples copy and bill with, a price list the CLI reads", async () => {
     const [yaml] = codeBlocks(README, "yaml");
     expect(parse(yaml!)).toEqual(parse(readFileSync(join(REPO, "examples", "prices.yaml"), "utf8")));

@@ -11,9 +11,10 @@ import { documentAccountIds, documentCustomerId } from "./document/customers.js"
 import { issueDateFor } from "./issueDate.js";
 import { preflight } from "./preflight.js";
 import { refuseCurrencyChange } from "./currencyChange.js";
-import { readIssueInputs, type IssueFiles } from "./issueInputs.js";
+import { readIssueInputs, type IssueFiles, type IssueInputs } from "./issueInputs.js";
 import { creditNoteOf } from "./document/buildInvoiceDocument.js";
-import { checkNumbering, recordDocuments, type IssueStep } from "./recordDocuments.js";
+import type { InvoiceDocument } from "./document/invoiceDocument.js";
+import { checkNumbering, recordDocuments, type IssueStep, type PlannedDocument } from "./recordDocuments.js";
 import { writeDocuments, type DocumentWritten } from "./writeIssuedFiles.js";
 import { clockNow } from "../base/clock.js";
 import { creditNotesOf } from "./creditNotesOf.js";
@@ -91,43 +92,39 @@ export function refuseOtherIssuer(
   );
 }
 
-/**
- * Corrects an issued invoice (docs/billing.md): a credit note cancelling it in full (its lines
- * negated, referring to its number and issue date) and a new invoice of today's figures, both
- * numbered in their sequences and carrying the reason, recorded with the link between the three
- * in one transaction; the original's rows stay as they were. Then both documents' files are
- * written into `out`. Refused: a register that disagrees with its chain (RegisterBrokenError); a
- * number not in the register, a credit note, an invoice corrected already, a config of another
- * issuer than the invoice's (UsageError ISSUER_DIFFERS); hours of the period not held that the original did not accept either,
- * unless `acceptMissing` (MissingHoursError).
- */
-export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
-  const reason = wellFormed(request.reason.trim()); // a lone surrogate of a library caller's text is no text the register's JSON holds
+/** The reason of a correction, as the register keeps it; none is refused. */
+function correctionReason(text: string): string {
+  const reason = wellFormed(text.trim()); // a lone surrogate of a library caller's text is no text the register's JSON holds
   if (reason === "")
     throw new UsageError(
       "a correction needs a reason (reason: TEXT): it is printed on the credit note and the new invoice",
     );
-  // nothing is numbered from a register that disagrees with its chain
-  await intactRegister(connection);
-  const original = await invoiceInForce(connection, request.number);
-  const o = original.document;
-  const nowEpoch = request.nowEpoch ?? clockNow();
-  const inputs = await readIssueInputs(request);
-  checkNumbering(inputs.config);
-  refuseOtherIssuer(o, inputs.config.issuer, inputs.config.source);
-  const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
-  // the invoice's accounts, today's figures of each (a customer's invoice is corrected whole)
+  return reason;
+}
+
+/** Today's figures of the invoice's accounts, as the draft of the invoice replacing it (a customer's invoice is corrected whole). */
+async function replacementDraft(
+  connection: DuckDBConnection,
+  o: InvoiceDocument,
+  inputs: IssueInputs,
+): Promise<CustomerDraft> {
   const accountIds = documentAccountIds(o);
   const accounts = await accountDrafts(connection, o, inputs, { accountIds, alsoAccounts: accountIds });
-  const draft: CustomerDraft = {
+  return {
     customer: { id: documentCustomerId(o), accountIds, grouped: o.accountIds !== undefined },
     accounts,
     accountId: o.accountId,
     missingHours: [...new Set(accounts.flatMap((d) => d.missingHours))].sort((a, b) => a - b),
   };
-  request.onStep?.("computed");
-  // the credit note is in the invoice's currency, and so must the invoice replacing it be (exit 2)
-  for (const account of accounts)
+}
+
+/**
+ * Throws when today's figures cannot replace the invoice: in another currency (the credit note is
+ * in the invoice's, and so must the invoice replacing it be), or with hours not held that the
+ * invoice did not accept either, unless `acceptMissing`.
+ */
+function refuseReplacement(o: InvoiceDocument, draft: CustomerDraft, inputs: IssueInputs, acceptMissing = false): void {
+  for (const account of draft.accounts)
     if (account.invoice.currency !== o.currency)
       refuseCurrencyChange(
         [
@@ -139,49 +136,86 @@ export async function correctInvoice(connection: DuckDBConnection, request: Corr
         ],
         inputs.prices.source ?? "the price list",
       );
-  const newly = accounts
+  const newly = draft.accounts
     .map((d) => ({ accountId: d.accountId, hours: d.missingHours.filter((h) => !o.missingHours.includes(h)) }))
     .filter((d) => d.hours.length > 0);
-  if (newly.length > 0 && !request.acceptMissing) {
-    throw new MissingHoursError(
-      newly,
-      o.number,
-      newly.map(
-        ({ accountId, hours }) =>
-          `account ${accountId}: ${hours.length} hour${hours.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(hours)}`,
-      ),
-    );
-  }
+  if (newly.length === 0 || acceptMissing) return;
+  throw new MissingHoursError(
+    newly,
+    o.number,
+    newly.map(
+      ({ accountId, hours }) =>
+        `account ${accountId}: ${hours.length} hour${hours.length === 1 ? "" : "s"} not held that ${o.number} did not accept either: ${formatHours(hours)}`,
+    ),
+  );
+}
+
+/** The credit note and the new invoice of a correction, to be numbered: the credit note cancels the invoice, or what remains of it after partial credit notes. */
+function correctionDocuments(
+  o: InvoiceDocument,
+  credited: readonly InvoiceDocument[],
+  draft: CustomerDraft,
+  inputs: IssueInputs,
+  words: { issueDate: string; reason: string },
+): PlannedDocument[] {
+  const { issueDate, reason } = words;
+  const corrects = { number: o.number, issueDate: o.issueDate };
+  return [
+    {
+      kind: "creditNote",
+      accountId: o.accountId,
+      issuer: issuerIdentity(o.issuer),
+      make: (number) =>
+        credited.length === 0
+          ? creditNoteOf(o, { number, issueDate, reason })
+          : remainderCreditNoteOf(o, credited, { number, issueDate, reason }),
+    },
+    {
+      kind: "invoice",
+      accountId: o.accountId,
+      issuer: issuerIdentity(inputs.config.issuer),
+      make: (number) => customerDocument(draft, inputs, { number, issueDate, corrects, reason }),
+    },
+  ];
+}
+
+/**
+ * Corrects an issued invoice (docs/billing.md): a credit note cancelling it in full (its lines
+ * negated, referring to its number and issue date) and a new invoice of today's figures, both
+ * numbered in their sequences and carrying the reason, recorded with the link between the three
+ * in one transaction; the original's rows stay as they were. Then both documents' files are
+ * written into `out`. Refused: a register that disagrees with its chain (RegisterBrokenError); a
+ * number not in the register, a credit note, an invoice corrected already, a config of another
+ * issuer than the invoice's (UsageError ISSUER_DIFFERS); hours of the period not held that the original did not accept either,
+ * unless `acceptMissing` (MissingHoursError).
+ */
+export async function correctInvoice(connection: DuckDBConnection, request: CorrectRequest): Promise<CorrectResult> {
+  const reason = correctionReason(request.reason);
+  // nothing is numbered from a register that disagrees with its chain
+  await intactRegister(connection);
+  const original = await invoiceInForce(connection, request.number);
+  const o = original.document;
+  const nowEpoch = request.nowEpoch ?? clockNow();
+  const inputs = await readIssueInputs(request);
+  checkNumbering(inputs.config);
+  refuseOtherIssuer(o, inputs.config.issuer, inputs.config.source);
+  const issueDate = issueDateFor(request.issueDate, o, nowEpoch);
+  const draft = await replacementDraft(connection, o, inputs);
+  request.onStep?.("computed");
+  refuseReplacement(o, draft, inputs, request.acceptMissing);
   await preflight({
     config: inputs.config,
-    accountIds,
+    accountIds: draft.customer.accountIds,
     out: request.out,
-    invoices: accounts.map((d) => ({ invoice: d.invoice, issueDate })),
+    invoices: draft.accounts.map((d) => ({ invoice: d.invoice, issueDate })),
   });
-  const corrects = { number: o.number, issueDate: o.issueDate };
   // an invoice credited in part: its credit note cancels what remains (docs/billing.md)
   const credited = await creditNotesOf(connection, o.number);
   if (credited.length > 0) remainderCreditNoteOf(o, credited, { number: o.number, issueDate, reason }); // nothing left: refused before numbering
   const warnings: string[] = [];
   const recorded = await recordDocuments(
     connection,
-    [
-      {
-        kind: "creditNote",
-        accountId: o.accountId,
-        issuer: issuerIdentity(o.issuer),
-        make: (number) =>
-          credited.length === 0
-            ? creditNoteOf(o, { number, issueDate, reason })
-            : remainderCreditNoteOf(o, credited, { number, issueDate, reason }),
-      },
-      {
-        kind: "invoice",
-        accountId: o.accountId,
-        issuer: issuerIdentity(inputs.config.issuer),
-        make: (number) => customerDocument(draft, inputs, { number, issueDate, corrects, reason }),
-      },
-    ],
+    correctionDocuments(o, credited, draft, inputs, { issueDate, reason }),
     {
       config: inputs.config,
       issueDate,

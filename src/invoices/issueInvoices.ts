@@ -88,36 +88,15 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
   checkEnded(request.month, period, nowEpoch);
   const inputs = await readIssueInputs(request);
   checkNumbering(inputs.config);
-  const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
-  const issueDate = issueDateFor(
-    request.issueDate ?? inputs.config.issueDate,
-    period,
-    nowEpoch,
-    fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:",
-  );
+  const issueDate = newIssueDate(request, inputs, period, nowEpoch);
   // nothing is numbered, nor written again, from a register that disagrees with its chain
   await intactRegister(connection);
   const accountIds =
     request.accountIds === undefined ? undefined : customersAccounts(inputs.config, request.accountIds);
   const ofMonth = await readRegister(connection, { period, accountIds });
   refuseOtherIssuer(request.month, ofMonth, inputs);
-  const inForce = new Map(
-    ofMonth
-      .filter((e) => e.document.kind === "invoice" && e.correctedBy === null)
-      .map((e) => [documentCustomerId(e.document), e]),
-  );
-  const accountDraftsOfMonth = await accountDrafts(connection, period, inputs, {
-    accountIds: accountIds === undefined ? undefined : request.accountIds,
-    alsoAccounts: [
-      ...new Set([
-        ...[...inForce.values()].flatMap((e) => documentAccountIds(e.document)),
-        // the other accounts of an asked account's customer (an asked account holding no hour is refused)
-        ...(accountIds ?? []).filter((id) => !request.accountIds!.includes(id)),
-      ]),
-    ],
-    expand: (ids) => customersAccounts(inputs.config, ids),
-  });
-  const drafts = customerDrafts(inputs.config, accountDraftsOfMonth);
+  const inForce = invoicesInForce(ofMonth);
+  const drafts = await monthDrafts(connection, { period, inputs, asked: request.accountIds, accountIds, inForce });
   request.onStep?.("computed");
 
   refuseOtherFigures(drafts, inForce, inputs);
@@ -164,6 +143,56 @@ export async function issueInvoices(connection: DuckDBConnection, request: Issue
     issued: written.filter((w) => numbers.has(w.entry.document.number)),
     reissued: written.filter((w) => !numbers.has(w.entry.document.number)),
   };
+}
+
+/** The issue date of the month's new invoices: the one asked, else the config's `issueDate`, else today (UTC). */
+function newIssueDate(request: IssueRequest, inputs: IssueInputs, period: { end: number }, nowEpoch: number): string {
+  const fromConfig = request.issueDate === undefined && inputs.config.issueDate !== undefined;
+  return issueDateFor(
+    request.issueDate ?? inputs.config.issueDate,
+    period,
+    nowEpoch,
+    fromConfig ? `issueDate of ${inputs.config.source}` : "issueDate:",
+  );
+}
+
+/** The month's invoices in force (issued and not corrected), by customer. */
+function invoicesInForce(ofMonth: readonly RegisterEntry[]): Map<string, RegisterEntry> {
+  return new Map(
+    ofMonth
+      .filter((e) => e.document.kind === "invoice" && e.correctedBy === null)
+      .map((e) => [documentCustomerId(e.document), e]),
+  );
+}
+
+/**
+ * The month's figures per customer: of the accounts asked (`asked`; every account holding an hour
+ * of the month when undefined), with the other accounts of their customers (`accountIds`) and the
+ * accounts of the invoices in force, whose figures are compared with those issued.
+ */
+async function monthDrafts(
+  connection: DuckDBConnection,
+  month: {
+    period: { start: number; end: number };
+    inputs: IssueInputs;
+    asked: readonly number[] | undefined;
+    accountIds: number[] | undefined;
+    inForce: ReadonlyMap<string, RegisterEntry>;
+  },
+): Promise<CustomerDraft[]> {
+  const { period, inputs, asked, accountIds, inForce } = month;
+  const drafts = await accountDrafts(connection, period, inputs, {
+    accountIds: accountIds === undefined ? undefined : asked,
+    alsoAccounts: [
+      ...new Set([
+        ...[...inForce.values()].flatMap((e) => documentAccountIds(e.document)),
+        // the other accounts of an asked account's customer (an asked account holding no hour is refused)
+        ...(accountIds ?? []).filter((id) => !asked!.includes(id)),
+      ]),
+    ],
+    expand: (ids) => customersAccounts(inputs.config, ids),
+  });
+  return customerDrafts(inputs.config, drafts);
 }
 
 /** Throws a UsageError when documents of the month were issued by another issuer (another legal identity) than the config's. */

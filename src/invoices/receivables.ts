@@ -41,15 +41,17 @@ export type ReceivableEntry = RegisterEntry & { receivable: Receivable };
 export interface ReceivableFacts {
   /** The amounts paid on each document. */
   payments: ReadonlyMap<string, readonly string[]>;
-  /** What the credit notes crediting each invoice credit in money: their gross less the prepaid credit they gave back. */
-  credits: ReadonlyMap<string, readonly string[]>;
-  /** What the credit notes crediting each invoice take off it, tax included: their gross (negative). */
-  creditedGross: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The credit notes crediting each invoice, each by what it takes off the invoice, tax included
+   * (`gross`, negative), and what of that it credits in money (`cash`: its gross less the prepaid
+   * credit it gave back).
+   */
+  credits: ReadonlyMap<string, readonly { gross: string; cash: string }[]>;
   delivered: ReadonlySet<string>;
 }
 
-function grouped<T>(items: readonly T[], key: (item: T) => string, value: (item: T) => string): Map<string, string[]> {
-  const map = new Map<string, string[]>();
+function grouped<T, V>(items: readonly T[], key: (item: T) => string, value: (item: T) => V): Map<string, V[]> {
+  const map = new Map<string, V[]>();
   for (const item of items) {
     const k = key(item);
     const list = map.get(k);
@@ -74,13 +76,10 @@ export function receivableFacts(
     credits: grouped(
       credits,
       (c) => c.corrects,
-      (c) =>
-        c.prepaid === undefined ? c.gross : Exact.parse(c.gross)!.sub(Exact.parse(c.prepaid)!).toDecimalString()!,
-    ),
-    creditedGross: grouped(
-      credits,
-      (c) => c.corrects,
-      (c) => c.gross,
+      (c) => ({
+        gross: c.gross,
+        cash: c.prepaid === undefined ? c.gross : Exact.parse(c.gross)!.sub(Exact.parse(c.prepaid)!).toDecimalString()!,
+      }),
     ),
     delivered: new Set(deliveries.filter((d) => d.delivered).map((d) => d.number)),
   };
@@ -116,8 +115,9 @@ export function receivableOf(
       credited: null,
       remaining: null,
     };
-  const creditedCash = facts.credits.get(document.number) ?? [];
-  const creditedGross = facts.creditedGross.get(document.number) ?? [];
+  const credits = facts.credits.get(document.number) ?? [];
+  const creditedCash = credits.map((c) => c.cash);
+  const creditedGross = credits.map((c) => c.gross);
   // what of the invoice remains in force: its gross − the gross of its credit notes (a credit note
   // that gives prepaid credit back credits the invoice as much as one that gives money back)
   const remaining = document.gross.add(sum(creditedGross));

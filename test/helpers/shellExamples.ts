@@ -98,19 +98,58 @@ export function readDoc(name: string): string {
   return readFileSync(join(REPO, name), "utf8");
 }
 
-/** The part of a markdown text from the heading matching `start` to the next heading of the same level. */
+/** The part of a markdown text from the heading matching `start` to the next heading of the same level (a `#` line inside a fenced block is no heading). */
 export function section(markdown: string, start: RegExp): string {
   const lines = markdown.split("\n");
-  const from = lines.findIndex((l) => start.test(l));
+  let fenced = false;
+  const inFence = lines.map((l) => {
+    if (l.startsWith("```")) fenced = !fenced;
+    return fenced;
+  });
+  const from = lines.findIndex((l, i) => !inFence[i] && start.test(l));
   if (from < 0) throw new Error(`no heading ${start}`);
   const level = /^#+/.exec(lines[from]!)![0].length;
-  const to = lines.findIndex((l, i) => i > from && new RegExp(`^#{1,${level}} `).test(l));
+  const to = lines.findIndex((l, i) => i > from && !inFence[i] && new RegExp(`^#{1,${level}} `).test(l));
   return lines.slice(from, to < 0 ? undefined : to).join("\n");
+}
+
+/** Every fenced code block of a markdown text, in order, with its language ("" for ``` alone). */
+export function fencedBlocks(markdown: string): { lang: string; text: string }[] {
+  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
 }
 
 /** The code blocks of a markdown text fenced with ```lang (``` alone when lang is ""), in order. */
 export function codeBlocks(markdown: string, lang: string): string[] {
-  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```/gm)].filter((m) => m[1] === lang).map((m) => m[2]!);
+  return fencedBlocks(markdown)
+    .filter((b) => b.lang === lang)
+    .map((b) => b.text);
+}
+
+/**
+ * The files a markdown text shows in full: each ```yaml block whose first line is a comment naming
+ * it (`# statement.yaml`), by that name, its text as shown.
+ */
+export function shownFiles(markdown: string): Record<string, string> {
+  return Object.fromEntries(
+    codeBlocks(markdown, "yaml").flatMap((text) => {
+      const name = /^# ([\w.-]+\.(?:yaml|yml|json))\n/.exec(text)?.[1];
+      return name ? [[name, text]] : [];
+    }),
+  );
+}
+
+/**
+ * A documented recipe as steps, in order: each ``` block's command lines (blank lines dropped),
+ * and the ```text block right after it, when there is one: what its last command prints.
+ */
+export function recipeSteps(markdown: string): { lines: string[]; prints?: string }[] {
+  const steps: { lines: string[]; prints?: string }[] = [];
+  for (const block of fencedBlocks(markdown)) {
+    if (block.lang === "") steps.push({ lines: block.text.split("\n").filter((l) => l.trim() !== "") });
+    else if (block.lang === "text" && steps.length > 0 && steps.at(-1)!.prints === undefined)
+      steps.at(-1)!.prints = block.text;
+  }
+  return steps;
 }
 
 /** The jobs of a crontab (its fenced ```crontab blocks): `NAME=value` lines and `m h dom mon dow command` lines, `\\%` given to the shell as `%`, as cron does. */

@@ -1,5 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +6,15 @@ import { Exact } from "../../src/billing/exact.js";
 import type { RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
 import { loadPrices, open, serveDashboard } from "../../src/index.js";
+import {
+  at,
+  folderHashes as folder,
+  generateOctober,
+  issueOctober,
+  ISSUER_YAML as ISSUER,
+  MONTH_END,
+  PRICES_YAML,
+} from "../helpers/octoberSetup.js";
 import { LIBRARY, runCli, type CliRun } from "../helpers/runCli.js";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -16,47 +24,15 @@ import { existsSync } from "node:fs";
 // 2026-10-09T05:00Z is not held at first.
 
 const LATE_HOUR = "2026-10-09T05:00:00Z";
-const MONTH_END = "2026-11-02T08:00:00Z";
 let dir: string;
 const path = (...parts: string[]) => join(dir, ...parts);
-const at = (now: string) => ({ CLOUDUNITS_TEST_NOW: now });
-const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-const folder = (out: string) =>
-  Object.fromEntries(
-    readdirSync(out)
-      .sort()
-      .map((name) => [name, sha256(join(out, name))]),
-  );
-
-const ISSUER =
-  "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, 20457 Hamburg], country: DE, vatId: DE123456789,\n" +
-  "  peppolId: '9930:DE123456789', tax: { category: S, ratePercent: 19 }, contact: [billing@nordlicht.example, +49 40 1234567],\n" +
-  "  bank: [IBAN DE89 3704 0044 0532 0130 00] }\n" +
-  "numbering: { pattern: 'INV-{yyyy}-{seq:05}', creditNotePattern: 'CN-{yyyy}-{seq:05}' }\n";
 const ACME =
   "{ legalName: Acme Maschinenbau AG, address: [Am Sandtorkai 1, 20457 Hamburg], country: DE, vatId: DE987654321, peppolId: '9930:DE987654321'";
 const TWO =
   "'2': { legalName: Lumière Énergie SARL, address: [12 rue de la Gare, 69001 Lyon], country: FR, vatId: FR12345678901, peppolId: '9957:FR12345678901', tax: { category: AE } }";
 
 function issue(db: string, out: string, extra: string[] = [], statement = "statement.yaml"): Promise<CliRun> {
-  return runCli(
-    [
-      "invoices",
-      "issue",
-      "--db",
-      db,
-      "--month",
-      "2026-10",
-      "--statement",
-      path(statement),
-      "--prices",
-      path("prices.yaml"),
-      "--out",
-      path(out),
-      ...extra,
-    ],
-    at(MONTH_END),
-  );
+  return issueOctober({ db, statement: path(statement), prices: path("prices.yaml"), out: path(out) }, extra);
 }
 
 async function list(db: string): Promise<JsonOf<RegisterListItem>[]> {
@@ -70,27 +46,7 @@ let db: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-customers-"));
   db = path("w.duckdb");
-  const generate = (out: string, id: number, extra: string[] = []) =>
-    runCli([
-      "generate",
-      "--out",
-      path(out),
-      "--accounts",
-      "1",
-      "--first-account-id",
-      String(id),
-      "--spaces",
-      "1",
-      "--machines",
-      "2",
-      "--hours",
-      "744",
-      "--start",
-      "2026-10-01",
-      "--seed",
-      String(id),
-      ...extra,
-    ]);
+  const generate = (out: string, id: number, extra: string[] = []) => generateOctober(path(out), id, extra);
   for (const run of await Promise.all([
     generate("a11", 11),
     generate("a12-held", 12, ["--missing-hours", LATE_HOUR]),
@@ -115,7 +71,7 @@ beforeAll(async () => {
     path("solo.yaml"),
     `${ISSUER}customers:\n${[11, 12, 13].map((id) => `  '${id}': ${ACME} }\n`).join("")}  ${TWO}\n`,
   );
-  writeFileSync(path("prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
+  writeFileSync(path("prices.yaml"), PRICES_YAML);
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

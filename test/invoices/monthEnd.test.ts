@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,15 @@ import { Exact } from "../../src/billing/exact.js";
 import { registerListItem, type RegisterListItem } from "../../src/invoices/render/registerReport.js";
 import { jsonOf, type JsonOf } from "../helpers/jsonOf.js";
 import { loadPrices, open, serveDashboard } from "../../src/index.js";
+import {
+  at,
+  folderHashes as folder,
+  generateOctober,
+  issueOctober,
+  ISSUER_YAML,
+  MONTH_END,
+  PRICES_YAML,
+} from "../helpers/octoberSetup.js";
 import { describeWith } from "../helpers/prerequisites.js";
 import { runCli, type CliRun } from "../helpers/runCli.js";
 
@@ -15,7 +24,6 @@ import { runCli, type CliRun } from "../helpers/runCli.js";
 // accounts 1 and 2, account 1's hour 2026-10-05T03:00Z not yet held when the month is issued.
 
 const LATE_HOUR = "2026-10-05T03:00:00Z";
-const MONTH_END = "2026-11-02T08:00:00Z";
 let dir: string;
 let db: string;
 let issue: (out: string, extra?: string[], now?: string) => Promise<CliRun>;
@@ -121,40 +129,11 @@ async function register(): Promise<JsonOf<RegisterListItem>[]> {
 }
 
 const path = (...parts: string[]) => join(dir, ...parts);
-const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
-/** Every file of a folder with its SHA-256, by name. */
-const folder = (out: string) =>
-  Object.fromEntries(
-    readdirSync(out)
-      .sort()
-      .map((name) => [name, sha256(join(out, name))]),
-  );
-const at = (now: string) => ({ CLOUDUNITS_TEST_NOW: now });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "cloudunits-month-end-"));
   db = path("w.duckdb");
-  const generate = (out: string, id: number, extra: string[] = []) =>
-    runCli([
-      "generate",
-      "--out",
-      path(out),
-      "--accounts",
-      "1",
-      "--first-account-id",
-      String(id),
-      "--spaces",
-      "1",
-      "--machines",
-      "2",
-      "--hours",
-      "744",
-      "--start",
-      "2026-10-01",
-      "--seed",
-      String(id),
-      ...extra,
-    ]);
+  const generate = (out: string, id: number, extra: string[] = []) => generateOctober(path(out), id, extra);
   for (const run of await Promise.all([
     generate("held-1", 1, ["--missing-hours", LATE_HOUR]),
     generate("full-1", 1),
@@ -164,36 +143,16 @@ beforeAll(async () => {
   expect((await runCli(["ingest", path("held-1"), path("full-2"), "--db", db])).code).toBe(0);
   writeFileSync(
     path("statement.yaml"),
-    [
-      "issuer: { legalName: Nordlicht Cloud Services GmbH, address: [Hafenstraße 12, 20457 Hamburg], country: DE, vatId: DE123456789,",
-      "  peppolId: '9930:DE123456789', tax: { category: S, ratePercent: 19 }, contact: [billing@nordlicht.example, +49 40 1234567],",
-      "  bank: [IBAN DE89 3704 0044 0532 0130 00] }",
-      "numbering: { pattern: 'INV-{yyyy}-{seq:05}', creditNotePattern: 'CN-{yyyy}-{seq:05}' }",
-      "customers:",
-      "  '1': { legalName: Lumière Énergie SARL, address: [12 rue de la Gare, 69001 Lyon], country: FR, vatId: FR12345678901, peppolId: '9957:FR12345678901', tax: { category: AE } }",
-      "  '2': { legalName: Hanse Logistik AG, address: [Am Sandtorkai 1, 20457 Hamburg], country: DE, vatId: DE987654321, peppolId: '9930:DE987654321' }",
-    ].join("\n"),
-  );
-  writeFileSync(path("prices.yaml"), "currency: EUR\nprices: { CU: 0.05, SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n");
-  issue = (out, extra = [], now = MONTH_END) =>
-    runCli(
+    ISSUER_YAML +
       [
-        "invoices",
-        "issue",
-        "--db",
-        db,
-        "--month",
-        "2026-10",
-        "--statement",
-        path("statement.yaml"),
-        "--prices",
-        path("prices.yaml"),
-        "--out",
-        path(out),
-        ...extra,
-      ],
-      at(now),
-    );
+        "customers:",
+        "  '1': { legalName: Lumière Énergie SARL, address: [12 rue de la Gare, 69001 Lyon], country: FR, vatId: FR12345678901, peppolId: '9957:FR12345678901', tax: { category: AE } }",
+        "  '2': { legalName: Hanse Logistik AG, address: [Am Sandtorkai 1, 20457 Hamburg], country: DE, vatId: DE987654321, peppolId: '9930:DE987654321' }",
+      ].join("\n"),
+  );
+  writeFileSync(path("prices.yaml"), PRICES_YAML);
+  issue = (out, extra = [], now = MONTH_END) =>
+    issueOctober({ db, statement: path("statement.yaml"), prices: path("prices.yaml"), out: path(out) }, extra, now);
   list = async () => {
     const run = await runCli(["invoices", "list", "--db", db, "--format", "json"]);
     expect(run.code, run.stderr).toBe(0);
@@ -350,23 +309,12 @@ describe("month end: issue, issue again, a late hour, a correction", { timeout: 
       path("prices-raised.yaml"),
       "currency: EUR\nprices: { CU: [0.05, { from: 2026-10-15, price: 0.06 }], SU: { perMonth: 40 }, TU: 0.002, NU: 20 }\n",
     );
-    const run = await runCli(
-      [
-        "invoices",
-        "issue",
-        "--db",
-        db,
-        "--month",
-        "2026-10",
-        "--statement",
-        path("statement.yaml"),
-        "--prices",
-        path("prices-raised.yaml"),
-        "--out",
-        path("raised"),
-      ],
-      at(MONTH_END),
-    );
+    const run = await issueOctober({
+      db,
+      statement: path("statement.yaml"),
+      prices: path("prices-raised.yaml"),
+      out: path("raised"),
+    });
     expect(run.code, run.stderr).toBe(9);
     expect(run.stderr).toContain("2 issued invoices would now have other figures; nothing was changed");
     // the command that corrects one, in the command line's words (the library names correctInvoice)

@@ -30,7 +30,8 @@ const CORRECT_FLAGS = {
 } as const;
 
 /** The invoice corrected, the credit note cancelling it and the new invoice, with their files. */
-function printCorrected(result: CorrectResult): void {
+async function printCorrected(result: CorrectResult): Promise<void> {
+  const { amountDue, lessPrepaid } = await import("./dueWords.js");
   noteAll(result);
   const {
     corrected: { document: o },
@@ -42,7 +43,7 @@ function printCorrected(result: CorrectResult): void {
     },
   } = result;
   say(
-    `${o.number} (amount due ${o.gross} ${o.currency}) corrected: credit note ${c.number} (${c.gross}), new invoice ${r.number} (${r.gross})`,
+    `${o.number} (amount due ${amountDue(o)} ${o.currency}${lessPrepaid(o)}) corrected: credit note ${c.number} (${c.gross}), new invoice ${r.number} (${amountDue(r)}${lessPrepaid(r)})`,
   );
   for (const f of [...result.creditNote.files, ...result.replacement.files]) say(`  ${f.path}`);
 }

@@ -2,7 +2,11 @@ import type { CreditStatementLine } from "../../../invoices/contracts/creditBala
 import { warehouseSubcommand, type FlagsOf } from "../../warehouseSubcommand.js";
 
 const CREDITS_FLAGS = {
-  customer: { type: "string", requiresArg: true, describe: "only this customer's credits (its id: the account id)" },
+  customer: {
+    type: "string",
+    requiresArg: true,
+    describe: "only this customer's credits (its id: the account id, or the id of a customer of several accounts)",
+  },
   format: {
     choices: ["text", "json"] as const,
     default: "text" as const,

@@ -39,13 +39,14 @@ function accountIdsOf(argv: FlagsOf<typeof ISSUE_FLAGS>): number[] | undefined {
 /** Each document issued now, with its files, and each issued before, whose files were written again or are in place. */
 async function printIssued(result: IssueResult, argv: FlagsOf<typeof ISSUE_FLAGS>): Promise<void> {
   const { formatHours } = await import("../../../sync/formatHours.js");
+  const { dueWords } = await import("./dueWords.js");
   noteAll(result);
   for (const {
     entry: { document: d },
     files,
   } of result.issued) {
     say(
-      `issued ${d.number} (${documentWhose(d)}, ${d.issueDate}): amount due ${d.gross} ${d.currency} (net ${d.net}, tax ${d.tax}): ${files.map((f) => f.path).join(", ")}`,
+      `issued ${d.number} (${documentWhose(d)}, ${d.issueDate}): ${dueWords(d)}: ${files.map((f) => f.path).join(", ")}`,
     );
     if (d.missingHours.length > 0)
       note(
