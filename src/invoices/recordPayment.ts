@@ -13,8 +13,8 @@ import { readReceivableFacts, receivableOf } from "./receivables.js";
 export interface PaymentRequest {
   /** The invoice paid. */
   number: string;
-  /** The amount, a decimal in the invoice's currency with at most its decimals; negative reverses an earlier payment. */
-  amount: string;
+  /** The amount, a decimal in the invoice's currency with at most its decimals (an `Exact` or its text); negative reverses an earlier payment. */
+  amount: string | Exact;
   /** The day it was paid, `YYYY-MM-DD` (UTC): not after today. */
   date: string;
   /** What the payer quoted, or a note. */
@@ -45,7 +45,8 @@ export function paymentFit(amount: Exact, outstanding: Exact): PaymentFit {
 }
 
 /** The amount as a decimal text at the currency's decimals; a UsageError for anything else or zero. */
-export function paymentAmount(text: string, document: InvoiceDocument): Exact {
+export function paymentAmount(given: string | Exact, document: InvoiceDocument): Exact {
+  const text = String(given);
   const match = /^-?\d+(?:\.(\d+))?$/.exec(text.trim());
   const amount = match ? Exact.parse(text.trim()) : undefined;
   if (!match || amount === undefined || (match[1]?.length ?? 0) > document.decimals || amount.isZero()) {

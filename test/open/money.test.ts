@@ -63,10 +63,11 @@ describe("money through the library", { timeout: 300_000 }, () => {
     expect(invoice.amountDue).toBeInstanceOf(Exact);
     expect(invoice.amountDue.toFixed(2)).toBe("231.22");
 
-    // 10.00 before tax, VAT 19 %: 1.90, credit note total 11.90; 275.15 − 11.90 = 263.25 remains
+    // 10.00 before tax, asked as an Exact a script computed (12.50 − 2.50), VAT 19 %: 1.90, credit
+    // note total 11.90; 275.15 − 11.90 = 263.25 remains
     const credit = await store.creditNote({
       number: "INV-2026-00002",
-      credit: { amount: "10.00" },
+      credit: { amount: Exact.amount("12.50").sub(Exact.amount("2.50")) },
       reason: "machine 3 was down on 3 Oct",
       statement: path("statement.yaml"),
       out: path("out"),
@@ -75,10 +76,10 @@ describe("money through the library", { timeout: 300_000 }, () => {
     expectAmount(credit.credited, "11.90");
     expectAmount(credit.remaining, "263.25");
 
-    // 275.15 − 11.90 credited − 100.00 paid = 163.25 outstanding
+    // 275.15 − 11.90 credited − 100.00 paid (given as an Exact) = 163.25 outstanding
     const paid = await store.recordPayment({
       number: "INV-2026-00002",
-      amount: "100.00",
+      amount: Exact.amount("100.00"),
       date: "2026-11-20",
       nowEpoch: DECEMBER_10,
     });

@@ -12,7 +12,7 @@ import { currencyDecimals } from "../../billing/prices.js";
  * What a partial credit note credits: an amount before tax (spread over the tax categories), or
  * whole lines by name (`CU`, `CU@2026-10-16`, `CU@account:7101`, `CU@2026-10-16@account:7101`).
  */
-export type CreditAsked = { amount: string } | { lines: readonly string[] };
+export type CreditAsked = { amount: string | Exact } | { lines: readonly string[] };
 
 /** What a partial credit note needs beyond the invoice it credits. */
 export interface PartialCreditRequest {
@@ -118,7 +118,8 @@ const lineKey = (l: Pick<DocumentLine, "unit" | "start" | "end" | "accountId">) 
   `${l.unit} ${l.start} ${l.end} ${l.accountId ?? ""}`;
 
 /** The amount asked, before tax, as an Exact above 0 with at most the currency's decimals; a UsageError otherwise. */
-function amountAsked(text: string, invoice: InvoiceDocument): Exact {
+function amountAsked(asked: string | Exact, invoice: InvoiceDocument): Exact {
+  const text = String(asked);
   const match = /^\d+(?:\.(\d+))?$/.exec(text.trim());
   const amount = match ? Exact.parse(text.trim()) : undefined;
   if (!match || amount === undefined || (match[1]?.length ?? 0) > invoice.decimals || amount.isZero())
@@ -146,8 +147,8 @@ function exceeds(invoice: InvoiceDocument, remainder: InvoiceRemainder, what: st
 }
 
 /** The net to credit per category (positive, in the order of the invoice's tax lines) of an amount: spread in proportion to what remains of each. */
-function spreadAmount(invoice: InvoiceDocument, remainder: InvoiceRemainder, text: string): Exact[] {
-  const amount = amountAsked(text, invoice);
+function spreadAmount(invoice: InvoiceDocument, remainder: InvoiceRemainder, asked: string | Exact): Exact[] {
+  const amount = amountAsked(asked, invoice);
   const scale = Exact.of(10n ** BigInt(invoice.decimals));
   const minor = (e: Exact) => BigInt(e.mul(scale).toFixed(0));
   const left = remainder.categories.map((c) => (c.net.compare(Exact.ZERO) > 0 ? minor(c.net) : 0n));
