@@ -29,6 +29,7 @@ import { engineState, mergeEngineState, type EngineState } from "./engineState.j
 import { VmConfigurations } from "./engineConfigs.js";
 
 export {
+  compareEntities,
   compareLines,
   LEVEL_RANK,
   type Counts,

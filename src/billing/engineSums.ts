@@ -100,11 +100,17 @@ export interface SummedUnit {
   gatewayPublicIp: boolean;
 }
 
-/** Report order: by hour, then account, cloud space and machine (none first), then level. */
+/** Report order: by hour, then as {@link compareEntities}. */
 export function compareLines(a: EngineLine, b: EngineLine): number {
+  return (a.hourEpoch ?? -Infinity) - (b.hourEpoch ?? -Infinity) || 0 || compareEntities(a, b);
+}
+
+/** Report order of entities: by account, cloud space and machine (none first), then level. */
+export function compareEntities(
+  a: { accountId: number | null; cloudspaceId: number | null; machineId: number | null; level: EngineLevel },
+  b: { accountId: number | null; cloudspaceId: number | null; machineId: number | null; level: EngineLevel },
+): number {
   return (
-    (a.hourEpoch ?? -Infinity) - (b.hourEpoch ?? -Infinity) ||
-    0 ||
     (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) ||
     0 ||
     (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) ||

@@ -1,4 +1,4 @@
-import { LEVEL_RANK } from "../billing/billingEngine.js";
+import { compareEntities, LEVEL_RANK } from "../billing/billingEngine.js";
 import type { HourlyRows } from "../billing/hourlyRows.js";
 import type { Level } from "../billing/levels.js";
 import { nameOf, type Names } from "../billing/names.js";
@@ -178,19 +178,6 @@ const LEVEL_OF_RANK: readonly Level[] = ["environment", "account", "cloudspace",
 /** The same id, or both none (NaN). */
 const same = (a: number, b: number): boolean => a === b || (a !== a && b !== b);
 const idOrNull = (id: number): number | null => (Number.isNaN(id) ? null : id);
-
-/** Report order of entities first seen in the same hour: by account, cloud space and machine (none first), then level. */
-function compareEntities(a: EntityUsage, b: EntityUsage): number {
-  return (
-    (a.accountId ?? -Infinity) - (b.accountId ?? -Infinity) ||
-    0 ||
-    (a.cloudspaceId ?? -Infinity) - (b.cloudspaceId ?? -Infinity) ||
-    0 ||
-    (a.machineId ?? -Infinity) - (b.machineId ?? -Infinity) ||
-    0 ||
-    LEVEL_RANK[a.level] - LEVEL_RANK[b.level]
-  );
-}
 
 /** Where row r of an hour is first looked for among the rows of the hour before: at r + shift, then a few places on either side. */
 const NEAR = [0, 1, -1, 2, -2, 3, -3, 4, -4];
