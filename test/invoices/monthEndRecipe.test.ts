@@ -141,10 +141,11 @@ describe("docs/billing.md's month-end recipe, as written", { timeout: 300_000 },
       [7102, "627.61"],
       [7103, "286.73"],
     ]);
-    // 10 % of 526.55 = 52.655 → 52.66 (half-even: 5 is odd); 10 % of 150.70 = 15.07
+    // 10 % of 526.55 = 52.655 → 52.66 (half-even: 5 is odd); 10 % of 150.70 = 15.07; each names the
+    // account it was taken of, as the customer reads the two beside the two sections
     expect(d.allowances.map((a: Plain) => [a.reason, a.base, a.amount])).toEqual([
-      ["Contract discount 10 % on CU", "526.55", "52.66"],
-      ["Contract discount 10 % on CU", "150.70", "15.07"],
+      ["Contract discount 10 % on CU of account 7102", "526.55", "52.66"],
+      ["Contract discount 10 % on CU of account 7103", "150.70", "15.07"],
     ]);
     // net 627.61 + 286.73 − 52.66 − 15.07 = 846.61; VAT 846.61 × 19 % = 160.8559 → 160.86; total 1007.47
     // the credit (500.00) pays 500.00 of it: 1007.47 − 500.00 = 507.47 due
@@ -163,6 +164,7 @@ describe("docs/billing.md's month-end recipe, as written", { timeout: 300_000 },
     for (const id of [7102, 7103]) expect(xml).toContain(`<cbc:Note>Account ${id}`);
     expect(xml).toContain('<cbc:PrepaidAmount currencyID="EUR">500.00</cbc:PrepaidAmount>');
     expect(xml).toContain('<cbc:PayableAmount currencyID="EUR">507.47</cbc:PayableAmount>');
+    expect(xml).toContain("<cbc:AllowanceChargeReason>Contract discount 10 % on CU of account 7103<");
   });
 
   it("Sakura Handel: whole yen, and its VAT in EUR at the rate of the issue date, as the page states", () => {

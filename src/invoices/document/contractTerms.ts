@@ -142,6 +142,14 @@ export function parseContract(value: unknown, where: string): ContractTerms {
 const percentWords = (percent: string) => Exact.parse(percent)!.toDecimalString() ?? percent;
 
 /**
+ * `Contract discount 10 % on CU`, and on an invoice of several accounts whose account's CU
+ * (`… on CU of account 7102`): the customer reads which section a discount was taken of.
+ */
+const discountWords = (percent: string, line: DocumentLine) =>
+  `Contract discount ${percentWords(percent)} % on ${line.unit}` +
+  (line.accountId === undefined ? "" : ` of account ${line.accountId}`);
+
+/**
  * The contract's discounts on a document's lines (EN 16931 BG-20, document level allowances): for
  * each line of a discounted unit, the share of its net in force under the discount (by hours of
  * the line's price period), and the discount of that share, each rounded half-even at the
@@ -166,7 +174,7 @@ export function contractAllowances(
         unit: line.unit,
         start,
         end,
-        reason: `Contract discount ${percentWords(d.percent)} % on ${line.unit}`,
+        reason: discountWords(d.percent, line),
         percent: d.percent,
         base,
         amount: base.mul(Exact.parse(d.percent)!).div(Exact.of(100n)).fixed(decimals),

@@ -84,7 +84,7 @@ export interface DocumentAllowance {
   /** Where the discount was in force within the line's price period, half-open, epoch seconds. */
   start: number;
   end: number;
-  /** Words a customer reads: `Contract discount 10 % on CU`. */
+  /** Words a customer reads: `Contract discount 10 % on CU` (`… on CU of account 7102` on an invoice of several accounts). */
   reason: string;
   /** As the contract writes it (`"10"`). */
   percent: string;
