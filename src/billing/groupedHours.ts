@@ -74,7 +74,7 @@ interface HoursRead {
   hour: Int32Array;
   bytes: Float64Array;
   gatewayPiu: Float64Array;
-  /** The configurations of the VMs: each one's figures (`F`), memory and vCPUs as billed (0 in a status not billed). */
+  /** The configurations of the VMs: each one's figures (`F`) and their negations (`F` more), memory and vCPUs as billed (0 in a status not billed). */
   configurations: { figures: Float64Array; memMb: number; vcpus: number }[];
   /** Per hour index, the VMs that came (+1) or went (−1) then: `[account index, configuration, ±1]` flat. */
   changes: number[][];
@@ -119,6 +119,55 @@ function bitsOf(x: number): number {
   return n;
 }
 
+/** The comings and goings of one VM in one configuration, word by word of its hours' bitmap (see `RUNS`). */
+class VmRun {
+  account = -1;
+  configuration = -1;
+  /** The last word read, and whether its last hour was held (then the next word's first hour goes on from it). */
+  private lastWord = -1;
+  private carry = 0;
+
+  constructor(
+    private readonly changes: number[][],
+    private readonly hours: number,
+  ) {}
+
+  private change(h: number, delta: number): void {
+    if (h < this.hours) this.changes[h]!.push(this.account, this.configuration, delta);
+  }
+
+  /** Starts another VM or configuration (the one before goes, when its last word ended held). */
+  begin(account: number, configuration: number): void {
+    this.end();
+    this.account = account;
+    this.configuration = configuration;
+    this.lastWord = -1;
+    this.carry = 0;
+  }
+
+  /** The hours `32 × word + (0..31)` held (the bits of `x`): where the VM came (its bit set, the one before not) or went. */
+  word(word: number, x: number): void {
+    if (word > this.lastWord + 1 && this.carry !== 0) {
+      this.change(32 * (this.lastWord + 1), -1);
+      this.carry = 0;
+    }
+    let changed = (x ^ ((x << 1) | this.carry)) >>> 0;
+    while (changed !== 0) {
+      const bit = 31 - Math.clz32(changed & -changed);
+      this.change(32 * word + bit, (x >>> bit) & 1 ? 1 : -1);
+      changed = (changed & (changed - 1)) >>> 0;
+    }
+    this.carry = x >>> 31;
+    this.lastWord = word;
+  }
+
+  /** Ends the last VM: it goes after its last word when that ended held. */
+  end(): void {
+    if (this.carry !== 0) this.change(32 * (this.lastWord + 1), -1);
+    this.carry = 0;
+  }
+}
+
 /**
  * Reads the VMs of the period (see `RUNS`): their bytes into the account-hours', and when each
  * came and went in each configuration; false when a count is not exact (bytes not whole, a
@@ -137,51 +186,24 @@ async function readRuns(
   const byKey = new Map<number, number>();
   for (let r = 0; r < read.account.length; r++) byKey.set(keyOf(read.account[r]!, read.hour[r]!), r);
   const accountIndex = new Map(read.accounts.map((id, a) => [id, a]));
-  const configurationIndex = new Map<string, number>();
+  const configurations = new Configurations(engine, read.configurations, columns.slice(4, AFTER));
   const start = Number(values.start);
-  let group = { account: -1, configuration: -1, lastWord: -1, carry: 0 };
-  const change = (word: number, bit: number, delta: number) => {
-    const h = word * 32 + bit;
-    if (h < hours) read.changes[h]!.push(group.account, group.configuration, delta);
-  };
-  const endGroup = () => {
-    if (group.carry !== 0) change(group.lastWord + 1, 0, -1);
-  };
+  const run = new VmRun(read.changes, hours);
   for (let r = 0; r < hourEpochs!.length; r++) {
     if (fractional![r]! > 0) return false;
     const a = accountIndex.get(accountIds![r]!)!;
     if (hourEpochs![r] !== -1) {
       const k = byKey.get(keyOf(a, (hourEpochs![r]! - start) / 3600))!;
-      read.bytes[k]! += bytes![r]!;
-      if (read.bytes[k]! >= EXACT) return false;
+      if ((read.bytes[k]! += bytes![r]!) >= EXACT) return false;
       continue;
     }
     if (bitsOf(low![r]!) + bitsOf(high![r]!) !== counts![r]!) return false;
-    const configuration = configurationOf(columns, r, engine, configurationIndex, read.configurations);
-    if (r === 0 || !sameVm(columns, r, r - 1) || configuration !== group.configuration || a !== group.account) {
-      endGroup();
-      group = { account: a, configuration, lastWord: -1, carry: 0 };
-    }
-    for (const [word, x] of [
-      [2 * blocks![r]!, low![r]!],
-      [2 * blocks![r]! + 1, high![r]!],
-    ] as const) {
-      if (word > group.lastWord + 1 && group.carry !== 0) {
-        change(group.lastWord + 1, 0, -1);
-        group.carry = 0;
-      }
-      // the hours where the VM came (its bit set, the one before not) or went
-      let changed = (x ^ ((x << 1) | group.carry)) >>> 0;
-      while (changed !== 0) {
-        const bit = 31 - Math.clz32(changed & -changed);
-        change(word, bit, (x >>> bit) & 1 ? 1 : -1);
-        changed = (changed & (changed - 1)) >>> 0;
-      }
-      group.carry = x >>> 31;
-      group.lastWord = word;
-    }
+    // rows of one VM and configuration follow each other, its blocks in order
+    if (r === 0 || !sameVm(columns, r, r - 1) || !configurations.same(r, r - 1)) run.begin(a, configurations.of(r));
+    run.word(2 * blocks![r]!, low![r]!);
+    run.word(2 * blocks![r]! + 1, high![r]!);
   }
-  endGroup();
+  run.end();
   return true;
 }
 
@@ -191,24 +213,37 @@ function sameVm(columns: ArrayLike<unknown>[], r: number, s: number): boolean {
   return true;
 }
 
-/** The index of row `r`'s configuration among `list` (its figures computed when first seen). */
-function configurationOf(
-  columns: ArrayLike<unknown>[],
-  r: number,
-  engine: BillingEngine,
-  index: Map<string, number>,
-  list: HoursRead["configurations"],
-): number {
-  const parts = CONFIGURATION_FACTS.map((_, k) => columns[4 + k]![r]);
-  const key = parts.join("\u0000");
-  let c = index.get(key);
-  if (c !== undefined) return c;
-  const facts: Record<string, unknown> = emptyVmFacts(); // the bytes stay 0: they are the hour's
-  CONFIGURATION_FACTS.forEach((name, k) => (facts[name] = parts[k]));
-  const figures = new Float64Array(engine.F);
-  engine.vmFigures(figures, 0, facts as VmFacts);
-  index.set(key, (c = list.push({ figures, memMb: engine.vm.memMb, vcpus: engine.vm.vcpus }) - 1));
-  return c;
+/** The configurations of `RUNS`' rows (their columns `facts`): each one's figures computed once. */
+class Configurations {
+  private readonly index = new Map<string, number>();
+
+  constructor(
+    private readonly engine: BillingEngine,
+    private readonly list: HoursRead["configurations"],
+    private readonly facts: ArrayLike<unknown>[],
+  ) {}
+
+  /** True when rows `r` and `s` are of the same configuration. */
+  same(r: number, s: number): boolean {
+    for (const column of this.facts) if (column[r] !== column[s]) return false;
+    return true;
+  }
+
+  /** The index of row `r`'s configuration in the list. */
+  of(r: number): number {
+    const values = this.facts.map((column) => column[r]);
+    const key = values.join("\u0000");
+    let c = this.index.get(key);
+    if (c !== undefined) return c;
+    const facts: Record<string, unknown> = emptyVmFacts(); // the bytes stay 0: they are the hour's
+    CONFIGURATION_FACTS.forEach((name, k) => (facts[name] = values[k]));
+    const figures = new Float64Array(2 * this.engine.F);
+    this.engine.vmFigures(figures, 0, facts as VmFacts);
+    for (let k = 0; k < this.engine.F; k++) figures[this.engine.F + k] = -figures[k]!;
+    const { memMb, vcpus } = this.engine.vm;
+    this.index.set(key, (c = this.list.push({ figures, memMb, vcpus }) - 1));
+    return c;
+  }
 }
 
 /** What a read of hours also bills: the period from `start` on, cut at `splitAt` (see `groupedAccountHours`). */
@@ -246,13 +281,21 @@ function addHours(
   const environment = new Float64Array(F);
   const counts: Counts = { vcpus: 0, gatewayPiu: 0 };
   const environmentCounts: Counts = { vcpus: 0, gatewayPiu: 0 };
+  // the environment's allocated CU is the Σ of its accounts' as the reports print them (`HourlyOutput`); they repeat
+  const decimals = new Map<number, Exact>();
+  const decimalOf = (x: number): Exact => {
+    let d = decimals.get(x);
+    if (d === undefined) decimals.set(x, (d = Exact.fromNumber(x)));
+    return d;
+  };
   let r = 0;
   for (let h = 0; h < read.changes.length; h++) {
     const changes = read.changes[h]!;
     for (let k = 0; k < changes.length; k += 3) {
       const [a, c, delta] = [changes[k]!, changes[k + 1]!, changes[k + 2]!];
       const configuration = read.configurations[c]!;
-      engine.addVmTotals(running, L * a, configuration.figures, 0, delta);
+      // a VM that goes takes its figures away: their negations added, exactly
+      engine.addVmTotals(running, L * a, configuration.figures, delta > 0 ? 0 : F);
       running.add(L * a + T_MEM, delta * configuration.memMb);
       vcpus[a]! += delta * configuration.vcpus;
     }
@@ -273,7 +316,7 @@ function addHours(
       engine.levelFigures(bank, at, counts, f);
       f[CU_ALLOCATED] = f[CU]!;
       rows.push(LEVEL_RANK.account, read.accounts[a]!, Number.NaN, Number.NaN, f, 0);
-      allocated = allocated.add(Exact.fromNumber(f[CU_ALLOCATED]!));
+      allocated = allocated.add(decimalOf(f[CU_ALLOCATED]!));
       engine.addTotals(bank, totals, bank, at);
       environmentCounts.vcpus += counts.vcpus;
       environmentCounts.gatewayPiu += counts.gatewayPiu;
