@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { duckdbApi } from "../base/duckdb.js";
+import { duckdbApi, withMemoryToSpare } from "../base/duckdb.js";
 import { SumBank } from "../base/exactSum.js";
 import type { Period } from "../base/period.js";
 import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
@@ -12,7 +12,7 @@ import { Exact } from "./exact.js";
 import { ACCOUNT_HOURS, EXACT, groupedReadable, queryValues, SPACES, VMS } from "./groupedFacts.js";
 import { HourlyRows } from "./hourlyRows.js";
 import type { BillingLine, PeriodPart } from "./lines.js";
-import { readColumns } from "./readColumns.js";
+import { readColumns, streamChunks } from "./readColumns.js";
 
 /**
  * The hourly lines of the environment and the accounts from a warehouse's stored facts,
@@ -168,10 +168,14 @@ class VmRun {
   }
 }
 
+/** Thrown while the runs are read when a count is not exact: the read stops there. */
+class NotExact extends Error {}
+
 /**
- * Reads the VMs of the period (see `RUNS`): their bytes into the account-hours', and when each
- * came and went in each configuration; false when a count is not exact (bytes not whole, a
- * total of 2^53 or more, a VM with two records in an hour).
+ * Reads the VMs of the period (see `RUNS`), a chunk at a time (their bitmaps are many at 20,000
+ * machines: none is kept): their bytes into the account-hours', and when each came and went in
+ * each configuration; false when a count is not exact (bytes not whole, a total of 2^53 or more,
+ * a VM with two records in an hour).
  */
 async function readRuns(
   connection: DuckDBConnection,
@@ -180,65 +184,83 @@ async function readRuns(
   hours: number,
   read: HoursRead,
 ): Promise<boolean> {
-  const columns = await readColumns(connection, RUNS, values, paramTypesOf());
-  const [hourEpochs, accountIds] = columns as Float64Array[];
-  const [blocks, low, high, counts, bytes, fractional] = columns.slice(AFTER) as Float64Array[];
   const byKey = new Map<number, number>();
   for (let r = 0; r < read.account.length; r++) byKey.set(keyOf(read.account[r]!, read.hour[r]!), r);
   const accountIndex = new Map(read.accounts.map((id, a) => [id, a]));
-  const configurations = new Configurations(engine, read.configurations, columns.slice(4, AFTER));
+  const configurations = new Configurations(engine, read.configurations);
   const start = Number(values.start);
-  const run = new VmRun(read.changes, hours);
-  for (let r = 0; r < hourEpochs!.length; r++) {
-    if (fractional![r]! > 0) return false;
-    const a = accountIndex.get(accountIds![r]!)!;
-    if (hourEpochs![r] !== -1) {
-      const k = byKey.get(keyOf(a, (hourEpochs![r]! - start) / 3600))!;
-      if ((read.bytes[k]! += bytes![r]!) >= EXACT) return false;
-      continue;
-    }
-    if (bitsOf(low![r]!) + bitsOf(high![r]!) !== counts![r]!) return false;
-    // rows of one VM and configuration follow each other, its blocks in order
-    if (r === 0 || !sameVm(columns, r, r - 1) || !configurations.same(r, r - 1)) run.begin(a, configurations.of(r));
-    run.word(2 * blocks![r]!, low![r]!);
-    run.word(2 * blocks![r]! + 1, high![r]!);
+  const gatewayBytes = Float64Array.from(read.bytes);
+  try {
+    await withMemoryToSpare(connection, async () => {
+      // run again with more memory: from the start
+      read.bytes.set(gatewayBytes);
+      for (const list of read.changes) list.length = 0;
+      const run = new VmRun(read.changes, hours);
+      const last = { account: Number.NaN, cloudspace: Number.NaN, machine: Number.NaN };
+      await streamChunks(connection, RUNS, values, paramTypesOf(), (columns) => {
+        const [hourEpochs, accountIds, cloudspaceIds, machineIds] = columns as Float64Array[];
+        const facts = columns.slice(4, AFTER);
+        const [blocks, low, high, counts, bytes, fractional] = columns.slice(AFTER) as Float64Array[];
+        for (let r = 0; r < hourEpochs!.length; r++) {
+          if (fractional![r]! > 0) throw new NotExact();
+          const a = accountIndex.get(accountIds![r]!)!;
+          if (hourEpochs![r] !== -1) {
+            const k = byKey.get(keyOf(a, (hourEpochs![r]! - start) / 3600))!;
+            if ((read.bytes[k]! += bytes![r]!) >= EXACT) throw new NotExact();
+            continue;
+          }
+          if (bitsOf(low![r]!) + bitsOf(high![r]!) !== counts![r]!) throw new NotExact();
+          // rows of one VM and configuration follow each other, its blocks in order
+          const [cloudspace, machine] = [cloudspaceIds![r]!, machineIds![r]!];
+          if (
+            a !== last.account ||
+            cloudspace !== last.cloudspace ||
+            machine !== last.machine ||
+            !configurations.same(facts, r)
+          ) {
+            Object.assign(last, { account: a, cloudspace, machine });
+            run.begin(a, configurations.of(facts, r));
+          }
+          run.word(2 * blocks![r]!, low![r]!);
+          run.word(2 * blocks![r]! + 1, high![r]!);
+        }
+      });
+      run.end();
+    });
+  } catch (error) {
+    if (error instanceof NotExact) return false;
+    throw error;
   }
-  run.end();
   return true;
 }
 
-/** True when rows `r` and `s` of `RUNS` are of the same VM (account, cloud space, machine). */
-function sameVm(columns: ArrayLike<unknown>[], r: number, s: number): boolean {
-  for (let c = 1; c < 4; c++) if (columns[c]![r] !== columns[c]![s]) return false;
-  return true;
-}
-
-/** The configurations of `RUNS`' rows (their columns `facts`): each one's figures computed once. */
+/** The configurations of `RUNS`' rows (their columns of `CONFIGURATION_FACTS`): each one's figures computed once. */
 class Configurations {
   private readonly index = new Map<string, number>();
+  /** The facts of the configuration looked up last. */
+  private last: unknown[] = [];
 
   constructor(
     private readonly engine: BillingEngine,
     private readonly list: HoursRead["configurations"],
-    private readonly facts: ArrayLike<unknown>[],
   ) {}
 
-  /** True when rows `r` and `s` are of the same configuration. */
-  same(r: number, s: number): boolean {
-    for (const column of this.facts) if (column[r] !== column[s]) return false;
+  /** True when row `r` of the columns `facts` is of the configuration looked up last. */
+  same(facts: ArrayLike<unknown>[], r: number): boolean {
+    for (let k = 0; k < facts.length; k++) if (facts[k]![r] !== this.last[k]) return false;
     return true;
   }
 
   /** The index of row `r`'s configuration in the list. */
-  of(r: number): number {
-    const values = this.facts.map((column) => column[r]);
+  of(facts: ArrayLike<unknown>[], r: number): number {
+    const values = (this.last = facts.map((column) => column[r]));
     const key = values.join("\u0000");
     let c = this.index.get(key);
     if (c !== undefined) return c;
-    const facts: Record<string, unknown> = emptyVmFacts(); // the bytes stay 0: they are the hour's
-    CONFIGURATION_FACTS.forEach((name, k) => (facts[name] = values[k]));
+    const vm: Record<string, unknown> = emptyVmFacts(); // the bytes stay 0: they are the hour's
+    CONFIGURATION_FACTS.forEach((name, k) => (vm[name] = values[k]));
     const figures = new Float64Array(2 * this.engine.F);
-    this.engine.vmFigures(figures, 0, facts as VmFacts);
+    this.engine.vmFigures(figures, 0, vm as VmFacts);
     for (let k = 0; k < this.engine.F; k++) figures[this.engine.F + k] = -figures[k]!;
     const { memMb, vcpus } = this.engine.vm;
     this.index.set(key, (c = this.list.push({ figures, memMb, vcpus }) - 1));
