@@ -44,7 +44,7 @@ export const SPACES = `spaces AS (
   GROUP BY ALL)`;
 
 /** The VM-hours of the period in a cloud space of their account-hour (what the environment's totals hold). */
-const VMS = `vms AS (SELECT * FROM (SELECT * FROM machine_facts WHERE ${WHERE} AND type = $vmType) SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id))`;
+export const VMS = `vms AS (SELECT * FROM (SELECT * FROM machine_facts WHERE ${WHERE} AND type = $vmType) SEMI JOIN spaces USING (account_id, hour_epoch, cloudspace_id))`;
 
 /**
  * The part of the period each hour is in (`part`: the cuts at or before it, `$cuts`). The
@@ -90,7 +90,7 @@ const GATEWAYS = `gateways AS (
     FROM spaces JOIN (SELECT * FROM gateway_facts WHERE ${WHERE}) g USING (account_id, hour_epoch, cloudspace_id) GROUP BY account_id, hour_epoch)`;
 
 /** Per account-hour: Σ external bytes of its gateways and their public IPs. */
-const ACCOUNT_HOURS = `WITH ${SPACES}, ${GATEWAYS}
+export const ACCOUNT_HOURS = `WITH ${SPACES}, ${GATEWAYS}
   SELECT h.account_id::DOUBLE, h.hour_epoch::DOUBLE, coalesce(g.bytes, 0)::DOUBLE, coalesce(g.piu, 0)::DOUBLE, coalesce(g.fractional, 0)::DOUBLE
   FROM (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) h LEFT JOIN gateways g USING (account_id, hour_epoch)`;
 

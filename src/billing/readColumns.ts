@@ -52,34 +52,56 @@ async function streamColumns(
   values: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType>,
 ): Promise<ArrayLike<unknown>[]> {
+  let columns: ColumnReader[] | undefined;
+  const typeIds = await streamChunks(connection, sql, values, types, (chunk, typeIds) => {
+    columns ??= typeIds.map((typeId) => new ColumnReader(typeId));
+    columns.forEach((column, c) => {
+      if (column.numbers === undefined) for (const value of chunk[c] as unknown[]) column.values!.push(value);
+      else column.addNumbers(chunk[c] as Float64Array | Int32Array);
+    });
+  });
+  return (columns ?? typeIds.map((typeId) => new ColumnReader(typeId))).map((c) => c.result());
+}
+
+/**
+ * Runs a query and gives its result a chunk at a time (`onChunk`: each column's values in the
+ * chunk, as `readColumns` reads them; valid until the next chunk), holding no more than a
+ * chunk: for results too large to keep whole. The query runs once (no retry with more memory).
+ * Returns the columns' types.
+ */
+export async function streamChunks(
+  connection: DuckDBConnection,
+  sql: string,
+  values: Record<string, DuckDBValue>,
+  types: Record<string, DuckDBType>,
+  onChunk: (columns: ArrayLike<unknown>[], typeIds: readonly number[]) => void,
+): Promise<readonly number[]> {
   const bindings = duckdbBindings();
   const named = { ...paramTypes(), ...types };
   // streamed: DuckDB makes each chunk as it is fetched, instead of holding the whole result
   const result = await connection.stream(sql, paramsNamedIn(sql, values), paramsNamedIn(sql, named));
-  const columns = Array.from({ length: result.columnCount }, (_, c) => new ColumnReader(result.columnTypeId(c)));
+  const typeIds = Array.from({ length: result.columnCount }, (_, c) => result.columnTypeId(c));
   for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
     const rows = chunk.rowCount;
-    columns.forEach((column, c) => {
-      if (column.numbers === undefined) {
+    const columns = typeIds.map((typeId, c): ArrayLike<unknown> => {
+      if (typeId !== TYPE_DOUBLE && typeId !== TYPE_INTEGER) {
         const vector = chunk.getColumnVector(c);
-        for (let r = 0; r < rows; r++) column.values!.push(vector.getItem(r));
-        return;
+        return Array.from({ length: rows }, (_, r) => vector.getItem(r));
       }
       const vector = bindings.data_chunk_get_vector(chunk.chunk, c);
       const validity = bindings.vector_get_validity(vector, Math.ceil(rows / 64) * 8);
       if (validity && validity.length > 0 && !allValid(validity, rows))
         throw new Error(`internal: a NULL in column ${c} of: ${sql}`);
-      const width = column.typeId === TYPE_DOUBLE ? 8 : 4;
+      const width = typeId === TYPE_DOUBLE ? 8 : 4;
       const bytes = bindings.vector_get_data(vector, rows * width);
       const aligned = bytes.byteOffset % width === 0 ? bytes : bytes.slice();
-      column.addNumbers(
-        column.typeId === TYPE_DOUBLE
-          ? new Float64Array(aligned.buffer, aligned.byteOffset, rows)
-          : new Int32Array(aligned.buffer, aligned.byteOffset, rows),
-      );
+      return typeId === TYPE_DOUBLE
+        ? new Float64Array(aligned.buffer, aligned.byteOffset, rows)
+        : new Int32Array(aligned.buffer, aligned.byteOffset, rows);
     });
+    onChunk(columns, typeIds);
   }
-  return columns.map((c) => c.result());
+  return typeIds;
 }
 
 /** True when the first `rows` bits of a validity mask are set. */

@@ -13,6 +13,8 @@ import { withStoredNames } from "./storedNames.js";
 import { HourCosts, hourFigures, UsageTable, type EntityUsage } from "./usageTable.js";
 import { usagePass, type BilledAccounts, type UsagePassRequest } from "./usagePass.js";
 import { lagOf, lagText, latestHour, type WarehouseLag } from "./warehouseLag.js";
+import { groupedAccountHours } from "../billing/groupedHours.js";
+import type { HourlyRows } from "../billing/hourlyRows.js";
 
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
@@ -436,14 +438,16 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
   if (plan.accounts.size > 0) {
     const costs = request.prices ? new HourCosts(request.prices, resolved.units, plan.readFrom, plan.limit) : undefined;
     let scratch: Float64Array = new Float64Array(0);
-    billed = await usagePass(connection, {
+    const pass = {
       start: plan.readFrom,
       end: plan.limit,
       billed: billedMonth(plan, request.prices),
       options: resolved,
-      levelsAt: () => table.levels,
-      onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
-    });
+      onHour: (rows: HourlyRows) => table.add(rows, (scratch = hourFigures(rows, costs, scratch))),
+    };
+    // the accounts' hours grouped in DuckDB (no machine is needed); through the engine when they cannot be
+    const grouped = await groupedAccountHours(connection, pass);
+    billed = grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });
   }
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
   return lag ? { ...f, lag } : f;
