@@ -345,7 +345,8 @@ async function readAlerts(
   const table = forecastTable(plan, options);
   const entities = await entitiesOf(connection, scan.readStart, end);
   const groups = accountGroups(entities, (end - scan.readStart) / HOUR, scan.maxEntityHours);
-  const anomalyTable = () => new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names);
+  const anomalyTable = (spare?: Float64Array[]) =>
+    new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names, spare);
   const shared = groups.length <= 1 ? anomalyTable() : undefined;
   const start = Math.min(plan.readFrom, shared ? scan.readStart : Number.POSITIVE_INFINITY);
   const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
@@ -364,8 +365,10 @@ async function readAlerts(
   });
   if (shared) return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
   const results: ScanResult[] = [];
+  let spare: Float64Array[] = [];
   for (const accountIds of groups) {
-    const own = anomalyTable();
+    // a group's table takes the figures' memory of the group before (one table's at most, not one per group until collected)
+    const own = anomalyTable(spare);
     await usagePass(connection, {
       start: scan.readStart,
       end,
@@ -375,6 +378,7 @@ async function readAlerts(
       onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
     });
     results.push(anomaliesOf(own, scan));
+    spare = own.release();
   }
   return { table, billed, found: mergeReports(results) };
 }
