@@ -18,7 +18,7 @@ function hourOf(hourEpoch: number, machineIds: number[]): HourlyRows {
 }
 
 function filled(table: UsageTable, hours: number[][]): UsageTable {
-  let scratch = new Float64Array(0);
+  let scratch: Float64Array = new Float64Array(0);
   hours.forEach((machineIds, h) => {
     const rows = hourOf(START + h * HOUR, machineIds);
     table.add(rows, (scratch = hourFigures(rows, undefined, scratch)));
