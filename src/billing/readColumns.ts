@@ -42,13 +42,16 @@ const TYPE_DOUBLE = 11;
 /**
  * The rows the last run of each query gave (a few dozen queries at most are kept). A query run
  * window after window (the stored facts of a day) gives about as many rows each time: its columns
- * start with room for a tenth more than the last time, instead of doubling from 4,096 rows, each
- * doubling leaving the smaller array to the garbage collector (at 20,000 machines, a day's
- * columns are about 100 MB, and what they left behind grew the peak and made V8 collect).
+ * start with room for a tenth more than the last time, up to `ROOM_GIVEN_ROWS`, instead of
+ * doubling from 4,096 rows, each doubling leaving the smaller array to the garbage collector (which
+ * external memory makes V8 collect often). Not more: columns of a day of 20,000 machines (about
+ * 100 MB) made whole at once were held beside the last day's, not yet collected, and raised the peak.
  */
 const lastRows = new Map<string, number>();
 const LAST_ROWS_KEPT = 64;
-const capacityOf = (sql: string): number => Math.max(4096, Math.ceil((lastRows.get(sql) ?? 0) * 1.1));
+const ROOM_GIVEN_ROWS = 65_536;
+const capacityOf = (sql: string): number =>
+  Math.max(4096, Math.min(ROOM_GIVEN_ROWS, Math.ceil((lastRows.get(sql) ?? 0) * 1.1)));
 function keepRows(sql: string, rows: number): void {
   if (!lastRows.has(sql) && lastRows.size >= LAST_ROWS_KEPT) lastRows.clear();
   lastRows.set(sql, rows);

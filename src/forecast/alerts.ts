@@ -6,7 +6,6 @@ import { UsageError } from "../base/errors.js";
 import { groupThousands } from "../base/groupThousands.js";
 import { isoUtc } from "../base/time.js";
 import { checkKnownIds } from "../base/unknownIds.js";
-import { factsReadable } from "../billing/warehouseFacts.js";
 import {
   ANOMALY_LEVELS,
   ANOMALY_RULE,
@@ -33,6 +32,7 @@ import {
 } from "./forecast.js";
 import { withStoredNames } from "./storedNames.js";
 import { lagText, warehouseLag, type WarehouseLag } from "./warehouseLag.js";
+import { alertGroups } from "./alertGroups.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, metricUnit, UsageTable } from "./usageTable.js";
 import { Exact } from "../billing/exact.js";
@@ -303,44 +303,6 @@ function anomalyMessage(a: Anomaly): string {
 }
 
 /**
- * The entities (machines, cloud spaces, the account) of each account held in `[start, end)`:
- * what its anomalies keep, per hour. The machines are counted in the facts stored at ingest when
- * the pass reads them (a row per machine-hour, as `machines`, but a fraction of its columns to scan).
- */
-async function entitiesOf(
-  connection: DuckDBConnection,
-  start: number,
-  end: number,
-  options: ResolvedBillingOptions,
-): Promise<Map<number, number>> {
-  const machines = (await factsReadable(connection, options.units.externalNicType)) ? "machine_facts" : "machines";
-  const reader = await connection.runAndReadAll(
-    `WITH held AS (SELECT * FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end),
-       m AS (SELECT account_id, count(DISTINCT (cloudspace_id, machine_id)) AS n FROM ${machines} WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL),
-       c AS (SELECT account_id, count(DISTINCT cloudspace_id) AS n FROM cloudspaces WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL)
-     SELECT a.account_id::DOUBLE AS id, (coalesce(m.n, 0) + coalesce(c.n, 0) + 1)::DOUBLE AS n
-     FROM (SELECT DISTINCT account_id FROM held) a LEFT JOIN m USING (account_id) LEFT JOIN c USING (account_id)`,
-    { start: BigInt(start), end: BigInt(end) },
-  );
-  return new Map(reader.getRowObjectsJS().map((r) => [Number(r.id), Number(r.n)]));
-}
-
-/** The accounts in groups whose anomalies keep at most `max` entity-hours each (an account over it alone), by id. */
-function accountGroups(entities: Map<number, number>, hours: number, max: number): number[][] {
-  const groups: number[][] = [];
-  let held = Number.POSITIVE_INFINITY;
-  for (const [id, n] of [...entities].sort((a, b) => a[0] - b[0])) {
-    if (held + n * hours > max) {
-      groups.push([]);
-      held = 0;
-    }
-    groups.at(-1)!.push(id);
-    held += n * hours;
-  }
-  return groups;
-}
-
-/**
  * The month's forecast and the anomalies of `scan` from one pass over the warehouse when their
  * entity-hours fit `scan.maxEntityHours`; else the forecast's pass, then one pass per group of
  * accounts that fits it for the anomalies.
@@ -354,8 +316,7 @@ async function readAlerts(
 ): Promise<{ table: UsageTable; billed: Awaited<ReturnType<typeof usagePass>>; found: ScanResult }> {
   const end = plan.limit;
   const table = forecastTable(plan, options);
-  const entities = await entitiesOf(connection, scan.readStart, end, options);
-  const groups = accountGroups(entities, (end - scan.readStart) / HOUR, scan.maxEntityHours);
+  const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
   const anomalyTable = (spare?: Float64Array[]) =>
     new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names, spare);
   const shared = groups.length <= 1 ? anomalyTable() : undefined;
