@@ -32,6 +32,7 @@ import {
 } from "./forecast.js";
 import { withStoredNames } from "./storedNames.js";
 import { lagText, warehouseLag, type WarehouseLag } from "./warehouseLag.js";
+import { alertGroups } from "./alertGroups.js";
 import { usagePass } from "./usagePass.js";
 import { HourCosts, hourFigures, metricUnit, UsageTable } from "./usageTable.js";
 import { Exact } from "../billing/exact.js";
@@ -301,34 +302,6 @@ function anomalyMessage(a: Anomaly): string {
   );
 }
 
-/** The entities (machines, cloud spaces, the account) of each account held in `[start, end)`: what its anomalies keep, per hour. */
-async function entitiesOf(connection: DuckDBConnection, start: number, end: number): Promise<Map<number, number>> {
-  const reader = await connection.runAndReadAll(
-    `WITH held AS (SELECT * FROM account_hours WHERE hour_epoch >= $start AND hour_epoch < $end),
-       m AS (SELECT account_id, count(DISTINCT (cloudspace_id, machine_id)) AS n FROM machines WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL),
-       c AS (SELECT account_id, count(DISTINCT cloudspace_id) AS n FROM cloudspaces WHERE hour_epoch >= $start AND hour_epoch < $end GROUP BY ALL)
-     SELECT a.account_id::DOUBLE AS id, (coalesce(m.n, 0) + coalesce(c.n, 0) + 1)::DOUBLE AS n
-     FROM (SELECT DISTINCT account_id FROM held) a LEFT JOIN m USING (account_id) LEFT JOIN c USING (account_id)`,
-    { start: BigInt(start), end: BigInt(end) },
-  );
-  return new Map(reader.getRowObjectsJS().map((r) => [Number(r.id), Number(r.n)]));
-}
-
-/** The accounts in groups whose anomalies keep at most `max` entity-hours each (an account over it alone), by id. */
-function accountGroups(entities: Map<number, number>, hours: number, max: number): number[][] {
-  const groups: number[][] = [];
-  let held = Number.POSITIVE_INFINITY;
-  for (const [id, n] of [...entities].sort((a, b) => a[0] - b[0])) {
-    if (held + n * hours > max) {
-      groups.push([]);
-      held = 0;
-    }
-    groups.at(-1)!.push(id);
-    held += n * hours;
-  }
-  return groups;
-}
-
 /**
  * The month's forecast and the anomalies of `scan` from one pass over the warehouse when their
  * entity-hours fit `scan.maxEntityHours`; else the forecast's pass, then one pass per group of
@@ -343,9 +316,9 @@ async function readAlerts(
 ): Promise<{ table: UsageTable; billed: Awaited<ReturnType<typeof usagePass>>; found: ScanResult }> {
   const end = plan.limit;
   const table = forecastTable(plan, options);
-  const entities = await entitiesOf(connection, scan.readStart, end);
-  const groups = accountGroups(entities, (end - scan.readStart) / HOUR, scan.maxEntityHours);
-  const anomalyTable = () => new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names);
+  const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
+  const anomalyTable = (spare?: Float64Array[]) =>
+    new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names, spare);
   const shared = groups.length <= 1 ? anomalyTable() : undefined;
   const start = Math.min(plan.readFrom, shared ? scan.readStart : Number.POSITIVE_INFINITY);
   const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
@@ -364,8 +337,10 @@ async function readAlerts(
   });
   if (shared) return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
   const results: ScanResult[] = [];
+  let spare: Float64Array[] = [];
   for (const accountIds of groups) {
-    const own = anomalyTable();
+    // a group's table takes the figures' memory of the group before (one table's at most, not one per group until collected)
+    const own = anomalyTable(spare);
     await usagePass(connection, {
       start: scan.readStart,
       end,
@@ -375,6 +350,7 @@ async function readAlerts(
       onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
     });
     results.push(anomaliesOf(own, scan));
+    spare = own.release();
   }
   return { table, billed, found: mergeReports(results) };
 }

@@ -9,7 +9,7 @@ import {
   ANOMALY_RULE,
   anomalyFloor,
   daySlots,
-  hourSlots,
+  HourSeries,
   runsOf,
   scorePoints,
   type Point,
@@ -138,8 +138,8 @@ interface Series {
 }
 
 /** The two series of one figure of an entity, its hours and its days, scored with the absolute floor `floor`. */
-function seriesOf(hours: Slots, scan: AnomalyScan, floor: number): Series[] {
-  const days = daySlots(hours);
+function seriesOf(hours: Slots, scan: AnomalyScan, floor: number, reuse?: DaySlots): Series[] {
+  const days = daySlots(hours, reuse);
   const { start, end } = scan;
   const rule = ANOMALY_RULE;
   return [
@@ -191,19 +191,23 @@ export function anomaliesOf(table: UsageTable, scan: AnomalyScan): ScanResult {
   let flagged = 0;
   // what a scan reads of a table (one that holds more, a backtest's, gives the same as one of just that)
   const read = hoursRead(table, scan);
+  const series = new HourSeries();
+  let days: DaySlots | undefined;
   for (const entity of table.entities) {
     if (entity.level === "environment" || !scan.levels.includes(entity.level) || entity.accountId === null) continue;
     // the money of an account, its cloud spaces and machines is in the currency the account is billed in
     const money = scan.prices === undefined ? undefined : currencyOf(scan.prices, entity.accountId);
+    series.of(table, entity, read);
     for (const metric of metrics) {
-      const hours = hourSlots(table, entity, METRICS.indexOf(metric), read);
-      for (const series of seriesOf(hours, scan, anomalyFloor(metric, money?.decimals ?? 2))) {
-        const points = pointsOf(series, scan, window);
+      const hours = series.metric(METRICS.indexOf(metric));
+      for (const one of seriesOf(hours, scan, anomalyFloor(metric, money?.decimals ?? 2), days)) {
+        days = one.days ?? days;
+        const points = pointsOf(one, scan, window);
         scored += points.length;
         const { runs, flagged: beyond } = runsOf(points, scan.threshold);
         flagged += beyond;
         for (const run of runs) {
-          const anomaly = anomalyOf(entity, metric, series, run, scan.names, money?.currency);
+          const anomaly = anomalyOf(entity, metric, one, run, scan.names, money?.currency);
           if (scan.reachingPast === undefined || anomaly.until > scan.reachingPast) found.push(anomaly);
         }
       }

@@ -1,4 +1,4 @@
-import type { UsageTable, EntityUsage, Metric } from "./usageTable.js";
+import { METRICS, type UsageTable, type EntityUsage, type Metric } from "./usageTable.js";
 import { lowerBound, robustScore, smallMedian, type RobustScore, type SortedWindow } from "./robust.js";
 
 // How one figure of one entity is scored, hour by hour and day by day, against its own recent
@@ -169,22 +169,43 @@ function sameHoursScore(days: DaySlots, first: number, i: number, s: Scoring): P
   return { t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) };
 }
 
-/** An entity's hourly figures of one metric: the hours `[read.from, read.to)` it has a line in, ascending. */
-export function hourSlots(
-  table: UsageTable,
-  entity: EntityUsage,
-  m: number,
-  read: { from: number; to: number },
-): Slots {
-  const t = new Float64Array(read.to - read.from);
-  const value = new Float64Array(read.to - read.from);
-  let n = 0;
-  for (let h = read.from; h < read.to; h++) {
-    if (!table.held(entity, h)) continue;
-    t[n] = table.start + h * HOUR;
-    value[n++] = table.value(entity, m, h);
+/**
+ * An entity's hourly figures, one metric at a time: the hours `[read.from, read.to)` it has a
+ * line in, ascending (found once per entity, `of`), and a metric's figures in them (`metric`),
+ * in buffers used again from series to series.
+ */
+export class HourSeries {
+  private readonly slots: Slots = { t: new Float64Array(0), value: new Float64Array(0), n: 0 };
+  private at = new Int32Array(0);
+  private entity: EntityUsage | undefined;
+
+  /** Takes the hours of `entity` held in the table's hours `[read.from, read.to)`. */
+  of(table: UsageTable, entity: EntityUsage, read: { from: number; to: number }): this {
+    const size = read.to - read.from;
+    if (this.at.length < size) {
+      this.at = new Int32Array(size);
+      this.slots.t = new Float64Array(size);
+      this.slots.value = new Float64Array(size);
+    }
+    let n = 0;
+    for (let h = read.from; h < read.to; h++) {
+      if (!table.held(entity, h)) continue;
+      this.slots.t[n] = table.start + h * HOUR;
+      this.at[n++] = h;
+    }
+    this.slots.n = n;
+    this.entity = entity;
+    return this;
   }
-  return { t, value, n };
+
+  /** Metric `m`'s figures (its position in `METRICS`) at the entity's hours: valid until the next call. */
+  metric(m: number): Slots {
+    const { value, n } = this.slots;
+    const values = this.entity!.values;
+    const width = METRICS.length;
+    for (let i = 0; i < n; i++) value[i] = values[width * this.at[i]! + m]!;
+    return this.slots;
+  }
 }
 
 /** An entity's days of one metric: each day's hours held (bits of hours of the day) and where they start among its hours. */
@@ -194,13 +215,17 @@ export interface DaySlots extends Slots {
   hours: Slots;
 }
 
-/** An entity's daily figures of one metric: each UTC day's average hour over the hours it has (days with enough hours). */
-export function daySlots(hours: Slots): DaySlots {
+/**
+ * An entity's daily figures of one metric: each UTC day's average hour over the hours it has
+ * (days with enough hours); in the buffers of `reuse` when they are large enough (it is then no longer valid).
+ */
+export function daySlots(hours: Slots, reuse?: DaySlots): DaySlots {
   const size = Math.floor(hours.n / ANOMALY_RULE.dayMinimumHours) + 1;
-  const t = new Float64Array(size);
-  const value = new Float64Array(size);
-  const mask = new Int32Array(size);
-  const first = new Int32Array(size);
+  const room = reuse !== undefined && reuse.t.length >= size;
+  const t = room ? reuse.t : new Float64Array(size);
+  const value = room ? reuse.value : new Float64Array(size);
+  const mask = room ? reuse.mask : new Int32Array(size);
+  const first = room ? reuse.first : new Int32Array(size);
   let n = 0;
   for (let i = 0; i < hours.n;) {
     const day = hours.t[i]! - (hours.t[i]! % DAY);

@@ -108,13 +108,12 @@ export class HourCosts {
     const list = this.lastPrices;
     const f = rows.figures;
     const row = rows.width * r;
-    const machine = rows.rank[r] === LEVEL_RANK.machine;
+    const figures = rows.rank[r] === LEVEL_RANK.machine ? at.machineUnits : at.unitsRead;
     let cost = 0;
     for (let k = 0; k < UNIT_NAMES.length; k++) {
       const { per, price } = list[k]!;
       if (Number.isNaN(price)) continue;
-      const unit = UNIT_NAMES[k]!;
-      const figure = unit === "CU" ? at.cuAllocated : unit === "NU" && machine ? at.ownNicNu : at.units[k]!;
+      const figure = figures[k]!;
       const unitHours = figure < 0 ? 0 : f[row + figure]!;
       cost += (per === 1 ? unitHours : unitHours / per) * price;
     }
@@ -131,8 +130,9 @@ interface FigurePositions {
   NU: number;
   cuAllocated: number;
   ownNicNu: number;
-  /** Of each of `UNIT_NAMES`. */
-  units: number[];
+  /** What the cost of a row reads for each of `UNIT_NAMES`: CU allocated for CU; a machine's own external NICs for its NU. */
+  unitsRead: number[];
+  machineUnits: number[];
 }
 
 let positions: FigurePositions | undefined;
@@ -147,7 +147,10 @@ function positionsIn(rows: HourlyRows): FigurePositions {
     NU: at("NU"),
     cuAllocated: at("cuAllocated"),
     ownNicNu: at("ownNicNu"),
-    units: UNIT_NAMES.map(at),
+    unitsRead: UNIT_NAMES.map((unit) => (unit === "CU" ? at("cuAllocated") : at(unit))),
+    machineUnits: UNIT_NAMES.map((unit) =>
+      unit === "CU" ? at("cuAllocated") : unit === "NU" ? at("ownNicNu") : at(unit),
+    ),
   });
 }
 
@@ -249,9 +252,28 @@ export class UsageTable {
     readonly end: number,
     readonly levels: readonly Level[],
     private readonly names: Names | undefined,
+    spare: Float64Array[] = [],
   ) {
     this.hours = Math.max(0, Math.ceil((end - start) / HOUR));
+    this.spare = spare.filter((values) => values.length === M * this.hours);
   }
+
+  /**
+   * Empties the table (it holds no entity after) and gives its entities' figures to be used
+   * again by a table of as many hours (`spare`): reading accounts apart, a table after another
+   * then takes no new memory.
+   */
+  release(): Float64Array[] {
+    const values = this.entities.map((e) => e.values);
+    this.entities.length = 0;
+    this.environment = undefined;
+    this.accounts.clear();
+    this.lastRows.count = this.rowsNow.count = 0;
+    return values;
+  }
+
+  /** Figures of entities of a table before, to be used again (`release`). */
+  private readonly spare: Float64Array[];
 
   /**
    * Adds an hour's rows and their figures (`hourFigures`); rows of other levels or hours outside
@@ -337,7 +359,7 @@ export class UsageTable {
       key: entityKey(ids),
       ...ids,
       name: level === "environment" ? "" : nameOf(this.names, kind, id),
-      values: new Float64Array(M * this.hours).fill(Number.NaN),
+      values: (this.spare.pop() ?? new Float64Array(M * this.hours)).fill(Number.NaN),
     };
     this.fresh.push(entity);
     return entity;
