@@ -152,18 +152,18 @@ function namesOf(
 
 const keyOf = (e: Omit<TopEntity, "figures">) => `${e.accountId}:${e.cloudspaceId}:${e.machineId}`;
 
-/** Each entity of a level with a line in the period, and its figures, by key. */
+/** Each entity of a level with a line in the period, and its figures. */
 async function figuresOf(
   connection: DuckDBConnection,
   params: Period,
   level: TopLevel,
   prices: PriceList | undefined,
   options: BillingOptions,
-): Promise<Map<string, TopEntity>> {
+): Promise<TopEntity[]> {
   // machines by their own units: grouped per configuration, not every machine-hour through every level
   const machines =
     level === "machine" && prices === undefined ? await machineFigures(connection, params, options) : undefined;
-  if (machines !== undefined) return new Map(machines.map((e) => [keyOf(e), e]));
+  if (machines !== undefined) return machines;
   const { report } = await bill({
     source: { connection },
     period: params,
@@ -172,14 +172,15 @@ async function figuresOf(
     skipBad: true,
     allowEmpty: true,
   }); // impossible values count as 0
-  const out = new Map<string, TopEntity>();
+  const out: TopEntity[] = [];
   report.lines.forEach((line, i) => {
     if (line.level !== level) return;
     const q = line.quantities;
     const money = report.money?.[i];
-    const entity = { accountId: line.accountId!, cloudspaceId: line.cloudspaceId, machineId: line.machineId };
-    out.set(keyOf(entity), {
-      ...entity,
+    out.push({
+      accountId: line.accountId!,
+      cloudspaceId: line.cloudspaceId,
+      machineId: line.machineId,
       figures: {
         CU: q.CU,
         SU: q.SU,
@@ -204,18 +205,18 @@ async function figureOfEach(
   options: BillingOptions,
 ): Promise<Map<string, number | null>> {
   const out = new Map<string, number | null>();
-  for (const [key, { figures }] of await figuresOf(connection, params, level, request.prices, options))
-    out.set(key, figureNumber(figures, request.by));
+  for (const entity of await figuresOf(connection, params, level, request.prices, options))
+    out.set(keyOf(entity), figureNumber(entity.figures, request.by));
   return out;
 }
-
-type Ranked = TopEntity & { value: number };
 
 /** The largest figure first (costs compared as Exacts), ties by account, cloud space, then machine id. */
 const rankOrder =
   (by: Metric) =>
-  (a: Ranked, b: Ranked): number =>
-    (by === "cost" ? (b.figures.cost ?? Exact.ZERO).compare(a.figures.cost ?? Exact.ZERO) : b.value - a.value) ||
+  (a: TopEntity, b: TopEntity): number =>
+    (by === "cost"
+      ? (b.figures.cost ?? Exact.ZERO).compare(a.figures.cost ?? Exact.ZERO)
+      : (b.figures[by] ?? 0) - (a.figures[by] ?? 0)) ||
     a.accountId - b.accountId ||
     (a.cloudspaceId ?? 0) - (b.cloudspaceId ?? 0) ||
     (a.machineId ?? 0) - (b.machineId ?? 0);
@@ -281,13 +282,13 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     request.prices,
     options,
   );
-  const ranked = [...now.entries()]
-    .map(([key, entity]) => ({ key, ...entity, value: figureNumber(entity.figures, request.by) ?? 0 }))
-    .sort(rankOrder(request.by));
+  // sorted in place: no copy per entity, as a month holds 20,000 machines
+  const ranked = now.sort(rankOrder(request.by));
   const { currencies, picked } = perCurrency(ranked, request, limit);
   const rows = picked.map((entity): TopRow => {
-    const { key, figures, value, rank, currency } = entity;
-    const prior = before.get(key) ?? null;
+    const { figures, rank, currency } = entity;
+    const value = figureNumber(figures, request.by) ?? 0;
+    const prior = before.get(keyOf(entity)) ?? null;
     return {
       rank,
       level,
@@ -314,7 +315,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     cuRule: cuRuleSentence(options.cuRollup, options.units),
     ...(request.prices ? { currency: request.prices.currency } : {}),
     ...(currencies.length > 1 ? { currencies } : {}),
-    entities: now.size,
+    entities: now.length,
     rows,
     ...(lag ? { lag } : {}),
   };
