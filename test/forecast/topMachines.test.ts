@@ -9,7 +9,7 @@ import { writeWarehouseMeta } from "../../src/store/warehouseMeta.js";
 import { encodeAccount } from "../../src/generate/encodeAccount.js";
 import { hourPath } from "../../src/generate/hourPath.js";
 import { linesFrom } from "../helpers/billFrom.js";
-import { scenarioWarehouse, NOV_1, OCT_1 as SCENARIO_OCT_1, SEP_1 } from "../helpers/scenarioWarehouse.js";
+import { GROWING_OCTOBER, NOV_1, OCT_1 as SCENARIO_OCT_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 import { HOUR, OCT_1, accountHour, gateway, nic, vm } from "../helpers/warehouse.js";
 
 /**
@@ -82,17 +82,7 @@ describe("top's machines from their configurations", () => {
   });
 
   it("gives the machines of a month with machines added midway the engine's figures, under either CU rule and per month", async () => {
-    // September, then October with two more machines per cloud space from Oct 15
-    const connection = await scenarioWarehouse({
-      start: SEP_1,
-      days: 61,
-      accounts: 2,
-      spaces: 2,
-      machines: 3,
-      seed: 6,
-      addedAt: SCENARIO_OCT_1 + 14 * 86400,
-      added: 2,
-    });
+    const connection = await scenarioWarehouse(GROWING_OCTOBER);
     try {
       // its facts are stored (machine_facts): said as ingest says it, so that the grouped road may read them
       await writeWarehouseMeta(connection);
