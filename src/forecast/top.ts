@@ -171,6 +171,8 @@ async function figuresOf(
     rules: options,
     skipBad: true,
     allowEmpty: true,
+    // by a unit, the level's lines alone (the accounts' come grouped, without a machine); a cost is a share of its account's invoice
+    ...(prices === undefined ? { produce: { levels: [level] } } : {}),
   }); // impossible values count as 0
   const out: TopEntity[] = [];
   report.lines.forEach((line, i) => {

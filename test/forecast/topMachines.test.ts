@@ -81,7 +81,7 @@ describe("top's machines from their configurations", () => {
     ]);
   });
 
-  it("gives the machines of a month with machines added midway the engine's figures, under either CU rule and per month", async () => {
+  it("gives the machines of a month with machines added midway, and its accounts, the engine's figures, under either CU rule and per month", async () => {
     const connection = await scenarioWarehouse(GROWING_OCTOBER);
     try {
       // its facts are stored (machine_facts): said as ingest says it, so that the grouped road may read them
@@ -92,6 +92,18 @@ describe("top's machines from their configurations", () => {
         expect(entities, JSON.stringify(rules)).toBe(20); // 2 accounts × 2 cloud spaces × (3 + 2) machines
         expect(ranked, JSON.stringify(rules)).toEqual(billed);
       }
+      // accounts by a unit are billed at their level alone (grouped, no machine): every level's bill gives them the same figures
+      const accounts = await top(connection, { start: SCENARIO_OCT_1, end: NOV_1, by: "TU", level: "account" });
+      const billedAccounts = (await linesFrom(connection, { start: SCENARIO_OCT_1, end: NOV_1 }))
+        .flatMap((l) =>
+          l.level === "account"
+            ? [[l.accountId, l.quantities.CU, l.quantities.SU, l.quantities.TU, l.quantities.NU]]
+            : [],
+        )
+        .sort((a, b) => b[3]! - a[3]! || a[0]! - b[0]!);
+      expect(accounts.rows.map((r) => [r.accountId, r.figures.CU, r.figures.SU, r.figures.TU, r.figures.NU])).toEqual(
+        billedAccounts,
+      );
       // one account alone: its machines only
       const one = await machineFigures(connection, { start: SCENARIO_OCT_1, end: NOV_1, accountId: 1 }, {});
       expect(new Set(one!.map((m) => m.accountId))).toEqual(new Set([1]));
