@@ -172,6 +172,36 @@ export class GroupedInput {
     sums.addVmTotals(sums.accountTotals, at, this.scratch, 0, count);
   }
 
+  /**
+   * Grouped input of machines alone (a ranking of machines by their own units): `count` hours,
+   * in the part of the period `part`, of VM `machineId` in cloud space `cloudspaceId` of
+   * `accountId`, configured as `configuration` (its facts summed per hour at 0: its bytes go in
+   * with {@link entityBytes}). Its figures count `count` times, exactly, as `add` of those hours
+   * sums them; not its allocated CU (0: it needs the hour's other machines), nor the lines of its
+   * cloud space and account, which are not made.
+   */
+  machineHours(
+    part: number,
+    ids: { accountId: number; cloudspaceId: number; machineId: number },
+    configuration: VmFacts,
+    count: number,
+  ): void {
+    const sums = this.sums;
+    if (sums.fedHours || sums.weighted || this.hourly || this.environmentOnly)
+      throw new Error("internal: grouped machine-hours are for period lines of machines alone");
+    sums.vmFigures(this.scratch, 0, configuration);
+    const { machines } = sums.cloudspaceOf(sums.accountOf(part, ids.accountId), ids.cloudspaceId);
+    let machine = machines.get(ids.machineId);
+    if (machine === undefined)
+      machines.set(ids.machineId, (machine = sums.entity(3, ids.accountId, ids.cloudspaceId, ids.machineId, part)));
+    sums.weight = count;
+    try {
+      sums.addSample(machine, this.scratch, 0);
+    } finally {
+      sums.weight = 1;
+    }
+  }
+
   /** What the account-hours of the grouped input hold for data quality. */
   seen(seen: SeenData): void {
     addSeenData(this.sums.seen, seen);

@@ -1,11 +1,19 @@
 import type { Period } from "../base/period.js";
 import type { BillingEngine, EngineLine } from "./billingEngine.js";
+import type { Figures } from "./engineSums.js";
 import type { ResolvedBillingOptions } from "./billingOptions.js";
 import type { Level } from "./levels.js";
 import type { BillingLine, MachineQuantities, PeriodPart, Quantities } from "./lines.js";
 import { nameOf } from "./names.js";
 import type { UnitName } from "./unitNames.js";
 import { catalogUnits, isVolume } from "./unitCatalog.js";
+
+/** A unit's quantity in an engine line's figures: unit-hours, or unit-months with `options.per` "month" (a volume, NU in TiB, as it is). */
+export function quantityOf(figures: Figures, unit: UnitName, options: ResolvedBillingOptions): number | null {
+  const v = figures[unit];
+  const divisor = options.per === "month" ? options.units.hoursPerMonth : 1;
+  return v === null ? null : isVolume(unit) ? v : v / divisor;
+}
 
 /** One engine line as a BillingLine (names from the options, quantities per `options.per`). */
 export function toLine(line: EngineLine, options: ResolvedBillingOptions): BillingLine {
@@ -14,9 +22,8 @@ export function toLine(line: EngineLine, options: ResolvedBillingOptions): Billi
   const unitHours = {} as Record<UnitName, number | null>;
   const quantities = {} as Record<UnitName, number | null>;
   for (const u of catalogUnits()) {
-    const v = figures[u];
-    unitHours[u] = v;
-    quantities[u] = v === null ? null : isVolume(u) ? v : v / divisor;
+    unitHours[u] = figures[u];
+    quantities[u] = quantityOf(figures, u, options);
   }
   const common = {
     hourEpoch: line.hourEpoch,

@@ -26,7 +26,7 @@ import {
  */
 
 /** True when `x` is a power of two (2^k, k an integer of either sign): multiplying or dividing by it is exact. */
-const powerOfTwo = (x: number): boolean => x > 0 && Number.isFinite(x) && Number.isInteger(Math.log2(x));
+export const powerOfTwo = (x: number): boolean => x > 0 && Number.isFinite(x) && Number.isInteger(Math.log2(x));
 
 /**
  * The account-hours of the period grouped by all they hold but bytes and time: each class of

@@ -2,7 +2,6 @@ import { cuRuleSentence } from "../billing/units.js";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { duckdbApi } from "../base/duckdb.js";
 import { bill } from "../billEntry/bill.js";
-import type { BillingLine } from "../billing/lines.js";
 import type { BillingOptions } from "../billing/billingOptions.js";
 import type { Period } from "../base/period.js";
 import { currencyOf, type PriceList } from "../billing/prices.js";
@@ -13,6 +12,7 @@ import { withStoredNames } from "./storedNames.js";
 import { warehouseLag, type WarehouseLag } from "./warehouseLag.js";
 import { METRICS, type Metric } from "./usageTable.js";
 import { Exact } from "../billing/exact.js";
+import { machineFigures } from "./topMachines.js";
 
 /** An entity's figures over a period: its units as numbers, its cost (money) as an `Exact`; null when it has none. */
 export type TopFigures = Record<Exclude<Metric, "cost">, number | null> & { cost: Exact | null };
@@ -128,27 +128,42 @@ async function heldUntilOf(connection: DuckDBConnection, accountId: number | und
   return last === null || last === undefined ? undefined : Number(last) + 3600;
 }
 
-/** The names of the account and cloud space a line is in. */
-function namesAbove(
-  line: BillingLine,
+/** An entity of the level ranked (its ids, those below the level null) and its figures: no line object, as a month holds 20,000 machines. */
+export interface TopEntity {
+  accountId: number;
+  cloudspaceId: number | null;
+  machineId: number | null;
+  figures: TopFigures;
+}
+
+/** The name of an entity of a level, and those of the account and cloud space it is in. */
+function namesOf(
+  entity: TopEntity,
+  level: TopLevel,
   names: Names | undefined,
-): { accountName: string; cloudspaceName: string | null } {
+): { name: string; accountName: string; cloudspaceName: string | null } {
+  const id = level === "account" ? entity.accountId : level === "cloudspace" ? entity.cloudspaceId : entity.machineId;
   return {
-    accountName: nameOf(names, "account", line.accountId!),
-    cloudspaceName: line.cloudspaceId === null ? null : nameOf(names, "cloudspace", line.cloudspaceId),
+    name: nameOf(names, level, id!),
+    accountName: nameOf(names, "account", entity.accountId),
+    cloudspaceName: entity.cloudspaceId === null ? null : nameOf(names, "cloudspace", entity.cloudspaceId),
   };
 }
 
-const keyOf = (l: BillingLine) => `${l.accountId}:${l.cloudspaceId}:${l.machineId}`;
+const keyOf = (e: Omit<TopEntity, "figures">) => `${e.accountId}:${e.cloudspaceId}:${e.machineId}`;
 
-/** Each line of a level and its figures, by entity. */
+/** Each entity of a level with a line in the period, and its figures. */
 async function figuresOf(
   connection: DuckDBConnection,
   params: Period,
   level: TopLevel,
   prices: PriceList | undefined,
   options: BillingOptions,
-): Promise<Map<string, { line: BillingLine; figures: TopFigures }>> {
+): Promise<TopEntity[]> {
+  // machines by their own units: grouped per configuration, not every machine-hour through every level
+  const machines =
+    level === "machine" && prices === undefined ? await machineFigures(connection, params, options) : undefined;
+  if (machines !== undefined) return machines;
   const { report } = await bill({
     source: { connection },
     period: params,
@@ -156,14 +171,18 @@ async function figuresOf(
     rules: options,
     skipBad: true,
     allowEmpty: true,
+    // by a unit, the level's lines alone (the accounts' come grouped, without a machine); a cost is a share of its account's invoice
+    ...(prices === undefined ? { produce: { levels: [level] } } : {}),
   }); // impossible values count as 0
-  const out = new Map<string, { line: BillingLine; figures: TopFigures }>();
+  const out: TopEntity[] = [];
   report.lines.forEach((line, i) => {
     if (line.level !== level) return;
     const q = line.quantities;
     const money = report.money?.[i];
-    out.set(keyOf(line), {
-      line,
+    out.push({
+      accountId: line.accountId!,
+      cloudspaceId: line.cloudspaceId,
+      machineId: line.machineId,
       figures: {
         CU: q.CU,
         SU: q.SU,
@@ -188,40 +207,40 @@ async function figureOfEach(
   options: BillingOptions,
 ): Promise<Map<string, number | null>> {
   const out = new Map<string, number | null>();
-  for (const [key, { figures }] of await figuresOf(connection, params, level, request.prices, options))
-    out.set(key, figureNumber(figures, request.by));
+  for (const entity of await figuresOf(connection, params, level, request.prices, options))
+    out.set(keyOf(entity), figureNumber(entity.figures, request.by));
   return out;
 }
-
-type Ranked = { line: BillingLine; figures: TopFigures; value: number };
 
 /** The largest figure first (costs compared as Exacts), ties by account, cloud space, then machine id. */
 const rankOrder =
   (by: Metric) =>
-  (a: Ranked, b: Ranked): number =>
-    (by === "cost" ? (b.figures.cost ?? Exact.ZERO).compare(a.figures.cost ?? Exact.ZERO) : b.value - a.value) ||
-    (a.line.accountId ?? 0) - (b.line.accountId ?? 0) ||
-    (a.line.cloudspaceId ?? 0) - (b.line.cloudspaceId ?? 0) ||
-    (a.line.machineId ?? 0) - (b.line.machineId ?? 0);
+  (a: TopEntity, b: TopEntity): number =>
+    (by === "cost"
+      ? (b.figures.cost ?? Exact.ZERO).compare(a.figures.cost ?? Exact.ZERO)
+      : (b.figures[by] ?? 0) - (a.figures[by] ?? 0)) ||
+    a.accountId - b.accountId ||
+    (a.cloudspaceId ?? 0) - (b.cloudspaceId ?? 0) ||
+    (a.machineId ?? 0) - (b.machineId ?? 0);
 
 /**
  * The ranked entities in groups of `limit` at most: by cost over several currencies, a group per
  * currency (the list's first), as 150 JPY is not more than 0.06 EUR; else one group.
  */
-function perCurrency<R extends { line: BillingLine }>(ranked: R[], request: TopRequest, limit: number) {
-  const currencyOfLine = (line: BillingLine) =>
-    request.prices ? currencyOf(request.prices, line.accountId).currency : undefined;
+function perCurrency<R extends TopEntity>(ranked: R[], request: TopRequest, limit: number) {
+  const currencyOfEntity = (e: TopEntity) =>
+    request.prices ? currencyOf(request.prices, e.accountId).currency : undefined;
   const currencies =
     request.by === "cost" && request.prices
-      ? [...new Set([request.prices.currency, ...ranked.map((r) => currencyOfLine(r.line)!)])].filter((c) =>
-          ranked.some((r) => currencyOfLine(r.line) === c),
+      ? [...new Set([request.prices.currency, ...ranked.map((r) => currencyOfEntity(r)!)])].filter((c) =>
+          ranked.some((r) => currencyOfEntity(r) === c),
         )
       : [];
   const groups =
     currencies.length > 1
-      ? currencies.map((c) => ranked.filter((r) => currencyOfLine(r.line) === c).slice(0, limit))
+      ? currencies.map((c) => ranked.filter((r) => currencyOfEntity(r) === c).slice(0, limit))
       : [ranked.slice(0, limit)];
-  const picked = groups.flatMap((g) => g.map((r, i) => ({ ...r, rank: i + 1, currency: currencyOfLine(r.line) })));
+  const picked = groups.flatMap((g) => g.map((r, i) => ({ ...r, rank: i + 1, currency: currencyOfEntity(r) })));
   return { currencies, picked };
 }
 
@@ -265,20 +284,20 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     request.prices,
     options,
   );
-  const ranked = [...now.entries()]
-    .map(([key, { line, figures }]) => ({ key, line, figures, value: figureNumber(figures, request.by) ?? 0 }))
-    .sort(rankOrder(request.by));
+  // sorted in place: no copy per entity, as a month holds 20,000 machines
+  const ranked = now.sort(rankOrder(request.by));
   const { currencies, picked } = perCurrency(ranked, request, limit);
-  const rows = picked.map(({ key, line, figures, value, rank, currency }): TopRow => {
-    const prior = before.get(key) ?? null;
+  const rows = picked.map((entity): TopRow => {
+    const { figures, rank, currency } = entity;
+    const value = figureNumber(figures, request.by) ?? 0;
+    const prior = before.get(keyOf(entity)) ?? null;
     return {
       rank,
       level,
-      accountId: line.accountId!,
-      cloudspaceId: line.cloudspaceId,
-      machineId: line.machineId,
-      name: line.name,
-      ...namesAbove(line, options.names),
+      accountId: entity.accountId,
+      cloudspaceId: entity.cloudspaceId,
+      machineId: entity.machineId,
+      ...namesOf(entity, level, options.names),
       value,
       previous: prior,
       change: prior === null || prior === 0 ? null : (value - prior) / prior,
@@ -298,7 +317,7 @@ export async function top(connection: DuckDBConnection, request: TopRequest): Pr
     cuRule: cuRuleSentence(options.cuRollup, options.units),
     ...(request.prices ? { currency: request.prices.currency } : {}),
     ...(currencies.length > 1 ? { currencies } : {}),
-    entities: now.size,
+    entities: now.length,
     rows,
     ...(lag ? { lag } : {}),
   };

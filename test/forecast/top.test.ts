@@ -6,23 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeNames, parsePrices, previousPeriod, top, topToCsv, topToJson, topToText } from "../../src/internal.js";
 import { scenarioCloudspaceId, scenarioMachineId } from "../../src/generate/scenario.js";
 import { runCli } from "../helpers/runCli.js";
-import { OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
+import { GROWING_OCTOBER, OCT_1, SEP_1, scenarioWarehouse } from "../helpers/scenarioWarehouse.js";
 import { reportFrom } from "../helpers/billFrom.js";
 
 const PRICES_JSON = { currency: "EUR", prices: { CU: 0.01, SU: { perMonth: 40 }, TU: 0.001, NU: 20 } };
 const PRICES = parsePrices(PRICES_JSON, "test prices");
 const NOV_1 = Date.UTC(2026, 10, 1) / 1000;
 /** September, then October with two more machines per cloud space from Oct 15. */
-const SCENARIO = {
-  start: SEP_1,
-  days: 61,
-  accounts: 2,
-  spaces: 2,
-  machines: 3,
-  seed: 6,
-  addedAt: OCT_1 + 14 * 86400,
-  added: 2,
-};
+const SCENARIO = GROWING_OCTOBER;
 
 let connection: DuckDBConnection;
 let dir: string;

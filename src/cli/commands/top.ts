@@ -4,6 +4,9 @@ import { argvPeriod } from "../periodArgs.js";
 import { clockNow } from "../../base/clock.js";
 import { commandLine } from "./index.js";
 
+/** DuckDB's memory for `top` of machines by a unit (`forecast/topMachines.ts`): what it caches of the file, bounded. */
+const TOP_MACHINES_MEMORY_BYTES = 32 * 1024 * 1024;
+
 interface TopArgs extends InputArgs {
   by?: "CU" | "SU" | "TU" | "NU" | "cost";
   level: "machine" | "cloudspace" | "account";
@@ -79,8 +82,9 @@ export const topCommand: CommandModule<object, TopArgs> = {
           // a warehouse kept by sync is behind or not; files given are what they are
           ...(argv.db !== undefined ? { nowEpoch: clockNow() } : {}),
         }),
-      // from --db, DuckDB's cache of the file stays flat in the machines (docs/performance.md)
-      { memoryLimitBytes: ENGINE_READ_MEMORY_BYTES },
+      // from --db, DuckDB's cache of the file stays flat in the machines (docs/performance.md); machines
+      // ranked by a unit are one grouping of the period's machine-hours as they are scanned, which needs less
+      { memoryLimitBytes: argv.level === "machine" && !prices ? TOP_MACHINES_MEMORY_BYTES : ENGINE_READ_MEMORY_BYTES },
     );
     process.stdout.write(
       argv.format === "json" ? topToJson(report) : argv.format === "csv" ? topToCsv(report) : topToText(report),
