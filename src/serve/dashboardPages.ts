@@ -51,7 +51,7 @@ export class DashboardPages {
 
   /** The overview of a month (default: the latest), kept under the month it shows too. */
   overview(client: Client, month: string | undefined): Promise<Answer> {
-    return this.byMonth("overview|", month, async () => {
+    return this.byMonth(this.answers, "overview|", month, async () => {
       await this.check(client, "overview", 0, month);
       return this.cached(
         client,
@@ -162,7 +162,7 @@ export class DashboardPages {
     month: string | undefined,
     fresh = false,
   ): Promise<{ data: AccountData; stale: boolean }> {
-    return this.byMonth(`${id}|`, month, async () => {
+    return this.byMonth(this.accounts, `${id}|`, month, async () => {
       await this.check(client, "account", id, month);
       const version = await warehouseVersion(this.db);
       const same = month === undefined ? this.sameAsDefault(this.accounts, `${id}|`, version) : undefined;
@@ -186,11 +186,19 @@ export class DashboardPages {
    * `page()`, the page under `prefix` (`overview|`, `ID|`) of `month`. The page of the default
    * month (the latest) is kept under its month too (`keepAsMonth`): a page asked by its month
    * waits for the default month's page under way, as it may be the same (the start's overview,
-   * then a visitor's `/?month=` of the latest month: computed once, where it was twice).
+   * then a visitor's `/?month=` of the latest month: computed once, where it was twice), unless
+   * `cache` holds a page of that month already.
    */
-  private async byMonth<T>(prefix: string, month: string | undefined, page: () => Promise<T>): Promise<T> {
+  private async byMonth<T>(
+    cache: ResultCache<unknown>,
+    prefix: string,
+    month: string | undefined,
+    page: () => Promise<T>,
+  ): Promise<T> {
     if (month !== undefined) {
-      await this.defaults.get(prefix)?.catch(() => undefined); // its failure is not this page's: computed anew below
+      // a page kept (of any version: stale while a sync wrote) is answered at once, as before; the
+      // default's failure is not this page's: it is computed anew
+      if (!cache.holds(`${prefix}${month}`)) await this.defaults.get(prefix)?.catch(() => undefined);
       return page();
     }
     const computing = page();

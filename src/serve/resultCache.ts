@@ -52,6 +52,11 @@ export class ResultCache<T> {
     return kept?.version === version ? kept.value : undefined;
   }
 
+  /** Whether a result of `key` is kept or being computed, of any version. */
+  holds(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /**
    * Keeps `value` as `key`'s result at `version` too (the same page asked for by another
    * address: `/` and `/?month=` of its month), unless `key` holds that version already.

@@ -65,6 +65,21 @@ describe("DashboardPages: the latest month's page asked as the default and by it
     expect(text(visitor)).toContain(`Account 1 ${LATEST}`);
   });
 
+  it("a month's page kept is answered at once while the default month's is computed, without waiting for it", async () => {
+    const { pages, runs } = await countedPages();
+    const kept = text(await pages.overview("127.0.0.1", FIXTURE_MONTHS[0]));
+    const answered: string[] = [];
+    const latest = pages.overview("dashboard", undefined).then(() => answered.push("latest"));
+    const earlier = pages.overview("127.0.0.1", FIXTURE_MONTHS[0]).then((a) => {
+      answered.push("earlier");
+      return text(a);
+    });
+    expect(await earlier).toBe(kept);
+    await latest;
+    expect(answered).toEqual(["earlier", "latest"]);
+    expect(runs).toEqual(["127.0.0.1", "dashboard"]); // the earlier month once, the latest once
+  });
+
   it("an earlier month asked by its month is computed on its own, never answered with the latest's", async () => {
     const { pages, runs } = await countedPages();
     const [latest, earlier] = await Promise.all([
