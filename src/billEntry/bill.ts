@@ -49,6 +49,11 @@ export interface BillProduce {
   /** The lines of each UTC day with data (`bill.days`), from the same engine. Default false. */
   days?: boolean;
   /**
+   * The levels of the days' lines (with `days`), when fewer than the report's (`levels`): a
+   * day's line of each machine costs as much as the period's. Default: the report's levels.
+   */
+  dayLevels?: readonly Level[];
+  /**
    * The SHA-256 of each input file (`report.inputs`) and the fingerprint of the content billed
    * (`report.data`), as the XLSX About sheet shows them. Default false: hashing every byte costs
    * about a third of the decoding.
@@ -158,12 +163,14 @@ export async function bill(request: BillRequest): Promise<Bill> {
   // from a warehouse: the names `sync` stored, under those of the rules (a names file)
   const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
   const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
-  const billedWith = async (cuts: readonly number[]): Promise<BilledPeriod> => {
+  // the parts' lines: the days' levels, unless the parts are the price periods the report is made of
+  const billedWith = async (cuts: readonly number[], partLevels = levels): Promise<BilledPeriod> => {
     if (!isFiles(source))
       return billWarehouse(source.connection, period, rules, {
         load: source.load,
         levels,
         cuts,
+        partLevels,
         fingerprint: produce.fingerprints ?? false,
       });
     const { billInputs } = await import("../billing/billInputs.js"); // the decoding pipeline loads only for files
@@ -171,6 +178,7 @@ export async function bill(request: BillRequest): Promise<Bill> {
       ...rules,
       levels,
       cuts,
+      partLevels,
       skipBad: request.skipBad,
       fingerprint: produce.fingerprints ?? false,
       ...request.reading,
@@ -179,7 +187,8 @@ export async function bill(request: BillRequest): Promise<Bill> {
   const prices = priceCuts(request.prices, period);
   const days = produce.days ? dayCuts(period) : [];
   // one pass cut at midnights gives the days and, without a price change, the report; a second pass only where prices change too
-  const billed = await billedWith(prices.length > 0 || days.length === 0 ? prices : days);
+  const dayLevels = produce.dayLevels ?? levels;
+  const billed = await (prices.length > 0 || days.length === 0 ? billedWith(prices) : billedWith(days, dayLevels));
   if (!request.skipBad) refuseImpossible(billed.quality.impossibleValues);
   if (billed.quality.emptyPeriod) {
     billed.quality.held = await heldSpan(source, period.accountId, request.reading?.packed);
@@ -196,7 +205,7 @@ export async function bill(request: BillRequest): Promise<Bill> {
     : days.length === 0
       ? { ...billed, parts: undefined }
       : prices.length > 0
-        ? await billedWith(days)
+        ? await billedWith(days, dayLevels)
         : billed;
   const report = await reportOf(prices.length > 0 ? billed : { ...billed, parts: undefined }, {
     prices: request.prices,
@@ -207,7 +216,7 @@ export async function bill(request: BillRequest): Promise<Bill> {
     report,
     calculate: produce.calculate ? calculateOf(report.lines, report.params, report.options) : undefined,
     hourly: produce.hourly ? await hourlyOf(source, report, request) : undefined,
-    days: byDay && daysOf(byDay),
+    days: byDay && daysOf(byDay, dayLevels),
     road: { source: road, warehouse: billed.road === "files" ? undefined : billed.road },
     close: () => {},
   };
@@ -224,9 +233,12 @@ async function hourlyOf(source: BillSource, report: BillingReport, request: Bill
   });
 }
 
-/** The days of a period billed cut at midnights (or of one day, not cut): each with lines. */
-function daysOf(billed: BilledPeriod): BilledDay[] {
-  return (billed.parts ?? [{ start: billed.period.start, end: billed.period.end, lines: billed.lines }])
+/** The days of a period billed cut at midnights (or of one day, not cut): each with lines (of `levels`). */
+function daysOf(billed: BilledPeriod, levels: readonly Level[]): BilledDay[] {
+  const whole = { start: billed.period.start, end: billed.period.end, lines: billed.lines };
+  return (
+    billed.parts ?? [{ ...whole, lines: whole.lines.filter((l) => (levels as readonly string[]).includes(l.level)) }]
+  )
     .filter((part) => part.lines.length > 0)
     .map((part) => ({ start: part.start, lines: part.lines }));
 }

@@ -58,6 +58,8 @@ export interface BillInputsOptions extends BillingOptions {
   streamAfterBytes?: number;
   /** Hours strictly inside the period where it is cut into parts billed apart too (see `cuts.ts`); default none. */
   cuts?: readonly number[];
+  /** The levels of the parts' lines (`parts`); default `levels`. */
+  partLevels?: readonly Level[];
 }
 
 /**
@@ -182,7 +184,7 @@ async function billInputsRead(
     period: periodOnly(params),
     options: resolved,
     lines: linesOf(engine.finish(), resolved, levels),
-    parts: partsOf(engine, params, splitAt, resolved, levels),
+    parts: partsOf(engine, params, splitAt, resolved, options.partLevels ?? levels),
     quality: qualityOf(engine.seenData(), params, load, impossible),
     load,
     data: manifest.fingerprint?.digest(),

@@ -42,6 +42,8 @@ export interface WarehouseBilling {
   levels?: readonly Level[];
   /** Hours strictly inside the period where it is cut into parts billed apart too (see `cuts.ts`), ascending; default none. */
   cuts?: readonly number[];
+  /** The levels of the parts' lines (`parts`); default `levels`. Fewer cost less: a line per entity and part. */
+  partLevels?: readonly Level[];
   /** Compute the fingerprint of the loaded files' content (`data`); default true. */
   fingerprint?: boolean;
 }
@@ -58,12 +60,14 @@ export async function billWarehouse(
   how: WarehouseBilling = {},
 ): Promise<BilledPeriod> {
   const resolved = resolveOptions(options);
+  const levels = how.levels ?? levelsFor(period);
   const { lines, parts, seen, road } = await billingPass(
     connection,
     period,
     options,
-    how.levels ?? levelsFor(period),
+    levels,
     how.cuts ?? [],
+    how.partLevels ?? levels,
   );
   if (period.accountId !== undefined && lines.length === 0)
     await checkKnownInWarehouse(connection, "account", period.accountId);

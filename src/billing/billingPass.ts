@@ -18,7 +18,8 @@ export interface WarehousePass {
 }
 
 /**
- * The period lines of the given levels (the period cut at `cuts`, ascending, strictly inside it)
+ * The period lines of the given levels (the period cut at `cuts`, ascending, strictly inside it;
+ * the parts' lines of `partLevels`, default the same)
  * and what the engine saw of the data, in one pass over the warehouse, by the first road of
  * `warehouseRoads` that answers.
  */
@@ -28,6 +29,7 @@ export async function billingPass(
   options: BillingOptions = {},
   levels: readonly Level[] = levelsFor(period),
   cuts: readonly number[] = [],
+  partLevels: readonly Level[] = levels,
 ): Promise<WarehousePass> {
   const resolved = resolveOptions(options);
   const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), cuts);
@@ -40,5 +42,5 @@ export async function billingPass(
     }
   }
   const lines = linesOf(engine.finish(), resolved, levels);
-  return { lines, parts: partsOf(engine, period, cuts, resolved, levels), seen: engine.seenData(), road: road! };
+  return { lines, parts: partsOf(engine, period, cuts, resolved, partLevels), seen: engine.seenData(), road: road! };
 }

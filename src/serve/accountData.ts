@@ -100,7 +100,7 @@ export async function accountData(
     period: { start: chosen.start, end: chosen.heldUntil ?? chosen.end, accountId },
     prices: settings.prices,
     rules: { units: settings.units, names: settings.names },
-    produce: { days: true },
+    produce: { days: true, dayLevels: ["account"] }, // the page shows the account's days alone
     skipBad: true,
     allowEmpty: true, // impossible values count as 0, listed in the data quality
   });

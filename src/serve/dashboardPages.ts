@@ -38,6 +38,10 @@ export class DashboardPages {
   private readonly known = new ResultCache<KnownEntities>(1);
   /** The account page of each account's data kept (its tables are long: rendered once). */
   private readonly rendered = new WeakMap<AccountData, Answer>();
+  /** The default month (the latest) at a version of the warehouse, once a page of it was computed. */
+  private latest: { version: string; month: string } | undefined;
+  /** The pages of the default month under way, by prefix (see `byMonth`). */
+  private readonly defaults = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly db: string,
@@ -46,13 +50,20 @@ export class DashboardPages {
   ) {}
 
   /** The overview of a month (default: the latest), kept under the month it shows too. */
-  async overview(client: Client, month: string | undefined): Promise<Answer> {
-    await this.check(client, "overview", 0, month);
-    return this.cached(client, `overview|${month ?? ""}`, async (store, version) => {
-      const data = await overviewData(store, this.settings, month);
-      const answer = htmlAnswer(overviewPage(data));
-      if (month === undefined) this.answers.put(`overview|${data.month.month}`, version, answer);
-      return answer;
+  overview(client: Client, month: string | undefined): Promise<Answer> {
+    return this.byMonth(this.answers, "overview|", month, async () => {
+      await this.check(client, "overview", 0, month);
+      return this.cached(
+        client,
+        `overview|${month ?? ""}`,
+        async (store, version) => {
+          const data = await overviewData(store, this.settings, month);
+          const answer = htmlAnswer(overviewPage(data));
+          if (month === undefined) this.keepAsMonth(this.answers, "overview|", version, data.month.month, answer);
+          return answer;
+        },
+        (version) => (month === undefined ? this.sameAsDefault(this.answers, "overview|", version) : undefined),
+      );
     });
   }
 
@@ -145,37 +156,83 @@ export class DashboardPages {
   }
 
   /** An account's month; `fresh`: of the warehouse as it is now (a download), else possibly the one before a sync while it is recomputed. */
-  private async accountData(
+  private accountData(
     client: Client,
     id: number,
     month: string | undefined,
     fresh = false,
   ): Promise<{ data: AccountData; stale: boolean }> {
-    await this.check(client, "account", id, month);
-    const version = await warehouseVersion(this.db);
-    const { value, stale } = this.accounts.get(
-      `${id}|${month ?? ""}`,
-      version,
-      () =>
-        this.queue.run(client, async (store) => {
-          const data = await accountData(store, this.settings, id, month);
-          if (month === undefined) this.accounts.put(`${id}|${data.month.month}`, version, data); // the same page as /account/ID?month=
-          return data;
-        }),
-      fresh,
-    );
-    return { data: await value, stale };
+    return this.byMonth(this.accounts, `${id}|`, month, async () => {
+      await this.check(client, "account", id, month);
+      const version = await warehouseVersion(this.db);
+      const same = month === undefined ? this.sameAsDefault(this.accounts, `${id}|`, version) : undefined;
+      const { value, stale } = this.accounts.get(
+        `${id}|${month ?? ""}`,
+        version,
+        () =>
+          same ??
+          this.queue.run(client, async (store) => {
+            const data = await accountData(store, this.settings, id, month);
+            if (month === undefined) this.keepAsMonth(this.accounts, `${id}|`, version, data.month.month, data);
+            return data;
+          }),
+        fresh,
+      );
+      return { data: await value, stale };
+    });
   }
 
-  /** The page kept under `key`, else computed on the queue for `client`. */
+  /**
+   * `page()`, the page under `prefix` (`overview|`, `ID|`) of `month`. The page of the default
+   * month (the latest) is kept under its month too (`keepAsMonth`): a page asked by its month
+   * waits for the default month's page under way, as it may be the same (the start's overview,
+   * then a visitor's `/?month=` of the latest month: computed once, where it was twice), unless
+   * `cache` holds a page of that month already.
+   */
+  private async byMonth<T>(
+    cache: ResultCache<unknown>,
+    prefix: string,
+    month: string | undefined,
+    page: () => Promise<T>,
+  ): Promise<T> {
+    if (month !== undefined) {
+      // a page kept (of any version: stale while a sync wrote) is answered at once, as before; the
+      // default's failure is not this page's: it is computed anew
+      if (!cache.holds(`${prefix}${month}`)) await this.defaults.get(prefix)?.catch(() => undefined);
+      return page();
+    }
+    const computing = page();
+    this.defaults.set(prefix, computing);
+    const done = () => {
+      if (this.defaults.get(prefix) === computing) this.defaults.delete(prefix);
+    };
+    computing.then(done, done);
+    return computing;
+  }
+
+  /** Keeps `value`, the page under `prefix` of the default month `month`, as that month's page too, and that month as the default of `version`. */
+  private keepAsMonth<T>(cache: ResultCache<T>, prefix: string, version: string, month: string, value: T): void {
+    cache.put(`${prefix}${month}`, version, value);
+    this.latest = { version, month };
+  }
+
+  /** The page under `prefix` of the default month, kept or being computed under its month (`/account/ID?month=`, then `/account/ID`), when that month is known at `version`. */
+  private sameAsDefault<T>(cache: ResultCache<T>, prefix: string, version: string): Promise<T> | undefined {
+    return this.latest?.version === version ? cache.peek(`${prefix}${this.latest.month}`, version) : undefined;
+  }
+
+  /** The page kept under `key`, else `same`'s (the same page kept under another key), else computed on the queue for `client`. */
   private async cached(
     client: Client,
     key: string,
     compute: (store: Warehouse, version: string) => Promise<Answer>,
+    same?: (version: string) => Promise<Answer> | undefined,
   ): Promise<Answer> {
     const version = await warehouseVersion(this.db);
-    const { value, stale } = this.answers.get(key, version, () =>
-      this.queue.run(client, (store) => compute(store, version)),
+    const { value, stale } = this.answers.get(
+      key,
+      version,
+      () => same?.(version) ?? this.queue.run(client, (store) => compute(store, version)),
     );
     return stale ? staleAnswer(await value) : value;
   }

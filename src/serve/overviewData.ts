@@ -76,7 +76,7 @@ export async function overviewData(
     period: { start: chosen.start, end: chosen.end },
     prices: settings.prices,
     rules: { units: settings.units, names: settings.names },
-    produce: { levels: ["environment", "account"], days: true },
+    produce: { levels: ["environment", "account"], days: true, dayLevels: ["environment"] }, // the environment's days alone
     skipBad: true,
     allowEmpty: true, // impossible values count as 0: the report's data quality lists them
   });

@@ -44,6 +44,20 @@ export class ResultCache<T> {
   }
 
   /**
+   * The result of `key` at `version` when one is kept or being computed (without computing
+   * anything, nor counting as a use); else undefined.
+   */
+  peek(key: string, version: string): Promise<T> | undefined {
+    const kept = this.entries.get(key);
+    return kept?.version === version ? kept.value : undefined;
+  }
+
+  /** Whether a result of `key` is kept or being computed, of any version. */
+  holds(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /**
    * Keeps `value` as `key`'s result at `version` too (the same page asked for by another
    * address: `/` and `/?month=` of its month), unless `key` holds that version already.
    */

@@ -115,6 +115,32 @@ describe("bill", () => {
     expect(account.report.lines).toEqual(accountWhole.report.lines);
   });
 
+  it("gives the days' lines of `dayLevels` alone: those of the days of every level, the report unchanged (warehouse or files, with prices or not, one day)", async () => {
+    const cases = [
+      { source: warehouse, period: { ...PERIOD, accountId: 1 }, prices: undefined, dayLevels: ["account"] as const },
+      { source: warehouse, period: { ...PERIOD, accountId: 1 }, prices: PRICES, dayLevels: ["account"] as const },
+      { source: [data], period: PERIOD, prices: PRICES, dayLevels: ["environment"] as const },
+      {
+        source: warehouse,
+        period: { start: OCT_1, end: OCT_1 + DAY, accountId: 2 },
+        prices: undefined,
+        dayLevels: ["account"] as const,
+      },
+    ];
+    for (const { source, period, prices, dayLevels } of cases) {
+      const every = await bill({ source, period, prices, produce: { days: true } });
+      const some = await bill({ source, period, prices, produce: { days: true, dayLevels } });
+      const expected = every.days!.map((d) => ({
+        start: d.start,
+        lines: d.lines.filter((l) => l.level === dayLevels[0]),
+      }));
+      expect(some.days).toEqual(expected);
+      expect(expected.every((d) => d.lines.length === 1)).toBe(true); // one line a day: the account's, or the environment's
+      expect(some.report.lines).toEqual(every.report.lines);
+      expect(JSON.stringify(some.report.invoices)).toBe(JSON.stringify(every.report.invoices));
+    }
+  });
+
   it("reads the hourly lines of files again by hour, the warehouse's lines and counts, nothing loaded into a database", async () => {
     const period = { ...PERIOD, accountId: 1 };
     const billed = await bill({ source: [data], period, produce: { hourly: true } });
