@@ -2,7 +2,7 @@ import { setFlagsFromString } from "node:v8";
 
 /**
  * Sizes V8's heaps for a run whose live data is small whatever its length, like billing files
- * as they stream or an ingest (its batches bounded in files): the young generation stays at its first size instead of growing (V8 grew it
+ * as they stream: the young generation stays at its first size instead of growing (V8 grew it
  * to 8 MiB over a long run), and the old generation grows by 20% of its live data instead of
  * up to 4× (most of what it held was garbage promoted in passing): a lower peak in the same time
  * (docs/performance.md). Not for heap-heavy work: the XLSX Hourly sheet took longer so (exceljs

@@ -4,7 +4,6 @@ import { UsageError } from "../../base/errors.js";
 import { ingest, INGEST_BATCH_BYTES } from "../../store/ingest.js";
 import { loadNotes, WAIT_OPTION, waitOf, WORKERS_OPTION, workersOf } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";
-import { sizeHeapsForStreaming } from "../streamingHeap.js";
 import { commandLine } from "./index.js";
 
 interface IngestArgs {
@@ -71,7 +70,6 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
   handler: async (argv) => {
     if (!(argv.batchMb > 0)) throw new UsageError(`bad --batch-mb: ${argv.batchMb} (a positive number of megabytes)`);
     const workers = workersOf(argv);
-    sizeHeapsForStreaming(); // the manifest is read a window at a time and a batch holds at most INGEST_BATCH_FILES files
     const bar = startFilesProgress("ingesting");
     let report;
     try {
