@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api";
-import { paramTypes, periodSql } from "../base/period.js";
+import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
 import type { BillingEngine, SeenData } from "./billingEngine.js";
 import { UNIT_NAMES } from "./unitNames.js";
@@ -109,6 +109,35 @@ const SEEN = {
   emptySpaces: `SELECT count(*)::DOUBLE FROM (SELECT * FROM cloudspaces WHERE ${WHERE} AND cloudspace_id = 0 AND state = '')
           SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)`,
 };
+
+/**
+ * Account-hours read by one grouped query at most (but for an hour holding more): its hash
+ * tables (the cloud spaces of each account-hour, the semi joins with `account_hours`) hold a
+ * row per account-hour, so a long period of many accounts is read in runs of whole hours and
+ * DuckDB's memory stays that of a run (docs/performance.md). About three weeks of 100 accounts.
+ */
+export const ACCOUNT_HOURS_PER_QUERY = 50_000;
+
+/** The account-hours of the period per hour. */
+const HOURS = `SELECT hour_epoch::DOUBLE, count(*)::DOUBLE FROM account_hours WHERE ${WHERE} GROUP BY ALL ORDER BY ALL`;
+
+/**
+ * The query values of `values`'s period cut into runs of whole hours of at most `perQuery`
+ * account-hours each (see {@link ACCOUNT_HOURS_PER_QUERY}), in order; none for a period without
+ * account-hours. Every grouped figure is a sum of its hours', exact, so the runs' add up to the period's.
+ */
+export async function hourRuns(
+  connection: DuckDBConnection,
+  values: Record<string, DuckDBValue>,
+  perQuery = ACCOUNT_HOURS_PER_QUERY,
+): Promise<Record<string, DuckDBValue>[]> {
+  const [hours, counts] = (await columns(connection, HOURS, values)) as ArrayLike<number>[];
+  return runsWithin(hours!, counts!, 3600, perQuery).map(([start, end]) => ({
+    ...values,
+    start: BigInt(start),
+    end: BigInt(end),
+  }));
+}
 
 /** The types of the grouped queries' parameters beyond the period's. */
 const paramTypesOf = (): Record<string, DuckDBType> => {
@@ -262,34 +291,40 @@ function addVmHours(
  */
 async function readEnvironment(
   connection: DuckDBConnection,
-  values: Record<string, DuckDBValue>,
+  runs: readonly Record<string, DuckDBValue>[],
   units: Units,
   cut: boolean,
 ): Promise<
   { hours: (HourTotals & { accounts: number })[]; configurations: GroupedAccounts["configurations"] } | undefined
 > {
   const byHour = new Map<number, HourTotals & { accounts: number }>();
-  const [hourEpochs, accounts, bytes, piu, fractional] = (await columns(
-    connection,
-    ENVIRONMENT_HOURS,
-    values,
-  )) as ArrayLike<number>[];
-  for (let r = 0; r < hourEpochs!.length; r++) {
-    if (fractional![r]! > 0) return undefined;
-    const hourEpoch = hourEpochs![r]!;
-    byHour.set(hourEpoch, {
-      hourEpoch,
-      accounts: accounts![r]!,
-      memMb: 0,
-      vcpus: 0,
-      bytes: bytes![r]!,
-      gatewayPiu: piu![r]!,
-    });
+  const configurations: GroupedAccounts["configurations"] = [];
+  for (const values of runs) {
+    const [hourEpochs, accounts, bytes, piu, fractional] = (await columns(
+      connection,
+      ENVIRONMENT_HOURS,
+      values,
+    )) as ArrayLike<number>[];
+    for (let r = 0; r < hourEpochs!.length; r++) {
+      if (fractional![r]! > 0) return undefined;
+      const hourEpoch = hourEpochs![r]!;
+      byHour.set(hourEpoch, {
+        hourEpoch,
+        accounts: accounts![r]!,
+        memMb: 0,
+        vcpus: 0,
+        bytes: bytes![r]!,
+        gatewayPiu: piu![r]!,
+      });
+    }
+    const read = await columns(connection, cut ? VM_HOURS.environmentCut : VM_HOURS.environmentWhole, values);
+    // a configuration in several runs comes once from each, with its VM-hours there: fed so, its counts add up exactly
+    const ofRun = addVmHours(read, units, (_, hourEpoch) => byHour.get(hourEpoch));
+    if (ofRun === undefined) return undefined;
+    for (const c of ofRun) configurations.push(c);
   }
-  const read = await columns(connection, cut ? VM_HOURS.environmentCut : VM_HOURS.environmentWhole, values);
-  const configurations = addVmHours(read, units, (_, hourEpoch) => byHour.get(hourEpoch));
   const hours = [...byHour.values()];
-  if (configurations === undefined || hours.some(inexact)) return undefined;
+  if (hours.some(inexact)) return undefined;
   return { hours, configurations };
 }
 
@@ -345,12 +380,13 @@ export async function addGroupedFacts(
   units: Units,
   splitAt: readonly number[],
   engine: BillingEngine,
+  accountHoursPerQuery = ACCOUNT_HOURS_PER_QUERY,
 ): Promise<boolean> {
-  const values = queryValues(params, units, splitAt);
-  const environment = await readEnvironment(connection, values, units, splitAt.length > 0);
+  const runs = await hourRuns(connection, queryValues(params, units, splitAt), accountHoursPerQuery);
+  const environment = await readEnvironment(connection, runs, units, splitAt.length > 0);
   if (environment === undefined) return false;
   feedEnvironment(engine, environment.hours, environment.configurations);
-  engine.grouped.seen(await seenOf(connection, values, units.vmType));
+  engine.grouped.seen(await seenOfRuns(connection, runs, units.vmType));
   return true;
 }
 
@@ -360,24 +396,38 @@ export async function seenOf(
   values: Record<string, DuckDBValue>,
   vmType: string,
 ): Promise<SeenData> {
+  return seenOfRuns(connection, [values], vmType);
+}
+
+/** {@link seenOf} the period read in runs of hours (see {@link hourRuns}), in order. */
+async function seenOfRuns(
+  connection: DuckDBConnection,
+  runs: readonly Record<string, DuckDBValue>[],
+  vmType: string,
+): Promise<SeenData> {
   const seen: SeenData = {
     accountHours: new Map(),
     unbilledTypes: new Map(),
     emptyMachineHours: 0,
     emptyCloudspaceHours: 0,
   };
-  // as typed columns: a year of 100 accounts is 876,000 account-hours, too many for a row array each
-  const [accountIds, hourEpochs] = (await columns(connection, SEEN.accountHours, values)) as ArrayLike<number>[];
-  for (let r = 0; r < accountIds!.length; r++) {
-    const list = seen.accountHours.get(accountIds![r]!);
-    if (list === undefined) seen.accountHours.set(accountIds![r]!, [hourEpochs![r]!]);
-    else list.push(hourEpochs![r]!);
+  for (const values of runs) {
+    // as typed columns: a year of 100 accounts is 876,000 account-hours, too many for a row array each
+    const [accountIds, hourEpochs] = (await columns(connection, SEEN.accountHours, values)) as ArrayLike<number>[];
+    for (let r = 0; r < accountIds!.length; r++) {
+      const list = seen.accountHours.get(accountIds![r]!);
+      if (list === undefined) seen.accountHours.set(accountIds![r]!, [hourEpochs![r]!]);
+      else list.push(hourEpochs![r]!);
+    }
+    for (const [type, n, empty] of await rows(connection, SEEN.types, values)) {
+      if (type !== vmType)
+        seen.unbilledTypes.set(type as string, (seen.unbilledTypes.get(type as string) ?? 0) + (n as number));
+      seen.emptyMachineHours += empty as number;
+    }
+    seen.emptyCloudspaceHours += (await rows(connection, SEEN.emptySpaces, values))[0]![0] as number;
   }
-  for (const [type, n, empty] of await rows(connection, SEEN.types, values)) {
-    if (type !== vmType) seen.unbilledTypes.set(type as string, n as number);
-    seen.emptyMachineHours += empty as number;
-  }
-  seen.emptyCloudspaceHours = (await rows(connection, SEEN.emptySpaces, values))[0]![0] as number;
+  // the accounts in order, as one query over the period gives them (each one's hours are: the runs come in order)
+  if (runs.length > 1) seen.accountHours = new Map([...seen.accountHours].sort(([a], [b]) => a - b));
   return seen;
 }
 

@@ -11,6 +11,7 @@ export interface StagingRules {
   tables: readonly DataTable[];
   columns?: ColumnSelection;
   batchBytes: number;
+  batchFiles: number;
   groupBytes: number;
   stopOnError: boolean;
   stager: () => Stager;
@@ -29,6 +30,7 @@ export class GroupStaging {
   /** The first groups are smaller (1/8, 1/4, 1/2 of groupBytes), so the first rows reach the target while a worker is still starting up. */
   private groupTarget: number;
   private bytesInBatch = 0;
+  private filesInBatch = 0;
   private readonly inFlight: { jobs: Job[]; staged: Promise<StagedGroup> }[] = [];
   /** Impossible values of the batch's hours: recorded with its rows and manifest (never an error of the load; billing decides). */
   private impossible: ImpossibleValue[] = [];
@@ -98,11 +100,14 @@ export class GroupStaging {
       this.book.replaced(replacing);
     }
     let loadedBytes = 0;
-    for (const job of ok) loadedBytes += this.book.loaded(job);
+    for (const job of ok) {
+      loadedBytes += this.book.loaded(job);
+      this.filesInBatch += job.kept.length;
+    }
     this.impossible.push(...staged.impossible);
     await this.target.add?.(staged, loadedBytes);
     this.bytesInBatch += loadedBytes;
-    if (this.bytesInBatch >= this.rules.batchBytes) await this.commit();
+    if (this.bytesInBatch >= this.rules.batchBytes || this.filesInBatch >= this.rules.batchFiles) await this.commit();
   }
 
   /** Fills in the hashes the stager computed, rejects the jobs whose files failed to decode; returns the others. */
@@ -135,5 +140,6 @@ export class GroupStaging {
     this.impossible = [];
     await this.target.commit?.(writeManifest, values);
     this.bytesInBatch = 0;
+    this.filesInBatch = 0;
   }
 }

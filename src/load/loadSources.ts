@@ -49,6 +49,8 @@ export interface LoadRules {
   columns?: ColumnSelection;
   /** Commit after this many input bytes. Default 32 MiB. */
   batchBytes?: number;
+  /** Commit after this many files loaded, at most (a batch's manifest rows and DuckDB's uncommitted rows and keys grow with its files). Default: no bound. */
+  batchFiles?: number;
   /** Input bytes per group handed to the stager (decoded and staged together; the first groups are smaller). Default 1 MiB. */
   groupBytes?: number;
   /**
@@ -83,6 +85,7 @@ export async function loadSources(
     tables: rules.tables ?? DATA_TABLES,
     columns: rules.columns,
     batchBytes: rules.batchBytes ?? 32 * 1024 * 1024,
+    batchFiles: rules.batchFiles ?? Number.POSITIVE_INFINITY,
     groupBytes: rules.groupBytes ?? 1024 * 1024,
     stopOnError: rules.stopOnError ?? false,
     stager: rules.stager ?? inlineStager,

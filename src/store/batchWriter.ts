@@ -3,8 +3,12 @@ import type { ColumnBatch, ColumnSelection } from "../load/columnBatch.js";
 import { insertBatches, longStringBytes, registerStagedColumns } from "./insertColumns.js";
 import type { DataTable } from "./schema.js";
 
-/** Input bytes of staged groups inserted by one statement per table. */
-const UNIT_BYTES = 8 * 1024 * 1024;
+/**
+ * Input bytes of staged groups inserted by one statement per table. The staged columns of the
+ * units queued are held until DuckDB has taken them, so a smaller unit holds less (8 MiB before:
+ * docs/performance.md, "Ingest and `billing --db` of many small files").
+ */
+const UNIT_BYTES = 2 * 1024 * 1024;
 /** The first unit's size: inserting starts as soon as a group is staged, and units double up to UNIT_BYTES. */
 const FIRST_UNIT_BYTES = 512 * 1024;
 /** Inserts queued and not yet done, at most: bounds the staged rows held while DuckDB catches up. */

@@ -27,6 +27,15 @@ const INGEST_MEMORY_LIMIT_BYTES = 96 * 1024 * 1024;
  */
 export const INGEST_BATCH_BYTES = 128 * 1024 * 1024;
 
+/**
+ * Files per transaction of {@link ingest} and {@link ingestInto}, at most: a batch of many
+ * small files held, until its commit, a manifest row per file in JavaScript and its rows and
+ * keys in DuckDB's uncommitted storage, so 128 MiB of hourly files (220,000 of them) weighed
+ * far more than 128 MiB of larger ones (docs/performance.md, "Ingest and `billing --db` of many
+ * small files").
+ */
+export const INGEST_BATCH_FILES = 32_768;
+
 /** Options of {@link ingest}. */
 export interface IngestOptions {
   /** The database file, created when missing. */
@@ -43,6 +52,8 @@ export interface IngestOptions {
   packed?: boolean;
   /** Input bytes per transaction (a killed run loses at most the one in flight). Default {@link INGEST_BATCH_BYTES} (128 MiB); {@link ingestInto}: 32 MiB. */
   batchBytes?: number;
+  /** Files per transaction, at most. Default {@link INGEST_BATCH_FILES}. */
+  batchFiles?: number;
   /** Worker threads decoding the inputs; 0 decodes in this thread. Default: one per spare core (at most 4) for 16 MiB of input or more, else 0. */
   workers?: number;
   /** Progress of reading the inputs, for a progress bar. */
@@ -166,6 +177,7 @@ export async function ingestInto(
       skipBad: options.skipBad,
       replace: options.replace,
       batchBytes: options.batchBytes,
+      batchFiles: options.batchFiles ?? INGEST_BATCH_FILES,
       memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES,
       stager: () => chooseStager(bytesTotal(), options.workers),
       moreConnections: [spare],

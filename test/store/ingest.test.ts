@@ -143,6 +143,31 @@ describe("ingest into a database file", () => {
     expect(await totals(db)).toEqual(await totals(clean));
   });
 
+  it("commits every batchFiles files: an ingest of many small files stopped midway keeps the batches committed before", async () => {
+    const stopped = async (db: string, batchFiles?: number) => {
+      const stopAt40 = (p: { filesRead: number }) => {
+        if (p.filesRead >= 40) throw new Error("stopped after 40 files read");
+      };
+      await expect(ingest([big], { db, batchFiles, workers: 0, onProgress: stopAt40 })).rejects.toThrow("stopped");
+      return Number(((await totals(db)) as { files: string }).files);
+    };
+    // one batch for the whole input (128 MiB): nothing was committed when it stopped
+    expect(await stopped(join(dir, "unbounded.duckdb"), Number.POSITIVE_INFINITY)).toBe(0);
+    // batches of 10 files or a little more (whole groups of files): some committed, each file with its account-hour
+    const db = join(dir, "bounded.duckdb");
+    const kept = await stopped(db, 10);
+    expect(kept).toBeGreaterThanOrEqual(10);
+    expect(kept).toBeLessThan(40);
+    const partial = (await totals(db)) as { hours: string; files: string };
+    expect(partial.hours).toBe(partial.files);
+    // running it again loads the rest: the totals of a clean run (96 account-hours: 2 accounts × 48 hours, a file each)
+    await ingest([big], { db, batchFiles: 10 });
+    const clean = join(dir, "clean-files.duckdb");
+    await ingest([big], { db: clean });
+    expect(await totals(db)).toEqual(await totals(clean));
+    expect(Number(((await totals(db)) as { files: string }).files)).toBe(96);
+  });
+
   it("refuses to ingest nothing", async () => {
     await expect(ingest([], { db: join(dir, "x.duckdb") })).rejects.toBeInstanceOf(UsageError);
   });
