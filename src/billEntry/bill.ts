@@ -3,19 +3,18 @@ import { EmptyPeriodError } from "../base/errors.js";
 import { checkPeriod, periodOnly, type Period } from "../base/period.js";
 import type { ReadProgress } from "../input/types.js";
 import type { LoadReport } from "../load/loadReport.js";
-import { billWarehouse, type BilledPeriod } from "../billing/billWarehouse.js";
+import type { BilledPeriod } from "../billing/billWarehouse.js";
 import { refuseImpossible } from "../billing/billedImpossibleValues.js";
 import { reportOf, type BillingReport } from "../billing/billingReport.js";
 import { resolveOptions, type BillingOptions } from "../billing/billingOptions.js";
 import { calculateOf, type CalculateResult } from "../billing/calculate.js";
 import { dayCuts, priceCuts } from "../billing/cuts.js";
-import { warehouseHourly, type HourlyStream } from "../billing/hourlyStream.js";
+import type { HourlyStream } from "../billing/hourlyStream.js";
 import { calculateLevels, levelsFor, type Level } from "../billing/levels.js";
 import type { BillingLine } from "../billing/lines.js";
 import type { PriceList } from "../billing/prices.js";
 import type { WarehouseRoadName } from "../billing/warehouseRoads.js";
 import { overlayNames } from "../billing/names.js";
-import { readEntityNames } from "../store/entityNames.js";
 import { heldSpan } from "./heldSpan.js";
 import { isFiles, sourceRoad, warehouseOf, type SourceRoad } from "./sourceRoad.js";
 
@@ -161,12 +160,15 @@ export async function bill(request: BillRequest): Promise<Bill> {
   const { source } = request;
   const road = sourceRoad(source, produce);
   // from a warehouse: the names `sync` stored, under those of the rules (a names file)
-  const stored = isFiles(source) ? undefined : await readEntityNames(source.connection);
+  const stored = isFiles(source)
+    ? undefined
+    : await (await import("../store/entityNames.js")).readEntityNames(source.connection);
   const rules = stored === undefined ? checked : { ...checked, names: overlayNames(stored, checked.names) };
   // the parts' lines: the days' levels, unless the parts are the price periods the report is made of
   const billedWith = async (cuts: readonly number[], partLevels = levels): Promise<BilledPeriod> => {
+    // each road loads its own modules only: the start of a command is a share of a short bill
     if (!isFiles(source))
-      return billWarehouse(source.connection, period, rules, {
+      return (await import("../billing/billWarehouse.js")).billWarehouse(source.connection, period, rules, {
         load: source.load,
         levels,
         cuts,
@@ -225,7 +227,8 @@ export async function bill(request: BillRequest): Promise<Bill> {
 /** The hourly lines of a bill's report: from its warehouse, or from its files read again by hour. */
 async function hourlyOf(source: BillSource, report: BillingReport, request: BillRequest): Promise<HourlyStream> {
   const warehouse = warehouseOf(source);
-  if (warehouse !== undefined) return warehouseHourly(warehouse.connection, report);
+  if (warehouse !== undefined)
+    return (await import("../billing/hourlyStream.js")).warehouseHourly(warehouse.connection, report);
   const { hourlyFiles } = await import("../billing/hourlyFiles.js"); // the decoding pipeline loads only for files
   return hourlyFiles(source as readonly string[], report, {
     skipBad: request.skipBad,

@@ -20,10 +20,9 @@ export class RecordBuilder implements RecordVisitor {
     _index: number,
     id: number,
     type: string,
-    tx: number,
-    rx: number,
+    bytes: Float64Array,
   ): void {
-    this.nics.push({ id, type, tx, rx });
+    this.nics.push({ id, type, tx: Math.fround(bytes[0]!), rx: Math.fround(bytes[1]!) });
   }
 
   disk(
@@ -51,11 +50,12 @@ export class RecordBuilder implements RecordVisitor {
     id: number,
     type: string,
     vcpus: number,
-    cpuMinutes: number,
-    mem: number,
+    measures: Float64Array,
     imageName: string,
     status: string,
   ): void {
+    const cpuMinutes = Math.fround(measures[0]!);
+    const mem = Math.fround(measures[1]!);
     this.machines.push({ id, type, vcpus, cpuMinutes, mem, networks: this.nics, disks: this.disks, imageName, status });
     this.nics = [];
     this.disks = [];

@@ -4,6 +4,10 @@ import { TextCache } from "./TextCache.js";
 
 /** The numbers of a disk record, in the order `RecordVisitor.disk` gets them. */
 export const DISK_MEASURES = ["size", "iopsRead", "iopsWrite", "iopsReadMax", "iopsWriteMax"] as const;
+/** A machine's two Float32 fields, in the order `RecordVisitor.machine` gets them. */
+export const MACHINE_MEASURES = ["cpuMinutes", "mem"] as const;
+/** A NIC's two byte counts, in the order `RecordVisitor.nic` gets them. */
+export const NIC_MEASURES = ["tx", "rx"] as const;
 
 /**
  * Receives the records of one message as they are read, without building them: the store
@@ -11,8 +15,13 @@ export const DISK_MEASURES = ["size", "iopsRead", "iopsWrite", "iopsReadMax", "i
  * A machine's NICs and disks come before the machine itself, a cloud space's machines before
  * the cloud space (the order their fields are read in). A field outside its struct's data
  * section reads as 0, a pointer past its pointer section as the default ("", no rows, null).
+ *
+ * The Float32 fields come in scratch arrays, valid during the call only: a fractional number
+ * passed as an argument to a call the compiler does not inline is allocated each time, and a
+ * week has a few machines, NICs and disks per machine-hour.
  */
 export interface RecordVisitor {
+  /** `bytes`: the NIC's tx and rx (`NIC_MEASURES` order), a scratch array. */
   nic(
     cloudSpaceId: number,
     machineId: number,
@@ -20,14 +29,12 @@ export interface RecordVisitor {
     index: number,
     id: number,
     type: string,
-    tx: number,
-    rx: number,
+    bytes: Float64Array,
   ): void;
   /**
    * `measures`: the disk's size, iopsRead, iopsWrite, iopsReadMax and iopsWriteMax (`DISK_MEASURES`
    * order); `configuredIops`: the 13 limits in field order, null when the pointer is null. Both
-   * are scratch arrays, valid during the call: numbers passed as arguments to a call the
-   * compiler does not inline are each allocated, and a week has a disk or more per machine-hour.
+   * are scratch arrays.
    */
   disk(
     cloudSpaceId: number,
@@ -37,13 +44,13 @@ export interface RecordVisitor {
     measures: Float64Array,
     configuredIops: Float64Array | null,
   ): void;
+  /** `measures`: the machine's cpuMinutes and mem (`MACHINE_MEASURES` order), a scratch array. */
   machine(
     cloudSpaceId: number,
     id: number,
     type: string,
     vcpus: number,
-    cpuMinutes: number,
-    mem: number,
+    measures: Float64Array,
     imageName: string,
     status: string,
   ): void;
@@ -58,6 +65,8 @@ const machineStatus = new TextCache();
 const nicType = new TextCache();
 const limits = new Float64Array(L.CONFIGURED_IOPS_FIELDS.length);
 const diskMeasures = new Float64Array(DISK_MEASURES.length);
+const machineMeasures = new Float64Array(MACHINE_MEASURES.length);
+const nicBytes = new Float64Array(NIC_MEASURES.length);
 
 // The walkers below read one struct each. A struct is given by its segment, its data
 // section's byte offset, its data size in bytes and its pointer count, all taken from the
@@ -148,19 +157,19 @@ function visitMachine(
 ): void {
   const view = m.view;
   const pointers = position + dataBytes;
+  const measures = machineMeasures;
   let id = 0;
   let vcpus = 0;
-  let cpuMinutes = 0;
-  let mem = 0;
   if (dataBytes >= L.VMACHINE_DATA_BYTES) {
     id = view.getInt32(position + L.VMACHINE_ID, true);
     vcpus = view.getInt8(position + L.VMACHINE_VCPUS);
-    cpuMinutes = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
-    mem = view.getFloat32(position + L.VMACHINE_MEM, true);
+    measures[0] = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
+    measures[1] = view.getFloat32(position + L.VMACHINE_MEM, true);
   } else {
+    measures.fill(0);
     if (dataBytes >= L.VMACHINE_ID + 4) id = view.getInt32(position + L.VMACHINE_ID, true);
     if (dataBytes >= L.VMACHINE_VCPUS + 1) vcpus = view.getInt8(position + L.VMACHINE_VCPUS);
-    if (dataBytes >= L.VMACHINE_CPU_MINUTES + 4) cpuMinutes = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
+    if (dataBytes >= L.VMACHINE_CPU_MINUTES + 4) measures[0] = view.getFloat32(position + L.VMACHINE_CPU_MINUTES, true);
   }
   const type = pointerCount > L.VMACHINE_TYPE ? m.text(segment, pointers + 8 * L.VMACHINE_TYPE, machineType) : "";
   if (pointerCount > L.VMACHINE_NETWORKS)
@@ -171,7 +180,7 @@ function visitMachine(
     pointerCount > L.VMACHINE_IMAGE_NAME ? m.text(segment, pointers + 8 * L.VMACHINE_IMAGE_NAME, machineImageName) : "";
   const status =
     pointerCount > L.VMACHINE_STATUS ? m.text(segment, pointers + 8 * L.VMACHINE_STATUS, machineStatus) : "";
-  visitor.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
+  visitor.machine(cloudSpaceId, id, type, vcpus, measures, imageName, status);
 }
 
 function visitNics(
@@ -189,19 +198,19 @@ function visitNics(
   const view = m.view;
   for (let i = 0; i < count; i++) {
     const at = position + i * stepBytes;
+    const bytes = nicBytes;
     let id = 0;
-    let tx = 0;
-    let rx = 0;
     if (dataBytes >= L.NIC_DATA_BYTES) {
       id = view.getInt32(at + L.NIC_ID, true);
-      tx = view.getFloat32(at + L.NIC_TX, true);
-      rx = view.getFloat32(at + L.NIC_RX, true);
+      bytes[0] = view.getFloat32(at + L.NIC_TX, true);
+      bytes[1] = view.getFloat32(at + L.NIC_RX, true);
     } else {
+      bytes.fill(0);
       if (dataBytes >= L.NIC_ID + 4) id = view.getInt32(at + L.NIC_ID, true);
-      if (dataBytes >= L.NIC_TX + 4) tx = view.getFloat32(at + L.NIC_TX, true);
+      if (dataBytes >= L.NIC_TX + 4) bytes[0] = view.getFloat32(at + L.NIC_TX, true);
     }
     const type = pointerCount > L.NIC_TYPE ? m.text(s, at + dataBytes + 8 * L.NIC_TYPE, nicType) : "";
-    visitor.nic(cloudSpaceId, machineId, machineType, i, id, type, tx, rx);
+    visitor.nic(cloudSpaceId, machineId, machineType, i, id, type, bytes);
   }
 }
 

@@ -6,8 +6,6 @@ import type { Warning } from "../billing/dataQuality.js";
 import type { HourlyStream } from "../billing/hourlyStream.js";
 import type { StatementConfig } from "../invoices/document/statementConfig.js";
 import type { DraftDocument, InvoiceDocument } from "../invoices/document/invoiceDocument.js";
-import { toBillingCsv } from "./toBillingCsv.js";
-import { toBillingText } from "./toBillingText.js";
 
 /** The options of a billing output that only some formats take (the CLI's flags, by name). */
 export interface FormatFlags {
@@ -96,7 +94,7 @@ export const BILLING_FORMATS = {
   text: {
     description: "a readable table, with the invoices",
     flags: [],
-    write: async (o) => o.write(toBillingText(o.report)),
+    write: async (o) => o.write((await import("./toBillingText.js")).toBillingText(o.report)),
   },
   csv: {
     description: "a row per entity and level (--detail hourly: per hour too)",
@@ -104,7 +102,10 @@ export const BILLING_FORMATS = {
     produce: (f) => ({ hourly: f.detail === "hourly" }),
     write: async (o) =>
       o.write(
-        toBillingCsv(o.report, { excel: o.flags.excel, hourly: o.flags.detail === "hourly" ? o.hourly! : undefined }),
+        (await import("./toBillingCsv.js")).toBillingCsv(o.report, {
+          excel: o.flags.excel,
+          hourly: o.flags.detail === "hourly" ? o.hourly! : undefined,
+        }),
       ),
   },
   xlsx: {

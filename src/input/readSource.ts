@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { open } from "node:fs/promises";
 import { BadFileError } from "../base/errors.js";
 import type { IndexedSource } from "./indexInputs.js";
-import type { InputLimits, Source } from "./types.js";
+import type { DeferredRead, InputLimits, Source } from "./types.js";
 import { whatItIs } from "./walkTree.js";
 
 /**
@@ -97,6 +97,7 @@ export function readDeferred(source: Source, allocate: (sizeBytes: number) => Ui
     throw unreadableFile(source.name, error);
   }
   try {
+    if (readAsIndexed(source, deferred, fd, allocate)) return;
     const stats = fstatSync(fd);
     const notAFile = notARegularFile(source.name, stats);
     if (notAFile) throw notAFile;
@@ -116,4 +117,32 @@ export function readDeferred(source: Source, allocate: (sizeBytes: number) => Ui
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads a deferred file of the size it had when indexed, without sizing it again: one read of
+ * a byte more than that size gives exactly that size for a file unchanged (the index's `stat`
+ * found it a regular file; a FIFO put there since reads 0 bytes). False, with nothing kept, for
+ * any other outcome (a file that grew or shrank, or is no longer a file, or was empty), which the
+ * caller then sizes with `fstat` and reads anew.
+ */
+function readAsIndexed(
+  source: Source,
+  deferred: DeferredRead,
+  fd: number,
+  allocate: (sizeBytes: number) => Uint8Array,
+): boolean {
+  const size = deferred.sizeBytes;
+  if (size === 0 || size > deferred.maxBytes) return false; // an empty read would not tell a FIFO put there since
+  const bytes = allocate(size + 1);
+  let bytesRead: number;
+  try {
+    bytesRead = readSync(fd, bytes, 0, size + 1, 0);
+  } catch {
+    return false;
+  }
+  if (bytesRead !== size) return false;
+  source.bytes = bytes.subarray(0, size);
+  delete source.deferred;
+  return true;
 }

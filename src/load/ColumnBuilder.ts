@@ -273,13 +273,14 @@ export class ColumnBuilder implements RecordVisitor {
     id: number,
     type: string,
     vcpus: number,
-    cpuMinutes: number,
-    mem: number,
+    measures: Float64Array,
     imageName: string,
     status: string,
   ): void {
-    this.also?.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
-    this.facts?.machine(cloudSpaceId, id, type, vcpus, cpuMinutes, mem, imageName, status);
+    this.also?.machine(cloudSpaceId, id, type, vcpus, measures, imageName, status);
+    this.facts?.machine(cloudSpaceId, id, type, vcpus, measures, imageName, status);
+    const cpuMinutes = measures[0]!;
+    const mem = measures[1]!;
     let r = -1;
     let c: (ColumnData | undefined)[] | undefined;
     const gateway = type === GATEWAY_TYPE;
@@ -392,11 +393,12 @@ export class ColumnBuilder implements RecordVisitor {
     index: number,
     id: number,
     type: string,
-    tx: number,
-    rx: number,
+    bytes: Float64Array,
   ): void {
-    this.also?.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
-    this.facts?.nic(cloudSpaceId, machineId, machineType, index, id, type, tx, rx);
+    this.also?.nic(cloudSpaceId, machineId, machineType, index, id, type, bytes);
+    this.facts?.nic(cloudSpaceId, machineId, machineType, index, id, type, bytes);
+    const tx = bytes[0]!;
+    const rx = bytes[1]!;
     let r = -1;
     const t = this.nics;
     if (t !== undefined) {

@@ -438,10 +438,9 @@ export class FactsVisitor implements RecordVisitor {
     _index: number,
     _id: number,
     type: string,
-    tx: number,
-    rx: number,
+    bytes: Float64Array,
   ): void {
-    this.builder.nic(type, tx, rx);
+    this.builder.nic(type, bytes[0]!, bytes[1]!);
   }
 
   disk(
@@ -461,15 +460,14 @@ export class FactsVisitor implements RecordVisitor {
     id: number,
     type: string,
     vcpus: number,
-    cpuMinutes: number,
-    mem: number,
+    measures: Float64Array,
     imageName: string,
     status: string,
   ): void {
     const f = this.fields;
     f.vcpus = vcpus;
-    f.cpuMinutes = cpuMinutes;
-    f.mem = mem;
+    f.cpuMinutes = measures[0]!;
+    f.mem = measures[1]!;
     f.imageName = imageName;
     f.status = status;
     this.builder.machine(cloudSpaceId, id, type, f);

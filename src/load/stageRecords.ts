@@ -1,14 +1,16 @@
 import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { DecodedAccountHour } from "../capnp/records.js";
-import { DISK_MEASURES } from "../capnp/visitRecords.js";
+import { DISK_MEASURES, MACHINE_MEASURES, NIC_MEASURES } from "../capnp/visitRecords.js";
 import type { ColumnBatch, ColumnSelection } from "./columnBatch.js";
 import { ColumnBuilder } from "./ColumnBuilder.js";
 import type { DataTable } from "./dataTables.js";
 import type { ImpossibleValue } from "./impossibleValues.js";
 
-/** Scratch for one disk's configured limits, in field order, and for its measures (see `RecordVisitor.disk`). */
+/** Scratch for one disk's configured limits, in field order, for its measures, a machine's and a NIC's (see `RecordVisitor`). */
 const limits = new Float64Array(CONFIGURED_IOPS_FIELDS.length);
 const measures = new Float64Array(DISK_MEASURES.length);
+const machineMeasures = new Float64Array(MACHINE_MEASURES.length);
+const nicBytes = new Float64Array(NIC_MEASURES.length);
 
 /**
  * Stages decoded account-hours column by column for the given tables (the records'
@@ -38,14 +40,18 @@ export function stageRecords(
     for (const space of h.account.cloudspaces) {
       const csId = space.cloudSpaceId;
       for (const m of space.machines) {
-        m.networks.forEach((n, i) => builder.nic(csId, m.id, m.type, i, n.id, n.type, n.tx, n.rx));
+        m.networks.forEach((n, i) => {
+          NIC_MEASURES.forEach((name, f) => (nicBytes[f] = n[name]));
+          builder.nic(csId, m.id, m.type, i, n.id, n.type, nicBytes);
+        });
         m.disks.forEach((d, i) => {
           const q = d.configuredIops;
           if (q !== null) CONFIGURED_IOPS_FIELDS.forEach((name, f) => (limits[f] = q[name]));
           DISK_MEASURES.forEach((name, f) => (measures[f] = d[name]));
           builder.disk(csId, m.id, i, d.id, measures, q === null ? null : limits);
         });
-        builder.machine(csId, m.id, m.type, m.vcpus, m.cpuMinutes, m.mem, m.imageName, m.status);
+        MACHINE_MEASURES.forEach((name, f) => (machineMeasures[f] = m[name]));
+        builder.machine(csId, m.id, m.type, m.vcpus, machineMeasures, m.imageName, m.status);
       }
       builder.cloudSpace(csId, space.accountId, space.state);
     }

@@ -17,7 +17,8 @@ const GENERATED = "resourcemonitoring.capnp.js";
 /** Generates capnp-ts code for the schema into `dir` (`resourcemonitoring.capnp.js`, a CommonJS module). */
 export function compileCapnpTs(dir) {
   copyFileSync(schema, join(dir, "resourcemonitoring.capnp"));
-  const plugin = join(root, "node_modules/.bin/capnpc-ts");
+  // the package's own bin: node_modules/.bin/capnpc-ts may be capnp-es's plugin of the same name
+  const plugin = join(dirname(require.resolve("capnpc-ts/package.json")), "bin/capnpc-ts.js");
   const r = spawnSync("capnp", ["compile", `-o${plugin}`, "resourcemonitoring.capnp"], { cwd: dir, encoding: "utf8" });
   if (r.error?.code === "ENOENT") throw new Error("capnp not found (the capnproto package compiles the schema)");
   if (r.status !== 0) throw new Error(`capnpc-ts failed: ${r.stderr}`);

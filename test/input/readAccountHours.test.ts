@@ -443,6 +443,36 @@ describe("readAccountHours reads lazily", () => {
     }
   });
 
+  it("reads a file left unread with the bytes it has when read: as indexed, grown or shrunk since, and refuses one grown past the limit", async () => {
+    const names = [
+      "7/2026/1/1/0/account_capnp.bin",
+      "7/2026/1/1/1/account_capnp.bin",
+      "7/2026/1/1/2/account_capnp.bin",
+    ];
+    const grownPastLimit = "7/2026/1/1/3/account_capnp.bin";
+    const sized = (n: number) => () => Buffer.alloc(n, 7);
+    await writeTree(dir, names, sized(100));
+    await writeTree(dir, [grownPastLimit], sized(100));
+    const reader = readAccountHours([dir], { deferTreeReads: true, maxEntryBytes: 150 });
+    const sizes: (number | string)[] = [];
+    for await (const h of reader) {
+      const source = h.sources[0]!;
+      const name = source.name.replace(`${dir}/`, "");
+      // after indexing (each was 100 bytes then), before the read
+      if (name === names[1]) await writeFile(source.name, Buffer.alloc(120, 8));
+      if (name === names[2]) await writeFile(source.name, Buffer.alloc(30, 9));
+      if (name === grownPastLimit) await writeFile(source.name, Buffer.alloc(200, 9));
+      try {
+        readDeferred(source);
+        sizes.push(source.bytes.byteLength, source.bytes.at(-1)!);
+      } catch (error) {
+        sizes.push((error as BadFileError).code);
+      }
+    }
+    // unchanged: its 100 bytes of 7; grown: all 120 bytes of 8; shrunk: its 30 bytes of 9; 200 > 150: refused
+    expect(sizes).toEqual([100, 7, 120, 8, 30, 9, "INPUT_TOO_LARGE"]);
+  });
+
   it.runIf(process.platform === "linux")(
     "names a folder whose name is not valid UTF-8, and reads its neighbours",
     async () => {

@@ -8,7 +8,7 @@ import { loadNames } from "../../billing/names.js";
 import { loadPrices, type PriceList } from "../../billing/prices.js";
 import type { BillingReport } from "../../billing/billingReport.js";
 import type { InvoiceDocument } from "../../invoices/document/invoiceDocument.js";
-import { loadStatementConfig, type StatementConfig } from "../../invoices/document/statementConfig.js";
+import type { StatementConfig } from "../../invoices/document/statementConfig.js";
 import { loadUnits } from "../../billing/units.js";
 import { allUnitsText } from "../../billing/unitCatalog.js";
 import { UsageError } from "../../base/errors.js";
@@ -281,7 +281,10 @@ export const billingCommand: CommandModule<object, BillingArgs> = {
     checkFormatFlags(argv.format, flags);
     const produce = format.produce?.(flags) ?? {};
     const prices = argv.prices === undefined ? undefined : await loadPrices(argv.prices);
-    const statementConfig = argv.statement === undefined ? undefined : await loadStatementConfig(argv.statement);
+    const statementConfig =
+      argv.statement === undefined
+        ? undefined
+        : await (await import("../../invoices/document/statementConfig.js")).loadStatementConfig(argv.statement);
     const request = await billRequestOf(argv, period, produce, prices);
     /** The report statements are made from, once the warehouse is closed (numbering writes to it). */
     let statementReport: BillingReport | undefined;
