@@ -30,9 +30,6 @@ import { readColumns, streamChunks } from "./readColumns.js";
  * The hours are read in the same cloud spaces as the engine's (those of their account-hour).
  */
 
-/** The hours of a row's bitmap: its two words of 32. */
-const BLOCK = 64;
-
 /** A VM's configuration columns as the grouped queries read them (texts as they are, numbers as DOUBLE). */
 const CONFIGURATION_SQL = CONFIGURATION_FACTS.map((n) =>
   VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`,
@@ -42,12 +39,12 @@ const CONFIGURATION_SQL = CONFIGURATION_FACTS.map((n) =>
  * One scan of the VM-hours of the period (their cloud space listed in their account-hour), two
  * groupings: per account-hour, Σ external bytes of its VMs and those that are not whole numbers
  * (or negative); per VM (account, cloud space, machine), configuration and block of 64 hours
- * from `$start`, the bitmap of its hours (two words: hours 0–31 and 32–63 of the block) and its
+ * from `$start` (the 64 written in `RUNS`), the bitmap of its hours (two words: hours 0–31 and 32–63 of the block) and its
  * VM-hours (more than the bitmap's bits when a VM has two records in an hour). `hour_epoch` is
  * -1 in the rows of the second grouping, and only there; in order (the VMs' blocks in order).
  */
 const RUNS = `WITH ${SPACES}, ${VMS},
-  hours AS (SELECT *, (hour_epoch - $start) // 3600 // ${BLOCK} AS block, ((hour_epoch - $start) // 3600 % ${BLOCK})::UBIGINT AS bit FROM vms)
+  hours AS (SELECT *, (hour_epoch - $start) // 3600 // 64 AS block, ((hour_epoch - $start) // 3600 % 64)::UBIGINT AS bit FROM vms)
   SELECT coalesce(hour_epoch, -1)::DOUBLE, account_id::DOUBLE, coalesce(cloudspace_id, -1)::DOUBLE, coalesce(machine_id, -1)::DOUBLE,
     ${CONFIGURATION_SQL}, coalesce(block, -1)::DOUBLE,
     (bit_or(1::UBIGINT << bit) & 4294967295)::DOUBLE, (bit_or(1::UBIGINT << bit) >> 32)::DOUBLE, count(*)::DOUBLE,
