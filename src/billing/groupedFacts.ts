@@ -67,11 +67,16 @@ export const partsOf = (cut: boolean, table: string) =>
  * took as long as two queries: the mark needs a join of every VM-hour.)
  */
 const VM_HOURS_FACTS = 8;
+
+/** A VM's configuration columns as the grouped queries read them (texts as they are, numbers as DOUBLE). */
+export const CONFIGURATION_SQL = CONFIGURATION_FACTS.map((n) =>
+  VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`,
+).join(", ");
 const vmHoursSql = (cut: boolean, byAccount: boolean) => `WITH ${SPACES}, ${VMS}${cut ? `, ${PARTS}` : ""}
   SELECT coalesce(hour_epoch, -1)::DOUBLE, coalesce(part, -1)::DOUBLE, coalesce(account_id, -1)::DOUBLE,
     count(*)::DOUBLE, sum(mem_mb)::DOUBLE, sum(vcpus)::DOUBLE, sum(external_bytes)::DOUBLE,
     count(*) FILTER (WHERE mem_mb <> trunc(mem_mb) OR external_bytes <> trunc(external_bytes))::DOUBLE,
-    ${CONFIGURATION_FACTS.map((n) => (VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`)).join(", ")}
+    ${CONFIGURATION_SQL}
   FROM ${partsOf(cut, "vms")}
   GROUP BY GROUPING SETS ((${byAccount ? "account_id, " : ""}hour_epoch, status), (part, account_id, ${factColumnsSql(CONFIGURATION_FACTS)}))`;
 /** The VM-hours grouped per account-hour (`cut`, `whole`), or per hour of the environment (`environmentCut`, `environmentWhole`: `account_id` -1 in those rows). */

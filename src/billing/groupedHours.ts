@@ -2,14 +2,14 @@ import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api
 import { duckdbApi, withMemoryToSpare } from "../base/duckdb.js";
 import { SumBank } from "../base/exactSum.js";
 import type { Period } from "../base/period.js";
-import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
+import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, type VmFacts } from "../load/vmFacts.js";
 import { BillingEngine } from "./billingEngine.js";
 import type { ResolvedBillingOptions } from "./billingOptions.js";
 import { cutsWithin } from "./cuts.js";
 import { linesOf, partsOf } from "./engineLines.js";
 import { CU, CU_ALLOCATED, LEVEL_RANK, T_BYTES, T_MACHINES_CU, T_MEM, type Counts } from "./engineSums.js";
 import { Exact } from "./exact.js";
-import { ACCOUNT_HOURS, EXACT, groupedReadable, queryValues, SPACES, VMS } from "./groupedFacts.js";
+import { ACCOUNT_HOURS, CONFIGURATION_SQL, EXACT, groupedReadable, queryValues, SPACES, VMS } from "./groupedFacts.js";
 import { HourlyRows } from "./hourlyRows.js";
 import type { BillingLine, PeriodPart } from "./lines.js";
 import { readColumns, streamChunks } from "./readColumns.js";
@@ -29,11 +29,6 @@ import { readColumns, streamChunks } from "./readColumns.js";
  *   IPs: whole numbers, summed exactly by DuckDB.
  * The hours are read in the same cloud spaces as the engine's (those of their account-hour).
  */
-
-/** A VM's configuration columns as the grouped queries read them (texts as they are, numbers as DOUBLE). */
-const CONFIGURATION_SQL = CONFIGURATION_FACTS.map((n) =>
-  VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`,
-).join(", ");
 
 /**
  * One scan of the VM-hours of the period (their cloud space listed in their account-hour), two

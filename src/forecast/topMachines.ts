@@ -4,11 +4,11 @@ import { duckdbApi } from "../base/duckdb.js";
 import { BillingEngine, type EngineLine } from "../billing/billingEngine.js";
 import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
 import { quantityOf } from "../billing/engineLines.js";
-import { EXACT, groupedReadable } from "../billing/groupedFacts.js";
+import { CONFIGURATION_SQL, EXACT, groupedReadable } from "../billing/groupedFacts.js";
 import { powerOfTwo } from "../billing/groupedLevels.js";
 import { readColumns } from "../billing/readColumns.js";
 import { nicBytesPerHourValue } from "../billing/units.js";
-import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, VM_FACTS, type VmFacts } from "../load/vmFacts.js";
+import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, type VmFacts } from "../load/vmFacts.js";
 import type { TopEntity } from "./top.js";
 
 const WHERE = periodSql();
@@ -21,7 +21,7 @@ const WHERE = periodSql();
  */
 const MACHINE_HOURS = `SELECT account_id::DOUBLE, cloudspace_id::DOUBLE, machine_id::DOUBLE, count(*)::DOUBLE,
     sum(external_bytes)::DOUBLE, count(*) FILTER (WHERE external_bytes <> trunc(external_bytes))::DOUBLE,
-    ${CONFIGURATION_FACTS.map((n) => (VM_FACTS[n].kind === "str" ? VM_FACTS[n].column : `coalesce(${VM_FACTS[n].column}, 0)::DOUBLE`)).join(", ")}
+    ${CONFIGURATION_SQL}
   FROM (SELECT * FROM machine_facts WHERE ${WHERE} AND type = $vmType)
     SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)
   GROUP BY account_id, cloudspace_id, machine_id, ${factColumnsSql(CONFIGURATION_FACTS)}
