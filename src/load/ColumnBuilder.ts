@@ -2,11 +2,13 @@ import { CONFIGURED_IOPS_FIELDS } from "../capnp/layout.js";
 import type { RecordVisitor } from "../capnp/visitRecords.js";
 import {
   GATEWAY_TYPE,
-  inlineRecord,
+  putI64,
+  putString,
   TABLE_COLUMNS,
   type ColumnBatch,
   type ColumnData,
   type ColumnSelection,
+  type StringColumn,
 } from "./columnBatch.js";
 import { isImpossible, MEASURED_FIELDS, type ImpossiblePart, type ImpossibleValue } from "./impossibleValues.js";
 import type { DataTable } from "./dataTables.js";
@@ -19,8 +21,6 @@ import {
 import { TableBuilder } from "./TableBuilder.js";
 import { VM_FACT_NAMES, VM_FACTS } from "./vmFacts.js";
 
-const TWO_32 = 4294967296;
-
 /** Marks row `row` of measure column `column` NULL (an impossible value); a column not kept is skipped. */
 function setNull(column: ColumnData | undefined, row: number): void {
   if (column === undefined) return;
@@ -30,11 +30,7 @@ function setNull(column: ColumnData | undefined, row: number): void {
 
 /** Writes an integer (|value| < 2^53) as a little-endian int64 at pair `row` (the setters skip a column not kept). */
 function setI64(column: ColumnData | undefined, row: number, value: number): void {
-  if (column === undefined) return;
-  const values = (column as { values: Int32Array }).values;
-  const high = Math.floor(value / TWO_32);
-  values[2 * row] = value - high * TWO_32;
-  values[2 * row + 1] = high;
+  if (column !== undefined) putI64((column as { values: Int32Array }).values, row, value);
 }
 
 const setI32 = (column: ColumnData | undefined, row: number, value: number): void => {
@@ -50,20 +46,7 @@ const setBool = (column: ColumnData | undefined, row: number, value: boolean): v
 /** Writes string column `i` of row `r` as DuckDB's 16-byte record when short enough, else lists it to assign apart. */
 function setStr(t: TableBuilder, i: number, row: number, value: string): void {
   const words = t.words[i];
-  if (words === undefined) return;
-  const at = row * 4;
-  const record = inlineRecord(value);
-  if (record !== null) {
-    words[at] = record[0]!;
-    words[at + 1] = record[1]!;
-    words[at + 2] = record[2]!;
-    words[at + 3] = record[3]!;
-  } else {
-    words.fill(0, at, at + 4);
-    const c = t.columns[i] as Extract<ColumnData, { kind: "str" }>;
-    c.longRows.push(row);
-    c.longValues.push(value);
-  }
+  if (words !== undefined) putString(words, t.columns[i] as StringColumn, row, value);
 }
 
 /** The index in TABLE_COLUMNS[table] of each measured field of `part`, in MEASURED_FIELDS order. */

@@ -192,6 +192,34 @@ export function inlineRecord(value: string): Int32Array | null {
   return record;
 }
 
+const TWO_32 = 4294967296;
+
+/** Writes an integer (|value| < 2^53) as a little-endian int64 at pair `row` of `values` (an `i64` column's). */
+export function putI64(values: Int32Array, row: number, value: number): void {
+  const high = Math.floor(value / TWO_32);
+  values[2 * row] = value - high * TWO_32;
+  values[2 * row + 1] = high;
+}
+
+/**
+ * Writes `value` at `row` of a string column whose records are `words` (four int32 words a
+ * row): as DuckDB's 16-byte record when short enough, else listed in `column` to assign apart.
+ */
+export function putString(words: Int32Array, column: StringColumn, row: number, value: string): void {
+  const at = row * 4;
+  const record = inlineRecord(value);
+  if (record !== null) {
+    words[at] = record[0]!;
+    words[at + 1] = record[1]!;
+    words[at + 2] = record[2]!;
+    words[at + 3] = record[3]!;
+  } else {
+    words.fill(0, at, at + 4);
+    column.longRows.push(row);
+    column.longValues.push(value);
+  }
+}
+
 /** The buffers of a batch, to transfer it from a worker without copying. */
 export function batchBuffers(batch: ColumnBatch): ArrayBuffer[] {
   const buffers: ArrayBuffer[] = [];

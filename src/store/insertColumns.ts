@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBDataChunk, DuckDBTableFunction, DuckDBType } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBTableFunction, DuckDBType, DuckDBValue } from "@duckdb/node-api";
 import {
   keptColumns,
   TABLE_COLUMNS,
@@ -196,19 +196,41 @@ export async function insertColumns(
       );
     }
   }
+  const names = columns.map((c) => c.name).join(", ");
+  await insertStaged(
+    connection,
+    (staged) => `INSERT INTO ${table} (${names}) SELECT * FROM ${staged}`,
+    columns.map((c) => c.kind),
+    kept,
+  );
+}
+
+/**
+ * Runs `statement`, made of the name of the staged rows (`cloudunits_staged_columns($key)`, columns
+ * `c0`, `c1`... of `kinds`: `parts` in order), with `values` for its other parameters, in the
+ * connection's current transaction (or auto-committed). DuckDB runs it on its own threads and
+ * copies the rows a chunk at a time (one native call per column): no value per row is made.
+ */
+export async function insertStaged(
+  connection: DuckDBConnection,
+  statement: (staged: string) => string,
+  kinds: readonly ColumnKind[],
+  parts: readonly TableColumns[],
+  values: Record<string, DuckDBValue> = {},
+): Promise<void> {
   registerStagedColumns([connection]);
   const key = String(nextKey++);
-  scans.set(key, { kinds: columns.map((c) => c.kind), parts: kept, rows: kept.reduce((n, p) => n + p.rows, 0) });
-  const insert = `INSERT INTO ${table} (${columns.map((c) => c.name).join(", ")}) SELECT * FROM ${FUNCTION_NAME}($key)`;
+  scans.set(key, { kinds, parts, rows: parts.reduce((n, p) => n + p.rows, 0) });
+  const sql = statement(`${FUNCTION_NAME}($key)`);
   try {
     try {
-      await connection.run(insert, { key });
+      await connection.run(sql, { ...values, key });
     } catch (error) {
       // Registered in a transaction that was rolled back since: register it again.
       if (!String((error as Error).message).includes(`Table Function with name ${FUNCTION_NAME} does not exist`))
         throw error;
       connection.registerTableFunction(stagedColumnsFunction());
-      await connection.run(insert, { key });
+      await connection.run(sql, { ...values, key });
     }
   } finally {
     scans.delete(key);

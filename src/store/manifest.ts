@@ -3,6 +3,8 @@ import type { LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest
 
 export type { LoadedFile, LoadManifest, ManifestRow } from "../load/loadManifest.js";
 import { duckdbApi } from "../base/duckdb.js";
+import { putI64, putString, type ColumnKind, type StringColumn, type TableColumns } from "../load/columnBatch.js";
+import { insertStaged } from "./insertColumns.js";
 
 const hourKey = (accountId: number, hourEpoch: number): string => `${accountId}/${hourEpoch}`;
 
@@ -16,9 +18,6 @@ const rowKey = (source: string, sha256: string, status: string): string => `${st
 
 /** The rows of loaded files a window of the manifest holds, at most about (see {@link Manifest.cover}). */
 const WINDOW_ROWS = 16_384;
-
-/** Rows of the manifest per INSERT: the statement's list parameters are held whole, outside DuckDB's memory cap. */
-const INSERT_ROWS = 16_384;
 
 /** An account's loaded files in the manifest: its first and last hours, and how many. */
 interface AccountExtent {
@@ -210,7 +209,8 @@ export class Manifest implements LoadManifest {
    */
   take(): (connection: DuckDBConnection) => Promise<void> {
     const superseding = this.superseding;
-    const rows = this.pending.map((row) => ({ fileId: this.nextFileId++, ...row }));
+    const rows = manifestColumns(this.pending, this.nextFileId);
+    this.nextFileId += this.pending.length;
     this.superseding = [];
     this.pending = [];
     const runId = this.runId;
@@ -221,13 +221,10 @@ export class Manifest implements LoadManifest {
           { reason: `replaced by ${s.by}`, a: s.accountId, h: s.hourEpoch },
         );
       }
-      // INSERTs of list parameters, run on DuckDB's thread: an appender's flush ran on the
-      // JavaScript thread and waited there while the other batch's COMMIT held the database,
-      // stalling the reading, decoding and inserts it feeds. A few thousand rows each: the
-      // parameters are held whole, outside DuckDB's memory cap.
-      for (let from = 0; from < rows.length; from += INSERT_ROWS) {
-        await insertRows(connection, rows.slice(from, from + INSERT_ROWS), runId);
-      }
+      // Staged as columns and read by DuckDB a chunk at a time, on its own thread: list
+      // parameters made a value per row and column (most of a load's binding CPU), held
+      // whole outside DuckDB's memory cap; an appender's flush ran on the JavaScript thread.
+      if (rows.rows > 0) await insertRows(connection, rows, runId);
     };
   }
 }
@@ -251,43 +248,58 @@ async function scopedRows(connection: DuckDBConnection, scope: readonly Manifest
   return read.getRows();
 }
 
-/** Inserts manifest rows (their file ids given) of run `runId`, in the connection's current transaction. */
-async function insertRows(
-  connection: DuckDBConnection,
-  rows: readonly (ManifestRow & { fileId: number })[],
-  runId: number,
-): Promise<void> {
-  const { BIGINT, LIST, VARCHAR, listValue } = duckdbApi();
-  const column = (get: (row: (typeof rows)[number]) => DuckDBValue) => listValue(rows.map(get));
-  await connection.run(
-    `INSERT INTO files (file_id, content_sha256, source, account_id, hour_epoch, size_bytes, loaded_at, status, reason, code, run_id)
-     SELECT unnest($ids), unnest($sha256), unnest($sources), unnest($accounts), unnest($hours), unnest($sizes),
-            to_timestamp($now_us / 1000000), unnest($statuses), unnest($reasons), unnest($codes), $run`,
-    {
-      ids: column((r) => BigInt(r.fileId)),
-      sha256: column((r) => r.sha256),
-      sources: column((r) => r.source),
-      accounts: column((r) => (r.accountId === null ? null : BigInt(r.accountId))),
-      hours: column((r) => (r.hourEpoch === null ? null : BigInt(r.hourEpoch))),
-      sizes: column((r) => BigInt(r.sizeBytes)),
-      now_us: BigInt(Date.now()) * 1000n,
-      statuses: column((r) => r.status),
-      reasons: column((r) => r.reason),
-      codes: column((r) => r.code),
-      run: BigInt(runId),
-    },
-    {
-      ids: LIST(BIGINT),
-      sha256: LIST(VARCHAR),
-      sources: LIST(VARCHAR),
-      accounts: LIST(BIGINT),
-      hours: LIST(BIGINT),
-      sizes: LIST(BIGINT),
-      now_us: BIGINT,
-      statuses: LIST(VARCHAR),
-      reasons: LIST(VARCHAR),
-      codes: LIST(VARCHAR),
-      run: BIGINT,
-    },
+/** How the columns of a manifest row are staged: file_id, content_sha256, source, account_id, hour_epoch, size_bytes, status, reason, code. */
+const ROW_KINDS: readonly ColumnKind[] = ["i64", "str", "str", "i64null", "i64null", "i64", "str", "str", "str"];
+
+/** `rows` as staged columns, their file ids from `firstFileId` on; a NULL reason or code is staged as '' (never a reason or code of its own). */
+export function manifestColumns(rows: readonly ManifestRow[], firstFileId: number): TableColumns {
+  const n = rows.length;
+  const ids = new Int32Array(2 * n);
+  const sizes = new Int32Array(2 * n);
+  const accounts = { kind: "i64null" as const, values: new Int32Array(2 * n), valid: new Uint8Array(n) };
+  const hours = { kind: "i64null" as const, values: new Int32Array(2 * n), valid: new Uint8Array(n) };
+  const strings = [0, 1, 2, 3, 4].map(() => {
+    const words = new Int32Array(4 * n);
+    const column: StringColumn = { kind: "str", records: new Uint8Array(words.buffer), longRows: [], longValues: [] };
+    return { column, words };
+  });
+  rows.forEach((row, r) => {
+    putI64(ids, r, firstFileId + r);
+    putI64(sizes, r, row.sizeBytes);
+    if (row.accountId !== null) putI64(accounts.values, r, row.accountId);
+    accounts.valid[r] = row.accountId === null ? 0 : 1;
+    if (row.hourEpoch !== null) putI64(hours.values, r, row.hourEpoch);
+    hours.valid[r] = row.hourEpoch === null ? 0 : 1;
+    [row.sha256, row.source, row.status, row.reason ?? "", row.code ?? ""].forEach((value, i) =>
+      putString(strings[i]!.words, strings[i]!.column, r, value),
+    );
+  });
+  const [sha256, source, status, reason, code] = strings.map((s) => s.column);
+  return {
+    rows: n,
+    columns: [
+      { kind: "i64", values: ids },
+      sha256!,
+      source!,
+      accounts,
+      hours,
+      { kind: "i64", values: sizes },
+      status!,
+      reason!,
+      code!,
+    ],
+  };
+}
+
+/** Inserts staged manifest rows (see {@link manifestColumns}) of run `runId`, in the connection's current transaction. */
+async function insertRows(connection: DuckDBConnection, rows: TableColumns, runId: number): Promise<void> {
+  await insertStaged(
+    connection,
+    (staged) =>
+      `INSERT INTO files (file_id, content_sha256, source, account_id, hour_epoch, size_bytes, loaded_at, status, reason, code, run_id)
+       SELECT c0, c1, c2, c3, c4, c5, to_timestamp($now_us / 1000000), c6, nullif(c7, ''), nullif(c8, ''), $run FROM ${staged}`,
+    ROW_KINDS,
+    [rows],
+    { now_us: BigInt(Date.now()) * 1000n, run: BigInt(runId) },
   );
 }
