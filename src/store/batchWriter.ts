@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import type { ColumnBatch, ColumnSelection } from "../load/columnBatch.js";
+import { releaseBatch, type ColumnBatch, type ColumnSelection } from "../load/columnBatch.js";
 import { insertBatches, longStringBytes, registerStagedColumns } from "./insertColumns.js";
 import type { DataTable } from "./schema.js";
 
@@ -99,7 +99,12 @@ export class BatchWriter {
     this.unitBytes = 0;
     this.unitTarget = Math.min(UNIT_BYTES, this.unitTarget * 2);
     this.makeRoom();
-    this.inserting.push(this.enqueue((c) => insertBatches(c, batches, this.tables, this.columns)));
+    this.inserting.push(
+      this.enqueue(async (c) => {
+        await insertBatches(c, batches, this.tables, this.columns);
+        for (const batch of batches) releaseBatch(batch);
+      }),
+    );
     while (this.inserting.length > MAX_UNITS_QUEUED) await this.inserting.shift();
   }
 
