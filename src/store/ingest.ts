@@ -14,9 +14,11 @@ import { clockNow } from "../base/clock.js";
 /**
  * DuckDB's memory while ingesting: written blocks are not kept cached, so peak memory stays
  * flat whatever the input size (a larger batch spills to the file and its temporary
- * directory); the speed is the same.
+ * directory); the speed is the same. DuckDB fills what it is given over a long load and not
+ * over a short one, so its cap is most of how a large load's peak exceeds a small one's: 64 MiB,
+ * as the engine's readers (96 before; 32 failed a commit: docs/performance.md).
  */
-const INGEST_MEMORY_LIMIT_BYTES = 96 * 1024 * 1024;
+const INGEST_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
  * Input bytes per transaction of {@link ingest}, by default. Each commit costs DuckDB more than

@@ -77,7 +77,7 @@ const UNIT_BYTES: Record<string, number> = {
 /**
  * DuckDB holds a transaction's texts longer than 12 bytes in memory until its commit (see
  * BatchWriter), and the upgrade is one transaction: the memory cap the file was opened with
- * (ingest's is 96 MiB) is raised by twice the long texts the facts repeat from `machines`
+ * (ingest's is 64 MiB) is raised by twice the long texts the facts repeat from `machines`
  * (types, statuses, image names), so the upgrade of a large warehouse commits instead of
  * failing. Returns the cap to restore afterwards (undefined: none was raised).
  */
