@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeDataset } from "../../src/generate/writeDataset.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
+import { canMount } from "../helpers/refusingDisk.js";
 import { builtModule } from "../helpers/runCli.js";
 
 const START = 1790812800; // 2026-10-01T00:00Z
@@ -34,13 +35,20 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const readerArgs = (file: string, hold: string) => [
+  READER,
+  builtModule("store/openDatabaseFile.ts"),
+  file,
+  String(COPIES),
+  hold,
+];
+const spillFolderOf = (line: string) => line.split(" ")[2]!;
+/** The spill folders beside the warehouse. */
+const spillFolders = () => readdirSync(dir).filter((name) => name.startsWith("w.duckdb.spill-"));
+
 /** A reader process of spillingReader.mjs: its output lines as they come, and a way to let it go on. */
-function startReader(hold: boolean, env: Record<string, string> = {}) {
-  const child = spawn(
-    process.execPath,
-    [READER, builtModule("store/openDatabaseFile.ts"), db, String(COPIES), hold ? "hold" : "run"],
-    { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, ...env } },
-  );
+function startReader(hold: "hold" | "exit" | "run") {
+  const child = spawn(process.execPath, readerArgs(db, hold), { stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = once(child, "exit");
   return {
@@ -54,10 +62,10 @@ function startReader(hold: boolean, env: Record<string, string> = {}) {
 
 describe("two processes reading one warehouse, both spilling to disk", () => {
   it("a reader's spilled query answers in full while another reader spills and closes meanwhile", async () => {
-    const first = startReader(true);
+    const first = startReader("hold");
     const spilled = await first.next();
     expect(spilled).toMatch(/^spilled [1-9]\d* \S+$/); // DuckDB did spill at the cap
-    const second = startReader(false);
+    const second = startReader("run");
     const secondSpilled = await second.next();
     expect(secondSpilled).toMatch(/^spilled [1-9]\d* \S+$/);
     expect(await second.next()).toBe(`rows ${rows} sorted true`);
@@ -65,8 +73,63 @@ describe("two processes reading one warehouse, both spilling to disk", () => {
     first.goOn();
     expect(await first.next()).toBe(`rows ${rows} sorted true`); // no spill file of its taken away
     await first.exited;
-    expect(secondSpilled.split(" ")[2]).not.toBe(spilled.split(" ")[2]); // each its own folder
+    expect(spillFolderOf(secondSpilled)).not.toBe(spillFolderOf(spilled)); // each its own folder
     // both closed: no spill folder is left beside the warehouse
     expect(readdirSync(dir).sort()).toEqual(["tree", "w.duckdb"]);
+  }, 120_000);
+
+  it("a killed reader's spill folder is removed by the next open; a live reader's is left, and its query answers in full", async () => {
+    const live = startReader("hold");
+    const liveFolder = spillFolderOf(await live.next());
+    const killed = startReader("hold");
+    const killedFolder = spillFolderOf(await killed.next());
+    killed.kill();
+    await killed.exited;
+    expect(existsSync(killedFolder)).toBe(true); // a killed process cleans nothing
+    const next = startReader("run");
+    expect(await next.next()).toMatch(/^spilled /);
+    expect(existsSync(killedFolder)).toBe(false);
+    expect(existsSync(liveFolder)).toBe(true);
+    expect(await next.next()).toBe(`rows ${rows} sorted true`);
+    await next.exited;
+    live.goOn();
+    expect(await live.next()).toBe(`rows ${rows} sorted true`);
+    await live.exited;
+    expect(spillFolders()).toEqual([]);
+  }, 120_000);
+
+  it("a process that exits without closing the warehouse (as the command line ends) leaves no spill folder", async () => {
+    const reader = startReader("exit");
+    const folder = spillFolderOf(await reader.next());
+    expect(folder).toContain(`${dir}/w.duckdb.spill-`);
+    await reader.exited;
+    expect(existsSync(folder)).toBe(false);
+    expect(spillFolders()).toEqual([]);
+  }, 120_000);
+});
+
+// A read-only folder, made with a tmpfs in a user and mount namespace (where the machine lets us: root writes any folder).
+describe.skipIf(!canMount)("a warehouse in a read-only folder", () => {
+  it("spills under the system's temporary folder (TMPDIR) instead, answers in full, and leaves nothing there", () => {
+    const folder = join(dir, "ro");
+    const temporary = join(dir, "system-tmp");
+    mkdirSync(folder);
+    mkdirSync(temporary);
+    const readOnlyDb = join(folder, "w.duckdb");
+    const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+    const script = [
+      `mount -t tmpfs -o size=64m tmpfs ${quote(folder)}`,
+      `cp ${quote(db)} ${quote(readOnlyDb)}`,
+      `mount -o remount,ro,bind ${quote(folder)}`,
+      [process.execPath, ...readerArgs(readOnlyDb, "run")].map(quote).join(" "),
+    ].join(" && ");
+    const run = spawnSync("unshare", ["-rm", "sh", "-c", script], {
+      encoding: "utf8",
+      env: { ...process.env, TMPDIR: temporary },
+    });
+    const [spilled, answer] = run.stdout.trim().split("\n");
+    expect(spilled).toMatch(new RegExp(`^spilled [1-9]\\d* ${temporary}/w\\.duckdb\\.spill-\\S+$`));
+    expect(answer).toBe(`rows ${rows} sorted true`);
+    expect(readdirSync(temporary)).toEqual([]);
   }, 120_000);
 });

@@ -5,7 +5,8 @@
  * 64 MiB (as the reading commands), and streams a list of every machine-hour COPIES times over, sorted: too large for the
  * cap, so DuckDB spills it to disk. After the first rows it prints `spilled N IN` (N spill files,
  * in the folder IN); with HOLD `hold`, it then waits for a line on stdin (meanwhile another
- * process reads the same warehouse). Last it prints `rows R sorted S` (the rows it read and
+ * process reads the same warehouse); with `exit`, it exits there (`process.exit`, as the
+ * command line does), without closing the warehouse. Last it prints `rows R sorted S` (the rows it read and
  * whether they came in order) and closes the warehouse, or `error: MESSAGE`.
  */
 import { once } from "node:events";
@@ -37,6 +38,7 @@ try {
         const folder = spills.length > 0 ? dirname(String(spills[0][0])) : "-";
         process.stdout.write(`spilled ${spills.length} ${folder}\n`);
         if (hold === "hold") await once(process.stdin, "data");
+        if (hold === "exit") process.exit(0); // as the command line ends, the warehouse not closed
       }
       for (const h of chunk.getColumnValues(0)) {
         if (h < last) sorted = false;
