@@ -42,7 +42,8 @@ export interface OpenWarehouseOptions {
   select?: AccountHourSelection;
   /**
    * DuckDB's memory limit for a `{ db }` warehouse, bytes (beyond it DuckDB evicts and
-   * spills, or fails with DuckDB's out-of-memory error where an operator cannot spill).
+   * spills, into a folder of this open's own beside the file, or fails with DuckDB's
+   * out-of-memory error where an operator cannot spill).
    * Default: DuckDB's. Ignored for inputs.
    */
   memoryLimitBytes?: number;

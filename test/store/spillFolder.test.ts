@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeDataset } from "../../src/generate/writeDataset.js";
+import { hostTag } from "../../src/base/staleTemporaries.js";
 import { ingest } from "../../src/store/ingest.js";
 import { openWarehouse } from "../../src/store/openWarehouse.js";
 import { canMount } from "../helpers/refusingDisk.js";
@@ -97,6 +98,19 @@ describe("two processes reading one warehouse, both spilling to disk", () => {
     await live.exited;
     expect(spillFolders()).toEqual([]);
   }, 120_000);
+
+  it("a spill folder named for another host sharing the disk is never removed, even with a PID gone here", async () => {
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid!; // a process that has ended
+    const ours = join(dir, `w.duckdb.spill-${hostTag()}-${gone}-0badf00d`);
+    const theirs = join(dir, `w.duckdb.spill-${hostTag()}x-${gone}-0badf00d`);
+    mkdirSync(ours);
+    mkdirSync(theirs);
+    const reader = await openWarehouse({ db });
+    reader.close();
+    expect(existsSync(ours)).toBe(false); // this host's, its process gone: a killed reader's
+    expect(existsSync(theirs)).toBe(true);
+    rmSync(theirs, { recursive: true });
+  });
 
   it("a process that exits without closing the warehouse (as the command line ends) leaves no spill folder", async () => {
     const reader = startReader("exit");
