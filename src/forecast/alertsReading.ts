@@ -25,9 +25,9 @@ function into(table: UsageTable, costs: HourCosts | undefined): (rows: HourlyRow
 }
 
 /**
- * The anomalies of `scan`, read through the engine from `scan.readStart`: every account in one
- * pass, or each group of accounts of `groups` in its own (their entity-hours past `maxEntityHours`
- * together), a group's table taking the figures' memory of the group before.
+ * The anomalies of `scan`, read through the engine from `scan.readStart`, each group of accounts
+ * of `groups` in its own pass (their entity-hours within `maxEntityHours`), a group's table
+ * taking the figures' memory of the group before.
  */
 async function anomalyPasses(
   connection: DuckDBConnection,
@@ -39,12 +39,12 @@ async function anomalyPasses(
 ): Promise<ScanResult> {
   const results: ScanResult[] = [];
   let spare: Float64Array[] = [];
-  for (const accountIds of groups.length <= 1 ? [undefined] : groups) {
+  for (const accountIds of groups) {
     const own = new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names, spare);
     await usagePass(connection, {
       start: scan.readStart,
       end,
-      ...(accountIds === undefined ? {} : { accountIds }),
+      accountIds,
       options,
       levelsAt: () => own.levels,
       onHour: into(own, costs),
@@ -56,11 +56,12 @@ async function anomalyPasses(
 }
 
 /**
- * The month's forecast table and month billed, and the anomalies of `scan`. The forecast needs no
- * machine: its accounts' hours are read grouped (`groupedAccountHours`, each configuration's
- * figures computed once), and the engine reads only the anomalies' weeks, at every level they
- * keep. When the grouped road cannot count exactly (see `groupedAccountHours`), everything goes
- * through the engine (`readAlertsThroughEngine`).
+ * The month's forecast table and month billed, and the anomalies of `scan`. When the anomalies'
+ * entity-hours fit `scan.maxEntityHours`, one pass of the engine gives both (`sharedPass`: the
+ * anomalies' weeks are most of the forecast's). Else the anomalies are read a group of accounts
+ * at a time, and the forecast's pass would read every machine-hour of its weeks for the accounts'
+ * figures alone: they are read grouped (`groupedAccountHours`, each configuration's figures
+ * computed once), through the engine only when the grouped road cannot count them exactly.
  */
 export async function readAlerts(
   connection: DuckDBConnection,
@@ -70,26 +71,24 @@ export async function readAlerts(
   options: ResolvedBillingOptions,
 ): Promise<AlertsReading> {
   const end = plan.limit;
+  const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
+  if (groups.length <= 1) return sharedPass(connection, plan, scan, prices, options);
   const table = forecastTable(plan, options);
-  const grouped = await groupedAccountHours(connection, {
+  const pass = {
     start: plan.readFrom,
     end,
     billed: billedMonth(plan, prices),
     options,
     onHour: into(table, prices ? new HourCosts(prices, options.units, plan.readFrom, end) : undefined),
-  });
-  if (!grouped) return readAlertsThroughEngine(connection, plan, scan, prices, options);
-  const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
+  };
+  const grouped = await groupedAccountHours(connection, pass);
+  const billed = grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });
   const costs = prices ? new HourCosts(prices, options.units, scan.readStart, end) : undefined;
-  return { table, billed: grouped.billed, found: await anomalyPasses(connection, scan, end, groups, costs, options) };
+  return { table, billed, found: await anomalyPasses(connection, scan, end, groups, costs, options) };
 }
 
-/**
- * `readAlerts` through the engine alone: the forecast's table and the anomalies' from one pass
- * over the warehouse when the anomalies' entity-hours fit `scan.maxEntityHours`; else the
- * forecast's pass, then one pass per group of accounts that fits it for the anomalies.
- */
-async function readAlertsThroughEngine(
+/** `readAlerts` of every account at once: the forecast's table and the anomalies' from one pass of the engine. */
+async function sharedPass(
   connection: DuckDBConnection,
   plan: ForecastPlan,
   scan: AlertsScan,
@@ -98,12 +97,8 @@ async function readAlertsThroughEngine(
 ): Promise<AlertsReading> {
   const end = plan.limit;
   const table = forecastTable(plan, options);
-  const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
-  const shared =
-    groups.length <= 1
-      ? new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names)
-      : undefined;
-  const start = Math.min(plan.readFrom, shared ? scan.readStart : Number.POSITIVE_INFINITY);
+  const shared = new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names);
+  const start = Math.min(plan.readFrom, scan.readStart);
   const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
   let scratch: Float64Array = new Float64Array(0);
   const billed = await usagePass(connection, {
@@ -111,13 +106,12 @@ async function readAlertsThroughEngine(
     end,
     billed: billedMonth(plan, prices),
     options,
-    levelsAt: (hour) => (shared && hour >= scan.readStart ? shared.levels : table.levels),
+    levelsAt: (hour) => (hour >= scan.readStart ? shared.levels : table.levels),
     onHour: (lines) => {
       scratch = hourFigures(lines, costs, scratch);
       table.add(lines, scratch);
-      shared?.add(lines, scratch);
+      shared.add(lines, scratch);
     },
   });
-  if (shared) return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
-  return { table, billed, found: await anomalyPasses(connection, scan, end, groups, costs, options) };
+  return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
 }
