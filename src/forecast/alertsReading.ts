@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
+import { withMemoryLimitKept } from "../base/duckdb.js";
 import type { ResolvedBillingOptions } from "../billing/billingOptions.js";
 import { groupedAccountHours } from "../billing/groupedHours.js";
 import type { HourlyRows } from "../billing/hourlyRows.js";
@@ -81,7 +82,8 @@ export async function readAlerts(
     options,
     onHour: into(table, prices ? new HourCosts(prices, options.units, plan.readFrom, end) : undefined),
   };
-  const grouped = await groupedAccountHours(connection, pass);
+  // the month's grouping may raise DuckDB's cap (see withMemoryToSpare): the groups' reads keep to it
+  const grouped = await withMemoryLimitKept(connection, () => groupedAccountHours(connection, pass));
   const billed = grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });
   const costs = prices ? new HourCosts(prices, options.units, scan.readStart, end) : undefined;
   return { table, billed, found: await anomalyPasses(connection, scan, end, groups, costs, options) };
