@@ -380,7 +380,12 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
     maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
   };
   const windowStart = scan.reachingPast;
-  const { table, billed, found } = await readAlerts(connection, plan, scan, request.prices, resolved);
+  const { table, billed, found } = await readAlerts(connection, {
+    plan,
+    scan,
+    prices: request.prices,
+    options: resolved,
+  });
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
   const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
   const out: Alert[] = lag?.behind ? [behindAlert(lag)] : [];

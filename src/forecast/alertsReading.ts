@@ -19,6 +19,14 @@ export interface AlertsReading {
 
 type AlertsScan = AnomalyScan & { readStart: number; maxEntityHours: number };
 
+/** What `alerts` reads: the month's forecast (`plan`), the anomalies (`scan`), with prices and options. */
+export interface AlertsRead {
+  plan: ForecastPlan;
+  scan: AlertsScan;
+  prices: PriceList | undefined;
+  options: ResolvedBillingOptions;
+}
+
 /** Each hour's rows into `table`, with their figures (and costs with `costs`). */
 function into(table: UsageTable, costs: HourCosts | undefined): (rows: HourlyRows) => void {
   let scratch: Float64Array = new Float64Array(0);
@@ -64,16 +72,11 @@ async function anomalyPasses(
  * figures alone: they are read grouped (`groupedAccountHours`, each configuration's figures
  * computed once), through the engine only when the grouped road cannot count them exactly.
  */
-export async function readAlerts(
-  connection: DuckDBConnection,
-  plan: ForecastPlan,
-  scan: AlertsScan,
-  prices: PriceList | undefined,
-  options: ResolvedBillingOptions,
-): Promise<AlertsReading> {
+export async function readAlerts(connection: DuckDBConnection, read: AlertsRead): Promise<AlertsReading> {
+  const { plan, scan, prices, options } = read;
   const end = plan.limit;
   const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
-  if (groups.length <= 1) return sharedPass(connection, plan, scan, prices, options);
+  if (groups.length <= 1) return sharedPass(connection, read);
   const table = forecastTable(plan, options);
   const pass = {
     start: plan.readFrom,
@@ -90,13 +93,8 @@ export async function readAlerts(
 }
 
 /** `readAlerts` of every account at once: the forecast's table and the anomalies' from one pass of the engine. */
-async function sharedPass(
-  connection: DuckDBConnection,
-  plan: ForecastPlan,
-  scan: AlertsScan,
-  prices: PriceList | undefined,
-  options: ResolvedBillingOptions,
-): Promise<AlertsReading> {
+async function sharedPass(connection: DuckDBConnection, read: AlertsRead): Promise<AlertsReading> {
+  const { plan, scan, prices, options } = read;
   const end = plan.limit;
   const table = forecastTable(plan, options);
   const shared = new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names);
