@@ -347,7 +347,8 @@ function budgetAlerts(budgets: readonly Budget[], f: Forecast): BudgetAlert[] {
  * Every active alert of a warehouse as of an hour: each budget crossed this month (at its
  * highest threshold crossed, actually or by the month-end forecast), each anomaly reaching
  * into the last `windowHours`, and each machine new or vanished in them. Ids are stable so a
- * caller can drop repeats. The forecast and the anomalies come from one pass over the warehouse.
+ * caller can drop repeats. The forecast and the anomalies come from one pass over the warehouse
+ * when their hours fit `maxEntityHours` (see `readAlerts`).
  */
 export async function alerts(connection: DuckDBConnection, request: AlertsRequest): Promise<AlertReport> {
   const windowHours = request.windowHours ?? 24;
