@@ -3,19 +3,9 @@ import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
 import { nicBytesPerHourValue, type Units } from "./units.js";
 import { storedFacts } from "./warehouseFacts.js";
+import { feedGroupedEnvironment } from "./groupedFeed.js";
 import { CONFIGURATION_FACTS, factColumnsSql, PER_HOUR_FACTS } from "../load/vmFacts.js";
-import {
-  EXACT,
-  feedEnvironment,
-  PARTS,
-  partsOf,
-  queryValues,
-  readGroupedAccounts,
-  rows,
-  seenOf,
-  SPACES,
-  WHERE,
-} from "./groupedFacts.js";
+import { EXACT, PARTS, partsOf, queryValues, rows, seenOf, seenOfRuns, SPACES, WHERE } from "./groupedFacts.js";
 
 /**
  * The levels below the environment from a warehouse's stored facts, grouped (docs/warehouse.md,
@@ -225,11 +215,10 @@ export async function addGroupedLevels(
   splitAt: readonly number[],
   engine: BillingEngine,
 ): Promise<boolean> {
-  const grouped = await readGroupedAccounts(connection, params, units, splitAt);
-  const levels = grouped && (await readLevels(connection, grouped.values, units, splitAt.length > 0));
-  if (grouped === undefined || levels === undefined) return false;
-  feedEnvironment(engine, grouped.hours, grouped.accounts.configurations);
+  const read = await feedGroupedEnvironment(connection, params, units, splitAt, engine);
+  const levels = read && (await readLevels(connection, read.values, units, splitAt.length > 0));
+  if (read === undefined || levels === undefined) return false;
   await feedLevels(connection, engine, params, units, levels);
-  engine.grouped.seen(await seenOf(connection, grouped.values, units.vmType));
+  engine.grouped.seen(await seenOfRuns(connection, read.runs, units.vmType));
   return true;
 }
