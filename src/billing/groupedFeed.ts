@@ -30,6 +30,14 @@ import { CONFIGURATION_FACTS, emptyVmFacts, type VmFacts } from "../load/vmFacts
  * of the configurations and hours fed all at once, to the bit.
  */
 
+/**
+ * Account-hours read by one query of the accounts' grouped road at most (see
+ * {@link ACCOUNT_HOURS_PER_QUERY}): DuckDB's grouping holds a row per account, part of the period
+ * and VM configuration of a run (a machine keeps its configuration about a day), so its memory is
+ * that of a run's machines; about three days of 100 accounts, a month of 10 (docs/performance.md).
+ */
+export const GROUPED_ACCOUNTS_HOURS_PER_QUERY = 7_200;
+
 /** A sum was found not to be exact (a value that is not whole, or a total of 2^53 or more). */
 class NotExact extends Error {}
 
@@ -246,7 +254,7 @@ export async function addGroupedAccounts(
   units: Units,
   splitAt: readonly number[],
   engine: BillingEngine,
-  accountHoursPerQuery = ACCOUNT_HOURS_PER_QUERY,
+  accountHoursPerQuery = GROUPED_ACCOUNTS_HOURS_PER_QUERY,
 ): Promise<boolean> {
   const runs = await hourRuns(connection, queryValues(params, units, splitAt), accountHoursPerQuery);
   if (!(await feedRuns(connection, runs, units, splitAt.length > 0, true, engine))) return false;
