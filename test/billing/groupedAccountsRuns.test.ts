@@ -103,4 +103,27 @@ describe("the environment and the accounts from --db, grouped, in runs of hours"
     const rows = await everyHour(connection);
     expect({ lines: pass.lines, parts: pass.parts, seen: pass.seen }).toEqual(rows);
   });
+
+  it("bills a period of more account-hours than a run holds by the next road when the last run has a value that is not whole", async () => {
+    // 305 accounts × 24 hours = 7,320 account-hours: a run of 7,200 (23 hours: 7,015) is fed before the last hour's
+    const ACCOUNTS = 305;
+    const out = [];
+    for (let h = 0; h < 24; h++)
+      for (let a = 1; a <= ACCOUNTS; a++)
+        out.push(
+          accountHour(a, OCT_1 + h * HOUR, { [a]: [vm(a, { mem: h === 23 && a === ACCOUNTS ? 1000.5 : 1024 })] }),
+        );
+    const connection = await memoryWarehouse(out);
+    await writeWarehouseMeta(connection);
+    const day = { start: OCT_1, end: OCT_1 + 24 * HOUR };
+    const cuts = [OCT_1 + 12 * HOUR];
+    const pass = await billingPass(connection, day, {}, LEVELS, cuts);
+    expect(pass.road).toBe("stored facts");
+    // each account: 24 hours of 1 vCPU and 1,024 MB (the last account's last hour 1,000.5 MB)
+    expect(pass.lines.filter((l) => l.level === "account")).toHaveLength(ACCOUNTS);
+    const options = resolveOptions({});
+    const engine = new BillingEngine(options.units, options.cuRollup, undefined, false, cuts);
+    for await (const hour of storedFacts(connection, day, options.units.externalNicType)) engine.add(hour);
+    expect(pass.lines).toEqual(linesOf(engine.finish(), options, LEVELS));
+  });
 });
