@@ -203,61 +203,46 @@ async function feedRuns(
   }
 }
 
+/** What a grouped road is given: the warehouse, the period, the units, its cuts, the engine (made with them), and the account-hours a query reads at most. */
+type GroupedArgs = [
+  connection: DuckDBConnection,
+  params: Period,
+  units: Units,
+  splitAt: readonly number[],
+  engine: BillingEngine,
+  accountHoursPerQuery?: number,
+];
+
 /**
  * Feeds an engine the environment's grouped facts of the period (made with `splitAt` cutting
  * `[start, end)` into parts): its VM configurations per part and its hours, grouped per hour in
- * DuckDB (nothing per account-hour), in runs of at most `accountHoursPerQuery` account-hours.
- * False when a sum would not be exact (a value that is not whole, or a total of 2^53 or more),
- * having fed some of the facts: billing then reads them another way, into an engine of its own.
+ * DuckDB (nothing per account-hour), in runs of at most `accountHoursPerQuery` account-hours
+ * (default {@link ACCOUNT_HOURS_PER_QUERY}), and what data quality reads. False when a sum would
+ * not be exact (a value that is not whole, or a total of 2^53 or more), having fed some of the
+ * facts: billing then reads them another way, into an engine of its own.
  */
-export async function feedGroupedEnvironment(
-  connection: DuckDBConnection,
-  params: Period,
-  units: Units,
-  splitAt: readonly number[],
-  engine: BillingEngine,
-  accountHoursPerQuery = ACCOUNT_HOURS_PER_QUERY,
-): Promise<{ values: Record<string, DuckDBValue>; runs: Record<string, DuckDBValue>[] } | undefined> {
-  const values = queryValues(params, units, splitAt);
-  const runs = await hourRuns(connection, values, accountHoursPerQuery);
-  return (await feedRuns(connection, runs, units, splitAt.length > 0, false, engine)) ? { values, runs } : undefined;
-}
-
-/**
- * Feeds an engine of the environment alone the grouped facts of the period (see
- * {@link feedGroupedEnvironment}) and what data quality reads. False when a sum would not be exact.
- */
-export async function addGroupedFacts(
-  connection: DuckDBConnection,
-  params: Period,
-  units: Units,
-  splitAt: readonly number[],
-  engine: BillingEngine,
-  accountHoursPerQuery = ACCOUNT_HOURS_PER_QUERY,
-): Promise<boolean> {
-  const read = await feedGroupedEnvironment(connection, params, units, splitAt, engine, accountHoursPerQuery);
-  if (read === undefined) return false;
-  engine.grouped.seen(await seenOfRuns(connection, read.runs, units.vmType));
-  return true;
-}
+export const addGroupedFacts = (...args: GroupedArgs): Promise<boolean> =>
+  addGrouped(false, ACCOUNT_HOURS_PER_QUERY, ...args);
 
 /**
  * Feeds an engine (made with `splitAt`; the lines of the environment and the accounts, none
- * below) the period grouped, in runs of hours: each account-hour's totals and each account's VM
- * configurations per part (the account's own CU, NU and public IPs from the first, its summed
- * units from the second), the environment from their sums; what data quality reads. Nothing per
- * machine, nor per configuration. False when a sum would not be exact, having fed some of it.
+ * below) the period grouped, in runs of hours (default {@link GROUPED_ACCOUNTS_HOURS_PER_QUERY}
+ * account-hours): each account-hour's totals and each account's VM configurations per part (the
+ * account's own CU, NU and public IPs from the first, its summed units from the second), the
+ * environment from their sums; what data quality reads. Nothing per machine, nor per
+ * configuration. False when a sum would not be exact, having fed some of it.
  */
-export async function addGroupedAccounts(
-  connection: DuckDBConnection,
-  params: Period,
-  units: Units,
-  splitAt: readonly number[],
-  engine: BillingEngine,
-  accountHoursPerQuery = GROUPED_ACCOUNTS_HOURS_PER_QUERY,
+export const addGroupedAccounts = (...args: GroupedArgs): Promise<boolean> =>
+  addGrouped(true, GROUPED_ACCOUNTS_HOURS_PER_QUERY, ...args);
+
+/** {@link addGroupedFacts} (`byAccount` false) or {@link addGroupedAccounts}. */
+async function addGrouped(
+  byAccount: boolean,
+  defaultPerQuery: number,
+  ...[connection, params, units, splitAt, engine, accountHoursPerQuery = defaultPerQuery]: GroupedArgs
 ): Promise<boolean> {
   const runs = await hourRuns(connection, queryValues(params, units, splitAt), accountHoursPerQuery);
-  if (!(await feedRuns(connection, runs, units, splitAt.length > 0, true, engine))) return false;
+  if (!(await feedRuns(connection, runs, units, splitAt.length > 0, byAccount, engine))) return false;
   engine.grouped.seen(await seenOfRuns(connection, runs, units.vmType));
   return true;
 }

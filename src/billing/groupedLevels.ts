@@ -3,9 +3,9 @@ import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
 import { nicBytesPerHourValue, type Units } from "./units.js";
 import { storedFacts } from "./warehouseFacts.js";
-import { feedGroupedEnvironment } from "./groupedFeed.js";
+import { addGroupedFacts } from "./groupedFeed.js";
 import { CONFIGURATION_FACTS, factColumnsSql, PER_HOUR_FACTS } from "../load/vmFacts.js";
-import { EXACT, PARTS, partsOf, queryValues, rows, seenOf, seenOfRuns, SPACES, WHERE } from "./groupedFacts.js";
+import { EXACT, PARTS, partsOf, queryValues, rows, seenOf, SPACES, WHERE } from "./groupedFacts.js";
 
 /**
  * The levels below the environment from a warehouse's stored facts, grouped (docs/warehouse.md,
@@ -206,7 +206,7 @@ export async function addGroupedAccount(
  * environment from its hours and VM configurations (as `addGroupedFacts`), the accounts, cloud
  * spaces and machines from the classes of identical account-hours of each account, weighted,
  * and the bytes summed per entity (as `addGroupedAccount`); what data quality reads. False,
- * having fed nothing, when either way would not be exact.
+ * having maybe fed some of the facts, when either way would not be exact.
  */
 export async function addGroupedLevels(
   connection: DuckDBConnection,
@@ -215,10 +215,10 @@ export async function addGroupedLevels(
   splitAt: readonly number[],
   engine: BillingEngine,
 ): Promise<boolean> {
-  const read = await feedGroupedEnvironment(connection, params, units, splitAt, engine);
-  const levels = read && (await readLevels(connection, read.values, units, splitAt.length > 0));
-  if (read === undefined || levels === undefined) return false;
+  // the environment and what data quality reads (a road that does not answer leaves its engine)
+  if (!(await addGroupedFacts(connection, params, units, splitAt, engine))) return false;
+  const levels = await readLevels(connection, queryValues(params, units, splitAt), units, splitAt.length > 0);
+  if (levels === undefined) return false;
   await feedLevels(connection, engine, params, units, levels);
-  engine.grouped.seen(await seenOfRuns(connection, read.runs, units.vmType));
   return true;
 }

@@ -23,33 +23,28 @@ const PERIOD = { start: OCT_1, end: OCT_1 + HOURS * HOUR };
 /** Cut at hour 3 and hour 6: three parts, as a month is cut at midnights. */
 const CUTS = [OCT_1 + 3 * HOUR, OCT_1 + 6 * HOUR];
 
-/**
- * Account 1 every hour: a VM resized at hour 2 and stopped from hour 5, a Windows VM, a container,
- * a gateway; account 2 all but hour 4, its VM in two cloud spaces' turns; `odd` adds machines.
- */
+/** Account 1's machines in hour `h`: a gateway, a VM resized at hour 2 and stopped from hour 5, a Windows VM, a container. */
+const accountOne = (h: number): VMachine[] => [
+  gateway([nic("external", 1000 * (h + 1), 500)]),
+  vm(9, {
+    vcpus: h < 2 ? 2 : 4,
+    mem: h < 2 ? 2048 : 4096,
+    status: h < 5 ? "RUNNING" : "STOPPED",
+    networks: [nic("external", 300, 200 * h)],
+  }),
+  vm(10, { vcpus: 2, mem: 8192, imageName: "windows-2022" }),
+  vm(11, { type: "container" }),
+];
+
+/** Account 1 every hour (`odd` adds machines to it); account 2 all but hour 4, its VM in two cloud spaces by turns. */
 async function warehouse(odd: (h: number) => VMachine[] = () => []): Promise<DuckDBConnection> {
-  const out = [];
-  for (let h = 0; h < HOURS; h++) {
-    const at = OCT_1 + h * HOUR;
-    out.push(
-      accountHour(1, at, {
-        5: [
-          gateway([nic("external", 1000 * (h + 1), 500)]),
-          vm(9, {
-            vcpus: h < 2 ? 2 : 4,
-            mem: h < 2 ? 2048 : 4096,
-            status: h < 5 ? "RUNNING" : "STOPPED",
-            networks: [nic("external", 300, 200 * h)],
-          }),
-          vm(10, { vcpus: 2, mem: 8192, imageName: "windows-2022" }),
-          vm(11, { type: "container" }),
-          ...odd(h),
-        ],
-      }),
-    );
-    if (h !== 4) out.push(accountHour(2, at, { [h % 2 === 0 ? 7 : 8]: [vm(20, { vcpus: 8, mem: 8192 })] }));
-  }
-  const connection = await memoryWarehouse(out);
+  const hours = Array.from({ length: HOURS }, (_, h) => OCT_1 + h * HOUR);
+  const connection = await memoryWarehouse([
+    ...hours.map((at, h) => accountHour(1, at, { 5: [...accountOne(h), ...odd(h)] })),
+    ...hours.flatMap((at, h) =>
+      h === 4 ? [] : [accountHour(2, at, { [h % 2 === 0 ? 7 : 8]: [vm(20, { vcpus: 8, mem: 8192 })] })],
+    ),
+  ]);
   await writeWarehouseMeta(connection);
   return connection;
 }
