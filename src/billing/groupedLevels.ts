@@ -4,19 +4,9 @@ import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
 import { nicBytesPerHourValue, type Units } from "./units.js";
 import { storedFacts } from "./warehouseFacts.js";
+import { addGroupedFacts } from "./groupedFeed.js";
 import { CONFIGURATION_FACTS, factColumnsSql, PER_HOUR_FACTS } from "../load/vmFacts.js";
-import {
-  EXACT,
-  feedEnvironment,
-  PARTS,
-  partsOf,
-  queryValues,
-  readGroupedAccounts,
-  rows,
-  seenOf,
-  SPACES,
-  WHERE,
-} from "./groupedFacts.js";
+import { EXACT, PARTS, partsOf, queryValues, rows, seenOf, SPACES, WHERE } from "./groupedFacts.js";
 
 /**
  * The levels below the environment from a warehouse's stored facts, grouped (docs/warehouse.md,
@@ -240,7 +230,7 @@ export async function addGroupedAccount(
  * environment from its hours and VM configurations (as `addGroupedFacts`), the accounts, cloud
  * spaces and machines from the classes of identical account-hours of each account, weighted,
  * and the bytes summed per entity (as `addGroupedAccount`); what data quality reads. False,
- * having fed nothing, when either way would not be exact.
+ * having maybe fed some of the facts, when either way would not be exact.
  */
 export async function addGroupedLevels(
   connection: DuckDBConnection,
@@ -249,11 +239,10 @@ export async function addGroupedLevels(
   splitAt: readonly number[],
   engine: BillingEngine,
 ): Promise<boolean> {
-  const grouped = await readGroupedAccounts(connection, params, units, splitAt);
-  const levels = grouped && (await readLevels(connection, grouped.values, units, splitAt.length > 0));
-  if (grouped === undefined || levels === undefined) return false;
-  feedEnvironment(engine, grouped.hours, grouped.accounts.configurations);
+  // the environment and what data quality reads (a road that does not answer leaves its engine)
+  if (!(await addGroupedFacts(connection, params, units, splitAt, engine))) return false;
+  const levels = await readLevels(connection, queryValues(params, units, splitAt), units, splitAt.length > 0);
+  if (levels === undefined) return false;
   await feedLevels(connection, engine, params, units, levels);
-  engine.grouped.seen(await seenOf(connection, grouped.values, units.vmType));
   return true;
 }
