@@ -1,11 +1,8 @@
 // Builds dist/: every module as TypeScript compiles it (one .js and .d.ts each, no source maps: the library
-// `import "cloudunits"` loads, and the command-line tool), then yargs bundled into one module,
-// dist/cli/yargs.js, which the tool's entry loads instead of the package. Measured on 2 cores,
-// alternating whole processes: yargs' ~40 modules took 0.11 s to load before a command did any
-// work; bundled, a `billing` run that stops at a usage error takes 0.24 s instead of 0.30 s, and
-// a week's bill 0.72 s instead of 0.76 s. Our own modules stay as compiled: bundled too they
-// saved another 0.02 s of start-up but decoded 10% slower over 26 weeks (a bundle's top-level
-// `const`s become `var`s, which V8 cannot fold into the hot loops).
+// `import "cloudunits"` loads), then the command-line tool bundled: yargs into one module, dist/cli/yargs.js
+// (scripts/bundleYargs.mjs), and the tool's own modules into dist/cli/main.js and chunks beside it
+// (scripts/bundleCli.mjs), so that a command loads a few tens of files instead of over a hundred. Why, and
+// what it saves and costs: docs/performance.md, "Start-up".
 //
 //   node scripts/build.mjs [--out-dir DIR]     (default dist; the package test builds elsewhere)
 import { spawnSync } from "node:child_process";
@@ -14,6 +11,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { bundleCli } from "./bundleCli.mjs";
 import { bundleYargs } from "./bundleYargs.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -27,8 +25,9 @@ const compiled = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.bu
 });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
-// yargs in one module (scripts/bundleYargs.mjs)
+// yargs in one module (scripts/bundleYargs.mjs), then the tool's modules with it (scripts/bundleCli.mjs)
 await bundleYargs(outDir);
+await bundleCli(outDir);
 chmodSync(join(outDir, "cli/main.js"), 0o755);
 
 // The fonts documents use, and their licenses, into a fonts/ folder beside the module that reads

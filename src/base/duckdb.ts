@@ -74,6 +74,23 @@ export async function withMemoryToSpare<T>(
   }
 }
 
+/**
+ * Runs `query`, then sets the connection's `memory_limit` back to what it was before: a query that
+ * needed more (`withMemoryToSpare` leaves the cap raised) does not leave the queries of other data
+ * after it room to keep more of the file.
+ */
+export async function withMemoryLimitKept<T>(
+  connection: DuckDBApi.DuckDBConnection,
+  query: () => Promise<T>,
+): Promise<T> {
+  const setting = async () =>
+    String((await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRowsJS()[0]![0]);
+  const before = await setting();
+  const result = await query();
+  if ((await setting()) !== before) await connection.run("SET memory_limit = $limit", { limit: before });
+  return result;
+}
+
 /** Bytes of a size as DuckDB prints a setting (`64.0 MiB`, `1.5 GiB`, `512 bytes`), or undefined. */
 export function parseBytes(text: string): number | undefined {
   const match = /^([\d.]+)\s*(bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$/.exec(text.trim());

@@ -32,14 +32,17 @@ export async function billingPass(
   partLevels: readonly Level[] = levels,
 ): Promise<WarehousePass> {
   const resolved = resolveOptions(options);
-  const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), cuts);
+  const newEngine = () =>
+    new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), cuts);
+  let engine = newEngine();
   let road: WarehouseRoadName | undefined;
-  // a road that does not answer has fed the engine nothing: the next one reads the facts another way
+  // a road that does not answer may have fed the engine part of the facts: the next one reads them another way, into a new engine
   for (const candidate of await warehouseRoads(connection, period, resolved.units, levels, cuts)) {
     if (await candidate.feed(engine)) {
       road = candidate.name;
       break;
     }
+    engine = newEngine();
   }
   const lines = linesOf(engine.finish(), resolved, levels);
   return { lines, parts: partsOf(engine, period, cuts, resolved, partLevels), seen: engine.seenData(), road: road! };

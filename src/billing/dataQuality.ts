@@ -3,6 +3,7 @@ import { describeImpossible, type ImpossibleValue } from "../load/impossibleValu
 import type { LoadReport, SkippedFile } from "../load/loadReport.js";
 import { isoUtc } from "../base/time.js";
 import type { SeenData } from "./billingEngine.js";
+import { ascending } from "./engineSums.js";
 import { checkPeriod, paramTypes, paramValues, periodSql, type Period } from "../base/period.js";
 import { clockNow } from "../base/clock.js";
 
@@ -65,12 +66,16 @@ export function missingHoursOf(
   const ended = Math.min(params.end, Math.floor(nowEpoch / 3600) * 3600);
   const out: DataQuality["missingHours"] = [];
   for (const accountId of [...accountHours.keys()].sort((a, b) => a - b)) {
-    const present = new Set(accountHours.get(accountId));
+    // walked in order, not put in a set: a year of 100 accounts is 876,000 hours
+    const held = accountHours.get(accountId)!;
+    const present = ascending(held) ? held : Float64Array.from(held).sort();
+    let next = 0; // the first held hour not before `hour`
     const entry: DataQuality["missingHours"][number] = { accountId, hours: 0, runs: [] as MissingRun[] };
     const until = Math.min(ended, syncedUntil.get(accountId) ?? ended);
     let run: MissingRun | undefined;
     for (let hour = first; hour < until; hour += 3600) {
-      if (present.has(hour)) {
+      while (next < present.length && present[next]! < hour) next++;
+      if (present[next] === hour) {
         run = undefined;
         continue;
       }

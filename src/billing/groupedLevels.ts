@@ -1,21 +1,12 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
+import { ACCOUNT_HOURS_PER_QUERY, hourRuns } from "./groupedFacts.js";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
 import { nicBytesPerHourValue, type Units } from "./units.js";
 import { storedFacts } from "./warehouseFacts.js";
+import { addGroupedFacts } from "./groupedFeed.js";
 import { CONFIGURATION_FACTS, factColumnsSql, PER_HOUR_FACTS } from "../load/vmFacts.js";
-import {
-  EXACT,
-  feedEnvironment,
-  PARTS,
-  partsOf,
-  queryValues,
-  readGroupedAccounts,
-  rows,
-  seenOf,
-  SPACES,
-  WHERE,
-} from "./groupedFacts.js";
+import { EXACT, PARTS, partsOf, queryValues, rows, seenOf, SPACES, WHERE } from "./groupedFacts.js";
 
 /**
  * The levels below the environment from a warehouse's stored facts, grouped (docs/warehouse.md,
@@ -47,7 +38,8 @@ const classesSql = (cut: boolean) => `WITH${cut ? ` ${PARTS},` : ""}
   m AS (SELECT account_id, hour_epoch, ${rowHashes(`cloudspace_id, machine_id, type, ${factColumnsSql(CONFIGURATION_FACTS)}`)}
         FROM machine_facts WHERE ${WHERE} GROUP BY ALL),
   g AS (SELECT account_id, hour_epoch, ${rowHashes("cloudspace_id, external_nics")} FROM gateway_facts WHERE ${WHERE} GROUP BY ALL)
-  SELECT ah.account_id::DOUBLE, ah.part, min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE
+  SELECT ah.account_id::DOUBLE, ah.part, min(ah.hour_epoch)::DOUBLE, count(*)::DOUBLE,
+    [cs.n, cs.h1, cs.h2, m.n, m.h1, m.h2, g.n, g.h1, g.h2]::VARCHAR
   FROM ah LEFT JOIN cs USING (account_id, hour_epoch) LEFT JOIN m USING (account_id, hour_epoch) LEFT JOIN g USING (account_id, hour_epoch)
   GROUP BY ah.account_id, ah.part, cs.n, cs.h1, cs.h2, m.n, m.h1, m.h2, g.n, g.h1, g.h2`;
 const CLASSES = { cut: classesSql(true), whole: classesSql(false) };
@@ -84,46 +76,67 @@ interface GroupedLevels {
 }
 
 /**
- * Reads the levels below the environment grouped (of `params.accountId`, or of every account);
- * undefined unless NU is the bytes scaled by a power of two (the published units) and every
- * byte count is a whole number with sums below 2^53.
+ * Reads the levels below the environment grouped (of `params.accountId`, or of every account)
+ * in runs of whole hours (`hourRuns`: the classes' and the bytes' hash tables hold a row per
+ * account-hour, so DuckDB's memory is a run's, not the period's); undefined unless NU is the
+ * bytes scaled by a power of two (the published units) and every byte count is a whole number
+ * with sums below 2^53. A class of identical account-hours in several runs is merged by its
+ * rows' hashes (its first hour the first run's, its hours summed), and an entity's bytes are
+ * summed over the runs (whole numbers: exact below 2^53): the classes and bytes of the period
+ * read at once.
  */
 async function readLevels(
   connection: DuckDBConnection,
   values: Record<string, DuckDBValue>,
   units: Units,
   cut: boolean,
+  accountHoursPerQuery = ACCOUNT_HOURS_PER_QUERY,
 ): Promise<GroupedLevels | undefined> {
   if (!powerOfTwo(nicBytesPerHourValue(units)) || !powerOfTwo(units.bytesPerNu)) return undefined;
-  const bytes: GroupedLevels["bytes"] = [];
+  const byEntity = new Map<string, GroupedLevels["bytes"][number]>();
+  // a class of identical account-hours found in several runs (by its rows' hashes) is one class, as read at once
+  const classes = new Map<string, GroupedLevels["classes"][number]>();
+  for (const run of await hourRuns(connection, values, accountHoursPerQuery)) {
+    for (const [kind, part, accountId, cloudspaceId, machineId, sum, fractional] of await rows(
+      connection,
+      cut ? BYTES.cut : BYTES.whole,
+      run,
+    )) {
+      if ((fractional as number) > 0) return undefined;
+      const key = `${kind}/${part}/${accountId}/${cloudspaceId}/${machineId}`;
+      const entity = byEntity.get(key);
+      if (entity !== undefined) entity.sum += sum as number;
+      else
+        byEntity.set(key, {
+          kind: kind as string,
+          part: part as number,
+          accountId: accountId as number,
+          cloudspaceId: cloudspaceId as number,
+          machineId: machineId as number,
+          sum: sum as number,
+        });
+    }
+    for (const [accountId, part, first, count, key] of (await rows(
+      connection,
+      cut ? CLASSES.cut : CLASSES.whole,
+      run,
+    )) as [number, number, number, number, string][]) {
+      const known = classes.get(`${accountId}/${part}/${key}`);
+      if (known === undefined) classes.set(`${accountId}/${part}/${key}`, [accountId, part, first, count]);
+      else known[3] += count; // the runs come in order: its first hour is the first run's
+    }
+  }
+  const bytes = [...byEntity.values()];
   // whole numbers add up exactly below 2^53: each entity's, and a cloud space's (VMs and gateways) and an account's totals
   const totals = new Map<string, number>();
-  for (const [kind, part, accountId, cloudspaceId, machineId, sum, fractional] of await rows(
-    connection,
-    cut ? BYTES.cut : BYTES.whole,
-    values,
-  )) {
-    if ((fractional as number) > 0 || (sum as number) >= EXACT) return undefined;
-    bytes.push({
-      kind: kind as string,
-      part: part as number,
-      accountId: accountId as number,
-      cloudspaceId: cloudspaceId as number,
-      machineId: machineId as number,
-      sum: sum as number,
-    });
-    if (kind === "m") continue;
-    for (const key of [`${part}/${accountId}/${cloudspaceId}`, `${part}/${accountId}`])
-      totals.set(key, (totals.get(key) ?? 0) + (sum as number));
+  for (const b of bytes) {
+    if (b.sum >= EXACT) return undefined;
+    if (b.kind === "m") continue;
+    for (const key of [`${b.part}/${b.accountId}/${b.cloudspaceId}`, `${b.part}/${b.accountId}`])
+      totals.set(key, (totals.get(key) ?? 0) + b.sum);
   }
   if ([...totals.values()].some((t) => t >= EXACT)) return undefined;
-  const classes = (await rows(connection, cut ? CLASSES.cut : CLASSES.whole, values)) as [
-    number,
-    number,
-    number,
-    number,
-  ][];
-  return { classes, bytes };
+  return { classes: [...classes.values()], bytes };
 }
 
 /**
@@ -200,11 +213,12 @@ export async function addGroupedAccount(
   units: Units,
   splitAt: readonly number[],
   engine: BillingEngine,
+  accountHoursPerQuery = ACCOUNT_HOURS_PER_QUERY,
 ): Promise<boolean> {
   if (params.accountId === undefined) return false;
   const values = queryValues(params, units, splitAt);
   const cut = splitAt.length > 0;
-  const levels = await readLevels(connection, values, units, cut);
+  const levels = await readLevels(connection, values, units, cut, accountHoursPerQuery);
   if (levels === undefined) return false;
   await feedLevels(connection, engine, params, units, levels);
   engine.grouped.seen(await seenOf(connection, values, units.vmType));
@@ -216,7 +230,7 @@ export async function addGroupedAccount(
  * environment from its hours and VM configurations (as `addGroupedFacts`), the accounts, cloud
  * spaces and machines from the classes of identical account-hours of each account, weighted,
  * and the bytes summed per entity (as `addGroupedAccount`); what data quality reads. False,
- * having fed nothing, when either way would not be exact.
+ * having maybe fed some of the facts, when either way would not be exact.
  */
 export async function addGroupedLevels(
   connection: DuckDBConnection,
@@ -225,11 +239,10 @@ export async function addGroupedLevels(
   splitAt: readonly number[],
   engine: BillingEngine,
 ): Promise<boolean> {
-  const grouped = await readGroupedAccounts(connection, params, units, splitAt);
-  const levels = grouped && (await readLevels(connection, grouped.values, units, splitAt.length > 0));
-  if (grouped === undefined || levels === undefined) return false;
-  feedEnvironment(engine, grouped.hours, grouped.accounts.configurations);
+  // the environment and what data quality reads (a road that does not answer leaves its engine)
+  if (!(await addGroupedFacts(connection, params, units, splitAt, engine))) return false;
+  const levels = await readLevels(connection, queryValues(params, units, splitAt), units, splitAt.length > 0);
+  if (levels === undefined) return false;
   await feedLevels(connection, engine, params, units, levels);
-  engine.grouped.seen(await seenOf(connection, grouped.values, units.vmType));
   return true;
 }

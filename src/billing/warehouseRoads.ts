@@ -1,7 +1,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
-import { addGroupedAccounts, addGroupedFacts, groupedReadable } from "./groupedFacts.js";
+import { groupedReadable } from "./groupedFacts.js";
+import { addGroupedAccounts, addGroupedFacts } from "./groupedFeed.js";
 import { addGroupedAccount, addGroupedLevels } from "./groupedLevels.js";
 import { environmentOnly, type Level } from "./levels.js";
 import type { Units } from "./units.js";
@@ -15,8 +16,9 @@ export type WarehouseRoadName =
 export interface WarehouseRoad {
   readonly name: WarehouseRoadName;
   /**
-   * Feeds `engine` (made with the road's cuts and levels) the period's facts. False, having fed
-   * it nothing, when this road cannot give the figures to the bit: the next road is taken then.
+   * Feeds `engine` (made with the road's cuts and levels) the period's facts. False when this
+   * road cannot give the figures to the bit, having maybe fed it some: the next road is taken
+   * then, with an engine of its own.
    */
   feed(engine: BillingEngine): Promise<boolean>;
 }

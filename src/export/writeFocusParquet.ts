@@ -7,7 +7,8 @@ import type { HourlyStream } from "../billing/hourlyStream.js";
 import { FOCUS_COLUMNS, type FocusOptions, type FocusType } from "./focusRows.js";
 import { toFocusCsv } from "./toFocusCsv.js";
 import { writeAtomic } from "./writeAtomic.js";
-import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
+import { duckdbApi } from "../base/duckdb.js";
+import { inMemoryInstance } from "../base/spillFolder.js";
 
 const PARQUET_TYPE: Record<FocusType, string> = {
   decimal: "DECIMAL(38, 12)",
@@ -30,7 +31,7 @@ export async function writeFocusParquet(
   const token = `${process.pid}.${randomBytes(4).toString("hex")}`;
   const csv = join(tmpdir(), `cloudunits-focus.${token}.csv`);
   const temp = join(dirname(file), `.${basename(file)}.${token}.tmp`);
-  const instance = await duckdbApi().DuckDBInstance.create(":memory:", { ...DUCKDB_SETTINGS });
+  const instance = await inMemoryInstance();
   const converter = await instance.connect();
   try {
     await writeAtomic(csv, toFocusCsv(report, hourly, { ...options, guardFormulas: false }));

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, stat } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
 import { isoUtc } from "../base/time.js";
-import { ownerTag, removeStaleTemporaries } from "./staleTemporaries.js";
+import { ownerTag, removeStaleTemporaries } from "../base/staleTemporaries.js";
 
 /** `20261001T000000Z` for epoch seconds: ISO 8601 basic format, safe in file names everywhere. */
 function compactUtc(epochSeconds: number): string {

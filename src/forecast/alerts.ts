@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { resolveOptions, type BillingOptions, type ResolvedBillingOptions } from "../billing/billingOptions.js";
+import { resolveOptions, type BillingOptions } from "../billing/billingOptions.js";
 import type { Names } from "../billing/names.js";
 import type { PriceList } from "../billing/prices.js";
 import { UsageError } from "../base/errors.js";
@@ -9,32 +9,24 @@ import { checkKnownIds } from "../base/unknownIds.js";
 import {
   ANOMALY_LEVELS,
   ANOMALY_RULE,
-  anomaliesOf,
   anomalyReadStart,
-  anomalyTableLevels,
-  mergeReports,
   type Anomaly,
   type AnomalyScan,
   type MachineChange,
-  type ScanResult,
 } from "./anomalies.js";
 import type { Budget } from "./budgets.js";
 import { entityLabel } from "./entityLabel.js";
 import {
-  billedMonth,
   forecastOfReading,
   forecastPlan,
-  forecastTable,
   type EntityForecast,
   type ForecastAmounts,
   type Forecast,
-  type ForecastPlan,
 } from "./forecast.js";
 import { withStoredNames } from "./storedNames.js";
 import { lagText, warehouseLag, type WarehouseLag } from "./warehouseLag.js";
-import { alertGroups } from "./alertGroups.js";
-import { usagePass } from "./usagePass.js";
-import { HourCosts, hourFigures, metricUnit, UsageTable } from "./usageTable.js";
+import { metricUnit } from "./usageTable.js";
+import { readAlerts } from "./alertsReading.js";
 import { Exact } from "../billing/exact.js";
 
 const HOUR = 3600;
@@ -302,59 +294,6 @@ function anomalyMessage(a: Anomaly): string {
   );
 }
 
-/**
- * The month's forecast and the anomalies of `scan` from one pass over the warehouse when their
- * entity-hours fit `scan.maxEntityHours`; else the forecast's pass, then one pass per group of
- * accounts that fits it for the anomalies.
- */
-async function readAlerts(
-  connection: DuckDBConnection,
-  plan: ForecastPlan,
-  scan: AnomalyScan & { readStart: number; maxEntityHours: number },
-  prices: PriceList | undefined,
-  options: ResolvedBillingOptions,
-): Promise<{ table: UsageTable; billed: Awaited<ReturnType<typeof usagePass>>; found: ScanResult }> {
-  const end = plan.limit;
-  const table = forecastTable(plan, options);
-  const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
-  const anomalyTable = (spare?: Float64Array[]) =>
-    new UsageTable(scan.readStart, end, anomalyTableLevels(scan.levels), options.names, spare);
-  const shared = groups.length <= 1 ? anomalyTable() : undefined;
-  const start = Math.min(plan.readFrom, shared ? scan.readStart : Number.POSITIVE_INFINITY);
-  const costs = prices ? new HourCosts(prices, options.units, start, end) : undefined;
-  let scratch: Float64Array = new Float64Array(0);
-  const billed = await usagePass(connection, {
-    start,
-    end,
-    billed: billedMonth(plan, prices),
-    options,
-    levelsAt: (hour) => (shared && hour >= scan.readStart ? shared.levels : table.levels),
-    onHour: (lines) => {
-      scratch = hourFigures(lines, costs, scratch);
-      table.add(lines, scratch);
-      shared?.add(lines, scratch);
-    },
-  });
-  if (shared) return { table, billed, found: mergeReports([anomaliesOf(shared, scan)]) };
-  const results: ScanResult[] = [];
-  let spare: Float64Array[] = [];
-  for (const accountIds of groups) {
-    // a group's table takes the figures' memory of the group before (one table's at most, not one per group until collected)
-    const own = anomalyTable(spare);
-    await usagePass(connection, {
-      start: scan.readStart,
-      end,
-      accountIds,
-      options,
-      levelsAt: () => own.levels,
-      onHour: (lines) => own.add(lines, (scratch = hourFigures(lines, costs, scratch))),
-    });
-    results.push(anomaliesOf(own, scan));
-    spare = own.release();
-  }
-  return { table, billed, found: mergeReports(results) };
-}
-
 /** The alert of a warehouse behind. */
 function behindAlert(lag: WarehouseLag): WarehouseBehindAlert {
   return {
@@ -408,7 +347,8 @@ function budgetAlerts(budgets: readonly Budget[], f: Forecast): BudgetAlert[] {
  * Every active alert of a warehouse as of an hour: each budget crossed this month (at its
  * highest threshold crossed, actually or by the month-end forecast), each anomaly reaching
  * into the last `windowHours`, and each machine new or vanished in them. Ids are stable so a
- * caller can drop repeats. The forecast and the anomalies come from one pass over the warehouse.
+ * caller can drop repeats. The forecast and the anomalies come from one pass over the warehouse
+ * when their hours fit `maxEntityHours` (see `readAlerts`).
  */
 export async function alerts(connection: DuckDBConnection, request: AlertsRequest): Promise<AlertReport> {
   const windowHours = request.windowHours ?? 24;
@@ -441,7 +381,12 @@ export async function alerts(connection: DuckDBConnection, request: AlertsReques
     maxEntityHours: request.maxEntityHours ?? ALERTS_ENTITY_HOURS,
   };
   const windowStart = scan.reachingPast;
-  const { table, billed, found } = await readAlerts(connection, plan, scan, request.prices, resolved);
+  const { table, billed, found } = await readAlerts(connection, {
+    plan,
+    scan,
+    prices: request.prices,
+    options: resolved,
+  });
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
   const lag = request.nowEpoch === undefined ? undefined : await warehouseLag(connection, request.nowEpoch);
   const out: Alert[] = lag?.behind ? [behindAlert(lag)] : [];

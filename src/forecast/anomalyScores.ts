@@ -78,16 +78,19 @@ export function scorePoints(slots: Slots, s: Scoring, window: SortedWindow, days
   const out: Point[] = [];
   const { t: times, value: values } = slots;
   const relativeFloor = ANOMALY_RULE.relativeFloor;
-  // the window holds values[lo .. hi): the baseline of slot i is [first, i)
-  let first = 0;
+  // the window holds values[lo .. hi): the baseline of slot i is [first, i), its first slot not
+  // before t − window; the slots before `from` are not scored, so the first scored is looked for
+  const start = lowerBound(times, slots.n, s.from);
+  let first = start < slots.n ? lowerBound(times, start, times[start]! - s.window) : 0;
   let lo = 0;
   let hi = 0;
   window.clear();
   const sameSlot: number[] = [];
-  for (let i = 0; i < slots.n; i++) {
+  for (let i = start; i < slots.n; i++) {
     const t = times[i]!;
     while (times[first]! < t - s.window) first++;
-    if (t < s.from || t >= s.to || i - first < s.minimum) continue;
+    if (t >= s.to) break;
+    if (i - first < s.minimum) continue;
     if (days !== undefined && !wholeDays(days, first, i)) {
       const point = sameHoursScore(days, first, i, s);
       if (point) out.push(point);

@@ -15,6 +15,14 @@ export class ClientBusyError extends UsageError {
   }
 }
 
+/**
+ * DuckDB's memory for each page's computation (as the commands that read a warehouse through the
+ * billing engine, `forecast`, `alerts`, `top`, take): what it caches of the file stays under it,
+ * so the dashboard's peak does not grow with the rows a page reads (docs/performance.md); a query
+ * needing more is run again with more (`withMemoryToSpare`).
+ */
+export const PAGE_MEMORY_BYTES = 64 * 1024 * 1024;
+
 interface Job {
   work: (store: Warehouse) => Promise<unknown>;
   resolve: (value: unknown) => void;
@@ -73,7 +81,10 @@ export class WarehouseQueue {
     if (queue.length > 0) this.queues.set(client, queue);
     this.running = client;
     try {
-      const store = await openWarehouse({ db: this.db }, { waitSeconds: this.waitSeconds });
+      const store = await openWarehouse(
+        { db: this.db },
+        { waitSeconds: this.waitSeconds, memoryLimitBytes: PAGE_MEMORY_BYTES },
+      );
       try {
         job.resolve(await job.work(store));
       } finally {

@@ -4,6 +4,7 @@ import { BadFileError, EnvironmentError, UsageError, WarehouseBusyError } from "
 import { fileNotFound } from "../base/fileNotFound.js";
 import { SCHEMA_SQL } from "./schema.js";
 import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
+import { releaseSpillFolder, spillFolder, withSpillFolder } from "../base/spillFolder.js";
 import { storageErrorOf, WAREHOUSE_KEPT } from "./storageError.js";
 import { chainRegisterOnce } from "../invoices/register/registerChain.js";
 import { upgradeFacts } from "./upgradeFacts.js";
@@ -25,7 +26,7 @@ export interface OpenDatabaseFileOptions {
   create?: boolean;
   /**
    * DuckDB's memory limit, bytes (beyond it, DuckDB evicts cached blocks and spills to a
-   * temporary directory beside the file). Default: DuckDB's, 80% of the machine's memory.
+   * folder of this open's own beside the file: base/spillFolder.ts). Default: DuckDB's, 80% of the machine's memory.
    */
   memoryLimitBytes?: number;
   /**
@@ -59,9 +60,13 @@ function notDuckDb(file: string): string | undefined {
   return undefined;
 }
 
-/** DuckDB's settings of an open: ours, read-only or not, and the memory limit when one is given. */
-function openSettings(readOnly: boolean, memoryLimitBytes: number | undefined): Record<string, string> {
-  const settings: Record<string, string> = { ...DUCKDB_SETTINGS, ...(readOnly ? { access_mode: "READ_ONLY" } : {}) };
+/** DuckDB's settings of an open: ours, read-only or not, its own spill folder, and the memory limit when one is given. */
+function openSettings(readOnly: boolean, spill: string, memoryLimitBytes: number | undefined): Record<string, string> {
+  const settings: Record<string, string> = {
+    ...DUCKDB_SETTINGS,
+    ...(readOnly ? { access_mode: "READ_ONLY" } : {}),
+    temp_directory: spill,
+  };
   if (memoryLimitBytes !== undefined) settings.memory_limit = `${Math.ceil(memoryLimitBytes / 1024)}KiB`;
   return settings;
 }
@@ -167,9 +172,16 @@ export async function openDatabaseFile(
     throw new UsageError(`${file} is ${what}, not a cloudunits warehouse: give a file made by ingest or sync`, {
       code: "DB_NOT_DUCKDB",
     });
-  const settings = openSettings(readOnly, options.memoryLimitBytes);
+  const spill = await spillFolder(file);
+  const settings = openSettings(readOnly, spill, options.memoryLimitBytes);
   const waitSeconds = options.waitSeconds ?? DEFAULT_READ_WAIT_SECONDS;
-  const instance = await instanceWhenFree(file, settings, readOnly, waitSeconds);
+  const instance = withSpillFolder(
+    await instanceWhenFree(file, settings, readOnly, waitSeconds).catch((error: unknown) => {
+      releaseSpillFolder(spill);
+      throw error;
+    }),
+    spill,
+  );
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();

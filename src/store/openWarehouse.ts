@@ -12,7 +12,7 @@ import { DATA_TABLES, SCHEMA_SQL, type DataTable } from "./schema.js";
 import { writeWarehouseMeta } from "./warehouseMeta.js";
 import { keptColumns, TABLE_COLUMNS, type ColumnSelection } from "../load/columnBatch.js";
 import type { StoreSource, Warehouse } from "./types.js";
-import { DUCKDB_SETTINGS, duckdbApi } from "../base/duckdb.js";
+import { inMemoryInstance } from "../base/spillFolder.js";
 
 /** Options of {@link openWarehouse}. */
 export interface OpenWarehouseOptions {
@@ -42,7 +42,8 @@ export interface OpenWarehouseOptions {
   select?: AccountHourSelection;
   /**
    * DuckDB's memory limit for a `{ db }` warehouse, bytes (beyond it DuckDB evicts and
-   * spills, or fails with DuckDB's out-of-memory error where an operator cannot spill).
+   * spills, into a folder of this open's own beside the file, or fails with DuckDB's
+   * out-of-memory error where an operator cannot spill).
    * Default: DuckDB's. Ignored for inputs.
    */
   memoryLimitBytes?: number;
@@ -93,7 +94,7 @@ export async function openWarehouse(source: StoreSource, options: OpenWarehouseO
   let instance: DuckDBInstance;
   let connection: DuckDBConnection;
   try {
-    instance = await duckdbApi().DuckDBInstance.create(":memory:", { ...DUCKDB_SETTINGS });
+    instance = await inMemoryInstance();
     connection = await instance.connect();
   } catch (error) {
     await hours.close();

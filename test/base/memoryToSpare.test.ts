@@ -1,6 +1,6 @@
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { duckdbApi, parseBytes, withMemoryToSpare } from "../../src/base/duckdb.js";
+import { duckdbApi, parseBytes, withMemoryLimitKept, withMemoryToSpare } from "../../src/base/duckdb.js";
 
 // A list aggregate cannot spill to disk: a million integers in one list need some 8 MB at once.
 const BIG_LIST = "SELECT len(list(range)) AS n FROM range(1000000)";
@@ -39,6 +39,14 @@ describe("withMemoryToSpare: a query past DuckDB's memory cap runs again with th
       withMemoryToSpare(connection, () => (runs++, connection.run("SELECT * FROM no_such_table"))),
     ).rejects.toThrow(/no_such_table/);
     expect([runs, await limit()]).toEqual([1, "2.0 MiB"]);
+  });
+});
+
+describe("withMemoryLimitKept: the cap a query raised is set back after it", () => {
+  it("gives the query's answer, then the queries after it run under the cap from before (2 MiB: the big list fails again)", async () => {
+    expect(await withMemoryLimitKept(connection, () => withMemoryToSpare(connection, count))).toBe(1_000_000);
+    expect(await limit()).toBe("2.0 MiB");
+    await expect(count()).rejects.toThrow(/^Out of Memory Error/);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/warehouse.js";
 import { qualityWarnings } from "../../src/internal.js";
 import { qualityFrom } from "../helpers/billFrom.js";
+import { missingHoursOf } from "../../src/billing/dataQuality.js";
 
 describe("data quality of a period", () => {
   it("lists the missing hours of each account as runs", async () => {
@@ -23,6 +24,26 @@ describe("data quality of a period", () => {
     expect(qualityWarnings(quality, params).map((w) => w.message)).toEqual([
       "account 7: 3 hours missing in [2026-10-01T00:00:00Z, 2026-10-01T06:00:00Z): 2026-10-01T02:00:00Z..2026-10-01T03:00:00Z, 2026-10-01T05:00:00Z",
     ]);
+  });
+
+  it("finds the same missing hours whether the hours held come in order, out of order or twice", () => {
+    // Account 7 holds hours 0, 1, 4 of [0, 6) (and one before the period): missing 2..3 and 5.
+    const params = { start: OCT_1, end: OCT_1 + 6 * HOUR };
+    const at = (hours: number[]) => new Map([[7, hours.map((h) => OCT_1 + h * HOUR)]]);
+    const now = OCT_1 + 24 * HOUR;
+    const inOrder = missingHoursOf(at([-1, 0, 1, 4]), params, undefined, now);
+    expect(inOrder).toEqual([
+      {
+        accountId: 7,
+        hours: 3,
+        runs: [
+          { startHour: OCT_1 + 2 * HOUR, endHour: OCT_1 + 3 * HOUR, hours: 2 },
+          { startHour: OCT_1 + 5 * HOUR, endHour: OCT_1 + 5 * HOUR, hours: 1 },
+        ],
+      },
+    ]);
+    expect(missingHoursOf(at([4, 0, -1, 1]), params, undefined, now)).toEqual(inOrder);
+    expect(missingHoursOf(at([0, 0, 1, 4, 4]), params, undefined, now)).toEqual(inOrder);
   });
 
   it("an empty period is a warning that names the hours the warehouse holds", async () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { BillingEngine } from "../../src/billing/billingEngine.js";
 import { resolveOptions } from "../../src/billing/billingOptions.js";
 import { linesOf, partsOf } from "../../src/billing/engineLines.js";
-import { addGroupedFacts, hourRuns, queryValues } from "../../src/billing/groupedFacts.js";
+import { hourRuns, queryValues } from "../../src/billing/groupedFacts.js";
+import { addGroupedFacts } from "../../src/billing/groupedFeed.js";
 import { HOUR, OCT_1, accountHour, gateway, memoryWarehouse, nic, vm } from "../helpers/warehouse.js";
 
 /**

@@ -1,6 +1,6 @@
 // The command-line tool as the tests run it: every module of src/ transpiled once per test run
-// (esbuild, one .js per .ts, as tsx would do on every start), yargs bundled as `npm run build`
-// bundles it, into a temporary folder laid out like the package (dist/, with package.json,
+// (esbuild, one .js per .ts, as tsx would do on every start), yargs and the tool bundled as `npm run build`
+// bundles them, into a temporary folder laid out like the package (dist/, with package.json,
 // reports/ and node_modules/ linked beside it).
 // A spawned `node …/dist/cli/main.js` then starts in about a third of the time of
 // `node --import tsx src/cli/main.ts`, which transpiles on every start; the suite spawns the
@@ -11,6 +11,7 @@ import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/prom
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
+import { bundleCli } from "../../scripts/bundleCli.mjs";
 import { bundleYargs } from "../../scripts/bundleYargs.mjs";
 
 export const REPO = join(import.meta.dirname, "../..");
@@ -53,6 +54,7 @@ export async function buildCli(into?: string): Promise<string> {
     logLevel: "warning",
   });
   await bundleYargs(join(root, "dist")); // as the shipped build does: yargs' ~40 modules load as one
+  await bundleCli(join(root, "dist")); // and the tool's own modules in a few chunks
   if (!into) for (const name of LINKED) await symlink(join(REPO, name), join(root, name));
   await writeFile(join(root, "sources.json"), `${JSON.stringify(hashes, null, 1)}\n`);
   return root;

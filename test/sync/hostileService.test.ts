@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { hostTag } from "../../src/fetch/staleTemporaries.js";
+import { hostTag } from "../../src/base/staleTemporaries.js";
 import {
   fetchConsumption,
   generateHours,

@@ -31,6 +31,14 @@ import { flagWords } from "../flagWords.js";
 /** DuckDB's memory for billing from `--db`: its queries are a day's rows each (docs/performance.md). */
 const DB_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * What DuckDB frees at once, beyond which its allocator gives the memory back to the system
+ * (`allocator_bulk_deallocation_flush_threshold`; DuckDB's default 512 MiB is never reached
+ * here): the memory of each grouped query over a run of hours is kept otherwise, so the peak
+ * grew with the runs of a long period (docs/performance.md, issue 45).
+ */
+const DB_ALLOCATOR_FLUSH = "1MiB";
+
 const options = {
   start: { type: "string", describe: "start of the period, inclusive: epoch seconds or ISO 8601 (UTC without a zone)" },
   end: { type: "string", describe: "end of the period, exclusive: epoch seconds or ISO 8601" },
@@ -232,6 +240,9 @@ async function billWarehouse(
   return withWarehouse(
     argv,
     async (warehouse) => {
+      await warehouse.connection.run("SET allocator_bulk_deallocation_flush_threshold = $bytes", {
+        bytes: DB_ALLOCATOR_FLUSH,
+      });
       const { invoicesInForce } = await import("../../invoices/register/readRegister.js");
       const issued = argv.perAccount
         ? await invoicesInForce(

@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 
 /**
- * Temporary files and folders of downloads carry the host and process that made them
+ * Temporary files and folders (of downloads, DuckDB's spill folders) carry the host and process that made them
  * (`<host>-<pid>`), so a later run can tell the leftovers of a killed run (same host, process
  * gone) from the files of a run still going (its process alive, or on another host sharing
  * the folder): only the first are removed.
