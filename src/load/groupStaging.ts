@@ -100,13 +100,15 @@ export class GroupStaging {
       this.book.replaced(replacing);
     }
     let loadedBytes = 0;
+    let loadedFiles = 0;
     for (const job of ok) {
       loadedBytes += this.book.loaded(job);
-      this.filesInBatch += job.kept.length;
+      loadedFiles += job.kept.length;
     }
     this.impossible.push(...staged.impossible);
-    await this.target.add?.(staged, loadedBytes);
+    await this.target.add?.(staged, loadedBytes, loadedFiles);
     this.bytesInBatch += loadedBytes;
+    this.filesInBatch += loadedFiles;
     if (this.bytesInBatch >= this.rules.batchBytes || this.filesInBatch >= this.rules.batchFiles) await this.commit();
   }
 

@@ -22,7 +22,7 @@ export interface LoadTarget {
   /** Before the first group. */
   begin?(): Promise<void>;
   /** The staged rows of a group's loaded account-hours, `loadedBytes` of input. */
-  add?(staged: StagedGroup, loadedBytes: number): Promise<void>;
+  add?(staged: StagedGroup, loadedBytes: number, loadedFiles: number): Promise<void>;
   /** Ends a batch: `writeManifest` and the batch's impossible values commit with its rows. */
   commit?(writeManifest: (connection: DuckDBConnection) => Promise<void>, impossible: ImpossibleValue[]): Promise<void>;
   /** Deletes the rows of account-hours loaded by an earlier run, which this one replaces. */

@@ -4,12 +4,21 @@ import { insertBatches, longStringBytes, registerStagedColumns } from "./insertC
 import type { DataTable } from "./schema.js";
 
 /**
- * Input bytes of staged groups inserted by one statement per table. The staged columns of the
- * units queued are held until DuckDB has taken them, so a smaller unit holds less (8 MiB before:
- * docs/performance.md, "Ingest and `billing --db` of many small files").
+ * Input bytes of staged groups inserted by one statement per table, for files under
+ * LARGE_FILE_BYTES on average. The staged columns of the units queued are held until DuckDB has
+ * taken them, so a smaller unit holds less: many small files' units were the largest part of the
+ * external memory (8 MiB before: docs/performance.md, "Ingest and `billing --db` of many small files").
  */
 const UNIT_BYTES = 2 * 1024 * 1024;
-/** The first unit's size: inserting starts as soon as a group is staged, and units double up to UNIT_BYTES. */
+/**
+ * The same for larger files: each unit costs DuckDB a statement per table, and a month of files
+ * of 58 KB took more CPU in units of 2 MiB than of 8 (docs/performance.md, "Ingest of big files,
+ * the CPU regained").
+ */
+const LARGE_FILES_UNIT_BYTES = 8 * 1024 * 1024;
+/** The mean size of the files loaded so far from which they count as large (hourly files of 2 machines: under 1 KB). */
+const LARGE_FILE_BYTES = 16 * 1024;
+/** The first unit's size: inserting starts as soon as a group is staged, and units double up to their size. */
 const FIRST_UNIT_BYTES = 512 * 1024;
 /** Inserts queued and not yet done, at most: bounds the staged rows held while DuckDB catches up. */
 const MAX_UNITS_QUEUED = 2;
@@ -37,6 +46,9 @@ export class BatchWriter {
   private unit: ColumnBatch[] = [];
   private unitBytes = 0;
   private unitTarget = FIRST_UNIT_BYTES;
+  /** Input bytes and files added in the writer's life: their mean size chooses the unit's size and the memory cap. */
+  private bytesAdded = 0;
+  private filesAdded = 0;
   private inserting: Promise<void>[] = [];
   private lastCommit: Promise<void> = Promise.resolve();
   /** Long-string bytes added to each connection's open transaction (see MEMORY_PER_STRING_BYTE). */
@@ -46,13 +58,16 @@ export class BatchWriter {
   /**
    * `connections`: of one database, none in a transaction; `tables` and `columns`: what the
    * staged batches hold; `memoryLimitBytes`: the memory cap the database was opened with, if
-   * any (raised while batches of long strings are open, never lowered in the writer's life).
+   * any (raised while batches of long strings are open, never lowered in the writer's life);
+   * `largeFilesMemoryLimitBytes`: the cap to raise it to once the files average LARGE_FILE_BYTES
+   * or more (their larger units hold more in DuckDB).
    */
   constructor(
     private readonly connections: readonly DuckDBConnection[],
     private readonly tables: readonly DataTable[],
     private readonly columns?: ColumnSelection,
     private readonly baseMemoryLimitBytes?: number,
+    private readonly largeFilesMemoryLimitBytes?: number,
   ) {
     if (connections.length === 0) throw new Error("BatchWriter needs a connection");
     registerStagedColumns(connections);
@@ -83,10 +98,12 @@ export class BatchWriter {
     this.enqueue((c) => c.run("BEGIN TRANSACTION"));
   }
 
-  /** Adds a staged group (`inputBytes` of files) to the current batch; waits when too many inserts are queued. */
-  async add(batch: ColumnBatch, inputBytes: number): Promise<void> {
+  /** Adds a staged group (`inputFiles` files, `inputBytes` in all) to the current batch; waits when too many inserts are queued. */
+  async add(batch: ColumnBatch, inputBytes: number, inputFiles = 1): Promise<void> {
     this.unit.push(batch);
     this.unitBytes += inputBytes;
+    this.bytesAdded += inputBytes;
+    this.filesAdded += inputFiles;
     if (this.baseMemoryLimitBytes !== undefined) this.stringBytes[this.turn]! += longStringBytes(batch);
     if (this.unitBytes >= this.unitTarget) await this.insertUnit();
   }
@@ -97,7 +114,7 @@ export class BatchWriter {
     const batches = this.unit;
     this.unit = [];
     this.unitBytes = 0;
-    this.unitTarget = Math.min(UNIT_BYTES, this.unitTarget * 2);
+    this.unitTarget = Math.min(this.largeFiles ? LARGE_FILES_UNIT_BYTES : UNIT_BYTES, this.unitTarget * 2);
     this.makeRoom();
     this.inserting.push(
       this.enqueue(async (c) => {
@@ -128,10 +145,19 @@ export class BatchWriter {
     this.turn = (this.turn + 1) % this.connections.length;
   }
 
-  /** Raises DuckDB's memory cap (before the next insert) when the open batches' long strings need it. */
+  /** Whether the files added so far average LARGE_FILE_BYTES or more. */
+  private get largeFiles(): boolean {
+    return this.filesAdded > 0 && this.bytesAdded >= LARGE_FILE_BYTES * this.filesAdded;
+  }
+
+  /** Raises DuckDB's memory cap (before the next insert) when the open batches' long strings, or large files, need it. */
   private makeRoom(): void {
     if (this.baseMemoryLimitBytes === undefined) return;
-    const needed = this.baseMemoryLimitBytes + MEMORY_PER_STRING_BYTE * this.stringBytes.reduce((a, b) => a + b, 0);
+    const base =
+      this.largeFiles && this.largeFilesMemoryLimitBytes !== undefined
+        ? Math.max(this.baseMemoryLimitBytes, this.largeFilesMemoryLimitBytes)
+        : this.baseMemoryLimitBytes;
+    const needed = base + MEMORY_PER_STRING_BYTE * this.stringBytes.reduce((a, b) => a + b, 0);
     if (needed <= this.memoryLimitBytes!) return;
     this.memoryLimitBytes = needed;
     this.enqueue((c) => c.run("SET memory_limit = $limit", { limit: `${Math.ceil(needed / 1024)}KiB` }));

@@ -19,6 +19,12 @@ import { clockNow } from "../base/clock.js";
  * as the engine's readers (96 before; 32 failed a commit: docs/performance.md).
  */
 const INGEST_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
+/**
+ * The same once the files loaded average 16 KiB or more (the batch writer's large files, inserted
+ * in larger units): a month of files of 58 KB took more CPU and wall time under 64 MiB
+ * (docs/performance.md, "Ingest of big files, the CPU regained").
+ */
+const INGEST_LARGE_FILES_MEMORY_LIMIT_BYTES = 96 * 1024 * 1024;
 
 /**
  * Input bytes per transaction of {@link ingest}, by default. Each commit costs DuckDB more than
@@ -181,6 +187,7 @@ export async function ingestInto(
       batchBytes: options.batchBytes,
       batchFiles: options.batchFiles ?? INGEST_BATCH_FILES,
       memoryLimitBytes: INGEST_MEMORY_LIMIT_BYTES,
+      largeFilesMemoryLimitBytes: INGEST_LARGE_FILES_MEMORY_LIMIT_BYTES,
       stager: () => chooseStager(bytesTotal(), options.workers),
       moreConnections: [spare],
     });

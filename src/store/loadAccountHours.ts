@@ -23,6 +23,8 @@ export interface DatabaseRules extends LoadRules {
   moreConnections?: readonly DuckDBConnection[];
   /** The memory cap the database was opened with: raised while batches of long texts wait for their commit. */
   memoryLimitBytes?: number;
+  /** The cap to raise it to once the files loaded average 16 KiB or more (see `BatchWriter`). */
+  largeFilesMemoryLimitBytes?: number;
 }
 
 /**
@@ -37,6 +39,7 @@ export function databaseTarget(connection: DuckDBConnection, rules: DatabaseRule
     rules.tables ?? DATA_TABLES,
     rules.columns,
     rules.memoryLimitBytes,
+    rules.largeFilesMemoryLimitBytes,
   );
   let threads: number | undefined;
   return {
@@ -46,7 +49,7 @@ export function databaseTarget(connection: DuckDBConnection, rules: DatabaseRule
       );
       await connection.run("SET threads = $threads", { threads: LOAD_THREADS });
     },
-    add: (staged, loadedBytes) => writer.add(staged.batch, loadedBytes),
+    add: (staged, loadedBytes, loadedFiles) => writer.add(staged.batch, loadedBytes, loadedFiles),
     commit: (writeManifest, impossible) =>
       writer.commit(async (c) => {
         await writeManifest(c);

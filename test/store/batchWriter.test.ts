@@ -64,6 +64,20 @@ describe("writing staged batches", () => {
     expect(await rows("SELECT inputs FROM runs")).toEqual([{ inputs: ["first"] }]);
   });
 
+  it("raises DuckDB's cap to the large files' cap once the files average 16 KiB or more, not for small files", async () => {
+    const MiB = 1024 * 1024;
+    const capAfter = async (fileBytes: number, hour: number) => {
+      await connections[0]!.run("SET memory_limit = '64MiB'");
+      const writer = new BatchWriter(connections, DATA_TABLES, undefined, 64 * MiB, 96 * MiB);
+      await writer.add(staged(hour, hour + 3600), 2 * fileBytes, 2); // 2 files of fileBytes each
+      await writer.commit(noteRun(fileBytes, "cap"));
+      await writer.settle();
+      return (await rows("SELECT current_setting('memory_limit') AS cap"))[0]!.cap;
+    };
+    // 578 bytes a file (an hour of 2 machines) is under 16 KiB; 58 KB (an hour of 200 machines) is over
+    expect([await capAfter(578, 3600), await capAfter(58_000, 10800)]).toEqual(["64.0 MiB", "96.0 MiB"]);
+  });
+
   it("loads 2048 rows of 64 KiB texts into a database capped at 96 MiB: the cap is raised until the commit", async () => {
     const dir = await mkdtemp(join(tmpdir(), "cloudunits-batch-"));
     const cap = 96 * 1024 * 1024;
