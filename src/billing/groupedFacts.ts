@@ -26,6 +26,9 @@ import { CONFIGURATION_FACTS, factColumnsSql, VM_FACTS } from "../load/vmFacts.j
 /** Sums of whole numbers below this are exact in a double, whatever their order. */
 export const EXACT = 2 ** 53;
 
+/** Thrown while a grouped road reads when a count or sum would not be exact: the read stops there, and billing reads another way. */
+export class NotExact extends Error {}
+
 /**
  * True when the environment of this warehouse can be billed grouped: its stored facts count
  * the NICs of `units.externalNicType`, and the units are the catalog's own (a unit added at run

@@ -9,6 +9,7 @@ import {
   ENVIRONMENT_HOURS,
   EXACT,
   hourRuns,
+  NotExact,
   paramTypesOf,
   queryValues,
   seenOfRuns,
@@ -17,7 +18,7 @@ import {
 } from "./groupedFacts.js";
 import { streamChunks } from "./readColumns.js";
 import type { Units } from "./units.js";
-import { CONFIGURATION_FACTS, emptyVmFacts, type VmFacts } from "../load/vmFacts.js";
+import { CONFIGURATION_FACTS, configurationAt, emptyVmFacts } from "../load/vmFacts.js";
 
 /**
  * The grouped roads of the environment and the accounts (`groupedFacts.ts` has their queries):
@@ -37,9 +38,6 @@ import { CONFIGURATION_FACTS, emptyVmFacts, type VmFacts } from "../load/vmFacts
  * that of a run's machines; about three days of 100 accounts, a month of 10 (docs/performance.md).
  */
 export const GROUPED_ACCOUNTS_HOURS_PER_QUERY = 7_200;
-
-/** A sum was found not to be exact (a value that is not whole, or a total of 2^53 or more). */
-class NotExact extends Error {}
 
 /** A query that ran out of memory after some of its rows were read: run again, they would count twice. */
 class PartlyFed extends Error {}
@@ -147,7 +145,8 @@ async function feedRun(
     byAccount,
   );
   const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
-  const configuration: Record<string, unknown> = emptyVmFacts(); // the facts summed per hour (the bytes) stay 0
+  const configuration = emptyVmFacts(); // the facts summed per hour (the bytes) stay 0
+  const status = VM_HOURS_FACTS + CONFIGURATION_FACTS.indexOf("status");
   const sql = byAccount
     ? cut
       ? VM_HOURS.cut
@@ -161,16 +160,15 @@ async function feedRun(
     await streamChunks(connection, sql, values, paramTypesOf(), (read) => {
       const [hourEpochs, parts, accountIds, counts, memSums, vcpuSums, bytesSums, fractional] =
         read as ArrayLike<number>[];
-      const facts = CONFIGURATION_FACTS.map((name, k) => ({ name, values: read[VM_HOURS_FACTS + k]! }));
-      const statuses = facts.find((f) => f.name === "status")!.values as ArrayLike<string>;
+      const statuses = read[status] as ArrayLike<string>;
       fed ||= hourEpochs!.length > 0; // the hours' sums too: run again, they would count twice
       for (let r = 0; r < hourEpochs!.length; r++) {
         if (fractional![r]! > 0) throw new NotExact();
         const accountId = accountIds![r]!;
         if (hourEpochs![r] === -1) {
-          for (const f of facts) configuration[f.name] = f.values[r];
-          engine.grouped.vmHours(parts![r]!, configuration as VmFacts, counts![r]!);
-          if (byAccount) engine.grouped.accountVmHours(parts![r]!, accountId, configuration as VmFacts, counts![r]!);
+          configurationAt(read, VM_HOURS_FACTS, r, configuration);
+          engine.grouped.vmHours(parts![r]!, configuration, counts![r]!);
+          if (byAccount) engine.grouped.accountVmHours(parts![r]!, accountId, configuration, counts![r]!);
           continue;
         }
         const k = hours.of(accountId, hourEpochs![r]!);

@@ -2,14 +2,23 @@ import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api
 import { duckdbApi, withMemoryToSpare } from "../base/duckdb.js";
 import { SumBank } from "../base/exactSum.js";
 import type { Period } from "../base/period.js";
-import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, type VmFacts } from "../load/vmFacts.js";
+import { CONFIGURATION_FACTS, configurationAt, emptyVmFacts, factColumnsSql } from "../load/vmFacts.js";
 import { BillingEngine } from "./billingEngine.js";
 import type { ResolvedBillingOptions } from "./billingOptions.js";
 import { cutsWithin } from "./cuts.js";
 import { linesOf, partsOf } from "./engineLines.js";
 import { CU, CU_ALLOCATED, LEVEL_RANK, T_BYTES, T_MACHINES_CU, T_MEM, type Counts } from "./engineSums.js";
 import { Exact } from "./exact.js";
-import { ACCOUNT_HOURS, CONFIGURATION_SQL, EXACT, groupedReadable, queryValues, SPACES, VMS } from "./groupedFacts.js";
+import {
+  ACCOUNT_HOURS,
+  CONFIGURATION_SQL,
+  EXACT,
+  groupedReadable,
+  NotExact,
+  queryValues,
+  SPACES,
+  VMS,
+} from "./groupedFacts.js";
 import { HourlyRows } from "./hourlyRows.js";
 import type { BillingLine, PeriodPart } from "./lines.js";
 import { readColumns, streamChunks } from "./readColumns.js";
@@ -160,9 +169,6 @@ class VmRun {
   }
 }
 
-/** Thrown while the runs are read when a count is not exact: the read stops there. */
-class NotExact extends Error {}
-
 /**
  * Reads the VMs of the period (see `RUNS`), a chunk at a time (their bitmaps are many at 20,000
  * machines: none is kept): their bytes into the account-hours', and when each came and went in
@@ -249,10 +255,9 @@ class Configurations {
     const key = values.join("\u0000");
     let c = this.index.get(key);
     if (c !== undefined) return c;
-    const vm: Record<string, unknown> = emptyVmFacts(); // the bytes stay 0: they are the hour's
-    CONFIGURATION_FACTS.forEach((name, k) => (vm[name] = values[k]));
+    const vm = configurationAt(facts, 0, r, emptyVmFacts()); // the bytes stay 0: they are the hour's
     const figures = new Float64Array(2 * this.engine.F);
-    this.engine.vmFigures(figures, 0, vm as VmFacts);
+    this.engine.vmFigures(figures, 0, vm);
     for (let k = 0; k < this.engine.F; k++) figures[this.engine.F + k] = -figures[k]!;
     const { memMb, vcpus } = this.engine.vm;
     this.index.set(key, (c = this.list.push({ figures, memMb, vcpus }) - 1));

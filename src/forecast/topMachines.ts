@@ -8,7 +8,7 @@ import { CONFIGURATION_SQL, EXACT, groupedReadable } from "../billing/groupedFac
 import { powerOfTwo } from "../billing/groupedLevels.js";
 import { readColumns } from "../billing/readColumns.js";
 import { nicBytesPerHourValue } from "../billing/units.js";
-import { CONFIGURATION_FACTS, emptyVmFacts, factColumnsSql, type VmFacts } from "../load/vmFacts.js";
+import { CONFIGURATION_FACTS, configurationAt, emptyVmFacts, factColumnsSql } from "../load/vmFacts.js";
 import type { TopEntity } from "./top.js";
 
 const WHERE = periodSql();
@@ -74,8 +74,7 @@ export async function machineFigures(
     // whole numbers add up exactly below 2^53, in any order: each machine's bytes, as NU is summed per hour
     if ((machineBytes[first] = machineBytes[first]! + bytes![r]!) >= EXACT) return undefined;
   }
-  const facts = CONFIGURATION_FACTS.map((name, k) => ({ name, values: read[FIRST_FACT + k]! }));
-  const configuration: Record<string, unknown> = emptyVmFacts(); // the facts summed per hour (the bytes) stay 0
+  const configuration = emptyVmFacts(); // the facts summed per hour (the bytes) stay 0
   const out: TopEntity[] = [];
   // an engine for a few thousand machines at a time, let go once their figures are taken
   let engine = new BillingEngine(units, resolved.cuRollup);
@@ -88,8 +87,7 @@ export async function machineFigures(
       engine = new BillingEngine(units, resolved.cuRollup);
       machines = 0;
     }
-    for (const f of facts) configuration[f.name] = f.values[r];
-    engine.grouped.machineHours(0, ids, configuration as VmFacts, counts![r]!);
+    engine.grouped.machineHours(0, ids, configurationAt(read, FIRST_FACT, r, configuration), counts![r]!);
     if (first) {
       engine.grouped.entityBytes({ part: 0, ...ids, bytes: machineBytes[r]! });
       machines++;

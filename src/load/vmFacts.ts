@@ -235,6 +235,22 @@ export const vmFactsAt: (columns: VmFactColumns, i: number, into: VmFacts) => Vm
 );
 
 /**
+ * Copies row `r` of a query's configuration columns (`CONFIGURATION_FACTS`, in that order, from
+ * `read[first]` on) into `into` (a scratch record; the facts summed per hour are left as they are).
+ */
+export const configurationAt: (
+  read: readonly ArrayLike<unknown>[],
+  first: number,
+  r: number,
+  into: VmFacts,
+) => VmFacts = perFact(
+  ["read", "first", "r", "into"],
+  CONFIGURATION_FACTS,
+  (name, k) => `into.${name} = read[first + ${k}][r];`,
+  "return into;",
+);
+
+/**
  * The facts columns a warehouse's `machine_facts` holds, as `warehouse_meta.facts_columns`
  * records them (`factColumnsSql()` when written); a file that records none was made with the
  * first facts, these.
