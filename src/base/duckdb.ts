@@ -48,6 +48,11 @@ const OUT_OF_MEMORY = /^Out of Memory Error/;
 /** The most a query's memory is raised to: a quarter of the machine's memory, at least 1 GiB. */
 export const MEMORY_CEILING_BYTES = Math.max(2 ** 30, Math.floor(totalmem() / 4));
 
+/** The connection's `memory_limit` as DuckDB prints it (`64.0 MiB`). */
+async function memoryLimitOf(connection: DuckDBApi.DuckDBConnection): Promise<string> {
+  return String((await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRowsJS()[0]![0]);
+}
+
 /**
  * Runs `query` (which reads, and keeps nothing of a failed run) under the connection's
  * `memory_limit`; when DuckDB runs out of memory (a grouping of 20,000 machines' month did at
@@ -65,8 +70,7 @@ export async function withMemoryToSpare<T>(
       return await query();
     } catch (error) {
       if (!OUT_OF_MEMORY.test(error instanceof Error ? error.message : String(error))) throw error;
-      const reader = await connection.runAndReadAll("SELECT current_setting('memory_limit')");
-      const limit = parseBytes(String(reader.getRowsJS()[0]![0]));
+      const limit = parseBytes(await memoryLimitOf(connection));
       if (limit === undefined || limit >= ceilingBytes) throw error;
       const raised = Math.min(ceilingBytes, 2 * limit);
       await connection.run("SET memory_limit = $limit", { limit: `${Math.ceil(raised / 1024)}KiB` });
@@ -83,11 +87,10 @@ export async function withMemoryLimitKept<T>(
   connection: DuckDBApi.DuckDBConnection,
   query: () => Promise<T>,
 ): Promise<T> {
-  const setting = async () =>
-    String((await connection.runAndReadAll("SELECT current_setting('memory_limit')")).getRowsJS()[0]![0]);
-  const before = await setting();
+  const before = await memoryLimitOf(connection);
   const result = await query();
-  if ((await setting()) !== before) await connection.run("SET memory_limit = $limit", { limit: before });
+  if ((await memoryLimitOf(connection)) !== before)
+    await connection.run("SET memory_limit = $limit", { limit: before });
   return result;
 }
 
