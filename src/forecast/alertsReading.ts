@@ -1,12 +1,11 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { withMemoryLimitKept } from "../base/duckdb.js";
 import type { ResolvedBillingOptions } from "../billing/billingOptions.js";
-import { groupedAccountHours } from "../billing/groupedHours.js";
 import type { HourlyRows } from "../billing/hourlyRows.js";
 import type { PriceList } from "../billing/prices.js";
 import { alertGroups } from "./alertGroups.js";
 import { anomaliesOf, anomalyTableLevels, mergeReports, type AnomalyScan, type ScanResult } from "./anomalies.js";
-import { billedMonth, forecastTable, type ForecastPlan } from "./forecast.js";
+import { billedMonth, forecastTable, readForecastHours, type ForecastPlan } from "./forecast.js";
 import { usagePass, type BilledAccounts } from "./usagePass.js";
 import { HourCosts, hourFigures, UsageTable } from "./usageTable.js";
 
@@ -78,16 +77,10 @@ export async function readAlerts(connection: DuckDBConnection, read: AlertsRead)
   const groups = await alertGroups(connection, scan.readStart, end, scan.maxEntityHours, options);
   if (groups.length <= 1) return sharedPass(connection, read);
   const table = forecastTable(plan, options);
-  const pass = {
-    start: plan.readFrom,
-    end,
-    billed: billedMonth(plan, prices),
-    options,
-    onHour: into(table, prices ? new HourCosts(prices, options.units, plan.readFrom, end) : undefined),
-  };
   // the month's grouping may raise DuckDB's cap (see withMemoryToSpare): the groups' reads keep to it
-  const grouped = await withMemoryLimitKept(connection, () => groupedAccountHours(connection, pass));
-  const billed = grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });
+  const billed = await readForecastHours(connection, plan, table, prices, options, (read) =>
+    withMemoryLimitKept(connection, read),
+  );
   const costs = prices ? new HourCosts(prices, options.units, scan.readStart, end) : undefined;
   return { table, billed, found: await anomalyPasses(connection, scan, end, groups, costs, options) };
 }

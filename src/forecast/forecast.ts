@@ -411,6 +411,33 @@ export async function forecastOfReading(
 }
 
 /**
+ * Reads the hours `plan` projects from into `table` (made by `forecastTable`), and bills the
+ * month to date: the accounts' hours grouped in DuckDB (no machine is needed), through the
+ * engine when they cannot be. `grouping` runs the grouped read (`alerts` keeps DuckDB's cap
+ * around it).
+ */
+export async function readForecastHours(
+  connection: DuckDBConnection,
+  plan: ForecastPlan,
+  table: UsageTable,
+  prices: PriceList | undefined,
+  options: ResolvedBillingOptions,
+  grouping: <T>(read: () => Promise<T>) => Promise<T> = (read) => read(),
+): Promise<BilledAccounts | undefined> {
+  const costs = prices ? new HourCosts(prices, options.units, plan.readFrom, plan.limit) : undefined;
+  let scratch: Float64Array = new Float64Array(0);
+  const pass = {
+    start: plan.readFrom,
+    end: plan.limit,
+    billed: billedMonth(plan, prices),
+    options,
+    onHour: (rows: HourlyRows) => table.add(rows, (scratch = hourFigures(rows, costs, scratch))),
+  };
+  const grouped = await grouping(() => groupedAccountHours(connection, pass));
+  return grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });
+}
+
+/**
  * The month-end forecast of every account (and of the environment) over a warehouse: the
  * quantities and amount due so far, and projected to the month's end with a range
  * (`FORECAST_METHOD`). Reads the month and the 4 weeks before each account's last hour through
@@ -434,21 +461,8 @@ export async function forecast(connection: DuckDBConnection, request: ForecastRe
   const options = await withStoredNames(connection, request.options);
   const resolved = resolveOptions(options);
   const table = forecastTable(plan, resolved);
-  let billed: BilledAccounts | undefined;
-  if (plan.accounts.size > 0) {
-    const costs = request.prices ? new HourCosts(request.prices, resolved.units, plan.readFrom, plan.limit) : undefined;
-    let scratch: Float64Array = new Float64Array(0);
-    const pass = {
-      start: plan.readFrom,
-      end: plan.limit,
-      billed: billedMonth(plan, request.prices),
-      options: resolved,
-      onHour: (rows: HourlyRows) => table.add(rows, (scratch = hourFigures(rows, costs, scratch))),
-    };
-    // the accounts' hours grouped in DuckDB (no machine is needed); through the engine when they cannot be
-    const grouped = await groupedAccountHours(connection, pass);
-    billed = grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });
-  }
+  const billed =
+    plan.accounts.size > 0 ? await readForecastHours(connection, plan, table, request.prices, resolved) : undefined;
   const f = await forecastOfReading(connection, plan, { table, billed }, request.prices, options);
   return lag ? { ...f, lag } : f;
 }
