@@ -164,8 +164,19 @@ export class GroupedInput {
    * each VM-hour's amount, exactly.
    */
   accountVmHours(part: number, accountId: number, configuration: VmFacts, count: number): void {
+    this.sums.vmFigures(this.scratch, 0, configuration);
+    this.addAccountVmTotals(part, accountId, count);
+  }
+
+  /** {@link vmHours} and {@link accountVmHours} of the same VM-hours, their figures computed once. */
+  accountAndEnvironmentVmHours(part: number, accountId: number, configuration: VmFacts, count: number): void {
+    this.vmHours(part, configuration, count);
+    this.addAccountVmTotals(part, accountId, count);
+  }
+
+  /** Adds the figures in `scratch` (of one VM-hour), `count` times, to `accountId`'s sums in `part`. */
+  private addAccountVmTotals(part: number, accountId: number, count: number): void {
     const sums = this.sums;
-    sums.vmFigures(this.scratch, 0, configuration);
     const entity = sums.accountOf(part, accountId).entity;
     let at = sums.accountGroupedTotals.get(entity);
     if (at === undefined) sums.accountGroupedTotals.set(entity, (at = sums.accountTotals.alloc(sums.L)));

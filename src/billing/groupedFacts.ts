@@ -40,6 +40,13 @@ export async function groupedReadable(connection: DuckDBConnection, units: Units
 
 export const WHERE = periodSql();
 
+/** A query of a grouped road restricted to a run of accounts (`$accountFrom` to `$accountTo`, both in; `groupedRuns.ts`). */
+const ACCOUNT_RUN_WHERE = `${WHERE} AND account_id >= $accountFrom AND account_id <= $accountTo`;
+
+/** `sql` as it reads a run: restricted to the run's accounts when the run is of accounts. */
+export const inRun = (sql: string, values: Record<string, DuckDBValue>): string =>
+  "accountFrom" in values ? sql.replaceAll(WHERE, ACCOUNT_RUN_WHERE) : sql;
+
 /** The cloud spaces of each account-hour of the period (with their state: the greatest, as the facts builder keeps it). */
 export const SPACES = `spaces AS (
   SELECT account_id, hour_epoch, cloudspace_id, max(state) AS state
@@ -150,7 +157,7 @@ export async function hourRuns(
 /** The types of the grouped queries' parameters beyond the period's. */
 export const paramTypesOf = (): Record<string, DuckDBType> => {
   const { BIGINT, LIST, VARCHAR } = duckdbApi();
-  return { vmType: VARCHAR, publicIpStates: LIST(VARCHAR), cuts: LIST(BIGINT) };
+  return { vmType: VARCHAR, publicIpStates: LIST(VARCHAR), cuts: LIST(BIGINT), accountFrom: BIGINT, accountTo: BIGINT };
 };
 
 /**
@@ -216,18 +223,22 @@ export async function seenOfRuns(
   };
   for (const values of runs) {
     // as typed columns: a year of 100 accounts is 876,000 account-hours, too many for a row array each
-    const [accountIds, hourEpochs] = (await columns(connection, SEEN.accountHours, values)) as ArrayLike<number>[];
+    const [accountIds, hourEpochs] = (await columns(
+      connection,
+      inRun(SEEN.accountHours, values),
+      values,
+    )) as ArrayLike<number>[];
     for (let r = 0; r < accountIds!.length; r++) {
       const list = seen.accountHours.get(accountIds![r]!);
       if (list === undefined) seen.accountHours.set(accountIds![r]!, [hourEpochs![r]!]);
       else list.push(hourEpochs![r]!);
     }
-    for (const [type, n, empty] of await rows(connection, SEEN.types, values)) {
+    for (const [type, n, empty] of await rows(connection, inRun(SEEN.types, values), values)) {
       if (type !== vmType)
         seen.unbilledTypes.set(type as string, (seen.unbilledTypes.get(type as string) ?? 0) + (n as number));
       seen.emptyMachineHours += empty as number;
     }
-    seen.emptyCloudspaceHours += (await rows(connection, SEEN.emptySpaces, values))[0]![0] as number;
+    seen.emptyCloudspaceHours += (await rows(connection, inRun(SEEN.emptySpaces, values), values))[0]![0] as number;
   }
   // the accounts in order, as one query over the period gives them (each one's hours are: the runs come in order)
   if (runs.length > 1) seen.accountHours = new Map([...seen.accountHours].sort(([a], [b]) => a - b));

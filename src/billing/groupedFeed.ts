@@ -2,13 +2,14 @@ import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { withMemoryToSpare } from "../base/duckdb.js";
 import type { Period } from "../base/period.js";
 import type { BillingEngine } from "./billingEngine.js";
+import type { HourTotals } from "./engineGrouped.js";
 import {
   ACCOUNT_HOURS,
   ACCOUNT_HOURS_PER_QUERY,
   columns,
   ENVIRONMENT_HOURS,
   EXACT,
-  hourRuns,
+  inRun,
   NotExact,
   paramTypesOf,
   queryValues,
@@ -16,6 +17,7 @@ import {
   VM_HOURS,
   VM_HOURS_FACTS,
 } from "./groupedFacts.js";
+import { groupedRuns, type RunsBy } from "./groupedRuns.js";
 import { streamChunks } from "./readColumns.js";
 import type { Units } from "./units.js";
 import { CONFIGURATION_FACTS, configurationAt, emptyVmFacts } from "../load/vmFacts.js";
@@ -38,6 +40,16 @@ import { CONFIGURATION_FACTS, configurationAt, emptyVmFacts } from "../load/vmFa
  * that of a run's machines; about three days of 100 accounts, a month of 10 (docs/performance.md).
  */
 export const GROUPED_ACCOUNTS_HOURS_PER_QUERY = 7_200;
+
+/** The environment's hours summed from the accounts' (a run of accounts holds part of each hour): fed once every run is read. */
+type EnvironmentHours = Map<number, HourTotals & { accounts: number }>;
+
+/** Feeds the engine the environment's hours summed over the runs, in order; throws `NotExact` when a sum would not be exact. */
+function feedEnvironment(engine: BillingEngine, environment: EnvironmentHours): void {
+  const hours = [...environment.values()].sort((a, b) => a.hourEpoch - b.hourEpoch);
+  if (hours.some((h) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT)) throw new NotExact();
+  for (const h of hours) engine.grouped.hourTotals(h);
+}
 
 /** A query that ran out of memory after some of its rows were read: run again, they would count twice. */
 class PartlyFed extends Error {}
@@ -87,8 +99,11 @@ class RunHours {
     return at;
   }
 
-  /** Feeds the engine the run's hours (and, of accounts, the environment's hours: their sums); throws `NotExact` first when a total would not be exact. */
-  feed(engine: BillingEngine): void {
+  /**
+   * Feeds the engine the run's hours (of accounts: each account-hour's, their sums kept in
+   * `environment` for {@link feedEnvironment}); throws `NotExact` first when a total would not be exact.
+   */
+  feed(engine: BillingEngine, environment: EnvironmentHours): void {
     const n = this.hourEpoch.length;
     const inexact = (k: number) => this.memMb[k]! >= EXACT || this.vcpus[k]! >= EXACT || this.bytes[k]! >= EXACT;
     for (let k = 0; k < n; k++) if (inexact(k)) throw new NotExact();
@@ -97,7 +112,6 @@ class RunHours {
       return;
     }
     // the environment's hours: the Σ of their account-hours' totals (whole numbers, exact below 2^53)
-    const environment = new Map<number, ReturnType<RunHours["totals"]> & { accounts: number }>();
     for (let k = 0; k < n; k++) {
       const totals = this.totals(k);
       engine.grouped.accountHourTotals({ ...totals, accountId: this.id[k]! });
@@ -111,9 +125,6 @@ class RunHours {
         hour.gatewayPiu += totals.gatewayPiu;
       }
     }
-    const hours = [...environment.values()];
-    if (hours.some((h) => h.memMb >= EXACT || h.vcpus >= EXACT || h.bytes >= EXACT)) throw new NotExact();
-    for (const h of hours) engine.grouped.hourTotals(h);
   }
 
   private totals(k: number) {
@@ -139,21 +150,23 @@ async function feedRun(
   cut: boolean,
   byAccount: boolean,
   engine: BillingEngine,
+  environment: EnvironmentHours,
 ): Promise<void> {
   const hours = new RunHours(
-    (await columns(connection, byAccount ? ACCOUNT_HOURS : ENVIRONMENT_HOURS, values)) as ArrayLike<number>[],
+    (await columns(
+      connection,
+      inRun(byAccount ? ACCOUNT_HOURS : ENVIRONMENT_HOURS, values),
+      values,
+    )) as ArrayLike<number>[],
     byAccount,
   );
   const billable = units.billableStatuses === null ? null : new Set(units.billableStatuses);
   const configuration = emptyVmFacts(); // the facts summed per hour (the bytes) stay 0
   const status = VM_HOURS_FACTS + CONFIGURATION_FACTS.indexOf("status");
-  const sql = byAccount
-    ? cut
-      ? VM_HOURS.cut
-      : VM_HOURS.whole
-    : cut
-      ? VM_HOURS.environmentCut
-      : VM_HOURS.environmentWhole;
+  const sql = inRun(
+    byAccount ? (cut ? VM_HOURS.cut : VM_HOURS.whole) : cut ? VM_HOURS.environmentCut : VM_HOURS.environmentWhole,
+    values,
+  );
   let fed = false;
   await withMemoryToSpare(connection, async () => {
     if (fed) throw new PartlyFed();
@@ -167,8 +180,8 @@ async function feedRun(
         const accountId = accountIds![r]!;
         if (hourEpochs![r] === -1) {
           configurationAt(read, VM_HOURS_FACTS, r, configuration);
-          engine.grouped.vmHours(parts![r]!, configuration, counts![r]!);
-          if (byAccount) engine.grouped.accountVmHours(parts![r]!, accountId, configuration, counts![r]!);
+          if (byAccount) engine.grouped.accountAndEnvironmentVmHours(parts![r]!, accountId, configuration, counts![r]!);
+          else engine.grouped.vmHours(parts![r]!, configuration, counts![r]!);
           continue;
         }
         const k = hours.of(accountId, hourEpochs![r]!);
@@ -180,7 +193,7 @@ async function feedRun(
       }
     });
   });
-  hours.feed(engine);
+  hours.feed(engine, environment);
 }
 
 /** Feeds an engine the runs' grouped facts (see {@link feedRun}); false when a sum would not be exact, having fed some of them. */
@@ -192,8 +205,10 @@ async function feedRuns(
   byAccount: boolean,
   engine: BillingEngine,
 ): Promise<boolean> {
+  const environment: EnvironmentHours = new Map();
   try {
-    for (const values of runs) await feedRun(connection, values, units, cut, byAccount, engine);
+    for (const values of runs) await feedRun(connection, values, units, cut, byAccount, engine, environment);
+    if (byAccount) feedEnvironment(engine, environment);
     return true;
   } catch (error) {
     if (error instanceof NotExact || error instanceof PartlyFed) return false;
@@ -209,6 +224,8 @@ type GroupedArgs = [
   splitAt: readonly number[],
   engine: BillingEngine,
   accountHoursPerQuery?: number,
+  /** Runs of hours or of accounts (default: whichever reads fewer rows, see `groupedRuns`). */
+  runsBy?: RunsBy,
 ];
 
 /**
@@ -237,9 +254,11 @@ export const addGroupedAccounts = (...args: GroupedArgs): Promise<boolean> =>
 async function addGrouped(
   byAccount: boolean,
   defaultPerQuery: number,
-  ...[connection, params, units, splitAt, engine, accountHoursPerQuery = defaultPerQuery]: GroupedArgs
+  ...[connection, params, units, splitAt, engine, accountHoursPerQuery = defaultPerQuery, runsBy]: GroupedArgs
 ): Promise<boolean> {
-  const runs = await hourRuns(connection, queryValues(params, units, splitAt), accountHoursPerQuery);
+  const values = queryValues(params, units, splitAt);
+  // the environment's road sums each hour in one query: its runs are of hours
+  const runs = await groupedRuns(connection, values, accountHoursPerQuery, byAccount ? runsBy : "hours");
   if (!(await feedRuns(connection, runs, units, splitAt.length > 0, byAccount, engine))) return false;
   engine.grouped.seen(await seenOfRuns(connection, runs, units.vmType));
   return true;

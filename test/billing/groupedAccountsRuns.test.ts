@@ -5,6 +5,8 @@ import { resolveOptions } from "../../src/billing/billingOptions.js";
 import { billingPass } from "../../src/billing/billingPass.js";
 import { linesOf, partsOf } from "../../src/billing/engineLines.js";
 import { addGroupedAccounts } from "../../src/billing/groupedFeed.js";
+import { queryValues } from "../../src/billing/groupedFacts.js";
+import { fewerRowsRead, groupedRuns, rowGroups } from "../../src/billing/groupedRuns.js";
 import type { Level } from "../../src/billing/levels.js";
 import { storedFacts } from "../../src/billing/warehouseFacts.js";
 import type { VMachine } from "../../src/capnp/records.js";
@@ -84,6 +86,62 @@ describe("the environment and the accounts from --db, grouped, in runs of hours"
       );
       expect(grouped, `runs of ${perQuery} account-hours`).toEqual(rows);
     }
+  });
+
+  it("gives the same in runs of whole accounts (one account a run, or both), however the table's rows lie", async () => {
+    const connection = await warehouse();
+    const rows = await everyHour(connection);
+    const units = resolveOptions({}).units;
+    // runs of 8 account-hours: account 1 (8 hours), then account 2 (7); of 50,000: both in one run
+    for (const perQuery of [1, 8, 50_000]) {
+      const grouped = await billed(async (engine) =>
+        expect(await addGroupedAccounts(connection, PERIOD, units, CUTS, engine, perQuery, "accounts")).toBe(true),
+      );
+      expect(grouped, `runs of accounts, ${perQuery} account-hours`).toEqual(rows);
+    }
+  });
+
+  it("reads a table written account by account in runs of accounts, and one written hour by hour in runs of hours", async () => {
+    // 3 accounts × 6 hours: runs of 2 hours of every account, or of 1 account's 6 hours
+    const connection = await warehouse();
+    const hourly = [0, 2, 4].map((h) => ({ start: BigInt(OCT_1 + h * HOUR), end: BigInt(OCT_1 + (h + 2) * HOUR) }));
+    const byAccount = [1, 2, 3].map((a) => ({
+      start: BigInt(OCT_1),
+      end: BigInt(OCT_1 + 6 * HOUR),
+      accountFrom: BigInt(a),
+      accountTo: BigInt(a),
+    }));
+    const hours = (h: number): [number, number] => [OCT_1 + h * HOUR, OCT_1 + (h + 1) * HOUR];
+    // row groups of 6 rows (an account's 6 hours each): runs of hours read all 3 groups each (54 rows), of accounts 1 (18)
+    const accountByAccount = [1, 2, 3].map((a) => ({
+      rows: 6,
+      account: [a, a] as [number, number],
+      hour: [hours(0)[0], hours(5)[0]] as [number, number],
+    }));
+    expect(fewerRowsRead(accountByAccount, hourly, byAccount)).toBe(byAccount);
+    // row groups of 2 hours of every account: runs of accounts read all 3 each, of hours 1
+    const hourByHour = [0, 2, 4].map((h) => ({
+      rows: 6,
+      account: [1, 3] as [number, number],
+      hour: [hours(h)[0], hours(h + 1)[0]] as [number, number],
+    }));
+    expect(fewerRowsRead(hourByHour, hourly, byAccount)).toBe(hourly);
+    // as many rows either way: runs of hours (as before runs of accounts were read)
+    const one = [
+      { rows: 18, account: [1, 3] as [number, number], hour: [hours(0)[0], hours(5)[0]] as [number, number] },
+    ];
+    expect(fewerRowsRead(one, hourly, byAccount)).toBe(hourly);
+    // the warehouse's own statistics read (one row group here: its accounts 1 and 2, its 8 hours)
+    const groups = await rowGroups(connection);
+    expect(groups?.map((g) => ({ account: g.account, hour: g.hour }))).toEqual([
+      { account: [1, 2], hour: [OCT_1, OCT_1 + 7 * HOUR] },
+    ]);
+    // runs of 3 account-hours: 7 of hours (2 account-hours an hour, hours 3 and 4 together) read the group 7 times, 2 of accounts twice
+    const runs = await groupedRuns(connection, queryValues(PERIOD, resolveOptions({}).units, []), 3);
+    expect(runs.map((v) => [v.accountFrom, v.accountTo])).toEqual([
+      [1n, 1n],
+      [2n, 2n],
+    ]);
   });
 
   it("answers by the next road, into an engine of its own, when a value that is not whole turns up after runs were fed", async () => {
