@@ -115,6 +115,7 @@ export async function streamChunks(
   for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
     const rows = chunk.rowCount;
     const columns = typeIds.map((typeId, c): ArrayLike<unknown> => {
+      if (typeId === TYPE_VARCHAR) return texts(bindings, bindings.data_chunk_get_vector(chunk.chunk, c), rows);
       if (typeId !== TYPE_DOUBLE && typeId !== TYPE_INTEGER) {
         const vector = chunk.getColumnVector(c);
         return Array.from({ length: rows }, (_, r) => vector.getItem(r));
@@ -133,6 +134,64 @@ export async function streamChunks(
     onChunk(columns, typeIds);
   }
   return typeIds;
+}
+
+const TYPE_VARCHAR = 17;
+const decoder = new TextDecoder();
+/** The distinct texts of a chunk's column looked for among the last ones before a text is decoded again. */
+const TEXTS_KEPT = 16;
+
+/**
+ * A chunk's VARCHAR column (null where NULL), as node-api reads it, each distinct string decoded
+ * once per chunk: a grouped query gives the same few statuses and images on every row. A string's
+ * 16 bytes in the vector (its length and its bytes when 12 or fewer, else its length, first bytes
+ * and the address of the rest) equal to another's are the same text.
+ */
+function texts(bindings: ReturnType<typeof duckdbBindings>, vector: unknown, rows: number): (string | null)[] {
+  const v = vector as Parameters<typeof bindings.vector_get_data>[0];
+  const validity = bindings.vector_get_validity(v, Math.ceil(rows / 64) * 8);
+  const checked = validity !== null && validity.length > 0;
+  const raw = bindings.vector_get_data(v, rows * 16);
+  const bytes = raw.byteOffset % 4 === 0 ? raw : raw.slice();
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, rows * 4);
+  const keys: number[] = [];
+  const known: string[] = [];
+  const out = new Array<string | null>(rows);
+  for (let r = 0; r < rows; r++) {
+    if (checked && (validity[r >> 3]! & (1 << (r & 7))) === 0) {
+      out[r] = null;
+      continue;
+    }
+    const w = r * 4;
+    let text: string | undefined;
+    for (let k = 0; k < known.length; k++) {
+      const at = k * 4;
+      if (
+        keys[at] === words[w] &&
+        keys[at + 1] === words[w + 1] &&
+        keys[at + 2] === words[w + 2] &&
+        keys[at + 3] === words[w + 3]
+      ) {
+        text = known[k];
+        break;
+      }
+    }
+    if (text === undefined) {
+      const length = words[w]!;
+      const at = bytes.byteOffset + r * 16;
+      text = decoder.decode(
+        length <= 12
+          ? new Uint8Array(bytes.buffer, at + 4, length)
+          : bindings.get_data_from_pointer(bytes.buffer as ArrayBuffer, at + 8, length),
+      );
+      if (known.length < TEXTS_KEPT) {
+        keys.push(words[w]!, words[w + 1]!, words[w + 2]!, words[w + 3]!);
+        known.push(text);
+      }
+    }
+    out[r] = text;
+  }
+  return out;
 }
 
 /** True when the first `rows` bits of a validity mask are set. */

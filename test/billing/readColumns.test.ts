@@ -27,4 +27,21 @@ describe("readColumns", () => {
     connection.closeSync();
     instance.closeSync();
   });
+
+  it("reads texts as node-api does: NULLs, short and long, accented, more distinct ones in a chunk than it looks among", async () => {
+    const instance = await DuckDBInstance.create(":memory:");
+    const connection = await instance.connect();
+    // 5,000 rows (3 chunks): a NULL every 7th, 40 distinct texts (12 bytes or fewer, longer, accented), repeating
+    const sql = `SELECT CASE WHEN range % 7 = 0 THEN NULL
+        WHEN range % 3 = 0 THEN 'short-' || (range % 40)
+        WHEN range % 3 = 1 THEN 'Windows Server 2022 Datacenter édition ' || (range % 40)
+        ELSE 'zoné' || (range % 40) END AS t FROM range(5000)`;
+    const [texts] = (await readColumns(connection, sql, {})) as [(string | null)[]];
+    const expected = (await connection.runAndReadAll(sql)).getRowsJS().map(([t]) => t);
+    expect(texts).toEqual(expected);
+    // row 1: range 1 → 1 % 3 = 1, the long text; row 7 NULL; row 3 the short one
+    expect([texts[1], texts[7], texts[3]]).toEqual(["Windows Server 2022 Datacenter édition 1", null, "short-3"]);
+    connection.closeSync();
+    instance.closeSync();
+  });
 });
