@@ -127,6 +127,10 @@ describe("a register as issued", { timeout: 120_000 }, () => {
     );
     const head = HEAD.exec(run.stdout)?.[1];
     expect(head, run.stdout).toBeDefined();
+    // status checks the register as verify does: nothing to say of an intact one
+    const status = await cli(["status", "--db", db, "--format", "json"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { registerProblems: string[] }).registerProblems).toEqual([]);
     const list = await cli(["invoices", "list", "--db", db]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.trimEnd().split("\n").at(-1)).toBe(`register head ${head}`);
@@ -254,7 +258,7 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
       download: [accountId, extension],
     },
   ] of BENDS.entries()) {
-    it(`${what}: verify names it (exit 10); show, issue, list and the dashboard's download refuse`, async () => {
+    it(`${what}: verify and status name it (exit 10); show, issue, list and the dashboard's download refuse`, async () => {
       const db = copyOfIssued(`bent-${i}.duckdb`);
       await bend(db);
       const documents = await value(db, "SELECT count(*) FROM register_documents");
@@ -264,6 +268,18 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
       for (const line of says) expect(verified.stdout, verified.stdout).toContain(line);
       expect(verified.stdout).not.toMatch(HEAD);
       expect(verified.stderr).toContain("the invoice register was changed outside cloudunits");
+
+      // the hourly health check says it too, whatever else it finds: cron alerts on exit 10, not 0
+      const status = await cli(["status", "--db", db, "--format", "json"]);
+      expect(status.code, status.stderr).toBe(10);
+      const registerProblems = (JSON.parse(status.stdout) as { registerProblems: string[] }).registerProblems;
+      for (const line of says) expect(registerProblems.join("\n")).toContain(line);
+      const statusText = await cli(["status", "--db", db]);
+      expect(statusText.code).toBe(10);
+      expect(statusText.stdout).toContain(
+        `the invoice register was changed outside cloudunits: ${registerProblems.length}`,
+      );
+      expect(statusText.stdout).toContain(says[0]);
 
       const shown = await cli(["invoices", "show", "--db", db, "--number", show, "--out", path(`bent-${i}-show`)]);
       expect(shown.code, shown.stderr).toBe(10);
