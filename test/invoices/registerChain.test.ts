@@ -66,16 +66,20 @@ const issue = (db: string, out: string) =>
     out,
   ]);
 
-/** The dashboard's download of an account's issued invoice file of October: its status and the SHA-256 of its body. */
+/**
+ * The dashboard's download of an account's issued invoice file of October: its status and the SHA-256 of its body;
+ * and the overview's page of October.
+ */
 async function download(
   db: string,
   accountId: number,
   extension: "pdf" | "xml",
-): Promise<{ status: number; sha256: string }> {
+): Promise<{ status: number; sha256: string; overview: string }> {
   const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices.yaml")) });
   try {
     const answer = await fetch(`${dashboard.url}account/${accountId}/invoice.${extension}?month=2026-10`);
     return {
+      overview: await (await fetch(`${dashboard.url}?month=2026-10`)).text(),
       status: answer.status,
       sha256: createHash("sha256")
         .update(Buffer.from(await answer.arrayBuffer()))
@@ -131,6 +135,10 @@ describe("a register as issued", { timeout: 120_000 }, () => {
     const status = await cli(["status", "--db", db, "--format", "json"]);
     expect(status.code, status.stderr).toBe(0);
     expect((JSON.parse(status.stdout) as { registerProblems: string[] }).registerProblems).toEqual([]);
+    const dashboard = await download(db, 7102, "xml");
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.overview).toContain("7102");
+    expect(dashboard.overview).not.toContain("changed outside cloudunits");
     const list = await cli(["invoices", "list", "--db", db]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.trimEnd().split("\n").at(-1)).toBe(`register head ${head}`);
@@ -297,7 +305,11 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
       expect(listed.code).toBe(10);
       expect(listed.stdout).toBe("");
 
-      expect((await download(db, accountId, extension)).status).toBe(409);
+      const dashboard = await download(db, accountId, extension);
+      expect(dashboard.status).toBe(409);
+      // the overview says it first, in red, with the same lines: not a page of figures as if nothing happened
+      expect(dashboard.overview).toContain("Invoice register changed outside cloudunits");
+      expect(dashboard.overview).toContain(says[0]); // no character of these lines is escaped in HTML
     });
   }
 
