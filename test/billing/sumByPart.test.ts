@@ -3,8 +3,8 @@ import { BillingEngine, type EngineLine } from "../../src/billing/billingEngine.
 import type { EngineLevel } from "../../src/billing/engineSums.js";
 import type { CuRollup } from "../../src/billing/unitNames.js";
 import type { AccountHourFacts } from "../../src/load/machineFacts.js";
-import type { VmFacts } from "../../src/load/vmFacts.js";
 import { DEFAULT_UNITS } from "../../src/internal.js";
+import { linuxVm, vmAccountHour, type FactsVm } from "../helpers/vmFacts.js";
 
 // An account page bills its month cut at every midnight for the account's days alone: the
 // engine then sums the cloud spaces and machines over the whole month, not day by day
@@ -18,46 +18,20 @@ const UNITS = { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"] };
 /** Midnights of 2026-10-02 and 10-03: three days. */
 const CUTS = [T0 + DAY, T0 + 2 * DAY];
 
-type Vm = { cs: number; id: number } & VmFacts;
-
-const vm = (cs: number, id: number, more: Partial<VmFacts> = {}): Vm => ({
-  cs,
-  id,
-  status: "RUNNING",
-  imageName: "ubuntu-24.04",
-  memMb: 4096,
-  vcpus: 2,
-  sizeGb: 100,
-  iopsLimit: 800,
-  externalNics: 1,
-  externalBytes: 0,
-  ...more,
-});
+const vm = linuxVm;
 
 /** An account-hour: cloud space 100 deployed, with a gateway of one external NIC; 200 halted. */
-function accountHour(accountId: number, hour: number, vms: Vm[]): AccountHourFacts {
-  const column = <K extends keyof VmFacts>(k: K) => vms.map((v) => v[k]);
-  return {
+const accountHour = (accountId: number, hour: number, vms: FactsVm[]): AccountHourFacts =>
+  vmAccountHour(
     accountId,
-    hourEpoch: T0 + hour * HOUR,
-    cloudspaceIds: [100, 200],
-    cloudspaceStates: ["DEPLOYED", "HALTED"],
-    emptyCloudspaceRows: 0,
-    machines: vms.length,
-    cloudspaceId: vms.map((v) => v.cs),
-    machineId: vms.map((v) => v.id),
-    type: vms.map(() => "vm"),
-    status: column("status"),
-    imageName: column("imageName"),
-    memMb: column("memMb"),
-    vcpus: column("vcpus"),
-    sizeGb: column("sizeGb"),
-    iopsLimit: column("iopsLimit"),
-    externalNics: column("externalNics"),
-    externalBytes: column("externalBytes"),
-    gateways: new Map([[100, { externalNics: 1, externalBytes: (hour % 5) * 0.3 * TIB }]]),
-  };
-}
+    T0 + hour * HOUR,
+    vms,
+    [
+      [100, "DEPLOYED"],
+      [200, "HALTED"],
+    ],
+    new Map([[100, { externalNics: 1, externalBytes: (hour % 5) * 0.3 * TIB }]]),
+  );
 
 /**
  * Three days of two accounts, with what makes sums differ: machine 11 resized mid-day and
