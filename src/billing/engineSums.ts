@@ -194,6 +194,9 @@ export interface AccountEntry {
   cloudspaces: Map<number, CloudspaceEntry>;
 }
 
+/** The part of an entity summed over the whole period, not by part (see `EngineSums.sumByPart`). */
+export const WHOLE_PERIOD = -1;
+
 /** An hour of the environment: its accounts' totals. */
 export interface EnvironmentHour {
   accounts: number;
@@ -223,6 +226,8 @@ export class EngineSums {
   readonly entities: Entity[] = [];
   /** Per part of the period: its accounts. */
   private readonly parts: Map<number, AccountEntry>[] = [];
+  /** Per account, its cloud spaces (with their machines) of every part: when they are summed over the whole period (see `sumByPart`). */
+  private wholeCloudspaces: Map<number, Map<number, CloudspaceEntry>> | undefined;
   readonly splitAt: readonly number[];
   /** The part of the latest hour seen, and that hour. */
   private partHour = Number.NaN;
@@ -306,6 +311,18 @@ export class EngineSums {
     return this.part;
   }
 
+  /**
+   * With the period cut (`splitAt`), sums the cloud spaces and machines over the whole period
+   * alone, not by part, unless `levels` names one of them: their lines of each part are then not
+   * given (`BillingEngine.partLines`), for less work per entity (a line's sums per part); their
+   * period lines are the same, to the bit (exact sums of the same terms). Before any account-hour.
+   */
+  sumByPart(levels: readonly EngineLevel[]): void {
+    if (this.entities.length > 0) throw new Error("internal: the levels summed by part chosen after an entity was");
+    this.wholeCloudspaces =
+      this.splitAt.length > 0 && !levels.includes("cloudspace") && !levels.includes("machine") ? new Map() : undefined;
+  }
+
   /** The accounts of a part of the period. */
   accountsOf(part: number): Map<number, AccountEntry> {
     return (this.parts[part] ??= new Map());
@@ -318,9 +335,18 @@ export class EngineSums {
     if (account === undefined)
       accounts.set(
         accountId,
-        (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }),
+        (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: this.cloudspacesOf(accountId) }),
       );
     return account;
+  }
+
+  /** The cloud spaces of a new account entry: its own, or those of every part of the account (see `sumByPart`). */
+  private cloudspacesOf(accountId: number): Map<number, CloudspaceEntry> {
+    const whole = this.wholeCloudspaces;
+    if (whole === undefined) return new Map();
+    let cloudspaces = whole.get(accountId);
+    if (cloudspaces === undefined) whole.set(accountId, (cloudspaces = new Map()));
+    return cloudspaces;
   }
 
   /** A cloud space of an account (made when first asked for; its entity is made by who sums it). */
@@ -342,8 +368,17 @@ export class EngineSums {
     return hour;
   }
 
+  /** A new entity of `part` (of the whole period: a cloud space or machine, see `sumByPart`). */
   entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, part: number): Entity {
-    const e = { rank, part, accountId, cloudspaceId, machineId, base: this.period.alloc(this.F), samples: 0 };
+    const e = {
+      rank,
+      part: rank >= 2 && this.wholeCloudspaces !== undefined ? WHOLE_PERIOD : part,
+      accountId,
+      cloudspaceId,
+      machineId,
+      base: this.period.alloc(this.F),
+      samples: 0,
+    };
     this.entities.push(e);
     return e;
   }
