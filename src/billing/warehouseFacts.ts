@@ -299,8 +299,8 @@ async function* windowRows<K extends keyof typeof queries>(
         )
       : [[params.start, params.end]];
   const read = only !== undefined ? queriesOnly : accounts !== undefined ? queriesIn : queries;
-  // the window before's rows, done with once the next window is asked for (its facts were copied out)
-  let before: Partial<Record<K, Rows>> = {};
+  const types = { ...dictionary.types, ...only?.types, ...accounts?.types };
+  let before: Partial<Record<K, Rows>> = {}; // the window before's rows: done with when the next is asked for
   for (const [from, to] of windows) {
     const values = {
       start: BigInt(from),
@@ -311,14 +311,7 @@ async function* windowRows<K extends keyof typeof queries>(
       ...accounts?.values,
     };
     const rows = {} as Record<K, Rows>;
-    for (const name of names)
-      rows[name] = await Rows.read(
-        connection,
-        read[name],
-        values,
-        { ...dictionary.types, ...only?.types, ...accounts?.types },
-        before[name],
-      );
+    for (const name of names) rows[name] = await Rows.read(connection, read[name], values, types, before[name]);
     yield { d, rows };
     before = rows;
   }
