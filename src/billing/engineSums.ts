@@ -45,6 +45,12 @@ export interface EngineLine {
 export interface SeenData {
   /** Account id → the hours it has a sample in (ascending). */
   accountHours: Map<number, number[]>;
+  /**
+   * Account id → the runs of consecutive hours it has a sample in: `[start, end)` pairs one after
+   * the other, ascending (what the grouped roads read from a warehouse: a year of an account's
+   * hours is a few numbers, not 8,760). Data quality reads an account's hours from either map.
+   */
+  heldRuns?: Map<number, number[]>;
   /** Machine records of types other than the billed one: type → machine-hours. */
   unbilledTypes: Map<string, number>;
   /** Machine records with id 0 and type "", cloud-space rows with id 0 and state "". */
@@ -66,9 +72,42 @@ export function addSeenData(seen: SeenData, more: SeenData): void {
     if (hours === undefined) seen.accountHours.set(accountId, list.slice());
     else for (const hour of list) hours.push(hour);
   }
+  for (const [accountId, runs] of more.heldRuns ?? []) addHeldRuns((seen.heldRuns ??= new Map()), accountId, runs);
   for (const [type, n] of more.unbilledTypes) seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + n);
   seen.emptyMachineHours += more.emptyMachineHours;
   seen.emptyCloudspaceHours += more.emptyCloudspaceHours;
+}
+
+/**
+ * Adds runs of held hours (`[start, end)` pairs, ascending) to an account's in `heldRuns`, after
+ * its last: a run that starts where the last ends (runs of hours read apart) extends it.
+ */
+export function addHeldRuns(heldRuns: Map<number, number[]>, accountId: number, runs: ArrayLike<number>): void {
+  let held = heldRuns.get(accountId);
+  if (held === undefined) heldRuns.set(accountId, (held = []));
+  for (let k = 0; k < runs.length; k += 2) {
+    const end = held.at(-1);
+    if (end !== undefined && runs[k]! < end) {
+      // not after the last (engines' hours merged in another order): all of them sorted, overlaps joined
+      heldRuns.set(accountId, joinedRuns([...held, ...Array.from(runs)]));
+      return;
+    }
+    if (end === runs[k]) held[held.length - 1] = runs[k + 1]!;
+    else held.push(runs[k]!, runs[k + 1]!);
+  }
+}
+
+/** `[start, end)` pairs sorted by their start, those that overlap or touch joined. */
+function joinedRuns(flat: readonly number[]): number[] {
+  const pairs: [number, number][] = [];
+  for (let k = 0; k < flat.length; k += 2) pairs.push([flat[k]!, flat[k + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [start, end] of pairs) {
+    if (out.length > 0 && start <= out.at(-1)!) out[out.length - 1] = Math.max(out.at(-1)!, end);
+    else out.push(start, end);
+  }
+  return out;
 }
 
 // The figures, by index (a line's sums are `F` consecutive sums of a bank): the extras, then
