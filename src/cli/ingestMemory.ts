@@ -12,7 +12,7 @@ const RETURN_FREED_PAGES = "dirty_decay_ms:0,muzzy_decay_ms:0";
 /**
  * Sizes the process's memory for `ingest`, before DuckDB's library is first loaded (it reads its
  * allocator's settings then): DuckDB's freed pages go back at once (above), and V8's old
- * generation grows by half of its live data before a full collection instead of up to 4×: what
+ * generation grows by its live data (doubles) before a full collection instead of up to 4×: what
  * it held between two was mostly garbage promoted in passing (a batch's manifest rows, the staged
  * columns queued), about 20 MiB live at 90 days of hourly files against a heap of 115. The young
  * generation keeps its size (keeping it small, as billing from files does, took a quarter more
@@ -20,5 +20,5 @@ const RETURN_FREED_PAGES = "dirty_decay_ms:0,muzzy_decay_ms:0";
  */
 export function sizeMemoryForIngest(): void {
   process.env.DUCKDB_JE_MALLOC_CONF ??= RETURN_FREED_PAGES;
-  setFlagsFromString("--heap-growing-percent=50");
+  setFlagsFromString("--heap-growing-percent=100");
 }
