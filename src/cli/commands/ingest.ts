@@ -4,7 +4,6 @@ import { UsageError } from "../../base/errors.js";
 import { ingest, INGEST_BATCH_BYTES } from "../../store/ingest.js";
 import { loadNotes, WAIT_OPTION, waitOf, WORKERS_OPTION, workersOf } from "../inputs.js";
 import { startFilesProgress } from "../progress.js";
-import { sizeMemoryForIngest } from "../ingestMemory.js";
 import { commandLine } from "./index.js";
 
 interface IngestArgs {
@@ -71,7 +70,6 @@ export const ingestCommand: CommandModule<object, IngestArgs> = {
   handler: async (argv) => {
     if (!(argv.batchMb > 0)) throw new UsageError(`bad --batch-mb: ${argv.batchMb} (a positive number of megabytes)`);
     const workers = workersOf(argv);
-    sizeMemoryForIngest();
     const bar = startFilesProgress("ingesting");
     let report;
     try {
