@@ -195,9 +195,35 @@ export class MessageReader {
     return true;
   }
 
-  /** Reads the Text pointer at `pointer`: `""` when null. */
+  /**
+   * Reads the Text pointer at `pointer`: `""` when null. Every check in one condition, what
+   * failed found out of line (`failText`): this runs for every text of every machine and NIC.
+   */
   text(segment: number, pointer: number, cache: TextCache): string {
     if (!this.resolve(segment, pointer)) return "";
+    const hi = this.targetHi;
+    const length = hi >>> 3;
+    const start = this.target;
+    const words = (length + 7) >>> 3;
+    const textBytes = length - 1;
+    if (
+      (this.targetLo & 3) !== 1 ||
+      (hi & 7) !== 2 ||
+      length === 0 ||
+      start < this.starts[this.segment]! ||
+      start + words * 8 > this.ends[this.segment]! ||
+      (this.budgetWords -= words) < 0 ||
+      this.bytes[start + textBytes] !== 0 ||
+      textBytes > this.maxTextBytes ||
+      (this.textBudgetBytes -= textBytes) < 0
+    ) {
+      this.failText(segment, pointer, start, length, words);
+    }
+    return cache.get(this.bytes, start, textBytes);
+  }
+
+  /** Why the text `text` read at `pointer` (`length` bytes with its NUL, `words` words from `start`) is refused, in the order of the checks. */
+  private failText(segment: number, pointer: number, start: number, length: number, words: number): never {
     const lo = this.targetLo;
     const hi = this.targetHi;
     if ((lo & 3) !== 1 || (hi & 7) !== 2) {
@@ -206,11 +232,8 @@ export class MessageReader {
         `${this.where(segment, pointer)}: expected Text (a list of bytes), found ${describe(lo, hi)}`,
       );
     }
-    const length = hi >>> 3;
-    const start = this.target;
-    const words = Math.ceil(length / 8);
     this.checkBounds(start, words, "text", segment, pointer);
-    this.charge(words);
+    if (this.budgetWords < 0) this.failBudget();
     if (length === 0 || this.bytes[start + length - 1] !== 0) {
       this.fail("CAPNP_BAD_TEXT", `text at ${this.where(this.segment, start)} does not end with NUL`);
     }
@@ -221,15 +244,11 @@ export class MessageReader {
           "(a status, type or image name is a few dozen); raise maxTextBytes only for a file you trust",
       );
     }
-    this.textBudgetBytes -= length - 1;
-    if (this.textBudgetBytes < 0) {
-      this.fail(
-        "CAPNP_EXPANSION_LIMIT",
-        `the message's texts decode to more than its ${this.textLimitBytes} bytes (pointers sharing one text?): ` +
-          "a file holds each of its texts once",
-      );
-    }
-    return cache.get(this.bytes, start, length - 1);
+    this.fail(
+      "CAPNP_EXPANSION_LIMIT",
+      `the message's texts decode to more than its ${this.textLimitBytes} bytes (pointers sharing one text?): ` +
+        "a file holds each of its texts once",
+    );
   }
 
   /**
