@@ -6,6 +6,7 @@ import { forecast, type EntityForecast, type ForecastCurrencyAmounts } from "../
 import { readEntityNames } from "../store/entityNames.js";
 import type { Warehouse } from "../store/types.js";
 import { registerDrift, type RegisterDrift } from "../invoices/register/registerDrift.js";
+import { verifyRegister } from "../invoices/register/registerChain.js";
 import { warehouseStatus, type WarehouseStatus } from "../sync/warehouseStatus.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
@@ -51,6 +52,8 @@ export interface OverviewData {
   status: WarehouseStatus;
   /** Issued invoices (of any month) whose hours the warehouse now holds otherwise: to be corrected. */
   invoicesToCorrect: RegisterDrift[];
+  /** What the invoice register disagrees with its chain in (changed outside cloudunits), one line each: `verifyRegister`'s problems. */
+  registerProblems: string[];
 }
 
 /**
@@ -130,5 +133,6 @@ export async function overviewData(
     report,
     status,
     invoicesToCorrect: await registerDrift(connection),
+    registerProblems: (await verifyRegister(connection)).problems,
   };
 }

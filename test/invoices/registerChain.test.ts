@@ -66,16 +66,20 @@ const issue = (db: string, out: string) =>
     out,
   ]);
 
-/** The dashboard's download of an account's issued invoice file of October: its status and the SHA-256 of its body. */
+/**
+ * The dashboard's download of an account's issued invoice file of October: its status and the SHA-256 of its body;
+ * and the overview's page of October.
+ */
 async function download(
   db: string,
   accountId: number,
   extension: "pdf" | "xml",
-): Promise<{ status: number; sha256: string }> {
+): Promise<{ status: number; sha256: string; overview: string }> {
   const dashboard = await serveDashboard({ db, port: 0, prices: await loadPrices(path("prices.yaml")) });
   try {
     const answer = await fetch(`${dashboard.url}account/${accountId}/invoice.${extension}?month=2026-10`);
     return {
+      overview: await (await fetch(`${dashboard.url}?month=2026-10`)).text(),
       status: answer.status,
       sha256: createHash("sha256")
         .update(Buffer.from(await answer.arrayBuffer()))
@@ -127,6 +131,14 @@ describe("a register as issued", { timeout: 120_000 }, () => {
     );
     const head = HEAD.exec(run.stdout)?.[1];
     expect(head, run.stdout).toBeDefined();
+    // status checks the register as verify does: nothing to say of an intact one
+    const status = await cli(["status", "--db", db, "--format", "json"]);
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { registerProblems: string[] }).registerProblems).toEqual([]);
+    const dashboard = await download(db, 7102, "xml");
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.overview).toContain("7102");
+    expect(dashboard.overview).not.toContain("changed outside cloudunits");
     const list = await cli(["invoices", "list", "--db", db]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.trimEnd().split("\n").at(-1)).toBe(`register head ${head}`);
@@ -254,7 +266,7 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
       download: [accountId, extension],
     },
   ] of BENDS.entries()) {
-    it(`${what}: verify names it (exit 10); show, issue, list and the dashboard's download refuse`, async () => {
+    it(`${what}: verify and status name it (exit 10); show, issue, list and the dashboard's download refuse`, async () => {
       const db = copyOfIssued(`bent-${i}.duckdb`);
       await bend(db);
       const documents = await value(db, "SELECT count(*) FROM register_documents");
@@ -264,6 +276,18 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
       for (const line of says) expect(verified.stdout, verified.stdout).toContain(line);
       expect(verified.stdout).not.toMatch(HEAD);
       expect(verified.stderr).toContain("the invoice register was changed outside cloudunits");
+
+      // the hourly health check says it too, whatever else it finds: cron alerts on exit 10, not 0
+      const status = await cli(["status", "--db", db, "--format", "json"]);
+      expect(status.code, status.stderr).toBe(10);
+      const registerProblems = (JSON.parse(status.stdout) as { registerProblems: string[] }).registerProblems;
+      for (const line of says) expect(registerProblems.join("\n")).toContain(line);
+      const statusText = await cli(["status", "--db", db]);
+      expect(statusText.code).toBe(10);
+      expect(statusText.stdout).toContain(
+        `the invoice register was changed outside cloudunits: ${registerProblems.length}`,
+      );
+      expect(statusText.stdout).toContain(says[0]);
 
       const shown = await cli(["invoices", "show", "--db", db, "--number", show, "--out", path(`bent-${i}-show`)]);
       expect(shown.code, shown.stderr).toBe(10);
@@ -281,7 +305,11 @@ describe("a register bent outside cloudunits", { timeout: 120_000 }, () => {
       expect(listed.code).toBe(10);
       expect(listed.stdout).toBe("");
 
-      expect((await download(db, accountId, extension)).status).toBe(409);
+      const dashboard = await download(db, accountId, extension);
+      expect(dashboard.status).toBe(409);
+      // the overview says it first, in red, with the same lines: not a page of figures as if nothing happened
+      expect(dashboard.overview).toContain("Invoice register changed outside cloudunits");
+      expect(dashboard.overview).toContain(says[0]); // no character of these lines is escaped in HTML
     });
   }
 

@@ -1,6 +1,6 @@
 import type { Argv, CommandModule } from "yargs";
 import { documentWhose } from "../../invoices/document/customers.js";
-import { InvoicesToCorrectError, StaleWarehouseError, UsageError } from "../../base/errors.js";
+import { InvoicesToCorrectError, RegisterBrokenError, StaleWarehouseError, UsageError } from "../../base/errors.js";
 import { alarmingHours, type AccountStatus, type HourSpan, type WarehouseStatus } from "../../sync/warehouseStatus.js";
 import type { RegisterDrift } from "../../invoices/register/registerDrift.js";
 import { formatHours, hourRangesJson } from "../../sync/formatHours.js";
@@ -112,7 +112,16 @@ function driftText(drift: readonly RegisterDrift[]): string[] {
   return lines;
 }
 
-function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[]) {
+/** The register's disagreements with its chain, after the report: `invoices verify` says the same. */
+function registerText(problems: readonly string[]): string[] {
+  if (problems.length === 0) return [];
+  return [
+    `the invoice register was changed outside cloudunits: ${problems.length} problem${problems.length === 1 ? "" : "s"} (\`invoices verify\` lists the same; restore the warehouse from a backup)`,
+    ...problems.map((p) => `  ${p}`),
+  ];
+}
+
+function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[], registerProblems: readonly string[]) {
   return {
     db: s.db,
     sizeBytes: s.sizeBytes,
@@ -153,18 +162,23 @@ function statusJson(s: WarehouseStatus, drift: readonly RegisterDrift[]) {
       rewritten: hourRangesJson(d.rewritten),
       gone: hourRangesJson(d.gone),
     })),
+    registerProblems,
   };
 }
 
 /**
- * What exits 7 (an empty warehouse, an account beyond `--max-lag`, a missing hour, a lost hour not
- * accepted: any issued invoice to correct named too) or else 9 (issued invoices to correct); undefined when nothing.
+ * What exits 10 (the register changed outside cloudunits: first, as nothing is issued or handed out
+ * until it is restored), else 7 (an empty warehouse, an account beyond `--max-lag`, a missing hour, a
+ * lost hour not accepted: any issued invoice to correct named too) or else 9 (issued invoices to
+ * correct); undefined when nothing.
  */
 function alertOf(
   status: WarehouseStatus,
   drift: readonly RegisterDrift[],
+  registerProblems: readonly string[],
   argv: StatusArgs,
-): StaleWarehouseError | InvoicesToCorrectError | undefined {
+): RegisterBrokenError | StaleWarehouseError | InvoicesToCorrectError | undefined {
+  if (registerProblems.length > 0) return new RegisterBrokenError(registerProblems, true);
   const stale =
     argv.maxLag === undefined
       ? []
@@ -191,7 +205,7 @@ function acceptedHoursOf(argv: StatusArgs): number[] {
   });
 }
 
-/** `cloudunits status --db FILE`: how fresh the warehouse is, per account; exit 7 (see `alertOf`), 9 for issued invoices to correct alone. */
+/** `cloudunits status --db FILE`: how fresh the warehouse is, per account; exit 10, 7 or 9 (see `alertOf`). */
 export const statusCommand: CommandModule<object, StatusArgs> = {
   ...commandLine("status"),
   builder: (yargs) => yargs.options(options) as unknown as Argv<StatusArgs>,
@@ -209,6 +223,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     const { openDatabaseFile } = await import("../../store/openDatabaseFile.js");
     const { warehouseStatus } = await import("../../sync/warehouseStatus.js");
     const { registerDrift } = await import("../../invoices/register/registerDrift.js");
+    const { verifyRegister } = await import("../../invoices/register/registerChain.js");
     // accepting writes (one statement); otherwise read-only, beside a running sync
     const { instance, connection } = await openDatabaseFile(argv.db, {
       readOnly: accepting.length === 0,
@@ -217,6 +232,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
     });
     let status: WarehouseStatus;
     let drift: RegisterDrift[];
+    let registerProblems: string[];
     try {
       if (accepting.length > 0) {
         const { acceptLostHours } = await import("../../sync/acceptLost.js");
@@ -228,11 +244,13 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       }
       status = await warehouseStatus({ connection, db: argv.db });
       drift = await registerDrift(connection);
+      registerProblems = (await verifyRegister(connection)).problems;
     } finally {
       connection.closeSync();
       instance.closeSync();
     }
-    if (argv.format === "json") process.stdout.write(`${JSON.stringify(statusJson(status, drift), null, 2)}\n`);
+    if (argv.format === "json")
+      process.stdout.write(`${JSON.stringify(statusJson(status, drift, registerProblems), null, 2)}\n`);
     else {
       const period = status.period
         ? `${isoUtc(status.period.firstHourEpoch)}..${isoUtc(status.period.lastHourEpoch)}`
@@ -241,10 +259,10 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
         `${status.db}: ${status.sizeBytes} bytes, ${status.accountHours} account-hours, ${period}; current hour ${isoUtc(status.currentHourEpoch)}`,
       ];
       for (const a of status.accounts) lines.push(...accountText(a));
-      lines.push(...driftText(drift));
+      lines.push(...driftText(drift), ...registerText(registerProblems));
       process.stdout.write(`${lines.join("\n")}\n`);
     }
-    const alert = alertOf(status, drift, argv);
+    const alert = alertOf(status, drift, registerProblems, argv);
     if (alert) throw alert;
   },
 };

@@ -128,6 +128,18 @@ function behind(data: OverviewData): string {
   return `<p class="lead" id="warehouse-behind"><span class="bad">${esc(text.charAt(0).toUpperCase() + text.slice(1))}</span>: the figures end there (as of ${esc(when(lag.currentHourEpoch))}; <code>cloudunits status</code> says which account).</p>`;
 }
 
+/** The register changed outside cloudunits: said first, in red, with what to do; nothing when it is as recorded. */
+function registerBroken(data: OverviewData): string {
+  const problems = data.registerProblems;
+  if (problems.length === 0) return "";
+  return (
+    `<h2 id="register-broken">Invoice register changed outside cloudunits</h2>
+<p class="lead"><span class="bad">${problems.length} change${problems.length === 1 ? "" : "s"}</span> to issued records not made by cloudunits. ` +
+    "Issued files and the Receivables page are withheld and nothing is issued until the warehouse is restored from a backup; <code>cloudunits invoices verify</code> lists the same.</p>\n" +
+    `<ul>${problems.map((p) => `<li>${esc(p)}</li>`).join("")}</ul>`
+  );
+}
+
 /** Issued invoices the warehouse now disagrees with (late, rewritten or vanished hours), and what to run: nothing when there are none. */
 function toCorrect(data: OverviewData): string {
   if (data.invoicesToCorrect.length === 0) return "";
@@ -274,6 +286,7 @@ export function overviewPage(data: OverviewData): string {
 <div class="head"><div><h1>Overview <small>${esc(month)}${partial ? " · month to date" : ""}</small></h1>
 <p class="lead">The environment's billing units per day (UTC), ${data.amountDue ? `the ${due.toLowerCase()},` : ""} the accounts ranked by ${data.amountDue ? due.toLowerCase() : "CU"}, and how fresh the warehouse is.</p></div>
 ${monthPicker(data.months, month, "/")}</div>
+${registerBroken(data)}
 ${behind(data)}
 ${toCorrect(data)}
 ${
