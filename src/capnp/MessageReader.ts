@@ -145,27 +145,11 @@ export class MessageReader {
       const view = this.view;
       const tagLo = view.getInt32(start, true);
       const tagHi = view.getUint32(start + 4, true);
-      if ((tagLo & 3) !== 0) {
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`,
-        );
-      }
       const count = tagLo >>> 2;
-      if (count > MAX_LIST_ELEMENTS) {
-        // The reference library reads such a count modulo 2^29; a corrupt file is refused here.
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`,
-        );
-      }
       const dataWords = tagHi & 0xffff;
       const wordsPerElement = dataWords + (tagHi >>> 16);
-      if (count * wordsPerElement > words) {
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `composite list at ${this.where(this.segment, start)}: ${count} elements of ${wordsPerElement} words overrun its ${words} words`,
-        );
+      if ((tagLo & 3) !== 0 || count > MAX_LIST_ELEMENTS || count * wordsPerElement > words) {
+        this.failComposite(start, tagLo, count, wordsPerElement, words);
       }
       this.charge(Math.max(words + 1, count * elementWords));
       this.position = start + 8;
@@ -174,12 +158,7 @@ export class MessageReader {
       this.dataBytes = dataWords * 8;
       this.pointerCount = tagHi >>> 16;
     } else {
-      if (elementSize === 1) {
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`,
-        );
-      }
+      if (elementSize === 1) this.failBits(segment, pointer);
       const count = hi >>> 3;
       const bits = ELEMENT_BITS[elementSize]!;
       const words = Math.ceil((count * bits) / 64);
@@ -193,6 +172,35 @@ export class MessageReader {
     }
     if (this.count > 0 && depth + 1 > this.nestingLimit) this.failDepth(depth + 1);
     return true;
+  }
+
+  /**
+   * Why a composite list's tag (`tagLo`: `count` elements of `wordsPerElement` words in a list of
+   * `words` words at `start`) is refused, in the order of the checks: out of line, so that
+   * `structList` stays small enough to be inlined where lists are read.
+   */
+  private failComposite(start: number, tagLo: number, count: number, wordsPerElement: number, words: number): never {
+    if ((tagLo & 3) !== 0) {
+      this.fail(
+        "CAPNP_BAD_LIST",
+        `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`,
+      );
+    }
+    if (count > MAX_LIST_ELEMENTS) {
+      // The reference library reads such a count modulo 2^29; a corrupt file is refused here.
+      this.fail(
+        "CAPNP_BAD_LIST",
+        `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`,
+      );
+    }
+    this.fail(
+      "CAPNP_BAD_LIST",
+      `composite list at ${this.where(this.segment, start)}: ${count} elements of ${wordsPerElement} words overrun its ${words} words`,
+    );
+  }
+
+  private failBits(segment: number, pointer: number): never {
+    this.fail("CAPNP_BAD_LIST", `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`);
   }
 
   /**
@@ -260,14 +268,21 @@ export class MessageReader {
     const view = this.view;
     const lo = view.getInt32(pointer, true);
     const hi = view.getUint32(pointer + 4, true);
-    if ((lo & 3) !== 2) {
-      if (lo === 0 && hi === 0) return false;
-      this.segment = segment;
-      this.target = pointer + 8 + (lo >> 2) * 8;
-      this.targetLo = lo;
-      this.targetHi = hi;
-      return true;
-    }
+    if ((lo & 3) === 2) return this.resolveFar(segment, pointer, lo, hi);
+    if (lo === 0 && hi === 0) return false;
+    this.segment = segment;
+    this.target = pointer + 8 + (lo >> 2) * 8;
+    this.targetLo = lo;
+    this.targetHi = hi;
+    return true;
+  }
+
+  /**
+   * `resolve` of a far pointer (`lo`, `hi`: its word), apart so that the near pointers' few
+   * lines are inlined where they are read.
+   */
+  private resolveFar(segment: number, pointer: number, lo: number, hi: number): boolean {
+    const view = this.view;
     const padSegment = this.segmentOf(hi, segment, pointer);
     const isDouble = (lo & 4) !== 0;
     const pad = this.starts[padSegment]! + (lo >>> 3) * 8;
