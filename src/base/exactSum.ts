@@ -166,8 +166,10 @@ function addPartial(partials: number[], term: number): void {
     if (lo !== 0) partials[i++] = lo;
     x = hi;
   }
-  partials.length = i;
-  partials.push(x);
+  // the list cut to `i` partials and `x` after them: most often as long as before (or one longer),
+  // where setting an array's length costs more than the sum
+  partials[i] = x;
+  if (partials.length !== i + 1) partials.length = i + 1;
 }
 
 /** The exact sum of partials, correctly rounded (half-even). */

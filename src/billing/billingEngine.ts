@@ -14,6 +14,7 @@ import {
   T_CU_SUM,
   T_MACHINES_CU,
   T_MEM,
+  WHOLE_PERIOD,
   type AccountEntry,
   type CloudspaceEntry,
   type Counts,
@@ -389,9 +390,14 @@ export class BillingEngine extends EngineSums {
     const parts = this.splitAt.length + 1;
     if (parts === 1) return (this.periodParts = [sampled.map((e) => this.periodLine(e)).sort(compareLines)])[0]!;
     this.periodParts = Array.from({ length: parts }, () => []);
-    // the period's sums: each entity's parts' terms, exactly
+    // the period's sums: each entity's parts' terms, exactly (an entity of the whole period is its own)
     const whole = new Map<string, Entity>();
+    const wholeLines: EngineLine[] = [];
     for (const e of sampled) {
+      if (e.part === WHOLE_PERIOD) {
+        wholeLines.push(this.periodLine(e));
+        continue;
+      }
       this.periodParts[e.part]!.push(this.periodLine(e));
       const key = `${e.rank}/${e.accountId}/${e.cloudspaceId}/${e.machineId}`;
       let sum = whole.get(key);
@@ -400,7 +406,10 @@ export class BillingEngine extends EngineSums {
       for (let k = 0; k < this.F; k++) this.period.addSum(sum.base + k, this.period, e.base + k);
     }
     for (const lines of this.periodParts) lines.sort(compareLines);
-    return [...whole.values()].map((e) => this.periodLine(e)).sort(compareLines);
+    return [...whole.values()]
+      .map((e) => this.periodLine(e))
+      .concat(wholeLines)
+      .sort(compareLines);
   }
 
   /**

@@ -32,8 +32,11 @@ export async function billingPass(
   partLevels: readonly Level[] = levels,
 ): Promise<WarehousePass> {
   const resolved = resolveOptions(options);
-  const newEngine = () =>
-    new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), cuts);
+  const newEngine = () => {
+    const engine = new BillingEngine(resolved.units, resolved.cuRollup, undefined, environmentOnly(levels), cuts);
+    engine.sumByPart(partLevels); // the parts' lines of the levels read alone
+    return engine;
+  };
   let engine = newEngine();
   let road: WarehouseRoadName | undefined;
   // a road that does not answer may have fed the engine part of the facts: the next one reads them another way, into a new engine

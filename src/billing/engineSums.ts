@@ -45,6 +45,12 @@ export interface EngineLine {
 export interface SeenData {
   /** Account id → the hours it has a sample in (ascending). */
   accountHours: Map<number, number[]>;
+  /**
+   * Account id → the runs of consecutive hours it has a sample in: `[start, end)` pairs one after
+   * the other, ascending (what the grouped roads read from a warehouse: a year of an account's
+   * hours is a few numbers, not 8,760). Data quality reads an account's hours from either map.
+   */
+  heldRuns?: Map<number, number[]>;
   /** Machine records of types other than the billed one: type → machine-hours. */
   unbilledTypes: Map<string, number>;
   /** Machine records with id 0 and type "", cloud-space rows with id 0 and state "". */
@@ -66,9 +72,42 @@ export function addSeenData(seen: SeenData, more: SeenData): void {
     if (hours === undefined) seen.accountHours.set(accountId, list.slice());
     else for (const hour of list) hours.push(hour);
   }
+  for (const [accountId, runs] of more.heldRuns ?? []) addHeldRuns((seen.heldRuns ??= new Map()), accountId, runs);
   for (const [type, n] of more.unbilledTypes) seen.unbilledTypes.set(type, (seen.unbilledTypes.get(type) ?? 0) + n);
   seen.emptyMachineHours += more.emptyMachineHours;
   seen.emptyCloudspaceHours += more.emptyCloudspaceHours;
+}
+
+/**
+ * Adds runs of held hours (`[start, end)` pairs, ascending) to an account's in `heldRuns`, after
+ * its last: a run that starts where the last ends (runs of hours read apart) extends it.
+ */
+export function addHeldRuns(heldRuns: Map<number, number[]>, accountId: number, runs: ArrayLike<number>): void {
+  let held = heldRuns.get(accountId);
+  if (held === undefined) heldRuns.set(accountId, (held = []));
+  for (let k = 0; k < runs.length; k += 2) {
+    const end = held.at(-1);
+    if (end !== undefined && runs[k]! < end) {
+      // not after the last (engines' hours merged in another order): all of them sorted, overlaps joined
+      heldRuns.set(accountId, joinedRuns([...held, ...Array.from(runs)]));
+      return;
+    }
+    if (end === runs[k]) held[held.length - 1] = runs[k + 1]!;
+    else held.push(runs[k]!, runs[k + 1]!);
+  }
+}
+
+/** `[start, end)` pairs sorted by their start, those that overlap or touch joined. */
+function joinedRuns(flat: readonly number[]): number[] {
+  const pairs: [number, number][] = [];
+  for (let k = 0; k < flat.length; k += 2) pairs.push([flat[k]!, flat[k + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [start, end] of pairs) {
+    if (out.length > 0 && start <= out.at(-1)!) out[out.length - 1] = Math.max(out.at(-1)!, end);
+    else out.push(start, end);
+  }
+  return out;
 }
 
 // The figures, by index (a line's sums are `F` consecutive sums of a bank): the extras, then
@@ -155,6 +194,9 @@ export interface AccountEntry {
   cloudspaces: Map<number, CloudspaceEntry>;
 }
 
+/** The part of an entity summed over the whole period, not by part (see `EngineSums.sumByPart`). */
+export const WHOLE_PERIOD = -1;
+
 /** An hour of the environment: its accounts' totals. */
 export interface EnvironmentHour {
   accounts: number;
@@ -184,6 +226,8 @@ export class EngineSums {
   readonly entities: Entity[] = [];
   /** Per part of the period: its accounts. */
   private readonly parts: Map<number, AccountEntry>[] = [];
+  /** Per account, its cloud spaces (with their machines) of every part: when they are summed over the whole period (see `sumByPart`). */
+  private wholeCloudspaces: Map<number, Map<number, CloudspaceEntry>> | undefined;
   readonly splitAt: readonly number[];
   /** The part of the latest hour seen, and that hour. */
   private partHour = Number.NaN;
@@ -267,6 +311,18 @@ export class EngineSums {
     return this.part;
   }
 
+  /**
+   * With the period cut (`splitAt`), sums the cloud spaces and machines over the whole period
+   * alone, not by part, unless `levels` names one of them: their lines of each part are then not
+   * given (`BillingEngine.partLines`), for less work per entity (a line's sums per part); their
+   * period lines are the same, to the bit (exact sums of the same terms). Before any account-hour.
+   */
+  sumByPart(levels: readonly EngineLevel[]): void {
+    if (this.entities.length > 0) throw new Error("internal: the levels summed by part chosen after an entity was");
+    this.wholeCloudspaces =
+      this.splitAt.length > 0 && !levels.includes("cloudspace") && !levels.includes("machine") ? new Map() : undefined;
+  }
+
   /** The accounts of a part of the period. */
   accountsOf(part: number): Map<number, AccountEntry> {
     return (this.parts[part] ??= new Map());
@@ -279,9 +335,18 @@ export class EngineSums {
     if (account === undefined)
       accounts.set(
         accountId,
-        (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: new Map() }),
+        (account = { entity: this.entity(1, accountId, null, null, part), cloudspaces: this.cloudspacesOf(accountId) }),
       );
     return account;
+  }
+
+  /** The cloud spaces of a new account entry: its own, or those of every part of the account (see `sumByPart`). */
+  private cloudspacesOf(accountId: number): Map<number, CloudspaceEntry> {
+    const whole = this.wholeCloudspaces;
+    if (whole === undefined) return new Map();
+    let cloudspaces = whole.get(accountId);
+    if (cloudspaces === undefined) whole.set(accountId, (cloudspaces = new Map()));
+    return cloudspaces;
   }
 
   /** A cloud space of an account (made when first asked for; its entity is made by who sums it). */
@@ -303,8 +368,17 @@ export class EngineSums {
     return hour;
   }
 
+  /** A new entity of `part` (of the whole period: a cloud space or machine, see `sumByPart`). */
   entity(rank: number, accountId: number, cloudspaceId: number | null, machineId: number | null, part: number): Entity {
-    const e = { rank, part, accountId, cloudspaceId, machineId, base: this.period.alloc(this.F), samples: 0 };
+    const e = {
+      rank,
+      part: rank >= 2 && this.wholeCloudspaces !== undefined ? WHOLE_PERIOD : part,
+      accountId,
+      cloudspaceId,
+      machineId,
+      base: this.period.alloc(this.F),
+      samples: 0,
+    };
     this.entities.push(e);
     return e;
   }

@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBType, DuckDBValue } from "@duckdb/node-api
 import { paramTypes, periodSql, runsWithin } from "../base/period.js";
 import { duckdbApi, paramsNamedIn, withMemoryToSpare } from "../base/duckdb.js";
 import type { SeenData } from "./billingEngine.js";
+import { addHeldRuns } from "./engineSums.js";
 import { UNIT_NAMES } from "./unitNames.js";
 import { catalogUnits } from "./unitCatalog.js";
 import type { Units } from "./units.js";
@@ -110,7 +111,11 @@ export const ENVIRONMENT_HOURS = `WITH ${SPACES}, ${GATEWAYS}
 
 /** What data quality reads of the account-hours: their hours, the machine records by type, empty records. */
 const SEEN = {
-  accountHours: `SELECT account_id::DOUBLE, hour_epoch::DOUBLE FROM account_hours WHERE ${WHERE} ORDER BY 1, 2`,
+  // the runs of consecutive hours of each account (hours are whole: from the files' paths), in order
+  heldRuns: `SELECT account_id::DOUBLE, min(hour_epoch)::DOUBLE, (max(hour_epoch) + 3600)::DOUBLE
+    FROM (SELECT account_id, hour_epoch, hour_epoch - 3600 * row_number() OVER (PARTITION BY account_id ORDER BY hour_epoch) AS run
+          FROM account_hours WHERE ${WHERE})
+    GROUP BY account_id, run ORDER BY 1, 2`,
   types: `SELECT type, count(*)::DOUBLE, count(*) FILTER (WHERE machine_id = 0 AND type = '')::DOUBLE
           FROM (SELECT * FROM machine_facts WHERE ${WHERE}) SEMI JOIN (SELECT account_id, hour_epoch FROM account_hours WHERE ${WHERE}) USING (account_id, hour_epoch)
           GROUP BY type`,
@@ -202,7 +207,12 @@ export async function seenOf(
   return seenOfRuns(connection, [values], vmType);
 }
 
-/** {@link seenOf} the period read in runs of hours (see {@link hourRuns}), in order. */
+/**
+ * {@link seenOf} the period read in runs of hours (see {@link hourRuns}), in order. Each account's
+ * hours are read as runs of consecutive hours (`heldRuns`), joined across the runs of the read: a
+ * year of 100 accounts is 876,000 account-hours, whose arrays, and the chunks they were read from,
+ * raised the year's peak by a fifth (docs/performance.md); their runs are a few numbers an account.
+ */
 export async function seenOfRuns(
   connection: DuckDBConnection,
   runs: readonly Record<string, DuckDBValue>[],
@@ -210,18 +220,14 @@ export async function seenOfRuns(
 ): Promise<SeenData> {
   const seen: SeenData = {
     accountHours: new Map(),
+    heldRuns: new Map(),
     unbilledTypes: new Map(),
     emptyMachineHours: 0,
     emptyCloudspaceHours: 0,
   };
   for (const values of runs) {
-    // as typed columns: a year of 100 accounts is 876,000 account-hours, too many for a row array each
-    const [accountIds, hourEpochs] = (await columns(connection, SEEN.accountHours, values)) as ArrayLike<number>[];
-    for (let r = 0; r < accountIds!.length; r++) {
-      const list = seen.accountHours.get(accountIds![r]!);
-      if (list === undefined) seen.accountHours.set(accountIds![r]!, [hourEpochs![r]!]);
-      else list.push(hourEpochs![r]!);
-    }
+    const [accountIds, starts, ends] = (await columns(connection, SEEN.heldRuns, values)) as ArrayLike<number>[];
+    for (let r = 0; r < accountIds!.length; r++) addHeldRuns(seen.heldRuns!, accountIds![r]!, [starts![r]!, ends![r]!]);
     for (const [type, n, empty] of await rows(connection, SEEN.types, values)) {
       if (type !== vmType)
         seen.unbilledTypes.set(type as string, (seen.unbilledTypes.get(type as string) ?? 0) + (n as number));
@@ -230,6 +236,6 @@ export async function seenOfRuns(
     seen.emptyCloudspaceHours += (await rows(connection, SEEN.emptySpaces, values))[0]![0] as number;
   }
   // the accounts in order, as one query over the period gives them (each one's hours are: the runs come in order)
-  if (runs.length > 1) seen.accountHours = new Map([...seen.accountHours].sort(([a], [b]) => a - b));
+  if (runs.length > 1) seen.heldRuns = new Map([...seen.heldRuns!].sort(([a], [b]) => a - b));
   return seen;
 }

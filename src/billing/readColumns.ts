@@ -9,13 +9,16 @@ class ColumnReader {
   values: unknown[] | undefined;
   length = 0;
 
-  /** `capacity`: the numbers it starts with room for. */
+  /** `capacity`: the numbers it starts with room for; `spare`: a column of the same type no longer used, whose memory it takes when it has that room. */
   constructor(
     readonly typeId: number,
     capacity = 4096,
+    spare?: ArrayLike<unknown>,
   ) {
-    if (typeId === TYPE_DOUBLE) this.numbers = new Float64Array(capacity);
-    else if (typeId === TYPE_INTEGER) this.numbers = new Int32Array(capacity);
+    if (typeId === TYPE_DOUBLE)
+      this.numbers = spare instanceof Float64Array ? whole(spare, capacity) : new Float64Array(capacity);
+    else if (typeId === TYPE_INTEGER)
+      this.numbers = spare instanceof Int32Array ? whole(spare, capacity) : new Int32Array(capacity);
     else this.values = [];
   }
 
@@ -34,6 +37,14 @@ class ColumnReader {
       ? numbers.slice(0, this.length)
       : numbers.subarray(0, this.length);
   }
+}
+
+/** The whole memory of a spare column (a view from its start), or a new array of `capacity` when it has less. */
+function whole<T extends Float64Array | Int32Array>(spare: T, capacity: number): T {
+  const Kind = spare.constructor as new (buffer: ArrayBufferLike, offset?: number, length?: number) => T;
+  const length = spare.buffer.byteLength / spare.BYTES_PER_ELEMENT;
+  if (spare.byteOffset !== 0 || length < capacity) return new (spare.constructor as new (n: number) => T)(capacity);
+  return new Kind(spare.buffer, 0, length);
 }
 
 const TYPE_INTEGER = 4;
@@ -62,14 +73,17 @@ function keepRows(sql: string, rows: number): void {
  * chunk's vector data in one go (not node-api's per-value reading, with a BigInt per value where
  * a vector has a validity mask: docs/performance.md); they must hold no NULL (the
  * queries read measures through `measure`), which is checked. Other columns are read value by value.
+ * `spare`: the columns of an earlier result the caller no longer uses (a window read before),
+ * whose memory the numbers take where it is large enough, instead of new arrays for the collector.
  */
 export async function readColumns(
   connection: DuckDBConnection,
   sql: string,
   values: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType> = {},
+  spare?: readonly ArrayLike<unknown>[],
 ): Promise<ArrayLike<unknown>[]> {
-  return withMemoryToSpare(connection, () => streamColumns(connection, sql, values, types));
+  return withMemoryToSpare(connection, () => streamColumns(connection, sql, values, types, spare));
 }
 
 /** `readColumns`' one run of the query. */
@@ -78,12 +92,13 @@ async function streamColumns(
   sql: string,
   values: Record<string, DuckDBValue>,
   types: Record<string, DuckDBType>,
+  spare: readonly ArrayLike<unknown>[] | undefined,
 ): Promise<ArrayLike<unknown>[]> {
   const capacity = capacityOf(sql);
   let columns: ColumnReader[] | undefined;
   let read = 0;
   const typeIds = await streamChunks(connection, sql, values, types, (chunk, typeIds) => {
-    columns ??= typeIds.map((typeId) => new ColumnReader(typeId, capacity));
+    columns ??= typeIds.map((typeId, c) => new ColumnReader(typeId, capacity, spare?.[c]));
     read += chunk[0]?.length ?? 0;
     columns.forEach((column, c) => {
       if (column.numbers === undefined) for (const value of chunk[c] as unknown[]) column.values!.push(value);

@@ -193,13 +193,15 @@ class Rows {
     }
   }
 
+  /** `spare`: the rows of a window read before, no longer used, whose columns' memory this read takes (see `readColumns`). */
   static async read(
     connection: DuckDBConnection,
     sql: string,
     values: Record<string, DuckDBValue>,
     types: Record<string, DuckDBType>,
+    spare?: Rows,
   ): Promise<Rows> {
-    return new Rows(await readColumns(connection, sql, values, types));
+    return new Rows(await readColumns(connection, sql, values, types, spare?.columns));
   }
 
   /** The (account, hour) of every row, by hour, then account. */
@@ -297,6 +299,8 @@ async function* windowRows<K extends keyof typeof queries>(
         )
       : [[params.start, params.end]];
   const read = only !== undefined ? queriesOnly : accounts !== undefined ? queriesIn : queries;
+  const types = { ...dictionary.types, ...only?.types, ...accounts?.types };
+  let before: Partial<Record<K, Rows>> = {}; // the window before's rows: done with when the next is asked for
   for (const [from, to] of windows) {
     const values = {
       start: BigInt(from),
@@ -307,13 +311,9 @@ async function* windowRows<K extends keyof typeof queries>(
       ...accounts?.values,
     };
     const rows = {} as Record<K, Rows>;
-    for (const name of names)
-      rows[name] = await Rows.read(connection, read[name], values, {
-        ...dictionary.types,
-        ...only?.types,
-        ...accounts?.types,
-      });
+    for (const name of names) rows[name] = await Rows.read(connection, read[name], values, types, before[name]);
     yield { d, rows };
+    before = rows;
   }
 }
 

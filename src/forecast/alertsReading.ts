@@ -16,6 +16,13 @@ export interface AlertsReading {
   found: ScanResult;
 }
 
+/**
+ * The most machine rows a window of alerts' reads holds: a few days of 2,000 machines where the
+ * stored facts' reads were a day each (a segment of them spans several days, decompressed again by
+ * each day's query). A day of more machines is still a window alone.
+ */
+export const ALERTS_WINDOW_ROWS = 200_000;
+
 type AlertsScan = AnomalyScan & { readStart: number; maxEntityHours: number };
 
 /** What `alerts` reads: the month's forecast (`plan`), the anomalies (`scan`), with prices and options. */
@@ -56,6 +63,7 @@ async function anomalyPasses(
       options,
       levelsAt: () => own.levels,
       onHour: into(own, costs),
+      windowRows: ALERTS_WINDOW_ROWS,
     });
     results.push(anomaliesOf(own, scan));
     spare = own.release();
@@ -99,6 +107,7 @@ async function sharedPass(connection: DuckDBConnection, read: AlertsRead): Promi
     end,
     billed: billedMonth(plan, prices),
     options,
+    windowRows: ALERTS_WINDOW_ROWS,
     levelsAt: (hour) => (hour >= scan.readStart ? shared.levels : table.levels),
     onHour: (lines) => {
       scratch = hourFigures(lines, costs, scratch);

@@ -82,6 +82,8 @@ export function scorePoints(slots: Slots, s: Scoring, window: SortedWindow, days
   // before t − window; the slots before `from` are not scored, so the first scored is looked for
   const start = lowerBound(times, slots.n, s.from);
   let first = start < slots.n ? lowerBound(times, start, times[start]! - s.window) : 0;
+  if (days === undefined && flat(values, first, lowerBound(times, slots.n, s.to)))
+    return flatPoints(slots, s, start, first);
   let lo = 0;
   let hi = 0;
   window.clear();
@@ -112,6 +114,37 @@ export function scorePoints(slots: Slots, s: Scoring, window: SortedWindow, days
       if (v !== undefined) sameSlot.push(v);
     }
     out.push({ t, value, median: scored.median, score: weeklyScore(value, scored, sameSlot) });
+  }
+  return out;
+}
+
+/**
+ * True when slots `[from, to)` hold one finite value (of one sign, when 0), which is the median of
+ * any number of itself ((v + v) / 2 is v): a machine's CU, SU and TU most hours.
+ */
+function flat(values: Float64Array, from: number, to: number): boolean {
+  if (from >= to) return false;
+  const v = values[from]!;
+  if (!Number.isFinite(v) || (v + v) / 2 !== v) return false;
+  for (let i = from + 1; i < to; i++) if (values[i] !== v || (v === 0 && 1 / values[i]! !== 1 / v)) return false;
+  return true;
+}
+
+/**
+ * `scorePoints` of an hours' series flat from the baseline of its first point scored (`start`, its
+ * baseline from `first`) to its last: each point is its baseline's median, its MAD 0, its score 0
+ * (the scale is at least the floor; the same slot of earlier weeks never makes a score of 0 smaller),
+ * the points those a window slid over them scores, without sliding it.
+ */
+function flatPoints(slots: Slots, s: Scoring, start: number, first: number): Point[] {
+  const out: Point[] = [];
+  const { t: times, value: values } = slots;
+  for (let i = start; i < slots.n; i++) {
+    const t = times[i]!;
+    while (times[first]! < t - s.window) first++;
+    if (t >= s.to) break;
+    if (i - first < s.minimum) continue;
+    out.push({ t, value: values[i]!, median: values[i]!, score: 0 });
   }
   return out;
 }

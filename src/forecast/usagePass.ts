@@ -28,6 +28,12 @@ export interface UsagePassRequest {
   levelsAt?: (hourEpoch: number) => readonly Level[];
   /** The lines of each hour as rows of numbers, hours ascending (see `HourlyRows` for their order). */
   onHour: (rows: HourlyRows) => void;
+  /**
+   * The most machine rows a window of the read holds (several days while they fit; a day alone
+   * may pass it); default `warehouseFacts`'. Fewer, larger windows cost fewer queries and
+   * decompress a stored segment once where it spans days (docs/performance.md, "alerts").
+   */
+  windowRows?: number;
 }
 
 /** The account lines of `request.billed`'s period, and of its parts when it is cut. */
@@ -62,7 +68,7 @@ export async function usagePass(
   };
   let hour = Number.NaN;
   let kept: readonly Level[] | undefined;
-  for await (const facts of warehouseFacts(connection, params, units.externalNicType)) {
+  for await (const facts of warehouseFacts(connection, params, units.externalNicType, request.windowRows)) {
     if (facts.hourEpoch !== hour && request.levelsAt !== undefined) {
       hour = facts.hourEpoch;
       const levels = request.levelsAt(hour);

@@ -10,7 +10,9 @@ import { remainderOf } from "../invoices/document/partialCreditNote.js";
 import { amountDue } from "../invoices/document/contractLines.js";
 import { sumOf } from "../invoices/document/documentTaxes.js";
 import type { Warehouse } from "../store/types.js";
-import { warehouseStatus } from "../sync/warehouseStatus.js";
+import type { WarehouseStatus } from "../sync/warehouseStatus.js";
+import { HOUR_SECONDS } from "../sync/syncChunks.js";
+import { clockNow } from "../base/clock.js";
 import type { DashboardSettings } from "./dashboardSettings.js";
 import { chosenMonth, monthsOf, type MonthChoice } from "./months.js";
 import { notInWarehouse } from "./notFound.js";
@@ -90,10 +92,9 @@ export async function accountData(
   accountId: number,
   month?: string,
 ): Promise<AccountData> {
-  const status = await warehouseStatus(store);
-  if (!status.accounts.some((a) => a.accountId === accountId && a.firstHourEpoch !== null))
-    throw notInWarehouse(`account ${accountId}`);
-  const months = monthsOf(status);
+  const held = await heldOf(store, accountId);
+  if (!held.account) throw notInWarehouse(`account ${accountId}`);
+  const months = monthsOf(held);
   const chosen = chosenMonth(months, month, "the warehouse");
   const { report, days = [] } = await bill({
     source: store,
@@ -123,7 +124,7 @@ export async function accountData(
     .filter((r): r is AccountRow => r !== undefined);
   return {
     accountId,
-    name: account.name || status.accounts.find((a) => a.accountId === accountId)?.name || "",
+    name: account.name || held.name || "",
     month: chosen,
     months,
     account,
@@ -133,6 +134,35 @@ export async function accountData(
     machines: rows.filter((r) => r.level !== "cloudspace"),
     days: days.map((d) => ({ start: d.start, quantities: d.lines.find((l) => l.level === "account")!.quantities })),
     report,
+  };
+}
+
+/**
+ * What the page reads of the warehouse's status (`warehouseStatus`, whose other figures cost
+ * more to read than they do to show here): the span of the hours held up to the current hour
+ * (the months offered), whether `accountId` holds one of them, and the name `sync` stored for it.
+ */
+async function heldOf(
+  store: Warehouse,
+  accountId: number,
+  nowEpoch = clockNow(),
+): Promise<Pick<WarehouseStatus, "period"> & { account: boolean; name: string | null }> {
+  const rows = async (sql: string, values: Record<string, number>) =>
+    (await store.connection.runAndReadAll(sql, values)).getRowObjectsJS();
+  const [span] = await rows(
+    "SELECT min(hour_epoch) AS first, max(hour_epoch) AS last, bool_or(account_id = $account) AS account FROM account_hours WHERE hour_epoch <= $now",
+    { now: Math.floor(nowEpoch / HOUR_SECONDS) * HOUR_SECONDS, account: accountId },
+  );
+  const [named] = await rows("SELECT name FROM entity_names WHERE kind = 'account' AND id = $account", {
+    account: accountId,
+  });
+  return {
+    period:
+      span?.first === null || span?.first === undefined
+        ? null
+        : { firstHourEpoch: Number(span.first), lastHourEpoch: Number(span.last) },
+    account: span?.account === true,
+    name: (named?.name as string | undefined) ?? null,
   };
 }
 

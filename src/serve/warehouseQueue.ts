@@ -87,6 +87,8 @@ export class WarehouseQueue {
       );
       try {
         job.resolve(await job.work(store));
+        // the page is answered first (what waits for it runs now): closing DuckDB holds this thread a while
+        await new Promise((resolve) => setImmediate(resolve));
       } finally {
         store.close();
       }

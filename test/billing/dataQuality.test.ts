@@ -3,6 +3,7 @@ import { accountHour, HOUR, memoryWarehouse, OCT_1, vm } from "../helpers/wareho
 import { qualityWarnings } from "../../src/internal.js";
 import { qualityFrom } from "../helpers/billFrom.js";
 import { missingHoursOf } from "../../src/billing/dataQuality.js";
+import { addHeldRuns } from "../../src/billing/engineSums.js";
 
 describe("data quality of a period", () => {
   it("lists the missing hours of each account as runs", async () => {
@@ -44,6 +45,30 @@ describe("data quality of a period", () => {
     ]);
     expect(missingHoursOf(at([4, 0, -1, 1]), params, undefined, now)).toEqual(inOrder);
     expect(missingHoursOf(at([0, 0, 1, 4, 4]), params, undefined, now)).toEqual(inOrder);
+    // the same hours as runs of consecutive hours (the grouped roads' `heldRuns`): [-1, 2) and [4, 5)
+    const runs = (...pairs: number[][]) => {
+      const held = new Map<number, number[]>();
+      for (const pair of pairs) addHeldRuns(held, 7, [OCT_1 + pair[0]! * HOUR, OCT_1 + pair[1]! * HOUR]);
+      return held;
+    };
+    expect(missingHoursOf(new Map(), params, undefined, now, undefined, runs([-1, 2], [4, 5]))).toEqual(inOrder);
+    // read apart in runs of hours ([-1, 1) then [1, 2): joined), out of order or twice
+    expect(runs([-1, 1], [1, 2], [4, 5]).get(7)).toEqual([
+      OCT_1 - HOUR,
+      OCT_1 + 2 * HOUR,
+      OCT_1 + 4 * HOUR,
+      OCT_1 + 5 * HOUR,
+    ]);
+    expect(missingHoursOf(new Map(), params, undefined, now, undefined, runs([4, 5], [-1, 1], [1, 2]))).toEqual(
+      inOrder,
+    );
+    expect(missingHoursOf(new Map(), params, undefined, now, undefined, runs([0, 2], [-1, 1], [4, 5], [4, 5]))).toEqual(
+      inOrder,
+    );
+    // an account's hours in both forms: held when in either
+    expect(missingHoursOf(at([0]), params, undefined, now, undefined, runs([1, 2], [4, 5]))).toEqual(
+      missingHoursOf(at([0, 1, 4]), params, undefined, now),
+    );
   });
 
   it("an empty period is a warning that names the hours the warehouse holds", async () => {

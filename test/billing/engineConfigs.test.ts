@@ -3,51 +3,20 @@ import { BillingEngine, type EngineLine } from "../../src/billing/billingEngine.
 import type { AccountHourFacts } from "../../src/load/machineFacts.js";
 import type { VmFacts } from "../../src/load/vmFacts.js";
 import { DEFAULT_UNITS } from "../../src/internal.js";
+import { linuxVm, vmAccountHour, type FactsVm } from "../helpers/vmFacts.js";
 
 const HOUR = 3600;
 const T0 = Date.UTC(2026, 9, 1) / 1000;
 const TIB = 1024 ** 4;
 const UNITS = { ...DEFAULT_UNITS, billableStatuses: ["RUNNING"] };
 
-type Vm = { id: number } & VmFacts;
+type Vm = FactsVm;
 
 /** One account-hour of account 1, cloud space 100 (deployed, no gateway), its VMs in the order given. */
-function accountHour(hour: number, vms: Vm[]): AccountHourFacts {
-  const column = <K extends keyof VmFacts>(k: K) => vms.map((v) => v[k]);
-  return {
-    accountId: 1,
-    hourEpoch: T0 + hour * HOUR,
-    cloudspaceIds: [100],
-    cloudspaceStates: ["DEPLOYED"],
-    emptyCloudspaceRows: 0,
-    machines: vms.length,
-    cloudspaceId: vms.map(() => 100),
-    machineId: vms.map((v) => v.id),
-    type: vms.map(() => "vm"),
-    status: column("status"),
-    imageName: column("imageName"),
-    memMb: column("memMb"),
-    vcpus: column("vcpus"),
-    sizeGb: column("sizeGb"),
-    iopsLimit: column("iopsLimit"),
-    externalNics: column("externalNics"),
-    externalBytes: column("externalBytes"),
-    gateways: new Map(),
-  };
-}
+const accountHour = (hour: number, vms: Vm[]): AccountHourFacts => vmAccountHour(1, T0 + hour * HOUR, vms);
 
-const linux = (id: number, more: Partial<VmFacts> = {}): Vm => ({
-  id,
-  status: "RUNNING",
-  imageName: "ubuntu-24.04",
-  memMb: 4096,
-  vcpus: 2,
-  sizeGb: 100,
-  iopsLimit: 800,
-  externalNics: 1,
-  externalBytes: 0,
-  ...more,
-});
+/** A running Linux VM of cloud space 100 (see `linuxVm`). */
+const linux = (id: number, more: Partial<VmFacts> = {}): Vm => linuxVm(100, id, more);
 
 /** The hourly lines and period lines of one engine fed `hours` in order. */
 function bill(hours: AccountHourFacts[]): { hourly: EngineLine[]; period: EngineLine[] } {

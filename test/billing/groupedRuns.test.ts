@@ -4,6 +4,7 @@ import { resolveOptions } from "../../src/billing/billingOptions.js";
 import { linesOf, partsOf } from "../../src/billing/engineLines.js";
 import { hourRuns, queryValues } from "../../src/billing/groupedFacts.js";
 import { addGroupedFacts } from "../../src/billing/groupedFeed.js";
+import { seenAsHours } from "../helpers/seenHours.js";
 import { HOUR, OCT_1, accountHour, gateway, memoryWarehouse, nic, vm } from "../helpers/warehouse.js";
 
 /**
@@ -45,7 +46,7 @@ describe("billing the environment from --db in runs of hours", () => {
         return {
           lines: linesOf(engine.finish(), options, ["environment"]),
           parts: partsOf(engine, period, cuts, options, ["environment"]),
-          seen: engine.seenData(),
+          seen: seenAsHours(engine.seenData()),
         };
       };
       const whole = await billed();

@@ -6,6 +6,8 @@ import { groupedAccountHours } from "../../src/billing/groupedHours.js";
 import { alertsToJson } from "../../src/export/alertsReport.js";
 import { alerts, parseBudgets, parsePrices, type AlertsRequest } from "../../src/internal.js";
 import { writeWarehouseMeta } from "../../src/store/warehouseMeta.js";
+import { usagePass } from "../../src/forecast/usagePass.js";
+import type { HourlyRows } from "../../src/billing/hourlyRows.js";
 import { accountHour, disk, gateway, HOUR, memoryWarehouse, nic, OCT_1, vm } from "../helpers/warehouse.js";
 
 // Alerts read for anomalies a group of accounts at a time (a warehouse too large for one pass)
@@ -115,5 +117,61 @@ describe("alerts of accounts read apart, the forecast's hours grouped", () => {
     expect(ids.filter((id) => id.startsWith("anomaly:machine:1:11:101:NU:hour:"))).toEqual([
       "anomaly:machine:1:11:101:NU:hour:2026-10-14T18:00:00Z",
     ]);
+  });
+});
+
+/**
+ * Every hour's rows at every level (ids and figures) and the lines of the period billed (cut at the
+ * price change of Oct 4, 07:00), of a pass whose reads hold at most `windowRows` machine rows, of
+ * some accounts or all.
+ */
+async function passOf(windowRows: number, accountIds?: number[]): Promise<string> {
+  const hoursSeen: string[] = [];
+  const onHour = (rows: HourlyRows) => {
+    const n = rows.count;
+    hoursSeen.push(
+      JSON.stringify([
+        rows.hourEpoch,
+        Array.from(rows.rank.subarray(0, n)),
+        Array.from(rows.accountId.subarray(0, n)),
+        Array.from(rows.cloudspaceId.subarray(0, n)).map(String),
+        Array.from(rows.machineId.subarray(0, n)).map(String),
+        Array.from(rows.figures.subarray(0, n * rows.width)).map(String),
+      ]),
+    );
+  };
+  const billed = await usagePass(db, {
+    start: OCT_1,
+    end: OCT_1 + HOURS * HOUR,
+    billed: { start: OCT_1 + 48 * HOUR, splitAt: [OCT_1 + 79 * HOUR] },
+    options: resolveOptions({}),
+    onHour,
+    windowRows,
+    ...(accountIds === undefined ? {} : { accountIds }),
+  });
+  return JSON.stringify({ hoursSeen, billed });
+}
+
+describe("alerts' reads in windows of several days, each window's columns in the memory of the one before", () => {
+  // 14 days; a day holds 24 × 5 machine rows (4 of account 1 most hours, 1 of account 2, 2 of
+  // account 3), fewer on the days VMs 102 and 104 are away or account 2's hours are missing:
+  // windows of 1 row are a day each, of 400 rows 3 days, of 10^9 the fortnight at once
+  const SIZES = [1, 400, 1e9];
+
+  it("give every hour's rows and the period billed of a read in one window, to the bit, stored facts or rows", async () => {
+    for (const accountIds of [undefined, [1, 3]]) {
+      const whole = await passOf(1e9, accountIds);
+      // every hour of the fortnight is given once (336)
+      expect(JSON.parse(whole).hoursSeen).toHaveLength(HOURS);
+      for (const size of SIZES) expect(await passOf(size, accountIds), `${size} rows, ${accountIds}`).toBe(whole);
+    }
+    // the same warehouse without its facts' record: read from the machines', disks' and NICs' rows
+    const stored = await passOf(1e9);
+    await db.run("DELETE FROM warehouse_meta");
+    try {
+      for (const size of SIZES) expect(await passOf(size), `${size} rows, from the rows`).toBe(stored);
+    } finally {
+      await writeWarehouseMeta(db);
+    }
   });
 });

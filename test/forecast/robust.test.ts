@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SortedWindow } from "../../src/forecast/robust.js";
-
-/** The definition, written plainly: sort a copy, its median; the absolute deviations, sorted, their median. */
-function plainScore(value: number, baseline: number[], relativeFloor: number, absoluteFloor: number) {
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const mid = s.length >> 1;
-    return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  };
-  const m = median(baseline);
-  const mad = median(baseline.map((x) => Math.abs(x - m)));
-  const scale = Math.max(1.4826 * mad, relativeFloor * Math.abs(m), absoluteFloor);
-  return { median: m, scale, score: (value - m) / scale };
-}
+import { plainScore } from "../helpers/plainScore.js";
 
 /** A deterministic series: noise, a daily rhythm, repeated values (ties), a step, zeros. */
 function series(seed: number, n: number): number[] {

@@ -8,10 +8,22 @@ export const esc = (value: unknown): string => escapeHtml(String(value ?? ""));
 /** A time as every output of cloudunits gives it: ISO 8601 UTC, `2026-11-11T16:00:00Z`. */
 export const when = (epoch: number): string => isoUtc(epoch);
 
+/**
+ * The formats of `num`, by decimals: `toLocaleString` with the same options makes this format
+ * anew for every number (an account page formats some 5,000).
+ */
+const FORMATS = new Map<number, Intl.NumberFormat>();
+
 /** A quantity for a table cell: grouped thousands, `digits` decimals; `—` for null. */
 export function num(value: number | null | undefined, digits = 2): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return "—";
-  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  let format = FORMATS.get(digits);
+  if (format === undefined)
+    FORMATS.set(
+      digits,
+      (format = new Intl.NumberFormat("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })),
+    );
+  return format.format(value);
 }
 
 /** An amount as the invoice writes it (a decimal string), with grouped thousands and its currency. */
