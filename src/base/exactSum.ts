@@ -28,7 +28,8 @@ export class SumBank {
   /** Allocates `count` sums, all 0; returns the index of the first. */
   alloc(count: number): number {
     const first = this.used;
-    this.single = withRoom(this.single, first, first + count);
+    // the check here, where `single` is always a Float64Array: `withRoom` takes every kind of array, too many for its call to be cheap
+    if (first + count > this.single.length) this.single = withRoom(this.single, first, first + count);
     const single = this.single;
     const partials = this.partials;
     for (let i = first; i < first + count; i++) {

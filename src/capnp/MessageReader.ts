@@ -145,27 +145,11 @@ export class MessageReader {
       const view = this.view;
       const tagLo = view.getInt32(start, true);
       const tagHi = view.getUint32(start + 4, true);
-      if ((tagLo & 3) !== 0) {
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`,
-        );
-      }
       const count = tagLo >>> 2;
-      if (count > MAX_LIST_ELEMENTS) {
-        // The reference library reads such a count modulo 2^29; a corrupt file is refused here.
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`,
-        );
-      }
       const dataWords = tagHi & 0xffff;
       const wordsPerElement = dataWords + (tagHi >>> 16);
-      if (count * wordsPerElement > words) {
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `composite list at ${this.where(this.segment, start)}: ${count} elements of ${wordsPerElement} words overrun its ${words} words`,
-        );
+      if ((tagLo & 3) !== 0 || count > MAX_LIST_ELEMENTS || count * wordsPerElement > words) {
+        this.failComposite(start, tagLo, count, wordsPerElement, words);
       }
       this.charge(Math.max(words + 1, count * elementWords));
       this.position = start + 8;
@@ -174,12 +158,7 @@ export class MessageReader {
       this.dataBytes = dataWords * 8;
       this.pointerCount = tagHi >>> 16;
     } else {
-      if (elementSize === 1) {
-        this.fail(
-          "CAPNP_BAD_LIST",
-          `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`,
-        );
-      }
+      if (elementSize === 1) this.failBits(segment, pointer);
       const count = hi >>> 3;
       const bits = ELEMENT_BITS[elementSize]!;
       const words = Math.ceil((count * bits) / 64);
@@ -195,9 +174,64 @@ export class MessageReader {
     return true;
   }
 
-  /** Reads the Text pointer at `pointer`: `""` when null. */
+  /**
+   * Why a composite list's tag (`tagLo`: `count` elements of `wordsPerElement` words in a list of
+   * `words` words at `start`) is refused, in the order of the checks: out of line, so that
+   * `structList` stays small enough to be inlined where lists are read.
+   */
+  private failComposite(start: number, tagLo: number, count: number, wordsPerElement: number, words: number): never {
+    if ((tagLo & 3) !== 0) {
+      this.fail(
+        "CAPNP_BAD_LIST",
+        `composite list at ${this.where(this.segment, start)} has a ${KIND_NAMES[tagLo & 3]} tag, not a struct tag`,
+      );
+    }
+    if (count > MAX_LIST_ELEMENTS) {
+      // The reference library reads such a count modulo 2^29; a corrupt file is refused here.
+      this.fail(
+        "CAPNP_BAD_LIST",
+        `composite list at ${this.where(this.segment, start)} declares ${count} elements, more than a list holds (${MAX_LIST_ELEMENTS})`,
+      );
+    }
+    this.fail(
+      "CAPNP_BAD_LIST",
+      `composite list at ${this.where(this.segment, start)}: ${count} elements of ${wordsPerElement} words overrun its ${words} words`,
+    );
+  }
+
+  private failBits(segment: number, pointer: number): never {
+    this.fail("CAPNP_BAD_LIST", `${this.where(segment, pointer)}: a list of bits where a list of structs was expected`);
+  }
+
+  /**
+   * Reads the Text pointer at `pointer`: `""` when null. Every check in one condition, what
+   * failed found out of line (`failText`): this runs for every text of every machine and NIC.
+   */
   text(segment: number, pointer: number, cache: TextCache): string {
     if (!this.resolve(segment, pointer)) return "";
+    const hi = this.targetHi;
+    const length = hi >>> 3;
+    const start = this.target;
+    const words = (length + 7) >>> 3;
+    const textBytes = length - 1;
+    if (
+      (this.targetLo & 3) !== 1 ||
+      (hi & 7) !== 2 ||
+      length === 0 ||
+      start < this.starts[this.segment]! ||
+      start + words * 8 > this.ends[this.segment]! ||
+      (this.budgetWords -= words) < 0 ||
+      this.bytes[start + textBytes] !== 0 ||
+      textBytes > this.maxTextBytes ||
+      (this.textBudgetBytes -= textBytes) < 0
+    ) {
+      this.failText(segment, pointer, start, length, words);
+    }
+    return cache.get(this.bytes, start, textBytes);
+  }
+
+  /** Why the text `text` read at `pointer` (`length` bytes with its NUL, `words` words from `start`) is refused, in the order of the checks. */
+  private failText(segment: number, pointer: number, start: number, length: number, words: number): never {
     const lo = this.targetLo;
     const hi = this.targetHi;
     if ((lo & 3) !== 1 || (hi & 7) !== 2) {
@@ -206,11 +240,8 @@ export class MessageReader {
         `${this.where(segment, pointer)}: expected Text (a list of bytes), found ${describe(lo, hi)}`,
       );
     }
-    const length = hi >>> 3;
-    const start = this.target;
-    const words = Math.ceil(length / 8);
     this.checkBounds(start, words, "text", segment, pointer);
-    this.charge(words);
+    if (this.budgetWords < 0) this.failBudget();
     if (length === 0 || this.bytes[start + length - 1] !== 0) {
       this.fail("CAPNP_BAD_TEXT", `text at ${this.where(this.segment, start)} does not end with NUL`);
     }
@@ -221,15 +252,11 @@ export class MessageReader {
           "(a status, type or image name is a few dozen); raise maxTextBytes only for a file you trust",
       );
     }
-    this.textBudgetBytes -= length - 1;
-    if (this.textBudgetBytes < 0) {
-      this.fail(
-        "CAPNP_EXPANSION_LIMIT",
-        `the message's texts decode to more than its ${this.textLimitBytes} bytes (pointers sharing one text?): ` +
-          "a file holds each of its texts once",
-      );
-    }
-    return cache.get(this.bytes, start, length - 1);
+    this.fail(
+      "CAPNP_EXPANSION_LIMIT",
+      `the message's texts decode to more than its ${this.textLimitBytes} bytes (pointers sharing one text?): ` +
+        "a file holds each of its texts once",
+    );
   }
 
   /**
@@ -241,14 +268,21 @@ export class MessageReader {
     const view = this.view;
     const lo = view.getInt32(pointer, true);
     const hi = view.getUint32(pointer + 4, true);
-    if ((lo & 3) !== 2) {
-      if (lo === 0 && hi === 0) return false;
-      this.segment = segment;
-      this.target = pointer + 8 + (lo >> 2) * 8;
-      this.targetLo = lo;
-      this.targetHi = hi;
-      return true;
-    }
+    if ((lo & 3) === 2) return this.resolveFar(segment, pointer, lo, hi);
+    if (lo === 0 && hi === 0) return false;
+    this.segment = segment;
+    this.target = pointer + 8 + (lo >> 2) * 8;
+    this.targetLo = lo;
+    this.targetHi = hi;
+    return true;
+  }
+
+  /**
+   * `resolve` of a far pointer (`lo`, `hi`: its word), apart so that the near pointers' few
+   * lines are inlined where they are read.
+   */
+  private resolveFar(segment: number, pointer: number, lo: number, hi: number): boolean {
+    const view = this.view;
     const padSegment = this.segmentOf(hi, segment, pointer);
     const isDouble = (lo & 4) !== 0;
     const pad = this.starts[padSegment]! + (lo >>> 3) * 8;

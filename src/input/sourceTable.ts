@@ -50,7 +50,7 @@ export class SourceTable {
     this.rootOf[i] = root;
     const at = this.relativeStart[i]!;
     const most = Buffer.byteLength(relative);
-    this.relativeBytes = withRoom(this.relativeBytes, at, at + most);
+    if (at + most > this.relativeBytes.length) this.relativeBytes = withRoom(this.relativeBytes, at, at + most);
     this.relativeStart[i + 1] = at + this.relativeBytes.write(relative, at, "utf8");
   }
 
