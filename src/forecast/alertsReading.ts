@@ -1,13 +1,12 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { withMemoryLimitKept } from "../base/duckdb.js";
 import type { ResolvedBillingOptions } from "../billing/billingOptions.js";
-import type { HourlyRows } from "../billing/hourlyRows.js";
 import type { PriceList } from "../billing/prices.js";
 import { alertGroups } from "./alertGroups.js";
 import { anomaliesOf, anomalyTableLevels, mergeReports, type AnomalyScan, type ScanResult } from "./anomalies.js";
 import { billedMonth, forecastTable, readForecastHours, type ForecastPlan } from "./forecast.js";
 import { usagePass, type BilledAccounts } from "./usagePass.js";
-import { HourCosts, hourFigures, UsageTable } from "./usageTable.js";
+import { feedingTable, HourCosts, hourFigures, UsageTable } from "./usageTable.js";
 
 /** What `alerts` reads: the forecast's table and month billed, and the anomalies found. */
 export interface AlertsReading {
@@ -34,10 +33,6 @@ export interface AlertsRead {
 }
 
 /** Each hour's rows into `table`, with their figures (and costs with `costs`). */
-function into(table: UsageTable, costs: HourCosts | undefined): (rows: HourlyRows) => void {
-  let scratch: Float64Array = new Float64Array(0);
-  return (rows) => table.add(rows, (scratch = hourFigures(rows, costs, scratch)));
-}
 
 /**
  * The anomalies of `scan`, read through the engine from `scan.readStart`, each group of accounts
@@ -62,7 +57,7 @@ async function anomalyPasses(
       accountIds,
       options,
       levelsAt: () => own.levels,
-      onHour: into(own, costs),
+      onHour: feedingTable(own, costs),
       windowRows: ALERTS_WINDOW_ROWS,
     });
     results.push(anomaliesOf(own, scan));

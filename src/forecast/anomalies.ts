@@ -23,8 +23,8 @@ import { SortedWindow } from "./robust.js";
 import { withStoredNames } from "./storedNames.js";
 import { usagePass } from "./usagePass.js";
 import {
+  feedingTable,
   HourCosts,
-  hourFigures,
   METRICS,
   metricUnit,
   UsageTable,
@@ -266,14 +266,13 @@ export async function anomalies(connection: DuckDBConnection, request: AnomalyRe
   const readStart = anomalyReadStart(start);
   const table = new UsageTable(readStart, end, anomalyTableLevels(levels), options.names);
   const costs = request.prices ? new HourCosts(request.prices, options.units, readStart, end) : undefined;
-  let scratch: Float64Array = new Float64Array(0);
   await usagePass(connection, {
     start: readStart,
     end,
     ...(request.accountId !== undefined ? { accountId: request.accountId } : {}),
     options,
     levelsAt: () => table.levels,
-    onHour: (lines) => table.add(lines, (scratch = hourFigures(lines, costs, scratch))),
+    onHour: feedingTable(table, costs),
   });
   const found = mergeReports([
     anomaliesOf(table, { start, end, threshold, levels, prices: request.prices, names: options.names }),

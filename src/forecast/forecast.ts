@@ -10,11 +10,10 @@ import { currencyOf, type PriceList } from "../billing/prices.js";
 import { NoHoursHeldError, UsageError } from "../base/errors.js";
 import { isoUtc, monthPeriod } from "../base/time.js";
 import { withStoredNames } from "./storedNames.js";
-import { HourCosts, hourFigures, UsageTable, type EntityUsage } from "./usageTable.js";
+import { feedingTable, HourCosts, UsageTable, type EntityUsage } from "./usageTable.js";
 import { usagePass, type BilledAccounts, type UsagePassRequest } from "./usagePass.js";
 import { lagOf, lagText, latestHour, type WarehouseLag } from "./warehouseLag.js";
 import { groupedAccountHours } from "../billing/groupedHours.js";
-import type { HourlyRows } from "../billing/hourlyRows.js";
 
 const HOUR = 3600;
 const WEEK = 7 * 24 * HOUR;
@@ -425,13 +424,12 @@ export async function readForecastHours(
   grouping: <T>(read: () => Promise<T>) => Promise<T> = (read) => read(),
 ): Promise<BilledAccounts | undefined> {
   const costs = prices ? new HourCosts(prices, options.units, plan.readFrom, plan.limit) : undefined;
-  let scratch: Float64Array = new Float64Array(0);
   const pass = {
     start: plan.readFrom,
     end: plan.limit,
     billed: billedMonth(plan, prices),
     options,
-    onHour: (rows: HourlyRows) => table.add(rows, (scratch = hourFigures(rows, costs, scratch))),
+    onHour: feedingTable(table, costs),
   };
   const grouped = await grouping(() => groupedAccountHours(connection, pass));
   return grouped ? grouped.billed : await usagePass(connection, { ...pass, levelsAt: () => table.levels });

@@ -154,6 +154,12 @@ function positionsIn(rows: HourlyRows): FigurePositions {
   });
 }
 
+/** A usage pass's `onHour` that adds each hour's rows to `table` with their figures (`hourFigures`, one scratch array reused). */
+export function feedingTable(table: UsageTable, costs: HourCosts | undefined): (rows: HourlyRows) => void {
+  let scratch: Float64Array = new Float64Array(0);
+  return (rows) => table.add(rows, (scratch = hourFigures(rows, costs, scratch)));
+}
+
 /**
  * The figures of each row of an hour, `M` per row in `METRICS` order (`out`, grown as needed,
  * is returned); cost in the currency of the row's account, none (NaN) for the environment (`HourCosts`).
